@@ -1,0 +1,53 @@
+// AlignedBuffer: an owned, 64-byte aligned, zero-initialised byte buffer (SIMD loads, cache
+// lines). Move-only. Sized once; the hot path reuses buffers instead of allocating.
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+namespace strata {
+
+class AlignedBuffer {
+ public:
+  static constexpr size_t kAlignment = 64;
+
+  AlignedBuffer() = default;
+  explicit AlignedBuffer(size_t n_bytes) { resize(n_bytes); }
+  ~AlignedBuffer() { std::free(data_); }
+  AlignedBuffer(AlignedBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  AlignedBuffer& operator=(AlignedBuffer&& o) noexcept {
+    if (this != &o) {
+      std::free(data_);
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+
+  // Discards the contents; the new buffer is zeroed.
+  void resize(size_t n_bytes) {
+    std::free(data_);
+    data_ = nullptr;
+    size_ = n_bytes;
+    if (n_bytes == 0) return;
+    size_t rounded = (n_bytes + kAlignment - 1) / kAlignment * kAlignment;
+    data_ = static_cast<std::byte*>(std::aligned_alloc(kAlignment, rounded));
+    std::memset(data_, 0, rounded);
+  }
+
+  std::byte* data() { return data_; }
+  const std::byte* data() const { return data_; }
+  size_t size() const { return size_; }
+  template <typename T> T* as() { return reinterpret_cast<T*>(data_); }
+  template <typename T> const T* as() const { return reinterpret_cast<const T*>(data_); }
+
+ private:
+  std::byte* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace strata

@@ -1,0 +1,50 @@
+#include "base/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace strata {
+namespace {
+
+TEST(ThreadPool, RunsEveryTaskExactlyOnce) {
+  for (int n_threads : {1, 2, 3, 8}) {
+    ThreadPool pool(n_threads);
+    for (int n_tasks : {0, 1, 7, 1000}) {
+      std::vector<std::atomic<int>> hits(n_tasks);
+      pool.parallel_for(n_tasks, [&](int task, int thread) {
+        EXPECT_GE(thread, 0);
+        EXPECT_LT(thread, n_threads);
+        hits[task].fetch_add(1);
+      });
+      for (int t = 0; t < n_tasks; ++t) EXPECT_EQ(hits[t].load(), 1) << "task " << t;
+    }
+  }
+}
+
+TEST(ThreadPool, ManyBackToBackCallsComplete) {
+  ThreadPool pool(4);
+  std::atomic<long> sum{0};
+  for (int call = 0; call < 5000; ++call) {
+    pool.parallel_for(4, [&](int task, int) { sum.fetch_add(task); });
+  }
+  EXPECT_EQ(sum.load(), 5000L * 6);
+}
+
+TEST(ThreadPool, TwoPoolsRunConcurrentlyFromTheirOwnThreads) {
+  ThreadPool a(2), b(2);
+  std::atomic<int> n{0};
+  auto drive = [&n](ThreadPool& p) {
+    for (int call = 0; call < 200; ++call) p.parallel_for(5, [&](int, int) { n.fetch_add(1); });
+  };
+  std::thread ta([&] { drive(a); });
+  std::thread tb([&] { drive(b); });
+  ta.join();
+  tb.join();
+  EXPECT_EQ(n.load(), 2 * 200 * 5);
+}
+
+}  // namespace
+}  // namespace strata
