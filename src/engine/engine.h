@@ -1,0 +1,73 @@
+// Engine: turns many concurrent generation requests into windows of rows for the model.
+//
+// Owns the model, the K/V block pool (prefix cache + park store), the request queue, the
+// slots and the engine thread(s). One engine thread owns scheduler, K/V and model state;
+// other threads (HTTP handlers, tests) talk to it only through submit()/cancel()/snapshot(),
+// which are thread-safe. Two engines can live in one process.
+//
+// Exactness: a request's tokens and logits are bit-identical whatever else runs beside it,
+// in any slot, with any number of stages/groups, from the prefix cache or parked K/V.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+#include "engine/engine_types.h"
+
+namespace strata {
+
+class Tokenizer;
+class ChatTemplate;
+
+struct EngineOptions {
+  std::string model_path;
+  int n_parallel = 4;           // --parallel: request slots
+  int n_ctx = 0;                // per-slot context; 0 = min(model's trained context, 4096)
+  int max_queue = 64;           // --max-queue
+  int prefill_chunk = 256;      // --prefill-chunk: prompt rows per step, all reading slots together
+  int n_stages = 1;             // --stages
+  int n_groups = 0;             // --batch-groups; 0 = auto (largest G <= stages dividing parallel)
+  int n_threads = 0;            // 0 = all cores
+  int kv_block_tokens = 16;     // --kv-block
+  int kv_cache_mib = 0;         // 0 = n_ctx * n_parallel worth of blocks (+ prefix-cache room)
+  std::string kv_type = "f16";  // f16 | f32 | q8_0
+  std::string park_dir;         // empty = no parking
+  int park_mib = 1024;
+  EngineObserver* observer = nullptr;  // not owned; must outlive the engine
+};
+
+using RequestId = uint64_t;
+// Called on the engine thread for each event; must not block or call into the engine.
+using RequestCallback = std::function<void(const RequestEvent&)>;
+
+class Engine {
+ public:
+  // Loads the model and starts the engine thread(s). Bad options give kInvalidArgument
+  // naming the option (e.g. "--batch-groups 3 does not divide --parallel 4").
+  static Result<std::unique_ptr<Engine>> Create(const EngineOptions& options);
+  virtual ~Engine() = default;
+
+  // Queues a request. Errors (returned, no callback): kOutOfRange when prompt + max_tokens
+  // exceeds the context, kResourceExhausted when the queue is full, kInvalidArgument for
+  // an empty prompt or a bad field.
+  virtual Result<RequestId> submit(GenerateRequest request, RequestCallback callback) = 0;
+  // Stops a queued or running request; its callback gets kDone with FinishReason::kAbort
+  // and its slot is free at the next step. Unknown ids are ignored.
+  virtual void cancel(RequestId id) = 0;
+  // Moves the cached K/V of finished conversations to the park store (see kvcache).
+  virtual void park_idle() = 0;
+
+  virtual EngineSnapshot snapshot() const = 0;
+  virtual const Tokenizer& tokenizer() const = 0;
+  // The model's chat template (or the ChatML fallback).
+  virtual const ChatTemplate& chat_template() const = 0;
+  virtual const EngineOptions& options() const = 0;
+
+  // Stops admitting, waits up to timeout_s for running requests, aborts the rest, joins threads.
+  virtual void shutdown(double timeout_s) = 0;
+};
+
+}  // namespace strata

@@ -1,0 +1,143 @@
+// Plain structs the engine exchanges with its users (server, CLI tools, metrics).
+// No behaviour here; see engine.h for the contracts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata {
+
+struct SamplingParams {
+  float temperature = 0.0f;   // 0 = greedy
+  int top_k = 0;              // 0 = off
+  float top_p = 1.0f;         // 1 = off
+  float min_p = 0.0f;         // 0 = off
+  float repeat_penalty = 1.0f;
+  int repeat_last_n = 64;
+  float frequency_penalty = 0.0f;
+  float presence_penalty = 0.0f;
+  std::vector<std::pair<int32_t, float>> logit_bias;
+  uint64_t seed = 0;          // the random stream is keyed by (seed, position)
+  int n_top_logprobs = 0;     // > 0: report this many alternatives per token
+  bool logprobs = false;
+};
+
+enum class FinishReason { kNone, kStop, kLength, kAbort, kError };
+const char* finish_reason_name(FinishReason r);  // "stop", "length", "abort", "error"
+
+struct GenerateRequest {
+  std::vector<int32_t> prompt_tokens;
+  int max_tokens = 256;
+  SamplingParams sampling;
+  std::vector<std::string> stop;  // stop strings, matched across token boundaries
+  bool ignore_eos = false;
+  int n = 1;                       // recorded for metrics (only 1 is generated)
+};
+
+struct TopLogprob {
+  int32_t token = 0;
+  float logprob = 0.0f;
+};
+
+// One event delivered to a request's callback, in order: zero or more kTokens, then exactly
+// one kDone or kError.
+struct RequestEvent {
+  enum class Kind { kToken, kDone, kError } kind = Kind::kToken;
+  int32_t token = -1;
+  std::string text;          // kToken: new complete UTF-8 text (may be empty while bytes are held)
+  float logprob = 0.0f;
+  std::vector<TopLogprob> top_logprobs;
+  FinishReason finish = FinishReason::kNone;   // kDone
+  std::string error;                           // kError: what is wrong
+  int prompt_tokens = 0;                       // kDone / kError: usage
+  int cached_tokens = 0;                       // prompt tokens served from prefix cache or park store
+  int completion_tokens = 0;
+};
+
+enum class SlotState { kIdle, kReading, kGenerating };
+const char* slot_state_name(SlotState s);  // "idle", "reading", "generating"
+
+struct SlotInfo {
+  int slot = 0;
+  int group = 0;
+  SlotState state = SlotState::kIdle;
+  int prompt_tokens = 0;
+  int generated = 0;
+  double tok_s = 0.0;
+  uint64_t request_id = 0;
+};
+
+struct KvStats {
+  int block_tokens = 0;
+  int blocks_total = 0;
+  int blocks_used = 0;     // referenced by running requests
+  int blocks_cached = 0;   // unreferenced, kept for prefix reuse
+  uint64_t evictions = 0;
+  std::string dtype;
+  uint64_t parked_blocks = 0;
+  uint64_t parked_bytes = 0;
+  uint64_t park_capacity_bytes = 0;
+  uint64_t parks = 0;
+  uint64_t restores = 0;
+  uint64_t restored_blocks = 0;
+  uint64_t park_bytes_written = 0;
+  uint64_t bytes_reused = 0;    // K/V bytes not recomputed thanks to the cache or the park store
+  uint64_t prefix_queries_tokens = 0;
+  uint64_t prefix_hit_tokens = 0;
+};
+
+// A consistent picture of the engine, taken under its lock.
+struct EngineSnapshot {
+  std::string model_name;
+  std::string arch;
+  int n_ctx = 0;
+  int n_parallel = 0;
+  int n_groups = 0;
+  int n_stages = 0;
+  int n_threads = 0;
+  int n_running = 0;
+  int n_waiting = 0;
+  std::vector<SlotInfo> slots;
+  KvStats kv;
+  std::vector<double> stage_busy_s;   // cumulative busy seconds per stage
+  double decode_tok_s = 0.0;          // recent generation rate (all slots)
+  double prefill_tok_s = 0.0;         // recent prompt reading rate
+  uint64_t steps = 0;
+};
+
+// Everything known about one request when it finishes; times are monotonic_s() values.
+struct RequestRecord {
+  uint64_t id = 0;
+  FinishReason finish = FinishReason::kNone;
+  double arrival_s = 0, scheduled_s = 0, first_token_s = 0, finished_s = 0;
+  int prompt_tokens = 0;
+  int cached_tokens = 0;
+  int generated_tokens = 0;
+  int max_tokens = 0;
+  int n = 1;
+  int slot = -1;
+};
+
+// What one engine step did (one window of one group through all stages).
+struct StepRecord {
+  int group = 0;
+  int n_rows = 0;
+  int n_prefill_rows = 0;
+  int n_decode_rows = 0;
+};
+
+// Receives engine events, on the engine's threads. Implementations must be quick and
+// thread-safe (metrics take a lock); they must not call back into the engine.
+class EngineObserver {
+ public:
+  virtual ~EngineObserver() = default;
+  virtual void on_request_queued(uint64_t id, double arrival_s) {}
+  // Called for every generated token; the gap to the previous call is an inter-token latency.
+  virtual void on_token(uint64_t id, double time_s, bool first) {}
+  virtual void on_request_finished(const RequestRecord& record) {}
+  virtual void on_step(const StepRecord& step) {}
+};
+
+}  // namespace strata

@@ -1,0 +1,50 @@
+// GgufValue: one metadata value of a GGUF file: a scalar, a string, or an array of values
+// (arrays may nest). A plain value type; copyable; not thread-safe to mutate.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+// On-disk value type ids of the GGUF format.
+enum class GgufType : uint32_t {
+  kU8 = 0, kI8 = 1, kU16 = 2, kI16 = 3, kU32 = 4, kI32 = 5, kF32 = 6, kBool = 7,
+  kString = 8, kArray = 9, kU64 = 10, kI64 = 11, kF64 = 12,
+};
+
+const char* gguf_type_name(GgufType type);
+
+struct GgufValue {
+  GgufType type = GgufType::kU32;
+  // Exactly one of these is meaningful, chosen by type:
+  uint64_t u = 0;                // kU8, kU16, kU32, kU64, kBool (0/1)
+  int64_t i = 0;                 // kI8, kI16, kI32, kI64
+  double f = 0;                  // kF32, kF64
+  std::string str;               // kString
+  GgufType elem_type = GgufType::kU8;  // kArray: the declared element type
+  std::vector<GgufValue> array;  // kArray
+
+  // Lossless conversions; nullopt when the value is of another kind or does not fit.
+  std::optional<uint64_t> as_uint() const;   // any unsigned or non-negative signed integer, bool
+  std::optional<int64_t> as_int() const;     // any integer that fits in int64
+  std::optional<double> as_float() const;    // any float or integer
+  std::optional<bool> as_bool() const;
+  const std::string* as_string() const;      // nullptr unless kString
+  const std::vector<GgufValue>* as_array() const;  // nullptr unless kArray
+
+  static GgufValue U32(uint32_t v);
+  static GgufValue U64(uint64_t v);
+  static GgufValue I32(int32_t v);
+  static GgufValue F32(float v);
+  static GgufValue Bool(bool v);
+  static GgufValue String(std::string v);
+  static GgufValue Array(GgufType elem_type, std::vector<GgufValue> items);
+  static GgufValue StringArray(const std::vector<std::string>& items);
+  static GgufValue F32Array(const std::vector<float>& items);
+  static GgufValue I32Array(const std::vector<int32_t>& items);
+};
+
+}  // namespace strata

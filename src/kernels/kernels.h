@@ -1,0 +1,111 @@
+// CPU kernels for the forward pass. Pure functions over caller-owned memory; no state, no
+// allocation (scratch comes from the caller). Safe to call from several threads on
+// disjoint outputs.
+//
+// THE BATCH-INVARIANCE CONTRACT. For every kernel here, the bits of one output row depend
+// only on that row's inputs (and the weights): never on how many other rows are in the
+// call, the row's index, the thread count or the work split. Reductions run in a fixed
+// order that depends only on the reduction length. This is what makes batched serving
+// exact (a request gives the same logits alone or beside seven others).
+//
+// Dispatch: each kernel has a scalar reference in reference/ and SIMD versions in cpu/;
+// the implementation is chosen once at run time from the CPU's features (AVX2/FMA,
+// AVX-512). SIMD and scalar are tested against each other; the batch-invariance
+// property holds within one implementation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "base/aligned_buffer.h"
+#include "base/thread_pool.h"
+#include "tensor/dtype.h"
+
+namespace strata::kernels {
+
+// A weight matrix of n_out rows by n_in columns as stored in GGUF (dims[0] = n_in):
+// row o holds the n_in weights producing output o, encoded in `type`.
+struct WeightMatrix {
+  DType type = DType::kF32;
+  const void* data = nullptr;
+  int64_t n_out = 0;
+  int64_t n_in = 0;
+  size_t row_bytes = 0;
+};
+
+// Types matmul supports: F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K.
+bool matmul_supports(DType type);
+
+// Bytes of scratch matmul() needs for n_rows inputs of width n_in against a `type` matrix
+// (quantised copies of the inputs). Callers size a buffer once for their largest batch.
+size_t matmul_scratch_bytes(DType type, int64_t n_in, int n_rows);
+
+// y[r * n_out + o] = sum_i W[o][i] * x[r * n_in + i] for r < n_rows, o < W.n_out.
+// Work is split over output rows only (never over the reduction), across pool.
+void matmul(const WeightMatrix& w, const float* x, int n_rows, float* y, AlignedBuffer& scratch,
+            ThreadPool& pool);
+
+// out = x / sqrt(mean(x^2) + eps) * weight, for one row of n floats.
+void rmsnorm(const float* x, const float* weight, int n, float eps, float* out);
+
+// Rotary position embedding in place on n_heads heads of head_dim floats at position pos.
+// neox=false rotates adjacent pairs (x[2i], x[2i+1]); neox=true rotates (x[i], x[i + d/2]).
+// Only the first n_rot dims of each head rotate. freq_scale < 1 compresses positions
+// (linear scaling); the YaRN fields follow the GGUF rope.scaling.* metadata.
+struct RopeParams {
+  int head_dim = 0;
+  int n_rot = 0;
+  bool neox = false;
+  float freq_base = 10000.0f;
+  float freq_scale = 1.0f;
+  // YaRN (0 = off): original training context and ramp.
+  int yarn_orig_ctx = 0;
+  float yarn_ext_factor = 0.0f;
+  float yarn_attn_factor = 1.0f;
+  float yarn_beta_fast = 32.0f;
+  float yarn_beta_slow = 1.0f;
+};
+void rope(float* x, int n_heads, int pos, const RopeParams& p);
+
+// gate[i] = silu(gate[i]) * up[i].
+void silu_mul(float* gate, const float* up, int n);
+
+// Row `row` of an embedding table (any matmul type), dequantised to n_in floats.
+void dequantize_row(const WeightMatrix& w, int64_t row, float* out);
+
+// Converts n floats to K/V storage type (F32, F16, Q8_0) and back. n is a multiple of 32 for Q8_0.
+void store_kv(const float* x, int n, DType type, void* dst);
+void load_kv(const void* src, int n, DType type, float* out);
+
+// One query row attending over one sequence's cached keys and values.
+//
+// The cache is paged: block b holds block_tokens consecutive positions; block_k[b] points
+// at the first key of block b for this layer, with consecutive tokens token_stride bytes
+// apart, and the n_head_kv heads of one token contiguous (head_dim elements each, in
+// kv_type). Likewise block_v. Attends over positions [0, n_tokens).
+// Online softmax over whole key blocks in position order, so the result depends only
+// on the sequence's own keys/values and not on the cache layout of other sequences.
+// q: n_head * head_dim floats; out: n_head * head_dim floats. GQA: query head h reads
+// kv head h / (n_head / n_head_kv). scratch must hold attention_scratch_floats(...) floats.
+struct AttentionArgs {
+  const void* const* block_k = nullptr;
+  const void* const* block_v = nullptr;
+  int block_tokens = 16;
+  size_t token_stride_bytes = 0;
+  int n_tokens = 0;
+  int n_head = 0;
+  int n_head_kv = 0;
+  int head_dim = 0;
+  DType kv_type = DType::kF16;
+  float scale = 0.0f;  // usually 1/sqrt(head_dim)
+};
+size_t attention_scratch_floats(const AttentionArgs& a);
+void attention(const AttentionArgs& a, const float* q, float* out, float* scratch);
+
+// Index of the largest value (lowest index on ties).
+int argmax(const float* x, int n);
+
+// Name of the implementation chosen on this CPU: "scalar", "avx2", "avx512".
+const char* active_isa();
+
+}  // namespace strata::kernels

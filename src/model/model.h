@@ -1,0 +1,70 @@
+// Model: a loaded dense transformer (llama, qwen2, qwen3 families) and its forward pass.
+//
+// Owns the GgufFile (weights stay memory-mapped, never copied) and the bound weight views.
+// Immutable after Load, so one Model is shared by all pipeline stages and threads; all
+// mutable state lives in the caller's ForwardScratch and KvView.
+//
+// The forward pass works on a batch of rows that may belong to different sequences; each
+// row carries its sequence, position and token. Results are bit-identical per row whatever
+// else is in the batch (see kernels/kernels.h, the batch-invariance contract).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "base/status.h"
+#include "base/thread_pool.h"
+#include "gguf/gguf_file.h"
+#include "model/hparams.h"
+#include "model/kv_view.h"
+
+namespace strata {
+
+struct Row {
+  int seq = 0;             // sequence id understood by the KvView (the engine's slot)
+  int pos = 0;             // position in the sequence; K/V for [0, pos) must already be stored
+  int32_t token = 0;
+  bool want_logits = false;
+};
+
+// Per-caller working memory for forward passes of up to max_rows rows. One per pipeline
+// stage (stages run concurrently). Not thread-safe.
+class ForwardScratch;
+
+class Model {
+ public:
+  static Result<std::unique_ptr<Model>> Load(const std::string& path);
+  static Result<std::unique_ptr<Model>> FromGguf(std::shared_ptr<const GgufFile> gguf);
+  ~Model();
+
+  const Hparams& hparams() const;
+  const GgufFile& gguf() const;
+  // Total bytes of all weight tensors (for the bandwidth roofline).
+  size_t weight_bytes() const;
+  KvLayout kv_layout(DType kv_type, int block_tokens) const;
+
+  std::unique_ptr<ForwardScratch> make_scratch(int max_rows, int max_seq_tokens) const;
+
+  // hidden[r] = embedding of rows[r].token. hidden is n_rows * n_embd floats.
+  void embed(std::span<const Row> rows, float* hidden) const;
+  // Runs layers [first_layer, last_layer) on hidden (in place), storing each row's K/V at
+  // its position and attending over its sequence's positions [0, pos].
+  void forward_layers(std::span<const Row> rows, int first_layer, int last_layer, float* hidden,
+                      KvView& kv, ForwardScratch& scratch, ThreadPool& pool) const;
+  // Final norm + output projection for the rows with want_logits, in row order:
+  // logits is (number of such rows) * n_vocab floats.
+  void output_logits(std::span<const Row> rows, const float* hidden, float* logits,
+                     ForwardScratch& scratch, ThreadPool& pool) const;
+  // embed + all layers + output_logits. hidden comes from scratch.
+  void forward(std::span<const Row> rows, KvView& kv, float* logits, ForwardScratch& scratch,
+               ThreadPool& pool) const;
+
+ private:
+  struct Impl;
+  explicit Model(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace strata
