@@ -12,8 +12,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -33,7 +35,10 @@ struct GgufTensor {
   size_t n_bytes = 0;
   const uint8_t* data = nullptr;
   int part = 0;                // which split part holds the data
+  uint64_t file_offset = 0;    // absolute byte offset of the data within its part's file
 };
+
+struct GgufPart;
 
 class GgufFile {
  public:
@@ -59,13 +64,23 @@ class GgufFile {
   const std::vector<GgufTensor>& tensors() const { return tensors_; }
   const GgufTensor* find_tensor(std::string_view name) const;
 
+  // Number of files the model was read from (1 unless split).
+  int n_parts() const { return n_parts_; }
+  // Sum of n_bytes over all tensors.
+  uint64_t total_tensor_bytes() const;
+
  private:
+  // Appends a parsed part's tensors; the first part also supplies version and metadata.
+  Status absorb(GgufPart part, const std::string& name);
+
   std::string path_;
   uint32_t version_ = 0;
   size_t alignment_ = 32;
   std::vector<std::pair<std::string, GgufValue>> metadata_;
   std::vector<GgufTensor> tensors_;
   std::vector<std::shared_ptr<MappedFile>> parts_;
+  std::unordered_map<std::string, size_t> tensor_index_;  // name -> index in tensors_
+  int n_parts_ = 1;
 };
 
 }  // namespace strata

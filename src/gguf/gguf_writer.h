@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -31,6 +32,13 @@ class GgufWriter {
   Status write(const std::string& path) const;
 
  private:
+  // Validates tensors and alignment; fills n_bytes per tensor.
+  Status plan(std::vector<size_t>* n_bytes) const;
+  // Header, metadata and tensor table (without the padding before the data section).
+  Status encode_header(const std::vector<size_t>& n_bytes, std::string* out) const;
+  Status write_contents(FILE* f, const std::string& path, const std::string& header,
+                        const std::vector<size_t>& n_bytes) const;
+
   struct PendingTensor {
     std::string name;
     DType type;
@@ -40,6 +48,7 @@ class GgufWriter {
   std::vector<std::pair<std::string, GgufValue>> metadata_;
   std::vector<PendingTensor> tensors_;
   uint32_t alignment_ = 32;
+  std::vector<std::string> bad_tensor_bytes_;  // add_tensor_bytes() calls whose size was wrong
 };
 
 }  // namespace strata

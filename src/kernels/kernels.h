@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "base/aligned_buffer.h"
+#include "base/status.h"
 #include "base/thread_pool.h"
 #include "tensor/dtype.h"
 
@@ -36,12 +37,21 @@ struct WeightMatrix {
 // Types matmul supports: F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K.
 bool matmul_supports(DType type);
 
+// Ok when matmul() and dequantize_row() can use w: a supported type, a positive shape,
+// n_in a whole number of blocks (and of 32 for quantised types), row_bytes consistent,
+// data non-null. Call it once when binding weights; the error names what is wrong.
+Status check_weight_matrix(const WeightMatrix& w);
+
 // Bytes of scratch matmul() needs for n_rows inputs of width n_in against a `type` matrix
 // (quantised copies of the inputs). Callers size a buffer once for their largest batch.
 size_t matmul_scratch_bytes(DType type, int64_t n_in, int n_rows);
 
 // y[r * n_out + o] = sum_i W[o][i] * x[r * n_in + i] for r < n_rows, o < W.n_out.
 // Work is split over output rows only (never over the reduction), across pool.
+// For quantised weights each input row is first quantised to 8 bits per block of 32 (in
+// scratch) and the dot products run on integers per block. scratch is grown if it is
+// smaller than matmul_scratch_bytes() (size it up front to keep the hot path allocation
+// free). A matrix that fails check_weight_matrix() yields NaN outputs.
 void matmul(const WeightMatrix& w, const float* x, int n_rows, float* y, AlignedBuffer& scratch,
             ThreadPool& pool);
 
@@ -71,9 +81,14 @@ void rope(float* x, int n_heads, int pos, const RopeParams& p);
 void silu_mul(float* gate, const float* up, int n);
 
 // Row `row` of an embedding table (any matmul type), dequantised to n_in floats.
+// Bit-identical to the GGUF reference dequantisation. Writes nothing for a bad row/type.
 void dequantize_row(const WeightMatrix& w, int64_t row, float* out);
 
 // Converts n floats to K/V storage type (F32, F16, Q8_0) and back. n is a multiple of 32 for Q8_0.
+// Q8_0 stores d = amax / 127 per block and round-to-nearest-even codes.
+// kv_type_supported() says whether (type, n) is valid; invalid stores write nothing and
+// invalid loads write NaN.
+bool kv_type_supported(DType type, int n);
 void store_kv(const float* x, int n, DType type, void* dst);
 void load_kv(const void* src, int n, DType type, float* out);
 
@@ -99,10 +114,18 @@ struct AttentionArgs {
   DType kv_type = DType::kF16;
   float scale = 0.0f;  // usually 1/sqrt(head_dim)
 };
+// Ok when a describes a valid problem (heads divide, head_dim fits kv_type, ...).
+// attention() does nothing for invalid arguments, so check once per model.
+Status check_attention_args(const AttentionArgs& a);
 size_t attention_scratch_floats(const AttentionArgs& a);
 void attention(const AttentionArgs& a, const float* q, float* out, float* scratch);
+// The same for the query heads of kv heads [first_kv_head, first_kv_head + n_kv_heads)
+// only, so one row's heads can be spread over threads (each with its own scratch).
+// Each head's output bits are the same as from attention().
+void attention_kv_heads(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,
+                        int n_kv_heads);
 
-// Index of the largest value (lowest index on ties).
+// Index of the largest value (lowest index on ties; NaNs never win; -1 when n <= 0).
 int argmax(const float* x, int n);
 
 // Name of the implementation chosen on this CPU: "scalar", "avx2", "avx512".

@@ -27,6 +27,7 @@ struct Hparams {
   bool rope_neox = false;         // qwen2/qwen3: NeoX layout; llama: adjacent pairs
   int rope_yarn_orig_ctx = 0;     // > 0 when rope.scaling.type == yarn
   float rope_yarn_factor = 1.0f;
+  float rope_yarn_attn_factor = 1.0f;  // rope.scaling.attn_factor
   bool qk_norm = false;           // qwen3
   bool qkv_bias = false;          // qwen2
   bool tied_embeddings = false;   // no output.weight: reuse token_embd.weight

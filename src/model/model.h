@@ -17,6 +17,7 @@
 #include "base/status.h"
 #include "base/thread_pool.h"
 #include "gguf/gguf_file.h"
+#include "model/forward_scratch.h"
 #include "model/hparams.h"
 #include "model/kv_view.h"
 
@@ -29,9 +30,6 @@ struct Row {
   bool want_logits = false;
 };
 
-// Per-caller working memory for forward passes of up to max_rows rows. One per pipeline
-// stage (stages run concurrently). Not thread-safe.
-class ForwardScratch;
 
 class Model {
  public:
@@ -41,16 +39,25 @@ class Model {
 
   const Hparams& hparams() const;
   const GgufFile& gguf() const;
-  // Total bytes of all weight tensors (for the bandwidth roofline).
+  // Total bytes of all weight tensors.
   size_t weight_bytes() const;
+  // Bytes one decode step streams from memory: every weight except the rows of the
+  // embedding table it does not look up (for the bandwidth roofline).
+  size_t decode_weight_bytes() const;
   KvLayout kv_layout(DType kv_type, int block_tokens) const;
 
-  std::unique_ptr<ForwardScratch> make_scratch(int max_rows, int max_seq_tokens) const;
+  // Working memory for one caller (one per pipeline stage; see forward_scratch.h): batches of
+  // up to max_rows rows at positions < max_seq_tokens, attention spread over up to
+  // max_threads threads (0 = the number of cores; a larger pool still works, with the extra
+  // threads idle during attention).
+  std::unique_ptr<ForwardScratch> make_scratch(int max_rows, int max_seq_tokens, int max_threads = 0) const;
 
   // hidden[r] = embedding of rows[r].token. hidden is n_rows * n_embd floats.
   void embed(std::span<const Row> rows, float* hidden) const;
   // Runs layers [first_layer, last_layer) on hidden (in place), storing each row's K/V at
   // its position and attending over its sequence's positions [0, pos].
+  // Preconditions: rows.size() <= scratch.max_rows(), every pos < scratch.max_seq_tokens(),
+  // no two rows share (seq, pos), and the K/V view holds every block the rows touch.
   void forward_layers(std::span<const Row> rows, int first_layer, int last_layer, float* hidden,
                       KvView& kv, ForwardScratch& scratch, ThreadPool& pool) const;
   // Final norm + output projection for the rows with want_logits, in row order:

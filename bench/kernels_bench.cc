@@ -1,0 +1,194 @@
+// Kernel microbenchmarks: matmul per weight type and shape (GB/s of weights streamed),
+// a TinyLlama-1.1B-shaped decode (all of one token's matmuls, tok/s), and the machine's
+// read bandwidth for the roofline.
+//
+// Weights are cycled over enough copies (>= 512 MiB) that every call streams from DRAM,
+// as a real decode does; random codes with sane scales (the arithmetic does not depend on
+// the values, only the bytes read do).
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/aligned_buffer.h"
+#include "base/thread_pool.h"
+#include "kernels/bandwidth.h"
+#include "kernels/kernels.h"
+#include "tensor/block_layouts.h"
+
+namespace strata::kernels {
+namespace {
+
+constexpr size_t kColdBytes = size_t{512} << 20;
+constexpr int kThreads = 2;
+
+// A half-float scale of about 0.004: every weight block gets the same one.
+constexpr uint16_t kScaleF16 = 0x1c00;
+
+void fill_pseudo_random(std::byte* p, size_t n, uint64_t seed) {
+  uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 1;
+  for (size_t i = 0; i + 8 <= n; i += 8) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    std::memcpy(p + i, &s, 8);
+  }
+}
+
+// Rewrites the f16 scale fields of every block (random bits could be Inf/NaN).
+void fix_scales(DType type, std::byte* p, size_t n_bytes) {
+  const size_t bb = dtype_info(type).block_bytes;
+  for (size_t off = 0; off + bb <= n_bytes; off += bb) {
+    switch (type) {
+      case DType::kQ8_0: case DType::kQ4_0: case DType::kQ5_0:
+        std::memcpy(p + off, &kScaleF16, 2);
+        break;
+      case DType::kQ4_K: case DType::kQ5_K:
+        std::memcpy(p + off, &kScaleF16, 2);
+        std::memcpy(p + off + 2, &kScaleF16, 2);
+        break;
+      case DType::kQ6_K:
+        std::memcpy(p + off + offsetof(BlockQ6_K, d), &kScaleF16, 2);
+        break;
+      case DType::kF16: case DType::kBF16:
+        std::memcpy(p + off, &kScaleF16, 2);
+        break;
+      case DType::kF32: {
+        const float v = 0.01f;
+        std::memcpy(p + off, &v, 4);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+// n_copies matrices of one shape in one buffer, to be used round-robin.
+struct MatrixSet {
+  AlignedBuffer bytes;
+  std::vector<WeightMatrix> copies;
+  size_t matrix_bytes = 0;
+
+  MatrixSet(DType type, int64_t n_out, int64_t n_in, size_t min_total_bytes) {
+    const size_t row_bytes = *dtype_row_bytes(type, static_cast<uint64_t>(n_in));
+    matrix_bytes = row_bytes * static_cast<size_t>(n_out);
+    const size_t n_copies = (min_total_bytes + matrix_bytes - 1) / matrix_bytes;
+    bytes.resize(matrix_bytes * n_copies);
+    fill_pseudo_random(bytes.data(), bytes.size(), static_cast<uint64_t>(n_out * 31 + n_in));
+    fix_scales(type, bytes.data(), bytes.size());
+    for (size_t c = 0; c < n_copies; ++c) {
+      copies.push_back(WeightMatrix{type, bytes.data() + c * matrix_bytes, n_out, n_in, row_bytes});
+    }
+  }
+};
+
+std::vector<float> inputs(size_t n) {
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>((i * 7919) % 2001) / 1000.0f - 1.0f;
+  return x;
+}
+
+void BM_Matmul(benchmark::State& state, DType type) {
+  const int64_t n_out = state.range(0), n_in = state.range(1);
+  const int n_rows = static_cast<int>(state.range(2));
+  MatrixSet set(type, n_out, n_in, kColdBytes);
+  const std::vector<float> x = inputs(static_cast<size_t>(n_in) * n_rows);
+  std::vector<float> y(static_cast<size_t>(n_out) * n_rows);
+  AlignedBuffer scratch(matmul_scratch_bytes(type, n_in, n_rows));
+  ThreadPool pool(kThreads);
+  size_t next = 0;
+  for (auto _ : state) {
+    matmul(set.copies[next], x.data(), n_rows, y.data(), scratch, pool);
+    next = (next + 1) % set.copies.size();
+    benchmark::DoNotOptimize(y.data());
+  }
+  const double iters = static_cast<double>(state.iterations());
+  state.counters["GB/s"] = benchmark::Counter(iters * set.matrix_bytes / 1e9, benchmark::Counter::kIsRate);
+  state.counters["rows/s"] = benchmark::Counter(iters * n_rows, benchmark::Counter::kIsRate);
+  state.SetLabel(std::string(active_isa()));
+}
+
+void matmul_shapes(benchmark::internal::Benchmark* b) {
+  for (int rows : {1, 8, 64}) {
+    b->Args({2048, 2048, rows});
+    b->Args({5632, 2048, rows});
+    b->Args({2048, 5632, rows});
+  }
+  b->ArgNames({"out", "in", "rows"})->UseRealTime()->MinTime(0.3)->Unit(benchmark::kMillisecond);
+}
+
+// One decode step's matmuls for TinyLlama-1.1B (22 layers; wq, wk, wv, wo, gate, up,
+// down; then the 32000-row output), in `type` except the output (`out_type`).
+struct TinyLlamaWeights {
+  std::vector<std::unique_ptr<MatrixSet>> layers;  // one set per projection, 22 copies each
+  std::unique_ptr<MatrixSet> output;
+  size_t total_bytes = 0;
+
+  TinyLlamaWeights(DType type, DType ffn_down_type, DType out_type) {
+    struct Shape { int64_t n_out, n_in; bool down; };
+    const Shape shapes[] = {{2048, 2048, false}, {256, 2048, false}, {256, 2048, false}, {2048, 2048, false},
+                            {5632, 2048, false}, {5632, 2048, false}, {2048, 5632, true}};
+    for (const Shape& s : shapes) {
+      const DType t = s.down ? ffn_down_type : type;
+      const size_t one = *dtype_row_bytes(t, static_cast<uint64_t>(s.n_in)) * s.n_out;
+      layers.push_back(std::make_unique<MatrixSet>(t, s.n_out, s.n_in, one * 22));
+      total_bytes += layers.back()->matrix_bytes * 22;
+    }
+    output = std::make_unique<MatrixSet>(out_type, 32000, 2048, 1);
+    total_bytes += output->matrix_bytes;
+  }
+};
+
+void BM_TinyLlamaDecode(benchmark::State& state, DType type, DType ffn_down_type, DType out_type) {
+  const int n_rows = static_cast<int>(state.range(0));
+  TinyLlamaWeights w(type, ffn_down_type, out_type);
+  const std::vector<float> x = inputs(5632 * static_cast<size_t>(n_rows));
+  std::vector<float> y(32000 * static_cast<size_t>(n_rows));
+  AlignedBuffer scratch(matmul_scratch_bytes(type, 5632, n_rows));
+  ThreadPool pool(kThreads);
+  for (auto _ : state) {
+    for (int layer = 0; layer < 22; ++layer) {
+      for (auto& set : w.layers) matmul(set->copies[layer], x.data(), n_rows, y.data(), scratch, pool);
+    }
+    matmul(w.output->copies[0], x.data(), n_rows, y.data(), scratch, pool);
+    benchmark::DoNotOptimize(y.data());
+  }
+  const double iters = static_cast<double>(state.iterations());
+  state.counters["tok/s"] = benchmark::Counter(iters * n_rows, benchmark::Counter::kIsRate);
+  state.counters["GB/s"] = benchmark::Counter(iters * w.total_bytes / 1e9, benchmark::Counter::kIsRate);
+  state.SetLabel(std::string(active_isa()));
+}
+
+void BM_ReadBandwidth(benchmark::State& state) {
+  ThreadPool pool(kThreads);
+  double gbs = 0.0;
+  for (auto _ : state) gbs = measure_read_bandwidth_gbs(pool);
+  state.counters["GB/s"] = gbs;
+}
+
+#define STRATA_MATMUL_BENCH(name, type) \
+  BENCHMARK_CAPTURE(BM_Matmul, name, type)->Apply(matmul_shapes)
+STRATA_MATMUL_BENCH(f32, DType::kF32);
+STRATA_MATMUL_BENCH(f16, DType::kF16);
+STRATA_MATMUL_BENCH(bf16, DType::kBF16);
+STRATA_MATMUL_BENCH(q8_0, DType::kQ8_0);
+STRATA_MATMUL_BENCH(q4_0, DType::kQ4_0);
+STRATA_MATMUL_BENCH(q5_0, DType::kQ5_0);
+STRATA_MATMUL_BENCH(q4_K, DType::kQ4_K);
+STRATA_MATMUL_BENCH(q5_K, DType::kQ5_K);
+STRATA_MATMUL_BENCH(q6_K, DType::kQ6_K);
+
+BENCHMARK_CAPTURE(BM_TinyLlamaDecode, q8_0, DType::kQ8_0, DType::kQ8_0, DType::kQ8_0)
+    ->Arg(1)->Arg(8)->Arg(64)->ArgName("rows")->UseRealTime()->MinTime(1.0)->Unit(benchmark::kMillisecond);
+// Q4_K_M keeps ffn_down and the output in Q6_K.
+BENCHMARK_CAPTURE(BM_TinyLlamaDecode, q4_K_M, DType::kQ4_K, DType::kQ6_K, DType::kQ6_K)
+    ->Arg(1)->Arg(8)->Arg(64)->ArgName("rows")->UseRealTime()->MinTime(1.0)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReadBandwidth)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace strata::kernels
+
+BENCHMARK_MAIN();

@@ -1,0 +1,25 @@
+// Conversions between template Values and JSON: request data (messages, tools) enters the
+// template as Values, and the `tojson` filter prints Values exactly as Hugging Face's tojson
+// does, i.e. Python's json.dumps(ensure_ascii=False): ", " and ": " separators (",", ": "
+// with an indent), non-ASCII text unescaped, floats in repr form. Stateless; thread-safe.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "base/status.h"
+#include "chat/jinja_value.h"
+
+namespace strata::jinja {
+
+// JSON nested deeper than this is refused rather than converted recursively.
+inline constexpr int kMaxJsonDepth = 256;
+
+Result<Value> value_from_json(const nlohmann::json& json);
+
+// indent < 0: one line. Fails for undefined, namespaces and functions, as json.dumps would,
+// and when the text would exceed max_bytes.
+Result<std::string> value_to_json(const Value& value, int indent, bool sort_keys, size_t max_bytes);
+
+}  // namespace strata::jinja

@@ -1,0 +1,114 @@
+#include "engine/engine_config.h"
+
+#include <algorithm>
+#include <string>
+#include <thread>
+
+#include "tensor/dtype.h"
+
+namespace strata {
+
+namespace {
+
+std::string str(long long v) { return std::to_string(v); }
+
+Status check_counts(const EngineOptions& o) {
+  if (o.n_parallel < 1) return Status::InvalidArgument("--parallel " + str(o.n_parallel) + " must be at least 1");
+  if (o.max_queue < 0) return Status::InvalidArgument("--max-queue " + str(o.max_queue) + " must not be negative");
+  if (o.prefill_chunk < 1) return Status::InvalidArgument("--prefill-chunk " + str(o.prefill_chunk) + " must be at least 1");
+  if (o.n_stages < 1) return Status::InvalidArgument("--stages " + str(o.n_stages) + " must be at least 1");
+  if (o.n_groups < 0) return Status::InvalidArgument("--batch-groups " + str(o.n_groups) + " must be positive (or auto)");
+  if (o.n_threads < 0) return Status::InvalidArgument("--threads " + str(o.n_threads) + " must not be negative");
+  if (o.n_ctx < 0) return Status::InvalidArgument("--ctx-size " + str(o.n_ctx) + " must not be negative");
+  if (o.kv_block_tokens < 1) return Status::InvalidArgument("--kv-block " + str(o.kv_block_tokens) + " must be at least 1");
+  if (o.kv_cache_mib < 0) return Status::InvalidArgument("--kv-cache-mib " + str(o.kv_cache_mib) + " must not be negative");
+  if (o.park_mib < 0) return Status::InvalidArgument("--park-mib " + str(o.park_mib) + " must not be negative");
+  return Status::Ok();
+}
+
+Result<DType> kv_dtype(const std::string& name, const Hparams& hp) {
+  DType type;
+  if (name == "f16") {
+    type = DType::kF16;
+  } else if (name == "f32") {
+    type = DType::kF32;
+  } else if (name == "q8_0") {
+    type = DType::kQ8_0;
+    if (hp.head_dim % 32 != 0) {
+      return Status::InvalidArgument("--kv-type q8_0 needs head_dim % 32 == 0, but this model's head_dim is " +
+                                     str(hp.head_dim) + " (use f16 or f32)");
+    }
+  } else {
+    return Status::InvalidArgument("--kv-type " + name + " is not one of f16, f32, q8_0");
+  }
+  return type;
+}
+
+std::vector<StagePlan> plan_stages(int n_stages, int n_layer, int n_threads) {
+  std::vector<StagePlan> plans(n_stages);
+  int layer = 0;
+  for (int s = 0; s < n_stages; ++s) {
+    int n = n_layer / n_stages + (s < n_layer % n_stages ? 1 : 0);
+    plans[s].first_layer = layer;
+    plans[s].last_layer = layer + n;
+    layer += n;
+    plans[s].n_threads = std::max(1, n_threads / n_stages + (s < n_threads % n_stages ? 1 : 0));
+  }
+  return plans;
+}
+
+}  // namespace
+
+int auto_batch_groups(int n_parallel, int n_stages) {
+  for (int g = std::min(n_stages, n_parallel); g > 1; --g) {
+    if (n_parallel % g == 0) return g;
+  }
+  return 1;
+}
+
+Result<EngineConfig> resolve_engine_config(const EngineOptions& options, const Hparams& hp, int hardware_threads) {
+  STRATA_RETURN_IF_ERROR(check_counts(options));
+  EngineConfig c;
+  c.options = options;
+  EngineOptions& o = c.options;
+  if (o.n_stages > hp.n_layer) {
+    return Status::InvalidArgument("--stages " + str(o.n_stages) + " exceeds the model's " + str(hp.n_layer) + " layers");
+  }
+  if (o.n_groups == 0) o.n_groups = auto_batch_groups(o.n_parallel, o.n_stages);
+  if (o.n_parallel % o.n_groups != 0) {
+    return Status::InvalidArgument("--batch-groups " + str(o.n_groups) + " does not divide --parallel " + str(o.n_parallel));
+  }
+  c.slots_per_group = o.n_parallel / o.n_groups;
+  if (o.n_ctx == 0) o.n_ctx = std::min(hp.n_ctx_train > 0 ? hp.n_ctx_train : 4096, 4096);
+  if (hardware_threads <= 0) hardware_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (o.n_threads == 0) o.n_threads = hardware_threads;
+
+  STRATA_ASSIGN_OR_RETURN(DType type, kv_dtype(o.kv_type, hp));
+  c.kv_layout.type = type;
+  c.kv_layout.n_layer = hp.n_layer;
+  c.kv_layout.n_head_kv = hp.n_head_kv;
+  c.kv_layout.head_dim = hp.head_dim;
+  c.kv_layout.block_tokens = o.kv_block_tokens;
+  c.kv_block_bytes = c.kv_layout.block_bytes();
+  if (c.kv_block_bytes == 0) return Status::InvalidArgument("--kv-type " + o.kv_type + " cannot hold this model's heads");
+
+  int blocks_per_seq = (o.n_ctx + o.kv_block_tokens - 1) / o.kv_block_tokens;
+  if (o.kv_cache_mib > 0) {
+    uint64_t n = (static_cast<uint64_t>(o.kv_cache_mib) << 20) / c.kv_block_bytes;
+    if (n < 1) {
+      return Status::InvalidArgument("--kv-cache-mib " + str(o.kv_cache_mib) + " holds no K/V block (one block is " +
+                                     str(static_cast<long long>(c.kv_block_bytes)) + " bytes)");
+    }
+    c.n_kv_blocks = static_cast<int>(std::min<uint64_t>(n, 1u << 30));
+  } else {
+    // Every slot can fill its context, plus a quarter more (at least one context) for the
+    // prefix cache to keep finished conversations.
+    int room = std::max(blocks_per_seq, o.n_parallel * blocks_per_seq / 4);
+    c.n_kv_blocks = o.n_parallel * blocks_per_seq + room;
+  }
+  c.max_window_rows = c.slots_per_group + o.prefill_chunk;
+  c.stages = plan_stages(o.n_stages, hp.n_layer, o.n_threads);
+  return c;
+}
+
+}  // namespace strata

@@ -1,0 +1,112 @@
+#include "engine/engine_config.h"
+
+#include <gtest/gtest.h>
+
+namespace strata {
+namespace {
+
+Hparams hparams(int n_layer = 6, int head_dim = 64) {
+  Hparams hp;
+  hp.arch = "llama";
+  hp.n_vocab = 100;
+  hp.n_ctx_train = 2048;
+  hp.n_embd = 128;
+  hp.n_layer = n_layer;
+  hp.n_head = 2;
+  hp.n_head_kv = 2;
+  hp.head_dim = head_dim;
+  hp.n_ff = 256;
+  hp.n_rot = head_dim;
+  return hp;
+}
+
+EngineOptions options(int parallel, int stages, int groups) {
+  EngineOptions o;
+  o.n_parallel = parallel;
+  o.n_stages = stages;
+  o.n_groups = groups;
+  return o;
+}
+
+TEST(EngineConfig, AutoGroupsIsLargestDivisorNotAboveStages) {
+  EXPECT_EQ(auto_batch_groups(8, 1), 1);
+  EXPECT_EQ(auto_batch_groups(8, 2), 2);
+  EXPECT_EQ(auto_batch_groups(8, 3), 2);
+  EXPECT_EQ(auto_batch_groups(6, 4), 3);
+  EXPECT_EQ(auto_batch_groups(5, 4), 1);
+  EXPECT_EQ(auto_batch_groups(2, 8), 2);
+}
+
+TEST(EngineConfig, GroupsThatDoNotDivideParallelAreRejectedByName) {
+  auto c = resolve_engine_config(options(4, 2, 3), hparams(), 4);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(c.status().message(), "--batch-groups 3 does not divide --parallel 4");
+}
+
+TEST(EngineConfig, StagesSplitLayersIntoContiguousRangesAndThreadsBetweenThem) {
+  auto c = resolve_engine_config(options(4, 4, 0), hparams(6), 6);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_EQ(c->stages.size(), 4u);
+  EXPECT_EQ(c->stages[0].first_layer, 0);
+  EXPECT_EQ(c->stages[0].last_layer, 2);
+  EXPECT_EQ(c->stages[1].last_layer, 4);
+  EXPECT_EQ(c->stages[2].last_layer, 5);
+  EXPECT_EQ(c->stages[3].last_layer, 6);
+  EXPECT_EQ(c->stages[0].n_threads + c->stages[1].n_threads + c->stages[2].n_threads + c->stages[3].n_threads, 6);
+  EXPECT_EQ(c->options.n_groups, 4);
+  EXPECT_EQ(c->slots_per_group, 1);
+}
+
+TEST(EngineConfig, MoreStagesThanLayersIsAnError) {
+  auto c = resolve_engine_config(options(4, 7, 0), hparams(6), 4);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("--stages 7"), std::string::npos);
+}
+
+TEST(EngineConfig, Q8KvNeedsHeadDimMultipleOf32) {
+  EngineOptions o = options(1, 1, 0);
+  o.kv_type = "q8_0";
+  auto bad = resolve_engine_config(o, hparams(6, 8), 1);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("head_dim % 32"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("head_dim is 8"), std::string::npos);
+  EXPECT_TRUE(resolve_engine_config(o, hparams(6, 64), 1).ok());
+}
+
+TEST(EngineConfig, UnknownKvTypeIsAnError) {
+  EngineOptions o = options(1, 1, 0);
+  o.kv_type = "q4_0";
+  auto c = resolve_engine_config(o, hparams(), 1);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("--kv-type q4_0"), std::string::npos);
+}
+
+TEST(EngineConfig, DefaultContextAndPoolCoverEverySlotPlusCacheRoom) {
+  auto c = resolve_engine_config(options(4, 1, 0), hparams(), 1);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->options.n_ctx, 2048);
+  EXPECT_GE(c->n_kv_blocks, 4 * 2048 / 16 + 2048 / 16);
+}
+
+TEST(EngineConfig, KvCacheMibSetsThePoolSize) {
+  EngineOptions o = options(1, 1, 0);
+  o.kv_type = "f32";
+  o.kv_cache_mib = 3;
+  auto c = resolve_engine_config(o, hparams(6, 64), 1);
+  ASSERT_TRUE(c.ok());
+  // 6 layers x K+V x 16 tokens x 2 heads x 64 dims x 4 bytes = 98304 bytes per block.
+  EXPECT_EQ(c->kv_block_bytes, 98304u);
+  EXPECT_EQ(c->n_kv_blocks, 32);
+}
+
+TEST(EngineConfig, NonPositiveCountsAreRejectedByName) {
+  EngineOptions o = options(0, 1, 0);
+  EXPECT_NE(resolve_engine_config(o, hparams(), 1).status().message().find("--parallel"), std::string::npos);
+  o = options(1, 1, 0);
+  o.prefill_chunk = 0;
+  EXPECT_NE(resolve_engine_config(o, hparams(), 1).status().message().find("--prefill-chunk"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace strata

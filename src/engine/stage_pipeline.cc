@@ -1,0 +1,95 @@
+#include "engine/stage_pipeline.h"
+
+#include <chrono>
+
+namespace strata {
+
+struct StagePipeline::Stage {
+  Stage(const Model& model, const StagePlan& p, int max_rows, int max_seq_tokens, int max_in_flight)
+      : plan(p), pool(p.n_threads), scratch(model.make_scratch(max_rows, max_seq_tokens, p.n_threads)),
+        queue(static_cast<size_t>(max_in_flight) + 1, nullptr) {}
+
+  StagePlan plan;
+  ThreadPool pool;
+  std::unique_ptr<ForwardScratch> scratch;
+  // A fixed ring: at most one window per group is ever queued, so it never fills.
+  std::vector<Window*> queue;
+  size_t head = 0;
+  size_t n_queued = 0;
+  bool stop = false;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<uint64_t> busy_ns{0};
+  std::thread thread;
+};
+
+StagePipeline::StagePipeline(const Model& model, KvView& kv, const std::vector<StagePlan>& plans, int max_rows,
+                             int max_seq_tokens, int max_in_flight, DoneFn done)
+    : model_(model), kv_(kv), done_(std::move(done)) {
+  for (const StagePlan& p : plans) {
+    stages_.push_back(std::make_unique<Stage>(model, p, max_rows, max_seq_tokens, max_in_flight));
+  }
+  for (int s = 0; s < n_stages(); ++s) stages_[s]->thread = std::thread([this, s] { run_stage(s); });
+}
+
+StagePipeline::~StagePipeline() {
+  for (auto& st : stages_) {
+    {
+      std::lock_guard<std::mutex> lock(st->mu);
+      st->stop = true;
+    }
+    st->cv.notify_one();
+  }
+  for (auto& st : stages_) st->thread.join();
+}
+
+void StagePipeline::launch(Window* w) { push(0, w); }
+
+void StagePipeline::push(int stage, Window* w) {
+  Stage& st = *stages_[stage];
+  {
+    std::lock_guard<std::mutex> lock(st.mu);
+    st.queue[(st.head + st.n_queued) % st.queue.size()] = w;
+    ++st.n_queued;
+  }
+  st.cv.notify_one();
+}
+
+void StagePipeline::busy_s(std::vector<double>* out) const {
+  out->resize(stages_.size());
+  for (size_t s = 0; s < stages_.size(); ++s) {
+    (*out)[s] = static_cast<double>(stages_[s]->busy_ns.load(std::memory_order_relaxed)) * 1e-9;
+  }
+}
+
+void StagePipeline::run_stage(int index) {
+  Stage& st = *stages_[index];
+  const bool first = index == 0;
+  const bool last = index + 1 == n_stages();
+  for (;;) {
+    Window* w = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(st.mu);
+      st.cv.wait(lock, [&] { return st.stop || st.n_queued > 0; });
+      if (st.stop) return;
+      w = st.queue[st.head];
+      st.head = (st.head + 1) % st.queue.size();
+      --st.n_queued;
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    std::span<const Row> rows(w->rows);
+    float* hidden = w->hidden.as<float>();
+    if (first) model_.embed(rows, hidden);
+    model_.forward_layers(rows, st.plan.first_layer, st.plan.last_layer, hidden, kv_, *st.scratch, st.pool);
+    if (last && !w->logit_slots.empty()) model_.output_logits(rows, hidden, w->logits.as<float>(), *st.scratch, st.pool);
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    st.busy_ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+    if (last) {
+      done_(w);
+    } else {
+      push(index + 1, w);
+    }
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,54 @@
+// Window: the rows one group sends through the pipeline in one engine step, and the
+// buffers that travel with them (hidden states between stages, logits back to the engine).
+//
+// One Window per group, allocated once at start-up for the largest possible window, and
+// reused every step: building and running a window allocates nothing. A group has at
+// most one window in flight, so its Window is owned by the engine thread while building
+// and sampling, and by the stage threads while in flight (handed over through queues).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "base/aligned_buffer.h"
+#include "engine/engine_types.h"
+#include "model/model.h"
+
+namespace strata {
+
+// What the window builder needs to know about one slot.
+struct SlotWork {
+  SlotState state = SlotState::kIdle;
+  int n_past = 0;                  // positions whose K/V is stored
+  int n_prompt = 0;
+  std::span<const int32_t> tokens;  // prompt, then generated tokens
+  uint64_t admission = 0;           // order of admission: older prompts are read first
+};
+
+struct Window {
+  Window(int group, int first_slot, int n_slots, int max_rows, int n_embd, int n_vocab);
+
+  int group = 0;
+  int first_slot = 0;
+  std::vector<Row> rows;          // decode rows in slot order, then prompt rows
+  std::vector<int> logit_slots;   // the slot of each want_logits row, in row order
+  std::vector<int> slot_rows;     // rows this window holds per slot of the group
+  int n_prefill_rows = 0;
+  int n_decode_rows = 0;
+  AlignedBuffer hidden;           // max_rows x n_embd floats
+  AlignedBuffer logits;           // n_slots x n_vocab floats
+  std::vector<int> reading_order; // scratch for the builder
+  double launched_s = 0.0;
+
+  float* logits_row(int i, int n_vocab) { return logits.as<float>() + static_cast<size_t>(i) * n_vocab; }
+};
+
+// Fills w with the rows of one step for the group's slots (slots[i] is slot first_slot + i):
+//   - one row for every generating slot: its last token at position n_past, with logits;
+//   - then prompt rows for reading slots, oldest admission first, until prefill_chunk rows
+//     are used; the row of a prompt's last token asks for logits.
+// Idle slots add nothing, and nothing pads the window.
+void build_window(std::span<const SlotWork> slots, int prefill_chunk, Window* w);
+
+}  // namespace strata

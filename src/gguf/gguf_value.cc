@@ -1,0 +1,144 @@
+#include "gguf/gguf_value.h"
+
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+namespace strata {
+
+const char* gguf_type_name(GgufType type) {
+  switch (type) {
+    case GgufType::kU8: return "u8";
+    case GgufType::kI8: return "i8";
+    case GgufType::kU16: return "u16";
+    case GgufType::kI16: return "i16";
+    case GgufType::kU32: return "u32";
+    case GgufType::kI32: return "i32";
+    case GgufType::kF32: return "f32";
+    case GgufType::kBool: return "bool";
+    case GgufType::kString: return "string";
+    case GgufType::kArray: return "array";
+    case GgufType::kU64: return "u64";
+    case GgufType::kI64: return "i64";
+    case GgufType::kF64: return "f64";
+  }
+  return "unknown";
+}
+
+namespace {
+
+bool is_unsigned(GgufType t) {
+  return t == GgufType::kU8 || t == GgufType::kU16 || t == GgufType::kU32 || t == GgufType::kU64 ||
+         t == GgufType::kBool;
+}
+
+bool is_signed(GgufType t) {
+  return t == GgufType::kI8 || t == GgufType::kI16 || t == GgufType::kI32 || t == GgufType::kI64;
+}
+
+}  // namespace
+
+std::optional<uint64_t> GgufValue::as_uint() const {
+  if (is_unsigned(type)) return u;
+  if (is_signed(type) && i >= 0) return static_cast<uint64_t>(i);
+  return std::nullopt;
+}
+
+std::optional<int64_t> GgufValue::as_int() const {
+  if (is_signed(type)) return i;
+  if (is_unsigned(type) && u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return static_cast<int64_t>(u);
+  }
+  return std::nullopt;
+}
+
+std::optional<double> GgufValue::as_float() const {
+  if (type == GgufType::kF32 || type == GgufType::kF64) return f;
+  if (is_signed(type)) return static_cast<double>(i);
+  if (is_unsigned(type) && type != GgufType::kBool) return static_cast<double>(u);
+  return std::nullopt;
+}
+
+std::optional<bool> GgufValue::as_bool() const {
+  if (type == GgufType::kBool) return u != 0;
+  return std::nullopt;
+}
+
+const std::string* GgufValue::as_string() const { return type == GgufType::kString ? &str : nullptr; }
+
+const std::vector<GgufValue>* GgufValue::as_array() const {
+  return type == GgufType::kArray ? &array : nullptr;
+}
+
+GgufValue GgufValue::U32(uint32_t v) {
+  GgufValue x;
+  x.type = GgufType::kU32;
+  x.u = v;
+  return x;
+}
+
+GgufValue GgufValue::U64(uint64_t v) {
+  GgufValue x;
+  x.type = GgufType::kU64;
+  x.u = v;
+  return x;
+}
+
+GgufValue GgufValue::I32(int32_t v) {
+  GgufValue x;
+  x.type = GgufType::kI32;
+  x.i = v;
+  return x;
+}
+
+GgufValue GgufValue::F32(float v) {
+  GgufValue x;
+  x.type = GgufType::kF32;
+  x.f = v;
+  return x;
+}
+
+GgufValue GgufValue::Bool(bool v) {
+  GgufValue x;
+  x.type = GgufType::kBool;
+  x.u = v ? 1 : 0;
+  return x;
+}
+
+GgufValue GgufValue::String(std::string v) {
+  GgufValue x;
+  x.type = GgufType::kString;
+  x.str = std::move(v);
+  return x;
+}
+
+GgufValue GgufValue::Array(GgufType elem_type, std::vector<GgufValue> items) {
+  GgufValue x;
+  x.type = GgufType::kArray;
+  x.elem_type = elem_type;
+  x.array = std::move(items);
+  return x;
+}
+
+GgufValue GgufValue::StringArray(const std::vector<std::string>& items) {
+  std::vector<GgufValue> v;
+  v.reserve(items.size());
+  for (const auto& s : items) v.push_back(String(s));
+  return Array(GgufType::kString, std::move(v));
+}
+
+GgufValue GgufValue::F32Array(const std::vector<float>& items) {
+  std::vector<GgufValue> v;
+  v.reserve(items.size());
+  for (float f : items) v.push_back(F32(f));
+  return Array(GgufType::kF32, std::move(v));
+}
+
+GgufValue GgufValue::I32Array(const std::vector<int32_t>& items) {
+  std::vector<GgufValue> v;
+  v.reserve(items.size());
+  for (int32_t i : items) v.push_back(I32(i));
+  return Array(GgufType::kI32, std::move(v));
+}
+
+}  // namespace strata

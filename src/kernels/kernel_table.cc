@@ -1,0 +1,46 @@
+// Run-time choice of kernel table. The SIMD tables are constant data defined in files
+// compiled with their ISA flags; nothing in those files runs until the CPU check here
+// has passed.
+#include "kernels/kernel_table.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/cpu/avx2.h"
+
+namespace strata::kernels {
+
+Q8RowLayout make_q8_row_layout(int64_t n_in) {
+  auto align32 = [](size_t n) { return (n + 31) / 32 * 32; };
+  Q8RowLayout layout;
+  layout.n_in = n_in;
+  layout.d_offset = align32(static_cast<size_t>(n_in));
+  layout.sum_offset = layout.d_offset + align32(static_cast<size_t>(n_in / kQK) * sizeof(float));
+  layout.row_bytes = layout.sum_offset + align32(static_cast<size_t>(n_in / 16) * sizeof(int16_t));
+  return layout;
+}
+
+const KernelTable* avx2_table() {
+  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                                __builtin_cpu_supports("f16c");
+  return supported ? &cpu::kAvx2Kernels : nullptr;
+}
+
+namespace {
+
+const KernelTable& choose_table() {
+  // STRATA_KERNELS=scalar forces the reference kernels (for debugging a SIMD suspicion).
+  const char* forced = std::getenv("STRATA_KERNELS");
+  if (forced != nullptr && std::strcmp(forced, "scalar") == 0) return reference_table();
+  if (const KernelTable* t = avx2_table()) return *t;
+  return reference_table();
+}
+
+}  // namespace
+
+const KernelTable& active_table() {
+  static const KernelTable& table = choose_table();
+  return table;
+}
+
+}  // namespace strata::kernels

@@ -1,0 +1,56 @@
+// KernelTable: the set of kernel implementations for one instruction set, and the
+// choice of table for this CPU.
+//
+// Tables are immutable constants; active_table() picks one on first use from the CPU's
+// features and returns the same table for the life of the process (a function-local
+// static const, so there is no mutable global state). Tests reach every table that the
+// CPU can run through reference_table() / avx2_table() to compare implementations.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/kernels.h"
+#include "kernels/quant_blocks.h"
+
+namespace strata::kernels {
+
+// Everything one matmul chunk needs. x is n_rows rows of n_in floats (read by the float
+// weight types); xq is n_rows quantised activation rows of xq_layout.row_bytes() bytes
+// each (read by the quantised types).
+struct MatmulArgs {
+  const WeightMatrix* w = nullptr;
+  const float* x = nullptr;
+  const std::byte* xq = nullptr;
+  Q8RowLayout xq_layout;
+  int n_rows = 0;
+  float* y = nullptr;
+};
+
+struct KernelTable {
+  const char* name;
+  // Quantises n_in floats (a multiple of 32) into one activation row of Q8RowLayout{n_in}.
+  void (*quantize_q8_row)(const float* x, int64_t n_in, std::byte* dst);
+  // Computes y for output rows [o_begin, o_end) and all n_rows inputs.
+  void (*matmul_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+  void (*rmsnorm)(const float* x, const float* weight, int n, float eps, float* out);
+  void (*silu_mul)(float* gate, const float* up, int n);
+  void (*store_kv)(const float* x, int n, DType type, void* dst);
+  void (*load_kv)(const void* src, int n, DType type, float* out);
+  // attention_kv_heads() for the kv heads [first_kv_head, first_kv_head + n_kv_heads).
+  void (*attention)(const AttentionArgs& a, const float* q, float* out, float* scratch,
+                    int first_kv_head, int n_kv_heads);
+  int (*argmax)(const float* x, int n);
+};
+
+// kernels::matmul() with an explicit table (the public one passes active_table()).
+void matmul_with_table(const KernelTable& table, const WeightMatrix& w, const float* x, int n_rows, float* y,
+                       AlignedBuffer& scratch, ThreadPool& pool);
+
+const KernelTable& reference_table();
+// nullptr when this CPU lacks AVX2 + FMA + F16C.
+const KernelTable* avx2_table();
+// The table every public kernel uses: the fastest one this CPU supports.
+const KernelTable& active_table();
+
+}  // namespace strata::kernels

@@ -1,0 +1,197 @@
+// Public kernel entry points: argument checks, scratch layout and the split of matmul
+// work over threads. The arithmetic lives in the dispatched tables.
+#include "kernels/kernels.h"
+
+#include <limits>
+
+#include "kernels/kernel_table.h"
+#include "kernels/reference/reference.h"
+
+namespace strata::kernels {
+
+namespace {
+
+bool is_float_type(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16; }
+
+// Output rows per parallel task: a multiple of 16 (whole SIMD tiles) and about 8 tasks
+// per thread so the dynamic schedule evens out. Only throughput depends on this; every
+// output element is computed by the same code whatever chunk it lands in.
+int64_t rows_per_task(int64_t n_out, int n_threads) {
+  const int64_t target = (n_out + n_threads * 8 - 1) / (n_threads * 8);
+  const int64_t rounded = (target + 15) / 16 * 16;
+  return rounded < 16 ? 16 : rounded;
+}
+
+void fill_nan(float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::numeric_limits<float>::quiet_NaN();
+}
+
+}  // namespace
+
+bool matmul_supports(DType type) {
+  switch (type) {
+    case DType::kF32: case DType::kF16: case DType::kBF16: case DType::kQ8_0: case DType::kQ4_0:
+    case DType::kQ5_0: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Status check_weight_matrix(const WeightMatrix& w) {
+  if (!matmul_supports(w.type)) {
+    return Status::Unsupported("matmul: weight type " + std::string(dtype_name(w.type)) + " is not supported");
+  }
+  if (w.n_out <= 0 || w.n_in <= 0) {
+    return Status::InvalidArgument("matmul: matrix shape " + std::to_string(w.n_out) + " x " +
+                                   std::to_string(w.n_in) + " is empty");
+  }
+  const auto row_bytes = dtype_row_bytes(w.type, static_cast<uint64_t>(w.n_in));
+  if (!row_bytes) {
+    return Status::InvalidArgument("matmul: row width " + std::to_string(w.n_in) + " is not a multiple of the " +
+                                   std::string(dtype_name(w.type)) + " block size " +
+                                   std::to_string(dtype_info(w.type).block_size));
+  }
+  if (!is_float_type(w.type) && w.n_in % kQK != 0) {
+    return Status::InvalidArgument("matmul: row width must be a multiple of 32 for quantised weights");
+  }
+  if (w.row_bytes != *row_bytes) {
+    return Status::InvalidArgument("matmul: row_bytes " + std::to_string(w.row_bytes) + " != " +
+                                   std::to_string(*row_bytes) + " for " + std::to_string(w.n_in) + " " +
+                                   std::string(dtype_name(w.type)) + " elements");
+  }
+  if (w.data == nullptr) return Status::InvalidArgument("matmul: weight data is null");
+  return Status::Ok();
+}
+
+size_t matmul_scratch_bytes(DType type, int64_t n_in, int n_rows) {
+  if (is_float_type(type) || n_rows <= 0) return 0;
+  return static_cast<size_t>(n_rows) * make_q8_row_layout(n_in).row_bytes;
+}
+
+void matmul(const WeightMatrix& w, const float* x, int n_rows, float* y, AlignedBuffer& scratch,
+            ThreadPool& pool) {
+  matmul_with_table(active_table(), w, x, n_rows, y, scratch, pool);
+}
+
+void matmul_with_table(const KernelTable& table, const WeightMatrix& w, const float* x, int n_rows, float* y,
+                       AlignedBuffer& scratch, ThreadPool& pool) {
+  if (n_rows <= 0) return;
+  if (!check_weight_matrix(w).ok()) {
+    fill_nan(y, static_cast<int64_t>(n_rows) * w.n_out);
+    return;
+  }
+  MatmulArgs args;
+  args.w = &w;
+  args.x = x;
+  args.n_rows = n_rows;
+  args.y = y;
+  if (!is_float_type(w.type)) {
+    args.xq_layout = make_q8_row_layout(w.n_in);
+    const size_t need = matmul_scratch_bytes(w.type, w.n_in, n_rows);
+    if (scratch.size() < need) scratch.resize(need);  // only if the caller under-sized it
+    std::byte* xq = scratch.data();
+    const size_t stride = args.xq_layout.row_bytes;
+    auto quantize = [&](int r, int) { table.quantize_q8_row(x + static_cast<int64_t>(r) * w.n_in, w.n_in, xq + r * stride); };
+    if (n_rows >= 4) {
+      pool.parallel_for(n_rows, [&](int r, int t) { quantize(r, t); });
+    } else {
+      for (int r = 0; r < n_rows; ++r) quantize(r, 0);
+    }
+    args.xq = xq;
+  }
+  const int64_t chunk = rows_per_task(w.n_out, pool.size());
+  const int n_tasks = static_cast<int>((w.n_out + chunk - 1) / chunk);
+  pool.parallel_for(n_tasks, [&](int task, int) {
+    const int64_t begin = task * chunk;
+    const int64_t end = begin + chunk < w.n_out ? begin + chunk : w.n_out;
+    table.matmul_rows(args, begin, end);
+  });
+}
+
+void rmsnorm(const float* x, const float* weight, int n, float eps, float* out) {
+  if (n <= 0) return;
+  active_table().rmsnorm(x, weight, n, eps, out);
+}
+
+void rope(float* x, int n_heads, int pos, const RopeParams& p) {
+  if (p.n_rot <= 0 || p.n_rot > p.head_dim || p.n_rot % 2 != 0) return;
+  reference::rope(x, n_heads, pos, p);
+}
+
+void silu_mul(float* gate, const float* up, int n) {
+  if (n <= 0) return;
+  active_table().silu_mul(gate, up, n);
+}
+
+void dequantize_row(const WeightMatrix& w, int64_t row, float* out) {
+  if (!check_weight_matrix(w).ok() || row < 0 || row >= w.n_out) return;
+  const auto* src = static_cast<const std::byte*>(w.data) + static_cast<size_t>(row) * w.row_bytes;
+  reference::dequantize(w.type, src, w.n_in, out);
+}
+
+bool kv_type_supported(DType type, int n) {
+  switch (type) {
+    case DType::kF32: case DType::kF16: return n >= 0;
+    case DType::kQ8_0: return n >= 0 && n % kQK == 0;
+    default: return false;
+  }
+}
+
+void store_kv(const float* x, int n, DType type, void* dst) {
+  if (!kv_type_supported(type, n)) return;
+  active_table().store_kv(x, n, type, dst);
+}
+
+void load_kv(const void* src, int n, DType type, float* out) {
+  if (!kv_type_supported(type, n)) {
+    fill_nan(out, n);
+    return;
+  }
+  active_table().load_kv(src, n, type, out);
+}
+
+Status check_attention_args(const AttentionArgs& a) {
+  if (a.n_head <= 0 || a.n_head_kv <= 0 || a.n_head % a.n_head_kv != 0) {
+    return Status::InvalidArgument("attention: n_head " + std::to_string(a.n_head) +
+                                   " is not a positive multiple of n_head_kv " + std::to_string(a.n_head_kv));
+  }
+  if (a.head_dim <= 0 || !kv_type_supported(a.kv_type, a.head_dim)) {
+    return Status::InvalidArgument("attention: head_dim " + std::to_string(a.head_dim) + " with K/V type " +
+                                   std::string(dtype_name(a.kv_type)) + " is not supported");
+  }
+  if (a.block_tokens <= 0 || a.n_tokens < 0) {
+    return Status::InvalidArgument("attention: block_tokens must be positive and n_tokens non-negative");
+  }
+  if (a.n_tokens > 0 && (a.block_k == nullptr || a.block_v == nullptr)) {
+    return Status::InvalidArgument("attention: block tables are null");
+  }
+  return Status::Ok();
+}
+
+size_t attention_scratch_floats(const AttentionArgs& a) {
+  const int group = a.n_head_kv > 0 ? a.n_head / a.n_head_kv : a.n_head;
+  return static_cast<size_t>(a.block_tokens) * (group > 0 ? group : 1) + 2 * static_cast<size_t>(a.head_dim) + 64;
+}
+
+void attention_kv_heads(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,
+                        int n_kv_heads) {
+  if (!check_attention_args(a).ok() || first_kv_head < 0 || n_kv_heads <= 0 ||
+      first_kv_head + n_kv_heads > a.n_head_kv) {
+    return;
+  }
+  active_table().attention(a, q, out, scratch, first_kv_head, n_kv_heads);
+}
+
+void attention(const AttentionArgs& a, const float* q, float* out, float* scratch) {
+  attention_kv_heads(a, q, out, scratch, 0, a.n_head_kv);
+}
+
+int argmax(const float* x, int n) {
+  if (n <= 0) return -1;
+  return active_table().argmax(x, n);
+}
+
+const char* active_isa() { return active_table().name; }
+
+}  // namespace strata::kernels

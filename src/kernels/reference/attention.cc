@@ -1,0 +1,66 @@
+// Scalar paged attention: for each query head, an online softmax over the key blocks in
+// position order. Per block: all scores, the block maximum, one rescale of the running
+// sum and output, then the block's weighted values in position order.
+#include <cmath>
+
+#include "kernels/reference/reference.h"
+
+namespace strata::kernels::reference {
+
+namespace {
+
+struct HeadState {
+  float max = -INFINITY;
+  float sum = 0.0f;
+};
+
+// Folds the first n keys of one block (tokens at kb / vb) into out and st.
+void attend_block(const AttentionArgs& a, const float* q, const std::byte* kb, const std::byte* vb,
+                  int n, size_t head_offset, float* out, HeadState* st, float* scores, float* row) {
+  const int hd = a.head_dim;
+  float block_max = -INFINITY;
+  for (int t = 0; t < n; ++t) {
+    load_kv(kb + t * a.token_stride_bytes + head_offset, hd, a.kv_type, row);
+    float dot = 0.0f;
+    for (int i = 0; i < hd; ++i) dot += q[i] * row[i];
+    scores[t] = dot * a.scale;
+    block_max = std::fmax(block_max, scores[t]);
+  }
+  const float new_max = std::fmax(st->max, block_max);
+  const float rescale = std::exp(st->max - new_max);  // exp(-inf) = 0 on the first block
+  st->sum *= rescale;
+  for (int i = 0; i < hd; ++i) out[i] *= rescale;
+  st->max = new_max;
+  for (int t = 0; t < n; ++t) {
+    const float p = std::exp(scores[t] - new_max);
+    st->sum += p;
+    load_kv(vb + t * a.token_stride_bytes + head_offset, hd, a.kv_type, row);
+    for (int i = 0; i < hd; ++i) out[i] += p * row[i];
+  }
+}
+
+}  // namespace
+
+void attention(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,
+               int n_kv_heads) {
+  const int group = a.n_head / a.n_head_kv;
+  const size_t head_bytes = dtype_row_bytes(a.kv_type, a.head_dim).value_or(0);
+  float* scores = scratch;
+  float* row = scratch + a.block_tokens;
+  for (int h = first_kv_head * group; h < (first_kv_head + n_kv_heads) * group; ++h) {
+    const float* qh = q + static_cast<int64_t>(h) * a.head_dim;
+    float* oh = out + static_cast<int64_t>(h) * a.head_dim;
+    for (int i = 0; i < a.head_dim; ++i) oh[i] = 0.0f;
+    HeadState st;
+    const size_t head_offset = static_cast<size_t>(h / group) * head_bytes;
+    for (int t0 = 0, b = 0; t0 < a.n_tokens; t0 += a.block_tokens, ++b) {
+      const int n = a.n_tokens - t0 < a.block_tokens ? a.n_tokens - t0 : a.block_tokens;
+      attend_block(a, qh, static_cast<const std::byte*>(a.block_k[b]),
+                   static_cast<const std::byte*>(a.block_v[b]), n, head_offset, oh, &st, scores, row);
+    }
+    const float inv = st.sum > 0.0f ? 1.0f / st.sum : 0.0f;
+    for (int i = 0; i < a.head_dim; ++i) oh[i] *= inv;
+  }
+}
+
+}  // namespace strata::kernels::reference

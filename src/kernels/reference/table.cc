@@ -1,0 +1,21 @@
+// The scalar kernel table: the fallback on CPUs without AVX2 and the test oracle.
+#include "kernels/reference/reference.h"
+
+namespace strata::kernels {
+
+const KernelTable& reference_table() {
+  static const KernelTable table{
+      .name = "scalar",
+      .quantize_q8_row = reference::quantize_q8_row,
+      .matmul_rows = reference::matmul_rows,
+      .rmsnorm = reference::rmsnorm,
+      .silu_mul = reference::silu_mul,
+      .store_kv = reference::store_kv,
+      .load_kv = reference::load_kv,
+      .attention = reference::attention,
+      .argmax = reference::argmax,
+  };
+  return table;
+}
+
+}  // namespace strata::kernels

@@ -1,0 +1,86 @@
+#include "kernels/test_weights.h"
+
+#include <cstring>
+
+#include "kernels/fp16.h"
+#include "kernels/quant_blocks.h"
+#include "kernels/reference/reference.h"
+
+namespace strata::kernels::testing {
+
+namespace {
+
+uint16_t random_scale(std::mt19937& rng, float lo, float hi) {
+  return fp32_to_fp16(std::uniform_real_distribution<float>(lo, hi)(rng));
+}
+
+void fill_block(DType type, uint8_t* b, std::mt19937& rng) {
+  const size_t n = dtype_info(type).block_bytes;
+  for (size_t i = 0; i < n; ++i) b[i] = static_cast<uint8_t>(rng());
+  uint16_t d;
+  switch (type) {
+    case DType::kQ8_0: case DType::kQ4_0: case DType::kQ5_0:
+      d = random_scale(rng, 0.001f, 0.02f);
+      std::memcpy(b, &d, 2);
+      break;
+    case DType::kQ4_K: case DType::kQ5_K: {
+      d = random_scale(rng, 0.0005f, 0.002f);
+      uint16_t dmin = random_scale(rng, 0.0005f, 0.002f);
+      std::memcpy(b, &d, 2);
+      std::memcpy(b + 2, &dmin, 2);
+      break;
+    }
+    case DType::kQ6_K:
+      d = random_scale(rng, 0.00005f, 0.0002f);
+      std::memcpy(b + offsetof(BlockQ6_K, d), &d, 2);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+TestWeights::TestWeights(DType type, int64_t n_out, int64_t n_in, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const size_t row_bytes = *dtype_row_bytes(type, static_cast<uint64_t>(n_in));
+  bytes_.resize(row_bytes * n_out);
+  if (type == DType::kF32 || type == DType::kF16 || type == DType::kBF16) {
+    std::normal_distribution<float> dist(0.0f, 0.05f);
+    for (int64_t i = 0; i < n_out * n_in; ++i) {
+      const float v = dist(rng);
+      if (type == DType::kF32) {
+        std::memcpy(&bytes_[i * 4], &v, 4);
+      } else {
+        const uint16_t h = type == DType::kF16 ? fp32_to_fp16(v) : static_cast<uint16_t>(float_to_bits(v) >> 16);
+        std::memcpy(&bytes_[i * 2], &h, 2);
+      }
+    }
+  } else {
+    const size_t block_bytes = dtype_info(type).block_bytes;
+    for (size_t off = 0; off < bytes_.size(); off += block_bytes) fill_block(type, &bytes_[off], rng);
+  }
+  w_ = WeightMatrix{type, bytes_.data(), n_out, n_in, row_bytes};
+}
+
+std::vector<float> TestWeights::row_floats(int64_t o) const {
+  std::vector<float> out(w_.n_in);
+  reference::dequantize(w_.type, bytes_.data() + o * w_.row_bytes, w_.n_in, out.data());
+  return out;
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed, float sigma) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, sigma);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  for (size_t i = seed % 97; i < n; i += 97) v[i] *= 8.0f;
+  return v;
+}
+
+std::vector<DType> matmul_types() {
+  return {DType::kF32, DType::kF16, DType::kBF16, DType::kQ8_0, DType::kQ4_0,
+          DType::kQ5_0, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K};
+}
+
+}  // namespace strata::kernels::testing

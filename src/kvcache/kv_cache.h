@@ -1,0 +1,127 @@
+// KvCache: the engine's paged K/V cache. Per-sequence block tables over one BlockPool, the
+// prefix cache (full blocks shared by chain hash) and, optionally, the park store.
+//
+// Owns the pool, the tables and the ParkStore. Implements KvView for the model: block()
+// maps (sequence, block index) to the block's bytes through the sequence's table.
+//
+// Life of a sequence (the engine's slot):
+//   admit()    attach the longest cached prefix (pool first, then parked blocks, restored
+//              into fresh blocks) and reserve enough blocks for the rest of the request,
+//              so grow() can never fail later;
+//   grow()     add blocks before a window writes positions beyond the table;
+//   publish()  after K/V is computed, give each newly full block its chain hash so any
+//              later sequence can reuse it;
+//   release()  drop the sequence's references; full blocks stay cached (LRU), the partial
+//              last block is freed.
+// A cached block about to be evicted is written to the park store first (when one is
+// configured) unless the store already has it; park_idle() writes all cached blocks.
+//
+// Thread-safety: every method except block()/layout() runs on the engine thread. block()
+// is called by pipeline stage threads concurrently; it reads only the table rows of the
+// sequences in their window, which the engine thread does not change while that window
+// is in flight (tables are fixed-size arrays that never move).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "kvcache/block_pool.h"
+#include "kvcache/park_store.h"
+#include "model/kv_view.h"
+
+namespace strata {
+
+struct KvCacheOptions {
+  KvLayout layout;
+  int n_blocks = 0;
+  int n_seqs = 0;
+  int max_seq_tokens = 0;      // a sequence's context
+  uint64_t model_id = 0;       // separates models in the park store and in chain keys
+  std::string park_dir;        // empty: no parking
+  uint64_t park_capacity_bytes = 0;
+};
+
+struct KvCacheStats {
+  int block_tokens = 0;
+  int blocks_total = 0;
+  int blocks_used = 0;
+  int blocks_cached = 0;
+  uint64_t evictions = 0;
+  ParkStats park;
+  uint64_t restores = 0;        // admissions that restored at least one parked block
+  uint64_t restored_blocks = 0;
+  uint64_t bytes_reused = 0;
+  uint64_t prefix_queries_tokens = 0;
+  uint64_t prefix_hit_tokens = 0;
+};
+
+struct Admission {
+  int reused_tokens = 0;    // K/V present for positions [0, reused_tokens)
+  int restored_tokens = 0;  // of which read back from the park store
+};
+
+class KvCache final : public KvView {
+ public:
+  static Result<std::unique_ptr<KvCache>> Create(const KvCacheOptions& options);
+
+  const KvLayout& layout() const override { return layout_; }
+  std::byte* block(int seq, int block_index) override {
+    return pool_.data(tables_[static_cast<size_t>(seq) * max_blocks_ + block_index]);
+  }
+
+  int blocks_for_tokens(int n_tokens) const { return (n_tokens + block_tokens_ - 1) / block_tokens_; }
+  int n_blocks() const { return pool_.n_blocks(); }
+
+  // Starts sequence seq (which must hold no blocks) for a request whose tokens begin with
+  // `tokens` and may grow to total_tokens positions. Reuses at most max_reuse_tokens
+  // (rounded down to whole blocks). nullopt, with nothing changed, when the pool cannot
+  // guarantee the request's blocks right now (the caller retries after others finish).
+  std::optional<Admission> admit(int seq, std::span<const int32_t> tokens, int max_reuse_tokens, int total_tokens);
+  // Ensures blocks for positions [0, n_tokens). kResourceExhausted only if the sequence
+  // grows past what admit() reserved and the pool is full.
+  Status grow(int seq, int n_tokens);
+  // tokens[0, n_computed) are the ids whose K/V is now stored; publishes the full blocks.
+  void publish(int seq, std::span<const int32_t> tokens, int n_computed);
+  void release(int seq);
+  // Writes every cached block the park store lacks; returns how many were written.
+  int park_idle();
+  // Blocks of seq's previous conversation that are still cached (allocator rule 3).
+  int retained_blocks(int seq) const;
+
+  KvCacheStats stats() const;
+
+ private:
+  struct Seq {
+    int n_table = 0;
+    int n_hashed = 0;       // leading blocks whose chain hash is known
+    int reserved = 0;       // blocks admit() promised grow() may still take
+    int n_last = 0;         // length of last_hashes (previous conversation)
+    std::vector<BlockHash> hashes;
+    std::vector<BlockHash> last_hashes;
+  };
+  KvCache(const KvCacheOptions& options, size_t block_bytes);
+  int* table(int seq) { return tables_.data() + static_cast<size_t>(seq) * max_blocks_; }
+  int restore_parked(int seq, std::span<const int32_t> tokens, int max_blocks);
+  void park_block(int block);
+  int outstanding_reservations() const;
+
+  KvLayout layout_;
+  const int block_tokens_;
+  const int max_blocks_;
+  BlockHash root_;
+  BlockPool pool_;
+  std::unique_ptr<ParkStore> store_;
+  std::vector<int> tables_;  // n_seqs x max_blocks_
+  std::vector<Seq> seqs_;
+  KvCacheStats counters_;
+};
+
+// The identity a parked block must match: model, K/V type and shape.
+ParkIdentity park_identity(const KvLayout& layout, uint64_t model_id, size_t block_bytes);
+
+}  // namespace strata

@@ -1,0 +1,272 @@
+#include "kvcache/kv_cache.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <vector>
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kBlockTokens = 4;
+
+KvLayout layout() {
+  KvLayout l;
+  l.type = DType::kF32;
+  l.n_layer = 2;
+  l.n_head_kv = 1;
+  l.head_dim = 4;
+  l.block_tokens = kBlockTokens;
+  return l;
+}
+
+std::vector<int32_t> seq_tokens(int n, int start = 100) {
+  std::vector<int32_t> t(n);
+  std::iota(t.begin(), t.end(), start);
+  return t;
+}
+
+// Stands in for the model: block b's bytes depend on every token up to its end, as real K/V does.
+void write_kv(KvCache& kv, int seq, const std::vector<int32_t>& tokens, int from_block, int to_block) {
+  size_t bytes = kv.layout().block_bytes();
+  for (int b = from_block; b < to_block; ++b) {
+    uint64_t h = 0;
+    for (int i = 0; i < (b + 1) * kBlockTokens && i < static_cast<int>(tokens.size()); ++i) h = h * 31 + tokens[i];
+    std::byte* p = kv.block(seq, b);
+    for (size_t i = 0; i < bytes; ++i) p[i] = static_cast<std::byte>((h >> (i % 8)) + i);
+  }
+}
+
+class KvCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("kvcache_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::unique_ptr<KvCache> make(int n_blocks, bool park, int n_seqs = 2) {
+    KvCacheOptions o;
+    o.layout = layout();
+    o.n_blocks = n_blocks;
+    o.n_seqs = n_seqs;
+    o.max_seq_tokens = 64;
+    o.model_id = 1234;
+    if (park) o.park_dir = dir_.string();
+    o.park_capacity_bytes = 1 << 20;
+    auto kv = KvCache::Create(o);
+    EXPECT_TRUE(kv.ok()) << kv.status().ToString();
+    return kv.ok() ? std::move(kv).value() : nullptr;
+  }
+  // Runs a whole "request" on seq: admit, compute the non-reused blocks, publish, release.
+  Admission run(KvCache& kv, int seq, const std::vector<int32_t>& tokens) {
+    int n = static_cast<int>(tokens.size());
+    auto a = kv.admit(seq, tokens, n - 1, n);
+    EXPECT_TRUE(a.has_value());
+    EXPECT_TRUE(kv.grow(seq, n).ok());
+    write_kv(kv, seq, tokens, a->reused_tokens / kBlockTokens, kv.blocks_for_tokens(n));
+    kv.publish(seq, tokens, n);
+    return *a;
+  }
+  std::vector<std::byte> copy_block(KvCache& kv, int seq, int b) {
+    std::byte* p = kv.block(seq, b);
+    return {p, p + kv.layout().block_bytes()};
+  }
+  fs::path dir_;
+};
+
+TEST_F(KvCacheTest, FreshPromptReusesNothing) {
+  auto kv = make(16, false);
+  Admission a = run(*kv, 0, seq_tokens(10));
+  EXPECT_EQ(a.reused_tokens, 0);
+  EXPECT_EQ(kv->stats().blocks_used, 3);
+}
+
+TEST_F(KvCacheTest, SecondRequestSharesFullBlocksAndRecomputesTheLastToken) {
+  auto kv = make(16, false);
+  auto tokens = seq_tokens(12);  // exactly 3 blocks
+  run(*kv, 0, tokens);
+  auto shared = copy_block(*kv, 0, 1);
+  kv->release(0);
+  EXPECT_EQ(kv->stats().blocks_cached, 3);
+  Admission a = run(*kv, 1, tokens);
+  // The last prompt token must be recomputed for its logits, so block 2 is not reused.
+  EXPECT_EQ(a.reused_tokens, 8);
+  EXPECT_EQ(kv->block(1, 1), kv->block(1, 1));
+  EXPECT_EQ(std::memcmp(kv->block(1, 1), shared.data(), shared.size()), 0);
+  KvCacheStats s = kv->stats();
+  EXPECT_EQ(s.prefix_hit_tokens, 8u);
+  EXPECT_EQ(s.prefix_queries_tokens, 24u);
+  EXPECT_EQ(s.bytes_reused, 2 * kv->layout().block_bytes());
+}
+
+TEST_F(KvCacheTest, RunningSequencesShareBlocksByPointer) {
+  auto kv = make(16, false);
+  auto tokens = seq_tokens(10);
+  run(*kv, 0, tokens);  // still running: its blocks are referenced
+  auto longer = tokens;
+  longer.push_back(7);
+  Admission a = run(*kv, 1, longer);
+  EXPECT_EQ(a.reused_tokens, 8);
+  EXPECT_EQ(kv->block(0, 0), kv->block(1, 0));
+  EXPECT_EQ(kv->block(0, 1), kv->block(1, 1));
+  EXPECT_NE(kv->block(0, 2), kv->block(1, 2));
+}
+
+TEST_F(KvCacheTest, DifferentEarlierTokenBreaksTheChain) {
+  auto kv = make(16, false);
+  auto tokens = seq_tokens(12);
+  run(*kv, 0, tokens);
+  kv->release(0);
+  auto changed = tokens;
+  changed[1] = 5;  // block 0 differs, so blocks 1.. differ too even with equal tokens
+  EXPECT_EQ(run(*kv, 1, changed).reused_tokens, 0);
+}
+
+TEST_F(KvCacheTest, PartialLastBlockIsFreedOnRelease) {
+  auto kv = make(16, false);
+  run(*kv, 0, seq_tokens(10));
+  kv->release(0);
+  KvCacheStats s = kv->stats();
+  EXPECT_EQ(s.blocks_cached, 2);
+  EXPECT_EQ(s.blocks_used, 0);
+}
+
+TEST_F(KvCacheTest, AdmissionWaitsWhenThePoolCannotReserveAndChangesNothing) {
+  auto kv = make(4, false);
+  auto first = kv->admit(0, seq_tokens(8), 7, 12);  // reserves 3 blocks
+  ASSERT_TRUE(first.has_value());
+  EXPECT_FALSE(kv->admit(1, seq_tokens(8, 500), 7, 8).has_value());  // needs 2, 1 left
+  EXPECT_TRUE(kv->admit(1, seq_tokens(4, 500), 3, 4).has_value());
+  EXPECT_TRUE(kv->grow(0, 12).ok());
+  EXPECT_EQ(kv->stats().blocks_used, 3);
+}
+
+TEST_F(KvCacheTest, GrowPastTheContextIsOutOfRange) {
+  auto kv = make(32, false);
+  ASSERT_TRUE(kv->admit(0, seq_tokens(4), 3, 4).has_value());
+  EXPECT_EQ(kv->grow(0, 65).code(), Code::kOutOfRange);
+}
+
+TEST_F(KvCacheTest, EvictedBlocksAreParkedAndRestoredByteForByte) {
+  auto kv = make(4, true);
+  auto a_tokens = seq_tokens(13);  // 3 full blocks + 1 token
+  run(*kv, 0, a_tokens);
+  std::vector<std::vector<std::byte>> a_blocks;
+  for (int b = 0; b < 3; ++b) a_blocks.push_back(copy_block(*kv, 0, b));
+  kv->release(0);
+  run(*kv, 1, seq_tokens(16, 900));  // needs all 4 blocks: evicts (parks) A's three
+  kv->release(1);
+  EXPECT_EQ(kv->stats().evictions, 3u);
+  EXPECT_EQ(kv->stats().park.parks, 3u);
+  auto follow_up = a_tokens;
+  follow_up.push_back(42);  // 14 tokens: up to 13 reusable, i.e. 3 blocks
+  Admission a = run(*kv, 0, follow_up);
+  EXPECT_EQ(a.reused_tokens, 12);
+  EXPECT_EQ(a.restored_tokens, 12);
+  for (int b = 0; b < 3; ++b) {
+    EXPECT_EQ(std::memcmp(kv->block(0, b), a_blocks[b].data(), a_blocks[b].size()), 0) << "block " << b;
+  }
+  EXPECT_EQ(kv->stats().restores, 1u);
+  EXPECT_EQ(kv->stats().restored_blocks, 3u);
+}
+
+TEST_F(KvCacheTest, ParkedBlocksSurviveANewCacheOnTheSameDirectory) {
+  auto tokens = seq_tokens(9);
+  std::vector<std::byte> block1;
+  {
+    auto kv = make(8, true);
+    run(*kv, 0, tokens);
+    block1 = copy_block(*kv, 0, 1);
+    kv->release(0);
+    EXPECT_EQ(kv->park_idle(), 2);
+  }
+  auto kv = make(8, true);
+  Admission a = run(*kv, 1, tokens);
+  EXPECT_EQ(a.restored_tokens, 8);
+  EXPECT_EQ(std::memcmp(kv->block(1, 1), block1.data(), block1.size()), 0);
+}
+
+TEST_F(KvCacheTest, ParkingALongerConversationWritesOnlyNewBlocks) {
+  auto kv = make(16, true);
+  auto turn1 = seq_tokens(9);
+  run(*kv, 0, turn1);
+  kv->release(0);
+  ASSERT_EQ(kv->park_idle(), 2);
+  uint64_t first_bytes = kv->stats().park.bytes_written;
+  auto turn2 = seq_tokens(17);  // same first 9 tokens, then more
+  run(*kv, 0, turn2);
+  kv->release(0);
+  EXPECT_EQ(kv->park_idle(), 2);  // blocks 2 and 3 only
+  EXPECT_EQ(kv->stats().park.bytes_written, 2 * first_bytes);
+  EXPECT_EQ(kv->park_idle(), 0);
+}
+
+TEST_F(KvCacheTest, CorruptParkedBlockStopsTheRestoreThereAndIsRecomputed) {
+  auto tokens = seq_tokens(13);
+  {
+    auto kv = make(8, true);
+    run(*kv, 0, tokens);
+    kv->release(0);
+    ASSERT_EQ(kv->park_idle(), 3);
+  }
+  // Block 1's file is the one whose first token id (header offset 80) is tokens[4].
+  int n_corrupted = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+    int32_t first = 0;
+    f.seekg(80);
+    f.read(reinterpret_cast<char*>(&first), sizeof(first));
+    if (first != tokens[4]) continue;
+    f.seekp(-1, std::ios::end);
+    f.put('\x01');
+    ++n_corrupted;
+  }
+  ASSERT_EQ(n_corrupted, 1);
+  auto kv = make(8, true);
+  Admission a = run(*kv, 0, tokens);
+  EXPECT_EQ(a.restored_tokens, 4);
+  EXPECT_EQ(a.reused_tokens, 4);
+  EXPECT_EQ(kv->stats().park.corrupt, 1u);
+  EXPECT_EQ(kv->stats().park.restores, 1u);  // block 2 was never read
+}
+
+TEST_F(KvCacheTest, BlocksOfAnotherModelAreNotRestored) {
+  auto tokens = seq_tokens(9);
+  {
+    auto kv = make(8, true);
+    run(*kv, 0, tokens);
+    kv->release(0);
+    ASSERT_EQ(kv->park_idle(), 2);
+  }
+  KvCacheOptions o;
+  o.layout = layout();
+  o.n_blocks = 8;
+  o.n_seqs = 1;
+  o.max_seq_tokens = 64;
+  o.model_id = 999;  // another model
+  o.park_dir = dir_.string();
+  o.park_capacity_bytes = 1 << 20;
+  auto other = std::move(KvCache::Create(o)).value();
+  EXPECT_EQ(run(*other, 0, tokens).reused_tokens, 0);
+}
+
+TEST_F(KvCacheTest, RetainedBlocksCountsThePreviousConversationStillCached) {
+  auto kv = make(4, false);
+  run(*kv, 0, seq_tokens(9));
+  kv->release(0);
+  EXPECT_EQ(kv->retained_blocks(0), 2);
+  EXPECT_EQ(kv->retained_blocks(1), 0);
+  run(*kv, 1, seq_tokens(16, 700));  // evicts both
+  EXPECT_EQ(kv->retained_blocks(0), 0);
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,94 @@
+// ParkStore: K/V blocks parked in host files, content-addressed by their BlockHash.
+//
+// Owns a directory (--park-dir) holding one file per block, "<hash hex>.kvb":
+//   a fixed header (magic, format version, the K/V layout and model identity, the key, a
+//   checksum of the K/V bytes and one of the header itself), the block's token ids, then
+//   the block's K/V bytes, all in host byte order.
+// Writes go to a temporary file renamed into place, so a reader never sees half a block;
+// the index is rebuilt from the directory on Open, so parked blocks survive a restart.
+// Files of another model or K/V layout are left alone and never served; a file that fails
+// any check on read is deleted and reported as kCorrupt, and the caller recomputes.
+// Total size stays within capacity_bytes by deleting the least recently used files.
+//
+// Because files are named by key, parking a longer conversation again writes only the
+// blocks the store does not have yet.
+// Not thread-safe: owned by the engine thread's KvCache.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+
+#include "base/status.h"
+#include "kvcache/block_hash.h"
+
+namespace strata {
+
+// What a parked block must match to be usable by this engine.
+struct ParkIdentity {
+  uint64_t model_id = 0;
+  uint32_t kv_type = 0;  // DType id
+  uint32_t n_layer = 0;
+  uint32_t n_head_kv = 0;
+  uint32_t head_dim = 0;
+  uint32_t block_tokens = 0;
+  uint64_t block_bytes = 0;
+  friend bool operator==(const ParkIdentity&, const ParkIdentity&) = default;
+};
+
+struct ParkStats {
+  uint64_t blocks = 0;          // files indexed now
+  uint64_t bytes = 0;           // their total size
+  uint64_t capacity_bytes = 0;
+  uint64_t parks = 0;           // blocks written
+  uint64_t bytes_written = 0;
+  uint64_t restores = 0;        // blocks read back successfully
+  uint64_t corrupt = 0;         // files rejected on read
+  uint64_t deleted = 0;         // files removed to stay within capacity
+};
+
+class ParkStore {
+ public:
+  static Result<std::unique_ptr<ParkStore>> Open(const std::string& dir, uint64_t capacity_bytes,
+                                                 const ParkIdentity& identity);
+
+  bool contains(const BlockHash& key) const { return index_.count(key) != 0; }
+  // Writes the block unless the store already has its key (then it only counts as used).
+  // Returns true when a file was written.
+  Result<bool> put(const BlockHash& key, std::span<const int32_t> tokens, const std::byte* data);
+  // Reads the block with this key into data (block_bytes). kNotFound when not parked;
+  // kCorrupt (file deleted) when any check fails, including tokens differing from `tokens`.
+  Status get(const BlockHash& key, std::span<const int32_t> tokens, std::byte* data);
+
+  const ParkStats& stats() const { return stats_; }
+  const std::string& dir() const { return dir_; }
+  uint64_t file_bytes() const;
+
+ private:
+  struct KeyHasher {
+    size_t operator()(const BlockHash& h) const { return static_cast<size_t>(h.lo ^ (h.hi * 31)); }
+  };
+  struct Entry {
+    uint64_t last_use = 0;
+  };
+  ParkStore(std::string dir, uint64_t capacity_bytes, const ParkIdentity& identity);
+  Status scan();
+  std::string path_of(const BlockHash& key) const;
+  void touch(const BlockHash& key);
+  void remove(const BlockHash& key);
+  void make_room(uint64_t n_bytes);
+
+  const std::string dir_;
+  const ParkIdentity identity_;
+  std::unordered_map<BlockHash, Entry, KeyHasher> index_;
+  std::map<uint64_t, BlockHash> by_use_;  // last_use -> key, oldest first
+  uint64_t use_counter_ = 0;
+  uint64_t tmp_counter_ = 0;
+  ParkStats stats_;
+};
+
+}  // namespace strata

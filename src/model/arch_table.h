@@ -1,0 +1,22 @@
+// ArchTraits: what distinguishes the supported dense architectures from each other. The
+// forward pass is one piece of code; an architecture is only this row of data plus the
+// hyper-parameters and tensors its GGUF file carries. Pure data; no state.
+#pragma once
+
+#include <string_view>
+
+namespace strata {
+
+struct ArchTraits {
+  std::string_view name;   // general.architecture
+  bool rope_neox;          // rotate (x[i], x[i + d/2]) instead of adjacent pairs
+  bool requires_qkv_bias;  // attn_{q,k,v}.bias must exist (they are used whenever present)
+  bool requires_qk_norm;   // attn_{q,k}_norm must exist (per-head RMS-norm of q and k)
+};
+
+// nullptr for an architecture this build does not run.
+const ArchTraits* find_arch(std::string_view name);
+// "llama, qwen2, qwen3", for error messages.
+std::string_view supported_arch_names();
+
+}  // namespace strata

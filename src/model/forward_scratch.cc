@@ -1,0 +1,32 @@
+#include "model/forward_scratch.h"
+
+#include <algorithm>
+
+namespace strata {
+namespace {
+
+size_t floats(int rows, int width) { return static_cast<size_t>(rows) * static_cast<size_t>(width) * sizeof(float); }
+
+}  // namespace
+
+ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
+  sizes_.n_attention_workers = std::max(sizes.n_attention_workers, 1);
+  const int r = std::max(sizes.max_rows, 1);
+  hidden_.resize(floats(r, sizes.n_embd));
+  normed_.resize(floats(r, sizes.n_embd));
+  q_.resize(floats(r, sizes.q_dim));
+  k_.resize(floats(r, sizes.kv_dim));
+  v_.resize(floats(r, sizes.kv_dim));
+  attn_out_.resize(floats(r, sizes.q_dim));
+  proj_.resize(floats(r, sizes.n_embd));
+  gate_.resize(floats(r, sizes.n_ff));
+  up_.resize(floats(r, sizes.n_ff));
+  matmul_.resize(std::max<size_t>(sizes.matmul_bytes, 64));
+  const size_t workers = static_cast<size_t>(sizes_.n_attention_workers);
+  attention_.resize(std::max<size_t>(workers * sizes.attention_floats * sizeof(float), 64));
+  // One block per position bounds the block count for any block size the K/V view uses.
+  blocks_per_worker_ = static_cast<size_t>(std::max(sizes.max_seq_tokens, 1));
+  block_ptrs_.assign(workers * 2 * blocks_per_worker_, nullptr);
+}
+
+}  // namespace strata

@@ -1,0 +1,68 @@
+// ForwardScratch: all working memory of forward passes over at most max_rows rows whose
+// positions stay below max_seq_tokens. Sized once by Model::make_scratch so that the
+// forward pass allocates nothing.
+//
+// Not thread-safe: one per concurrent caller (e.g. one per pipeline stage). The contents
+// between calls are meaningless; only hidden() may be used by the caller as the residual
+// stream buffer of forward().
+#pragma once
+
+#include <atomic>
+#include <vector>
+
+#include "base/aligned_buffer.h"
+
+namespace strata {
+
+class ForwardScratch {
+ public:
+  struct Sizes {
+    int max_rows = 0;
+    int max_seq_tokens = 0;
+    int n_embd = 0;
+    int q_dim = 0;            // n_head * head_dim
+    int kv_dim = 0;           // n_head_kv * head_dim
+    int n_ff = 0;
+    size_t matmul_bytes = 0;  // largest matmul scratch over all matrices at max_rows
+    size_t attention_floats = 0;  // per attention worker
+    int n_attention_workers = 0;
+  };
+
+  explicit ForwardScratch(const Sizes& sizes);
+  ForwardScratch(const ForwardScratch&) = delete;
+  ForwardScratch& operator=(const ForwardScratch&) = delete;
+
+  int max_rows() const { return sizes_.max_rows; }
+  int max_seq_tokens() const { return sizes_.max_seq_tokens; }
+
+  // Per-row activations, row-major with the widths of Sizes.
+  float* hidden() { return hidden_.as<float>(); }    // residual stream (forward() only)
+  float* normed() { return normed_.as<float>(); }    // n_embd: RMS-normed input of a block
+  float* q() { return q_.as<float>(); }              // q_dim
+  float* k() { return k_.as<float>(); }              // kv_dim
+  float* v() { return v_.as<float>(); }              // kv_dim
+  float* attn_out() { return attn_out_.as<float>(); }  // q_dim
+  float* proj() { return proj_.as<float>(); }        // n_embd: a block's output before the residual add
+  float* gate() { return gate_.as<float>(); }        // n_ff
+  float* up() { return up_.as<float>(); }            // n_ff
+  AlignedBuffer& matmul_scratch() { return matmul_; }
+
+  // Attention workers: each owns block-pointer arrays and kernel scratch. Work items are
+  // taken from a shared counter, so which worker does which item never affects results.
+  int n_attention_workers() const { return sizes_.n_attention_workers; }
+  const void** block_k(int worker) { return block_ptrs_.data() + static_cast<size_t>(worker) * 2 * blocks_per_worker_; }
+  const void** block_v(int worker) { return block_k(worker) + blocks_per_worker_; }
+  float* attention_scratch(int worker) {
+    return attention_.as<float>() + static_cast<size_t>(worker) * sizes_.attention_floats;
+  }
+  std::atomic<int>& next_attention_item() { return next_item_; }
+
+ private:
+  Sizes sizes_;
+  size_t blocks_per_worker_ = 0;
+  AlignedBuffer hidden_, normed_, q_, k_, v_, attn_out_, proj_, gate_, up_, matmul_, attention_;
+  std::vector<const void*> block_ptrs_;
+  std::atomic<int> next_item_{0};
+};
+
+}  // namespace strata

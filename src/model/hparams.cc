@@ -1,0 +1,140 @@
+#include "model/hparams.h"
+
+#include <cmath>
+#include <string_view>
+
+#include "model/arch_table.h"
+
+namespace strata {
+namespace {
+
+// Reads "<arch>.<suffix>" as a positive int that fits the forward pass's int sizes.
+// missing_ok leaves *out unchanged when the key is absent.
+Status read_count(const GgufFile& gguf, const std::string& arch, std::string_view suffix, bool missing_ok,
+                  int* out) {
+  const std::string key = arch + "." + std::string(suffix);
+  const GgufValue* v = gguf.find(key);
+  if (v == nullptr) {
+    if (missing_ok) return Status::Ok();
+    return Status::NotFound(gguf.path() + ": missing metadata key " + key);
+  }
+  if (v->as_array() != nullptr) {
+    return Status::Unsupported(gguf.path() + ": " + key + " is a per-layer array; only one value for all layers is supported");
+  }
+  std::optional<uint64_t> u = v->as_uint();
+  if (!u || *u == 0 || *u > (1u << 30)) {
+    return Status::Corrupt(gguf.path() + ": " + key + " must be a positive integer, got " +
+                           (u ? std::to_string(*u) : std::string(gguf_type_name(v->type))));
+  }
+  *out = static_cast<int>(*u);
+  return Status::Ok();
+}
+
+Status read_real(const GgufFile& gguf, const std::string& key, float* out) {
+  const GgufValue* v = gguf.find(key);
+  if (v == nullptr) return Status::Ok();
+  std::optional<double> f = v->as_float();
+  if (!f || !std::isfinite(*f)) {
+    return Status::Corrupt(gguf.path() + ": " + key + " must be a finite number");
+  }
+  *out = static_cast<float>(*f);
+  return Status::Ok();
+}
+
+bool has_tensor(const GgufFile& gguf, const std::string& name) { return gguf.find_tensor(name) != nullptr; }
+
+Status read_rope_scaling(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  float factor = 1.0f;
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.factor", &factor));
+  std::string type = gguf.get_string(a + ".rope.scaling.type").value_or(factor != 1.0f ? "linear" : "none");
+  // Older files carry only rope.scale_linear (the factor itself).
+  if (const GgufValue* legacy = gguf.find(a + ".rope.scale_linear"); legacy != nullptr && type == "none") {
+    STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scale_linear", &factor));
+    type = factor != 1.0f ? "linear" : "none";
+  }
+  if (type == "none") return Status::Ok();
+  if (!(factor > 0.0f)) {
+    return Status::Corrupt(gguf.path() + ": " + a + ".rope.scaling.factor must be > 0");
+  }
+  if (type == "linear") {
+    hp->rope_freq_scale = 1.0f / factor;
+    return Status::Ok();
+  }
+  if (type == "yarn") {
+    hp->rope_freq_scale = 1.0f / factor;
+    hp->rope_yarn_factor = factor;
+    hp->rope_yarn_orig_ctx = hp->n_ctx_train;
+    STRATA_RETURN_IF_ERROR(read_count(gguf, a, "rope.scaling.original_context_length", true, &hp->rope_yarn_orig_ctx));
+    STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.attn_factor", &hp->rope_yarn_attn_factor));
+    return Status::Ok();
+  }
+  return Status::Unsupported(gguf.path() + ": " + a + ".rope.scaling.type '" + type +
+                             "' is not supported (none, linear, yarn)");
+}
+
+Status check_shapes(const GgufFile& gguf, const Hparams& hp) {
+  const std::string& f = gguf.path();
+  if (hp.n_head % hp.n_head_kv != 0) {
+    return Status::Corrupt(f + ": head_count " + std::to_string(hp.n_head) + " is not a multiple of head_count_kv " +
+                           std::to_string(hp.n_head_kv));
+  }
+  if (hp.head_dim % 2 != 0 || hp.n_rot % 2 != 0 || hp.n_rot > hp.head_dim) {
+    return Status::Corrupt(f + ": rope dimension " + std::to_string(hp.n_rot) + " and head size " +
+                           std::to_string(hp.head_dim) + " must be even, rope <= head size");
+  }
+  if (!(hp.rms_eps > 0.0f) || !(hp.rope_freq_base > 0.0f)) {
+    return Status::Corrupt(f + ": layer_norm_rms_epsilon and rope.freq_base must be > 0");
+  }
+  if (hp.n_vocab <= 0) return Status::Corrupt(f + ": cannot tell the vocabulary size");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Hparams> read_hparams(const GgufFile& gguf) {
+  Hparams hp;
+  std::optional<std::string> arch = gguf.get_string("general.architecture");
+  if (!arch) return Status::NotFound(gguf.path() + ": missing metadata key general.architecture");
+  const ArchTraits* traits = find_arch(*arch);
+  if (traits == nullptr) {
+    return Status::Unsupported(gguf.path() + ": architecture '" + *arch + "' is not supported (supported: " +
+                               std::string(supported_arch_names()) + ")");
+  }
+  hp.arch = *arch;
+  const std::string& a = hp.arch;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "embedding_length", false, &hp.n_embd));
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "block_count", false, &hp.n_layer));
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "feed_forward_length", false, &hp.n_ff));
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count", false, &hp.n_head));
+  hp.n_head_kv = hp.n_head;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count_kv", true, &hp.n_head_kv));
+  hp.n_ctx_train = 2048;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "context_length", true, &hp.n_ctx_train));
+  hp.head_dim = hp.n_embd / hp.n_head;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.key_length", true, &hp.head_dim));
+  int value_length = hp.head_dim;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.value_length", true, &value_length));
+  if (value_length != hp.head_dim) {
+    return Status::Unsupported(gguf.path() + ": attention.value_length differs from key_length");
+  }
+  hp.n_rot = hp.head_dim;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "rope.dimension_count", true, &hp.n_rot));
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".attention.layer_norm_rms_epsilon", &hp.rms_eps));
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.freq_base", &hp.rope_freq_base));
+  STRATA_RETURN_IF_ERROR(read_rope_scaling(gguf, &hp));
+
+  if (const GgufTensor* embd = gguf.find_tensor("token_embd.weight"); embd != nullptr && embd->dims.size() == 2) {
+    hp.n_vocab = static_cast<int>(embd->dims[1]);
+  } else if (const auto* tokens = gguf.get_array("tokenizer.ggml.tokens"); tokens != nullptr) {
+    hp.n_vocab = static_cast<int>(tokens->size());
+  }
+  hp.rope_neox = traits->rope_neox;
+  hp.qkv_bias = traits->requires_qkv_bias || has_tensor(gguf, "blk.0.attn_q.bias");
+  hp.qk_norm = traits->requires_qk_norm || has_tensor(gguf, "blk.0.attn_q_norm.weight");
+  hp.tied_embeddings = !has_tensor(gguf, "output.weight");
+  STRATA_RETURN_IF_ERROR(check_shapes(gguf, hp));
+  return hp;
+}
+
+}  // namespace strata

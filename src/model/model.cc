@@ -1,0 +1,114 @@
+#include "model/model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "model/forward_scratch.h"
+#include "model/model_impl.h"
+
+namespace strata {
+namespace {
+
+kernels::RopeParams rope_params(const Hparams& hp) {
+  kernels::RopeParams p;
+  p.head_dim = hp.head_dim;
+  p.n_rot = hp.n_rot;
+  p.neox = hp.rope_neox;
+  p.freq_base = hp.rope_freq_base;
+  p.freq_scale = hp.rope_freq_scale;
+  if (hp.rope_yarn_orig_ctx > 0) {
+    p.yarn_orig_ctx = hp.rope_yarn_orig_ctx;
+    p.yarn_ext_factor = 1.0f;
+    p.yarn_attn_factor = hp.rope_yarn_attn_factor;
+  }
+  return p;
+}
+
+size_t largest_matmul_scratch(const ModelWeights& w, int max_rows) {
+  size_t bytes = 0;
+  auto consider = [&](const kernels::WeightMatrix& m) {
+    bytes = std::max(bytes, kernels::matmul_scratch_bytes(m.type, m.n_in, max_rows));
+  };
+  consider(w.output);
+  for (const LayerWeights& l : w.layers) {
+    for (const kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) consider(*m);
+  }
+  return bytes;
+}
+
+// Kernel scratch for one attention work item (one row, one K/V head and its query heads),
+// for any K/V type and any block size up to the whole sequence.
+size_t largest_attention_scratch(const Hparams& hp, int max_seq_tokens) {
+  size_t n_floats = 0;
+  for (DType type : {DType::kF32, DType::kF16, DType::kQ8_0}) {
+    kernels::AttentionArgs a;
+    a.block_tokens = max_seq_tokens;
+    a.n_tokens = max_seq_tokens;
+    a.n_head = hp.n_head / hp.n_head_kv;
+    a.n_head_kv = 1;
+    a.head_dim = hp.head_dim;
+    a.kv_type = type;
+    n_floats = std::max(n_floats, kernels::attention_scratch_floats(a));
+  }
+  return n_floats;
+}
+
+}  // namespace
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::~Model() = default;
+
+Result<std::unique_ptr<Model>> Model::Load(const std::string& path) {
+  STRATA_ASSIGN_OR_RETURN(GgufFile gguf, GgufFile::Open(path));
+  return FromGguf(std::make_shared<const GgufFile>(std::move(gguf)));
+}
+
+Result<std::unique_ptr<Model>> Model::FromGguf(std::shared_ptr<const GgufFile> gguf) {
+  auto impl = std::make_unique<Impl>();
+  STRATA_ASSIGN_OR_RETURN(impl->hp, read_hparams(*gguf));
+  STRATA_ASSIGN_OR_RETURN(impl->w, bind_weights(*gguf, impl->hp));
+  impl->rope = rope_params(impl->hp);
+  impl->gguf = std::move(gguf);
+  return std::unique_ptr<Model>(new Model(std::move(impl)));
+}
+
+const Hparams& Model::hparams() const { return impl_->hp; }
+const GgufFile& Model::gguf() const { return *impl_->gguf; }
+size_t Model::weight_bytes() const { return impl_->w.total_bytes; }
+size_t Model::decode_weight_bytes() const { return impl_->w.decode_bytes; }
+
+KvLayout Model::kv_layout(DType kv_type, int block_tokens) const {
+  KvLayout layout;
+  layout.type = kv_type;
+  layout.n_layer = impl_->hp.n_layer;
+  layout.n_head_kv = impl_->hp.n_head_kv;
+  layout.head_dim = impl_->hp.head_dim;
+  layout.block_tokens = block_tokens;
+  return layout;
+}
+
+std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_tokens, int max_threads) const {
+  const Hparams& hp = impl_->hp;
+  if (max_threads <= 0) max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ForwardScratch::Sizes s;
+  s.max_rows = max_rows;
+  s.max_seq_tokens = max_seq_tokens;
+  s.n_embd = hp.n_embd;
+  s.q_dim = hp.n_head * hp.head_dim;
+  s.kv_dim = hp.n_head_kv * hp.head_dim;
+  s.n_ff = hp.n_ff;
+  s.matmul_bytes = largest_matmul_scratch(impl_->w, max_rows);
+  s.attention_floats = largest_attention_scratch(hp, max_seq_tokens);
+  s.n_attention_workers = max_threads;
+  return std::make_unique<ForwardScratch>(s);
+}
+
+void Model::forward(std::span<const Row> rows, KvView& kv, float* logits, ForwardScratch& scratch,
+                    ThreadPool& pool) const {
+  embed(rows, scratch.hidden());
+  forward_layers(rows, 0, impl_->hp.n_layer, scratch.hidden(), kv, scratch, pool);
+  output_logits(rows, scratch.hidden(), logits, scratch, pool);
+}
+
+}  // namespace strata

@@ -1,0 +1,23 @@
+// Model::Impl: the state behind a Model (file, hyper-parameters, bound weights, rope
+// parameters). Private to src/model: model.cc builds it, transformer.cc runs it.
+// Immutable after construction.
+#pragma once
+
+#include <memory>
+
+#include "gguf/gguf_file.h"
+#include "kernels/kernels.h"
+#include "model/hparams.h"
+#include "model/model.h"
+#include "model/model_weights.h"
+
+namespace strata {
+
+struct Model::Impl {
+  std::shared_ptr<const GgufFile> gguf;
+  Hparams hp;
+  ModelWeights w;
+  kernels::RopeParams rope;
+};
+
+}  // namespace strata

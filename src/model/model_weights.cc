@@ -1,0 +1,133 @@
+#include "model/model_weights.h"
+
+#include <string>
+
+namespace strata {
+namespace {
+
+std::string shape_string(const std::vector<uint64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+// Binds tensors of one file, remembering the first error so the binding code reads as a
+// flat list of tensors instead of a ladder of early returns.
+class Binder {
+ public:
+  Binder(const GgufFile& gguf, ModelWeights* w) : gguf_(gguf), w_(w) {}
+
+  const Status& status() const { return status_; }
+
+  // A matrix stored as dims [n_in, n_out].
+  kernels::WeightMatrix matrix(const std::string& name, int64_t n_in, int64_t n_out) {
+    kernels::WeightMatrix m;
+    const GgufTensor* t = find(name, {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out)}, true);
+    if (t == nullptr) return m;
+    if (!kernels::matmul_supports(t->type)) {
+      fail(Status::Unsupported(gguf_.path() + ": tensor " + name + " has type " + std::string(dtype_name(t->type)) +
+                               ", which this build cannot multiply (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K)"));
+      return m;
+    }
+    std::optional<size_t> row_bytes = dtype_row_bytes(t->type, static_cast<uint64_t>(n_in));
+    if (!row_bytes) {
+      fail(Status::Corrupt(gguf_.path() + ": tensor " + name + ": width " + std::to_string(n_in) +
+                           " is not a whole number of " + std::string(dtype_name(t->type)) + " blocks"));
+      return m;
+    }
+    m.type = t->type;
+    m.data = t->data;
+    m.n_in = n_in;
+    m.n_out = n_out;
+    m.row_bytes = *row_bytes;
+    return m;
+  }
+
+  // A 1-D tensor of n floats, copied to F32. Optional tensors give nullptr when absent.
+  const float* vector(const std::string& name, int64_t n, bool required) {
+    const GgufTensor* t = find(name, {static_cast<uint64_t>(n)}, required);
+    if (t == nullptr) return nullptr;
+    if (!kernels::matmul_supports(t->type) || !dtype_row_bytes(t->type, static_cast<uint64_t>(n))) {
+      fail(Status::Unsupported(gguf_.path() + ": tensor " + name + " has unsupported type " +
+                               std::string(dtype_name(t->type))));
+      return nullptr;
+    }
+    auto copy = std::make_unique<float[]>(static_cast<size_t>(n));
+    kernels::WeightMatrix m{t->type, t->data, 1, n, t->n_bytes};
+    kernels::dequantize_row(m, 0, copy.get());
+    w_->owned.push_back(std::move(copy));
+    return w_->owned.back().get();
+  }
+
+ private:
+  const GgufTensor* find(const std::string& name, const std::vector<uint64_t>& dims, bool required) {
+    if (!status_.ok()) return nullptr;
+    const GgufTensor* t = gguf_.find_tensor(name);
+    if (t == nullptr) {
+      if (required) fail(Status::NotFound(gguf_.path() + ": missing tensor " + name));
+      return nullptr;
+    }
+    if (t->dims != dims) {
+      fail(Status::Corrupt(gguf_.path() + ": tensor " + name + " has shape " + shape_string(t->dims) + ", expected " +
+                           shape_string(dims)));
+      return nullptr;
+    }
+    return t;
+  }
+
+  void fail(Status s) {
+    if (status_.ok()) status_ = std::move(s);
+  }
+
+  const GgufFile& gguf_;
+  ModelWeights* w_;
+  Status status_;
+};
+
+LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
+  const std::string p = "blk." + std::to_string(layer) + ".";
+  const int64_t q_dim = static_cast<int64_t>(hp.n_head) * hp.head_dim;
+  const int64_t kv_dim = static_cast<int64_t>(hp.n_head_kv) * hp.head_dim;
+  LayerWeights lw;
+  lw.attn_norm = b.vector(p + "attn_norm.weight", hp.n_embd, true);
+  lw.wq = b.matrix(p + "attn_q.weight", hp.n_embd, q_dim);
+  lw.wk = b.matrix(p + "attn_k.weight", hp.n_embd, kv_dim);
+  lw.wv = b.matrix(p + "attn_v.weight", hp.n_embd, kv_dim);
+  if (hp.qkv_bias) {
+    lw.bq = b.vector(p + "attn_q.bias", q_dim, true);
+    lw.bk = b.vector(p + "attn_k.bias", kv_dim, true);
+    lw.bv = b.vector(p + "attn_v.bias", kv_dim, true);
+  }
+  if (hp.qk_norm) {
+    lw.q_norm = b.vector(p + "attn_q_norm.weight", hp.head_dim, true);
+    lw.k_norm = b.vector(p + "attn_k_norm.weight", hp.head_dim, true);
+  }
+  lw.wo = b.matrix(p + "attn_output.weight", q_dim, hp.n_embd);
+  lw.ffn_norm = b.vector(p + "ffn_norm.weight", hp.n_embd, true);
+  lw.w_gate = b.matrix(p + "ffn_gate.weight", hp.n_embd, hp.n_ff);
+  lw.w_up = b.matrix(p + "ffn_up.weight", hp.n_embd, hp.n_ff);
+  lw.w_down = b.matrix(p + "ffn_down.weight", hp.n_ff, hp.n_embd);
+  return lw;
+}
+
+}  // namespace
+
+Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
+  ModelWeights w;
+  Binder b(gguf, &w);
+  w.token_embd = b.matrix("token_embd.weight", hp.n_embd, hp.n_vocab);
+  w.output_norm = b.vector("output_norm.weight", hp.n_embd, true);
+  w.output = hp.tied_embeddings ? w.token_embd : b.matrix("output.weight", hp.n_embd, hp.n_vocab);
+  w.layers.reserve(static_cast<size_t>(hp.n_layer));
+  for (int l = 0; l < hp.n_layer; ++l) w.layers.push_back(bind_layer(b, hp, l));
+  STRATA_RETURN_IF_ERROR(b.status());
+
+  for (const GgufTensor& t : gguf.tensors()) w.total_bytes += t.n_bytes;
+  w.decode_bytes = w.total_bytes;
+  if (!hp.tied_embeddings) {
+    w.decode_bytes -= static_cast<size_t>(w.token_embd.n_out) * w.token_embd.row_bytes;
+  }
+  return w;
+}
+
+}  // namespace strata

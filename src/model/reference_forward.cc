@@ -1,0 +1,161 @@
+#include "model/reference_forward.h"
+
+#include <cmath>
+
+#include "tensor/quantize.h"
+
+namespace strata::testing {
+namespace {
+
+using Vec = std::vector<double>;
+
+// Decodes a whole tensor (all rows) into doubles; empty when absent and optional.
+Status decode(const GgufFile& gguf, const std::string& name, bool required, Vec* out) {
+  const GgufTensor* t = gguf.find_tensor(name);
+  if (t == nullptr) {
+    return required ? Status::NotFound("reference: missing tensor " + name) : Status::Ok();
+  }
+  std::vector<float> f(t->n_elements);
+  const size_t n_in = t->dims[0];
+  const size_t row_bytes = *dtype_row_bytes(t->type, n_in);
+  for (size_t r = 0; r < t->n_elements / n_in; ++r) {
+    STRATA_RETURN_IF_ERROR(dequantize_row(t->type, t->data + r * row_bytes, f.data() + r * n_in, n_in));
+  }
+  out->assign(f.begin(), f.end());
+  return Status::Ok();
+}
+
+Vec rmsnorm(const double* x, const Vec& w, int n, double eps) {
+  double ss = 0;
+  for (int i = 0; i < n; ++i) ss += x[i] * x[i];
+  const double scale = 1.0 / std::sqrt(ss / n + eps);
+  Vec out(n);
+  for (int i = 0; i < n; ++i) out[i] = x[i] * scale * w[i];
+  return out;
+}
+
+Vec matvec(const Vec& m, const Vec& x) {
+  const size_t n_in = x.size();
+  Vec y(m.size() / n_in, 0.0);
+  for (size_t o = 0; o < y.size(); ++o) {
+    for (size_t i = 0; i < n_in; ++i) y[o] += m[o * n_in + i] * x[i];
+  }
+  return y;
+}
+
+void add(Vec& x, const Vec& y) {
+  for (size_t i = 0; i < x.size(); ++i) x[i] += y[i];
+}
+
+}  // namespace
+
+Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf) {
+  ReferenceForward r;
+  STRATA_ASSIGN_OR_RETURN(r.hp_, read_hparams(gguf));
+  STRATA_RETURN_IF_ERROR(decode(gguf, "token_embd.weight", true, &r.token_embd_));
+  STRATA_RETURN_IF_ERROR(decode(gguf, "output_norm.weight", true, &r.output_norm_));
+  STRATA_RETURN_IF_ERROR(decode(gguf, "output.weight", false, &r.output_));
+  if (r.output_.empty()) r.output_ = r.token_embd_;
+  r.layers_.resize(static_cast<size_t>(r.hp_.n_layer));
+  for (int i = 0; i < r.hp_.n_layer; ++i) {
+    const std::string p = "blk." + std::to_string(i) + ".";
+    Layer& l = r.layers_[static_cast<size_t>(i)];
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_norm.weight", true, &l.attn_norm));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q.weight", true, &l.wq));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k.weight", true, &l.wk));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_v.weight", true, &l.wv));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q.bias", false, &l.bq));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k.bias", false, &l.bk));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_v.bias", false, &l.bv));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q_norm.weight", false, &l.q_norm));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k_norm.weight", false, &l.k_norm));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.weight", true, &l.wo));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_norm.weight", true, &l.ffn_norm));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate.weight", true, &l.w_gate));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up.weight", true, &l.w_up));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down.weight", true, &l.w_down));
+  }
+  return r;
+}
+
+// Rotates the first n_rot dims of each head by pos * freq_scale * base^(-2i / n_rot).
+void ReferenceForward::rope(Vec& x, int n_heads) const {
+  const int hd = hp_.head_dim;
+  const int half = hp_.n_rot / 2;
+  for (int h = 0; h < n_heads; ++h) {
+    double* head = x.data() + static_cast<size_t>(h) * hd;
+    for (int i = 0; i < half; ++i) {
+      const double theta = n_tokens_ * static_cast<double>(hp_.rope_freq_scale) *
+                           std::pow(static_cast<double>(hp_.rope_freq_base), -2.0 * i / hp_.n_rot);
+      const int a = hp_.rope_neox ? i : 2 * i;
+      const int b = hp_.rope_neox ? i + half : 2 * i + 1;
+      const double x0 = head[a], x1 = head[b];
+      head[a] = x0 * std::cos(theta) - x1 * std::sin(theta);
+      head[b] = x0 * std::sin(theta) + x1 * std::cos(theta);
+    }
+  }
+}
+
+void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
+  const int hd = hp_.head_dim;
+  Vec q = matvec(l.wq, x), k = matvec(l.wk, x), v = matvec(l.wv, x);
+  if (!l.bq.empty()) {
+    add(q, l.bq);
+    add(k, l.bk);
+    add(v, l.bv);
+  }
+  if (!l.q_norm.empty()) {
+    for (int h = 0; h < hp_.n_head; ++h) {
+      Vec n = rmsnorm(q.data() + h * hd, l.q_norm, hd, hp_.rms_eps);
+      std::copy(n.begin(), n.end(), q.begin() + h * hd);
+    }
+    for (int h = 0; h < hp_.n_head_kv; ++h) {
+      Vec n = rmsnorm(k.data() + h * hd, l.k_norm, hd, hp_.rms_eps);
+      std::copy(n.begin(), n.end(), k.begin() + h * hd);
+    }
+  }
+  rope(q, hp_.n_head);
+  rope(k, hp_.n_head_kv);
+  l.k_cache.push_back(k);
+  l.v_cache.push_back(v);
+
+  Vec att(static_cast<size_t>(hp_.n_head) * hd, 0.0);
+  const int group = hp_.n_head / hp_.n_head_kv;
+  const size_t n_pos = l.k_cache.size();
+  for (int h = 0; h < hp_.n_head; ++h) {
+    const size_t kv_at = static_cast<size_t>(h / group) * hd;
+    Vec scores(n_pos);
+    double max_score = -INFINITY;
+    for (size_t t = 0; t < n_pos; ++t) {
+      double dot = 0;
+      for (int i = 0; i < hd; ++i) dot += q[h * hd + i] * l.k_cache[t][kv_at + i];
+      scores[t] = dot / std::sqrt(static_cast<double>(hd));
+      max_score = std::max(max_score, scores[t]);
+    }
+    double sum = 0;
+    for (double& s : scores) sum += (s = std::exp(s - max_score));
+    for (size_t t = 0; t < n_pos; ++t) {
+      for (int i = 0; i < hd; ++i) att[h * hd + i] += scores[t] / sum * l.v_cache[t][kv_at + i];
+    }
+  }
+  out = matvec(l.wo, att);
+}
+
+std::vector<double> ReferenceForward::step(int32_t token) {
+  const int n_embd = hp_.n_embd;
+  Vec h(token_embd_.begin() + static_cast<size_t>(token) * n_embd,
+        token_embd_.begin() + static_cast<size_t>(token + 1) * n_embd);
+  for (Layer& l : layers_) {
+    Vec att;
+    attention(l, rmsnorm(h.data(), l.attn_norm, n_embd, hp_.rms_eps), att);
+    add(h, att);
+    Vec x = rmsnorm(h.data(), l.ffn_norm, n_embd, hp_.rms_eps);
+    Vec gate = matvec(l.w_gate, x), up = matvec(l.w_up, x);
+    for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
+    add(h, matvec(l.w_down, gate));
+  }
+  ++n_tokens_;
+  return matvec(output_, rmsnorm(h.data(), output_norm_, n_embd, hp_.rms_eps));
+}
+
+}  // namespace strata::testing

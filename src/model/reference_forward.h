@@ -1,0 +1,46 @@
+// ReferenceForward: a plain float64 forward pass of one sequence, for tests only.
+//
+// Written independently of transformer.cc and the kernels: simple loops, weights decoded
+// once with the tensor module's reference dequantizer into doubles, activations and the
+// K/V cache kept in double, full softmax. It is slow and obviously right, and is what the
+// fast path's numerics are measured against. Supports no YaRN (test models do not use it).
+// Owns its copies of the weights and its cache; not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/status.h"
+#include "gguf/gguf_file.h"
+#include "model/hparams.h"
+
+namespace strata::testing {
+
+class ReferenceForward {
+ public:
+  static Result<ReferenceForward> Load(const GgufFile& gguf);
+
+  // Runs `token` at the next position and returns the logits there.
+  std::vector<double> step(int32_t token);
+  int n_tokens() const { return n_tokens_; }
+  const Hparams& hparams() const { return hp_; }
+
+ private:
+  using Matrix = std::vector<double>;  // n_out rows of n_in, row-major
+  struct Layer {
+    std::vector<double> attn_norm, ffn_norm, bq, bk, bv, q_norm, k_norm;
+    Matrix wq, wk, wv, wo, w_gate, w_up, w_down;
+    std::vector<std::vector<double>> k_cache, v_cache;  // per position
+  };
+
+  void attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
+  void rope(std::vector<double>& x, int n_heads) const;
+
+  Hparams hp_;
+  Matrix token_embd_, output_;
+  std::vector<double> output_norm_;
+  std::vector<Layer> layers_;
+  int n_tokens_ = 0;
+};
+
+}  // namespace strata::testing

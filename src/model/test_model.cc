@@ -1,0 +1,123 @@
+#include "model/test_model.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "gguf/gguf_writer.h"
+#include "tensor/quantize.h"
+
+namespace strata::testing {
+namespace {
+
+// Fills `dims` (dims[0] innermost) with uniform values in [center - half_width, center + half_width],
+// encoded in type. The seed is per tensor so each tensor's values do not depend on the others.
+void add_random(GgufWriter& w, const std::string& name, DType type, std::vector<uint64_t> dims, uint32_t seed,
+                float center, float half_width) {
+  const uint64_t n_in = dims[0];
+  const uint64_t n_rows = dims.size() > 1 ? dims[1] : 1;
+  w.add_tensor(name, type, dims, [=](uint8_t* dst) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(center - half_width, center + half_width);
+    std::vector<float> row(n_in);
+    const size_t row_bytes = *dtype_row_bytes(type, n_in);
+    for (uint64_t r = 0; r < n_rows; ++r) {
+      for (float& x : row) x = dist(rng);
+      Status st = quantize_row(type, row.data(), dst + r * row_bytes, n_in);
+      if (!st.ok()) std::memset(dst + r * row_bytes, 0, row_bytes);
+    }
+  });
+}
+
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(const TestModelSpec& spec) : s_(spec) {}
+
+  void matrix(const std::string& name, int n_in, int n_out) {
+    DType type = s_.type;
+    if (s_.mixed) {
+      const std::vector<DType> types = all_weight_types();
+      type = types[n_tensors_ % types.size()];
+    }
+    // Uniform on [-a, a] has variance a^2 / 3; a = sqrt(3 / n_in) gives unit-variance outputs.
+    add_random(w_, name, type, {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out)}, next_seed(), 0.0f,
+               std::sqrt(3.0f / static_cast<float>(n_in)));
+  }
+  void vector(const std::string& name, int n, float center, float half_width) {
+    add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n)}, next_seed(), center, half_width);
+  }
+  GgufWriter& writer() { return w_; }
+
+ private:
+  uint32_t next_seed() { return s_.seed * 7919u + static_cast<uint32_t>(n_tensors_++); }
+
+  TestModelSpec s_;
+  GgufWriter w_;
+  int n_tensors_ = 0;
+};
+
+void set_metadata(const TestModelSpec& s, GgufWriter& w) {
+  const std::string& a = s.arch;
+  w.set("general.architecture", GgufValue::String(a));
+  w.set("general.name", GgufValue::String(test_model_name(s)));
+  w.set(a + ".context_length", GgufValue::U32(static_cast<uint32_t>(s.n_ctx)));
+  w.set(a + ".embedding_length", GgufValue::U32(static_cast<uint32_t>(s.n_embd)));
+  w.set(a + ".feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff)));
+  w.set(a + ".block_count", GgufValue::U32(static_cast<uint32_t>(s.n_layer)));
+  w.set(a + ".attention.head_count", GgufValue::U32(static_cast<uint32_t>(s.n_head)));
+  w.set(a + ".attention.head_count_kv", GgufValue::U32(static_cast<uint32_t>(s.n_head_kv)));
+  w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(1e-6f));
+  w.set(a + ".rope.freq_base", GgufValue::F32(s.rope_freq_base));
+  if (s.rope_linear_factor != 1.0f) {
+    w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
+    w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_linear_factor));
+  }
+}
+
+}  // namespace
+
+std::string test_model_name(const TestModelSpec& spec) {
+  return spec.arch + "-" + (spec.mixed ? std::string("mixed") : std::string(dtype_name(spec.type)));
+}
+
+std::vector<DType> all_weight_types() {
+  return {DType::kF32, DType::kF16, DType::kBF16, DType::kQ8_0, DType::kQ4_0,
+          DType::kQ5_0, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K};
+}
+
+Status write_test_model(const TestModelSpec& s, const std::string& path) {
+  ModelBuilder b(s);
+  set_metadata(s, b.writer());
+  const int head_dim = s.n_embd / s.n_head;
+  const int q_dim = s.n_head * head_dim;
+  const int kv_dim = s.n_head_kv * head_dim;
+  const bool qwen2 = s.arch == "qwen2";
+  const bool qwen3 = s.arch == "qwen3";
+  b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
+  b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
+  if (!qwen3) b.matrix("output.weight", s.n_embd, s.n_vocab);
+  for (int l = 0; l < s.n_layer; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
+    b.matrix(p + "attn_q.weight", s.n_embd, q_dim);
+    b.matrix(p + "attn_k.weight", s.n_embd, kv_dim);
+    b.matrix(p + "attn_v.weight", s.n_embd, kv_dim);
+    if (qwen2) {
+      b.vector(p + "attn_q.bias", q_dim, 0.0f, 0.5f);
+      b.vector(p + "attn_k.bias", kv_dim, 0.0f, 0.5f);
+      b.vector(p + "attn_v.bias", kv_dim, 0.0f, 0.5f);
+    }
+    if (qwen3) {
+      b.vector(p + "attn_q_norm.weight", head_dim, 1.0f, 0.3f);
+      b.vector(p + "attn_k_norm.weight", head_dim, 1.0f, 0.3f);
+    }
+    b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
+    b.vector(p + "ffn_norm.weight", s.n_embd, 1.0f, 0.2f);
+    b.matrix(p + "ffn_gate.weight", s.n_embd, s.n_ff);
+    b.matrix(p + "ffn_up.weight", s.n_embd, s.n_ff);
+    b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
+  }
+  return b.writer().write(path);
+}
+
+}  // namespace strata::testing

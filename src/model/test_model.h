@@ -1,0 +1,44 @@
+// Test support: small random dense models of each architecture and weight type, written to
+// a GGUF file with GgufWriter, so model tests need no downloaded weights.
+//
+// Shapes default to the smallest that every weight type accepts (K-quants need widths that
+// are multiples of 256). Weights are uniform with variance 1/n_in, norms near 1, so
+// activations stay O(1) through the layers and logits are well spread. Deterministic for a
+// given spec. Stateless functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "tensor/dtype.h"
+
+namespace strata::testing {
+
+struct TestModelSpec {
+  std::string arch = "llama";   // llama | qwen2 | qwen3 (qwen3: tied embeddings, QK-norm)
+  DType type = DType::kF32;     // every matrix, unless mixed
+  bool mixed = false;           // matrices cycle through all matmul types
+  int n_embd = 256;
+  int n_head = 4;
+  int n_head_kv = 2;
+  int n_ff = 512;
+  int n_layer = 2;
+  int n_vocab = 256;
+  int n_ctx = 512;
+  float rope_freq_base = 10000.0f;
+  float rope_linear_factor = 1.0f;  // != 1 writes rope.scaling.type = linear
+  uint32_t seed = 1;
+};
+
+// "llama-q4_K", "qwen3-mixed": for test names and file names.
+std::string test_model_name(const TestModelSpec& spec);
+
+// Writes the model to path.
+Status write_test_model(const TestModelSpec& spec, const std::string& path);
+
+// Every weight type the forward pass supports.
+std::vector<DType> all_weight_types();
+
+}  // namespace strata::testing

@@ -1,0 +1,181 @@
+// The forward pass of a dense transformer (llama, qwen2, qwen3), top to bottom.
+//
+// Rows are independent except through the K/V cache: every per-row step below writes only
+// that row's outputs, and the matmuls (the only place rows meet) are batch-invariant by
+// the kernels' contract. So a row's bits never depend on what else is in the batch.
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <cmath>
+#include <cstring>
+
+#include "model/model.h"
+#include "model/model_impl.h"
+
+namespace strata {
+namespace {
+
+using kernels::WeightMatrix;
+
+void add_in_place(float* x, const float* y, int n) {
+  for (int i = 0; i < n; ++i) x[i] += y[i];
+}
+
+// Bias, per-head QK-norm and rotary embedding of one row's q and k, then the row's k and v
+// go into the cache at its position.
+void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const LayerWeights& lw, int layer,
+                    const Row& row, float* q, float* k, float* v, KvView& kv) {
+  const int q_dim = hp.n_head * hp.head_dim;
+  const int kv_dim = hp.n_head_kv * hp.head_dim;
+  if (lw.bq != nullptr) {
+    add_in_place(q, lw.bq, q_dim);
+    add_in_place(k, lw.bk, kv_dim);
+    add_in_place(v, lw.bv, kv_dim);
+  }
+  if (lw.q_norm != nullptr) {
+    for (int h = 0; h < hp.n_head; ++h) kernels::rmsnorm(q + h * hp.head_dim, lw.q_norm, hp.head_dim, hp.rms_eps, q + h * hp.head_dim);
+    for (int h = 0; h < hp.n_head_kv; ++h) kernels::rmsnorm(k + h * hp.head_dim, lw.k_norm, hp.head_dim, hp.rms_eps, k + h * hp.head_dim);
+  }
+  kernels::rope(q, hp.n_head, row.pos, rope);
+  kernels::rope(k, hp.n_head_kv, row.pos, rope);
+
+  const KvLayout& L = kv.layout();
+  std::byte* block = kv.block(row.seq, row.pos / L.block_tokens);
+  const int in_block = row.pos % L.block_tokens;
+  kernels::store_kv(k, kv_dim, L.type, block + L.k_offset(layer, in_block));
+  kernels::store_kv(v, kv_dim, L.type, block + L.v_offset(layer, in_block));
+}
+
+// One attention work item: row r's query heads that share K/V head g, over positions
+// [0, pos] of the row's sequence, read from the cache.
+void attend_item(const Hparams& hp, int layer, const Row& row, int r, int g, KvView& kv, ForwardScratch& s,
+                 int worker) {
+  const KvLayout& L = kv.layout();
+  const int group = hp.n_head / hp.n_head_kv;
+  const size_t head_bytes = *dtype_row_bytes(L.type, static_cast<uint64_t>(hp.head_dim));
+  const int n_tokens = row.pos + 1;
+  const int n_blocks = (n_tokens + L.block_tokens - 1) / L.block_tokens;
+  const void** block_k = s.block_k(worker);
+  const void** block_v = s.block_v(worker);
+  for (int b = 0; b < n_blocks; ++b) {
+    const std::byte* base = kv.block(row.seq, b);
+    block_k[b] = base + L.k_offset(layer, 0) + static_cast<size_t>(g) * head_bytes;
+    block_v[b] = base + L.v_offset(layer, 0) + static_cast<size_t>(g) * head_bytes;
+  }
+  kernels::AttentionArgs a;
+  a.block_k = block_k;
+  a.block_v = block_v;
+  a.block_tokens = L.block_tokens;
+  a.token_stride_bytes = L.token_bytes();
+  a.n_tokens = n_tokens;
+  a.n_head = group;
+  a.n_head_kv = 1;
+  a.head_dim = hp.head_dim;
+  a.kv_type = L.type;
+  a.scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
+  const size_t offset = static_cast<size_t>(r) * hp.n_head * hp.head_dim + static_cast<size_t>(g) * group * hp.head_dim;
+  kernels::attention(a, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker));
+}
+
+// All (row, K/V head) items of the batch, spread over the pool. Workers take items from a
+// shared counter so the long rows at the end of a prompt chunk do not leave threads idle.
+void attend_all(const Hparams& hp, int layer, std::span<const Row> rows, KvView& kv, ForwardScratch& s,
+                ThreadPool& pool) {
+  const int n_items = static_cast<int>(rows.size()) * hp.n_head_kv;
+  const int n_workers = std::min({s.n_attention_workers(), pool.size(), n_items});
+  std::atomic<int>& next = s.next_attention_item();
+  next.store(0, std::memory_order_relaxed);
+  pool.parallel_for(n_workers, [&](int worker, int) {
+    for (int item = next.fetch_add(1); item < n_items; item = next.fetch_add(1)) {
+      // Latest rows first: they have the most keys to read.
+      const int reversed = n_items - 1 - item;
+      const int r = reversed / hp.n_head_kv;
+      attend_item(hp, layer, rows[r], r, reversed % hp.n_head_kv, kv, s, worker);
+    }
+  });
+}
+
+void rmsnorm_rows(const float* x, const float* weight, int n_rows, int n, float eps, float* out, ThreadPool& pool) {
+  pool.parallel_for(n_rows, [&](int r, int) {
+    kernels::rmsnorm(x + static_cast<size_t>(r) * n, weight, n, eps, out + static_cast<size_t>(r) * n);
+  });
+}
+
+void matmul(const WeightMatrix& w, const float* x, int n_rows, float* y, ForwardScratch& s, ThreadPool& pool) {
+  kernels::matmul(w, x, n_rows, y, s.matmul_scratch(), pool);
+}
+
+}  // namespace
+
+void Model::embed(std::span<const Row> rows, float* hidden) const {
+  const Hparams& hp = impl_->hp;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    float* out = hidden + r * hp.n_embd;
+    const int32_t token = rows[r].token;
+    // Callers validate tokens; an id outside the vocabulary still must not read out of bounds.
+    if (token < 0 || token >= hp.n_vocab) {
+      std::memset(out, 0, sizeof(float) * hp.n_embd);
+      continue;
+    }
+    kernels::dequantize_row(impl_->w.token_embd, token, out);
+  }
+}
+
+void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_layer, float* hidden, KvView& kv,
+                           ForwardScratch& s, ThreadPool& pool) const {
+  const Hparams& hp = impl_->hp;
+  const int n = static_cast<int>(rows.size());
+  assert(n <= s.max_rows());
+  if (n == 0) return;
+  const int n_embd = hp.n_embd;
+  const int q_dim = hp.n_head * hp.head_dim;
+  const int kv_dim = hp.n_head_kv * hp.head_dim;
+  for (int layer = first_layer; layer < last_layer; ++layer) {
+    const LayerWeights& lw = impl_->w.layers[layer];
+
+    // Attention. Every row stores its K/V before any row attends, and every row reads its
+    // keys back from the cache, so a prompt gives the same bits whatever its chunking.
+    rmsnorm_rows(hidden, lw.attn_norm, n, n_embd, hp.rms_eps, s.normed(), pool);
+    matmul(lw.wq, s.normed(), n, s.q(), s, pool);
+    matmul(lw.wk, s.normed(), n, s.k(), s, pool);
+    matmul(lw.wv, s.normed(), n, s.v(), s, pool);
+    pool.parallel_for(n, [&](int r, int) {
+      finish_qkv_row(hp, impl_->rope, lw, layer, rows[r], s.q() + static_cast<size_t>(r) * q_dim,
+                     s.k() + static_cast<size_t>(r) * kv_dim, s.v() + static_cast<size_t>(r) * kv_dim, kv);
+    });
+    attend_all(hp, layer, rows, kv, s, pool);
+    matmul(lw.wo, s.attn_out(), n, s.proj(), s, pool);
+
+    // Residual, then the SiLU-gated feed-forward block.
+    pool.parallel_for(n, [&](int r, int) {
+      float* h = hidden + static_cast<size_t>(r) * n_embd;
+      add_in_place(h, s.proj() + static_cast<size_t>(r) * n_embd, n_embd);
+      kernels::rmsnorm(h, lw.ffn_norm, n_embd, hp.rms_eps, s.normed() + static_cast<size_t>(r) * n_embd);
+    });
+    matmul(lw.w_gate, s.normed(), n, s.gate(), s, pool);
+    matmul(lw.w_up, s.normed(), n, s.up(), s, pool);
+    pool.parallel_for(n, [&](int r, int) {
+      const size_t at = static_cast<size_t>(r) * hp.n_ff;
+      kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff);
+    });
+    matmul(lw.w_down, s.gate(), n, s.proj(), s, pool);
+    pool.parallel_for(n, [&](int r, int) {
+      add_in_place(hidden + static_cast<size_t>(r) * n_embd, s.proj() + static_cast<size_t>(r) * n_embd, n_embd);
+    });
+  }
+}
+
+void Model::output_logits(std::span<const Row> rows, const float* hidden, float* logits, ForwardScratch& s,
+                          ThreadPool& pool) const {
+  const Hparams& hp = impl_->hp;
+  int n_out = 0;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (!rows[r].want_logits) continue;
+    kernels::rmsnorm(hidden + r * hp.n_embd, impl_->w.output_norm, hp.n_embd, hp.rms_eps,
+                     s.normed() + static_cast<size_t>(n_out) * hp.n_embd);
+    ++n_out;
+  }
+  if (n_out > 0) matmul(impl_->w.output, s.normed(), n_out, logits, s, pool);
+}
+
+}  // namespace strata

@@ -1,0 +1,39 @@
+// TensorPlan: the tensors of a generated model (names and shapes as llama.cpp writes them)
+// and the type each is stored in. Pure functions over a ModelSpec.
+//
+// Types: 1-D tensors (norms, biases) are F32. Matrices take the requested type, except that
+// the K-quant mixes behave like llama.cpp's _M files (output.weight and some attn_v /
+// ffn_down in Q6_K), and a matrix whose width is not whole blocks of its type falls back
+// (Q4_K -> Q5_0, Q5_K / Q6_K -> Q8_0, 32-blocks -> F16); `fallback` says why.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "modelgen/model_spec.h"
+#include "tensor/dtype.h"
+
+namespace strata {
+
+enum class WeightKind { kMatrix, kEmbedding, kNorm, kBias };
+
+struct PlannedTensor {
+  std::string name;
+  std::vector<uint64_t> dims;  // dims[0] = n_in, the contiguous width
+  WeightKind kind = WeightKind::kMatrix;
+  DType type = DType::kF32;
+  std::string fallback;  // empty unless the type was changed because the width does not fit
+};
+
+struct TensorPlan {
+  std::vector<PlannedTensor> tensors;
+  uint32_t file_type = 0;  // general.file_type
+};
+
+// Types --type accepts: f32 f16 bf16 q8_0 q4_0 q5_0 q4_k q5_k q6_k.
+bool can_generate_type(DType type);
+Result<TensorPlan> plan_tensors(const ModelSpec& spec, DType type);
+
+}  // namespace strata

@@ -1,0 +1,41 @@
+// CompletionRequest: one generation request as parsed from any of the APIs (OpenAI chat,
+// OpenAI completions, Anthropic messages), before its prompt is rendered and tokenized.
+//
+// Plain value type. Invariants after a successful parse: prompt.kind matches the filled
+// member; max_tokens is -1 (use the rest of the context) or >= 1; sampling fields are in range.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/engine_types.h"
+
+namespace strata::server {
+
+// One chat message with its content flattened to text ("system", "user" or "assistant").
+struct ChatTurn {
+  std::string role;
+  std::string content;
+};
+
+struct PromptInput {
+  enum class Kind { kChat, kText, kTokens };
+  Kind kind = Kind::kText;
+  std::vector<ChatTurn> messages;  // kChat
+  std::string text;                // kText
+  std::vector<int32_t> tokens;     // kTokens: ids sent by the client, used as they are
+};
+
+struct CompletionRequest {
+  PromptInput prompt;
+  // Everything but prompt_tokens and max_tokens, which the prompt builder fills in.
+  GenerateRequest generate;
+  int max_tokens = -1;       // -1: until the context is full
+  bool seed_given = false;   // false: the server picks a fresh seed
+  bool stream = false;
+  bool include_usage = false;  // OpenAI stream_options.include_usage
+  std::string model;           // as sent; informational only (one model is served)
+};
+
+}  // namespace strata::server

@@ -1,0 +1,159 @@
+// The generation endpoints: parse, build the engine request, submit, then stream or collect
+// the answer through the renderer for the API that was called.
+#include <memory>
+#include <utility>
+
+#include "base/clock.h"
+#include "server/anthropic_request.h"
+#include "server/anthropic_response.h"
+#include "server/anthropic_stream.h"
+#include "server/generation_pump.h"
+#include "server/json_body_renderer.h"
+#include "server/json_fields.h"
+#include "server/openai_request.h"
+#include "server/openai_stream.h"
+#include "server/prompt_builder.h"
+#include "server/routes.h"
+
+namespace strata::server {
+
+namespace {
+
+enum class Api { kChat, kText, kAnthropic };
+
+using RendererFactory = std::function<std::unique_ptr<ResponseRenderer>(SseWriter::WriteFn)>;
+
+Result<CompletionRequest> parse_request(Api api, const std::string& body) {
+  STRATA_ASSIGN_OR_RETURN(json object, parse_json_object(body));
+  switch (api) {
+    case Api::kChat: return parse_chat_completion_request(object);
+    case Api::kText: return parse_text_completion_request(object);
+    case Api::kAnthropic: return parse_anthropic_messages_request(object);
+  }
+  return Status::Internal("unknown API");
+}
+
+const char* id_prefix(Api api) {
+  switch (api) {
+    case Api::kChat: return "chatcmpl-";
+    case Api::kText: return "cmpl-";
+    case Api::kAnthropic: return "msg_";
+  }
+  return "";
+}
+
+RendererFactory openai_renderers(Api api, const CompletionRequest& request, ResponseMeta meta,
+                                 const ModelText& text) {
+  const bool chat = api == Api::kChat;
+  const bool logprobs = request.generate.sampling.logprobs;
+  if (request.stream) {
+    OpenAiStreamOptions options{chat, logprobs, request.include_usage};
+    return [meta, &text, options](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+      return std::make_unique<OpenAiStreamRenderer>(std::move(write), meta, text, options);
+    };
+  }
+  return [meta, &text, chat, logprobs](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    auto build = [meta, &text, chat, logprobs](const GenerationResult& result) {
+      return chat ? chat_completion_json(meta, result, logprobs, text)
+                  : text_completion_json(meta, result, logprobs, text);
+    };
+    return std::make_unique<JsonBodyRenderer>(std::move(write), logprobs, build, openai_error_body);
+  };
+}
+
+RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMeta meta,
+                                    const ModelText& text, int n_prompt) {
+  std::vector<std::string> stops = request.generate.stop;
+  if (request.stream) {
+    return [meta, &text, n_prompt, stops](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+      return std::make_unique<AnthropicStreamRenderer>(std::move(write), meta, text, n_prompt, stops);
+    };
+  }
+  return [meta, &text, stops](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    auto build = [meta, &text, stops](const GenerationResult& result) {
+      return anthropic_message_json(meta, result, matched_stop_sequence(result, stops, text));
+    };
+    return std::make_unique<JsonBodyRenderer>(std::move(write), false, build, anthropic_error_body);
+  };
+}
+
+// Hands the response to httplib as a chunked body produced on this worker thread: the pump
+// runs inside the content provider, where the connection can be watched.
+void start_response(httplib::Response& res, std::shared_ptr<GenerationSession> session,
+                    RendererFactory make_renderer, bool stream, PumpTiming timing) {
+  if (stream) {
+    res.set_header("Cache-Control", "no-cache");
+    res.set_header("X-Accel-Buffering", "no");  // keep reverse proxies from buffering the stream
+  }
+  res.set_chunked_content_provider(
+      stream ? "text/event-stream" : "application/json",
+      [session, make_renderer, timing](size_t, httplib::DataSink& sink) {
+        auto write = [&sink](std::string_view bytes) { return sink.write(bytes.data(), bytes.size()); };
+        auto alive = [&sink] { return sink.is_writable(); };
+        std::unique_ptr<ResponseRenderer> renderer = make_renderer(write);
+        if (!pump_generation(*session, *renderer, alive, timing)) return false;
+        sink.done();
+        return true;
+      });
+}
+
+void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& req,
+                      httplib::Response& res) {
+  const ErrorStyle style = api == Api::kAnthropic ? ErrorStyle::kAnthropic : ErrorStyle::kOpenAi;
+  const ServedModel* model = accepting_model(ctx, res, style);
+  if (!model) return;
+  Result<CompletionRequest> request = parse_request(api, req.body);
+  if (!request.ok()) return reply_error(res, api_error_from_status(request.status()), style);
+  Result<GenerateRequest> generate =
+      build_generate_request(*request, *model->text, model->n_ctx, ctx.state->fresh_seed());
+  if (!generate.ok()) return reply_error(res, api_error_from_status(generate.status()), style);
+  const int n_prompt = static_cast<int>(generate->prompt_tokens.size());
+  auto session = GenerationSession::Start(*model->engine, std::move(generate).value());
+  if (!session.ok()) return reply_error(res, api_error_from_status(session.status()), style);
+
+  ResponseMeta meta{ctx.state->new_id(id_prefix(api)), static_cast<int64_t>(wall_s()), model->name};
+  RendererFactory factory = api == Api::kAnthropic
+                                ? anthropic_renderers(*request, meta, *model->text, n_prompt)
+                                : openai_renderers(api, *request, meta, *model->text);
+  const ServerConfig& config = ctx.state->config();
+  start_response(res, std::shared_ptr<GenerationSession>(std::move(session).value()),
+                 std::move(factory), request->stream, PumpTiming{config.poll_s, config.keep_alive_s});
+}
+
+// Anthropic's token counting endpoint: the prompt as it would be sent, counted.
+void serve_count_tokens(const RouteContext& ctx, const httplib::Request& req, httplib::Response& res) {
+  const ServedModel* model = ready_model(ctx, res, ErrorStyle::kAnthropic);
+  if (!model) return;
+  Result<json> body = parse_json_object(req.body);
+  if (!body.ok()) return reply_error(res, api_error_from_status(body.status()), ErrorStyle::kAnthropic);
+  // count_tokens has no max_tokens; reuse the Messages parser with a placeholder.
+  if (!body->contains("max_tokens")) (*body)["max_tokens"] = 1;
+  Result<CompletionRequest> request = parse_anthropic_messages_request(*body);
+  if (!request.ok()) {
+    return reply_error(res, api_error_from_status(request.status()), ErrorStyle::kAnthropic);
+  }
+  Result<std::vector<int32_t>> tokens = model->text->chat_prompt(request->prompt.messages);
+  if (!tokens.ok()) {
+    return reply_error(res, api_error_from_status(tokens.status()), ErrorStyle::kAnthropic);
+  }
+  reply_json(res, 200, {{"input_tokens", tokens->size()}});
+}
+
+}  // namespace
+
+void add_generation_routes(httplib::Server& http, RouteContext ctx) {
+  http.Post("/v1/chat/completions", [ctx](const httplib::Request& req, httplib::Response& res) {
+    serve_generation(ctx, Api::kChat, req, res);
+  });
+  http.Post("/v1/completions", [ctx](const httplib::Request& req, httplib::Response& res) {
+    serve_generation(ctx, Api::kText, req, res);
+  });
+  http.Post("/v1/messages", [ctx](const httplib::Request& req, httplib::Response& res) {
+    serve_generation(ctx, Api::kAnthropic, req, res);
+  });
+  http.Post("/v1/messages/count_tokens", [ctx](const httplib::Request& req, httplib::Response& res) {
+    serve_count_tokens(ctx, req, res);
+  });
+}
+
+}  // namespace strata::server

@@ -1,0 +1,47 @@
+// JsonBodyRenderer: renders a non-streaming answer. Gathers the events into a GenerationResult
+// and writes one JSON document when the request finishes.
+//
+// The HTTP status (200) is committed when the first event arrives, so a request that fails
+// later (engine error, aborted by shutdown) gets its error object in a 200 body.
+// Owned by one HTTP thread.
+#pragma once
+
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+#include "server/api_error.h"
+#include "server/generation_pump.h"
+#include "server/generation_result.h"
+#include "server/sse.h"
+
+namespace strata::server {
+
+class JsonBodyRenderer : public ResponseRenderer {
+ public:
+  using BuildFn = std::function<nlohmann::json(const GenerationResult&)>;
+  using ErrorFn = std::function<nlohmann::json(const ApiError&)>;
+
+  JsonBodyRenderer(SseWriter::WriteFn write, bool keep_logprobs, BuildFn build, ErrorFn error);
+
+  bool start() override { return true; }
+  bool token(const RequestEvent& event) override;
+  bool finish(const RequestEvent& event) override;
+  bool keep_alive() override { return true; }
+
+ private:
+  SseWriter::WriteFn write_;
+  bool keep_logprobs_;
+  BuildFn build_;
+  ErrorFn error_;
+  GenerationResult result_;
+};
+
+// The client-facing error for a request that ended without stop/length: an engine error or
+// an abort (only seen by a client still connected, i.e. when the server is shutting down).
+ApiError error_for_unfinished(const RequestEvent& event);
+
+// True when the final event is a normal end (kDone with stop or length).
+bool finished_normally(const RequestEvent& event);
+
+}  // namespace strata::server

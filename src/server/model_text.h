@@ -1,0 +1,36 @@
+// ModelText: the text side of a loaded model, as the server uses it: tokenizing prompts,
+// rendering chats with the model's template, and turning token ids back into text.
+//
+// The server reaches the tokenizer and chat template only through this interface so that its
+// HTTP layer can be tested with a fake model. Implementations must allow concurrent const
+// calls from many HTTP threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "server/completion_request.h"
+
+namespace strata::server {
+
+class ModelText {
+ public:
+  virtual ~ModelText() = default;
+
+  // add_special: add the model's BOS (and whatever else its vocab adds) around the text.
+  // Special-token text such as "<|im_start|>" is parsed as the special token.
+  virtual Result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special) const = 0;
+  // Concatenated text of the tokens (control tokens render as nothing).
+  virtual std::string detokenize(const std::vector<int32_t>& tokens) const = 0;
+  // The raw bytes of one token (possibly a partial UTF-8 sequence), for logprobs.
+  virtual std::string token_piece(int32_t token) const = 0;
+  virtual int vocab_size() const = 0;
+  // The conversation rendered with the model's chat template, followed by the opener of the
+  // assistant's turn, and tokenized (BOS as the template and vocab want it).
+  virtual Result<std::vector<int32_t>> chat_prompt(const std::vector<ChatTurn>& turns) const = 0;
+};
+
+}  // namespace strata::server

@@ -1,0 +1,222 @@
+#include "server/openai_request.h"
+
+#include <charconv>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "server/json_fields.h"
+
+namespace strata::server {
+
+namespace {
+
+constexpr int kMaxStopStrings = 16;
+constexpr int64_t kMaxTokensLimit = 1 << 24;
+constexpr int kMaxTopLogprobs = 20;
+
+// logit_bias: {"<token id>": bias in [-100, 100]}. Ids are checked against the vocab later,
+// when the tokenizer is at hand.
+Status parse_logit_bias(const json& body, SamplingParams* sampling) {
+  const json* v = find_field(body, "logit_bias");
+  if (!v) return Status::Ok();
+  if (!v->is_object()) {
+    return Status::InvalidArgument(
+        fmt::format("'logit_bias' must be an object mapping token ids to numbers, got {}",
+                    describe_value(*v)));
+  }
+  for (const auto& [key, bias] : v->items()) {
+    int32_t token = -1;
+    auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), token);
+    if (ec != std::errc() || end != key.data() + key.size() || token < 0) {
+      return Status::InvalidArgument(
+          fmt::format("'logit_bias' key \"{}\" is not a token id (a non-negative integer)", key));
+    }
+    if (!bias.is_number() || bias.get<double>() < -100 || bias.get<double>() > 100) {
+      return Status::InvalidArgument(fmt::format(
+          "'logit_bias' value for token {} must be a number in [-100, 100], got {}", token,
+          describe_value(bias)));
+    }
+    sampling->logit_bias.emplace_back(token, bias.get<float>());
+  }
+  return Status::Ok();
+}
+
+Status parse_sampling(const json& body, SamplingParams* s) {
+  s->temperature = 1.0f;  // the OpenAI default; send 0 for greedy decoding
+  STRATA_RETURN_IF_ERROR(read_float(body, "temperature", 0, 2, &s->temperature));
+  STRATA_RETURN_IF_ERROR(read_float(body, "top_p", 0, 1, &s->top_p));
+  STRATA_RETURN_IF_ERROR(read_int(body, "top_k", 0, 1 << 20, &s->top_k));
+  STRATA_RETURN_IF_ERROR(read_float(body, "min_p", 0, 1, &s->min_p));
+  STRATA_RETURN_IF_ERROR(read_float(body, "frequency_penalty", -2, 2, &s->frequency_penalty));
+  STRATA_RETURN_IF_ERROR(read_float(body, "presence_penalty", -2, 2, &s->presence_penalty));
+  STRATA_RETURN_IF_ERROR(read_float(body, "repeat_penalty", 0, 10, &s->repeat_penalty));
+  STRATA_RETURN_IF_ERROR(read_float(body, "repetition_penalty", 0, 10, &s->repeat_penalty));
+  STRATA_RETURN_IF_ERROR(read_int(body, "repeat_last_n", 0, 1 << 20, &s->repeat_last_n));
+  return parse_logit_bias(body, s);
+}
+
+Status parse_n(const json& body) {
+  int n = 1;
+  STRATA_RETURN_IF_ERROR(read_int(body, "n", 1, 128, &n));
+  if (n != 1) {
+    return Status::Unsupported("'n' > 1 is not supported; send one request per completion");
+  }
+  int best_of = 1;
+  STRATA_RETURN_IF_ERROR(read_int(body, "best_of", 1, 128, &best_of));
+  if (best_of != 1) return Status::Unsupported("'best_of' > 1 is not supported");
+  return Status::Ok();
+}
+
+// "content": a string, or an array of {"type": "text", "text": "..."} parts joined together.
+Status parse_message_content(const json& message, size_t index, std::string* out) {
+  const json* content = find_field(message, "content");
+  if (!content) return Status::Ok();  // assistant turns may carry no content
+  if (content->is_string()) {
+    *out = content->get<std::string>();
+    return Status::Ok();
+  }
+  if (!content->is_array()) {
+    return Status::InvalidArgument(fmt::format(
+        "'messages[{}].content' must be a string or an array of content parts, got {}", index,
+        describe_value(*content)));
+  }
+  for (size_t p = 0; p < content->size(); ++p) {
+    const json& part = (*content)[p];
+    std::string type = part.is_object() ? part.value("type", "") : "";
+    if (type != "text") {
+      return Status::Unsupported(fmt::format(
+          "'messages[{}].content[{}]': only {{\"type\": \"text\"}} parts are supported, got {}",
+          index, p, describe_value(part)));
+    }
+    const json* text = find_field(part, "text");
+    if (!text || !text->is_string()) {
+      return Status::InvalidArgument(
+          fmt::format("'messages[{}].content[{}].text' must be a string", index, p));
+    }
+    out->append(text->get<std::string>());
+  }
+  return Status::Ok();
+}
+
+Status parse_chat_message(const json& message, size_t index, ChatTurn* out) {
+  if (!message.is_object()) {
+    return Status::InvalidArgument(
+        fmt::format("'messages[{}]' must be an object, got {}", index, describe_value(message)));
+  }
+  const json* role = find_field(message, "role");
+  if (!role || !role->is_string()) {
+    return Status::InvalidArgument(fmt::format("'messages[{}].role' must be a string", index));
+  }
+  out->role = role->get<std::string>();
+  if (out->role == "developer") out->role = "system";  // OpenAI's newer name for system
+  if (out->role != "system" && out->role != "user" && out->role != "assistant") {
+    return Status::Unsupported(fmt::format(
+        "'messages[{}].role' \"{}\" is not supported (use system, developer, user or assistant)",
+        index, out->role));
+  }
+  STRATA_RETURN_IF_ERROR(reject_if_set(message, "tool_calls"));
+  return parse_message_content(message, index, &out->content);
+}
+
+// Completions "prompt": a string, an array of token ids, or a one-element array of either.
+Status parse_text_prompt(const json& body, PromptInput* out) {
+  const json* prompt = find_field(body, "prompt");
+  if (!prompt) return Status::InvalidArgument("'prompt' is required");
+  const json* p = prompt;
+  if (p->is_array() && p->size() == 1 && ((*p)[0].is_string() || (*p)[0].is_array())) {
+    p = &(*p)[0];
+  }
+  if (p->is_string()) {
+    out->kind = PromptInput::Kind::kText;
+    out->text = p->get<std::string>();
+    return Status::Ok();
+  }
+  bool all_ids = p->is_array() && !p->empty();
+  if (all_ids) {
+    for (const json& t : *p) all_ids = all_ids && t.is_number_integer() && t.get<int64_t>() >= 0;
+  }
+  if (!all_ids) {
+    return Status::InvalidArgument(fmt::format(
+        "'prompt' must be a string or a non-empty array of token ids (one prompt per request), "
+        "got {}",
+        describe_value(*prompt)));
+  }
+  out->kind = PromptInput::Kind::kTokens;
+  for (const json& t : *p) out->tokens.push_back(static_cast<int32_t>(t.get<int64_t>()));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<CompletionRequest> parse_chat_completion_request(const json& body) {
+  CompletionRequest out;
+  out.prompt.kind = PromptInput::Kind::kChat;
+  const json* messages = find_field(body, "messages");
+  if (!messages || !messages->is_array() || messages->empty()) {
+    return Status::InvalidArgument("'messages' must be a non-empty array of messages");
+  }
+  for (size_t i = 0; i < messages->size(); ++i) {
+    ChatTurn turn;
+    STRATA_RETURN_IF_ERROR(parse_chat_message((*messages)[i], i, &turn));
+    out.prompt.messages.push_back(std::move(turn));
+  }
+  STRATA_RETURN_IF_ERROR(parse_openai_common_fields(body, &out));
+  SamplingParams& s = out.generate.sampling;
+  STRATA_RETURN_IF_ERROR(read_bool(body, "logprobs", &s.logprobs));
+  STRATA_RETURN_IF_ERROR(read_int(body, "top_logprobs", 0, kMaxTopLogprobs, &s.n_top_logprobs));
+  if (s.n_top_logprobs > 0 && !s.logprobs) {
+    return Status::InvalidArgument("'top_logprobs' needs 'logprobs': true");
+  }
+  return out;
+}
+
+Result<CompletionRequest> parse_text_completion_request(const json& body) {
+  CompletionRequest out;
+  STRATA_RETURN_IF_ERROR(parse_text_prompt(body, &out.prompt));
+  STRATA_RETURN_IF_ERROR(parse_openai_common_fields(body, &out));
+  bool echo = false;
+  STRATA_RETURN_IF_ERROR(read_bool(body, "echo", &echo));
+  if (echo) return Status::Unsupported("'echo' is not supported");
+  STRATA_RETURN_IF_ERROR(reject_if_set(body, "suffix"));
+  // Completions' "logprobs" is the number of alternatives to report (0 = only the chosen token).
+  int n_logprobs = -1;
+  STRATA_RETURN_IF_ERROR(read_int(body, "logprobs", 0, kMaxTopLogprobs, &n_logprobs));
+  if (n_logprobs >= 0) {
+    out.generate.sampling.logprobs = true;
+    out.generate.sampling.n_top_logprobs = n_logprobs;
+  }
+  return out;
+}
+
+Status parse_openai_common_fields(const json& body, CompletionRequest* out) {
+  STRATA_RETURN_IF_ERROR(read_string(body, "model", &out->model));
+  STRATA_RETURN_IF_ERROR(parse_n(body));
+  STRATA_RETURN_IF_ERROR(read_int(body, "max_tokens", 1, kMaxTokensLimit, &out->max_tokens));
+  STRATA_RETURN_IF_ERROR(
+      read_int(body, "max_completion_tokens", 1, kMaxTokensLimit, &out->max_tokens));
+  STRATA_RETURN_IF_ERROR(parse_sampling(body, &out->generate.sampling));
+  if (find_field(body, "seed")) {
+    STRATA_RETURN_IF_ERROR(read_uint64(body, "seed", &out->generate.sampling.seed));
+    out->seed_given = true;
+  }
+  STRATA_RETURN_IF_ERROR(read_string_list(body, "stop", kMaxStopStrings, &out->generate.stop));
+  STRATA_RETURN_IF_ERROR(read_bool(body, "ignore_eos", &out->generate.ignore_eos));
+  STRATA_RETURN_IF_ERROR(read_bool(body, "stream", &out->stream));
+  if (const json* opts = find_field(body, "stream_options")) {
+    if (!opts->is_object()) {
+      return Status::InvalidArgument(fmt::format("'stream_options' must be an object, got {}",
+                                                 describe_value(*opts)));
+    }
+    STRATA_RETURN_IF_ERROR(read_bool(*opts, "include_usage", &out->include_usage));
+  }
+  if (const json* format = find_field(body, "response_format")) {
+    if (!format->is_object() || format->value("type", "") != "text") {
+      return Status::Unsupported("'response_format' other than {\"type\": \"text\"} is not supported");
+    }
+  }
+  STRATA_RETURN_IF_ERROR(reject_if_set(body, "tools"));
+  return reject_if_set(body, "functions");
+}
+
+}  // namespace strata::server

@@ -1,0 +1,24 @@
+// Parsing of OpenAI request bodies (POST /v1/chat/completions, POST /v1/completions) into a
+// CompletionRequest, with validation that names the offending field.
+//
+// Stateless; thread-safe. Unknown fields are ignored (clients send many); fields this server
+// cannot honour (tools, n > 1, echo, non-text content parts...) are rejected with kUnsupported
+// rather than silently dropped.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "server/completion_request.h"
+
+namespace strata::server {
+
+Result<CompletionRequest> parse_chat_completion_request(const nlohmann::json& body);
+Result<CompletionRequest> parse_text_completion_request(const nlohmann::json& body);
+
+// The sampling and stopping fields both OpenAI endpoints share (temperature, top_p, top_k,
+// min_p, seed, stop, penalties, logit_bias, max_tokens / max_completion_tokens, ignore_eos,
+// stream, stream_options, n). Exposed for tests.
+Status parse_openai_common_fields(const nlohmann::json& body, CompletionRequest* out);
+
+}  // namespace strata::server

@@ -1,0 +1,115 @@
+#include "server/openai_response.h"
+
+namespace strata::server {
+
+using nlohmann::json;
+
+namespace {
+
+json byte_array(const std::string& piece) {
+  json bytes = json::array();
+  for (unsigned char c : piece) bytes.push_back(static_cast<int>(c));
+  return bytes;
+}
+
+json finish_value(const char* finish) { return finish ? json(finish) : json(nullptr); }
+
+}  // namespace
+
+const char* openai_finish_reason(FinishReason finish) {
+  return finish == FinishReason::kLength ? "length" : "stop";
+}
+
+json openai_usage_json(const Usage& usage) {
+  return {{"prompt_tokens", usage.prompt_tokens},
+          {"completion_tokens", usage.completion_tokens},
+          {"total_tokens", usage.prompt_tokens + usage.completion_tokens},
+          {"prompt_tokens_details", {{"cached_tokens", usage.cached_tokens}}}};
+}
+
+json chat_logprobs_json(const std::vector<TokenLogprobs>& tokens, const ModelText& text) {
+  json content = json::array();
+  for (const TokenLogprobs& t : tokens) {
+    std::string piece = text.token_piece(t.token);
+    json top = json::array();
+    for (const TopLogprob& alt : t.top) {
+      std::string alt_piece = text.token_piece(alt.token);
+      top.push_back({{"token", alt_piece}, {"logprob", alt.logprob}, {"bytes", byte_array(alt_piece)}});
+    }
+    content.push_back(
+        {{"token", piece}, {"logprob", t.logprob}, {"bytes", byte_array(piece)}, {"top_logprobs", top}});
+  }
+  return {{"content", content}};
+}
+
+json text_logprobs_json(const std::vector<TokenLogprobs>& tokens, const ModelText& text,
+                        size_t first_offset) {
+  json pieces = json::array(), logprobs = json::array(), tops = json::array(),
+       offsets = json::array();
+  size_t offset = first_offset;
+  for (const TokenLogprobs& t : tokens) {
+    std::string piece = text.token_piece(t.token);
+    pieces.push_back(piece);
+    logprobs.push_back(t.logprob);
+    json top = json::object();
+    for (const TopLogprob& alt : t.top) top[text.token_piece(alt.token)] = alt.logprob;
+    tops.push_back(top);
+    offsets.push_back(offset);
+    offset += piece.size();
+  }
+  return {{"tokens", pieces}, {"token_logprobs", logprobs}, {"top_logprobs", tops},
+          {"text_offset", offsets}};
+}
+
+json chat_completion_json(const ResponseMeta& meta, const GenerationResult& result,
+                          bool with_logprobs, const ModelText& text) {
+  json choice = {{"index", 0},
+                 {"message", {{"role", "assistant"}, {"content", result.text}}},
+                 {"logprobs", with_logprobs ? chat_logprobs_json(result.logprobs, text) : json()},
+                 {"finish_reason", openai_finish_reason(result.finish)}};
+  return {{"id", meta.id},           {"object", "chat.completion"},
+          {"created", meta.created}, {"model", meta.model},
+          {"choices", json::array({choice})},     {"usage", openai_usage_json(result.usage)}};
+}
+
+json text_completion_json(const ResponseMeta& meta, const GenerationResult& result,
+                          bool with_logprobs, const ModelText& text) {
+  json choice = {{"index", 0},
+                 {"text", result.text},
+                 {"logprobs", with_logprobs ? text_logprobs_json(result.logprobs, text, 0) : json()},
+                 {"finish_reason", openai_finish_reason(result.finish)}};
+  return {{"id", meta.id},           {"object", "text_completion"},
+          {"created", meta.created}, {"model", meta.model},
+          {"choices", json::array({choice})},     {"usage", openai_usage_json(result.usage)}};
+}
+
+json chat_chunk_json(const ResponseMeta& meta, json delta, json logprobs, const char* finish) {
+  json choice = {{"index", 0}, {"delta", std::move(delta)}, {"logprobs", std::move(logprobs)},
+                 {"finish_reason", finish_value(finish)}};
+  return {{"id", meta.id},           {"object", "chat.completion.chunk"},
+          {"created", meta.created}, {"model", meta.model},
+          {"choices", json::array({choice})}};
+}
+
+json chat_usage_chunk_json(const ResponseMeta& meta, const Usage& usage) {
+  return {{"id", meta.id},           {"object", "chat.completion.chunk"},
+          {"created", meta.created}, {"model", meta.model},
+          {"choices", json::array()}, {"usage", openai_usage_json(usage)}};
+}
+
+json text_chunk_json(const ResponseMeta& meta, const std::string& text, json logprobs,
+                     const char* finish) {
+  json choice = {{"index", 0}, {"text", text}, {"logprobs", std::move(logprobs)},
+                 {"finish_reason", finish_value(finish)}};
+  return {{"id", meta.id},           {"object", "text_completion"},
+          {"created", meta.created}, {"model", meta.model},
+          {"choices", json::array({choice})}};
+}
+
+json text_usage_chunk_json(const ResponseMeta& meta, const Usage& usage) {
+  return {{"id", meta.id},           {"object", "text_completion"},
+          {"created", meta.created}, {"model", meta.model},
+          {"choices", json::array()}, {"usage", openai_usage_json(usage)}};
+}
+
+}  // namespace strata::server

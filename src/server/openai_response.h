@@ -1,0 +1,53 @@
+// JSON bodies of OpenAI responses: chat.completion, text_completion, their stream chunks,
+// usage and logprobs objects.
+//
+// Pure functions of their arguments; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "server/generation_result.h"
+#include "server/model_text.h"
+
+namespace strata::server {
+
+// What every response and chunk of one request repeats.
+struct ResponseMeta {
+  std::string id;        // "chatcmpl-..." / "cmpl-..." / "msg_..."
+  int64_t created = 0;   // unix seconds
+  std::string model;     // the served model name
+};
+
+// "stop" or "length" (an aborted or failed request never gets a finish reason).
+const char* openai_finish_reason(FinishReason finish);
+
+// {"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details": {"cached_tokens"}}
+nlohmann::json openai_usage_json(const Usage& usage);
+
+// Chat form: {"content": [{"token", "logprob", "bytes", "top_logprobs": [...]}]}
+nlohmann::json chat_logprobs_json(const std::vector<TokenLogprobs>& tokens, const ModelText& text);
+// Completions form: {"tokens", "token_logprobs", "top_logprobs": [{piece: logprob}], "text_offset"}
+// text_offset counts bytes from the start of the generated text, starting at first_offset.
+nlohmann::json text_logprobs_json(const std::vector<TokenLogprobs>& tokens, const ModelText& text,
+                                  size_t first_offset);
+
+nlohmann::json chat_completion_json(const ResponseMeta& meta, const GenerationResult& result,
+                                    bool with_logprobs, const ModelText& text);
+nlohmann::json text_completion_json(const ResponseMeta& meta, const GenerationResult& result,
+                                    bool with_logprobs, const ModelText& text);
+
+// One chat.completion.chunk with a single choice. logprobs and finish may be null.
+nlohmann::json chat_chunk_json(const ResponseMeta& meta, nlohmann::json delta,
+                               nlohmann::json logprobs, const char* finish);
+// The usage-only chunk sent last when stream_options.include_usage is set (empty choices).
+nlohmann::json chat_usage_chunk_json(const ResponseMeta& meta, const Usage& usage);
+// One text_completion stream chunk. logprobs and finish may be null.
+nlohmann::json text_chunk_json(const ResponseMeta& meta, const std::string& text,
+                               nlohmann::json logprobs, const char* finish);
+nlohmann::json text_usage_chunk_json(const ResponseMeta& meta, const Usage& usage);
+
+}  // namespace strata::server

@@ -1,0 +1,30 @@
+// ServerConfig: the HTTP-side settings of `strata serve` (the engine's live in EngineOptions).
+// Plain value; validate() names the first bad field.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace strata::server {
+
+struct ServerConfig {
+  std::string host = "127.0.0.1";
+  int port = 8080;                   // 0: any free port (the chosen one is printed)
+  std::vector<std::string> api_keys; // empty: no auth
+  bool metrics_no_auth = false;      // /metrics open even when keys are set
+  uint64_t max_body_bytes = 16ull << 20;
+  double drain_timeout_s = 30.0;     // SIGTERM: how long running requests may go on
+  std::string model_alias;           // the model name clients see; empty: the file's name
+  std::string version;               // reported by /v1/status
+  int http_threads = 0;              // 0: enough for every slot and queued request
+  double keep_alive_s = 5.0;         // silence before a stream keep-alive
+  double poll_s = 0.05;              // how often a waiting handler checks its connection
+};
+
+// Errors name the flag: "--port 70000 is out of range [0, 65535]".
+Status validate_server_config(const ServerConfig& config);
+
+}  // namespace strata::server

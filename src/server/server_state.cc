@@ -1,0 +1,28 @@
+#include "server/server_state.h"
+
+#include <fmt/format.h>
+
+#include "base/clock.h"
+
+namespace strata::server {
+
+ServerState::ServerState(ServerConfig config)
+    : config_(std::move(config)),
+      rng_(std::random_device{}()),
+      started_s_(monotonic_s()),
+      started_unix_s_(static_cast<int64_t>(wall_s())) {}
+
+std::string ServerState::new_id(std::string_view prefix) {
+  std::lock_guard<std::mutex> lock(rng_mu_);
+  uint64_t a = rng_(), b = rng_();
+  return fmt::format("{}{:016x}{:08x}", prefix, a, static_cast<uint32_t>(b));
+}
+
+uint64_t ServerState::fresh_seed() {
+  std::lock_guard<std::mutex> lock(rng_mu_);
+  return rng_();
+}
+
+double ServerState::uptime_s() const { return monotonic_s() - started_s_; }
+
+}  // namespace strata::server

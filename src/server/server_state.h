@@ -1,0 +1,58 @@
+// ServerState: what all routes of one server share — its configuration, the model once it
+// has loaded, the draining flag, and the generators for response ids and seeds.
+//
+// Thread-safe: the model pointer and the draining flag are atomics (published once, read by
+// every handler); id/seed generation takes a mutex. The published ServedModel is not owned and
+// must outlive every handler (the runner destroys it only after the HTTP server has stopped).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <random>
+#include <string>
+#include <string_view>
+
+#include "engine/engine.h"
+#include "server/model_text.h"
+#include "server/server_config.h"
+
+namespace strata::server {
+
+struct ServedModel {
+  Engine* engine = nullptr;          // not owned
+  const ModelText* text = nullptr;   // not owned
+  std::string name;                  // the name clients see (--alias or the file's stem)
+  int n_ctx = 0;                     // per-request context in tokens
+};
+
+class ServerState {
+ public:
+  explicit ServerState(ServerConfig config);
+
+  const ServerConfig& config() const { return config_; }
+
+  void publish_model(const ServedModel* model) { model_.store(model, std::memory_order_release); }
+  // nullptr while the model is loading.
+  const ServedModel* model() const { return model_.load(std::memory_order_acquire); }
+
+  void begin_drain() { draining_.store(true); }
+  bool draining() const { return draining_.load(); }
+
+  // prefix + 24 random hex digits, e.g. "chatcmpl-3f9c...".
+  std::string new_id(std::string_view prefix);
+  uint64_t fresh_seed();
+  double uptime_s() const;
+  int64_t started_unix_s() const { return started_unix_s_; }
+
+ private:
+  ServerConfig config_;
+  std::atomic<const ServedModel*> model_{nullptr};
+  std::atomic<bool> draining_{false};
+  std::mutex rng_mu_;
+  std::mt19937_64 rng_;
+  double started_s_;
+  int64_t started_unix_s_;
+};
+
+}  // namespace strata::server

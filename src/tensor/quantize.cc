@@ -1,0 +1,190 @@
+#include "tensor/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "tensor/block_layouts.h"
+#include "tensor/half.h"
+
+namespace strata {
+
+namespace {
+
+using QuantizeFn = void (*)(const float*, void*, size_t);
+using DequantizeFn = void (*)(const void*, float*, size_t);
+
+void quantize_row_f32(const float* src, void* dst, size_t n) { std::memcpy(dst, src, n * sizeof(float)); }
+void dequantize_row_f32(const void* src, float* dst, size_t n) { std::memcpy(dst, src, n * sizeof(float)); }
+
+struct Codec {
+  DType type;
+  QuantizeFn quantize;
+  DequantizeFn dequantize;
+};
+
+constexpr Codec kCodecs[] = {
+    {DType::kF32, quantize_row_f32, dequantize_row_f32},
+    {DType::kF16, quantize_row_f16, dequantize_row_f16},
+    {DType::kBF16, quantize_row_bf16, dequantize_row_bf16},
+    {DType::kQ8_0, quantize_row_q8_0, dequantize_row_q8_0},
+    {DType::kQ4_0, quantize_row_q4_0, dequantize_row_q4_0},
+    {DType::kQ5_0, quantize_row_q5_0, dequantize_row_q5_0},
+    {DType::kQ4_K, quantize_row_q4_k, dequantize_row_q4_k},
+    {DType::kQ5_K, quantize_row_q5_k, dequantize_row_q5_k},
+    {DType::kQ6_K, quantize_row_q6_k, dequantize_row_q6_k},
+};
+
+const Codec* find_codec(DType type) {
+  for (const auto& c : kCodecs) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+Status check_row(DType type, size_t n, const char* what) {
+  if (find_codec(type) == nullptr) {
+    return Status::Unsupported(std::string("cannot ") + what + " type " + std::string(dtype_name(type)));
+  }
+  uint32_t block = dtype_info(type).block_size;
+  if (n % block != 0) {
+    return Status::InvalidArgument(std::string(what) + " " + std::string(dtype_name(type)) + ": " +
+                                   std::to_string(n) + " elements are not whole blocks of " + std::to_string(block));
+  }
+  return Status::Ok();
+}
+
+// The element of largest magnitude, with its sign (Q4_0 / Q5_0 map it to the code 0).
+float signed_max(const float* x, int n) {
+  float amax = 0, max = 0;
+  for (int i = 0; i < n; ++i) {
+    if (std::fabs(x[i]) > amax) {
+      amax = std::fabs(x[i]);
+      max = x[i];
+    }
+  }
+  return max;
+}
+
+}  // namespace
+
+bool can_quantize(DType type) { return find_codec(type) != nullptr; }
+bool can_dequantize(DType type) { return find_codec(type) != nullptr; }
+
+Status quantize_row(DType type, const float* src, void* dst, size_t n) {
+  STRATA_RETURN_IF_ERROR(check_row(type, n, "quantize"));
+  find_codec(type)->quantize(src, dst, n);
+  return Status::Ok();
+}
+
+Status dequantize_row(DType type, const void* src, float* dst, size_t n) {
+  STRATA_RETURN_IF_ERROR(check_row(type, n, "dequantize"));
+  find_codec(type)->dequantize(src, dst, n);
+  return Status::Ok();
+}
+
+void quantize_row_f16(const float* src, void* dst, size_t n) {
+  auto* out = static_cast<uint16_t*>(dst);
+  for (size_t i = 0; i < n; ++i) out[i] = float_to_half(src[i]);
+}
+
+void dequantize_row_f16(const void* src, float* dst, size_t n) {
+  const auto* in = static_cast<const uint16_t*>(src);
+  for (size_t i = 0; i < n; ++i) dst[i] = half_to_float(in[i]);
+}
+
+void quantize_row_bf16(const float* src, void* dst, size_t n) {
+  auto* out = static_cast<uint16_t*>(dst);
+  for (size_t i = 0; i < n; ++i) out[i] = float_to_bf16(src[i]);
+}
+
+void dequantize_row_bf16(const void* src, float* dst, size_t n) {
+  const auto* in = static_cast<const uint16_t*>(src);
+  for (size_t i = 0; i < n; ++i) dst[i] = bf16_to_float(in[i]);
+}
+
+void quantize_row_q8_0(const float* src, void* dst, size_t n) {
+  auto* blocks = static_cast<BlockQ8_0*>(dst);
+  for (size_t b = 0; b < n / kBlock32; ++b) {
+    const float* x = src + b * kBlock32;
+    float amax = 0;
+    for (int i = 0; i < kBlock32; ++i) amax = std::max(amax, std::fabs(x[i]));
+    float d = amax / 127.0f;
+    float inv_d = d != 0 ? 1.0f / d : 0.0f;
+    blocks[b].d = float_to_half(d);
+    for (int i = 0; i < kBlock32; ++i) blocks[b].qs[i] = static_cast<int8_t>(std::lround(x[i] * inv_d));
+  }
+}
+
+void dequantize_row_q8_0(const void* src, float* dst, size_t n) {
+  const auto* blocks = static_cast<const BlockQ8_0*>(src);
+  for (size_t b = 0; b < n / kBlock32; ++b) {
+    float d = half_to_float(blocks[b].d);
+    for (int i = 0; i < kBlock32; ++i) dst[b * kBlock32 + i] = blocks[b].qs[i] * d;
+  }
+}
+
+void quantize_row_q4_0(const float* src, void* dst, size_t n) {
+  auto* blocks = static_cast<BlockQ4_0*>(dst);
+  for (size_t b = 0; b < n / kBlock32; ++b) {
+    const float* x = src + b * kBlock32;
+    float d = signed_max(x, kBlock32) / -8.0f;  // the largest magnitude becomes code 0 (-8)
+    float inv_d = d != 0 ? 1.0f / d : 0.0f;
+    blocks[b].d = float_to_half(d);
+    for (int j = 0; j < kBlock32 / 2; ++j) {
+      int lo = std::clamp(static_cast<int>(std::lround(x[j] * inv_d)) + 8, 0, 15);
+      int hi = std::clamp(static_cast<int>(std::lround(x[j + 16] * inv_d)) + 8, 0, 15);
+      blocks[b].qs[j] = static_cast<uint8_t>(lo | (hi << 4));
+    }
+  }
+}
+
+void dequantize_row_q4_0(const void* src, float* dst, size_t n) {
+  const auto* blocks = static_cast<const BlockQ4_0*>(src);
+  for (size_t b = 0; b < n / kBlock32; ++b) {
+    float d = half_to_float(blocks[b].d);
+    float* y = dst + b * kBlock32;
+    for (int j = 0; j < kBlock32 / 2; ++j) {
+      y[j] = ((blocks[b].qs[j] & 0x0f) - 8) * d;
+      y[j + 16] = ((blocks[b].qs[j] >> 4) - 8) * d;
+    }
+  }
+}
+
+void quantize_row_q5_0(const float* src, void* dst, size_t n) {
+  auto* blocks = static_cast<BlockQ5_0*>(dst);
+  for (size_t b = 0; b < n / kBlock32; ++b) {
+    const float* x = src + b * kBlock32;
+    float d = signed_max(x, kBlock32) / -16.0f;
+    float inv_d = d != 0 ? 1.0f / d : 0.0f;
+    blocks[b].d = float_to_half(d);
+    uint32_t qh = 0;
+    for (int j = 0; j < kBlock32 / 2; ++j) {
+      int lo = std::clamp(static_cast<int>(std::lround(x[j] * inv_d)) + 16, 0, 31);
+      int hi = std::clamp(static_cast<int>(std::lround(x[j + 16] * inv_d)) + 16, 0, 31);
+      blocks[b].qs[j] = static_cast<uint8_t>((lo & 0x0f) | ((hi & 0x0f) << 4));
+      qh |= static_cast<uint32_t>(lo >> 4) << j;
+      qh |= static_cast<uint32_t>(hi >> 4) << (j + 16);
+    }
+    std::memcpy(blocks[b].qh, &qh, sizeof(qh));
+  }
+}
+
+void dequantize_row_q5_0(const void* src, float* dst, size_t n) {
+  const auto* blocks = static_cast<const BlockQ5_0*>(src);
+  for (size_t b = 0; b < n / kBlock32; ++b) {
+    float d = half_to_float(blocks[b].d);
+    uint32_t qh;
+    std::memcpy(&qh, blocks[b].qh, sizeof(qh));
+    float* y = dst + b * kBlock32;
+    for (int j = 0; j < kBlock32 / 2; ++j) {
+      int lo = (blocks[b].qs[j] & 0x0f) | static_cast<int>(((qh >> j) & 1u) << 4);
+      int hi = (blocks[b].qs[j] >> 4) | static_cast<int>(((qh >> (j + 16)) & 1u) << 4);
+      y[j] = (lo - 16) * d;
+      y[j + 16] = (hi - 16) * d;
+    }
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,47 @@
+// Encoding float rows into GGUF tensor types and decoding them back (scalar reference code).
+//
+// quantize_row / dequantize_row handle F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K
+// in the exact on-disk block layouts (block_layouts.h). The decoders follow the float
+// evaluation order of the GGUF tools ((d * sc) * q - dmin * m), so other decoders that do
+// the same match them bit for bit; kernels use them as their reference.
+//
+// The encoders are simple (no iterative error search): good enough for generated models and
+// tests, and fast. Stateless; safe from any thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "base/status.h"
+#include "tensor/dtype.h"
+
+namespace strata {
+
+bool can_quantize(DType type);
+bool can_dequantize(DType type);
+
+// n elements (a multiple of the type's block size) from src into dst, which holds
+// dtype_row_bytes(type, n) bytes.
+Status quantize_row(DType type, const float* src, void* dst, size_t n);
+Status dequantize_row(DType type, const void* src, float* dst, size_t n);
+
+// Per-type entry points; n must be a multiple of the block size (unchecked).
+void quantize_row_f16(const float* src, void* dst, size_t n);
+void quantize_row_bf16(const float* src, void* dst, size_t n);
+void quantize_row_q8_0(const float* src, void* dst, size_t n);
+void quantize_row_q4_0(const float* src, void* dst, size_t n);
+void quantize_row_q5_0(const float* src, void* dst, size_t n);
+void quantize_row_q4_k(const float* src, void* dst, size_t n);
+void quantize_row_q5_k(const float* src, void* dst, size_t n);
+void quantize_row_q6_k(const float* src, void* dst, size_t n);
+
+void dequantize_row_f16(const void* src, float* dst, size_t n);
+void dequantize_row_bf16(const void* src, float* dst, size_t n);
+void dequantize_row_q8_0(const void* src, float* dst, size_t n);
+void dequantize_row_q4_0(const void* src, float* dst, size_t n);
+void dequantize_row_q5_0(const void* src, float* dst, size_t n);
+void dequantize_row_q4_k(const void* src, float* dst, size_t n);
+void dequantize_row_q5_k(const void* src, float* dst, size_t n);
+void dequantize_row_q6_k(const void* src, float* dst, size_t n);
+
+}  // namespace strata

@@ -1,0 +1,123 @@
+#include "tokenizer/bpe_encoder.h"
+
+#include <queue>
+
+namespace strata {
+namespace {
+
+struct Symbol {
+  int32_t id;  // -1 when the byte's character is not a token
+  int32_t prev;
+  int32_t next;
+  bool alive;
+};
+
+struct Candidate {
+  int32_t rank;
+  int32_t left;
+  int32_t right;
+  int32_t left_id;   // the ids when the candidate was made; a change means it is stale
+  int32_t right_id;
+  int32_t merged_id;
+};
+
+struct LowerPriority {
+  bool operator()(const Candidate& a, const Candidate& b) const {
+    if (a.rank != b.rank) return a.rank > b.rank;
+    return a.left > b.left;
+  }
+};
+
+}  // namespace
+
+BpeEncoder::BpeEncoder(const Vocab& vocab, const ByteUnicodeMap& bytes, bool ignore_merges, int32_t unk_id)
+    : vocab_(&vocab), bytes_(&bytes), ignore_merges_(ignore_merges), unk_id_(unk_id) {
+  for (int byte = 0; byte < 256; ++byte) byte_ids_[byte] = vocab.find(bytes.encode_byte(static_cast<uint8_t>(byte)));
+}
+
+Result<BpeEncoder> BpeEncoder::Create(const Vocab& vocab, const ByteUnicodeMap& bytes,
+                                      const std::vector<std::string>& merges, bool ignore_merges,
+                                      int32_t unk_id) {
+  BpeEncoder encoder(vocab, bytes, ignore_merges, unk_id);
+  encoder.merges_.reserve(merges.size());
+  std::string joined;
+  for (size_t rank = 0; rank < merges.size(); ++rank) {
+    const std::string& merge = merges[rank];
+    // Search from 1: the left part is never empty, so a leading space belongs to it.
+    const size_t space = merge.find(' ', 1);
+    if (space == std::string::npos) {
+      return Status::Corrupt("tokenizer.ggml.merges[" + std::to_string(rank) + "] \"" + merge +
+                             "\" is not two tokens separated by a space");
+    }
+    const std::string_view left(merge.data(), space);
+    const std::string_view right(merge.data() + space + 1, merge.size() - space - 1);
+    joined.assign(left).append(right);
+    const int32_t left_id = vocab.find(left);
+    const int32_t right_id = vocab.find(right);
+    const int32_t merged_id = vocab.find(joined);
+    if (left_id < 0 || right_id < 0 || merged_id < 0) continue;
+    encoder.merges_.emplace(pair_key(left_id, right_id), Merge{static_cast<int32_t>(rank), merged_id});
+  }
+  return encoder;
+}
+
+const BpeEncoder::Merge* BpeEncoder::find_merge(int32_t left, int32_t right) const {
+  if (left < 0 || right < 0) return nullptr;
+  auto it = merges_.find(pair_key(left, right));
+  return it == merges_.end() ? nullptr : &it->second;
+}
+
+void BpeEncoder::encode_piece(std::string_view piece, std::vector<int32_t>* out) const {
+  if (piece.empty()) return;
+  if (ignore_merges_ && piece.size() > 1) {
+    std::string mapped;
+    bytes_->encode(piece, &mapped);
+    const int32_t id = vocab_->find(mapped);
+    if (id >= 0) {
+      out->push_back(id);
+      return;
+    }
+  }
+  merge_symbols(piece, out);
+}
+
+void BpeEncoder::merge_symbols(std::string_view piece, std::vector<int32_t>* out) const {
+  const auto n = static_cast<int32_t>(piece.size());
+  std::vector<Symbol> symbols(n);
+  for (int32_t i = 0; i < n; ++i) {
+    symbols[i] = {byte_ids_[static_cast<uint8_t>(piece[i])], i - 1, i + 1 < n ? i + 1 : -1, true};
+  }
+  std::priority_queue<Candidate, std::vector<Candidate>, LowerPriority> queue;
+  auto consider = [&](int32_t left, int32_t right) {
+    if (left < 0 || right < 0) return;
+    const Merge* merge = find_merge(symbols[left].id, symbols[right].id);
+    if (merge == nullptr) return;
+    queue.push({merge->rank, left, right, symbols[left].id, symbols[right].id, merge->id});
+  };
+  for (int32_t i = 0; i + 1 < n; ++i) consider(i, i + 1);
+
+  while (!queue.empty()) {
+    const Candidate c = queue.top();
+    queue.pop();
+    Symbol& left = symbols[c.left];
+    if (!left.alive || left.next != c.right || left.id != c.left_id) continue;
+    Symbol& right = symbols[c.right];
+    if (right.id != c.right_id) continue;
+    left.id = c.merged_id;
+    left.next = right.next;
+    if (right.next >= 0) symbols[right.next].prev = c.left;
+    right.alive = false;
+    consider(left.prev, c.left);
+    consider(c.left, left.next);
+  }
+
+  for (int32_t i = 0; i >= 0; i = symbols[i].next) {
+    if (symbols[i].id >= 0) {
+      out->push_back(symbols[i].id);
+    } else if (unk_id_ >= 0) {
+      out->push_back(unk_id_);
+    }
+  }
+}
+
+}  // namespace strata

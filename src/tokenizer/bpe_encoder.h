@@ -1,0 +1,59 @@
+// BpeEncoder: byte-level BPE with ranked merges (tokenizer.ggml.model "gpt2"), applied to one
+// pre-tokenized piece at a time.
+//
+// A piece starts as one symbol per byte (the token of that byte's character in the GPT-2 byte
+// alphabet). The adjacent pair with the lowest merge rank is merged (ties: the leftmost), until no
+// adjacent pair has a merge. Merges are looked up by the pair of token ids, so merging never
+// builds strings. With ignore_merges (Llama-3), a piece that is itself a token is emitted whole.
+//
+// Holds a reference to the Vocab, which must outlive it. Immutable after Create(); encode_piece()
+// keeps its state in the caller's scratch, so one encoder serves any number of threads.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "tokenizer/byte_unicode.h"
+#include "tokenizer/vocab.h"
+
+namespace strata {
+
+class BpeEncoder {
+ public:
+  // merges are "left right" in the byte alphabet, highest priority first. A merge whose parts or
+  // result are not tokens can never fire and is dropped; a merge without a space is an error.
+  static Result<BpeEncoder> Create(const Vocab& vocab, const ByteUnicodeMap& bytes,
+                                   const std::vector<std::string>& merges, bool ignore_merges, int32_t unk_id);
+
+  // Appends the ids of piece (raw bytes). A byte whose character is not in the vocabulary becomes
+  // the unknown token, or nothing when there is none.
+  void encode_piece(std::string_view piece, std::vector<int32_t>* out) const;
+
+  size_t n_merges() const { return merges_.size(); }
+
+ private:
+  struct Merge {
+    int32_t rank;
+    int32_t id;
+  };
+  BpeEncoder(const Vocab& vocab, const ByteUnicodeMap& bytes, bool ignore_merges, int32_t unk_id);
+  static uint64_t pair_key(int32_t left, int32_t right) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
+  }
+  const Merge* find_merge(int32_t left, int32_t right) const;
+  void merge_symbols(std::string_view piece, std::vector<int32_t>* out) const;
+
+  const Vocab* vocab_;
+  const ByteUnicodeMap* bytes_;
+  bool ignore_merges_;
+  int32_t unk_id_;
+  std::array<int32_t, 256> byte_ids_;
+  std::unordered_map<uint64_t, Merge> merges_;
+};
+
+}  // namespace strata

@@ -1,0 +1,191 @@
+// Building a Tokenizer from a TokenizerSpec: validation, defaults per model family, the encoder,
+// the decode pieces and the per-token flags.
+#include <array>
+#include <string_view>
+#include <utility>
+
+#include "base/log.h"
+#include "gguf/gguf_file.h"
+#include "tokenizer/tokenizer.h"
+
+namespace strata {
+namespace {
+
+// Control tokens that end a turn in the chat formats we know, beyond the ids the file names.
+constexpr std::array<std::string_view, 9> kEndOfTurnTexts = {
+    "<|im_end|>", "<|eot_id|>",    "<|eom_id|>",     "<|endoftext|>", "<|end_of_text|>",
+    "</s>",       "<|end|>",       "<end_of_turn>",  "<|return|>",
+};
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+// The byte a SentencePiece byte token "<0xNN>" stands for, or -1.
+int byte_token_value(std::string_view text) {
+  if (text.size() != 6 || !text.starts_with("<0x") || text[5] != '>') return -1;
+  const int hi = hex_digit(text[3]);
+  const int lo = hex_digit(text[4]);
+  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
+}
+
+Status check_id(const TokenizerSpec& spec, const char* key, int32_t id) {
+  if (id < 0 || id < static_cast<int32_t>(spec.tokens.size())) return Status::Ok();
+  return Status::Corrupt(std::string("tokenizer.ggml.") + key + " " + std::to_string(id) +
+                         " is out of range: the vocabulary has " + std::to_string(spec.tokens.size()) +
+                         " tokens");
+}
+
+Status validate(const TokenizerSpec& spec) {
+  const size_t n = spec.tokens.size();
+  if (n == 0) return Status::Corrupt("tokenizer.ggml.tokens is missing or empty");
+  if (n > static_cast<size_t>(INT32_MAX)) return Status::Corrupt("tokenizer.ggml.tokens has too many tokens");
+  if (!spec.scores.empty() && spec.scores.size() != n) {
+    return Status::Corrupt("tokenizer.ggml.scores has " + std::to_string(spec.scores.size()) +
+                           " entries but tokenizer.ggml.tokens has " + std::to_string(n));
+  }
+  if (!spec.token_types.empty() && spec.token_types.size() != n) {
+    return Status::Corrupt("tokenizer.ggml.token_type has " + std::to_string(spec.token_types.size()) +
+                           " entries but tokenizer.ggml.tokens has " + std::to_string(n));
+  }
+  for (size_t i = 0; i < spec.token_types.size(); ++i) {
+    if (spec.token_types[i] < 0 || spec.token_types[i] > static_cast<int32_t>(TokenType::kByte)) {
+      return Status::Corrupt("tokenizer.ggml.token_type[" + std::to_string(i) + "] = " +
+                             std::to_string(spec.token_types[i]) + " is not a token type (0..6)");
+    }
+  }
+  STRATA_RETURN_IF_ERROR(check_id(spec, "bos_token_id", spec.bos_id));
+  STRATA_RETURN_IF_ERROR(check_id(spec, "eos_token_id", spec.eos_id));
+  STRATA_RETURN_IF_ERROR(check_id(spec, "unknown_token_id", spec.unk_id));
+  STRATA_RETURN_IF_ERROR(check_id(spec, "padding_token_id", spec.pad_id));
+  STRATA_RETURN_IF_ERROR(check_id(spec, "eot_token_id", spec.eot_id));
+  STRATA_RETURN_IF_ERROR(check_id(spec, "eom_token_id", spec.eom_id));
+  if (spec.add_bos.value_or(false) && spec.bos_id < 0) {
+    return Status::Corrupt("tokenizer.ggml.add_bos_token is true but there is no tokenizer.ggml.bos_token_id");
+  }
+  if (spec.add_eos.value_or(false) && spec.eos_id < 0) {
+    return Status::Corrupt("tokenizer.ggml.add_eos_token is true but there is no tokenizer.ggml.eos_token_id");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Tokenizer>> Tokenizer::FromGguf(const GgufFile& gguf) {
+  STRATA_ASSIGN_OR_RETURN(TokenizerSpec spec, read_tokenizer_spec(gguf));
+  Result<std::unique_ptr<Tokenizer>> tokenizer = FromSpec(std::move(spec));
+  if (!tokenizer.ok()) {
+    return Status(tokenizer.status().code(), gguf.path() + ": " + tokenizer.status().message());
+  }
+  return tokenizer;
+}
+
+Result<std::unique_ptr<Tokenizer>> Tokenizer::FromSpec(TokenizerSpec spec) {
+  Kind kind;
+  if (spec.model == "llama") {
+    kind = Kind::kSentencePiece;
+  } else if (spec.model == "gpt2") {
+    kind = Kind::kByteBpe;
+  } else {
+    return Status::Unsupported("tokenizer.ggml.model \"" + spec.model +
+                               "\" is not supported (supported: llama, gpt2)");
+  }
+  STRATA_RETURN_IF_ERROR(validate(spec));
+  std::unique_ptr<Tokenizer> tokenizer(new Tokenizer(spec, kind));
+  STRATA_RETURN_IF_ERROR(tokenizer->configure(spec));
+  return tokenizer;
+}
+
+// Takes the token table out of spec; configure() reads the rest.
+Tokenizer::Tokenizer(TokenizerSpec& spec, Kind kind)
+    : kind_(kind),
+      vocab_(std::move(spec.tokens), std::move(spec.scores), std::move(spec.token_types)),
+      matcher_(vocab_) {}
+
+Status Tokenizer::configure(const TokenizerSpec& spec) {
+  const bool spm = kind_ == Kind::kSentencePiece;
+  bos_id_ = spec.bos_id;
+  eos_id_ = spec.eos_id;
+  eot_id_ = spec.eot_id;
+  eom_id_ = spec.eom_id;
+  unk_id_ = spec.unk_id;
+  pad_id_ = spec.pad_id;
+  STRATA_RETURN_IF_ERROR(build_encoder(spec));
+  const bool llama3 = !spm && choose_pre_tokenizer(spec.pre).ignore_merges;
+  add_bos_ = spec.add_bos.value_or(spm || llama3) && bos_id_ >= 0;
+  add_eos_ = spec.add_eos.value_or(false) && eos_id_ >= 0;
+  add_space_prefix_ = spm && spec.add_space_prefix.value_or(true);
+  build_pieces();
+  build_flags();
+  return Status::Ok();
+}
+
+Status Tokenizer::build_encoder(const TokenizerSpec& spec) {
+  if (kind_ == Kind::kSentencePiece) {
+    spm_.emplace(vocab_, unk_id_);
+    return Status::Ok();
+  }
+  if (spec.merges.empty()) return Status::Corrupt("tokenizer.ggml.merges is missing or empty (needed by gpt2 BPE)");
+  const PreTokenizerChoice choice = choose_pre_tokenizer(spec.pre);
+  if (!choice.exact) {
+    STRATA_LOG_WARN("tokenizer.ggml.pre \"{}\" is unknown; splitting text as {}", spec.pre,
+                    pre_tokenizer_kind_name(choice.kind));
+  }
+  pre_kind_ = choice.kind;
+  STRATA_ASSIGN_OR_RETURN(PreTokenizer pre, PreTokenizer::Create(choice.kind));
+  pre_.emplace(std::move(pre));
+  STRATA_ASSIGN_OR_RETURN(BpeEncoder bpe, BpeEncoder::Create(vocab_, bytes_, spec.merges, choice.ignore_merges, unk_id_));
+  bpe_.emplace(std::move(bpe));
+  return Status::Ok();
+}
+
+void Tokenizer::build_pieces() {
+  static constexpr std::string_view kSpmSpace = "\xE2\x96\x81";  // U+2581
+  pieces_.resize(vocab_.n_tokens());
+  for (int32_t id = 0; id < vocab_.n_tokens(); ++id) {
+    const std::string& text = vocab_.text(id);
+    const TokenType type = vocab_.type(id);
+    std::string& piece = pieces_[id];
+    if (SpecialMatcher::is_matchable_type(type)) {
+      piece = text;  // matched verbatim from text, so its text is its bytes
+    } else if (kind_ == Kind::kByteBpe) {
+      if (!bytes_.decode(text, &piece)) piece = text;
+    } else if (type == TokenType::kByte) {
+      const int value = byte_token_value(text);
+      piece = value >= 0 ? std::string(1, static_cast<char>(value)) : text;
+    } else {
+      for (size_t pos = 0; pos < text.size();) {
+        if (std::string_view(text).substr(pos).starts_with(kSpmSpace)) {
+          piece.push_back(' ');
+          pos += kSpmSpace.size();
+        } else {
+          piece.push_back(text[pos++]);
+        }
+      }
+    }
+  }
+}
+
+void Tokenizer::build_flags() {
+  flags_.assign(vocab_.n_tokens(), 0);
+  for (int32_t id = 0; id < vocab_.n_tokens(); ++id) {
+    const TokenType type = vocab_.type(id);
+    if (type == TokenType::kControl || type == TokenType::kUnknown) flags_[id] |= kSpecial;
+    if (SpecialMatcher::is_matchable_type(type)) flags_[id] |= kMatchedInText;
+    if (type != TokenType::kControl) continue;
+    for (std::string_view end_text : kEndOfTurnTexts) {
+      if (vocab_.text(id) == end_text) flags_[id] |= kEog;
+    }
+  }
+  for (int32_t id : {eos_id_, eot_id_, eom_id_}) {
+    if (id >= 0) flags_[id] |= kEog;
+  }
+  for (int32_t id = 0; id < vocab_.n_tokens(); ++id) {
+    if (flags_[id] & kEog) eog_ids_.push_back(id);
+  }
+}
+
+}  // namespace strata

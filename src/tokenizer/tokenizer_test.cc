@@ -1,0 +1,188 @@
+#include "tokenizer/tokenizer.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "gguf/gguf_file.h"
+#include "gguf/gguf_writer.h"
+#include "tokenizer/test_vocab.h"
+
+namespace strata {
+namespace {
+
+using Ids = std::vector<int32_t>;
+
+constexpr int32_t kNormal = static_cast<int32_t>(TokenType::kNormal);
+constexpr int32_t kControl = static_cast<int32_t>(TokenType::kControl);
+
+// A byte-level BPE spec: the 256 byte characters, "ab", and control tokens.
+TokenizerSpec tiny_bpe_spec() {
+  TokenizerSpec spec;
+  spec.model = "gpt2";
+  spec.pre = "qwen2";
+  ByteUnicodeMap bytes;
+  for (int b = 0; b < 256; ++b) spec.tokens.push_back(bytes.encode_byte(static_cast<uint8_t>(b)));
+  spec.tokens.push_back("ab");            // 256
+  spec.tokens.push_back("<|im_end|>");    // 257
+  spec.tokens.push_back("<|im_start|>");  // 258
+  spec.tokens.push_back("<|endoftext|>"); // 259
+  spec.token_types.assign(256, kNormal);
+  spec.token_types.insert(spec.token_types.end(), {kNormal, kControl, kControl, kControl});
+  spec.merges = {"a b"};
+  spec.eos_id = 259;
+  return spec;
+}
+
+Status load_error(TokenizerSpec spec) {
+  Result<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::FromSpec(std::move(spec));
+  EXPECT_FALSE(tokenizer.ok());
+  return tokenizer.ok() ? Status::Ok() : tokenizer.status();
+}
+
+TEST(TokenizerTest, RejectsUnsupportedModels) {
+  TokenizerSpec spec = tiny_bpe_spec();
+  spec.model = "bert";
+  const Status status = load_error(spec);
+  EXPECT_EQ(status.code(), Code::kUnsupported);
+  EXPECT_NE(status.message().find("\"bert\""), std::string::npos) << status.message();
+}
+
+TEST(TokenizerTest, RejectsInconsistentTables) {
+  TokenizerSpec scores = tiny_bpe_spec();
+  scores.scores = {1.0f, 2.0f};
+  EXPECT_NE(load_error(scores).message().find("tokenizer.ggml.scores has 2 entries"), std::string::npos);
+  TokenizerSpec types = tiny_bpe_spec();
+  types.token_types[3] = 9;
+  EXPECT_NE(load_error(types).message().find("token_type[3]"), std::string::npos);
+  TokenizerSpec eos = tiny_bpe_spec();
+  eos.eos_id = 5000;
+  EXPECT_NE(load_error(eos).message().find("eos_token_id 5000 is out of range"), std::string::npos);
+  TokenizerSpec bos = tiny_bpe_spec();
+  bos.add_bos = true;
+  EXPECT_NE(load_error(bos).message().find("add_bos_token"), std::string::npos);
+  TokenizerSpec merges = tiny_bpe_spec();
+  merges.merges.clear();
+  EXPECT_NE(load_error(merges).message().find("tokenizer.ggml.merges"), std::string::npos);
+  TokenizerSpec empty;
+  empty.model = "llama";
+  EXPECT_NE(load_error(empty).message().find("tokenizer.ggml.tokens"), std::string::npos);
+}
+
+TEST(TokenizerTest, EndOfGenerationCoversEosAndEndOfTurnControlTokens) {
+  Result<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::FromSpec(tiny_bpe_spec());
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().ToString();
+  const Tokenizer& t = **tokenizer;
+  EXPECT_TRUE(t.is_eog(259));   // EOS
+  EXPECT_TRUE(t.is_eog(257));   // <|im_end|>
+  EXPECT_FALSE(t.is_eog(258));  // <|im_start|>
+  EXPECT_FALSE(t.is_eog(256));
+  EXPECT_FALSE(t.is_eog(-1));
+  EXPECT_EQ(t.eog_ids(), (Ids{257, 259}));
+  EXPECT_TRUE(t.is_special(258));
+  EXPECT_FALSE(t.is_special(256));
+}
+
+TEST(TokenizerTest, ParsesControlTokensOnlyWhenAsked) {
+  Result<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::FromSpec(tiny_bpe_spec());
+  ASSERT_TRUE(tokenizer.ok());
+  const Tokenizer& t = **tokenizer;
+  EXPECT_EQ(t.encode("ab<|im_end|>", false, true), (Ids{256, 257}));
+  const Ids plain = t.encode("ab<|im_end|>", false, false);
+  EXPECT_EQ(plain.size(), 11u);  // "ab" + ten single-byte tokens
+  EXPECT_EQ(t.decode(plain), "ab<|im_end|>");
+  EXPECT_EQ(t.decode(Ids{256, 257, 256}, /*skip_special=*/true), "abab");
+}
+
+TEST(TokenizerTest, LoadsTheSameTokenizerFromAWrittenGguf) {
+  const std::string path = "/tmp/strata_tokenizer_test_" + std::to_string(getpid()) + ".gguf";
+  GgufWriter writer;
+  add_tokenizer_spec(tiny_bpe_spec(), &writer);
+  ASSERT_TRUE(writer.write(path).ok());
+  Result<GgufFile> gguf = GgufFile::Open(path);
+  ASSERT_TRUE(gguf.ok()) << gguf.status().ToString();
+  Result<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::FromGguf(*gguf);
+  std::remove(path.c_str());
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().ToString();
+  EXPECT_EQ((*tokenizer)->encode("abab<|im_end|>", false, true), (Ids{256, 256, 257}));
+  EXPECT_EQ((*tokenizer)->eos(), 259);
+  EXPECT_EQ((*tokenizer)->pre_tokenizer(), PreTokenizerKind::kQwen2);
+}
+
+TEST(TokenizerTest, ReportsAFileWithoutTokenizer) {
+  const std::string path = "/tmp/strata_tokenizer_none_" + std::to_string(getpid()) + ".gguf";
+  GgufWriter writer;
+  writer.set("general.architecture", GgufValue::String("llama"));
+  ASSERT_TRUE(writer.write(path).ok());
+  Result<GgufFile> gguf = GgufFile::Open(path);
+  ASSERT_TRUE(gguf.ok());
+  Result<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::FromGguf(*gguf);
+  std::remove(path.c_str());
+  ASSERT_FALSE(tokenizer.ok());
+  EXPECT_EQ(tokenizer.status().code(), Code::kNotFound);
+  EXPECT_NE(tokenizer.status().message().find("tokenizer.ggml.model"), std::string::npos);
+}
+
+TEST(TokenizerTest, LlamaAddsBosAndASpacePrefixThatDecodeRemoves) {
+  std::unique_ptr<Tokenizer> t = load_shared_tokenizer("ggml-vocab-llama-spm.gguf");
+  ASSERT_NE(t, nullptr);
+  EXPECT_TRUE(t->add_bos());
+  EXPECT_FALSE(t->add_eos());
+  EXPECT_TRUE(t->add_space_prefix());
+  EXPECT_EQ(t->bos(), 1);
+  EXPECT_EQ(t->eos(), 2);
+  const Ids ids = t->encode("Hello world", true, false);
+  EXPECT_EQ(ids, (Ids{1, 15043, 3186}));
+  EXPECT_EQ(t->decode(ids, /*skip_special=*/true), "Hello world");
+  EXPECT_EQ(t->decode(ids), "<s>Hello world");
+  DecodeOptions keep;
+  keep.skip_special = true;
+  keep.strip_space_prefix = false;
+  EXPECT_EQ(t->decode(ids, keep), " Hello world");
+  EXPECT_TRUE(t->is_eog(2));
+  EXPECT_FALSE(t->is_eog(1));
+}
+
+TEST(TokenizerTest, LlamaPrefixesTextAfterAParsedSpecialToken) {
+  std::unique_ptr<Tokenizer> t = load_shared_tokenizer("ggml-vocab-llama-spm.gguf");
+  ASSERT_NE(t, nullptr);
+  const Ids ids = t->encode("Hello</s>world", false, true);
+  EXPECT_EQ(ids, (Ids{15043, 2, 3186}));
+  EXPECT_EQ(t->decode(ids), "Hello</s>world");
+  EXPECT_EQ(t->encode("<s>", false, false).front(), t->find_token("\xE2\x96\x81<"));
+}
+
+TEST(TokenizerTest, PiecesAreTheBytesTokensStandFor) {
+  std::unique_ptr<Tokenizer> llama = load_shared_tokenizer("ggml-vocab-llama-spm.gguf");
+  ASSERT_NE(llama, nullptr);
+  EXPECT_EQ(llama->token_to_piece(15043), " Hello");
+  EXPECT_EQ(llama->token_to_piece(13), "\n");  // <0x0A>
+  EXPECT_EQ(llama->token_text(13), "<0x0A>");
+  EXPECT_EQ(llama->token_to_piece(-1), "");
+  EXPECT_EQ(llama->token_to_piece(llama->n_vocab()), "");
+  std::unique_ptr<Tokenizer> gpt2 = load_shared_tokenizer("ggml-vocab-gpt-2.gguf");
+  ASSERT_NE(gpt2, nullptr);
+  const int32_t the = gpt2->find_token("\xC4\xA0the");  // "Ġthe"
+  ASSERT_GE(the, 0);
+  EXPECT_EQ(gpt2->token_to_piece(the), " the");
+  EXPECT_EQ(gpt2->token_to_piece(50256), "<|endoftext|>");
+  EXPECT_FALSE(gpt2->add_bos());
+  EXPECT_TRUE(gpt2->is_eog(50256));
+  EXPECT_EQ(gpt2->n_vocab(), 50257);
+}
+
+TEST(TokenizerTest, DecodeSkipsIdsOutOfRange) {
+  std::unique_ptr<Tokenizer> gpt2 = load_shared_tokenizer("ggml-vocab-gpt-2.gguf");
+  ASSERT_NE(gpt2, nullptr);
+  const Ids ids = gpt2->encode("hi", false, false);
+  Ids with_bad = {-7};
+  with_bad.insert(with_bad.end(), ids.begin(), ids.end());
+  with_bad.push_back(1 << 30);
+  EXPECT_EQ(gpt2->decode(with_bad), "hi");
+}
+
+}  // namespace
+}  // namespace strata
