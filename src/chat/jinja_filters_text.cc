@@ -7,6 +7,7 @@
 
 #include "chat/jinja_filters_impl.h"
 #include "chat/jinja_json.h"
+#include "chat/jinja_operators.h"
 #include "chat/jinja_pystr.h"
 
 namespace strata::jinja {
@@ -52,18 +53,7 @@ Result<Value> replace(const Value& input, const CallArgs& args, const CallContex
   STRATA_ASSIGN_OR_RETURN(std::string from, args.string_at(0, "old", ""));
   STRATA_ASSIGN_OR_RETURN(std::string to, args.string_at(1, "new", ""));
   STRATA_ASSIGN_OR_RETURN(int64_t count, args.int_at(2, "count", -1));
-  std::string s = input.to_str();
-  size_t n_hits = from.empty() ? utf8_length(s) + 1 : 0;
-  for (size_t pos = s.find(from); !from.empty() && pos != std::string::npos; pos = s.find(from, pos + from.size())) {
-    ++n_hits;
-  }
-  if (count >= 0 && static_cast<uint64_t>(count) < n_hits) n_hits = static_cast<size_t>(count);
-  if (to.size() > from.size()) {
-    size_t growth = to.size() - from.size();
-    if (n_hits > (ctx.max_bytes + growth) / growth) return check_size(ctx.max_bytes + 1, ctx);
-    STRATA_RETURN_IF_ERROR(check_size(s.size() + n_hits * growth, ctx));
-  }
-  return Value::String(python_replace(s, from, to, count));
+  return bounded_replace(input.to_str(), from, to, count, ctx);
 }
 
 Result<Value> string(const Value& input, const CallArgs&, const CallContext&) { return Value::String(input.to_str()); }

@@ -180,6 +180,21 @@ Result<bool> compare_op(std::string_view op, const Value& a, const Value& b) {
   return order >= 0;
 }
 
+Result<Value> bounded_replace(std::string_view s, std::string_view from, std::string_view to, int64_t count,
+                              const CallContext& ctx) {
+  size_t n_hits = from.empty() ? utf8_length(s) + 1 : 0;
+  for (size_t pos = s.find(from); !from.empty() && pos != std::string_view::npos; pos = s.find(from, pos + from.size())) {
+    ++n_hits;
+  }
+  if (count >= 0 && static_cast<uint64_t>(count) < n_hits) n_hits = static_cast<size_t>(count);
+  if (to.size() > from.size()) {
+    size_t growth = to.size() - from.size();
+    if (n_hits > ctx.max_bytes / growth) return check_size(ctx.max_bytes + 1, ctx);
+    STRATA_RETURN_IF_ERROR(check_size(s.size() + n_hits * growth, ctx));
+  }
+  return Value::String(python_replace(s, from, to, count));
+}
+
 Result<Value::List> iterate(const Value& v) {
   switch (v.kind()) {
     case Value::Kind::kUndefined: return Value::List{};
@@ -226,6 +241,41 @@ Value get_item(const Value& obj, const Value& key) {
     return Value::String(s.substr(bounds[i], bounds[i + 1] - bounds[i]));
   }
   return Value();
+}
+
+Result<Value> slice(const Value& obj, std::optional<int64_t> start, std::optional<int64_t> stop,
+                    std::optional<int64_t> step) {
+  if (!obj.is_list() && !obj.is_string()) {
+    return Status::InvalidArgument(std::string("'") + obj.type_name() + "' object is not subscriptable");
+  }
+  int64_t by = step.value_or(1);
+  if (by == 0) return Status::InvalidArgument("slice step cannot be zero");
+  if (by == std::numeric_limits<int64_t>::min()) by = -std::numeric_limits<int64_t>::max();
+  std::vector<size_t> bounds;
+  if (obj.is_string()) bounds = utf8_boundaries(obj.as_string());
+  int64_t n = obj.is_list() ? static_cast<int64_t>(obj.as_list().size()) : static_cast<int64_t>(bounds.size()) - 1;
+  // Python's slice.indices(): negative bounds count from the end, then clamp.
+  auto clamp = [&](std::optional<int64_t> bound, int64_t fallback) {
+    if (!bound) return fallback;
+    int64_t b = *bound;
+    if (b < 0) b = b < -n ? (by < 0 ? -1 : 0) : b + n;
+    else if (b >= n) b = by < 0 ? n - 1 : n;
+    return b;
+  };
+  int64_t first = clamp(start, by < 0 ? n - 1 : 0);
+  int64_t last = clamp(stop, by < 0 ? -1 : n);
+  Value::List items;
+  std::string text;
+  for (int64_t i = first; by > 0 ? i < last : i > last; i += by) {
+    if (obj.is_list()) {
+      items.push_back(obj.as_list()[static_cast<size_t>(i)]);
+    } else {
+      size_t k = static_cast<size_t>(i);
+      text.append(obj.as_string(), bounds[k], bounds[k + 1] - bounds[k]);
+    }
+    if ((by > 0 && i >= last - by) || (by < 0 && i <= last - by)) break;  // the next step reaches `last`
+  }
+  return obj.is_list() ? Value::MakeList(std::move(items)) : Value::String(std::move(text));
 }
 
 Value get_attr_path(const Value& obj, std::string_view path) {

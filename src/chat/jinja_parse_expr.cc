@@ -1,7 +1,9 @@
 // Expression grammar, following Jinja2's precedence (lowest first):
 //   a if c else b  <  or  <  and  <  not  <  comparisons (== != < > <= >= in, not in)
 //   <  + -  <  ~  <  * / // %  <  **  <  unary - +  <  primary with . [] () | is
+#include "chat/jinja_filters.h"
 #include "chat/jinja_parser_impl.h"
+#include "chat/jinja_predicates.h"
 
 namespace strata::jinja {
 
@@ -198,7 +200,9 @@ Result<Parser::ExprPtr> Parser::parse_unary(bool with_filter) {
     STRATA_ASSIGN_OR_RETURN(node, parse_primary());
     STRATA_ASSIGN_OR_RETURN(node, parse_postfix(std::move(node)));
   }
-  if (with_filter) STRATA_ASSIGN_OR_RETURN(node, parse_filter_expr(std::move(node)));
+  if (with_filter) {
+    STRATA_ASSIGN_OR_RETURN(node, parse_filter_expr(std::move(node)));
+  }
   --depth_;
   return node;
 }
@@ -291,6 +295,8 @@ Result<Parser::ExprPtr> Parser::parse_postfix(ExprPtr node) {
       STRATA_ASSIGN_OR_RETURN(node, parse_subscript(std::move(node)));
     } else if (at_op("(")) {
       auto call = make_expr(ExprKind::kCall, peek());
+      call->line = node->line;  // errors point at the callee's name, not the parenthesis
+      call->column = node->column;
       call->children.push_back(std::move(node));
       STRATA_RETURN_IF_ERROR(parse_call_args(call.get()));
       node = std::move(call);
@@ -321,14 +327,20 @@ Result<Parser::ExprPtr> Parser::parse_subscript(ExprPtr node) {
   auto e = make_expr(ExprKind::kGetItem, open);
   e->children.push_back(std::move(node));
   ExprPtr bounds[3];
-  if (!at_op(":")) STRATA_ASSIGN_OR_RETURN(bounds[0], parse_expression());
+  if (!at_op(":")) {
+    STRATA_ASSIGN_OR_RETURN(bounds[0], parse_expression());
+  }
   if (at_op(":")) {
     e->kind = ExprKind::kSlice;
     advance();
-    if (!at_op("]") && !at_op(":")) STRATA_ASSIGN_OR_RETURN(bounds[1], parse_expression());
+    if (!at_op("]") && !at_op(":")) {
+      STRATA_ASSIGN_OR_RETURN(bounds[1], parse_expression());
+    }
     if (at_op(":")) {
       advance();
-      if (!at_op("]")) STRATA_ASSIGN_OR_RETURN(bounds[2], parse_expression());
+      if (!at_op("]")) {
+        STRATA_ASSIGN_OR_RETURN(bounds[2], parse_expression());
+      }
     }
   }
   STRATA_RETURN_IF_ERROR(expect_op("]"));
@@ -350,6 +362,8 @@ Result<Parser::ExprPtr> Parser::parse_filter_expr(ExprPtr node) {
       STRATA_ASSIGN_OR_RETURN(node, parse_test(std::move(node)));
     } else if (at_op("(") && node) {
       auto call = make_expr(ExprKind::kCall, peek());
+      call->line = node->line;  // errors point at the callee's name, not the parenthesis
+      call->column = node->column;
       call->children.push_back(std::move(node));
       STRATA_RETURN_IF_ERROR(parse_call_args(call.get()));
       node = std::move(call);
@@ -363,6 +377,7 @@ Result<Parser::ExprPtr> Parser::parse_filter_expr(ExprPtr node) {
 Result<Parser::ExprPtr> Parser::parse_filter(ExprPtr input) {
   const Token& name = peek();
   STRATA_ASSIGN_OR_RETURN(std::string filter, expect_identifier("a filter name"));
+  if (!is_known_filter(filter)) return error(name, "unknown filter '" + filter + "'");
   auto e = make_expr(ExprKind::kFilter, name);
   e->name = std::move(filter);
   e->children.push_back(std::move(input));
@@ -376,6 +391,7 @@ Result<Parser::ExprPtr> Parser::parse_test(ExprPtr input) {
   if (negated) advance();
   const Token& name = peek();
   STRATA_ASSIGN_OR_RETURN(std::string test, expect_identifier("a test name"));
+  if (!is_known_test(test)) return error(name, "unknown test '" + test + "'");
   auto e = make_expr(ExprKind::kTest, name);
   e->name = std::move(test);
   e->negated = negated;

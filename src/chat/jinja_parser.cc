@@ -167,6 +167,11 @@ Result<std::unique_ptr<Stmt>> Parser::parse_statement(const Token& opener) {
     stmt->bodies.push_back(std::move(body));
     return stmt;
   }
+  static constexpr std::string_view kClosers[] = {"endif", "elif", "else", "endfor", "endset", "endmacro",
+                                                 "endfilter", "endgeneration", "endraw"};
+  for (std::string_view closer : kClosers) {
+    if (name == closer) return error(tag, "'" + name + "' without a matching block");
+  }
   static constexpr std::string_view kKnownUnsupported[] = {"include", "extends", "import", "from", "block",
                                                            "call", "with", "autoescape", "do"};
   for (std::string_view unsupported : kKnownUnsupported) {
@@ -268,7 +273,9 @@ Result<std::unique_ptr<Stmt>> Parser::parse_set(const Token& opener) {
   }
   if (!stmt->attr.empty() || stmt->targets.size() != 1) return error(peek(), "expected '=' in set");
   stmt->kind = StmtKind::kSetBlock;
-  if (at_op("|")) STRATA_ASSIGN_OR_RETURN(stmt->expr, parse_filter_expr(nullptr));
+  if (at_op("|")) {
+    STRATA_ASSIGN_OR_RETURN(stmt->expr, parse_filter_expr(nullptr));
+  }
   STRATA_RETURN_IF_ERROR(expect(TokenKind::kBlockEnd, "'%}'"));
   std::string which;
   STRATA_ASSIGN_OR_RETURN(Body body, parse_body(opener, "set", {"endset"}, &which));

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "base/status.h"
@@ -37,6 +38,10 @@ struct EngineOptions {
   std::string park_dir;         // empty = no parking
   int park_mib = 1024;
   EngineObserver* observer = nullptr;  // not owned; must outlive the engine
+  // Test hook (exactness tests, batch-test): called on the engine thread with every raw
+  // logits row a request samples from: (request id, index of the token being chosen,
+  // n_vocab floats, valid only during the call). Empty = off.
+  std::function<void(uint64_t, int, std::span<const float>)> logits_tap;
 };
 
 using RequestId = uint64_t;

@@ -170,8 +170,11 @@ Status check_attention_args(const AttentionArgs& a) {
 }
 
 size_t attention_scratch_floats(const AttentionArgs& a) {
-  const int group = a.n_head_kv > 0 ? a.n_head / a.n_head_kv : a.n_head;
-  return static_cast<size_t>(a.block_tokens) * (group > 0 ? group : 1) + 2 * static_cast<size_t>(a.head_dim) + 64;
+  // One converted K/V row, plus per query head of a group: its block scores (padded to
+  // whole vectors), running max and running sum.
+  const size_t group = a.n_head_kv > 0 && a.n_head >= a.n_head_kv ? a.n_head / a.n_head_kv : 1;
+  const size_t padded_block = (static_cast<size_t>(a.block_tokens > 0 ? a.block_tokens : 0) + 7) / 8 * 8;
+  return 2 * static_cast<size_t>(a.head_dim > 0 ? a.head_dim : 0) + group * (padded_block + 2) + 16;
 }
 
 void attention_kv_heads(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,

@@ -37,9 +37,21 @@ const char* engine_state_label(const EngineSnapshot& snap) {
   return n[2] > 0 ? "generating" : n[1] > 0 ? "reading" : "idle";
 }
 
+namespace {
+
+std::array<Histogram*, 4> token_histograms(VllmHistograms& h) {
+  return {&h.prompt_tokens, &h.generation_tokens, &h.max_generation_tokens, &h.params_max_tokens};
+}
+
+void set_token_bounds(VllmHistograms& h, int max_model_len) {
+  const double max_len = max_model_len > 0 ? max_model_len : 1;
+  for (Histogram* t : token_histograms(h)) *t = Histogram(one_two_five_buckets(max_len));
+}
+
+}  // namespace
+
 MetricsState::MetricsState(const ServingMetricsOptions& opts, double start_mono, double start_wall)
     : options(opts), start_mono_s(start_mono), wall_minus_mono_s(start_wall - start_mono) {
-  const double max_len = opts.max_model_len > 0 ? opts.max_model_len : 1;
   vllm.ttft_s = Histogram(ttft_buckets_s());
   vllm.inter_token_s = Histogram(inter_token_buckets_s());
   vllm.request_tpot_s = Histogram(inter_token_buckets_s());
@@ -47,15 +59,22 @@ MetricsState::MetricsState(const ServingMetricsOptions& opts, double start_mono,
                        &vllm.decode_s}) {
     *h = Histogram(request_latency_buckets_s());
   }
-  for (Histogram* h : {&vllm.prompt_tokens, &vllm.generation_tokens,
-                       &vllm.max_generation_tokens, &vllm.params_max_tokens}) {
-    *h = Histogram(one_two_five_buckets(max_len));
-  }
+  set_token_bounds(vllm, opts.max_model_len);
   vllm.params_n = Histogram(request_n_buckets());
   vllm.iteration_tokens = Histogram(iteration_token_buckets());
   window_rows = Histogram(window_row_buckets());
   spec_accepted_per_pos.assign(opts.num_speculative_tokens > 0 ? opts.num_speculative_tokens : 0,
                                0.0);
+}
+
+void MetricsState::set_model(std::string model_name, int max_model_len) {
+  options.model_name = std::move(model_name);
+  if (max_model_len == options.max_model_len) return;
+  for (Histogram* t : token_histograms(vllm)) {
+    if (t->count() > 0) return;  // rebuilding would lose observations and lower counts
+  }
+  options.max_model_len = max_model_len;
+  set_token_bounds(vllm, max_model_len);
 }
 
 void MetricsState::request_queued(uint64_t id, double arrival_s) {

@@ -81,6 +81,8 @@ class MetricsState {
   explicit MetricsState(const ServingMetricsOptions& options, double start_mono_s,
                         double start_wall_s);
 
+  // New model_name; new token-histogram bounds unless a histogram already has observations.
+  void set_model(std::string model_name, int max_model_len);
   void request_queued(uint64_t id, double arrival_s);
   void token(uint64_t id, double time_s, bool first);
   void request_finished(const RequestRecord& r);

@@ -12,10 +12,29 @@ namespace {
 // points for one second, nor skip one.
 constexpr double kSampleSpacingS = 0.95;
 
+// The value of `key` in a raw query string, or "" when absent.
+std::string_view query_value(std::string_view query, std::string_view key) {
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    size_t eq = pair.find('=');
+    if (pair.substr(0, eq) == key) {
+      return eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 ServingMetrics::ServingMetrics(ServingMetricsOptions options)
     : state_(options, monotonic_s(), wall_s()) {}
+
+void ServingMetrics::set_model(std::string model_name, int max_model_len) {
+  std::lock_guard<std::mutex> lock(mu_);
+  state_.set_model(std::move(model_name), max_model_len);
+}
 
 void ServingMetrics::on_request_queued(uint64_t id, double arrival_s) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -84,6 +103,14 @@ ServingMetrics::Rendered ServingMetrics::render(const EngineSnapshot& snap,
     return {render_prometheus(snap), std::string(kPrometheusContentType)};
   }
   return {render_json(snap, all_requests), std::string(kJsonContentType)};
+}
+
+ServingMetrics::Rendered ServingMetrics::render_for_query(const EngineSnapshot& snap,
+                                                          std::string_view accept_header,
+                                                          std::string_view query_string) {
+  if (!query_string.empty() && query_string.front() == '?') query_string.remove_prefix(1);
+  return render(snap, accept_header, query_value(query_string, "format"),
+                query_value(query_string, "requests") == "all");
 }
 
 }  // namespace strata

@@ -11,9 +11,7 @@
 //   ServingMetrics metrics({.model_name = id, .max_model_len = n_ctx, .version = v});
 //   options.observer = &metrics;                         // before Engine::Create
 //   MetricsSampler sampler(&metrics, [&] { return engine->snapshot(); });
-//   GET /metrics: auto r = metrics.render(engine->snapshot(), req.get_header_value("Accept"),
-//                                         req.get_param_value("format"),
-//                                         req.get_param_value("requests") == "all");
+//   GET /metrics: auto r = metrics.render_for_query(engine->snapshot(), accept, query_string);
 //                 res.set_content(r.body, r.content_type);
 //   after every response: metrics.on_http_request(route_pattern, method, status);
 #pragma once
@@ -32,6 +30,11 @@ namespace strata {
 class ServingMetrics final : public EngineObserver {
  public:
   explicit ServingMetrics(ServingMetricsOptions options);
+
+  // Sets the model_name label and the context that bounds the token-count histograms, for
+  // servers that know them only once the model has loaded. Call before the first request:
+  // histograms that already hold observations keep their bounds.
+  void set_model(std::string model_name, int max_model_len);
 
   void on_request_queued(uint64_t id, double arrival_s) override;
   void on_token(uint64_t id, double time_s, bool first) override;
@@ -56,6 +59,9 @@ class ServingMetrics final : public EngineObserver {
   // all_requests: ?requests=all, list every kept finished request.
   Rendered render(const EngineSnapshot& snap, std::string_view accept_header,
                   std::string_view query_format, bool all_requests);
+  // The same, reading "format" and "requests=all" from the raw query string ("a=1&b=2").
+  Rendered render_for_query(const EngineSnapshot& snap, std::string_view accept_header,
+                            std::string_view query_string);
   std::string render_prometheus(const EngineSnapshot& snap);
   std::string render_json(const EngineSnapshot& snap, bool all_requests);
 

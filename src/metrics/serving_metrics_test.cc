@@ -31,6 +31,25 @@ TEST(ServingMetrics, NegotiatesContentType) {
   EXPECT_EQ(forced.content_type, prom.content_type);
 }
 
+TEST(ServingMetrics, ReadsFormatAndRequestsFromTheQueryString) {
+  ServingMetrics m(opts());
+  for (uint64_t id = 1; id <= 15; ++id) {
+    RequestRecord rec;
+    rec.id = id;
+    rec.finish = FinishReason::kStop;
+    m.on_request_finished(rec);
+  }
+  EngineSnapshot snap;
+  auto some = nlohmann::json::parse(m.render_for_query(snap, "*/*", "").body);
+  EXPECT_EQ(some["requests"].size(), 12u);
+  auto all = nlohmann::json::parse(m.render_for_query(snap, "*/*", "?x=1&requests=all").body);
+  EXPECT_EQ(all["requests"].size(), 15u);
+  EXPECT_EQ(m.render_for_query(snap, "*/*", "format=prometheus").content_type,
+            "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_EQ(m.render_for_query(snap, "text/plain", "requests=all&format=json").content_type,
+            "application/json");
+}
+
 // Many threads feeding events at once: every event is counted exactly once.
 TEST(ServingMetrics, EventsFromManyThreadsAreAllCounted) {
   ServingMetrics m(opts());
@@ -68,6 +87,30 @@ TEST(ServingMetrics, EventsFromManyThreadsAreAllCounted) {
   ASSERT_NE(at, std::string::npos);
   EXPECT_EQ(text.substr(at + itl_count.size(), text.find('\n', at) - at - itl_count.size()),
             "1800.0");  // 200 requests x 9 gaps
+}
+
+TEST(ServingMetrics, SetModelBeforeRequestsSetsLabelAndBuckets) {
+  ServingMetrics m(opts());
+  m.set_model("late \"name\"", 100);
+  std::string text = m.render_prometheus(EngineSnapshot{});
+  EXPECT_NE(text.find("vllm:num_requests_running{model_name=\"late \\\"name\\\"\",engine=\"0\"} 0.0"),
+            std::string::npos);
+  EXPECT_NE(text.find("vllm:request_prompt_tokens_bucket{model_name=\"late \\\"name\\\"\",engine=\"0\",le=\"100.0\"} 0.0"),
+            std::string::npos);
+  EXPECT_EQ(text.find("le=\"200.0\""), std::string::npos);
+}
+
+TEST(ServingMetrics, SetModelAfterRequestsKeepsObservedBuckets) {
+  ServingMetrics m(opts());
+  RequestRecord rec;
+  rec.id = 1;
+  rec.finish = FinishReason::kStop;
+  rec.prompt_tokens = 3;
+  m.on_request_finished(rec);
+  m.set_model("m2", 100);
+  std::string text = m.render_prometheus(EngineSnapshot{});
+  EXPECT_NE(text.find("vllm:request_prompt_tokens_bucket{model_name=\"m2\",engine=\"0\",le=\"200.0\"} 1.0"),
+            std::string::npos);
 }
 
 TEST(ServingMetrics, TokensWithoutOnTokenStillCountOnce) {

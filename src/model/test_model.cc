@@ -34,6 +34,7 @@ class ModelBuilder {
   explicit ModelBuilder(const TestModelSpec& spec) : s_(spec) {}
 
   void matrix(const std::string& name, int n_in, int n_out) {
+    if (skipped(name)) return;
     DType type = s_.type;
     if (s_.mixed) {
       const std::vector<DType> types = all_weight_types();
@@ -44,11 +45,21 @@ class ModelBuilder {
                std::sqrt(3.0f / static_cast<float>(n_in)));
   }
   void vector(const std::string& name, int n, float center, float half_width) {
+    if (skipped(name)) return;
     add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n)}, next_seed(), center, half_width);
   }
   GgufWriter& writer() { return w_; }
 
  private:
+  bool skipped(const std::string& name) {
+    for (const std::string& s : s_.skip_tensors) {
+      if (s == name) {
+        ++n_tensors_;
+        return true;
+      }
+    }
+    return false;
+  }
   uint32_t next_seed() { return s_.seed * 7919u + static_cast<uint32_t>(n_tensors_++); }
 
   TestModelSpec s_;
@@ -72,6 +83,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
     w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_linear_factor));
   }
+  for (const auto& [key, value] : s.metadata_overrides) w.set(key, value);
 }
 
 }  // namespace

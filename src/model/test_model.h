@@ -9,9 +9,11 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
+#include "gguf/gguf_value.h"
 #include "tensor/dtype.h"
 
 namespace strata::testing {
@@ -30,6 +32,10 @@ struct TestModelSpec {
   float rope_freq_base = 10000.0f;
   float rope_linear_factor = 1.0f;  // != 1 writes rope.scaling.type = linear
   uint32_t seed = 1;
+  // For tests of bad files: metadata set after the defaults (replacing them), and tensors
+  // left out.
+  std::vector<std::pair<std::string, GgufValue>> metadata_overrides;
+  std::vector<std::string> skip_tensors;
 };
 
 // "llama-q4_K", "qwen3-mixed": for test names and file names.

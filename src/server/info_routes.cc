@@ -2,6 +2,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "engine/engine_types.h"
 #include "server/json_fields.h"
 #include "server/routes.h"

@@ -8,16 +8,12 @@
 namespace strata::server {
 
 Result<json> parse_json_object(std::string_view body) {
-  json value = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) {
-    // Parse again with exceptions only to learn where it broke; stays inside this function.
-    try {
-      (void)json::parse(body.begin(), body.end());
-    } catch (const json::parse_error& e) {
-      return Status::InvalidArgument(fmt::format("request body is not valid JSON: byte {}: {}",
-                                                 e.byte, e.what()));
-    }
-    return Status::InvalidArgument("request body is not valid JSON");
+  json value;
+  // nlohmann reports where parsing failed only through its exception; it stays in here.
+  try {
+    value = json::parse(body.begin(), body.end());
+  } catch (const json::parse_error& e) {
+    return Status::InvalidArgument(fmt::format("request body is not valid JSON: {}", e.what()));
   }
   if (!value.is_object()) {
     return Status::InvalidArgument(

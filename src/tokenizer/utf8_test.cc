@@ -38,9 +38,10 @@ TEST(Utf8Test, EncodesAndDecodesEveryScalarValue) {
     if (cp >= 0xD800 && cp <= 0xDFFF) continue;
     std::string s;
     utf8_append(&s, cp);
-    ASSERT_TRUE(utf8_is_valid(s)) << std::hex << cp;
-    ASSERT_EQ(utf8_char_length(s, 0), s.size()) << std::hex << cp;
-    ASSERT_EQ(utf8_decode_at(s, 0), cp) << std::hex << cp;
+    const auto code = static_cast<uint32_t>(cp);
+    ASSERT_TRUE(utf8_is_valid(s)) << std::hex << code;
+    ASSERT_EQ(utf8_char_length(s, 0), s.size()) << std::hex << code;
+    ASSERT_EQ(static_cast<uint32_t>(utf8_decode_at(s, 0)), code);
   }
 }
 

@@ -43,3 +43,81 @@ static inline __m256i dot_u8_s8(__m256i u, __m256i s) {
 }
 
 }  // namespace strata::kernels::cpu::avx2
+
+namespace strata::kernels::cpu::avx2 {
+
+// One block of 32 floats to int8 codes with d = amax / 127 and codes = round-to-nearest-
+// even(x * (1 / d)) clamped to [-127, 127]: the same arithmetic as the scalar quantisers
+// (including NaN handling), so results are bit-identical. Also returns the code sums of
+// the two 16-element halves.
+struct QuantizedBlock {
+  __m256i codes;
+  float d;
+  int sum_lo, sum_hi;
+};
+
+static inline int hsum_epi32(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+  return _mm_cvtsi128_si32(s);
+}
+
+static inline QuantizedBlock quantize_block32(const float* x) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  __m256 v[4];
+  __m256 amax = _mm256_setzero_ps();
+  for (int k = 0; k < 4; ++k) {
+    v[k] = _mm256_loadu_ps(x + 8 * k);
+    amax = _mm256_max_ps(_mm256_andnot_ps(sign, v[k]), amax);  // NaN inputs are skipped
+  }
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(amax), _mm256_extractf128_ps(amax, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  m = _mm_max_ss(m, _mm_movehdup_ps(m));
+  QuantizedBlock out;
+  out.d = _mm_cvtss_f32(m) / 127.0f;
+  const __m256 id = _mm256_set1_ps(out.d != 0.0f ? 1.0f / out.d : 0.0f);
+  __m256i q[4];
+  for (int k = 0; k < 4; ++k) {
+    const __m256 r = _mm256_round_ps(_mm256_mul_ps(v[k], id), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    q[k] = _mm256_cvtps_epi32(r);  // NaN -> INT_MIN, clamped to -127 below
+  }
+  const __m256i lo16 = _mm256_packs_epi32(q[0], q[1]);
+  const __m256i hi16 = _mm256_packs_epi32(q[2], q[3]);
+  __m256i bytes = _mm256_packs_epi16(lo16, hi16);
+  bytes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  out.codes = _mm256_max_epi8(bytes, _mm256_set1_epi8(-127));
+  const __m256i ones = _mm256_set1_epi16(1);
+  const __m256i wide = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm256_castsi256_si128(out.codes)), ones);
+  const __m256i wide_hi = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm256_extracti128_si256(out.codes, 1)), ones);
+  out.sum_lo = hsum_epi32(wide);
+  out.sum_hi = hsum_epi32(wide_hi);
+  return out;
+}
+
+}  // namespace strata::kernels::cpu::avx2
+
+namespace strata::kernels::cpu::avx2 {
+
+// e^x for 8 lanes, within 2 ulp of expf for x in [-87, 88] (inputs are clamped to that
+// range). 2^n from round(x / ln 2), the remainder r (|r| <= ln2 / 2) from a two-part
+// ln 2, then the degree-6 Taylor polynomial of e^r (truncation error < r^7 / 7! < 2^-24).
+static inline __m256 exp_ps(__m256 x) {
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.0f / 720.0f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  // Scale by 2^n: n in [-126, 127] after the clamp, so adding it to the exponent is exact.
+  const __m256i e = _mm256_slli_epi32(_mm256_cvtps_epi32(n), 23);
+  return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), e));
+}
+
+}  // namespace strata::kernels::cpu::avx2

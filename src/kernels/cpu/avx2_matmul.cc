@@ -1,6 +1,5 @@
 // AVX2 matmul entry: routes a chunk of output rows to the kernel for the weight type.
 #include "kernels/cpu/avx2.h"
-#include "kernels/reference/reference.h"
 
 namespace strata::kernels::cpu::avx2 {
 
@@ -10,7 +9,10 @@ void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
     case DType::kQ8_0: matmul_q8_0(args, o_begin, o_end); return;
     case DType::kQ4_0: matmul_q4_0(args, o_begin, o_end); return;
     case DType::kQ5_0: matmul_q5_0(args, o_begin, o_end); return;
-    default: reference::matmul_rows(args, o_begin, o_end); return;
+    case DType::kQ4_K: matmul_q4_k(args, o_begin, o_end); return;
+    case DType::kQ5_K: matmul_q5_k(args, o_begin, o_end); return;
+    case DType::kQ6_K: matmul_q6_k(args, o_begin, o_end); return;
+    default: return;
   }
 }
 

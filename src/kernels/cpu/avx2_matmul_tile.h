@@ -30,7 +30,9 @@ static inline void matmul_tile(const MatmulArgs& a, int64_t o, int r0) {
   typename P::Input in[NR];
   for (int r = 0; r < NR; ++r) in[r] = P::input(a, r0 + r);
   __m256 acc[NW][NR];
+#pragma GCC unroll 4
   for (int i = 0; i < NW; ++i) {
+#pragma GCC unroll 4
     for (int r = 0; r < NR; ++r) acc[i][r] = _mm256_setzero_ps();
   }
   const int64_t n_steps = w.n_in / P::kElems;
@@ -45,7 +47,9 @@ static inline void matmul_tile(const MatmulArgs& a, int64_t o, int r0) {
       for (int i = 0; i < NW; ++i) acc[i][r] = P::pair(wb[i], xb, acc[i][r]);
     }
   }
+#pragma GCC unroll 4
   for (int i = 0; i < NW; ++i) {
+#pragma GCC unroll 4
     for (int r = 0; r < NR; ++r) a.y[static_cast<int64_t>(r0 + r) * w.n_out + o + i] = P::finish(acc[i][r], rows[i], in[r]);
   }
 }

@@ -6,13 +6,13 @@ namespace strata::kernels::cpu {
 
 constinit const KernelTable kAvx2Kernels{
     .name = "avx2",
-    .quantize_q8_row = reference::quantize_q8_row,
+    .quantize_q8_row = avx2::quantize_q8_row,
     .matmul_rows = avx2::matmul_rows,
-    .rmsnorm = reference::rmsnorm,
-    .silu_mul = reference::silu_mul,
-    .store_kv = reference::store_kv,
-    .load_kv = reference::load_kv,
-    .attention = reference::attention,
+    .rmsnorm = avx2::rmsnorm,
+    .silu_mul = avx2::silu_mul,
+    .store_kv = avx2::store_kv,
+    .load_kv = avx2::load_kv,
+    .attention = avx2::attention,
     .argmax = reference::argmax,
 };
 

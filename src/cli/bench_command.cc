@@ -1,0 +1,151 @@
+// `strata bench`: how fast this machine runs a model, in one run: memory read bandwidth,
+// prompt processing, single-sequence decode, batched decode of 2/4/8 sequences, and how close
+// decode comes to the bandwidth roofline (every decode step streams all the weights once).
+//
+// This is the model-level benchmark (forward passes on a contiguous K/V cache). The engine-
+// level benchmark (--concurrency: many requests through the scheduler) plugs in at
+// run_engine_bench() below.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "base/clock.h"
+#include "base/thread_pool.h"
+#include "cli/commands.h"
+#include "kernels/bandwidth.h"
+#include "kernels/kernels.h"
+#include "model/forward_bench.h"
+#include "model/model.h"
+
+namespace strata::cli {
+
+namespace {
+
+struct BenchFlags {
+  std::string model_path;
+  int n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  bool json = false;
+  int prompt_tokens = 512;
+  int prefill_chunk = 128;
+  int decode_steps = 32;
+  int concurrency = 0;  // > 0: engine-level benchmark
+};
+
+struct BenchReport {
+  double load_s = 0;
+  double bandwidth_gbs = 0;
+  ForwardBenchResult forward;
+  double roofline_ratio = 0;
+};
+
+// Seam for the engine-level benchmark (src/engine/engine_bench.h, owned by the engine): it
+// replaces this body with a call that submits `concurrency` requests to an Engine.
+int run_engine_bench(const BenchFlags& flags) {
+  std::fprintf(stderr, "bench: --concurrency (engine-level benchmark) is not available in this build\n");
+  return 2;
+}
+
+void print_text(const BenchFlags& f, const Model& m, const BenchReport& r, const ForwardBenchOptions& o, int n_threads) {
+  const Hparams& hp = m.hparams();
+  std::printf("model      %s: %s, %d layers, %d wide, %.2f GB of weights (%.2f GB read per decode step)\n",
+              f.model_path.c_str(), hp.arch.c_str(), hp.n_layer, hp.n_embd, m.weight_bytes() / 1e9,
+              m.decode_weight_bytes() / 1e9);
+  std::printf("machine    %d threads, %s kernels, memory read bandwidth %.1f GB/s\n", n_threads, kernels::active_isa(),
+              r.bandwidth_gbs);
+  std::printf("load       %.2f s\n", r.load_s);
+  std::printf("prefill    %.1f tok/s (%d-token prompt in chunks of %d rows)\n", r.forward.prefill_tok_s,
+              o.prompt_tokens, o.prefill_chunk);
+  std::printf("decode     %.1f tok/s (1 sequence, %d steps after the prompt)\n", r.forward.decode_tok_s, o.decode_steps);
+  for (size_t i = 0; i < o.batch_sizes.size(); ++i) {
+    std::printf("decode x%-2d %.1f tok/s aggregate (%d sequences in one forward pass)\n", o.batch_sizes[i],
+                r.forward.batch_tok_s[i], o.batch_sizes[i]);
+  }
+  std::printf("roofline   %.2f (%.2f GB x %.1f steps/s / %.1f GB/s)\n", r.roofline_ratio, m.decode_weight_bytes() / 1e9,
+              r.forward.decode_tok_s, r.bandwidth_gbs);
+}
+
+void print_json(const BenchFlags& f, const Model& m, const BenchReport& r, const ForwardBenchOptions& o, int n_threads) {
+  nlohmann::json batch = nlohmann::json::object();
+  for (size_t i = 0; i < o.batch_sizes.size(); ++i) batch[std::to_string(o.batch_sizes[i])] = r.forward.batch_tok_s[i];
+  nlohmann::json j = {
+      {"bandwidth_gbs", r.bandwidth_gbs},
+      {"prefill_tok_s", r.forward.prefill_tok_s},
+      {"decode_tok_s", r.forward.decode_tok_s},
+      {"decode_batch_tok_s", batch},
+      {"roofline_ratio", r.roofline_ratio},
+      {"model", f.model_path},
+      {"threads", n_threads},
+      {"isa", kernels::active_isa()},
+      {"load_s", r.load_s},
+      {"prompt_tokens", o.prompt_tokens},
+      {"prefill_chunk", o.prefill_chunk},
+      {"decode_steps", o.decode_steps},
+      {"weight_bytes", m.weight_bytes()},
+      {"decode_weight_bytes", m.decode_weight_bytes()},
+  };
+  std::printf("%s\n", j.dump().c_str());
+}
+
+int run_bench(const BenchFlags& f) {
+  if (f.concurrency > 0) return run_engine_bench(f);
+  if (f.model_path.empty()) {
+    std::fprintf(stderr, "bench: -m FILE is required\n");
+    return 2;
+  }
+  if (f.n_threads < 1 || f.prompt_tokens <= 0 || f.prefill_chunk <= 0 || f.decode_steps <= 0) {
+    std::fprintf(stderr, "bench: --threads must be >= 1 and --prompt-tokens, --chunk, --decode-steps positive\n");
+    return 2;
+  }
+  const int n_threads = f.n_threads;
+  BenchReport r;
+  const double load_start_s = monotonic_s();
+  auto model = Model::Load(f.model_path);
+  if (!model.ok()) {
+    std::fprintf(stderr, "bench: %s\n", model.status().ToString().c_str());
+    return 2;
+  }
+  r.load_s = monotonic_s() - load_start_s;
+  ThreadPool pool(n_threads);
+  r.bandwidth_gbs = kernels::measure_read_bandwidth_gbs(pool);
+
+  ForwardBenchOptions o;
+  o.prompt_tokens = f.prompt_tokens;
+  o.prefill_chunk = f.prefill_chunk;
+  o.decode_steps = f.decode_steps;
+  auto forward = bench_forward(**model, pool, o);
+  if (!forward.ok()) {
+    std::fprintf(stderr, "bench: %s\n", forward.status().ToString().c_str());
+    return 2;
+  }
+  r.forward = *forward;
+  if (r.bandwidth_gbs > 0) {
+    r.roofline_ratio = static_cast<double>((*model)->decode_weight_bytes()) * r.forward.decode_tok_s / (r.bandwidth_gbs * 1e9);
+  }
+  if (f.json) {
+    print_json(f, **model, r, o, n_threads);
+  } else {
+    print_text(f, **model, r, o, n_threads);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, int* exit_code) {
+  auto* sub = app.add_subcommand("bench", "Measure bandwidth, prompt and decode speed of a model on this machine");
+  auto flags = std::make_shared<BenchFlags>();
+  sub->add_option("-m,--model", flags->model_path, "GGUF model file");
+  sub->add_option("--threads", flags->n_threads, "threads")->capture_default_str();
+  sub->add_flag("--json", flags->json, "print one JSON object");
+  sub->add_option("--prompt-tokens", flags->prompt_tokens, "prompt length for prefill")->capture_default_str();
+  sub->add_option("--chunk", flags->prefill_chunk, "prompt rows per forward pass")->capture_default_str();
+  sub->add_option("--decode-steps", flags->decode_steps, "forward passes per decode figure")->capture_default_str();
+  sub->add_option("--concurrency", flags->concurrency, "engine-level benchmark with this many concurrent requests");
+  sub->callback([flags, exit_code] { *exit_code = run_bench(*flags); });
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,159 @@
+// Every output is bit-identical (tokens and logits) to the same request alone in a fresh
+// engine with one slot, one stage and one group.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "engine/engine_test_util.h"
+
+namespace strata::testing {
+namespace {
+
+EngineOptions options(int parallel, int stages = 1, int groups = 0) {
+  EngineOptions o;
+  o.n_parallel = parallel;
+  o.n_stages = stages;
+  o.n_groups = groups;
+  o.n_threads = stages;
+  return o;
+}
+
+std::vector<GenerateRequest> requests(int n, int max_tokens) {
+  std::vector<GenerateRequest> out;
+  for (int i = 0; i < n; ++i) out.push_back(make_request(5 + 7 * i, max_tokens, 100 + i));
+  return out;
+}
+
+int max_decode_rows(Harness& h) {
+  std::lock_guard<std::mutex> lock(h.observer().mu);
+  int n = 0;
+  for (const StepRecord& s : h.observer().steps) n = std::max(n, s.n_decode_rows);
+  return n;
+}
+
+// Submits all requests at once and checks each against its solo run. Returns the largest
+// number of decode rows any window held.
+int expect_all_match_solo(EngineOptions o, const std::vector<GenerateRequest>& rs, const std::string& what) {
+  std::vector<Output> solo;
+  for (const auto& r : rs) solo.push_back(run_solo(r));
+  Harness h(o);
+  EXPECT_TRUE(h.ok());
+  if (!h.ok()) return 0;
+  std::vector<RequestId> ids;
+  for (const auto& r : rs) ids.push_back(h.submit(r));
+  for (size_t i = 0; i < rs.size(); ++i) expect_identical(h.wait(ids[i]), solo[i], what + " request " + std::to_string(i));
+  return max_decode_rows(h);
+}
+
+TEST(EngineExactness, GreedyMatchesTheGoldenContinuation) {
+  std::ifstream f(std::string(STRATA_SHARED_DIR) + "/models/stories260K.golden.json");
+  nlohmann::json golden = nlohmann::json::parse(f);
+  GenerateRequest r;
+  r.prompt_tokens = golden["prompt_ids_with_bos"].get<std::vector<int32_t>>();
+  r.max_tokens = 30;
+  Harness h(options(1));
+  Output out = h.wait(h.submit(r));
+  auto want = golden["greedy_continuation_ids"].get<std::vector<int32_t>>();
+  want.resize(30);
+  EXPECT_EQ(out.tokens, want);
+  EXPECT_EQ(out.done.finish, FinishReason::kLength);
+  EXPECT_EQ(out.done.completion_tokens, 30);
+}
+
+TEST(EngineExactness, EightSlotsAllActive) {
+  // Long enough generations that all eight decode together in some window.
+  EXPECT_EQ(expect_all_match_solo(options(8), requests(8, 40), "8 of 8"), 8);
+}
+
+TEST(EngineExactness, ThreeOfEightSlotsActive) {
+  // Idle slots add no rows: no window ever holds more than the three active slots.
+  EXPECT_LE(expect_all_match_solo(options(8), requests(3, 12), "3 of 8"), 3);
+}
+
+TEST(EngineExactness, TwoStagesTwoGroups) {
+  EXPECT_LE(expect_all_match_solo(options(8, 2, 2), requests(6, 10), "S2 G2"), 4);
+}
+
+TEST(EngineExactness, TwoStagesFourGroups) {
+  EXPECT_LE(expect_all_match_solo(options(8, 2, 4), requests(8, 10), "S2 G4"), 2);
+}
+
+TEST(EngineExactness, StaggeredAdmissionsWhileOthersDecode) {
+  auto rs = requests(5, 14);
+  std::vector<Output> solo;
+  for (const auto& r : rs) solo.push_back(run_solo(r));
+  Harness h(options(4, 2, 2));
+  std::vector<RequestId> ids;
+  for (size_t i = 0; i < rs.size(); ++i) {
+    ids.push_back(h.submit(rs[i]));
+    h.wait_tokens(ids.back(), 3);  // the next one arrives while this one decodes
+  }
+  for (size_t i = 0; i < rs.size(); ++i) expect_identical(h.wait(ids[i]), solo[i], "staggered " + std::to_string(i));
+}
+
+TEST(EngineExactness, LongPromptReadInChunksBesideDecodingSlots) {
+  EngineOptions o = options(3);
+  o.prefill_chunk = 8;
+  auto decoding = requests(2, 40);
+  GenerateRequest long_prompt = make_request(150, 6, 7);
+  Output solo_long = run_solo(long_prompt);
+  std::vector<Output> solo;
+  for (const auto& r : decoding) solo.push_back(run_solo(r));
+  Harness h(o);
+  std::vector<RequestId> ids;
+  for (const auto& r : decoding) ids.push_back(h.submit(r));
+  h.wait_tokens(ids[0], 2);
+  RequestId long_id = h.submit(long_prompt);
+  // The decoding slots keep producing while the long prompt is read 8 rows per step.
+  Output long_out = h.wait(long_id);
+  expect_identical(long_out, solo_long, "chunked prompt");
+  for (size_t i = 0; i < decoding.size(); ++i) expect_identical(h.wait(ids[i]), solo[i], "decoding beside");
+  std::lock_guard<std::mutex> lock(h.observer().mu);
+  int mixed = 0;
+  for (const StepRecord& s : h.observer().steps) {
+    EXPECT_LE(s.n_prefill_rows, 8);
+    if (s.n_prefill_rows > 0 && s.n_decode_rows > 0) ++mixed;
+  }
+  EXPECT_GE(mixed, 150 / 8);  // the prompt was read in chunks while the others decoded
+}
+
+TEST(EngineExactness, PromptPartlyFromThePrefixCache) {
+  GenerateRequest first = make_request(70, 8, 11);
+  GenerateRequest follow = first;
+  for (int i = 0; i < 20; ++i) follow.prompt_tokens.push_back(40 + i);
+  Output solo = run_solo(follow);
+  Harness h(options(2));
+  h.wait(h.submit(first));
+  Output out = h.wait(h.submit(follow));
+  expect_identical(out, solo, "prefix cache");
+  EXPECT_EQ(out.done.cached_tokens, 64);  // 4 full blocks of the 70-token first prompt
+  EngineSnapshot snap = h.engine().snapshot();
+  EXPECT_EQ(snap.kv.prefix_hit_tokens, 64u);
+  EXPECT_GT(snap.kv.bytes_reused, 0u);
+}
+
+TEST(EngineExactness, ConcurrentRequestsShareAPrefixComputedBySlotZero) {
+  GenerateRequest base = make_request(48, 20, 21);
+  std::vector<GenerateRequest> rs;
+  for (int i = 0; i < 3; ++i) {
+    GenerateRequest r = base;
+    r.prompt_tokens.push_back(100 + i);
+    rs.push_back(r);
+  }
+  std::vector<Output> solo;
+  for (const auto& r : rs) solo.push_back(run_solo(r));
+  Harness h(options(4));
+  RequestId first = h.submit(rs[0]);
+  h.wait_tokens(first, 1);  // slot 0 has read (and published) the shared blocks
+  RequestId second = h.submit(rs[1]);
+  RequestId third = h.submit(rs[2]);
+  expect_identical(h.wait(first), solo[0], "first");
+  Output b = h.wait(second);
+  expect_identical(b, solo[1], "second");
+  expect_identical(h.wait(third), solo[2], "third");
+  EXPECT_EQ(b.done.cached_tokens, 48);
+}
+
+}  // namespace
+}  // namespace strata::testing

@@ -1,0 +1,135 @@
+#include "engine/engine_impl.h"
+
+#include <algorithm>
+#include <string>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "engine/model_fingerprint.h"
+
+namespace strata {
+
+Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) { return EngineImpl::Create(options); }
+
+EngineImpl::EngineImpl(EngineConfig config)
+    : config_(std::move(config)), inbox_(config_.options.max_queue, config_.options.n_groups) {}
+
+EngineImpl::~EngineImpl() { shutdown(0.0); }
+
+Result<std::unique_ptr<Engine>> EngineImpl::Create(const EngineOptions& options) {
+  if (options.model_path.empty()) return Status::InvalidArgument("no model path (-m)");
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, Model::Load(options.model_path));
+  STRATA_ASSIGN_OR_RETURN(EngineConfig config, resolve_engine_config(options, model->hparams()));
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::FromGguf(model->gguf()));
+  std::unique_ptr<EngineImpl> engine(new EngineImpl(std::move(config)));
+  engine->model_ = std::move(model);
+  engine->tokenizer_ = std::move(tokenizer);
+  STRATA_RETURN_IF_ERROR(engine->start());
+  return std::unique_ptr<Engine>(std::move(engine));
+}
+
+Status EngineImpl::start() {
+  const EngineOptions& o = config_.options;
+  const Hparams& hp = model_->hparams();
+  KvCacheOptions kv;
+  kv.layout = config_.kv_layout;
+  kv.n_blocks = config_.n_kv_blocks;
+  kv.n_seqs = o.n_parallel;
+  kv.max_seq_tokens = o.n_ctx;
+  kv.model_id = model_fingerprint(model_->gguf());
+  kv.park_dir = o.park_dir;
+  kv.park_capacity_bytes = static_cast<uint64_t>(o.park_mib) << 20;
+  STRATA_ASSIGN_OR_RETURN(kv_, KvCache::Create(kv));
+
+  for (int g = 0; g < o.n_groups; ++g) {
+    windows_.push_back(std::make_unique<Window>(g, g * config_.slots_per_group, config_.slots_per_group,
+                                                config_.max_window_rows, hp.n_embd, hp.n_vocab));
+  }
+  in_flight_.assign(o.n_groups, false);
+  slots_.resize(o.n_parallel);
+  for (int s = 0; s < o.n_parallel; ++s) slots_[s].group = config_.group_of(s);
+  work_.resize(config_.slots_per_group);
+  candidates_.resize(o.n_parallel);
+  incoming_.reserve(o.max_queue);
+  pipeline_ = std::make_unique<StagePipeline>(*model_, *kv_, config_.stages, config_.max_window_rows, o.n_ctx,
+                                              o.n_groups, [this](Window* w) { inbox_.push_window(w); });
+
+  snapshot_.model_name = model_->gguf().get_string("general.name").value_or(o.model_path);
+  snapshot_.arch = hp.arch;
+  snapshot_.n_ctx = o.n_ctx;
+  snapshot_.n_parallel = o.n_parallel;
+  snapshot_.n_groups = o.n_groups;
+  snapshot_.n_stages = o.n_stages;
+  snapshot_.n_threads = o.n_threads;
+  snapshot_.slots.resize(o.n_parallel);
+  snapshot_.kv.dtype = o.kv_type;
+  publish_snapshot();
+  STRATA_LOG_INFO("engine: {} slots in {} groups, {} stages, {} threads, context {}, K/V {} x {} tokens ({} MiB {})",
+                  o.n_parallel, o.n_groups, o.n_stages, o.n_threads, o.n_ctx, config_.n_kv_blocks,
+                  o.kv_block_tokens, (config_.n_kv_blocks * config_.kv_block_bytes) >> 20, o.kv_type);
+  thread_ = std::thread([this] { run(); });
+  return Status::Ok();
+}
+
+Result<RequestId> EngineImpl::submit(GenerateRequest request, RequestCallback callback) {
+  if (!accepting_.load()) return Status::Cancelled("the engine is shutting down");
+  const EngineOptions& o = config_.options;
+  const int n_prompt = static_cast<int>(request.prompt_tokens.size());
+  if (n_prompt == 0) return Status::InvalidArgument("the prompt is empty");
+  if (request.max_tokens < 1) {
+    return Status::InvalidArgument("max_tokens must be at least 1, got " + std::to_string(request.max_tokens));
+  }
+  const int n_vocab = model_->hparams().n_vocab;
+  for (int i = 0; i < n_prompt; ++i) {
+    int32_t t = request.prompt_tokens[i];
+    if (t < 0 || t >= n_vocab) {
+      return Status::InvalidArgument("prompt token " + std::to_string(i) + " is id " + std::to_string(t) +
+                                     ", outside the vocabulary of " + std::to_string(n_vocab));
+    }
+  }
+  STRATA_RETURN_IF_ERROR(validate_sampling(request.sampling, n_vocab));
+  const long long total = static_cast<long long>(n_prompt) + request.max_tokens;
+  if (total > o.n_ctx) {
+    return Status::OutOfRange("prompt of " + std::to_string(n_prompt) + " tokens + max_tokens " +
+                              std::to_string(request.max_tokens) + " = " + std::to_string(total) +
+                              " exceeds the context of " + std::to_string(o.n_ctx) + " tokens");
+  }
+  if (kv_->blocks_for_tokens(static_cast<int>(total)) > kv_->n_blocks()) {
+    return Status::OutOfRange("prompt of " + std::to_string(n_prompt) + " tokens + max_tokens " +
+                              std::to_string(request.max_tokens) + " needs more K/V blocks than the pool's " +
+                              std::to_string(kv_->n_blocks()) + " (raise --kv-cache-mib)");
+  }
+  PendingRequest p;
+  p.id = next_id_.fetch_add(1);
+  p.request = std::move(request);
+  p.callback = std::move(callback);
+  p.arrival_s = monotonic_s();
+  RequestId id = p.id;
+  if (!inbox_.push_request(std::move(p))) {
+    if (!accepting_.load()) return Status::Cancelled("the engine is shutting down");
+    return Status::ResourceExhausted("the request queue is full (--max-queue " + std::to_string(o.max_queue) + ")");
+  }
+  return id;
+}
+
+void EngineImpl::cancel(RequestId id) { inbox_.push_cancel(id); }
+
+void EngineImpl::park_idle() {
+  if (!thread_.joinable()) return;
+  inbox_.wait_parked(inbox_.push_park());
+}
+
+EngineSnapshot EngineImpl::snapshot() const {
+  std::lock_guard<std::mutex> lock(snapshot_mu_);
+  return snapshot_;
+}
+
+void EngineImpl::shutdown(double timeout_s) {
+  accepting_.store(false);
+  stop_deadline_s_.store(monotonic_s() + std::max(0.0, timeout_s));
+  inbox_.stop();
+  if (thread_.joinable()) thread_.join();
+  pipeline_.reset();
+}
+
+}  // namespace strata

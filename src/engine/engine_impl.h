@@ -1,0 +1,110 @@
+// EngineImpl: the Engine behind engine.h. One engine thread runs the scheduler: it admits
+// waiting requests into slots (slot_allocator.h), builds each group's window
+// (window.h), launches it into the stage pipeline (stage_pipeline.h), and when the
+// window comes back samples the next tokens, sends events and frees finished slots.
+//
+// Owns the model, tokenizer, chat template, K/V cache, pipeline, windows and slots. The
+// slots, K/V cache and request states belong to the engine thread; public methods only
+// touch the inbox (thread-safe) and the snapshot (under snapshot_mu_).
+// Private to src/engine.
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/engine_config.h"
+#include "engine/engine_inbox.h"
+#include "engine/rate_window.h"
+#include "engine/request_state.h"
+#include "engine/slot_allocator.h"
+#include "engine/stage_pipeline.h"
+#include "engine/window.h"
+#include "kvcache/kv_cache.h"
+#include "model/model.h"
+#include "tokenizer/tokenizer.h"
+
+namespace strata {
+
+class ChatTemplate;
+
+class EngineImpl final : public Engine {
+ public:
+  static Result<std::unique_ptr<Engine>> Create(const EngineOptions& options);
+  ~EngineImpl() override;
+
+  Result<RequestId> submit(GenerateRequest request, RequestCallback callback) override;
+  void cancel(RequestId id) override;
+  void park_idle() override;
+  EngineSnapshot snapshot() const override;
+  const Tokenizer& tokenizer() const override { return *tokenizer_; }
+  const ChatTemplate& chat_template() const override { return *chat_template_; }
+  const EngineOptions& options() const override { return config_.options; }
+  void shutdown(double timeout_s) override;
+
+ private:
+  struct Slot {
+    SlotState state = SlotState::kIdle;
+    int group = 0;
+    int n_past = 0;              // positions whose K/V is stored
+    uint64_t admission = 0;
+    bool cancel_pending = false;
+    std::unique_ptr<RequestState> request;
+  };
+
+  explicit EngineImpl(EngineConfig config);
+  Status start();
+  void run();
+  // One turn of the engine thread; false when it should exit.
+  bool turn();
+  void take_inbox();
+  void apply_cancel(RequestId id);
+  void abort_waiting(PendingRequest& p);
+  void admit_waiting();
+  bool admit(int slot, PendingRequest& pending);
+  void launch_idle_groups();
+  void launch(int group);
+  void complete(Window* w);
+  void accept_logits(Window* w);
+  void finish_slot(int slot, FinishReason reason);
+  void fail_slot(int slot, const std::string& error);
+  void release_slot(int slot);
+  void abort_everything();
+  void publish_snapshot();
+  int n_active(int group) const;
+  bool any_in_flight() const;
+
+  EngineConfig config_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  std::shared_ptr<ChatTemplate> chat_template_;
+  std::unique_ptr<KvCache> kv_;
+  std::unique_ptr<StagePipeline> pipeline_;
+  EngineInbox inbox_;
+  std::vector<std::unique_ptr<Window>> windows_;  // one per group
+  std::vector<bool> in_flight_;
+  std::vector<Slot> slots_;
+  std::vector<SlotWork> work_;                    // builder input, reused
+  std::vector<SlotCandidate> candidates_;         // allocator input, reused
+  std::deque<PendingRequest> waiting_;
+  std::vector<PendingRequest> incoming_;
+  std::vector<RequestId> cancels_;
+  uint64_t n_admitted_ = 0;
+  uint64_t steps_ = 0;
+  RateWindow rates_;
+
+  std::atomic<RequestId> next_id_{1};
+  std::atomic<bool> accepting_{true};
+  std::atomic<double> stop_deadline_s_{0.0};
+  std::atomic<bool> park_requested_{false};
+  std::thread thread_;
+
+  mutable std::mutex snapshot_mu_;
+  EngineSnapshot snapshot_;
+};
+
+}  // namespace strata

@@ -1,0 +1,303 @@
+// The engine thread: admission, window launches and completions (see engine_impl.h).
+#include <algorithm>
+#include <limits>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "engine/engine_impl.h"
+
+namespace strata {
+
+void EngineImpl::run() {
+  while (turn()) {
+  }
+}
+
+bool EngineImpl::turn() {
+  const bool stopping_before = !accepting_.load();
+  double timeout_s = -1.0;
+  if (stopping_before) timeout_s = std::max(0.0, stop_deadline_s_.load() - monotonic_s());
+  inbox_.wait(timeout_s);
+  take_inbox();
+  while (Window* w = inbox_.pop_window()) complete(w);
+  if (!accepting_.load()) {
+    for (PendingRequest& p : waiting_) abort_waiting(p);
+    inbox_.note_left_queue(static_cast<int>(waiting_.size()));
+    waiting_.clear();
+    bool any_active = std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.request != nullptr; });
+    if (!any_active || monotonic_s() >= stop_deadline_s_.load()) {
+      abort_everything();
+      publish_snapshot();
+      return false;
+    }
+  } else {
+    admit_waiting();
+  }
+  launch_idle_groups();
+  publish_snapshot();
+  return true;
+}
+
+void EngineImpl::take_inbox() {
+  uint64_t park_ticket = 0;
+  inbox_.take(&incoming_, &cancels_, &park_ticket);
+  for (PendingRequest& p : incoming_) {
+    if (config_.options.observer) config_.options.observer->on_request_queued(p.id, p.arrival_s);
+    waiting_.push_back(std::move(p));
+  }
+  incoming_.clear();
+  for (RequestId id : cancels_) apply_cancel(id);
+  cancels_.clear();
+  if (park_ticket != 0) {
+    int n = kv_->park_idle();
+    STRATA_LOG_DEBUG("engine: parked {} idle K/V blocks", n);
+    inbox_.parked(park_ticket);
+  }
+}
+
+void EngineImpl::abort_waiting(PendingRequest& p) {
+  RequestRecord r;
+  r.id = p.id;
+  r.finish = FinishReason::kAbort;
+  r.arrival_s = p.arrival_s;
+  r.finished_s = monotonic_s();
+  r.prompt_tokens = static_cast<int>(p.request.prompt_tokens.size());
+  r.max_tokens = p.request.max_tokens;
+  r.n = p.request.n;
+  RequestEvent done;
+  done.kind = RequestEvent::Kind::kDone;
+  done.finish = FinishReason::kAbort;
+  done.prompt_tokens = r.prompt_tokens;
+  if (p.callback) p.callback(done);
+  if (config_.options.observer) config_.options.observer->on_request_finished(r);
+}
+
+void EngineImpl::apply_cancel(RequestId id) {
+  for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+    if (it->id != id) continue;
+    abort_waiting(*it);
+    waiting_.erase(it);
+    inbox_.note_left_queue();
+    return;
+  }
+  for (int s = 0; s < static_cast<int>(slots_.size()); ++s) {
+    Slot& slot = slots_[s];
+    if (!slot.request || slot.request->id() != id) continue;
+    // A slot whose window is in flight is still in use by the stages: finish it when the
+    // window returns.
+    if (in_flight_[slot.group]) {
+      slot.cancel_pending = true;
+    } else {
+      finish_slot(s, FinishReason::kAbort);
+    }
+    return;
+  }
+}
+
+void EngineImpl::admit_waiting() {
+  while (!waiting_.empty()) {
+    for (size_t s = 0; s < slots_.size(); ++s) {
+      candidates_[s].busy = slots_[s].request != nullptr;
+      candidates_[s].retained_blocks = candidates_[s].busy ? 0 : kv_->retained_blocks(static_cast<int>(s));
+    }
+    std::optional<SlotChoice> choice = choose_slot(candidates_, config_.options.n_groups);
+    if (!choice) return;
+    if (!admit(choice->slot, waiting_.front())) return;  // K/V blocks: retry when some are released
+    STRATA_LOG_DEBUG("engine: request {} -> slot {}: {}", slots_[choice->slot].request->id(), choice->slot,
+                     choice->reason);
+    waiting_.pop_front();
+    inbox_.note_left_queue();
+  }
+}
+
+bool EngineImpl::admit(int slot_index, PendingRequest& pending) {
+  const std::vector<int32_t>& prompt = pending.request.prompt_tokens;
+  const int n_prompt = static_cast<int>(prompt.size());
+  // The last prompt token is always recomputed: its logits give the first new token.
+  std::optional<Admission> a = kv_->admit(slot_index, prompt, n_prompt - 1, n_prompt + pending.request.max_tokens);
+  if (!a) return false;
+  Slot& slot = slots_[slot_index];
+  slot.state = SlotState::kReading;
+  slot.n_past = a->reused_tokens;
+  slot.admission = ++n_admitted_;
+  slot.cancel_pending = false;
+  slot.request = std::make_unique<RequestState>(std::move(pending), *tokenizer_, model_->hparams().n_vocab,
+                                                config_.options.observer);
+  RequestRecord& r = slot.request->record();
+  r.scheduled_s = monotonic_s();
+  r.cached_tokens = a->reused_tokens;
+  r.slot = slot_index;
+  return true;
+}
+
+int EngineImpl::n_active(int group) const {
+  int n = 0;
+  for (int s = group * config_.slots_per_group; s < (group + 1) * config_.slots_per_group; ++s) {
+    if (slots_[s].request) ++n;
+  }
+  return n;
+}
+
+void EngineImpl::launch_idle_groups() {
+  for (int g = 0; g < config_.options.n_groups; ++g) {
+    if (!in_flight_[g] && n_active(g) > 0) launch(g);
+  }
+}
+
+void EngineImpl::launch(int group) {
+  Window* w = windows_[group].get();
+  const int first = group * config_.slots_per_group;
+  for (;;) {
+    for (int i = 0; i < config_.slots_per_group; ++i) {
+      const Slot& s = slots_[first + i];
+      SlotWork& work = work_[i];
+      work.state = s.request ? s.state : SlotState::kIdle;
+      work.n_past = s.n_past;
+      work.n_prompt = s.request ? s.request->n_prompt() : 0;
+      work.tokens = s.request ? s.request->tokens() : std::span<const int32_t>();
+      work.admission = s.admission;
+    }
+    build_window(work_, config_.options.prefill_chunk, w);
+    if (w->rows.empty()) return;
+    bool all_grown = true;
+    for (int i = 0; i < config_.slots_per_group && all_grown; ++i) {
+      if (w->slot_rows[i] == 0) continue;
+      Status st = kv_->grow(first + i, slots_[first + i].n_past + w->slot_rows[i]);
+      if (!st.ok()) {
+        fail_slot(first + i, st.ToString());
+        all_grown = false;
+      }
+    }
+    if (all_grown) break;
+  }
+  w->launched_s = monotonic_s();
+  in_flight_[group] = true;
+  pipeline_->launch(w);
+}
+
+void EngineImpl::complete(Window* w) {
+  const int group = w->group;
+  const int first = group * config_.slots_per_group;
+  in_flight_[group] = false;
+  ++steps_;
+  for (int i = 0; i < config_.slots_per_group; ++i) {
+    if (w->slot_rows[i] == 0) continue;
+    Slot& s = slots_[first + i];
+    s.n_past += w->slot_rows[i];
+    kv_->publish(first + i, s.request->tokens(), s.n_past);
+  }
+  accept_logits(w);
+  for (int i = 0; i < config_.slots_per_group; ++i) {
+    if (slots_[first + i].cancel_pending) finish_slot(first + i, FinishReason::kAbort);
+  }
+  const double now = monotonic_s();
+  rates_.record(now, w->n_decode_rows, w->n_prefill_rows);
+  if (config_.options.observer) {
+    StepRecord step;
+    step.group = group;
+    step.n_rows = static_cast<int>(w->rows.size());
+    step.n_prefill_rows = w->n_prefill_rows;
+    step.n_decode_rows = w->n_decode_rows;
+    config_.options.observer->on_step(step);
+  }
+}
+
+void EngineImpl::accept_logits(Window* w) {
+  const int n_vocab = model_->hparams().n_vocab;
+  for (size_t j = 0; j < w->logit_slots.size(); ++j) {
+    const int slot_index = w->logit_slots[j];
+    Slot& s = slots_[slot_index];
+    if (s.cancel_pending) continue;
+    s.state = SlotState::kGenerating;
+    FinishReason reason = s.request->accept(w->logits_row(static_cast<int>(j), n_vocab), monotonic_s(),
+                                            config_.options.logits_tap);
+    if (reason != FinishReason::kNone) finish_slot(slot_index, reason);
+  }
+}
+
+void EngineImpl::finish_slot(int slot_index, FinishReason reason) {
+  Slot& s = slots_[slot_index];
+  s.request->finish(reason, monotonic_s());
+  release_slot(slot_index);
+}
+
+void EngineImpl::fail_slot(int slot_index, const std::string& error) {
+  Slot& s = slots_[slot_index];
+  STRATA_LOG_ERROR("engine: request {} in slot {} failed: {}", s.request->id(), slot_index, error);
+  s.request->fail(error, monotonic_s());
+  release_slot(slot_index);
+}
+
+void EngineImpl::release_slot(int slot_index) {
+  Slot& s = slots_[slot_index];
+  kv_->release(slot_index);
+  s.request.reset();
+  s.state = SlotState::kIdle;
+  s.n_past = 0;
+  s.cancel_pending = false;
+}
+
+bool EngineImpl::any_in_flight() const {
+  return std::any_of(in_flight_.begin(), in_flight_.end(), [](bool b) { return b; });
+}
+
+void EngineImpl::abort_everything() {
+  // The stages may still hold windows; their slots' K/V must stay put until they return.
+  while (any_in_flight()) {
+    inbox_.wait(-1.0);
+    while (Window* w = inbox_.pop_window()) in_flight_[w->group] = false;
+  }
+  for (int s = 0; s < static_cast<int>(slots_.size()); ++s) {
+    if (slots_[s].request) finish_slot(s, FinishReason::kAbort);
+  }
+  // Keep finished conversations for the next engine on this park directory.
+  int n = kv_->park_idle();
+  if (n > 0) STRATA_LOG_INFO("engine: parked {} K/V blocks at shutdown", n);
+}
+
+void EngineImpl::publish_snapshot() {
+  const double now = monotonic_s();
+  KvCacheStats kv = kv_->stats();
+  std::lock_guard<std::mutex> lock(snapshot_mu_);
+  EngineSnapshot& snap = snapshot_;
+  snap.n_running = 0;
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    const Slot& slot = slots_[s];
+    SlotInfo& info = snap.slots[s];
+    info.slot = static_cast<int>(s);
+    info.group = slot.group;
+    info.state = slot.request ? slot.state : SlotState::kIdle;
+    info.request_id = slot.request ? slot.request->id() : 0;
+    info.prompt_tokens = slot.request ? slot.request->n_prompt() : 0;
+    info.generated = slot.request ? slot.request->n_generated() : 0;
+    info.tok_s = 0.0;
+    if (slot.request) {
+      ++snap.n_running;
+      const RequestRecord& r = slot.request->record();
+      if (r.first_token_s > 0 && now > r.first_token_s && info.generated > 1) {
+        info.tok_s = (info.generated - 1) / (now - r.first_token_s);
+      }
+    }
+  }
+  snap.n_waiting = inbox_.n_waiting();
+  snap.kv.block_tokens = kv.block_tokens;
+  snap.kv.blocks_total = kv.blocks_total;
+  snap.kv.blocks_used = kv.blocks_used;
+  snap.kv.blocks_cached = kv.blocks_cached;
+  snap.kv.evictions = kv.evictions;
+  snap.kv.parked_blocks = kv.park.blocks;
+  snap.kv.parked_bytes = kv.park.bytes;
+  snap.kv.park_capacity_bytes = kv.park.capacity_bytes;
+  snap.kv.parks = kv.park.parks;
+  snap.kv.restores = kv.restores;
+  snap.kv.restored_blocks = kv.restored_blocks;
+  snap.kv.park_bytes_written = kv.park.bytes_written;
+  snap.kv.bytes_reused = kv.bytes_reused;
+  snap.kv.prefix_queries_tokens = kv.prefix_queries_tokens;
+  snap.kv.prefix_hit_tokens = kv.prefix_hit_tokens;
+  pipeline_->busy_s(&snap.stage_busy_s);
+  rates_.rates(now, &snap.decode_tok_s, &snap.prefill_tok_s);
+  snap.steps = steps_;
+}
+
+}  // namespace strata

@@ -1,0 +1,134 @@
+// Parked K/V: a follow-up turn after a restart is restored from the park store and gives
+// exactly what a fresh engine computes from scratch; damaged blocks are recomputed.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/engine_test_util.h"
+
+namespace strata::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class EnginePark : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("engine_park_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  EngineOptions parked(int parallel = 2) {
+    EngineOptions o;
+    o.n_parallel = parallel;
+    o.park_dir = dir_.string();
+    return o;
+  }
+  // First turn A in its own engine, which parks A's blocks when it shuts down. Returns
+  // the follow-up request: A's prompt, A's answer, then a new turn.
+  GenerateRequest first_turn_then_follow_up() {
+    GenerateRequest a = make_request(70, 12, 5);
+    Output first;
+    {
+      Harness h(parked());
+      first = h.wait(h.submit(a));
+    }
+    GenerateRequest follow = a;
+    follow.prompt_tokens.insert(follow.prompt_tokens.end(), first.tokens.begin(), first.tokens.end());
+    for (int i = 0; i < 9; ++i) follow.prompt_tokens.push_back(50 + i);
+    follow.max_tokens = 10;
+    return follow;
+  }
+  fs::path dir_;
+};
+
+TEST_F(EnginePark, FollowUpAfterRestartIsRestoredAndIdentical) {
+  GenerateRequest follow = first_turn_then_follow_up();
+  Output solo = run_solo(follow);
+  Harness h(parked());
+  Output out = h.wait(h.submit(follow));
+  expect_identical(out, solo, "restored follow-up");
+  // A computed 70 + 11 = 81 positions: 5 full blocks were parked and come back.
+  EXPECT_EQ(out.done.cached_tokens, 80);
+  EngineSnapshot s = h.engine().snapshot();
+  EXPECT_EQ(s.kv.restores, 1u);
+  EXPECT_EQ(s.kv.restored_blocks, 5u);
+  EXPECT_GT(s.kv.bytes_reused, 0u);
+}
+
+TEST_F(EnginePark, CorruptParkedBlockIsRecomputedNotServed) {
+  GenerateRequest follow = first_turn_then_follow_up();
+  int n_files = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    // Damage the K/V bytes of every parked block but the first written (any one will do).
+    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-7, std::ios::end);
+    f.put('\x5a');
+    ++n_files;
+  }
+  ASSERT_EQ(n_files, 5);
+  Output solo = run_solo(follow);
+  Harness h(parked());
+  Output out = h.wait(h.submit(follow));
+  expect_identical(out, solo, "follow-up after corruption");
+  EXPECT_EQ(out.done.cached_tokens, 0);
+}
+
+TEST_F(EnginePark, BlocksParkedWithAnotherKvTypeAreNotUsed) {
+  GenerateRequest follow = first_turn_then_follow_up();
+  EngineOptions o = parked();
+  o.kv_type = "f32";
+  Output solo = run_solo(follow, o);
+  Harness h(o);
+  Output out = h.wait(h.submit(follow));
+  expect_identical(out, solo, "f32 engine");
+  EXPECT_EQ(out.done.cached_tokens, 0);
+}
+
+TEST_F(EnginePark, EvictionParksAndALaterRequestRestoresWithoutRestart) {
+  EngineOptions o = parked(1);
+  o.kv_cache_mib = 1;  // stories260K f16 blocks are 20 KiB: a 51-block pool
+  GenerateRequest a = make_request(300, 8, 1);
+  GenerateRequest b = make_request(500, 8, 2);  // needs 32 blocks: evicts most of A
+  Harness h(o);
+  Output a_out = h.wait(h.submit(a));
+  h.wait(h.submit(b));
+  EngineSnapshot after_b = h.engine().snapshot();
+  EXPECT_GT(after_b.kv.evictions, 0u);
+  EXPECT_GT(after_b.kv.parks, 0u);
+  GenerateRequest follow = a;
+  follow.prompt_tokens.insert(follow.prompt_tokens.end(), a_out.tokens.begin(), a_out.tokens.end());
+  follow.prompt_tokens.push_back(77);
+  Output solo = run_solo(follow);
+  Output out = h.wait(h.submit(follow));
+  expect_identical(out, solo, "follow-up restored after eviction");
+  EngineSnapshot s = h.engine().snapshot();
+  EXPECT_EQ(s.kv.restores, 1u);
+  EXPECT_EQ(out.done.cached_tokens, 304);  // 307 positions computed by A: 19 full blocks
+}
+
+TEST_F(EnginePark, ExplicitParkWritesOnlyNewBlocksTheSecondTime) {
+  Harness h(parked(1));
+  GenerateRequest a = make_request(40, 8, 3);
+  Output a_out = h.wait(h.submit(a));
+  h.engine().park_idle();
+  uint64_t first_bytes = h.engine().snapshot().kv.park_bytes_written;
+  EXPECT_GT(first_bytes, 0u);
+  GenerateRequest longer = a;
+  longer.prompt_tokens.insert(longer.prompt_tokens.end(), a_out.tokens.begin(), a_out.tokens.end());
+  for (int i = 0; i < 30; ++i) longer.prompt_tokens.push_back(90 + i);
+  h.wait(h.submit(longer));
+  h.engine().park_idle();
+  EngineSnapshot s = h.engine().snapshot();
+  uint64_t second_bytes = s.kv.park_bytes_written - first_bytes;
+  EXPECT_GT(second_bytes, 0u);
+  EXPECT_LT(second_bytes, first_bytes + 1);  // 2 blocks first, then only the new ones
+  EXPECT_EQ(s.kv.parked_blocks, 5u);         // 47 then 85 computed positions: 2 + 3 blocks
+}
+
+}  // namespace
+}  // namespace strata::testing

@@ -1,0 +1,137 @@
+// Helpers for engine tests: run requests through an Engine and capture every event and
+// every raw logits row, then compare runs byte for byte.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+
+namespace strata::testing {
+
+inline std::string stories_path() { return std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf"; }
+
+// What one request produced.
+struct Output {
+  std::vector<int32_t> tokens;
+  std::vector<std::vector<float>> logits;  // one row per sampled token
+  std::string text;
+  RequestEvent done;
+  bool finished = false;
+};
+
+// Records what the engine reports through EngineObserver.
+class RecordingObserver : public EngineObserver {
+ public:
+  void on_request_queued(uint64_t id, double arrival_s) override {
+    std::lock_guard<std::mutex> lock(mu);
+    ++n_queued;
+  }
+  void on_token(uint64_t id, double time_s, bool first) override {
+    std::lock_guard<std::mutex> lock(mu);
+    ++n_tokens;
+    if (first) ++n_first_tokens;
+  }
+  void on_request_finished(const RequestRecord& record) override {
+    std::lock_guard<std::mutex> lock(mu);
+    records.push_back(record);
+  }
+  void on_step(const StepRecord& step) override {
+    std::lock_guard<std::mutex> lock(mu);
+    steps.push_back(step);
+  }
+  std::mutex mu;
+  int n_queued = 0;
+  int n_tokens = 0;
+  int n_first_tokens = 0;
+  std::vector<RequestRecord> records;
+  std::vector<StepRecord> steps;
+};
+
+// Owns an engine whose logits tap and callbacks feed per-request Outputs.
+class Harness {
+ public:
+  explicit Harness(EngineOptions options) {
+    if (options.model_path.empty()) options.model_path = stories_path();
+    if (options.observer == nullptr) options.observer = &observer_;
+    if (options.n_threads == 0) options.n_threads = 1;
+    options.logits_tap = [this](uint64_t id, int index, std::span<const float> row) {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto& rows = outputs_.at(id)->logits;
+      EXPECT_EQ(static_cast<int>(rows.size()), index);
+      rows.emplace_back(row.begin(), row.end());
+    };
+    auto engine = Engine::Create(options);
+    EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+    if (engine.ok()) engine_ = std::move(engine).value();
+  }
+  ~Harness() {
+    if (engine_) engine_->shutdown(10.0);
+  }
+
+  Engine& engine() { return *engine_; }
+  RecordingObserver& observer() { return observer_; }
+  bool ok() const { return engine_ != nullptr; }
+
+  // The harness lock is held across submit() so the logits tap (engine thread) cannot see
+  // the id before it is registered.
+  RequestId submit(const GenerateRequest& r) {
+    auto out = std::make_shared<Output>();
+    std::lock_guard<std::mutex> lock(mu_);
+    auto id = engine_->submit(r, [this, out](const RequestEvent& e) { on_event(*out, e); });
+    EXPECT_TRUE(id.ok()) << id.status().ToString();
+    if (!id.ok()) return 0;
+    outputs_[*id] = out;
+    return *id;
+  }
+  // Blocks until request id has finished; returns its output.
+  Output wait(RequestId id) {
+    std::unique_lock<std::mutex> lock(mu_);
+    std::shared_ptr<Output> out = outputs_.at(id);
+    cv_.wait(lock, [&] { return out->finished; });
+    return *out;
+  }
+  // Blocks until request id has produced at least n tokens (or finished).
+  void wait_tokens(RequestId id, size_t n) {
+    std::unique_lock<std::mutex> lock(mu_);
+    std::shared_ptr<Output> out = outputs_.at(id);
+    cv_.wait(lock, [&] { return out->tokens.size() >= n || out->finished; });
+  }
+
+ private:
+  void on_event(Output& out, const RequestEvent& e) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (e.kind == RequestEvent::Kind::kToken) {
+      out.tokens.push_back(e.token);
+      out.text += e.text;
+    } else {
+      out.done = e;
+      out.finished = true;
+    }
+    cv_.notify_all();
+  }
+
+  RecordingObserver observer_;
+  std::unique_ptr<Engine> engine_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<uint64_t, std::shared_ptr<Output>> outputs_;
+};
+
+// A request of n_prompt pseudo-random token ids (ids 3.. of a 512-token vocab).
+GenerateRequest make_request(int n_prompt, int max_tokens, uint32_t seed);
+
+// Runs r alone in a fresh engine with one slot, one stage and one group.
+Output run_solo(const GenerateRequest& r, EngineOptions base = {});
+
+// Asserts that two outputs are identical in tokens and in every logits byte.
+void expect_identical(const Output& got, const Output& want, const std::string& what);
+
+}  // namespace strata::testing

@@ -1,0 +1,221 @@
+// K/V conversions and paged attention: against float64 formulas, SIMD against scalar,
+// and bit-identical results whatever the block addresses and other heads' threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <immintrin.h>
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "kernels/fp16.h"
+#include "kernels/table_list.h"
+#include "kernels/test_weights.h"
+
+namespace strata::kernels {
+namespace {
+
+using testing::random_floats;
+using testing::runnable_tables;
+
+__attribute__((target("f16c"))) uint16_t f16c_convert(float f) {
+  return static_cast<uint16_t>(_mm_extract_epi16(_mm_cvtps_ph(_mm_set_ss(f), _MM_FROUND_TO_NEAREST_INT), 0));
+}
+
+TEST(Fp16, ScalarConversionMatchesF16cBitForBit) {
+  if (!__builtin_cpu_supports("f16c")) GTEST_SKIP() << "no F16C";
+  // Every float whose top 20 bits vary (covers all exponents, rounding ties, subnormals,
+  // overflow, Inf and NaN) plus random low bits.
+  std::mt19937 rng(1);
+  for (uint32_t hi = 0; hi < (1u << 20); ++hi) {
+    for (uint32_t low : {0u, 0x1000u, 0x0fffu, 0x1001u, static_cast<uint32_t>(rng() & 0xfffu)}) {
+      const float f = bits_to_float((hi << 12) | low);
+      ASSERT_EQ(f16c_convert(f), fp32_to_fp16(f)) << std::hex << float_to_bits(f);
+    }
+  }
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float back = fp16_to_fp32(static_cast<uint16_t>(h));
+    if (back == back) {
+      ASSERT_EQ(h, fp32_to_fp16(back)) << "half " << h << " must round-trip";
+    }
+  }
+}
+
+TEST(KvConvert, EveryTableStoresTheSameBytesAndLoadsTheSameFloats) {
+  for (DType type : {DType::kF32, DType::kF16, DType::kQ8_0}) {
+    const int n = 160;
+    std::vector<float> x = random_floats(n, 3);
+    x[5] = 0.0f;
+    const size_t bytes = *dtype_row_bytes(type, n);
+    std::vector<std::byte> want(bytes), got(bytes);
+    std::vector<float> want_back(n), got_back(n);
+    reference_table().store_kv(x.data(), n, type, want.data());
+    reference_table().load_kv(want.data(), n, type, want_back.data());
+    for (const KernelTable* t : runnable_tables()) {
+      t->store_kv(x.data(), n, type, got.data());
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), bytes)) << t->name << " " << dtype_name(type);
+      t->load_kv(got.data(), n, type, got_back.data());
+      EXPECT_EQ(0, std::memcmp(want_back.data(), got_back.data(), n * sizeof(float))) << t->name;
+    }
+    for (int i = 0; i < n; ++i) {
+      // F16: 11-bit significand; Q8_0: half a step of amax / 127 (plus the f16 scale).
+      float amax = 0;
+      for (int k = i / 32 * 32; k < i / 32 * 32 + 32; ++k) amax = std::max(amax, std::fabs(x[k]));
+      const float tol = type == DType::kF32 ? 0.0f : type == DType::kF16 ? std::fabs(x[i]) / 2048 : amax / 127 * 0.51f + amax * 1e-3f;
+      EXPECT_NEAR(want_back[i], x[i], tol) << dtype_name(type) << " " << i;
+    }
+  }
+}
+
+TEST(KvConvert, RejectsTypesAndSizesItCannotStore) {
+  EXPECT_FALSE(kv_type_supported(DType::kQ4_0, 64));
+  EXPECT_FALSE(kv_type_supported(DType::kQ8_0, 48));
+  EXPECT_TRUE(kv_type_supported(DType::kF16, 48));
+  std::vector<float> out(48, 1.0f);
+  std::vector<std::byte> src(64);
+  load_kv(src.data(), 48, DType::kQ8_0, out.data());
+  EXPECT_TRUE(std::isnan(out[0]));
+}
+
+// A sequence's K/V in a paged cache whose blocks sit at shuffled addresses.
+struct PagedKv {
+  std::vector<std::byte> pool;
+  std::vector<const void*> k_blocks, v_blocks;
+  AttentionArgs args;
+
+  PagedKv(DType type, int n_tokens, int n_head, int n_head_kv, int head_dim, int block_tokens, uint32_t placement_seed,
+          const std::vector<float>& k, const std::vector<float>& v) {
+    const size_t token_bytes = *dtype_row_bytes(type, static_cast<uint64_t>(n_head_kv) * head_dim);
+    const int n_blocks = (n_tokens + block_tokens - 1) / block_tokens;
+    const int n_slots = n_blocks * 2 + 3;
+    const size_t block_bytes = token_bytes * block_tokens;
+    pool.assign(block_bytes * 2 * n_slots, std::byte{0x7f});
+    std::vector<int> slots(n_slots);
+    for (int i = 0; i < n_slots; ++i) slots[i] = i;
+    std::shuffle(slots.begin(), slots.end(), std::mt19937(placement_seed));
+    for (int b = 0; b < n_blocks; ++b) {
+      std::byte* kb = pool.data() + slots[b] * 2 * block_bytes;
+      std::byte* vb = kb + block_bytes;
+      for (int t = 0; t < block_tokens && b * block_tokens + t < n_tokens; ++t) {
+        const size_t src = static_cast<size_t>(b * block_tokens + t) * n_head_kv * head_dim;
+        for (int h = 0; h < n_head_kv; ++h) {
+          const size_t head_bytes = token_bytes / n_head_kv;
+          reference_table().store_kv(&k[src + h * head_dim], head_dim, type, kb + t * token_bytes + h * head_bytes);
+          reference_table().store_kv(&v[src + h * head_dim], head_dim, type, vb + t * token_bytes + h * head_bytes);
+        }
+      }
+      k_blocks.push_back(kb);
+      v_blocks.push_back(vb);
+    }
+    args.block_k = k_blocks.data();
+    args.block_v = v_blocks.data();
+    args.block_tokens = block_tokens;
+    args.token_stride_bytes = token_bytes;
+    args.n_tokens = n_tokens;
+    args.n_head = n_head;
+    args.n_head_kv = n_head_kv;
+    args.head_dim = head_dim;
+    args.kv_type = type;
+    args.scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  }
+};
+
+struct AttnCase {
+  DType type;
+  int n_tokens, n_head, n_head_kv, head_dim, block_tokens;
+};
+
+class Attention : public ::testing::TestWithParam<AttnCase> {};
+
+TEST_P(Attention, MatchesFloat64SoftmaxOfTheStoredValues) {
+  const AttnCase c = GetParam();
+  const size_t kv_n = static_cast<size_t>(c.n_tokens) * c.n_head_kv * c.head_dim;
+  const std::vector<float> k = random_floats(kv_n, 1), v = random_floats(kv_n, 2);
+  const std::vector<float> q = random_floats(static_cast<size_t>(c.n_head) * c.head_dim, 3, 2.0f);
+  PagedKv kv(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 1, k, v);
+  // The float64 reference sees the values after the K/V type's rounding.
+  std::vector<float> ks(kv_n), vs(kv_n);
+  for (size_t i = 0; i < kv_n; i += c.head_dim) {
+    std::vector<std::byte> tmp(*dtype_row_bytes(c.type, c.head_dim));
+    reference_table().store_kv(&k[i], c.head_dim, c.type, tmp.data());
+    reference_table().load_kv(tmp.data(), c.head_dim, c.type, &ks[i]);
+    reference_table().store_kv(&v[i], c.head_dim, c.type, tmp.data());
+    reference_table().load_kv(tmp.data(), c.head_dim, c.type, &vs[i]);
+  }
+  const int group = c.n_head / c.n_head_kv;
+  std::vector<float> scratch(attention_scratch_floats(kv.args));
+  for (const KernelTable* t : runnable_tables()) {
+    std::vector<float> out(q.size());
+    t->attention(kv.args, q.data(), out.data(), scratch.data(), 0, c.n_head_kv);
+    for (int h = 0; h < c.n_head; ++h) {
+      const int kvh = h / group;
+      std::vector<double> s(c.n_tokens);
+      double mx = -1e300, den = 0.0;
+      for (int p = 0; p < c.n_tokens; ++p) {
+        double d = 0.0;
+        for (int i = 0; i < c.head_dim; ++i) d += static_cast<double>(q[h * c.head_dim + i]) * ks[(static_cast<size_t>(p) * c.n_head_kv + kvh) * c.head_dim + i];
+        s[p] = d * kv.args.scale;
+        mx = std::max(mx, s[p]);
+      }
+      for (int p = 0; p < c.n_tokens; ++p) den += std::exp(s[p] - mx);
+      for (int i = 0; i < c.head_dim; ++i) {
+        double want = 0.0, scale = 0.0;
+        for (int p = 0; p < c.n_tokens; ++p) {
+          const double vv = vs[(static_cast<size_t>(p) * c.n_head_kv + kvh) * c.head_dim + i];
+          want += std::exp(s[p] - mx) / den * vv;
+          scale = std::max(scale, std::fabs(vv));
+        }
+        // float32 scores (head_dim products), exps within 2 ulp and n_tokens-term sums.
+        EXPECT_NEAR(out[h * c.head_dim + i], want, scale * 2e-5) << t->name << " head " << h << " dim " << i;
+      }
+    }
+  }
+}
+
+TEST_P(Attention, BitIdenticalWhateverTheBlockAddresses) {
+  const AttnCase c = GetParam();
+  const size_t kv_n = static_cast<size_t>(c.n_tokens) * c.n_head_kv * c.head_dim;
+  const std::vector<float> k = random_floats(kv_n, 4), v = random_floats(kv_n, 5);
+  const std::vector<float> q = random_floats(static_cast<size_t>(c.n_head) * c.head_dim, 6);
+  PagedKv a(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 11, k, v);
+  PagedKv b(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 12, k, v);
+  std::vector<float> scratch(attention_scratch_floats(a.args));
+  for (const KernelTable* t : runnable_tables()) {
+    std::vector<float> out_a(q.size()), out_b(q.size(), 1.0f), out_heads(q.size());
+    t->attention(a.args, q.data(), out_a.data(), scratch.data(), 0, c.n_head_kv);
+    t->attention(b.args, q.data(), out_b.data(), scratch.data(), 0, c.n_head_kv);
+    EXPECT_EQ(0, std::memcmp(out_a.data(), out_b.data(), q.size() * sizeof(float))) << t->name;
+    // One kv head at a time (as a caller splitting heads over threads would).
+    for (int h = c.n_head_kv - 1; h >= 0; --h) t->attention(b.args, q.data(), out_heads.data(), scratch.data(), h, 1);
+    EXPECT_EQ(0, std::memcmp(out_a.data(), out_heads.data(), q.size() * sizeof(float))) << t->name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, Attention,
+    ::testing::Values(AttnCase{DType::kF32, 1, 4, 4, 64, 16}, AttnCase{DType::kF16, 37, 8, 2, 64, 16},
+                      AttnCase{DType::kQ8_0, 100, 8, 4, 64, 16}, AttnCase{DType::kF16, 50, 8, 4, 8, 16},
+                      AttnCase{DType::kF32, 33, 6, 1, 32, 5}, AttnCase{DType::kQ8_0, 300, 4, 2, 128, 32}),
+    [](const ::testing::TestParamInfo<AttnCase>& info) {
+      const AttnCase& c = info.param;
+      return std::string(dtype_name(c.type)) + "_t" + std::to_string(c.n_tokens) + "_h" + std::to_string(c.n_head) + "_kv" +
+             std::to_string(c.n_head_kv) + "_d" + std::to_string(c.head_dim) + "_b" + std::to_string(c.block_tokens);
+    });
+
+TEST(AttentionArgs, RejectsInconsistentHeads) {
+  AttentionArgs a;
+  a.n_head = 6;
+  a.n_head_kv = 4;
+  a.head_dim = 64;
+  EXPECT_FALSE(check_attention_args(a).ok());
+  a.n_head = 8;
+  a.kv_type = DType::kQ8_0;
+  a.head_dim = 48;
+  EXPECT_FALSE(check_attention_args(a).ok());
+  a.head_dim = 64;
+  EXPECT_TRUE(check_attention_args(a).ok());
+}
+
+}  // namespace
+}  // namespace strata::kernels

@@ -1,0 +1,47 @@
+// AVX2 RMS norm and SwiGLU gate.
+#include <cmath>
+
+#include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx2_common.h"
+
+namespace strata::kernels::cpu::avx2 {
+
+// Sum of squares in four 8-lane accumulators over 32-element steps, combined as
+// (a0 + a1) + (a2 + a3), the 8-lane tree, then the leftover elements in index order:
+// the order depends only on n.
+void rmsnorm(const float* x, const float* weight, int n, float eps, float* out) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+  int i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+    const __m256 v2 = _mm256_loadu_ps(x + i + 16), v3 = _mm256_loadu_ps(x + i + 24);
+    a0 = _mm256_fmadd_ps(v0, v0, a0);
+    a1 = _mm256_fmadd_ps(v1, v1, a1);
+    a2 = _mm256_fmadd_ps(v2, v2, a2);
+    a3 = _mm256_fmadd_ps(v3, v3, a3);
+  }
+  float sum = hsum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+  for (; i < n; ++i) sum += x[i] * x[i];
+  const float scale = 1.0f / std::sqrt(sum / static_cast<float>(n) + eps);
+  const __m256 vs = _mm256_set1_ps(scale);
+  i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + i), vs);
+    _mm256_storeu_ps(out + i, _mm256_mul_ps(v, _mm256_loadu_ps(weight + i)));
+  }
+  for (; i < n; ++i) out[i] = (x[i] * scale) * weight[i];
+}
+
+void silu_mul(float* gate, const float* up, int n) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 g = _mm256_loadu_ps(gate + i);
+    const __m256 silu = _mm256_div_ps(g, _mm256_add_ps(one, exp_ps(_mm256_xor_ps(g, sign))));
+    _mm256_storeu_ps(gate + i, _mm256_mul_ps(silu, _mm256_loadu_ps(up + i)));
+  }
+  for (; i < n; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+}  // namespace strata::kernels::cpu::avx2

@@ -1,0 +1,141 @@
+// Matmul results against float64 dot products, for every type and kernel table.
+//
+// Two bounds, both derived rather than tuned:
+//  * against the dequantised Q8 activations (the values the integer path multiplies):
+//    only float32 rounding differs. Each output sums n_in / 32 block partials (and one
+//    correction per super-block) into one 8-lane accumulator; with scales products
+//    rounded once, the error stays below (blocks + 16) * 2^-23 * sum |w_i * xq_i|, and
+//    the K-quant min/offset terms can cancel part of that sum, which the bound covers by
+//    also counting |mins| (we use 4x that as slack for the fused tree).
+//  * against the exact float inputs: the activation rounding adds at most
+//    sum_i |w_i| * d_x(block of i) / 2.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel_table.h"
+#include "kernels/reference/reference.h"
+#include "kernels/test_weights.h"
+
+namespace strata::kernels {
+namespace {
+
+using testing::TestWeights;
+
+struct Case {
+  const KernelTable* table;
+  DType type;
+};
+
+std::vector<Case> all_cases() {
+  std::vector<const KernelTable*> tables = {&reference_table()};
+  if (avx2_table() != nullptr) tables.push_back(avx2_table());
+  std::vector<Case> cases;
+  for (const KernelTable* t : tables) {
+    for (DType type : testing::matmul_types()) cases.push_back({t, type});
+  }
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return std::string(info.param.table->name) + "_" + std::string(dtype_name(info.param.type));
+}
+
+bool is_float_type(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16; }
+
+class MatmulAccuracy : public ::testing::TestWithParam<Case> {};
+
+constexpr int64_t kIn = 1024;
+constexpr int64_t kOut = 40;
+constexpr int kRows = 3;
+
+TEST_P(MatmulAccuracy, MatchesFloat64DotOfTheValuesItMultiplies) {
+  const Case& c = GetParam();
+  TestWeights weights(c.type, kOut, kIn, 21);
+  const std::vector<float> x = testing::random_floats(kRows * kIn, 22);
+  std::vector<float> y(kRows * kOut);
+  AlignedBuffer scratch;
+  ThreadPool pool(2);
+  matmul_with_table(*c.table, weights.matrix(), x.data(), kRows, y.data(), scratch, pool);
+
+  const Q8RowLayout layout = make_q8_row_layout(kIn);
+  std::vector<std::byte> xq(layout.row_bytes);
+  for (int r = 0; r < kRows; ++r) {
+    const float* xr = x.data() + r * kIn;
+    reference::quantize_q8_row(xr, kIn, xq.data());
+    const Q8Row q8 = q8_row(xq.data(), layout);
+    for (int64_t o = 0; o < kOut; ++o) {
+      const std::vector<float> w = weights.row_floats(o);
+      double exact_seen = 0.0, abs_seen = 0.0, exact_x = 0.0, rounding = 0.0;
+      for (int64_t i = 0; i < kIn; ++i) {
+        const double xi = is_float_type(c.type) ? xr[i] : static_cast<double>(q8.d[i / 32]) * q8.q[i];
+        exact_seen += w[i] * xi;
+        abs_seen += std::fabs(w[i] * xi);
+        exact_x += static_cast<double>(w[i]) * xr[i];
+        if (!is_float_type(c.type)) rounding += std::fabs(w[i]) * q8.d[i / 32] / 2;
+      }
+      const double got = y[r * kOut + o];
+      const double float_bound = 4.0 * (kIn / 32.0 + 16.0) * std::ldexp(1.0, -23) * abs_seen + 1e-30;
+      EXPECT_NEAR(got, exact_seen, float_bound) << "row " << r << " out " << o;
+      EXPECT_NEAR(got, exact_x, float_bound + rounding * (1 + 1e-6)) << "row " << r << " out " << o;
+    }
+  }
+}
+
+TEST_P(MatmulAccuracy, AgreesWithTheScalarTable) {
+  const Case& c = GetParam();
+  TestWeights weights(c.type, kOut, kIn, 31);
+  const std::vector<float> x = testing::random_floats(kRows * kIn, 32);
+  std::vector<float> got(kRows * kOut), want(kRows * kOut);
+  AlignedBuffer scratch;
+  ThreadPool pool(1);
+  matmul_with_table(*c.table, weights.matrix(), x.data(), kRows, got.data(), scratch, pool);
+  matmul_with_table(reference_table(), weights.matrix(), x.data(), kRows, want.data(), scratch, pool);
+  double max_rel = 0.0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double scale = 0.0;  // typical output magnitude of this matrix
+    for (float v : want) scale = std::max(scale, std::fabs(static_cast<double>(v)));
+    max_rel = std::max(max_rel, std::fabs(got[i] - want[i]) / scale);
+  }
+  // Same integer products; float32 accumulation of ~n_in / 32 partials vs double.
+  EXPECT_LT(max_rel, 2e-5) << "largest difference relative to the largest output";
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTypes, MatmulAccuracy, ::testing::ValuesIn(all_cases()), case_name);
+
+TEST(QuantizeQ8Row, Avx2MatchesScalarBitForBit) {
+  const KernelTable* avx2 = avx2_table();
+  if (avx2 == nullptr) GTEST_SKIP() << "no AVX2 on this CPU";
+  for (int64_t n : {32, 64, 2048, 5632}) {
+    std::vector<float> x = testing::random_floats(n, static_cast<uint32_t>(n));
+    for (int64_t i = 0; i < 32; ++i) x[i] = 0.0f;  // an all-zero block: d = 0
+    const Q8RowLayout layout = make_q8_row_layout(n);
+    std::vector<std::byte> a(layout.row_bytes), b(layout.row_bytes);
+    reference_table().quantize_q8_row(x.data(), n, a.data());
+    avx2->quantize_q8_row(x.data(), n, b.data());
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), layout.row_bytes)) << "n_in " << n;
+  }
+}
+
+TEST(QuantizeQ8Row, CodesReconstructTheInputWithinHalfAStep) {
+  const int64_t n = 256;
+  const std::vector<float> x = testing::random_floats(n, 3);
+  const Q8RowLayout layout = make_q8_row_layout(n);
+  std::vector<std::byte> buf(layout.row_bytes);
+  active_table().quantize_q8_row(x.data(), n, buf.data());
+  const Q8Row q = q8_row(buf.data(), layout);
+  for (int64_t i = 0; i < n; ++i) {
+    EXPECT_NEAR(q.d[i / 32] * q.q[i], x[i], q.d[i / 32] * 0.5f * (1 + 1e-5f)) << i;
+  }
+  for (int64_t h = 0; h < n / 16; ++h) {
+    int sum = 0;
+    for (int i = 0; i < 16; ++i) sum += q.q[h * 16 + i];
+    EXPECT_EQ(sum, q.sum16[h]) << "half-block " << h;
+  }
+}
+
+}  // namespace
+}  // namespace strata::kernels

@@ -1,0 +1,17 @@
+// Test support: every kernel table this CPU can run (scalar always, AVX2 when present).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/kernel_table.h"
+
+namespace strata::kernels::testing {
+
+inline std::vector<const KernelTable*> runnable_tables() {
+  std::vector<const KernelTable*> tables = {&reference_table()};
+  if (avx2_table() != nullptr) tables.push_back(avx2_table());
+  return tables;
+}
+
+}  // namespace strata::kernels::testing

@@ -1,0 +1,236 @@
+// Batch invariance of the whole forward pass: the logits of a sequence are bit-identical
+// (memcmp) whatever shares the forward pass with it: other sequences, row order and index,
+// K/V slot, prompt chunking, which rows want logits, and the thread count. Checked on
+// random models of every architecture x weight type.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "model/contiguous_kv.h"
+#include "model/model.h"
+#include "model/test_model.h"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TestModelSpec;
+
+constexpr int kNumSeqs = 3;
+constexpr int kMaxTokens = 40;
+
+// The tokens each sequence feeds, prompt and "generated" alike (fixed, so every run of a
+// sequence sees the same inputs).
+std::vector<std::vector<int32_t>> make_sequences(int n_vocab, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::vector<int32_t>> seqs;
+  for (int length : {19, 7, 26}) {
+    std::vector<int32_t> s(static_cast<size_t>(length));
+    for (int32_t& t : s) t = static_cast<int32_t>(rng() % static_cast<uint32_t>(n_vocab));
+    seqs.push_back(s);
+  }
+  return seqs;
+}
+
+// Logits by (sequence, position).
+using LogitMap = std::map<std::pair<int, int>, std::vector<float>>;
+
+class Runner {
+ public:
+  Runner(const Model& model, DType kv_type, int n_threads)
+      : m_(model), pool_(n_threads), scratch_(model.make_scratch(64, kMaxTokens)) {
+    kv_ = std::move(ContiguousKv::Create(model.kv_layout(kv_type, 8), kNumSeqs, kMaxTokens).value());
+  }
+
+  // One forward pass over rows (sequence `seq` stored in K/V slot slot_of[seq]).
+  void step(const std::vector<Row>& logical_rows, const std::vector<int>& slot_of, LogitMap* out) {
+    std::vector<Row> rows = logical_rows;
+    for (Row& r : rows) r.seq = slot_of[static_cast<size_t>(r.seq)];
+    const int n_vocab = m_.hparams().n_vocab;
+    std::vector<float> logits(rows.size() * static_cast<size_t>(n_vocab));
+    m_.forward(rows, *kv_, logits.data(), *scratch_, pool_);
+    size_t k = 0;
+    for (const Row& r : logical_rows) {
+      if (!r.want_logits) continue;
+      const float* l = logits.data() + k++ * static_cast<size_t>(n_vocab);
+      (*out)[{r.seq, r.pos}] = std::vector<float>(l, l + n_vocab);
+    }
+  }
+
+ private:
+  const Model& m_;
+  ThreadPool pool_;
+  std::unique_ptr<ForwardScratch> scratch_;
+  std::unique_ptr<ContiguousKv> kv_;
+};
+
+// Each sequence alone, one token per forward pass, one thread: the baseline.
+LogitMap run_alone(const Model& m, DType kv_type, const std::vector<std::vector<int32_t>>& seqs) {
+  LogitMap out;
+  Runner runner(m, kv_type, 1);
+  for (int s = 0; s < static_cast<int>(seqs.size()); ++s) {
+    for (int pos = 0; pos < static_cast<int>(seqs[s].size()); ++pos) {
+      runner.step({Row{s, pos, seqs[s][pos], true}}, {0, 0, 0}, &out);
+    }
+  }
+  return out;
+}
+
+// All sequences interleaved: each step takes a random chunk (1..12 rows) of a random subset
+// of the unfinished sequences, shuffles the rows and asks logits for a random subset.
+LogitMap run_mixed(const Model& m, DType kv_type, const std::vector<std::vector<int32_t>>& seqs, int n_threads,
+                   uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int> slot_of = {0, 1, 2};
+  std::shuffle(slot_of.begin(), slot_of.end(), rng);
+  Runner runner(m, kv_type, n_threads);
+  std::vector<int> next(seqs.size(), 0);
+  LogitMap out;
+  for (bool done = false; !done;) {
+    std::vector<Row> rows;
+    for (int s = 0; s < static_cast<int>(seqs.size()); ++s) {
+      const int left = static_cast<int>(seqs[s].size()) - next[s];
+      if (left == 0 || rng() % 3 == 0) continue;
+      const int chunk = std::min(left, 1 + static_cast<int>(rng() % 12));
+      for (int i = 0; i < chunk; ++i, ++next[s]) rows.push_back(Row{s, next[s], seqs[s][next[s]], rng() % 4 != 0});
+    }
+    std::shuffle(rows.begin(), rows.end(), rng);
+    if (!rows.empty()) runner.step(rows, slot_of, &out);
+    done = true;
+    for (size_t s = 0; s < seqs.size(); ++s) done = done && next[s] == static_cast<int>(seqs[s].size());
+  }
+  return out;
+}
+
+// Each sequence's whole prompt in one forward pass (all positions want logits).
+LogitMap run_whole_prompts(const Model& m, DType kv_type, const std::vector<std::vector<int32_t>>& seqs) {
+  Runner runner(m, kv_type, 2);
+  LogitMap out;
+  std::vector<Row> rows;
+  for (int s = 0; s < static_cast<int>(seqs.size()); ++s) {
+    for (int pos = 0; pos < static_cast<int>(seqs[s].size()); ++pos) rows.push_back(Row{s, pos, seqs[s][pos], true});
+  }
+  runner.step(rows, {2, 0, 1}, &out);
+  return out;
+}
+
+void expect_same_bits(const LogitMap& baseline, const LogitMap& other, const std::string& what) {
+  ASSERT_FALSE(other.empty()) << what;
+  int n_differ = 0;
+  for (const auto& [key, logits] : other) {
+    const std::vector<float>& base = baseline.at(key);
+    if (std::memcmp(base.data(), logits.data(), base.size() * sizeof(float)) != 0) ++n_differ;
+  }
+  EXPECT_EQ(n_differ, 0) << what << ": " << n_differ << " of " << other.size() << " positions differ";
+}
+
+struct Case {
+  std::string arch;
+  DType type;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.arch << "-" << dtype_name(c.type); }
+
+class BatchInvarianceTest : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("strata-model-bi-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<Model> load(const TestModelSpec& spec) {
+    const std::string path = (dir_ / (testing::test_model_name(spec) + ".gguf")).string();
+    Status st = testing::write_test_model(spec, path);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    auto m = Model::Load(path);
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return m.ok() ? std::move(m).value() : nullptr;
+  }
+
+  fs::path dir_;
+};
+
+TEST_P(BatchInvarianceTest, LogitsAreIdenticalWhateverTheBatch) {
+  TestModelSpec spec;
+  spec.arch = GetParam().arch;
+  spec.type = GetParam().type;
+  std::unique_ptr<Model> m = load(spec);
+  ASSERT_NE(m, nullptr);
+  const auto seqs = make_sequences(m->hparams().n_vocab, 11);
+  const LogitMap baseline = run_alone(*m, DType::kF16, seqs);
+  expect_same_bits(baseline, run_whole_prompts(*m, DType::kF16, seqs), "whole prompts in one batch");
+  expect_same_bits(baseline, run_mixed(*m, DType::kF16, seqs, 2, 5), "random mix, 2 threads");
+  expect_same_bits(baseline, run_mixed(*m, DType::kF16, seqs, 3, 6), "random mix, 3 threads");
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  for (const char* arch : {"llama", "qwen2", "qwen3"}) {
+    for (DType t : testing::all_weight_types()) cases.push_back({arch, t});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(ArchByType, BatchInvarianceTest, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.arch + "_" + std::string(dtype_name(info.param.type));
+                         });
+
+class BatchInvarianceKvTypeTest : public BatchInvarianceTest {};
+
+// The K/V storage type changes the numbers but never the invariance.
+TEST_F(BatchInvarianceKvTypeTest, HoldsForEveryKvCacheType) {
+  TestModelSpec spec;
+  spec.arch = "qwen2";
+  spec.mixed = true;
+  std::unique_ptr<Model> m = load(spec);
+  ASSERT_NE(m, nullptr);
+  const auto seqs = make_sequences(m->hparams().n_vocab, 23);
+  for (DType kv : {DType::kF32, DType::kQ8_0}) {
+    const LogitMap baseline = run_alone(*m, kv, seqs);
+    expect_same_bits(baseline, run_mixed(*m, kv, seqs, 2, 9), std::string("kv ") + std::string(dtype_name(kv)));
+  }
+}
+
+// A pipeline split (embed, layers in two stages, output) gives the bits of forward().
+TEST_F(BatchInvarianceKvTypeTest, SplitLayersMatchWholeForward) {
+  TestModelSpec spec;
+  spec.arch = "llama";
+  spec.type = DType::kQ8_0;
+  spec.n_layer = 3;
+  std::unique_ptr<Model> m = load(spec);
+  ASSERT_NE(m, nullptr);
+  const auto seqs = make_sequences(m->hparams().n_vocab, 31);
+  const LogitMap baseline = run_alone(*m, DType::kF16, seqs);
+
+  ThreadPool pool(2);
+  auto scratch = m->make_scratch(64, kMaxTokens);
+  auto kv = std::move(ContiguousKv::Create(m->kv_layout(DType::kF16, 8), 1, kMaxTokens).value());
+  const int n_embd = m->hparams().n_embd;
+  std::vector<Row> rows;
+  for (int pos = 0; pos < static_cast<int>(seqs[0].size()); ++pos) rows.push_back(Row{0, pos, seqs[0][pos], true});
+  std::vector<float> hidden(rows.size() * static_cast<size_t>(n_embd));
+  std::vector<float> logits(rows.size() * static_cast<size_t>(m->hparams().n_vocab));
+  m->embed(rows, hidden.data());
+  m->forward_layers(rows, 0, 1, hidden.data(), *kv, *scratch, pool);
+  m->forward_layers(rows, 1, 3, hidden.data(), *kv, *scratch, pool);
+  m->output_logits(rows, hidden.data(), logits.data(), *scratch, pool);
+  LogitMap split;
+  const size_t n_vocab = static_cast<size_t>(m->hparams().n_vocab);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    split[{0, rows[r].pos}] = std::vector<float>(logits.begin() + r * n_vocab, logits.begin() + (r + 1) * n_vocab);
+  }
+  expect_same_bits(baseline, split, "split layers");
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,97 @@
+#include "model/forward_bench.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "base/clock.h"
+#include "kernels/kernels.h"
+#include "model/contiguous_kv.h"
+
+namespace strata {
+namespace {
+
+int32_t prompt_token(int pos, int n_vocab) {
+  return static_cast<int32_t>((static_cast<uint32_t>(pos) * 2654435761u >> 7) % static_cast<uint32_t>(n_vocab));
+}
+
+// Everything one measurement needs, sized once for the largest batch.
+struct Bench {
+  const Model& model;
+  ThreadPool& pool;
+  std::unique_ptr<ContiguousKv> kv;
+  std::unique_ptr<ForwardScratch> scratch;
+  std::vector<float> logits;
+  std::vector<Row> rows;
+};
+
+// Reads the prompt into sequence 0 in chunks; returns seconds.
+double prefill(Bench& b, int prompt_tokens, int chunk) {
+  const int n_vocab = b.model.hparams().n_vocab;
+  const double start_s = monotonic_s();
+  for (int pos0 = 0; pos0 < prompt_tokens; pos0 += chunk) {
+    const int n = std::min(chunk, prompt_tokens - pos0);
+    b.rows.clear();
+    for (int i = 0; i < n; ++i) b.rows.push_back(Row{0, pos0 + i, prompt_token(pos0 + i, n_vocab), pos0 + i == prompt_tokens - 1});
+    b.model.forward(b.rows, *b.kv, b.logits.data(), *b.scratch, b.pool);
+  }
+  return monotonic_s() - start_s;
+}
+
+// n_seqs sequences, each continuing after the prompt, decoded together for n_steps forward
+// passes; returns seconds.
+double decode(Bench& b, int n_seqs, int first_pos, int n_steps) {
+  const int n_vocab = b.model.hparams().n_vocab;
+  std::vector<int32_t> next(static_cast<size_t>(n_seqs), prompt_token(first_pos, n_vocab));
+  const double start_s = monotonic_s();
+  for (int step = 0; step < n_steps; ++step) {
+    b.rows.clear();
+    for (int s = 0; s < n_seqs; ++s) b.rows.push_back(Row{s, first_pos + step, next[static_cast<size_t>(s)], true});
+    b.model.forward(b.rows, *b.kv, b.logits.data(), *b.scratch, b.pool);
+    for (int s = 0; s < n_seqs; ++s) {
+      next[static_cast<size_t>(s)] = kernels::argmax(b.logits.data() + static_cast<size_t>(s) * n_vocab, n_vocab);
+    }
+  }
+  return monotonic_s() - start_s;
+}
+
+// Gives sequences 1..n_seqs-1 the prompt of sequence 0, so every batched sequence decodes at
+// the same depth without reading the prompt again.
+void share_prompt(Bench& b, int n_seqs, int prompt_tokens) {
+  const KvLayout& layout = b.kv->layout();
+  const int n_blocks = (prompt_tokens + layout.block_tokens - 1) / layout.block_tokens;
+  for (int s = 1; s < n_seqs; ++s) {
+    for (int blk = 0; blk < n_blocks; ++blk) std::memcpy(b.kv->block(s, blk), b.kv->block(0, blk), layout.block_bytes());
+  }
+}
+
+}  // namespace
+
+Result<ForwardBenchResult> bench_forward(const Model& model, ThreadPool& pool, const ForwardBenchOptions& o) {
+  if (o.prompt_tokens <= 0 || o.prefill_chunk <= 0 || o.decode_steps <= 0) {
+    return Status::InvalidArgument("bench: prompt tokens, prefill chunk and decode steps must be positive");
+  }
+  int max_batch = 1;
+  for (int n : o.batch_sizes) {
+    if (n <= 0) return Status::InvalidArgument("bench: batch sizes must be positive");
+    max_batch = std::max(max_batch, n);
+  }
+  const int max_tokens = o.prompt_tokens + o.decode_steps;
+  const int max_rows = std::max(std::min(o.prefill_chunk, o.prompt_tokens), max_batch);
+  Bench b{model, pool, nullptr, model.make_scratch(max_rows, max_tokens, pool.size()), {}, {}};
+  STRATA_ASSIGN_OR_RETURN(b.kv, ContiguousKv::Create(model.kv_layout(o.kv_type, o.kv_block_tokens), max_batch, max_tokens));
+  b.logits.resize(static_cast<size_t>(max_batch) * model.hparams().n_vocab);
+  b.rows.reserve(static_cast<size_t>(max_rows));
+
+  // Warm-up: the first pass faults the mapped weights in from the page cache.
+  decode(b, 1, 0, 1);
+  ForwardBenchResult r;
+  r.prefill_tok_s = o.prompt_tokens / prefill(b, o.prompt_tokens, o.prefill_chunk);
+  r.decode_step_s = decode(b, 1, o.prompt_tokens, o.decode_steps) / o.decode_steps;
+  r.decode_tok_s = 1.0 / r.decode_step_s;
+  share_prompt(b, max_batch, o.prompt_tokens);
+  for (int n : o.batch_sizes) r.batch_tok_s.push_back(n * o.decode_steps / decode(b, n, o.prompt_tokens, o.decode_steps));
+  return r;
+}
+
+}  // namespace strata

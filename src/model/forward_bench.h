@@ -1,0 +1,36 @@
+// Model-level throughput measurement for `strata bench`: prompt processing, single-sequence
+// decode and batched decode of several sequences in one forward pass, on a contiguous K/V
+// cache (no engine, no scheduler). Token ids are fixed pseudo-random ones; decode feeds
+// back the greedy token so the work matches real generation.
+//
+// Stateless functions; the caller's ThreadPool does the work.
+#pragma once
+
+#include <vector>
+
+#include "base/status.h"
+#include "base/thread_pool.h"
+#include "model/model.h"
+
+namespace strata {
+
+struct ForwardBenchOptions {
+  int prompt_tokens = 512;
+  int prefill_chunk = 128;           // rows per forward pass while reading the prompt
+  int decode_steps = 32;             // forward passes per decode measurement
+  std::vector<int> batch_sizes = {2, 4, 8};
+  DType kv_type = DType::kF16;
+  int kv_block_tokens = 16;
+};
+
+struct ForwardBenchResult {
+  double prefill_tok_s = 0;
+  double decode_tok_s = 0;              // one sequence, after the prompt
+  std::vector<double> batch_tok_s;      // aggregate, per batch_sizes entry
+  double decode_step_s = 0;             // seconds per single-sequence step
+};
+
+// Fails with kInvalidArgument for non-positive sizes or a K/V type the model cannot use.
+Result<ForwardBenchResult> bench_forward(const Model& model, ThreadPool& pool, const ForwardBenchOptions& options);
+
+}  // namespace strata

@@ -1,0 +1,43 @@
+// generate_model(): writes a GGUF model with deterministic random weights and a real
+// vocabulary, for tests, benchmarks and the offline demo. Each weight is a pure function of
+// (seed, tensor name, element index) (weight_rng.h), so the bytes never depend on thread
+// count or write order. Tensors are produced and quantized while the file is written
+// (GgufWriter fill callbacks), so a 1B model never sits in memory.
+//
+// Weights: matrices uniform with std 1/sqrt(n_in) (activations keep their scale), norm
+// weights 1 +- 0.1, biases +- 0.02. Not thread-safe to share options while running; each
+// call owns its thread pool.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "modelgen/model_spec.h"
+#include "modelgen/tensor_plan.h"
+#include "tensor/dtype.h"
+
+namespace strata {
+
+struct GenerateOptions {
+  std::string arch;             // empty: the preset's own
+  std::string preset = "tiny";
+  DType type = DType::kF32;
+  std::string vocab_path;       // a GGUF to copy tokenizer.* from; empty: built-in byte vocab
+  uint64_t seed = 0;
+  std::string out_path;
+  int n_threads = 0;            // 0: hardware concurrency
+};
+
+struct GenerateReport {
+  ModelSpec spec;
+  TensorPlan plan;
+  uint64_t n_params = 0;
+  uint64_t n_bytes = 0;  // tensor data
+};
+
+// The spec and plan generate_model() would write, without writing (for dry runs and tests).
+Result<GenerateReport> plan_model(const GenerateOptions& options);
+Result<GenerateReport> generate_model(const GenerateOptions& options);
+
+}  // namespace strata

@@ -1,0 +1,194 @@
+// Generated models: readable, deterministic (independent of threads and write order),
+// sane weight scales, real vocabularies.
+#include "modelgen/model_generator.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "gguf/gguf_file.h"
+#include "gguf/gguf_writer.h"
+#include "modelgen/weight_rng.h"
+#include "tensor/quantize.h"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ModelGeneratorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("strata-modelgen-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string generate(const std::string& name, GenerateOptions o) {
+    o.out_path = (dir_ / name).string();
+    auto r = generate_model(o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return o.out_path;
+  }
+
+  static std::string read_all(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  fs::path dir_;
+};
+
+GenerateOptions tiny(DType type, uint64_t seed = 1) {
+  GenerateOptions o;
+  o.preset = "tiny";
+  o.type = type;
+  o.seed = seed;
+  o.n_threads = 2;
+  return o;
+}
+
+TEST_F(ModelGeneratorTest, TinyLlamaHasLlamaCppMetadata) {
+  auto f = GgufFile::Open(generate("tiny.gguf", tiny(DType::kF32)));
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->get_string("general.architecture"), "llama");
+  EXPECT_EQ(f->get_uint("llama.block_count"), 2u);
+  EXPECT_EQ(f->get_uint("llama.embedding_length"), 64u);
+  EXPECT_EQ(f->get_uint("llama.attention.head_count"), 4u);
+  EXPECT_EQ(f->get_uint("llama.attention.head_count_kv"), 2u);
+  EXPECT_EQ(f->get_uint("llama.rope.dimension_count"), 16u);
+  EXPECT_NEAR(*f->get_float("llama.attention.layer_norm_rms_epsilon"), 1e-5, 1e-9);
+  EXPECT_EQ(f->get_string("tokenizer.ggml.model"), "llama");
+  const auto* tokens = f->get_array("tokenizer.ggml.tokens");
+  ASSERT_NE(tokens, nullptr);
+  ASSERT_EQ(tokens->size(), 259u);
+  EXPECT_EQ((*tokens)[1].str, "<s>");
+  EXPECT_EQ((*tokens)[3 + 0x41].str, "<0x41>");
+  EXPECT_EQ(f->find_tensor("token_embd.weight")->dims, (std::vector<uint64_t>{64, 259}));
+}
+
+TEST_F(ModelGeneratorTest, SameSeedSameBytesWhateverTheThreadCount) {
+  GenerateOptions one = tiny(DType::kQ8_0, 7);
+  one.n_threads = 1;
+  GenerateOptions two = tiny(DType::kQ8_0, 7);
+  two.n_threads = 2;
+  std::string a = read_all(generate("a.gguf", one));
+  std::string b = read_all(generate("b.gguf", two));
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a.size(), b.size());
+  EXPECT_TRUE(a == b);
+  std::string c = read_all(generate("c.gguf", tiny(DType::kQ8_0, 8)));
+  EXPECT_FALSE(a == c);
+}
+
+// A tensor's values depend on (seed, name, index) only: inserting other tensors before it
+// (qwen2's biases) leaves its bytes unchanged.
+TEST_F(ModelGeneratorTest, TensorBytesDoNotDependOnWriteOrder) {
+  GenerateOptions qwen2 = tiny(DType::kQ4_0);
+  qwen2.arch = "qwen2";
+  auto a = GgufFile::Open(generate("llama.gguf", tiny(DType::kQ4_0)));
+  auto b = GgufFile::Open(generate("qwen2.gguf", qwen2));
+  ASSERT_TRUE(a.ok() && b.ok());
+  const GgufTensor* ta = a->find_tensor("blk.1.ffn_up.weight");
+  const GgufTensor* tb = b->find_tensor("blk.1.ffn_up.weight");
+  ASSERT_NE(ta->file_offset, tb->file_offset);
+  ASSERT_EQ(ta->n_bytes, tb->n_bytes);
+  EXPECT_EQ(std::memcmp(ta->data, tb->data, ta->n_bytes), 0);
+}
+
+TEST_F(ModelGeneratorTest, WeightScalesKeepActivationsSane) {
+  auto f = GgufFile::Open(generate("scales.gguf", tiny(DType::kF16)));
+  ASSERT_TRUE(f.ok());
+  for (const auto& t : f->tensors()) {
+    std::vector<float> x(t.n_elements);
+    ASSERT_TRUE(dequantize_row(t.type, t.data, x.data(), x.size()).ok());
+    double sum = 0, sum2 = 0;
+    for (float v : x) sum += v, sum2 += static_cast<double>(v) * v;
+    double mean = sum / x.size(), std = std::sqrt(sum2 / x.size() - mean * mean);
+    if (t.name.find("norm") != std::string::npos) {
+      EXPECT_NEAR(mean, 1.0, 0.05) << t.name;
+      EXPECT_LT(std, 0.1) << t.name;
+    } else {
+      double want = 1.0 / std::sqrt(static_cast<double>(t.dims[0]));
+      EXPECT_NEAR(std, want, 0.1 * want) << t.name;
+      EXPECT_NEAR(mean, 0.0, 0.2 * want) << t.name;
+    }
+  }
+}
+
+TEST_F(ModelGeneratorTest, F32WeightsAreTheRngValues) {
+  auto f = GgufFile::Open(generate("rng.gguf", tiny(DType::kF32, 3)));
+  ASSERT_TRUE(f.ok());
+  const GgufTensor* t = f->find_tensor("blk.0.attn_k.weight");
+  const auto* x = reinterpret_cast<const float*>(t->data);
+  WeightRng rng(3, "blk.0.attn_k.weight");
+  float half_width = std::sqrt(3.0f / 64.0f);
+  for (uint64_t i : {uint64_t{0}, uint64_t{1}, uint64_t{2047}}) EXPECT_EQ(x[i], rng.symmetric(i, half_width));
+}
+
+TEST_F(ModelGeneratorTest, EveryRequestedTypeIsWrittenAndReadable) {
+  GenerateOptions o = tiny(DType::kF32);
+  o.preset = "small";  // 256 wide: K-quants fit
+  for (DType type : {DType::kF16, DType::kBF16, DType::kQ8_0, DType::kQ4_0, DType::kQ5_0, DType::kQ4_K,
+                     DType::kQ5_K, DType::kQ6_K}) {
+    o.type = type;
+    auto f = GgufFile::Open(generate("small.gguf", o));
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    EXPECT_EQ(f->find_tensor("blk.1.attn_q.weight")->type, type) << dtype_name(type);
+    EXPECT_EQ(f->find_tensor("blk.1.attn_norm.weight")->type, DType::kF32);
+  }
+}
+
+TEST_F(ModelGeneratorTest, Qwen3WritesKeyLengthAndQkNorms) {
+  GenerateOptions o = tiny(DType::kQ8_0);
+  o.arch = "qwen3";
+  auto f = GgufFile::Open(generate("qwen3.gguf", o));
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->get_string("general.architecture"), "qwen3");
+  EXPECT_EQ(f->get_uint("qwen3.attention.key_length"), 16u);
+  EXPECT_EQ(f->get_uint("qwen3.attention.value_length"), 16u);
+  ASSERT_NE(f->find_tensor("blk.1.attn_k_norm.weight"), nullptr);
+  EXPECT_EQ(f->find_tensor("blk.1.attn_k_norm.weight")->dims, (std::vector<uint64_t>{16}));
+}
+
+TEST_F(ModelGeneratorTest, VocabIsCopiedFromAVocabFile) {
+  GenerateOptions o = tiny(DType::kQ8_0);
+  o.vocab_path = std::string(STRATA_SHARED_DIR) + "/vocab/ggml-vocab-llama-spm.gguf";
+  auto f = GgufFile::Open(generate("spm.gguf", o));
+  auto vocab = GgufFile::Open(o.vocab_path);
+  ASSERT_TRUE(f.ok() && vocab.ok());
+  EXPECT_EQ(f->find_tensor("token_embd.weight")->dims, (std::vector<uint64_t>{64, 32000}));
+  EXPECT_EQ(f->get_uint("llama.vocab_size"), 32000u);
+  for (const auto& [key, value] : vocab->metadata()) {
+    if (!key.starts_with("tokenizer.")) continue;
+    const GgufValue* copy = f->find(key);
+    ASSERT_NE(copy, nullptr) << key;
+    EXPECT_EQ(copy->type, value.type) << key;
+    if (value.type == GgufType::kArray) {
+      EXPECT_EQ(copy->array.size(), value.array.size()) << key;
+    }
+  }
+  EXPECT_EQ((*f->get_array("tokenizer.ggml.tokens"))[29871].str, (*vocab->get_array("tokenizer.ggml.tokens"))[29871].str);
+}
+
+TEST_F(ModelGeneratorTest, VocabFileWithoutTokensIsRejected) {
+  GgufWriter w;
+  w.set("general.architecture", GgufValue::String("llama"));
+  std::string empty = (dir_ / "novocab.gguf").string();
+  ASSERT_TRUE(w.write(empty).ok());
+  GenerateOptions o = tiny(DType::kF32);
+  o.vocab_path = empty;
+  o.out_path = (dir_ / "out.gguf").string();
+  auto r = generate_model(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no tokenizer.ggml.tokens"), std::string::npos);
+  EXPECT_FALSE(fs::exists(o.out_path));
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,124 @@
+// Presets, tensor names/shapes as llama.cpp writes them, and type choice with fallbacks.
+#include "modelgen/tensor_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "modelgen/model_generator.h"
+
+namespace strata {
+namespace {
+
+std::map<std::string, PlannedTensor> by_name(const TensorPlan& plan) {
+  std::map<std::string, PlannedTensor> m;
+  for (const auto& t : plan.tensors) m[t.name] = t;
+  return m;
+}
+
+TEST(ModelPresetTest, TinyLlamaShapeMatchesTinyLlama1B) {
+  auto s = model_preset("", "1b");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->arch, "llama");
+  EXPECT_EQ(s->n_embd, 2048);
+  EXPECT_EQ(s->n_layer, 22);
+  EXPECT_EQ(s->n_head, 32);
+  EXPECT_EQ(s->n_head_kv, 4);
+  EXPECT_EQ(s->n_ff, 5632);
+  EXPECT_EQ(s->n_vocab, 32000);
+  GenerateOptions o;
+  o.preset = "tinyllama";
+  o.type = DType::kQ8_0;
+  auto r = plan_model(o);
+  ASSERT_TRUE(r.ok());
+  // TinyLlama-1.1B's parameter count.
+  EXPECT_EQ(r->n_params, 1100048384u);
+}
+
+TEST(ModelPresetTest, Qwen3ShapeHasQkNormTiedEmbeddingsAndWideHeads) {
+  auto s = model_preset("", "qwen3-0.6b");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->arch, "qwen3");
+  EXPECT_EQ(s->head_dim, 128);
+  EXPECT_TRUE(s->qk_norm);
+  EXPECT_TRUE(s->tied_embeddings);
+  EXPECT_EQ(s->rope_freq_base, 1e6f);
+  auto plan = plan_tensors(*s, DType::kQ8_0);
+  ASSERT_TRUE(plan.ok());
+  auto t = by_name(*plan);
+  EXPECT_EQ(t.count("output.weight"), 0u);
+  EXPECT_EQ(t["blk.27.attn_q_norm.weight"].dims, (std::vector<uint64_t>{128}));
+  EXPECT_EQ(t["blk.0.attn_q.weight"].dims, (std::vector<uint64_t>{1024, 2048}));
+  EXPECT_EQ(t["blk.0.attn_k.weight"].dims, (std::vector<uint64_t>{1024, 1024}));
+  EXPECT_EQ(t["blk.0.attn_output.weight"].dims, (std::vector<uint64_t>{2048, 1024}));
+  EXPECT_EQ(t["token_embd.weight"].dims, (std::vector<uint64_t>{1024, 151936}));
+}
+
+TEST(ModelPresetTest, Qwen2HasQkvBiases) {
+  auto s = model_preset("qwen2", "tiny");
+  ASSERT_TRUE(s.ok());
+  auto t = by_name(*plan_tensors(*s, DType::kF32));
+  EXPECT_EQ(t["blk.1.attn_q.bias"].dims, (std::vector<uint64_t>{64}));
+  EXPECT_EQ(t["blk.1.attn_k.bias"].dims, (std::vector<uint64_t>{32}));
+  EXPECT_EQ(t["blk.1.attn_v.bias"].type, DType::kF32);
+  EXPECT_EQ(t.count("blk.0.attn_q_norm.weight"), 0u);
+}
+
+TEST(ModelPresetTest, UnknownNamesAreRejected) {
+  EXPECT_NE(model_preset("", "huge").status().message().find("unknown preset 'huge'"), std::string::npos);
+  EXPECT_NE(model_preset("gpt2", "tiny").status().message().find("unknown architecture 'gpt2'"), std::string::npos);
+  ModelSpec s = *model_preset("", "tiny");
+  EXPECT_EQ(plan_tensors(s, DType::kIQ2_XXS).status().code(), Code::kUnsupported);
+  s.n_head_kv = 3;
+  EXPECT_EQ(plan_tensors(s, DType::kF32).status().code(), Code::kInvalidArgument);
+}
+
+TEST(TensorPlanTest, LlamaTensorNamesAndShapes) {
+  auto s = model_preset("llama", "tiny");
+  auto plan = plan_tensors(*s, DType::kF16);
+  ASSERT_TRUE(plan.ok());
+  auto t = by_name(*plan);
+  EXPECT_EQ(plan->tensors.size(), 2u + 2u * 9u + 1u);
+  EXPECT_EQ(t["token_embd.weight"].dims, (std::vector<uint64_t>{64, 259}));
+  EXPECT_EQ(t["output.weight"].dims, (std::vector<uint64_t>{64, 259}));
+  EXPECT_EQ(t["blk.1.ffn_gate.weight"].dims, (std::vector<uint64_t>{64, 128}));
+  EXPECT_EQ(t["blk.1.ffn_down.weight"].dims, (std::vector<uint64_t>{128, 64}));
+  EXPECT_EQ(t["blk.0.attn_norm.weight"].type, DType::kF32);
+  EXPECT_EQ(t["output_norm.weight"].type, DType::kF32);
+  EXPECT_EQ(t["blk.0.attn_q.weight"].type, DType::kF16);
+  EXPECT_EQ(plan->file_type, 1u);
+}
+
+TEST(TensorPlanTest, Q4KMixKeepsOutputAndSomeLayersInQ6K) {
+  auto s = model_preset("llama", "1b");
+  auto plan = plan_tensors(*s, DType::kQ4_K);
+  ASSERT_TRUE(plan.ok());
+  auto t = by_name(*plan);
+  EXPECT_EQ(plan->file_type, 15u);  // Q4_K_M
+  EXPECT_EQ(t["output.weight"].type, DType::kQ6_K);
+  EXPECT_EQ(t["token_embd.weight"].type, DType::kQ4_K);
+  EXPECT_EQ(t["blk.0.ffn_down.weight"].type, DType::kQ6_K);   // first eighth
+  EXPECT_EQ(t["blk.21.attn_v.weight"].type, DType::kQ6_K);    // last eighth
+  EXPECT_EQ(t["blk.3.ffn_down.weight"].type, DType::kQ4_K);
+  EXPECT_EQ(t["blk.4.ffn_down.weight"].type, DType::kQ6_K);   // every third between
+  EXPECT_EQ(t["blk.10.attn_q.weight"].type, DType::kQ4_K);
+  for (const auto& x : plan->tensors) EXPECT_TRUE(x.fallback.empty()) << x.name;
+}
+
+TEST(TensorPlanTest, NarrowMatricesFallBackAndSayWhy) {
+  auto s = model_preset("llama", "tiny");  // 64 wide: no 256-element K-quant block fits
+  auto t = by_name(*plan_tensors(*s, DType::kQ4_K));
+  EXPECT_EQ(t["blk.0.attn_q.weight"].type, DType::kQ5_0);
+  EXPECT_EQ(t["blk.0.attn_q.weight"].fallback, "width 64 is not whole q4_K blocks of 256");
+  EXPECT_EQ(t["output.weight"].type, DType::kQ8_0);  // Q6_K does not fit either
+  auto q8 = by_name(*plan_tensors(*s, DType::kQ8_0));
+  EXPECT_TRUE(q8["blk.0.attn_q.weight"].fallback.empty());
+  ModelSpec odd = *s;
+  odd.n_ff = 72;  // not whole 32-blocks: Q8_0 falls back to F16
+  auto f = by_name(*plan_tensors(odd, DType::kQ8_0));
+  EXPECT_EQ(f["blk.0.ffn_down.weight"].type, DType::kF16);
+  EXPECT_EQ(f["blk.0.ffn_up.weight"].type, DType::kQ8_0);
+}
+
+}  // namespace
+}  // namespace strata

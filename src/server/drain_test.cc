@@ -1,0 +1,129 @@
+// run_server's life cycle: background load behind an open port, then a drain that lets running
+// requests finish (or aborts them at the drain timeout) and closes the port.
+#include "server/server_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+
+#include "server/test_server.h"
+
+namespace strata::server {
+namespace {
+
+using nlohmann::json;
+using testing::FakeEngine;
+using testing::FakeModelText;
+using testing::RawConnection;
+using testing::post_request;
+using testing::test_config;
+
+constexpr double kWaitS = 10.0;
+
+// Runs run_server on a thread with a manual FakeEngine and a stop switch the test flips.
+class RunningServer {
+ public:
+  explicit RunningServer(ServerConfig config) {
+    FakeEngine::Options options;
+    options.manual = true;
+    auto engine = std::make_unique<FakeEngine>(options);
+    engine_ = engine.get();
+    std::promise<int> port;
+    std::future<int> port_future = port.get_future();
+    thread_ = std::thread([this, config, engine = std::move(engine), port = std::move(port)]() mutable {
+      auto load = [&engine]() -> Result<LoadedModel> {
+        return LoadedModel{std::move(engine), std::make_unique<FakeModelText>(), "fake"};
+      };
+      auto wait_for_stop = [this](double timeout_s) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(std::min(timeout_s, 0.005)));
+        return stop_.load();
+      };
+      status_ = run_server(config, load, {}, wait_for_stop, [&port](int p) { port.set_value(p); });
+    });
+    port_ = port_future.get();
+  }
+  ~RunningServer() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+  int port() const { return port_; }
+  FakeEngine& engine() { return *engine_; }
+  void request_stop() { stop_ = true; }
+  Status join() {
+    thread_.join();
+    return status_;
+  }
+
+ private:
+  FakeEngine* engine_ = nullptr;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  int port_ = 0;
+  Status status_;
+};
+
+std::string stream_request() {
+  json body = {{"messages", {{{"role", "user"}, {"content", "hi"}}}}, {"stream", true}, {"max_tokens", 5}};
+  return post_request("/v1/chat/completions", body.dump(), "test-key");
+}
+
+void wait_until_healthy(int port) {
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    auto res = httplib::Client("127.0.0.1", port).Get("/health");
+    if (res && res->status == 200) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  FAIL() << "the server never became healthy";
+}
+
+TEST(Drain, RunningRequestsFinishThenThePortCloses) {
+  ServerConfig config = test_config();
+  config.drain_timeout_s = 60;
+  RunningServer server(config);
+  wait_until_healthy(server.port());
+  RawConnection conn(server.port());
+  ASSERT_TRUE(conn.send_all(stream_request()));
+  ASSERT_TRUE(server.engine().wait_for_active(1, kWaitS));
+  server.request_stop();
+  // The drain waits for the running request; the engine keeps stepping it to its end.
+  while (server.engine().n_active() > 0) server.engine().step();
+  ASSERT_TRUE(conn.read_until("data: [DONE]", kWaitS)) << conn.received();
+  EXPECT_NE(conn.received().find("\"finish_reason\":\"length\""), std::string::npos);
+  EXPECT_TRUE(server.join().ok());
+  EXPECT_FALSE(httplib::Client("127.0.0.1", server.port()).Get("/health"));
+}
+
+TEST(Drain, DrainTimeoutAbortsWhatStillRuns) {
+  ServerConfig config = test_config();
+  config.drain_timeout_s = 0.05;
+  RunningServer server(config);
+  wait_until_healthy(server.port());
+  RawConnection conn(server.port());
+  ASSERT_TRUE(conn.send_all(stream_request()));
+  ASSERT_TRUE(server.engine().wait_for_active(1, kWaitS));
+  server.request_stop();  // nobody steps the engine: the request cannot finish in time
+  EXPECT_TRUE(server.join().ok());
+  conn.read_to_end(kWaitS);
+  EXPECT_NE(conn.received().find("\"code\":\"aborted\""), std::string::npos) << conn.received();
+}
+
+TEST(Drain, LoadFailureIsReturned) {
+  ServerConfig config = test_config();
+  auto load = []() -> Result<LoadedModel> { return Status::NotFound("model.gguf: no such file"); };
+  Status status = run_server(config, load, {}, [](double) { return false; });
+  EXPECT_EQ(status.code(), Code::kNotFound);
+  EXPECT_EQ(status.message(), "model.gguf: no such file");
+}
+
+TEST(Drain, BadConfigIsRejectedBeforeBinding) {
+  ServerConfig config = test_config();
+  config.port = 70000;
+  auto load = []() -> Result<LoadedModel> { return Status::Internal("must not load"); };
+  Status status = run_server(config, load, {}, [](double) { return true; });
+  EXPECT_EQ(status.message(), "--port 70000 is out of range [0, 65535]");
+}
+
+}  // namespace
+}  // namespace strata::server

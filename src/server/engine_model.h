@@ -1,0 +1,43 @@
+// The production ModelLoader: creates the Engine from EngineOptions and wraps the engine's
+// Tokenizer and ChatTemplate as the server's ModelText.
+//
+// Built only when the engine, tokenizer and chat modules are (STRATA_SERVER_HAVE_ENGINE).
+#pragma once
+
+#include <memory>
+
+#include "base/status.h"
+#include "engine/engine.h"
+#include "server/model_text.h"
+#include "server/server_runner.h"
+
+namespace strata {
+class ChatTemplate;
+class Tokenizer;
+}  // namespace strata
+
+namespace strata::server {
+
+// ModelText over a Tokenizer and a ChatTemplate, both borrowed (they live in the engine).
+// Thread-safe: both are immutable and allow concurrent use.
+class EngineModelText : public ModelText {
+ public:
+  EngineModelText(const Tokenizer& tokenizer, const ChatTemplate& chat_template);
+
+  Result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special) const override;
+  std::string detokenize(const std::vector<int32_t>& tokens) const override;
+  std::string token_piece(int32_t token) const override;
+  int vocab_size() const override;
+  // The template renders BOS as text when it wants one; otherwise, for vocabs that add a BOS,
+  // one is put in front, so the prompt never starts with zero or two.
+  Result<std::vector<int32_t>> chat_prompt(const std::vector<ChatTurn>& turns) const override;
+
+ private:
+  const Tokenizer& tokenizer_;
+  const ChatTemplate& chat_template_;
+};
+
+// Engine::Create(options), then the text side; the model's name is the file's stem.
+Result<LoadedModel> load_engine_model(const EngineOptions& options);
+
+}  // namespace strata::server

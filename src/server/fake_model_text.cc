@@ -1,0 +1,30 @@
+#include "server/fake_model_text.h"
+
+namespace strata::server::testing {
+
+Result<std::vector<int32_t>> FakeModelText::tokenize(std::string_view text, bool add_special) const {
+  std::vector<int32_t> tokens;
+  if (add_special) tokens.push_back(kBos);
+  for (unsigned char c : text) tokens.push_back(kFirstByte + c);
+  return tokens;
+}
+
+std::string FakeModelText::detokenize(const std::vector<int32_t>& tokens) const {
+  std::string text;
+  for (int32_t t : tokens) text += token_piece(t);
+  return text;
+}
+
+std::string FakeModelText::token_piece(int32_t token) const {
+  if (token < kFirstByte || token >= vocab_size()) return "";
+  return std::string(1, static_cast<char>(token - kFirstByte));
+}
+
+Result<std::vector<int32_t>> FakeModelText::chat_prompt(const std::vector<ChatTurn>& turns) const {
+  std::string text;
+  for (const ChatTurn& turn : turns) text += turn.role + ": " + turn.content + "\n";
+  text += "assistant: ";
+  return tokenize(text, /*add_special=*/true);
+}
+
+}  // namespace strata::server::testing

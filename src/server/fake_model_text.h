@@ -1,0 +1,23 @@
+// FakeModelText (tests only): a byte-level ModelText. Token 1 is BOS, token 2 is EOS, and byte
+// b is token b + 3, so prompts and replies are easy to predict in tests. Chats render as
+// "<role>: <content>\n" lines followed by "assistant: ". Stateless; thread-safe.
+#pragma once
+
+#include "server/model_text.h"
+
+namespace strata::server::testing {
+
+class FakeModelText : public ModelText {
+ public:
+  static constexpr int32_t kBos = 1;
+  static constexpr int32_t kEos = 2;
+  static constexpr int32_t kFirstByte = 3;
+
+  Result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special) const override;
+  std::string detokenize(const std::vector<int32_t>& tokens) const override;
+  std::string token_piece(int32_t token) const override;
+  int vocab_size() const override { return kFirstByte + 256; }
+  Result<std::vector<int32_t>> chat_prompt(const std::vector<ChatTurn>& turns) const override;
+};
+
+}  // namespace strata::server::testing

@@ -1,0 +1,378 @@
+// The HTTP layer end to end over a loopback socket, with a FakeEngine behind it.
+#include "server/http_server.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "server/test_server.h"
+
+namespace strata::server {
+namespace {
+
+using nlohmann::json;
+using testing::FakeEngine;
+using testing::TestServer;
+using testing::test_config;
+
+constexpr const char* kKey = "test-key";
+constexpr const char* kJson = "application/json";
+const std::string kReply = FakeEngine::Options{}.reply;
+
+json chat_body(json extra = json::object()) {
+  json body = {{"model", "anything"},
+               {"messages", json::array({{{"role", "user"}, {"content", "Say hi"}}})},
+               {"temperature", 0}};
+  body.update(extra);
+  return body;
+}
+
+// The data payloads and event names of an SSE body, in order.
+struct SseStream {
+  std::vector<std::string> data;
+  std::vector<std::string> events;
+};
+
+SseStream parse_sse(const std::string& body) {
+  SseStream out;
+  size_t pos = 0;
+  while (pos < body.size()) {
+    size_t end = body.find("\n\n", pos);
+    if (end == std::string::npos) end = body.size();
+    std::string frame = body.substr(pos, end - pos);
+    pos = end + 2;
+    size_t at = 0;
+    while (at < frame.size()) {
+      size_t eol = frame.find('\n', at);
+      if (eol == std::string::npos) eol = frame.size();
+      std::string line = frame.substr(at, eol - at);
+      if (line.rfind("data: ", 0) == 0) out.data.push_back(line.substr(6));
+      if (line.rfind("event: ", 0) == 0) out.events.push_back(line.substr(7));
+      at = eol + 1;
+    }
+  }
+  return out;
+}
+
+TEST(HttpServer, HealthIs503WhileLoadingAnd200After) {
+  TestServer server(test_config(), {}, {}, /*publish=*/false);
+  auto cli = server.client();
+  auto loading = cli.Get("/health");
+  ASSERT_TRUE(loading);
+  EXPECT_EQ(loading->status, 503);
+  EXPECT_EQ(json::parse(loading->body)["status"], "loading");
+  auto chat = server.client(kKey).Post("/v1/chat/completions", chat_body().dump(), kJson);
+  EXPECT_EQ(chat->status, 503);
+  EXPECT_EQ(json::parse(chat->body)["error"]["code"], "model_loading");
+  server.publish();
+  auto ready = cli.Get("/health");
+  EXPECT_EQ(ready->status, 200);
+  EXPECT_EQ(json::parse(ready->body)["status"], "ok");
+}
+
+TEST(HttpServer, ApiRoutesNeedAKey) {
+  TestServer server(test_config(), {});
+  auto none = server.client().Post("/v1/chat/completions", chat_body().dump(), kJson);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  EXPECT_EQ(json::parse(none->body)["error"]["code"], "invalid_api_key");
+  EXPECT_EQ(server.client("wrong").Get("/v1/models")->status, 401);
+  EXPECT_EQ(server.client(kKey).Get("/v1/models")->status, 200);
+  auto cli = server.client();
+  EXPECT_EQ(cli.Get("/v1/models", {{"x-api-key", kKey}})->status, 200);
+  auto anthropic = cli.Post("/v1/messages", "{}", kJson);
+  EXPECT_EQ(anthropic->status, 401);
+  EXPECT_EQ(json::parse(anthropic->body)["type"], "error");
+  EXPECT_EQ(json::parse(anthropic->body)["error"]["type"], "authentication_error");
+  EXPECT_EQ(cli.Post("/tokenize", "{}", kJson)->status, 401);
+  EXPECT_EQ(cli.Get("/slots")->status, 401);
+  EXPECT_EQ(cli.Get("/health")->status, 200);
+}
+
+TEST(HttpServer, MetricsNeedAKeyUnlessMetricsNoAuth) {
+  RouteHooks hooks;
+  hooks.render_metrics = [](const std::string& accept, const std::string& query) {
+    return HttpBody{"accept=" + accept + " query=" + query, "text/plain; version=0.0.4"};
+  };
+  TestServer locked(test_config(), {}, hooks);
+  EXPECT_EQ(locked.client().Get("/metrics")->status, 401);
+  auto page = locked.client(kKey).Get("/metrics?format=json", {{"Accept", "application/json"}});
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->body, "accept=application/json query=format=json");
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/plain; version=0.0.4");
+  ServerConfig open_config = test_config();
+  open_config.metrics_no_auth = true;
+  TestServer open(open_config, {}, hooks);
+  EXPECT_EQ(open.client().Get("/metrics")->status, 200);
+  EXPECT_EQ(open.client().Get("/v1/models")->status, 401);
+}
+
+TEST(HttpServer, WebAssetsComeFromTheHookWithoutAKey) {
+  RouteHooks hooks;
+  hooks.web_asset = [](std::string_view path) -> std::optional<HttpBody> {
+    if (path == "/") return HttpBody{"<html>strata</html>", "text/html"};
+    return std::nullopt;
+  };
+  TestServer server(test_config(), {}, hooks);
+  auto page = server.client().Get("/");
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->body, "<html>strata</html>");
+  auto missing = server.client().Get("/nope.js");
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(json::parse(missing->body)["error"]["type"], "not_found_error");
+}
+
+TEST(HttpServer, BadRequestsGetJsonErrors) {
+  ServerConfig config = test_config();
+  config.max_body_bytes = 4096;
+  TestServer server(config, {});
+  auto cli = server.client(kKey);
+  auto invalid = cli.Post("/v1/chat/completions", "{not json", kJson);
+  EXPECT_EQ(invalid->status, 400);
+  json body = json::parse(invalid->body);
+  EXPECT_EQ(body["error"]["type"], "invalid_request_error");
+  EXPECT_NE(body["error"]["message"].get<std::string>().find("not valid JSON"), std::string::npos);
+  auto wrong_type = cli.Post("/v1/chat/completions", chat_body({{"max_tokens", "ten"}}).dump(), kJson);
+  EXPECT_EQ(wrong_type->status, 400);
+  auto empty = cli.Post("/v1/chat/completions", R"({"messages": []})", kJson);
+  EXPECT_EQ(empty->status, 400);
+  auto big = cli.Post("/v1/chat/completions", std::string(8192, ' '), kJson);
+  EXPECT_EQ(big->status, 413);
+  EXPECT_EQ(json::parse(big->body)["error"]["code"], "body_too_large");
+  auto unknown = cli.Post("/v2/whatever", "{}", kJson);
+  EXPECT_EQ(unknown->status, 404);
+  EXPECT_EQ(json::parse(unknown->body)["error"]["code"], "not_found");
+  auto context = cli.Post("/v1/chat/completions", chat_body({{"max_tokens", 100000}}).dump(), kJson);
+  EXPECT_EQ(context->status, 400);
+  EXPECT_EQ(json::parse(context->body)["error"]["code"], "context_length_exceeded");
+}
+
+TEST(HttpServer, ChatCompletionAnswersWithTheReplyAndUsage) {
+  FakeEngine::Options engine;
+  engine.cached_tokens = 3;
+  TestServer server(test_config(), engine);
+  auto res = server.client(kKey).Post("/v1/chat/completions", chat_body().dump(), kJson);
+  ASSERT_EQ(res->status, 200) << res->body;
+  json body = json::parse(res->body);
+  EXPECT_EQ(body["object"], "chat.completion");
+  EXPECT_EQ(body["model"], "fake-model");  // any requested name maps to the served model
+  EXPECT_EQ(body["choices"][0]["message"]["content"], kReply);
+  EXPECT_EQ(body["choices"][0]["finish_reason"], "stop");
+  // BOS + "user: Say hi\nassistant: "
+  EXPECT_EQ(body["usage"]["prompt_tokens"], 1 + 25);
+  EXPECT_EQ(body["usage"]["completion_tokens"], kReply.size());
+  EXPECT_EQ(body["usage"]["prompt_tokens_details"]["cached_tokens"], 3);
+  const GenerateRequest sent = server.engine().submitted().at(0);
+  EXPECT_EQ(sent.sampling.temperature, 0.0f);
+  EXPECT_EQ(sent.max_tokens, 512 - 26);  // no max_tokens: the rest of the context
+}
+
+TEST(HttpServer, MaxTokensEndsWithLengthAndStopStringsCut) {
+  TestServer server(test_config(), {});
+  auto cli = server.client(kKey);
+  json length = json::parse(cli.Post("/v1/chat/completions", chat_body({{"max_tokens", 5}}).dump(), kJson)->body);
+  EXPECT_EQ(length["choices"][0]["message"]["content"], kReply.substr(0, 5));
+  EXPECT_EQ(length["choices"][0]["finish_reason"], "length");
+  EXPECT_EQ(length["usage"]["completion_tokens"], 5);
+  json stop = json::parse(cli.Post("/v1/chat/completions", chat_body({{"stop", "fake"}}).dump(), kJson)->body);
+  EXPECT_EQ(stop["choices"][0]["message"]["content"], "Hello from the ");
+  EXPECT_EQ(stop["choices"][0]["finish_reason"], "stop");
+}
+
+TEST(HttpServer, TextCompletionAndLogprobs) {
+  TestServer server(test_config(), {});
+  json request = {{"prompt", "Once"}, {"max_tokens", 3}, {"logprobs", 2}};
+  auto res = server.client(kKey).Post("/v1/completions", request.dump(), kJson);
+  ASSERT_EQ(res->status, 200) << res->body;
+  json body = json::parse(res->body);
+  EXPECT_EQ(body["object"], "text_completion");
+  EXPECT_EQ(body["choices"][0]["text"], "Hel");
+  EXPECT_EQ(body["choices"][0]["logprobs"]["tokens"], json::array({"H", "e", "l"}));
+  EXPECT_EQ(body["choices"][0]["logprobs"]["top_logprobs"][0].size(), 2u);
+  EXPECT_EQ(body["usage"]["prompt_tokens"], 5);
+}
+
+TEST(HttpServer, StreamedChatMatchesTheNonStreamedText) {
+  TestServer server(test_config(), {});
+  auto cli = server.client(kKey);
+  json request = chat_body({{"stream", true}, {"stream_options", {{"include_usage", true}}}});
+  auto res = cli.Post("/v1/chat/completions", request.dump(), kJson);
+  ASSERT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type"), "text/event-stream");
+  SseStream sse = parse_sse(res->body);
+  ASSERT_GE(sse.data.size(), 4u);
+  EXPECT_EQ(sse.data.back(), "[DONE]");
+  json first = json::parse(sse.data.front());
+  EXPECT_EQ(first["choices"][0]["delta"]["role"], "assistant");
+  std::string text;
+  std::string finish;
+  for (size_t i = 0; i + 2 < sse.data.size(); ++i) {
+    json chunk = json::parse(sse.data[i]);
+    EXPECT_EQ(chunk["object"], "chat.completion.chunk");
+    EXPECT_TRUE(chunk["usage"].is_null());
+    const json& choice = chunk["choices"][0];
+    if (choice["delta"].contains("content")) text += choice["delta"]["content"].get<std::string>();
+    if (!choice["finish_reason"].is_null()) finish = choice["finish_reason"];
+  }
+  EXPECT_EQ(text, kReply);
+  EXPECT_EQ(finish, "stop");
+  json usage = json::parse(sse.data[sse.data.size() - 2]);
+  EXPECT_TRUE(usage["choices"].empty());
+  EXPECT_EQ(usage["usage"]["completion_tokens"], kReply.size());
+  json plain = json::parse(cli.Post("/v1/chat/completions", chat_body().dump(), kJson)->body);
+  EXPECT_EQ(plain["choices"][0]["message"]["content"], text);
+}
+
+TEST(HttpServer, StreamedCompletionsEndWithDone) {
+  TestServer server(test_config(), {});
+  json request = {{"prompt", "x"}, {"max_tokens", 4}, {"stream", true}};
+  auto res = server.client(kKey).Post("/v1/completions", request.dump(), kJson);
+  SseStream sse = parse_sse(res->body);
+  ASSERT_FALSE(sse.data.empty());
+  EXPECT_EQ(sse.data.back(), "[DONE]");
+  std::string text;
+  for (size_t i = 0; i + 1 < sse.data.size(); ++i) {
+    text += json::parse(sse.data[i])["choices"][0]["text"].get<std::string>();
+  }
+  EXPECT_EQ(text, kReply.substr(0, 4));
+  EXPECT_EQ(json::parse(sse.data[sse.data.size() - 2])["choices"][0]["finish_reason"], "length");
+}
+
+TEST(HttpServer, AnthropicMessages) {
+  TestServer server(test_config(), {});
+  auto cli = server.client(kKey);
+  json request = {{"model", "claude"},
+                  {"max_tokens", 50},
+                  {"system", "be nice"},
+                  {"stop_sequences", {"engine"}},
+                  {"messages", {{{"role", "user"}, {"content", "Hi"}}}}};
+  auto res = cli.Post("/v1/messages", request.dump(), kJson);
+  ASSERT_EQ(res->status, 200) << res->body;
+  json body = json::parse(res->body);
+  EXPECT_EQ(body["type"], "message");
+  EXPECT_EQ(body["content"][0]["text"], "Hello from the fake ");
+  EXPECT_EQ(body["stop_reason"], "stop_sequence");
+  EXPECT_EQ(body["stop_sequence"], "engine");
+  EXPECT_EQ(body["usage"]["output_tokens"], 26);
+  // BOS + "system: be nice\nuser: Hi\nassistant: "
+  EXPECT_EQ(body["usage"]["input_tokens"], 1 + 36);
+
+  request["stream"] = true;
+  request.erase("stop_sequences");
+  SseStream sse = parse_sse(cli.Post("/v1/messages", request.dump(), kJson)->body);
+  ASSERT_GE(sse.events.size(), 7u);
+  EXPECT_EQ(sse.events[0], "message_start");
+  EXPECT_EQ(sse.events[1], "content_block_start");
+  EXPECT_EQ(sse.events[2], "ping");
+  EXPECT_EQ(sse.events[3], "content_block_delta");
+  EXPECT_EQ(sse.events[sse.events.size() - 3], "content_block_stop");
+  EXPECT_EQ(sse.events[sse.events.size() - 2], "message_delta");
+  EXPECT_EQ(sse.events.back(), "message_stop");
+  std::string text;
+  for (size_t i = 0; i < sse.events.size(); ++i) {
+    json data = json::parse(sse.data[i]);
+    EXPECT_EQ(data["type"], sse.events[i]);
+    if (sse.events[i] == "content_block_delta") text += data["delta"]["text"].get<std::string>();
+  }
+  EXPECT_EQ(text, kReply);
+  json delta = json::parse(sse.data[sse.data.size() - 2]);
+  EXPECT_EQ(delta["delta"]["stop_reason"], "end_turn");
+  EXPECT_EQ(delta["usage"]["output_tokens"], kReply.size());
+  auto bad = cli.Post("/v1/messages", R"({"messages": [{"role": "user", "content": "x"}]})", kJson);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(json::parse(bad->body)["error"]["type"], "invalid_request_error");
+}
+
+TEST(HttpServer, FullQueueIs429WithRetryAfter) {
+  FakeEngine::Options engine;
+  engine.manual = true;
+  engine.n_parallel = 1;
+  engine.max_queue = 0;
+  TestServer server(test_config(), engine);
+  std::thread first([&] {
+    server.client(kKey).Post("/v1/chat/completions", chat_body({{"max_tokens", 2}}).dump(), kJson);
+  });
+  ASSERT_TRUE(server.engine().wait_for_active(1, 10));
+  auto full = server.client(kKey).Post("/v1/chat/completions", chat_body().dump(), kJson);
+  EXPECT_EQ(full->status, 429);
+  EXPECT_EQ(full->get_header_value("Retry-After"), "1");
+  EXPECT_EQ(json::parse(full->body)["error"]["code"], "queue_full");
+  while (server.engine().n_active() > 0) server.engine().step();
+  first.join();
+}
+
+TEST(HttpServer, DrainingRefusesNewGenerations) {
+  TestServer server(test_config(), {});
+  server.state().begin_drain();
+  auto res = server.client(kKey).Post("/v1/chat/completions", chat_body().dump(), kJson);
+  EXPECT_EQ(res->status, 503);
+  EXPECT_EQ(json::parse(res->body)["error"]["code"], "shutting_down");
+  EXPECT_EQ(server.client().Get("/health")->status, 503);
+}
+
+TEST(HttpServer, TokenizeAndDetokenize) {
+  TestServer server(test_config(), {});
+  auto cli = server.client(kKey);
+  json tokens = json::parse(cli.Post("/tokenize", R"({"content": "ab", "add_special": true})", kJson)->body);
+  EXPECT_EQ(tokens["tokens"], json::array({1, 3 + 'a', 3 + 'b'}));
+  json plain = json::parse(cli.Post("/tokenize", R"({"content": "ab", "with_pieces": true})", kJson)->body);
+  EXPECT_EQ(plain["tokens"], json::array({3 + 'a', 3 + 'b'}));
+  EXPECT_EQ(plain["pieces"], json::array({"a", "b"}));
+  json text = json::parse(cli.Post("/detokenize", R"({"tokens": [100, 101]})", kJson)->body);
+  EXPECT_EQ(text["content"], "ab");
+  EXPECT_EQ(cli.Post("/detokenize", R"({"tokens": [100000]})", kJson)->status, 400);
+  EXPECT_EQ(cli.Post("/tokenize", R"({"content": 5})", kJson)->status, 400);
+  EXPECT_EQ(cli.Post("/tokenize", R"({})", kJson)->status, 400);
+}
+
+TEST(HttpServer, ModelsStatusAndSlots) {
+  TestServer server(test_config(), {});
+  auto cli = server.client(kKey);
+  json models = json::parse(cli.Get("/v1/models")->body);
+  EXPECT_EQ(models["object"], "list");
+  EXPECT_EQ(models["data"][0]["id"], "fake-model");
+  EXPECT_EQ(cli.Get("/v1/models/fake-model")->status, 200);
+  EXPECT_EQ(cli.Get("/v1/models/other")->status, 404);
+  json status = json::parse(cli.Get("/v1/status")->body);
+  EXPECT_EQ(status["model"], "fake-model");
+  EXPECT_EQ(status["context"], 512);
+  EXPECT_EQ(status["parallel"], 2);
+  EXPECT_EQ(status["version"], "test");
+  for (const char* key : {"groups", "stages", "threads", "uptime_s", "load"}) {
+    EXPECT_TRUE(status.contains(key)) << key;
+  }
+  json slots = json::parse(cli.Get("/slots")->body)["slots"];
+  ASSERT_EQ(slots.size(), 2u);
+  EXPECT_EQ(slots[0]["state"], "idle");
+  for (const char* key : {"id", "group", "prompt_tokens", "generated_tokens", "tok_s"}) {
+    EXPECT_TRUE(slots[0].contains(key)) << key;
+  }
+}
+
+TEST(HttpServer, EveryResponseReachesTheRequestHookWithARouteLabel) {
+  std::mutex mu;
+  std::vector<std::string> seen;
+  RouteHooks hooks;
+  hooks.on_http_request = [&](std::string_view handler, std::string_view method, int status) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.push_back(std::string(handler) + " " + std::string(method) + " " + std::to_string(status));
+  };
+  {
+    TestServer server(test_config(), {}, hooks);
+    server.client(kKey).Post("/v1/chat/completions", chat_body({{"stream", true}}).dump(), kJson);
+    server.client().Post("/v1/chat/completions", "{}", kJson);
+    server.client().Get("/v1/models/xyz");
+    server.client(kKey).Get("/some/random/path");
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  // The hook runs after each response is written, so two responses may report in either order.
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<std::string>{"/v1/chat/completions POST 200",
+                                            "/v1/chat/completions POST 401",
+                                            "/v1/models/{id} GET 401", "unknown GET 404"}));
+}
+
+}  // namespace
+}  // namespace strata::server

@@ -1,0 +1,159 @@
+#include "server/openai_request.h"
+
+#include <gtest/gtest.h>
+
+namespace strata::server {
+namespace {
+
+using nlohmann::json;
+
+json chat_body() { return json::parse(R"({"model": "x", "messages": [{"role": "user", "content": "hi"}]})"); }
+
+TEST(ChatCompletionRequest, DefaultsFollowOpenAi) {
+  Result<CompletionRequest> r = parse_chat_completion_request(chat_body());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->prompt.kind, PromptInput::Kind::kChat);
+  ASSERT_EQ(r->prompt.messages.size(), 1u);
+  EXPECT_EQ(r->prompt.messages[0].role, "user");
+  EXPECT_EQ(r->prompt.messages[0].content, "hi");
+  EXPECT_EQ(r->generate.sampling.temperature, 1.0f);
+  EXPECT_EQ(r->max_tokens, -1);
+  EXPECT_FALSE(r->seed_given);
+  EXPECT_FALSE(r->stream);
+  EXPECT_EQ(r->model, "x");
+}
+
+TEST(ChatCompletionRequest, ReadsSamplingStopAndStreamFields) {
+  json body = chat_body();
+  body.update(json::parse(R"({
+    "max_tokens": 10, "max_completion_tokens": 12, "temperature": 0, "top_p": 0.9, "top_k": 40,
+    "min_p": 0.05, "seed": 7, "stop": ["\n", "END"], "frequency_penalty": 0.5,
+    "presence_penalty": -0.5, "repetition_penalty": 1.1, "logit_bias": {"15": -100, "7": 2.5},
+    "logprobs": true, "top_logprobs": 3, "ignore_eos": true, "stream": true,
+    "stream_options": {"include_usage": true}, "n": 1, "user": "ignored", "tools": []})"));
+  Result<CompletionRequest> r = parse_chat_completion_request(body);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const SamplingParams& s = r->generate.sampling;
+  EXPECT_EQ(r->max_tokens, 12);  // max_completion_tokens wins
+  EXPECT_EQ(s.temperature, 0.0f);
+  EXPECT_EQ(s.top_p, 0.9f);
+  EXPECT_EQ(s.top_k, 40);
+  EXPECT_EQ(s.min_p, 0.05f);
+  EXPECT_EQ(s.seed, 7u);
+  EXPECT_TRUE(r->seed_given);
+  EXPECT_EQ(r->generate.stop, (std::vector<std::string>{"\n", "END"}));
+  EXPECT_EQ(s.frequency_penalty, 0.5f);
+  EXPECT_EQ(s.presence_penalty, -0.5f);
+  EXPECT_EQ(s.repeat_penalty, 1.1f);
+  ASSERT_EQ(s.logit_bias.size(), 2u);
+  EXPECT_EQ(s.logit_bias[0], (std::pair<int32_t, float>{15, -100.0f}));
+  EXPECT_EQ(s.logit_bias[1], (std::pair<int32_t, float>{7, 2.5f}));
+  EXPECT_TRUE(s.logprobs);
+  EXPECT_EQ(s.n_top_logprobs, 3);
+  EXPECT_TRUE(r->generate.ignore_eos);
+  EXPECT_TRUE(r->stream);
+  EXPECT_TRUE(r->include_usage);
+}
+
+TEST(ChatCompletionRequest, ContentPartsAreJoinedAndDeveloperIsSystem) {
+  json body = json::parse(R"({"messages": [
+      {"role": "developer", "content": "be brief"},
+      {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+      {"role": "assistant", "content": null}]})");
+  Result<CompletionRequest> r = parse_chat_completion_request(body);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->prompt.messages[0].role, "system");
+  EXPECT_EQ(r->prompt.messages[1].content, "ab");
+  EXPECT_EQ(r->prompt.messages[2].content, "");
+}
+
+// Each bad body must fail with a message that names the field.
+struct BadChat {
+  const char* body;
+  Code code;
+  const char* message_part;
+};
+
+class ChatCompletionRejects : public ::testing::TestWithParam<BadChat> {};
+
+TEST_P(ChatCompletionRejects, NamesTheProblem) {
+  Result<CompletionRequest> r = parse_chat_completion_request(json::parse(GetParam().body));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), GetParam().code);
+  EXPECT_NE(r.status().message().find(GetParam().message_part), std::string::npos)
+      << r.status().message();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Bodies, ChatCompletionRejects,
+    ::testing::Values(
+        BadChat{R"({"messages": []})", Code::kInvalidArgument, "'messages' must be a non-empty"},
+        BadChat{R"({})", Code::kInvalidArgument, "'messages'"},
+        BadChat{R"({"messages": "hi"})", Code::kInvalidArgument, "'messages'"},
+        BadChat{R"({"messages": [{"content": "hi"}]})", Code::kInvalidArgument, "'messages[0].role'"},
+        BadChat{R"({"messages": [{"role": "tool", "content": "x"}]})", Code::kUnsupported, "tool"},
+        BadChat{R"({"messages": [{"role": "user", "content": 5}]})", Code::kInvalidArgument,
+                "'messages[0].content'"},
+        BadChat{R"({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]})",
+                Code::kUnsupported, "'messages[0].content[0]'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "temperature": "hot"})",
+                Code::kInvalidArgument, "'temperature'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "max_tokens": 0})",
+                Code::kInvalidArgument, "'max_tokens'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "n": 2})", Code::kUnsupported, "'n'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "logit_bias": {"abc": 1}})",
+                Code::kInvalidArgument, "'logit_bias' key"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "logit_bias": {"3": 200}})",
+                Code::kInvalidArgument, "[-100, 100]"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "top_logprobs": 2})",
+                Code::kInvalidArgument, "'top_logprobs' needs 'logprobs'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "stop": [1]})",
+                Code::kInvalidArgument, "'stop'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "stream": "yes"})",
+                Code::kInvalidArgument, "'stream'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function"}]})",
+                Code::kUnsupported, "'tools'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "response_format": {"type": "json_object"}})",
+                Code::kUnsupported, "'response_format'"}));
+
+TEST(TextCompletionRequest, AcceptsStringTokenAndSingletonPrompts) {
+  Result<CompletionRequest> text = parse_text_completion_request(json::parse(R"({"prompt": "Once"})"));
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(text->prompt.kind, PromptInput::Kind::kText);
+  EXPECT_EQ(text->prompt.text, "Once");
+  Result<CompletionRequest> one = parse_text_completion_request(json::parse(R"({"prompt": ["Once"]})"));
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->prompt.text, "Once");
+  Result<CompletionRequest> ids = parse_text_completion_request(json::parse(R"({"prompt": [1, 2, 3]})"));
+  ASSERT_TRUE(ids.ok());
+  EXPECT_EQ(ids->prompt.kind, PromptInput::Kind::kTokens);
+  EXPECT_EQ(ids->prompt.tokens, (std::vector<int32_t>{1, 2, 3}));
+  Result<CompletionRequest> nested = parse_text_completion_request(json::parse(R"({"prompt": [[4, 5]]})"));
+  ASSERT_TRUE(nested.ok());
+  EXPECT_EQ(nested->prompt.tokens, (std::vector<int32_t>{4, 5}));
+}
+
+TEST(TextCompletionRequest, LogprobsIsTheNumberOfAlternatives) {
+  Result<CompletionRequest> r =
+      parse_text_completion_request(json::parse(R"({"prompt": "x", "logprobs": 2})"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->generate.sampling.logprobs);
+  EXPECT_EQ(r->generate.sampling.n_top_logprobs, 2);
+}
+
+TEST(TextCompletionRequest, RejectsWhatItCannotHonour) {
+  EXPECT_EQ(parse_text_completion_request(json::parse(R"({})")).status().message(), "'prompt' is required");
+  EXPECT_EQ(parse_text_completion_request(json::parse(R"({"prompt": ["a", "b"]})")).status().code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(parse_text_completion_request(json::parse(R"({"prompt": [1, -2]})")).status().code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(parse_text_completion_request(json::parse(R"({"prompt": "x", "echo": true})")).status().code(),
+            Code::kUnsupported);
+  EXPECT_EQ(parse_text_completion_request(json::parse(R"({"prompt": "x", "suffix": "y"})")).status().code(),
+            Code::kUnsupported);
+  EXPECT_EQ(parse_text_completion_request(json::parse(R"({"prompt": "x", "best_of": 3})")).status().code(),
+            Code::kUnsupported);
+}
+
+}  // namespace
+}  // namespace strata::server

@@ -1,0 +1,92 @@
+#include "server/openai_response.h"
+
+#include <gtest/gtest.h>
+
+#include "server/fake_model_text.h"
+
+namespace strata::server {
+namespace {
+
+using nlohmann::json;
+using testing::FakeModelText;
+
+GenerationResult sample_result() {
+  GenerationResult r;
+  r.text = "Hi";
+  r.tokens = {FakeModelText::kFirstByte + 'H', FakeModelText::kFirstByte + 'i'};
+  r.logprobs = {{r.tokens[0], -0.25f, {{r.tokens[0], -0.25f}, {r.tokens[1], -2.0f}}},
+                {r.tokens[1], -0.5f, {}}};
+  r.finish = FinishReason::kLength;
+  r.usage = {10, 4, 2};
+  return r;
+}
+
+const ResponseMeta kMeta{"chatcmpl-1", 1700000000, "stories"};
+
+TEST(OpenAiResponse, ChatCompletionCarriesMessageFinishAndUsage) {
+  FakeModelText text;
+  json body = chat_completion_json(kMeta, sample_result(), false, text);
+  EXPECT_EQ(body["object"], "chat.completion");
+  EXPECT_EQ(body["id"], "chatcmpl-1");
+  EXPECT_EQ(body["model"], "stories");
+  EXPECT_EQ(body["created"], 1700000000);
+  ASSERT_EQ(body["choices"].size(), 1u);
+  EXPECT_EQ(body["choices"][0]["message"]["role"], "assistant");
+  EXPECT_EQ(body["choices"][0]["message"]["content"], "Hi");
+  EXPECT_EQ(body["choices"][0]["finish_reason"], "length");
+  EXPECT_TRUE(body["choices"][0]["logprobs"].is_null());
+  EXPECT_EQ(body["usage"]["prompt_tokens"], 10);
+  EXPECT_EQ(body["usage"]["completion_tokens"], 2);
+  EXPECT_EQ(body["usage"]["total_tokens"], 12);
+  EXPECT_EQ(body["usage"]["prompt_tokens_details"]["cached_tokens"], 4);
+}
+
+TEST(OpenAiResponse, ChatLogprobsNameTokensAndBytes) {
+  FakeModelText text;
+  json lp = chat_completion_json(kMeta, sample_result(), true, text)["choices"][0]["logprobs"];
+  ASSERT_EQ(lp["content"].size(), 2u);
+  EXPECT_EQ(lp["content"][0]["token"], "H");
+  EXPECT_EQ(lp["content"][0]["logprob"], -0.25);
+  EXPECT_EQ(lp["content"][0]["bytes"], json::array({72}));
+  ASSERT_EQ(lp["content"][0]["top_logprobs"].size(), 2u);
+  EXPECT_EQ(lp["content"][0]["top_logprobs"][1]["token"], "i");
+  EXPECT_EQ(lp["content"][0]["top_logprobs"][1]["logprob"], -2.0);
+}
+
+TEST(OpenAiResponse, TextCompletionLogprobsHaveOffsets) {
+  FakeModelText text;
+  json body = text_completion_json(kMeta, sample_result(), true, text);
+  EXPECT_EQ(body["object"], "text_completion");
+  EXPECT_EQ(body["choices"][0]["text"], "Hi");
+  json lp = body["choices"][0]["logprobs"];
+  EXPECT_EQ(lp["tokens"], json::array({"H", "i"}));
+  EXPECT_EQ(lp["token_logprobs"], json::array({-0.25, -0.5}));
+  EXPECT_EQ(lp["text_offset"], json::array({0, 1}));
+  EXPECT_EQ(lp["top_logprobs"][0]["i"], -2.0);
+}
+
+TEST(OpenAiResponse, FinishReasonNames) {
+  EXPECT_STREQ(openai_finish_reason(FinishReason::kStop), "stop");
+  EXPECT_STREQ(openai_finish_reason(FinishReason::kLength), "length");
+}
+
+TEST(OpenAiResponse, ChunksHaveOneChoiceOrOnlyUsage) {
+  json chunk = chat_chunk_json(kMeta, {{"content", "x"}}, nullptr, nullptr);
+  EXPECT_EQ(chunk["object"], "chat.completion.chunk");
+  ASSERT_EQ(chunk["choices"].size(), 1u);
+  EXPECT_EQ(chunk["choices"][0]["delta"]["content"], "x");
+  EXPECT_TRUE(chunk["choices"][0]["finish_reason"].is_null());
+  json last = chat_chunk_json(kMeta, json::object(), nullptr, "stop");
+  EXPECT_EQ(last["choices"][0]["finish_reason"], "stop");
+  EXPECT_TRUE(last["choices"][0]["delta"].empty());
+  json usage = chat_usage_chunk_json(kMeta, {3, 0, 5});
+  EXPECT_TRUE(usage["choices"].empty());
+  EXPECT_EQ(usage["usage"]["total_tokens"], 8);
+  json text = text_chunk_json(kMeta, "y", nullptr, "length");
+  EXPECT_EQ(text["object"], "text_completion");
+  EXPECT_EQ(text["choices"][0]["text"], "y");
+  EXPECT_EQ(text["choices"][0]["finish_reason"], "length");
+}
+
+}  // namespace
+}  // namespace strata::server

@@ -1,0 +1,58 @@
+#include "server/server_runner.h"
+
+#include <cstdio>
+#include <thread>
+
+#include "base/log.h"
+#include "server/http_server.h"
+#include "server/server_state.h"
+
+namespace strata::server {
+
+namespace {
+
+constexpr double kStopPollS = 0.25;
+
+void drain(ServerState& state, HttpServer& http, Engine* engine, double timeout_s) {
+  STRATA_LOG_INFO("shutting down: no new requests; running ones get up to {:.1f}s", timeout_s);
+  state.begin_drain();
+  http.stop();
+  if (engine) engine->shutdown(timeout_s);
+}
+
+}  // namespace
+
+Status run_server(const ServerConfig& config, const ModelLoader& load, RouteHooks hooks,
+                  const StopWaiter& wait_for_stop, const ListeningCallback& on_listening) {
+  STRATA_RETURN_IF_ERROR(validate_server_config(config));
+  ServerState state(config);
+  HttpServer http(&state, std::move(hooks));
+  STRATA_ASSIGN_OR_RETURN(int port, http.bind());
+  std::printf("strata: listening on http://%s:%d\n", config.host.c_str(), port);
+  std::fflush(stdout);
+  std::thread serve_thread([&http] { http.serve(); });
+  http.wait_until_running();
+  if (on_listening) on_listening(port);
+
+  Result<LoadedModel> loaded = load();
+  if (!loaded.ok()) {
+    drain(state, http, nullptr, 0);
+    serve_thread.join();
+    return loaded.status();
+  }
+  ServedModel served{loaded->engine.get(), loaded->text.get(),
+                     config.model_alias.empty() ? loaded->name : config.model_alias,
+                     loaded->engine->snapshot().n_ctx};
+  state.publish_model(&served);
+  STRATA_LOG_INFO("model '{}' ready ({} tokens of context per request)", served.name, served.n_ctx);
+
+  while (!wait_for_stop(kStopPollS)) {
+  }
+  drain(state, http, served.engine, config.drain_timeout_s);
+  serve_thread.join();
+  state.publish_model(nullptr);
+  STRATA_LOG_INFO("stopped");
+  return Status::Ok();
+}
+
+}  // namespace strata::server

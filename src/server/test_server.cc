@@ -1,0 +1,108 @@
+#include "server/test_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+
+namespace strata::server::testing {
+
+ServerConfig test_config() {
+  ServerConfig config;
+  config.port = 0;
+  config.api_keys = {"test-key"};
+  config.model_alias = "fake-model";
+  config.version = "test";
+  config.http_threads = 8;
+  return config;
+}
+
+TestServer::TestServer(ServerConfig config, FakeEngine::Options engine_options, RouteHooks hooks,
+                       bool publish)
+    : engine_(engine_options),
+      served_{&engine_, &text_, config.model_alias, engine_options.n_ctx},
+      state_(std::move(config)),
+      http_(&state_, std::move(hooks)) {
+  port_ = *http_.bind();
+  thread_ = std::thread([this] { http_.serve(); });
+  http_.wait_until_running();
+  if (publish) this->publish();
+}
+
+TestServer::~TestServer() {
+  http_.stop();
+  engine_.shutdown(0);  // ends whatever a test left running, so handlers can return
+  thread_.join();
+}
+
+httplib::Client TestServer::client(const std::string& api_key) const {
+  httplib::Client cli("127.0.0.1", port_);
+  if (!api_key.empty()) cli.set_default_headers({{"Authorization", "Bearer " + api_key}});
+  cli.set_read_timeout(10, 0);
+  return cli;
+}
+
+RawConnection::RawConnection(int port) {
+  fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) close();
+}
+
+RawConnection::~RawConnection() { close(); }
+
+void RawConnection::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+bool RawConnection::send_all(const std::string& bytes) {
+  size_t sent = 0;
+  while (fd_ >= 0 && sent < bytes.size()) {
+    ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    sent += static_cast<size_t>(n);
+  }
+  return fd_ >= 0;
+}
+
+bool RawConnection::read_until(const std::string& needle, double timeout_s) {
+  const double deadline_s = monotonic_s() + timeout_s;
+  while (fd_ >= 0 && received_.find(needle) == std::string::npos) {
+    const double left_s = deadline_s - monotonic_s();
+    if (left_s <= 0) return false;
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left_s * 1000) + 1) <= 0) continue;
+    char buf[4096];
+    ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
+    if (n <= 0) return false;
+    received_.append(buf, static_cast<size_t>(n));
+  }
+  return received_.find(needle) != std::string::npos;
+}
+
+bool RawConnection::read_to_end(double timeout_s) {
+  const double deadline_s = monotonic_s() + timeout_s;
+  while (fd_ >= 0 && monotonic_s() < deadline_s) {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    char buf[4096];
+    ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
+    if (n <= 0) return true;
+    received_.append(buf, static_cast<size_t>(n));
+  }
+  return false;
+}
+
+std::string post_request(const std::string& path, const std::string& body, const std::string& key) {
+  return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + key +
+         "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\n\r\n" + body;
+}
+
+}  // namespace strata::server::testing

@@ -1,0 +1,66 @@
+// Test helpers (tests only): an in-process HttpServer over a FakeEngine on a free loopback
+// port, and a raw socket client for tests that must control the connection (disconnects,
+// reading a stream as it arrives).
+#pragma once
+
+#include <httplib.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "server/fake_engine.h"
+#include "server/fake_model_text.h"
+#include "server/http_server.h"
+#include "server/server_state.h"
+
+namespace strata::server::testing {
+
+ServerConfig test_config();
+
+class TestServer {
+ public:
+  // publish: make the model visible at once (false: the server answers as if still loading).
+  TestServer(ServerConfig config, FakeEngine::Options engine_options, RouteHooks hooks = {},
+             bool publish = true);
+  ~TestServer();
+
+  void publish() { state_.publish_model(&served_); }
+  httplib::Client client(const std::string& api_key = "") const;
+  FakeEngine& engine() { return engine_; }
+  ServerState& state() { return state_; }
+  int port() const { return port_; }
+
+ private:
+  FakeEngine engine_;
+  FakeModelText text_;
+  ServedModel served_;
+  ServerState state_;
+  HttpServer http_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+// One TCP connection, driven by hand.
+class RawConnection {
+ public:
+  explicit RawConnection(int port);
+  ~RawConnection();
+  bool connected() const { return fd_ >= 0; }
+  bool send_all(const std::string& bytes);
+  // Reads until the received bytes contain needle, the peer closes, or timeout_s passes.
+  bool read_until(const std::string& needle, double timeout_s);
+  // Reads until the peer closes the connection (or timeout_s passes); true if it closed.
+  bool read_to_end(double timeout_s);
+  const std::string& received() const { return received_; }
+  void close();
+
+ private:
+  int fd_ = -1;
+  std::string received_;
+};
+
+// "POST path" with a JSON body and an API key, as raw HTTP/1.1 bytes.
+std::string post_request(const std::string& path, const std::string& body, const std::string& key);
+
+}  // namespace strata::server::testing

