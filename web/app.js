@@ -327,7 +327,7 @@ function renderTotals(m) {
   const f = t.finished;
   const rows = [
     ['requests', fmt(t.requests, 0)],
-    ['stop / length / abort / error', [f.stop, f.length, f.abort, f.error].join(' / ')],
+    ['finished', f.stop + ' stop · ' + f.length + ' length · ' + f.abort + ' abort · ' + f.error + ' error'],
     ['prompt tokens', fmt(t.prompt_tokens, 0)], ['generated tokens', fmt(t.generation_tokens, 0)],
     ['CPU', pct(hw.cpu)],
     ['RAM', hw.ram_total_bytes ? bytes(hw.ram_used_bytes) + ' of ' + bytes(hw.ram_total_bytes) : '–'],

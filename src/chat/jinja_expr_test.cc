@@ -15,6 +15,11 @@ TEST(JinjaExpr, PrintsValuesAsPythonDoes) {
   EXPECT_EQ(render_text("{{ missing }}|{{ obj.missing }}", {{"obj", nlohmann::json::object()}}), "|");
 }
 
+TEST(JinjaExpr, TuplesPrintAsTuplesAndDifferFromLists) {
+  EXPECT_EQ(render_text("{{ (1, 2) }} {{ () }} {{ (1,) }} {{ (1, 2) == [1, 2] }} {{ (1, 2) == (1, 2) }}"),
+            "(1, 2) () (1,) False True");
+}
+
 TEST(JinjaExpr, DecodesStringEscapes) {
   EXPECT_EQ(render_text("{{ 'a\\nb\\t\\'\\\\\\u00e9' }}"), "a\nb\t'\\\xC3\xA9");
   EXPECT_EQ(render_text("{{ 'con' 'cat' }}"), "concat");
@@ -91,7 +96,7 @@ TEST(JinjaExpr, DictMethods) {
   EXPECT_EQ(render_text("{{ d.get('a') }} {{ d.get('z') }} {{ d.get('z', 0) }} {{ d.keys() | list }} {{ d.values() | list }} "
                         "{{ d.items() | list }}",
                         ctx),
-            "1 None 0 ['a', 'b'] [1, 2] [['a', 1], ['b', 2]]");
+            "1 None 0 ['a', 'b'] [1, 2] [('a', 1), ('b', 2)]");
 }
 
 TEST(JinjaExpr, GlobalFunctions) {

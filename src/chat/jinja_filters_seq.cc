@@ -50,7 +50,7 @@ Result<Value> items(const Value& input, const CallArgs&, const CallContext&) {
   if (input.is_undefined()) return Value::MakeList({});
   if (!input.is_dict()) return Status::InvalidArgument(std::string("can only list items of a mapping, got ") + input.type_name());
   Value::List pairs;
-  for (const auto& [k, v] : input.as_dict().entries()) pairs.push_back(Value::MakeList({Value::String(k), v}));
+  for (const auto& [k, v] : input.as_dict().entries()) pairs.push_back(Value::MakeTuple({Value::String(k), v}));
   return Value::MakeList(std::move(pairs));
 }
 
@@ -220,7 +220,7 @@ Result<Value> dictsort(const Value& input, const CallArgs& args, const CallConte
   for (const auto& [k, v] : input.as_dict().entries()) {
     Value key = by == "key" ? Value::String(k) : v;
     if (!case_sensitive && key.is_string()) key = Value::String(ascii_lower(key.as_string()));
-    keyed.emplace_back(std::move(key), Value::MakeList({Value::String(k), v}));
+    keyed.emplace_back(std::move(key), Value::MakeTuple({Value::String(k), v}));
   }
   STRATA_RETURN_IF_ERROR(sort_by_key(&keyed, args.bool_at(2, "reverse", false)));
   Value::List out;

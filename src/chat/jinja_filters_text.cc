@@ -146,7 +146,10 @@ Result<Value> round_value(const Value& input, const CallArgs& args, const CallCo
   double scale = std::pow(10.0, static_cast<double>(precision));
   double x = input.as_double() * scale;
   if (method == "common") {
-    x = std::nearbyint(x);  // Python's round() rounds halves to even
+    x = std::nearbyint(x);
+    if (!input.is_float() && std::fabs(x / scale) >= 9.2e18) return Status::OutOfRange("round: integer overflow");
+    // Python's round() keeps an int an int.
+    if (!input.is_float()) return Value::Int(precision >= 0 ? input.as_int() : static_cast<int64_t>(x / scale));  // Python's round() rounds halves to even
   } else if (method == "ceil") {
     x = std::ceil(x);
   } else if (method == "floor") {

@@ -203,7 +203,8 @@ Result<size_t> Lexer::try_raw(size_t body) {
   char sign = 0;
   size_t end_len = match_end('%', pos, &sign);
   if (end_len == 0) return size_t{0};
-  size_t content = skip_after_tag(pos + end_len, sign, true);
+  // Jinja2 does not apply trim_blocks to the raw opening tag; only `-%}` strips after it.
+  size_t content = skip_after_tag(pos + end_len, sign, false);
   for (size_t tag = src_.find("{%", content); tag != std::string_view::npos; tag = src_.find("{%", tag + 2)) {
     size_t p = tag + 2;
     char open_sign = p < src_.size() && (src_[p] == '-' || src_[p] == '+') ? src_[p++] : 0;

@@ -158,7 +158,7 @@ Result<Value> dict_method(const Dict& dict, std::string_view name, const CallArg
     } else if (name == "values") {
       out.push_back(v);
     } else {
-      out.push_back(Value::MakeList({Value::String(k), v}));
+      out.push_back(Value::MakeTuple({Value::String(k), v}));
     }
   }
   return Value::MakeList(std::move(out));

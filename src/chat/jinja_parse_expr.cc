@@ -51,7 +51,9 @@ Result<Parser::ExprPtr> Parser::parse_tuple(bool allow_condexpr) {
     saw_comma = true;
     advance();
     const Token& t = peek();
-    if (t.kind == TokenKind::kVarEnd || t.kind == TokenKind::kBlockEnd || at_name("if")) break;
+    if (t.kind == TokenKind::kVarEnd || t.kind == TokenKind::kBlockEnd || at_name("if") || at_op(")")) {
+      break;
+    }
   }
   --depth_;
   if (!saw_comma) return std::move(items[0]);

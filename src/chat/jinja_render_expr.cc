@@ -70,7 +70,7 @@ Result<Value> Renderer::eval_container(const Expr& e) {
       STRATA_ASSIGN_OR_RETURN(Value v, eval(*child));
       items.push_back(std::move(v));
     }
-    return Value::MakeList(std::move(items));
+    return e.kind == ExprKind::kTuple ? Value::MakeTuple(std::move(items)) : Value::MakeList(std::move(items));
   }
   Dict dict;
   for (size_t i = 0; i + 1 < e.children.size(); i += 2) {

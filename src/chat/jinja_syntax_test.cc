@@ -37,6 +37,8 @@ TEST(JinjaSyntax, LstripBlocksRemovesIndentBeforeBlockTags) {
 
 TEST(JinjaSyntax, RawBlocksPassThroughUnparsed) {
   EXPECT_EQ(render_text("{% raw %}{{ not parsed }}{% endraw %}"), "{{ not parsed }}");
+  // Jinja2 keeps the newline after the raw opening tag but trims the one after endraw.
+  EXPECT_EQ(render_text("x\n  {% raw %}\n  {{ a }}\n  {% endraw %}\ny"), "x\n\n  {{ a }}\ny");
 }
 
 TEST(JinjaSyntax, IfElifElse) {

@@ -22,7 +22,11 @@ void Dict::set(std::string key, Value value) {
 }
 
 Value Value::MakeList(List items) {
-  return Value(Storage(std::in_place_index<6>, std::make_shared<const List>(std::move(items))));
+  return Value(Storage(std::in_place_index<6>, ListRef{std::make_shared<const List>(std::move(items)), false}));
+}
+
+Value Value::MakeTuple(List items) {
+  return Value(Storage(std::in_place_index<6>, ListRef{std::make_shared<const List>(std::move(items)), true}));
 }
 
 Value Value::MakeDict(Dict dict) {
@@ -84,13 +88,14 @@ void Value::repr_to(std::string* out, int depth) const {
     case Kind::kFloat: *out += python_float_repr(as_double()); return;
     case Kind::kString: *out += python_string_repr(as_string()); return;
     case Kind::kList: {
-      *out += "[";
+      *out += is_tuple() ? "(" : "[";
       const List& items = as_list();
       for (size_t i = 0; i < items.size(); ++i) {
         if (i > 0) *out += ", ";
         items[i].repr_to(out, depth + 1);
       }
-      *out += "]";
+      if (is_tuple() && items.size() == 1) *out += ",";
+      *out += is_tuple() ? ")" : "]";
       return;
     }
     case Kind::kDict: {
@@ -134,7 +139,7 @@ bool equal_at(const Value& a, const Value& b, int depth) {
     if (a.is_float() || b.is_float()) return a.as_double() == b.as_double();
     return a.as_int() == b.as_int();
   }
-  if (a.kind() != b.kind()) return false;
+  if (a.kind() != b.kind() || a.is_tuple() != b.is_tuple()) return false;
   switch (a.kind()) {
     case Value::Kind::kUndefined:
     case Value::Kind::kNone: return true;
@@ -181,7 +186,7 @@ bool compare_at(const Value& a, const Value& b, int* order, int depth) {
     *order = c < 0 ? -1 : (c > 0 ? 1 : 0);
     return true;
   }
-  if (a.is_list() && b.is_list()) {
+  if (a.is_list() && b.is_list() && a.is_tuple() == b.is_tuple()) {
     const auto& x = a.as_list();
     const auto& y = b.as_list();
     for (size_t i = 0; i < x.size() && i < y.size(); ++i) {

@@ -53,6 +53,8 @@ class Value {
     return Value(Storage(std::in_place_index<5>, std::make_shared<const std::string>(std::move(s))));
   }
   static Value MakeList(List items);
+  // A tuple is a list that prints as (a, b) and never equals a list, as in Python.
+  static Value MakeTuple(List items);
   static Value MakeDict(Dict dict);
   static Value MakeNamespace(Dict dict);
   static Value MakeCallable(Callable c);
@@ -75,7 +77,8 @@ class Value {
   int64_t as_int() const;     // bool or int
   double as_double() const;   // bool, int or float
   const std::string& as_string() const { return *std::get<5>(v_); }
-  const List& as_list() const { return *std::get<6>(v_); }
+  const List& as_list() const { return *std::get<6>(v_).items; }
+  bool is_tuple() const { return is_list() && std::get<6>(v_).tuple; }
   const Dict& as_dict() const;          // dict or namespace
   Dict& mutable_namespace() const { return *std::get<8>(v_).dict; }
   const Callable& as_callable() const { return std::get<9>(v_); }
@@ -92,13 +95,17 @@ class Value {
   const char* type_name() const;
 
  private:
+  struct ListRef {
+    std::shared_ptr<const List> items;
+    bool tuple = false;
+  };
   struct NamespaceRef {
     std::shared_ptr<Dict> dict;
   };
   // Strings are shared so that copying a value (into a list, a variable, a loop item) never
   // copies text: memory stays bounded by the number of values, not their repetitions.
   using Storage = std::variant<std::monostate, std::nullptr_t, bool, int64_t, double, std::shared_ptr<const std::string>,
-                               std::shared_ptr<const List>, std::shared_ptr<const Dict>, NamespaceRef, Callable>;
+                               ListRef, std::shared_ptr<const Dict>, NamespaceRef, Callable>;
   explicit Value(Storage v) : v_(std::move(v)) {}
   void repr_to(std::string* out, int depth) const;
 

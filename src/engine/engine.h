@@ -62,7 +62,10 @@ class Engine {
   // Stops a queued or running request; its callback gets kDone with FinishReason::kAbort
   // and its slot is free at the next step. Unknown ids are ignored.
   virtual void cancel(RequestId id) = 0;
-  // Moves the cached K/V of finished conversations to the park store (see kvcache).
+  // Moves the cached K/V of finished conversations to the park store (see kvcache): blocks
+  // the store lacks are written, then all are freed from memory; a later request with the
+  // same prefix restores them. Blocks still used by running requests stay. Returns when done.
+  // No-op without --park-dir.
   virtual void park_idle() = 0;
 
   virtual EngineSnapshot snapshot() const = 0;

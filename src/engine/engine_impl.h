@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "chat/chat_template.h"
 #include "engine/engine.h"
 #include "engine/engine_config.h"
 #include "engine/engine_inbox.h"
@@ -29,8 +30,6 @@
 #include "tokenizer/tokenizer.h"
 
 namespace strata {
-
-class ChatTemplate;
 
 class EngineImpl final : public Engine {
  public:
@@ -81,7 +80,7 @@ class EngineImpl final : public Engine {
   EngineConfig config_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
-  std::shared_ptr<ChatTemplate> chat_template_;
+  std::unique_ptr<ChatTemplate> chat_template_;
   std::unique_ptr<KvCache> kv_;
   std::unique_ptr<StagePipeline> pipeline_;
   EngineInbox inbox_;

@@ -51,6 +51,7 @@ void EngineImpl::take_inbox() {
   if (park_ticket != 0) {
     int n = kv_->park_idle();
     STRATA_LOG_DEBUG("engine: parked {} idle K/V blocks", n);
+    publish_snapshot();  // the caller of park_idle() sees the new counts
     inbox_.parked(park_ticket);
   }
 }

@@ -91,9 +91,9 @@ TEST_F(EnginePark, BlocksParkedWithAnotherKvTypeAreNotUsed) {
 
 TEST_F(EnginePark, EvictionParksAndALaterRequestRestoresWithoutRestart) {
   EngineOptions o = parked(1);
-  o.kv_cache_mib = 1;  // stories260K f16 blocks are 20 KiB: a 51-block pool
-  GenerateRequest a = make_request(300, 8, 1);
-  GenerateRequest b = make_request(500, 8, 2);  // needs 32 blocks: evicts most of A
+  o.kv_cache_mib = 1;  // stories260K f16 blocks are 10 KiB: a 102-block pool
+  GenerateRequest a = make_request(600, 8, 1);   // leaves 37 full blocks cached
+  GenerateRequest b = make_request(1200, 8, 2);  // needs 76 blocks: evicts A's first 11
   Harness h(o);
   Output a_out = h.wait(h.submit(a));
   h.wait(h.submit(b));
@@ -108,26 +108,27 @@ TEST_F(EnginePark, EvictionParksAndALaterRequestRestoresWithoutRestart) {
   expect_identical(out, solo, "follow-up restored after eviction");
   EngineSnapshot s = h.engine().snapshot();
   EXPECT_EQ(s.kv.restores, 1u);
-  EXPECT_EQ(out.done.cached_tokens, 304);  // 307 positions computed by A: 19 full blocks
+  EXPECT_EQ(s.kv.restored_blocks, 11u);
+  EXPECT_EQ(out.done.cached_tokens, 592);  // 607 positions computed by A: 37 full blocks
 }
 
 TEST_F(EnginePark, ExplicitParkWritesOnlyNewBlocksTheSecondTime) {
   Harness h(parked(1));
-  GenerateRequest a = make_request(40, 8, 3);
+  GenerateRequest a = make_request(70, 8, 3);
   Output a_out = h.wait(h.submit(a));
   h.engine().park_idle();
-  uint64_t first_bytes = h.engine().snapshot().kv.park_bytes_written;
-  EXPECT_GT(first_bytes, 0u);
+  EngineSnapshot first = h.engine().snapshot();
+  EXPECT_EQ(first.kv.parked_blocks, 4u);  // 77 computed positions
   GenerateRequest longer = a;
   longer.prompt_tokens.insert(longer.prompt_tokens.end(), a_out.tokens.begin(), a_out.tokens.end());
-  for (int i = 0; i < 30; ++i) longer.prompt_tokens.push_back(90 + i);
-  h.wait(h.submit(longer));
+  for (int i = 0; i < 10; ++i) longer.prompt_tokens.push_back(90 + i);
+  Output longer_out = h.wait(h.submit(longer));
+  EXPECT_EQ(longer_out.done.cached_tokens, 64);  // park_idle() moved A's blocks: restored
   h.engine().park_idle();
-  EngineSnapshot s = h.engine().snapshot();
-  uint64_t second_bytes = s.kv.park_bytes_written - first_bytes;
-  EXPECT_GT(second_bytes, 0u);
-  EXPECT_LT(second_bytes, first_bytes + 1);  // 2 blocks first, then only the new ones
-  EXPECT_EQ(s.kv.parked_blocks, 5u);         // 47 then 85 computed positions: 2 + 3 blocks
+  EngineSnapshot second = h.engine().snapshot();
+  EXPECT_EQ(second.kv.restores, 1u);
+  EXPECT_EQ(second.kv.parked_blocks, 5u);  // 95 computed positions: one new block
+  EXPECT_EQ(second.kv.park_bytes_written - first.kv.park_bytes_written, first.kv.park_bytes_written / 4);
 }
 
 }  // namespace

@@ -10,14 +10,26 @@
 
 namespace strata::kernels {
 
-Q8RowLayout make_q8_row_layout(int64_t n_in) {
+Q8RowLayout make_q8_row_layout(int64_t n_in, int block) {
   auto align32 = [](size_t n) { return (n + 31) / 32 * 32; };
   Q8RowLayout layout;
   layout.n_in = n_in;
+  layout.block = block;
   layout.d_offset = align32(static_cast<size_t>(n_in));
-  layout.sum_offset = layout.d_offset + align32(static_cast<size_t>(n_in / kQK) * sizeof(float));
+  layout.sum_offset = layout.d_offset + align32(static_cast<size_t>(n_in / block) * sizeof(float));
   layout.row_bytes = layout.sum_offset + align32(static_cast<size_t>(n_in / 16) * sizeof(int16_t));
   return layout;
+}
+
+int q8_block_for(DType weight_type) {
+  switch (weight_type) {
+    case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: return kQKK;
+    default: return kQK;
+  }
+}
+
+size_t kv_head_bytes(DType type, int head_dim) {
+  return dtype_row_bytes(type, static_cast<uint64_t>(head_dim)).value_or(0);
 }
 
 const KernelTable* avx2_table() {

@@ -29,8 +29,9 @@ struct MatmulArgs {
 
 struct KernelTable {
   const char* name;
-  // Quantises n_in floats (a multiple of 32) into one activation row of Q8RowLayout{n_in}.
-  void (*quantize_q8_row)(const float* x, int64_t n_in, std::byte* dst);
+  // Quantises n_in floats (a multiple of block, 32 or 256) into one activation row of
+  // make_q8_row_layout(n_in, block).
+  void (*quantize_q8_row)(const float* x, int64_t n_in, int block, std::byte* dst);
   // Computes y for output rows [o_begin, o_end) and all n_rows inputs.
   void (*matmul_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
   void (*rmsnorm)(const float* x, const float* weight, int n, float eps, float* out);
@@ -42,6 +43,11 @@ struct KernelTable {
                     int first_kv_head, int n_kv_heads);
   int (*argmax)(const float* x, int n);
 };
+
+// Bytes of one K/V head of head_dim elements in type (F32, F16 or Q8_0). Defined in
+// baseline code so the SIMD files need no std::optional (see quant_blocks.h on why they
+// avoid inline library code).
+size_t kv_head_bytes(DType type, int head_dim);
 
 // kernels::matmul() with an explicit table (the public one passes active_table()).
 void matmul_with_table(const KernelTable& table, const WeightMatrix& w, const float* x, int n_rows, float* y,

@@ -66,7 +66,7 @@ Status check_weight_matrix(const WeightMatrix& w) {
 
 size_t matmul_scratch_bytes(DType type, int64_t n_in, int n_rows) {
   if (is_float_type(type) || n_rows <= 0) return 0;
-  return static_cast<size_t>(n_rows) * make_q8_row_layout(n_in).row_bytes;
+  return static_cast<size_t>(n_rows) * make_q8_row_layout(n_in, q8_block_for(type)).row_bytes;
 }
 
 void matmul(const WeightMatrix& w, const float* x, int n_rows, float* y, AlignedBuffer& scratch,
@@ -87,12 +87,15 @@ void matmul_with_table(const KernelTable& table, const WeightMatrix& w, const fl
   args.n_rows = n_rows;
   args.y = y;
   if (!is_float_type(w.type)) {
-    args.xq_layout = make_q8_row_layout(w.n_in);
+    args.xq_layout = make_q8_row_layout(w.n_in, q8_block_for(w.type));
     const size_t need = matmul_scratch_bytes(w.type, w.n_in, n_rows);
     if (scratch.size() < need) scratch.resize(need);  // only if the caller under-sized it
     std::byte* xq = scratch.data();
     const size_t stride = args.xq_layout.row_bytes;
-    auto quantize = [&](int r, int) { table.quantize_q8_row(x + static_cast<int64_t>(r) * w.n_in, w.n_in, xq + r * stride); };
+    const int block = args.xq_layout.block;
+    auto quantize = [&](int r, int) {
+      table.quantize_q8_row(x + static_cast<int64_t>(r) * w.n_in, w.n_in, block, xq + r * stride);
+    };
     if (n_rows >= 4) {
       pool.parallel_for(n_rows, [&](int r, int t) { quantize(r, t); });
     } else {

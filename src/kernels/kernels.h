@@ -9,9 +9,14 @@
 // exact (a request gives the same logits alone or beside seven others).
 //
 // Dispatch: each kernel has a scalar reference in reference/ and SIMD versions in cpu/;
-// the implementation is chosen once at run time from the CPU's features (AVX2/FMA,
-// AVX-512). SIMD and scalar are tested against each other; the batch-invariance
-// property holds within one implementation.
+// the implementation is chosen once per process at run time from the CPU's features
+// (AVX2 + FMA + F16C, else scalar; STRATA_KERNELS=scalar in the environment forces the
+// scalar one). SIMD and scalar are tested against each other; the batch-invariance
+// property holds within one implementation, i.e. within one process.
+//
+// Numerics: quantised weights multiply 8-bit quantised inputs (one float scale per 32
+// inputs, round-to-nearest-even), exactly in integers per block, then accumulate in
+// float. Float weights (F32/F16/BF16) multiply the float inputs directly.
 #pragma once
 
 #include <cstddef>
@@ -128,7 +133,7 @@ void attention_kv_heads(const AttentionArgs& a, const float* q, float* out, floa
 // Index of the largest value (lowest index on ties; NaNs never win; -1 when n <= 0).
 int argmax(const float* x, int n);
 
-// Name of the implementation chosen on this CPU: "scalar", "avx2", "avx512".
+// Name of the implementation chosen on this CPU: "scalar" or "avx2".
 const char* active_isa();
 
 }  // namespace strata::kernels

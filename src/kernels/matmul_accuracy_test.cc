@@ -61,21 +61,22 @@ TEST_P(MatmulAccuracy, MatchesFloat64DotOfTheValuesItMultiplies) {
   ThreadPool pool(2);
   matmul_with_table(*c.table, weights.matrix(), x.data(), kRows, y.data(), scratch, pool);
 
-  const Q8RowLayout layout = make_q8_row_layout(kIn);
+  const Q8RowLayout layout = make_q8_row_layout(kIn, q8_block_for(c.type));
   std::vector<std::byte> xq(layout.row_bytes);
   for (int r = 0; r < kRows; ++r) {
     const float* xr = x.data() + r * kIn;
-    reference::quantize_q8_row(xr, kIn, xq.data());
+    reference::quantize_q8_row(xr, kIn, layout.block, xq.data());
     const Q8Row q8 = q8_row(xq.data(), layout);
     for (int64_t o = 0; o < kOut; ++o) {
       const std::vector<float> w = weights.row_floats(o);
       double exact_seen = 0.0, abs_seen = 0.0, exact_x = 0.0, rounding = 0.0;
       for (int64_t i = 0; i < kIn; ++i) {
-        const double xi = is_float_type(c.type) ? xr[i] : static_cast<double>(q8.d[i / 32]) * q8.q[i];
+        const double dx = is_float_type(c.type) ? 0.0 : q8.d[i / layout.block];
+        const double xi = is_float_type(c.type) ? xr[i] : dx * q8.q[i];
         exact_seen += w[i] * xi;
         abs_seen += std::fabs(w[i] * xi);
         exact_x += static_cast<double>(w[i]) * xr[i];
-        if (!is_float_type(c.type)) rounding += std::fabs(w[i]) * q8.d[i / 32] / 2;
+        rounding += std::fabs(w[i]) * dx / 2;
       }
       const double got = y[r * kOut + o];
       const double float_bound = 4.0 * (kIn / 32.0 + 16.0) * std::ldexp(1.0, -23) * abs_seen + 1e-30;
@@ -109,27 +110,36 @@ INSTANTIATE_TEST_SUITE_P(AllTypes, MatmulAccuracy, ::testing::ValuesIn(all_cases
 TEST(QuantizeQ8Row, Avx2MatchesScalarBitForBit) {
   const KernelTable* avx2 = avx2_table();
   if (avx2 == nullptr) GTEST_SKIP() << "no AVX2 on this CPU";
-  for (int64_t n : {32, 64, 2048, 5632}) {
-    std::vector<float> x = testing::random_floats(n, static_cast<uint32_t>(n));
-    for (int64_t i = 0; i < 32; ++i) x[i] = 0.0f;  // an all-zero block: d = 0
-    const Q8RowLayout layout = make_q8_row_layout(n);
-    std::vector<std::byte> a(layout.row_bytes), b(layout.row_bytes);
-    reference_table().quantize_q8_row(x.data(), n, a.data());
-    avx2->quantize_q8_row(x.data(), n, b.data());
-    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), layout.row_bytes)) << "n_in " << n;
+  for (int block : {32, 256}) {
+    for (int64_t n : {256, 2048, 5632}) {
+      std::vector<float> x = testing::random_floats(n, static_cast<uint32_t>(n));
+      for (int64_t i = 0; i < block; ++i) x[i] = 0.0f;  // an all-zero block: d = 0
+      x[300] = NAN;
+      const Q8RowLayout layout = make_q8_row_layout(n, block);
+      std::vector<std::byte> a(layout.row_bytes), b(layout.row_bytes);
+      reference_table().quantize_q8_row(x.data(), n, block, a.data());
+      avx2->quantize_q8_row(x.data(), n, block, b.data());
+      EXPECT_EQ(0, std::memcmp(a.data(), b.data(), layout.row_bytes)) << "n_in " << n << " block " << block;
+    }
   }
 }
 
 TEST(QuantizeQ8Row, CodesReconstructTheInputWithinHalfAStep) {
-  const int64_t n = 256;
+  const int64_t n = 512;
   const std::vector<float> x = testing::random_floats(n, 3);
-  const Q8RowLayout layout = make_q8_row_layout(n);
-  std::vector<std::byte> buf(layout.row_bytes);
-  active_table().quantize_q8_row(x.data(), n, buf.data());
-  const Q8Row q = q8_row(buf.data(), layout);
-  for (int64_t i = 0; i < n; ++i) {
-    EXPECT_NEAR(q.d[i / 32] * q.q[i], x[i], q.d[i / 32] * 0.5f * (1 + 1e-5f)) << i;
+  for (int block : {32, 256}) {
+    const Q8RowLayout layout = make_q8_row_layout(n, block);
+    std::vector<std::byte> buf(layout.row_bytes);
+    active_table().quantize_q8_row(x.data(), n, block, buf.data());
+    const Q8Row q = q8_row(buf.data(), layout);
+    for (int64_t i = 0; i < n; ++i) {
+      EXPECT_NEAR(q.d[i / block] * q.q[i], x[i], q.d[i / block] * 0.5f * (1 + 1e-5f)) << i;
+    }
   }
+  const Q8RowLayout layout = make_q8_row_layout(n, 32);
+  std::vector<std::byte> buf(layout.row_bytes);
+  active_table().quantize_q8_row(x.data(), n, 32, buf.data());
+  const Q8Row q = q8_row(buf.data(), layout);
   for (int64_t h = 0; h < n / 16; ++h) {
     int sum = 0;
     for (int i = 0; i < 16; ++i) sum += q.q[h * 16 + i];

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "tensor/block_layouts.h"
+#include "tensor/dtype.h"
 
 namespace strata::kernels {
 
@@ -37,18 +38,22 @@ static inline void k_scale_min(const uint8_t* scales, int j, uint8_t* sc, uint8_
 }
 
 // One input row quantised for integer dot products against block-quantised weights.
-// Per block of 32 inputs: scale d (float) and int8 values q with x ~= d * q, q in
-// [-127, 127], plus the sums of q over each half-block of 16 (for the types whose codes
-// carry an offset, e.g. Q4_0's q - 8, and for the K-quant mins).
-// Memory (structure of arrays, each part 32-byte aligned): q[n_in], d[n_in/32], sum16[n_in/16].
+// Per block of `block` inputs (32 for Q8_0/Q4_0/Q5_0 weights; 256, one K-quant
+// super-block, for Q4_K/Q5_K/Q6_K so the sub-block products can be summed as integers):
+// scale d (float) and int8 codes q with x ~= d * q, q in [-127, 127]; plus the sums of q
+// over each 16 inputs (for codes with an offset, e.g. Q4_0's q - 8, and the K-quant mins).
+// Memory (structure of arrays, each part 32-byte aligned): q[n_in], d[n_in/block], sum16[n_in/16].
 // Built by make_q8_row_layout() (kernel_table.cc); plain fields so SIMD files only read them.
 struct Q8RowLayout {
-  int64_t n_in = 0;  // a multiple of 32
+  int64_t n_in = 0;  // a multiple of block
+  int block = kQK;
   size_t d_offset = 0;
   size_t sum_offset = 0;
   size_t row_bytes = 0;
 };
-Q8RowLayout make_q8_row_layout(int64_t n_in);
+Q8RowLayout make_q8_row_layout(int64_t n_in, int block);
+// The activation block size matmul uses for a quantised weight type.
+int q8_block_for(DType weight_type);
 
 // Read-only view of one quantised activation row.
 struct Q8Row {

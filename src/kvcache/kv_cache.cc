@@ -73,27 +73,38 @@ std::optional<Admission> KvCache::admit(int seq, std::span<const int32_t> tokens
   Seq& s = seqs_[seq];
   int max_reuse_blocks = std::clamp(max_reuse_tokens, 0, static_cast<int>(tokens.size())) / block_tokens_;
   max_reuse_blocks = std::min(max_reuse_blocks, max_blocks_);
+  // Plan the whole chain first: each block either in the pool (t[b] >= 0) or parked
+  // (kParked). Pool hits are pinned before any restore allocates, so restoring early
+  // blocks can never evict the later ones we are about to use.
   int* t = table(seq);
-  BlockHash parent = root_;
-  int n_matched = 0;
-  int n_were_cached = 0;
-  for (; n_matched < max_reuse_blocks; ++n_matched) {
-    auto block_tokens = tokens.subspan(static_cast<size_t>(n_matched) * block_tokens_, block_tokens_);
+  int n_plan = 0, n_pool = 0, n_were_cached = 0;
+  for (BlockHash parent = root_; n_plan < max_reuse_blocks; ++n_plan) {
+    auto block_tokens = tokens.subspan(static_cast<size_t>(n_plan) * block_tokens_, block_tokens_);
     BlockHash key = chain_hash(parent, block_tokens);
     int block = pool_.find(key, block_tokens);
-    if (block < 0) break;
-    t[n_matched] = block;
-    s.hashes[n_matched] = key;
-    if (pool_.refcount(block) == 0) ++n_were_cached;
+    if (block < 0 && !(store_ && store_->contains(key))) break;
+    t[n_plan] = block < 0 ? kParked : block;
+    s.hashes[n_plan] = key;
+    if (block >= 0) {
+      ++n_pool;
+      if (pool_.refcount(block) == 0) ++n_were_cached;
+    }
     parent = key;
   }
-  int need_new = std::max(0, blocks_for_tokens(total_tokens) - n_matched);
-  int available = pool_.n_free() + pool_.n_cached() - n_were_cached - outstanding_reservations();
-  if (available < need_new) return std::nullopt;
-  for (int b = 0; b < n_matched; ++b) pool_.ref(t[b]);
-  s.n_table = s.n_hashed = n_matched;
+  const int n_total = blocks_for_tokens(total_tokens);
+  const int need_new = std::max(0, n_total - n_pool);
+  const int available = pool_.n_free() + pool_.n_cached() - n_were_cached - outstanding_reservations();
+  if (available < need_new) {
+    std::fill(t, t + n_plan, -1);
+    return std::nullopt;
+  }
+  for (int b = 0; b < n_plan; ++b) {
+    if (t[b] != kParked) pool_.ref(t[b]);
+  }
   s.reserved = need_new;
-  int n_restored = restore_parked(seq, tokens, max_reuse_blocks);
+  int n_restored = 0;
+  s.n_table = s.n_hashed = restore_planned(seq, tokens, n_plan, &n_restored);
+  s.reserved = std::max(0, n_total - s.n_table);
 
   Admission a;
   a.reused_tokens = s.n_table * block_tokens_;
@@ -108,19 +119,17 @@ std::optional<Admission> KvCache::admit(int seq, std::span<const int32_t> tokens
   return a;
 }
 
-// Continues seq's matched chain from the park store, one block at a time, into fresh
-// blocks taken from seq's reservation. Stops at the first block that is missing or fails
-// its checks; the rest is recomputed.
-int KvCache::restore_parked(int seq, std::span<const int32_t> tokens, int max_blocks) {
-  if (!store_) return 0;
-  Seq& s = seqs_[seq];
+// Reads the planned blocks that are parked, in order, into fresh blocks taken from seq's
+// reservation. At the first block that fails its checks the table is cut there (later
+// pool hits are released: the engine computes positions contiguously). Returns the
+// usable length of the table.
+int KvCache::restore_planned(int seq, std::span<const int32_t> tokens, int n_plan, int* n_restored) {
   int* t = table(seq);
-  int n_restored = 0;
-  while (s.n_table < max_blocks && s.reserved > 0) {
-    int b = s.n_table;
+  int b = 0;
+  for (; b < n_plan; ++b) {
+    if (t[b] != kParked) continue;
     auto block_tokens = tokens.subspan(static_cast<size_t>(b) * block_tokens_, block_tokens_);
-    BlockHash key = chain_hash(b == 0 ? root_ : s.hashes[b - 1], block_tokens);
-    if (!store_->contains(key)) break;
+    const BlockHash& key = seqs_[seq].hashes[b];
     int block = pool_.allocate();
     if (block < 0) break;
     Status st = store_->get(key, block_tokens, pool_.data(block));
@@ -132,12 +141,14 @@ int KvCache::restore_parked(int seq, std::span<const int32_t> tokens, int max_bl
     // Another sequence may have published the same key meanwhile; ours then stays private.
     pool_.publish(block, key, block_tokens);
     t[b] = block;
-    s.hashes[b] = key;
-    s.n_table = s.n_hashed = b + 1;
-    --s.reserved;
-    ++n_restored;
+    --seqs_[seq].reserved;
+    ++*n_restored;
   }
-  return n_restored;
+  for (int rest = b; rest < n_plan; ++rest) {
+    if (t[rest] != kParked) pool_.unref(t[rest]);
+    t[rest] = -1;
+  }
+  return b;
 }
 
 Status KvCache::grow(int seq, int n_tokens) {
@@ -192,7 +203,12 @@ void KvCache::park_block(int block) {
 int KvCache::park_idle() {
   if (!store_) return 0;
   uint64_t before = store_->stats().parks;
-  for (int block : pool_.cached_blocks()) park_block(block);
+  for (int block : pool_.cached_blocks()) {
+    park_block(block);
+    // Moved, not copied: the memory goes back to the free list. A block the store could
+    // not take (I/O error, no capacity) stays cached.
+    if (store_->contains(pool_.hash(block))) pool_.drop_cached(block);
+  }
   return static_cast<int>(store_->stats().parks - before);
 }
 

@@ -14,7 +14,8 @@
 //   release()  drop the sequence's references; full blocks stay cached (LRU), the partial
 //              last block is freed.
 // A cached block about to be evicted is written to the park store first (when one is
-// configured) unless the store already has it; park_idle() writes all cached blocks.
+// configured) unless the store already has it; park_idle() moves every cached block
+// there (written unless already parked, then freed), so later requests restore them.
 //
 // Thread-safety: every method except block()/layout() runs on the engine thread. block()
 // is called by pipeline stage threads concurrently; it reads only the table rows of the
@@ -88,7 +89,8 @@ class KvCache final : public KvView {
   // tokens[0, n_computed) are the ids whose K/V is now stored; publishes the full blocks.
   void publish(int seq, std::span<const int32_t> tokens, int n_computed);
   void release(int seq);
-  // Writes every cached block the park store lacks; returns how many were written.
+  // Moves every cached block to the park store (writing those it lacks) and frees its
+  // memory; returns how many blocks were written.
   int park_idle();
   // Blocks of seq's previous conversation that are still cached (allocator rule 3).
   int retained_blocks(int seq) const;
@@ -104,9 +106,10 @@ class KvCache final : public KvView {
     std::vector<BlockHash> hashes;
     std::vector<BlockHash> last_hashes;
   };
+  static constexpr int kParked = -2;  // planned table entry still in the park store
   KvCache(const KvCacheOptions& options, size_t block_bytes);
   int* table(int seq) { return tables_.data() + static_cast<size_t>(seq) * max_blocks_; }
-  int restore_parked(int seq, std::span<const int32_t> tokens, int max_blocks);
+  int restore_planned(int seq, std::span<const int32_t> tokens, int n_plan, int* n_restored);
   void park_block(int block);
   int outstanding_reservations() const;
 

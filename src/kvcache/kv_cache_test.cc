@@ -178,6 +178,25 @@ TEST_F(KvCacheTest, EvictedBlocksAreParkedAndRestoredByteForByte) {
   EXPECT_EQ(kv->stats().restored_blocks, 3u);
 }
 
+TEST_F(KvCacheTest, RestoringEarlyBlocksNeverEvictsTheLaterCachedOnes) {
+  auto kv = make(6, true);
+  auto a_tokens = seq_tokens(17);  // 4 full blocks + 1 token
+  run(*kv, 0, a_tokens);
+  kv->release(0);                  // LRU: A0 A1 A2 A3
+  auto b = kv->admit(1, seq_tokens(4, 900), 3, 12);  // takes 2 free + evicts A0 (parked)
+  ASSERT_TRUE(b.has_value());
+  ASSERT_TRUE(kv->grow(1, 12).ok());
+  kv->release(1);                  // LRU: A1 A2 A3, free: 3
+  EXPECT_EQ(kv->stats().park.parks, 1u);
+  // A's follow-up: A0 comes from the park store, A1..A3 from the pool (pinned first).
+  auto follow = a_tokens;
+  follow.push_back(1);
+  Admission a = run(*kv, 0, follow);
+  EXPECT_EQ(a.reused_tokens, 16);
+  EXPECT_EQ(a.restored_tokens, 4);
+  EXPECT_EQ(kv->stats().restored_blocks, 1u);
+}
+
 TEST_F(KvCacheTest, ParkedBlocksSurviveANewCacheOnTheSameDirectory) {
   auto tokens = seq_tokens(9);
   std::vector<std::byte> block1;
@@ -207,6 +226,27 @@ TEST_F(KvCacheTest, ParkingALongerConversationWritesOnlyNewBlocks) {
   EXPECT_EQ(kv->park_idle(), 2);  // blocks 2 and 3 only
   EXPECT_EQ(kv->stats().park.bytes_written, 2 * first_bytes);
   EXPECT_EQ(kv->park_idle(), 0);
+}
+
+TEST_F(KvCacheTest, ParkIdleMovesBlocksOutOfMemory) {
+  auto kv = make(16, true);
+  auto tokens = seq_tokens(13);
+  run(*kv, 0, tokens);
+  auto block2 = copy_block(*kv, 0, 2);
+  kv->release(0);
+  ASSERT_EQ(kv->park_idle(), 3);
+  EXPECT_EQ(kv->stats().blocks_cached, 0);
+  Admission a = run(*kv, 0, tokens);
+  EXPECT_EQ(a.restored_tokens, 12);
+  EXPECT_EQ(std::memcmp(kv->block(0, 2), block2.data(), block2.size()), 0);
+}
+
+TEST_F(KvCacheTest, ParkIdleWithoutAStoreKeepsBlocksCached) {
+  auto kv = make(16, false);
+  run(*kv, 0, seq_tokens(13));
+  kv->release(0);
+  EXPECT_EQ(kv->park_idle(), 0);
+  EXPECT_EQ(kv->stats().blocks_cached, 3);
 }
 
 TEST_F(KvCacheTest, CorruptParkedBlockStopsTheRestoreThereAndIsRecomputed) {

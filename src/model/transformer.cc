@@ -95,8 +95,21 @@ void attend_all(const Hparams& hp, int layer, std::span<const Row> rows, KvView&
   });
 }
 
+// Runs fn(r) for every row: on the pool when there is enough work to repay waking it, else
+// inline (a decode step's few rows of norms and adds take less time than a thread wake-up).
+// Either way each row is computed by the same code, so the choice never changes results.
+template <typename F>
+void for_each_row(ThreadPool& pool, int n_rows, int floats_per_row, F&& fn) {
+  constexpr int64_t kInlineFloats = 1 << 16;
+  if (static_cast<int64_t>(n_rows) * floats_per_row <= kInlineFloats) {
+    for (int r = 0; r < n_rows; ++r) fn(r);
+    return;
+  }
+  pool.parallel_for(n_rows, [&](int r, int) { fn(r); });
+}
+
 void rmsnorm_rows(const float* x, const float* weight, int n_rows, int n, float eps, float* out, ThreadPool& pool) {
-  pool.parallel_for(n_rows, [&](int r, int) {
+  for_each_row(pool, n_rows, n, [&](int r) {
     kernels::rmsnorm(x + static_cast<size_t>(r) * n, weight, n, eps, out + static_cast<size_t>(r) * n);
   });
 }
@@ -139,7 +152,7 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
     matmul(lw.wq, s.normed(), n, s.q(), s, pool);
     matmul(lw.wk, s.normed(), n, s.k(), s, pool);
     matmul(lw.wv, s.normed(), n, s.v(), s, pool);
-    pool.parallel_for(n, [&](int r, int) {
+    for_each_row(pool, n, q_dim + 2 * kv_dim, [&](int r) {
       finish_qkv_row(hp, impl_->rope, lw, layer, rows[r], s.q() + static_cast<size_t>(r) * q_dim,
                      s.k() + static_cast<size_t>(r) * kv_dim, s.v() + static_cast<size_t>(r) * kv_dim, kv);
     });
@@ -147,19 +160,19 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
     matmul(lw.wo, s.attn_out(), n, s.proj(), s, pool);
 
     // Residual, then the SiLU-gated feed-forward block.
-    pool.parallel_for(n, [&](int r, int) {
+    for_each_row(pool, n, n_embd, [&](int r) {
       float* h = hidden + static_cast<size_t>(r) * n_embd;
       add_in_place(h, s.proj() + static_cast<size_t>(r) * n_embd, n_embd);
       kernels::rmsnorm(h, lw.ffn_norm, n_embd, hp.rms_eps, s.normed() + static_cast<size_t>(r) * n_embd);
     });
     matmul(lw.w_gate, s.normed(), n, s.gate(), s, pool);
     matmul(lw.w_up, s.normed(), n, s.up(), s, pool);
-    pool.parallel_for(n, [&](int r, int) {
+    for_each_row(pool, n, hp.n_ff, [&](int r) {
       const size_t at = static_cast<size_t>(r) * hp.n_ff;
       kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff);
     });
     matmul(lw.w_down, s.gate(), n, s.proj(), s, pool);
-    pool.parallel_for(n, [&](int r, int) {
+    for_each_row(pool, n, n_embd, [&](int r) {
       add_in_place(hidden + static_cast<size_t>(r) * n_embd, s.proj() + static_cast<size_t>(r) * n_embd, n_embd);
     });
   }

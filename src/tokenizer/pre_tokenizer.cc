@@ -112,7 +112,11 @@ Status PreTokenizer::split(std::string_view text, std::vector<std::string_view>*
   size_t covered = 0;
   size_t pos = 0;
   while (pos < text.size()) {
-    const int rc = pcre2_match(code, subject, text.size(), pos, 0, match.get(), nullptr);
+    int rc = pcre2_match(code, subject, text.size(), pos, 0, match.get(), nullptr);
+    // The JIT's fixed stack can run out on pathological input; the interpreter uses the heap.
+    if (rc == PCRE2_ERROR_JIT_STACKLIMIT) {
+      rc = pcre2_match(code, subject, text.size(), pos, PCRE2_NO_JIT, match.get(), nullptr);
+    }
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) {
       PCRE2_UCHAR message[256];

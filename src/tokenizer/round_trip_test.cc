@@ -84,15 +84,15 @@ void check_round_trips(const std::string& file, uint32_t seed) {
   }
 }
 
-TEST(RoundTripTest, LlamaSentencePieceDecodesRandomTextExactly) {
+TEST(TokenizerRoundTripTest, LlamaSentencePieceDecodesRandomTextExactly) {
   check_round_trips("ggml-vocab-llama-spm.gguf", 1234);
 }
 
-TEST(RoundTripTest, Gpt2ByteLevelBpeDecodesRandomTextExactly) {
+TEST(TokenizerRoundTripTest, Gpt2ByteLevelBpeDecodesRandomTextExactly) {
   check_round_trips("ggml-vocab-gpt-2.gguf", 5678);
 }
 
-TEST(RoundTripTest, InvalidUtf8BytesSurviveEncodeAndDecode) {
+TEST(TokenizerRoundTripTest, InvalidUtf8BytesSurviveEncodeAndDecode) {
   for (const char* file : {"ggml-vocab-llama-spm.gguf", "ggml-vocab-gpt-2.gguf"}) {
     std::unique_ptr<Tokenizer> tokenizer = load_shared_tokenizer(file);
     ASSERT_NE(tokenizer, nullptr);
@@ -106,7 +106,7 @@ TEST(RoundTripTest, InvalidUtf8BytesSurviveEncodeAndDecode) {
   }
 }
 
-TEST(RoundTripTest, SpecialTokenTextRoundTripsWithAndWithoutParsing) {
+TEST(TokenizerRoundTripTest, SpecialTokenTextRoundTripsWithAndWithoutParsing) {
   std::unique_ptr<Tokenizer> tokenizer = load_shared_tokenizer("ggml-vocab-gpt-2.gguf");
   ASSERT_NE(tokenizer, nullptr);
   const std::string text = "a<|endoftext|>b <|endoftext|><|endoftext|>";

@@ -137,7 +137,8 @@ Status Tokenizer::build_encoder(const TokenizerSpec& spec) {
   pre_kind_ = choice.kind;
   STRATA_ASSIGN_OR_RETURN(PreTokenizer pre, PreTokenizer::Create(choice.kind));
   pre_.emplace(std::move(pre));
-  STRATA_ASSIGN_OR_RETURN(BpeEncoder bpe, BpeEncoder::Create(vocab_, bytes_, spec.merges, choice.ignore_merges, unk_id_));
+  STRATA_ASSIGN_OR_RETURN(BpeEncoder bpe,
+                          BpeEncoder::Create(vocab_, bytes_, spec.merges, choice.ignore_merges, unk_id_));
   bpe_.emplace(std::move(bpe));
   return Status::Ok();
 }

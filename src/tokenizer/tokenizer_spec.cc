@@ -90,7 +90,8 @@ Result<TokenizerSpec> read_tokenizer_spec(const GgufFile& gguf) {
   TokenizerSpec spec;
   const GgufValue* model = gguf.find("tokenizer.ggml.model");
   if (model == nullptr || model->as_string() == nullptr) {
-    return Status::NotFound(where(gguf, "tokenizer.ggml.model") + ": missing or not a string; the file has no tokenizer");
+    return Status::NotFound(where(gguf, "tokenizer.ggml.model") +
+                            ": missing or not a string; the file has no tokenizer");
   }
   spec.model = *model->as_string();
   if (const GgufValue* pre = gguf.find("tokenizer.ggml.pre"); pre != nullptr && pre->as_string() != nullptr) {

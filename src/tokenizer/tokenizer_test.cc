@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gguf/gguf_file.h"
@@ -182,6 +183,26 @@ TEST(TokenizerTest, DecodeSkipsIdsOutOfRange) {
   with_bad.insert(with_bad.end(), ids.begin(), ids.end());
   with_bad.push_back(1 << 30);
   EXPECT_EQ(gpt2->decode(with_bad), "hi");
+}
+
+TEST(TokenizerTest, ConcurrentEncodesAgreeWithSerialOnes) {
+  std::unique_ptr<Tokenizer> gpt2 = load_shared_tokenizer("ggml-vocab-gpt-2.gguf");
+  ASSERT_NE(gpt2, nullptr);
+  std::vector<std::string> texts;
+  for (int i = 0; i < 64; ++i) texts.push_back("text " + std::to_string(i * 7919) + " über 🚀 <|endoftext|>\n\t  x");
+  std::vector<Ids> serial;
+  for (const std::string& text : texts) serial.push_back(gpt2->encode(text, false, true));
+  std::vector<std::vector<Ids>> parallel(4, std::vector<Ids>(texts.size()));
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < parallel.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 20; ++round) {
+        for (size_t i = 0; i < texts.size(); ++i) parallel[t][i] = gpt2->encode(texts[i], false, true);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::vector<Ids>& results : parallel) EXPECT_EQ(results, serial);
 }
 
 }  // namespace

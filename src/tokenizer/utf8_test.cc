@@ -5,7 +5,7 @@
 namespace strata {
 namespace {
 
-TEST(Utf8Test, ClassifiesCompleteCharactersByLength) {
+TEST(Utf8ScanTest, ClassifiesCompleteCharactersByLength) {
   EXPECT_EQ(utf8_scan("a", 0).length, 1u);
   EXPECT_EQ(utf8_scan("\xC3\xA9", 0).length, 2u);          // é
   EXPECT_EQ(utf8_scan("\xE2\x82\xAC", 0).length, 3u);      // €
@@ -13,14 +13,14 @@ TEST(Utf8Test, ClassifiesCompleteCharactersByLength) {
   EXPECT_EQ(utf8_scan("\xF0\x9F\x98\x80", 0).step, Utf8Step::kComplete);
 }
 
-TEST(Utf8Test, ReportsTruncatedPrefixesAsTruncated) {
+TEST(Utf8ScanTest, ReportsTruncatedPrefixesAsTruncated) {
   const Utf8Scan scan = utf8_scan("\xF0\x9F\x98", 0);
   EXPECT_EQ(scan.step, Utf8Step::kTruncated);
   EXPECT_EQ(scan.length, 3u);
   EXPECT_EQ(utf8_scan("\xE2", 0).step, Utf8Step::kTruncated);
 }
 
-TEST(Utf8Test, RejectsOverlongSurrogateAndOutOfRangeForms) {
+TEST(Utf8ScanTest, RejectsOverlongSurrogateAndOutOfRangeForms) {
   EXPECT_EQ(utf8_scan("\xC0\x80", 0).step, Utf8Step::kInvalid);      // overlong NUL
   EXPECT_EQ(utf8_scan("\xE0\x80\x80", 0).step, Utf8Step::kInvalid);  // overlong 3-byte
   EXPECT_EQ(utf8_scan("\xED\xA0\x80", 0).step, Utf8Step::kInvalid);  // U+D800
@@ -33,7 +33,7 @@ TEST(Utf8Test, RejectsOverlongSurrogateAndOutOfRangeForms) {
   EXPECT_EQ(cut.length, 2u);
 }
 
-TEST(Utf8Test, EncodesAndDecodesEveryScalarValue) {
+TEST(Utf8ScanTest, EncodesAndDecodesEveryScalarValue) {
   for (char32_t cp = 0; cp <= 0x10FFFF; ++cp) {
     if (cp >= 0xD800 && cp <= 0xDFFF) continue;
     std::string s;
@@ -45,7 +45,7 @@ TEST(Utf8Test, EncodesAndDecodesEveryScalarValue) {
   }
 }
 
-TEST(Utf8Test, ValidatesWholeStrings) {
+TEST(Utf8ScanTest, ValidatesWholeStrings) {
   EXPECT_TRUE(utf8_is_valid(""));
   EXPECT_TRUE(utf8_is_valid("h\xC3\xA9llo \xE4\xB8\x96\xE7\x95\x8C"));
   EXPECT_FALSE(utf8_is_valid("abc\xE4\xB8"));

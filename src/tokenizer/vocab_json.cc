@@ -38,7 +38,9 @@ Result<TokenizerSpec> read_vocab_json(const std::string& path) {
   spec.model = j["model"].get<std::string>();
   spec.pre = j.value("pre", "");
   for (const auto& t : j["tokens"]) {
-    if (!t.is_string()) return Status::Corrupt(path + ": tokens[" + std::to_string(spec.tokens.size()) + "] is not a string");
+    if (!t.is_string()) {
+      return Status::Corrupt(path + ": tokens[" + std::to_string(spec.tokens.size()) + "] is not a string");
+    }
     spec.tokens.push_back(t.get<std::string>());
   }
   for (const auto& t : j["token_type"]) {

@@ -10,7 +10,7 @@ namespace strata::kernels::cpu {
 extern const KernelTable kAvx2Kernels;
 
 namespace avx2 {
-void quantize_q8_row(const float* x, int64_t n_in, std::byte* dst);
+void quantize_q8_row(const float* x, int64_t n_in, int block, std::byte* dst);
 void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 // Per weight family; matmul_rows dispatches on the type.
 void matmul_float(const MatmulArgs& args, int64_t o_begin, int64_t o_end);

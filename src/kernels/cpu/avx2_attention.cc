@@ -83,7 +83,7 @@ void attention(const AttentionArgs& a, const float* q, float* out, float* scratc
   }
   const int group = a.n_head / a.n_head_kv;
   const int stride = (a.block_tokens + 7) / 8 * 8;
-  const size_t head_bytes = dtype_row_bytes(a.kv_type, a.head_dim).value_or(0);
+  const size_t head_bytes = kv_head_bytes(a.kv_type, a.head_dim);
   float* row = scratch;
   float* scores = row + a.head_dim;
   float* max = scores + static_cast<size_t>(group) * stride;

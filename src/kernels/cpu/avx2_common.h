@@ -46,13 +46,11 @@ static inline __m256i dot_u8_s8(__m256i u, __m256i s) {
 
 namespace strata::kernels::cpu::avx2 {
 
-// One block of 32 floats to int8 codes with d = amax / 127 and codes = round-to-nearest-
-// even(x * (1 / d)) clamped to [-127, 127]: the same arithmetic as the scalar quantisers
-// (including NaN handling), so results are bit-identical. Also returns the code sums of
-// the two 16-element halves.
-struct QuantizedBlock {
+// Floats to int8 codes the way the scalar quantisers do it, bit for bit: per block
+// d = amax / 127 and codes = round-to-nearest-even(x * (1 / d)) clamped to [-127, 127]
+// (NaN inputs: skipped by amax, coded -127). Also the code sums of each 16 elements.
+struct Codes32 {
   __m256i codes;
-  float d;
   int sum_lo, sum_hi;
 };
 
@@ -63,35 +61,35 @@ static inline int hsum_epi32(__m256i v) {
   return _mm_cvtsi128_si32(s);
 }
 
-static inline QuantizedBlock quantize_block32(const float* x) {
+// Largest |x| over n floats (n a multiple of 8); max is exact, so the order is free.
+static inline float abs_max(const float* x, int n) {
   const __m256 sign = _mm256_set1_ps(-0.0f);
-  __m256 v[4];
   __m256 amax = _mm256_setzero_ps();
-  for (int k = 0; k < 4; ++k) {
-    v[k] = _mm256_loadu_ps(x + 8 * k);
-    amax = _mm256_max_ps(_mm256_andnot_ps(sign, v[k]), amax);  // NaN inputs are skipped
-  }
+  for (int i = 0; i < n; i += 8) amax = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x + i)), amax);
   __m128 m = _mm_max_ps(_mm256_castps256_ps128(amax), _mm256_extractf128_ps(amax, 1));
   m = _mm_max_ps(m, _mm_movehl_ps(m, m));
   m = _mm_max_ss(m, _mm_movehdup_ps(m));
-  QuantizedBlock out;
-  out.d = _mm_cvtss_f32(m) / 127.0f;
-  const __m256 id = _mm256_set1_ps(out.d != 0.0f ? 1.0f / out.d : 0.0f);
+  return _mm_cvtss_f32(m);
+}
+
+static inline float inverse_scale(float d) { return d != 0.0f ? 1.0f / d : 0.0f; }
+
+// 32 floats times id, rounded to codes.
+static inline Codes32 codes32(const float* x, float inv_d) {
+  const __m256 id = _mm256_set1_ps(inv_d);
   __m256i q[4];
   for (int k = 0; k < 4; ++k) {
-    const __m256 r = _mm256_round_ps(_mm256_mul_ps(v[k], id), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256 r = _mm256_round_ps(_mm256_mul_ps(_mm256_loadu_ps(x + 8 * k), id),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     q[k] = _mm256_cvtps_epi32(r);  // NaN -> INT_MIN, clamped to -127 below
   }
-  const __m256i lo16 = _mm256_packs_epi32(q[0], q[1]);
-  const __m256i hi16 = _mm256_packs_epi32(q[2], q[3]);
-  __m256i bytes = _mm256_packs_epi16(lo16, hi16);
+  __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
   bytes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  Codes32 out;
   out.codes = _mm256_max_epi8(bytes, _mm256_set1_epi8(-127));
   const __m256i ones = _mm256_set1_epi16(1);
-  const __m256i wide = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm256_castsi256_si128(out.codes)), ones);
-  const __m256i wide_hi = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm256_extracti128_si256(out.codes, 1)), ones);
-  out.sum_lo = hsum_epi32(wide);
-  out.sum_hi = hsum_epi32(wide_hi);
+  out.sum_lo = hsum_epi32(_mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm256_castsi256_si128(out.codes)), ones));
+  out.sum_hi = hsum_epi32(_mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm256_extracti128_si256(out.codes, 1)), ones));
   return out;
 }
 

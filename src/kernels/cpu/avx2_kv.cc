@@ -22,9 +22,9 @@ void store_kv(const float* x, int n, DType type, void* dst) {
     case DType::kQ8_0: {
       auto* blocks = static_cast<BlockQ8_0*>(dst);
       for (int b = 0; b < n / kQK; ++b) {
-        const QuantizedBlock qb = quantize_block32(x + b * kQK);
-        blocks[b].d = fp32_to_fp16(qb.d);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(blocks[b].qs), qb.codes);
+        const float d = abs_max(x + b * kQK, kQK) / 127.0f;
+        blocks[b].d = fp32_to_fp16(d);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(blocks[b].qs), codes32(x + b * kQK, inverse_scale(d)).codes);
       }
       return;
     }

@@ -1,12 +1,11 @@
-// AVX2 matmul for the K-quant types Q4_K, Q5_K, Q6_K against Q8 activations.
+// AVX2 matmul for the K-quant types Q4_K, Q5_K, Q6_K against Q8 activations with one
+// scale per 256 inputs (make_q8_row_layout(n_in, 256)).
 //
-// One step is a 256-element super-block. For each 32-element activation block j (one
-// Q4_K/Q5_K sub-block, or two Q6_K 16-element sub-blocks) the pair computes an exact
-// int32 dot product in 8 lanes and adds it with acc = fma(float(lanes), s_j, acc), where
-// s_j is the weight scale times the activation scale. The mins (Q4_K/Q5_K) and the -32
-// offset (Q6_K) are then removed with one more fused multiply-add per super-block, from
-// the activation block sums. Weight codes are unpacked inside the pair (from L1) to keep
-// the tile within the 16 vector registers.
+// One step is a 256-element super-block: the sub-block dot products (maddubs), times their
+// integer scales (madd), are summed as exact int32 lanes; the mins (Q4_K/Q5_K) and the
+// -32 offset (Q6_K) come from the activation sums per 16. Then per super-block one or
+// two fused multiply-adds by d_w * d_x. Weight codes are unpacked inside the pair (from
+// L1) to keep the tile within the 16 vector registers.
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_matmul_tile.h"
 
@@ -22,8 +21,8 @@ struct KInput {
 
 struct KX {
   const int8_t* q;  // the super-block's 256 activation codes
-  __m256 d;         // its 8 activation block scales
-  __m256i sum16;    // its 16 half-block code sums
+  float d;          // their scale
+  __m256i sum16;    // their 16 code sums per 16
 };
 
 KInput k_input(const MatmulArgs& a, int r) {
@@ -31,12 +30,7 @@ KInput k_input(const MatmulArgs& a, int r) {
   return {row.q, row.d, row.sum16};
 }
 
-KX k_load_x(const KInput& in, int64_t s) {
-  return {in.q + s * kQKK, _mm256_loadu_ps(in.d + s * 8), load_256(in.sum16 + s * 16)};
-}
-
-// Lane j of v in every lane.
-__m256 lane(__m256 v, int j) { return _mm256_permutevar8x32_ps(v, _mm256_set1_epi32(j)); }
+KX k_load_x(const KInput& in, int64_t s) { return {in.q + s * kQKK, in.d[s], load_256(in.sum16 + s * 16)}; }
 
 // Q4_K / Q5_K scales: 8 six-bit scales (bytes 0-7 of *sc) and mins (*m), from the 12
 // packed bytes (see k_scale_min for the per-element definition).
@@ -49,10 +43,6 @@ void unpack_k_scales(const uint8_t* packed, uint64_t* sc, uint64_t* m) {
   const uint32_t m_hi = ((w[2] >> 4) & k4) | (((w[1] >> 6) & k2) << 4);
   *sc = sc_lo | (static_cast<uint64_t>(sc_hi) << 32);
   *m = m_lo | (static_cast<uint64_t>(m_hi) << 32);
-}
-
-__m256 bytes_to_floats(uint64_t bytes) {
-  return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<int64_t>(bytes))));
 }
 
 // Bit j of every byte of qh moved to bit 4 (0x10), other bits cleared.
@@ -69,22 +59,32 @@ struct K4 {
   static constexpr int64_t kElems = kQKK;
   struct W {
     const Block* b;
-    __m256 dsc;   // d * scale_j
-    __m256 dmin;  // dmin * min_j
+    float d, dmin;
+    uint32_t scale_pairs[8];  // scale j in both int16 halves, for madd
+    __m256i mins;             // min j in int16 lanes 2j and 2j + 1
   };
   static Input input(const MatmulArgs& a, int r) { return k_input(a, r); }
   static X load_x(const Input& in, int64_t s) { return k_load_x(in, s); }
   static W load_w(const std::byte* row, int64_t s) {
-    const Block* b = reinterpret_cast<const Block*>(row) + s;
+    W w;
+    w.b = reinterpret_cast<const Block*>(row) + s;
+    w.d = load_fp16(&w.b->d);
+    w.dmin = load_fp16(&w.b->dmin);
     uint64_t sc, m;
-    unpack_k_scales(b->scales, &sc, &m);
-    return {b, _mm256_mul_ps(_mm256_set1_ps(load_fp16(&b->d)), bytes_to_floats(sc)),
-            _mm256_mul_ps(_mm256_set1_ps(load_fp16(&b->dmin)), bytes_to_floats(m))};
+    unpack_k_scales(w.b->scales, &sc, &m);
+    for (int j = 0; j < 8; ++j) w.scale_pairs[j] = static_cast<uint32_t>((sc >> (8 * j)) & 0xff) * 0x10001u;
+    const __m128i m8 = _mm_cvtsi64_si128(static_cast<int64_t>(m));
+    w.mins = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m8, m8));
+    return w;
+  }
+  static __m256i scaled_dot(__m256i codes, const int8_t* x, uint32_t scale_pair) {
+    const __m256i dot16 = _mm256_maddubs_epi16(codes, load_256(x));
+    return _mm256_madd_epi16(dot16, _mm256_set1_epi32(static_cast<int>(scale_pair)));
   }
   static __m256 pair(const W& w, const X& x, __m256 acc) {
-    const __m256 s = _mm256_mul_ps(w.dsc, x.d);
     __m256i qh;
     if constexpr (kFiveBit) qh = load_256(w.b->qh);
+    __m256i sum = _mm256_setzero_si256();
 #pragma GCC unroll 4
     for (int c = 0; c < 4; ++c) {
       const __m256i packed = load_256(w.b->qs + 32 * c);
@@ -94,14 +94,12 @@ struct K4 {
         lo = _mm256_or_si256(lo, high_bit(qh, 2 * c));
         hi = _mm256_or_si256(hi, high_bit(qh, 2 * c + 1));
       }
-      const __m256i dot_lo = dot_u8_s8(lo, load_256(x.q + 64 * c));
-      acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_lo), lane(s, 2 * c), acc);
-      const __m256i dot_hi = dot_u8_s8(hi, load_256(x.q + 64 * c + 32));
-      acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_hi), lane(s, 2 * c + 1), acc);
+      sum = _mm256_add_epi32(sum, scaled_dot(lo, x.q + 64 * c, w.scale_pairs[2 * c]));
+      sum = _mm256_add_epi32(sum, scaled_dot(hi, x.q + 64 * c + 32, w.scale_pairs[2 * c + 1]));
     }
-    // - sum_j dmin * m_j * d_x_j * sum(x codes of block j)
-    const __m256 xsum = _mm256_cvtepi32_ps(_mm256_madd_epi16(x.sum16, _mm256_set1_epi16(1)));
-    return _mm256_fnmadd_ps(_mm256_mul_ps(w.dmin, x.d), xsum, acc);
+    const __m256i mins = _mm256_madd_epi16(x.sum16, w.mins);  // lane j: min_j * sum(x codes of j)
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(w.d * x.d), acc);
+    return _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), _mm256_set1_ps(w.dmin * x.d), acc);
   }
   static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
 };
@@ -112,26 +110,25 @@ struct Q6K {
   static constexpr int64_t kElems = kQKK;
   struct W {
     const BlockQ6_K* b;
-    __m256 d;
-    __m256i sc16;  // the 16 int8 scales widened to int16
+    float d;
+    __m256i scales;  // the 16 int8 scales widened to int16
   };
   static Input input(const MatmulArgs& a, int r) { return k_input(a, r); }
   static X load_x(const Input& in, int64_t s) { return k_load_x(in, s); }
   static W load_w(const std::byte* row, int64_t s) {
     const BlockQ6_K* b = reinterpret_cast<const BlockQ6_K*>(row) + s;
-    return {b, _mm256_set1_ps(load_fp16(&b->d)), _mm256_cvtepi8_epi16(load_128(b->scales))};
+    return {b, load_fp16(&b->d), _mm256_cvtepi8_epi16(load_128(b->scales))};
   }
-  // Activation block j (elements 32j..32j+31) pairs with scales 2j (lanes 0-3 of the
-  // madd result: elements 0-15) and 2j+1 (lanes 4-7).
+  // For activation block j (elements 32j..32j+31): scale 2j in int16 lanes 0-7 (the
+  // maddubs lanes of elements 0-15) and scale 2j+1 in lanes 8-15.
   static __m256i scale_pair(const W& w, int j) {
-    const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.b->scales));
     const __m128i pattern = _mm_set_epi8(2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1,
                                          2 * j + 1, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j);
-    return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(sc8, pattern));
+    return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(load_128(w.b->scales), pattern));
   }
   static __m256 pair(const W& w, const X& x, __m256 acc) {
-    const __m256 s = _mm256_mul_ps(w.d, x.d);
     const __m256i mask4 = _mm256_set1_epi8(0x0f), mask2 = _mm256_set1_epi8(0x30);
+    __m256i sum = _mm256_setzero_si256();
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
       const __m256i ql0 = load_256(w.b->ql + 64 * h);
@@ -148,13 +145,13 @@ struct Q6K {
       for (int g = 0; g < 4; ++g) {
         const int j = 4 * h + g;
         const __m256i dot16 = _mm256_maddubs_epi16(q[g], load_256(x.q + 32 * j));
-        const __m256i dot = _mm256_madd_epi16(dot16, scale_pair(w, j));
-        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), lane(s, j), acc);
+        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(dot16, scale_pair(w, j)));
       }
     }
-    // - sum_j d * d_x_j * 32 * (sc_2j * sum_2j + sc_2j+1 * sum_2j+1)
-    const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(x.sum16, w.sc16), 5);
-    return _mm256_fnmadd_ps(s, _mm256_cvtepi32_ps(offset), acc);
+    // Codes are q - 32: subtract 32 * sum_k scale_k * (sum of x codes of sub-block k).
+    const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(x.sum16, w.scales), 5);
+    const __m256 total = _mm256_cvtepi32_ps(_mm256_sub_epi32(sum, offset));
+    return _mm256_fmadd_ps(total, _mm256_set1_ps(w.d * x.d), acc);
   }
   static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
 };

@@ -4,17 +4,20 @@
 
 namespace strata::kernels::cpu::avx2 {
 
-void quantize_q8_row(const float* x, int64_t n_in, std::byte* dst) {
-  const Q8RowLayout layout = make_q8_row_layout(n_in);
+void quantize_q8_row(const float* x, int64_t n_in, int block, std::byte* dst) {
+  const Q8RowLayout layout = make_q8_row_layout(n_in, block);
   auto* q = reinterpret_cast<int8_t*>(dst);
   auto* d = reinterpret_cast<float*>(dst + layout.d_offset);
   auto* sum16 = reinterpret_cast<int16_t*>(dst + layout.sum_offset);
-  for (int64_t b = 0; b < n_in / kQK; ++b) {
-    const QuantizedBlock qb = quantize_block32(x + b * kQK);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + b * kQK), qb.codes);
-    d[b] = qb.d;
-    sum16[2 * b] = static_cast<int16_t>(qb.sum_lo);
-    sum16[2 * b + 1] = static_cast<int16_t>(qb.sum_hi);
+  for (int64_t b = 0; b < n_in / block; ++b) {
+    d[b] = abs_max(x + b * block, block) / 127.0f;
+    const float id = inverse_scale(d[b]);
+    for (int64_t i = b * block; i < (b + 1) * block; i += kQK) {
+      const Codes32 c = codes32(x + i, id);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i), c.codes);
+      sum16[i / 16] = static_cast<int16_t>(c.sum_lo);
+      sum16[i / 16 + 1] = static_cast<int16_t>(c.sum_hi);
+    }
   }
 }
 

@@ -44,7 +44,7 @@ void attend_block(const AttentionArgs& a, const float* q, const std::byte* kb, c
 void attention(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,
                int n_kv_heads) {
   const int group = a.n_head / a.n_head_kv;
-  const size_t head_bytes = dtype_row_bytes(a.kv_type, a.head_dim).value_or(0);
+  const size_t head_bytes = kv_head_bytes(a.kv_type, a.head_dim);
   float* scores = scratch;
   float* row = scratch + a.block_tokens;
   for (int h = first_kv_head * group; h < (first_kv_head + n_kv_heads) * group; ++h) {

@@ -23,7 +23,7 @@ double dot_float_input(const WeightMatrix& w, const std::byte* row, const float*
   return acc;
 }
 
-double dot_q8_input(const WeightMatrix& w, const std::byte* row, const Q8Row& xq) {
+double dot_q8_input(const WeightMatrix& w, const std::byte* row, const Q8Row& xq, int block) {
   const DTypeInfo& info = dtype_info(w.type);
   const size_t chunk_bytes = kChunk / info.block_size * info.block_bytes;
   float wf[kChunk];
@@ -33,7 +33,7 @@ double dot_q8_input(const WeightMatrix& w, const std::byte* row, const Q8Row& xq
     dequantize(w.type, row + i0 / kChunk * chunk_bytes, n, wf);
     for (int64_t i = 0; i < n; ++i) {
       const int64_t k = i0 + i;
-      acc += static_cast<double>(wf[i]) * (static_cast<double>(xq.d[k / kQK]) * xq.q[k]);
+      acc += static_cast<double>(wf[i]) * (static_cast<double>(xq.d[k / block]) * xq.q[k]);
     }
   }
   return acc;
@@ -54,7 +54,7 @@ void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
         v = dot_float_input(w, row, args.x + static_cast<int64_t>(r) * w.n_in);
       } else {
         const std::byte* xr = args.xq + static_cast<size_t>(r) * args.xq_layout.row_bytes;
-        v = dot_q8_input(w, row, q8_row(xr, args.xq_layout));
+        v = dot_q8_input(w, row, q8_row(xr, args.xq_layout), args.xq_layout.block);
       }
       args.y[static_cast<int64_t>(r) * w.n_out + o] = static_cast<float>(v);
     }

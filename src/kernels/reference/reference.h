@@ -14,7 +14,7 @@ namespace strata::kernels::reference {
 // Returns false for a type it cannot decode.
 bool dequantize(DType type, const void* src, int64_t n, float* out);
 
-void quantize_q8_row(const float* x, int64_t n_in, std::byte* dst);
+void quantize_q8_row(const float* x, int64_t n_in, int block, std::byte* dst);
 void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 
 void rmsnorm(const float* x, const float* weight, int n, float eps, float* out);

@@ -1,0 +1,173 @@
+// Drives the web page in headless Chromium against a running `strata serve`: sends a chat
+// message and sees the answer stream in, stops a long answer, sees the Monitor tab update
+// from /metrics, and saves a screenshot of the Monitor tab.
+//
+// Environment: STRATA_BIN, STRATA_MODEL, STRATA_CLIENTS_DIR (tests/clients, for playwright-core),
+// STRATA_SCREENSHOT (where to write the PNG). Chromium: Debian's /usr/bin/chromium.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const clientsDir = process.env.STRATA_CLIENTS_DIR || path.resolve(here, '../../tests/clients');
+const { chromium } = createRequire(path.join(clientsDir, 'package.json'))('playwright-core');
+const strataBin = process.env.STRATA_BIN;
+const model = process.env.STRATA_MODEL || path.resolve(here, '../../../shared/models/stories260K.gguf');
+const screenshot = process.env.STRATA_SCREENSHOT || path.join(os.tmpdir(), 'strata-monitor.png');
+const API_KEY = 'ui-test-key';
+
+let server, base, context, page;
+const outsideRequests = [];
+
+function startServer() {
+  return new Promise((resolve, reject) => {
+    assert.ok(strataBin && fs.existsSync(strataBin), `STRATA_BIN=${strataBin}`);
+    const proc = spawn(strataBin, ['serve', '--model', model, '--host', '127.0.0.1', '--port', '0',
+      '--parallel', '4', '--api-key', API_KEY], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '', err = '';
+    const timer = setTimeout(() => reject(new Error('no listening line:\n' + out + err)), 30000);
+    proc.stderr.on('data', (d) => { err = (err + d).slice(-4000); });
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening on http:\/\/[^:]+:(\d+)/);
+      if (m && !base) {
+        clearTimeout(timer);
+        base = `http://127.0.0.1:${m[1]}`;
+        resolve(proc);
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`strata serve exited ${code}:\n${err}`)));
+  });
+}
+
+async function waitHealthy() {
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(base + '/health')).status === 200) return;
+    } catch (e) { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('server never healthy');
+}
+
+async function metricsJson() {
+  const res = await fetch(base + '/metrics', {
+    headers: { Accept: 'application/json', Authorization: 'Bearer ' + API_KEY } });
+  assert.equal(res.status, 200);
+  return res.json();
+}
+
+before(async () => {
+  server = await startServer();
+  await waitHealthy();
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1280, height: 900 },
+  });
+  page = context.pages()[0] || await context.newPage();
+  page.on('request', (r) => { if (!r.url().startsWith(base) && !r.url().startsWith('data:')) outsideRequests.push(r.url()); });
+  await page.goto(base + '/');
+});
+
+after(async () => {
+  if (context) await context.close();
+  if (server) {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+  }
+});
+
+test('the page loads offline from the server alone', async () => {
+  assert.equal(await page.title(), 'Strata');
+  assert.ok(await page.isVisible('#tab-chat'));
+  assert.deepEqual(outsideRequests, []);
+});
+
+test('the API key is kept in localStorage', async () => {
+  await page.fill('#api-key', API_KEY);
+  await page.dispatchEvent('#api-key', 'change');
+  await page.reload();
+  assert.equal(await page.inputValue('#api-key'), API_KEY);
+});
+
+test('a chat message streams its answer in', async () => {
+  await page.fill('#max-tokens', '48');
+  await page.fill('#temperature', '0');
+  // Count how often the answer's text changes: a streamed answer grows in several steps.
+  await page.evaluate(() => {
+    window.answerUpdates = 0;
+    new MutationObserver(() => {
+      const a = document.querySelector('.msg.assistant:last-child');
+      if (a && a.textContent) window.answerUpdates++;
+    }).observe(document.getElementById('messages'), { subtree: true, childList: true, characterData: true });
+  });
+  await page.fill('#chat-input', 'Once upon a time');
+  await page.press('#chat-input', 'Enter');
+  await page.waitForFunction(() => /finished|done/.test(document.getElementById('chat-status').textContent),
+    null, { timeout: 30000 });
+  const answer = await page.textContent('.msg.assistant');
+  assert.ok(answer.trim().length > 0, 'the answer has text');
+  assert.ok(!(await page.getAttribute('.msg.assistant', 'class')).includes('error'), answer);
+  assert.ok(await page.evaluate(() => window.answerUpdates) >= 2, 'the answer arrived in pieces');
+  assert.equal(await page.textContent('.msg.user'), 'Once upon a time');
+});
+
+test('the stop button aborts a long answer', async () => {
+  const before = (await metricsJson()).totals.finished.abort;
+  await page.fill('#max-tokens', '2000');
+  await page.fill('#chat-input', 'Tell me a very long story about a dragon');
+  await page.press('#chat-input', 'Enter');
+  await page.waitForFunction(() => {
+    const all = document.querySelectorAll('.msg.assistant');
+    return all.length === 2 && all[1].textContent.length > 0;
+  }, null, { timeout: 30000 });
+  await page.click('#stop');
+  await page.waitForFunction(() => document.getElementById('chat-status').textContent === 'stopped');
+  assert.ok(await page.isEnabled('#send'));
+  let aborts = before;
+  for (let i = 0; i < 100 && aborts === before; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    aborts = (await metricsJson()).totals.finished.abort;
+  }
+  assert.equal(aborts, before + 1, 'the server counted the abort');
+});
+
+test('the Monitor tab shows the engine and the requests, updating every second', async () => {
+  await page.click('#tab-monitor');
+  assert.ok(await page.isVisible('#monitor'));
+  const polls = Number(await page.evaluate(() => document.body.dataset.polls || 0));
+  await page.waitForFunction((p) => Number(document.body.dataset.polls || 0) >= p + 2, polls,
+    { timeout: 10000 });
+  const m = await metricsJson();
+  assert.equal(await page.textContent('#model-name'), m.engine.model);
+  assert.match(await page.textContent('#engine-state'), /^(idle|reading|generating)$/);
+  assert.equal(await page.locator('#slots .slot').count(), m.engine.parallel);
+  assert.equal(await page.locator('#stages .stage').count(), m.stages.length);
+  const rows = await page.locator('#requests tbody tr').count();
+  assert.ok(rows >= 2, `requests table has ${rows} rows`);
+  assert.match(await page.textContent('#requests tbody tr:first-child td:nth-child(2)'), /abort/);
+  const points = await page.getAttribute('#spark-tok polyline', 'points');
+  assert.ok(points && points.split(' ').length >= 1, 'tok/s sparkline drawn');
+  assert.ok(await page.locator('#kv-gauge path').count() >= 1, 'K/V gauge drawn');
+  assert.match(await page.textContent('#cache-info'), /prefix hit rate/);
+  assert.match(await page.textContent('#monitor-status'), /updated/);
+});
+
+test('show all asks for every kept request', async () => {
+  const asked = page.waitForRequest((r) => r.url().endsWith('/metrics?requests=all'), { timeout: 5000 });
+  await page.check('#show-all');
+  const req = await asked;
+  assert.equal(req.headers()['authorization'], 'Bearer ' + API_KEY);
+  await page.waitForTimeout(1200);
+  await page.screenshot({ path: screenshot, fullPage: true });
+  assert.ok(fs.statSync(screenshot).size > 10000, 'screenshot written to ' + screenshot);
+});
