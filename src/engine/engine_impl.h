@@ -71,7 +71,7 @@ class EngineImpl final : public Engine {
   void accept_logits(Window* w);
   void finish_slot(int slot, FinishReason reason);
   void fail_slot(int slot, const std::string& error);
-  void release_slot(int slot);
+  std::unique_ptr<RequestState> release_slot(int slot);
   void abort_everything();
   void publish_snapshot();
   int n_active(int group) const;

@@ -216,26 +216,28 @@ void EngineImpl::accept_logits(Window* w) {
   }
 }
 
+// The slot is released and the snapshot published before the client hears kDone, so
+// whoever reacts to the event sees the engine without this request.
 void EngineImpl::finish_slot(int slot_index, FinishReason reason) {
-  Slot& s = slots_[slot_index];
-  s.request->finish(reason, monotonic_s());
-  release_slot(slot_index);
+  std::unique_ptr<RequestState> request = release_slot(slot_index);
+  publish_snapshot();
+  request->finish(reason, monotonic_s());
 }
 
 void EngineImpl::fail_slot(int slot_index, const std::string& error) {
-  Slot& s = slots_[slot_index];
-  STRATA_LOG_ERROR("engine: request {} in slot {} failed: {}", s.request->id(), slot_index, error);
-  s.request->fail(error, monotonic_s());
-  release_slot(slot_index);
+  std::unique_ptr<RequestState> request = release_slot(slot_index);
+  STRATA_LOG_ERROR("engine: request {} in slot {} failed: {}", request->id(), slot_index, error);
+  publish_snapshot();
+  request->fail(error, monotonic_s());
 }
 
-void EngineImpl::release_slot(int slot_index) {
+std::unique_ptr<RequestState> EngineImpl::release_slot(int slot_index) {
   Slot& s = slots_[slot_index];
   kv_->release(slot_index);
-  s.request.reset();
   s.state = SlotState::kIdle;
   s.n_past = 0;
   s.cancel_pending = false;
+  return std::move(s.request);
 }
 
 bool EngineImpl::any_in_flight() const {

@@ -13,17 +13,36 @@ namespace {
 
 bool is_float_type(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16; }
 
-// Output rows per parallel task: a multiple of 16 (whole SIMD tiles) and about 8 tasks
-// per thread so the dynamic schedule evens out. Only throughput depends on this; every
-// output element is computed by the same code whatever chunk it lands in.
+// Output rows per parallel task: a multiple of 16 (whole SIMD tiles) and about 24 tasks
+// per thread, so the dynamic schedule leaves at most a few percent of a matrix to one
+// thread at the end. Only throughput depends on this; every output element is computed
+// by the same code whatever chunk it lands in.
 int64_t rows_per_task(int64_t n_out, int n_threads) {
-  const int64_t target = (n_out + n_threads * 8 - 1) / (n_threads * 8);
+  const int64_t target = (n_out + n_threads * 24 - 1) / (n_threads * 24);
   const int64_t rounded = (target + 15) / 16 * 16;
   return rounded < 16 ? 16 : rounded;
 }
 
 void fill_nan(float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = std::numeric_limits<float>::quiet_NaN();
+}
+
+// Each input row to a Q8 activation row in scratch (grown if the caller under-sized it).
+// Rows are independent, so splitting them over threads cannot change any bits.
+const std::byte* quantize_inputs(const KernelTable& table, const Q8RowLayout& layout, const float* x, int n_rows,
+                                 AlignedBuffer& scratch, ThreadPool& pool) {
+  const size_t need = static_cast<size_t>(n_rows) * layout.row_bytes;
+  if (scratch.size() < need) scratch.resize(need);
+  std::byte* xq = scratch.data();
+  auto quantize = [&](int r, int) {
+    table.quantize_q8_row(x + static_cast<int64_t>(r) * layout.n_in, layout.n_in, layout.block, xq + r * layout.row_bytes);
+  };
+  if (n_rows >= 4) {
+    pool.parallel_for(n_rows, [&](int r, int t) { quantize(r, t); });
+  } else {
+    for (int r = 0; r < n_rows; ++r) quantize(r, 0);
+  }
+  return xq;
 }
 
 }  // namespace
@@ -88,20 +107,7 @@ void matmul_with_table(const KernelTable& table, const WeightMatrix& w, const fl
   args.y = y;
   if (!is_float_type(w.type)) {
     args.xq_layout = make_q8_row_layout(w.n_in, q8_block_for(w.type));
-    const size_t need = matmul_scratch_bytes(w.type, w.n_in, n_rows);
-    if (scratch.size() < need) scratch.resize(need);  // only if the caller under-sized it
-    std::byte* xq = scratch.data();
-    const size_t stride = args.xq_layout.row_bytes;
-    const int block = args.xq_layout.block;
-    auto quantize = [&](int r, int) {
-      table.quantize_q8_row(x + static_cast<int64_t>(r) * w.n_in, w.n_in, block, xq + r * stride);
-    };
-    if (n_rows >= 4) {
-      pool.parallel_for(n_rows, [&](int r, int t) { quantize(r, t); });
-    } else {
-      for (int r = 0; r < n_rows; ++r) quantize(r, 0);
-    }
-    args.xq = xq;
+    args.xq = quantize_inputs(table, args.xq_layout, x, n_rows, scratch, pool);
   }
   const int64_t chunk = rows_per_task(w.n_out, pool.size());
   const int n_tasks = static_cast<int>((w.n_out + chunk - 1) / chunk);

@@ -82,7 +82,11 @@ void attend_item(const Hparams& hp, int layer, const Row& row, int r, int g, KvV
 void attend_all(const Hparams& hp, int layer, std::span<const Row> rows, KvView& kv, ForwardScratch& s,
                 ThreadPool& pool) {
   const int n_items = static_cast<int>(rows.size()) * hp.n_head_kv;
-  const int n_workers = std::min({s.n_attention_workers(), pool.size(), n_items});
+  // Short contexts of small models are less work than waking the pool.
+  int64_t work = 0;
+  for (const Row& row : rows) work += static_cast<int64_t>(row.pos + 1) * hp.head_dim * (hp.n_head + hp.n_head_kv);
+  constexpr int64_t kInlineWork = 1 << 16;
+  const int n_workers = work <= kInlineWork ? 1 : std::min({s.n_attention_workers(), pool.size(), n_items});
   std::atomic<int>& next = s.next_attention_item();
   next.store(0, std::memory_order_relaxed);
   pool.parallel_for(n_workers, [&](int worker, int) {

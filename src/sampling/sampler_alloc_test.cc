@@ -10,6 +10,10 @@
 #include "sampling/sampler.h"
 #include "sampling/stop_matcher.h"
 
+// GCC pairs the inlined std::allocator's ::operator new with our free() and warns; the
+// replacement functions below are a matched malloc/free pair.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
 namespace {
 thread_local bool counting = false;
 thread_local long n_allocations = 0;
@@ -25,6 +29,14 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace strata {
 namespace {
+
+TEST(SamplerAllocation, TheCounterSeesAllocations) {
+  counting = true;
+  n_allocations = 0;
+  std::vector<int> v(10);
+  counting = false;
+  EXPECT_EQ(n_allocations, 1);  // the vector's buffer
+}
 
 TEST(SamplerAllocation, SampleAllocatesNothing) {
   constexpr int kVocab = 5000;

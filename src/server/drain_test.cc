@@ -3,6 +3,7 @@
 #include "server/server_runner.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <future>

@@ -2,6 +2,7 @@
 #include "server/http_server.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <mutex>

@@ -1,6 +1,7 @@
 // Streams watched byte by byte over a raw socket: keep-alives while the engine is silent, and
 // cancellation of the engine request when the client goes away.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "server/test_server.h"
 

@@ -19,6 +19,7 @@ struct FloatWeights {
   using W = __m256;
   using X = __m256;
   static constexpr int64_t kElems = 8;
+  static constexpr int kStreamRows = 4;
   static constexpr size_t kElemBytes = kType == DType::kF32 ? 4 : 2;
 
   static Input input(const MatmulArgs& a, int r) { return {a.x + static_cast<int64_t>(r) * a.w->n_in, a.w->n_in}; }

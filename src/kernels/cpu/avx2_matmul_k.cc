@@ -34,7 +34,7 @@ KX k_load_x(const KInput& in, int64_t s) { return {in.q + s * kQKK, in.d[s], loa
 
 // Q4_K / Q5_K scales: 8 six-bit scales (bytes 0-7 of *sc) and mins (*m), from the 12
 // packed bytes (see k_scale_min for the per-element definition).
-void unpack_k_scales(const uint8_t* packed, uint64_t* sc, uint64_t* m) {
+__attribute__((always_inline)) inline void unpack_k_scales(const uint8_t* packed, uint64_t* sc, uint64_t* m) {
   uint32_t w[3];
   std::memcpy(w, packed, sizeof w);
   constexpr uint32_t k6 = 0x3f3f3f3f, k4 = 0x0f0f0f0f, k2 = 0x03030303;
@@ -57,6 +57,7 @@ struct K4 {
   using X = KX;
   using Block = std::conditional_t<kFiveBit, BlockQ5_K, BlockQ4_K>;
   static constexpr int64_t kElems = kQKK;
+  static constexpr int kStreamRows = 2;  // the super-block decode needs the registers
   struct W {
     const Block* b;
     float d, dmin;
@@ -72,7 +73,8 @@ struct K4 {
     w.dmin = load_fp16(&w.b->dmin);
     uint64_t sc, m;
     unpack_k_scales(w.b->scales, &sc, &m);
-    for (int j = 0; j < 8; ++j) w.scale_pairs[j] = static_cast<uint32_t>((sc >> (8 * j)) & 0xff) * 0x10001u;
+    const __m256i sc32 = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<int64_t>(sc)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w.scale_pairs), _mm256_or_si256(sc32, _mm256_slli_epi32(sc32, 16)));
     const __m128i m8 = _mm_cvtsi64_si128(static_cast<int64_t>(m));
     w.mins = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m8, m8));
     return w;
@@ -108,6 +110,7 @@ struct Q6K {
   using Input = KInput;
   using X = KX;
   static constexpr int64_t kElems = kQKK;
+  static constexpr int kStreamRows = 2;  // the super-block decode needs the registers
   struct W {
     const BlockQ6_K* b;
     float d;

@@ -41,6 +41,7 @@ struct Q8_0 {
   using Input = Q8Input;
   using X = XBlock;
   static constexpr int64_t kElems = kQK;
+  static constexpr int kStreamRows = 4;
   struct W {
     __m256i abs_q;
     __m256i q;
@@ -79,6 +80,7 @@ struct Q4_0 {
   using Input = Q8Input;
   using X = OffsetX<8>;
   static constexpr int64_t kElems = kQK;
+  static constexpr int kStreamRows = 4;
   struct W {
     __m256i u;
     __m256 d;
@@ -110,6 +112,7 @@ struct Q5_0 {
   using Input = Q8Input;
   using X = OffsetX<16>;
   static constexpr int64_t kElems = kQK;
+  static constexpr int kStreamRows = 4;
   struct W {
     __m256i u;
     __m256 d;

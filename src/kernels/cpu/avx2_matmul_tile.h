@@ -10,6 +10,7 @@
 // A policy P provides:
 //   struct W; struct X;                       decoded weight block / input block
 //   static constexpr int64_t kElems;          elements per step
+//   static constexpr int kStreamRows;         weight rows per tile for 1-2 inputs (4 or 2)
 //   static W load_w(const std::byte* row, int64_t step);
 //   static X load_x(const Input& in, int64_t step);   Input = P::Input
 //   static __m256 pair(const W&, const X&, __m256 acc);
@@ -67,14 +68,16 @@ static inline void matmul_weight_rows(const MatmulArgs& a, int64_t o) {
   }
 }
 
-// Output rows [o_begin, o_end): four weight rows per tile for one or two inputs (more
-// independent accumulation chains while streaming weights), two for bigger batches (to
-// stay within the 16 vector registers).
+// Output rows [o_begin, o_end): P::kStreamRows (4 or 2) weight rows per tile for one or
+// two inputs (independent accumulation chains while streaming weights), two for bigger
+// batches (to stay within the 16 vector registers).
 template <class P>
 static inline void matmul_rows_tiled(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
   int64_t o = o_begin;
   if (a.n_rows <= 2) {
-    for (; o + 4 <= o_end; o += 4) matmul_weight_rows<P, 4>(a, o);
+    if constexpr (P::kStreamRows == 4) {
+      for (; o + 4 <= o_end; o += 4) matmul_weight_rows<P, 4>(a, o);
+    }
   }
   for (; o + 2 <= o_end; o += 2) matmul_weight_rows<P, 2>(a, o);
   for (; o < o_end; ++o) matmul_weight_rows<P, 1>(a, o);

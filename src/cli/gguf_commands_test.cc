@@ -1,0 +1,98 @@
+// `strata gguf-info` and `strata mkmodel` run in-process: options, output, exit codes.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace strata::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CommandRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+CommandRun run_command(std::vector<std::string> args) {
+  CLI::App app;
+  app.require_subcommand(1);
+  CommandRun r;
+  add_gguf_info_command(app, &r.exit_code);
+  add_mkmodel_command(app, &r.exit_code);
+  std::vector<const char*> argv = {"strata"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    r.exit_code = 100 + e.get_exit_code();
+  }
+  r.out = testing::internal::GetCapturedStdout();
+  r.err = testing::internal::GetCapturedStderr();
+  return r;
+}
+
+class GgufCommandsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("strata-cli-gguf-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(GgufCommandsTest, MkmodelThenGgufInfoReportTheFallbacks) {
+  std::string path = (dir_ / "tiny.gguf").string();
+  CommandRun mk = run_command({"mkmodel", "--preset", "tiny", "--type", "q4_k", "--seed", "5", "-o", path});
+  ASSERT_EQ(mk.exit_code, 0) << mk.err;
+  EXPECT_NE(mk.out.find("wrote " + path), std::string::npos) << mk.out;
+  EXPECT_NE(mk.out.find("fallback: blk.0.attn_q.weight stored as q5_0"), std::string::npos) << mk.out;
+  EXPECT_NE(mk.out.find("weights are random"), std::string::npos);
+
+  CommandRun info = run_command({"gguf-info", path});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("file type Q4_K_M"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("blk.1.ffn_up.weight"), std::string::npos);
+  EXPECT_NE(info.out.find("fallback: width 64 is not whole q4_K blocks of 256"), std::string::npos);
+  EXPECT_NE(info.out.find("... (259 items)]"), std::string::npos);
+}
+
+TEST_F(GgufCommandsTest, GgufInfoOptionsShortenTheReport) {
+  std::string model = std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf";
+  CommandRun info = run_command({"gguf-info", "--no-tensors", "--max-items", "2", model});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("[\"<unk>\", \"<s>\", ... (512 items)]"), std::string::npos) << info.out;
+  EXPECT_EQ(info.out.find("blk.0.attn_q.weight"), std::string::npos);
+  EXPECT_NE(info.out.find("totals: 48 tensors"), std::string::npos);
+}
+
+TEST_F(GgufCommandsTest, GgufInfoNamesTheProblemInABadFile) {
+  std::string model = std::string(STRATA_SHARED_DIR) + "/vocab/ggml-vocab-gpt-2.gguf.inp";
+  CommandRun info = run_command({"gguf-info", model});
+  EXPECT_EQ(info.exit_code, 1);
+  EXPECT_NE(info.err.find("offset 0: bad magic"), std::string::npos) << info.err;
+}
+
+TEST_F(GgufCommandsTest, MkmodelRejectsTypesItCannotWrite) {
+  CommandRun mk = run_command({"mkmodel", "--type", "iq2_xxs", "-o", (dir_ / "x.gguf").string()});
+  EXPECT_EQ(mk.exit_code, 2);
+  EXPECT_NE(mk.err.find("unsupported --type iq2_xxs"), std::string::npos) << mk.err;
+  EXPECT_FALSE(fs::exists(dir_ / "x.gguf"));
+}
+
+TEST_F(GgufCommandsTest, MkmodelDryRunWritesNothing) {
+  CommandRun mk = run_command({"mkmodel", "--preset", "1b", "--type", "q8_0", "--dry-run", "-o", (dir_ / "b.gguf").string()});
+  ASSERT_EQ(mk.exit_code, 0) << mk.err;
+  EXPECT_NE(mk.out.find("1100048384 parameters"), std::string::npos) << mk.out;
+  EXPECT_FALSE(fs::exists(dir_ / "b.gguf"));
+}
+
+}  // namespace
+}  // namespace strata::cli
