@@ -195,13 +195,15 @@ function facts(id, pairs) {
   for (const [k, v] of pairs) dl.append(el('dt', {}, k), el('dd', {}, v));
 }
 
-function sparkline(svg, values) {
-  const w = 240, h = 40;
-  const max = Math.max(1e-9, ...values);
-  const n = values.length;
-  const pts = values.map((v, i) => {
-    const x = n > 1 ? (i * w) / (n - 1) : w;
-    const y = h - 2 - (v / max) * (h - 4);
+// Plots points {t, v} of the last 60 s against time, so a pause in sampling shows as a gap
+// in x rather than squeezing the line.
+function sparkline(svg, points, now) {
+  const w = 240, h = 40, span = 60;
+  const shown = points.filter((p) => p.t >= now - span);
+  const max = Math.max(1e-9, ...shown.map((p) => p.v));
+  const pts = shown.map((p) => {
+    const x = ((p.t - (now - span)) / span) * w;
+    const y = h - 2 - (p.v / max) * (h - 4);
     return x.toFixed(1) + ',' + y.toFixed(1);
   }).join(' ');
   const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
@@ -261,9 +263,9 @@ function renderLive(m) {
   $('live-waiting').textContent = live.waiting;
   $('live-tok-s').textContent = fmt(live.tok_s, 1);
   $('live-prefill-tok-s').textContent = fmt(live.prefill_tok_s, 1);
-  const pts = m.history.points;
-  sparkline($('spark-tok'), pts.map((p) => p.tok_s));
-  sparkline($('spark-prefill'), pts.map((p) => p.prefill_tok_s));
+  const pts = m.history.points, now = m.time.wall_s;
+  sparkline($('spark-tok'), pts.map((p) => ({ t: p.t, v: p.tok_s })), now);
+  sparkline($('spark-prefill'), pts.map((p) => ({ t: p.t, v: p.prefill_tok_s })), now);
 }
 
 function renderSlots(m) {

@@ -168,6 +168,8 @@ class PrometheusScrape(unittest.TestCase):
             if r.get("status") != "success":
                 failures.append(f"alert {name}: {r.get('error')}")
         self.assertEqual(failures, [])
+        print(f"\n  {len(panels)} panels evaluated; series per panel: "
+              + ", ".join(f"{t}={n}" for (_, t), n in panels.items()), file=sys.stderr)
         rows = {row for row, _ in panels}
         self.assertEqual(len(rows), 2)
         empty = [f"{row} / {title}" for (row, title), n in panels.items() if n == 0]

@@ -11,8 +11,8 @@ namespace strata {
 
 Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) { return EngineImpl::Create(options); }
 
-EngineImpl::EngineImpl(EngineConfig config)
-    : config_(std::move(config)), inbox_(config_.options.max_queue, config_.options.n_groups) {}
+EngineImpl::EngineImpl(EngineConfig config, int n_vocab)
+    : config_(std::move(config)), inbox_(config_.options.max_queue, config_.options.n_groups), sampler_(n_vocab) {}
 
 EngineImpl::~EngineImpl() { shutdown(0.0); }
 
@@ -21,7 +21,7 @@ Result<std::unique_ptr<Engine>> EngineImpl::Create(const EngineOptions& options)
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, Model::Load(options.model_path));
   STRATA_ASSIGN_OR_RETURN(EngineConfig config, resolve_engine_config(options, model->hparams()));
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::FromGguf(model->gguf()));
-  std::unique_ptr<EngineImpl> engine(new EngineImpl(std::move(config)));
+  std::unique_ptr<EngineImpl> engine(new EngineImpl(std::move(config), model->hparams().n_vocab));
   engine->model_ = std::move(model);
   engine->tokenizer_ = std::move(tokenizer);
   engine->chat_template_ =

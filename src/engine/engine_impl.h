@@ -55,7 +55,7 @@ class EngineImpl final : public Engine {
     std::unique_ptr<RequestState> request;
   };
 
-  explicit EngineImpl(EngineConfig config);
+  EngineImpl(EngineConfig config, int n_vocab);
   Status start();
   void run();
   // One turn of the engine thread; false when it should exit.
@@ -95,6 +95,8 @@ class EngineImpl final : public Engine {
   uint64_t n_admitted_ = 0;
   uint64_t steps_ = 0;
   RateWindow rates_;
+  Sampler sampler_;    // the engine thread samples every request; it keeps no state
+  std::string error_;  // scratch for sampling errors
 
   std::atomic<RequestId> next_id_{1};
   std::atomic<bool> accepting_{true};

@@ -122,8 +122,7 @@ bool EngineImpl::admit(int slot_index, PendingRequest& pending) {
   slot.n_past = a->reused_tokens;
   slot.admission = ++n_admitted_;
   slot.cancel_pending = false;
-  slot.request = std::make_unique<RequestState>(std::move(pending), *tokenizer_, model_->hparams().n_vocab,
-                                                config_.options.observer);
+  slot.request = std::make_unique<RequestState>(std::move(pending), *tokenizer_, config_.options.observer);
   RequestRecord& r = slot.request->record();
   r.scheduled_s = monotonic_s();
   r.cached_tokens = a->reused_tokens;
@@ -210,9 +209,13 @@ void EngineImpl::accept_logits(Window* w) {
     Slot& s = slots_[slot_index];
     if (s.cancel_pending) continue;
     s.state = SlotState::kGenerating;
-    FinishReason reason = s.request->accept(w->logits_row(static_cast<int>(j), n_vocab), monotonic_s(),
-                                            config_.options.logits_tap);
-    if (reason != FinishReason::kNone) finish_slot(slot_index, reason);
+    std::span<const float> row(w->logits_row(static_cast<int>(j), n_vocab), static_cast<size_t>(n_vocab));
+    FinishReason reason = s.request->accept(row, sampler_, monotonic_s(), config_.options.logits_tap, &error_);
+    if (reason == FinishReason::kError) {
+      fail_slot(slot_index, error_);
+    } else if (reason != FinishReason::kNone) {
+      finish_slot(slot_index, reason);
+    }
   }
 }
 

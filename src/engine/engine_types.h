@@ -46,7 +46,9 @@ struct TopLogprob {
 struct RequestEvent {
   enum class Kind { kToken, kDone, kError } kind = Kind::kToken;
   int32_t token = -1;
-  std::string text;          // kToken: new complete UTF-8 text (may be empty while bytes are held)
+  // kToken: new complete UTF-8 text (empty while bytes or a possible stop-string prefix are
+  // held back). kDone: the held-back text released at the end (usually empty): append it.
+  std::string text;
   float logprob = 0.0f;
   std::vector<TopLogprob> top_logprobs;
   FinishReason finish = FinishReason::kNone;   // kDone

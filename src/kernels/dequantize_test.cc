@@ -107,6 +107,19 @@ TEST(CheckWeightMatrix, NamesWhatIsWrong) {
   EXPECT_FALSE(check_weight_matrix(w).ok());
 }
 
+TEST(Matmul, ScratchSizedUpFrontIsReusedNotReallocated) {
+  for (DType type : testing::matmul_types()) {
+    testing::TestWeights w(type, 8, 512, 1);
+    const std::vector<float> x = testing::random_floats(4 * 512, 2);
+    std::vector<float> y(4 * 8);
+    AlignedBuffer scratch(matmul_scratch_bytes(type, 512, 4));
+    const std::byte* before = scratch.data();
+    ThreadPool pool(2);
+    for (int n_rows : {4, 1, 3}) matmul(w.matrix(), x.data(), n_rows, y.data(), scratch, pool);
+    EXPECT_EQ(before, scratch.data()) << dtype_name(type);
+  }
+}
+
 TEST(Matmul, InvalidMatrixGivesNanInsteadOfCrashing) {
   std::vector<std::byte> data(64);
   const WeightMatrix w{DType::kQ8_0, data.data(), 1, 48, 51};  // 48 is not a multiple of 32

@@ -8,7 +8,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 Json engine_json(const MetricsState& st, const EngineSnapshot& snap) {
-  return Json{{"model", snap.model_name},
+  // The served model id (what clients put in "model"), as the model_name label.
+  const std::string& model = st.options.model_name.empty() ? snap.model_name : st.options.model_name;
+  return Json{{"model", model},
               {"arch", snap.arch},
               {"version", st.options.version},
               {"context", snap.n_ctx},

@@ -11,7 +11,7 @@ using nlohmann::json;
 
 EngineSnapshot snapshot() {
   EngineSnapshot snap;
-  snap.model_name = "stories260K";
+  snap.model_name = "name-inside-the-file";  // the served id (options.model_name) wins
   snap.arch = "llama";
   snap.n_ctx = 512;
   snap.n_parallel = 2;

@@ -10,10 +10,12 @@
 // Usage (server):
 //   ServingMetrics metrics({.model_name = id, .max_model_len = n_ctx, .version = v});
 //   options.observer = &metrics;                         // before Engine::Create
+//   optional, once the engine exists; destroy it before the engine:
 //   MetricsSampler sampler(&metrics, [&] { return engine->snapshot(); });
 //   GET /metrics: auto r = metrics.render_for_query(engine->snapshot(), accept, query_string);
 //                 res.set_content(r.body, r.content_type);
 //   after every response: metrics.on_http_request(route_pattern, method, status);
+// Without a sampler, each render takes the once-a-second history point and CPU reading.
 #pragma once
 
 #include <mutex>

@@ -12,7 +12,8 @@ void render_engine_and_live(PromWriter& w, std::span<const PromLabel> c, const M
   const std::string ctx = std::to_string(snap.n_ctx), par = std::to_string(snap.n_parallel),
                     grp = std::to_string(snap.n_groups), stg = std::to_string(snap.n_stages),
                     thr = std::to_string(snap.n_threads);
-  const std::array<PromLabel, 8> info = {{{"model", snap.model_name},
+  const std::string& model = st.options.model_name.empty() ? snap.model_name : st.options.model_name;
+  const std::array<PromLabel, 8> info = {{{"model", model},
                                           {"arch", snap.arch},
                                           {"version", st.options.version},
                                           {"context", ctx},

@@ -201,6 +201,19 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsForEveryKvCacheType) {
   }
 }
 
+// Wide heads (key_length > n_embd / n_head) with a Q8_0 cache, as Qwen3-0.6B is served.
+TEST_F(BatchInvarianceKvTypeTest, HoldsForWideHeads) {
+  TestModelSpec spec;
+  spec.arch = "qwen3";
+  spec.type = DType::kQ6_K;
+  spec.head_dim = 128;
+  std::unique_ptr<Model> m = load(spec);
+  ASSERT_NE(m, nullptr);
+  const auto seqs = make_sequences(m->hparams().n_vocab, 41);
+  const LogitMap baseline = run_alone(*m, DType::kQ8_0, seqs);
+  expect_same_bits(baseline, run_mixed(*m, DType::kQ8_0, seqs, 2, 12), "wide heads");
+}
+
 // A pipeline split (embed, layers in two stages, output) gives the bits of forward().
 TEST_F(BatchInvarianceKvTypeTest, SplitLayersMatchWholeForward) {
   TestModelSpec spec;

@@ -45,7 +45,9 @@ TEST(ForwardAllocTest, ForwardPassesAllocateNothing) {
 
   ThreadPool pool(3);
   auto kv = std::move(ContiguousKv::Create(m.kv_layout(DType::kQ8_0, 16), 2, 64).value());
+  const long at_start = g_allocations.load();
   auto scratch = m.make_scratch(32, 64);
+  ASSERT_GT(g_allocations.load(), at_start) << "the counting operator new is not in use";
   std::vector<float> logits(static_cast<size_t>(32) * m.hparams().n_vocab);
   std::vector<Row> prompt, decode;
   for (int pos = 0; pos < 30; ++pos) prompt.push_back(Row{pos % 2, pos / 2, pos * 7, pos >= 28});

@@ -25,6 +25,7 @@ class ForwardScratch {
     int n_ff = 0;
     size_t matmul_bytes = 0;  // largest matmul scratch over all matrices at max_rows
     size_t attention_floats = 0;  // per attention worker
+    int max_block_tokens = 0;     // K/V block size the attention scratch fits
     int n_attention_workers = 0;
   };
 
@@ -34,6 +35,7 @@ class ForwardScratch {
 
   int max_rows() const { return sizes_.max_rows; }
   int max_seq_tokens() const { return sizes_.max_seq_tokens; }
+  int max_block_tokens() const { return sizes_.max_block_tokens; }
 
   // Per-row activations, row-major with the widths of Sizes.
   float* hidden() { return hidden_.as<float>(); }    // residual stream (forward() only)

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <thread>
 
+#include "base/log.h"
 #include "model/forward_scratch.h"
 #include "model/model_impl.h"
 
@@ -38,21 +40,24 @@ size_t largest_matmul_scratch(const ModelWeights& w, int max_rows) {
 }
 
 // Kernel scratch for one attention work item (one row, one K/V head and its query heads),
-// for any K/V type and any block size up to the whole sequence.
-size_t largest_attention_scratch(const Hparams& hp, int max_seq_tokens) {
+// for any K/V type and any block size up to max_block_tokens.
+size_t largest_attention_scratch(const Hparams& hp, int max_seq_tokens, int max_block_tokens) {
   size_t n_floats = 0;
   for (DType type : {DType::kF32, DType::kF16, DType::kQ8_0}) {
     kernels::AttentionArgs a;
-    a.block_tokens = max_seq_tokens;
+    a.block_tokens = max_block_tokens;
     a.n_tokens = max_seq_tokens;
-    a.n_head = hp.n_head / hp.n_head_kv;
-    a.n_head_kv = 1;
+    a.n_head = hp.n_head;
+    a.n_head_kv = hp.n_head_kv;
     a.head_dim = hp.head_dim;
     a.kv_type = type;
     n_floats = std::max(n_floats, kernels::attention_scratch_floats(a));
   }
   return n_floats;
 }
+
+// Scratch always fits K/V blocks of up to this many tokens, whatever max_seq_tokens.
+constexpr int kMinBlockTokensBound = 256;
 
 }  // namespace
 
@@ -69,6 +74,11 @@ Result<std::unique_ptr<Model>> Model::FromGguf(std::shared_ptr<const GgufFile> g
   STRATA_ASSIGN_OR_RETURN(impl->hp, read_hparams(*gguf));
   STRATA_ASSIGN_OR_RETURN(impl->w, bind_weights(*gguf, impl->hp));
   impl->rope = rope_params(impl->hp);
+  if (gguf->find_tensor("rope_freqs.weight") != nullptr) {
+    // Llama 3.1+ long-context frequency factors; the rope kernel has no input for them yet.
+    STRATA_LOG_WARN("{}: rope_freqs.weight (per-dimension rope frequency factors) is not applied; "
+                    "output quality may suffer, most at long context", gguf->path());
+  }
   impl->gguf = std::move(gguf);
   return std::unique_ptr<Model>(new Model(std::move(impl)));
 }
@@ -88,6 +98,32 @@ KvLayout Model::kv_layout(DType kv_type, int block_tokens) const {
   return layout;
 }
 
+Status Model::check_kv_layout(const KvLayout& layout) const {
+  const Hparams& hp = impl_->hp;
+  if (layout.n_layer != hp.n_layer || layout.n_head_kv != hp.n_head_kv || layout.head_dim != hp.head_dim) {
+    return Status::InvalidArgument("K/V layout does not match the model's layers, K/V heads or head size");
+  }
+  if (layout.block_tokens <= 0 || layout.block_tokens > kMinBlockTokensBound) {
+    return Status::InvalidArgument("K/V block size must be 1 to " + std::to_string(kMinBlockTokensBound) + " tokens, got " +
+                                   std::to_string(layout.block_tokens));
+  }
+  if (!kernels::kv_type_supported(layout.type, hp.head_dim)) {
+    return Status::InvalidArgument("K/V cache type " + std::string(dtype_name(layout.type)) +
+                                   " cannot hold heads of " + std::to_string(hp.head_dim) +
+                                   " values (f32 and f16 always can; q8_0 needs a multiple of 32)");
+  }
+  kernels::AttentionArgs a;
+  a.block_tokens = layout.block_tokens;
+  a.token_stride_bytes = layout.token_bytes();
+  a.n_tokens = 0;  // shapes only: no block tables yet
+  a.n_head = hp.n_head;
+  a.n_head_kv = hp.n_head_kv;
+  a.head_dim = hp.head_dim;
+  a.kv_type = layout.type;
+  a.scale = 1.0f;
+  return kernels::check_attention_args(a);
+}
+
 std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_tokens, int max_threads) const {
   const Hparams& hp = impl_->hp;
   if (max_threads <= 0) max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -99,7 +135,8 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
   s.kv_dim = hp.n_head_kv * hp.head_dim;
   s.n_ff = hp.n_ff;
   s.matmul_bytes = largest_matmul_scratch(impl_->w, max_rows);
-  s.attention_floats = largest_attention_scratch(hp, max_seq_tokens);
+  s.max_block_tokens = std::max(max_seq_tokens, kMinBlockTokensBound);
+  s.attention_floats = largest_attention_scratch(hp, max_seq_tokens, s.max_block_tokens);
   s.n_attention_workers = max_threads;
   return std::make_unique<ForwardScratch>(s);
 }

@@ -1,12 +1,17 @@
 // Model: a loaded dense transformer (llama, qwen2, qwen3 families) and its forward pass.
 //
-// Owns the GgufFile (weights stay memory-mapped, never copied) and the bound weight views.
+// Owns the GgufFile (weight matrices stay memory-mapped, never copied; only the small norm
+// and bias vectors are converted to F32 copies) and the bound weight views.
 // Immutable after Load, so one Model is shared by all pipeline stages and threads; all
 // mutable state lives in the caller's ForwardScratch and KvView.
 //
 // The forward pass works on a batch of rows that may belong to different sequences; each
 // row carries its sequence, position and token. Results are bit-identical per row whatever
-// else is in the batch (see kernels/kernels.h, the batch-invariance contract).
+// else is in the batch (see kernels/kernels.h, the batch-invariance contract): other rows,
+// row order, K/V slot, how a prompt is chunked, and the thread count.
+//
+// Concurrency: forward_layers() calls on disjoint layer ranges may run at the same time
+// (pipeline stages), each with its own ForwardScratch and ThreadPool, over one KvView.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +50,10 @@ class Model {
   // embedding table it does not look up (for the bandwidth roofline).
   size_t decode_weight_bytes() const;
   KvLayout kv_layout(DType kv_type, int block_tokens) const;
+  // Ok when the forward pass can use K/V storage of this layout: it matches the model, the
+  // type can hold the model's heads (Q8_0 needs head_dim % 32 == 0), and blocks hold 1 to
+  // 256 tokens. Check once when creating a cache; forward passes do not re-check.
+  Status check_kv_layout(const KvLayout& layout) const;
 
   // Working memory for one caller (one per pipeline stage; see forward_scratch.h): batches of
   // up to max_rows rows at positions < max_seq_tokens, attention spread over up to

@@ -157,6 +157,10 @@ TEST_F(ModelLoadTest, KvLayoutSizesFollowTheModel) {
   EXPECT_EQ(f16.token_bytes(), 4u * 8 * 2);  // 4 K/V heads of 8 halves
   EXPECT_EQ(f16.block_bytes(), 5u * 2 * 16 * 64);
   EXPECT_EQ(f16.v_offset(2, 3), 2 * f16.layer_bytes() + 16 * f16.token_bytes() + 3 * f16.token_bytes());
+  EXPECT_TRUE((*m)->check_kv_layout(f16).ok());
+  EXPECT_FALSE((*m)->check_kv_layout((*m)->kv_layout(DType::kF16, 1024)).ok());
+  const Status q8_status = (*m)->check_kv_layout((*m)->kv_layout(DType::kQ8_0, 16));
+  EXPECT_NE(q8_status.message().find("multiple of 32"), std::string::npos) << q8_status.ToString();
   // Q8_0 stores heads in blocks of 32; stories' heads are 8 wide.
   auto q8 = ContiguousKv::Create((*m)->kv_layout(DType::kQ8_0, 16), 1, 64);
   ASSERT_FALSE(q8.ok());

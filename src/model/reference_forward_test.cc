@@ -159,6 +159,17 @@ TEST_F(ReferenceForwardVariantsTest, MixedWeightTypesAgree) {
   expect_within("mixed", e.rms_rel, e.max_rel, bounds(DType::kQ4_0));
 }
 
+// Heads wider than n_embd / n_head (attention.key_length; Qwen3-0.6B has 16 heads of 128
+// in a 1024-wide model): q, k, v and the attention output are not n_embd wide.
+TEST_F(ReferenceForwardVariantsTest, WideHeadsAgree) {
+  TestModelSpec spec;
+  spec.arch = "qwen3";
+  spec.head_dim = 128;
+  spec.type = DType::kQ8_0;
+  const Errors e = errors(spec, DType::kQ8_0);
+  expect_within("wide heads", e.rms_rel, e.max_rel, bounds(DType::kQ8_0));
+}
+
 // rope.scaling.type = linear divides positions by the factor.
 TEST_F(ReferenceForwardVariantsTest, LinearRopeScalingAgrees) {
   TestModelSpec spec;

@@ -78,6 +78,10 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".attention.head_count", GgufValue::U32(static_cast<uint32_t>(s.n_head)));
   w.set(a + ".attention.head_count_kv", GgufValue::U32(static_cast<uint32_t>(s.n_head_kv)));
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(1e-6f));
+  if (s.head_dim != 0) {
+    w.set(a + ".attention.key_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
+    w.set(a + ".attention.value_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
+  }
   w.set(a + ".rope.freq_base", GgufValue::F32(s.rope_freq_base));
   if (s.rope_linear_factor != 1.0f) {
     w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
@@ -100,7 +104,7 @@ std::vector<DType> all_weight_types() {
 Status write_test_model(const TestModelSpec& s, const std::string& path) {
   ModelBuilder b(s);
   set_metadata(s, b.writer());
-  const int head_dim = s.n_embd / s.n_head;
+  const int head_dim = s.head_dim != 0 ? s.head_dim : s.n_embd / s.n_head;
   const int q_dim = s.n_head * head_dim;
   const int kv_dim = s.n_head_kv * head_dim;
   const bool qwen2 = s.arch == "qwen2";

@@ -25,6 +25,7 @@ struct TestModelSpec {
   int n_embd = 256;
   int n_head = 4;
   int n_head_kv = 2;
+  int head_dim = 0;             // 0: n_embd / n_head; else written as attention.key_length (qwen3-0.6b: 128)
   int n_ff = 512;
   int n_layer = 2;
   int n_vocab = 256;

@@ -51,16 +51,14 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
 void attend_item(const Hparams& hp, int layer, const Row& row, int r, int g, KvView& kv, ForwardScratch& s,
                  int worker) {
   const KvLayout& L = kv.layout();
-  const int group = hp.n_head / hp.n_head_kv;
-  const size_t head_bytes = *dtype_row_bytes(L.type, static_cast<uint64_t>(hp.head_dim));
   const int n_tokens = row.pos + 1;
   const int n_blocks = (n_tokens + L.block_tokens - 1) / L.block_tokens;
   const void** block_k = s.block_k(worker);
   const void** block_v = s.block_v(worker);
   for (int b = 0; b < n_blocks; ++b) {
     const std::byte* base = kv.block(row.seq, b);
-    block_k[b] = base + L.k_offset(layer, 0) + static_cast<size_t>(g) * head_bytes;
-    block_v[b] = base + L.v_offset(layer, 0) + static_cast<size_t>(g) * head_bytes;
+    block_k[b] = base + L.k_offset(layer, 0);
+    block_v[b] = base + L.v_offset(layer, 0);
   }
   kernels::AttentionArgs a;
   a.block_k = block_k;
@@ -68,13 +66,13 @@ void attend_item(const Hparams& hp, int layer, const Row& row, int r, int g, KvV
   a.block_tokens = L.block_tokens;
   a.token_stride_bytes = L.token_bytes();
   a.n_tokens = n_tokens;
-  a.n_head = group;
-  a.n_head_kv = 1;
+  a.n_head = hp.n_head;
+  a.n_head_kv = hp.n_head_kv;
   a.head_dim = hp.head_dim;
   a.kv_type = L.type;
   a.scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
-  const size_t offset = static_cast<size_t>(r) * hp.n_head * hp.head_dim + static_cast<size_t>(g) * group * hp.head_dim;
-  kernels::attention(a, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker));
+  const size_t offset = static_cast<size_t>(r) * hp.n_head * hp.head_dim;
+  kernels::attention_kv_heads(a, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker), g, 1);
 }
 
 // All (row, K/V head) items of the batch, spread over the pool. Workers take items from a
@@ -143,6 +141,8 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
   const Hparams& hp = impl_->hp;
   const int n = static_cast<int>(rows.size());
   assert(n <= s.max_rows());
+  assert(kv.layout().block_tokens <= s.max_block_tokens());
+  assert(std::all_of(rows.begin(), rows.end(), [&](const Row& r) { return r.pos >= 0 && r.pos < s.max_seq_tokens(); }));
   if (n == 0) return;
   const int n_embd = hp.n_embd;
   const int q_dim = hp.n_head * hp.head_dim;

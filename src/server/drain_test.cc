@@ -34,7 +34,11 @@ class RunningServer {
     std::future<int> port_future = port.get_future();
     thread_ = std::thread([this, config, engine = std::move(engine), port = std::move(port)]() mutable {
       auto load = [&engine]() -> Result<LoadedModel> {
-        return LoadedModel{std::move(engine), std::make_unique<FakeModelText>(), "fake"};
+        LoadedModel model;
+        model.engine = std::move(engine);
+        model.text = std::make_unique<FakeModelText>();
+        model.name = "fake";
+        return model;
       };
       auto wait_for_stop = [this](double timeout_s) {
         std::this_thread::sleep_for(std::chrono::duration<double>(std::min(timeout_s, 0.005)));
@@ -92,6 +96,7 @@ TEST(Drain, RunningRequestsFinishThenThePortCloses) {
   while (server.engine().n_active() > 0) server.engine().step();
   ASSERT_TRUE(conn.read_until("data: [DONE]", kWaitS)) << conn.received();
   EXPECT_NE(conn.received().find("\"finish_reason\":\"length\""), std::string::npos);
+  conn.close();  // an idle keep-alive connection would hold the drain for its idle timeout
   EXPECT_TRUE(server.join().ok());
   EXPECT_FALSE(httplib::Client("127.0.0.1", server.port()).Get("/health"));
 }

@@ -41,9 +41,11 @@ Result<std::vector<int32_t>> EngineModelText::chat_prompt(const std::vector<Chat
 
 Result<LoadedModel> load_engine_model(const EngineOptions& options) {
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(options));
-  auto text = std::make_unique<EngineModelText>(engine->tokenizer(), engine->chat_template());
-  std::string name = std::filesystem::path(options.model_path).stem().string();
-  return LoadedModel{std::move(engine), std::move(text), std::move(name)};
+  LoadedModel model;
+  model.text = std::make_unique<EngineModelText>(engine->tokenizer(), engine->chat_template());
+  model.engine = std::move(engine);
+  model.name = std::filesystem::path(options.model_path).stem().string();
+  return model;
 }
 
 }  // namespace strata::server

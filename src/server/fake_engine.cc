@@ -53,7 +53,10 @@ Result<RequestId> FakeEngine::submit(GenerateRequest request, RequestCallback ca
   }
   submitted_.push_back(request);
   RequestId id = next_id_++;
-  active_.emplace(id, Running{std::move(request), std::move(callback)});
+  Running running;
+  running.request = std::move(request);
+  running.callback = std::move(callback);
+  active_.emplace(id, std::move(running));
   cv_.notify_all();
   return id;
 }

@@ -162,12 +162,12 @@ TEST(HttpServer, ChatCompletionAnswersWithTheReplyAndUsage) {
   EXPECT_EQ(body["choices"][0]["message"]["content"], kReply);
   EXPECT_EQ(body["choices"][0]["finish_reason"], "stop");
   // BOS + "user: Say hi\nassistant: "
-  EXPECT_EQ(body["usage"]["prompt_tokens"], 1 + 25);
+  EXPECT_EQ(body["usage"]["prompt_tokens"], 1 + 24);
   EXPECT_EQ(body["usage"]["completion_tokens"], kReply.size());
   EXPECT_EQ(body["usage"]["prompt_tokens_details"]["cached_tokens"], 3);
   const GenerateRequest sent = server.engine().submitted().at(0);
   EXPECT_EQ(sent.sampling.temperature, 0.0f);
-  EXPECT_EQ(sent.max_tokens, 512 - 26);  // no max_tokens: the rest of the context
+  EXPECT_EQ(sent.max_tokens, 512 - 25);  // no max_tokens: the rest of the context
 }
 
 TEST(HttpServer, MaxTokensEndsWithLengthAndStopStringsCut) {

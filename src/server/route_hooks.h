@@ -15,6 +15,7 @@ namespace strata::server {
 struct HttpBody {
   std::string body;
   std::string content_type;
+  int http_status = 200;
 };
 
 struct RouteHooks {

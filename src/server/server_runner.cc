@@ -51,6 +51,7 @@ Status run_server(const ServerConfig& config, const ModelLoader& load, RouteHook
   drain(state, http, served.engine, config.drain_timeout_s);
   serve_thread.join();
   state.publish_model(nullptr);
+  if (loaded->before_unload) loaded->before_unload();
   STRATA_LOG_INFO("stopped");
   return Status::Ok();
 }

@@ -25,6 +25,9 @@ struct LoadedModel {
   std::unique_ptr<Engine> engine;
   std::unique_ptr<ModelText> text;
   std::string name;  // the default model name (e.g. the file's stem); --alias overrides it
+  // Called after the drain, before the engine is destroyed (e.g. to stop a metrics sampler
+  // that reads engine snapshots). May be empty.
+  std::function<void()> before_unload;
 };
 
 using ModelLoader = std::function<Result<LoadedModel>()>;

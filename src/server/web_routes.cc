@@ -22,7 +22,7 @@ void serve_metrics(const RouteContext& ctx, const Request& req, Response& res) {
                        ErrorStyle::kOpenAi);
   }
   HttpBody page = ctx.hooks->render_metrics(req.get_header_value("Accept"), query_of(req.target));
-  res.status = 200;
+  res.status = page.http_status;
   res.set_content(std::move(page.body), page.content_type);
 }
 

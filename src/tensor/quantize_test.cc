@@ -103,6 +103,36 @@ TEST(QuantizeTest, Q4_KScalesAndMinsOfUpperSubBlocks) {
   for (int e = 0; e < 256; ++e) EXPECT_NEAR(y[e], x[e], 0.15f * static_cast<float>(e / 32 + 1)) << e;
 }
 
+// A block packed by hand: distinct 6-bit scales and mins, including the split 4+2-bit
+// encoding of sub-blocks 4..7.
+TEST(QuantizeTest, Q4_KDecodesHandPackedScalesAndMins) {
+  std::vector<uint8_t> b(144, 0);
+  b[0] = 0x00, b[1] = 0x3c;  // d = 1
+  b[2] = 0x00, b[3] = 0x3c;  // dmin = 1
+  const uint8_t scales[12] = {0x41, 0x02, 0x03, 0x04, 0x82, 0x00, 0x00, 0x00, 0x05, 0x06, 0x07, 0x08};
+  std::memcpy(b.data() + 4, scales, 12);
+  std::memset(b.data() + 16, 0x11, 128);  // every code is 1
+  auto y = dequantize(DType::kQ4_K, b, 256);
+  EXPECT_EQ(y[0], 1.0f * 1 - 2);     // sub-block 0: sc 1, m 2
+  EXPECT_EQ(y[32], 2.0f);            // sub-block 1: sc 2, m 0
+  EXPECT_EQ(y[64 + 31], 3.0f);       // sub-block 2
+  EXPECT_EQ(y[96], 4.0f);            // sub-block 3
+  EXPECT_EQ(y[128], 21.0f - 32);     // sub-block 4: sc 5 | 1 << 4, m 0 | 2 << 4
+  EXPECT_EQ(y[160], 6.0f);           // sub-block 5
+  EXPECT_EQ(y[255], 8.0f);           // sub-block 7
+}
+
+TEST(QuantizeTest, Q6_KDecodesSignedScales) {
+  std::vector<uint8_t> b(210, 0);  // every code 0, i.e. q - 32 = -32
+  for (int s = 0; s < 16; ++s) b[192 + s] = static_cast<uint8_t>(s % 2 == 0 ? s + 1 : -(s + 1));
+  b[208] = 0x00, b[209] = 0x3c;  // d = 1
+  auto y = dequantize(DType::kQ6_K, b, 256);
+  EXPECT_EQ(y[0], -32.0f);          // scale 1
+  EXPECT_EQ(y[16], 64.0f);          // scale -2
+  EXPECT_EQ(y[48], 128.0f);         // scale -4
+  EXPECT_EQ(y[255], 16.0f * 32);    // scale -16
+}
+
 TEST(QuantizeTest, Q5_KHighBitsLayout) {
   std::vector<float> x(256);
   for (int e = 0; e < 256; ++e) x[e] = static_cast<float>(e % 32);  // codes 0..31 per sub-block

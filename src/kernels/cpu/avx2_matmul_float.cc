@@ -20,6 +20,7 @@ struct FloatWeights {
   using X = __m256;
   static constexpr int64_t kElems = 8;
   static constexpr int kStreamRows = 4;
+  static constexpr int64_t kStepBytes = 8 * (kType == DType::kF32 ? 4 : 2);
   static constexpr size_t kElemBytes = kType == DType::kF32 ? 4 : 2;
 
   static Input input(const MatmulArgs& a, int r) { return {a.x + static_cast<int64_t>(r) * a.w->n_in, a.w->n_in}; }

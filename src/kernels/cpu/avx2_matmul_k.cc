@@ -32,17 +32,20 @@ KInput k_input(const MatmulArgs& a, int r) {
 
 KX k_load_x(const KInput& in, int64_t s) { return {in.q + s * kQKK, in.d[s], load_256(in.sum16 + s * 16)}; }
 
-// Q4_K / Q5_K scales: 8 six-bit scales (bytes 0-7 of *sc) and mins (*m), from the 12
-// packed bytes (see k_scale_min for the per-element definition).
-__attribute__((always_inline)) inline void unpack_k_scales(const uint8_t* packed, uint64_t* sc, uint64_t* m) {
-  uint32_t w[3];
-  std::memcpy(w, packed, sizeof w);
-  constexpr uint32_t k6 = 0x3f3f3f3f, k4 = 0x0f0f0f0f, k2 = 0x03030303;
-  const uint32_t sc_lo = w[0] & k6, m_lo = w[1] & k6;
-  const uint32_t sc_hi = (w[2] & k4) | (((w[0] >> 6) & k2) << 4);
-  const uint32_t m_hi = ((w[2] >> 4) & k4) | (((w[1] >> 6) & k2) << 4);
-  *sc = sc_lo | (static_cast<uint64_t>(sc_hi) << 32);
-  *m = m_lo | (static_cast<uint64_t>(m_hi) << 32);
+// Q4_K / Q5_K scales and mins: bytes 0-7 the 8 six-bit scales, bytes 8-15 the mins,
+// from the 12 packed bytes (reads 16; the 4 past them are the block's own codes). Per
+// k_scale_min: sub-blocks 0-3 keep their 6 bits in bytes 0-7; sub-blocks 4-7 take their
+// low 4 bits from the nibbles of bytes 8-11 and their top 2 from bits 6-7 of bytes 0-7.
+__m128i unpack_k_scales(const uint8_t* packed) {
+  const __m128i b = load_128(packed);
+  const __m128i low_src = _mm_shuffle_epi8(b, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
+  const __m128i low_mask = _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 0, 0, 0, 0);
+  const __m128i high_nibble_mask = _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15, 15, 15, 15);
+  const __m128i low = _mm_or_si128(_mm_and_si128(low_src, low_mask),
+                                   _mm_and_si128(_mm_srli_epi16(low_src, 4), high_nibble_mask));
+  const __m128i top_src = _mm_shuffle_epi8(b, _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7));
+  const __m128i top = _mm_and_si128(_mm_srli_epi16(top_src, 2), _mm_set1_epi8(0x30));  // bits 6-7 -> 4-5
+  return _mm_or_si128(low, top);
 }
 
 // Bit j of every byte of qh moved to bit 4 (0x10), other bits cleared.
@@ -58,11 +61,12 @@ struct K4 {
   using Block = std::conditional_t<kFiveBit, BlockQ5_K, BlockQ4_K>;
   static constexpr int64_t kElems = kQKK;
   static constexpr int kStreamRows = 2;  // the super-block decode needs the registers
+  static constexpr int64_t kStepBytes = sizeof(Block);
   struct W {
     const Block* b;
     float d, dmin;
-    uint32_t scale_pairs[8];  // scale j in both int16 halves, for madd
-    __m256i mins;             // min j in int16 lanes 2j and 2j + 1
+    __m256i scales;  // the 8 scales as int16, in both 128-bit halves
+    __m256i mins;    // min j in int16 lanes 2j and 2j + 1
   };
   static Input input(const MatmulArgs& a, int r) { return k_input(a, r); }
   static X load_x(const Input& in, int64_t s) { return k_load_x(in, s); }
@@ -71,17 +75,17 @@ struct K4 {
     w.b = reinterpret_cast<const Block*>(row) + s;
     w.d = load_fp16(&w.b->d);
     w.dmin = load_fp16(&w.b->dmin);
-    uint64_t sc, m;
-    unpack_k_scales(w.b->scales, &sc, &m);
-    const __m256i sc32 = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<int64_t>(sc)));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w.scale_pairs), _mm256_or_si256(sc32, _mm256_slli_epi32(sc32, 16)));
-    const __m128i m8 = _mm_cvtsi64_si128(static_cast<int64_t>(m));
-    w.mins = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m8, m8));
+    const __m128i sc_m = unpack_k_scales(w.b->scales);
+    w.scales = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sc_m));
+    w.mins = _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(sc_m, sc_m));
     return w;
   }
-  static __m256i scaled_dot(__m256i codes, const int8_t* x, uint32_t scale_pair) {
-    const __m256i dot16 = _mm256_maddubs_epi16(codes, load_256(x));
-    return _mm256_madd_epi16(dot16, _mm256_set1_epi32(static_cast<int>(scale_pair)));
+  // Scale j in every int16 lane (one in-lane byte shuffle, which two ports can run).
+  static __m256i scale(const W& w, int j) {
+    return _mm256_shuffle_epi8(w.scales, _mm256_set1_epi16(static_cast<int16_t>((2 * j) | ((2 * j + 1) << 8))));
+  }
+  static __m256i scaled_dot(__m256i codes, const int8_t* x, __m256i scale) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(codes, load_256(x)), scale);
   }
   static __m256 pair(const W& w, const X& x, __m256 acc) {
     __m256i qh;
@@ -96,8 +100,8 @@ struct K4 {
         lo = _mm256_or_si256(lo, high_bit(qh, 2 * c));
         hi = _mm256_or_si256(hi, high_bit(qh, 2 * c + 1));
       }
-      sum = _mm256_add_epi32(sum, scaled_dot(lo, x.q + 64 * c, w.scale_pairs[2 * c]));
-      sum = _mm256_add_epi32(sum, scaled_dot(hi, x.q + 64 * c + 32, w.scale_pairs[2 * c + 1]));
+      sum = _mm256_add_epi32(sum, scaled_dot(lo, x.q + 64 * c, scale(w, 2 * c)));
+      sum = _mm256_add_epi32(sum, scaled_dot(hi, x.q + 64 * c + 32, scale(w, 2 * c + 1)));
     }
     const __m256i mins = _mm256_madd_epi16(x.sum16, w.mins);  // lane j: min_j * sum(x codes of j)
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(w.d * x.d), acc);
@@ -111,6 +115,7 @@ struct Q6K {
   using X = KX;
   static constexpr int64_t kElems = kQKK;
   static constexpr int kStreamRows = 2;  // the super-block decode needs the registers
+  static constexpr int64_t kStepBytes = sizeof(BlockQ6_K);
   struct W {
     const BlockQ6_K* b;
     float d;

@@ -42,6 +42,7 @@ struct Q8_0 {
   using X = XBlock;
   static constexpr int64_t kElems = kQK;
   static constexpr int kStreamRows = 4;
+  static constexpr int64_t kStepBytes = sizeof(BlockQ8_0);
   struct W {
     __m256i abs_q;
     __m256i q;
@@ -81,6 +82,7 @@ struct Q4_0 {
   using X = OffsetX<8>;
   static constexpr int64_t kElems = kQK;
   static constexpr int kStreamRows = 4;
+  static constexpr int64_t kStepBytes = sizeof(BlockQ4_0);
   struct W {
     __m256i u;
     __m256 d;
@@ -113,6 +115,7 @@ struct Q5_0 {
   using X = OffsetX<16>;
   static constexpr int64_t kElems = kQK;
   static constexpr int kStreamRows = 4;
+  static constexpr int64_t kStepBytes = sizeof(BlockQ5_0);
   struct W {
     __m256i u;
     __m256 d;

@@ -11,6 +11,7 @@
 //   struct W; struct X;                       decoded weight block / input block
 //   static constexpr int64_t kElems;          elements per step
 //   static constexpr int kStreamRows;         weight rows per tile for 1-2 inputs (4 or 2)
+//   static constexpr int64_t kStepBytes;      weight bytes per step
 //   static W load_w(const std::byte* row, int64_t step);
 //   static X load_x(const Input& in, int64_t step);   Input = P::Input
 //   static __m256 pair(const W&, const X&, __m256 acc);
@@ -38,6 +39,13 @@ static inline void matmul_tile(const MatmulArgs& a, int64_t o, int r0) {
   }
   const int64_t n_steps = w.n_in / P::kElems;
   for (int64_t s = 0; s < n_steps; ++s) {
+#ifdef STRATA_PREFETCH_BYTES
+    if constexpr (NR <= 2) {
+      for (int i = 0; i < NW; ++i) {
+        _mm_prefetch(reinterpret_cast<const char*>(rows[i]) + s * P::kStepBytes + STRATA_PREFETCH_BYTES, _MM_HINT_T0);
+      }
+    }
+#endif
     typename P::W wb[NW];
 #pragma GCC unroll 4
     for (int i = 0; i < NW; ++i) wb[i] = P::load_w(rows[i], s);

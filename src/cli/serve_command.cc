@@ -1,0 +1,132 @@
+// `strata serve`: the OpenAI- and Anthropic-compatible HTTP server (see docs/api.md).
+// Flags are parsed here; everything else lives in src/server (run_server).
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "engine/engine.h"
+#include "fetch/model_source.h"
+#include "fetch/model_source_flags.h"
+#include "server/engine_model.h"
+#include "server/observability.h"
+#include "server/server_config.h"
+#include "server/server_runner.h"
+#include "server/termination_signals.h"
+
+#ifndef STRATA_VERSION
+#define STRATA_VERSION "0.0.0"
+#endif
+
+namespace strata::cli {
+
+namespace {
+
+struct ServeFlags {
+  server::ServerConfig server;
+  EngineOptions engine;
+  ModelSourceOptions source;
+  std::string max_body = "16MiB";
+};
+
+void add_engine_flags(CLI::App* sub, EngineOptions* e) {
+  sub->add_option("--parallel", e->n_parallel, "request slots")->capture_default_str()->check(CLI::Range(1, 4096));
+  sub->add_option("--ctx", e->n_ctx, "context per slot in tokens (0: the model's, at most 4096)")
+      ->capture_default_str()->check(CLI::Range(0, 1 << 22));
+  sub->add_option("--max-queue", e->max_queue, "requests that may wait for a slot")
+      ->capture_default_str()->check(CLI::Range(0, 1 << 20));
+  sub->add_option("--prefill-chunk", e->prefill_chunk, "prompt rows per engine step")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--stages", e->n_stages, "pipeline stages")->capture_default_str()->check(CLI::Range(1, 256));
+  sub->add_option("--batch-groups", e->n_groups, "slot groups (0: auto)")->capture_default_str()->check(CLI::Range(0, 4096));
+  sub->add_option("--threads", e->n_threads, "worker threads (0: all cores)")->capture_default_str()->check(CLI::Range(0, 4096));
+  sub->add_option("--kv-block", e->kv_block_tokens, "tokens per K/V block")->capture_default_str()->check(CLI::Range(1, 4096));
+  sub->add_option("--kv-cache-mib", e->kv_cache_mib, "K/V pool size (0: enough for every slot)")
+      ->capture_default_str()->check(CLI::Range(0, 1 << 24));
+  sub->add_option("--kv-type", e->kv_type, "K/V element type")->capture_default_str()->check(CLI::IsMember({"f16", "f32", "q8_0"}));
+  sub->add_option("--park-dir", e->park_dir, "directory for parked K/V (empty: no parking)");
+  sub->add_option("--park-mib", e->park_mib, "park store capacity")->capture_default_str()->check(CLI::Range(0, 1 << 30));
+}
+
+void add_server_flags(CLI::App* sub, ServeFlags* f) {
+  server::ServerConfig& s = f->server;
+  sub->add_option("--host", s.host, "address to listen on")->capture_default_str();
+  sub->add_option("--port", s.port, "port to listen on (0: any free port)")->capture_default_str()->check(CLI::Range(0, 65535));
+  sub->add_option("--api-key", s.api_keys, "accepted API key (repeatable; also $STRATA_API_KEY)");
+  sub->add_flag("--metrics-no-auth", s.metrics_no_auth, "serve /metrics without an API key");
+  sub->add_option("--max-body", f->max_body, "largest request body, e.g. 16MiB (answered 413 beyond)")
+      ->capture_default_str();
+  sub->add_option("--drain-timeout", s.drain_timeout_s, "seconds running requests get after SIGTERM")
+      ->capture_default_str()->check(CLI::Range(0.0, 86400.0));
+  sub->add_option("--alias", s.model_alias, "model name shown to clients (default: the file's name)");
+}
+
+// "16MiB", "512k", "1048576" -> bytes (k/m/g are binary multiples).
+bool parse_size_bytes(const std::string& text, uint64_t* out) {
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !(value > 0)) return false;
+  std::string unit(end);
+  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  double scale = 1;
+  if (unit == "k" || unit == "kb" || unit == "kib") scale = 1024.0;
+  else if (unit == "m" || unit == "mb" || unit == "mib") scale = 1024.0 * 1024;
+  else if (unit == "g" || unit == "gb" || unit == "gib") scale = 1024.0 * 1024 * 1024;
+  else if (!unit.empty() && unit != "b") return false;
+  *out = static_cast<uint64_t>(value * scale);
+  return true;
+}
+
+int run_serve(ServeFlags& f) {
+  if (!parse_size_bytes(f.max_body, &f.server.max_body_bytes)) {
+    std::fprintf(stderr, "serve: --max-body '%s' is not a size (e.g. 16MiB, 512k, 1048576)\n", f.max_body.c_str());
+    return 2;
+  }
+  if (const char* key = std::getenv("STRATA_API_KEY"); key && *key) f.server.api_keys.push_back(key);
+  f.server.version = STRATA_VERSION;
+  // Enough HTTP threads for every slot and queued request, plus room for status calls.
+  f.server.http_threads = f.engine.n_parallel + f.engine.max_queue + 16;
+  if (Status st = server::validate_server_config(f.server); !st.ok()) {
+    std::fprintf(stderr, "serve: %s\n", st.message().c_str());
+    return 2;
+  }
+  // Before any thread starts, so that every thread inherits the blocked mask.
+  server::TerminationSignals signals;
+  server::ServeObservability observability(STRATA_VERSION);
+  auto load = [&f, &observability]() -> Result<server::LoadedModel> {
+    STRATA_ASSIGN_OR_RETURN(std::string path, resolve_model(f.source));
+    EngineOptions options = f.engine;
+    options.model_path = path;
+    const std::string name = f.server.model_alias.empty() ? std::filesystem::path(path).stem().string()
+                                                          : f.server.model_alias;
+    options.observer = observability.prepare(name, options.n_ctx > 0 ? options.n_ctx : 4096);
+    STRATA_ASSIGN_OR_RETURN(server::LoadedModel model, server::load_engine_model(options));
+    observability.attach(model.engine.get());
+    model.before_unload = [&observability] { observability.detach(); };
+    return model;
+  };
+  Status st = server::run_server(f.server, load, observability.hooks(),
+                                 [&signals](double timeout_s) { return signals.wait(timeout_s); });
+  if (!st.ok()) {
+    std::fprintf(stderr, "serve: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, int* exit_code) {
+  auto* sub = app.add_subcommand("serve", "Serve a model over HTTP (OpenAI and Anthropic APIs)");
+  auto flags = std::make_shared<ServeFlags>();
+  sub->add_option("-m,--model", flags->source.model_path, "GGUF model file (default: the default model, fetched once)");
+  add_model_source_flags(sub, &flags->source);
+  add_engine_flags(sub, &flags->engine);
+  add_server_flags(sub, flags.get());
+  sub->callback([flags, exit_code] { *exit_code = run_serve(*flags); });
+}
+
+}  // namespace strata::cli
