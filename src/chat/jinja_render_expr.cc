@@ -158,6 +158,7 @@ Result<Value> Renderer::call_value(const Value& callee, const CallArgs& args, co
     if (fn.macro != nullptr) return call_macro(*fn.macro, args, at);
     Result<Value> out = call_global(fn.name, args, ctx_);
     if (!out.ok()) return located(out.status(), at.line, at.column);
+    if (out->is_namespace()) namespaces_.push_back(*out);
     return out;
   }
   if (callee.is_undefined()) {

@@ -10,6 +10,10 @@ Renderer::Renderer(const Dict& context, const RenderOptions& options) : limits_(
   frames_.push_back(context);
 }
 
+Renderer::~Renderer() {
+  for (const Value& ns : namespaces_) ns.mutable_namespace().clear();
+}
+
 Result<std::string> Renderer::run(const Template& tmpl) {
   std::string out;
   out_ = &out;

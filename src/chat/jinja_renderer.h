@@ -5,6 +5,10 @@
 // Scopes follow Jinja: frame 0 holds the context and top-level variables; each for-loop
 // iteration and each macro call pushes a frame, so `set` inside them stays local (namespaces
 // exist to escape that). A macro body sees its own frames and frame 0 only.
+//
+// Namespaces are the only mutable values, so every reference cycle runs through one
+// ({% set ns.self = [ns] %}); the Renderer empties the namespaces it created when it is
+// destroyed, so no render leaks memory.
 #pragma once
 
 #include <string>
@@ -21,6 +25,9 @@ namespace strata::jinja {
 class Renderer {
  public:
   Renderer(const Dict& context, const RenderOptions& options);
+  ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
 
   Result<std::string> run(const Template& tmpl);
 
@@ -72,6 +79,7 @@ class Renderer {
   int call_depth_ = 0;
   Flow flow_ = Flow::kNormal;
   const Value* block_input_ = nullptr;  // the body text a filter block or block set filters
+  std::vector<Value> namespaces_;       // every namespace this render created
 };
 
 }  // namespace strata::jinja

@@ -26,6 +26,7 @@ class Dict {
  public:
   const Value* find(std::string_view key) const;
   void set(std::string key, Value value);
+  void clear() { entries_.clear(); }
   size_t size() const { return entries_.size(); }
   const std::vector<std::pair<std::string, Value>>& entries() const { return entries_; }
 

@@ -69,8 +69,8 @@ void EngineImpl::abort_waiting(PendingRequest& p) {
   done.kind = RequestEvent::Kind::kDone;
   done.finish = FinishReason::kAbort;
   done.prompt_tokens = r.prompt_tokens;
-  if (p.callback) p.callback(done);
   if (config_.options.observer) config_.options.observer->on_request_finished(r);
+  if (p.callback) p.callback(done);
 }
 
 void EngineImpl::apply_cancel(RequestId id) {

@@ -109,8 +109,8 @@ void RequestState::finish(FinishReason reason, double now_s) {
     decoder_.flush(&piece_);
     if (!stop_.feed(piece_, &e.text)) stop_.flush(&e.text);
   }
-  if (callback_) callback_(e);
   if (observer_) observer_->on_request_finished(record_);
+  if (callback_) callback_(e);
 }
 
 void RequestState::fail(const std::string& error, double now_s) {
@@ -118,8 +118,8 @@ void RequestState::fail(const std::string& error, double now_s) {
   close_record(FinishReason::kError, now_s);
   RequestEvent e = final_event(RequestEvent::Kind::kError, FinishReason::kError);
   e.error = error;
-  if (callback_) callback_(e);
   if (observer_) observer_->on_request_finished(record_);
+  if (callback_) callback_(e);
 }
 
 }  // namespace strata

@@ -11,7 +11,8 @@
 //     back until it cannot; a completed stop string ends the request with kStop, and it
 //     and anything after it are never sent;
 //   - max_tokens ends it with kLength.
-// finish() sends the single kDone (or kError) event; kDone.text carries whatever text was
+// finish() reports the RequestRecord to the observer, then sends the single kDone (or
+// kError) event; kDone.text carries whatever text was
 // still held back (an unfinished stop-string prefix or UTF-8 tail), usually empty.
 // Owned by the engine thread; the callback and observer run there.
 #pragma once

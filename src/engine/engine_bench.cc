@@ -1,0 +1,242 @@
+#include "engine/engine_bench.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "engine/batch_runner.h"
+#include "engine/bench_prompts.h"
+#include "engine/engine.h"
+#include "tokenizer/tokenizer.h"
+
+namespace strata {
+
+namespace {
+
+struct EngineAndRunner {
+  std::unique_ptr<BatchRunner> runner = std::make_unique<BatchRunner>();
+  std::unique_ptr<Engine> engine;
+  ~EngineAndRunner() {
+    if (engine) engine->shutdown(5.0);
+  }
+};
+
+Result<std::unique_ptr<EngineAndRunner>> start(EngineOptions o) {
+  auto e = std::make_unique<EngineAndRunner>();
+  e->runner->attach(&o);
+  STRATA_ASSIGN_OR_RETURN(e->engine, Engine::Create(o));
+  return e;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+ConcurrencyResult summarize(const std::vector<BatchOutcome>& outs) {
+  ConcurrencyResult r;
+  r.concurrency = static_cast<int>(outs.size());
+  double first_submit = outs.front().submit_s, last_finish = 0.0, per_request = 0.0;
+  std::vector<double> ttft;
+  for (const BatchOutcome& o : outs) {
+    first_submit = std::min(first_submit, o.submit_s);
+    last_finish = std::max(last_finish, o.finished_s);
+    r.n_tokens += o.done.completion_tokens;
+    ttft.push_back(o.ttft_s());
+    double gen_s = o.finished_s - o.first_token_s;
+    if (o.done.completion_tokens > 1 && gen_s > 0) per_request += (o.done.completion_tokens - 1) / gen_s;
+  }
+  r.wall_s = last_finish - first_submit;
+  r.total_tok_s = r.wall_s > 0 ? r.n_tokens / r.wall_s : 0.0;
+  r.per_request_tok_s = per_request / static_cast<double>(outs.size());
+  r.ttft_median_s = median(ttft);
+  r.ttft_max_s = *std::max_element(ttft.begin(), ttft.end());
+  return r;
+}
+
+Status check_outcomes(const std::vector<BatchOutcome>& outs) {
+  for (const BatchOutcome& o : outs) {
+    if (!o.submit_status.ok()) return o.submit_status;
+    if (o.done.kind == RequestEvent::Kind::kError) return Status::Internal("request failed: " + o.done.error);
+  }
+  return Status::Ok();
+}
+
+GenerateRequest request(std::vector<int32_t> prompt, int max_new) {
+  GenerateRequest r;
+  r.prompt_tokens = std::move(prompt);
+  r.max_tokens = max_new;
+  r.ignore_eos = true;
+  return r;
+}
+
+Status bench_layout(const EngineBenchOptions& opt, EngineOptions base, int stages, int groups,
+                    EngineBenchReport* report) {
+  base.n_stages = stages;
+  base.n_groups = groups;
+  STRATA_ASSIGN_OR_RETURN(auto e, start(base));
+  const Tokenizer& tok = e->engine->tokenizer();
+  // Warm-up: fault the weights in and start every stage's threads.
+  STRATA_RETURN_IF_ERROR(check_outcomes(e->runner->run(*e->engine, {{request(bench_prompt(tok, 999, 16), 4)}})));
+  int index = 1000 * stages + 100 * groups;
+  for (int c : opt.concurrency) {
+    std::vector<BatchJob> jobs;
+    for (int i = 0; i < c; ++i) jobs.push_back({request(bench_prompt(tok, index++, opt.prompt_tokens), opt.max_new)});
+    auto outs = e->runner->run(*e->engine, jobs);
+    STRATA_RETURN_IF_ERROR(check_outcomes(outs));
+    ConcurrencyResult r = summarize(outs);
+    r.n_stages = stages;
+    r.n_groups = groups;
+    report->runs.push_back(r);
+  }
+  return Status::Ok();
+}
+
+Status bench_cache(const EngineBenchOptions& opt, EngineOptions base, EngineBenchReport* report) {
+  std::string dir = opt.park_dir;
+  const bool temporary = dir.empty();
+  if (temporary) dir = (std::filesystem::temp_directory_path() / ("strata-bench-park-" + std::to_string(::getpid()))).string();
+  base.park_dir = dir;
+  base.n_stages = 1;
+  base.n_groups = 1;
+  CacheResult& c = report->cache;
+  BatchOutcome warm;
+  GenerateRequest follow;
+  {
+    STRATA_ASSIGN_OR_RETURN(auto e, start(base));
+    const Tokenizer& tok = e->engine->tokenizer();
+    GenerateRequest first = request(bench_prompt(tok, 7, opt.cache_prompt_tokens), 8);
+    auto cold = e->runner->run(*e->engine, {{first}});
+    STRATA_RETURN_IF_ERROR(check_outcomes(cold));
+    follow = first;
+    follow.prompt_tokens.insert(follow.prompt_tokens.end(), cold[0].tokens.begin(), cold[0].tokens.end());
+    std::vector<int32_t> turn = bench_turn(tok, 0);
+    follow.prompt_tokens.insert(follow.prompt_tokens.end(), turn.begin(), turn.end());
+    auto cached = e->runner->run(*e->engine, {{follow}});
+    STRATA_RETURN_IF_ERROR(check_outcomes(cached));
+    c.ttft_cold_s = cold[0].ttft_s();
+    c.ttft_cached_s = cached[0].ttft_s();
+    c.cached_tokens = cached[0].done.cached_tokens;
+    warm = cached[0];
+  }  // shutdown parks every cached block
+  {
+    STRATA_ASSIGN_OR_RETURN(auto e, start(base));
+    auto parked = e->runner->run(*e->engine, {{follow}});
+    STRATA_RETURN_IF_ERROR(check_outcomes(parked));
+    c.ttft_parked_s = parked[0].ttft_s();
+    c.restored_tokens = parked[0].done.cached_tokens;
+    c.identical = first_difference(parked[0], warm) < 0;
+  }
+  c.prompt_tokens = static_cast<int>(follow.prompt_tokens.size());
+  report->has_cache = true;
+  if (temporary) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<int>> parse_int_list(const std::string& text, const std::string& flag) {
+  std::vector<int> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end = nullptr;
+    long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 1 || v > 4096) {
+      return Status::InvalidArgument(flag + " " + text + ": '" + item + "' is not a positive integer");
+    }
+    out.push_back(static_cast<int>(v));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+Result<EngineBenchReport> run_engine_bench(const EngineBenchOptions& opt) {
+  if (opt.concurrency.empty()) return Status::InvalidArgument("--concurrency lists no value");
+  EngineBenchReport report;
+  report.model_path = opt.model_path;
+  report.max_new = opt.max_new;
+  report.prompt_tokens = opt.prompt_tokens;
+  report.n_parallel = opt.n_parallel > 0 ? opt.n_parallel : *std::max_element(opt.concurrency.begin(), opt.concurrency.end());
+  EngineOptions base;
+  base.model_path = opt.model_path;
+  base.n_parallel = report.n_parallel;
+  base.n_threads = opt.n_threads;
+  base.n_ctx = opt.n_ctx;
+  base.kv_type = opt.kv_type;
+  base.max_queue = std::max(64, 2 * report.n_parallel);
+  for (auto [stages, groups] : opt.layouts) {
+    Status st = bench_layout(opt, base, stages, groups, &report);
+    if (st.code() == Code::kInvalidArgument) {
+      report.notes.push_back("--stages " + std::to_string(stages) + " --batch-groups " + std::to_string(groups) +
+                             " skipped: " + st.message());
+      continue;
+    }
+    STRATA_RETURN_IF_ERROR(st);
+  }
+  if (opt.cache_prompt_tokens > 0) STRATA_RETURN_IF_ERROR(bench_cache(opt, base, &report));
+  report.n_threads = opt.n_threads;
+  return report;
+}
+
+std::string format_engine_bench(const EngineBenchReport& r) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "engine bench  %s: %d slots, %d-token prompts, %d new tokens per request\n",
+                r.model_path.c_str(), r.n_parallel, r.prompt_tokens, r.max_new);
+  out += line;
+  out += "stages groups  conc  total tok/s  per-req tok/s  TTFT median ms  TTFT max ms\n";
+  for (const ConcurrencyResult& c : r.runs) {
+    std::snprintf(line, sizeof line, "%6d %6d %5d %12.1f %14.1f %15.1f %12.1f\n", c.n_stages, c.n_groups,
+                  c.concurrency, c.total_tok_s, c.per_request_tok_s, c.ttft_median_s * 1e3, c.ttft_max_s * 1e3);
+    out += line;
+  }
+  for (const std::string& n : r.notes) out += "note: " + n + "\n";
+  if (r.has_cache) {
+    const CacheResult& c = r.cache;
+    auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+    std::snprintf(line, sizeof line, "prefix cache  %d-token follow-up turn: first prompt TTFT %.1f ms\n",
+                  c.prompt_tokens, c.ttft_cold_s * 1e3);
+    out += line;
+    std::snprintf(line, sizeof line, "  from the prefix cache       TTFT %.1f ms (%.1fx faster, %d tokens reused)\n",
+                  c.ttft_cached_s * 1e3, ratio(c.ttft_cold_s, c.ttft_cached_s), c.cached_tokens);
+    out += line;
+    std::snprintf(line, sizeof line, "  after restart (park store)  TTFT %.1f ms (%.1fx faster, %d tokens restored)%s\n",
+                  c.ttft_parked_s * 1e3, ratio(c.ttft_cold_s, c.ttft_parked_s), c.restored_tokens,
+                  c.identical ? "" : "  OUTPUT DIFFERS");
+    out += line;
+  }
+  return out;
+}
+
+nlohmann::json engine_bench_json(const EngineBenchReport& r) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const ConcurrencyResult& c : r.runs) {
+    runs.push_back({{"stages", c.n_stages}, {"batch_groups", c.n_groups}, {"concurrency", c.concurrency},
+                    {"tokens", c.n_tokens}, {"wall_s", c.wall_s}, {"total_tok_s", c.total_tok_s},
+                    {"per_request_tok_s", c.per_request_tok_s}, {"ttft_median_s", c.ttft_median_s},
+                    {"ttft_max_s", c.ttft_max_s}});
+  }
+  nlohmann::json j = {{"model", r.model_path}, {"parallel", r.n_parallel}, {"prompt_tokens", r.prompt_tokens},
+                      {"max_new", r.max_new}, {"runs", runs}, {"notes", r.notes}};
+  if (r.has_cache) {
+    const CacheResult& c = r.cache;
+    j["prefix_cache"] = {{"prompt_tokens", c.prompt_tokens}, {"ttft_cold_s", c.ttft_cold_s},
+                         {"ttft_cached_s", c.ttft_cached_s}, {"cached_tokens", c.cached_tokens},
+                         {"ttft_parked_s", c.ttft_parked_s}, {"restored_tokens", c.restored_tokens},
+                         {"identical", c.identical}};
+  }
+  return j;
+}
+
+}  // namespace strata
