@@ -99,7 +99,9 @@ Result<Generation> generate(const Session& s, const RunFlags& f, const std::vect
   const Model& m = *s.model;
   const int n_vocab = m.hparams().n_vocab;
   ThreadPool pool(f.n_threads);
-  STRATA_ASSIGN_OR_RETURN(auto kv, ContiguousKv::Create(m.kv_layout(DType::kF16, 16), 1, n_ctx));
+  const KvLayout layout = m.kv_layout(DType::kF16, 16);
+  STRATA_RETURN_IF_ERROR(m.check_kv_layout(layout));
+  STRATA_ASSIGN_OR_RETURN(auto kv, ContiguousKv::Create(layout, 1, n_ctx));
   const int n_prompt = static_cast<int>(prompt.size());
   auto scratch = m.make_scratch(std::min(n_prompt, kPrefillChunk), n_ctx, f.n_threads);
   std::vector<float> logits(static_cast<size_t>(n_vocab));

@@ -79,7 +79,9 @@ Result<ForwardBenchResult> bench_forward(const Model& model, ThreadPool& pool, c
   const int max_tokens = o.prompt_tokens + o.decode_steps;
   const int max_rows = std::max(std::min(o.prefill_chunk, o.prompt_tokens), max_batch);
   Bench b{model, pool, nullptr, model.make_scratch(max_rows, max_tokens, pool.size()), {}, {}};
-  STRATA_ASSIGN_OR_RETURN(b.kv, ContiguousKv::Create(model.kv_layout(o.kv_type, o.kv_block_tokens), max_batch, max_tokens));
+  const KvLayout layout = model.kv_layout(o.kv_type, o.kv_block_tokens);
+  STRATA_RETURN_IF_ERROR(model.check_kv_layout(layout));
+  STRATA_ASSIGN_OR_RETURN(b.kv, ContiguousKv::Create(layout, max_batch, max_tokens));
   b.logits.resize(static_cast<size_t>(max_batch) * model.hparams().n_vocab);
   b.rows.reserve(static_cast<size_t>(max_rows));
 

@@ -56,9 +56,6 @@ size_t largest_attention_scratch(const Hparams& hp, int max_seq_tokens, int max_
   return n_floats;
 }
 
-// Scratch always fits K/V blocks of up to this many tokens, whatever max_seq_tokens.
-constexpr int kMinBlockTokensBound = 256;
-
 }  // namespace
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -103,8 +100,8 @@ Status Model::check_kv_layout(const KvLayout& layout) const {
   if (layout.n_layer != hp.n_layer || layout.n_head_kv != hp.n_head_kv || layout.head_dim != hp.head_dim) {
     return Status::InvalidArgument("K/V layout does not match the model's layers, K/V heads or head size");
   }
-  if (layout.block_tokens <= 0 || layout.block_tokens > kMinBlockTokensBound) {
-    return Status::InvalidArgument("K/V block size must be 1 to " + std::to_string(kMinBlockTokensBound) + " tokens, got " +
+  if (layout.block_tokens <= 0 || layout.block_tokens > kMaxKvBlockTokens) {
+    return Status::InvalidArgument("K/V block size must be 1 to " + std::to_string(kMaxKvBlockTokens) + " tokens, got " +
                                    std::to_string(layout.block_tokens));
   }
   if (!kernels::kv_type_supported(layout.type, hp.head_dim)) {
@@ -135,7 +132,7 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
   s.kv_dim = hp.n_head_kv * hp.head_dim;
   s.n_ff = hp.n_ff;
   s.matmul_bytes = largest_matmul_scratch(impl_->w, max_rows);
-  s.max_block_tokens = std::max(max_seq_tokens, kMinBlockTokensBound);
+  s.max_block_tokens = kMaxKvBlockTokens;
   s.attention_floats = largest_attention_scratch(hp, max_seq_tokens, s.max_block_tokens);
   s.n_attention_workers = max_threads;
   return std::make_unique<ForwardScratch>(s);

@@ -38,6 +38,9 @@ struct Row {
 
 class Model {
  public:
+  // The largest K/V block (tokens) the forward pass accepts; scratch is sized for it.
+  static constexpr int kMaxKvBlockTokens = 256;
+
   static Result<std::unique_ptr<Model>> Load(const std::string& path);
   static Result<std::unique_ptr<Model>> FromGguf(std::shared_ptr<const GgufFile> gguf);
   ~Model();
@@ -52,7 +55,7 @@ class Model {
   KvLayout kv_layout(DType kv_type, int block_tokens) const;
   // Ok when the forward pass can use K/V storage of this layout: it matches the model, the
   // type can hold the model's heads (Q8_0 needs head_dim % 32 == 0), and blocks hold 1 to
-  // 256 tokens. Check once when creating a cache; forward passes do not re-check.
+  // kMaxKvBlockTokens tokens. Check once when creating a cache; forward passes do not re-check.
   Status check_kv_layout(const KvLayout& layout) const;
 
   // Working memory for one caller (one per pipeline stage; see forward_scratch.h): batches of

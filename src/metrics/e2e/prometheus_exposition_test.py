@@ -246,6 +246,23 @@ class Counters(unittest.TestCase):
     def scrape(self):
         return families(self.server.metrics_text()[1])
 
+    def scrape_when(self, ready, timeout_s=5):
+        """The first scrape for which ready(families) holds. The engine reports a request's end,
+        and the server a response, around the time the client gets the last byte, not strictly
+        before; the test waits for that, then checks exact amounts."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            fams = self.scrape()
+            if ready(fams) or time.monotonic() > deadline:
+                return fams
+            time.sleep(0.05)
+
+    def scrape_when_finished(self, n_finished):
+        return self.scrape_when(lambda f: self.finished(f) >= n_finished)
+
+    def finished(self, fams):
+        return sum(s.value for s in fams["vllm:request_success"].samples)
+
     def test_counters_move_by_the_requests_made(self):
         before = self.scrape()
         done = []
@@ -255,7 +272,15 @@ class Counters(unittest.TestCase):
         s = self.server.stream_chat("Tell me a story.", 14)
         self.assertIsNotNone(s["usage"], "the stream reports usage (stream_options.include_usage)")
         done.append((s["usage"], s["finish_reason"], 14, "/v1/chat/completions"))
-        after = self.scrape()
+        def http(fams, handler):
+            try:
+                return value(fams, "http_requests", handler=handler, method="POST", status="2xx")
+            except KeyError:
+                return 0
+
+        after = self.scrape_when(
+            lambda f: self.finished(f) >= self.finished(before) + len(done) and
+            http(f, "/v1/chat/completions") >= http(before, "/v1/chat/completions") + 1)
 
         def delta(family, sample=None, **labels):
             return value(after, family, sample, **labels) - value(before, family, sample, **labels)
@@ -281,8 +306,8 @@ class Counters(unittest.TestCase):
         gaps = sum(max(0, g - 1) for g in generated)
         for h in ["vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds"]:
             self.assertEqual(delta(h, h + "_count"), gaps, h)
-        self.assertEqual(delta("http_requests", handler="/v1/completions", method="POST", status="2xx"), 3)
-        self.assertEqual(delta("http_requests", handler="/v1/chat/completions", method="POST", status="2xx"), 1)
+        self.assertEqual(http(after, "/v1/completions") - http(before, "/v1/completions"), 3)
+        self.assertEqual(http(after, "/v1/chat/completions") - http(before, "/v1/chat/completions"), 1)
         for fam in after.values():
             if fam.type != "histogram":
                 continue
@@ -305,7 +330,10 @@ class Counters(unittest.TestCase):
         self.assertGreaterEqual(value(after, "vllm:generation_tokens") - value(before, "vllm:generation_tokens"), 2)
 
     def test_a_scrape_changes_no_engine_figure(self):
+        n = self.finished(self.scrape())
         self.server.complete("Once upon a time", 3)
+        self.scrape_when_finished(n + 1)
+        time.sleep(0.3)  # the engine's last step report follows the request's end
         first, second = self.scrape(), self.scrape()
         for name, fam in first.items():
             # Counters and histograms only: rates and host figures are gauges that move with time.

@@ -1,0 +1,169 @@
+// `strata serve` on stories260K through the official OpenAI SDK: chat and completions, streamed
+// and not, usage, stop sequences, length limits, and errors as the SDK's error classes.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import { startServer } from './lib/strata_server.mjs';
+
+let server;
+let client;
+
+before(async () => {
+  server = await startServer({ args: ['--alias', 'stories', '--max-body', '64KiB'] });
+  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: server.apiKey, maxRetries: 0 });
+});
+
+after(async () => {
+  const { code } = await server.stop();
+  assert.equal(code, 0);
+});
+
+const chat = (extra = {}) => ({
+  model: 'any-name-works',
+  messages: [{ role: 'user', content: 'Tell me a story about a cat.' }],
+  temperature: 0,
+  max_tokens: 40,
+  ...extra,
+});
+
+async function collectChatStream(params) {
+  const stream = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } });
+  let text = '';
+  let finish = null;
+  let usage = null;
+  let role = null;
+  for await (const chunk of stream) {
+    if (chunk.usage) usage = chunk.usage;
+    for (const choice of chunk.choices) {
+      if (choice.delta.role) role = choice.delta.role;
+      if (choice.delta.content) text += choice.delta.content;
+      if (choice.finish_reason) finish = choice.finish_reason;
+    }
+  }
+  return { text, finish, usage, role };
+}
+
+test('chat completion returns text, a finish reason and usage', async () => {
+  const res = await client.chat.completions.create(chat());
+  assert.equal(res.object, 'chat.completion');
+  assert.equal(res.model, 'stories');
+  const choice = res.choices[0];
+  assert.equal(choice.message.role, 'assistant');
+  assert.ok(choice.message.content.length > 0, 'empty reply');
+  assert.ok(['stop', 'length'].includes(choice.finish_reason));
+  assert.ok(res.usage.prompt_tokens > 0);
+  assert.ok(res.usage.completion_tokens > 0 && res.usage.completion_tokens <= 40);
+  assert.equal(res.usage.total_tokens, res.usage.prompt_tokens + res.usage.completion_tokens);
+  assert.equal(typeof res.usage.prompt_tokens_details.cached_tokens, 'number');
+});
+
+test('chat content as an array of text parts is accepted', async () => {
+  const res = await client.chat.completions.create(chat({
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Tell me a story ' }, { type: 'text', text: 'about a cat.' }] }],
+  }));
+  const plain = await client.chat.completions.create(chat());
+  assert.equal(res.choices[0].message.content, plain.choices[0].message.content);
+});
+
+test('streamed chat equals the non-streamed greedy reply, with usage', async () => {
+  const plain = await client.chat.completions.create(chat());
+  const streamed = await collectChatStream(chat());
+  assert.equal(streamed.role, 'assistant');
+  assert.equal(streamed.text, plain.choices[0].message.content);
+  assert.equal(streamed.finish, plain.choices[0].finish_reason);
+  assert.equal(streamed.usage.completion_tokens, plain.usage.completion_tokens);
+  assert.equal(streamed.usage.prompt_tokens, plain.usage.prompt_tokens);
+});
+
+test('completions, streamed and not, agree', async () => {
+  const params = { model: 'x', prompt: 'Once upon a time', max_tokens: 30, temperature: 0 };
+  const plain = await client.completions.create(params);
+  assert.equal(plain.object, 'text_completion');
+  assert.ok(plain.choices[0].text.length > 0);
+  const stream = await client.completions.create({ ...params, stream: true });
+  let text = '';
+  let finish = null;
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.text ?? '';
+    finish = chunk.choices[0]?.finish_reason ?? finish;
+  }
+  assert.equal(text, plain.choices[0].text);
+  assert.equal(finish, plain.choices[0].finish_reason);
+});
+
+test('max_tokens ends with finish_reason length', async () => {
+  const res = await client.completions.create({
+    model: 'x', prompt: 'Once upon a time', max_tokens: 7, temperature: 0, ignore_eos: true,
+  });
+  assert.equal(res.choices[0].finish_reason, 'length');
+  assert.equal(res.usage.completion_tokens, 7);
+  const chatRes = await client.chat.completions.create(chat({ max_completion_tokens: 3, ignore_eos: true }));
+  assert.equal(chatRes.choices[0].finish_reason, 'length');
+  assert.equal(chatRes.usage.completion_tokens, 3);
+});
+
+test('a stop sequence cuts the text where it first appears', async () => {
+  const params = { model: 'x', prompt: 'Once upon a time', max_tokens: 60, temperature: 0, ignore_eos: true };
+  const full = (await client.completions.create(params)).choices[0].text;
+  const words = full.split(/\s+/).filter((w) => w.length >= 3);
+  assert.ok(words.length >= 3, `too few words in ${JSON.stringify(full)}`);
+  const stop = words[Math.floor(words.length / 2)];
+  const res = await client.completions.create({ ...params, stop: [stop, 'zzzz-never'] });
+  assert.equal(res.choices[0].text, full.slice(0, full.indexOf(stop)));
+  assert.equal(res.choices[0].finish_reason, 'stop');
+  const streamed = await client.completions.create({ ...params, stop, stream: true });
+  let text = '';
+  for await (const chunk of streamed) text += chunk.choices[0]?.text ?? '';
+  assert.equal(text, res.choices[0].text);
+});
+
+test('logprobs come with each token', async () => {
+  const res = await client.chat.completions.create(chat({ max_tokens: 5, logprobs: true, top_logprobs: 2 }));
+  const content = res.choices[0].logprobs.content;
+  assert.equal(content.length, res.usage.completion_tokens);
+  for (const t of content) {
+    assert.equal(typeof t.token, 'string');
+    assert.ok(t.logprob <= 0);
+    assert.equal(t.top_logprobs.length, 2);
+  }
+});
+
+test('models lists the served model', async () => {
+  const models = [];
+  for await (const m of client.models.list()) models.push(m.id);
+  assert.deepEqual(models, ['stories']);
+});
+
+test('a wrong API key is an AuthenticationError', async () => {
+  const bad = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'wrong', maxRetries: 0 });
+  await assert.rejects(bad.chat.completions.create(chat()), (err) => {
+    assert.ok(err instanceof OpenAI.AuthenticationError, String(err));
+    assert.equal(err.status, 401);
+    assert.equal(err.code, 'invalid_api_key');
+    return true;
+  });
+});
+
+test('bad input is a BadRequestError naming the problem', async () => {
+  await assert.rejects(client.chat.completions.create(chat({ messages: [] })), (err) => {
+    assert.ok(err instanceof OpenAI.BadRequestError, String(err));
+    assert.match(err.message, /messages/);
+    return true;
+  });
+  await assert.rejects(client.chat.completions.create(chat({ temperature: 'hot' })), OpenAI.BadRequestError);
+  await assert.rejects(client.chat.completions.create(chat({ max_tokens: 100000 })), (err) => {
+    assert.ok(err instanceof OpenAI.BadRequestError, String(err));
+    assert.equal(err.code, 'context_length_exceeded');
+    return true;
+  });
+});
+
+test('a body over --max-body is answered 413', async () => {
+  const huge = 'x'.repeat(100 * 1024);
+  await assert.rejects(client.chat.completions.create(chat({ messages: [{ role: 'user', content: huge }] })), (err) => {
+    assert.ok(err instanceof OpenAI.APIError, String(err));
+    assert.equal(err.status, 413);
+    assert.equal(err.code, 'body_too_large');
+    return true;
+  });
+});
