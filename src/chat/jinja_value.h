@@ -18,21 +18,7 @@
 namespace strata::jinja {
 
 struct Stmt;
-class Value;
-
-// An insertion-ordered string-keyed map (Python dicts keep insertion order, and tojson output
-// must follow it). Lookups are linear: template dicts are small.
-class Dict {
- public:
-  const Value* find(std::string_view key) const;
-  void set(std::string key, Value value);
-  void clear() { entries_.clear(); }
-  size_t size() const { return entries_.size(); }
-  const std::vector<std::pair<std::string, Value>>& entries() const { return entries_; }
-
- private:
-  std::vector<std::pair<std::string, Value>> entries_;
-};
+class Dict;
 
 // A function value: a global builtin (range, namespace, raise_exception...) or a macro.
 struct Callable {
@@ -111,6 +97,20 @@ class Value {
   void repr_to(std::string* out, int depth) const;
 
   Storage v_;
+};
+
+// An insertion-ordered string-keyed map (Python dicts keep insertion order, and tojson output
+// must follow it). Lookups are linear: template dicts are small.
+class Dict {
+ public:
+  const Value* find(std::string_view key) const;
+  void set(std::string key, Value value);
+  void clear() { entries_.clear(); }
+  size_t size() const { return entries_.size(); }
+  const std::vector<std::pair<std::string, Value>>& entries() const { return entries_; }
+
+ private:
+  std::vector<std::pair<std::string, Value>> entries_;
 };
 
 // Python ==: numbers compare by value across int/float/bool, containers element-wise.
