@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace strata {
@@ -39,7 +40,9 @@ class ThreadPool {
       for (int t = 0; t < n_tasks; ++t) fn(t, 0);
       return;
     }
-    run(n_tasks, &fn, [](void* ctx, int task, int thread) { (*static_cast<F*>(ctx))(task, thread); });
+    using Fn = std::remove_reference_t<F>;
+    run(n_tasks, const_cast<void*>(static_cast<const void*>(&fn)),
+        [](void* ctx, int task, int thread) { (*static_cast<Fn*>(ctx))(task, thread); });
   }
 
  private:

@@ -46,5 +46,15 @@ TEST(ThreadPool, TwoPoolsRunConcurrentlyFromTheirOwnThreads) {
   EXPECT_EQ(n.load(), 2 * 200 * 5);
 }
 
+TEST(ThreadPool, AcceptsNamedAndConstCallables) {
+  ThreadPool pool(2);
+  std::atomic<int> n{0};
+  auto body = [&n](int, int) { n.fetch_add(1); };
+  pool.parallel_for(6, body);
+  const auto& const_body = body;
+  pool.parallel_for(6, const_body);
+  EXPECT_EQ(n.load(), 12);
+}
+
 }  // namespace
 }  // namespace strata
