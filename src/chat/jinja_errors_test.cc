@@ -96,6 +96,18 @@ TEST(JinjaErrors, EndlessWorkFailsOnTheStepBudget) {
   EXPECT_CONTAINS(e, "exceeded 100000 evaluation steps");
 }
 
+TEST(JinjaErrors, WorkOnLargeValuesCountsAgainstTheStepBudget) {
+  RenderOptions options;
+  options.limits.max_steps = 1000000;
+  // 10000 passes over a 1 MB string: few operations, but about 4e7 steps of work.
+  std::string e = render_error("{% set s = 'x' * 1000000 %}{% for i in range(10000) %}{{ s | length }}{% endfor %}",
+                               nlohmann::json::object(), options);
+  EXPECT_CONTAINS(e, "exceeded 1000000 evaluation steps");
+  EXPECT_EQ(render_text("{% set s = 'x' * 1000000 %}{% for i in range(3) %}{{ s | length }}{% endfor %}",
+                        nlohmann::json::object(), options),
+            "100000010000001000000");
+}
+
 TEST(JinjaErrors, HugeValuesAreRefusedBeforeTheyAreBuilt) {
   EXPECT_CONTAINS(render_error("{{ 'a' * 1000000000000 }}"), "exceeds the template's limit");
   EXPECT_CONTAINS(render_error("{{ [1] * 1000000000000 }}"), "list repetition exceeds");

@@ -202,6 +202,10 @@ Result<Value::List> iterate(const Value& v) {
     case Value::Kind::kString: {
       Value::List chars;
       const std::string& s = v.as_string();
+      if (s.size() > kMaxListItems && utf8_length(s) > kMaxListItems) {
+        return Status::ResourceExhausted("iterating a string of more than " + std::to_string(kMaxListItems) +
+                                         " characters");
+      }
       std::vector<size_t> bounds = utf8_boundaries(s);
       for (size_t i = 0; i + 1 < bounds.size(); ++i) chars.push_back(Value::String(s.substr(bounds[i], bounds[i + 1] - bounds[i])));
       return chars;

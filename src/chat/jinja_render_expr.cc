@@ -100,6 +100,7 @@ Result<Value> Renderer::eval_access(const Expr& e) {
                                                                       ? "reading an attribute"
                                                                       : "reading an item"));
   if (e.kind == ExprKind::kGetAttr) return get_attr(obj, e.name);
+  STRATA_RETURN_IF_ERROR(charge(obj, e.line, e.column));
   if (e.kind == ExprKind::kSlice) return eval_slice(e, obj);
   STRATA_ASSIGN_OR_RETURN(Value key, eval(*e.children[1]));
   return get_item(obj, key);
@@ -141,8 +142,10 @@ Result<Value> Renderer::eval_call(const Expr& e) {
     STRATA_ASSIGN_OR_RETURN(Value obj, eval_defined(*callee.children[0], "calling a method"));
     STRATA_ASSIGN_OR_RETURN(CallArgs args, eval_args(e, 1));
     if (has_method(obj, callee.name)) {
+      STRATA_RETURN_IF_ERROR(charge(obj, callee.line, callee.column));
       Result<Value> out = call_method(obj, callee.name, args, ctx_);
       if (!out.ok()) return located(out.status(), callee.line, callee.column);
+      STRATA_RETURN_IF_ERROR(charge(*out, callee.line, callee.column));
       return out;
     }
     return call_value(get_attr(obj, callee.name), args, e, describe(callee));
@@ -217,8 +220,10 @@ Result<Value> Renderer::eval_filter(const Expr& e) {
     input = *block_input_;
   }
   STRATA_ASSIGN_OR_RETURN(CallArgs args, eval_args(e, 1));
+  STRATA_RETURN_IF_ERROR(charge(input, e.line, e.column));
   Result<Value> out = apply_filter(e.name, input, args, ctx_);
   if (!out.ok()) return located(out.status(), e.line, e.column);
+  STRATA_RETURN_IF_ERROR(charge(*out, e.line, e.column));
   return out;
 }
 
@@ -244,6 +249,7 @@ Result<Value> Renderer::eval_operator(const Expr& e) {
   STRATA_ASSIGN_OR_RETURN(Value b, eval(*e.children[1]));
   Result<Value> out = binary_op(e.name, a, b, ctx_);
   if (!out.ok()) return located(out.status(), e.line, e.column);
+  STRATA_RETURN_IF_ERROR(charge(*out, e.line, e.column));
   return out;
 }
 
@@ -252,6 +258,7 @@ Result<Value> Renderer::eval_compare(const Expr& e) {
   STRATA_ASSIGN_OR_RETURN(Value left, eval(*e.children[0]));
   for (size_t i = 0; i < e.ops.size(); ++i) {
     STRATA_ASSIGN_OR_RETURN(Value right, eval(*e.children[i + 1]));
+    STRATA_RETURN_IF_ERROR(charge(right, e.line, e.column));
     Result<bool> holds = compare_op(e.ops[i], left, right);
     if (!holds.ok()) return located(holds.status(), e.children[i + 1]->line, e.children[i + 1]->column);
     if (!*holds) return Value::Bool(false);

@@ -48,6 +48,18 @@ Status Renderer::tick(int line, int column) {
   return Status::Ok();
 }
 
+// Operations on strings and lists cost time in proportion to their size; charging it to the
+// step budget bounds a render's total work, not just its operation count.
+Status Renderer::charge(const Value& v, int line, int column) {
+  int64_t cost = 0;
+  if (v.is_string()) cost = static_cast<int64_t>(v.as_string().size() / 256);
+  if (v.is_list()) cost = static_cast<int64_t>(v.as_list().size() / 16);
+  if (v.is_dict()) cost = static_cast<int64_t>(v.as_dict().size() / 16);
+  if (cost == 0) return Status::Ok();
+  steps_ += cost - 1;
+  return tick(line, column);
+}
+
 Status Renderer::emit(std::string_view text, int line, int column) {
   if (out_->size() + text.size() > limits_.max_output_bytes) {
     return located(Status::ResourceExhausted("template output exceeds " + std::to_string(limits_.max_output_bytes) +
@@ -117,6 +129,7 @@ Status Renderer::bind(const std::vector<std::string>& targets, const Value& valu
 // The items the loop visits, after its `if` filter (which sees each item but not `loop`).
 Result<Value::List> Renderer::loop_items(const Stmt& stmt) {
   STRATA_ASSIGN_OR_RETURN(Value iterable, eval(*stmt.expr));
+  STRATA_RETURN_IF_ERROR(charge(iterable, stmt.line, stmt.column));
   Result<Value::List> items = iterate(iterable);
   if (!items.ok()) return located(items.status(), stmt.expr->line, stmt.expr->column);
   if (!stmt.cond) return items;

@@ -66,6 +66,7 @@ class Renderer {
   const Value* lookup(std::string_view name) const;
   void assign(const std::string& name, Value value);
   Status tick(int line, int column);
+  Status charge(const Value& v, int line, int column);
   static Status located(const Status& status, int line, int column);
   static std::string describe(const Expr& e);
 

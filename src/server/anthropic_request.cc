@@ -24,7 +24,7 @@ Status parse_text_blocks(const json& value, const std::string& where, std::strin
   }
   for (size_t b = 0; b < value.size(); ++b) {
     const json& block = value[b];
-    std::string type = block.is_object() ? block.value("type", "") : "";
+    std::string type = string_or_empty(block, "type");
     if (type != "text") {
       return Status::Unsupported(fmt::format(
           "'{}[{}]': only text blocks are supported, got {}", where, b, describe_value(block)));

@@ -150,6 +150,30 @@ TEST(HttpServer, BadRequestsGetJsonErrors) {
   EXPECT_EQ(json::parse(context->body)["error"]["code"], "context_length_exceeded");
 }
 
+TEST(HttpServer, MalformedBodiesAreClientErrorsNeverServerErrors) {
+  TestServer server(test_config(), {});
+  auto cli = server.client(kKey);
+  const std::vector<std::string> bodies = {
+      "", "null", "[]", "\"x\"", "{\"messages\": null}", "{\"messages\": [null]}",
+      "{\"messages\": [{\"role\": 1}]}", "{\"messages\": [{\"role\": \"user\", \"content\": {}}]}",
+      "{\"messages\": [{\"role\": \"user\", \"content\": [1]}]}", "{\"prompt\": {}}",
+      "{\"prompt\": [[[1]]]}", "{\"prompt\": \"x\", \"stop\": {}}", "{\"prompt\": \"x\", \"logit_bias\": []}",
+      "{\"prompt\": \"x\", \"stream_options\": 3}", "{\"prompt\": \"x\", \"seed\": \"s\"}",
+      "{\"max_tokens\": 5, \"messages\": [{\"role\": \"user\", \"content\": [{\"type\": []}]}]}",
+      "{\"max_tokens\": 5, \"system\": 7, \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}",
+      "{\"prompt\": \"x\", \"max_tokens\": 1e300}", "{\"prompt\": [1, 2.5]}", "\xff\xfe{"};
+  for (const char* path : {"/v1/chat/completions", "/v1/completions", "/v1/messages",
+                           "/v1/messages/count_tokens", "/tokenize", "/detokenize"}) {
+    for (const std::string& body : bodies) {
+      auto res = cli.Post(path, body, kJson);
+      ASSERT_TRUE(res) << path << " " << body;
+      EXPECT_GE(res->status, 400) << path << " " << body;
+      EXPECT_LT(res->status, 500) << path << " " << body << " -> " << res->body;
+      EXPECT_TRUE(json::parse(res->body)["error"].is_object()) << res->body;
+    }
+  }
+}
+
 TEST(HttpServer, ChatCompletionAnswersWithTheReplyAndUsage) {
   FakeEngine::Options engine;
   engine.cached_tokens = 3;

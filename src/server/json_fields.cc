@@ -28,6 +28,12 @@ const json* find_field(const json& object, std::string_view name) {
   return &*it;
 }
 
+std::string string_or_empty(const json& object, std::string_view name) {
+  if (!object.is_object()) return "";
+  const json* v = find_field(object, name);
+  return v && v->is_string() ? v->get<std::string>() : "";
+}
+
 std::string describe_value(const json& value) {
   constexpr size_t kMaxChars = 40;
   std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);

@@ -24,6 +24,10 @@ Result<json> parse_json_object(std::string_view body);
 // The field's value, or nullptr when absent or null.
 const json* find_field(const json& object, std::string_view name);
 
+// The field's string value; "" when object is not an object or the field is absent or not a
+// string (for tags such as a content part's "type", where anything else is simply unknown).
+std::string string_or_empty(const json& object, std::string_view name);
+
 // A short rendering of a received value for error messages (truncated).
 std::string describe_value(const json& value);
 

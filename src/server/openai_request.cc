@@ -1,6 +1,7 @@
 #include "server/openai_request.h"
 
 #include <charconv>
+#include <cstdint>
 #include <string>
 
 #include <fmt/format.h>
@@ -83,7 +84,7 @@ Status parse_message_content(const json& message, size_t index, std::string* out
   }
   for (size_t p = 0; p < content->size(); ++p) {
     const json& part = (*content)[p];
-    std::string type = part.is_object() ? part.value("type", "") : "";
+    std::string type = string_or_empty(part, "type");
     if (type != "text") {
       return Status::Unsupported(fmt::format(
           "'messages[{}].content[{}]': only {{\"type\": \"text\"}} parts are supported, got {}",
@@ -134,7 +135,9 @@ Status parse_text_prompt(const json& body, PromptInput* out) {
   }
   bool all_ids = p->is_array() && !p->empty();
   if (all_ids) {
-    for (const json& t : *p) all_ids = all_ids && t.is_number_integer() && t.get<int64_t>() >= 0;
+    for (const json& t : *p) {
+      all_ids = all_ids && t.is_number_integer() && t.get<int64_t>() >= 0 && t.get<int64_t>() <= INT32_MAX;
+    }
   }
   if (!all_ids) {
     return Status::InvalidArgument(fmt::format(
@@ -211,7 +214,7 @@ Status parse_openai_common_fields(const json& body, CompletionRequest* out) {
     STRATA_RETURN_IF_ERROR(read_bool(*opts, "include_usage", &out->include_usage));
   }
   if (const json* format = find_field(body, "response_format")) {
-    if (!format->is_object() || format->value("type", "") != "text") {
+    if (string_or_empty(*format, "type") != "text") {
       return Status::Unsupported("'response_format' other than {\"type\": \"text\"} is not supported");
     }
   }

@@ -96,6 +96,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "'messages[0].content'"},
         BadChat{R"({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]})",
                 Code::kUnsupported, "'messages[0].content[0]'"},
+        BadChat{R"({"messages": [{"role": "user", "content": [{"type": 5}]}]})", Code::kUnsupported,
+                "'messages[0].content[0]'"},
+        BadChat{R"({"messages": [{"role": "user", "content": [{"type": "text", "text": 1}]}]})",
+                Code::kInvalidArgument, "'messages[0].content[0].text'"},
         BadChat{R"({"messages": [{"role": "user", "content": "x"}], "temperature": "hot"})",
                 Code::kInvalidArgument, "'temperature'"},
         BadChat{R"({"messages": [{"role": "user", "content": "x"}], "max_tokens": 0})",
@@ -146,6 +150,9 @@ TEST(TextCompletionRequest, RejectsWhatItCannotHonour) {
   EXPECT_EQ(parse_text_completion_request(json::parse(R"({"prompt": ["a", "b"]})")).status().code(),
             Code::kInvalidArgument);
   EXPECT_EQ(parse_text_completion_request(json::parse(R"({"prompt": [1, -2]})")).status().code(),
+            Code::kInvalidArgument);
+  // An id that would wrap to a small int32 is refused, not truncated.
+  EXPECT_EQ(parse_text_completion_request(json::parse(R"({"prompt": [4294967300]})")).status().code(),
             Code::kInvalidArgument);
   EXPECT_EQ(parse_text_completion_request(json::parse(R"({"prompt": "x", "echo": true})")).status().code(),
             Code::kUnsupported);
