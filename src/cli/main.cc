@@ -46,7 +46,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // Help requests exit 0; every usage error (bad value, missing flag) exits 2, the
+    // conventional code for a command-line mistake, whatever CLI11's own code is.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   return exit_code;
 }

@@ -160,7 +160,7 @@ TEST(HttpServer, MalformedBodiesAreClientErrorsNeverServerErrors) {
       "{\"prompt\": [[[1]]]}", "{\"prompt\": \"x\", \"stop\": {}}", "{\"prompt\": \"x\", \"logit_bias\": []}",
       "{\"prompt\": \"x\", \"stream_options\": 3}", "{\"prompt\": \"x\", \"seed\": \"s\"}",
       "{\"max_tokens\": 5, \"messages\": [{\"role\": \"user\", \"content\": [{\"type\": []}]}]}",
-      "{\"max_tokens\": 5, \"system\": 7, \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}",
+      "{\"max_tokens\": \"5\", \"system\": 7, \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}",
       "{\"prompt\": \"x\", \"max_tokens\": 1e300}", "{\"prompt\": [1, 2.5]}", "\xff\xfe{"};
   for (const char* path : {"/v1/chat/completions", "/v1/completions", "/v1/messages",
                            "/v1/messages/count_tokens", "/tokenize", "/detokenize"}) {
