@@ -29,6 +29,9 @@ StagePipeline::StagePipeline(const Model& model, KvView& kv, const std::vector<S
   for (const StagePlan& p : plans) {
     stages_.push_back(std::make_unique<Stage>(model, p, max_rows, max_seq_tokens, max_in_flight));
   }
+  // One stage has nothing to overlap with: it runs on the caller's thread, which saves two
+  // thread hand-offs per step.
+  if (n_stages() == 1) return;
   for (int s = 0; s < n_stages(); ++s) stages_[s]->thread = std::thread([this, s] { run_stage(s); });
 }
 
@@ -40,10 +43,19 @@ StagePipeline::~StagePipeline() {
     }
     st->cv.notify_one();
   }
-  for (auto& st : stages_) st->thread.join();
+  for (auto& st : stages_) {
+    if (st->thread.joinable()) st->thread.join();
+  }
 }
 
-void StagePipeline::launch(Window* w) { push(0, w); }
+void StagePipeline::launch(Window* w) {
+  if (n_stages() == 1) {
+    process(0, w);
+    done_(w);
+    return;
+  }
+  push(0, w);
+}
 
 void StagePipeline::push(int stage, Window* w) {
   Stage& st = *stages_[stage];
@@ -62,9 +74,22 @@ void StagePipeline::busy_s(std::vector<double>* out) const {
   }
 }
 
+void StagePipeline::process(int index, Window* w) {
+  Stage& st = *stages_[index];
+  auto t0 = std::chrono::steady_clock::now();
+  std::span<const Row> rows(w->rows);
+  float* hidden = w->hidden.as<float>();
+  if (index == 0) model_.embed(rows, hidden);
+  model_.forward_layers(rows, st.plan.first_layer, st.plan.last_layer, hidden, kv_, *st.scratch, st.pool);
+  if (index + 1 == n_stages() && !w->logit_slots.empty()) {
+    model_.output_logits(rows, hidden, w->logits.as<float>(), *st.scratch, st.pool);
+  }
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  st.busy_ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+}
+
 void StagePipeline::run_stage(int index) {
   Stage& st = *stages_[index];
-  const bool first = index == 0;
   const bool last = index + 1 == n_stages();
   for (;;) {
     Window* w = nullptr;
@@ -76,14 +101,7 @@ void StagePipeline::run_stage(int index) {
       st.head = (st.head + 1) % st.queue.size();
       --st.n_queued;
     }
-    auto t0 = std::chrono::steady_clock::now();
-    std::span<const Row> rows(w->rows);
-    float* hidden = w->hidden.as<float>();
-    if (first) model_.embed(rows, hidden);
-    model_.forward_layers(rows, st.plan.first_layer, st.plan.last_layer, hidden, kv_, *st.scratch, st.pool);
-    if (last && !w->logit_slots.empty()) model_.output_logits(rows, hidden, w->logits.as<float>(), *st.scratch, st.pool);
-    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
-    st.busy_ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+    process(index, w);
     if (last) {
       done_(w);
     } else {

@@ -9,7 +9,9 @@
 // run in the same order whichever thread runs them.
 //
 // Owns the stage threads, their pools and scratch. launch() is called by the engine
-// thread; `done` is called on the last stage's thread and must be quick.
+// thread; `done` is called on the last stage's thread and must be quick. A single stage
+// has no thread of its own: launch() runs it on the caller's thread and calls `done`
+// before returning.
 #pragma once
 
 #include <atomic>
@@ -48,6 +50,8 @@ class StagePipeline {
  private:
   struct Stage;
   void run_stage(int index);
+  // Runs stage index's layers on w (embedding first / logits last where it applies).
+  void process(int index, Window* w);
   void push(int stage, Window* w);
 
   const Model& model_;

@@ -83,7 +83,7 @@ void wait_until_healthy(int port) {
   FAIL() << "the server never became healthy";
 }
 
-TEST(Drain, RunningRequestsFinishThenThePortCloses) {
+TEST(ServerDrain, RunningRequestsFinishThenThePortCloses) {
   ServerConfig config = test_config();
   config.drain_timeout_s = 60;
   RunningServer server(config);
@@ -101,7 +101,7 @@ TEST(Drain, RunningRequestsFinishThenThePortCloses) {
   EXPECT_FALSE(httplib::Client("127.0.0.1", server.port()).Get("/health"));
 }
 
-TEST(Drain, DrainTimeoutAbortsWhatStillRuns) {
+TEST(ServerDrain, DrainTimeoutAbortsWhatStillRuns) {
   ServerConfig config = test_config();
   config.drain_timeout_s = 0.05;
   RunningServer server(config);
@@ -115,7 +115,7 @@ TEST(Drain, DrainTimeoutAbortsWhatStillRuns) {
   EXPECT_NE(conn.received().find("\"code\":\"aborted\""), std::string::npos) << conn.received();
 }
 
-TEST(Drain, LoadFailureIsReturned) {
+TEST(ServerDrain, LoadFailureIsReturned) {
   ServerConfig config = test_config();
   auto load = []() -> Result<LoadedModel> { return Status::NotFound("model.gguf: no such file"); };
   Status status = run_server(config, load, {}, [](double) { return false; });
@@ -123,7 +123,7 @@ TEST(Drain, LoadFailureIsReturned) {
   EXPECT_EQ(status.message(), "model.gguf: no such file");
 }
 
-TEST(Drain, BadConfigIsRejectedBeforeBinding) {
+TEST(ServerDrain, BadConfigIsRejectedBeforeBinding) {
   ServerConfig config = test_config();
   config.port = 70000;
   auto load = []() -> Result<LoadedModel> { return Status::Internal("must not load"); };

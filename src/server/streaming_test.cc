@@ -28,7 +28,7 @@ FakeEngine::Options manual_engine() {
   return engine;
 }
 
-TEST(Streaming, KeepAliveCommentsWhileThePromptIsRead) {
+TEST(ServerStreaming, KeepAliveCommentsWhileThePromptIsRead) {
   ServerConfig config = test_config();
   config.keep_alive_s = 0.02;
   TestServer server(config, manual_engine());
@@ -39,7 +39,7 @@ TEST(Streaming, KeepAliveCommentsWhileThePromptIsRead) {
   EXPECT_EQ(server.engine().n_active(), 1u);
 }
 
-TEST(Streaming, ClientDisconnectCancelsTheEngineRequest) {
+TEST(ServerStreaming, ClientDisconnectCancelsTheEngineRequest) {
   TestServer server(test_config(), manual_engine());
   RawConnection conn(server.port());
   ASSERT_TRUE(conn.send_all(chat_request(true)));
@@ -54,7 +54,7 @@ TEST(Streaming, ClientDisconnectCancelsTheEngineRequest) {
   EXPECT_EQ(server.engine().n_active(), 0u);
 }
 
-TEST(Streaming, NonStreamingClientDisconnectAlsoCancels) {
+TEST(ServerStreaming, NonStreamingClientDisconnectAlsoCancels) {
   TestServer server(test_config(), manual_engine());
   RawConnection conn(server.port());
   ASSERT_TRUE(conn.send_all(chat_request(false)));
@@ -63,7 +63,7 @@ TEST(Streaming, NonStreamingClientDisconnectAlsoCancels) {
   EXPECT_TRUE(server.engine().wait_for_cancel(kWaitS));
 }
 
-TEST(Streaming, ServerShutdownAbortEndsTheStreamWithAnError) {
+TEST(ServerStreaming, ServerShutdownAbortEndsTheStreamWithAnError) {
   TestServer server(test_config(), manual_engine());
   RawConnection conn(server.port());
   ASSERT_TRUE(conn.send_all(chat_request(true)));

@@ -29,7 +29,7 @@ test('a full queue answers 429 RateLimitError with Retry-After', async () => {
   try {
     const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
     const results = await Promise.allSettled(
-      Array.from({ length: 6 }, () => client.completions.create({ ...longRequest, max_tokens: 60 })));
+      Array.from({ length: 6 }, () => client.completions.create({ ...longRequest, max_tokens: 200 })));
     const limited = results.filter((r) => r.status === 'rejected');
     assert.ok(results.some((r) => r.status === 'fulfilled'), 'no request succeeded');
     assert.ok(limited.length > 0, 'no request was refused');
