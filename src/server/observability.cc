@@ -16,6 +16,7 @@ EngineObserver* ServeObservability::prepare(const std::string& model_name, int m
   ServingMetricsOptions options;
   options.model_name = model_name;
   options.max_model_len = max_model_len;
+  model_name_ = model_name;
   options.version = version_;
   metrics_ = std::make_unique<ServingMetrics>(options);
   counting_.store(metrics_.get(), std::memory_order_release);
@@ -23,6 +24,9 @@ EngineObserver* ServeObservability::prepare(const std::string& model_name, int m
 }
 
 void ServeObservability::attach(Engine* engine) {
+  // The real context is known only once the engine has loaded the model (--ctx 0 = auto);
+  // the token-count histograms are bounded by it, as vLLM bounds them by max_model_len.
+  metrics_->set_model(model_name_, engine->snapshot().n_ctx);
   sampler_ = std::make_unique<MetricsSampler>(metrics_.get(), [engine] { return engine->snapshot(); });
   engine_.store(engine, std::memory_order_release);
 }

@@ -37,6 +37,7 @@ class ServeObservability {
   HttpBody render_metrics(const std::string& accept, const std::string& query);
 
   std::string version_;
+  std::string model_name_;
   std::unique_ptr<ServingMetrics> metrics_;
   std::unique_ptr<MetricsSampler> sampler_;
   std::atomic<ServingMetrics*> counting_{nullptr};  // set once metrics_ exists
