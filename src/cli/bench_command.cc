@@ -16,6 +16,7 @@
 #include "base/clock.h"
 #include "base/thread_pool.h"
 #include "cli/commands.h"
+#include "engine/engine_bench.h"
 #include "kernels/bandwidth.h"
 #include "kernels/kernels.h"
 #include "model/forward_bench.h"
@@ -32,7 +33,10 @@ struct BenchFlags {
   int prompt_tokens = 512;
   int prefill_chunk = 128;
   int decode_steps = 32;
-  int concurrency = 0;  // > 0: engine-level benchmark
+  std::string concurrency;  // "1,2,4,8": engine-level benchmark (src/engine/engine_bench.h)
+  int max_new = 64;         // engine-level: tokens generated per request
+  std::string layouts = "1x1,2x2";  // engine-level: stages x batch groups
+  int cache_prompt_tokens = 1024;   // engine-level: prefix-cache / park measurement (0: skip)
 };
 
 struct BenchReport {
@@ -42,11 +46,46 @@ struct BenchReport {
   double roofline_ratio = 0;
 };
 
-// Seam for the engine-level benchmark (src/engine/engine_bench.h, owned by the engine): it
-// replaces this body with a call that submits `concurrency` requests to an Engine.
+// The engine-level benchmark: requests through the scheduler (src/engine/engine_bench.h).
 int run_engine_bench(const BenchFlags& flags) {
-  std::fprintf(stderr, "bench: --concurrency (engine-level benchmark) is not available in this build\n");
-  return 2;
+  if (flags.model_path.empty()) {
+    std::fprintf(stderr, "bench: -m FILE is required\n");
+    return 2;
+  }
+  EngineBenchOptions o;
+  o.model_path = flags.model_path;
+  o.n_threads = flags.n_threads;
+  o.max_new = flags.max_new;
+  o.cache_prompt_tokens = flags.cache_prompt_tokens;
+  auto concurrency = parse_int_list(flags.concurrency, "--concurrency");
+  if (!concurrency.ok()) {
+    std::fprintf(stderr, "bench: %s\n", concurrency.status().message().c_str());
+    return 2;
+  }
+  o.concurrency = *concurrency;
+  o.layouts.clear();
+  for (size_t pos = 0; pos < flags.layouts.size();) {
+    size_t comma = flags.layouts.find(',', pos);
+    std::string item = flags.layouts.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    int stages = 0, groups = 0;
+    if (std::sscanf(item.c_str(), "%dx%d", &stages, &groups) != 2 || stages < 1 || groups < 1) {
+      std::fprintf(stderr, "bench: --layouts %s: '%s' is not STAGESxGROUPS\n", flags.layouts.c_str(), item.c_str());
+      return 2;
+    }
+    o.layouts.emplace_back(stages, groups);
+    pos = comma == std::string::npos ? flags.layouts.size() : comma + 1;
+  }
+  auto report = strata::run_engine_bench(o);
+  if (!report.ok()) {
+    std::fprintf(stderr, "bench: %s\n", report.status().ToString().c_str());
+    return 1;
+  }
+  if (flags.json) {
+    std::printf("%s\n", engine_bench_json(*report).dump().c_str());
+  } else {
+    std::printf("%s", format_engine_bench(*report).c_str());
+  }
+  return 0;
 }
 
 void print_text(const BenchFlags& f, const Model& m, const BenchReport& r, const ForwardBenchOptions& o, int n_threads) {
@@ -91,7 +130,7 @@ void print_json(const BenchFlags& f, const Model& m, const BenchReport& r, const
 }
 
 int run_bench(const BenchFlags& f) {
-  if (f.concurrency > 0) return run_engine_bench(f);
+  if (!f.concurrency.empty()) return run_engine_bench(f);
   if (f.model_path.empty()) {
     std::fprintf(stderr, "bench: -m FILE is required\n");
     return 2;
@@ -144,7 +183,13 @@ void add_bench_command(CLI::App& app, int* exit_code) {
   sub->add_option("--prompt-tokens", flags->prompt_tokens, "prompt length for prefill")->capture_default_str();
   sub->add_option("--chunk", flags->prefill_chunk, "prompt rows per forward pass")->capture_default_str();
   sub->add_option("--decode-steps", flags->decode_steps, "forward passes per decode figure")->capture_default_str();
-  sub->add_option("--concurrency", flags->concurrency, "engine-level benchmark with this many concurrent requests");
+  sub->add_option("--concurrency", flags->concurrency,
+                  "engine-level benchmark: concurrent requests per run, e.g. 1,2,4,8");
+  sub->add_option("--max-new", flags->max_new, "engine-level: tokens generated per request")->capture_default_str();
+  sub->add_option("--layouts", flags->layouts, "engine-level: STAGESxGROUPS list")->capture_default_str();
+  sub->add_option("--cache-prompt-tokens", flags->cache_prompt_tokens,
+                  "engine-level: prompt length of the prefix-cache/park measurement (0: skip)")
+      ->capture_default_str();
   sub->callback([flags, exit_code] { *exit_code = run_bench(*flags); });
 }
 

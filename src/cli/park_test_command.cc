@@ -100,67 +100,85 @@ void print(const ParkTestFlags& f, const GenerateRequest& a, const GenerateReque
               r.b_identical ? "IDENTICAL" : "DIFFERS");
 }
 
+// The outcomes of the whole sequence (see the top of the file).
+struct Outcomes {
+  GenerateRequest a, b, a2, b2;
+  BatchOutcome a_out, b_out, a2_out, b2_out, a2_restart, a2_cold, b2_cold;
+  KvStats before_a2, after_a2;
+  uint64_t first_park_bytes = 0, second_park_bytes = 0;
+};
+
+bool converse(const ParkTestFlags& f, const std::string& dir, Run& reference, Outcomes* o) {
+  auto parked = start(f, dir);
+  if (!parked) return false;
+  if (parked->kv().parked_blocks > 0) {
+    std::fprintf(stderr, "park-test: %s already holds %llu parked blocks; give an empty --park-dir\n", dir.c_str(),
+                 static_cast<unsigned long long>(parked->kv().parked_blocks));
+    return false;
+  }
+  const Tokenizer& tok = reference.engine->tokenizer();  // reference lives to the end
+  o->a.prompt_tokens = bench_prompt(tok, 1, f.prompt_tokens);
+  o->b.prompt_tokens = bench_prompt(tok, 2, f.prompt_tokens + f.prompt_tokens / 2);
+  o->a.max_tokens = o->b.max_tokens = f.max_new;
+  o->a.ignore_eos = o->b.ignore_eos = true;
+  o->a_out = parked->one(o->a);
+  parked->engine->park_idle();
+  o->first_park_bytes = parked->kv().park_bytes_written;
+  o->b_out = parked->one(o->b);
+  parked->engine->park_idle();
+  o->a2 = follow_up(o->a, o->a_out, bench_turn(tok, 0));
+  o->b2 = follow_up(o->b, o->b_out, bench_turn(tok, 1));
+  o->before_a2 = parked->kv();
+  o->a2_out = parked->one(o->a2);
+  o->after_a2 = parked->kv();
+  parked->engine->park_idle();
+  o->second_park_bytes = parked->kv().park_bytes_written - o->after_a2.park_bytes_written;
+  o->b2_out = parked->one(o->b2);
+  parked.reset();  // restart: the next engine rebuilds its index from the directory
+  auto restarted = start(f, dir);
+  if (!restarted) return false;
+  o->a2_restart = restarted->one(o->a2);
+  GenerateRequest warm_up;
+  warm_up.prompt_tokens = bench_prompt(tok, 3, 8);
+  warm_up.max_tokens = 2;
+  reference.one(warm_up);  // the cold figure should not include first-touch page faults
+  o->a2_cold = reference.one(o->a2);
+  auto fresh = start(f, "");
+  if (!fresh) return false;
+  o->b2_cold = fresh->one(o->b2);
+  for (const BatchOutcome* r : {&o->a_out, &o->b_out, &o->a2_out, &o->b2_out, &o->a2_restart, &o->a2_cold, &o->b2_cold}) {
+    if (!ok(*r)) return false;
+  }
+  return true;
+}
+
 int run_park_test(const ParkTestFlags& f) {
   const bool temporary = f.park_dir.empty();
   std::string dir = temporary ? (std::filesystem::temp_directory_path() / ("strata-park-test-" + std::to_string(::getpid()))).string()
                               : f.park_dir;
   auto reference = start(f, "");
-  auto parked = start(f, dir);
-  if (!reference || !parked) return 2;
-  if (parked->kv().parked_blocks > 0) {
-    std::fprintf(stderr, "park-test: %s already holds %llu parked blocks; give an empty --park-dir\n", dir.c_str(),
-                 static_cast<unsigned long long>(parked->kv().parked_blocks));
-    return 2;
-  }
-  const Tokenizer& tok = parked->engine->tokenizer();
-  GenerateRequest a, b;
-  a.prompt_tokens = bench_prompt(tok, 1, f.prompt_tokens);
-  b.prompt_tokens = bench_prompt(tok, 2, f.prompt_tokens + f.prompt_tokens / 2);
-  a.max_tokens = b.max_tokens = f.max_new;
-  a.ignore_eos = b.ignore_eos = true;
-
-  Figures r;
-  BatchOutcome a_out = parked->one(a);
-  parked->engine->park_idle();
-  r.first_park_bytes = parked->kv().park_bytes_written;
-  BatchOutcome b_out = parked->one(b);
-  parked->engine->park_idle();
-  GenerateRequest a2 = follow_up(a, a_out, bench_turn(tok, 0));
-  GenerateRequest b2 = follow_up(b, b_out, bench_turn(tok, 1));
-  KvStats before = parked->kv();
-  BatchOutcome a2_out = parked->one(a2);
-  KvStats after = parked->kv();
-  parked->engine->park_idle();
-  r.second_park_bytes = parked->kv().park_bytes_written - after.park_bytes_written;
-  BatchOutcome b2_out = parked->one(b2);
-  parked.reset();  // restart: the next engine rebuilds its index from the directory
-  auto restarted = start(f, dir);
-  if (!restarted) return 2;
-  BatchOutcome a2_restart = restarted->one(a2);
-  restarted.reset();
-
-  GenerateRequest warm_up;
-  warm_up.prompt_tokens = bench_prompt(tok, 3, 8);
-  warm_up.max_tokens = 2;
-  reference->one(warm_up);  // the cold figure should not include first-touch page faults
-  BatchOutcome a2_cold = reference->one(a2);
-  BatchOutcome b2_cold = start(f, "")->one(b2);
-  if (!ok(a_out) || !ok(b_out) || !ok(a2_out) || !ok(b2_out) || !ok(a2_restart) || !ok(a2_cold) || !ok(b2_cold)) return 1;
-  r.restored_tokens = a2_out.done.cached_tokens;
-  r.restored_after_restart = a2_restart.done.cached_tokens;
-  r.bytes_reused = after.bytes_reused - before.bytes_reused;
-  r.ttft_cold_s = a2_cold.ttft_s();
-  r.ttft_restored_s = a2_out.ttft_s();
-  r.ttft_restart_s = a2_restart.ttft_s();
-  r.identical = first_difference(a2_out, a2_cold) < 0;
-  r.identical_after_restart = first_difference(a2_restart, a2_cold) < 0;
-  r.b_identical = first_difference(b2_out, b2_cold) < 0;
-  const bool restored = after.restores > before.restores && r.restored_tokens > 0 && r.restored_after_restart > 0;
-  print(f, a, b, a2, r, dir);
+  Outcomes o;
+  const bool ran = reference && converse(f, dir, *reference, &o);
   if (temporary) {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
   }
+  if (!ran) return 2;
+  Figures r;
+  r.first_park_bytes = o.first_park_bytes;
+  r.second_park_bytes = o.second_park_bytes;
+  r.restored_tokens = o.a2_out.done.cached_tokens;
+  r.restored_after_restart = o.a2_restart.done.cached_tokens;
+  r.bytes_reused = o.after_a2.bytes_reused - o.before_a2.bytes_reused;
+  r.ttft_cold_s = o.a2_cold.ttft_s();
+  r.ttft_restored_s = o.a2_out.ttft_s();
+  r.ttft_restart_s = o.a2_restart.ttft_s();
+  r.identical = first_difference(o.a2_out, o.a2_cold) < 0;
+  r.identical_after_restart = first_difference(o.a2_restart, o.a2_cold) < 0;
+  r.b_identical = first_difference(o.b2_out, o.b2_cold) < 0;
+  const bool restored =
+      o.after_a2.restores > o.before_a2.restores && r.restored_tokens > 0 && r.restored_after_restart > 0;
+  print(f, o.a, o.b, o.a2, r, dir);
   const bool pass = r.identical && r.identical_after_restart && r.b_identical && restored &&
                     r.second_park_bytes < r.first_park_bytes;
   std::printf("%s\n", pass ? "PASS" : "FAIL");

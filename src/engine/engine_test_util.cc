@@ -4,11 +4,11 @@
 
 namespace strata::testing {
 
-GenerateRequest make_request(int n_prompt, int max_tokens, uint32_t seed) {
+GenerateRequest make_request(int n_prompt, int max_tokens, uint32_t seed, int n_vocab) {
   std::mt19937 rng(seed);
   GenerateRequest r;
   r.prompt_tokens.push_back(1);  // BOS
-  for (int i = 1; i < n_prompt; ++i) r.prompt_tokens.push_back(3 + static_cast<int32_t>(rng() % 509));
+  for (int i = 1; i < n_prompt; ++i) r.prompt_tokens.push_back(3 + static_cast<int32_t>(rng() % static_cast<uint32_t>(n_vocab - 3)));
   r.max_tokens = max_tokens;
   r.ignore_eos = true;
   return r;

@@ -127,8 +127,8 @@ class Harness {
   std::map<uint64_t, std::shared_ptr<Output>> outputs_;
 };
 
-// A request of n_prompt pseudo-random token ids (ids 3.. of a 512-token vocab).
-GenerateRequest make_request(int n_prompt, int max_tokens, uint32_t seed);
+// A request of n_prompt pseudo-random token ids: BOS (1), then ids in [3, n_vocab).
+GenerateRequest make_request(int n_prompt, int max_tokens, uint32_t seed, int n_vocab = 512);
 
 // Runs r alone in a fresh engine with one slot, one stage and one group.
 Output run_solo(const GenerateRequest& r, EngineOptions base = {});
