@@ -60,7 +60,7 @@ class EngineImpl final : public Engine {
   void run();
   // One turn of the engine thread; false when it should exit.
   bool turn();
-  void take_inbox();
+  bool take_inbox();
   void apply_cancel(RequestId id);
   void abort_waiting(PendingRequest& p);
   void admit_waiting();
@@ -94,6 +94,7 @@ class EngineImpl final : public Engine {
   std::vector<RequestId> cancels_;
   uint64_t n_admitted_ = 0;
   uint64_t steps_ = 0;
+  bool stop_seen_ = false;  // engine thread: the inbox has been stopped
   RateWindow rates_;
   Sampler sampler_;    // the engine thread samples every request; it keeps no state
   std::string error_;  // scratch for sampling errors

@@ -14,13 +14,14 @@ void EngineImpl::run() {
 }
 
 bool EngineImpl::turn() {
-  const bool stopping_before = !accepting_.load();
   double timeout_s = -1.0;
-  if (stopping_before) timeout_s = std::max(0.0, stop_deadline_s_.load() - monotonic_s());
+  if (stop_seen_) timeout_s = std::max(0.0, stop_deadline_s_.load() - monotonic_s());
   inbox_.wait(timeout_s);
-  take_inbox();
+  // Only a take() that saw the stop has every request submitted before it (the inbox
+  // refuses new ones from then on), so the exit decision waits for that.
+  if (!take_inbox()) stop_seen_ = true;
   while (Window* w = inbox_.pop_window()) complete(w);
-  if (!accepting_.load()) {
+  if (stop_seen_) {
     for (PendingRequest& p : waiting_) abort_waiting(p);
     inbox_.note_left_queue(static_cast<int>(waiting_.size()));
     waiting_.clear();
@@ -38,9 +39,10 @@ bool EngineImpl::turn() {
   return true;
 }
 
-void EngineImpl::take_inbox() {
+// Returns false once the inbox has been stopped.
+bool EngineImpl::take_inbox() {
   uint64_t park_ticket = 0;
-  inbox_.take(&incoming_, &cancels_, &park_ticket);
+  const bool running = inbox_.take(&incoming_, &cancels_, &park_ticket);
   for (PendingRequest& p : incoming_) {
     if (config_.options.observer) config_.options.observer->on_request_queued(p.id, p.arrival_s);
     waiting_.push_back(std::move(p));
@@ -54,6 +56,7 @@ void EngineImpl::take_inbox() {
     publish_snapshot();  // the caller of park_idle() sees the new counts
     inbox_.parked(park_ticket);
   }
+  return running;
 }
 
 void EngineImpl::abort_waiting(PendingRequest& p) {

@@ -1,5 +1,7 @@
 #include "kvcache/block_pool.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cassert>
 
@@ -9,13 +11,20 @@ BlockPool::BlockPool(int n_blocks, size_t block_bytes, int block_tokens)
     : n_blocks_(n_blocks),
       block_bytes_(block_bytes),
       block_tokens_(block_tokens),
-      memory_(static_cast<size_t>(n_blocks) * block_bytes),
+      memory_bytes_(static_cast<size_t>(n_blocks) * block_bytes),
       meta_(n_blocks),
       tokens_(static_cast<size_t>(n_blocks) * block_tokens),
       index_(n_blocks) {
+  void* p = memory_bytes_ == 0 ? MAP_FAILED
+                               : ::mmap(nullptr, memory_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p != MAP_FAILED) memory_ = static_cast<std::byte*>(p);
   free_.reserve(n_blocks);
   // Block 0 is handed out first, so allocation order is easy to follow in logs and tests.
   for (int b = n_blocks - 1; b >= 0; --b) free_.push_back(b);
+}
+
+BlockPool::~BlockPool() {
+  if (memory_) ::munmap(memory_, memory_bytes_);
 }
 
 int BlockPool::allocate() {

@@ -10,8 +10,10 @@
 // allocate() prefers free blocks and otherwise evicts the least recently used cached
 // block, calling the evict hook first (the KvCache parks it there).
 //
-// The memory is allocated once and never moves, so block pointers stay valid for the
-// pool's life. All bookkeeping is fixed-size: nothing allocates after construction.
+// The memory is reserved once (an anonymous mapping: pages are committed only when a block
+// is first written, so a large --kv-cache-mib costs nothing until used) and never moves,
+// so block pointers stay valid for the pool's life. All bookkeeping is fixed-size: nothing
+// allocates after construction.
 // Not thread-safe: the engine thread owns it (stage threads only touch block bytes).
 #pragma once
 
@@ -21,7 +23,6 @@
 #include <span>
 #include <vector>
 
-#include "base/aligned_buffer.h"
 #include "kvcache/block_hash.h"
 #include "kvcache/block_index.h"
 
@@ -32,14 +33,19 @@ class BlockPool {
   using EvictHook = std::function<void(int block)>;
 
   BlockPool(int n_blocks, size_t block_bytes, int block_tokens);
+  ~BlockPool();
   BlockPool(const BlockPool&) = delete;
   BlockPool& operator=(const BlockPool&) = delete;
+
+  // False when the memory could not be reserved (the pool is then unusable).
+  bool ok() const { return memory_ != nullptr; }
+  size_t memory_bytes() const { return memory_bytes_; }
 
   int n_blocks() const { return n_blocks_; }
   size_t block_bytes() const { return block_bytes_; }
   int block_tokens() const { return block_tokens_; }
-  std::byte* data(int block) { return memory_.data() + static_cast<size_t>(block) * block_bytes_; }
-  const std::byte* data(int block) const { return memory_.data() + static_cast<size_t>(block) * block_bytes_; }
+  std::byte* data(int block) { return memory_ + static_cast<size_t>(block) * block_bytes_; }
+  const std::byte* data(int block) const { return memory_ + static_cast<size_t>(block) * block_bytes_; }
 
   // Called with a cached block just before allocate() reuses it.
   void set_evict_hook(EvictHook hook) { evict_hook_ = std::move(hook); }
@@ -89,7 +95,8 @@ class BlockPool {
   const int n_blocks_;
   const size_t block_bytes_;
   const int block_tokens_;
-  AlignedBuffer memory_;
+  size_t memory_bytes_ = 0;
+  std::byte* memory_ = nullptr;
   std::vector<Meta> meta_;
   std::vector<int32_t> tokens_;  // n_blocks x block_tokens
   std::vector<int> free_;        // stack; back() is handed out next

@@ -54,6 +54,10 @@ Result<std::unique_ptr<KvCache>> KvCache::Create(const KvCacheOptions& o) {
   size_t block_bytes = o.layout.block_bytes();
   if (block_bytes == 0) return Status::InvalidArgument("K/V layout has zero-sized blocks");
   std::unique_ptr<KvCache> cache(new KvCache(o, block_bytes));
+  if (!cache->pool_.ok()) {
+    return Status::ResourceExhausted("cannot reserve " + std::to_string(cache->pool_.memory_bytes() >> 20) +
+                                     " MiB for the K/V pool (lower --kv-cache-mib, --parallel or the context)");
+  }
   if (!o.park_dir.empty()) {
     STRATA_ASSIGN_OR_RETURN(cache->store_, ParkStore::Open(o.park_dir, o.park_capacity_bytes,
                                                            park_identity(o.layout, o.model_id, block_bytes)));

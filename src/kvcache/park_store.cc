@@ -157,7 +157,7 @@ void ParkStore::touch(const BlockHash& key) {
   by_use_[e.last_use] = key;
 }
 
-void ParkStore::remove(const BlockHash& key) {
+void ParkStore::remove(BlockHash key) {
   auto it = index_.find(key);
   if (it == index_.end()) return;
   by_use_.erase(it->second.last_use);
@@ -170,7 +170,7 @@ void ParkStore::remove(const BlockHash& key) {
 
 void ParkStore::make_room(uint64_t n_bytes) {
   while (!by_use_.empty() && stats_.bytes + n_bytes > stats_.capacity_bytes) {
-    remove(by_use_.begin()->second);
+    remove(by_use_.begin()->second);  // by value: the entry it names is erased inside
     ++stats_.deleted;
   }
 }

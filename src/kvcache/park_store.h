@@ -79,7 +79,7 @@ class ParkStore {
   Status scan();
   std::string path_of(const BlockHash& key) const;
   void touch(const BlockHash& key);
-  void remove(const BlockHash& key);
+  void remove(BlockHash key);
   void make_room(uint64_t n_bytes);
 
   const std::string dir_;

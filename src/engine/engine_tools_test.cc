@@ -1,0 +1,89 @@
+// The drivers behind batch-test, park-test and bench --concurrency.
+#include <gtest/gtest.h>
+
+#include "engine/batch_runner.h"
+#include "engine/bench_prompts.h"
+#include "engine/engine_bench.h"
+#include "engine/engine_test_util.h"
+#include "gguf/gguf_file.h"
+#include "tokenizer/tokenizer.h"
+
+namespace strata::testing {
+namespace {
+
+TEST(BatchRunner, RecordsTokensLogitsHashesAndTimes) {
+  BatchRunner runner;
+  EngineOptions o;
+  o.model_path = stories_path();
+  o.n_parallel = 2;
+  o.n_threads = 1;
+  runner.attach(&o);
+  auto engine = std::move(Engine::Create(o)).value();
+  std::vector<BatchJob> jobs = {{make_request(10, 5, 1)}, {make_request(20, 7, 2), 0.001}};
+  auto outs = runner.run(*engine, jobs);
+  ASSERT_EQ(outs.size(), 2u);
+  EXPECT_EQ(outs[0].tokens.size(), 5u);
+  EXPECT_EQ(outs[1].logits_hashes.size(), 7u);
+  EXPECT_GE(outs[1].slot, 0);
+  EXPECT_GT(outs[0].ttft_s(), 0.0);
+  EXPECT_GE(outs[0].finished_s, outs[0].first_token_s);
+  auto again = runner.run(*engine, {jobs[0]});
+  EXPECT_EQ(first_difference(again[0], outs[0]), -1);
+  BatchOutcome changed = again[0];
+  changed.logits_hashes[3] ^= 1;
+  EXPECT_EQ(first_difference(changed, outs[0]), 3);
+  changed = again[0];
+  changed.tokens.pop_back();
+  EXPECT_EQ(first_difference(changed, outs[0]), 4);
+  engine->shutdown(1.0);
+}
+
+TEST(BenchPrompts, HaveTheAskedLengthAndDistinctOpenings) {
+  auto gguf = GgufFile::Open(stories_path());
+  ASSERT_TRUE(gguf.ok());
+  auto tok = std::move(Tokenizer::FromGguf(*gguf)).value();
+  auto a = bench_prompt(*tok, 1, 100);
+  auto b = bench_prompt(*tok, 2, 100);
+  EXPECT_EQ(a.size(), 100u);
+  EXPECT_EQ(a[0], tok->bos());
+  EXPECT_NE(std::vector<int32_t>(a.begin(), a.begin() + 16), std::vector<int32_t>(b.begin(), b.begin() + 16));
+  EXPECT_EQ(bench_prompt(*tok, 1, 100), a);
+  EXPECT_FALSE(bench_turn(*tok, 0).empty());
+}
+
+TEST(EngineBench, ParsesConcurrencyLists) {
+  EXPECT_EQ(*parse_int_list("1,2,4,8", "--concurrency"), (std::vector<int>{1, 2, 4, 8}));
+  auto bad = parse_int_list("1,x", "--concurrency");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("'x'"), std::string::npos);
+  EXPECT_FALSE(parse_int_list("", "--concurrency").ok());
+  EXPECT_FALSE(parse_int_list("0", "--concurrency").ok());
+}
+
+TEST(EngineBench, MeasuresEveryLayoutAndTheCachedFollowUp) {
+  EngineBenchOptions o;
+  o.model_path = stories_path();
+  o.concurrency = {1, 2};
+  o.layouts = {{1, 1}, {2, 2}, {9, 1}};  // stories260K has 5 layers: 9 stages are refused
+  o.max_new = 4;
+  o.prompt_tokens = 20;
+  o.cache_prompt_tokens = 100;
+  o.n_threads = 2;
+  auto r = run_engine_bench(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->runs.size(), 4u);
+  EXPECT_EQ(r->runs[3].n_stages, 2);
+  EXPECT_EQ(r->runs[3].concurrency, 2);
+  EXPECT_EQ(r->runs[3].n_tokens, 8);
+  ASSERT_EQ(r->notes.size(), 1u);
+  EXPECT_NE(r->notes[0].find("--stages 9"), std::string::npos);
+  ASSERT_TRUE(r->has_cache);
+  EXPECT_EQ(r->cache.cached_tokens, 96);
+  EXPECT_GT(r->cache.restored_tokens, 96);
+  EXPECT_TRUE(r->cache.identical);
+  EXPECT_NE(format_engine_bench(*r).find("after restart"), std::string::npos);
+  EXPECT_EQ(engine_bench_json(*r)["runs"].size(), 4u);
+}
+
+}  // namespace
+}  // namespace strata::testing
