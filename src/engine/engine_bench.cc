@@ -87,9 +87,14 @@ Status bench_layout(const EngineBenchOptions& opt, EngineOptions base, int stage
   for (int c : opt.concurrency) {
     std::vector<BatchJob> jobs;
     for (int i = 0; i < c; ++i) jobs.push_back({request(bench_prompt(tok, index++, opt.prompt_tokens), opt.max_new)});
+    const std::vector<double> busy_before = e->engine->snapshot().stage_busy_s;
     auto outs = e->runner->run(*e->engine, jobs);
     STRATA_RETURN_IF_ERROR(check_outcomes(outs));
     ConcurrencyResult r = summarize(outs);
+    const std::vector<double> busy_after = e->engine->snapshot().stage_busy_s;
+    for (size_t s = 0; s < busy_after.size() && s < busy_before.size(); ++s) {
+      r.stage_busy.push_back(r.wall_s > 0 ? (busy_after[s] - busy_before[s]) / r.wall_s : 0.0);
+    }
     r.n_stages = stages;
     r.n_groups = groups;
     report->runs.push_back(r);
@@ -195,11 +200,16 @@ std::string format_engine_bench(const EngineBenchReport& r) {
   std::snprintf(line, sizeof line, "engine bench  %s: %d slots, %d-token prompts, %d new tokens per request\n",
                 r.model_path.c_str(), r.n_parallel, r.prompt_tokens, r.max_new);
   out += line;
-  out += "stages groups  conc  total tok/s  per-req tok/s  TTFT median ms  TTFT max ms\n";
+  out += "stages groups  conc  total tok/s  per-req tok/s  TTFT median ms  TTFT max ms  stage busy %\n";
   for (const ConcurrencyResult& c : r.runs) {
-    std::snprintf(line, sizeof line, "%6d %6d %5d %12.1f %14.1f %15.1f %12.1f\n", c.n_stages, c.n_groups,
+    std::snprintf(line, sizeof line, "%6d %6d %5d %12.1f %14.1f %15.1f %12.1f ", c.n_stages, c.n_groups,
                   c.concurrency, c.total_tok_s, c.per_request_tok_s, c.ttft_median_s * 1e3, c.ttft_max_s * 1e3);
     out += line;
+    for (double b : c.stage_busy) {
+      std::snprintf(line, sizeof line, " %3.0f", b * 100);
+      out += line;
+    }
+    out += "\n";
   }
   for (const std::string& n : r.notes) out += "note: " + n + "\n";
   if (r.has_cache) {
@@ -225,7 +235,7 @@ nlohmann::json engine_bench_json(const EngineBenchReport& r) {
     runs.push_back({{"stages", c.n_stages}, {"batch_groups", c.n_groups}, {"concurrency", c.concurrency},
                     {"tokens", c.n_tokens}, {"wall_s", c.wall_s}, {"total_tok_s", c.total_tok_s},
                     {"per_request_tok_s", c.per_request_tok_s}, {"ttft_median_s", c.ttft_median_s},
-                    {"ttft_max_s", c.ttft_max_s}});
+                    {"ttft_max_s", c.ttft_max_s}, {"stage_busy", c.stage_busy}});
   }
   nlohmann::json j = {{"model", r.model_path}, {"parallel", r.n_parallel}, {"prompt_tokens", r.prompt_tokens},
                       {"max_new", r.max_new}, {"runs", runs}, {"notes", r.notes}};

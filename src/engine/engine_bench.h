@@ -41,6 +41,7 @@ struct ConcurrencyResult {
   double per_request_tok_s = 0.0;   // mean over requests, after their first token
   double ttft_median_s = 0.0;
   double ttft_max_s = 0.0;
+  std::vector<double> stage_busy;   // fraction of wall_s each stage spent computing
 };
 
 struct CacheResult {
