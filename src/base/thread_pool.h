@@ -10,6 +10,10 @@
 //
 // Work split: tasks [0, n_tasks) are handed out dynamically; a task must write only its own
 // outputs, so results never depend on which thread ran which task.
+//
+// Completion: a call returns when every task has finished, not when every worker has checked
+// in. A worker that the OS has descheduled (the machine is oversubscribed) therefore costs a
+// call nothing unless it holds a task; the others, the caller included, take its share.
 #pragma once
 
 #include <atomic>
@@ -41,27 +45,44 @@ class ThreadPool {
       return;
     }
     using Fn = std::remove_reference_t<F>;
-    run(n_tasks, const_cast<void*>(static_cast<const void*>(&fn)),
-        [](void* ctx, int task, int thread) { (*static_cast<Fn*>(ctx))(task, thread); });
+    for (int first = 0; first < n_tasks; first += kMaxTasksPerRun) {
+      const int n = n_tasks - first < kMaxTasksPerRun ? n_tasks - first : kMaxTasksPerRun;
+      Chunk<Fn> chunk{&fn, first};
+      run(n, &chunk, [](void* ctx, int task, int thread) {
+        auto* c = static_cast<Chunk<Fn>*>(ctx);
+        (*c->fn)(c->first + task, thread);
+      });
+    }
   }
 
  private:
   using TaskFn = void (*)(void* ctx, int task, int thread);
+  template <typename Fn>
+  struct Chunk {
+    Fn* fn;
+    int first;
+  };
+  // The ticket packs (generation, n_tasks, next task) so that claiming a task is one
+  // compare-and-swap that also proves the claim belongs to the call it was read from.
+  static constexpr int kMaxTasksPerRun = 0xFFFF;
+
   void run(int n_tasks, void* ctx, TaskFn fn);
   void worker_main(int thread);
+  // Claims and runs tasks of the current call until none is left.
   void drain(int thread);
 
   const int n_threads_;
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable wake_;
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<int> next_task_{0};
-  std::atomic<int> n_done_workers_{0};
-  int n_tasks_ = 0;
-  void* ctx_ = nullptr;
-  TaskFn fn_ = nullptr;
-  bool stop_ = false;
+  std::atomic<uint64_t> ticket_{0};
+  std::atomic<int> n_done_tasks_{0};
+  std::atomic<int> n_sleeping_{0};
+  std::atomic<bool> stop_{false};
+  // Written by the caller before it publishes a ticket, read only after a successful claim.
+  std::atomic<void*> ctx_{nullptr};
+  std::atomic<TaskFn> fn_{nullptr};
+  uint32_t generation_ = 0;  // the caller's; workers read generations from ticket_
 };
 
 }  // namespace strata

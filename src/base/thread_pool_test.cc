@@ -56,5 +56,32 @@ TEST(ThreadPool, AcceptsNamedAndConstCallables) {
   EXPECT_EQ(n.load(), 12);
 }
 
+
+// Workers that wake late (8 threads on a 2-core machine) must never run a task of a call that
+// has finished, nor a task index of one call with another call's function.
+TEST(ThreadPool, LateWorkersNeverRunStaleOrForeignTasks) {
+  ThreadPool pool(8);
+  for (int call = 0; call < 3000; ++call) {
+    const int n_tasks = 1 + call % 13;
+    std::vector<int> hits(static_cast<size_t>(n_tasks), 0);
+    std::atomic<int> total{0};
+    pool.parallel_for(n_tasks, [&, call](int task, int) {
+      ASSERT_LT(task, n_tasks) << "call " << call;
+      ++hits[static_cast<size_t>(task)];
+      total.fetch_add(1);
+    });
+    ASSERT_EQ(total.load(), n_tasks) << "call " << call;
+    for (int t = 0; t < n_tasks; ++t) ASSERT_EQ(hits[static_cast<size_t>(t)], 1) << "call " << call << " task " << t;
+  }
+}
+
+TEST(ThreadPool, MoreTasksThanOneTicketHoldsRunEachOnce) {
+  ThreadPool pool(3);
+  const int n_tasks = 150000;
+  std::vector<std::atomic<uint8_t>> hits(n_tasks);
+  pool.parallel_for(n_tasks, [&](int task, int) { hits[task].fetch_add(1); });
+  for (int t = 0; t < n_tasks; ++t) ASSERT_EQ(hits[t].load(), 1) << "task " << t;
+}
+
 }  // namespace
 }  // namespace strata

@@ -1,6 +1,9 @@
 // Expression grammar, following Jinja2's precedence (lowest first):
 //   a if c else b  <  or  <  and  <  not  <  comparisons (== != < > <= >= in, not in)
 //   <  + -  <  ~  <  * / // %  <  **  <  unary - +  <  primary with . [] () | is
+#include <array>
+#include <string_view>
+
 #include "chat/jinja_filters.h"
 #include "chat/jinja_parser_impl.h"
 #include "chat/jinja_predicates.h"
@@ -28,6 +31,20 @@ std::unique_ptr<Expr> binary(std::string op, std::unique_ptr<Expr> left, std::un
   return e;
 }
 
+// Indexed by Parser::BinaryLevel. Keyword operators are name tokens, the rest operator tokens.
+struct BinaryOps {
+  TokenKind kind;
+  std::array<std::string_view, 4> ops;  // unused slots are empty
+};
+constexpr BinaryOps kBinaryOps[] = {
+    {TokenKind::kName, {"or"}},
+    {TokenKind::kName, {"and"}},
+    {TokenKind::kOp, {"+", "-"}},
+    {TokenKind::kOp, {"~"}},
+    {TokenKind::kOp, {"*", "/", "//", "%"}},
+    {TokenKind::kOp, {"**"}},
+};
+
 }  // namespace
 
 Result<Parser::ExprPtr> Parser::parse_expression() {
@@ -44,7 +61,7 @@ Result<Parser::ExprPtr> Parser::parse_tuple(bool allow_condexpr) {
   std::vector<ExprPtr> items;
   bool saw_comma = false;
   while (true) {
-    Result<ExprPtr> item = allow_condexpr ? parse_condexpr() : parse_or();
+    Result<ExprPtr> item = allow_condexpr ? parse_condexpr() : parse_binary(BinaryLevel::kOr);
     if (!item.ok()) return item.status();
     items.push_back(std::move(item).value());
     if (!at_op(",")) break;
@@ -63,11 +80,11 @@ Result<Parser::ExprPtr> Parser::parse_tuple(bool allow_condexpr) {
 }
 
 Result<Parser::ExprPtr> Parser::parse_condexpr() {
-  STRATA_ASSIGN_OR_RETURN(ExprPtr expr, parse_or());
+  STRATA_ASSIGN_OR_RETURN(ExprPtr expr, parse_binary(BinaryLevel::kOr));
   while (at_name("if")) {
     advance();
     auto cond = make_expr(ExprKind::kCondExpr, peek());
-    STRATA_ASSIGN_OR_RETURN(ExprPtr test, parse_or());
+    STRATA_ASSIGN_OR_RETURN(ExprPtr test, parse_binary(BinaryLevel::kOr));
     ExprPtr otherwise;
     if (at_name("else")) {
       advance();
@@ -83,24 +100,37 @@ Result<Parser::ExprPtr> Parser::parse_condexpr() {
   return expr;
 }
 
-Result<Parser::ExprPtr> Parser::parse_or() {
-  STRATA_ASSIGN_OR_RETURN(ExprPtr left, parse_and());
-  while (at_name("or")) {
-    advance();
-    STRATA_ASSIGN_OR_RETURN(ExprPtr right, parse_and());
-    left = binary("or", std::move(left), std::move(right));
+Result<Parser::ExprPtr> Parser::parse_binary(BinaryLevel level) {
+  STRATA_ASSIGN_OR_RETURN(ExprPtr left, parse_binary_operand(level));
+  while (at_binary_op(level)) {
+    std::string op = advance().text;
+    STRATA_ASSIGN_OR_RETURN(ExprPtr right, parse_binary_operand(level));
+    left = binary(std::move(op), std::move(left), std::move(right));
   }
   return left;
 }
 
-Result<Parser::ExprPtr> Parser::parse_and() {
-  STRATA_ASSIGN_OR_RETURN(ExprPtr left, parse_not());
-  while (at_name("and")) {
-    advance();
-    STRATA_ASSIGN_OR_RETURN(ExprPtr right, parse_not());
-    left = binary("and", std::move(left), std::move(right));
+Result<Parser::ExprPtr> Parser::parse_binary_operand(BinaryLevel level) {
+  switch (level) {
+    case BinaryLevel::kOr: return parse_binary(BinaryLevel::kAnd);
+    case BinaryLevel::kAnd: return parse_not();
+    case BinaryLevel::kSum: return parse_binary(BinaryLevel::kConcat);
+    case BinaryLevel::kConcat: return parse_binary(BinaryLevel::kProduct);
+    case BinaryLevel::kProduct: return parse_binary(BinaryLevel::kPower);
+    case BinaryLevel::kPower: return parse_unary(true);
   }
-  return left;
+  return parse_unary(true);
+}
+
+bool Parser::at_binary_op(BinaryLevel level) const {
+  static_assert(std::size(kBinaryOps) == static_cast<size_t>(BinaryLevel::kPower) + 1);
+  const BinaryOps& level_ops = kBinaryOps[static_cast<size_t>(level)];
+  const Token& t = peek();
+  if (t.kind != level_ops.kind) return false;
+  for (std::string_view op : level_ops.ops) {
+    if (!op.empty() && t.text == op) return true;
+  }
+  return false;
 }
 
 Result<Parser::ExprPtr> Parser::parse_not() {
@@ -117,7 +147,7 @@ Result<Parser::ExprPtr> Parser::parse_not() {
 }
 
 Result<Parser::ExprPtr> Parser::parse_compare() {
-  STRATA_ASSIGN_OR_RETURN(ExprPtr first, parse_math1());
+  STRATA_ASSIGN_OR_RETURN(ExprPtr first, parse_binary(BinaryLevel::kSum));
   ExprPtr cmp;
   while (true) {
     std::string op;
@@ -141,51 +171,11 @@ Result<Parser::ExprPtr> Parser::parse_compare() {
       cmp->column = first->column;
       cmp->children.push_back(std::move(first));
     }
-    STRATA_ASSIGN_OR_RETURN(ExprPtr right, parse_math1());
+    STRATA_ASSIGN_OR_RETURN(ExprPtr right, parse_binary(BinaryLevel::kSum));
     cmp->ops.push_back(std::move(op));
     cmp->children.push_back(std::move(right));
   }
   return cmp ? std::move(cmp) : std::move(first);
-}
-
-Result<Parser::ExprPtr> Parser::parse_math1() {
-  STRATA_ASSIGN_OR_RETURN(ExprPtr left, parse_concat());
-  while (at_op("+") || at_op("-")) {
-    std::string op = advance().text;
-    STRATA_ASSIGN_OR_RETURN(ExprPtr right, parse_concat());
-    left = binary(std::move(op), std::move(left), std::move(right));
-  }
-  return left;
-}
-
-Result<Parser::ExprPtr> Parser::parse_concat() {
-  STRATA_ASSIGN_OR_RETURN(ExprPtr left, parse_math2());
-  while (at_op("~")) {
-    advance();
-    STRATA_ASSIGN_OR_RETURN(ExprPtr right, parse_math2());
-    left = binary("~", std::move(left), std::move(right));
-  }
-  return left;
-}
-
-Result<Parser::ExprPtr> Parser::parse_math2() {
-  STRATA_ASSIGN_OR_RETURN(ExprPtr left, parse_pow());
-  while (at_op("*") || at_op("/") || at_op("//") || at_op("%")) {
-    std::string op = advance().text;
-    STRATA_ASSIGN_OR_RETURN(ExprPtr right, parse_pow());
-    left = binary(std::move(op), std::move(left), std::move(right));
-  }
-  return left;
-}
-
-Result<Parser::ExprPtr> Parser::parse_pow() {
-  STRATA_ASSIGN_OR_RETURN(ExprPtr left, parse_unary(true));
-  while (at_op("**")) {
-    advance();
-    STRATA_ASSIGN_OR_RETURN(ExprPtr right, parse_unary(true));
-    left = binary("**", std::move(left), std::move(right));
-  }
-  return left;
 }
 
 Result<Parser::ExprPtr> Parser::parse_unary(bool with_filter) {
@@ -296,12 +286,7 @@ Result<Parser::ExprPtr> Parser::parse_postfix(ExprPtr node) {
     if (at_op(".") || at_op("[")) {
       STRATA_ASSIGN_OR_RETURN(node, parse_subscript(std::move(node)));
     } else if (at_op("(")) {
-      auto call = make_expr(ExprKind::kCall, peek());
-      call->line = node->line;  // errors point at the callee's name, not the parenthesis
-      call->column = node->column;
-      call->children.push_back(std::move(node));
-      STRATA_RETURN_IF_ERROR(parse_call_args(call.get()));
-      node = std::move(call);
+      STRATA_ASSIGN_OR_RETURN(node, parse_call(std::move(node)));
     } else {
       return node;
     }
@@ -363,16 +348,20 @@ Result<Parser::ExprPtr> Parser::parse_filter_expr(ExprPtr node) {
       advance();
       STRATA_ASSIGN_OR_RETURN(node, parse_test(std::move(node)));
     } else if (at_op("(") && node) {
-      auto call = make_expr(ExprKind::kCall, peek());
-      call->line = node->line;  // errors point at the callee's name, not the parenthesis
-      call->column = node->column;
-      call->children.push_back(std::move(node));
-      STRATA_RETURN_IF_ERROR(parse_call_args(call.get()));
-      node = std::move(call);
+      STRATA_ASSIGN_OR_RETURN(node, parse_call(std::move(node)));
     } else {
       return node;
     }
   }
+}
+
+Result<Parser::ExprPtr> Parser::parse_call(ExprPtr callee) {
+  auto call = make_expr(ExprKind::kCall, peek());
+  call->line = callee->line;  // errors point at the callee's name, not the parenthesis
+  call->column = callee->column;
+  call->children.push_back(std::move(callee));
+  STRATA_RETURN_IF_ERROR(parse_call_args(call.get()));
+  return call;
 }
 
 // After `|`: name [ (args) ].

@@ -50,14 +50,13 @@ class Parser {
   Result<ExprPtr> parse_expression();
   Result<ExprPtr> parse_tuple(bool allow_condexpr);
   Result<ExprPtr> parse_condexpr();
-  Result<ExprPtr> parse_or();
-  Result<ExprPtr> parse_and();
+  // The left-associative binary operators, loosest first; kNot and kCompare sit between kAnd and kSum.
+  enum class BinaryLevel { kOr, kAnd, kSum, kConcat, kProduct, kPower };
+  Result<ExprPtr> parse_binary(BinaryLevel level);
+  Result<ExprPtr> parse_binary_operand(BinaryLevel level);
+  bool at_binary_op(BinaryLevel level) const;
   Result<ExprPtr> parse_not();
   Result<ExprPtr> parse_compare();
-  Result<ExprPtr> parse_math1();
-  Result<ExprPtr> parse_concat();
-  Result<ExprPtr> parse_math2();
-  Result<ExprPtr> parse_pow();
   Result<ExprPtr> parse_unary(bool with_filter);
   Result<ExprPtr> parse_primary();
   Result<ExprPtr> parse_list_or_tuple(const Token& open, std::string_view close, ExprKind kind);
@@ -65,6 +64,7 @@ class Parser {
   Result<ExprPtr> parse_postfix(ExprPtr node);
   Result<ExprPtr> parse_subscript(ExprPtr node);
   Result<ExprPtr> parse_filter_expr(ExprPtr node);
+  Result<ExprPtr> parse_call(ExprPtr callee);
   Result<ExprPtr> parse_filter(ExprPtr input);
   Result<ExprPtr> parse_test(ExprPtr input);
   Status parse_call_args(Expr* call);

@@ -4,10 +4,10 @@
 //   strata tokenize -m model.gguf --ids "Hi"        ids only, space-separated on one line
 // BOS is added only with --bos. Special tokens spelled in the text (<|im_end|>) are matched
 // unless --no-parse-special.
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -60,13 +60,22 @@ std::string quote_piece(std::string_view piece) {
   return out + "\"";
 }
 
-bool read_whole_file(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  *out = bytes.str();
-  return !in.bad();
+// Reads with stdio so that a path that opens but cannot be read (a directory) is an error,
+// not an empty text. On failure *error says why.
+bool read_whole_file(const std::string& path, std::string* out, std::string* error) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  out->clear();
+  char chunk[1 << 16];
+  size_t n_read = 0;
+  while ((n_read = std::fread(chunk, 1, sizeof(chunk), file)) > 0) out->append(chunk, n_read);
+  const bool ok = std::ferror(file) == 0;
+  if (!ok) *error = std::strerror(errno);
+  std::fclose(file);
+  return ok;
 }
 
 int run_tokenize(const TokenizeFlags& flags, bool have_text) {
@@ -75,8 +84,9 @@ int run_tokenize(const TokenizeFlags& flags, bool have_text) {
     return 2;
   }
   std::string text = flags.text;
-  if (!flags.text_file.empty() && !read_whole_file(flags.text_file, &text)) {
-    std::fprintf(stderr, "tokenize: cannot read %s\n", flags.text_file.c_str());
+  std::string read_error;
+  if (!flags.text_file.empty() && !read_whole_file(flags.text_file, &text, &read_error)) {
+    std::fprintf(stderr, "tokenize: cannot read %s: %s\n", flags.text_file.c_str(), read_error.c_str());
     return 1;
   }
   Result<GgufFile> gguf = GgufFile::Open(flags.model_path);

@@ -1,6 +1,7 @@
 #include "gguf/gguf_value_reader.h"
 
 #include <string>
+#include <type_traits>
 
 namespace strata {
 
@@ -23,27 +24,18 @@ std::string for_key(std::string_view what, std::string_view key) {
   return std::string(what) + " of key '" + std::string(key) + "'";
 }
 
+// Widens to the GgufValue field of T's kind (u, i or f): readers see one width per kind.
 template <typename T>
-Status read_unsigned(GgufCursor& c, std::string_view key, GgufValue* out) {
+Status read_number(GgufCursor& c, std::string_view key, GgufValue* out) {
   T v{};
   STRATA_RETURN_IF_ERROR(c.read(&v, for_key("value", key)));
-  out->u = v;
-  return Status::Ok();
-}
-
-template <typename T>
-Status read_signed(GgufCursor& c, std::string_view key, GgufValue* out) {
-  T v{};
-  STRATA_RETURN_IF_ERROR(c.read(&v, for_key("value", key)));
-  out->i = v;
-  return Status::Ok();
-}
-
-template <typename T>
-Status read_floating(GgufCursor& c, std::string_view key, GgufValue* out) {
-  T v{};
-  STRATA_RETURN_IF_ERROR(c.read(&v, for_key("value", key)));
-  out->f = v;
+  if constexpr (std::is_floating_point_v<T>) {
+    out->f = v;
+  } else if constexpr (std::is_signed_v<T>) {
+    out->i = v;
+  } else {
+    out->u = v;
+  }
   return Status::Ok();
 }
 
@@ -88,18 +80,18 @@ Status read_gguf_type(GgufCursor& c, std::string_view key, GgufType* out) {
 Status read_gguf_value(GgufCursor& c, GgufType type, std::string_view key, int depth, GgufValue* out) {
   out->type = type;
   switch (type) {
-    case GgufType::kU8: return read_unsigned<uint8_t>(c, key, out);
-    case GgufType::kU16: return read_unsigned<uint16_t>(c, key, out);
-    case GgufType::kU32: return read_unsigned<uint32_t>(c, key, out);
-    case GgufType::kU64: return read_unsigned<uint64_t>(c, key, out);
-    case GgufType::kI8: return read_signed<int8_t>(c, key, out);
-    case GgufType::kI16: return read_signed<int16_t>(c, key, out);
-    case GgufType::kI32: return read_signed<int32_t>(c, key, out);
-    case GgufType::kI64: return read_signed<int64_t>(c, key, out);
-    case GgufType::kF32: return read_floating<float>(c, key, out);
-    case GgufType::kF64: return read_floating<double>(c, key, out);
+    case GgufType::kU8: return read_number<uint8_t>(c, key, out);
+    case GgufType::kU16: return read_number<uint16_t>(c, key, out);
+    case GgufType::kU32: return read_number<uint32_t>(c, key, out);
+    case GgufType::kU64: return read_number<uint64_t>(c, key, out);
+    case GgufType::kI8: return read_number<int8_t>(c, key, out);
+    case GgufType::kI16: return read_number<int16_t>(c, key, out);
+    case GgufType::kI32: return read_number<int32_t>(c, key, out);
+    case GgufType::kI64: return read_number<int64_t>(c, key, out);
+    case GgufType::kF32: return read_number<float>(c, key, out);
+    case GgufType::kF64: return read_number<double>(c, key, out);
     case GgufType::kBool: {
-      STRATA_RETURN_IF_ERROR(read_unsigned<uint8_t>(c, key, out));
+      STRATA_RETURN_IF_ERROR(read_number<uint8_t>(c, key, out));
       out->u = out->u != 0 ? 1 : 0;
       return Status::Ok();
     }
