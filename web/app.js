@@ -12,6 +12,7 @@ const state = {
   model: '',
   showAll: false,
   lastStages: null,    // {t, busy[]} from the previous poll, for stage busy shares
+  lastGroups: null,    // the same for group busy shares
   polls: 0,
 };
 
@@ -268,19 +269,25 @@ function renderLive(m) {
   sparkline($('spark-prefill'), pts.map((p) => ({ t: p.t, v: p.prefill_tok_s })), now);
 }
 
-function renderSlots(m) {
-  const now = m.time.uptime_s;
-  const busy = m.stages.map((s) => s.busy_s);
-  const prev = state.lastStages;
-  const stages = $('stages');
-  stages.replaceChildren();
+// Draws one bar per counter: the share of the time since the previous poll it was busy.
+// Returns what the next poll compares against.
+function busyBars(container, kind, busy, prev, now) {
+  container.replaceChildren();
   busy.forEach((b, i) => {
     const dt = prev ? now - prev.t : 0;
     const share = prev && dt > 0 && prev.busy[i] !== undefined ? (b - prev.busy[i]) / dt : 0;
     const bar = el('div', { class: 'bar' }, el('div', { style: 'width:' + Math.min(100, 100 * share).toFixed(0) + '%' }));
-    stages.append(el('div', { class: 'stage', 'data-stage': i }, 'stage ' + i + ' · ' + pct(share), bar));
+    container.append(el('div', { class: 'stage', ['data-' + kind]: i }, kind + ' ' + i + ' · ' + pct(share), bar));
   });
-  state.lastStages = { t: now, busy };
+  return { t: now, busy };
+}
+
+function renderSlots(m) {
+  const now = m.time.uptime_s;
+  state.lastStages = busyBars($('stages'), 'stage', m.stages.map((s) => s.busy_s), state.lastStages, now);
+  // Groups without busy_s (an engine that reports none) draw no bar.
+  const groupBusy = m.groups.filter((g) => g.busy_s !== undefined).map((g) => g.busy_s);
+  state.lastGroups = busyBars($('group-busy'), 'group', groupBusy, state.lastGroups, now);
 
   const byGroup = new Map();
   for (const s of m.live.slots) {

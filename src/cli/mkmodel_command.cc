@@ -22,6 +22,7 @@ struct MkmodelFlags {
   uint64_t seed = 0;
   int n_threads = 0;
   bool dry_run = false;
+  bool rope_freqs = false;
 };
 
 void print_report(const GenerateReport& r, const MkmodelFlags& flags, double elapsed_s) {
@@ -29,6 +30,7 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
   std::printf("%s %s: %s preset %s, %d layers, %d wide, %d/%d heads of %d, ffn %d, vocab %d\n",
               flags.dry_run ? "would write" : "wrote", flags.out_path.c_str(), s.arch.c_str(), s.preset.c_str(),
               s.n_layer, s.n_embd, s.n_head, s.n_head_kv, s.head_dim, s.n_ff, s.n_vocab);
+  if (s.rope_freqs) std::printf("  rope_freqs.weight: Llama 3.1-style frequency factors (1 to 8)\n");
   std::printf("  %llu parameters, %.1f MiB of tensor data, file type %s",
               static_cast<unsigned long long>(r.n_params), static_cast<double>(r.n_bytes) / (1 << 20),
               std::string(file_type_name(r.plan.file_type)).c_str());
@@ -59,6 +61,7 @@ int run_mkmodel(const MkmodelFlags& flags) {
   o.seed = flags.seed;
   o.out_path = flags.out_path;
   o.n_threads = flags.n_threads;
+  o.rope_freqs = flags.rope_freqs;
   double start_s = monotonic_s();
   auto report = flags.dry_run ? plan_model(o) : generate_model(o);
   if (!report.ok()) {
@@ -84,6 +87,8 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   sub->add_option("--seed", flags->seed, "random seed")->capture_default_str();
   sub->add_option("--threads", flags->n_threads, "threads (default: all cores)");
   sub->add_flag("--dry-run", flags->dry_run, "print the plan without writing");
+  sub->add_flag("--rope-freqs", flags->rope_freqs,
+                "llama: add a Llama 3.1-style rope_freqs.weight (per-pair rope frequency factors)");
   sub->callback([flags, exit_code] { *exit_code = run_mkmodel(*flags); });
 }
 

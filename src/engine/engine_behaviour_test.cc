@@ -171,5 +171,47 @@ TEST(EngineSnapshot, DescribesSlotsGroupsAndKv) {
   EXPECT_EQ(s.arch, "llama");
 }
 
+TEST(EngineSnapshot, GroupBusyTimeGrowsOnlyForGroupsThatRanWindows) {
+  EngineOptions o = options(4);
+  o.n_stages = 2;
+  o.n_groups = 2;
+  o.n_threads = 2;
+  Harness h(o);
+  RequestId id = h.submit(make_request(40, 3, 1));
+  h.wait(id);
+  h.engine().shutdown(1.0);  // every step has reached the observer
+  EngineSnapshot s = h.engine().snapshot();
+  ASSERT_EQ(s.group_busy_s.size(), 2u);
+  std::vector<int> windows(2, 0);
+  {
+    RecordingObserver& obs = h.observer();
+    std::lock_guard<std::mutex> lock(obs.mu);
+    for (const StepRecord& step : obs.steps) windows.at(step.group) += 1;
+  }
+  // One request sits in one group; the other group never had an active slot.
+  ASSERT_EQ((windows[0] > 0) + (windows[1] > 0), 1);
+  for (int g = 0; g < 2; ++g) {
+    if (windows[g] > 0) {
+      EXPECT_GT(s.group_busy_s[g], 0.0) << "group " << g;
+    } else {
+      EXPECT_EQ(s.group_busy_s[g], 0.0) << "group " << g;
+    }
+  }
+}
+
+TEST(EngineSnapshot, GroupBusyTimeIsComputeTimeNotTimeInFlight) {
+  // One stage and one group: the group's windows are exactly the stage's work, so the two
+  // counters hold the same nanoseconds; time in flight would also count the hand-offs.
+  Harness h(options(1));
+  RequestId id = h.submit(make_request(20, 4, 1));
+  h.wait(id);
+  h.engine().shutdown(1.0);
+  EngineSnapshot s = h.engine().snapshot();
+  ASSERT_EQ(s.group_busy_s.size(), 1u);
+  ASSERT_EQ(s.stage_busy_s.size(), 1u);
+  EXPECT_GT(s.group_busy_s[0], 0.0);
+  EXPECT_EQ(s.group_busy_s[0], s.stage_busy_s[0]);
+}
+
 }  // namespace
 }  // namespace strata::testing

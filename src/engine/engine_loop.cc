@@ -305,6 +305,7 @@ void EngineImpl::publish_snapshot() {
   snap.kv.prefix_queries_tokens = kv.prefix_queries_tokens;
   snap.kv.prefix_hit_tokens = kv.prefix_hit_tokens;
   pipeline_->busy_s(&snap.stage_busy_s);
+  pipeline_->group_busy_s(&snap.group_busy_s);
   rates_.rates(now, &snap.decode_tok_s, &snap.prefill_tok_s);
   snap.steps = steps_;
 }

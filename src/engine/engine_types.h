@@ -104,6 +104,10 @@ struct EngineSnapshot {
   std::vector<SlotInfo> slots;
   KvStats kv;
   std::vector<double> stage_busy_s;   // cumulative busy seconds per stage
+  // Cumulative seconds any stage spent computing each group's windows (one per group): the
+  // sum of its windows' per-stage compute times, queueing between stages excluded. Summed
+  // over groups it equals the sum over stages.
+  std::vector<double> group_busy_s;
   double decode_tok_s = 0.0;          // recent generation rate (all slots)
   double prefill_tok_s = 0.0;         // recent prompt reading rate
   uint64_t steps = 0;

@@ -25,7 +25,9 @@ struct StagePipeline::Stage {
 
 StagePipeline::StagePipeline(const Model& model, KvView& kv, const std::vector<StagePlan>& plans, int max_rows,
                              int max_seq_tokens, int max_in_flight, DoneFn done)
-    : model_(model), kv_(kv), done_(std::move(done)) {
+    : model_(model), kv_(kv), done_(std::move(done)),
+      group_busy_ns_(std::make_unique<std::atomic<uint64_t>[]>(static_cast<size_t>(max_in_flight))),
+      n_groups_(max_in_flight) {
   for (const StagePlan& p : plans) {
     stages_.push_back(std::make_unique<Stage>(model, p, max_rows, max_seq_tokens, max_in_flight));
   }
@@ -74,6 +76,13 @@ void StagePipeline::busy_s(std::vector<double>* out) const {
   }
 }
 
+void StagePipeline::group_busy_s(std::vector<double>* out) const {
+  out->resize(static_cast<size_t>(n_groups_));
+  for (int g = 0; g < n_groups_; ++g) {
+    (*out)[g] = static_cast<double>(group_busy_ns_[g].load(std::memory_order_relaxed)) * 1e-9;
+  }
+}
+
 void StagePipeline::process(int index, Window* w) {
   Stage& st = *stages_[index];
   auto t0 = std::chrono::steady_clock::now();
@@ -86,6 +95,7 @@ void StagePipeline::process(int index, Window* w) {
   }
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   st.busy_ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+  group_busy_ns_[w->group].fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
 }
 
 void StagePipeline::run_stage(int index) {

@@ -8,6 +8,14 @@
 // Results do not depend on the split: the kernels are batch-invariant and a row's layers
 // run in the same order whichever thread runs them.
 //
+// Busy time is counted twice from the same measurement: per stage, and per group (the
+// window's group). A group's busy time is the sum of the compute times of its windows in
+// every stage, not the wall time from entering stage 0 to leaving the last stage: with
+// pipelining a window also waits in a stage's queue behind other groups' windows, and that
+// wait is not work for this group. A group has at most one window in flight and a window is
+// in one stage at a time, so the per-group sums never double-count, and over all groups
+// they add up to the stages' sum.
+//
 // Owns the stage threads, their pools and scratch. launch() is called by the engine
 // thread; `done` is called on the last stage's thread and must be quick. A single stage
 // has no thread of its own: launch() runs it on the caller's thread and calls `done`
@@ -34,7 +42,8 @@ class StagePipeline {
  public:
   using DoneFn = std::function<void(Window*)>;
 
-  // max_in_flight bounds the windows queued at any stage (the number of groups).
+  // max_in_flight bounds the windows queued at any stage (the number of groups); every
+  // launched window's group lies in [0, max_in_flight).
   StagePipeline(const Model& model, KvView& kv, const std::vector<StagePlan>& plans, int max_rows,
                 int max_seq_tokens, int max_in_flight, DoneFn done);
   ~StagePipeline();
@@ -46,6 +55,8 @@ class StagePipeline {
   int n_stages() const { return static_cast<int>(stages_.size()); }
   // Cumulative seconds each stage spent computing.
   void busy_s(std::vector<double>* out) const;
+  // Cumulative seconds the stages spent computing each group's windows (index = group).
+  void group_busy_s(std::vector<double>* out) const;
 
  private:
   struct Stage;
@@ -58,6 +69,9 @@ class StagePipeline {
   KvView& kv_;
   DoneFn done_;
   std::vector<std::unique_ptr<Stage>> stages_;
+  // One counter per group; fixed size so the stage threads never see it move.
+  std::unique_ptr<std::atomic<uint64_t>[]> group_busy_ns_;
+  int n_groups_ = 0;
 };
 
 }  // namespace strata

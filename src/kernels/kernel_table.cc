@@ -38,12 +38,23 @@ const KernelTable* avx2_table() {
   return supported ? &cpu::kAvx2Kernels : nullptr;
 }
 
+const KernelTable* avx512_table() {
+  // __builtin_cpu_supports also checks that the OS saves the AVX-512 register state.
+  static const bool supported = avx2_table() != nullptr && __builtin_cpu_supports("avx512f") &&
+                                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                                __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni");
+  return supported ? &cpu::kAvx512Kernels : nullptr;
+}
+
 namespace {
 
 const KernelTable& choose_table() {
-  // STRATA_KERNELS=scalar forces the reference kernels (for debugging a SIMD suspicion).
+  // STRATA_KERNELS=scalar|avx2 caps the instruction set (to debug a SIMD suspicion, or to
+  // compare tables in a benchmark); a table the CPU lacks is never chosen.
   const char* forced = std::getenv("STRATA_KERNELS");
   if (forced != nullptr && std::strcmp(forced, "scalar") == 0) return reference_table();
+  const bool cap_avx2 = forced != nullptr && std::strcmp(forced, "avx2") == 0;
+  if (const KernelTable* t = avx512_table(); t != nullptr && !cap_avx2) return *t;
   if (const KernelTable* t = avx2_table()) return *t;
   return reference_table();
 }

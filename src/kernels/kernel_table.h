@@ -4,7 +4,7 @@
 // Tables are immutable constants; active_table() picks one on first use from the CPU's
 // features and returns the same table for the life of the process (a function-local
 // static const, so there is no mutable global state). Tests reach every table that the
-// CPU can run through reference_table() / avx2_table() to compare implementations.
+// CPU can run through reference_table() / avx2_table() / avx512_table() to compare them.
 #pragma once
 
 #include <cstddef>
@@ -56,6 +56,9 @@ void matmul_with_table(const KernelTable& table, const WeightMatrix& w, const fl
 const KernelTable& reference_table();
 // nullptr when this CPU lacks AVX2 + FMA + F16C.
 const KernelTable* avx2_table();
+// nullptr when this CPU also lacks AVX-512 F/BW/VL/DQ + VNNI. Gives the same bits as the
+// AVX2 table for every kernel (same float operations; see cpu/avx2.h).
+const KernelTable* avx512_table();
 // The table every public kernel uses: the fastest one this CPU supports.
 const KernelTable& active_table();
 

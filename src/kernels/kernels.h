@@ -67,12 +67,15 @@ void rmsnorm(const float* x, const float* weight, int n, float eps, float* out);
 // neox=false rotates adjacent pairs (x[2i], x[2i+1]); neox=true rotates (x[i], x[i + d/2]).
 // Only the first n_rot dims of each head rotate. freq_scale < 1 compresses positions
 // (linear scaling); the YaRN fields follow the GGUF rope.scaling.* metadata.
+// freq_factors (Llama 3.1's rope_freqs.weight) divide pair i's angle by freq_factors[i]
+// before linear/YaRN scaling, as llama.cpp does; all ones gives bit-identical output to none.
 struct RopeParams {
   int head_dim = 0;
   int n_rot = 0;
   bool neox = false;
   float freq_base = 10000.0f;
   float freq_scale = 1.0f;
+  const float* freq_factors = nullptr;  // n_rot / 2 positive factors, or nullptr for none; not owned
   // YaRN (0 = off): original training context and ramp.
   int yarn_orig_ctx = 0;
   float yarn_ext_factor = 0.0f;

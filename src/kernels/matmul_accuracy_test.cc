@@ -18,6 +18,7 @@
 
 #include "kernels/kernel_table.h"
 #include "kernels/reference/reference.h"
+#include "kernels/table_list.h"
 #include "kernels/test_weights.h"
 
 namespace strata::kernels {
@@ -31,8 +32,7 @@ struct Case {
 };
 
 std::vector<Case> all_cases() {
-  std::vector<const KernelTable*> tables = {&reference_table()};
-  if (avx2_table() != nullptr) tables.push_back(avx2_table());
+  const std::vector<const KernelTable*> tables = testing::runnable_tables();
   std::vector<Case> cases;
   for (const KernelTable* t : tables) {
     for (DType type : testing::matmul_types()) cases.push_back({t, type});
@@ -105,9 +105,8 @@ TEST_P(MatmulAccuracy, AgreesWithTheScalarTable) {
 
 INSTANTIATE_TEST_SUITE_P(AllTypes, MatmulAccuracy, ::testing::ValuesIn(all_cases()), case_name);
 
-TEST(QuantizeQ8Row, Avx2MatchesScalarBitForBit) {
-  const KernelTable* avx2 = avx2_table();
-  if (avx2 == nullptr) GTEST_SKIP() << "no AVX2 on this CPU";
+TEST(QuantizeQ8Row, SimdMatchesScalarBitForBit) {
+  for (const KernelTable* simd : testing::runnable_tables()) {
   for (int block : {32, 256}) {
     for (int64_t n : {256, 2048, 5632}) {
       std::vector<float> x = testing::random_floats(n, static_cast<uint32_t>(n));
@@ -116,9 +115,11 @@ TEST(QuantizeQ8Row, Avx2MatchesScalarBitForBit) {
       const Q8RowLayout layout = make_q8_row_layout(n, block);
       std::vector<std::byte> a(layout.row_bytes), b(layout.row_bytes);
       reference_table().quantize_q8_row(x.data(), n, block, a.data());
-      avx2->quantize_q8_row(x.data(), n, block, b.data());
-      EXPECT_EQ(0, std::memcmp(a.data(), b.data(), layout.row_bytes)) << "n_in " << n << " block " << block;
+      simd->quantize_q8_row(x.data(), n, block, b.data());
+      EXPECT_EQ(0, std::memcmp(a.data(), b.data(), layout.row_bytes))
+          << simd->name << " n_in " << n << " block " << block;
     }
+  }
   }
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/kernel_table.h"
+#include "kernels/table_list.h"
 #include "kernels/test_weights.h"
 
 namespace strata::kernels {
@@ -28,8 +29,7 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 }
 
 std::vector<Case> all_cases() {
-  std::vector<const KernelTable*> tables = {&reference_table()};
-  if (avx2_table() != nullptr) tables.push_back(avx2_table());
+  const std::vector<const KernelTable*> tables = testing::runnable_tables();
   std::vector<Case> cases;
   for (const KernelTable* t : tables) {
     for (DType type : testing::matmul_types()) {

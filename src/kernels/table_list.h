@@ -1,4 +1,4 @@
-// Test support: every kernel table this CPU can run (scalar always, AVX2 when present).
+// Test support: every kernel table this CPU can run (scalar always, AVX2 and AVX-512 when present).
 #pragma once
 
 #include <string>
@@ -11,6 +11,7 @@ namespace strata::kernels::testing {
 inline std::vector<const KernelTable*> runnable_tables() {
   std::vector<const KernelTable*> tables = {&reference_table()};
   if (avx2_table() != nullptr) tables.push_back(avx2_table());
+  if (avx512_table() != nullptr) tables.push_back(avx512_table());
   return tables;
 }
 

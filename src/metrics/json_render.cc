@@ -62,9 +62,11 @@ void add_work(Json& j, const MetricsState& st, const EngineSnapshot& snap) {
     stages.push_back(Json{{"stage", i}, {"busy_s", snap.stage_busy_s[i]}});
   }
   Json groups = Json::array();
-  for (size_t g = 0; g < st.groups.size(); ++g) {
-    groups.push_back(Json{{"group", g}, {"windows", st.groups[g].windows},
-                          {"rows", st.groups[g].rows}});
+  for (size_t g = 0; g < n_listed_groups(st, snap); ++g) {
+    const GroupCounters c = group_counters(st, g);
+    Json group{{"group", g}, {"windows", c.windows}, {"rows", c.rows}};
+    if (g < snap.group_busy_s.size()) group["busy_s"] = snap.group_busy_s[g];
+    groups.push_back(std::move(group));
   }
   j["stages"] = std::move(stages);
   j["groups"] = std::move(groups);

@@ -91,6 +91,31 @@ TEST_F(JsonRender, LiveShowsStateAndSlots) {
   EXPECT_FALSE(j["park"].contains("bytes"));
 }
 
+TEST_F(JsonRender, GroupsCarryTheSnapshotsBusySeconds) {
+  snap_.n_parallel = 4;
+  snap_.n_groups = 2;
+  snap_.group_busy_s = {1.25, 0.0};
+  st_.step({0, 3, 3, 0});
+  json g = render()["groups"];
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[0]["group"], 0);
+  EXPECT_EQ(g[0]["windows"], 1);
+  EXPECT_EQ(g[0]["rows"], 3);
+  EXPECT_EQ(g[0]["busy_s"], 1.25);
+  // Group 1 never ran a window: it is listed with zeros rather than left out.
+  EXPECT_EQ(g[1]["group"], 1);
+  EXPECT_EQ(g[1]["windows"], 0);
+  EXPECT_EQ(g[1]["busy_s"], 0.0);
+}
+
+TEST_F(JsonRender, NoBusySecondsWhenTheSnapshotHasNone) {
+  st_.step({0, 3, 3, 0});
+  json g = render()["groups"];
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(g[0]["windows"], 1);
+  EXPECT_FALSE(g[0].contains("busy_s"));
+}
+
 TEST_F(JsonRender, NewestTwelveRequestsByDefaultAllOnRequest) {
   for (uint64_t id = 1; id <= 30; ++id) st_.request_finished(finished(id, id));
   json j = render();

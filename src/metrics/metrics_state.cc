@@ -1,5 +1,7 @@
 #include "metrics/metrics_state.h"
 
+#include <algorithm>
+
 #include "metrics/bucket_bounds.h"
 
 namespace strata {
@@ -35,6 +37,14 @@ std::array<int, 3> count_slot_states(const EngineSnapshot& snap) {
 const char* engine_state_label(const EngineSnapshot& snap) {
   std::array<int, 3> n = count_slot_states(snap);
   return n[2] > 0 ? "generating" : n[1] > 0 ? "reading" : "idle";
+}
+
+size_t n_listed_groups(const MetricsState& st, const EngineSnapshot& snap) {
+  return std::max(st.groups.size(), snap.group_busy_s.size());
+}
+
+GroupCounters group_counters(const MetricsState& st, size_t g) {
+  return g < st.groups.size() ? st.groups[g] : GroupCounters{};
 }
 
 namespace {

@@ -67,6 +67,14 @@ struct GroupCounters {
   uint64_t rows = 0;
 };
 
+class MetricsState;
+// Batch groups the renderers list, 0..n-1: every group in the snapshot's group_busy_s and
+// any group a step reported. A group that never ran a window lists 0 windows and 0 rows, so
+// each group's figures exist from the start (counters are not made up: they are 0).
+size_t n_listed_groups(const MetricsState& st, const EngineSnapshot& snap);
+// Group g's step counters; zeros for a group no step has reported yet.
+GroupCounters group_counters(const MetricsState& st, size_t g);
+
 struct VllmHistograms {
   Histogram ttft_s, inter_token_s, request_tpot_s;
   Histogram e2e_s, queue_s, inference_s, prefill_s, decode_s;

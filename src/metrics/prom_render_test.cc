@@ -384,6 +384,49 @@ TEST_F(PromRender, StrataFamiliesShowTheSnapshot) {
   EXPECT_EQ(value_of(f["process_start_time_seconds"], "process_start_time_seconds"), "1.7e+09");
 }
 
+TEST_F(PromRender, GroupBusySecondsAreTheSnapshotsPerGroup) {
+  snap_.group_busy_s = {1.0 / 3.0, 0.0};
+  auto f = render();
+  const Family& busy = f["strata:group_busy_seconds_total"];
+  EXPECT_EQ(busy.type, "counter");
+  EXPECT_EQ(busy.help_lines, 1);
+  EXPECT_EQ(busy.type_lines, 1);
+  ASSERT_EQ(busy.samples.size(), 2u);
+  for (size_t g = 0; g < 2; ++g) {
+    const Sample& s = busy.samples[g];
+    EXPECT_EQ(s.name, "strata:group_busy_seconds_total");
+    const std::map<std::string, std::string> labels = {
+        {"model_name", "stories260K"}, {"engine", "0"}, {"group", std::to_string(g)}};
+    EXPECT_EQ(s.labels, labels);
+    // Shortest round-trip digits: reading the text back gives the snapshot's double.
+    EXPECT_EQ(std::stod(s.value), snap_.group_busy_s[g]) << s.value;
+  }
+  EXPECT_EQ(busy.samples[0].value, "0.3333333333333333");
+  EXPECT_EQ(busy.samples[1].value, "0.0");
+}
+
+TEST_F(PromRender, GroupBusySecondsAbsentWithoutGroupsInTheSnapshot) {
+  drive(st_);  // steps alone give windows and rows, not busy time
+  snap_.group_busy_s.clear();
+  auto f = render();
+  EXPECT_EQ(f.count("strata:group_busy_seconds_total"), 0u);
+  EXPECT_EQ(text_.find("group_busy"), std::string::npos);
+}
+
+TEST_F(PromRender, GroupsThatNeverRanAWindowCountZero) {
+  drive(st_);  // steps of groups 0 and 1
+  snap_.group_busy_s = {0.5, 0.25, 0.0};
+  auto f = render();
+  for (const char* name : {"strata:group_windows_total", "strata:group_rows_total",
+                           "strata:group_busy_seconds_total"}) {
+    EXPECT_EQ(f[name].samples.size(), 3u) << name;
+    EXPECT_EQ(value_of(f[name], name, {{"group", "2"}}), "0.0") << name;
+  }
+  EXPECT_EQ(value_of(f["strata:group_windows_total"], "strata:group_windows_total",
+                     {{"group", "0"}}),
+            "1.0");
+}
+
 TEST_F(PromRender, ValuesTheServerDoesNotHaveAreAbsentNotZero) {
   snap_.kv = KvStats{};  // no pool, no park store
   auto f = parse(render_prometheus(st_, snap_, ProcessStats{}));

@@ -64,17 +64,26 @@ void render_work(PromWriter& w, std::span<const PromLabel> c, const MetricsState
     const std::array<PromLabel, 1> l = {{{"stage", stage}}};
     w.sample(l, snap.stage_busy_s[i]);
   }
+  const size_t n_groups = n_listed_groups(st, snap);
   w.family("strata:group_windows_total", "counter", "Windows run per batch group.", c);
-  for (size_t g = 0; g < st.groups.size(); ++g) {
+  for (size_t g = 0; g < n_groups; ++g) {
     const std::string group = std::to_string(g);
     const std::array<PromLabel, 1> l = {{{"group", group}}};
-    w.sample(l, static_cast<double>(st.groups[g].windows));
+    w.sample(l, static_cast<double>(group_counters(st, g).windows));
   }
   w.family("strata:group_rows_total", "counter", "Rows run per batch group.", c);
-  for (size_t g = 0; g < st.groups.size(); ++g) {
+  for (size_t g = 0; g < n_groups; ++g) {
     const std::string group = std::to_string(g);
     const std::array<PromLabel, 1> l = {{{"group", group}}};
-    w.sample(l, static_cast<double>(st.groups[g].rows));
+    w.sample(l, static_cast<double>(group_counters(st, g).rows));
+  }
+  // Without groups in the snapshot there is no sample, so the writer leaves the family out.
+  w.family("strata:group_busy_seconds_total", "counter",
+           "Time the pipeline stages spent computing each batch group's windows.", c);
+  for (size_t g = 0; g < snap.group_busy_s.size(); ++g) {
+    const std::string group = std::to_string(g);
+    const std::array<PromLabel, 1> l = {{{"group", group}}};
+    w.sample(l, snap.group_busy_s[g]);
   }
 }
 

@@ -147,8 +147,9 @@ class BatchInvarianceTest : public ::testing::TestWithParam<Case> {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  std::unique_ptr<Model> load(const TestModelSpec& spec) {
-    const std::string path = (dir_ / (testing::test_model_name(spec) + ".gguf")).string();
+  // tag keeps the files of several models loaded at once apart.
+  std::unique_ptr<Model> load(const TestModelSpec& spec, const std::string& tag = "") {
+    const std::string path = (dir_ / (testing::test_model_name(spec) + tag + ".gguf")).string();
     Status st = testing::write_test_model(spec, path);
     EXPECT_TRUE(st.ok()) << st.ToString();
     auto m = Model::Load(path);
@@ -212,6 +213,30 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsForWideHeads) {
   const auto seqs = make_sequences(m->hparams().n_vocab, 41);
   const LogitMap baseline = run_alone(*m, DType::kQ8_0, seqs);
   expect_same_bits(baseline, run_mixed(*m, DType::kQ8_0, seqs, 2, 12), "wide heads");
+}
+
+// Rope frequency factors (rope_freqs.weight) keep the invariance; all-ones factors give
+// exactly the bits of a model without them.
+TEST_F(BatchInvarianceKvTypeTest, HoldsWithRopeFreqFactors) {
+  TestModelSpec spec;
+  spec.arch = "llama";
+  spec.type = DType::kQ8_0;
+  std::unique_ptr<Model> plain = load(spec, "-plain");
+  spec.rope_freqs = std::vector<float>(32, 1.0f);
+  std::unique_ptr<Model> ones = load(spec, "-ones");
+  for (size_t i = 0; i < spec.rope_freqs.size(); ++i) spec.rope_freqs[i] = 1.0f + static_cast<float>(i % 8);
+  std::unique_ptr<Model> factored = load(spec, "-factored");
+  ASSERT_TRUE(plain && ones && factored);
+  const auto seqs = make_sequences(factored->hparams().n_vocab, 53);
+  const LogitMap baseline = run_alone(*factored, DType::kF16, seqs);
+  expect_same_bits(baseline, run_mixed(*factored, DType::kF16, seqs, 2, 14), "rope_freqs, random mix");
+  const LogitMap unfactored = run_alone(*plain, DType::kF16, seqs);
+  expect_same_bits(unfactored, run_alone(*ones, DType::kF16, seqs), "all-ones rope_freqs");
+  int n_differ = 0;
+  for (const auto& [key, logits] : baseline) {
+    n_differ += std::memcmp(logits.data(), unfactored.at(key).data(), logits.size() * sizeof(float)) != 0;
+  }
+  EXPECT_GT(n_differ, 0) << "the factors changed no logits";
 }
 
 // A pipeline split (embed, layers in two stages, output) gives the bits of forward().

@@ -5,7 +5,6 @@
 #include <string>
 #include <thread>
 
-#include "base/log.h"
 #include "model/forward_scratch.h"
 #include "model/model_impl.h"
 
@@ -71,11 +70,7 @@ Result<std::unique_ptr<Model>> Model::FromGguf(std::shared_ptr<const GgufFile> g
   STRATA_ASSIGN_OR_RETURN(impl->hp, read_hparams(*gguf));
   STRATA_ASSIGN_OR_RETURN(impl->w, bind_weights(*gguf, impl->hp));
   impl->rope = rope_params(impl->hp);
-  if (gguf->find_tensor("rope_freqs.weight") != nullptr) {
-    // Llama 3.1+ long-context frequency factors; the rope kernel has no input for them yet.
-    STRATA_LOG_WARN("{}: rope_freqs.weight (per-dimension rope frequency factors) is not applied; "
-                    "output quality may suffer, most at long context", gguf->path());
-  }
+  impl->rope.freq_factors = impl->w.rope_freqs;
   impl->gguf = std::move(gguf);
   return std::unique_ptr<Model>(new Model(std::move(impl)));
 }

@@ -17,7 +17,7 @@ struct Model::Impl {
   std::shared_ptr<const GgufFile> gguf;
   Hparams hp;
   ModelWeights w;
-  kernels::RopeParams rope;
+  kernels::RopeParams rope;  // freq_factors points into w.owned
 };
 
 }  // namespace strata

@@ -144,6 +144,27 @@ TEST_F(ModelLoadTest, WrongShapeIsNamed) {
   expect_error(spec, Code::kCorrupt, "blk.0.ffn_gate.weight has shape [256, 512], expected [256, 768]");
 }
 
+// rope_freqs.weight holds one F32 factor per rotated pair: n_rot / 2 = 32 here.
+TEST_F(ModelLoadTest, RopeFreqsOfTheWrongCountAreNamed) {
+  TestModelSpec spec;
+  spec.rope_freqs = std::vector<float>(64, 1.0f);
+  expect_error(spec, Code::kCorrupt, "rope_freqs.weight has shape [64] (64 factors), expected [32]");
+}
+
+TEST_F(ModelLoadTest, RopeFreqsOfTheWrongTypeAreNamed) {
+  TestModelSpec spec;
+  spec.rope_freqs = std::vector<float>(32, 1.0f);
+  spec.rope_freqs_type = DType::kF16;
+  expect_error(spec, Code::kUnsupported, "rope_freqs.weight has type f16, expected f32");
+}
+
+TEST_F(ModelLoadTest, NonPositiveRopeFreqIsNamed) {
+  TestModelSpec spec;
+  spec.rope_freqs = std::vector<float>(32, 1.0f);
+  spec.rope_freqs[5] = 0.0f;
+  expect_error(spec, Code::kCorrupt, "rope_freqs.weight: factor 5 is 0");
+}
+
 TEST_F(ModelLoadTest, InconsistentHeadsAreRejected) {
   TestModelSpec spec;
   spec.metadata_overrides = {{"llama.attention.head_count_kv", GgufValue::U32(3)}};

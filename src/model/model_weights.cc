@@ -1,5 +1,7 @@
 #include "model/model_weights.h"
 
+#include <cmath>
+#include <cstring>
 #include <string>
 
 namespace strata {
@@ -41,6 +43,37 @@ class Binder {
     m.n_out = n_out;
     m.row_bytes = *row_bytes;
     return m;
+  }
+
+  // Rope frequency factors, one per rotated pair: optional, F32 only (as llama.cpp reads
+  // them), each positive and finite since the kernel divides angles by them. Copied so the
+  // kernel reads aligned floats whatever the file's alignment.
+  const float* rope_factors(const std::string& name, int64_t n_pairs) {
+    if (!status_.ok()) return nullptr;
+    const GgufTensor* t = gguf_.find_tensor(name);
+    if (t == nullptr) return nullptr;
+    const std::string what = gguf_.path() + ": tensor " + name;
+    if (t->type != DType::kF32) {
+      fail(Status::Unsupported(what + " has type " + std::string(dtype_name(t->type)) + ", expected " +
+                               std::string(dtype_name(DType::kF32))));
+      return nullptr;
+    }
+    if (t->n_elements != static_cast<uint64_t>(n_pairs) || t->dims.size() != 1) {
+      fail(Status::Corrupt(what + " has shape " + shape_string(t->dims) + " (" + std::to_string(t->n_elements) +
+                           " factors), expected [" + std::to_string(n_pairs) + "] (one per rotated pair, n_rot / 2)"));
+      return nullptr;
+    }
+    auto copy = std::make_unique<float[]>(static_cast<size_t>(n_pairs));
+    std::memcpy(copy.get(), t->data, sizeof(float) * static_cast<size_t>(n_pairs));
+    for (int64_t i = 0; i < n_pairs; ++i) {
+      if (!(copy[i] > 0.0f) || !std::isfinite(copy[i])) {
+        fail(Status::Corrupt(what + ": factor " + std::to_string(i) + " is " + std::to_string(copy[i]) +
+                             ", expected a positive finite number"));
+        return nullptr;
+      }
+    }
+    w_->owned.push_back(std::move(copy));
+    return w_->owned.back().get();
   }
 
   // A 1-D tensor of n floats, copied to F32. Optional tensors give nullptr when absent.
@@ -120,6 +153,7 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   w.output = hp.tied_embeddings ? w.token_embd : b.matrix("output.weight", hp.n_embd, hp.n_vocab);
   w.layers.reserve(static_cast<size_t>(hp.n_layer));
   for (int l = 0; l < hp.n_layer; ++l) w.layers.push_back(bind_layer(b, hp, l));
+  w.rope_freqs = b.rope_factors("rope_freqs.weight", hp.n_rot / 2);
   STRATA_RETURN_IF_ERROR(b.status());
 
   for (const GgufTensor& t : gguf.tensors()) w.total_bytes += t.n_bytes;

@@ -35,6 +35,7 @@ struct ModelWeights {
   const float* output_norm = nullptr;
   kernels::WeightMatrix output;       // n_embd -> n_vocab; token_embd when tied
   std::vector<LayerWeights> layers;
+  const float* rope_freqs = nullptr;  // n_rot / 2 rope frequency factors (Llama 3.1); nullptr when absent
   size_t total_bytes = 0;             // every tensor of the file
   size_t decode_bytes = 0;            // what one decode step streams: all but the embedding table
                                       // (which only has one row read), unless output reuses it
@@ -42,6 +43,8 @@ struct ModelWeights {
 };
 
 // Errors name the tensor and what is wrong: missing, wrong shape, unsupported type.
+// rope_freqs.weight is optional; when present it must be F32 with n_rot / 2 positive,
+// finite factors.
 Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp);
 
 }  // namespace strata

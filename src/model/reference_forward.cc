@@ -56,6 +56,11 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf) {
   STRATA_RETURN_IF_ERROR(decode(gguf, "output_norm.weight", true, &r.output_norm_));
   STRATA_RETURN_IF_ERROR(decode(gguf, "output.weight", false, &r.output_));
   if (r.output_.empty()) r.output_ = r.token_embd_;
+  STRATA_RETURN_IF_ERROR(decode(gguf, "rope_freqs.weight", false, &r.rope_freqs_));
+  if (!r.rope_freqs_.empty() && r.rope_freqs_.size() != static_cast<size_t>(r.hp_.n_rot / 2)) {
+    return Status::Corrupt("reference: rope_freqs.weight has " + std::to_string(r.rope_freqs_.size()) +
+                           " factors, expected n_rot / 2 = " + std::to_string(r.hp_.n_rot / 2));
+  }
   r.layers_.resize(static_cast<size_t>(r.hp_.n_layer));
   for (int i = 0; i < r.hp_.n_layer; ++i) {
     const std::string p = "blk." + std::to_string(i) + ".";
@@ -78,15 +83,16 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf) {
   return r;
 }
 
-// Rotates the first n_rot dims of each head by pos * freq_scale * base^(-2i / n_rot).
+// Rotates the first n_rot dims of each head by pos * freq_scale * base^(-2i / n_rot) / factor_i.
 void ReferenceForward::rope(Vec& x, int n_heads) const {
   const int hd = hp_.head_dim;
   const int half = hp_.n_rot / 2;
   for (int h = 0; h < n_heads; ++h) {
     double* head = x.data() + static_cast<size_t>(h) * hd;
     for (int i = 0; i < half; ++i) {
+      const double factor = rope_freqs_.empty() ? 1.0 : rope_freqs_[static_cast<size_t>(i)];
       const double theta = n_tokens_ * static_cast<double>(hp_.rope_freq_scale) *
-                           std::pow(static_cast<double>(hp_.rope_freq_base), -2.0 * i / hp_.n_rot);
+                           std::pow(static_cast<double>(hp_.rope_freq_base), -2.0 * i / hp_.n_rot) / factor;
       const int a = hp_.rope_neox ? i : 2 * i;
       const int b = hp_.rope_neox ? i + half : 2 * i + 1;
       const double x0 = head[a], x1 = head[b];

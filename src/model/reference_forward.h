@@ -3,7 +3,8 @@
 // Written independently of transformer.cc and the kernels: simple loops, weights decoded
 // once with the tensor module's reference dequantizer into doubles, activations and the
 // K/V cache kept in double, full softmax. It is slow and obviously right, and is what the
-// fast path's numerics are measured against. Supports no YaRN (test models do not use it).
+// fast path's numerics are measured against. Applies rope_freqs.weight (per-pair factors
+// dividing the angle) when present; supports no YaRN (test models do not use it).
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
 
@@ -39,6 +40,7 @@ class ReferenceForward {
   Hparams hp_;
   Matrix token_embd_, output_;
   std::vector<double> output_norm_;
+  std::vector<double> rope_freqs_;  // n_rot / 2 factors, or empty
   std::vector<Layer> layers_;
   int n_tokens_ = 0;
 };

@@ -33,6 +33,7 @@
 #include "model/model.h"
 #include "model/reference_forward.h"
 #include "model/test_model.h"
+#include "modelgen/rope_factors.h"
 
 namespace strata {
 namespace {
@@ -74,12 +75,19 @@ class ReferenceForwardTest : public ::testing::TestWithParam<Case> {
     double rms_rel = INFINITY;  // ||fast - reference|| / ||reference|| over all positions
   };
 
-  Errors errors(const TestModelSpec& spec, DType kv_type) {
+  // The fast path on spec's model against the reference on ref_spec's (spec's when null).
+  Errors errors(const TestModelSpec& spec, DType kv_type, const TestModelSpec* ref_spec = nullptr) {
     const std::string path = (dir_ / (testing::test_model_name(spec) + ".gguf")).string();
     Status st = testing::write_test_model(spec, path);
     EXPECT_TRUE(st.ok()) << st.ToString();
     auto model = Model::Load(path);
-    auto gguf = GgufFile::Open(path);
+    std::string ref_path = path;
+    if (ref_spec != nullptr) {
+      ref_path = (dir_ / ("ref-" + testing::test_model_name(*ref_spec) + ".gguf")).string();
+      st = testing::write_test_model(*ref_spec, ref_path);
+      EXPECT_TRUE(st.ok()) << st.ToString();
+    }
+    auto gguf = GgufFile::Open(ref_path);
     EXPECT_TRUE(model.ok() && gguf.ok());
     if (!model.ok() || !gguf.ok()) return {};
     auto ref = testing::ReferenceForward::Load(*gguf);
@@ -178,6 +186,30 @@ TEST_F(ReferenceForwardVariantsTest, LinearRopeScalingAgrees) {
   spec.rope_freq_base = 500.0f;  // fast rotations, so a wrong scale shows within 24 positions
   const Errors e = errors(spec, DType::kF32);
   expect_within("linear rope", e.rms_rel, e.max_rel, bounds(DType::kF32));
+}
+
+// Llama 3.1-style rope_freqs.weight divides each pair's angle by its factor. Base 500 and
+// an original context of 64 make pairs 0-4 keep factor 1, 5-11 ramp and 12-31 slow down
+// 8x, all visibly within 24 positions. The same weights checked against a reference
+// without the factors must disagree by far more than the bound: the factors are applied.
+TEST_F(ReferenceForwardVariantsTest, RopeFreqFactorsAgree) {
+  TestModelSpec spec;
+  spec.arch = "llama";
+  spec.rope_freq_base = 500.0f;
+  Llama3RopeScaling scaling;
+  scaling.orig_ctx = 64;
+  spec.rope_freqs = llama3_rope_factors(64, spec.rope_freq_base, scaling);
+  ASSERT_EQ(spec.rope_freqs.front(), 1.0f);
+  ASSERT_EQ(spec.rope_freqs.back(), 8.0f);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("rope_freqs", e.rms_rel, e.max_rel, bounds(DType::kF32));
+
+  TestModelSpec without = spec;
+  without.rope_freqs.clear();
+  const Errors ignored = errors(spec, DType::kF32, &without);
+  EXPECT_GT(ignored.rms_rel, 100 * bounds(DType::kF32).rms_rel) << "the factors make no difference";
+  RecordProperty("rms_rel", std::to_string(e.rms_rel));
+  RecordProperty("rms_rel_without_factors", std::to_string(ignored.rms_rel));
 }
 
 // An F16 K/V cache rounds K and V to 11 significant bits (relative error up to 2^-11,

@@ -29,6 +29,14 @@ void add_random(GgufWriter& w, const std::string& name, DType type, std::vector<
   });
 }
 
+// A 1-D tensor of exactly these values, encoded in type.
+void add_values(GgufWriter& w, const std::string& name, DType type, const std::vector<float>& values) {
+  w.add_tensor(name, type, {values.size()}, [=](uint8_t* dst) {
+    Status st = quantize_row(type, values.data(), dst, values.size());
+    if (!st.ok()) std::memset(dst, 0, *dtype_row_bytes(type, values.size()));
+  });
+}
+
 class ModelBuilder {
  public:
   explicit ModelBuilder(const TestModelSpec& spec) : s_(spec) {}
@@ -133,6 +141,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     b.matrix(p + "ffn_up.weight", s.n_embd, s.n_ff);
     b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
   }
+  if (!s.rope_freqs.empty()) add_values(b.writer(), "rope_freqs.weight", s.rope_freqs_type, s.rope_freqs);
   return b.writer().write(path);
 }
 

@@ -32,6 +32,10 @@ struct TestModelSpec {
   int n_ctx = 512;
   float rope_freq_base = 10000.0f;
   float rope_linear_factor = 1.0f;  // != 1 writes rope.scaling.type = linear
+  // Non-empty: written as rope_freqs.weight in rope_freqs_type, after every other tensor and
+  // without taking a seed, so the other weights are those of the same spec without it.
+  std::vector<float> rope_freqs;
+  DType rope_freqs_type = DType::kF32;
   uint32_t seed = 1;
   // For tests of bad files: metadata set after the defaults (replacing them), and tensors
   // left out.

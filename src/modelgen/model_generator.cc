@@ -4,11 +4,13 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 #include <vector>
 
 #include "base/thread_pool.h"
 #include "gguf/gguf_writer.h"
+#include "modelgen/rope_factors.h"
 #include "modelgen/vocab_source.h"
 #include "modelgen/weight_rng.h"
 #include "tensor/quantize.h"
@@ -81,6 +83,7 @@ Result<VocabMetadata> load_vocab(const GenerateOptions& o, int preset_vocab) {
 Result<GenerateReport> plan_model(const GenerateOptions& o) {
   GenerateReport report;
   STRATA_ASSIGN_OR_RETURN(report.spec, model_preset(o.arch, o.preset));
+  report.spec.rope_freqs = o.rope_freqs;
   STRATA_ASSIGN_OR_RETURN(VocabMetadata vocab, load_vocab(o, report.spec.n_vocab));
   report.spec.n_vocab = vocab.n_vocab;
   STRATA_ASSIGN_OR_RETURN(report.plan, plan_tensors(report.spec, o.type));
@@ -104,7 +107,14 @@ Result<GenerateReport> generate_model(const GenerateOptions& o) {
   int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ThreadPool pool(n_threads);
   std::atomic<bool> failed{false};
+  const std::vector<float> rope_factors = spec_rope_factors(report.spec);
   for (const auto& t : report.plan.tensors) {
+    if (t.kind == WeightKind::kRopeFreqs) {
+      w.add_tensor(t.name, t.type, t.dims, [&rope_factors](uint8_t* dst) {
+        std::memcpy(dst, rope_factors.data(), rope_factors.size() * sizeof(float));
+      });
+      continue;
+    }
     w.add_tensor(t.name, t.type, t.dims,
                  [&t, &pool, &failed, seed = o.seed](uint8_t* dst) { fill_tensor(t, seed, pool, dst, &failed); });
   }

@@ -5,8 +5,8 @@
 // (GgufWriter fill callbacks), so a 1B model never sits in memory.
 //
 // Weights: matrices uniform with std 1/sqrt(n_in) (activations keep their scale), norm
-// weights 1 +- 0.1, biases +- 0.02. Not thread-safe to share options while running; each
-// call owns its thread pool.
+// weights 1 +- 0.1, biases +- 0.02; rope_freqs (not random) from spec_rope_factors().
+// Not thread-safe to share options while running; each call owns its thread pool.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +27,7 @@ struct GenerateOptions {
   uint64_t seed = 0;
   std::string out_path;
   int n_threads = 0;            // 0: hardware concurrency
+  bool rope_freqs = false;      // llama: add Llama 3.1-style rope_freqs.weight (ModelSpec::rope_freqs)
 };
 
 struct GenerateReport {

@@ -27,6 +27,9 @@ struct ModelSpec {
   bool tied_embeddings = false;  // no output.weight
   bool qk_norm = false;          // qwen3: blk.N.attn_q_norm / attn_k_norm
   bool qkv_bias = false;         // qwen2: blk.N.attn_{q,k,v}.bias
+  // llama only: a Llama 3.1-style rope_freqs.weight (rope_factors.h), with the preset's
+  // n_ctx standing for the original training context.
+  bool rope_freqs = false;
 };
 
 std::vector<std::string> model_preset_names();

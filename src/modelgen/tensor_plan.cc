@@ -57,6 +57,9 @@ Status check_spec(const ModelSpec& s) {
                                    std::to_string(s.n_head_kv));
   }
   if (s.head_dim % 2 != 0) return Status::InvalidArgument("head_dim must be even for rope");
+  if (s.rope_freqs && s.arch != "llama") {
+    return Status::InvalidArgument("rope_freqs (Llama 3.1 rope frequency factors) is for llama models, not " + s.arch);
+  }
   return Status::Ok();
 }
 
@@ -83,6 +86,9 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type) {
   auto q_dim = static_cast<uint64_t>(s.n_head) * s.head_dim;
   auto kv_dim = static_cast<uint64_t>(s.n_head_kv) * s.head_dim;
   auto ff = static_cast<uint64_t>(s.n_ff);
+  if (s.rope_freqs) {
+    add_vector(&plan, "rope_freqs.weight", static_cast<uint64_t>(s.head_dim / 2), WeightKind::kRopeFreqs);
+  }
   add_matrix(&plan, s, type, "token_embd.weight", "token_embd", 0, embd, s.n_vocab, WeightKind::kEmbedding);
   for (int l = 0; l < s.n_layer; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";

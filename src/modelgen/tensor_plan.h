@@ -1,7 +1,7 @@
 // TensorPlan: the tensors of a generated model (names and shapes as llama.cpp writes them)
 // and the type each is stored in. Pure functions over a ModelSpec.
 //
-// Types: 1-D tensors (norms, biases) are F32. Matrices take the requested type, except that
+// Types: 1-D tensors (norms, biases, rope_freqs) are F32. Matrices take the requested type, except that
 // the K-quant mixes behave like llama.cpp's _M files (output.weight and some attn_v /
 // ffn_down in Q6_K), and a matrix whose width is not whole blocks of its type falls back
 // (Q4_K -> Q5_0, Q5_K / Q6_K -> Q8_0, 32-blocks -> F16); `fallback` says why.
@@ -17,7 +17,7 @@
 
 namespace strata {
 
-enum class WeightKind { kMatrix, kEmbedding, kNorm, kBias };
+enum class WeightKind { kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs };
 
 struct PlannedTensor {
   std::string name;

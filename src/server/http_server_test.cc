@@ -368,6 +368,9 @@ TEST(HttpServer, ModelsStatusAndSlots) {
   for (const char* key : {"groups", "stages", "threads", "uptime_s", "load"}) {
     EXPECT_TRUE(status.contains(key)) << key;
   }
+  for (const char* key : {"stage_busy_s", "group_busy_s"}) {
+    EXPECT_TRUE(status["load"][key].is_array()) << key;
+  }
   json slots = json::parse(cli.Get("/slots")->body)["slots"];
   ASSERT_EQ(slots.size(), 2u);
   EXPECT_EQ(slots[0]["state"], "idle");

@@ -60,6 +60,7 @@ json status_json(const ServerState& state, const ServedModel& model, const Engin
                {"prefill_tok_s", snap.prefill_tok_s},
                {"steps", snap.steps},
                {"stage_busy_s", snap.stage_busy_s},
+               {"group_busy_s", snap.group_busy_s},
                {"kv", {{"dtype", kv.dtype},
                        {"block_tokens", kv.block_tokens},
                        {"blocks_total", kv.blocks_total},

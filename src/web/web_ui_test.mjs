@@ -28,7 +28,7 @@ function startServer() {
   return new Promise((resolve, reject) => {
     assert.ok(strataBin && fs.existsSync(strataBin), `STRATA_BIN=${strataBin}`);
     const proc = spawn(strataBin, ['serve', '--model', model, '--host', '127.0.0.1', '--port', '0',
-      '--parallel', '4', '--api-key', API_KEY], { stdio: ['ignore', 'pipe', 'pipe'] });
+      '--parallel', '4', '--ctx', '32768', '--api-key', API_KEY], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
     const timer = setTimeout(() => reject(new Error('no listening line:\n' + out + err)), 30000);
     proc.stderr.on('data', (d) => { err = (err + d).slice(-4000); });
@@ -124,14 +124,15 @@ test('a chat message streams its answer in', async () => {
 test('the stop button aborts a long answer', async () => {
   const before = (await metricsJson()).totals.finished.abort;
   // The tiny model soon says end-of-story; ask the server to go on past it, so the answer is
-  // still streaming when Stop is pressed.
+  // still streaming when Stop is pressed. It decodes thousands of tokens a second, so the
+  // answer must be long enough (the server runs with a 32768-token context) to outlast the click.
   await page.route('**/v1/chat/completions', (route) => {
     const body = JSON.parse(route.request().postData());
     route.continue({ postData: JSON.stringify({ ...body, ignore_eos: true }) });
   });
   await page.click('#clear');
   assert.equal(await page.locator('.msg').count(), 0);
-  await page.fill('#max-tokens', '1000');
+  await page.fill('#max-tokens', '30000');
   await page.fill('#chat-input', 'Tell me a very long story about a dragon');
   await page.press('#chat-input', 'Enter');
   await page.waitForFunction(() => {
@@ -161,6 +162,8 @@ test('the Monitor tab shows the engine and the requests, updating every second',
   assert.match(await page.textContent('#engine-state'), /^(idle|reading|generating)$/);
   assert.equal(await page.locator('#slots .slot').count(), m.engine.parallel);
   assert.equal(await page.locator('#stages .stage').count(), m.stages.length);
+  assert.equal(await page.locator('#group-busy .stage').count(), m.groups.length);
+  assert.match(await page.textContent('#group-busy'), /group 0 · /);
   const rows = await page.locator('#requests tbody tr').count();
   assert.ok(rows >= 2, `requests table has ${rows} rows`);
   assert.match(await page.textContent('#requests tbody tr:first-child td:nth-child(2)'), /abort/);

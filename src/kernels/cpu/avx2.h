@@ -1,15 +1,28 @@
 // The AVX2 + FMA + F16C kernels. Every function declared here may only run on a CPU
 // that has those features (kernel_table.cc checks before handing out the table).
+//
+// The same sources are compiled twice (see src/kernels/CMakeLists.txt): once for AVX2 into
+// namespace avx2, and once with AVX-512 (F, BW, VL) and VNNI into namespace avx512. The
+// second build keeps 256-bit vectors and every float operation, so its results are
+// bit-identical to the first; what changes is that integer dot products take one VNNI
+// instruction instead of two, and 32 vector registers allow larger batch tiles.
 #pragma once
 
 #include "kernels/kernel_table.h"
 
+#if defined(STRATA_KERNELS_AVX512)
+#define STRATA_SIMD avx512
+#else
+#define STRATA_SIMD avx2
+#endif
+
 namespace strata::kernels::cpu {
 
-// Constant-initialised, so no AVX2 instruction runs before the CPU check.
+// Constant-initialised, so no SIMD instruction runs before the CPU check.
 extern const KernelTable kAvx2Kernels;
+extern const KernelTable kAvx512Kernels;
 
-namespace avx2 {
+namespace STRATA_SIMD {
 void quantize_q8_row(const float* x, int64_t n_in, int block, std::byte* dst);
 void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 // Per weight family; matmul_rows dispatches on the type.
@@ -27,6 +40,6 @@ void load_kv(const void* src, int n, DType type, float* out);
 void attention(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,
                int n_kv_heads);
 int argmax(const float* x, int n);
-}  // namespace avx2
+}  // namespace STRATA_SIMD
 
 }  // namespace strata::kernels::cpu

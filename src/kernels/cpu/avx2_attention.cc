@@ -10,7 +10,7 @@
 #include "kernels/cpu/avx2_common.h"
 #include "kernels/reference/reference.h"
 
-namespace strata::kernels::cpu::avx2 {
+namespace strata::kernels::cpu::STRATA_SIMD {
 
 namespace {
 
@@ -109,4 +109,4 @@ void attention(const AttentionArgs& a, const float* q, float* out, float* scratc
   }
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_SIMD

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace strata::kernels::cpu::avx2 {
+namespace strata::kernels::cpu::STRATA_SIMD {
 
 // Sum of the 8 lanes in a fixed tree: (l0+l4, l1+l5, l2+l6, l3+l7), then pairs, then
 // the last two. Every reduction in the AVX2 kernels ends with this, so a row's result
@@ -35,16 +35,29 @@ static inline __m256i unpack_nibbles_16(const void* p) {
   return _mm256_and_si256(both, _mm256_set1_epi8(0x0f));
 }
 
-// Sum of u8 x s8 products over each group of 4 bytes: 8 int32 lanes. Exact while each
-// adjacent pair of products fits int16 (no saturation): true for u <= 128, |s| <= 127,
-// which every caller guarantees (activation codes are in [-127, 127]).
-static inline __m256i dot_u8_s8(__m256i u, __m256i s) {
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+// acc plus the sums of u8 x s8 products over each group of 4 bytes: 8 int32 lanes. Exact
+// while each adjacent pair of products fits int16 (maddubs saturates there; VNNI does
+// not): true for u <= 128, |s| <= 127, which every caller guarantees (activation codes
+// are in [-127, 127]). So the VNNI build gets the same lanes, bit for bit.
+static inline __m256i dot_u8_s8_add(__m256i acc, __m256i u, __m256i s) {
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+  return _mm256_dpbusd_epi32(acc, u, s);
+#else
+  return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+#endif
 }
 
-}  // namespace strata::kernels::cpu::avx2
+static inline __m256i dot_u8_s8(__m256i u, __m256i s) {
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, s);
+#else
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+#endif
+}
 
-namespace strata::kernels::cpu::avx2 {
+}  // namespace strata::kernels::cpu::STRATA_SIMD
+
+namespace strata::kernels::cpu::STRATA_SIMD {
 
 // Floats to int8 codes the way the scalar quantisers do it, bit for bit: per block
 // d = amax / 127 and codes = round-to-nearest-even(x * (1 / d)) clamped to [-127, 127]
@@ -93,9 +106,9 @@ static inline Codes32 codes32(const float* x, float inv_d) {
   return out;
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_SIMD
 
-namespace strata::kernels::cpu::avx2 {
+namespace strata::kernels::cpu::STRATA_SIMD {
 
 // e^x for 8 lanes, within 2 ulp of expf for x in [-87, 88] (inputs are clamped to that
 // range). 2^n from round(x / ln 2), the remainder r (|r| <= ln2 / 2) from a two-part
@@ -118,4 +131,4 @@ static inline __m256 exp_ps(__m256 x) {
   return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), e));
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_SIMD

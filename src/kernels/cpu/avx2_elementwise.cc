@@ -4,7 +4,7 @@
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_common.h"
 
-namespace strata::kernels::cpu::avx2 {
+namespace strata::kernels::cpu::STRATA_SIMD {
 
 // Sum of squares in four 8-lane accumulators over 32-element steps, combined as
 // (a0 + a1) + (a2 + a3), the 8-lane tree, then the leftover elements in index order:
@@ -44,4 +44,4 @@ void silu_mul(float* gate, const float* up, int n) {
   for (; i < n; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_SIMD

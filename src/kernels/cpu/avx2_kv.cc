@@ -5,7 +5,7 @@
 #include "kernels/fp16.h"
 #include "kernels/reference/reference.h"
 
-namespace strata::kernels::cpu::avx2 {
+namespace strata::kernels::cpu::STRATA_SIMD {
 
 void store_kv(const float* x, int n, DType type, void* dst) {
   switch (type) {
@@ -60,4 +60,4 @@ void load_kv(const void* src, int n, DType type, float* out) {
   }
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_SIMD

@@ -1,7 +1,7 @@
 // AVX2 matmul entry: routes a chunk of output rows to the kernel for the weight type.
 #include "kernels/cpu/avx2.h"
 
-namespace strata::kernels::cpu::avx2 {
+namespace strata::kernels::cpu::STRATA_SIMD {
 
 void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   switch (args.w->type) {
@@ -16,4 +16,4 @@ void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   }
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_SIMD

@@ -4,7 +4,7 @@
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_matmul_tile.h"
 
-namespace strata::kernels::cpu::avx2 {
+namespace strata::kernels::cpu::STRATA_SIMD {
 
 namespace {
 
@@ -71,4 +71,4 @@ void matmul_float(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   }
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_SIMD

@@ -9,7 +9,7 @@
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_matmul_tile.h"
 
-namespace strata::kernels::cpu::avx2 {
+namespace strata::kernels::cpu::STRATA_SIMD {
 
 namespace {
 
@@ -176,4 +176,4 @@ void matmul_q6_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<Q6K>(args, o_begin, o_end);
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_SIMD

@@ -7,7 +7,7 @@
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_matmul_tile.h"
 
-namespace strata::kernels::cpu::avx2 {
+namespace strata::kernels::cpu::STRATA_SIMD {
 
 namespace {
 
@@ -27,14 +27,15 @@ struct XBlock {
   __m256 d;
 };
 
-XBlock load_x(const Q8Input& in, int64_t s) {
+XBlock q8_load_x(const Q8Input& in, int64_t s) {
   return {load_256(in.q + s * kQK), _mm256_broadcast_ss(in.d + s)};
 }
 
-// Activation block s's code sum times `offset`, in lane 0 of an otherwise zero vector.
+// Minus activation block s's code sum times `offset`, in lane 0 of an otherwise zero
+// vector: the starting value of the block's integer dot product.
 __m256i offset_correction(const Q8Input& in, int64_t s, int offset) {
   const int sum = in.sum16[2 * s] + in.sum16[2 * s + 1];
-  return _mm256_castsi128_si256(_mm_cvtsi32_si128(sum * offset));
+  return _mm256_castsi128_si256(_mm_cvtsi32_si128(-sum * offset));
 }
 
 struct Q8_0 {
@@ -54,7 +55,7 @@ struct Q8_0 {
     const __m256i q = load_256(b + offsetof(BlockQ8_0, qs));
     return {_mm256_abs_epi8(q), q, _mm256_set1_ps(load_fp16(b))};
   }
-  static X load_x(const Input& in, int64_t s) { return avx2::load_x(in, s); }
+  static X load_x(const Input& in, int64_t s) { return q8_load_x(in, s); }
   static __m256 pair(const W& w, const X& x, __m256 acc) {
     // sum(w * x) = sum(|w| * (x * sign(w))): unsigned x signed, as maddubs needs.
     const __m256i dot = dot_u8_s8(w.abs_q, _mm256_sign_epi8(x.q, w.q));
@@ -68,12 +69,12 @@ template <int kOffset>
 struct OffsetX {
   __m256i q;
   __m256 d;
-  __m256i correction;
+  __m256i correction;  // see offset_correction()
 };
 
 template <int kOffset>
 static inline __m256 offset_pair(__m256i u, __m256 dw, const OffsetX<kOffset>& x, __m256 acc) {
-  const __m256i dot = _mm256_sub_epi32(dot_u8_s8(u, x.q), x.correction);
+  const __m256i dot = dot_u8_s8_add(x.correction, u, x.q);
   return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(dw, x.d), acc);
 }
 
@@ -93,7 +94,7 @@ struct Q4_0 {
     return {unpack_nibbles_16(b + offsetof(BlockQ4_0, qs)), _mm256_set1_ps(load_fp16(b))};
   }
   static X load_x(const Input& in, int64_t s) {
-    const XBlock xb = avx2::load_x(in, s);
+    const XBlock xb = q8_load_x(in, s);
     return {xb.q, xb.d, offset_correction(in, s, 8)};
   }
   static __m256 pair(const W& w, const X& x, __m256 acc) { return offset_pair(w.u, w.d, x, acc); }
@@ -129,7 +130,7 @@ struct Q5_0 {
     return {u, _mm256_set1_ps(load_fp16(b))};
   }
   static X load_x(const Input& in, int64_t s) {
-    const XBlock xb = avx2::load_x(in, s);
+    const XBlock xb = q8_load_x(in, s);
     return {xb.q, xb.d, offset_correction(in, s, 16)};
   }
   static __m256 pair(const W& w, const X& x, __m256 acc) { return offset_pair(w.u, w.d, x, acc); }
@@ -148,4 +149,4 @@ void matmul_q5_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<Q5_0>(args, o_begin, o_end);
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_SIMD

@@ -22,7 +22,7 @@
 #include "kernels/cpu/avx2_common.h"
 #include "kernels/kernel_table.h"
 
-namespace strata::kernels::cpu::avx2 {
+namespace strata::kernels::cpu::STRATA_SIMD {
 
 // How far ahead of the current step a streaming tile (1-2 inputs) asks for its weight
 // rows. The hardware prefetchers lose track at 4 KiB page boundaries and with several
@@ -86,13 +86,21 @@ static inline void matmul_weight_rows(const MatmulArgs& a, int64_t o) {
   }
 }
 
+// Weight rows per tile for batches of three or more inputs: two fit the 16 vector
+// registers of AVX2 next to four inputs' accumulators; AVX-512 has 32 registers.
+#if defined(__AVX512VL__)
+constexpr int kBatchWeightRows = 4;
+#else
+constexpr int kBatchWeightRows = 2;
+#endif
+
 // Output rows [o_begin, o_end): P::kStreamRows (4 or 2) weight rows per tile for one or
-// two inputs (independent accumulation chains while streaming weights), two for bigger
-// batches (to stay within the 16 vector registers).
+// two inputs (independent accumulation chains while streaming weights), and
+// kBatchWeightRows (capped by kStreamRows) for bigger batches.
 template <class P>
 static inline void matmul_rows_tiled(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
   int64_t o = o_begin;
-  if (a.n_rows <= 2) {
+  if (a.n_rows <= 2 || kBatchWeightRows == 4) {
     if constexpr (P::kStreamRows == 4) {
       for (; o + 4 <= o_end; o += 4) matmul_weight_rows<P, 4>(a, o);
     }
@@ -101,4 +109,4 @@ static inline void matmul_rows_tiled(const MatmulArgs& a, int64_t o_begin, int64
   for (; o < o_end; ++o) matmul_weight_rows<P, 1>(a, o);
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_SIMD

@@ -2,7 +2,7 @@
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_common.h"
 
-namespace strata::kernels::cpu::avx2 {
+namespace strata::kernels::cpu::STRATA_SIMD {
 
 void quantize_q8_row(const float* x, int64_t n_in, int block, std::byte* dst) {
   const Q8RowLayout layout = make_q8_row_layout(n_in, block);
@@ -21,4 +21,4 @@ void quantize_q8_row(const float* x, int64_t n_in, int block, std::byte* dst) {
   }
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_SIMD

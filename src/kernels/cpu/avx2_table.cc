@@ -1,18 +1,24 @@
-// The AVX2 kernel table (constant data; see avx2.h).
+// The SIMD kernel table of this build (constant data; see avx2.h): kAvx2Kernels, or
+// kAvx512Kernels when compiled with STRATA_KERNELS_AVX512.
 #include "kernels/cpu/avx2.h"
 #include "kernels/reference/reference.h"
 
 namespace strata::kernels::cpu {
 
+#if defined(STRATA_KERNELS_AVX512)
+constinit const KernelTable kAvx512Kernels{
+    .name = "avx512",
+#else
 constinit const KernelTable kAvx2Kernels{
     .name = "avx2",
-    .quantize_q8_row = avx2::quantize_q8_row,
-    .matmul_rows = avx2::matmul_rows,
-    .rmsnorm = avx2::rmsnorm,
-    .silu_mul = avx2::silu_mul,
-    .store_kv = avx2::store_kv,
-    .load_kv = avx2::load_kv,
-    .attention = avx2::attention,
+#endif
+    .quantize_q8_row = STRATA_SIMD::quantize_q8_row,
+    .matmul_rows = STRATA_SIMD::matmul_rows,
+    .rmsnorm = STRATA_SIMD::rmsnorm,
+    .silu_mul = STRATA_SIMD::silu_mul,
+    .store_kv = STRATA_SIMD::store_kv,
+    .load_kv = STRATA_SIMD::load_kv,
+    .attention = STRATA_SIMD::attention,
     .argmax = reference::argmax,
 };
 

@@ -1,6 +1,7 @@
-// Rotary position embedding, with linear position scaling and YaRN as the GGUF
-// rope.scaling.* metadata describes them. Each pair's angle is computed directly from
-// its index (not by repeated multiplication), in double, then rounded once.
+// Rotary position embedding, with per-pair frequency factors, linear position scaling and
+// YaRN as the GGUF rope_freqs tensor and rope.scaling.* metadata describe them. Each
+// pair's angle is computed directly from its index (not by repeated multiplication), in
+// double, then rounded once.
 #include <algorithm>
 #include <cmath>
 
@@ -36,7 +37,8 @@ Yarn yarn_setup(const RopeParams& p) {
 
 // Angle and magnitude for pair i (dims 2i, 2i+1 of the rotated part) at position pos.
 void pair_rotation(const RopeParams& p, const Yarn& y, int pos, int i, double* theta, double* mag) {
-  const double extrap = pos * std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot);
+  double extrap = pos * std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot);
+  if (p.freq_factors != nullptr) extrap /= p.freq_factors[i];
   const double interp = p.freq_scale * extrap;
   *theta = interp;
   *mag = y.mscale;

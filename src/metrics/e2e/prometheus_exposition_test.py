@@ -79,6 +79,7 @@ def expected_families(n_ctx):
         "strata:stage_busy_seconds_total": ("counter", {"stage"}, None),
         "strata:group_windows_total": ("counter", {"group"}, None),
         "strata:group_rows_total": ("counter", {"group"}, None),
+        "strata:group_busy_seconds_total": ("counter", {"group"}, None),
         "strata:kv_evictions_total": ("counter", set(), None),
         "strata:kv_reused_bytes_total": ("counter", set(), None),
         "strata:kv_prefix_queried_tokens_total": ("counter", set(), None),
@@ -220,6 +221,13 @@ class Exposition(unittest.TestCase):
             self.assertTrue(headers["Content-Type"].startswith("application/json"), accept)
         status, headers, _ = self.server.request("GET", "/metrics?format=prometheus", headers={"Accept": "*/*"})
         self.assertTrue(headers["Content-Type"].startswith("text/plain"))
+
+    def test_group_busy_seconds_list_every_group_as_the_json_does(self):
+        n_groups = self.info["engine"]["groups"]
+        fam = self.fams["strata:group_busy_seconds"]
+        self.assertEqual([s.labels["group"] for s in fam.samples], [str(g) for g in range(n_groups)])
+        self.assertEqual([s.value for s in fam.samples], [g["busy_s"] for g in self.info["groups"]])
+        self.assertGreater(sum(s.value for s in fam.samples), 0.0, "the request's windows took time")
 
     def test_json_sections(self):
         j = self.server.metrics_json()

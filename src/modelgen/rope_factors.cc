@@ -1,0 +1,35 @@
+#include "modelgen/rope_factors.h"
+
+#include <cmath>
+
+namespace strata {
+
+std::vector<float> llama3_rope_factors(int n_rot, float freq_base, const Llama3RopeScaling& s) {
+  constexpr double kTwoPi = 6.28318530717958647692;
+  std::vector<float> factors(n_rot >= 2 ? static_cast<size_t>(n_rot / 2) : 0);
+  const double short_wavelen = s.orig_ctx / static_cast<double>(s.high_freq_factor);
+  const double long_wavelen = s.orig_ctx / static_cast<double>(s.low_freq_factor);
+  for (size_t i = 0; i < factors.size(); ++i) {
+    const double wavelen = kTwoPi * std::pow(static_cast<double>(freq_base), 2.0 * static_cast<double>(i) / n_rot);
+    double factor = 1.0;
+    if (wavelen > long_wavelen) {
+      factor = s.factor;
+    } else if (wavelen >= short_wavelen && s.high_freq_factor > s.low_freq_factor) {
+      // The slowed frequency is freq times a blend of 1 / factor and 1 (weight `smooth` on
+      // 1); the angle's divisor is that blend's inverse.
+      const double smooth = (s.orig_ctx / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+      factor = 1.0 / ((1.0 - smooth) / s.factor + smooth);
+    }
+    factors[i] = static_cast<float>(factor);
+  }
+  return factors;
+}
+
+std::vector<float> spec_rope_factors(const ModelSpec& spec) {
+  if (!spec.rope_freqs) return {};
+  Llama3RopeScaling s;
+  s.orig_ctx = spec.n_ctx;
+  return llama3_rope_factors(spec.head_dim, spec.rope_freq_base, s);
+}
+
+}  // namespace strata
