@@ -192,6 +192,20 @@ TEST_P(Attention, BitIdenticalWhateverTheBlockAddresses) {
   }
 }
 
+TEST_P(Attention, Avx512GivesTheAvx2Bits) {
+  if (avx512_table() == nullptr) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+  const AttnCase c = GetParam();
+  const size_t kv_n = static_cast<size_t>(c.n_tokens) * c.n_head_kv * c.head_dim;
+  const std::vector<float> k = random_floats(kv_n, 7), v = random_floats(kv_n, 8);
+  const std::vector<float> q = random_floats(static_cast<size_t>(c.n_head) * c.head_dim, 9);
+  PagedKv kv(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 13, k, v);
+  std::vector<float> scratch(attention_scratch_floats(kv.args));
+  std::vector<float> out2(q.size()), out512(q.size(), 1.0f);
+  avx2_table()->attention(kv.args, q.data(), out2.data(), scratch.data(), 0, c.n_head_kv);
+  avx512_table()->attention(kv.args, q.data(), out512.data(), scratch.data(), 0, c.n_head_kv);
+  EXPECT_EQ(0, std::memcmp(out2.data(), out512.data(), q.size() * sizeof(float)));
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Shapes, Attention,
     ::testing::Values(AttnCase{DType::kF32, 1, 4, 4, 64, 16}, AttnCase{DType::kF16, 37, 8, 2, 64, 16},
