@@ -143,9 +143,24 @@ class DashboardStructure(unittest.TestCase):
                        "Generation length"]:
             self.assertIn(wanted, vllm_row)
         for wanted in ["Engine state", "Slots by state", "Live decode & prompt rates",
-                       "Rows per window", "Stage busy share", "K/V blocks and park store",
+                       "Rows per window", "Stage busy share", "Group busy share",
+                       "K/V blocks and park store",
                        "Last request cache hit share", "CPU and RAM"]:
             self.assertIn(wanted, strata_row)
+
+    def test_busy_share_panels_split_busy_seconds_by_stage_and_by_group(self):
+        by_title = {p["title"]: p for p in self.panels}
+        for title, family, label in [("Stage busy share", "strata:stage_busy_seconds_total", "stage"),
+                                     ("Group busy share", "strata:group_busy_seconds_total", "group")]:
+            p = by_title[title]
+            self.assertEqual(p["fieldConfig"]["defaults"]["unit"], "percentunit", title)
+            [t] = p["targets"]
+            self.assertIn(f"sum by ({label}) (rate({family}{{", t["expr"], title)
+            self.assertEqual(t["legendFormat"], f"{label} {{{{{label}}}}}", title)
+        stage, group = by_title["Stage busy share"]["gridPos"], by_title["Group busy share"]["gridPos"]
+        # Side by side, so the two splits of the same busy time read together.
+        self.assertEqual((group["y"], group["h"]), (stage["y"], stage["h"]))
+        self.assertEqual(group["x"], stage["x"] + stage["w"])
 
 
 if __name__ == "__main__":

@@ -56,4 +56,15 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
   return *this;
 }
 
+void MappedFile::release_pages(const void* p, size_t n_bytes) const {
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(p);
+  const auto end = begin + n_bytes;
+  const auto base = reinterpret_cast<uintptr_t>(data_);
+  if (data_ == nullptr || begin < base || end > base + size_) return;
+  const uintptr_t first = (begin + page - 1) / page * page;
+  const uintptr_t last = end / page * page;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 }  // namespace strata

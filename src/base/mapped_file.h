@@ -23,6 +23,10 @@ class MappedFile {
 
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
+  // Tells the OS this process does not need [p, p + n_bytes) of the mapping now (the whole
+  // pages inside it leave the resident set). The bytes stay readable: a later read brings
+  // them back from the file. For data kept in another form, e.g. packed weights.
+  void release_pages(const void* p, size_t n_bytes) const;
   const std::string& path() const { return path_; }
 
  private:

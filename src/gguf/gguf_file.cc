@@ -124,4 +124,11 @@ uint64_t GgufFile::total_tensor_bytes() const {
   return total;
 }
 
+void GgufFile::release_pages(const void* p, size_t n_bytes) const {
+  const auto* bytes = static_cast<const uint8_t*>(p);
+  for (const auto& part : parts_) {
+    if (bytes >= part->data() && bytes + n_bytes <= part->data() + part->size()) part->release_pages(p, n_bytes);
+  }
+}
+
 }  // namespace strata

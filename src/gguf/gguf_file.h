@@ -68,6 +68,9 @@ class GgufFile {
   int n_parts() const { return n_parts_; }
   // Sum of n_bytes over all tensors.
   uint64_t total_tensor_bytes() const;
+  // Drops the whole pages of [p, p + n_bytes) (tensor data of this file) from the resident
+  // set; they stay readable (see MappedFile::release_pages). No-op for parsed buffers.
+  void release_pages(const void* p, size_t n_bytes) const;
 
  private:
   // Appends a parsed part's tensors; the first part also supplies version and metadata.

@@ -1,4 +1,4 @@
-// The AVX2 object files must not define symbols the linker merges across files (inline
+// The SIMD object files must not define symbols the linker merges across files (inline
 // functions, template instances): the linker could keep their AVX2 copy for callers in
 // baseline code, which would then crash with an illegal instruction on CPUs without
 // AVX2. Reads the symbol table of the built library with nm.
@@ -8,6 +8,12 @@
 #include <string>
 
 namespace {
+
+// Objects built with SIMD flags: cpu/avx2_* (built for AVX2 and again for AVX-512) and
+// cpu/avx512_*.
+bool is_simd_member(const std::string& member) {
+  return member.rfind("avx2_", 0) == 0 || member.rfind("avx512_", 0) == 0;
+}
 
 TEST(IsaIsolation, Avx2ObjectsDefineNoMergeableSymbols) {
   const std::string cmd = std::string("nm -C ") + STRATA_KERNELS_LIBRARY + " 2>&1";
@@ -20,11 +26,11 @@ TEST(IsaIsolation, Avx2ObjectsDefineNoMergeableSymbols) {
     std::string s(line);
     if (s.size() > 2 && s[s.size() - 2] == ':' && s.find(' ') == std::string::npos) {
       member = s.substr(0, s.size() - 2);
-      if (member.rfind("avx2_", 0) == 0) ++avx2_members;
+      if (is_simd_member(member)) ++avx2_members;
       continue;
     }
     // "<address> <type> <name>": W/V are weak definitions, u is a unique global (both merged).
-    if (member.rfind("avx2_", 0) == 0 && s.size() > 19 && (s[17] == 'W' || s[17] == 'V' || s[17] == 'u')) {
+    if (is_simd_member(member) && s.size() > 19 && (s[17] == 'W' || s[17] == 'V' || s[17] == 'u')) {
       offenders += member + ": " + s;
     }
   }

@@ -34,6 +34,9 @@ struct KernelTable {
   void (*quantize_q8_row)(const float* x, int64_t n_in, int block, std::byte* dst);
   // Computes y for output rows [o_begin, o_end) and all n_rows inputs.
   void (*matmul_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+  // The same from args.w->packed (packed_q8.h layout, Q8_0 only); nullptr when this table
+  // has no packed path, and then it packs nothing.
+  void (*matmul_packed_q8_0_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
   void (*rmsnorm)(const float* x, const float* weight, int n, float eps, float* out);
   void (*silu_mul)(float* gate, const float* up, int n);
   void (*store_kv)(const float* x, int n, DType type, void* dst);

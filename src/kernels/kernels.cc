@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kernels/kernel_table.h"
+#include "kernels/packed_q8.h"
 #include "kernels/reference/reference.h"
 
 namespace strata::kernels {
@@ -83,6 +84,18 @@ Status check_weight_matrix(const WeightMatrix& w) {
   return Status::Ok();
 }
 
+bool packs(const KernelTable& table, const WeightMatrix& w) {
+  return table.matmul_packed_q8_0_rows != nullptr && w.type == DType::kQ8_0 && check_weight_matrix(w).ok();
+}
+
+size_t packed_matrix_bytes(const WeightMatrix& w) {
+  return packs(active_table(), w) ? packed_q8_0_bytes(w.n_out, w.n_in) : 0;
+}
+
+void pack_matrix(const WeightMatrix& w, std::byte* dst) {
+  if (packs(active_table(), w)) pack_q8_0(w, dst);
+}
+
 size_t matmul_scratch_bytes(DType type, int64_t n_in, int n_rows) {
   if (is_float_type(type) || n_rows <= 0) return 0;
   return static_cast<size_t>(n_rows) * make_q8_row_layout(n_in, q8_block_for(type)).row_bytes;
@@ -109,12 +122,14 @@ void matmul_with_table(const KernelTable& table, const WeightMatrix& w, const fl
     args.xq_layout = make_q8_row_layout(w.n_in, q8_block_for(w.type));
     args.xq = quantize_inputs(table, args.xq_layout, x, n_rows, scratch, pool);
   }
+  // rows_per_task() is a multiple of 16, so packed tasks own whole row groups.
+  const auto rows_fn = w.packed != nullptr && packs(table, w) ? table.matmul_packed_q8_0_rows : table.matmul_rows;
   const int64_t chunk = rows_per_task(w.n_out, pool.size());
   const int n_tasks = static_cast<int>((w.n_out + chunk - 1) / chunk);
   pool.parallel_for(n_tasks, [&](int task, int) {
     const int64_t begin = task * chunk;
     const int64_t end = begin + chunk < w.n_out ? begin + chunk : w.n_out;
-    table.matmul_rows(args, begin, end);
+    rows_fn(args, begin, end);
   });
 }
 

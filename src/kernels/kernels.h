@@ -37,7 +37,17 @@ struct WeightMatrix {
   int64_t n_out = 0;
   int64_t n_in = 0;
   size_t row_bytes = 0;
+  // Optional: the same matrix in the active kernels' packed layout (pack_matrix()), owned by
+  // whoever set it. matmul() reads it instead of `data` when set; dequantize_row() never does.
+  const void* packed = nullptr;
 };
+
+// Some kernel tables read a matrix faster in a layout of their own (packed_q8.h: Q8_0 for
+// AVX-512 VNNI). packed_matrix_bytes() is the size of w's packed form for the active table,
+// 0 when it has none for w (matmul then reads w.data). pack_matrix() writes it. Packing
+// changes the order of float operations, not their inputs: results stay batch-invariant.
+size_t packed_matrix_bytes(const WeightMatrix& w);
+void pack_matrix(const WeightMatrix& w, std::byte* dst);
 
 // Types matmul supports: F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K.
 bool matmul_supports(DType type);

@@ -69,6 +69,7 @@ Result<std::unique_ptr<Model>> Model::FromGguf(std::shared_ptr<const GgufFile> g
   auto impl = std::make_unique<Impl>();
   STRATA_ASSIGN_OR_RETURN(impl->hp, read_hparams(*gguf));
   STRATA_ASSIGN_OR_RETURN(impl->w, bind_weights(*gguf, impl->hp));
+  pack_weights(*gguf, impl->w);
   impl->rope = rope_params(impl->hp);
   impl->rope.freq_factors = impl->w.rope_freqs;
   impl->gguf = std::move(gguf);

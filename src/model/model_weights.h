@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/aligned_buffer.h"
 #include "base/status.h"
 #include "gguf/gguf_file.h"
 #include "kernels/kernels.h"
@@ -40,11 +41,18 @@ struct ModelWeights {
   size_t decode_bytes = 0;            // what one decode step streams: all but the embedding table
                                       // (which only has one row read), unless output reuses it
   std::vector<std::unique_ptr<float[]>> owned;  // F32 copies of the 1-D tensors
+  AlignedBuffer packed;  // the matrices the active kernels read in their own layout
 };
 
 // Errors name the tensor and what is wrong: missing, wrong shape, unsupported type.
 // rope_freqs.weight is optional; when present it must be F32 with n_rot / 2 positive,
 // finite factors.
 Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp);
+
+// Packs every matrix the active kernels read faster in a layout of their own
+// (kernels::packed_matrix_bytes), into w.packed, and points the matrices at it. The file's
+// pages of a packed matrix leave the resident set, so serving holds one copy of the weights;
+// the embedding table keeps its pages (rows are looked up there). Uses every core once.
+void pack_weights(const GgufFile& gguf, ModelWeights& w);
 
 }  // namespace strata

@@ -40,6 +40,10 @@ void load_kv(const void* src, int n, DType type, float* out);
 void attention(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,
                int n_kv_heads);
 int argmax(const float* x, int n);
+#if defined(STRATA_KERNELS_AVX512)
+// Only in the AVX-512 build (avx512_packed_q8.cc): matmul over the packed_q8.h layout.
+void matmul_packed_q8_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+#endif
 }  // namespace STRATA_SIMD
 
 }  // namespace strata::kernels::cpu

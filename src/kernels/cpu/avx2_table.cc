@@ -14,6 +14,11 @@ constinit const KernelTable kAvx2Kernels{
 #endif
     .quantize_q8_row = STRATA_SIMD::quantize_q8_row,
     .matmul_rows = STRATA_SIMD::matmul_rows,
+#if defined(STRATA_KERNELS_AVX512)
+    .matmul_packed_q8_0_rows = avx512::matmul_packed_q8_0,
+#else
+    .matmul_packed_q8_0_rows = nullptr,
+#endif
     .rmsnorm = STRATA_SIMD::rmsnorm,
     .silu_mul = STRATA_SIMD::silu_mul,
     .store_kv = STRATA_SIMD::store_kv,

@@ -8,6 +8,7 @@ const KernelTable& reference_table() {
       .name = "scalar",
       .quantize_q8_row = reference::quantize_q8_row,
       .matmul_rows = reference::matmul_rows,
+      .matmul_packed_q8_0_rows = nullptr,  // the scalar path packs nothing
       .rmsnorm = reference::rmsnorm,
       .silu_mul = reference::silu_mul,
       .store_kv = reference::store_kv,
