@@ -5,6 +5,8 @@
 #include <limits>
 
 #include "kernels/kernel_table.h"
+#include "kernels/packed_q4k.h"
+#include "kernels/packed_q6k.h"
 #include "kernels/packed_q8.h"
 #include "kernels/reference/reference.h"
 
@@ -84,16 +86,42 @@ Status check_weight_matrix(const WeightMatrix& w) {
   return Status::Ok();
 }
 
-bool packs(const KernelTable& table, const WeightMatrix& w) {
-  return table.matmul_packed_q8_0_rows != nullptr && w.type == DType::kQ8_0 && check_weight_matrix(w).ok();
+namespace {
+
+using RowsFn = void (*)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+
+// The table's kernel over the packed layout of w's type; nullptr when it has none.
+RowsFn packed_rows_fn(const KernelTable& table, DType type) {
+  switch (type) {
+    case DType::kQ8_0: return table.matmul_packed_q8_0_rows;
+    case DType::kQ4_K: return table.matmul_packed_q4_k_rows;
+    case DType::kQ6_K: return table.matmul_packed_q6_k_rows;
+    default: return nullptr;
+  }
 }
 
+bool packs(const KernelTable& table, const WeightMatrix& w) {
+  return packed_rows_fn(table, w.type) != nullptr && check_weight_matrix(w).ok();
+}
+
+}  // namespace
+
 size_t packed_matrix_bytes(const WeightMatrix& w) {
-  return packs(active_table(), w) ? packed_q8_0_bytes(w.n_out, w.n_in) : 0;
+  if (!packs(active_table(), w)) return 0;
+  switch (w.type) {
+    case DType::kQ4_K: return packed_q4_k_bytes(w.n_out, w.n_in);
+    case DType::kQ6_K: return packed_q6_k_bytes(w.n_out, w.n_in);
+    default: return packed_q8_0_bytes(w.n_out, w.n_in);
+  }
 }
 
 void pack_matrix(const WeightMatrix& w, std::byte* dst) {
-  if (packs(active_table(), w)) pack_q8_0(w, dst);
+  if (!packs(active_table(), w)) return;
+  switch (w.type) {
+    case DType::kQ4_K: pack_q4_k(w, dst); break;
+    case DType::kQ6_K: pack_q6_k(w, dst); break;
+    default: pack_q8_0(w, dst); break;
+  }
 }
 
 size_t matmul_scratch_bytes(DType type, int64_t n_in, int n_rows) {
@@ -123,7 +151,7 @@ void matmul_with_table(const KernelTable& table, const WeightMatrix& w, const fl
     args.xq = quantize_inputs(table, args.xq_layout, x, n_rows, scratch, pool);
   }
   // rows_per_task() is a multiple of 16, so packed tasks own whole row groups.
-  const auto rows_fn = w.packed != nullptr && packs(table, w) ? table.matmul_packed_q8_0_rows : table.matmul_rows;
+  const RowsFn rows_fn = w.packed != nullptr && packs(table, w) ? packed_rows_fn(table, w.type) : table.matmul_rows;
   const int64_t chunk = rows_per_task(w.n_out, pool.size());
   const int n_tasks = static_cast<int>((w.n_out + chunk - 1) / chunk);
   pool.parallel_for(n_tasks, [&](int task, int) {

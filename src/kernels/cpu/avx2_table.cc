@@ -16,8 +16,12 @@ constinit const KernelTable kAvx2Kernels{
     .matmul_rows = STRATA_SIMD::matmul_rows,
 #if defined(STRATA_KERNELS_AVX512)
     .matmul_packed_q8_0_rows = avx512::matmul_packed_q8_0,
+    .matmul_packed_q4_k_rows = avx512::matmul_packed_q4_k,
+    .matmul_packed_q6_k_rows = avx512::matmul_packed_q6_k,
 #else
     .matmul_packed_q8_0_rows = nullptr,
+    .matmul_packed_q4_k_rows = nullptr,
+    .matmul_packed_q6_k_rows = nullptr,
 #endif
     .rmsnorm = STRATA_SIMD::rmsnorm,
     .silu_mul = STRATA_SIMD::silu_mul,

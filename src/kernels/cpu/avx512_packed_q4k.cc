@@ -1,0 +1,138 @@
+// AVX-512 VNNI matmul over the packed Q4_K layout (packed_q4k.h): one 512-bit register
+// holds 16 output rows; one 64-byte code line, masked and shifted, feeds two VNNI
+// instructions (4 inputs of two sub-blocks) for all 16 rows, and the scales and mins
+// arrive unpacked, so a super-block costs no decoding beyond that per line.
+//
+// Per (output row, input row) pair the integer sums are exact and the float operations
+// are those of the scalar oracle reference::matmul_packed_q4_k_rows, in the same order,
+// whatever the tile: the results are bit-identical to it and batch-invariant.
+#include <immintrin.h>
+
+#include <cstring>
+
+// GCC 12 reports its own AVX-512 conversion intrinsics (their deliberately undefined
+// pass-through operand) as maybe-uninitialised once inlined here.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include "kernels/cpu/avx2.h"
+#include "kernels/packed_q4k.h"
+
+namespace strata::kernels::cpu::avx512 {
+
+namespace {
+
+// How far ahead of the super-block in use a tile asks for weights: one super-block.
+constexpr int64_t kPrefetchBytes = kPackedQ4KBlockBytes;
+
+// The 4 activation codes x[0..3] in every int32 lane (VNNI's signed operand).
+inline __m512i broadcast4(const int8_t* x) {
+  int32_t four;
+  std::memcpy(&four, x, sizeof four);
+  return _mm512_set1_epi32(four);
+}
+
+// Activation sums of the super-block's sub-blocks 2p and 2p+1, as the int16 pair of
+// every int32 lane (for one multiply-add against the row pairs of mins), p = 0..3.
+struct XSumPairs {
+  __m512i packed;  // int32 lanes 0, 1, 4, 5 hold the pairs of p = 0, 1, 2, 3
+  __m512i pair(int p) const { return _mm512_permutexvar_epi32(_mm512_set1_epi32(p < 2 ? p : p + 2), packed); }
+};
+
+inline XSumPairs x_sum_pairs(const int16_t* sum16) {
+  // Sums per 32 (two sums per 16 each, at most 4064 in magnitude, so int16 holds them).
+  const __m256i sum32 = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(sum16)),
+                                          _mm256_set1_epi16(1));
+  return {_mm512_castsi256_si512(_mm256_packs_epi32(sum32, sum32))};
+}
+
+// Sub-blocks 2p (low nibbles) and 2p + 1 (high nibbles) against NR activation rows: adds
+// scale_j * dot_j of both to dots[r].
+template <int NR>
+inline void sub_block_pair(const std::byte* blk, int p, const Q8Row* x, int64_t s, __m512i* dots) {
+  __m512i lo_dot[NR], hi_dot[NR];
+  for (int r = 0; r < NR; ++r) lo_dot[r] = hi_dot[r] = _mm512_setzero_si512();
+  const std::byte* lines = blk + kPackedQ4KCodesOffset + 64 * 8 * p;
+#pragma GCC unroll 8
+  for (int t = 0; t < 8; ++t) {
+    const __m512i line = _mm512_loadu_si512(lines + 64 * t);
+    const __m512i lo = _mm512_and_si512(line, _mm512_set1_epi8(0x0f));
+    const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(line, 4), _mm512_set1_epi8(0x0f));
+    for (int r = 0; r < NR; ++r) {
+      const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t;
+      lo_dot[r] = _mm512_dpbusd_epi32(lo_dot[r], lo, broadcast4(xq));
+      hi_dot[r] = _mm512_dpbusd_epi32(hi_dot[r], hi, broadcast4(xq + 32));
+    }
+  }
+  const auto* scales = reinterpret_cast<const __m128i*>(blk + kPackedQ4KScalesOffset);
+  const __m512i sc_lo = _mm512_cvtepu8_epi32(_mm_loadu_si128(scales + 2 * p));
+  const __m512i sc_hi = _mm512_cvtepu8_epi32(_mm_loadu_si128(scales + 2 * p + 1));
+  for (int r = 0; r < NR; ++r) {
+    dots[r] = _mm512_add_epi32(dots[r], _mm512_mullo_epi32(lo_dot[r], sc_lo));
+    dots[r] = _mm512_add_epi32(dots[r], _mm512_mullo_epi32(hi_dot[r], sc_hi));
+  }
+}
+
+// Input rows [r0, r0 + NR) against row group g; writes the outputs in [o_begin, o_end).
+template <int NR>
+inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end) {
+  const WeightMatrix& w = *a.w;
+  const int64_t n_blocks = w.n_in / kQKK;
+  const std::byte* group = static_cast<const std::byte*>(w.packed) + g * n_blocks * kPackedQ4KBlockBytes;
+  Q8Row x[NR];
+  for (int r = 0; r < NR; ++r) x[r] = q8_row(a.xq + static_cast<size_t>(r0 + r) * a.xq_layout.row_bytes, a.xq_layout);
+  __m512 acc[NR];
+  for (int r = 0; r < NR; ++r) acc[r] = _mm512_setzero_ps();
+  for (int64_t s = 0; s < n_blocks; ++s) {
+    const std::byte* blk = group + s * kPackedQ4KBlockBytes;
+    for (size_t off = 0; off < kPackedQ4KBlockBytes; off += 64) {
+      _mm_prefetch(reinterpret_cast<const char*>(blk) + kPrefetchBytes + off, _MM_HINT_T0);
+    }
+    __m512i dots[NR];
+    for (int r = 0; r < NR; ++r) dots[r] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; ++p) sub_block_pair<NR>(blk, p, x, s, dots);
+    const auto* mins = reinterpret_cast<const __m256i*>(blk + kPackedQ4KMinsOffset);
+    const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
+    const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32)));
+    for (int r = 0; r < NR; ++r) {
+      const XSumPairs xs = x_sum_pairs(x[r].sum16 + s * 16);
+      __m512i min_terms = _mm512_setzero_si512();
+      for (int p = 0; p < 4; ++p) {
+        min_terms = _mm512_dpwssd_epi32(min_terms, _mm512_cvtepu8_epi16(_mm256_loadu_si256(mins + p)), xs.pair(p));
+      }
+      const __m512 xd = _mm512_set1_ps(x[r].d[s]);
+      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots[r]), _mm512_mul_ps(dw, xd), acc[r]);
+      acc[r] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(min_terms), _mm512_mul_ps(dmin, xd), acc[r]);
+    }
+  }
+  // Lanes of this group inside [o_begin, o_end).
+  const int64_t first = g * kPackedGroupRows;
+  uint32_t mask = 0;
+  for (int i = 0; i < kPackedGroupRows; ++i) {
+    if (first + i >= o_begin && first + i < o_end) mask |= 1u << i;
+  }
+  for (int r = 0; r < NR; ++r) {
+    float* y = a.y + static_cast<int64_t>(r0 + r) * w.n_out + first;
+    _mm512_mask_storeu_ps(y, static_cast<__mmask16>(mask), acc[r]);
+  }
+}
+
+}  // namespace
+
+void matmul_packed_q4_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
+  // Per tile row: acc, dots and two sub-block dots live across the code lines.
+  constexpr int kMaxTileRows = 4;
+  const int64_t g_end = (o_end + kPackedGroupRows - 1) / kPackedGroupRows;
+  for (int64_t g = o_begin / kPackedGroupRows; g < g_end; ++g) {
+    int r = 0;
+    for (; r + kMaxTileRows <= a.n_rows; r += kMaxTileRows) packed_tile<kMaxTileRows>(a, g, r, o_begin, o_end);
+    switch (a.n_rows - r) {
+      case 3: packed_tile<3>(a, g, r, o_begin, o_end); break;
+      case 2: packed_tile<2>(a, g, r, o_begin, o_end); break;
+      case 1: packed_tile<1>(a, g, r, o_begin, o_end); break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace strata::kernels::cpu::avx512

@@ -1,0 +1,150 @@
+// AVX-512 VNNI matmul over the packed Q6_K layout (packed_q6k.h): one 512-bit register
+// holds 16 output rows; a low-bits line and a quarter of a top-bits line give the VNNI
+// operands for 2 x 4 inputs of all 16 rows, and the scales arrive grouped by row.
+//
+// Per (output row, input row) pair the integer sum is exact and the float operation is
+// that of the scalar oracle reference::matmul_packed_q6_k_rows, whatever the tile: the
+// results are bit-identical to it and batch-invariant.
+#include <immintrin.h>
+
+#include <cstring>
+
+// GCC 12 reports its own AVX-512 conversion intrinsics (their deliberately undefined
+// pass-through operand) as maybe-uninitialised once inlined here.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include "kernels/cpu/avx2.h"
+#include "kernels/packed_q6k.h"
+
+namespace strata::kernels::cpu::avx512 {
+
+namespace {
+
+// How far ahead of the super-block in use a tile asks for weights: one super-block.
+constexpr int64_t kPrefetchBytes = kPackedQ6KBlockBytes;
+
+// The 4 bytes at p in every int32 lane (4 activation codes, or 2 int16 sums).
+inline __m512i broadcast4(const void* p) {
+  int32_t four;
+  std::memcpy(&four, p, sizeof four);
+  return _mm512_set1_epi32(four);
+}
+
+// Bits kFrom..kFrom+1 of every byte of tops moved to bits 4-5, other bits cleared.
+template <int kFrom>
+inline __m512i top_bits(__m512i tops) {
+  const __m512i moved = kFrom <= 4 ? _mm512_slli_epi16(tops, 4 - kFrom) : _mm512_srli_epi16(tops, kFrom - 4);
+  return _mm512_and_si512(moved, _mm512_set1_epi8(0x30));
+}
+
+// Scale pair q (sub-blocks 2q, 2q + 1) of every row as int16 pairs, and one of them as int32.
+inline __m512i scale_pairs(const std::byte* blk, int q) {
+  const auto* pairs = reinterpret_cast<const __m256i*>(blk + kPackedQ6KScalesOffset);
+  return _mm512_cvtepi8_epi16(_mm256_loadu_si256(pairs + q));
+}
+inline __m512i scale_of_pair(__m512i pairs, int e) {
+  return e == 0 ? _mm512_srai_epi32(_mm512_slli_epi32(pairs, 16), 16) : _mm512_srai_epi32(pairs, 16);
+}
+
+// Code lines 8p + 4u .. 8p + 4u + 3: sub-blocks 4p + u (low nibbles) and 4p + 2 + u (high
+// nibbles) against NR activation rows; adds scale_k * dot_k of both to dots[r].
+template <int NR>
+inline void quarter(const std::byte* blk, int p, int u, const Q8Row* x, int64_t s, __m512i* dots) {
+  __m512i lo_dot[NR], hi_dot[NR];
+  for (int r = 0; r < NR; ++r) lo_dot[r] = hi_dot[r] = _mm512_setzero_si512();
+  const __m512i mask4 = _mm512_set1_epi8(0x0f);
+#pragma GCC unroll 2
+  for (int v2 = 0; v2 < 2; ++v2) {
+    const int t0 = 4 * u + 2 * v2;
+    const __m512i tops = _mm512_loadu_si512(blk + kPackedQ6KHighOffset + 64 * (4 * p + t0 / 2));
+    const __m512i low0 = _mm512_loadu_si512(blk + kPackedQ6KLowOffset + 64 * (8 * p + t0));
+    const __m512i low1 = _mm512_loadu_si512(blk + kPackedQ6KLowOffset + 64 * (8 * p + t0 + 1));
+    const __m512i codes[4] = {
+        _mm512_or_si512(_mm512_and_si512(low0, mask4), top_bits<0>(tops)),
+        _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(low0, 4), mask4), top_bits<2>(tops)),
+        _mm512_or_si512(_mm512_and_si512(low1, mask4), top_bits<4>(tops)),
+        _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(low1, 4), mask4), top_bits<6>(tops)),
+    };
+    for (int r = 0; r < NR; ++r) {
+      const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t0;
+      lo_dot[r] = _mm512_dpbusd_epi32(lo_dot[r], codes[0], broadcast4(xq));
+      hi_dot[r] = _mm512_dpbusd_epi32(hi_dot[r], codes[1], broadcast4(xq + 32));
+      lo_dot[r] = _mm512_dpbusd_epi32(lo_dot[r], codes[2], broadcast4(xq + 4));
+      hi_dot[r] = _mm512_dpbusd_epi32(hi_dot[r], codes[3], broadcast4(xq + 36));
+    }
+  }
+  const __m512i sc_lo = scale_of_pair(scale_pairs(blk, 2 * p), u);
+  const __m512i sc_hi = scale_of_pair(scale_pairs(blk, 2 * p + 1), u);
+  for (int r = 0; r < NR; ++r) {
+    dots[r] = _mm512_add_epi32(dots[r], _mm512_mullo_epi32(lo_dot[r], sc_lo));
+    dots[r] = _mm512_add_epi32(dots[r], _mm512_mullo_epi32(hi_dot[r], sc_hi));
+  }
+}
+
+// Input rows [r0, r0 + NR) against row group g; writes the outputs in [o_begin, o_end).
+template <int NR>
+inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end) {
+  const WeightMatrix& w = *a.w;
+  const int64_t n_blocks = w.n_in / kQKK;
+  const std::byte* group = static_cast<const std::byte*>(w.packed) + g * n_blocks * kPackedQ6KBlockBytes;
+  Q8Row x[NR];
+  for (int r = 0; r < NR; ++r) x[r] = q8_row(a.xq + static_cast<size_t>(r0 + r) * a.xq_layout.row_bytes, a.xq_layout);
+  __m512 acc[NR];
+  for (int r = 0; r < NR; ++r) acc[r] = _mm512_setzero_ps();
+  for (int64_t s = 0; s < n_blocks; ++s) {
+    const std::byte* blk = group + s * kPackedQ6KBlockBytes;
+    for (size_t off = 0; off < kPackedQ6KBlockBytes; off += 64) {
+      _mm_prefetch(reinterpret_cast<const char*>(blk) + kPrefetchBytes + off, _MM_HINT_T0);
+    }
+    // The offset 32 of the codes: -32 * scale fits int16, so one multiply-add per pair of
+    // sub-blocks adds scale_k * -32 * (sum of x over sub-block k) for both.
+    __m512i dots[NR];
+    for (int r = 0; r < NR; ++r) dots[r] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; ++q) {
+      const __m512i neg32_scales = _mm512_sub_epi16(_mm512_setzero_si512(), _mm512_slli_epi16(scale_pairs(blk, q), 5));
+      for (int r = 0; r < NR; ++r) {
+        dots[r] = _mm512_dpwssd_epi32(dots[r], neg32_scales, broadcast4(x[r].sum16 + s * 16 + 2 * q));
+      }
+    }
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; ++p) {
+      quarter<NR>(blk, p, 0, x, s, dots);
+      quarter<NR>(blk, p, 1, x, s, dots);
+    }
+    const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
+    for (int r = 0; r < NR; ++r) {
+      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots[r]), _mm512_mul_ps(dw, _mm512_set1_ps(x[r].d[s])), acc[r]);
+    }
+  }
+  // Lanes of this group inside [o_begin, o_end).
+  const int64_t first = g * kPackedGroupRows;
+  uint32_t mask = 0;
+  for (int i = 0; i < kPackedGroupRows; ++i) {
+    if (first + i >= o_begin && first + i < o_end) mask |= 1u << i;
+  }
+  for (int r = 0; r < NR; ++r) {
+    float* y = a.y + static_cast<int64_t>(r0 + r) * w.n_out + first;
+    _mm512_mask_storeu_ps(y, static_cast<__mmask16>(mask), acc[r]);
+  }
+}
+
+}  // namespace
+
+void matmul_packed_q6_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
+  // Per tile row: acc, dots and two sub-block dots live across the code lines.
+  constexpr int kMaxTileRows = 4;
+  const int64_t g_end = (o_end + kPackedGroupRows - 1) / kPackedGroupRows;
+  for (int64_t g = o_begin / kPackedGroupRows; g < g_end; ++g) {
+    int r = 0;
+    for (; r + kMaxTileRows <= a.n_rows; r += kMaxTileRows) packed_tile<kMaxTileRows>(a, g, r, o_begin, o_end);
+    switch (a.n_rows - r) {
+      case 3: packed_tile<3>(a, g, r, o_begin, o_end); break;
+      case 2: packed_tile<2>(a, g, r, o_begin, o_end); break;
+      case 1: packed_tile<1>(a, g, r, o_begin, o_end); break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace strata::kernels::cpu::avx512

@@ -1,0 +1,124 @@
+#include "kernels/packed_q6k.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "kernels/fp16.h"
+#include "kernels/quant_blocks.h"
+
+namespace strata::kernels {
+
+namespace {
+
+int64_t n_groups(int64_t n_out) { return (n_out + kPackedGroupRows - 1) / kPackedGroupRows; }
+
+// Code (unsigned, 0..63) of input e (0..255) of a Q6_K super-block: in each half h of 128
+// inputs, quarter m (32 inputs) takes its low 4 bits from ql[64h + 32(m % 2) + l] (low
+// nibble for m < 2, else high) and its top 2 from bits 2m..2m+1 of qh[32h + l].
+uint8_t q6_k_code(const BlockQ6_K& b, int e) {
+  const int h = e / 128, m = (e % 128) / 32, l = e % 32;
+  const uint8_t low = b.ql[64 * h + 32 * (m % 2) + l];
+  const int nibble = m < 2 ? low & 0x0f : low >> 4;
+  const int top = (b.qh[32 * h + l] >> (2 * m)) & 3;
+  return static_cast<uint8_t>(nibble | top << 4);
+}
+
+// Byte 4i + k of code line 8p + t: (low nibble input, high nibble input).
+int low_input(int p, int t, int k) { return 64 * p + 4 * t + k; }
+
+// Row i of the group's super-block `out` from its Q6_K block b.
+void pack_row_block(const BlockQ6_K& b, int i, std::byte* out) {
+  std::memcpy(out + 2 * i, &b.d, 2);
+  auto* scales = reinterpret_cast<int8_t*>(out + kPackedQ6KScalesOffset);
+  for (int k = 0; k < 16; ++k) scales[32 * (k / 2) + 2 * i + k % 2] = b.scales[k];
+  auto* low = reinterpret_cast<uint8_t*>(out + kPackedQ6KLowOffset);
+  auto* high = reinterpret_cast<uint8_t*>(out + kPackedQ6KHighOffset);
+  for (int p = 0; p < 4; ++p) {
+    for (int t = 0; t < 8; ++t) {
+      for (int k = 0; k < 4; ++k) {
+        const uint8_t lo_code = q6_k_code(b, low_input(p, t, k));
+        const uint8_t hi_code = q6_k_code(b, low_input(p, t, k) + 32);
+        low[64 * (8 * p + t) + 4 * i + k] = static_cast<uint8_t>((lo_code & 0x0f) | (hi_code & 0x0f) << 4);
+        const int shift = 4 * (t % 2);
+        high[64 * (4 * p + t / 2) + 4 * i + k] |= static_cast<uint8_t>(((lo_code >> 4) | (hi_code >> 4) << 2) << shift);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+size_t packed_q6_k_bytes(int64_t n_out, int64_t n_in) {
+  return static_cast<size_t>(n_groups(n_out)) * static_cast<size_t>(n_in / kQKK) * kPackedQ6KBlockBytes;
+}
+
+void pack_q6_k(const WeightMatrix& w, std::byte* dst) {
+  const int64_t n_blocks = w.n_in / kQKK;
+  for (int64_t g = 0; g < n_groups(w.n_out); ++g) {
+    for (int64_t s = 0; s < n_blocks; ++s) {
+      std::byte* out = dst + (g * n_blocks + s) * kPackedQ6KBlockBytes;
+      std::memset(out, 0, kPackedQ6KBlockBytes);  // padding rows stay all zero
+      for (int i = 0; i < kPackedGroupRows && g * kPackedGroupRows + i < w.n_out; ++i) {
+        const int64_t o = g * kPackedGroupRows + i;
+        const auto* b = reinterpret_cast<const BlockQ6_K*>(static_cast<const std::byte*>(w.data) + o * w.row_bytes) + s;
+        pack_row_block(*b, i, out);
+      }
+    }
+  }
+}
+
+namespace reference {
+
+namespace {
+
+// Code of input e of lane i, read back from the packed lines.
+int packed_code(const std::byte* blk, int i, int e) {
+  const int p = e / 64, half = (e % 64) / 32, t = (e % 32) / 4, k = e % 4;
+  const auto* low = reinterpret_cast<const uint8_t*>(blk + kPackedQ6KLowOffset);
+  const auto* high = reinterpret_cast<const uint8_t*>(blk + kPackedQ6KHighOffset);
+  const uint8_t nibbles = low[64 * (8 * p + t) + 4 * i + k];
+  const uint8_t tops = high[64 * (4 * p + t / 2) + 4 * i + k];
+  const int top = (tops >> (4 * (t % 2) + 2 * half)) & 3;
+  return (half == 0 ? nibbles & 0x0f : nibbles >> 4) | top << 4;
+}
+
+// One output row (lane i of its group) against one activation super-block: the float
+// step of packed_q6k.h on acc.
+float super_block_step(const std::byte* blk, int i, const int8_t* xq, float xd, const int16_t* sum16, float acc) {
+  uint16_t d_bits;
+  std::memcpy(&d_bits, blk + 2 * i, 2);
+  const auto* scales = reinterpret_cast<const int8_t*>(blk + kPackedQ6KScalesOffset);
+  int32_t dots = 0, offsets = 0;
+  for (int k = 0; k < 16; ++k) {
+    int32_t dot = 0;
+    for (int e = 16 * k; e < 16 * k + 16; ++e) dot += packed_code(blk, i, e) * xq[e];
+    const int scale = scales[32 * (k / 2) + 2 * i + k % 2];
+    dots += scale * dot;
+    offsets += scale * sum16[k];
+  }
+  return std::fma(static_cast<float>(dots - 32 * offsets), fp16_to_fp32(d_bits) * xd, acc);
+}
+
+}  // namespace
+
+void matmul_packed_q6_k_rows(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
+  const WeightMatrix& w = *a.w;
+  const int64_t n_blocks = w.n_in / kQKK;
+  const auto* packed = static_cast<const std::byte*>(w.packed);
+  for (int r = 0; r < a.n_rows; ++r) {
+    const Q8Row x = q8_row(a.xq + static_cast<size_t>(r) * a.xq_layout.row_bytes, a.xq_layout);
+    for (int64_t o = o_begin; o < o_end; ++o) {
+      const int64_t g = o / kPackedGroupRows;
+      const int i = static_cast<int>(o % kPackedGroupRows);
+      float acc = 0.0f;
+      for (int64_t s = 0; s < n_blocks; ++s) {
+        const std::byte* blk = packed + (g * n_blocks + s) * kPackedQ6KBlockBytes;
+        acc = super_block_step(blk, i, x.q + s * kQKK, x.d[s], x.sum16 + s * 16, acc);
+      }
+      a.y[static_cast<int64_t>(r) * w.n_out + o] = acc;
+    }
+  }
+}
+
+}  // namespace reference
+}  // namespace strata::kernels
