@@ -30,8 +30,10 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
   const int64_t n_blocks = w.n_in / kQK;
   const std::byte* group = static_cast<const std::byte*>(w.packed) + g * n_blocks * kPackedGroupBlockBytes;
   Q8Row x[NR];
+#pragma GCC unroll 8
   for (int r = 0; r < NR; ++r) x[r] = q8_row(a.xq + static_cast<size_t>(r0 + r) * a.xq_layout.row_bytes, a.xq_layout);
   __m512 acc[NR];
+#pragma GCC unroll 8
   for (int r = 0; r < NR; ++r) acc[r] = _mm512_setzero_ps();
   for (int64_t s = 0; s < n_blocks; ++s) {
     const std::byte* blk = group + s * kPackedGroupBlockBytes;
@@ -39,10 +41,12 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
       _mm_prefetch(reinterpret_cast<const char*>(blk) + kPrefetchBytes + off, _MM_HINT_T0);
     }
     __m512i dot[NR];
+#pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) dot[r] = _mm512_set1_epi32(-128 * (x[r].sum16[2 * s] + x[r].sum16[2 * s + 1]));
 #pragma GCC unroll 8
     for (int c = 0; c < 8; ++c) {
       const __m512i codes = _mm512_loadu_si512(blk + 32 + 64 * c);
+#pragma GCC unroll 8
       for (int r = 0; r < NR; ++r) {
         int32_t four;
         std::memcpy(&four, x[r].q + s * kQK + 4 * c, sizeof four);
@@ -50,6 +54,7 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
       }
     }
     const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
+#pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) {
       const __m512 scale = _mm512_mul_ps(dw, _mm512_set1_ps(x[r].d[s]));
       acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[r]), scale, acc[r]);
@@ -61,6 +66,7 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
   for (int i = 0; i < kPackedGroupRows; ++i) {
     if (first + i >= o_begin && first + i < o_end) mask |= 1u << i;
   }
+#pragma GCC unroll 8
   for (int r = 0; r < NR; ++r) {
     float* y = a.y + static_cast<int64_t>(r0 + r) * w.n_out + first;
     _mm512_mask_storeu_ps(y, static_cast<__mmask16>(mask), acc[r]);
