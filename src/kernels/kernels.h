@@ -10,9 +10,9 @@
 //
 // Dispatch: each kernel has a scalar reference in reference/ and SIMD versions in cpu/;
 // the implementation is chosen once per process at run time from the CPU's features
-// (AVX2 + FMA + F16C, else scalar; STRATA_KERNELS=scalar in the environment forces the
-// scalar one). SIMD and scalar are tested against each other; the batch-invariance
-// property holds within one implementation, i.e. within one process.
+// (AVX-512 with VNNI, else AVX2 + FMA + F16C, else scalar; STRATA_KERNELS=avx2 or =scalar
+// in the environment caps the choice). SIMD and scalar are tested against each other; the
+// batch-invariance property holds within one implementation, i.e. within one process.
 //
 // Numerics: quantised weights multiply 8-bit quantised inputs (one float scale per 32
 // inputs, round-to-nearest-even), exactly in integers per block, then accumulate in
