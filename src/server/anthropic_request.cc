@@ -12,7 +12,22 @@ namespace {
 
 constexpr int kMaxStopSequences = 16;
 
-// A string, or an array of {"type": "text", "text": ...} blocks joined together.
+// {"type": "text", "text": ...}, appended to out.
+Status parse_text_block(const json& block, const std::string& where, std::string* out) {
+  if (string_or_empty(block, "type") != "text") {
+    return Status::Unsupported(fmt::format("'{}': only text, tool_use (assistant) and tool_result "
+                                           "(user) blocks are supported, got {}",
+                                           where, describe_value(block)));
+  }
+  const json* text = find_field(block, "text");
+  if (!text || !text->is_string()) {
+    return Status::InvalidArgument(fmt::format("'{}.text' must be a string", where));
+  }
+  out->append(text->get<std::string>());
+  return Status::Ok();
+}
+
+// A string, or an array of text blocks joined together.
 Status parse_text_blocks(const json& value, const std::string& where, std::string* out) {
   if (value.is_string()) {
     *out = value.get<std::string>();
@@ -23,18 +38,72 @@ Status parse_text_blocks(const json& value, const std::string& where, std::strin
                                                where, describe_value(value)));
   }
   for (size_t b = 0; b < value.size(); ++b) {
-    const json& block = value[b];
-    std::string type = string_or_empty(block, "type");
-    if (type != "text") {
-      return Status::Unsupported(fmt::format(
-          "'{}[{}]': only text blocks are supported, got {}", where, b, describe_value(block)));
-    }
-    const json* text = find_field(block, "text");
-    if (!text || !text->is_string()) {
-      return Status::InvalidArgument(fmt::format("'{}[{}].text' must be a string", where, b));
-    }
-    out->append(text->get<std::string>());
+    STRATA_RETURN_IF_ERROR(parse_text_block(value[b], fmt::format("{}[{}]", where, b), out));
   }
+  return Status::Ok();
+}
+
+// {"type": "tool_use", "id", "name", "input": {...}} as a template tool call.
+Status parse_tool_use(const json& block, const std::string& where, json* calls) {
+  const json* id = find_field(block, "id");
+  const json* name = find_field(block, "name");
+  const json* input = find_field(block, "input");
+  if (!id || !id->is_string() || !name || !name->is_string() || (input && !input->is_object())) {
+    return Status::InvalidArgument(fmt::format(
+        "'{}' must be {{\"type\": \"tool_use\", \"id\": string, \"name\": string, \"input\": object}}, got {}",
+        where, describe_value(block)));
+  }
+  calls->push_back({{"id", *id},
+                    {"type", "function"},
+                    {"function", {{"name", *name}, {"arguments", input ? *input : json::object()}}}});
+  return Status::Ok();
+}
+
+// {"type": "tool_result", "tool_use_id", "content": string or text blocks} as a "tool" turn.
+Status parse_tool_result(const json& block, const std::string& where, ChatTurn* out) {
+  const json* id = find_field(block, "tool_use_id");
+  if (!id || !id->is_string()) {
+    return Status::InvalidArgument(fmt::format("'{}.tool_use_id' must be a string", where));
+  }
+  out->role = "tool";
+  out->extra = {{"tool_call_id", *id}};
+  if (const json* content = find_field(block, "content")) {
+    STRATA_RETURN_IF_ERROR(parse_text_blocks(*content, where + ".content", &out->content));
+  }
+  return Status::Ok();
+}
+
+// One message's blocks: tool results become tool turns ahead of the message's own turn, which
+// is kept unless the message held nothing but tool results.
+Status parse_message_blocks(const json& content, const std::string& role, const std::string& where,
+                            std::vector<ChatTurn>* turns) {
+  if (!content.is_array()) {
+    ChatTurn turn{role, "", nullptr};
+    STRATA_RETURN_IF_ERROR(parse_text_blocks(content, where, &turn.content));
+    turns->push_back(std::move(turn));
+    return Status::Ok();
+  }
+  ChatTurn turn{role, "", nullptr};
+  json calls = json::array();
+  bool only_results = !content.empty();
+  for (size_t b = 0; b < content.size(); ++b) {
+    const json& block = content[b];
+    const std::string block_where = fmt::format("{}[{}]", where, b);
+    const std::string type = string_or_empty(block, "type");
+    if (type == "tool_use" && role == "assistant") {
+      STRATA_RETURN_IF_ERROR(parse_tool_use(block, block_where, &calls));
+    } else if (type == "tool_result" && role == "user") {
+      ChatTurn result;
+      STRATA_RETURN_IF_ERROR(parse_tool_result(block, block_where, &result));
+      turns->push_back(std::move(result));
+      continue;
+    } else {
+      STRATA_RETURN_IF_ERROR(parse_text_block(block, block_where, &turn.content));
+    }
+    only_results = false;
+  }
+  if (!calls.empty()) turn.extra = {{"tool_calls", std::move(calls)}};
+  if (!only_results) turns->push_back(std::move(turn));
   return Status::Ok();
 }
 
@@ -55,12 +124,71 @@ Status parse_messages(const json& body, std::vector<ChatTurn>* turns) {
     if (!content) {
       return Status::InvalidArgument(fmt::format("'messages[{}].content' is required", i));
     }
-    ChatTurn turn{role_name, ""};
     STRATA_RETURN_IF_ERROR(
-        parse_text_blocks(*content, fmt::format("messages[{}].content", i), &turn.content));
-    turns->push_back(std::move(turn));
+        parse_message_blocks(*content, role_name, fmt::format("messages[{}].content", i), turns));
   }
   return Status::Ok();
+}
+
+// "tools": [{"name", "description"?, "input_schema"}], written in OpenAI's form for templates.
+Status parse_tools(const json& tools, json* out) {
+  if (!tools.is_array()) {
+    return Status::InvalidArgument(fmt::format("'tools' must be an array, got {}", describe_value(tools)));
+  }
+  *out = json::array();
+  for (size_t t = 0; t < tools.size(); ++t) {
+    const json& tool = tools[t];
+    const std::string type = string_or_empty(tool, "type");
+    if (!tool.is_object() || (!type.empty() && type != "custom")) {
+      return Status::Unsupported(fmt::format(
+          "'tools[{}]': only client tools {{\"name\", \"description\", \"input_schema\"}} are "
+          "supported, got {}", t, describe_value(tool)));
+    }
+    const json* name = find_field(tool, "name");
+    const json* description = find_field(tool, "description");
+    const json* schema = find_field(tool, "input_schema");
+    if (!name || !name->is_string() || name->get<std::string>().empty()) {
+      return Status::InvalidArgument(fmt::format("'tools[{}].name' must be a non-empty string", t));
+    }
+    if (description && !description->is_string()) {
+      return Status::InvalidArgument(fmt::format("'tools[{}].description' must be a string", t));
+    }
+    if (!schema || !schema->is_object()) {
+      return Status::InvalidArgument(fmt::format("'tools[{}].input_schema' must be a JSON schema object", t));
+    }
+    json function = {{"name", *name}, {"parameters", *schema}};
+    if (description) function["description"] = *description;
+    out->push_back({{"type", "function"}, {"function", std::move(function)}});
+  }
+  return Status::Ok();
+}
+
+// "tool_choice": {"type": "auto" | "any" | "none" | "tool", "name"}. Generation is not
+// constrained: "any" offers the tools as "auto" does, "tool" offers only the named one.
+Status parse_tool_choice(const json& body, CompletionRequest* out) {
+  const json* choice = find_field(body, "tool_choice");
+  if (!choice) return Status::Ok();
+  const std::string type = string_or_empty(*choice, "type");
+  if (type == "none") out->prompt.tools = nullptr;
+  if (type == "auto" || type == "none") return Status::Ok();
+  if (type != "any" && type != "tool") {
+    return Status::InvalidArgument(fmt::format(
+        "'tool_choice' must be {{\"type\": \"auto\" | \"any\" | \"tool\" | \"none\"}}, got {}",
+        describe_value(*choice)));
+  }
+  if (!out->prompt.tools.is_array()) {
+    return Status::InvalidArgument(fmt::format("'tool_choice' {} needs 'tools'", describe_value(*choice)));
+  }
+  if (type == "any") return Status::Ok();
+  const std::string name = string_or_empty(*choice, "name");
+  for (const json& tool : out->prompt.tools) {
+    if (tool["function"]["name"] == name) {
+      out->prompt.tools = json::array({tool});
+      return Status::Ok();
+    }
+  }
+  return Status::InvalidArgument(
+      fmt::format("'tool_choice' names tool \"{}\", which is not in 'tools'", name));
 }
 
 Status parse_sampling(const json& body, SamplingParams* s) {
@@ -80,7 +208,7 @@ Result<CompletionRequest> parse_anthropic_messages_request(const json& body) {
   if (!find_field(body, "max_tokens")) return Status::InvalidArgument("'max_tokens' is required");
   STRATA_RETURN_IF_ERROR(read_int(body, "max_tokens", 1, 1 << 24, &out.max_tokens));
   if (const json* system = find_field(body, "system")) {
-    ChatTurn turn{"system", ""};
+    ChatTurn turn{"system", "", nullptr};
     STRATA_RETURN_IF_ERROR(parse_text_blocks(*system, "system", &turn.content));
     out.prompt.messages.push_back(std::move(turn));
   }
@@ -89,7 +217,11 @@ Result<CompletionRequest> parse_anthropic_messages_request(const json& body) {
   STRATA_RETURN_IF_ERROR(
       read_string_list(body, "stop_sequences", kMaxStopSequences, &out.generate.stop));
   STRATA_RETURN_IF_ERROR(read_bool(body, "stream", &out.stream));
-  STRATA_RETURN_IF_ERROR(reject_if_set(body, "tools"));
+  if (const json* tools = find_field(body, "tools"); tools && !(tools->is_array() && tools->empty())) {
+    STRATA_RETURN_IF_ERROR(parse_tools(*tools, &out.prompt.tools));
+  }
+  STRATA_RETURN_IF_ERROR(parse_tool_choice(body, &out));
+  out.parse_tool_calls = out.prompt.tools.is_array();
   return out;
 }
 

@@ -59,5 +59,82 @@ TEST(AnthropicMessagesRequest, RejectsBadBodiesNamingTheField) {
   EXPECT_NE(image.status().message().find("messages[0].content[0]"), std::string::npos);
 }
 
+TEST(AnthropicMessagesRequest, ToolsAndToolBlocksReachTheTemplateFields) {
+  json body = json::parse(R"({"max_tokens": 64,
+    "tools": [{"name": "get_weather", "description": "Weather for a city",
+               "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}],
+    "tool_choice": {"type": "auto"},
+    "messages": [
+      {"role": "user", "content": "Weather in Paris?"},
+      {"role": "assistant", "content": [{"type": "text", "text": "Checking."},
+          {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}]},
+      {"role": "user", "content": [
+          {"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"},
+          {"type": "tool_result", "tool_use_id": "toolu_2",
+           "content": [{"type": "text", "text": "warm"}]},
+          {"type": "text", "text": "And tomorrow?"}]}]})");
+  Result<CompletionRequest> r = parse_anthropic_messages_request(body);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->parse_tool_calls);
+  ASSERT_EQ(r->prompt.tools.size(), 1u);
+  EXPECT_EQ(r->prompt.tools[0], json::parse(R"({"type": "function", "function": {
+      "name": "get_weather", "description": "Weather for a city",
+      "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}})"));
+  const std::vector<ChatTurn>& m = r->prompt.messages;
+  ASSERT_EQ(m.size(), 5u);
+  EXPECT_EQ(m[1].content, "Checking.");
+  EXPECT_EQ(m[1].extra["tool_calls"][0], json::parse(R"({"id": "toolu_1", "type": "function",
+      "function": {"name": "get_weather", "arguments": {"city": "Paris"}}})"));
+  EXPECT_EQ(m[2].role, "tool");
+  EXPECT_EQ(m[2].content, "sunny");
+  EXPECT_EQ(m[2].extra["tool_call_id"], "toolu_1");
+  EXPECT_EQ(m[3].role, "tool");
+  EXPECT_EQ(m[3].content, "warm");
+  EXPECT_EQ(m[4].role, "user");
+  EXPECT_EQ(m[4].content, "And tomorrow?");
+}
+
+TEST(AnthropicMessagesRequest, ToolChoiceNoneWithholdsToolsAndToolNarrowsThem) {
+  json body = json::parse(R"({"max_tokens": 8, "messages": [{"role": "user", "content": "x"}],
+    "tools": [{"name": "a", "input_schema": {"type": "object"}},
+              {"name": "b", "input_schema": {"type": "object"}}]})");
+  body["tool_choice"] = {{"type", "none"}};
+  Result<CompletionRequest> none = parse_anthropic_messages_request(body);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_TRUE(none->prompt.tools.is_null());
+  EXPECT_FALSE(none->parse_tool_calls);
+  body["tool_choice"] = {{"type", "tool"}, {"name", "b"}};
+  Result<CompletionRequest> named = parse_anthropic_messages_request(body);
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  ASSERT_EQ(named->prompt.tools.size(), 1u);
+  EXPECT_EQ(named->prompt.tools[0]["function"]["name"], "b");
+}
+
+TEST(AnthropicMessagesRequest, RejectsBadToolsNamingTheField) {
+  auto status_of = [](const char* extra) {
+    json body = json::parse(R"({"max_tokens": 8, "messages": [{"role": "user", "content": "x"}]})");
+    body.update(json::parse(extra));
+    return parse_anthropic_messages_request(body).status();
+  };
+  EXPECT_NE(status_of(R"({"tools": [{"name": "a"}]})").message().find("'tools[0].input_schema'"),
+            std::string::npos);
+  EXPECT_EQ(status_of(R"({"tools": [{"type": "web_search_20250305", "name": "w"}]})").code(),
+            Code::kUnsupported);
+  EXPECT_NE(status_of(R"({"tool_choice": {"type": "any"}})").message().find("needs 'tools'"),
+            std::string::npos);
+  EXPECT_NE(status_of(R"({"tools": [{"name": "a", "input_schema": {}}], "tool_choice": {"type": "maybe"}})")
+                .message().find("'tool_choice' must be"),
+            std::string::npos);
+  EXPECT_NE(status_of(R"({"tools": [{"name": "a", "input_schema": {}}],
+                          "tool_choice": {"type": "tool", "name": "z"}})").message().find("\"z\""),
+            std::string::npos);
+  EXPECT_NE(status_of(R"({"messages": [{"role": "user", "content": [{"type": "tool_use", "id": "x",
+                          "name": "a", "input": {}}]}]})").message().find("'messages[0].content[0]'"),
+            std::string::npos);
+  EXPECT_NE(status_of(R"({"messages": [{"role": "assistant", "content": [{"type": "tool_use",
+                          "name": "a"}]}]})").message().find("'messages[0].content[0]'"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace strata::server

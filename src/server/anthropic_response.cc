@@ -12,7 +12,9 @@ json stop_sequence_value(const std::string& stop_sequence) {
 
 }  // namespace
 
-const char* anthropic_stop_reason(FinishReason finish, const std::string& stop_sequence) {
+const char* anthropic_stop_reason(FinishReason finish, const std::string& stop_sequence,
+                                  bool tool_use) {
+  if (tool_use) return "tool_use";
   if (finish == FinishReason::kLength) return "max_tokens";
   return stop_sequence.empty() ? "end_turn" : "stop_sequence";
 }
@@ -24,16 +26,35 @@ json anthropic_usage_json(const Usage& usage) {
           {"cache_creation_input_tokens", 0}};
 }
 
+json tool_use_block_json(const ResponseMeta& meta, const ParsedToolCall& call, size_t call_index,
+                         bool with_input) {
+  // The parser hands over arguments as a JSON object's text, so this parse cannot fail.
+  json input = with_input ? json::parse(call.arguments_json, nullptr, false) : json::object();
+  return {{"type", "tool_use"},
+          {"id", tool_call_id("toolu_", meta.id, call_index)},
+          {"name", call.name},
+          {"input", std::move(input)}};
+}
+
 json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& result,
-                            const std::string& stop_sequence) {
+                            const std::string& stop_sequence, bool parse_tool_calls) {
   json content = json::array();
-  content.push_back({{"type", "text"}, {"text", result.text}});
+  ParsedOutput parsed;
+  if (parse_tool_calls) parsed = server::parse_tool_calls(result.text);
+  if (parsed.calls.empty()) {
+    content.push_back({{"type", "text"}, {"text", result.text}});
+  } else if (!parsed.content.empty()) {
+    content.push_back({{"type", "text"}, {"text", parsed.content}});
+  }
+  for (size_t i = 0; i < parsed.calls.size(); ++i) {
+    content.push_back(tool_use_block_json(meta, parsed.calls[i], i, /*with_input=*/true));
+  }
   return {{"id", meta.id},
           {"type", "message"},
           {"role", "assistant"},
           {"model", meta.model},
           {"content", content},
-          {"stop_reason", anthropic_stop_reason(result.finish, stop_sequence)},
+          {"stop_reason", anthropic_stop_reason(result.finish, stop_sequence, !parsed.calls.empty())},
           {"stop_sequence", stop_sequence_value(stop_sequence)},
           {"usage", anthropic_usage_json(result.usage)}};
 }
@@ -53,27 +74,39 @@ json message_start_event(const ResponseMeta& meta, int prompt_tokens) {
   return {{"type", "message_start"}, {"message", message}};
 }
 
-json content_block_start_event() {
+json content_block_start_event(size_t index) {
   return {{"type", "content_block_start"},
-          {"index", 0},
+          {"index", index},
           {"content_block", {{"type", "text"}, {"text", ""}}}};
 }
 
 json ping_event() { return {{"type", "ping"}}; }
 
-json text_delta_event(const std::string& text) {
+json tool_use_block_start_event(size_t index, json block) {
+  return {{"type", "content_block_start"}, {"index", index}, {"content_block", std::move(block)}};
+}
+
+json text_delta_event(const std::string& text, size_t index) {
   return {{"type", "content_block_delta"},
-          {"index", 0},
+          {"index", index},
           {"delta", {{"type", "text_delta"}, {"text", text}}}};
 }
 
-json content_block_stop_event() { return {{"type", "content_block_stop"}, {"index", 0}}; }
+json input_json_delta_event(const std::string& partial_json, size_t index) {
+  return {{"type", "content_block_delta"},
+          {"index", index},
+          {"delta", {{"type", "input_json_delta"}, {"partial_json", partial_json}}}};
+}
+
+json content_block_stop_event(size_t index) {
+  return {{"type", "content_block_stop"}, {"index", index}};
+}
 
 json message_delta_event(FinishReason finish, const std::string& stop_sequence,
-                         const Usage& usage) {
+                         const Usage& usage, bool tool_use) {
   return {{"type", "message_delta"},
           {"delta",
-           {{"stop_reason", anthropic_stop_reason(finish, stop_sequence)},
+           {{"stop_reason", anthropic_stop_reason(finish, stop_sequence, tool_use)},
             {"stop_sequence", stop_sequence_value(stop_sequence)}}},
           {"usage", anthropic_usage_json(usage)}};
 }

@@ -12,25 +12,39 @@
 
 #include "server/generation_result.h"
 #include "server/openai_response.h"
+#include "server/tool_call_parser.h"
 
 namespace strata::server {
 
-// "max_tokens", "stop_sequence" (when stop_sequence is non-empty) or "end_turn".
-const char* anthropic_stop_reason(FinishReason finish, const std::string& stop_sequence);
+// "tool_use" (when tool_use), "max_tokens", "stop_sequence" (when stop_sequence is non-empty)
+// or "end_turn".
+const char* anthropic_stop_reason(FinishReason finish, const std::string& stop_sequence,
+                                  bool tool_use = false);
 
 nlohmann::json anthropic_usage_json(const Usage& usage);
 
+// parse_tool_calls: the request offered tools, so tool calls in the output (tool_call_parser.h)
+// become tool_use blocks after the text around them (a text block only when there is text),
+// with stop_reason "tool_use".
 nlohmann::json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& result,
-                                      const std::string& stop_sequence);
+                                      const std::string& stop_sequence,
+                                      bool parse_tool_calls = false);
+// {"type": "tool_use", "id": "toolu_...", "name", "input"}; input is {} in stream starts
+// (the arguments follow as input_json_delta).
+nlohmann::json tool_use_block_json(const ResponseMeta& meta, const ParsedToolCall& call,
+                                   size_t call_index, bool with_input);
 
 // Stream events; each is sent as "event: <type>" with this JSON as data.
 nlohmann::json message_start_event(const ResponseMeta& meta, int prompt_tokens);
-nlohmann::json content_block_start_event();
+// index: the content block's place in the message.
+nlohmann::json content_block_start_event(size_t index = 0);
+nlohmann::json tool_use_block_start_event(size_t index, nlohmann::json block);
 nlohmann::json ping_event();
-nlohmann::json text_delta_event(const std::string& text);
-nlohmann::json content_block_stop_event();
+nlohmann::json text_delta_event(const std::string& text, size_t index = 0);
+nlohmann::json input_json_delta_event(const std::string& partial_json, size_t index);
+nlohmann::json content_block_stop_event(size_t index = 0);
 nlohmann::json message_delta_event(FinishReason finish, const std::string& stop_sequence,
-                                   const Usage& usage);
+                                   const Usage& usage, bool tool_use = false);
 nlohmann::json message_stop_event();
 
 }  // namespace strata::server

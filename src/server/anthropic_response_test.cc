@@ -51,5 +51,18 @@ TEST(AnthropicResponse, StreamEventsHaveTheirTypes) {
   EXPECT_EQ(message_stop_event()["type"], "message_stop");
 }
 
+TEST(AnthropicResponse, BareJsonToolCallIsAToolUseBlock) {
+  GenerationResult r;
+  r.text = "{\"name\": \"search\", \"parameters\": {\"q\": \"cats\"}}";
+  r.finish = FinishReason::kStop;
+  json body = anthropic_message_json(kMeta, r, "", /*parse_tool_calls=*/true);
+  EXPECT_EQ(body["stop_reason"], "tool_use");
+  EXPECT_EQ(body["content"], json::parse(R"([{"type": "tool_use", "id": "toolu_1_0", "name": "search",
+                                              "input": {"q": "cats"}}])"));
+  EXPECT_EQ(input_json_delta_event("{}", 2),
+            json::parse(R"({"type": "content_block_delta", "index": 2,
+                            "delta": {"type": "input_json_delta", "partial_json": "{}"}})"));
+}
+
 }  // namespace
 }  // namespace strata::server

@@ -8,24 +8,61 @@
 
 namespace strata::server {
 
+using nlohmann::json;
+
 AnthropicStreamRenderer::AnthropicStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta,
                                                  const ModelText& text, int prompt_tokens,
-                                                 std::vector<std::string> stops)
+                                                 std::vector<std::string> stops,
+                                                 bool parse_tool_calls)
     : sse_(std::move(write)),
       meta_(std::move(meta)),
       text_(text),
       prompt_tokens_(prompt_tokens),
-      stops_(std::move(stops)) {}
+      stops_(std::move(stops)),
+      parse_tool_calls_(parse_tool_calls) {}
+
+bool AnthropicStreamRenderer::open_text_block() {
+  if (text_open_) return true;
+  text_open_ = true;
+  return sse_.event("content_block_start", content_block_start_event(block_index_));
+}
+
+bool AnthropicStreamRenderer::close_text_block() {
+  if (!text_open_) return true;
+  text_open_ = false;
+  return sse_.event("content_block_stop", content_block_stop_event(block_index_++));
+}
+
+bool AnthropicStreamRenderer::send_pieces(const std::vector<ToolCallPiece>& pieces) {
+  for (const ToolCallPiece& piece : pieces) {
+    if (!piece.is_call) {
+      if (!open_text_block() ||
+          !sse_.event("content_block_delta", text_delta_event(piece.text, block_index_))) {
+        return false;
+      }
+      continue;
+    }
+    if (!close_text_block()) return false;
+    json block = tool_use_block_json(meta_, piece.call, n_calls_++, /*with_input=*/false);
+    if (!sse_.event("content_block_start", tool_use_block_start_event(block_index_, std::move(block))) ||
+        !sse_.event("content_block_delta", input_json_delta_event(piece.call.arguments_json, block_index_)) ||
+        !sse_.event("content_block_stop", content_block_stop_event(block_index_++))) {
+      return false;
+    }
+  }
+  return true;
+}
 
 bool AnthropicStreamRenderer::start() {
-  return sse_.event("message_start", message_start_event(meta_, prompt_tokens_)) &&
-         sse_.event("content_block_start", content_block_start_event()) &&
-         sse_.event("ping", ping_event());
+  if (!sse_.event("message_start", message_start_event(meta_, prompt_tokens_))) return false;
+  if (!parse_tool_calls_ && !open_text_block()) return false;
+  return sse_.event("ping", ping_event());
 }
 
 bool AnthropicStreamRenderer::token(const RequestEvent& event) {
   result_.add(event, /*keep_logprobs=*/false);
   if (event.text.empty()) return true;
+  if (parse_tool_calls_) return send_pieces(tool_parser_.feed(event.text));
   return sse_.event("content_block_delta", text_delta_event(event.text));
 }
 
@@ -34,12 +71,20 @@ bool AnthropicStreamRenderer::finish(const RequestEvent& event) {
   if (!finished_normally(event)) {
     return sse_.event("error", anthropic_error_body(error_for_unfinished(event)));
   }
-  if (!event.text.empty() && !sse_.event("content_block_delta", text_delta_event(event.text))) {
-    return false;
+  std::vector<ToolCallPiece> pieces;
+  if (parse_tool_calls_) {
+    pieces = tool_parser_.feed(event.text);
+    for (ToolCallPiece& piece : tool_parser_.finish()) pieces.push_back(std::move(piece));
+  } else if (!event.text.empty()) {
+    pieces.push_back({false, event.text, {}});
   }
+  if (!send_pieces(pieces)) return false;
+  // A message always has a block: an empty text block when nothing was said.
+  if (block_index_ == 0 && !open_text_block()) return false;
   const std::string stop_sequence = matched_stop_sequence(result_, stops_, text_);
-  return sse_.event("content_block_stop", content_block_stop_event()) &&
-         sse_.event("message_delta", message_delta_event(event.finish, stop_sequence, result_.usage)) &&
+  return close_text_block() &&
+         sse_.event("message_delta",
+                    message_delta_event(event.finish, stop_sequence, result_.usage, n_calls_ > 0)) &&
          sse_.event("message_stop", message_stop_event());
 }
 

@@ -2,6 +2,10 @@
 // content_block_delta (text_delta) per piece of text, then content_block_stop, message_delta
 // (stop_reason + usage) and message_stop. Keep-alives are ping events; a request that ends
 // without stop/length ends the stream with an "error" event.
+// When the request offered tools, text blocks open only when text arrives (text that may be a
+// tool call is held back), and each tool call is a tool_use block of its own: content_block_start
+// (input {}), one input_json_delta with the whole arguments object, content_block_stop; the
+// message ends with stop_reason "tool_use".
 //
 // One instance serves one response on one HTTP thread.
 #pragma once
@@ -14,6 +18,7 @@
 #include "server/model_text.h"
 #include "server/openai_response.h"
 #include "server/sse.h"
+#include "server/tool_call_parser.h"
 
 namespace strata::server {
 
@@ -22,7 +27,8 @@ class AnthropicStreamRenderer : public ResponseRenderer {
   // prompt_tokens: reported in message_start. stops: the request's stop_sequences, to name the
   // one that matched.
   AnthropicStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta, const ModelText& text,
-                          int prompt_tokens, std::vector<std::string> stops);
+                          int prompt_tokens, std::vector<std::string> stops,
+                          bool parse_tool_calls = false);
 
   bool start() override;
   bool token(const RequestEvent& event) override;
@@ -35,7 +41,16 @@ class AnthropicStreamRenderer : public ResponseRenderer {
   const ModelText& text_;
   int prompt_tokens_;
   std::vector<std::string> stops_;
+  bool send_pieces(const std::vector<ToolCallPiece>& pieces);
+  bool open_text_block();
+  bool close_text_block();
+
   GenerationResult result_;
+  bool parse_tool_calls_;
+  ToolCallParser tool_parser_;
+  size_t block_index_ = 0;  // the open block's index, or the next block's
+  bool text_open_ = false;
+  size_t n_calls_ = 0;
 };
 
 }  // namespace strata::server

@@ -9,20 +9,30 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/engine_types.h"
 
 namespace strata::server {
 
-// One chat message with its content flattened to text ("system", "user" or "assistant").
+// One chat message with its content flattened to text ("system", "user", "assistant" or
+// "tool"). extra: the tool fields the chat template sees, as in Hugging Face chat messages:
+// an assistant's "tool_calls" ([{"id", "type": "function", "function": {"name", "arguments"}}],
+// arguments an object when it parses as one), a tool turn's "tool_call_id" and "name". Null
+// when the turn has none.
 struct ChatTurn {
   std::string role;
   std::string content;
+  nlohmann::json extra;
 };
 
 struct PromptInput {
   enum class Kind { kChat, kText, kTokens };
   Kind kind = Kind::kText;
   std::vector<ChatTurn> messages;  // kChat
+  // kChat: the tools offered to the model, in OpenAI's form
+  // ([{"type": "function", "function": {"name", "description", "parameters"}}]); null for none.
+  nlohmann::json tools;
   std::string text;                // kText
   std::vector<int32_t> tokens;     // kTokens: ids sent by the client, used as they are
 };
@@ -35,6 +45,7 @@ struct CompletionRequest {
   bool seed_given = false;   // false: the server picks a fresh seed
   bool stream = false;
   bool include_usage = false;  // OpenAI stream_options.include_usage
+  bool parse_tool_calls = false;  // tools were offered: look for tool calls in the output
   std::string model;           // as sent; informational only (one model is served)
 };
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "chat/chat_template.h"
+#include "server/tool_prompt.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata::server {
@@ -22,16 +23,28 @@ std::string EngineModelText::token_piece(int32_t token) const { return tokenizer
 
 int EngineModelText::vocab_size() const { return tokenizer_.n_vocab(); }
 
-Result<std::vector<int32_t>> EngineModelText::chat_prompt(const std::vector<ChatTurn>& turns) const {
+Result<std::string> render_chat(const ChatTemplate& chat_template, const std::vector<ChatTurn>& turns,
+                                const nlohmann::json& tools, const std::string& bos_text,
+                                const std::string& eos_text) {
+  // ChatML knows nothing of tools: write them out as text in the Hermes way instead.
+  const bool as_text = chat_template.is_fallback();
+  const std::vector<ChatTurn> text_turns = as_text ? tools_as_text(turns, tools) : std::vector<ChatTurn>{};
   std::vector<ChatMessage> messages;
-  messages.reserve(turns.size());
-  for (const ChatTurn& turn : turns) messages.push_back({turn.role, turn.content, nullptr});
+  for (const ChatTurn& turn : as_text ? text_turns : turns) {
+    messages.push_back({turn.role, turn.content, turn.extra});
+  }
+  nlohmann::json context = nullptr;
+  if (!as_text && tools.is_array() && !tools.empty()) context = {{"tools", tools}};
+  return chat_template.apply(messages, /*add_generation_prompt=*/true, bos_text, eos_text, context);
+}
+
+Result<std::vector<int32_t>> EngineModelText::chat_prompt(const std::vector<ChatTurn>& turns,
+                                                          const nlohmann::json& tools) const {
   const int32_t bos = tokenizer_.bos();
   const int32_t eos = tokenizer_.eos();
-  STRATA_ASSIGN_OR_RETURN(
-      std::string text,
-      chat_template_.apply(messages, /*add_generation_prompt=*/true,
-                           bos >= 0 ? tokenizer_.token_text(bos) : "", eos >= 0 ? tokenizer_.token_text(eos) : ""));
+  STRATA_ASSIGN_OR_RETURN(std::string text,
+                          render_chat(chat_template_, turns, tools, bos >= 0 ? tokenizer_.token_text(bos) : "",
+                                      eos >= 0 ? tokenizer_.token_text(eos) : ""));
   std::vector<int32_t> tokens = tokenizer_.encode(text, /*add_special=*/false, /*parse_special=*/true);
   if (tokenizer_.add_bos() && bos >= 0 && (tokens.empty() || tokens.front() != bos)) {
     tokens.insert(tokens.begin(), bos);

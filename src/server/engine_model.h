@@ -5,6 +5,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "engine/engine.h"
@@ -29,13 +31,23 @@ class EngineModelText : public ModelText {
   std::string token_piece(int32_t token) const override;
   int vocab_size() const override;
   // The template renders BOS as text when it wants one; otherwise, for vocabs that add a BOS,
-  // one is put in front, so the prompt never starts with zero or two.
-  Result<std::vector<int32_t>> chat_prompt(const std::vector<ChatTurn>& turns) const override;
+  // one is put in front, so the prompt never starts with zero or two. Tools and tool turns go
+  // to the model's template as `tools` and message fields; with the ChatML fallback they are
+  // written out as text (tool_prompt.h).
+  Result<std::vector<int32_t>> chat_prompt(const std::vector<ChatTurn>& turns,
+                                           const nlohmann::json& tools) const override;
 
  private:
   const Tokenizer& tokenizer_;
   const ChatTemplate& chat_template_;
 };
+
+// The conversation rendered with chat_template followed by the assistant's opener: tools go to
+// the template as `tools` and each turn's extra fields into its message; with the ChatML
+// fallback tools and tool turns are written out as text instead (tool_prompt.h).
+Result<std::string> render_chat(const ChatTemplate& chat_template, const std::vector<ChatTurn>& turns,
+                                const nlohmann::json& tools, const std::string& bos_text,
+                                const std::string& eos_text);
 
 // Engine::Create(options), then the text side; the model's name is the file's stem.
 Result<LoadedModel> load_engine_model(const EngineOptions& options);

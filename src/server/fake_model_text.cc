@@ -1,5 +1,7 @@
 #include "server/fake_model_text.h"
 
+#include "server/tool_prompt.h"
+
 namespace strata::server::testing {
 
 Result<std::vector<int32_t>> FakeModelText::tokenize(std::string_view text, bool add_special) const {
@@ -20,9 +22,10 @@ std::string FakeModelText::token_piece(int32_t token) const {
   return std::string(1, static_cast<char>(token - kFirstByte));
 }
 
-Result<std::vector<int32_t>> FakeModelText::chat_prompt(const std::vector<ChatTurn>& turns) const {
+Result<std::vector<int32_t>> FakeModelText::chat_prompt(const std::vector<ChatTurn>& turns,
+                                                        const nlohmann::json& tools) const {
   std::string text;
-  for (const ChatTurn& turn : turns) text += turn.role + ": " + turn.content + "\n";
+  for (const ChatTurn& turn : tools_as_text(turns, tools)) text += turn.role + ": " + turn.content + "\n";
   text += "assistant: ";
   return tokenize(text, /*add_special=*/true);
 }

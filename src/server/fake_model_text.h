@@ -1,6 +1,7 @@
 // FakeModelText (tests only): a byte-level ModelText. Token 1 is BOS, token 2 is EOS, and byte
 // b is token b + 3, so prompts and replies are easy to predict in tests. Chats render as
-// "<role>: <content>\n" lines followed by "assistant: ". Stateless; thread-safe.
+// "<role>: <content>\n" lines followed by "assistant: ", with tools and tool turns written out
+// as text first (tool_prompt.h). Stateless; thread-safe.
 #pragma once
 
 #include "server/model_text.h"
@@ -17,7 +18,8 @@ class FakeModelText : public ModelText {
   std::string detokenize(const std::vector<int32_t>& tokens) const override;
   std::string token_piece(int32_t token) const override;
   int vocab_size() const override { return kFirstByte + 256; }
-  Result<std::vector<int32_t>> chat_prompt(const std::vector<ChatTurn>& turns) const override;
+  Result<std::vector<int32_t>> chat_prompt(const std::vector<ChatTurn>& turns,
+                                           const nlohmann::json& tools) const override;
 };
 
 }  // namespace strata::server::testing

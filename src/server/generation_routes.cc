@@ -46,15 +46,16 @@ RendererFactory openai_renderers(Api api, const CompletionRequest& request, Resp
                                  const ModelText& text) {
   const bool chat = api == Api::kChat;
   const bool logprobs = request.generate.sampling.logprobs;
+  const bool tools = chat && request.parse_tool_calls;
   if (request.stream) {
-    OpenAiStreamOptions options{chat, logprobs, request.include_usage};
+    OpenAiStreamOptions options{chat, logprobs, request.include_usage, tools};
     return [meta, &text, options](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
       return std::make_unique<OpenAiStreamRenderer>(std::move(write), meta, text, options);
     };
   }
-  return [meta, &text, chat, logprobs](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-    auto build = [meta, &text, chat, logprobs](const GenerationResult& result) {
-      return chat ? chat_completion_json(meta, result, logprobs, text)
+  return [meta, &text, chat, logprobs, tools](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    auto build = [meta, &text, chat, logprobs, tools](const GenerationResult& result) {
+      return chat ? chat_completion_json(meta, result, logprobs, text, tools)
                   : text_completion_json(meta, result, logprobs, text);
     };
     return std::make_unique<JsonBodyRenderer>(std::move(write), logprobs, build, openai_error_body);
@@ -64,14 +65,15 @@ RendererFactory openai_renderers(Api api, const CompletionRequest& request, Resp
 RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMeta meta,
                                     const ModelText& text, int n_prompt) {
   std::vector<std::string> stops = request.generate.stop;
+  const bool tools = request.parse_tool_calls;
   if (request.stream) {
-    return [meta, &text, n_prompt, stops](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-      return std::make_unique<AnthropicStreamRenderer>(std::move(write), meta, text, n_prompt, stops);
+    return [meta, &text, n_prompt, stops, tools](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+      return std::make_unique<AnthropicStreamRenderer>(std::move(write), meta, text, n_prompt, stops, tools);
     };
   }
-  return [meta, &text, stops](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-    auto build = [meta, &text, stops](const GenerationResult& result) {
-      return anthropic_message_json(meta, result, matched_stop_sequence(result, stops, text));
+  return [meta, &text, stops, tools](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    auto build = [meta, &text, stops, tools](const GenerationResult& result) {
+      return anthropic_message_json(meta, result, matched_stop_sequence(result, stops, text), tools);
     };
     return std::make_unique<JsonBodyRenderer>(std::move(write), false, build, anthropic_error_body);
   };
@@ -132,7 +134,7 @@ void serve_count_tokens(const RouteContext& ctx, const httplib::Request& req, ht
   if (!request.ok()) {
     return reply_error(res, api_error_from_status(request.status()), ErrorStyle::kAnthropic);
   }
-  Result<std::vector<int32_t>> tokens = model->text->chat_prompt(request->prompt.messages);
+  Result<std::vector<int32_t>> tokens = model->text->chat_prompt(request->prompt.messages, request->prompt.tools);
   if (!tokens.ok()) {
     return reply_error(res, api_error_from_status(tokens.status()), ErrorStyle::kAnthropic);
   }

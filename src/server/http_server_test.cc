@@ -14,6 +14,8 @@ namespace {
 
 using nlohmann::json;
 using testing::FakeEngine;
+using testing::SseStream;
+using testing::parse_sse;
 using testing::TestServer;
 using testing::test_config;
 
@@ -27,33 +29,6 @@ json chat_body(json extra = json::object()) {
                {"temperature", 0}};
   body.update(extra);
   return body;
-}
-
-// The data payloads and event names of an SSE body, in order.
-struct SseStream {
-  std::vector<std::string> data;
-  std::vector<std::string> events;
-};
-
-SseStream parse_sse(const std::string& body) {
-  SseStream out;
-  size_t pos = 0;
-  while (pos < body.size()) {
-    size_t end = body.find("\n\n", pos);
-    if (end == std::string::npos) end = body.size();
-    std::string frame = body.substr(pos, end - pos);
-    pos = end + 2;
-    size_t at = 0;
-    while (at < frame.size()) {
-      size_t eol = frame.find('\n', at);
-      if (eol == std::string::npos) eol = frame.size();
-      std::string line = frame.substr(at, eol - at);
-      if (line.rfind("data: ", 0) == 0) out.data.push_back(line.substr(6));
-      if (line.rfind("event: ", 0) == 0) out.events.push_back(line.substr(7));
-      at = eol + 1;
-    }
-  }
-  return out;
 }
 
 TEST(HttpServer, HealthIs503WhileLoadingAnd200After) {

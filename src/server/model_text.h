@@ -29,8 +29,10 @@ class ModelText {
   virtual std::string token_piece(int32_t token) const = 0;
   virtual int vocab_size() const = 0;
   // The conversation rendered with the model's chat template, followed by the opener of the
-  // assistant's turn, and tokenized (BOS as the template and vocab want it).
-  virtual Result<std::vector<int32_t>> chat_prompt(const std::vector<ChatTurn>& turns) const = 0;
+  // assistant's turn, and tokenized (BOS as the template and vocab want it). tools: the
+  // PromptInput's tools (null for none), passed to the template as `tools`.
+  virtual Result<std::vector<int32_t>> chat_prompt(const std::vector<ChatTurn>& turns,
+                                                   const nlohmann::json& tools) const = 0;
 };
 
 }  // namespace strata::server

@@ -100,6 +100,63 @@ Status parse_message_content(const json& message, size_t index, std::string* out
   return Status::Ok();
 }
 
+// Templates write arguments with tojson, so a JSON string that holds an object is passed as the
+// object; anything else is passed as sent.
+json arguments_value(const json& arguments) {
+  if (!arguments.is_string()) return arguments;
+  json parsed = json::parse(arguments.get<std::string>(), nullptr, /*allow_exceptions=*/false);
+  return parsed.is_object() ? parsed : arguments;
+}
+
+// An assistant's "tool_calls": [{"id", "type": "function", "function": {"name", "arguments"}}].
+Status parse_assistant_tool_calls(const json& calls, size_t index, ChatTurn* out) {
+  if (!calls.is_array()) {
+    return Status::InvalidArgument(fmt::format("'messages[{}].tool_calls' must be an array, got {}",
+                                               index, describe_value(calls)));
+  }
+  json written = json::array();
+  for (size_t c = 0; c < calls.size(); ++c) {
+    const json& call = calls[c];
+    const std::string where = fmt::format("messages[{}].tool_calls[{}]", index, c);
+    const json* function = call.is_object() ? find_field(call, "function") : nullptr;
+    const json* id = call.is_object() ? find_field(call, "id") : nullptr;
+    if (!id || !id->is_string() || !function || !function->is_object()) {
+      return Status::InvalidArgument(fmt::format(
+          "'{}' must be {{\"id\": string, \"type\": \"function\", \"function\": {{\"name\", "
+          "\"arguments\"}}}}, got {}", where, describe_value(call)));
+    }
+    const std::string type = string_or_empty(call, "type");
+    if (find_field(call, "type") && type != "function") {
+      return Status::Unsupported(fmt::format("'{}.type' must be \"function\"", where));
+    }
+    const json* name = find_field(*function, "name");
+    if (!name || !name->is_string() || name->get<std::string>().empty()) {
+      return Status::InvalidArgument(fmt::format("'{}.function.name' must be a non-empty string", where));
+    }
+    const json* arguments = find_field(*function, "arguments");
+    written.push_back({{"id", *id},
+                       {"type", "function"},
+                       {"function", {{"name", *name},
+                                     {"arguments", arguments ? arguments_value(*arguments) : json::object()}}}});
+  }
+  if (!written.empty()) out->extra = {{"tool_calls", std::move(written)}};
+  return Status::Ok();
+}
+
+// A "tool" message: the result of one call, named by tool_call_id.
+Status parse_tool_message(const json& message, size_t index, ChatTurn* out) {
+  const json* id = find_field(message, "tool_call_id");
+  if (!id || !id->is_string()) {
+    return Status::InvalidArgument(fmt::format(
+        "'messages[{}].tool_call_id' must be a string (the id of the call this message answers)", index));
+  }
+  out->extra = {{"tool_call_id", *id}};
+  if (const json* name = find_field(message, "name"); name && name->is_string()) {
+    out->extra["name"] = *name;
+  }
+  return Status::Ok();
+}
+
 Status parse_chat_message(const json& message, size_t index, ChatTurn* out) {
   if (!message.is_object()) {
     return Status::InvalidArgument(
@@ -111,13 +168,97 @@ Status parse_chat_message(const json& message, size_t index, ChatTurn* out) {
   }
   out->role = role->get<std::string>();
   if (out->role == "developer") out->role = "system";  // OpenAI's newer name for system
-  if (out->role != "system" && out->role != "user" && out->role != "assistant") {
+  if (out->role != "system" && out->role != "user" && out->role != "assistant" && out->role != "tool") {
     return Status::Unsupported(fmt::format(
-        "'messages[{}].role' \"{}\" is not supported (use system, developer, user or assistant)",
+        "'messages[{}].role' \"{}\" is not supported (use system, developer, user, assistant or tool)",
         index, out->role));
   }
-  STRATA_RETURN_IF_ERROR(reject_if_set(message, "tool_calls"));
+  if (const json* calls = find_field(message, "tool_calls")) {
+    if (out->role != "assistant") {
+      return Status::InvalidArgument(
+          fmt::format("'messages[{}].tool_calls' is only allowed on assistant messages", index));
+    }
+    STRATA_RETURN_IF_ERROR(parse_assistant_tool_calls(*calls, index, out));
+  }
+  if (out->role == "tool") STRATA_RETURN_IF_ERROR(parse_tool_message(message, index, out));
   return parse_message_content(message, index, &out->content);
+}
+
+// "tools": [{"type": "function", "function": {"name", "description"?, "parameters"?}}].
+Status parse_tools(const json& tools, json* out) {
+  if (!tools.is_array()) {
+    return Status::InvalidArgument(
+        fmt::format("'tools' must be an array of function tools, got {}", describe_value(tools)));
+  }
+  *out = json::array();
+  for (size_t t = 0; t < tools.size(); ++t) {
+    const json& tool = tools[t];
+    if (string_or_empty(tool, "type") != "function") {
+      return Status::Unsupported(fmt::format(
+          "'tools[{}]': only {{\"type\": \"function\"}} tools are supported, got {}", t,
+          describe_value(tool)));
+    }
+    const json* function = find_field(tool, "function");
+    const json* name = function && function->is_object() ? find_field(*function, "name") : nullptr;
+    if (!name || !name->is_string() || name->get<std::string>().empty()) {
+      return Status::InvalidArgument(fmt::format("'tools[{}].function.name' must be a non-empty string", t));
+    }
+    const json* description = find_field(*function, "description");
+    if (description && !description->is_string()) {
+      return Status::InvalidArgument(fmt::format("'tools[{}].function.description' must be a string", t));
+    }
+    const json* parameters = find_field(*function, "parameters");
+    if (parameters && !parameters->is_object()) {
+      return Status::InvalidArgument(fmt::format(
+          "'tools[{}].function.parameters' must be a JSON schema object, got {}", t,
+          describe_value(*parameters)));
+    }
+    out->push_back({{"type", "function"}, {"function", *function}});
+  }
+  return Status::Ok();
+}
+
+// "tool_choice": "auto" | "none" | "required" | {"type": "function", "function": {"name"}}.
+// Generation is not constrained, so "required" and a named function only shape the prompt:
+// a named function is the one tool the template sees.
+Status apply_tool_choice(const json& body, CompletionRequest* out) {
+  const json* choice = find_field(body, "tool_choice");
+  if (!choice) return Status::Ok();
+  const bool have_tools = out->prompt.tools.is_array();
+  const json* function = choice->is_object() ? find_field(*choice, "function") : nullptr;
+  const json* name = function && function->is_object() ? find_field(*function, "name") : nullptr;
+  if (*choice == "none") {
+    out->prompt.tools = nullptr;
+    return Status::Ok();
+  }
+  if (*choice == "auto") return Status::Ok();
+  if ((*choice == "required" || (name && name->is_string())) && !have_tools) {
+    return Status::InvalidArgument(
+        fmt::format("'tool_choice' {} needs 'tools' to choose from", describe_value(*choice)));
+  }
+  if (*choice == "required") return Status::Ok();
+  if (!name || !name->is_string() || string_or_empty(*choice, "type") != "function") {
+    return Status::InvalidArgument(fmt::format(
+        "'tool_choice' must be \"auto\", \"none\", \"required\" or {{\"type\": \"function\", "
+        "\"function\": {{\"name\": ...}}}}, got {}", describe_value(*choice)));
+  }
+  for (const json& tool : out->prompt.tools) {
+    if (tool["function"]["name"] == *name) {
+      out->prompt.tools = json::array({tool});
+      return Status::Ok();
+    }
+  }
+  return Status::InvalidArgument(fmt::format(
+      "'tool_choice' names function \"{}\", which is not in 'tools'", name->get<std::string>()));
+}
+
+Status parse_chat_tools(const json& body, CompletionRequest* out) {
+  if (const json* tools = find_field(body, "tools"); tools && !(tools->is_array() && tools->empty())) {
+    STRATA_RETURN_IF_ERROR(parse_tools(*tools, &out->prompt.tools));
+  }
+  STRATA_RETURN_IF_ERROR(apply_tool_choice(body, out));
+  out->parse_tool_calls = out->prompt.tools.is_array();
+  return Status::Ok();
 }
 
 // Completions "prompt": a string, an array of token ids, or a one-element array of either.
@@ -164,6 +305,7 @@ Result<CompletionRequest> parse_chat_completion_request(const json& body) {
     STRATA_RETURN_IF_ERROR(parse_chat_message((*messages)[i], i, &turn));
     out.prompt.messages.push_back(std::move(turn));
   }
+  STRATA_RETURN_IF_ERROR(parse_chat_tools(body, &out));
   STRATA_RETURN_IF_ERROR(parse_openai_common_fields(body, &out));
   SamplingParams& s = out.generate.sampling;
   STRATA_RETURN_IF_ERROR(read_bool(body, "logprobs", &s.logprobs));
@@ -182,6 +324,7 @@ Result<CompletionRequest> parse_text_completion_request(const json& body) {
   STRATA_RETURN_IF_ERROR(read_bool(body, "echo", &echo));
   if (echo) return Status::Unsupported("'echo' is not supported");
   STRATA_RETURN_IF_ERROR(reject_if_set(body, "suffix"));
+  STRATA_RETURN_IF_ERROR(reject_if_set(body, "tools"));
   // Completions' "logprobs" is the number of alternatives to report (0 = only the chosen token).
   int n_logprobs = -1;
   STRATA_RETURN_IF_ERROR(read_int(body, "logprobs", 0, kMaxTopLogprobs, &n_logprobs));
@@ -218,7 +361,7 @@ Status parse_openai_common_fields(const json& body, CompletionRequest* out) {
       return Status::Unsupported("'response_format' other than {\"type\": \"text\"} is not supported");
     }
   }
-  STRATA_RETURN_IF_ERROR(reject_if_set(body, "tools"));
+  // The legacy "functions" API is not offered; "tools" replaces it.
   return reject_if_set(body, "functions");
 }
 

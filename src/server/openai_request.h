@@ -2,8 +2,9 @@
 // CompletionRequest, with validation that names the offending field.
 //
 // Stateless; thread-safe. Unknown fields are ignored (clients send many); fields this server
-// cannot honour (tools, n > 1, echo, non-text content parts...) are rejected with kUnsupported
-// rather than silently dropped.
+// cannot honour (legacy functions, n > 1, echo, non-text content parts...) are rejected with
+// kUnsupported rather than silently dropped. Chat requests take function tools, tool_choice,
+// assistant tool_calls and tool messages (see CompletionRequest and ChatTurn::extra).
 #pragma once
 
 #include <nlohmann/json.hpp>

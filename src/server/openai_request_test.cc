@@ -67,6 +67,55 @@ TEST(ChatCompletionRequest, ContentPartsAreJoinedAndDeveloperIsSystem) {
   EXPECT_EQ(r->prompt.messages[2].content, "");
 }
 
+TEST(ChatCompletionRequest, ToolsAndToolHistoryReachTheTemplateFields) {
+  json body = json::parse(R"({"messages": [
+      {"role": "user", "content": "Weather in Paris?"},
+      {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
+          "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+      {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}],
+    "tools": [{"type": "function", "function": {"name": "get_weather", "description": "d",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}],
+    "tool_choice": "auto", "parallel_tool_calls": true})");
+  Result<CompletionRequest> r = parse_chat_completion_request(body);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->parse_tool_calls);
+  ASSERT_EQ(r->prompt.tools.size(), 1u);
+  EXPECT_EQ(r->prompt.tools[0]["function"]["name"], "get_weather");
+  EXPECT_EQ(r->prompt.tools[0]["function"]["parameters"]["type"], "object");
+  ASSERT_EQ(r->prompt.messages.size(), 3u);
+  const json& call = r->prompt.messages[1].extra["tool_calls"][0];
+  EXPECT_EQ(call["id"], "call_1");
+  EXPECT_EQ(call["function"]["name"], "get_weather");
+  EXPECT_EQ(call["function"]["arguments"], json({{"city", "Paris"}}));  // parsed for tojson
+  EXPECT_EQ(r->prompt.messages[2].role, "tool");
+  EXPECT_EQ(r->prompt.messages[2].content, "sunny");
+  EXPECT_EQ(r->prompt.messages[2].extra["tool_call_id"], "call_1");
+}
+
+TEST(ChatCompletionRequest, ToolChoiceNoneWithholdsToolsAndANameNarrowsThem) {
+  json body = chat_body();
+  body["tools"] = json::parse(R"([{"type": "function", "function": {"name": "a"}},
+                                   {"type": "function", "function": {"name": "b"}}])");
+  body["tool_choice"] = "none";
+  Result<CompletionRequest> none = parse_chat_completion_request(body);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_TRUE(none->prompt.tools.is_null());
+  EXPECT_FALSE(none->parse_tool_calls);
+  body["tool_choice"] = json::parse(R"({"type": "function", "function": {"name": "b"}})");
+  Result<CompletionRequest> named = parse_chat_completion_request(body);
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  ASSERT_EQ(named->prompt.tools.size(), 1u);
+  EXPECT_EQ(named->prompt.tools[0]["function"]["name"], "b");
+  EXPECT_TRUE(named->parse_tool_calls);
+}
+
+TEST(TextCompletionRequest, RefusesTools) {
+  Result<CompletionRequest> r = parse_text_completion_request(
+      json::parse(R"({"prompt": "x", "tools": [{"type": "function", "function": {"name": "f"}}]})"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kUnsupported);
+}
+
 // Each bad body must fail with a message that names the field.
 struct BadChat {
   const char* body;
@@ -91,7 +140,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadChat{R"({})", Code::kInvalidArgument, "'messages'"},
         BadChat{R"({"messages": "hi"})", Code::kInvalidArgument, "'messages'"},
         BadChat{R"({"messages": [{"content": "hi"}]})", Code::kInvalidArgument, "'messages[0].role'"},
-        BadChat{R"({"messages": [{"role": "tool", "content": "x"}]})", Code::kUnsupported, "tool"},
+        BadChat{R"({"messages": [{"role": "tool", "content": "x"}]})", Code::kInvalidArgument,
+                "'messages[0].tool_call_id'"},
+        BadChat{R"({"messages": [{"role": "function", "content": "x"}]})", Code::kUnsupported,
+                "'messages[0].role'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x", "tool_calls": []}]})",
+                Code::kInvalidArgument, "only allowed on assistant"},
+        BadChat{R"({"messages": [{"role": "assistant", "tool_calls": [{"id": "c", "function": {}}]}]})",
+                Code::kInvalidArgument, "'messages[0].tool_calls[0].function.name'"},
+        BadChat{R"({"messages": [{"role": "assistant", "tool_calls": [{"function": {"name": "f"}}]}]})",
+                Code::kInvalidArgument, "'messages[0].tool_calls[0]'"},
         BadChat{R"({"messages": [{"role": "user", "content": 5}]})", Code::kInvalidArgument,
                 "'messages[0].content'"},
         BadChat{R"({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]})",
@@ -116,7 +174,23 @@ INSTANTIATE_TEST_SUITE_P(
         BadChat{R"({"messages": [{"role": "user", "content": "x"}], "stream": "yes"})",
                 Code::kInvalidArgument, "'stream'"},
         BadChat{R"({"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function"}]})",
-                Code::kUnsupported, "'tools'"},
+                Code::kInvalidArgument, "'tools[0].function.name'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "code"}]})",
+                Code::kUnsupported, "'tools[0]'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function",
+                   "function": {"name": "f", "parameters": "x"}}]})",
+                Code::kInvalidArgument, "'tools[0].function.parameters'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "tool_choice": "required"})",
+                Code::kInvalidArgument, "needs 'tools'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "tool_choice": "sometimes",
+                   "tools": [{"type": "function", "function": {"name": "f"}}]})",
+                Code::kInvalidArgument, "'tool_choice' must be"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "tool_choice":
+                   {"type": "function", "function": {"name": "g"}},
+                   "tools": [{"type": "function", "function": {"name": "f"}}]})",
+                Code::kInvalidArgument, "\"g\", which is not in 'tools'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "functions": [{"name": "f"}]})",
+                Code::kUnsupported, "'functions'"},
         BadChat{R"({"messages": [{"role": "user", "content": "x"}], "response_format": {"type": "json_object"}})",
                 Code::kUnsupported, "'response_format'"}));
 

@@ -61,12 +61,35 @@ json text_logprobs_json(const std::vector<TokenLogprobs>& tokens, const ModelTex
           {"text_offset", offsets}};
 }
 
+json openai_tool_call_json(const ResponseMeta& meta, const ParsedToolCall& call, size_t index,
+                           bool with_index) {
+  json out = {{"id", tool_call_id("call_", meta.id, index)},
+              {"type", "function"},
+              {"function", {{"name", call.name}, {"arguments", call.arguments_json}}}};
+  if (with_index) out["index"] = index;
+  return out;
+}
+
 json chat_completion_json(const ResponseMeta& meta, const GenerationResult& result,
-                          bool with_logprobs, const ModelText& text) {
+                          bool with_logprobs, const ModelText& text, bool parse_tool_calls) {
+  json message = {{"role", "assistant"}, {"content", result.text}};
+  const char* finish = openai_finish_reason(result.finish);
+  if (parse_tool_calls) {
+    ParsedOutput parsed = server::parse_tool_calls(result.text);
+    if (!parsed.calls.empty()) {
+      message["content"] = parsed.content.empty() ? json(nullptr) : json(parsed.content);
+      json calls = json::array();
+      for (size_t i = 0; i < parsed.calls.size(); ++i) {
+        calls.push_back(openai_tool_call_json(meta, parsed.calls[i], i, /*with_index=*/false));
+      }
+      message["tool_calls"] = std::move(calls);
+      finish = "tool_calls";
+    }
+  }
   json choice = {{"index", 0},
-                 {"message", {{"role", "assistant"}, {"content", result.text}}},
+                 {"message", std::move(message)},
                  {"logprobs", with_logprobs ? chat_logprobs_json(result.logprobs, text) : json()},
-                 {"finish_reason", openai_finish_reason(result.finish)}};
+                 {"finish_reason", finish}};
   return {{"id", meta.id},           {"object", "chat.completion"},
           {"created", meta.created}, {"model", meta.model},
           {"choices", json::array({choice})},     {"usage", openai_usage_json(result.usage)}};

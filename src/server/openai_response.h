@@ -12,6 +12,7 @@
 
 #include "server/generation_result.h"
 #include "server/model_text.h"
+#include "server/tool_call_parser.h"
 
 namespace strata::server {
 
@@ -35,8 +36,16 @@ nlohmann::json chat_logprobs_json(const std::vector<TokenLogprobs>& tokens, cons
 nlohmann::json text_logprobs_json(const std::vector<TokenLogprobs>& tokens, const ModelText& text,
                                   size_t first_offset);
 
+// parse_tool_calls: the request offered tools, so tool calls in the output (tool_call_parser.h)
+// become message.tool_calls, content the text around them (null when none) and finish_reason
+// "tool_calls".
 nlohmann::json chat_completion_json(const ResponseMeta& meta, const GenerationResult& result,
-                                    bool with_logprobs, const ModelText& text);
+                                    bool with_logprobs, const ModelText& text,
+                                    bool parse_tool_calls = false);
+// One entry of message.tool_calls (index: its place in the response). With with_index (stream
+// deltas) it carries "index" too.
+nlohmann::json openai_tool_call_json(const ResponseMeta& meta, const ParsedToolCall& call,
+                                     size_t index, bool with_index);
 nlohmann::json text_completion_json(const ResponseMeta& meta, const GenerationResult& result,
                                     bool with_logprobs, const ModelText& text);
 

@@ -88,5 +88,36 @@ TEST(OpenAiResponse, ChunksHaveOneChoiceOrOnlyUsage) {
   EXPECT_EQ(text["choices"][0]["finish_reason"], "length");
 }
 
+TEST(OpenAiResponse, ToolCallsBecomeMessageToolCalls) {
+  FakeModelText text;
+  GenerationResult r;
+  r.finish = FinishReason::kStop;
+  r.text = "<tool_call>{\"name\": \"a\", \"arguments\": {\"x\": 1}}</tool_call>\n"
+           "<tool_call>{\"name\": \"b\", \"arguments\": {}}</tool_call>";
+  json message = chat_completion_json(kMeta, r, false, text, /*parse_tool_calls=*/true)["choices"][0];
+  EXPECT_EQ(message["finish_reason"], "tool_calls");
+  EXPECT_TRUE(message["message"]["content"].is_null());
+  ASSERT_EQ(message["message"]["tool_calls"].size(), 2u);
+  EXPECT_EQ(message["message"]["tool_calls"][0],
+            json({{"id", "call_1_0"}, {"type", "function"},
+                  {"function", {{"name", "a"}, {"arguments", "{\"x\":1}"}}}}));
+  EXPECT_EQ(message["message"]["tool_calls"][1]["id"], "call_1_1");
+  // Without tools in the request the same text is just text.
+  json plain = chat_completion_json(kMeta, r, false, text)["choices"][0];
+  EXPECT_EQ(plain["message"]["content"], r.text);
+  EXPECT_EQ(plain["finish_reason"], "stop");
+}
+
+TEST(OpenAiResponse, MalformedToolCallIsPlainContent) {
+  FakeModelText text;
+  GenerationResult r;
+  r.finish = FinishReason::kStop;
+  r.text = "<tool_call>{\"name\": \"a\", \"arguments\": {</tool_call>";
+  json choice = chat_completion_json(kMeta, r, false, text, /*parse_tool_calls=*/true)["choices"][0];
+  EXPECT_EQ(choice["finish_reason"], "stop");
+  EXPECT_EQ(choice["message"]["content"], r.text);
+  EXPECT_FALSE(choice["message"].contains("tool_calls"));
+}
+
 }  // namespace
 }  // namespace strata::server

@@ -38,20 +38,44 @@ bool OpenAiStreamRenderer::send_text(const std::string& text, const TokenLogprob
   return send_chunk(text_chunk_json(meta_, text, std::move(lp), finish));
 }
 
+bool OpenAiStreamRenderer::send_pieces(const std::vector<ToolCallPiece>& pieces,
+                                       const TokenLogprobs* logprobs) {
+  for (const ToolCallPiece& piece : pieces) {
+    if (!piece.is_call) {
+      if (!send_text(piece.text, std::exchange(logprobs, nullptr), nullptr)) return false;
+      continue;
+    }
+    json call = openai_tool_call_json(meta_, piece.call, n_calls_sent_++, /*with_index=*/true);
+    json delta = {{"tool_calls", json::array({std::move(call)})}};
+    if (!send_chunk(chat_chunk_json(meta_, std::move(delta), nullptr, nullptr))) return false;
+  }
+  // A token whose text is held back still reports its logprob, with empty content.
+  return !logprobs || send_text("", logprobs, nullptr);
+}
+
 bool OpenAiStreamRenderer::token(const RequestEvent& event) {
   // Bytes of a partial UTF-8 character are held back by the engine; say nothing until they
   // complete unless the client wants every token's logprob.
   if (event.text.empty() && !options_.logprobs) return true;
-  if (!options_.logprobs) return send_text(event.text, nullptr, nullptr);
   TokenLogprobs lp{event.token, event.logprob, event.top_logprobs};
-  return send_text(event.text, &lp, nullptr);
+  const TokenLogprobs* logprobs = options_.logprobs ? &lp : nullptr;
+  if (options_.parse_tool_calls) return send_pieces(tool_parser_.feed(event.text), logprobs);
+  return send_text(event.text, logprobs, nullptr);
 }
 
 bool OpenAiStreamRenderer::finish(const RequestEvent& event) {
   if (!finished_normally(event)) {
     return sse_.data(openai_error_body(error_for_unfinished(event)));
   }
-  if (!send_text(event.text, nullptr, openai_finish_reason(event.finish))) return false;
+  if (options_.parse_tool_calls) {
+    std::vector<ToolCallPiece> pieces = tool_parser_.feed(event.text);
+    for (ToolCallPiece& piece : tool_parser_.finish()) pieces.push_back(std::move(piece));
+    if (!send_pieces(pieces, nullptr)) return false;
+    const char* finish = n_calls_sent_ > 0 ? "tool_calls" : openai_finish_reason(event.finish);
+    if (!send_text("", nullptr, finish)) return false;
+  } else if (!send_text(event.text, nullptr, openai_finish_reason(event.finish))) {
+    return false;
+  }
   if (options_.include_usage) {
     const Usage usage = usage_of(event);
     json chunk = options_.chat ? chat_usage_chunk_json(meta_, usage) : text_usage_chunk_json(meta_, usage);

@@ -30,7 +30,7 @@ TEST(BuildGenerateRequest, RendersChatsThroughTheTemplate) {
   FakeModelText text;
   CompletionRequest r;
   r.prompt.kind = PromptInput::Kind::kChat;
-  r.prompt.messages = {{"user", "x"}};
+  r.prompt.messages = {{"user", "x", nullptr}};
   Result<GenerateRequest> g = build_generate_request(r, text, 100, 0);
   ASSERT_TRUE(g.ok());
   EXPECT_EQ(text.detokenize(g->prompt_tokens), "user: x\nassistant: ");

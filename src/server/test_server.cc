@@ -99,6 +99,27 @@ bool RawConnection::read_to_end(double timeout_s) {
   return false;
 }
 
+SseStream parse_sse(const std::string& body) {
+  SseStream out;
+  size_t pos = 0;
+  while (pos < body.size()) {
+    size_t end = body.find("\n\n", pos);
+    if (end == std::string::npos) end = body.size();
+    std::string frame = body.substr(pos, end - pos);
+    pos = end + 2;
+    size_t at = 0;
+    while (at < frame.size()) {
+      size_t eol = frame.find('\n', at);
+      if (eol == std::string::npos) eol = frame.size();
+      std::string line = frame.substr(at, eol - at);
+      if (line.rfind("data: ", 0) == 0) out.data.push_back(line.substr(6));
+      if (line.rfind("event: ", 0) == 0) out.events.push_back(line.substr(7));
+      at = eol + 1;
+    }
+  }
+  return out;
+}
+
 std::string post_request(const std::string& path, const std::string& body, const std::string& key) {
   return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + key +
          "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +

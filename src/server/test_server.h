@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "server/fake_engine.h"
 #include "server/fake_model_text.h"
@@ -59,6 +60,13 @@ class RawConnection {
   int fd_ = -1;
   std::string received_;
 };
+
+// The data payloads and event names of an SSE body, in order.
+struct SseStream {
+  std::vector<std::string> data;
+  std::vector<std::string> events;
+};
+SseStream parse_sse(const std::string& body);
 
 // "POST path" with a JSON body and an API key, as raw HTTP/1.1 bytes.
 std::string post_request(const std::string& path, const std::string& body, const std::string& key);

@@ -102,3 +102,40 @@ test('errors surface as the SDK error classes', async () => {
   });
   await assert.rejects(client.messages.create(params({ messages: [] })), Anthropic.BadRequestError);
 });
+
+// stories260K cannot call tools; these prove the SDK's tool requests are accepted and answered.
+const toolParams = (extra = {}) => ({
+  model: 'claude-anything',
+  max_tokens: 8,
+  temperature: 0,
+  tools: [
+    {
+      name: 'get_weather',
+        input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+    },
+  ],
+  tool_choice: { type: 'auto' },
+  messages: [
+    { role: 'user', content: 'Weather in Paris?' },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
+  ],
+  ...extra,
+});
+
+test('a request with tools and a tool_result history is answered', async () => {
+  const msg = await client.messages.create(toolParams());
+  assert.equal(msg.type, 'message');
+  assert.ok(['end_turn', 'max_tokens', 'tool_use'].includes(msg.stop_reason));
+  const streamed = await client.messages.stream(toolParams()).finalMessage();
+  assert.ok(['end_turn', 'max_tokens', 'tool_use'].includes(streamed.stop_reason));
+  assert.ok(streamed.content.length >= 1);
+});
+
+test('a tool_choice naming an unknown tool is a BadRequestError', async () => {
+  await assert.rejects(client.messages.create(toolParams({ tool_choice: { type: 'tool', name: 'nope' } })), (err) => {
+    assert.ok(err instanceof Anthropic.BadRequestError, String(err));
+    assert.match(err.message, /tool_choice/);
+    return true;
+  });
+});

@@ -167,3 +167,47 @@ test('a body over --max-body is answered 413', async () => {
     return true;
   });
 });
+
+// stories260K cannot call tools; these prove the SDK's tool requests are accepted and answered.
+const weatherTool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+  },
+};
+
+const toolChat = (extra = {}) => ({
+  model: 'any',
+  temperature: 0,
+  max_tokens: 8,
+  tools: [weatherTool],
+  tool_choice: 'auto',
+  messages: [
+    { role: 'user', content: 'Weather in Paris?' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+    },
+    { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+  ],
+  ...extra,
+});
+
+test('a request with tools and a tool-result history is answered', async () => {
+  const res = await client.chat.completions.create(toolChat());
+  assert.equal(res.object, 'chat.completion');
+  assert.ok(['stop', 'length', 'tool_calls'].includes(res.choices[0].finish_reason));
+  const { finish } = await collectChatStream(toolChat());
+  assert.ok(['stop', 'length', 'tool_calls'].includes(finish));
+});
+
+test('a tool_choice naming an unknown function is a BadRequestError', async () => {
+  const choice = { type: 'function', function: { name: 'nope' } };
+  await assert.rejects(client.chat.completions.create(toolChat({ tool_choice: choice })), (err) => {
+    assert.ok(err instanceof OpenAI.BadRequestError, String(err));
+    assert.match(err.message, /tool_choice/);
+    return true;
+  });
+});

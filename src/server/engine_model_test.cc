@@ -1,0 +1,79 @@
+// render_chat: parsed OpenAI / Anthropic tool requests through a real model template (Qwen3)
+// and through the ChatML fallback.
+#include "server/engine_model.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "chat/chat_template.h"
+#include "server/anthropic_request.h"
+#include "server/openai_request.h"
+
+namespace strata::server {
+namespace {
+
+using nlohmann::json;
+
+ChatTemplate qwen3() {
+  std::ifstream in(std::string(STRATA_SOURCE_DIR) + "/src/chat/testdata/qwen3.jinja");
+  std::stringstream source;
+  source << in.rdbuf();
+  Result<ChatTemplate> t = ChatTemplate::Parse(source.str());
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  return std::move(t).value();
+}
+
+const char* kOpenAiToolChat = R"({"messages": [
+    {"role": "user", "content": "Weather in Paris?"},
+    {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
+        "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+    {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}],
+  "tools": [{"type": "function", "function": {"name": "get_weather",
+      "parameters": {"type": "object"}}}]})";
+
+const char* kAnthropicToolChat = R"({"max_tokens": 8, "messages": [
+    {"role": "user", "content": "Weather in Paris?"},
+    {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"}]}],
+  "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}]})";
+
+// Both APIs give the Qwen3 template the same tools, call and result.
+TEST(RenderChat, ToolRequestsOfBothApisRenderThroughTheModelTemplate) {
+  ChatTemplate t = qwen3();
+  Result<CompletionRequest> openai = parse_chat_completion_request(json::parse(kOpenAiToolChat));
+  Result<CompletionRequest> anthropic = parse_anthropic_messages_request(json::parse(kAnthropicToolChat));
+  ASSERT_TRUE(openai.ok() && anthropic.ok());
+  Result<std::string> a = render_chat(t, openai->prompt.messages, openai->prompt.tools, "", "");
+  Result<std::string> b = render_chat(t, anthropic->prompt.messages, anthropic->prompt.tools, "", "");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(*a, *b);
+  EXPECT_NE(a->find("<tools>\n{\"function\": {\"name\": \"get_weather\", \"parameters\": {\"type\": \"object\"}}, "
+                    "\"type\": \"function\"}\n</tools>"),
+            std::string::npos) << *a;
+  EXPECT_NE(a->find("<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "
+                    "{\"city\": \"Paris\"}}\n</tool_call><|im_end|>"),
+            std::string::npos) << *a;
+  EXPECT_NE(a->find("<|im_start|>user\n<tool_response>\nsunny\n</tool_response><|im_end|>\n"
+                    "<|im_start|>assistant\n"),
+            std::string::npos) << *a;
+}
+
+TEST(RenderChat, ChatMLFallbackWritesToolsAsHermesText) {
+  Result<CompletionRequest> r = parse_chat_completion_request(json::parse(kOpenAiToolChat));
+  ASSERT_TRUE(r.ok());
+  Result<std::string> text = render_chat(ChatTemplate::ChatML(), r->prompt.messages, r->prompt.tools, "", "");
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_EQ(text->rfind("<|im_start|>system\n# Tools\n", 0), 0u) << *text;
+  EXPECT_NE(text->find("<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "
+                       "{\"city\":\"Paris\"}}\n</tool_call><|im_end|>"),
+            std::string::npos) << *text;
+  EXPECT_NE(text->find("<|im_start|>user\n<tool_response>\nsunny\n</tool_response><|im_end|>"),
+            std::string::npos) << *text;
+}
+
+}  // namespace
+}  // namespace strata::server

@@ -1,0 +1,163 @@
+#include "server/tool_call_parser.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <utility>
+
+namespace strata::server {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kOpenTag = "<tool_call>";
+constexpr std::string_view kCloseTag = "</tool_call>";
+constexpr std::string_view kSpace = " \t\r\n";
+
+bool all_space(std::string_view text) { return text.find_first_not_of(kSpace) == std::string_view::npos; }
+
+std::string_view trim(std::string_view text) {
+  size_t first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  size_t last = text.find_last_not_of(kSpace);
+  return text.substr(first, last - first + 1);
+}
+
+// {"name": "...", "arguments" | "parameters": {...} or a string holding such an object}.
+bool parse_call(std::string_view body, ParsedToolCall* out) {
+  json call = json::parse(trim(body), nullptr, /*allow_exceptions=*/false);
+  if (!call.is_object()) return false;
+  auto name = call.find("name");
+  if (name == call.end() || !name->is_string() || name->get<std::string>().empty()) return false;
+  json arguments = json::object();
+  auto args = call.find("arguments");
+  if (args == call.end()) args = call.find("parameters");
+  if (args != call.end() && !args->is_null()) {
+    arguments = args->is_string()
+                    ? json::parse(args->get<std::string>(), nullptr, /*allow_exceptions=*/false)
+                    : *args;
+  }
+  if (!arguments.is_object()) return false;
+  out->name = name->get<std::string>();
+  out->arguments_json = arguments.dump(-1, ' ', false, json::error_handler_t::replace);
+  return true;
+}
+
+// How many bytes at the end of text could be the beginning of kOpenTag.
+size_t partial_tag_length(std::string_view text) {
+  for (size_t n = std::min(text.size(), kOpenTag.size() - 1); n > 0; --n) {
+    if (text.substr(text.size() - n) == kOpenTag.substr(0, n)) return n;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void ToolCallParser::emit_text(std::string text, std::vector<ToolCallPiece>* out) {
+  if (text.empty()) return;
+  if (all_space(text)) {
+    held_space_ += text;
+    return;
+  }
+  text = std::exchange(held_space_, "") + text;
+  if (!out->empty() && !out->back().is_call) {
+    out->back().text += text;
+  } else {
+    out->push_back({false, std::move(text), {}});
+  }
+}
+
+void ToolCallParser::emit_call(ParsedToolCall call, std::vector<ToolCallPiece>* out) {
+  ++n_calls_;
+  out->push_back({true, "", std::move(call)});
+}
+
+void ToolCallParser::drain(std::vector<ToolCallPiece>* out) {
+  while (!bare_json_) {
+    if (in_block_) {
+      size_t close = pending_.find(kCloseTag);
+      if (close == std::string::npos) return;
+      std::string body = pending_.substr(0, close);
+      pending_.erase(0, close + kCloseTag.size());
+      in_block_ = false;
+      ParsedToolCall call;
+      if (parse_call(body, &call)) {
+        emit_call(std::move(call), out);
+      } else {
+        emit_text(std::string(kOpenTag) + body + std::string(kCloseTag), out);
+      }
+      continue;
+    }
+    if (!started_) {
+      size_t first = pending_.find_first_not_of(kSpace);
+      if (first == std::string::npos) return;  // only whitespace so far: undecided
+      started_ = true;
+      if (pending_[first] == '{') {
+        bare_json_ = true;
+        return;
+      }
+    }
+    size_t open = pending_.find(kOpenTag);
+    if (open == std::string::npos) {
+      size_t keep = partial_tag_length(pending_);
+      emit_text(pending_.substr(0, pending_.size() - keep), out);
+      pending_.erase(0, pending_.size() - keep);
+      return;
+    }
+    emit_text(pending_.substr(0, open), out);
+    pending_.erase(0, open + kOpenTag.size());
+    in_block_ = true;
+  }
+}
+
+std::vector<ToolCallPiece> ToolCallParser::feed(std::string_view text) {
+  std::vector<ToolCallPiece> out;
+  pending_.append(text);
+  drain(&out);
+  return out;
+}
+
+std::vector<ToolCallPiece> ToolCallParser::finish() {
+  std::vector<ToolCallPiece> out;
+  if (bare_json_) {
+    ParsedToolCall call;
+    if (parse_call(pending_, &call)) {
+      emit_call(std::move(call), &out);
+      pending_.clear();
+    }
+    bare_json_ = false;
+    drain(&out);
+  }
+  std::string rest = std::exchange(pending_, "");
+  if (in_block_) rest.insert(0, kOpenTag);
+  in_block_ = false;
+  emit_text(std::move(rest), &out);
+  if (n_calls_ == 0 && !held_space_.empty()) out.push_back({false, std::exchange(held_space_, ""), {}});
+  held_space_.clear();
+  return out;
+}
+
+ParsedOutput parse_tool_calls(std::string_view output) {
+  ToolCallParser parser;
+  std::vector<ToolCallPiece> pieces = parser.feed(output);
+  for (ToolCallPiece& piece : parser.finish()) pieces.push_back(std::move(piece));
+  ParsedOutput out;
+  for (ToolCallPiece& piece : pieces) {
+    if (piece.is_call) {
+      out.calls.push_back(std::move(piece.call));
+    } else {
+      out.content += piece.text;
+    }
+  }
+  if (!out.calls.empty()) out.content = std::string(trim(out.content));
+  return out;
+}
+
+std::string tool_call_id(std::string_view prefix, std::string_view response_id, size_t index) {
+  size_t cut = response_id.find_last_of("-_");
+  std::string_view random = cut == std::string_view::npos ? response_id : response_id.substr(cut + 1);
+  return std::string(prefix) + std::string(random) + "_" + std::to_string(index);
+}
+
+}  // namespace strata::server

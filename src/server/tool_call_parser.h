@@ -1,0 +1,68 @@
+// ToolCallParser: finds the tool calls in a model's output, as it streams or all at once.
+//
+// Recognised forms:
+//  - Hermes / Qwen: one or more `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`
+//    blocks (whitespace around the JSON allowed), with free text around them;
+//  - a bare JSON object `{"name": ..., "arguments"|"parameters": {...}}` that is the whole
+//    output (Llama 3.1 style; surrounding whitespace allowed).
+// Anything that does not parse as a call (bad JSON, no name, arguments not an object, a block
+// never closed) comes back unchanged as text: no byte of the output is ever dropped, apart from
+// whitespace-only text between or after tool calls.
+//
+// One instance follows one output on one thread. feed() returns what can be released now;
+// text that might still be the start of `<tool_call>`, the inside of an open block, or an
+// output that begins with '{' is held until it is decided or finish() is called.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace strata::server {
+
+struct ParsedToolCall {
+  std::string name;
+  std::string arguments_json;  // the arguments object as compact JSON text
+};
+
+// One released piece of output: text (call is unset) or one complete tool call.
+struct ToolCallPiece {
+  bool is_call = false;
+  std::string text;
+  ParsedToolCall call;
+};
+
+class ToolCallParser {
+ public:
+  std::vector<ToolCallPiece> feed(std::string_view text);
+  // The end of the output: releases everything still held.
+  std::vector<ToolCallPiece> finish();
+  int n_calls() const { return n_calls_; }
+
+ private:
+  void drain(std::vector<ToolCallPiece>* out);
+  void emit_text(std::string text, std::vector<ToolCallPiece>* out);
+  void emit_call(ParsedToolCall call, std::vector<ToolCallPiece>* out);
+
+  std::string pending_;       // received but not yet released
+  std::string held_space_;    // whitespace-only text released later (or dropped after a call)
+  bool started_ = false;      // a non-whitespace byte has been seen
+  bool bare_json_ = false;    // the output starts with '{': held whole until finish()
+  bool in_block_ = false;     // inside <tool_call> (pending_ is the block's body so far)
+  int n_calls_ = 0;
+};
+
+// The whole output at once: the text outside the calls (trimmed when there are calls) and the
+// calls in order.
+struct ParsedOutput {
+  std::string content;
+  std::vector<ParsedToolCall> calls;
+};
+ParsedOutput parse_tool_calls(std::string_view output);
+
+// The id of a response's index-th tool call: prefix ("call_", "toolu_") followed by the random
+// part of the response id (after its last '-' or '_') and the index, so ids are unique across
+// a conversation.
+std::string tool_call_id(std::string_view prefix, std::string_view response_id, size_t index);
+
+}  // namespace strata::server

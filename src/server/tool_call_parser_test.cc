@@ -1,0 +1,146 @@
+#include "server/tool_call_parser.h"
+
+#include <gtest/gtest.h>
+
+namespace strata::server {
+namespace {
+
+// Feeds output in pieces of n_bytes, as a stream would deliver it, and gathers the pieces.
+std::vector<ToolCallPiece> stream(std::string_view output, size_t n_bytes) {
+  ToolCallParser parser;
+  std::vector<ToolCallPiece> all;
+  for (size_t at = 0; at < output.size(); at += n_bytes) {
+    for (ToolCallPiece& p : parser.feed(output.substr(at, n_bytes))) all.push_back(std::move(p));
+  }
+  for (ToolCallPiece& p : parser.finish()) all.push_back(std::move(p));
+  return all;
+}
+
+std::string joined_text(const std::vector<ToolCallPiece>& pieces) {
+  std::string text;
+  for (const ToolCallPiece& p : pieces) text += p.is_call ? "" : p.text;
+  return text;
+}
+
+TEST(ToolCallParser, HermesBlockIsACall) {
+  ParsedOutput out = parse_tool_calls(
+      "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>");
+  ASSERT_EQ(out.calls.size(), 1u);
+  EXPECT_EQ(out.calls[0].name, "get_weather");
+  EXPECT_EQ(out.calls[0].arguments_json, R"({"city":"Paris"})");
+  EXPECT_EQ(out.content, "");
+}
+
+TEST(ToolCallParser, SeveralCallsWithTextAround) {
+  ParsedOutput out = parse_tool_calls(
+      "Let me look.\n<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>\n"
+      "<tool_call>{\"name\": \"b\", \"arguments\": \"{\\\"x\\\": 1}\"}</tool_call>\nDone.\n");
+  ASSERT_EQ(out.calls.size(), 2u);
+  EXPECT_EQ(out.calls[0].name, "a");
+  EXPECT_EQ(out.calls[0].arguments_json, "{}");
+  EXPECT_EQ(out.calls[1].name, "b");
+  EXPECT_EQ(out.calls[1].arguments_json, R"({"x":1})");  // a string holding JSON is unwrapped
+  EXPECT_EQ(out.content, "Let me look.\n\n\nDone.");
+}
+
+TEST(ToolCallParser, BareJsonObjectIsACall) {
+  ParsedOutput out = parse_tool_calls("  {\"name\": \"search\", \"parameters\": {\"q\": \"cats\"}}\n");
+  ASSERT_EQ(out.calls.size(), 1u);
+  EXPECT_EQ(out.calls[0].name, "search");
+  EXPECT_EQ(out.calls[0].arguments_json, R"({"q":"cats"})");
+  EXPECT_EQ(out.content, "");
+}
+
+TEST(ToolCallParser, JsonThatIsNotACallStaysText) {
+  const std::string answer = "{\"answer\": 42}";
+  ParsedOutput out = parse_tool_calls(answer);
+  EXPECT_TRUE(out.calls.empty());
+  EXPECT_EQ(out.content, answer);
+}
+
+TEST(ToolCallParser, MalformedBlocksStayTextWordForWord) {
+  const std::string outputs[] = {
+      "<tool_call>\n{\"name\": \"a\", \"arguments\": {\n</tool_call>",   // bad JSON
+      "<tool_call>{\"arguments\": {}}</tool_call>",                       // no name
+      "<tool_call>{\"name\": \"a\", \"arguments\": [1]}</tool_call>",     // arguments not an object
+      "Sure <tool_call>{\"name\": \"a\", \"arguments\": {}}",             // never closed
+      "a < b and <tool_ca",                                                // a partial tag at the end
+  };
+  for (const std::string& output : outputs) {
+    ParsedOutput out = parse_tool_calls(output);
+    EXPECT_TRUE(out.calls.empty()) << output;
+    EXPECT_EQ(out.content, output);
+    for (size_t n : {1, 3, 7}) EXPECT_EQ(joined_text(stream(output, n)), output) << output << " by " << n;
+  }
+}
+
+TEST(ToolCallParser, MalformedBlockDoesNotHideALaterCall) {
+  ParsedOutput out = parse_tool_calls(
+      "<tool_call>oops</tool_call><tool_call>{\"name\": \"b\", \"arguments\": {}}</tool_call>");
+  ASSERT_EQ(out.calls.size(), 1u);
+  EXPECT_EQ(out.calls[0].name, "b");
+  EXPECT_EQ(out.content, "<tool_call>oops</tool_call>");
+}
+
+TEST(ToolCallParser, StreamingHoldsAPossibleTagAndReleasesPlainText) {
+  ToolCallParser parser;
+  std::vector<ToolCallPiece> first = parser.feed("Checking <tool");
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].text, "Checking ");  // "<tool" might open a call: held
+  std::vector<ToolCallPiece> second = parser.feed("_call>{\"name\": \"f\", ");
+  EXPECT_TRUE(second.empty());  // inside an open block
+  std::vector<ToolCallPiece> third = parser.feed("\"arguments\": {\"k\": \"v\"}}</tool_call>");
+  ASSERT_EQ(third.size(), 1u);
+  ASSERT_TRUE(third[0].is_call);
+  EXPECT_EQ(third[0].call.name, "f");
+  EXPECT_EQ(third[0].call.arguments_json, R"({"k":"v"})");
+  EXPECT_TRUE(parser.feed("\n").empty());
+  EXPECT_TRUE(parser.finish().empty());  // whitespace after the last call is dropped
+  EXPECT_EQ(parser.n_calls(), 1);
+}
+
+TEST(ToolCallParser, StreamingReleasesAFalseAlarm) {
+  ToolCallParser parser;
+  std::vector<ToolCallPiece> held = parser.feed("x <tool");
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].text, "x ");
+  std::vector<ToolCallPiece> released = parser.feed("box>");
+  ASSERT_EQ(released.size(), 1u);
+  EXPECT_EQ(released[0].text, "<toolbox>");
+}
+
+TEST(ToolCallParser, StreamingGivesTheSameAnswerInAnyPieces) {
+  const std::string output =
+      "Plan:\n<tool_call>\n{\"name\": \"a\", \"arguments\": {\"n\": 1}}\n</tool_call>\n"
+      "<tool_call>\n{\"name\": \"b\", \"arguments\": {}}\n</tool_call>";
+  for (size_t n : {1, 2, 5, 11, 1000}) {
+    std::vector<ToolCallPiece> pieces = stream(output, n);
+    std::vector<std::string> names;
+    for (const ToolCallPiece& p : pieces) {
+      if (p.is_call) names.push_back(p.call.name);
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"a", "b"})) << "pieces of " << n;
+    // The newline before the first call is dropped when it arrives on its own.
+    std::string text = joined_text(pieces);
+    EXPECT_TRUE(text == "Plan:\n" || text == "Plan:") << text << " in pieces of " << n;
+  }
+}
+
+TEST(ToolCallParser, StreamedBareJsonIsHeldToTheEnd) {
+  ToolCallParser parser;
+  EXPECT_TRUE(parser.feed("{\"name\": \"f\",").empty());
+  EXPECT_TRUE(parser.feed(" \"arguments\": {}}").empty());
+  std::vector<ToolCallPiece> end = parser.finish();
+  ASSERT_EQ(end.size(), 1u);
+  EXPECT_TRUE(end[0].is_call);
+  EXPECT_EQ(end[0].call.name, "f");
+}
+
+TEST(ToolCallParser, PlainTextWithoutCallsIsUnchanged) {
+  const std::string output = "  Hello, world.\n\n";
+  EXPECT_EQ(parse_tool_calls(output).content, output);
+  EXPECT_EQ(joined_text(stream(output, 1)), output);
+}
+
+}  // namespace
+}  // namespace strata::server

@@ -1,0 +1,69 @@
+#include "server/tool_prompt.h"
+
+#include <string>
+#include <utility>
+
+namespace strata::server {
+
+namespace {
+
+using nlohmann::json;
+
+std::string dump(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::string tools_preamble(const json& tools) {
+  std::string text = "# Tools\n\nYou may call functions. Their signatures are inside <tools></tools>:\n<tools>";
+  for (const json& tool : tools) text += "\n" + dump(tool);
+  text +=
+      "\n</tools>\n\nTo call one, answer with\n<tool_call>\n"
+      "{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>";
+  return text;
+}
+
+std::string calls_as_text(const ChatTurn& turn) {
+  std::string text = turn.content;
+  const json* calls = nullptr;
+  if (turn.extra.is_object() && turn.extra.contains("tool_calls")) calls = &turn.extra["tool_calls"];
+  if (!calls || !calls->is_array()) return text;
+  for (const json& call : *calls) {
+    const json& function = call.contains("function") ? call["function"] : call;
+    const json arguments = function.contains("arguments") ? function["arguments"] : json::object();
+    if (!text.empty()) text += "\n";
+    // Written by hand so that "name" comes first, as models trained on this form expect.
+    text += "<tool_call>\n{\"name\": " + dump(function.value("name", "")) +
+            ", \"arguments\": " + dump(arguments) + "}\n</tool_call>";
+  }
+  return text;
+}
+
+}  // namespace
+
+std::vector<ChatTurn> tools_as_text(const std::vector<ChatTurn>& turns, const json& tools) {
+  std::vector<ChatTurn> out;
+  const bool have_tools = tools.is_array() && !tools.empty();
+  if (have_tools && (turns.empty() || turns.front().role != "system")) {
+    out.push_back({"system", tools_preamble(tools), nullptr});
+  }
+  bool after_tool = false;  // the last turn in out holds tool results
+  for (const ChatTurn& turn : turns) {
+    if (turn.role == "tool") {
+      std::string block = "<tool_response>\n" + turn.content + "\n</tool_response>";
+      if (after_tool) {
+        out.back().content += "\n" + block;
+      } else {
+        out.push_back({"user", std::move(block), nullptr});
+      }
+      after_tool = true;
+      continue;
+    }
+    after_tool = false;
+    ChatTurn plain{turn.role, calls_as_text(turn), nullptr};
+    if (have_tools && out.empty() && turn.role == "system") {
+      plain.content += "\n\n" + tools_preamble(tools);
+    }
+    out.push_back(std::move(plain));
+  }
+  return out;
+}
+
+}  // namespace strata::server
