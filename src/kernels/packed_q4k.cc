@@ -12,14 +12,6 @@ namespace {
 
 int64_t n_groups(int64_t n_out) { return (n_out + kPackedGroupRows - 1) / kPackedGroupRows; }
 
-// Code of input e (0..255) of a Q4_K super-block: 64-input chunk c keeps sub-block 2c in
-// the low nibbles of qs[32c..32c+31] and sub-block 2c + 1 in their high nibbles.
-uint8_t q4_k_code(const BlockQ4_K& b, int e) {
-  const int c = e / 64, l = e % 64;
-  const uint8_t byte = b.qs[32 * c + l % 32];
-  return static_cast<uint8_t>(l < 32 ? byte & 0x0f : byte >> 4);
-}
-
 // Row i of the group's super-block `out` from its Q4_K block b.
 void pack_row_block(const BlockQ4_K& b, int i, std::byte* out) {
   std::memcpy(out + 2 * i, &b.d, 2);
@@ -32,14 +24,11 @@ void pack_row_block(const BlockQ4_K& b, int i, std::byte* out) {
     scales[16 * j + i] = sc;
     mins[32 * (j / 2) + 2 * i + j % 2] = m;
   }
+  // Q4_K's qs[32p + l] holds input 64p + l in its low nibble and 64p + 32 + l in its high
+  // nibble: exactly the byte the layout wants for l = 4t + k, so lines take qs 4 bytes at a time.
   auto* lines = reinterpret_cast<uint8_t*>(out + kPackedQ4KCodesOffset);
   for (int p = 0; p < 4; ++p) {
-    for (int t = 0; t < 8; ++t) {
-      for (int k = 0; k < 4; ++k) {
-        const int e = 64 * p + 4 * t + k;
-        lines[64 * (8 * p + t) + 4 * i + k] = static_cast<uint8_t>(q4_k_code(b, e) | q4_k_code(b, e + 32) << 4);
-      }
-    }
+    for (int t = 0; t < 8; ++t) std::memcpy(lines + 64 * (8 * p + t) + 4 * i, b.qs + 32 * p + 4 * t, 4);
   }
 }
 

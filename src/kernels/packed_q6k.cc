@@ -12,21 +12,12 @@ namespace {
 
 int64_t n_groups(int64_t n_out) { return (n_out + kPackedGroupRows - 1) / kPackedGroupRows; }
 
-// Code (unsigned, 0..63) of input e (0..255) of a Q6_K super-block: in each half h of 128
-// inputs, quarter m (32 inputs) takes its low 4 bits from ql[64h + 32(m % 2) + l] (low
-// nibble for m < 2, else high) and its top 2 from bits 2m..2m+1 of qh[32h + l].
-uint8_t q6_k_code(const BlockQ6_K& b, int e) {
-  const int h = e / 128, m = (e % 128) / 32, l = e % 32;
-  const uint8_t low = b.ql[64 * h + 32 * (m % 2) + l];
-  const int nibble = m < 2 ? low & 0x0f : low >> 4;
-  const int top = (b.qh[32 * h + l] >> (2 * m)) & 3;
-  return static_cast<uint8_t>(nibble | top << 4);
-}
-
-// Byte 4i + k of code line 8p + t: (low nibble input, high nibble input).
-int low_input(int p, int t, int k) { return 64 * p + 4 * t + k; }
-
-// Row i of the group's super-block `out` from its Q6_K block b.
+// Row i of the group's super-block `out` from its Q6_K block b. In each half hh of 128
+// inputs, Q6_K keeps inputs 128hh + l and 128hh + 32 + l in the low nibbles of ql[64hh + l]
+// and ql[64hh + 32 + l], inputs 128hh + 64 + l and 128hh + 96 + l in their high nibbles,
+// and the four inputs' top 2 bits in bits 0-1, 2-3, 4-5, 6-7 of qh[32hh + l]. So code
+// line 8p + t (p = 2hh + odd) takes its bytes from ql[64hh + 4t + k] and ql[64hh + 32 + 4t + k],
+// and the top bits of both its codes are nibble `odd` of qh[32hh + 4t + k].
 void pack_row_block(const BlockQ6_K& b, int i, std::byte* out) {
   std::memcpy(out + 2 * i, &b.d, 2);
   auto* scales = reinterpret_cast<int8_t*>(out + kPackedQ6KScalesOffset);
@@ -34,13 +25,15 @@ void pack_row_block(const BlockQ6_K& b, int i, std::byte* out) {
   auto* low = reinterpret_cast<uint8_t*>(out + kPackedQ6KLowOffset);
   auto* high = reinterpret_cast<uint8_t*>(out + kPackedQ6KHighOffset);
   for (int p = 0; p < 4; ++p) {
+    const int hh = p / 2, odd = p % 2;
     for (int t = 0; t < 8; ++t) {
       for (int k = 0; k < 4; ++k) {
-        const uint8_t lo_code = q6_k_code(b, low_input(p, t, k));
-        const uint8_t hi_code = q6_k_code(b, low_input(p, t, k) + 32);
-        low[64 * (8 * p + t) + 4 * i + k] = static_cast<uint8_t>((lo_code & 0x0f) | (hi_code & 0x0f) << 4);
-        const int shift = 4 * (t % 2);
-        high[64 * (4 * p + t / 2) + 4 * i + k] |= static_cast<uint8_t>(((lo_code >> 4) | (hi_code >> 4) << 2) << shift);
+        const int l = 4 * t + k;
+        const uint8_t first = b.ql[64 * hh + l], second = b.ql[64 * hh + 32 + l];
+        low[64 * (8 * p + t) + 4 * i + k] =
+            static_cast<uint8_t>(odd ? (first >> 4) | (second & 0xf0) : (first & 0x0f) | (second << 4));
+        const int tops = (b.qh[32 * hh + l] >> (4 * odd)) & 0x0f;
+        high[64 * (4 * p + t / 2) + 4 * i + k] |= static_cast<uint8_t>(tops << (4 * (t % 2)));
       }
     }
   }
