@@ -15,6 +15,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 #include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx512_packed_driver.h"
 #include "kernels/packed_q4k.h"
 
 namespace strata::kernels::cpu::avx512 {
@@ -113,17 +114,7 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
       acc[r] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(min_terms), _mm512_mul_ps(dmin, xd), acc[r]);
     }
   }
-  // Lanes of this group inside [o_begin, o_end).
-  const int64_t first = g * kPackedGroupRows;
-  uint32_t mask = 0;
-  for (int i = 0; i < kPackedGroupRows; ++i) {
-    if (first + i >= o_begin && first + i < o_end) mask |= 1u << i;
-  }
-#pragma GCC unroll 8
-  for (int r = 0; r < NR; ++r) {
-    float* y = a.y + static_cast<int64_t>(r0 + r) * w.n_out + first;
-    _mm512_mask_storeu_ps(y, static_cast<__mmask16>(mask), acc[r]);
-  }
+  store_group<NR>(a, g, r0, o_begin, o_end, acc);
 }
 
 }  // namespace
@@ -132,19 +123,9 @@ void matmul_packed_q4_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
   // Per tile row, acc, dots and two sub-block dots live across the code lines: 24 of the
   // 32 registers. 6 rows measured faster in prefill than 4 despite a few spills.
   constexpr int kMaxTileRows = 6;
-  const int64_t g_end = (o_end + kPackedGroupRows - 1) / kPackedGroupRows;
-  for (int64_t g = o_begin / kPackedGroupRows; g < g_end; ++g) {
-    int r = 0;
-    for (; r + kMaxTileRows <= a.n_rows; r += kMaxTileRows) packed_tile<kMaxTileRows>(a, g, r, o_begin, o_end);
-    switch (a.n_rows - r) {
-      case 5: packed_tile<5>(a, g, r, o_begin, o_end); break;
-      case 4: packed_tile<4>(a, g, r, o_begin, o_end); break;
-      case 3: packed_tile<3>(a, g, r, o_begin, o_end); break;
-      case 2: packed_tile<2>(a, g, r, o_begin, o_end); break;
-      case 1: packed_tile<1>(a, g, r, o_begin, o_end); break;
-      default: break;
-    }
-  }
+  for_each_packed_tile<kMaxTileRows>(o_begin, o_end, a.n_rows, [&]<int NR>(int64_t g, int r0) {
+    packed_tile<NR>(a, g, r0, o_begin, o_end);
+  });
 }
 
 }  // namespace strata::kernels::cpu::avx512

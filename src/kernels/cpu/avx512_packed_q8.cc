@@ -14,6 +14,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 #include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx512_packed_driver.h"
 #include "kernels/packed_q8.h"
 
 namespace strata::kernels::cpu::avx512 {
@@ -60,38 +61,16 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
       acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[r]), scale, acc[r]);
     }
   }
-  // Lanes of this group inside [o_begin, o_end).
-  const int64_t first = g * kPackedGroupRows;
-  uint32_t mask = 0;
-  for (int i = 0; i < kPackedGroupRows; ++i) {
-    if (first + i >= o_begin && first + i < o_end) mask |= 1u << i;
-  }
-#pragma GCC unroll 8
-  for (int r = 0; r < NR; ++r) {
-    float* y = a.y + static_cast<int64_t>(r0 + r) * w.n_out + first;
-    _mm512_mask_storeu_ps(y, static_cast<__mmask16>(mask), acc[r]);
-  }
+  store_group<NR>(a, g, r0, o_begin, o_end, acc);
 }
 
 }  // namespace
 
 void matmul_packed_q8_0(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
   constexpr int kMaxTileRows = 8;  // 16 of the 32 registers for accumulators
-  const int64_t g_end = (o_end + kPackedGroupRows - 1) / kPackedGroupRows;
-  for (int64_t g = o_begin / kPackedGroupRows; g < g_end; ++g) {
-    int r = 0;
-    for (; r + kMaxTileRows <= a.n_rows; r += kMaxTileRows) packed_tile<kMaxTileRows>(a, g, r, o_begin, o_end);
-    switch (a.n_rows - r) {
-      case 7: packed_tile<7>(a, g, r, o_begin, o_end); break;
-      case 6: packed_tile<6>(a, g, r, o_begin, o_end); break;
-      case 5: packed_tile<5>(a, g, r, o_begin, o_end); break;
-      case 4: packed_tile<4>(a, g, r, o_begin, o_end); break;
-      case 3: packed_tile<3>(a, g, r, o_begin, o_end); break;
-      case 2: packed_tile<2>(a, g, r, o_begin, o_end); break;
-      case 1: packed_tile<1>(a, g, r, o_begin, o_end); break;
-      default: break;
-    }
-  }
+  for_each_packed_tile<kMaxTileRows>(o_begin, o_end, a.n_rows, [&]<int NR>(int64_t g, int r0) {
+    packed_tile<NR>(a, g, r0, o_begin, o_end);
+  });
 }
 
 }  // namespace strata::kernels::cpu::avx512

@@ -1,7 +1,6 @@
-// The packed Q8_0 path: its scalar oracle computes the same numbers as the plain Q8_0
-// kernels, the AVX-512 kernel gives the oracle's bits, and it is batch-invariant.
-#include "kernels/packed_q8.h"
-
+// Every packed layout (Q8_0, Q4_K, Q6_K): its scalar oracle computes the numbers of the plain
+// kernels, the AVX-512 kernel gives the oracle's bits for every batch size, rows are
+// batch-invariant, and only a table with the packed path packs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,48 +9,32 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/kernel_table.h"
-#include "kernels/test_weights.h"
+#include "kernels/packed_test_support.h"
 
 namespace strata::kernels {
 namespace {
 
-// A Q8_0 test matrix with its packed form attached.
-struct PackedWeights {
-  testing::TestWeights plain;
-  std::vector<std::byte> bytes;
-  WeightMatrix packed;
-
-  PackedWeights(int64_t n_out, int64_t n_in, uint32_t seed) : plain(DType::kQ8_0, n_out, n_in, seed) {
-    bytes.resize(packed_q8_0_bytes(n_out, n_in));
-    pack_q8_0(plain.matrix(), bytes.data());
-    packed = plain.matrix();
-    packed.packed = bytes.data();
-  }
-};
-
-KernelTable oracle_table() {
-  KernelTable t = reference_table();
-  t.matmul_packed_q8_0_rows = reference::matmul_packed_q8_0_rows;
-  return t;
-}
+using testing::PackedFormat;
+using testing::PackedWeights;
 
 struct Shape {
   int64_t n_out, n_in;
 };
-const Shape kShapes[] = {{75, 512}, {64, 96}, {16, 32}, {5, 256}};
 
-TEST(PackedQ8, SameSizeAsQ8_0WhenRowsFillWholeGroups) {
-  EXPECT_EQ(packed_q8_0_bytes(64, 2048), *dtype_row_bytes(DType::kQ8_0, 2048) * 64);
-  EXPECT_EQ(packed_q8_0_bytes(65, 2048), *dtype_row_bytes(DType::kQ8_0, 2048) * 80);  // padded group
+// n_out not a multiple of 16 (a padded group), one exact group, one short group.
+std::vector<Shape> shapes(const PackedFormat& f) {
+  return {{75, 2 * f.block}, {64, f.block}, {16, 3 * f.block}, {5, f.block}};
 }
 
-TEST(PackedQ8, OracleAgreesWithThePlainQ8_0Kernel) {
-  const KernelTable oracle = oracle_table();
+class PackedMatmul : public ::testing::TestWithParam<PackedFormat> {};
+
+TEST_P(PackedMatmul, OracleAgreesWithThePlainKernel) {
+  const PackedFormat& f = GetParam();
+  const KernelTable oracle = f.oracle_table();
   ThreadPool pool(1);
   AlignedBuffer scratch;
-  for (const Shape& sh : kShapes) {
-    PackedWeights w(sh.n_out, sh.n_in, 3);
+  for (const Shape& sh : shapes(f)) {
+    PackedWeights w(f, sh.n_out, sh.n_in, 3);
     const int n_rows = 3;
     const std::vector<float> x = testing::random_floats(n_rows * sh.n_in, 4);
     std::vector<float> got(n_rows * sh.n_out), want(n_rows * sh.n_out);
@@ -61,19 +44,20 @@ TEST(PackedQ8, OracleAgreesWithThePlainQ8_0Kernel) {
     for (float v : want) scale = std::max(scale, std::fabs(static_cast<double>(v)));
     for (size_t i = 0; i < got.size(); ++i) {
       // Same integer block products; only the float summation order differs.
-      EXPECT_NEAR(got[i], want[i], scale * 2e-5) << "n_out " << sh.n_out << " n_in " << sh.n_in << " at " << i;
+      ASSERT_NEAR(got[i], want[i], scale * 2e-5) << "n_out " << sh.n_out << " n_in " << sh.n_in << " at " << i;
     }
   }
 }
 
-TEST(PackedQ8, Avx512GivesTheOraclesBitsForEveryBatchSize) {
+TEST_P(PackedMatmul, Avx512GivesTheOraclesBitsForEveryBatchSize) {
   const KernelTable* avx512 = avx512_table();
   if (avx512 == nullptr) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
-  const KernelTable oracle = oracle_table();
+  const PackedFormat& f = GetParam();
+  const KernelTable oracle = f.oracle_table();
   ThreadPool pool(3);
   AlignedBuffer scratch;
-  for (const Shape& sh : kShapes) {
-    PackedWeights w(sh.n_out, sh.n_in, 5);
+  for (const Shape& sh : shapes(f)) {
+    PackedWeights w(f, sh.n_out, sh.n_in, 5);
     const std::vector<float> x = testing::random_floats(17 * sh.n_in, 6);
     for (int n_rows = 1; n_rows <= 17; ++n_rows) {
       std::vector<float> got(n_rows * sh.n_out, 7.0f), want(n_rows * sh.n_out);
@@ -85,11 +69,12 @@ TEST(PackedQ8, Avx512GivesTheOraclesBitsForEveryBatchSize) {
   }
 }
 
-TEST(PackedQ8, Avx512RowsMatchThemselvesAloneInAnyBatchAndThreadCount) {
+TEST_P(PackedMatmul, Avx512RowsMatchThemselvesAloneInAnyBatchAndThreadCount) {
   const KernelTable* avx512 = avx512_table();
   if (avx512 == nullptr) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
-  const Shape sh{75, 512};
-  PackedWeights w(sh.n_out, sh.n_in, 8);
+  const PackedFormat& f = GetParam();
+  const Shape sh{75, 2 * f.block};
+  PackedWeights w(f, sh.n_out, sh.n_in, 8);
   constexpr int kRows = 17;
   const std::vector<float> x = testing::random_floats(kRows * sh.n_in, 9);
   AlignedBuffer scratch;
@@ -113,13 +98,28 @@ TEST(PackedQ8, Avx512RowsMatchThemselvesAloneInAnyBatchAndThreadCount) {
   }
 }
 
-TEST(PackedQ8, OnlyQ8_0MatricesArePackedAndOnlyByATableWithAPackedPath) {
-  testing::TestWeights q4(DType::kQ4_0, 32, 64, 1);
-  EXPECT_EQ(0u, packed_matrix_bytes(q4.matrix()));
-  testing::TestWeights q8(DType::kQ8_0, 32, 64, 1);
-  const size_t want = active_table().matmul_packed_q8_0_rows != nullptr ? packed_q8_0_bytes(32, 64) : 0;
-  EXPECT_EQ(want, packed_matrix_bytes(q8.matrix()));
+TEST_P(PackedMatmul, PackedOnlyByATableWithThePackedPath) {
+  const PackedFormat& f = GetParam();
+  testing::TestWeights m(f.type, 32, 2 * f.block, 1);
+  KernelTable active = active_table();
+  const size_t want = f.slot(active) != nullptr ? f.bytes(32, 2 * f.block) : 0;
+  EXPECT_EQ(want, packed_matrix_bytes(m.matrix()));
 }
+
+TEST(PackedMatmulTypes, Q8_0PacksToTheSameSizeWhenRowsFillWholeGroups) {
+  EXPECT_EQ(packed_q8_0_bytes(64, 2048), *dtype_row_bytes(DType::kQ8_0, 2048) * 64);
+  EXPECT_EQ(packed_q8_0_bytes(65, 2048), *dtype_row_bytes(DType::kQ8_0, 2048) * 80);  // padded group
+}
+
+TEST(PackedMatmulTypes, OtherTypesAreNeverPacked) {
+  for (DType type : {DType::kQ4_0, DType::kQ5_0, DType::kQ5_K, DType::kF16}) {
+    testing::TestWeights m(type, 32, 256, 1);
+    EXPECT_EQ(0u, packed_matrix_bytes(m.matrix())) << dtype_name(type);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, PackedMatmul, ::testing::ValuesIn(testing::packed_formats()),
+                         [](const ::testing::TestParamInfo<PackedFormat>& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace strata::kernels

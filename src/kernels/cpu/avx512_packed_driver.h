@@ -1,0 +1,55 @@
+// The loop every packed AVX-512 kernel shares (avx512_packed_*.cc): row groups of 16 outputs
+// times tiles of up to kMaxRows input rows, and the masked store of a tile's accumulators.
+// `static inline` templates only, so nothing here can leak into baseline code.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "kernels/kernel_table.h"
+#include "kernels/packed_q8.h"
+
+namespace strata::kernels::cpu::avx512 {
+
+// Calls tile.template operator()<n>(g, r) for the remaining n (< N + 1) rows.
+template <int N, class Tile>
+static inline void remainder_tile(int n, Tile& tile, int64_t g, int r) {
+  if constexpr (N >= 1) {
+    if (n == N) {
+      tile.template operator()<N>(g, r);
+      return;
+    }
+    remainder_tile<N - 1>(n, tile, g, r);
+  }
+}
+
+// Every row group touching [o_begin, o_end) against every input row, kMaxRows rows a tile:
+// tile.template operator()<NR>(g, r0) computes group g for input rows [r0, r0 + NR).
+template <int kMaxRows, class Tile>
+static inline void for_each_packed_tile(int64_t o_begin, int64_t o_end, int n_rows, Tile&& tile) {
+  const int64_t g_end = (o_end + kPackedGroupRows - 1) / kPackedGroupRows;
+  for (int64_t g = o_begin / kPackedGroupRows; g < g_end; ++g) {
+    int r = 0;
+    for (; r + kMaxRows <= n_rows; r += kMaxRows) tile.template operator()<kMaxRows>(g, r);
+    if (r < n_rows) remainder_tile<kMaxRows - 1>(n_rows - r, tile, g, r);
+  }
+}
+
+// Writes lane i of acc[r] to y[(r0 + r) * n_out + 16 g + i] for the outputs in [o_begin, o_end).
+template <int NR>
+static inline void store_group(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end,
+                               const __m512* acc) {
+  const int64_t first = g * kPackedGroupRows;
+  uint32_t mask = 0;
+  for (int i = 0; i < kPackedGroupRows; ++i) {
+    if (first + i >= o_begin && first + i < o_end) mask |= 1u << i;
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < NR; ++r) {
+    float* y = a.y + static_cast<int64_t>(r0 + r) * a.w->n_out + first;
+    _mm512_mask_storeu_ps(y, static_cast<__mmask16>(mask), acc[r]);
+  }
+}
+
+}  // namespace strata::kernels::cpu::avx512

@@ -1,0 +1,70 @@
+// Test support for the packed weight layouts (packed_q8.h, packed_q4k.h, packed_q6k.h):
+// one description per format, a test matrix with its packed form attached, and the scalar
+// table with the format's oracle plugged in. Header-only; tests only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel_table.h"
+#include "kernels/packed_q4k.h"
+#include "kernels/packed_q6k.h"
+#include "kernels/packed_q8.h"
+#include "kernels/test_weights.h"
+
+namespace strata::kernels::testing {
+
+struct PackedFormat {
+  const char* name;
+  DType type;
+  size_t (*bytes)(int64_t n_out, int64_t n_in);
+  void (*pack)(const WeightMatrix& w, std::byte* dst);
+  void (*oracle)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+  int64_t block;  // inputs per block: shapes must use multiples of it
+
+  // The slot of `table` that reads this format.
+  void (*&slot(KernelTable& table) const)(const MatmulArgs&, int64_t, int64_t) {
+    if (type == DType::kQ4_K) return table.matmul_packed_q4_k_rows;
+    if (type == DType::kQ6_K) return table.matmul_packed_q6_k_rows;
+    return table.matmul_packed_q8_0_rows;
+  }
+  // The scalar table, reading this format with its oracle.
+  KernelTable oracle_table() const {
+    KernelTable t = reference_table();
+    slot(t) = oracle;
+    return t;
+  }
+};
+
+inline std::vector<PackedFormat> packed_formats() {
+  return {
+      {"Q8_0", DType::kQ8_0, packed_q8_0_bytes, pack_q8_0, reference::matmul_packed_q8_0_rows, 32},
+      {"Q4_K", DType::kQ4_K, packed_q4_k_bytes, pack_q4_k, reference::matmul_packed_q4_k_rows, 256},
+      {"Q6_K", DType::kQ6_K, packed_q6_k_bytes, pack_q6_k, reference::matmul_packed_q6_k_rows, 256},
+  };
+}
+
+inline PackedFormat packed_format(DType type) {
+  for (const PackedFormat& f : packed_formats()) {
+    if (f.type == type) return f;
+  }
+  return packed_formats()[0];
+}
+
+// A random matrix of the format's type with its packed form attached (`packed`).
+struct PackedWeights {
+  TestWeights plain;
+  std::vector<std::byte> bytes;
+  WeightMatrix packed;
+
+  PackedWeights(const PackedFormat& f, int64_t n_out, int64_t n_in, uint32_t seed) : plain(f.type, n_out, n_in, seed) {
+    bytes.resize(f.bytes(n_out, n_in));
+    f.pack(plain.matrix(), bytes.data());
+    packed = plain.matrix();
+    packed.packed = bytes.data();
+  }
+};
+
+}  // namespace strata::kernels::testing
