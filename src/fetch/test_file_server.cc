@@ -1,5 +1,8 @@
 #include "fetch/test_file_server.h"
 
+#include <chrono>
+#include <thread>
+
 namespace strata {
 
 TestFileServer::TestFileServer(std::string repo, std::string name, std::string content, std::string etag)
@@ -31,12 +34,16 @@ TestFileServer::TestFileServer(std::string repo, std::string name, std::string c
                              });
   });
   port_ = server_.bind_to_any_port("127.0.0.1");
+  if (port_ <= 0) return;  // no server: the tests' requests fail and say so
   thread_ = std::thread([this] { server_.listen_after_bind(); });
+  // stop() is a no-op until the accept loop runs, so a test that made no request could
+  // otherwise stop the server before it started and then wait forever for the thread.
+  while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 TestFileServer::~TestFileServer() {
   server_.stop();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void TestFileServer::record(const httplib::Request& req) {
