@@ -175,7 +175,9 @@ void EngineImpl::launch(int group) {
   }
   w->launched_s = monotonic_s();
   in_flight_[group] = true;
-  pipeline_->launch(w);
+  bool alone = true;
+  for (int g = 0; g < config_.options.n_groups; ++g) alone = alone && (g == group || n_active(g) == 0);
+  pipeline_->launch(w, alone);
 }
 
 void EngineImpl::complete(Window* w) {

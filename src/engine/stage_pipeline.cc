@@ -5,8 +5,9 @@
 namespace strata {
 
 struct StagePipeline::Stage {
-  Stage(const Model& model, const StagePlan& p, int max_rows, int max_seq_tokens, int max_in_flight)
-      : plan(p), pool(p.n_threads), scratch(model.make_scratch(max_rows, max_seq_tokens, p.n_threads)),
+  Stage(const Model& model, const StagePlan& p, int max_rows, int max_seq_tokens, int max_in_flight,
+        int total_threads)
+      : plan(p), pool(p.n_threads), scratch(model.make_scratch(max_rows, max_seq_tokens, total_threads)),
         queue(static_cast<size_t>(max_in_flight) + 1, nullptr) {}
 
   StagePlan plan;
@@ -28,12 +29,15 @@ StagePipeline::StagePipeline(const Model& model, KvView& kv, const std::vector<S
     : model_(model), kv_(kv), done_(std::move(done)),
       group_busy_ns_(std::make_unique<std::atomic<uint64_t>[]>(static_cast<size_t>(max_in_flight))),
       n_groups_(max_in_flight) {
+  int total_threads = 0;
+  for (const StagePlan& p : plans) total_threads += p.n_threads;
   for (const StagePlan& p : plans) {
-    stages_.push_back(std::make_unique<Stage>(model, p, max_rows, max_seq_tokens, max_in_flight));
+    stages_.push_back(std::make_unique<Stage>(model, p, max_rows, max_seq_tokens, max_in_flight, total_threads));
   }
   // One stage has nothing to overlap with: it runs on the caller's thread, which saves two
   // thread hand-offs per step.
   if (n_stages() == 1) return;
+  solo_pool_ = std::make_unique<ThreadPool>(total_threads);
   for (int s = 0; s < n_stages(); ++s) stages_[s]->thread = std::thread([this, s] { run_stage(s); });
 }
 
@@ -50,13 +54,20 @@ StagePipeline::~StagePipeline() {
   }
 }
 
-void StagePipeline::launch(Window* w) {
+void StagePipeline::launch(Window* w, bool alone) {
   if (n_stages() == 1) {
-    process(0, w);
+    process(0, w, stages_[0]->pool);
     done_(w);
     return;
   }
+  w->solo = n_in_flight_.fetch_add(1, std::memory_order_acq_rel) == 0 && alone;
   push(0, w);
+}
+
+void StagePipeline::finish(Window* w) {
+  // Before done_, which may launch the next window at once: that one may then run solo.
+  n_in_flight_.fetch_sub(1, std::memory_order_acq_rel);
+  done_(w);
 }
 
 void StagePipeline::push(int stage, Window* w) {
@@ -83,15 +94,15 @@ void StagePipeline::group_busy_s(std::vector<double>* out) const {
   }
 }
 
-void StagePipeline::process(int index, Window* w) {
+void StagePipeline::process(int index, Window* w, ThreadPool& pool) {
   Stage& st = *stages_[index];
   auto t0 = std::chrono::steady_clock::now();
   std::span<const Row> rows(w->rows);
   float* hidden = w->hidden.as<float>();
   if (index == 0) model_.embed(rows, hidden);
-  model_.forward_layers(rows, st.plan.first_layer, st.plan.last_layer, hidden, kv_, *st.scratch, st.pool);
+  model_.forward_layers(rows, st.plan.first_layer, st.plan.last_layer, hidden, kv_, *st.scratch, pool);
   if (index + 1 == n_stages() && !w->logit_slots.empty()) {
-    model_.output_logits(rows, hidden, w->logits.as<float>(), *st.scratch, st.pool);
+    model_.output_logits(rows, hidden, w->logits.as<float>(), *st.scratch, pool);
   }
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   st.busy_ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
@@ -111,10 +122,16 @@ void StagePipeline::run_stage(int index) {
       st.head = (st.head + 1) % st.queue.size();
       --st.n_queued;
     }
-    process(index, w);
-    if (last) {
-      done_(w);
+    if (w->solo) {
+      // Only stage 0 receives solo windows; the other stages are idle meanwhile, so their
+      // scratch is free to use from this thread.
+      for (int s = 0; s < n_stages(); ++s) process(s, w, *solo_pool_);
+      finish(w);
+    } else if (last) {
+      process(index, w, st.pool);
+      finish(w);
     } else {
+      process(index, w, st.pool);
       push(index + 1, w);
     }
   }

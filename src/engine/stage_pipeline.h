@@ -16,6 +16,13 @@
 // in one stage at a time, so the per-group sums never double-count, and over all groups
 // they add up to the stages' sum.
 //
+// Solo windows: when a window is launched while no other is in flight and no other group has
+// work (the engine says so), there is nothing to overlap with, so stage 0's thread runs all the stages' layers for it on a pool of every
+// stage's cores (busy time still goes to the stage whose layers ran). A window launched
+// meanwhile waits in stage 0's queue and the pipeline resumes behind it. A lone request thus
+// uses the whole machine instead of one stage's share; the kernels are thread-count
+// invariant, so its bits are the same either way.
+//
 // Owns the stage threads, their pools and scratch. launch() is called by the engine
 // thread; `done` is called on the last stage's thread and must be quick. A single stage
 // has no thread of its own: launch() runs it on the caller's thread and calls `done`
@@ -50,8 +57,9 @@ class StagePipeline {
   StagePipeline(const StagePipeline&) = delete;
   StagePipeline& operator=(const StagePipeline&) = delete;
 
-  // Hands w to stage 0. w must not be touched until `done` returns it.
-  void launch(Window* w);
+  // Hands w to stage 0. w must not be touched until `done` returns it. alone: no other group
+  // has work, so if nothing is in flight w runs solo (see above).
+  void launch(Window* w, bool alone);
   int n_stages() const { return static_cast<int>(stages_.size()); }
   // Cumulative seconds each stage spent computing.
   void busy_s(std::vector<double>* out) const;
@@ -62,8 +70,9 @@ class StagePipeline {
   struct Stage;
   void run_stage(int index);
   // Runs stage index's layers on w (embedding first / logits last where it applies).
-  void process(int index, Window* w);
+  void process(int index, Window* w, ThreadPool& pool);
   void push(int stage, Window* w);
+  void finish(Window* w);
 
   const Model& model_;
   KvView& kv_;
@@ -72,6 +81,8 @@ class StagePipeline {
   // One counter per group; fixed size so the stage threads never see it move.
   std::unique_ptr<std::atomic<uint64_t>[]> group_busy_ns_;
   int n_groups_ = 0;
+  std::unique_ptr<ThreadPool> solo_pool_;  // every stage's threads; used by stage 0's thread only
+  std::atomic<int> n_in_flight_{0};
 };
 
 }  // namespace strata

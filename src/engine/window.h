@@ -40,6 +40,7 @@ struct Window {
   AlignedBuffer logits;           // n_slots x n_vocab floats
   std::vector<int> reading_order; // scratch for the builder
   double launched_s = 0.0;
+  bool solo = false;              // set by StagePipeline::launch: runs every stage on all cores
 
   float* logits_row(int i, int n_vocab) { return logits.as<float>() + static_cast<size_t>(i) * n_vocab; }
 };
