@@ -114,7 +114,8 @@ async function send(text) {
   addMessage('user', text);
   const bubble = addMessage('assistant streaming', '');
   let answer = '';
-  state.controller = new AbortController();
+  const controller = new AbortController();
+  state.controller = controller;
   $('send').disabled = true;
   $('stop').disabled = false;
   setStatus('chat-status', 'generating…');
@@ -126,15 +127,26 @@ async function send(text) {
     temperature: Number($('temperature').value),
   };
   let finish = '';
+  // A fast model streams thousands of tokens a second; redrawing the growing answer for each
+  // would keep the page too busy to notice a click on Stop. The first piece is drawn at once,
+  // the rest at most once per animation frame.
+  let drawn = false, frame = 0;
+  const draw = () => {
+    frame = 0;
+    bubble.textContent = answer;
+    $('messages').scrollTop = $('messages').scrollHeight;
+  };
   try {
     const res = await fetch('/v1/chat/completions', {
       method: 'POST',
       headers: authHeaders({ 'Content-Type': 'application/json', 'Accept': 'text/event-stream' }),
       body: JSON.stringify(body),
-      signal: state.controller.signal,
+      signal: controller.signal,
     });
     if (!res.ok) throw new Error(await errorText(res));
     for await (const data of sseData(res.body)) {
+      // Events already received may still be queued when Stop is pressed: drop them.
+      if (controller.signal.aborted) throw new DOMException('stopped', 'AbortError');
       if (data === '[DONE]') break;
       const chunk = JSON.parse(data);
       if (chunk.error) throw new Error(chunk.error.message || JSON.stringify(chunk.error));
@@ -142,8 +154,12 @@ async function send(text) {
       if (!choice) continue;
       if (choice.delta && choice.delta.content) {
         answer += choice.delta.content;
-        bubble.textContent = answer;
-        $('messages').scrollTop = $('messages').scrollHeight;
+        if (!drawn) {
+          drawn = true;
+          draw();
+        } else if (!frame) {
+          frame = requestAnimationFrame(draw);
+        }
       }
       if (choice.finish_reason) finish = choice.finish_reason;
     }
@@ -157,6 +173,8 @@ async function send(text) {
       setStatus('chat-status', e.message, true);
     }
   } finally {
+    if (frame) cancelAnimationFrame(frame);
+    if (!bubble.classList.contains('error')) draw();
     bubble.classList.remove('streaming');
     if (answer) state.messages.push({ role: 'assistant', content: answer });
     state.controller = null;
