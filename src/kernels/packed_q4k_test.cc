@@ -18,8 +18,6 @@ const testing::PackedFormat& format() {
   return f;
 }
 
-KernelTable oracle_table() { return format().oracle_table(); }
-
 TEST(PackedQ4K, SizeIsQ4_KPlusTheUnpackedScalesAndMins) {
   // Per 16 rows and super-block: 16 x 144 bytes of Q4_K, plus 64 bytes of unpacked scales.
   EXPECT_EQ(packed_q4_k_bytes(64, 2048), (*dtype_row_bytes(DType::kQ4_K, 2048) * 16 + 8 * 64) * 4);
@@ -39,16 +37,10 @@ TEST(PackedQ4K, Avx512HandlesExtremeCodesAndScalesExactly) {
     }
     for (size_t k = kPackedQ4KScalesOffset; k < kPackedQ4KCodesOffset; ++k) w.bytes[blk + k] = std::byte{63};
   }
-  std::vector<float> x(4 * 512);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = (i / 512) % 2 == 0 ? 1.0f : (i % 7 == 0 ? 0.5f : -1.0f);
-  const KernelTable oracle = oracle_table();
-  ThreadPool pool(1);
-  AlignedBuffer scratch;
-  std::vector<float> got(4 * 20), want(4 * 20);
-  matmul_with_table(*avx512, w.packed, x.data(), 4, got.data(), scratch, pool);
-  matmul_with_table(oracle, w.packed, x.data(), 4, want.data(), scratch, pool);
-  EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)));
-  EXPECT_NE(0.0f, want[0]);
+  const testing::OracleRuns runs =
+      testing::run_against_oracle(*avx512, format(), w.packed, testing::extreme_inputs(4, 512), 4);
+  EXPECT_EQ(0, std::memcmp(runs.got.data(), runs.want.data(), runs.got.size() * sizeof(float)));
+  EXPECT_NE(0.0f, runs.want[0]);
 }
 
 }  // namespace

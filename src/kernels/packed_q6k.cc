@@ -10,8 +10,6 @@ namespace strata::kernels {
 
 namespace {
 
-int64_t n_groups(int64_t n_out) { return (n_out + kPackedGroupRows - 1) / kPackedGroupRows; }
-
 // Row i of the group's super-block `out` from its Q6_K block b. In each half hh of 128
 // inputs, Q6_K keeps inputs 128hh + l and 128hh + 32 + l in the low nibbles of ql[64hh + l]
 // and ql[64hh + 32 + l], inputs 128hh + 64 + l and 128hh + 96 + l in their high nibbles,
@@ -42,22 +40,14 @@ void pack_row_block(const BlockQ6_K& b, int i, std::byte* out) {
 }  // namespace
 
 size_t packed_q6_k_bytes(int64_t n_out, int64_t n_in) {
-  return static_cast<size_t>(n_groups(n_out)) * static_cast<size_t>(n_in / kQKK) * kPackedQ6KBlockBytes;
+  return packed_size(n_out, n_in, kQKK, kPackedQ6KBlockBytes);
 }
 
 void pack_q6_k(const WeightMatrix& w, std::byte* dst) {
-  const int64_t n_blocks = w.n_in / kQKK;
-  for (int64_t g = 0; g < n_groups(w.n_out); ++g) {
-    for (int64_t s = 0; s < n_blocks; ++s) {
-      std::byte* out = dst + (g * n_blocks + s) * kPackedQ6KBlockBytes;
-      std::memset(out, 0, kPackedQ6KBlockBytes);  // padding rows stay all zero
-      for (int i = 0; i < kPackedGroupRows && g * kPackedGroupRows + i < w.n_out; ++i) {
-        const int64_t o = g * kPackedGroupRows + i;
-        const auto* b = reinterpret_cast<const BlockQ6_K*>(static_cast<const std::byte*>(w.data) + o * w.row_bytes) + s;
-        pack_row_block(*b, i, out);
-      }
-    }
-  }
+  // Padding rows stay all zero.
+  pack_groups(w, kQKK, kPackedQ6KBlockBytes, sizeof(BlockQ6_K), dst, [](const std::byte* src, int i, std::byte* out) {
+    if (src != nullptr) pack_row_block(*reinterpret_cast<const BlockQ6_K*>(src), i, out);
+  });
 }
 
 namespace reference {
@@ -95,22 +85,10 @@ float super_block_step(const std::byte* blk, int i, const int8_t* xq, float xd, 
 }  // namespace
 
 void matmul_packed_q6_k_rows(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
-  const WeightMatrix& w = *a.w;
-  const int64_t n_blocks = w.n_in / kQKK;
-  const auto* packed = static_cast<const std::byte*>(w.packed);
-  for (int r = 0; r < a.n_rows; ++r) {
-    const Q8Row x = q8_row(a.xq + static_cast<size_t>(r) * a.xq_layout.row_bytes, a.xq_layout);
-    for (int64_t o = o_begin; o < o_end; ++o) {
-      const int64_t g = o / kPackedGroupRows;
-      const int i = static_cast<int>(o % kPackedGroupRows);
-      float acc = 0.0f;
-      for (int64_t s = 0; s < n_blocks; ++s) {
-        const std::byte* blk = packed + (g * n_blocks + s) * kPackedQ6KBlockBytes;
-        acc = super_block_step(blk, i, x.q + s * kQKK, x.d[s], x.sum16 + s * 16, acc);
-      }
-      a.y[static_cast<int64_t>(r) * w.n_out + o] = acc;
-    }
-  }
+  packed_oracle_rows(a, o_begin, o_end, kQKK, kPackedQ6KBlockBytes,
+                     [](const std::byte* blk, int i, const Q8Row& x, int64_t s, float acc) {
+                       return super_block_step(blk, i, x.q + s * kQKK, x.d[s], x.sum16 + s * 16, acc);
+                     });
 }
 
 }  // namespace reference

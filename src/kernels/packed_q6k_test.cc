@@ -18,8 +18,6 @@ const testing::PackedFormat& format() {
   return f;
 }
 
-KernelTable oracle_table() { return format().oracle_table(); }
-
 TEST(PackedQ6K, SameSizeAsQ6_KWhenRowsFillWholeGroups) {
   EXPECT_EQ(packed_q6_k_bytes(64, 2048), *dtype_row_bytes(DType::kQ6_K, 2048) * 64);
   EXPECT_EQ(packed_q6_k_bytes(65, 2048), packed_q6_k_bytes(80, 2048));  // padded group
@@ -41,16 +39,10 @@ TEST(PackedQ6K, Avx512HandlesExtremeCodesAndScalesExactly) {
         w.bytes[blk + k] = k % 3 == 0 ? std::byte{0x7f} : std::byte{0x80};
       }
     }
-    std::vector<float> x(4 * 512);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = (i / 512) % 2 == 0 ? 1.0f : (i % 7 == 0 ? 0.5f : -1.0f);
-    const KernelTable oracle = oracle_table();
-    ThreadPool pool(1);
-    AlignedBuffer scratch;
-    std::vector<float> got(4 * 20), want(4 * 20);
-    matmul_with_table(*avx512, w.packed, x.data(), 4, got.data(), scratch, pool);
-    matmul_with_table(oracle, w.packed, x.data(), 4, want.data(), scratch, pool);
-    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)));
-    EXPECT_NE(0.0f, want[0]);
+    const testing::OracleRuns runs =
+        testing::run_against_oracle(*avx512, format(), w.packed, testing::extreme_inputs(4, 512), 4);
+    EXPECT_EQ(0, std::memcmp(runs.got.data(), runs.want.data(), runs.got.size() * sizeof(float)));
+    EXPECT_NE(0.0f, runs.want[0]);
   }
 }
 

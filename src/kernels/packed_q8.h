@@ -17,10 +17,10 @@
 #include <cstdint>
 
 #include "kernels/kernel_table.h"
+#include "kernels/packed_groups.h"
 
 namespace strata::kernels {
 
-constexpr int kPackedGroupRows = 16;
 constexpr size_t kPackedGroupBlockBytes = 16 * 2 + 16 * 32;
 
 // Bytes of the packed form of an n_out x n_in Q8_0 matrix (n_in a multiple of 32).

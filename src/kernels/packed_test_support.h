@@ -67,4 +67,29 @@ struct PackedWeights {
   }
 };
 
+// n_rows rows of n_in inputs that quantise to codes at +-127: even rows all 1, odd rows -1
+// with some 0.5 (the largest integer sums, for extreme-value tests).
+inline std::vector<float> extreme_inputs(int n_rows, int64_t n_in) {
+  std::vector<float> x(static_cast<size_t>(n_rows * n_in));
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = (i / static_cast<size_t>(n_in)) % 2 == 0 ? 1.0f : (i % 7 == 0 ? 0.5f : -1.0f);
+  }
+  return x;
+}
+
+// y of `table` and of the format's oracle for the same packed matrix and inputs, one thread.
+struct OracleRuns {
+  std::vector<float> got, want;
+};
+inline OracleRuns run_against_oracle(const KernelTable& table, const PackedFormat& f, const WeightMatrix& packed,
+                                     const std::vector<float>& x, int n_rows) {
+  ThreadPool pool(1);
+  AlignedBuffer scratch;
+  OracleRuns runs{std::vector<float>(static_cast<size_t>(n_rows * packed.n_out)),
+                  std::vector<float>(static_cast<size_t>(n_rows * packed.n_out))};
+  matmul_with_table(table, packed, x.data(), n_rows, runs.got.data(), scratch, pool);
+  matmul_with_table(f.oracle_table(), packed, x.data(), n_rows, runs.want.data(), scratch, pool);
+  return runs;
+}
+
 }  // namespace strata::kernels::testing

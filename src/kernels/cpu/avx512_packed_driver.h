@@ -36,6 +36,20 @@ static inline void for_each_packed_tile(int64_t o_begin, int64_t o_end, int n_ro
   }
 }
 
+// The Q8 activation rows [r0, r0 + NR) of a tile.
+template <int NR>
+static inline void tile_inputs(const MatmulArgs& a, int r0, Q8Row* x) {
+#pragma GCC unroll 8
+  for (int r = 0; r < NR; ++r) x[r] = q8_row(a.xq + static_cast<size_t>(r0 + r) * a.xq_layout.row_bytes, a.xq_layout);
+}
+
+// Asks for every cache line of the block that starts ahead_bytes past blk.
+static inline void prefetch_block(const std::byte* blk, size_t block_bytes, int64_t ahead_bytes) {
+  for (size_t off = 0; off < block_bytes; off += 64) {
+    _mm_prefetch(reinterpret_cast<const char*>(blk) + ahead_bytes + off, _MM_HINT_T0);
+  }
+}
+
 // Writes lane i of acc[r] to y[(r0 + r) * n_out + 16 g + i] for the outputs in [o_begin, o_end).
 template <int NR>
 static inline void store_group(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end,

@@ -31,16 +31,13 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
   const int64_t n_blocks = w.n_in / kQK;
   const std::byte* group = static_cast<const std::byte*>(w.packed) + g * n_blocks * kPackedGroupBlockBytes;
   Q8Row x[NR];
-#pragma GCC unroll 8
-  for (int r = 0; r < NR; ++r) x[r] = q8_row(a.xq + static_cast<size_t>(r0 + r) * a.xq_layout.row_bytes, a.xq_layout);
+  tile_inputs<NR>(a, r0, x);
   __m512 acc[NR];
 #pragma GCC unroll 8
   for (int r = 0; r < NR; ++r) acc[r] = _mm512_setzero_ps();
   for (int64_t s = 0; s < n_blocks; ++s) {
     const std::byte* blk = group + s * kPackedGroupBlockBytes;
-    for (size_t off = 0; off < kPackedGroupBlockBytes; off += 64) {
-      _mm_prefetch(reinterpret_cast<const char*>(blk) + kPrefetchBytes + off, _MM_HINT_T0);
-    }
+    prefetch_block(blk, kPackedGroupBlockBytes, kPrefetchBytes);
     __m512i dot[NR];
 #pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) dot[r] = _mm512_set1_epi32(-128 * (x[r].sum16[2 * s] + x[r].sum16[2 * s + 1]));

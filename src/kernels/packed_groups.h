@@ -1,0 +1,66 @@
+// The walk every packed layout shares (packed_q8.h, packed_q4k.h, packed_q6k.h): rows in
+// groups of kPackedGroupRows, each group a run of fixed-size blocks, one per block of inputs.
+// The layouts differ only in what one row's block becomes and how one block is multiplied;
+// these templates do the rest. Header-only, `static` (see quant_blocks.h on mixed-ISA files).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/kernel_table.h"
+
+namespace strata::kernels {
+
+constexpr int kPackedGroupRows = 16;
+
+static inline int64_t packed_n_groups(int64_t n_out) { return (n_out + kPackedGroupRows - 1) / kPackedGroupRows; }
+
+// Bytes of a packed n_out x n_in matrix whose blocks cover block_elems inputs each.
+static inline size_t packed_size(int64_t n_out, int64_t n_in, int64_t block_elems, size_t block_bytes) {
+  return static_cast<size_t>(packed_n_groups(n_out)) * static_cast<size_t>(n_in / block_elems) * block_bytes;
+}
+
+// Writes w packed to dst: every group block starts zeroed, then pack_row(src, i, out) fills
+// lane i from the row's source block src (of src_block_bytes in the file's layout), or gets
+// src == nullptr for a padding row past n_out.
+template <class PackRow>
+static void pack_groups(const WeightMatrix& w, int64_t block_elems, size_t block_bytes, size_t src_block_bytes,
+                 std::byte* dst, PackRow&& pack_row) {
+  const int64_t n_blocks = w.n_in / block_elems;
+  for (int64_t g = 0; g < packed_n_groups(w.n_out); ++g) {
+    for (int64_t s = 0; s < n_blocks; ++s) {
+      std::byte* out = dst + (g * n_blocks + s) * block_bytes;
+      std::memset(out, 0, block_bytes);
+      for (int i = 0; i < kPackedGroupRows; ++i) {
+        const int64_t o = g * kPackedGroupRows + i;
+        const std::byte* src = o < w.n_out ? static_cast<const std::byte*>(w.data) + o * w.row_bytes +
+                                                 s * static_cast<int64_t>(src_block_bytes)
+                                           : nullptr;
+        pack_row(src, i, out);
+      }
+    }
+  }
+}
+
+// The scalar oracles' loop: y[r][o] = acc after acc = step(block, lane, x, s, acc) over the
+// blocks s in order, from acc = 0, for output rows [o_begin, o_end) of args.w->packed.
+template <class Step>
+static void packed_oracle_rows(const MatmulArgs& a, int64_t o_begin, int64_t o_end, int64_t block_elems,
+                        size_t block_bytes, Step&& step) {
+  const WeightMatrix& w = *a.w;
+  const int64_t n_blocks = w.n_in / block_elems;
+  const auto* packed = static_cast<const std::byte*>(w.packed);
+  for (int r = 0; r < a.n_rows; ++r) {
+    const Q8Row x = q8_row(a.xq + static_cast<size_t>(r) * a.xq_layout.row_bytes, a.xq_layout);
+    for (int64_t o = o_begin; o < o_end; ++o) {
+      const int64_t g = o / kPackedGroupRows;
+      const int i = static_cast<int>(o % kPackedGroupRows);
+      float acc = 0.0f;
+      for (int64_t s = 0; s < n_blocks; ++s) acc = step(packed + (g * n_blocks + s) * block_bytes, i, x, s, acc);
+      a.y[static_cast<int64_t>(r) * w.n_out + o] = acc;
+    }
+  }
+}
+
+}  // namespace strata::kernels
