@@ -151,7 +151,9 @@ void matmul_with_table(const KernelTable& table, const WeightMatrix& w, const fl
     args.xq = quantize_inputs(table, args.xq_layout, x, n_rows, scratch, pool);
   }
   // rows_per_task() is a multiple of 16, so packed tasks own whole row groups.
-  const RowsFn rows_fn = w.packed != nullptr && packs(table, w) ? packed_rows_fn(table, w.type) : table.matmul_rows;
+  // w passed check_weight_matrix() above, so the packed kernel only needs to exist.
+  const RowsFn packed_fn = w.packed != nullptr ? packed_rows_fn(table, w.type) : nullptr;
+  const RowsFn rows_fn = packed_fn != nullptr ? packed_fn : table.matmul_rows;
   const int64_t chunk = rows_per_task(w.n_out, pool.size());
   const int n_tasks = static_cast<int>((w.n_out + chunk - 1) / chunk);
   pool.parallel_for(n_tasks, [&](int task, int) {
