@@ -268,7 +268,7 @@ function renderEngine(m) {
   pill.className = 'pill ' + live.state;
   facts('engine-info', [
     ['model', e.model], ['arch', e.arch], ['version', e.version], ['context', e.context],
-    ['parallel', e.parallel], ['groups × stages', e.groups + ' × ' + e.stages],
+    ['parallel', e.parallel], ['groups × stages', e.groups + ' × ' + e.stages + (e.joined_groups ? ', joined' : '')],
     ['threads', e.threads], ['K/V', e.kv_block_tokens + '-token blocks, ' + e.kv_dtype],
     ['uptime', fmt(m.time.uptime_s, 0) + ' s'],
   ]);

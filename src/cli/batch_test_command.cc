@@ -23,6 +23,7 @@ struct BatchTestFlags {
   int n_requests = 0;  // 0: --parallel
   int n_stages = 1;
   int n_groups = 0;
+  bool join_groups = true;
   int max_new = 32;
   int stagger_ms = 0;
   int prompt_tokens = 24;
@@ -47,6 +48,7 @@ bool start(const BatchTestFlags& f, int parallel, int stages, int groups, Phase*
   o.n_parallel = parallel;
   o.n_stages = stages;
   o.n_groups = groups;
+  o.join_groups = f.join_groups;
   o.n_threads = f.n_threads;
   o.kv_type = f.kv_type;
   o.prefill_chunk = f.prefill_chunk;
@@ -107,8 +109,9 @@ int run_batch_test(BatchTestFlags f) {
   std::vector<BatchOutcome> batched = together.runner->run(*together.engine, jobs);
   if (failed(alone) || failed(batched)) return 1;
   EngineSnapshot snap = together.engine->snapshot();
-  std::printf("batch-test %s: %d requests, %d slots in %d groups, %d stages, %d new tokens each%s\n",
-              f.model_path.c_str(), f.n_requests, snap.n_parallel, snap.n_groups, snap.n_stages, f.max_new,
+  std::printf("batch-test %s: %d requests, %d slots in %d groups%s, %d stages, %d new tokens each%s\n",
+              f.model_path.c_str(), f.n_requests, snap.n_parallel, snap.n_groups,
+              snap.joined_groups ? " (joined windows)" : "", snap.n_stages, f.max_new,
               f.stagger_ms > 0 ? (", staggered " + std::to_string(f.stagger_ms) + " ms").c_str() : "");
   int n_differ = 0;
   for (int i = 0; i < f.n_requests; ++i) {
@@ -138,6 +141,8 @@ void add_batch_test_command(CLI::App& app, int* exit_code) {
   sub->add_option("--n", f->n_requests, "requests (default: --parallel)");
   sub->add_option("--stages", f->n_stages, "pipeline stages")->capture_default_str();
   sub->add_option("--batch-groups", f->n_groups, "batch groups (0: auto)")->capture_default_str();
+  sub->add_option("--join-groups", f->join_groups, "on: one joined window per step; off: groups pipelined")
+      ->capture_default_str();
   sub->add_option("--max-new", f->max_new, "tokens generated per request")->capture_default_str();
   sub->add_option("--stagger", f->stagger_ms, "ms between submissions")->capture_default_str();
   sub->add_option("--prompt-tokens", f->prompt_tokens, "prompt length of the first request (+3 per request)")

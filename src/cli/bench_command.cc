@@ -35,7 +35,7 @@ struct BenchFlags {
   int decode_steps = 32;
   std::string concurrency;  // "1,2,4,8": engine-level benchmark (src/engine/engine_bench.h)
   int max_new = 64;         // engine-level: tokens generated per request
-  std::string layouts = "1x1,2x2";  // engine-level: stages x batch groups
+  std::string layouts = "1x1,2x2,2x2p";  // engine-level: STAGESxGROUPS, p = groups pipelined
   int cache_prompt_tokens = 1024;   // engine-level: prefix-cache / park measurement (0: skip)
 };
 
@@ -63,18 +63,12 @@ int run_engine_bench(const BenchFlags& flags) {
     return 2;
   }
   o.concurrency = *concurrency;
-  o.layouts.clear();
-  for (size_t pos = 0; pos < flags.layouts.size();) {
-    size_t comma = flags.layouts.find(',', pos);
-    std::string item = flags.layouts.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    int stages = 0, groups = 0;
-    if (std::sscanf(item.c_str(), "%dx%d", &stages, &groups) != 2 || stages < 1 || groups < 1) {
-      std::fprintf(stderr, "bench: --layouts %s: '%s' is not STAGESxGROUPS\n", flags.layouts.c_str(), item.c_str());
-      return 2;
-    }
-    o.layouts.emplace_back(stages, groups);
-    pos = comma == std::string::npos ? flags.layouts.size() : comma + 1;
+  auto layouts = parse_layouts(flags.layouts, "--layouts");
+  if (!layouts.ok()) {
+    std::fprintf(stderr, "bench: %s\n", layouts.status().message().c_str());
+    return 2;
   }
+  o.layouts = *layouts;
   auto report = strata::run_engine_bench(o);
   if (!report.ok()) {
     std::fprintf(stderr, "bench: %s\n", report.status().ToString().c_str());
@@ -186,7 +180,7 @@ void add_bench_command(CLI::App& app, int* exit_code) {
   sub->add_option("--concurrency", flags->concurrency,
                   "engine-level benchmark: concurrent requests per run, e.g. 1,2,4,8");
   sub->add_option("--max-new", flags->max_new, "engine-level: tokens generated per request")->capture_default_str();
-  sub->add_option("--layouts", flags->layouts, "engine-level: STAGESxGROUPS list")->capture_default_str();
+  sub->add_option("--layouts", flags->layouts, "engine-level: STAGESxGROUPS list; a trailing p pipelines the groups (--join-groups off)")->capture_default_str();
   sub->add_option("--cache-prompt-tokens", flags->cache_prompt_tokens,
                   "engine-level: prompt length of the prefix-cache/park measurement (0: skip)")
       ->capture_default_str();

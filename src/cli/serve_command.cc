@@ -42,6 +42,10 @@ void add_engine_flags(CLI::App* sub, EngineOptions* e) {
       ->capture_default_str()->check(CLI::Range(1, 1 << 20));
   sub->add_option("--stages", e->n_stages, "pipeline stages")->capture_default_str()->check(CLI::Range(1, 256));
   sub->add_option("--batch-groups", e->n_groups, "slot groups (0: auto)")->capture_default_str()->check(CLI::Range(0, 4096));
+  sub->add_option("--join-groups", e->join_groups,
+                  "on: each step runs every group's rows in one window on all cores; off: groups pipelined "
+                  "through the stages")
+      ->capture_default_str();
   sub->add_option("--threads", e->n_threads, "worker threads (0: all cores)")->capture_default_str()->check(CLI::Range(0, 4096));
   sub->add_option("--kv-block", e->kv_block_tokens, "tokens per K/V block")->capture_default_str()->check(CLI::Range(1, 4096));
   sub->add_option("--kv-cache-mib", e->kv_cache_mib, "K/V pool size (0: enough for every slot)")

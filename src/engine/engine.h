@@ -31,6 +31,13 @@ struct EngineOptions {
   int prefill_chunk = 256;      // --prefill-chunk: prompt rows per step, all reading slots together
   int n_stages = 1;             // --stages
   int n_groups = 0;             // --batch-groups; 0 = auto (largest G <= stages dividing parallel)
+  // --join-groups: each engine step puts every group's rows into one window that runs all
+  // stages' layers on all cores, so the weights are read once for all of them, instead of one
+  // window per group flowing through the stages. Stages on CPU cores share one memory bus,
+  // which makes joined windows faster at every load measured (README, Performance); false
+  // keeps the groups pipelined (stages with their own memory; tests of the pipeline). The
+  // outputs are the same bits either way.
+  bool join_groups = true;
   int n_threads = 0;            // 0 = all cores
   int kv_block_tokens = 16;     // --kv-block
   int kv_cache_mib = 0;         // 0 = n_ctx * n_parallel worth of blocks (+ prefix-cache room)

@@ -172,31 +172,58 @@ TEST(EngineSnapshot, DescribesSlotsGroupsAndKv) {
 }
 
 TEST(EngineSnapshot, GroupBusyTimeGrowsOnlyForGroupsThatRanWindows) {
+  for (bool join : {true, false}) {
+    EngineOptions o = options(4);
+    o.n_stages = 2;
+    o.n_groups = 2;
+    o.n_threads = 2;
+    o.join_groups = join;
+    Harness h(o);
+    RequestId id = h.submit(make_request(40, 3, 1));
+    h.wait(id);
+    h.engine().shutdown(1.0);  // every step has reached the observer
+    EngineSnapshot s = h.engine().snapshot();
+    EXPECT_EQ(s.joined_groups, join);
+    ASSERT_EQ(s.group_busy_s.size(), 2u);
+    std::vector<int> windows = h.observer().windows_per_group(2);
+    // One request sits in one group; the other group never had an active slot.
+    ASSERT_EQ((windows[0] > 0) + (windows[1] > 0), 1);
+    for (int g = 0; g < 2; ++g) {
+      if (windows[g] > 0) {
+        EXPECT_GT(s.group_busy_s[g], 0.0) << "group " << g << " join " << join;
+      } else {
+        EXPECT_EQ(s.group_busy_s[g], 0.0) << "group " << g << " join " << join;
+      }
+    }
+  }
+}
+
+TEST(EngineSnapshot, AJoinedWindowSharesItsTimeAmongItsGroups) {
   EngineOptions o = options(4);
   o.n_stages = 2;
   o.n_groups = 2;
   o.n_threads = 2;
   Harness h(o);
-  RequestId id = h.submit(make_request(40, 3, 1));
-  h.wait(id);
-  h.engine().shutdown(1.0);  // every step has reached the observer
+  // The allocator puts the second request in the other group; both decode in joined windows.
+  RequestId a = h.submit(make_request(30, 20, 1));
+  RequestId b = h.submit(make_request(30, 20, 2));
+  h.wait(a);
+  h.wait(b);
+  h.engine().shutdown(1.0);
   EngineSnapshot s = h.engine().snapshot();
-  ASSERT_EQ(s.group_busy_s.size(), 2u);
-  std::vector<int> windows(2, 0);
+  EXPECT_EQ(h.observer().max_groups_per_window(), 2);
+  std::vector<int> windows = h.observer().windows_per_group(2);
+  EXPECT_GT(windows[0], 0);
+  EXPECT_GT(windows[1], 0);
   {
-    RecordingObserver& obs = h.observer();
-    std::lock_guard<std::mutex> lock(obs.mu);
-    for (const StepRecord& step : obs.steps) windows.at(step.group) += 1;
+    std::lock_guard<std::mutex> lock(h.observer().mu);
+    for (const StepRecord& step : h.observer().steps) EXPECT_EQ(step.group, -1);
   }
-  // One request sits in one group; the other group never had an active slot.
-  ASSERT_EQ((windows[0] > 0) + (windows[1] > 0), 1);
-  for (int g = 0; g < 2; ++g) {
-    if (windows[g] > 0) {
-      EXPECT_GT(s.group_busy_s[g], 0.0) << "group " << g;
-    } else {
-      EXPECT_EQ(s.group_busy_s[g], 0.0) << "group " << g;
-    }
-  }
+  ASSERT_EQ(s.group_busy_s.size(), 2u);
+  EXPECT_GT(s.group_busy_s[0], 0.0);
+  EXPECT_GT(s.group_busy_s[1], 0.0);
+  // Shared, not counted twice: the groups add up to the stages (to the nanosecond).
+  EXPECT_NEAR(s.group_busy_s[0] + s.group_busy_s[1], s.stage_busy_s[0] + s.stage_busy_s[1], 1e-8);
 }
 
 TEST(EngineSnapshot, GroupBusyTimeIsComputeTimeNotTimeInFlight) {

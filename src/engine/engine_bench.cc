@@ -75,15 +75,16 @@ GenerateRequest request(std::vector<int32_t> prompt, int max_new) {
   return r;
 }
 
-Status bench_layout(const EngineBenchOptions& opt, EngineOptions base, int stages, int groups,
+Status bench_layout(const EngineBenchOptions& opt, EngineOptions base, const EngineLayout& layout,
                     EngineBenchReport* report) {
-  base.n_stages = stages;
-  base.n_groups = groups;
+  base.n_stages = layout.n_stages;
+  base.n_groups = layout.n_groups;
+  base.join_groups = layout.join_groups;
   STRATA_ASSIGN_OR_RETURN(auto e, start(base));
   const Tokenizer& tok = e->engine->tokenizer();
   // Warm-up: fault the weights in and start every stage's threads.
   STRATA_RETURN_IF_ERROR(check_outcomes(e->runner->run(*e->engine, {{request(bench_prompt(tok, 999, 16), 4)}})));
-  int index = 1000 * stages + 100 * groups;
+  int index = 1000 * layout.n_stages + 100 * layout.n_groups;
   for (int c : opt.concurrency) {
     std::vector<BatchJob> jobs;
     for (int i = 0; i < c; ++i) jobs.push_back({request(bench_prompt(tok, index++, opt.prompt_tokens), opt.max_new)});
@@ -95,8 +96,9 @@ Status bench_layout(const EngineBenchOptions& opt, EngineOptions base, int stage
     for (size_t s = 0; s < busy_after.size() && s < busy_before.size(); ++s) {
       r.stage_busy.push_back(r.wall_s > 0 ? (busy_after[s] - busy_before[s]) / r.wall_s : 0.0);
     }
-    r.n_stages = stages;
-    r.n_groups = groups;
+    r.n_stages = layout.n_stages;
+    r.n_groups = layout.n_groups;
+    r.joined_groups = e->engine->snapshot().joined_groups;
     report->runs.push_back(r);
   }
   return Status::Ok();
@@ -166,6 +168,28 @@ Result<std::vector<int>> parse_int_list(const std::string& text, const std::stri
   return out;
 }
 
+Result<std::vector<EngineLayout>> parse_layouts(const std::string& text, const std::string& flag) {
+  std::vector<EngineLayout> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    EngineLayout l;
+    int n_read = 0;
+    char tail[2] = {0, 0};
+    const int n_fields = std::sscanf(item.c_str(), "%dx%d%n%1c", &l.n_stages, &l.n_groups, &n_read, tail);
+    const bool pipelined = n_fields == 3 && tail[0] == 'p' && item.size() == static_cast<size_t>(n_read) + 1;
+    if (n_fields < 2 || (n_fields == 3 && !pipelined) || l.n_stages < 1 || l.n_groups < 1) {
+      return Status::InvalidArgument(flag + " " + text + ": '" + item + "' is not STAGESxGROUPS or STAGESxGROUPSp");
+    }
+    l.join_groups = !pipelined;
+    out.push_back(l);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
 Result<EngineBenchReport> run_engine_bench(const EngineBenchOptions& opt) {
   if (opt.concurrency.empty()) return Status::InvalidArgument("--concurrency lists no value");
   EngineBenchReport report;
@@ -180,11 +204,11 @@ Result<EngineBenchReport> run_engine_bench(const EngineBenchOptions& opt) {
   base.n_ctx = opt.n_ctx;
   base.kv_type = opt.kv_type;
   base.max_queue = std::max(64, 2 * report.n_parallel);
-  for (auto [stages, groups] : opt.layouts) {
-    Status st = bench_layout(opt, base, stages, groups, &report);
+  for (const EngineLayout& layout : opt.layouts) {
+    Status st = bench_layout(opt, base, layout, &report);
     if (st.code() == Code::kInvalidArgument) {
-      report.notes.push_back("--stages " + std::to_string(stages) + " --batch-groups " + std::to_string(groups) +
-                             " skipped: " + st.message());
+      report.notes.push_back("--stages " + std::to_string(layout.n_stages) + " --batch-groups " +
+                             std::to_string(layout.n_groups) + " skipped: " + st.message());
       continue;
     }
     STRATA_RETURN_IF_ERROR(st);
@@ -200,10 +224,10 @@ std::string format_engine_bench(const EngineBenchReport& r) {
   std::snprintf(line, sizeof line, "engine bench  %s: %d slots, %d-token prompts, %d new tokens per request\n",
                 r.model_path.c_str(), r.n_parallel, r.prompt_tokens, r.max_new);
   out += line;
-  out += "stages groups  conc  total tok/s  per-req tok/s  TTFT median ms  TTFT max ms  stage busy %\n";
+  out += "stages groups windows    conc  total tok/s  per-req tok/s  TTFT median ms  TTFT max ms  stage busy %\n";
   for (const ConcurrencyResult& c : r.runs) {
-    std::snprintf(line, sizeof line, "%6d %6d %5d %12.1f %14.1f %15.1f %12.1f ", c.n_stages, c.n_groups,
-                  c.concurrency, c.total_tok_s, c.per_request_tok_s, c.ttft_median_s * 1e3, c.ttft_max_s * 1e3);
+    std::snprintf(line, sizeof line, "%6d %6d %-9s %5d %12.1f %14.1f %15.1f %12.1f ", c.n_stages, c.n_groups,
+                  c.n_groups == 1 ? "one" : (c.joined_groups ? "joined" : "per group"), c.concurrency, c.total_tok_s, c.per_request_tok_s, c.ttft_median_s * 1e3, c.ttft_max_s * 1e3);
     out += line;
     for (double b : c.stage_busy) {
       std::snprintf(line, sizeof line, " %3.0f", b * 100);
@@ -232,7 +256,8 @@ std::string format_engine_bench(const EngineBenchReport& r) {
 nlohmann::json engine_bench_json(const EngineBenchReport& r) {
   nlohmann::json runs = nlohmann::json::array();
   for (const ConcurrencyResult& c : r.runs) {
-    runs.push_back({{"stages", c.n_stages}, {"batch_groups", c.n_groups}, {"concurrency", c.concurrency},
+    runs.push_back({{"stages", c.n_stages}, {"batch_groups", c.n_groups}, {"joined_groups", c.joined_groups},
+                    {"concurrency", c.concurrency},
                     {"tokens", c.n_tokens}, {"wall_s", c.wall_s}, {"total_tok_s", c.total_tok_s},
                     {"per_request_tok_s", c.per_request_tok_s}, {"ttft_median_s", c.ttft_median_s},
                     {"ttft_max_s", c.ttft_max_s}, {"stage_busy", c.stage_busy}});

@@ -17,10 +17,17 @@
 
 namespace strata {
 
+// One engine layout to measure: --stages, --batch-groups and --join-groups.
+struct EngineLayout {
+  int n_stages = 1;
+  int n_groups = 1;
+  bool join_groups = true;
+};
+
 struct EngineBenchOptions {
   std::string model_path;
   std::vector<int> concurrency = {1, 2, 4, 8};
-  std::vector<std::pair<int, int>> layouts = {{1, 1}, {2, 2}};  // (stages, batch groups)
+  std::vector<EngineLayout> layouts = {{1, 1, true}, {2, 2, true}, {2, 2, false}};
   int n_parallel = 0;               // 0: the largest concurrency
   int max_new = 64;                 // generated tokens per request (EOS ignored)
   int prompt_tokens = 64;           // per request in the concurrency runs
@@ -34,6 +41,7 @@ struct EngineBenchOptions {
 struct ConcurrencyResult {
   int n_stages = 1;
   int n_groups = 1;
+  bool joined_groups = false;       // the engine ran joined windows (more than one group, joined)
   int concurrency = 1;
   int n_tokens = 0;                 // generated, all requests
   double wall_s = 0.0;              // first submit to last finish
@@ -72,5 +80,8 @@ nlohmann::json engine_bench_json(const EngineBenchReport& report);
 
 // "1,2,4,8" -> {1, 2, 4, 8}; errors name the bad item.
 Result<std::vector<int>> parse_int_list(const std::string& text, const std::string& flag);
+// "1x1,2x2,2x2p" -> layouts: STAGESxGROUPS, joined; a trailing p: groups pipelined
+// (--join-groups off). Errors name the bad item.
+Result<std::vector<EngineLayout>> parse_layouts(const std::string& text, const std::string& flag);
 
 }  // namespace strata

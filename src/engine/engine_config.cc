@@ -106,7 +106,8 @@ Result<EngineConfig> resolve_engine_config(const EngineOptions& options, const H
     int room = std::max(blocks_per_seq, o.n_parallel * blocks_per_seq / 4);
     c.n_kv_blocks = o.n_parallel * blocks_per_seq + room;
   }
-  c.max_window_rows = c.slots_per_group + o.prefill_chunk;
+  c.join_groups = o.join_groups && o.n_groups > 1;
+  c.max_window_rows = (c.join_groups ? o.n_parallel : c.slots_per_group) + o.prefill_chunk;
   c.stages = plan_stages(o.n_stages, hp.n_layer, o.n_threads);
   return c;
 }

@@ -21,10 +21,11 @@ struct StagePlan {
 struct EngineConfig {
   EngineOptions options;        // with n_ctx, n_groups and n_threads resolved
   int slots_per_group = 1;
+  bool join_groups = false;     // options.join_groups and more than one group
   KvLayout kv_layout;
   size_t kv_block_bytes = 0;
   int n_kv_blocks = 0;
-  int max_window_rows = 0;      // decode rows of a full group + a prefill chunk
+  int max_window_rows = 0;      // decode rows of every slot in a window + a prefill chunk
   std::vector<StagePlan> stages;
   int group_of(int slot) const { return slot / slots_per_group; }
 };

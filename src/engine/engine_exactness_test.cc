@@ -10,11 +10,14 @@
 namespace strata::testing {
 namespace {
 
-EngineOptions options(int parallel, int stages = 1, int groups = 0) {
+enum class Windows { kJoined, kPipelined };
+
+EngineOptions options(int parallel, int stages = 1, int groups = 0, Windows windows = Windows::kJoined) {
   EngineOptions o;
   o.n_parallel = parallel;
   o.n_stages = stages;
   o.n_groups = groups;
+  o.join_groups = windows == Windows::kJoined;
   o.n_threads = stages;
   return o;
 }
@@ -25,25 +28,27 @@ std::vector<GenerateRequest> requests(int n, int max_tokens) {
   return out;
 }
 
-int max_decode_rows(Harness& h) {
-  std::lock_guard<std::mutex> lock(h.observer().mu);
-  int n = 0;
-  for (const StepRecord& s : h.observer().steps) n = std::max(n, s.n_decode_rows);
-  return n;
-}
+// What the windows of a run held at most.
+struct WindowPeaks {
+  int decode_rows = 0;
+  int groups = 0;  // groups with rows in one window
+};
 
-// Submits all requests at once and checks each against its solo run. Returns the largest
-// number of decode rows any window held.
-int expect_all_match_solo(EngineOptions o, const std::vector<GenerateRequest>& rs, const std::string& what) {
+// Submits all requests at once and checks each against its solo run.
+WindowPeaks expect_all_match_solo(EngineOptions o, const std::vector<GenerateRequest>& rs, const std::string& what) {
   std::vector<Output> solo;
   for (const auto& r : rs) solo.push_back(run_solo(r));
   Harness h(o);
   EXPECT_TRUE(h.ok());
-  if (!h.ok()) return 0;
+  if (!h.ok()) return {};
   std::vector<RequestId> ids;
   for (const auto& r : rs) ids.push_back(h.submit(r));
   for (size_t i = 0; i < rs.size(); ++i) expect_identical(h.wait(ids[i]), solo[i], what + " request " + std::to_string(i));
-  return max_decode_rows(h);
+  WindowPeaks peaks;
+  peaks.groups = h.observer().max_groups_per_window();
+  std::lock_guard<std::mutex> lock(h.observer().mu);
+  for (const StepRecord& s : h.observer().steps) peaks.decode_rows = std::max(peaks.decode_rows, s.n_decode_rows);
+  return peaks;
 }
 
 TEST(EngineExactness, GreedyMatchesTheGoldenContinuation) {
@@ -63,33 +68,54 @@ TEST(EngineExactness, GreedyMatchesTheGoldenContinuation) {
 
 TEST(EngineExactness, EightSlotsAllActive) {
   // Long enough generations that all eight decode together in some window.
-  EXPECT_EQ(expect_all_match_solo(options(8), requests(8, 40), "8 of 8"), 8);
+  EXPECT_EQ(expect_all_match_solo(options(8), requests(8, 40), "8 of 8").decode_rows, 8);
 }
 
 TEST(EngineExactness, ThreeOfEightSlotsActive) {
   // Idle slots add no rows: no window ever holds more than the three active slots.
-  EXPECT_LE(expect_all_match_solo(options(8), requests(3, 12), "3 of 8"), 3);
+  EXPECT_LE(expect_all_match_solo(options(8), requests(3, 12), "3 of 8").decode_rows, 3);
 }
 
-TEST(EngineExactness, TwoStagesTwoGroups) {
-  EXPECT_LE(expect_all_match_solo(options(8, 2, 2), requests(6, 10), "S2 G2"), 4);
+TEST(EngineExactness, TwoStagesTwoGroupsPipelined) {
+  // Each group's window holds only its own slots (4 of 8) and flows through the stages.
+  WindowPeaks p = expect_all_match_solo(options(8, 2, 2, Windows::kPipelined), requests(6, 10), "S2 G2 pipelined");
+  EXPECT_LE(p.decode_rows, 4);
+  EXPECT_EQ(p.groups, 1);
 }
 
-TEST(EngineExactness, TwoStagesFourGroups) {
-  EXPECT_LE(expect_all_match_solo(options(8, 2, 4), requests(8, 10), "S2 G4"), 2);
+TEST(EngineExactness, TwoStagesFourGroupsPipelined) {
+  WindowPeaks p = expect_all_match_solo(options(8, 2, 4, Windows::kPipelined), requests(8, 10), "S2 G4 pipelined");
+  EXPECT_LE(p.decode_rows, 2);
+  EXPECT_EQ(p.groups, 1);
+}
+
+TEST(EngineExactness, TwoStagesTwoGroupsJoined) {
+  // The allocator spreads the six requests over both groups; joined windows hold both.
+  WindowPeaks p = expect_all_match_solo(options(8, 2, 2), requests(6, 40), "S2 G2 joined");
+  EXPECT_EQ(p.decode_rows, 6);
+  EXPECT_EQ(p.groups, 2);
+}
+
+TEST(EngineExactness, TwoStagesFourGroupsJoined) {
+  WindowPeaks p = expect_all_match_solo(options(8, 2, 4), requests(8, 40), "S2 G4 joined");
+  EXPECT_EQ(p.decode_rows, 8);
+  EXPECT_EQ(p.groups, 4);
 }
 
 TEST(EngineExactness, StaggeredAdmissionsWhileOthersDecode) {
   auto rs = requests(5, 14);
   std::vector<Output> solo;
   for (const auto& r : rs) solo.push_back(run_solo(r));
-  Harness h(options(4, 2, 2));
-  std::vector<RequestId> ids;
-  for (size_t i = 0; i < rs.size(); ++i) {
-    ids.push_back(h.submit(rs[i]));
-    h.wait_tokens(ids.back(), 3);  // the next one arrives while this one decodes
+  for (Windows windows : {Windows::kJoined, Windows::kPipelined}) {
+    const std::string what = windows == Windows::kJoined ? "staggered, joined " : "staggered, pipelined ";
+    Harness h(options(4, 2, 2, windows));
+    std::vector<RequestId> ids;
+    for (size_t i = 0; i < rs.size(); ++i) {
+      ids.push_back(h.submit(rs[i]));
+      h.wait_tokens(ids.back(), 3);  // the next one arrives while this one decodes
+    }
+    for (size_t i = 0; i < rs.size(); ++i) expect_identical(h.wait(ids[i]), solo[i], what + std::to_string(i));
   }
-  for (size_t i = 0; i < rs.size(); ++i) expect_identical(h.wait(ids[i]), solo[i], "staggered " + std::to_string(i));
 }
 
 TEST(EngineExactness, LongPromptReadInChunksBesideDecodingSlots) {
@@ -135,7 +161,8 @@ TEST(EngineExactness, SeededSamplingMatchesSoloInEveryConfiguration) {
     rs[i].sampling.repeat_penalty = 1.1f;
   }
   expect_all_match_solo(options(6), rs, "seeded, 1 stage");
-  expect_all_match_solo(options(6, 2, 2), rs, "seeded, S2 G2");
+  expect_all_match_solo(options(6, 2, 2), rs, "seeded, S2 G2 joined");
+  expect_all_match_solo(options(6, 2, 2, Windows::kPipelined), rs, "seeded, S2 G2 pipelined");
   // The draw really depends on the seed.
   GenerateRequest other = rs[0];
   other.sampling.seed = 7;

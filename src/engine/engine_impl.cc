@@ -43,14 +43,19 @@ Status EngineImpl::start() {
   kv.park_capacity_bytes = static_cast<uint64_t>(o.park_mib) << 20;
   STRATA_ASSIGN_OR_RETURN(kv_, KvCache::Create(kv));
 
-  for (int g = 0; g < o.n_groups; ++g) {
-    windows_.push_back(std::make_unique<Window>(g, g * config_.slots_per_group, config_.slots_per_group,
-                                                config_.max_window_rows, hp.n_embd, hp.n_vocab));
+  if (config_.join_groups) {
+    windows_.push_back(std::make_unique<Window>(kAllGroups, 0, o.n_parallel, o.n_groups, config_.max_window_rows,
+                                                hp.n_embd, hp.n_vocab));
+  } else {
+    for (int g = 0; g < o.n_groups; ++g) {
+      windows_.push_back(std::make_unique<Window>(g, g * config_.slots_per_group, config_.slots_per_group,
+                                                  o.n_groups, config_.max_window_rows, hp.n_embd, hp.n_vocab));
+    }
   }
-  in_flight_.assign(o.n_groups, false);
+  in_flight_.assign(windows_.size(), false);
   slots_.resize(o.n_parallel);
   for (int s = 0; s < o.n_parallel; ++s) slots_[s].group = config_.group_of(s);
-  work_.resize(config_.slots_per_group);
+  work_.resize(windows_[0]->slot_rows.size());
   candidates_.resize(o.n_parallel);
   incoming_.reserve(o.max_queue);
   pipeline_ = std::make_unique<StagePipeline>(*model_, *kv_, config_.stages, config_.max_window_rows, o.n_ctx,
@@ -62,12 +67,15 @@ Status EngineImpl::start() {
   snapshot_.n_parallel = o.n_parallel;
   snapshot_.n_groups = o.n_groups;
   snapshot_.n_stages = o.n_stages;
+  snapshot_.joined_groups = config_.join_groups;
   snapshot_.n_threads = o.n_threads;
   snapshot_.slots.resize(o.n_parallel);
   snapshot_.kv.dtype = o.kv_type;
   publish_snapshot();
-  STRATA_LOG_INFO("engine: {} slots in {} groups, {} stages, {} threads, context {}, K/V {} x {} tokens ({} MiB {})",
-                  o.n_parallel, o.n_groups, o.n_stages, o.n_threads, o.n_ctx, config_.n_kv_blocks,
+  const char* windows = config_.join_groups ? " (joined windows)" : (o.n_groups > 1 ? " (pipelined)" : "");
+  STRATA_LOG_INFO("engine: {} slots in {} groups{}, {} stages, {} threads, context {}, K/V {} x {} tokens ({} MiB {})",
+                  o.n_parallel, o.n_groups, windows, o.n_stages,
+                  o.n_threads, o.n_ctx, config_.n_kv_blocks,
                   o.kv_block_tokens, (config_.n_kv_blocks * config_.kv_block_bytes) >> 20, o.kv_type);
   thread_ = std::thread([this] { run(); });
   return Status::Ok();

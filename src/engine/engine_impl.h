@@ -1,7 +1,8 @@
 // EngineImpl: the Engine behind engine.h. One engine thread runs the scheduler: it admits
-// waiting requests into slots (slot_allocator.h), builds each group's window
-// (window.h), launches it into the stage pipeline (stage_pipeline.h), and when the
-// window comes back samples the next tokens, sends events and frees finished slots.
+// waiting requests into slots (slot_allocator.h), builds each group's window, or one
+// joined window for all groups (window.h, EngineOptions::join_groups), launches it into
+// the stage pipeline (stage_pipeline.h), and when the window comes back samples the next
+// tokens, sends events and frees finished slots.
 //
 // Owns the model, tokenizer, chat template, K/V cache, pipeline, windows and slots. The
 // slots, K/V cache and request states belong to the engine thread; public methods only
@@ -65,8 +66,8 @@ class EngineImpl final : public Engine {
   void abort_waiting(PendingRequest& p);
   void admit_waiting();
   bool admit(int slot, PendingRequest& pending);
-  void launch_idle_groups();
-  void launch(int group);
+  void launch_ready_windows();
+  void launch(int window);
   void complete(Window* w);
   void accept_logits(Window* w);
   void finish_slot(int slot, FinishReason reason);
@@ -74,7 +75,8 @@ class EngineImpl final : public Engine {
   std::unique_ptr<RequestState> release_slot(int slot);
   void abort_everything();
   void publish_snapshot();
-  int n_active(int group) const;
+  // The index in windows_ of the window that holds this slot's rows.
+  int window_of(int slot) const { return config_.join_groups ? 0 : config_.group_of(slot); }
   bool any_in_flight() const;
 
   EngineConfig config_;
@@ -84,8 +86,8 @@ class EngineImpl final : public Engine {
   std::unique_ptr<KvCache> kv_;
   std::unique_ptr<StagePipeline> pipeline_;
   EngineInbox inbox_;
-  std::vector<std::unique_ptr<Window>> windows_;  // one per group
-  std::vector<bool> in_flight_;
+  std::vector<std::unique_ptr<Window>> windows_;  // one per group, or one joined window
+  std::vector<bool> in_flight_;                   // per window
   std::vector<Slot> slots_;
   std::vector<SlotWork> work_;                    // builder input, reused
   std::vector<SlotCandidate> candidates_;         // allocator input, reused

@@ -32,7 +32,7 @@ TEST(EngineInbox, BoundsTheWaitingRequestsUntilTheyLeaveTheQueue) {
 
 TEST(EngineInbox, WindowsComeBackInOrder) {
   EngineInbox inbox(1, 3);
-  Window a(0, 0, 1, 1, 1, 1), b(1, 1, 1, 1, 1, 1);
+  Window a(0, 0, 1, 2, 1, 1, 1), b(1, 1, 1, 2, 1, 1, 1);
   inbox.push_window(&a);
   inbox.push_window(&b);
   EXPECT_EQ(inbox.pop_window(), &a);

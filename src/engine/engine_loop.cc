@@ -34,7 +34,7 @@ bool EngineImpl::turn() {
   } else {
     admit_waiting();
   }
-  launch_idle_groups();
+  launch_ready_windows();
   publish_snapshot();
   return true;
 }
@@ -89,7 +89,7 @@ void EngineImpl::apply_cancel(RequestId id) {
     if (!slot.request || slot.request->id() != id) continue;
     // A slot whose window is in flight is still in use by the stages: finish it when the
     // window returns.
-    if (in_flight_[slot.group]) {
+    if (in_flight_[window_of(s)]) {
       slot.cancel_pending = true;
     } else {
       finish_slot(s, FinishReason::kAbort);
@@ -133,25 +133,18 @@ bool EngineImpl::admit(int slot_index, PendingRequest& pending) {
   return true;
 }
 
-int EngineImpl::n_active(int group) const {
-  int n = 0;
-  for (int s = group * config_.slots_per_group; s < (group + 1) * config_.slots_per_group; ++s) {
-    if (slots_[s].request) ++n;
-  }
-  return n;
-}
-
-void EngineImpl::launch_idle_groups() {
-  for (int g = 0; g < config_.options.n_groups; ++g) {
-    if (!in_flight_[g] && n_active(g) > 0) launch(g);
+void EngineImpl::launch_ready_windows() {
+  for (int i = 0; i < static_cast<int>(windows_.size()); ++i) {
+    if (!in_flight_[i]) launch(i);
   }
 }
 
-void EngineImpl::launch(int group) {
-  Window* w = windows_[group].get();
-  const int first = group * config_.slots_per_group;
+void EngineImpl::launch(int index) {
+  Window* w = windows_[index].get();
+  const int first = w->first_slot;
+  const int n = static_cast<int>(w->slot_rows.size());
   for (;;) {
-    for (int i = 0; i < config_.slots_per_group; ++i) {
+    for (int i = 0; i < n; ++i) {
       const Slot& s = slots_[first + i];
       SlotWork& work = work_[i];
       work.state = s.request ? s.state : SlotState::kIdle;
@@ -160,10 +153,10 @@ void EngineImpl::launch(int group) {
       work.tokens = s.request ? s.request->tokens() : std::span<const int32_t>();
       work.admission = s.admission;
     }
-    build_window(work_, config_.options.prefill_chunk, w);
+    build_window(std::span<const SlotWork>(work_.data(), n), config_.options.prefill_chunk, w);
     if (w->rows.empty()) return;
     bool all_grown = true;
-    for (int i = 0; i < config_.slots_per_group && all_grown; ++i) {
+    for (int i = 0; i < n && all_grown; ++i) {
       if (w->slot_rows[i] == 0) continue;
       Status st = kv_->grow(first + i, slots_[first + i].n_past + w->slot_rows[i]);
       if (!st.ok()) {
@@ -173,36 +166,42 @@ void EngineImpl::launch(int group) {
     }
     if (all_grown) break;
   }
+  std::fill(w->group_rows.begin(), w->group_rows.end(), 0);
+  for (int i = 0; i < n; ++i) w->group_rows[slots_[first + i].group] += w->slot_rows[i];
   w->launched_s = monotonic_s();
-  in_flight_[group] = true;
+  in_flight_[index] = true;
+  // Alone: no slot outside this window has work, so nothing could overlap with it.
   bool alone = true;
-  for (int g = 0; g < config_.options.n_groups; ++g) alone = alone && (g == group || n_active(g) == 0);
+  for (int s = 0; s < static_cast<int>(slots_.size()) && alone; ++s) {
+    alone = (s >= first && s < first + n) || slots_[s].request == nullptr;
+  }
   pipeline_->launch(w, alone);
 }
 
 void EngineImpl::complete(Window* w) {
-  const int group = w->group;
-  const int first = group * config_.slots_per_group;
-  in_flight_[group] = false;
+  const int first = w->first_slot;
+  const int n = static_cast<int>(w->slot_rows.size());
+  in_flight_[window_of(first)] = false;
   ++steps_;
-  for (int i = 0; i < config_.slots_per_group; ++i) {
+  for (int i = 0; i < n; ++i) {
     if (w->slot_rows[i] == 0) continue;
     Slot& s = slots_[first + i];
     s.n_past += w->slot_rows[i];
     kv_->publish(first + i, s.request->tokens(), s.n_past);
   }
   accept_logits(w);
-  for (int i = 0; i < config_.slots_per_group; ++i) {
+  for (int i = 0; i < n; ++i) {
     if (slots_[first + i].cancel_pending) finish_slot(first + i, FinishReason::kAbort);
   }
   const double now = monotonic_s();
   rates_.record(now, w->n_decode_rows, w->n_prefill_rows);
   if (config_.options.observer) {
     StepRecord step;
-    step.group = group;
+    step.group = w->group;
     step.n_rows = static_cast<int>(w->rows.size());
     step.n_prefill_rows = w->n_prefill_rows;
     step.n_decode_rows = w->n_decode_rows;
+    if (w->group == kAllGroups) step.group_rows = w->group_rows;
     config_.options.observer->on_step(step);
   }
 }
@@ -256,7 +255,7 @@ void EngineImpl::abort_everything() {
   // The stages may still hold windows; their slots' K/V must stay put until they return.
   while (any_in_flight()) {
     inbox_.wait(-1.0);
-    while (Window* w = inbox_.pop_window()) in_flight_[w->group] = false;
+    while (Window* w = inbox_.pop_window()) in_flight_[window_of(w->first_slot)] = false;
   }
   for (int s = 0; s < static_cast<int>(slots_.size()); ++s) {
     if (slots_[s].request) finish_slot(s, FinishReason::kAbort);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <map>
@@ -43,16 +44,43 @@ class RecordingObserver : public EngineObserver {
     std::lock_guard<std::mutex> lock(mu);
     records.push_back(record);
   }
+  // Keeps each step's rows per group (the record's span is valid only during the call).
   void on_step(const StepRecord& step) override {
     std::lock_guard<std::mutex> lock(mu);
-    steps.push_back(step);
+    StepRecord kept = step;
+    kept.group_rows = {};
+    steps.push_back(kept);
+    std::vector<int>& rows = step_group_rows.emplace_back(step.group_rows.begin(), step.group_rows.end());
+    if (step.group >= 0) {
+      rows.assign(step.group + 1, 0);
+      rows[step.group] = step.n_rows;
+    }
+  }
+  // Windows each group had rows in (a joined window counts for every group in it).
+  std::vector<int> windows_per_group(int n_groups) {
+    std::lock_guard<std::mutex> lock(mu);
+    std::vector<int> n(n_groups, 0);
+    for (const std::vector<int>& rows : step_group_rows) {
+      for (size_t g = 0; g < rows.size(); ++g) n.at(g) += rows[g] > 0;
+    }
+    return n;
+  }
+  // The most groups that had rows in one window.
+  int max_groups_per_window() {
+    std::lock_guard<std::mutex> lock(mu);
+    int most = 0;
+    for (const std::vector<int>& rows : step_group_rows) {
+      most = std::max(most, static_cast<int>(std::count_if(rows.begin(), rows.end(), [](int r) { return r > 0; })));
+    }
+    return most;
   }
   std::mutex mu;
   int n_queued = 0;
   int n_tokens = 0;
   int n_first_tokens = 0;
   std::vector<RequestRecord> records;
-  std::vector<StepRecord> steps;
+  std::vector<StepRecord> steps;            // group_rows left empty: see step_group_rows
+  std::vector<std::vector<int>> step_group_rows;  // rows per group of each step
 };
 
 // Owns an engine whose logits tap and callbacks feed per-request Outputs.

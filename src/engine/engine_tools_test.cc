@@ -60,21 +60,40 @@ TEST(EngineBench, ParsesConcurrencyLists) {
   EXPECT_FALSE(parse_int_list("0", "--concurrency").ok());
 }
 
+TEST(EngineBench, ParsesLayoutsJoinedOrPipelined) {
+  auto l = parse_layouts("1x1,2x2,2x4p", "--layouts");
+  ASSERT_TRUE(l.ok()) << l.status().ToString();
+  ASSERT_EQ(l->size(), 3u);
+  EXPECT_EQ((*l)[1].n_stages, 2);
+  EXPECT_EQ((*l)[1].n_groups, 2);
+  EXPECT_TRUE((*l)[1].join_groups);
+  EXPECT_EQ((*l)[2].n_groups, 4);
+  EXPECT_FALSE((*l)[2].join_groups);
+  for (const char* bad : {"2x", "x2", "2x2q", "2x2pp", "0x1", "1x1,", "two"}) {
+    auto r = parse_layouts(bad, "--layouts");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--layouts"), std::string::npos) << r.status().message();
+  }
+}
+
 TEST(EngineBench, MeasuresEveryLayoutAndTheCachedFollowUp) {
   EngineBenchOptions o;
   o.model_path = stories_path();
   o.concurrency = {1, 2};
-  o.layouts = {{1, 1}, {2, 2}, {9, 1}};  // stories260K has 5 layers: 9 stages are refused
+  o.layouts = {{1, 1}, {2, 2, true}, {2, 2, false}, {9, 1}};  // 5 layers: 9 stages are refused
   o.max_new = 4;
   o.prompt_tokens = 20;
   o.cache_prompt_tokens = 100;
   o.n_threads = 2;
   auto r = run_engine_bench(o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  ASSERT_EQ(r->runs.size(), 4u);
+  ASSERT_EQ(r->runs.size(), 6u);
   EXPECT_EQ(r->runs[3].n_stages, 2);
   EXPECT_EQ(r->runs[3].concurrency, 2);
   EXPECT_EQ(r->runs[3].n_tokens, 8);
+  EXPECT_FALSE(r->runs[0].joined_groups);  // one group: nothing to join
+  EXPECT_TRUE(r->runs[3].joined_groups);
+  EXPECT_FALSE(r->runs[5].joined_groups);
   ASSERT_EQ(r->notes.size(), 1u);
   EXPECT_NE(r->notes[0].find("--stages 9"), std::string::npos);
   ASSERT_TRUE(r->has_cache);
@@ -82,7 +101,8 @@ TEST(EngineBench, MeasuresEveryLayoutAndTheCachedFollowUp) {
   EXPECT_GT(r->cache.restored_tokens, 96);
   EXPECT_TRUE(r->cache.identical);
   EXPECT_NE(format_engine_bench(*r).find("after restart"), std::string::npos);
-  EXPECT_EQ(engine_bench_json(*r)["runs"].size(), 4u);
+  EXPECT_EQ(engine_bench_json(*r)["runs"].size(), 6u);
+  EXPECT_EQ(engine_bench_json(*r)["runs"][5]["joined_groups"], false);
 }
 
 }  // namespace

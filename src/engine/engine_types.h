@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -98,6 +99,7 @@ struct EngineSnapshot {
   int n_parallel = 0;
   int n_groups = 0;
   int n_stages = 0;
+  bool joined_groups = false;         // one joined window per step (EngineOptions::join_groups)
   int n_threads = 0;
   int n_running = 0;
   int n_waiting = 0;
@@ -126,12 +128,15 @@ struct RequestRecord {
   int slot = -1;
 };
 
-// What one engine step did (one window of one group through all stages).
+// What one engine step did (one window through all stages).
 struct StepRecord {
-  int group = 0;
+  int group = 0;                    // the window's group; -1: a joined window (every group)
   int n_rows = 0;
   int n_prefill_rows = 0;
   int n_decode_rows = 0;
+  // A joined window's rows per group (index = group); valid only during on_step. Empty for
+  // one group's window, whose rows all belong to `group`.
+  std::span<const int> group_rows;
 };
 
 // Receives engine events, on the engine's threads. Implementations must be quick and

@@ -106,7 +106,30 @@ void StagePipeline::process(int index, Window* w, ThreadPool& pool) {
   }
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   st.busy_ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
-  group_busy_ns_[w->group].fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+  add_group_busy(*w, static_cast<uint64_t>(ns));
+}
+
+void StagePipeline::add_group_busy(const Window& w, uint64_t ns) {
+  if (w.group != kAllGroups) {
+    group_busy_ns_[w.group].fetch_add(ns, std::memory_order_relaxed);
+    return;
+  }
+  // A joined window's time is shared by rows; the last group with rows takes the rounding,
+  // so the groups still add up to the stage's time.
+  uint64_t n_rows = 0;
+  int last = -1;
+  for (int g = 0; g < n_groups_; ++g) {
+    n_rows += static_cast<uint64_t>(w.group_rows[g]);
+    if (w.group_rows[g] > 0) last = g;
+  }
+  if (last < 0) return;
+  uint64_t given = 0;
+  for (int g = 0; g < last; ++g) {
+    const uint64_t share = ns * static_cast<uint64_t>(w.group_rows[g]) / n_rows;
+    group_busy_ns_[g].fetch_add(share, std::memory_order_relaxed);
+    given += share;
+  }
+  group_busy_ns_[last].fetch_add(ns - given, std::memory_order_relaxed);
 }
 
 void StagePipeline::run_stage(int index) {

@@ -14,14 +14,18 @@
 // pipelining a window also waits in a stage's queue behind other groups' windows, and that
 // wait is not work for this group. A group has at most one window in flight and a window is
 // in one stage at a time, so the per-group sums never double-count, and over all groups
-// they add up to the stages' sum.
+// they add up to the stages' sum. A joined window (every group's rows) shares its time
+// among the groups in proportion to their rows.
 //
 // Solo windows: when a window is launched while no other is in flight and no other group has
-// work (the engine says so), there is nothing to overlap with, so stage 0's thread runs all the stages' layers for it on a pool of every
-// stage's cores (busy time still goes to the stage whose layers ran). A window launched
-// meanwhile waits in stage 0's queue and the pipeline resumes behind it. A lone request thus
-// uses the whole machine instead of one stage's share; the kernels are thread-count
-// invariant, so its bits are the same either way.
+// work (the engine says so), there is nothing to overlap with, so stage 0's thread runs all
+// the stages' layers for it on a pool of every stage's cores (busy time still goes to the
+// stage whose layers ran). A window launched meanwhile waits in stage 0's queue and the
+// pipeline resumes behind it. A lone request thus uses the whole machine instead of one
+// stage's share; the kernels are thread-count invariant, so its bits are the same either way.
+//
+// A joined window (every group's rows, EngineOptions::join_groups) is launched only when
+// nothing is in flight, so it always runs solo.
 //
 // Owns the stage threads, their pools and scratch. launch() is called by the engine
 // thread; `done` is called on the last stage's thread and must be quick. A single stage
@@ -72,6 +76,8 @@ class StagePipeline {
   // Runs stage index's layers on w (embedding first / logits last where it applies).
   void process(int index, Window* w, ThreadPool& pool);
   void push(int stage, Window* w);
+  // Adds a window's compute time to its group, or shares it by rows among a joined window's.
+  void add_group_busy(const Window& w, uint64_t ns);
   void finish(Window* w);
 
   const Model& model_;

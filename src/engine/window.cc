@@ -4,10 +4,11 @@
 
 namespace strata {
 
-Window::Window(int group_index, int first, int n_slots, int max_rows, int n_embd, int n_vocab)
+Window::Window(int group_index, int first, int n_slots, int n_groups, int max_rows, int n_embd, int n_vocab)
     : group(group_index),
       first_slot(first),
       slot_rows(n_slots, 0),
+      group_rows(n_groups, 0),
       hidden(static_cast<size_t>(max_rows) * n_embd * sizeof(float)),
       logits(static_cast<size_t>(n_slots) * n_vocab * sizeof(float)) {
   rows.reserve(max_rows);

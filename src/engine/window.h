@@ -1,10 +1,11 @@
-// Window: the rows one group sends through the pipeline in one engine step, and the
-// buffers that travel with them (hidden states between stages, logits back to the engine).
+// Window: the rows one group (or, joined, every group) sends through the pipeline in one
+// engine step, and the buffers that travel with them (hidden states between stages, logits
+// back to the engine).
 //
-// One Window per group, allocated once at start-up for the largest possible window, and
-// reused every step: building and running a window allocates nothing. A group has at
-// most one window in flight, so its Window is owned by the engine thread while building
-// and sampling, and by the stage threads while in flight (handed over through queues).
+// The engine allocates its windows once at start-up for the largest possible window and
+// reuses them every step: building and running a window allocates nothing. A window is
+// owned by the engine thread while building and sampling, and by the stage threads while
+// in flight (handed over through queues); a slot is in at most one window in flight.
 #pragma once
 
 #include <cstdint>
@@ -26,14 +27,19 @@ struct SlotWork {
   uint64_t admission = 0;           // order of admission: older prompts are read first
 };
 
-struct Window {
-  Window(int group, int first_slot, int n_slots, int max_rows, int n_embd, int n_vocab);
+// Window::group of a joined window: it holds the slots of every group (see
+// EngineOptions::join_groups).
+inline constexpr int kAllGroups = -1;
 
-  int group = 0;
+struct Window {
+  Window(int group, int first_slot, int n_slots, int n_groups, int max_rows, int n_embd, int n_vocab);
+
+  int group = 0;                  // or kAllGroups
   int first_slot = 0;
   std::vector<Row> rows;          // decode rows in slot order, then prompt rows
   std::vector<int> logit_slots;   // the slot of each want_logits row, in row order
-  std::vector<int> slot_rows;     // rows this window holds per slot of the group
+  std::vector<int> slot_rows;     // rows this window holds per slot, from first_slot on
+  std::vector<int> group_rows;    // rows per group (index = group), set by the engine at launch
   int n_prefill_rows = 0;
   int n_decode_rows = 0;
   AlignedBuffer hidden;           // max_rows x n_embd floats
@@ -45,7 +51,7 @@ struct Window {
   float* logits_row(int i, int n_vocab) { return logits.as<float>() + static_cast<size_t>(i) * n_vocab; }
 };
 
-// Fills w with the rows of one step for the group's slots (slots[i] is slot first_slot + i):
+// Fills w with the rows of one step for its slots (slots[i] is slot first_slot + i):
 //   - one row for every generating slot: its last token at position n_past, with logits;
 //   - then prompt rows for reading slots, oldest admission first, until prefill_chunk rows
 //     are used; the row of a prompt's last token asks for logits.

@@ -25,7 +25,7 @@ struct Fixture {
   }
   Window build(int first_slot, int chunk) {
     for (size_t i = 0; i < slots.size(); ++i) slots[i].tokens = tokens[i];
-    Window w(0, first_slot, static_cast<int>(slots.size()), 64, 4, 8);
+    Window w(0, first_slot, static_cast<int>(slots.size()), 1, 64, 4, 8);
     build_window(slots, chunk, &w);
     return w;
   }

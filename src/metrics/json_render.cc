@@ -17,6 +17,7 @@ Json engine_json(const MetricsState& st, const EngineSnapshot& snap) {
               {"parallel", snap.n_parallel},
               {"groups", snap.n_groups},
               {"stages", snap.n_stages},
+              {"joined_groups", snap.joined_groups},
               {"threads", snap.n_threads},
               {"kv_block_tokens", snap.kv.block_tokens},
               {"kv_dtype", snap.kv.dtype},

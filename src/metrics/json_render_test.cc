@@ -95,7 +95,7 @@ TEST_F(JsonRender, GroupsCarryTheSnapshotsBusySeconds) {
   snap_.n_parallel = 4;
   snap_.n_groups = 2;
   snap_.group_busy_s = {1.25, 0.0};
-  st_.step({0, 3, 3, 0});
+  st_.step({0, 3, 3, 0, {}});
   json g = render()["groups"];
   ASSERT_EQ(g.size(), 2u);
   EXPECT_EQ(g[0]["group"], 0);
@@ -108,8 +108,30 @@ TEST_F(JsonRender, GroupsCarryTheSnapshotsBusySeconds) {
   EXPECT_EQ(g[1]["busy_s"], 0.0);
 }
 
+TEST_F(JsonRender, AJoinedWindowCountsForEveryGroupWithRowsInIt) {
+  snap_.n_parallel = 6;
+  snap_.n_groups = 3;
+  snap_.joined_groups = true;
+  snap_.group_busy_s = {0.5, 0.0, 0.25};
+  const std::vector<int> rows = {2, 0, 3};
+  StepRecord joined{-1, 5, 0, 5, {}};
+  joined.group_rows = rows;
+  st_.step(joined);
+  st_.step({2, 4, 4, 0, {}});
+  json j = render();
+  EXPECT_EQ(j["engine"]["joined_groups"], true);
+  json g = j["groups"];
+  ASSERT_EQ(g.size(), 3u);
+  EXPECT_EQ(g[0]["windows"], 1);
+  EXPECT_EQ(g[0]["rows"], 2);
+  EXPECT_EQ(g[1]["windows"], 0);
+  EXPECT_EQ(g[1]["rows"], 0);
+  EXPECT_EQ(g[2]["windows"], 2);
+  EXPECT_EQ(g[2]["rows"], 7);
+}
+
 TEST_F(JsonRender, NoBusySecondsWhenTheSnapshotHasNone) {
-  st_.step({0, 3, 3, 0});
+  st_.step({0, 3, 3, 0, {}});
   json g = render()["groups"];
   ASSERT_EQ(g.size(), 1u);
   EXPECT_EQ(g[0]["windows"], 1);

@@ -174,10 +174,19 @@ void MetricsState::request_finished(const RequestRecord& r) {
 void MetricsState::step(const StepRecord& s) {
   vllm.iteration_tokens.observe(s.n_rows);
   window_rows.observe(s.n_rows);
-  if (s.group < 0) return;
-  if (static_cast<size_t>(s.group) >= groups.size()) groups.resize(s.group + 1);
-  groups[s.group].windows += 1;
-  groups[s.group].rows += static_cast<uint64_t>(s.n_rows);
+  auto add = [&](int group, int n_rows) {
+    if (static_cast<size_t>(group) >= groups.size()) groups.resize(group + 1);
+    groups[group].windows += 1;
+    groups[group].rows += static_cast<uint64_t>(n_rows);
+  };
+  if (s.group >= 0) {
+    add(s.group, s.n_rows);
+    return;
+  }
+  // A joined window counts as a window of every group that had rows in it.
+  for (size_t g = 0; g < s.group_rows.size(); ++g) {
+    if (s.group_rows[g] > 0) add(static_cast<int>(g), s.group_rows[g]);
+  }
 }
 
 void MetricsState::http_request(std::string_view handler, std::string_view method, int status) {

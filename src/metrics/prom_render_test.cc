@@ -155,11 +155,11 @@ RequestRecord record(uint64_t id, FinishReason finish, double arrival, double sc
 void drive(MetricsState& st) {
   st.request_queued(1, 100.0);
   st.request_queued(2, 100.5);
-  st.step({0, 12, 12, 0});
+  st.step({0, 12, 12, 0, {}});
   st.token(1, 100.75, true);
   st.token(1, 100.875, false);
   st.token(1, 101.0, false);
-  st.step({1, 2, 0, 2});
+  st.step({1, 2, 0, 2, {}});
   st.request_finished(record(1, FinishReason::kStop, 100.0, 100.5, 100.75, 101.0, 12, 3, 3));
   st.request_finished(record(2, FinishReason::kAbort, 100.5, 0, 0, 102.0, 20, 0, 0));
   st.http_request("/v1/chat/completions", "POST", 200);
@@ -374,6 +374,12 @@ TEST_F(PromRender, StrataFamiliesShowTheSnapshot) {
   EXPECT_EQ(value_of(f["vllm:kv_cache_usage_perc"], "vllm:kv_cache_usage_perc"), "0.25");
   EXPECT_EQ(f["strata:stage_busy_seconds_total"].type, "counter");
   EXPECT_EQ(f["strata:window_rows"].type, "histogram");
+  const Family& engine = f["strata:engine_info"];
+  ASSERT_EQ(engine.samples.size(), 1u);
+  EXPECT_EQ(engine.samples[0].labels.at("stages"), "2");
+  EXPECT_EQ(engine.samples[0].labels.at("windows"), "per_group");
+  snap_.joined_groups = true;
+  EXPECT_EQ(render()["strata:engine_info"].samples.at(0).labels.at("windows"), "joined");
   const Family& info = f["vllm:cache_config_info"];
   ASSERT_EQ(info.samples.size(), 1u);
   EXPECT_EQ(info.samples[0].labels.at("block_size"), "16");

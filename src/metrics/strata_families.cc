@@ -12,14 +12,16 @@ void render_engine_and_live(PromWriter& w, std::span<const PromLabel> c, const M
   const std::string ctx = std::to_string(snap.n_ctx), par = std::to_string(snap.n_parallel),
                     grp = std::to_string(snap.n_groups), stg = std::to_string(snap.n_stages),
                     thr = std::to_string(snap.n_threads);
+  const std::string windows = snap.joined_groups ? "joined" : "per_group";
   const std::string& model = st.options.model_name.empty() ? snap.model_name : st.options.model_name;
-  const std::array<PromLabel, 8> info = {{{"model", model},
+  const std::array<PromLabel, 9> info = {{{"model", model},
                                           {"arch", snap.arch},
                                           {"version", st.options.version},
                                           {"context", ctx},
                                           {"parallel", par},
                                           {"groups", grp},
                                           {"stages", stg},
+                                          {"windows", windows},
                                           {"threads", thr}}};
   w.family("strata:engine_info", "gauge", "Engine configuration (value is 1).", c);
   w.sample(info, 1.0);

@@ -71,6 +71,7 @@ json status_json(const ServerState& state, const ServedModel& model, const Engin
   return {{"model", model.name},         {"arch", snap.arch},
           {"context", snap.n_ctx},       {"parallel", snap.n_parallel},
           {"groups", snap.n_groups},     {"stages", snap.n_stages},
+          {"joined_groups", snap.joined_groups},
           {"threads", snap.n_threads},   {"version", state.config().version},
           {"uptime_s", state.uptime_s()}, {"load", load}};
 }

@@ -67,7 +67,7 @@ def expected_families(n_ctx):
         "vllm:iteration_tokens_total": ("histogram", set(), ITERATION),
         "vllm:request_params_n": ("histogram", set(), [1, 2, 5, 10, 20]),
         "strata:engine_info": ("gauge", {"model", "arch", "version", "context", "parallel",
-                                         "groups", "stages", "threads"}, None),
+                                         "groups", "stages", "windows", "threads"}, None),
         "strata:live_state": ("gauge", {"state"}, None),
         "strata:live_running": ("gauge", set(), None),
         "strata:live_waiting": ("gauge", set(), None),
