@@ -24,15 +24,16 @@ if (!Number.isInteger(maxNew) || maxNew < 1 || levels.some((n) => !Number.isInte
   process.exit(2);
 }
 
-// One streaming request; resolves to its timings. Each request has its own prompt so no
-// server can answer it from another request's cache.
+// One streaming request; resolves to its timings. Each request has its own prompt, opening
+// with this run's id, so no server can answer it from another request's or run's cache.
+const runId = `${process.pid}-${Date.now()}`;
 async function one(i, level) {
   const start = performance.now();
   const res = await fetch(`${opt.url}/v1/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(opt['api-key'] ? { authorization: `Bearer ${opt['api-key']}` } : {}) },
     body: JSON.stringify({
-      model: 'any', prompt: `Request ${level}-${i}: once upon a time, in a town by the sea,`,
+      model: 'any', prompt: `Run ${runId}, request ${level}-${i}: once upon a time, in a town by the sea,`,
       max_tokens: maxNew, temperature: 0, ignore_eos: true, stream: true,
     }),
   });
