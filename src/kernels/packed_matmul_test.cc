@@ -1,6 +1,6 @@
 // Every packed layout (Q8_0, Q4_K, Q6_K): its scalar oracle computes the numbers of the plain
-// kernels, the AVX-512 kernel gives the oracle's bits for every batch size, rows are
-// batch-invariant, and only a table with the packed path packs.
+// kernels, every SIMD kernel reading it (AVX2: Q8_0; AVX-512: all) gives the oracle's bits
+// for every batch size, rows are batch-invariant, and only a table with the packed path packs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,6 +26,33 @@ std::vector<Shape> shapes(const PackedFormat& f) {
   return {{75, 2 * f.block}, {64, f.block}, {16, 3 * f.block}, {5, f.block}};
 }
 
+// Each row of any batch, on 1-3 threads, has the bits of the same row computed alone.
+void expect_rows_match_alone(const KernelTable& table, const PackedFormat& f) {
+  const Shape sh{75, 2 * f.block};
+  PackedWeights w(f, sh.n_out, sh.n_in, 8);
+  constexpr int kRows = 17;
+  const std::vector<float> x = testing::random_floats(kRows * sh.n_in, 9);
+  AlignedBuffer scratch;
+  ThreadPool single(1);
+  std::vector<float> alone(kRows * sh.n_out);
+  for (int r = 0; r < kRows; ++r) {
+    matmul_with_table(table, w.packed, x.data() + r * sh.n_in, 1, alone.data() + r * sh.n_out, scratch, single);
+  }
+  std::vector<std::unique_ptr<ThreadPool>> pools;
+  for (int n = 1; n <= 3; ++n) pools.push_back(std::make_unique<ThreadPool>(n));
+  for (int n_rows = 1; n_rows <= kRows; ++n_rows) {
+    std::vector<float> batch_x(n_rows * sh.n_in), batch_y(n_rows * sh.n_out);
+    std::vector<int> src(n_rows);
+    for (int i = 0; i < n_rows; ++i) src[i] = (n_rows * 5 + i * 7) % kRows;
+    for (int i = 0; i < n_rows; ++i) std::memcpy(&batch_x[i * sh.n_in], &x[src[i] * sh.n_in], sh.n_in * sizeof(float));
+    matmul_with_table(table, w.packed, batch_x.data(), n_rows, batch_y.data(), scratch, *pools[n_rows % 3]);
+    for (int i = 0; i < n_rows; ++i) {
+      ASSERT_EQ(0, std::memcmp(&batch_y[i * sh.n_out], &alone[src[i] * sh.n_out], sh.n_out * sizeof(float)))
+          << "row " << i << " of a batch of " << n_rows;
+    }
+  }
+}
+
 class PackedMatmul : public ::testing::TestWithParam<PackedFormat> {};
 
 TEST_P(PackedMatmul, OracleAgreesWithThePlainKernel) {
@@ -49,52 +76,35 @@ TEST_P(PackedMatmul, OracleAgreesWithThePlainKernel) {
   }
 }
 
-TEST_P(PackedMatmul, Avx512GivesTheOraclesBitsForEveryBatchSize) {
-  const KernelTable* avx512 = avx512_table();
-  if (avx512 == nullptr) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+TEST_P(PackedMatmul, SimdKernelsGiveTheOraclesBitsForEveryBatchSize) {
   const PackedFormat& f = GetParam();
+  const std::vector<const KernelTable*> tables = testing::packed_simd_tables(f);
+  if (tables.empty()) GTEST_SKIP() << "no SIMD table of this CPU reads " << f.name << " packed";
   const KernelTable oracle = f.oracle_table();
   ThreadPool pool(3);
   AlignedBuffer scratch;
-  for (const Shape& sh : shapes(f)) {
-    PackedWeights w(f, sh.n_out, sh.n_in, 5);
-    const std::vector<float> x = testing::random_floats(17 * sh.n_in, 6);
-    for (int n_rows = 1; n_rows <= 17; ++n_rows) {
-      std::vector<float> got(n_rows * sh.n_out, 7.0f), want(n_rows * sh.n_out);
-      matmul_with_table(*avx512, w.packed, x.data(), n_rows, got.data(), scratch, pool);
-      matmul_with_table(oracle, w.packed, x.data(), n_rows, want.data(), scratch, pool);
-      ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)))
-          << "n_out " << sh.n_out << " n_in " << sh.n_in << " rows " << n_rows;
+  for (const KernelTable* table : tables) {
+    for (const Shape& sh : shapes(f)) {
+      PackedWeights w(f, sh.n_out, sh.n_in, 5);
+      const std::vector<float> x = testing::random_floats(17 * sh.n_in, 6);
+      for (int n_rows = 1; n_rows <= 17; ++n_rows) {
+        std::vector<float> got(n_rows * sh.n_out, 7.0f), want(n_rows * sh.n_out);
+        matmul_with_table(*table, w.packed, x.data(), n_rows, got.data(), scratch, pool);
+        matmul_with_table(oracle, w.packed, x.data(), n_rows, want.data(), scratch, pool);
+        ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)))
+            << table->name << " n_out " << sh.n_out << " n_in " << sh.n_in << " rows " << n_rows;
+      }
     }
   }
 }
 
-TEST_P(PackedMatmul, Avx512RowsMatchThemselvesAloneInAnyBatchAndThreadCount) {
-  const KernelTable* avx512 = avx512_table();
-  if (avx512 == nullptr) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+TEST_P(PackedMatmul, SimdRowsMatchThemselvesAloneInAnyBatchAndThreadCount) {
   const PackedFormat& f = GetParam();
-  const Shape sh{75, 2 * f.block};
-  PackedWeights w(f, sh.n_out, sh.n_in, 8);
-  constexpr int kRows = 17;
-  const std::vector<float> x = testing::random_floats(kRows * sh.n_in, 9);
-  AlignedBuffer scratch;
-  ThreadPool single(1);
-  std::vector<float> alone(kRows * sh.n_out);
-  for (int r = 0; r < kRows; ++r) {
-    matmul_with_table(*avx512, w.packed, x.data() + r * sh.n_in, 1, alone.data() + r * sh.n_out, scratch, single);
-  }
-  std::vector<std::unique_ptr<ThreadPool>> pools;
-  for (int n = 1; n <= 3; ++n) pools.push_back(std::make_unique<ThreadPool>(n));
-  for (int n_rows = 1; n_rows <= kRows; ++n_rows) {
-    std::vector<float> batch_x(n_rows * sh.n_in), batch_y(n_rows * sh.n_out);
-    std::vector<int> src(n_rows);
-    for (int i = 0; i < n_rows; ++i) src[i] = (n_rows * 5 + i * 7) % kRows;
-    for (int i = 0; i < n_rows; ++i) std::memcpy(&batch_x[i * sh.n_in], &x[src[i] * sh.n_in], sh.n_in * sizeof(float));
-    matmul_with_table(*avx512, w.packed, batch_x.data(), n_rows, batch_y.data(), scratch, *pools[n_rows % 3]);
-    for (int i = 0; i < n_rows; ++i) {
-      ASSERT_EQ(0, std::memcmp(&batch_y[i * sh.n_out], &alone[src[i] * sh.n_out], sh.n_out * sizeof(float)))
-          << "row " << i << " of a batch of " << n_rows;
-    }
+  const std::vector<const KernelTable*> tables = testing::packed_simd_tables(f);
+  if (tables.empty()) GTEST_SKIP() << "no SIMD table of this CPU reads " << f.name << " packed";
+  for (const KernelTable* table : tables) {
+    SCOPED_TRACE(table->name);
+    expect_rows_match_alone(*table, f);
   }
 }
 
@@ -109,6 +119,30 @@ TEST_P(PackedMatmul, PackedOnlyByATableWithThePackedPath) {
 TEST(PackedMatmulTypes, Q8_0PacksToTheSameSizeWhenRowsFillWholeGroups) {
   EXPECT_EQ(packed_q8_0_bytes(64, 2048), *dtype_row_bytes(DType::kQ8_0, 2048) * 64);
   EXPECT_EQ(packed_q8_0_bytes(65, 2048), *dtype_row_bytes(DType::kQ8_0, 2048) * 80);  // padded group
+}
+
+TEST(PackedMatmulTypes, Q8_0ExtremeCodesAreExactOnEverySimdTable) {
+  // Codes -128 (even rows) and 127 (odd rows) against activations at +-127: the largest
+  // integer sums, and -128, whose magnitude only fits unsigned (the AVX2 sign trick).
+  const testing::PackedFormat f = testing::packed_format(DType::kQ8_0);
+  const std::vector<const KernelTable*> tables = testing::packed_simd_tables(f);
+  if (tables.empty()) GTEST_SKIP() << "no SIMD table of this CPU reads Q8_0 packed";
+  PackedWeights w(f, 20, 512, 12);
+  for (size_t blk = 0; blk < w.bytes.size(); blk += kPackedGroupBlockBytes) {
+    for (int h = 0; h < 16; ++h) {  // every scale 2^-10 (fp16 0x1400)
+      w.bytes[blk + 2 * h] = std::byte{0x00};
+      w.bytes[blk + 2 * h + 1] = std::byte{0x14};
+    }
+    for (size_t k = 0; k < 512; ++k) {  // stored as q + 128
+      const size_t row = (k % 64) / 4;
+      w.bytes[blk + 32 + k] = row % 2 == 0 ? std::byte{0x00} : std::byte{0xff};
+    }
+  }
+  for (const KernelTable* table : tables) {
+    const testing::OracleRuns runs = testing::run_against_oracle(*table, f, w.packed, testing::extreme_inputs(4, 512), 4);
+    EXPECT_EQ(0, std::memcmp(runs.got.data(), runs.want.data(), runs.got.size() * sizeof(float))) << table->name;
+    EXPECT_NE(0.0f, runs.want[0]);
+  }
 }
 
 TEST(PackedMatmulTypes, OtherTypesAreNeverPacked) {

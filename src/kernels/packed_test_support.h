@@ -38,6 +38,17 @@ struct PackedFormat {
   }
 };
 
+// The SIMD tables this CPU runs that read format f packed (avx2: Q8_0; avx512: all).
+inline std::vector<const KernelTable*> packed_simd_tables(const PackedFormat& f) {
+  std::vector<const KernelTable*> out;
+  for (const KernelTable* t : {avx2_table(), avx512_table()}) {
+    if (t == nullptr) continue;
+    KernelTable copy = *t;
+    if (f.slot(copy) != nullptr) out.push_back(t);
+  }
+  return out;
+}
+
 inline std::vector<PackedFormat> packed_formats() {
   return {
       {"Q8_0", DType::kQ8_0, packed_q8_0_bytes, pack_q8_0, reference::matmul_packed_q8_0_rows, 32},

@@ -19,7 +19,7 @@ constinit const KernelTable kAvx2Kernels{
     .matmul_packed_q4_k_rows = avx512::matmul_packed_q4_k,
     .matmul_packed_q6_k_rows = avx512::matmul_packed_q6_k,
 #else
-    .matmul_packed_q8_0_rows = nullptr,
+    .matmul_packed_q8_0_rows = avx2::matmul_packed_q8_0,
     .matmul_packed_q4_k_rows = nullptr,
     .matmul_packed_q6_k_rows = nullptr,
 #endif

@@ -1,6 +1,6 @@
-// The loop every packed AVX-512 kernel shares (avx512_packed_*.cc): row groups of 16 outputs
-// times tiles of up to kMaxRows input rows, and the masked store of a tile's accumulators.
-// `static inline` templates only, so nothing here can leak into baseline code.
+// What the packed AVX-512 kernels share (avx512_packed_*.cc) beyond the tile walk of
+// packed_tile_walk.h: the masked store of a tile's accumulators. `static inline` templates
+// only, so nothing here can leak into baseline code.
 #pragma once
 
 #include <immintrin.h>
@@ -8,47 +8,10 @@
 #include <cstdint>
 
 #include "kernels/kernel_table.h"
+#include "kernels/cpu/packed_tile_walk.h"
 #include "kernels/packed_q8.h"
 
 namespace strata::kernels::cpu::avx512 {
-
-// Calls tile.template operator()<n>(g, r) for the remaining n (< N + 1) rows.
-template <int N, class Tile>
-static inline void remainder_tile(int n, Tile& tile, int64_t g, int r) {
-  if constexpr (N >= 1) {
-    if (n == N) {
-      tile.template operator()<N>(g, r);
-      return;
-    }
-    remainder_tile<N - 1>(n, tile, g, r);
-  }
-}
-
-// Every row group touching [o_begin, o_end) against every input row, kMaxRows rows a tile:
-// tile.template operator()<NR>(g, r0) computes group g for input rows [r0, r0 + NR).
-template <int kMaxRows, class Tile>
-static inline void for_each_packed_tile(int64_t o_begin, int64_t o_end, int n_rows, Tile&& tile) {
-  const int64_t g_end = (o_end + kPackedGroupRows - 1) / kPackedGroupRows;
-  for (int64_t g = o_begin / kPackedGroupRows; g < g_end; ++g) {
-    int r = 0;
-    for (; r + kMaxRows <= n_rows; r += kMaxRows) tile.template operator()<kMaxRows>(g, r);
-    if (r < n_rows) remainder_tile<kMaxRows - 1>(n_rows - r, tile, g, r);
-  }
-}
-
-// The Q8 activation rows [r0, r0 + NR) of a tile.
-template <int NR>
-static inline void tile_inputs(const MatmulArgs& a, int r0, Q8Row* x) {
-#pragma GCC unroll 8
-  for (int r = 0; r < NR; ++r) x[r] = q8_row(a.xq + static_cast<size_t>(r0 + r) * a.xq_layout.row_bytes, a.xq_layout);
-}
-
-// Asks for every cache line of the block that starts ahead_bytes past blk.
-static inline void prefetch_block(const std::byte* blk, size_t block_bytes, int64_t ahead_bytes) {
-  for (size_t off = 0; off < block_bytes; off += 64) {
-    _mm_prefetch(reinterpret_cast<const char*>(blk) + ahead_bytes + off, _MM_HINT_T0);
-  }
-}
 
 // Writes lane i of acc[r] to y[(r0 + r) * n_out + 16 g + i] for the outputs in [o_begin, o_end).
 template <int NR>
