@@ -24,10 +24,10 @@ TEST(PackedQ4K, SizeIsQ4_KPlusTheUnpackedScalesAndMins) {
   EXPECT_EQ(packed_q4_k_bytes(65, 2048), packed_q4_k_bytes(80, 2048));  // padded group
 }
 
-TEST(PackedQ4K, Avx512HandlesExtremeCodesAndScalesExactly) {
+TEST(PackedQ4K, SimdKernelsHandleExtremeCodesAndScalesExactly) {
   // All codes 15, scales and mins 63 and activations at +-127: the largest integer sums.
-  const KernelTable* avx512 = avx512_table();
-  if (avx512 == nullptr) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+  const std::vector<const KernelTable*> tables = testing::packed_simd_tables(format());
+  if (tables.empty()) GTEST_SKIP() << "no SIMD table of this CPU reads this layout";
   PackedWeights w(format(), 20, 512, 11);
   std::fill(w.bytes.begin(), w.bytes.end(), std::byte{0xff});
   for (size_t blk = 0; blk < w.bytes.size(); blk += kPackedQ4KBlockBytes) {
@@ -37,10 +37,12 @@ TEST(PackedQ4K, Avx512HandlesExtremeCodesAndScalesExactly) {
     }
     for (size_t k = kPackedQ4KScalesOffset; k < kPackedQ4KCodesOffset; ++k) w.bytes[blk + k] = std::byte{63};
   }
-  const testing::OracleRuns runs =
-      testing::run_against_oracle(*avx512, format(), w.packed, testing::extreme_inputs(4, 512), 4);
-  EXPECT_EQ(0, std::memcmp(runs.got.data(), runs.want.data(), runs.got.size() * sizeof(float)));
-  EXPECT_NE(0.0f, runs.want[0]);
+  for (const KernelTable* table : tables) {
+    const testing::OracleRuns runs =
+        testing::run_against_oracle(*table, format(), w.packed, testing::extreme_inputs(4, 512), 4);
+    EXPECT_EQ(0, std::memcmp(runs.got.data(), runs.want.data(), runs.got.size() * sizeof(float))) << table->name;
+    EXPECT_NE(0.0f, runs.want[0]);
+  }
 }
 
 }  // namespace

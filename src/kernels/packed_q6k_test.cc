@@ -23,10 +23,10 @@ TEST(PackedQ6K, SameSizeAsQ6_KWhenRowsFillWholeGroups) {
   EXPECT_EQ(packed_q6_k_bytes(65, 2048), packed_q6_k_bytes(80, 2048));  // padded group
 }
 
-TEST(PackedQ6K, Avx512HandlesExtremeCodesAndScalesExactly) {
+TEST(PackedQ6K, SimdKernelsHandleExtremeCodesAndScalesExactly) {
   // Codes 63 and 0 with scales -128 / 127 and activations at +-127: the largest integer sums.
-  const KernelTable* avx512 = avx512_table();
-  if (avx512 == nullptr) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+  const std::vector<const KernelTable*> tables = testing::packed_simd_tables(format());
+  if (tables.empty()) GTEST_SKIP() << "no SIMD table of this CPU reads this layout";
   for (const std::byte code_fill : {std::byte{0xff}, std::byte{0x00}}) {
     PackedWeights w(format(), 20, 512, 11);
     std::fill(w.bytes.begin(), w.bytes.end(), code_fill);
@@ -39,10 +39,12 @@ TEST(PackedQ6K, Avx512HandlesExtremeCodesAndScalesExactly) {
         w.bytes[blk + k] = k % 3 == 0 ? std::byte{0x7f} : std::byte{0x80};
       }
     }
-    const testing::OracleRuns runs =
-        testing::run_against_oracle(*avx512, format(), w.packed, testing::extreme_inputs(4, 512), 4);
-    EXPECT_EQ(0, std::memcmp(runs.got.data(), runs.want.data(), runs.got.size() * sizeof(float)));
-    EXPECT_NE(0.0f, runs.want[0]);
+    for (const KernelTable* table : tables) {
+      const testing::OracleRuns runs =
+          testing::run_against_oracle(*table, format(), w.packed, testing::extreme_inputs(4, 512), 4);
+      EXPECT_EQ(0, std::memcmp(runs.got.data(), runs.want.data(), runs.got.size() * sizeof(float))) << table->name;
+      EXPECT_NE(0.0f, runs.want[0]);
+    }
   }
 }
 

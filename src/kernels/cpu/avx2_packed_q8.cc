@@ -11,10 +11,8 @@
 // AVX-512 kernel's), for any tile and batch.
 #include <immintrin.h>
 
-#include <cstring>
-
 #include "kernels/cpu/avx2.h"
-#include "kernels/cpu/packed_tile_walk.h"
+#include "kernels/cpu/avx2_packed_driver.h"
 #include "kernels/packed_q8.h"
 
 namespace strata::kernels::cpu::avx2 {
@@ -23,29 +21,6 @@ namespace {
 
 // How far ahead of the block in use a tile asks for weights (a few blocks of 544 bytes).
 constexpr int64_t kPrefetchBytes = 4 * kPackedGroupBlockBytes;
-
-// Writes acc[r][h] lane i to y[(r0 + r) * n_out + 16 g + 8 h + i] for the outputs in
-// [o_begin, o_end) (a task's range may end inside the last, padded group).
-template <int NR>
-inline void store_group(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end,
-                        const __m256 (&acc)[NR][2]) {
-  const int64_t first = g * kPackedGroupRows;
-  const bool whole = first >= o_begin && first + kPackedGroupRows <= o_end;
-  for (int r = 0; r < NR; ++r) {
-    float* y = a.y + static_cast<int64_t>(r0 + r) * a.w->n_out + first;
-    if (whole) {
-      _mm256_storeu_ps(y, acc[r][0]);
-      _mm256_storeu_ps(y + 8, acc[r][1]);
-      continue;
-    }
-    alignas(32) float lanes[kPackedGroupRows];
-    _mm256_store_ps(lanes, acc[r][0]);
-    _mm256_store_ps(lanes + 8, acc[r][1]);
-    for (int i = 0; i < kPackedGroupRows; ++i) {
-      if (first + i >= o_begin && first + i < o_end) y[i] = lanes[i];
-    }
-  }
-}
 
 // Input rows [r0, r0 + NR) against row group g.
 template <int NR>
@@ -56,7 +31,6 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
   Q8Row x[NR];
   tile_inputs<NR>(a, r0, x);
   const __m256i top_bit = _mm256_set1_epi8(static_cast<char>(0x80));
-  const __m256i ones = _mm256_set1_epi16(1);
   __m256 acc[NR][2];
   for (int r = 0; r < NR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
   for (int64_t s = 0; s < n_blocks; ++s) {
@@ -68,20 +42,15 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
     for (int c = 0; c < 8; ++c) {
 #pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {
-        const __m256i stored = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 + 64 * c + 32 * h));
-        const __m256i q = _mm256_xor_si256(stored, top_bit);
+        const __m256i q = _mm256_xor_si256(half_line(blk + 32 + 64 * c, h), top_bit);
         const __m256i abs_q = _mm256_abs_epi8(q);
 #pragma GCC unroll 4
         for (int r = 0; r < NR; ++r) {
-          int32_t four;
-          std::memcpy(&four, x[r].q + s * kQK + 4 * c, sizeof four);
-          const __m256i signed_x = _mm256_sign_epi8(_mm256_set1_epi32(four), q);
-          dot[r][h] = _mm256_add_epi32(dot[r][h], _mm256_madd_epi16(_mm256_maddubs_epi16(abs_q, signed_x), ones));
+          dot[r][h] = dot_add(dot[r][h], abs_q, _mm256_sign_epi8(broadcast4(x[r].q + s * kQK + 4 * c), q));
         }
       }
     }
-    const __m256 dw[2] = {_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk))),
-                          _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 16)))};
+    const __m256 dw[2] = {fp16x8(blk), fp16x8(blk + 16)};
 #pragma GCC unroll 4
     for (int r = 0; r < NR; ++r) {
       const __m256 dx = _mm256_set1_ps(x[r].d[s]);

@@ -14,15 +14,9 @@ constinit const KernelTable kAvx2Kernels{
 #endif
     .quantize_q8_row = STRATA_SIMD::quantize_q8_row,
     .matmul_rows = STRATA_SIMD::matmul_rows,
-#if defined(STRATA_KERNELS_AVX512)
-    .matmul_packed_q8_0_rows = avx512::matmul_packed_q8_0,
-    .matmul_packed_q4_k_rows = avx512::matmul_packed_q4_k,
-    .matmul_packed_q6_k_rows = avx512::matmul_packed_q6_k,
-#else
-    .matmul_packed_q8_0_rows = avx2::matmul_packed_q8_0,
-    .matmul_packed_q4_k_rows = nullptr,
-    .matmul_packed_q6_k_rows = nullptr,
-#endif
+    .matmul_packed_q8_0_rows = STRATA_SIMD::matmul_packed_q8_0,
+    .matmul_packed_q4_k_rows = STRATA_SIMD::matmul_packed_q4_k,
+    .matmul_packed_q6_k_rows = STRATA_SIMD::matmul_packed_q6_k,
     .rmsnorm = STRATA_SIMD::rmsnorm,
     .silu_mul = STRATA_SIMD::silu_mul,
     .store_kv = STRATA_SIMD::store_kv,

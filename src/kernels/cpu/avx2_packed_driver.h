@@ -1,0 +1,63 @@
+// What the packed AVX2 kernels share (avx2_packed_*.cc) beyond the tile walk of
+// packed_tile_walk.h. A 16-row group's 64-byte lines are two 256-bit halves of 8 rows, so
+// a tile keeps two accumulators per input row (h = 0: rows 0-7, h = 1: rows 8-15).
+// `static inline` templates only, so nothing here can leak into baseline code.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/cpu/packed_tile_walk.h"
+#include "kernels/kernel_table.h"
+
+namespace strata::kernels::cpu::avx2 {
+
+// The 4 bytes at p in every int32 lane (4 activation codes, or 2 int16 sums).
+static inline __m256i broadcast4(const void* p) {
+  int32_t four;
+  std::memcpy(&four, p, sizeof four);
+  return _mm256_set1_epi32(four);
+}
+
+// The 8 fp16 values at p (one half's d or dmin) as floats.
+static inline __m256 fp16x8(const std::byte* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+// The 32 bytes of half h of the 64-byte line at p.
+static inline __m256i half_line(const std::byte* p, int h) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * h));
+}
+
+// Adds the exact int32 dot of unsigned codes u and signed activations x (4 per int32 lane)
+// to acc. maddubs saturates int16 pairs, so callers keep |u * x| pairs under 2^15.
+static inline __m256i dot_add(__m256i acc, __m256i u, __m256i x) {
+  return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, x), _mm256_set1_epi16(1)));
+}
+
+// Writes acc[r][h] lane i to y[(r0 + r) * n_out + 16 g + 8 h + i] for the outputs in
+// [o_begin, o_end) (a task's range may end inside the last, padded group).
+template <int NR>
+static inline void store_group(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end,
+                               const __m256 (&acc)[NR][2]) {
+  const int64_t first = g * kPackedGroupRows;
+  const bool whole = first >= o_begin && first + kPackedGroupRows <= o_end;
+  for (int r = 0; r < NR; ++r) {
+    float* y = a.y + static_cast<int64_t>(r0 + r) * a.w->n_out + first;
+    if (whole) {
+      _mm256_storeu_ps(y, acc[r][0]);
+      _mm256_storeu_ps(y + 8, acc[r][1]);
+      continue;
+    }
+    alignas(32) float lanes[kPackedGroupRows];
+    _mm256_store_ps(lanes, acc[r][0]);
+    _mm256_store_ps(lanes + 8, acc[r][1]);
+    for (int i = 0; i < kPackedGroupRows; ++i) {
+      if (first + i >= o_begin && first + i < o_end) y[i] = lanes[i];
+    }
+  }
+}
+
+}  // namespace strata::kernels::cpu::avx2

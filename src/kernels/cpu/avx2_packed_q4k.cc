@@ -1,0 +1,111 @@
+// AVX2 matmul over the packed Q4_K layout (packed_q4k.h), for CPUs without AVX-512: the
+// weights stream as one contiguous run per row group, the scales and mins arrive unpacked.
+//
+// Each super-block is done one half (8 rows) at a time: a code line's half, masked and
+// shifted, gives the unsigned 4-bit codes of two sub-blocks for 8 rows, and maddubs + madd
+// add their exact products with 4 activations per row (|15 * x| pairs stay far below
+// int16's limit). The scaled sums and the mins are exact int32, and the float steps follow
+// reference::matmul_packed_q4_k_rows in order: the bits equal the oracle's (and the
+// AVX-512 kernel's), for any tile and batch.
+#include <immintrin.h>
+
+#include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx2_packed_driver.h"
+#include "kernels/packed_q4k.h"
+
+namespace strata::kernels::cpu::avx2 {
+
+namespace {
+
+// How far ahead of the super-block in use a tile asks for weights: one super-block.
+constexpr int64_t kPrefetchBytes = kPackedQ4KBlockBytes;
+
+// sum_j scale_j * (sub-block j's code . x) of half h's 8 rows, for NR activation rows.
+template <int NR>
+inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, __m256i* dots) {
+  const __m256i mask4 = _mm256_set1_epi8(0x0f);
+  for (int p = 0; p < 4; ++p) {
+    __m256i lo_dot[NR], hi_dot[NR];
+    for (int r = 0; r < NR; ++r) lo_dot[r] = hi_dot[r] = _mm256_setzero_si256();
+    const std::byte* lines = blk + kPackedQ4KCodesOffset + 64 * 8 * p;
+#pragma GCC unroll 8
+    for (int t = 0; t < 8; ++t) {
+      const __m256i line = half_line(lines + 64 * t, h);
+      const __m256i lo = _mm256_and_si256(line, mask4);
+      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(line, 4), mask4);
+#pragma GCC unroll 4
+      for (int r = 0; r < NR; ++r) {
+        const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t;
+        lo_dot[r] = dot_add(lo_dot[r], lo, broadcast4(xq));
+        hi_dot[r] = dot_add(hi_dot[r], hi, broadcast4(xq + 32));
+      }
+    }
+    // Row i's scale of sub-block j is byte 16 j + i: half h's 8 rows are 8 bytes.
+    const std::byte* scales = blk + kPackedQ4KScalesOffset + 8 * h;
+    const __m256i sc_lo = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 32 * p)));
+    const __m256i sc_hi = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 32 * p + 16)));
+#pragma GCC unroll 4
+    for (int r = 0; r < NR; ++r) {
+      dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(lo_dot[r], sc_lo));
+      dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(hi_dot[r], sc_hi));
+    }
+  }
+}
+
+// sum_j min_j * (sum of x over sub-block j) of half h's 8 rows for one activation row:
+// the mins pair up per row as int16 (bytes 32 p + 2 i + e), the activation sums likewise.
+inline __m256i min_terms(const std::byte* blk, int h, const int16_t* sum16) {
+  __m256i terms = _mm256_setzero_si256();
+  for (int p = 0; p < 4; ++p) {
+    const int16_t pair[2] = {static_cast<int16_t>(sum16[4 * p] + sum16[4 * p + 1]),
+                             static_cast<int16_t>(sum16[4 * p + 2] + sum16[4 * p + 3])};
+    const __m256i mins = _mm256_cvtepu8_epi16(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kPackedQ4KMinsOffset + 32 * p + 16 * h)));
+    terms = _mm256_add_epi32(terms, _mm256_madd_epi16(mins, broadcast4(pair)));
+  }
+  return terms;
+}
+
+// Input rows [r0, r0 + NR) against row group g.
+template <int NR>
+inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end) {
+  const WeightMatrix& w = *a.w;
+  const int64_t n_blocks = w.n_in / kQKK;
+  const std::byte* group = static_cast<const std::byte*>(w.packed) + g * n_blocks * kPackedQ4KBlockBytes;
+  Q8Row x[NR];
+  tile_inputs<NR>(a, r0, x);
+  __m256 acc[NR][2];
+  for (int r = 0; r < NR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (int64_t s = 0; s < n_blocks; ++s) {
+    const std::byte* blk = group + s * kPackedQ4KBlockBytes;
+    prefetch_block(blk, kPackedQ4KBlockBytes, kPrefetchBytes);
+    for (int h = 0; h < 2; ++h) {
+      __m256i dots[NR];
+      for (int r = 0; r < NR; ++r) dots[r] = _mm256_setzero_si256();
+      scaled_dots<NR>(blk, h, x, s, dots);
+      const __m256 dw = fp16x8(blk + 16 * h);
+      const __m256 dmin = fp16x8(blk + 32 + 16 * h);
+#pragma GCC unroll 4
+      for (int r = 0; r < NR; ++r) {
+        const __m256i mins = min_terms(blk, h, x[r].sum16 + s * 16);
+        const __m256 xd = _mm256_set1_ps(x[r].d[s]);
+        acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, xd), acc[r][h]);
+        acc[r][h] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), _mm256_mul_ps(dmin, xd), acc[r][h]);
+      }
+    }
+  }
+  store_group<NR>(a, g, r0, o_begin, o_end, acc);
+}
+
+}  // namespace
+
+void matmul_packed_q4_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
+  // Per tile row: two accumulators, the half's dots and two sub-block dots (5 of the 16
+  // registers), so two rows leave room for the code lines.
+  constexpr int kMaxTileRows = 2;
+  for_each_packed_tile<kMaxTileRows>(o_begin, o_end, a.n_rows, [&]<int NR>(int64_t g, int r0) {
+    packed_tile<NR>(a, g, r0, o_begin, o_end);
+  });
+}
+
+}  // namespace strata::kernels::cpu::avx2

@@ -1,0 +1,128 @@
+// AVX2 matmul over the packed Q6_K layout (packed_q6k.h), for CPUs without AVX-512: the
+// weights stream as one contiguous run per row group, the int8 scales grouped by row.
+//
+// Each super-block is done one half (8 rows) at a time: the halves of a low-bits line and
+// of a top-bits line, masked, shifted and or-ed, give the unsigned 6-bit codes of 8 rows,
+// and maddubs + madd add their exact products with 4 activations per row (|63 * x| pairs
+// stay below int16's limit). The offset 32 enters as -32 * scale times the activation
+// sums, exact in int32 like the rest, and the float step follows
+// reference::matmul_packed_q6_k_rows: the bits equal the oracle's (and the AVX-512
+// kernel's), for any tile and batch.
+#include <immintrin.h>
+
+#include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx2_packed_driver.h"
+#include "kernels/packed_q6k.h"
+
+namespace strata::kernels::cpu::avx2 {
+
+namespace {
+
+// How far ahead of the super-block in use a tile asks for weights: one super-block.
+constexpr int64_t kPrefetchBytes = kPackedQ6KBlockBytes;
+
+// Bits kFrom..kFrom+1 of every byte of tops moved to bits 4-5, other bits cleared.
+template <int kFrom>
+inline __m256i top_bits(__m256i tops) {
+  const __m256i moved = kFrom <= 4 ? _mm256_slli_epi16(tops, 4 - kFrom) : _mm256_srli_epi16(tops, kFrom - 4);
+  return _mm256_and_si256(moved, _mm256_set1_epi8(0x30));
+}
+
+// Scale pair q (sub-blocks 2q, 2q + 1) of half h's 8 rows as int16 pairs (bytes 32 q + 2 i + e).
+inline __m256i scale_pairs(const std::byte* blk, int h, int q) {
+  return _mm256_cvtepi8_epi16(
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kPackedQ6KScalesOffset + 32 * q + 16 * h)));
+}
+// One scale of each pair as int32: e = 0 the low int16, e = 1 the high one.
+inline __m256i scale_of_pair(__m256i pairs, int e) {
+  return e == 0 ? _mm256_srai_epi32(_mm256_slli_epi32(pairs, 16), 16) : _mm256_srai_epi32(pairs, 16);
+}
+
+// Code lines 8p + 4u .. 8p + 4u + 3 of half h: sub-blocks 4p + u (low nibbles) and
+// 4p + 2 + u (high nibbles) against NR activation rows; adds scale_k * dot_k to dots[r].
+template <int NR>
+inline void quarter(const std::byte* blk, int h, int p, int u, const Q8Row* x, int64_t s, __m256i* dots) {
+  __m256i lo_dot[NR], hi_dot[NR];
+  for (int r = 0; r < NR; ++r) lo_dot[r] = hi_dot[r] = _mm256_setzero_si256();
+  const __m256i mask4 = _mm256_set1_epi8(0x0f);
+#pragma GCC unroll 2
+  for (int v2 = 0; v2 < 2; ++v2) {
+    const int t0 = 4 * u + 2 * v2;
+    const __m256i tops = half_line(blk + kPackedQ6KHighOffset + 64 * (4 * p + t0 / 2), h);
+    const __m256i low0 = half_line(blk + kPackedQ6KLowOffset + 64 * (8 * p + t0), h);
+    const __m256i low1 = half_line(blk + kPackedQ6KLowOffset + 64 * (8 * p + t0 + 1), h);
+    const __m256i codes[4] = {
+        _mm256_or_si256(_mm256_and_si256(low0, mask4), top_bits<0>(tops)),
+        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(low0, 4), mask4), top_bits<2>(tops)),
+        _mm256_or_si256(_mm256_and_si256(low1, mask4), top_bits<4>(tops)),
+        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(low1, 4), mask4), top_bits<6>(tops)),
+    };
+#pragma GCC unroll 4
+    for (int r = 0; r < NR; ++r) {
+      const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t0;
+      lo_dot[r] = dot_add(lo_dot[r], codes[0], broadcast4(xq));
+      hi_dot[r] = dot_add(hi_dot[r], codes[1], broadcast4(xq + 32));
+      lo_dot[r] = dot_add(lo_dot[r], codes[2], broadcast4(xq + 4));
+      hi_dot[r] = dot_add(hi_dot[r], codes[3], broadcast4(xq + 36));
+    }
+  }
+  const __m256i sc_lo = scale_of_pair(scale_pairs(blk, h, 2 * p), u);
+  const __m256i sc_hi = scale_of_pair(scale_pairs(blk, h, 2 * p + 1), u);
+#pragma GCC unroll 4
+  for (int r = 0; r < NR; ++r) {
+    dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(lo_dot[r], sc_lo));
+    dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(hi_dot[r], sc_hi));
+  }
+}
+
+// Input rows [r0, r0 + NR) against row group g.
+template <int NR>
+inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end) {
+  const WeightMatrix& w = *a.w;
+  const int64_t n_blocks = w.n_in / kQKK;
+  const std::byte* group = static_cast<const std::byte*>(w.packed) + g * n_blocks * kPackedQ6KBlockBytes;
+  Q8Row x[NR];
+  tile_inputs<NR>(a, r0, x);
+  __m256 acc[NR][2];
+  for (int r = 0; r < NR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (int64_t s = 0; s < n_blocks; ++s) {
+    const std::byte* blk = group + s * kPackedQ6KBlockBytes;
+    prefetch_block(blk, kPackedQ6KBlockBytes, kPrefetchBytes);
+    for (int h = 0; h < 2; ++h) {
+      // The offset 32 of the codes: -32 * scale fits int16, so one multiply-add per pair of
+      // sub-blocks adds scale_k * -32 * (sum of x over sub-block k) for both.
+      __m256i dots[NR];
+      for (int r = 0; r < NR; ++r) dots[r] = _mm256_setzero_si256();
+      for (int q = 0; q < 8; ++q) {
+        const __m256i neg32_scales = _mm256_sub_epi16(_mm256_setzero_si256(), _mm256_slli_epi16(scale_pairs(blk, h, q), 5));
+#pragma GCC unroll 4
+        for (int r = 0; r < NR; ++r) {
+          dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(neg32_scales, broadcast4(x[r].sum16 + s * 16 + 2 * q)));
+        }
+      }
+      for (int p = 0; p < 4; ++p) {
+        quarter<NR>(blk, h, p, 0, x, s, dots);
+        quarter<NR>(blk, h, p, 1, x, s, dots);
+      }
+      const __m256 dw = fp16x8(blk + 16 * h);
+#pragma GCC unroll 4
+      for (int r = 0; r < NR; ++r) {
+        acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, _mm256_set1_ps(x[r].d[s])), acc[r][h]);
+      }
+    }
+  }
+  store_group<NR>(a, g, r0, o_begin, o_end, acc);
+}
+
+}  // namespace
+
+void matmul_packed_q6_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
+  // Per tile row: two accumulators, the half's dots and two sub-block dots; with the four
+  // decoded code registers two rows fill the 16 registers.
+  constexpr int kMaxTileRows = 2;
+  for_each_packed_tile<kMaxTileRows>(o_begin, o_end, a.n_rows, [&]<int NR>(int64_t g, int r0) {
+    packed_tile<NR>(a, g, r0, o_begin, o_end);
+  });
+}
+
+}  // namespace strata::kernels::cpu::avx2
