@@ -14,6 +14,9 @@ using nlohmann::json;
 constexpr std::string_view kOpenTag = "<tool_call>";
 constexpr std::string_view kCloseTag = "</tool_call>";
 constexpr std::string_view kSpace = " \t\r\n";
+// What Llama 3.1 and Mistral write before a bare-JSON call when their special tokens are
+// rendered as text.
+constexpr std::string_view kBareCallTags[] = {"<|python_tag|>", "[TOOL_CALLS]"};
 
 bool all_space(std::string_view text) { return text.find_first_not_of(kSpace) == std::string_view::npos; }
 
@@ -41,6 +44,25 @@ bool parse_call(std::string_view body, ParsedToolCall* out) {
   if (!arguments.is_object()) return false;
   out->name = name->get<std::string>();
   out->arguments_json = arguments.dump(-1, ' ', false, json::error_handler_t::replace);
+  return true;
+}
+
+// A whole bare-JSON output: one call object, or a non-empty array of call objects.
+bool parse_bare_calls(std::string_view body, std::vector<ParsedToolCall>* out) {
+  std::string_view text = trim(body);
+  if (text.empty() || text.front() != '[') {
+    ParsedToolCall call;
+    if (!parse_call(text, &call)) return false;
+    out->push_back(std::move(call));
+    return true;
+  }
+  json calls = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!calls.is_array() || calls.empty()) return false;
+  for (const json& item : calls) {
+    ParsedToolCall call;
+    if (!item.is_object() || !parse_call(item.dump(), &call)) return false;
+    out->push_back(std::move(call));
+  }
   return true;
 }
 
@@ -92,8 +114,18 @@ void ToolCallParser::drain(std::vector<ToolCallPiece>* out) {
     if (!started_) {
       size_t first = pending_.find_first_not_of(kSpace);
       if (first == std::string::npos) return;  // only whitespace so far: undecided
+      const std::string_view rest = std::string_view(pending_).substr(first);
+      for (std::string_view tag : kBareCallTags) {
+        if (rest.size() < tag.size() && tag.substr(0, rest.size()) == rest) return;  // maybe a tag: undecided
+        if (rest.substr(0, tag.size()) == tag) {
+          bare_tag_ = pending_.substr(0, first + tag.size());
+          pending_.erase(0, first + tag.size());
+          started_ = bare_json_ = true;
+          return;
+        }
+      }
       started_ = true;
-      if (pending_[first] == '{') {
+      if (rest.front() == '{' || rest.front() == '[') {
         bare_json_ = true;
         return;
       }
@@ -121,11 +153,14 @@ std::vector<ToolCallPiece> ToolCallParser::feed(std::string_view text) {
 std::vector<ToolCallPiece> ToolCallParser::finish() {
   std::vector<ToolCallPiece> out;
   if (bare_json_) {
-    ParsedToolCall call;
-    if (parse_call(pending_, &call)) {
-      emit_call(std::move(call), &out);
+    std::vector<ParsedToolCall> calls;
+    if (parse_bare_calls(pending_, &calls)) {
+      for (ParsedToolCall& call : calls) emit_call(std::move(call), &out);
       pending_.clear();
+    } else {
+      pending_.insert(0, bare_tag_);  // not calls after all: every byte comes back as text
     }
+    bare_tag_.clear();
     bare_json_ = false;
     drain(&out);
   }

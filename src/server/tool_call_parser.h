@@ -4,14 +4,17 @@
 //  - Hermes / Qwen: one or more `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`
 //    blocks (whitespace around the JSON allowed), with free text around them;
 //  - a bare JSON object `{"name": ..., "arguments"|"parameters": {...}}` that is the whole
-//    output (Llama 3.1 style; surrounding whitespace allowed).
+//    output (Llama 3.1 style; surrounding whitespace allowed), or a JSON array of such objects
+//    (Mistral style), each optionally after the tag the model family writes before its calls
+//    when the detokenizer renders it: `<|python_tag|>` (Llama 3.1) or `[TOOL_CALLS]` (Mistral).
 // Anything that does not parse as a call (bad JSON, no name, arguments not an object, a block
 // never closed) comes back unchanged as text: no byte of the output is ever dropped, apart from
 // whitespace-only text between or after tool calls.
 //
 // One instance follows one output on one thread. feed() returns what can be released now;
 // text that might still be the start of `<tool_call>`, the inside of an open block, or an
-// output that begins with '{' is held until it is decided or finish() is called.
+// output that begins with '{', '[' or one of those tags is held until it is decided or
+// finish() is called.
 #pragma once
 
 #include <string>
@@ -46,8 +49,9 @@ class ToolCallParser {
 
   std::string pending_;       // received but not yet released
   std::string held_space_;    // whitespace-only text released later (or dropped after a call)
+  std::string bare_tag_;      // the tag (and space before it) cut from a bare-JSON output
   bool started_ = false;      // a non-whitespace byte has been seen
-  bool bare_json_ = false;    // the output starts with '{': held whole until finish()
+  bool bare_json_ = false;    // the output starts with '{', '[' or a tag: held whole until finish()
   bool in_block_ = false;     // inside <tool_call> (pending_ is the block's body so far)
   int n_calls_ = 0;
 };

@@ -136,6 +136,46 @@ TEST(ToolCallParser, StreamedBareJsonIsHeldToTheEnd) {
   EXPECT_EQ(end[0].call.name, "f");
 }
 
+TEST(ToolCallParser, MistralArrayOfCallsAfterItsTag) {
+  const std::string output =
+      "[TOOL_CALLS] [{\"name\": \"a\", \"arguments\": {\"x\": 1}}, {\"name\": \"b\", \"arguments\": {}}]";
+  for (size_t n : {size_t{1}, size_t{3}, output.size()}) {
+    std::vector<ToolCallPiece> pieces = stream(output, n);
+    ASSERT_EQ(pieces.size(), 2u) << "pieces of " << n;
+    EXPECT_TRUE(pieces[0].is_call);
+    EXPECT_EQ(pieces[0].call.name, "a");
+    EXPECT_EQ(pieces[0].call.arguments_json, R"({"x":1})");
+    EXPECT_EQ(pieces[1].call.name, "b");
+  }
+  // The same array without the tag (a detokenizer that skips special tokens).
+  ParsedOutput bare = parse_tool_calls(output.substr(std::string("[TOOL_CALLS] ").size()));
+  ASSERT_EQ(bare.calls.size(), 2u);
+  EXPECT_EQ(bare.content, "");
+}
+
+TEST(ToolCallParser, LlamaPythonTagBeforeABareCall) {
+  const std::string output = "<|python_tag|>{\"name\": \"search\", \"parameters\": {\"q\": \"cats\"}}";
+  for (size_t n : {size_t{1}, size_t{5}, output.size()}) {
+    std::vector<ToolCallPiece> pieces = stream(output, n);
+    ASSERT_EQ(pieces.size(), 1u) << "pieces of " << n;
+    EXPECT_TRUE(pieces[0].is_call);
+    EXPECT_EQ(pieces[0].call.name, "search");
+    EXPECT_EQ(pieces[0].call.arguments_json, R"({"q":"cats"})");
+  }
+}
+
+TEST(ToolCallParser, TaggedOrBracketedTextThatIsNotCallsComesBackWordForWord) {
+  for (const std::string& output : {std::string("[1] See the notes.\n"), std::string("[TOOL_CALLS] not json"),
+                                    std::string("<|python_tag|>print(42)"), std::string("[TOOL"),
+                                    std::string("[{\"name\": \"a\", \"arguments\": {}}, 7]"), std::string("[]"),
+                                    std::string("<b>bold</b>")}) {
+    ParsedOutput out = parse_tool_calls(output);
+    EXPECT_TRUE(out.calls.empty()) << output;
+    EXPECT_EQ(out.content, output);
+    EXPECT_EQ(joined_text(stream(output, 1)), output);
+  }
+}
+
 TEST(ToolCallParser, PlainTextWithoutCallsIsUnchanged) {
   const std::string output = "  Hello, world.\n\n";
   EXPECT_EQ(parse_tool_calls(output).content, output);
