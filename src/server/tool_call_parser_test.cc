@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace strata::server {
 namespace {
 
@@ -174,6 +176,48 @@ TEST(ToolCallParser, TaggedOrBracketedTextThatIsNotCallsComesBackWordForWord) {
     EXPECT_EQ(out.content, output);
     EXPECT_EQ(joined_text(stream(output, 1)), output);
   }
+}
+
+// Random outputs made of pieces that matter to the parser (tags, call JSON, broken JSON,
+// brackets, text, whitespace), fed in random splits: streaming gives the whole-output answer,
+// and an output without calls comes back byte for byte.
+TEST(ToolCallParser, RandomOutputsInRandomPiecesKeepEveryByteAndTheCalls) {
+  const std::vector<std::string> parts = {
+      "<tool_call>", "</tool_call>", "<tool_", "<|python_tag|>", "[TOOL_CALLS]", "[TOOL", "{", "}", "[", "]",
+      "{\"name\": \"f\", \"arguments\": {\"a\": [1, 2]}}", "{\"name\": \"g\", \"parameters\": {}}",
+      "{\"name\": 3}", ", ", "\"", "text", " ", "\n", "caf\xc3\xa9", "<", "|",
+      "<tool_call>{\"name\": \"h\", \"arguments\": {}}</tool_call>",
+      "<tool_call>{\"name\": \"h\", \"arguments\": {}}</tool_call>"};
+  std::mt19937 rng(7);
+  int with_calls = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string output;
+    const int n_parts = 1 + static_cast<int>(rng() % 8);
+    for (int i = 0; i < n_parts; ++i) output += parts[rng() % parts.size()];
+    const ParsedOutput whole = parse_tool_calls(output);
+    ToolCallParser parser;
+    std::vector<ToolCallPiece> pieces;
+    for (size_t at = 0; at < output.size();) {
+      const size_t n = 1 + rng() % 6;
+      for (ToolCallPiece& p : parser.feed(std::string_view(output).substr(at, n))) pieces.push_back(std::move(p));
+      at += n;
+    }
+    for (ToolCallPiece& p : parser.finish()) pieces.push_back(std::move(p));
+    std::vector<std::string> names;
+    for (const ToolCallPiece& p : pieces) {
+      if (p.is_call) names.push_back(p.call.name);
+    }
+    ASSERT_EQ(names.size(), whole.calls.size()) << output;
+    with_calls += !names.empty();
+    for (size_t i = 0; i < names.size(); ++i) ASSERT_EQ(names[i], whole.calls[i].name) << output;
+    if (whole.calls.empty()) {
+      ASSERT_EQ(whole.content, output);
+      ASSERT_EQ(joined_text(pieces), output);
+    }
+  }
+  // Both kinds of output were drawn often.
+  EXPECT_GT(with_calls, 100);
+  EXPECT_LT(with_calls, 2900);
 }
 
 TEST(ToolCallParser, PlainTextWithoutCallsIsUnchanged) {
