@@ -74,8 +74,7 @@ Status EngineImpl::start() {
   publish_snapshot();
   const char* windows = config_.join_groups ? " (joined windows)" : (o.n_groups > 1 ? " (pipelined)" : "");
   STRATA_LOG_INFO("engine: {} slots in {} groups{}, {} stages, {} threads, context {}, K/V {} x {} tokens ({} MiB {})",
-                  o.n_parallel, o.n_groups, windows, o.n_stages,
-                  o.n_threads, o.n_ctx, config_.n_kv_blocks,
+                  o.n_parallel, o.n_groups, windows, o.n_stages, o.n_threads, o.n_ctx, config_.n_kv_blocks,
                   o.kv_block_tokens, (config_.n_kv_blocks * config_.kv_block_bytes) >> 20, o.kv_type);
   thread_ = std::thread([this] { run(); });
   return Status::Ok();
