@@ -1,6 +1,7 @@
 // Kernel microbenchmarks: matmul per weight type and shape (GB/s of weights streamed),
 // a TinyLlama-1.1B-shaped decode (all of one token's matmuls, tok/s), and the machine's
-// read bandwidth for the roofline.
+// read bandwidth for the roofline. Matrices are packed as a loaded model's are when the
+// active kernel table packs their type (the label then says "packed").
 //
 // Weights are cycled over enough copies (>= 512 MiB) that every call streams from DRAM,
 // as a real decode does; random codes with sane scales (the arithmetic does not depend on
@@ -66,11 +67,14 @@ void fix_scales(DType type, std::byte* p, size_t n_bytes) {
   }
 }
 
-// n_copies matrices of one shape in one buffer, to be used round-robin.
+// n_copies matrices of one shape in one buffer, to be used round-robin; packed into a second
+// buffer when the active table packs the type, as Model::Load does.
 struct MatrixSet {
   AlignedBuffer bytes;
+  AlignedBuffer packed;
   std::vector<WeightMatrix> copies;
   size_t matrix_bytes = 0;
+  bool is_packed = false;
 
   MatrixSet(DType type, int64_t n_out, int64_t n_in, size_t min_total_bytes) {
     const size_t row_bytes = *dtype_row_bytes(type, static_cast<uint64_t>(n_in));
@@ -82,6 +86,14 @@ struct MatrixSet {
     for (size_t c = 0; c < n_copies; ++c) {
       copies.push_back(WeightMatrix{type, bytes.data() + c * matrix_bytes, n_out, n_in, row_bytes});
     }
+    const size_t packed_bytes = packed_matrix_bytes(copies[0]);
+    if (packed_bytes == 0) return;
+    packed.resize(packed_bytes * n_copies);
+    for (size_t c = 0; c < n_copies; ++c) {
+      pack_matrix(copies[c], packed.data() + c * packed_bytes);
+      copies[c].packed = packed.data() + c * packed_bytes;
+    }
+    is_packed = true;
   }
 };
 
@@ -108,7 +120,7 @@ void BM_Matmul(benchmark::State& state, DType type) {
   const double iters = static_cast<double>(state.iterations());
   state.counters["GB/s"] = benchmark::Counter(iters * set.matrix_bytes / 1e9, benchmark::Counter::kIsRate);
   state.counters["rows/s"] = benchmark::Counter(iters * n_rows, benchmark::Counter::kIsRate);
-  state.SetLabel(std::string(active_isa()));
+  state.SetLabel(std::string(active_isa()) + (set.is_packed ? " packed" : ""));
 }
 
 void matmul_shapes(benchmark::internal::Benchmark* b) {
@@ -159,7 +171,7 @@ void BM_TinyLlamaDecode(benchmark::State& state, DType type, DType ffn_down_type
   const double iters = static_cast<double>(state.iterations());
   state.counters["tok/s"] = benchmark::Counter(iters * n_rows, benchmark::Counter::kIsRate);
   state.counters["GB/s"] = benchmark::Counter(iters * w.total_bytes / 1e9, benchmark::Counter::kIsRate);
-  state.SetLabel(std::string(active_isa()));
+  state.SetLabel(std::string(active_isa()) + (w.layers[0]->is_packed ? " packed" : ""));
 }
 
 void BM_ReadBandwidth(benchmark::State& state) {

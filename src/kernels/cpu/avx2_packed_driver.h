@@ -1,7 +1,8 @@
 // What the packed AVX2 kernels share (avx2_packed_*.cc) beyond the tile walk of
 // packed_tile_walk.h. A 16-row group's 64-byte lines are two 256-bit halves of 8 rows, so
-// a tile keeps two accumulators per input row (h = 0: rows 0-7, h = 1: rows 8-15).
-// `static inline` templates only, so nothing here can leak into baseline code.
+// a tile keeps two accumulators per input row (h = 0: rows 0-7, h = 1: rows 8-15):
+// Avx2PackedKernel is the base of every AVX2 kernel given to packed_matmul(). `static
+// inline` functions and templates only, so nothing here can leak into baseline code.
 #pragma once
 
 #include <immintrin.h>
@@ -41,7 +42,7 @@ static inline __m256i dot_add(__m256i acc, __m256i u, __m256i x) {
 // [o_begin, o_end) (a task's range may end inside the last, padded group).
 template <int NR>
 static inline void store_group(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end,
-                               const __m256 (&acc)[NR][2]) {
+                               const __m256 (*acc)[2]) {
   const int64_t first = g * kPackedGroupRows;
   const bool whole = first >= o_begin && first + kPackedGroupRows <= o_end;
   for (int r = 0; r < NR; ++r) {
@@ -59,5 +60,14 @@ static inline void store_group(const MatmulArgs& a, int64_t g, int r0, int64_t o
     }
   }
 }
+
+// The accumulators and the store of an AVX2 packed kernel (see packed_matmul()).
+struct Avx2PackedKernel {
+  using Acc = __m256[2];
+  template <int NR>
+  static void store(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end, const Acc* acc) {
+    store_group<NR>(a, g, r0, o_begin, o_end, acc);
+  }
+};
 
 }  // namespace strata::kernels::cpu::avx2

@@ -17,9 +17,6 @@ namespace strata::kernels::cpu::avx2 {
 
 namespace {
 
-// How far ahead of the super-block in use a tile asks for weights: one super-block.
-constexpr int64_t kPrefetchBytes = kPackedQ4KBlockBytes;
-
 // sum_j scale_j * (sub-block j's code . x) of half h's 8 rows, for NR activation rows.
 template <int NR>
 inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, __m256i* dots) {
@@ -66,19 +63,16 @@ inline __m256i min_terms(const std::byte* blk, int h, const int16_t* sum16) {
   return terms;
 }
 
-// Input rows [r0, r0 + NR) against row group g.
-template <int NR>
-inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end) {
-  const WeightMatrix& w = *a.w;
-  const int64_t n_blocks = w.n_in / kQKK;
-  const std::byte* group = static_cast<const std::byte*>(w.packed) + g * n_blocks * kPackedQ4KBlockBytes;
-  Q8Row x[NR];
-  tile_inputs<NR>(a, r0, x);
-  __m256 acc[NR][2];
-  for (int r = 0; r < NR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-  for (int64_t s = 0; s < n_blocks; ++s) {
-    const std::byte* blk = group + s * kPackedQ4KBlockBytes;
-    prefetch_block(blk, kPackedQ4KBlockBytes, kPrefetchBytes);
+struct PackedQ4K : Avx2PackedKernel {
+  static constexpr int64_t kBlockInputs = kQKK;
+  static constexpr size_t kBlockBytes = kPackedQ4KBlockBytes;
+  static constexpr int64_t kPrefetchBytes = kPackedQ4KBlockBytes;  // one super-block ahead
+  // Per tile row: two accumulators, the half's dots and two sub-block dots (5 of the 16
+  // registers), so two rows leave room for the code lines.
+  static constexpr int kMaxTileRows = 2;
+
+  template <int NR>
+  static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
     for (int h = 0; h < 2; ++h) {
       __m256i dots[NR];
       for (int r = 0; r < NR; ++r) dots[r] = _mm256_setzero_si256();
@@ -94,18 +88,12 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
       }
     }
   }
-  store_group<NR>(a, g, r0, o_begin, o_end, acc);
-}
+};
 
 }  // namespace
 
 void matmul_packed_q4_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
-  // Per tile row: two accumulators, the half's dots and two sub-block dots (5 of the 16
-  // registers), so two rows leave room for the code lines.
-  constexpr int kMaxTileRows = 2;
-  for_each_packed_tile<kMaxTileRows>(o_begin, o_end, a.n_rows, [&]<int NR>(int64_t g, int r0) {
-    packed_tile<NR>(a, g, r0, o_begin, o_end);
-  });
+  packed_matmul<PackedQ4K>(a, o_begin, o_end);
 }
 
 }  // namespace strata::kernels::cpu::avx2

@@ -18,9 +18,6 @@ namespace strata::kernels::cpu::avx2 {
 
 namespace {
 
-// How far ahead of the super-block in use a tile asks for weights: one super-block.
-constexpr int64_t kPrefetchBytes = kPackedQ6KBlockBytes;
-
 // Bits kFrom..kFrom+1 of every byte of tops moved to bits 4-5, other bits cleared.
 template <int kFrom>
 inline __m256i top_bits(__m256i tops) {
@@ -75,19 +72,16 @@ inline void quarter(const std::byte* blk, int h, int p, int u, const Q8Row* x, i
   }
 }
 
-// Input rows [r0, r0 + NR) against row group g.
-template <int NR>
-inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end) {
-  const WeightMatrix& w = *a.w;
-  const int64_t n_blocks = w.n_in / kQKK;
-  const std::byte* group = static_cast<const std::byte*>(w.packed) + g * n_blocks * kPackedQ6KBlockBytes;
-  Q8Row x[NR];
-  tile_inputs<NR>(a, r0, x);
-  __m256 acc[NR][2];
-  for (int r = 0; r < NR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-  for (int64_t s = 0; s < n_blocks; ++s) {
-    const std::byte* blk = group + s * kPackedQ6KBlockBytes;
-    prefetch_block(blk, kPackedQ6KBlockBytes, kPrefetchBytes);
+struct PackedQ6K : Avx2PackedKernel {
+  static constexpr int64_t kBlockInputs = kQKK;
+  static constexpr size_t kBlockBytes = kPackedQ6KBlockBytes;
+  static constexpr int64_t kPrefetchBytes = kPackedQ6KBlockBytes;  // one super-block ahead
+  // Per tile row: two accumulators, the half's dots and two sub-block dots; with the four
+  // decoded code registers two rows fill the 16 registers.
+  static constexpr int kMaxTileRows = 2;
+
+  template <int NR>
+  static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
     for (int h = 0; h < 2; ++h) {
       // The offset 32 of the codes: -32 * scale fits int16, so one multiply-add per pair of
       // sub-blocks adds scale_k * -32 * (sum of x over sub-block k) for both.
@@ -111,18 +105,12 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
       }
     }
   }
-  store_group<NR>(a, g, r0, o_begin, o_end, acc);
-}
+};
 
 }  // namespace
 
 void matmul_packed_q6_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
-  // Per tile row: two accumulators, the half's dots and two sub-block dots; with the four
-  // decoded code registers two rows fill the 16 registers.
-  constexpr int kMaxTileRows = 2;
-  for_each_packed_tile<kMaxTileRows>(o_begin, o_end, a.n_rows, [&]<int NR>(int64_t g, int r0) {
-    packed_tile<NR>(a, g, r0, o_begin, o_end);
-  });
+  packed_matmul<PackedQ6K>(a, o_begin, o_end);
 }
 
 }  // namespace strata::kernels::cpu::avx2

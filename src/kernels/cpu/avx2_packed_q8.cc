@@ -19,23 +19,16 @@ namespace strata::kernels::cpu::avx2 {
 
 namespace {
 
-// How far ahead of the block in use a tile asks for weights (a few blocks of 544 bytes).
-constexpr int64_t kPrefetchBytes = 4 * kPackedGroupBlockBytes;
+struct PackedQ8 : Avx2PackedKernel {
+  static constexpr int64_t kBlockInputs = kQK;
+  static constexpr size_t kBlockBytes = kPackedGroupBlockBytes;
+  static constexpr int64_t kPrefetchBytes = 4 * kPackedGroupBlockBytes;  // a few blocks ahead
+  // Two input rows' accumulators and dot products fill 8 of the 16 registers.
+  static constexpr int kMaxTileRows = 2;
 
-// Input rows [r0, r0 + NR) against row group g.
-template <int NR>
-inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end) {
-  const WeightMatrix& w = *a.w;
-  const int64_t n_blocks = w.n_in / kQK;
-  const std::byte* group = static_cast<const std::byte*>(w.packed) + g * n_blocks * kPackedGroupBlockBytes;
-  Q8Row x[NR];
-  tile_inputs<NR>(a, r0, x);
-  const __m256i top_bit = _mm256_set1_epi8(static_cast<char>(0x80));
-  __m256 acc[NR][2];
-  for (int r = 0; r < NR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-  for (int64_t s = 0; s < n_blocks; ++s) {
-    const std::byte* blk = group + s * kPackedGroupBlockBytes;
-    prefetch_block(blk, kPackedGroupBlockBytes, kPrefetchBytes);
+  template <int NR>
+  static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
+    const __m256i top_bit = _mm256_set1_epi8(static_cast<char>(0x80));
     __m256i dot[NR][2];
     for (int r = 0; r < NR; ++r) dot[r][0] = dot[r][1] = _mm256_setzero_si256();
 #pragma GCC unroll 8
@@ -59,17 +52,12 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
       }
     }
   }
-  store_group<NR>(a, g, r0, o_begin, o_end, acc);
-}
+};
 
 }  // namespace
 
 void matmul_packed_q8_0(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
-  // Two input rows' accumulators and dot products fill 8 of the 16 registers.
-  constexpr int kMaxTileRows = 2;
-  for_each_packed_tile<kMaxTileRows>(o_begin, o_end, a.n_rows, [&]<int NR>(int64_t g, int r0) {
-    packed_tile<NR>(a, g, r0, o_begin, o_end);
-  });
+  packed_matmul<PackedQ8>(a, o_begin, o_end);
 }
 
 }  // namespace strata::kernels::cpu::avx2

@@ -29,4 +29,14 @@ static inline void store_group(const MatmulArgs& a, int64_t g, int r0, int64_t o
   }
 }
 
+// The accumulator and the store of an AVX-512 packed kernel (see packed_matmul()): one
+// 512-bit register holds a group's 16 rows.
+struct Avx512PackedKernel {
+  using Acc = __m512;
+  template <int NR>
+  static void store(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end, const Acc* acc) {
+    store_group<NR>(a, g, r0, o_begin, o_end, acc);
+  }
+};
+
 }  // namespace strata::kernels::cpu::avx512

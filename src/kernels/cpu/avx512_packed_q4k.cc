@@ -25,9 +25,6 @@ namespace {
 // The loops over tile rows carry `#pragma GCC unroll 8`: unless they unroll completely,
 // GCC keeps the per-row accumulator arrays in memory instead of registers.
 
-// How far ahead of the super-block in use a tile asks for weights: one super-block.
-constexpr int64_t kPrefetchBytes = kPackedQ4KBlockBytes;
-
 // The 4 activation codes x[0..3] in every int32 lane (VNNI's signed operand).
 inline __m512i broadcast4(const int8_t* x) {
   int32_t four;
@@ -78,20 +75,16 @@ inline void sub_block_pair(const std::byte* blk, int p, const Q8Row* x, int64_t 
   }
 }
 
-// Input rows [r0, r0 + NR) against row group g; writes the outputs in [o_begin, o_end).
-template <int NR>
-inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end) {
-  const WeightMatrix& w = *a.w;
-  const int64_t n_blocks = w.n_in / kQKK;
-  const std::byte* group = static_cast<const std::byte*>(w.packed) + g * n_blocks * kPackedQ4KBlockBytes;
-  Q8Row x[NR];
-  tile_inputs<NR>(a, r0, x);
-  __m512 acc[NR];
-#pragma GCC unroll 8
-  for (int r = 0; r < NR; ++r) acc[r] = _mm512_setzero_ps();
-  for (int64_t s = 0; s < n_blocks; ++s) {
-    const std::byte* blk = group + s * kPackedQ4KBlockBytes;
-    prefetch_block(blk, kPackedQ4KBlockBytes, kPrefetchBytes);
+struct PackedQ4K : Avx512PackedKernel {
+  static constexpr int64_t kBlockInputs = kQKK;
+  static constexpr size_t kBlockBytes = kPackedQ4KBlockBytes;
+  static constexpr int64_t kPrefetchBytes = kPackedQ4KBlockBytes;  // one super-block ahead
+  // Per tile row, acc, dots and two sub-block dots live across the code lines: 24 of the
+  // 32 registers. 6 rows measured faster in prefill than 4 despite a few spills.
+  static constexpr int kMaxTileRows = 6;
+
+  template <int NR>
+  static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
     __m512i dots[NR];
 #pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) dots[r] = _mm512_setzero_si512();
@@ -111,18 +104,12 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
       acc[r] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(min_terms), _mm512_mul_ps(dmin, xd), acc[r]);
     }
   }
-  store_group<NR>(a, g, r0, o_begin, o_end, acc);
-}
+};
 
 }  // namespace
 
 void matmul_packed_q4_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
-  // Per tile row, acc, dots and two sub-block dots live across the code lines: 24 of the
-  // 32 registers. 6 rows measured faster in prefill than 4 despite a few spills.
-  constexpr int kMaxTileRows = 6;
-  for_each_packed_tile<kMaxTileRows>(o_begin, o_end, a.n_rows, [&]<int NR>(int64_t g, int r0) {
-    packed_tile<NR>(a, g, r0, o_begin, o_end);
-  });
+  packed_matmul<PackedQ4K>(a, o_begin, o_end);
 }
 
 }  // namespace strata::kernels::cpu::avx512

@@ -24,9 +24,6 @@ namespace {
 // The loops over tile rows carry `#pragma GCC unroll 8`: unless they unroll completely,
 // GCC keeps the per-row accumulator arrays in memory instead of registers.
 
-// How far ahead of the super-block in use a tile asks for weights: one super-block.
-constexpr int64_t kPrefetchBytes = kPackedQ6KBlockBytes;
-
 // The 4 bytes at p in every int32 lane (4 activation codes, or 2 int16 sums).
 inline __m512i broadcast4(const void* p) {
   int32_t four;
@@ -87,20 +84,16 @@ inline void quarter(const std::byte* blk, int p, int u, const Q8Row* x, int64_t 
   }
 }
 
-// Input rows [r0, r0 + NR) against row group g; writes the outputs in [o_begin, o_end).
-template <int NR>
-inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end) {
-  const WeightMatrix& w = *a.w;
-  const int64_t n_blocks = w.n_in / kQKK;
-  const std::byte* group = static_cast<const std::byte*>(w.packed) + g * n_blocks * kPackedQ6KBlockBytes;
-  Q8Row x[NR];
-  tile_inputs<NR>(a, r0, x);
-  __m512 acc[NR];
-#pragma GCC unroll 8
-  for (int r = 0; r < NR; ++r) acc[r] = _mm512_setzero_ps();
-  for (int64_t s = 0; s < n_blocks; ++s) {
-    const std::byte* blk = group + s * kPackedQ6KBlockBytes;
-    prefetch_block(blk, kPackedQ6KBlockBytes, kPrefetchBytes);
+struct PackedQ6K : Avx512PackedKernel {
+  static constexpr int64_t kBlockInputs = kQKK;
+  static constexpr size_t kBlockBytes = kPackedQ6KBlockBytes;
+  static constexpr int64_t kPrefetchBytes = kPackedQ6KBlockBytes;  // one super-block ahead
+  // Per tile row, acc, dots and two sub-block dots live across the code lines: 24 of the
+  // 32 registers. 6 rows measured faster in prefill than 4 despite a few spills.
+  static constexpr int kMaxTileRows = 6;
+
+  template <int NR>
+  static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
     // The offset 32 of the codes: -32 * scale fits int16, so one multiply-add per pair of
     // sub-blocks adds scale_k * -32 * (sum of x over sub-block k) for both.
     __m512i dots[NR];
@@ -123,18 +116,12 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
       acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots[r]), _mm512_mul_ps(dw, _mm512_set1_ps(x[r].d[s])), acc[r]);
     }
   }
-  store_group<NR>(a, g, r0, o_begin, o_end, acc);
-}
+};
 
 }  // namespace
 
 void matmul_packed_q6_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
-  // Per tile row, acc, dots and two sub-block dots live across the code lines: 24 of the
-  // 32 registers. 6 rows measured faster in prefill than 4 despite a few spills.
-  constexpr int kMaxTileRows = 6;
-  for_each_packed_tile<kMaxTileRows>(o_begin, o_end, a.n_rows, [&]<int NR>(int64_t g, int r0) {
-    packed_tile<NR>(a, g, r0, o_begin, o_end);
-  });
+  packed_matmul<PackedQ6K>(a, o_begin, o_end);
 }
 
 }  // namespace strata::kernels::cpu::avx512

@@ -21,23 +21,14 @@ namespace strata::kernels::cpu::avx512 {
 
 namespace {
 
-// How far ahead of the block in use a tile asks for weights (a few blocks of 544 bytes).
-constexpr int64_t kPrefetchBytes = 4 * kPackedGroupBlockBytes;
+struct PackedQ8 : Avx512PackedKernel {
+  static constexpr int64_t kBlockInputs = kQK;
+  static constexpr size_t kBlockBytes = kPackedGroupBlockBytes;
+  static constexpr int64_t kPrefetchBytes = 4 * kPackedGroupBlockBytes;  // a few blocks ahead
+  static constexpr int kMaxTileRows = 8;  // 16 of the 32 registers for accumulators
 
-// Input rows [r0, r0 + NR) against row group g; writes the outputs in [o_begin, o_end).
-template <int NR>
-inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end) {
-  const WeightMatrix& w = *a.w;
-  const int64_t n_blocks = w.n_in / kQK;
-  const std::byte* group = static_cast<const std::byte*>(w.packed) + g * n_blocks * kPackedGroupBlockBytes;
-  Q8Row x[NR];
-  tile_inputs<NR>(a, r0, x);
-  __m512 acc[NR];
-#pragma GCC unroll 8
-  for (int r = 0; r < NR; ++r) acc[r] = _mm512_setzero_ps();
-  for (int64_t s = 0; s < n_blocks; ++s) {
-    const std::byte* blk = group + s * kPackedGroupBlockBytes;
-    prefetch_block(blk, kPackedGroupBlockBytes, kPrefetchBytes);
+  template <int NR>
+  static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
     __m512i dot[NR];
 #pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) dot[r] = _mm512_set1_epi32(-128 * (x[r].sum16[2 * s] + x[r].sum16[2 * s + 1]));
@@ -58,16 +49,12 @@ inline void packed_tile(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin,
       acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[r]), scale, acc[r]);
     }
   }
-  store_group<NR>(a, g, r0, o_begin, o_end, acc);
-}
+};
 
 }  // namespace
 
 void matmul_packed_q8_0(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
-  constexpr int kMaxTileRows = 8;  // 16 of the 32 registers for accumulators
-  for_each_packed_tile<kMaxTileRows>(o_begin, o_end, a.n_rows, [&]<int NR>(int64_t g, int r0) {
-    packed_tile<NR>(a, g, r0, o_begin, o_end);
-  });
+  packed_matmul<PackedQ8>(a, o_begin, o_end);
 }
 
 }  // namespace strata::kernels::cpu::avx512

@@ -1,7 +1,8 @@
-// The loop every packed kernel shares, whatever its instruction set (avx2_packed_q8.cc,
-// avx512_packed_*.cc): row groups of 16 outputs times tiles of up to kMaxRows input rows,
-// the tile's activation rows, and the weight prefetch. `static inline` templates and SSE
-// prefetches only, so nothing here can leak wider instructions into baseline code.
+// The loop every packed kernel shares, whatever its layout and instruction set
+// (avx2_packed_*.cc, avx512_packed_*.cc): row groups of 16 outputs times tiles of up to
+// kMaxTileRows input rows, block after block of the group, with the weights prefetched.
+// `static inline` templates and SSE prefetches only, so nothing here can leak wider
+// instructions into baseline code.
 #pragma once
 
 #include <immintrin.h>
@@ -51,6 +52,32 @@ static inline void prefetch_block(const std::byte* blk, size_t block_bytes, int6
   for (size_t off = 0; off < block_bytes; off += 64) {
     _mm_prefetch(reinterpret_cast<const char*>(blk) + ahead_bytes + off, _MM_HINT_T0);
   }
+}
+
+// The whole matmul of one packed kernel K over output rows [o_begin, o_end). K supplies
+//   kBlockInputs, kBlockBytes     inputs and bytes of one block of a row group
+//   kPrefetchBytes, kMaxTileRows  how far ahead to prefetch; input rows per tile
+//   Acc                           one input row's float accumulators for a group's 16 rows
+//   template <int NR> static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc)
+//                                 adds block s of the group to the NR rows' accumulators
+//   template <int NR> static void store(const MatmulArgs&, int64_t g, int r0, int64_t o_begin,
+//                                       int64_t o_end, const Acc* acc)
+// Every (output row, input row) pair thus sees its blocks in order, whatever the tile.
+template <class K>
+static inline void packed_matmul(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
+  const int64_t n_blocks = a.w->n_in / K::kBlockInputs;
+  for_each_packed_tile<K::kMaxTileRows>(o_begin, o_end, a.n_rows, [&]<int NR>(int64_t g, int r0) {
+    const std::byte* group = static_cast<const std::byte*>(a.w->packed) + g * n_blocks * K::kBlockBytes;
+    Q8Row x[NR];
+    tile_inputs<NR>(a, r0, x);
+    typename K::Acc acc[NR]{};
+    for (int64_t s = 0; s < n_blocks; ++s) {
+      const std::byte* blk = group + s * K::kBlockBytes;
+      prefetch_block(blk, K::kBlockBytes, K::kPrefetchBytes);
+      K::template block<NR>(blk, x, s, acc);
+    }
+    K::template store<NR>(a, g, r0, o_begin, o_end, acc);
+  });
 }
 
 }  // namespace strata::kernels::cpu
