@@ -2,9 +2,12 @@
 // weights stream as one contiguous run per row group, the scales and mins arrive unpacked.
 //
 // Each super-block is done one half (8 rows) at a time: a code line's half, masked and
-// shifted, gives the unsigned 4-bit codes of two sub-blocks for 8 rows, and maddubs + madd
-// add their exact products with 4 activations per row (|15 * x| pairs stay far below
-// int16's limit). The scaled sums and the mins are exact int32, and the float steps follow
+// shifted, gives the unsigned 4-bit codes of two sub-blocks for 8 rows, and maddubs gives
+// their products with 4 activations per row as int16 pair sums. Codes are at most 15 and
+// activations at most 127 in magnitude (quantize_q8_row clamps them), so the 8 lines of a
+// sub-block sum to at most 8 * 2 * 15 * 127 = 30480 per int16 lane: they add up exactly in
+// int16 before one madd widens them (half the multiply instructions of a madd per line).
+// The scaled sums and the mins are exact int32, and the float steps follow
 // reference::matmul_packed_q4_k_rows in order: the bits equal the oracle's (and the
 // AVX-512 kernel's), for any tile and batch.
 #include <immintrin.h>
@@ -21,8 +24,9 @@ namespace {
 template <int NR>
 inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, __m256i* dots) {
   const __m256i mask4 = _mm256_set1_epi8(0x0f);
+  const __m256i ones = _mm256_set1_epi16(1);
   for (int p = 0; p < 4; ++p) {
-    __m256i lo_dot[NR], hi_dot[NR];
+    __m256i lo_dot[NR], hi_dot[NR];  // int16 pair sums until widened below
     for (int r = 0; r < NR; ++r) lo_dot[r] = hi_dot[r] = _mm256_setzero_si256();
     const std::byte* lines = blk + kPackedQ4KCodesOffset + 64 * 8 * p;
 #pragma GCC unroll 8
@@ -33,9 +37,13 @@ inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, 
 #pragma GCC unroll 4
       for (int r = 0; r < NR; ++r) {
         const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t;
-        lo_dot[r] = dot_add(lo_dot[r], lo, broadcast4(xq));
-        hi_dot[r] = dot_add(hi_dot[r], hi, broadcast4(xq + 32));
+        lo_dot[r] = _mm256_add_epi16(lo_dot[r], _mm256_maddubs_epi16(lo, broadcast4(xq)));
+        hi_dot[r] = _mm256_add_epi16(hi_dot[r], _mm256_maddubs_epi16(hi, broadcast4(xq + 32)));
       }
+    }
+    for (int r = 0; r < NR; ++r) {
+      lo_dot[r] = _mm256_madd_epi16(lo_dot[r], ones);
+      hi_dot[r] = _mm256_madd_epi16(hi_dot[r], ones);
     }
     // Row i's scale of sub-block j is byte 16 j + i: half h's 8 rows are 8 bytes.
     const std::byte* scales = blk + kPackedQ4KScalesOffset + 8 * h;

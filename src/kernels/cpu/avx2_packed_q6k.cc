@@ -3,8 +3,9 @@
 //
 // Each super-block is done one half (8 rows) at a time: the halves of a low-bits line and
 // of a top-bits line, masked, shifted and or-ed, give the unsigned 6-bit codes of 8 rows,
-// and maddubs + madd add their exact products with 4 activations per row (|63 * x| pairs
-// stay below int16's limit). The offset 32 enters as -32 * scale times the activation
+// and maddubs gives their products with 4 activations per row as int16 pair sums: at most
+// 2 * 63 * 127 = 16002 (quantize_q8_row clamps activations to 127), so two lines' sums add
+// exactly in int16 before one madd widens them. The offset 32 enters as -32 * scale times the activation
 // sums, exact in int32 like the rest, and the float step follows
 // reference::matmul_packed_q6_k_rows: the bits equal the oracle's (and the AVX-512
 // kernel's), for any tile and batch.
@@ -57,10 +58,12 @@ inline void quarter(const std::byte* blk, int h, int p, int u, const Q8Row* x, i
 #pragma GCC unroll 4
     for (int r = 0; r < NR; ++r) {
       const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t0;
-      lo_dot[r] = dot_add(lo_dot[r], codes[0], broadcast4(xq));
-      hi_dot[r] = dot_add(hi_dot[r], codes[1], broadcast4(xq + 32));
-      lo_dot[r] = dot_add(lo_dot[r], codes[2], broadcast4(xq + 4));
-      hi_dot[r] = dot_add(hi_dot[r], codes[3], broadcast4(xq + 36));
+      const __m256i lo16 = _mm256_add_epi16(_mm256_maddubs_epi16(codes[0], broadcast4(xq)),
+                                            _mm256_maddubs_epi16(codes[2], broadcast4(xq + 4)));
+      const __m256i hi16 = _mm256_add_epi16(_mm256_maddubs_epi16(codes[1], broadcast4(xq + 32)),
+                                            _mm256_maddubs_epi16(codes[3], broadcast4(xq + 36)));
+      lo_dot[r] = _mm256_add_epi32(lo_dot[r], _mm256_madd_epi16(lo16, _mm256_set1_epi16(1)));
+      hi_dot[r] = _mm256_add_epi32(hi_dot[r], _mm256_madd_epi16(hi16, _mm256_set1_epi16(1)));
     }
   }
   const __m256i sc_lo = scale_of_pair(scale_pairs(blk, h, 2 * p), u);
