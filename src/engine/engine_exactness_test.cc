@@ -118,6 +118,26 @@ TEST(EngineExactness, StaggeredAdmissionsWhileOthersDecode) {
   }
 }
 
+TEST(EngineExactness, CancellingOneRequestLeavesTheOthersExactAndFreesItsSlot) {
+  // The cancelled request's slot is in the same window as the others (joined) or in the
+  // other group's window, possibly in flight when the cancel arrives (pipelined).
+  const GenerateRequest keep = make_request(12, 24, 41);
+  const GenerateRequest after = make_request(9, 6, 43);
+  const Output keep_solo = run_solo(keep), after_solo = run_solo(after);
+  for (Windows windows : {Windows::kJoined, Windows::kPipelined}) {
+    const std::string what = windows == Windows::kJoined ? "joined" : "pipelined";
+    Harness h(options(2, 2, 2, windows));
+    RequestId doomed = h.submit(make_request(10, 1500, 42));
+    RequestId kept = h.submit(keep);
+    h.wait_tokens(doomed, 3);
+    h.engine().cancel(doomed);
+    EXPECT_EQ(h.wait(doomed).done.finish, FinishReason::kAbort) << what;
+    expect_identical(h.wait(kept), keep_solo, what + ": the request beside it");
+    // Both slots are free again (2 slots): a new request runs, exactly.
+    expect_identical(h.wait(h.submit(after)), after_solo, what + ": the request in the freed slot");
+  }
+}
+
 TEST(EngineExactness, LongPromptReadInChunksBesideDecodingSlots) {
   EngineOptions o = options(3);
   o.prefill_chunk = 8;
