@@ -6,7 +6,7 @@
 // their products with 4 activations per row as int16 pair sums. Codes are at most 15 and
 // activations at most 127 in magnitude (quantize_q8_row clamps them), so the 8 lines of a
 // sub-block sum to at most 8 * 2 * 15 * 127 = 30480 per int16 lane: they add up exactly in
-// int16 before one madd widens them (half the multiply instructions of a madd per line).
+// int16 before one madd widens them (one madd per 8 lines instead of one per line).
 // The scaled sums and the mins are exact int32, and the float steps follow
 // reference::matmul_packed_q4_k_rows in order: the bits equal the oracle's (and the
 // AVX-512 kernel's), for any tile and batch.
