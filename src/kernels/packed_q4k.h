@@ -14,7 +14,8 @@
 //   offset 320: 32 code lines of 64 bytes; line 8p + t, byte 4 * i + k holds, for row i,
 //               the code of input 64p + 4t + k (sub-block 2p) in its low nibble and of
 //               input 64p + 32 + 4t + k (sub-block 2p + 1) in its high nibble.
-// A group's super-blocks are contiguous, so one group streams as one run of memory.
+// A group's super-blocks are contiguous, so one group streams as one run of memory. The
+// AVX2 kernel reads the same layout as two 8-row halves of each 64-byte line.
 //
 // Arithmetic (the same in the scalar oracle and the SIMD kernel, hence the same bits),
 // per output row and activation row (make_q8_row_layout(n_in, 256)), super-block after

@@ -15,6 +15,7 @@
 //   offset 2336: 16 lines of the codes' top 2 bits; line 4p + v, byte 4 * i + k holds,
 //                for row i, in bits 0-1 / 2-3 / 4-5 / 6-7 those of the low-nibble and
 //                high-nibble codes of line 8p + 2v, then of line 8p + 2v + 1, at byte 4i + k.
+// The AVX2 kernel reads the same layout as two 8-row halves of each 64-byte line.
 //
 // Arithmetic (the same in the scalar oracle and the SIMD kernel, hence the same bits),
 // per output row and activation row (make_q8_row_layout(n_in, 256)), super-block after

@@ -6,7 +6,8 @@
 //   16 fp16 scales, row 0 first (32 bytes), then
 //   8 chunks of 64 bytes; chunk c holds inputs 4c..4c+3 of the block for rows 0..15,
 //   row by row, each code stored as q + 128 (unsigned, as VNNI's first operand wants).
-// A group's blocks are contiguous, so one group streams as one run of memory.
+// A group's blocks are contiguous, so one group streams as one run of memory. The AVX2
+// kernel reads the same layout as two 8-row halves of each 64-byte chunk.
 //
 // Arithmetic (the same in the scalar reference and the SIMD kernel, hence the same bits):
 // per block, dot = sum (q + 128) * x - 128 * sum x exactly in int32, then
