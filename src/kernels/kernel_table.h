@@ -37,9 +37,10 @@ struct KernelTable {
   // The same from args.w->packed (packed_q8.h layout, Q8_0 only); nullptr when this table
   // has no packed path, and then it packs nothing.
   void (*matmul_packed_q8_0_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
-  // The same for Q4_K (packed_q4k.h layout) and Q6_K (packed_q6k.h); nullptr when this
-  // table has none.
+  // The same for Q4_K and Q5_K (packed_q4k.h layouts) and Q6_K (packed_q6k.h); nullptr when
+  // this table has none.
   void (*matmul_packed_q4_k_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+  void (*matmul_packed_q5_k_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
   void (*matmul_packed_q6_k_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
   void (*rmsnorm)(const float* x, const float* weight, int n, float eps, float* out);
   void (*silu_mul)(float* gate, const float* up, int n);

@@ -1,10 +1,11 @@
-// AVX-512 VNNI matmul over the packed Q4_K layout (packed_q4k.h): one 512-bit register
-// holds 16 output rows; one 64-byte code line, masked and shifted, feeds two VNNI
-// instructions (4 inputs of two sub-blocks) for all 16 rows, and the scales and mins
-// arrive unpacked, so a super-block costs no decoding beyond that per line.
+// AVX-512 VNNI matmul over the packed Q4_K and Q5_K layouts (packed_q4k.h): one 512-bit
+// register holds 16 output rows; one 64-byte code line, masked and shifted (Q5_K: with its
+// 5th bits added from a high line), feeds two VNNI instructions (4 inputs of two
+// sub-blocks) for all 16 rows, and the scales and mins arrive unpacked, so a super-block
+// costs no decoding beyond that per line.
 //
 // Per (output row, input row) pair the integer sums are exact and the float operations
-// are those of the scalar oracle reference::matmul_packed_q4_k_rows, in the same order,
+// are those of the scalar oracles reference::matmul_packed_q4_k_rows / _q5_k_rows, in order,
 // whatever the tile: the results are bit-identical to it and batch-invariant.
 #include <immintrin.h>
 
@@ -46,9 +47,15 @@ inline XSumPairs x_sum_pairs(const int16_t* sum16) {
   return {_mm512_castsi256_si512(_mm256_packs_epi32(sum32, sum32))};
 }
 
+// 0x10 in every byte of high whose bit `bit` is set, else 0: a Q5_K code's 5th bit.
+inline __m512i fifth_bits(__m512i high, int bit) {
+  return _mm512_maskz_mov_epi8(_mm512_test_epi8_mask(high, _mm512_set1_epi8(static_cast<char>(1 << bit))),
+                               _mm512_set1_epi8(0x10));
+}
+
 // Sub-blocks 2p (low nibbles) and 2p + 1 (high nibbles) against NR activation rows: adds
-// scale_j * dot_j of both to dots[r].
-template <int NR>
+// scale_j * dot_j of both to dots[r]. kFive: Q5_K.
+template <bool kFive, int NR>
 inline void sub_block_pair(const std::byte* blk, int p, const Q8Row* x, int64_t s, __m512i* dots) {
   __m512i lo_dot[NR], hi_dot[NR];
 #pragma GCC unroll 8
@@ -56,8 +63,13 @@ inline void sub_block_pair(const std::byte* blk, int p, const Q8Row* x, int64_t 
   const std::byte* lines = blk + kPackedQ4KCodesOffset + 64 * 8 * p;
   for (int t = 0; t < 8; ++t) {
     const __m512i line = _mm512_loadu_si512(lines + 64 * t);
-    const __m512i lo = _mm512_and_si512(line, _mm512_set1_epi8(0x0f));
-    const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(line, 4), _mm512_set1_epi8(0x0f));
+    __m512i lo = _mm512_and_si512(line, _mm512_set1_epi8(0x0f));
+    __m512i hi = _mm512_and_si512(_mm512_srli_epi16(line, 4), _mm512_set1_epi8(0x0f));
+    if constexpr (kFive) {
+      const __m512i high = _mm512_loadu_si512(blk + kPackedQ5KHighOffset + 64 * (2 * p + t / 4));
+      lo = _mm512_or_si512(lo, fifth_bits(high, 2 * (t % 4)));
+      hi = _mm512_or_si512(hi, fifth_bits(high, 2 * (t % 4) + 1));
+    }
 #pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) {
       const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t;
@@ -75,10 +87,11 @@ inline void sub_block_pair(const std::byte* blk, int p, const Q8Row* x, int64_t 
   }
 }
 
+template <bool kFive>
 struct PackedQ4K : Avx512PackedKernel {
   static constexpr int64_t kBlockInputs = kQKK;
-  static constexpr size_t kBlockBytes = kPackedQ4KBlockBytes;
-  static constexpr int64_t kPrefetchBytes = kPackedQ4KBlockBytes;  // one super-block ahead
+  static constexpr size_t kBlockBytes = kFive ? kPackedQ5KBlockBytes : kPackedQ4KBlockBytes;
+  static constexpr int64_t kPrefetchBytes = kBlockBytes;  // one super-block ahead
   // Per tile row, acc, dots and two sub-block dots live across the code lines: 24 of the
   // 32 registers. 6 rows measured faster in prefill than 4 despite a few spills.
   static constexpr int kMaxTileRows = 6;
@@ -88,7 +101,7 @@ struct PackedQ4K : Avx512PackedKernel {
     __m512i dots[NR];
 #pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) dots[r] = _mm512_setzero_si512();
-    for (int p = 0; p < 4; ++p) sub_block_pair<NR>(blk, p, x, s, dots);
+    for (int p = 0; p < 4; ++p) sub_block_pair<kFive, NR>(blk, p, x, s, dots);
     const auto* mins = reinterpret_cast<const __m256i*>(blk + kPackedQ4KMinsOffset);
     const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
     const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32)));
@@ -109,7 +122,11 @@ struct PackedQ4K : Avx512PackedKernel {
 }  // namespace
 
 void matmul_packed_q4_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
-  packed_matmul<PackedQ4K>(a, o_begin, o_end);
+  packed_matmul<PackedQ4K<false>>(a, o_begin, o_end);
+}
+
+void matmul_packed_q5_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
+  packed_matmul<PackedQ4K<true>>(a, o_begin, o_end);
 }
 
 }  // namespace strata::kernels::cpu::avx512
