@@ -39,7 +39,7 @@ struct PackedFormat {
   }
 };
 
-// The SIMD tables this CPU runs that read format f packed (avx2: Q8_0; avx512: all).
+// The SIMD tables this CPU runs that read format f packed (both read every layout).
 inline std::vector<const KernelTable*> packed_simd_tables(const PackedFormat& f) {
   std::vector<const KernelTable*> out;
   for (const KernelTable* t : {avx2_table(), avx512_table()}) {
