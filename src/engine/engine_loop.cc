@@ -170,6 +170,10 @@ void EngineImpl::launch(int index) {
   for (int i = 0; i < n; ++i) w->group_rows[slots_[first + i].group] += w->slot_rows[i];
   w->launched_s = monotonic_s();
   in_flight_[index] = true;
+  if (config_.join_groups) {
+    pipeline_->run_now(w);  // the only window: nothing to overlap with
+    return;
+  }
   // Alone: no slot outside this window has work, so nothing could overlap with it.
   bool alone = true;
   for (int s = 0; s < static_cast<int>(slots_.size()) && alone; ++s) {

@@ -64,6 +64,12 @@ void StagePipeline::launch(Window* w, bool alone) {
   push(0, w);
 }
 
+void StagePipeline::run_now(Window* w) {
+  ThreadPool& pool = n_stages() == 1 ? stages_[0]->pool : *solo_pool_;
+  for (int s = 0; s < n_stages(); ++s) process(s, w, pool);
+  done_(w);
+}
+
 void StagePipeline::finish(Window* w) {
   // Before done_, which may launch the next window at once: that one may then run solo.
   n_in_flight_.fetch_sub(1, std::memory_order_acq_rel);

@@ -24,8 +24,9 @@
 // pipeline resumes behind it. A lone request thus uses the whole machine instead of one
 // stage's share; the kernels are thread-count invariant, so its bits are the same either way.
 //
-// A joined window (every group's rows, EngineOptions::join_groups) is launched only when
-// nothing is in flight, so it always runs solo.
+// A joined window (every group's rows, EngineOptions::join_groups) is the only window there
+// is, so nothing can overlap with it: run_now() computes it on the caller's thread with every
+// stage's cores, as one stage would, without handing it to the stage threads and back.
 //
 // Owns the stage threads, their pools and scratch. launch() is called by the engine
 // thread; `done` is called on the last stage's thread and must be quick. A single stage
@@ -64,6 +65,9 @@ class StagePipeline {
   // Hands w to stage 0. w must not be touched until `done` returns it. alone: no other group
   // has work, so if nothing is in flight w runs solo (see above).
   void launch(Window* w, bool alone);
+  // Runs every stage's layers for w on the calling thread with the pool of every stage's
+  // cores, then calls `done`, before returning. Nothing may be in flight.
+  void run_now(Window* w);
   int n_stages() const { return static_cast<int>(stages_.size()); }
   // Cumulative seconds each stage spent computing.
   void busy_s(std::vector<double>* out) const;

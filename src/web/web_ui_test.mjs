@@ -28,7 +28,8 @@ function startServer() {
   return new Promise((resolve, reject) => {
     assert.ok(strataBin && fs.existsSync(strataBin), `STRATA_BIN=${strataBin}`);
     const proc = spawn(strataBin, ['serve', '--model', model, '--host', '127.0.0.1', '--port', '0',
-      '--parallel', '4', '--ctx', '32768', '--api-key', API_KEY], { stdio: ['ignore', 'pipe', 'pipe'] });
+      '--parallel', '4', '--ctx', '32768', '--stages', '2', '--api-key', API_KEY],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
     const timer = setTimeout(() => reject(new Error('no listening line:\n' + out + err)), 30000);
     proc.stderr.on('data', (d) => { err = (err + d).slice(-4000); });
@@ -162,6 +163,10 @@ test('the Monitor tab shows the engine and the requests, updating every second',
   assert.match(await page.textContent('#engine-state'), /^(idle|reading|generating)$/);
   assert.equal(await page.locator('#slots .slot').count(), m.engine.parallel);
   assert.equal(await page.locator('#stages .stage').count(), m.stages.length);
+  // Two stages and (auto) two batch groups, joined into one window per step.
+  assert.equal(m.engine.stages, 2);
+  assert.equal(m.engine.joined_groups, true);
+  assert.match(await page.textContent('#engine-info'), /2 × 2, joined/);
   assert.equal(await page.locator('#group-busy .stage').count(), m.groups.length);
   assert.match(await page.textContent('#group-busy'), /group 0 · /);
   const rows = await page.locator('#requests tbody tr').count();
