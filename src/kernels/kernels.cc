@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kernels/kernel_table.h"
+#include "kernels/packed_q4_0.h"
 #include "kernels/packed_q4k.h"
 #include "kernels/packed_q6k.h"
 #include "kernels/packed_q8.h"
@@ -94,6 +95,7 @@ using RowsFn = void (*)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 RowsFn packed_rows_fn(const KernelTable& table, DType type) {
   switch (type) {
     case DType::kQ8_0: return table.matmul_packed_q8_0_rows;
+    case DType::kQ4_0: return table.matmul_packed_q4_0_rows;
     case DType::kQ4_K: return table.matmul_packed_q4_k_rows;
     case DType::kQ5_K: return table.matmul_packed_q5_k_rows;
     case DType::kQ6_K: return table.matmul_packed_q6_k_rows;
@@ -110,6 +112,7 @@ bool packs(const KernelTable& table, const WeightMatrix& w) {
 size_t packed_matrix_bytes(const WeightMatrix& w) {
   if (!packs(active_table(), w)) return 0;
   switch (w.type) {
+    case DType::kQ4_0: return packed_q4_0_bytes(w.n_out, w.n_in);
     case DType::kQ4_K: return packed_q4_k_bytes(w.n_out, w.n_in);
     case DType::kQ5_K: return packed_q5_k_bytes(w.n_out, w.n_in);
     case DType::kQ6_K: return packed_q6_k_bytes(w.n_out, w.n_in);
@@ -120,6 +123,7 @@ size_t packed_matrix_bytes(const WeightMatrix& w) {
 void pack_matrix(const WeightMatrix& w, std::byte* dst) {
   if (!packs(active_table(), w)) return;
   switch (w.type) {
+    case DType::kQ4_0: pack_q4_0(w, dst); break;
     case DType::kQ4_K: pack_q4_k(w, dst); break;
     case DType::kQ5_K: pack_q5_k(w, dst); break;
     case DType::kQ6_K: pack_q6_k(w, dst); break;

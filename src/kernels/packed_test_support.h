@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/kernel_table.h"
+#include "kernels/packed_q4_0.h"
 #include "kernels/packed_q4k.h"
 #include "kernels/packed_q6k.h"
 #include "kernels/packed_q8.h"
@@ -26,6 +27,7 @@ struct PackedFormat {
 
   // The slot of `table` that reads this format.
   void (*&slot(KernelTable& table) const)(const MatmulArgs&, int64_t, int64_t) {
+    if (type == DType::kQ4_0) return table.matmul_packed_q4_0_rows;
     if (type == DType::kQ4_K) return table.matmul_packed_q4_k_rows;
     if (type == DType::kQ5_K) return table.matmul_packed_q5_k_rows;
     if (type == DType::kQ6_K) return table.matmul_packed_q6_k_rows;
@@ -53,6 +55,7 @@ inline std::vector<const KernelTable*> packed_simd_tables(const PackedFormat& f)
 inline std::vector<PackedFormat> packed_formats() {
   return {
       {"Q8_0", DType::kQ8_0, packed_q8_0_bytes, pack_q8_0, reference::matmul_packed_q8_0_rows, 32},
+      {"Q4_0", DType::kQ4_0, packed_q4_0_bytes, pack_q4_0, reference::matmul_packed_q4_0_rows, 32},
       {"Q4_K", DType::kQ4_K, packed_q4_k_bytes, pack_q4_k, reference::matmul_packed_q4_k_rows, 256},
       {"Q5_K", DType::kQ5_K, packed_q5_k_bytes, pack_q5_k, reference::matmul_packed_q5_k_rows, 256},
       {"Q6_K", DType::kQ6_K, packed_q6_k_bytes, pack_q6_k, reference::matmul_packed_q6_k_rows, 256},
