@@ -1,4 +1,4 @@
-// The walk every packed layout shares (packed_q8.h, packed_q4k.h, packed_q6k.h): rows in
+// The walk every packed layout shares (packed_q8.h, packed_q4_0.h, packed_q4k.h, packed_q6k.h): rows in
 // groups of kPackedGroupRows, each group a run of fixed-size blocks, one per block of inputs.
 // The layouts differ only in what one row's block becomes and how one block is multiplied;
 // these templates do the rest. Header-only, `static` (see quant_blocks.h on mixed-ISA files).
