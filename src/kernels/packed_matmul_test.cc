@@ -139,7 +139,8 @@ TEST(PackedMatmulTypes, Q8_0ExtremeCodesAreExactOnEverySimdTable) {
     }
   }
   for (const KernelTable* table : tables) {
-    const testing::OracleRuns runs = testing::run_against_oracle(*table, f, w.packed, testing::extreme_inputs(4, 512), 4);
+    const testing::OracleRuns runs =
+        testing::run_against_oracle(*table, f, w.packed, testing::extreme_inputs(4, 512), 4);
     EXPECT_EQ(0, std::memcmp(runs.got.data(), runs.want.data(), runs.got.size() * sizeof(float))) << table->name;
     EXPECT_NE(0.0f, runs.want[0]);
   }
@@ -163,7 +164,8 @@ TEST(PackedMatmulTypes, Q4_0ExtremeCodesAreExactOnEverySimdTable) {
     }
   }
   for (const KernelTable* table : tables) {
-    const testing::OracleRuns runs = testing::run_against_oracle(*table, f, w.packed, testing::extreme_inputs(4, 512), 4);
+    const testing::OracleRuns runs =
+        testing::run_against_oracle(*table, f, w.packed, testing::extreme_inputs(4, 512), 4);
     EXPECT_EQ(0, std::memcmp(runs.got.data(), runs.want.data(), runs.got.size() * sizeof(float))) << table->name;
     EXPECT_NE(0.0f, runs.want[0]);
   }
