@@ -41,13 +41,16 @@ void expect_extreme_codes_exact(const testing::PackedFormat& f, size_t block_byt
     for (size_t k = kPackedQ4KScalesOffset; k < kPackedQ4KCodesOffset; ++k) w.bytes[blk + k] = std::byte{63};
   }
   for (const KernelTable* table : tables) {
-    const testing::OracleRuns runs = testing::run_against_oracle(*table, f, w.packed, testing::extreme_inputs(4, 512), 4);
+    const testing::OracleRuns runs =
+        testing::run_against_oracle(*table, f, w.packed, testing::extreme_inputs(4, 512), 4);
     EXPECT_EQ(0, std::memcmp(runs.got.data(), runs.want.data(), runs.got.size() * sizeof(float))) << table->name;
     EXPECT_NE(0.0f, runs.want[0]);
   }
 }
 
-TEST(PackedQ4K, SimdKernelsHandleExtremeCodesAndScalesExactly) { expect_extreme_codes_exact(format(), kPackedQ4KBlockBytes); }
+TEST(PackedQ4K, SimdKernelsHandleExtremeCodesAndScalesExactly) {
+  expect_extreme_codes_exact(format(), kPackedQ4KBlockBytes);
+}
 
 TEST(PackedQ5K, SizeIsQ5_KPlusTheUnpackedScalesAndMins) {
   EXPECT_EQ(packed_q5_k_bytes(64, 2048), (*dtype_row_bytes(DType::kQ5_K, 2048) * 16 + 8 * 64) * 4);
