@@ -6,12 +6,21 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/kernel_table.h"
 #include "kernels/cpu/packed_tile_walk.h"
 #include "kernels/packed_q8.h"
 
 namespace strata::kernels::cpu::avx512 {
+
+// The 4 bytes at p in every int32 lane (4 activation codes for VNNI's signed operand, or 2
+// int16 sums).
+static inline __m512i broadcast4(const void* p) {
+  int32_t four;
+  std::memcpy(&four, p, sizeof four);
+  return _mm512_set1_epi32(four);
+}
 
 // Writes lane i of acc[r] to y[(r0 + r) * n_out + 16 g + i] for the outputs in [o_begin, o_end).
 template <int NR>

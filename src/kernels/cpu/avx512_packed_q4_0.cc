@@ -8,8 +8,6 @@
 // are bit-identical to it and batch-invariant.
 #include <immintrin.h>
 
-#include <cstring>
-
 // GCC 12 reports its own AVX-512 conversion intrinsics (their deliberately undefined
 // pass-through operand) as maybe-uninitialised once inlined here.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -21,13 +19,6 @@
 namespace strata::kernels::cpu::avx512 {
 
 namespace {
-
-// The 4 activation codes at x in every int32 lane (VNNI's signed operand).
-inline __m512i broadcast4(const int8_t* x) {
-  int32_t four;
-  std::memcpy(&four, x, sizeof four);
-  return _mm512_set1_epi32(four);
-}
 
 struct PackedQ40 : Avx512PackedKernel {
   static constexpr int64_t kBlockInputs = kQK;

@@ -9,8 +9,6 @@
 // whatever the tile: the results are bit-identical to it and batch-invariant.
 #include <immintrin.h>
 
-#include <cstring>
-
 // GCC 12 reports its own AVX-512 conversion intrinsics (their deliberately undefined
 // pass-through operand) as maybe-uninitialised once inlined here.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -25,13 +23,6 @@ namespace {
 
 // The loops over tile rows carry `#pragma GCC unroll 8`: unless they unroll completely,
 // GCC keeps the per-row accumulator arrays in memory instead of registers.
-
-// The 4 activation codes x[0..3] in every int32 lane (VNNI's signed operand).
-inline __m512i broadcast4(const int8_t* x) {
-  int32_t four;
-  std::memcpy(&four, x, sizeof four);
-  return _mm512_set1_epi32(four);
-}
 
 // Activation sums of the super-block's sub-blocks 2p and 2p+1, as the int16 pair of
 // every int32 lane (for one multiply-add against the row pairs of mins), p = 0..3.

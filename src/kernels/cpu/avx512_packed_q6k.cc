@@ -7,8 +7,6 @@
 // results are bit-identical to it and batch-invariant.
 #include <immintrin.h>
 
-#include <cstring>
-
 // GCC 12 reports its own AVX-512 conversion intrinsics (their deliberately undefined
 // pass-through operand) as maybe-uninitialised once inlined here.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -23,13 +21,6 @@ namespace {
 
 // The loops over tile rows carry `#pragma GCC unroll 8`: unless they unroll completely,
 // GCC keeps the per-row accumulator arrays in memory instead of registers.
-
-// The 4 bytes at p in every int32 lane (4 activation codes, or 2 int16 sums).
-inline __m512i broadcast4(const void* p) {
-  int32_t four;
-  std::memcpy(&four, p, sizeof four);
-  return _mm512_set1_epi32(four);
-}
 
 // Bits kFrom..kFrom+1 of every byte of tops moved to bits 4-5, other bits cleared.
 template <int kFrom>

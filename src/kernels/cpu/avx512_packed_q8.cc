@@ -7,8 +7,6 @@
 // are bit-identical to it and batch-invariant.
 #include <immintrin.h>
 
-#include <cstring>
-
 // GCC 12 reports its own AVX-512 conversion intrinsics (their deliberately undefined
 // pass-through operand) as maybe-uninitialised once inlined here.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -37,9 +35,7 @@ struct PackedQ8 : Avx512PackedKernel {
       const __m512i codes = _mm512_loadu_si512(blk + 32 + 64 * c);
 #pragma GCC unroll 8
       for (int r = 0; r < NR; ++r) {
-        int32_t four;
-        std::memcpy(&four, x[r].q + s * kQK + 4 * c, sizeof four);
-        dot[r] = _mm512_dpbusd_epi32(dot[r], codes, _mm512_set1_epi32(four));
+        dot[r] = _mm512_dpbusd_epi32(dot[r], codes, broadcast4(x[r].q + s * kQK + 4 * c));
       }
     }
     const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
