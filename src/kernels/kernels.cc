@@ -5,10 +5,7 @@
 #include <limits>
 
 #include "kernels/kernel_table.h"
-#include "kernels/packed_q4_0.h"
-#include "kernels/packed_q4k.h"
-#include "kernels/packed_q6k.h"
-#include "kernels/packed_q8.h"
+#include "kernels/packed_layouts.h"
 #include "kernels/reference/reference.h"
 
 namespace strata::kernels {
@@ -93,14 +90,8 @@ using RowsFn = void (*)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 
 // The table's kernel over the packed layout of w's type; nullptr when it has none.
 RowsFn packed_rows_fn(const KernelTable& table, DType type) {
-  switch (type) {
-    case DType::kQ8_0: return table.matmul_packed_q8_0_rows;
-    case DType::kQ4_0: return table.matmul_packed_q4_0_rows;
-    case DType::kQ4_K: return table.matmul_packed_q4_k_rows;
-    case DType::kQ5_K: return table.matmul_packed_q5_k_rows;
-    case DType::kQ6_K: return table.matmul_packed_q6_k_rows;
-    default: return nullptr;
-  }
+  const PackedLayout* layout = packed_layout(type);
+  return layout != nullptr ? table.*(layout->kernel) : nullptr;
 }
 
 bool packs(const KernelTable& table, const WeightMatrix& w) {
@@ -110,25 +101,11 @@ bool packs(const KernelTable& table, const WeightMatrix& w) {
 }  // namespace
 
 size_t packed_matrix_bytes(const WeightMatrix& w) {
-  if (!packs(active_table(), w)) return 0;
-  switch (w.type) {
-    case DType::kQ4_0: return packed_q4_0_bytes(w.n_out, w.n_in);
-    case DType::kQ4_K: return packed_q4_k_bytes(w.n_out, w.n_in);
-    case DType::kQ5_K: return packed_q5_k_bytes(w.n_out, w.n_in);
-    case DType::kQ6_K: return packed_q6_k_bytes(w.n_out, w.n_in);
-    default: return packed_q8_0_bytes(w.n_out, w.n_in);
-  }
+  return packs(active_table(), w) ? packed_layout(w.type)->bytes(w.n_out, w.n_in) : 0;
 }
 
 void pack_matrix(const WeightMatrix& w, std::byte* dst) {
-  if (!packs(active_table(), w)) return;
-  switch (w.type) {
-    case DType::kQ4_0: pack_q4_0(w, dst); break;
-    case DType::kQ4_K: pack_q4_k(w, dst); break;
-    case DType::kQ5_K: pack_q5_k(w, dst); break;
-    case DType::kQ6_K: pack_q6_k(w, dst); break;
-    default: pack_q8_0(w, dst); break;
-  }
+  if (packs(active_table(), w)) packed_layout(w.type)->pack(w, dst);
 }
 
 size_t matmul_scratch_bytes(DType type, int64_t n_in, int n_rows) {

@@ -3,12 +3,14 @@
 // table with the format's oracle plugged in. Header-only; tests only.
 #pragma once
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "kernels/kernel_table.h"
+#include "kernels/packed_layouts.h"
 #include "kernels/packed_q4_0.h"
 #include "kernels/packed_q4k.h"
 #include "kernels/packed_q6k.h"
@@ -17,22 +19,18 @@
 
 namespace strata::kernels::testing {
 
+// One packed layout of the registry (packed_layouts.h), as the tests use it.
 struct PackedFormat {
-  const char* name;
+  std::string name;  // "Q8_0", "Q4_K", ...: the type's name in capitals
   DType type;
   size_t (*bytes)(int64_t n_out, int64_t n_in);
   void (*pack)(const WeightMatrix& w, std::byte* dst);
-  void (*oracle)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+  PackedRowsFn oracle;
   int64_t block;  // inputs per block: shapes must use multiples of it
+  PackedRowsFn KernelTable::*kernel;
 
   // The slot of `table` that reads this format.
-  void (*&slot(KernelTable& table) const)(const MatmulArgs&, int64_t, int64_t) {
-    if (type == DType::kQ4_0) return table.matmul_packed_q4_0_rows;
-    if (type == DType::kQ4_K) return table.matmul_packed_q4_k_rows;
-    if (type == DType::kQ5_K) return table.matmul_packed_q5_k_rows;
-    if (type == DType::kQ6_K) return table.matmul_packed_q6_k_rows;
-    return table.matmul_packed_q8_0_rows;
-  }
+  PackedRowsFn& slot(KernelTable& table) const { return table.*kernel; }
   // The scalar table, reading this format with its oracle.
   KernelTable oracle_table() const {
     KernelTable t = reference_table();
@@ -45,21 +43,19 @@ struct PackedFormat {
 inline std::vector<const KernelTable*> packed_simd_tables(const PackedFormat& f) {
   std::vector<const KernelTable*> out;
   for (const KernelTable* t : {avx2_table(), avx512_table()}) {
-    if (t == nullptr) continue;
-    KernelTable copy = *t;
-    if (f.slot(copy) != nullptr) out.push_back(t);
+    if (t != nullptr && (*t).*(f.kernel) != nullptr) out.push_back(t);
   }
   return out;
 }
 
 inline std::vector<PackedFormat> packed_formats() {
-  return {
-      {"Q8_0", DType::kQ8_0, packed_q8_0_bytes, pack_q8_0, reference::matmul_packed_q8_0_rows, 32},
-      {"Q4_0", DType::kQ4_0, packed_q4_0_bytes, pack_q4_0, reference::matmul_packed_q4_0_rows, 32},
-      {"Q4_K", DType::kQ4_K, packed_q4_k_bytes, pack_q4_k, reference::matmul_packed_q4_k_rows, 256},
-      {"Q5_K", DType::kQ5_K, packed_q5_k_bytes, pack_q5_k, reference::matmul_packed_q5_k_rows, 256},
-      {"Q6_K", DType::kQ6_K, packed_q6_k_bytes, pack_q6_k, reference::matmul_packed_q6_k_rows, 256},
-  };
+  std::vector<PackedFormat> out;
+  for (const PackedLayout& l : packed_layouts()) {
+    std::string name(dtype_name(l.type));
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    out.push_back({name, l.type, l.bytes, l.pack, l.oracle, l.block_inputs, l.kernel});
+  }
+  return out;
 }
 
 inline PackedFormat packed_format(DType type) {
