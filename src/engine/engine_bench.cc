@@ -150,30 +150,37 @@ Status bench_cache(const EngineBenchOptions& opt, EngineOptions base, EngineBenc
 
 }  // namespace
 
+namespace {
+
+// "a,b,,c" -> {"a", "b", "", "c"}: empty items are kept, so the parsers below reject them.
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> items;
+  size_t pos = 0;
+  for (size_t comma; (comma = text.find(',', pos)) != std::string::npos; pos = comma + 1) {
+    items.push_back(text.substr(pos, comma - pos));
+  }
+  items.push_back(text.substr(pos));
+  return items;
+}
+
+}  // namespace
+
 Result<std::vector<int>> parse_int_list(const std::string& text, const std::string& flag) {
   std::vector<int> out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+  for (const std::string& item : split_commas(text)) {
     char* end = nullptr;
     long v = std::strtol(item.c_str(), &end, 10);
     if (item.empty() || *end != '\0' || v < 1 || v > 4096) {
       return Status::InvalidArgument(flag + " " + text + ": '" + item + "' is not a positive integer");
     }
     out.push_back(static_cast<int>(v));
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
   }
   return out;
 }
 
 Result<std::vector<EngineLayout>> parse_layouts(const std::string& text, const std::string& flag) {
   std::vector<EngineLayout> out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+  for (const std::string& item : split_commas(text)) {
     EngineLayout l;
     int n_read = 0;
     char tail[2] = {0, 0};
@@ -184,8 +191,6 @@ Result<std::vector<EngineLayout>> parse_layouts(const std::string& text, const s
     }
     l.join_groups = !pipelined;
     out.push_back(l);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
   }
   return out;
 }
