@@ -1,0 +1,45 @@
+// JSON schema -> GBNF grammar text (gbnf_parser.h) whose language is JSON documents valid
+// under the schema, written compactly with bounded whitespace (at most 16 bytes at each place
+// JSON allows it, so a weak model cannot loop on spaces).
+//
+// Supported keywords: type (one or a list), properties, required, additionalProperties (false,
+// true or a schema; absent means false, as OpenAI's strict mode requires), items, prefixItems,
+// minItems, maxItems, enum, const, anyOf, oneOf (as anyOf: exclusivity is not enforced), allOf
+// of object schemas (merged), $ref to "#", "#/$defs/..." or "#/definitions/..." (recursion
+// allowed), minLength, maxLength, minimum / maximum / exclusiveMinimum / exclusiveMaximum on
+// integers, pattern (see below), format date, date-time, time, uuid and email. Annotations
+// (title, description, default, examples, $schema, $id, $comment, deprecated, readOnly,
+// writeOnly, strict) are ignored. Any other keyword is an error naming it and where it is.
+//
+// Object properties are written in the schema's order, required ones always, optional ones
+// when the model chooses; extra properties (when allowed) come after them. Numbers have at
+// most 16 integer and 16 fraction digits.
+//
+// pattern: the regular expression must match the whole string (a leading ^ and trailing $
+// are optional). Supported: literals and escapes (\. \\ \/ ...), ., character classes with
+// ranges and negation, \d \w \s (and inside classes), groups ( ) and (?: ), alternation |,
+// and the quantifiers * + ? {m} {m,} {m,n}. Back-references, lookaround and other anchors are
+// errors. Characters JSON must escape (" and \) are written escaped; control characters are
+// never produced.
+//
+// Stateless; thread-safe.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
+namespace strata::grammar {
+
+Result<std::string> json_schema_to_gbnf(const nlohmann::json& schema);
+
+// The GBNF rules for any JSON value (root ::= value), shared by json_object mode.
+std::string any_json_gbnf();
+
+// Integer range as a GBNF expression over decimal text; lo/hi absent when unbounded.
+// Exposed for tests.
+std::string integer_range_gbnf(const long long* lo, const long long* hi);
+
+}  // namespace strata::grammar

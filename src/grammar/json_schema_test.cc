@@ -1,0 +1,150 @@
+#include "grammar/json_schema.h"
+
+#include <gtest/gtest.h>
+
+#include "grammar/gbnf_parser.h"
+#include "grammar/grammar_matcher.h"
+
+namespace strata::grammar {
+namespace {
+
+using nlohmann::json;
+
+class SchemaMatcher {
+ public:
+  explicit SchemaMatcher(const std::string& schema) {
+    Result<std::string> gbnf = json_schema_to_gbnf(json::parse(schema));
+    EXPECT_TRUE(gbnf.ok()) << gbnf.status().ToString();
+    Result<Grammar> g = parse_gbnf(*gbnf);
+    EXPECT_TRUE(g.ok()) << g.status().ToString() << "\n" << *gbnf;
+    compiled_ = *CompiledGrammar::Compile(*g);
+  }
+  bool matches(const std::string& text) const {
+    GrammarMatcher m(compiled_);
+    return m.accept(text) && m.accepting();
+  }
+
+ private:
+  std::shared_ptr<const CompiledGrammar> compiled_;
+};
+
+std::string error_of(const std::string& schema) {
+  Result<std::string> gbnf = json_schema_to_gbnf(json::parse(schema));
+  return gbnf.ok() ? "" : std::string(gbnf.status().message());
+}
+
+TEST(JsonSchema, ObjectsHaveRequiredAndOptionalPropertiesInNameOrder) {
+  SchemaMatcher s(R"({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"},
+      "c": {"type": "boolean"}}, "required": ["b"]})");
+  EXPECT_TRUE(s.matches(R"({"b": "x"})"));
+  EXPECT_TRUE(s.matches(R"({"a": -3, "b": "x", "c": true})"));
+  EXPECT_TRUE(s.matches("{\n  \"a\": 0,\n  \"b\": \"\"\n}"));
+  EXPECT_FALSE(s.matches(R"({"a": 1})"));
+  EXPECT_FALSE(s.matches(R"({"b": "x", "d": 1})"));
+  EXPECT_FALSE(s.matches(R"({"b": "x",})"));
+  EXPECT_FALSE(s.matches(R"({"a": 01, "b": "x"})"));
+}
+
+TEST(JsonSchema, AdditionalPropertiesFollowTheNamedOnes) {
+  SchemaMatcher s(R"({"type": "object", "properties": {"a": {"type": "null"}}, "additionalProperties": {"type": "number"}})");
+  EXPECT_TRUE(s.matches(R"({"a": null, "x": 1.5e3, "y": -2})"));
+  EXPECT_TRUE(s.matches(R"({"x": 1})"));
+  EXPECT_FALSE(s.matches(R"({"x": "s"})"));
+}
+
+TEST(JsonSchema, ArraysCountTheirItems) {
+  SchemaMatcher s(R"({"type": "array", "items": {"enum": ["x", 2, null]}, "minItems": 1, "maxItems": 2})");
+  EXPECT_TRUE(s.matches(R"(["x"])"));
+  EXPECT_TRUE(s.matches(R"([2, null])"));
+  EXPECT_FALSE(s.matches("[]"));
+  EXPECT_FALSE(s.matches(R"(["x", 2, null])"));
+  EXPECT_FALSE(s.matches(R"(["y"])"));
+  SchemaMatcher tuple(R"({"type": "array", "prefixItems": [{"type": "integer"}, {"const": "k"}], "items": false})");
+  EXPECT_TRUE(tuple.matches(R"([7, "k"])"));
+  EXPECT_FALSE(tuple.matches(R"([7, "k", 1])"));
+}
+
+TEST(JsonSchema, StringLengthsCountCharactersNotBytes) {
+  SchemaMatcher s(R"({"type": "string", "minLength": 2, "maxLength": 3})");
+  EXPECT_TRUE(s.matches(R"("ab")"));
+  EXPECT_TRUE(s.matches("\"\xC3\xA9\\n\xE4\xBD\xA0\""));
+  EXPECT_FALSE(s.matches(R"("a")"));
+  EXPECT_FALSE(s.matches(R"("abcd")"));
+}
+
+TEST(JsonSchema, IntegerRanges) {
+  SchemaMatcher s(R"({"type": "integer", "minimum": -15, "maximum": 123})");
+  for (int v = -40; v <= 200; ++v) EXPECT_EQ(s.matches(std::to_string(v)), v >= -15 && v <= 123) << v;
+  EXPECT_FALSE(s.matches("-0"));
+  EXPECT_FALSE(s.matches("007"));
+  SchemaMatcher above(R"({"type": "integer", "exclusiveMinimum": 99})");
+  EXPECT_FALSE(above.matches("99"));
+  EXPECT_TRUE(above.matches("100"));
+  EXPECT_TRUE(above.matches("123456789"));
+  SchemaMatcher below(R"({"type": "integer", "maximum": -20})");
+  EXPECT_TRUE(below.matches("-20"));
+  EXPECT_TRUE(below.matches("-1000"));
+  EXPECT_FALSE(below.matches("-19"));
+  EXPECT_FALSE(below.matches("5"));
+}
+
+TEST(JsonSchema, RecursiveRefs) {
+  SchemaMatcher s(R"({"$ref": "#/$defs/node", "$defs": {"node": {"type": "object",
+      "properties": {"v": {"type": "integer"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+      "required": ["v"]}}})");
+  EXPECT_TRUE(s.matches(R"({"kids": [{"v": 2}, {"kids": [], "v": 3}], "v": 1})"));
+  EXPECT_FALSE(s.matches(R"({"kids": [{}], "v": 1})"));
+}
+
+TEST(JsonSchema, AnyOfAndAllOf) {
+  SchemaMatcher any(R"({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "boolean"}}]})");
+  EXPECT_TRUE(any.matches(R"("s")"));
+  EXPECT_TRUE(any.matches("[true, false]"));
+  EXPECT_FALSE(any.matches("1"));
+  SchemaMatcher all(R"({"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
+      {"properties": {"b": {"type": "integer"}}, "required": ["b"]}]})");
+  EXPECT_TRUE(all.matches(R"({"a": 1, "b": 2})"));
+  EXPECT_FALSE(all.matches(R"({"a": 1})"));
+}
+
+TEST(JsonSchema, PatternsAndFormats) {
+  SchemaMatcher p(R"({"type": "string", "pattern": "^[A-Z]{2}-\\d{3}(x|yz)?$"})");
+  EXPECT_TRUE(p.matches(R"("AB-123")"));
+  EXPECT_TRUE(p.matches(R"("QQ-000yz")"));
+  EXPECT_FALSE(p.matches(R"("Ab-123")"));
+  SchemaMatcher date(R"({"type": "string", "format": "date"})");
+  EXPECT_TRUE(date.matches(R"("2024-02-28")"));
+  EXPECT_FALSE(date.matches(R"("2024-02-30")"));
+  EXPECT_FALSE(date.matches(R"("2024-13-01")"));
+  SchemaMatcher uuid(R"({"type": "string", "format": "uuid"})");
+  EXPECT_TRUE(uuid.matches(R"("123e4567-e89b-12d3-a456-426614174000")"));
+  SchemaMatcher dt(R"({"type": "string", "format": "date-time"})");
+  EXPECT_TRUE(dt.matches(R"("2024-01-31T23:59:07.25Z")"));
+  EXPECT_TRUE(dt.matches(R"("2024-01-31T23:59:07+02:00")"));
+}
+
+TEST(JsonSchema, WhitespaceIsBounded) {
+  SchemaMatcher s(R"({"type": "array", "items": {"type": "integer"}})");
+  EXPECT_TRUE(s.matches("[1,\n" + std::string(15, ' ') + "2]"));
+  EXPECT_FALSE(s.matches("[1,\n" + std::string(16, ' ') + "2]"));
+}
+
+TEST(JsonSchema, UnsupportedKeywordsAreNamed) {
+  EXPECT_NE(error_of(R"({"type": "object", "patternProperties": {}})").find("unsupported keyword 'patternProperties'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"properties": {"a": {"type": "number", "minimum": 1}}})").find("'#/properties/a'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"type": "string", "format": "ipv4"})").find("\"ipv4\""), std::string::npos);
+  EXPECT_NE(error_of(R"({"$ref": "#/$defs/missing"})").find("points nowhere"), std::string::npos);
+  EXPECT_NE(error_of(R"x({"type": "string", "pattern": "(?=a)"})x").find("lookaround"), std::string::npos);
+  EXPECT_NE(error_of(R"({"required": ["x"], "properties": {}})").find("'x'"), std::string::npos);
+}
+
+TEST(JsonSchema, EmptySchemaIsAnyValue) {
+  SchemaMatcher s("{}");
+  EXPECT_TRUE(s.matches(R"({"k": [1, "2", {"x": null}]})"));
+  EXPECT_TRUE(s.matches("-1.5e-7"));
+}
+
+}  // namespace
+}  // namespace strata::grammar

@@ -1,0 +1,32 @@
+// Pieces of GBNF text the JSON-schema compiler puts together: the primitive JSON rules,
+// integer ranges, string formats and regular-expression patterns. Internal to the grammar
+// module (json_schema.cc and its tests).
+//
+// Stateless; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace strata::grammar {
+
+// Rules every schema grammar may use: ws, string, char, number, integer, boolean, null,
+// value, object, array (any JSON value).
+std::string primitive_gbnf_rules();
+
+// A GBNF string literal spelling text exactly ("\"a\\\"b\"" for a"b).
+std::string gbnf_literal(std::string_view text);
+
+// The content of a JSON string (between its quotes) with min..max characters (max < 0: any).
+std::string string_length_gbnf(int min, int max);
+
+// A JSON string in the named format (date, date-time, time, uuid, email), quotes included;
+// an error for other formats.
+Result<std::string> string_format_gbnf(std::string_view format);
+
+// A JSON string whose content matches the regular expression as a whole, quotes included.
+Result<std::string> pattern_gbnf(std::string_view pattern);
+
+}  // namespace strata::grammar
