@@ -13,7 +13,8 @@ Sampler::Sampler(int n_vocab)
     : n_vocab_(n_vocab), work_(n_vocab), ids_(n_vocab), masses_(n_vocab), counts_(n_vocab, 0) {}
 
 Result<SampleResult> Sampler::sample(std::span<const float> logits, const SamplingConfig& config,
-                                     std::span<const int32_t> history, int64_t position, std::span<TokenLogprob> top) {
+                                     std::span<const int32_t> history, int64_t position, std::span<TokenLogprob> top,
+                                     std::span<const uint64_t> allowed) {
   if (logits.size() != static_cast<size_t>(n_vocab_)) {
     return Status::InvalidArgument("sampler: got " + std::to_string(logits.size()) + " logits for a vocabulary of " +
                                    std::to_string(n_vocab_));
@@ -22,6 +23,14 @@ Result<SampleResult> Sampler::sample(std::span<const float> logits, const Sampli
   for (size_t i = 0; i < logits.size(); ++i) work_[i] = std::isnan(logits[i]) ? -INFINITY : logits[i];
   STRATA_RETURN_IF_ERROR(apply_penalties(work_, history, config, counts_));
   apply_logit_bias(work_, config.logit_bias);
+  if (!allowed.empty()) {
+    if (allowed.size() != static_cast<size_t>((n_vocab_ + 63) / 64)) {
+      return Status::InvalidArgument("sampler: the allowed-token mask does not fit the vocabulary");
+    }
+    for (int32_t t = 0; t < n_vocab_; ++t) {
+      if (!((allowed[t >> 6] >> (t & 63)) & 1)) work_[t] = -INFINITY;
+    }
+  }
 
   SampleResult result;
   result.token = config.temperature <= 0.0f ? argmax_token(work_) : draw(config, position);

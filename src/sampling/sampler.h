@@ -1,7 +1,8 @@
 // Sampler: turns one row of logits into a token for one request.
 //
 // Pipeline: copy the logits (NaN counts as -inf) -> repetition/frequency/presence penalties
-// over the history's tail -> logit bias -> [log-probabilities are read here] -> greedy argmax
+// over the history's tail -> logit bias -> the allowed-token mask of a constrained request
+// (disallowed tokens become -inf) -> [log-probabilities are read here] -> greedy argmax
 // when temperature <= 0, else temperature -> top-k -> top-p -> min-p -> one draw from the
 // counter-based stream at (seed, position).
 //
@@ -40,10 +41,12 @@ class Sampler {
   // history: the tokens so far (prompt + generated); penalties read its tail.
   // position: the index in the sequence of the token being sampled; keys the random draw.
   // top: receives min(top.size(), n_top_logprobs) alternatives, best first.
-  // Fails for a wrong logits size, an invalid config, a history token outside the
-  // vocabulary, or logits with no finite value.
+  // allowed: empty, or one bit per token id (bit t of word t/64): only those may be drawn.
+  // Fails for a wrong logits or mask size, an invalid config, a history token outside the
+  // vocabulary, or logits with no finite (allowed) value.
   Result<SampleResult> sample(std::span<const float> logits, const SamplingConfig& config,
-                              std::span<const int32_t> history, int64_t position, std::span<TokenLogprob> top = {});
+                              std::span<const int32_t> history, int64_t position, std::span<TokenLogprob> top = {},
+                              std::span<const uint64_t> allowed = {});
 
  private:
   int32_t draw(const SamplingConfig& config, int64_t position);

@@ -177,3 +177,35 @@ TEST(Sampler, BadInputsAreErrors) {
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+TEST(Sampler, AllowedMaskRestrictsEveryDraw) {
+  Sampler s(4);
+  const std::vector<uint64_t> only_2_and_3 = {0b1100};
+  SamplingConfig greedy;
+  Result<SampleResult> r = s.sample(four_way(), greedy, {}, 0, {}, only_2_and_3);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->token, 2);
+  SamplingConfig random;
+  random.temperature = 1.0f;
+  random.logprobs = true;
+  for (int pos = 0; pos < 200; ++pos) {
+    r = s.sample(four_way(), random, {}, pos, {}, only_2_and_3);
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r->token == 2 || r->token == 3);
+    EXPECT_LE(r->logprob, 0.0f);
+  }
+}
+
+TEST(Sampler, MaskThatAllowsNothingIsAnError) {
+  Sampler s(4);
+  const std::vector<uint64_t> none = {0};
+  EXPECT_FALSE(s.sample(four_way(), SamplingConfig{}, {}, 0, {}, none).ok());
+  const std::vector<uint64_t> wrong_size = {1, 1};
+  EXPECT_FALSE(s.sample(four_way(), SamplingConfig{}, {}, 0, {}, wrong_size).ok());
+}
+
+}  // namespace
+}  // namespace strata
