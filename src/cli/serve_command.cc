@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "fetch/model_source.h"
 #include "fetch/model_source_flags.h"
+#include "server/api_key_file.h"
 #include "server/engine_model.h"
 #include "server/observability.h"
 #include "server/server_config.h"
@@ -30,6 +31,7 @@ struct ServeFlags {
   EngineOptions engine;
   ModelSourceOptions source;
   std::string max_body = "16MiB";
+  std::string api_key_file;
 };
 
 void add_engine_flags(CLI::App* sub, EngineOptions* e) {
@@ -57,9 +59,15 @@ void add_engine_flags(CLI::App* sub, EngineOptions* e) {
 
 void add_server_flags(CLI::App* sub, ServeFlags* f) {
   server::ServerConfig& s = f->server;
-  sub->add_option("--host", s.host, "address to listen on")->capture_default_str();
-  sub->add_option("--port", s.port, "port to listen on (0: any free port)")->capture_default_str()->check(CLI::Range(0, 65535));
+  // The environment fallbacks let a container image set its defaults (listen on every interface,
+  // the model on a mounted volume) while `serve` invoked with other flags still gets them.
+  sub->add_option("--host", s.host, "address to listen on")->capture_default_str()->envname("STRATA_HOST");
+  sub->add_option("--port", s.port, "port to listen on (0: any free port)")
+      ->capture_default_str()->check(CLI::Range(0, 65535))->envname("STRATA_PORT");
   sub->add_option("--api-key", s.api_keys, "accepted API key (repeatable; also $STRATA_API_KEY)");
+  sub->add_option("--api-key-file", f->api_key_file,
+                  "file of accepted API keys, one per line (e.g. a mounted secret)")
+      ->envname("STRATA_API_KEY_FILE");
   sub->add_flag("--metrics-no-auth", s.metrics_no_auth, "serve /metrics without an API key");
   sub->add_option("--max-body", f->max_body, "largest request body, e.g. 16MiB (answered 413 beyond)")
       ->capture_default_str();
@@ -90,6 +98,14 @@ int run_serve(ServeFlags& f) {
     return 2;
   }
   if (const char* key = std::getenv("STRATA_API_KEY"); key && *key) f.server.api_keys.push_back(key);
+  if (!f.api_key_file.empty()) {
+    Result<std::vector<std::string>> keys = server::read_api_key_file(f.api_key_file);
+    if (!keys.ok()) {
+      std::fprintf(stderr, "serve: %s\n", keys.status().message().c_str());
+      return 2;
+    }
+    f.server.api_keys.insert(f.server.api_keys.end(), keys->begin(), keys->end());
+  }
   f.server.version = STRATA_VERSION;
   // Enough HTTP threads for every slot and queued request, plus room for status calls.
   f.server.http_threads = f.engine.n_parallel + f.engine.max_queue + 16;
@@ -126,7 +142,8 @@ int run_serve(ServeFlags& f) {
 void add_serve_command(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("serve", "Serve a model over HTTP (OpenAI and Anthropic APIs)");
   auto flags = std::make_shared<ServeFlags>();
-  sub->add_option("-m,--model", flags->source.model_path, "GGUF model file (default: the default model, fetched once)");
+  sub->add_option("-m,--model", flags->source.model_path, "GGUF model file (default: the default model, fetched once)")
+      ->envname("STRATA_MODEL");
   add_model_source_flags(sub, &flags->source);
   add_engine_flags(sub, &flags->engine);
   add_server_flags(sub, flags.get());
