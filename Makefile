@@ -4,7 +4,7 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: run test build deps test-deps
+.PHONY: run test build deps test-deps image
 
 deps:
 	@scripts/install-deps.sh
@@ -20,5 +20,12 @@ build: deps
 run: build
 	@scripts/run-default.sh $(BUILD_DIR)/src/cli/strata
 
+# ctest shows a skipped test's output nowhere; its "SKIPPED: <why>" line is printed after the run.
 test: test-deps build
-	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS); status=$$?; \
+	  grep -h '^SKIPPED: ' $(BUILD_DIR)/Testing/Temporary/LastTest.log 2>/dev/null; exit $$status
+
+# The container image (Containerfile) with podman or docker: `make image [IMAGE=strata:0.1.0]
+# [BASE_IMAGE=...]`; deploy/README.md says how to tag and push it.
+image:
+	@BASE_IMAGE="$(BASE_IMAGE)" deploy/container/build-image.sh $(IMAGE)

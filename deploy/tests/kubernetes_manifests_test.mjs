@@ -140,9 +140,15 @@ test('the objects fit together', () => {
   assert.ok(drain > 0, 'the Deployment sets --drain-timeout');
   const grace = dep.spec.template.spec.terminationGracePeriodSeconds;
   assert.ok(grace >= drain && grace <= drain + 15, `grace ${grace} fits drain ${drain}`);
-  const keyRef = c.env.find((e) => e.name === 'STRATA_API_KEY').valueFrom.secretKeyRef;
-  assert.equal(keyRef.name, secret.metadata.name);
-  assert.ok(keyRef.key in secret.stringData);
+  // The key file: a mounted item of the Secret that --api-key-file names.
+  const keyFile = (args.match(/--api-key-file[= ](\S+)/) || [])[1];
+  assert.ok(keyFile, 'the Deployment sets --api-key-file');
+  const secretVol = dep.spec.template.spec.volumes.find((v) => v.secret);
+  assert.equal(secretVol.secret.secretName, secret.metadata.name);
+  const keyMount = c.volumeMounts.find((m) => m.name === secretVol.name);
+  const item = secretVol.secret.items.find((i) => `${keyMount.mountPath}/${i.path}` === keyFile);
+  assert.ok(item, `${keyFile} is an item of the Secret's volume`);
+  assert.ok(item.key in secret.stringData, `the Secret holds ${item.key}`);
   const vol = dep.spec.template.spec.volumes.find((v) => v.persistentVolumeClaim);
   assert.equal(vol.persistentVolumeClaim.claimName, pvc.metadata.name);
   const modelArg = (args.match(/--model[= ](\S+)/) || [])[1];
@@ -152,4 +158,30 @@ test('the objects fit together', () => {
   const adapter = YAML.parse(find('ConfigMap')[0].data['config.yaml']);
   const hpaMetric = hpa.spec.metrics[0].pods.metric.name;
   assert.ok(adapter.rules.some((r) => r.name.as === hpaMetric), 'adapter serves the HPA metric');
+});
+
+// The image `make image` builds (Containerfile) and what the Deployment runs agree: the tag is
+// strata:<project version>, the container port is the one the image exposes, and the flags the
+// Deployment passes equal the image's own defaults (ENV read by `strata serve`), so running the
+// image bare or from this manifest is the same server.
+test('the Deployment runs the image make image builds, with the image\'s defaults', () => {
+  const repo = path.resolve(here, '../..');
+  const version = fs.readFileSync(path.join(repo, 'CMakeLists.txt'), 'utf8')
+    .match(/project\(strata VERSION ([0-9.]+)/)[1];
+  const containerfile = fs.readFileSync(path.join(repo, 'Containerfile'), 'utf8').replace(/\\\n/g, ' ');
+  const env = Object.fromEntries([...containerfile.matchAll(/\b(STRATA_[A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]));
+  const exposed = Number(containerfile.match(/^EXPOSE (\d+)/m)[1]);
+  const user = containerfile.match(/^USER (\d+):(\d+)/m);
+
+  const dep = one('Deployment');
+  const pod = dep.spec.template.spec, c = pod.containers[0];
+  assert.equal(c.image, `strata:${version}`);
+  const flag = (name) => (c.args.join(' ').match(new RegExp(`--${name}[= ](\\S+)`)) || [])[1];
+  assert.equal(flag('host'), env.STRATA_HOST);
+  assert.equal(flag('port'), env.STRATA_PORT);
+  assert.equal(flag('model'), env.STRATA_MODEL);
+  assert.equal(c.ports.find((p) => p.name === 'http').containerPort, exposed);
+  assert.equal(Number(flag('port')), exposed);
+  assert.equal(pod.securityContext.runAsUser, Number(user[1]));
+  assert.equal(pod.securityContext.runAsGroup, Number(user[2]));
 });
