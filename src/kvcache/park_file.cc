@@ -55,7 +55,7 @@ void encode_park_prefix(const ParkIdentity& id, const BlockHash& key, std::span<
   put<uint64_t>(prefix, 72, header_checksum(prefix, tokens.size()));
 }
 
-Result<ParkPrefix> decode_park_prefix(const std::byte* data, size_t n_bytes, const std::string& name) {
+Result<ParkIdentity> decode_park_identity(const std::byte* data, size_t n_bytes, const std::string& name) {
   if (n_bytes < kParkHeaderBytes) {
     return Status::Corrupt(name + ": " + std::to_string(n_bytes) + " bytes is shorter than a park header");
   }
@@ -65,14 +65,20 @@ Result<ParkPrefix> decode_park_prefix(const std::byte* data, size_t n_bytes, con
     return Status::Unsupported(name + ": park format version " + std::to_string(version) + ", expected " +
                                std::to_string(kFormatVersion));
   }
+  ParkIdentity identity;
+  identity.kv_type = get<uint32_t>(data, 12);
+  identity.model_id = get<uint64_t>(data, 16);
+  identity.n_layer = get<uint32_t>(data, 24);
+  identity.n_head_kv = get<uint32_t>(data, 28);
+  identity.head_dim = get<uint32_t>(data, 32);
+  identity.block_tokens = get<uint32_t>(data, 36);
+  identity.block_bytes = get<uint64_t>(data, 40);
+  return identity;
+}
+
+Result<ParkPrefix> decode_park_prefix(const std::byte* data, size_t n_bytes, const std::string& name) {
   ParkPrefix out;
-  out.identity.kv_type = get<uint32_t>(data, 12);
-  out.identity.model_id = get<uint64_t>(data, 16);
-  out.identity.n_layer = get<uint32_t>(data, 24);
-  out.identity.n_head_kv = get<uint32_t>(data, 28);
-  out.identity.head_dim = get<uint32_t>(data, 32);
-  out.identity.block_tokens = get<uint32_t>(data, 36);
-  out.identity.block_bytes = get<uint64_t>(data, 40);
+  STRATA_ASSIGN_OR_RETURN(out.identity, decode_park_identity(data, n_bytes, name));
   out.key.lo = get<uint64_t>(data, 48);
   out.key.hi = get<uint64_t>(data, 56);
   out.payload_checksum = get<uint64_t>(data, 64);

@@ -43,6 +43,9 @@ struct ParkPrefix {
   uint64_t payload_checksum = 0;
   std::vector<int32_t> tokens;
 };
+// Decodes the fixed header's magic, version and identity only (no checksum: the tokens it
+// covers may be missing), e.g. to tell whose block a file cut short was. n_bytes >= 80.
+Result<ParkIdentity> decode_park_identity(const std::byte* data, size_t n_bytes, const std::string& name);
 // Decodes and checks magic, version and header checksum; errors name what is wrong.
 // n_bytes may be longer than the prefix (the tokens' length comes from the header).
 Result<ParkPrefix> decode_park_prefix(const std::byte* data, size_t n_bytes, const std::string& name);

@@ -126,8 +126,12 @@ Status ParkStore::scan() {
     }
     BlockHash key;
     if (!parse_file_name(name, &key)) continue;
-    // Another layout's blocks have another size; they belong to another engine.
-    if (entry.file_size(file_ec) != file_bytes() || file_ec) continue;
+    const uint64_t size_bytes = entry.file_size(file_ec);
+    if (file_ec) continue;
+    if (size_bytes != file_bytes()) {
+      remove_if_cut_short(entry.path().string(), size_bytes);
+      continue;
+    }
     Fd fd(::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0 || !read_all(fd.get(), prefix.data(), prefix.size())) continue;
     Result<ParkPrefix> decoded = decode_park_prefix(prefix.data(), prefix.size(), entry.path().string());
@@ -148,6 +152,28 @@ Status ParkStore::scan() {
   }
   stats_.blocks = index_.size();
   return Status::Ok();
+}
+
+// Another layout's blocks have another size and belong to another engine; but a file whose
+// own header says it should be longer (or that cannot even hold a header) was cut short, by a
+// full disk or a crash of the writer, and is of no use to anyone.
+void ParkStore::remove_if_cut_short(const std::string& path, uint64_t size_bytes) {
+  std::string why;
+  if (size_bytes < kParkHeaderBytes) {
+    why = "shorter than a park header";
+  } else {
+    std::byte header[kParkHeaderBytes];
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0 || !read_all(fd.get(), header, sizeof(header))) return;
+    Result<ParkIdentity> written = decode_park_identity(header, sizeof(header), path);
+    if (!written.ok()) return;  // not a park file this version understands: left alone
+    const uint64_t whole_bytes = park_file_bytes(*written);
+    if (size_bytes == whole_bytes) return;
+    why = "its header describes a " + std::to_string(whole_bytes) + "-byte file";
+  }
+  STRATA_LOG_WARN("park store: removing {}: cut short ({} bytes; {})", path, size_bytes, why);
+  std::error_code ec;
+  fs::remove(path, ec);
 }
 
 void ParkStore::touch(const BlockHash& key) {

@@ -7,7 +7,8 @@
 // Writes go to a temporary file renamed into place, so a reader never sees half a block;
 // the index is rebuilt from the directory on Open, so parked blocks survive a restart.
 // Files of another model or K/V layout are left alone and never served; a file that fails
-// any check on read is deleted and reported as kCorrupt, and the caller recomputes.
+// any check on read is deleted and reported as kCorrupt, and the caller recomputes; a file
+// cut short (shorter than its own header says) is logged and deleted on Open.
 // Total size stays within capacity_bytes by deleting the least recently used files.
 //
 // Because files are named by key, parking a longer conversation again writes only the
@@ -77,6 +78,7 @@ class ParkStore {
   };
   ParkStore(std::string dir, uint64_t capacity_bytes, const ParkIdentity& identity);
   Status scan();
+  void remove_if_cut_short(const std::string& path, uint64_t size_bytes);
   std::string path_of(const BlockHash& key) const;
   void touch(const BlockHash& key);
   void remove(BlockHash key);

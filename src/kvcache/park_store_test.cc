@@ -1,6 +1,8 @@
 #include "kvcache/park_store.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -200,6 +202,40 @@ TEST_F(ParkStoreTest, UnusableDirectoryIsAClearError) {
   auto store = ParkStore::Open((dir_ / "plain").string(), 1 << 20, identity());
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.status().message().find("--park-dir"), std::string::npos);
+}
+
+TEST_F(ParkStoreTest, FilesCutShortAreLoggedAndRemovedOnOpen) {
+  {
+    auto store = open();
+    for (int b : {1, 2, 3}) ASSERT_TRUE(store->put(key_of(b), toks(b), payload(b).data()).ok());
+  }
+  fs::resize_file(file_of(key_of(1)), park_file_bytes(identity()) - 1);  // last K/V byte missing
+  fs::resize_file(file_of(key_of(2)), 40);                                // inside the header
+  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
+  spdlog::default_logger()->sinks().push_back(sink);
+  auto store = open();
+  spdlog::default_logger()->sinks().pop_back();
+  EXPECT_EQ(store->stats().blocks, 1u);
+  EXPECT_TRUE(store->contains(key_of(3)));
+  EXPECT_FALSE(fs::exists(file_of(key_of(1))));
+  EXPECT_FALSE(fs::exists(file_of(key_of(2))));
+  std::string logged;
+  for (const std::string& line : sink->last_formatted()) logged += line;
+  for (int b : {1, 2}) {
+    EXPECT_NE(logged.find("removing " + file_of(key_of(b)).string() + ": cut short"), std::string::npos) << logged;
+  }
+}
+
+TEST_F(ParkStoreTest, WholeBlocksOfAnotherLayoutAreNotMistakenForCutShort) {
+  ParkIdentity other = identity();
+  other.block_bytes = kBlockBytes / 2;
+  {
+    auto store = open(1 << 20, other);
+    ASSERT_TRUE(store->put(key_of(1), toks(1), payload(1).data()).ok());
+  }
+  auto store = open();
+  EXPECT_EQ(store->stats().blocks, 0u);
+  EXPECT_TRUE(fs::exists(file_of(key_of(1))));
 }
 
 }  // namespace

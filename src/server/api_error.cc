@@ -17,6 +17,10 @@ ApiError ApiError::NotFound(std::string message) {
   return {404, "not_found_error", "not_found", std::move(message)};
 }
 
+ApiError ApiError::MethodNotAllowed(std::string message) {
+  return {405, "invalid_request_error", "method_not_allowed", std::move(message)};
+}
+
 ApiError ApiError::TooLarge(std::string message) {
   return {413, "invalid_request_error", "body_too_large", std::move(message)};
 }
@@ -75,7 +79,7 @@ const char* anthropic_type(int http_status) {
     case 413: return "request_too_large";
     case 429: return "rate_limit_error";
     case 503: return "overloaded_error";
-    default: return "api_error";
+    default: return http_status >= 400 && http_status < 500 ? "invalid_request_error" : "api_error";
   }
 }
 

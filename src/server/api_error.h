@@ -23,6 +23,7 @@ struct ApiError {
   static ApiError BadRequest(std::string code, std::string message);
   static ApiError Unauthorized();
   static ApiError NotFound(std::string message);
+  static ApiError MethodNotAllowed(std::string message);
   static ApiError TooLarge(std::string message);
   static ApiError QueueFull(std::string message);
   static ApiError Unavailable(std::string code, std::string message);

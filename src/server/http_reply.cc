@@ -3,16 +3,36 @@
 #include <array>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "base/log.h"
 #include "server/sse.h"
 
 namespace strata::server {
 
 namespace {
 
-constexpr std::array<std::string_view, 12> kRoutes = {
-    "/v1/chat/completions", "/v1/completions", "/v1/messages", "/v1/models", "/v1/status",
-    "/tokenize",            "/detokenize",     "/slots",       "/health",    "/metrics",
-    "/",                    "/v1/messages/count_tokens"};
+struct KnownRoute {
+  std::string_view path;
+  std::string_view methods;  // the Allow header of a 405
+};
+
+constexpr std::string_view kGet = "GET, HEAD";
+constexpr std::string_view kPost = "POST";
+
+// Every route the server registers (add_*_routes), with its methods.
+constexpr std::array<KnownRoute, 12> kRoutes = {{{"/v1/chat/completions", kPost},
+                                                 {"/v1/completions", kPost},
+                                                 {"/v1/messages", kPost},
+                                                 {"/v1/messages/count_tokens", kPost},
+                                                 {"/tokenize", kPost},
+                                                 {"/detokenize", kPost},
+                                                 {"/v1/models", kGet},
+                                                 {"/v1/status", kGet},
+                                                 {"/slots", kGet},
+                                                 {"/health", kGet},
+                                                 {"/metrics", kGet},
+                                                 {"/", kGet}}};
 
 bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
@@ -30,14 +50,35 @@ void reply_json(httplib::Response& res, int http_status, const nlohmann::json& b
 }
 
 void reply_error(httplib::Response& res, const ApiError& error, ErrorStyle style) {
+  // A 500 is a server bug or an unexpected failure: it must leave a trace beyond the client.
+  if (error.http_status == 500) STRATA_LOG_ERROR("answering 500 {}: {}", error.code, error.message);
   if (error.retry_after_s > 0) res.set_header("Retry-After", std::to_string(error.retry_after_s));
   reply_json(res, error.http_status,
              style == ErrorStyle::kAnthropic ? anthropic_error_body(error) : openai_error_body(error));
 }
 
+void reply_no_route(httplib::Response& res, std::string_view method, std::string_view path) {
+  const std::string_view allow = allowed_methods(path);
+  if (allow.empty()) {
+    return reply_error(res, ApiError::NotFound(fmt::format("no route for {} {}", method, path)),
+                       error_style_for(path));
+  }
+  res.set_header("Allow", std::string(allow));
+  reply_error(res, ApiError::MethodNotAllowed(fmt::format("{} answers {}, not {}", path, allow, method)),
+              error_style_for(path));
+}
+
+std::string_view allowed_methods(std::string_view path) {
+  for (const KnownRoute& route : kRoutes) {
+    if (path == route.path) return route.methods;
+  }
+  if (starts_with(path, "/v1/models/") && path.size() > 11) return kGet;
+  return "";
+}
+
 std::string_view route_label(std::string_view path, int http_status) {
-  for (std::string_view route : kRoutes) {
-    if (path == route) return route;
+  for (const KnownRoute& route : kRoutes) {
+    if (path == route.path) return route.path;
   }
   if (starts_with(path, "/v1/models/")) return "/v1/models/{id}";
   if (http_status == 200 && !starts_with(path, "/v1/")) return "static";

@@ -19,7 +19,13 @@ enum class ErrorStyle { kOpenAi, kAnthropic };
 ErrorStyle error_style_for(std::string_view path);
 
 void reply_json(httplib::Response& res, int http_status, const nlohmann::json& body);
+// Logs every 500 (an answer the server did not plan for) before sending it.
 void reply_error(httplib::Response& res, const ApiError& error, ErrorStyle style);
+// No handler took the request: 404 for a path no route knows, 405 with an Allow header for a
+// known path asked with another method.
+void reply_no_route(httplib::Response& res, std::string_view method, std::string_view path);
+// The methods a known route answers ("GET, HEAD" or "POST"); "" for a path no route knows.
+std::string_view allowed_methods(std::string_view path);
 
 // The route name for metrics labels: a known route path, "/v1/models/{id}", "static" for web
 // assets answered 200, or "unknown".

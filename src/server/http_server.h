@@ -1,7 +1,8 @@
 // HttpServer: the HTTP front of `strata serve` — listening socket, worker threads, API-key
 // check, error bodies, per-response metrics hook, and the route groups.
 //
-// Owns its httplib server and worker pool; borrows the ServerState (which must outlive it).
+// Owns its httplib server (a ConnectionServer: a thread per connection up to a limit, request
+// deadlines, pipelining) and its threads; borrows the ServerState (which must outlive it).
 // bind() then serve() on one thread; stop() may be called from any thread once
 // wait_until_running() has returned. After stop(), serve() returns once every in-flight
 // request has been answered.
@@ -14,11 +15,9 @@
 #include "server/route_hooks.h"
 #include "server/server_state.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace strata::server {
+
+class ConnectionServer;
 
 class HttpServer {
  public:
@@ -36,6 +35,8 @@ class HttpServer {
   void wait_until_running() const;
   // Stops accepting; serve() then returns once in-flight requests finish. Thread-safe.
   void stop();
+  // Connections open now (being served, or idle between requests). Thread-safe.
+  int open_connections() const;
 
  private:
   void install_handlers();
@@ -43,7 +44,7 @@ class HttpServer {
   ServerState* state_;
   RouteHooks hooks_;
   ApiKeyAuth auth_;
-  std::unique_ptr<httplib::Server> http_;
+  std::unique_ptr<ConnectionServer> http_;
 };
 
 }  // namespace strata::server

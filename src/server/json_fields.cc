@@ -5,14 +5,38 @@
 
 #include <fmt/format.h>
 
+#include "server/json_error_site.h"
+
 namespace strata::server {
+
+namespace {
+
+// nlohmann rejects a syntactically fine number that overflows a double with out_of_range 406,
+// which names neither the field nor the offset; a second, path-tracking pass finds both.
+Status number_overflow_error(std::string_view body) {
+  constexpr size_t kMaxTokenChars = 40;
+  JsonErrorSite site = json_error_site(body);
+  if (site.token.size() > kMaxTokenChars) site.token = site.token.substr(0, kMaxTokenChars) + "...";
+  if (site.path.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "request body holds a number too large for a double ({}) at byte {}", site.token, site.byte));
+  }
+  return Status::InvalidArgument(fmt::format("'{}' holds a number too large for a double ({}) at byte {}",
+                                             site.path, site.token, site.byte));
+}
+
+}  // namespace
 
 Result<json> parse_json_object(std::string_view body) {
   json value;
-  // nlohmann reports where parsing failed only through its exception; it stays in here.
+  // nlohmann reports where parsing failed only through its exceptions; they stay in here.
   try {
     value = json::parse(body.begin(), body.end());
   } catch (const json::parse_error& e) {
+    return Status::InvalidArgument(fmt::format("request body is not valid JSON: {}", e.what()));
+  } catch (const json::out_of_range&) {
+    return number_overflow_error(body);
+  } catch (const json::exception& e) {
     return Status::InvalidArgument(fmt::format("request body is not valid JSON: {}", e.what()));
   }
   if (!value.is_object()) {

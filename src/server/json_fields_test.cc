@@ -16,6 +16,24 @@ TEST(ParseJsonObject, RejectsInvalidJsonAndNonObjects) {
   EXPECT_TRUE(parse_json_object("{\"a\": 1}").ok());
 }
 
+TEST(ParseJsonObject, NumberTooLargeForADoubleNamesItsPathAndOffset) {
+  auto message = [](const std::string& body) {
+    Result<json> parsed = parse_json_object(body);
+    EXPECT_FALSE(parsed.ok()) << body;
+    EXPECT_EQ(parsed.status().code(), Code::kInvalidArgument);
+    return parsed.status().message();
+  };
+  EXPECT_EQ(message(R"({"temperature": 1e309})"),
+            "'temperature' holds a number too large for a double (1e309) at byte 16");
+  EXPECT_EQ(message(R"({"a": {"b": [0, {"c": 1}], "d": [[1], [2, -1e999]]}})"),
+            "'a.d[1][1]' holds a number too large for a double (-1e999) at byte 42");
+  EXPECT_EQ(message("1e309"), "request body holds a number too large for a double (1e309) at byte 0");
+  std::string long_digits = "{\"n\": 1" + std::string(400, '0') + "}";
+  EXPECT_NE(message(long_digits).find("'n' holds a number too large for a double (1000"), std::string::npos);
+  EXPECT_LT(message(long_digits).size(), 120u);
+  EXPECT_TRUE(parse_json_object(R"({"t": 1e308, "u": [1e-400]})").ok());
+}
+
 TEST(ReadFloat, LeavesDefaultWhenAbsentOrNullAndChecksRange) {
   float v = 0.5f;
   EXPECT_TRUE(read_float(json::object(), "t", 0, 2, &v).ok());

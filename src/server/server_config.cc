@@ -20,6 +20,14 @@ Status validate_server_config(const ServerConfig& config) {
   if (config.http_threads < 0) {
     return Status::InvalidArgument("http_threads must be >= 0");
   }
+  if (config.max_connections < 1 || config.max_connections > 65536) {
+    return Status::InvalidArgument(
+        fmt::format("--max-connections {} is out of range [1, 65536]", config.max_connections));
+  }
+  if (!(config.request_deadline_s > 0 && config.request_deadline_s <= 3600)) {
+    return Status::InvalidArgument(
+        fmt::format("--request-timeout {} is out of range (0, 3600] seconds", config.request_deadline_s));
+  }
   if (!(config.keep_alive_s > 0) || !(config.poll_s > 0)) {
     return Status::InvalidArgument("keep_alive_s and poll_s must be > 0");
   }

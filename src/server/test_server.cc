@@ -38,6 +38,15 @@ TestServer::~TestServer() {
   thread_.join();
 }
 
+bool TestServer::wait_for_open_connections(int n, double timeout_s) const {
+  const double deadline_s = monotonic_s() + timeout_s;
+  while (open_connections() != n) {
+    if (monotonic_s() > deadline_s) return false;
+    ::usleep(1000);
+  }
+  return true;
+}
+
 httplib::Client TestServer::client(const std::string& api_key) const {
   httplib::Client cli("127.0.0.1", port_);
   if (!api_key.empty()) cli.set_default_headers({{"Authorization", "Bearer " + api_key}});

@@ -31,6 +31,9 @@ class TestServer {
   FakeEngine& engine() { return engine_; }
   ServerState& state() { return state_; }
   int port() const { return port_; }
+  int open_connections() const { return http_.open_connections(); }
+  // Waits up to timeout_s until exactly n connections are open.
+  bool wait_for_open_connections(int n, double timeout_s) const;
 
  private:
   FakeEngine engine_;

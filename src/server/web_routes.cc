@@ -29,9 +29,7 @@ void serve_metrics(const RouteContext& ctx, const Request& req, Response& res) {
 void serve_asset(const RouteContext& ctx, const Request& req, Response& res) {
   std::optional<HttpBody> asset;
   if (ctx.hooks->web_asset) asset = ctx.hooks->web_asset(req.path);
-  if (!asset) {
-    return reply_error(res, ApiError::NotFound("no route for GET " + req.path), ErrorStyle::kOpenAi);
-  }
+  if (!asset) return reply_no_route(res, req.method, req.path);
   res.status = 200;
   res.set_content(std::move(asset->body), asset->content_type);
 }

@@ -1,0 +1,210 @@
+// What hostile or careless clients get: huge numbers, pipelined requests, slow heads, too many
+// connections, bad framing and wrong methods. Each case is a client error with a JSON body that
+// names what is wrong, and none of them holds up other clients.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "server/test_server.h"
+
+namespace strata::server {
+namespace {
+
+using nlohmann::json;
+using testing::RawConnection;
+using testing::TestServer;
+using testing::post_request;
+using testing::test_config;
+
+constexpr const char* kKey = "test-key";
+constexpr const char* kJson = "application/json";
+
+std::string get_request(const std::string& path, const std::string& extra_headers = "") {
+  return "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key\r\n" +
+         extra_headers + "\r\n";
+}
+
+// The status codes of every response in a raw byte stream, in order.
+std::vector<int> statuses(const std::string& received) {
+  std::vector<int> out;
+  for (size_t at = received.find("HTTP/1.1 "); at != std::string::npos;
+       at = received.find("HTTP/1.1 ", at + 1)) {
+    out.push_back(std::stoi(received.substr(at + 9, 3)));
+  }
+  return out;
+}
+
+std::string body_of(const std::string& response) {
+  size_t at = response.find("\r\n\r\n");
+  return at == std::string::npos ? "" : response.substr(at + 4);
+}
+
+TEST(HostileClients, NumberTooLargeForADoubleIs400NamingTheField) {
+  TestServer server(test_config(), {});
+  auto cli = server.client(kKey);
+  const std::string chat = R"({"messages": [{"role": "user", "content": "hi"}], )";
+  struct Case {
+    std::string path, body, field;
+  };
+  const std::vector<Case> cases = {
+      {"/v1/chat/completions", chat + R"("temperature": 1e309})", "'temperature'"},
+      {"/v1/chat/completions", chat + R"("x_unknown_field": -1e400})", "'x_unknown_field'"},
+      {"/v1/completions", R"({"prompt": "x", "logit_bias": {"5": 1e999}})", "'logit_bias.5'"},
+      {"/v1/messages", R"({"max_tokens": 5, "stop_sequences": ["a", 2e308]})", "'stop_sequences[1]'"},
+      {"/tokenize", R"({"content": "x", "n": 1)" + std::string(400, '0') + "}", "'n'"}};
+  for (const Case& c : cases) {
+    auto res = cli.Post(c.path, c.body, kJson);
+    ASSERT_TRUE(res) << c.body;
+    EXPECT_EQ(res->status, 400) << c.body << " -> " << res->body;
+    json error = json::parse(res->body)["error"];
+    EXPECT_EQ(error["type"], "invalid_request_error") << res->body;
+    EXPECT_NE(error["message"].get<std::string>().find(c.field + " holds a number too large"),
+              std::string::npos)
+        << res->body;
+  }
+}
+
+TEST(HostileClients, AnUnexpectedExceptionIs500AndIsLogged) {
+  RouteHooks hooks;
+  hooks.render_metrics = [](const std::string&, const std::string&) -> HttpBody {
+    throw std::runtime_error("metrics renderer broke");
+  };
+  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(32);
+  spdlog::default_logger()->sinks().push_back(sink);
+  TestServer server(test_config(), {}, hooks);
+  auto res = server.client(kKey).Get("/metrics");
+  spdlog::default_logger()->sinks().pop_back();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 500);
+  EXPECT_EQ(json::parse(res->body)["error"]["code"], "internal_error");
+  std::string logged;
+  for (const std::string& line : sink->last_formatted()) logged += line;
+  EXPECT_NE(logged.find("GET /metrics threw: metrics renderer broke"), std::string::npos) << logged;
+}
+
+TEST(HostileClients, PipelinedRequestsAreAnsweredInOrder) {
+  TestServer server(test_config(), {});
+  RawConnection conn(server.port());
+  ASSERT_TRUE(conn.connected());
+  ASSERT_TRUE(conn.send_all(get_request("/health") + get_request("/v1/nothing-here") +
+                            post_request("/tokenize", R"({"content": "ab"})", kKey) +
+                            get_request("/v1/models", "Connection: close\r\n")));
+  ASSERT_TRUE(conn.read_to_end(10));
+  EXPECT_EQ(statuses(conn.received()), (std::vector<int>{200, 404, 200, 200})) << conn.received();
+  EXPECT_NE(conn.received().find("fake-model"), std::string::npos);
+}
+
+TEST(HostileClients, AnUnreadBodyClosesTheConnectionInsteadOfBeingReadAsARequest) {
+  TestServer server(test_config(), {});
+  RawConnection conn(server.port());
+  // No key: answered 401 before the body is read; the body must not become a second request.
+  std::string unauthorized = post_request("/v1/chat/completions", "GET /health HTTP/1.1\r\n\r\n", "bad");
+  ASSERT_TRUE(conn.send_all(unauthorized));
+  ASSERT_TRUE(conn.read_to_end(10));
+  EXPECT_EQ(statuses(conn.received()), (std::vector<int>{401})) << conn.received();
+}
+
+TEST(HostileClients, SlowHeadsDoNotDelayOtherClients) {
+  ServerConfig config = test_config();
+  config.http_threads = 2;
+  config.request_deadline_s = 60;
+  TestServer server(config, {});
+  std::vector<std::unique_ptr<RawConnection>> slow;
+  for (int i = 0; i < 12; ++i) {
+    slow.push_back(std::make_unique<RawConnection>(server.port()));
+    ASSERT_TRUE(slow.back()->send_all("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
+  }
+  auto res = server.client().Get("/health");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  // Answered while every slow client is still mid-head: none of them got an answer or a close.
+  for (auto& conn : slow) {
+    EXPECT_FALSE(conn->read_until("HTTP/1.1", 0.01));
+    EXPECT_TRUE(conn->received().empty());
+  }
+}
+
+TEST(HostileClients, AHeadPastTheRequestDeadlineIs408) {
+  ServerConfig config = test_config();
+  config.request_deadline_s = 0.2;
+  TestServer server(config, {});
+  RawConnection conn(server.port());
+  ASSERT_TRUE(conn.send_all("POST /tokenize HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
+  ASSERT_TRUE(conn.read_to_end(10));
+  EXPECT_EQ(statuses(conn.received()), (std::vector<int>{408})) << conn.received();
+  EXPECT_EQ(json::parse(body_of(conn.received()))["error"]["code"], "request_timeout");
+}
+
+TEST(HostileClients, ConnectionsPastTheLimitAre503WithRetryAfter) {
+  ServerConfig config = test_config();
+  config.max_connections = 2;
+  config.request_deadline_s = 60;
+  TestServer server(config, {});
+  RawConnection first(server.port()), second(server.port());
+  ASSERT_TRUE(first.send_all("GET /health HTTP/1.1\r\n"));
+  ASSERT_TRUE(second.send_all("GET /health HTTP/1.1\r\n"));
+  ASSERT_TRUE(server.wait_for_open_connections(2, 10));
+  auto refused = server.client().Get("/health");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503);
+  EXPECT_EQ(refused->get_header_value("Retry-After"), "1");
+  EXPECT_EQ(json::parse(refused->body)["error"]["code"], "too_many_connections");
+  ASSERT_TRUE(first.send_all("Host: 127.0.0.1\r\n\r\n"));
+  ASSERT_TRUE(first.read_until("\r\n\r\n", 10));
+  EXPECT_EQ(statuses(first.received()), (std::vector<int>{200}));
+}
+
+TEST(HostileClients, UriTooLongIsAClientError) {
+  TestServer server(test_config(), {});
+  auto res = server.client().Get("/" + std::string(9000, 'a'));
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 414);
+  json error = json::parse(res->body)["error"];
+  EXPECT_EQ(error["type"], "invalid_request_error");
+  EXPECT_EQ(error["code"], "uri_too_long");
+}
+
+TEST(HostileClients, ANegativeContentLengthIs400AndClosesTheConnection) {
+  TestServer server(test_config(), {});
+  for (const char* length : {"-5", "12abc", "99999999999999999999999"}) {
+    RawConnection conn(server.port());
+    ASSERT_TRUE(conn.send_all(std::string("POST /tokenize HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: "
+                                          "Bearer test-key\r\nContent-Length: ") +
+                              length + "\r\n\r\n{}"));
+    ASSERT_TRUE(conn.read_to_end(10)) << length;
+    EXPECT_EQ(statuses(conn.received()), (std::vector<int>{400})) << conn.received();
+    json error = json::parse(body_of(conn.received()))["error"];
+    EXPECT_EQ(error["code"], "invalid_content_length");
+    EXPECT_NE(error["message"].get<std::string>().find(length), std::string::npos);
+  }
+}
+
+TEST(HostileClients, AWrongMethodOnAKnownPathIs405WithAllow) {
+  TestServer server(test_config(), {});
+  auto cli = server.client(kKey);
+  auto post_health = cli.Post("/health", "{}", kJson);
+  ASSERT_TRUE(post_health);
+  EXPECT_EQ(post_health->status, 405);
+  EXPECT_EQ(post_health->get_header_value("Allow"), "GET, HEAD");
+  EXPECT_EQ(json::parse(post_health->body)["error"]["code"], "method_not_allowed");
+  auto get_chat = cli.Get("/v1/chat/completions");
+  EXPECT_EQ(get_chat->status, 405);
+  EXPECT_EQ(get_chat->get_header_value("Allow"), "POST");
+  auto delete_model = cli.Delete("/v1/models/fake-model");
+  EXPECT_EQ(delete_model->status, 405);
+  EXPECT_EQ(delete_model->get_header_value("Allow"), "GET, HEAD");
+  auto get_messages = cli.Get("/v1/messages");
+  EXPECT_EQ(get_messages->status, 405);
+  EXPECT_EQ(json::parse(get_messages->body)["error"]["type"], "invalid_request_error");
+  EXPECT_EQ(cli.Post("/v2/unknown", "{}", kJson)->status, 404);
+  EXPECT_EQ(cli.Get("/v1/unknown")->status, 404);
+}
+
+}  // namespace
+}  // namespace strata::server
