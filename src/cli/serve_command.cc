@@ -73,6 +73,11 @@ void add_server_flags(CLI::App* sub, ServeFlags* f) {
       ->capture_default_str();
   sub->add_option("--drain-timeout", s.drain_timeout_s, "seconds running requests get after SIGTERM")
       ->capture_default_str()->check(CLI::Range(0.0, 86400.0));
+  sub->add_option("--max-connections", s.max_connections, "connections open at once (a new one gets 503 beyond)")
+      ->capture_default_str()->check(CLI::Range(1, 65536));
+  sub->add_option("--request-timeout", s.request_deadline_s,
+                  "seconds a request's head and body may take to arrive (408 beyond)")
+      ->capture_default_str()->check(CLI::Range(0.001, 3600.0));
   sub->add_option("--alias", s.model_alias, "model name shown to clients (default: the file's name)");
 }
 
@@ -107,7 +112,8 @@ int run_serve(ServeFlags& f) {
     f.server.api_keys.insert(f.server.api_keys.end(), keys->begin(), keys->end());
   }
   f.server.version = STRATA_VERSION;
-  // Enough HTTP threads for every slot and queued request, plus room for status calls.
+  // HTTP threads started up front: every slot and queued request, plus room for status calls
+  // (more start on demand, one per connection, up to --max-connections).
   f.server.http_threads = f.engine.n_parallel + f.engine.max_queue + 16;
   if (Status st = server::validate_server_config(f.server); !st.ok()) {
     std::fprintf(stderr, "serve: %s\n", st.message().c_str());

@@ -19,7 +19,9 @@ struct ServerConfig {
   double drain_timeout_s = 30.0;     // SIGTERM: how long running requests may go on
   std::string model_alias;           // the model name clients see; empty: the file's name
   std::string version;               // reported by /v1/status
-  int http_threads = 0;              // 0: enough for every slot and queued request
+  int http_threads = 0;              // connection threads started up front (more start on demand)
+  int max_connections = 512;         // open at once; past it a new connection gets 503 and closes
+  double request_deadline_s = 10.0;  // a request's head and body must arrive within this (else 408)
   double keep_alive_s = 5.0;         // silence before a stream keep-alive
   double poll_s = 0.05;              // how often a waiting handler checks its connection
 };
