@@ -40,11 +40,11 @@ std::string join_alternatives(const std::vector<std::string>& alternatives) {
 
 class SchemaCompiler {
  public:
-  explicit SchemaCompiler(const json& root) : root_(root) {}
+  SchemaCompiler(const json& root, std::string prefix) : root_(root), prefix_(std::move(prefix)) {}
 
-  Result<std::string> run() {
+  Result<SchemaGbnf> run() {
     STRATA_ASSIGN_OR_RETURN(std::string expr, visit(root_, "#", 0));
-    return "root ::= " + expr + "\n" + primitive_gbnf_rules() + rules_;
+    return SchemaGbnf{expr, rules_};
   }
 
  private:
@@ -53,7 +53,7 @@ class SchemaCompiler {
   }
 
   std::string add_rule(const std::string& hint, const std::string& body) {
-    std::string name = "s" + std::to_string(++n_rules_);
+    std::string name = prefix_ + "s" + std::to_string(++n_rules_);
     for (char c : hint) {
       if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) name += c;
       if (name.size() > 40) break;
@@ -101,7 +101,7 @@ class SchemaCompiler {
   Result<std::string> visit_ref(const std::string& ref, const std::string& where) {
     if (auto it = ref_rules_.find(ref); it != ref_rules_.end()) return it->second;
     STRATA_ASSIGN_OR_RETURN(const json* target, resolve(ref, where));
-    const std::string name = "ref" + std::to_string(++n_rules_);
+    const std::string name = prefix_ + "ref" + std::to_string(++n_rules_);
     ref_rules_[ref] = name;
     STRATA_ASSIGN_OR_RETURN(std::string body, visit(*target, ref, 0));
     rules_ += name + " ::= " + body + "\n";
@@ -341,6 +341,7 @@ class SchemaCompiler {
   }
 
   const json& root_;
+  const std::string prefix_;
   std::string rules_;
   std::map<std::string, std::string> ref_rules_;
   int n_rules_ = 0;
@@ -348,7 +349,14 @@ class SchemaCompiler {
 
 }  // namespace
 
-Result<std::string> json_schema_to_gbnf(const json& schema) { return SchemaCompiler(schema).run(); }
+Result<SchemaGbnf> json_schema_rules(const json& schema, const std::string& prefix) {
+  return SchemaCompiler(schema, prefix).run();
+}
+
+Result<std::string> json_schema_to_gbnf(const json& schema) {
+  STRATA_ASSIGN_OR_RETURN(SchemaGbnf parts, json_schema_rules(schema, ""));
+  return "root ::= " + parts.expr + "\n" + primitive_gbnf_rules() + parts.rules;
+}
 
 std::string any_json_gbnf() { return "root ::= object\n" + primitive_gbnf_rules(); }
 

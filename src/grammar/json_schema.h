@@ -35,6 +35,16 @@ namespace strata::grammar {
 
 Result<std::string> json_schema_to_gbnf(const nlohmann::json& schema);
 
+// The same in pieces, for grammars that embed several schemas (forced tool calls): a GBNF
+// expression for the schema and the rules it uses, named with prefix so that schemas compiled
+// with different prefixes can share one grammar; the primitive rules (primitive_gbnf_rules in
+// schema_pieces.h, included once by the caller) are not part of rules.
+struct SchemaGbnf {
+  std::string expr;
+  std::string rules;
+};
+Result<SchemaGbnf> json_schema_rules(const nlohmann::json& schema, const std::string& prefix);
+
 // The GBNF rules for any JSON value (root ::= value), shared by json_object mode.
 std::string any_json_gbnf();
 

@@ -1,6 +1,6 @@
 // Pieces of GBNF text the JSON-schema compiler puts together: the primitive JSON rules,
-// integer ranges, string formats and regular-expression patterns. Internal to the grammar
-// module (json_schema.cc and its tests).
+// integer ranges, string formats and regular-expression patterns. Used by json_schema.cc and
+// by grammars that embed schemas (the server's forced tool calls).
 //
 // Stateless; thread-safe.
 #pragma once

@@ -46,6 +46,58 @@ TokenVocabulary::TokenVocabulary(const std::vector<std::string>& token_bytes, st
 TokenMasker::TokenMasker(std::shared_ptr<const TokenVocabulary> vocab)
     : vocab_(std::move(vocab)), depth_states_(vocab_->max_depth() + 1) {}
 
+namespace {
+
+using Slot = CompiledGrammar::Slot;
+
+void pop_finished(const CompiledGrammar& g, Stack& s) {
+  while (!s.empty() && g.slots[s.back()].kind == Slot::Kind::kEnd) s.pop_back();
+}
+
+}  // namespace
+
+// As GrammarMatcher's expansion, writing into reused storage and skipping duplicates.
+void TokenMasker::expand(const CompiledGrammar& g, Stack& stack, size_t depth, StackSet* out) {
+  pop_finished(g, stack);
+  if (stack.empty() || g.slots[stack.back()].kind == Slot::Kind::kBytes) {
+    for (size_t i = 0; i < out->n; ++i) {
+      if (out->stacks[i] == stack) return;
+    }
+    if (out->n == out->stacks.size()) out->stacks.emplace_back();
+    out->stacks[out->n++].assign(stack.begin(), stack.end());
+    return;
+  }
+  const uint32_t at = stack.back();
+  const uint32_t rule = g.slots[at].value;
+  stack.back() = at + 1;
+  pop_finished(g, stack);
+  while (scratch_.size() <= depth) scratch_.emplace_back();
+  for (uint32_t start : g.rule_starts[rule]) {
+    Stack& next = scratch_[depth];
+    next.assign(stack.begin(), stack.end());
+    next.push_back(start);
+    expand(g, next, depth + 1, out);
+  }
+}
+
+bool TokenMasker::step(const CompiledGrammar& g, const StackSet& from, uint8_t byte, StackSet* out) {
+  out->n = 0;
+  if (scratch_.empty()) scratch_.emplace_back();
+  for (size_t i = 0; i < from.n; ++i) {
+    const Stack& s = from.stacks[i];
+    if (s.empty() || !g.sets[g.slots[s.back()].value].has(byte)) continue;
+    Stack& next = scratch_[0];
+    next.assign(s.begin(), s.end());
+    ++next.back();
+    expand(g, next, 1, out);
+    if (out->n > GrammarMatcher::kMaxStacks) {
+      out->n = 0;
+      return false;
+    }
+  }
+  return out->n > 0;
+}
+
 void TokenMasker::compute(const GrammarMatcher& matcher, std::vector<uint64_t>* bits) {
   bits->assign((vocab_->n_vocab() + 63) / 64, 0);
   auto allow = [bits](int32_t t) { (*bits)[t >> 6] |= uint64_t{1} << (t & 63); };
@@ -55,10 +107,15 @@ void TokenMasker::compute(const GrammarMatcher& matcher, std::vector<uint64_t>* 
   const CompiledGrammar& g = matcher.grammar();
   const std::vector<TokenVocabulary::Node>& nodes = vocab_->nodes();
   const std::vector<int32_t>& ordered = vocab_->ordered_tokens();
-  depth_states_[0] = matcher.stacks();
+  StackSet& root = depth_states_[0];
+  root.n = 0;
+  for (const Stack& s : matcher.stacks()) {
+    if (root.n == root.stacks.size()) root.stacks.emplace_back();
+    root.stacks[root.n++] = s;
+  }
   for (size_t i = 1; i < nodes.size();) {
     const TokenVocabulary::Node& node = nodes[i];
-    if (!GrammarMatcher::step(g, depth_states_[node.depth - 1], node.byte, &depth_states_[node.depth])) {
+    if (!step(g, depth_states_[node.depth - 1], node.byte, &depth_states_[node.depth])) {
       i = node.subtree_end;
       continue;
     }

@@ -6,12 +6,14 @@
 // work follows the tokens that are still possible. Tokens with no bytes (control tokens) are
 // never allowed; the end-of-generation tokens are allowed exactly when the grammar accepts.
 // Masks are cached by matcher state (GrammarMatcher::state_key), since outputs revisit the same
-// states (inside a string, between fields).
+// states (inside a string, between fields). The walk keeps one set of stacks per trie depth and
+// reuses their storage, so computing a mask allocates only while the buffers grow.
 //
 // TokenVocabulary is immutable and shared; a TokenMasker belongs to one request on one thread.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -64,10 +66,20 @@ class TokenMasker {
   // The same, computed afresh (no cache); for tests and benchmarks.
   void compute(const GrammarMatcher& matcher, std::vector<uint64_t>* bits);
 
+  // A set of stacks whose storage outlives its contents: the first n entries are the set.
+  struct StackSet {
+    std::vector<Stack> stacks;
+    size_t n = 0;
+  };
+
  private:
+  bool step(const CompiledGrammar& g, const StackSet& from, uint8_t byte, StackSet* out);
+  void expand(const CompiledGrammar& g, Stack& stack, size_t depth, StackSet* out);
+
   std::shared_ptr<const TokenVocabulary> vocab_;
   std::unordered_map<std::string, std::vector<uint64_t>> cache_;
-  std::vector<std::vector<Stack>> depth_states_;  // scratch: the state after each trie depth
+  std::vector<StackSet> depth_states_;  // the state after each trie depth
+  std::deque<Stack> scratch_;           // one working stack per expansion depth
 };
 
 }  // namespace strata::grammar

@@ -61,3 +61,43 @@ TEST(TokenMasker, CachedMasksEqualFreshOnes) {
 
 }  // namespace
 }  // namespace strata::grammar
+
+namespace strata::grammar {
+namespace {
+
+// Every token of a vocabulary of all strings up to length 3 over a small alphabet, checked one
+// by one with a fresh matcher: the trie walk must agree exactly.
+TEST(TokenMasker, MaskEqualsCheckingEveryTokenAlone) {
+  const std::string alphabet = "{}\":, a1\\";
+  std::vector<std::string> tokens = {""};
+  for (size_t len = 1; len <= 3; ++len) {
+    std::vector<std::string> grown;
+    for (const std::string& t : tokens) {
+      if (t.size() != len - 1) continue;
+      for (char c : alphabet) grown.push_back(t + c);
+    }
+    tokens.insert(tokens.end(), grown.begin(), grown.end());
+  }
+  tokens.push_back("");  // the end token
+  const int32_t eos = static_cast<int32_t>(tokens.size()) - 1;
+  auto vocab = std::make_shared<TokenVocabulary>(tokens, std::vector<int32_t>{eos});
+  Result<Grammar> g = parse_gbnf(R"(root ::= "{" ws (pair ("," ws pair)*)? "}"
+pair ::= "\"" [a1 ]{0,3} "\"" ws ":" ws ("1" | "a" | root)
+ws ::= " "?)");
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  GrammarMatcher m(*CompiledGrammar::Compile(*g));
+  TokenMasker masker(vocab);
+  std::vector<uint64_t> bits;
+  for (const char* prefix : {"", "{", "\"", "a", "\"", " ", ":", "{", "}", "}"}) {
+    ASSERT_TRUE(m.accept(prefix)) << prefix;
+    masker.compute(m, &bits);
+    for (int32_t t = 0; t < vocab->n_vocab(); ++t) {
+      GrammarMatcher alone = m;
+      const bool want = t == eos ? m.accepting() : !tokens[t].empty() && alone.accept(tokens[t]);
+      EXPECT_EQ(((bits[t >> 6] >> (t & 63)) & 1) != 0, want) << "after '" << prefix << "' token '" << tokens[t] << "'";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace strata::grammar
