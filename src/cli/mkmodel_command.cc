@@ -1,5 +1,6 @@
 // `strata mkmodel`: writes a GGUF model with deterministic random weights (see
 // modelgen/model_generator.h) for tests, benchmarks and demos.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -21,6 +22,7 @@ struct MkmodelFlags {
   std::string vocab_path;
   uint64_t seed = 0;
   int n_threads = 0;
+  int n_layers = 0;
   bool dry_run = false;
   bool rope_freqs = false;
 };
@@ -30,6 +32,11 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
   std::printf("%s %s: %s preset %s, %d layers, %d wide, %d/%d heads of %d, ffn %d, vocab %d\n",
               flags.dry_run ? "would write" : "wrote", flags.out_path.c_str(), s.arch.c_str(), s.preset.c_str(),
               s.n_layer, s.n_embd, s.n_head, s.n_head_kv, s.head_dim, s.n_ff, s.n_vocab);
+  if (s.n_expert > 0) {
+    std::printf("  experts: %d of width %d, %d used per token", s.n_expert, s.n_ff_exp, s.n_expert_used);
+    if (s.n_ff_shexp > 0) std::printf(", a shared expert of width %d", s.n_ff_shexp);
+    std::printf("\n");
+  }
   if (s.rope_freqs) std::printf("  rope_freqs.weight: Llama 3.1-style frequency factors (1 to 8)\n");
   std::printf("  %llu parameters, %.1f MiB of tensor data, file type %s",
               static_cast<unsigned long long>(r.n_params), static_cast<double>(r.n_bytes) / (1 << 20),
@@ -62,6 +69,7 @@ int run_mkmodel(const MkmodelFlags& flags) {
   o.out_path = flags.out_path;
   o.n_threads = flags.n_threads;
   o.rope_freqs = flags.rope_freqs;
+  o.n_layers = flags.n_layers;
   double start_s = monotonic_s();
   auto report = flags.dry_run ? plan_model(o) : generate_model(o);
   if (!report.ok()) {
@@ -77,9 +85,16 @@ int run_mkmodel(const MkmodelFlags& flags) {
 void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("mkmodel", "Write a GGUF model with deterministic random weights");
   auto flags = std::make_shared<MkmodelFlags>();
-  sub->add_option("--arch", flags->arch, "llama, qwen2 or qwen3 (default: the preset's)")
-      ->check(CLI::IsMember({"llama", "qwen2", "qwen3"}));
-  sub->add_option("--preset", flags->preset, "tiny, small, 1b, tinyllama or qwen3-0.6b")->capture_default_str();
+  sub->add_option("--arch", flags->arch,
+                  "llama, qwen2 or qwen3 (dense presets); qwen3moe, qwen2moe or mixtral (MoE presets; mixtral is "
+                  "written as llama with experts) (default: the preset's)")
+      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "mixtral"}));
+  sub->add_option("--preset", flags->preset,
+                  "dense: tiny, small, 1b, tinyllama, qwen3-0.6b; mixture of experts: moe-tiny, qwen3-30b-a3b, "
+                  "mixtral-8x7b")
+      ->capture_default_str();
+  sub->add_option("--layers", flags->n_layers, "layer count instead of the preset's (same shape, smaller file)")
+      ->check(CLI::PositiveNumber);
   sub->add_option("-o,--output", flags->out_path, "GGUF file to write")->required();
   sub->add_option("--type", flags->type, "matrix type: f32 f16 bf16 q8_0 q4_0 q5_0 q4_k q5_k q6_k")
       ->capture_default_str();

@@ -31,7 +31,8 @@ float weight_value(const WeightRng& rng, WeightKind kind, uint64_t i, float matr
 // for a planned tensor (its type and width were checked); a failure is still recorded.
 void fill_tensor(const PlannedTensor& t, uint64_t seed, ThreadPool& pool, uint8_t* dst, std::atomic<bool>* failed) {
   const uint64_t n_in = t.dims[0];
-  const uint64_t n_rows = t.dims.size() > 1 ? t.dims[1] : 1;
+  uint64_t n_rows = 1;  // a 3-D expert tensor is n_expert * n_out rows
+  for (size_t d = 1; d < t.dims.size(); ++d) n_rows *= t.dims[d];
   const size_t row_bytes = *dtype_row_bytes(t.type, n_in);
   const float half_width = std::sqrt(3.0f / static_cast<float>(n_in));  // uniform with std 1/sqrt(n_in)
   const WeightRng rng(seed, t.name);
@@ -67,9 +68,22 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(s.rms_eps));
   w.set(a + ".rope.freq_base", GgufValue::F32(s.rope_freq_base));
   w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
-  if (s.arch == "qwen3" || s.head_dim * s.n_head != s.n_embd) {
+  if (s.qk_norm || s.head_dim * s.n_head != s.n_embd) {
     w.set(a + ".attention.key_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
     w.set(a + ".attention.value_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
+  }
+}
+
+// llama.cpp's expert keys; Mixtral (llama) has only the counts, its expert width being
+// llama.feed_forward_length.
+void set_expert_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (s.n_expert == 0) return;
+  const std::string& a = s.arch;
+  w.set(a + ".expert_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert)));
+  w.set(a + ".expert_used_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert_used)));
+  if (a != "llama") w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
+  if (s.n_ff_shexp > 0) {
+    w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
   }
 }
 
@@ -84,6 +98,8 @@ Result<GenerateReport> plan_model(const GenerateOptions& o) {
   GenerateReport report;
   STRATA_ASSIGN_OR_RETURN(report.spec, model_preset(o.arch, o.preset));
   report.spec.rope_freqs = o.rope_freqs;
+  if (o.n_layers < 0) return Status::InvalidArgument("layer count " + std::to_string(o.n_layers) + " must be positive");
+  if (o.n_layers > 0) report.spec.n_layer = o.n_layers;
   STRATA_ASSIGN_OR_RETURN(VocabMetadata vocab, load_vocab(o, report.spec.n_vocab));
   report.spec.n_vocab = vocab.n_vocab;
   STRATA_ASSIGN_OR_RETURN(report.plan, plan_tensors(report.spec, o.type));
@@ -102,6 +118,7 @@ Result<GenerateReport> generate_model(const GenerateOptions& o) {
   STRATA_ASSIGN_OR_RETURN(VocabMetadata vocab, load_vocab(o, report.spec.n_vocab));
   GgufWriter w;
   set_hparams(w, report.spec, report.plan, o.seed);
+  set_expert_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 
   int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

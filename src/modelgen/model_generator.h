@@ -4,7 +4,8 @@
 // count or write order. Tensors are produced and quantized while the file is written
 // (GgufWriter fill callbacks), so a 1B model never sits in memory.
 //
-// Weights: matrices uniform with std 1/sqrt(n_in) (activations keep their scale), norm
+// Weights: matrices (experts, routers and qwen2moe's shared-expert gate too) uniform with
+// std 1/sqrt(n_in) (activations keep their scale; routing logits vary by ~1), norm
 // weights 1 +- 0.1, biases +- 0.02; rope_freqs (not random) from spec_rope_factors().
 // Not thread-safe to share options while running; each call owns its thread pool.
 #pragma once
@@ -28,6 +29,7 @@ struct GenerateOptions {
   std::string out_path;
   int n_threads = 0;            // 0: hardware concurrency
   bool rope_freqs = false;      // llama: add Llama 3.1-style rope_freqs.weight (ModelSpec::rope_freqs)
+  int n_layers = 0;             // > 0: overrides the preset's layer count (same shape, fewer layers)
 };
 
 struct GenerateReport {

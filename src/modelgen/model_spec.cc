@@ -6,7 +6,7 @@ namespace {
 
 struct Preset {
   std::string_view name;
-  std::string_view default_arch;
+  std::string_view default_arch;  // an --arch name
   ModelSpec shape;
 };
 
@@ -27,6 +27,15 @@ ModelSpec shape(int n_vocab, int n_ctx, int n_embd, int n_layer, int n_head, int
   return s;
 }
 
+// n_ff_shexp is written only by --arch qwen2moe; the others drop it.
+ModelSpec experts(ModelSpec s, int n_expert, int n_expert_used, int n_ff_exp, int n_ff_shexp) {
+  s.n_expert = n_expert;
+  s.n_expert_used = n_expert_used;
+  s.n_ff_exp = n_ff_exp;
+  s.n_ff_shexp = n_ff_shexp;
+  return s;
+}
+
 // n_vocab here is used only when no vocabulary file is given (the built-in byte vocab is
 // padded up to it).
 std::vector<Preset> presets() {
@@ -38,10 +47,49 @@ std::vector<Preset> presets() {
       {"tinyllama", "llama", shape(32000, 2048, 2048, 22, 32, 4, 64, 5632, 1e-5f, 10000.0f, false)},
       // Qwen3-0.6B: head_dim 128 although 1024 / 16 = 64.
       {"qwen3-0.6b", "qwen3", shape(151936, 40960, 1024, 28, 16, 8, 128, 3072, 1e-6f, 1000000.0f, true)},
+      // The shape of ../shared/models/moe/tiny-*.gguf (2 layers, 8 experts of 256, shared 192).
+      {"moe-tiny", "qwen3moe", experts(shape(259, 2048, 128, 2, 4, 2, 32, 256, 1e-6f, 10000.0f, false), 8, 2, 256, 192)},
+      // Qwen3-30B-A3B: q_dim 4096 != n_embd 2048; feed_forward_length 6144 is its dense width.
+      // The shared width (qwen2moe only) is 4 experts' worth, Qwen1.5-MoE-A2.7B's ratio.
+      {"qwen3-30b-a3b", "qwen3moe",
+       experts(shape(151936, 40960, 2048, 48, 32, 4, 128, 6144, 1e-6f, 1000000.0f, false), 128, 8, 768, 3072)},
+      // Mixtral-8x7B.
+      {"mixtral-8x7b", "mixtral",
+       experts(shape(32000, 32768, 4096, 32, 32, 8, 128, 14336, 1e-5f, 1000000.0f, false), 8, 2, 14336, 14336)},
   };
 }
 
+std::string preset_list(bool moe) {
+  std::string names;
+  for (const auto& p : presets()) {
+    if ((p.shape.n_expert > 0) != moe) continue;
+    names += (names.empty() ? "" : ", ") + std::string(p.name);
+  }
+  return names;
+}
+
+// Sets the arch-dependent fields of s (the preset's shape) for --arch name.
+Status apply_arch(std::string_view name, ModelSpec* s) {
+  const bool moe_arch = is_moe_arch_name(name);
+  if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3") {
+    return Status::InvalidArgument("unknown architecture '" + std::string(name) +
+                                   "' (llama, qwen2, qwen3, qwen2moe, qwen3moe or mixtral)");
+  }
+  if (moe_arch != (s->n_expert > 0)) {
+    return Status::InvalidArgument("preset '" + s->preset + "' is " + (moe_arch ? "dense" : "mixture-of-experts") +
+                                   "; --arch " + std::string(name) + " needs one of: " + preset_list(moe_arch));
+  }
+  s->arch = name == "mixtral" ? "llama" : std::string(name);
+  s->qk_norm = name == "qwen3" || name == "qwen3moe";
+  s->qkv_bias = name == "qwen2" || name == "qwen2moe";
+  if (name != "qwen2moe") s->n_ff_shexp = 0;
+  if (name == "mixtral") s->n_ff = s->n_ff_exp;  // llama.feed_forward_length is the expert width
+  return Status::Ok();
+}
+
 }  // namespace
+
+bool is_moe_arch_name(std::string_view arch) { return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral"; }
 
 std::vector<std::string> model_preset_names() {
   std::vector<std::string> names;
@@ -54,12 +102,7 @@ Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset) {
     if (p.name != preset) continue;
     ModelSpec s = p.shape;
     s.preset = std::string(preset);
-    s.arch = std::string(arch.empty() ? p.default_arch : arch);
-    if (s.arch != "llama" && s.arch != "qwen2" && s.arch != "qwen3") {
-      return Status::InvalidArgument("unknown architecture '" + s.arch + "' (llama, qwen2 or qwen3)");
-    }
-    s.qk_norm = s.arch == "qwen3";
-    s.qkv_bias = s.arch == "qwen2";
+    STRATA_RETURN_IF_ERROR(apply_arch(arch.empty() ? p.default_arch : arch, &s));
     return s;
   }
   std::string names;

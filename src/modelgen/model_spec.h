@@ -1,5 +1,9 @@
-// ModelSpec: the shape of a dense transformer to generate (llama, qwen2 or qwen3), and the
-// named presets `strata mkmodel --preset` offers. Plain values; pure functions.
+// ModelSpec: the shape of a transformer to generate (dense llama, qwen2 or qwen3, or a
+// mixture-of-experts qwen2moe, qwen3moe or Mixtral), and the named presets `strata mkmodel
+// --preset` offers. Plain values; pure functions.
+//
+// Invariant of a preset's spec: n_expert > 0 exactly for the MoE archs; Mixtral is written as
+// GGUF arch "llama" with experts (as llama.cpp's converter does), so arch holds "llama" then.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +16,9 @@
 namespace strata {
 
 struct ModelSpec {
-  std::string arch = "llama";  // "llama", "qwen2", "qwen3": decides biases, QK-norm, rope layout
+  // The GGUF architecture: "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe" (Mixtral: "llama"
+  // with n_expert > 0). Decides biases, QK-norm, rope layout and the expert keys written.
+  std::string arch = "llama";
   std::string preset;
   int n_vocab = 0;   // from the vocabulary when one is given
   int n_ctx = 0;
@@ -21,7 +27,14 @@ struct ModelSpec {
   int n_head = 0;
   int n_head_kv = 0;
   int head_dim = 0;
-  int n_ff = 0;
+  int n_ff = 0;      // <arch>.feed_forward_length (Mixtral: the expert width, = n_ff_exp)
+  // Mixture of experts (0 for dense): each layer's feed-forward is n_expert experts of width
+  // n_ff_exp chosen n_expert_used at a time by a router, plus a shared expert of width
+  // n_ff_shexp when that is > 0 (qwen2moe only).
+  int n_expert = 0;
+  int n_expert_used = 0;
+  int n_ff_exp = 0;
+  int n_ff_shexp = 0;
   float rms_eps = 1e-5f;
   float rope_freq_base = 10000.0f;
   bool tied_embeddings = false;  // no output.weight
@@ -34,7 +47,11 @@ struct ModelSpec {
 
 std::vector<std::string> model_preset_names();
 // The preset's shape for arch; an empty arch takes the preset's own (qwen3 for qwen3-0.6b,
-// llama otherwise). The arch sets qk_norm / qkv_bias.
+// qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, llama otherwise). arch is
+// an --arch name: llama, qwen2, qwen3 for the dense presets; qwen2moe, qwen3moe or mixtral for
+// the MoE ones (a mismatch is an error naming the presets that fit). The arch sets qk_norm /
+// qkv_bias, and for MoE archs which expert widths exist.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
+bool is_moe_arch_name(std::string_view arch);  // qwen2moe, qwen3moe, mixtral
 
 }  // namespace strata

@@ -23,17 +23,25 @@ DType next_fallback(DType t) {
   }
 }
 
-// The requested type, raised for the tensors a _M mix keeps in Q6_K.
-DType mix_type(DType requested, const std::string& role, int layer, int n_layer, bool tied) {
+// The requested type, raised for the tensors a _M mix keeps in Q6_K. Routers stay F32 in
+// every file (llama.cpp never quantizes ffn_gate_inp). llama.cpp gives 8-expert models
+// (Mixtral) Q8_0 attn_k / attn_v and, in Q4_K_M, Q5_K attn_output; the expert tensors follow
+// their dense roles (ffn_down_exps / ffn_down_shexp are "ffn_down" of their layer).
+DType mix_type(DType requested, const std::string& role, int layer, const ModelSpec& s) {
+  if (role == "ffn_gate_inp") return DType::kF32;
   if (!is_k_mix(requested)) return requested;
-  if (role == "output" || (role == "token_embd" && tied)) return DType::kQ6_K;
-  if ((role == "attn_v" || role == "ffn_down") && more_bits_layer(layer, n_layer)) return DType::kQ6_K;
+  if (role == "output" || (role == "token_embd" && s.tied_embeddings)) return DType::kQ6_K;
+  if (s.n_expert == 8 && (role == "attn_k" || role == "attn_v")) return DType::kQ8_0;
+  if (s.n_expert == 8 && role == "attn_output" && requested == DType::kQ4_K) return DType::kQ5_K;
+  if ((role == "attn_v" || role == "ffn_down") && more_bits_layer(layer, s.n_layer)) return DType::kQ6_K;
   return requested;
 }
 
+// dims = {n_in, n_out} or, for experts, {n_in, n_out, n_expert}: rows are n_in wide either way.
 void add_matrix(TensorPlan* plan, const ModelSpec& spec, DType requested, const std::string& name,
-                const std::string& role, int layer, uint64_t n_in, uint64_t n_out, WeightKind kind) {
-  PlannedTensor t{name, {n_in, n_out}, kind, mix_type(requested, role, layer, spec.n_layer, spec.tied_embeddings), ""};
+                const std::string& role, int layer, std::vector<uint64_t> dims, WeightKind kind) {
+  const uint64_t n_in = dims[0];
+  PlannedTensor t{name, std::move(dims), kind, mix_type(requested, role, layer, spec), ""};
   DType wanted = t.type;
   while (n_in % dtype_info(t.type).block_size != 0) t.type = next_fallback(t.type);
   if (t.type != wanted) {
@@ -45,6 +53,24 @@ void add_matrix(TensorPlan* plan, const ModelSpec& spec, DType requested, const 
 
 void add_vector(TensorPlan* plan, const std::string& name, uint64_t n, WeightKind kind) {
   plan->tensors.push_back(PlannedTensor{name, {n}, kind, DType::kF32, ""});
+}
+
+Status check_experts(const ModelSpec& s) {
+  const bool moe_arch = s.arch == "qwen2moe" || s.arch == "qwen3moe";
+  if (s.n_expert == 0) {
+    if (moe_arch) return Status::InvalidArgument(s.arch + " needs experts (n_expert > 0)");
+    return Status::Ok();
+  }
+  if (!moe_arch && s.arch != "llama") return Status::InvalidArgument(s.arch + " has no experts (n_expert must be 0)");
+  if (s.n_expert < 0 || s.n_expert_used <= 0 || s.n_expert_used > s.n_expert) {
+    return Status::InvalidArgument("expert_used_count " + std::to_string(s.n_expert_used) + " must be 1.." +
+                                   std::to_string(s.n_expert) + " (expert_count)");
+  }
+  if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
+  if (s.n_ff_shexp > 0 && s.arch != "qwen2moe") {
+    return Status::InvalidArgument("a shared expert is for qwen2moe models, not " + s.arch);
+  }
+  return Status::Ok();
 }
 
 Status check_spec(const ModelSpec& s) {
@@ -60,8 +86,68 @@ Status check_spec(const ModelSpec& s) {
   if (s.rope_freqs && s.arch != "llama") {
     return Status::InvalidArgument("rope_freqs (Llama 3.1 rope frequency factors) is for llama models, not " + s.arch);
   }
-  return Status::Ok();
+  return check_experts(s);
 }
+
+// Appends to a plan in llama.cpp's tensor names; one per plan_tensors() call.
+struct PlanBuilder {
+  TensorPlan* plan;
+  const ModelSpec& s;
+  DType type;
+
+  void matrix(const std::string& name, const std::string& role, int layer, std::vector<uint64_t> dims,
+              WeightKind kind = WeightKind::kMatrix) {
+    add_matrix(plan, s, type, name, role, layer, std::move(dims), kind);
+  }
+  void vector(const std::string& name, uint64_t n, WeightKind kind) { add_vector(plan, name, n, kind); }
+
+  void attention(const std::string& p, int l) {
+    const auto embd = static_cast<uint64_t>(s.n_embd);
+    const auto q_dim = static_cast<uint64_t>(s.n_head) * s.head_dim;
+    const auto kv_dim = static_cast<uint64_t>(s.n_head_kv) * s.head_dim;
+    vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
+    matrix(p + "attn_q.weight", "attn_q", l, {embd, q_dim});
+    matrix(p + "attn_k.weight", "attn_k", l, {embd, kv_dim});
+    matrix(p + "attn_v.weight", "attn_v", l, {embd, kv_dim});
+    if (s.qkv_bias) {
+      vector(p + "attn_q.bias", q_dim, WeightKind::kBias);
+      vector(p + "attn_k.bias", kv_dim, WeightKind::kBias);
+      vector(p + "attn_v.bias", kv_dim, WeightKind::kBias);
+    }
+    if (s.qk_norm) {
+      vector(p + "attn_q_norm.weight", s.head_dim, WeightKind::kNorm);
+      vector(p + "attn_k_norm.weight", s.head_dim, WeightKind::kNorm);
+    }
+    matrix(p + "attn_output.weight", "attn_output", l, {q_dim, embd});
+  }
+
+  void dense_ffn(const std::string& p, int l) {
+    const auto embd = static_cast<uint64_t>(s.n_embd);
+    const auto ff = static_cast<uint64_t>(s.n_ff);
+    matrix(p + "ffn_gate.weight", "ffn_gate", l, {embd, ff});
+    matrix(p + "ffn_up.weight", "ffn_up", l, {embd, ff});
+    matrix(p + "ffn_down.weight", "ffn_down", l, {ff, embd});
+  }
+
+  // The router (F32, random like a matrix so routing is not uniform), the experts as 3-D
+  // tensors (expert e's rows follow expert e-1's), and qwen2moe's shared expert, whose 1-D
+  // gate is a row of weights too (std 1/sqrt(n_embd), so its sigmoid does not saturate).
+  void moe_ffn(const std::string& p, int l) {
+    const auto embd = static_cast<uint64_t>(s.n_embd);
+    const auto ff = static_cast<uint64_t>(s.n_ff_exp);
+    const auto n_exp = static_cast<uint64_t>(s.n_expert);
+    matrix(p + "ffn_gate_inp.weight", "ffn_gate_inp", l, {embd, n_exp});
+    matrix(p + "ffn_gate_exps.weight", "ffn_gate", l, {embd, ff, n_exp});
+    matrix(p + "ffn_up_exps.weight", "ffn_up", l, {embd, ff, n_exp});
+    matrix(p + "ffn_down_exps.weight", "ffn_down", l, {ff, embd, n_exp});
+    if (s.n_ff_shexp == 0) return;
+    const auto sh = static_cast<uint64_t>(s.n_ff_shexp);
+    vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
+    matrix(p + "ffn_gate_shexp.weight", "ffn_gate", l, {embd, sh});
+    matrix(p + "ffn_up_shexp.weight", "ffn_up", l, {embd, sh});
+    matrix(p + "ffn_down_shexp.weight", "ffn_down", l, {sh, embd});
+  }
+};
 
 }  // namespace
 
@@ -82,39 +168,23 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type) {
   STRATA_RETURN_IF_ERROR(check_spec(s));
   TensorPlan plan;
   plan.file_type = file_type_for(type, is_k_mix(type)).value_or(0);
-  auto embd = static_cast<uint64_t>(s.n_embd);
-  auto q_dim = static_cast<uint64_t>(s.n_head) * s.head_dim;
-  auto kv_dim = static_cast<uint64_t>(s.n_head_kv) * s.head_dim;
-  auto ff = static_cast<uint64_t>(s.n_ff);
-  if (s.rope_freqs) {
-    add_vector(&plan, "rope_freqs.weight", static_cast<uint64_t>(s.head_dim / 2), WeightKind::kRopeFreqs);
-  }
-  add_matrix(&plan, s, type, "token_embd.weight", "token_embd", 0, embd, s.n_vocab, WeightKind::kEmbedding);
+  PlanBuilder b{&plan, s, type};
+  const auto embd = static_cast<uint64_t>(s.n_embd);
+  const auto vocab = static_cast<uint64_t>(s.n_vocab);
+  if (s.rope_freqs) b.vector("rope_freqs.weight", static_cast<uint64_t>(s.head_dim / 2), WeightKind::kRopeFreqs);
+  b.matrix("token_embd.weight", "token_embd", 0, {embd, vocab}, WeightKind::kEmbedding);
   for (int l = 0; l < s.n_layer; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";
-    add_vector(&plan, p + "attn_norm.weight", embd, WeightKind::kNorm);
-    add_matrix(&plan, s, type, p + "attn_q.weight", "attn_q", l, embd, q_dim, WeightKind::kMatrix);
-    add_matrix(&plan, s, type, p + "attn_k.weight", "attn_k", l, embd, kv_dim, WeightKind::kMatrix);
-    add_matrix(&plan, s, type, p + "attn_v.weight", "attn_v", l, embd, kv_dim, WeightKind::kMatrix);
-    if (s.qkv_bias) {
-      add_vector(&plan, p + "attn_q.bias", q_dim, WeightKind::kBias);
-      add_vector(&plan, p + "attn_k.bias", kv_dim, WeightKind::kBias);
-      add_vector(&plan, p + "attn_v.bias", kv_dim, WeightKind::kBias);
+    b.attention(p, l);
+    b.vector(p + "ffn_norm.weight", embd, WeightKind::kNorm);
+    if (s.n_expert > 0) {
+      b.moe_ffn(p, l);
+    } else {
+      b.dense_ffn(p, l);
     }
-    if (s.qk_norm) {
-      add_vector(&plan, p + "attn_q_norm.weight", s.head_dim, WeightKind::kNorm);
-      add_vector(&plan, p + "attn_k_norm.weight", s.head_dim, WeightKind::kNorm);
-    }
-    add_matrix(&plan, s, type, p + "attn_output.weight", "attn_output", l, q_dim, embd, WeightKind::kMatrix);
-    add_vector(&plan, p + "ffn_norm.weight", embd, WeightKind::kNorm);
-    add_matrix(&plan, s, type, p + "ffn_gate.weight", "ffn_gate", l, embd, ff, WeightKind::kMatrix);
-    add_matrix(&plan, s, type, p + "ffn_up.weight", "ffn_up", l, embd, ff, WeightKind::kMatrix);
-    add_matrix(&plan, s, type, p + "ffn_down.weight", "ffn_down", l, ff, embd, WeightKind::kMatrix);
   }
-  add_vector(&plan, "output_norm.weight", embd, WeightKind::kNorm);
-  if (!s.tied_embeddings) {
-    add_matrix(&plan, s, type, "output.weight", "output", 0, embd, s.n_vocab, WeightKind::kMatrix);
-  }
+  b.vector("output_norm.weight", embd, WeightKind::kNorm);
+  if (!s.tied_embeddings) b.matrix("output.weight", "output", 0, {embd, vocab});
   return plan;
 }
 

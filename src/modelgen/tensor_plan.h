@@ -1,10 +1,17 @@
 // TensorPlan: the tensors of a generated model (names and shapes as llama.cpp writes them)
 // and the type each is stored in. Pure functions over a ModelSpec.
 //
-// Types: 1-D tensors (norms, biases, rope_freqs) are F32. Matrices take the requested type, except that
-// the K-quant mixes behave like llama.cpp's _M files (output.weight and some attn_v /
-// ffn_down in Q6_K), and a matrix whose width is not whole blocks of its type falls back
-// (Q4_K -> Q5_0, Q5_K / Q6_K -> Q8_0, 32-blocks -> F16); `fallback` says why.
+// A MoE layer has, instead of ffn_gate/up/down, the router ffn_gate_inp [n_embd, n_expert],
+// the experts ffn_{gate,up}_exps [n_embd, n_ff_exp, n_expert] and ffn_down_exps
+// [n_ff_exp, n_embd, n_expert], and for qwen2moe the shared expert ffn_*_shexp with its 1-D
+// gate ffn_gate_inp_shexp [n_embd].
+//
+// Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate) and routers are F32.
+// Matrices (a 3-D expert tensor is n_expert * n_out rows of n_in) take the requested type,
+// except that the K-quant mixes behave like llama.cpp's _M files (output.weight and some
+// attn_v / ffn_down in Q6_K; 8-expert models' attn_k / attn_v in Q8_0), and a matrix whose
+// width is not whole blocks of its type falls back (Q4_K -> Q5_0, Q5_K / Q6_K -> Q8_0,
+// 32-blocks -> F16); `fallback` says why.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +28,7 @@ enum class WeightKind { kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs };
 
 struct PlannedTensor {
   std::string name;
-  std::vector<uint64_t> dims;  // dims[0] = n_in, the contiguous width
+  std::vector<uint64_t> dims;  // dims[0] = n_in, the contiguous width; then n_out [, n_expert]
   WeightKind kind = WeightKind::kMatrix;
   DType type = DType::kF32;
   std::string fallback;  // empty unless the type was changed because the width does not fit

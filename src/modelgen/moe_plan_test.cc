@@ -1,0 +1,202 @@
+// Mixture-of-experts presets and plans: the archs' tensors, shapes, types and keys as
+// llama.cpp writes them (../shared/models/moe/tiny-*.gguf), --layers, and mismatched archs.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "modelgen/model_generator.h"
+#include "modelgen/tensor_plan.h"
+
+namespace strata {
+namespace {
+
+using Dims = std::vector<uint64_t>;
+
+std::map<std::string, PlannedTensor> by_name(const TensorPlan& plan) {
+  std::map<std::string, PlannedTensor> m;
+  for (const auto& t : plan.tensors) m[t.name] = t;
+  return m;
+}
+
+std::map<std::string, PlannedTensor> plan_of(const std::string& arch, const std::string& preset, DType type) {
+  auto s = model_preset(arch, preset);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  auto plan = plan_tensors(*s, type);
+  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+  return by_name(*plan);
+}
+
+TEST(MoePresetTest, Qwen3MoeTinyHasExpertsQkNormAndNoDenseFfn) {
+  auto s = model_preset("", "moe-tiny");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->arch, "qwen3moe");
+  EXPECT_EQ(s->n_expert, 8);
+  EXPECT_EQ(s->n_expert_used, 2);
+  EXPECT_EQ(s->n_ff_exp, 256);
+  EXPECT_EQ(s->n_ff_shexp, 0);
+  auto t = plan_of("", "moe-tiny", DType::kF32);
+  EXPECT_EQ(t.size(), 3u + 2u * 12u);
+  EXPECT_EQ(t["blk.1.ffn_gate_inp.weight"].dims, (Dims{128, 8}));
+  EXPECT_EQ(t["blk.1.ffn_gate_exps.weight"].dims, (Dims{128, 256, 8}));
+  EXPECT_EQ(t["blk.1.ffn_up_exps.weight"].dims, (Dims{128, 256, 8}));
+  EXPECT_EQ(t["blk.1.ffn_down_exps.weight"].dims, (Dims{256, 128, 8}));
+  EXPECT_EQ(t["blk.0.attn_q_norm.weight"].dims, (Dims{32}));
+  EXPECT_EQ(t.count("blk.0.ffn_gate.weight"), 0u);
+  EXPECT_EQ(t.count("blk.0.ffn_gate_inp_shexp.weight"), 0u);
+  EXPECT_EQ(t.count("blk.0.attn_q.bias"), 0u);
+}
+
+TEST(MoePresetTest, Qwen2MoeHasBiasesAndASharedExpert) {
+  auto s = model_preset("qwen2moe", "moe-tiny");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->arch, "qwen2moe");
+  EXPECT_EQ(s->n_ff_shexp, 192);
+  auto t = plan_of("qwen2moe", "moe-tiny", DType::kF32);
+  EXPECT_EQ(t.size(), 3u + 2u * 17u);
+  EXPECT_EQ(t["blk.0.attn_q.bias"].dims, (Dims{128}));
+  EXPECT_EQ(t["blk.0.attn_k.bias"].dims, (Dims{64}));
+  EXPECT_EQ(t["blk.0.ffn_gate_inp_shexp.weight"].dims, (Dims{128}));
+  EXPECT_EQ(t["blk.0.ffn_gate_shexp.weight"].dims, (Dims{128, 192}));
+  EXPECT_EQ(t["blk.0.ffn_up_shexp.weight"].dims, (Dims{128, 192}));
+  EXPECT_EQ(t["blk.0.ffn_down_shexp.weight"].dims, (Dims{192, 128}));
+  EXPECT_EQ(t["blk.0.ffn_down_exps.weight"].dims, (Dims{256, 128, 8}));
+  EXPECT_EQ(t.count("blk.0.attn_q_norm.weight"), 0u);
+}
+
+TEST(MoePresetTest, MixtralIsLlamaWithExpertsOfTheFeedForwardWidth) {
+  auto s = model_preset("", "mixtral-8x7b");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->arch, "llama");
+  EXPECT_EQ(s->n_expert, 8);
+  EXPECT_EQ(s->n_expert_used, 2);
+  EXPECT_EQ(s->n_ff, 14336);
+  EXPECT_EQ(s->n_ff_exp, 14336);
+  EXPECT_EQ(s->n_ff_shexp, 0);
+  EXPECT_FALSE(s->qk_norm || s->qkv_bias);
+  EXPECT_EQ(s->rope_freq_base, 1e6f);
+  auto t = plan_of("", "mixtral-8x7b", DType::kQ8_0);
+  EXPECT_EQ(t["blk.31.ffn_gate_exps.weight"].dims, (Dims{4096, 14336, 8}));
+  EXPECT_EQ(t["blk.31.ffn_down_exps.weight"].dims, (Dims{14336, 4096, 8}));
+  EXPECT_EQ(t["blk.0.attn_k.weight"].dims, (Dims{4096, 1024}));
+  EXPECT_EQ(t["token_embd.weight"].dims, (Dims{4096, 32000}));
+  auto tiny = model_preset("mixtral", "moe-tiny");
+  ASSERT_TRUE(tiny.ok());
+  EXPECT_EQ(tiny->arch, "llama");
+  EXPECT_EQ(tiny->n_ff, 256);
+}
+
+// Qwen3-30B-A3B: 30.5B parameters, about 3.3B of them active per token.
+TEST(MoePresetTest, Qwen3_30bA3bMatchesTheRealModelsShape) {
+  auto s = model_preset("", "qwen3-30b-a3b");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->arch, "qwen3moe");
+  EXPECT_EQ(s->n_layer, 48);
+  EXPECT_EQ(s->n_head * s->head_dim, 4096);
+  EXPECT_EQ(s->n_head_kv, 4);
+  EXPECT_EQ(s->n_ctx, 40960);
+  EXPECT_EQ(s->rms_eps, 1e-6f);
+  GenerateOptions o;
+  o.preset = "qwen3-30b-a3b";
+  o.type = DType::kBF16;
+  auto r = plan_model(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->n_params, 30532122624u);
+  auto t = by_name(r->plan);
+  EXPECT_EQ(t["blk.47.ffn_gate_exps.weight"].dims, (Dims{2048, 768, 128}));
+  EXPECT_EQ(t["blk.47.ffn_gate_inp.weight"].dims, (Dims{2048, 128}));
+  EXPECT_EQ(t["blk.0.attn_q.weight"].dims, (Dims{2048, 4096}));
+  EXPECT_EQ(t["blk.0.attn_output.weight"].dims, (Dims{4096, 2048}));
+}
+
+TEST(MoePresetTest, LayersOverrideKeepsTheShape) {
+  GenerateOptions o;
+  o.preset = "qwen3-30b-a3b";
+  o.type = DType::kQ4_K;
+  o.n_layers = 2;
+  auto r = plan_model(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->spec.n_layer, 2);
+  EXPECT_EQ(r->spec.n_expert, 128);
+  auto t = by_name(r->plan);
+  EXPECT_EQ(t.count("blk.1.ffn_up_exps.weight"), 1u);
+  EXPECT_EQ(t.count("blk.2.ffn_up_exps.weight"), 0u);
+  o.preset = "tiny";
+  o.n_layers = 5;
+  EXPECT_EQ(plan_model(o)->spec.n_layer, 5);
+  o.n_layers = -1;
+  EXPECT_EQ(plan_model(o).status().code(), Code::kInvalidArgument);
+}
+
+TEST(MoePresetTest, ArchAndPresetMustAgreeOnExperts) {
+  auto dense_arch = model_preset("qwen3", "moe-tiny");
+  ASSERT_FALSE(dense_arch.ok());
+  EXPECT_NE(dense_arch.status().message().find("preset 'moe-tiny' is mixture-of-experts; --arch qwen3 needs one of: "
+                                               "tiny, small"),
+            std::string::npos)
+      << dense_arch.status().message();
+  auto moe_arch = model_preset("qwen3moe", "1b");
+  ASSERT_FALSE(moe_arch.ok());
+  EXPECT_NE(moe_arch.status().message().find("needs one of: moe-tiny, qwen3-30b-a3b, mixtral-8x7b"),
+            std::string::npos)
+      << moe_arch.status().message();
+  ModelSpec s = *model_preset("", "moe-tiny");
+  s.n_expert_used = 9;
+  EXPECT_NE(plan_tensors(s, DType::kF32).status().message().find("expert_used_count 9 must be 1..8"),
+            std::string::npos);
+}
+
+TEST(MoeTensorPlanTest, RoutersStayF32AndExpertsQuantizeLikeMatrices) {
+  for (DType type : {DType::kF16, DType::kQ8_0, DType::kQ4_0}) {
+    auto t = plan_of("qwen2moe", "moe-tiny", type);
+    EXPECT_EQ(t["blk.0.ffn_gate_inp.weight"].type, DType::kF32) << dtype_name(type);
+    EXPECT_EQ(t["blk.0.ffn_gate_inp_shexp.weight"].type, DType::kF32) << dtype_name(type);
+    EXPECT_EQ(t["blk.0.ffn_gate_exps.weight"].type, type) << dtype_name(type);
+    EXPECT_EQ(t["blk.0.ffn_down_exps.weight"].type, type) << dtype_name(type);
+    EXPECT_EQ(t["blk.0.ffn_up_shexp.weight"].type, type) << dtype_name(type);
+  }
+}
+
+// llama.cpp's Q4_K_M: ffn_down_exps follows ffn_down's more-bits layers; 128 experts leave
+// attention alone.
+TEST(MoeTensorPlanTest, Q4KMixOnQwen3_30bA3b) {
+  auto t = plan_of("", "qwen3-30b-a3b", DType::kQ4_K);
+  EXPECT_EQ(t["output.weight"].type, DType::kQ6_K);
+  EXPECT_EQ(t["token_embd.weight"].type, DType::kQ4_K);
+  EXPECT_EQ(t["blk.0.ffn_down_exps.weight"].type, DType::kQ6_K);   // first eighth
+  EXPECT_EQ(t["blk.6.ffn_down_exps.weight"].type, DType::kQ4_K);
+  EXPECT_EQ(t["blk.8.ffn_down_exps.weight"].type, DType::kQ6_K);   // every third between
+  EXPECT_EQ(t["blk.47.ffn_down_exps.weight"].type, DType::kQ6_K);  // last eighth
+  EXPECT_EQ(t["blk.6.ffn_gate_exps.weight"].type, DType::kQ4_K);
+  EXPECT_EQ(t["blk.0.ffn_up_exps.weight"].type, DType::kQ4_K);
+  EXPECT_EQ(t["blk.0.ffn_gate_inp.weight"].type, DType::kF32);
+  EXPECT_EQ(t["blk.6.attn_k.weight"].type, DType::kQ4_K);
+  EXPECT_EQ(t["blk.0.attn_v.weight"].type, DType::kQ6_K);
+  for (const auto& [name, x] : t) EXPECT_TRUE(x.fallback.empty()) << name;
+}
+
+// Its size: the real Qwen3-30B-A3B Q4_K_M is 18.6 GB.
+TEST(MoeTensorPlanTest, Qwen3_30bA3bQ4KFileIsAbout18GB) {
+  GenerateOptions o;
+  o.preset = "qwen3-30b-a3b";
+  o.type = DType::kQ4_K;
+  auto r = plan_model(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(r->n_bytes, 17'000'000'000u);
+  EXPECT_LT(r->n_bytes, 19'000'000'000u);
+}
+
+// llama.cpp's 8-expert rule: attn_k / attn_v in Q8_0, attn_output in Q5_K for Q4_K_M.
+TEST(MoeTensorPlanTest, EightExpertModelsKeepAttentionInMoreBits) {
+  auto t = plan_of("", "mixtral-8x7b", DType::kQ4_K);
+  EXPECT_EQ(t["blk.10.attn_k.weight"].type, DType::kQ8_0);
+  EXPECT_EQ(t["blk.10.attn_v.weight"].type, DType::kQ8_0);
+  EXPECT_EQ(t["blk.10.attn_output.weight"].type, DType::kQ5_K);
+  EXPECT_EQ(t["blk.10.attn_q.weight"].type, DType::kQ4_K);
+  EXPECT_EQ(t["blk.0.ffn_down_exps.weight"].type, DType::kQ6_K);
+  auto q5 = plan_of("", "mixtral-8x7b", DType::kQ5_K);
+  EXPECT_EQ(q5["blk.10.attn_output.weight"].type, DType::kQ5_K);
+  EXPECT_EQ(q5["blk.10.attn_v.weight"].type, DType::kQ8_0);
+}
+
+}  // namespace
+}  // namespace strata
