@@ -13,6 +13,7 @@ const state = {
   showAll: false,
   lastStages: null,    // {t, busy[]} from the previous poll, for stage busy shares
   lastGroups: null,    // the same for group busy shares
+  moe: null,           // the last expert-load figures, for the heatmap's hover text
   polls: 0,
 };
 
@@ -349,6 +350,56 @@ function renderCaches(m) {
   facts('cache-info', rows);
 }
 
+// Light for few tokens, deep blue for the busiest cell; a cell with none stays background.
+function heatColor(share) {
+  const lo = [222, 234, 252], hi = [22, 58, 140];
+  const c = lo.map((l, i) => Math.round(l + (hi[i] - l) * share));
+  return 'rgb(' + c.join(',') + ')';
+}
+
+// The expert-load heatmap (layers down, experts across) of a mixture-of-experts model; the
+// card stays hidden for a dense one (no "moe" in the metrics).
+function renderMoe(m) {
+  const card = $('moe-card'), moe = m.moe;
+  card.classList.toggle('hidden', !moe);
+  if (!moe) return;
+  const canvas = $('moe-heatmap');
+  const cellH = Math.max(4, Math.min(24, Math.floor(320 / moe.n_layer)));
+  const width = canvas.clientWidth || 600, height = cellH * moe.n_layer;
+  const dpr = window.devicePixelRatio || 1;
+  canvas.style.height = height + 'px';
+  canvas.width = Math.round(width * dpr);
+  canvas.height = Math.round(height * dpr);
+  const ctx = canvas.getContext('2d');
+  ctx.scale(dpr, dpr);
+  ctx.clearRect(0, 0, width, height);
+  const top = Math.max(0, ...moe.tokens.flat()), max = Math.max(1, top);
+  const cellW = width / moe.n_expert;
+  const gap = cellW > 6 && cellH > 6 ? 1 : 0;
+  moe.tokens.forEach((row, l) => row.forEach((n, e) => {
+    if (n === 0) return;
+    ctx.fillStyle = heatColor(n / max);
+    ctx.fillRect(e * cellW, l * cellH, cellW - gap, cellH - gap);
+  }));
+  canvas.dataset.layers = moe.n_layer;
+  canvas.dataset.experts = moe.n_expert;
+  canvas.dataset.max = top;
+  canvas.onmousemove = (ev) => {
+    const e = Math.floor(ev.offsetX / cellW), l = Math.floor(ev.offsetY / cellH);
+    const row = state.moe && state.moe.tokens[l];
+    canvas.title = row && row[e] !== undefined ? 'layer ' + l + ', expert ' + e + ': ' + row[e] + ' tokens' : '';
+  };
+  state.moe = moe;
+  $('moe-window').textContent = 'tokens per expert, last ' + moe.window_s + ' s';
+  facts('moe-info', [
+    ['layers × experts', moe.n_layer + ' × ' + moe.n_expert + ', ' + moe.n_expert_used + ' used per token'],
+    ['busiest cell', fmt(top, 0) + ' tokens'],
+    ['imbalance', moe.expert_imbalance === undefined ? '–' : fmt(moe.expert_imbalance, 2) + ' × mean (worst layer)'],
+    ['routed tokens', fmt(moe.routed_tokens, 0)],
+    ['expert bytes read', bytes(moe.expert_read_bytes)],
+  ]);
+}
+
 function renderTotals(m) {
   const t = m.totals, hw = m.hardware;
   const f = t.finished;
@@ -385,6 +436,7 @@ async function poll() {
     renderLive(m);
     renderSlots(m);
     renderCaches(m);
+    renderMoe(m);
     renderTotals(m);
     renderRequests(m);
     state.polls += 1;

@@ -44,6 +44,9 @@ ALLOWED_LINT = [
     "strata:live_prefill_tok_s metric names should not contain abbreviated units",
 ]
 
+# Dashboard panels that only mixture-of-experts models fill.
+MOE_ONLY_PANELS = {"Expert load imbalance (MoE)"}
+
 
 class PrometheusScrape(unittest.TestCase):
     @classmethod
@@ -172,7 +175,9 @@ class PrometheusScrape(unittest.TestCase):
               + ", ".join(f"{t}={n}" for (_, t), n in panels.items()), file=sys.stderr)
         rows = {row for row, _ in panels}
         self.assertEqual(len(rows), 2)
-        empty = [f"{row} / {title}" for (row, title), n in panels.items() if n == 0]
+        # The server here runs a dense model: panels of mixture-of-experts figures stay empty.
+        empty = [f"{row} / {title}" for (row, title), n in panels.items()
+                 if n == 0 and title not in MOE_ONLY_PANELS]
         self.assertEqual(empty, [], "panels without a series")
 
     def test_3_alert_rules_load_and_evaluate(self):

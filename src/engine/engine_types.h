@@ -100,6 +100,20 @@ struct EngineSnapshot {
   int n_groups = 0;
   int n_stages = 0;
   bool joined_groups = false;         // one joined window per step (EngineOptions::join_groups)
+// Mixture-of-experts routing of the engine's forward passes. A dense model has n_expert 0
+// and no tokens.
+struct MoeLoad {
+  int n_layer = 0;
+  int n_expert = 0;
+  int n_expert_used = 0;            // experts each token is routed to, in every layer
+  int window_s = 0;                 // the span `tokens` covers
+  // Rows routed to each expert over the last window_s seconds, layer-major:
+  // tokens[layer * n_expert + expert]. Every processed token adds n_expert_used in each layer.
+  std::vector<uint64_t> tokens;
+  uint64_t routed_tokens_total = 0;      // every routing since start, summed over layers and experts
+  uint64_t expert_bytes_read_total = 0;  // expert weight bytes the forward passes read
+};
+
   int n_threads = 0;
   int n_running = 0;
   int n_waiting = 0;
@@ -122,6 +136,7 @@ struct RequestRecord {
   double arrival_s = 0, scheduled_s = 0, first_token_s = 0, finished_s = 0;
   int prompt_tokens = 0;
   int cached_tokens = 0;
+  MoeLoad moe;
   int generated_tokens = 0;
   int max_tokens = 0;
   int n = 1;

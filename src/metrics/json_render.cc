@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "metrics/moe_imbalance.h"
+
 namespace strata {
 namespace {
 
@@ -169,6 +171,27 @@ void add_totals_and_hardware(Json& j, const MetricsState& st) {
   j["hardware"] = std::move(hw);
 }
 
+// The Monitor's expert-load heatmap: tokens[layer][expert] over the last window_s seconds.
+// Absent for a dense model.
+void add_moe(Json& j, const EngineSnapshot& snap) {
+  const MoeLoad& moe = snap.moe;
+  if (moe.n_expert <= 0 || moe.tokens.size() != static_cast<size_t>(moe.n_layer) * moe.n_expert) return;
+  Json tokens = Json::array();
+  for (int l = 0; l < moe.n_layer; ++l) {
+    const auto first = moe.tokens.begin() + static_cast<ptrdiff_t>(l) * moe.n_expert;
+    tokens.push_back(Json(std::vector<uint64_t>(first, first + moe.n_expert)));
+  }
+  Json m{{"n_layer", moe.n_layer},
+         {"n_expert", moe.n_expert},
+         {"n_expert_used", moe.n_expert_used},
+         {"window_s", moe.window_s},
+         {"tokens", std::move(tokens)}};
+  if (std::optional<double> imbalance = moe_expert_imbalance(moe)) m["expert_imbalance"] = *imbalance;
+  m["routed_tokens"] = moe.routed_tokens_total;
+  m["expert_read_bytes"] = moe.expert_bytes_read_total;
+  j["moe"] = std::move(m);
+}
+
 Json history_json(const MetricsState& st) {
   Json points = Json::array();
   for (const HistoryPoint& p : st.history) {
@@ -193,6 +216,7 @@ std::string render_json(const MetricsState& st, const EngineSnapshot& snap, doub
   j["live"] = live_json(snap);
   add_work(j, st, snap);
   add_kv_and_park(j, snap);
+  add_moe(j, snap);
   add_requests(j, st, all_requests);
   add_totals_and_hardware(j, st);
   j["history"] = history_json(st);

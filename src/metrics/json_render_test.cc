@@ -191,6 +191,44 @@ TEST_F(JsonRender, HistoryKeepsTheLastSixtySeconds) {
   EXPECT_EQ(h["points"][59]["t"], 5074.0);
 }
 
+MoeLoad two_layer_load() {
+  MoeLoad m;
+  m.n_layer = 2;
+  m.n_expert = 4;
+  m.n_expert_used = 2;
+  m.window_s = 60;
+  m.tokens = {6, 2, 2, 2, 3, 3, 3, 3};
+  m.routed_tokens_total = 100;
+  m.expert_bytes_read_total = 65536;
+  return m;
+}
+
+TEST_F(JsonRender, MoeHeatmapIsLayersByExperts) {
+  snap_.moe = two_layer_load();
+  json m = render()["moe"];
+  EXPECT_EQ(m["n_layer"], 2);
+  EXPECT_EQ(m["n_expert"], 4);
+  EXPECT_EQ(m["n_expert_used"], 2);
+  EXPECT_EQ(m["window_s"], 60);
+  EXPECT_EQ(m["tokens"], json::parse("[[6, 2, 2, 2], [3, 3, 3, 3]]"));
+  EXPECT_EQ(m["expert_imbalance"], 2.0);
+  EXPECT_EQ(m["routed_tokens"], 100);
+  EXPECT_EQ(m["expert_read_bytes"], 65536);
+}
+
+TEST_F(JsonRender, MoeWithoutRecentTokensHasNoImbalance) {
+  snap_.moe = two_layer_load();
+  snap_.moe.tokens.assign(8, 0);
+  json m = render()["moe"];
+  EXPECT_EQ(m["tokens"][1], json::parse("[0, 0, 0, 0]"));
+  EXPECT_FALSE(m.contains("expert_imbalance"));
+  EXPECT_EQ(m["routed_tokens"], 100);
+}
+
+TEST_F(JsonRender, DenseModelHasNoMoeSection) {
+  EXPECT_FALSE(render().contains("moe"));
+}
+
 TEST_F(JsonRender, HardwareFiguresOnlyWhenRead) {
   json hw = render()["hardware"];
   EXPECT_FALSE(hw.contains("cpu"));

@@ -433,6 +433,39 @@ TEST_F(PromRender, GroupsThatNeverRanAWindowCountZero) {
             "1.0");
 }
 
+TEST_F(PromRender, MoeFamiliesAreLowCardinality) {
+  snap_.moe.n_layer = 2;
+  snap_.moe.n_expert = 4;
+  snap_.moe.n_expert_used = 2;
+  snap_.moe.window_s = 60;
+  snap_.moe.tokens = {6, 2, 2, 2, 12, 4, 0, 0};
+  snap_.moe.routed_tokens_total = 400;
+  snap_.moe.expert_bytes_read_total = 1 << 20;
+  auto f = render();
+  EXPECT_EQ(f["strata:moe_expert_imbalance"].type, "gauge");
+  EXPECT_EQ(value_of(f["strata:moe_expert_imbalance"], "strata:moe_expert_imbalance"), "3.0");
+  EXPECT_EQ(f["strata:moe_routed_tokens_total"].type, "counter");
+  EXPECT_EQ(value_of(f["strata:moe_routed_tokens_total"], "strata:moe_routed_tokens_total"), "400.0");
+  EXPECT_EQ(value_of(f["strata:moe_expert_read_bytes_total"], "strata:moe_expert_read_bytes_total"),
+            "1.048576e+06");  // Python repr, as prometheus_client prints it
+  // One series each, whatever the number of experts: no layer or expert labels.
+  for (const char* name : {"strata:moe_expert_imbalance", "strata:moe_routed_tokens_total",
+                           "strata:moe_expert_read_bytes_total"}) {
+    ASSERT_EQ(f[name].samples.size(), 1u) << name;
+    EXPECT_EQ(f[name].samples[0].labels.count("expert"), 0u) << name;
+    EXPECT_EQ(f[name].samples[0].labels.count("layer"), 0u) << name;
+  }
+  snap_.moe.tokens.assign(8, 0);  // a quiet minute: no imbalance to report, counters stay
+  f = render();
+  EXPECT_EQ(f.count("strata:moe_expert_imbalance"), 0u);
+  EXPECT_EQ(value_of(f["strata:moe_routed_tokens_total"], "strata:moe_routed_tokens_total"), "400.0");
+}
+
+TEST_F(PromRender, DenseModelHasNoMoeFamilies) {
+  render();
+  EXPECT_EQ(text_.find("strata:moe_"), std::string::npos);
+}
+
 TEST_F(PromRender, ValuesTheServerDoesNotHaveAreAbsentNotZero) {
   snap_.kv = KvStats{};  // no pool, no park store
   auto f = parse(render_prometheus(st_, snap_, ProcessStats{}));

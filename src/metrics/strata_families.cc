@@ -4,6 +4,8 @@
 #include <array>
 #include <string>
 
+#include "metrics/moe_imbalance.h"
+
 namespace strata {
 namespace {
 
@@ -141,6 +143,25 @@ void render_kv_and_park(PromWriter& w, std::span<const PromLabel> c, const Engin
           static_cast<double>(kv.park_bytes_written));
 }
 
+// Low cardinality on purpose: the per-expert counts stay in the JSON view (the heatmap);
+// a series per (layer, expert) would be hundreds per model.
+void render_moe(PromWriter& w, std::span<const PromLabel> c, const EngineSnapshot& snap) {
+  const MoeLoad& moe = snap.moe;
+  if (moe.n_expert <= 0) return;
+  if (std::optional<double> imbalance = moe_expert_imbalance(moe)) {
+    gauge(w, c, "strata:moe_expert_imbalance",
+          "Busiest expert's tokens over the mean per expert in the last minute, the worst layer "
+          "(1 = even).",
+          *imbalance);
+  }
+  counter(w, c, "strata:moe_routed_tokens_total",
+          "Token-to-expert routings, summed over layers (each token counts n_expert_used per layer).",
+          static_cast<double>(moe.routed_tokens_total));
+  counter(w, c, "strata:moe_expert_read_bytes_total",
+          "Expert weight bytes read by forward passes (each routed-to expert once per layer pass).",
+          static_cast<double>(moe.expert_bytes_read_total));
+}
+
 void render_hardware(PromWriter& w, std::span<const PromLabel> c, const MetricsState& st) {
   if (st.cpu_share) gauge(w, c, "strata:cpu", "Host CPU busy share over the last second.",
                           *st.cpu_share);
@@ -165,6 +186,7 @@ void render_strata_families(PromWriter& w, std::span<const PromLabel> common,
   render_engine_and_live(w, common, st, snap);
   render_work(w, common, st, snap);
   render_kv_and_park(w, common, snap);
+  render_moe(w, common, snap);
   render_hardware(w, common, st);
 }
 
