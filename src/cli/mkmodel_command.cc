@@ -41,7 +41,9 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
   std::printf("  %llu parameters, %.1f MiB of tensor data, file type %s",
               static_cast<unsigned long long>(r.n_params), static_cast<double>(r.n_bytes) / (1 << 20),
               std::string(file_type_name(r.plan.file_type)).c_str());
-  if (!flags.dry_run) std::printf(", %.1f s", elapsed_s);
+  if (!flags.dry_run) {
+    std::printf(", %.1f s (%.0f MB/s)", elapsed_s, static_cast<double>(r.n_bytes) / 1e6 / std::max(elapsed_s, 1e-9));
+  }
   std::printf("\n");
   for (const auto& t : r.plan.tensors) {
     if (!t.fallback.empty()) {
