@@ -69,6 +69,10 @@ void add_server_flags(CLI::App* sub, ServeFlags* f) {
                   "file of accepted API keys, one per line (e.g. a mounted secret)")
       ->envname("STRATA_API_KEY_FILE");
   sub->add_flag("--metrics-no-auth", s.metrics_no_auth, "serve /metrics without an API key");
+  sub->add_option("--reasoning-format", s.reasoning_format,
+                  "auto: a thinking model's <think> block goes to reasoning_content / thinking blocks; "
+                  "none: it stays in the content")
+      ->capture_default_str()->check(CLI::IsMember({"auto", "none"}));
   sub->add_option("--max-body", f->max_body, "largest request body, e.g. 16MiB (answered 413 beyond)")
       ->capture_default_str();
   sub->add_option("--drain-timeout", s.drain_timeout_s, "seconds running requests get after SIGTERM")

@@ -99,6 +99,8 @@ class EngineImpl final : public Engine {
   bool stop_seen_ = false;  // engine thread: the inbox has been stopped
   RateWindow rates_;
   Sampler sampler_;    // the engine thread samples every request; it keeps no state
+  // The vocabulary's bytes for constrained requests, built on the first one (engine thread).
+  std::shared_ptr<const grammar::TokenVocabulary> constraint_vocab_;
   std::string error_;  // scratch for sampling errors
 
   std::atomic<RequestId> next_id_{1};

@@ -125,7 +125,9 @@ bool EngineImpl::admit(int slot_index, PendingRequest& pending) {
   slot.n_past = a->reused_tokens;
   slot.admission = ++n_admitted_;
   slot.cancel_pending = false;
-  slot.request = std::make_unique<RequestState>(std::move(pending), *tokenizer_, config_.options.observer);
+  if (pending.request.constraint && !constraint_vocab_) constraint_vocab_ = build_constraint_vocabulary(*tokenizer_);
+  slot.request = std::make_unique<RequestState>(std::move(pending), *tokenizer_, config_.options.observer,
+                                                constraint_vocab_);
   RequestRecord& r = slot.request->record();
   r.scheduled_s = monotonic_s();
   r.cached_tokens = a->reused_tokens;

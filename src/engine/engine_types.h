@@ -3,12 +3,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace strata {
+
+namespace grammar {
+class CompiledGrammar;
+}
 
 struct SamplingParams {
   float temperature = 0.0f;   // 0 = greedy
@@ -35,6 +40,10 @@ struct GenerateRequest {
   std::vector<std::string> stop;  // stop strings, matched across token boundaries
   bool ignore_eos = false;
   int n = 1;                       // recorded for metrics (only 1 is generated)
+  // The grammar the output must follow (response_format, grammar, a forced tool call), built
+  // by the caller and shared read-only; null: unconstrained. The engine thread runs a matcher
+  // over it and masks each step's tokens (engine/request_constraint.h).
+  std::shared_ptr<const grammar::CompiledGrammar> constraint;
 };
 
 struct TopLogprob {

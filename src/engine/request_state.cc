@@ -25,7 +25,8 @@ Status validate_sampling(const SamplingParams& p, int n_vocab) {
   return validate_sampling_config(sampling_config(p), n_vocab);
 }
 
-RequestState::RequestState(PendingRequest&& pending, const Tokenizer& tokenizer, EngineObserver* observer)
+RequestState::RequestState(PendingRequest&& pending, const Tokenizer& tokenizer, EngineObserver* observer,
+                           std::shared_ptr<const grammar::TokenVocabulary> constraint_vocab)
     : id_(pending.id),
       request_(std::move(pending.request)),
       callback_(std::move(pending.callback)),
@@ -43,6 +44,9 @@ RequestState::RequestState(PendingRequest&& pending, const Tokenizer& tokenizer,
   record_.prompt_tokens = n_prompt_;
   record_.max_tokens = request_.max_tokens;
   record_.n = request_.n;
+  if (request_.constraint && constraint_vocab) {
+    constraint_ = std::make_unique<RequestConstraint>(request_.constraint, std::move(constraint_vocab));
+  }
 }
 
 FinishReason RequestState::accept(std::span<const float> logits, Sampler& sampler, double now_s,
@@ -50,12 +54,17 @@ FinishReason RequestState::accept(std::span<const float> logits, Sampler& sample
   const int index = n_generated();
   if (tap) tap(id_, index, logits);
   const int64_t position = static_cast<int64_t>(tokens_.size());
-  Result<SampleResult> sample = sampler.sample(logits, config_, tokens_, position, top_);
+  const std::span<const uint64_t> allowed = constraint_ ? constraint_->allowed() : std::span<const uint64_t>();
+  Result<SampleResult> sample = sampler.sample(logits, config_, tokens_, position, top_, allowed);
   if (!sample.ok()) {
     *error = sample.status().message();
     return FinishReason::kError;
   }
   const int32_t token = sample->token;
+  if (constraint_ && !constraint_->accept(token)) {
+    *error = "the sampled token does not continue the constrained output";
+    return FinishReason::kError;
+  }
   tokens_.push_back(token);
   if (index == 0) record_.first_token_s = now_s;
   if (observer_) observer_->on_token(id_, now_s, index == 0);
@@ -65,7 +74,7 @@ FinishReason RequestState::accept(std::span<const float> logits, Sampler& sample
   decoder_.push(token, &piece_);
   const bool stopped = stop_.feed(piece_, &text_);
   emit_token(token, *sample);
-  if (stopped) return FinishReason::kStop;
+  if (stopped || (constraint_ && constraint_->complete())) return FinishReason::kStop;
   if (n_generated() >= request_.max_tokens) return FinishReason::kLength;
   return FinishReason::kNone;
 }

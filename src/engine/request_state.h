@@ -10,7 +10,10 @@
 //   - text is decoded as whole UTF-8 characters; text that may begin a stop string is held
 //     back until it cannot; a completed stop string ends the request with kStop, and it
 //     and anything after it are never sent;
-//   - max_tokens ends it with kLength.
+//   - max_tokens ends it with kLength;
+//   - a constrained request (GenerateRequest::constraint) samples only among the tokens its
+//     grammar allows next (end of generation only where the grammar accepts), and ends with
+//     kStop as soon as its output is complete.
 // finish() reports the RequestRecord to the observer, then sends the single kDone (or
 // kError) event; kDone.text carries whatever text was
 // still held back (an unfinished stop-string prefix or UTF-8 tail), usually empty.
@@ -25,6 +28,7 @@
 
 #include "engine/engine_inbox.h"
 #include "engine/engine_types.h"
+#include "engine/request_constraint.h"
 #include "sampling/sampler.h"
 #include "sampling/stop_matcher.h"
 #include "tokenizer/stream_decoder.h"
@@ -41,7 +45,9 @@ Status validate_sampling(const SamplingParams& params, int n_vocab);
 
 class RequestState {
  public:
-  RequestState(PendingRequest&& pending, const Tokenizer& tokenizer, EngineObserver* observer);
+  // constraint_vocab: the engine's vocabulary bytes, needed when the request has a constraint.
+  RequestState(PendingRequest&& pending, const Tokenizer& tokenizer, EngineObserver* observer,
+               std::shared_ptr<const grammar::TokenVocabulary> constraint_vocab = nullptr);
 
   RequestId id() const { return id_; }
   const GenerateRequest& request() const { return request_; }
@@ -79,6 +85,7 @@ class RequestState {
   std::string piece_;  // one token's decoded text, before the stop matcher
   std::string text_;   // what the stop matcher lets through
   RequestRecord record_;
+  std::unique_ptr<RequestConstraint> constraint_;  // null when unconstrained
   bool done_ = false;
 };
 

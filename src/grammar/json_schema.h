@@ -1,5 +1,5 @@
 // JSON schema -> GBNF grammar text (gbnf_parser.h) whose language is JSON documents valid
-// under the schema, written compactly with bounded whitespace (at most 16 bytes at each place
+// under the schema, written compactly with bounded whitespace (at most 8 bytes at each place
 // JSON allows it, so a weak model cannot loop on spaces).
 //
 // Supported keywords: type (one or a list), properties, required, additionalProperties (false,

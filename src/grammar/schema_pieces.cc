@@ -91,7 +91,7 @@ std::string integer_range_gbnf(const long long* lo, const long long* hi) {
 }
 
 std::string primitive_gbnf_rules() {
-  return R"(ws ::= ([ \t\n] [ \t]{0,15})?
+  return R"(ws ::= ([ \t\n] [ \t]{0,7})?
 char ::= [^"\\\x00-\x1F\x7F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})
 string ::= "\"" char* "\""
 integer ::= "-"? ("0" | [1-9] [0-9]{0,15})

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "server/json_fields.h"
+#include "server/output_constraint.h"
 
 namespace strata::server {
 
@@ -163,8 +164,8 @@ Status parse_tools(const json& tools, json* out) {
   return Status::Ok();
 }
 
-// "tool_choice": {"type": "auto" | "any" | "none" | "tool", "name"}. Generation is not
-// constrained: "any" offers the tools as "auto" does, "tool" offers only the named one.
+// "tool_choice": {"type": "auto" | "any" | "none" | "tool", "name"}. "any" and "tool" constrain
+// the output to one call (output_constraint.h); "tool" offers only the named one.
 Status parse_tool_choice(const json& body, CompletionRequest* out) {
   const json* choice = find_field(body, "tool_choice");
   if (!choice) return Status::Ok();
@@ -179,16 +180,32 @@ Status parse_tool_choice(const json& body, CompletionRequest* out) {
   if (!out->prompt.tools.is_array()) {
     return Status::InvalidArgument(fmt::format("'tool_choice' {} needs 'tools'", describe_value(*choice)));
   }
-  if (type == "any") return Status::Ok();
+  if (type == "any") return force_tool_call(out->prompt.tools, out);
   const std::string name = string_or_empty(*choice, "name");
   for (const json& tool : out->prompt.tools) {
     if (tool["function"]["name"] == name) {
       out->prompt.tools = json::array({tool});
-      return Status::Ok();
+      return force_tool_call(out->prompt.tools, out);
     }
   }
   return Status::InvalidArgument(
       fmt::format("'tool_choice' names tool \"{}\", which is not in 'tools'", name));
+}
+
+// "thinking": {"type": "enabled", "budget_tokens": n} | {"type": "disabled"} switches a thinking
+// model's reasoning on or off through the template's enable_thinking (the budget is not
+// enforced: max_tokens bounds reasoning and answer together).
+Status parse_thinking(const json& body, PromptInput* out) {
+  const json* thinking = find_field(body, "thinking");
+  if (!thinking || thinking->is_null()) return Status::Ok();
+  const std::string type = string_or_empty(*thinking, "type");
+  if (type != "enabled" && type != "disabled") {
+    return Status::InvalidArgument(fmt::format(
+        "'thinking' must be {{\"type\": \"enabled\", \"budget_tokens\": n}} or {{\"type\": \"disabled\"}}, got {}",
+        describe_value(*thinking)));
+  }
+  out->template_kwargs = {{"enable_thinking", type == "enabled"}};
+  return Status::Ok();
 }
 
 Status parse_sampling(const json& body, SamplingParams* s) {
@@ -221,6 +238,7 @@ Result<CompletionRequest> parse_anthropic_messages_request(const json& body) {
     STRATA_RETURN_IF_ERROR(parse_tools(*tools, &out.prompt.tools));
   }
   STRATA_RETURN_IF_ERROR(parse_tool_choice(body, &out));
+  STRATA_RETURN_IF_ERROR(parse_thinking(body, &out.prompt));
   out.parse_tool_calls = out.prompt.tools.is_array();
   return out;
 }

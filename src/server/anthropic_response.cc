@@ -37,12 +37,21 @@ json tool_use_block_json(const ResponseMeta& meta, const ParsedToolCall& call, s
 }
 
 json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& result,
-                            const std::string& stop_sequence, bool parse_tool_calls) {
+                            const std::string& stop_sequence, bool parse_tool_calls,
+                            ReasoningMode reasoning) {
   json content = json::array();
+  std::string answer = result.text;
+  if (reasoning.split) {
+    SplitResult split = split_result_reasoning(result, reasoning.starts_open);
+    if (split.output.had_reasoning) {
+      content.push_back({{"type", "thinking"}, {"thinking", split.output.reasoning}, {"signature", ""}});
+    }
+    answer = std::move(split.output.content);
+  }
   ParsedOutput parsed;
-  if (parse_tool_calls) parsed = server::parse_tool_calls(result.text);
+  if (parse_tool_calls) parsed = server::parse_tool_calls(answer);
   if (parsed.calls.empty()) {
-    content.push_back({{"type", "text"}, {"text", result.text}});
+    content.push_back({{"type", "text"}, {"text", answer}});
   } else if (!parsed.content.empty()) {
     content.push_back({{"type", "text"}, {"text", parsed.content}});
   }
@@ -90,6 +99,18 @@ json text_delta_event(const std::string& text, size_t index) {
   return {{"type", "content_block_delta"},
           {"index", index},
           {"delta", {{"type", "text_delta"}, {"text", text}}}};
+}
+
+json thinking_block_start_event(size_t index) {
+  return {{"type", "content_block_start"},
+          {"index", index},
+          {"content_block", {{"type", "thinking"}, {"thinking", ""}, {"signature", ""}}}};
+}
+
+json thinking_delta_event(const std::string& thinking, size_t index) {
+  return {{"type", "content_block_delta"},
+          {"index", index},
+          {"delta", {{"type", "thinking_delta"}, {"thinking", thinking}}}};
 }
 
 json input_json_delta_event(const std::string& partial_json, size_t index) {

@@ -25,10 +25,11 @@ nlohmann::json anthropic_usage_json(const Usage& usage);
 
 // parse_tool_calls: the request offered tools, so tool calls in the output (tool_call_parser.h)
 // become tool_use blocks after the text around them (a text block only when there is text),
-// with stop_reason "tool_use".
+// with stop_reason "tool_use". With reasoning.split, a reasoning block comes first as
+// {"type": "thinking", "thinking", "signature": ""} (tool calls are looked for after it).
 nlohmann::json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& result,
                                       const std::string& stop_sequence,
-                                      bool parse_tool_calls = false);
+                                      bool parse_tool_calls = false, ReasoningMode reasoning = {});
 // {"type": "tool_use", "id": "toolu_...", "name", "input"}; input is {} in stream starts
 // (the arguments follow as input_json_delta).
 nlohmann::json tool_use_block_json(const ResponseMeta& meta, const ParsedToolCall& call,
@@ -41,6 +42,10 @@ nlohmann::json content_block_start_event(size_t index = 0);
 nlohmann::json tool_use_block_start_event(size_t index, nlohmann::json block);
 nlohmann::json ping_event();
 nlohmann::json text_delta_event(const std::string& text, size_t index = 0);
+// A thinking block's start ({"type": "thinking", "thinking": "", "signature": ""}) and its
+// thinking_delta events.
+nlohmann::json thinking_block_start_event(size_t index);
+nlohmann::json thinking_delta_event(const std::string& thinking, size_t index);
 nlohmann::json input_json_delta_event(const std::string& partial_json, size_t index);
 nlohmann::json content_block_stop_event(size_t index = 0);
 nlohmann::json message_delta_event(FinishReason finish, const std::string& stop_sequence,

@@ -13,18 +13,44 @@ using nlohmann::json;
 AnthropicStreamRenderer::AnthropicStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta,
                                                  const ModelText& text, int prompt_tokens,
                                                  std::vector<std::string> stops,
-                                                 bool parse_tool_calls)
+                                                 bool parse_tool_calls, ReasoningMode reasoning)
     : sse_(std::move(write)),
       meta_(std::move(meta)),
       text_(text),
       prompt_tokens_(prompt_tokens),
       stops_(std::move(stops)),
-      parse_tool_calls_(parse_tool_calls) {}
+      parse_tool_calls_(parse_tool_calls),
+      reasoning_(reasoning),
+      splitter_(reasoning.starts_open) {}
+
+bool AnthropicStreamRenderer::send_reasoning(const std::string& text) {
+  if (!thinking_open_) {
+    if (!close_text_block()) return false;
+    thinking_open_ = true;
+    if (!sse_.event("content_block_start", thinking_block_start_event(block_index_)) || !send_deferred_ping()) {
+      return false;
+    }
+  }
+  return sse_.event("content_block_delta", thinking_delta_event(text, block_index_));
+}
+
+bool AnthropicStreamRenderer::close_thinking_block() {
+  if (!thinking_open_) return true;
+  thinking_open_ = false;
+  return sse_.event("content_block_stop", content_block_stop_event(block_index_++));
+}
+
+bool AnthropicStreamRenderer::send_content(const std::string& text) {
+  if (text.empty()) return true;
+  if (!close_thinking_block()) return false;
+  if (parse_tool_calls_) return send_pieces(tool_parser_.feed(text));
+  return open_text_block() && sse_.event("content_block_delta", text_delta_event(text, block_index_));
+}
 
 bool AnthropicStreamRenderer::open_text_block() {
   if (text_open_) return true;
   text_open_ = true;
-  return sse_.event("content_block_start", content_block_start_event(block_index_));
+  return sse_.event("content_block_start", content_block_start_event(block_index_)) && send_deferred_ping();
 }
 
 bool AnthropicStreamRenderer::close_text_block() {
@@ -53,8 +79,20 @@ bool AnthropicStreamRenderer::send_pieces(const std::vector<ToolCallPiece>& piec
   return true;
 }
 
+bool AnthropicStreamRenderer::send_deferred_ping() {
+  if (!ping_deferred_) return true;
+  ping_deferred_ = false;
+  return sse_.event("ping", ping_event());
+}
+
 bool AnthropicStreamRenderer::start() {
   if (!sse_.event("message_start", message_start_event(meta_, prompt_tokens_))) return false;
+  if (!parse_tool_calls_ && reasoning_.split) {
+    // The first block (thinking or text) is known only from the output; the ping follows it,
+    // so the events come in the usual order.
+    ping_deferred_ = true;
+    return true;
+  }
   if (!parse_tool_calls_ && !open_text_block()) return false;
   return sse_.event("ping", ping_event());
 }
@@ -62,8 +100,11 @@ bool AnthropicStreamRenderer::start() {
 bool AnthropicStreamRenderer::token(const RequestEvent& event) {
   result_.add(event, /*keep_logprobs=*/false);
   if (event.text.empty()) return true;
-  if (parse_tool_calls_) return send_pieces(tool_parser_.feed(event.text));
-  return sse_.event("content_block_delta", text_delta_event(event.text));
+  if (!reasoning_.split) return send_content(event.text);
+  for (const ReasoningPiece& piece : splitter_.feed(event.text)) {
+    if (!(piece.reasoning ? send_reasoning(piece.text) : send_content(piece.text))) return false;
+  }
+  return true;
 }
 
 bool AnthropicStreamRenderer::finish(const RequestEvent& event) {
@@ -71,14 +112,27 @@ bool AnthropicStreamRenderer::finish(const RequestEvent& event) {
   if (!finished_normally(event)) {
     return sse_.event("error", anthropic_error_body(error_for_unfinished(event)));
   }
+  std::string tail = event.text;
+  if (reasoning_.split) {
+    tail.clear();
+    std::vector<ReasoningPiece> split = splitter_.feed(event.text);
+    for (ReasoningPiece& piece : splitter_.finish()) split.push_back(std::move(piece));
+    for (const ReasoningPiece& piece : split) {
+      if (!piece.reasoning) {
+        tail += piece.text;
+      } else if (!send_reasoning(piece.text)) {
+        return false;
+      }
+    }
+  }
   std::vector<ToolCallPiece> pieces;
   if (parse_tool_calls_) {
-    pieces = tool_parser_.feed(event.text);
+    pieces = tool_parser_.feed(tail);
     for (ToolCallPiece& piece : tool_parser_.finish()) pieces.push_back(std::move(piece));
-  } else if (!event.text.empty()) {
-    pieces.push_back({false, event.text, {}});
+  } else if (!tail.empty()) {
+    pieces.push_back({false, tail, {}});
   }
-  if (!send_pieces(pieces)) return false;
+  if (!close_thinking_block() || !send_pieces(pieces)) return false;
   // A message always has a block: an empty text block when nothing was said.
   if (block_index_ == 0 && !open_text_block()) return false;
   const std::string stop_sequence = matched_stop_sequence(result_, stops_, text_);
@@ -88,6 +142,9 @@ bool AnthropicStreamRenderer::finish(const RequestEvent& event) {
          sse_.event("message_stop", message_stop_event());
 }
 
-bool AnthropicStreamRenderer::keep_alive() { return sse_.event("ping", ping_event()); }
+bool AnthropicStreamRenderer::keep_alive() {
+  ping_deferred_ = false;
+  return sse_.event("ping", ping_event());
+}
 
 }  // namespace strata::server

@@ -5,7 +5,8 @@
 // When the request offered tools, text blocks open only when text arrives (text that may be a
 // tool call is held back), and each tool call is a tool_use block of its own: content_block_start
 // (input {}), one input_json_delta with the whole arguments object, content_block_stop; the
-// message ends with stop_reason "tool_use".
+// message ends with stop_reason "tool_use". With reasoning.split, reasoning streams first as a
+// thinking block (thinking_delta events) and text blocks open only when text arrives.
 //
 // One instance serves one response on one HTTP thread.
 #pragma once
@@ -17,6 +18,7 @@
 #include "server/generation_result.h"
 #include "server/model_text.h"
 #include "server/openai_response.h"
+#include "server/reasoning_splitter.h"
 #include "server/sse.h"
 #include "server/tool_call_parser.h"
 
@@ -28,7 +30,7 @@ class AnthropicStreamRenderer : public ResponseRenderer {
   // one that matched.
   AnthropicStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta, const ModelText& text,
                           int prompt_tokens, std::vector<std::string> stops,
-                          bool parse_tool_calls = false);
+                          bool parse_tool_calls = false, ReasoningMode reasoning = {});
 
   bool start() override;
   bool token(const RequestEvent& event) override;
@@ -44,6 +46,11 @@ class AnthropicStreamRenderer : public ResponseRenderer {
   bool send_pieces(const std::vector<ToolCallPiece>& pieces);
   bool open_text_block();
   bool close_text_block();
+  bool send_reasoning(const std::string& text);
+  bool close_thinking_block();
+  bool send_deferred_ping();
+  // Content after the reasoning split: through the tool-call parser when tools were offered.
+  bool send_content(const std::string& text);
 
   GenerationResult result_;
   bool parse_tool_calls_;
@@ -51,6 +58,10 @@ class AnthropicStreamRenderer : public ResponseRenderer {
   size_t block_index_ = 0;  // the open block's index, or the next block's
   bool text_open_ = false;
   size_t n_calls_ = 0;
+  ReasoningMode reasoning_;
+  ReasoningSplitter splitter_;
+  bool thinking_open_ = false;
+  bool ping_deferred_ = false;  // the first ping waits for the first block
 };
 
 }  // namespace strata::server

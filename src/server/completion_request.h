@@ -33,6 +33,9 @@ struct PromptInput {
   // kChat: the tools offered to the model, in OpenAI's form
   // ([{"type": "function", "function": {"name", "description", "parameters"}}]); null for none.
   nlohmann::json tools;
+  // kChat: further chat-template variables (OpenAI's chat_template_kwargs, Anthropic's thinking
+  // as enable_thinking): a JSON object, or null for none.
+  nlohmann::json template_kwargs;
   std::string text;                // kText
   std::vector<int32_t> tokens;     // kTokens: ids sent by the client, used as they are
 };
@@ -47,6 +50,11 @@ struct CompletionRequest {
   bool include_usage = false;  // OpenAI stream_options.include_usage
   bool parse_tool_calls = false;  // tools were offered: look for tool calls in the output
   std::string model;           // as sent; informational only (one model is served)
+  // Set by the route, not the parsers: the model's reasoning ("<think>...</think>") is answered
+  // apart from its content (reasoning_splitter.h); reasoning_starts_open: the prompt itself
+  // opened the reasoning block.
+  bool split_reasoning = false;
+  bool reasoning_starts_open = false;
 };
 
 }  // namespace strata::server

@@ -9,7 +9,9 @@
 namespace strata::server {
 
 EngineModelText::EngineModelText(const Tokenizer& tokenizer, const ChatTemplate& chat_template)
-    : tokenizer_(tokenizer), chat_template_(chat_template) {}
+    : tokenizer_(tokenizer),
+      chat_template_(chat_template),
+      thinks_(chat_template.source().find("<think>") != std::string::npos || tokenizer.find_token("<think>") >= 0) {}
 
 Result<std::vector<int32_t>> EngineModelText::tokenize(std::string_view text, bool add_special) const {
   return tokenizer_.encode(text, add_special, /*parse_special=*/true);
@@ -23,9 +25,10 @@ std::string EngineModelText::token_piece(int32_t token) const { return tokenizer
 
 int EngineModelText::vocab_size() const { return tokenizer_.n_vocab(); }
 
-Result<std::string> render_chat(const ChatTemplate& chat_template, const std::vector<ChatTurn>& turns,
-                                const nlohmann::json& tools, const std::string& bos_text,
-                                const std::string& eos_text) {
+Result<std::string> render_chat(const ChatTemplate& chat_template, const PromptInput& prompt,
+                                const std::string& bos_text, const std::string& eos_text) {
+  const std::vector<ChatTurn>& turns = prompt.messages;
+  const nlohmann::json& tools = prompt.tools;
   // ChatML knows nothing of tools: write them out as text in the Hermes way instead.
   const bool as_text = chat_template.is_fallback();
   const std::vector<ChatTurn> text_turns = as_text ? tools_as_text(turns, tools) : std::vector<ChatTurn>{};
@@ -33,17 +36,16 @@ Result<std::string> render_chat(const ChatTemplate& chat_template, const std::ve
   for (const ChatTurn& turn : as_text ? text_turns : turns) {
     messages.push_back({turn.role, turn.content, turn.extra});
   }
-  nlohmann::json context = nullptr;
-  if (!as_text && tools.is_array() && !tools.empty()) context = {{"tools", tools}};
+  nlohmann::json context = prompt.template_kwargs.is_object() ? prompt.template_kwargs : nlohmann::json();
+  if (!as_text && tools.is_array() && !tools.empty()) context["tools"] = tools;
   return chat_template.apply(messages, /*add_generation_prompt=*/true, bos_text, eos_text, context);
 }
 
-Result<std::vector<int32_t>> EngineModelText::chat_prompt(const std::vector<ChatTurn>& turns,
-                                                          const nlohmann::json& tools) const {
+Result<std::vector<int32_t>> EngineModelText::chat_prompt(const PromptInput& prompt) const {
   const int32_t bos = tokenizer_.bos();
   const int32_t eos = tokenizer_.eos();
   STRATA_ASSIGN_OR_RETURN(std::string text,
-                          render_chat(chat_template_, turns, tools, bos >= 0 ? tokenizer_.token_text(bos) : "",
+                          render_chat(chat_template_, prompt, bos >= 0 ? tokenizer_.token_text(bos) : "",
                                       eos >= 0 ? tokenizer_.token_text(eos) : ""));
   std::vector<int32_t> tokens = tokenizer_.encode(text, /*add_special=*/false, /*parse_special=*/true);
   if (tokenizer_.add_bos() && bos >= 0 && (tokens.empty() || tokens.front() != bos)) {

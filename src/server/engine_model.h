@@ -34,20 +34,22 @@ class EngineModelText : public ModelText {
   // one is put in front, so the prompt never starts with zero or two. Tools and tool turns go
   // to the model's template as `tools` and message fields; with the ChatML fallback they are
   // written out as text (tool_prompt.h).
-  Result<std::vector<int32_t>> chat_prompt(const std::vector<ChatTurn>& turns,
-                                           const nlohmann::json& tools) const override;
+  Result<std::vector<int32_t>> chat_prompt(const PromptInput& prompt) const override;
+  // The template mentions "<think>" or the vocabulary has a "<think>" token.
+  bool is_thinking_model() const override { return thinks_; }
 
  private:
   const Tokenizer& tokenizer_;
   const ChatTemplate& chat_template_;
+  bool thinks_;
 };
 
 // The conversation rendered with chat_template followed by the assistant's opener: tools go to
 // the template as `tools` and each turn's extra fields into its message; with the ChatML
-// fallback tools and tool turns are written out as text instead (tool_prompt.h).
-Result<std::string> render_chat(const ChatTemplate& chat_template, const std::vector<ChatTurn>& turns,
-                                const nlohmann::json& tools, const std::string& bos_text,
-                                const std::string& eos_text);
+// fallback tools and tool turns are written out as text instead (tool_prompt.h). The prompt's
+// template_kwargs become template variables (tools, when given, wins over a kwarg of that name).
+Result<std::string> render_chat(const ChatTemplate& chat_template, const PromptInput& prompt,
+                                const std::string& bos_text, const std::string& eos_text);
 
 // Engine::Create(options), then the text side; the model's name is the file's stem.
 Result<LoadedModel> load_engine_model(const EngineOptions& options);

@@ -46,8 +46,8 @@ TEST(RenderChat, ToolRequestsOfBothApisRenderThroughTheModelTemplate) {
   Result<CompletionRequest> openai = parse_chat_completion_request(json::parse(kOpenAiToolChat));
   Result<CompletionRequest> anthropic = parse_anthropic_messages_request(json::parse(kAnthropicToolChat));
   ASSERT_TRUE(openai.ok() && anthropic.ok());
-  Result<std::string> a = render_chat(t, openai->prompt.messages, openai->prompt.tools, "", "");
-  Result<std::string> b = render_chat(t, anthropic->prompt.messages, anthropic->prompt.tools, "", "");
+  Result<std::string> a = render_chat(t, openai->prompt, "", "");
+  Result<std::string> b = render_chat(t, anthropic->prompt, "", "");
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(*a, *b);
@@ -65,7 +65,7 @@ TEST(RenderChat, ToolRequestsOfBothApisRenderThroughTheModelTemplate) {
 TEST(RenderChat, ChatMLFallbackWritesToolsAsHermesText) {
   Result<CompletionRequest> r = parse_chat_completion_request(json::parse(kOpenAiToolChat));
   ASSERT_TRUE(r.ok());
-  Result<std::string> text = render_chat(ChatTemplate::ChatML(), r->prompt.messages, r->prompt.tools, "", "");
+  Result<std::string> text = render_chat(ChatTemplate::ChatML(), r->prompt, "", "");
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   EXPECT_EQ(text->rfind("<|im_start|>system\n# Tools\n", 0), 0u) << *text;
   EXPECT_NE(text->find("<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "
@@ -73,6 +73,25 @@ TEST(RenderChat, ChatMLFallbackWritesToolsAsHermesText) {
             std::string::npos) << *text;
   EXPECT_NE(text->find("<|im_start|>user\n<tool_response>\nsunny\n</tool_response><|im_end|>"),
             std::string::npos) << *text;
+}
+
+// chat_template_kwargs and Anthropic's thinking reach the template as enable_thinking.
+TEST(RenderChat, ThinkingSwitchesReachTheTemplate) {
+  ChatTemplate t = qwen3();
+  Result<CompletionRequest> off = parse_chat_completion_request(json::parse(
+      R"({"messages": [{"role": "user", "content": "Hi"}], "chat_template_kwargs": {"enable_thinking": false}})"));
+  Result<CompletionRequest> on = parse_chat_completion_request(
+      json::parse(R"({"messages": [{"role": "user", "content": "Hi"}]})"));
+  Result<CompletionRequest> anthropic_off = parse_anthropic_messages_request(json::parse(
+      R"({"max_tokens": 8, "messages": [{"role": "user", "content": "Hi"}], "thinking": {"type": "disabled"}})"));
+  ASSERT_TRUE(off.ok() && on.ok() && anthropic_off.ok());
+  Result<std::string> a = render_chat(t, off->prompt, "", "");
+  Result<std::string> b = render_chat(t, on->prompt, "", "");
+  Result<std::string> c = render_chat(t, anthropic_off->prompt, "", "");
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_TRUE(a->ends_with("<|im_start|>assistant\n<think>\n\n</think>\n\n")) << *a;
+  EXPECT_TRUE(b->ends_with("<|im_start|>assistant\n")) << *b;
+  EXPECT_EQ(*c, *a);
 }
 
 }  // namespace

@@ -22,11 +22,16 @@ std::string FakeModelText::token_piece(int32_t token) const {
   return std::string(1, static_cast<char>(token - kFirstByte));
 }
 
-Result<std::vector<int32_t>> FakeModelText::chat_prompt(const std::vector<ChatTurn>& turns,
-                                                        const nlohmann::json& tools) const {
+Result<std::vector<int32_t>> FakeModelText::chat_prompt(const PromptInput& prompt) const {
   std::string text;
-  for (const ChatTurn& turn : tools_as_text(turns, tools)) text += turn.role + ": " + turn.content + "\n";
+  for (const ChatTurn& turn : tools_as_text(prompt.messages, prompt.tools)) {
+    text += turn.role + ": " + turn.content + "\n";
+  }
   text += "assistant: ";
+  const nlohmann::json& kwargs = prompt.template_kwargs;
+  if (kwargs.is_object() && kwargs.contains("enable_thinking") && kwargs["enable_thinking"] == false) {
+    text += "<think></think>";
+  }
   return tokenize(text, /*add_special=*/true);
 }
 

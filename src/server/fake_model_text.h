@@ -18,8 +18,11 @@ class FakeModelText : public ModelText {
   std::string detokenize(const std::vector<int32_t>& tokens) const override;
   std::string token_piece(int32_t token) const override;
   int vocab_size() const override { return kFirstByte + 256; }
-  Result<std::vector<int32_t>> chat_prompt(const std::vector<ChatTurn>& turns,
-                                           const nlohmann::json& tools) const override;
+  // template_kwargs {"enable_thinking": false} appends "<think></think>" as Qwen3's template
+  // does, so tests can see the variables arrive.
+  Result<std::vector<int32_t>> chat_prompt(const PromptInput& prompt) const override;
+  // The fake reads "<think>" like a thinking model, so replies that start with it are split.
+  bool is_thinking_model() const override { return true; }
 };
 
 }  // namespace strata::server::testing

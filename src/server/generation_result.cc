@@ -10,6 +10,7 @@ void GenerationResult::add(const RequestEvent& event, bool keep_logprobs) {
   text.append(event.text);
   if (event.kind == RequestEvent::Kind::kToken) {
     tokens.push_back(event.token);
+    token_text_ends.push_back(text.size());
     if (keep_logprobs) logprobs.push_back({event.token, event.logprob, event.top_logprobs});
     return;
   }

@@ -23,11 +23,13 @@ struct Usage {
   int prompt_tokens = 0;
   int cached_tokens = 0;
   int completion_tokens = 0;
+  int reasoning_tokens = 0;  // completion tokens spent reasoning (reasoning_splitter.h)
 };
 
 struct GenerationResult {
   std::string text;
   std::vector<int32_t> tokens;         // every generated token, in order
+  std::vector<size_t> token_text_ends;  // text.size() after each token's text, one per token
   std::vector<TokenLogprobs> logprobs;  // one per token when logprobs were asked for
   FinishReason finish = FinishReason::kNone;
   bool failed = false;  // a kError event ended it

@@ -13,6 +13,7 @@
 #include "server/openai_request.h"
 #include "server/openai_stream.h"
 #include "server/prompt_builder.h"
+#include "server/reasoning_splitter.h"
 #include "server/routes.h"
 
 namespace strata::server {
@@ -47,15 +48,16 @@ RendererFactory openai_renderers(Api api, const CompletionRequest& request, Resp
   const bool chat = api == Api::kChat;
   const bool logprobs = request.generate.sampling.logprobs;
   const bool tools = chat && request.parse_tool_calls;
+  const ReasoningMode reasoning{chat && request.split_reasoning, request.reasoning_starts_open};
   if (request.stream) {
-    OpenAiStreamOptions options{chat, logprobs, request.include_usage, tools};
+    OpenAiStreamOptions options{chat, logprobs, request.include_usage, tools, reasoning};
     return [meta, &text, options](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
       return std::make_unique<OpenAiStreamRenderer>(std::move(write), meta, text, options);
     };
   }
-  return [meta, &text, chat, logprobs, tools](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-    auto build = [meta, &text, chat, logprobs, tools](const GenerationResult& result) {
-      return chat ? chat_completion_json(meta, result, logprobs, text, tools)
+  return [meta, &text, chat, logprobs, tools, reasoning](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    auto build = [meta, &text, chat, logprobs, tools, reasoning](const GenerationResult& result) {
+      return chat ? chat_completion_json(meta, result, logprobs, text, tools, reasoning)
                   : text_completion_json(meta, result, logprobs, text);
     };
     return std::make_unique<JsonBodyRenderer>(std::move(write), logprobs, build, openai_error_body);
@@ -66,14 +68,16 @@ RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMe
                                     const ModelText& text, int n_prompt) {
   std::vector<std::string> stops = request.generate.stop;
   const bool tools = request.parse_tool_calls;
+  const ReasoningMode reasoning{request.split_reasoning, request.reasoning_starts_open};
   if (request.stream) {
-    return [meta, &text, n_prompt, stops, tools](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-      return std::make_unique<AnthropicStreamRenderer>(std::move(write), meta, text, n_prompt, stops, tools);
+    return [meta, &text, n_prompt, stops, tools, reasoning](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+      return std::make_unique<AnthropicStreamRenderer>(std::move(write), meta, text, n_prompt, stops, tools,
+                                                       reasoning);
     };
   }
-  return [meta, &text, stops, tools](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-    auto build = [meta, &text, stops, tools](const GenerationResult& result) {
-      return anthropic_message_json(meta, result, matched_stop_sequence(result, stops, text), tools);
+  return [meta, &text, stops, tools, reasoning](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    auto build = [meta, &text, stops, tools, reasoning](const GenerationResult& result) {
+      return anthropic_message_json(meta, result, matched_stop_sequence(result, stops, text), tools, reasoning);
     };
     return std::make_unique<JsonBodyRenderer>(std::move(write), false, build, anthropic_error_body);
   };
@@ -99,6 +103,19 @@ void start_response(httplib::Response& res, std::shared_ptr<GenerationSession> s
       });
 }
 
+// Thinking models' chat answers are split into reasoning and content unless the server runs with
+// --reasoning-format none; a prompt that ends inside "<think>" starts the output in reasoning.
+void set_reasoning_mode(const ServerConfig& config, const ServedModel& model, Api api,
+                        const std::vector<int32_t>& prompt, CompletionRequest* request) {
+  request->split_reasoning =
+      api != Api::kText && config.reasoning_format != "none" && model.text->is_thinking_model();
+  if (!request->split_reasoning) return;
+  constexpr size_t kTailTokens = 8;
+  const size_t n_tail = std::min(prompt.size(), kTailTokens);
+  const std::vector<int32_t> tail(prompt.end() - static_cast<std::ptrdiff_t>(n_tail), prompt.end());
+  request->reasoning_starts_open = prompt_opens_reasoning(model.text->detokenize(tail));
+}
+
 void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& req,
                       httplib::Response& res) {
   const ErrorStyle style = api == Api::kAnthropic ? ErrorStyle::kAnthropic : ErrorStyle::kOpenAi;
@@ -110,6 +127,7 @@ void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& 
       build_generate_request(*request, *model->text, model->n_ctx, ctx.state->fresh_seed());
   if (!generate.ok()) return reply_error(res, api_error_from_status(generate.status()), style);
   const int n_prompt = static_cast<int>(generate->prompt_tokens.size());
+  set_reasoning_mode(ctx.state->config(), *model, api, generate->prompt_tokens, &*request);
   auto session = GenerationSession::Start(*model->engine, std::move(generate).value());
   if (!session.ok()) return reply_error(res, api_error_from_status(session.status()), style);
 
@@ -134,7 +152,7 @@ void serve_count_tokens(const RouteContext& ctx, const httplib::Request& req, ht
   if (!request.ok()) {
     return reply_error(res, api_error_from_status(request.status()), ErrorStyle::kAnthropic);
   }
-  Result<std::vector<int32_t>> tokens = model->text->chat_prompt(request->prompt.messages, request->prompt.tools);
+  Result<std::vector<int32_t>> tokens = model->text->chat_prompt(request->prompt);
   if (!tokens.ok()) {
     return reply_error(res, api_error_from_status(tokens.status()), ErrorStyle::kAnthropic);
   }

@@ -29,10 +29,12 @@ class ModelText {
   virtual std::string token_piece(int32_t token) const = 0;
   virtual int vocab_size() const = 0;
   // The conversation rendered with the model's chat template, followed by the opener of the
-  // assistant's turn, and tokenized (BOS as the template and vocab want it). tools: the
-  // PromptInput's tools (null for none), passed to the template as `tools`.
-  virtual Result<std::vector<int32_t>> chat_prompt(const std::vector<ChatTurn>& turns,
-                                                   const nlohmann::json& tools) const = 0;
+  // assistant's turn, and tokenized (BOS as the template and vocab want it). The prompt's
+  // tools (null for none) go to the template as `tools`, its template_kwargs as variables.
+  virtual Result<std::vector<int32_t>> chat_prompt(const PromptInput& prompt) const = 0;
+  // True for models that write their reasoning as "<think>...</think>" (Qwen3, DeepSeek-R1):
+  // the chat template or the vocabulary knows the "<think>" tag.
+  virtual bool is_thinking_model() const { return false; }
 };
 
 }  // namespace strata::server

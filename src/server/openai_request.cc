@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "server/json_fields.h"
+#include "server/output_constraint.h"
 
 namespace strata::server {
 
@@ -219,8 +220,8 @@ Status parse_tools(const json& tools, json* out) {
 }
 
 // "tool_choice": "auto" | "none" | "required" | {"type": "function", "function": {"name"}}.
-// Generation is not constrained, so "required" and a named function only shape the prompt:
-// a named function is the one tool the template sees.
+// A named function is the one tool the template sees; "required" and a named function
+// constrain the output to one call (output_constraint.h).
 Status apply_tool_choice(const json& body, CompletionRequest* out) {
   const json* choice = find_field(body, "tool_choice");
   if (!choice) return Status::Ok();
@@ -258,6 +259,10 @@ Status parse_chat_tools(const json& body, CompletionRequest* out) {
   }
   STRATA_RETURN_IF_ERROR(apply_tool_choice(body, out));
   out->parse_tool_calls = out->prompt.tools.is_array();
+  const json* choice = find_field(body, "tool_choice");
+  if (choice && (*choice == "required" || choice->is_object())) {
+    STRATA_RETURN_IF_ERROR(force_tool_call(out->prompt.tools, out));
+  }
   return Status::Ok();
 }
 
@@ -293,6 +298,18 @@ Status parse_text_prompt(const json& body, PromptInput* out) {
 
 }  // namespace
 
+// "chat_template_kwargs": further variables for the chat template ({"enable_thinking": false}).
+Status parse_template_kwargs(const json& body, PromptInput* out) {
+  const json* kwargs = find_field(body, "chat_template_kwargs");
+  if (!kwargs || kwargs->is_null()) return Status::Ok();
+  if (!kwargs->is_object()) {
+    return Status::InvalidArgument(fmt::format(
+        "'chat_template_kwargs' must be an object of template variables, got {}", describe_value(*kwargs)));
+  }
+  out->template_kwargs = *kwargs;
+  return Status::Ok();
+}
+
 Result<CompletionRequest> parse_chat_completion_request(const json& body) {
   CompletionRequest out;
   out.prompt.kind = PromptInput::Kind::kChat;
@@ -305,6 +322,7 @@ Result<CompletionRequest> parse_chat_completion_request(const json& body) {
     STRATA_RETURN_IF_ERROR(parse_chat_message((*messages)[i], i, &turn));
     out.prompt.messages.push_back(std::move(turn));
   }
+  STRATA_RETURN_IF_ERROR(parse_template_kwargs(body, &out.prompt));
   STRATA_RETURN_IF_ERROR(parse_chat_tools(body, &out));
   STRATA_RETURN_IF_ERROR(parse_openai_common_fields(body, &out));
   SamplingParams& s = out.generate.sampling;
@@ -356,11 +374,7 @@ Status parse_openai_common_fields(const json& body, CompletionRequest* out) {
     }
     STRATA_RETURN_IF_ERROR(read_bool(*opts, "include_usage", &out->include_usage));
   }
-  if (const json* format = find_field(body, "response_format")) {
-    if (string_or_empty(*format, "type") != "text") {
-      return Status::Unsupported("'response_format' other than {\"type\": \"text\"} is not supported");
-    }
-  }
+  STRATA_RETURN_IF_ERROR(parse_openai_output_format(body, out));
   // The legacy "functions" API is not offered; "tools" replaces it.
   return reject_if_set(body, "functions");
 }

@@ -191,8 +191,13 @@ INSTANTIATE_TEST_SUITE_P(
                 Code::kInvalidArgument, "\"g\", which is not in 'tools'"},
         BadChat{R"({"messages": [{"role": "user", "content": "x"}], "functions": [{"name": "f"}]})",
                 Code::kUnsupported, "'functions'"},
-        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "response_format": {"type": "json_object"}})",
-                Code::kUnsupported, "'response_format'"}));
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "response_format": {"type": "json_schema",
+                   "json_schema": {"name": "n", "schema": {"type": "object", "patternProperties": {}}}}})",
+                Code::kInvalidArgument, "unsupported keyword 'patternProperties'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "response_format": {"type": "xml"}})",
+                Code::kInvalidArgument, "'response_format.type'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "grammar": "root ::= nothing"})",
+                Code::kInvalidArgument, "'grammar': grammar: rule 'nothing'"}));
 
 TEST(TextCompletionRequest, AcceptsStringTokenAndSingletonPrompts) {
   Result<CompletionRequest> text = parse_text_completion_request(json::parse(R"({"prompt": "Once"})"));

@@ -24,7 +24,8 @@ json openai_usage_json(const Usage& usage) {
   return {{"prompt_tokens", usage.prompt_tokens},
           {"completion_tokens", usage.completion_tokens},
           {"total_tokens", usage.prompt_tokens + usage.completion_tokens},
-          {"prompt_tokens_details", {{"cached_tokens", usage.cached_tokens}}}};
+          {"prompt_tokens_details", {{"cached_tokens", usage.cached_tokens}}},
+          {"completion_tokens_details", {{"reasoning_tokens", usage.reasoning_tokens}}}};
 }
 
 json chat_logprobs_json(const std::vector<TokenLogprobs>& tokens, const ModelText& text) {
@@ -71,11 +72,22 @@ json openai_tool_call_json(const ResponseMeta& meta, const ParsedToolCall& call,
 }
 
 json chat_completion_json(const ResponseMeta& meta, const GenerationResult& result,
-                          bool with_logprobs, const ModelText& text, bool parse_tool_calls) {
-  json message = {{"role", "assistant"}, {"content", result.text}};
+                          bool with_logprobs, const ModelText& text, bool parse_tool_calls,
+                          ReasoningMode reasoning) {
+  std::string content = result.text;
+  Usage usage = result.usage;
+  json reasoning_content = nullptr;
+  if (reasoning.split) {
+    SplitResult split = split_result_reasoning(result, reasoning.starts_open);
+    if (split.output.had_reasoning) reasoning_content = std::move(split.output.reasoning);
+    content = std::move(split.output.content);
+    usage.reasoning_tokens = split.reasoning_tokens;
+  }
+  json message = {{"role", "assistant"}, {"content", content}};
+  if (!reasoning_content.is_null()) message["reasoning_content"] = std::move(reasoning_content);
   const char* finish = openai_finish_reason(result.finish);
   if (parse_tool_calls) {
-    ParsedOutput parsed = server::parse_tool_calls(result.text);
+    ParsedOutput parsed = server::parse_tool_calls(content);
     if (!parsed.calls.empty()) {
       message["content"] = parsed.content.empty() ? json(nullptr) : json(parsed.content);
       json calls = json::array();
@@ -92,7 +104,7 @@ json chat_completion_json(const ResponseMeta& meta, const GenerationResult& resu
                  {"finish_reason", finish}};
   return {{"id", meta.id},           {"object", "chat.completion"},
           {"created", meta.created}, {"model", meta.model},
-          {"choices", json::array({choice})},     {"usage", openai_usage_json(result.usage)}};
+          {"choices", json::array({choice})},     {"usage", openai_usage_json(usage)}};
 }
 
 json text_completion_json(const ResponseMeta& meta, const GenerationResult& result,

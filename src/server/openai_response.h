@@ -12,6 +12,7 @@
 
 #include "server/generation_result.h"
 #include "server/model_text.h"
+#include "server/reasoning_splitter.h"
 #include "server/tool_call_parser.h"
 
 namespace strata::server {
@@ -26,7 +27,8 @@ struct ResponseMeta {
 // "stop" or "length" (an aborted or failed request never gets a finish reason).
 const char* openai_finish_reason(FinishReason finish);
 
-// {"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details": {"cached_tokens"}}
+// {"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details": {"cached_tokens"},
+//  "completion_tokens_details": {"reasoning_tokens"}}
 nlohmann::json openai_usage_json(const Usage& usage);
 
 // Chat form: {"content": [{"token", "logprob", "bytes", "top_logprobs": [...]}]}
@@ -38,10 +40,11 @@ nlohmann::json text_logprobs_json(const std::vector<TokenLogprobs>& tokens, cons
 
 // parse_tool_calls: the request offered tools, so tool calls in the output (tool_call_parser.h)
 // become message.tool_calls, content the text around them (null when none) and finish_reason
-// "tool_calls".
+// "tool_calls". With reasoning.split, a reasoning block goes to message.reasoning_content
+// (tool calls are looked for in the content only) and usage counts its tokens.
 nlohmann::json chat_completion_json(const ResponseMeta& meta, const GenerationResult& result,
                                     bool with_logprobs, const ModelText& text,
-                                    bool parse_tool_calls = false);
+                                    bool parse_tool_calls = false, ReasoningMode reasoning = {});
 // One entry of message.tool_calls (index: its place in the response). With with_index (stream
 // deltas) it carries "index" too.
 nlohmann::json openai_tool_call_json(const ResponseMeta& meta, const ParsedToolCall& call,

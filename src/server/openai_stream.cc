@@ -11,7 +11,11 @@ using nlohmann::json;
 
 OpenAiStreamRenderer::OpenAiStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta,
                                            const ModelText& text, OpenAiStreamOptions options)
-    : sse_(std::move(write)), meta_(std::move(meta)), text_(text), options_(options) {}
+    : sse_(std::move(write)),
+      meta_(std::move(meta)),
+      text_(text),
+      options_(options),
+      splitter_(options.reasoning.starts_open) {}
 
 bool OpenAiStreamRenderer::send_chunk(json chunk) {
   if (options_.include_usage) chunk["usage"] = nullptr;
@@ -53,31 +57,65 @@ bool OpenAiStreamRenderer::send_pieces(const std::vector<ToolCallPiece>& pieces,
   return !logprobs || send_text("", logprobs, nullptr);
 }
 
+bool OpenAiStreamRenderer::send_content(const std::string& text, const TokenLogprobs* logprobs) {
+  if (options_.parse_tool_calls) return send_pieces(tool_parser_.feed(text), logprobs);
+  if (text.empty() && !logprobs) return true;
+  return send_text(text, logprobs, nullptr);
+}
+
+bool OpenAiStreamRenderer::send_reasoning(const std::string& text, const TokenLogprobs* logprobs) {
+  json lp = logprobs ? chat_logprobs_json({*logprobs}, text_) : json();
+  return send_chunk(chat_chunk_json(meta_, {{"reasoning_content", text}}, std::move(lp), nullptr));
+}
+
+bool OpenAiStreamRenderer::send_output(const std::string& text, const TokenLogprobs* logprobs) {
+  if (!options_.reasoning.split) return send_content(text, logprobs);
+  for (const ReasoningPiece& piece : splitter_.feed(text)) {
+    const TokenLogprobs* lp = std::exchange(logprobs, nullptr);
+    if (!(piece.reasoning ? send_reasoning(piece.text, lp) : send_content(piece.text, lp))) return false;
+  }
+  // A token whose text is held back still reports its logprob, with empty content.
+  return !logprobs || send_text("", logprobs, nullptr);
+}
+
 bool OpenAiStreamRenderer::token(const RequestEvent& event) {
   // Bytes of a partial UTF-8 character are held back by the engine; say nothing until they
   // complete unless the client wants every token's logprob.
   if (event.text.empty() && !options_.logprobs) return true;
   TokenLogprobs lp{event.token, event.logprob, event.top_logprobs};
-  const TokenLogprobs* logprobs = options_.logprobs ? &lp : nullptr;
-  if (options_.parse_tool_calls) return send_pieces(tool_parser_.feed(event.text), logprobs);
-  return send_text(event.text, logprobs, nullptr);
+  return send_output(event.text, options_.logprobs ? &lp : nullptr);
 }
 
 bool OpenAiStreamRenderer::finish(const RequestEvent& event) {
   if (!finished_normally(event)) {
     return sse_.data(openai_error_body(error_for_unfinished(event)));
   }
+  std::string tail = event.text;
+  if (options_.reasoning.split) {
+    // Reasoning still held goes out now; the content's tail goes on with the finish reason.
+    tail.clear();
+    std::vector<ReasoningPiece> pieces = splitter_.feed(event.text);
+    for (ReasoningPiece& piece : splitter_.finish()) pieces.push_back(std::move(piece));
+    for (const ReasoningPiece& piece : pieces) {
+      if (!piece.reasoning) {
+        tail += piece.text;
+      } else if (!send_reasoning(piece.text, nullptr)) {
+        return false;
+      }
+    }
+  }
   if (options_.parse_tool_calls) {
-    std::vector<ToolCallPiece> pieces = tool_parser_.feed(event.text);
+    std::vector<ToolCallPiece> pieces = tool_parser_.feed(tail);
     for (ToolCallPiece& piece : tool_parser_.finish()) pieces.push_back(std::move(piece));
     if (!send_pieces(pieces, nullptr)) return false;
     const char* finish = n_calls_sent_ > 0 ? "tool_calls" : openai_finish_reason(event.finish);
     if (!send_text("", nullptr, finish)) return false;
-  } else if (!send_text(event.text, nullptr, openai_finish_reason(event.finish))) {
+  } else if (!send_text(tail, nullptr, openai_finish_reason(event.finish))) {
     return false;
   }
   if (options_.include_usage) {
-    const Usage usage = usage_of(event);
+    Usage usage = usage_of(event);
+    usage.reasoning_tokens = splitter_.reasoning_tokens();
     json chunk = options_.chat ? chat_usage_chunk_json(meta_, usage) : text_usage_chunk_json(meta_, usage);
     if (!sse_.data(chunk)) return false;
   }

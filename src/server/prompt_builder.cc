@@ -9,7 +9,7 @@ namespace {
 Result<std::vector<int32_t>> prompt_tokens(const PromptInput& prompt, const ModelText& text) {
   switch (prompt.kind) {
     case PromptInput::Kind::kChat:
-      return text.chat_prompt(prompt.messages, prompt.tools);
+      return text.chat_prompt(prompt);
     case PromptInput::Kind::kText:
       return text.tokenize(prompt.text, /*add_special=*/true);
     case PromptInput::Kind::kTokens:

@@ -19,6 +19,9 @@ struct ServerConfig {
   double drain_timeout_s = 30.0;     // SIGTERM: how long running requests may go on
   std::string model_alias;           // the model name clients see; empty: the file's name
   std::string version;               // reported by /v1/status
+  // --reasoning-format: "auto" answers a thinking model's "<think>" block apart from its content
+  // (reasoning_content / thinking blocks); "none" leaves it in the content as generated.
+  std::string reasoning_format = "auto";
   int http_threads = 0;              // connection threads started up front (more start on demand)
   int max_connections = 512;         // open at once; past it a new connection gets 503 and closes
   double request_deadline_s = 10.0;  // a request's head and body must arrive within this (else 408)

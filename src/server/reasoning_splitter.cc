@@ -1,0 +1,154 @@
+#include "server/reasoning_splitter.h"
+
+#include <algorithm>
+
+namespace strata::server {
+
+namespace {
+
+constexpr std::string_view kOpen = "<think>";
+constexpr std::string_view kClose = "</think>";
+
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+// Length of the longest suffix of text that is a proper prefix of tag (a tag maybe begun).
+size_t partial_tag_suffix(std::string_view text, std::string_view tag) {
+  for (size_t n = std::min(text.size(), tag.size() - 1); n > 0; --n) {
+    if (text.substr(text.size() - n) == tag.substr(0, n)) return n;
+  }
+  return 0;
+}
+
+}  // namespace
+
+ReasoningSplitter::ReasoningSplitter(bool starts_open)
+    : state_(starts_open ? State::kReasoning : State::kStart), opened_(starts_open) {}
+
+void ReasoningSplitter::emit(bool reasoning, std::string_view text, std::vector<ReasoningPiece>* out) {
+  if (text.empty()) return;
+  if (!out->empty() && out->back().reasoning == reasoning) {
+    out->back().text.append(text);
+    return;
+  }
+  out->push_back({reasoning, std::string(text)});
+}
+
+void ReasoningSplitter::drain(std::vector<ReasoningPiece>* out) {
+  for (bool progress = true; progress;) {
+    progress = false;
+    std::string_view p = pending_;
+    switch (state_) {
+      case State::kStart: {
+        const size_t lead = std::find_if_not(p.begin(), p.end(), is_space) - p.begin();
+        std::string_view rest = p.substr(lead);
+        if (rest.starts_with(kOpen)) {
+          pending_.erase(0, lead + kOpen.size());
+          state_ = State::kReasoning;
+          opened_ = true;
+          progress = true;
+        } else if (!rest.empty() && !kOpen.starts_with(rest)) {
+          state_ = State::kContent;
+          progress = true;
+        }
+        break;
+      }
+      case State::kReasoning: {
+        const size_t at = p.find(kClose);
+        if (at != std::string_view::npos) {
+          emit(true, p.substr(0, at), out);
+          pending_.erase(0, at + kClose.size());
+          state_ = State::kAfterClose;
+          progress = true;
+        } else {
+          const size_t keep = partial_tag_suffix(p, kClose);
+          emit(true, p.substr(0, p.size() - keep), out);
+          pending_.erase(0, p.size() - keep);
+        }
+        break;
+      }
+      case State::kAfterClose: {
+        const size_t lead = std::find_if_not(p.begin(), p.end(), is_space) - p.begin();
+        pending_.erase(0, lead);
+        if (!pending_.empty()) {
+          state_ = State::kContent;
+          progress = true;
+        }
+        break;
+      }
+      case State::kContent:
+        emit(false, p, out);
+        pending_.clear();
+        break;
+    }
+  }
+}
+
+std::vector<ReasoningPiece> ReasoningSplitter::feed(std::string_view text) {
+  // A token that opens, continues or closes the reasoning counts as a reasoning token.
+  const bool was_reasoning = state_ == State::kReasoning;
+  const bool had_opened = opened_;
+  if (state_ == State::kStart) ++start_tokens_;
+  pending_.append(text);
+  std::vector<ReasoningPiece> out;
+  drain(&out);
+  if (was_reasoning) {
+    ++reasoning_tokens_;
+  } else if (opened_ != had_opened) {
+    reasoning_tokens_ += start_tokens_;  // the tokens that spelled the opening tag, this one included
+  }
+  return out;
+}
+
+std::vector<ReasoningPiece> ReasoningSplitter::finish() {
+  std::vector<ReasoningPiece> out;
+  // Whatever is still held is decided now: a lone "<thi" at the start is content, an unclosed
+  // reasoning block's tail is reasoning, whitespace after a close is dropped.
+  if (state_ == State::kStart) state_ = State::kContent;
+  if (state_ == State::kReasoning) {
+    emit(true, pending_, &out);
+  } else if (state_ == State::kContent) {
+    emit(false, pending_, &out);
+  }
+  pending_.clear();
+  return out;
+}
+
+SplitOutput split_reasoning(std::string_view output, bool starts_open) {
+  ReasoningSplitter splitter(starts_open);
+  std::vector<ReasoningPiece> pieces = splitter.feed(output);
+  for (ReasoningPiece& piece : splitter.finish()) pieces.push_back(std::move(piece));
+  SplitOutput split;
+  for (const ReasoningPiece& piece : pieces) {
+    (piece.reasoning ? split.reasoning : split.content).append(piece.text);
+  }
+  split.had_reasoning = splitter.saw_reasoning();
+  return split;
+}
+
+SplitResult split_result_reasoning(const GenerationResult& result, bool starts_open) {
+  ReasoningSplitter splitter(starts_open);
+  SplitResult split;
+  auto take = [&split](const std::vector<ReasoningPiece>& pieces) {
+    for (const ReasoningPiece& piece : pieces) {
+      (piece.reasoning ? split.output.reasoning : split.output.content).append(piece.text);
+    }
+  };
+  const std::string_view text = result.text;
+  size_t begin = 0;
+  for (size_t end : result.token_text_ends) {
+    take(splitter.feed(text.substr(begin, end - begin)));
+    begin = end;
+  }
+  take(splitter.feed(text.substr(begin)));  // text released only at the end
+  take(splitter.finish());
+  split.reasoning_tokens = splitter.reasoning_tokens();
+  split.output.had_reasoning = splitter.saw_reasoning();
+  return split;
+}
+
+bool prompt_opens_reasoning(std::string_view prompt_tail) {
+  while (!prompt_tail.empty() && is_space(prompt_tail.back())) prompt_tail.remove_suffix(1);
+  return prompt_tail.ends_with(kOpen);
+}
+
+}  // namespace strata::server

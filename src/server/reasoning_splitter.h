@@ -1,0 +1,82 @@
+// ReasoningSplitter: separates a thinking model's reasoning ("<think>...</think>", as Qwen3
+// and DeepSeek-R1 write it) from its answer, as the output streams or all at once.
+//
+// Reasoning is recognised only at the start of the output: an opening "<think>" after optional
+// whitespace, or an output that starts inside reasoning because the prompt already ended with
+// "<think>" (starts_open). It runs to the first "</think>"; whitespace right after the closing
+// tag is dropped, everything later is content. An output that never opens reasoning is all
+// content, byte for byte. Text that may still be the start of a tag is held back until it is
+// decided or finish() is called, so no byte is lost and no tag leaks into either part.
+//
+// Reasoning tokens (usage.completion_tokens_details.reasoning_tokens) are the tokens fed while
+// reasoning was open, the tags' tokens included.
+//
+// One instance follows one output on one thread.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/generation_result.h"
+
+namespace strata::server {
+
+// How one request's output is answered: split into reasoning and content or not, and whether
+// the prompt already opened the reasoning block.
+struct ReasoningMode {
+  bool split = false;
+  bool starts_open = false;
+};
+
+struct ReasoningPiece {
+  bool reasoning = false;
+  std::string text;
+};
+
+class ReasoningSplitter {
+ public:
+  explicit ReasoningSplitter(bool starts_open = false);
+
+  // One token's text; returns what can be released now (adjacent pieces of one kind merged).
+  std::vector<ReasoningPiece> feed(std::string_view text);
+  // The end of the output: releases everything held back.
+  std::vector<ReasoningPiece> finish();
+  int reasoning_tokens() const { return reasoning_tokens_; }
+  // The output has a reasoning block (opened by the prompt or by its first tag), empty or not.
+  bool saw_reasoning() const { return opened_; }
+
+ private:
+  enum class State { kStart, kReasoning, kAfterClose, kContent };
+  void drain(std::vector<ReasoningPiece>* out);
+  static void emit(bool reasoning, std::string_view text, std::vector<ReasoningPiece>* out);
+
+  State state_;
+  std::string pending_;
+  int reasoning_tokens_ = 0;
+  int start_tokens_ = 0;  // tokens fed before the output was known to open reasoning or not
+  bool opened_ = false;  // reasoning was opened (by the prompt or a tag)
+};
+
+// The whole output at once (the non-streaming answers).
+struct SplitOutput {
+  std::string reasoning;
+  std::string content;
+  bool had_reasoning = false;
+};
+SplitOutput split_reasoning(std::string_view output, bool starts_open);
+
+// A gathered result split token by token, so the reasoning-token count is the one a stream of
+// the same output reports.
+struct SplitResult {
+  SplitOutput output;
+  int reasoning_tokens = 0;
+};
+SplitResult split_result_reasoning(const GenerationResult& result, bool starts_open);
+
+// True when a prompt's text ends inside an open reasoning block ("...<think>\n"), as some
+// templates write it, so the model's output starts with reasoning and no opening tag.
+bool prompt_opens_reasoning(std::string_view prompt_tail);
+
+}  // namespace strata::server

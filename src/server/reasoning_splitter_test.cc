@@ -1,0 +1,63 @@
+#include "server/reasoning_splitter.h"
+
+#include <gtest/gtest.h>
+
+namespace strata::server {
+namespace {
+
+// Feeds the pieces one by one and renders what comes out as "R[...]" / "C[...]" runs.
+std::string stream(const std::vector<std::string>& tokens, bool starts_open = false, int* n_reasoning = nullptr) {
+  ReasoningSplitter splitter(starts_open);
+  std::string reasoning, content;
+  auto take = [&](const std::vector<ReasoningPiece>& pieces) {
+    for (const ReasoningPiece& p : pieces) (p.reasoning ? reasoning : content) += p.text;
+  };
+  for (const std::string& t : tokens) take(splitter.feed(t));
+  take(splitter.finish());
+  if (n_reasoning) *n_reasoning = splitter.reasoning_tokens();
+  return "R[" + reasoning + "] C[" + content + "]";
+}
+
+TEST(ReasoningSplitter, ThinkBlockGoesToReasoningAndTheRestToContent) {
+  int n = 0;
+  EXPECT_EQ(stream({"<think>", "\nI greet", ".\n", "</think>", "\n\n", "Hello", "!"}, false, &n),
+            "R[\nI greet.\n] C[Hello!]");
+  EXPECT_EQ(n, 4);
+}
+
+TEST(ReasoningSplitter, TagsSplitAcrossTokensAreRecognised) {
+  EXPECT_EQ(stream({"<th", "ink>a</", "thi", "nk>b"}), "R[a] C[b]");
+}
+
+TEST(ReasoningSplitter, OutputWithoutThinkIsAllContentByteForByte) {
+  int n = 0;
+  EXPECT_EQ(stream({"  Hi <think> there", "</think>"}, false, &n), "R[] C[  Hi <think> there</think>]");
+  EXPECT_EQ(n, 0);
+  EXPECT_EQ(stream({"<thi"}), "R[] C[<thi]");
+  EXPECT_EQ(stream({"<b>"}), "R[] C[<b>]");
+}
+
+TEST(ReasoningSplitter, PromptThatOpenedReasoningStartsInsideIt) {
+  EXPECT_EQ(stream({"plan", "</think>", "\n\nanswer"}, true), "R[plan] C[answer]");
+}
+
+TEST(ReasoningSplitter, UnclosedReasoningStaysReasoning) {
+  EXPECT_EQ(stream({"<think>", "still thinking </thi"}), "R[still thinking </thi] C[]");
+}
+
+TEST(ReasoningSplitter, SplitReasoningSplitsAWholeOutput) {
+  SplitOutput split = split_reasoning("\n<think>why</think>\n\nbecause", false);
+  EXPECT_TRUE(split.had_reasoning);
+  EXPECT_EQ(split.reasoning, "why");
+  EXPECT_EQ(split.content, "because");
+  EXPECT_FALSE(split_reasoning("plain", false).had_reasoning);
+}
+
+TEST(ReasoningSplitter, PromptOpensReasoningWhenItEndsWithAnOpenTag) {
+  EXPECT_TRUE(prompt_opens_reasoning("<|im_start|>assistant\n<think>\n"));
+  EXPECT_FALSE(prompt_opens_reasoning("<|im_start|>assistant\n<think>\n\n</think>\n\n"));
+  EXPECT_FALSE(prompt_opens_reasoning("<|im_start|>assistant\n"));
+}
+
+}  // namespace
+}  // namespace strata::server
