@@ -5,6 +5,7 @@
 #include <map>
 
 #include "gguf/file_type.h"
+#include "gguf/quant_mix.h"
 
 namespace strata {
 
@@ -155,6 +156,7 @@ std::string describe_gguf(const GgufFile& f, const DescribeOptions& options) {
            std::to_string(*ft) + ")\n";
     main = file_type_main_dtype(static_cast<uint32_t>(*ft));
   }
+  out += "  mix " + format_quant_mix(quant_mix(f)) + "\n";
   out += "\n";
   describe_metadata(f, options, &out);
   out += "\n";

@@ -1,6 +1,7 @@
-// A human-readable report of a GGUF file for `strata gguf-info`: version, metadata (long
-// arrays and strings abbreviated), the tensor table, per-type totals, and which matrices
-// fell back from the file's main type because their width is not whole blocks of it.
+// A human-readable report of a GGUF file for `strata gguf-info`: version, file type and
+// quantisation mix (quant_mix.h), metadata (long arrays and strings abbreviated), the tensor
+// table, per-type totals, and which matrices fell back from the file's main type because
+// their width is not whole blocks of it.
 // Pure functions.
 #pragma once
 

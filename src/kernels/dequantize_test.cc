@@ -10,6 +10,7 @@
 #include "kernels/fp16.h"
 #include "kernels/quant_blocks.h"
 #include "kernels/reference/reference.h"
+#include "kernels/table_list.h"
 #include "kernels/test_weights.h"
 #include "tensor/quantize.h"
 
@@ -83,6 +84,7 @@ TEST(Dequantize, MatchesTheTensorModuleBitForBit) {
 TEST(Dequantize, RoundTripsTheTensorModuleQuantiser) {
   const std::vector<float> x = testing::random_floats(512, 5);
   for (DType type : testing::matmul_types()) {
+    if (!strata::can_quantize(type)) continue;  // decoded only (quant_reference_test checks those)
     std::vector<std::byte> q(*dtype_row_bytes(type, 512));
     ASSERT_TRUE(strata::quantize_row(type, x.data(), q.data(), 512).ok()) << dtype_name(type);
     const WeightMatrix w{type, q.data(), 1, 512, q.size()};
@@ -101,7 +103,7 @@ TEST(CheckWeightMatrix, NamesWhatIsWrong) {
   EXPECT_NE(check_weight_matrix(w).message().find("row_bytes"), std::string::npos);
   w = {DType::kQ4_K, data.data(), 1, 64, 36};
   EXPECT_NE(check_weight_matrix(w).message().find("block size"), std::string::npos);
-  w = {DType::kIQ2_XS, data.data(), 1, 256, 74};
+  w = {DType::kTQ1_0, data.data(), 1, 256, 54};
   EXPECT_EQ(check_weight_matrix(w).code(), Code::kUnsupported);
   w = {DType::kF32, nullptr, 1, 4, 16};
   EXPECT_FALSE(check_weight_matrix(w).ok());
@@ -117,6 +119,34 @@ TEST(Matmul, ScratchSizedUpFrontIsReusedNotReallocated) {
     ThreadPool pool(2);
     for (int n_rows : {4, 1, 3}) matmul(w.matrix(), x.data(), n_rows, y.data(), scratch, pool);
     EXPECT_EQ(before, scratch.data()) << dtype_name(type);
+  }
+}
+
+// Q2_K, Q3_K, Q4_1, Q5_1 and the i-quants have no SIMD kernel: every table runs them on the
+// scalar reference rows, so every table gives the scalar table's bits, and their
+// activations are quantised per 32 (32-element blocks) or per 256 (super-blocks).
+TEST(Matmul, TypesWithoutSimdKernelsGiveTheReferenceBitsOnEveryTable) {
+  ThreadPool pool(2);
+  AlignedBuffer scratch;
+  int n_checked = 0;
+  for (DType type : testing::matmul_types()) {
+    if (matmul_has_simd_kernel(type)) continue;
+    EXPECT_TRUE(matmul_supports(type)) << dtype_name(type);
+    EXPECT_EQ(q8_block_for(type), static_cast<int>(dtype_info(type).block_size)) << dtype_name(type);
+    testing::TestWeights w(type, 24, 512, 3);
+    const std::vector<float> x = testing::random_floats(3 * 512, 4);
+    std::vector<float> expect(3 * 24), got(3 * 24);
+    matmul_with_table(reference_table(), w.matrix(), x.data(), 3, expect.data(), scratch, pool);
+    for (const KernelTable* table : testing::runnable_tables()) {
+      matmul_with_table(*table, w.matrix(), x.data(), 3, got.data(), scratch, pool);
+      EXPECT_EQ(0, std::memcmp(expect.data(), got.data(), got.size() * sizeof(float)))
+          << dtype_name(type) << " on " << table->name;
+    }
+    ++n_checked;
+  }
+  EXPECT_EQ(n_checked, 13);
+  for (DType type : {DType::kQ8_0, DType::kQ4_0, DType::kQ5_0, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K}) {
+    EXPECT_TRUE(matmul_has_simd_kernel(type)) << dtype_name(type);
   }
 }
 

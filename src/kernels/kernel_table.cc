@@ -22,9 +22,19 @@ Q8RowLayout make_q8_row_layout(int64_t n_in, int block) {
 }
 
 int q8_block_for(DType weight_type) {
-  switch (weight_type) {
-    case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: return kQKK;
-    default: return kQK;
+  // Super-block types (the K-quants and the 256-element i-quants) get one activation scale
+  // per super-block, so a kernel can sum its sub-block products as integers.
+  return dtype_info(weight_type).block_size == static_cast<uint32_t>(kQKK) ? kQKK : kQK;
+}
+
+bool matmul_has_simd_kernel(DType type) {
+  // Keep in step with the cases of cpu/avx2_matmul.cc.
+  switch (type) {
+    case DType::kF32: case DType::kF16: case DType::kBF16: case DType::kQ8_0: case DType::kQ4_0:
+    case DType::kQ5_0: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K:
+      return true;
+    default:
+      return false;
   }
 }
 

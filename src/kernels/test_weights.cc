@@ -14,9 +14,50 @@ uint16_t random_scale(std::mt19937& rng, float lo, float hi) {
   return fp32_to_fp16(std::uniform_real_distribution<float>(lo, hi)(rng));
 }
 
+void put_scale(uint8_t* b, size_t offset, uint16_t h) { std::memcpy(b + offset, &h, 2); }
+
+// The types without a SIMD kernel (see matmul_types()): every code field may hold any bits
+// (all grid indices are in range); only the f16 scales need realistic values.
+bool fill_reference_only_block(DType type, uint8_t* b, std::mt19937& rng) {
+  switch (type) {
+    case DType::kQ4_1: case DType::kQ5_1:
+      put_scale(b, 0, random_scale(rng, 0.001f, 0.01f));
+      put_scale(b, 2, static_cast<uint16_t>(random_scale(rng, 0.01f, 0.1f) | 0x8000u));  // a negative min
+      return true;
+    case DType::kQ2_K:
+      put_scale(b, offsetof(BlockQ2_K, d), random_scale(rng, 0.001f, 0.004f));
+      put_scale(b, offsetof(BlockQ2_K, dmin), random_scale(rng, 0.0005f, 0.002f));
+      return true;
+    case DType::kQ3_K:
+      put_scale(b, offsetof(BlockQ3_K, d), random_scale(rng, 0.0002f, 0.001f));
+      return true;
+    case DType::kIQ4_NL: case DType::kIQ4_XS:
+      put_scale(b, 0, random_scale(rng, 0.00002f, 0.0002f));
+      return true;
+    case DType::kIQ3_S: case DType::kIQ3_XXS: case DType::kIQ2_XXS: case DType::kIQ2_XS: case DType::kIQ2_S:
+    case DType::kIQ1_S:
+      put_scale(b, 0, random_scale(rng, 0.0002f, 0.002f));
+      return true;
+    case DType::kIQ1_M: {
+      // The f16 scale is spread over the top nibbles of the four u16 scale words.
+      const uint16_t d = random_scale(rng, 0.002f, 0.02f);
+      uint16_t words[4];
+      std::memcpy(words, b + offsetof(BlockIQ1_M, scales), sizeof words);
+      for (int k = 0; k < 4; ++k) {
+        words[k] = static_cast<uint16_t>((words[k] & 0x0fffu) | (((d >> (4 * k)) & 0xfu) << 12));
+      }
+      std::memcpy(b + offsetof(BlockIQ1_M, scales), words, sizeof words);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 void fill_block(DType type, uint8_t* b, std::mt19937& rng) {
   const size_t n = dtype_info(type).block_bytes;
   for (size_t i = 0; i < n; ++i) b[i] = static_cast<uint8_t>(rng());
+  if (fill_reference_only_block(type, b, rng)) return;
   uint16_t d;
   switch (type) {
     case DType::kQ8_0: case DType::kQ4_0: case DType::kQ5_0:
@@ -79,8 +120,11 @@ std::vector<float> random_floats(size_t n, uint32_t seed, float sigma) {
 }
 
 std::vector<DType> matmul_types() {
-  return {DType::kF32, DType::kF16, DType::kBF16, DType::kQ8_0, DType::kQ4_0,
-          DType::kQ5_0, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K};
+  // With SIMD kernels, then the types the SIMD tables run on the scalar reference rows.
+  return {DType::kF32,     DType::kF16,    DType::kBF16,   DType::kQ8_0,  DType::kQ4_0,   DType::kQ5_0,
+          DType::kQ4_K,    DType::kQ5_K,   DType::kQ6_K,   DType::kQ4_1,  DType::kQ5_1,   DType::kQ2_K,
+          DType::kQ3_K,    DType::kIQ4_NL, DType::kIQ4_XS, DType::kIQ3_S, DType::kIQ3_XXS, DType::kIQ2_XXS,
+          DType::kIQ2_XS,  DType::kIQ2_S,  DType::kIQ1_S,  DType::kIQ1_M};
 }
 
 }  // namespace strata::kernels::testing

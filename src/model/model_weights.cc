@@ -1,8 +1,11 @@
 #include "model/model_weights.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
+
+#include "base/log.h"
 
 namespace strata {
 namespace {
@@ -28,7 +31,9 @@ class Binder {
     if (t == nullptr) return m;
     if (!kernels::matmul_supports(t->type)) {
       fail(Status::Unsupported(gguf_.path() + ": tensor " + name + " has type " + std::string(dtype_name(t->type)) +
-                               ", which this build cannot multiply (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K)"));
+                               ", which this build cannot multiply (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, "
+                               "Q6_K; Q4_1, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS, IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS, "
+                               "IQ2_S, IQ1_S, IQ1_M on reference kernels)"));
       return m;
     }
     std::optional<size_t> row_bytes = dtype_row_bytes(t->type, static_cast<uint64_t>(n_in));
@@ -143,6 +148,18 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   return lw;
 }
 
+// Names, once each, the weight types of the file that matmul runs on the scalar reference
+// rows: exact, but far slower than the types with SIMD kernels.
+void log_reference_kernel_types(const GgufFile& gguf) {
+  std::vector<DType> seen;
+  for (const GgufTensor& t : gguf.tensors()) {
+    if (!kernels::matmul_supports(t.type) || kernels::matmul_has_simd_kernel(t.type)) continue;
+    if (std::find(seen.begin(), seen.end(), t.type) != seen.end()) continue;
+    seen.push_back(t.type);
+    STRATA_LOG_INFO("{}: reference kernels (no SIMD kernel yet)", dtype_name(t.type));
+  }
+}
+
 }  // namespace
 
 Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
@@ -155,6 +172,7 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   for (int l = 0; l < hp.n_layer; ++l) w.layers.push_back(bind_layer(b, hp, l));
   w.rope_freqs = b.rope_factors("rope_freqs.weight", hp.n_rot / 2);
   STRATA_RETURN_IF_ERROR(b.status());
+  log_reference_kernel_types(gguf);
 
   for (const GgufTensor& t : gguf.tensors()) w.total_bytes += t.n_bytes;
   w.decode_bytes = w.total_bytes;

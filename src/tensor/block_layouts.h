@@ -55,11 +55,131 @@ struct BlockQ6_K {
   uint16_t d;
 };
 
+// Q4_1 / Q5_1: x = d * q + m with unsigned codes (4 or 5 bits), nibbles as in Q4_0 / Q5_0.
+struct BlockQ4_1 {
+  uint16_t d;
+  uint16_t m;
+  uint8_t qs[kBlock32 / 2];
+};
+
+struct BlockQ5_1 {
+  uint16_t d;
+  uint16_t m;
+  uint8_t qh[4];  // as in Q5_0
+  uint8_t qs[kBlock32 / 2];
+};
+
+// Q2_K: 16 sub-blocks of 16; scales[s] holds sub-block s's 4-bit scale (low nibble) and
+// min (high nibble); x = (d * sc) * q - dmin * m, q 2 bits. Each 128-element half h reads
+// qs[32h .. 32h + 31]: bits 2j..2j+1 of qs[32h + l] are element 32j + l of the half.
+struct BlockQ2_K {
+  uint8_t scales[kBlock256 / 16];
+  uint8_t qs[kBlock256 / 4];
+  uint16_t d;
+  uint16_t dmin;
+};
+
+// Q3_K: 16 sub-blocks of 16 with 6-bit scales (offset by 32) packed in scales[12];
+// x = (d * (sc - 32)) * (q - 4 * !hbit), q the 2 low bits laid out as in Q2_K; bit
+// 4h + j of hmask[l] is the high bit of element 32j + l of half h (hmask[l + 16] likewise
+// for 32j + 16 + l).
+struct BlockQ3_K {
+  uint8_t hmask[kBlock256 / 8];
+  uint8_t qs[kBlock256 / 4];
+  uint8_t scales[12];
+  uint16_t d;
+};
+
+// IQ4_NL: x = d * kIq4nlValues[code], nibbles as in Q4_0.
+struct BlockIQ4_NL {
+  uint16_t d;
+  uint8_t qs[kBlock32 / 2];
+};
+
+// IQ4_XS: 8 sub-blocks of 32 with 6-bit scales (low 4 bits in scales_l nibbles, high 2
+// bits in scales_h), x = (d * (ls - 32)) * kIq4nlValues[code]; each sub-block's 16 bytes
+// of qs are nibbles as in Q4_0.
+struct BlockIQ4_XS {
+  uint16_t d;
+  uint16_t scales_h;
+  uint8_t scales_l[kBlock256 / 64];
+  uint8_t qs[kBlock256 / 2];
+};
+
+// The lattice i-quants (grids in iq_grids.h). Per 32 elements ("ib32"), four groups of 8.
+// IQ2_XXS: per ib32 two u32: four 8-bit grid indices, then four 7-bit sign sets + a 4-bit scale.
+struct BlockIQ2_XXS {
+  uint16_t d;
+  uint16_t qs[kBlock256 / 8];
+};
+
+// IQ2_XS: per group a u16: 9-bit grid index, 7-bit sign set; a 4-bit scale per 16 elements.
+struct BlockIQ2_XS {
+  uint16_t d;
+  uint16_t qs[kBlock256 / 8];
+  uint8_t scales[kBlock256 / 32];
+};
+
+// IQ2_S: 10-bit grid indices (8 low bits in qs[0..31], 2 high bits in qh), 8-bit sign
+// sets in qs[32..63], a 4-bit scale per 16 elements.
+struct BlockIQ2_S {
+  uint16_t d;
+  uint8_t qs[kBlock256 / 4];
+  uint8_t qh[kBlock256 / 32];
+  uint8_t scales[kBlock256 / 32];
+};
+
+// IQ3_XXS: 8-bit indices into a grid of 4 magnitudes (qs[0..63]), then per ib32 a u32 of
+// four 7-bit sign sets + a 4-bit scale.
+struct BlockIQ3_XXS {
+  uint16_t d;
+  uint8_t qs[3 * kBlock256 / 8];
+};
+
+// IQ3_S: 9-bit indices into a grid of 4 magnitudes (high bits in qh), 8-bit sign sets, a
+// 4-bit scale per 32 elements.
+struct BlockIQ3_S {
+  uint16_t d;
+  uint8_t qs[kBlock256 / 4];
+  uint8_t qh[kBlock256 / 32];
+  uint8_t signs[kBlock256 / 8];
+  uint8_t scales[kBlock256 / 64];
+};
+
+// IQ1_S: 11-bit indices into a grid of {-1, 0, 1} octets (8 low bits in qs, 3 in qh);
+// qh[ib32] also holds a 3-bit scale (bits 12-14) and the sign of the shift (bit 15).
+struct BlockIQ1_S {
+  uint16_t d;
+  uint8_t qs[kBlock256 / 8];
+  uint16_t qh[kBlock256 / 32];
+};
+
+// IQ1_M: like IQ1_S with a shift sign per group of 8 and a 3-bit scale per 16 elements;
+// the f16 super-block scale is spread over the top nibbles of the four u16 of scales.
+struct BlockIQ1_M {
+  uint8_t qs[kBlock256 / 8];
+  uint8_t qh[kBlock256 / 16];
+  uint8_t scales[kBlock256 / 32];
+};
+
 static_assert(sizeof(BlockQ8_0) == 34);
 static_assert(sizeof(BlockQ4_0) == 18);
 static_assert(sizeof(BlockQ5_0) == 22);
 static_assert(sizeof(BlockQ4_K) == 144);
 static_assert(sizeof(BlockQ5_K) == 176);
 static_assert(sizeof(BlockQ6_K) == 210);
+static_assert(sizeof(BlockQ4_1) == 20);
+static_assert(sizeof(BlockQ5_1) == 24);
+static_assert(sizeof(BlockQ2_K) == 84);
+static_assert(sizeof(BlockQ3_K) == 110);
+static_assert(sizeof(BlockIQ4_NL) == 18);
+static_assert(sizeof(BlockIQ4_XS) == 136);
+static_assert(sizeof(BlockIQ2_XXS) == 66);
+static_assert(sizeof(BlockIQ2_XS) == 74);
+static_assert(sizeof(BlockIQ2_S) == 82);
+static_assert(sizeof(BlockIQ3_XXS) == 98);
+static_assert(sizeof(BlockIQ3_S) == 110);
+static_assert(sizeof(BlockIQ1_S) == 50);
+static_assert(sizeof(BlockIQ1_M) == 56);
 
 }  // namespace strata

@@ -34,6 +34,19 @@ constexpr Codec kCodecs[] = {
     {DType::kQ4_K, quantize_row_q4_k, dequantize_row_q4_k},
     {DType::kQ5_K, quantize_row_q5_k, dequantize_row_q5_k},
     {DType::kQ6_K, quantize_row_q6_k, dequantize_row_q6_k},
+    {DType::kQ4_1, nullptr, dequantize_row_q4_1},
+    {DType::kQ5_1, nullptr, dequantize_row_q5_1},
+    {DType::kQ2_K, nullptr, dequantize_row_q2_k},
+    {DType::kQ3_K, nullptr, dequantize_row_q3_k},
+    {DType::kIQ4_NL, nullptr, dequantize_row_iq4_nl},
+    {DType::kIQ4_XS, nullptr, dequantize_row_iq4_xs},
+    {DType::kIQ3_S, nullptr, dequantize_row_iq3_s},
+    {DType::kIQ3_XXS, nullptr, dequantize_row_iq3_xxs},
+    {DType::kIQ2_XXS, nullptr, dequantize_row_iq2_xxs},
+    {DType::kIQ2_XS, nullptr, dequantize_row_iq2_xs},
+    {DType::kIQ2_S, nullptr, dequantize_row_iq2_s},
+    {DType::kIQ1_S, nullptr, dequantize_row_iq1_s},
+    {DType::kIQ1_M, nullptr, dequantize_row_iq1_m},
 };
 
 const Codec* find_codec(DType type) {
@@ -43,8 +56,16 @@ const Codec* find_codec(DType type) {
   return nullptr;
 }
 
-Status check_row(DType type, size_t n, const char* what) {
-  if (find_codec(type) == nullptr) {
+// The codec of type when it has the direction asked for (quantize or dequantize), else nullptr.
+const Codec* find_codec(DType type, bool quantize) {
+  const Codec* c = find_codec(type);
+  if (c == nullptr) return nullptr;
+  return (quantize ? c->quantize != nullptr : c->dequantize != nullptr) ? c : nullptr;
+}
+
+Status check_row(DType type, size_t n, bool quantize) {
+  const char* what = quantize ? "quantize" : "dequantize";
+  if (find_codec(type, quantize) == nullptr) {
     return Status::Unsupported(std::string("cannot ") + what + " type " + std::string(dtype_name(type)));
   }
   uint32_t block = dtype_info(type).block_size;
@@ -69,17 +90,17 @@ float signed_max(const float* x, int n) {
 
 }  // namespace
 
-bool can_quantize(DType type) { return find_codec(type) != nullptr; }
-bool can_dequantize(DType type) { return find_codec(type) != nullptr; }
+bool can_quantize(DType type) { return find_codec(type, true) != nullptr; }
+bool can_dequantize(DType type) { return find_codec(type, false) != nullptr; }
 
 Status quantize_row(DType type, const float* src, void* dst, size_t n) {
-  STRATA_RETURN_IF_ERROR(check_row(type, n, "quantize"));
+  STRATA_RETURN_IF_ERROR(check_row(type, n, true));
   find_codec(type)->quantize(src, dst, n);
   return Status::Ok();
 }
 
 Status dequantize_row(DType type, const void* src, float* dst, size_t n) {
-  STRATA_RETURN_IF_ERROR(check_row(type, n, "dequantize"));
+  STRATA_RETURN_IF_ERROR(check_row(type, n, false));
   find_codec(type)->dequantize(src, dst, n);
   return Status::Ok();
 }
@@ -183,6 +204,35 @@ void dequantize_row_q5_0(const void* src, float* dst, size_t n) {
       int hi = (blocks[b].qs[j] >> 4) | static_cast<int>(((qh >> (j + 16)) & 1u) << 4);
       y[j] = (lo - 16) * d;
       y[j + 16] = (hi - 16) * d;
+    }
+  }
+}
+
+// Q4_1 / Q5_1: x = q * d + m, as the GGUF tools evaluate it.
+void dequantize_row_q4_1(const void* src, float* dst, size_t n) {
+  const auto* blocks = static_cast<const BlockQ4_1*>(src);
+  for (size_t b = 0; b < n / kBlock32; ++b) {
+    const float d = half_to_float(blocks[b].d), m = half_to_float(blocks[b].m);
+    float* y = dst + b * kBlock32;
+    for (int j = 0; j < kBlock32 / 2; ++j) {
+      y[j] = (blocks[b].qs[j] & 0x0f) * d + m;
+      y[j + 16] = (blocks[b].qs[j] >> 4) * d + m;
+    }
+  }
+}
+
+void dequantize_row_q5_1(const void* src, float* dst, size_t n) {
+  const auto* blocks = static_cast<const BlockQ5_1*>(src);
+  for (size_t b = 0; b < n / kBlock32; ++b) {
+    const float d = half_to_float(blocks[b].d), m = half_to_float(blocks[b].m);
+    uint32_t qh;
+    std::memcpy(&qh, blocks[b].qh, sizeof(qh));
+    float* y = dst + b * kBlock32;
+    for (int j = 0; j < kBlock32 / 2; ++j) {
+      const int lo = (blocks[b].qs[j] & 0x0f) | static_cast<int>(((qh >> j) & 1u) << 4);
+      const int hi = (blocks[b].qs[j] >> 4) | static_cast<int>(((qh >> (j + 16)) & 1u) << 4);
+      y[j] = lo * d + m;
+      y[j + 16] = hi * d + m;
     }
   }
 }

@@ -1,9 +1,11 @@
 // Encoding float rows into GGUF tensor types and decoding them back (scalar reference code).
 //
 // quantize_row / dequantize_row handle F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K
-// in the exact on-disk block layouts (block_layouts.h). The decoders follow the float
-// evaluation order of the GGUF tools ((d * sc) * q - dmin * m), so other decoders that do
-// the same match them bit for bit; kernels use them as their reference.
+// in the exact on-disk block layouts (block_layouts.h); dequantize_row also decodes Q4_1,
+// Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS, IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS, IQ2_S, IQ1_S and IQ1_M
+// (checked in gguf/quant_reference_test.cc). The decoders follow the float evaluation order
+// of the GGUF tools ((d * sc) * q - dmin * m), so other decoders that do the same match them
+// bit for bit; kernels use them as their reference.
 //
 // The encoders are simple (no iterative error search): good enough for generated models and
 // tests, and fast. Stateless; safe from any thread.
@@ -43,5 +45,18 @@ void dequantize_row_q5_0(const void* src, float* dst, size_t n);
 void dequantize_row_q4_k(const void* src, float* dst, size_t n);
 void dequantize_row_q5_k(const void* src, float* dst, size_t n);
 void dequantize_row_q6_k(const void* src, float* dst, size_t n);
+void dequantize_row_q4_1(const void* src, float* dst, size_t n);
+void dequantize_row_q5_1(const void* src, float* dst, size_t n);
+void dequantize_row_q2_k(const void* src, float* dst, size_t n);
+void dequantize_row_q3_k(const void* src, float* dst, size_t n);
+void dequantize_row_iq4_nl(const void* src, float* dst, size_t n);
+void dequantize_row_iq4_xs(const void* src, float* dst, size_t n);
+void dequantize_row_iq3_s(const void* src, float* dst, size_t n);
+void dequantize_row_iq3_xxs(const void* src, float* dst, size_t n);
+void dequantize_row_iq2_xxs(const void* src, float* dst, size_t n);
+void dequantize_row_iq2_xs(const void* src, float* dst, size_t n);
+void dequantize_row_iq2_s(const void* src, float* dst, size_t n);
+void dequantize_row_iq1_s(const void* src, float* dst, size_t n);
+void dequantize_row_iq1_m(const void* src, float* dst, size_t n);
 
 }  // namespace strata

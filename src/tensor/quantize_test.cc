@@ -218,8 +218,11 @@ TEST(QuantizeTest, RejectsPartialBlocksAndUnknownTypes) {
   Status partial = quantize_row(DType::kQ8_0, x.data(), out.data(), 40);
   EXPECT_EQ(partial.code(), Code::kInvalidArgument);
   EXPECT_NE(partial.message().find("not whole blocks of 32"), std::string::npos);
-  EXPECT_EQ(dequantize_row(DType::kIQ2_XXS, out.data(), x.data(), 256).code(), Code::kUnsupported);
-  EXPECT_FALSE(can_quantize(DType::kQ2_K));
+  Status unknown = dequantize_row(DType::kTQ1_0, out.data(), x.data(), 256);
+  EXPECT_EQ(unknown.code(), Code::kUnsupported);
+  EXPECT_NE(unknown.message().find("tq1_0"), std::string::npos);
+  EXPECT_FALSE(can_quantize(DType::kIQ2_XXS));  // decoded, not encoded
+  EXPECT_TRUE(can_dequantize(DType::kIQ2_XXS));
   EXPECT_TRUE(can_dequantize(DType::kQ6_K));
 }
 

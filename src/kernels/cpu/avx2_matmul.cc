@@ -1,5 +1,8 @@
 // AVX2 matmul entry: routes a chunk of output rows to the kernel for the weight type.
+// Types without a SIMD kernel run the scalar reference rows: one output at a time, so
+// batch invariance holds there too.
 #include "kernels/cpu/avx2.h"
+#include "kernels/reference/reference.h"
 
 namespace strata::kernels::cpu::STRATA_SIMD {
 
@@ -12,7 +15,7 @@ void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
     case DType::kQ4_K: matmul_q4_k(args, o_begin, o_end); return;
     case DType::kQ5_K: matmul_q5_k(args, o_begin, o_end); return;
     case DType::kQ6_K: matmul_q6_k(args, o_begin, o_end); return;
-    default: return;
+    default: reference::matmul_rows(args, o_begin, o_end); return;
   }
 }
 

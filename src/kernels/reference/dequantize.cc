@@ -5,6 +5,7 @@
 
 #include "kernels/fp16.h"
 #include "kernels/reference/reference.h"
+#include "tensor/quantize.h"
 
 namespace strata::kernels::reference {
 
@@ -119,7 +120,10 @@ bool dequantize(DType type, const void* src, int64_t n, float* out) {
       dequantize_k4<BlockQ5_K, true>(static_cast<const BlockQ5_K*>(src), n / kQKK, out);
       return true;
     case DType::kQ6_K: dequantize_q6_k(static_cast<const BlockQ6_K*>(src), n / kQKK, out); return true;
-    default: return false;
+    default:
+      // The other GGUF types (Q2_K, Q3_K, Q4_1, Q5_1, the i-quants) have one decoder, the
+      // tensor module's.
+      return strata::can_dequantize(type) && strata::dequantize_row(type, src, out, static_cast<size_t>(n)).ok();
   }
 }
 
