@@ -376,10 +376,18 @@ function renderMoe(m) {
   const top = Math.max(0, ...moe.tokens.flat()), max = Math.max(1, top);
   const cellW = width / moe.n_expert;
   const gap = cellW > 6 && cellH > 6 ? 1 : 0;
+  // Cells big enough to hold their count show it (small models); otherwise hover tells.
+  const labels = cellW >= 28 && cellH >= 14;
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
   moe.tokens.forEach((row, l) => row.forEach((n, e) => {
     if (n === 0) return;
     ctx.fillStyle = heatColor(n / max);
     ctx.fillRect(e * cellW, l * cellH, cellW - gap, cellH - gap);
+    if (!labels) return;
+    ctx.fillStyle = n / max > 0.5 ? '#fff' : '#1d232b';
+    ctx.fillText(String(n), e * cellW + cellW / 2, l * cellH + cellH / 2);
   }));
   canvas.dataset.layers = moe.n_layer;
   canvas.dataset.experts = moe.n_expert;
