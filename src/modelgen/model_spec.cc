@@ -76,8 +76,10 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
                                    "' (llama, qwen2, qwen3, qwen2moe, qwen3moe or mixtral)");
   }
   if (moe_arch != (s->n_expert > 0)) {
-    return Status::InvalidArgument("preset '" + s->preset + "' is " + (moe_arch ? "dense" : "mixture-of-experts") +
-                                   "; --arch " + std::string(name) + " needs one of: " + preset_list(moe_arch));
+    const char* kind = moe_arch ? "dense (--arch llama, qwen2 or qwen3)"
+                                : "mixture-of-experts (--arch qwen3moe, qwen2moe or mixtral)";
+    return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
+                                   " needs one of: " + preset_list(moe_arch));
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
   s->qk_norm = name == "qwen3" || name == "qwen3moe";
