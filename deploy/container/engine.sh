@@ -11,13 +11,15 @@
 # may set. runc plus the host's own limits works there; a normal host needs no flags at all.
 
 strata_pick_engine() {
-  local candidates=(podman docker) e
+  local candidates=(podman docker) e why=() err
   if [ -n "${STRATA_CONTAINER_ENGINE:-}" ]; then candidates=("$STRATA_CONTAINER_ENGINE"); fi
   for e in "${candidates[@]}"; do
-    if command -v "$e" >/dev/null 2>&1 && "$e" info >/dev/null 2>&1; then echo "$e"; return 0; fi
+    if ! command -v "$e" >/dev/null 2>&1; then why+=("$e is not installed"); continue; fi
+    if err=$("$e" info 2>&1 >/dev/null); then echo "$e"; return 0; fi
+    why+=("'$e info' failed: $(printf '%s' "$err" | tail -n 1)")
   done
-  echo "no usable container engine: neither podman nor docker is installed with a working" \
-       "daemon/storage (tried: ${candidates[*]})" >&2
+  local IFS=';'
+  echo "no usable container engine (${why[*]})" >&2
   return 1
 }
 
@@ -43,7 +45,9 @@ strata_probe_build() {
   for flags in "${candidates[@]}"; do
     # shellcheck disable=SC2086  # flags are words by design
     # --no-cache: a cached RUN layer would pass without starting the runtime at all.
-    if "$engine" build -q --no-cache $flags -f "$dir/Containerfile" "$dir" >/dev/null 2>"$dir/err"; then
+    if "$engine" build -q --no-cache --iidfile "$dir/iid" $flags -f "$dir/Containerfile" "$dir" \
+        >/dev/null 2>"$dir/err"; then
+      "$engine" rmi -f "$(cat "$dir/iid")" >/dev/null 2>&1 || true
       read -r -a STRATA_BUILD_FLAGS <<<"$flags"
       rm -rf "$dir"
       return 0

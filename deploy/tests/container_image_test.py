@@ -82,6 +82,9 @@ class Engine:
         proc = subprocess.run([base, name, BASE_IMAGE], capture_output=True, text=True)
         if proc.returncode != 0:
             skip(f"cannot make the Debian base image {BASE_IMAGE}: {proc.stderr.strip()[-500:]}")
+        status, _, err = engine_shell('strata_probe_build "$1" "$2"', name, BASE_IMAGE)
+        if status != 0:
+            skip(err)
         status, flags, err = engine_shell(
             'strata_probe_run "$1" "$2" && printf "%s\\n" "${STRATA_RUN_FLAGS[@]}"', name, BASE_IMAGE)
         if status != 0:
@@ -102,23 +105,36 @@ class ContainerImage(unittest.TestCase):
         model = os.path.abspath(os.environ.get("STRATA_MODEL", ""))
         if not os.access(binary, os.X_OK) or not os.path.isfile(model):
             raise RuntimeError(f"STRATA_BIN={binary!r} and STRATA_MODEL={model!r} must exist")
-        cls.tag = f"localhost/strata:smoke-{os.getpid()}"
+        # One fixed tag, replaced by each run and never removed: removing the image would also
+        # drop the cached runtime-stage layers below it, and the next run would redo its apt-get.
+        cls.tag = "localhost/strata:smoke-test"
         cls.name = f"strata-smoke-{os.getpid()}"
         cls.tmp = tempfile.TemporaryDirectory(prefix="strata-container-")
+        started = time.monotonic()
+        previous = cls.engine("image", "inspect", "--format", "{{.Id}}", cls.tag, check=False).stdout.strip()
         build = subprocess.run(
             [os.path.join(CONTAINER_DIR, "build-image.sh"), "--prebuilt", binary, cls.tag],
             env={**os.environ, "BASE_IMAGE": BASE_IMAGE, "STRATA_CONTAINER_ENGINE": cls.engine.name},
             capture_output=True, text=True)
         if build.returncode != 0:
             raise AssertionError(f"image build failed:\n{build.stdout[-3000:]}\n{build.stderr[-3000:]}")
+        built = time.monotonic()
+        if previous and previous != cls.image_id():
+            # The last run's image, now untagged: only its binary layer goes, the cached ones stay.
+            cls.engine("rmi", previous, check=False)
         cls.config = cls.inspect_config()
         cls.start_container(model)
+        print(f"image built in {built - started:.1f} s, container healthy {time.monotonic() - built:.1f} s later",
+              flush=True)
 
     @classmethod
     def tearDownClass(cls):
         cls.engine("rm", "-f", cls.name, check=False)
-        cls.engine("rmi", cls.tag, check=False)
         cls.tmp.cleanup()
+
+    @classmethod
+    def image_id(cls):
+        return cls.engine("image", "inspect", "--format", "{{.Id}}", cls.tag).stdout.strip()
 
     @classmethod
     def inspect_config(cls):
@@ -221,5 +237,8 @@ class ContainerImage(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    ContainerImage.engine = Engine()  # exits 77 with the reason when containers cannot run here
+    probe_started = time.monotonic()
+    ContainerImage.engine = Engine()
+    print(f"{ContainerImage.engine.name} {' '.join(ContainerImage.engine.run_flags)}: base image and probes "
+          f"{time.monotonic() - probe_started:.1f} s", flush=True)  # exits 77 with the reason when containers cannot run here
     unittest.main(verbosity=2)
