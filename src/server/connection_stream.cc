@@ -102,21 +102,21 @@ bool ConnectionStream::is_writable() const {
   return ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }
 
+// All or nothing, as a blocking send would: httplib writes each header line with one call and
+// does not retry a short write, so a full socket buffer (a pipelining client that reads late)
+// must not cut a line.
 ssize_t ConnectionStream::write(const char* ptr, size_t size) {
-  if (expired_) return -1;
-  for (;;) {
-    if (!wait_writable()) return -1;
-    const ssize_t n = ::send(fd_, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n >= 0) return n;
-    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
-  }
+  if (expired_ || !send_all(ptr, size)) return -1;
+  return static_cast<ssize_t>(size);
 }
 
-bool ConnectionStream::write_raw(const std::string& bytes) {
+bool ConnectionStream::write_raw(const std::string& bytes) { return send_all(bytes.data(), bytes.size()); }
+
+bool ConnectionStream::send_all(const char* ptr, size_t size) {
   size_t sent = 0;
-  while (sent < bytes.size()) {
+  while (sent < size) {
     if (!wait_writable()) return false;
-    const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    const ssize_t n = ::send(fd_, ptr + sent, size - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return false;
     if (n > 0) sent += static_cast<size_t>(n);
   }

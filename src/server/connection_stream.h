@@ -49,6 +49,8 @@ class ConnectionStream final : public httplib::Stream {
   // deadline or stop.
   ssize_t fill(double deadline_at_s, bool is_request_deadline);
   bool wait_writable() const;
+  // Sends every byte, waiting up to the write timeout each time the socket is full.
+  bool send_all(const char* ptr, size_t size);
 
   int fd_;
   double write_timeout_s_;

@@ -6,9 +6,11 @@
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "server/test_server.h"
@@ -98,6 +100,29 @@ TEST(HostileClients, PipelinedRequestsAreAnsweredInOrder) {
   ASSERT_TRUE(conn.read_to_end(10));
   EXPECT_EQ(statuses(conn.received()), (std::vector<int>{200, 404, 200, 200})) << conn.received();
   EXPECT_NE(conn.received().find("fake-model"), std::string::npos);
+}
+
+TEST(HostileClients, PipelinedAnswersStayWholeWhenTheClientReadsLate) {
+  RouteHooks hooks;
+  const std::string page(64 * 1024, 'x');
+  hooks.render_metrics = [&page](const std::string&, const std::string&) { return HttpBody{page, "text/plain"}; };
+  TestServer server(test_config(), {}, hooks);
+  RawConnection conn(server.port());
+  std::string requests;
+  constexpr int kRequests = 100;  // 6.4 MB of answers: more than the socket buffers hold
+  for (int i = 0; i < kRequests; ++i) {
+    requests += get_request("/metrics", i + 1 == kRequests ? "Connection: close\r\n" : "");
+  }
+  ASSERT_TRUE(conn.send_all(requests));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the server fills the buffers and waits
+  ASSERT_TRUE(conn.read_to_end(30));
+  EXPECT_EQ(statuses(conn.received()), std::vector<int>(kRequests, 200));
+  size_t n_pages = 0;
+  for (size_t at = conn.received().find("\r\n\r\n" + page); at != std::string::npos;
+       at = conn.received().find("\r\n\r\n" + page, at + 1)) {
+    ++n_pages;
+  }
+  EXPECT_EQ(n_pages, static_cast<size_t>(kRequests));
 }
 
 TEST(HostileClients, AnUnreadBodyClosesTheConnectionInsteadOfBeingReadAsARequest) {
