@@ -34,12 +34,12 @@ constexpr Codec kCodecs[] = {
     {DType::kQ4_K, quantize_row_q4_k, dequantize_row_q4_k},
     {DType::kQ5_K, quantize_row_q5_k, dequantize_row_q5_k},
     {DType::kQ6_K, quantize_row_q6_k, dequantize_row_q6_k},
-    {DType::kQ4_1, nullptr, dequantize_row_q4_1},
-    {DType::kQ5_1, nullptr, dequantize_row_q5_1},
-    {DType::kQ2_K, nullptr, dequantize_row_q2_k},
-    {DType::kQ3_K, nullptr, dequantize_row_q3_k},
-    {DType::kIQ4_NL, nullptr, dequantize_row_iq4_nl},
-    {DType::kIQ4_XS, nullptr, dequantize_row_iq4_xs},
+    {DType::kQ4_1, quantize_row_q4_1, dequantize_row_q4_1},
+    {DType::kQ5_1, quantize_row_q5_1, dequantize_row_q5_1},
+    {DType::kQ2_K, quantize_row_q2_k, dequantize_row_q2_k},
+    {DType::kQ3_K, quantize_row_q3_k, dequantize_row_q3_k},
+    {DType::kIQ4_NL, quantize_row_iq4_nl, dequantize_row_iq4_nl},
+    {DType::kIQ4_XS, quantize_row_iq4_xs, dequantize_row_iq4_xs},
     {DType::kIQ3_S, nullptr, dequantize_row_iq3_s},
     {DType::kIQ3_XXS, nullptr, dequantize_row_iq3_xxs},
     {DType::kIQ2_XXS, nullptr, dequantize_row_iq2_xxs},
@@ -205,6 +205,48 @@ void dequantize_row_q5_0(const void* src, float* dst, size_t n) {
       y[j] = (lo - 16) * d;
       y[j + 16] = (hi - 16) * d;
     }
+  }
+}
+
+// Q4_1 / Q5_1: m is the block's minimum and d spreads the range over the codes 0..max_code;
+// codes round to nearest. Decoding such a row and encoding it again gives the same bytes
+// (the minimum decodes to m and the maximum to max_code * d + m).
+namespace {
+
+void fit_min_block(const float* x, int max_code, uint16_t* d_out, uint16_t* m_out, uint8_t* q) {
+  const float lo = *std::min_element(x, x + kBlock32), hi = *std::max_element(x, x + kBlock32);
+  *d_out = float_to_half((hi - lo) / static_cast<float>(max_code));
+  *m_out = float_to_half(lo);
+  const float d = half_to_float(*d_out), m = half_to_float(*m_out);
+  const float inv_d = d != 0 ? 1.0f / d : 0.0f;
+  for (int i = 0; i < kBlock32; ++i) {
+    q[i] = static_cast<uint8_t>(std::clamp(static_cast<int>(std::lround((x[i] - m) * inv_d)), 0, max_code));
+  }
+}
+
+}  // namespace
+
+void quantize_row_q4_1(const float* src, void* dst, size_t n) {
+  auto* blocks = static_cast<BlockQ4_1*>(dst);
+  uint8_t q[kBlock32];
+  for (size_t b = 0; b < n / kBlock32; ++b) {
+    fit_min_block(src + b * kBlock32, 15, &blocks[b].d, &blocks[b].m, q);
+    for (int j = 0; j < kBlock32 / 2; ++j) blocks[b].qs[j] = static_cast<uint8_t>(q[j] | (q[j + 16] << 4));
+  }
+}
+
+void quantize_row_q5_1(const float* src, void* dst, size_t n) {
+  auto* blocks = static_cast<BlockQ5_1*>(dst);
+  uint8_t q[kBlock32];
+  for (size_t b = 0; b < n / kBlock32; ++b) {
+    fit_min_block(src + b * kBlock32, 31, &blocks[b].d, &blocks[b].m, q);
+    uint32_t qh = 0;
+    for (int j = 0; j < kBlock32 / 2; ++j) {
+      blocks[b].qs[j] = static_cast<uint8_t>((q[j] & 0x0f) | ((q[j + 16] & 0x0f) << 4));
+      qh |= static_cast<uint32_t>(q[j] >> 4) << j;
+      qh |= static_cast<uint32_t>(q[j + 16] >> 4) << (j + 16);
+    }
+    std::memcpy(blocks[b].qh, &qh, sizeof(qh));
   }
 }
 

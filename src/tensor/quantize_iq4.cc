@@ -1,6 +1,9 @@
 // IQ4_NL and IQ4_XS: 4-bit codes selecting one of 16 non-uniform levels (iq_grids.h),
 // times a per-block f16 scale (IQ4_NL, blocks of 32) or a 6-bit sub-block scale times an
 // f16 super-block scale (IQ4_XS, blocks of 256); layouts in block_layouts.h.
+#include <algorithm>
+#include <cmath>
+
 #include "tensor/block_layouts.h"
 #include "tensor/half.h"
 #include "tensor/iq_grids.h"
@@ -9,6 +12,34 @@
 namespace strata {
 
 namespace {
+
+// Index of the element of largest magnitude (the first on ties).
+int extreme_index(const float* x, int n) {
+  int e = 0;
+  for (int i = 1; i < n; ++i) {
+    if (std::fabs(x[i]) > std::fabs(x[e])) e = i;
+  }
+  return e;
+}
+
+// The level nearest to t (the lower on ties).
+int nearest_level(float t) {
+  int best = 0;
+  for (int i = 1; i < 16; ++i) {
+    if (std::fabs(t - iq::kIq4nlValues[i]) < std::fabs(t - iq::kIq4nlValues[best])) best = i;
+  }
+  return best;
+}
+
+// 32 elements to nibbles of levels times scale. The scale comes from the extreme element
+// (scale ~= x_e / -127), which takes level 0 (-127) even when a rounded scale would move it
+// nearer to level 1, so a decoded block yields the same scale and codes again.
+void encode_nibbles(const float* x, float scale, uint8_t* qs) {
+  uint8_t code[32];
+  for (int i = 0; i < 32; ++i) code[i] = static_cast<uint8_t>(scale != 0 ? nearest_level(x[i] / scale) : 8);
+  if (scale != 0) code[extreme_index(x, 32)] = 0;
+  for (int j = 0; j < 16; ++j) qs[j] = static_cast<uint8_t>(code[j] | (code[j + 16] << 4));
+}
 
 // 32 elements from 16 bytes of nibbles (low nibbles first), each level times scale.
 void decode_nibbles(float scale, const uint8_t* qs, float* y) {
@@ -19,6 +50,38 @@ void decode_nibbles(float scale, const uint8_t* qs, float* y) {
 }
 
 }  // namespace
+
+void quantize_row_iq4_nl(const float* src, void* dst, size_t n) {
+  auto* blocks = static_cast<BlockIQ4_NL*>(dst);
+  for (size_t b = 0; b < n / kBlock32; ++b) {
+    const float* x = src + b * kBlock32;
+    blocks[b].d = float_to_half(x[extreme_index(x, kBlock32)] / -127.0f);
+    encode_nibbles(x, half_to_float(blocks[b].d), blocks[b].qs);
+  }
+}
+
+// Sub-block j wants scale s_j = x_e / -127; the super-block scale d makes the largest |s_j|
+// the 6-bit scale -32, and each sub-block rounds s_j / d to the nearest of -32..31.
+void quantize_row_iq4_xs(const float* src, void* dst, size_t n) {
+  auto* blocks = static_cast<BlockIQ4_XS*>(dst);
+  for (size_t b = 0; b < n / kBlock256; ++b) {
+    const float* x = src + b * kBlock256;
+    BlockIQ4_XS& blk = blocks[b];
+    float s[8];
+    for (int j = 0; j < 8; ++j) s[j] = x[32 * j + extreme_index(x + 32 * j, 32)] / -127.0f;
+    blk.d = float_to_half(s[extreme_index(s, 8)] / -32.0f);
+    const float d = half_to_float(blk.d);
+    blk.scales_h = 0;
+    std::fill(std::begin(blk.scales_l), std::end(blk.scales_l), uint8_t{0});
+    for (int j = 0; j < 8; ++j) {
+      const int ls = d != 0 ? std::clamp(static_cast<int>(std::lround(s[j] / d)), -32, 31) : 0;
+      const int stored = ls + 32;
+      blk.scales_l[j / 2] = static_cast<uint8_t>(blk.scales_l[j / 2] | ((stored & 0x0f) << (4 * (j % 2))));
+      blk.scales_h = static_cast<uint16_t>(blk.scales_h | ((stored >> 4) << (2 * j)));
+      encode_nibbles(x + 32 * j, d * ls, blk.qs + 16 * j);
+    }
+  }
+}
 
 void dequantize_row_iq4_nl(const void* src, float* dst, size_t n) {
   const auto* blocks = static_cast<const BlockIQ4_NL*>(src);
