@@ -27,6 +27,9 @@ dpkg_opts=()
 for path in "${slim[@]}"; do dpkg_opts+=(--dpkgopt="path-exclude=$path"); done
 # Copyright files stay: they are the licences of what the image ships.
 dpkg_opts+=(--dpkgopt='path-include=/usr/share/doc/*/copyright')
+# No fsync per unpacked file, as in Debian's own images (a container layer is written whole or
+# not at all); the option stays in the image's dpkg config, so later apt-get runs get it too.
+dpkg_opts+=(--dpkgopt='force-unsafe-io')
 
 # Through a file, not a pipe: a failed bootstrap must not leave an empty image under TAG.
 tar_dir=$(mktemp -d)
