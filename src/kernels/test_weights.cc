@@ -16,7 +16,7 @@ uint16_t random_scale(std::mt19937& rng, float lo, float hi) {
 
 void put_scale(uint8_t* b, size_t offset, uint16_t h) { std::memcpy(b + offset, &h, 2); }
 
-// The types without a SIMD kernel (see matmul_types()): every code field may hold any bits
+// Q4_1, Q5_1, Q2_K, Q3_K and the i-quants: every code field may hold any bits
 // (all grid indices are in range); only the f16 scales need realistic values.
 bool fill_reference_only_block(DType type, uint8_t* b, std::mt19937& rng) {
   switch (type) {
@@ -120,7 +120,7 @@ std::vector<float> random_floats(size_t n, uint32_t seed, float sigma) {
 }
 
 std::vector<DType> matmul_types() {
-  // With SIMD kernels, then the types the SIMD tables run on the scalar reference rows.
+  // The first nine, then those added with the GGUF files' other types (issue 12).
   return {DType::kF32,     DType::kF16,    DType::kBF16,   DType::kQ8_0,  DType::kQ4_0,   DType::kQ5_0,
           DType::kQ4_K,    DType::kQ5_K,   DType::kQ6_K,   DType::kQ4_1,  DType::kQ5_1,   DType::kQ2_K,
           DType::kQ3_K,    DType::kIQ4_NL, DType::kIQ4_XS, DType::kIQ3_S, DType::kIQ3_XXS, DType::kIQ2_XXS,

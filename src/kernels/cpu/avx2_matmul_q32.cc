@@ -1,4 +1,4 @@
-// AVX2 matmul for the 32-element block types Q8_0, Q4_0, Q5_0 against Q8 activations.
+// AVX2 matmul for the 32-element block types Q8_0, Q4_0, Q5_0, IQ4_NL against Q8 activations.
 //
 // Per (weight block, input block) pair: an exact int32 dot product in 8 lanes (maddubs +
 // madd), then acc = fma(float(lanes), d_w * d_x, acc). Offsets (Q4_0 codes are q - 8,
@@ -6,6 +6,7 @@
 // so they cost no float operation and change no rounding.
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_matmul_tile.h"
+#include "tensor/iq_grids.h"
 
 namespace strata::kernels::cpu::STRATA_SIMD {
 
@@ -137,8 +138,36 @@ struct Q5_0 {
   static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
 };
 
+// IQ4_NL: each nibble selects one of 16 signed levels (a byte shuffle), then the block is
+// a Q8_0 block: the same exact integer dot product and the same float operations.
+struct IQ4_NL {
+  using Input = Q8Input;
+  using X = XBlock;
+  using W = Q8_0::W;
+  static constexpr int64_t kElems = kQK;
+  static constexpr int kStreamRows = 4;
+  static constexpr int64_t kStepBytes = sizeof(BlockIQ4_NL);
+  static Input input(const MatmulArgs& a, int r) { return q8_input(a, r); }
+  static W load_w(const std::byte* row, int64_t s) {
+    // The levels as constants (read at compile time, so no copy of the table is emitted here).
+    constexpr const int8_t* v = iq::kIq4nlValues;
+    const __m256i levels = _mm256_setr_epi8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
+                                            v[12], v[13], v[14], v[15], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
+                                            v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]);
+    const std::byte* b = row + s * sizeof(BlockIQ4_NL);
+    const __m256i q = _mm256_shuffle_epi8(levels, unpack_nibbles_16(b + offsetof(BlockIQ4_NL, qs)));
+    return {_mm256_abs_epi8(q), q, _mm256_set1_ps(load_fp16(b))};
+  }
+  static X load_x(const Input& in, int64_t s) { return q8_load_x(in, s); }
+  static __m256 pair(const W& w, const X& x, __m256 acc) { return Q8_0::pair(w, x, acc); }
+  static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
+};
+
 }  // namespace
 
+void matmul_iq4_nl(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<IQ4_NL>(args, o_begin, o_end);
+}
 void matmul_q8_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<Q8_0>(args, o_begin, o_end);
 }
