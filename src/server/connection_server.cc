@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -54,7 +55,8 @@ void refuse(int sock, int max_connections) {
 
 }  // namespace
 
-ConnectionServer::ConnectionServer(ConnectionLimits limits) : limits_(limits) {
+ConnectionServer::ConnectionServer(ConnectionLimits limits, RawAnswerHook on_raw_answer)
+    : limits_(limits), on_raw_answer_(std::move(on_raw_answer)) {
   new_task_queue = [limits] {
     return new ConnectionThreads(limits.n_initial_threads, limits.max_connections + kSpareThreads);
   };
@@ -73,6 +75,7 @@ bool ConnectionServer::widen_listen_backlog(int n_pending) {
 bool ConnectionServer::process_and_close_socket(int sock) {
   if (open_connections_.fetch_add(1) >= limits_.max_connections) {
     STRATA_LOG_DEBUG("connection refused: {} open (--max-connections)", limits_.max_connections);
+    if (on_raw_answer_) on_raw_answer_(503);  // before the client can see the answer
     refuse(sock, limits_.max_connections);
   } else {
     serve_connection(sock);
@@ -97,7 +100,9 @@ void ConnectionServer::serve_connection(int sock) {
     });
     if (stream.deadline_expired()) {
       ApiError error{408, "invalid_request_error", "request_timeout",
-                     fmt::format("the request's head and body did not arrive within {:g} s", limits_.request_deadline_s)};
+                     fmt::format("the request's head and body did not arrive within {:g} s",
+                                 limits_.request_deadline_s)};
+      if (on_raw_answer_) on_raw_answer_(408);
       stream.write_raw(raw_response(error, "Request Timeout"));
       return;
     }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 
 #include <httplib.h>
 
@@ -32,7 +33,11 @@ struct ConnectionLimits {
 
 class ConnectionServer final : public httplib::Server {
  public:
-  explicit ConnectionServer(ConnectionLimits limits);
+  // Told the status of each answer written outside httplib (408, 503 refusals), which its
+  // logger never sees; called from connection threads, so it must be thread-safe.
+  using RawAnswerHook = std::function<void(int http_status)>;
+
+  explicit ConnectionServer(ConnectionLimits limits, RawAnswerHook on_raw_answer = nullptr);
 
   int open_connections() const { return open_connections_.load(); }
   // After bind: httplib listens with a backlog of 5, so a burst of connections (or a few
@@ -46,6 +51,7 @@ class ConnectionServer final : public httplib::Server {
   bool stopping() const { return svr_sock_ == INVALID_SOCKET; }
 
   const ConnectionLimits limits_;
+  const RawAnswerHook on_raw_answer_;
   std::atomic<int> open_connections_{0};
 };
 

@@ -6,8 +6,10 @@
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -155,22 +157,43 @@ TEST(HostileClients, SlowHeadsDoNotDelayOtherClients) {
   }
 }
 
+// Answers written outside httplib still reach the request hook (and so /metrics).
+struct StatusLog {
+  std::mutex mu;
+  std::vector<std::string> seen;
+  RouteHooks hooks() {
+    RouteHooks h;
+    h.on_http_request = [this](std::string_view handler, std::string_view method, int status) {
+      std::lock_guard<std::mutex> lock(mu);
+      seen.push_back(std::string(handler) + " " + std::string(method) + " " + std::to_string(status));
+    };
+    return h;
+  }
+  bool has(const std::string& entry) {
+    std::lock_guard<std::mutex> lock(mu);
+    return std::find(seen.begin(), seen.end(), entry) != seen.end();
+  }
+};
+
 TEST(HostileClients, AHeadPastTheRequestDeadlineIs408) {
   ServerConfig config = test_config();
   config.request_deadline_s = 0.2;
-  TestServer server(config, {});
+  StatusLog log;
+  TestServer server(config, {}, log.hooks());
   RawConnection conn(server.port());
   ASSERT_TRUE(conn.send_all("POST /tokenize HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
   ASSERT_TRUE(conn.read_to_end(10));
   EXPECT_EQ(statuses(conn.received()), (std::vector<int>{408})) << conn.received();
   EXPECT_EQ(json::parse(body_of(conn.received()))["error"]["code"], "request_timeout");
+  EXPECT_TRUE(log.has("unknown unknown 408"));
 }
 
 TEST(HostileClients, ConnectionsPastTheLimitAre503WithRetryAfter) {
   ServerConfig config = test_config();
   config.max_connections = 2;
   config.request_deadline_s = 60;
-  TestServer server(config, {});
+  StatusLog log;
+  TestServer server(config, {}, log.hooks());
   RawConnection first(server.port()), second(server.port());
   ASSERT_TRUE(first.send_all("GET /health HTTP/1.1\r\n"));
   ASSERT_TRUE(second.send_all("GET /health HTTP/1.1\r\n"));
@@ -180,6 +203,7 @@ TEST(HostileClients, ConnectionsPastTheLimitAre503WithRetryAfter) {
   EXPECT_EQ(refused->status, 503);
   EXPECT_EQ(refused->get_header_value("Retry-After"), "1");
   EXPECT_EQ(json::parse(refused->body)["error"]["code"], "too_many_connections");
+  EXPECT_TRUE(log.has("unknown unknown 503"));
   ASSERT_TRUE(first.send_all("Host: 127.0.0.1\r\n\r\n"));
   ASSERT_TRUE(first.read_until("\r\n\r\n", 10));
   EXPECT_EQ(statuses(first.received()), (std::vector<int>{200}));

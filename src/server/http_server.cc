@@ -90,7 +90,10 @@ HttpServer::HttpServer(ServerState* state, RouteHooks hooks)
     : state_(state),
       hooks_(std::move(hooks)),
       auth_(state->config().api_keys),
-      http_(std::make_unique<ConnectionServer>(limits_from(state->config()))) {
+      http_(std::make_unique<ConnectionServer>(limits_from(state->config()), [this](int http_status) {
+        // The request was never read whole: no route, no method.
+        if (hooks_.on_http_request) hooks_.on_http_request("unknown", "unknown", http_status);
+      })) {
   install_handlers();
 }
 
