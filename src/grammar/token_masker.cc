@@ -50,52 +50,65 @@ namespace {
 
 using Slot = CompiledGrammar::Slot;
 
-void pop_finished(const CompiledGrammar& g, Stack& s) {
-  while (!s.empty() && g.slots[s.back()].kind == Slot::Kind::kEnd) s.pop_back();
-}
-
 }  // namespace
 
-// As GrammarMatcher's expansion, writing into reused storage and skipping duplicates.
-void TokenMasker::expand(const CompiledGrammar& g, Stack& stack, size_t depth, StackSet* out) {
-  pop_finished(g, stack);
-  if (stack.empty() || g.slots[stack.back()].kind == Slot::Kind::kBytes) {
-    for (size_t i = 0; i < out->n; ++i) {
-      if (out->stacks[i] == stack) return;
-    }
-    if (out->n == out->stacks.size()) out->stacks.emplace_back();
-    out->stacks[out->n++].assign(stack.begin(), stack.end());
-    return;
-  }
-  const uint32_t at = stack.back();
-  const uint32_t rule = g.slots[at].value;
-  stack.back() = at + 1;
-  pop_finished(g, stack);
-  while (scratch_.size() <= depth) scratch_.emplace_back();
-  for (uint32_t start : g.rule_starts[rule]) {
-    Stack& next = scratch_[depth];
-    next.assign(stack.begin(), stack.end());
-    next.push_back(start);
-    expand(g, next, depth + 1, out);
-  }
+uint32_t TokenMasker::push(uint32_t pos, uint32_t parent) {
+  frames_.push_back({pos, parent});
+  return static_cast<uint32_t>(frames_.size() - 1);
 }
 
-bool TokenMasker::step(const CompiledGrammar& g, const StackSet& from, uint8_t byte, StackSet* out) {
-  out->n = 0;
-  if (scratch_.empty()) scratch_.emplace_back();
-  for (size_t i = 0; i < from.n; ++i) {
-    const Stack& s = from.stacks[i];
-    if (s.empty() || !g.sets[g.slots[s.back()].value].has(byte)) continue;
-    Stack& next = scratch_[0];
-    next.assign(s.begin(), s.end());
-    ++next.back();
-    expand(g, next, 1, out);
-    if (out->n > GrammarMatcher::kMaxStacks) {
-      out->n = 0;
+uint32_t TokenMasker::pop_finished(const CompiledGrammar& g, uint32_t frame) const {
+  while (frame != kBottom && g.slots[frames_[frame].pos].kind == Slot::Kind::kEnd) frame = frames_[frame].parent;
+  return frame;
+}
+
+bool TokenMasker::same_stack(uint32_t a, uint32_t b) const {
+  while (a != b) {
+    if (a == kBottom || b == kBottom || frames_[a].pos != frames_[b].pos) return false;
+    a = frames_[a].parent;
+    b = frames_[b].parent;
+  }
+  return true;
+}
+
+// As GrammarMatcher's expansion, on frame chains, skipping duplicate stacks.
+void TokenMasker::expand(const CompiledGrammar& g, uint32_t frame, FrameSet* out) {
+  frame = pop_finished(g, frame);
+  if (frame == kBottom || g.slots[frames_[frame].pos].kind == Slot::Kind::kBytes) {
+    uint32_t& stamp = pos_stamp_[frame == kBottom ? g.slots.size() : frames_[frame].pos];
+    if (stamp == stamp_) {
+      for (uint32_t have : *out) {
+        if (same_stack(have, frame)) return;
+      }
+    }
+    stamp = stamp_;
+    out->push_back(frame);
+    return;
+  }
+  const uint32_t at = frames_[frame].pos;
+  const uint32_t parent = frames_[frame].parent;
+  // Return to the slot after the reference, unless that only ends the caller's alternative.
+  const uint32_t back = g.slots[at + 1].kind == Slot::Kind::kEnd ? pop_finished(g, parent) : push(at + 1, parent);
+  for (uint32_t start : g.rule_starts[g.slots[at].value]) expand(g, push(start, back), out);
+}
+
+bool TokenMasker::step(const CompiledGrammar& g, const FrameSet& from, uint8_t byte, FrameSet* out) {
+  out->clear();
+  if (++stamp_ == 0) {  // wrapped: old stamps could collide
+    std::fill(pos_stamp_.begin(), pos_stamp_.end(), 0);
+    stamp_ = 1;
+  }
+  for (uint32_t top : from) {
+    if (top == kBottom) continue;
+    const Frame f = frames_[top];
+    if (!g.sets[g.slots[f.pos].value].has(byte)) continue;
+    expand(g, push(f.pos + 1, f.parent), out);
+    if (out->size() > GrammarMatcher::kMaxStacks) {
+      out->clear();
       return false;
     }
   }
-  return out->n > 0;
+  return !out->empty();
 }
 
 void TokenMasker::compute(const GrammarMatcher& matcher, std::vector<uint64_t>* bits) {
@@ -107,11 +120,15 @@ void TokenMasker::compute(const GrammarMatcher& matcher, std::vector<uint64_t>* 
   const CompiledGrammar& g = matcher.grammar();
   const std::vector<TokenVocabulary::Node>& nodes = vocab_->nodes();
   const std::vector<int32_t>& ordered = vocab_->ordered_tokens();
-  StackSet& root = depth_states_[0];
-  root.n = 0;
-  for (const Stack& s : matcher.stacks()) {
-    if (root.n == root.stacks.size()) root.stacks.emplace_back();
-    root.stacks[root.n++] = s;
+  frames_.clear();
+  pos_stamp_.assign(g.slots.size() + 1, 0);
+  stamp_ = 0;
+  FrameSet& root = depth_states_[0];
+  root.clear();
+  for (const Stack& stack : matcher.stacks()) {
+    uint32_t top = kBottom;
+    for (uint32_t pos : stack) top = push(pos, top);
+    root.push_back(top);
   }
   for (size_t i = 1; i < nodes.size();) {
     const TokenVocabulary::Node& node = nodes[i];

@@ -6,14 +6,13 @@
 // work follows the tokens that are still possible. Tokens with no bytes (control tokens) are
 // never allowed; the end-of-generation tokens are allowed exactly when the grammar accepts.
 // Masks are cached by matcher state (GrammarMatcher::state_key), since outputs revisit the same
-// states (inside a string, between fields). The walk keeps one set of stacks per trie depth and
-// reuses their storage, so computing a mask allocates only while the buffers grow.
+// states (inside a string, between fields). The walk keeps one set of stacks per trie depth,
+// each stack a chain in a frame pool, so a step costs the frames it pushes, not a copy.
 //
 // TokenVocabulary is immutable and shared; a TokenMasker belongs to one request on one thread.
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -66,20 +65,30 @@ class TokenMasker {
   // The same, computed afresh (no cache); for tests and benchmarks.
   void compute(const GrammarMatcher& matcher, std::vector<uint64_t>* bits);
 
-  // A set of stacks whose storage outlives its contents: the first n entries are the set.
-  struct StackSet {
-    std::vector<Stack> stacks;
-    size_t n = 0;
+  // Stacks as chains of frames in a pool that one mask computation fills and the next reuses:
+  // moving a stack by a byte pushes a frame or two on a shared chain instead of copying it.
+  struct Frame {
+    uint32_t pos;     // a slot of the compiled grammar
+    uint32_t parent;  // the frame below, or kBottom
   };
+  static constexpr uint32_t kBottom = UINT32_MAX;  // the empty stack (the grammar accepts)
 
  private:
-  bool step(const CompiledGrammar& g, const StackSet& from, uint8_t byte, StackSet* out);
-  void expand(const CompiledGrammar& g, Stack& stack, size_t depth, StackSet* out);
+  using FrameSet = std::vector<uint32_t>;  // the top frames of a state's stacks
+  uint32_t push(uint32_t pos, uint32_t parent);
+  uint32_t pop_finished(const CompiledGrammar& g, uint32_t frame) const;
+  bool same_stack(uint32_t a, uint32_t b) const;
+  void expand(const CompiledGrammar& g, uint32_t frame, FrameSet* out);
+  bool step(const CompiledGrammar& g, const FrameSet& from, uint8_t byte, FrameSet* out);
 
   std::shared_ptr<const TokenVocabulary> vocab_;
   std::unordered_map<std::string, std::vector<uint64_t>> cache_;
-  std::vector<StackSet> depth_states_;  // the state after each trie depth
-  std::deque<Stack> scratch_;           // one working stack per expansion depth
+  std::vector<Frame> frames_;            // the pool, emptied at the start of each computation
+  std::vector<FrameSet> depth_states_;   // the state after each trie depth
+  // Duplicate check: pos_stamp_[top slot] == stamp_ when a stack with that top is already in
+  // the set being built (the last entry stands for the empty stack), so only those compare.
+  std::vector<uint32_t> pos_stamp_;
+  uint32_t stamp_ = 0;
 };
 
 }  // namespace strata::grammar
