@@ -5,7 +5,8 @@
 #   deploy/container/build-image.sh --prebuilt BINARY [TAG]     runtime stage + an already built
 #                                                               `strata` (Debian 12, as `make build`)
 # TAG defaults to strata:<project version>. Environment: BASE_IMAGE (default
-# docker.io/library/debian:12-slim; deploy/container/debian-base.sh makes one without a registry),
+# docker.io/library/debian:12-slim; when that cannot be pulled, deploy/container/debian-base.sh
+# makes localhost/strata-debian:12-slim from Debian's archive),
 # JOBS (compile jobs in the build stage), SOURCE / LICENSES (OCI labels), STRATA_CONTAINER_ENGINE.
 set -euo pipefail
 
@@ -23,6 +24,13 @@ revision=$(git -C "$repo" rev-parse HEAD 2>/dev/null || echo unknown)
 source_url=${SOURCE:-$(git -C "$repo" remote get-url origin 2>/dev/null | sed -E 's#://[^@/]*@#://#' || true)}
 
 engine=$(strata_pick_engine)
+# No registry in reach and no BASE_IMAGE chosen: make the same Debian 12 slim from Debian's archive.
+if [ -z "${BASE_IMAGE:-}" ] && ! "$engine" image inspect "$base" >/dev/null 2>&1 &&
+   ! "$engine" pull -q "$base" >/dev/null 2>&1; then
+  echo "build-image.sh: cannot pull $base; making a Debian 12 slim base from Debian's archive instead" >&2
+  base=localhost/strata-debian:12-slim
+  "$repo/deploy/container/debian-base.sh" "$engine" "$base"
+fi
 strata_probe_build "$engine" "$base"
 args=("${STRATA_BUILD_FLAGS[@]}" -f "$repo/Containerfile" -t "$tag"
       --build-arg "BASE_IMAGE=$base" --build-arg "VERSION=$version" --build-arg "REVISION=$revision"
