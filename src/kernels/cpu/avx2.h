@@ -34,6 +34,7 @@ void matmul_q4_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_q5_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_q6_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq4_nl(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq4_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void rmsnorm(const float* x, const float* weight, int n, float eps, float* out);
 void silu_mul(float* gate, const float* up, int n);
 void store_kv(const float* x, int n, DType type, void* dst);

@@ -1,5 +1,5 @@
-// AVX2 matmul for the K-quant types Q4_K, Q5_K, Q6_K against Q8 activations with one
-// scale per 256 inputs (make_q8_row_layout(n_in, 256)).
+// AVX2 matmul for the K-quant types Q4_K, Q5_K, Q6_K and for IQ4_XS against Q8 activations
+// with one scale per 256 inputs (make_q8_row_layout(n_in, 256)).
 //
 // One step is a 256-element super-block: the sub-block dot products (maddubs), times their
 // integer scales (madd), are summed as exact int32 lanes; the mins (Q4_K/Q5_K) and the
@@ -8,6 +8,7 @@
 // L1) to keep the tile within the 16 vector registers.
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_matmul_tile.h"
+#include "tensor/iq_grids.h"
 
 namespace strata::kernels::cpu::STRATA_SIMD {
 
@@ -164,8 +165,51 @@ struct Q6K {
   static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
 };
 
+// IQ4_XS: per sub-block j of 32, nibbles select signed levels (a byte shuffle); the exact
+// dot product with the activation codes times the 6-bit scale ls_j - 32 is summed over the
+// super-block in int32 lanes (lane k: elements 4k..4k+3 of each sub-block), then one fused
+// multiply-add by d_w * d_x.
+struct IQ4XS {
+  using Input = KInput;
+  using X = KX;
+  static constexpr int64_t kElems = kQKK;
+  static constexpr int kStreamRows = 2;
+  static constexpr int64_t kStepBytes = sizeof(BlockIQ4_XS);
+  struct W {
+    const BlockIQ4_XS* b;
+    float d;
+  };
+  static Input input(const MatmulArgs& a, int r) { return k_input(a, r); }
+  static X load_x(const Input& in, int64_t s) { return k_load_x(in, s); }
+  static W load_w(const std::byte* row, int64_t s) {
+    const BlockIQ4_XS* b = reinterpret_cast<const BlockIQ4_XS*>(row) + s;
+    return {b, load_fp16(&b->d)};
+  }
+  static __m256 pair(const W& w, const X& x, __m256 acc) {
+    // The levels as constants (read at compile time, so no copy of the table is emitted here).
+    constexpr const int8_t* v = iq::kIq4nlValues;
+    const __m256i levels = _mm256_setr_epi8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
+                                            v[12], v[13], v[14], v[15], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
+                                            v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]);
+    __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) {
+      const int ls = ((w.b->scales_l[j / 2] >> (4 * (j % 2))) & 0x0f) | (((w.b->scales_h >> (2 * j)) & 3) << 4);
+      const __m256i q = _mm256_shuffle_epi8(levels, unpack_nibbles_16(w.b->qs + 16 * j));
+      // sum(q * x) = sum(|q| * (x * sign(q))): unsigned x signed, as maddubs needs.
+      const __m256i dot16 = _mm256_maddubs_epi16(_mm256_abs_epi8(q), _mm256_sign_epi8(load_256(x.q + 32 * j), q));
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(dot16, _mm256_set1_epi16(static_cast<int16_t>(ls - 32))));
+    }
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(w.d * x.d), acc);
+  }
+  static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
+};
+
 }  // namespace
 
+void matmul_iq4_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<IQ4XS>(args, o_begin, o_end);
+}
 void matmul_q4_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<K4<false>>(args, o_begin, o_end);
 }

@@ -1,0 +1,99 @@
+// The SIMD IQ4_NL and IQ4_XS matmuls against their scalar oracles, bit for bit. Per output,
+// 8 float lanes; lane k gets the exact integer dot product of elements 4k..4k+3 of each
+// 32-element block (level codes times activation codes) and, per step (an IQ4_NL block of
+// 32; an IQ4_XS super-block of 256, its sub-block products times their scales summed as
+// integers), one fused multiply-add with d_w * d_x. The lanes are then summed as
+// ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/kernel_table.h"
+#include "kernels/test_weights.h"
+#include "tensor/half.h"
+#include "tensor/iq_grids.h"
+
+namespace strata::kernels {
+namespace {
+
+// Lane k's integer dot product of one 32-element block: 16 bytes of nibbles against x.
+int lane_dot(const uint8_t* qs, const int8_t* x, int k) {
+  int dot = 0;
+  for (int i = 4 * k; i < 4 * k + 4; ++i) {
+    const int level = iq::kIq4nlValues[i < 16 ? qs[i] & 0x0f : qs[i - 16] >> 4];
+    dot += level * x[i];
+  }
+  return dot;
+}
+
+float lane_sum(const float* a) { return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7])); }
+
+float oracle_iq4_nl(const std::byte* row, const Q8Row& x, int64_t n_in) {
+  const auto* w = reinterpret_cast<const BlockIQ4_NL*>(row);
+  float acc[8] = {};
+  for (int64_t s = 0; s < n_in / kQK; ++s) {
+    const float scale = half_to_float(w[s].d) * x.d[s];
+    for (int k = 0; k < 8; ++k) {
+      acc[k] = std::fma(static_cast<float>(lane_dot(w[s].qs, x.q + s * kQK, k)), scale, acc[k]);
+    }
+  }
+  return lane_sum(acc);
+}
+
+float oracle_iq4_xs(const std::byte* row, const Q8Row& x, int64_t n_in) {
+  const auto* w = reinterpret_cast<const BlockIQ4_XS*>(row);
+  float acc[8] = {};
+  for (int64_t s = 0; s < n_in / kQKK; ++s) {
+    int sum[8] = {};
+    for (int j = 0; j < 8; ++j) {
+      const int ls = ((w[s].scales_l[j / 2] >> (4 * (j % 2))) & 0x0f) | (((w[s].scales_h >> (2 * j)) & 3) << 4);
+      for (int k = 0; k < 8; ++k) sum[k] += (ls - 32) * lane_dot(w[s].qs + 16 * j, x.q + s * kQKK + 32 * j, k);
+    }
+    const float scale = half_to_float(w[s].d) * x.d[s];
+    for (int k = 0; k < 8; ++k) acc[k] = std::fma(static_cast<float>(sum[k]), scale, acc[k]);
+  }
+  return lane_sum(acc);
+}
+
+void expect_oracle_bits(DType type, float (*oracle)(const std::byte*, const Q8Row&, int64_t)) {
+  constexpr int64_t kIn = 512, kOut = 37;
+  constexpr int kRows = 5;
+  testing::TestWeights weights(type, kOut, kIn, 17);
+  const WeightMatrix& w = weights.matrix();
+  const std::vector<float> x = testing::random_floats(kRows * kIn, 18);
+  const Q8RowLayout layout = make_q8_row_layout(kIn, q8_block_for(type));
+  std::vector<std::byte> xq(layout.row_bytes * kRows);
+  for (int r = 0; r < kRows; ++r) {
+    reference_table().quantize_q8_row(x.data() + r * kIn, kIn, layout.block, &xq[r * layout.row_bytes]);
+  }
+  ThreadPool pool(2);
+  AlignedBuffer scratch;
+  int n_tables = 0;
+  for (const KernelTable* table : {avx2_table(), avx512_table()}) {
+    if (table == nullptr) continue;
+    ++n_tables;
+    for (int n_rows : {1, 2, kRows}) {
+      std::vector<float> y(static_cast<size_t>(n_rows) * kOut);
+      matmul_with_table(*table, w, x.data(), n_rows, y.data(), scratch, pool);
+      for (int r = 0; r < n_rows; ++r) {
+        const Q8Row xr = q8_row(&xq[r * layout.row_bytes], layout);
+        for (int64_t o = 0; o < kOut; ++o) {
+          const float want = oracle(static_cast<const std::byte*>(w.data) + o * w.row_bytes, xr, kIn);
+          ASSERT_EQ(0, std::memcmp(&want, &y[r * kOut + o], sizeof want))
+              << dtype_name(type) << " on " << table->name << ", rows " << n_rows << ", output (" << r << ", " << o
+              << "): " << y[r * kOut + o] << " vs oracle " << want;
+        }
+      }
+    }
+  }
+  if (n_tables == 0) GTEST_SKIP() << "no AVX2 on this CPU";
+}
+
+TEST(MatmulIQ4, Iq4NlSimdTablesGiveTheOracleBits) { expect_oracle_bits(DType::kIQ4_NL, oracle_iq4_nl); }
+
+TEST(MatmulIQ4, Iq4XsSimdTablesGiveTheOracleBits) { expect_oracle_bits(DType::kIQ4_XS, oracle_iq4_xs); }
+
+}  // namespace
+}  // namespace strata::kernels
