@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "fetch/model_source.h"
 #include "fetch/model_source_flags.h"
+#include "fetch/progress_bar.h"
 #include "server/api_key_file.h"
 #include "server/engine_model.h"
 #include "server/observability.h"
@@ -133,6 +134,12 @@ int run_serve(ServeFlags& f) {
     const std::string name = f.server.model_alias.empty() ? std::filesystem::path(path).stem().string()
                                                           : f.server.model_alias;
     options.observer = observability.prepare(name, options.n_ctx > 0 ? options.n_ctx : 4096);
+    // A big file takes a while to read and pack: say how far along it is.
+    auto bar = std::make_shared<ProgressBar>("loading " + std::filesystem::path(path).filename().string(), true);
+    options.load_progress = [bar](uint64_t done, uint64_t total) {
+      bar->update(done, total);
+      if (done == total) bar->finish();
+    };
     STRATA_ASSIGN_OR_RETURN(server::LoadedModel model, server::load_engine_model(options));
     observability.attach(model.engine.get());
     model.before_unload = [&observability] { observability.detach(); };

@@ -45,6 +45,9 @@ struct EngineOptions {
   std::string park_dir;         // empty = no parking
   int park_mib = 1024;
   EngineObserver* observer = nullptr;  // not owned; must outlive the engine
+  // Called while Create() loads the model: (bytes of weights prepared, total), about once per
+  // percent, from the loading threads one call at a time. Empty = silent.
+  std::function<void(uint64_t, uint64_t)> load_progress;
   // Test hook (exactness tests, batch-test): called on the engine thread with every raw
   // logits row a request samples from: (request id, index of the token being chosen,
   // n_vocab floats, valid only during the call). Empty = off.

@@ -1,5 +1,7 @@
 // Every output is bit-identical (tokens and logits) to the same request alone in a fresh
-// engine with one slot, one stage and one group.
+// engine with one slot, one stage and one group. Each test runs on the dense stories260K model
+// and on the three tiny mixture-of-experts files (Mixtral-style, qwen2moe, qwen3moe), whose
+// rows meet in routed experts as well as in the matmuls.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -12,7 +14,7 @@ namespace {
 
 enum class Windows { kJoined, kPipelined };
 
-EngineOptions options(int parallel, int stages = 1, int groups = 0, Windows windows = Windows::kJoined) {
+EngineOptions base_options(int parallel, int stages, int groups, Windows windows) {
   EngineOptions o;
   o.n_parallel = parallel;
   o.n_stages = stages;
@@ -37,7 +39,9 @@ struct WindowPeaks {
 // Submits all requests at once and checks each against its solo run.
 WindowPeaks expect_all_match_solo(EngineOptions o, const std::vector<GenerateRequest>& rs, const std::string& what) {
   std::vector<Output> solo;
-  for (const auto& r : rs) solo.push_back(run_solo(r));
+  EngineOptions solo_base;
+  solo_base.model_path = o.model_path;
+  for (const auto& r : rs) solo.push_back(run_solo(r, solo_base));
   Harness h(o);
   EXPECT_TRUE(h.ok());
   if (!h.ok()) return {};
@@ -51,13 +55,29 @@ WindowPeaks expect_all_match_solo(EngineOptions o, const std::vector<GenerateReq
   return peaks;
 }
 
-TEST(EngineExactness, GreedyMatchesTheGoldenContinuation) {
+// The model under test: a file in ../shared/models.
+class EngineExactness : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::string model_path() const { return std::string(STRATA_SHARED_DIR) + "/models/" + GetParam(); }
+  EngineOptions options(int parallel, int stages = 1, int groups = 0, Windows windows = Windows::kJoined) const {
+    EngineOptions o = base_options(parallel, stages, groups, windows);
+    o.model_path = model_path();
+    return o;
+  }
+  Output run_solo(const GenerateRequest& r) const {
+    EngineOptions base;
+    base.model_path = model_path();
+    return testing::run_solo(r, base);
+  }
+};
+
+TEST(EngineExactnessGolden, GreedyMatchesTheGoldenContinuation) {
   std::ifstream f(std::string(STRATA_SHARED_DIR) + "/models/stories260K.golden.json");
   nlohmann::json golden = nlohmann::json::parse(f);
   GenerateRequest r;
   r.prompt_tokens = golden["prompt_ids_with_bos"].get<std::vector<int32_t>>();
   r.max_tokens = 30;
-  Harness h(options(1));
+  Harness h(base_options(1, 1, 0, Windows::kJoined));
   Output out = h.wait(h.submit(r));
   auto want = golden["greedy_continuation_ids"].get<std::vector<int32_t>>();
   want.resize(30);
@@ -66,43 +86,43 @@ TEST(EngineExactness, GreedyMatchesTheGoldenContinuation) {
   EXPECT_EQ(out.done.completion_tokens, 30);
 }
 
-TEST(EngineExactness, EightSlotsAllActive) {
+TEST_P(EngineExactness, EightSlotsAllActive) {
   // Long enough generations that all eight decode together in some window.
   EXPECT_EQ(expect_all_match_solo(options(8), requests(8, 40), "8 of 8").decode_rows, 8);
 }
 
-TEST(EngineExactness, ThreeOfEightSlotsActive) {
+TEST_P(EngineExactness, ThreeOfEightSlotsActive) {
   // Idle slots add no rows: no window ever holds more than the three active slots.
   EXPECT_LE(expect_all_match_solo(options(8), requests(3, 12), "3 of 8").decode_rows, 3);
 }
 
-TEST(EngineExactness, TwoStagesTwoGroupsPipelined) {
+TEST_P(EngineExactness, TwoStagesTwoGroupsPipelined) {
   // Each group's window holds only its own slots (4 of 8) and flows through the stages.
   WindowPeaks p = expect_all_match_solo(options(8, 2, 2, Windows::kPipelined), requests(6, 10), "S2 G2 pipelined");
   EXPECT_LE(p.decode_rows, 4);
   EXPECT_EQ(p.groups, 1);
 }
 
-TEST(EngineExactness, TwoStagesFourGroupsPipelined) {
+TEST_P(EngineExactness, TwoStagesFourGroupsPipelined) {
   WindowPeaks p = expect_all_match_solo(options(8, 2, 4, Windows::kPipelined), requests(8, 10), "S2 G4 pipelined");
   EXPECT_LE(p.decode_rows, 2);
   EXPECT_EQ(p.groups, 1);
 }
 
-TEST(EngineExactness, TwoStagesTwoGroupsJoined) {
+TEST_P(EngineExactness, TwoStagesTwoGroupsJoined) {
   // The allocator spreads the six requests over both groups; joined windows hold both.
   WindowPeaks p = expect_all_match_solo(options(8, 2, 2), requests(6, 40), "S2 G2 joined");
   EXPECT_EQ(p.decode_rows, 6);
   EXPECT_EQ(p.groups, 2);
 }
 
-TEST(EngineExactness, TwoStagesFourGroupsJoined) {
+TEST_P(EngineExactness, TwoStagesFourGroupsJoined) {
   WindowPeaks p = expect_all_match_solo(options(8, 2, 4), requests(8, 40), "S2 G4 joined");
   EXPECT_EQ(p.decode_rows, 8);
   EXPECT_EQ(p.groups, 4);
 }
 
-TEST(EngineExactness, StaggeredAdmissionsWhileOthersDecode) {
+TEST_P(EngineExactness, StaggeredAdmissionsWhileOthersDecode) {
   auto rs = requests(5, 14);
   std::vector<Output> solo;
   for (const auto& r : rs) solo.push_back(run_solo(r));
@@ -118,7 +138,7 @@ TEST(EngineExactness, StaggeredAdmissionsWhileOthersDecode) {
   }
 }
 
-TEST(EngineExactness, CancellingOneRequestLeavesTheOthersExactAndFreesItsSlot) {
+TEST_P(EngineExactness, CancellingOneRequestLeavesTheOthersExactAndFreesItsSlot) {
   // The cancelled request's slot is in the same window as the others (joined) or in the
   // other group's window, possibly in flight when the cancel arrives (pipelined).
   const GenerateRequest keep = make_request(12, 24, 41);
@@ -138,7 +158,7 @@ TEST(EngineExactness, CancellingOneRequestLeavesTheOthersExactAndFreesItsSlot) {
   }
 }
 
-TEST(EngineExactness, LongPromptReadInChunksBesideDecodingSlots) {
+TEST_P(EngineExactness, LongPromptReadInChunksBesideDecodingSlots) {
   EngineOptions o = options(3);
   o.prefill_chunk = 8;
   // The decoding requests could run to the end of the context; they are cancelled once the
@@ -171,7 +191,7 @@ TEST(EngineExactness, LongPromptReadInChunksBesideDecodingSlots) {
   EXPECT_GE(mixed, 150 / 8);  // the prompt was read in chunks while both others decoded
 }
 
-TEST(EngineExactness, SeededSamplingMatchesSoloInEveryConfiguration) {
+TEST_P(EngineExactness, SeededSamplingMatchesSoloInEveryConfiguration) {
   auto rs = requests(6, 16);
   for (size_t i = 0; i < rs.size(); ++i) {
     rs[i].sampling.temperature = 0.9f;
@@ -189,7 +209,7 @@ TEST(EngineExactness, SeededSamplingMatchesSoloInEveryConfiguration) {
   EXPECT_NE(run_solo(other).tokens, run_solo(rs[0]).tokens);
 }
 
-TEST(EngineExactness, PromptPartlyFromThePrefixCache) {
+TEST_P(EngineExactness, PromptPartlyFromThePrefixCache) {
   GenerateRequest first = make_request(70, 8, 11);
   GenerateRequest follow = first;
   for (int i = 0; i < 20; ++i) follow.prompt_tokens.push_back(40 + i);
@@ -204,7 +224,7 @@ TEST(EngineExactness, PromptPartlyFromThePrefixCache) {
   EXPECT_GT(snap.kv.bytes_reused, 0u);
 }
 
-TEST(EngineExactness, ConcurrentRequestsShareAPrefixComputedBySlotZero) {
+TEST_P(EngineExactness, ConcurrentRequestsShareAPrefixComputedBySlotZero) {
   GenerateRequest base = make_request(48, 20, 21);
   std::vector<GenerateRequest> rs;
   for (int i = 0; i < 3; ++i) {
@@ -225,6 +245,16 @@ TEST(EngineExactness, ConcurrentRequestsShareAPrefixComputedBySlotZero) {
   expect_identical(h.wait(third), solo[2], "third");
   EXPECT_EQ(b.done.cached_tokens, 48);
 }
+
+INSTANTIATE_TEST_SUITE_P(Models, EngineExactness,
+                         ::testing::Values("stories260K.gguf", "moe/tiny-mixtral.gguf", "moe/tiny-qwen2moe.gguf",
+                                           "moe/tiny-qwen3moe.gguf"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param.substr(info.param.find('/') + 1);
+                           name = name.substr(0, name.find('.'));
+                           for (char& c : name) c = c == '-' ? '_' : c;
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace strata::testing

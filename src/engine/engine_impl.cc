@@ -18,7 +18,7 @@ EngineImpl::~EngineImpl() { shutdown(0.0); }
 
 Result<std::unique_ptr<Engine>> EngineImpl::Create(const EngineOptions& options) {
   if (options.model_path.empty()) return Status::InvalidArgument("no model path (-m)");
-  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, Model::Load(options.model_path));
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, Model::Load(options.model_path, options.load_progress));
   STRATA_ASSIGN_OR_RETURN(EngineConfig config, resolve_engine_config(options, model->hparams()));
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::FromGguf(model->gguf()));
   std::unique_ptr<EngineImpl> engine(new EngineImpl(std::move(config), model->hparams().n_vocab));

@@ -22,19 +22,20 @@ class EnginePark : public ::testing::Test {
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
-  EngineOptions parked(int parallel = 2) {
+  EngineOptions parked(int parallel = 2, const std::string& model_path = "") {
     EngineOptions o;
     o.n_parallel = parallel;
+    o.model_path = model_path;
     o.park_dir = dir_.string();
     return o;
   }
   // First turn A in its own engine, which parks A's blocks when it shuts down. Returns
   // the follow-up request: A's prompt, A's answer, then a new turn.
-  GenerateRequest first_turn_then_follow_up() {
+  GenerateRequest first_turn_then_follow_up(const std::string& model_path = "") {
     GenerateRequest a = make_request(70, 12, 5);
     Output first;
     {
-      Harness h(parked());
+      Harness h(parked(2, model_path));
       first = h.wait(h.submit(a));
     }
     GenerateRequest follow = a;
@@ -58,6 +59,19 @@ TEST_F(EnginePark, FollowUpAfterRestartIsRestoredAndIdentical) {
   EXPECT_EQ(s.kv.restores, 1u);
   EXPECT_EQ(s.kv.restored_blocks, 5u);
   EXPECT_GT(s.kv.bytes_reused, 0u);
+}
+
+TEST_F(EnginePark, MixtureOfExpertsFollowUpAfterRestartIsRestoredAndIdentical) {
+  const std::string moe = std::string(STRATA_SHARED_DIR) + "/models/moe/tiny-qwen2moe.gguf";
+  GenerateRequest follow = first_turn_then_follow_up(moe);
+  EngineOptions solo_base;
+  solo_base.model_path = moe;
+  Output solo = run_solo(follow, solo_base);
+  Harness h(parked(2, moe));
+  Output out = h.wait(h.submit(follow));
+  expect_identical(out, solo, "restored follow-up");
+  EXPECT_EQ(out.done.cached_tokens, 80);
+  EXPECT_EQ(h.engine().snapshot().kv.restored_blocks, 5u);
 }
 
 TEST_F(EnginePark, CorruptParkedBlockIsRecomputedNotServed) {

@@ -153,6 +153,91 @@ void matmul_with_table(const KernelTable& table, const WeightMatrix& w, const fl
   });
 }
 
+namespace {
+
+bool shares_input(const MatmulJob& a, const MatmulJob& b) {
+  return a.x == b.x && a.n_rows == b.n_rows && a.w->n_in == b.w->n_in &&
+         q8_block_for(a.w->type) == q8_block_for(b.w->type);
+}
+
+bool job_usable(const MatmulJob& job) {
+  return job.w != nullptr && job.n_rows > 0 && check_weight_matrix(*job.w).ok();
+}
+
+}  // namespace
+
+size_t matmul_many_scratch_bytes(std::span<const MatmulJob> jobs) {
+  size_t bytes = 0;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    if (!job_usable(jobs[j]) || is_float_type(jobs[j].w->type)) continue;
+    if (j > 0 && job_usable(jobs[j - 1]) && shares_input(jobs[j - 1], jobs[j])) continue;
+    bytes += matmul_scratch_bytes(jobs[j].w->type, jobs[j].w->n_in, jobs[j].n_rows);
+  }
+  return bytes;
+}
+
+void matmul_many(std::span<const MatmulJob> jobs, AlignedBuffer& scratch, ThreadPool& pool) {
+  const KernelTable& table = active_table();
+  const int n_jobs = static_cast<int>(jobs.size() < kMaxMatmulJobs ? jobs.size() : kMaxMatmulJobs);
+  for (size_t j = n_jobs; j < jobs.size(); ++j) {
+    if (jobs[j].w != nullptr && jobs[j].n_rows > 0) fill_nan(jobs[j].y, static_cast<int64_t>(jobs[j].n_rows) * jobs[j].w->n_out);
+  }
+  const size_t need = matmul_many_scratch_bytes(jobs.first(static_cast<size_t>(n_jobs)));
+  if (scratch.size() < need) scratch.resize(need);
+
+  // Per job: its arguments, kernel and first task; inputs quantised once per distinct x.
+  MatmulArgs args[kMaxMatmulJobs];
+  RowsFn fns[kMaxMatmulJobs];
+  int64_t chunks[kMaxMatmulJobs];
+  int first_task[kMaxMatmulJobs + 1];
+  size_t offset = 0;
+  int n_tasks = 0;
+  for (int j = 0; j < n_jobs; ++j) {
+    const MatmulJob& job = jobs[j];
+    first_task[j] = n_tasks;
+    fns[j] = nullptr;
+    if (job.w == nullptr || job.n_rows <= 0) continue;
+    if (!job_usable(job)) {
+      fill_nan(job.y, static_cast<int64_t>(job.n_rows) * job.w->n_out);
+      continue;
+    }
+    const WeightMatrix& w = *job.w;
+    args[j] = MatmulArgs{&w, job.x, nullptr, Q8RowLayout{}, job.n_rows, job.y};
+    if (!is_float_type(w.type)) {
+      args[j].xq_layout = make_q8_row_layout(w.n_in, q8_block_for(w.type));
+      if (j > 0 && fns[j - 1] != nullptr && shares_input(jobs[j - 1], job)) {
+        args[j].xq = args[j - 1].xq;
+      } else {
+        std::byte* dst = scratch.data() + offset;
+        for (int r = 0; r < job.n_rows; ++r) {
+          table.quantize_q8_row(job.x + static_cast<int64_t>(r) * w.n_in, w.n_in, args[j].xq_layout.block,
+                                dst + static_cast<size_t>(r) * args[j].xq_layout.row_bytes);
+        }
+        args[j].xq = dst;
+        offset += static_cast<size_t>(job.n_rows) * args[j].xq_layout.row_bytes;
+      }
+    }
+    const RowsFn packed_fn = w.packed != nullptr ? packed_rows_fn(table, w.type) : nullptr;
+    fns[j] = packed_fn != nullptr ? packed_fn : table.matmul_rows;
+    chunks[j] = rows_per_task(w.n_out, pool.size());
+    n_tasks += static_cast<int>((w.n_out + chunks[j] - 1) / chunks[j]);
+  }
+  first_task[n_jobs] = n_tasks;
+  pool.parallel_for(n_tasks, [&](int task, int) {
+    // The job owning this task: the last one whose first task is <= task (jobs without
+    // tasks share their successor's first task, so upper_bound skips them).
+    int lo = 0, hi = n_jobs;
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      (first_task[mid] <= task ? lo : hi) = mid;
+    }
+    const MatmulArgs& a = args[lo];
+    const int64_t begin = (task - first_task[lo]) * chunks[lo];
+    const int64_t end = begin + chunks[lo] < a.w->n_out ? begin + chunks[lo] : a.w->n_out;
+    fns[lo](a, begin, end);
+  });
+}
+
 void rmsnorm(const float* x, const float* weight, int n, float eps, float* out) {
   if (n <= 0) return;
   active_table().rmsnorm(x, weight, n, eps, out);

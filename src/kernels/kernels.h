@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "base/aligned_buffer.h"
 #include "base/status.h"
@@ -76,6 +77,24 @@ size_t matmul_scratch_bytes(DType type, int64_t n_in, int n_rows);
 // free). A matrix that fails check_weight_matrix() yields NaN outputs.
 void matmul(const WeightMatrix& w, const float* x, int n_rows, float* y, AlignedBuffer& scratch,
             ThreadPool& pool);
+
+// One product of a batch for matmul_many(): y = W x over n_rows rows, as matmul() computes it.
+struct MatmulJob {
+  const WeightMatrix* w = nullptr;
+  const float* x = nullptr;
+  int n_rows = 0;
+  float* y = nullptr;
+};
+// The most jobs one matmul_many() call takes (two per expert of the largest MoE layers).
+constexpr int kMaxMatmulJobs = 1024;
+// Bytes of scratch matmul_many() needs for these jobs (their quantised inputs, end to end).
+size_t matmul_many_scratch_bytes(std::span<const MatmulJob> jobs);
+// Every job, each with the bits matmul() gives it, but all jobs' output rows spread over the
+// pool in one pass: the experts of a mixture-of-experts layer (many small products) cost one
+// thread wake-up instead of one each. Consecutive jobs with the same x, n_rows and input
+// quantisation share one quantised copy of x. At most kMaxMatmulJobs jobs (more: the extra
+// jobs' outputs are NaN). scratch is grown like matmul()'s.
+void matmul_many(std::span<const MatmulJob> jobs, AlignedBuffer& scratch, ThreadPool& pool);
 
 // out = x / sqrt(mean(x^2) + eps) * weight, for one row of n floats.
 void rmsnorm(const float* x, const float* weight, int n, float eps, float* out);

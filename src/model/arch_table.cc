@@ -6,9 +6,12 @@ namespace {
 // Output weights are never listed: every architecture falls back to the token embedding
 // when output.weight is absent (tied embeddings), which is what llama-family files expect.
 constexpr ArchTraits kArchs[] = {
-    {"llama", /*rope_neox=*/false, /*requires_qkv_bias=*/false, /*requires_qk_norm=*/false},
-    {"qwen2", /*rope_neox=*/true, /*requires_qkv_bias=*/true, /*requires_qk_norm=*/false},
-    {"qwen3", /*rope_neox=*/true, /*requires_qkv_bias=*/false, /*requires_qk_norm=*/true},
+    // name       rope_neox qkv_bias qk_norm experts norm_topk
+    {"llama",     false,    false,   false,  false,  true},
+    {"qwen2",     true,     true,    false,  false,  false},
+    {"qwen3",     true,     false,   true,   false,  false},
+    {"qwen2moe",  true,     true,    false,  true,   false},
+    {"qwen3moe",  true,     false,   true,   true,   true},
 };
 
 }  // namespace
@@ -20,6 +23,6 @@ const ArchTraits* find_arch(std::string_view name) {
   return nullptr;
 }
 
-std::string_view supported_arch_names() { return "llama, qwen2, qwen3"; }
+std::string_view supported_arch_names() { return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe"; }
 
 }  // namespace strata

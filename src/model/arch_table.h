@@ -1,6 +1,7 @@
-// ArchTraits: what distinguishes the supported dense architectures from each other. The
-// forward pass is one piece of code; an architecture is only this row of data plus the
-// hyper-parameters and tensors its GGUF file carries. Pure data; no state.
+// ArchTraits: what distinguishes the supported architectures from each other. The forward
+// pass is one piece of code; an architecture is only this row of data plus the
+// hyper-parameters and tensors its GGUF file carries (a mixture-of-experts layer is the same
+// block with a routed feed-forward variant, chosen by <arch>.expert_count). Pure data; no state.
 #pragma once
 
 #include <string_view>
@@ -12,11 +13,16 @@ struct ArchTraits {
   bool rope_neox;          // rotate (x[i], x[i + d/2]) instead of adjacent pairs
   bool requires_qkv_bias;  // attn_{q,k,v}.bias must exist (they are used whenever present)
   bool requires_qk_norm;   // attn_{q,k}_norm must exist (per-head RMS-norm of q and k)
+  bool requires_experts;   // <arch>.expert_count must be > 0 (qwen2moe, qwen3moe); llama may have experts (Mixtral)
+  // Routing: softmax over all experts, top-k; when set, the k weights are renormalised to sum
+  // to 1 (Mixtral, qwen3moe), else used as they are (qwen2moe). <arch>.expert_weights_norm
+  // overrides it when the file carries that key.
+  bool moe_norm_topk;
 };
 
 // nullptr for an architecture this build does not run.
 const ArchTraits* find_arch(std::string_view name);
-// "llama, qwen2, qwen3", for error messages.
+// "llama, qwen2, qwen3, ...", for error messages.
 std::string_view supported_arch_names();
 
 }  // namespace strata

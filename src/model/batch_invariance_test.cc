@@ -175,7 +175,7 @@ TEST_P(BatchInvarianceTest, LogitsAreIdenticalWhateverTheBatch) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* arch : {"llama", "qwen2", "qwen3"}) {
+  for (const char* arch : {"llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe"}) {
     for (DType t : testing::all_weight_types()) cases.push_back({arch, t});
   }
   return cases;

@@ -22,6 +22,21 @@ ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
   gate_.resize(floats(r, sizes.n_ff));
   up_.resize(floats(r, sizes.n_ff));
   matmul_.resize(std::max<size_t>(sizes.matmul_bytes, 64));
+  if (sizes.n_expert > 0) {
+    const int routes = r * sizes.n_expert_used;
+    router_.resize(floats(r, sizes.n_expert));
+    route_expert_.resize(floats(routes, 1));
+    route_weight_.resize(floats(routes, 1));
+    route_slot_.resize(floats(routes, 1));
+    expert_first_.resize(floats(2 * (sizes.n_expert + 1), 1));  // offsets, then fill cursors
+    expert_x_.resize(floats(routes, sizes.n_embd));
+    expert_gate_.resize(floats(routes, sizes.n_ff_exp));
+    expert_up_.resize(floats(routes, sizes.n_ff_exp));
+    expert_out_.resize(floats(routes, sizes.n_embd));
+    shared_out_.resize(floats(r, sizes.n_embd));
+    shared_gate_.resize(floats(r, 1));
+    expert_tokens_.assign(static_cast<size_t>(sizes.n_layer) * sizes.n_expert, 0);
+  }
   const size_t workers = static_cast<size_t>(sizes_.n_attention_workers);
   attention_.resize(std::max<size_t>(workers * sizes.attention_floats * sizeof(float), 64));
   // One block per position bounds the block count for any block size the K/V view uses.

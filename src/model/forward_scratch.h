@@ -8,6 +8,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
+#include <span>
 #include <vector>
 
 #include "base/aligned_buffer.h"
@@ -22,7 +24,12 @@ class ForwardScratch {
     int n_embd = 0;
     int q_dim = 0;            // n_head * head_dim
     int kv_dim = 0;           // n_head_kv * head_dim
-    int n_ff = 0;
+    int n_ff = 0;             // dense feed-forward width, or the shared expert's in a MoE model
+    // Mixture of experts (0 when dense): a routed row fans out to n_expert_used experts.
+    int n_layer = 0;
+    int n_expert = 0;
+    int n_expert_used = 0;
+    int n_ff_exp = 0;
     size_t matmul_bytes = 0;  // largest matmul scratch over all matrices at max_rows
     size_t attention_floats = 0;  // per attention worker
     int max_block_tokens = 0;     // K/V block size the attention scratch fits
@@ -49,6 +56,27 @@ class ForwardScratch {
   float* up() { return up_.as<float>(); }            // n_ff
   AlignedBuffer& matmul_scratch() { return matmul_; }
 
+  // Mixture-of-experts working memory, for max_rows rows of n_expert_used routes each.
+  float* router_logits() { return router_.as<float>(); }  // n_expert per row
+  int32_t* route_expert() { return route_expert_.as<int32_t>(); }  // n_expert_used per row: chosen ids
+  float* route_weight() { return route_weight_.as<float>(); }      // n_expert_used per row: their weights
+  int32_t* route_slot() { return route_slot_.as<int32_t>(); }      // n_expert_used per row: gathered index
+  int32_t* expert_first() { return expert_first_.as<int32_t>(); }  // n_expert + 1 offsets into gathered rows, then n_expert + 1 cursors
+  float* expert_x() { return expert_x_.as<float>(); }              // gathered rows, n_embd each
+  float* expert_gate() { return expert_gate_.as<float>(); }        // gathered rows, n_ff_exp each
+  float* expert_up() { return expert_up_.as<float>(); }            // gathered rows, n_ff_exp each
+  float* expert_out() { return expert_out_.as<float>(); }          // gathered rows, n_embd each
+  float* shared_out() { return shared_out_.as<float>(); }          // n_embd per row (shared expert)
+  float* shared_gate() { return shared_gate_.as<float>(); }        // 1 per row (shared expert's gate)
+
+  // Routing statistics: for layer l and expert e, expert_tokens()[l * n_expert + e] counts the
+  // rows routed to e by forward passes since the caller last zeroed it (the caller owns
+  // resetting; the forward pass only adds). Empty for a dense model.
+  std::span<uint32_t> expert_tokens() { return {expert_tokens_.data(), expert_tokens_.size()}; }
+  // Bytes of expert matrices the forward passes read since the caller last zeroed it: each
+  // expert a layer routes at least one row to is read once per pass.
+  uint64_t& expert_bytes_read() { return expert_bytes_read_; }
+
   // Attention workers: each owns block-pointer arrays and kernel scratch. Work items are
   // taken from a shared counter, so which worker does which item never affects results.
   int n_attention_workers() const { return sizes_.n_attention_workers; }
@@ -63,6 +91,10 @@ class ForwardScratch {
   Sizes sizes_;
   size_t blocks_per_worker_ = 0;
   AlignedBuffer hidden_, normed_, q_, k_, v_, attn_out_, proj_, gate_, up_, matmul_, attention_;
+  AlignedBuffer router_, route_expert_, route_weight_, route_slot_, expert_first_, expert_x_, expert_gate_,
+      expert_up_, expert_out_, shared_out_, shared_gate_;
+  std::vector<uint32_t> expert_tokens_;
+  uint64_t expert_bytes_read_ = 0;
   std::vector<const void*> block_ptrs_;
   std::atomic<int> next_item_{0};
 };

@@ -43,6 +43,39 @@ Status read_real(const GgufFile& gguf, const std::string& key, float* out) {
 
 bool has_tensor(const GgufFile& gguf, const std::string& name) { return gguf.find_tensor(name) != nullptr; }
 
+// The expert keys. A file with <arch>.expert_count > 0 routes every layer's feed-forward
+// through experts; their width is expert_feed_forward_length, or feed_forward_length in
+// Mixtral-style llama files (which have no dense layers to give that key another meaning).
+Status read_experts(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) {
+  const std::string& a = hp->arch;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_count", true, &hp->n_expert));
+  if (hp->n_expert == 0) {
+    if (traits.requires_experts) return Status::NotFound(gguf.path() + ": missing metadata key " + a + ".expert_count");
+    return Status::Ok();
+  }
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_used_count", false, &hp->n_expert_used));
+  if (hp->n_expert_used > hp->n_expert) {
+    return Status::Corrupt(gguf.path() + ": " + a + ".expert_used_count " + std::to_string(hp->n_expert_used) +
+                           " exceeds expert_count " + std::to_string(hp->n_expert));
+  }
+  // Bounded so one layer's expert products fit one kernels::matmul_many() call.
+  constexpr int kMaxExperts = 512;
+  if (hp->n_expert > kMaxExperts) {
+    return Status::Unsupported(gguf.path() + ": " + a + ".expert_count " + std::to_string(hp->n_expert) +
+                               " exceeds the " + std::to_string(kMaxExperts) + " experts this build supports");
+  }
+  hp->n_ff_exp = hp->n_ff;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_feed_forward_length", hp->n_ff > 0, &hp->n_ff_exp));
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_shared_feed_forward_length", true, &hp->n_ff_shexp));
+  hp->expert_weights_norm = traits.moe_norm_topk;
+  if (const GgufValue* v = gguf.find(a + ".expert_weights_norm"); v != nullptr) {
+    std::optional<bool> b = v->as_bool();
+    if (!b) return Status::Corrupt(gguf.path() + ": " + a + ".expert_weights_norm must be a bool");
+    hp->expert_weights_norm = *b;
+  }
+  return Status::Ok();
+}
+
 Status read_rope_scaling(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
   float factor = 1.0f;
@@ -105,7 +138,8 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   const std::string& a = hp.arch;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "embedding_length", false, &hp.n_embd));
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "block_count", false, &hp.n_layer));
-  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "feed_forward_length", false, &hp.n_ff));
+  // A MoE file's experts have their own width key; its dense width is optional.
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "feed_forward_length", traits->requires_experts, &hp.n_ff));
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count", false, &hp.n_head));
   hp.n_head_kv = hp.n_head;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count_kv", true, &hp.n_head_kv));
@@ -133,6 +167,7 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   hp.qkv_bias = traits->requires_qkv_bias || has_tensor(gguf, "blk.0.attn_q.bias");
   hp.qk_norm = traits->requires_qk_norm || has_tensor(gguf, "blk.0.attn_q_norm.weight");
   hp.tied_embeddings = !has_tensor(gguf, "output.weight");
+  STRATA_RETURN_IF_ERROR(read_experts(gguf, *traits, &hp));
   STRATA_RETURN_IF_ERROR(check_shapes(gguf, hp));
   return hp;
 }

@@ -1,6 +1,7 @@
-// Hparams: the hyper-parameters of a dense transformer, read from GGUF metadata
-// ("<arch>.block_count", ...). The architecture is data: llama, qwen2 and qwen3 differ only
-// in these fields and in which tensors exist (biases, QK-norm, tied output).
+// Hparams: the hyper-parameters of a transformer, read from GGUF metadata
+// ("<arch>.block_count", ...). The architecture is data: llama, qwen2, qwen3 and their
+// mixture-of-experts forms differ only in these fields and in which tensors exist (biases,
+// QK-norm, tied output, routed experts, a shared expert).
 #pragma once
 
 #include <string>
@@ -11,7 +12,7 @@
 namespace strata {
 
 struct Hparams {
-  std::string arch;        // "llama", "qwen2", "qwen3"
+  std::string arch;        // "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe"
   int n_vocab = 0;
   int n_ctx_train = 0;
   int n_embd = 0;
@@ -19,7 +20,7 @@ struct Hparams {
   int n_head = 0;
   int n_head_kv = 0;
   int head_dim = 0;        // n_embd / n_head unless <arch>.attention.key_length says otherwise
-  int n_ff = 0;
+  int n_ff = 0;            // dense feed-forward width (0 in a MoE file that has none)
   int n_rot = 0;
   float rms_eps = 1e-5f;
   float rope_freq_base = 10000.0f;
@@ -31,6 +32,16 @@ struct Hparams {
   bool qk_norm = false;           // qwen3
   bool qkv_bias = false;          // qwen2
   bool tied_embeddings = false;   // no output.weight: reuse token_embd.weight
+  // Mixture of experts (n_expert > 0): every layer's feed-forward is n_expert SiLU-gated
+  // experts of width n_ff_exp, n_expert_used of them per token chosen by a router
+  // (softmax over all, top-k; ties to the lower id), plus, when n_ff_shexp > 0, a shared
+  // expert scaled by sigmoid(gate_inp_shexp . x) (qwen2moe).
+  int n_expert = 0;
+  int n_expert_used = 0;
+  int n_ff_exp = 0;
+  int n_ff_shexp = 0;
+  bool expert_weights_norm = false;  // renormalise the k routing weights to sum to 1
+  bool is_moe() const { return n_expert > 0; }
 };
 
 // Reads and validates hparams; errors name the missing or inconsistent key.

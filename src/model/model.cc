@@ -31,9 +31,25 @@ size_t largest_matmul_scratch(const ModelWeights& w, int max_rows) {
   auto consider = [&](const kernels::WeightMatrix& m) {
     bytes = std::max(bytes, kernels::matmul_scratch_bytes(m.type, m.n_in, max_rows));
   };
-  consider(w.output);
+  for (const kernels::WeightMatrix* m : all_matrices(w)) consider(*m);
+  return bytes;
+}
+
+// matmul_many() scratch of a MoE layer: the router and shared-expert products over max_rows
+// rows, then the experts' over max_rows * n_expert_used gathered rows (bounded by taking
+// every expert matrix's type at that many rows).
+size_t moe_matmul_scratch(const ModelWeights& w, const Hparams& hp, int max_rows) {
+  size_t bytes = 0;
+  const int routes = max_rows * hp.n_expert_used;
   for (const LayerWeights& l : w.layers) {
-    for (const kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) consider(*m);
+    size_t shared = 0;
+    for (const kernels::WeightMatrix* m : {&l.router, &l.shexp_gate, &l.shexp_up, &l.shexp_gate_inp}) {
+      if (m->data != nullptr) shared += kernels::matmul_scratch_bytes(m->type, m->n_in, max_rows);
+    }
+    const size_t gate_up = kernels::matmul_scratch_bytes(l.exp_gate[0].type, hp.n_embd, routes) +
+                           kernels::matmul_scratch_bytes(l.exp_up[0].type, hp.n_embd, routes);
+    const size_t down = kernels::matmul_scratch_bytes(l.exp_down[0].type, hp.n_ff_exp, routes);
+    bytes = std::max({bytes, shared, gate_up, down});
   }
   return bytes;
 }
@@ -60,16 +76,16 @@ size_t largest_attention_scratch(const Hparams& hp, int max_seq_tokens, int max_
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::~Model() = default;
 
-Result<std::unique_ptr<Model>> Model::Load(const std::string& path) {
+Result<std::unique_ptr<Model>> Model::Load(const std::string& path, const LoadProgress& progress) {
   STRATA_ASSIGN_OR_RETURN(GgufFile gguf, GgufFile::Open(path));
-  return FromGguf(std::make_shared<const GgufFile>(std::move(gguf)));
+  return FromGguf(std::make_shared<const GgufFile>(std::move(gguf)), progress);
 }
 
-Result<std::unique_ptr<Model>> Model::FromGguf(std::shared_ptr<const GgufFile> gguf) {
+Result<std::unique_ptr<Model>> Model::FromGguf(std::shared_ptr<const GgufFile> gguf, const LoadProgress& progress) {
   auto impl = std::make_unique<Impl>();
   STRATA_ASSIGN_OR_RETURN(impl->hp, read_hparams(*gguf));
   STRATA_ASSIGN_OR_RETURN(impl->w, bind_weights(*gguf, impl->hp));
-  pack_weights(*gguf, impl->w);
+  pack_weights(*gguf, impl->w, progress);
   impl->rope = rope_params(impl->hp);
   impl->rope.freq_factors = impl->w.rope_freqs;
   impl->gguf = std::move(gguf);
@@ -126,8 +142,13 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
   s.n_embd = hp.n_embd;
   s.q_dim = hp.n_head * hp.head_dim;
   s.kv_dim = hp.n_head_kv * hp.head_dim;
-  s.n_ff = hp.n_ff;
+  s.n_ff = hp.is_moe() ? hp.n_ff_shexp : hp.n_ff;
+  s.n_layer = hp.n_layer;
+  s.n_expert = hp.n_expert;
+  s.n_expert_used = hp.n_expert_used;
+  s.n_ff_exp = hp.n_ff_exp;
   s.matmul_bytes = largest_matmul_scratch(impl_->w, max_rows);
+  if (hp.is_moe()) s.matmul_bytes = std::max(s.matmul_bytes, moe_matmul_scratch(impl_->w, hp, max_rows));
   s.max_block_tokens = kMaxKvBlockTokens;
   s.attention_floats = largest_attention_scratch(hp, max_seq_tokens, s.max_block_tokens);
   s.n_attention_workers = max_threads;

@@ -1,4 +1,5 @@
-// Model: a loaded dense transformer (llama, qwen2, qwen3 families) and its forward pass.
+// Model: a loaded transformer (llama, qwen2, qwen3 families, dense or mixture-of-experts) and
+// its forward pass.
 //
 // Owns the GgufFile (weight matrices stay memory-mapped, never copied; only the small norm
 // and bias vectors are converted to F32 copies) and the bound weight views.
@@ -15,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -41,16 +43,23 @@ class Model {
   // The largest K/V block (tokens) the forward pass accepts; scratch is sized for it.
   static constexpr int kMaxKvBlockTokens = 256;
 
-  static Result<std::unique_ptr<Model>> Load(const std::string& path);
-  static Result<std::unique_ptr<Model>> FromGguf(std::shared_ptr<const GgufFile> gguf);
+  // Reports loading: bytes of weight matrices prepared (read, and packed where the kernels
+  // pack) so far and in all. Called from the loading threads, one call at a time, about once
+  // per percent; last with done == total.
+  using LoadProgress = std::function<void(uint64_t done_bytes, uint64_t total_bytes)>;
+
+  static Result<std::unique_ptr<Model>> Load(const std::string& path, const LoadProgress& progress = {});
+  static Result<std::unique_ptr<Model>> FromGguf(std::shared_ptr<const GgufFile> gguf,
+                                                 const LoadProgress& progress = {});
   ~Model();
 
   const Hparams& hparams() const;
   const GgufFile& gguf() const;
   // Total bytes of all weight tensors.
   size_t weight_bytes() const;
-  // Bytes one decode step streams from memory: every weight except the rows of the
-  // embedding table it does not look up (for the bandwidth roofline).
+  // Bytes one decode step of one token streams from memory: every weight except the rows of
+  // the embedding table it does not look up and, in a mixture of experts, the experts it
+  // does not route to (n_expert_used of n_expert per layer). For the bandwidth roofline.
   size_t decode_weight_bytes() const;
   KvLayout kv_layout(DType kv_type, int block_tokens) const;
   // Ok when the forward pass can use K/V storage of this layout: it matches the model, the

@@ -29,10 +29,17 @@ class Binder {
     kernels::WeightMatrix m;
     const GgufTensor* t = find(name, {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out)}, true);
     if (t == nullptr) return m;
+    return typed_matrix(*t, name, n_in, n_out);
+  }
+
+  // t (already found with the right shape) as a matrix of n_out rows of n_in, type checked.
+  kernels::WeightMatrix typed_matrix(const GgufTensor& tensor, const std::string& name, int64_t n_in, int64_t n_out) {
+    kernels::WeightMatrix m;
+    const GgufTensor* t = &tensor;
     if (!kernels::matmul_supports(t->type)) {
       fail(Status::Unsupported(gguf_.path() + ": tensor " + name + " has type " + std::string(dtype_name(t->type)) +
                                ", which this build cannot multiply (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, "
-                               "Q6_K, IQ4_NL, IQ4_XS; Q4_1, Q5_1, Q2_K, Q3_K, IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS, "
+                               "Q6_K, Q3_K, IQ4_NL, IQ4_XS; Q4_1, Q5_1, Q2_K, IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS, "
                                "IQ2_S, IQ1_S, IQ1_M on reference kernels)"));
       return m;
     }
@@ -79,6 +86,29 @@ class Binder {
     }
     w_->owned.push_back(std::move(copy));
     return w_->owned.back().get();
+  }
+
+  // The n_expert slices of a 3-D expert tensor stored as dims [n_in, n_out, n_expert].
+  std::vector<kernels::WeightMatrix> experts(const std::string& name, int64_t n_in, int64_t n_out, int64_t n_expert) {
+    std::vector<kernels::WeightMatrix> out;
+    const GgufTensor* t = find(name, {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out),
+                                      static_cast<uint64_t>(n_expert)}, true);
+    if (t == nullptr) return out;
+    kernels::WeightMatrix m = typed_matrix(*t, name, n_in, n_out);
+    if (!status_.ok()) return out;
+    const size_t expert_bytes = static_cast<size_t>(n_out) * m.row_bytes;
+    for (int64_t e = 0; e < n_expert; ++e) {
+      out.push_back(m);
+      out.back().data = t->data + static_cast<size_t>(e) * expert_bytes;
+    }
+    return out;
+  }
+
+  // A 1-D tensor of n weights used as a matrix of one output row (a per-row gate).
+  kernels::WeightMatrix row_vector(const std::string& name, int64_t n) {
+    const GgufTensor* t = find(name, {static_cast<uint64_t>(n)}, true);
+    if (t == nullptr) return {};
+    return typed_matrix(*t, name, n, 1);
   }
 
   // A 1-D tensor of n floats, copied to F32. Optional tensors give nullptr when absent.
@@ -142,11 +172,26 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   }
   lw.wo = b.matrix(p + "attn_output.weight", q_dim, hp.n_embd);
   lw.ffn_norm = b.vector(p + "ffn_norm.weight", hp.n_embd, true);
-  lw.w_gate = b.matrix(p + "ffn_gate.weight", hp.n_embd, hp.n_ff);
-  lw.w_up = b.matrix(p + "ffn_up.weight", hp.n_embd, hp.n_ff);
-  lw.w_down = b.matrix(p + "ffn_down.weight", hp.n_ff, hp.n_embd);
+  if (!hp.is_moe()) {
+    lw.w_gate = b.matrix(p + "ffn_gate.weight", hp.n_embd, hp.n_ff);
+    lw.w_up = b.matrix(p + "ffn_up.weight", hp.n_embd, hp.n_ff);
+    lw.w_down = b.matrix(p + "ffn_down.weight", hp.n_ff, hp.n_embd);
+    return lw;
+  }
+  lw.router = b.matrix(p + "ffn_gate_inp.weight", hp.n_embd, hp.n_expert);
+  lw.exp_gate = b.experts(p + "ffn_gate_exps.weight", hp.n_embd, hp.n_ff_exp, hp.n_expert);
+  lw.exp_up = b.experts(p + "ffn_up_exps.weight", hp.n_embd, hp.n_ff_exp, hp.n_expert);
+  lw.exp_down = b.experts(p + "ffn_down_exps.weight", hp.n_ff_exp, hp.n_embd, hp.n_expert);
+  if (hp.n_ff_shexp > 0) {
+    lw.shexp_gate = b.matrix(p + "ffn_gate_shexp.weight", hp.n_embd, hp.n_ff_shexp);
+    lw.shexp_up = b.matrix(p + "ffn_up_shexp.weight", hp.n_embd, hp.n_ff_shexp);
+    lw.shexp_down = b.matrix(p + "ffn_down_shexp.weight", hp.n_ff_shexp, hp.n_embd);
+    lw.shexp_gate_inp = b.row_vector(p + "ffn_gate_inp_shexp.weight", hp.n_embd);
+  }
   return lw;
 }
+
+size_t matrix_bytes(const kernels::WeightMatrix& m) { return static_cast<size_t>(m.n_out) * m.row_bytes; }
 
 // Names, once each, the weight types of the file that matmul runs on the scalar reference
 // rows: exact, but far slower than the types with SIMD kernels.
@@ -176,10 +221,32 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
 
   for (const GgufTensor& t : gguf.tensors()) w.total_bytes += t.n_bytes;
   w.decode_bytes = w.total_bytes;
-  if (!hp.tied_embeddings) {
-    w.decode_bytes -= static_cast<size_t>(w.token_embd.n_out) * w.token_embd.row_bytes;
+  if (!hp.tied_embeddings) w.decode_bytes -= matrix_bytes(w.token_embd);
+  if (hp.is_moe()) {
+    const LayerWeights& l0 = w.layers[0];
+    w.expert_bytes = matrix_bytes(l0.exp_gate[0]) + matrix_bytes(l0.exp_up[0]) + matrix_bytes(l0.exp_down[0]);
+    w.decode_bytes -= static_cast<size_t>(hp.n_layer) * (hp.n_expert - hp.n_expert_used) * w.expert_bytes;
   }
   return w;
+}
+
+std::vector<kernels::WeightMatrix*> all_matrices(ModelWeights& w) {
+  std::vector<kernels::WeightMatrix*> out = {&w.output};
+  for (LayerWeights& l : w.layers) {
+    for (kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down, &l.router,
+                                     &l.shexp_gate, &l.shexp_up, &l.shexp_down, &l.shexp_gate_inp}) {
+      if (m->data != nullptr) out.push_back(m);
+    }
+    for (auto* experts : {&l.exp_gate, &l.exp_up, &l.exp_down}) {
+      for (kernels::WeightMatrix& m : *experts) out.push_back(&m);
+    }
+  }
+  return out;
+}
+
+std::vector<const kernels::WeightMatrix*> all_matrices(const ModelWeights& w) {
+  std::vector<kernels::WeightMatrix*> mutable_list = all_matrices(const_cast<ModelWeights&>(w));
+  return {mutable_list.begin(), mutable_list.end()};
 }
 
 }  // namespace strata

@@ -6,6 +6,8 @@
 // while the GgufFile lives.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -27,8 +29,17 @@ struct LayerWeights {
   const float* k_norm = nullptr;
   kernels::WeightMatrix wo;           // n_head*head_dim -> n_embd
   const float* ffn_norm = nullptr;    // n_embd
-  kernels::WeightMatrix w_gate, w_up; // n_embd -> n_ff
+  kernels::WeightMatrix w_gate, w_up; // n_embd -> n_ff (dense layers only)
   kernels::WeightMatrix w_down;       // n_ff -> n_embd
+  // Mixture of experts (hp.is_moe()): the router and each expert's matrices, views into the
+  // file's 3-D ffn_{gate,up,down}_exps tensors (expert e is the e-th n_out x n_in slice).
+  kernels::WeightMatrix router;                         // n_embd -> n_expert (ffn_gate_inp)
+  std::vector<kernels::WeightMatrix> exp_gate, exp_up;  // n_expert x (n_embd -> n_ff_exp)
+  std::vector<kernels::WeightMatrix> exp_down;          // n_expert x (n_ff_exp -> n_embd)
+  // Shared expert (qwen2moe; n_ff_shexp > 0), scaled per row by sigmoid(shexp_gate_inp . x).
+  kernels::WeightMatrix shexp_gate, shexp_up;  // n_embd -> n_ff_shexp
+  kernels::WeightMatrix shexp_down;            // n_ff_shexp -> n_embd
+  kernels::WeightMatrix shexp_gate_inp;        // n_embd -> 1
 };
 
 struct ModelWeights {
@@ -38,8 +49,11 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;
   const float* rope_freqs = nullptr;  // n_rot / 2 rope frequency factors (Llama 3.1); nullptr when absent
   size_t total_bytes = 0;             // every tensor of the file
-  size_t decode_bytes = 0;            // what one decode step streams: all but the embedding table
-                                      // (which only has one row read), unless output reuses it
+  size_t decode_bytes = 0;            // what one decode step of one token streams: all but the
+                                      // embedding table (one row read, unless output reuses it)
+                                      // and, in MoE files, all but the n_expert_used experts it
+                                      // routes to in each layer
+  size_t expert_bytes = 0;            // one expert's gate + up + down matrices (0: dense)
   std::vector<std::unique_ptr<float[]>> owned;  // F32 copies of the 1-D tensors
   AlignedBuffer packed;  // the matrices the active kernels read in their own layout
 };
@@ -49,10 +63,18 @@ struct ModelWeights {
 // finite factors.
 Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp);
 
+// Every matrix the forward pass multiplies with (experts included), for packing and sizing.
+std::vector<kernels::WeightMatrix*> all_matrices(ModelWeights& w);
+std::vector<const kernels::WeightMatrix*> all_matrices(const ModelWeights& w);
+
+// Called by pack_weights with (bytes of matrices done, all matrices' bytes), one call at a time.
+using PackProgress = std::function<void(uint64_t done_bytes, uint64_t total_bytes)>;
+
 // Packs every matrix the active kernels read faster in a layout of their own
 // (kernels::packed_matrix_bytes), into w.packed, and points the matrices at it. The file's
 // pages of a packed matrix leave the resident set, so serving holds one copy of the weights;
 // the embedding table keeps its pages (rows are looked up there). Uses every core once.
-void pack_weights(const GgufFile& gguf, ModelWeights& w);
+// progress (optional) hears about every matrix, packed or not, about once per percent.
+void pack_weights(const GgufFile& gguf, ModelWeights& w, const PackProgress& progress = {});
 
 }  // namespace strata

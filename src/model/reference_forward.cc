@@ -1,5 +1,6 @@
 #include "model/reference_forward.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "tensor/quantize.h"
@@ -47,6 +48,24 @@ void add(Vec& x, const Vec& y) {
   for (size_t i = 0; i < x.size(); ++i) x[i] += y[i];
 }
 
+// Rows [first_row, first_row + n_out) of m (n_in = x.size() wide) times x: one expert's slice.
+Vec matvec_rows(const Vec& m, size_t first_row, size_t n_out, const Vec& x) {
+  const size_t n_in = x.size();
+  Vec y(n_out, 0.0);
+  for (size_t o = 0; o < n_out; ++o) {
+    for (size_t i = 0; i < n_in; ++i) y[o] += m[(first_row + o) * n_in + i] * x[i];
+  }
+  return y;
+}
+
+// The SiLU-gated feed-forward with rows [e * n_ff, (e + 1) * n_ff) of gate/up and the e-th
+// n_embd-row slice of down.
+Vec swiglu(const Vec& gate_m, const Vec& up_m, const Vec& down_m, size_t e, size_t n_ff, const Vec& x) {
+  Vec gate = matvec_rows(gate_m, e * n_ff, n_ff, x), up = matvec_rows(up_m, e * n_ff, n_ff, x);
+  for (size_t i = 0; i < n_ff; ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
+  return matvec_rows(down_m, e * x.size(), x.size(), gate);
+}
+
 }  // namespace
 
 Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf) {
@@ -76,9 +95,19 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf) {
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k_norm.weight", false, &l.k_norm));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.weight", true, &l.wo));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_norm.weight", true, &l.ffn_norm));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate.weight", true, &l.w_gate));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up.weight", true, &l.w_up));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down.weight", true, &l.w_down));
+    const bool moe = r.hp_.is_moe();
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate.weight", !moe, &l.w_gate));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up.weight", !moe, &l.w_up));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down.weight", !moe, &l.w_down));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp.weight", moe, &l.router));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_exps.weight", moe, &l.exp_gate));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up_exps.weight", moe, &l.exp_up));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_exps.weight", moe, &l.exp_down));
+    const bool shared = r.hp_.n_ff_shexp > 0;
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_shexp.weight", shared, &l.shexp_gate));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up_shexp.weight", shared, &l.shexp_up));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_shexp.weight", shared, &l.shexp_down));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp_shexp.weight", shared, &l.shexp_gate_inp));
   }
   return r;
 }
@@ -147,6 +176,39 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   out = matvec(l.wo, att);
 }
 
+Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
+  if (!hp_.is_moe()) return swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.n_ff), x);
+  Vec p = matvec(l.router, x);
+  const double max_logit = *std::max_element(p.begin(), p.end());
+  double sum = 0;
+  for (double& v : p) sum += (v = std::exp(v - max_logit));
+  for (double& v : p) v /= sum;
+  std::vector<int> chosen;
+  double chosen_sum = 0;
+  for (int j = 0; j < hp_.n_expert_used; ++j) {
+    int best = -1;
+    for (int e = 0; e < hp_.n_expert; ++e) {
+      if (std::find(chosen.begin(), chosen.end(), e) != chosen.end()) continue;
+      if (best < 0 || p[e] > p[best]) best = e;
+    }
+    chosen.push_back(best);
+    chosen_sum += p[best];
+  }
+  Vec out(x.size(), 0.0);
+  for (int e : chosen) {
+    const double w = hp_.expert_weights_norm ? p[e] / chosen_sum : p[e];
+    const Vec y = swiglu(l.exp_gate, l.exp_up, l.exp_down, static_cast<size_t>(e), static_cast<size_t>(hp_.n_ff_exp), x);
+    for (size_t i = 0; i < out.size(); ++i) out[i] += w * y[i];
+  }
+  if (hp_.n_ff_shexp > 0) {
+    double g = 0;
+    for (size_t i = 0; i < x.size(); ++i) g += l.shexp_gate_inp[i] * x[i];
+    const Vec y = swiglu(l.shexp_gate, l.shexp_up, l.shexp_down, 0, static_cast<size_t>(hp_.n_ff_shexp), x);
+    for (size_t i = 0; i < out.size(); ++i) out[i] += y[i] / (1.0 + std::exp(-g));
+  }
+  return out;
+}
+
 std::vector<double> ReferenceForward::step(int32_t token) {
   const int n_embd = hp_.n_embd;
   Vec h(token_embd_.begin() + static_cast<size_t>(token) * n_embd,
@@ -155,10 +217,7 @@ std::vector<double> ReferenceForward::step(int32_t token) {
     Vec att;
     attention(l, rmsnorm(h.data(), l.attn_norm, n_embd, hp_.rms_eps), att);
     add(h, att);
-    Vec x = rmsnorm(h.data(), l.ffn_norm, n_embd, hp_.rms_eps);
-    Vec gate = matvec(l.w_gate, x), up = matvec(l.w_up, x);
-    for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
-    add(h, matvec(l.w_down, gate));
+    add(h, feed_forward(l, rmsnorm(h.data(), l.ffn_norm, n_embd, hp_.rms_eps)));
   }
   ++n_tokens_;
   return matvec(output_, rmsnorm(h.data(), output_norm_, n_embd, hp_.rms_eps));

@@ -3,7 +3,8 @@
 // Written independently of transformer.cc and the kernels: simple loops, weights decoded
 // once with the tensor module's reference dequantizer into doubles, activations and the
 // K/V cache kept in double, full softmax. It is slow and obviously right, and is what the
-// fast path's numerics are measured against. Applies rope_freqs.weight (per-pair factors
+// fast path's numerics are measured against. Mixture-of-experts layers route each token to
+// its top-k experts by softmax probability (ties to the lower id) in doubles. Applies rope_freqs.weight (per-pair factors
 // dividing the angle) when present; supports no YaRN (test models do not use it).
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
@@ -31,10 +32,15 @@ class ReferenceForward {
   struct Layer {
     std::vector<double> attn_norm, ffn_norm, bq, bk, bv, q_norm, k_norm;
     Matrix wq, wk, wv, wo, w_gate, w_up, w_down;
+    // Mixture of experts: router (n_expert rows), experts' matrices end to end (expert e's
+    // rows follow expert e-1's), the shared expert and its gate vector (empty when absent).
+    Matrix router, exp_gate, exp_up, exp_down, shexp_gate, shexp_up, shexp_down;
+    std::vector<double> shexp_gate_inp;
     std::vector<std::vector<double>> k_cache, v_cache;  // per position
   };
 
   void attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
+  std::vector<double> feed_forward(const Layer& l, const std::vector<double>& x) const;
   void rope(std::vector<double>& x, int n_heads) const;
 
   Hparams hp_;

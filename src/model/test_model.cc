@@ -15,7 +15,7 @@ namespace {
 void add_random(GgufWriter& w, const std::string& name, DType type, std::vector<uint64_t> dims, uint32_t seed,
                 float center, float half_width) {
   const uint64_t n_in = dims[0];
-  const uint64_t n_rows = dims.size() > 1 ? dims[1] : 1;
+  const uint64_t n_rows = dims.size() > 1 ? dims[1] * (dims.size() > 2 ? dims[2] : 1) : 1;
   w.add_tensor(name, type, dims, [=](uint8_t* dst) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> dist(center - half_width, center + half_width);
@@ -41,7 +41,8 @@ class ModelBuilder {
  public:
   explicit ModelBuilder(const TestModelSpec& spec) : s_(spec) {}
 
-  void matrix(const std::string& name, int n_in, int n_out) {
+  // n_experts > 0: a 3-D expert tensor, n_experts matrices of n_out x n_in end to end.
+  void matrix(const std::string& name, int n_in, int n_out, int n_experts = 0) {
     if (skipped(name)) return;
     DType type = s_.type;
     if (s_.mixed) {
@@ -49,8 +50,16 @@ class ModelBuilder {
       type = types[n_tensors_ % types.size()];
     }
     // Uniform on [-a, a] has variance a^2 / 3; a = sqrt(3 / n_in) gives unit-variance outputs.
-    add_random(w_, name, type, {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out)}, next_seed(), 0.0f,
-               std::sqrt(3.0f / static_cast<float>(n_in)));
+    std::vector<uint64_t> dims = {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out)};
+    if (n_experts > 0) dims.push_back(static_cast<uint64_t>(n_experts));
+    add_random(w_, name, type, dims, next_seed(), 0.0f, std::sqrt(3.0f / static_cast<float>(n_in)));
+  }
+  // An F32 matrix whatever the spec's type (routers stay F32 in quantised files). Scaled to
+  // give logits of a few units, so routing is decided, not a coin toss.
+  void vector_matrix(const std::string& name, int n_in, int n_out) {
+    if (skipped(name)) return;
+    add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out)}, next_seed(), 0.0f,
+               3.0f * std::sqrt(3.0f / static_cast<float>(n_in)));
   }
   void vector(const std::string& name, int n, float center, float half_width) {
     if (skipped(name)) return;
@@ -75,8 +84,10 @@ class ModelBuilder {
   int n_tensors_ = 0;
 };
 
+std::string file_arch(const TestModelSpec& s) { return s.arch == "mixtral" ? "llama" : s.arch; }
+
 void set_metadata(const TestModelSpec& s, GgufWriter& w) {
-  const std::string& a = s.arch;
+  const std::string a = file_arch(s);
   w.set("general.architecture", GgufValue::String(a));
   w.set("general.name", GgufValue::String(test_model_name(s)));
   w.set(a + ".context_length", GgufValue::U32(static_cast<uint32_t>(s.n_ctx)));
@@ -95,7 +106,39 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
     w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_linear_factor));
   }
+  if (is_moe_arch(s.arch)) {
+    w.set(a + ".expert_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert)));
+    w.set(a + ".expert_used_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert_used)));
+    if (s.arch == "mixtral") {
+      w.set(a + ".feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
+    } else {
+      w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
+    }
+    if (s.arch == "qwen2moe") {
+      w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
+    }
+  }
   for (const auto& [key, value] : s.metadata_overrides) w.set(key, value);
+}
+
+// A layer's feed-forward tensors: dense, or router + experts (+ the shared expert).
+void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p) {
+  if (!is_moe_arch(s.arch)) {
+    b.matrix(p + "ffn_gate.weight", s.n_embd, s.n_ff);
+    b.matrix(p + "ffn_up.weight", s.n_embd, s.n_ff);
+    b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
+    return;
+  }
+  b.vector_matrix(p + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
+  b.matrix(p + "ffn_gate_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
+  b.matrix(p + "ffn_up_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
+  b.matrix(p + "ffn_down_exps.weight", s.n_ff_exp, s.n_embd, s.n_expert);
+  if (s.arch == "qwen2moe") {
+    b.vector(p + "ffn_gate_inp_shexp.weight", s.n_embd, 0.0f, std::sqrt(3.0f / static_cast<float>(s.n_embd)));
+    b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, s.n_ff_shexp);
+    b.matrix(p + "ffn_up_shexp.weight", s.n_embd, s.n_ff_shexp);
+    b.matrix(p + "ffn_down_shexp.weight", s.n_ff_shexp, s.n_embd);
+  }
 }
 
 }  // namespace
@@ -103,6 +146,8 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
 std::string test_model_name(const TestModelSpec& spec) {
   return spec.arch + "-" + (spec.mixed ? std::string("mixed") : std::string(dtype_name(spec.type)));
 }
+
+bool is_moe_arch(const std::string& arch) { return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe"; }
 
 std::vector<DType> all_weight_types() {
   return {DType::kF32, DType::kF16, DType::kBF16, DType::kQ8_0, DType::kQ4_0,
@@ -115,11 +160,12 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const int head_dim = s.head_dim != 0 ? s.head_dim : s.n_embd / s.n_head;
   const int q_dim = s.n_head * head_dim;
   const int kv_dim = s.n_head_kv * head_dim;
-  const bool qwen2 = s.arch == "qwen2";
-  const bool qwen3 = s.arch == "qwen3";
+  const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe";
+  const bool qwen3 = s.arch == "qwen3" || s.arch == "qwen3moe";
+  const bool tied = s.arch == "qwen3";
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
-  if (!qwen3) b.matrix("output.weight", s.n_embd, s.n_vocab);
+  if (!tied) b.matrix("output.weight", s.n_embd, s.n_vocab);
   for (int l = 0; l < s.n_layer; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
@@ -137,9 +183,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     }
     b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
     b.vector(p + "ffn_norm.weight", s.n_embd, 1.0f, 0.2f);
-    b.matrix(p + "ffn_gate.weight", s.n_embd, s.n_ff);
-    b.matrix(p + "ffn_up.weight", s.n_embd, s.n_ff);
-    b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
+    add_ffn(b, s, p);
   }
   if (!s.rope_freqs.empty()) add_values(b.writer(), "rope_freqs.weight", s.rope_freqs_type, s.rope_freqs);
   return b.writer().write(path);

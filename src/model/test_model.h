@@ -19,7 +19,9 @@
 namespace strata::testing {
 
 struct TestModelSpec {
-  std::string arch = "llama";   // llama | qwen2 | qwen3 (qwen3: tied embeddings, QK-norm)
+  // llama | qwen2 | qwen3 (qwen3: tied embeddings, QK-norm), or a mixture of experts:
+  // mixtral (a llama file with experts) | qwen2moe (biases, shared expert) | qwen3moe (QK-norm).
+  std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types
   int n_embd = 256;
@@ -28,6 +30,12 @@ struct TestModelSpec {
   int head_dim = 0;             // 0: n_embd / n_head; else written as attention.key_length (qwen3-0.6b: 128)
   int n_ff = 512;
   int n_layer = 2;
+  // Mixture-of-experts archs: n_expert experts of width n_ff_exp, n_expert_used per token;
+  // qwen2moe adds a shared expert of width n_ff_shexp.
+  int n_expert = 8;
+  int n_expert_used = 2;
+  int n_ff_exp = 256;
+  int n_ff_shexp = 256;
   int n_vocab = 256;
   int n_ctx = 512;
   float rope_freq_base = 10000.0f;
@@ -48,6 +56,9 @@ std::string test_model_name(const TestModelSpec& spec);
 
 // Writes the model to path.
 Status write_test_model(const TestModelSpec& spec, const std::string& path);
+
+// True for the mixture-of-experts archs above.
+bool is_moe_arch(const std::string& arch);
 
 // Every weight type the forward pass supports.
 std::vector<DType> all_weight_types();

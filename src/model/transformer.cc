@@ -1,4 +1,5 @@
-// The forward pass of a dense transformer (llama, qwen2, qwen3), top to bottom.
+// The forward pass of a transformer (llama, qwen2, qwen3 and their mixture-of-experts forms),
+// top to bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
 // that row's outputs, and the matmuls (the only place rows meet) are batch-invariant by
@@ -11,6 +12,8 @@
 
 #include "model/model.h"
 #include "model/model_impl.h"
+#include "model/moe_ffn.h"
+#include "model/row_loop.h"
 
 namespace strata {
 namespace {
@@ -97,19 +100,6 @@ void attend_all(const Hparams& hp, int layer, std::span<const Row> rows, KvView&
   });
 }
 
-// Runs fn(r) for every row: on the pool when there is enough work to repay waking it, else
-// inline (a decode step's few rows of norms and adds take less time than a thread wake-up).
-// Either way each row is computed by the same code, so the choice never changes results.
-template <typename F>
-void for_each_row(ThreadPool& pool, int n_rows, int floats_per_row, F&& fn) {
-  constexpr int64_t kInlineFloats = 1 << 16;
-  if (static_cast<int64_t>(n_rows) * floats_per_row <= kInlineFloats) {
-    for (int r = 0; r < n_rows; ++r) fn(r);
-    return;
-  }
-  pool.parallel_for(n_rows, [&](int r, int) { fn(r); });
-}
-
 void rmsnorm_rows(const float* x, const float* weight, int n_rows, int n, float eps, float* out, ThreadPool& pool) {
   for_each_row(pool, n_rows, n, [&](int r) {
     kernels::rmsnorm(x + static_cast<size_t>(r) * n, weight, n, eps, out + static_cast<size_t>(r) * n);
@@ -118,6 +108,17 @@ void rmsnorm_rows(const float* x, const float* weight, int n_rows, int n, float 
 
 void matmul(const WeightMatrix& w, const float* x, int n_rows, float* y, ForwardScratch& s, ThreadPool& pool) {
   kernels::matmul(w, x, n_rows, y, s.matmul_scratch(), pool);
+}
+
+// s.proj()[r] = the SiLU-gated feed-forward of s.normed()[r].
+void dense_ffn(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
+  matmul(lw.w_gate, s.normed(), n, s.gate(), s, pool);
+  matmul(lw.w_up, s.normed(), n, s.up(), s, pool);
+  for_each_row(pool, n, hp.n_ff, [&](int r) {
+    const size_t at = static_cast<size_t>(r) * hp.n_ff;
+    kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff);
+  });
+  matmul(lw.w_down, s.gate(), n, s.proj(), s, pool);
 }
 
 }  // namespace
@@ -163,19 +164,17 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
     attend_all(hp, layer, rows, kv, s, pool);
     matmul(lw.wo, s.attn_out(), n, s.proj(), s, pool);
 
-    // Residual, then the SiLU-gated feed-forward block.
+    // Residual, then the feed-forward block: SiLU-gated, or routed through experts.
     for_each_row(pool, n, n_embd, [&](int r) {
       float* h = hidden + static_cast<size_t>(r) * n_embd;
       add_in_place(h, s.proj() + static_cast<size_t>(r) * n_embd, n_embd);
       kernels::rmsnorm(h, lw.ffn_norm, n_embd, hp.rms_eps, s.normed() + static_cast<size_t>(r) * n_embd);
     });
-    matmul(lw.w_gate, s.normed(), n, s.gate(), s, pool);
-    matmul(lw.w_up, s.normed(), n, s.up(), s, pool);
-    for_each_row(pool, n, hp.n_ff, [&](int r) {
-      const size_t at = static_cast<size_t>(r) * hp.n_ff;
-      kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff);
-    });
-    matmul(lw.w_down, s.gate(), n, s.proj(), s, pool);
+    if (hp.is_moe()) {
+      moe_ffn(hp, lw, layer, n, s, pool);
+    } else {
+      dense_ffn(hp, lw, n, s, pool);
+    }
     for_each_row(pool, n, n_embd, [&](int r) {
       add_in_place(hidden + static_cast<size_t>(r) * n_embd, s.proj() + static_cast<size_t>(r) * n_embd, n_embd);
     });

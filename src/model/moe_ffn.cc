@@ -1,0 +1,159 @@
+#include "model/moe_ffn.h"
+
+#include <array>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/kernels.h"
+#include "model/row_loop.h"
+
+namespace strata {
+namespace {
+
+using kernels::MatmulJob;
+
+// Row r's experts, best first (ties to the lower id: selection on the router logits with a
+// strict comparison), and their weights: softmax over all experts' logits, taken at the
+// chosen ones, renormalised over them when the architecture says so.
+void route_row(const Hparams& hp, const float* logits, int32_t* expert, float* weight) {
+  const int n = hp.n_expert;
+  const int k = hp.n_expert_used;
+  float max_logit = logits[0];
+  for (int e = 1; e < n; ++e) max_logit = logits[e] > max_logit ? logits[e] : max_logit;
+  for (int j = 0; j < k; ++j) {
+    int best = -1;
+    for (int e = 0; e < n; ++e) {
+      bool taken = false;
+      for (int i = 0; i < j; ++i) taken = taken || expert[i] == e;
+      if (taken) continue;
+      // NaN logits never win, but some expert is always chosen.
+      if (best < 0 || logits[e] > logits[best]) best = e;
+    }
+    expert[j] = best;
+    weight[j] = std::exp(logits[best] - max_logit);
+  }
+  float sum = 0.0f;
+  if (hp.expert_weights_norm) {
+    for (int j = 0; j < k; ++j) sum += weight[j];
+  } else {
+    for (int e = 0; e < n; ++e) sum += std::exp(logits[e] - max_logit);
+  }
+  for (int j = 0; j < k; ++j) weight[j] /= sum;
+}
+
+size_t matrix_bytes(const kernels::WeightMatrix& m) { return static_cast<size_t>(m.n_out) * m.row_bytes; }
+
+// Routes every row, then gathers each expert's rows contiguously (in row order) into
+// s.expert_x(): expert e's rows are [first[e], first[e + 1]); route_slot says where each of a
+// row's routes landed.
+void route_and_gather(const Hparams& hp, int layer, int n_rows, ForwardScratch& s) {
+  const int k = hp.n_expert_used;
+  const int n = hp.n_expert;
+  int32_t* first = s.expert_first();
+  int32_t* fill = first + n + 1;
+  std::memset(first, 0, sizeof(int32_t) * static_cast<size_t>(2 * (n + 1)));
+  for (int r = 0; r < n_rows; ++r) {
+    route_row(hp, s.router_logits() + static_cast<size_t>(r) * n, s.route_expert() + r * k, s.route_weight() + r * k);
+    for (int j = 0; j < k; ++j) ++first[s.route_expert()[r * k + j] + 1];
+  }
+  uint32_t* tokens = s.expert_tokens().data() + static_cast<size_t>(layer) * n;
+  for (int e = 0; e < n; ++e) {
+    tokens[e] += static_cast<uint32_t>(first[e + 1]);
+    first[e + 1] += first[e];
+  }
+  for (int r = 0; r < n_rows; ++r) {
+    for (int j = 0; j < k; ++j) {
+      const int e = s.route_expert()[r * k + j];
+      const int slot = first[e] + fill[e]++;
+      s.route_slot()[r * k + j] = slot;
+      std::memcpy(s.expert_x() + static_cast<size_t>(slot) * hp.n_embd, s.normed() + static_cast<size_t>(r) * hp.n_embd,
+                  sizeof(float) * hp.n_embd);
+    }
+  }
+}
+
+// The products of experts that received rows (first the gate and up of each, then, with
+// down=true, the down projections), plus the shared expert's; returns the job count.
+int expert_jobs(const Hparams& hp, const LayerWeights& lw, int n_rows, bool down, ForwardScratch& s,
+                std::array<MatmulJob, kernels::kMaxMatmulJobs>& jobs, uint64_t* bytes_read) {
+  const int32_t* first = s.expert_first();
+  int n_jobs = 0;
+  for (int e = 0; e < hp.n_expert; ++e) {
+    const int count = first[e + 1] - first[e];
+    if (count == 0) continue;
+    const size_t ff_at = static_cast<size_t>(first[e]) * hp.n_ff_exp;
+    const size_t embd_at = static_cast<size_t>(first[e]) * hp.n_embd;
+    if (down) {
+      jobs[n_jobs++] = {&lw.exp_down[e], s.expert_gate() + ff_at, count, s.expert_out() + embd_at};
+      *bytes_read += matrix_bytes(lw.exp_gate[e]) + matrix_bytes(lw.exp_up[e]) + matrix_bytes(lw.exp_down[e]);
+    } else {
+      jobs[n_jobs++] = {&lw.exp_gate[e], s.expert_x() + embd_at, count, s.expert_gate() + ff_at};
+      jobs[n_jobs++] = {&lw.exp_up[e], s.expert_x() + embd_at, count, s.expert_up() + ff_at};
+    }
+  }
+  if (hp.n_ff_shexp > 0) {
+    if (down) {
+      jobs[n_jobs++] = {&lw.shexp_down, s.gate(), n_rows, s.shared_out()};
+    } else {
+      jobs[n_jobs++] = {&lw.shexp_gate, s.normed(), n_rows, s.gate()};
+      jobs[n_jobs++] = {&lw.shexp_up, s.normed(), n_rows, s.up()};
+    }
+  }
+  return n_jobs;
+}
+
+// proj[r] = sum over r's routes, in the order chosen, of weight * expert output; plus the
+// shared expert's output scaled by its sigmoid gate.
+void combine_row(const Hparams& hp, int r, ForwardScratch& s) {
+  const int k = hp.n_expert_used;
+  const int n_embd = hp.n_embd;
+  float* out = s.proj() + static_cast<size_t>(r) * n_embd;
+  for (int j = 0; j < k; ++j) {
+    const float w = s.route_weight()[r * k + j];
+    const float* y = s.expert_out() + static_cast<size_t>(s.route_slot()[r * k + j]) * n_embd;
+    if (j == 0) {
+      for (int i = 0; i < n_embd; ++i) out[i] = w * y[i];
+    } else {
+      for (int i = 0; i < n_embd; ++i) out[i] += w * y[i];
+    }
+  }
+  if (hp.n_ff_shexp > 0) {
+    const float g = 1.0f / (1.0f + std::exp(-s.shared_gate()[r]));
+    const float* y = s.shared_out() + static_cast<size_t>(r) * n_embd;
+    for (int i = 0; i < n_embd; ++i) out[i] += g * y[i];
+  }
+}
+
+}  // namespace
+
+void moe_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n_rows, ForwardScratch& s, ThreadPool& pool) {
+  std::array<MatmulJob, kernels::kMaxMatmulJobs> jobs;
+  int n_jobs = 0;
+  jobs[n_jobs++] = {&lw.router, s.normed(), n_rows, s.router_logits()};
+  if (hp.n_ff_shexp > 0) jobs[n_jobs++] = {&lw.shexp_gate_inp, s.normed(), n_rows, s.shared_gate()};
+  kernels::matmul_many({jobs.data(), static_cast<size_t>(n_jobs)}, s.matmul_scratch(), pool);
+
+  route_and_gather(hp, layer, n_rows, s);
+  uint64_t bytes_read = 0;
+  n_jobs = expert_jobs(hp, lw, n_rows, /*down=*/false, s, jobs, &bytes_read);
+  kernels::matmul_many({jobs.data(), static_cast<size_t>(n_jobs)}, s.matmul_scratch(), pool);
+
+  const int n_routes = n_rows * hp.n_expert_used;
+  for_each_row(pool, n_routes, hp.n_ff_exp, [&](int g) {
+    const size_t at = static_cast<size_t>(g) * hp.n_ff_exp;
+    kernels::silu_mul(s.expert_gate() + at, s.expert_up() + at, hp.n_ff_exp);
+  });
+  if (hp.n_ff_shexp > 0) {
+    for_each_row(pool, n_rows, hp.n_ff_shexp, [&](int r) {
+      const size_t at = static_cast<size_t>(r) * hp.n_ff_shexp;
+      kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff_shexp);
+    });
+  }
+  n_jobs = expert_jobs(hp, lw, n_rows, /*down=*/true, s, jobs, &bytes_read);
+  kernels::matmul_many({jobs.data(), static_cast<size_t>(n_jobs)}, s.matmul_scratch(), pool);
+  s.expert_bytes_read() += bytes_read;
+
+  for_each_row(pool, n_rows, hp.n_embd, [&](int r) { combine_row(hp, r, s); });
+}
+
+}  // namespace strata
