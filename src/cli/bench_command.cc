@@ -17,6 +17,7 @@
 #include "base/thread_pool.h"
 #include "cli/commands.h"
 #include "engine/engine_bench.h"
+#include "engine/moe_bench.h"
 #include "kernels/bandwidth.h"
 #include "kernels/kernels.h"
 #include "model/forward_bench.h"
@@ -44,6 +45,8 @@ struct BenchReport {
   double bandwidth_gbs = 0;
   ForwardBenchResult forward;
   double roofline_ratio = 0;
+  bool has_moe = false;      // a mixture-of-experts model: the expert reads below
+  MoeBenchReport moe;
 };
 
 // The engine-level benchmark: requests through the scheduler (src/engine/engine_bench.h).
@@ -82,6 +85,20 @@ int run_engine_bench(const BenchFlags& flags) {
   return 0;
 }
 
+// Expert bytes read per decode step and steps/s with 1 and with each batch size of distinct
+// sequences (engine/moe_bench.h). Short prompts: routing, not depth, is what differs.
+Status bench_experts(const Model& model, ThreadPool& pool, const ForwardBenchOptions& o, BenchReport* r) {
+  std::vector<int> n_seqs = {1};
+  n_seqs.insert(n_seqs.end(), o.batch_sizes.begin(), o.batch_sizes.end());
+  const int prompt_tokens = std::min(o.prompt_tokens, 32);
+  STRATA_ASSIGN_OR_RETURN(std::vector<ExpertReads> reads,
+                          measure_expert_reads(model, pool, n_seqs, prompt_tokens, o.decode_steps));
+  r->moe = make_moe_bench_report(model.hparams(), model.decode_weight_bytes(), reads, r->bandwidth_gbs,
+                                 prompt_tokens);
+  r->has_moe = true;
+  return Status::Ok();
+}
+
 void print_text(const BenchFlags& f, const Model& m, const BenchReport& r, const ForwardBenchOptions& o, int n_threads) {
   const Hparams& hp = m.hparams();
   std::printf("model      %s: %s, %d layers, %d wide, %.2f GB of weights (%.2f GB read per decode step)\n",
@@ -99,6 +116,7 @@ void print_text(const BenchFlags& f, const Model& m, const BenchReport& r, const
   }
   std::printf("roofline   %.2f (%.2f GB x %.1f steps/s / %.1f GB/s)\n", r.roofline_ratio, m.decode_weight_bytes() / 1e9,
               r.forward.decode_tok_s, r.bandwidth_gbs);
+  if (r.has_moe) std::printf("%s", format_moe_bench(r.moe).c_str());
 }
 
 void print_json(const BenchFlags& f, const Model& m, const BenchReport& r, const ForwardBenchOptions& o, int n_threads) {
@@ -120,6 +138,7 @@ void print_json(const BenchFlags& f, const Model& m, const BenchReport& r, const
       {"weight_bytes", m.weight_bytes()},
       {"decode_weight_bytes", m.decode_weight_bytes()},
   };
+  if (r.has_moe) j["moe"] = moe_bench_json(r.moe);
   std::printf("%s\n", j.dump().c_str());
 }
 
@@ -157,6 +176,13 @@ int run_bench(const BenchFlags& f) {
   r.forward = *forward;
   if (r.bandwidth_gbs > 0) {
     r.roofline_ratio = static_cast<double>((*model)->decode_weight_bytes()) * r.forward.decode_tok_s / (r.bandwidth_gbs * 1e9);
+  }
+  if ((*model)->hparams().is_moe()) {
+    Status st = bench_experts(**model, pool, o, &r);
+    if (!st.ok()) {
+      std::fprintf(stderr, "bench: %s\n", st.ToString().c_str());
+      return 2;
+    }
   }
   if (f.json) {
     print_json(f, **model, r, o, n_threads);

@@ -52,6 +52,14 @@ Status EngineImpl::start() {
                                                   o.n_groups, config_.max_window_rows, hp.n_embd, hp.n_vocab));
     }
   }
+  if (hp.is_moe()) {
+    for (auto& w : windows_) w->expert_tokens.assign(static_cast<size_t>(hp.n_layer) * hp.n_expert, 0);
+    expert_load_ = ExpertLoadWindow(hp.n_layer, hp.n_expert);
+    snapshot_.moe.n_layer = hp.n_layer;
+    snapshot_.moe.n_expert = hp.n_expert;
+    snapshot_.moe.n_expert_used = hp.n_expert_used;
+    snapshot_.moe.window_s = ExpertLoadWindow::kSpan_s;
+  }
   in_flight_.assign(windows_.size(), false);
   slots_.resize(o.n_parallel);
   for (int s = 0; s < o.n_parallel; ++s) slots_[s].group = config_.group_of(s);
@@ -130,7 +138,14 @@ void EngineImpl::park_idle() {
 
 EngineSnapshot EngineImpl::snapshot() const {
   std::lock_guard<std::mutex> lock(snapshot_mu_);
-  return snapshot_;
+  EngineSnapshot snap = snapshot_;
+  if (expert_load_.n_cells() > 0) {
+    // Advanced to now, so an idle engine's window empties as its minute passes.
+    expert_load_.advance(monotonic_s());
+    snap.moe.tokens.assign(expert_load_.totals().begin(), expert_load_.totals().end());
+    snap.moe.routed_tokens_total = expert_load_.recorded_total();
+  }
+  return snap;
 }
 
 void EngineImpl::shutdown(double timeout_s) {

@@ -21,6 +21,7 @@
 #include "engine/engine.h"
 #include "engine/engine_config.h"
 #include "engine/engine_inbox.h"
+#include "engine/expert_load_window.h"
 #include "engine/rate_window.h"
 #include "engine/request_state.h"
 #include "engine/slot_allocator.h"
@@ -75,6 +76,8 @@ class EngineImpl final : public Engine {
   std::unique_ptr<RequestState> release_slot(int slot);
   void abort_everything();
   void publish_snapshot();
+  // Moves a returned window's expert routing counts into expert_load_ (under snapshot_mu_).
+  void record_expert_load(Window* w, double now_s);
   // The index in windows_ of the window that holds this slot's rows.
   int window_of(int slot) const { return config_.join_groups ? 0 : config_.group_of(slot); }
   bool any_in_flight() const;
@@ -111,6 +114,9 @@ class EngineImpl final : public Engine {
 
   mutable std::mutex snapshot_mu_;
   EngineSnapshot snapshot_;
+  // Last-minute routing counts: recorded by the engine thread, advanced to the reader's
+  // time by snapshot(); both under snapshot_mu_.
+  mutable ExpertLoadWindow expert_load_;
 };
 
 }  // namespace strata

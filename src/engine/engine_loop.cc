@@ -189,6 +189,8 @@ void EngineImpl::complete(Window* w) {
   const int n = static_cast<int>(w->slot_rows.size());
   in_flight_[window_of(first)] = false;
   ++steps_;
+  // Before any request's kDone: whoever reacts to it sees this window's routing counted.
+  record_expert_load(w, monotonic_s());
   for (int i = 0; i < n; ++i) {
     if (w->slot_rows[i] == 0) continue;
     Slot& s = slots_[first + i];
@@ -210,6 +212,17 @@ void EngineImpl::complete(Window* w) {
     if (w->group == kAllGroups) step.group_rows = w->group_rows;
     config_.options.observer->on_step(step);
   }
+}
+
+void EngineImpl::record_expert_load(Window* w, double now_s) {
+  if (w->expert_tokens.empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(snapshot_mu_);
+    expert_load_.record(now_s, w->expert_tokens);
+    snapshot_.moe.expert_bytes_read_total += w->expert_bytes_read;
+  }
+  std::fill(w->expert_tokens.begin(), w->expert_tokens.end(), 0u);
+  w->expert_bytes_read = 0;
 }
 
 void EngineImpl::accept_logits(Window* w) {

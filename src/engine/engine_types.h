@@ -100,15 +100,6 @@ struct KvStats {
   uint64_t prefix_hit_tokens = 0;
 };
 
-// A consistent picture of the engine, taken under its lock.
-struct EngineSnapshot {
-  std::string model_name;
-  std::string arch;
-  int n_ctx = 0;
-  int n_parallel = 0;
-  int n_groups = 0;
-  int n_stages = 0;
-  bool joined_groups = false;         // one joined window per step (EngineOptions::join_groups)
 // Mixture-of-experts routing of the engine's forward passes. A dense model has n_expert 0
 // and no tokens.
 struct MoeLoad {
@@ -123,6 +114,15 @@ struct MoeLoad {
   uint64_t expert_bytes_read_total = 0;  // expert weight bytes the forward passes read
 };
 
+// A consistent picture of the engine, taken under its lock.
+struct EngineSnapshot {
+  std::string model_name;
+  std::string arch;
+  int n_ctx = 0;
+  int n_parallel = 0;
+  int n_groups = 0;
+  int n_stages = 0;
+  bool joined_groups = false;         // one joined window per step (EngineOptions::join_groups)
   int n_threads = 0;
   int n_running = 0;
   int n_waiting = 0;
@@ -136,6 +136,7 @@ struct MoeLoad {
   double decode_tok_s = 0.0;          // recent generation rate (all slots)
   double prefill_tok_s = 0.0;         // recent prompt reading rate
   uint64_t steps = 0;
+  MoeLoad moe;
 };
 
 // Everything known about one request when it finishes; times are monotonic_s() values.
@@ -145,7 +146,6 @@ struct RequestRecord {
   double arrival_s = 0, scheduled_s = 0, first_token_s = 0, finished_s = 0;
   int prompt_tokens = 0;
   int cached_tokens = 0;
-  MoeLoad moe;
   int generated_tokens = 0;
   int max_tokens = 0;
   int n = 1;

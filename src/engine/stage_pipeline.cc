@@ -107,12 +107,26 @@ void StagePipeline::process(int index, Window* w, ThreadPool& pool) {
   float* hidden = w->hidden.as<float>();
   if (index == 0) model_.embed(rows, hidden);
   model_.forward_layers(rows, st.plan.first_layer, st.plan.last_layer, hidden, kv_, *st.scratch, pool);
+  take_expert_counts(*st.scratch, w);
   if (index + 1 == n_stages() && !w->logit_slots.empty()) {
     model_.output_logits(rows, hidden, w->logits.as<float>(), *st.scratch, pool);
   }
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   st.busy_ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
   add_group_busy(*w, static_cast<uint64_t>(ns));
+}
+
+// The scratch is this thread's while it runs the stage, so it is emptied here, into the
+// window that travels on; w->expert_tokens was sized by the engine for the same model.
+void StagePipeline::take_expert_counts(ForwardScratch& scratch, Window* w) {
+  std::span<uint32_t> counts = scratch.expert_tokens();
+  if (counts.empty() || counts.size() != w->expert_tokens.size()) return;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    w->expert_tokens[i] += counts[i];
+    counts[i] = 0;
+  }
+  w->expert_bytes_read += scratch.expert_bytes_read();
+  scratch.expert_bytes_read() = 0;
 }
 
 void StagePipeline::add_group_busy(const Window& w, uint64_t ns) {

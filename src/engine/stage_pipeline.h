@@ -28,6 +28,10 @@
 // is, so nothing can overlap with it: run_now() computes it on the caller's thread with every
 // stage's cores, as one stage would, without handing it to the stage threads and back.
 //
+// Each stage moves its scratch's expert routing counters into the window it just ran (the
+// scratch is only ever touched by the thread running that stage), so the engine reads a
+// window's counts when it comes back, in pipelined and joined mode alike.
+//
 // Owns the stage threads, their pools and scratch. launch() is called by the engine
 // thread; `done` is called on the last stage's thread and must be quick. A single stage
 // has no thread of its own: launch() runs it on the caller's thread and calls `done`
@@ -82,6 +86,8 @@ class StagePipeline {
   void push(int stage, Window* w);
   // Adds a window's compute time to its group, or shares it by rows among a joined window's.
   void add_group_busy(const Window& w, uint64_t ns);
+  // Moves the scratch's mixture-of-experts counters into the window (see Window).
+  static void take_expert_counts(ForwardScratch& scratch, Window* w);
   void finish(Window* w);
 
   const Model& model_;

@@ -47,6 +47,11 @@ struct Window {
   std::vector<int> reading_order; // scratch for the builder
   double launched_s = 0.0;
   bool solo = false;              // set by StagePipeline::launch: runs every stage on all cores
+  // Mixture of experts: the routing counts (layer-major, n_layer * n_expert; empty for a
+  // dense model) and expert bytes read by this window's passes, added by the stages from
+  // their scratch; the engine reads and zeroes them when the window comes back.
+  std::vector<uint32_t> expert_tokens;
+  uint64_t expert_bytes_read = 0;
 
   float* logits_row(int i, int n_vocab) { return logits.as<float>() + static_cast<size_t>(i) * n_vocab; }
 };

@@ -1,9 +1,11 @@
 // Drives the web page in headless Chromium against a running `strata serve`: sends a chat
 // message and sees the answer stream in, stops a long answer, sees the Monitor tab update
-// from /metrics, and saves a screenshot of the Monitor tab.
+// from /metrics, and saves a screenshot of the Monitor tab; then serves a tiny
+// mixture-of-experts model and sees the Monitor's expert-load heatmap (absent for the dense one).
 //
-// Environment: STRATA_BIN, STRATA_MODEL, STRATA_CLIENTS_DIR (tests/clients, for playwright-core),
-// STRATA_SCREENSHOT (where to write the PNG). Chromium: Debian's /usr/bin/chromium.
+// Environment: STRATA_BIN, STRATA_MODEL, STRATA_MOE_MODEL, STRATA_CLIENTS_DIR (tests/clients,
+// for playwright-core), STRATA_SCREENSHOT (where to write the PNG; the MoE page goes beside it
+// as *-moe.png). Chromium: Debian's /usr/bin/chromium.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,52 +21,59 @@ const { chromium } = createRequire(path.join(clientsDir, 'package.json'))('playw
 const strataBin = process.env.STRATA_BIN;
 const model = process.env.STRATA_MODEL || path.resolve(here, '../../../shared/models/stories260K.gguf');
 const screenshot = process.env.STRATA_SCREENSHOT || path.join(os.tmpdir(), 'strata-monitor.png');
+const moeModel = process.env.STRATA_MOE_MODEL || path.resolve(here, '../../../shared/models/moe/tiny-qwen3moe.gguf');
+const moeScreenshot = screenshot.replace(/\.png$/, '') + '-moe.png';
 const API_KEY = 'ui-test-key';
 
 let server, base, context, page;
 const outsideRequests = [];
 
-function startServer() {
+// Resolves to { proc, url } once the server prints its listening line.
+function startServer(modelPath, args) {
   return new Promise((resolve, reject) => {
     assert.ok(strataBin && fs.existsSync(strataBin), `STRATA_BIN=${strataBin}`);
-    const proc = spawn(strataBin, ['serve', '--model', model, '--host', '127.0.0.1', '--port', '0',
-      '--parallel', '4', '--ctx', '32768', '--stages', '2', '--api-key', API_KEY],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
+    const proc = spawn(strataBin, ['serve', '--model', modelPath, '--host', '127.0.0.1', '--port', '0',
+      '--api-key', API_KEY, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '', err = '', url = null;
     const timer = setTimeout(() => reject(new Error('no listening line:\n' + out + err)), 30000);
     proc.stderr.on('data', (d) => { err = (err + d).slice(-4000); });
     proc.stdout.on('data', (d) => {
       out += d;
       const m = out.match(/listening on http:\/\/[^:]+:(\d+)/);
-      if (m && !base) {
+      if (m && !url) {
         clearTimeout(timer);
-        base = `http://127.0.0.1:${m[1]}`;
-        resolve(proc);
+        url = `http://127.0.0.1:${m[1]}`;
+        resolve({ proc, url });
       }
     });
     proc.on('exit', (code) => reject(new Error(`strata serve exited ${code}:\n${err}`)));
   });
 }
 
-async function waitHealthy() {
+async function stopServer(proc) {
+  proc.kill('SIGTERM');
+  await new Promise((r) => proc.once('exit', r));
+}
+
+async function waitHealthy(url = base) {
   for (let i = 0; i < 600; i++) {
     try {
-      if ((await fetch(base + '/health')).status === 200) return;
+      if ((await fetch(url + '/health')).status === 200) return;
     } catch (e) { /* not listening yet */ }
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('server never healthy');
 }
 
-async function metricsJson() {
-  const res = await fetch(base + '/metrics', {
+async function metricsJson(url = base) {
+  const res = await fetch(url + '/metrics', {
     headers: { Accept: 'application/json', Authorization: 'Bearer ' + API_KEY } });
   assert.equal(res.status, 200);
   return res.json();
 }
 
 before(async () => {
-  server = await startServer();
+  ({ proc: server, url: base } = await startServer(model, ['--parallel', '4', '--ctx', '32768', '--stages', '2']));
   await waitHealthy();
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-chromium-'));
   context = await chromium.launchPersistentContext(profile, {
@@ -81,10 +90,7 @@ before(async () => {
 
 after(async () => {
   if (context) await context.close();
-  if (server) {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
-  }
+  if (server) await stopServer(server);
 });
 
 test('the page loads offline from the server alone', async () => {
@@ -177,6 +183,9 @@ test('the Monitor tab shows the engine and the requests, updating every second',
   assert.ok(await page.locator('#kv-gauge path').count() >= 1, 'K/V gauge drawn');
   assert.match(await page.textContent('#cache-info'), /prefix hit rate/);
   assert.match(await page.textContent('#monitor-status'), /updated/);
+  // A dense model has no experts: no "moe" figures and no heatmap.
+  assert.equal(m.moe, undefined);
+  assert.ok(!(await page.isVisible('#moe-card')), 'no expert-load card for a dense model');
 });
 
 test('show all asks for every kept request', async () => {
@@ -187,4 +196,37 @@ test('show all asks for every kept request', async () => {
   await page.waitForTimeout(1200);
   await page.screenshot({ path: screenshot, fullPage: true });
   assert.ok(fs.statSync(screenshot).size > 10000, 'screenshot written to ' + screenshot);
+});
+
+test('the Monitor shows an expert-load heatmap for a mixture-of-experts model', async () => {
+  const { proc, url } = await startServer(moeModel, ['--parallel', '2', '--ctx', '256']);
+  const moePage = await context.newPage();
+  try {
+    await waitHealthy(url);
+    const res = await fetch(url + '/v1/completions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer ' + API_KEY },
+      body: JSON.stringify({ prompt: 'Once upon a time', max_tokens: 16, temperature: 0, ignore_eos: true }),
+    });
+    assert.equal(res.status, 200, await res.text());
+    const m = await metricsJson(url);
+    assert.equal(m.moe.n_expert, 8);
+    assert.equal(m.moe.tokens.length, m.moe.n_layer);
+    const routed = m.moe.tokens.flat().reduce((a, b) => a + b, 0);
+    assert.equal(routed, m.moe.routed_tokens, 'the last minute holds every routing so far');
+    assert.equal(routed % (m.moe.n_layer * m.moe.n_expert_used), 0);
+    // Another port is another origin: its localStorage has no key yet.
+    await moePage.addInitScript((key) => localStorage.setItem('strata.apiKey', key), API_KEY);
+    await moePage.goto(url + '/#monitor');
+    await moePage.waitForFunction(() => Number(document.body.dataset.polls || 0) >= 1, null, { timeout: 10000 });
+    assert.ok(await moePage.isVisible('#moe-card'), 'expert-load card shown');
+    assert.equal(await moePage.getAttribute('#moe-heatmap', 'data-layers'), String(m.moe.n_layer));
+    assert.equal(await moePage.getAttribute('#moe-heatmap', 'data-experts'), '8');
+    assert.ok(Number(await moePage.getAttribute('#moe-heatmap', 'data-max')) > 0, 'some cell has tokens');
+    assert.match(await moePage.textContent('#moe-info'), /imbalance/);
+    await moePage.screenshot({ path: moeScreenshot, fullPage: true });
+  } finally {
+    await moePage.close();
+    await stopServer(proc);
+  }
 });
