@@ -1,4 +1,4 @@
-// AVX2 matmul for the K-quant types Q4_K, Q5_K, Q6_K and for IQ4_XS against Q8 activations
+// AVX2 matmul for the K-quant types Q3_K, Q4_K, Q5_K, Q6_K and for IQ4_XS against Q8 activations
 // with one scale per 256 inputs (make_q8_row_layout(n_in, 256)).
 //
 // One step is a 256-element super-block: the sub-block dot products (maddubs), times their
@@ -165,6 +165,62 @@ struct Q6K {
   static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
 };
 
+// Q3_K: codes u = low2 + 4 * hbit (0..7) with value u - 4, 16 signed 6-bit scales (one per
+// 16 elements). As for Q6_K: per 32 activations, maddubs dot products times the two
+// sub-block scales (madd), summed as int32 lanes; the -4 offset is removed with the
+// activation sums per 16; one fused multiply-add by d_w * d_x per super-block.
+struct Q3K {
+  using Input = KInput;
+  using X = KX;
+  static constexpr int64_t kElems = kQKK;
+  static constexpr int kStreamRows = 2;
+  static constexpr int64_t kStepBytes = sizeof(BlockQ3_K);
+  struct W {
+    const BlockQ3_K* b;
+    float d;
+    int8_t scales[16];  // sc - 32
+  };
+  static Input input(const MatmulArgs& a, int r) { return k_input(a, r); }
+  static X load_x(const Input& in, int64_t s) { return k_load_x(in, s); }
+  static W load_w(const std::byte* row, int64_t s) {
+    W w;
+    w.b = reinterpret_cast<const BlockQ3_K*>(row) + s;
+    w.d = load_fp16(&w.b->d);
+    const uint8_t* sc = w.b->scales;
+    for (int j = 0; j < 16; ++j) {
+      const int low4 = j < 8 ? sc[j] & 0x0f : sc[j - 8] >> 4;
+      const int high2 = (sc[8 + j % 4] >> (2 * (j / 4))) & 3;
+      w.scales[j] = static_cast<int8_t>((low4 | (high2 << 4)) - 32);
+    }
+    return w;
+  }
+  // For activation block j: scale 2j in int16 lanes 0-7 and scale 2j+1 in lanes 8-15.
+  static __m256i scale_pair(const W& w, int j) {
+    const __m128i pattern = _mm_set_epi8(2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1,
+                                         2 * j + 1, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j);
+    return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(load_128(w.scales), pattern));
+  }
+  static __m256 pair(const W& w, const X& x, __m256 acc) {
+    const __m256i mask2 = _mm256_set1_epi8(3), bit = _mm256_set1_epi8(1);
+    const __m256i hmask = load_256(w.b->hmask);
+    __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) {
+      const int half = j / 4, jj = j % 4;
+      const __m256i low2 = _mm256_and_si256(_mm256_srli_epi16(load_256(w.b->qs + 32 * half), 2 * jj), mask2);
+      const __m256i hbit = _mm256_and_si256(_mm256_srli_epi16(hmask, 4 * half + jj), bit);
+      const __m256i u = _mm256_or_si256(low2, _mm256_slli_epi16(hbit, 2));
+      const __m256i dot16 = _mm256_maddubs_epi16(u, load_256(x.q + 32 * j));
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(dot16, scale_pair(w, j)));
+    }
+    // Values are u - 4: subtract 4 * sum_k scale_k * (sum of x codes of sub-block k).
+    const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(x.sum16, _mm256_cvtepi8_epi16(load_128(w.scales))), 2);
+    const __m256 total = _mm256_cvtepi32_ps(_mm256_sub_epi32(sum, offset));
+    return _mm256_fmadd_ps(total, _mm256_set1_ps(w.d * x.d), acc);
+  }
+  static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
+};
+
 // IQ4_XS: per sub-block j of 32, nibbles select signed levels (a byte shuffle); the exact
 // dot product with the activation codes times the 6-bit scale ls_j - 32 is summed over the
 // super-block in int32 lanes (lane k: elements 4k..4k+3 of each sub-block), then one fused
@@ -207,6 +263,9 @@ struct IQ4XS {
 
 }  // namespace
 
+void matmul_q3_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<Q3K>(args, o_begin, o_end);
+}
 void matmul_iq4_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<IQ4XS>(args, o_begin, o_end);
 }

@@ -1,9 +1,9 @@
-// The SIMD IQ4_NL and IQ4_XS matmuls against their scalar oracles, bit for bit. Per output,
-// 8 float lanes; lane k gets the exact integer dot product of elements 4k..4k+3 of each
-// 32-element block (level codes times activation codes) and, per step (an IQ4_NL block of
-// 32; an IQ4_XS super-block of 256, its sub-block products times their scales summed as
-// integers), one fused multiply-add with d_w * d_x. The lanes are then summed as
-// ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)).
+// The SIMD IQ4_NL, IQ4_XS and Q3_K matmuls against their scalar oracles, bit for bit. Per
+// output, 8 float lanes; lane k gets the exact integer dot product of elements 4k..4k+3 of
+// each 32-element block (weight codes times activation codes) and, per step (an IQ4_NL block
+// of 32; an IQ4_XS / Q3_K super-block of 256, its sub-block products times their scales
+// summed as integers, less Q3_K's offset), one fused multiply-add with d_w * d_x. The lanes
+// are then summed as ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -57,6 +57,33 @@ float oracle_iq4_xs(const std::byte* row, const Q8Row& x, int64_t n_in) {
   return lane_sum(acc);
 }
 
+// Q3_K: lane k adds, per block j of 32, scale 2j (k < 4) or 2j + 1 (k >= 4) times the dot
+// product of the unsigned codes u (0..7) over elements 4k..4k+3, less 4 * (scale 2k * the
+// activation sum of sub-block 2k + scale 2k+1 * that of 2k+1) for the codes' offset of 4.
+float oracle_q3_k(const std::byte* row, const Q8Row& x, int64_t n_in) {
+  const auto* w = reinterpret_cast<const BlockQ3_K*>(row);
+  float acc[8] = {};
+  for (int64_t s = 0; s < n_in / kQKK; ++s) {
+    int scale[16];
+    for (int j = 0; j < 16; ++j) {
+      const int low4 = j < 8 ? w[s].scales[j] & 0x0f : w[s].scales[j - 8] >> 4;
+      scale[j] = (low4 | (((w[s].scales[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32;
+    }
+    int lanes[8] = {};
+    for (int e = 0; e < kQKK; ++e) {
+      const int half = e / 128, jj = (e % 128) / 32, l = e % 32;
+      const int u = ((w[s].qs[32 * half + l] >> (2 * jj)) & 3) | (((w[s].hmask[l] >> (4 * half + jj)) & 1) << 2);
+      const int k = (e % 32) / 4;
+      lanes[k] += scale[2 * (e / 32) + (k >= 4 ? 1 : 0)] * u * x.q[s * kQKK + e];
+    }
+    const int16_t* sum16 = x.sum16 + s * 16;
+    for (int k = 0; k < 8; ++k) lanes[k] -= 4 * (scale[2 * k] * sum16[2 * k] + scale[2 * k + 1] * sum16[2 * k + 1]);
+    const float d = half_to_float(w[s].d) * x.d[s];
+    for (int k = 0; k < 8; ++k) acc[k] = std::fma(static_cast<float>(lanes[k]), d, acc[k]);
+  }
+  return lane_sum(acc);
+}
+
 void expect_oracle_bits(DType type, float (*oracle)(const std::byte*, const Q8Row&, int64_t)) {
   constexpr int64_t kIn = 512, kOut = 37;
   constexpr int kRows = 5;
@@ -91,9 +118,11 @@ void expect_oracle_bits(DType type, float (*oracle)(const std::byte*, const Q8Ro
   if (n_tables == 0) GTEST_SKIP() << "no AVX2 on this CPU";
 }
 
-TEST(MatmulIQ4, Iq4NlSimdTablesGiveTheOracleBits) { expect_oracle_bits(DType::kIQ4_NL, oracle_iq4_nl); }
+TEST(MatmulSimdOracle, Iq4NlTablesGiveTheOracleBits) { expect_oracle_bits(DType::kIQ4_NL, oracle_iq4_nl); }
 
-TEST(MatmulIQ4, Iq4XsSimdTablesGiveTheOracleBits) { expect_oracle_bits(DType::kIQ4_XS, oracle_iq4_xs); }
+TEST(MatmulSimdOracle, Iq4XsTablesGiveTheOracleBits) { expect_oracle_bits(DType::kIQ4_XS, oracle_iq4_xs); }
+
+TEST(MatmulSimdOracle, Q3KTablesGiveTheOracleBits) { expect_oracle_bits(DType::kQ3_K, oracle_q3_k); }
 
 }  // namespace
 }  // namespace strata::kernels
