@@ -1,9 +1,10 @@
-// The SIMD IQ4_NL, IQ4_XS and Q3_K matmuls against their scalar oracles, bit for bit. Per
+// The SIMD IQ4_NL, IQ4_XS, Q3_K and Q2_K matmuls against their scalar oracles, bit for bit. Per
 // output, 8 float lanes; lane k gets the exact integer dot product of elements 4k..4k+3 of
 // each 32-element block (weight codes times activation codes) and, per step (an IQ4_NL block
-// of 32; an IQ4_XS / Q3_K super-block of 256, its sub-block products times their scales
-// summed as integers, less Q3_K's offset), one fused multiply-add with d_w * d_x. The lanes
-// are then summed as ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)).
+// of 32; a super-block of 256 for the others, its sub-block products times their scales
+// summed as integers, less Q3_K's offset), one fused multiply-add with d_w * d_x (Q2_K then
+// one more, minus its mins times dmin_w * d_x). The lanes are then summed as
+// ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -84,6 +85,33 @@ float oracle_q3_k(const std::byte* row, const Q8Row& x, int64_t n_in) {
   return lane_sum(acc);
 }
 
+// Q2_K: lane k adds, per block j of 32, scale 2j (k < 4) or 2j + 1 (k >= 4) times the dot
+// product of the codes over elements 4k..4k+3; its min term is min 2k * the activation sum
+// of sub-block 2k + min 2k+1 * that of 2k+1.
+float oracle_q2_k(const std::byte* row, const Q8Row& x, int64_t n_in) {
+  const auto* w = reinterpret_cast<const BlockQ2_K*>(row);
+  float acc[8] = {};
+  for (int64_t s = 0; s < n_in / kQKK; ++s) {
+    int lanes[8] = {}, mins[8] = {};
+    for (int e = 0; e < kQKK; ++e) {
+      const int half = e / 128, jj = (e % 128) / 32, l = e % 32;
+      const int u = (w[s].qs[32 * half + l] >> (2 * jj)) & 3;
+      const int k = (e % 32) / 4;
+      lanes[k] += (w[s].scales[2 * (e / 32) + (k >= 4 ? 1 : 0)] & 0x0f) * u * x.q[s * kQKK + e];
+    }
+    const int16_t* sum16 = x.sum16 + s * 16;
+    for (int k = 0; k < 8; ++k) {
+      mins[k] = (w[s].scales[2 * k] >> 4) * sum16[2 * k] + (w[s].scales[2 * k + 1] >> 4) * sum16[2 * k + 1];
+    }
+    const float d = half_to_float(w[s].d) * x.d[s], dmin = half_to_float(w[s].dmin) * x.d[s];
+    for (int k = 0; k < 8; ++k) {
+      acc[k] = std::fma(static_cast<float>(lanes[k]), d, acc[k]);
+      acc[k] = std::fma(-static_cast<float>(mins[k]), dmin, acc[k]);
+    }
+  }
+  return lane_sum(acc);
+}
+
 void expect_oracle_bits(DType type, float (*oracle)(const std::byte*, const Q8Row&, int64_t)) {
   constexpr int64_t kIn = 512, kOut = 37;
   constexpr int kRows = 5;
@@ -123,6 +151,8 @@ TEST(MatmulSimdOracle, Iq4NlTablesGiveTheOracleBits) { expect_oracle_bits(DType:
 TEST(MatmulSimdOracle, Iq4XsTablesGiveTheOracleBits) { expect_oracle_bits(DType::kIQ4_XS, oracle_iq4_xs); }
 
 TEST(MatmulSimdOracle, Q3KTablesGiveTheOracleBits) { expect_oracle_bits(DType::kQ3_K, oracle_q3_k); }
+
+TEST(MatmulSimdOracle, Q2KTablesGiveTheOracleBits) { expect_oracle_bits(DType::kQ2_K, oracle_q2_k); }
 
 }  // namespace
 }  // namespace strata::kernels

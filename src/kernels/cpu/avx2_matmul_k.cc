@@ -1,4 +1,4 @@
-// AVX2 matmul for the K-quant types Q3_K, Q4_K, Q5_K, Q6_K and for IQ4_XS against Q8 activations
+// AVX2 matmul for the K-quant types Q2_K to Q6_K and for IQ4_XS against Q8 activations
 // with one scale per 256 inputs (make_q8_row_layout(n_in, 256)).
 //
 // One step is a 256-element super-block: the sub-block dot products (maddubs), times their
@@ -221,6 +221,54 @@ struct Q3K {
   static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
 };
 
+// Q2_K: 2-bit codes, 16 sub-blocks of 16 with 4-bit scales and mins. The scaled dot
+// products are summed as in Q3_K; the mins (as for Q4_K) come from the activation sums per
+// 16: then acc + sum * (d_w * d_x) - mins * (dmin_w * d_x), two fused operations.
+struct Q2K {
+  using Input = KInput;
+  using X = KX;
+  static constexpr int64_t kElems = kQKK;
+  static constexpr int kStreamRows = 2;
+  static constexpr int64_t kStepBytes = sizeof(BlockQ2_K);
+  struct W {
+    const BlockQ2_K* b;
+    float d, dmin;
+    int8_t scales[16];  // the 4-bit scales (the mins stay packed in b->scales)
+  };
+  static Input input(const MatmulArgs& a, int r) { return k_input(a, r); }
+  static X load_x(const Input& in, int64_t s) { return k_load_x(in, s); }
+  static W load_w(const std::byte* row, int64_t s) {
+    W w;
+    w.b = reinterpret_cast<const BlockQ2_K*>(row) + s;
+    w.d = load_fp16(&w.b->d);
+    w.dmin = load_fp16(&w.b->dmin);
+    for (int j = 0; j < 16; ++j) w.scales[j] = static_cast<int8_t>(w.b->scales[j] & 0x0f);
+    return w;
+  }
+  // For activation block j: scale 2j in int16 lanes 0-7 and scale 2j+1 in lanes 8-15.
+  static __m256i scale_pair(const W& w, int j) {
+    const __m128i pattern = _mm_set_epi8(2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1,
+                                         2 * j + 1, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j);
+    return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(load_128(w.scales), pattern));
+  }
+  static __m256 pair(const W& w, const X& x, __m256 acc) {
+    const __m256i mins = _mm256_srli_epi16(_mm256_cvtepu8_epi16(load_128(w.b->scales)), 4);
+    const __m256i mask2 = _mm256_set1_epi8(3);
+    __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) {
+      const int half = j / 4, jj = j % 4;
+      const __m256i u = _mm256_and_si256(_mm256_srli_epi16(load_256(w.b->qs + 32 * half), 2 * jj), mask2);
+      const __m256i dot16 = _mm256_maddubs_epi16(u, load_256(x.q + 32 * j));
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(dot16, scale_pair(w, j)));
+    }
+    const __m256i min_sums = _mm256_madd_epi16(x.sum16, mins);  // lane k: mins 2k, 2k+1 times their sums
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(w.d * x.d), acc);
+    return _mm256_fnmadd_ps(_mm256_cvtepi32_ps(min_sums), _mm256_set1_ps(w.dmin * x.d), acc);
+  }
+  static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
+};
+
 // IQ4_XS: per sub-block j of 32, nibbles select signed levels (a byte shuffle); the exact
 // dot product with the activation codes times the 6-bit scale ls_j - 32 is summed over the
 // super-block in int32 lanes (lane k: elements 4k..4k+3 of each sub-block), then one fused
@@ -263,6 +311,9 @@ struct IQ4XS {
 
 }  // namespace
 
+void matmul_q2_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<Q2K>(args, o_begin, o_end);
+}
 void matmul_q3_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<Q3K>(args, o_begin, o_end);
 }
