@@ -74,6 +74,8 @@ void add_server_flags(CLI::App* sub, ServeFlags* f) {
                   "auto: a thinking model's <think> block goes to reasoning_content / thinking blocks; "
                   "none: it stays in the content")
       ->capture_default_str()->check(CLI::IsMember({"auto", "none"}));
+  sub->add_option("--chat-template-file", s.chat_template_file,
+                  "a Jinja chat template to use instead of the model's (e.g. a newer Qwen3 template)");
   sub->add_option("--max-body", f->max_body, "largest request body, e.g. 16MiB (answered 413 beyond)")
       ->capture_default_str();
   sub->add_option("--drain-timeout", s.drain_timeout_s, "seconds running requests get after SIGTERM")
@@ -140,7 +142,7 @@ int run_serve(ServeFlags& f) {
       bar->update(done, total);
       if (done == total) bar->finish();
     };
-    STRATA_ASSIGN_OR_RETURN(server::LoadedModel model, server::load_engine_model(options));
+    STRATA_ASSIGN_OR_RETURN(server::LoadedModel model, server::load_engine_model(options, f.server.chat_template_file));
     observability.attach(model.engine.get());
     model.before_unload = [&observability] { observability.detach(); };
     return model;

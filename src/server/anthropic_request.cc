@@ -239,6 +239,8 @@ Result<CompletionRequest> parse_anthropic_messages_request(const json& body) {
   }
   STRATA_RETURN_IF_ERROR(parse_tool_choice(body, &out));
   STRATA_RETURN_IF_ERROR(parse_thinking(body, &out.prompt));
+  // Not part of Anthropic's API: the same GBNF "grammar" field the OpenAI endpoints take.
+  STRATA_RETURN_IF_ERROR(parse_openai_output_format(body, &out));
   out.parse_tool_calls = out.prompt.tools.is_array();
   return out;
 }

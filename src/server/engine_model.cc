@@ -1,6 +1,9 @@
 #include "server/engine_model.h"
 
 #include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
 
 #include "chat/chat_template.h"
 #include "server/tool_prompt.h"
@@ -8,10 +11,10 @@
 
 namespace strata::server {
 
-EngineModelText::EngineModelText(const Tokenizer& tokenizer, const ChatTemplate& chat_template)
+EngineModelText::EngineModelText(const Tokenizer& tokenizer, ChatTemplate chat_template)
     : tokenizer_(tokenizer),
-      chat_template_(chat_template),
-      thinks_(chat_template.source().find("<think>") != std::string::npos || tokenizer.find_token("<think>") >= 0) {}
+      chat_template_(std::move(chat_template)),
+      thinks_(chat_template_.source().find("<think>") != std::string::npos || tokenizer.find_token("<think>") >= 0) {}
 
 Result<std::vector<int32_t>> EngineModelText::tokenize(std::string_view text, bool add_special) const {
   return tokenizer_.encode(text, add_special, /*parse_special=*/true);
@@ -54,10 +57,32 @@ Result<std::vector<int32_t>> EngineModelText::chat_prompt(const PromptInput& pro
   return tokens;
 }
 
-Result<LoadedModel> load_engine_model(const EngineOptions& options) {
+namespace {
+
+Result<ChatTemplate> read_chat_template(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument("--chat-template-file " + path + ": cannot be read");
+  std::stringstream source;
+  source << in.rdbuf();
+  Result<ChatTemplate> parsed = ChatTemplate::Parse(source.str());
+  if (!parsed.ok()) {
+    return Status::InvalidArgument("--chat-template-file " + path + ": " + std::string(parsed.status().message()));
+  }
+  return parsed;
+}
+
+}  // namespace
+
+Result<LoadedModel> load_engine_model(const EngineOptions& options, const std::string& chat_template_file) {
+  std::optional<ChatTemplate> override_template;
+  if (!chat_template_file.empty()) {
+    STRATA_ASSIGN_OR_RETURN(ChatTemplate parsed, read_chat_template(chat_template_file));
+    override_template = std::move(parsed);
+  }
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(options));
   LoadedModel model;
-  model.text = std::make_unique<EngineModelText>(engine->tokenizer(), engine->chat_template());
+  model.text = std::make_unique<EngineModelText>(engine->tokenizer(),
+                                                 override_template ? *override_template : engine->chat_template());
   model.engine = std::move(engine);
   model.name = std::filesystem::path(options.model_path).stem().string();
   return model;

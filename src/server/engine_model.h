@@ -9,22 +9,22 @@
 #include <vector>
 
 #include "base/status.h"
+#include "chat/chat_template.h"
 #include "engine/engine.h"
 #include "server/model_text.h"
 #include "server/server_runner.h"
 
 namespace strata {
-class ChatTemplate;
 class Tokenizer;
 }  // namespace strata
 
 namespace strata::server {
 
-// ModelText over a Tokenizer and a ChatTemplate, both borrowed (they live in the engine).
-// Thread-safe: both are immutable and allow concurrent use.
+// ModelText over a Tokenizer (borrowed: it lives in the engine) and a ChatTemplate (a copy,
+// sharing the parsed template). Thread-safe: both are immutable and allow concurrent use.
 class EngineModelText : public ModelText {
  public:
-  EngineModelText(const Tokenizer& tokenizer, const ChatTemplate& chat_template);
+  EngineModelText(const Tokenizer& tokenizer, ChatTemplate chat_template);
 
   Result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special) const override;
   std::string detokenize(const std::vector<int32_t>& tokens) const override;
@@ -40,7 +40,7 @@ class EngineModelText : public ModelText {
 
  private:
   const Tokenizer& tokenizer_;
-  const ChatTemplate& chat_template_;
+  const ChatTemplate chat_template_;
   bool thinks_;
 };
 
@@ -52,6 +52,8 @@ Result<std::string> render_chat(const ChatTemplate& chat_template, const PromptI
                                 const std::string& bos_text, const std::string& eos_text);
 
 // Engine::Create(options), then the text side; the model's name is the file's stem.
-Result<LoadedModel> load_engine_model(const EngineOptions& options);
+// chat_template_file: a template to use instead of the model's (empty: the model's); a file
+// that cannot be read or parsed is an error naming it.
+Result<LoadedModel> load_engine_model(const EngineOptions& options, const std::string& chat_template_file = "");
 
 }  // namespace strata::server

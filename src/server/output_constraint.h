@@ -4,7 +4,8 @@
 //  - OpenAI response_format: {"type": "text"} (none), {"type": "json_object"} (any JSON
 //    object), {"type": "json_schema", "json_schema": {"name", "schema", "strict"}} (a document
 //    valid under the schema, grammar/json_schema.h; enforced whether or not strict is set);
-//  - "grammar": GBNF text (llama.cpp's field, grammar/gbnf_parser.h);
+//  - "grammar": GBNF text (llama.cpp's field, grammar/gbnf_parser.h), on Anthropic's Messages
+//    endpoint too;
 //  - forced tool calls (OpenAI tool_choice "required" or a named function, Anthropic
 //    {"type": "any"} or {"type": "tool", "name"}): exactly one call written as the Hermes
 //    block the tool-call parser reads, `<tool_call>\n{"name": "<name>", "arguments": <args>}\n
@@ -22,7 +23,7 @@
 
 namespace strata::server {
 
-// Reads response_format and grammar from an OpenAI body into out->generate.constraint.
+// Reads response_format and grammar from a body into out->generate.constraint.
 Status parse_openai_output_format(const nlohmann::json& body, CompletionRequest* out);
 
 // Constrains the output to one call of one of tools (OpenAI form:

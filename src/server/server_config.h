@@ -22,6 +22,8 @@ struct ServerConfig {
   // --reasoning-format: "auto" answers a thinking model's "<think>" block apart from its content
   // (reasoning_content / thinking blocks); "none" leaves it in the content as generated.
   std::string reasoning_format = "auto";
+  // --chat-template-file: a Jinja chat template used instead of the model's; empty: the model's.
+  std::string chat_template_file;
   int http_threads = 0;              // connection threads started up front (more start on demand)
   int max_connections = 512;         // open at once; past it a new connection gets 503 and closes
   double request_deadline_s = 10.0;  // a request's head and body must arrive within this (else 408)
