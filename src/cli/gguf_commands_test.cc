@@ -73,6 +73,16 @@ TEST_F(GgufCommandsTest, GgufInfoOptionsShortenTheReport) {
   EXPECT_NE(info.out.find("totals: 48 tensors"), std::string::npos);
 }
 
+// A file quantised by llama.cpp: its file type, its mix of matrix types, and the type names.
+TEST_F(GgufCommandsTest, GgufInfoShowsTheQuantisationMix) {
+  std::string model = std::string(STRATA_SHARED_DIR) + "/quants/qref-IQ2_XXS.gguf";
+  CommandRun info = run_command({"gguf-info", model});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("file type IQ2_XXS (general.file_type 19)"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("mix IQ2_XXS: 14 x iq2_xxs, 2 x q8_0 (+ 5 vectors)"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("  iq2_xxs     14 tensors"), std::string::npos) << info.out;
+}
+
 TEST_F(GgufCommandsTest, GgufInfoNamesTheProblemInABadFile) {
   std::string model = std::string(STRATA_SHARED_DIR) + "/vocab/ggml-vocab-gpt-2.gguf.inp";
   CommandRun info = run_command({"gguf-info", model});
