@@ -1,14 +1,16 @@
-// The SIMD IQ4_NL, IQ4_XS, Q3_K and Q2_K matmuls against their scalar oracles, bit for bit. Per
+// The SIMD Q4_1, Q5_1, IQ4_NL, IQ4_XS, Q3_K and Q2_K matmuls against their scalar oracles, bit for bit. Per
 // output, 8 float lanes; lane k gets the exact integer dot product of elements 4k..4k+3 of
 // each 32-element block (weight codes times activation codes) and, per step (an IQ4_NL block
 // of 32; a super-block of 256 for the others, its sub-block products times their scales
 // summed as integers, less Q3_K's offset), one fused multiply-add with d_w * d_x (Q2_K then
-// one more, minus its mins times dmin_w * d_x). The lanes are then summed as
+// one more, minus its mins times dmin_w * d_x; Q4_1 / Q5_1 one more in lane 0, the block's
+// activation code sum times m_w * d_x). The lanes are then summed as
 // ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/kernel_table.h"
@@ -112,6 +114,30 @@ float oracle_q2_k(const std::byte* row, const Q8Row& x, int64_t n_in) {
   return lane_sum(acc);
 }
 
+// Q4_1 / Q5_1: codes u = nibble (+ 16 * the qh bit); the min term goes to lane 0.
+template <bool kFiveBit>
+float oracle_min_block(const std::byte* row, const Q8Row& x, int64_t n_in) {
+  using Block = std::conditional_t<kFiveBit, BlockQ5_1, BlockQ4_1>;
+  const auto* w = reinterpret_cast<const Block*>(row);
+  float acc[8] = {};
+  for (int64_t s = 0; s < n_in / kQK; ++s) {
+    uint32_t qh = 0;
+    if constexpr (kFiveBit) std::memcpy(&qh, w[s].qh, sizeof qh);
+    int lanes[8] = {}, sum = 0;
+    for (int i = 0; i < kQK; ++i) {
+      const int u = (i < 16 ? w[s].qs[i] & 0x0f : w[s].qs[i - 16] >> 4) | static_cast<int>(((qh >> i) & 1u) << 4);
+      lanes[i / 4] += u * x.q[s * kQK + i];
+      sum += x.q[s * kQK + i];
+    }
+    const float d = half_to_float(w[s].d) * x.d[s], m = half_to_float(w[s].m) * x.d[s];
+    for (int k = 0; k < 8; ++k) {
+      acc[k] = std::fma(static_cast<float>(lanes[k]), d, acc[k]);
+      acc[k] = std::fma(k == 0 ? static_cast<float>(sum) : 0.0f, m, acc[k]);
+    }
+  }
+  return lane_sum(acc);
+}
+
 void expect_oracle_bits(DType type, float (*oracle)(const std::byte*, const Q8Row&, int64_t)) {
   constexpr int64_t kIn = 512, kOut = 37;
   constexpr int kRows = 5;
@@ -153,6 +179,10 @@ TEST(MatmulSimdOracle, Iq4XsTablesGiveTheOracleBits) { expect_oracle_bits(DType:
 TEST(MatmulSimdOracle, Q3KTablesGiveTheOracleBits) { expect_oracle_bits(DType::kQ3_K, oracle_q3_k); }
 
 TEST(MatmulSimdOracle, Q2KTablesGiveTheOracleBits) { expect_oracle_bits(DType::kQ2_K, oracle_q2_k); }
+
+TEST(MatmulSimdOracle, Q4_1TablesGiveTheOracleBits) { expect_oracle_bits(DType::kQ4_1, oracle_min_block<false>); }
+
+TEST(MatmulSimdOracle, Q5_1TablesGiveTheOracleBits) { expect_oracle_bits(DType::kQ5_1, oracle_min_block<true>); }
 
 }  // namespace
 }  // namespace strata::kernels

@@ -33,6 +33,8 @@ void matmul_q5_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_q4_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_q5_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_q6_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_q4_1(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_q5_1(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_q2_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_q3_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq4_nl(const MatmulArgs& args, int64_t o_begin, int64_t o_end);

@@ -15,6 +15,8 @@ void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
     case DType::kQ4_K: matmul_q4_k(args, o_begin, o_end); return;
     case DType::kQ5_K: matmul_q5_k(args, o_begin, o_end); return;
     case DType::kQ6_K: matmul_q6_k(args, o_begin, o_end); return;
+    case DType::kQ4_1: matmul_q4_1(args, o_begin, o_end); return;
+    case DType::kQ5_1: matmul_q5_1(args, o_begin, o_end); return;
     case DType::kQ2_K: matmul_q2_k(args, o_begin, o_end); return;
     case DType::kQ3_K: matmul_q3_k(args, o_begin, o_end); return;
     case DType::kIQ4_NL: matmul_iq4_nl(args, o_begin, o_end); return;

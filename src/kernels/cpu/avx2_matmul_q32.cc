@@ -1,9 +1,12 @@
-// AVX2 matmul for the 32-element block types Q8_0, Q4_0, Q5_0, IQ4_NL against Q8 activations.
+// AVX2 matmul for the 32-element block types Q8_0, Q4_0, Q5_0, Q4_1, Q5_1, IQ4_NL against Q8
+// activations.
 //
 // Per (weight block, input block) pair: an exact int32 dot product in 8 lanes (maddubs +
 // madd), then acc = fma(float(lanes), d_w * d_x, acc). Offsets (Q4_0 codes are q - 8,
 // Q5_0 codes q - 16) are removed in the integer domain with the activation block sum,
 // so they cost no float operation and change no rounding.
+#include <type_traits>
+
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_matmul_tile.h"
 #include "tensor/iq_grids.h"
@@ -138,6 +141,48 @@ struct Q5_0 {
   static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
 };
 
+// Q4_1 and Q5_1: unsigned codes u with value u * d + m. Per block: acc + dot(u, x) * (d_w *
+// d_x), then + (sum of x codes, in lane 0 only) * (m_w * d_x): two fused multiply-adds.
+template <bool kFiveBit>
+struct MinBlock {
+  using Input = Q8Input;
+  using Block = std::conditional_t<kFiveBit, BlockQ5_1, BlockQ4_1>;
+  struct X {
+    __m256i q;
+    __m256 d;
+    __m256 sum;  // the block's activation code sum in lane 0, zeros elsewhere
+  };
+  struct W {
+    __m256i u;
+    __m256 d;
+    __m256 m;
+  };
+  static constexpr int64_t kElems = kQK;
+  static constexpr int kStreamRows = 4;
+  static constexpr int64_t kStepBytes = sizeof(Block);
+  static Input input(const MatmulArgs& a, int r) { return q8_input(a, r); }
+  static W load_w(const std::byte* row, int64_t s) {
+    const std::byte* b = row + s * sizeof(Block);
+    __m256i u = unpack_nibbles_16(b + offsetof(Block, qs));
+    if constexpr (kFiveBit) {
+      uint32_t qh;
+      std::memcpy(&qh, b + offsetof(Block, qh), sizeof qh);
+      u = _mm256_or_si256(u, bits_to_0x10_bytes(qh));
+    }
+    return {u, _mm256_set1_ps(load_fp16(b + offsetof(Block, d))), _mm256_set1_ps(load_fp16(b + offsetof(Block, m)))};
+  }
+  static X load_x(const Input& in, int64_t s) {
+    const XBlock xb = q8_load_x(in, s);
+    const int sum = in.sum16[2 * s] + in.sum16[2 * s + 1];
+    return {xb.q, xb.d, _mm256_cvtepi32_ps(_mm256_castsi128_si256(_mm_cvtsi32_si128(sum)))};
+  }
+  static __m256 pair(const W& w, const X& x, __m256 acc) {
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_u8_s8(w.u, x.q)), _mm256_mul_ps(w.d, x.d), acc);
+    return _mm256_fmadd_ps(x.sum, _mm256_mul_ps(w.m, x.d), acc);
+  }
+  static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
+};
+
 // IQ4_NL: each nibble selects one of 16 signed levels (a byte shuffle), then the block is
 // a Q8_0 block: the same exact integer dot product and the same float operations.
 struct IQ4_NL {
@@ -165,6 +210,12 @@ struct IQ4_NL {
 
 }  // namespace
 
+void matmul_q4_1(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<MinBlock<false>>(args, o_begin, o_end);
+}
+void matmul_q5_1(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<MinBlock<true>>(args, o_begin, o_end);
+}
 void matmul_iq4_nl(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<IQ4_NL>(args, o_begin, o_end);
 }
