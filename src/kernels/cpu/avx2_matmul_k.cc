@@ -7,8 +7,8 @@
 // two fused multiply-adds by d_w * d_x. Weight codes are unpacked inside the pair (from
 // L1) to keep the tile within the 16 vector registers.
 #include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx2_iq4_levels.h"
 #include "kernels/cpu/avx2_matmul_tile.h"
-#include "tensor/iq_grids.h"
 
 namespace strata::kernels::cpu::STRATA_SIMD {
 
@@ -290,11 +290,7 @@ struct IQ4XS {
     return {b, load_fp16(&b->d)};
   }
   static __m256 pair(const W& w, const X& x, __m256 acc) {
-    // The levels as constants (read at compile time, so no copy of the table is emitted here).
-    constexpr const int8_t* v = iq::kIq4nlValues;
-    const __m256i levels = _mm256_setr_epi8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
-                                            v[12], v[13], v[14], v[15], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
-                                            v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]);
+    const __m256i levels = iq4_levels();
     __m256i sum = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {

@@ -8,8 +8,8 @@
 #include <type_traits>
 
 #include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx2_iq4_levels.h"
 #include "kernels/cpu/avx2_matmul_tile.h"
-#include "tensor/iq_grids.h"
 
 namespace strata::kernels::cpu::STRATA_SIMD {
 
@@ -194,11 +194,7 @@ struct IQ4_NL {
   static constexpr int64_t kStepBytes = sizeof(BlockIQ4_NL);
   static Input input(const MatmulArgs& a, int r) { return q8_input(a, r); }
   static W load_w(const std::byte* row, int64_t s) {
-    // The levels as constants (read at compile time, so no copy of the table is emitted here).
-    constexpr const int8_t* v = iq::kIq4nlValues;
-    const __m256i levels = _mm256_setr_epi8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
-                                            v[12], v[13], v[14], v[15], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
-                                            v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]);
+    const __m256i levels = iq4_levels();
     const std::byte* b = row + s * sizeof(BlockIQ4_NL);
     const __m256i q = _mm256_shuffle_epi8(levels, unpack_nibbles_16(b + offsetof(BlockIQ4_NL, qs)));
     return {_mm256_abs_epi8(q), q, _mm256_set1_ps(load_fp16(b))};
