@@ -1,8 +1,9 @@
-// Models whose weights use the types without SIMD kernels (Q2_K, Q3_K, Q4_1, Q5_1 and the
-// i-quants) load and run: matmul takes the scalar reference rows for them on every kernel
-// table. Each ../shared/quants/qref-TYPE.gguf (a 2-layer llama quantised by llama.cpp) is
-// checked against the float64 reference forward (reference_forward.h), which decodes the
-// same weights with the same decoder, so only the activation rounding differs.
+// Models whose weights use the types added with issue 12 (Q2_K, Q3_K, Q4_1, Q5_1 and the
+// i-quants) load and run, on the SIMD kernels where the type has them and on the scalar
+// reference rows for the lattice i-quants. Each ../shared/quants/qref-TYPE.gguf (a 2-layer
+// llama quantised by llama.cpp) is checked against the float64 reference forward
+// (reference_forward.h), which decodes the same weights with the same decoder, so only the
+// activation rounding (and the float summation order) differs.
 //
 // Bounds, as in reference_forward_test.cc: each matmul input is rounded to 8 bits per block
 // of 32 (Q4_1, Q5_1, IQ4_NL) or 256 (the super-block types), an error uniform in +-d/2 with
