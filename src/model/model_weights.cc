@@ -223,9 +223,12 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   w.decode_bytes = w.total_bytes;
   if (!hp.tied_embeddings) w.decode_bytes -= matrix_bytes(w.token_embd);
   if (hp.is_moe()) {
-    const LayerWeights& l0 = w.layers[0];
-    w.expert_bytes = matrix_bytes(l0.exp_gate[0]) + matrix_bytes(l0.exp_up[0]) + matrix_bytes(l0.exp_down[0]);
-    w.decode_bytes -= static_cast<size_t>(hp.n_layer) * (hp.n_expert - hp.n_expert_used) * w.expert_bytes;
+    // Per layer: quantisation mixes give some layers' experts a wider type.
+    for (const LayerWeights& l : w.layers) {
+      const size_t one = matrix_bytes(l.exp_gate[0]) + matrix_bytes(l.exp_up[0]) + matrix_bytes(l.exp_down[0]);
+      w.decode_bytes -= static_cast<size_t>(hp.n_expert - hp.n_expert_used) * one;
+      w.expert_bytes = std::max(w.expert_bytes, one);
+    }
   }
   return w;
 }

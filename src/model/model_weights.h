@@ -53,7 +53,7 @@ struct ModelWeights {
                                       // embedding table (one row read, unless output reuses it)
                                       // and, in MoE files, all but the n_expert_used experts it
                                       // routes to in each layer
-  size_t expert_bytes = 0;            // one expert's gate + up + down matrices (0: dense)
+  size_t expert_bytes = 0;            // the largest layer's one expert (gate + up + down); 0: dense
   std::vector<std::unique_ptr<float[]>> owned;  // F32 copies of the 1-D tensors
   AlignedBuffer packed;  // the matrices the active kernels read in their own layout
 };

@@ -53,6 +53,10 @@ std::vector<Preset> presets() {
       // The shared width (qwen2moe only) is 4 experts' worth, Qwen1.5-MoE-A2.7B's ratio.
       {"qwen3-30b-a3b", "qwen3moe",
        experts(shape(151936, 40960, 2048, 48, 32, 4, 128, 6144, 1e-6f, 1000000.0f, false), 128, 8, 768, 3072)},
+      // Qwen1.5-MoE-A2.7B (qwen2moe): 60 experts of 1408, 4 used, a shared expert of 5632;
+      // head_dim = n_embd / n_head, the only shape llama.cpp's qwen2moe reads.
+      {"qwen1.5-moe-a2.7b", "qwen2moe",
+       experts(shape(151936, 8192, 2048, 24, 16, 16, 128, 5632, 1e-6f, 1000000.0f, false), 60, 4, 1408, 5632)},
       // Mixtral-8x7B.
       {"mixtral-8x7b", "mixtral",
        experts(shape(32000, 32768, 4096, 32, 32, 8, 128, 14336, 1e-5f, 1000000.0f, false), 8, 2, 14336, 14336)},

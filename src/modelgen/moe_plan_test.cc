@@ -136,7 +136,7 @@ TEST(MoePresetTest, ArchAndPresetMustAgreeOnExperts) {
       << dense_arch.status().message();
   auto moe_arch = model_preset("qwen3moe", "1b");
   ASSERT_FALSE(moe_arch.ok());
-  EXPECT_NE(moe_arch.status().message().find("needs one of: moe-tiny, qwen3-30b-a3b, mixtral-8x7b"),
+  EXPECT_NE(moe_arch.status().message().find("needs one of: moe-tiny, qwen3-30b-a3b, qwen1.5-moe-a2.7b, mixtral-8x7b"),
             std::string::npos)
       << moe_arch.status().message();
   ModelSpec s = *model_preset("", "moe-tiny");
