@@ -61,7 +61,8 @@ class ForwardScratch {
   int32_t* route_expert() { return route_expert_.as<int32_t>(); }  // n_expert_used per row: chosen ids
   float* route_weight() { return route_weight_.as<float>(); }      // n_expert_used per row: their weights
   int32_t* route_slot() { return route_slot_.as<int32_t>(); }      // n_expert_used per row: gathered index
-  int32_t* expert_first() { return expert_first_.as<int32_t>(); }  // n_expert + 1 offsets into gathered rows, then n_expert + 1 cursors
+  // n_expert + 1 offsets into the gathered rows, then n_expert + 1 fill cursors.
+  int32_t* expert_first() { return expert_first_.as<int32_t>(); }
   float* expert_x() { return expert_x_.as<float>(); }              // gathered rows, n_embd each
   float* expert_gate() { return expert_gate_.as<float>(); }        // gathered rows, n_ff_exp each
   float* expert_up() { return expert_up_.as<float>(); }            // gathered rows, n_ff_exp each
