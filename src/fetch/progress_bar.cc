@@ -36,6 +36,7 @@ void ProgressBar::update(uint64_t done_bytes, uint64_t total_bytes) {
 }
 
 void ProgressBar::draw(uint64_t done_bytes, uint64_t total_bytes) {
+  drawn_done_ = done_bytes;
   double elapsed_s = monotonic_s() - start_s_;
   double rate = elapsed_s > 0 ? static_cast<double>(done_bytes - first_bytes_) / kMiB / elapsed_s : 0.0;
   char line[256];
@@ -57,7 +58,8 @@ void ProgressBar::draw(uint64_t done_bytes, uint64_t total_bytes) {
 
 void ProgressBar::finish() {
   if (!enabled_) return;
-  draw(last_done_, last_total_);
+  // A log (not a terminal) already has a line for the final state when update() drew it.
+  if (tty_ || drawn_done_ != last_done_) draw(last_done_, last_total_);
   if (tty_) std::fputc('\n', stderr);
 }
 

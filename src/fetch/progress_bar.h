@@ -26,6 +26,7 @@ class ProgressBar {
   int last_decile_ = -1;
   uint64_t first_bytes_ = UINT64_MAX;  // bytes already on disk when the transfer started
   uint64_t last_done_ = 0, last_total_ = 0;
+  uint64_t drawn_done_ = UINT64_MAX;  // done_bytes of the last line drawn
 };
 
 }  // namespace strata
