@@ -1,0 +1,43 @@
+// libFuzzer target for the HTTP request-body parsers (built by tests/fuzz, run by the
+// http_body_fuzz ctest): the bytes of a POST body go through the JSON reader and then through
+// each API's parser (OpenAI chat and completions, Anthropic messages), grammar and JSON-schema
+// compilation included. Any input must either parse or fail with a status the server answers
+// as a 400 (invalid, corrupt, unsupported, out of range) with a message; any other status (a
+// 500), a crash, an uncaught exception or a sanitizer report is a finding.
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "server/anthropic_request.h"
+#include "server/json_fields.h"
+#include "server/openai_request.h"
+
+namespace {
+
+using strata::Code;
+using strata::Result;
+using strata::server::CompletionRequest;
+
+void check(const Result<CompletionRequest>& parsed) {
+  if (parsed.ok()) return;
+  const Code code = parsed.status().code();
+  const bool client_error = code == Code::kInvalidArgument || code == Code::kCorrupt ||
+                            code == Code::kUnsupported || code == Code::kOutOfRange;
+  if (!client_error) std::abort();
+  if (parsed.status().message().empty()) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view body(reinterpret_cast<const char*>(data), size);
+  auto object = strata::server::parse_json_object(body);
+  if (!object.ok()) {
+    if (object.status().code() != Code::kInvalidArgument) std::abort();
+    return 0;
+  }
+  check(strata::server::parse_chat_completion_request(*object));
+  check(strata::server::parse_text_completion_request(*object));
+  check(strata::server::parse_anthropic_messages_request(*object));
+  return 0;
+}
