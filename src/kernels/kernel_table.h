@@ -39,6 +39,8 @@ struct KernelTable {
   void (*matmul_packed_q8_0_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
   // The same for Q4_0 (packed_q4_0.h layout); nullptr when this table has none.
   void (*matmul_packed_q4_0_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+  // The same for Q5_0 (packed_q5_0.h layout); nullptr when this table has none.
+  void (*matmul_packed_q5_0_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
   // The same for Q4_K and Q5_K (packed_q4k.h layouts) and Q6_K (packed_q6k.h); nullptr when
   // this table has none.
   void (*matmul_packed_q4_k_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);

@@ -44,7 +44,7 @@ struct WeightMatrix {
 };
 
 // The SIMD kernel tables (AVX2, AVX-512 VNNI) read some matrices faster in a layout of their
-// own (packed_q8.h: Q8_0, packed_q4_0.h: Q4_0, packed_q4k.h: Q4_K and Q5_K, packed_q6k.h:
+// own (packed_q8.h: Q8_0, packed_q4_0.h: Q4_0, packed_q5_0.h: Q5_0, packed_q4k.h: Q4_K and Q5_K, packed_q6k.h:
 // Q6_K). packed_matrix_bytes() is
 // the size of w's packed form for the active table, 0 when it has none for w (matmul then
 // reads w.data). pack_matrix() writes it. Packing changes the order of float operations, not

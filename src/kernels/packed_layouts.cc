@@ -1,6 +1,7 @@
 #include "kernels/packed_layouts.h"
 
 #include "kernels/packed_q4_0.h"
+#include "kernels/packed_q5_0.h"
 #include "kernels/packed_q4k.h"
 #include "kernels/packed_q6k.h"
 #include "kernels/packed_q8.h"
@@ -14,6 +15,8 @@ constexpr PackedLayout kLayouts[] = {
      reference::matmul_packed_q8_0_rows},
     {DType::kQ4_0, kQK, packed_q4_0_bytes, pack_q4_0, &KernelTable::matmul_packed_q4_0_rows,
      reference::matmul_packed_q4_0_rows},
+    {DType::kQ5_0, kQK, packed_q5_0_bytes, pack_q5_0, &KernelTable::matmul_packed_q5_0_rows,
+     reference::matmul_packed_q5_0_rows},
     {DType::kQ4_K, kQKK, packed_q4_k_bytes, pack_q4_k, &KernelTable::matmul_packed_q4_k_rows,
      reference::matmul_packed_q4_k_rows},
     {DType::kQ5_K, kQKK, packed_q5_k_bytes, pack_q5_k, &KernelTable::matmul_packed_q5_k_rows,

@@ -12,6 +12,7 @@
 #include "kernels/kernel_table.h"
 #include "kernels/packed_layouts.h"
 #include "kernels/packed_q4_0.h"
+#include "kernels/packed_q5_0.h"
 #include "kernels/packed_q4k.h"
 #include "kernels/packed_q6k.h"
 #include "kernels/packed_q8.h"

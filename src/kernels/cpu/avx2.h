@@ -46,11 +46,12 @@ void load_kv(const void* src, int n, DType type, float* out);
 void attention(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,
                int n_kv_heads);
 int argmax(const float* x, int n);
-// Matmul over the packed_q8.h, packed_q4_0.h, packed_q4k.h (Q4_K and Q5_K) and
+// Matmul over the packed_q8.h, packed_q4_0.h, packed_q5_0.h, packed_q4k.h (Q4_K and Q5_K) and
 // packed_q6k.h layouts: avx2_packed_*.cc in the AVX2 build, avx512_packed_*.cc in the
 // AVX-512 build.
 void matmul_packed_q8_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_q4_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_packed_q5_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_q4_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_q5_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_q6_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);

@@ -16,6 +16,7 @@ constinit const KernelTable kAvx2Kernels{
     .matmul_rows = STRATA_SIMD::matmul_rows,
     .matmul_packed_q8_0_rows = STRATA_SIMD::matmul_packed_q8_0,
     .matmul_packed_q4_0_rows = STRATA_SIMD::matmul_packed_q4_0,
+    .matmul_packed_q5_0_rows = STRATA_SIMD::matmul_packed_q5_0,
     .matmul_packed_q4_k_rows = STRATA_SIMD::matmul_packed_q4_k,
     .matmul_packed_q5_k_rows = STRATA_SIMD::matmul_packed_q5_k,
     .matmul_packed_q6_k_rows = STRATA_SIMD::matmul_packed_q6_k,

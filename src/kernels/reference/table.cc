@@ -10,6 +10,7 @@ const KernelTable& reference_table() {
       .matmul_rows = reference::matmul_rows,
       .matmul_packed_q8_0_rows = nullptr,  // the scalar path packs nothing
       .matmul_packed_q4_0_rows = nullptr,
+      .matmul_packed_q5_0_rows = nullptr,
       .matmul_packed_q4_k_rows = nullptr,
       .matmul_packed_q5_k_rows = nullptr,
       .matmul_packed_q6_k_rows = nullptr,
