@@ -13,6 +13,7 @@
 #include "base/thread_pool.h"
 #include "chat/chat_template.h"
 #include "cli/commands.h"
+#include "cli/run_prompt.h"
 #include "fetch/model_source.h"
 #include "fetch/model_source_flags.h"
 #include "gguf/gguf_file.h"
@@ -74,14 +75,8 @@ Result<Session> load(const RunFlags& f) {
 }
 
 Result<std::vector<int32_t>> prompt_tokens(const Session& s, const RunFlags& f) {
-  const Tokenizer& tok = *s.tokenizer;
-  if (!f.chat) return tok.encode(f.prompt, /*add_special=*/true, /*parse_special=*/false);
-  const ChatTemplate tmpl = template_or_chatml(s.gguf->get_string("tokenizer.chat_template"));
-  const std::string bos = tok.bos() >= 0 ? tok.token_text(tok.bos()) : "";
-  const std::string eos = tok.eos() >= 0 ? tok.token_text(tok.eos()) : "";
-  STRATA_ASSIGN_OR_RETURN(std::string text, tmpl.apply({ChatMessage{"user", f.prompt, nullptr}}, true, bos, eos));
-  // The rendered template carries its own BOS when the model wants one.
-  return tok.encode(text, /*add_special=*/false, /*parse_special=*/true);
+  if (!f.chat) return run_text_prompt(*s.tokenizer, f.prompt);
+  return run_chat_prompt(*s.tokenizer, template_or_chatml(s.gguf->get_string("tokenizer.chat_template")), f.prompt);
 }
 
 struct Generation {

@@ -21,7 +21,6 @@
 namespace strata {
 
 class Tokenizer;
-class ChatTemplate;
 
 struct EngineOptions {
   std::string model_path;
@@ -79,9 +78,9 @@ class Engine {
   virtual void park_idle() = 0;
 
   virtual EngineSnapshot snapshot() const = 0;
+  // The model's vocabulary, for token-level facts (end-of-generation ids, token bytes). The
+  // engine knows no chat template: turning messages into tokens is the caller's (chat/chat_prompt.h).
   virtual const Tokenizer& tokenizer() const = 0;
-  // The model's chat template (or the ChatML fallback).
-  virtual const ChatTemplate& chat_template() const = 0;
   virtual const EngineOptions& options() const = 0;
 
   // Stops admitting, waits up to timeout_s for running requests, aborts the rest, joins threads.

@@ -24,8 +24,6 @@ Result<std::unique_ptr<Engine>> EngineImpl::Create(const EngineOptions& options)
   std::unique_ptr<EngineImpl> engine(new EngineImpl(std::move(config), model->hparams().n_vocab));
   engine->model_ = std::move(model);
   engine->tokenizer_ = std::move(tokenizer);
-  engine->chat_template_ =
-      std::make_unique<ChatTemplate>(template_or_chatml(engine->model_->gguf().get_string("tokenizer.chat_template")));
   STRATA_RETURN_IF_ERROR(engine->start());
   return std::unique_ptr<Engine>(std::move(engine));
 }

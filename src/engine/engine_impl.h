@@ -4,7 +4,7 @@
 // the stage pipeline (stage_pipeline.h), and when the window comes back samples the next
 // tokens, sends events and frees finished slots.
 //
-// Owns the model, tokenizer, chat template, K/V cache, pipeline, windows and slots. The
+// Owns the model, tokenizer, K/V cache, pipeline, windows and slots. The
 // slots, K/V cache and request states belong to the engine thread; public methods only
 // touch the inbox (thread-safe) and the snapshot (under snapshot_mu_).
 // Private to src/engine.
@@ -17,7 +17,6 @@
 #include <thread>
 #include <vector>
 
-#include "chat/chat_template.h"
 #include "engine/engine.h"
 #include "engine/engine_config.h"
 #include "engine/engine_inbox.h"
@@ -43,7 +42,6 @@ class EngineImpl final : public Engine {
   void park_idle() override;
   EngineSnapshot snapshot() const override;
   const Tokenizer& tokenizer() const override { return *tokenizer_; }
-  const ChatTemplate& chat_template() const override { return *chat_template_; }
   const EngineOptions& options() const override { return config_.options; }
   void shutdown(double timeout_s) override;
 
@@ -85,7 +83,6 @@ class EngineImpl final : public Engine {
   EngineConfig config_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
-  std::unique_ptr<ChatTemplate> chat_template_;
   std::unique_ptr<KvCache> kv_;
   std::unique_ptr<StagePipeline> pipeline_;
   EngineInbox inbox_;

@@ -5,7 +5,9 @@
 #include <optional>
 #include <sstream>
 
+#include "chat/chat_prompt.h"
 #include "chat/chat_template.h"
+#include "gguf/gguf_file.h"
 #include "server/tool_prompt.h"
 #include "tokenizer/tokenizer.h"
 
@@ -28,33 +30,30 @@ std::string EngineModelText::token_piece(int32_t token) const { return tokenizer
 
 int EngineModelText::vocab_size() const { return tokenizer_.n_vocab(); }
 
-Result<std::string> render_chat(const ChatTemplate& chat_template, const PromptInput& prompt,
-                                const std::string& bos_text, const std::string& eos_text) {
+ChatInput chat_input(const ChatTemplate& chat_template, const PromptInput& prompt) {
   const std::vector<ChatTurn>& turns = prompt.messages;
   const nlohmann::json& tools = prompt.tools;
   // ChatML knows nothing of tools: write them out as text in the Hermes way instead.
   const bool as_text = chat_template.is_fallback();
   const std::vector<ChatTurn> text_turns = as_text ? tools_as_text(turns, tools) : std::vector<ChatTurn>{};
-  std::vector<ChatMessage> messages;
+  ChatInput input;
   for (const ChatTurn& turn : as_text ? text_turns : turns) {
-    messages.push_back({turn.role, turn.content, turn.extra});
+    input.messages.push_back({turn.role, turn.content, turn.extra});
   }
-  nlohmann::json context = prompt.template_kwargs.is_object() ? prompt.template_kwargs : nlohmann::json();
-  if (!as_text && tools.is_array() && !tools.empty()) context["tools"] = tools;
-  return chat_template.apply(messages, /*add_generation_prompt=*/true, bos_text, eos_text, context);
+  input.context = prompt.template_kwargs.is_object() ? prompt.template_kwargs : nlohmann::json();
+  if (!as_text && tools.is_array() && !tools.empty()) input.context["tools"] = tools;
+  return input;
+}
+
+Result<std::string> render_chat(const ChatTemplate& chat_template, const PromptInput& prompt,
+                                const std::string& bos_text, const std::string& eos_text) {
+  const ChatInput input = chat_input(chat_template, prompt);
+  return chat_template.apply(input.messages, /*add_generation_prompt=*/true, bos_text, eos_text, input.context);
 }
 
 Result<std::vector<int32_t>> EngineModelText::chat_prompt(const PromptInput& prompt) const {
-  const int32_t bos = tokenizer_.bos();
-  const int32_t eos = tokenizer_.eos();
-  STRATA_ASSIGN_OR_RETURN(std::string text,
-                          render_chat(chat_template_, prompt, bos >= 0 ? tokenizer_.token_text(bos) : "",
-                                      eos >= 0 ? tokenizer_.token_text(eos) : ""));
-  std::vector<int32_t> tokens = tokenizer_.encode(text, /*add_special=*/false, /*parse_special=*/true);
-  if (tokenizer_.add_bos() && bos >= 0 && (tokens.empty() || tokens.front() != bos)) {
-    tokens.insert(tokens.begin(), bos);
-  }
-  return tokens;
+  const ChatInput input = chat_input(chat_template_, prompt);
+  return chat_prompt_tokens(tokenizer_, chat_template_, input.messages, input.context);
 }
 
 namespace {
@@ -71,18 +70,27 @@ Result<ChatTemplate> read_chat_template(const std::string& path) {
   return parsed;
 }
 
+// The file's own template (ChatML when it has none or it does not run); only its metadata is read.
+Result<ChatTemplate> model_chat_template(const std::string& model_path) {
+  STRATA_ASSIGN_OR_RETURN(GgufFile gguf, GgufFile::Open(model_path));
+  return template_or_chatml(gguf.get_string("tokenizer.chat_template"));
+}
+
 }  // namespace
 
 Result<LoadedModel> load_engine_model(const EngineOptions& options, const std::string& chat_template_file) {
-  std::optional<ChatTemplate> override_template;
+  std::optional<ChatTemplate> chat_template;
   if (!chat_template_file.empty()) {
     STRATA_ASSIGN_OR_RETURN(ChatTemplate parsed, read_chat_template(chat_template_file));
-    override_template = std::move(parsed);
+    chat_template = std::move(parsed);
   }
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(options));
+  if (!chat_template) {
+    STRATA_ASSIGN_OR_RETURN(ChatTemplate own, model_chat_template(options.model_path));
+    chat_template = std::move(own);
+  }
   LoadedModel model;
-  model.text = std::make_unique<EngineModelText>(engine->tokenizer(),
-                                                 override_template ? *override_template : engine->chat_template());
+  model.text = std::make_unique<EngineModelText>(engine->tokenizer(), std::move(*chat_template));
   model.engine = std::move(engine);
   model.name = std::filesystem::path(options.model_path).stem().string();
   return model;

@@ -1,5 +1,6 @@
-// The production ModelLoader: creates the Engine from EngineOptions and wraps the engine's
-// Tokenizer and ChatTemplate as the server's ModelText.
+// The production ModelLoader: creates the Engine from EngineOptions, and the server's ModelText
+// from the engine's Tokenizer and a ChatTemplate the loader owns (the model file's, or
+// --chat-template-file's). The engine itself speaks tokens only: it knows no template.
 //
 // Built only when the engine, tokenizer and chat modules are (STRATA_SERVER_HAVE_ENGINE).
 #pragma once
@@ -30,10 +31,10 @@ class EngineModelText : public ModelText {
   std::string detokenize(const std::vector<int32_t>& tokens) const override;
   std::string token_piece(int32_t token) const override;
   int vocab_size() const override;
-  // The template renders BOS as text when it wants one; otherwise, for vocabs that add a BOS,
-  // one is put in front, so the prompt never starts with zero or two. Tools and tool turns go
-  // to the model's template as `tools` and message fields; with the ChatML fallback they are
-  // written out as text (tool_prompt.h).
+  // chat_input(), then chat/chat_prompt.h's rule (the one `strata run --chat` uses): exactly
+  // one BOS in front for vocabs that add one. Tools and tool turns go to the model's template as
+  // `tools` and message fields; with the ChatML fallback they are written out as text
+  // (tool_prompt.h).
   Result<std::vector<int32_t>> chat_prompt(const PromptInput& prompt) const override;
   // The template mentions "<think>" or the vocabulary has a "<think>" token.
   bool is_thinking_model() const override { return thinks_; }
@@ -44,10 +45,17 @@ class EngineModelText : public ModelText {
   bool thinks_;
 };
 
-// The conversation rendered with chat_template followed by the assistant's opener: tools go to
-// the template as `tools` and each turn's extra fields into its message; with the ChatML
-// fallback tools and tool turns are written out as text instead (tool_prompt.h). The prompt's
-// template_kwargs become template variables (tools, when given, wins over a kwarg of that name).
+// What the template sees of a chat prompt: tools go to the template as `tools` and each turn's
+// extra fields into its message; with the ChatML fallback tools and tool turns are written out
+// as text instead (tool_prompt.h). The prompt's template_kwargs become template variables
+// (tools, when given, wins over a kwarg of that name).
+struct ChatInput {
+  std::vector<ChatMessage> messages;
+  nlohmann::json context;  // an object, or null
+};
+ChatInput chat_input(const ChatTemplate& chat_template, const PromptInput& prompt);
+
+// chat_input() rendered with chat_template, followed by the assistant's opener.
 Result<std::string> render_chat(const ChatTemplate& chat_template, const PromptInput& prompt,
                                 const std::string& bos_text, const std::string& eos_text);
 

@@ -175,7 +175,6 @@ EngineSnapshot FakeEngine::snapshot() const {
 }
 
 const Tokenizer& FakeEngine::tokenizer() const { std::abort(); }
-const ChatTemplate& FakeEngine::chat_template() const { std::abort(); }
 
 bool FakeEngine::wait_for_active(size_t n_active, double timeout_s) {
   std::unique_lock<std::mutex> lock(mu_);

@@ -39,7 +39,6 @@ class FakeEngine : public Engine {
   void park_idle() override {}
   EngineSnapshot snapshot() const override;
   const Tokenizer& tokenizer() const override;          // never used by the server; aborts
-  const ChatTemplate& chat_template() const override;   // never used by the server; aborts
   const EngineOptions& options() const override { return engine_options_; }
   void shutdown(double timeout_s) override;
 

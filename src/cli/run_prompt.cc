@@ -1,0 +1,17 @@
+#include "cli/run_prompt.h"
+
+#include "chat/chat_prompt.h"
+#include "tokenizer/tokenizer.h"
+
+namespace strata::cli {
+
+std::vector<int32_t> run_text_prompt(const Tokenizer& tokenizer, const std::string& prompt) {
+  return tokenizer.encode(prompt, /*add_special=*/true, /*parse_special=*/false);
+}
+
+Result<std::vector<int32_t>> run_chat_prompt(const Tokenizer& tokenizer, const ChatTemplate& chat_template,
+                                             const std::string& prompt) {
+  return chat_prompt_tokens(tokenizer, chat_template, {ChatMessage{"user", prompt, nullptr}});
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,26 @@
+// The prompt tokens of `strata run`: the text as it is (BOS added when the vocabulary wants
+// one), or with --chat one user message through chat/chat_prompt.h's rule, the same rule the
+// server's chat endpoints use.
+//
+// Stateless free functions; thread-safe as the Tokenizer and ChatTemplate they read are.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "chat/chat_template.h"
+
+namespace strata {
+class Tokenizer;
+}  // namespace strata
+
+namespace strata::cli {
+
+std::vector<int32_t> run_text_prompt(const Tokenizer& tokenizer, const std::string& prompt);
+// Errors are the template's.
+Result<std::vector<int32_t>> run_chat_prompt(const Tokenizer& tokenizer, const ChatTemplate& chat_template,
+                                             const std::string& prompt);
+
+}  // namespace strata::cli
