@@ -75,30 +75,44 @@ GenerateRequest request(std::vector<int32_t> prompt, int max_new) {
   return r;
 }
 
+// Starts an engine with the options and warms it up: faults the weights in and starts every
+// stage's threads.
+Result<std::unique_ptr<EngineAndRunner>> start_warm(const EngineOptions& options) {
+  STRATA_ASSIGN_OR_RETURN(auto e, start(options));
+  const Tokenizer& tok = e->engine->tokenizer();
+  STRATA_RETURN_IF_ERROR(check_outcomes(e->runner->run(*e->engine, {{request(bench_prompt(tok, 999, 16), 4)}})));
+  return e;
+}
+
+// c requests submitted at once, prompts numbered from *index on: the one way every engine
+// figure here is measured.
+Result<ConcurrencyResult> run_concurrent(EngineAndRunner& e, int c, int prompt_tokens, int max_new, int* index) {
+  const Tokenizer& tok = e.engine->tokenizer();
+  std::vector<BatchJob> jobs;
+  for (int i = 0; i < c; ++i) jobs.push_back({request(bench_prompt(tok, (*index)++, prompt_tokens), max_new)});
+  const std::vector<double> busy_before = e.engine->snapshot().stage_busy_s;
+  auto outs = e.runner->run(*e.engine, jobs);
+  STRATA_RETURN_IF_ERROR(check_outcomes(outs));
+  ConcurrencyResult r = summarize(outs);
+  const EngineSnapshot after = e.engine->snapshot();
+  for (size_t s = 0; s < after.stage_busy_s.size() && s < busy_before.size(); ++s) {
+    r.stage_busy.push_back(r.wall_s > 0 ? (after.stage_busy_s[s] - busy_before[s]) / r.wall_s : 0.0);
+  }
+  r.n_stages = after.n_stages;
+  r.n_groups = after.n_groups;
+  r.joined_groups = after.joined_groups;
+  return r;
+}
+
 Status bench_layout(const EngineBenchOptions& opt, EngineOptions base, const EngineLayout& layout,
                     EngineBenchReport* report) {
   base.n_stages = layout.n_stages;
   base.n_groups = layout.n_groups;
   base.join_groups = layout.join_groups;
-  STRATA_ASSIGN_OR_RETURN(auto e, start(base));
-  const Tokenizer& tok = e->engine->tokenizer();
-  // Warm-up: fault the weights in and start every stage's threads.
-  STRATA_RETURN_IF_ERROR(check_outcomes(e->runner->run(*e->engine, {{request(bench_prompt(tok, 999, 16), 4)}})));
+  STRATA_ASSIGN_OR_RETURN(auto e, start_warm(base));
   int index = 1000 * layout.n_stages + 100 * layout.n_groups;
   for (int c : opt.concurrency) {
-    std::vector<BatchJob> jobs;
-    for (int i = 0; i < c; ++i) jobs.push_back({request(bench_prompt(tok, index++, opt.prompt_tokens), opt.max_new)});
-    const std::vector<double> busy_before = e->engine->snapshot().stage_busy_s;
-    auto outs = e->runner->run(*e->engine, jobs);
-    STRATA_RETURN_IF_ERROR(check_outcomes(outs));
-    ConcurrencyResult r = summarize(outs);
-    const std::vector<double> busy_after = e->engine->snapshot().stage_busy_s;
-    for (size_t s = 0; s < busy_after.size() && s < busy_before.size(); ++s) {
-      r.stage_busy.push_back(r.wall_s > 0 ? (busy_after[s] - busy_before[s]) / r.wall_s : 0.0);
-    }
-    r.n_stages = layout.n_stages;
-    r.n_groups = layout.n_groups;
-    r.joined_groups = e->engine->snapshot().joined_groups;
+    STRATA_ASSIGN_OR_RETURN(ConcurrencyResult r, run_concurrent(*e, c, opt.prompt_tokens, opt.max_new, &index));
     report->runs.push_back(r);
   }
   return Status::Ok();
@@ -193,6 +207,12 @@ Result<std::vector<EngineLayout>> parse_layouts(const std::string& text, const s
     out.push_back(l);
   }
   return out;
+}
+
+Result<ConcurrencyResult> measure_engine_setting(const EngineOptions& options, int prompt_tokens, int max_new) {
+  STRATA_ASSIGN_OR_RETURN(auto e, start_warm(options));
+  int index = 2000;
+  return run_concurrent(*e, options.n_parallel, prompt_tokens, max_new, &index);
 }
 
 Result<EngineBenchReport> run_engine_bench(const EngineBenchOptions& opt) {

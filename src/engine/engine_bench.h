@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "engine/engine.h"
 
 namespace strata {
 
@@ -75,6 +76,11 @@ struct EngineBenchReport {
 };
 
 Result<EngineBenchReport> run_engine_bench(const EngineBenchOptions& options);
+// One setting with every slot busy: starts an engine with options (model_path set), warms
+// it up, then submits options.n_parallel requests at once (prompt_tokens each, max_new
+// tokens generated, EOS ignored). The same measurement the concurrency runs above make;
+// `strata calibrate` calls it once per setting.
+Result<ConcurrencyResult> measure_engine_setting(const EngineOptions& options, int prompt_tokens, int max_new);
 std::string format_engine_bench(const EngineBenchReport& report);
 nlohmann::json engine_bench_json(const EngineBenchReport& report);
 
