@@ -14,6 +14,8 @@ namespace strata::cli {
 
 namespace {
 
+constexpr const char* kMkmodelTypes = "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl iq4_xs";
+
 struct MkmodelFlags {
   std::string arch;
   std::string preset = "tiny";
@@ -58,8 +60,7 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
 int run_mkmodel(const MkmodelFlags& flags) {
   auto type = dtype_from_name(flags.type);
   if (!type || !can_generate_type(*type)) {
-    std::fprintf(stderr, "mkmodel: unsupported --type %s (f32 f16 bf16 q8_0 q4_0 q5_0 q4_k q5_k q6_k)\n",
-                 flags.type.c_str());
+    std::fprintf(stderr, "mkmodel: unsupported --type %s (%s)\n", flags.type.c_str(), kMkmodelTypes);
     return 2;
   }
   GenerateOptions o;
@@ -98,7 +99,8 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   sub->add_option("--layers", flags->n_layers, "layer count instead of the preset's (same shape, smaller file)")
       ->check(CLI::PositiveNumber);
   sub->add_option("-o,--output", flags->out_path, "GGUF file to write")->required();
-  sub->add_option("--type", flags->type, "matrix type: f32 f16 bf16 q8_0 q4_0 q5_0 q4_k q5_k q6_k")
+  sub->add_option("--type", flags->type, std::string("matrix type: ") + kMkmodelTypes +
+                  "; K-quants and IQ4 types take llama.cpp's mix of the name (q4_k: Q4_K_M, q3_k: Q3_K_M)")
       ->capture_default_str();
   sub->add_option("--vocab-from", flags->vocab_path, "copy tokenizer.* metadata from this GGUF (default: byte vocab)");
   sub->add_option("--seed", flags->seed, "random seed")->capture_default_str();

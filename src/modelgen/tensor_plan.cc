@@ -1,49 +1,46 @@
 #include "modelgen/tensor_plan.h"
 
 #include "gguf/file_type.h"
+#include "modelgen/type_mix.h"
 #include "tensor/quantize.h"
 
 namespace strata {
 
 namespace {
 
-bool is_k_mix(DType t) { return t == DType::kQ4_K || t == DType::kQ5_K; }
-
-// llama.cpp's _M mixes give some layers' attn_v and ffn_down more bits: the first and last
-// eighth of the layers and every third one between.
-bool more_bits_layer(int layer, int n_layer) {
-  return layer < n_layer / 8 || layer >= 7 * n_layer / 8 || (layer - n_layer / 8) % 3 == 2;
-}
-
-DType next_fallback(DType t) {
-  switch (t) {
-    case DType::kQ4_K: return DType::kQ5_0;
-    case DType::kQ5_K: case DType::kQ6_K: return DType::kQ8_0;
-    default: return DType::kF16;
+// The llama.cpp file type whose mix a generated model of `type` follows: the K-quants and
+// IQ4 types take their usual mix (Q4_K -> Q4_K_M, Q3_K -> Q3_K_M, Q2_K -> Q2_K, IQ4_XS ->
+// IQ4_XS); 0 for the other types, whose matrices all take the requested type.
+uint32_t mix_for(DType type) {
+  switch (type) {
+    case DType::kQ2_K: return 10;
+    case DType::kQ3_K: return 12;
+    case DType::kQ4_K: return 15;
+    case DType::kQ5_K: return 17;
+    case DType::kQ6_K: return 18;
+    case DType::kIQ4_NL: return 25;
+    case DType::kIQ4_XS: return 30;
+    default: return 0;
   }
 }
 
-// The requested type, raised for the tensors a _M mix keeps in Q6_K. Routers stay F32 in
-// every file (llama.cpp never quantizes ffn_gate_inp). llama.cpp gives 8-expert models
-// (Mixtral) Q8_0 attn_k / attn_v and, in Q4_K_M, Q5_K attn_output; the expert tensors follow
-// their dense roles (ffn_down_exps / ffn_down_shexp are "ffn_down" of their layer).
-DType mix_type(DType requested, const std::string& role, int layer, const ModelSpec& s) {
-  if (role == "ffn_gate_inp") return DType::kF32;
-  if (!is_k_mix(requested)) return requested;
-  if (role == "output" || (role == "token_embd" && s.tied_embeddings)) return DType::kQ6_K;
-  if (s.n_expert == 8 && (role == "attn_k" || role == "attn_v")) return DType::kQ8_0;
-  if (s.n_expert == 8 && role == "attn_output" && requested == DType::kQ4_K) return DType::kQ5_K;
-  if ((role == "attn_v" || role == "ffn_down") && more_bits_layer(layer, s.n_layer)) return DType::kQ6_K;
-  return requested;
+// The requested type, or for a mixed type the one the mix gives this tensor (type_mix.h).
+// Routers stay F32 in every file (llama.cpp never quantizes ffn_gate_inp).
+DType mix_type(DType requested, const std::string& name, uint64_t n_in, const ModelSpec& s) {
+  if (!is_quantizable_tensor(name, 2)) return DType::kF32;
+  const uint32_t mix = mix_for(requested);
+  if (mix == 0) return requested;
+  const MixModel model{s.n_layer, s.n_expert, s.n_head / s.n_head_kv, !s.tied_embeddings};
+  return mix_tensor_type(mix, model, name, n_in);
 }
 
 // dims = {n_in, n_out} or, for experts, {n_in, n_out, n_expert}: rows are n_in wide either way.
 void add_matrix(TensorPlan* plan, const ModelSpec& spec, DType requested, const std::string& name,
-                const std::string& role, int layer, std::vector<uint64_t> dims, WeightKind kind) {
+                std::vector<uint64_t> dims, WeightKind kind) {
   const uint64_t n_in = dims[0];
-  PlannedTensor t{name, std::move(dims), kind, mix_type(requested, role, layer, spec), ""};
-  DType wanted = t.type;
-  while (n_in % dtype_info(t.type).block_size != 0) t.type = next_fallback(t.type);
+  PlannedTensor t{name, std::move(dims), kind, mix_type(requested, name, n_in, spec), ""};
+  const DType wanted = t.type;
+  t.type = width_fallback(wanted, n_in);
   if (t.type != wanted) {
     t.fallback = "width " + std::to_string(n_in) + " is not whole " + std::string(dtype_name(wanted)) +
                  " blocks of " + std::to_string(dtype_info(wanted).block_size);
@@ -95,9 +92,8 @@ struct PlanBuilder {
   const ModelSpec& s;
   DType type;
 
-  void matrix(const std::string& name, const std::string& role, int layer, std::vector<uint64_t> dims,
-              WeightKind kind = WeightKind::kMatrix) {
-    add_matrix(plan, s, type, name, role, layer, std::move(dims), kind);
+  void matrix(const std::string& name, std::vector<uint64_t> dims, WeightKind kind = WeightKind::kMatrix) {
+    add_matrix(plan, s, type, name, std::move(dims), kind);
   }
   void vector(const std::string& name, uint64_t n, WeightKind kind) { add_vector(plan, name, n, kind); }
 
@@ -106,9 +102,9 @@ struct PlanBuilder {
     const auto q_dim = static_cast<uint64_t>(s.n_head) * s.head_dim;
     const auto kv_dim = static_cast<uint64_t>(s.n_head_kv) * s.head_dim;
     vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
-    matrix(p + "attn_q.weight", "attn_q", l, {embd, q_dim});
-    matrix(p + "attn_k.weight", "attn_k", l, {embd, kv_dim});
-    matrix(p + "attn_v.weight", "attn_v", l, {embd, kv_dim});
+    matrix(p + "attn_q.weight", {embd, q_dim});
+    matrix(p + "attn_k.weight", {embd, kv_dim});
+    matrix(p + "attn_v.weight", {embd, kv_dim});
     if (s.qkv_bias) {
       vector(p + "attn_q.bias", q_dim, WeightKind::kBias);
       vector(p + "attn_k.bias", kv_dim, WeightKind::kBias);
@@ -118,15 +114,15 @@ struct PlanBuilder {
       vector(p + "attn_q_norm.weight", s.head_dim, WeightKind::kNorm);
       vector(p + "attn_k_norm.weight", s.head_dim, WeightKind::kNorm);
     }
-    matrix(p + "attn_output.weight", "attn_output", l, {q_dim, embd});
+    matrix(p + "attn_output.weight", {q_dim, embd});
   }
 
   void dense_ffn(const std::string& p, int l) {
     const auto embd = static_cast<uint64_t>(s.n_embd);
     const auto ff = static_cast<uint64_t>(s.n_ff);
-    matrix(p + "ffn_gate.weight", "ffn_gate", l, {embd, ff});
-    matrix(p + "ffn_up.weight", "ffn_up", l, {embd, ff});
-    matrix(p + "ffn_down.weight", "ffn_down", l, {ff, embd});
+    matrix(p + "ffn_gate.weight", {embd, ff});
+    matrix(p + "ffn_up.weight", {embd, ff});
+    matrix(p + "ffn_down.weight", {ff, embd});
   }
 
   // The router (F32, random like a matrix so routing is not uniform), the experts as 3-D
@@ -136,16 +132,16 @@ struct PlanBuilder {
     const auto embd = static_cast<uint64_t>(s.n_embd);
     const auto ff = static_cast<uint64_t>(s.n_ff_exp);
     const auto n_exp = static_cast<uint64_t>(s.n_expert);
-    matrix(p + "ffn_gate_inp.weight", "ffn_gate_inp", l, {embd, n_exp});
-    matrix(p + "ffn_gate_exps.weight", "ffn_gate", l, {embd, ff, n_exp});
-    matrix(p + "ffn_up_exps.weight", "ffn_up", l, {embd, ff, n_exp});
-    matrix(p + "ffn_down_exps.weight", "ffn_down", l, {ff, embd, n_exp});
+    matrix(p + "ffn_gate_inp.weight", {embd, n_exp});
+    matrix(p + "ffn_gate_exps.weight", {embd, ff, n_exp});
+    matrix(p + "ffn_up_exps.weight", {embd, ff, n_exp});
+    matrix(p + "ffn_down_exps.weight", {ff, embd, n_exp});
     if (s.n_ff_shexp == 0) return;
     const auto sh = static_cast<uint64_t>(s.n_ff_shexp);
     vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
-    matrix(p + "ffn_gate_shexp.weight", "ffn_gate", l, {embd, sh});
-    matrix(p + "ffn_up_shexp.weight", "ffn_up", l, {embd, sh});
-    matrix(p + "ffn_down_shexp.weight", "ffn_down", l, {sh, embd});
+    matrix(p + "ffn_gate_shexp.weight", {embd, sh});
+    matrix(p + "ffn_up_shexp.weight", {embd, sh});
+    matrix(p + "ffn_down_shexp.weight", {sh, embd});
   }
 };
 
@@ -154,7 +150,8 @@ struct PlanBuilder {
 bool can_generate_type(DType type) {
   switch (type) {
     case DType::kF32: case DType::kF16: case DType::kBF16: case DType::kQ8_0: case DType::kQ4_0:
-    case DType::kQ5_0: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K:
+    case DType::kQ5_0: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: case DType::kQ4_1:
+    case DType::kQ5_1: case DType::kQ2_K: case DType::kQ3_K: case DType::kIQ4_NL: case DType::kIQ4_XS:
       return can_quantize(type);
     default:
       return false;
@@ -167,12 +164,12 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type) {
   }
   STRATA_RETURN_IF_ERROR(check_spec(s));
   TensorPlan plan;
-  plan.file_type = file_type_for(type, is_k_mix(type)).value_or(0);
+  plan.file_type = mix_for(type) != 0 ? mix_for(type) : file_type_for(type, false).value_or(0);
   PlanBuilder b{&plan, s, type};
   const auto embd = static_cast<uint64_t>(s.n_embd);
   const auto vocab = static_cast<uint64_t>(s.n_vocab);
   if (s.rope_freqs) b.vector("rope_freqs.weight", static_cast<uint64_t>(s.head_dim / 2), WeightKind::kRopeFreqs);
-  b.matrix("token_embd.weight", "token_embd", 0, {embd, vocab}, WeightKind::kEmbedding);
+  b.matrix("token_embd.weight", {embd, vocab}, WeightKind::kEmbedding);
   for (int l = 0; l < s.n_layer; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";
     b.attention(p, l);
@@ -184,7 +181,7 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type) {
     }
   }
   b.vector("output_norm.weight", embd, WeightKind::kNorm);
-  if (!s.tied_embeddings) b.matrix("output.weight", "output", 0, {embd, vocab});
+  if (!s.tied_embeddings) b.matrix("output.weight", {embd, vocab});
   return plan;
 }
 

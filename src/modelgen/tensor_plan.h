@@ -8,10 +8,12 @@
 //
 // Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate) and routers are F32.
 // Matrices (a 3-D expert tensor is n_expert * n_out rows of n_in) take the requested type,
-// except that the K-quant mixes behave like llama.cpp's _M files (output.weight and some
-// attn_v / ffn_down in Q6_K; 8-expert models' attn_k / attn_v in Q8_0), and a matrix whose
-// width is not whole blocks of its type falls back (Q4_K -> Q5_0, Q5_K / Q6_K -> Q8_0,
-// 32-blocks -> F16); `fallback` says why.
+// except that K-quant and IQ4 types follow llama.cpp's mix of the same name (type_mix.h:
+// Q4_K -> Q4_K_M, Q5_K -> Q5_K_M, Q3_K -> Q3_K_M, Q2_K, Q6_K, IQ4_NL, IQ4_XS: output.weight in
+// Q6_K, some attn_v / ffn_down / attn_output in more bits, 8-expert models' attn_k / attn_v in
+// Q8_0), and a matrix whose width is not whole blocks of its type falls back as llama.cpp's
+// quantizer does (width_fallback: Q2_K / Q3_K / IQ4_XS -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1,
+// Q6_K -> Q8_0, else F16); `fallback` says why.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +41,8 @@ struct TensorPlan {
   uint32_t file_type = 0;  // general.file_type
 };
 
-// Types --type accepts: f32 f16 bf16 q8_0 q4_0 q5_0 q4_k q5_k q6_k.
+// Types --type accepts: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl
+// iq4_xs (those with an encoder; the lattice i-quants have none).
 bool can_generate_type(DType type);
 Result<TensorPlan> plan_tensors(const ModelSpec& spec, DType type);
 

@@ -120,5 +120,50 @@ TEST(TensorPlanTest, NarrowMatricesFallBackAndSayWhy) {
   EXPECT_EQ(f["blk.0.ffn_up.weight"].type, DType::kQ8_0);
 }
 
+// The 1b preset (TinyLlama: 22 layers, 8 query heads per K/V head) in llama.cpp's Q3_K_M,
+// Q2_K and IQ4_XS mixes.
+TEST(TensorPlanTest, LowBitTypesFollowTheirLlamaCppMix) {
+  auto s = model_preset("llama", "1b");
+  auto q3 = plan_tensors(*s, DType::kQ3_K);
+  ASSERT_TRUE(q3.ok());
+  EXPECT_EQ(q3->file_type, 12u);  // Q3_K_M
+  auto t = by_name(*q3);
+  EXPECT_EQ(t["output.weight"].type, DType::kQ6_K);
+  EXPECT_EQ(t["token_embd.weight"].type, DType::kQ3_K);
+  EXPECT_EQ(t["blk.1.attn_v.weight"].type, DType::kQ5_K);
+  EXPECT_EQ(t["blk.2.attn_v.weight"].type, DType::kQ4_K);
+  EXPECT_EQ(t["blk.0.ffn_down.weight"].type, DType::kQ5_K);
+  EXPECT_EQ(t["blk.9.ffn_down.weight"].type, DType::kQ4_K);
+  EXPECT_EQ(t["blk.9.attn_output.weight"].type, DType::kQ4_K);
+  EXPECT_EQ(t["blk.9.ffn_gate.weight"].type, DType::kQ3_K);
+
+  auto q2 = plan_tensors(*s, DType::kQ2_K);
+  EXPECT_EQ(q2->file_type, 10u);
+  auto t2 = by_name(*q2);
+  EXPECT_EQ(t2["blk.9.attn_v.weight"].type, DType::kQ4_K);  // 8 query heads per K/V head
+  EXPECT_EQ(t2["blk.9.ffn_down.weight"].type, DType::kQ3_K);
+  EXPECT_EQ(t2["blk.9.attn_q.weight"].type, DType::kQ2_K);
+
+  auto iq4 = plan_tensors(*s, DType::kIQ4_XS);
+  EXPECT_EQ(iq4->file_type, 30u);
+  auto t4 = by_name(*iq4);
+  EXPECT_EQ(t4["blk.1.ffn_down.weight"].type, DType::kQ5_K);
+  EXPECT_EQ(t4["blk.9.ffn_down.weight"].type, DType::kIQ4_XS);
+  EXPECT_EQ(t4["blk.9.attn_v.weight"].type, DType::kQ5_K);
+  for (const auto& x : iq4->tensors) EXPECT_TRUE(x.fallback.empty()) << x.name;
+}
+
+TEST(TensorPlanTest, NarrowLowBitMatricesFallBackToIq4Nl) {
+  auto s = model_preset("llama", "tiny");
+  auto t = by_name(*plan_tensors(*s, DType::kQ3_K));
+  EXPECT_EQ(t["blk.0.attn_q.weight"].type, DType::kIQ4_NL);
+  EXPECT_EQ(t["blk.0.attn_q.weight"].fallback, "width 64 is not whole q3_K blocks of 256");
+  EXPECT_EQ(t["blk.0.attn_v.weight"].type, DType::kQ5_1);  // Q5_K in the mix, then Q5_1
+  for (DType type : {DType::kQ4_1, DType::kQ5_1, DType::kIQ4_NL}) {
+    auto p = by_name(*plan_tensors(*s, type));
+    EXPECT_TRUE(p["blk.0.ffn_up.weight"].fallback.empty()) << dtype_name(type);
+  }
+}
+
 }  // namespace
 }  // namespace strata

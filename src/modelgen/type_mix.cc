@@ -1,0 +1,170 @@
+#include "modelgen/type_mix.h"
+
+#include <cctype>
+#include <charconv>
+
+#include "gguf/file_type.h"
+
+namespace strata {
+
+namespace {
+
+// general.file_type ids (llama.cpp's LLAMA_FTYPE numbering).
+enum FileTypeId : uint32_t {
+  kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ8_0 = 7, kQ5_0 = 8, kQ5_1 = 9, kQ2_K = 10,
+  kQ3_K_S = 11, kQ3_K_M = 12, kQ3_K_L = 13, kQ4_K_S = 14, kQ4_K_M = 15, kQ5_K_S = 16,
+  kQ5_K_M = 17, kQ6_K = 18, kIQ4_NL = 25, kIQ4_XS = 30, kBF16 = 32,
+};
+
+constexpr uint32_t kKnownMixes[] = {kF32, kF16, kBF16, kQ8_0, kQ6_K, kQ5_K_M, kQ5_K_S, kQ4_K_M, kQ4_K_S, kQ5_0,
+                                    kQ5_1, kQ4_0, kQ4_1, kQ3_K_L, kQ3_K_M, kQ3_K_S, kQ2_K, kIQ4_XS, kIQ4_NL};
+
+bool known(uint32_t ft) {
+  for (uint32_t k : kKnownMixes) {
+    if (k == ft) return true;
+  }
+  return false;
+}
+
+bool iequal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+// The layer of "blk.N....", or -1.
+int layer_of(std::string_view name) {
+  if (name.substr(0, 4) != "blk.") return -1;
+  int layer = -1;
+  auto [end, ec] = std::from_chars(name.data() + 4, name.data() + name.size(), layer);
+  return ec == std::errc() && end < name.data() + name.size() && *end == '.' ? layer : -1;
+}
+
+// The first and last eighth of the layers and every third one between.
+bool use_more_bits(int layer, int n_layer) {
+  return layer < n_layer / 8 || layer >= 7 * n_layer / 8 || (layer - n_layer / 8) % 3 == 2;
+}
+
+DType output_type(DType t, uint64_t n_in) {
+  if (n_in % dtype_info(t).block_size != 0) return DType::kQ8_0;
+  return t == DType::kQ8_0 ? t : DType::kQ6_K;
+}
+
+DType attn_v_type(uint32_t ft, DType t, const MixModel& m, int layer) {
+  if (m.n_expert == 8) return DType::kQ8_0;  // Mixtral-style: ~128 MB for much better attention
+  const bool gqa4 = m.n_gqa >= 4;
+  switch (ft) {
+    case kQ2_K: return gqa4 ? DType::kQ4_K : DType::kQ3_K;
+    case kQ3_K_M: return layer < 2 ? DType::kQ5_K : DType::kQ4_K;
+    case kQ3_K_L: return DType::kQ5_K;
+    case kIQ4_NL: case kIQ4_XS: return gqa4 ? DType::kQ5_K : t;
+    case kQ4_K_M: case kQ5_K_M: return use_more_bits(layer, m.n_layer) ? DType::kQ6_K : t;
+    case kQ4_K_S: return layer < 4 ? DType::kQ5_K : t;
+    default: return t;
+  }
+}
+
+DType ffn_down_type(uint32_t ft, DType t, const MixModel& m, int layer) {
+  const int n = m.n_layer;
+  switch (ft) {
+    case kQ2_K: return DType::kQ3_K;
+    case kQ3_K_M: return layer < n / 16 ? DType::kQ5_K : DType::kQ4_K;
+    case kQ3_K_L: return DType::kQ5_K;
+    case kQ4_K_M: case kQ5_K_M: return use_more_bits(layer, n) ? DType::kQ6_K : t;
+    case kIQ4_NL: case kIQ4_XS: return layer < n / 8 ? DType::kQ5_K : t;
+    case kQ4_K_S: return layer < n / 8 ? DType::kQ5_K : t;
+    default: return t;
+  }
+}
+
+DType attn_output_type(uint32_t ft, DType t, const MixModel& m) {
+  if (m.n_expert == 8) {
+    switch (ft) {
+      case kQ2_K: case kQ3_K_S: case kQ3_K_M: case kIQ4_NL: case kQ4_K_S: case kQ4_K_M: case kIQ4_XS:
+        return DType::kQ5_K;
+      default: return t;
+    }
+  }
+  switch (ft) {
+    case kQ2_K: return DType::kQ3_K;
+    case kQ3_K_M: return DType::kQ4_K;
+    case kQ3_K_L: return DType::kQ5_K;
+    default: return t;
+  }
+}
+
+DType attn_qkv_type(uint32_t ft, DType t) {
+  switch (ft) {
+    case kQ3_K_M: case kQ3_K_L: return DType::kQ4_K;
+    case kQ4_K_M: return DType::kQ5_K;
+    case kQ5_K_M: return DType::kQ6_K;
+    default: return t;
+  }
+}
+
+bool is_float(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16; }
+
+}  // namespace
+
+std::optional<uint32_t> mix_file_type(std::string_view name) {
+  for (uint32_t ft : kKnownMixes) {
+    if (iequal(name, file_type_name(ft))) return ft;
+  }
+  return std::nullopt;
+}
+
+std::optional<DType> mix_base_type(uint32_t file_type) {
+  if (!known(file_type)) return std::nullopt;
+  return file_type_main_dtype(file_type);
+}
+
+std::string mix_names() {
+  std::string out;
+  for (uint32_t ft : kKnownMixes) {
+    if (!out.empty()) out += ' ';
+    for (char c : file_type_name(ft)) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+DType mix_tensor_type(uint32_t ft, const MixModel& m, std::string_view name, uint64_t n_in) {
+  const DType t = mix_base_type(ft).value_or(DType::kF32);
+  if (is_float(t)) return t;  // llama.cpp applies no mix to the float file types
+  const int layer = layer_of(name);
+  if (name == "output.weight" || (!m.has_output && name == "token_embd.weight")) return output_type(t, n_in);
+  if (name == "token_embd.weight") return t;
+  if (contains(name, "attn_v.weight")) return attn_v_type(ft, t, m, layer);
+  if (contains(name, "attn_k.weight")) return m.n_expert == 8 ? DType::kQ8_0 : t;
+  if (contains(name, "attn_q.weight")) return t;
+  if (contains(name, "ffn_down")) return ffn_down_type(ft, t, m, layer);
+  if (contains(name, "attn_output.weight")) return attn_output_type(ft, t, m);
+  if (contains(name, "attn_qkv.weight")) return attn_qkv_type(ft, t);
+  return t;
+}
+
+DType width_fallback(DType type, uint64_t n_in) {
+  if (n_in % dtype_info(type).block_size == 0) return type;
+  DType next = DType::kF16;
+  switch (type) {
+    case DType::kQ2_K: case DType::kQ3_K: case DType::kIQ4_XS: next = DType::kIQ4_NL; break;
+    case DType::kQ4_K: next = DType::kQ5_0; break;
+    case DType::kQ5_K: next = DType::kQ5_1; break;
+    case DType::kQ6_K: next = DType::kQ8_0; break;
+    default: break;
+  }
+  return n_in % dtype_info(next).block_size == 0 ? next : DType::kF16;
+}
+
+bool is_quantizable_tensor(std::string_view name, size_t n_dims) {
+  const std::string_view suffix = "weight";
+  if (name.size() < suffix.size() || name.substr(name.size() - suffix.size()) != suffix) return false;
+  if (n_dims < 2) return false;
+  if (contains(name, "_norm.weight") || contains(name, "ffn_gate_inp.weight")) return false;
+  return name != "position_embd.weight" && name != "token_types.weight";
+}
+
+}  // namespace strata

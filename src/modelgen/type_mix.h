@@ -1,0 +1,51 @@
+// The per-tensor types of llama.cpp's quantisation mixes: a file type such as Q3_K_M says
+// which type most matrices get, and the mix raises some tensors (output.weight, some attn_v /
+// ffn_down / attn_output) to more bits, as llama.cpp's quantizer does; the facts follow
+// llama.cpp's llama-quant.cpp (Feb 2025). Shared by `strata mkmodel` and `strata quantize` so
+// a generated file and a quantized one of the same file type have the same types.
+//
+// Mixes known here: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K_S, Q3_K_M,
+// Q3_K_L, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, Q6_K, IQ4_NL, IQ4_XS (no importance matrix: the
+// lower i-quants need one and are not offered). Pure functions; no state.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tensor/dtype.h"
+
+namespace strata {
+
+// What the mix rules read of the model (llama.cpp reads the same from the hparams).
+struct MixModel {
+  int n_layer = 0;
+  int n_expert = 0;         // 0 or 1: dense
+  int n_gqa = 1;            // head_count / head_count_kv
+  bool has_output = true;   // false: token_embd.weight doubles as the output matrix
+};
+
+// The file type (general.file_type id) of a mix name, case-insensitive ("q4_k_m", "Q8_0");
+// nullopt for names that are not a mix known here.
+std::optional<uint32_t> mix_file_type(std::string_view name);
+// The type most matrices of a mix get (Q3_K for Q3_K_M); nullopt for an unknown id.
+std::optional<DType> mix_base_type(uint32_t file_type);
+// "f32 f16 bf16 q8_0 ... iq4_xs": the names mix_file_type() accepts, for help texts.
+std::string mix_names();
+
+// The type file_type's mix gives the matrix `name` (llama.cpp's tensor names: "output.weight",
+// "blk.7.ffn_down.weight", "blk.3.ffn_down_exps.weight"...) whose rows are n_in wide, before
+// any fallback. Only for tensors that are quantized at all (see is_quantizable_tensor).
+DType mix_tensor_type(uint32_t file_type, const MixModel& model, std::string_view name, uint64_t n_in);
+
+// When rows of n_in elements are not whole blocks of type: llama.cpp's fallback (Q2_K / Q3_K
+// / IQ4_XS -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, then F16 when that does not
+// fit either). Returns type itself when it fits.
+DType width_fallback(DType type, uint64_t n_in);
+
+// llama.cpp quantizes a tensor when its name ends in "weight", it has two or more dims, and
+// it is not a norm, a MoE router (ffn_gate_inp) or a position / token-type embedding.
+bool is_quantizable_tensor(std::string_view name, size_t n_dims);
+
+}  // namespace strata

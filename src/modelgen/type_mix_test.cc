@@ -1,0 +1,107 @@
+// llama.cpp's per-tensor mixes: which tensors a Q3_K_M / Q2_K / IQ4_XS / Q4_K_M file raises,
+// the width fallbacks, and which tensors are quantized at all.
+#include "modelgen/type_mix.h"
+
+#include <gtest/gtest.h>
+
+namespace strata {
+namespace {
+
+// A 32-layer dense model with 4 query heads per K/V head (Llama 3 8B-like).
+constexpr MixModel kLlama8b{32, 0, 4, true};
+// The same with one query head per K/V head (Llama 2 7B-like).
+constexpr MixModel kLlama7b{32, 0, 1, true};
+
+uint32_t ft(const char* name) { return *mix_file_type(name); }
+
+TEST(TypeMixTest, NamesAreCaseInsensitiveAndUnknownMixesAreRejected) {
+  EXPECT_EQ(mix_file_type("q3_k_m"), 12u);
+  EXPECT_EQ(mix_file_type("Q4_K_M"), 15u);
+  EXPECT_EQ(mix_file_type("IQ4_XS"), 30u);
+  EXPECT_EQ(mix_file_type("bf16"), 32u);
+  EXPECT_FALSE(mix_file_type("iq2_xxs"));  // needs an importance matrix
+  EXPECT_FALSE(mix_file_type("q4_k"));     // a tensor type, not a file type
+  EXPECT_EQ(mix_base_type(12), DType::kQ3_K);
+  EXPECT_NE(mix_names().find("q3_k_m"), std::string::npos);
+}
+
+TEST(TypeMixTest, Q3KMRaisesAttnVFfnDownAttnOutputAndOutput) {
+  const uint32_t q3m = ft("Q3_K_M");
+  EXPECT_EQ(mix_tensor_type(q3m, kLlama7b, "output.weight", 4096), DType::kQ6_K);
+  EXPECT_EQ(mix_tensor_type(q3m, kLlama7b, "token_embd.weight", 4096), DType::kQ3_K);
+  EXPECT_EQ(mix_tensor_type(q3m, kLlama7b, "blk.0.attn_v.weight", 4096), DType::kQ5_K);
+  EXPECT_EQ(mix_tensor_type(q3m, kLlama7b, "blk.1.attn_v.weight", 4096), DType::kQ5_K);
+  EXPECT_EQ(mix_tensor_type(q3m, kLlama7b, "blk.2.attn_v.weight", 4096), DType::kQ4_K);
+  EXPECT_EQ(mix_tensor_type(q3m, kLlama7b, "blk.1.ffn_down.weight", 11008), DType::kQ5_K);  // first 16th
+  EXPECT_EQ(mix_tensor_type(q3m, kLlama7b, "blk.2.ffn_down.weight", 11008), DType::kQ4_K);
+  EXPECT_EQ(mix_tensor_type(q3m, kLlama7b, "blk.5.attn_output.weight", 4096), DType::kQ4_K);
+  EXPECT_EQ(mix_tensor_type(q3m, kLlama7b, "blk.5.attn_q.weight", 4096), DType::kQ3_K);
+  EXPECT_EQ(mix_tensor_type(q3m, kLlama7b, "blk.5.ffn_up.weight", 4096), DType::kQ3_K);
+}
+
+TEST(TypeMixTest, Q2KRaisesAttnVByGroupedQueryAttention) {
+  const uint32_t q2 = ft("Q2_K");
+  EXPECT_EQ(mix_tensor_type(q2, kLlama7b, "blk.9.attn_v.weight", 4096), DType::kQ3_K);
+  EXPECT_EQ(mix_tensor_type(q2, kLlama8b, "blk.9.attn_v.weight", 4096), DType::kQ4_K);
+  EXPECT_EQ(mix_tensor_type(q2, kLlama8b, "blk.9.ffn_down.weight", 14336), DType::kQ3_K);
+  EXPECT_EQ(mix_tensor_type(q2, kLlama8b, "blk.9.attn_output.weight", 4096), DType::kQ3_K);
+  EXPECT_EQ(mix_tensor_type(q2, kLlama8b, "blk.9.ffn_gate.weight", 4096), DType::kQ2_K);
+  EXPECT_EQ(mix_tensor_type(q2, kLlama8b, "output.weight", 4096), DType::kQ6_K);
+}
+
+TEST(TypeMixTest, Iq4XsGivesTheFirstEighthsFfnDownQ5K) {
+  const uint32_t iq4 = ft("IQ4_XS");
+  EXPECT_EQ(mix_tensor_type(iq4, kLlama8b, "blk.3.ffn_down.weight", 14336), DType::kQ5_K);
+  EXPECT_EQ(mix_tensor_type(iq4, kLlama8b, "blk.4.ffn_down.weight", 14336), DType::kIQ4_XS);
+  EXPECT_EQ(mix_tensor_type(iq4, kLlama8b, "blk.4.attn_v.weight", 4096), DType::kQ5_K);
+  EXPECT_EQ(mix_tensor_type(iq4, kLlama7b, "blk.4.attn_v.weight", 4096), DType::kIQ4_XS);
+}
+
+TEST(TypeMixTest, TiedEmbeddingsTakeTheOutputType) {
+  MixModel tied = kLlama8b;
+  tied.has_output = false;
+  EXPECT_EQ(mix_tensor_type(ft("Q4_K_M"), tied, "token_embd.weight", 1024), DType::kQ6_K);
+  EXPECT_EQ(mix_tensor_type(ft("Q8_0"), tied, "token_embd.weight", 1024), DType::kQ8_0);
+  EXPECT_EQ(mix_tensor_type(ft("Q4_0"), tied, "token_embd.weight", 1024), DType::kQ6_K);
+  // 288 is whole Q4_0 blocks, so the mix says Q6_K, which falls back to Q8_0.
+  EXPECT_EQ(width_fallback(mix_tensor_type(ft("Q4_0"), tied, "token_embd.weight", 288), 288), DType::kQ8_0);
+  EXPECT_EQ(mix_tensor_type(ft("Q4_K_M"), tied, "token_embd.weight", 288), DType::kQ8_0);  // not whole Q4_K
+}
+
+TEST(TypeMixTest, EightExpertModelsKeepAttentionInMoreBits) {
+  const MixModel mixtral{32, 8, 4, true};
+  EXPECT_EQ(mix_tensor_type(ft("Q3_K_M"), mixtral, "blk.4.attn_v.weight", 4096), DType::kQ8_0);
+  EXPECT_EQ(mix_tensor_type(ft("Q2_K"), mixtral, "blk.4.attn_k.weight", 4096), DType::kQ8_0);
+  EXPECT_EQ(mix_tensor_type(ft("Q2_K"), mixtral, "blk.4.attn_output.weight", 4096), DType::kQ5_K);
+  EXPECT_EQ(mix_tensor_type(ft("Q2_K"), mixtral, "blk.4.ffn_down_exps.weight", 14336), DType::kQ3_K);
+}
+
+TEST(TypeMixTest, FloatFileTypesHaveNoMix) {
+  EXPECT_EQ(mix_tensor_type(ft("F16"), kLlama8b, "output.weight", 4096), DType::kF16);
+  EXPECT_EQ(mix_tensor_type(ft("BF16"), kLlama8b, "blk.0.attn_v.weight", 4096), DType::kBF16);
+}
+
+TEST(TypeMixTest, NarrowRowsFallBackAsLlamaCppDoes) {
+  EXPECT_EQ(width_fallback(DType::kQ3_K, 288), DType::kIQ4_NL);
+  EXPECT_EQ(width_fallback(DType::kQ2_K, 288), DType::kIQ4_NL);
+  EXPECT_EQ(width_fallback(DType::kIQ4_XS, 288), DType::kIQ4_NL);
+  EXPECT_EQ(width_fallback(DType::kQ4_K, 288), DType::kQ5_0);
+  EXPECT_EQ(width_fallback(DType::kQ5_K, 288), DType::kQ5_1);
+  EXPECT_EQ(width_fallback(DType::kQ6_K, 288), DType::kQ8_0);
+  EXPECT_EQ(width_fallback(DType::kQ3_K, 72), DType::kF16);  // not whole 32s either
+  EXPECT_EQ(width_fallback(DType::kQ8_0, 72), DType::kF16);
+  EXPECT_EQ(width_fallback(DType::kQ3_K, 512), DType::kQ3_K);
+}
+
+TEST(TypeMixTest, OnlyWeightMatricesAreQuantized) {
+  EXPECT_TRUE(is_quantizable_tensor("blk.0.attn_q.weight", 2));
+  EXPECT_TRUE(is_quantizable_tensor("blk.0.ffn_down_exps.weight", 3));
+  EXPECT_FALSE(is_quantizable_tensor("blk.0.attn_norm.weight", 1));
+  EXPECT_FALSE(is_quantizable_tensor("blk.0.attn_q_norm.weight", 2));
+  EXPECT_FALSE(is_quantizable_tensor("blk.0.ffn_gate_inp.weight", 2));
+  EXPECT_FALSE(is_quantizable_tensor("blk.0.attn_q.bias", 2));
+  EXPECT_FALSE(is_quantizable_tensor("rope_freqs.weight", 1));
+}
+
+}  // namespace
+}  // namespace strata
