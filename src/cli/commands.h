@@ -10,6 +10,7 @@ namespace strata::cli {
 void add_version_command(CLI::App& app, int* exit_code);
 void add_gguf_info_command(CLI::App& app, int* exit_code);
 void add_mkmodel_command(CLI::App& app, int* exit_code);
+void add_quantize_command(CLI::App& app, int* exit_code);
 void add_tokenize_command(CLI::App& app, int* exit_code);
 void add_run_command(CLI::App& app, int* exit_code);
 void add_bench_command(CLI::App& app, int* exit_code);

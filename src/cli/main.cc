@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
 #ifdef STRATA_HAVE_MKMODEL
   STRATA_ADD(mkmodel);
 #endif
+#ifdef STRATA_HAVE_QUANTIZE
+  STRATA_ADD(quantize);
+#endif
 #ifdef STRATA_HAVE_TOKENIZE
   STRATA_ADD(tokenize);
 #endif

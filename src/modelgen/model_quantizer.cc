@@ -1,0 +1,158 @@
+#include "modelgen/model_quantizer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "base/thread_pool.h"
+#include "gguf/file_type.h"
+#include "gguf/gguf_file.h"
+#include "gguf/gguf_writer.h"
+#include "modelgen/type_mix.h"
+#include "tensor/quantize.h"
+
+namespace strata {
+
+namespace {
+
+bool is_float(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16; }
+
+// The file type of a name, or why it cannot be made here.
+Result<uint32_t> parse_file_type(const std::string& name) {
+  if (auto ft = mix_file_type(name)) return *ft;
+  for (uint32_t id = 0; id < 64; ++id) {
+    const std::string_view known = file_type_name(id);
+    if (known == "unknown" || mix_file_type(known)) continue;
+    if (name.size() == known.size() && std::equal(name.begin(), name.end(), known.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return Status::Unsupported(std::string(known) +
+                                 " needs an importance matrix to be usable, and strata quantize has none "
+                                 "(use llama-quantize --imatrix); strata quantize makes: " + mix_names());
+    }
+  }
+  return Status::InvalidArgument("unknown type '" + name + "'; strata quantize makes: " + mix_names());
+}
+
+// ggml counts dims up to the last one above 1: a [288, 1] tensor is a vector.
+size_t n_dims_of(const GgufTensor& t) {
+  size_t n = 1;
+  for (size_t i = 0; i < t.dims.size(); ++i) {
+    if (t.dims[i] > 1) n = i + 1;
+  }
+  return n;
+}
+
+MixModel mix_model(const GgufFile& file) {
+  const std::string arch = file.get_string("general.architecture").value_or("");
+  MixModel m;
+  m.n_layer = static_cast<int>(file.get_uint(arch + ".block_count").value_or(0));
+  m.n_expert = static_cast<int>(file.get_uint(arch + ".expert_count").value_or(0));
+  const uint64_t n_head = file.get_uint(arch + ".attention.head_count").value_or(1);
+  const uint64_t n_head_kv = file.get_uint(arch + ".attention.head_count_kv").value_or(n_head);
+  m.n_gqa = n_head_kv > 0 ? static_cast<int>(n_head / n_head_kv) : 1;
+  m.has_output = file.find_tensor("output.weight") != nullptr;
+  return m;
+}
+
+Result<QuantizeReport> plan_file(const GgufFile& file, uint32_t ft) {
+  QuantizeReport report;
+  report.file_type = ft;
+  const MixModel model = mix_model(file);
+  for (const GgufTensor& t : file.tensors()) {
+    QuantizedTensor q{t.name, t.type, t.type, ""};
+    if (is_quantizable_tensor(t.name, n_dims_of(t))) {
+      if (!is_float(t.type)) {
+        return Status::InvalidArgument(file.path() + ": tensor " + t.name + " is " + std::string(dtype_name(t.type)) +
+                                       "; strata quantize reads F32, F16 or BF16 models only");
+      }
+      const DType wanted = mix_tensor_type(ft, model, t.name, t.dims[0]);
+      q.to = width_fallback(wanted, t.dims[0]);
+      if (q.to != wanted) {
+        q.fallback = "width " + std::to_string(t.dims[0]) + " is not whole " + std::string(dtype_name(wanted)) +
+                     " blocks of " + std::to_string(dtype_info(wanted).block_size);
+      }
+    }
+    report.n_bytes_in += t.n_bytes;
+    report.n_bytes_out += dtype_row_bytes(q.to, t.n_elements).value_or(0);
+    report.tensors.push_back(std::move(q));
+  }
+  return report;
+}
+
+// Re-encodes tensor t from its float type into `to`, rows spread over the pool. Cannot fail
+// for a planned tensor (float in, width checked); a failure is still recorded.
+void convert_tensor(const GgufTensor& t, DType to, ThreadPool& pool, uint8_t* dst, std::atomic<bool>* failed) {
+  const uint64_t n_in = t.dims[0];
+  const uint64_t n_rows = t.n_elements / n_in;
+  const size_t in_row_bytes = *dtype_row_bytes(t.type, n_in);
+  const size_t out_row_bytes = *dtype_row_bytes(to, n_in);
+  const uint64_t rows_per_task = std::max<uint64_t>(1, n_rows / (static_cast<uint64_t>(pool.size()) * 16));
+  const int n_tasks = static_cast<int>((n_rows + rows_per_task - 1) / rows_per_task);
+  std::vector<std::vector<float>> scratch(pool.size(), std::vector<float>(n_in));
+  pool.parallel_for(n_tasks, [&](int task, int thread) {
+    float* x = scratch[thread].data();
+    const uint64_t end = std::min(n_rows, (task + 1) * rows_per_task);
+    for (uint64_t r = task * rows_per_task; r < end; ++r) {
+      const bool ok = dequantize_row(t.type, t.data + r * in_row_bytes, x, n_in).ok() &&
+                      quantize_row(to, x, dst + r * out_row_bytes, n_in).ok();
+      if (!ok) failed->store(true);
+    }
+  });
+}
+
+void copy_metadata(const GgufFile& file, uint32_t ft, GgufWriter* w) {
+  for (const auto& [key, value] : file.metadata()) {
+    if (key.rfind("split.", 0) == 0 || key == "general.alignment") continue;
+    w->set(key, value);
+  }
+  w->set("general.file_type", GgufValue::U32(ft));
+  w->set("general.quantization_version", GgufValue::U32(2));
+  w->set_alignment(static_cast<uint32_t>(file.alignment()));
+}
+
+}  // namespace
+
+Result<QuantizeReport> plan_quantize(const QuantizeOptions& o) {
+  STRATA_ASSIGN_OR_RETURN(uint32_t ft, parse_file_type(o.file_type));
+  STRATA_ASSIGN_OR_RETURN(GgufFile file, GgufFile::Open(o.in_path));
+  return plan_file(file, ft);
+}
+
+Result<QuantizeReport> quantize_model(const QuantizeOptions& o) {
+  if (o.out_path.empty()) return Status::InvalidArgument("quantize: no output path");
+  STRATA_ASSIGN_OR_RETURN(uint32_t ft, parse_file_type(o.file_type));
+  STRATA_ASSIGN_OR_RETURN(GgufFile file, GgufFile::Open(o.in_path));
+  STRATA_ASSIGN_OR_RETURN(QuantizeReport report, plan_file(file, ft));
+  GgufWriter w;
+  copy_metadata(file, ft, &w);
+  const int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ThreadPool pool(n_threads);
+  std::atomic<bool> failed{false};
+  uint64_t done_bytes = 0;
+  for (size_t i = 0; i < file.tensors().size(); ++i) {
+    const GgufTensor& t = file.tensors()[i];
+    const DType to = report.tensors[i].to;
+    w.add_tensor(t.name, to, t.dims, [&, to](uint8_t* dst) {
+      if (to == t.type) {
+        std::memcpy(dst, t.data, t.n_bytes);
+      } else {
+        convert_tensor(t, to, pool, dst, &failed);
+      }
+      file.release_pages(t.data, t.n_bytes);
+      done_bytes += t.n_bytes;
+      if (o.progress) o.progress(done_bytes, report.n_bytes_in);
+    });
+  }
+  STRATA_RETURN_IF_ERROR(w.write(o.out_path));
+  if (failed.load()) {
+    std::remove(o.out_path.c_str());
+    return Status::Internal("quantize: encoding a tensor failed; " + o.out_path + " removed");
+  }
+  return report;
+}
+
+}  // namespace strata
