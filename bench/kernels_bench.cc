@@ -123,6 +123,34 @@ void BM_Matmul(benchmark::State& state, DType type) {
   state.SetLabel(std::string(active_isa()) + (set.is_packed ? " packed" : ""));
 }
 
+// The kernel's own speed with the weights in cache (one thread, CPU time): what a matmul
+// costs once memory is not the limit. Decode overlaps this with the DRAM stream, so the
+// closer it is to zero the closer decode gets to the bandwidth roofline; prefill is this.
+// Measured in CPU time, so a busy machine disturbs it less than the real-time figures.
+void BM_MatmulHot(benchmark::State& state, DType type) {
+  const int64_t n_out = state.range(0), n_in = state.range(1);
+  const int n_rows = static_cast<int>(state.range(2));
+  MatrixSet set(type, n_out, n_in, 1);
+  const std::vector<float> x = inputs(static_cast<size_t>(n_in) * n_rows);
+  std::vector<float> y(static_cast<size_t>(n_out) * n_rows);
+  AlignedBuffer scratch(matmul_scratch_bytes(type, n_in, n_rows));
+  ThreadPool pool(1);
+  for (auto _ : state) {
+    matmul(set.copies[0], x.data(), n_rows, y.data(), scratch, pool);
+    benchmark::DoNotOptimize(y.data());
+  }
+  const double iters = static_cast<double>(state.iterations());
+  state.counters["GB/s"] = benchmark::Counter(iters * set.matrix_bytes / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GMAC/s"] =
+      benchmark::Counter(iters * n_rows * static_cast<double>(n_out * n_in) / 1e9, benchmark::Counter::kIsRate);
+  state.SetLabel(std::string(active_isa()) + (set.is_packed ? " packed" : ""));
+}
+
+void hot_shapes(benchmark::internal::Benchmark* b) {
+  for (int rows : {1, 4, 8, 64}) b->Args({256, 2048, rows});
+  b->ArgNames({"out", "in", "rows"})->MinTime(0.2)->Unit(benchmark::kMicrosecond);
+}
+
 void matmul_shapes(benchmark::internal::Benchmark* b) {
   for (int rows : {1, 8, 64}) {
     b->Args({2048, 2048, rows});
@@ -192,6 +220,14 @@ STRATA_MATMUL_BENCH(q5_0, DType::kQ5_0);
 STRATA_MATMUL_BENCH(q4_K, DType::kQ4_K);
 STRATA_MATMUL_BENCH(q5_K, DType::kQ5_K);
 STRATA_MATMUL_BENCH(q6_K, DType::kQ6_K);
+
+#define STRATA_MATMUL_HOT_BENCH(name, type) \
+  BENCHMARK_CAPTURE(BM_MatmulHot, name, type)->Apply(hot_shapes)
+STRATA_MATMUL_HOT_BENCH(q8_0, DType::kQ8_0);
+STRATA_MATMUL_HOT_BENCH(q4_0, DType::kQ4_0);
+STRATA_MATMUL_HOT_BENCH(q4_K, DType::kQ4_K);
+STRATA_MATMUL_HOT_BENCH(q5_K, DType::kQ5_K);
+STRATA_MATMUL_HOT_BENCH(q6_K, DType::kQ6_K);
 
 BENCHMARK_CAPTURE(BM_TinyLlamaDecode, q8_0, DType::kQ8_0, DType::kQ8_0, DType::kQ8_0)
     ->Arg(1)->Arg(8)->Arg(64)->ArgName("rows")->UseRealTime()->MinTime(1.0)->Unit(benchmark::kMillisecond);

@@ -23,8 +23,9 @@ struct PackedQ40 : Avx2PackedKernel {
   static constexpr int64_t kBlockInputs = kQK;
   static constexpr size_t kBlockBytes = kPackedQ40BlockBytes;
   static constexpr int64_t kPrefetchBytes = 8 * kPackedQ40BlockBytes;  // a few blocks ahead
-  // Two input rows' accumulators and partial sums fill 8 of the 16 registers.
-  static constexpr int kMaxTileRows = 2;
+  // Per tile row two int16 partial sums stay live across the block (the accumulators wait
+  // in memory): four rows take 8 of the 16 registers, so one line load serves four rows.
+  static constexpr int kMaxTileRows = 4;
 
   template <int NR>
   static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
@@ -32,14 +33,14 @@ struct PackedQ40 : Avx2PackedKernel {
     const __m256i ones = _mm256_set1_epi16(1);
     __m256i sum16[NR][2];
     for (int r = 0; r < NR; ++r) sum16[r][0] = sum16[r][1] = _mm256_setzero_si256();
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int c = 0; c < 4; ++c) {
 #pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {
         const __m256i line = half_line(blk + kPackedQ40CodesOffset + 64 * c, h);
         const __m256i lo = _mm256_and_si256(line, mask4);
         const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(line, 4), mask4);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int r = 0; r < NR; ++r) {
           const int8_t* xq = x[r].q + s * kQK + 4 * c;
           sum16[r][h] = _mm256_add_epi16(sum16[r][h], _mm256_maddubs_epi16(lo, broadcast4(xq)));
@@ -48,7 +49,7 @@ struct PackedQ40 : Avx2PackedKernel {
       }
     }
     const __m256 dw[2] = {fp16x8(blk), fp16x8(blk + 16)};
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) {
       const __m256i offset = _mm256_set1_epi32(-8 * (x[r].sum16[2 * s] + x[r].sum16[2 * s + 1]));
       const __m256 dx = _mm256_set1_ps(x[r].d[s]);

@@ -7,7 +7,8 @@
 // sub-blocks for 8 rows, and maddubs gives their products with 4 activations per row as
 // int16 pair sums. Activations are at most 127 in magnitude (quantize_q8_row clamps them),
 // so a line adds at most 2 * 15 * 127 = 3810 per int16 lane for Q4_K codes and 7874 for
-// Q5_K's: 8 (Q4_K) or 4 (Q5_K) lines add up exactly in int16 before one madd widens them.
+// Q5_K's: 8 (Q4_K) or 4 (Q5_K) lines add up exactly in int16 before one madd against the
+// sub-block's scale widens them (scale_j * dot_j, exact in int32: the oracle's integer).
 // The scaled sums and the mins are exact int32, and the float steps follow the oracles
 // reference::matmul_packed_q4_k_rows / _q5_k_rows in order: the bits equal the oracle's
 // (and the AVX-512 kernel's), for any tile and batch.
@@ -28,16 +29,26 @@ inline __m256i fifth_bits(__m256i high, int bit) {
   return _mm256_and_si256(moved, _mm256_set1_epi8(0x10));
 }
 
+// Row i's 6-bit scale of sub-block j (byte 16 j + i) in both int16 halves of int32 lane i,
+// for half h's 8 rows: one madd of a row's int16 pair sums against it is scale_j * dot_j.
+inline __m256i scale_pairs(const std::byte* blk, int h, int j) {
+  const __m256i sc = _mm256_cvtepu8_epi32(
+      _mm_loadl_epi64(reinterpret_cast<const __m128i*>(blk + kPackedQ4KScalesOffset + 16 * j + 8 * h)));
+  return _mm256_or_si256(sc, _mm256_slli_epi32(sc, 16));
+}
+
 // sum_j scale_j * (sub-block j's code . x) of half h's 8 rows, for NR activation rows.
+// Only the int16 pair sums of the two sub-blocks in flight stay live per row; the scale
+// enters in the madd that widens them (scale <= 63 times an int16 pair: exact in int32).
 template <bool kFive, int NR>
 inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, __m256i* dots) {
   // Lines summed in int16 before widening (see the top of the file).
   constexpr int kLinesPerWiden = kFive ? 4 : 8;
   const __m256i mask4 = _mm256_set1_epi8(0x0f);
-  const __m256i ones = _mm256_set1_epi16(1);
   for (int p = 0; p < 4; ++p) {
-    __m256i lo_dot[NR], hi_dot[NR], lo16[NR], hi16[NR];
-    for (int r = 0; r < NR; ++r) lo_dot[r] = hi_dot[r] = lo16[r] = hi16[r] = _mm256_setzero_si256();
+    const __m256i sc_lo = scale_pairs(blk, h, 2 * p);
+    const __m256i sc_hi = scale_pairs(blk, h, 2 * p + 1);
+    __m256i lo16[NR], hi16[NR];
     const std::byte* lines = blk + kPackedQ4KCodesOffset + 64 * 8 * p;
 #pragma GCC unroll 8
     for (int t = 0; t < 8; ++t) {
@@ -49,42 +60,44 @@ inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, 
         lo = _mm256_or_si256(lo, fifth_bits(high, 2 * (t % 4)));
         hi = _mm256_or_si256(hi, fifth_bits(high, 2 * (t % 4) + 1));
       }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
       for (int r = 0; r < NR; ++r) {
         const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t;
-        lo16[r] = _mm256_add_epi16(lo16[r], _mm256_maddubs_epi16(lo, broadcast4(xq)));
-        hi16[r] = _mm256_add_epi16(hi16[r], _mm256_maddubs_epi16(hi, broadcast4(xq + 32)));
+        const __m256i lo_prod = _mm256_maddubs_epi16(lo, broadcast4(xq));
+        const __m256i hi_prod = _mm256_maddubs_epi16(hi, broadcast4(xq + 32));
+        const bool first = t % kLinesPerWiden == 0;
+        lo16[r] = first ? lo_prod : _mm256_add_epi16(lo16[r], lo_prod);
+        hi16[r] = first ? hi_prod : _mm256_add_epi16(hi16[r], hi_prod);
       }
       if (t % kLinesPerWiden == kLinesPerWiden - 1) {
+#pragma GCC unroll 8
         for (int r = 0; r < NR; ++r) {
-          lo_dot[r] = _mm256_add_epi32(lo_dot[r], _mm256_madd_epi16(lo16[r], ones));
-          hi_dot[r] = _mm256_add_epi32(hi_dot[r], _mm256_madd_epi16(hi16[r], ones));
-          lo16[r] = hi16[r] = _mm256_setzero_si256();
+          dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(lo16[r], sc_lo));
+          dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(hi16[r], sc_hi));
         }
       }
     }
-    // Row i's scale of sub-block j is byte 16 j + i: half h's 8 rows are 8 bytes.
-    const std::byte* scales = blk + kPackedQ4KScalesOffset + 8 * h;
-    const __m256i sc_lo = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 32 * p)));
-    const __m256i sc_hi = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 32 * p + 16)));
-#pragma GCC unroll 4
-    for (int r = 0; r < NR; ++r) {
-      dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(lo_dot[r], sc_lo));
-      dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(hi_dot[r], sc_hi));
-    }
+  }
+}
+
+// The activation sums of sub-blocks 2p and 2p + 1 as the int16 pair of pairs[p], p = 0..3
+// (sums per 32 are at most 4064 in magnitude: int16 holds them), once per super-block.
+inline void min_pairs(const int16_t* sum16, int32_t* pairs) {
+  for (int p = 0; p < 4; ++p) {
+    const auto lo = static_cast<uint16_t>(sum16[4 * p] + sum16[4 * p + 1]);
+    const auto hi = static_cast<uint16_t>(sum16[4 * p + 2] + sum16[4 * p + 3]);
+    pairs[p] = static_cast<int32_t>(lo | static_cast<uint32_t>(hi) << 16);
   }
 }
 
 // sum_j min_j * (sum of x over sub-block j) of half h's 8 rows for one activation row:
 // the mins pair up per row as int16 (bytes 32 p + 2 i + e), the activation sums likewise.
-inline __m256i min_terms(const std::byte* blk, int h, const int16_t* sum16) {
+inline __m256i min_terms(const std::byte* blk, int h, const int32_t* pairs) {
   __m256i terms = _mm256_setzero_si256();
   for (int p = 0; p < 4; ++p) {
-    const int16_t pair[2] = {static_cast<int16_t>(sum16[4 * p] + sum16[4 * p + 1]),
-                             static_cast<int16_t>(sum16[4 * p + 2] + sum16[4 * p + 3])};
     const __m256i mins = _mm256_cvtepu8_epi16(
         _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kPackedQ4KMinsOffset + 32 * p + 16 * h)));
-    terms = _mm256_add_epi32(terms, _mm256_madd_epi16(mins, broadcast4(pair)));
+    terms = _mm256_add_epi32(terms, _mm256_madd_epi16(mins, _mm256_set1_epi32(pairs[p])));
   }
   return terms;
 }
@@ -94,21 +107,24 @@ struct PackedQ4K : Avx2PackedKernel {
   static constexpr int64_t kBlockInputs = kQKK;
   static constexpr size_t kBlockBytes = kFive ? kPackedQ5KBlockBytes : kPackedQ4KBlockBytes;
   static constexpr int64_t kPrefetchBytes = kBlockBytes;  // one super-block ahead
-  // Per tile row: two accumulators, the half's dots, two sub-block dots and their int16
-  // partial sums (7 of the 16 registers), so two rows leave room for the code lines.
-  static constexpr int kMaxTileRows = 2;
+  // Per tile row the code-line loop keeps the half's dots and two int16 pair sums live (the
+  // accumulators wait in memory): four rows (three for Q5_K, whose 5th bits take registers
+  // too) leave room for the line and its nibbles, so one line load serves four rows.
+  static constexpr int kMaxTileRows = kFive ? 3 : 4;
 
   template <int NR>
   static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
+    int32_t pairs[NR][4];
+    for (int r = 0; r < NR; ++r) min_pairs(x[r].sum16 + s * 16, pairs[r]);
     for (int h = 0; h < 2; ++h) {
       __m256i dots[NR];
       for (int r = 0; r < NR; ++r) dots[r] = _mm256_setzero_si256();
       scaled_dots<kFive, NR>(blk, h, x, s, dots);
       const __m256 dw = fp16x8(blk + 16 * h);
       const __m256 dmin = fp16x8(blk + 32 + 16 * h);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
       for (int r = 0; r < NR; ++r) {
-        const __m256i mins = min_terms(blk, h, x[r].sum16 + s * 16);
+        const __m256i mins = min_terms(blk, h, pairs[r]);
         const __m256 xd = _mm256_set1_ps(x[r].d[s]);
         acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, xd), acc[r][h]);
         acc[r][h] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), _mm256_mul_ps(dmin, xd), acc[r][h]);

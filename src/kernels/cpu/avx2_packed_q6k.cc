@@ -5,7 +5,8 @@
 // of a top-bits line, masked, shifted and or-ed, give the unsigned 6-bit codes of 8 rows,
 // and maddubs gives their products with 4 activations per row as int16 pair sums: at most
 // 2 * 63 * 127 = 16002 (quantize_q8_row clamps activations to 127), so two lines' sums add
-// exactly in int16 before one madd widens them. The offset 32 enters as -32 * scale times the activation
+// exactly in int16 before one madd against the sub-block's scale widens them (scale_k * dot_k
+// in int32, exact: the oracle's integer). The offset 32 enters as -32 * scale times the activation
 // sums, exact in int32 like the rest, and the float step follows
 // reference::matmul_packed_q6_k_rows: the bits equal the oracle's (and the AVX-512
 // kernel's), for any tile and batch.
@@ -31,18 +32,24 @@ inline __m256i scale_pairs(const std::byte* blk, int h, int q) {
   return _mm256_cvtepi8_epi16(
       _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kPackedQ6KScalesOffset + 32 * q + 16 * h)));
 }
-// One scale of each pair as int32: e = 0 the low int16, e = 1 the high one.
+// Scale e of each pair in both int16 halves of its int32 lane: one madd of a row's int16
+// pair sums against it is scale_k * dot_k (|scale| <= 128 times an int16 pair: exact).
 inline __m256i scale_of_pair(__m256i pairs, int e) {
-  return e == 0 ? _mm256_srai_epi32(_mm256_slli_epi32(pairs, 16), 16) : _mm256_srai_epi32(pairs, 16);
+  const __m256i pick_lo = _mm256_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13,
+                                           0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13);
+  // The high int16 of each lane: the same bytes shifted by 2.
+  const __m256i pick = e == 0 ? pick_lo : _mm256_add_epi8(pick_lo, _mm256_set1_epi8(2));
+  return _mm256_shuffle_epi8(pairs, pick);
 }
 
 // Code lines 8p + 4u .. 8p + 4u + 3 of half h: sub-blocks 4p + u (low nibbles) and
 // 4p + 2 + u (high nibbles) against NR activation rows; adds scale_k * dot_k to dots[r].
+// Always inlined: called out of line, dots[] would live in memory.
 template <int NR>
-inline void quarter(const std::byte* blk, int h, int p, int u, const Q8Row* x, int64_t s, __m256i* dots) {
-  __m256i lo_dot[NR], hi_dot[NR];
-  for (int r = 0; r < NR; ++r) lo_dot[r] = hi_dot[r] = _mm256_setzero_si256();
+[[gnu::always_inline]] inline void quarter(const std::byte* blk, int h, int p, int u, const Q8Row* x, int64_t s, __m256i* dots) {
   const __m256i mask4 = _mm256_set1_epi8(0x0f);
+  const __m256i sc_lo = scale_of_pair(scale_pairs(blk, h, 2 * p), u);
+  const __m256i sc_hi = scale_of_pair(scale_pairs(blk, h, 2 * p + 1), u);
 #pragma GCC unroll 2
   for (int v2 = 0; v2 < 2; ++v2) {
     const int t0 = 4 * u + 2 * v2;
@@ -55,23 +62,16 @@ inline void quarter(const std::byte* blk, int h, int p, int u, const Q8Row* x, i
         _mm256_or_si256(_mm256_and_si256(low1, mask4), top_bits<4>(tops)),
         _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(low1, 4), mask4), top_bits<6>(tops)),
     };
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) {
       const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t0;
       const __m256i lo16 = _mm256_add_epi16(_mm256_maddubs_epi16(codes[0], broadcast4(xq)),
                                             _mm256_maddubs_epi16(codes[2], broadcast4(xq + 4)));
       const __m256i hi16 = _mm256_add_epi16(_mm256_maddubs_epi16(codes[1], broadcast4(xq + 32)),
                                             _mm256_maddubs_epi16(codes[3], broadcast4(xq + 36)));
-      lo_dot[r] = _mm256_add_epi32(lo_dot[r], _mm256_madd_epi16(lo16, _mm256_set1_epi16(1)));
-      hi_dot[r] = _mm256_add_epi32(hi_dot[r], _mm256_madd_epi16(hi16, _mm256_set1_epi16(1)));
+      dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(lo16, sc_lo));
+      dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(hi16, sc_hi));
     }
-  }
-  const __m256i sc_lo = scale_of_pair(scale_pairs(blk, h, 2 * p), u);
-  const __m256i sc_hi = scale_of_pair(scale_pairs(blk, h, 2 * p + 1), u);
-#pragma GCC unroll 4
-  for (int r = 0; r < NR; ++r) {
-    dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(lo_dot[r], sc_lo));
-    dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(hi_dot[r], sc_hi));
   }
 }
 
@@ -79,9 +79,10 @@ struct PackedQ6K : Avx2PackedKernel {
   static constexpr int64_t kBlockInputs = kQKK;
   static constexpr size_t kBlockBytes = kPackedQ6KBlockBytes;
   static constexpr int64_t kPrefetchBytes = kPackedQ6KBlockBytes;  // one super-block ahead
-  // Per tile row: two accumulators, the half's dots and two sub-block dots; with the four
-  // decoded code registers two rows fill the 16 registers.
-  static constexpr int kMaxTileRows = 2;
+  // Per tile row only the half's dots stay live across the code lines (the accumulators
+  // wait in memory); with the four decoded code registers and the two scales, four rows
+  // fit the 16 registers, so each decoded line serves four rows.
+  static constexpr int kMaxTileRows = 4;
 
   template <int NR>
   static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
@@ -92,7 +93,7 @@ struct PackedQ6K : Avx2PackedKernel {
       for (int r = 0; r < NR; ++r) dots[r] = _mm256_setzero_si256();
       for (int q = 0; q < 8; ++q) {
         const __m256i neg32_scales = _mm256_sub_epi16(_mm256_setzero_si256(), _mm256_slli_epi16(scale_pairs(blk, h, q), 5));
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int r = 0; r < NR; ++r) {
           dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(neg32_scales, broadcast4(x[r].sum16 + s * 16 + 2 * q)));
         }
@@ -102,7 +103,7 @@ struct PackedQ6K : Avx2PackedKernel {
         quarter<NR>(blk, h, p, 1, x, s, dots);
       }
       const __m256 dw = fp16x8(blk + 16 * h);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
       for (int r = 0; r < NR; ++r) {
         acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, _mm256_set1_ps(x[r].d[s])), acc[r][h]);
       }

@@ -23,8 +23,9 @@ struct PackedQ8 : Avx2PackedKernel {
   static constexpr int64_t kBlockInputs = kQK;
   static constexpr size_t kBlockBytes = kPackedGroupBlockBytes;
   static constexpr int64_t kPrefetchBytes = 4 * kPackedGroupBlockBytes;  // a few blocks ahead
-  // Two input rows' accumulators and dot products fill 8 of the 16 registers.
-  static constexpr int kMaxTileRows = 2;
+  // Per tile row two dot products stay live across the block (the accumulators wait in
+  // memory): four rows take 8 of the 16 registers, so one weight load serves four rows.
+  static constexpr int kMaxTileRows = 4;
 
   template <int NR>
   static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
@@ -37,14 +38,14 @@ struct PackedQ8 : Avx2PackedKernel {
       for (int h = 0; h < 2; ++h) {
         const __m256i q = _mm256_xor_si256(half_line(blk + 32 + 64 * c, h), top_bit);
         const __m256i abs_q = _mm256_abs_epi8(q);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int r = 0; r < NR; ++r) {
           dot[r][h] = dot_add(dot[r][h], abs_q, _mm256_sign_epi8(broadcast4(x[r].q + s * kQK + 4 * c), q));
         }
       }
     }
     const __m256 dw[2] = {fp16x8(blk), fp16x8(blk + 16)};
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) {
       const __m256 dx = _mm256_set1_ps(x[r].d[s]);
       for (int h = 0; h < 2; ++h) {
