@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 
+#include "base/env.h"
 #include "base/status.h"
 #include "engine/engine_types.h"
 
@@ -44,6 +45,9 @@ struct EngineOptions {
   std::string park_dir;         // empty = no parking
   int park_mib = 1024;
   EngineObserver* observer = nullptr;  // not owned; must outlive the engine
+  // The clock request, window and snapshot times come from (its target must outlive the engine);
+  // shutdown's deadline is always the machine's, since it bounds a real wait.
+  Env env;
   // Called while Create() loads the model: (bytes of weights prepared, total), about once per
   // percent, from the loading threads one call at a time. Empty = silent.
   std::function<void(uint64_t, uint64_t)> load_progress;

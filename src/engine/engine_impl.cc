@@ -118,7 +118,7 @@ Result<RequestId> EngineImpl::submit(GenerateRequest request, RequestCallback ca
   p.id = next_id_.fetch_add(1);
   p.request = std::move(request);
   p.callback = std::move(callback);
-  p.arrival_s = monotonic_s();
+  p.arrival_s = now_s();
   RequestId id = p.id;
   if (!inbox_.push_request(std::move(p))) {
     if (!accepting_.load()) return Status::Cancelled("the engine is shutting down");
@@ -139,7 +139,7 @@ EngineSnapshot EngineImpl::snapshot() const {
   EngineSnapshot snap = snapshot_;
   if (expert_load_.n_cells() > 0) {
     // Advanced to now, so an idle engine's window empties as its minute passes.
-    expert_load_.advance(monotonic_s());
+    expert_load_.advance(now_s());
     snap.moe.tokens.assign(expert_load_.totals().begin(), expert_load_.totals().end());
     snap.moe.routed_tokens_total = expert_load_.recorded_total();
   }

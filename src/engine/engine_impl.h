@@ -79,6 +79,8 @@ class EngineImpl final : public Engine {
   // The index in windows_ of the window that holds this slot's rows.
   int window_of(int slot) const { return config_.join_groups ? 0 : config_.group_of(slot); }
   bool any_in_flight() const;
+  // The environment's monotonic time: every request, window and snapshot stamp.
+  double now_s() const { return config_.options.env.clock->monotonic_s(); }
 
   EngineConfig config_;
   std::unique_ptr<Model> model_;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 namespace strata {
@@ -52,8 +53,13 @@ TEST(EngineInbox, StopRefusesRequestsAndIsSeenOnce) {
   EXPECT_TRUE(inbox.stopped());
 }
 
+// wait_parked() returns only once the engine thread has acknowledged that very ticket: the
+// engine thread records what it handled before acknowledging, and the waiter must see it.
 TEST(EngineInbox, ParkRequestWaitsForTheEngineThread) {
   EngineInbox inbox(4, 1);
+  std::atomic<uint64_t> handled_ticket{0};
+  std::atomic<bool> waiter_returned{false};
+  std::atomic<bool> returned_before_acknowledged{false};
   std::thread engine([&] {
     std::vector<PendingRequest> requests;
     std::vector<RequestId> cancels;
@@ -62,10 +68,16 @@ TEST(EngineInbox, ParkRequestWaitsForTheEngineThread) {
       inbox.wait(-1.0);
       inbox.take(&requests, &cancels, &ticket);
     }
+    handled_ticket.store(ticket);
+    if (waiter_returned.load()) returned_before_acknowledged.store(true);
     inbox.parked(ticket);
   });
-  inbox.wait_parked(inbox.push_park());
+  const uint64_t ticket = inbox.push_park();
+  inbox.wait_parked(ticket);
+  waiter_returned.store(true);
+  EXPECT_EQ(handled_ticket.load(), ticket);
   engine.join();
+  EXPECT_FALSE(returned_before_acknowledged.load());
 }
 
 TEST(EngineInbox, CancellationsArePassedThrough) {

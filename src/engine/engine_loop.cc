@@ -64,7 +64,7 @@ void EngineImpl::abort_waiting(PendingRequest& p) {
   r.id = p.id;
   r.finish = FinishReason::kAbort;
   r.arrival_s = p.arrival_s;
-  r.finished_s = monotonic_s();
+  r.finished_s = now_s();
   r.prompt_tokens = static_cast<int>(p.request.prompt_tokens.size());
   r.max_tokens = p.request.max_tokens;
   r.n = p.request.n;
@@ -129,7 +129,7 @@ bool EngineImpl::admit(int slot_index, PendingRequest& pending) {
   slot.request = std::make_unique<RequestState>(std::move(pending), *tokenizer_, config_.options.observer,
                                                 constraint_vocab_);
   RequestRecord& r = slot.request->record();
-  r.scheduled_s = monotonic_s();
+  r.scheduled_s = now_s();
   r.cached_tokens = a->reused_tokens;
   r.slot = slot_index;
   return true;
@@ -170,7 +170,7 @@ void EngineImpl::launch(int index) {
   }
   std::fill(w->group_rows.begin(), w->group_rows.end(), 0);
   for (int i = 0; i < n; ++i) w->group_rows[slots_[first + i].group] += w->slot_rows[i];
-  w->launched_s = monotonic_s();
+  w->launched_s = now_s();
   in_flight_[index] = true;
   if (config_.join_groups) {
     pipeline_->run_now(w);  // the only window: nothing to overlap with
@@ -190,7 +190,7 @@ void EngineImpl::complete(Window* w) {
   in_flight_[window_of(first)] = false;
   ++steps_;
   // Before any request's kDone: whoever reacts to it sees this window's routing counted.
-  record_expert_load(w, monotonic_s());
+  record_expert_load(w, now_s());
   for (int i = 0; i < n; ++i) {
     if (w->slot_rows[i] == 0) continue;
     Slot& s = slots_[first + i];
@@ -201,7 +201,7 @@ void EngineImpl::complete(Window* w) {
   for (int i = 0; i < n; ++i) {
     if (slots_[first + i].cancel_pending) finish_slot(first + i, FinishReason::kAbort);
   }
-  const double now = monotonic_s();
+  const double now = now_s();
   rates_.record(now, w->n_decode_rows, w->n_prefill_rows);
   if (config_.options.observer) {
     StepRecord step;
@@ -233,7 +233,7 @@ void EngineImpl::accept_logits(Window* w) {
     if (s.cancel_pending) continue;
     s.state = SlotState::kGenerating;
     std::span<const float> row(w->logits_row(static_cast<int>(j), n_vocab), static_cast<size_t>(n_vocab));
-    FinishReason reason = s.request->accept(row, sampler_, monotonic_s(), config_.options.logits_tap, &error_);
+    FinishReason reason = s.request->accept(row, sampler_, now_s(), config_.options.logits_tap, &error_);
     if (reason == FinishReason::kError) {
       fail_slot(slot_index, error_);
     } else if (reason != FinishReason::kNone) {
@@ -247,14 +247,14 @@ void EngineImpl::accept_logits(Window* w) {
 void EngineImpl::finish_slot(int slot_index, FinishReason reason) {
   std::unique_ptr<RequestState> request = release_slot(slot_index);
   publish_snapshot();
-  request->finish(reason, monotonic_s());
+  request->finish(reason, now_s());
 }
 
 void EngineImpl::fail_slot(int slot_index, const std::string& error) {
   std::unique_ptr<RequestState> request = release_slot(slot_index);
   STRATA_LOG_ERROR("engine: request {} in slot {} failed: {}", request->id(), slot_index, error);
   publish_snapshot();
-  request->fail(error, monotonic_s());
+  request->fail(error, now_s());
 }
 
 std::unique_ptr<RequestState> EngineImpl::release_slot(int slot_index) {
@@ -285,7 +285,7 @@ void EngineImpl::abort_everything() {
 }
 
 void EngineImpl::publish_snapshot() {
-  const double now = monotonic_s();
+  const double now = now_s();
   KvCacheStats kv = kv_->stats();
   std::lock_guard<std::mutex> lock(snapshot_mu_);
   EngineSnapshot& snap = snapshot_;

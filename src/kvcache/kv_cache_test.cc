@@ -94,12 +94,15 @@ TEST_F(KvCacheTest, SecondRequestSharesFullBlocksAndRecomputesTheLastToken) {
   auto tokens = seq_tokens(12);  // exactly 3 blocks
   run(*kv, 0, tokens);
   auto shared = copy_block(*kv, 0, 1);
+  const std::byte* computed[2] = {kv->block(0, 0), kv->block(0, 1)};
   kv->release(0);
   EXPECT_EQ(kv->stats().blocks_cached, 3);
   Admission a = run(*kv, 1, tokens);
   // The last prompt token must be recomputed for its logits, so block 2 is not reused.
   EXPECT_EQ(a.reused_tokens, 8);
-  EXPECT_EQ(kv->block(1, 1), kv->block(1, 1));
+  // The reused blocks are the very ones sequence 0 computed, not copies.
+  EXPECT_EQ(kv->block(1, 0), computed[0]);
+  EXPECT_EQ(kv->block(1, 1), computed[1]);
   EXPECT_EQ(std::memcmp(kv->block(1, 1), shared.data(), shared.size()), 0);
   KvCacheStats s = kv->stats();
   EXPECT_EQ(s.prefix_hit_tokens, 8u);
