@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/attention_oracle.h"
 #include "kernels/fp16.h"
 #include "kernels/table_list.h"
 #include "kernels/test_weights.h"
@@ -206,11 +207,82 @@ TEST_P(Attention, Avx512GivesTheAvx2Bits) {
   EXPECT_EQ(0, std::memcmp(out2.data(), out512.data(), q.size() * sizeof(float)));
 }
 
+TEST_P(Attention, SimdTablesGiveTheOracleBytes) {
+  const AttnCase c = GetParam();
+  if (c.head_dim % 8 != 0) GTEST_SKIP() << "the SIMD tables run the scalar reference for this head size";
+  const size_t kv_n = static_cast<size_t>(c.n_tokens) * c.n_head_kv * c.head_dim;
+  const std::vector<float> k = random_floats(kv_n, 21), v = random_floats(kv_n, 22);
+  const std::vector<float> q = random_floats(static_cast<size_t>(c.n_head) * c.head_dim, 23, 3.0f);
+  PagedKv kv(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 14, k, v);
+  std::vector<float> want(q.size());
+  attention_oracle(kv.args, q.data(), want.data());
+  std::vector<float> scratch(attention_scratch_floats(kv.args));
+  for (const KernelTable* t : runnable_tables()) {
+    if (t == &reference_table()) continue;
+    std::vector<float> got(q.size(), 1.0f);
+    t->attention(kv.args, q.data(), got.data(), scratch.data(), 0, c.n_head_kv);
+    EXPECT_EQ(0, std::memcmp(want.data(), got.data(), q.size() * sizeof(float))) << t->name;
+  }
+}
+
+// A prompt chunk's rows in one call: row i attends over the first row_tokens[i] positions.
+// Every table gives each row the bytes it gives that row alone (and the SIMD tables the
+// oracle's), whatever the tile's size and its rows' lengths.
+TEST_P(Attention, EveryRowOfATileGetsItsSoloBytes) {
+  const AttnCase c = GetParam();
+  const size_t kv_n = static_cast<size_t>(c.n_tokens) * c.n_head_kv * c.head_dim;
+  const std::vector<float> k = random_floats(kv_n, 31), v = random_floats(kv_n, 32);
+  PagedKv kv(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 15, k, v);
+  const size_t row = static_cast<size_t>(c.n_head) * c.head_dim;
+  for (int n_rows : {2, 3, 5, 8}) {
+    std::vector<int> tokens;
+    for (int r = 0; r < n_rows; ++r) tokens.push_back(std::max(0, c.n_tokens - (n_rows - 1 - r) * 3));
+    if (n_rows == 5) tokens[1] = 0;  // a row with nothing to attend to gives zeros
+    const std::vector<float> q = random_floats(row * n_rows, 33 + n_rows, 2.0f);
+    AttentionArgs tile = kv.args;
+    tile.n_rows = n_rows;
+    tile.row_tokens = tokens.data();
+    std::vector<float> want(q.size());
+    attention_oracle(tile, q.data(), want.data());
+    std::vector<float> scratch(attention_scratch_floats(tile));
+    for (const KernelTable* t : runnable_tables()) {
+      std::vector<float> got(q.size(), 1.0f), solo(q.size(), 2.0f);
+      t->attention(tile, q.data(), got.data(), scratch.data(), 0, c.n_head_kv);
+      AttentionArgs one = kv.args;
+      for (int r = 0; r < n_rows; ++r) {
+        one.n_tokens = tokens[r];
+        t->attention(one, q.data() + r * row, solo.data() + r * row, scratch.data(), 0, c.n_head_kv);
+      }
+      EXPECT_EQ(0, std::memcmp(solo.data(), got.data(), q.size() * sizeof(float))) << t->name << " rows " << n_rows;
+      if (t != &reference_table() && c.head_dim % 8 == 0) {
+        EXPECT_EQ(0, std::memcmp(want.data(), got.data(), q.size() * sizeof(float))) << t->name << " rows " << n_rows;
+      }
+      if (n_rows == 5) {
+        for (size_t i = 0; i < row; ++i) ASSERT_EQ(0.0f, got[row + i]) << t->name;
+      }
+    }
+  }
+}
+
+// The oracle's exponential (whose lane-for-lane equality with the kernels' the byte tests
+// above prove) is e^x within 2 ulp over the range softmax uses, and clamps below -87.
+TEST(AttentionOracle, Exp8LaneIsTheExponentialWithinTwoUlp) {
+  for (float x = -87.0f; x <= 0.0f; x += 0.01f) {
+    const double want = std::exp(static_cast<double>(x));
+    ASSERT_NEAR(exp8_lane(x), want, want * 2.4e-7) << x;
+  }
+  EXPECT_EQ(1.0f, exp8_lane(0.0f));
+  EXPECT_EQ(exp8_lane(-1000.0f), exp8_lane(-87.0f));
+  EXPECT_EQ(exp8_lane(-INFINITY), exp8_lane(-87.0f));
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Shapes, Attention,
     ::testing::Values(AttnCase{DType::kF32, 1, 4, 4, 64, 16}, AttnCase{DType::kF16, 37, 8, 2, 64, 16},
                       AttnCase{DType::kQ8_0, 100, 8, 4, 64, 16}, AttnCase{DType::kF16, 50, 8, 4, 8, 16},
-                      AttnCase{DType::kF32, 33, 6, 1, 32, 5}, AttnCase{DType::kQ8_0, 300, 4, 2, 128, 32}),
+                      AttnCase{DType::kF32, 33, 6, 1, 32, 5}, AttnCase{DType::kQ8_0, 300, 4, 2, 128, 32},
+                      AttnCase{DType::kF16, 70, 32, 4, 64, 16}, AttnCase{DType::kQ8_0, 45, 16, 8, 64, 16},
+                      AttnCase{DType::kF16, 29, 4, 4, 40, 8}),
     [](const ::testing::TestParamInfo<AttnCase>& info) {
       const AttnCase& c = info.param;
       return std::string(dtype_name(c.type)) + "_t" + std::to_string(c.n_tokens) + "_h" + std::to_string(c.n_head) + "_kv" +

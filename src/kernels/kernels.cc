@@ -295,15 +295,30 @@ Status check_attention_args(const AttentionArgs& a) {
   if (a.n_tokens > 0 && (a.block_k == nullptr || a.block_v == nullptr)) {
     return Status::InvalidArgument("attention: block tables are null");
   }
+  if (a.n_rows < 1 || (a.row_stride_floats != 0 && a.row_stride_floats < static_cast<size_t>(a.n_head) * a.head_dim)) {
+    return Status::InvalidArgument("attention: a tile needs at least one row and rows at least n_head * head_dim apart");
+  }
+  for (int r = 0; a.row_tokens != nullptr && r < a.n_rows; ++r) {
+    if (a.row_tokens[r] < 0 || a.row_tokens[r] > a.n_tokens) {
+      return Status::InvalidArgument("attention: row " + std::to_string(r) + " attends over " +
+                                     std::to_string(a.row_tokens[r]) + " tokens, outside [0, n_tokens = " +
+                                     std::to_string(a.n_tokens) + "]");
+    }
+  }
   return Status::Ok();
 }
 
 size_t attention_scratch_floats(const AttentionArgs& a) {
-  // One converted K/V row, plus per query head of a group: its block scores (padded to
-  // whole vectors), running max and running sum.
+  // The SIMD tables, per tile of row-heads (n_rows times the query heads of one kv head,
+  // padded to whole vectors): the transposed queries, one converted K block and one V block,
+  // the block scores, and four per-row-head values (running max, sum, rescale, key count).
+  // The scalar reference needs one converted K/V row and one head's block scores: less.
   const size_t group = a.n_head_kv > 0 && a.n_head >= a.n_head_kv ? a.n_head / a.n_head_kv : 1;
   const size_t padded_block = (static_cast<size_t>(a.block_tokens > 0 ? a.block_tokens : 0) + 7) / 8 * 8;
-  return 2 * static_cast<size_t>(a.head_dim > 0 ? a.head_dim : 0) + group * (padded_block + 2) + 16;
+  const size_t head_dim = static_cast<size_t>(a.head_dim > 0 ? a.head_dim : 0);
+  const size_t row_heads = (group * static_cast<size_t>(a.n_rows > 0 ? a.n_rows : 1) + 7) / 8 * 8;
+  return head_dim * row_heads + 2 * head_dim * padded_block + padded_block * row_heads + 4 * row_heads +
+         2 * head_dim + 16;
 }
 
 void attention_kv_heads(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,

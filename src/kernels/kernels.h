@@ -146,6 +146,13 @@ void load_kv(const void* src, int n, DType type, float* out);
 // on the sequence's own keys/values and not on the cache layout of other sequences.
 // q: n_head * head_dim floats; out: n_head * head_dim floats. GQA: query head h reads
 // kv head h / (n_head / n_head_kv). scratch must hold attention_scratch_floats(...) floats.
+//
+// A tile of rows: n_rows query rows of the same sequence (a prompt chunk) share one call, so
+// the SIMD kernels read each K/V block once for all of them. Row i's queries are at
+// q + i * row_stride_floats (likewise out) and it attends over [0, row_tokens[i]); n_tokens
+// is at least every row_tokens[i] (the block tables cover it). A row's output bits are the
+// same whatever its tile-mates (each row's float operations are those of the row alone;
+// attention_oracle.h spells them out for the SIMD tables).
 struct AttentionArgs {
   const void* const* block_k = nullptr;
   const void* const* block_v = nullptr;
@@ -157,6 +164,9 @@ struct AttentionArgs {
   int head_dim = 0;
   DType kv_type = DType::kF16;
   float scale = 0.0f;  // usually 1/sqrt(head_dim)
+  int n_rows = 1;
+  const int* row_tokens = nullptr;  // n_rows counts, not owned; nullptr: every row attends over n_tokens
+  size_t row_stride_floats = 0;     // 0: n_head * head_dim
 };
 // Ok when a describes a valid problem (heads divide, head_dim fits kv_type, ...).
 // attention() does nothing for invalid arguments, so check once per model.

@@ -42,6 +42,7 @@ ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
   // One block per position bounds the block count for any block size the K/V view uses.
   blocks_per_worker_ = static_cast<size_t>(std::max(sizes.max_seq_tokens, 1));
   block_ptrs_.assign(workers * 2 * blocks_per_worker_, nullptr);
+  attention_tiles_.assign(static_cast<size_t>(r) + 1, 0);
 }
 
 }  // namespace strata

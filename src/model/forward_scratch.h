@@ -87,6 +87,9 @@ class ForwardScratch {
     return attention_.as<float>() + static_cast<size_t>(worker) * sizes_.attention_floats;
   }
   std::atomic<int>& next_attention_item() { return next_item_; }
+  // Attention tiles of one forward pass: tile i is rows [tiles[i], tiles[i + 1]); room for
+  // max_rows + 1 entries.
+  int* attention_tiles() { return attention_tiles_.data(); }
 
  private:
   Sizes sizes_;
@@ -97,6 +100,7 @@ class ForwardScratch {
   std::vector<uint32_t> expert_tokens_;
   uint64_t expert_bytes_read_ = 0;
   std::vector<const void*> block_ptrs_;
+  std::vector<int> attention_tiles_;
   std::atomic<int> next_item_{0};
 };
 

@@ -54,7 +54,7 @@ size_t moe_matmul_scratch(const ModelWeights& w, const Hparams& hp, int max_rows
   return bytes;
 }
 
-// Kernel scratch for one attention work item (one row, one K/V head and its query heads),
+// Kernel scratch for one attention work item (a tile of rows, one K/V head and its query heads),
 // for any K/V type and any block size up to max_block_tokens.
 size_t largest_attention_scratch(const Hparams& hp, int max_seq_tokens, int max_block_tokens) {
   size_t n_floats = 0;
@@ -66,6 +66,7 @@ size_t largest_attention_scratch(const Hparams& hp, int max_seq_tokens, int max_
     a.n_head_kv = hp.n_head_kv;
     a.head_dim = hp.head_dim;
     a.kv_type = type;
+    a.n_rows = kAttentionTileRows;
     n_floats = std::max(n_floats, kernels::attention_scratch_floats(a));
   }
   return n_floats;

@@ -13,6 +13,10 @@
 
 namespace strata {
 
+// Prompt rows of one sequence that attend together (kernels::AttentionArgs::n_rows): each
+// K/V block is read once per tile. 8 rows of 8 query heads fill the kernels' lanes.
+constexpr int kAttentionTileRows = 8;
+
 struct Model::Impl {
   std::shared_ptr<const GgufFile> gguf;
   Hparams hp;

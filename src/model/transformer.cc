@@ -5,6 +5,7 @@
 // that row's outputs, and the matmuls (the only place rows meet) are batch-invariant by
 // the kernels' contract. So a row's bits never depend on what else is in the batch.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cassert>
 #include <cmath>
@@ -49,17 +50,23 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
   kernels::store_kv(v, kv_dim, L.type, block + L.v_offset(layer, in_block));
 }
 
-// One attention work item: row r's query heads that share K/V head g, over positions
-// [0, pos] of the row's sequence, read from the cache.
-void attend_item(const Hparams& hp, int layer, const Row& row, int r, int g, KvView& kv, ForwardScratch& s,
-                 int worker) {
+// One attention work item: rows [r0, r1) of one sequence (a tile) and the query heads that
+// share K/V head g, each row over positions [0, pos] read from the cache. The kernel reads
+// each K/V block once for the whole tile; every row's bits are those it would get alone.
+void attend_item(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, int g, KvView& kv,
+                 ForwardScratch& s, int worker) {
   const KvLayout& L = kv.layout();
-  const int n_tokens = row.pos + 1;
+  std::array<int, kAttentionTileRows> row_tokens{};
+  int n_tokens = 0;
+  for (int r = r0; r < r1; ++r) {
+    row_tokens[static_cast<size_t>(r - r0)] = rows[r].pos + 1;
+    n_tokens = std::max(n_tokens, rows[r].pos + 1);
+  }
   const int n_blocks = (n_tokens + L.block_tokens - 1) / L.block_tokens;
   const void** block_k = s.block_k(worker);
   const void** block_v = s.block_v(worker);
   for (int b = 0; b < n_blocks; ++b) {
-    const std::byte* base = kv.block(row.seq, b);
+    const std::byte* base = kv.block(rows[r0].seq, b);
     block_k[b] = base + L.k_offset(layer, 0);
     block_v[b] = base + L.v_offset(layer, 0);
   }
@@ -74,15 +81,30 @@ void attend_item(const Hparams& hp, int layer, const Row& row, int r, int g, KvV
   a.head_dim = hp.head_dim;
   a.kv_type = L.type;
   a.scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
-  const size_t offset = static_cast<size_t>(r) * hp.n_head * hp.head_dim;
+  a.n_rows = r1 - r0;
+  a.row_tokens = row_tokens.data();
+  const size_t offset = static_cast<size_t>(r0) * hp.n_head * hp.head_dim;
   kernels::attention_kv_heads(a, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker), g, 1);
 }
 
-// All (row, K/V head) items of the batch, spread over the pool. Workers take items from a
+// Splits the batch into tiles: runs of consecutive rows of one sequence, at most
+// kAttentionTileRows each. Returns the tile count; tiles[i] is tile i's first row.
+int make_tiles(std::span<const Row> rows, int* tiles) {
+  const int n = static_cast<int>(rows.size());
+  int n_tiles = 0;
+  for (int r = 0; r < n; ++r) {
+    if (r == 0 || rows[r].seq != rows[r - 1].seq || r - tiles[n_tiles - 1] == kAttentionTileRows) tiles[n_tiles++] = r;
+  }
+  tiles[n_tiles] = n;
+  return n_tiles;
+}
+
+// All (tile, K/V head) items of the batch, spread over the pool. Workers take items from a
 // shared counter so the long rows at the end of a prompt chunk do not leave threads idle.
 void attend_all(const Hparams& hp, int layer, std::span<const Row> rows, KvView& kv, ForwardScratch& s,
                 ThreadPool& pool) {
-  const int n_items = static_cast<int>(rows.size()) * hp.n_head_kv;
+  int* tiles = s.attention_tiles();
+  const int n_items = make_tiles(rows, tiles) * hp.n_head_kv;
   // Short contexts of small models are less work than waking the pool.
   int64_t work = 0;
   for (const Row& row : rows) work += static_cast<int64_t>(row.pos + 1) * hp.head_dim * (hp.n_head + hp.n_head_kv);
@@ -94,8 +116,8 @@ void attend_all(const Hparams& hp, int layer, std::span<const Row> rows, KvView&
     for (int item = next.fetch_add(1); item < n_items; item = next.fetch_add(1)) {
       // Latest rows first: they have the most keys to read.
       const int reversed = n_items - 1 - item;
-      const int r = reversed / hp.n_head_kv;
-      attend_item(hp, layer, rows[r], r, reversed % hp.n_head_kv, kv, s, worker);
+      const int tile = reversed / hp.n_head_kv;
+      attend_item(hp, layer, rows, tiles[tile], tiles[tile + 1], reversed % hp.n_head_kv, kv, s, worker);
     }
   });
 }

@@ -1,9 +1,19 @@
-// AVX2 paged attention: the query heads that share one kv head are processed together,
-// so each key and value is converted to float once and used by the whole group. Per
-// block: all scores (8-lane dot + the fixed tree), the block maximum, one rescale of
-// each head's running sum and output, the block's exponentials, then the weighted
-// values in position order. Every step's order depends only on head_dim and the block
-// boundaries, never on where the blocks live in memory.
+// AVX2 tiled paged attention. A tile is the query rows of one call (a prompt chunk of one
+// sequence, or one decode row) times the query heads that share one kv head: its
+// "row-heads". Each K/V block is converted to floats once per tile and used by every
+// row-head, so a prompt chunk reads the cache once instead of once per row.
+//
+// Per block, three steps:
+//   scores   S[t][j] for key t and row-head j, each a chain of fused multiply-adds over
+//            head_dim in index order (row-heads across the 8 lanes when the tile has at
+//            least 8 of them; else keys across the lanes, from a transposed K block);
+//   softmax  per row-head (8 lanes at a time): block max over the row's own keys, rescale,
+//            exponentials and the running sum in key order;
+//   values   per row-head: out = out * rescale, then one fused multiply-add per key in
+//            key order.
+// A row-head's operations depend only on its own query, keys and token count, never on
+// its tile-mates, the lane layout or the register blocking: attention_oracle.h writes them
+// out, and the tests compare bytes. The AVX-512 build blocks more registers, same bits.
 #include <cmath>
 
 #include "kernels/cpu/avx2.h"
@@ -14,62 +24,237 @@ namespace strata::kernels::cpu::STRATA_SIMD {
 
 namespace {
 
-float dot(const float* a, const float* b, int n) {
-  __m256 acc = _mm256_setzero_ps();
-  for (int i = 0; i < n; i += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc);
-  return hsum(acc);
-}
+// Score accumulators: lane groups x keys per pass (one lane group: 8 keys, enough chains
+// to hide the multiply-add latency).
+#if defined(STRATA_KERNELS_AVX512)
+constexpr int kLaneGroupsPerPass = 4;  // 32 registers: 16 accumulators
+#else
+constexpr int kLaneGroupsPerPass = 2;  // 16 registers: 8 accumulators
+#endif
+template <int NG>
+constexpr int kKeysPerPass = NG == 1 ? 8 : 4;
 
-// Token t's vector for this kv head as floats: in place for F32, else converted into buf.
-const float* token_floats(const AttentionArgs& a, const void* block, int t, size_t head_offset, float* buf) {
-  const auto* p = static_cast<const std::byte*>(block) + t * a.token_stride_bytes + head_offset;
-  if (a.kv_type == DType::kF32) return reinterpret_cast<const float*>(p);
-  load_kv(p, a.head_dim, a.kv_type, buf);
-  return buf;
-}
-
-struct Group {
-  const float* q;   // group * head_dim query values
-  float* out;       // group * head_dim outputs (the running weighted sums)
-  float* max;       // group running maxima
-  float* sum;       // group running softmax denominators
-  float* scores;    // group * stride block scores
-  int stride;       // block_tokens rounded up to 8
-  int size;
+// One kv head's tile and its scratch (see attention_scratch_floats()).
+struct Tile {
+  const AttentionArgs* a;
+  int kv;           // the kv head
+  int group;        // query heads per kv head
+  int n_rh;         // row-heads: n_rows * group; row-head j is row j / group, head j % group
+  int rh_pad;       // n_rh rounded up to whole vectors
+  int t_pad;        // block_tokens rounded up to whole vectors
+  size_t stride;    // floats between rows of q and out
+  bool query_lanes;  // scores with row-heads across lanes (else keys across lanes)
+  const float* q;
+  float* out;
+  float* qt;        // query_lanes: qt[i * rh_pad + j] = q_j[i]
+  float* kf;        // query_lanes: K[t][head_dim]; else K transposed, [head_dim][t_pad]
+  float* vf;        // V[t][head_dim]
+  float* s;         // S[t][rh_pad]: scores, then the exponentials
+  float* max;       // rh_pad running maxima
+  float* sum;       // rh_pad running sums
+  float* rescale;   // rh_pad: this block's rescale of each row-head's output
+  float* n_keys;    // rh_pad: keys of this block each row-head attends to (whole floats)
 };
 
-void attend_block(const AttentionArgs& a, const Group& g, const void* kb, const void* vb, int n,
-                  size_t head_offset, float* row) {
-  const int hd = a.head_dim;
-  for (int t = 0; t < n; ++t) {
-    const float* k = token_floats(a, kb, t, head_offset, row);
-    for (int h = 0; h < g.size; ++h) g.scores[h * g.stride + t] = dot(g.q + h * hd, k, hd) * a.scale;
+const float* row_head_q(const Tile& T, int j) {
+  return T.q + (j / T.group) * T.stride + static_cast<size_t>(T.kv * T.group + j % T.group) * T.a->head_dim;
+}
+float* row_head_out(const Tile& T, int j) {
+  return T.out + (j / T.group) * T.stride + static_cast<size_t>(T.kv * T.group + j % T.group) * T.a->head_dim;
+}
+int row_tokens(const AttentionArgs& a, int r) { return a.row_tokens != nullptr ? a.row_tokens[r] : a.n_tokens; }
+
+// Scores of NK keys (K rows at k, head_dim apart) for NG lane groups of row-heads.
+template <int NG, int NK>
+void scores_query_lanes(const Tile& T, const float* qt, const float* k, float* s) {
+  const int hd = T.a->head_dim;
+  __m256 acc[NG][NK];
+  for (int g = 0; g < NG; ++g) {
+    for (int t = 0; t < NK; ++t) acc[g][t] = _mm256_setzero_ps();
   }
-  for (int h = 0; h < g.size; ++h) {
-    float* s = g.scores + h * g.stride;
-    float block_max = -INFINITY;
-    for (int t = 0; t < n; ++t) block_max = std::fmax(block_max, s[t]);
-    const float new_max = std::fmax(g.max[h], block_max);
-    const float rescale = std::exp(g.max[h] - new_max);  // 0 on the first block
-    g.max[h] = new_max;
-    float* o = g.out + h * hd;
-    const __m256 vr = _mm256_set1_ps(rescale);
-    for (int i = 0; i < hd; i += 8) _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_loadu_ps(o + i), vr));
-    const __m256 vmax = _mm256_set1_ps(new_max);
-    for (int t = 0; t < n; t += 8) _mm256_storeu_ps(s + t, exp_ps(_mm256_sub_ps(_mm256_loadu_ps(s + t), vmax)));
-    float sum = g.sum[h] * rescale;
-    for (int t = 0; t < n; ++t) sum += s[t];
-    g.sum[h] = sum;
-  }
-  for (int t = 0; t < n; ++t) {
-    const float* v = token_floats(a, vb, t, head_offset, row);
-    for (int h = 0; h < g.size; ++h) {
-      const __m256 p = _mm256_set1_ps(g.scores[h * g.stride + t]);
-      float* o = g.out + h * hd;
-      for (int i = 0; i < hd; i += 8) {
-        _mm256_storeu_ps(o + i, _mm256_fmadd_ps(p, _mm256_loadu_ps(v + i), _mm256_loadu_ps(o + i)));
-      }
+  for (int i = 0; i < hd; ++i) {
+    __m256 qv[NG];
+    for (int g = 0; g < NG; ++g) qv[g] = _mm256_loadu_ps(qt + static_cast<size_t>(i) * T.rh_pad + 8 * g);
+    for (int t = 0; t < NK; ++t) {
+      const __m256 kb = _mm256_broadcast_ss(k + t * hd + i);
+      for (int g = 0; g < NG; ++g) acc[g][t] = _mm256_fmadd_ps(qv[g], kb, acc[g][t]);
     }
+  }
+  const __m256 scale = _mm256_set1_ps(T.a->scale);
+  for (int g = 0; g < NG; ++g) {
+    for (int t = 0; t < NK; ++t) _mm256_storeu_ps(s + t * T.rh_pad + 8 * g, _mm256_mul_ps(acc[g][t], scale));
+  }
+}
+
+template <int NG>
+void scores_query_lanes_keys(const Tile& T, int lane_group, int n) {
+  const float* qt = T.qt + 8 * lane_group;
+  float* s = T.s + 8 * lane_group;
+  const int hd = T.a->head_dim;
+  int t = 0;
+  for (; t + kKeysPerPass<NG> <= n; t += kKeysPerPass<NG>) {
+    scores_query_lanes<NG, kKeysPerPass<NG>>(T, qt, T.kf + t * hd, s + t * T.rh_pad);
+  }
+  for (; t < n; ++t) scores_query_lanes<NG, 1>(T, qt, T.kf + t * hd, s + t * T.rh_pad);
+}
+
+void scores_by_query_lanes(const Tile& T, int n) {
+  const int n_groups = T.rh_pad / 8;
+  int g = 0;
+  for (; g + kLaneGroupsPerPass <= n_groups; g += kLaneGroupsPerPass) scores_query_lanes_keys<kLaneGroupsPerPass>(T, g, n);
+  for (; g < n_groups; ++g) scores_query_lanes_keys<1>(T, g, n);
+}
+
+// Scores of one row-head for the keys of NV vectors of the transposed K block.
+template <int NV>
+void scores_key_lanes(const Tile& T, int j, int v0, int n) {
+  const int hd = T.a->head_dim;
+  const float* q = row_head_q(T, j);
+  __m256 acc[NV];
+  for (int v = 0; v < NV; ++v) acc[v] = _mm256_setzero_ps();
+  for (int i = 0; i < hd; ++i) {
+    const __m256 qb = _mm256_broadcast_ss(q + i);
+    for (int v = 0; v < NV; ++v) {
+      acc[v] = _mm256_fmadd_ps(qb, _mm256_loadu_ps(T.kf + static_cast<size_t>(i) * T.t_pad + 8 * (v0 + v)), acc[v]);
+    }
+  }
+  const __m256 scale = _mm256_set1_ps(T.a->scale);
+  alignas(32) float lanes[8];
+  for (int v = 0; v < NV; ++v) {
+    _mm256_store_ps(lanes, _mm256_mul_ps(acc[v], scale));
+    for (int l = 0; l < 8 && 8 * (v0 + v) + l < n; ++l) T.s[(8 * (v0 + v) + l) * T.rh_pad + j] = lanes[l];
+  }
+}
+
+void scores_by_key_lanes(const Tile& T, int n) {
+  const int n_vec = (n + 7) / 8;
+  for (int j = 0; j < T.n_rh; ++j) {
+    int v = 0;
+    for (; v + 2 <= n_vec; v += 2) scores_key_lanes<2>(T, j, v, n);
+    for (; v < n_vec; ++v) scores_key_lanes<1>(T, j, v, n);
+  }
+}
+
+// The block's first n keys and values as floats, in the layout the score step reads.
+void convert_block(const Tile& T, const void* kb, const void* vb, int n) {
+  const AttentionArgs& a = *T.a;
+  const int hd = a.head_dim;
+  const size_t head_offset = static_cast<size_t>(T.kv) * kv_head_bytes(a.kv_type, hd);
+  const auto* k = static_cast<const std::byte*>(kb) + head_offset;
+  const auto* v = static_cast<const std::byte*>(vb) + head_offset;
+  for (int t = 0; t < n; ++t) load_kv(v + t * a.token_stride_bytes, hd, a.kv_type, T.vf + static_cast<size_t>(t) * hd);
+  if (T.query_lanes) {
+    for (int t = 0; t < n; ++t) load_kv(k + t * a.token_stride_bytes, hd, a.kv_type, T.kf + static_cast<size_t>(t) * hd);
+    return;
+  }
+  // Transposed through a staging row (the scratch row after kf).
+  float* row = T.kf + static_cast<size_t>(hd) * T.t_pad;
+  for (int t = 0; t < T.t_pad; ++t) {
+    if (t < n) {
+      load_kv(k + t * a.token_stride_bytes, hd, a.kv_type, row);
+      for (int i = 0; i < hd; ++i) T.kf[static_cast<size_t>(i) * T.t_pad + t] = row[i];
+    } else {
+      for (int i = 0; i < hd; ++i) T.kf[static_cast<size_t>(i) * T.t_pad + t] = 0.0f;
+    }
+  }
+}
+
+// Softmax step for the first n keys of the block, 8 row-heads at a time; each lane uses
+// only its own keys (t < n_keys) and a lane with none keeps its state.
+void softmax_block(const Tile& T, int n) {
+  for (int j0 = 0; j0 < T.rh_pad; j0 += 8) {
+    const __m256 n_keys = _mm256_loadu_ps(T.n_keys + j0);
+    const __m256 active = _mm256_cmp_ps(n_keys, _mm256_setzero_ps(), _CMP_GT_OQ);
+    const __m256 old_max = _mm256_loadu_ps(T.max + j0);
+    __m256 bm = _mm256_set1_ps(-INFINITY);
+    for (int t = 0; t < n; ++t) {
+      const __m256 valid = _mm256_cmp_ps(_mm256_set1_ps(static_cast<float>(t)), n_keys, _CMP_LT_OQ);
+      bm = _mm256_blendv_ps(bm, _mm256_max_ps(bm, _mm256_loadu_ps(T.s + t * T.rh_pad + j0)), valid);
+    }
+    const __m256 new_max = _mm256_max_ps(old_max, bm);
+    const __m256 rescale = exp_ps(_mm256_sub_ps(old_max, new_max));
+    const __m256 old_sum = _mm256_loadu_ps(T.sum + j0);
+    __m256 sum = _mm256_mul_ps(old_sum, rescale);
+    for (int t = 0; t < n; ++t) {
+      const __m256 valid = _mm256_cmp_ps(_mm256_set1_ps(static_cast<float>(t)), n_keys, _CMP_LT_OQ);
+      float* st = T.s + t * T.rh_pad + j0;
+      const __m256 p = exp_ps(_mm256_sub_ps(_mm256_loadu_ps(st), new_max));
+      _mm256_storeu_ps(st, p);
+      sum = _mm256_blendv_ps(sum, _mm256_add_ps(sum, p), valid);
+    }
+    _mm256_storeu_ps(T.max + j0, _mm256_blendv_ps(old_max, new_max, active));
+    _mm256_storeu_ps(T.sum + j0, _mm256_blendv_ps(old_sum, sum, active));
+    _mm256_storeu_ps(T.rescale + j0, rescale);
+  }
+}
+
+// out = out * rescale + sum over the row-head's n keys of p_t * v_t, for dims [d0, d0 + 8 * NV).
+template <int NV>
+void values_dims(const Tile& T, int j, int n, int d0) {
+  const int hd = T.a->head_dim;
+  float* o = row_head_out(T, j) + d0;
+  const float* v = T.vf + d0;
+  const __m256 r = _mm256_set1_ps(T.rescale[j]);
+  __m256 acc[NV];
+  for (int d = 0; d < NV; ++d) acc[d] = _mm256_mul_ps(_mm256_loadu_ps(o + 8 * d), r);
+  for (int t = 0; t < n; ++t) {
+    const __m256 p = _mm256_broadcast_ss(T.s + t * T.rh_pad + j);
+    for (int d = 0; d < NV; ++d) acc[d] = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + static_cast<size_t>(t) * hd + 8 * d), acc[d]);
+  }
+  for (int d = 0; d < NV; ++d) _mm256_storeu_ps(o + 8 * d, acc[d]);
+}
+
+void values_block(const Tile& T) {
+  const int hd = T.a->head_dim;
+  for (int j = 0; j < T.n_rh; ++j) {
+    const int n = static_cast<int>(T.n_keys[j]);
+    if (n <= 0) continue;
+    int d = 0;
+    for (; d + 64 <= hd; d += 64) values_dims<8>(T, j, n, d);
+    for (; d < hd; d += 8) values_dims<1>(T, j, n, d);
+  }
+}
+
+void attend_tile(const Tile& T) {
+  const AttentionArgs& a = *T.a;
+  const int hd = a.head_dim;
+  int n_tokens = 0;
+  for (int r = 0; r < a.n_rows; ++r) n_tokens = row_tokens(a, r) > n_tokens ? row_tokens(a, r) : n_tokens;
+  for (int j = 0; j < T.rh_pad; ++j) {
+    T.max[j] = -INFINITY;
+    T.sum[j] = 0.0f;
+    if (j < T.n_rh) {
+      float* o = row_head_out(T, j);
+      const float* q = row_head_q(T, j);
+      for (int i = 0; i < hd; ++i) o[i] = 0.0f;
+      if (T.query_lanes) {
+        for (int i = 0; i < hd; ++i) T.qt[static_cast<size_t>(i) * T.rh_pad + j] = q[i];
+      }
+    } else if (T.query_lanes) {
+      for (int i = 0; i < hd; ++i) T.qt[static_cast<size_t>(i) * T.rh_pad + j] = 0.0f;
+    }
+  }
+  for (int t0 = 0, b = 0; t0 < n_tokens; t0 += a.block_tokens, ++b) {
+    int n = 0;
+    for (int j = 0; j < T.rh_pad; ++j) {
+      const int left = j < T.n_rh ? row_tokens(a, j / T.group) - t0 : 0;
+      const int keys = left < 0 ? 0 : left < a.block_tokens ? left : a.block_tokens;
+      T.n_keys[j] = static_cast<float>(keys);
+      n = keys > n ? keys : n;
+    }
+    convert_block(T, a.block_k[b], a.block_v[b], n);
+    if (T.query_lanes) {
+      scores_by_query_lanes(T, n);
+    } else {
+      scores_by_key_lanes(T, n);
+    }
+    softmax_block(T, n);
+    values_block(T);
+  }
+  for (int j = 0; j < T.n_rh; ++j) {
+    const __m256 inv = _mm256_set1_ps(T.sum[j] > 0.0f ? 1.0f / T.sum[j] : 0.0f);
+    float* o = row_head_out(T, j);
+    for (int i = 0; i < hd; i += 8) _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_loadu_ps(o + i), inv));
   }
 }
 
@@ -81,31 +266,28 @@ void attention(const AttentionArgs& a, const float* q, float* out, float* scratc
     reference::attention(a, q, out, scratch, first_kv_head, n_kv_heads);
     return;
   }
-  const int group = a.n_head / a.n_head_kv;
-  const int stride = (a.block_tokens + 7) / 8 * 8;
-  const size_t head_bytes = kv_head_bytes(a.kv_type, a.head_dim);
-  float* row = scratch;
-  float* scores = row + a.head_dim;
-  float* max = scores + static_cast<size_t>(group) * stride;
-  float* sum = max + group;
+  Tile T;
+  T.a = &a;
+  T.group = a.n_head / a.n_head_kv;
+  T.n_rh = a.n_rows * T.group;
+  T.rh_pad = (T.n_rh + 7) / 8 * 8;
+  T.t_pad = (a.block_tokens + 7) / 8 * 8;
+  T.stride = a.row_stride_floats != 0 ? a.row_stride_floats : static_cast<size_t>(a.n_head) * a.head_dim;
+  T.query_lanes = T.n_rh >= 8;
+  T.q = q;
+  T.out = out;
+  const size_t hd = static_cast<size_t>(a.head_dim);
+  T.qt = scratch;
+  T.kf = T.qt + hd * T.rh_pad;
+  T.vf = T.kf + hd * T.t_pad + hd;  // one spare row after K: the transpose's staging row
+  T.s = T.vf + hd * T.t_pad;
+  T.max = T.s + static_cast<size_t>(T.t_pad) * T.rh_pad;
+  T.sum = T.max + T.rh_pad;
+  T.rescale = T.sum + T.rh_pad;
+  T.n_keys = T.rescale + T.rh_pad;
   for (int kv = first_kv_head; kv < first_kv_head + n_kv_heads; ++kv) {
-    const Group g{q + static_cast<int64_t>(kv) * group * a.head_dim, out + static_cast<int64_t>(kv) * group * a.head_dim,
-                  max, sum, scores, stride, group};
-    for (int h = 0; h < group; ++h) {
-      g.max[h] = -INFINITY;
-      g.sum[h] = 0.0f;
-    }
-    for (int i = 0; i < group * a.head_dim; ++i) g.out[i] = 0.0f;
-    const size_t head_offset = static_cast<size_t>(kv) * head_bytes;
-    for (int t0 = 0, b = 0; t0 < a.n_tokens; t0 += a.block_tokens, ++b) {
-      const int n = a.n_tokens - t0 < a.block_tokens ? a.n_tokens - t0 : a.block_tokens;
-      attend_block(a, g, a.block_k[b], a.block_v[b], n, head_offset, row);
-    }
-    for (int h = 0; h < group; ++h) {
-      const __m256 inv = _mm256_set1_ps(g.sum[h] > 0.0f ? 1.0f / g.sum[h] : 0.0f);
-      float* o = g.out + h * a.head_dim;
-      for (int i = 0; i < a.head_dim; i += 8) _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_loadu_ps(o + i), inv));
-    }
+    T.kv = kv;
+    attend_tile(T);
   }
 }
 

@@ -39,10 +39,9 @@ void attend_block(const AttentionArgs& a, const float* q, const std::byte* kb, c
   }
 }
 
-}  // namespace
-
-void attention(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,
-               int n_kv_heads) {
+// One query row over its n_tokens keys.
+void attention_row(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,
+                   int n_kv_heads) {
   const int group = a.n_head / a.n_head_kv;
   const size_t head_bytes = kv_head_bytes(a.kv_type, a.head_dim);
   float* scores = scratch;
@@ -60,6 +59,21 @@ void attention(const AttentionArgs& a, const float* q, float* out, float* scratc
     }
     const float inv = st.sum > 0.0f ? 1.0f / st.sum : 0.0f;
     for (int i = 0; i < a.head_dim; ++i) oh[i] *= inv;
+  }
+}
+
+}  // namespace
+
+// A tile is its rows one after the other: the scalar reference gains nothing from sharing.
+void attention(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,
+               int n_kv_heads) {
+  const size_t stride = a.row_stride_floats != 0 ? a.row_stride_floats : static_cast<size_t>(a.n_head) * a.head_dim;
+  AttentionArgs row = a;
+  row.n_rows = 1;
+  row.row_tokens = nullptr;
+  for (int r = 0; r < a.n_rows; ++r) {
+    row.n_tokens = a.row_tokens != nullptr ? a.row_tokens[r] : a.n_tokens;
+    attention_row(row, q + r * stride, out + r * stride, scratch, first_kv_head, n_kv_heads);
   }
 }
 
