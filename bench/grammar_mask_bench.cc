@@ -4,15 +4,18 @@
 // Generates JSON documents under a schema the way a model would, one token per step (the
 // longest vocabulary token that continues a fixed target text and is allowed), timing the mask
 // for every step: the per-token figures are what a constrained request pays per token on the
-// engine thread, cache hits included. Also times masks computed afresh (cache misses).
+// engine thread, cache hits included. The same steps run through the reference walk (the
+// masker before its automaton) in the same run, and every mask is checked against it.
 //
 //   build/bench/strata_grammar_mask_bench [path/to/tokenizer.json]
 #include <algorithm>
 #include <numeric>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +23,7 @@
 #include "grammar/gbnf_parser.h"
 #include "grammar/grammar_matcher.h"
 #include "grammar/json_schema.h"
+#include "grammar/reference_token_masker.h"
 #include "grammar/token_masker.h"
 #include "tokenizer/byte_unicode.h"
 
@@ -27,6 +31,7 @@ namespace {
 
 using strata::grammar::CompiledGrammar;
 using strata::grammar::GrammarMatcher;
+using strata::grammar::ReferenceTokenMasker;
 using strata::grammar::TokenMasker;
 using strata::grammar::TokenVocabulary;
 
@@ -73,22 +78,39 @@ int main(int argc, char** argv) {
   auto gbnf = strata::grammar::json_schema_to_gbnf(nlohmann::json::parse(schema));
   auto compiled = CompiledGrammar::Compile(*strata::grammar::parse_gbnf(*gbnf));
   using clock = std::chrono::steady_clock;
+  auto us_since = [](clock::time_point t0) { return std::chrono::duration<double, std::micro>(clock::now() - t0).count(); };
 
-  std::vector<double> per_token_us, fresh_us;
+  // after: TokenMasker as a request runs it. before: the reference walk, behind the cache by
+  // state key that the masker used to have. cold: a fresh TokenMasker per step, so its
+  // automaton starts empty (the first mask of a state in a request). Every mask is compared
+  // with the reference's, byte for byte.
+  std::vector<double> after_us, before_us, cold_us;
+  ReferenceTokenMasker reference(vocab);
   int n_docs = 0;
   for (int round = 0; round < 5; ++round, ++n_docs) {
-    TokenMasker masker(vocab);  // a fresh request each round: its cache starts empty
+    TokenMasker masker(vocab);  // a fresh request each round: its caches start empty
+    std::unordered_map<std::string, std::vector<uint64_t>> before_cache;
     GrammarMatcher m(*compiled);
     size_t at = 0;
-    std::vector<uint64_t> fresh;
+    std::vector<uint64_t> cold;
     while (at < target.size()) {
       auto t0 = clock::now();
       std::span<const uint64_t> mask = masker.mask(m);
-      per_token_us.push_back(std::chrono::duration<double, std::micro>(clock::now() - t0).count());
+      after_us.push_back(us_since(t0));
+      t0 = clock::now();
+      auto [it, miss] = before_cache.try_emplace(m.state_key());
+      if (miss) reference.compute(m, &it->second);
+      before_us.push_back(us_since(t0));
+      if (it->second.size() != mask.size() ||
+          std::memcmp(it->second.data(), mask.data(), mask.size() * sizeof(uint64_t)) != 0) {
+        std::fprintf(stderr, "mask differs from the reference at byte %zu\n", at);
+        return 1;
+      }
       if (round == 0) {
+        TokenMasker fresh(vocab);
         t0 = clock::now();
-        masker.compute(m, &fresh);
-        fresh_us.push_back(std::chrono::duration<double, std::micro>(clock::now() - t0).count());
+        fresh.compute(m, &cold);
+        cold_us.push_back(us_since(t0));
       }
       int32_t best = -1;
       size_t best_len = 0;
@@ -107,11 +129,14 @@ int main(int argc, char** argv) {
     }
     if (!m.accepting()) return 1;
   }
-  std::printf("vocab %d tokens, %d documents, %zu tokens each\n", vocab->n_vocab(), n_docs, per_token_us.size() / n_docs);
-  std::printf("mask per token (cache as a request sees it): median %.1f us, p90 %.1f us, mean %.1f us\n",
-              percentile(per_token_us, 0.5), percentile(per_token_us, 0.9),
-              std::accumulate(per_token_us.begin(), per_token_us.end(), 0.0) / per_token_us.size());
-  std::printf("mask computed afresh (a cache miss): median %.0f us, p90 %.0f us, max %.0f us\n",
-              percentile(fresh_us, 0.5), percentile(fresh_us, 0.9), percentile(fresh_us, 1.0));
+  auto report = [](const char* what, const std::vector<double>& us) {
+    std::printf("%s: median %.1f us, p90 %.1f us, max %.0f us, mean %.1f us\n", what, percentile(us, 0.5),
+                percentile(us, 0.9), percentile(us, 1.0), std::accumulate(us.begin(), us.end(), 0.0) / us.size());
+  };
+  std::printf("vocab %d tokens, %d documents, %zu tokens each; every mask equals the reference's\n", vocab->n_vocab(),
+              n_docs, after_us.size() / n_docs);
+  report("mask per token, TokenMasker (automaton + cache)", after_us);
+  report("mask per token, reference walk + cache by state (before)", before_us);
+  report("mask of a state with a fresh TokenMasker (cold automaton)", cold_us);
   return 0;
 }

@@ -57,6 +57,7 @@ class GrammarMatcher {
 
   const std::vector<Stack>& stacks() const { return stacks_; }
   const CompiledGrammar& grammar() const { return *grammar_; }
+  const std::shared_ptr<const CompiledGrammar>& shared_grammar() const { return grammar_; }
   // A compact text identifying the state (equal states, equal keys): mask caches use it.
   std::string state_key() const;
 

@@ -44,111 +44,142 @@ TokenVocabulary::TokenVocabulary(const std::vector<std::string>& token_bytes, st
 }
 
 TokenMasker::TokenMasker(std::shared_ptr<const TokenVocabulary> vocab)
-    : vocab_(std::move(vocab)), depth_states_(vocab_->max_depth() + 1) {}
+    : vocab_(std::move(vocab)), depth_states_(vocab_->max_depth() + 1), depth_hole_(vocab_->max_depth() + 1) {}
+
+uint32_t TokenMasker::root_state(const GrammarMatcher& matcher) {
+  if (!automaton_ || automaton_->grammar() != &matcher.grammar() ||
+      automaton_->memory_bytes() > kMaxAutomatonBytes) {
+    automaton_ = std::make_unique<MaskAutomaton>(matcher.shared_grammar());
+    cache_.clear();
+    local_cache_.clear();
+  }
+  return automaton_->intern(matcher.stacks());
+}
 
 namespace {
 
-using Slot = CompiledGrammar::Slot;
+void allow_tokens(const TokenVocabulary::Node& node, const int32_t* ordered, uint64_t* words) {
+  for (uint32_t k = 0; k < node.token_count; ++k) {
+    const int32_t t = ordered[node.token_begin + k];
+    words[t >> 6] |= uint64_t{1} << (t & 63);
+  }
+}
 
 }  // namespace
 
-uint32_t TokenMasker::push(uint32_t pos, uint32_t parent) {
-  frames_.push_back({pos, parent});
-  return static_cast<uint32_t>(frames_.size() - 1);
-}
-
-uint32_t TokenMasker::pop_finished(const CompiledGrammar& g, uint32_t frame) const {
-  while (frame != kBottom && g.slots[frames_[frame].pos].kind == Slot::Kind::kEnd) frame = frames_[frame].parent;
-  return frame;
-}
-
-bool TokenMasker::same_stack(uint32_t a, uint32_t b) const {
-  while (a != b) {
-    if (a == kBottom || b == kBottom || frames_[a].pos != frames_[b].pos) return false;
-    a = frames_[a].parent;
-    b = frames_[b].parent;
-  }
-  return true;
-}
-
-// As GrammarMatcher's expansion, on frame chains, skipping duplicate stacks.
-void TokenMasker::expand(const CompiledGrammar& g, uint32_t frame, FrameSet* out) {
-  frame = pop_finished(g, frame);
-  if (frame == kBottom || g.slots[frames_[frame].pos].kind == Slot::Kind::kBytes) {
-    uint32_t& stamp = pos_stamp_[frame == kBottom ? g.slots.size() : frames_[frame].pos];
-    if (stamp == stamp_) {
-      for (uint32_t have : *out) {
-        if (same_stack(have, frame)) return;
-      }
-    }
-    stamp = stamp_;
-    out->push_back(frame);
-    return;
-  }
-  const uint32_t at = frames_[frame].pos;
-  const uint32_t parent = frames_[frame].parent;
-  // Return to the slot after the reference, unless that only ends the caller's alternative.
-  const uint32_t back = g.slots[at + 1].kind == Slot::Kind::kEnd ? pop_finished(g, parent) : push(at + 1, parent);
-  for (uint32_t start : g.rule_starts[g.slots[at].value]) expand(g, push(start, back), out);
-}
-
-bool TokenMasker::step(const CompiledGrammar& g, const FrameSet& from, uint8_t byte, FrameSet* out) {
-  out->clear();
-  if (++stamp_ == 0) {  // wrapped: old stamps could collide
-    std::fill(pos_stamp_.begin(), pos_stamp_.end(), 0);
-    stamp_ = 1;
-  }
-  for (uint32_t top : from) {
-    if (top == kBottom) continue;
-    const Frame f = frames_[top];
-    if (!g.sets[g.slots[f.pos].value].has(byte)) continue;
-    expand(g, push(f.pos + 1, f.parent), out);
-    if (out->size() > GrammarMatcher::kMaxStacks) {
-      out->clear();
-      return false;
-    }
-  }
-  return !out->empty();
-}
-
-void TokenMasker::compute(const GrammarMatcher& matcher, std::vector<uint64_t>* bits) {
-  bits->assign((vocab_->n_vocab() + 63) / 64, 0);
-  auto allow = [bits](int32_t t) { (*bits)[t >> 6] |= uint64_t{1} << (t & 63); };
-  if (matcher.accepting()) {
-    for (int32_t t : vocab_->end_tokens()) allow(t);
-  }
-  const CompiledGrammar& g = matcher.grammar();
-  const std::vector<TokenVocabulary::Node>& nodes = vocab_->nodes();
-  const std::vector<int32_t>& ordered = vocab_->ordered_tokens();
-  frames_.clear();
-  pos_stamp_.assign(g.slots.size() + 1, 0);
-  stamp_ = 0;
-  FrameSet& root = depth_states_[0];
-  root.clear();
-  for (const Stack& stack : matcher.stacks()) {
-    uint32_t top = kBottom;
-    for (uint32_t pos : stack) top = push(pos, top);
-    root.push_back(top);
-  }
-  for (size_t i = 1; i < nodes.size();) {
+void TokenMasker::walk(uint32_t parent_state, NodeRange range, uint64_t* words) {
+  const TokenVocabulary::Node* nodes = vocab_->nodes().data();
+  const int32_t* ordered = vocab_->ordered_tokens().data();
+  MaskAutomaton& dfa = *automaton_;
+  uint32_t* states = depth_states_.data();
+  states[nodes[range.begin].depth - 1] = parent_state;
+  for (size_t i = range.begin; i < range.end;) {
     const TokenVocabulary::Node& node = nodes[i];
-    if (!step(g, depth_states_[node.depth - 1], node.byte, &depth_states_[node.depth])) {
+    const uint32_t to = dfa.next(states[node.depth - 1], node.byte);
+    if (to == MaskAutomaton::kDead) {
       i = node.subtree_end;
       continue;
     }
-    for (uint32_t k = 0; k < node.token_count; ++k) allow(ordered[node.token_begin + k]);
+    states[node.depth] = to;
+    allow_tokens(node, ordered, words);
     ++i;
   }
 }
 
+// The walk of the whole trie under a local state. A node the local state refuses below a node
+// where a stack had returned to the context is undecided (the context may take the byte):
+// its subtree is recorded, merged with the previous one when they are adjacent siblings.
+const TokenMasker::LocalMask& TokenMasker::local_mask(uint32_t local) {
+  auto it = local_cache_.find(local);
+  if (it != local_cache_.end()) return it->second;
+  if (local_cache_.size() >= kMaxCachedMasks) local_cache_.clear();
+  LocalMask& out = local_cache_[local];
+  out.bits.assign((vocab_->n_vocab() + 63) / 64, 0);
+  const std::vector<TokenVocabulary::Node>& nodes = vocab_->nodes();
+  const int32_t* ordered = vocab_->ordered_tokens().data();
+  MaskAutomaton& dfa = *automaton_;
+  uint32_t* states = depth_states_.data();
+  uint8_t* hole = depth_hole_.data();
+  states[0] = local;
+  hole[0] = dfa.has_hole(local);
+  for (size_t i = 1; i < nodes.size();) {
+    const TokenVocabulary::Node& node = nodes[i];
+    const uint32_t to = dfa.next(states[node.depth - 1], node.byte);
+    if (to == MaskAutomaton::kDead) {
+      if (hole[node.depth - 1]) {
+        std::vector<NodeRange>& u = out.undecided;
+        if (!u.empty() && u.back().end == i && nodes[u.back().begin].depth == node.depth) {
+          u.back().end = node.subtree_end;
+        } else {
+          u.push_back({static_cast<uint32_t>(i), node.subtree_end});
+        }
+      }
+      i = node.subtree_end;
+      continue;
+    }
+    states[node.depth] = to;
+    hole[node.depth] = hole[node.depth - 1] || dfa.has_hole(to);
+    allow_tokens(node, ordered, out.bits.data());
+    ++i;
+  }
+  return out;
+}
+
+// Each undecided range: the full state along the bytes above it, then the plain walk.
+void TokenMasker::resolve(uint32_t state, const std::vector<NodeRange>& undecided, uint64_t* words) {
+  const std::vector<TokenVocabulary::Node>& nodes = vocab_->nodes();
+  const std::vector<int32_t>& ordered = vocab_->ordered_tokens();
+  MaskAutomaton& dfa = *automaton_;
+  for (const NodeRange& range : undecided) {
+    const TokenVocabulary::Node& first = nodes[range.begin];
+    // Every subtree holds a token, and its first one (in pre-order) spells the path to it.
+    const std::string& path = vocab_->bytes(ordered[first.token_begin]);
+    uint32_t s = state;
+    for (size_t d = 0; d + 1 < first.depth && s != MaskAutomaton::kDead; ++d) {
+      s = dfa.next(s, static_cast<uint8_t>(path[d]));
+    }
+    if (s != MaskAutomaton::kDead) walk(s, range, words);
+  }
+}
+
+void TokenMasker::compute_state(uint32_t state, std::vector<uint64_t>* bits) {
+  MaskAutomaton& dfa = *automaton_;
+  uint32_t local = 0;
+  size_t context_size = 0;
+  const bool shared = dfa.cut(state, &local, &context_size) && !dfa.has_hole(local);
+  if (shared) {
+    const LocalMask& lm = local_mask(local);
+    // A full state holds at most the local stacks plus the context's: past the bound the
+    // full state might overflow where the local one did not, and only the plain walk is exact.
+    if (!dfa.overflowed() && dfa.max_state_size() + context_size <= GrammarMatcher::kMaxStacks) {
+      *bits = lm.bits;
+      resolve(state, lm.undecided, bits->data());
+      return;
+    }
+  }
+  bits->assign((vocab_->n_vocab() + 63) / 64, 0);
+  walk(state, {1, static_cast<uint32_t>(vocab_->nodes().size())}, bits->data());
+}
+
+void TokenMasker::compute(const GrammarMatcher& matcher, std::vector<uint64_t>* bits) {
+  const uint32_t root = root_state(matcher);
+  compute_state(root, bits);
+  if (automaton_->accepting(root)) {
+    for (int32_t t : vocab_->end_tokens()) (*bits)[t >> 6] |= uint64_t{1} << (t & 63);
+  }
+}
+
 std::span<const uint64_t> TokenMasker::mask(const GrammarMatcher& matcher) {
-  std::string key = matcher.state_key();
-  auto it = cache_.find(key);
+  const uint32_t root = root_state(matcher);
+  auto it = cache_.find(root);
   if (it == cache_.end()) {
     if (cache_.size() >= kMaxCachedMasks) cache_.clear();
     std::vector<uint64_t> bits;
-    compute(matcher, &bits);
-    it = cache_.emplace(std::move(key), std::move(bits)).first;
+    compute_state(root, &bits);
+    if (automaton_->accepting(root)) {
+      for (int32_t t : vocab_->end_tokens()) bits[t >> 6] |= uint64_t{1} << (t & 63);
+    }
+    it = cache_.emplace(root, std::move(bits)).first;
   }
   return it->second;
 }

@@ -2,12 +2,16 @@
 //
 // TokenVocabulary holds every token's bytes in a trie laid out in pre-order (each node knows
 // where its subtree ends), built once per model. TokenMasker walks that trie against a
-// matcher's state: a node whose byte no stack takes is skipped with its whole subtree, so the
-// work follows the tokens that are still possible. Tokens with no bytes (control tokens) are
-// never allowed; the end-of-generation tokens are allowed exactly when the grammar accepts.
-// Masks are cached by matcher state (GrammarMatcher::state_key), since outputs revisit the same
-// states (inside a string, between fields). The walk keeps one set of stacks per trie depth,
-// each stack a chain in a frame pool, so a step costs the frames it pushes, not a copy.
+// matcher's state: a node whose byte the state refuses is skipped with its whole subtree, so
+// the work follows the tokens that are still possible. Tokens with no bytes (control tokens)
+// are never allowed; the end-of-generation tokens are allowed exactly when the grammar accepts.
+// Each step of the walk is a lookup in a MaskAutomaton over the grammar's states, built lazily
+// and kept for the request. A state's mask is made from its local state's (MaskAutomaton::cut),
+// computed once and shared by every context it appears in (the inside of a string in each
+// field and array item), plus the few tokens that read past the local part (a string's
+// closing quote and what follows), walked against the full state. Full masks are cached by
+// state too, since outputs revisit states. The masks equal ReferenceTokenMasker's bit for bit
+// (token_masker_exactness_test).
 //
 // TokenVocabulary is immutable and shared; a TokenMasker belongs to one request on one thread.
 #pragma once
@@ -20,6 +24,7 @@
 #include <vector>
 
 #include "grammar/grammar_matcher.h"
+#include "grammar/mask_automaton.h"
 
 namespace strata::grammar {
 
@@ -56,39 +61,46 @@ class TokenVocabulary {
 class TokenMasker {
  public:
   static constexpr size_t kMaxCachedMasks = 256;
+  // Past this the automaton is dropped and rebuilt from the next state asked for.
+  static constexpr size_t kMaxAutomatonBytes = size_t{64} << 20;
 
   explicit TokenMasker(std::shared_ptr<const TokenVocabulary> vocab);
 
   // One bit per token id (bit t of word t/64): the tokens that may follow the matcher's state.
   // Valid until the next call.
   std::span<const uint64_t> mask(const GrammarMatcher& matcher);
-  // The same, computed afresh (no cache); for tests and benchmarks.
+  // The same, without the cache of full masks (the automaton and the local masks are kept);
+  // for tests and benchmarks.
   void compute(const GrammarMatcher& matcher, std::vector<uint64_t>* bits);
 
-  // Stacks as chains of frames in a pool that one mask computation fills and the next reuses:
-  // moving a stack by a byte pushes a frame or two on a shared chain instead of copying it.
-  struct Frame {
-    uint32_t pos;     // a slot of the compiled grammar
-    uint32_t parent;  // the frame below, or kBottom
-  };
-  static constexpr uint32_t kBottom = UINT32_MAX;  // the empty stack (the grammar accepts)
-
  private:
-  using FrameSet = std::vector<uint32_t>;  // the top frames of a state's stacks
-  uint32_t push(uint32_t pos, uint32_t parent);
-  uint32_t pop_finished(const CompiledGrammar& g, uint32_t frame) const;
-  bool same_stack(uint32_t a, uint32_t b) const;
-  void expand(const CompiledGrammar& g, uint32_t frame, FrameSet* out);
-  bool step(const CompiledGrammar& g, const FrameSet& from, uint8_t byte, FrameSet* out);
+  // Trie nodes [begin, end) of one depth's siblings and their subtrees.
+  struct NodeRange {
+    uint32_t begin, end;
+  };
+  // A local state's mask: the tokens it accepts whatever the context, and the subtrees whose
+  // tokens depend on the context (a stack returned to it before they were read).
+  struct LocalMask {
+    std::vector<uint64_t> bits;
+    std::vector<NodeRange> undecided;
+  };
+
+  // The automaton state of the matcher's stacks, after making sure the automaton is this
+  // grammar's and not over its memory bound (either resets it and the caches).
+  uint32_t root_state(const GrammarMatcher& matcher);
+  void compute_state(uint32_t state, std::vector<uint64_t>* bits);
+  // The plain walk of the nodes in range under the state at the range's parent.
+  void walk(uint32_t parent_state, NodeRange range, uint64_t* words);
+  const LocalMask& local_mask(uint32_t local);
+  // Adds the undecided tokens that the full state accepts.
+  void resolve(uint32_t state, const std::vector<NodeRange>& undecided, uint64_t* words);
 
   std::shared_ptr<const TokenVocabulary> vocab_;
-  std::unordered_map<std::string, std::vector<uint64_t>> cache_;
-  std::vector<Frame> frames_;            // the pool, emptied at the start of each computation
-  std::vector<FrameSet> depth_states_;   // the state after each trie depth
-  // Duplicate check: pos_stamp_[top slot] == stamp_ when a stack with that top is already in
-  // the set being built (the last entry stands for the empty stack), so only those compare.
-  std::vector<uint32_t> pos_stamp_;
-  uint32_t stamp_ = 0;
+  std::unique_ptr<MaskAutomaton> automaton_;
+  std::unordered_map<uint32_t, std::vector<uint64_t>> cache_;  // full state -> mask
+  std::unordered_map<uint32_t, LocalMask> local_cache_;        // local state -> its mask
+  std::vector<uint32_t> depth_states_;                           // the state after each trie depth
+  std::vector<uint8_t> depth_hole_;  // a stack returned to the context at or above this depth
 };
 
 }  // namespace strata::grammar
