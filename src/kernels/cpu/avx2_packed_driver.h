@@ -38,6 +38,11 @@ static inline __m256i dot_add(__m256i acc, __m256i u, __m256i x) {
   return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, x), _mm256_set1_epi16(1)));
 }
 
+// An empty asm that claims to change v, so GCC cannot re-associate an accumulation chain
+// through it. Without it GCC turns a tile's chains of integer adds into trees that need
+// every product of a block live at once, and spills them (200+ stack accesses per block).
+static inline void keep_chain(__m256i& v) { asm("" : "+x"(v)); }
+
 // Writes acc[r][h] lane i to y[(r0 + r) * n_out + 16 g + 8 h + i] for the outputs in
 // [o_begin, o_end) (a task's range may end inside the last, padded group).
 template <int NR>

@@ -45,6 +45,7 @@ struct PackedQ40 : Avx2PackedKernel {
           const int8_t* xq = x[r].q + s * kQK + 4 * c;
           sum16[r][h] = _mm256_add_epi16(sum16[r][h], _mm256_maddubs_epi16(lo, broadcast4(xq)));
           sum16[r][h] = _mm256_add_epi16(sum16[r][h], _mm256_maddubs_epi16(hi, broadcast4(xq + 16)));
+          keep_chain(sum16[r][h]);
         }
       }
     }

@@ -68,6 +68,8 @@ inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, 
         const bool first = t % kLinesPerWiden == 0;
         lo16[r] = first ? lo_prod : _mm256_add_epi16(lo16[r], lo_prod);
         hi16[r] = first ? hi_prod : _mm256_add_epi16(hi16[r], hi_prod);
+        keep_chain(lo16[r]);
+        keep_chain(hi16[r]);
       }
       if (t % kLinesPerWiden == kLinesPerWiden - 1) {
 #pragma GCC unroll 8

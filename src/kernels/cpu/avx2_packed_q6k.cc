@@ -71,6 +71,7 @@ template <int NR>
                                             _mm256_maddubs_epi16(codes[3], broadcast4(xq + 36)));
       dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(lo16, sc_lo));
       dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(hi16, sc_hi));
+      keep_chain(dots[r]);
     }
   }
 }

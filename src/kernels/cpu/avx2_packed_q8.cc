@@ -41,6 +41,7 @@ struct PackedQ8 : Avx2PackedKernel {
 #pragma GCC unroll 8
         for (int r = 0; r < NR; ++r) {
           dot[r][h] = dot_add(dot[r][h], abs_q, _mm256_sign_epi8(broadcast4(x[r].q + s * kQK + 4 * c), q));
+          keep_chain(dot[r][h]);
         }
       }
     }
