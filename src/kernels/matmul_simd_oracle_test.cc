@@ -1,4 +1,5 @@
-// The SIMD Q4_1, Q5_1, IQ4_NL, IQ4_XS, Q3_K and Q2_K matmuls against their scalar oracles, bit for bit. Per
+// The SIMD Q4_1, Q5_1, IQ4_NL, IQ4_XS, Q3_K, Q2_K and lattice i-quant (IQ3_S, IQ3_XXS, IQ2_XXS,
+// IQ2_XS) matmuls against their scalar oracles, bit for bit. Per
 // output, 8 float lanes; lane k gets the exact integer dot product of elements 4k..4k+3 of
 // each 32-element block (weight codes times activation codes) and, per step (an IQ4_NL block
 // of 32; a super-block of 256 for the others, its sub-block products times their scales
@@ -138,6 +139,97 @@ float oracle_min_block(const std::byte* row, const Q8Row& x, int64_t n_in) {
   return lane_sum(acc);
 }
 
+// The lattice i-quants: per sub-block j of 32, the signed integer weights (grid magnitude
+// times sign) and the odd integer scale of elements 0-15 and 16-31 (equal but for IQ2_XS);
+// lane k adds its scale times the weights' dot product with the codes over elements
+// 4k..4k+3; per super-block one fused multiply-add by (d_w * f) * d_x, f the format's
+// power of two (IQ3_S 1, IQ3_XXS 1/4, IQ2_XXS and IQ2_XS 1/8).
+struct LatticeSubBlock {
+  int w[32];
+  int scale_lo, scale_hi;
+};
+
+void put_group(uint64_t entry, uint8_t signs, int n, int* w) {
+  for (int i = 0; i < n; ++i) w[i] = iq::grid_byte(entry, i) * ((signs >> i) & 1 ? -1 : 1);
+}
+
+uint32_t u32_at(const void* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+LatticeSubBlock iq3_s_sub(const std::byte* block, int j) {
+  const auto& b = *reinterpret_cast<const BlockIQ3_S*>(block);
+  LatticeSubBlock out;
+  for (int l = 0; l < 4; ++l) {
+    const int i0 = b.qs[8 * j + 2 * l] | ((b.qh[j] << (8 - 2 * l)) & 256);
+    const int i1 = b.qs[8 * j + 2 * l + 1] | ((b.qh[j] << (7 - 2 * l)) & 256);
+    put_group(iq::kIq3sGrid[i0], b.signs[4 * j + l], 4, out.w + 8 * l);
+    put_group(iq::kIq3sGrid[i1], static_cast<uint8_t>(b.signs[4 * j + l] >> 4), 4, out.w + 8 * l + 4);
+  }
+  out.scale_lo = out.scale_hi = 2 * ((b.scales[j / 2] >> (4 * (j % 2))) & 0x0f) + 1;
+  return out;
+}
+
+LatticeSubBlock iq3_xxs_sub(const std::byte* block, int j) {
+  const auto& b = *reinterpret_cast<const BlockIQ3_XXS*>(block);
+  const uint32_t aux = u32_at(b.qs + kQKK / 4 + 4 * j);
+  LatticeSubBlock out;
+  for (int l = 0; l < 4; ++l) {
+    const uint8_t signs = iq::sign_set_from7(aux >> (7 * l));
+    put_group(iq::kIq3xxsGrid[b.qs[8 * j + 2 * l]], signs, 4, out.w + 8 * l);
+    put_group(iq::kIq3xxsGrid[b.qs[8 * j + 2 * l + 1]], static_cast<uint8_t>(signs >> 4), 4, out.w + 8 * l + 4);
+  }
+  out.scale_lo = out.scale_hi = 2 * static_cast<int>(aux >> 28) + 1;
+  return out;
+}
+
+LatticeSubBlock iq2_xxs_sub(const std::byte* block, int j) {
+  const auto& b = *reinterpret_cast<const BlockIQ2_XXS*>(block);
+  const uint32_t indices = u32_at(b.qs + 4 * j), aux = u32_at(b.qs + 4 * j + 2);
+  LatticeSubBlock out;
+  for (int l = 0; l < 4; ++l) {
+    put_group(iq::kIq2xxsGrid[(indices >> (8 * l)) & 0xff], iq::sign_set_from7(aux >> (7 * l)), 8, out.w + 8 * l);
+  }
+  out.scale_lo = out.scale_hi = 2 * static_cast<int>(aux >> 28) + 1;
+  return out;
+}
+
+LatticeSubBlock iq2_xs_sub(const std::byte* block, int j) {
+  const auto& b = *reinterpret_cast<const BlockIQ2_XS*>(block);
+  LatticeSubBlock out;
+  for (int l = 0; l < 4; ++l) {
+    const uint16_t q = b.qs[4 * j + l];
+    put_group(iq::kIq2xsGrid[q & 511], iq::sign_set_from7(q >> 9), 8, out.w + 8 * l);
+  }
+  out.scale_lo = 2 * (b.scales[j] & 0x0f) + 1;
+  out.scale_hi = 2 * (b.scales[j] >> 4) + 1;
+  return out;
+}
+
+template <LatticeSubBlock (*kSub)(const std::byte*, int), size_t kBlockBytes, int kFactorInverse>
+float oracle_lattice(const std::byte* row, const Q8Row& x, int64_t n_in) {
+  float acc[8] = {};
+  for (int64_t s = 0; s < n_in / kQKK; ++s) {
+    const std::byte* block = row + s * kBlockBytes;
+    int lanes[8] = {};
+    for (int j = 0; j < 8; ++j) {
+      const LatticeSubBlock sub = kSub(block, j);
+      for (int k = 0; k < 8; ++k) {
+        int dot = 0;
+        for (int i = 4 * k; i < 4 * k + 4; ++i) dot += sub.w[i] * x.q[s * kQKK + 32 * j + i];
+        lanes[k] += (k < 4 ? sub.scale_lo : sub.scale_hi) * dot;
+      }
+    }
+    uint16_t d_bits;
+    std::memcpy(&d_bits, block, sizeof d_bits);
+    const float scale = half_to_float(d_bits) * (1.0f / kFactorInverse) * x.d[s];
+    for (int k = 0; k < 8; ++k) acc[k] = std::fma(static_cast<float>(lanes[k]), scale, acc[k]);
+  }
+  return lane_sum(acc);
+}
+
 void expect_oracle_bits(DType type, float (*oracle)(const std::byte*, const Q8Row&, int64_t)) {
   constexpr int64_t kIn = 512, kOut = 37;
   constexpr int kRows = 5;
@@ -183,6 +275,22 @@ TEST(MatmulSimdOracle, Q2KTablesGiveTheOracleBits) { expect_oracle_bits(DType::k
 TEST(MatmulSimdOracle, Q4_1TablesGiveTheOracleBits) { expect_oracle_bits(DType::kQ4_1, oracle_min_block<false>); }
 
 TEST(MatmulSimdOracle, Q5_1TablesGiveTheOracleBits) { expect_oracle_bits(DType::kQ5_1, oracle_min_block<true>); }
+
+TEST(MatmulSimdOracle, Iq3STablesGiveTheOracleBits) {
+  expect_oracle_bits(DType::kIQ3_S, oracle_lattice<iq3_s_sub, sizeof(BlockIQ3_S), 1>);
+}
+
+TEST(MatmulSimdOracle, Iq3XxsTablesGiveTheOracleBits) {
+  expect_oracle_bits(DType::kIQ3_XXS, oracle_lattice<iq3_xxs_sub, sizeof(BlockIQ3_XXS), 4>);
+}
+
+TEST(MatmulSimdOracle, Iq2XxsTablesGiveTheOracleBits) {
+  expect_oracle_bits(DType::kIQ2_XXS, oracle_lattice<iq2_xxs_sub, sizeof(BlockIQ2_XXS), 8>);
+}
+
+TEST(MatmulSimdOracle, Iq2XsTablesGiveTheOracleBits) {
+  expect_oracle_bits(DType::kIQ2_XS, oracle_lattice<iq2_xs_sub, sizeof(BlockIQ2_XS), 8>);
+}
 
 }  // namespace
 }  // namespace strata::kernels

@@ -1,0 +1,174 @@
+// AVX2 matmul for the lattice i-quants IQ3_S, IQ3_XXS, IQ2_XXS and IQ2_XS against Q8
+// activations with one scale per 256 inputs (make_q8_row_layout(n_in, 256)).
+//
+// One step is a 256-element super-block of 8 sub-blocks of 32. Per sub-block the grid
+// entries (unsigned magnitudes, looked up per group of 4 or 8 elements) form 32 bytes, the
+// sign bits flip the activation codes instead (sum(g * s * x) = sum(g * (s * x))), maddubs
+// and madd by the sub-block's odd integer scale (2 * ls + 1; IQ2_XS has one per 16) give
+// exact int32 lanes (lane k: elements 4k..4k+3 of each sub-block), summed over the
+// super-block; then one fused multiply-add by (d_w * f) * d_x, where f is the power of two
+// the format scales by (IQ3_S 1, IQ3_XXS 1/4, IQ2_* 1/8). The oracle in
+// matmul_simd_oracle_test.cc computes the same integers and float operations.
+#include <cstring>
+
+#include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx2_matmul_tile.h"
+#include "tensor/iq_grids.h"
+
+namespace strata::kernels::cpu::STRATA_SIMD {
+
+namespace {
+
+struct IqInput {
+  const int8_t* q;
+  const float* d;
+};
+
+struct IqX {
+  const int8_t* q;  // the super-block's 256 activation codes
+  float d;          // their scale
+};
+
+IqInput iq_input(const MatmulArgs& a, int r) {
+  const Q8Row row = q8_row(a.xq + static_cast<size_t>(r) * a.xq_layout.row_bytes, a.xq_layout);
+  return {row.q, row.d};
+}
+
+uint32_t load_u32(const void* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Activation codes x negated where bit i of signs (element i of the sub-block) is set.
+__m256i apply_signs(__m256i x, uint32_t signs) {
+  const __m256i bytes = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(static_cast<int>(signs)),
+      _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+  const __m256i negative = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
+  return _mm256_sign_epi8(x, _mm256_or_si256(negative, _mm256_set1_epi8(1)));
+}
+
+// The four 7-bit sign sets of a sub-block (bits 7l..7l+6 of bits28), each completed with
+// its parity bit, as 32 sign bits.
+uint32_t signs_from7(uint32_t bits28) {
+  uint32_t out = 0;
+  for (int l = 0; l < 4; ++l) out |= static_cast<uint32_t>(iq::sign_set_from7(bits28 >> (7 * l))) << (8 * l);
+  return out;
+}
+
+// sum += (grid . signed x) * scale, as int32 lanes; scale holds int16 scales.
+__m256i add_scaled_dot(__m256i sum, __m256i grid, __m256i x_signed, __m256i scale) {
+  return _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_maddubs_epi16(grid, x_signed), scale));
+}
+
+__m256i scale16(int s) { return _mm256_set1_epi16(static_cast<int16_t>(s)); }
+
+// What the four policies share; Derived supplies W, load_w and sub_block().
+template <class Derived, class Block, int kFactorInverse>
+struct IqPolicy {
+  using Input = IqInput;
+  using X = IqX;
+  static constexpr int64_t kElems = kQKK;
+  static constexpr int kStreamRows = 2;
+  static constexpr int64_t kStepBytes = sizeof(Block);
+  struct W {
+    const Block* b;
+    float d;  // d_w times the format's power-of-two factor
+  };
+  static Input input(const MatmulArgs& a, int r) { return iq_input(a, r); }
+  static X load_x(const Input& in, int64_t s) { return {in.q + s * kQKK, in.d[s]}; }
+  static W load_w(const std::byte* row, int64_t s) {
+    const Block* b = reinterpret_cast<const Block*>(row) + s;
+    return {b, load_fp16(&b->d) * (1.0f / kFactorInverse)};
+  }
+  static __m256 pair(const W& w, const X& x, __m256 acc) {
+    __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) sum = Derived::sub_block(*w.b, j, load_256(x.q + 32 * j), sum);
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(w.d * x.d), acc);
+  }
+  static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
+};
+
+// Eight 4-element grid entries, or four 8-element ones, as the 32 bytes of a sub-block.
+__m256i grid_bytes(const uint32_t* grid, const int (&index)[8]) {
+  return _mm256_setr_epi32(static_cast<int>(grid[index[0]]), static_cast<int>(grid[index[1]]),
+                           static_cast<int>(grid[index[2]]), static_cast<int>(grid[index[3]]),
+                           static_cast<int>(grid[index[4]]), static_cast<int>(grid[index[5]]),
+                           static_cast<int>(grid[index[6]]), static_cast<int>(grid[index[7]]));
+}
+__m256i grid_bytes(const uint64_t* grid, const int (&index)[4]) {
+  return _mm256_setr_epi64x(static_cast<int64_t>(grid[index[0]]), static_cast<int64_t>(grid[index[1]]),
+                            static_cast<int64_t>(grid[index[2]]), static_cast<int64_t>(grid[index[3]]));
+}
+
+struct IQ3S : IqPolicy<IQ3S, BlockIQ3_S, 1> {
+  static __m256i sub_block(const BlockIQ3_S& b, int j, __m256i x, __m256i sum) {
+    const uint8_t* qs = b.qs + 8 * j;
+    const int qh = b.qh[j];
+    int index[8];
+    for (int i = 0; i < 8; ++i) index[i] = qs[i] | ((qh << (8 - i)) & 256);  // 9th bit from qh
+    const int ls = (b.scales[j / 2] >> (4 * (j % 2))) & 0x0f;
+    return add_scaled_dot(sum, grid_bytes(iq::kIq3sGrid, index), apply_signs(x, load_u32(b.signs + 4 * j)),
+                          scale16(2 * ls + 1));
+  }
+};
+
+struct IQ3XXS : IqPolicy<IQ3XXS, BlockIQ3_XXS, 4> {
+  static __m256i sub_block(const BlockIQ3_XXS& b, int j, __m256i x, __m256i sum) {
+    const uint8_t* qs = b.qs + 8 * j;
+    const uint32_t aux = load_u32(b.qs + kQKK / 4 + 4 * j);
+    int index[8];
+    for (int i = 0; i < 8; ++i) index[i] = qs[i];
+    return add_scaled_dot(sum, grid_bytes(iq::kIq3xxsGrid, index), apply_signs(x, signs_from7(aux)),
+                          scale16(2 * static_cast<int>(aux >> 28) + 1));
+  }
+};
+
+struct IQ2XXS : IqPolicy<IQ2XXS, BlockIQ2_XXS, 8> {
+  static __m256i sub_block(const BlockIQ2_XXS& b, int j, __m256i x, __m256i sum) {
+    const uint32_t indices = load_u32(b.qs + 4 * j);
+    const uint32_t signs_scale = load_u32(b.qs + 4 * j + 2);
+    int index[4];
+    for (int l = 0; l < 4; ++l) index[l] = static_cast<int>((indices >> (8 * l)) & 0xff);
+    const int ls = static_cast<int>(signs_scale >> 28);
+    return add_scaled_dot(sum, grid_bytes(iq::kIq2xxsGrid, index), apply_signs(x, signs_from7(signs_scale)),
+                          scale16(2 * ls + 1));
+  }
+};
+
+struct IQ2XS : IqPolicy<IQ2XS, BlockIQ2_XS, 8> {
+  static __m256i sub_block(const BlockIQ2_XS& b, int j, __m256i x, __m256i sum) {
+    const uint16_t* q = b.qs + 4 * j;
+    int index[4];
+    uint32_t signs = 0;
+    for (int l = 0; l < 4; ++l) {
+      index[l] = q[l] & 511;
+      signs |= static_cast<uint32_t>(iq::sign_set_from7(q[l] >> 9)) << (8 * l);
+    }
+    // Elements 0-15 (the low 128 bits) take the low nibble's scale, 16-31 the high one's.
+    const auto lo = static_cast<int16_t>(2 * (b.scales[j] & 0x0f) + 1);
+    const auto hi = static_cast<int16_t>(2 * (b.scales[j] >> 4) + 1);
+    const __m256i scale = _mm256_setr_m128i(_mm_set1_epi16(lo), _mm_set1_epi16(hi));
+    return add_scaled_dot(sum, grid_bytes(iq::kIq2xsGrid, index), apply_signs(x, signs), scale);
+  }
+};
+
+}  // namespace
+
+void matmul_iq3_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<IQ3S>(args, o_begin, o_end);
+}
+void matmul_iq3_xxs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<IQ3XXS>(args, o_begin, o_end);
+}
+void matmul_iq2_xxs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<IQ2XXS>(args, o_begin, o_end);
+}
+void matmul_iq2_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<IQ2XS>(args, o_begin, o_end);
+}
+
+}  // namespace strata::kernels::cpu::STRATA_SIMD
