@@ -1,5 +1,7 @@
 #include "base/thread_pool.h"
 
+#include <chrono>
+
 namespace strata {
 
 namespace {
@@ -62,12 +64,17 @@ void ThreadPool::run(int n_tasks, void* ctx, TaskFn fn) {
     wake_.notify_all();
   }
   drain(0);
+  const auto wait_start = wait_ns_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   for (int spin = 0; n_done_tasks_.load(std::memory_order_acquire) < n_tasks; ++spin) {
     if (spin < kSpinIterations) {
       cpu_relax();
     } else {
       std::this_thread::yield();
     }
+  }
+  if (wait_ns_) {
+    *wait_ns_ += static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - wait_start).count());
   }
 }
 

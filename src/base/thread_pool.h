@@ -35,6 +35,11 @@ class ThreadPool {
 
   int size() const { return n_threads_; }
 
+  // Profiling (strata bench --profile): while set, every parallel_for adds to *ns the
+  // nanoseconds its caller waited for other threads' tasks after running out of its own.
+  // Null (the default) reads no clock. Set and read by the owner thread only.
+  void set_wait_counter(uint64_t* ns) { wait_ns_ = ns; }
+
   // Calls fn(task, thread) for every task in [0, n_tasks); blocks until all are done.
   // thread is in [0, size()) and can index per-thread scratch.
   template <typename F>
@@ -83,6 +88,7 @@ class ThreadPool {
   std::atomic<void*> ctx_{nullptr};
   std::atomic<TaskFn> fn_{nullptr};
   uint32_t generation_ = 0;  // the caller's; workers read generations from ticket_
+  uint64_t* wait_ns_ = nullptr;  // the caller's
 };
 
 }  // namespace strata

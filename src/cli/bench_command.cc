@@ -38,6 +38,7 @@ struct BenchFlags {
   int max_new = 64;         // engine-level: tokens generated per request
   std::string layouts = "1x1,2x2,2x2p";  // engine-level: STAGESxGROUPS, p = groups pipelined
   int cache_prompt_tokens = 1024;   // engine-level: prefix-cache / park measurement (0: skip)
+  bool profile = false;             // --profile: time per step part (model/step_profile.h)
 };
 
 struct BenchReport {
@@ -99,6 +100,26 @@ Status bench_experts(const Model& model, ThreadPool& pool, const ForwardBenchOpt
   return Status::Ok();
 }
 
+// --profile: each phase's time per step part, as a table (text) or an object (JSON).
+void add_profile_flag(CLI::App* sub, BenchFlags* flags) {
+  sub->add_flag("--profile", flags->profile,
+                "also print time per step part (matmul by type, attention, norms, sampling, thread-pool waits)");
+}
+
+nlohmann::json profile_json(const std::vector<PhaseProfile>& phases) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const PhaseProfile& p : phases) {
+    nlohmann::json parts = nlohmann::json::object();
+    for (size_t t = 0; t < p.parts.matmul_ns.size(); ++t) {
+      if (p.parts.matmul_calls[t] > 0) parts["matmul " + std::string(dtype_name(static_cast<DType>(t)))] = p.parts.matmul_ns[t] * 1e-9;
+    }
+    for (size_t i = 0; i < p.parts.part_ns.size(); ++i) parts[step_part_name(static_cast<StepPart>(i))] = p.parts.part_ns[i] * 1e-9;
+    out.push_back({{"phase", p.name}, {"steps", p.n_steps}, {"total_s", p.total_s}, {"parts_s", parts},
+                   {"pool_wait_s", p.parts.pool_wait_ns * 1e-9}});
+  }
+  return out;
+}
+
 void print_text(const BenchFlags& f, const Model& m, const BenchReport& r, const ForwardBenchOptions& o, int n_threads) {
   const Hparams& hp = m.hparams();
   std::printf("model      %s: %s, %d layers, %d wide, %.2f GB of weights (%.2f GB read per decode step)\n",
@@ -117,6 +138,7 @@ void print_text(const BenchFlags& f, const Model& m, const BenchReport& r, const
   std::printf("roofline   %.2f (%.2f GB x %.1f steps/s / %.1f GB/s)\n", r.roofline_ratio, m.decode_weight_bytes() / 1e9,
               r.forward.decode_tok_s, r.bandwidth_gbs);
   if (r.has_moe) std::printf("%s", format_moe_bench(r.moe).c_str());
+  for (const PhaseProfile& p : r.forward.profiles) std::printf("%s", format_phase_profile(p).c_str());
 }
 
 void print_json(const BenchFlags& f, const Model& m, const BenchReport& r, const ForwardBenchOptions& o, int n_threads) {
@@ -139,6 +161,7 @@ void print_json(const BenchFlags& f, const Model& m, const BenchReport& r, const
       {"decode_weight_bytes", m.decode_weight_bytes()},
   };
   if (r.has_moe) j["moe"] = moe_bench_json(r.moe);
+  if (!r.forward.profiles.empty()) j["profile"] = profile_json(r.forward.profiles);
   std::printf("%s\n", j.dump().c_str());
 }
 
@@ -168,6 +191,7 @@ int run_bench(const BenchFlags& f) {
   o.prompt_tokens = f.prompt_tokens;
   o.prefill_chunk = f.prefill_chunk;
   o.decode_steps = f.decode_steps;
+  o.profile = f.profile;
   auto forward = bench_forward(**model, pool, o);
   if (!forward.ok()) {
     std::fprintf(stderr, "bench: %s\n", forward.status().ToString().c_str());
@@ -210,6 +234,7 @@ void add_bench_command(CLI::App& app, int* exit_code) {
   sub->add_option("--cache-prompt-tokens", flags->cache_prompt_tokens,
                   "engine-level: prompt length of the prefix-cache/park measurement (0: skip)")
       ->capture_default_str();
+  add_profile_flag(sub, flags.get());
   sub->callback([flags, exit_code] { *exit_code = run_bench(*flags); });
 }
 

@@ -48,6 +48,7 @@ double decode(Bench& b, int n_seqs, int first_pos, int n_steps) {
     b.rows.clear();
     for (int s = 0; s < n_seqs; ++s) b.rows.push_back(Row{s, first_pos + step, next[static_cast<size_t>(s)], true});
     b.model.forward(b.rows, *b.kv, b.logits.data(), *b.scratch, b.pool);
+    ProfileTimer timer(b.scratch->profile(), StepPart::kSampling);
     for (int s = 0; s < n_seqs; ++s) {
       next[static_cast<size_t>(s)] = kernels::argmax(b.logits.data() + static_cast<size_t>(s) * n_vocab, n_vocab);
     }
@@ -63,6 +64,22 @@ void share_prompt(Bench& b, int n_seqs, int prompt_tokens) {
   for (int s = 1; s < n_seqs; ++s) {
     for (int blk = 0; blk < n_blocks; ++blk) std::memcpy(b.kv->block(s, blk), b.kv->block(0, blk), layout.block_bytes());
   }
+}
+
+// Runs one phase (fn returns its seconds) with its parts timed when profiling.
+template <typename F>
+double phase(Bench& b, ForwardBenchResult* r, bool profile, std::string name, int n_steps, F fn) {
+  if (!profile) return fn();
+  PhaseProfile ph;
+  ph.name = std::move(name);
+  ph.n_steps = n_steps;
+  b.scratch->set_profile(&ph.parts);
+  b.pool.set_wait_counter(&ph.parts.pool_wait_ns);
+  ph.total_s = fn();
+  b.scratch->set_profile(nullptr);
+  b.pool.set_wait_counter(nullptr);
+  r->profiles.push_back(ph);
+  return ph.total_s;
 }
 
 }  // namespace
@@ -88,11 +105,21 @@ Result<ForwardBenchResult> bench_forward(const Model& model, ThreadPool& pool, c
   // Warm-up: the first pass faults the mapped weights in from the page cache.
   decode(b, 1, 0, 1);
   ForwardBenchResult r;
-  r.prefill_tok_s = o.prompt_tokens / prefill(b, o.prompt_tokens, o.prefill_chunk);
-  r.decode_step_s = decode(b, 1, o.prompt_tokens, o.decode_steps) / o.decode_steps;
+  const int n_chunks = (o.prompt_tokens + o.prefill_chunk - 1) / o.prefill_chunk;
+  r.prefill_tok_s = o.prompt_tokens / phase(b, &r, o.profile, "prefill", n_chunks, [&] {
+    return prefill(b, o.prompt_tokens, o.prefill_chunk);
+  });
+  r.decode_step_s = phase(b, &r, o.profile, "decode", o.decode_steps, [&] {
+    return decode(b, 1, o.prompt_tokens, o.decode_steps);
+  }) / o.decode_steps;
   r.decode_tok_s = 1.0 / r.decode_step_s;
   share_prompt(b, max_batch, o.prompt_tokens);
-  for (int n : o.batch_sizes) r.batch_tok_s.push_back(n * o.decode_steps / decode(b, n, o.prompt_tokens, o.decode_steps));
+  for (int n : o.batch_sizes) {
+    const double s = phase(b, &r, o.profile, "decode x" + std::to_string(n), o.decode_steps, [&] {
+      return decode(b, n, o.prompt_tokens, o.decode_steps);
+    });
+    r.batch_tok_s.push_back(n * o.decode_steps / s);
+  }
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include "base/status.h"
 #include "base/thread_pool.h"
 #include "model/model.h"
+#include "model/step_profile.h"
 
 namespace strata {
 
@@ -21,6 +22,7 @@ struct ForwardBenchOptions {
   std::vector<int> batch_sizes = {2, 4, 8};
   DType kv_type = DType::kF16;
   int kv_block_tokens = 16;
+  bool profile = false;              // also time each step's parts (model/step_profile.h)
 };
 
 struct ForwardBenchResult {
@@ -28,6 +30,8 @@ struct ForwardBenchResult {
   double decode_tok_s = 0;              // one sequence, after the prompt
   std::vector<double> batch_tok_s;      // aggregate, per batch_sizes entry
   double decode_step_s = 0;             // seconds per single-sequence step
+  // With options.profile: prefill, decode and each batch size, in that order.
+  std::vector<PhaseProfile> profiles;
 };
 
 // Fails with kInvalidArgument for non-positive sizes or a K/V type the model cannot use.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/aligned_buffer.h"
+#include "model/step_profile.h"
 
 namespace strata {
 
@@ -87,6 +88,11 @@ class ForwardScratch {
     return attention_.as<float>() + static_cast<size_t>(worker) * sizes_.attention_floats;
   }
   std::atomic<int>& next_attention_item() { return next_item_; }
+
+  // Profiling (model/step_profile.h): the forward passes add their parts' times to *profile
+  // while it is set; null (the default) times nothing. Not owned.
+  void set_profile(StepProfile* profile) { profile_ = profile; }
+  StepProfile* profile() const { return profile_; }
   // Attention tiles of one forward pass: tile i is rows [tiles[i], tiles[i + 1]); room for
   // max_rows + 1 entries.
   int* attention_tiles() { return attention_tiles_.data(); }
@@ -102,6 +108,7 @@ class ForwardScratch {
   std::vector<const void*> block_ptrs_;
   std::vector<int> attention_tiles_;
   std::atomic<int> next_item_{0};
+  StepProfile* profile_ = nullptr;
 };
 
 }  // namespace strata

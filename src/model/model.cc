@@ -158,7 +158,10 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
 
 void Model::forward(std::span<const Row> rows, KvView& kv, float* logits, ForwardScratch& scratch,
                     ThreadPool& pool) const {
-  embed(rows, scratch.hidden());
+  {
+    ProfileTimer timer(scratch.profile(), StepPart::kEmbed);
+    embed(rows, scratch.hidden());
+  }
   forward_layers(rows, 0, impl_->hp.n_layer, scratch.hidden(), kv, scratch, pool);
   output_logits(rows, scratch.hidden(), logits, scratch, pool);
 }

@@ -129,6 +129,7 @@ void rmsnorm_rows(const float* x, const float* weight, int n_rows, int n, float 
 }
 
 void matmul(const WeightMatrix& w, const float* x, int n_rows, float* y, ForwardScratch& s, ThreadPool& pool) {
+  ProfileTimer timer(s.profile(), w.type);
   kernels::matmul(w, x, n_rows, y, s.matmul_scratch(), pool);
 }
 
@@ -136,10 +137,13 @@ void matmul(const WeightMatrix& w, const float* x, int n_rows, float* y, Forward
 void dense_ffn(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
   matmul(lw.w_gate, s.normed(), n, s.gate(), s, pool);
   matmul(lw.w_up, s.normed(), n, s.up(), s, pool);
-  for_each_row(pool, n, hp.n_ff, [&](int r) {
-    const size_t at = static_cast<size_t>(r) * hp.n_ff;
-    kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff);
-  });
+  {
+    ProfileTimer timer(s.profile(), StepPart::kFfnActivation);
+    for_each_row(pool, n, hp.n_ff, [&](int r) {
+      const size_t at = static_cast<size_t>(r) * hp.n_ff;
+      kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff);
+    });
+  }
   matmul(lw.w_down, s.gate(), n, s.proj(), s, pool);
 }
 
@@ -175,28 +179,42 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
 
     // Attention. Every row stores its K/V before any row attends, and every row reads its
     // keys back from the cache, so a prompt gives the same bits whatever its chunking.
-    rmsnorm_rows(hidden, lw.attn_norm, n, n_embd, hp.rms_eps, s.normed(), pool);
+    {
+      ProfileTimer timer(s.profile(), StepPart::kNorm);
+      rmsnorm_rows(hidden, lw.attn_norm, n, n_embd, hp.rms_eps, s.normed(), pool);
+    }
     matmul(lw.wq, s.normed(), n, s.q(), s, pool);
     matmul(lw.wk, s.normed(), n, s.k(), s, pool);
     matmul(lw.wv, s.normed(), n, s.v(), s, pool);
-    for_each_row(pool, n, q_dim + 2 * kv_dim, [&](int r) {
-      finish_qkv_row(hp, impl_->rope, lw, layer, rows[r], s.q() + static_cast<size_t>(r) * q_dim,
-                     s.k() + static_cast<size_t>(r) * kv_dim, s.v() + static_cast<size_t>(r) * kv_dim, kv);
-    });
-    attend_all(hp, layer, rows, kv, s, pool);
+    {
+      ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
+      for_each_row(pool, n, q_dim + 2 * kv_dim, [&](int r) {
+        finish_qkv_row(hp, impl_->rope, lw, layer, rows[r], s.q() + static_cast<size_t>(r) * q_dim,
+                       s.k() + static_cast<size_t>(r) * kv_dim, s.v() + static_cast<size_t>(r) * kv_dim, kv);
+      });
+    }
+    {
+      ProfileTimer timer(s.profile(), StepPart::kAttention);
+      attend_all(hp, layer, rows, kv, s, pool);
+    }
     matmul(lw.wo, s.attn_out(), n, s.proj(), s, pool);
 
     // Residual, then the feed-forward block: SiLU-gated, or routed through experts.
-    for_each_row(pool, n, n_embd, [&](int r) {
-      float* h = hidden + static_cast<size_t>(r) * n_embd;
-      add_in_place(h, s.proj() + static_cast<size_t>(r) * n_embd, n_embd);
-      kernels::rmsnorm(h, lw.ffn_norm, n_embd, hp.rms_eps, s.normed() + static_cast<size_t>(r) * n_embd);
-    });
+    {
+      ProfileTimer timer(s.profile(), StepPart::kNorm);
+      for_each_row(pool, n, n_embd, [&](int r) {
+        float* h = hidden + static_cast<size_t>(r) * n_embd;
+        add_in_place(h, s.proj() + static_cast<size_t>(r) * n_embd, n_embd);
+        kernels::rmsnorm(h, lw.ffn_norm, n_embd, hp.rms_eps, s.normed() + static_cast<size_t>(r) * n_embd);
+      });
+    }
     if (hp.is_moe()) {
+      ProfileTimer timer(s.profile(), StepPart::kMoe);
       moe_ffn(hp, lw, layer, n, s, pool);
     } else {
       dense_ffn(hp, lw, n, s, pool);
     }
+    ProfileTimer residual_timer(s.profile(), StepPart::kResidual);
     for_each_row(pool, n, n_embd, [&](int r) {
       add_in_place(hidden + static_cast<size_t>(r) * n_embd, s.proj() + static_cast<size_t>(r) * n_embd, n_embd);
     });
@@ -207,11 +225,14 @@ void Model::output_logits(std::span<const Row> rows, const float* hidden, float*
                           ThreadPool& pool) const {
   const Hparams& hp = impl_->hp;
   int n_out = 0;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    if (!rows[r].want_logits) continue;
-    kernels::rmsnorm(hidden + r * hp.n_embd, impl_->w.output_norm, hp.n_embd, hp.rms_eps,
-                     s.normed() + static_cast<size_t>(n_out) * hp.n_embd);
-    ++n_out;
+  {
+    ProfileTimer timer(s.profile(), StepPart::kNorm);
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (!rows[r].want_logits) continue;
+      kernels::rmsnorm(hidden + r * hp.n_embd, impl_->w.output_norm, hp.n_embd, hp.rms_eps,
+                       s.normed() + static_cast<size_t>(n_out) * hp.n_embd);
+      ++n_out;
+    }
   }
   if (n_out > 0) matmul(impl_->w.output, s.normed(), n_out, logits, s, pool);
 }
