@@ -271,6 +271,7 @@ function renderEngine(m) {
     ['model', e.model], ['arch', e.arch], ['version', e.version], ['context', e.context],
     ['parallel', e.parallel], ['groups × stages', e.groups + ' × ' + e.stages + (e.joined_groups ? ', joined' : '')],
     ['threads', e.threads], ['K/V', e.kv_block_tokens + '-token blocks, ' + e.kv_dtype],
+    ['config', e.config && e.config.file ? e.config.file + ' (' + e.config.from_file.join(', ') + ')' : 'command-line flags'],
     ['uptime', fmt(m.time.uptime_s, 0) + ' s'],
   ]);
   $('model-name').textContent = e.model;

@@ -14,6 +14,7 @@ void add_quantize_command(CLI::App& app, int* exit_code);
 void add_tokenize_command(CLI::App& app, int* exit_code);
 void add_run_command(CLI::App& app, int* exit_code);
 void add_bench_command(CLI::App& app, int* exit_code);
+void add_calibrate_command(CLI::App& app, int* exit_code);
 void add_batch_test_command(CLI::App& app, int* exit_code);
 void add_park_test_command(CLI::App& app, int* exit_code);
 void add_serve_command(CLI::App& app, int* exit_code);

@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
 #ifdef STRATA_HAVE_BENCH
   STRATA_ADD(bench);
 #endif
+#ifdef STRATA_HAVE_CALIBRATE
+  STRATA_ADD(calibrate);
+#endif
 #ifdef STRATA_HAVE_BATCH_TEST
   STRATA_ADD(batch_test);
 #endif

@@ -4,11 +4,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "engine/engine.h"
+#include "engine/engine_config_file.h"
 #include "fetch/model_source.h"
 #include "fetch/model_source_flags.h"
 #include "fetch/progress_bar.h"
@@ -33,6 +35,8 @@ struct ServeFlags {
   ModelSourceOptions source;
   std::string max_body = "16MiB";
   std::string api_key_file;
+  std::string config_file;          // --config: engine settings (engine/engine_config_file.h)
+  CLI::App* app = nullptr;          // the subcommand, to ask which flags were given
 };
 
 void add_engine_flags(CLI::App* sub, EngineOptions* e) {
@@ -104,6 +108,23 @@ bool parse_size_bytes(const std::string& text, uint64_t* out) {
   return true;
 }
 
+// --config FILE: its engine settings, except those given as flags. Reported by /v1/status
+// and the Monitor page.
+Status apply_config_file(ServeFlags& f, server::ServeObservability& observability) {
+  if (f.config_file.empty()) return Status::Ok();
+  STRATA_ASSIGN_OR_RETURN(EngineConfigFile file, read_engine_config(f.config_file));
+  std::set<std::string> given;
+  for (const std::string& key : engine_config_keys()) {
+    if (f.app->get_option("--" + key)->count() > 0) given.insert(key);
+  }
+  const EngineConfigApplied applied = apply_engine_config(file, given, &f.engine);
+  f.server.config_file = applied.path;
+  f.server.config_from_file = applied.from_file;
+  f.server.config_overridden = applied.overridden;
+  observability.set_config_in_use(applied.path, applied.from_file);
+  return Status::Ok();
+}
+
 int run_serve(ServeFlags& f) {
   if (!parse_size_bytes(f.max_body, &f.server.max_body_bytes)) {
     std::fprintf(stderr, "serve: --max-body '%s' is not a size (e.g. 16MiB, 512k, 1048576)\n", f.max_body.c_str());
@@ -119,6 +140,11 @@ int run_serve(ServeFlags& f) {
     f.server.api_keys.insert(f.server.api_keys.end(), keys->begin(), keys->end());
   }
   f.server.version = STRATA_VERSION;
+  server::ServeObservability observability(STRATA_VERSION);
+  if (Status st = apply_config_file(f, observability); !st.ok()) {
+    std::fprintf(stderr, "serve: %s\n", st.message().c_str());
+    return 2;
+  }
   // HTTP threads started up front: every slot and queued request, plus room for status calls
   // (more start on demand, one per connection, up to --max-connections).
   f.server.http_threads = f.engine.n_parallel + f.engine.max_queue + 16;
@@ -128,7 +154,6 @@ int run_serve(ServeFlags& f) {
   }
   // Before any thread starts, so that every thread inherits the blocked mask.
   server::TerminationSignals signals;
-  server::ServeObservability observability(STRATA_VERSION);
   auto load = [&f, &observability]() -> Result<server::LoadedModel> {
     STRATA_ASSIGN_OR_RETURN(std::string path, resolve_model(f.source));
     EngineOptions options = f.engine;
@@ -166,6 +191,9 @@ void add_serve_command(CLI::App& app, int* exit_code) {
   add_model_source_flags(sub, &flags->source);
   add_engine_flags(sub, &flags->engine);
   add_server_flags(sub, flags.get());
+  sub->add_option("--config", flags->config_file,
+                  "engine settings file (written by strata calibrate); flags given here override it");
+  flags->app = sub;
   sub->callback([flags, exit_code] { *exit_code = run_serve(*flags); });
 }
 

@@ -24,6 +24,7 @@ Json engine_json(const MetricsState& st, const EngineSnapshot& snap) {
               {"kv_block_tokens", snap.kv.block_tokens},
               {"kv_dtype", snap.kv.dtype},
               {"prefix_caching", st.options.enable_prefix_caching},
+              {"config", Json{{"file", st.options.config_file}, {"from_file", st.options.config_keys}}},
               {"steps", snap.steps}};
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace strata {
 
@@ -11,6 +12,10 @@ struct ServingMetricsOptions {
   int max_model_len = 2048;        // per-request context; top of the token-count histograms
   std::string version;             // Strata's version, shown as engine.version
   bool enable_prefix_caching = true;
+  // `serve --config`: the engine settings file in use (empty: none, the flags alone) and the
+  // keys taken from it; the Monitor page shows them as engine.config.
+  std::string config_file;
+  std::vector<std::string> config_keys;
   // Positions of vllm:spec_decode_num_accepted_tokens_per_pos_total; 0 = no speculative
   // decoding, so that family has no samples (and no header).
   int num_speculative_tokens = 0;

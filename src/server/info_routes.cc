@@ -52,6 +52,11 @@ json slots_json(const EngineSnapshot& snapshot) {
   return slots;
 }
 
+json config_json(const ServerConfig& c) {
+  if (c.config_file.empty()) return nullptr;
+  return {{"file", c.config_file}, {"from_file", c.config_from_file}, {"overridden_by_flags", c.config_overridden}};
+}
+
 json status_json(const ServerState& state, const ServedModel& model, const EngineSnapshot& snap) {
   const KvStats& kv = snap.kv;
   json load = {{"running", snap.n_running},
@@ -73,6 +78,7 @@ json status_json(const ServerState& state, const ServedModel& model, const Engin
           {"groups", snap.n_groups},     {"stages", snap.n_stages},
           {"joined_groups", snap.joined_groups},
           {"threads", snap.n_threads},   {"version", state.config().version},
+          {"config", config_json(state.config())},
           {"uptime_s", state.uptime_s()}, {"load", load}};
 }
 

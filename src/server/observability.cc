@@ -18,9 +18,16 @@ EngineObserver* ServeObservability::prepare(const std::string& model_name, int m
   options.max_model_len = max_model_len;
   model_name_ = model_name;
   options.version = version_;
+  options.config_file = config_file_;
+  options.config_keys = config_keys_;
   metrics_ = std::make_unique<ServingMetrics>(options);
   counting_.store(metrics_.get(), std::memory_order_release);
   return metrics_.get();
+}
+
+void ServeObservability::set_config_in_use(std::string file, std::vector<std::string> keys) {
+  config_file_ = std::move(file);
+  config_keys_ = std::move(keys);
 }
 
 void ServeObservability::attach(Engine* engine) {

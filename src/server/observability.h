@@ -11,6 +11,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/engine.h"
 #include "server/route_hooks.h"
@@ -30,6 +31,9 @@ class ServeObservability {
   RouteHooks hooks();
   // model_name: the name clients see; max_model_len: the per-request context.
   EngineObserver* prepare(const std::string& model_name, int max_model_len);
+  // Before prepare(): the engine settings file in use (`serve --config`) and the keys taken
+  // from it, for the Monitor page.
+  void set_config_in_use(std::string file, std::vector<std::string> keys);
   void attach(Engine* engine);
   void detach();
 
@@ -38,6 +42,8 @@ class ServeObservability {
 
   std::string version_;
   std::string model_name_;
+  std::string config_file_;
+  std::vector<std::string> config_keys_;
   std::unique_ptr<ServingMetrics> metrics_;
   std::unique_ptr<MetricsSampler> sampler_;
   std::atomic<ServingMetrics*> counting_{nullptr};  // set once metrics_ exists

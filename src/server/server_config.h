@@ -24,6 +24,11 @@ struct ServerConfig {
   std::string reasoning_format = "auto";
   // --chat-template-file: a Jinja chat template used instead of the model's; empty: the model's.
   std::string chat_template_file;
+  // --config: the engine settings file in use (empty: none), the keys taken from it and those
+  // a command-line flag overrode; /v1/status reports them as "config".
+  std::string config_file;
+  std::vector<std::string> config_from_file;
+  std::vector<std::string> config_overridden;
   int http_threads = 0;              // connection threads started up front (more start on demand)
   int max_connections = 512;         // open at once; past it a new connection gets 503 and closes
   double request_deadline_s = 10.0;  // a request's head and body must arrive within this (else 408)

@@ -173,6 +173,8 @@ test('the Monitor tab shows the engine and the requests, updating every second',
   assert.equal(m.engine.stages, 2);
   assert.equal(m.engine.joined_groups, true);
   assert.match(await page.textContent('#engine-info'), /2 × 2, joined/);
+  // Started without --config: the page says the flags alone set the engine.
+  assert.match(await page.textContent('#engine-info'), /command-line flags/);
   assert.equal(await page.locator('#group-busy .stage').count(), m.groups.length);
   assert.match(await page.textContent('#group-busy'), /group 0 · /);
   const rows = await page.locator('#requests tbody tr').count();
