@@ -22,6 +22,7 @@
 #include "kernels/kernels.h"
 #include "model/forward_bench.h"
 #include "model/model.h"
+#include "tensor/dtype.h"
 
 namespace strata::cli {
 
@@ -38,6 +39,8 @@ struct BenchFlags {
   int max_new = 64;         // engine-level: tokens generated per request
   std::string layouts = "1x1,2x2,2x2p";  // engine-level: STAGESxGROUPS, p = groups pipelined
   int cache_prompt_tokens = 1024;   // engine-level: prefix-cache / park measurement (0: skip)
+  int context_tokens = 0;           // --context N: prefill of N tokens and decode at depth N only
+  std::string kv_type = "f16";      // K/V cache element type of the model-level figures
   bool profile = false;             // --profile: time per step part (model/step_profile.h)
 };
 
@@ -120,6 +123,22 @@ nlohmann::json profile_json(const std::vector<PhaseProfile>& phases) {
   return out;
 }
 
+// --context N and --kv-type: the long-context figures (prompt of N tokens, decode at depth
+// N, no batched decode) on a K/V cache of the given type.
+void add_context_flags(CLI::App* sub, BenchFlags* flags) {
+  sub->add_option("--context", flags->context_tokens,
+                  "long context: prefill of an N-token prompt and decode at depth N (skips batched decode)");
+  sub->add_option("--kv-type", flags->kv_type, "K/V cache type")->capture_default_str()->check(
+      CLI::IsMember({"f16", "f32", "q8_0"}));
+}
+
+void apply_context_flags(const BenchFlags& f, ForwardBenchOptions* o) {
+  o->kv_type = dtype_from_name(f.kv_type).value_or(DType::kF16);
+  if (f.context_tokens <= 0) return;
+  o->prompt_tokens = f.context_tokens;
+  o->batch_sizes.clear();
+}
+
 void print_text(const BenchFlags& f, const Model& m, const BenchReport& r, const ForwardBenchOptions& o, int n_threads) {
   const Hparams& hp = m.hparams();
   std::printf("model      %s: %s, %d layers, %d wide, %.2f GB of weights (%.2f GB read per decode step)\n",
@@ -130,7 +149,8 @@ void print_text(const BenchFlags& f, const Model& m, const BenchReport& r, const
   std::printf("load       %.2f s\n", r.load_s);
   std::printf("prefill    %.1f tok/s (%d-token prompt in chunks of %d rows)\n", r.forward.prefill_tok_s,
               o.prompt_tokens, o.prefill_chunk);
-  std::printf("decode     %.1f tok/s (1 sequence, %d steps after the prompt)\n", r.forward.decode_tok_s, o.decode_steps);
+  std::printf("decode     %.1f tok/s (1 sequence, %d steps after the prompt; K/V %s)\n", r.forward.decode_tok_s,
+              o.decode_steps, f.kv_type.c_str());
   for (size_t i = 0; i < o.batch_sizes.size(); ++i) {
     std::printf("decode x%-2d %.1f tok/s aggregate (%d sequences in one forward pass)\n", o.batch_sizes[i],
                 r.forward.batch_tok_s[i], o.batch_sizes[i]);
@@ -157,6 +177,7 @@ void print_json(const BenchFlags& f, const Model& m, const BenchReport& r, const
       {"prompt_tokens", o.prompt_tokens},
       {"prefill_chunk", o.prefill_chunk},
       {"decode_steps", o.decode_steps},
+      {"kv_type", f.kv_type},
       {"weight_bytes", m.weight_bytes()},
       {"decode_weight_bytes", m.decode_weight_bytes()},
   };
@@ -175,6 +196,10 @@ int run_bench(const BenchFlags& f) {
     std::fprintf(stderr, "bench: --threads must be >= 1 and --prompt-tokens, --chunk, --decode-steps positive\n");
     return 2;
   }
+  if (f.context_tokens < 0) {
+    std::fprintf(stderr, "bench: --context %d must be a positive token count\n", f.context_tokens);
+    return 2;
+  }
   const int n_threads = f.n_threads;
   BenchReport r;
   const double load_start_s = monotonic_s();
@@ -191,6 +216,7 @@ int run_bench(const BenchFlags& f) {
   o.prompt_tokens = f.prompt_tokens;
   o.prefill_chunk = f.prefill_chunk;
   o.decode_steps = f.decode_steps;
+  apply_context_flags(f, &o);
   o.profile = f.profile;
   auto forward = bench_forward(**model, pool, o);
   if (!forward.ok()) {
@@ -235,6 +261,7 @@ void add_bench_command(CLI::App& app, int* exit_code) {
                   "engine-level: prompt length of the prefix-cache/park measurement (0: skip)")
       ->capture_default_str();
   add_profile_flag(sub, flags.get());
+  add_context_flags(sub, flags.get());
   sub->callback([flags, exit_code] { *exit_code = run_bench(*flags); });
 }
 
