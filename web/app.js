@@ -351,6 +351,25 @@ function renderCaches(m) {
   facts('cache-info', rows);
 }
 
+// Acceptance of drafted tokens (vLLM's spec_decode counters), overall and per draft position.
+function renderSpec(m) {
+  const sp = m.live.spec;
+  if (!sp || !sp.max_draft_tokens) {
+    facts('spec-info', [['drafting', 'off (serve --spec ngram)']]);
+    return;
+  }
+  const rows = [
+    ['acceptance', sp.draft_tokens > 0 ? pct(sp.acceptance) : '–'],
+    ['accepted / drafted', fmt(sp.accepted_tokens, 0) + ' / ' + fmt(sp.draft_tokens, 0)],
+    ['drafts verified', fmt(sp.drafts, 0)],
+    ['tokens per draft', sp.drafts > 0 ? fmt(sp.accepted_tokens / sp.drafts, 2) + ' accepted' : '–'],
+  ];
+  sp.accepted_per_pos.forEach((n, i) => {
+    rows.push(['position ' + (i + 1), sp.drafts > 0 ? pct(n / sp.drafts) : '–']);
+  });
+  facts('spec-info', rows);
+}
+
 // Light for few tokens, deep blue for the busiest cell; a cell with none stays background.
 function heatColor(share) {
   const lo = [222, 234, 252], hi = [22, 58, 140];
@@ -445,6 +464,7 @@ async function poll() {
     renderLive(m);
     renderSlots(m);
     renderCaches(m);
+    renderSpec(m);
     renderMoe(m);
     renderTotals(m);
     renderRequests(m);

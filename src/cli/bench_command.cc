@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "engine/engine_bench.h"
 #include "engine/moe_bench.h"
+#include "engine/spec_bench.h"
 #include "kernels/bandwidth.h"
 #include "kernels/kernels.h"
 #include "model/forward_bench.h"
@@ -41,6 +42,7 @@ struct BenchFlags {
   int cache_prompt_tokens = 1024;   // engine-level: prefix-cache / park measurement (0: skip)
   int context_tokens = 0;           // --context N: prefill of N tokens and decode at depth N only
   std::string kv_type = "f16";      // K/V cache element type of the model-level figures
+  std::string spec;                 // --spec 1,2,4: speculative decoding bench (engine/spec_bench.h)
   bool profile = false;             // --profile: time per step part (model/step_profile.h)
 };
 
@@ -186,7 +188,39 @@ void print_json(const BenchFlags& f, const Model& m, const BenchReport& r, const
   std::printf("%s\n", j.dump().c_str());
 }
 
+void add_spec_flag(CLI::App* sub, BenchFlags* flags) {
+  sub->add_option("--spec", flags->spec,
+                  "speculative decoding: verification cost of 1+k rows, replay and n-gram drafting against "
+                  "plain decode, for these draft lengths k, e.g. 1,2,3,4,5,6,7,8 (uses --prompt-tokens, --max-new)");
+}
+
+int run_spec_bench_command(const BenchFlags& f) {
+  SpecBenchOptions o;
+  o.model_path = f.model_path;
+  o.n_threads = f.n_threads;
+  o.prompt_tokens = f.prompt_tokens;
+  o.max_new = f.max_new;
+  Result<std::vector<int>> ks = parse_int_list(f.spec, "--spec");
+  if (!ks.ok()) {
+    std::fprintf(stderr, "bench: %s\n", ks.status().message().c_str());
+    return 2;
+  }
+  o.draft_lengths = *ks;
+  Result<SpecBenchReport> r = run_spec_bench(o);
+  if (!r.ok()) {
+    std::fprintf(stderr, "bench: %s\n", r.status().message().c_str());
+    return 1;
+  }
+  if (f.json) {
+    std::printf("%s\n", spec_bench_json(*r).dump().c_str());
+  } else {
+    std::printf("%s", format_spec_bench(*r).c_str());
+  }
+  return 0;
+}
+
 int run_bench(const BenchFlags& f) {
+  if (!f.spec.empty()) return run_spec_bench_command(f);
   if (!f.concurrency.empty()) return run_engine_bench(f);
   if (f.model_path.empty()) {
     std::fprintf(stderr, "bench: -m FILE is required\n");
@@ -261,6 +295,7 @@ void add_bench_command(CLI::App& app, int* exit_code) {
                   "engine-level: prompt length of the prefix-cache/park measurement (0: skip)")
       ->capture_default_str();
   add_profile_flag(sub, flags.get());
+  add_spec_flag(sub, flags.get());
   add_context_flags(sub, flags.get());
   sub->callback([flags, exit_code] { *exit_code = run_bench(*flags); });
 }

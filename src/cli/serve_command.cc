@@ -62,6 +62,21 @@ void add_engine_flags(CLI::App* sub, EngineOptions* e) {
   sub->add_option("--park-mib", e->park_mib, "park store capacity")->capture_default_str()->check(CLI::Range(0, 1 << 30));
 }
 
+void add_spec_flags(CLI::App* sub, SpecOptions* s) {
+  sub->add_option("--spec", s->method,
+                  "speculative decoding (output unchanged): ngram = draft by prompt lookup; draft = a draft "
+                  "model (--model-draft, the default when one is given); empty: off")
+      ->check(CLI::IsMember({"", "ngram", "draft"}));
+  sub->add_option("--model-draft", s->draft_model_path,
+                  "draft model for speculative decoding (same vocabulary as the model, smaller)");
+  sub->add_option("--spec-tokens", s->max_draft_tokens, "most tokens a request drafts per step")
+      ->capture_default_str()->check(CLI::Range(1, 32));
+  sub->add_option("--spec-ngram-min", s->ngram_min, "shortest suffix prompt lookup matches")
+      ->capture_default_str()->check(CLI::Range(1, 64));
+  sub->add_option("--spec-ngram-max", s->ngram_max, "longest suffix prompt lookup matches")
+      ->capture_default_str()->check(CLI::Range(1, 64));
+}
+
 void add_server_flags(CLI::App* sub, ServeFlags* f) {
   server::ServerConfig& s = f->server;
   // The environment fallbacks let a container image set its defaults (listen on every interface,
@@ -190,6 +205,7 @@ void add_serve_command(CLI::App& app, int* exit_code) {
       ->envname("STRATA_MODEL");
   add_model_source_flags(sub, &flags->source);
   add_engine_flags(sub, &flags->engine);
+  add_spec_flags(sub, &flags->engine.spec);
   add_server_flags(sub, flags.get());
   sub->add_option("--config", flags->config_file,
                   "engine settings file (written by strata calibrate); flags given here override it");

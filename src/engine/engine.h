@@ -23,6 +23,24 @@ namespace strata {
 
 class Tokenizer;
 
+// Speculative decoding (--spec): a drafter guesses a generating slot's next tokens, and one
+// window verifies them all. The token at each position is still drawn from the target
+// model's own logits with the (seed, position) stream, and a draft is accepted only when it
+// equals that token, so the output is the same bits as without speculation.
+struct SpecOptions {
+  std::string method;          // "" = off, "ngram" = prompt lookup over the request's tokens,
+                               // "draft" = a draft model (draft_model_path; the default with one)
+  std::string draft_model_path;  // --model-draft: same vocabulary as the model, its own K/V
+  int max_draft_tokens = 4;    // --spec-tokens: the most tokens one slot drafts per step
+  int ngram_min = 1;           // --spec-ngram-min / --spec-ngram-max: suffix lengths looked up
+  int ngram_max = 3;
+  // Bench hook (the replay drafter of `strata bench --spec`): when set it replaces the
+  // method's drafter. Called on the engine thread with (request id, the request's tokens so
+  // far, room for at most out.size() drafts); returns how many it wrote.
+  std::function<int(uint64_t, std::span<const int32_t>, std::span<int32_t>)> drafter;
+  bool enabled() const { return !method.empty() || !draft_model_path.empty() || drafter != nullptr; }
+};
+
 struct EngineOptions {
   std::string model_path;
   int n_parallel = 4;           // --parallel: request slots
@@ -55,6 +73,7 @@ struct EngineOptions {
   // logits row a request samples from: (request id, index of the token being chosen,
   // n_vocab floats, valid only during the call). Empty = off.
   std::function<void(uint64_t, int, std::span<const float>)> logits_tap;
+  SpecOptions spec;
 };
 
 using RequestId = uint64_t;

@@ -26,6 +26,27 @@ Status check_counts(const EngineOptions& o) {
   return Status::Ok();
 }
 
+Status check_spec(const SpecOptions& s) {
+  if (!s.method.empty() && s.method != "ngram" && s.method != "draft") {
+    return Status::InvalidArgument("--spec " + s.method + " is not a drafter (known: ngram, draft)");
+  }
+  if (s.method == "draft" && s.draft_model_path.empty()) {
+    return Status::InvalidArgument("--spec draft needs a draft model (--model-draft FILE)");
+  }
+  if (s.method == "ngram" && !s.draft_model_path.empty()) {
+    return Status::InvalidArgument("--spec ngram and --model-draft are two drafters: choose one");
+  }
+  if (!s.enabled()) return Status::Ok();
+  if (s.max_draft_tokens < 1 || s.max_draft_tokens > 32) {
+    return Status::InvalidArgument("--spec-tokens " + str(s.max_draft_tokens) + " must be between 1 and 32");
+  }
+  if (s.ngram_min < 1 || s.ngram_max < s.ngram_min) {
+    return Status::InvalidArgument("--spec-ngram-min " + str(s.ngram_min) + " / --spec-ngram-max " +
+                                   str(s.ngram_max) + " must satisfy 1 <= min <= max");
+  }
+  return Status::Ok();
+}
+
 Result<DType> kv_dtype(const std::string& name, const Hparams& hp) {
   DType type;
   if (name == "f16") {
@@ -68,6 +89,7 @@ int auto_batch_groups(int n_parallel, int n_stages) {
 
 Result<EngineConfig> resolve_engine_config(const EngineOptions& options, const Hparams& hp, int hardware_threads) {
   STRATA_RETURN_IF_ERROR(check_counts(options));
+  STRATA_RETURN_IF_ERROR(check_spec(options.spec));
   EngineConfig c;
   c.options = options;
   EngineOptions& o = c.options;
@@ -107,7 +129,9 @@ Result<EngineConfig> resolve_engine_config(const EngineOptions& options, const H
     c.n_kv_blocks = o.n_parallel * blocks_per_seq + room;
   }
   c.join_groups = o.join_groups && o.n_groups > 1;
-  c.max_window_rows = (c.join_groups ? o.n_parallel : c.slots_per_group) + o.prefill_chunk;
+  c.max_drafts = o.spec.enabled() ? o.spec.max_draft_tokens : 0;
+  // Every decode row may bring its drafts' rows.
+  c.max_window_rows = (c.join_groups ? o.n_parallel : c.slots_per_group) * (1 + c.max_drafts) + o.prefill_chunk;
   c.stages = plan_stages(o.n_stages, hp.n_layer, o.n_threads);
   return c;
 }

@@ -25,7 +25,8 @@ struct EngineConfig {
   KvLayout kv_layout;
   size_t kv_block_bytes = 0;
   int n_kv_blocks = 0;
-  int max_window_rows = 0;      // decode rows of every slot in a window + a prefill chunk
+  int max_drafts = 0;           // drafted tokens one slot may verify per step (0 without --spec)
+  int max_window_rows = 0;      // decode and draft rows of every slot in a window + a prefill chunk
   std::vector<StagePlan> stages;
   int group_of(int slot) const { return slot / slots_per_group; }
 };

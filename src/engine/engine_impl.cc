@@ -40,14 +40,19 @@ Status EngineImpl::start() {
   kv.park_dir = o.park_dir;
   kv.park_capacity_bytes = static_cast<uint64_t>(o.park_mib) << 20;
   STRATA_ASSIGN_OR_RETURN(kv_, KvCache::Create(kv));
+  if (!o.spec.draft_model_path.empty() && !o.spec.drafter) {
+    STRATA_ASSIGN_OR_RETURN(draft_model_, SpecDraftModel::Load(o.spec.draft_model_path, model_->gguf(), o.n_parallel,
+                                                               o.n_ctx, o.n_threads));
+  }
 
   if (config_.join_groups) {
     windows_.push_back(std::make_unique<Window>(kAllGroups, 0, o.n_parallel, o.n_groups, config_.max_window_rows,
-                                                hp.n_embd, hp.n_vocab));
+                                                hp.n_embd, hp.n_vocab, config_.max_drafts));
   } else {
     for (int g = 0; g < o.n_groups; ++g) {
       windows_.push_back(std::make_unique<Window>(g, g * config_.slots_per_group, config_.slots_per_group,
-                                                  o.n_groups, config_.max_window_rows, hp.n_embd, hp.n_vocab));
+                                                  o.n_groups, config_.max_window_rows, hp.n_embd, hp.n_vocab,
+                                                  config_.max_drafts));
     }
   }
   if (hp.is_moe()) {
@@ -61,6 +66,9 @@ Status EngineImpl::start() {
   in_flight_.assign(windows_.size(), false);
   slots_.resize(o.n_parallel);
   for (int s = 0; s < o.n_parallel; ++s) slots_[s].group = config_.group_of(s);
+  step_accepted_per_pos_.assign(config_.max_drafts, 0);
+  accepted_per_pos_total_.assign(config_.max_drafts, 0);
+  snapshot_.spec_max_draft_tokens = config_.max_drafts;
   work_.resize(windows_[0]->slot_rows.size());
   candidates_.resize(o.n_parallel);
   incoming_.reserve(o.max_queue);

@@ -24,6 +24,7 @@
 #include "engine/rate_window.h"
 #include "engine/request_state.h"
 #include "engine/slot_allocator.h"
+#include "engine/spec_slot.h"
 #include "engine/stage_pipeline.h"
 #include "engine/window.h"
 #include "kvcache/kv_cache.h"
@@ -53,6 +54,7 @@ class EngineImpl final : public Engine {
     uint64_t admission = 0;
     bool cancel_pending = false;
     std::unique_ptr<RequestState> request;
+    SpecSlot spec;               // drafts in flight and the request's speculation counts
   };
 
   EngineImpl(EngineConfig config, int n_vocab);
@@ -69,6 +71,11 @@ class EngineImpl final : public Engine {
   void launch(int window);
   void complete(Window* w);
   void accept_logits(Window* w);
+  // Samples slot_index's n_rows logits rows from row j on: its last token's, then one per
+  // draft, accepting drafts while they equal the sampled tokens (speculative decoding).
+  void accept_slot_rows(Window* w, int j, int n_rows);
+  // Drafts the next tokens of every generating slot in [first, first + n) (SpecSlot).
+  void prepare_drafts(int first, int n);
   void finish_slot(int slot, FinishReason reason);
   void fail_slot(int slot, const std::string& error);
   std::unique_ptr<RequestState> release_slot(int slot);
@@ -86,6 +93,7 @@ class EngineImpl final : public Engine {
   std::unique_ptr<Model> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
   std::unique_ptr<KvCache> kv_;
+  std::unique_ptr<SpecDraftModel> draft_model_;  // --model-draft, or null
   std::unique_ptr<StagePipeline> pipeline_;
   EngineInbox inbox_;
   std::vector<std::unique_ptr<Window>> windows_;  // one per group, or one joined window
@@ -104,6 +112,12 @@ class EngineImpl final : public Engine {
   // The vocabulary's bytes for constrained requests, built on the first one (engine thread).
   std::shared_ptr<const grammar::TokenVocabulary> constraint_vocab_;
   std::string error_;  // scratch for sampling errors
+  // Speculation: this step's counts (reported in StepRecord) and the totals since start.
+  SpecCounts step_spec_;
+  std::vector<uint64_t> step_accepted_per_pos_;
+  SpecCounts spec_total_;
+  std::vector<uint64_t> accepted_per_pos_total_;
+  int step_rejected_rows_ = 0;  // draft rows of this step whose tokens were not accepted
 
   std::atomic<RequestId> next_id_{1};
   std::atomic<bool> accepting_{true};

@@ -128,6 +128,9 @@ bool EngineImpl::admit(int slot_index, PendingRequest& pending) {
   if (pending.request.constraint && !constraint_vocab_) constraint_vocab_ = build_constraint_vocabulary(*tokenizer_);
   slot.request = std::make_unique<RequestState>(std::move(pending), *tokenizer_, config_.options.observer,
                                                 constraint_vocab_);
+  const int wanted = slot.request->request().speculative_tokens;
+  slot.spec.reset(wanted < 0 ? config_.max_drafts : wanted, config_.max_drafts);
+  if (draft_model_) draft_model_->reset(slot_index);
   RequestRecord& r = slot.request->record();
   r.scheduled_s = now_s();
   r.cached_tokens = a->reused_tokens;
@@ -145,6 +148,7 @@ void EngineImpl::launch(int index) {
   Window* w = windows_[index].get();
   const int first = w->first_slot;
   const int n = static_cast<int>(w->slot_rows.size());
+  prepare_drafts(first, n);
   for (;;) {
     for (int i = 0; i < n; ++i) {
       const Slot& s = slots_[first + i];
@@ -154,6 +158,7 @@ void EngineImpl::launch(int index) {
       work.n_prompt = s.request ? s.request->n_prompt() : 0;
       work.tokens = s.request ? s.request->tokens() : std::span<const int32_t>();
       work.admission = s.admission;
+      work.drafts = s.request && s.state == SlotState::kGenerating ? s.spec.drafts() : std::span<const int32_t>();
     }
     build_window(std::span<const SlotWork>(work_.data(), n), config_.options.prefill_chunk, w);
     if (w->rows.empty()) return;
@@ -194,15 +199,19 @@ void EngineImpl::complete(Window* w) {
   for (int i = 0; i < n; ++i) {
     if (w->slot_rows[i] == 0) continue;
     Slot& s = slots_[first + i];
-    s.n_past += w->slot_rows[i];
+    // Draft rows' K/V counts only once their tokens are accepted (accept_slot_rows).
+    s.n_past += w->slot_rows[i] - static_cast<int>(s.spec.drafts().size());
     kv_->publish(first + i, s.request->tokens(), s.n_past);
   }
+  step_spec_ = {};
+  std::fill(step_accepted_per_pos_.begin(), step_accepted_per_pos_.end(), 0);
+  step_rejected_rows_ = 0;
   accept_logits(w);
   for (int i = 0; i < n; ++i) {
     if (slots_[first + i].cancel_pending) finish_slot(first + i, FinishReason::kAbort);
   }
   const double now = now_s();
-  rates_.record(now, w->n_decode_rows, w->n_prefill_rows);
+  rates_.record(now, w->n_decode_rows - step_rejected_rows_, w->n_prefill_rows);
   if (config_.options.observer) {
     StepRecord step;
     step.group = w->group;
@@ -210,6 +219,8 @@ void EngineImpl::complete(Window* w) {
     step.n_prefill_rows = w->n_prefill_rows;
     step.n_decode_rows = w->n_decode_rows;
     if (w->group == kAllGroups) step.group_rows = w->group_rows;
+    step.spec = step_spec_;
+    step.spec_accepted_per_pos = step_accepted_per_pos_;
     config_.options.observer->on_step(step);
   }
 }
@@ -226,19 +237,66 @@ void EngineImpl::record_expert_load(Window* w, double now_s) {
 }
 
 void EngineImpl::accept_logits(Window* w) {
+  const int n_logits = static_cast<int>(w->logit_slots.size());
+  for (int j = 0; j < n_logits;) {
+    int n_rows = 1;
+    while (j + n_rows < n_logits && w->logit_slots[j + n_rows] == w->logit_slots[j]) ++n_rows;
+    accept_slot_rows(w, j, n_rows);
+    j += n_rows;
+  }
+}
+
+// Row r > 0 verifies draft r - 1: its logits are the target's only if every earlier draft
+// was accepted, so sampling stops at the first draft that differs from the sampled token
+// (that token is kept: it came from valid logits) or when the request finishes.
+void EngineImpl::accept_slot_rows(Window* w, int j, int n_rows) {
   const int n_vocab = model_->hparams().n_vocab;
-  for (size_t j = 0; j < w->logit_slots.size(); ++j) {
-    const int slot_index = w->logit_slots[j];
-    Slot& s = slots_[slot_index];
-    if (s.cancel_pending) continue;
-    s.state = SlotState::kGenerating;
-    std::span<const float> row(w->logits_row(static_cast<int>(j), n_vocab), static_cast<size_t>(n_vocab));
-    FinishReason reason = s.request->accept(row, sampler_, now_s(), config_.options.logits_tap, &error_);
-    if (reason == FinishReason::kError) {
-      fail_slot(slot_index, error_);
-    } else if (reason != FinishReason::kNone) {
-      finish_slot(slot_index, reason);
-    }
+  const int slot_index = w->logit_slots[j];
+  Slot& s = slots_[slot_index];
+  if (s.cancel_pending) return;
+  s.state = SlotState::kGenerating;
+  const std::span<const int32_t> drafts = s.spec.drafts();
+  FinishReason reason = FinishReason::kNone;
+  int accepted = 0;
+  for (int r = 0; r < n_rows; ++r) {
+    std::span<const float> row(w->logits_row(j + r, n_vocab), static_cast<size_t>(n_vocab));
+    reason = s.request->accept(row, sampler_, now_s(), config_.options.logits_tap, &error_);
+    if (reason != FinishReason::kNone || r >= static_cast<int>(drafts.size())) break;
+    if (s.request->tokens().back() != drafts[r]) break;
+    ++accepted;
+  }
+  if (!drafts.empty()) {
+    ++step_spec_.drafts;
+    step_spec_.draft_tokens += drafts.size();
+    step_spec_.accepted_tokens += static_cast<uint64_t>(accepted);
+    step_rejected_rows_ += static_cast<int>(drafts.size()) - accepted;
+    // The totals move now, before a finishing request's kDone, so whoever reacts to it sees them.
+    ++spec_total_.drafts;
+    spec_total_.draft_tokens += drafts.size();
+    spec_total_.accepted_tokens += static_cast<uint64_t>(accepted);
+    for (int p = 0; p < accepted; ++p) ++accepted_per_pos_total_[p];
+    s.spec.finish_verification(accepted, step_accepted_per_pos_);
+    // The accepted drafts' K/V is the target's: keep and publish it; the rest is left
+    // beyond n_past, unpublished, and overwritten by the next window.
+    s.n_past += accepted;
+    kv_->publish(slot_index, s.request->tokens(), s.n_past);
+  }
+  if (reason == FinishReason::kError) {
+    fail_slot(slot_index, error_);
+  } else if (reason != FinishReason::kNone) {
+    finish_slot(slot_index, reason);
+  }
+}
+
+void EngineImpl::prepare_drafts(int first, int n) {
+  for (int i = 0; i < n; ++i) {
+    Slot& s = slots_[first + i];
+    if (!s.request || s.state != SlotState::kGenerating || s.cancel_pending) continue;
+    const RequestState& r = *s.request;
+    // The last token that may still be generated is never drafted (it would need a row
+    // beyond the last position plain decoding computes).
+    const int room = r.request().max_tokens - r.n_generated() - 1;
+    s.spec.draft(config_.options.spec, draft_model_.get(), first + i, r.id(), r.tokens(), room);
   }
 }
 
@@ -260,6 +318,7 @@ void EngineImpl::fail_slot(int slot_index, const std::string& error) {
 std::unique_ptr<RequestState> EngineImpl::release_slot(int slot_index) {
   Slot& s = slots_[slot_index];
   kv_->release(slot_index);
+  if (s.request) s.request->record().spec = s.spec.counts();
   s.state = SlotState::kIdle;
   s.n_past = 0;
   s.cancel_pending = false;
@@ -300,6 +359,7 @@ void EngineImpl::publish_snapshot() {
     info.prompt_tokens = slot.request ? slot.request->n_prompt() : 0;
     info.generated = slot.request ? slot.request->n_generated() : 0;
     info.tok_s = 0.0;
+    info.spec = slot.request ? slot.spec.counts() : SpecCounts{};
     if (slot.request) {
       ++snap.n_running;
       const RequestRecord& r = slot.request->record();
@@ -328,6 +388,8 @@ void EngineImpl::publish_snapshot() {
   pipeline_->group_busy_s(&snap.group_busy_s);
   rates_.rates(now, &snap.decode_tok_s, &snap.prefill_tok_s);
   snap.steps = steps_;
+  snap.spec = spec_total_;
+  snap.spec_accepted_per_pos = accepted_per_pos_total_;
 }
 
 }  // namespace strata

@@ -44,6 +44,18 @@ struct GenerateRequest {
   // by the caller and shared read-only; null: unconstrained. The engine thread runs a matcher
   // over it and masks each step's tokens (engine/request_constraint.h).
   std::shared_ptr<const grammar::CompiledGrammar> constraint;
+  // Speculative decoding for this request: -1 = the engine's setting (EngineOptions::spec),
+  // 0 = off, n > 0 = draft at most n tokens per step (never more than the engine's
+  // --spec-tokens). Only an engine started with a drafter can speculate. The output is the
+  // same either way; only its speed changes.
+  int speculative_tokens = -1;
+};
+
+// What speculation did for one request (or, summed, for the engine).
+struct SpecCounts {
+  uint64_t drafts = 0;           // verification steps that carried at least one drafted token
+  uint64_t draft_tokens = 0;     // drafted tokens verified
+  uint64_t accepted_tokens = 0;  // drafted tokens that equalled the target's token
 };
 
 struct TopLogprob {
@@ -79,6 +91,7 @@ struct SlotInfo {
   int generated = 0;
   double tok_s = 0.0;
   uint64_t request_id = 0;
+  SpecCounts spec;
 };
 
 struct KvStats {
@@ -137,6 +150,11 @@ struct EngineSnapshot {
   double prefill_tok_s = 0.0;         // recent prompt reading rate
   uint64_t steps = 0;
   MoeLoad moe;
+  // Speculative decoding since start (all zero without --spec); accepted_per_pos[i]: drafts
+  // whose token at position i (0-based) was accepted; spec_max_draft_tokens entries.
+  int spec_max_draft_tokens = 0;
+  SpecCounts spec;
+  std::vector<uint64_t> spec_accepted_per_pos;
 };
 
 // Everything known about one request when it finishes; times are monotonic_s() values.
@@ -150,6 +168,7 @@ struct RequestRecord {
   int max_tokens = 0;
   int n = 1;
   int slot = -1;
+  SpecCounts spec;
 };
 
 // What one engine step did (one window through all stages).
@@ -161,6 +180,10 @@ struct StepRecord {
   // A joined window's rows per group (index = group); valid only during on_step. Empty for
   // one group's window, whose rows all belong to `group`.
   std::span<const int> group_rows;
+  // Speculative decoding in this step: the drafts verified and, per draft position (0-based),
+  // how many drafts had that token accepted; valid only during on_step, empty without --spec.
+  SpecCounts spec;
+  std::span<const uint64_t> spec_accepted_per_pos;
 };
 
 // Receives engine events, on the engine's threads. Implementations must be quick and

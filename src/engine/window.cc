@@ -4,15 +4,16 @@
 
 namespace strata {
 
-Window::Window(int group_index, int first, int n_slots, int n_groups, int max_rows, int n_embd, int n_vocab)
+Window::Window(int group_index, int first, int n_slots, int n_groups, int max_rows, int n_embd, int n_vocab,
+               int max_drafts)
     : group(group_index),
       first_slot(first),
       slot_rows(n_slots, 0),
       group_rows(n_groups, 0),
       hidden(static_cast<size_t>(max_rows) * n_embd * sizeof(float)),
-      logits(static_cast<size_t>(n_slots) * n_vocab * sizeof(float)) {
+      logits(static_cast<size_t>(n_slots) * (1 + max_drafts) * n_vocab * sizeof(float)) {
   rows.reserve(max_rows);
-  logit_slots.reserve(n_slots);
+  logit_slots.reserve(static_cast<size_t>(n_slots) * (1 + max_drafts));
   reading_order.reserve(n_slots);
 }
 
@@ -33,8 +34,14 @@ void build_window(std::span<const SlotWork> slots, int prefill_chunk, Window* w)
       r.want_logits = true;
       w->rows.push_back(r);
       w->logit_slots.push_back(r.seq);
-      w->slot_rows[i] = 1;
-      ++w->n_decode_rows;
+      for (int32_t draft : s.drafts) {
+        ++r.pos;
+        r.token = draft;
+        w->rows.push_back(r);
+        w->logit_slots.push_back(r.seq);
+      }
+      w->slot_rows[i] = 1 + static_cast<int>(s.drafts.size());
+      w->n_decode_rows += w->slot_rows[i];
     } else if (s.state == SlotState::kReading) {
       w->reading_order.push_back(i);
     }

@@ -25,6 +25,9 @@ struct SlotWork {
   int n_prompt = 0;
   std::span<const int32_t> tokens;  // prompt, then generated tokens
   uint64_t admission = 0;           // order of admission: older prompts are read first
+  // Generating slots only: tokens drafted to follow tokens[n_past] (speculative decoding),
+  // each verified by a row of its own.
+  std::span<const int32_t> drafts;
 };
 
 // Window::group of a joined window: it holds the slots of every group (see
@@ -32,18 +35,21 @@ struct SlotWork {
 inline constexpr int kAllGroups = -1;
 
 struct Window {
-  Window(int group, int first_slot, int n_slots, int n_groups, int max_rows, int n_embd, int n_vocab);
+  // max_drafts: the most drafted tokens one slot may bring (logits rows per slot: 1 + that).
+  Window(int group, int first_slot, int n_slots, int n_groups, int max_rows, int n_embd, int n_vocab,
+         int max_drafts = 0);
 
   int group = 0;                  // or kAllGroups
   int first_slot = 0;
   std::vector<Row> rows;          // decode rows in slot order, then prompt rows
-  std::vector<int> logit_slots;   // the slot of each want_logits row, in row order
+  std::vector<int> logit_slots;   // the slot of each want_logits row, in row order (a slot
+                                  // verifying drafts has 1 + drafts consecutive entries)
   std::vector<int> slot_rows;     // rows this window holds per slot, from first_slot on
   std::vector<int> group_rows;    // rows per group (index = group), set by the engine at launch
   int n_prefill_rows = 0;
   int n_decode_rows = 0;
   AlignedBuffer hidden;           // max_rows x n_embd floats
-  AlignedBuffer logits;           // n_slots x n_vocab floats
+  AlignedBuffer logits;           // n_slots x (1 + max_drafts) x n_vocab floats
   std::vector<int> reading_order; // scratch for the builder
   double launched_s = 0.0;
   bool solo = false;              // set by StagePipeline::launch: runs every stage on all cores
@@ -57,7 +63,8 @@ struct Window {
 };
 
 // Fills w with the rows of one step for its slots (slots[i] is slot first_slot + i):
-//   - one row for every generating slot: its last token at position n_past, with logits;
+//   - for every generating slot, one row for its last token at position n_past, with
+//     logits, then one row with logits for each of its drafts (positions n_past + 1, ...);
 //   - then prompt rows for reading slots, oldest admission first, until prefill_chunk rows
 //     are used; the row of a prompt's last token asks for logits.
 // Idle slots add nothing, and nothing pads the window.

@@ -37,9 +37,20 @@ Json live_json(const EngineSnapshot& snap) {
                          {"prompt_tokens", s.prompt_tokens},
                          {"generated", s.generated},
                          {"tok_s", s.tok_s},
-                         {"request_id", s.request_id}});
+                         {"request_id", s.request_id},
+                         {"spec_draft_tokens", s.spec.draft_tokens},
+                         {"spec_accepted_tokens", s.spec.accepted_tokens}});
+  }
+  Json spec{{"max_draft_tokens", snap.spec_max_draft_tokens},
+            {"drafts", snap.spec.drafts},
+            {"draft_tokens", snap.spec.draft_tokens},
+            {"accepted_tokens", snap.spec.accepted_tokens},
+            {"accepted_per_pos", snap.spec_accepted_per_pos}};
+  if (snap.spec.draft_tokens > 0) {
+    spec["acceptance"] = static_cast<double>(snap.spec.accepted_tokens) / static_cast<double>(snap.spec.draft_tokens);
   }
   return Json{{"state", engine_state_label(snap)},
+              {"spec", std::move(spec)},
               {"running", snap.n_running},
               {"waiting", snap.n_waiting},
               {"tok_s", snap.decode_tok_s},

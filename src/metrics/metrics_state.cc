@@ -174,6 +174,18 @@ void MetricsState::request_finished(const RequestRecord& r) {
 void MetricsState::step(const StepRecord& s) {
   vllm.iteration_tokens.observe(s.n_rows);
   window_rows.observe(s.n_rows);
+  spec_drafts += static_cast<double>(s.spec.drafts);
+  spec_draft_tokens += static_cast<double>(s.spec.draft_tokens);
+  spec_accepted_tokens += static_cast<double>(s.spec.accepted_tokens);
+  // An engine that speculates reports every position each step (zeros included), so the
+  // per-position family appears with the engine's draft length even when the server did not
+  // set num_speculative_tokens.
+  if (s.spec_accepted_per_pos.size() > spec_accepted_per_pos.size()) {
+    spec_accepted_per_pos.resize(s.spec_accepted_per_pos.size(), 0.0);
+  }
+  for (size_t i = 0; i < s.spec_accepted_per_pos.size(); ++i) {
+    spec_accepted_per_pos[i] += static_cast<double>(s.spec_accepted_per_pos[i]);
+  }
   auto add = [&](int group, int n_rows) {
     if (static_cast<size_t>(group) >= groups.size()) groups.resize(group + 1);
     groups[group].windows += 1;

@@ -47,9 +47,30 @@ json slots_json(const EngineSnapshot& snapshot) {
                      {"prompt_tokens", s.prompt_tokens},
                      {"generated_tokens", s.generated},
                      {"tok_s", s.tok_s},
-                     {"request_id", s.request_id}});
+                     {"request_id", s.request_id},
+                     {"spec_draft_tokens", s.spec.draft_tokens},
+                     {"spec_accepted_tokens", s.spec.accepted_tokens}});
   }
   return slots;
+}
+
+// Speculative decoding: the engine's totals and each running request's own counts.
+json spec_json(const EngineSnapshot& snap) {
+  json requests = json::array();
+  for (const SlotInfo& s : snap.slots) {
+    if (s.request_id == 0) continue;
+    requests.push_back({{"request_id", s.request_id},
+                        {"slot", s.slot},
+                        {"drafts", s.spec.drafts},
+                        {"draft_tokens", s.spec.draft_tokens},
+                        {"accepted_tokens", s.spec.accepted_tokens}});
+  }
+  return {{"max_draft_tokens", snap.spec_max_draft_tokens},
+          {"drafts", snap.spec.drafts},
+          {"draft_tokens", snap.spec.draft_tokens},
+          {"accepted_tokens", snap.spec.accepted_tokens},
+          {"accepted_per_pos", snap.spec_accepted_per_pos},
+          {"requests", std::move(requests)}};
 }
 
 json config_json(const ServerConfig& c) {
@@ -72,7 +93,8 @@ json status_json(const ServerState& state, const ServedModel& model, const Engin
                        {"blocks_used", kv.blocks_used},
                        {"blocks_cached", kv.blocks_cached},
                        {"parked_blocks", kv.parked_blocks},
-                       {"prefix_hit_tokens", kv.prefix_hit_tokens}}}};
+                       {"prefix_hit_tokens", kv.prefix_hit_tokens}}},
+               {"spec", spec_json(snap)}};
   return {{"model", model.name},         {"arch", snap.arch},
           {"context", snap.n_ctx},       {"parallel", snap.n_parallel},
           {"groups", snap.n_groups},     {"stages", snap.n_stages},

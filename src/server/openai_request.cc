@@ -353,6 +353,23 @@ Result<CompletionRequest> parse_text_completion_request(const json& body) {
   return out;
 }
 
+// "speculative": true (the server's --spec drafting, the default), false (none), or the most
+// tokens to draft per step. The output is the same either way; only its speed changes.
+static Status parse_speculative(const json& body, GenerateRequest* g) {
+  const json* v = find_field(body, "speculative");
+  if (v == nullptr) return Status::Ok();
+  if (v->is_boolean()) {
+    g->speculative_tokens = v->get<bool>() ? -1 : 0;
+    return Status::Ok();
+  }
+  if (v->is_number_integer() && v->get<int64_t>() >= 0 && v->get<int64_t>() <= 32) {
+    g->speculative_tokens = static_cast<int>(v->get<int64_t>());
+    return Status::Ok();
+  }
+  return Status::InvalidArgument(
+      fmt::format("'speculative' must be true, false or a number of draft tokens 0..32, got {}", describe_value(*v)));
+}
+
 Status parse_openai_common_fields(const json& body, CompletionRequest* out) {
   STRATA_RETURN_IF_ERROR(read_string(body, "model", &out->model));
   STRATA_RETURN_IF_ERROR(parse_n(body));
@@ -366,6 +383,7 @@ Status parse_openai_common_fields(const json& body, CompletionRequest* out) {
   }
   STRATA_RETURN_IF_ERROR(read_string_list(body, "stop", kMaxStopStrings, &out->generate.stop));
   STRATA_RETURN_IF_ERROR(read_bool(body, "ignore_eos", &out->generate.ignore_eos));
+  STRATA_RETURN_IF_ERROR(parse_speculative(body, &out->generate));
   STRATA_RETURN_IF_ERROR(read_bool(body, "stream", &out->stream));
   if (const json* opts = find_field(body, "stream_options")) {
     if (!opts->is_object()) {
