@@ -1,8 +1,6 @@
 // The production ModelLoader: creates the Engine from EngineOptions, and the server's ModelText
 // from the engine's Tokenizer and a ChatTemplate the loader owns (the model file's, or
 // --chat-template-file's). The engine itself speaks tokens only: it knows no template.
-//
-// Built only when the engine, tokenizer and chat modules are (STRATA_SERVER_HAVE_ENGINE).
 #pragma once
 
 #include <memory>
