@@ -19,10 +19,12 @@
 #include "engine/constrained_bench.h"
 #include "engine/engine_bench.h"
 #include "engine/moe_bench.h"
+#include "engine/spec_bench.h"
 #include "kernels/bandwidth.h"
 #include "kernels/kernels.h"
 #include "model/forward_bench.h"
 #include "model/model.h"
+#include "tensor/dtype.h"
 
 namespace strata::cli {
 
@@ -39,7 +41,11 @@ struct BenchFlags {
   int max_new = 64;         // engine-level: tokens generated per request
   std::string layouts = "1x1,2x2,2x2p";  // engine-level: STAGESxGROUPS, p = groups pipelined
   int cache_prompt_tokens = 1024;   // engine-level: prefix-cache / park measurement (0: skip)
+  int context_tokens = 0;           // --context N: prefill of N tokens and decode at depth N only
+  std::string kv_type = "f16";      // K/V cache element type of the model-level figures
+  std::string spec;                 // --spec 1,2,4: speculative decoding bench (engine/spec_bench.h)
   std::string json_schema;          // --json-schema FILE: constrained vs plain decode (engine/constrained_bench.h)
+  bool profile = false;             // --profile: time per step part (model/step_profile.h)
 };
 
 struct BenchReport {
@@ -101,6 +107,42 @@ Status bench_experts(const Model& model, ThreadPool& pool, const ForwardBenchOpt
   return Status::Ok();
 }
 
+// --profile: each phase's time per step part, as a table (text) or an object (JSON).
+void add_profile_flag(CLI::App* sub, BenchFlags* flags) {
+  sub->add_flag("--profile", flags->profile,
+                "also print time per step part (matmul by type, attention, norms, sampling, thread-pool waits)");
+}
+
+nlohmann::json profile_json(const std::vector<PhaseProfile>& phases) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const PhaseProfile& p : phases) {
+    nlohmann::json parts = nlohmann::json::object();
+    for (size_t t = 0; t < p.parts.matmul_ns.size(); ++t) {
+      if (p.parts.matmul_calls[t] > 0) parts["matmul " + std::string(dtype_name(static_cast<DType>(t)))] = p.parts.matmul_ns[t] * 1e-9;
+    }
+    for (size_t i = 0; i < p.parts.part_ns.size(); ++i) parts[step_part_name(static_cast<StepPart>(i))] = p.parts.part_ns[i] * 1e-9;
+    out.push_back({{"phase", p.name}, {"steps", p.n_steps}, {"total_s", p.total_s}, {"parts_s", parts},
+                   {"pool_wait_s", p.parts.pool_wait_ns * 1e-9}});
+  }
+  return out;
+}
+
+// --context N and --kv-type: the long-context figures (prompt of N tokens, decode at depth
+// N, no batched decode) on a K/V cache of the given type.
+void add_context_flags(CLI::App* sub, BenchFlags* flags) {
+  sub->add_option("--context", flags->context_tokens,
+                  "long context: prefill of an N-token prompt and decode at depth N (skips batched decode)");
+  sub->add_option("--kv-type", flags->kv_type, "K/V cache type")->capture_default_str()->check(
+      CLI::IsMember({"f16", "f32", "q8_0"}));
+}
+
+void apply_context_flags(const BenchFlags& f, ForwardBenchOptions* o) {
+  o->kv_type = dtype_from_name(f.kv_type).value_or(DType::kF16);
+  if (f.context_tokens <= 0) return;
+  o->prompt_tokens = f.context_tokens;
+  o->batch_sizes.clear();
+}
+
 void print_text(const BenchFlags& f, const Model& m, const BenchReport& r, const ForwardBenchOptions& o, int n_threads) {
   const Hparams& hp = m.hparams();
   std::printf("model      %s: %s, %d layers, %d wide, %.2f GB of weights (%.2f GB read per decode step)\n",
@@ -111,7 +153,8 @@ void print_text(const BenchFlags& f, const Model& m, const BenchReport& r, const
   std::printf("load       %.2f s\n", r.load_s);
   std::printf("prefill    %.1f tok/s (%d-token prompt in chunks of %d rows)\n", r.forward.prefill_tok_s,
               o.prompt_tokens, o.prefill_chunk);
-  std::printf("decode     %.1f tok/s (1 sequence, %d steps after the prompt)\n", r.forward.decode_tok_s, o.decode_steps);
+  std::printf("decode     %.1f tok/s (1 sequence, %d steps after the prompt; K/V %s)\n", r.forward.decode_tok_s,
+              o.decode_steps, f.kv_type.c_str());
   for (size_t i = 0; i < o.batch_sizes.size(); ++i) {
     std::printf("decode x%-2d %.1f tok/s aggregate (%d sequences in one forward pass)\n", o.batch_sizes[i],
                 r.forward.batch_tok_s[i], o.batch_sizes[i]);
@@ -119,6 +162,7 @@ void print_text(const BenchFlags& f, const Model& m, const BenchReport& r, const
   std::printf("roofline   %.2f (%.2f GB x %.1f steps/s / %.1f GB/s)\n", r.roofline_ratio, m.decode_weight_bytes() / 1e9,
               r.forward.decode_tok_s, r.bandwidth_gbs);
   if (r.has_moe) std::printf("%s", format_moe_bench(r.moe).c_str());
+  for (const PhaseProfile& p : r.forward.profiles) std::printf("%s", format_phase_profile(p).c_str());
 }
 
 void print_json(const BenchFlags& f, const Model& m, const BenchReport& r, const ForwardBenchOptions& o, int n_threads) {
@@ -137,11 +181,44 @@ void print_json(const BenchFlags& f, const Model& m, const BenchReport& r, const
       {"prompt_tokens", o.prompt_tokens},
       {"prefill_chunk", o.prefill_chunk},
       {"decode_steps", o.decode_steps},
+      {"kv_type", f.kv_type},
       {"weight_bytes", m.weight_bytes()},
       {"decode_weight_bytes", m.decode_weight_bytes()},
   };
   if (r.has_moe) j["moe"] = moe_bench_json(r.moe);
+  if (!r.forward.profiles.empty()) j["profile"] = profile_json(r.forward.profiles);
   std::printf("%s\n", j.dump().c_str());
+}
+
+void add_spec_flag(CLI::App* sub, BenchFlags* flags) {
+  sub->add_option("--spec", flags->spec,
+                  "speculative decoding: verification cost of 1+k rows, replay and n-gram drafting against "
+                  "plain decode, for these draft lengths k, e.g. 1,2,3,4,5,6,7,8 (uses --prompt-tokens, --max-new)");
+}
+
+int run_spec_bench_command(const BenchFlags& f) {
+  SpecBenchOptions o;
+  o.model_path = f.model_path;
+  o.n_threads = f.n_threads;
+  o.prompt_tokens = f.prompt_tokens;
+  o.max_new = f.max_new;
+  Result<std::vector<int>> ks = parse_int_list(f.spec, "--spec");
+  if (!ks.ok()) {
+    std::fprintf(stderr, "bench: %s\n", ks.status().message().c_str());
+    return 2;
+  }
+  o.draft_lengths = *ks;
+  Result<SpecBenchReport> r = run_spec_bench(o);
+  if (!r.ok()) {
+    std::fprintf(stderr, "bench: %s\n", r.status().message().c_str());
+    return 1;
+  }
+  if (f.json) {
+    std::printf("%s\n", spec_bench_json(*r).dump().c_str());
+  } else {
+    std::printf("%s", format_spec_bench(*r).c_str());
+  }
+  return 0;
 }
 
 // --json-schema FILE: decode constrained by a schema against plain decode, and the mask time.
@@ -168,6 +245,7 @@ int run_constrained_bench_command(const BenchFlags& f) {
 }
 
 int run_bench(const BenchFlags& f) {
+  if (!f.spec.empty()) return run_spec_bench_command(f);
   if (!f.json_schema.empty()) return run_constrained_bench_command(f);
   if (!f.concurrency.empty()) return run_engine_bench(f);
   if (f.model_path.empty()) {
@@ -176,6 +254,10 @@ int run_bench(const BenchFlags& f) {
   }
   if (f.n_threads < 1 || f.prompt_tokens <= 0 || f.prefill_chunk <= 0 || f.decode_steps <= 0) {
     std::fprintf(stderr, "bench: --threads must be >= 1 and --prompt-tokens, --chunk, --decode-steps positive\n");
+    return 2;
+  }
+  if (f.context_tokens < 0) {
+    std::fprintf(stderr, "bench: --context %d must be a positive token count\n", f.context_tokens);
     return 2;
   }
   const int n_threads = f.n_threads;
@@ -194,6 +276,8 @@ int run_bench(const BenchFlags& f) {
   o.prompt_tokens = f.prompt_tokens;
   o.prefill_chunk = f.prefill_chunk;
   o.decode_steps = f.decode_steps;
+  apply_context_flags(f, &o);
+  o.profile = f.profile;
   auto forward = bench_forward(**model, pool, o);
   if (!forward.ok()) {
     std::fprintf(stderr, "bench: %s\n", forward.status().ToString().c_str());
@@ -236,7 +320,10 @@ void add_bench_command(CLI::App& app, int* exit_code) {
   sub->add_option("--cache-prompt-tokens", flags->cache_prompt_tokens,
                   "engine-level: prompt length of the prefix-cache/park measurement (0: skip)")
       ->capture_default_str();
+  add_profile_flag(sub, flags.get());
+  add_spec_flag(sub, flags.get());
   add_json_schema_flag(sub, flags.get());
+  add_context_flags(sub, flags.get());
   sub->callback([flags, exit_code] { *exit_code = run_bench(*flags); });
 }
 
