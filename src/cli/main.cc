@@ -17,36 +17,16 @@ int main(int argc, char** argv) {
   int exit_code = 0;
 #define STRATA_ADD(cmd) strata::cli::add_##cmd##_command(app, &exit_code)
   STRATA_ADD(version);
-#ifdef STRATA_HAVE_GGUF_INFO
   STRATA_ADD(gguf_info);
-#endif
-#ifdef STRATA_HAVE_MKMODEL
   STRATA_ADD(mkmodel);
-#endif
-#ifdef STRATA_HAVE_QUANTIZE
   STRATA_ADD(quantize);
-#endif
-#ifdef STRATA_HAVE_TOKENIZE
   STRATA_ADD(tokenize);
-#endif
-#ifdef STRATA_HAVE_RUN
   STRATA_ADD(run);
-#endif
-#ifdef STRATA_HAVE_BENCH
   STRATA_ADD(bench);
-#endif
-#ifdef STRATA_HAVE_CALIBRATE
   STRATA_ADD(calibrate);
-#endif
-#ifdef STRATA_HAVE_BATCH_TEST
   STRATA_ADD(batch_test);
-#endif
-#ifdef STRATA_HAVE_PARK_TEST
   STRATA_ADD(park_test);
-#endif
-#ifdef STRATA_HAVE_SERVE
   STRATA_ADD(serve);
-#endif
 #undef STRATA_ADD
 
   try {
