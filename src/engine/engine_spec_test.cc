@@ -176,6 +176,26 @@ TEST_P(EngineSpec, DraftsWrongAtAnyPositionLeaveNoTrace) {
   EXPECT_LT(snap.spec.accepted_tokens, snap.spec.draft_tokens);
 }
 
+TEST_P(EngineSpec, DraftsThroughTwoStagesAndPipelinedGroups) {
+  // Each group's window carries its own slots' drafts through both stages.
+  const std::vector<GenerateRequest> rs = mixed_requests();
+  const std::vector<Output> solo = solo_runs(rs);
+  Continuations known;
+  for (size_t i = 0; i < rs.size(); ++i) known.add(rs[i], solo[i]);
+  EngineOptions o = options(4, 16);
+  o.n_stages = 2;
+  o.n_groups = 2;
+  o.n_threads = 2;
+  o.join_groups = false;
+  o.spec.max_draft_tokens = 3;
+  o.spec.drafter = [&](uint64_t id, std::span<const int32_t> t, std::span<int32_t> out) {
+    return known.draft(id, t, out, 4);
+  };
+  EngineSnapshot snap = expect_all_match(o, rs, solo, "pipelined");
+  EXPECT_GT(snap.spec.accepted_tokens, 0u);
+  EXPECT_LT(snap.spec.accepted_tokens, snap.spec.draft_tokens);
+}
+
 TEST_P(EngineSpec, ADraftModelEqualToTheModelIsAlwaysRightWhenGreedy) {
   std::vector<GenerateRequest> greedy = {repetitive_request(30, 4, 40, 21), make_request(17, 33, 22),
                                          make_request(45, 20, 23)};
