@@ -76,7 +76,19 @@ uint32_t MaskAutomaton::intern_set(std::vector<uint32_t>* tops) {
     uint8_t flags = 0;
     for (uint32_t f : *tops) flags |= f == kBottom ? kAcceptingFlag : f == kHole ? kHoleFlag : 0;
     state_flags_.push_back(flags);
-    transitions_.resize(transitions_.size() + 256, kUnknown);
+    // Bytes no top takes are dead without a step: a restrictive state's walk then computes
+    // transitions only for the few bytes it accepts.
+    ByteSet takes;
+    for (uint32_t f : *tops) {
+      if (!is_frame(f)) continue;
+      const ByteSet& set = grammar_->sets[grammar_->slots[frames_[f].pos].value];
+      for (int w = 0; w < 4; ++w) takes.bits[w] |= set.bits[w];
+    }
+    const size_t row = transitions_.size();
+    transitions_.resize(row + 256, kUnknown);
+    for (int b = 0; b < 256; ++b) {
+      if (!takes.has(static_cast<uint8_t>(b))) transitions_[row + b] = kDead;
+    }
   }
   return it->second;
 }
