@@ -69,19 +69,26 @@ template <int NG, int NK>
 void scores_query_lanes(const Tile& T, const float* qt, const float* k, float* s) {
   const int hd = T.a->head_dim;
   __m256 acc[NG][NK];
+#pragma GCC unroll 16
   for (int g = 0; g < NG; ++g) {
+#pragma GCC unroll 16
     for (int t = 0; t < NK; ++t) acc[g][t] = _mm256_setzero_ps();
   }
   for (int i = 0; i < hd; ++i) {
     __m256 qv[NG];
+#pragma GCC unroll 16
     for (int g = 0; g < NG; ++g) qv[g] = _mm256_loadu_ps(qt + static_cast<size_t>(i) * T.rh_pad + 8 * g);
+#pragma GCC unroll 16
     for (int t = 0; t < NK; ++t) {
       const __m256 kb = _mm256_broadcast_ss(k + t * hd + i);
+#pragma GCC unroll 16
       for (int g = 0; g < NG; ++g) acc[g][t] = _mm256_fmadd_ps(qv[g], kb, acc[g][t]);
     }
   }
   const __m256 scale = _mm256_set1_ps(T.a->scale);
+#pragma GCC unroll 16
   for (int g = 0; g < NG; ++g) {
+#pragma GCC unroll 16
     for (int t = 0; t < NK; ++t) _mm256_storeu_ps(s + t * T.rh_pad + 8 * g, _mm256_mul_ps(acc[g][t], scale));
   }
 }
@@ -111,15 +118,18 @@ void scores_key_lanes(const Tile& T, int j, int v0, int n) {
   const int hd = T.a->head_dim;
   const float* q = row_head_q(T, j);
   __m256 acc[NV];
+#pragma GCC unroll 16
   for (int v = 0; v < NV; ++v) acc[v] = _mm256_setzero_ps();
   for (int i = 0; i < hd; ++i) {
     const __m256 qb = _mm256_broadcast_ss(q + i);
+#pragma GCC unroll 16
     for (int v = 0; v < NV; ++v) {
       acc[v] = _mm256_fmadd_ps(qb, _mm256_loadu_ps(T.kf + static_cast<size_t>(i) * T.t_pad + 8 * (v0 + v)), acc[v]);
     }
   }
   const __m256 scale = _mm256_set1_ps(T.a->scale);
   alignas(32) float lanes[8];
+#pragma GCC unroll 16
   for (int v = 0; v < NV; ++v) {
     _mm256_store_ps(lanes, _mm256_mul_ps(acc[v], scale));
     for (int l = 0; l < 8 && 8 * (v0 + v) + l < n; ++l) T.s[(8 * (v0 + v) + l) * T.rh_pad + j] = lanes[l];
@@ -196,11 +206,14 @@ void values_dims(const Tile& T, int j, int n, int d0) {
   const float* v = T.vf + d0;
   const __m256 r = _mm256_set1_ps(T.rescale[j]);
   __m256 acc[NV];
+#pragma GCC unroll 16
   for (int d = 0; d < NV; ++d) acc[d] = _mm256_mul_ps(_mm256_loadu_ps(o + 8 * d), r);
   for (int t = 0; t < n; ++t) {
     const __m256 p = _mm256_broadcast_ss(T.s + t * T.rh_pad + j);
+#pragma GCC unroll 16
     for (int d = 0; d < NV; ++d) acc[d] = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + static_cast<size_t>(t) * hd + 8 * d), acc[d]);
   }
+#pragma GCC unroll 16
   for (int d = 0; d < NV; ++d) _mm256_storeu_ps(o + 8 * d, acc[d]);
 }
 
