@@ -24,6 +24,19 @@ int64_t rows_per_task(int64_t n_out, int n_threads) {
   return rounded < 16 ? 16 : rounded;
 }
 
+// The same for one job of a matmul_many() pass, sized by the whole pass rather than by the
+// job: tasks of about equal work (output rows x inputs x input rows) across jobs, about 24
+// per thread in all. A decode step's small expert matrices then stream in long runs (a few
+// tasks each) instead of 48 short ones each, which the hardware prefetchers serve better.
+int64_t rows_per_task_in_pass(int64_t n_out, int64_t n_in, int n_rows, double pass_work, int n_threads) {
+  const double row_work = static_cast<double>(n_in) * (n_rows > 0 ? n_rows : 1);
+  const double task_work = pass_work / (n_threads * 24.0);
+  const auto target = static_cast<int64_t>(task_work / row_work) + 1;
+  const int64_t capped = target < n_out ? target : n_out;
+  const int64_t rounded = (capped + 15) / 16 * 16;
+  return rounded < 16 ? 16 : rounded;
+}
+
 void fill_nan(float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = std::numeric_limits<float>::quiet_NaN();
 }
@@ -53,10 +66,9 @@ bool matmul_supports(DType type) {
     case DType::kF32: case DType::kF16: case DType::kBF16: case DType::kQ8_0: case DType::kQ4_0:
     case DType::kQ5_0: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K:
     case DType::kIQ4_NL: case DType::kIQ4_XS: case DType::kQ3_K: case DType::kQ2_K: case DType::kQ4_1:
-    case DType::kQ5_1:
+    case DType::kQ5_1: case DType::kIQ3_S: case DType::kIQ3_XXS: case DType::kIQ2_XXS: case DType::kIQ2_XS:
       return true;
     // No SIMD kernel yet: every table runs these through the scalar reference rows.
-    case DType::kIQ3_S: case DType::kIQ3_XXS: case DType::kIQ2_XXS: case DType::kIQ2_XS:
     case DType::kIQ2_S: case DType::kIQ1_S: case DType::kIQ1_M:
       return true;
     default:
@@ -192,6 +204,10 @@ void matmul_many(std::span<const MatmulJob> jobs, AlignedBuffer& scratch, Thread
   int first_task[kMaxMatmulJobs + 1];
   size_t offset = 0;
   int n_tasks = 0;
+  double pass_work = 0.0;
+  for (int j = 0; j < n_jobs; ++j) {
+    if (job_usable(jobs[j])) pass_work += static_cast<double>(jobs[j].w->n_out) * jobs[j].w->n_in * jobs[j].n_rows;
+  }
   for (int j = 0; j < n_jobs; ++j) {
     const MatmulJob& job = jobs[j];
     first_task[j] = n_tasks;
@@ -219,7 +235,7 @@ void matmul_many(std::span<const MatmulJob> jobs, AlignedBuffer& scratch, Thread
     }
     const RowsFn packed_fn = w.packed != nullptr ? packed_rows_fn(table, w.type) : nullptr;
     fns[j] = packed_fn != nullptr ? packed_fn : table.matmul_rows;
-    chunks[j] = rows_per_task(w.n_out, pool.size());
+    chunks[j] = rows_per_task_in_pass(w.n_out, w.n_in, job.n_rows, pass_work, pool.size());
     n_tasks += static_cast<int>((w.n_out + chunks[j] - 1) / chunks[j]);
   }
   first_task[n_jobs] = n_tasks;
