@@ -224,6 +224,21 @@ TEST(TextCompletionRequest, LogprobsIsTheNumberOfAlternatives) {
   EXPECT_EQ(r->generate.sampling.n_top_logprobs, 2);
 }
 
+TEST(TextCompletionRequest, SpeculativeIsOnOffOrADraftLength) {
+  auto spec = [](const char* value) {
+    return parse_text_completion_request(json::parse(std::string(R"({"prompt": "x", "speculative": )") + value + "}"));
+  };
+  EXPECT_EQ(parse_text_completion_request(json::parse(R"({"prompt": "x"})"))->generate.speculative_tokens, -1);
+  EXPECT_EQ(spec("true")->generate.speculative_tokens, -1);
+  EXPECT_EQ(spec("false")->generate.speculative_tokens, 0);
+  EXPECT_EQ(spec("3")->generate.speculative_tokens, 3);
+  for (const char* bad : {"-1", "33", "\"yes\"", "1.5"}) {
+    Result<CompletionRequest> r = spec(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("'speculative'"), std::string::npos) << r.status().message();
+  }
+}
+
 TEST(TextCompletionRequest, RejectsWhatItCannotHonour) {
   EXPECT_EQ(parse_text_completion_request(json::parse(R"({})")).status().message(), "'prompt' is required");
   EXPECT_EQ(parse_text_completion_request(json::parse(R"({"prompt": ["a", "b"]})")).status().code(),
