@@ -3,11 +3,34 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
 namespace strata {
 namespace {
+
+TEST(ThreadPool, WaitCounterAddsTheCallersWaitOnlyWhileSet) {
+  ThreadPool pool(2);
+  uint64_t wait_ns = 0;
+  // Two tasks that must run at once (each waits for the other to start), so the worker holds
+  // one; it finishes after the caller's, which then waits for it.
+  auto call = [&pool] {
+    std::atomic<int> started{0};
+    pool.parallel_for(2, [&](int, int thread) {
+      started.fetch_add(1);
+      while (started.load() < 2) std::this_thread::yield();
+      if (thread != 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    });
+  };
+  pool.set_wait_counter(&wait_ns);
+  call();
+  EXPECT_GT(wait_ns, 0u);
+  pool.set_wait_counter(nullptr);
+  const uint64_t before = wait_ns;
+  call();
+  EXPECT_EQ(wait_ns, before);
+}
 
 TEST(ThreadPool, RunsEveryTaskExactlyOnce) {
   for (int n_threads : {1, 2, 3, 8}) {
