@@ -1,14 +1,15 @@
 // AVX2 matmul for the lattice i-quants IQ3_S, IQ3_XXS, IQ2_XXS and IQ2_XS against Q8
 // activations with one scale per 256 inputs (make_q8_row_layout(n_in, 256)).
 //
-// One step is a 256-element super-block of 8 sub-blocks of 32. Per sub-block the grid
-// entries (unsigned magnitudes, looked up per group of 4 or 8 elements) form 32 bytes, the
-// sign bits flip the activation codes instead (sum(g * s * x) = sum(g * (s * x))), maddubs
-// and madd by the sub-block's odd integer scale (2 * ls + 1; IQ2_XS has one per 16) give
-// exact int32 lanes (lane k: elements 4k..4k+3 of each sub-block), summed over the
-// super-block; then one fused multiply-add by (d_w * f) * d_x, where f is the power of two
-// the format scales by (IQ3_S 1, IQ3_XXS 1/4, IQ2_* 1/8). The oracle in
-// matmul_simd_oracle_test.cc computes the same integers and float operations.
+// One step is a 256-element super-block of 8 sub-blocks of 32. Decoding a sub-block (once
+// per weight row and step, reused for every input row of the tile): the grid entries
+// (unsigned magnitudes, looked up per group of 4 or 8 elements) form 32 bytes, negated where
+// the sign bits say. Per input row, maddubs of |w| with the codes carrying w's sign, then
+// madd by the sub-block's odd integer scale (2 * ls + 1; IQ2_XS has one per 16) give exact
+// int32 lanes (lane k: elements 4k..4k+3 of each sub-block), summed over the super-block;
+// then one fused multiply-add by (d_w * f) * d_x, where f is the power of two the format
+// scales by (IQ3_S 1, IQ3_XXS 1/4, IQ2_* 1/8). The oracle in matmul_simd_oracle_test.cc
+// computes the same integers and float operations.
 #include <cstring>
 
 #include "kernels/cpu/avx2.h"
@@ -40,14 +41,14 @@ uint32_t load_u32(const void* p) {
   return v;
 }
 
-// Activation codes x negated where bit i of signs (element i of the sub-block) is set.
-__m256i apply_signs(__m256i x, uint32_t signs) {
+// Bytes v negated where bit i of signs (byte i) is set.
+__m256i apply_signs(__m256i v, uint32_t signs) {
   const __m256i bytes = _mm256_shuffle_epi8(
       _mm256_set1_epi32(static_cast<int>(signs)),
       _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
   const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
   const __m256i negative = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
-  return _mm256_sign_epi8(x, _mm256_or_si256(negative, _mm256_set1_epi8(1)));
+  return _mm256_sign_epi8(v, _mm256_or_si256(negative, _mm256_set1_epi8(1)));
 }
 
 // The four 7-bit sign sets of a sub-block (bits 7l..7l+6 of bits28), each completed with
@@ -58,14 +59,17 @@ uint32_t signs_from7(uint32_t bits28) {
   return out;
 }
 
-// sum += (grid . signed x) * scale, as int32 lanes; scale holds int16 scales.
-__m256i add_scaled_dot(__m256i sum, __m256i grid, __m256i x_signed, __m256i scale) {
-  return _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_maddubs_epi16(grid, x_signed), scale));
-}
-
 __m256i scale16(int s) { return _mm256_set1_epi16(static_cast<int16_t>(s)); }
 
-// What the four policies share; Derived supplies W, load_w and sub_block().
+// One decoded sub-block: 32 signed weights (grid magnitude times sign, |w| <= 62) and the
+// int16 scale of each element pair.
+struct SubBlock {
+  __m256i w;
+  __m256i scale;
+};
+
+// What the four policies share; Derived supplies sub_block(block, j). The weights are decoded
+// once per weight row and step (load_w) and reused for every input row of the tile.
 template <class Derived, class Block, int kFactorInverse>
 struct IqPolicy {
   using Input = IqInput;
@@ -74,19 +78,27 @@ struct IqPolicy {
   static constexpr int kStreamRows = 2;
   static constexpr int64_t kStepBytes = sizeof(Block);
   struct W {
-    const Block* b;
+    SubBlock sub[8];
     float d;  // d_w times the format's power-of-two factor
   };
   static Input input(const MatmulArgs& a, int r) { return iq_input(a, r); }
   static X load_x(const Input& in, int64_t s) { return {in.q + s * kQKK, in.d[s]}; }
   static W load_w(const std::byte* row, int64_t s) {
     const Block* b = reinterpret_cast<const Block*>(row) + s;
-    return {b, load_fp16(&b->d) * (1.0f / kFactorInverse)};
+    W w;
+    for (int j = 0; j < 8; ++j) w.sub[j] = Derived::sub_block(*b, j);
+    w.d = load_fp16(&b->d) * (1.0f / kFactorInverse);
+    return w;
   }
+  // sum(w * x) = sum(|w| * (x * sign(w))): unsigned times signed, as maddubs needs.
   static __m256 pair(const W& w, const X& x, __m256 acc) {
     __m256i sum = _mm256_setzero_si256();
 #pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) sum = Derived::sub_block(*w.b, j, load_256(x.q + 32 * j), sum);
+    for (int j = 0; j < 8; ++j) {
+      const __m256i q = w.sub[j].w;
+      const __m256i dot16 = _mm256_maddubs_epi16(_mm256_abs_epi8(q), _mm256_sign_epi8(load_256(x.q + 32 * j), q));
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(dot16, w.sub[j].scale));
+    }
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(w.d * x.d), acc);
   }
   static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
@@ -105,42 +117,40 @@ __m256i grid_bytes(const uint64_t* grid, const int (&index)[4]) {
 }
 
 struct IQ3S : IqPolicy<IQ3S, BlockIQ3_S, 1> {
-  static __m256i sub_block(const BlockIQ3_S& b, int j, __m256i x, __m256i sum) {
+  static SubBlock sub_block(const BlockIQ3_S& b, int j) {
     const uint8_t* qs = b.qs + 8 * j;
     const int qh = b.qh[j];
     int index[8];
     for (int i = 0; i < 8; ++i) index[i] = qs[i] | ((qh << (8 - i)) & 256);  // 9th bit from qh
     const int ls = (b.scales[j / 2] >> (4 * (j % 2))) & 0x0f;
-    return add_scaled_dot(sum, grid_bytes(iq::kIq3sGrid, index), apply_signs(x, load_u32(b.signs + 4 * j)),
-                          scale16(2 * ls + 1));
+    return {apply_signs(grid_bytes(iq::kIq3sGrid, index), load_u32(b.signs + 4 * j)), scale16(2 * ls + 1)};
   }
 };
 
 struct IQ3XXS : IqPolicy<IQ3XXS, BlockIQ3_XXS, 4> {
-  static __m256i sub_block(const BlockIQ3_XXS& b, int j, __m256i x, __m256i sum) {
+  static SubBlock sub_block(const BlockIQ3_XXS& b, int j) {
     const uint8_t* qs = b.qs + 8 * j;
     const uint32_t aux = load_u32(b.qs + kQKK / 4 + 4 * j);
     int index[8];
     for (int i = 0; i < 8; ++i) index[i] = qs[i];
-    return add_scaled_dot(sum, grid_bytes(iq::kIq3xxsGrid, index), apply_signs(x, signs_from7(aux)),
-                          scale16(2 * static_cast<int>(aux >> 28) + 1));
+    return {apply_signs(grid_bytes(iq::kIq3xxsGrid, index), signs_from7(aux)),
+            scale16(2 * static_cast<int>(aux >> 28) + 1)};
   }
 };
 
 struct IQ2XXS : IqPolicy<IQ2XXS, BlockIQ2_XXS, 8> {
-  static __m256i sub_block(const BlockIQ2_XXS& b, int j, __m256i x, __m256i sum) {
+  static SubBlock sub_block(const BlockIQ2_XXS& b, int j) {
     const uint32_t indices = load_u32(b.qs + 4 * j);
     const uint32_t signs_scale = load_u32(b.qs + 4 * j + 2);
     int index[4];
     for (int l = 0; l < 4; ++l) index[l] = static_cast<int>((indices >> (8 * l)) & 0xff);
     const int ls = static_cast<int>(signs_scale >> 28);
-    return add_scaled_dot(sum, grid_bytes(iq::kIq2xxsGrid, index), apply_signs(x, signs_from7(signs_scale)),
-                          scale16(2 * ls + 1));
+    return {apply_signs(grid_bytes(iq::kIq2xxsGrid, index), signs_from7(signs_scale)), scale16(2 * ls + 1)};
   }
 };
 
 struct IQ2XS : IqPolicy<IQ2XS, BlockIQ2_XS, 8> {
-  static __m256i sub_block(const BlockIQ2_XS& b, int j, __m256i x, __m256i sum) {
+  static SubBlock sub_block(const BlockIQ2_XS& b, int j) {
     const uint16_t* q = b.qs + 4 * j;
     int index[4];
     uint32_t signs = 0;
@@ -152,7 +162,7 @@ struct IQ2XS : IqPolicy<IQ2XS, BlockIQ2_XS, 8> {
     const auto lo = static_cast<int16_t>(2 * (b.scales[j] & 0x0f) + 1);
     const auto hi = static_cast<int16_t>(2 * (b.scales[j] >> 4) + 1);
     const __m256i scale = _mm256_setr_m128i(_mm_set1_epi16(lo), _mm_set1_epi16(hi));
-    return add_scaled_dot(sum, grid_bytes(iq::kIq2xsGrid, index), apply_signs(x, signs), scale);
+    return {apply_signs(grid_bytes(iq::kIq2xsGrid, index), signs), scale};
   }
 };
 
