@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# AVX2 side by side (issue 13, items 1-2): generates the two TinyLlama-1.1B-shaped files of the
+# README's AVX2 table (unless they exist), then runs, back to back in one run with 2 threads,
+# `strata bench` on the AVX2 kernel table (STRATA_KERNELS=avx2), llama.cpp's llama-bench and
+# ik_llama.cpp's llama-bench (with its run-time repacking and flash attention, -rtr 1 -fa 1).
+# Both peers are built outside this tree for AVX2 only (see DEVELOPERS.md, "Measuring against a
+# peer": -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON); pass their bin
+# directories. Prints one markdown row per workload and run; keep the machine quiet meanwhile.
+#   [STRATA=binary] bench/avx2_side_by_side.sh LLAMA_CPP_BIN IK_LLAMA_CPP_BIN [WORK_DIR, default /tmp] [RUNS, default 1]
+# Strata's decode figure is one sequence after the 512-token prompt; the peers' tg32 starts at
+# an empty context (slightly easier for them).
+set -euo pipefail
+llama_bin=${1:?usage: $0 LLAMA_CPP_BIN IK_LLAMA_CPP_BIN [WORK_DIR] [RUNS]}
+ik_bin=${2:?usage: $0 LLAMA_CPP_BIN IK_LLAMA_CPP_BIN [WORK_DIR] [RUNS]}
+work=${3:-/tmp}
+runs=${4:-1}
+root=$(cd "$(dirname "$0")/.." && pwd)
+strata=${STRATA:-$root/build/src/cli/strata}  # STRATA=path: a copy that a rebuild cannot replace mid-run
+
+# The t/s column (the last one) of llama-bench's markdown row for test $2 (pp512 or tg32).
+peer_tok_s() { grep -E "\| +$2 +\|" <<<"$1" | awk -F'|' '{print $(NF-1)}' | awk '{print $1}'; }
+# The tok/s of strata bench's line starting with $2 (prefill or decode).
+strata_tok_s() { grep -E "^$2 +[0-9]" <<<"$1" | awk '{print $2}'; }
+
+uptime
+echo "| workload | Strata (avx2 table) | llama.cpp (AVX2) | ik_llama.cpp (AVX2, -rtr 1 -fa 1) |"
+echo "| --- | --- | --- | --- |"
+# Strata's mkmodel names the Q4_K_M mix q4_k (K-quant types take llama.cpp's _M mix).
+for name in q8_0:q8_0 q4_k_m:q4_k; do
+  label=${name%%:*}
+  f=$work/avx2-tl-$label.gguf
+  [ -f "$f" ] || "$strata" mkmodel --preset 1b --type "${name##*:}" -o "$f" >/dev/null
+  for _ in $(seq "$runs"); do
+    s=$(STRATA_KERNELS=avx2 "$strata" bench -m "$f" --threads 2 --prompt-tokens 512)
+    l=$("$llama_bin/llama-bench" -m "$f" -t 2 -p 512 -n 32 -r 1 2>/dev/null)
+    k=$("$ik_bin/llama-bench" -m "$f" -t 2 -p 512 -n 32 -r 1 -rtr 1 -fa 1 2>/dev/null)
+    echo "| ${label^^} prefill 512 | $(strata_tok_s "$s" prefill) | $(peer_tok_s "$l" pp512) | $(peer_tok_s "$k" pp512) |"
+    echo "| ${label^^} decode | $(strata_tok_s "$s" decode) | $(peer_tok_s "$l" tg32) | $(peer_tok_s "$k" tg32) |"
+    grep -E '^roofline' <<<"$s" | sed "s/^/  ${label} strata /"
+  done
+done
+uptime
