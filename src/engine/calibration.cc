@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <thread>
 
 #include "base/clock.h"
 #include "engine/engine_config_file.h"
+#include "kernels/kernels.h"
 
 namespace strata {
 
@@ -195,6 +197,9 @@ nlohmann::json calibration_config_json(const CalibReport& r, const CalibWorkload
   nlohmann::json doc = {{"strata_config", 1},
                         {"written_by", "strata calibrate"},
                         {"model", w.model_path},
+                        {"machine", {{"cores", std::max(1u, std::thread::hardware_concurrency())},
+                                     {"kernels", kernels::active_isa()}}},
+                        {"workload", {{"prompt_tokens", w.prompt_tokens}, {"max_new", w.max_new}}},
                         {"measured", measured}};
   if (r.best >= 0) {
     doc["serve"] = engine_config_json(calib_engine_options(w, r.measured[static_cast<size_t>(r.best)].setting),

@@ -128,6 +128,7 @@ TEST(Calibration, ConfigFileHoldsTheChosenSettingAndServeReadsIt) {
   EXPECT_EQ(f->values.n_groups, 2);
   EXPECT_TRUE(f->values.join_groups);
   EXPECT_EQ(f->document["measured"].size(), r.measured.size());
+  EXPECT_TRUE(f->document["machine"].contains("kernels"));
 }
 
 }  // namespace

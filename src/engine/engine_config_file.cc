@@ -100,8 +100,8 @@ Status read_value(const KeySpec& spec, const json& v, const std::string& where, 
 
 // Members the file may hold besides "serve" (written by calibrate, read by people).
 bool is_record_key(const std::string& key) {
-  return key == "strata_config" || key == "written_by" || key == "model" || key == "machine" || key == "measured" ||
-         key == "choice";
+  return key == "strata_config" || key == "written_by" || key == "model" || key == "machine" || key == "workload" ||
+         key == "measured" || key == "choice";
 }
 
 }  // namespace
