@@ -90,6 +90,12 @@ Status EngineImpl::start() {
   STRATA_LOG_INFO("engine: {} slots in {} groups{}, {} stages, {} threads, context {}, K/V {} x {} tokens ({} MiB {})",
                   o.n_parallel, o.n_groups, windows, o.n_stages, o.n_threads, o.n_ctx, config_.n_kv_blocks,
                   o.kv_block_tokens, (config_.n_kv_blocks * config_.kv_block_bytes) >> 20, o.kv_type);
+  if (config_.max_drafts > 0) {
+    STRATA_LOG_INFO("engine: speculative decoding by {}, up to {} draft tokens per slot and step",
+                    draft_model_ ? "draft model " + o.spec.draft_model_path
+                                 : (o.spec.drafter ? std::string("a custom drafter") : std::string("n-gram lookup")),
+                    config_.max_drafts);
+  }
   thread_ = std::thread([this] { run(); });
   return Status::Ok();
 }

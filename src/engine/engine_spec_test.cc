@@ -247,6 +247,25 @@ TEST(EngineSpecOptions, ADraftModelNeedsTheSameVocabulary) {
   EXPECT_NE(other.message().find("token 2"), std::string::npos) << other.ToString();
 }
 
+TEST(EngineSpecOptions, AnotherModelDraftingGivesTheSameBits) {
+  // tiny-qwen3moe shares stories260K's vocabulary but not its weights: most guesses are wrong.
+  const std::vector<GenerateRequest> rs = mixed_requests();
+  std::vector<Output> solo;
+  for (const auto& r : rs) solo.push_back(run_solo(r));
+  EngineOptions o;
+  o.model_path = stories_path();
+  o.n_parallel = 3;
+  o.n_threads = 1;
+  o.prefill_chunk = 16;
+  o.spec.draft_model_path = std::string(STRATA_SHARED_DIR) + "/models/moe/tiny-qwen3moe.gguf";
+  Harness h(o);
+  ASSERT_TRUE(h.ok());
+  std::vector<RequestId> ids;
+  for (const auto& r : rs) ids.push_back(h.submit(r));
+  for (size_t i = 0; i < rs.size(); ++i) expect_identical(h.wait(ids[i]), solo[i], "tiny-qwen3moe drafts " + std::to_string(i));
+  EXPECT_GT(h.engine().snapshot().spec.draft_tokens, 0u);
+}
+
 TEST(EngineSpecOptions, ARequestThatTurnsSpeculationOffNeverDrafts) {
   EngineOptions o;
   o.model_path = stories_path();
