@@ -35,14 +35,14 @@ IqInput iq_input(const MatmulArgs& a, int r) {
   return {row.q, row.d};
 }
 
-uint32_t load_u32(const void* p) {
+[[gnu::always_inline]] inline uint32_t load_u32(const void* p) {
   uint32_t v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
 
 // Bytes v negated where bit i of signs (byte i) is set.
-__m256i apply_signs(__m256i v, uint32_t signs) {
+[[gnu::always_inline]] inline __m256i apply_signs(__m256i v, uint32_t signs) {
   const __m256i bytes = _mm256_shuffle_epi8(
       _mm256_set1_epi32(static_cast<int>(signs)),
       _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
@@ -53,13 +53,14 @@ __m256i apply_signs(__m256i v, uint32_t signs) {
 
 // The four 7-bit sign sets of a sub-block (bits 7l..7l+6 of bits28), each completed with
 // its parity bit, as 32 sign bits.
-uint32_t signs_from7(uint32_t bits28) {
+[[gnu::always_inline]] inline uint32_t signs_from7(uint32_t bits28) {
   uint32_t out = 0;
+#pragma GCC unroll 4
   for (int l = 0; l < 4; ++l) out |= static_cast<uint32_t>(iq::sign_set_from7(bits28 >> (7 * l))) << (8 * l);
   return out;
 }
 
-__m256i scale16(int s) { return _mm256_set1_epi16(static_cast<int16_t>(s)); }
+[[gnu::always_inline]] inline __m256i scale16(int s) { return _mm256_set1_epi16(static_cast<int16_t>(s)); }
 
 // One decoded sub-block: 32 signed weights (grid magnitude times sign, |w| <= 62) and the
 // int16 scale of each element pair.
@@ -86,6 +87,7 @@ struct IqPolicy {
   static W load_w(const std::byte* row, int64_t s) {
     const Block* b = reinterpret_cast<const Block*>(row) + s;
     W w;
+#pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) w.sub[j] = Derived::sub_block(*b, j);
     w.d = load_fp16(&b->d) * (1.0f / kFactorInverse);
     return w;
@@ -105,22 +107,23 @@ struct IqPolicy {
 };
 
 // Eight 4-element grid entries, or four 8-element ones, as the 32 bytes of a sub-block.
-__m256i grid_bytes(const uint32_t* grid, const int (&index)[8]) {
+[[gnu::always_inline]] inline __m256i grid_bytes(const uint32_t* grid, const int (&index)[8]) {
   return _mm256_setr_epi32(static_cast<int>(grid[index[0]]), static_cast<int>(grid[index[1]]),
                            static_cast<int>(grid[index[2]]), static_cast<int>(grid[index[3]]),
                            static_cast<int>(grid[index[4]]), static_cast<int>(grid[index[5]]),
                            static_cast<int>(grid[index[6]]), static_cast<int>(grid[index[7]]));
 }
-__m256i grid_bytes(const uint64_t* grid, const int (&index)[4]) {
+[[gnu::always_inline]] inline __m256i grid_bytes(const uint64_t* grid, const int (&index)[4]) {
   return _mm256_setr_epi64x(static_cast<int64_t>(grid[index[0]]), static_cast<int64_t>(grid[index[1]]),
                             static_cast<int64_t>(grid[index[2]]), static_cast<int64_t>(grid[index[3]]));
 }
 
 struct IQ3S : IqPolicy<IQ3S, BlockIQ3_S, 1> {
-  static SubBlock sub_block(const BlockIQ3_S& b, int j) {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ3_S& b, int j) {
     const uint8_t* qs = b.qs + 8 * j;
     const int qh = b.qh[j];
     int index[8];
+#pragma GCC unroll 8
     for (int i = 0; i < 8; ++i) index[i] = qs[i] | ((qh << (8 - i)) & 256);  // 9th bit from qh
     const int ls = (b.scales[j / 2] >> (4 * (j % 2))) & 0x0f;
     return {apply_signs(grid_bytes(iq::kIq3sGrid, index), load_u32(b.signs + 4 * j)), scale16(2 * ls + 1)};
@@ -128,10 +131,11 @@ struct IQ3S : IqPolicy<IQ3S, BlockIQ3_S, 1> {
 };
 
 struct IQ3XXS : IqPolicy<IQ3XXS, BlockIQ3_XXS, 4> {
-  static SubBlock sub_block(const BlockIQ3_XXS& b, int j) {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ3_XXS& b, int j) {
     const uint8_t* qs = b.qs + 8 * j;
     const uint32_t aux = load_u32(b.qs + kQKK / 4 + 4 * j);
     int index[8];
+#pragma GCC unroll 8
     for (int i = 0; i < 8; ++i) index[i] = qs[i];
     return {apply_signs(grid_bytes(iq::kIq3xxsGrid, index), signs_from7(aux)),
             scale16(2 * static_cast<int>(aux >> 28) + 1)};
@@ -139,10 +143,11 @@ struct IQ3XXS : IqPolicy<IQ3XXS, BlockIQ3_XXS, 4> {
 };
 
 struct IQ2XXS : IqPolicy<IQ2XXS, BlockIQ2_XXS, 8> {
-  static SubBlock sub_block(const BlockIQ2_XXS& b, int j) {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ2_XXS& b, int j) {
     const uint32_t indices = load_u32(b.qs + 4 * j);
     const uint32_t signs_scale = load_u32(b.qs + 4 * j + 2);
     int index[4];
+#pragma GCC unroll 4
     for (int l = 0; l < 4; ++l) index[l] = static_cast<int>((indices >> (8 * l)) & 0xff);
     const int ls = static_cast<int>(signs_scale >> 28);
     return {apply_signs(grid_bytes(iq::kIq2xxsGrid, index), signs_from7(signs_scale)), scale16(2 * ls + 1)};
@@ -150,10 +155,11 @@ struct IQ2XXS : IqPolicy<IQ2XXS, BlockIQ2_XXS, 8> {
 };
 
 struct IQ2XS : IqPolicy<IQ2XS, BlockIQ2_XS, 8> {
-  static SubBlock sub_block(const BlockIQ2_XS& b, int j) {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ2_XS& b, int j) {
     const uint16_t* q = b.qs + 4 * j;
     int index[4];
     uint32_t signs = 0;
+#pragma GCC unroll 4
     for (int l = 0; l < 4; ++l) {
       index[l] = q[l] & 511;
       signs |= static_cast<uint32_t>(iq::sign_set_from7(q[l] >> 9)) << (8 * l);
