@@ -129,8 +129,7 @@ Result<QuantizeReport> quantize_model(const QuantizeOptions& o) {
   STRATA_ASSIGN_OR_RETURN(QuantizeReport report, plan_file(file, ft));
   GgufWriter w;
   copy_metadata(file, ft, &w);
-  const int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  ThreadPool pool(n_threads);
+  ThreadPool pool(o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   std::atomic<bool> failed{false};
   uint64_t done_bytes = 0;
   for (size_t i = 0; i < file.tensors().size(); ++i) {
