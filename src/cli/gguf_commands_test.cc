@@ -1,4 +1,4 @@
-// `strata gguf-info` and `strata mkmodel` run in-process: options, output, exit codes.
+// `strata gguf-info`, `strata mkmodel` and `strata quantize` run in-process: options, output, exit codes.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -24,6 +24,7 @@ CommandRun run_command(std::vector<std::string> args) {
   CommandRun r;
   add_gguf_info_command(app, &r.exit_code);
   add_mkmodel_command(app, &r.exit_code);
+  add_quantize_command(app, &r.exit_code);
   std::vector<const char*> argv = {"strata"};
   for (const auto& a : args) argv.push_back(a.c_str());
   testing::internal::CaptureStdout();
@@ -102,6 +103,29 @@ TEST_F(GgufCommandsTest, MkmodelDryRunWritesNothing) {
   ASSERT_EQ(mk.exit_code, 0) << mk.err;
   EXPECT_NE(mk.out.find("1100048384 parameters"), std::string::npos) << mk.out;
   EXPECT_FALSE(fs::exists(dir_ / "b.gguf"));
+}
+
+TEST_F(GgufCommandsTest, QuantizeWritesTheMixAndSaysWhatFellBack) {
+  const std::string in = std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf";
+  const std::string out = (dir_ / "q3.gguf").string();
+  CommandRun q = run_command({"quantize", "--no-progress", "--threads", "1", in, out, "q3_k_m"});
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_NE(q.out.find("wrote " + out + ": Q3_K_M"), std::string::npos) << q.out;
+  EXPECT_NE(q.out.find("37 of 48 tensors re-encoded"), std::string::npos) << q.out;
+  EXPECT_NE(q.out.find("fallback: blk.0.attn_q.weight stored as iq4_nl (width 64 is not whole q3_K blocks of 256)"),
+            std::string::npos)
+      << q.out;
+  CommandRun info = run_command({"gguf-info", "--no-tensors", out});
+  EXPECT_NE(info.out.find("file type Q3_K_M"), std::string::npos) << info.out;
+}
+
+TEST_F(GgufCommandsTest, QuantizeNamesBadInputAndFails) {
+  const std::string in = std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf";
+  CommandRun bad = run_command({"quantize", in, (dir_ / "x.gguf").string(), "q9_k"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("quantize: "), std::string::npos);
+  EXPECT_NE(bad.err.find("unknown type 'q9_k'"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir_ / "x.gguf"));
 }
 
 }  // namespace
