@@ -5,12 +5,13 @@
 # one run. llama.cpp is built outside this tree (DEVELOPERS.md, "Measuring against a peer"); pass
 # its bin directory. Keep the machine quiet while it runs.
 #   bench/long_context_side_by_side.sh /tmp/llama.cpp/build/bin [contexts, default "512 2048 4096"] [kv type, default f16]
+# (STRATA=path/to/strata and MODEL=file.gguf override the binary and the generated 1.1B Q8_0 file)
 set -euo pipefail
 peer_bin=${1:?usage: $0 LLAMA_CPP_BIN_DIR [CONTEXTS] [KV_TYPE]}
 contexts=${2:-512 2048 4096}
 kv=${3:-f16}
 root=$(cd "$(dirname "$0")/.." && pwd)
-strata=$root/build/src/cli/strata
+strata=${STRATA:-$root/build/src/cli/strata}
 model=${MODEL:-/tmp/tl-q8.gguf}
 [ -f "$model" ] || "$strata" mkmodel --preset 1b --type q8_0 -o "$model"
 uptime
