@@ -41,11 +41,11 @@ struct BenchFlags {
   int max_new = 64;         // engine-level: tokens generated per request
   std::string layouts = "1x1,2x2,2x2p";  // engine-level: STAGESxGROUPS, p = groups pipelined
   int cache_prompt_tokens = 1024;   // engine-level: prefix-cache / park measurement (0: skip)
+  bool profile = false;             // --profile: time per step part (model/step_profile.h)
   int context_tokens = 0;           // --context N: prefill of N tokens and decode at depth N only
   std::string kv_type = "f16";      // K/V cache element type of the model-level figures
   std::string spec;                 // --spec 1,2,4: speculative decoding bench (engine/spec_bench.h)
   std::string json_schema;          // --json-schema FILE: constrained vs plain decode (engine/constrained_bench.h)
-  bool profile = false;             // --profile: time per step part (model/step_profile.h)
 };
 
 struct BenchReport {
@@ -107,6 +107,22 @@ Status bench_experts(const Model& model, ThreadPool& pool, const ForwardBenchOpt
   return Status::Ok();
 }
 
+// --context N and --kv-type: the long-context figures (prompt of N tokens, decode at depth
+// N, no batched decode) on a K/V cache of the given type.
+void add_context_flags(CLI::App* sub, BenchFlags* flags) {
+  sub->add_option("--context", flags->context_tokens,
+                  "long context: prefill of an N-token prompt and decode at depth N (skips batched decode)");
+  sub->add_option("--kv-type", flags->kv_type, "K/V cache type")->capture_default_str()->check(
+      CLI::IsMember({"f16", "f32", "q8_0"}));
+}
+
+void apply_context_flags(const BenchFlags& f, ForwardBenchOptions* o) {
+  o->kv_type = dtype_from_name(f.kv_type).value_or(DType::kF16);
+  if (f.context_tokens <= 0) return;
+  o->prompt_tokens = f.context_tokens;
+  o->batch_sizes.clear();
+}
+
 // --profile: each phase's time per step part, as a table (text) or an object (JSON).
 void add_profile_flag(CLI::App* sub, BenchFlags* flags) {
   sub->add_flag("--profile", flags->profile,
@@ -125,22 +141,6 @@ nlohmann::json profile_json(const std::vector<PhaseProfile>& phases) {
                    {"pool_wait_s", p.parts.pool_wait_ns * 1e-9}});
   }
   return out;
-}
-
-// --context N and --kv-type: the long-context figures (prompt of N tokens, decode at depth
-// N, no batched decode) on a K/V cache of the given type.
-void add_context_flags(CLI::App* sub, BenchFlags* flags) {
-  sub->add_option("--context", flags->context_tokens,
-                  "long context: prefill of an N-token prompt and decode at depth N (skips batched decode)");
-  sub->add_option("--kv-type", flags->kv_type, "K/V cache type")->capture_default_str()->check(
-      CLI::IsMember({"f16", "f32", "q8_0"}));
-}
-
-void apply_context_flags(const BenchFlags& f, ForwardBenchOptions* o) {
-  o->kv_type = dtype_from_name(f.kv_type).value_or(DType::kF16);
-  if (f.context_tokens <= 0) return;
-  o->prompt_tokens = f.context_tokens;
-  o->batch_sizes.clear();
 }
 
 void print_text(const BenchFlags& f, const Model& m, const BenchReport& r, const ForwardBenchOptions& o, int n_threads) {
@@ -276,8 +276,8 @@ int run_bench(const BenchFlags& f) {
   o.prompt_tokens = f.prompt_tokens;
   o.prefill_chunk = f.prefill_chunk;
   o.decode_steps = f.decode_steps;
-  apply_context_flags(f, &o);
   o.profile = f.profile;
+  apply_context_flags(f, &o);
   auto forward = bench_forward(**model, pool, o);
   if (!forward.ok()) {
     std::fprintf(stderr, "bench: %s\n", forward.status().ToString().c_str());
@@ -320,10 +320,10 @@ void add_bench_command(CLI::App& app, int* exit_code) {
   sub->add_option("--cache-prompt-tokens", flags->cache_prompt_tokens,
                   "engine-level: prompt length of the prefix-cache/park measurement (0: skip)")
       ->capture_default_str();
+  add_context_flags(sub, flags.get());
   add_profile_flag(sub, flags.get());
   add_spec_flag(sub, flags.get());
   add_json_schema_flag(sub, flags.get());
-  add_context_flags(sub, flags.get());
   sub->callback([flags, exit_code] { *exit_code = run_bench(*flags); });
 }
 
