@@ -18,10 +18,13 @@ bool is_float_type(DType t) { return t == DType::kF32 || t == DType::kF16 || t =
 // per thread, so the dynamic schedule leaves at most a few percent of a matrix to one
 // thread at the end. Only throughput depends on this; every output element is computed
 // by the same code whatever chunk it lands in.
-int64_t rows_per_task(int64_t n_out, int n_threads) {
-  const int64_t target = (n_out + n_threads * 24 - 1) / (n_threads * 24);
-  const int64_t rounded = (target + 15) / 16 * 16;
+int64_t whole_tiles(int64_t rows) {
+  const int64_t rounded = (rows + 15) / 16 * 16;
   return rounded < 16 ? 16 : rounded;
+}
+
+int64_t rows_per_task(int64_t n_out, int n_threads) {
+  return whole_tiles((n_out + n_threads * 24 - 1) / (n_threads * 24));
 }
 
 // The same for one job of a matmul_many() pass, sized by the whole pass rather than by the
@@ -32,9 +35,7 @@ int64_t rows_per_task_in_pass(int64_t n_out, int64_t n_in, int n_rows, double pa
   const double row_work = static_cast<double>(n_in) * (n_rows > 0 ? n_rows : 1);
   const double task_work = pass_work / (n_threads * 24.0);
   const auto target = static_cast<int64_t>(task_work / row_work) + 1;
-  const int64_t capped = target < n_out ? target : n_out;
-  const int64_t rounded = (capped + 15) / 16 * 16;
-  return rounded < 16 ? 16 : rounded;
+  return whole_tiles(target < n_out ? target : n_out);
 }
 
 void fill_nan(float* y, int64_t n) {
@@ -204,17 +205,18 @@ void matmul_many(std::span<const MatmulJob> jobs, AlignedBuffer& scratch, Thread
   int first_task[kMaxMatmulJobs + 1];
   size_t offset = 0;
   int n_tasks = 0;
+  bool usable[kMaxMatmulJobs];
   double pass_work = 0.0;
   for (int j = 0; j < n_jobs; ++j) {
-    if (job_usable(jobs[j])) pass_work += static_cast<double>(jobs[j].w->n_out) * jobs[j].w->n_in * jobs[j].n_rows;
+    usable[j] = job_usable(jobs[j]);
+    if (usable[j]) pass_work += static_cast<double>(jobs[j].w->n_out) * jobs[j].w->n_in * jobs[j].n_rows;
   }
   for (int j = 0; j < n_jobs; ++j) {
     const MatmulJob& job = jobs[j];
     first_task[j] = n_tasks;
     fns[j] = nullptr;
-    if (job.w == nullptr || job.n_rows <= 0) continue;
-    if (!job_usable(job)) {
-      fill_nan(job.y, static_cast<int64_t>(job.n_rows) * job.w->n_out);
+    if (!usable[j]) {
+      if (job.w != nullptr && job.n_rows > 0) fill_nan(job.y, static_cast<int64_t>(job.n_rows) * job.w->n_out);
       continue;
     }
     const WeightMatrix& w = *job.w;
