@@ -190,6 +190,18 @@ void print_json(const BenchFlags& f, const Model& m, const BenchReport& r, const
   std::printf("%s\n", j.dump().c_str());
 }
 
+// A side bench's report as JSON or text, or its error: the exit code of `strata bench`.
+template <class Report>
+int print_side_bench(const Result<Report>& r, bool json, nlohmann::json (*to_json)(const Report&),
+                     std::string (*to_text)(const Report&)) {
+  if (!r.ok()) {
+    std::fprintf(stderr, "bench: %s\n", r.status().message().c_str());
+    return 1;
+  }
+  std::printf("%s", json ? (to_json(*r).dump() + "\n").c_str() : to_text(*r).c_str());
+  return 0;
+}
+
 void add_spec_flag(CLI::App* sub, BenchFlags* flags) {
   sub->add_option("--spec", flags->spec,
                   "speculative decoding: verification cost of 1+k rows, replay and n-gram drafting against "
@@ -208,17 +220,7 @@ int run_spec_bench_command(const BenchFlags& f) {
     return 2;
   }
   o.draft_lengths = *ks;
-  Result<SpecBenchReport> r = run_spec_bench(o);
-  if (!r.ok()) {
-    std::fprintf(stderr, "bench: %s\n", r.status().message().c_str());
-    return 1;
-  }
-  if (f.json) {
-    std::printf("%s\n", spec_bench_json(*r).dump().c_str());
-  } else {
-    std::printf("%s", format_spec_bench(*r).c_str());
-  }
-  return 0;
+  return print_side_bench(run_spec_bench(o), f.json, spec_bench_json, format_spec_bench);
 }
 
 // --json-schema FILE: decode constrained by a schema against plain decode, and the mask time.
@@ -235,13 +237,7 @@ int run_constrained_bench_command(const BenchFlags& f) {
   o.n_threads = f.n_threads;
   o.prompt_tokens = f.prompt_tokens;
   o.max_new = f.max_new;
-  Result<ConstrainedBenchReport> r = run_constrained_bench(o);
-  if (!r.ok()) {
-    std::fprintf(stderr, "bench: %s\n", r.status().message().c_str());
-    return 1;
-  }
-  std::printf("%s", f.json ? (constrained_bench_json(*r).dump() + "\n").c_str() : format_constrained_bench(*r).c_str());
-  return 0;
+  return print_side_bench(run_constrained_bench(o), f.json, constrained_bench_json, format_constrained_bench);
 }
 
 int run_bench(const BenchFlags& f) {
