@@ -175,6 +175,8 @@ test('the Monitor tab shows the engine and the requests, updating every second',
   assert.match(await page.textContent('#engine-info'), /2 × 2, joined/);
   // Started without --config: the page says the flags alone set the engine.
   assert.match(await page.textContent('#engine-info'), /command-line flags/);
+  // Started without --spec: the drafting card says drafting is off.
+  assert.match(await page.textContent('#spec-info'), /drafting\s*off/);
   assert.equal(await page.locator('#group-busy .stage').count(), m.groups.length);
   assert.match(await page.textContent('#group-busy'), /group 0 · /);
   const rows = await page.locator('#requests tbody tr').count();
@@ -201,7 +203,7 @@ test('show all asks for every kept request', async () => {
 });
 
 test('the Monitor shows an expert-load heatmap for a mixture-of-experts model', async () => {
-  const { proc, url } = await startServer(moeModel, ['--parallel', '2', '--ctx', '256']);
+  const { proc, url } = await startServer(moeModel, ['--parallel', '2', '--ctx', '256', '--spec', 'ngram']);
   const moePage = await context.newPage();
   try {
     await waitHealthy(url);
@@ -226,6 +228,11 @@ test('the Monitor shows an expert-load heatmap for a mixture-of-experts model', 
     assert.equal(await moePage.getAttribute('#moe-heatmap', 'data-experts'), '8');
     assert.ok(Number(await moePage.getAttribute('#moe-heatmap', 'data-max')) > 0, 'some cell has tokens');
     assert.match(await moePage.textContent('#moe-info'), /imbalance/);
+    // Started with --spec ngram: the drafting card shows the live spec_decode counters.
+    const spec = m.live.spec;
+    assert.ok(spec.max_draft_tokens > 0, 'drafting is on');
+    assert.match(await moePage.textContent('#spec-info'),
+      new RegExp(`accepted / drafted\\s*${spec.accepted_tokens} / ${spec.draft_tokens}`));
     await moePage.screenshot({ path: moeScreenshot, fullPage: true });
   } finally {
     await moePage.close();
