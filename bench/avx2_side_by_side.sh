@@ -5,16 +5,19 @@
 # ik_llama.cpp's llama-bench (with its run-time repacking and flash attention, -rtr 1 -fa 1).
 # Both peers are built outside this tree for AVX2 only (see DEVELOPERS.md, "Measuring against a
 # peer": -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON); pass their bin
-# directories. Prints one markdown row per workload and run; keep the machine quiet meanwhile.
-#   [STRATA=binary] bench/avx2_side_by_side.sh LLAMA_CPP_BIN IK_LLAMA_CPP_BIN [WORK_DIR, default /tmp] [RUNS, default 1]
+# directories, or "" (or a missing directory) to have bench/build_peer.sh build them in /tmp.
+# Prints one markdown row per workload and run; keep the machine quiet meanwhile.
+#   [STRATA=binary] bench/avx2_side_by_side.sh [LLAMA_CPP_BIN] [IK_LLAMA_CPP_BIN] [WORK_DIR, default /tmp] [RUNS, default 1]
 # Strata's decode figure is one sequence after the 512-token prompt; the peers' tg32 starts at
 # an empty context (slightly easier for them).
 set -euo pipefail
-llama_bin=${1:?usage: $0 LLAMA_CPP_BIN IK_LLAMA_CPP_BIN [WORK_DIR] [RUNS]}
-ik_bin=${2:?usage: $0 LLAMA_CPP_BIN IK_LLAMA_CPP_BIN [WORK_DIR] [RUNS]}
+llama_bin=${1:-}
+ik_bin=${2:-}
 work=${3:-/tmp}
 runs=${4:-1}
 root=$(cd "$(dirname "$0")/.." && pwd)
+[ -x "$llama_bin/llama-bench" ] || llama_bin=$(TARGETS=llama-bench "$root/bench/build_peer.sh" llama.cpp avx2)
+[ -x "$ik_bin/llama-bench" ] || ik_bin=$(TARGETS=llama-bench "$root/bench/build_peer.sh" ik_llama.cpp avx2)
 strata=${STRATA:-$root/build/src/cli/strata}  # STRATA=path: a copy that a rebuild cannot replace mid-run
 
 # The t/s column (the last one) of llama-bench's markdown row for test $2 (pp512 or tg32).

@@ -3,14 +3,17 @@
 # then decode at depth N) with the default kernel table and with STRATA_KERNELS=avx2, beside
 # llama.cpp's llama-bench with flash attention (-fa 1) on the same generated 1.1B Q8_0 file, in
 # one run. llama.cpp is built outside this tree (DEVELOPERS.md, "Measuring against a peer"); pass
-# its bin directory. Keep the machine quiet while it runs.
-#   bench/long_context_side_by_side.sh /tmp/llama.cpp/build/bin [contexts, default "512 2048 4096"] [kv type, default f16]
+# its bin directory, or "" (or a missing directory) to have bench/build_peer.sh build it in /tmp.
+# Keep the machine quiet while it runs.
+#   bench/long_context_side_by_side.sh [/tmp/llama.cpp/build/bin] [contexts, default "512 2048 4096"] [kv type, default f16]
 # (STRATA=path/to/strata and MODEL=file.gguf override the binary and the generated 1.1B Q8_0 file)
 set -euo pipefail
-peer_bin=${1:?usage: $0 LLAMA_CPP_BIN_DIR [CONTEXTS] [KV_TYPE]}
+peer_bin=${1:-}
 contexts=${2:-512 2048 4096}
 kv=${3:-f16}
 root=$(cd "$(dirname "$0")/.." && pwd)
+[ -x "$peer_bin/llama-batched-bench" ] ||
+  peer_bin=$(TARGETS="llama-bench llama-batched-bench" "$root/bench/build_peer.sh" llama.cpp native)
 strata=${STRATA:-$root/build/src/cli/strata}
 model=${MODEL:-/tmp/tl-q8.gguf}
 [ -f "$model" ] || "$strata" mkmodel --preset 1b --type q8_0 -o "$model"

@@ -2,12 +2,15 @@
 # Mixture-of-experts side by side: generates the two MoE files of the README's table (unless they
 # exist), then runs llama.cpp's llama-bench and llama-batched-bench and `strata bench` on each, in
 # one run. llama.cpp is built outside this tree (see DEVELOPERS.md, "Measuring against a peer");
-# pass its bin directory. Keep the machine quiet while it runs.
-#   bench/moe_side_by_side.sh /tmp/llama.cpp/build/bin [work dir, default /tmp]
+# pass its bin directory, or "" (or a missing directory) to have bench/build_peer.sh build it in
+# /tmp. Keep the machine quiet while it runs.
+#   bench/moe_side_by_side.sh [/tmp/llama.cpp/build/bin] [work dir, default /tmp]
 set -euo pipefail
-peer_bin=${1:?usage: $0 LLAMA_CPP_BIN_DIR [WORK_DIR]}
+peer_bin=${1:-}
 work=${2:-/tmp}
 root=$(cd "$(dirname "$0")/.." && pwd)
+[ -x "$peer_bin/llama-batched-bench" ] ||
+  peer_bin=$(TARGETS="llama-bench llama-batched-bench" "$root/bench/build_peer.sh" llama.cpp native)
 strata=$root/build/src/cli/strata
 vocab=$root/../shared/models/stories260K.gguf
 declare -A files=(
