@@ -7,7 +7,9 @@
 # A missing bin dir is built by bench/build_peer.sh (native / avx2) in /tmp.
 # env: STRATA (binary; default a copy of build/src/cli/strata, so a rebuild cannot swap it
 #      mid-run), FILES (default "q8_0 q4_k_m"; each becomes /tmp/avx2-tl-TYPE.gguf), WORK_DIR
-#      (/tmp), THREADS (2).
+#      (/tmp), THREADS (2), PEER_ARGS (extra flags for every llama.cpp tool, e.g. "--poll 0" on
+#      a machine shared with other work, where the default spin-waiting collapses; say so
+#      beside the figures).
 # Strata's decode x1 follows its 512-token prompt and its x8 runs 8 sequences in one forward
 # pass; llama.cpp's tg32 starts at an empty context and its x8 is llama-batched-bench with
 # 8 parallel sequences after 128-token prompts. Keep the machine quiet while it runs:
@@ -24,6 +26,7 @@ peer_tools="llama-bench llama-batched-bench"
 files=${FILES:-q8_0 q4_k_m}
 work=${WORK_DIR:-/tmp}
 threads=${THREADS:-2}
+read -r -a peer_args <<<"${PEER_ARGS:-}"
 strata=${STRATA:-}
 if [ -z "$strata" ]; then
   strata=$work/dense-side-by-side-strata
@@ -46,14 +49,15 @@ strata_row() {
 }
 peer_row() {
   local label=$1 bin=$2 file=$3 b bb
-  b=$("$bin/llama-bench" -m "$file" -t "$threads" -p 512 -n 32 -r 1 2>/dev/null)
+  b=$("$bin/llama-bench" -m "$file" -t "$threads" -p 512 -n 32 -r 1 "${peer_args[@]}" 2>/dev/null)
   bb=$("$bin/llama-batched-bench" -m "$file" -t "$threads" -c 2048 -b 512 -ub 512 -npp 128 -ntg 32 \
-    -npl 8 2>/dev/null)
+    -npl 8 "${peer_args[@]}" 2>/dev/null)
   echo "| $label | $(peer_tok_s "$b" pp512) | $(peer_tok_s "$b" tg32) | $(peer_x8 "$bb") | |"
 }
 
 echo "uptime before: $(uptime)"
-echo "$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $threads threads; tok/s"
+echo "$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $threads threads; tok/s;" \
+  "llama.cpp flags: ${PEER_ARGS:-defaults}"
 for type in $files; do
   file=$work/avx2-tl-$type.gguf
   # mkmodel names the Q4_K_M mix q4_k (K-quant types take llama.cpp's _M mix).

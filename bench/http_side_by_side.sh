@@ -12,7 +12,9 @@
 # env: STRATA (binary; default a copy of build/src/cli/strata, so a rebuild cannot swap it
 #      mid-run), MODELS (default /tmp/avx2-tl-q8_0.gguf /tmp/avx2-tl-q4_k_m.gguf: generated
 #      1.1B files, made when missing), CONCURRENCY (1,2,4,8), MAX_NEW (64), PARALLEL (8),
-#      THREADS (2), CTX (tokens per slot, 512), PORT (18471), LOG_DIR (/tmp/http-side-by-side).
+#      THREADS (2), CTX (tokens per slot, 512), PORT (18471), LOG_DIR (/tmp/http-side-by-side),
+#      PEER_ARGS (extra llama-server flags, e.g. "--poll 0" on a machine shared with other work,
+#      where the default spin-waiting collapses; say so beside the figures).
 # Keep the machine quiet while it runs: llama.cpp's spinning threads collapse when the cores
 # are shared. Needs node (>= 18) and curl.
 set -euo pipefail
@@ -29,6 +31,7 @@ max_new=${MAX_NEW:-64}
 parallel=${PARALLEL:-8}
 threads=${THREADS:-2}
 ctx=${CTX:-512}
+read -r -a peer_args <<<"${PEER_ARGS:-}"
 port=${PORT:-18471}
 log_dir=${LOG_DIR:-/tmp/http-side-by-side}
 mkdir -p "$log_dir"
@@ -89,7 +92,7 @@ measure() {
 
 echo "uptime before: $(uptime)"
 echo "$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; $threads threads, $parallel slots," \
-  "$max_new new tokens per request, $ctx-token context per slot"
+  "$max_new new tokens per request, $ctx-token context per slot; llama-server flags: ${PEER_ARGS:-defaults}"
 echo
 header="| file | server |" rule="| --- | --- |"
 for n in ${levels//,/ }; do header+=" $n concurrent |" rule+=" --- |"; done
@@ -103,7 +106,7 @@ for file in $models; do
     "$strata" mkmodel --preset 1b --type "$type" -o "$file" > /dev/null
   fi
   strata_args=(serve -m "$file" --port "$port" --parallel "$parallel" --threads "$threads" --ctx "$ctx")
-  llama_args=(-m "$file" --port "$port" -np "$parallel" -t "$threads" -c $((ctx * parallel)))
+  llama_args=(-m "$file" --port "$port" -np "$parallel" -t "$threads" -c $((ctx * parallel)) "${peer_args[@]}")
   s=$(measure "$file" "strata serve (avx512 table)" "$strata" "${strata_args[@]}"); echo "$s"
   l=$(measure "$file" "llama-server (native build)" "$llama_bin/llama-server" "${llama_args[@]}"); echo "$l"
   s2=$(measure "$file" "strata serve (STRATA_KERNELS=avx2)" env STRATA_KERNELS=avx2 "$strata" "${strata_args[@]}")
