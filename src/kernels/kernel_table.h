@@ -48,6 +48,8 @@ struct KernelTable {
   void (*matmul_packed_q6_k_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
   // The same for Q3_K (packed_q3k.h); nullptr when this table has none.
   void (*matmul_packed_q3_k_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+  // The same for Q2_K (packed_q2k.h); nullptr when this table has none.
+  void (*matmul_packed_q2_k_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
   void (*rmsnorm)(const float* x, const float* weight, int n, float eps, float* out);
   void (*silu_mul)(float* gate, const float* up, int n);
   void (*store_kv)(const float* x, int n, DType type, void* dst);

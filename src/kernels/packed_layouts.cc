@@ -1,5 +1,6 @@
 #include "kernels/packed_layouts.h"
 
+#include "kernels/packed_q2k.h"
 #include "kernels/packed_q3k.h"
 #include "kernels/packed_q4_0.h"
 #include "kernels/packed_q5_0.h"
@@ -26,6 +27,8 @@ constexpr PackedLayout kLayouts[] = {
      reference::matmul_packed_q6_k_rows},
     {DType::kQ3_K, kQKK, packed_q3_k_bytes, pack_q3_k, &KernelTable::matmul_packed_q3_k_rows,
      reference::matmul_packed_q3_k_rows},
+    {DType::kQ2_K, kQKK, packed_q2_k_bytes, pack_q2_k, &KernelTable::matmul_packed_q2_k_rows,
+     reference::matmul_packed_q2_k_rows},
 };
 
 }  // namespace

@@ -1,0 +1,116 @@
+// AVX2 matmul over the packed Q2_K layout (packed_q2k.h), for CPUs without AVX-512: the
+// weights stream as one contiguous run per row group, the scale and min bytes grouped by row.
+//
+// Each super-block is done one half (8 rows) at a time: half a code line, shifted and masked,
+// gives the unsigned 2-bit codes of 8 rows, and maddubs gives their products with 4
+// activations per row as int16 pair sums. A sub-block's four lines add in int16 (at most
+// 8 * 3 * 127 = 3048; quantize_q8_row clamps activations to 127) before one madd against the
+// sub-block's scale widens them: scale_k * dot_k in int32, exact, the oracle's integer. The
+// mins multiply the activation sums in int32 as well, and the float steps follow
+// reference::matmul_packed_q2_k_rows: the bits equal the oracle's (and the AVX-512
+// kernel's), for any tile and batch.
+#include <immintrin.h>
+
+#include <utility>
+
+#include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx2_packed_driver.h"
+#include "kernels/packed_q2k.h"
+
+namespace strata::kernels::cpu::avx2 {
+
+namespace {
+
+// Scale-and-min pair q (sub-blocks 2q, 2q + 1) of half h's 8 rows as int16 pairs (bytes
+// 32 q + 2 i + e; scale in the low nibble, min in the high one).
+inline __m256i scale_min_pairs(const std::byte* blk, int h, int q) {
+  return _mm256_cvtepu8_epi16(
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kPackedQ2KScalesOffset + 32 * q + 16 * h)));
+}
+
+// Scale e of each pair in both int16 halves of its int32 lane: one madd of a row's int16
+// pair sums against it is scale_k * dot_k.
+inline __m256i scale_of_pair(__m256i pairs, int e) {
+  const __m256i pick_lo = _mm256_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13,
+                                           0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13);
+  const __m256i pick = e == 0 ? pick_lo : _mm256_add_epi8(pick_lo, _mm256_set1_epi8(2));
+  return _mm256_shuffle_epi8(pairs, pick);
+}
+
+// Sub-blocks 8kH + 2kC (lines t < 4) and 8kH + 2kC + 1 (lines t >= 4), bits 2kC..2kC+1 of
+// half h's code lines, against NR activation rows: adds scale_k * dot_k of both to dots[r].
+// Always inlined: called out of line, dots[] would live in memory.
+template <int kH, int kC, int NR>
+[[gnu::always_inline]] inline void sub_block_pair(const std::byte* blk, int h, const Q8Row* x, int64_t s,
+                                                  __m256i* dots) {
+  const __m256i pairs = _mm256_and_si256(scale_min_pairs(blk, h, 4 * kH + kC), _mm256_set1_epi16(0x0f));
+#pragma GCC unroll 2
+  for (int e = 0; e < 2; ++e) {
+    const __m256i scale = scale_of_pair(pairs, e);
+    __m256i sums[NR];
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; ++r) sums[r] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int t = 4 * e; t < 4 * e + 4; ++t) {
+      const __m256i line = half_line(blk + kPackedQ2KCodesOffset + 64 * (8 * kH + t), h);
+      const __m256i u = _mm256_and_si256(kC == 0 ? line : _mm256_srli_epi16(line, 2 * kC), _mm256_set1_epi8(3));
+#pragma GCC unroll 8
+      for (int r = 0; r < NR; ++r) {
+        const int8_t* xq = x[r].q + s * kQKK + 128 * kH + 32 * kC + 4 * t;
+        sums[r] = _mm256_add_epi16(sums[r], _mm256_maddubs_epi16(u, broadcast4(xq)));
+      }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; ++r) {
+      dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(sums[r], scale));
+      keep_chain(dots[r]);
+    }
+  }
+}
+
+template <int NR, int... kQ>
+[[gnu::always_inline]] inline void all_sub_blocks(const std::byte* blk, int h, const Q8Row* x, int64_t s,
+                                                  __m256i* dots, std::integer_sequence<int, kQ...>) {
+  (sub_block_pair<kQ / 4, kQ % 4, NR>(blk, h, x, s, dots), ...);
+}
+
+struct PackedQ2K : Avx2PackedKernel {
+  static constexpr int64_t kBlockInputs = kQKK;
+  static constexpr size_t kBlockBytes = kPackedQ2KBlockBytes;
+  static constexpr int64_t kPrefetchBytes = kPackedQ2KBlockBytes;  // one super-block ahead
+  // Per tile row the half's dots and one int16 sum stay live across the code lines (the
+  // accumulators wait in memory); with the decode registers, four rows fit the 16 registers.
+  static constexpr int kMaxTileRows = 4;
+
+  template <int NR>
+  static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
+    for (int h = 0; h < 2; ++h) {
+      __m256i dots[NR], min_terms[NR];
+      for (int r = 0; r < NR; ++r) dots[r] = min_terms[r] = _mm256_setzero_si256();
+      all_sub_blocks<NR>(blk, h, x, s, dots, std::make_integer_sequence<int, 8>{});
+      for (int q = 0; q < 8; ++q) {
+        const __m256i mins = _mm256_srli_epi16(scale_min_pairs(blk, h, q), 4);
+#pragma GCC unroll 8
+        for (int r = 0; r < NR; ++r) {
+          min_terms[r] = _mm256_add_epi32(min_terms[r], _mm256_madd_epi16(mins, broadcast4(x[r].sum16 + s * 16 + 2 * q)));
+        }
+      }
+      const __m256 dw = fp16x8(blk + 16 * h);
+      const __m256 dmin = fp16x8(blk + 32 + 16 * h);
+#pragma GCC unroll 8
+      for (int r = 0; r < NR; ++r) {
+        const __m256 xd = _mm256_set1_ps(x[r].d[s]);
+        acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, xd), acc[r][h]);
+        acc[r][h] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(min_terms[r]), _mm256_mul_ps(dmin, xd), acc[r][h]);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void matmul_packed_q2_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
+  packed_matmul<PackedQ2K>(a, o_begin, o_end);
+}
+
+}  // namespace strata::kernels::cpu::avx2
