@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "engine/batch_runner.h"
-#include "engine/bench_prompts.h"
 #include "engine/engine.h"
+#include "tools/batch_runner.h"
+#include "tools/bench_prompts.h"
 
 namespace strata::cli {
 namespace {

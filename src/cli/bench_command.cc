@@ -16,15 +16,15 @@
 #include "base/clock.h"
 #include "base/thread_pool.h"
 #include "cli/commands.h"
-#include "engine/constrained_bench.h"
-#include "engine/engine_bench.h"
-#include "engine/moe_bench.h"
-#include "engine/spec_bench.h"
 #include "kernels/bandwidth.h"
 #include "kernels/kernels.h"
-#include "model/forward_bench.h"
 #include "model/model.h"
 #include "tensor/dtype.h"
+#include "tools/constrained_bench.h"
+#include "tools/engine_bench.h"
+#include "tools/forward_bench.h"
+#include "tools/moe_bench.h"
+#include "tools/spec_bench.h"
 
 namespace strata::cli {
 

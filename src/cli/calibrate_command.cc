@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "cli/commands.h"
-#include "engine/calibration.h"
-#include "engine/engine_bench.h"
+#include "tools/calibration.h"
+#include "tools/engine_bench.h"
 
 namespace strata::cli {
 

@@ -8,7 +8,7 @@
 #include <atomic>
 #include <future>
 
-#include "server/test_server.h"
+#include "server/testing/test_server.h"
 
 namespace strata::server {
 namespace {

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "server/test_server.h"
+#include "server/testing/test_server.h"
 
 namespace strata::server {
 namespace {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <mutex>
 
-#include "server/test_server.h"
+#include "server/testing/test_server.h"
 
 namespace strata::server {
 namespace {

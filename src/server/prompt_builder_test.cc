@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "server/fake_model_text.h"
+#include "server/testing/fake_model_text.h"
 
 namespace strata::server {
 namespace {

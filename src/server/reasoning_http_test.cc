@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "server/test_server.h"
+#include "server/testing/test_server.h"
 
 namespace strata::server {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/moe_bench.h"
+#include "tools/moe_bench.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "server/test_server.h"
+#include "server/testing/test_server.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,12 +1,12 @@
 // The drivers behind batch-test, park-test and bench --concurrency.
 #include <gtest/gtest.h>
 
-#include "engine/batch_runner.h"
-#include "engine/bench_prompts.h"
-#include "engine/engine_bench.h"
 #include "engine/engine_test_util.h"
 #include "gguf/gguf_file.h"
 #include "tokenizer/tokenizer.h"
+#include "tools/batch_runner.h"
+#include "tools/bench_prompts.h"
+#include "tools/engine_bench.h"
 
 namespace strata::testing {
 namespace {

@@ -1,4 +1,4 @@
-#include "model/forward_bench.h"
+#include "tools/forward_bench.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "server/fake_model_text.h"
+#include "server/testing/fake_model_text.h"
 
 #include "server/tool_prompt.h"
 

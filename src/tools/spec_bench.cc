@@ -1,4 +1,4 @@
-#include "engine/spec_bench.h"
+#include "tools/spec_bench.h"
 
 #include <algorithm>
 #include <atomic>
@@ -9,12 +9,12 @@
 
 #include "base/clock.h"
 #include "base/thread_pool.h"
-#include "engine/batch_runner.h"
 #include "model/contiguous_kv.h"
 #include "model/model.h"
 #include "sampling/ngram_drafter.h"
 #include "tensor/dtype.h"
 #include "tokenizer/tokenizer.h"
+#include "tools/batch_runner.h"
 
 namespace strata {
 namespace {

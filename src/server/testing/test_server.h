@@ -10,10 +10,10 @@
 #include <thread>
 #include <vector>
 
-#include "server/fake_engine.h"
-#include "server/fake_model_text.h"
 #include "server/http_server.h"
 #include "server/server_state.h"
+#include "server/testing/fake_engine.h"
+#include "server/testing/fake_model_text.h"
 
 namespace strata::server::testing {
 

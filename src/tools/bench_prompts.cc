@@ -1,4 +1,4 @@
-#include "engine/bench_prompts.h"
+#include "tools/bench_prompts.h"
 
 #include <array>
 

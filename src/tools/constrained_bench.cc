@@ -1,4 +1,4 @@
-#include "engine/constrained_bench.h"
+#include "tools/constrained_bench.h"
 
 #include <algorithm>
 #include <fstream>
@@ -9,12 +9,12 @@
 #include <fmt/format.h>
 
 #include "base/clock.h"
-#include "engine/batch_runner.h"
 #include "engine/request_constraint.h"
 #include "grammar/gbnf_parser.h"
 #include "grammar/grammar_matcher.h"
 #include "grammar/json_schema.h"
 #include "tokenizer/tokenizer.h"
+#include "tools/batch_runner.h"
 
 namespace strata {
 namespace {

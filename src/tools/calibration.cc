@@ -1,4 +1,4 @@
-#include "engine/calibration.h"
+#include "tools/calibration.h"
 
 #include <algorithm>
 #include <cstdio>

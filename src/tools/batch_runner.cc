@@ -1,4 +1,4 @@
-#include "engine/batch_runner.h"
+#include "tools/batch_runner.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,7 +1,7 @@
 // `strata bench --json-schema`: the report on the stories260K model (its figures are speeds,
 // never asserted; what is checked is that both runs happened, the mask replay matched the
 // constrained output, and bad input gets an error naming it).
-#include "engine/constrained_bench.h"
+#include "tools/constrained_bench.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "model/step_profile.h"
+#include "tools/forward_bench.h"
 
 #include <gtest/gtest.h>
 
-#include "model/forward_bench.h"
+#include "model/step_profile.h"
 
 namespace strata {
 namespace {

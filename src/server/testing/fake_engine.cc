@@ -1,4 +1,4 @@
-#include "server/fake_engine.h"
+#include "server/testing/fake_engine.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -8,20 +8,6 @@ namespace strata::server::testing {
 namespace {
 
 constexpr int32_t kFirstByte = 3;  // FakeModelText's byte tokens
-
-// Length of the longest suffix of text that is a proper prefix of some stop string.
-size_t held_back(const std::string& text, const std::vector<std::string>& stops) {
-  size_t hold = 0;
-  for (const std::string& stop : stops) {
-    for (size_t n = std::min(stop.size() - 1, text.size()); n > hold; --n) {
-      if (text.compare(text.size() - n, n, stop, 0, n) == 0) {
-        hold = n;
-        break;
-      }
-    }
-  }
-  return hold;
-}
 
 }  // namespace
 
@@ -56,6 +42,7 @@ Result<RequestId> FakeEngine::submit(GenerateRequest request, RequestCallback ca
   Running running;
   running.request = std::move(request);
   running.callback = std::move(callback);
+  running.stop = StopMatcher(running.request.stop);
   active_.emplace(id, std::move(running));
   cv_.notify_all();
   return id;
@@ -87,12 +74,13 @@ bool FakeEngine::advance(RequestId id, Running& r) {
     return true;
   }
   const std::string& reply = options_.reply;
-  if (!r.request.ignore_eos && r.full.size() >= reply.size()) {
-    finish(r, FinishReason::kStop, r.full.substr(r.sent));  // the "EOS token"
+  std::string held;
+  if (!r.request.ignore_eos && static_cast<size_t>(r.generated) >= reply.size()) {
+    r.stop.flush(&held);
+    finish(r, FinishReason::kStop, std::move(held));  // the "EOS token"
     return true;
   }
-  const char c = reply[r.full.size() % reply.size()];
-  r.full.push_back(c);
+  const char c = reply[static_cast<size_t>(r.generated) % reply.size()];
   r.generated++;
   RequestEvent token;
   token.token = kFirstByte + static_cast<unsigned char>(c);
@@ -100,21 +88,15 @@ bool FakeEngine::advance(RequestId id, Running& r) {
   for (int k = 0; k < r.request.sampling.n_top_logprobs; ++k) {
     token.top_logprobs.push_back({token.token + k, -0.5f - static_cast<float>(k)});
   }
-  for (const std::string& stop : r.request.stop) {
-    size_t at = r.full.find(stop);
-    if (at != std::string::npos) {
-      token.text = r.full.substr(r.sent, at - std::min(at, r.sent));
-      r.callback(token);
-      finish(r, FinishReason::kStop, "");
-      return true;
-    }
-  }
-  const size_t visible = r.full.size() - held_back(r.full, r.request.stop);
-  token.text = r.full.substr(r.sent, visible - r.sent);
-  r.sent = visible;
+  const bool stopped = r.stop.feed(std::string_view(&c, 1), &token.text);
   r.callback(token);
+  if (stopped) {
+    finish(r, FinishReason::kStop, "");
+    return true;
+  }
   if (r.generated >= r.request.max_tokens) {
-    finish(r, FinishReason::kLength, r.full.substr(r.sent));
+    r.stop.flush(&held);
+    finish(r, FinishReason::kLength, std::move(held));
     return true;
   }
   return false;
@@ -159,7 +141,8 @@ EngineSnapshot FakeEngine::snapshot() const {
   s.n_groups = 1;
   s.n_stages = 1;
   s.n_threads = 1;
-  for (int i = 0; i < options_.n_parallel; ++i) s.slots.push_back(SlotInfo{i, 0});
+  s.slots.resize(static_cast<size_t>(options_.n_parallel));
+  for (int i = 0; i < options_.n_parallel; ++i) s.slots[i].slot = i;
   int slot = 0;
   for (const auto& [id, r] : active_) {
     if (slot == options_.n_parallel) break;

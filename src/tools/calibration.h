@@ -16,7 +16,7 @@
 
 #include "base/status.h"
 #include "engine/engine.h"
-#include "engine/engine_bench.h"
+#include "tools/engine_bench.h"
 
 namespace strata {
 

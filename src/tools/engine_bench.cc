@@ -1,4 +1,4 @@
-#include "engine/engine_bench.h"
+#include "tools/engine_bench.h"
 
 #include <unistd.h>
 
@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <memory>
 
-#include "engine/batch_runner.h"
-#include "engine/bench_prompts.h"
 #include "engine/engine.h"
 #include "tokenizer/tokenizer.h"
+#include "tools/batch_runner.h"
+#include "tools/bench_prompts.h"
 
 namespace strata {
 
