@@ -1,5 +1,6 @@
 #include "kernels/packed_layouts.h"
 
+#include "kernels/packed_iq4xs.h"
 #include "kernels/packed_q2k.h"
 #include "kernels/packed_q3k.h"
 #include "kernels/packed_q4_0.h"
@@ -29,6 +30,8 @@ constexpr PackedLayout kLayouts[] = {
      reference::matmul_packed_q3_k_rows},
     {DType::kQ2_K, kQKK, packed_q2_k_bytes, pack_q2_k, &KernelTable::matmul_packed_q2_k_rows,
      reference::matmul_packed_q2_k_rows},
+    {DType::kIQ4_XS, kQKK, packed_iq4_xs_bytes, pack_iq4_xs, &KernelTable::matmul_packed_iq4_xs_rows,
+     reference::matmul_packed_iq4_xs_rows},
 };
 
 }  // namespace

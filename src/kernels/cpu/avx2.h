@@ -43,6 +43,9 @@ void matmul_iq3_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq3_xxs(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq2_xxs(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq2_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq2_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq1_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq1_m(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void rmsnorm(const float* x, const float* weight, int n, float eps, float* out);
 void silu_mul(float* gate, const float* up, int n);
 void store_kv(const float* x, int n, DType type, void* dst);
@@ -59,6 +62,7 @@ void matmul_packed_q5_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_q4_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_q5_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_q6_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_packed_iq4_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end);  // packed_iq4xs.h
 void matmul_packed_q3_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);    // packed_q3k.h
 void matmul_packed_q2_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);    // packed_q2k.h
 }  // namespace STRATA_SIMD
