@@ -1,5 +1,5 @@
 // The SIMD Q4_1, Q5_1, IQ4_NL, IQ4_XS, Q3_K, Q2_K and lattice i-quant (IQ3_S, IQ3_XXS, IQ2_XXS,
-// IQ2_XS) matmuls against their scalar oracles, bit for bit. Per
+// IQ2_XS, IQ2_S, IQ1_S, IQ1_M) matmuls against their scalar oracles, bit for bit. Per
 // output, 8 float lanes; lane k gets the exact integer dot product of elements 4k..4k+3 of
 // each 32-element block (weight codes times activation codes) and, per step (an IQ4_NL block
 // of 32; a super-block of 256 for the others, its sub-block products times their scales
@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -140,10 +141,11 @@ float oracle_min_block(const std::byte* row, const Q8Row& x, int64_t n_in) {
 }
 
 // The lattice i-quants: per sub-block j of 32, the signed integer weights (grid magnitude
-// times sign) and the odd integer scale of elements 0-15 and 16-31 (equal but for IQ2_XS);
-// lane k adds its scale times the weights' dot product with the codes over elements
-// 4k..4k+3; per super-block one fused multiply-add by (d_w * f) * d_x, f the format's
-// power of two (IQ3_S 1, IQ3_XXS 1/4, IQ2_XXS and IQ2_XS 1/8).
+// times sign; IQ1_S / IQ1_M: 8 * grid value + the group's shift sign) and the odd integer
+// scale of elements 0-15 and 16-31 (equal but for IQ2_XS, IQ2_S and IQ1_M); lane k adds its
+// scale times the weights' dot product with the codes over elements 4k..4k+3; per
+// super-block one fused multiply-add by (d_w * f) * d_x, f the format's power of two
+// (IQ3_S 1, IQ3_XXS 1/4, IQ2_* and IQ1_* 1/8).
 struct LatticeSubBlock {
   int w[32];
   int scale_lo, scale_hi;
@@ -208,7 +210,64 @@ LatticeSubBlock iq2_xs_sub(const std::byte* block, int j) {
   return out;
 }
 
-template <LatticeSubBlock (*kSub)(const std::byte*, int), size_t kBlockBytes, int kFactorInverse>
+LatticeSubBlock iq2_s_sub(const std::byte* block, int j) {
+  const auto& b = *reinterpret_cast<const BlockIQ2_S*>(block);
+  LatticeSubBlock out;
+  for (int l = 0; l < 4; ++l) {
+    const int index = b.qs[4 * j + l] | (((b.qh[j] >> (2 * l)) & 3) << 8);
+    put_group(iq::kIq2sGrid[index], b.qs[32 + 4 * j + l], 8, out.w + 8 * l);
+  }
+  out.scale_lo = 2 * (b.scales[j] & 0x0f) + 1;
+  out.scale_hi = 2 * (b.scales[j] >> 4) + 1;
+  return out;
+}
+
+// 8 * the IQ1 grid values (-1, 0, 1) of one group, plus its shift sign.
+void put_iq1_group(uint64_t entry, bool negative_shift, int* w) {
+  for (int i = 0; i < 8; ++i) w[i] = 8 * static_cast<int8_t>(iq::grid_byte(entry, i)) + (negative_shift ? -1 : 1);
+}
+
+LatticeSubBlock iq1_s_sub(const std::byte* block, int j) {
+  const auto& b = *reinterpret_cast<const BlockIQ1_S*>(block);
+  LatticeSubBlock out;
+  const int qh = b.qh[j];
+  for (int l = 0; l < 4; ++l) {
+    put_iq1_group(iq::kIq1sGrid[b.qs[4 * j + l] | (((qh >> (3 * l)) & 7) << 8)], (qh & 0x8000) != 0, out.w + 8 * l);
+  }
+  out.scale_lo = out.scale_hi = 2 * ((qh >> 12) & 7) + 1;
+  return out;
+}
+
+LatticeSubBlock iq1_m_sub(const std::byte* block, int j) {
+  const auto& b = *reinterpret_cast<const BlockIQ1_M*>(block);
+  LatticeSubBlock out;
+  for (int l = 0; l < 4; ++l) {
+    const int nibble = (b.qh[2 * j + l / 2] >> (4 * (l % 2))) & 0x0f;
+    put_iq1_group(iq::kIq1sGrid[b.qs[4 * j + l] | ((nibble & 7) << 8)], (nibble & 8) != 0, out.w + 8 * l);
+  }
+  uint16_t sc[4];
+  std::memcpy(sc, b.scales, sizeof sc);
+  out.scale_lo = 2 * ((sc[j / 2] >> (6 * (j % 2))) & 7) + 1;
+  out.scale_hi = 2 * ((sc[j / 2] >> (6 * (j % 2) + 3)) & 7) + 1;
+  return out;
+}
+
+// The fp16 super-block scale: the block's first two bytes, or IQ1_M's spread over the top
+// nibbles of its four uint16 scales.
+uint16_t leading_d(const std::byte* block) {
+  uint16_t d_bits;
+  std::memcpy(&d_bits, block, sizeof d_bits);
+  return d_bits;
+}
+
+uint16_t iq1_m_d(const std::byte* block) {
+  uint16_t sc[4];
+  std::memcpy(sc, block + offsetof(BlockIQ1_M, scales), sizeof sc);
+  return static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
+}
+
+template <LatticeSubBlock (*kSub)(const std::byte*, int), size_t kBlockBytes, int kFactorInverse,
+          uint16_t (*kD)(const std::byte*) = leading_d>
 float oracle_lattice(const std::byte* row, const Q8Row& x, int64_t n_in) {
   float acc[8] = {};
   for (int64_t s = 0; s < n_in / kQKK; ++s) {
@@ -222,9 +281,7 @@ float oracle_lattice(const std::byte* row, const Q8Row& x, int64_t n_in) {
         lanes[k] += (k < 4 ? sub.scale_lo : sub.scale_hi) * dot;
       }
     }
-    uint16_t d_bits;
-    std::memcpy(&d_bits, block, sizeof d_bits);
-    const float scale = half_to_float(d_bits) * (1.0f / kFactorInverse) * x.d[s];
+    const float scale = half_to_float(kD(block)) * (1.0f / kFactorInverse) * x.d[s];
     for (int k = 0; k < 8; ++k) acc[k] = std::fma(static_cast<float>(lanes[k]), scale, acc[k]);
   }
   return lane_sum(acc);
@@ -290,6 +347,18 @@ TEST(MatmulSimdOracle, Iq2XxsTablesGiveTheOracleBits) {
 
 TEST(MatmulSimdOracle, Iq2XsTablesGiveTheOracleBits) {
   expect_oracle_bits(DType::kIQ2_XS, oracle_lattice<iq2_xs_sub, sizeof(BlockIQ2_XS), 8>);
+}
+
+TEST(MatmulSimdOracle, Iq2STablesGiveTheOracleBits) {
+  expect_oracle_bits(DType::kIQ2_S, oracle_lattice<iq2_s_sub, sizeof(BlockIQ2_S), 8>);
+}
+
+TEST(MatmulSimdOracle, Iq1STablesGiveTheOracleBits) {
+  expect_oracle_bits(DType::kIQ1_S, oracle_lattice<iq1_s_sub, sizeof(BlockIQ1_S), 8>);
+}
+
+TEST(MatmulSimdOracle, Iq1MTablesGiveTheOracleBits) {
+  expect_oracle_bits(DType::kIQ1_M, oracle_lattice<iq1_m_sub, sizeof(BlockIQ1_M), 8, iq1_m_d>);
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 // Models whose weights use the types added with issue 12 (Q2_K, Q3_K, Q4_1, Q5_1 and the
-// i-quants) load and run, on the SIMD kernels where the type has them and on the scalar
-// reference rows for IQ2_S, IQ1_S and IQ1_M. Each ../shared/quants/qref-TYPE.gguf (a 2-layer
-// llama quantised by llama.cpp) is checked against the float64 reference forward
+// i-quants) load and run, every one on its SIMD kernels. Each ../shared/quants/qref-TYPE.gguf
+// (a 2-layer llama quantised by llama.cpp) is checked against the float64 reference forward
 // (reference_forward.h), which decodes the same weights with the same decoder, so only the
 // activation rounding (and the float summation order) differs.
 //

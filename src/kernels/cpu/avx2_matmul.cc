@@ -25,6 +25,9 @@ void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
     case DType::kIQ3_XXS: matmul_iq3_xxs(args, o_begin, o_end); return;
     case DType::kIQ2_XXS: matmul_iq2_xxs(args, o_begin, o_end); return;
     case DType::kIQ2_XS: matmul_iq2_xs(args, o_begin, o_end); return;
+    case DType::kIQ2_S: matmul_iq2_s(args, o_begin, o_end); return;
+    case DType::kIQ1_S: matmul_iq1_s(args, o_begin, o_end); return;
+    case DType::kIQ1_M: matmul_iq1_m(args, o_begin, o_end); return;
     default: reference::matmul_rows(args, o_begin, o_end); return;
   }
 }

@@ -1,14 +1,15 @@
-// AVX2 matmul for the lattice i-quants IQ3_S, IQ3_XXS, IQ2_XXS and IQ2_XS against Q8
-// activations with one scale per 256 inputs (make_q8_row_layout(n_in, 256)).
+// AVX2 matmul for the lattice i-quants IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS, IQ2_S, IQ1_S and
+// IQ1_M against Q8 activations with one scale per 256 inputs (make_q8_row_layout(n_in, 256)).
 //
 // One step is a 256-element super-block of 8 sub-blocks of 32. Decoding a sub-block (once
 // per weight row and step, reused for every input row of the tile): the grid entries
 // (unsigned magnitudes, looked up per group of 4 or 8 elements) form 32 bytes, negated where
-// the sign bits say. Per input row, maddubs of |w| with the codes carrying w's sign, then
-// madd by the sub-block's odd integer scale (2 * ls + 1; IQ2_XS has one per 16) give exact
+// the sign bits say; IQ1_S / IQ1_M weights are 8 * grid (-1, 0, 1) plus the group's shift
+// sign (+-1: the format's +-1/8, times 8). Per input row, maddubs of |w| with the codes carrying w's sign, then
+// madd by the sub-block's odd integer scale (2 * ls + 1; IQ2_XS, IQ2_S, IQ1_M have one per 16) give exact
 // int32 lanes (lane k: elements 4k..4k+3 of each sub-block), summed over the super-block;
 // then one fused multiply-add by (d_w * f) * d_x, where f is the power of two the format
-// scales by (IQ3_S 1, IQ3_XXS 1/4, IQ2_* 1/8). The oracle in matmul_simd_oracle_test.cc
+// scales by (IQ3_S 1, IQ3_XXS 1/4, IQ2_* and IQ1_* 1/8). The oracle in matmul_simd_oracle_test.cc
 // computes the same integers and float operations.
 #include <cstring>
 
@@ -62,7 +63,7 @@ IqInput iq_input(const MatmulArgs& a, int r) {
 
 [[gnu::always_inline]] inline __m256i scale16(int s) { return _mm256_set1_epi16(static_cast<int16_t>(s)); }
 
-// One decoded sub-block: 32 signed weights (grid magnitude times sign, |w| <= 62) and the
+// One decoded sub-block: 32 signed weights (grid magnitude times sign, |w| <= 62; IQ1 8g +- 1) and the
 // int16 scale of each element pair.
 struct SubBlock {
   __m256i w;
@@ -89,9 +90,10 @@ struct IqPolicy {
     W w;
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) w.sub[j] = Derived::sub_block(*b, j);
-    w.d = load_fp16(&b->d) * (1.0f / kFactorInverse);
+    w.d = Derived::block_d(*b) * (1.0f / kFactorInverse);
     return w;
   }
+  static float block_d(const Block& b) { return load_fp16(&b.d); }
   // sum(w * x) = sum(|w| * (x * sign(w))): unsigned times signed, as maddubs needs.
   static __m256 pair(const W& w, const X& x, __m256 acc) {
     __m256i sum = _mm256_setzero_si256();
@@ -172,8 +174,81 @@ struct IQ2XS : IqPolicy<IQ2XS, BlockIQ2_XS, 8> {
   }
 };
 
+// Elements 0-15 (the low 128 bits) take scale lo, 16-31 scale hi (both odd, 2 * ls + 1).
+[[gnu::always_inline]] inline __m256i split_scale(int lo, int hi) {
+  return _mm256_setr_m128i(_mm_set1_epi16(static_cast<int16_t>(lo)), _mm_set1_epi16(static_cast<int16_t>(hi)));
+}
+
+struct IQ2S : IqPolicy<IQ2S, BlockIQ2_S, 8> {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ2_S& b, int j) {
+    int index[4];
+#pragma GCC unroll 4
+    for (int l = 0; l < 4; ++l) index[l] = b.qs[4 * j + l] | ((b.qh[j] << (8 - 2 * l)) & 0x300);  // 2 high bits
+    const uint32_t signs = load_u32(b.qs + kQKK / 8 + 4 * j);
+    return {apply_signs(grid_bytes(iq::kIq2sGrid, index), signs),
+            split_scale(2 * (b.scales[j] & 0x0f) + 1, 2 * (b.scales[j] >> 4) + 1)};
+  }
+};
+
+// IQ1 weights: 8 * g for grid bytes g in {-1, 0, 1}, plus shift, whose bytes are +1 or -1.
+[[gnu::always_inline]] inline __m256i iq1_weights(const int (&index)[4], __m256i shift) {
+  return _mm256_add_epi8(_mm256_sign_epi8(_mm256_set1_epi8(8), grid_bytes(iq::kIq1sGrid, index)), shift);
+}
+
+// Eight bytes of +1, or of -1 when negative (a group's shift).
+[[gnu::always_inline]] inline int64_t shift_bytes(bool negative) {
+  return negative ? -1 : 0x0101010101010101;
+}
+
+struct IQ1S : IqPolicy<IQ1S, BlockIQ1_S, 8> {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ1_S& b, int j) {
+    const int qh = b.qh[j];
+    int index[4];
+#pragma GCC unroll 4
+    for (int l = 0; l < 4; ++l) index[l] = b.qs[4 * j + l] | (((qh >> (3 * l)) & 7) << 8);
+    const __m256i shift = _mm256_set1_epi64x(shift_bytes((qh & 0x8000) != 0));
+    return {iq1_weights(index, shift), scale16(2 * ((qh >> 12) & 7) + 1)};
+  }
+};
+
+struct IQ1M : IqPolicy<IQ1M, BlockIQ1_M, 8> {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ1_M& b, int j) {
+    int index[4];
+    int64_t shift[4];
+#pragma GCC unroll 4
+    for (int l = 0; l < 4; ++l) {
+      // Group l's 3 high index bits and shift sign: the low (even l) or high nibble of qh[2j + l / 2].
+      const int nibble = (b.qh[2 * j + l / 2] >> (4 * (l % 2))) & 0x0f;
+      index[l] = b.qs[4 * j + l] | ((nibble & 7) << 8);
+      shift[l] = shift_bytes((nibble & 8) != 0);
+    }
+    uint16_t sc;
+    std::memcpy(&sc, b.scales + 2 * (j / 2), sizeof sc);
+    const int bits = sc >> (6 * (j % 2));
+    return {iq1_weights(index, _mm256_setr_epi64x(shift[0], shift[1], shift[2], shift[3])),
+            split_scale(2 * (bits & 7) + 1, 2 * ((bits >> 3) & 7) + 1)};
+  }
+  // The fp16 super-block scale sits in the top nibbles of the four uint16 of scales.
+  static float block_d(const BlockIQ1_M& b) {
+    uint16_t sc[4];
+    std::memcpy(sc, b.scales, sizeof sc);
+    const auto d_bits = static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) |
+                                              (sc[3] & 0xf000));
+    return load_fp16(&d_bits);
+  }
+};
+
 }  // namespace
 
+void matmul_iq2_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<IQ2S>(args, o_begin, o_end);
+}
+void matmul_iq1_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<IQ1S>(args, o_begin, o_end);
+}
+void matmul_iq1_m(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<IQ1M>(args, o_begin, o_end);
+}
 void matmul_iq3_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<IQ3S>(args, o_begin, o_end);
 }
