@@ -45,35 +45,23 @@ Status EngineImpl::start() {
                                                                o.n_ctx, o.n_threads));
   }
 
-  if (config_.join_groups) {
-    windows_.push_back(std::make_unique<Window>(kAllGroups, 0, o.n_parallel, o.n_groups, config_.max_window_rows,
-                                                hp.n_embd, hp.n_vocab, config_.max_drafts));
-  } else {
-    for (int g = 0; g < o.n_groups; ++g) {
-      windows_.push_back(std::make_unique<Window>(g, g * config_.slots_per_group, config_.slots_per_group,
-                                                  o.n_groups, config_.max_window_rows, hp.n_embd, hp.n_vocab,
-                                                  config_.max_drafts));
-    }
-  }
+  pipeline_ = std::make_unique<StagePipeline>(*model_, *kv_, config_, [this](Window* w) { inbox_.push_window(w); });
   if (hp.is_moe()) {
-    for (auto& w : windows_) w->expert_tokens.assign(static_cast<size_t>(hp.n_layer) * hp.n_expert, 0);
     expert_load_ = ExpertLoadWindow(hp.n_layer, hp.n_expert);
     snapshot_.moe.n_layer = hp.n_layer;
     snapshot_.moe.n_expert = hp.n_expert;
     snapshot_.moe.n_expert_used = hp.n_expert_used;
     snapshot_.moe.window_s = ExpertLoadWindow::kSpan_s;
   }
-  in_flight_.assign(windows_.size(), false);
   slots_.resize(o.n_parallel);
   for (int s = 0; s < o.n_parallel; ++s) slots_[s].group = config_.group_of(s);
   step_accepted_per_pos_.assign(config_.max_drafts, 0);
   accepted_per_pos_total_.assign(config_.max_drafts, 0);
   snapshot_.spec_max_draft_tokens = config_.max_drafts;
-  work_.resize(windows_[0]->slot_rows.size());
+  work_.resize(static_cast<size_t>(pipeline_->max_window_slots()));
+  ready_.reserve(static_cast<size_t>(o.n_groups));
   candidates_.resize(o.n_parallel);
   incoming_.reserve(o.max_queue);
-  pipeline_ = std::make_unique<StagePipeline>(*model_, *kv_, config_.stages, config_.max_window_rows, o.n_ctx,
-                                              o.n_groups, [this](Window* w) { inbox_.push_window(w); });
 
   snapshot_.model_name = model_->gguf().get_string("general.name").value_or(o.model_path);
   snapshot_.arch = hp.arch;

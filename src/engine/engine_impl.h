@@ -1,10 +1,10 @@
 // EngineImpl: the Engine behind engine.h. One engine thread runs the scheduler: it admits
-// waiting requests into slots (slot_allocator.h), builds each group's window, or one
-// joined window for all groups (window.h, EngineOptions::join_groups), launches it into
-// the stage pipeline (stage_pipeline.h), and when the window comes back samples the next
-// tokens, sends events and frees finished slots.
+// waiting requests into slots (slot_allocator.h), fills the windows the stage pipeline has
+// idle (window.h), hands those with rows back to the pipeline, which decides how they run
+// (stage_pipeline.h: joined, solo or stage by stage), and when a window comes back samples
+// the next tokens, sends events and frees finished slots.
 //
-// Owns the model, tokenizer, K/V cache, pipeline, windows and slots. The
+// Owns the model, tokenizer, K/V cache, pipeline (and through it the windows) and slots. The
 // slots, K/V cache and request states belong to the engine thread; public methods only
 // touch the inbox (thread-safe) and the snapshot (under snapshot_mu_).
 // Private to src/engine.
@@ -68,7 +68,8 @@ class EngineImpl final : public Engine {
   void admit_waiting();
   bool admit(int slot, PendingRequest& pending);
   void launch_ready_windows();
-  void launch(int window);
+  // Builds w's rows from its slots' state, growing their K/V; false if it has none.
+  bool fill_window(Window* w);
   void complete(Window* w);
   void accept_logits(Window* w);
   // Samples slot_index's n_rows logits rows from row j on: its last token's, then one per
@@ -83,9 +84,6 @@ class EngineImpl final : public Engine {
   void publish_snapshot();
   // Moves a returned window's expert routing counts into expert_load_ (under snapshot_mu_).
   void record_expert_load(Window* w, double now_s);
-  // The index in windows_ of the window that holds this slot's rows.
-  int window_of(int slot) const { return config_.join_groups ? 0 : config_.group_of(slot); }
-  bool any_in_flight() const;
   // The environment's monotonic time: every request, window and snapshot stamp.
   double now_s() const { return config_.options.env.clock->monotonic_s(); }
 
@@ -96,8 +94,7 @@ class EngineImpl final : public Engine {
   std::unique_ptr<SpecDraftModel> draft_model_;  // --model-draft, or null
   std::unique_ptr<StagePipeline> pipeline_;
   EngineInbox inbox_;
-  std::vector<std::unique_ptr<Window>> windows_;  // one per group, or one joined window
-  std::vector<bool> in_flight_;                   // per window
+  std::vector<Window*> ready_;                    // windows filled this turn, reused
   std::vector<Slot> slots_;
   std::vector<SlotWork> work_;                    // builder input, reused
   std::vector<SlotCandidate> candidates_;         // allocator input, reused

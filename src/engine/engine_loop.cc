@@ -89,7 +89,7 @@ void EngineImpl::apply_cancel(RequestId id) {
     if (!slot.request || slot.request->id() != id) continue;
     // A slot whose window is in flight is still in use by the stages: finish it when the
     // window returns.
-    if (in_flight_[window_of(s)]) {
+    if (pipeline_->slot_in_flight(s)) {
       slot.cancel_pending = true;
     } else {
       finish_slot(s, FinishReason::kAbort);
@@ -139,13 +139,14 @@ bool EngineImpl::admit(int slot_index, PendingRequest& pending) {
 }
 
 void EngineImpl::launch_ready_windows() {
-  for (int i = 0; i < static_cast<int>(windows_.size()); ++i) {
-    if (!in_flight_[i]) launch(i);
+  ready_.clear();
+  for (Window* w : pipeline_->idle_windows()) {
+    if (fill_window(w)) ready_.push_back(w);
   }
+  pipeline_->launch(ready_);
 }
 
-void EngineImpl::launch(int index) {
-  Window* w = windows_[index].get();
+bool EngineImpl::fill_window(Window* w) {
   const int first = w->first_slot;
   const int n = static_cast<int>(w->slot_rows.size());
   prepare_drafts(first, n);
@@ -161,7 +162,7 @@ void EngineImpl::launch(int index) {
       work.drafts = s.request && s.state == SlotState::kGenerating ? s.spec.drafts() : std::span<const int32_t>();
     }
     build_window(std::span<const SlotWork>(work_.data(), n), config_.options.prefill_chunk, w);
-    if (w->rows.empty()) return;
+    if (w->rows.empty()) return false;
     bool all_grown = true;
     for (int i = 0; i < n && all_grown; ++i) {
       if (w->slot_rows[i] == 0) continue;
@@ -176,23 +177,13 @@ void EngineImpl::launch(int index) {
   std::fill(w->group_rows.begin(), w->group_rows.end(), 0);
   for (int i = 0; i < n; ++i) w->group_rows[slots_[first + i].group] += w->slot_rows[i];
   w->launched_s = now_s();
-  in_flight_[index] = true;
-  if (config_.join_groups) {
-    pipeline_->run_now(w);  // the only window: nothing to overlap with
-    return;
-  }
-  // Alone: no slot outside this window has work, so nothing could overlap with it.
-  bool alone = true;
-  for (int s = 0; s < static_cast<int>(slots_.size()) && alone; ++s) {
-    alone = (s >= first && s < first + n) || slots_[s].request == nullptr;
-  }
-  pipeline_->launch(w, alone);
+  return true;
 }
 
 void EngineImpl::complete(Window* w) {
   const int first = w->first_slot;
   const int n = static_cast<int>(w->slot_rows.size());
-  in_flight_[window_of(first)] = false;
+  pipeline_->returned(w);
   ++steps_;
   // Before any request's kDone: whoever reacts to it sees this window's routing counted.
   record_expert_load(w, now_s());
@@ -325,15 +316,11 @@ std::unique_ptr<RequestState> EngineImpl::release_slot(int slot_index) {
   return std::move(s.request);
 }
 
-bool EngineImpl::any_in_flight() const {
-  return std::any_of(in_flight_.begin(), in_flight_.end(), [](bool b) { return b; });
-}
-
 void EngineImpl::abort_everything() {
   // The stages may still hold windows; their slots' K/V must stay put until they return.
-  while (any_in_flight()) {
+  while (pipeline_->any_in_flight()) {
     inbox_.wait(-1.0);
-    while (Window* w = inbox_.pop_window()) in_flight_[window_of(w->first_slot)] = false;
+    while (Window* w = inbox_.pop_window()) pipeline_->returned(w);
   }
   for (int s = 0; s < static_cast<int>(slots_.size()); ++s) {
     if (slots_[s].request) finish_slot(s, FinishReason::kAbort);

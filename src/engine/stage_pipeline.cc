@@ -1,5 +1,6 @@
 #include "engine/stage_pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace strata {
@@ -8,13 +9,13 @@ struct StagePipeline::Stage {
   Stage(const Model& model, const StagePlan& p, int max_rows, int max_seq_tokens, int max_in_flight,
         int total_threads)
       : plan(p), pool(p.n_threads), scratch(model.make_scratch(max_rows, max_seq_tokens, total_threads)),
-        queue(static_cast<size_t>(max_in_flight) + 1, nullptr) {}
+        queue(static_cast<size_t>(max_in_flight) + 1) {}
 
   StagePlan plan;
   ThreadPool pool;
   std::unique_ptr<ForwardScratch> scratch;
   // A fixed ring: at most one window per group is ever queued, so it never fills.
-  std::vector<Window*> queue;
+  std::vector<Launch> queue;
   size_t head = 0;
   size_t n_queued = 0;
   bool stop = false;
@@ -24,21 +25,49 @@ struct StagePipeline::Stage {
   std::thread thread;
 };
 
-StagePipeline::StagePipeline(const Model& model, KvView& kv, const std::vector<StagePlan>& plans, int max_rows,
-                             int max_seq_tokens, int max_in_flight, DoneFn done)
-    : model_(model), kv_(kv), done_(std::move(done)),
-      group_busy_ns_(std::make_unique<std::atomic<uint64_t>[]>(static_cast<size_t>(max_in_flight))),
-      n_groups_(max_in_flight) {
+namespace {
+
+// A window's index in the pipeline's windows: its group, or 0 for the joined window.
+size_t index_of(const Window& w) { return w.group == kAllGroups ? 0 : static_cast<size_t>(w.group); }
+
+}  // namespace
+
+StagePipeline::StagePipeline(const Model& model, KvView& kv, const EngineConfig& config, DoneFn done)
+    : model_(model), kv_(kv), done_(std::move(done)), joined_(config.join_groups),
+      slots_per_group_(config.slots_per_group),
+      group_busy_ns_(std::make_unique<std::atomic<uint64_t>[]>(static_cast<size_t>(config.options.n_groups))),
+      n_groups_(config.options.n_groups) {
+  make_windows(config);
   int total_threads = 0;
-  for (const StagePlan& p : plans) total_threads += p.n_threads;
-  for (const StagePlan& p : plans) {
-    stages_.push_back(std::make_unique<Stage>(model, p, max_rows, max_seq_tokens, max_in_flight, total_threads));
+  for (const StagePlan& p : config.stages) total_threads += p.n_threads;
+  for (const StagePlan& p : config.stages) {
+    stages_.push_back(std::make_unique<Stage>(model, p, config.max_window_rows, config.options.n_ctx, n_groups_,
+                                              total_threads));
   }
   // One stage has nothing to overlap with: it runs on the caller's thread, which saves two
   // thread hand-offs per step.
   if (n_stages() == 1) return;
   solo_pool_ = std::make_unique<ThreadPool>(total_threads);
   for (int s = 0; s < n_stages(); ++s) stages_[s]->thread = std::thread([this, s] { run_stage(s); });
+}
+
+void StagePipeline::make_windows(const EngineConfig& config) {
+  const EngineOptions& o = config.options;
+  const Hparams& hp = model_.hparams();
+  if (joined_) {
+    windows_.push_back(std::make_unique<Window>(kAllGroups, 0, o.n_parallel, o.n_groups, config.max_window_rows,
+                                                hp.n_embd, hp.n_vocab, config.max_drafts));
+  } else {
+    for (int g = 0; g < o.n_groups; ++g) {
+      windows_.push_back(std::make_unique<Window>(g, g * slots_per_group_, slots_per_group_, o.n_groups,
+                                                  config.max_window_rows, hp.n_embd, hp.n_vocab, config.max_drafts));
+    }
+  }
+  if (hp.is_moe()) {
+    for (auto& w : windows_) w->expert_tokens.assign(static_cast<size_t>(hp.n_layer) * hp.n_expert, 0);
+  }
+  in_flight_.assign(windows_.size(), false);
+  idle_.reserve(windows_.size());
 }
 
 StagePipeline::~StagePipeline() {
@@ -54,14 +83,38 @@ StagePipeline::~StagePipeline() {
   }
 }
 
-void StagePipeline::launch(Window* w, bool alone) {
-  if (n_stages() == 1) {
-    process(0, w, stages_[0]->pool);
-    done_(w);
+std::span<Window* const> StagePipeline::idle_windows() {
+  idle_.clear();
+  for (size_t i = 0; i < windows_.size(); ++i) {
+    if (!in_flight_[i]) idle_.push_back(windows_[i].get());
+  }
+  return idle_;
+}
+
+void StagePipeline::returned(Window* w) { in_flight_[index_of(*w)] = false; }
+
+bool StagePipeline::any_in_flight() const {
+  return std::any_of(in_flight_.begin(), in_flight_.end(), [](bool b) { return b; });
+}
+
+void StagePipeline::launch(std::span<Window* const> windows) {
+  if (windows.empty()) return;
+  // Checked before this turn's windows count as in flight: a window launched alone runs
+  // solo only if no other window is still in flight.
+  const bool solo = windows.size() == 1 && !any_in_flight();
+  for (Window* w : windows) in_flight_[index_of(*w)] = true;
+  if (joined_) {
+    run_now(windows[0]);  // the only window: nothing to overlap with
     return;
   }
-  w->solo = n_in_flight_.fetch_add(1, std::memory_order_acq_rel) == 0 && alone;
-  push(0, w);
+  for (Window* w : windows) {
+    if (n_stages() == 1) {
+      process(0, w, stages_[0]->pool);
+      done_(w);
+    } else {
+      push(0, Launch{w, solo});
+    }
+  }
 }
 
 void StagePipeline::run_now(Window* w) {
@@ -70,17 +123,11 @@ void StagePipeline::run_now(Window* w) {
   done_(w);
 }
 
-void StagePipeline::finish(Window* w) {
-  // Before done_, which may launch the next window at once: that one may then run solo.
-  n_in_flight_.fetch_sub(1, std::memory_order_acq_rel);
-  done_(w);
-}
-
-void StagePipeline::push(int stage, Window* w) {
+void StagePipeline::push(int stage, Launch launch) {
   Stage& st = *stages_[stage];
   {
     std::lock_guard<std::mutex> lock(st.mu);
-    st.queue[(st.head + st.n_queued) % st.queue.size()] = w;
+    st.queue[(st.head + st.n_queued) % st.queue.size()] = launch;
     ++st.n_queued;
   }
   st.cv.notify_one();
@@ -156,26 +203,27 @@ void StagePipeline::run_stage(int index) {
   Stage& st = *stages_[index];
   const bool last = index + 1 == n_stages();
   for (;;) {
-    Window* w = nullptr;
+    Launch launch;
     {
       std::unique_lock<std::mutex> lock(st.mu);
       st.cv.wait(lock, [&] { return st.stop || st.n_queued > 0; });
       if (st.stop) return;
-      w = st.queue[st.head];
+      launch = st.queue[st.head];
       st.head = (st.head + 1) % st.queue.size();
       --st.n_queued;
     }
-    if (w->solo) {
+    Window* w = launch.window;
+    if (launch.solo) {
       // Only stage 0 receives solo windows; the other stages are idle meanwhile, so their
       // scratch is free to use from this thread.
       for (int s = 0; s < n_stages(); ++s) process(s, w, *solo_pool_);
-      finish(w);
+      done_(w);
     } else if (last) {
       process(index, w, st.pool);
-      finish(w);
+      done_(w);
     } else {
       process(index, w, st.pool);
-      push(index + 1, w);
+      push(index + 1, Launch{w, false});
     }
   }
 }

@@ -52,7 +52,6 @@ struct Window {
   AlignedBuffer logits;           // n_slots x (1 + max_drafts) x n_vocab floats
   std::vector<int> reading_order; // scratch for the builder
   double launched_s = 0.0;
-  bool solo = false;              // set by StagePipeline::launch: runs every stage on all cores
   // Mixture of experts: the routing counts (layer-major, n_layer * n_expert; empty for a
   // dense model) and expert bytes read by this window's passes, added by the stages from
   // their scratch; the engine reads and zeroes them when the window comes back.
