@@ -37,15 +37,15 @@ struct BenchFlags {
   int prompt_tokens = 512;
   int prefill_chunk = 128;
   int decode_steps = 32;
-  std::string concurrency;  // "1,2,4,8": engine-level benchmark (src/engine/engine_bench.h)
+  std::string concurrency;  // "1,2,4,8": engine-level benchmark (src/tools/engine_bench.h)
   int max_new = 64;         // engine-level: tokens generated per request
   std::string layouts = "1x1,2x2,2x2p";  // engine-level: STAGESxGROUPS, p = groups pipelined
   int cache_prompt_tokens = 1024;   // engine-level: prefix-cache / park measurement (0: skip)
   bool profile = false;             // --profile: time per step part (model/step_profile.h)
   int context_tokens = 0;           // --context N: prefill of N tokens and decode at depth N only
   std::string kv_type = "f16";      // K/V cache element type of the model-level figures
-  std::string spec;                 // --spec 1,2,4: speculative decoding bench (engine/spec_bench.h)
-  std::string json_schema;          // --json-schema FILE: constrained vs plain decode (engine/constrained_bench.h)
+  std::string spec;                 // --spec 1,2,4: speculative decoding bench (tools/spec_bench.h)
+  std::string json_schema;          // --json-schema FILE: constrained vs plain decode (tools/constrained_bench.h)
 };
 
 struct BenchReport {
@@ -57,7 +57,7 @@ struct BenchReport {
   MoeBenchReport moe;
 };
 
-// The engine-level benchmark: requests through the scheduler (src/engine/engine_bench.h).
+// The engine-level benchmark: requests through the scheduler (src/tools/engine_bench.h).
 int run_engine_bench(const BenchFlags& flags) {
   if (flags.model_path.empty()) {
     std::fprintf(stderr, "bench: -m FILE is required\n");
@@ -94,7 +94,7 @@ int run_engine_bench(const BenchFlags& flags) {
 }
 
 // Expert bytes read per decode step and steps/s with 1 and with each batch size of distinct
-// sequences (engine/moe_bench.h). Short prompts: routing, not depth, is what differs.
+// sequences (tools/moe_bench.h). Short prompts: routing, not depth, is what differs.
 Status bench_experts(const Model& model, ThreadPool& pool, const ForwardBenchOptions& o, BenchReport* r) {
   std::vector<int> n_seqs = {1};
   n_seqs.insert(n_seqs.end(), o.batch_sizes.begin(), o.batch_sizes.end());

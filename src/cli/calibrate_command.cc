@@ -1,7 +1,7 @@
 // `strata calibrate`: measures, on this machine and model with every slot busy, which engine
 // settings (threads, --parallel, --prefill-chunk, stages x groups, joined or pipelined) run
 // fastest, prints the table it measured, and writes the config file `strata serve --config`
-// reads. The search and its measurement live in src/engine/calibration.h.
+// reads. The search and its measurement live in src/tools/calibration.h.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
