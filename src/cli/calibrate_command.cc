@@ -104,6 +104,9 @@ void add_calibrate_command(CLI::App& app, int* exit_code) {
       ->capture_default_str()->check(CLI::Range(1, 1 << 20));
   sub->add_option("--ctx", f->workload.n_ctx, "context per slot (0: the model's, at most 4096)")
       ->capture_default_str()->check(CLI::Range(0, 1 << 22));
+  sub->add_option("--runs", f->workload.runs,
+                  "runs of the workload per setting on one engine; the median run counts, the table shows the spread")
+      ->capture_default_str()->check(CLI::Range(1, 100));
   sub->add_option("--kv-type", f->workload.kv_type, "K/V element type")
       ->capture_default_str()->check(CLI::IsMember({"f16", "f32", "q8_0"}));
   sub->callback([f, exit_code] { *exit_code = run_calibrate(*f); });

@@ -128,20 +128,40 @@ EngineOptions calib_engine_options(const CalibWorkload& w, const CalibSetting& s
   return o;
 }
 
-CalibMeasurement measure_calib_setting(const CalibWorkload& w, const CalibSetting& s) {
+CalibMeasurement summarize_calib_runs(const CalibSetting& setting, const std::vector<ConcurrencyResult>& runs) {
+  std::vector<const ConcurrencyResult*> by_speed;
+  for (const ConcurrencyResult& r : runs) by_speed.push_back(&r);
+  std::sort(by_speed.begin(), by_speed.end(),
+            [](const ConcurrencyResult* a, const ConcurrencyResult* b) { return a->total_tok_s < b->total_tok_s; });
   CalibMeasurement m;
-  m.setting = s;
-  const double start_s = monotonic_s();
-  Result<ConcurrencyResult> r = measure_engine_setting(calib_engine_options(w, s), w.prompt_tokens, w.max_new);
-  m.cost_s = monotonic_s() - start_s;
-  if (!r.ok()) {
-    m.error = r.status().message();
+  m.setting = setting;
+  if (by_speed.empty()) {
+    m.error = "no run";
     return m;
   }
+  const ConcurrencyResult& median = *by_speed[(by_speed.size() - 1) / 2];
   m.ok = true;
-  m.total_tok_s = r->total_tok_s;
-  m.per_request_tok_s = r->per_request_tok_s;
-  m.ttft_median_s = r->ttft_median_s;
+  m.n_runs = static_cast<int>(by_speed.size());
+  m.total_tok_s = median.total_tok_s;
+  m.per_request_tok_s = median.per_request_tok_s;
+  m.ttft_median_s = median.ttft_median_s;
+  m.total_tok_s_min = by_speed.front()->total_tok_s;
+  m.total_tok_s_max = by_speed.back()->total_tok_s;
+  return m;
+}
+
+CalibMeasurement measure_calib_setting(const CalibWorkload& w, const CalibSetting& s) {
+  const double start_s = monotonic_s();
+  Result<std::vector<ConcurrencyResult>> runs =
+      measure_engine_setting(calib_engine_options(w, s), w.prompt_tokens, w.max_new, w.runs);
+  CalibMeasurement m;
+  if (runs.ok()) {
+    m = summarize_calib_runs(s, *runs);
+  } else {
+    m.setting = s;
+    m.error = runs.status().message();
+  }
+  m.cost_s = monotonic_s() - start_s;
   return m;
 }
 
@@ -153,10 +173,11 @@ std::string calib_setting_label(const CalibSetting& s) {
 std::string format_calibration(const CalibReport& r, const CalibWorkload& w) {
   std::string out;
   char line[320];
-  std::snprintf(line, sizeof line, "calibrate  %s: every slot busy, %d-token prompts, %d new tokens each\n",
-                w.model_path.c_str(), w.prompt_tokens, w.max_new);
+  std::snprintf(line, sizeof line,
+                "calibrate  %s: every slot busy, %d-token prompts, %d new tokens each, median of %d runs\n",
+                w.model_path.c_str(), w.prompt_tokens, w.max_new, w.runs);
   out += line;
-  out += "threads parallel  chunk  stages x groups   total tok/s  per-req tok/s  TTFT median ms  took s\n";
+  out += "threads parallel  chunk  stages x groups   total tok/s  (min - max)    per-req tok/s  TTFT median ms  took s\n";
   for (size_t i = 0; i < r.measured.size(); ++i) {
     const CalibMeasurement& m = r.measured[i];
     const CalibSetting& s = m.setting;
@@ -164,8 +185,9 @@ std::string format_calibration(const CalibReport& r, const CalibWorkload& w) {
                   layout_label(s.layout).c_str());
     out += line;
     if (m.ok) {
-      std::snprintf(line, sizeof line, "%12.1f %14.1f %15.1f %7.1f%s\n", m.total_tok_s, m.per_request_tok_s,
-                    m.ttft_median_s * 1e3, m.cost_s, static_cast<int>(i) == r.best ? "  <- chosen" : "");
+      std::snprintf(line, sizeof line, "%12.1f  (%5.1f - %5.1f) %14.1f %15.1f %7.1f%s\n", m.total_tok_s,
+                    m.total_tok_s_min, m.total_tok_s_max, m.per_request_tok_s, m.ttft_median_s * 1e3, m.cost_s,
+                    static_cast<int>(i) == r.best ? "  <- chosen" : "");
     } else {
       std::snprintf(line, sizeof line, "  did not run: %s\n", m.error.c_str());
     }
@@ -189,6 +211,9 @@ nlohmann::json calibration_config_json(const CalibReport& r, const CalibWorkload
       row["total_tok_s"] = m.total_tok_s;
       row["per_request_tok_s"] = m.per_request_tok_s;
       row["ttft_median_s"] = m.ttft_median_s;
+      row["runs"] = m.n_runs;
+      row["total_tok_s_min"] = m.total_tok_s_min;
+      row["total_tok_s_max"] = m.total_tok_s_max;
     } else {
       row["error"] = m.error;
     }
@@ -199,7 +224,7 @@ nlohmann::json calibration_config_json(const CalibReport& r, const CalibWorkload
                         {"model", w.model_path},
                         {"machine", {{"cores", std::max(1u, std::thread::hardware_concurrency())},
                                      {"kernels", kernels::active_isa()}}},
-                        {"workload", {{"prompt_tokens", w.prompt_tokens}, {"max_new", w.max_new}}},
+                        {"workload", {{"prompt_tokens", w.prompt_tokens}, {"max_new", w.max_new}, {"runs", w.runs}}},
                         {"measured", measured}};
   if (r.best >= 0) {
     doc["serve"] = engine_config_json(calib_engine_options(w, r.measured[static_cast<size_t>(r.best)].setting),

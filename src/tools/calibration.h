@@ -1,7 +1,9 @@
 // `strata calibrate`: which engine settings run this model fastest on this machine, with
 // every slot busy. One measurement = one setting (threads, --parallel, --prefill-chunk,
 // stages x groups, joined or pipelined) run by measure_engine_setting (engine_bench.h) with
-// as many concurrent requests as slots; the grid is searched one dimension at a time from
+// as many concurrent requests as slots, `runs` times on one engine; the median run is the
+// setting's figure and the others its spread (one run on a shared machine can be off by a
+// third, enough to choose the wrong setting). The grid is searched one dimension at a time from
 // its first values, keeping the best so far, until the time budget runs out.
 //
 // The search and the choice take the measuring function as a parameter, so tests drive
@@ -47,6 +49,7 @@ struct CalibWorkload {
   int max_new = 32;
   int n_ctx = 0;
   std::string kv_type = "f16";
+  int runs = 3;                    // per setting; the median run counts
 };
 
 struct CalibMeasurement {
@@ -57,6 +60,9 @@ struct CalibMeasurement {
   double per_request_tok_s = 0.0;
   double ttft_median_s = 0.0;
   double cost_s = 0.0;             // what the measurement took, engine start included
+  int n_runs = 0;                  // ok: the figures above are the median run's of n_runs
+  double total_tok_s_min = 0.0;    // ok: the spread of total tok/s over the runs
+  double total_tok_s_max = 0.0;
 };
 
 struct CalibRule {
@@ -82,8 +88,12 @@ int choose_best(const std::vector<CalibMeasurement>& measured, const CalibRule& 
 // plus the mean cost so far fits budget_s (the first always runs).
 CalibReport run_calibration(const CalibGrid& grid, const MeasureFn& measure, double budget_s, const CalibRule& rule);
 
-// The real measurement: starts an engine with the setting and runs the workload.
+// The real measurement: starts an engine with the setting and runs the workload
+// workload.runs times.
 CalibMeasurement measure_calib_setting(const CalibWorkload& workload, const CalibSetting& setting);
+// An ok measurement from runs (at least one): the figures of the median run by total tok/s
+// (the lower middle one for an even count), the min and max of total tok/s beside them.
+CalibMeasurement summarize_calib_runs(const CalibSetting& setting, const std::vector<ConcurrencyResult>& runs);
 
 EngineOptions calib_engine_options(const CalibWorkload& workload, const CalibSetting& setting);
 std::string calib_setting_label(const CalibSetting& setting);

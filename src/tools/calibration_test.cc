@@ -131,5 +131,56 @@ TEST(Calibration, ConfigFileHoldsTheChosenSettingAndServeReadsIt) {
   EXPECT_TRUE(f->document["machine"].contains("kernels"));
 }
 
+ConcurrencyResult run_at(double total, double per_request, double ttft_s) {
+  ConcurrencyResult r;
+  r.total_tok_s = total;
+  r.per_request_tok_s = per_request;
+  r.ttft_median_s = ttft_s;
+  return r;
+}
+
+TEST(Calibration, MedianRunIsTheSettingsFigureAndTheOthersItsSpread) {
+  const CalibSetting s;
+  const CalibMeasurement m = summarize_calib_runs(s, {run_at(30, 3, 0.3), run_at(10, 1, 0.1), run_at(20, 2, 0.2)});
+  ASSERT_TRUE(m.ok);
+  EXPECT_EQ(m.n_runs, 3);
+  EXPECT_EQ(m.total_tok_s, 20);
+  EXPECT_EQ(m.per_request_tok_s, 2);  // the same run's figures, not each field's own median
+  EXPECT_EQ(m.ttft_median_s, 0.2);
+  EXPECT_EQ(m.total_tok_s_min, 10);
+  EXPECT_EQ(m.total_tok_s_max, 30);
+}
+
+TEST(Calibration, EvenRunCountTakesTheLowerMiddleRun) {
+  const CalibMeasurement m =
+      summarize_calib_runs(CalibSetting{}, {run_at(40, 4, 0.4), run_at(10, 1, 0.1), run_at(30, 3, 0.3), run_at(20, 2, 0.2)});
+  ASSERT_TRUE(m.ok);
+  EXPECT_EQ(m.total_tok_s, 20);
+  EXPECT_EQ(m.per_request_tok_s, 2);
+}
+
+TEST(Calibration, NoRunIsNotAMeasurement) {
+  const CalibMeasurement m = summarize_calib_runs(CalibSetting{}, {});
+  EXPECT_FALSE(m.ok);
+  EXPECT_FALSE(m.error.empty());
+}
+
+TEST(Calibration, TableAndConfigShowTheRunsAndTheirSpread) {
+  CalibMeasurement m = summarize_calib_runs(CalibSetting{}, {run_at(12.5, 3, 0.3), run_at(17.5, 1, 0.1)});
+  CalibReport r;
+  r.measured = {m};
+  r.best = 0;
+  CalibWorkload w;
+  w.runs = 2;
+  const std::string table = format_calibration(r, w);
+  EXPECT_NE(table.find("median of 2 runs"), std::string::npos) << table;
+  EXPECT_NE(table.find("( 12.5 -  17.5)"), std::string::npos) << table;
+  const nlohmann::json doc = calibration_config_json(r, w);
+  EXPECT_EQ(doc["measured"][0]["runs"], 2);
+  EXPECT_EQ(doc["measured"][0]["total_tok_s_min"], 12.5);
+  EXPECT_EQ(doc["measured"][0]["total_tok_s_max"], 17.5);
+  EXPECT_EQ(doc["workload"]["runs"], 2);
+}
+
 }  // namespace
 }  // namespace strata

@@ -209,10 +209,17 @@ Result<std::vector<EngineLayout>> parse_layouts(const std::string& text, const s
   return out;
 }
 
-Result<ConcurrencyResult> measure_engine_setting(const EngineOptions& options, int prompt_tokens, int max_new) {
+Result<std::vector<ConcurrencyResult>> measure_engine_setting(const EngineOptions& options, int prompt_tokens,
+                                                              int max_new, int n_runs) {
+  if (n_runs < 1) return Status::InvalidArgument("n_runs must be at least 1, got " + std::to_string(n_runs));
   STRATA_ASSIGN_OR_RETURN(auto e, start_warm(options));
   int index = 2000;
-  return run_concurrent(*e, options.n_parallel, prompt_tokens, max_new, &index);
+  std::vector<ConcurrencyResult> runs;
+  for (int i = 0; i < n_runs; ++i) {
+    STRATA_ASSIGN_OR_RETURN(ConcurrencyResult r, run_concurrent(*e, options.n_parallel, prompt_tokens, max_new, &index));
+    runs.push_back(std::move(r));
+  }
+  return runs;
 }
 
 Result<EngineBenchReport> run_engine_bench(const EngineBenchOptions& opt) {

@@ -78,9 +78,11 @@ struct EngineBenchReport {
 Result<EngineBenchReport> run_engine_bench(const EngineBenchOptions& options);
 // One setting with every slot busy: starts an engine with options (model_path set), warms
 // it up, then submits options.n_parallel requests at once (prompt_tokens each, max_new
-// tokens generated, EOS ignored). The same measurement the concurrency runs above make;
-// `strata calibrate` calls it once per setting.
-Result<ConcurrencyResult> measure_engine_setting(const EngineOptions& options, int prompt_tokens, int max_new);
+// tokens generated, EOS ignored), n_runs times on the same engine (fresh prompts each
+// time, so no run reuses another's cached prefix). The same measurement the concurrency
+// runs above make; `strata calibrate` calls it once per setting. Returns every run in order.
+Result<std::vector<ConcurrencyResult>> measure_engine_setting(const EngineOptions& options, int prompt_tokens,
+                                                              int max_new, int n_runs);
 std::string format_engine_bench(const EngineBenchReport& report);
 nlohmann::json engine_bench_json(const EngineBenchReport& report);
 
