@@ -12,19 +12,30 @@
 # env: STRATA (binary; default a copy of build/src/cli/strata, so a rebuild cannot swap it
 #      mid-run), MODELS (default /tmp/avx2-tl-q8_0.gguf /tmp/avx2-tl-q4_k_m.gguf: generated
 #      1.1B files, made when missing), CONCURRENCY (1,2,4,8), MAX_NEW (64), PARALLEL (8),
-#      THREADS (2), CTX (tokens per slot, 512), PORT (18471), LOG_DIR (/tmp/http-side-by-side),
+#      THREADS (2), CTX (tokens per slot, 512), SERVERS (which rows, in order; default
+#      "strata llama strata-avx2 llama-avx2": a subset reruns only those), PORT (18471),
+#      LOG_DIR (/tmp/http-side-by-side),
 #      PEER_ARGS (extra llama-server flags, e.g. "--poll 0" on a machine shared with other work,
 #      where the default spin-waiting collapses; say so beside the figures).
 # Keep the machine quiet while it runs: llama.cpp's spinning threads collapse when the cores
 # are shared. Needs node (>= 18) and curl.
 set -euo pipefail
+shopt -s inherit_errexit  # a failed measurement inside $(...) stops the script
 root=$(cd "$(dirname "$0")/.." && pwd)
 llama_bin=${1:-}
 llama_avx2_bin=${2:-}
-[ -x "$llama_bin/llama-server" ] ||
-  llama_bin=$(TARGETS=llama-server "$root/bench/build_peer.sh" llama.cpp native)
-[ -x "$llama_avx2_bin/llama-server" ] ||
-  llama_avx2_bin=$(TARGETS=llama-server "$root/bench/build_peer.sh" llama.cpp avx2)
+servers=${SERVERS:-strata llama strata-avx2 llama-avx2}
+for server in $servers; do
+  case "$server" in
+    strata | strata-avx2) ;;
+    llama) [ -x "$llama_bin/llama-server" ] ||
+      llama_bin=$(TARGETS=llama-server "$root/bench/build_peer.sh" llama.cpp native) ;;
+    llama-avx2) [ -x "$llama_avx2_bin/llama-server" ] ||
+      llama_avx2_bin=$(TARGETS=llama-server "$root/bench/build_peer.sh" llama.cpp avx2) ;;
+    *) echo "http_side_by_side: unknown server '$server' in SERVERS (known: strata llama strata-avx2" \
+      "llama-avx2)" >&2; exit 2 ;;
+  esac
+done
 models=${MODELS:-/tmp/avx2-tl-q8_0.gguf /tmp/avx2-tl-q4_k_m.gguf}
 levels=${CONCURRENCY:-1,2,4,8}
 max_new=${MAX_NEW:-64}
@@ -90,6 +101,28 @@ measure() {
   stop_server
 }
 
+# Measures one of $servers on a file; prints its row.
+measure_server() {
+  local file=$1 server=$2
+  local strata_args=(serve -m "$file" --port "$port" --parallel "$parallel" --threads "$threads" --ctx "$ctx")
+  local llama_args=(-m "$file" --port "$port" -np "$parallel" -t "$threads" -c $((ctx * parallel))
+    "${peer_args[@]}")
+  case "$server" in
+    strata) measure "$file" "strata serve (avx512 table)" "$strata" "${strata_args[@]}" ;;
+    llama) measure "$file" "llama-server (native build)" "$llama_bin/llama-server" "${llama_args[@]}" ;;
+    strata-avx2) measure "$file" "strata serve (STRATA_KERNELS=avx2)" env STRATA_KERNELS=avx2 "$strata" \
+      "${strata_args[@]}" ;;
+    llama-avx2) measure "$file" "llama-server (AVX2-only build)" "$llama_avx2_bin/llama-server" "${llama_args[@]}" ;;
+  esac
+}
+
+# Strata / llama.cpp at the highest level from two rows; nothing when either was not run.
+ratio() {
+  if [ -n "$1" ] && [ -n "$2" ]; then
+    awk -v a="$(last_level "$1")" -v b="$(last_level "$2")" 'BEGIN {printf "%.2f", a / b}'
+  fi
+}
+
 echo "uptime before: $(uptime)"
 echo "$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; $threads threads, $parallel slots," \
   "$max_new new tokens per request, $ctx-token context per slot; llama-server flags: ${PEER_ARGS:-defaults}"
@@ -105,19 +138,17 @@ for file in $models; do
     case "$file" in *q4_k*) type=q4_k ;; esac
     "$strata" mkmodel --preset 1b --type "$type" -o "$file" > /dev/null
   fi
-  strata_args=(serve -m "$file" --port "$port" --parallel "$parallel" --threads "$threads" --ctx "$ctx")
-  llama_args=(-m "$file" --port "$port" -np "$parallel" -t "$threads" -c $((ctx * parallel)) "${peer_args[@]}")
-  s=$(measure "$file" "strata serve (avx512 table)" "$strata" "${strata_args[@]}"); echo "$s"
-  l=$(measure "$file" "llama-server (native build)" "$llama_bin/llama-server" "${llama_args[@]}"); echo "$l"
-  s2=$(measure "$file" "strata serve (STRATA_KERNELS=avx2)" env STRATA_KERNELS=avx2 "$strata" "${strata_args[@]}")
-  echo "$s2"
-  l2=$(measure "$file" "llama-server (AVX2-only build)" "$llama_avx2_bin/llama-server" "${llama_args[@]}")
-  echo "$l2"
-  ratio=$(awk -v a="$(last_level "$s")" -v b="$(last_level "$l")" 'BEGIN {printf "%.2f", a / b}')
-  ratio2=$(awk -v a="$(last_level "$s2")" -v b="$(last_level "$l2")" 'BEGIN {printf "%.2f", a / b}')
-  top=${levels##*,}
-  ratios+=("$(basename "$file"), $top concurrent, Strata / llama.cpp: $ratio (avx512 table / native build), $ratio2 (avx2 table / AVX2-only build)")
+  declare -A rows=()
+  for server in $servers; do
+    rows[$server]=$(measure_server "$file" "$server")
+    echo "${rows[$server]}"
+  done
+  r=$(ratio "${rows[strata]:-}" "${rows[llama]:-}")
+  r2=$(ratio "${rows[strata-avx2]:-}" "${rows[llama-avx2]:-}")
+  line="$(basename "$file"), ${levels##*,} concurrent, Strata / llama.cpp: ${r:-not run} (avx512 table /"
+  ratios+=("$line native build), ${r2:-not run} (avx2 table / AVX2-only build)")
+  unset rows
 done
 echo
-printf '%s\n' "${ratios[@]}"
+for r in "${ratios[@]}"; do echo "$r"; done
 echo "uptime after: $(uptime)"
