@@ -79,7 +79,9 @@ template <int NR>
 struct PackedQ6K : Avx2PackedKernel {
   static constexpr int64_t kBlockInputs = kQKK;
   static constexpr size_t kBlockBytes = kPackedQ6KBlockBytes;
-  static constexpr int64_t kPrefetchBytes = kPackedQ6KBlockBytes;  // one super-block ahead
+  // Three super-blocks (about 10 KB) ahead, as for Q4_K (avx2_packed_q4k.cc): one block
+  // ahead left single-row decode waiting on DRAM.
+  static constexpr int64_t kPrefetchBytes = 3 * kPackedQ6KBlockBytes;
   // Per tile row only the half's dots stay live across the code lines (the accumulators
   // wait in memory); with the four decoded code registers and the two scales, four rows
   // fit the 16 registers, so each decoded line serves four rows.
