@@ -26,9 +26,9 @@ targets=${TARGETS:-llama-bench llama-batched-bench llama-server}
 jobs=${JOBS:-1}
 
 case "$peer" in
-  # llama.cpp: a release tag; the Feb 2025 checkout in /tmp on the measuring machine is not a
-  # git checkout, so its exact commit is not known (pass REF to pin another).
-  llama.cpp) url=https://github.com/ggml-org/llama.cpp.git; default_ref=b4800 ;;
+  # llama.cpp: the February 2025 commit (2025-02-21) the README's figures were measured with;
+  # pass REF to pin another.
+  llama.cpp) url=https://github.com/ggml-org/llama.cpp.git; default_ref=c392e5094 ;;
   # ik_llama.cpp: the commit the README's AVX2 figures name.
   ik_llama.cpp) url=https://github.com/ikawrakow/ik_llama.cpp.git; default_ref=8337e4c ;;
   *) echo "build_peer: unknown peer '$peer' (known: llama.cpp, ik_llama.cpp)" >&2; exit 2 ;;
