@@ -6,7 +6,8 @@
 #   bench/dense_side_by_side.sh [LLAMA_CPP_BIN] [LLAMA_CPP_AVX2_BIN]
 # A missing bin dir is built by bench/build_peer.sh (native / avx2) in /tmp.
 # env: STRATA (binary; default a copy of build/src/cli/strata, so a rebuild cannot swap it
-#      mid-run), FILES (default "q8_0 q4_k_m"; each becomes /tmp/avx2-tl-TYPE.gguf), WORK_DIR
+#      mid-run), FILES (default "q8_0 q4_k_m"; each becomes /tmp/avx2-tl-TYPE.gguf; an entry
+#      with a / is a file path used as it is, e.g. a llama-quantize output), WORK_DIR
 #      (/tmp), THREADS (2), PEER_ARGS (extra flags for every llama.cpp tool, e.g. "--poll 0" on
 #      a machine shared with other work, where the default spin-waiting collapses; say so
 #      beside the figures).
@@ -59,9 +60,13 @@ echo "uptime before: $(uptime)"
 echo "$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $threads threads; tok/s;" \
   "llama.cpp flags: ${PEER_ARGS:-defaults}"
 for type in $files; do
-  file=$work/avx2-tl-$type.gguf
-  # mkmodel names the Q4_K_M mix q4_k (K-quant types take llama.cpp's _M mix).
-  [ -f "$file" ] || "$strata" mkmodel --preset 1b --type "${type%_m}" -o "$file" > /dev/null
+  if [[ $type == */* ]]; then
+    file=$type  # a path: an existing file, e.g. one made by llama-quantize
+  else
+    file=$work/avx2-tl-$type.gguf
+    # mkmodel names the Q4_K_M mix q4_k (K-quant types take llama.cpp's _M mix).
+    [ -f "$file" ] || "$strata" mkmodel --preset 1b --type "${type%_m}" -o "$file" > /dev/null
+  fi
   echo
   echo "$(basename "$file") ($(stat -c %s "$file" | awk '{printf "%.2f GB", $1 / 1e9}')):"
   echo
