@@ -1,4 +1,4 @@
-// Every packed layout (Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K): its scalar oracle computes the numbers of the plain
+// Every packed layout (packed_layouts.cc: Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K, Q2_K, IQ4_XS): its scalar oracle computes the numbers of the plain
 // kernels, every SIMD kernel reading it (AVX2 and AVX-512 read all) gives the oracle's bits
 // for every batch size, rows are batch-invariant, and only a table with the packed path packs.
 #include <gtest/gtest.h>

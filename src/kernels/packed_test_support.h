@@ -1,4 +1,4 @@
-// Test support for the packed weight layouts (packed_q8.h, packed_q4_0.h, packed_q4k.h, packed_q6k.h):
+// Test support for the packed weight layouts (packed_layouts.h lists them: packed_q8.h, packed_q4_0.h, ...):
 // one description per format, a test matrix with its packed form attached, and the scalar
 // table with the format's oracle plugged in. Header-only; tests only.
 #pragma once
