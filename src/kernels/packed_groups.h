@@ -4,10 +4,12 @@
 // these templates do the rest. Header-only, `static` (see quant_blocks.h on mixed-ISA files).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
 
 namespace strata::kernels {
@@ -61,6 +63,27 @@ static void packed_oracle_rows(const MatmulArgs& a, int64_t o_begin, int64_t o_e
       a.y[static_cast<int64_t>(r) * w.n_out + o] = acc;
     }
   }
+}
+
+// The oracles' float step for the layouts whose super-block is 16 sub-blocks of 16 unsigned
+// codes with an int8 scale each (packed Q6_K, offset 32; packed Q3_K, offset 4): one row (lane
+// i) against one activation super-block, exact in int32 (sum over k of scale_k * (dot_k -
+// offset * sum16_k)), then one fma with the row's fp16 d (the group's first 32 bytes) times xd.
+// Scales sit at scales[32 * (k / 2) + 2 * i + k % 2]; code(e) is the row's code of input e.
+template <class Code>
+static float scaled_sub_blocks_step(const std::byte* blk, int i, const int8_t* scales, int offset, Code&& code,
+                                    const int8_t* xq, float xd, const int16_t* sum16, float acc) {
+  uint16_t d_bits;
+  std::memcpy(&d_bits, blk + 2 * i, 2);
+  int32_t dots = 0, offsets = 0;
+  for (int k = 0; k < 16; ++k) {
+    int32_t dot = 0;
+    for (int e = 16 * k; e < 16 * k + 16; ++e) dot += code(e) * xq[e];
+    const int scale = scales[32 * (k / 2) + 2 * i + k % 2];
+    dots += scale * dot;
+    offsets += scale * sum16[k];
+  }
+  return std::fma(static_cast<float>(dots - offset * offsets), fp16_to_fp32(d_bits) * xd, acc);
 }
 
 }  // namespace strata::kernels

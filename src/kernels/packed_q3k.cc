@@ -63,18 +63,9 @@ int packed_code(const std::byte* blk, int i, int e) {
 // One output row (lane i of its group) against one activation super-block: the float
 // step of packed_q3k.h on acc.
 float super_block_step(const std::byte* blk, int i, const int8_t* xq, float xd, const int16_t* sum16, float acc) {
-  uint16_t d_bits;
-  std::memcpy(&d_bits, blk + 2 * i, 2);
   const auto* scales = reinterpret_cast<const int8_t*>(blk + kPackedQ3KScalesOffset);
-  int32_t dots = 0, offsets = 0;
-  for (int k = 0; k < 16; ++k) {
-    int32_t dot = 0;
-    for (int e = 16 * k; e < 16 * k + 16; ++e) dot += packed_code(blk, i, e) * xq[e];
-    const int scale = scales[32 * (k / 2) + 2 * i + k % 2];
-    dots += scale * dot;
-    offsets += scale * sum16[k];
-  }
-  return std::fma(static_cast<float>(dots - 4 * offsets), fp16_to_fp32(d_bits) * xd, acc);
+  return scaled_sub_blocks_step(blk, i, scales, 4, [&](int e) { return packed_code(blk, i, e); }, xq, xd, sum16,
+                                acc);
 }
 
 }  // namespace
