@@ -1,0 +1,125 @@
+// Attention microbenchmarks at decode depth: one decode row of a TinyLlama-1.1B-shaped model
+// (32 query heads, 4 kv heads, head_dim 64, 16-token K/V blocks) attending over `depth`
+// positions in every one of `layers` layers, one thread, K/V laid out as the engine's block
+// pool lays it out (a block holds all layers; per layer a K half then a V half, one token's
+// kv heads side by side). GB/s is K/V bytes read per CPU second (CPU time, so a busy machine
+// slows it less than wall time would).
+//
+//   build/bench/strata_attention_bench --benchmark_filter='f16/depth:4096'
+//   STRATA_KERNELS=avx2 build/bench/strata_attention_bench
+//
+// layers 1 keeps one layer's K/V in the L2 cache (the kernel's own speed); layers 22 is a
+// whole decode step's attention (at depth 4096, 92 MB of f16 K/V: from DRAM).
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/aligned_buffer.h"
+#include "kernels/kernels.h"
+
+namespace strata::kernels {
+namespace {
+
+constexpr int kHead = 32;
+constexpr int kHeadKv = 4;
+constexpr int kHeadDim = 64;
+constexpr int kBlockTokens = 16;
+
+// Pseudo-random floats in [-1, 1) (the arithmetic does not depend on the values).
+std::vector<float> pseudo_random_floats(size_t n, uint64_t seed) {
+  std::vector<float> x(n);
+  uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 1;
+  for (float& f : x) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    f = static_cast<float>(static_cast<int64_t>(s >> 40) - (int64_t{1} << 23)) / static_cast<float>(1 << 23);
+  }
+  return x;
+}
+
+// One sequence's K/V cache of n_layers layers at depth n_tokens, in a contiguous block pool.
+struct DecodeKv {
+  AlignedBuffer pool;
+  size_t token_bytes = 0;
+  size_t layer_bytes = 0;
+  size_t block_bytes = 0;
+  int n_blocks = 0;
+  std::vector<std::vector<const void*>> k_blocks, v_blocks;  // per layer
+
+  DecodeKv(DType type, int n_tokens, int n_layers) {
+    token_bytes = *dtype_row_bytes(type, kHeadKv * kHeadDim);
+    layer_bytes = 2 * kBlockTokens * token_bytes;
+    block_bytes = n_layers * layer_bytes;
+    n_blocks = (n_tokens + kBlockTokens - 1) / kBlockTokens;
+    pool.resize(block_bytes * n_blocks);
+    const size_t head_bytes = token_bytes / kHeadKv;
+    const std::vector<float> x = pseudo_random_floats(kHeadDim * 251, 1);
+    size_t at = 0;
+    for (size_t off = 0; off + head_bytes <= pool.size(); off += head_bytes, at = (at + kHeadDim) % (x.size() - kHeadDim)) {
+      store_kv(&x[at], kHeadDim, type, pool.data() + off);
+    }
+    k_blocks.resize(n_layers);
+    v_blocks.resize(n_layers);
+    for (int l = 0; l < n_layers; ++l) {
+      for (int b = 0; b < n_blocks; ++b) {
+        const std::byte* base = pool.data() + b * block_bytes + l * layer_bytes;
+        k_blocks[l].push_back(base);
+        v_blocks[l].push_back(base + kBlockTokens * token_bytes);
+      }
+    }
+  }
+
+  AttentionArgs args(int layer, int n_tokens, DType type) const {
+    AttentionArgs a;
+    a.block_k = k_blocks[layer].data();
+    a.block_v = v_blocks[layer].data();
+    a.block_tokens = kBlockTokens;
+    a.token_stride_bytes = token_bytes;
+    a.n_tokens = n_tokens;
+    a.n_head = kHead;
+    a.n_head_kv = kHeadKv;
+    a.head_dim = kHeadDim;
+    a.kv_type = type;
+    a.scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
+    return a;
+  }
+};
+
+void BM_DecodeAttention(benchmark::State& state, DType type) {
+  const int depth = static_cast<int>(state.range(0));
+  const int n_layers = static_cast<int>(state.range(1));
+  const DecodeKv kv(type, depth, n_layers);
+  const std::vector<float> q = pseudo_random_floats(kHead * kHeadDim, 2);
+  std::vector<float> out(q.size());
+  std::vector<AttentionArgs> args;
+  for (int l = 0; l < n_layers; ++l) args.push_back(kv.args(l, depth, type));
+  std::vector<float> scratch(attention_scratch_floats(args[0]));
+  for (auto _ : state) {
+    for (const AttentionArgs& a : args) attention(a, q.data(), out.data(), scratch.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  const double kv_bytes = 2.0 * depth * kv.token_bytes * n_layers;
+  state.counters["GB/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * kv_bytes / 1e9, benchmark::Counter::kIsRate);
+  state.SetLabel(active_isa());
+}
+
+void decode_depths(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"depth", "layers"});
+  for (int depth : {512, 4096}) {
+    for (int layers : {1, 22}) b->Args({depth, layers});
+  }
+  b->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+}
+
+BENCHMARK_CAPTURE(BM_DecodeAttention, f16, DType::kF16)->Apply(decode_depths);
+BENCHMARK_CAPTURE(BM_DecodeAttention, q8_0, DType::kQ8_0)->Apply(decode_depths);
+
+}  // namespace
+}  // namespace strata::kernels
+
+BENCHMARK_MAIN();
