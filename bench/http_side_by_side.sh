@@ -6,14 +6,17 @@
 # ignore_eos, every prompt opening with a run id so nothing is answered from a cache). One
 # warm-up request per server is not counted. Prints a ready-to-paste markdown table (total
 # tok/s per concurrency level, median time to first token at the highest level) and, per file,
-# Strata's ratio to the llama.cpp build of the same table at the highest level.
-#   bench/http_side_by_side.sh [LLAMA_CPP_BIN] [LLAMA_CPP_AVX2_BIN]
+# Strata's ratio to the llama.cpp build of the same table at the highest level. The optional
+# ik-avx2 row is ik_llama.cpp's llama-server (AVX2-only build, `-rtr -fa`: run-time repacking
+# and flash attention, its fastest CPU settings), the fastest CPU fork issue 13 measures against.
+#   bench/http_side_by_side.sh [LLAMA_CPP_BIN] [LLAMA_CPP_AVX2_BIN] [IK_LLAMA_CPP_AVX2_BIN]
 # A missing bin dir is built by bench/build_peer.sh (native / avx2) in /tmp.
 # env: STRATA (binary; default a copy of build/src/cli/strata, so a rebuild cannot swap it
 #      mid-run), MODELS (default /tmp/avx2-tl-q8_0.gguf /tmp/avx2-tl-q4_k_m.gguf: generated
 #      1.1B files, made when missing), CONCURRENCY (1,2,4,8), MAX_NEW (64), PARALLEL (8),
 #      THREADS (2), CTX (tokens per slot, 512), SERVERS (which rows, in order; default
-#      "strata llama strata-avx2 llama-avx2": a subset reruns only those), PORT (18471),
+#      "strata llama strata-avx2 llama-avx2"; add ik-avx2 for ik_llama.cpp's server; a subset
+#      reruns only those), PORT (18471),
 #      LOG_DIR (/tmp/http-side-by-side),
 #      PEER_ARGS (extra llama-server flags, e.g. "--poll 0" on a machine shared with other work,
 #      where the default spin-waiting collapses; say so beside the figures).
@@ -24,6 +27,7 @@ shopt -s inherit_errexit  # a failed measurement inside $(...) stops the script
 root=$(cd "$(dirname "$0")/.." && pwd)
 llama_bin=${1:-}
 llama_avx2_bin=${2:-}
+ik_avx2_bin=${3:-}
 servers=${SERVERS:-strata llama strata-avx2 llama-avx2}
 for server in $servers; do
   case "$server" in
@@ -32,8 +36,10 @@ for server in $servers; do
       llama_bin=$(TARGETS=llama-server "$root/bench/build_peer.sh" llama.cpp native) ;;
     llama-avx2) [ -x "$llama_avx2_bin/llama-server" ] ||
       llama_avx2_bin=$(TARGETS=llama-server "$root/bench/build_peer.sh" llama.cpp avx2) ;;
+    ik-avx2) [ -x "$ik_avx2_bin/llama-server" ] ||
+      ik_avx2_bin=$(TARGETS=llama-server "$root/bench/build_peer.sh" ik_llama.cpp avx2) ;;
     *) echo "http_side_by_side: unknown server '$server' in SERVERS (known: strata llama strata-avx2" \
-      "llama-avx2)" >&2; exit 2 ;;
+      "llama-avx2 ik-avx2)" >&2; exit 2 ;;
   esac
 done
 models=${MODELS:-/tmp/avx2-tl-q8_0.gguf /tmp/avx2-tl-q4_k_m.gguf}
@@ -113,6 +119,8 @@ measure_server() {
     strata-avx2) measure "$file" "strata serve (STRATA_KERNELS=avx2)" env STRATA_KERNELS=avx2 "$strata" \
       "${strata_args[@]}" ;;
     llama-avx2) measure "$file" "llama-server (AVX2-only build)" "$llama_avx2_bin/llama-server" "${llama_args[@]}" ;;
+    ik-avx2) measure "$file" "ik_llama.cpp llama-server (AVX2-only, -rtr -fa)" "$ik_avx2_bin/llama-server" \
+      "${llama_args[@]}" -rtr -fa on ;;
   esac
 }
 
@@ -146,7 +154,9 @@ for file in $models; do
   r=$(ratio "${rows[strata]:-}" "${rows[llama]:-}")
   r2=$(ratio "${rows[strata-avx2]:-}" "${rows[llama-avx2]:-}")
   line="$(basename "$file"), ${levels##*,} concurrent, Strata / llama.cpp: ${r:-not run} (avx512 table /"
-  ratios+=("$line native build), ${r2:-not run} (avx2 table / AVX2-only build)")
+  r3=$(ratio "${rows[strata-avx2]:-}" "${rows[ik-avx2]:-}")
+  line+=" native build), ${r2:-not run} (avx2 table / AVX2-only build), ${r3:-not run} (avx2 table"
+  ratios+=("$line / ik_llama.cpp AVX2-only build)")
   unset rows
 done
 echo
