@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx2_matmul_iq_row.h"
 #include "kernels/cpu/avx2_matmul_tile.h"
 #include "tensor/iq_grids.h"
 
@@ -250,6 +251,7 @@ void matmul_iq1_m(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<IQ1M>(args, o_begin, o_end);
 }
 void matmul_iq3_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  if (args.n_rows == 1 && matmul_iq3_s_single_row(args, o_begin, o_end)) return;
   matmul_rows_tiled<IQ3S>(args, o_begin, o_end);
 }
 void matmul_iq3_xxs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
