@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx2_attention_decode.h"
 #include "kernels/cpu/avx2_common.h"
 #include "kernels/reference/reference.h"
 
@@ -298,6 +299,10 @@ void attention(const AttentionArgs& a, const float* q, float* out, float* scratc
   T.sum = T.max + T.rh_pad;
   T.rescale = T.sum + T.rh_pad;
   T.n_keys = T.rescale + T.rh_pad;
+  if (attention_decode_fits(a)) {
+    for (int kv = first_kv_head; kv < first_kv_head + n_kv_heads; ++kv) attention_decode(a, q, out, scratch, kv);
+    return;
+  }
   for (int kv = first_kv_head; kv < first_kv_head + n_kv_heads; ++kv) {
     T.kv = kv;
     attend_tile(T);

@@ -1,0 +1,329 @@
+// Decode-row attention (see avx2_attention_decode.h). Per K/V block, for the (up to 8)
+// query heads of one kv head, padded to 8 "heads" (the padding heads have zero queries and
+// are never written out):
+//   K rows   converted to floats into kf (AVX2: one row per key; AVX-512: two keys' rows
+//            interleaved, so one 64-bit broadcast gives a vector of 8 heads x 2 keys);
+//   scores   a fused multiply-add chain per (head, key) over head_dim in index order, times
+//            scale, stored as p[t][head];
+//   softmax  8 heads per vector: block max, rescale, exponentials and the running sum in
+//            key order;
+//   values   out = out * rescale, then one fused multiply-add per key in key order, V rows
+//            converted in registers (8 heads x 8 dims per pass on AVX2, 8 heads x 32 dims on
+//            AVX-512).
+// Every (head, key) and (head, dim) sees exactly the operations attention_oracle.h lists;
+// the lane layout only decides which of them run side by side.
+#include "kernels/cpu/avx2_attention_decode.h"
+
+// GCC 12 reports its own AVX-512 conversion intrinsics (their deliberately undefined
+// pass-through operand) as (maybe-)uninitialised once inlined here.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include <cmath>
+#include <cstring>
+
+#include "kernels/cpu/avx2_common.h"
+#include "kernels/quant_blocks.h"
+#include "tensor/block_layouts.h"
+
+namespace strata::kernels::cpu::STRATA_SIMD {
+
+namespace {
+
+constexpr int kHeads = 8;  // query heads per tile after padding: one 8-float row of p per key
+#if defined(STRATA_KERNELS_AVX512)
+constexpr int kKeysPerVec = 2;  // score lanes: head l / 2, key l % 2
+constexpr int kDimStep = 16;    // head_dim must be a multiple of one 16-float vector
+#else
+constexpr int kKeysPerVec = 1;
+constexpr int kDimStep = 8;
+#endif
+constexpr int kLanes = kHeads * kKeysPerVec;
+
+// One kv head's decode tile and its scratch.
+struct Decode {
+  const AttentionArgs* a;
+  int hd;
+  int group;
+  size_t head_offset;  // bytes from a token's K (or V) row to this kv head's
+  float* qrep;         // [hd][kLanes]: lane l holds q[head l / kKeysPerVec][i], 0 past the group
+  float* kf;           // the block's K as floats (layout: convert_k)
+  float* p;            // [t_pad][kHeads]: scores, then exponentials
+  float* ob;           // [kHeads][hd]: running outputs
+};
+
+const std::byte* row_at(const void* block, const Decode& D, int t) {
+  return static_cast<const std::byte*>(block) + D.head_offset + t * D.a->token_stride_bytes;
+}
+
+// Dims [i, i + 8) of a K/V row as floats, as load_kv converts them.
+template <DType T>
+__m256 load8(const std::byte* row, int i) {
+  if constexpr (T == DType::kF16) {
+    return _mm256_cvtph_ps(load_128(row + 2 * i));
+  } else if constexpr (T == DType::kQ8_0) {
+    const auto* b = reinterpret_cast<const BlockQ8_0*>(row) + i / kQK;
+    const __m256i q = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b->qs + i % kQK)));
+    return _mm256_mul_ps(_mm256_cvtepi32_ps(q), _mm256_set1_ps(load_fp16(&b->d)));
+  } else {
+    return _mm256_loadu_ps(reinterpret_cast<const float*>(row) + i);
+  }
+}
+
+#if defined(STRATA_KERNELS_AVX512)
+// Dims [i, i + 16) as floats.
+template <DType T>
+__m512 load16(const std::byte* row, int i) {
+  if constexpr (T == DType::kF16) {
+    return _mm512_cvtph_ps(load_256(row + 2 * i));
+  } else if constexpr (T == DType::kQ8_0) {
+    const auto* b = reinterpret_cast<const BlockQ8_0*>(row) + i / kQK;
+    const __m512i q = _mm512_cvtepi8_epi32(load_128(b->qs + i % kQK));
+    return _mm512_mul_ps(_mm512_cvtepi32_ps(q), _mm512_set1_ps(load_fp16(&b->d)));
+  } else {
+    return _mm512_loadu_ps(reinterpret_cast<const float*>(row) + i);
+  }
+}
+
+// kf[g][i][k] = K[2g + k][i]: pair g's rows interleaved (a missing second row reads zeros).
+template <DType T>
+void convert_k(const Decode& D, const void* kb, int n) {
+  const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  for (int g = 0; 2 * g < n; ++g) {
+    const std::byte* ka = row_at(kb, D, 2 * g);
+    const std::byte* kc = row_at(kb, D, 2 * g + 1);
+    float* dst = D.kf + static_cast<size_t>(g) * 2 * D.hd;
+    for (int i = 0; i < D.hd; i += 16) {
+      const __m512 x = load16<T>(ka, i);
+      const __m512 y = 2 * g + 1 < n ? load16<T>(kc, i) : _mm512_setzero_ps();
+      _mm512_storeu_ps(dst + 2 * i, _mm512_permutex2var_ps(x, lo, y));
+      _mm512_storeu_ps(dst + 2 * i + 16, _mm512_permutex2var_ps(x, hi, y));
+    }
+  }
+}
+
+// Scores of key pairs [g0, g0 + NP): lanes 8 heads x 2 keys, stored back as p[t][head].
+template <int NP>
+void scores(const Decode& D, int g0) {
+  const int hd = D.hd;
+  __m512 acc[NP];
+#pragma GCC unroll 16
+  for (int g = 0; g < NP; ++g) acc[g] = _mm512_setzero_ps();
+  const float* k = D.kf + static_cast<size_t>(g0) * 2 * hd;
+  for (int i = 0; i < hd; ++i) {
+    const __m512 qv = _mm512_loadu_ps(D.qrep + static_cast<size_t>(i) * kLanes);
+#pragma GCC unroll 16
+    for (int g = 0; g < NP; ++g) {
+      double pair;  // keys 2g and 2g + 1 at dim i: one 64-bit broadcast
+      std::memcpy(&pair, k + g * 2 * hd + 2 * i, sizeof pair);
+      const __m512 kv = _mm512_castpd_ps(_mm512_set1_pd(pair));
+      acc[g] = _mm512_fmadd_ps(qv, kv, acc[g]);
+    }
+  }
+  const __m512 scale = _mm512_set1_ps(D.a->scale);
+  const __m512i by_key = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+#pragma GCC unroll 16
+  for (int g = 0; g < NP; ++g) {
+    _mm512_storeu_ps(D.p + (g0 + g) * 2 * kHeads, _mm512_permutexvar_ps(by_key, _mm512_mul_ps(acc[g], scale)));
+  }
+}
+
+void scores_block(const Decode& D, int n) {
+  const int n_pairs = (n + 1) / 2;
+  int g = 0;
+  for (; g + 8 <= n_pairs; g += 8) scores<8>(D, g);
+  if (g + 4 <= n_pairs) scores<4>(D, g), g += 4;
+  if (g + 2 <= n_pairs) scores<2>(D, g), g += 2;
+  if (g < n_pairs) scores<1>(D, g);
+}
+
+// out[j][d, d + 16 * ND) = out * rescale[j] + sum over the n keys of p[t][j] * V[t].
+template <DType T, int ND>
+void values_dims(const Decode& D, const void* vb, int n, const float* rescale, int d) {
+  __m512 acc[kHeads][ND];
+#pragma GCC unroll 16
+  for (int j = 0; j < kHeads; ++j) {
+#pragma GCC unroll 4
+    for (int c = 0; c < ND; ++c) {
+      acc[j][c] = _mm512_mul_ps(_mm512_loadu_ps(D.ob + j * D.hd + d + 16 * c), _mm512_set1_ps(rescale[j]));
+    }
+  }
+  for (int t = 0; t < n; ++t) {
+    const std::byte* row = row_at(vb, D, t);
+    __m512 v[ND];
+#pragma GCC unroll 4
+    for (int c = 0; c < ND; ++c) v[c] = load16<T>(row, d + 16 * c);
+#pragma GCC unroll 16
+    for (int j = 0; j < kHeads; ++j) {
+      const __m512 pj = _mm512_set1_ps(D.p[t * kHeads + j]);
+#pragma GCC unroll 4
+      for (int c = 0; c < ND; ++c) acc[j][c] = _mm512_fmadd_ps(pj, v[c], acc[j][c]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int j = 0; j < kHeads; ++j) {
+#pragma GCC unroll 4
+    for (int c = 0; c < ND; ++c) _mm512_storeu_ps(D.ob + j * D.hd + d + 16 * c, acc[j][c]);
+  }
+}
+
+template <DType T>
+void values_block(const Decode& D, const void* vb, int n, const float* rescale) {
+  int d = 0;
+  for (; d + 32 <= D.hd; d += 32) values_dims<T, 2>(D, vb, n, rescale, d);
+  if (d < D.hd) values_dims<T, 1>(D, vb, n, rescale, d);
+}
+#else
+// kf[t][i] = K[t][i].
+template <DType T>
+void convert_k(const Decode& D, const void* kb, int n) {
+  for (int t = 0; t < n; ++t) {
+    const std::byte* row = row_at(kb, D, t);
+    float* dst = D.kf + static_cast<size_t>(t) * D.hd;
+    for (int i = 0; i < D.hd; i += 8) _mm256_storeu_ps(dst + i, load8<T>(row, i));
+  }
+}
+
+// Scores of keys [t0, t0 + NK): lanes are the 8 heads.
+template <int NK>
+void scores(const Decode& D, int t0) {
+  const int hd = D.hd;
+  __m256 acc[NK];
+#pragma GCC unroll 16
+  for (int t = 0; t < NK; ++t) acc[t] = _mm256_setzero_ps();
+  const float* k = D.kf + static_cast<size_t>(t0) * hd;
+  for (int i = 0; i < hd; ++i) {
+    const __m256 qv = _mm256_loadu_ps(D.qrep + static_cast<size_t>(i) * kLanes);
+#pragma GCC unroll 16
+    for (int t = 0; t < NK; ++t) acc[t] = _mm256_fmadd_ps(qv, _mm256_broadcast_ss(k + t * hd + i), acc[t]);
+  }
+  const __m256 scale = _mm256_set1_ps(D.a->scale);
+#pragma GCC unroll 16
+  for (int t = 0; t < NK; ++t) _mm256_storeu_ps(D.p + (t0 + t) * kHeads, _mm256_mul_ps(acc[t], scale));
+}
+
+void scores_block(const Decode& D, int n) {
+  int t = 0;
+  for (; t + 8 <= n; t += 8) scores<8>(D, t);
+  if (t + 4 <= n) scores<4>(D, t), t += 4;
+  if (t + 2 <= n) scores<2>(D, t), t += 2;
+  if (t < n) scores<1>(D, t);
+}
+
+// out[j][d, d + 8) = out * rescale[j] + sum over the n keys of p[t][j] * V[t].
+template <DType T>
+void values_dims(const Decode& D, const void* vb, int n, const float* rescale, int d) {
+  __m256 acc[kHeads];
+#pragma GCC unroll 16
+  for (int j = 0; j < kHeads; ++j) acc[j] = _mm256_mul_ps(_mm256_loadu_ps(D.ob + j * D.hd + d), _mm256_set1_ps(rescale[j]));
+  for (int t = 0; t < n; ++t) {
+    const __m256 v = load8<T>(row_at(vb, D, t), d);
+#pragma GCC unroll 16
+    for (int j = 0; j < kHeads; ++j) acc[j] = _mm256_fmadd_ps(_mm256_broadcast_ss(D.p + t * kHeads + j), v, acc[j]);
+  }
+#pragma GCC unroll 16
+  for (int j = 0; j < kHeads; ++j) _mm256_storeu_ps(D.ob + j * D.hd + d, acc[j]);
+}
+
+template <DType T>
+void values_block(const Decode& D, const void* vb, int n, const float* rescale) {
+  for (int d = 0; d < D.hd; d += 8) values_dims<T>(D, vb, n, rescale, d);
+}
+#endif
+
+// The block's softmax step for its n keys (8 heads per vector); returns the rescale.
+__m256 softmax_block(const Decode& D, int n, __m256* max, __m256* sum) {
+  __m256 bm = _mm256_set1_ps(-INFINITY);
+  for (int t = 0; t < n; ++t) bm = _mm256_max_ps(bm, _mm256_loadu_ps(D.p + t * kHeads));
+  const __m256 new_max = _mm256_max_ps(*max, bm);
+  const __m256 rescale = exp_ps(_mm256_sub_ps(*max, new_max));
+  __m256 s = _mm256_mul_ps(*sum, rescale);
+  for (int t = 0; t < n; ++t) {
+    float* pt = D.p + t * kHeads;
+    const __m256 e = exp_ps(_mm256_sub_ps(_mm256_loadu_ps(pt), new_max));
+    _mm256_storeu_ps(pt, e);
+    s = _mm256_add_ps(s, e);
+  }
+  *max = new_max;
+  *sum = s;
+  return rescale;
+}
+
+// The next block's rows of this kv head, into the cache while this block computes.
+void prefetch_block(const Decode& D, const void* kb, const void* vb, int n) {
+  const size_t row_bytes = kv_head_bytes(D.a->kv_type, D.hd);
+  for (int t = 0; t < n; ++t) {
+    const std::byte* k = row_at(kb, D, t);
+    const std::byte* v = row_at(vb, D, t);
+    for (size_t o = 0; o < row_bytes + 63; o += 64) {
+      _mm_prefetch(reinterpret_cast<const char*>(k + (o < row_bytes ? o : row_bytes - 1)), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(v + (o < row_bytes ? o : row_bytes - 1)), _MM_HINT_T0);
+    }
+  }
+}
+
+template <DType T>
+void attend(const Decode& D, int n_tokens) {
+  const AttentionArgs& a = *D.a;
+  __m256 max = _mm256_set1_ps(-INFINITY);
+  __m256 sum = _mm256_setzero_ps();
+  alignas(32) float rescale[kHeads];
+  for (int t0 = 0, b = 0; t0 < n_tokens; t0 += a.block_tokens, ++b) {
+    const int n = n_tokens - t0 < a.block_tokens ? n_tokens - t0 : a.block_tokens;
+    if (t0 + n < n_tokens) {
+      const int next = n_tokens - t0 - n < a.block_tokens ? n_tokens - t0 - n : a.block_tokens;
+      prefetch_block(D, a.block_k[b + 1], a.block_v[b + 1], next);
+    }
+    convert_k<T>(D, a.block_k[b], n);
+    scores_block(D, n);
+    _mm256_store_ps(rescale, softmax_block(D, n, &max, &sum));
+    values_block<T>(D, a.block_v[b], n, rescale);
+  }
+  _mm256_store_ps(rescale, sum);
+  for (int j = 0; j < kHeads; ++j) {
+    const __m256 inv = _mm256_set1_ps(rescale[j] > 0.0f ? 1.0f / rescale[j] : 0.0f);
+    float* o = D.ob + j * D.hd;
+    for (int i = 0; i < D.hd; i += 8) _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_loadu_ps(o + i), inv));
+  }
+}
+
+}  // namespace
+
+bool attention_decode_fits(const AttentionArgs& a) {
+  const int group = a.n_head / a.n_head_kv;
+  const bool type_ok = a.kv_type == DType::kF16 || a.kv_type == DType::kQ8_0 || a.kv_type == DType::kF32;
+  return a.n_rows == 1 && group <= kHeads && a.head_dim % kDimStep == 0 && type_ok;
+}
+
+void attention_decode(const AttentionArgs& a, const float* q, float* out, float* scratch, int kv) {
+  Decode D;
+  D.a = &a;
+  D.hd = a.head_dim;
+  D.group = a.n_head / a.n_head_kv;
+  D.head_offset = static_cast<size_t>(kv) * kv_head_bytes(a.kv_type, a.head_dim);
+  const size_t hd = static_cast<size_t>(a.head_dim);
+  const size_t t_pad = (static_cast<size_t>(a.block_tokens) + 7) / 8 * 8;
+  D.qrep = scratch;
+  D.kf = D.qrep + hd * kLanes;
+  D.p = D.kf + hd * t_pad;
+  D.ob = D.p + t_pad * kHeads;
+  const float* q_kv = q + static_cast<size_t>(kv) * D.group * hd;
+  for (size_t i = 0; i < hd; ++i) {
+    for (int l = 0; l < kLanes; ++l) {
+      const int j = l / kKeysPerVec;
+      D.qrep[i * kLanes + l] = j < D.group ? q_kv[j * hd + i] : 0.0f;
+    }
+  }
+  for (size_t i = 0; i < kHeads * hd; ++i) D.ob[i] = 0.0f;
+  const int n_tokens = a.row_tokens != nullptr ? a.row_tokens[0] : a.n_tokens;
+  switch (a.kv_type) {
+    case DType::kF16: attend<DType::kF16>(D, n_tokens); break;
+    case DType::kQ8_0: attend<DType::kQ8_0>(D, n_tokens); break;
+    default: attend<DType::kF32>(D, n_tokens); break;
+  }
+  float* out_kv = out + static_cast<size_t>(kv) * D.group * hd;
+  for (size_t i = 0; i < static_cast<size_t>(D.group) * hd; ++i) out_kv[i] = D.ob[i];
+}
+
+}  // namespace strata::kernels::cpu::STRATA_SIMD

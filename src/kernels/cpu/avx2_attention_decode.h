@@ -1,0 +1,23 @@
+// Attention of one decode row (AttentionArgs::n_rows == 1) for the query heads of one kv
+// head, a path of cpu/avx2_attention.cc's attention() for the tile shape decode runs at
+// every step. Same float operations per row-head as attention_oracle.h, so the same bits
+// as the general tile; what differs is how the cache is read: K and V rows are converted
+// in registers (K once into a small per-block buffer for the score broadcasts, V straight
+// into the value multiply-adds), the next block is prefetched, and the AVX-512 build runs
+// 16-lane vectors (scores as 8 heads x 2 keys, values as 16 dims).
+//
+// Thread-safe: reads a, q and the cache, writes only out's heads of kv head `kv` and scratch.
+#pragma once
+
+#include "kernels/cpu/avx2.h"
+
+namespace strata::kernels::cpu::STRATA_SIMD {
+
+// True when attention_decode() handles a (one row, at most 8 query heads per kv head, a
+// head size and K/V type it has vectors for); otherwise run the general tile.
+bool attention_decode_fits(const AttentionArgs& a);
+
+// Writes the outputs of the query heads of kv head kv. scratch: attention_scratch_floats(a).
+void attention_decode(const AttentionArgs& a, const float* q, float* out, float* scratch, int kv);
+
+}  // namespace strata::kernels::cpu::STRATA_SIMD
