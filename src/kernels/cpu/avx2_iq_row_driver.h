@@ -1,0 +1,76 @@
+// What the single-input-row i-quant kernels share (avx2_matmul_iq_row.cc for AVX2,
+// avx512_matmul_iq_vbmi.cc for AVX-512 VBMI): the loop over weight rows and super-blocks,
+// prefetching, and the float step that turns a super-block's int32 lanes into the row's
+// accumulator exactly as the tiled kernels of avx2_matmul_iq.cc do.
+//
+// Everything here has internal linkage (anonymous namespace): the header is compiled with
+// different instruction sets, and a merged copy could run on a CPU without them.
+// A kernel K provides: using Block; static constexpr int kFactorInverse (the format's
+// power-of-two factor f = 1 / kFactorInverse); __m256i sum(const Block&, const int8_t* x)
+// const, the 8 int32 lanes sum over sub-blocks j of scale_j * (elements 4k..4k+3 of j) * x.
+#pragma once
+
+#include <cstring>
+
+#include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx2_common.h"
+#include "kernels/kernel_table.h"
+#include "kernels/quant_blocks.h"
+
+namespace strata::kernels::cpu::STRATA_SIMD {
+namespace {
+
+template <class T>
+[[gnu::always_inline]] inline T load_as(const void* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Bytes ahead of the current super-block that a row asks the memory system for (as the
+// tiled kernels' kPrefetchBytes).
+constexpr int64_t kRowPrefetchBytes = 512;
+
+// The eight odd sub-block scales 2 * ls + 1 of a block whose 4-bit ls are the nibbles of
+// four bytes (sub-block 2i the low nibble of byte i, 2i + 1 the high one), as int16 lanes.
+[[gnu::always_inline]] inline __m128i odd_scales_from_nibbles(uint32_t packed) {
+  const __m128i raw = _mm_cvtsi32_si128(static_cast<int>(packed));
+  const __m128i m = _mm_set1_epi8(0x0f);
+  const __m128i ls = _mm_unpacklo_epi8(_mm_and_si128(raw, m), _mm_and_si128(_mm_srli_epi16(raw, 4), m));
+  const __m128i s16 = _mm_cvtepu8_epi16(ls);
+  return _mm_add_epi16(_mm_add_epi16(s16, s16), _mm_set1_epi16(1));
+}
+
+// Asks for the cache lines of the super-block kRowPrefetchBytes past blk.
+template <class Block>
+[[gnu::always_inline]] inline void prefetch_ahead(const Block* blk) {
+  const char* ahead = reinterpret_cast<const char*>(blk) + kRowPrefetchBytes;
+  for (size_t off = 0; off < sizeof(Block); off += 64) _mm_prefetch(ahead + off, _MM_HINT_T0);
+}
+
+// acc + the super-block's int32 lanes times (d_w * f) * d_x: the tiled kernels' float step.
+template <class K>
+[[gnu::always_inline]] inline __m256 scale_add(__m256 acc, __m256i sum, const typename K::Block& blk, float d_x) {
+  const float d_w = load_fp16(&blk.d) * (1.0f / K::kFactorInverse);
+  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(d_w * d_x), acc);
+}
+
+// Weight rows [o_begin, o_end) against the single input row of a; k decodes super-blocks.
+template <class K>
+void matmul_single_row(const K& k, const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
+  using Block = typename K::Block;
+  const Q8Row in = q8_row(a.xq, a.xq_layout);
+  const int64_t n_steps = a.w->n_in / kQKK;
+  for (int64_t o = o_begin; o < o_end; ++o) {
+    const auto* row = reinterpret_cast<const Block*>(static_cast<const std::byte*>(a.w->data) + o * a.w->row_bytes);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t s = 0; s < n_steps; ++s) {
+      prefetch_ahead(row + s);
+      acc = scale_add<K>(acc, k.sum(row[s], in.q + s * kQKK), row[s], in.d[s]);
+    }
+    a.y[o] = hsum(acc);
+  }
+}
+
+}  // namespace
+}  // namespace strata::kernels::cpu::STRATA_SIMD

@@ -1,0 +1,139 @@
+// Single-input-row matmul (one activation row: a decode step) for the lattice i-quants on
+// the AVX-512 table, for CPUs with AVX-512 VBMI (vpermb, vpermt2b, vpmultishiftqb): this
+// file alone is compiled with -mavx512vbmi, and avx2_matmul_iq_row.cc calls it only after
+// checking the CPU (without VBMI the tiled kernels of avx2_matmul_iq.cc run).
+//
+// A super-block's grid lookups are byte permutes instead of per-element loads: a nibble
+// table holds, per grid index, two of the entry's 4-bit magnitude codes in one byte (table A
+// bytes 0 and 2, table B bytes 1 and 3); vpermt2b looks up 64 indices at once in 128
+// entries, blends on the higher index bits pick among the 128-entry parts, and byte unpacks
+// spread A and B into 4-byte entries. The unpacks interleave within 128-bit lanes, so the
+// indices go in pre-shuffled (kEntryOrder) and the entries come out in element order. Sign
+// bits negate the activation codes through a k-mask (masked subtract), so the unsigned
+// magnitudes feed maddubs; madd by each sub-block's odd scale, then the int32 lanes of a
+// sub-block pair fold into the 8 lanes the tiled kernels sum (lane k: elements 4k..4k+3 of
+// every sub-block, times its scale), and avx2_iq_row_driver.h applies their float step.
+// Bit-identical to the tiled kernels (MatmulIqSingleRow tests). Stateless; safe from any
+// thread (the tables are rebuilt per call from the grids, in registers or on the stack).
+
+// GCC 12 reports its own AVX-512 conversion intrinsics (their deliberately undefined
+// pass-through operand) as uninitialised once inlined here.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include "kernels/cpu/avx2_iq_row_driver.h"
+#include "kernels/cpu/avx2_matmul_iq_row.h"
+#include "tensor/block_layouts.h"
+#include "tensor/iq_grids.h"
+
+namespace strata::kernels::cpu::avx512 {
+
+namespace {
+
+using Acc = __m512i;  // int32 lanes 0-7 sum even sub-blocks, 8-15 odd ones
+
+// The int16 scale vector of sub-blocks (2p, 2p + 1): words 0-15 scale 2p, 16-31 scale 2p + 1.
+[[gnu::always_inline]] inline __m512i pair_scales(__m128i odd_scales, int p) {
+  const __m512i sel = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set1_epi16(static_cast<int16_t>(2 * p))),
+                                         _mm256_set1_epi16(static_cast<int16_t>(2 * p + 1)), 1);
+  return _mm512_permutexvar_epi16(sel, _mm512_castsi128_si512(odd_scales));
+}
+
+// Activation codes x (64 bytes) negated where bit e of neg is set.
+[[gnu::always_inline]] inline __m512i signed_codes(const int8_t* x, uint64_t neg) {
+  const __m512i v = _mm512_loadu_si512(x);
+  return _mm512_mask_sub_epi8(v, static_cast<__mmask64>(neg), _mm512_setzero_si512(), v);
+}
+
+[[gnu::always_inline]] inline __m256i fold(__m512i acc) {
+  return _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+}
+
+// 512 grid indices' nibble-pair bytes, 64 per register.
+struct NibbleTable {
+  __m512i part[8];
+};
+
+// Position p of the index vector holds entry kEntryOrder[p] = 16m + 4L + i, where
+// p = 16L + 4m + i: after the unpacks, register m holds entries 16m..16m+15 in order.
+struct EntryOrder {
+  alignas(64) uint8_t byte[64];
+};
+constexpr EntryOrder kEntryOrder = [] {
+  EntryOrder o{};
+  for (int p = 0; p < 64; ++p) o.byte[p] = static_cast<uint8_t>(16 * ((p % 16) / 4) + 4 * (p / 16) + p % 4);
+  return o;
+}();
+
+// From 4-byte grid entries (magnitudes < 16): A = byte 0 | byte 2 << 4, B = byte 1 | byte 3 << 4.
+inline void build_nibble_tables(const uint32_t* grid, NibbleTable& a, NibbleTable& b) {
+  const __m512i lo = _mm512_set1_epi32(0x0f);
+  const __m512i hi = _mm512_set1_epi32(0xf0);
+  for (int t = 0; t < 8; ++t) {
+    __m128i pa[4], pb[4];
+    for (int q = 0; q < 4; ++q) {
+      const __m512i u = _mm512_loadu_si512(grid + 64 * t + 16 * q);
+      pa[q] = _mm512_cvtepi32_epi8(_mm512_or_si512(_mm512_and_si512(u, lo), _mm512_and_si512(_mm512_srli_epi32(u, 12), hi)));
+      pb[q] = _mm512_cvtepi32_epi8(
+          _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(u, 8), lo), _mm512_and_si512(_mm512_srli_epi32(u, 20), hi)));
+    }
+    a.part[t] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(pa[1], pa[0])), _mm256_set_m128i(pa[3], pa[2]), 1);
+    b.part[t] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(pb[1], pb[0])), _mm256_set_m128i(pb[3], pb[2]), 1);
+  }
+}
+
+// Table bytes of 64 9-bit indices: low 7 bits in index, bit 7 in bit7, bit 8 in bit8.
+[[gnu::always_inline]] inline __m512i lookup_512(const NibbleTable& t, __m512i index, __mmask64 bit7,
+                                                            __mmask64 bit8) {
+  const __m512i t0 = _mm512_permutex2var_epi8(t.part[0], index, t.part[1]);
+  const __m512i t1 = _mm512_permutex2var_epi8(t.part[2], index, t.part[3]);
+  const __m512i t2 = _mm512_permutex2var_epi8(t.part[4], index, t.part[5]);
+  const __m512i t3 = _mm512_permutex2var_epi8(t.part[6], index, t.part[7]);
+  return _mm512_mask_blend_epi8(bit8, _mm512_mask_blend_epi8(bit7, t0, t1), _mm512_mask_blend_epi8(bit7, t2, t3));
+}
+
+// The 64 grid entries of a super-block (4 bytes each, in element order) from the nibble
+// tables' bytes a and b of entries in kEntryOrder.
+[[gnu::always_inline]] inline void spread_entries(__m512i a, __m512i b, __m512i (&entries)[4]) {
+  const __m512i m = _mm512_set1_epi16(0x0f0f);
+  const __m512i ab_lo = _mm512_unpacklo_epi8(a, b);  // words byte0 | byte2 << 4 | byte1 << 8 | byte3 << 12
+  const __m512i ab_hi = _mm512_unpackhi_epi8(a, b);
+  const __m512i l_lo = _mm512_and_si512(ab_lo, m), h_lo = _mm512_and_si512(_mm512_srli_epi16(ab_lo, 4), m);
+  const __m512i l_hi = _mm512_and_si512(ab_hi, m), h_hi = _mm512_and_si512(_mm512_srli_epi16(ab_hi, 4), m);
+  entries[0] = _mm512_unpacklo_epi16(l_lo, h_lo);
+  entries[1] = _mm512_unpackhi_epi16(l_lo, h_lo);
+  entries[2] = _mm512_unpacklo_epi16(l_hi, h_hi);
+  entries[3] = _mm512_unpackhi_epi16(l_hi, h_hi);
+}
+
+struct IQ3SVbmi {
+  using Block = BlockIQ3_S;
+  static constexpr int kFactorInverse = 1;
+  NibbleTable a, b;
+  IQ3SVbmi() { build_nibble_tables(iq::kIq3sGrid, a, b); }
+  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+    const __m512i order = _mm512_load_si512(kEntryOrder.byte);
+    const __m512i index = _mm512_permutexvar_epi8(order, _mm512_loadu_si512(blk.qs));
+    const __m512i high = _mm512_permutexvar_epi8(order, _mm512_movm_epi8(load_as<uint64_t>(blk.qh)));
+    const __mmask64 bit7 = _mm512_movepi8_mask(index);
+    const __mmask64 bit8 = _mm512_movepi8_mask(high);
+    __m512i entries[4];
+    spread_entries(lookup_512(a, index, bit7, bit8), lookup_512(b, index, bit7, bit8), entries);
+    const __m128i scales = odd_scales_from_nibbles(load_as<uint32_t>(blk.scales));
+    Acc acc = _mm512_setzero_si512();
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; ++p) {
+      const __m512i xs = signed_codes(x + 64 * p, load_as<uint64_t>(blk.signs + 8 * p));
+      acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(entries[p], xs), pair_scales(scales, p)));
+    }
+    return fold(acc);
+  }
+};
+
+}  // namespace
+
+void matmul_iq3_s_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_single_row(IQ3SVbmi(), args, o_begin, o_end);
+}
+
+}  // namespace strata::kernels::cpu::avx512
