@@ -28,6 +28,11 @@ bool matmul_iq3_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_
   matmul_iq3_s_vbmi(args, o_begin, o_end);
   return true;
 }
+bool matmul_iq3_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  if (!__builtin_cpu_supports("avx512vbmi")) return false;
+  matmul_iq3_xxs_vbmi(args, o_begin, o_end);
+  return true;
+}
 
 #else
 
@@ -76,6 +81,8 @@ bool matmul_iq3_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_
   matmul_single_row(IQ3S(), args, o_begin, o_end);
   return true;
 }
+// The tiled kernel is as fast on one row here.
+bool matmul_iq3_xxs_single_row(const MatmulArgs&, int64_t, int64_t) { return false; }
 
 #endif
 

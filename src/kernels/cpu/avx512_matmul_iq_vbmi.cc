@@ -49,30 +49,34 @@ using Acc = __m512i;  // int32 lanes 0-7 sum even sub-blocks, 8-15 odd ones
   return _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
 }
 
-// 512 grid indices' nibble-pair bytes, 64 per register.
+// kParts * 64 grid indices' nibble-pair bytes, 64 per register.
+template <int kParts>
 struct NibbleTable {
-  __m512i part[8];
+  __m512i part[kParts];
 };
 
 // Position p of the index vector holds entry kEntryOrder[p] = 16m + 4L + i, where
 // p = 16L + 4m + i: after the unpacks, register m holds entries 16m..16m+15 in order.
-struct EntryOrder {
+struct ByteTable {
   alignas(64) uint8_t byte[64];
 };
-constexpr EntryOrder kEntryOrder = [] {
-  EntryOrder o{};
+constexpr ByteTable kEntryOrder = [] {
+  ByteTable o{};
   for (int p = 0; p < 64; ++p) o.byte[p] = static_cast<uint8_t>(16 * ((p % 16) / 4) + 4 * (p / 16) + p % 4);
   return o;
 }();
 
-// From 4-byte grid entries (magnitudes < 16): A = byte 0 | byte 2 << 4, B = byte 1 | byte 3 << 4.
-inline void build_nibble_tables(const uint32_t* grid, NibbleTable& a, NibbleTable& b) {
+// From 4-byte grid entries whose byte codes (byte >> kShift) are < 16:
+// A = code 0 | code 2 << 4, B = code 1 | code 3 << 4.
+template <int kParts, int kShift>
+inline void build_nibble_tables(const uint32_t* grid, NibbleTable<kParts>& a, NibbleTable<kParts>& b) {
   const __m512i lo = _mm512_set1_epi32(0x0f);
   const __m512i hi = _mm512_set1_epi32(0xf0);
-  for (int t = 0; t < 8; ++t) {
+  for (int t = 0; t < kParts; ++t) {
     __m128i pa[4], pb[4];
     for (int q = 0; q < 4; ++q) {
-      const __m512i u = _mm512_loadu_si512(grid + 64 * t + 16 * q);
+      const __m512i u = _mm512_and_si512(_mm512_srli_epi32(_mm512_loadu_si512(grid + 64 * t + 16 * q), kShift),
+                                         _mm512_set1_epi32(0x0f0f0f0f));
       pa[q] = _mm512_cvtepi32_epi8(_mm512_or_si512(_mm512_and_si512(u, lo), _mm512_and_si512(_mm512_srli_epi32(u, 12), hi)));
       pb[q] = _mm512_cvtepi32_epi8(
           _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(u, 8), lo), _mm512_and_si512(_mm512_srli_epi32(u, 20), hi)));
@@ -82,9 +86,16 @@ inline void build_nibble_tables(const uint32_t* grid, NibbleTable& a, NibbleTabl
   }
 }
 
+// Table bytes of 64 8-bit indices: low 7 bits in index, bit 7 in bit7.
+[[gnu::always_inline]] inline __m512i lookup_256(const NibbleTable<4>& t, __m512i index, __mmask64 bit7) {
+  const __m512i t0 = _mm512_permutex2var_epi8(t.part[0], index, t.part[1]);
+  const __m512i t1 = _mm512_permutex2var_epi8(t.part[2], index, t.part[3]);
+  return _mm512_mask_blend_epi8(bit7, t0, t1);
+}
+
 // Table bytes of 64 9-bit indices: low 7 bits in index, bit 7 in bit7, bit 8 in bit8.
-[[gnu::always_inline]] inline __m512i lookup_512(const NibbleTable& t, __m512i index, __mmask64 bit7,
-                                                            __mmask64 bit8) {
+[[gnu::always_inline]] inline __m512i lookup_512(const NibbleTable<8>& t, __m512i index, __mmask64 bit7,
+                                                 __mmask64 bit8) {
   const __m512i t0 = _mm512_permutex2var_epi8(t.part[0], index, t.part[1]);
   const __m512i t1 = _mm512_permutex2var_epi8(t.part[2], index, t.part[3]);
   const __m512i t2 = _mm512_permutex2var_epi8(t.part[4], index, t.part[5]);
@@ -109,8 +120,8 @@ inline void build_nibble_tables(const uint32_t* grid, NibbleTable& a, NibbleTabl
 struct IQ3SVbmi {
   using Block = BlockIQ3_S;
   static constexpr int kFactorInverse = 1;
-  NibbleTable a, b;
-  IQ3SVbmi() { build_nibble_tables(iq::kIq3sGrid, a, b); }
+  NibbleTable<8> a, b;
+  IQ3SVbmi() { build_nibble_tables<8, 0>(iq::kIq3sGrid, a, b); }
   [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
     const __m512i order = _mm512_load_si512(kEntryOrder.byte);
     const __m512i index = _mm512_permutexvar_epi8(order, _mm512_loadu_si512(blk.qs));
@@ -130,7 +141,68 @@ struct IQ3SVbmi {
   }
 };
 
+// The full sign set (parity bit added) of each 7-bit one, as a 128-byte vpermt2b table.
+struct SignTable {
+  alignas(64) uint8_t byte[128];
+};
+constexpr SignTable kSignsFrom7 = [] {
+  SignTable t{};
+  for (int i = 0; i < 128; ++i) t.byte[i] = iq::sign_set_from7(static_cast<uint32_t>(i));
+  return t;
+}();
+
+// The 32 sign bytes (one per group of 8 elements) of four u32 pairs holding four 7-bit sign
+// sets each in bits 0-27: the negation masks of sub-block pairs 0-3.
+[[gnu::always_inline]] inline void signs_from7(__m256i words, uint64_t (&neg)[4]) {
+  const __m512i fields = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(0x352e2720150e0700),
+                                                      _mm512_castsi256_si512(words));
+  const __m512i signs = _mm512_permutex2var_epi8(_mm512_load_si512(kSignsFrom7.byte), fields,
+                                                 _mm512_load_si512(kSignsFrom7.byte + 64));
+  alignas(32) uint64_t out[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out), _mm512_castsi512_si256(signs));
+  for (int p = 0; p < 4; ++p) neg[p] = out[p];
+}
+
+// IQ3_XXS magnitudes: grid bytes 4, 12, ..., 52, 62 are codes byte >> 3 = 0..7.
+constexpr ByteTable kIq3xxsLevels = [] {
+  ByteTable t{};
+  constexpr uint8_t kLevels[8] = {4, 12, 20, 28, 36, 44, 52, 62};
+  for (int i = 0; i < 64; ++i) t.byte[i] = kLevels[i % 8];
+  return t;
+}();
+
+struct IQ3XXSVbmi {
+  using Block = BlockIQ3_XXS;
+  static constexpr int kFactorInverse = 4;
+  NibbleTable<4> a, b;
+  IQ3XXSVbmi() { build_nibble_tables<4, 3>(iq::kIq3xxsGrid, a, b); }
+  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+    const __m512i index = _mm512_permutexvar_epi8(_mm512_load_si512(kEntryOrder.byte), _mm512_loadu_si512(blk.qs));
+    const __mmask64 bit7 = _mm512_movepi8_mask(index);
+    __m512i entries[4];
+    spread_entries(lookup_256(a, index, bit7), lookup_256(b, index, bit7), entries);
+    const __m256i aux = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk.qs + kQKK / 4));
+    uint64_t neg[4];
+    signs_from7(aux, neg);
+    const __m128i ls = _mm256_cvtepi32_epi16(_mm256_srli_epi32(aux, 28));
+    const __m128i scales = _mm_add_epi16(_mm_add_epi16(ls, ls), _mm_set1_epi16(1));
+    const __m512i levels = _mm512_load_si512(kIq3xxsLevels.byte);
+    Acc acc = _mm512_setzero_si512();
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; ++p) {
+      const __m512i w = _mm512_shuffle_epi8(levels, entries[p]);
+      const __m512i xs = signed_codes(x + 64 * p, neg[p]);
+      acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(w, xs), pair_scales(scales, p)));
+    }
+    return fold(acc);
+  }
+};
+
 }  // namespace
+
+void matmul_iq3_xxs_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_single_row(IQ3XXSVbmi(), args, o_begin, o_end);
+}
 
 void matmul_iq3_s_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_single_row(IQ3SVbmi(), args, o_begin, o_end);
