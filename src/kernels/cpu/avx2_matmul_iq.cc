@@ -259,6 +259,7 @@ void matmul_iq3_xxs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<IQ3XXS>(args, o_begin, o_end);
 }
 void matmul_iq2_xxs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  if (args.n_rows == 1 && matmul_iq2_xxs_single_row(args, o_begin, o_end)) return;
   matmul_rows_tiled<IQ2XXS>(args, o_begin, o_end);
 }
 void matmul_iq2_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {

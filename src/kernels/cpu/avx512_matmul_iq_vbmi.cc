@@ -198,7 +198,124 @@ struct IQ3XXSVbmi {
   }
 };
 
+// The IQ2 grids: 8-element entries of magnitudes 8, 25, 43, i.e. codes (byte >> 4) & 3 =
+// 0, 1, 2. Per grid index a 16-bit word of the 8 two-bit codes (element k in bits 2k,
+// 2k + 1), split into a low-byte table (elements 0-3) and a high-byte table (4-7).
+template <int kEntries>
+struct CodeTables {
+  alignas(64) uint8_t lo[kEntries];
+  alignas(64) uint8_t hi[kEntries];
+  explicit CodeTables(const uint64_t* grid) {
+    const __m512i three = _mm512_set1_epi64(0x0303030303030303);
+    const __m512i even_nibbles = _mm512_set1_epi64(0x000f000f000f000f);
+    for (int e = 0; e < kEntries; e += 8) {
+      const __m512i c = _mm512_and_si512(_mm512_srli_epi64(_mm512_loadu_si512(grid + e), 4), three);
+      const __m512i pairs = _mm512_and_si512(_mm512_or_si512(c, _mm512_srli_epi64(c, 6)), even_nibbles);
+      const __m512i quads = _mm512_or_si512(pairs, _mm512_srli_epi64(pairs, 12));  // bytes 0 and 4
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(lo + e), _mm512_cvtepi64_epi8(quads));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(hi + e), _mm512_cvtepi64_epi8(_mm512_srli_epi64(quads, 32)));
+    }
+  }
+};
+
+// Table bytes of 64 indices into a kEntries-byte table (128, 256, 512 or 1024): index bits
+// 0-6 in index, bits 7, 8, 9 in high[0], high[1], high[2].
+template <int kEntries>
+[[gnu::always_inline]] inline __m512i lookup_bytes(const uint8_t* table, __m512i index, const __mmask64 (&high)[3]) {
+  constexpr int kPairs = kEntries / 128;
+  __m512i r[kPairs];
+#pragma GCC unroll 8
+  for (int i = 0; i < kPairs; ++i) {
+    r[i] = _mm512_permutex2var_epi8(_mm512_load_si512(table + 128 * i), index, _mm512_load_si512(table + 128 * i + 64));
+  }
+  int n = kPairs;
+#pragma GCC unroll 3
+  for (int bit = 0; n > 1; ++bit, n /= 2) {
+#pragma GCC unroll 4
+    for (int i = 0; i < n / 2; ++i) r[i] = _mm512_mask_blend_epi8(high[bit], r[2 * i], r[2 * i + 1]);
+  }
+  return r[0];
+}
+
+// Magnitudes of the 32 entries of a super-block (entry g = bytes 0-31 of lo / hi, group g
+// of 8 elements) as 4 registers of element bytes, register m = elements 64m..64m+63.
+[[gnu::always_inline]] inline void expand_codes(__m512i lo, __m512i hi, __m512i (&w)[4]) {
+  const __m512i levels = _mm512_set1_epi32(0x002b1908);  // codes 0, 1, 2 -> 8, 25, 43
+  const __m512i shifts = _mm512_set1_epi64(0x0e0c0a0806040200);
+#pragma GCC unroll 4
+  for (int m = 0; m < 4; ++m) {
+    // Qword q: byte 0 = lo[8m + q], byte 1 = hi[8m + q].
+    const __m512i sel = _mm512_add_epi64(_mm512_setr_epi64(0x0000, 0x0101, 0x0202, 0x0303, 0x0404, 0x0505, 0x0606, 0x0707),
+                                         _mm512_set1_epi64(0x4000 + 0x0101 * 8 * m));
+    const __m512i words = _mm512_permutex2var_epi8(lo, sel, hi);
+    w[m] = _mm512_permutexvar_epi8(_mm512_multishift_epi64_epi8(shifts, words), levels);
+  }
+}
+
+// The 16 odd scales 2 * ls + 1 of 8 bytes of nibble pairs (IQ2_XS, IQ2_S: the low nibble
+// scales elements 0-15 of a sub-block, the high one 16-31), in word order lo0, hi0, lo1, ...
+[[gnu::always_inline]] inline __m256i odd_half_scales(uint64_t packed) {
+  const __m128i raw = _mm_cvtsi64_si128(static_cast<int64_t>(packed));
+  const __m128i m = _mm_set1_epi8(0x0f);
+  const __m128i ls = _mm_unpacklo_epi8(_mm_and_si128(raw, m), _mm_and_si128(_mm_srli_epi16(raw, 4), m));
+  const __m256i s16 = _mm256_cvtepu8_epi16(ls);
+  return _mm256_add_epi16(_mm256_add_epi16(s16, s16), _mm256_set1_epi16(1));
+}
+
+// The int16 scale vector of sub-blocks (2p, 2p + 1) with a scale per 16 elements: words
+// 8q..8q+7 take scale 4p + q.
+[[gnu::always_inline]] inline __m512i pair_half_scales(__m256i odd_scales, int p) {
+  const __m512i q = _mm512_srli_epi16(_mm512_setr_epi64(0x0000000000000000, 0x0000000000000000, 0x0008000800080008,
+                                                        0x0008000800080008, 0x0010001000100010, 0x0010001000100010,
+                                                        0x0018001800180018, 0x0018001800180018),
+                                      3);
+  return _mm512_permutexvar_epi16(_mm512_add_epi16(q, _mm512_set1_epi16(static_cast<int16_t>(4 * p))),
+                                  _mm512_castsi256_si512(odd_scales));
+}
+
+// The shared tail of the IQ2 kernels: int32 lanes of the 4 sub-block pairs.
+[[gnu::always_inline]] inline __m256i iq2_lanes(const __m512i (&w)[4], const int8_t* x, const uint64_t (&neg)[4],
+                                                const __m512i (&scales)[4]) {
+  Acc acc = _mm512_setzero_si512();
+#pragma GCC unroll 4
+  for (int p = 0; p < 4; ++p) {
+    const __m512i xs = signed_codes(x + 64 * p, neg[p]);
+    acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(w[p], xs), scales[p]));
+  }
+  return fold(acc);
+}
+
+// IQ2_XXS: per sub-block a u32 of four 8-bit indices, then a u32 of four 7-bit sign sets
+// and the 4-bit scale.
+struct IQ2XXSVbmi {
+  using Block = BlockIQ2_XXS;
+  static constexpr int kFactorInverse = 8;
+  CodeTables<256> t{iq::kIq2xxsGrid};
+  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+    const __m512i qs = _mm512_loadu_si512(blk.qs);
+    // Index bytes (0-3 of every 8) to the front; the aux u32s (odd dwords) to one register.
+    const __m512i pick = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0x3b3a3938, 0x33323130, 0x2b2a2928, 0x23222120,
+                                          0x1b1a1918, 0x13121110, 0x0b0a0908, 0x03020100);
+    const __m512i index = _mm512_permutexvar_epi8(pick, qs);
+    const __mmask64 high[3] = {_mm512_movepi8_mask(index), 0, 0};
+    __m512i w[4];
+    expand_codes(lookup_bytes<256>(t.lo, index, high), lookup_bytes<256>(t.hi, index, high), w);
+    const __m256i aux = _mm512_castsi512_si256(
+        _mm512_permutexvar_epi32(_mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 1, 3, 5, 7, 9, 11, 13, 15), qs));
+    uint64_t neg[4];
+    signs_from7(aux, neg);
+    const __m128i ls = _mm256_cvtepi32_epi16(_mm256_srli_epi32(aux, 28));
+    const __m128i odd = _mm_add_epi16(_mm_add_epi16(ls, ls), _mm_set1_epi16(1));
+    const __m512i scales[4] = {pair_scales(odd, 0), pair_scales(odd, 1), pair_scales(odd, 2), pair_scales(odd, 3)};
+    return iq2_lanes(w, x, neg, scales);
+  }
+};
+
 }  // namespace
+
+void matmul_iq2_xxs_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_single_row(IQ2XXSVbmi(), args, o_begin, o_end);
+}
 
 void matmul_iq3_xxs_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_single_row(IQ3XXSVbmi(), args, o_begin, o_end);
