@@ -242,6 +242,7 @@ struct IQ1M : IqPolicy<IQ1M, BlockIQ1_M, 8> {
 }  // namespace
 
 void matmul_iq2_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  if (args.n_rows == 1 && matmul_iq2_s_single_row(args, o_begin, o_end)) return;
   matmul_rows_tiled<IQ2S>(args, o_begin, o_end);
 }
 void matmul_iq1_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
@@ -263,6 +264,7 @@ void matmul_iq2_xxs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<IQ2XXS>(args, o_begin, o_end);
 }
 void matmul_iq2_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  if (args.n_rows == 1 && matmul_iq2_xs_single_row(args, o_begin, o_end)) return;
   matmul_rows_tiled<IQ2XS>(args, o_begin, o_end);
 }
 

@@ -38,6 +38,16 @@ bool matmul_iq2_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t 
   matmul_iq2_xxs_vbmi(args, o_begin, o_end);
   return true;
 }
+bool matmul_iq2_xs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  if (!__builtin_cpu_supports("avx512vbmi")) return false;
+  matmul_iq2_xs_vbmi(args, o_begin, o_end);
+  return true;
+}
+bool matmul_iq2_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  if (!__builtin_cpu_supports("avx512vbmi")) return false;
+  matmul_iq2_s_vbmi(args, o_begin, o_end);
+  return true;
+}
 
 #else
 
@@ -89,6 +99,8 @@ bool matmul_iq3_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_
 // The tiled kernel is as fast on one row here.
 bool matmul_iq3_xxs_single_row(const MatmulArgs&, int64_t, int64_t) { return false; }
 bool matmul_iq2_xxs_single_row(const MatmulArgs&, int64_t, int64_t) { return false; }
+bool matmul_iq2_xs_single_row(const MatmulArgs&, int64_t, int64_t) { return false; }
+bool matmul_iq2_s_single_row(const MatmulArgs&, int64_t, int64_t) { return false; }
 
 #endif
 

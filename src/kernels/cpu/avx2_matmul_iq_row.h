@@ -16,12 +16,16 @@ namespace strata::kernels::cpu::STRATA_SIMD {
 bool matmul_iq3_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 bool matmul_iq3_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 bool matmul_iq2_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+bool matmul_iq2_xs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+bool matmul_iq2_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 
 #if defined(STRATA_KERNELS_AVX512)
 // avx512_matmul_iq_vbmi.cc: the same for CPUs with AVX-512 VBMI only (the callers check).
 void matmul_iq3_s_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq3_xxs_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq2_xxs_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq2_xs_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq2_s_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 #endif
 
 }  // namespace strata::kernels::cpu::STRATA_SIMD

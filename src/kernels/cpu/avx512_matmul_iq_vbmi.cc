@@ -151,16 +151,24 @@ constexpr SignTable kSignsFrom7 = [] {
   return t;
 }();
 
-// The 32 sign bytes (one per group of 8 elements) of four u32 pairs holding four 7-bit sign
-// sets each in bits 0-27: the negation masks of sub-block pairs 0-3.
-[[gnu::always_inline]] inline void signs_from7(__m256i words, uint64_t (&neg)[4]) {
-  const __m512i fields = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(0x352e2720150e0700),
-                                                      _mm512_castsi256_si512(words));
-  const __m512i signs = _mm512_permutex2var_epi8(_mm512_load_si512(kSignsFrom7.byte), fields,
-                                                 _mm512_load_si512(kSignsFrom7.byte + 64));
+// The negation masks of sub-block pairs 0-3 from the low 32 bytes of signs (one sign set
+// per group of 8 elements, in element order).
+[[gnu::always_inline]] inline void sign_masks(__m512i signs, uint64_t (&neg)[4]) {
   alignas(32) uint64_t out[4];
   _mm256_store_si256(reinterpret_cast<__m256i*>(out), _mm512_castsi512_si256(signs));
   for (int p = 0; p < 4; ++p) neg[p] = out[p];
+}
+
+// Full sign sets of the 7-bit ones in bits 0-6 of each byte (bit 7 is ignored).
+[[gnu::always_inline]] inline __m512i complete_signs(__m512i sevens) {
+  return _mm512_permutex2var_epi8(_mm512_load_si512(kSignsFrom7.byte), sevens, _mm512_load_si512(kSignsFrom7.byte + 64));
+}
+
+// The 32 sign bytes (one per group of 8 elements) of four u32 pairs holding four 7-bit sign
+// sets each in bits 0-27: the negation masks of sub-block pairs 0-3.
+[[gnu::always_inline]] inline void signs_from7(__m256i words, uint64_t (&neg)[4]) {
+  const __m512i fields = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(0x352e2720150e0700), _mm512_castsi256_si512(words));
+  sign_masks(complete_signs(fields), neg);
 }
 
 // IQ3_XXS magnitudes: grid bytes 4, 12, ..., 52, 62 are codes byte >> 3 = 0..7.
@@ -311,7 +319,70 @@ struct IQ2XXSVbmi {
   }
 };
 
+// Byte i < 32: 2i (the low bytes of 32 u16); the rest 0.
+constexpr ByteTable kEvenBytes = [] {
+  ByteTable t{};
+  for (int i = 0; i < 32; ++i) t.byte[i] = static_cast<uint8_t>(2 * i);
+  return t;
+}();
+
+// IQ2_XS: per group of 8 a u16 of a 9-bit index and a 7-bit sign set; a 4-bit scale per 16
+// elements.
+struct IQ2XSVbmi {
+  using Block = BlockIQ2_XS;
+  static constexpr int kFactorInverse = 8;
+  CodeTables<512> t{iq::kIq2xsGrid};
+  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+    const __m512i qs = _mm512_loadu_si512(blk.qs);
+    const __m512i even = _mm512_load_si512(kEvenBytes.byte);
+    const __m512i odd = _mm512_add_epi8(even, _mm512_set1_epi8(1));
+    const __m512i index = _mm512_permutexvar_epi8(even, qs);
+    const __m512i upper = _mm512_permutexvar_epi8(odd, qs);  // index bit 8, then the sign set
+    const __mmask64 high[3] = {_mm512_movepi8_mask(index), _mm512_test_epi8_mask(upper, _mm512_set1_epi8(1)), 0};
+    __m512i w[4];
+    expand_codes(lookup_bytes<512>(t.lo, index, high), lookup_bytes<512>(t.hi, index, high), w);
+    uint64_t neg[4];
+    sign_masks(complete_signs(_mm512_srli_epi16(upper, 1)), neg);  // bit 7 of each byte ignored
+    const __m256i odd_scales = odd_half_scales(load_as<uint64_t>(blk.scales));
+    const __m512i scales[4] = {pair_half_scales(odd_scales, 0), pair_half_scales(odd_scales, 1),
+                               pair_half_scales(odd_scales, 2), pair_half_scales(odd_scales, 3)};
+    return iq2_lanes(w, x, neg, scales);
+  }
+};
+
+// IQ2_S: 10-bit indices (low bytes in qs[0..31], bits 8 and 9 of group g in bits 2g and
+// 2g + 1 of qh), explicit sign bytes in qs[32..63], a 4-bit scale per 16 elements.
+struct IQ2SVbmi {
+  using Block = BlockIQ2_S;
+  static constexpr int kFactorInverse = 8;
+  CodeTables<1024> t{iq::kIq2sGrid};
+  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+    const __m512i index = _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk.qs)));
+    const __m512i even = _mm512_load_si512(kEvenBytes.byte);
+    const __m512i qh_bytes = _mm512_movm_epi8(load_as<uint64_t>(blk.qh));  // byte i: bit i of qh
+    const __mmask64 high[3] = {
+        _mm512_movepi8_mask(index), _mm512_movepi8_mask(_mm512_permutexvar_epi8(even, qh_bytes)),
+        _mm512_movepi8_mask(_mm512_permutexvar_epi8(_mm512_add_epi8(even, _mm512_set1_epi8(1)), qh_bytes))};
+    __m512i w[4];
+    expand_codes(lookup_bytes<1024>(t.lo, index, high), lookup_bytes<1024>(t.hi, index, high), w);
+    uint64_t neg[4];
+    for (int p = 0; p < 4; ++p) neg[p] = load_as<uint64_t>(blk.qs + kQKK / 8 + 8 * p);
+    const __m256i odd_scales = odd_half_scales(load_as<uint64_t>(blk.scales));
+    const __m512i scales[4] = {pair_half_scales(odd_scales, 0), pair_half_scales(odd_scales, 1),
+                               pair_half_scales(odd_scales, 2), pair_half_scales(odd_scales, 3)};
+    return iq2_lanes(w, x, neg, scales);
+  }
+};
+
 }  // namespace
+
+void matmul_iq2_xs_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_single_row(IQ2XSVbmi(), args, o_begin, o_end);
+}
+
+void matmul_iq2_s_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_single_row(IQ2SVbmi(), args, o_begin, o_end);
+}
 
 void matmul_iq2_xxs_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_single_row(IQ2XXSVbmi(), args, o_begin, o_end);
