@@ -282,7 +282,9 @@ INSTANTIATE_TEST_SUITE_P(
                       AttnCase{DType::kQ8_0, 100, 8, 4, 64, 16}, AttnCase{DType::kF16, 50, 8, 4, 8, 16},
                       AttnCase{DType::kF32, 33, 6, 1, 32, 5}, AttnCase{DType::kQ8_0, 300, 4, 2, 128, 32},
                       AttnCase{DType::kF16, 70, 32, 4, 64, 16}, AttnCase{DType::kQ8_0, 45, 16, 8, 64, 16},
-                      AttnCase{DType::kF16, 29, 4, 4, 40, 8}),
+                      AttnCase{DType::kF16, 29, 4, 4, 40, 8},
+                      // Decode windows of several odd-sized blocks, and blocks larger than a window.
+                      AttnCase{DType::kF16, 131, 8, 1, 16, 7}, AttnCase{DType::kQ8_0, 333, 16, 2, 64, 96}),
     [](const ::testing::TestParamInfo<AttnCase>& info) {
       const AttnCase& c = info.param;
       return std::string(dtype_name(c.type)) + "_t" + std::to_string(c.n_tokens) + "_h" + std::to_string(c.n_head) + "_kv" +

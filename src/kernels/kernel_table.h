@@ -80,4 +80,9 @@ const KernelTable* avx512_table();
 // The table every public kernel uses: the fastest one this CPU supports.
 const KernelTable& active_table();
 
+// Keys the SIMD tables' decode attention path (cpu/avx2_attention_decode.cc) scores in one
+// window of whole K/V blocks (one block when a block is larger); attention_scratch_floats()
+// sizes its buffers for this many.
+inline constexpr int kAttentionDecodeWindowKeys = 64;
+
 }  // namespace strata::kernels

@@ -328,15 +328,19 @@ size_t attention_scratch_floats(const AttentionArgs& a) {
   // The SIMD tables, per tile of row-heads (n_rows times the query heads of one kv head,
   // padded to whole vectors): the transposed queries, one converted K block and one V block,
   // the block scores, and four per-row-head values (running max, sum, rescale, key count).
-  // The decode path (n_rows == 1) keeps queries replicated over 16 lanes and 8 output rows
-  // instead of the transposed queries and the V block: 16 * head_dim more covers it.
+  // The decode path (n_rows == 1): queries replicated over 16 lanes, 8 output rows, and a
+  // window of converted K rows and their scores (8 floats per key).
   // The scalar reference needs one converted K/V row and one head's block scores: less.
   const size_t group = a.n_head_kv > 0 && a.n_head >= a.n_head_kv ? a.n_head / a.n_head_kv : 1;
   const size_t padded_block = (static_cast<size_t>(a.block_tokens > 0 ? a.block_tokens : 0) + 7) / 8 * 8;
   const size_t head_dim = static_cast<size_t>(a.head_dim > 0 ? a.head_dim : 0);
   const size_t row_heads = (group * static_cast<size_t>(a.n_rows > 0 ? a.n_rows : 1) + 7) / 8 * 8;
-  return head_dim * row_heads + 2 * head_dim * padded_block + padded_block * row_heads + 4 * row_heads +
-         18 * head_dim + 16;
+  const size_t tile = head_dim * row_heads + 2 * head_dim * padded_block + padded_block * row_heads +
+                      4 * row_heads + 2 * head_dim + 16;
+  const size_t window_keys = static_cast<size_t>(kAttentionDecodeWindowKeys);
+  const size_t window = padded_block > window_keys ? padded_block : window_keys;
+  const size_t decode = 24 * head_dim + window * (head_dim + 8);
+  return tile > decode ? tile : decode;
 }
 
 void attention_kv_heads(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,

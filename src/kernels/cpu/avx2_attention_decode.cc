@@ -1,15 +1,17 @@
-// Decode-row attention (see avx2_attention_decode.h). Per K/V block, for the (up to 8)
-// query heads of one kv head, padded to 8 "heads" (the padding heads have zero queries and
-// are never written out):
+// Decode-row attention (see avx2_attention_decode.h), for the (up to 8) query heads of one
+// kv head, padded to 8 "heads" (the padding heads have zero queries and are never written
+// out). Scores do not depend on the softmax, so they are computed for a window of whole
+// K/V blocks at a time (kWindowKeys; more independent multiply-add chains per pass), then
+// each block of the window takes its softmax and value steps in order:
 //   K rows   converted to floats into kf (AVX2: one row per key; AVX-512: two keys' rows
 //            interleaved, so one 64-bit broadcast gives a vector of 8 heads x 2 keys);
 //   scores   a fused multiply-add chain per (head, key) over head_dim in index order, times
-//            scale, stored as p[t][head];
-//   softmax  8 heads per vector: block max, rescale, exponentials and the running sum in
-//            key order;
-//   values   out = out * rescale, then one fused multiply-add per key in key order, V rows
-//            converted in registers (8 heads x 8 dims per pass on AVX2, 8 heads x 32 dims on
-//            AVX-512).
+//            scale, stored as p[t][head] (AVX2: 12 keys per pass, AVX-512: 32);
+//   softmax  per block, 8 heads per vector: block max, rescale, exponentials and the running
+//            sum in key order;
+//   values   per block, out = out * rescale, then one fused multiply-add per key in key
+//            order, V rows converted in registers (AVX2: 4 heads x 24 dims per pass,
+//            AVX-512: 8 heads x 32 dims).
 // Every (head, key) and (head, dim) sees exactly the operations attention_oracle.h lists;
 // the lane layout only decides which of them run side by side.
 #include "kernels/cpu/avx2_attention_decode.h"
@@ -34,10 +36,13 @@ constexpr int kHeads = 8;  // query heads per tile after padding: one 8-float ro
 #if defined(STRATA_KERNELS_AVX512)
 constexpr int kKeysPerVec = 2;  // score lanes: head l / 2, key l % 2
 constexpr int kDimStep = 16;    // head_dim must be a multiple of one 16-float vector
+constexpr int kWindowKeys = 64;
 #else
 constexpr int kKeysPerVec = 1;
 constexpr int kDimStep = 8;
+constexpr int kWindowKeys = 48;
 #endif
+static_assert(kWindowKeys <= kAttentionDecodeWindowKeys, "attention_scratch_floats() sizes the window");
 constexpr int kLanes = kHeads * kKeysPerVec;
 
 // One kv head's decode tile and its scratch.
@@ -47,13 +52,19 @@ struct Decode {
   int group;
   size_t head_offset;  // bytes from a token's K (or V) row to this kv head's
   float* qrep;         // [hd][kLanes]: lane l holds q[head l / kKeysPerVec][i], 0 past the group
-  float* kf;           // the block's K as floats (layout: convert_k)
-  float* p;            // [t_pad][kHeads]: scores, then exponentials
+  float* kf;           // the window's K as floats (layout: convert_k)
+  float* p;            // [window keys][kHeads]: scores, then exponentials
   float* ob;           // [kHeads][hd]: running outputs
 };
 
 const std::byte* row_at(const void* block, const Decode& D, int t) {
   return static_cast<const std::byte*>(block) + D.head_offset + t * D.a->token_stride_bytes;
+}
+
+// Key w of the window whose first block is b0.
+const std::byte* key_row(const Decode& D, int b0, int w) {
+  const int bt = D.a->block_tokens;
+  return row_at(D.a->block_k[b0 + w / bt], D, w % bt);
 }
 
 // Dims [i, i + 8) of a K/V row as floats, as load_kv converts them.
@@ -87,12 +98,12 @@ __m512 load16(const std::byte* row, int i) {
 
 // kf[g][i][k] = K[2g + k][i]: pair g's rows interleaved (a missing second row reads zeros).
 template <DType T>
-void convert_k(const Decode& D, const void* kb, int n) {
+void convert_k(const Decode& D, int b0, int n) {
   const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
   for (int g = 0; 2 * g < n; ++g) {
-    const std::byte* ka = row_at(kb, D, 2 * g);
-    const std::byte* kc = row_at(kb, D, 2 * g + 1);
+    const std::byte* ka = key_row(D, b0, 2 * g);
+    const std::byte* kc = 2 * g + 1 < n ? key_row(D, b0, 2 * g + 1) : ka;
     float* dst = D.kf + static_cast<size_t>(g) * 2 * D.hd;
     for (int i = 0; i < D.hd; i += 16) {
       const __m512 x = load16<T>(ka, i);
@@ -129,10 +140,11 @@ void scores(const Decode& D, int g0) {
   }
 }
 
-void scores_block(const Decode& D, int n) {
+void scores_window(const Decode& D, int n) {
   const int n_pairs = (n + 1) / 2;
   int g = 0;
-  for (; g + 8 <= n_pairs; g += 8) scores<8>(D, g);
+  for (; g + 16 <= n_pairs; g += 16) scores<16>(D, g);
+  if (g + 8 <= n_pairs) scores<8>(D, g), g += 8;
   if (g + 4 <= n_pairs) scores<4>(D, g), g += 4;
   if (g + 2 <= n_pairs) scores<2>(D, g), g += 2;
   if (g < n_pairs) scores<1>(D, g);
@@ -140,7 +152,7 @@ void scores_block(const Decode& D, int n) {
 
 // out[j][d, d + 16 * ND) = out * rescale[j] + sum over the n keys of p[t][j] * V[t].
 template <DType T, int ND>
-void values_dims(const Decode& D, const void* vb, int n, const float* rescale, int d) {
+void values_dims(const Decode& D, const void* vb, const float* p, int n, const float* rescale, int d) {
   __m512 acc[kHeads][ND];
 #pragma GCC unroll 16
   for (int j = 0; j < kHeads; ++j) {
@@ -156,7 +168,7 @@ void values_dims(const Decode& D, const void* vb, int n, const float* rescale, i
     for (int c = 0; c < ND; ++c) v[c] = load16<T>(row, d + 16 * c);
 #pragma GCC unroll 16
     for (int j = 0; j < kHeads; ++j) {
-      const __m512 pj = _mm512_set1_ps(D.p[t * kHeads + j]);
+      const __m512 pj = _mm512_set1_ps(p[t * kHeads + j]);
 #pragma GCC unroll 4
       for (int c = 0; c < ND; ++c) acc[j][c] = _mm512_fmadd_ps(pj, v[c], acc[j][c]);
     }
@@ -169,17 +181,17 @@ void values_dims(const Decode& D, const void* vb, int n, const float* rescale, i
 }
 
 template <DType T>
-void values_block(const Decode& D, const void* vb, int n, const float* rescale) {
+void values_block(const Decode& D, const void* vb, const float* p, int n, const float* rescale) {
   int d = 0;
-  for (; d + 32 <= D.hd; d += 32) values_dims<T, 2>(D, vb, n, rescale, d);
-  if (d < D.hd) values_dims<T, 1>(D, vb, n, rescale, d);
+  for (; d + 32 <= D.hd; d += 32) values_dims<T, 2>(D, vb, p, n, rescale, d);
+  if (d < D.hd) values_dims<T, 1>(D, vb, p, n, rescale, d);
 }
 #else
 // kf[t][i] = K[t][i].
 template <DType T>
-void convert_k(const Decode& D, const void* kb, int n) {
+void convert_k(const Decode& D, int b0, int n) {
   for (int t = 0; t < n; ++t) {
-    const std::byte* row = row_at(kb, D, t);
+    const std::byte* row = key_row(D, b0, t);
     float* dst = D.kf + static_cast<size_t>(t) * D.hd;
     for (int i = 0; i < D.hd; i += 8) _mm256_storeu_ps(dst + i, load8<T>(row, i));
   }
@@ -203,44 +215,66 @@ void scores(const Decode& D, int t0) {
   for (int t = 0; t < NK; ++t) _mm256_storeu_ps(D.p + (t0 + t) * kHeads, _mm256_mul_ps(acc[t], scale));
 }
 
-void scores_block(const Decode& D, int n) {
+void scores_window(const Decode& D, int n) {
   int t = 0;
-  for (; t + 8 <= n; t += 8) scores<8>(D, t);
+  for (; t + 12 <= n; t += 12) scores<12>(D, t);
+  if (t + 8 <= n) scores<8>(D, t), t += 8;
   if (t + 4 <= n) scores<4>(D, t), t += 4;
   if (t + 2 <= n) scores<2>(D, t), t += 2;
   if (t < n) scores<1>(D, t);
 }
 
-// out[j][d, d + 8) = out * rescale[j] + sum over the n keys of p[t][j] * V[t].
-template <DType T>
-void values_dims(const Decode& D, const void* vb, int n, const float* rescale, int d) {
-  __m256 acc[kHeads];
-#pragma GCC unroll 16
-  for (int j = 0; j < kHeads; ++j) acc[j] = _mm256_mul_ps(_mm256_loadu_ps(D.ob + j * D.hd + d), _mm256_set1_ps(rescale[j]));
-  for (int t = 0; t < n; ++t) {
-    const __m256 v = load8<T>(row_at(vb, D, t), d);
-#pragma GCC unroll 16
-    for (int j = 0; j < kHeads; ++j) acc[j] = _mm256_fmadd_ps(_mm256_broadcast_ss(D.p + t * kHeads + j), v, acc[j]);
+// Heads [j0, j0 + 4), dims [d, d + 8 * NC): out = out * rescale + sum over the n keys of
+// p[t][j] * V[t] (12 accumulators when NC is 3: enough chains to hide the latency).
+template <DType T, int NC>
+void values_dims(const Decode& D, const void* vb, const float* p, int n, const float* rescale, int j0, int d) {
+  constexpr int kJ = 4;
+  __m256 acc[kJ][NC];
+#pragma GCC unroll 4
+  for (int j = 0; j < kJ; ++j) {
+    const __m256 r = _mm256_set1_ps(rescale[j0 + j]);
+#pragma GCC unroll 4
+    for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_mul_ps(_mm256_loadu_ps(D.ob + (j0 + j) * D.hd + d + 8 * c), r);
   }
-#pragma GCC unroll 16
-  for (int j = 0; j < kHeads; ++j) _mm256_storeu_ps(D.ob + j * D.hd + d, acc[j]);
+  for (int t = 0; t < n; ++t) {
+    const std::byte* row = row_at(vb, D, t);
+    __m256 v[NC];
+#pragma GCC unroll 4
+    for (int c = 0; c < NC; ++c) v[c] = load8<T>(row, d + 8 * c);
+#pragma GCC unroll 4
+    for (int j = 0; j < kJ; ++j) {
+      const __m256 pj = _mm256_broadcast_ss(p + t * kHeads + j0 + j);
+#pragma GCC unroll 4
+      for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_fmadd_ps(pj, v[c], acc[j][c]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < kJ; ++j) {
+#pragma GCC unroll 4
+    for (int c = 0; c < NC; ++c) _mm256_storeu_ps(D.ob + (j0 + j) * D.hd + d + 8 * c, acc[j][c]);
+  }
 }
 
 template <DType T>
-void values_block(const Decode& D, const void* vb, int n, const float* rescale) {
-  for (int d = 0; d < D.hd; d += 8) values_dims<T>(D, vb, n, rescale, d);
+void values_block(const Decode& D, const void* vb, const float* p, int n, const float* rescale) {
+  for (int j0 = 0; j0 < kHeads; j0 += 4) {
+    int d = 0;
+    for (; d + 24 <= D.hd; d += 24) values_dims<T, 3>(D, vb, p, n, rescale, j0, d);
+    if (d + 16 <= D.hd) values_dims<T, 2>(D, vb, p, n, rescale, j0, d), d += 16;
+    if (d < D.hd) values_dims<T, 1>(D, vb, p, n, rescale, j0, d);
+  }
 }
 #endif
 
 // The block's softmax step for its n keys (8 heads per vector); returns the rescale.
-__m256 softmax_block(const Decode& D, int n, __m256* max, __m256* sum) {
+__m256 softmax_block(float* p, int n, __m256* max, __m256* sum) {
   __m256 bm = _mm256_set1_ps(-INFINITY);
-  for (int t = 0; t < n; ++t) bm = _mm256_max_ps(bm, _mm256_loadu_ps(D.p + t * kHeads));
+  for (int t = 0; t < n; ++t) bm = _mm256_max_ps(bm, _mm256_loadu_ps(p + t * kHeads));
   const __m256 new_max = _mm256_max_ps(*max, bm);
   const __m256 rescale = exp_ps(_mm256_sub_ps(*max, new_max));
   __m256 s = _mm256_mul_ps(*sum, rescale);
   for (int t = 0; t < n; ++t) {
-    float* pt = D.p + t * kHeads;
+    float* pt = p + t * kHeads;
     const __m256 e = exp_ps(_mm256_sub_ps(_mm256_loadu_ps(pt), new_max));
     _mm256_storeu_ps(pt, e);
     s = _mm256_add_ps(s, e);
@@ -250,12 +284,14 @@ __m256 softmax_block(const Decode& D, int n, __m256* max, __m256* sum) {
   return rescale;
 }
 
-// The next block's rows of this kv head, into the cache while this block computes.
-void prefetch_block(const Decode& D, const void* kb, const void* vb, int n) {
+// Keys [w0, w0 + n) of this kv head (w counted from the window's first block b0), into
+// the cache while the current window computes.
+void prefetch_keys(const Decode& D, int b0, int w0, int n) {
   const size_t row_bytes = kv_head_bytes(D.a->kv_type, D.hd);
-  for (int t = 0; t < n; ++t) {
-    const std::byte* k = row_at(kb, D, t);
-    const std::byte* v = row_at(vb, D, t);
+  const int bt = D.a->block_tokens;
+  for (int w = w0; w < w0 + n; ++w) {
+    const std::byte* k = key_row(D, b0, w);
+    const std::byte* v = row_at(D.a->block_v[b0 + w / bt], D, w % bt);
     for (size_t o = 0; o < row_bytes + 63; o += 64) {
       _mm_prefetch(reinterpret_cast<const char*>(k + (o < row_bytes ? o : row_bytes - 1)), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(v + (o < row_bytes ? o : row_bytes - 1)), _MM_HINT_T0);
@@ -266,19 +302,24 @@ void prefetch_block(const Decode& D, const void* kb, const void* vb, int n) {
 template <DType T>
 void attend(const Decode& D, int n_tokens) {
   const AttentionArgs& a = *D.a;
+  const int bt = a.block_tokens;
+  const int window_blocks = bt < kWindowKeys ? kWindowKeys / bt : 1;
   __m256 max = _mm256_set1_ps(-INFINITY);
   __m256 sum = _mm256_setzero_ps();
   alignas(32) float rescale[kHeads];
-  for (int t0 = 0, b = 0; t0 < n_tokens; t0 += a.block_tokens, ++b) {
-    const int n = n_tokens - t0 < a.block_tokens ? n_tokens - t0 : a.block_tokens;
-    if (t0 + n < n_tokens) {
-      const int next = n_tokens - t0 - n < a.block_tokens ? n_tokens - t0 - n : a.block_tokens;
-      prefetch_block(D, a.block_k[b + 1], a.block_v[b + 1], next);
+  for (int b0 = 0; b0 * bt < n_tokens; b0 += window_blocks) {
+    const int w0 = b0 * bt;
+    const int n_window = n_tokens - w0 < window_blocks * bt ? n_tokens - w0 : window_blocks * bt;
+    const int n_next = n_tokens - w0 - n_window < window_blocks * bt ? n_tokens - w0 - n_window : window_blocks * bt;
+    prefetch_keys(D, b0, n_window, n_next);
+    convert_k<T>(D, b0, n_window);
+    scores_window(D, n_window);
+    for (int t0 = 0; t0 < n_window; t0 += bt) {
+      const int n = n_window - t0 < bt ? n_window - t0 : bt;
+      float* p = D.p + t0 * kHeads;
+      _mm256_store_ps(rescale, softmax_block(p, n, &max, &sum));
+      values_block<T>(D, a.block_v[b0 + t0 / bt], p, n, rescale);
     }
-    convert_k<T>(D, a.block_k[b], n);
-    scores_block(D, n);
-    _mm256_store_ps(rescale, softmax_block(D, n, &max, &sum));
-    values_block<T>(D, a.block_v[b], n, rescale);
   }
   _mm256_store_ps(rescale, sum);
   for (int j = 0; j < kHeads; ++j) {
@@ -304,10 +345,11 @@ void attention_decode(const AttentionArgs& a, const float* q, float* out, float*
   D.head_offset = static_cast<size_t>(kv) * kv_head_bytes(a.kv_type, a.head_dim);
   const size_t hd = static_cast<size_t>(a.head_dim);
   const size_t t_pad = (static_cast<size_t>(a.block_tokens) + 7) / 8 * 8;
+  const size_t window = t_pad > kAttentionDecodeWindowKeys ? t_pad : kAttentionDecodeWindowKeys;
   D.qrep = scratch;
   D.kf = D.qrep + hd * kLanes;
-  D.p = D.kf + hd * t_pad;
-  D.ob = D.p + t_pad * kHeads;
+  D.p = D.kf + hd * window;
+  D.ob = D.p + window * kHeads;
   const float* q_kv = q + static_cast<size_t>(kv) * D.group * hd;
   for (size_t i = 0; i < hd; ++i) {
     for (int l = 0; l < kLanes; ++l) {
