@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "base/task_ranges.h"
 #include "kernels/kernel_table.h"
 #include "kernels/packed_layouts.h"
 #include "kernels/reference/reference.h"
@@ -15,8 +16,9 @@ namespace {
 bool is_float_type(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16; }
 
 // Output rows per parallel task: a multiple of 16 (whole SIMD tiles) and about 24 tasks
-// per thread, so the dynamic schedule leaves at most a few percent of a matrix to one
-// thread at the end. Only throughput depends on this; every output element is computed
+// per thread. Each thread takes one contiguous range of tasks (TaskRanges: it streams one
+// run of the weights) and then steals single tasks, so the end of a matrix leaves at most a
+// few percent of it to one thread. Only throughput depends on this; every output element is computed
 // by the same code whatever chunk it lands in.
 int64_t whole_tiles(int64_t rows) {
   const int64_t rounded = (rows + 15) / 16 * 16;
@@ -157,10 +159,13 @@ void matmul_with_table(const KernelTable& table, const WeightMatrix& w, const fl
   const RowsFn rows_fn = packed_fn != nullptr ? packed_fn : table.matmul_rows;
   const int64_t chunk = rows_per_task(w.n_out, pool.size());
   const int n_tasks = static_cast<int>((w.n_out + chunk - 1) / chunk);
-  pool.parallel_for(n_tasks, [&](int task, int) {
-    const int64_t begin = task * chunk;
-    const int64_t end = begin + chunk < w.n_out ? begin + chunk : w.n_out;
-    rows_fn(args, begin, end);
+  TaskRanges ranges(n_tasks, pool.size());
+  pool.parallel_for(ranges.n_ranges(), [&](int range, int) {
+    ranges.run(range, [&](int task) {
+      const int64_t begin = task * chunk;
+      const int64_t end = begin + chunk < w.n_out ? begin + chunk : w.n_out;
+      rows_fn(args, begin, end);
+    });
   });
 }
 
@@ -239,7 +244,8 @@ void matmul_many(std::span<const MatmulJob> jobs, AlignedBuffer& scratch, Thread
     n_tasks += static_cast<int>((w.n_out + chunks[j] - 1) / chunks[j]);
   }
   first_task[n_jobs] = n_tasks;
-  pool.parallel_for(n_tasks, [&](int task, int) {
+  TaskRanges ranges(n_tasks, pool.size());
+  auto run_task = [&](int task) {
     // The job owning this task: the last one whose first task is <= task (jobs without
     // tasks share their successor's first task, so upper_bound skips them).
     int lo = 0, hi = n_jobs;
@@ -251,7 +257,8 @@ void matmul_many(std::span<const MatmulJob> jobs, AlignedBuffer& scratch, Thread
     const int64_t begin = (task - first_task[lo]) * chunks[lo];
     const int64_t end = begin + chunks[lo] < a.w->n_out ? begin + chunks[lo] : a.w->n_out;
     fns[lo](a, begin, end);
-  });
+  };
+  pool.parallel_for(ranges.n_ranges(), [&](int range, int) { ranges.run(range, run_task); });
 }
 
 void rmsnorm(const float* x, const float* weight, int n, float eps, float* out) {
