@@ -10,6 +10,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstring>
+#include <span>
 
 #include "model/model.h"
 #include "model/model_impl.h"
@@ -133,10 +134,24 @@ void matmul(const WeightMatrix& w, const float* x, int n_rows, float* y, Forward
   kernels::matmul(w, x, n_rows, y, s.matmul_scratch(), pool);
 }
 
+// Products of one input (q, k and v; gate and up) in one pass over the pool: one wake-up,
+// one quantised copy of x and one end-of-matmul wait instead of one each, with the bits
+// matmul() gives each (kernels::matmul_many). When the jobs would need more scratch than a
+// single matmul (weight types with different activation blocks), they run one by one so
+// the step allocates nothing. The profile books the pass under the first job's type.
+void matmul_same_input(std::span<const kernels::MatmulJob> jobs, ForwardScratch& s, ThreadPool& pool) {
+  if (kernels::matmul_many_scratch_bytes(jobs) > s.matmul_scratch().size()) {
+    for (const kernels::MatmulJob& job : jobs) matmul(*job.w, job.x, job.n_rows, job.y, s, pool);
+    return;
+  }
+  ProfileTimer timer(s.profile(), jobs[0].w->type);
+  kernels::matmul_many(jobs, s.matmul_scratch(), pool);
+}
+
 // s.proj()[r] = the SiLU-gated feed-forward of s.normed()[r].
 void dense_ffn(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
-  matmul(lw.w_gate, s.normed(), n, s.gate(), s, pool);
-  matmul(lw.w_up, s.normed(), n, s.up(), s, pool);
+  const kernels::MatmulJob gate_up[] = {{&lw.w_gate, s.normed(), n, s.gate()}, {&lw.w_up, s.normed(), n, s.up()}};
+  matmul_same_input(gate_up, s, pool);
   {
     ProfileTimer timer(s.profile(), StepPart::kFfnActivation);
     for_each_row(pool, n, hp.n_ff, [&](int r) {
@@ -183,9 +198,9 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
       ProfileTimer timer(s.profile(), StepPart::kNorm);
       rmsnorm_rows(hidden, lw.attn_norm, n, n_embd, hp.rms_eps, s.normed(), pool);
     }
-    matmul(lw.wq, s.normed(), n, s.q(), s, pool);
-    matmul(lw.wk, s.normed(), n, s.k(), s, pool);
-    matmul(lw.wv, s.normed(), n, s.v(), s, pool);
+    const kernels::MatmulJob qkv[] = {
+        {&lw.wq, s.normed(), n, s.q()}, {&lw.wk, s.normed(), n, s.k()}, {&lw.wv, s.normed(), n, s.v()}};
+    matmul_same_input(qkv, s, pool);
     {
       ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
       for_each_row(pool, n, q_dim + 2 * kv_dim, [&](int r) {
