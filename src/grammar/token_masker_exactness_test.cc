@@ -135,7 +135,9 @@ r ::= "a" r "b" | "a" r "c" | "x")"));
     reference.compute(m, &want);
     ASSERT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(uint64_t))) << n_a << " a's";
     more = n_a < 16 && m.accept("a");
-    if (!more) EXPECT_EQ(want[0] & 1, 0u) << "token \"a\" allowed where the matcher refuses it";
+    if (!more) {
+      EXPECT_EQ(want[0] & 1, 0u) << "token \"a\" allowed where the matcher refuses it";
+    }
   }
   EXPECT_LT(n_a, 16) << "the stacks never overflowed";
   EXPECT_GT(m.stacks().size(), GrammarMatcher::kMaxStacks / 4);

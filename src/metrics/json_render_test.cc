@@ -19,7 +19,7 @@ EngineSnapshot snapshot() {
   snap.n_stages = 1;
   snap.n_threads = 2;
   snap.n_running = 1;
-  snap.slots = {{0, 0, SlotState::kReading, 30, 0, 0.0, 4}, {1, 0, SlotState::kIdle, 0, 0, 0, 0}};
+  snap.slots = {{0, 0, SlotState::kReading, 30, 0, 0.0, 4, {}}, {1, 0, SlotState::kIdle, 0, 0, 0, 0, {}}};
   snap.kv.block_tokens = 16;
   snap.kv.blocks_total = 10;
   snap.kv.blocks_used = 5;
@@ -95,7 +95,7 @@ TEST_F(JsonRender, GroupsCarryTheSnapshotsBusySeconds) {
   snap_.n_parallel = 4;
   snap_.n_groups = 2;
   snap_.group_busy_s = {1.25, 0.0};
-  st_.step({0, 3, 3, 0, {}});
+  st_.step({0, 3, 3, 0, {}, {}, {}});
   json g = render()["groups"];
   ASSERT_EQ(g.size(), 2u);
   EXPECT_EQ(g[0]["group"], 0);
@@ -114,10 +114,10 @@ TEST_F(JsonRender, AJoinedWindowCountsForEveryGroupWithRowsInIt) {
   snap_.joined_groups = true;
   snap_.group_busy_s = {0.5, 0.0, 0.25};
   const std::vector<int> rows = {2, 0, 3};
-  StepRecord joined{-1, 5, 0, 5, {}};
+  StepRecord joined{-1, 5, 0, 5, {}, {}, {}};
   joined.group_rows = rows;
   st_.step(joined);
-  st_.step({2, 4, 4, 0, {}});
+  st_.step({2, 4, 4, 0, {}, {}, {}});
   json j = render();
   EXPECT_EQ(j["engine"]["joined_groups"], true);
   json g = j["groups"];
@@ -131,7 +131,7 @@ TEST_F(JsonRender, AJoinedWindowCountsForEveryGroupWithRowsInIt) {
 }
 
 TEST_F(JsonRender, NoBusySecondsWhenTheSnapshotHasNone) {
-  st_.step({0, 3, 3, 0, {}});
+  st_.step({0, 3, 3, 0, {}, {}, {}});
   json g = render()["groups"];
   ASSERT_EQ(g.size(), 1u);
   EXPECT_EQ(g[0]["windows"], 1);

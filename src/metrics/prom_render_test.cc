@@ -109,10 +109,10 @@ EngineSnapshot busy_snapshot() {
   snap.n_threads = 2;
   snap.n_running = 2;
   snap.n_waiting = 1;
-  snap.slots = {{0, 0, SlotState::kGenerating, 10, 5, 40.0, 7},
-                {1, 1, SlotState::kReading, 30, 0, 0.0, 8},
-                {2, 0, SlotState::kIdle, 0, 0, 0.0, 0},
-                {3, 1, SlotState::kIdle, 0, 0, 0.0, 0}};
+  snap.slots = {{0, 0, SlotState::kGenerating, 10, 5, 40.0, 7, {}},
+                {1, 1, SlotState::kReading, 30, 0, 0.0, 8, {}},
+                {2, 0, SlotState::kIdle, 0, 0, 0.0, 0, {}},
+                {3, 1, SlotState::kIdle, 0, 0, 0.0, 0, {}}};
   snap.kv.block_tokens = 16;
   snap.kv.blocks_total = 128;
   snap.kv.blocks_used = 32;
@@ -155,11 +155,11 @@ RequestRecord record(uint64_t id, FinishReason finish, double arrival, double sc
 void drive(MetricsState& st) {
   st.request_queued(1, 100.0);
   st.request_queued(2, 100.5);
-  st.step({0, 12, 12, 0, {}});
+  st.step({0, 12, 12, 0, {}, {}, {}});
   st.token(1, 100.75, true);
   st.token(1, 100.875, false);
   st.token(1, 101.0, false);
-  st.step({1, 2, 0, 2, {}});
+  st.step({1, 2, 0, 2, {}, {}, {}});
   st.request_finished(record(1, FinishReason::kStop, 100.0, 100.5, 100.75, 101.0, 12, 3, 3));
   st.request_finished(record(2, FinishReason::kAbort, 100.5, 0, 0, 102.0, 20, 0, 0));
   st.http_request("/v1/chat/completions", "POST", 200);
