@@ -63,11 +63,10 @@ namespace {
   return _mm256_sub_epi8(_mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)), m), m);
 }
 
-// Sub-block j's int16 scale in every word, from the 8 scales of odd_scales_from_nibbles.
-[[gnu::always_inline]] inline __m256i sub_block_scale(__m128i odd_scales, int j) {
-  const __m128i pick = _mm_set1_epi16(static_cast<int16_t>((2 * j) | ((2 * j + 1) << 8)));
-  const __m128i s = _mm_shuffle_epi8(odd_scales, pick);
-  return _mm256_set_m128i(s, s);
+// Sub-block j's int16 scale in every word, from the 8 scales of odd_scales_from_nibbles
+// in both 128-bit lanes.
+[[gnu::always_inline]] inline __m256i sub_block_scale(__m256i odd_scales, int j) {
+  return _mm256_shuffle_epi8(odd_scales, _mm256_set1_epi16(static_cast<int16_t>((2 * j) | ((2 * j + 1) << 8))));
 }
 
 struct IQ3S {
@@ -75,7 +74,8 @@ struct IQ3S {
   static constexpr int kFactorInverse = 1;
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m128i scales = odd_scales_from_nibbles(load_as<uint32_t>(b.scales));
+    const __m128i odd = odd_scales_from_nibbles(load_as<uint32_t>(b.scales));
+    const __m256i scales = _mm256_set_m128i(odd, odd);
     __m256i acc = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
@@ -125,6 +125,23 @@ constexpr SignMultipliers kSignMultipliers = [] {
                                               3, 2, 3, 2, 3, 2, 3));
 }
 
+// The 16 odd scales 2 * ls + 1 of 8 bytes of nibble pairs (IQ2_XS, IQ2_S: the low nibble
+// scales elements 0-15 of sub-block j, the high one 16-31) as int16: sub-block j's low
+// scale in word j, its high one in word 8 + j.
+[[gnu::always_inline]] inline __m256i half_scales(uint64_t packed) {
+  const __m128i raw = _mm_cvtsi64_si128(static_cast<int64_t>(packed));
+  const __m128i m = _mm_set1_epi8(0x0f);
+  const __m256i s16 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(_mm_and_si128(raw, m), _mm_and_si128(_mm_srli_epi16(raw, 4), m)));
+  return _mm256_add_epi16(_mm256_add_epi16(s16, s16), _mm256_set1_epi16(1));
+}
+
+// Sub-block j's low scale in the low 128 bits, its high scale in the high ones.
+[[gnu::always_inline]] inline __m256i split_scale_of(__m256i half_scales, int j) {
+  const __m256i both = _mm256_permute2x128_si256(half_scales, half_scales, 0x00);  // low scales in both lanes
+  const __m256i lo_hi = _mm256_blend_epi32(both, _mm256_permute2x128_si256(half_scales, half_scales, 0x11), 0xf0);
+  return _mm256_shuffle_epi8(lo_hi, _mm256_set1_epi16(static_cast<int16_t>((2 * j) | ((2 * j + 1) << 8))));
+}
+
 [[gnu::always_inline]] inline __m256i load_x(const int8_t* x) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
 }
@@ -172,19 +189,45 @@ struct IQ2XXS {
   }
 };
 
+// Bytes negated where bit e of the dword j of sign_bytes is set, as _mm256_sign_epi8
+// multipliers (+1 / -1).
+[[gnu::always_inline]] inline __m256i multipliers_at(__m256i sign_bytes, int j) {
+  const __m256i bytes = _mm256_shuffle_epi8(
+      _mm256_permutevar8x32_epi32(sign_bytes, _mm256_set1_epi32(j)),
+      _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+  return _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit), _mm256_set1_epi8(1));
+}
+
+// Full sign sets of 16 u16 whose bits 9-15 hold a 7-bit set, in the low byte of each word:
+// the parity of the 7 bits (that of their low nibble xor the high three) becomes bit 7.
+[[gnu::always_inline]] inline __m256i full_sign_sets(__m256i q) {
+  const __m256i sets = _mm256_srli_epi16(q, 9);
+  const __m256i parity = _mm256_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0, 0, -128,
+                                          -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0);
+  return _mm256_or_si256(sets, _mm256_shuffle_epi8(parity, _mm256_xor_si256(sets, _mm256_srli_epi16(q, 13))));
+}
+
 struct IQ2XS {
   using Block = BlockIQ2_XS;
   static constexpr int kFactorInverse = 8;
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
-    const int64_t* m = kSignMultipliers.set;
+    const __m256i q0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
+    const __m256i q1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 16));
+    // 9-bit grid indices through memory (read back one by one as load addresses).
+    alignas(32) uint16_t index[32];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(index), _mm256_and_si256(q0, _mm256_set1_epi16(511)));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(index + 16), _mm256_and_si256(q1, _mm256_set1_epi16(511)));
+    // The 32 sign bytes in group order (packus interleaves 128-bit lanes; the permute undoes it).
+    const __m256i sign_bytes =
+        _mm256_permute4x64_epi64(_mm256_packus_epi16(full_sign_sets(q0), full_sign_sets(q1)), 0xd8);
+    const __m256i scales = half_scales(load_as<uint64_t>(b.scales));
     __m256i acc = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
-      const uint16_t* q = b.qs + 4 * j;
-      const __m256i w = grid64(iq::kIq2xsGrid, q[0] & 511, q[1] & 511, q[2] & 511, q[3] & 511);
-      const __m256i signs = _mm256_set_epi64x(m[q[3] >> 9], m[q[2] >> 9], m[q[1] >> 9], m[q[0] >> 9]);
-      const __m256i scale = split_scale(2 * (b.scales[j] & 0x0f) + 1, 2 * (b.scales[j] >> 4) + 1);
-      acc = _mm256_add_epi32(acc, iq2_sub_block(w, signs, x + 32 * j, scale));
+      const uint16_t* q = index + 4 * j;
+      const __m256i w = grid64(iq::kIq2xsGrid, q[0], q[1], q[2], q[3]);
+      acc = _mm256_add_epi32(acc, iq2_sub_block(w, multipliers_at(sign_bytes, j), x + 32 * j, split_scale_of(scales, j)));
     }
     return acc;
   }
@@ -203,17 +246,30 @@ struct IQ2S {
   using Block = BlockIQ2_S;
   static constexpr int kFactorInverse = 8;
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
+    // The 32 10-bit indices as int16, computed in vectors (scalar shifts and masks per index
+    // cost more than the grid loads): group g = 4j + l takes bits 2l, 2l + 1 of qh[j] as
+    // index bits 8 and 9, i.e. qh[j] times 2^(8 - 2l), masked.
+    const __m128i qh = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b.qh));
+    const __m256i qh_words = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, _mm_setr_epi8(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3)));
+    const __m256i qh_words2 =
+        _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, _mm_setr_epi8(4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7)));
+    const __m256i shift = _mm256_setr_epi16(256, 64, 16, 4, 256, 64, 16, 4, 256, 64, 16, 4, 256, 64, 16, 4);
+    const __m256i mask = _mm256_set1_epi16(0x300);
+    alignas(32) uint16_t index[32];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(index),
+                       _mm256_or_si256(_mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs))),
+                                       _mm256_and_si256(_mm256_mullo_epi16(qh_words, shift), mask)));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(index + 16),
+                       _mm256_or_si256(_mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 16))),
+                                       _mm256_and_si256(_mm256_mullo_epi16(qh_words2, shift), mask)));
+    const __m256i scales = half_scales(load_as<uint64_t>(b.scales));
     __m256i acc = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
-      // Group l takes bits 2l, 2l + 1 of qh[j] as index bits 8 and 9.
-      const int qh = b.qh[j];
-      const uint8_t* q = b.qs + 4 * j;
-      const __m256i w = grid64(iq::kIq2sGrid, q[0] | ((qh << 8) & 0x300), q[1] | ((qh << 6) & 0x300),
-                               q[2] | ((qh << 4) & 0x300), q[3] | ((qh << 2) & 0x300));
+      const uint16_t* q = index + 4 * j;
+      const __m256i w = grid64(iq::kIq2sGrid, q[0], q[1], q[2], q[3]);
       const __m256i signs = multipliers_of(load_as<uint32_t>(b.qs + kQKK / 8 + 4 * j));
-      const __m256i scale = split_scale(2 * (b.scales[j] & 0x0f) + 1, 2 * (b.scales[j] >> 4) + 1);
-      acc = _mm256_add_epi32(acc, iq2_sub_block(w, signs, x + 32 * j, scale));
+      acc = _mm256_add_epi32(acc, iq2_sub_block(w, signs, x + 32 * j, split_scale_of(scales, j)));
     }
     return acc;
   }
