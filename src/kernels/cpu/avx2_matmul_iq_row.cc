@@ -1,18 +1,20 @@
 // Single-input-row matmul (one activation row: a decode step) for the lattice i-quants on
 // the AVX2 table; the AVX-512 table runs avx512_matmul_iq_vbmi.cc instead (this file's
-// AVX-512 build only forwards to it).
+// AVX-512 build only forwards to it, on CPUs with VBMI).
 //
 // The tiled kernels of avx2_matmul_iq.cc decode a weight sub-block once and reuse it for
 // every input row; with one input row there is nothing to reuse, and their per-element
-// scalar index arithmetic and vector inserts cost most of a decode step. Here one
-// super-block is multiplied straight into 8 int32 lanes: grid entries come from gathers of
-// vector-computed indices, the sign bits negate the activation codes instead of the weights
-// (shuffle + compare + xor/sub), so the unsigned grid bytes feed maddubs directly, and
-// maddubs, then madd by the sub-block's odd scale, sum over the super-block. Lane k ends up
-// with sum over sub-blocks j of scale_j * (elements 4k..4k+3 of j): the tiled kernels'
-// int32 lanes (integer sums are exact, so their grouping is free), then their float step
-// (avx2_iq_row_driver.h). Results are bit-identical to the tiled kernels and the oracle in
-// matmul_simd_oracle_test.cc. Stateless; safe from any thread.
+// scalar index arithmetic cost most of a decode step. Here one super-block is multiplied
+// straight into 8 int32 lanes: indices are computed in vectors where the format packs them
+// (IQ3_S, IQ2_XS, IQ2_S), grid entries are loaded into vectors (a gather for IQ3_S, scalar
+// loads elsewhere: on the AMD Zen 5 measured, a gather is no cheaper than its scalar loads),
+// the sign bits negate the activation codes instead of the weights so the unsigned grid
+// bytes feed maddubs directly, and maddubs, then madd by the sub-block's odd scale, sum over
+// the super-block. Lane k ends up with sum over sub-blocks j of scale_j * (elements
+// 4k..4k+3 of j): the tiled kernels' int32 lanes (integer sums are exact, so their grouping
+// is free), then their float step (avx2_iq_row_driver.h). Results are bit-identical to the
+// tiled kernels and the oracle in matmul_simd_oracle_test.cc. Stateless; safe from any
+// thread.
 #include "kernels/cpu/avx2_matmul_iq_row.h"
 
 #include "kernels/cpu/avx2_iq_row_driver.h"

@@ -1,10 +1,10 @@
-// Single-input-row matmul kernels for the lattice i-quants (avx2_matmul_iq_row.cc), built
-// for both SIMD tables like every cpu/avx2_* file. The tiled kernels in avx2_matmul_iq.cc
-// call them when a matmul has exactly one input row (a decode step); they give the tiled
-// kernels' bits. Each computes rows [o_begin, o_end) of args.y for args.n_rows == 1 and
-// returns true, or computes nothing and returns false where this CPU has no single-row
-// kernel for the type in this table (the AVX-512 table's need AVX-512 VBMI; without it the
-// tiled kernel runs). Stateless; safe from any thread.
+// Single-input-row matmul kernels for the lattice i-quants IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS
+// and IQ2_S (avx2_matmul_iq_row.cc), built for both SIMD tables like every cpu/avx2_* file.
+// The tiled kernels in avx2_matmul_iq.cc call them when a matmul has exactly one input row
+// (a decode step); they give the tiled kernels' bits. Each computes rows [o_begin, o_end)
+// of args.y for args.n_rows == 1 and returns true, or computes nothing and returns false
+// where this CPU has no single-row kernel for the type in this table (the AVX-512 table's
+// need AVX-512 VBMI; without it the tiled kernel runs). Stateless; safe from any thread.
 #pragma once
 
 #include <cstdint>
