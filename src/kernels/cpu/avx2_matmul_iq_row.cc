@@ -71,18 +71,30 @@ namespace {
   return _mm256_shuffle_epi8(odd_scales, _mm256_set1_epi16(static_cast<int16_t>((2 * j) | ((2 * j + 1) << 8))));
 }
 
+// Per qh byte, bit l of it moved to bit 8 of int32 lane l (a load instead of a broadcast,
+// a variable shift and a mask per sub-block).
+struct NinthBits {
+  alignas(32) int32_t lanes[256][8];
+};
+constexpr NinthBits kNinthBits = [] {
+  NinthBits t{};
+  for (int b = 0; b < 256; ++b) {
+    for (int l = 0; l < 8; ++l) t.lanes[b][l] = ((b >> l) & 1) << 8;
+  }
+  return t;
+}();
+
 struct IQ3S {
   using Block = BlockIQ3_S;
   static constexpr int kFactorInverse = 1;
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m128i odd = odd_scales_from_nibbles(load_as<uint32_t>(b.scales));
     const __m256i scales = _mm256_set_m128i(odd, odd);
     __m256i acc = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
-      const int high = b.qh[j] << 8;  // index l takes bit l of qh[j] as its 9th bit
-      const __m256i hi = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(high), lane), _mm256_set1_epi32(256));
+      // Index l takes bit l of qh[j] as its 9th bit.
+      const __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(kNinthBits.lanes[b.qh[j]]));
       const __m256i index = _mm256_or_si256(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b.qs + 8 * j))), hi);
       const __m256i grid = _mm256_i32gather_epi32(reinterpret_cast<const int*>(iq::kIq3sGrid), index, 4);
       const __m256i xs = signed_codes(x + 32 * j, load_as<uint32_t>(b.signs + 4 * j));
