@@ -14,6 +14,8 @@
 // A row-head's operations depend only on its own query, keys and token count, never on
 // its tile-mates, the lane layout or the register blocking: attention_oracle.h writes them
 // out, and the tests compare bytes. The AVX-512 build blocks more registers, same bits.
+// A decode row (one row, at most 8 query heads per kv head) runs avx2_attention_decode.cc
+// instead: the same operations, with K/V converted in registers and wider AVX-512 lanes.
 #include <cmath>
 
 #include "kernels/cpu/avx2.h"
