@@ -242,7 +242,7 @@ struct IQ1M : IqPolicy<IQ1M, BlockIQ1_M, 8> {
 }  // namespace
 
 void matmul_iq2_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  if (args.n_rows == 1 && matmul_iq2_s_single_row(args, o_begin, o_end)) return;
+  if (args.n_rows == 1) return matmul_iq2_s_single_row(args, o_begin, o_end);
   matmul_rows_tiled<IQ2S>(args, o_begin, o_end);
 }
 void matmul_iq1_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
@@ -252,19 +252,19 @@ void matmul_iq1_m(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<IQ1M>(args, o_begin, o_end);
 }
 void matmul_iq3_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  if (args.n_rows == 1 && matmul_iq3_s_single_row(args, o_begin, o_end)) return;
+  if (args.n_rows == 1) return matmul_iq3_s_single_row(args, o_begin, o_end);
   matmul_rows_tiled<IQ3S>(args, o_begin, o_end);
 }
 void matmul_iq3_xxs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  if (args.n_rows == 1 && matmul_iq3_xxs_single_row(args, o_begin, o_end)) return;
+  if (args.n_rows == 1) return matmul_iq3_xxs_single_row(args, o_begin, o_end);
   matmul_rows_tiled<IQ3XXS>(args, o_begin, o_end);
 }
 void matmul_iq2_xxs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  if (args.n_rows == 1 && matmul_iq2_xxs_single_row(args, o_begin, o_end)) return;
+  if (args.n_rows == 1) return matmul_iq2_xxs_single_row(args, o_begin, o_end);
   matmul_rows_tiled<IQ2XXS>(args, o_begin, o_end);
 }
 void matmul_iq2_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  if (args.n_rows == 1 && matmul_iq2_xs_single_row(args, o_begin, o_end)) return;
+  if (args.n_rows == 1) return matmul_iq2_xs_single_row(args, o_begin, o_end);
   matmul_rows_tiled<IQ2XS>(args, o_begin, o_end);
 }
 

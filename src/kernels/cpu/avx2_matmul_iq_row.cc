@@ -1,6 +1,6 @@
 // Single-input-row matmul (one activation row: a decode step) for the lattice i-quants on
-// the AVX2 table; the AVX-512 table runs avx512_matmul_iq_vbmi.cc instead (this file's
-// AVX-512 build only forwards to it, on CPUs with VBMI).
+// the AVX2 table, and on the AVX-512 table for CPUs without VBMI (those with it run the
+// byte-permute kernels of avx512_matmul_iq_vbmi.cc).
 //
 // The tiled kernels of avx2_matmul_iq.cc decode a weight sub-block once and reuse it for
 // every input row; with one input row there is nothing to reuse, and their per-element
@@ -22,36 +22,6 @@
 #include "tensor/iq_grids.h"
 
 namespace strata::kernels::cpu::STRATA_SIMD {
-
-#if defined(STRATA_KERNELS_AVX512)
-
-bool matmul_iq3_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  if (!__builtin_cpu_supports("avx512vbmi")) return false;
-  matmul_iq3_s_vbmi(args, o_begin, o_end);
-  return true;
-}
-bool matmul_iq3_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  if (!__builtin_cpu_supports("avx512vbmi")) return false;
-  matmul_iq3_xxs_vbmi(args, o_begin, o_end);
-  return true;
-}
-bool matmul_iq2_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  if (!__builtin_cpu_supports("avx512vbmi")) return false;
-  matmul_iq2_xxs_vbmi(args, o_begin, o_end);
-  return true;
-}
-bool matmul_iq2_xs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  if (!__builtin_cpu_supports("avx512vbmi")) return false;
-  matmul_iq2_xs_vbmi(args, o_begin, o_end);
-  return true;
-}
-bool matmul_iq2_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  if (!__builtin_cpu_supports("avx512vbmi")) return false;
-  matmul_iq2_s_vbmi(args, o_begin, o_end);
-  return true;
-}
-
-#else
 
 namespace {
 
@@ -284,27 +254,35 @@ struct IQ2S {
 
 }  // namespace
 
-bool matmul_iq3_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  matmul_single_row(IQ3S(), args, o_begin, o_end);
-  return true;
-}
-bool matmul_iq3_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  matmul_single_row(IQ3XXS(), args, o_begin, o_end);
-  return true;
-}
-bool matmul_iq2_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  matmul_single_row(IQ2XXS(), args, o_begin, o_end);
-  return true;
-}
-bool matmul_iq2_xs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  matmul_single_row(IQ2XS(), args, o_begin, o_end);
-  return true;
-}
-bool matmul_iq2_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  matmul_single_row(IQ2S(), args, o_begin, o_end);
-  return true;
-}
-
+void matmul_iq3_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+#if defined(STRATA_KERNELS_AVX512)
+  if (__builtin_cpu_supports("avx512vbmi")) return matmul_iq3_s_vbmi(args, o_begin, o_end);
 #endif
+  matmul_single_row(IQ3S(), args, o_begin, o_end);
+}
+void matmul_iq3_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+#if defined(STRATA_KERNELS_AVX512)
+  if (__builtin_cpu_supports("avx512vbmi")) return matmul_iq3_xxs_vbmi(args, o_begin, o_end);
+#endif
+  matmul_single_row(IQ3XXS(), args, o_begin, o_end);
+}
+void matmul_iq2_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+#if defined(STRATA_KERNELS_AVX512)
+  if (__builtin_cpu_supports("avx512vbmi")) return matmul_iq2_xxs_vbmi(args, o_begin, o_end);
+#endif
+  matmul_single_row(IQ2XXS(), args, o_begin, o_end);
+}
+void matmul_iq2_xs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+#if defined(STRATA_KERNELS_AVX512)
+  if (__builtin_cpu_supports("avx512vbmi")) return matmul_iq2_xs_vbmi(args, o_begin, o_end);
+#endif
+  matmul_single_row(IQ2XS(), args, o_begin, o_end);
+}
+void matmul_iq2_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+#if defined(STRATA_KERNELS_AVX512)
+  if (__builtin_cpu_supports("avx512vbmi")) return matmul_iq2_s_vbmi(args, o_begin, o_end);
+#endif
+  matmul_single_row(IQ2S(), args, o_begin, o_end);
+}
 
 }  // namespace strata::kernels::cpu::STRATA_SIMD

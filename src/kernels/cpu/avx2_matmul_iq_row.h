@@ -2,9 +2,8 @@
 // and IQ2_S (avx2_matmul_iq_row.cc), built for both SIMD tables like every cpu/avx2_* file.
 // The tiled kernels in avx2_matmul_iq.cc call them when a matmul has exactly one input row
 // (a decode step); they give the tiled kernels' bits. Each computes rows [o_begin, o_end)
-// of args.y for args.n_rows == 1 and returns true, or computes nothing and returns false
-// where this CPU has no single-row kernel for the type in this table (the AVX-512 table's
-// need AVX-512 VBMI; without it the tiled kernel runs). Stateless; safe from any thread.
+// of args.y for args.n_rows == 1; in the AVX-512 build it runs the VBMI kernel where the CPU
+// has AVX-512 VBMI. Stateless; safe from any thread.
 #pragma once
 
 #include <cstdint>
@@ -13,11 +12,11 @@
 
 namespace strata::kernels::cpu::STRATA_SIMD {
 
-bool matmul_iq3_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
-bool matmul_iq3_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
-bool matmul_iq2_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
-bool matmul_iq2_xs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
-bool matmul_iq2_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq3_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq3_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq2_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq2_xs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq2_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 
 #if defined(STRATA_KERNELS_AVX512)
 // avx512_matmul_iq_vbmi.cc: the same for CPUs with AVX-512 VBMI only (the callers check).
