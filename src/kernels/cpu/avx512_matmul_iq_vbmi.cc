@@ -1,7 +1,7 @@
 // Single-input-row matmul (one activation row: a decode step) for the lattice i-quants on
 // the AVX-512 table, for CPUs with AVX-512 VBMI (vpermb, vpermt2b, vpmultishiftqb): this
 // file alone is compiled with -mavx512vbmi, and avx2_matmul_iq_row.cc calls it only after
-// checking the CPU (without VBMI the tiled kernels of avx2_matmul_iq.cc run).
+// checking the CPU (without VBMI its own AVX2-style kernels run).
 //
 // A super-block's grid lookups are byte permutes instead of per-element loads: a nibble
 // table holds, per grid index, two of the entry's 4-bit magnitude codes in one byte (table A
