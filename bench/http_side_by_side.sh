@@ -119,8 +119,10 @@ measure_server() {
     strata-avx2) measure "$file" "strata serve (STRATA_KERNELS=avx2)" env STRATA_KERNELS=avx2 "$strata" \
       "${strata_args[@]}" ;;
     llama-avx2) measure "$file" "llama-server (AVX2-only build)" "$llama_avx2_bin/llama-server" "${llama_args[@]}" ;;
-    ik-avx2) measure "$file" "ik_llama.cpp llama-server (AVX2-only, -rtr -fa)" "$ik_avx2_bin/llama-server" \
-      "${llama_args[@]}" -rtr -fa on ;;
+    # Run from the log dir: ik_llama.cpp's server writes llama.log into its working directory.
+    ik-avx2) llama_args[1]=$(realpath "$file")
+      measure "$file" "ik_llama.cpp llama-server (AVX2-only, -rtr -fa)" env -C "$log_dir" \
+        "$(realpath "$ik_avx2_bin")/llama-server" "${llama_args[@]}" -rtr -fa on ;;
   esac
 }
 
