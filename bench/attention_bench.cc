@@ -10,6 +10,9 @@
 //
 // layers 1 keeps one layer's K/V in the L2 cache (the kernel's own speed); layers 22 is a
 // whole decode step's attention (at depth 4096, 92 MB of f16 K/V: from DRAM).
+// PrefillAttention times one layer of a 128-row prompt chunk at depth 4096 (the prefill tile
+// path: 128 rows x 8 query heads per kv head):
+//   STRATA_KERNELS=avx2 build/bench/strata_attention_bench --benchmark_filter=Prefill
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -118,6 +121,35 @@ void decode_depths(benchmark::internal::Benchmark* b) {
 
 BENCHMARK_CAPTURE(BM_DecodeAttention, f16, DType::kF16)->Apply(decode_depths);
 BENCHMARK_CAPTURE(BM_DecodeAttention, q8_0, DType::kQ8_0)->Apply(decode_depths);
+
+// A prefill step's attention in one layer: a chunk of `rows` prompt rows of one sequence
+// whose last row sits at `depth` (row r attends over depth - rows + 1 + r positions, the
+// causal mask inside the chunk). Rows per CPU second.
+void BM_PrefillAttention(benchmark::State& state, DType type) {
+  const int depth = static_cast<int>(state.range(0));
+  const int rows = static_cast<int>(state.range(1));
+  const DecodeKv kv(type, depth, 1);
+  const std::vector<float> q = pseudo_random_floats(static_cast<size_t>(rows) * kHead * kHeadDim, 2);
+  std::vector<float> out(q.size());
+  std::vector<int> row_tokens(rows);
+  for (int r = 0; r < rows; ++r) row_tokens[r] = depth - rows + 1 + r;
+  AttentionArgs a = kv.args(0, depth, type);
+  a.n_rows = rows;
+  a.row_tokens = row_tokens.data();
+  std::vector<float> scratch(attention_scratch_floats(a));
+  for (auto _ : state) {
+    attention(a, q.data(), out.data(), scratch.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["rows/s"] = benchmark::Counter(static_cast<double>(state.iterations()) * rows, benchmark::Counter::kIsRate);
+  state.SetLabel(active_isa());
+}
+
+BENCHMARK_CAPTURE(BM_PrefillAttention, f16, DType::kF16)
+    ->ArgNames({"depth", "rows"})
+    ->Args({4096, 128})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.5);
 
 }  // namespace
 }  // namespace strata::kernels

@@ -49,10 +49,13 @@ struct Tile {
   bool query_lanes;  // scores with row-heads across lanes (else keys across lanes)
   const float* q;
   float* out;
-  float* qt;        // query_lanes: qt[i * rh_pad + j] = q_j[i]
+  // qt and s are stored by lane group (8 row-heads): each group's rows are contiguous, so
+  // walking i or t touches consecutive lines rather than lines rh_pad floats apart (a 4 KB
+  // stride at 1024 row-heads, where every access maps to the same L1 set).
+  float* qt;        // query_lanes: qt[qt_index(i, j)] = q_j[i]
   float* kf;        // query_lanes: K[t][head_dim]; else K transposed, [head_dim][t_pad]
   float* vf;        // V[t][head_dim]
-  float* s;         // S[t][rh_pad]: scores, then the exponentials
+  float* s;         // S at s_index(t, j): scores, then the exponentials
   float* max;       // rh_pad running maxima
   float* sum;       // rh_pad running sums
   float* rescale;   // rh_pad: this block's rescale of each row-head's output
@@ -65,9 +68,14 @@ const float* row_head_q(const Tile& T, int j) {
 float* row_head_out(const Tile& T, int j) {
   return T.out + (j / T.group) * T.stride + static_cast<size_t>(T.kv * T.group + j % T.group) * T.a->head_dim;
 }
+size_t qt_index(const Tile& T, int i, int j) {
+  return (static_cast<size_t>(j / 8) * T.a->head_dim + i) * 8 + j % 8;
+}
+size_t s_index(const Tile& T, int t, int j) { return (static_cast<size_t>(j / 8) * T.t_pad + t) * 8 + j % 8; }
 int row_tokens(const AttentionArgs& a, int r) { return a.row_tokens != nullptr ? a.row_tokens[r] : a.n_tokens; }
 
-// Scores of NK keys (K rows at k, head_dim apart) for NG lane groups of row-heads.
+// Scores of NK keys (K rows at k, head_dim apart) for NG lane groups of row-heads; qt and s
+// point at the first group's query rows and score row of the first key.
 template <int NG, int NK>
 void scores_query_lanes(const Tile& T, const float* qt, const float* k, float* s) {
   const int hd = T.a->head_dim;
@@ -80,7 +88,7 @@ void scores_query_lanes(const Tile& T, const float* qt, const float* k, float* s
   for (int i = 0; i < hd; ++i) {
     __m256 qv[NG];
 #pragma GCC unroll 16
-    for (int g = 0; g < NG; ++g) qv[g] = _mm256_loadu_ps(qt + static_cast<size_t>(i) * T.rh_pad + 8 * g);
+    for (int g = 0; g < NG; ++g) qv[g] = _mm256_loadu_ps(qt + static_cast<size_t>(g) * 8 * hd + 8 * i);
 #pragma GCC unroll 16
     for (int t = 0; t < NK; ++t) {
       const __m256 kb = _mm256_broadcast_ss(k + t * hd + i);
@@ -92,20 +100,22 @@ void scores_query_lanes(const Tile& T, const float* qt, const float* k, float* s
 #pragma GCC unroll 16
   for (int g = 0; g < NG; ++g) {
 #pragma GCC unroll 16
-    for (int t = 0; t < NK; ++t) _mm256_storeu_ps(s + t * T.rh_pad + 8 * g, _mm256_mul_ps(acc[g][t], scale));
+    for (int t = 0; t < NK; ++t) {
+      _mm256_storeu_ps(s + static_cast<size_t>(g) * 8 * T.t_pad + 8 * t, _mm256_mul_ps(acc[g][t], scale));
+    }
   }
 }
 
 template <int NG>
 void scores_query_lanes_keys(const Tile& T, int lane_group, int n) {
-  const float* qt = T.qt + 8 * lane_group;
-  float* s = T.s + 8 * lane_group;
+  const float* qt = T.qt + qt_index(T, 0, 8 * lane_group);
+  float* s = T.s + s_index(T, 0, 8 * lane_group);
   const int hd = T.a->head_dim;
   int t = 0;
   for (; t + kKeysPerPass<NG> <= n; t += kKeysPerPass<NG>) {
-    scores_query_lanes<NG, kKeysPerPass<NG>>(T, qt, T.kf + t * hd, s + t * T.rh_pad);
+    scores_query_lanes<NG, kKeysPerPass<NG>>(T, qt, T.kf + t * hd, s + 8 * t);
   }
-  for (; t < n; ++t) scores_query_lanes<NG, 1>(T, qt, T.kf + t * hd, s + t * T.rh_pad);
+  for (; t < n; ++t) scores_query_lanes<NG, 1>(T, qt, T.kf + t * hd, s + 8 * t);
 }
 
 void scores_by_query_lanes(const Tile& T, int n) {
@@ -135,7 +145,7 @@ void scores_key_lanes(const Tile& T, int j, int v0, int n) {
 #pragma GCC unroll 16
   for (int v = 0; v < NV; ++v) {
     _mm256_store_ps(lanes, _mm256_mul_ps(acc[v], scale));
-    for (int l = 0; l < 8 && 8 * (v0 + v) + l < n; ++l) T.s[(8 * (v0 + v) + l) * T.rh_pad + j] = lanes[l];
+    for (int l = 0; l < 8 && 8 * (v0 + v) + l < n; ++l) T.s[s_index(T, 8 * (v0 + v) + l, j)] = lanes[l];
   }
 }
 
@@ -182,7 +192,7 @@ void softmax_block(const Tile& T, int n) {
     __m256 bm = _mm256_set1_ps(-INFINITY);
     for (int t = 0; t < n; ++t) {
       const __m256 valid = _mm256_cmp_ps(_mm256_set1_ps(static_cast<float>(t)), n_keys, _CMP_LT_OQ);
-      bm = _mm256_blendv_ps(bm, _mm256_max_ps(bm, _mm256_loadu_ps(T.s + t * T.rh_pad + j0)), valid);
+      bm = _mm256_blendv_ps(bm, _mm256_max_ps(bm, _mm256_loadu_ps(T.s + s_index(T, t, j0))), valid);
     }
     const __m256 new_max = _mm256_max_ps(old_max, bm);
     const __m256 rescale = exp_ps(_mm256_sub_ps(old_max, new_max));
@@ -190,7 +200,7 @@ void softmax_block(const Tile& T, int n) {
     __m256 sum = _mm256_mul_ps(old_sum, rescale);
     for (int t = 0; t < n; ++t) {
       const __m256 valid = _mm256_cmp_ps(_mm256_set1_ps(static_cast<float>(t)), n_keys, _CMP_LT_OQ);
-      float* st = T.s + t * T.rh_pad + j0;
+      float* st = T.s + s_index(T, t, j0);
       const __m256 p = exp_ps(_mm256_sub_ps(_mm256_loadu_ps(st), new_max));
       _mm256_storeu_ps(st, p);
       sum = _mm256_blendv_ps(sum, _mm256_add_ps(sum, p), valid);
@@ -212,7 +222,7 @@ void values_dims(const Tile& T, int j, int n, int d0) {
 #pragma GCC unroll 16
   for (int d = 0; d < NV; ++d) acc[d] = _mm256_mul_ps(_mm256_loadu_ps(o + 8 * d), r);
   for (int t = 0; t < n; ++t) {
-    const __m256 p = _mm256_broadcast_ss(T.s + t * T.rh_pad + j);
+    const __m256 p = _mm256_broadcast_ss(T.s + s_index(T, t, j));
 #pragma GCC unroll 16
     for (int d = 0; d < NV; ++d) acc[d] = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + static_cast<size_t>(t) * hd + 8 * d), acc[d]);
   }
@@ -244,10 +254,10 @@ void attend_tile(const Tile& T) {
       const float* q = row_head_q(T, j);
       for (int i = 0; i < hd; ++i) o[i] = 0.0f;
       if (T.query_lanes) {
-        for (int i = 0; i < hd; ++i) T.qt[static_cast<size_t>(i) * T.rh_pad + j] = q[i];
+        for (int i = 0; i < hd; ++i) T.qt[qt_index(T, i, j)] = q[i];
       }
     } else if (T.query_lanes) {
-      for (int i = 0; i < hd; ++i) T.qt[static_cast<size_t>(i) * T.rh_pad + j] = 0.0f;
+      for (int i = 0; i < hd; ++i) T.qt[qt_index(T, i, j)] = 0.0f;
     }
   }
   for (int t0 = 0, b = 0; t0 < n_tokens; t0 += a.block_tokens, ++b) {
