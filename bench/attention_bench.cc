@@ -10,11 +10,12 @@
 //
 // layers 1 keeps one layer's K/V in the L2 cache (the kernel's own speed); layers 22 is a
 // whole decode step's attention (at depth 4096, 92 MB of f16 K/V: from DRAM).
-// PrefillAttention times one layer of a 128-row prompt chunk at depth 4096 (the prefill tile
-// path: 128 rows x 8 query heads per kv head):
+// PrefillAttention times one layer of a 128-row prompt chunk at depth 4096 on the prefill tile
+// path, in 8-row tiles as the model runs it (tile_rows:8) and as one 128-row tile:
 //   STRATA_KERNELS=avx2 build/bench/strata_attention_bench --benchmark_filter=Prefill
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -124,21 +125,32 @@ BENCHMARK_CAPTURE(BM_DecodeAttention, q8_0, DType::kQ8_0)->Apply(decode_depths);
 
 // A prefill step's attention in one layer: a chunk of `rows` prompt rows of one sequence
 // whose last row sits at `depth` (row r attends over depth - rows + 1 + r positions, the
-// causal mask inside the chunk). Rows per CPU second.
+// causal mask inside the chunk), cut into tiles of `tile_rows` rows as the model cuts it
+// (model_impl.h kAttentionTileRows: 8 rows x 8 query heads = 64 row-heads per kv head).
+// Rows per CPU second.
 void BM_PrefillAttention(benchmark::State& state, DType type) {
   const int depth = static_cast<int>(state.range(0));
   const int rows = static_cast<int>(state.range(1));
+  const int tile_rows = static_cast<int>(state.range(2));
   const DecodeKv kv(type, depth, 1);
-  const std::vector<float> q = pseudo_random_floats(static_cast<size_t>(rows) * kHead * kHeadDim, 2);
+  const size_t row_floats = static_cast<size_t>(kHead) * kHeadDim;
+  const std::vector<float> q = pseudo_random_floats(rows * row_floats, 2);
   std::vector<float> out(q.size());
   std::vector<int> row_tokens(rows);
   for (int r = 0; r < rows; ++r) row_tokens[r] = depth - rows + 1 + r;
-  AttentionArgs a = kv.args(0, depth, type);
-  a.n_rows = rows;
-  a.row_tokens = row_tokens.data();
-  std::vector<float> scratch(attention_scratch_floats(a));
+  std::vector<AttentionArgs> tiles;
+  for (int r0 = 0; r0 < rows; r0 += tile_rows) {
+    AttentionArgs a = kv.args(0, row_tokens[std::min(rows, r0 + tile_rows) - 1], type);
+    a.n_rows = std::min(tile_rows, rows - r0);
+    a.row_tokens = row_tokens.data() + r0;
+    tiles.push_back(a);
+  }
+  std::vector<float> scratch(attention_scratch_floats(tiles[0]));
   for (auto _ : state) {
-    attention(a, q.data(), out.data(), scratch.data());
+    for (size_t i = 0; i < tiles.size(); ++i) {
+      const size_t offset = i * tile_rows * row_floats;
+      attention(tiles[i], q.data() + offset, out.data() + offset, scratch.data());
+    }
     benchmark::DoNotOptimize(out.data());
   }
   state.counters["rows/s"] = benchmark::Counter(static_cast<double>(state.iterations()) * rows, benchmark::Counter::kIsRate);
@@ -146,8 +158,9 @@ void BM_PrefillAttention(benchmark::State& state, DType type) {
 }
 
 BENCHMARK_CAPTURE(BM_PrefillAttention, f16, DType::kF16)
-    ->ArgNames({"depth", "rows"})
-    ->Args({4096, 128})
+    ->ArgNames({"depth", "rows", "tile_rows"})
+    ->Args({4096, 128, 8})
+    ->Args({4096, 128, 128})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.5);
 

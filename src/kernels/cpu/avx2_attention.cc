@@ -1,7 +1,8 @@
 // AVX2 tiled paged attention. A tile is the query rows of one call (a prompt chunk of one
 // sequence, or one decode row) times the query heads that share one kv head: its
 // "row-heads". Each K/V block is converted to floats once per tile and used by every
-// row-head, so a prompt chunk reads the cache once instead of once per row.
+// row-head, so a prompt chunk reads the cache once instead of once per row; the next
+// block's rows are prefetched while this one is used.
 //
 // Per block, three steps:
 //   scores   S[t][j] for key t and row-head j, each a chain of fused multiply-adds over
@@ -182,6 +183,22 @@ void convert_block(const Tile& T, const void* kb, const void* vb, int n) {
   }
 }
 
+// Asks for block b's K and V rows of the tile's kv head (n tokens) ahead of use: a block
+// is a page of the K/V pool the hardware prefetcher does not follow into, and converting
+// it would otherwise wait on the cache misses.
+void prefetch_block(const Tile& T, int b, int n) {
+  const AttentionArgs& a = *T.a;
+  const size_t head_bytes = kv_head_bytes(a.kv_type, a.head_dim);
+  const size_t head_offset = static_cast<size_t>(T.kv) * head_bytes;
+  for (const void* base : {a.block_k[b], a.block_v[b]}) {
+    const char* row = static_cast<const char*>(base) + head_offset;
+    for (int t = 0; t < n; ++t, row += a.token_stride_bytes) {
+      for (size_t at = 0; at < head_bytes; at += 64) _mm_prefetch(row + at, _MM_HINT_T0);
+      _mm_prefetch(row + head_bytes - 1, _MM_HINT_T0);
+    }
+  }
+}
+
 // Softmax step for the first n keys of the block, 8 row-heads at a time; each lane uses
 // only its own keys (t < n_keys) and a lane with none keeps its state.
 void softmax_block(const Tile& T, int n) {
@@ -212,19 +229,22 @@ void softmax_block(const Tile& T, int n) {
 }
 
 // out = out * rescale + sum over the row-head's n keys of p_t * v_t, for dims [d0, d0 + 8 * NV).
+// (Two row-heads sharing each V load measured slower: GCC folds the loads into the
+// multiply-adds either way, and the extra broadcasts cost more than they save.)
 template <int NV>
 void values_dims(const Tile& T, int j, int n, int d0) {
   const int hd = T.a->head_dim;
   float* o = row_head_out(T, j) + d0;
   const float* v = T.vf + d0;
+  const float* p = T.s + s_index(T, 0, j);  // key t's at p + 8 * t
   const __m256 r = _mm256_set1_ps(T.rescale[j]);
   __m256 acc[NV];
 #pragma GCC unroll 16
   for (int d = 0; d < NV; ++d) acc[d] = _mm256_mul_ps(_mm256_loadu_ps(o + 8 * d), r);
-  for (int t = 0; t < n; ++t) {
-    const __m256 p = _mm256_broadcast_ss(T.s + s_index(T, t, j));
+  for (int t = 0; t < n; ++t, v += hd, p += 8) {
+    const __m256 pb = _mm256_broadcast_ss(p);
 #pragma GCC unroll 16
-    for (int d = 0; d < NV; ++d) acc[d] = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + static_cast<size_t>(t) * hd + 8 * d), acc[d]);
+    for (int d = 0; d < NV; ++d) acc[d] = _mm256_fmadd_ps(pb, _mm256_loadu_ps(v + 8 * d), acc[d]);
   }
 #pragma GCC unroll 16
   for (int d = 0; d < NV; ++d) _mm256_storeu_ps(o + 8 * d, acc[d]);
@@ -269,6 +289,10 @@ void attend_tile(const Tile& T) {
       n = keys > n ? keys : n;
     }
     convert_block(T, a.block_k[b], a.block_v[b], n);
+    if (t0 + a.block_tokens < n_tokens) {
+      const int next = n_tokens - t0 - a.block_tokens;
+      prefetch_block(T, b + 1, next < a.block_tokens ? next : a.block_tokens);
+    }
     if (T.query_lanes) {
       scores_by_query_lanes(T, n);
     } else {
