@@ -14,6 +14,7 @@
 
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_common.h"
+#include "kernels/cpu/packed_tile_walk.h"
 #include "kernels/kernel_table.h"
 #include "kernels/quant_blocks.h"
 
@@ -41,13 +42,6 @@ constexpr int64_t kRowPrefetchBytes = 512;
   return _mm_add_epi16(_mm_add_epi16(s16, s16), _mm_set1_epi16(1));
 }
 
-// Asks for the cache lines of the super-block kRowPrefetchBytes past blk.
-template <class Block>
-[[gnu::always_inline]] inline void prefetch_ahead(const Block* blk) {
-  const char* ahead = reinterpret_cast<const char*>(blk) + kRowPrefetchBytes;
-  for (size_t off = 0; off < sizeof(Block); off += 64) _mm_prefetch(ahead + off, _MM_HINT_T0);
-}
-
 // acc + the super-block's int32 lanes times (d_w * f) * d_x: the tiled kernels' float step.
 template <class K>
 [[gnu::always_inline]] inline __m256 scale_add(__m256 acc, __m256i sum, const typename K::Block& blk, float d_x) {
@@ -65,7 +59,7 @@ void matmul_single_row(const K& k, const MatmulArgs& a, int64_t o_begin, int64_t
     const auto* row = reinterpret_cast<const Block*>(static_cast<const std::byte*>(a.w->data) + o * a.w->row_bytes);
     __m256 acc = _mm256_setzero_ps();
     for (int64_t s = 0; s < n_steps; ++s) {
-      prefetch_ahead(row + s);
+      prefetch_block(reinterpret_cast<const std::byte*>(row + s), sizeof(Block), kRowPrefetchBytes);
       acc = scale_add<K>(acc, k.sum(row[s], in.q + s * kQKK), row[s], in.d[s]);
     }
     a.y[o] = hsum(acc);
