@@ -233,7 +233,9 @@ STRATA_MATMUL_HOT_BENCH(q6_K, DType::kQ6_K);
 // threads:1 is the fairer figure on a busy machine: its CPU time is the whole step's.
 void decode_shapes(benchmark::internal::Benchmark* b) {
   for (int rows : {1, 8, 64}) b->Args({rows, kThreads});
-  b->Args({1, 1})->ArgNames({"rows", "threads"})->UseRealTime()->MinTime(1.0)->Unit(benchmark::kMillisecond);
+  // A decode window of 1, 2 or 4 sequences on one thread: the small tiles of the packed kernels.
+  for (int rows : {1, 2, 4}) b->Args({rows, 1});
+  b->ArgNames({"rows", "threads"})->UseRealTime()->MinTime(1.0)->Unit(benchmark::kMillisecond);
 }
 
 BENCHMARK_CAPTURE(BM_TinyLlamaDecode, q8_0, DType::kQ8_0, DType::kQ8_0, DType::kQ8_0)->Apply(decode_shapes);
