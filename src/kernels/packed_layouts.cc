@@ -1,5 +1,6 @@
 #include "kernels/packed_layouts.h"
 
+#include "kernels/packed_iq4nl.h"
 #include "kernels/packed_iq4xs.h"
 #include "kernels/packed_q2k.h"
 #include "kernels/packed_q3k.h"
@@ -32,6 +33,8 @@ constexpr PackedLayout kLayouts[] = {
      reference::matmul_packed_q2_k_rows},
     {DType::kIQ4_XS, kQKK, packed_iq4_xs_bytes, pack_iq4_xs, &KernelTable::matmul_packed_iq4_xs_rows,
      reference::matmul_packed_iq4_xs_rows},
+    {DType::kIQ4_NL, kQK, packed_iq4_nl_bytes, pack_iq4_nl, &KernelTable::matmul_packed_iq4_nl_rows,
+     reference::matmul_packed_iq4_nl_rows},
 };
 
 }  // namespace

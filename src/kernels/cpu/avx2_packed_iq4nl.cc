@@ -1,0 +1,94 @@
+// AVX2 matmul over the packed IQ4_NL layout (packed_iq4nl.h), for CPUs without AVX-512:
+// the weights stream as one contiguous run per row group, and a code line is turned into
+// levels once for every input row of the tile.
+//
+// A 256-bit register holds one float lane of 8 output rows, so a tile row keeps 2 x 8
+// accumulators (the two 8-row halves of the group, the 8 lanes of the unpacked kernels'
+// arithmetic); they wait in memory. A code line's half, masked and shifted, gives the codes
+// of lanes c and c + 4 for 8 rows, a byte shuffle their signed levels. maddubs needs an
+// unsigned operand, so it takes |level| against x carrying the level's sign: a pair adds at
+// most 2 * 127 * 127 = 32258, exact in int16, and one madd widens the lane's two pairs to
+// its exact int32 dot. The float steps are reference::matmul_packed_iq4_nl_rows', lane by
+// lane and block by block, with its lane sum at the store, so the bits equal the oracle's
+// (and the AVX-512 kernel's, and the unpacked kernels') for any tile and batch.
+#include <immintrin.h>
+
+#include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx2_iq4_levels.h"
+#include "kernels/cpu/avx2_packed_driver.h"
+#include "kernels/packed_iq4nl.h"
+
+namespace strata::kernels::cpu::avx2 {
+
+namespace {
+
+// One input row's accumulators for a group's 16 rows: lane[h][k] holds float lane k of rows
+// 8h .. 8h + 7.
+struct LaneAcc {
+  __m256 lane[2][8];
+};
+
+// The exact int32 dot of signed levels q (|q| given as abs_q) with x, 4 inputs per int32 lane.
+inline __m256i signed_dot(__m256i abs_q, __m256i q, __m256i x) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(abs_q, _mm256_sign_epi8(x, q)), _mm256_set1_epi16(1));
+}
+
+struct PackedIQ4NL {
+  using Acc = LaneAcc;
+  static constexpr int64_t kBlockInputs = kQK;
+  static constexpr size_t kBlockBytes = kPackedIQ4NLBlockBytes;
+  static constexpr int64_t kPrefetchBytes = 8 * kPackedIQ4NLBlockBytes;  // a few blocks ahead
+  // Per tile row only a line's two products and the row's scale stay live, next to the
+  // levels, the mask and the line's two level vectors and their magnitudes.
+  static constexpr int kMaxTileRows = 4;
+
+  template <int NR>
+  static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
+    const __m256i levels = iq4_levels();
+    const __m256i mask4 = _mm256_set1_epi8(0x0f);
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      const __m256 dw = fp16x8(blk + 16 * h);
+      __m256 scale[NR];
+#pragma GCC unroll 8
+      for (int r = 0; r < NR; ++r) scale[r] = _mm256_mul_ps(dw, _mm256_set1_ps(x[r].d[s]));
+#pragma GCC unroll 4
+      for (int c = 0; c < 4; ++c) {
+        const __m256i line = half_line(blk + kPackedIQ4NLCodesOffset + 64 * c, h);
+        const __m256i lo = _mm256_shuffle_epi8(levels, _mm256_and_si256(line, mask4));
+        const __m256i hi = _mm256_shuffle_epi8(levels, _mm256_and_si256(_mm256_srli_epi16(line, 4), mask4));
+        const __m256i abs_lo = _mm256_abs_epi8(lo), abs_hi = _mm256_abs_epi8(hi);
+#pragma GCC unroll 8
+        for (int r = 0; r < NR; ++r) {
+          const int8_t* xq = x[r].q + s * kQK + 4 * c;
+          const __m256i dot_lo = signed_dot(abs_lo, lo, broadcast4(xq));
+          const __m256i dot_hi = signed_dot(abs_hi, hi, broadcast4(xq + 16));
+          acc[r].lane[h][c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_lo), scale[r], acc[r].lane[h][c]);
+          acc[r].lane[h][c + 4] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_hi), scale[r], acc[r].lane[h][c + 4]);
+        }
+      }
+    }
+  }
+
+  template <int NR>
+  static void store(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end, const Acc* acc) {
+    __m256 y[NR][2];
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; ++r) {
+      for (int h = 0; h < 2; ++h) {
+        const __m256* l = acc[r].lane[h];
+        y[r][h] = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(l[0], l[4]), _mm256_add_ps(l[2], l[6])),
+                                _mm256_add_ps(_mm256_add_ps(l[1], l[5]), _mm256_add_ps(l[3], l[7])));
+      }
+    }
+    store_group<NR>(a, g, r0, o_begin, o_end, y);
+  }
+};
+
+}  // namespace
+
+void matmul_packed_iq4_nl(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
+  packed_matmul<PackedIQ4NL>(a, o_begin, o_end);
+}
+
+}  // namespace strata::kernels::cpu::avx2
