@@ -40,13 +40,13 @@ constexpr Codec kCodecs[] = {
     {DType::kQ3_K, quantize_row_q3_k, dequantize_row_q3_k},
     {DType::kIQ4_NL, quantize_row_iq4_nl, dequantize_row_iq4_nl},
     {DType::kIQ4_XS, quantize_row_iq4_xs, dequantize_row_iq4_xs},
-    {DType::kIQ3_S, nullptr, dequantize_row_iq3_s},
-    {DType::kIQ3_XXS, nullptr, dequantize_row_iq3_xxs},
-    {DType::kIQ2_XXS, nullptr, dequantize_row_iq2_xxs},
-    {DType::kIQ2_XS, nullptr, dequantize_row_iq2_xs},
-    {DType::kIQ2_S, nullptr, dequantize_row_iq2_s},
-    {DType::kIQ1_S, nullptr, dequantize_row_iq1_s},
-    {DType::kIQ1_M, nullptr, dequantize_row_iq1_m},
+    {DType::kIQ3_S, quantize_row_iq3_s, dequantize_row_iq3_s},
+    {DType::kIQ3_XXS, quantize_row_iq3_xxs, dequantize_row_iq3_xxs},
+    {DType::kIQ2_XXS, quantize_row_iq2_xxs, dequantize_row_iq2_xxs},
+    {DType::kIQ2_XS, quantize_row_iq2_xs, dequantize_row_iq2_xs},
+    {DType::kIQ2_S, quantize_row_iq2_s, dequantize_row_iq2_s},
+    {DType::kIQ1_S, quantize_row_iq1_s, dequantize_row_iq1_s},
+    {DType::kIQ1_M, quantize_row_iq1_m, dequantize_row_iq1_m},
 };
 
 const Codec* find_codec(DType type) {

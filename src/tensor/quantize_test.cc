@@ -221,7 +221,7 @@ TEST(QuantizeTest, RejectsPartialBlocksAndUnknownTypes) {
   Status unknown = dequantize_row(DType::kTQ1_0, out.data(), x.data(), 256);
   EXPECT_EQ(unknown.code(), Code::kUnsupported);
   EXPECT_NE(unknown.message().find("tq1_0"), std::string::npos);
-  EXPECT_FALSE(can_quantize(DType::kIQ2_XXS));  // decoded, not encoded
+  EXPECT_FALSE(can_quantize(DType::kTQ1_0));
   EXPECT_TRUE(can_dequantize(DType::kIQ2_XXS));
   EXPECT_TRUE(can_dequantize(DType::kQ6_K));
 }
