@@ -14,7 +14,9 @@ namespace strata::cli {
 
 namespace {
 
-constexpr const char* kMkmodelTypes = "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl iq4_xs";
+constexpr const char* kMkmodelTypes =
+    "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl iq4_xs iq3_s iq3_xxs iq2_s iq2_xs iq2_xxs "
+    "iq1_m iq1_s";
 
 struct MkmodelFlags {
   std::string arch;
@@ -100,7 +102,9 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
       ->check(CLI::PositiveNumber);
   sub->add_option("-o,--output", flags->out_path, "GGUF file to write")->required();
   sub->add_option("--type", flags->type, std::string("matrix type: ") + kMkmodelTypes +
-                  "; K-quants and IQ4 types take llama.cpp's mix of the name (q4_k: Q4_K_M, q3_k: Q3_K_M)")
+                  "; K-quants and i-quants take llama.cpp's mix of the name (q4_k: Q4_K_M, q3_k: Q3_K_M; "
+                  "iq2_s: IQ2_M, whose matrices are IQ2_S; the lattice i-quants round to nearest, as "
+                  "llama.cpp mixes them with an importance matrix)")
       ->capture_default_str();
   sub->add_option("--vocab-from", flags->vocab_path, "copy tokenizer.* metadata from this GGUF (default: byte vocab)");
   sub->add_option("--seed", flags->seed, "random seed")->capture_default_str();

@@ -10,7 +10,8 @@ namespace {
 
 // The llama.cpp file type whose mix a generated model of `type` follows: the K-quants and
 // IQ4 types take their usual mix (Q4_K -> Q4_K_M, Q3_K -> Q3_K_M, Q2_K -> Q2_K, IQ4_XS ->
-// IQ4_XS); 0 for the other types, whose matrices all take the requested type.
+// IQ4_XS), the lattice i-quants the mix of their name (IQ2_S: IQ2_M's); 0 for the other
+// types, whose matrices all take the requested type.
 uint32_t mix_for(DType type) {
   switch (type) {
     case DType::kQ2_K: return 10;
@@ -20,6 +21,13 @@ uint32_t mix_for(DType type) {
     case DType::kQ6_K: return 18;
     case DType::kIQ4_NL: return 25;
     case DType::kIQ4_XS: return 30;
+    case DType::kIQ2_XXS: return 19;
+    case DType::kIQ2_XS: return 20;
+    case DType::kIQ3_XXS: return 23;
+    case DType::kIQ1_S: return 24;
+    case DType::kIQ3_S: return 26;
+    case DType::kIQ2_S: return 29;  // llama.cpp's IQ2_M: its IQ2_S mix is mostly IQ2_XS
+    case DType::kIQ1_M: return 31;
     default: return 0;
   }
 }
@@ -152,6 +160,8 @@ bool can_generate_type(DType type) {
     case DType::kF32: case DType::kF16: case DType::kBF16: case DType::kQ8_0: case DType::kQ4_0:
     case DType::kQ5_0: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: case DType::kQ4_1:
     case DType::kQ5_1: case DType::kQ2_K: case DType::kQ3_K: case DType::kIQ4_NL: case DType::kIQ4_XS:
+    case DType::kIQ3_S: case DType::kIQ3_XXS: case DType::kIQ2_XXS: case DType::kIQ2_XS: case DType::kIQ2_S:
+    case DType::kIQ1_S: case DType::kIQ1_M:
       return can_quantize(type);
     default:
       return false;

@@ -11,8 +11,9 @@
 // except that K-quant and IQ4 types follow llama.cpp's mix of the same name (type_mix.h:
 // Q4_K -> Q4_K_M, Q5_K -> Q5_K_M, Q3_K -> Q3_K_M, Q2_K, Q6_K, IQ4_NL, IQ4_XS: output.weight in
 // Q6_K, some attn_v / ffn_down / attn_output in more bits, 8-expert models' attn_k / attn_v in
-// Q8_0), and a matrix whose width is not whole blocks of its type falls back as llama.cpp's
-// quantizer does (width_fallback: Q2_K / Q3_K / IQ4_XS -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1,
+// Q8_0; the lattice i-quants likewise, IQ2_S as llama.cpp's IQ2_M), and a matrix whose width
+// is not whole blocks of its type falls back as llama.cpp's quantizer does (width_fallback:
+// Q2_K / Q3_K / IQ4_XS / lattice i-quants -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1,
 // Q6_K -> Q8_0, else F16); `fallback` says why.
 #pragma once
 

@@ -13,17 +13,30 @@ namespace {
 enum FileTypeId : uint32_t {
   kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ8_0 = 7, kQ5_0 = 8, kQ5_1 = 9, kQ2_K = 10,
   kQ3_K_S = 11, kQ3_K_M = 12, kQ3_K_L = 13, kQ4_K_S = 14, kQ4_K_M = 15, kQ5_K_S = 16,
-  kQ5_K_M = 17, kQ6_K = 18, kIQ4_NL = 25, kIQ4_XS = 30, kBF16 = 32,
+  kQ5_K_M = 17, kQ6_K = 18, kIQ2_XXS = 19, kIQ2_XS = 20, kIQ3_XXS = 23, kIQ1_S = 24, kIQ4_NL = 25,
+  kIQ3_S = 26, kIQ2_S = 28, kIQ2_M = 29, kIQ4_XS = 30, kIQ1_M = 31, kBF16 = 32,
 };
 
 constexpr uint32_t kKnownMixes[] = {kF32, kF16, kBF16, kQ8_0, kQ6_K, kQ5_K_M, kQ5_K_S, kQ4_K_M, kQ4_K_S, kQ5_0,
                                     kQ5_1, kQ4_0, kQ4_1, kQ3_K_L, kQ3_K_M, kQ3_K_S, kQ2_K, kIQ4_XS, kIQ4_NL};
 
+// The lattice i-quant mixes: for generated models only (mkmodel), as llama.cpp makes them
+// with an importance matrix; strata quantize does not offer them.
+constexpr uint32_t kLatticeMixes[] = {kIQ3_S, kIQ3_XXS, kIQ2_M, kIQ2_S, kIQ2_XS, kIQ2_XXS, kIQ1_M, kIQ1_S};
+
 bool known(uint32_t ft) {
   for (uint32_t k : kKnownMixes) {
     if (k == ft) return true;
   }
+  for (uint32_t k : kLatticeMixes) {
+    if (k == ft) return true;
+  }
   return false;
+}
+
+// The 1- and 2-bit i-quant mixes, which llama.cpp treats as one family.
+bool is_low_iq(uint32_t ft) {
+  return ft == kIQ2_XXS || ft == kIQ2_XS || ft == kIQ2_S || ft == kIQ2_M || ft == kIQ1_S || ft == kIQ1_M;
 }
 
 bool iequal(std::string_view a, std::string_view b) {
@@ -49,15 +62,47 @@ bool use_more_bits(int layer, int n_layer) {
   return layer < n_layer / 8 || layer >= 7 * n_layer / 8 || (layer - n_layer / 8) % 3 == 2;
 }
 
-DType output_type(DType t, uint64_t n_in) {
+DType output_type(uint32_t ft, DType t, uint64_t n_in) {
   if (n_in % dtype_info(t).block_size != 0) return DType::kQ8_0;
+  if (is_low_iq(ft) || ft == kIQ3_XXS) return DType::kQ5_K;
   return t == DType::kQ8_0 ? t : DType::kQ6_K;
+}
+
+DType token_embd_type(uint32_t ft, DType t) {
+  switch (ft) {
+    case kIQ2_XXS: case kIQ2_XS: case kIQ1_S: case kIQ1_M: return DType::kQ2_K;
+    case kIQ2_S: case kIQ2_M: case kIQ3_XXS: return DType::kIQ3_S;
+    default: return t;
+  }
+}
+
+// IQ2_* / IQ1_* (llama.cpp's first branch for them): attn_v, the first eighth's ffn_down and
+// attn_output get more bits; everything else keeps the base type.
+DType low_iq_type(uint32_t ft, DType t, const MixModel& m, std::string_view name, int layer) {
+  const bool iq2_s_like = ft == kIQ2_S || ft == kIQ2_M;
+  if (contains(name, "attn_v.weight")) {
+    if (m.n_gqa >= 4 || m.n_expert >= 4) return DType::kQ4_K;
+    return iq2_s_like ? DType::kIQ3_S : DType::kQ2_K;
+  }
+  if (m.n_expert == 8 && contains(name, "attn_k.weight")) return DType::kQ4_K;
+  if (contains(name, "ffn_down")) {
+    if (layer < m.n_layer / 8) return iq2_s_like ? DType::kIQ3_S : DType::kQ2_K;
+    return t;
+  }
+  if (contains(name, "attn_output.weight")) {
+    if (m.n_expert == 8) return DType::kQ5_K;
+    if (ft == kIQ1_S || ft == kIQ1_M) return DType::kIQ2_XXS;
+    if (iq2_s_like) return DType::kIQ3_S;
+  }
+  return t;
 }
 
 DType attn_v_type(uint32_t ft, DType t, const MixModel& m, int layer) {
   if (m.n_expert == 8) return DType::kQ8_0;  // Mixtral-style: ~128 MB for much better attention
   const bool gqa4 = m.n_gqa >= 4;
   switch (ft) {
+    case kIQ3_XXS: return gqa4 ? DType::kQ4_K : t;
+    case kIQ3_S: return gqa4 ? DType::kQ4_K : t;
     case kQ2_K: return gqa4 ? DType::kQ4_K : DType::kQ3_K;
     case kQ3_K_M: return layer < 2 ? DType::kQ5_K : DType::kQ4_K;
     case kQ3_K_L: return DType::kQ5_K;
@@ -85,12 +130,14 @@ DType attn_output_type(uint32_t ft, DType t, const MixModel& m) {
   if (m.n_expert == 8) {
     switch (ft) {
       case kQ2_K: case kQ3_K_S: case kQ3_K_M: case kIQ4_NL: case kQ4_K_S: case kQ4_K_M: case kIQ4_XS:
+      case kIQ3_XXS: case kIQ3_S:
         return DType::kQ5_K;
       default: return t;
     }
   }
   switch (ft) {
     case kQ2_K: return DType::kQ3_K;
+    case kIQ3_XXS: return DType::kIQ3_S;
     case kQ3_K_M: return DType::kQ4_K;
     case kQ3_K_L: return DType::kQ5_K;
     default: return t;
@@ -117,8 +164,16 @@ std::optional<uint32_t> mix_file_type(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<uint32_t> lattice_mix_file_type(std::string_view name) {
+  for (uint32_t ft : kLatticeMixes) {
+    if (iequal(name, file_type_name(ft))) return ft;
+  }
+  return std::nullopt;
+}
+
 std::optional<DType> mix_base_type(uint32_t file_type) {
   if (!known(file_type)) return std::nullopt;
+  if (file_type == kIQ2_S) return DType::kIQ2_XS;  // llama.cpp's IQ2_S mix is mostly IQ2_XS; IQ2_M is IQ2_S
   return file_type_main_dtype(file_type);
 }
 
@@ -135,11 +190,12 @@ DType mix_tensor_type(uint32_t ft, const MixModel& m, std::string_view name, uin
   const DType t = mix_base_type(ft).value_or(DType::kF32);
   if (is_float(t)) return t;  // llama.cpp applies no mix to the float file types
   const int layer = layer_of(name);
-  if (name == "output.weight" || (!m.has_output && name == "token_embd.weight")) return output_type(t, n_in);
-  if (name == "token_embd.weight") return t;
+  if (name == "output.weight" || (!m.has_output && name == "token_embd.weight")) return output_type(ft, t, n_in);
+  if (name == "token_embd.weight") return token_embd_type(ft, t);
+  if (is_low_iq(ft)) return low_iq_type(ft, t, m, name, layer);
   if (contains(name, "attn_v.weight")) return attn_v_type(ft, t, m, layer);
-  if (contains(name, "attn_k.weight")) return m.n_expert == 8 ? DType::kQ8_0 : t;
-  if (contains(name, "attn_q.weight")) return t;
+  if (contains(name, "attn_k.weight")) return m.n_expert == 8 ? DType::kQ8_0 : ft == kIQ3_XXS ? DType::kIQ2_S : t;
+  if (contains(name, "attn_q.weight")) return ft == kIQ3_XXS ? DType::kIQ2_S : t;
   if (contains(name, "ffn_down")) return ffn_down_type(ft, t, m, layer);
   if (contains(name, "attn_output.weight")) return attn_output_type(ft, t, m);
   if (contains(name, "attn_qkv.weight")) return attn_qkv_type(ft, t);
@@ -150,7 +206,10 @@ DType width_fallback(DType type, uint64_t n_in) {
   if (n_in % dtype_info(type).block_size == 0) return type;
   DType next = DType::kF16;
   switch (type) {
-    case DType::kQ2_K: case DType::kQ3_K: case DType::kIQ4_XS: next = DType::kIQ4_NL; break;
+    case DType::kQ2_K: case DType::kQ3_K: case DType::kIQ4_XS: case DType::kIQ3_S: case DType::kIQ3_XXS:
+    case DType::kIQ2_XXS: case DType::kIQ2_XS: case DType::kIQ2_S: case DType::kIQ1_S: case DType::kIQ1_M:
+      next = DType::kIQ4_NL;
+      break;
     case DType::kQ4_K: next = DType::kQ5_0; break;
     case DType::kQ5_K: next = DType::kQ5_1; break;
     case DType::kQ6_K: next = DType::kQ8_0; break;

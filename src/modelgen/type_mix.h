@@ -5,8 +5,11 @@
 // a generated file and a quantized one of the same file type have the same types.
 //
 // Mixes known here: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K_S, Q3_K_M,
-// Q3_K_L, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, Q6_K, IQ4_NL, IQ4_XS (no importance matrix: the
-// lower i-quants need one and are not offered). Pure functions; no state.
+// Q3_K_L, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, Q6_K, IQ4_NL, IQ4_XS (as without an importance
+// matrix), and for generated models only the lattice i-quant mixes IQ3_S, IQ3_XXS, IQ2_M,
+// IQ2_S, IQ2_XS, IQ2_XXS, IQ1_M, IQ1_S (as llama.cpp makes them with an importance matrix,
+// which real models need at these bits; llama.cpp's IQ2_S mix is mostly IQ2_XS tensors, its
+// IQ2_M mostly IQ2_S). Pure functions; no state.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +32,9 @@ struct MixModel {
 // The file type (general.file_type id) of a mix name, case-insensitive ("q4_k_m", "Q8_0");
 // nullopt for names that are not a mix known here.
 std::optional<uint32_t> mix_file_type(std::string_view name);
+// The file type of a lattice i-quant mix name ("iq2_xxs", "IQ3_S"), case-insensitive; these
+// are not in mix_file_type() (strata quantize does not make them).
+std::optional<uint32_t> lattice_mix_file_type(std::string_view name);
 // The type most matrices of a mix get (Q3_K for Q3_K_M); nullopt for an unknown id.
 std::optional<DType> mix_base_type(uint32_t file_type);
 // "f32 f16 bf16 q8_0 ... iq4_xs": the names mix_file_type() accepts, for help texts.

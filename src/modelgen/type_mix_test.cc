@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 namespace strata {
 namespace {
 
@@ -20,6 +23,10 @@ TEST(TypeMixTest, NamesAreCaseInsensitiveAndUnknownMixesAreRejected) {
   EXPECT_EQ(mix_file_type("IQ4_XS"), 30u);
   EXPECT_EQ(mix_file_type("bf16"), 32u);
   EXPECT_FALSE(mix_file_type("iq2_xxs"));  // needs an importance matrix
+  EXPECT_EQ(lattice_mix_file_type("iq2_xxs"), 19u);  // generated models only
+  EXPECT_EQ(lattice_mix_file_type("IQ2_M"), 29u);
+  EXPECT_FALSE(lattice_mix_file_type("q4_k_m"));
+  EXPECT_EQ(mix_names().find("iq2"), std::string::npos);
   EXPECT_FALSE(mix_file_type("q4_k"));     // a tensor type, not a file type
   EXPECT_EQ(mix_base_type(12), DType::kQ3_K);
   EXPECT_NE(mix_names().find("q3_k_m"), std::string::npos);
@@ -74,6 +81,52 @@ TEST(TypeMixTest, EightExpertModelsKeepAttentionInMoreBits) {
   EXPECT_EQ(mix_tensor_type(ft("Q2_K"), mixtral, "blk.4.attn_k.weight", 4096), DType::kQ8_0);
   EXPECT_EQ(mix_tensor_type(ft("Q2_K"), mixtral, "blk.4.attn_output.weight", 4096), DType::kQ5_K);
   EXPECT_EQ(mix_tensor_type(ft("Q2_K"), mixtral, "blk.4.ffn_down_exps.weight", 14336), DType::kQ3_K);
+}
+
+// How many matrices of each type a mix gives a TinyLlama-1.1B-shaped model (22 layers, 32
+// query heads on 4 K/V heads, 2048 wide, ffn 5632).
+std::map<DType, int> tinyllama_mix(uint32_t file_type) {
+  const MixModel m{22, 0, 8, true};
+  std::map<DType, int> count;
+  ++count[mix_tensor_type(file_type, m, "token_embd.weight", 2048)];
+  ++count[mix_tensor_type(file_type, m, "output.weight", 2048)];
+  for (int l = 0; l < 22; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    for (const char* t : {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up"}) {
+      ++count[mix_tensor_type(file_type, m, p + t + ".weight", 2048)];
+    }
+    ++count[mix_tensor_type(file_type, m, p + "ffn_down.weight", 5632)];
+  }
+  return count;
+}
+
+// The mixes of llama-quantize's files of these names made from a generated 1.1B F16 model
+// with an importance matrix (`strata gguf-info` of each).
+TEST(TypeMixTest, LatticeMixesMatchLlamaQuantizesFiles) {
+  using M = std::map<DType, int>;
+  EXPECT_EQ(tinyllama_mix(*lattice_mix_file_type("IQ3_S")), (M{{DType::kIQ3_S, 133}, {DType::kQ4_K, 22},
+                                                                {DType::kQ6_K, 1}}));
+  EXPECT_EQ(tinyllama_mix(*lattice_mix_file_type("IQ3_XXS")),
+            (M{{DType::kIQ3_XXS, 66}, {DType::kIQ2_S, 44}, {DType::kIQ3_S, 23}, {DType::kQ4_K, 22}, {DType::kQ5_K, 1}}));
+  EXPECT_EQ(tinyllama_mix(*lattice_mix_file_type("IQ2_S")),
+            (M{{DType::kIQ2_XS, 108}, {DType::kIQ3_S, 25}, {DType::kQ4_K, 22}, {DType::kQ5_K, 1}}));
+}
+
+// llama.cpp's rules for the 1- and 2-bit mixes (no file of theirs to compare with here).
+TEST(TypeMixTest, LowBitLatticeMixesRaiseEmbeddingsAttnVFirstFfnDownAndAttnOutput) {
+  using M = std::map<DType, int>;
+  EXPECT_EQ(tinyllama_mix(*lattice_mix_file_type("IQ2_XXS")),
+            (M{{DType::kIQ2_XXS, 130}, {DType::kQ2_K, 3}, {DType::kQ4_K, 22}, {DType::kQ5_K, 1}}));
+  EXPECT_EQ(tinyllama_mix(*lattice_mix_file_type("IQ2_M")),
+            (M{{DType::kIQ2_S, 108}, {DType::kIQ3_S, 25}, {DType::kQ4_K, 22}, {DType::kQ5_K, 1}}));
+  EXPECT_EQ(tinyllama_mix(*lattice_mix_file_type("IQ1_S")),
+            (M{{DType::kIQ1_S, 108}, {DType::kIQ2_XXS, 22}, {DType::kQ2_K, 3}, {DType::kQ4_K, 22}, {DType::kQ5_K, 1}}));
+  EXPECT_EQ(mix_tensor_type(*lattice_mix_file_type("IQ1_M"), kLlama7b, "blk.9.attn_v.weight", 4096), DType::kQ2_K);
+  EXPECT_EQ(mix_tensor_type(*lattice_mix_file_type("IQ2_S"), kLlama7b, "blk.9.attn_v.weight", 4096), DType::kIQ3_S);
+  EXPECT_EQ(mix_tensor_type(*lattice_mix_file_type("IQ2_XS"), kLlama7b, "blk.9.attn_k.weight", 4096), DType::kIQ2_XS);
+  EXPECT_EQ(mix_tensor_type(*lattice_mix_file_type("IQ1_M"), kLlama7b, "output.weight", 4096), DType::kQ5_K);
+  EXPECT_EQ(width_fallback(DType::kIQ1_M, 288), DType::kIQ4_NL);
+  EXPECT_EQ(mix_base_type(*lattice_mix_file_type("IQ2_S")), DType::kIQ2_XS);
 }
 
 TEST(TypeMixTest, FloatFileTypesHaveNoMix) {
