@@ -112,7 +112,8 @@ TEST(TypeMixTest, LatticeMixesMatchLlamaQuantizesFiles) {
             (M{{DType::kIQ2_XS, 108}, {DType::kIQ3_S, 25}, {DType::kQ4_K, 22}, {DType::kQ5_K, 1}}));
 }
 
-// llama.cpp's rules for the 1- and 2-bit mixes (no file of theirs to compare with here).
+// llama.cpp's rules for the 1- and 2-bit mixes (IQ2_XXS's counts are those of llama-quantize's
+// file too; the others have no file of theirs to compare with here).
 TEST(TypeMixTest, LowBitLatticeMixesRaiseEmbeddingsAttnVFirstFfnDownAndAttnOutput) {
   using M = std::map<DType, int>;
   EXPECT_EQ(tinyllama_mix(*lattice_mix_file_type("IQ2_XXS")),
