@@ -18,6 +18,7 @@
 // A decode row (one row, at most 8 query heads per kv head) runs avx2_attention_decode.cc
 // instead: the same operations, with K/V converted in registers and wider AVX-512 lanes.
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_attention_decode.h"
@@ -327,7 +328,8 @@ void attention(const AttentionArgs& a, const float* q, float* out, float* scratc
   T.q = q;
   T.out = out;
   const size_t hd = static_cast<size_t>(a.head_dim);
-  T.qt = scratch;
+  // Cache-line aligned (the size leaves room): vector loads then never split across lines.
+  T.qt = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch) + 63) & ~uintptr_t{63});
   T.kf = T.qt + hd * T.rh_pad;
   T.vf = T.kf + hd * T.t_pad + hd;  // one spare row after K: the transpose's staging row
   T.s = T.vf + hd * T.t_pad;
