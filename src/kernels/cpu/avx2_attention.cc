@@ -207,21 +207,32 @@ void softmax_block(const Tile& T, int n) {
     const __m256 n_keys = _mm256_loadu_ps(T.n_keys + j0);
     const __m256 active = _mm256_cmp_ps(n_keys, _mm256_setzero_ps(), _CMP_GT_OQ);
     const __m256 old_max = _mm256_loadu_ps(T.max + j0);
+    // Every lane has all n keys (the rows of a prompt chunk far from its end): no masks.
+    const bool full = _mm256_movemask_ps(_mm256_cmp_ps(n_keys, _mm256_set1_ps(static_cast<float>(n)), _CMP_EQ_OQ)) == 0xff;
     __m256 bm = _mm256_set1_ps(-INFINITY);
     for (int t = 0; t < n; ++t) {
-      const __m256 valid = _mm256_cmp_ps(_mm256_set1_ps(static_cast<float>(t)), n_keys, _CMP_LT_OQ);
-      bm = _mm256_blendv_ps(bm, _mm256_max_ps(bm, _mm256_loadu_ps(T.s + s_index(T, t, j0))), valid);
+      const __m256 st = _mm256_loadu_ps(T.s + s_index(T, t, j0));
+      if (full) {
+        bm = _mm256_max_ps(bm, st);
+      } else {
+        const __m256 valid = _mm256_cmp_ps(_mm256_set1_ps(static_cast<float>(t)), n_keys, _CMP_LT_OQ);
+        bm = _mm256_blendv_ps(bm, _mm256_max_ps(bm, st), valid);
+      }
     }
     const __m256 new_max = _mm256_max_ps(old_max, bm);
     const __m256 rescale = exp_ps(_mm256_sub_ps(old_max, new_max));
     const __m256 old_sum = _mm256_loadu_ps(T.sum + j0);
     __m256 sum = _mm256_mul_ps(old_sum, rescale);
     for (int t = 0; t < n; ++t) {
-      const __m256 valid = _mm256_cmp_ps(_mm256_set1_ps(static_cast<float>(t)), n_keys, _CMP_LT_OQ);
       float* st = T.s + s_index(T, t, j0);
       const __m256 p = exp_ps(_mm256_sub_ps(_mm256_loadu_ps(st), new_max));
       _mm256_storeu_ps(st, p);
-      sum = _mm256_blendv_ps(sum, _mm256_add_ps(sum, p), valid);
+      if (full) {
+        sum = _mm256_add_ps(sum, p);
+      } else {
+        const __m256 valid = _mm256_cmp_ps(_mm256_set1_ps(static_cast<float>(t)), n_keys, _CMP_LT_OQ);
+        sum = _mm256_blendv_ps(sum, _mm256_add_ps(sum, p), valid);
+      }
     }
     _mm256_storeu_ps(T.max + j0, _mm256_blendv_ps(old_max, new_max, active));
     _mm256_storeu_ps(T.sum + j0, _mm256_blendv_ps(old_sum, sum, active));
@@ -283,12 +294,13 @@ void attend_tile(const Tile& T) {
   }
   for (int t0 = 0, b = 0; t0 < n_tokens; t0 += a.block_tokens, ++b) {
     int n = 0;
-    for (int j = 0; j < T.rh_pad; ++j) {
-      const int left = j < T.n_rh ? row_tokens(a, j / T.group) - t0 : 0;
+    for (int r = 0, j = 0; r < a.n_rows; ++r) {
+      const int left = row_tokens(a, r) - t0;
       const int keys = left < 0 ? 0 : left < a.block_tokens ? left : a.block_tokens;
-      T.n_keys[j] = static_cast<float>(keys);
+      for (int h = 0; h < T.group; ++h, ++j) T.n_keys[j] = static_cast<float>(keys);
       n = keys > n ? keys : n;
     }
+    for (int j = T.n_rh; j < T.rh_pad; ++j) T.n_keys[j] = 0.0f;
     convert_block(T, a.block_k[b], a.block_v[b], n);
     if (t0 + a.block_tokens < n_tokens) {
       const int next = n_tokens - t0 - a.block_tokens;
