@@ -107,7 +107,8 @@ TEST(TypeMixTest, LatticeMixesMatchLlamaQuantizesFiles) {
   EXPECT_EQ(tinyllama_mix(*lattice_mix_file_type("IQ3_S")), (M{{DType::kIQ3_S, 133}, {DType::kQ4_K, 22},
                                                                 {DType::kQ6_K, 1}}));
   EXPECT_EQ(tinyllama_mix(*lattice_mix_file_type("IQ3_XXS")),
-            (M{{DType::kIQ3_XXS, 66}, {DType::kIQ2_S, 44}, {DType::kIQ3_S, 23}, {DType::kQ4_K, 22}, {DType::kQ5_K, 1}}));
+            (M{{DType::kIQ3_XXS, 66}, {DType::kIQ2_S, 44}, {DType::kIQ3_S, 23}, {DType::kQ4_K, 22},
+               {DType::kQ5_K, 1}}));
   EXPECT_EQ(tinyllama_mix(*lattice_mix_file_type("IQ2_S")),
             (M{{DType::kIQ2_XS, 108}, {DType::kIQ3_S, 25}, {DType::kQ4_K, 22}, {DType::kQ5_K, 1}}));
 }

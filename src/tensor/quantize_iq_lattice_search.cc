@@ -48,7 +48,8 @@ LatticeSearch::LatticeSearch(std::vector<float> entries, int dims, float lo, flo
   for (size_t k = 0; k + 1 < levels_.size(); ++k) midpoints_.push_back((levels_[k] + levels_[k + 1]) * 0.5f);
   std::vector<uint8_t> entry_levels(entries_.size());  // each coordinate's level index
   for (size_t i = 0; i < entries_.size(); ++i) {
-    entry_levels[i] = static_cast<uint8_t>(std::lower_bound(levels_.begin(), levels_.end(), entries_[i]) - levels_.begin());
+    const auto level = std::lower_bound(levels_.begin(), levels_.end(), entries_[i]);
+    entry_levels[i] = static_cast<uint8_t>(level - levels_.begin());
   }
   size_t n_cells = 1;
   for (int j = 0; j < dims_; ++j) n_cells *= levels_.size();
@@ -113,9 +114,10 @@ void LatticeSearch::build_halves(const std::vector<uint8_t>& entry_levels, size_
   cell_guess_.resize(n_cells);
   for (size_t cell = 0; cell < n_cells; ++cell) {
     const size_t a = cell % 81, b = cell / 81;
+    auto centre_d2 = [&](int e) { return combo_d2[a][first[e]] + combo_d2[b][second[e]]; };
     int best = 0;
     for (int e = 1; e < size(); ++e) {
-      if (combo_d2[a][first[e]] + combo_d2[b][second[e]] < combo_d2[a][first[best]] + combo_d2[b][second[best]]) best = e;
+      if (centre_d2(e) < centre_d2(best)) best = e;
     }
     cell_guess_[cell] = static_cast<uint16_t>(best);
   }
