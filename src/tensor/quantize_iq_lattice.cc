@@ -149,7 +149,7 @@ void encode_iq3_s(const float* x, BlockIQ3_S& b) {
 }
 
 template <typename Block, void (*kEncode)(const float*, Block&)>
-void encode_row(const float* src, void* dst, size_t n) {
+void encode_lattice_row(const float* src, void* dst, size_t n) {
   auto* blocks = static_cast<Block*>(dst);
   for (size_t b = 0; b < n / kBlock256; ++b) kEncode(src + b * kBlock256, blocks[b]);
 }
@@ -157,13 +157,13 @@ void encode_row(const float* src, void* dst, size_t n) {
 }  // namespace
 
 void quantize_row_iq2_xxs(const float* src, void* dst, size_t n) {
-  encode_row<BlockIQ2_XXS, encode_iq2_xxs>(src, dst, n);
+  encode_lattice_row<BlockIQ2_XXS, encode_iq2_xxs>(src, dst, n);
 }
-void quantize_row_iq2_xs(const float* src, void* dst, size_t n) { encode_row<BlockIQ2_XS, encode_iq2_xs>(src, dst, n); }
-void quantize_row_iq2_s(const float* src, void* dst, size_t n) { encode_row<BlockIQ2_S, encode_iq2_s>(src, dst, n); }
+void quantize_row_iq2_xs(const float* src, void* dst, size_t n) { encode_lattice_row<BlockIQ2_XS, encode_iq2_xs>(src, dst, n); }
+void quantize_row_iq2_s(const float* src, void* dst, size_t n) { encode_lattice_row<BlockIQ2_S, encode_iq2_s>(src, dst, n); }
 void quantize_row_iq3_xxs(const float* src, void* dst, size_t n) {
-  encode_row<BlockIQ3_XXS, encode_iq3_xxs>(src, dst, n);
+  encode_lattice_row<BlockIQ3_XXS, encode_iq3_xxs>(src, dst, n);
 }
-void quantize_row_iq3_s(const float* src, void* dst, size_t n) { encode_row<BlockIQ3_S, encode_iq3_s>(src, dst, n); }
+void quantize_row_iq3_s(const float* src, void* dst, size_t n) { encode_lattice_row<BlockIQ3_S, encode_iq3_s>(src, dst, n); }
 
 }  // namespace strata

@@ -98,14 +98,14 @@ void encode_iq1_m(const float* x, BlockIQ1_M& b) {
 }
 
 template <typename Block, void (*kEncode)(const float*, Block&)>
-void encode_row(const float* src, void* dst, size_t n) {
+void encode_iq1_row(const float* src, void* dst, size_t n) {
   auto* blocks = static_cast<Block*>(dst);
   for (size_t b = 0; b < n / kBlock256; ++b) kEncode(src + b * kBlock256, blocks[b]);
 }
 
 }  // namespace
 
-void quantize_row_iq1_s(const float* src, void* dst, size_t n) { encode_row<BlockIQ1_S, encode_iq1_s>(src, dst, n); }
-void quantize_row_iq1_m(const float* src, void* dst, size_t n) { encode_row<BlockIQ1_M, encode_iq1_m>(src, dst, n); }
+void quantize_row_iq1_s(const float* src, void* dst, size_t n) { encode_iq1_row<BlockIQ1_S, encode_iq1_s>(src, dst, n); }
+void quantize_row_iq1_m(const float* src, void* dst, size_t n) { encode_iq1_row<BlockIQ1_M, encode_iq1_m>(src, dst, n); }
 
 }  // namespace strata

@@ -16,6 +16,8 @@
 #include "tensor/quantize_iq_lattice_search.h"
 
 namespace strata {
+// Named so that the helpers below do not clash with quantize_lowbit_test.cc's in a unity build.
+namespace iq_lattice_test {
 namespace {
 
 using iq::LatticeSearch;
@@ -320,4 +322,5 @@ TEST(QuantizeIqLatticeTest, NonFiniteAndZeroInputDoNotCrash) {
 }
 
 }  // namespace
+}  // namespace iq_lattice_test
 }  // namespace strata
