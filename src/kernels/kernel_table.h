@@ -86,5 +86,8 @@ const KernelTable& active_table();
 // window of whole K/V blocks (one block when a block is larger); attention_scratch_floats()
 // sizes its buffers for this many.
 inline constexpr int kAttentionDecodeWindowKeys = 64;
+// Keys the SIMD tables' prompt tile (cpu/avx2_attention.cc) takes per window: as many whole
+// K/V blocks as fit (at least one), scored together, their values folded in one pass.
+inline constexpr int kAttentionTileWindowKeys = 64;
 
 }  // namespace strata::kernels

@@ -333,8 +333,9 @@ Status check_attention_args(const AttentionArgs& a) {
 
 size_t attention_scratch_floats(const AttentionArgs& a) {
   // The SIMD tables, per tile of row-heads (n_rows times the query heads of one kv head,
-  // padded to whole vectors): the transposed queries, one converted K block and one V block,
-  // the block scores, and four per-row-head values (running max, sum, rescale, key count).
+  // padded to whole vectors): the transposed queries, a window of whole blocks
+  // (kAttentionTileWindowKeys, at least one block) of converted K and V, its scores, the
+  // running max and sum per row-head, and per block of the window its rescale and key count.
   // The decode path (n_rows == 1): queries replicated over 16 lanes, 8 output rows, and a
   // window of converted K rows and their scores (8 floats per key).
   // The scalar reference needs one converted K/V row and one head's block scores: less.
@@ -342,8 +343,12 @@ size_t attention_scratch_floats(const AttentionArgs& a) {
   const size_t padded_block = (static_cast<size_t>(a.block_tokens > 0 ? a.block_tokens : 0) + 7) / 8 * 8;
   const size_t head_dim = static_cast<size_t>(a.head_dim > 0 ? a.head_dim : 0);
   const size_t row_heads = (group * static_cast<size_t>(a.n_rows > 0 ? a.n_rows : 1) + 7) / 8 * 8;
-  const size_t tile = head_dim * row_heads + 2 * head_dim * padded_block + padded_block * row_heads +
-                      4 * row_heads + 2 * head_dim + 16;
+  const size_t block = static_cast<size_t>(a.block_tokens > 0 ? a.block_tokens : 0);
+  const size_t window_blocks =
+      block > 0 && block < static_cast<size_t>(kAttentionTileWindowKeys) ? kAttentionTileWindowKeys / block : 1;
+  const size_t padded_window = (window_blocks * block + 7) / 8 * 8;
+  const size_t tile = head_dim * row_heads + 2 * head_dim * padded_window + padded_window * row_heads +
+                      (2 + 2 * window_blocks) * row_heads + 2 * head_dim + 16;
   const size_t window_keys = static_cast<size_t>(kAttentionDecodeWindowKeys);
   const size_t window = padded_block > window_keys ? padded_block : window_keys;
   const size_t decode = 24 * head_dim + window * (head_dim + 8);

@@ -4,14 +4,15 @@
 // row-head, so a prompt chunk reads the cache once instead of once per row; the next
 // block's rows are prefetched while this one is used.
 //
-// Per block, three steps:
-//   scores   S[t][j] for key t and row-head j, each a chain of fused multiply-adds over
-//            head_dim in index order (row-heads across the 8 lanes when the tile has at
-//            least 8 of them; else keys across the lanes, from a transposed K block);
-//   softmax  per row-head (8 lanes at a time): block max over the row's own keys, rescale,
-//            exponentials and the running sum in key order;
-//   values   per row-head: out = out * rescale, then one fused multiply-add per key in
-//            key order.
+// The cache is read in windows of whole blocks (kAttentionTileWindowKeys keys), three steps:
+//   scores   S[t][j] for key t of the window and row-head j, each a chain of fused
+//            multiply-adds over head_dim in index order (row-heads across the 8 lanes when
+//            the tile has at least 8 of them; else keys across the lanes, from a transposed
+//            K window);
+//   softmax  per block of the window in order, per row-head (8 lanes at a time): block max
+//            over the row's own keys, rescale, exponentials and the running sum in key order;
+//   values   per row-head, per block: out = out * rescale, then one fused multiply-add per
+//            key in key order, out held in registers across the window's blocks.
 // A row-head's operations depend only on its own query, keys and token count, never on
 // its tile-mates, the lane layout or the register blocking: attention_oracle.h writes them
 // out, and the tests compare bytes. The AVX-512 build blocks more registers, same bits.
@@ -37,16 +38,19 @@ constexpr int kLaneGroupsPerPass = 4;  // 32 registers: 16 accumulators
 constexpr int kLaneGroupsPerPass = 2;  // 16 registers: 8 accumulators
 #endif
 template <int NG>
-constexpr int kKeysPerPass = NG == 1 ? 8 : 4;
+constexpr int kKeysPerPass = NG == 1 ? 8 : NG == 2 ? 6 : 4;
 
 // One kv head's tile and its scratch (see attention_scratch_floats()).
 struct Tile {
   const AttentionArgs* a;
   int kv;           // the kv head
+  size_t head_offset;  // bytes from a token's K (or V) row to this kv head's
   int group;        // query heads per kv head
   int n_rh;         // row-heads: n_rows * group; row-head j is row j / group, head j % group
   int rh_pad;       // n_rh rounded up to whole vectors
-  int t_pad;        // block_tokens rounded up to whole vectors
+  int bt;           // block_tokens
+  int window_blocks;  // whole blocks per window: scored together, their values in one pass
+  int w_pad;        // window keys (window_blocks * bt) rounded up to whole vectors
   size_t stride;    // floats between rows of q and out
   bool query_lanes;  // scores with row-heads across lanes (else keys across lanes)
   const float* q;
@@ -55,13 +59,13 @@ struct Tile {
   // walking i or t touches consecutive lines rather than lines rh_pad floats apart (a 4 KB
   // stride at 1024 row-heads, where every access maps to the same L1 set).
   float* qt;        // query_lanes: qt[qt_index(i, j)] = q_j[i]
-  float* kf;        // query_lanes: K[t][head_dim]; else K transposed, [head_dim][t_pad]
-  float* vf;        // V[t][head_dim]
-  float* s;         // S at s_index(t, j): scores, then the exponentials
+  float* kf;        // the window's keys, query_lanes: K[t][head_dim]; else transposed, [head_dim][w_pad]
+  float* vf;        // the window's values, V[t][head_dim]
+  float* s;         // S at s_index(t, j) (t: key of the window): scores, then the exponentials
   float* max;       // rh_pad running maxima
   float* sum;       // rh_pad running sums
-  float* rescale;   // rh_pad: this block's rescale of each row-head's output
-  float* n_keys;    // rh_pad: keys of this block each row-head attends to (whole floats)
+  float* rescale;   // [window_blocks][rh_pad]: each block's rescale of each row-head's output
+  float* n_keys;    // [window_blocks][rh_pad]: keys of each block a row-head attends to (whole floats)
 };
 
 const float* row_head_q(const Tile& T, int j) {
@@ -73,7 +77,7 @@ float* row_head_out(const Tile& T, int j) {
 size_t qt_index(const Tile& T, int i, int j) {
   return (static_cast<size_t>(j / 8) * T.a->head_dim + i) * 8 + j % 8;
 }
-size_t s_index(const Tile& T, int t, int j) { return (static_cast<size_t>(j / 8) * T.t_pad + t) * 8 + j % 8; }
+size_t s_index(const Tile& T, int t, int j) { return (static_cast<size_t>(j / 8) * T.w_pad + t) * 8 + j % 8; }
 int row_tokens(const AttentionArgs& a, int r) { return a.row_tokens != nullptr ? a.row_tokens[r] : a.n_tokens; }
 
 // Scores of NK keys (K rows at k, head_dim apart) for NG lane groups of row-heads; qt and s
@@ -103,7 +107,7 @@ void scores_query_lanes(const Tile& T, const float* qt, const float* k, float* s
   for (int g = 0; g < NG; ++g) {
 #pragma GCC unroll 16
     for (int t = 0; t < NK; ++t) {
-      _mm256_storeu_ps(s + static_cast<size_t>(g) * 8 * T.t_pad + 8 * t, _mm256_mul_ps(acc[g][t], scale));
+      _mm256_storeu_ps(s + static_cast<size_t>(g) * 8 * T.w_pad + 8 * t, _mm256_mul_ps(acc[g][t], scale));
     }
   }
 }
@@ -116,6 +120,10 @@ void scores_query_lanes_keys(const Tile& T, int lane_group, int n) {
   int t = 0;
   for (; t + kKeysPerPass<NG> <= n; t += kKeysPerPass<NG>) {
     scores_query_lanes<NG, kKeysPerPass<NG>>(T, qt, T.kf + t * hd, s + 8 * t);
+  }
+  if (kKeysPerPass<NG> > 4 && t + 4 <= n) {
+    scores_query_lanes<NG, 4>(T, qt, T.kf + t * hd, s + 8 * t);
+    t += 4;
   }
   for (; t < n; ++t) scores_query_lanes<NG, 1>(T, qt, T.kf + t * hd, s + 8 * t);
 }
@@ -139,7 +147,7 @@ void scores_key_lanes(const Tile& T, int j, int v0, int n) {
     const __m256 qb = _mm256_broadcast_ss(q + i);
 #pragma GCC unroll 16
     for (int v = 0; v < NV; ++v) {
-      acc[v] = _mm256_fmadd_ps(qb, _mm256_loadu_ps(T.kf + static_cast<size_t>(i) * T.t_pad + 8 * (v0 + v)), acc[v]);
+      acc[v] = _mm256_fmadd_ps(qb, _mm256_loadu_ps(T.kf + static_cast<size_t>(i) * T.w_pad + 8 * (v0 + v)), acc[v]);
     }
   }
   const __m256 scale = _mm256_set1_ps(T.a->scale);
@@ -160,26 +168,29 @@ void scores_by_key_lanes(const Tile& T, int n) {
   }
 }
 
-// The block's first n keys and values as floats, in the layout the score step reads.
-void convert_block(const Tile& T, const void* kb, const void* vb, int n) {
+// Row t of the window's keys (or values, at vb) whose first block is b0: key t of the window
+// is token t % bt of block b0 + t / bt.
+const std::byte* window_row(const Tile& T, const void* const* blocks, int b0, int t) {
+  return static_cast<const std::byte*>(blocks[b0 + t / T.bt]) + T.head_offset + (t % T.bt) * T.a->token_stride_bytes;
+}
+
+// The window's first n keys and values as floats, in the layout the score step reads.
+void convert_window(const Tile& T, int b0, int n) {
   const AttentionArgs& a = *T.a;
   const int hd = a.head_dim;
-  const size_t head_offset = static_cast<size_t>(T.kv) * kv_head_bytes(a.kv_type, hd);
-  const auto* k = static_cast<const std::byte*>(kb) + head_offset;
-  const auto* v = static_cast<const std::byte*>(vb) + head_offset;
-  for (int t = 0; t < n; ++t) load_kv(v + t * a.token_stride_bytes, hd, a.kv_type, T.vf + static_cast<size_t>(t) * hd);
+  for (int t = 0; t < n; ++t) load_kv(window_row(T, a.block_v, b0, t), hd, a.kv_type, T.vf + static_cast<size_t>(t) * hd);
   if (T.query_lanes) {
-    for (int t = 0; t < n; ++t) load_kv(k + t * a.token_stride_bytes, hd, a.kv_type, T.kf + static_cast<size_t>(t) * hd);
+    for (int t = 0; t < n; ++t) load_kv(window_row(T, a.block_k, b0, t), hd, a.kv_type, T.kf + static_cast<size_t>(t) * hd);
     return;
   }
   // Transposed through a staging row (the scratch row after kf).
-  float* row = T.kf + static_cast<size_t>(hd) * T.t_pad;
-  for (int t = 0; t < T.t_pad; ++t) {
+  float* row = T.kf + static_cast<size_t>(hd) * T.w_pad;
+  for (int t = 0; t < T.w_pad; ++t) {
     if (t < n) {
-      load_kv(k + t * a.token_stride_bytes, hd, a.kv_type, row);
-      for (int i = 0; i < hd; ++i) T.kf[static_cast<size_t>(i) * T.t_pad + t] = row[i];
+      load_kv(window_row(T, a.block_k, b0, t), hd, a.kv_type, row);
+      for (int i = 0; i < hd; ++i) T.kf[static_cast<size_t>(i) * T.w_pad + t] = row[i];
     } else {
-      for (int i = 0; i < hd; ++i) T.kf[static_cast<size_t>(i) * T.t_pad + t] = 0.0f;
+      for (int i = 0; i < hd; ++i) T.kf[static_cast<size_t>(i) * T.w_pad + t] = 0.0f;
     }
   }
 }
@@ -200,18 +211,19 @@ void prefetch_block(const Tile& T, int b, int n) {
   }
 }
 
-// Softmax step for the first n keys of the block, 8 row-heads at a time; each lane uses
-// only its own keys (t < n_keys) and a lane with none keeps its state.
-void softmax_block(const Tile& T, int n) {
+// Softmax step for the first n keys of block bi of the window, 8 row-heads at a time; each
+// lane uses only its own keys (t < n_keys) and a lane with none keeps its state.
+void softmax_block(const Tile& T, int bi, int n) {
+  const int t0 = bi * T.bt;
   for (int j0 = 0; j0 < T.rh_pad; j0 += 8) {
-    const __m256 n_keys = _mm256_loadu_ps(T.n_keys + j0);
+    const __m256 n_keys = _mm256_loadu_ps(T.n_keys + static_cast<size_t>(bi) * T.rh_pad + j0);
     const __m256 active = _mm256_cmp_ps(n_keys, _mm256_setzero_ps(), _CMP_GT_OQ);
     const __m256 old_max = _mm256_loadu_ps(T.max + j0);
     // Every lane has all n keys (the rows of a prompt chunk far from its end): no masks.
     const bool full = _mm256_movemask_ps(_mm256_cmp_ps(n_keys, _mm256_set1_ps(static_cast<float>(n)), _CMP_EQ_OQ)) == 0xff;
     __m256 bm = _mm256_set1_ps(-INFINITY);
     for (int t = 0; t < n; ++t) {
-      const __m256 st = _mm256_loadu_ps(T.s + s_index(T, t, j0));
+      const __m256 st = _mm256_loadu_ps(T.s + s_index(T, t0 + t, j0));
       if (full) {
         bm = _mm256_max_ps(bm, st);
       } else {
@@ -224,7 +236,7 @@ void softmax_block(const Tile& T, int n) {
     const __m256 old_sum = _mm256_loadu_ps(T.sum + j0);
     __m256 sum = _mm256_mul_ps(old_sum, rescale);
     for (int t = 0; t < n; ++t) {
-      float* st = T.s + s_index(T, t, j0);
+      float* st = T.s + s_index(T, t0 + t, j0);
       const __m256 p = exp_ps(_mm256_sub_ps(_mm256_loadu_ps(st), new_max));
       _mm256_storeu_ps(st, p);
       if (full) {
@@ -236,41 +248,77 @@ void softmax_block(const Tile& T, int n) {
     }
     _mm256_storeu_ps(T.max + j0, _mm256_blendv_ps(old_max, new_max, active));
     _mm256_storeu_ps(T.sum + j0, _mm256_blendv_ps(old_sum, sum, active));
-    _mm256_storeu_ps(T.rescale + j0, rescale);
+    _mm256_storeu_ps(T.rescale + static_cast<size_t>(bi) * T.rh_pad + j0, rescale);
   }
 }
 
-// out = out * rescale + sum over the row-head's n keys of p_t * v_t, for dims [d0, d0 + 8 * NV).
+// For dims [d0, d0 + 8 * NV) of row-head j, per block of the window it has keys in:
+// out = out * rescale, then one multiply-add per key (p_t * v_t) in key order; out stays in
+// registers across the window's blocks.
 // (Two row-heads sharing each V load measured slower: GCC folds the loads into the
 // multiply-adds either way, and the extra broadcasts cost more than they save.)
 template <int NV>
-void values_dims(const Tile& T, int j, int n, int d0) {
+void values_dims(const Tile& T, int j, int n_blocks, int d0) {
   const int hd = T.a->head_dim;
   float* o = row_head_out(T, j) + d0;
-  const float* v = T.vf + d0;
-  const float* p = T.s + s_index(T, 0, j);  // key t's at p + 8 * t
-  const __m256 r = _mm256_set1_ps(T.rescale[j]);
   __m256 acc[NV];
 #pragma GCC unroll 16
-  for (int d = 0; d < NV; ++d) acc[d] = _mm256_mul_ps(_mm256_loadu_ps(o + 8 * d), r);
-  for (int t = 0; t < n; ++t, v += hd, p += 8) {
-    const __m256 pb = _mm256_broadcast_ss(p);
+  for (int d = 0; d < NV; ++d) acc[d] = _mm256_loadu_ps(o + 8 * d);
+  for (int bi = 0; bi < n_blocks; ++bi) {
+    const size_t at = static_cast<size_t>(bi) * T.rh_pad + j;
+    const __m256 r = _mm256_set1_ps(T.rescale[at]);
 #pragma GCC unroll 16
-    for (int d = 0; d < NV; ++d) acc[d] = _mm256_fmadd_ps(pb, _mm256_loadu_ps(v + 8 * d), acc[d]);
+    for (int d = 0; d < NV; ++d) acc[d] = _mm256_mul_ps(acc[d], r);
+    const int n = static_cast<int>(T.n_keys[at]);
+    const float* v = T.vf + static_cast<size_t>(bi) * T.bt * hd + d0;
+    const float* p = T.s + s_index(T, bi * T.bt, j);  // key t's at p + 8 * t
+    for (int t = 0; t < n; ++t, v += hd, p += 8) {
+      const __m256 pb = _mm256_broadcast_ss(p);
+#pragma GCC unroll 16
+      for (int d = 0; d < NV; ++d) acc[d] = _mm256_fmadd_ps(pb, _mm256_loadu_ps(v + 8 * d), acc[d]);
+    }
   }
 #pragma GCC unroll 16
   for (int d = 0; d < NV; ++d) _mm256_storeu_ps(o + 8 * d, acc[d]);
 }
 
-void values_block(const Tile& T) {
+// Values of the window's first n_blocks blocks; a row-head's keys are a prefix of the
+// window, so it skips the blocks after its last key (as the oracle does).
+void values_window(const Tile& T, int n_blocks) {
   const int hd = T.a->head_dim;
   for (int j = 0; j < T.n_rh; ++j) {
-    const int n = static_cast<int>(T.n_keys[j]);
-    if (n <= 0) continue;
+    int nb = 0;
+    while (nb < n_blocks && T.n_keys[static_cast<size_t>(nb) * T.rh_pad + j] > 0.0f) ++nb;
+    if (nb == 0) continue;
     int d = 0;
-    for (; d + 64 <= hd; d += 64) values_dims<8>(T, j, n, d);
-    for (; d < hd; d += 8) values_dims<1>(T, j, n, d);
+    for (; d + 64 <= hd; d += 64) values_dims<8>(T, j, nb, d);
+    for (; d < hd; d += 8) values_dims<1>(T, j, nb, d);
   }
+}
+
+// Per-block key counts of the window starting at token w0 (block b0) for every row-head;
+// returns the window's blocks with keys, and in *n_window its keys (the rows' longest
+// reach: whole blocks, then maybe a partial one).
+int window_key_counts(const Tile& T, int w0, int* n_window) {
+  const AttentionArgs& a = *T.a;
+  int n_blocks = 0;
+  *n_window = 0;
+  for (int bi = 0; bi < T.window_blocks; ++bi) {
+    float* n_keys = T.n_keys + static_cast<size_t>(bi) * T.rh_pad;
+    const int t0 = w0 + bi * T.bt;
+    int n = 0;
+    for (int r = 0, j = 0; r < a.n_rows; ++r) {
+      const int left = row_tokens(a, r) - t0;
+      const int keys = left < 0 ? 0 : left < T.bt ? left : T.bt;
+      for (int h = 0; h < T.group; ++h, ++j) n_keys[j] = static_cast<float>(keys);
+      n = keys > n ? keys : n;
+    }
+    for (int j = T.n_rh; j < T.rh_pad; ++j) n_keys[j] = 0.0f;
+    if (n == 0) break;
+    ++n_blocks;
+    *n_window = bi * T.bt + n;
+  }
+  return n_blocks;
 }
 
 void attend_tile(const Tile& T) {
@@ -292,27 +340,22 @@ void attend_tile(const Tile& T) {
       for (int i = 0; i < hd; ++i) T.qt[qt_index(T, i, j)] = 0.0f;
     }
   }
-  for (int t0 = 0, b = 0; t0 < n_tokens; t0 += a.block_tokens, ++b) {
+  const int window_tokens = T.window_blocks * T.bt;
+  for (int w0 = 0, b0 = 0; w0 < n_tokens; w0 += window_tokens, b0 += T.window_blocks) {
     int n = 0;
-    for (int r = 0, j = 0; r < a.n_rows; ++r) {
-      const int left = row_tokens(a, r) - t0;
-      const int keys = left < 0 ? 0 : left < a.block_tokens ? left : a.block_tokens;
-      for (int h = 0; h < T.group; ++h, ++j) T.n_keys[j] = static_cast<float>(keys);
-      n = keys > n ? keys : n;
-    }
-    for (int j = T.n_rh; j < T.rh_pad; ++j) T.n_keys[j] = 0.0f;
-    convert_block(T, a.block_k[b], a.block_v[b], n);
-    if (t0 + a.block_tokens < n_tokens) {
-      const int next = n_tokens - t0 - a.block_tokens;
-      prefetch_block(T, b + 1, next < a.block_tokens ? next : a.block_tokens);
+    const int n_blocks = window_key_counts(T, w0, &n);
+    convert_window(T, b0, n);
+    for (int bi = 0; bi < T.window_blocks && w0 + window_tokens + bi * T.bt < n_tokens; ++bi) {
+      const int next = n_tokens - (w0 + window_tokens + bi * T.bt);
+      prefetch_block(T, b0 + T.window_blocks + bi, next < T.bt ? next : T.bt);
     }
     if (T.query_lanes) {
       scores_by_query_lanes(T, n);
     } else {
       scores_by_key_lanes(T, n);
     }
-    softmax_block(T, n);
-    values_block(T);
+    for (int bi = 0; bi < n_blocks; ++bi) softmax_block(T, bi, bi + 1 < n_blocks ? T.bt : n - bi * T.bt);
+    values_window(T, n_blocks);
   }
   for (int j = 0; j < T.n_rh; ++j) {
     const __m256 inv = _mm256_set1_ps(T.sum[j] > 0.0f ? 1.0f / T.sum[j] : 0.0f);
@@ -334,7 +377,9 @@ void attention(const AttentionArgs& a, const float* q, float* out, float* scratc
   T.group = a.n_head / a.n_head_kv;
   T.n_rh = a.n_rows * T.group;
   T.rh_pad = (T.n_rh + 7) / 8 * 8;
-  T.t_pad = (a.block_tokens + 7) / 8 * 8;
+  T.bt = a.block_tokens;
+  T.window_blocks = a.block_tokens < kAttentionTileWindowKeys ? kAttentionTileWindowKeys / a.block_tokens : 1;
+  T.w_pad = (T.window_blocks * T.bt + 7) / 8 * 8;
   T.stride = a.row_stride_floats != 0 ? a.row_stride_floats : static_cast<size_t>(a.n_head) * a.head_dim;
   T.query_lanes = T.n_rh >= 8;
   T.q = q;
@@ -343,18 +388,19 @@ void attention(const AttentionArgs& a, const float* q, float* out, float* scratc
   // Cache-line aligned (the size leaves room): vector loads then never split across lines.
   T.qt = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch) + 63) & ~uintptr_t{63});
   T.kf = T.qt + hd * T.rh_pad;
-  T.vf = T.kf + hd * T.t_pad + hd;  // one spare row after K: the transpose's staging row
-  T.s = T.vf + hd * T.t_pad;
-  T.max = T.s + static_cast<size_t>(T.t_pad) * T.rh_pad;
+  T.vf = T.kf + hd * T.w_pad + hd;  // one spare row after K: the transpose's staging row
+  T.s = T.vf + hd * T.w_pad;
+  T.max = T.s + static_cast<size_t>(T.w_pad) * T.rh_pad;
   T.sum = T.max + T.rh_pad;
   T.rescale = T.sum + T.rh_pad;
-  T.n_keys = T.rescale + T.rh_pad;
+  T.n_keys = T.rescale + static_cast<size_t>(T.window_blocks) * T.rh_pad;
   if (attention_decode_fits(a)) {
     for (int kv = first_kv_head; kv < first_kv_head + n_kv_heads; ++kv) attention_decode(a, q, out, scratch, kv);
     return;
   }
   for (int kv = first_kv_head; kv < first_kv_head + n_kv_heads; ++kv) {
     T.kv = kv;
+    T.head_offset = static_cast<size_t>(kv) * kv_head_bytes(a.kv_type, a.head_dim);
     attend_tile(T);
   }
 }
