@@ -342,7 +342,8 @@ size_t attention_scratch_floats(const AttentionArgs& a) {
   const size_t group = a.n_head_kv > 0 && a.n_head >= a.n_head_kv ? a.n_head / a.n_head_kv : 1;
   const size_t padded_block = (static_cast<size_t>(a.block_tokens > 0 ? a.block_tokens : 0) + 7) / 8 * 8;
   const size_t head_dim = static_cast<size_t>(a.head_dim > 0 ? a.head_dim : 0);
-  const size_t row_heads = (group * static_cast<size_t>(a.n_rows > 0 ? a.n_rows : 1) + 7) / 8 * 8;
+  // Row-heads padded to whole 16-lane groups (the AVX-512 table's; the AVX2 table's are 8).
+  const size_t row_heads = (group * static_cast<size_t>(a.n_rows > 0 ? a.n_rows : 1) + 15) / 16 * 16;
   const size_t block = static_cast<size_t>(a.block_tokens > 0 ? a.block_tokens : 0);
   const size_t window_blocks =
       block > 0 && block < static_cast<size_t>(kAttentionTileWindowKeys) ? kAttentionTileWindowKeys / block : 1;

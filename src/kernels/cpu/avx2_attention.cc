@@ -6,7 +6,7 @@
 //
 // The cache is read in windows of whole blocks (kAttentionTileWindowKeys keys), three steps:
 //   scores   S[t][j] for key t of the window and row-head j, each a chain of fused
-//            multiply-adds over head_dim in index order (row-heads across the 8 lanes when
+//            multiply-adds over head_dim in index order (row-heads across the lanes when
 //            the tile has at least 8 of them; else keys across the lanes, from a transposed
 //            K window);
 //   softmax  per block of the window in order, per row-head (8 lanes at a time): block max
@@ -15,7 +15,8 @@
 //            key in key order, out held in registers across the window's blocks.
 // A row-head's operations depend only on its own query, keys and token count, never on
 // its tile-mates, the lane layout or the register blocking: attention_oracle.h writes them
-// out, and the tests compare bytes. The AVX-512 build blocks more registers, same bits.
+// out, and the tests compare bytes. The AVX-512 build runs scores and values on 16 lanes
+// (avx512_attention_tile.cc; the tile's layout is avx2_attention_tile.h), same bits.
 // A decode row (one row, at most 8 query heads per kv head) runs avx2_attention_decode.cc
 // instead: the same operations, with K/V converted in registers and wider AVX-512 lanes.
 #include <cmath>
@@ -23,6 +24,7 @@
 
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_attention_decode.h"
+#include "kernels/cpu/avx2_attention_tile.h"
 #include "kernels/cpu/avx2_common.h"
 #include "kernels/reference/reference.h"
 
@@ -30,55 +32,14 @@ namespace strata::kernels::cpu::STRATA_SIMD {
 
 namespace {
 
-// Score accumulators: lane groups x keys per pass (one lane group: 8 keys, enough chains
-// to hide the multiply-add latency).
-#if defined(STRATA_KERNELS_AVX512)
-constexpr int kLaneGroupsPerPass = 4;  // 32 registers: 16 accumulators
-#else
-constexpr int kLaneGroupsPerPass = 2;  // 16 registers: 8 accumulators
-#endif
-template <int NG>
-constexpr int kKeysPerPass = NG == 1 ? 8 : NG == 2 ? 6 : 4;
-
-// One kv head's tile and its scratch (see attention_scratch_floats()).
-struct Tile {
-  const AttentionArgs* a;
-  int kv;           // the kv head
-  size_t head_offset;  // bytes from a token's K (or V) row to this kv head's
-  int group;        // query heads per kv head
-  int n_rh;         // row-heads: n_rows * group; row-head j is row j / group, head j % group
-  int rh_pad;       // n_rh rounded up to whole vectors
-  int bt;           // block_tokens
-  int window_blocks;  // whole blocks per window: scored together, their values in one pass
-  int w_pad;        // window keys (window_blocks * bt) rounded up to whole vectors
-  size_t stride;    // floats between rows of q and out
-  bool query_lanes;  // scores with row-heads across lanes (else keys across lanes)
-  const float* q;
-  float* out;
-  // qt and s are stored by lane group (8 row-heads): each group's rows are contiguous, so
-  // walking i or t touches consecutive lines rather than lines rh_pad floats apart (a 4 KB
-  // stride at 1024 row-heads, where every access maps to the same L1 set).
-  float* qt;        // query_lanes: qt[qt_index(i, j)] = q_j[i]
-  float* kf;        // the window's keys, query_lanes: K[t][head_dim]; else transposed, [head_dim][w_pad]
-  float* vf;        // the window's values, V[t][head_dim]
-  float* s;         // S at s_index(t, j) (t: key of the window): scores, then the exponentials
-  float* max;       // rh_pad running maxima
-  float* sum;       // rh_pad running sums
-  float* rescale;   // [window_blocks][rh_pad]: each block's rescale of each row-head's output
-  float* n_keys;    // [window_blocks][rh_pad]: keys of each block a row-head attends to (whole floats)
-};
-
-const float* row_head_q(const Tile& T, int j) {
-  return T.q + (j / T.group) * T.stride + static_cast<size_t>(T.kv * T.group + j % T.group) * T.a->head_dim;
-}
-float* row_head_out(const Tile& T, int j) {
-  return T.out + (j / T.group) * T.stride + static_cast<size_t>(T.kv * T.group + j % T.group) * T.a->head_dim;
-}
-size_t qt_index(const Tile& T, int i, int j) {
-  return (static_cast<size_t>(j / 8) * T.a->head_dim + i) * 8 + j % 8;
-}
-size_t s_index(const Tile& T, int t, int j) { return (static_cast<size_t>(j / 8) * T.w_pad + t) * 8 + j % 8; }
 int row_tokens(const AttentionArgs& a, int r) { return a.row_tokens != nullptr ? a.row_tokens[r] : a.n_tokens; }
+
+#if !defined(STRATA_KERNELS_AVX512)  // (the AVX-512 build scores 16 lanes: avx512_attention_tile.cc)
+// Score accumulators: lane groups x keys per pass, 12 chains to hide the multiply-add
+// latency in 16 registers.
+constexpr int kLaneGroupsPerPass = 2;
+template <int NG>
+constexpr int kKeysPerPass = NG == 1 ? 8 : 6;
 
 // Scores of NK keys (K rows at k, head_dim apart) for NG lane groups of row-heads; qt and s
 // point at the first group's query rows and score row of the first key.
@@ -134,6 +95,7 @@ void scores_by_query_lanes(const Tile& T, int n) {
   for (; g + kLaneGroupsPerPass <= n_groups; g += kLaneGroupsPerPass) scores_query_lanes_keys<kLaneGroupsPerPass>(T, g, n);
   for (; g < n_groups; ++g) scores_query_lanes_keys<1>(T, g, n);
 }
+#endif
 
 // Scores of one row-head for the keys of NV vectors of the transposed K block.
 template <int NV>
@@ -271,8 +233,8 @@ void values_dims(const Tile& T, int j, int n_blocks, int d0) {
     for (int d = 0; d < NV; ++d) acc[d] = _mm256_mul_ps(acc[d], r);
     const int n = static_cast<int>(T.n_keys[at]);
     const float* v = T.vf + static_cast<size_t>(bi) * T.bt * hd + d0;
-    const float* p = T.s + s_index(T, bi * T.bt, j);  // key t's at p + 8 * t
-    for (int t = 0; t < n; ++t, v += hd, p += 8) {
+    const float* p = T.s + s_index(T, bi * T.bt, j);  // key t's at p + kGroupLanes * t
+    for (int t = 0; t < n; ++t, v += hd, p += kGroupLanes) {
       const __m256 pb = _mm256_broadcast_ss(p);
 #pragma GCC unroll 16
       for (int d = 0; d < NV; ++d) acc[d] = _mm256_fmadd_ps(pb, _mm256_loadu_ps(v + 8 * d), acc[d]);
@@ -350,11 +312,21 @@ void attend_tile(const Tile& T) {
       prefetch_block(T, b0 + T.window_blocks + bi, next < T.bt ? next : T.bt);
     }
     if (T.query_lanes) {
+#if defined(STRATA_KERNELS_AVX512)
+      tile_scores_query_lanes_512(T, n);
+#else
       scores_by_query_lanes(T, n);
+#endif
     } else {
       scores_by_key_lanes(T, n);
     }
     for (int bi = 0; bi < n_blocks; ++bi) softmax_block(T, bi, bi + 1 < n_blocks ? T.bt : n - bi * T.bt);
+#if defined(STRATA_KERNELS_AVX512)
+    if (hd % 16 == 0) {
+      tile_values_window_512(T, n_blocks);
+      continue;
+    }
+#endif
     values_window(T, n_blocks);
   }
   for (int j = 0; j < T.n_rh; ++j) {
@@ -376,7 +348,7 @@ void attention(const AttentionArgs& a, const float* q, float* out, float* scratc
   T.a = &a;
   T.group = a.n_head / a.n_head_kv;
   T.n_rh = a.n_rows * T.group;
-  T.rh_pad = (T.n_rh + 7) / 8 * 8;
+  T.rh_pad = (T.n_rh + kGroupLanes - 1) / kGroupLanes * kGroupLanes;
   T.bt = a.block_tokens;
   T.window_blocks = a.block_tokens < kAttentionTileWindowKeys ? kAttentionTileWindowKeys / a.block_tokens : 1;
   T.w_pad = (T.window_blocks * T.bt + 7) / 8 * 8;
