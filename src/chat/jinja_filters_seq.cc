@@ -228,12 +228,12 @@ Result<Value> dictsort(const Value& input, const CallArgs& args, const CallConte
   return Value::MakeList(std::move(out));
 }
 
-struct NamedFilter {
+struct NamedSequenceFilter {
   std::string_view name;
   FilterFn fn;
 };
 
-constexpr NamedFilter kSequenceFilters[] = {
+constexpr NamedSequenceFilter kSequenceFilters[] = {
     {"length", length},   {"first", first},       {"last", last},           {"list", list},
     {"reverse", reverse}, {"items", items},       {"join", join},           {"selectattr", selectattr},
     {"rejectattr", rejectattr}, {"select", select}, {"reject", reject},     {"map", map},
@@ -244,7 +244,7 @@ constexpr NamedFilter kSequenceFilters[] = {
 }  // namespace
 
 FilterFn find_sequence_filter(std::string_view name) {
-  for (const NamedFilter& f : kSequenceFilters) {
+  for (const NamedSequenceFilter& f : kSequenceFilters) {
     if (f.name == name) return f.fn;
   }
   return nullptr;

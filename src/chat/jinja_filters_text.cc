@@ -209,12 +209,12 @@ Result<Value> indent(const Value& input, const CallArgs& args, const CallContext
   return Value::String(std::move(out));
 }
 
-struct NamedFilter {
+struct NamedTextFilter {
   std::string_view name;
   FilterFn fn;
 };
 
-constexpr NamedFilter kTextFilters[] = {
+constexpr NamedTextFilter kTextFilters[] = {
     {"trim", trim},         {"upper", upper},       {"lower", lower},         {"capitalize", capitalize},
     {"title", title},       {"replace", replace},   {"string", string},       {"safe", safe},
     {"escape", escape},     {"int", to_int},        {"float", to_float},      {"abs", abs_value},
@@ -224,7 +224,7 @@ constexpr NamedFilter kTextFilters[] = {
 }  // namespace
 
 FilterFn find_text_filter(std::string_view name) {
-  for (const NamedFilter& f : kTextFilters) {
+  for (const NamedTextFilter& f : kTextFilters) {
     if (f.name == name) return f.fn;
   }
   return nullptr;

@@ -42,7 +42,7 @@ struct Phase {
   }
 };
 
-bool start(const BatchTestFlags& f, int parallel, int stages, int groups, Phase* p) {
+bool start_phase(const BatchTestFlags& f, int parallel, int stages, int groups, Phase* p) {
   EngineOptions o;
   o.model_path = f.model_path;
   o.n_parallel = parallel;
@@ -88,7 +88,7 @@ bool failed(const std::vector<BatchOutcome>& outs) {
 int run_batch_test(BatchTestFlags f) {
   if (f.n_requests == 0) f.n_requests = f.n_parallel;
   Phase solo, together;
-  if (!start(f, 1, 1, 1, &solo) || !start(f, f.n_parallel, f.n_stages, f.n_groups, &together)) return 2;
+  if (!start_phase(f, 1, 1, 1, &solo) || !start_phase(f, f.n_parallel, f.n_stages, f.n_groups, &together)) return 2;
   std::vector<BatchJob> jobs;
   for (int i = 0; i < f.n_requests; ++i) {
     BatchJob j;

@@ -43,7 +43,7 @@ struct Run {
   KvStats kv() const { return engine->snapshot().kv; }
 };
 
-std::unique_ptr<Run> start(const ParkTestFlags& f, const std::string& park_dir) {
+std::unique_ptr<Run> start_run(const ParkTestFlags& f, const std::string& park_dir) {
   EngineOptions o;
   o.model_path = f.model_path;
   o.n_parallel = 1;
@@ -109,7 +109,7 @@ struct Outcomes {
 };
 
 bool converse(const ParkTestFlags& f, const std::string& dir, Run& reference, Outcomes* o) {
-  auto parked = start(f, dir);
+  auto parked = start_run(f, dir);
   if (!parked) return false;
   if (parked->kv().parked_blocks > 0) {
     std::fprintf(stderr, "park-test: %s already holds %llu parked blocks; give an empty --park-dir\n", dir.c_str(),
@@ -135,7 +135,7 @@ bool converse(const ParkTestFlags& f, const std::string& dir, Run& reference, Ou
   o->second_park_bytes = parked->kv().park_bytes_written - o->after_a2.park_bytes_written;
   o->b2_out = parked->one(o->b2);
   parked.reset();  // restart: the next engine rebuilds its index from the directory
-  auto restarted = start(f, dir);
+  auto restarted = start_run(f, dir);
   if (!restarted) return false;
   o->a2_restart = restarted->one(o->a2);
   GenerateRequest warm_up;
@@ -143,7 +143,7 @@ bool converse(const ParkTestFlags& f, const std::string& dir, Run& reference, Ou
   warm_up.max_tokens = 2;
   reference.one(warm_up);  // the cold figure should not include first-touch page faults
   o->a2_cold = reference.one(o->a2);
-  auto fresh = start(f, "");
+  auto fresh = start_run(f, "");
   if (!fresh) return false;
   o->b2_cold = fresh->one(o->b2);
   for (const BatchOutcome* r : {&o->a_out, &o->b_out, &o->a2_out, &o->b2_out, &o->a2_restart, &o->a2_cold, &o->b2_cold}) {
@@ -156,7 +156,7 @@ int run_park_test(const ParkTestFlags& f) {
   const bool temporary = f.park_dir.empty();
   std::string dir = temporary ? (std::filesystem::temp_directory_path() / ("strata-park-test-" + std::to_string(::getpid()))).string()
                               : f.park_dir;
-  auto reference = start(f, "");
+  auto reference = start_run(f, "");
   Outcomes o;
   const bool ran = reference && converse(f, dir, *reference, &o);
   if (temporary) {

@@ -28,7 +28,7 @@ struct RemoteInfo {
   uint64_t size_bytes = 0;  // 0 when unknown
 };
 
-struct FileClose {
+struct ClosePartFile {
   void operator()(FILE* f) const { std::fclose(f); }
 };
 
@@ -123,7 +123,7 @@ Attempt fetch_once(const UrlParts& url, const DownloadOptions& o, const std::str
   uint64_t offset = file_size_or_zero(part);
   httplib::Headers headers;
   if (offset > 0) headers.emplace("Range", "bytes=" + std::to_string(offset) + "-");
-  std::unique_ptr<FILE, FileClose> out;
+  std::unique_ptr<FILE, ClosePartFile> out;
   uint64_t done = offset;
   auto on_response = [&](const httplib::Response& r) {
     a.status = r.status;

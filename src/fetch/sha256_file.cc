@@ -15,7 +15,7 @@ namespace {
 struct DigestFree {
   void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
 };
-struct FileClose {
+struct CloseHashedFile {
   void operator()(FILE* f) const { std::fclose(f); }
 };
 
@@ -39,7 +39,7 @@ std::string sha256_hex(const void* data, size_t n_bytes) {
 }
 
 Result<std::string> sha256_file(const std::string& path) {
-  std::unique_ptr<FILE, FileClose> f(std::fopen(path.c_str(), "rb"));
+  std::unique_ptr<FILE, CloseHashedFile> f(std::fopen(path.c_str(), "rb"));
   if (!f) return Status::IoError(path + ": " + std::strerror(errno));
   std::unique_ptr<EVP_MD_CTX, DigestFree> ctx(EVP_MD_CTX_new());
   if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {

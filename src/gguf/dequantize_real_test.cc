@@ -11,12 +11,12 @@
 namespace strata {
 namespace {
 
-const std::string kModels = std::string(STRATA_SHARED_DIR) + "/models/";
+const std::string kRealModelsDir = std::string(STRATA_SHARED_DIR) + "/models/";
 
 // rms(decoded - reference) / rms(reference) over every tensor of the given type.
 void expect_close_to_f32(const std::string& file, DType type, double max_rel_rms) {
-  auto ref = GgufFile::Open(kModels + "stories260K.gguf");
-  auto quant = GgufFile::Open(kModels + file);
+  auto ref = GgufFile::Open(kRealModelsDir + "stories260K.gguf");
+  auto quant = GgufFile::Open(kRealModelsDir + file);
   ASSERT_TRUE(ref.ok() && quant.ok());
   int n_checked = 0;
   for (const auto& t : quant->tensors()) {
@@ -50,8 +50,8 @@ TEST(DequantizeRealTest, Q5_0MatchesTheF32Weights) {
 // Our own encoder reproduces the other tool's Q8_0 blocks from the F32 weights (the scale is
 // amax / 127 and codes round to nearest, so at most an occasional tie differs).
 TEST(DequantizeRealTest, OurQ8_0EncoderMatchesTheFileBytes) {
-  auto ref = GgufFile::Open(kModels + "stories260K.gguf");
-  auto quant = GgufFile::Open(kModels + "stories260K-q4_k_m-fallback.gguf");
+  auto ref = GgufFile::Open(kRealModelsDir + "stories260K.gguf");
+  auto quant = GgufFile::Open(kRealModelsDir + "stories260K-q4_k_m-fallback.gguf");
   ASSERT_TRUE(ref.ok() && quant.ok());
   size_t n_bytes = 0, n_same = 0;
   for (const auto& t : quant->tensors()) {

@@ -8,7 +8,7 @@
 namespace strata {
 namespace {
 
-const std::string kModels = std::string(STRATA_SHARED_DIR) + "/models/";
+const std::string kDescribedModelsDir = std::string(STRATA_SHARED_DIR) + "/models/";
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -30,7 +30,7 @@ TEST(GgufDescribeTest, StringsAreQuotedEscapedAndCut) {
 }
 
 TEST(GgufDescribeTest, Stories260KReport) {
-  auto f = GgufFile::Open(kModels + "stories260K.gguf");
+  auto f = GgufFile::Open(kDescribedModelsDir + "stories260K.gguf");
   ASSERT_TRUE(f.ok());
   std::string text = describe_gguf(*f, DescribeOptions{});
   EXPECT_TRUE(contains(text, "GGUF version 3")) << text;
@@ -43,7 +43,7 @@ TEST(GgufDescribeTest, Stories260KReport) {
 }
 
 TEST(GgufDescribeTest, FallbackFileNamesItsFallbacks) {
-  auto f = GgufFile::Open(kModels + "stories260K-q4_k_m-fallback.gguf");
+  auto f = GgufFile::Open(kDescribedModelsDir + "stories260K-q4_k_m-fallback.gguf");
   ASSERT_TRUE(f.ok());
   std::string text = describe_gguf(*f, DescribeOptions{});
   EXPECT_TRUE(contains(text, "file type Q4_K_M"));

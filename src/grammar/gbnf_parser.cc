@@ -9,7 +9,7 @@ namespace strata::grammar {
 namespace {
 
 constexpr int kMaxRepeat = 10000;
-constexpr int kMaxDepth = 64;
+constexpr int kMaxGroupDepth = 64;
 
 bool is_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
@@ -90,7 +90,7 @@ class GbnfParser {
   }
 
   Status parse_alternatives(bool nested, int depth, std::vector<Alternative>* out) {
-    if (depth > kMaxDepth) return error("groups nested too deeply");
+    if (depth > kMaxGroupDepth) return error("groups nested too deeply");
     for (;;) {
       Alternative seq;
       STRATA_RETURN_IF_ERROR(parse_sequence(nested, depth, &seq));

@@ -19,7 +19,7 @@ bool matches(const std::string& gbnf, const std::string& text) {
   return m.accept(text) && m.accepting();
 }
 
-std::string error_of(const std::string& gbnf) {
+std::string gbnf_error_of(const std::string& gbnf) {
   Result<Grammar> g = parse_gbnf(gbnf);
   return g.ok() ? "" : std::string(g.status().message());
 }
@@ -64,13 +64,13 @@ TEST(GbnfParser, EscapesInLiterals) {
 }
 
 TEST(GbnfParser, ErrorsNameWhatIsWrong) {
-  EXPECT_NE(error_of("root ::= \"a\" b").find("rule 'b' is used but never defined"), std::string::npos);
-  EXPECT_NE(error_of("start ::= \"a\"").find("no 'root' rule"), std::string::npos);
-  EXPECT_NE(error_of("root ::= root \"a\" | \"b\"").find("left-recursive"), std::string::npos);
-  EXPECT_NE(error_of("root ::= \"a").find("line 1 column"), std::string::npos);
-  EXPECT_NE(error_of("root ::= \"a\"\nroot ::= \"b\"").find("defined twice"), std::string::npos);
-  EXPECT_NE(error_of("root ::= [z-a]").find("reversed"), std::string::npos);
-  EXPECT_NE(error_of("root = \"a\"").find("'::='"), std::string::npos);
+  EXPECT_NE(gbnf_error_of("root ::= \"a\" b").find("rule 'b' is used but never defined"), std::string::npos);
+  EXPECT_NE(gbnf_error_of("start ::= \"a\"").find("no 'root' rule"), std::string::npos);
+  EXPECT_NE(gbnf_error_of("root ::= root \"a\" | \"b\"").find("left-recursive"), std::string::npos);
+  EXPECT_NE(gbnf_error_of("root ::= \"a").find("line 1 column"), std::string::npos);
+  EXPECT_NE(gbnf_error_of("root ::= \"a\"\nroot ::= \"b\"").find("defined twice"), std::string::npos);
+  EXPECT_NE(gbnf_error_of("root ::= [z-a]").find("reversed"), std::string::npos);
+  EXPECT_NE(gbnf_error_of("root = \"a\"").find("'::='"), std::string::npos);
 }
 
 TEST(Utf8Ranges, SequencesCoverExactlyTheRange) {

@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kMaxDepth = 64;
+constexpr int kMaxSchemaDepth = 64;
 constexpr int kMaxCount = 10000;
 
 const std::set<std::string>& annotation_keywords() {
@@ -109,7 +109,7 @@ class SchemaCompiler {
   }
 
   Result<std::string> visit(const json& schema, const std::string& where, int depth) {
-    if (depth > kMaxDepth) return error(where, "schema nested too deeply");
+    if (depth > kMaxSchemaDepth) return error(where, "schema nested too deeply");
     if (schema.is_boolean()) {
       if (!schema.get<bool>()) return error(where, "the schema false matches nothing");
       return std::string("value");

@@ -28,7 +28,7 @@ class SchemaMatcher {
   std::shared_ptr<const CompiledGrammar> compiled_;
 };
 
-std::string error_of(const std::string& schema) {
+std::string schema_error_of(const std::string& schema) {
   Result<std::string> gbnf = json_schema_to_gbnf(json::parse(schema));
   return gbnf.ok() ? "" : std::string(gbnf.status().message());
 }
@@ -138,14 +138,14 @@ TEST(JsonSchema, WhitespaceIsBounded) {
 }
 
 TEST(JsonSchema, UnsupportedKeywordsAreNamed) {
-  EXPECT_NE(error_of(R"({"type": "object", "patternProperties": {}})").find("unsupported keyword 'patternProperties'"),
+  EXPECT_NE(schema_error_of(R"({"type": "object", "patternProperties": {}})").find("unsupported keyword 'patternProperties'"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"properties": {"a": {"type": "number", "minimum": 1}}})").find("'#/properties/a'"),
+  EXPECT_NE(schema_error_of(R"({"properties": {"a": {"type": "number", "minimum": 1}}})").find("'#/properties/a'"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"type": "string", "format": "ipv4"})").find("\"ipv4\""), std::string::npos);
-  EXPECT_NE(error_of(R"({"$ref": "#/$defs/missing"})").find("points nowhere"), std::string::npos);
-  EXPECT_NE(error_of(R"x({"type": "string", "pattern": "(?=a)"})x").find("lookaround"), std::string::npos);
-  EXPECT_NE(error_of(R"({"required": ["x"], "properties": {}})").find("'x'"), std::string::npos);
+  EXPECT_NE(schema_error_of(R"({"type": "string", "format": "ipv4"})").find("\"ipv4\""), std::string::npos);
+  EXPECT_NE(schema_error_of(R"({"$ref": "#/$defs/missing"})").find("points nowhere"), std::string::npos);
+  EXPECT_NE(schema_error_of(R"x({"type": "string", "pattern": "(?=a)"})x").find("lookaround"), std::string::npos);
+  EXPECT_NE(schema_error_of(R"({"required": ["x"], "properties": {}})").find("'x'"), std::string::npos);
 }
 
 TEST(JsonSchema, EmptySchemaIsAnyValue) {

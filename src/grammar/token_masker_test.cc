@@ -7,7 +7,7 @@
 namespace strata::grammar {
 namespace {
 
-GrammarMatcher matcher_for(const std::string& gbnf) {
+GrammarMatcher masker_matcher_for(const std::string& gbnf) {
   Result<Grammar> g = parse_gbnf(gbnf);
   EXPECT_TRUE(g.ok()) << g.status().ToString();
   auto compiled = CompiledGrammar::Compile(*g);
@@ -31,7 +31,7 @@ std::shared_ptr<const TokenVocabulary> vocab() {
 
 TEST(TokenMasker, AllowsExactlyTheTokensWhoseBytesContinueTheGrammar) {
   TokenMasker masker(vocab());
-  GrammarMatcher m = matcher_for(R"(root ::= "a" "b"* "c")");
+  GrammarMatcher m = masker_matcher_for(R"(root ::= "a" "b"* "c")");
   EXPECT_EQ(allowed(masker.mask(m), 9), (std::vector<int32_t>{1, 2, 3, 7}));
   ASSERT_TRUE(m.accept("ab"));
   EXPECT_EQ(allowed(masker.mask(m), 9), (std::vector<int32_t>{4, 6}));
@@ -39,7 +39,7 @@ TEST(TokenMasker, AllowsExactlyTheTokensWhoseBytesContinueTheGrammar) {
 
 TEST(TokenMasker, EndTokensOnlyWhenTheGrammarAccepts) {
   TokenMasker masker(vocab());
-  GrammarMatcher m = matcher_for(R"(root ::= "a" "b"?)");
+  GrammarMatcher m = masker_matcher_for(R"(root ::= "a" "b"?)");
   ASSERT_TRUE(m.accept("a"));
   EXPECT_EQ(allowed(masker.mask(m), 9), (std::vector<int32_t>{4, 8}));
   ASSERT_TRUE(m.accept("b"));
@@ -49,7 +49,7 @@ TEST(TokenMasker, EndTokensOnlyWhenTheGrammarAccepts) {
 // The cache answers by state: the same state gives the same mask as a fresh computation.
 TEST(TokenMasker, CachedMasksEqualFreshOnes) {
   TokenMasker masker(vocab());
-  GrammarMatcher m = matcher_for(R"(root ::= [ab]* "c")");
+  GrammarMatcher m = masker_matcher_for(R"(root ::= [ab]* "c")");
   std::vector<uint64_t> fresh;
   for (const char* step : {"", "a", "b", "a"}) {
     ASSERT_TRUE(m.accept(step));

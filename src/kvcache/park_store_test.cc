@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kTokens = 4;
+constexpr int kParkTokens = 4;
 constexpr size_t kBlockBytes = 256;
 
 ParkIdentity identity(uint64_t model_id = 99) {
@@ -27,13 +27,13 @@ ParkIdentity identity(uint64_t model_id = 99) {
   id.n_layer = 2;
   id.n_head_kv = 1;
   id.head_dim = 8;
-  id.block_tokens = kTokens;
+  id.block_tokens = kParkTokens;
   id.block_bytes = kBlockBytes;
   return id;
 }
 
-std::vector<int32_t> toks(int base) { return {base, base + 1, base + 2, base + 3}; }
-BlockHash key_of(int base) { return chain_hash(root_hash(0), toks(base)); }
+std::vector<int32_t> park_tokens(int base) { return {base, base + 1, base + 2, base + 3}; }
+BlockHash park_key(int base) { return chain_hash(root_hash(0), park_tokens(base)); }
 std::vector<std::byte> payload(int seed) {
   std::vector<std::byte> p(kBlockBytes);
   for (size_t i = 0; i < p.size(); ++i) p[i] = static_cast<std::byte>((i * 13 + seed) & 0xFF);
@@ -61,9 +61,9 @@ class ParkStoreTest : public ::testing::Test {
 TEST_F(ParkStoreTest, RoundTripsBytesExactly) {
   auto store = open();
   auto data = payload(1);
-  ASSERT_TRUE(store->put(key_of(1), toks(1), data.data()).value());
+  ASSERT_TRUE(store->put(park_key(1), park_tokens(1), data.data()).value());
   std::vector<std::byte> back(kBlockBytes);
-  ASSERT_TRUE(store->get(key_of(1), toks(1), back.data()).ok());
+  ASSERT_TRUE(store->get(park_key(1), park_tokens(1), back.data()).ok());
   EXPECT_EQ(std::memcmp(back.data(), data.data(), kBlockBytes), 0);
   EXPECT_EQ(store->stats().parks, 1u);
   EXPECT_EQ(store->stats().restores, 1u);
@@ -73,8 +73,8 @@ TEST_F(ParkStoreTest, RoundTripsBytesExactly) {
 TEST_F(ParkStoreTest, SecondPutOfSameKeyWritesNothing) {
   auto store = open();
   auto data = payload(1);
-  ASSERT_TRUE(store->put(key_of(1), toks(1), data.data()).value());
-  EXPECT_FALSE(store->put(key_of(1), toks(1), data.data()).value());
+  ASSERT_TRUE(store->put(park_key(1), park_tokens(1), data.data()).value());
+  EXPECT_FALSE(store->put(park_key(1), park_tokens(1), data.data()).value());
   EXPECT_EQ(store->stats().parks, 1u);
   EXPECT_EQ(store->stats().bytes_written, park_file_bytes(identity()));
 }
@@ -82,100 +82,100 @@ TEST_F(ParkStoreTest, SecondPutOfSameKeyWritesNothing) {
 TEST_F(ParkStoreTest, IndexSurvivesReopen) {
   {
     auto store = open();
-    ASSERT_TRUE(store->put(key_of(1), toks(1), payload(1).data()).ok());
-    ASSERT_TRUE(store->put(key_of(2), toks(2), payload(2).data()).ok());
+    ASSERT_TRUE(store->put(park_key(1), park_tokens(1), payload(1).data()).ok());
+    ASSERT_TRUE(store->put(park_key(2), park_tokens(2), payload(2).data()).ok());
   }
   auto store = open();
   EXPECT_EQ(store->stats().blocks, 2u);
   std::vector<std::byte> back(kBlockBytes);
-  ASSERT_TRUE(store->get(key_of(2), toks(2), back.data()).ok());
+  ASSERT_TRUE(store->get(park_key(2), park_tokens(2), back.data()).ok());
   EXPECT_EQ(std::memcmp(back.data(), payload(2).data(), kBlockBytes), 0);
 }
 
 TEST_F(ParkStoreTest, MissingKeyIsNotFound) {
   auto store = open();
   std::vector<std::byte> back(kBlockBytes);
-  EXPECT_EQ(store->get(key_of(5), toks(5), back.data()).code(), Code::kNotFound);
+  EXPECT_EQ(store->get(park_key(5), park_tokens(5), back.data()).code(), Code::kNotFound);
 }
 
 TEST_F(ParkStoreTest, FlippedPayloadByteIsCorruptAndFileIsRemoved) {
   auto store = open();
-  ASSERT_TRUE(store->put(key_of(1), toks(1), payload(1).data()).ok());
+  ASSERT_TRUE(store->put(park_key(1), park_tokens(1), payload(1).data()).ok());
   {
-    std::fstream f(file_of(key_of(1)), std::ios::in | std::ios::out | std::ios::binary);
+    std::fstream f(file_of(park_key(1)), std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(static_cast<std::streamoff>(park_prefix_bytes(identity()) + 17));
     f.put('\x7f');
   }
   std::vector<std::byte> back(kBlockBytes);
-  Status st = store->get(key_of(1), toks(1), back.data());
+  Status st = store->get(park_key(1), park_tokens(1), back.data());
   EXPECT_EQ(st.code(), Code::kCorrupt);
   EXPECT_NE(st.message().find("checksum"), std::string::npos) << st.message();
-  EXPECT_FALSE(store->contains(key_of(1)));
-  EXPECT_FALSE(fs::exists(file_of(key_of(1))));
+  EXPECT_FALSE(store->contains(park_key(1)));
+  EXPECT_FALSE(fs::exists(file_of(park_key(1))));
   EXPECT_EQ(store->stats().corrupt, 1u);
 }
 
 TEST_F(ParkStoreTest, FlippedHeaderByteIsCorrupt) {
   auto store = open();
-  ASSERT_TRUE(store->put(key_of(1), toks(1), payload(1).data()).ok());
+  ASSERT_TRUE(store->put(park_key(1), park_tokens(1), payload(1).data()).ok());
   {
-    std::fstream f(file_of(key_of(1)), std::ios::in | std::ios::out | std::ios::binary);
+    std::fstream f(file_of(park_key(1)), std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(kParkHeaderBytes + 2);  // inside the token ids
     f.put('\x55');
   }
   std::vector<std::byte> back(kBlockBytes);
-  EXPECT_EQ(store->get(key_of(1), toks(1), back.data()).code(), Code::kCorrupt);
+  EXPECT_EQ(store->get(park_key(1), park_tokens(1), back.data()).code(), Code::kCorrupt);
 }
 
 TEST_F(ParkStoreTest, TruncatedOrDeletedFileIsCorrupt) {
   auto store = open();
-  ASSERT_TRUE(store->put(key_of(1), toks(1), payload(1).data()).ok());
-  ASSERT_TRUE(store->put(key_of(2), toks(2), payload(2).data()).ok());
-  fs::resize_file(file_of(key_of(1)), 100);
-  fs::remove(file_of(key_of(2)));
+  ASSERT_TRUE(store->put(park_key(1), park_tokens(1), payload(1).data()).ok());
+  ASSERT_TRUE(store->put(park_key(2), park_tokens(2), payload(2).data()).ok());
+  fs::resize_file(file_of(park_key(1)), 100);
+  fs::remove(file_of(park_key(2)));
   std::vector<std::byte> back(kBlockBytes);
-  EXPECT_EQ(store->get(key_of(1), toks(1), back.data()).code(), Code::kCorrupt);
-  EXPECT_EQ(store->get(key_of(2), toks(2), back.data()).code(), Code::kCorrupt);
+  EXPECT_EQ(store->get(park_key(1), park_tokens(1), back.data()).code(), Code::kCorrupt);
+  EXPECT_EQ(store->get(park_key(2), park_tokens(2), back.data()).code(), Code::kCorrupt);
   EXPECT_EQ(store->stats().blocks, 0u);
 }
 
 TEST_F(ParkStoreTest, WrongTokensAreRejected) {
   auto store = open();
-  ASSERT_TRUE(store->put(key_of(1), toks(1), payload(1).data()).ok());
+  ASSERT_TRUE(store->put(park_key(1), park_tokens(1), payload(1).data()).ok());
   std::vector<std::byte> back(kBlockBytes);
-  EXPECT_EQ(store->get(key_of(1), toks(2), back.data()).code(), Code::kCorrupt);
+  EXPECT_EQ(store->get(park_key(1), park_tokens(2), back.data()).code(), Code::kCorrupt);
 }
 
 TEST_F(ParkStoreTest, BlocksOfAnotherModelAreNeitherServedNorDeleted) {
   {
     auto store = open(1 << 20, identity(1));
-    ASSERT_TRUE(store->put(key_of(1), toks(1), payload(1).data()).ok());
+    ASSERT_TRUE(store->put(park_key(1), park_tokens(1), payload(1).data()).ok());
   }
   auto other = open(1 << 20, identity(2));
-  EXPECT_FALSE(other->contains(key_of(1)));
+  EXPECT_FALSE(other->contains(park_key(1)));
   EXPECT_EQ(other->stats().blocks, 0u);
-  EXPECT_TRUE(fs::exists(file_of(key_of(1))));
+  EXPECT_TRUE(fs::exists(file_of(park_key(1))));
 }
 
 TEST_F(ParkStoreTest, StaysWithinCapacityByDroppingLeastRecentlyUsed) {
   uint64_t file = park_file_bytes(identity());
   auto store = open(2 * file);
-  ASSERT_TRUE(store->put(key_of(1), toks(1), payload(1).data()).ok());
-  ASSERT_TRUE(store->put(key_of(2), toks(2), payload(2).data()).ok());
+  ASSERT_TRUE(store->put(park_key(1), park_tokens(1), payload(1).data()).ok());
+  ASSERT_TRUE(store->put(park_key(2), park_tokens(2), payload(2).data()).ok());
   std::vector<std::byte> back(kBlockBytes);
-  ASSERT_TRUE(store->get(key_of(1), toks(1), back.data()).ok());  // 1 is now the most recent
-  ASSERT_TRUE(store->put(key_of(3), toks(3), payload(3).data()).ok());
-  EXPECT_TRUE(store->contains(key_of(1)));
-  EXPECT_FALSE(store->contains(key_of(2)));
-  EXPECT_TRUE(store->contains(key_of(3)));
-  EXPECT_FALSE(fs::exists(file_of(key_of(2))));
+  ASSERT_TRUE(store->get(park_key(1), park_tokens(1), back.data()).ok());  // 1 is now the most recent
+  ASSERT_TRUE(store->put(park_key(3), park_tokens(3), payload(3).data()).ok());
+  EXPECT_TRUE(store->contains(park_key(1)));
+  EXPECT_FALSE(store->contains(park_key(2)));
+  EXPECT_TRUE(store->contains(park_key(3)));
+  EXPECT_FALSE(fs::exists(file_of(park_key(2))));
   EXPECT_EQ(store->stats().bytes, 2 * file);
   EXPECT_EQ(store->stats().deleted, 1u);
 }
 
 TEST_F(ParkStoreTest, LeavesNoTemporaryFilesBehind) {
   auto store = open();
-  ASSERT_TRUE(store->put(key_of(1), toks(1), payload(1).data()).ok());
+  ASSERT_TRUE(store->put(park_key(1), park_tokens(1), payload(1).data()).ok());
   int n_files = 0;
   for (const auto& e : fs::directory_iterator(dir_)) {
     EXPECT_EQ(e.path().extension(), ".kvb");
@@ -187,13 +187,13 @@ TEST_F(ParkStoreTest, LeavesNoTemporaryFilesBehind) {
 TEST_F(ParkStoreTest, GarbageFileWithBlockNameIsRemovedOnOpen) {
   fs::create_directories(dir_);
   {
-    std::ofstream f(file_of(key_of(1)), std::ios::binary);
+    std::ofstream f(file_of(park_key(1)), std::ios::binary);
     std::string junk(park_file_bytes(identity()), 'x');
     f << junk;
   }
   auto store = open();
-  EXPECT_FALSE(store->contains(key_of(1)));
-  EXPECT_FALSE(fs::exists(file_of(key_of(1))));
+  EXPECT_FALSE(store->contains(park_key(1)));
+  EXPECT_FALSE(fs::exists(file_of(park_key(1))));
 }
 
 TEST_F(ParkStoreTest, UnusableDirectoryIsAClearError) {
@@ -207,22 +207,22 @@ TEST_F(ParkStoreTest, UnusableDirectoryIsAClearError) {
 TEST_F(ParkStoreTest, FilesCutShortAreLoggedAndRemovedOnOpen) {
   {
     auto store = open();
-    for (int b : {1, 2, 3}) ASSERT_TRUE(store->put(key_of(b), toks(b), payload(b).data()).ok());
+    for (int b : {1, 2, 3}) ASSERT_TRUE(store->put(park_key(b), park_tokens(b), payload(b).data()).ok());
   }
-  fs::resize_file(file_of(key_of(1)), park_file_bytes(identity()) - 1);  // last K/V byte missing
-  fs::resize_file(file_of(key_of(2)), 40);                                // inside the header
+  fs::resize_file(file_of(park_key(1)), park_file_bytes(identity()) - 1);  // last K/V byte missing
+  fs::resize_file(file_of(park_key(2)), 40);                                // inside the header
   auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
   spdlog::default_logger()->sinks().push_back(sink);
   auto store = open();
   spdlog::default_logger()->sinks().pop_back();
   EXPECT_EQ(store->stats().blocks, 1u);
-  EXPECT_TRUE(store->contains(key_of(3)));
-  EXPECT_FALSE(fs::exists(file_of(key_of(1))));
-  EXPECT_FALSE(fs::exists(file_of(key_of(2))));
+  EXPECT_TRUE(store->contains(park_key(3)));
+  EXPECT_FALSE(fs::exists(file_of(park_key(1))));
+  EXPECT_FALSE(fs::exists(file_of(park_key(2))));
   std::string logged;
   for (const std::string& line : sink->last_formatted()) logged += line;
   for (int b : {1, 2}) {
-    EXPECT_NE(logged.find("removing " + file_of(key_of(b)).string() + ": cut short"), std::string::npos) << logged;
+    EXPECT_NE(logged.find("removing " + file_of(park_key(b)).string() + ": cut short"), std::string::npos) << logged;
   }
 }
 
@@ -231,11 +231,11 @@ TEST_F(ParkStoreTest, WholeBlocksOfAnotherLayoutAreNotMistakenForCutShort) {
   other.block_bytes = kBlockBytes / 2;
   {
     auto store = open(1 << 20, other);
-    ASSERT_TRUE(store->put(key_of(1), toks(1), payload(1).data()).ok());
+    ASSERT_TRUE(store->put(park_key(1), park_tokens(1), payload(1).data()).ok());
   }
   auto store = open();
   EXPECT_EQ(store->stats().blocks, 0u);
-  EXPECT_TRUE(fs::exists(file_of(key_of(1))));
+  EXPECT_TRUE(fs::exists(file_of(park_key(1))));
 }
 
 }  // namespace

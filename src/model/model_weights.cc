@@ -191,7 +191,7 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   return lw;
 }
 
-size_t matrix_bytes(const kernels::WeightMatrix& m) { return static_cast<size_t>(m.n_out) * m.row_bytes; }
+size_t weight_matrix_bytes(const kernels::WeightMatrix& m) { return static_cast<size_t>(m.n_out) * m.row_bytes; }
 
 // Names, once each, the weight types of the file that matmul runs on the scalar reference
 // rows: exact, but far slower than the types with SIMD kernels.
@@ -221,11 +221,11 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
 
   for (const GgufTensor& t : gguf.tensors()) w.total_bytes += t.n_bytes;
   w.decode_bytes = w.total_bytes;
-  if (!hp.tied_embeddings) w.decode_bytes -= matrix_bytes(w.token_embd);
+  if (!hp.tied_embeddings) w.decode_bytes -= weight_matrix_bytes(w.token_embd);
   if (hp.is_moe()) {
     // Per layer: quantisation mixes give some layers' experts a wider type.
     for (const LayerWeights& l : w.layers) {
-      const size_t one = matrix_bytes(l.exp_gate[0]) + matrix_bytes(l.exp_up[0]) + matrix_bytes(l.exp_down[0]);
+      const size_t one = weight_matrix_bytes(l.exp_gate[0]) + weight_matrix_bytes(l.exp_up[0]) + weight_matrix_bytes(l.exp_down[0]);
       w.decode_bytes -= static_cast<size_t>(hp.n_expert - hp.n_expert_used) * one;
       w.expert_bytes = std::max(w.expert_bytes, one);
     }

@@ -41,7 +41,7 @@ void route_row(const Hparams& hp, const float* logits, int32_t* expert, float* w
   for (int j = 0; j < k; ++j) weight[j] /= sum;
 }
 
-size_t matrix_bytes(const kernels::WeightMatrix& m) { return static_cast<size_t>(m.n_out) * m.row_bytes; }
+size_t expert_matrix_bytes(const kernels::WeightMatrix& m) { return static_cast<size_t>(m.n_out) * m.row_bytes; }
 
 // Routes every row, then gathers each expert's rows contiguously (in row order) into
 // s.expert_x(): expert e's rows are [first[e], first[e + 1]); route_slot says where each of a
@@ -85,7 +85,7 @@ int expert_jobs(const Hparams& hp, const LayerWeights& lw, int n_rows, bool down
     const size_t embd_at = static_cast<size_t>(first[e]) * hp.n_embd;
     if (down) {
       jobs[n_jobs++] = {&lw.exp_down[e], s.expert_gate() + ff_at, count, s.expert_out() + embd_at};
-      *bytes_read += matrix_bytes(lw.exp_gate[e]) + matrix_bytes(lw.exp_up[e]) + matrix_bytes(lw.exp_down[e]);
+      *bytes_read += expert_matrix_bytes(lw.exp_gate[e]) + expert_matrix_bytes(lw.exp_up[e]) + expert_matrix_bytes(lw.exp_down[e]);
     } else {
       jobs[n_jobs++] = {&lw.exp_gate[e], s.expert_x() + embd_at, count, s.expert_gate() + ff_at};
       jobs[n_jobs++] = {&lw.exp_up[e], s.expert_x() + embd_at, count, s.expert_up() + ff_at};

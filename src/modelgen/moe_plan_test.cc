@@ -12,7 +12,7 @@ namespace {
 
 using Dims = std::vector<uint64_t>;
 
-std::map<std::string, PlannedTensor> by_name(const TensorPlan& plan) {
+std::map<std::string, PlannedTensor> moe_tensors_by_name(const TensorPlan& plan) {
   std::map<std::string, PlannedTensor> m;
   for (const auto& t : plan.tensors) m[t.name] = t;
   return m;
@@ -23,7 +23,7 @@ std::map<std::string, PlannedTensor> plan_of(const std::string& arch, const std:
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   auto plan = plan_tensors(*s, type);
   EXPECT_TRUE(plan.ok()) << plan.status().ToString();
-  return by_name(*plan);
+  return moe_tensors_by_name(*plan);
 }
 
 TEST(MoePresetTest, Qwen3MoeTinyHasExpertsQkNormAndNoDenseFfn) {
@@ -101,7 +101,7 @@ TEST(MoePresetTest, Qwen3_30bA3bMatchesTheRealModelsShape) {
   auto r = plan_model(o);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->n_params, 30532122624u);
-  auto t = by_name(r->plan);
+  auto t = moe_tensors_by_name(r->plan);
   EXPECT_EQ(t["blk.47.ffn_gate_exps.weight"].dims, (Dims{2048, 768, 128}));
   EXPECT_EQ(t["blk.47.ffn_gate_inp.weight"].dims, (Dims{2048, 128}));
   EXPECT_EQ(t["blk.0.attn_q.weight"].dims, (Dims{2048, 4096}));
@@ -117,7 +117,7 @@ TEST(MoePresetTest, LayersOverrideKeepsTheShape) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->spec.n_layer, 2);
   EXPECT_EQ(r->spec.n_expert, 128);
-  auto t = by_name(r->plan);
+  auto t = moe_tensors_by_name(r->plan);
   EXPECT_EQ(t.count("blk.1.ffn_up_exps.weight"), 1u);
   EXPECT_EQ(t.count("blk.2.ffn_up_exps.weight"), 0u);
   o.preset = "tiny";

@@ -132,7 +132,7 @@ Status parse_messages(const json& body, std::vector<ChatTurn>* turns) {
 }
 
 // "tools": [{"name", "description"?, "input_schema"}], written in OpenAI's form for templates.
-Status parse_tools(const json& tools, json* out) {
+Status parse_anthropic_tools(const json& tools, json* out) {
   if (!tools.is_array()) {
     return Status::InvalidArgument(fmt::format("'tools' must be an array, got {}", describe_value(tools)));
   }
@@ -208,7 +208,7 @@ Status parse_thinking(const json& body, PromptInput* out) {
   return Status::Ok();
 }
 
-Status parse_sampling(const json& body, SamplingParams* s) {
+Status parse_anthropic_sampling(const json& body, SamplingParams* s) {
   s->temperature = 1.0f;  // Anthropic's default
   STRATA_RETURN_IF_ERROR(read_float(body, "temperature", 0, 1, &s->temperature));
   STRATA_RETURN_IF_ERROR(read_float(body, "top_p", 0, 1, &s->top_p));
@@ -230,12 +230,12 @@ Result<CompletionRequest> parse_anthropic_messages_request(const json& body) {
     out.prompt.messages.push_back(std::move(turn));
   }
   STRATA_RETURN_IF_ERROR(parse_messages(body, &out.prompt.messages));
-  STRATA_RETURN_IF_ERROR(parse_sampling(body, &out.generate.sampling));
+  STRATA_RETURN_IF_ERROR(parse_anthropic_sampling(body, &out.generate.sampling));
   STRATA_RETURN_IF_ERROR(
       read_string_list(body, "stop_sequences", kMaxStopSequences, &out.generate.stop));
   STRATA_RETURN_IF_ERROR(read_bool(body, "stream", &out.stream));
   if (const json* tools = find_field(body, "tools"); tools && !(tools->is_array() && tools->empty())) {
-    STRATA_RETURN_IF_ERROR(parse_tools(*tools, &out.prompt.tools));
+    STRATA_RETURN_IF_ERROR(parse_anthropic_tools(*tools, &out.prompt.tools));
   }
   STRATA_RETURN_IF_ERROR(parse_tool_choice(body, &out));
   STRATA_RETURN_IF_ERROR(parse_thinking(body, &out.prompt));

@@ -7,7 +7,7 @@ namespace {
 
 using nlohmann::json;
 
-const ResponseMeta kMeta{"msg_1", 1700000000, "stories"};
+const ResponseMeta kMessageMeta{"msg_1", 1700000000, "stories"};
 
 TEST(AnthropicResponse, StopReasons) {
   EXPECT_STREQ(anthropic_stop_reason(FinishReason::kLength, ""), "max_tokens");
@@ -20,7 +20,7 @@ TEST(AnthropicResponse, MessageSplitsCachedInputTokens) {
   r.text = "Hello";
   r.finish = FinishReason::kStop;
   r.usage = {12, 8, 5};
-  json body = anthropic_message_json(kMeta, r, "END");
+  json body = anthropic_message_json(kMessageMeta, r, "END");
   EXPECT_EQ(body["type"], "message");
   EXPECT_EQ(body["role"], "assistant");
   EXPECT_EQ(body["content"], json::parse(R"([{"type": "text", "text": "Hello"}])"));
@@ -32,7 +32,7 @@ TEST(AnthropicResponse, MessageSplitsCachedInputTokens) {
 }
 
 TEST(AnthropicResponse, StreamEventsHaveTheirTypes) {
-  json start = message_start_event(kMeta, 7);
+  json start = message_start_event(kMessageMeta, 7);
   EXPECT_EQ(start["type"], "message_start");
   EXPECT_EQ(start["message"]["usage"]["input_tokens"], 7);
   EXPECT_TRUE(start["message"]["content"].empty());
@@ -55,7 +55,7 @@ TEST(AnthropicResponse, BareJsonToolCallIsAToolUseBlock) {
   GenerationResult r;
   r.text = "{\"name\": \"search\", \"parameters\": {\"q\": \"cats\"}}";
   r.finish = FinishReason::kStop;
-  json body = anthropic_message_json(kMeta, r, "", /*parse_tool_calls=*/true);
+  json body = anthropic_message_json(kMessageMeta, r, "", /*parse_tool_calls=*/true);
   EXPECT_EQ(body["stop_reason"], "tool_use");
   EXPECT_EQ(body["content"], json::parse(R"([{"type": "tool_use", "id": "toolu_1_0", "name": "search",
                                               "input": {"q": "cats"}}])"));

@@ -13,7 +13,7 @@ namespace strata::server {
 
 namespace {
 
-std::string_view trim(std::string_view line) {
+std::string_view trim_key_line(std::string_view line) {
   constexpr std::string_view kSpace = " \t\r";
   const size_t first = line.find_first_not_of(kSpace);
   if (first == std::string_view::npos) return {};
@@ -42,7 +42,7 @@ Result<std::vector<std::string>> read_api_key_file(const std::string& path) {
   std::vector<std::string> keys;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
-    if (std::string_view key = trim(line); !key.empty()) keys.emplace_back(key);
+    if (std::string_view key = trim_key_line(line); !key.empty()) keys.emplace_back(key);
   }
   if (keys.empty()) return Status::InvalidArgument(fmt::format("--api-key-file {} holds no key", path));
   return keys;

@@ -16,7 +16,7 @@ namespace strata::server {
 namespace {
 
 constexpr size_t kBufferBytes = 16 * 1024;
-constexpr double kStopPollS = 0.05;  // how often a waiting read looks at stopping()
+constexpr double kReadStopPollS = 0.05;  // how often a waiting read looks at stopping()
 
 int poll_ms(double seconds) { return std::max(0, static_cast<int>(seconds * 1000.0 + 0.999)); }
 
@@ -64,7 +64,7 @@ ssize_t ConnectionStream::fill(double deadline_at_s, bool is_request_deadline) {
       return -1;
     }
     if (stopping_ && stopping_()) return -1;
-    if (!poll_for(fd_, POLLIN, std::min(left_s, kStopPollS))) continue;
+    if (!poll_for(fd_, POLLIN, std::min(left_s, kReadStopPollS))) continue;
     const ssize_t n = ::recv(fd_, buffer_.data() + read_end_, buffer_.size() - read_end_, 0);
     if (n > 0) {
       read_end_ += static_cast<size_t>(n);

@@ -20,7 +20,7 @@ using testing::RawConnection;
 using testing::post_request;
 using testing::test_config;
 
-constexpr double kWaitS = 10.0;
+constexpr double kDrainWaitS = 10.0;
 
 // Runs run_server on a thread with a manual FakeEngine and a stop switch the test flips.
 class RunningServer {
@@ -90,11 +90,11 @@ TEST(ServerDrain, RunningRequestsFinishThenThePortCloses) {
   wait_until_healthy(server.port());
   RawConnection conn(server.port());
   ASSERT_TRUE(conn.send_all(stream_request()));
-  ASSERT_TRUE(server.engine().wait_for_active(1, kWaitS));
+  ASSERT_TRUE(server.engine().wait_for_active(1, kDrainWaitS));
   server.request_stop();
   // The drain waits for the running request; the engine keeps stepping it to its end.
   while (server.engine().n_active() > 0) server.engine().step();
-  ASSERT_TRUE(conn.read_until("data: [DONE]", kWaitS)) << conn.received();
+  ASSERT_TRUE(conn.read_until("data: [DONE]", kDrainWaitS)) << conn.received();
   EXPECT_NE(conn.received().find("\"finish_reason\":\"length\""), std::string::npos);
   conn.close();  // an idle keep-alive connection would hold the drain for its idle timeout
   EXPECT_TRUE(server.join().ok());
@@ -108,10 +108,10 @@ TEST(ServerDrain, DrainTimeoutAbortsWhatStillRuns) {
   wait_until_healthy(server.port());
   RawConnection conn(server.port());
   ASSERT_TRUE(conn.send_all(stream_request()));
-  ASSERT_TRUE(server.engine().wait_for_active(1, kWaitS));
+  ASSERT_TRUE(server.engine().wait_for_active(1, kDrainWaitS));
   server.request_stop();  // nobody steps the engine: the request cannot finish in time
   EXPECT_TRUE(server.join().ok());
-  conn.read_to_end(kWaitS);
+  conn.read_to_end(kDrainWaitS);
   EXPECT_NE(conn.received().find("\"code\":\"aborted\""), std::string::npos) << conn.received();
 }
 

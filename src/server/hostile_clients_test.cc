@@ -23,11 +23,11 @@ namespace {
 using nlohmann::json;
 using testing::RawConnection;
 using testing::TestServer;
+using testing::kJsonType;
+using testing::kTestApiKey;
 using testing::post_request;
 using testing::test_config;
 
-constexpr const char* kKey = "test-key";
-constexpr const char* kJson = "application/json";
 
 std::string get_request(const std::string& path, const std::string& extra_headers = "") {
   return "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key\r\n" +
@@ -51,7 +51,7 @@ std::string body_of(const std::string& response) {
 
 TEST(HostileClients, NumberTooLargeForADoubleIs400NamingTheField) {
   TestServer server(test_config(), {});
-  auto cli = server.client(kKey);
+  auto cli = server.client(kTestApiKey);
   const std::string chat = R"({"messages": [{"role": "user", "content": "hi"}], )";
   struct Case {
     std::string path, body, field;
@@ -63,7 +63,7 @@ TEST(HostileClients, NumberTooLargeForADoubleIs400NamingTheField) {
       {"/v1/messages", R"({"max_tokens": 5, "stop_sequences": ["a", 2e308]})", "'stop_sequences[1]'"},
       {"/tokenize", R"({"content": "x", "n": 1)" + std::string(400, '0') + "}", "'n'"}};
   for (const Case& c : cases) {
-    auto res = cli.Post(c.path, c.body, kJson);
+    auto res = cli.Post(c.path, c.body, kJsonType);
     ASSERT_TRUE(res) << c.body;
     EXPECT_EQ(res->status, 400) << c.body << " -> " << res->body;
     json error = json::parse(res->body)["error"];
@@ -82,7 +82,7 @@ TEST(HostileClients, AnUnexpectedExceptionIs500AndIsLogged) {
   auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(32);
   spdlog::default_logger()->sinks().push_back(sink);
   TestServer server(test_config(), {}, hooks);
-  auto res = server.client(kKey).Get("/metrics");
+  auto res = server.client(kTestApiKey).Get("/metrics");
   spdlog::default_logger()->sinks().pop_back();
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 500);
@@ -97,7 +97,7 @@ TEST(HostileClients, PipelinedRequestsAreAnsweredInOrder) {
   RawConnection conn(server.port());
   ASSERT_TRUE(conn.connected());
   ASSERT_TRUE(conn.send_all(get_request("/health") + get_request("/v1/nothing-here") +
-                            post_request("/tokenize", R"({"content": "ab"})", kKey) +
+                            post_request("/tokenize", R"({"content": "ab"})", kTestApiKey) +
                             get_request("/v1/models", "Connection: close\r\n")));
   ASSERT_TRUE(conn.read_to_end(10));
   EXPECT_EQ(statuses(conn.received()), (std::vector<int>{200, 404, 200, 200})) << conn.received();
@@ -236,8 +236,8 @@ TEST(HostileClients, ANegativeContentLengthIs400AndClosesTheConnection) {
 
 TEST(HostileClients, AWrongMethodOnAKnownPathIs405WithAllow) {
   TestServer server(test_config(), {});
-  auto cli = server.client(kKey);
-  auto post_health = cli.Post("/health", "{}", kJson);
+  auto cli = server.client(kTestApiKey);
+  auto post_health = cli.Post("/health", "{}", kJsonType);
   ASSERT_TRUE(post_health);
   EXPECT_EQ(post_health->status, 405);
   EXPECT_EQ(post_health->get_header_value("Allow"), "GET, HEAD");
@@ -251,7 +251,7 @@ TEST(HostileClients, AWrongMethodOnAKnownPathIs405WithAllow) {
   auto get_messages = cli.Get("/v1/messages");
   EXPECT_EQ(get_messages->status, 405);
   EXPECT_EQ(json::parse(get_messages->body)["error"]["type"], "invalid_request_error");
-  EXPECT_EQ(cli.Post("/v2/unknown", "{}", kJson)->status, 404);
+  EXPECT_EQ(cli.Post("/v2/unknown", "{}", kJsonType)->status, 404);
   EXPECT_EQ(cli.Get("/v1/unknown")->status, 404);
 }
 

@@ -17,11 +17,11 @@ using testing::FakeEngine;
 using testing::SseStream;
 using testing::parse_sse;
 using testing::TestServer;
+using testing::kJsonType;
+using testing::kTestApiKey;
 using testing::test_config;
 
-constexpr const char* kKey = "test-key";
-constexpr const char* kJson = "application/json";
-const std::string kReply = FakeEngine::Options{}.reply;
+const std::string kFakeReply = FakeEngine::Options{}.reply;
 
 json chat_body(json extra = json::object()) {
   json body = {{"model", "anything"},
@@ -38,7 +38,7 @@ TEST(HttpServer, HealthIs503WhileLoadingAnd200After) {
   ASSERT_TRUE(loading);
   EXPECT_EQ(loading->status, 503);
   EXPECT_EQ(json::parse(loading->body)["status"], "loading");
-  auto chat = server.client(kKey).Post("/v1/chat/completions", chat_body().dump(), kJson);
+  auto chat = server.client(kTestApiKey).Post("/v1/chat/completions", chat_body().dump(), kJsonType);
   EXPECT_EQ(chat->status, 503);
   EXPECT_EQ(json::parse(chat->body)["error"]["code"], "model_loading");
   server.publish();
@@ -49,19 +49,19 @@ TEST(HttpServer, HealthIs503WhileLoadingAnd200After) {
 
 TEST(HttpServer, ApiRoutesNeedAKey) {
   TestServer server(test_config(), {});
-  auto none = server.client().Post("/v1/chat/completions", chat_body().dump(), kJson);
+  auto none = server.client().Post("/v1/chat/completions", chat_body().dump(), kJsonType);
   ASSERT_TRUE(none);
   EXPECT_EQ(none->status, 401);
   EXPECT_EQ(json::parse(none->body)["error"]["code"], "invalid_api_key");
   EXPECT_EQ(server.client("wrong").Get("/v1/models")->status, 401);
-  EXPECT_EQ(server.client(kKey).Get("/v1/models")->status, 200);
+  EXPECT_EQ(server.client(kTestApiKey).Get("/v1/models")->status, 200);
   auto cli = server.client();
-  EXPECT_EQ(cli.Get("/v1/models", {{"x-api-key", kKey}})->status, 200);
-  auto anthropic = cli.Post("/v1/messages", "{}", kJson);
+  EXPECT_EQ(cli.Get("/v1/models", {{"x-api-key", kTestApiKey}})->status, 200);
+  auto anthropic = cli.Post("/v1/messages", "{}", kJsonType);
   EXPECT_EQ(anthropic->status, 401);
   EXPECT_EQ(json::parse(anthropic->body)["type"], "error");
   EXPECT_EQ(json::parse(anthropic->body)["error"]["type"], "authentication_error");
-  EXPECT_EQ(cli.Post("/tokenize", "{}", kJson)->status, 401);
+  EXPECT_EQ(cli.Post("/tokenize", "{}", kJsonType)->status, 401);
   EXPECT_EQ(cli.Get("/slots")->status, 401);
   EXPECT_EQ(cli.Get("/health")->status, 200);
 }
@@ -73,7 +73,7 @@ TEST(HttpServer, MetricsNeedAKeyUnlessMetricsNoAuth) {
   };
   TestServer locked(test_config(), {}, hooks);
   EXPECT_EQ(locked.client().Get("/metrics")->status, 401);
-  auto page = locked.client(kKey).Get("/metrics?format=json", {{"Accept", "application/json"}});
+  auto page = locked.client(kTestApiKey).Get("/metrics?format=json", {{"Accept", "application/json"}});
   ASSERT_TRUE(page);
   EXPECT_EQ(page->status, 200);
   EXPECT_EQ(page->body, "accept=application/json query=format=json");
@@ -104,30 +104,30 @@ TEST(HttpServer, BadRequestsGetJsonErrors) {
   ServerConfig config = test_config();
   config.max_body_bytes = 4096;
   TestServer server(config, {});
-  auto cli = server.client(kKey);
-  auto invalid = cli.Post("/v1/chat/completions", "{not json", kJson);
+  auto cli = server.client(kTestApiKey);
+  auto invalid = cli.Post("/v1/chat/completions", "{not json", kJsonType);
   EXPECT_EQ(invalid->status, 400);
   json body = json::parse(invalid->body);
   EXPECT_EQ(body["error"]["type"], "invalid_request_error");
   EXPECT_NE(body["error"]["message"].get<std::string>().find("not valid JSON"), std::string::npos);
-  auto wrong_type = cli.Post("/v1/chat/completions", chat_body({{"max_tokens", "ten"}}).dump(), kJson);
+  auto wrong_type = cli.Post("/v1/chat/completions", chat_body({{"max_tokens", "ten"}}).dump(), kJsonType);
   EXPECT_EQ(wrong_type->status, 400);
-  auto empty = cli.Post("/v1/chat/completions", R"({"messages": []})", kJson);
+  auto empty = cli.Post("/v1/chat/completions", R"({"messages": []})", kJsonType);
   EXPECT_EQ(empty->status, 400);
-  auto big = cli.Post("/v1/chat/completions", std::string(8192, ' '), kJson);
+  auto big = cli.Post("/v1/chat/completions", std::string(8192, ' '), kJsonType);
   EXPECT_EQ(big->status, 413);
   EXPECT_EQ(json::parse(big->body)["error"]["code"], "body_too_large");
-  auto unknown = cli.Post("/v2/whatever", "{}", kJson);
+  auto unknown = cli.Post("/v2/whatever", "{}", kJsonType);
   EXPECT_EQ(unknown->status, 404);
   EXPECT_EQ(json::parse(unknown->body)["error"]["code"], "not_found");
-  auto context = cli.Post("/v1/chat/completions", chat_body({{"max_tokens", 100000}}).dump(), kJson);
+  auto context = cli.Post("/v1/chat/completions", chat_body({{"max_tokens", 100000}}).dump(), kJsonType);
   EXPECT_EQ(context->status, 400);
   EXPECT_EQ(json::parse(context->body)["error"]["code"], "context_length_exceeded");
 }
 
 TEST(HttpServer, MalformedBodiesAreClientErrorsNeverServerErrors) {
   TestServer server(test_config(), {});
-  auto cli = server.client(kKey);
+  auto cli = server.client(kTestApiKey);
   const std::vector<std::string> bodies = {
       "", "null", "[]", "\"x\"", "{\"messages\": null}", "{\"messages\": [null]}",
       "{\"messages\": [{\"role\": 1}]}", "{\"messages\": [{\"role\": \"user\", \"content\": {}}]}",
@@ -140,7 +140,7 @@ TEST(HttpServer, MalformedBodiesAreClientErrorsNeverServerErrors) {
   for (const char* path : {"/v1/chat/completions", "/v1/completions", "/v1/messages",
                            "/v1/messages/count_tokens", "/tokenize", "/detokenize"}) {
     for (const std::string& body : bodies) {
-      auto res = cli.Post(path, body, kJson);
+      auto res = cli.Post(path, body, kJsonType);
       ASSERT_TRUE(res) << path << " " << body;
       EXPECT_GE(res->status, 400) << path << " " << body;
       EXPECT_LT(res->status, 500) << path << " " << body << " -> " << res->body;
@@ -153,16 +153,16 @@ TEST(HttpServer, ChatCompletionAnswersWithTheReplyAndUsage) {
   FakeEngine::Options engine;
   engine.cached_tokens = 3;
   TestServer server(test_config(), engine);
-  auto res = server.client(kKey).Post("/v1/chat/completions", chat_body().dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/chat/completions", chat_body().dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   json body = json::parse(res->body);
   EXPECT_EQ(body["object"], "chat.completion");
   EXPECT_EQ(body["model"], "fake-model");  // any requested name maps to the served model
-  EXPECT_EQ(body["choices"][0]["message"]["content"], kReply);
+  EXPECT_EQ(body["choices"][0]["message"]["content"], kFakeReply);
   EXPECT_EQ(body["choices"][0]["finish_reason"], "stop");
   // BOS + "user: Say hi\nassistant: "
   EXPECT_EQ(body["usage"]["prompt_tokens"], 1 + 24);
-  EXPECT_EQ(body["usage"]["completion_tokens"], kReply.size());
+  EXPECT_EQ(body["usage"]["completion_tokens"], kFakeReply.size());
   EXPECT_EQ(body["usage"]["prompt_tokens_details"]["cached_tokens"], 3);
   const GenerateRequest sent = server.engine().submitted().at(0);
   EXPECT_EQ(sent.sampling.temperature, 0.0f);
@@ -171,12 +171,12 @@ TEST(HttpServer, ChatCompletionAnswersWithTheReplyAndUsage) {
 
 TEST(HttpServer, MaxTokensEndsWithLengthAndStopStringsCut) {
   TestServer server(test_config(), {});
-  auto cli = server.client(kKey);
-  json length = json::parse(cli.Post("/v1/chat/completions", chat_body({{"max_tokens", 5}}).dump(), kJson)->body);
-  EXPECT_EQ(length["choices"][0]["message"]["content"], kReply.substr(0, 5));
+  auto cli = server.client(kTestApiKey);
+  json length = json::parse(cli.Post("/v1/chat/completions", chat_body({{"max_tokens", 5}}).dump(), kJsonType)->body);
+  EXPECT_EQ(length["choices"][0]["message"]["content"], kFakeReply.substr(0, 5));
   EXPECT_EQ(length["choices"][0]["finish_reason"], "length");
   EXPECT_EQ(length["usage"]["completion_tokens"], 5);
-  json stop = json::parse(cli.Post("/v1/chat/completions", chat_body({{"stop", "fake"}}).dump(), kJson)->body);
+  json stop = json::parse(cli.Post("/v1/chat/completions", chat_body({{"stop", "fake"}}).dump(), kJsonType)->body);
   EXPECT_EQ(stop["choices"][0]["message"]["content"], "Hello from the ");
   EXPECT_EQ(stop["choices"][0]["finish_reason"], "stop");
 }
@@ -184,7 +184,7 @@ TEST(HttpServer, MaxTokensEndsWithLengthAndStopStringsCut) {
 TEST(HttpServer, TextCompletionAndLogprobs) {
   TestServer server(test_config(), {});
   json request = {{"prompt", "Once"}, {"max_tokens", 3}, {"logprobs", 2}};
-  auto res = server.client(kKey).Post("/v1/completions", request.dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/completions", request.dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   json body = json::parse(res->body);
   EXPECT_EQ(body["object"], "text_completion");
@@ -196,9 +196,9 @@ TEST(HttpServer, TextCompletionAndLogprobs) {
 
 TEST(HttpServer, StreamedChatMatchesTheNonStreamedText) {
   TestServer server(test_config(), {});
-  auto cli = server.client(kKey);
+  auto cli = server.client(kTestApiKey);
   json request = chat_body({{"stream", true}, {"stream_options", {{"include_usage", true}}}});
-  auto res = cli.Post("/v1/chat/completions", request.dump(), kJson);
+  auto res = cli.Post("/v1/chat/completions", request.dump(), kJsonType);
   ASSERT_EQ(res->status, 200);
   EXPECT_EQ(res->get_header_value("Content-Type"), "text/event-stream");
   SseStream sse = parse_sse(res->body);
@@ -216,19 +216,19 @@ TEST(HttpServer, StreamedChatMatchesTheNonStreamedText) {
     if (choice["delta"].contains("content")) text += choice["delta"]["content"].get<std::string>();
     if (!choice["finish_reason"].is_null()) finish = choice["finish_reason"];
   }
-  EXPECT_EQ(text, kReply);
+  EXPECT_EQ(text, kFakeReply);
   EXPECT_EQ(finish, "stop");
   json usage = json::parse(sse.data[sse.data.size() - 2]);
   EXPECT_TRUE(usage["choices"].empty());
-  EXPECT_EQ(usage["usage"]["completion_tokens"], kReply.size());
-  json plain = json::parse(cli.Post("/v1/chat/completions", chat_body().dump(), kJson)->body);
+  EXPECT_EQ(usage["usage"]["completion_tokens"], kFakeReply.size());
+  json plain = json::parse(cli.Post("/v1/chat/completions", chat_body().dump(), kJsonType)->body);
   EXPECT_EQ(plain["choices"][0]["message"]["content"], text);
 }
 
 TEST(HttpServer, StreamedCompletionsEndWithDone) {
   TestServer server(test_config(), {});
   json request = {{"prompt", "x"}, {"max_tokens", 4}, {"stream", true}};
-  auto res = server.client(kKey).Post("/v1/completions", request.dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/completions", request.dump(), kJsonType);
   SseStream sse = parse_sse(res->body);
   ASSERT_FALSE(sse.data.empty());
   EXPECT_EQ(sse.data.back(), "[DONE]");
@@ -236,19 +236,19 @@ TEST(HttpServer, StreamedCompletionsEndWithDone) {
   for (size_t i = 0; i + 1 < sse.data.size(); ++i) {
     text += json::parse(sse.data[i])["choices"][0]["text"].get<std::string>();
   }
-  EXPECT_EQ(text, kReply.substr(0, 4));
+  EXPECT_EQ(text, kFakeReply.substr(0, 4));
   EXPECT_EQ(json::parse(sse.data[sse.data.size() - 2])["choices"][0]["finish_reason"], "length");
 }
 
 TEST(HttpServer, AnthropicMessages) {
   TestServer server(test_config(), {});
-  auto cli = server.client(kKey);
+  auto cli = server.client(kTestApiKey);
   json request = {{"model", "claude"},
                   {"max_tokens", 50},
                   {"system", "be nice"},
                   {"stop_sequences", {"engine"}},
                   {"messages", {{{"role", "user"}, {"content", "Hi"}}}}};
-  auto res = cli.Post("/v1/messages", request.dump(), kJson);
+  auto res = cli.Post("/v1/messages", request.dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   json body = json::parse(res->body);
   EXPECT_EQ(body["type"], "message");
@@ -261,7 +261,7 @@ TEST(HttpServer, AnthropicMessages) {
 
   request["stream"] = true;
   request.erase("stop_sequences");
-  SseStream sse = parse_sse(cli.Post("/v1/messages", request.dump(), kJson)->body);
+  SseStream sse = parse_sse(cli.Post("/v1/messages", request.dump(), kJsonType)->body);
   ASSERT_GE(sse.events.size(), 7u);
   EXPECT_EQ(sse.events[0], "message_start");
   EXPECT_EQ(sse.events[1], "content_block_start");
@@ -276,11 +276,11 @@ TEST(HttpServer, AnthropicMessages) {
     EXPECT_EQ(data["type"], sse.events[i]);
     if (sse.events[i] == "content_block_delta") text += data["delta"]["text"].get<std::string>();
   }
-  EXPECT_EQ(text, kReply);
+  EXPECT_EQ(text, kFakeReply);
   json delta = json::parse(sse.data[sse.data.size() - 2]);
   EXPECT_EQ(delta["delta"]["stop_reason"], "end_turn");
-  EXPECT_EQ(delta["usage"]["output_tokens"], kReply.size());
-  auto bad = cli.Post("/v1/messages", R"({"messages": [{"role": "user", "content": "x"}]})", kJson);
+  EXPECT_EQ(delta["usage"]["output_tokens"], kFakeReply.size());
+  auto bad = cli.Post("/v1/messages", R"({"messages": [{"role": "user", "content": "x"}]})", kJsonType);
   EXPECT_EQ(bad->status, 400);
   EXPECT_EQ(json::parse(bad->body)["error"]["type"], "invalid_request_error");
 }
@@ -292,10 +292,10 @@ TEST(HttpServer, FullQueueIs429WithRetryAfter) {
   engine.max_queue = 0;
   TestServer server(test_config(), engine);
   std::thread first([&] {
-    server.client(kKey).Post("/v1/chat/completions", chat_body({{"max_tokens", 2}}).dump(), kJson);
+    server.client(kTestApiKey).Post("/v1/chat/completions", chat_body({{"max_tokens", 2}}).dump(), kJsonType);
   });
   ASSERT_TRUE(server.engine().wait_for_active(1, 10));
-  auto full = server.client(kKey).Post("/v1/chat/completions", chat_body().dump(), kJson);
+  auto full = server.client(kTestApiKey).Post("/v1/chat/completions", chat_body().dump(), kJsonType);
   EXPECT_EQ(full->status, 429);
   EXPECT_EQ(full->get_header_value("Retry-After"), "1");
   EXPECT_EQ(json::parse(full->body)["error"]["code"], "queue_full");
@@ -306,7 +306,7 @@ TEST(HttpServer, FullQueueIs429WithRetryAfter) {
 TEST(HttpServer, DrainingRefusesNewGenerations) {
   TestServer server(test_config(), {});
   server.state().begin_drain();
-  auto res = server.client(kKey).Post("/v1/chat/completions", chat_body().dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/chat/completions", chat_body().dump(), kJsonType);
   EXPECT_EQ(res->status, 503);
   EXPECT_EQ(json::parse(res->body)["error"]["code"], "shutting_down");
   EXPECT_EQ(server.client().Get("/health")->status, 503);
@@ -314,22 +314,22 @@ TEST(HttpServer, DrainingRefusesNewGenerations) {
 
 TEST(HttpServer, TokenizeAndDetokenize) {
   TestServer server(test_config(), {});
-  auto cli = server.client(kKey);
-  json tokens = json::parse(cli.Post("/tokenize", R"({"content": "ab", "add_special": true})", kJson)->body);
+  auto cli = server.client(kTestApiKey);
+  json tokens = json::parse(cli.Post("/tokenize", R"({"content": "ab", "add_special": true})", kJsonType)->body);
   EXPECT_EQ(tokens["tokens"], json::array({1, 3 + 'a', 3 + 'b'}));
-  json plain = json::parse(cli.Post("/tokenize", R"({"content": "ab", "with_pieces": true})", kJson)->body);
+  json plain = json::parse(cli.Post("/tokenize", R"({"content": "ab", "with_pieces": true})", kJsonType)->body);
   EXPECT_EQ(plain["tokens"], json::array({3 + 'a', 3 + 'b'}));
   EXPECT_EQ(plain["pieces"], json::array({"a", "b"}));
-  json text = json::parse(cli.Post("/detokenize", R"({"tokens": [100, 101]})", kJson)->body);
+  json text = json::parse(cli.Post("/detokenize", R"({"tokens": [100, 101]})", kJsonType)->body);
   EXPECT_EQ(text["content"], "ab");
-  EXPECT_EQ(cli.Post("/detokenize", R"({"tokens": [100000]})", kJson)->status, 400);
-  EXPECT_EQ(cli.Post("/tokenize", R"({"content": 5})", kJson)->status, 400);
-  EXPECT_EQ(cli.Post("/tokenize", R"({})", kJson)->status, 400);
+  EXPECT_EQ(cli.Post("/detokenize", R"({"tokens": [100000]})", kJsonType)->status, 400);
+  EXPECT_EQ(cli.Post("/tokenize", R"({"content": 5})", kJsonType)->status, 400);
+  EXPECT_EQ(cli.Post("/tokenize", R"({})", kJsonType)->status, 400);
 }
 
 TEST(HttpServer, ModelsStatusAndSlots) {
   TestServer server(test_config(), {});
-  auto cli = server.client(kKey);
+  auto cli = server.client(kTestApiKey);
   json models = json::parse(cli.Get("/v1/models")->body);
   EXPECT_EQ(models["object"], "list");
   EXPECT_EQ(models["data"][0]["id"], "fake-model");
@@ -364,10 +364,10 @@ TEST(HttpServer, EveryResponseReachesTheRequestHookWithARouteLabel) {
   };
   {
     TestServer server(test_config(), {}, hooks);
-    server.client(kKey).Post("/v1/chat/completions", chat_body({{"stream", true}}).dump(), kJson);
-    server.client().Post("/v1/chat/completions", "{}", kJson);
+    server.client(kTestApiKey).Post("/v1/chat/completions", chat_body({{"stream", true}}).dump(), kJsonType);
+    server.client().Post("/v1/chat/completions", "{}", kJsonType);
     server.client().Get("/v1/models/xyz");
-    server.client(kKey).Get("/some/random/path");
+    server.client(kTestApiKey).Get("/some/random/path");
   }
   std::lock_guard<std::mutex> lock(mu);
   // The hook runs after each response is written, so two responses may report in either order.

@@ -44,7 +44,7 @@ Status parse_logit_bias(const json& body, SamplingParams* sampling) {
   return Status::Ok();
 }
 
-Status parse_sampling(const json& body, SamplingParams* s) {
+Status parse_openai_sampling(const json& body, SamplingParams* s) {
   s->temperature = 1.0f;  // the OpenAI default; send 0 for greedy decoding
   STRATA_RETURN_IF_ERROR(read_float(body, "temperature", 0, 2, &s->temperature));
   STRATA_RETURN_IF_ERROR(read_float(body, "top_p", 0, 1, &s->top_p));
@@ -186,7 +186,7 @@ Status parse_chat_message(const json& message, size_t index, ChatTurn* out) {
 }
 
 // "tools": [{"type": "function", "function": {"name", "description"?, "parameters"?}}].
-Status parse_tools(const json& tools, json* out) {
+Status parse_openai_tools(const json& tools, json* out) {
   if (!tools.is_array()) {
     return Status::InvalidArgument(
         fmt::format("'tools' must be an array of function tools, got {}", describe_value(tools)));
@@ -255,7 +255,7 @@ Status apply_tool_choice(const json& body, CompletionRequest* out) {
 
 Status parse_chat_tools(const json& body, CompletionRequest* out) {
   if (const json* tools = find_field(body, "tools"); tools && !(tools->is_array() && tools->empty())) {
-    STRATA_RETURN_IF_ERROR(parse_tools(*tools, &out->prompt.tools));
+    STRATA_RETURN_IF_ERROR(parse_openai_tools(*tools, &out->prompt.tools));
   }
   STRATA_RETURN_IF_ERROR(apply_tool_choice(body, out));
   out->parse_tool_calls = out->prompt.tools.is_array();
@@ -376,7 +376,7 @@ Status parse_openai_common_fields(const json& body, CompletionRequest* out) {
   STRATA_RETURN_IF_ERROR(read_int(body, "max_tokens", 1, kMaxTokensLimit, &out->max_tokens));
   STRATA_RETURN_IF_ERROR(
       read_int(body, "max_completion_tokens", 1, kMaxTokensLimit, &out->max_tokens));
-  STRATA_RETURN_IF_ERROR(parse_sampling(body, &out->generate.sampling));
+  STRATA_RETURN_IF_ERROR(parse_openai_sampling(body, &out->generate.sampling));
   if (find_field(body, "seed")) {
     STRATA_RETURN_IF_ERROR(read_uint64(body, "seed", &out->generate.sampling.seed));
     out->seed_given = true;

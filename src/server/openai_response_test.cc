@@ -21,11 +21,11 @@ GenerationResult sample_result() {
   return r;
 }
 
-const ResponseMeta kMeta{"chatcmpl-1", 1700000000, "stories"};
+const ResponseMeta kChatMeta{"chatcmpl-1", 1700000000, "stories"};
 
 TEST(OpenAiResponse, ChatCompletionCarriesMessageFinishAndUsage) {
   FakeModelText text;
-  json body = chat_completion_json(kMeta, sample_result(), false, text);
+  json body = chat_completion_json(kChatMeta, sample_result(), false, text);
   EXPECT_EQ(body["object"], "chat.completion");
   EXPECT_EQ(body["id"], "chatcmpl-1");
   EXPECT_EQ(body["model"], "stories");
@@ -43,7 +43,7 @@ TEST(OpenAiResponse, ChatCompletionCarriesMessageFinishAndUsage) {
 
 TEST(OpenAiResponse, ChatLogprobsNameTokensAndBytes) {
   FakeModelText text;
-  json lp = chat_completion_json(kMeta, sample_result(), true, text)["choices"][0]["logprobs"];
+  json lp = chat_completion_json(kChatMeta, sample_result(), true, text)["choices"][0]["logprobs"];
   ASSERT_EQ(lp["content"].size(), 2u);
   EXPECT_EQ(lp["content"][0]["token"], "H");
   EXPECT_EQ(lp["content"][0]["logprob"], -0.25);
@@ -55,7 +55,7 @@ TEST(OpenAiResponse, ChatLogprobsNameTokensAndBytes) {
 
 TEST(OpenAiResponse, TextCompletionLogprobsHaveOffsets) {
   FakeModelText text;
-  json body = text_completion_json(kMeta, sample_result(), true, text);
+  json body = text_completion_json(kChatMeta, sample_result(), true, text);
   EXPECT_EQ(body["object"], "text_completion");
   EXPECT_EQ(body["choices"][0]["text"], "Hi");
   json lp = body["choices"][0]["logprobs"];
@@ -71,18 +71,18 @@ TEST(OpenAiResponse, FinishReasonNames) {
 }
 
 TEST(OpenAiResponse, ChunksHaveOneChoiceOrOnlyUsage) {
-  json chunk = chat_chunk_json(kMeta, {{"content", "x"}}, nullptr, nullptr);
+  json chunk = chat_chunk_json(kChatMeta, {{"content", "x"}}, nullptr, nullptr);
   EXPECT_EQ(chunk["object"], "chat.completion.chunk");
   ASSERT_EQ(chunk["choices"].size(), 1u);
   EXPECT_EQ(chunk["choices"][0]["delta"]["content"], "x");
   EXPECT_TRUE(chunk["choices"][0]["finish_reason"].is_null());
-  json last = chat_chunk_json(kMeta, json::object(), nullptr, "stop");
+  json last = chat_chunk_json(kChatMeta, json::object(), nullptr, "stop");
   EXPECT_EQ(last["choices"][0]["finish_reason"], "stop");
   EXPECT_TRUE(last["choices"][0]["delta"].empty());
-  json usage = chat_usage_chunk_json(kMeta, {3, 0, 5});
+  json usage = chat_usage_chunk_json(kChatMeta, {3, 0, 5});
   EXPECT_TRUE(usage["choices"].empty());
   EXPECT_EQ(usage["usage"]["total_tokens"], 8);
-  json text = text_chunk_json(kMeta, "y", nullptr, "length");
+  json text = text_chunk_json(kChatMeta, "y", nullptr, "length");
   EXPECT_EQ(text["object"], "text_completion");
   EXPECT_EQ(text["choices"][0]["text"], "y");
   EXPECT_EQ(text["choices"][0]["finish_reason"], "length");
@@ -94,7 +94,7 @@ TEST(OpenAiResponse, ToolCallsBecomeMessageToolCalls) {
   r.finish = FinishReason::kStop;
   r.text = "<tool_call>{\"name\": \"a\", \"arguments\": {\"x\": 1}}</tool_call>\n"
            "<tool_call>{\"name\": \"b\", \"arguments\": {}}</tool_call>";
-  json message = chat_completion_json(kMeta, r, false, text, /*parse_tool_calls=*/true)["choices"][0];
+  json message = chat_completion_json(kChatMeta, r, false, text, /*parse_tool_calls=*/true)["choices"][0];
   EXPECT_EQ(message["finish_reason"], "tool_calls");
   EXPECT_TRUE(message["message"]["content"].is_null());
   ASSERT_EQ(message["message"]["tool_calls"].size(), 2u);
@@ -103,7 +103,7 @@ TEST(OpenAiResponse, ToolCallsBecomeMessageToolCalls) {
                   {"function", {{"name", "a"}, {"arguments", "{\"x\":1}"}}}}));
   EXPECT_EQ(message["message"]["tool_calls"][1]["id"], "call_1_1");
   // Without tools in the request the same text is just text.
-  json plain = chat_completion_json(kMeta, r, false, text)["choices"][0];
+  json plain = chat_completion_json(kChatMeta, r, false, text)["choices"][0];
   EXPECT_EQ(plain["message"]["content"], r.text);
   EXPECT_EQ(plain["finish_reason"], "stop");
 }
@@ -113,7 +113,7 @@ TEST(OpenAiResponse, MalformedToolCallIsPlainContent) {
   GenerationResult r;
   r.finish = FinishReason::kStop;
   r.text = "<tool_call>{\"name\": \"a\", \"arguments\": {</tool_call>";
-  json choice = chat_completion_json(kMeta, r, false, text, /*parse_tool_calls=*/true)["choices"][0];
+  json choice = chat_completion_json(kChatMeta, r, false, text, /*parse_tool_calls=*/true)["choices"][0];
   EXPECT_EQ(choice["finish_reason"], "stop");
   EXPECT_EQ(choice["message"]["content"], r.text);
   EXPECT_FALSE(choice["message"].contains("tool_calls"));

@@ -64,13 +64,13 @@ TEST(OutputConstraint, GbnfGrammarOnCompletions) {
                    .ok());
 }
 
-const char* kTools = R"("tools": [
+const char* kToolsMember = R"("tools": [
     {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
         "properties": {"city": {"type": "string", "maxLength": 20}}, "required": ["city"]}}},
     {"type": "function", "function": {"name": "now"}}])";
 
 TEST(OutputConstraint, RequiredToolChoiceForcesOneParsableCall) {
-  Result<CompletionRequest> r = chat(std::string(kTools) + R"(, "tool_choice": "required")");
+  Result<CompletionRequest> r = chat(std::string(kToolsMember) + R"(, "tool_choice": "required")");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const std::string call = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
   EXPECT_TRUE(constraint_matches(*r, call));
@@ -85,11 +85,11 @@ TEST(OutputConstraint, RequiredToolChoiceForcesOneParsableCall) {
 
 TEST(OutputConstraint, NamedToolChoiceForcesThatTool) {
   Result<CompletionRequest> r =
-      chat(std::string(kTools) + R"(, "tool_choice": {"type": "function", "function": {"name": "now"}})");
+      chat(std::string(kToolsMember) + R"(, "tool_choice": {"type": "function", "function": {"name": "now"}})");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(constraint_matches(*r, "<tool_call>\n{\"name\": \"now\", \"arguments\": {\"x\": 1}}\n</tool_call>"));
   EXPECT_FALSE(constraint_matches(*r, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"P\"}}\n</tool_call>"));
-  Result<CompletionRequest> free = chat(std::string(kTools) + R"(, "tool_choice": "auto")");
+  Result<CompletionRequest> free = chat(std::string(kToolsMember) + R"(, "tool_choice": "auto")");
   ASSERT_TRUE(free.ok());
   EXPECT_EQ(free->generate.constraint, nullptr);
 }
@@ -108,7 +108,7 @@ TEST(OutputConstraint, AnthropicAnyAndNamedToolChoicesForceACall) {
 
 TEST(OutputConstraint, ForcedCallAndResponseFormatTogetherAreRefused) {
   Result<CompletionRequest> r =
-      chat(std::string(kTools) + R"(, "tool_choice": "required", "response_format": {"type": "json_object"})");
+      chat(std::string(kToolsMember) + R"(, "tool_choice": "required", "response_format": {"type": "json_object"})");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("tool_choice"), std::string::npos);
 }

@@ -14,21 +14,21 @@ using testing::FakeEngine;
 using testing::FakeModelText;
 using testing::SseStream;
 using testing::TestServer;
+using testing::kJsonType;
+using testing::kTestApiKey;
 using testing::parse_sse;
 using testing::test_config;
 
-constexpr const char* kKey = "test-key";
-constexpr const char* kJson = "application/json";
-constexpr const char* kReply = "<think>\nThe user greets me.\n</think>\n\nHello!";
+constexpr const char* kReasoningReply = "<think>\nThe user greets me.\n</think>\n\nHello!";
 constexpr int kReasoningTokens = 36;  // "<think>\nThe user greets me.\n</think>", one byte each
 
 FakeEngine::Options thinking_engine() {
   FakeEngine::Options options;
-  options.reply = kReply;
+  options.reply = kReasoningReply;
   return options;
 }
 
-json chat_body(bool stream) {
+json reasoning_chat_body(bool stream) {
   json body = json::parse(R"({"model": "m", "max_tokens": 100, "messages": [{"role": "user", "content": "Hi"}]})");
   if (stream) {
     body["stream"] = true;
@@ -39,7 +39,7 @@ json chat_body(bool stream) {
 
 TEST(ReasoningHttp, OpenAiMessageCarriesReasoningContentApart) {
   TestServer server(test_config(), thinking_engine());
-  auto res = server.client(kKey).Post("/v1/chat/completions", chat_body(false).dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/chat/completions", reasoning_chat_body(false).dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   json body = json::parse(res->body);
   EXPECT_EQ(body["choices"][0]["message"]["content"], "Hello!");
@@ -49,7 +49,7 @@ TEST(ReasoningHttp, OpenAiMessageCarriesReasoningContentApart) {
 
 TEST(ReasoningHttp, OpenAiStreamSendsReasoningDeltasThenContent) {
   TestServer server(test_config(), thinking_engine());
-  auto res = server.client(kKey).Post("/v1/chat/completions", chat_body(true).dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/chat/completions", reasoning_chat_body(true).dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   std::string reasoning, content;
   bool content_started = false;
@@ -79,7 +79,7 @@ TEST(ReasoningHttp, OpenAiStreamSendsReasoningDeltasThenContent) {
 TEST(ReasoningHttp, AnthropicAnswersWithAThinkingBlockFirst) {
   TestServer server(test_config(), thinking_engine());
   json body = json::parse(R"({"model": "m", "max_tokens": 100, "messages": [{"role": "user", "content": "Hi"}]})");
-  auto res = server.client(kKey).Post("/v1/messages", body.dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/messages", body.dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   json content = json::parse(res->body)["content"];
   ASSERT_EQ(content.size(), 2u) << content;
@@ -88,7 +88,7 @@ TEST(ReasoningHttp, AnthropicAnswersWithAThinkingBlockFirst) {
   EXPECT_EQ(content[1], (json{{"type", "text"}, {"text", "Hello!"}}));
 
   body["stream"] = true;
-  res = server.client(kKey).Post("/v1/messages", body.dump(), kJson);
+  res = server.client(kTestApiKey).Post("/v1/messages", body.dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   std::vector<std::string> block_types;
   std::string thinking, text;
@@ -108,18 +108,18 @@ TEST(ReasoningHttp, ReasoningFormatNoneKeepsTheRawOutput) {
   ServerConfig config = test_config();
   config.reasoning_format = "none";
   TestServer server(config, thinking_engine());
-  auto res = server.client(kKey).Post("/v1/chat/completions", chat_body(false).dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/chat/completions", reasoning_chat_body(false).dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   json message = json::parse(res->body)["choices"][0]["message"];
-  EXPECT_EQ(message["content"], kReply);
+  EXPECT_EQ(message["content"], kReasoningReply);
   EXPECT_FALSE(message.contains("reasoning_content"));
 }
 
 TEST(ReasoningHttp, TemplateKwargsReachThePrompt) {
   TestServer server(test_config(), thinking_engine());
-  json body = chat_body(false);
+  json body = reasoning_chat_body(false);
   body["chat_template_kwargs"] = {{"enable_thinking", false}};
-  auto res = server.client(kKey).Post("/v1/chat/completions", body.dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/chat/completions", body.dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   const std::string prompt = FakeModelText().detokenize(server.engine().submitted().at(0).prompt_tokens);
   EXPECT_TRUE(prompt.ends_with("assistant: <think></think>")) << prompt;

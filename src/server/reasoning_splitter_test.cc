@@ -6,7 +6,7 @@ namespace strata::server {
 namespace {
 
 // Feeds the pieces one by one and renders what comes out as "R[...]" / "C[...]" runs.
-std::string stream(const std::vector<std::string>& tokens, bool starts_open = false, int* n_reasoning = nullptr) {
+std::string split_stream(const std::vector<std::string>& tokens, bool starts_open = false, int* n_reasoning = nullptr) {
   ReasoningSplitter splitter(starts_open);
   std::string reasoning, content;
   auto take = [&](const std::vector<ReasoningPiece>& pieces) {
@@ -20,29 +20,29 @@ std::string stream(const std::vector<std::string>& tokens, bool starts_open = fa
 
 TEST(ReasoningSplitter, ThinkBlockGoesToReasoningAndTheRestToContent) {
   int n = 0;
-  EXPECT_EQ(stream({"<think>", "\nI greet", ".\n", "</think>", "\n\n", "Hello", "!"}, false, &n),
+  EXPECT_EQ(split_stream({"<think>", "\nI greet", ".\n", "</think>", "\n\n", "Hello", "!"}, false, &n),
             "R[\nI greet.\n] C[Hello!]");
   EXPECT_EQ(n, 4);
 }
 
 TEST(ReasoningSplitter, TagsSplitAcrossTokensAreRecognised) {
-  EXPECT_EQ(stream({"<th", "ink>a</", "thi", "nk>b"}), "R[a] C[b]");
+  EXPECT_EQ(split_stream({"<th", "ink>a</", "thi", "nk>b"}), "R[a] C[b]");
 }
 
 TEST(ReasoningSplitter, OutputWithoutThinkIsAllContentByteForByte) {
   int n = 0;
-  EXPECT_EQ(stream({"  Hi <think> there", "</think>"}, false, &n), "R[] C[  Hi <think> there</think>]");
+  EXPECT_EQ(split_stream({"  Hi <think> there", "</think>"}, false, &n), "R[] C[  Hi <think> there</think>]");
   EXPECT_EQ(n, 0);
-  EXPECT_EQ(stream({"<thi"}), "R[] C[<thi]");
-  EXPECT_EQ(stream({"<b>"}), "R[] C[<b>]");
+  EXPECT_EQ(split_stream({"<thi"}), "R[] C[<thi]");
+  EXPECT_EQ(split_stream({"<b>"}), "R[] C[<b>]");
 }
 
 TEST(ReasoningSplitter, PromptThatOpenedReasoningStartsInsideIt) {
-  EXPECT_EQ(stream({"plan", "</think>", "\n\nanswer"}, true), "R[plan] C[answer]");
+  EXPECT_EQ(split_stream({"plan", "</think>", "\n\nanswer"}, true), "R[plan] C[answer]");
 }
 
 TEST(ReasoningSplitter, UnclosedReasoningStaysReasoning) {
-  EXPECT_EQ(stream({"<think>", "still thinking </thi"}), "R[still thinking </thi] C[]");
+  EXPECT_EQ(split_stream({"<think>", "still thinking </thi"}), "R[still thinking </thi] C[]");
 }
 
 TEST(ReasoningSplitter, SplitReasoningSplitsAWholeOutput) {

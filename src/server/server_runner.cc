@@ -11,7 +11,7 @@ namespace strata::server {
 
 namespace {
 
-constexpr double kStopPollS = 0.25;
+constexpr double kRunnerStopPollS = 0.25;
 
 void drain(ServerState& state, HttpServer& http, Engine* engine, double timeout_s) {
   STRATA_LOG_INFO("shutting down: no new requests; running ones get up to {:.1f}s", timeout_s);
@@ -46,7 +46,7 @@ Status run_server(const ServerConfig& config, const ModelLoader& load, RouteHook
   state.publish_model(&served);
   STRATA_LOG_INFO("model '{}' ready ({} tokens of context per request)", served.name, served.n_ctx);
 
-  while (!wait_for_stop(kStopPollS)) {
+  while (!wait_for_stop(kRunnerStopPollS)) {
   }
   drain(state, http, served.engine, config.drain_timeout_s);
   serve_thread.join();

@@ -20,7 +20,7 @@ constexpr std::string_view kBareCallTags[] = {"<|python_tag|>", "[TOOL_CALLS]"};
 
 bool all_space(std::string_view text) { return text.find_first_not_of(kSpace) == std::string_view::npos; }
 
-std::string_view trim(std::string_view text) {
+std::string_view trim_space(std::string_view text) {
   size_t first = text.find_first_not_of(kSpace);
   if (first == std::string_view::npos) return {};
   size_t last = text.find_last_not_of(kSpace);
@@ -29,7 +29,7 @@ std::string_view trim(std::string_view text) {
 
 // {"name": "...", "arguments" | "parameters": {...} or a string holding such an object}.
 bool parse_call(std::string_view body, ParsedToolCall* out) {
-  json call = json::parse(trim(body), nullptr, /*allow_exceptions=*/false);
+  json call = json::parse(trim_space(body), nullptr, /*allow_exceptions=*/false);
   if (!call.is_object()) return false;
   auto name = call.find("name");
   if (name == call.end() || !name->is_string() || name->get<std::string>().empty()) return false;
@@ -49,7 +49,7 @@ bool parse_call(std::string_view body, ParsedToolCall* out) {
 
 // A whole bare-JSON output: one call object, or a non-empty array of call objects.
 bool parse_bare_calls(std::string_view body, std::vector<ParsedToolCall>* out) {
-  std::string_view text = trim(body);
+  std::string_view text = trim_space(body);
   if (text.empty() || text.front() != '[') {
     ParsedToolCall call;
     if (!parse_call(text, &call)) return false;
@@ -185,7 +185,7 @@ ParsedOutput parse_tool_calls(std::string_view output) {
       out.content += piece.text;
     }
   }
-  if (!out.calls.empty()) out.content = std::string(trim(out.content));
+  if (!out.calls.empty()) out.content = std::string(trim_space(out.content));
   return out;
 }
 

@@ -8,7 +8,7 @@ namespace strata::server {
 namespace {
 
 // Feeds output in pieces of n_bytes, as a stream would deliver it, and gathers the pieces.
-std::vector<ToolCallPiece> stream(std::string_view output, size_t n_bytes) {
+std::vector<ToolCallPiece> stream_pieces(std::string_view output, size_t n_bytes) {
   ToolCallParser parser;
   std::vector<ToolCallPiece> all;
   for (size_t at = 0; at < output.size(); at += n_bytes) {
@@ -72,7 +72,7 @@ TEST(ToolCallParser, MalformedBlocksStayTextWordForWord) {
     ParsedOutput out = parse_tool_calls(output);
     EXPECT_TRUE(out.calls.empty()) << output;
     EXPECT_EQ(out.content, output);
-    for (size_t n : {1, 3, 7}) EXPECT_EQ(joined_text(stream(output, n)), output) << output << " by " << n;
+    for (size_t n : {1, 3, 7}) EXPECT_EQ(joined_text(stream_pieces(output, n)), output) << output << " by " << n;
   }
 }
 
@@ -116,7 +116,7 @@ TEST(ToolCallParser, StreamingGivesTheSameAnswerInAnyPieces) {
       "Plan:\n<tool_call>\n{\"name\": \"a\", \"arguments\": {\"n\": 1}}\n</tool_call>\n"
       "<tool_call>\n{\"name\": \"b\", \"arguments\": {}}\n</tool_call>";
   for (size_t n : {1, 2, 5, 11, 1000}) {
-    std::vector<ToolCallPiece> pieces = stream(output, n);
+    std::vector<ToolCallPiece> pieces = stream_pieces(output, n);
     std::vector<std::string> names;
     for (const ToolCallPiece& p : pieces) {
       if (p.is_call) names.push_back(p.call.name);
@@ -142,7 +142,7 @@ TEST(ToolCallParser, MistralArrayOfCallsAfterItsTag) {
   const std::string output =
       "[TOOL_CALLS] [{\"name\": \"a\", \"arguments\": {\"x\": 1}}, {\"name\": \"b\", \"arguments\": {}}]";
   for (size_t n : {size_t{1}, size_t{3}, output.size()}) {
-    std::vector<ToolCallPiece> pieces = stream(output, n);
+    std::vector<ToolCallPiece> pieces = stream_pieces(output, n);
     ASSERT_EQ(pieces.size(), 2u) << "pieces of " << n;
     EXPECT_TRUE(pieces[0].is_call);
     EXPECT_EQ(pieces[0].call.name, "a");
@@ -158,7 +158,7 @@ TEST(ToolCallParser, MistralArrayOfCallsAfterItsTag) {
 TEST(ToolCallParser, LlamaPythonTagBeforeABareCall) {
   const std::string output = "<|python_tag|>{\"name\": \"search\", \"parameters\": {\"q\": \"cats\"}}";
   for (size_t n : {size_t{1}, size_t{5}, output.size()}) {
-    std::vector<ToolCallPiece> pieces = stream(output, n);
+    std::vector<ToolCallPiece> pieces = stream_pieces(output, n);
     ASSERT_EQ(pieces.size(), 1u) << "pieces of " << n;
     EXPECT_TRUE(pieces[0].is_call);
     EXPECT_EQ(pieces[0].call.name, "search");
@@ -174,7 +174,7 @@ TEST(ToolCallParser, TaggedOrBracketedTextThatIsNotCallsComesBackWordForWord) {
     ParsedOutput out = parse_tool_calls(output);
     EXPECT_TRUE(out.calls.empty()) << output;
     EXPECT_EQ(out.content, output);
-    EXPECT_EQ(joined_text(stream(output, 1)), output);
+    EXPECT_EQ(joined_text(stream_pieces(output, 1)), output);
   }
 }
 
@@ -223,7 +223,7 @@ TEST(ToolCallParser, RandomOutputsInRandomPiecesKeepEveryByteAndTheCalls) {
 TEST(ToolCallParser, PlainTextWithoutCallsIsUnchanged) {
   const std::string output = "  Hello, world.\n\n";
   EXPECT_EQ(parse_tool_calls(output).content, output);
-  EXPECT_EQ(joined_text(stream(output, 1)), output);
+  EXPECT_EQ(joined_text(stream_pieces(output, 1)), output);
 }
 
 }  // namespace

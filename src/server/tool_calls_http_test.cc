@@ -13,11 +13,11 @@ using testing::FakeEngine;
 using testing::FakeModelText;
 using testing::SseStream;
 using testing::TestServer;
+using testing::kJsonType;
+using testing::kTestApiKey;
 using testing::parse_sse;
 using testing::test_config;
 
-constexpr const char* kKey = "test-key";
-constexpr const char* kJson = "application/json";
 constexpr const char* kToolReply =
     "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
 
@@ -51,7 +51,7 @@ std::string prompt_text(TestServer& server) {
 
 TEST(ToolCallsHttp, OpenAiAnswerCarriesToolCalls) {
   TestServer server(test_config(), tool_engine());
-  auto res = server.client(kKey).Post("/v1/chat/completions", openai_body().dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/chat/completions", openai_body().dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   json choice = json::parse(res->body)["choices"][0];
   EXPECT_EQ(choice["finish_reason"], "tool_calls");
@@ -70,7 +70,7 @@ TEST(ToolCallsHttp, OpenAiWithoutToolsLeavesTheTextAlone) {
   TestServer server(test_config(), tool_engine());
   json body = openai_body();
   body["tool_choice"] = "none";
-  auto res = server.client(kKey).Post("/v1/chat/completions", body.dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/chat/completions", body.dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   json choice = json::parse(res->body)["choices"][0];
   EXPECT_EQ(choice["finish_reason"], "stop");
@@ -83,7 +83,7 @@ TEST(ToolCallsHttp, OpenAiStreamSendsTextThenOneToolCallDelta) {
   TestServer server(test_config(), tool_engine());
   json body = openai_body();
   body["stream"] = true;
-  auto res = server.client(kKey).Post("/v1/chat/completions", body.dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/chat/completions", body.dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   SseStream sse = parse_sse(res->body);
   ASSERT_GE(sse.data.size(), 3u);
@@ -112,7 +112,7 @@ TEST(ToolCallsHttp, OpenAiStreamKeepsOneLogprobPerTokenWhileHoldingText) {
   body["stream"] = true;
   body["logprobs"] = true;
   body["stream_options"] = {{"include_usage", true}};
-  auto res = server.client(kKey).Post("/v1/chat/completions", body.dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/chat/completions", body.dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   SseStream sse = parse_sse(res->body);
   size_t n_logprobs = 0;
@@ -134,7 +134,7 @@ TEST(ToolCallsHttp, OpenAiToolHistoryReachesThePrompt) {
       {"id": "call_1", "type": "function",
        "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]})"));
   body["messages"].push_back(json::parse(R"({"role": "tool", "tool_call_id": "call_1", "content": "sunny"})"));
-  auto res = server.client(kKey).Post("/v1/chat/completions", body.dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/chat/completions", body.dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   const std::string prompt = prompt_text(server);
   EXPECT_NE(prompt.find("assistant: <tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"Paris\"}}"),
@@ -144,7 +144,7 @@ TEST(ToolCallsHttp, OpenAiToolHistoryReachesThePrompt) {
 
 TEST(ToolCallsHttp, AnthropicAnswerCarriesToolUse) {
   TestServer server(test_config(), tool_engine());
-  auto res = server.client(kKey).Post("/v1/messages", anthropic_body().dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/messages", anthropic_body().dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   json body = json::parse(res->body);
   EXPECT_EQ(body["stop_reason"], "tool_use");
@@ -161,7 +161,7 @@ TEST(ToolCallsHttp, AnthropicStreamSendsATextBlockThenAToolUseBlock) {
   TestServer server(test_config(), tool_engine());
   json body = anthropic_body();
   body["stream"] = true;
-  auto res = server.client(kKey).Post("/v1/messages", body.dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/messages", body.dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   SseStream sse = parse_sse(res->body);
   ASSERT_EQ(sse.events.size(), sse.data.size());
@@ -204,7 +204,7 @@ TEST(ToolCallsHttp, AnthropicToolResultHistoryIsAccepted) {
       {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}]})"));
   body["messages"].push_back(json::parse(R"({"role": "user", "content": [
       {"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"}]})"));
-  auto res = server.client(kKey).Post("/v1/messages", body.dump(), kJson);
+  auto res = server.client(kTestApiKey).Post("/v1/messages", body.dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
   EXPECT_EQ(json::parse(res->body)["stop_reason"], "end_turn");
   EXPECT_NE(prompt_text(server).find("<tool_response>\nsunny\n</tool_response>"), std::string::npos);

@@ -9,21 +9,21 @@ namespace {
 
 using nlohmann::json;
 
-const json kTools = json::parse(R"([{"type": "function", "function": {"name": "get_weather",
+const json kWeatherTools = json::parse(R"([{"type": "function", "function": {"name": "get_weather",
     "description": "Weather for a city", "parameters": {"type": "object"}}}])");
 
 TEST(ToolsAsText, ToolsGoIntoANewSystemTurn) {
-  std::vector<ChatTurn> out = tools_as_text({{"user", "Weather in Paris?", nullptr}}, kTools);
+  std::vector<ChatTurn> out = tools_as_text({{"user", "Weather in Paris?", nullptr}}, kWeatherTools);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].role, "system");
-  EXPECT_NE(out[0].content.find("<tools>\n" + kTools[0].dump() + "\n</tools>"), std::string::npos);
+  EXPECT_NE(out[0].content.find("<tools>\n" + kWeatherTools[0].dump() + "\n</tools>"), std::string::npos);
   EXPECT_NE(out[0].content.find("<tool_call>"), std::string::npos);
   EXPECT_EQ(out[1].content, "Weather in Paris?");
 }
 
 TEST(ToolsAsText, ToolsAreAppendedToAnExistingSystemTurn) {
   std::vector<ChatTurn> out =
-      tools_as_text({{"system", "Be brief.", nullptr}, {"user", "Hi", nullptr}}, kTools);
+      tools_as_text({{"system", "Be brief.", nullptr}, {"user", "Hi", nullptr}}, kWeatherTools);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].content.rfind("Be brief.\n\n# Tools", 0), 0u);
 }

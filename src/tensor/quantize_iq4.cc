@@ -8,19 +8,11 @@
 #include "tensor/half.h"
 #include "tensor/iq_grids.h"
 #include "tensor/quantize.h"
+#include "tensor/quantize_rounding.h"
 
 namespace strata {
 
 namespace {
-
-// Index of the element of largest magnitude (the first on ties).
-int extreme_index(const float* x, int n) {
-  int e = 0;
-  for (int i = 1; i < n; ++i) {
-    if (std::fabs(x[i]) > std::fabs(x[e])) e = i;
-  }
-  return e;
-}
 
 // The level nearest to t (the lower on ties).
 int nearest_level(float t) {
@@ -37,7 +29,7 @@ int nearest_level(float t) {
 void encode_nibbles(const float* x, float scale, uint8_t* qs) {
   uint8_t code[32];
   for (int i = 0; i < 32; ++i) code[i] = static_cast<uint8_t>(scale != 0 ? nearest_level(x[i] / scale) : 8);
-  if (scale != 0) code[extreme_index(x, 32)] = 0;
+  if (scale != 0) code[largest_magnitude_index(x, 32)] = 0;
   for (int j = 0; j < 16; ++j) qs[j] = static_cast<uint8_t>(code[j] | (code[j + 16] << 4));
 }
 
@@ -55,7 +47,7 @@ void quantize_row_iq4_nl(const float* src, void* dst, size_t n) {
   auto* blocks = static_cast<BlockIQ4_NL*>(dst);
   for (size_t b = 0; b < n / kBlock32; ++b) {
     const float* x = src + b * kBlock32;
-    blocks[b].d = float_to_half(x[extreme_index(x, kBlock32)] / -127.0f);
+    blocks[b].d = float_to_half(x[largest_magnitude_index(x, kBlock32)] / -127.0f);
     encode_nibbles(x, half_to_float(blocks[b].d), blocks[b].qs);
   }
 }
@@ -68,8 +60,8 @@ void quantize_row_iq4_xs(const float* src, void* dst, size_t n) {
     const float* x = src + b * kBlock256;
     BlockIQ4_XS& blk = blocks[b];
     float s[8];
-    for (int j = 0; j < 8; ++j) s[j] = x[32 * j + extreme_index(x + 32 * j, 32)] / -127.0f;
-    blk.d = float_to_half(s[extreme_index(s, 8)] / -32.0f);
+    for (int j = 0; j < 8; ++j) s[j] = x[32 * j + largest_magnitude_index(x + 32 * j, 32)] / -127.0f;
+    blk.d = float_to_half(s[largest_magnitude_index(s, 8)] / -32.0f);
     const float d = half_to_float(blk.d);
     blk.scales_h = 0;
     std::fill(std::begin(blk.scales_l), std::end(blk.scales_l), uint8_t{0});

@@ -6,14 +6,13 @@
 #include "tensor/block_layouts.h"
 #include "tensor/half.h"
 #include "tensor/quantize.h"
+#include "tensor/quantize_rounding.h"
 
 namespace strata {
 
 namespace {
 
 constexpr int kSubBlocks = 8;  // Q4_K / Q5_K sub-blocks of 32
-
-int nearest(float x, int lo, int hi) { return std::clamp(static_cast<int>(std::lround(x)), lo, hi); }
 
 // Inverse of scale_min(): packs eight 6-bit scales and mins into 12 bytes.
 void pack_scale_min(const uint8_t* sc, const uint8_t* m, uint8_t* scales) {
@@ -56,14 +55,14 @@ void fit_k_block(const float* x, int max_code, uint16_t* d_out, uint16_t* dmin_o
   float d = half_to_float(*d_out), dmin = half_to_float(*dmin_out);
   uint8_t sc[kSubBlocks], m[kSubBlocks];
   for (int j = 0; j < kSubBlocks; ++j) {
-    sc[j] = static_cast<uint8_t>(d > 0 ? nearest(step[j] / d, 0, 63) : 0);
-    m[j] = static_cast<uint8_t>(dmin > 0 ? nearest(offset[j] / dmin, 0, 63) : 0);
+    sc[j] = static_cast<uint8_t>(d > 0 ? round_clamped(step[j] / d, 0, 63) : 0);
+    m[j] = static_cast<uint8_t>(dmin > 0 ? round_clamped(offset[j] / dmin, 0, 63) : 0);
   }
   pack_scale_min(sc, m, scales);
   for (int j = 0; j < kSubBlocks; ++j) {
     float scale = d * sc[j], min = dmin * m[j];
     for (int l = 0; l < 32; ++l) {
-      q[j * 32 + l] = static_cast<uint8_t>(scale > 0 ? nearest((x[j * 32 + l] + min) / scale, 0, max_code) : 0);
+      q[j * 32 + l] = static_cast<uint8_t>(scale > 0 ? round_clamped((x[j * 32 + l] + min) / scale, 0, max_code) : 0);
     }
   }
 }
@@ -146,10 +145,10 @@ void quantize_row_q6_k(const float* src, void* dst, size_t n) {
     float d = half_to_float(blk.d);
     uint8_t q[kBlock256];
     for (int s = 0; s < 16; ++s) {
-      blk.scales[s] = static_cast<int8_t>(d > 0 ? nearest(step[s] / d, 0, 127) : 0);
+      blk.scales[s] = static_cast<int8_t>(d > 0 ? round_clamped(step[s] / d, 0, 127) : 0);
       float scale = d * blk.scales[s];
       for (int i = 0; i < 16; ++i) {
-        q[16 * s + i] = static_cast<uint8_t>((scale > 0 ? nearest(x[16 * s + i] / scale, -32, 31) : 0) + 32);
+        q[16 * s + i] = static_cast<uint8_t>((scale > 0 ? round_clamped(x[16 * s + i] / scale, -32, 31) : 0) + 32);
       }
     }
     for (int h = 0; h < 2; ++h) {

@@ -7,6 +7,7 @@
 #include "tensor/block_layouts.h"
 #include "tensor/half.h"
 #include "tensor/quantize.h"
+#include "tensor/quantize_rounding.h"
 
 namespace strata {
 
@@ -32,17 +33,6 @@ bool q3_k_high(const uint8_t* hmask, int e) {
   return ((hmask[l] >> (4 * half + j)) & 1) != 0;
 }
 
-int nearest(float x, int lo, int hi) { return std::clamp(static_cast<int>(std::lround(x)), lo, hi); }
-
-// Index of the element of largest magnitude (the first on ties).
-int extreme_index(const float* x, int n) {
-  int e = 0;
-  for (int i = 1; i < n; ++i) {
-    if (std::fabs(x[i]) > std::fabs(x[e])) e = i;
-  }
-  return e;
-}
-
 // Packs the 2 low bits of codes v[256] (0..3) in the Q2_K / Q3_K order (see low2()).
 void pack_low2(const uint8_t* v, uint8_t* qs) {
   std::memset(qs, 0, kBlock256 / 4);
@@ -56,7 +46,7 @@ void pack_low2(const uint8_t* v, uint8_t* qs) {
 // offsets -lo >= 0). Returns the codes in v; the minimum (when negative) takes code 0 and
 // the maximum code 3, so a decoded block yields the same scales and codes again.
 void encode_q2_k_sub(const float* x, float scale, float min, bool negative, uint8_t* v) {
-  for (int i = 0; i < 16; ++i) v[i] = static_cast<uint8_t>(scale > 0 ? nearest((x[i] + min) / scale, 0, 3) : 0);
+  for (int i = 0; i < 16; ++i) v[i] = static_cast<uint8_t>(scale > 0 ? round_clamped((x[i] + min) / scale, 0, 3) : 0);
   if (scale <= 0) return;
   v[std::max_element(x, x + 16) - x] = 3;
   if (negative) v[std::min_element(x, x + 16) - x] = 0;
@@ -83,8 +73,8 @@ void quantize_row_q2_k(const float* src, void* dst, size_t n) {
     const float d = half_to_float(blk.d), dmin = half_to_float(blk.dmin);
     uint8_t v[kBlock256];
     for (int j = 0; j < 16; ++j) {
-      const int sc = d > 0 ? nearest(step[j] / d, 0, 15) : 0;
-      const int m = dmin > 0 ? nearest(offset[j] / dmin, 0, 15) : 0;
+      const int sc = d > 0 ? round_clamped(step[j] / d, 0, 15) : 0;
+      const int m = dmin > 0 ? round_clamped(offset[j] / dmin, 0, 15) : 0;
       blk.scales[j] = static_cast<uint8_t>(sc | (m << 4));
       encode_q2_k_sub(x + 16 * j, d * sc, dmin * m, offset[j] > 0, v + 16 * j);
     }
@@ -102,22 +92,22 @@ void quantize_row_q3_k(const float* src, void* dst, size_t n) {
     const float* x = src + b * kBlock256;
     BlockQ3_K& blk = blocks[b];
     float s[16];
-    for (int j = 0; j < 16; ++j) s[j] = x[16 * j + extreme_index(x + 16 * j, 16)] / -4.0f;
-    blk.d = float_to_half(s[extreme_index(s, 16)] / -32.0f);
+    for (int j = 0; j < 16; ++j) s[j] = x[16 * j + largest_magnitude_index(x + 16 * j, 16)] / -4.0f;
+    blk.d = float_to_half(s[largest_magnitude_index(s, 16)] / -32.0f);
     const float d = half_to_float(blk.d);
     std::memset(blk.scales, 0, sizeof blk.scales);
     std::memset(blk.hmask, 0, sizeof blk.hmask);
     uint8_t v[kBlock256];  // code + 4, 0..7
     for (int j = 0; j < 16; ++j) {
-      const int ls = d != 0 ? nearest(s[j] / d, -32, 31) : 0;
+      const int ls = d != 0 ? round_clamped(s[j] / d, -32, 31) : 0;
       const int stored = ls + 32;
       blk.scales[j % 8] = static_cast<uint8_t>(blk.scales[j % 8] | ((stored & 0x0f) << (j < 8 ? 0 : 4)));
       blk.scales[8 + j % 4] = static_cast<uint8_t>(blk.scales[8 + j % 4] | ((stored >> 4) << (2 * (j / 4))));
       const float dl = d * ls;
       for (int i = 0; i < 16; ++i) {
-        v[16 * j + i] = static_cast<uint8_t>((dl != 0 ? nearest(x[16 * j + i] / dl, -4, 3) : 0) + 4);
+        v[16 * j + i] = static_cast<uint8_t>((dl != 0 ? round_clamped(x[16 * j + i] / dl, -4, 3) : 0) + 4);
       }
-      if (dl != 0) v[16 * j + extreme_index(x + 16 * j, 16)] = 0;
+      if (dl != 0) v[16 * j + largest_magnitude_index(x + 16 * j, 16)] = 0;
     }
     pack_low2(v, blk.qs);
     for (int e = 0; e < kBlock256; ++e) {

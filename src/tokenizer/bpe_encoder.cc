@@ -5,14 +5,14 @@
 namespace strata {
 namespace {
 
-struct Symbol {
+struct BpeSymbol {
   int32_t id;  // -1 when the byte's character is not a token
   int32_t prev;
   int32_t next;
   bool alive;
 };
 
-struct Candidate {
+struct BpeCandidate {
   int32_t rank;
   int32_t left;
   int32_t right;
@@ -21,8 +21,8 @@ struct Candidate {
   int32_t merged_id;
 };
 
-struct LowerPriority {
-  bool operator()(const Candidate& a, const Candidate& b) const {
+struct BpeLowerPriority {
+  bool operator()(const BpeCandidate& a, const BpeCandidate& b) const {
     if (a.rank != b.rank) return a.rank > b.rank;
     return a.left > b.left;
   }
@@ -83,11 +83,11 @@ void BpeEncoder::encode_piece(std::string_view piece, std::vector<int32_t>* out)
 
 void BpeEncoder::merge_symbols(std::string_view piece, std::vector<int32_t>* out) const {
   const auto n = static_cast<int32_t>(piece.size());
-  std::vector<Symbol> symbols(n);
+  std::vector<BpeSymbol> symbols(n);
   for (int32_t i = 0; i < n; ++i) {
     symbols[i] = {byte_ids_[static_cast<uint8_t>(piece[i])], i - 1, i + 1 < n ? i + 1 : -1, true};
   }
-  std::priority_queue<Candidate, std::vector<Candidate>, LowerPriority> queue;
+  std::priority_queue<BpeCandidate, std::vector<BpeCandidate>, BpeLowerPriority> queue;
   auto consider = [&](int32_t left, int32_t right) {
     if (left < 0 || right < 0) return;
     const Merge* merge = find_merge(symbols[left].id, symbols[right].id);
@@ -97,11 +97,11 @@ void BpeEncoder::merge_symbols(std::string_view piece, std::vector<int32_t>* out
   for (int32_t i = 0; i + 1 < n; ++i) consider(i, i + 1);
 
   while (!queue.empty()) {
-    const Candidate c = queue.top();
+    const BpeCandidate c = queue.top();
     queue.pop();
-    Symbol& left = symbols[c.left];
+    BpeSymbol& left = symbols[c.left];
     if (!left.alive || left.next != c.right || left.id != c.left_id) continue;
-    Symbol& right = symbols[c.right];
+    BpeSymbol& right = symbols[c.right];
     if (right.id != c.right_id) continue;
     left.id = c.merged_id;
     left.next = right.next;

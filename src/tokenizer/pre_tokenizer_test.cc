@@ -8,7 +8,7 @@
 namespace strata {
 namespace {
 
-std::vector<std::string> split(PreTokenizerKind kind, std::string_view text) {
+std::vector<std::string> pre_split(PreTokenizerKind kind, std::string_view text) {
   Result<PreTokenizer> pre = PreTokenizer::Create(kind);
   EXPECT_TRUE(pre.ok()) << pre.status().ToString();
   std::vector<std::string_view> pieces;
@@ -19,40 +19,40 @@ std::vector<std::string> split(PreTokenizerKind kind, std::string_view text) {
 using Pieces = std::vector<std::string>;
 
 TEST(PreTokenizerTest, Gpt2KeepsOneSpaceWithTheNextWord) {
-  EXPECT_EQ(split(PreTokenizerKind::kGpt2, "Hello world's  test 123"),
+  EXPECT_EQ(pre_split(PreTokenizerKind::kGpt2, "Hello world's  test 123"),
             (Pieces{"Hello", " world", "'s", " ", " test", " 123"}));
 }
 
 TEST(PreTokenizerTest, Gpt2ContractionsAreCaseSensitive) {
-  EXPECT_EQ(split(PreTokenizerKind::kGpt2, "WE'RE we're"), (Pieces{"WE", "'", "RE", " we", "'re"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kGpt2, "WE'RE we're"), (Pieces{"WE", "'", "RE", " we", "'re"}));
 }
 
 TEST(PreTokenizerTest, Llama3ContractionsIgnoreCase) {
-  EXPECT_EQ(split(PreTokenizerKind::kLlama3, "WE'RE we're"), (Pieces{"WE", "'RE", " we", "'re"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kLlama3, "WE'RE we're"), (Pieces{"WE", "'RE", " we", "'re"}));
 }
 
 TEST(PreTokenizerTest, DigitsGroupByFamily) {
-  EXPECT_EQ(split(PreTokenizerKind::kGpt2, "12345"), (Pieces{"12345"}));
-  EXPECT_EQ(split(PreTokenizerKind::kLlama3, "12345"), (Pieces{"123", "45"}));
-  EXPECT_EQ(split(PreTokenizerKind::kQwen2, "12345"), (Pieces{"1", "2", "3", "4", "5"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kGpt2, "12345"), (Pieces{"12345"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kLlama3, "12345"), (Pieces{"123", "45"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kQwen2, "12345"), (Pieces{"1", "2", "3", "4", "5"}));
 }
 
 TEST(PreTokenizerTest, Llama3AttachesOnePunctuationOrTabToAWord) {
-  EXPECT_EQ(split(PreTokenizerKind::kLlama3, "\tfoo"), (Pieces{"\tfoo"}));
-  EXPECT_EQ(split(PreTokenizerKind::kGpt2, "\tfoo"), (Pieces{"\t", "foo"}));
-  EXPECT_EQ(split(PreTokenizerKind::kLlama3, "x!!\n\ny"), (Pieces{"x", "!!\n\n", "y"}));
-  EXPECT_EQ(split(PreTokenizerKind::kQwen2, "a \n\n b"), (Pieces{"a", " \n\n", " b"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kLlama3, "\tfoo"), (Pieces{"\tfoo"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kGpt2, "\tfoo"), (Pieces{"\t", "foo"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kLlama3, "x!!\n\ny"), (Pieces{"x", "!!\n\n", "y"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kQwen2, "a \n\n b"), (Pieces{"a", " \n\n", " b"}));
 }
 
 TEST(PreTokenizerTest, UnicodeLettersAndNumbersUseProperties) {
-  EXPECT_EQ(split(PreTokenizerKind::kGpt2, "Привет мир ٣٤"), (Pieces{"Привет", " мир", " ٣٤"}));
-  EXPECT_EQ(split(PreTokenizerKind::kQwen2, "你好,世界"), (Pieces{"你好", ",世界"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kGpt2, "Привет мир ٣٤"), (Pieces{"Привет", " мир", " ٣٤"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kQwen2, "你好,世界"), (Pieces{"你好", ",世界"}));
 }
 
 TEST(PreTokenizerTest, PiecesTileTextEvenWithInvalidUtf8) {
   const std::string text = "ab\xFF\xFE" "cd \xE4\xB8 x\xC3";
   for (PreTokenizerKind kind : {PreTokenizerKind::kGpt2, PreTokenizerKind::kLlama3, PreTokenizerKind::kQwen2}) {
-    const Pieces pieces = split(kind, text);
+    const Pieces pieces = pre_split(kind, text);
     std::string joined;
     for (const std::string& piece : pieces) {
       EXPECT_FALSE(piece.empty());
@@ -64,7 +64,7 @@ TEST(PreTokenizerTest, PiecesTileTextEvenWithInvalidUtf8) {
 
 TEST(PreTokenizerTest, SplitsALongWhitespaceRunWithoutError) {
   const std::string text = std::string(200000, ' ') + "x";
-  const Pieces pieces = split(PreTokenizerKind::kLlama3, text);
+  const Pieces pieces = pre_split(PreTokenizerKind::kLlama3, text);
   ASSERT_EQ(pieces.size(), 2u);
   EXPECT_EQ(pieces[0].size(), 199999u);
   EXPECT_EQ(pieces[1], " x");

@@ -8,27 +8,27 @@
 namespace strata {
 namespace {
 
-struct Symbol {
+struct SpmSymbol {
   uint32_t begin;
   uint32_t n_bytes;  // 0 once merged into its left neighbour
   int32_t prev;
   int32_t next;
 };
 
-struct Candidate {
+struct SpmCandidate {
   float score;
   int32_t left;
   uint32_t n_bytes;  // of the merged piece; a mismatch later means the pair has changed
 };
 
-struct LowerPriority {
-  bool operator()(const Candidate& a, const Candidate& b) const {
+struct SpmLowerPriority {
+  bool operator()(const SpmCandidate& a, const SpmCandidate& b) const {
     if (a.score != b.score) return a.score < b.score;
     return a.left > b.left;
   }
 };
 
-using CandidateQueue = std::priority_queue<Candidate, std::vector<Candidate>, LowerPriority>;
+using CandidateQueue = std::priority_queue<SpmCandidate, std::vector<SpmCandidate>, SpmLowerPriority>;
 
 }  // namespace
 
@@ -63,7 +63,7 @@ void SpmEncoder::emit_symbol(std::string_view piece, std::vector<int32_t>* out) 
 }
 
 void SpmEncoder::encode(std::string_view text, std::vector<int32_t>* out) const {
-  std::vector<Symbol> symbols;
+  std::vector<SpmSymbol> symbols;
   for (size_t pos = 0; pos < text.size();) {
     const size_t n = utf8_char_length(text, pos);
     const auto index = static_cast<int32_t>(symbols.size());
@@ -84,11 +84,11 @@ void SpmEncoder::encode(std::string_view text, std::vector<int32_t>* out) const 
   for (int32_t i = 0; i + 1 < static_cast<int32_t>(symbols.size()); ++i) consider(i, i + 1);
 
   while (!queue.empty()) {
-    const Candidate c = queue.top();
+    const SpmCandidate c = queue.top();
     queue.pop();
-    Symbol& left = symbols[c.left];
+    SpmSymbol& left = symbols[c.left];
     if (left.n_bytes == 0 || left.next < 0) continue;
-    Symbol& right = symbols[left.next];
+    SpmSymbol& right = symbols[left.next];
     if (left.n_bytes + right.n_bytes != c.n_bytes) continue;
     left.n_bytes = c.n_bytes;
     left.next = right.next;

@@ -32,12 +32,12 @@ Result<std::shared_ptr<const grammar::CompiledGrammar>> compile_schema_file(cons
   return grammar::CompiledGrammar::Compile(g);
 }
 
-double decode_tok_s(const BatchOutcome& out) {
+double plain_decode_tok_s(const BatchOutcome& out) {
   const double span_s = out.finished_s - out.first_token_s;
   return out.tokens.size() > 1 && span_s > 0 ? static_cast<double>(out.tokens.size() - 1) / span_s : 0.0;
 }
 
-GenerateRequest bench_request(int n_prompt, int max_new, int n_vocab) {
+GenerateRequest constrained_bench_request(int n_prompt, int max_new, int n_vocab) {
   GenerateRequest r;
   r.prompt_tokens.push_back(1);
   for (int i = 1; i < n_prompt; ++i) {
@@ -89,17 +89,17 @@ Result<ConstrainedBenchReport> run_constrained_bench(const ConstrainedBenchOptio
   runner.attach(&eo);
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(eo));
   rep.n_vocab = static_cast<int>(engine->tokenizer().n_vocab());
-  GenerateRequest plain = bench_request(o.prompt_tokens, o.max_new, rep.n_vocab);
+  GenerateRequest plain = constrained_bench_request(o.prompt_tokens, o.max_new, rep.n_vocab);
   plain.ignore_eos = true;
-  GenerateRequest constrained = bench_request(o.prompt_tokens, o.max_new, rep.n_vocab);
+  GenerateRequest constrained = constrained_bench_request(o.prompt_tokens, o.max_new, rep.n_vocab);
   constrained.constraint = g;
-  runner.run(*engine, {BatchJob{bench_request(8, 4, rep.n_vocab), 0.0}});  // warm-up
+  runner.run(*engine, {BatchJob{constrained_bench_request(8, 4, rep.n_vocab), 0.0}});  // warm-up
   BatchOutcome last;
   for (int i = 0; i < o.runs; ++i) {
-    rep.plain_tok_s = std::max(rep.plain_tok_s, decode_tok_s(runner.run(*engine, {BatchJob{plain, 0.0}})[0]));
+    rep.plain_tok_s = std::max(rep.plain_tok_s, plain_decode_tok_s(runner.run(*engine, {BatchJob{plain, 0.0}})[0]));
     last = std::move(runner.run(*engine, {BatchJob{constrained, 0.0}})[0]);
     STRATA_RETURN_IF_ERROR(last.submit_status);
-    rep.constrained_tok_s = std::max(rep.constrained_tok_s, decode_tok_s(last));
+    rep.constrained_tok_s = std::max(rep.constrained_tok_s, plain_decode_tok_s(last));
   }
   rep.ratio = rep.plain_tok_s > 0 ? rep.constrained_tok_s / rep.plain_tok_s : 0;
   rep.constrained_tokens = static_cast<int>(last.tokens.size());

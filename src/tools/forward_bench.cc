@@ -11,7 +11,7 @@
 namespace strata {
 namespace {
 
-int32_t prompt_token(int pos, int n_vocab) {
+int32_t forward_prompt_token(int pos, int n_vocab) {
   return static_cast<int32_t>((static_cast<uint32_t>(pos) * 2654435761u >> 7) % static_cast<uint32_t>(n_vocab));
 }
 
@@ -32,7 +32,7 @@ double prefill(Bench& b, int prompt_tokens, int chunk) {
   for (int pos0 = 0; pos0 < prompt_tokens; pos0 += chunk) {
     const int n = std::min(chunk, prompt_tokens - pos0);
     b.rows.clear();
-    for (int i = 0; i < n; ++i) b.rows.push_back(Row{0, pos0 + i, prompt_token(pos0 + i, n_vocab), pos0 + i == prompt_tokens - 1});
+    for (int i = 0; i < n; ++i) b.rows.push_back(Row{0, pos0 + i, forward_prompt_token(pos0 + i, n_vocab), pos0 + i == prompt_tokens - 1});
     b.model.forward(b.rows, *b.kv, b.logits.data(), *b.scratch, b.pool);
   }
   return monotonic_s() - start_s;
@@ -40,9 +40,9 @@ double prefill(Bench& b, int prompt_tokens, int chunk) {
 
 // n_seqs sequences, each continuing after the prompt, decoded together for n_steps forward
 // passes; returns seconds.
-double decode(Bench& b, int n_seqs, int first_pos, int n_steps) {
+double run_decode(Bench& b, int n_seqs, int first_pos, int n_steps) {
   const int n_vocab = b.model.hparams().n_vocab;
-  std::vector<int32_t> next(static_cast<size_t>(n_seqs), prompt_token(first_pos, n_vocab));
+  std::vector<int32_t> next(static_cast<size_t>(n_seqs), forward_prompt_token(first_pos, n_vocab));
   const double start_s = monotonic_s();
   for (int step = 0; step < n_steps; ++step) {
     b.rows.clear();
@@ -103,20 +103,20 @@ Result<ForwardBenchResult> bench_forward(const Model& model, ThreadPool& pool, c
   b.rows.reserve(static_cast<size_t>(max_rows));
 
   // Warm-up: the first pass faults the mapped weights in from the page cache.
-  decode(b, 1, 0, 1);
+  run_decode(b, 1, 0, 1);
   ForwardBenchResult r;
   const int n_chunks = (o.prompt_tokens + o.prefill_chunk - 1) / o.prefill_chunk;
   r.prefill_tok_s = o.prompt_tokens / phase(b, &r, o.profile, "prefill", n_chunks, [&] {
     return prefill(b, o.prompt_tokens, o.prefill_chunk);
   });
   r.decode_step_s = phase(b, &r, o.profile, "decode", o.decode_steps, [&] {
-    return decode(b, 1, o.prompt_tokens, o.decode_steps);
+    return run_decode(b, 1, o.prompt_tokens, o.decode_steps);
   }) / o.decode_steps;
   r.decode_tok_s = 1.0 / r.decode_step_s;
   share_prompt(b, max_batch, o.prompt_tokens);
   for (int n : o.batch_sizes) {
     const double s = phase(b, &r, o.profile, "decode x" + std::to_string(n), o.decode_steps, [&] {
-      return decode(b, n, o.prompt_tokens, o.decode_steps);
+      return run_decode(b, n, o.prompt_tokens, o.decode_steps);
     });
     r.batch_tok_s.push_back(n * o.decode_steps / s);
   }

@@ -11,7 +11,7 @@ namespace strata {
 namespace {
 
 // Fixed pseudo-random prompt ids, different for every sequence.
-int32_t prompt_token(int seq, int pos, int n_vocab) {
+int32_t moe_prompt_token(int seq, int pos, int n_vocab) {
   const uint32_t h = (static_cast<uint32_t>(seq) * 7919u + static_cast<uint32_t>(pos) + 1u) * 2654435761u;
   return static_cast<int32_t>((h >> 7) % static_cast<uint32_t>(n_vocab));
 }
@@ -31,7 +31,7 @@ std::vector<int32_t> read_prompts(Decoder& d, int n_seqs, int prompt_tokens) {
   std::vector<int32_t> next(static_cast<size_t>(n_seqs));
   for (int s = 0; s < n_seqs; ++s) {
     d.rows.clear();
-    for (int p = 0; p < prompt_tokens; ++p) d.rows.push_back(Row{s, p, prompt_token(s, p, n_vocab), p == prompt_tokens - 1});
+    for (int p = 0; p < prompt_tokens; ++p) d.rows.push_back(Row{s, p, moe_prompt_token(s, p, n_vocab), p == prompt_tokens - 1});
     d.model.forward(d.rows, d.kv, d.logits.data(), d.scratch, d.pool);
     next[static_cast<size_t>(s)] = kernels::argmax(d.logits.data(), n_vocab);
   }
@@ -40,7 +40,7 @@ std::vector<int32_t> read_prompts(Decoder& d, int n_seqs, int prompt_tokens) {
 
 // n_steps decode passes of sequences [0, n_seqs) from first_pos: the expert bytes read and
 // the seconds taken.
-ExpertReads decode(Decoder& d, std::vector<int32_t> next, int n_seqs, int first_pos, int n_steps) {
+ExpertReads decode_expert_reads(Decoder& d, std::vector<int32_t> next, int n_seqs, int first_pos, int n_steps) {
   const int n_vocab = d.model.hparams().n_vocab;
   d.scratch.expert_bytes_read() = 0;
   const double start_s = monotonic_s();
@@ -81,9 +81,9 @@ Result<std::vector<ExpertReads>> measure_expert_reads(const Model& model, Thread
   const std::vector<int32_t> first = read_prompts(d, max_seqs, prompt_tokens);
   // Warm-up, untimed: the widest run touches every expert the timed runs will read (a
   // sequence routes the same whatever runs beside it), so no run pays first-touch page faults.
-  decode(d, first, max_seqs, prompt_tokens, n_steps);
+  decode_expert_reads(d, first, max_seqs, prompt_tokens, n_steps);
   std::vector<ExpertReads> out;
-  for (int n : n_seqs) out.push_back(decode(d, first, n, prompt_tokens, n_steps));
+  for (int n : n_seqs) out.push_back(decode_expert_reads(d, first, n, prompt_tokens, n_steps));
   return out;
 }
 

@@ -78,7 +78,7 @@ struct BenchDrafter {
   }
 };
 
-double decode_tok_s(const BatchOutcome& out) {
+double spec_decode_tok_s(const BatchOutcome& out) {
   const double span_s = out.finished_s - out.first_token_s;
   return out.tokens.size() > 1 && span_s > 0 ? static_cast<double>(out.tokens.size() - 1) / span_s : 0.0;
 }
@@ -94,12 +94,12 @@ BatchOutcome run_one(Engine& engine, BatchRunner& runner, GenerateRequest r, int
     const double steps = static_cast<double>(after.drafts - before.drafts);
     res->acceptance = drafted > 0 ? static_cast<double>(after.accepted_tokens - before.accepted_tokens) / drafted : 0;
     res->drafted_per_step = steps > 0 ? drafted / steps : 0;
-    res->tok_s = decode_tok_s(outs[0]);
+    res->tok_s = spec_decode_tok_s(outs[0]);
   }
   return std::move(outs[0]);
 }
 
-GenerateRequest bench_request(int n_prompt, int max_new, int n_vocab, int period) {
+GenerateRequest spec_bench_request(int n_prompt, int max_new, int n_vocab, int period) {
   GenerateRequest r;
   r.prompt_tokens.push_back(1);
   for (int i = 1; i < n_prompt; ++i) r.prompt_tokens.push_back(bench_token(period > 0 ? i % period : i, n_vocab));
@@ -137,8 +137,8 @@ Result<SpecBenchReport> run_spec_bench(const SpecBenchOptions& o) {
   runner.attach(&eo);
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(eo));
   const int n_vocab = static_cast<int>(engine->tokenizer().n_vocab());
-  const GenerateRequest plain = bench_request(o.prompt_tokens, o.max_new, n_vocab, 0);
-  run_one(*engine, runner, bench_request(8, 4, n_vocab, 0), 0, nullptr);  // warm-up
+  const GenerateRequest plain = spec_bench_request(o.prompt_tokens, o.max_new, n_vocab, 0);
+  run_one(*engine, runner, spec_bench_request(8, 4, n_vocab, 0), 0, nullptr);  // warm-up
   SpecRunResult plain_res;
   const BatchOutcome base = run_one(*engine, runner, plain, 0, &plain_res);
   rep.plain_tok_s = plain_res.tok_s;
@@ -161,7 +161,7 @@ Result<SpecBenchReport> run_spec_bench(const SpecBenchOptions& o) {
     drafter.replay = false;
   }
   // A passage of 32 tokens over and over: what prompt lookup is for.
-  const GenerateRequest copy = bench_request(o.prompt_tokens, o.max_new, n_vocab, 32);
+  const GenerateRequest copy = spec_bench_request(o.prompt_tokens, o.max_new, n_vocab, 32);
   SpecRunResult copy_plain;
   const BatchOutcome copy_base = run_one(*engine, runner, copy, 0, &copy_plain);
   rep.ngram_plain_tok_s = copy_plain.tok_s;

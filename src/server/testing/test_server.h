@@ -17,6 +17,10 @@
 
 namespace strata::server::testing {
 
+// The API key the HTTP tests configure and send, and the content type of their JSON bodies.
+inline constexpr const char* kTestApiKey = "test-key";
+inline constexpr const char* kJsonType = "application/json";
+
 ServerConfig test_config();
 
 class TestServer {
