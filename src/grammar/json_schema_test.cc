@@ -138,7 +138,8 @@ TEST(JsonSchema, WhitespaceIsBounded) {
 }
 
 TEST(JsonSchema, UnsupportedKeywordsAreNamed) {
-  EXPECT_NE(schema_error_of(R"({"type": "object", "patternProperties": {}})").find("unsupported keyword 'patternProperties'"),
+  EXPECT_NE(schema_error_of(R"({"type": "object", "patternProperties": {}})")
+                .find("unsupported keyword 'patternProperties'"),
             std::string::npos);
   EXPECT_NE(schema_error_of(R"({"properties": {"a": {"type": "number", "minimum": 1}}})").find("'#/properties/a'"),
             std::string::npos);

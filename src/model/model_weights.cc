@@ -225,7 +225,8 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   if (hp.is_moe()) {
     // Per layer: quantisation mixes give some layers' experts a wider type.
     for (const LayerWeights& l : w.layers) {
-      const size_t one = weight_matrix_bytes(l.exp_gate[0]) + weight_matrix_bytes(l.exp_up[0]) + weight_matrix_bytes(l.exp_down[0]);
+      const size_t one =
+          weight_matrix_bytes(l.exp_gate[0]) + weight_matrix_bytes(l.exp_up[0]) + weight_matrix_bytes(l.exp_down[0]);
       w.decode_bytes -= static_cast<size_t>(hp.n_expert - hp.n_expert_used) * one;
       w.expert_bytes = std::max(w.expert_bytes, one);
     }

@@ -85,7 +85,8 @@ int expert_jobs(const Hparams& hp, const LayerWeights& lw, int n_rows, bool down
     const size_t embd_at = static_cast<size_t>(first[e]) * hp.n_embd;
     if (down) {
       jobs[n_jobs++] = {&lw.exp_down[e], s.expert_gate() + ff_at, count, s.expert_out() + embd_at};
-      *bytes_read += expert_matrix_bytes(lw.exp_gate[e]) + expert_matrix_bytes(lw.exp_up[e]) + expert_matrix_bytes(lw.exp_down[e]);
+      *bytes_read +=
+          expert_matrix_bytes(lw.exp_gate[e]) + expert_matrix_bytes(lw.exp_up[e]) + expert_matrix_bytes(lw.exp_down[e]);
     } else {
       jobs[n_jobs++] = {&lw.exp_gate[e], s.expert_x() + embd_at, count, s.expert_gate() + ff_at};
       jobs[n_jobs++] = {&lw.exp_up[e], s.expert_x() + embd_at, count, s.expert_up() + ff_at};

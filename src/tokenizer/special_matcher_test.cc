@@ -13,7 +13,9 @@ constexpr int32_t kControlType = static_cast<int32_t>(TokenType::kControl);
 constexpr int32_t kUserType = static_cast<int32_t>(TokenType::kUserDefined);
 
 // "<|im_end|>" (id 0) is a control token; "<|im" (1) and "<think>" (2) are user-defined.
-Vocab special_vocab() { return Vocab({"<|im_end|>", "<|im", "<think>", "x"}, {}, {kControlType, kUserType, kUserType, kNormalType}); }
+Vocab special_vocab() {
+  return Vocab({"<|im_end|>", "<|im", "<think>", "x"}, {}, {kControlType, kUserType, kUserType, kNormalType});
+}
 
 std::string describe(const std::vector<TextFragment>& fragments) {
   std::string out;

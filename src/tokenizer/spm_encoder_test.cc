@@ -32,8 +32,8 @@ TinySpm tiny_spm(float ab_score, float bc_score) {
   //            0        1      2     3     4     5     6     7     8     9       10        11
   return TinySpm({"<unk>", "<s>", "a", "b", "c", "ab", "bc", "aa", "<", "<s", "<0xC3>", "<0xA9>"},
                  {0, 0, -1, -1, -1, ab_score, bc_score, -3, -1, -2, 0, 0},
-                 {kUnknown, kSpmControl, kSpmNormal, kSpmNormal, kSpmNormal, kSpmNormal, kSpmNormal, kSpmNormal, kSpmNormal, kSpmNormal,
-                  kByte, kByte});
+                 {kUnknown, kSpmControl, kSpmNormal, kSpmNormal, kSpmNormal, kSpmNormal, kSpmNormal, kSpmNormal,
+                  kSpmNormal, kSpmNormal, kByte, kByte});
 }
 
 TEST(SpmEncoderTest, MergesTheHighestScoringPairFirst) {

@@ -32,7 +32,9 @@ double prefill(Bench& b, int prompt_tokens, int chunk) {
   for (int pos0 = 0; pos0 < prompt_tokens; pos0 += chunk) {
     const int n = std::min(chunk, prompt_tokens - pos0);
     b.rows.clear();
-    for (int i = 0; i < n; ++i) b.rows.push_back(Row{0, pos0 + i, forward_prompt_token(pos0 + i, n_vocab), pos0 + i == prompt_tokens - 1});
+    for (int i = 0; i < n; ++i) {
+      b.rows.push_back(Row{0, pos0 + i, forward_prompt_token(pos0 + i, n_vocab), pos0 + i == prompt_tokens - 1});
+    }
     b.model.forward(b.rows, *b.kv, b.logits.data(), *b.scratch, b.pool);
   }
   return monotonic_s() - start_s;

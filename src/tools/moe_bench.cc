@@ -31,7 +31,9 @@ std::vector<int32_t> read_prompts(Decoder& d, int n_seqs, int prompt_tokens) {
   std::vector<int32_t> next(static_cast<size_t>(n_seqs));
   for (int s = 0; s < n_seqs; ++s) {
     d.rows.clear();
-    for (int p = 0; p < prompt_tokens; ++p) d.rows.push_back(Row{s, p, moe_prompt_token(s, p, n_vocab), p == prompt_tokens - 1});
+    for (int p = 0; p < prompt_tokens; ++p) {
+      d.rows.push_back(Row{s, p, moe_prompt_token(s, p, n_vocab), p == prompt_tokens - 1});
+    }
     d.model.forward(d.rows, d.kv, d.logits.data(), d.scratch, d.pool);
     next[static_cast<size_t>(s)] = kernels::argmax(d.logits.data(), n_vocab);
   }
