@@ -173,6 +173,7 @@ void prefetch_block(const Tile& T, int b, int n) {
   }
 }
 
+#if !defined(STRATA_KERNELS_AVX512)  // (avx512_attention_tile.cc runs 16 lanes)
 // Softmax step for the first n keys of block bi of the window, 8 row-heads at a time; each
 // lane uses only its own keys (t < n_keys) and a lane with none keeps its state.
 void softmax_block(const Tile& T, int bi, int n) {
@@ -213,6 +214,7 @@ void softmax_block(const Tile& T, int bi, int n) {
     _mm256_storeu_ps(T.rescale + static_cast<size_t>(bi) * T.rh_pad + j0, rescale);
   }
 }
+#endif
 
 // For dims [d0, d0 + 8 * NV) of row-head j, per block of the window it has keys in:
 // out = out * rescale, then one multiply-add per key (p_t * v_t) in key order; out stays in
@@ -320,7 +322,13 @@ void attend_tile(const Tile& T) {
     } else {
       scores_by_key_lanes(T, n);
     }
-    for (int bi = 0; bi < n_blocks; ++bi) softmax_block(T, bi, bi + 1 < n_blocks ? T.bt : n - bi * T.bt);
+    for (int bi = 0; bi < n_blocks; ++bi) {
+#if defined(STRATA_KERNELS_AVX512)
+      tile_softmax_block_512(T, bi, bi + 1 < n_blocks ? T.bt : n - bi * T.bt);
+#else
+      softmax_block(T, bi, bi + 1 < n_blocks ? T.bt : n - bi * T.bt);
+#endif
+    }
 #if defined(STRATA_KERNELS_AVX512)
     if (hd % 16 == 0) {
       tile_values_window_512(T, n_blocks);

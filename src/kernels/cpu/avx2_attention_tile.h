@@ -68,6 +68,8 @@ static inline size_t s_index(const Tile& T, int t, int j) {
 // operations per row-head as the 8-lane ones.
 // Scores of the window's first n keys for every lane group (query_lanes tiles).
 void tile_scores_query_lanes_512(const Tile& T, int n);
+// Softmax step for the first n keys of block bi of the window, 16 row-heads at a time.
+void tile_softmax_block_512(const Tile& T, int bi, int n);
 // Values of the window's first n_blocks blocks for every row-head; head_dim % 16 == 0.
 void tile_values_window_512(const Tile& T, int n_blocks);
 #endif

@@ -2,13 +2,21 @@
 // layout in avx2_attention_tile.h). Built only into the AVX-512 table. Each row-head gets
 // the float operations of attention_oracle.h, as on the 8-lane path, so both tables give
 // the same bits:
+//   softmax 16 row-heads across the lanes, exp_ps's operations on 16 lanes;
 //   scores  16 row-heads across the lanes, each lane a chain of fused multiply-adds over
 //           head_dim in index order, times scale;
 //   values  16 dims per vector, 4 row-heads of one row per pass (16 chains, each V vector
 //           loaded once for the 4), per block out * rescale then one multiply-add per key.
 #include <immintrin.h>
 
+#include <cmath>
+
 #include "kernels/cpu/avx2_attention_tile.h"
+
+// GCC 12 reports its own AVX-512 intrinsics (their deliberately undefined pass-through
+// operand) as (maybe-)uninitialised once inlined here.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 
 namespace strata::kernels::cpu::avx512 {
 
@@ -116,6 +124,25 @@ void values_rows(const Tile& T, int j, int n_blocks) {
   for (; d < hd; d += 16) values_pass<R, 1>(T, j, n_blocks, d);
 }
 
+// exp_ps of avx2_common.h on 16 lanes: the same operations in the same order, so each
+// lane's bits are exp_ps's.
+__m512 exp16(__m512 x) {
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.0f / 720.0f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  const __m512i e = _mm512_slli_epi32(_mm512_cvtps_epi32(n), 23);
+  return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p), e));
+}
+
 // Blocks of the window row-head j has keys in (its keys are a prefix of the window).
 int row_head_blocks(const Tile& T, int j, int n_blocks) {
   int nb = 0;
@@ -124,6 +151,39 @@ int row_head_blocks(const Tile& T, int j, int n_blocks) {
 }
 
 }  // namespace
+
+void tile_softmax_block_512(const Tile& T, int bi, int n) {
+  const int t0 = bi * T.bt;
+  for (int j0 = 0; j0 < T.rh_pad; j0 += 16) {
+    const __m512 n_keys = _mm512_loadu_ps(T.n_keys + static_cast<size_t>(bi) * T.rh_pad + j0);
+    const __mmask16 active = _mm512_cmp_ps_mask(n_keys, _mm512_setzero_ps(), _CMP_GT_OQ);
+    const __m512 old_max = _mm512_loadu_ps(T.max + j0);
+    // Every lane has all n keys: every key's mask would be all ones.
+    const bool full = _mm512_cmp_ps_mask(n_keys, _mm512_set1_ps(static_cast<float>(n)), _CMP_EQ_OQ) == 0xffff;
+    __m512 bm = _mm512_set1_ps(-INFINITY);
+    for (int t = 0; t < n; ++t) {
+      const __m512 st = _mm512_loadu_ps(T.s + s_index(T, t0 + t, j0));
+      const __mmask16 valid =
+          full ? __mmask16{0xffff} : _mm512_cmp_ps_mask(_mm512_set1_ps(static_cast<float>(t)), n_keys, _CMP_LT_OQ);
+      bm = _mm512_mask_max_ps(bm, valid, bm, st);
+    }
+    const __m512 new_max = _mm512_max_ps(old_max, bm);
+    const __m512 rescale = exp16(_mm512_sub_ps(old_max, new_max));
+    const __m512 old_sum = _mm512_loadu_ps(T.sum + j0);
+    __m512 sum = _mm512_mul_ps(old_sum, rescale);
+    for (int t = 0; t < n; ++t) {
+      float* st = T.s + s_index(T, t0 + t, j0);
+      const __m512 p = exp16(_mm512_sub_ps(_mm512_loadu_ps(st), new_max));
+      _mm512_storeu_ps(st, p);
+      const __mmask16 valid =
+          full ? __mmask16{0xffff} : _mm512_cmp_ps_mask(_mm512_set1_ps(static_cast<float>(t)), n_keys, _CMP_LT_OQ);
+      sum = _mm512_mask_add_ps(sum, valid, sum, p);
+    }
+    _mm512_storeu_ps(T.max + j0, _mm512_mask_blend_ps(active, old_max, new_max));
+    _mm512_storeu_ps(T.sum + j0, _mm512_mask_blend_ps(active, old_sum, sum));
+    _mm512_storeu_ps(T.rescale + static_cast<size_t>(bi) * T.rh_pad + j0, rescale);
+  }
+}
 
 void tile_scores_query_lanes_512(const Tile& T, int n) {
   const int n_groups = T.rh_pad / 16;
