@@ -167,8 +167,11 @@ void prefetch_block(const Tile& T, int b, int n) {
   for (const void* base : {a.block_k[b], a.block_v[b]}) {
     const char* row = static_cast<const char*>(base) + head_offset;
     for (int t = 0; t < n; ++t, row += a.token_stride_bytes) {
-      for (size_t at = 0; at < head_bytes; at += 64) _mm_prefetch(row + at, _MM_HINT_T0);
-      _mm_prefetch(row + head_bytes - 1, _MM_HINT_T0);
+      // Each 64-byte line the row touches, once.
+      const uintptr_t last = reinterpret_cast<uintptr_t>(row) + head_bytes - 1;
+      for (uintptr_t line = reinterpret_cast<uintptr_t>(row) & ~uintptr_t{63}; line <= last; line += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T0);
+      }
     }
   }
 }

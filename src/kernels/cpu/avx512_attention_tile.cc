@@ -5,8 +5,9 @@
 //   softmax 16 row-heads across the lanes, exp_ps's operations on 16 lanes;
 //   scores  16 row-heads across the lanes, each lane a chain of fused multiply-adds over
 //           head_dim in index order, times scale;
-//   values  16 dims per vector, 4 row-heads of one row per pass (16 chains, each V vector
-//           loaded once for the 4), per block out * rescale then one multiply-add per key.
+//   values  16 dims per vector, 4 row-heads with the same keys per pass (16 chains, each V
+//           vector loaded once for the 4), per block out * rescale then one multiply-add per
+//           key.
 #include <immintrin.h>
 
 #include <cmath>
@@ -74,7 +75,7 @@ void scores_groups(const Tile& T, int g0, int n) {
 }
 
 // Row-heads j .. j + R - 1, dims [d0, d0 + 16 * ND), over the window's first n_blocks blocks
-// (all R have the same key counts: they are heads of one row).
+// (all R have the same key counts in each block).
 template <int R, int ND>
 void values_pass(const Tile& T, int j, int n_blocks, int d0) {
   const int hd = T.a->head_dim;
@@ -194,18 +195,24 @@ void tile_scores_query_lanes_512(const Tile& T, int n) {
 }
 
 void tile_values_window_512(const Tile& T, int n_blocks) {
-  constexpr int kRows = 4;
-  int j = 0;
-  // Four heads of one row share their key counts (and p sits side by side in s).
-  if (T.group % kRows == 0) {
-    for (; j + kRows <= T.n_rh; j += kRows) {
+  constexpr int kRows = 4;  // a multiple of 4 row-heads: their p sit side by side in s
+  for (int j = 0; j < T.n_rh; j += kRows) {
+    // Four row-heads together when they have the same keys in every block (heads of one
+    // row always; heads of different rows except near the chunk's end).
+    bool same = j + kRows <= T.n_rh;
+    for (int bi = 0; same && bi < n_blocks; ++bi) {
+      const float* n_keys = T.n_keys + static_cast<size_t>(bi) * T.rh_pad + j;
+      for (int r = 1; r < kRows; ++r) same = same && n_keys[r] == n_keys[0];
+    }
+    if (same) {
       const int nb = row_head_blocks(T, j, n_blocks);
       if (nb > 0) values_rows<kRows>(T, j, nb);
+      continue;
     }
-  }
-  for (; j < T.n_rh; ++j) {
-    const int nb = row_head_blocks(T, j, n_blocks);
-    if (nb > 0) values_rows<1>(T, j, nb);
+    for (int r = j; r < j + kRows && r < T.n_rh; ++r) {
+      const int nb = row_head_blocks(T, r, n_blocks);
+      if (nb > 0) values_rows<1>(T, r, nb);
+    }
   }
 }
 
