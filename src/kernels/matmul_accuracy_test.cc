@@ -26,48 +26,48 @@ namespace {
 
 using testing::TestWeights;
 
-struct Case {
+struct AccuracyCase {
   const KernelTable* table;
   DType type;
 };
 
-std::vector<Case> all_cases() {
+std::vector<AccuracyCase> accuracy_cases() {
   const std::vector<const KernelTable*> tables = testing::runnable_tables();
-  std::vector<Case> cases;
+  std::vector<AccuracyCase> cases;
   for (const KernelTable* t : tables) {
     for (DType type : testing::matmul_types()) cases.push_back({t, type});
   }
   return cases;
 }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+std::string accuracy_case_name(const ::testing::TestParamInfo<AccuracyCase>& info) {
   return std::string(info.param.table->name) + "_" + std::string(dtype_name(info.param.type));
 }
 
 bool is_float_type(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16; }
 
-class MatmulAccuracy : public ::testing::TestWithParam<Case> {};
+class MatmulAccuracy : public ::testing::TestWithParam<AccuracyCase> {};
 
 constexpr int64_t kIn = 1024;
-constexpr int64_t kOut = 40;
-constexpr int kRows = 3;
+constexpr int64_t kAccuracyOut = 40;
+constexpr int kAccuracyRows = 3;
 
 TEST_P(MatmulAccuracy, MatchesFloat64DotOfTheValuesItMultiplies) {
-  const Case& c = GetParam();
-  TestWeights weights(c.type, kOut, kIn, 21);
-  const std::vector<float> x = testing::random_floats(kRows * kIn, 22);
-  std::vector<float> y(kRows * kOut);
+  const AccuracyCase& c = GetParam();
+  TestWeights weights(c.type, kAccuracyOut, kIn, 21);
+  const std::vector<float> x = testing::random_floats(kAccuracyRows * kIn, 22);
+  std::vector<float> y(kAccuracyRows * kAccuracyOut);
   AlignedBuffer scratch;
   ThreadPool pool(2);
-  matmul_with_table(*c.table, weights.matrix(), x.data(), kRows, y.data(), scratch, pool);
+  matmul_with_table(*c.table, weights.matrix(), x.data(), kAccuracyRows, y.data(), scratch, pool);
 
   const Q8RowLayout layout = make_q8_row_layout(kIn, q8_block_for(c.type));
   std::vector<std::byte> xq(layout.row_bytes);
-  for (int r = 0; r < kRows; ++r) {
+  for (int r = 0; r < kAccuracyRows; ++r) {
     const float* xr = x.data() + r * kIn;
     reference::quantize_q8_row(xr, kIn, layout.block, xq.data());
     const Q8Row q8 = q8_row(xq.data(), layout);
-    for (int64_t o = 0; o < kOut; ++o) {
+    for (int64_t o = 0; o < kAccuracyOut; ++o) {
       const std::vector<float> w = weights.row_floats(o);
       double exact_seen = 0.0, abs_seen = 0.0, exact_x = 0.0, rounding = 0.0;
       for (int64_t i = 0; i < kIn; ++i) {
@@ -78,7 +78,7 @@ TEST_P(MatmulAccuracy, MatchesFloat64DotOfTheValuesItMultiplies) {
         exact_x += static_cast<double>(w[i]) * xr[i];
         rounding += std::fabs(w[i]) * dx / 2;
       }
-      const double got = y[r * kOut + o];
+      const double got = y[r * kAccuracyOut + o];
       const double float_bound = 4.0 * (kIn / 32.0 + 16.0) * std::ldexp(1.0, -23) * abs_seen + 1e-30;
       EXPECT_NEAR(got, exact_seen, float_bound) << "row " << r << " out " << o;
       EXPECT_NEAR(got, exact_x, float_bound + rounding * (1 + 1e-6)) << "row " << r << " out " << o;
@@ -87,14 +87,14 @@ TEST_P(MatmulAccuracy, MatchesFloat64DotOfTheValuesItMultiplies) {
 }
 
 TEST_P(MatmulAccuracy, AgreesWithTheScalarTable) {
-  const Case& c = GetParam();
-  TestWeights weights(c.type, kOut, kIn, 31);
-  const std::vector<float> x = testing::random_floats(kRows * kIn, 32);
-  std::vector<float> got(kRows * kOut), want(kRows * kOut);
+  const AccuracyCase& c = GetParam();
+  TestWeights weights(c.type, kAccuracyOut, kIn, 31);
+  const std::vector<float> x = testing::random_floats(kAccuracyRows * kIn, 32);
+  std::vector<float> got(kAccuracyRows * kAccuracyOut), want(kAccuracyRows * kAccuracyOut);
   AlignedBuffer scratch;
   ThreadPool pool(1);
-  matmul_with_table(*c.table, weights.matrix(), x.data(), kRows, got.data(), scratch, pool);
-  matmul_with_table(reference_table(), weights.matrix(), x.data(), kRows, want.data(), scratch, pool);
+  matmul_with_table(*c.table, weights.matrix(), x.data(), kAccuracyRows, got.data(), scratch, pool);
+  matmul_with_table(reference_table(), weights.matrix(), x.data(), kAccuracyRows, want.data(), scratch, pool);
   double scale = 0.0;  // the largest output magnitude of this matrix
   for (float v : want) scale = std::max(scale, std::fabs(static_cast<double>(v)));
   double max_rel = 0.0;
@@ -103,7 +103,7 @@ TEST_P(MatmulAccuracy, AgreesWithTheScalarTable) {
   EXPECT_LT(max_rel, 2e-5) << "largest difference relative to the largest output";
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTypes, MatmulAccuracy, ::testing::ValuesIn(all_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(AllTypes, MatmulAccuracy, ::testing::ValuesIn(accuracy_cases()), accuracy_case_name);
 
 TEST(QuantizeQ8Row, SimdMatchesScalarBitForBit) {
   for (const KernelTable* simd : testing::runnable_tables()) {

@@ -17,7 +17,7 @@ namespace {
 
 using testing::PackedWeights;
 
-const testing::PackedFormat& format() {
+const testing::PackedFormat& q3k_format() {
   static const testing::PackedFormat f = testing::packed_format(DType::kQ3_K);
   return f;
 }
@@ -33,19 +33,19 @@ TEST(PackedQ3K, HighBitsLandInTheirCodes) {
   // A Q3_K matrix whose low bits are all 0 and whose high bits differ per input and row: the
   // oracle (which reads the layout's high lines) must agree with the plain kernel (which
   // reads the file's hmask) on every row.
-  PackedWeights w(format(), 16, 256, 13);
+  PackedWeights w(q3k_format(), 16, 256, 13);
   auto* blocks = reinterpret_cast<BlockQ3_K*>(const_cast<void*>(w.plain.matrix().data));
   for (int row = 0; row < 16; ++row) {
     std::fill(std::begin(blocks[row].qs), std::end(blocks[row].qs), uint8_t{0});
     for (int l = 0; l < 32; ++l) blocks[row].hmask[l] = static_cast<uint8_t>((l * 37 + row * 11) & 0xff);
   }
   std::fill(w.bytes.begin(), w.bytes.end(), std::byte{0});
-  format().pack(w.plain.matrix(), w.bytes.data());
+  q3k_format().pack(w.plain.matrix(), w.bytes.data());
   const std::vector<float> x = testing::random_floats(256, 14);
   ThreadPool pool(1);
   AlignedBuffer scratch;
   std::vector<float> got(16), want(16);
-  matmul_with_table(format().oracle_table(), w.packed, x.data(), 1, got.data(), scratch, pool);
+  matmul_with_table(q3k_format().oracle_table(), w.packed, x.data(), 1, got.data(), scratch, pool);
   matmul_with_table(reference_table(), w.plain.matrix(), x.data(), 1, want.data(), scratch, pool);
   for (int i = 0; i < 16; ++i) EXPECT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "row " << i;
 }
@@ -54,9 +54,9 @@ TEST(PackedQ3K, ExtremeCodesAreExactOnEverySimdTable) {
   // Codes 7 (every low and high bit set) against activations at +-127, scales -32 (even rows)
   // and 31 (odd rows): the largest integer sums, where the AVX2 kernel's four-line int16 sums
   // reach 7112 and the AVX-512 kernel's sub-block dots (held as int16) 14224.
-  const std::vector<const KernelTable*> tables = testing::packed_simd_tables(format());
+  const std::vector<const KernelTable*> tables = testing::packed_simd_tables(q3k_format());
   if (tables.empty()) GTEST_SKIP() << "no SIMD table of this CPU reads Q3_K packed";
-  PackedWeights w(format(), 20, 512, 11);
+  PackedWeights w(q3k_format(), 20, 512, 11);
   std::fill(w.bytes.begin(), w.bytes.end(), std::byte{0xff});
   for (size_t blk = 0; blk < w.bytes.size(); blk += kPackedQ3KBlockBytes) {
     for (int h = 0; h < 16; ++h) {  // every d 2^-10 (fp16 0x1400)
@@ -70,7 +70,7 @@ TEST(PackedQ3K, ExtremeCodesAreExactOnEverySimdTable) {
   }
   for (const KernelTable* table : tables) {
     const testing::OracleRuns runs =
-        testing::run_against_oracle(*table, format(), w.packed, testing::extreme_inputs(4, 512), 4);
+        testing::run_against_oracle(*table, q3k_format(), w.packed, testing::extreme_inputs(4, 512), 4);
     EXPECT_EQ(0, std::memcmp(runs.got.data(), runs.want.data(), runs.got.size() * sizeof(float))) << table->name;
     EXPECT_NE(0.0f, runs.want[0]);
   }

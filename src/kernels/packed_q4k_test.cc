@@ -15,7 +15,7 @@ namespace {
 
 using testing::PackedWeights;
 
-const testing::PackedFormat& format() {
+const testing::PackedFormat& q4k_format() {
   static const testing::PackedFormat f = testing::packed_format(DType::kQ4_K);
   return f;
 }
@@ -49,7 +49,7 @@ void expect_extreme_codes_exact(const testing::PackedFormat& f, size_t block_byt
 }
 
 TEST(PackedQ4K, SimdKernelsHandleExtremeCodesAndScalesExactly) {
-  expect_extreme_codes_exact(format(), kPackedQ4KBlockBytes);
+  expect_extreme_codes_exact(q4k_format(), kPackedQ4KBlockBytes);
 }
 
 TEST(PackedQ5K, SizeIsQ5_KPlusTheUnpackedScalesAndMins) {

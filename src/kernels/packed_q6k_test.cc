@@ -13,7 +13,7 @@ namespace {
 
 using testing::PackedWeights;
 
-const testing::PackedFormat& format() {
+const testing::PackedFormat& q6k_format() {
   static const testing::PackedFormat f = testing::packed_format(DType::kQ6_K);
   return f;
 }
@@ -25,10 +25,10 @@ TEST(PackedQ6K, SameSizeAsQ6_KWhenRowsFillWholeGroups) {
 
 TEST(PackedQ6K, SimdKernelsHandleExtremeCodesAndScalesExactly) {
   // Codes 63 and 0 with scales -128 / 127 and activations at +-127: the largest integer sums.
-  const std::vector<const KernelTable*> tables = testing::packed_simd_tables(format());
+  const std::vector<const KernelTable*> tables = testing::packed_simd_tables(q6k_format());
   if (tables.empty()) GTEST_SKIP() << "no SIMD table of this CPU reads this layout";
   for (const std::byte code_fill : {std::byte{0xff}, std::byte{0x00}}) {
-    PackedWeights w(format(), 20, 512, 11);
+    PackedWeights w(q6k_format(), 20, 512, 11);
     std::fill(w.bytes.begin(), w.bytes.end(), code_fill);
     for (size_t blk = 0; blk < w.bytes.size(); blk += kPackedQ6KBlockBytes) {
       for (int h = 0; h < 16; ++h) {  // every d 2^-10 (fp16 0x1400)
@@ -41,7 +41,7 @@ TEST(PackedQ6K, SimdKernelsHandleExtremeCodesAndScalesExactly) {
     }
     for (const KernelTable* table : tables) {
       const testing::OracleRuns runs =
-          testing::run_against_oracle(*table, format(), w.packed, testing::extreme_inputs(4, 512), 4);
+          testing::run_against_oracle(*table, q6k_format(), w.packed, testing::extreme_inputs(4, 512), 4);
       EXPECT_EQ(0, std::memcmp(runs.got.data(), runs.want.data(), runs.got.size() * sizeof(float))) << table->name;
       EXPECT_NE(0.0f, runs.want[0]);
     }
