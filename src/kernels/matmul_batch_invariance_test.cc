@@ -73,7 +73,8 @@ TEST_P(MatmulBatchInvariance, EachRowMatchesRunningItAlone) {
     ThreadPool& pool = *pools[n_rows % 3];
     matmul_with_table(*c.table, w, batch_x.data(), n_rows, batch_y.data(), scratch, pool);
     for (int i = 0; i < n_rows; ++i) {
-      ASSERT_EQ(0, std::memcmp(&batch_y[i * kInvarianceOut], &alone[src[i] * kInvarianceOut], kInvarianceOut * sizeof(float)))
+      ASSERT_EQ(0, std::memcmp(&batch_y[i * kInvarianceOut], &alone[src[i] * kInvarianceOut],
+                               kInvarianceOut * sizeof(float)))
           << "row " << i << " (source " << src[i] << ") of a batch of " << n_rows << " on "
           << pool.size() << " threads differs from the row alone";
     }
@@ -95,7 +96,8 @@ TEST_P(MatmulBatchInvariance, ThreadCountDoesNotChangeBits) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTypes, MatmulBatchInvariance, ::testing::ValuesIn(invariance_cases()), invariance_case_name);
+INSTANTIATE_TEST_SUITE_P(AllTypes, MatmulBatchInvariance, ::testing::ValuesIn(invariance_cases()),
+                         invariance_case_name);
 
 }  // namespace
 }  // namespace strata::kernels
