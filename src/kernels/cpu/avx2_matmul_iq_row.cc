@@ -6,8 +6,9 @@
 // every input row; with one input row there is nothing to reuse, and their per-element
 // scalar index arithmetic cost most of a decode step. Here one super-block is multiplied
 // straight into 8 int32 lanes: grid entries are loaded into vectors by scalar loads (on the
-// AMD Zen 5 measured, a gather is slower than its scalar loads), IQ2_XS computes its indices
-// in vectors, IQ3_XXS decodes all sign sets and scales of a super-block in vectors,
+// AMD Zen 5 measured, a gather is slower than its scalar loads; indices are computed in
+// scalar registers, never read back from a vector stored to the stack, whose loads wait on
+// the store), IQ2_XS and IQ3_XXS decode a super-block's sign sets in vectors,
 // the sign bits negate the activation codes instead of the weights so the unsigned grid
 // bytes feed maddubs directly, and maddubs, then madd by the sub-block's odd scale, sum over
 // the super-block. Lane k ends up with sum over sub-blocks j of scale_j * (elements
@@ -42,9 +43,8 @@ namespace {
 }
 
 // Eight 32-bit grid entries g[index(0)] .. g[index(7)], loaded by broadcasts and merged by
-// blends. Indices are computed in scalar registers: read back from a vector stored to the
-// stack, the loads wait on the store (measured 1.5x slower per IQ3_S super-block than its
-// gather; these scalar steps and loads 1.2x faster than the gather on the AMD Zen 5).
+// blends, from indices computed in scalar registers (for IQ3_S, 1.2x faster than its gather
+// on the AMD Zen 5; the gather's indices read back from the stack instead: 1.3x slower).
 template <class Index>
 [[gnu::always_inline]] inline __m256i grid32(const uint32_t* g, Index index) {
   __m256i v = _mm256_castsi128_si256(_mm_cvtsi32_si128(static_cast<int>(g[index(0)])));
@@ -82,7 +82,9 @@ constexpr SignMultipliers kSignMultipliers = [] {
   SignMultipliers t{};
   for (uint32_t i = 0; i < 128; ++i) {
     uint64_t v = 0;
-    for (int k = 0; k < 8; ++k) v |= static_cast<uint64_t>(((iq::sign_set_from7(i) >> k) & 1) != 0 ? 0xff : 0x01) << (8 * k);
+    for (int k = 0; k < 8; ++k) {
+      v |= static_cast<uint64_t>(((iq::sign_set_from7(i) >> k) & 1) != 0 ? 0xff : 0x01) << (8 * k);
+    }
     t.set[i] = static_cast<int64_t>(v);
   }
   return t;
@@ -95,8 +97,9 @@ constexpr SignMultipliers kSignMultipliers = [] {
   return _mm256_set_epi64x(m[(aux >> 21) & 127], m[(aux >> 14) & 127], m[(aux >> 7) & 127], m[aux & 127]);
 }
 
-// Four 8-element grid entries.
-[[gnu::always_inline]] inline __m256i grid64(const uint64_t* grid, int i0, int i1, int i2, int i3) {
+// Four 8-element grid entries. Unsigned indices: a signed one costs a sign extension per
+// entry before its load (measured 9% of an IQ2_S super-block).
+[[gnu::always_inline]] inline __m256i grid64(const uint64_t* grid, uint32_t i0, uint32_t i1, uint32_t i2, uint32_t i3) {
   return _mm256_set_epi64x(static_cast<int64_t>(grid[i3]), static_cast<int64_t>(grid[i2]),
                            static_cast<int64_t>(grid[i1]), static_cast<int64_t>(grid[i0]));
 }
@@ -114,7 +117,8 @@ constexpr SignMultipliers kSignMultipliers = [] {
 [[gnu::always_inline]] inline __m256i half_scales(uint64_t packed) {
   const __m128i raw = _mm_cvtsi64_si128(static_cast<int64_t>(packed));
   const __m128i m = _mm_set1_epi8(0x0f);
-  const __m256i s16 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(_mm_and_si128(raw, m), _mm_and_si128(_mm_srli_epi16(raw, 4), m)));
+  const __m256i s16 =
+      _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(_mm_and_si128(raw, m), _mm_and_si128(_mm_srli_epi16(raw, 4), m)));
   return _mm256_add_epi16(_mm256_add_epi16(s16, s16), _mm256_set1_epi16(1));
 }
 
@@ -124,11 +128,6 @@ constexpr SignMultipliers kSignMultipliers = [] {
   const __m256i lo_hi = _mm256_blend_epi32(both, _mm256_permute2x128_si256(half_scales, half_scales, 0x11), 0xf0);
   return _mm256_shuffle_epi8(lo_hi, _mm256_set1_epi16(static_cast<int16_t>((2 * j) | ((2 * j + 1) << 8))));
 }
-
-// Makes the compiler read the indices just stored back from memory as scalars: it would
-// otherwise extract each from the vector register (vpextrw, two micro-ops on the shuffle
-// port that the grid inserts also need; measured 6% slower on IQ2_XS; not so on IQ2_S).
-[[gnu::always_inline]] inline void read_back_from_memory(uint16_t (&index)[32]) { asm volatile("" : "+m"(index)); }
 
 [[gnu::always_inline]] inline __m256i load_x(const int8_t* x) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
@@ -225,8 +224,8 @@ struct IQ2XXS {
 // the parity of the 7 bits (that of their low nibble xor the high three) becomes bit 7.
 [[gnu::always_inline]] inline __m256i full_sign_sets(__m256i q) {
   const __m256i sets = _mm256_srli_epi16(q, 9);
-  const __m256i parity = _mm256_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0, 0, -128,
-                                          -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0);
+  const __m256i parity = _mm256_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0, 0,
+                                          -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0);
   return _mm256_or_si256(sets, _mm256_shuffle_epi8(parity, _mm256_xor_si256(sets, _mm256_srli_epi16(q, 13))));
 }
 
@@ -236,11 +235,6 @@ struct IQ2XS {
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
     const __m256i q0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
     const __m256i q1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 16));
-    // 9-bit grid indices through memory (read back one by one as load addresses).
-    alignas(32) uint16_t index[32];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(index), _mm256_and_si256(q0, _mm256_set1_epi16(511)));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(index + 16), _mm256_and_si256(q1, _mm256_set1_epi16(511)));
-    read_back_from_memory(index);
     // The 32 sign bytes in group order (packus interleaves 128-bit lanes; the permute undoes it).
     const __m256i sign_bytes =
         _mm256_permute4x64_epi64(_mm256_packus_epi16(full_sign_sets(q0), full_sign_sets(q1)), 0xd8);
@@ -248,9 +242,10 @@ struct IQ2XS {
     __m256i acc = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
-      const uint16_t* q = index + 4 * j;
-      const __m256i w = grid64(iq::kIq2xsGrid, q[0], q[1], q[2], q[3]);
-      acc = _mm256_add_epi32(acc, iq2_sub_block(w, multipliers_at(sign_bytes, j), x + 32 * j, split_scale_of(scales, j)));
+      const uint16_t* q = b.qs + 4 * j;
+      const __m256i w = grid64(iq::kIq2xsGrid, q[0] & 511u, q[1] & 511u, q[2] & 511u, q[3] & 511u);
+      const __m256i signs = multipliers_at(sign_bytes, j);
+      acc = _mm256_add_epi32(acc, iq2_sub_block(w, signs, x + 32 * j, split_scale_of(scales, j)));
     }
     return acc;
   }
@@ -274,10 +269,10 @@ struct IQ2S {
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
       // Group l takes bits 2l, 2l + 1 of qh[j] as index bits 8 and 9.
-      const int qh = b.qh[j];
+      const uint32_t qh = b.qh[j];
       const uint8_t* q = b.qs + 4 * j;
-      const __m256i w = grid64(iq::kIq2sGrid, q[0] | ((qh << 8) & 0x300), q[1] | ((qh << 6) & 0x300),
-                               q[2] | ((qh << 4) & 0x300), q[3] | ((qh << 2) & 0x300));
+      const __m256i w = grid64(iq::kIq2sGrid, q[0] | ((qh << 8) & 0x300u), q[1] | ((qh << 6) & 0x300u),
+                               q[2] | ((qh << 4) & 0x300u), q[3] | ((qh << 2) & 0x300u));
       const __m256i signs = multipliers_of(load_as<uint32_t>(b.qs + kQKK / 8 + 4 * j));
       acc = _mm256_add_epi32(acc, iq2_sub_block(w, signs, x + 32 * j, split_scale_of(scales, j)));
     }
