@@ -305,5 +305,23 @@ TEST(AttentionArgs, RejectsInconsistentHeads) {
   EXPECT_TRUE(check_attention_args(a).ok());
 }
 
+// The model sizes attention scratch once, for its largest block; a smaller block takes more
+// blocks per prompt window, and the scratch still has to hold it.
+TEST(AttentionScratch, SizedForABlockCoversEverySmallerBlock) {
+  AttentionArgs a;
+  a.n_head = 32;
+  a.n_head_kv = 4;
+  a.head_dim = 64;
+  a.n_rows = 8;
+  for (int largest : {16, 48, 100, 256}) {
+    a.block_tokens = largest;
+    const size_t sized = attention_scratch_floats(a);
+    for (int b = 1; b <= largest; ++b) {
+      a.block_tokens = b;
+      ASSERT_LE(attention_scratch_floats(a), sized) << "block " << b << " in scratch sized for " << largest;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace strata::kernels

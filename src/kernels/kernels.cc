@@ -2,6 +2,7 @@
 // work over threads. The arithmetic lives in the dispatched tables.
 #include "kernels/kernels.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "base/task_ranges.h"
@@ -344,12 +345,18 @@ size_t attention_scratch_floats(const AttentionArgs& a) {
   const size_t head_dim = static_cast<size_t>(a.head_dim > 0 ? a.head_dim : 0);
   // Row-heads padded to whole 16-lane groups (the AVX-512 table's; the AVX2 table's are 8).
   const size_t row_heads = (group * static_cast<size_t>(a.n_rows > 0 ? a.n_rows : 1) + 15) / 16 * 16;
+  const size_t window_max = static_cast<size_t>(kAttentionTileWindowKeys);
+  const auto tile_floats = [&](size_t block) {
+    const size_t window_blocks = block > 0 && block < window_max ? window_max / block : 1;
+    const size_t padded_window = (window_blocks * block + 7) / 8 * 8;
+    return head_dim * row_heads + 2 * head_dim * padded_window + padded_window * row_heads +
+           (2 + 2 * window_blocks) * row_heads + 2 * head_dim + 16;
+  };
+  // Enough for any block size up to a.block_tokens (model.cc sizes once for its largest): a
+  // smaller block can make a longer window.
   const size_t block = static_cast<size_t>(a.block_tokens > 0 ? a.block_tokens : 0);
-  const size_t window_blocks =
-      block > 0 && block < static_cast<size_t>(kAttentionTileWindowKeys) ? kAttentionTileWindowKeys / block : 1;
-  const size_t padded_window = (window_blocks * block + 7) / 8 * 8;
-  const size_t tile = head_dim * row_heads + 2 * head_dim * padded_window + padded_window * row_heads +
-                      (2 + 2 * window_blocks) * row_heads + 2 * head_dim + 16;
+  size_t tile = tile_floats(block);
+  for (size_t b = 1; b < block && b < window_max; ++b) tile = std::max(tile, tile_floats(b));
   const size_t window_keys = static_cast<size_t>(kAttentionDecodeWindowKeys);
   const size_t window = padded_block > window_keys ? padded_block : window_keys;
   const size_t decode = 24 * head_dim + window * (head_dim + 8);

@@ -250,7 +250,7 @@ void values_dims(const Tile& T, int j, int n_blocks, int d0) {
 // values_dims for R row-heads j .. j + R - 1 with the same key counts in every block, each
 // V vector used by all R (more independent chains than one row-head's 8).
 template <int R, int NV>
-void values_rows(const Tile& T, int j, int n_blocks, int d0) {
+void values_heads_together(const Tile& T, int j, int n_blocks, int d0) {
   const int hd = T.a->head_dim;
   float* o[R];
   __m256 acc[R][NV];
@@ -304,7 +304,7 @@ void values_window(const Tile& T, int n_blocks) {
     int nb = 0;
     while (nb < n_blocks && T.n_keys[static_cast<size_t>(nb) * T.rh_pad + j] > 0.0f) ++nb;
     if (same && hd % 32 == 0) {
-      for (int d = 0; nb > 0 && d < hd; d += 32) values_rows<kR, 4>(T, j, nb, d);
+      for (int d = 0; nb > 0 && d < hd; d += 32) values_heads_together<kR, 4>(T, j, nb, d);
       j += kR;
       continue;
     }
