@@ -133,14 +133,36 @@ constexpr SignMultipliers kSignMultipliers = [] {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
 }
 
+// 0xff where bit e of byte 4d + g of each 128-bit lane of sign_bytes is set (element 8g + e),
+// else 0. Both lanes hold the same 16 bytes, so one in-lane shuffle spreads them (a
+// lane-crossing permute first cost 10% of an IQ2_XS super-block).
+[[gnu::always_inline]] inline __m256i sign_masks_in_lanes(__m256i sign_bytes, int d) {
+  const char b = static_cast<char>(4 * d);
+  const char c = static_cast<char>(b + 1), e = static_cast<char>(b + 2), f = static_cast<char>(b + 3);
+  const __m256i spread = _mm256_setr_epi8(b, b, b, b, b, b, b, b, c, c, c, c, c, c, c, c,
+                                          e, e, e, e, e, e, e, e, f, f, f, f, f, f, f, f);
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+  return _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_shuffle_epi8(sign_bytes, spread), bit), bit);
+}
+
+// Dword d of each 128-bit lane in every dword.
+[[gnu::always_inline]] inline __m256i dword_in_lanes(__m256i v, int d) {
+  const char b = static_cast<char>(4 * d);
+  const char c = static_cast<char>(b + 1), e = static_cast<char>(b + 2), f = static_cast<char>(b + 3);
+  return _mm256_shuffle_epi8(v, _mm256_setr_epi8(b, c, e, f, b, c, e, f, b, c, e, f, b, c, e, f,
+                                                 b, c, e, f, b, c, e, f, b, c, e, f, b, c, e, f));
+}
+
 // IQ3_XXS and IQ2_XXS give each sub-block j a 32-bit word aux_j: four 7-bit sign sets at
 // bits 0, 7, 14, 21 (the eighth sign of a set is its parity) and the 4-bit scale at 28.
-// AuxVectors decodes the eight words at once; a sub-block then takes its lane with one
-// permute each (for IQ3_XXS, scalar steps per sign set and a table load, or a read back from
-// the stack, were slower).
+// AuxVectors decodes the eight words at once, each half of them into both 128-bit lanes of a
+// vector; a sub-block then takes its signs and scale with in-lane shuffles (for IQ3_XXS,
+// scalar steps per sign set and a table load, or a read back from the stack, were slower).
 struct AuxVectors {
-  __m256i signs;   // lane j: byte g holds the 8 sign bits of sub-block j's group g
-  __m256i scales;  // lane j: sub-block j's odd scale 2 * s + 1 in both int16 halves
+  // [h], both lanes, dword d: sub-block 4h + d's sign words (byte g: group g's 8 sign
+  // bits) and its odd scale 2 * s + 1 in both int16 halves.
+  __m256i signs[2];
+  __m256i scales[2];
 
   [[gnu::always_inline]] explicit AuxVectors(__m256i aux) {
     const __m256i sets = _mm256_or_si256(
@@ -154,22 +176,22 @@ struct AuxVectors {
         _mm256_xor_si256(_mm256_and_si256(sets, nibble), _mm256_and_si256(_mm256_srli_epi16(sets, 4), nibble));
     const __m256i parity = _mm256_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0, 0,
                                             -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0);
-    signs = _mm256_or_si256(sets, _mm256_shuffle_epi8(parity, folded));
+    const __m256i full = _mm256_or_si256(sets, _mm256_shuffle_epi8(parity, folded));
     const __m256i s = _mm256_add_epi32(_mm256_slli_epi32(_mm256_srli_epi32(aux, 28), 1), _mm256_set1_epi32(1));
-    scales = _mm256_or_si256(s, _mm256_slli_epi32(s, 16));
+    const __m256i both = _mm256_or_si256(s, _mm256_slli_epi32(s, 16));
+    signs[0] = _mm256_permute2x128_si256(full, full, 0x00);
+    signs[1] = _mm256_permute2x128_si256(full, full, 0x11);
+    scales[0] = _mm256_permute2x128_si256(both, both, 0x00);
+    scales[1] = _mm256_permute2x128_si256(both, both, 0x11);
   }
-};
 
-// Activation codes x (32 bytes) negated where bit e of byte g of lane j of signs is set
-// (element 8g + e).
-[[gnu::always_inline]] inline __m256i signed_codes_at(const int8_t* x, __m256i signs, int j) {
-  const __m256i bytes = _mm256_shuffle_epi8(
-      _mm256_permutevar8x32_epi32(signs, _mm256_set1_epi32(j)),
-      _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
-  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-  const __m256i m = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
-  return _mm256_sub_epi8(_mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)), m), m);
-}
+  // Activation codes x (32 bytes of sub-block j) with sub-block j's signs applied.
+  [[gnu::always_inline]] __m256i signed_codes(const int8_t* x, int j) const {
+    const __m256i m = sign_masks_in_lanes(signs[j / 4], j % 4);
+    return _mm256_sub_epi8(_mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)), m), m);
+  }
+  [[gnu::always_inline]] __m256i scale(int j) const { return dword_in_lanes(scales[j / 4], j % 4); }
+};
 
 struct IQ3XXS {
   using Block = BlockIQ3_XXS;
@@ -181,9 +203,8 @@ struct IQ3XXS {
     for (int j = 0; j < 8; ++j) {
       const uint8_t* q = b.qs + 8 * j;
       const __m256i grid = grid32(iq::kIq3xxsGrid, [&](int l) { return q[l]; });
-      const __m256i xs = signed_codes_at(x + 32 * j, aux.signs, j);
-      const __m256i scale = _mm256_permutevar8x32_epi32(aux.scales, _mm256_set1_epi32(j));
-      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(grid, xs), scale));
+      const __m256i xs = aux.signed_codes(x + 32 * j, j);
+      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(grid, xs), aux.scale(j)));
     }
     return acc;
   }
@@ -215,23 +236,18 @@ struct IQ2XXS {
         const __m256i scale = _mm256_set1_epi16(static_cast<int16_t>(2 * (aux >> 28) + 1));
         acc = _mm256_add_epi32(acc, iq2_sub_block(w, sign_multipliers(aux), x + 32 * j, scale));
       } else {
-        const __m256i xs = signed_codes_at(x + 32 * j, aux_vectors.signs, j);
-        const __m256i scale = _mm256_permutevar8x32_epi32(aux_vectors.scales, _mm256_set1_epi32(j));
-        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(w, xs), scale));
+        const __m256i xs = aux_vectors.signed_codes(x + 32 * j, j);
+        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(w, xs), aux_vectors.scale(j)));
       }
     }
     return acc;
   }
 };
 
-// Bytes negated where bit e of the dword j of sign_bytes is set, as _mm256_sign_epi8
-// multipliers (+1 / -1).
-[[gnu::always_inline]] inline __m256i multipliers_at(__m256i sign_bytes, int j) {
-  const __m256i bytes = _mm256_shuffle_epi8(
-      _mm256_permutevar8x32_epi32(sign_bytes, _mm256_set1_epi32(j)),
-      _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
-  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-  return _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit), _mm256_set1_epi8(1));
+// Bytes negated where bit e of byte 4d + g of each 128-bit lane of sign_bytes is set
+// (element 8g + e), as _mm256_sign_epi8 multipliers (+1 / -1).
+[[gnu::always_inline]] inline __m256i multipliers_in_lanes(__m256i sign_bytes, int d) {
+  return _mm256_or_si256(sign_masks_in_lanes(sign_bytes, d), _mm256_set1_epi8(1));
 }
 
 // Full sign sets of 16 u16 whose bits 9-15 hold a 7-bit set, in the low byte of each word:
@@ -249,16 +265,18 @@ struct IQ2XS {
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
     const __m256i q0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
     const __m256i q1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 16));
-    // The 32 sign bytes in group order (packus interleaves 128-bit lanes; the permute undoes it).
-    const __m256i sign_bytes =
-        _mm256_permute4x64_epi64(_mm256_packus_epi16(full_sign_sets(q0), full_sign_sets(q1)), 0xd8);
+    // The 32 sign bytes, 4 per sub-block: packus leaves sub-blocks 0, 1, 4, 5 in the low
+    // 128-bit lane and 2, 3, 6, 7 in the high one; each lane goes to both lanes of a vector.
+    const __m256i packed = _mm256_packus_epi16(full_sign_sets(q0), full_sign_sets(q1));
+    const __m256i signs_0145 = _mm256_permute2x128_si256(packed, packed, 0x00);
+    const __m256i signs_2367 = _mm256_permute2x128_si256(packed, packed, 0x11);
     const __m256i scales = half_scales(load_as<uint64_t>(b.scales));
     __m256i acc = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
       const uint16_t* q = b.qs + 4 * j;
       const __m256i w = grid64(iq::kIq2xsGrid, q[0] & 511u, q[1] & 511u, q[2] & 511u, q[3] & 511u);
-      const __m256i signs = multipliers_at(sign_bytes, j);
+      const __m256i signs = multipliers_in_lanes((j & 2) == 0 ? signs_0145 : signs_2367, (j & 1) | ((j >> 2) << 1));
       acc = _mm256_add_epi32(acc, iq2_sub_block(w, signs, x + 32 * j, split_scale_of(scales, j)));
     }
     return acc;
