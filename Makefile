@@ -29,10 +29,10 @@ test: test-deps build
 	  grep -h '^SKIPPED: ' $(BUILD_DIR)/Testing/Temporary/LastTest.log 2>/dev/null; exit $$status
 
 # Unit tests again on a tree built with ASan + UBSan (-DSTRATA_SANITIZE=ON: no recovery, leak
-# checks; tensor, kernels and model at -O1 so the exactness tests run at speed, the rest at -O0)
-# in its own build dir, each binary run once (scripts/test-sanitized.sh); any report fails. CI
-# runs it after `make test` with the default list: every module below the model that has tests,
-# and the kernels. The whole suite does not fit CI's 20 minutes (README "Sanitizers and fuzzing in
+# checks; tensor and model at -O1, the kernels at -O2, so the exactness tests run at speed, the
+# rest at -O0) in its own build dir, each binary run once (scripts/test-sanitized.sh); any report
+# fails. CI runs it after `make test` with the default list: every module below the model that has
+# tests, and the kernels. The whole suite does not fit CI's 20 minutes (README "Sanitizers and fuzzing in
 # CI"); `make test-sanitize SANITIZE_TESTS=all` builds the whole tree and runs all of it, e2e and
 # real clients against the sanitized `strata` included.
 SANITIZE_DIR ?= build-sanitize
