@@ -18,6 +18,8 @@
 // thread.
 #include "kernels/cpu/avx2_matmul_iq_row.h"
 
+#include <utility>
+
 #include "kernels/cpu/avx2_iq_row_driver.h"
 #include "tensor/block_layouts.h"
 #include "tensor/iq_grids.h"
@@ -45,12 +47,18 @@ namespace {
 // Eight 32-bit grid entries g[index(0)] .. g[index(7)], loaded by broadcasts and merged by
 // blends, from indices computed in scalar registers (for IQ3_S, 1.2x faster than its gather
 // on the AMD Zen 5; the gather's indices read back from the stack instead: 1.3x slower).
+// The blend masks are template arguments (a fold over lanes 1..7), not a loop variable: the
+// instruction takes its mask as an immediate, which an unrolled loop gives only when the
+// compiler does unroll it (not at -O0, nor under ASan at -O1).
+template <class Index, int... L>
+[[gnu::always_inline]] inline __m256i grid32_lanes(const uint32_t* g, Index index, std::integer_sequence<int, L...>) {
+  __m256i v = _mm256_castsi128_si256(_mm_cvtsi32_si128(static_cast<int>(g[index(0)])));
+  ((v = _mm256_blend_epi32(v, _mm256_set1_epi32(static_cast<int>(g[index(L + 1)])), 1 << (L + 1))), ...);
+  return v;
+}
 template <class Index>
 [[gnu::always_inline]] inline __m256i grid32(const uint32_t* g, Index index) {
-  __m256i v = _mm256_castsi128_si256(_mm_cvtsi32_si128(static_cast<int>(g[index(0)])));
-#pragma GCC unroll 8
-  for (int l = 1; l < 8; ++l) v = _mm256_blend_epi32(v, _mm256_set1_epi32(static_cast<int>(g[index(l)])), 1 << l);
-  return v;
+  return grid32_lanes(g, index, std::make_integer_sequence<int, 7>{});
 }
 
 struct IQ3S {
