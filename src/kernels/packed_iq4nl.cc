@@ -1,6 +1,7 @@
 #include "kernels/packed_iq4nl.h"
 
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 
 #include "kernels/fp16.h"
@@ -10,21 +11,12 @@
 
 namespace strata::kernels {
 
-size_t packed_iq4_nl_bytes(int64_t n_out, int64_t n_in) {
-  return packed_size(n_out, n_in, kQK, kPackedIQ4NLBlockBytes);
-}
+size_t packed_iq4_nl_bytes(int64_t n_out, int64_t n_in) { return packed_q4_0_bytes(n_out, n_in); }
 
 void pack_iq4_nl(const WeightMatrix& w, std::byte* dst) {
-  // Padding rows stay all zero.
-  pack_groups(w, kQK, kPackedIQ4NLBlockBytes, sizeof(BlockIQ4_NL), dst,
-              [](const std::byte* src, int i, std::byte* out) {
-                if (src == nullptr) return;
-                const auto* b = reinterpret_cast<const BlockIQ4_NL*>(src);
-                std::memcpy(out + 2 * i, &b->d, 2);
-                for (int c = 0; c < 4; ++c) {
-                  std::memcpy(out + kPackedIQ4NLCodesOffset + 64 * c + 4 * i, b->qs + 4 * c, 4);
-                }
-              });
+  static_assert(sizeof(BlockIQ4_NL) == sizeof(BlockQ4_0) && offsetof(BlockIQ4_NL, d) == offsetof(BlockQ4_0, d) &&
+                offsetof(BlockIQ4_NL, qs) == offsetof(BlockQ4_0, qs));
+  pack_q4_0(w, dst);
 }
 
 namespace reference {

@@ -25,11 +25,14 @@
 #include <cstdint>
 
 #include "kernels/kernel_table.h"
+#include "kernels/packed_q4_0.h"
 
 namespace strata::kernels {
 
-constexpr size_t kPackedIQ4NLCodesOffset = 32;
-constexpr size_t kPackedIQ4NLBlockBytes = kPackedIQ4NLCodesOffset + 4 * 64;
+// IQ4_NL's block has Q4_0's bytes (an fp16 d, then 16 bytes of nibble pairs); only what a code
+// means differs. So the packed bytes are packed Q4_0's (pack_iq4_nl() is pack_q4_0()).
+constexpr size_t kPackedIQ4NLCodesOffset = kPackedQ40CodesOffset;
+constexpr size_t kPackedIQ4NLBlockBytes = kPackedQ40BlockBytes;
 
 // Bytes of the packed form of an n_out x n_in IQ4_NL matrix (n_in a multiple of 32).
 size_t packed_iq4_nl_bytes(int64_t n_out, int64_t n_in);
