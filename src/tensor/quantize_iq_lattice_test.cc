@@ -14,6 +14,7 @@
 #include "tensor/iq_grids.h"
 #include "tensor/quantize.h"
 #include "tensor/quantize_iq_lattice_search.h"
+#include "tensor/quantize_test_rows.h"
 
 namespace strata {
 // Named so that the helpers below do not clash with quantize_lowbit_test.cc's in a unity build.
@@ -79,27 +80,9 @@ TEST(IqLatticeSearchTest, FindsTheNearestEntryAsABruteForceDoes) {
   }
 }
 
-// Gaussian weights with occasional outliers (8x), as in quantize_lowbit_test.cc.
-std::vector<float> weights_row(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 0.02f);
-  std::vector<float> x(n);
-  for (auto& v : x) v = dist(rng);
-  for (size_t i = seed % 61; i < n; i += 61) x[i] *= 8.0f;
-  return x;
-}
-
-std::vector<uint8_t> encode(DType type, const std::vector<float>& x) {
-  std::vector<uint8_t> out(*dtype_row_bytes(type, x.size()));
-  EXPECT_TRUE(quantize_row(type, x.data(), out.data(), x.size()).ok()) << dtype_name(type);
-  return out;
-}
-
-std::vector<float> decode(DType type, const void* bytes, size_t n) {
-  std::vector<float> out(n);
-  EXPECT_TRUE(dequantize_row(type, bytes, out.data(), n).ok()) << dtype_name(type);
-  return out;
-}
+using quantize_test::decode;
+using quantize_test::encode;
+using quantize_test::weights_row;
 
 uint16_t u16_at(const uint8_t* p) {
   uint16_t v;

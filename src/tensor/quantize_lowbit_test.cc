@@ -12,33 +12,16 @@
 #include "tensor/block_layouts.h"
 #include "tensor/half.h"
 #include "tensor/quantize.h"
+#include "tensor/quantize_test_rows.h"
 
 namespace strata {
 namespace {
 
 constexpr DType kTypes[] = {DType::kQ4_1, DType::kQ5_1, DType::kQ2_K, DType::kQ3_K, DType::kIQ4_NL, DType::kIQ4_XS};
 
-// Gaussian weights with occasional outliers (8x), as trained matrices have.
-std::vector<float> weights_row(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 0.02f);
-  std::vector<float> x(n);
-  for (auto& v : x) v = dist(rng);
-  for (size_t i = seed % 61; i < n; i += 61) x[i] *= 8.0f;
-  return x;
-}
-
-std::vector<uint8_t> encode(DType type, const std::vector<float>& x) {
-  std::vector<uint8_t> out(*dtype_row_bytes(type, x.size()));
-  EXPECT_TRUE(quantize_row(type, x.data(), out.data(), x.size()).ok()) << dtype_name(type);
-  return out;
-}
-
-std::vector<float> decode(DType type, const std::vector<uint8_t>& bytes, size_t n) {
-  std::vector<float> out(n);
-  EXPECT_TRUE(dequantize_row(type, bytes.data(), out.data(), n).ok()) << dtype_name(type);
-  return out;
-}
+using quantize_test::decode;
+using quantize_test::encode;
+using quantize_test::weights_row;
 
 // RMS error over RMS signal on Gaussian rows, from the code spacing: a uniform step q has
 // RMS error q / sqrt(12). Q5_1 / Q4_1 span a 32-block's range (~4.5 sigma) with 31 / 15
