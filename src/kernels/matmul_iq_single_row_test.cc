@@ -41,6 +41,8 @@ TEST(MatmulIqSingleRow, Iq3XxsOneInputRowGivesTheTiledBits) { expect_single_row_
 TEST(MatmulIqSingleRow, Iq2XxsOneInputRowGivesTheTiledBits) { expect_single_row_equals_tiled(DType::kIQ2_XXS); }
 TEST(MatmulIqSingleRow, Iq2XsOneInputRowGivesTheTiledBits) { expect_single_row_equals_tiled(DType::kIQ2_XS); }
 TEST(MatmulIqSingleRow, Iq2SOneInputRowGivesTheTiledBits) { expect_single_row_equals_tiled(DType::kIQ2_S); }
+TEST(MatmulIqSingleRow, Iq1SOneInputRowGivesTheTiledBits) { expect_single_row_equals_tiled(DType::kIQ1_S); }
+TEST(MatmulIqSingleRow, Iq1MOneInputRowGivesTheTiledBits) { expect_single_row_equals_tiled(DType::kIQ1_M); }
 
 }  // namespace
 }  // namespace strata::kernels

@@ -7,7 +7,8 @@
 // different instruction sets, and a merged copy could run on a CPU without them.
 // A kernel K provides: using Block; static constexpr int kFactorInverse (the format's
 // power-of-two factor f = 1 / kFactorInverse); __m256i sum(const Block&, const int8_t* x)
-// const, the 8 int32 lanes sum over sub-blocks j of scale_j * (elements 4k..4k+3 of j) * x.
+// const, the 8 int32 lanes sum over sub-blocks j of scale_j * (elements 4k..4k+3 of j) * x;
+// where the block has no fp16 field d, static float block_d(const Block&).
 #pragma once
 
 #include <cstring>
@@ -42,10 +43,21 @@ constexpr int64_t kRowPrefetchBytes = 512;
   return _mm_add_epi16(_mm_add_epi16(s16, s16), _mm_set1_epi16(1));
 }
 
+// The super-block's fp16 scale d_w: the block's d, or what K::block_d reads where the format
+// keeps it elsewhere (IQ1_M spreads it over its scales).
+template <class K>
+[[gnu::always_inline]] inline float block_scale(const typename K::Block& blk) {
+  if constexpr (requires { K::block_d(blk); }) {
+    return K::block_d(blk);
+  } else {
+    return load_fp16(&blk.d);
+  }
+}
+
 // acc + the super-block's int32 lanes times (d_w * f) * d_x: the tiled kernels' float step.
 template <class K>
 [[gnu::always_inline]] inline __m256 scale_add(__m256 acc, __m256i sum, const typename K::Block& blk, float d_x) {
-  const float d_w = load_fp16(&blk.d) * (1.0f / K::kFactorInverse);
+  const float d_w = block_scale<K>(blk) * (1.0f / K::kFactorInverse);
   return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(d_w * d_x), acc);
 }
 

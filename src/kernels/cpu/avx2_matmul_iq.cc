@@ -284,10 +284,13 @@ void matmul_lattice(const MatmulArgs& args, int64_t o_begin, int64_t o_end,
 void matmul_iq2_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_lattice<IQ2S>(args, o_begin, o_end, matmul_iq2_s_single_row);
 }
+// IQ1_S / IQ1_M have no VBMI kernel, so several input rows take the tiles on both tables.
 void matmul_iq1_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  if (args.n_rows == 1) return matmul_iq1_s_single_row(args, o_begin, o_end);
   matmul_rows_tiled<IQ1S>(args, o_begin, o_end);
 }
 void matmul_iq1_m(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  if (args.n_rows == 1) return matmul_iq1_m_single_row(args, o_begin, o_end);
   matmul_rows_tiled<IQ1M>(args, o_begin, o_end);
 }
 void matmul_iq3_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {

@@ -1,6 +1,7 @@
 // Single-input-row matmul (one activation row: a decode step) for the lattice i-quants on
 // the AVX2 table, and on the AVX-512 table for CPUs without VBMI (those with it run the
-// byte-permute kernels of avx512_matmul_iq_vbmi.cc).
+// byte-permute kernels of avx512_matmul_iq_vbmi.cc, except for IQ1_S / IQ1_M, whose 2048-entry
+// grid is too large for byte permutes: theirs run here on both tables).
 //
 // The tiled kernels of avx2_matmul_iq.cc decode a weight sub-block once and reuse it for
 // every input row; with one input row there is nothing to reuse, and their per-element
@@ -8,10 +9,10 @@
 // straight into 8 int32 lanes: grid entries are loaded into vectors by scalar loads (on the
 // AMD Zen 5 measured, a gather is slower than its scalar loads; indices are computed in
 // scalar registers, never read back from a vector stored to the stack, whose loads wait on
-// the store), IQ2_XS and IQ3_XXS decode a super-block's sign sets in vectors,
-// the sign bits negate the activation codes instead of the weights so the unsigned grid
-// bytes feed maddubs directly, and maddubs, then madd by the sub-block's odd scale, sum over
-// the super-block. Lane k ends up with sum over sub-blocks j of scale_j * (elements
+// the store), IQ2_XS and IQ3_XXS decode a super-block's sign sets in vectors (IQ1_S and
+// IQ1_M its scales and shift signs), the sign bits negate the activation codes instead of
+// the weights so the unsigned grid bytes feed maddubs directly, and maddubs, then madd by the
+// sub-block's odd scale, sum over the super-block. Lane k ends up with sum over sub-blocks j of scale_j * (elements
 // 4k..4k+3 of j): the tiled kernels' int32 lanes (integer sums are exact, so their grouping
 // is free), then their float step (avx2_iq_row_driver.h). Results are bit-identical to the
 // tiled kernels and the oracle in matmul_simd_oracle_test.cc. Stateless; safe from any
@@ -38,10 +39,15 @@ namespace {
   return _mm256_sub_epi8(_mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)), m), m);
 }
 
+// Word j of v (8 int16 in both 128-bit lanes) in every word.
+[[gnu::always_inline]] inline __m256i word_in_lanes(__m256i v, int j) {
+  return _mm256_shuffle_epi8(v, _mm256_set1_epi16(static_cast<int16_t>((2 * j) | ((2 * j + 1) << 8))));
+}
+
 // Sub-block j's int16 scale in every word, from the 8 scales of odd_scales_from_nibbles
 // in both 128-bit lanes.
 [[gnu::always_inline]] inline __m256i sub_block_scale(__m256i odd_scales, int j) {
-  return _mm256_shuffle_epi8(odd_scales, _mm256_set1_epi16(static_cast<int16_t>((2 * j) | ((2 * j + 1) << 8))));
+  return word_in_lanes(odd_scales, j);
 }
 
 // Eight 32-bit grid entries g[index(0)] .. g[index(7)], loaded by broadcasts and merged by
@@ -141,16 +147,21 @@ constexpr SignMultipliers kSignMultipliers = [] {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
 }
 
-// 0xff where bit e of byte 4d + g of each 128-bit lane of sign_bytes is set (element 8g + e),
-// else 0. Both lanes hold the same 16 bytes, so one in-lane shuffle spreads them (a
-// lane-crossing permute first cost 10% of an IQ2_XS super-block).
-[[gnu::always_inline]] inline __m256i sign_masks_in_lanes(__m256i sign_bytes, int d) {
+// Byte 4d + g of each 128-bit lane of v in the 8 bytes of group g (elements 8g..8g+7). Both
+// lanes hold the same 16 bytes, so one in-lane shuffle spreads them (a lane-crossing permute
+// first cost 10% of an IQ2_XS super-block).
+[[gnu::always_inline]] inline __m256i group_bytes_in_lanes(__m256i v, int d) {
   const char b = static_cast<char>(4 * d);
   const char c = static_cast<char>(b + 1), e = static_cast<char>(b + 2), f = static_cast<char>(b + 3);
-  const __m256i spread = _mm256_setr_epi8(b, b, b, b, b, b, b, b, c, c, c, c, c, c, c, c,
-                                          e, e, e, e, e, e, e, e, f, f, f, f, f, f, f, f);
+  return _mm256_shuffle_epi8(v, _mm256_setr_epi8(b, b, b, b, b, b, b, b, c, c, c, c, c, c, c, c,
+                                                 e, e, e, e, e, e, e, e, f, f, f, f, f, f, f, f));
+}
+
+// 0xff where bit e of byte 4d + g of each 128-bit lane of sign_bytes is set (element 8g + e),
+// else 0.
+[[gnu::always_inline]] inline __m256i sign_masks_in_lanes(__m256i sign_bytes, int d) {
   const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-  return _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_shuffle_epi8(sign_bytes, spread), bit), bit);
+  return _mm256_cmpeq_epi8(_mm256_and_si256(group_bytes_in_lanes(sign_bytes, d), bit), bit);
 }
 
 // Dword d of each 128-bit lane in every dword.
@@ -320,6 +331,91 @@ struct IQ2S {
   }
 };
 
+// IQ1_S / IQ1_M: weights 8 * g + shift for grid bytes g in {-1, 0, 1} and a group's shift
+// +1 or -1 (the format's +-1/8, times 8); never 0, so maddubs takes |w| and the codes carry
+// w's sign, as in the tiled kernels.
+[[gnu::always_inline]] inline __m256i iq1_sub_block(__m256i g, __m256i shift, const int8_t* x, __m256i scale) {
+  const __m256i w = _mm256_add_epi8(_mm256_sign_epi8(_mm256_set1_epi8(8), g), shift);
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(load_x(x), w)), scale);
+}
+
+struct IQ1S {
+  using Block = BlockIQ1_S;
+  static constexpr int kFactorInverse = 8;
+  [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
+    // qh[j]: bits 0-11 the four groups' high index bits, 12-14 the scale, 15 the shift sign.
+    const __m128i qh = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qh));
+    const __m128i ls = _mm_and_si128(_mm_srli_epi16(qh, 12), _mm_set1_epi16(7));
+    const __m128i odd = _mm_add_epi16(_mm_add_epi16(ls, ls), _mm_set1_epi16(1));
+    const __m128i shift = _mm_or_si128(_mm_srai_epi16(qh, 15), _mm_set1_epi8(1));  // bytes +1 or -1
+    const __m256i scales = _mm256_set_m128i(odd, odd);
+    const __m256i shifts = _mm256_set_m128i(shift, shift);
+    __m256i acc = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) {
+      const uint32_t h = b.qh[j];
+      const uint8_t* q = b.qs + 4 * j;
+      const __m256i g = grid64(iq::kIq1sGrid, q[0] | ((h << 8) & 0x700u), q[1] | ((h << 5) & 0x700u),
+                               q[2] | ((h << 2) & 0x700u), q[3] | ((h >> 1) & 0x700u));
+      acc = _mm256_add_epi32(acc, iq1_sub_block(g, word_in_lanes(shifts, j), x + 32 * j, sub_block_scale(scales, j)));
+    }
+    return acc;
+  }
+};
+
+// IQ1_M's 16 odd scales 2 * ls + 1 (3-bit ls: sub-block j's elements 0-15 at bit 6 (j % 2)
+// of scale word j / 2, 16-31 three bits higher) as half_scales lays them out: sub-block j's
+// low scale in word j, its high one in word 8 + j.
+[[gnu::always_inline]] inline __m256i iq1_m_half_scales(uint64_t packed) {
+  const __m256i words = _mm256_cvtepu16_epi32(_mm_cvtsi64_si128(static_cast<int64_t>(packed)));
+  const __m256i pairs = _mm256_permutevar8x32_epi32(words, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
+  const __m256i per_sub_block = _mm256_srlv_epi32(pairs, _mm256_setr_epi32(0, 6, 0, 6, 0, 6, 0, 6));
+  const __m256i seven = _mm256_set1_epi32(7);
+  const __m256i lo = _mm256_and_si256(per_sub_block, seven);
+  const __m256i hi = _mm256_and_si256(_mm256_srli_epi32(per_sub_block, 3), seven);
+  // packus leaves lo 0-3, hi 0-3 | lo 4-7, hi 4-7; the qword permute orders them lo 0-7 | hi 0-7.
+  const __m256i ls = _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8);
+  return _mm256_add_epi16(_mm256_add_epi16(ls, ls), _mm256_set1_epi16(1));
+}
+
+struct IQ1M {
+  using Block = BlockIQ1_M;
+  static constexpr int kFactorInverse = 8;
+  [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
+    // A nibble of qh per group of 8 (group 2i the low nibble of qh[i]): 3 high index bits and
+    // the shift sign (bit 3). Spread to a byte per group: groups 0-15 (sub-blocks 0-3) in the
+    // low 128-bit lane, 16-31 in the high one, then each lane to both lanes of a vector.
+    const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qh));
+    const __m128i m = _mm_set1_epi8(0x0f);
+    const __m128i lo = _mm_and_si128(raw, m), hi = _mm_and_si128(_mm_srli_epi16(raw, 4), m);
+    const __m256i nibbles = _mm256_set_m128i(_mm_unpackhi_epi8(lo, hi), _mm_unpacklo_epi8(lo, hi));
+    const __m256i eight = _mm256_set1_epi8(8);
+    const __m256i signs =
+        _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_and_si256(nibbles, eight), eight), _mm256_set1_epi8(1));
+    const __m256i shifts_0123 = _mm256_permute2x128_si256(signs, signs, 0x00);
+    const __m256i shifts_4567 = _mm256_permute2x128_si256(signs, signs, 0x11);
+    const __m256i scales = iq1_m_half_scales(load_as<uint64_t>(b.scales));
+    __m256i acc = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) {
+      const uint32_t h = load_as<uint16_t>(b.qh + 2 * j);
+      const uint8_t* q = b.qs + 4 * j;
+      const __m256i g = grid64(iq::kIq1sGrid, q[0] | ((h << 8) & 0x700u), q[1] | ((h << 4) & 0x700u),
+                               q[2] | (h & 0x700u), q[3] | ((h >> 4) & 0x700u));
+      const __m256i shift = group_bytes_in_lanes(j < 4 ? shifts_0123 : shifts_4567, j % 4);
+      acc = _mm256_add_epi32(acc, iq1_sub_block(g, shift, x + 32 * j, split_scale_of(scales, j)));
+    }
+    return acc;
+  }
+  // The fp16 super-block scale sits in the top nibbles of the four uint16 of scales.
+  [[gnu::always_inline]] static float block_d(const Block& b) {
+    const uint64_t sc = load_as<uint64_t>(b.scales);
+    const auto d_bits = static_cast<uint16_t>(((sc >> 12) & 0x000f) | ((sc >> 24) & 0x00f0) | ((sc >> 36) & 0x0f00) |
+                                              ((sc >> 48) & 0xf000));
+    return load_fp16(&d_bits);
+  }
+};
+
 }  // namespace
 
 void matmul_iq3_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
@@ -351,6 +447,12 @@ void matmul_iq2_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_
   if (__builtin_cpu_supports("avx512vbmi")) return matmul_iq2_s_vbmi(args, o_begin, o_end);
 #endif
   matmul_single_row(IQ2S(), args, o_begin, o_end);
+}
+void matmul_iq1_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_single_row(IQ1S(), args, o_begin, o_end);
+}
+void matmul_iq1_m_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_single_row(IQ1M(), args, o_begin, o_end);
 }
 
 }  // namespace strata::kernels::cpu::STRATA_SIMD

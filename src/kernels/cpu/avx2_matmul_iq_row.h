@@ -1,5 +1,6 @@
-// Single-input-row matmul kernels for the lattice i-quants IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS
-// and IQ2_S (avx2_matmul_iq_row.cc), built for both SIMD tables like every cpu/avx2_* file.
+// Single-input-row matmul kernels for the lattice i-quants IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS,
+// IQ2_S, IQ1_S and IQ1_M (avx2_matmul_iq_row.cc), built for both SIMD tables like every
+// cpu/avx2_* file.
 // The tiled kernels in avx2_matmul_iq.cc call them when a matmul has exactly one input row
 // (a decode step); they give the tiled kernels' bits. Each computes rows [o_begin, o_end)
 // of args.y for args.n_rows == 1; in the AVX-512 build it runs the VBMI kernel where the CPU
@@ -17,6 +18,9 @@ void matmul_iq3_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t 
 void matmul_iq2_xxs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq2_xs_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq2_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+// IQ1_S and IQ1_M run these kernels on both tables (no VBMI kernel: a 2048-entry grid).
+void matmul_iq1_s_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq1_m_single_row(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 
 #if defined(STRATA_KERNELS_AVX512)
 // avx512_matmul_iq_vbmi.cc: the same for CPUs with AVX-512 VBMI only (the callers check).
