@@ -11,7 +11,10 @@
 //            sum in key order;
 //   values   per block, out = out * rescale, then one fused multiply-add per key in key
 //            order, V rows converted in registers (AVX2: 4 heads x 24 dims per pass,
-//            AVX-512: 8 heads x 32 dims).
+//            AVX-512: 8 heads x 32 dims), out held in registers across the window's blocks
+//            (the softmax of every block of the window runs first, keeping each rescale).
+// While a window's K rows convert, the next window's K and V rows are prefetched, a key per
+// converted key.
 // Every (head, key) and (head, dim) sees exactly the operations attention_oracle.h lists;
 // the lane layout only decides which of them run side by side.
 #include "kernels/cpu/avx2_attention_decode.h"
@@ -61,11 +64,52 @@ const std::byte* row_at(const void* block, const Decode& D, int t) {
   return static_cast<const std::byte*>(block) + D.head_offset + t * D.a->token_stride_bytes;
 }
 
-// Key w of the window whose first block is b0.
-const std::byte* key_row(const Decode& D, int b0, int w) {
-  const int bt = D.a->block_tokens;
-  return row_at(D.a->block_k[b0 + w / bt], D, w % bt);
-}
+// This kv head's rows of consecutive keys, block by block, without a division per key (one
+// per key cost about as much as converting the row).
+class RowWalk {
+ public:
+  RowWalk(const Decode& D, const void* const* blocks, int first_key)
+      : D_(D), blocks_(blocks), b_(first_key / D.a->block_tokens), t_(first_key % D.a->block_tokens) {}
+  const std::byte* next() {
+    const std::byte* row = row_at(blocks_[b_], D_, t_);
+    if (++t_ == D_.a->block_tokens) t_ = 0, ++b_;
+    return row;
+  }
+
+ private:
+  const Decode& D_;
+  const void* const* blocks_;
+  int b_;
+  int t_;
+};
+
+// The next window's K and V rows, one key per call of key(), pulled into the cache while
+// this window's K rows convert: spread over the loop, the misses overlap the conversion
+// instead of a burst of prefetches stalling on full miss buffers (and V comes from DRAM
+// at long context: the weights streamed since the last layer evicted it).
+class NextWindow {
+ public:
+  NextWindow(const Decode& D, int first_key, int n)
+      : k_(D, D.a->block_k, first_key), v_(D, D.a->block_v, first_key), n_(n),
+        row_bytes_(kv_head_bytes(D.a->kv_type, D.hd)) {}
+  void key() {
+    if (n_ == 0) return;
+    --n_;
+    lines(k_.next());
+    lines(v_.next());
+  }
+
+ private:
+  // Every cache line of the row (the last byte's line too when the row is not aligned).
+  void lines(const std::byte* row) const {
+    for (size_t o = 0; o < row_bytes_; o += 64) _mm_prefetch(reinterpret_cast<const char*>(row + o), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(row + row_bytes_ - 1), _MM_HINT_T0);
+  }
+
+  RowWalk k_, v_;
+  int n_;
+  size_t row_bytes_;
+};
 
 // Dims [i, i + 8) of a K/V row as floats, as load_kv converts them.
 template <DType T>
@@ -98,12 +142,15 @@ __m512 load16(const std::byte* row, int i) {
 
 // kf[g][i][k] = K[2g + k][i]: pair g's rows interleaved (a missing second row reads zeros).
 template <DType T>
-void convert_k(const Decode& D, int b0, int n) {
+void convert_k(const Decode& D, int b0, int n, NextWindow& next) {
   const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  RowWalk rows(D, D.a->block_k, b0 * D.a->block_tokens);
   for (int g = 0; 2 * g < n; ++g) {
-    const std::byte* ka = key_row(D, b0, 2 * g);
-    const std::byte* kc = 2 * g + 1 < n ? key_row(D, b0, 2 * g + 1) : ka;
+    next.key();
+    next.key();
+    const std::byte* ka = rows.next();
+    const std::byte* kc = 2 * g + 1 < n ? rows.next() : ka;
     float* dst = D.kf + static_cast<size_t>(g) * 2 * D.hd;
     for (int i = 0; i < D.hd; i += 16) {
       const __m512 x = load16<T>(ka, i);
@@ -150,27 +197,38 @@ void scores_window(const Decode& D, int n) {
   if (g < n_pairs) scores<1>(D, g);
 }
 
-// out[j][d, d + 16 * ND) = out * rescale[j] + sum over the n keys of p[t][j] * V[t].
+// out[j][d, d + 16 * ND) over the window's n keys (first block b0): per block, out = out *
+// rescale[block][j], then one fused multiply-add per key; out stays in registers.
 template <DType T, int ND>
-void values_dims(const Decode& D, const void* vb, const float* p, int n, const float* rescale, int d) {
+void values_dims(const Decode& D, int b0, int n, const float* rescale, int d) {
+  const int bt = D.a->block_tokens;
   __m512 acc[kHeads][ND];
 #pragma GCC unroll 16
   for (int j = 0; j < kHeads; ++j) {
 #pragma GCC unroll 4
-    for (int c = 0; c < ND; ++c) {
-      acc[j][c] = _mm512_mul_ps(_mm512_loadu_ps(D.ob + j * D.hd + d + 16 * c), _mm512_set1_ps(rescale[j]));
-    }
+    for (int c = 0; c < ND; ++c) acc[j][c] = _mm512_loadu_ps(D.ob + j * D.hd + d + 16 * c);
   }
-  for (int t = 0; t < n; ++t) {
-    const std::byte* row = row_at(vb, D, t);
-    __m512 v[ND];
-#pragma GCC unroll 4
-    for (int c = 0; c < ND; ++c) v[c] = load16<T>(row, d + 16 * c);
+  for (int t0 = 0, b = 0; t0 < n; t0 += bt, ++b) {
 #pragma GCC unroll 16
     for (int j = 0; j < kHeads; ++j) {
-      const __m512 pj = _mm512_set1_ps(p[t * kHeads + j]);
+      const __m512 r = _mm512_set1_ps(rescale[b * kHeads + j]);
 #pragma GCC unroll 4
-      for (int c = 0; c < ND; ++c) acc[j][c] = _mm512_fmadd_ps(pj, v[c], acc[j][c]);
+      for (int c = 0; c < ND; ++c) acc[j][c] = _mm512_mul_ps(acc[j][c], r);
+    }
+    const void* vb = D.a->block_v[b0 + b];
+    const float* p = D.p + t0 * kHeads;
+    const int nb = n - t0 < bt ? n - t0 : bt;
+    for (int t = 0; t < nb; ++t) {
+      const std::byte* row = row_at(vb, D, t);
+      __m512 v[ND];
+#pragma GCC unroll 4
+      for (int c = 0; c < ND; ++c) v[c] = load16<T>(row, d + 16 * c);
+#pragma GCC unroll 16
+      for (int j = 0; j < kHeads; ++j) {
+        const __m512 pj = _mm512_set1_ps(p[t * kHeads + j]);
+#pragma GCC unroll 4
+        for (int c = 0; c < ND; ++c) acc[j][c] = _mm512_fmadd_ps(pj, v[c], acc[j][c]);
+      }
     }
   }
 #pragma GCC unroll 16
@@ -181,17 +239,19 @@ void values_dims(const Decode& D, const void* vb, const float* p, int n, const f
 }
 
 template <DType T>
-void values_block(const Decode& D, const void* vb, const float* p, int n, const float* rescale) {
+void values_window(const Decode& D, int b0, int n, const float* rescale) {
   int d = 0;
-  for (; d + 32 <= D.hd; d += 32) values_dims<T, 2>(D, vb, p, n, rescale, d);
-  if (d < D.hd) values_dims<T, 1>(D, vb, p, n, rescale, d);
+  for (; d + 32 <= D.hd; d += 32) values_dims<T, 2>(D, b0, n, rescale, d);
+  if (d < D.hd) values_dims<T, 1>(D, b0, n, rescale, d);
 }
 #else
 // kf[t][i] = K[t][i].
 template <DType T>
-void convert_k(const Decode& D, int b0, int n) {
+void convert_k(const Decode& D, int b0, int n, NextWindow& next) {
+  RowWalk rows(D, D.a->block_k, b0 * D.a->block_tokens);
   for (int t = 0; t < n; ++t) {
-    const std::byte* row = key_row(D, b0, t);
+    next.key();
+    const std::byte* row = rows.next();
     float* dst = D.kf + static_cast<size_t>(t) * D.hd;
     for (int i = 0; i < D.hd; i += 8) _mm256_storeu_ps(dst + i, load8<T>(row, i));
   }
@@ -224,28 +284,40 @@ void scores_window(const Decode& D, int n) {
   if (t < n) scores<1>(D, t);
 }
 
-// Heads [j0, j0 + 4), dims [d, d + 8 * NC): out = out * rescale + sum over the n keys of
-// p[t][j] * V[t] (12 accumulators when NC is 3: enough chains to hide the latency).
+// Heads [j0, j0 + 4), dims [d, d + 8 * NC), over the window's n keys (first block b0): per
+// block, out = out * rescale[block][j], then one fused multiply-add per key; out stays in
+// registers (12 accumulators when NC is 3: enough chains to hide the latency).
 template <DType T, int NC>
-void values_dims(const Decode& D, const void* vb, const float* p, int n, const float* rescale, int j0, int d) {
+void values_dims(const Decode& D, int b0, int n, const float* rescale, int j0, int d) {
   constexpr int kJ = 4;
+  const int bt = D.a->block_tokens;
   __m256 acc[kJ][NC];
 #pragma GCC unroll 4
   for (int j = 0; j < kJ; ++j) {
-    const __m256 r = _mm256_set1_ps(rescale[j0 + j]);
 #pragma GCC unroll 4
-    for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_mul_ps(_mm256_loadu_ps(D.ob + (j0 + j) * D.hd + d + 8 * c), r);
+    for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_loadu_ps(D.ob + (j0 + j) * D.hd + d + 8 * c);
   }
-  for (int t = 0; t < n; ++t) {
-    const std::byte* row = row_at(vb, D, t);
-    __m256 v[NC];
-#pragma GCC unroll 4
-    for (int c = 0; c < NC; ++c) v[c] = load8<T>(row, d + 8 * c);
+  for (int t0 = 0, b = 0; t0 < n; t0 += bt, ++b) {
 #pragma GCC unroll 4
     for (int j = 0; j < kJ; ++j) {
-      const __m256 pj = _mm256_broadcast_ss(p + t * kHeads + j0 + j);
+      const __m256 r = _mm256_broadcast_ss(rescale + b * kHeads + j0 + j);
 #pragma GCC unroll 4
-      for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_fmadd_ps(pj, v[c], acc[j][c]);
+      for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_mul_ps(acc[j][c], r);
+    }
+    const void* vb = D.a->block_v[b0 + b];
+    const float* p = D.p + t0 * kHeads + j0;
+    const int nb = n - t0 < bt ? n - t0 : bt;
+    for (int t = 0; t < nb; ++t) {
+      const std::byte* row = row_at(vb, D, t);
+      __m256 v[NC];
+#pragma GCC unroll 4
+      for (int c = 0; c < NC; ++c) v[c] = load8<T>(row, d + 8 * c);
+#pragma GCC unroll 4
+      for (int j = 0; j < kJ; ++j) {
+        const __m256 pj = _mm256_broadcast_ss(p + t * kHeads + j);
+#pragma GCC unroll 4
+        for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_fmadd_ps(pj, v[c], acc[j][c]);
+      }
     }
   }
 #pragma GCC unroll 4
@@ -256,12 +328,12 @@ void values_dims(const Decode& D, const void* vb, const float* p, int n, const f
 }
 
 template <DType T>
-void values_block(const Decode& D, const void* vb, const float* p, int n, const float* rescale) {
+void values_window(const Decode& D, int b0, int n, const float* rescale) {
   for (int j0 = 0; j0 < kHeads; j0 += 4) {
     int d = 0;
-    for (; d + 24 <= D.hd; d += 24) values_dims<T, 3>(D, vb, p, n, rescale, j0, d);
-    if (d + 16 <= D.hd) values_dims<T, 2>(D, vb, p, n, rescale, j0, d), d += 16;
-    if (d < D.hd) values_dims<T, 1>(D, vb, p, n, rescale, j0, d);
+    for (; d + 24 <= D.hd; d += 24) values_dims<T, 3>(D, b0, n, rescale, j0, d);
+    if (d + 16 <= D.hd) values_dims<T, 2>(D, b0, n, rescale, j0, d), d += 16;
+    if (d < D.hd) values_dims<T, 1>(D, b0, n, rescale, j0, d);
   }
 }
 #endif
@@ -284,21 +356,6 @@ __m256 softmax_block(float* p, int n, __m256* max, __m256* sum) {
   return rescale;
 }
 
-// Keys [w0, w0 + n) of this kv head (w counted from the window's first block b0), into
-// the cache while the current window computes.
-void prefetch_keys(const Decode& D, int b0, int w0, int n) {
-  const size_t row_bytes = kv_head_bytes(D.a->kv_type, D.hd);
-  const int bt = D.a->block_tokens;
-  for (int w = w0; w < w0 + n; ++w) {
-    const std::byte* k = key_row(D, b0, w);
-    const std::byte* v = row_at(D.a->block_v[b0 + w / bt], D, w % bt);
-    for (size_t o = 0; o < row_bytes + 63; o += 64) {
-      _mm_prefetch(reinterpret_cast<const char*>(k + (o < row_bytes ? o : row_bytes - 1)), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(v + (o < row_bytes ? o : row_bytes - 1)), _MM_HINT_T0);
-    }
-  }
-}
-
 template <DType T>
 void attend(const Decode& D, int n_tokens) {
   const AttentionArgs& a = *D.a;
@@ -306,20 +363,19 @@ void attend(const Decode& D, int n_tokens) {
   const int window_blocks = bt < kWindowKeys ? kWindowKeys / bt : 1;
   __m256 max = _mm256_set1_ps(-INFINITY);
   __m256 sum = _mm256_setzero_ps();
-  alignas(32) float rescale[kHeads];
+  alignas(32) float rescale[kWindowKeys * kHeads];  // per block of the window (<= kWindowKeys blocks)
   for (int b0 = 0; b0 * bt < n_tokens; b0 += window_blocks) {
     const int w0 = b0 * bt;
     const int n_window = n_tokens - w0 < window_blocks * bt ? n_tokens - w0 : window_blocks * bt;
     const int n_next = n_tokens - w0 - n_window < window_blocks * bt ? n_tokens - w0 - n_window : window_blocks * bt;
-    prefetch_keys(D, b0, n_window, n_next);
-    convert_k<T>(D, b0, n_window);
+    NextWindow next(D, w0 + n_window, n_next);
+    convert_k<T>(D, b0, n_window, next);
     scores_window(D, n_window);
-    for (int t0 = 0; t0 < n_window; t0 += bt) {
+    for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
       const int n = n_window - t0 < bt ? n_window - t0 : bt;
-      float* p = D.p + t0 * kHeads;
-      _mm256_store_ps(rescale, softmax_block(p, n, &max, &sum));
-      values_block<T>(D, a.block_v[b0 + t0 / bt], p, n, rescale);
+      _mm256_store_ps(rescale + b * kHeads, softmax_block(D.p + t0 * kHeads, n, &max, &sum));
     }
+    values_window<T>(D, b0, n_window, rescale);
   }
   _mm256_store_ps(rescale, sum);
   for (int j = 0; j < kHeads; ++j) {

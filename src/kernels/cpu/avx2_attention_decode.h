@@ -3,7 +3,7 @@
 // every step. Same float operations per row-head as attention_oracle.h, so the same bits
 // as the general tile; what differs is how the cache is read: K and V rows are converted
 // in registers (K once into a small per-block buffer for the score broadcasts, V straight
-// into the value multiply-adds), the next block is prefetched, and the AVX-512 build runs
+// into the value multiply-adds), the next window of keys is prefetched, and the AVX-512 build runs
 // 16-lane vectors (scores as 8 heads x 2 keys, values as 16 dims).
 //
 // Thread-safe: reads a, q and the cache, writes only out's heads of kv head `kv` and scratch.
