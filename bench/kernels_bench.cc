@@ -233,8 +233,9 @@ STRATA_MATMUL_HOT_BENCH(q6_K, DType::kQ6_K);
 // threads:1 is the fairer figure on a busy machine: its CPU time is the whole step's.
 void decode_shapes(benchmark::internal::Benchmark* b) {
   for (int rows : {1, 8, 64}) b->Args({rows, kThreads});
-  // A decode window of 1, 2 or 4 sequences on one thread: the small tiles of the packed kernels.
-  for (int rows : {1, 2, 4}) b->Args({rows, 1});
+  // A decode window of 1 to 4 (and 8) sequences on one thread: the small tiles of the packed
+  // kernels, 3 and 8 being a remainder tile and two whole tiles.
+  for (int rows : {1, 2, 3, 4, 8}) b->Args({rows, 1});
   b->ArgNames({"rows", "threads"})->UseRealTime()->MinTime(1.0)->Unit(benchmark::kMillisecond);
 }
 
