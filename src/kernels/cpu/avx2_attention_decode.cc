@@ -364,6 +364,12 @@ void attend(const Decode& D, int n_tokens) {
   __m256 max = _mm256_set1_ps(-INFINITY);
   __m256 sum = _mm256_setzero_ps();
   alignas(32) float rescale[kWindowKeys * kHeads];  // per block of the window (<= kWindowKeys blocks)
+  {
+    // The first window has nothing to overlap its misses with: ask for all its lines at once.
+    const int n_first = n_tokens < window_blocks * bt ? n_tokens : window_blocks * bt;
+    NextWindow first(D, 0, n_first);
+    for (int t = 0; t < n_first; ++t) first.key();
+  }
   for (int b0 = 0; b0 * bt < n_tokens; b0 += window_blocks) {
     const int w0 = b0 * bt;
     const int n_window = n_tokens - w0 < window_blocks * bt ? n_tokens - w0 : window_blocks * bt;
