@@ -3,10 +3,13 @@
 // has passed.
 #include "kernels/kernel_table.h"
 
+#include <cpuid.h>
+
 #include <cstdlib>
 #include <cstring>
 
 #include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx2_vnni.h"
 
 namespace strata::kernels {
 
@@ -51,6 +54,16 @@ const KernelTable* avx2_table() {
   return supported ? &cpu::kAvx2Kernels : nullptr;
 }
 
+const KernelTable* avx2_vnni_table() {
+  // CPUID leaf 7 sub-leaf 1, EAX bit 4: AVX-VNNI (GCC 12's __builtin_cpu_supports has no
+  // name for it). Its VEX encoding uses the YMM state avx2_table() already found saved.
+  static const bool supported = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return avx2_table() != nullptr && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax >> 4 & 1) != 0;
+  }();
+  return supported ? &cpu::kAvx2VnniKernels : nullptr;
+}
+
 const KernelTable* avx512_table() {
   // __builtin_cpu_supports also checks that the OS saves the AVX-512 register state.
   static const bool supported = avx2_table() != nullptr && __builtin_cpu_supports("avx512f") &&
@@ -62,12 +75,14 @@ const KernelTable* avx512_table() {
 namespace {
 
 const KernelTable& choose_table() {
-  // STRATA_KERNELS=scalar|avx2 caps the instruction set (to debug a SIMD suspicion, or to
-  // compare tables in a benchmark); a table the CPU lacks is never chosen.
+  // STRATA_KERNELS=scalar|avx2|avx2vnni caps the instruction set (to debug a SIMD suspicion,
+  // or to compare tables in a benchmark); a table the CPU lacks is never chosen.
   const char* forced = std::getenv("STRATA_KERNELS");
   if (forced != nullptr && std::strcmp(forced, "scalar") == 0) return reference_table();
   const bool cap_avx2 = forced != nullptr && std::strcmp(forced, "avx2") == 0;
-  if (const KernelTable* t = avx512_table(); t != nullptr && !cap_avx2) return *t;
+  const bool cap_vnni = forced != nullptr && std::strcmp(forced, "avx2vnni") == 0;
+  if (const KernelTable* t = avx512_table(); t != nullptr && !cap_avx2 && !cap_vnni) return *t;
+  if (const KernelTable* t = avx2_vnni_table(); t != nullptr && !cap_avx2) return *t;
   if (const KernelTable* t = avx2_table()) return *t;
   return reference_table();
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/avx2_vnni.h"
 #include "kernels/kernel_table.h"
 #include "kernels/packed_layouts.h"
 #include "kernels/packed_q4_0.h"
@@ -40,10 +41,10 @@ struct PackedFormat {
   }
 };
 
-// The SIMD tables this CPU runs that read format f packed (both read every layout).
+// The SIMD tables this CPU runs that read format f packed (all read every layout).
 inline std::vector<const KernelTable*> packed_simd_tables(const PackedFormat& f) {
   std::vector<const KernelTable*> out;
-  for (const KernelTable* t : {avx2_table(), avx512_table()}) {
+  for (const KernelTable* t : {avx2_table(), avx2_vnni_table(), avx512_table()}) {
     if (t != nullptr && (*t).*(f.kernel) != nullptr) out.push_back(t);
   }
   return out;
