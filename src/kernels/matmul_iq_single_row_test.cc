@@ -17,17 +17,20 @@
 namespace strata::kernels {
 namespace {
 
+// Four input rows: a whole tile, which every lattice type's AVX2 table runs tiled (two IQ1_M
+// rows go one at a time through the single-row kernel).
 void expect_single_row_equals_tiled(DType type) {
   constexpr int64_t kIn = 4096, kOut = 64;
+  constexpr int kTiledRows = 4;
   testing::TestWeights weights(type, kOut, kIn, 23);
-  const std::vector<float> x = testing::random_floats(2 * kIn, 29);
+  const std::vector<float> x = testing::random_floats(kTiledRows * kIn, 29);
   ThreadPool pool(2);
   AlignedBuffer scratch;
   for (const KernelTable* table : testing::runnable_tables()) {
     if (table == &reference_table()) continue;
-    std::vector<float> alone(kOut), tiled(2 * kOut);
+    std::vector<float> alone(kOut), tiled(kTiledRows * kOut);
     matmul_with_table(*table, weights.matrix(), x.data(), 1, alone.data(), scratch, pool);
-    matmul_with_table(*table, weights.matrix(), x.data(), 2, tiled.data(), scratch, pool);
+    matmul_with_table(*table, weights.matrix(), x.data(), kTiledRows, tiled.data(), scratch, pool);
     for (int64_t o = 0; o < kOut; ++o) {
       ASSERT_EQ(0, std::memcmp(&alone[o], &tiled[o], sizeof(float)))
           << dtype_name(type) << " on " << table->name << ", output " << o << ": " << alone[o] << " alone vs "
