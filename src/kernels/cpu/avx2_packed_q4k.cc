@@ -12,13 +12,28 @@
 // The scaled sums and the mins are exact int32, and the float steps follow the oracles
 // reference::matmul_packed_q4_k_rows / _q5_k_rows in order: the bits equal the oracle's
 // (and the AVX-512 kernel's), for any tile and batch.
+//
+// Built a second time with -mavxvnni and STRATA_KERNELS_AVX2_VNNI (namespace avx2vnni, the
+// AVX2 + AVX-VNNI table of avx2_vnni.h): there one vpdpbusd per line and row adds a
+// sub-block's products in int32 (at most 32 * 31 * 127 per lane) instead of maddubs and an
+// int16 add, and a 32-bit multiply applies the scale once per sub-block; the same integers,
+// so the same bits.
 #include <immintrin.h>
 
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_packed_driver.h"
 #include "kernels/packed_q4k.h"
 
-namespace strata::kernels::cpu::avx2 {
+#if defined(STRATA_KERNELS_AVX2_VNNI)
+#include "kernels/cpu/avx2_vnni.h"
+#define STRATA_PACKED_Q4K_NS avx2vnni
+#else
+#define STRATA_PACKED_Q4K_NS avx2
+#endif
+
+namespace strata::kernels::cpu::STRATA_PACKED_Q4K_NS {
+
+using namespace avx2;  // the shared AVX2 helpers of avx2_packed_driver.h
 
 namespace {
 
@@ -37,6 +52,50 @@ inline __m256i scale_pairs(const std::byte* blk, int h, int j) {
   return _mm256_or_si256(sc, _mm256_slli_epi32(sc, 16));
 }
 
+#if defined(STRATA_KERNELS_AVX2_VNNI)
+// Row i's 6-bit scale of sub-block j (byte 16 j + i) in int32 lane i, for half h's 8 rows.
+inline __m256i scale_ints(const std::byte* blk, int h, int j) {
+  return _mm256_cvtepu8_epi32(
+      _mm_loadl_epi64(reinterpret_cast<const __m128i*>(blk + kPackedQ4KScalesOffset + 16 * j + 8 * h)));
+}
+
+// sum_j scale_j * (sub-block j's code . x) of half h's 8 rows, for NR activation rows: each
+// sub-block's dot in int32 by vpdpbusd, then times its scale (exact: at most 63 * 126984).
+template <bool kFive, int NR>
+inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, __m256i* dots) {
+  const __m256i mask4 = _mm256_set1_epi8(0x0f);
+  for (int p = 0; p < 4; ++p) {
+    __m256i lo32[NR], hi32[NR];
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; ++r) lo32[r] = hi32[r] = _mm256_setzero_si256();
+    const std::byte* lines = blk + kPackedQ4KCodesOffset + 64 * 8 * p;
+#pragma GCC unroll 8
+    for (int t = 0; t < 8; ++t) {
+      const __m256i line = half_line(lines + 64 * t, h);
+      __m256i lo = _mm256_and_si256(line, mask4);
+      __m256i hi = _mm256_and_si256(_mm256_srli_epi16(line, 4), mask4);
+      if constexpr (kFive) {
+        const __m256i high = half_line(blk + kPackedQ5KHighOffset + 64 * (2 * p + t / 4), h);
+        lo = _mm256_or_si256(lo, fifth_bits(high, 2 * (t % 4)));
+        hi = _mm256_or_si256(hi, fifth_bits(high, 2 * (t % 4) + 1));
+      }
+#pragma GCC unroll 8
+      for (int r = 0; r < NR; ++r) {
+        const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t;
+        lo32[r] = _mm256_dpbusd_avx_epi32(lo32[r], lo, broadcast4(xq));
+        hi32[r] = _mm256_dpbusd_avx_epi32(hi32[r], hi, broadcast4(xq + 32));
+      }
+    }
+    const __m256i sc_lo = scale_ints(blk, h, 2 * p);
+    const __m256i sc_hi = scale_ints(blk, h, 2 * p + 1);
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; ++r) {
+      dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(lo32[r], sc_lo));
+      dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(hi32[r], sc_hi));
+    }
+  }
+}
+#else
 // sum_j scale_j * (sub-block j's code . x) of half h's 8 rows, for NR activation rows.
 // Only the int16 pair sums of the two sub-blocks in flight stay live per row; the scale
 // enters in the madd that widens them (scale <= 63 times an int16 pair: exact in int32).
@@ -81,6 +140,8 @@ inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, 
     }
   }
 }
+
+#endif
 
 // The activation sums of sub-blocks 2p and 2p + 1 as the int16 pair of pairs[p], p = 0..3
 // (sums per 32 are at most 4064 in magnitude: int16 holds them), once per super-block.
@@ -149,4 +210,4 @@ void matmul_packed_q5_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
   packed_matmul<PackedQ4K<true>>(a, o_begin, o_end);
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_PACKED_Q4K_NS
