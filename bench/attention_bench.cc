@@ -9,7 +9,9 @@
 //   STRATA_KERNELS=avx2 build/bench/strata_attention_bench
 //
 // layers 1 keeps one layer's K/V in the L2 cache (the kernel's own speed); layers 22 is a
-// whole decode step's attention (at depth 4096, 92 MB of f16 K/V: from DRAM).
+// whole decode step's attention (at depth 4096, 92 MB of f16 K/V: from DRAM). evict_mb:64
+// reads 64 MB between layers, untimed, as a decode step streams its weights between two
+// layers' attention: K/V then comes from DRAM at depth 512 too (11 MB would stay in L3).
 // PrefillAttention times one layer of a 128-row prompt chunk at depth 4096 on the prefill tile
 // path, in 8-row tiles as the model runs it (tile_rows:8) and as one 128-row tile:
 //   STRATA_KERNELS=avx2 build/bench/strata_attention_bench --benchmark_filter=Prefill
@@ -93,9 +95,17 @@ struct DecodeKv {
   }
 };
 
+// Reads every cache line of buf (what a decode step's weight stream does to the caches).
+void evict_caches(const std::vector<uint64_t>& buf) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < buf.size(); i += 8) sum += buf[i];
+  benchmark::DoNotOptimize(sum);
+}
+
 void BM_DecodeAttention(benchmark::State& state, DType type) {
   const int depth = static_cast<int>(state.range(0));
   const int n_layers = static_cast<int>(state.range(1));
+  const std::vector<uint64_t> evict(static_cast<size_t>(state.range(2)) << 17, 1);
   const DecodeKv kv(type, depth, n_layers);
   const std::vector<float> q = pseudo_random_floats(kHead * kHeadDim, 2);
   std::vector<float> out(q.size());
@@ -103,7 +113,14 @@ void BM_DecodeAttention(benchmark::State& state, DType type) {
   for (int l = 0; l < n_layers; ++l) args.push_back(kv.args(l, depth, type));
   std::vector<float> scratch(attention_scratch_floats(args[0]));
   for (auto _ : state) {
-    for (const AttentionArgs& a : args) attention(a, q.data(), out.data(), scratch.data());
+    for (const AttentionArgs& a : args) {
+      if (!evict.empty()) {
+        state.PauseTiming();
+        evict_caches(evict);
+        state.ResumeTiming();
+      }
+      attention(a, q.data(), out.data(), scratch.data());
+    }
     benchmark::DoNotOptimize(out.data());
   }
   const double kv_bytes = 2.0 * depth * kv.token_bytes * n_layers;
@@ -113,9 +130,11 @@ void BM_DecodeAttention(benchmark::State& state, DType type) {
 }
 
 void decode_depths(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"depth", "layers"});
+  b->ArgNames({"depth", "layers", "evict_mb"});
   for (int depth : {512, 4096}) {
-    for (int layers : {1, 22}) b->Args({depth, layers});
+    b->Args({depth, 1, 0});
+    b->Args({depth, 22, 0});
+    b->Args({depth, 22, 64});
   }
   b->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 }
