@@ -5,7 +5,7 @@ set -euo pipefail
 
 BUILD_PKGS=(g++ cmake ninja-build pkg-config nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
             libpcre2-dev libcpp-httplib-dev libssl-dev zlib1g-dev)
-TEST_PKGS=(googletest libgtest-dev libbenchmark-dev clang libclang-rt-14-dev nodejs
+TEST_PKGS=(googletest libgtest-dev libbenchmark-dev clang libclang-rt-14-dev lld nodejs
            python3-prometheus-client python3-yaml prometheus chromium fonts-dejavu-core
            podman runc mmdebstrap)
 
