@@ -182,7 +182,8 @@ void attention_kv_heads(const AttentionArgs& a, const float* q, float* out, floa
 // Index of the largest value (lowest index on ties; NaNs never win; -1 when n <= 0).
 int argmax(const float* x, int n);
 
-// Name of the implementation chosen on this CPU: "scalar" or "avx2".
+// Name of the kernel table chosen on this CPU (or capped by STRATA_KERNELS): "avx512", "avx2vnni",
+// "avx2" or "scalar".
 const char* active_isa();
 
 }  // namespace strata::kernels
