@@ -44,41 +44,41 @@ inline __m256i fifth_bits(__m256i high, int bit) {
   return _mm256_and_si256(moved, _mm256_set1_epi8(0x10));
 }
 
-// Row i's 6-bit scale of sub-block j (byte 16 j + i) in both int16 halves of int32 lane i,
-// for half h's 8 rows: one madd of a row's int16 pair sums against it is scale_j * dot_j.
-inline __m256i scale_pairs(const std::byte* blk, int h, int j) {
-  const __m256i sc = _mm256_cvtepu8_epi32(
-      _mm_loadl_epi64(reinterpret_cast<const __m128i*>(blk + kPackedQ4KScalesOffset + 16 * j + 8 * h)));
-  return _mm256_or_si256(sc, _mm256_slli_epi32(sc, 16));
+// Line t of sub-block pair p (sub-blocks 2p and 2p + 1), half h's 8 rows: the low and the high
+// nibble codes, with their 5th bits for Q5_K.
+template <bool kFive>
+inline void pair_codes(const std::byte* blk, int h, int p, int t, __m256i* lo, __m256i* hi) {
+  const __m256i mask4 = _mm256_set1_epi8(0x0f);
+  const __m256i line = half_line(blk + kPackedQ4KCodesOffset + 64 * (8 * p + t), h);
+  *lo = _mm256_and_si256(line, mask4);
+  *hi = _mm256_and_si256(_mm256_srli_epi16(line, 4), mask4);
+  if constexpr (kFive) {
+    const __m256i high = half_line(blk + kPackedQ5KHighOffset + 64 * (2 * p + t / 4), h);
+    *lo = _mm256_or_si256(*lo, fifth_bits(high, 2 * (t % 4)));
+    *hi = _mm256_or_si256(*hi, fifth_bits(high, 2 * (t % 4) + 1));
+  }
 }
 
-#if defined(STRATA_KERNELS_AVX2_VNNI)
 // Row i's 6-bit scale of sub-block j (byte 16 j + i) in int32 lane i, for half h's 8 rows.
 inline __m256i scale_ints(const std::byte* blk, int h, int j) {
   return _mm256_cvtepu8_epi32(
       _mm_loadl_epi64(reinterpret_cast<const __m128i*>(blk + kPackedQ4KScalesOffset + 16 * j + 8 * h)));
 }
 
+#if defined(STRATA_KERNELS_AVX2_VNNI)
+
 // sum_j scale_j * (sub-block j's code . x) of half h's 8 rows, for NR activation rows: each
 // sub-block's dot in int32 by vpdpbusd, then times its scale (exact: at most 63 * 126984).
 template <bool kFive, int NR>
 inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, __m256i* dots) {
-  const __m256i mask4 = _mm256_set1_epi8(0x0f);
   for (int p = 0; p < 4; ++p) {
     __m256i lo32[NR], hi32[NR];
 #pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) lo32[r] = hi32[r] = _mm256_setzero_si256();
-    const std::byte* lines = blk + kPackedQ4KCodesOffset + 64 * 8 * p;
 #pragma GCC unroll 8
     for (int t = 0; t < 8; ++t) {
-      const __m256i line = half_line(lines + 64 * t, h);
-      __m256i lo = _mm256_and_si256(line, mask4);
-      __m256i hi = _mm256_and_si256(_mm256_srli_epi16(line, 4), mask4);
-      if constexpr (kFive) {
-        const __m256i high = half_line(blk + kPackedQ5KHighOffset + 64 * (2 * p + t / 4), h);
-        lo = _mm256_or_si256(lo, fifth_bits(high, 2 * (t % 4)));
-        hi = _mm256_or_si256(hi, fifth_bits(high, 2 * (t % 4) + 1));
-      }
+      __m256i lo, hi;
+      pair_codes<kFive>(blk, h, p, t, &lo, &hi);
 #pragma GCC unroll 8
       for (int r = 0; r < NR; ++r) {
         const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t;
@@ -96,6 +96,13 @@ inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, 
   }
 }
 #else
+// Row i's 6-bit scale of sub-block j in both int16 halves of int32 lane i, for half h's 8 rows:
+// one madd of a row's int16 pair sums against it is scale_j * dot_j.
+inline __m256i scale_pairs(const std::byte* blk, int h, int j) {
+  const __m256i sc = scale_ints(blk, h, j);
+  return _mm256_or_si256(sc, _mm256_slli_epi32(sc, 16));
+}
+
 // sum_j scale_j * (sub-block j's code . x) of half h's 8 rows, for NR activation rows.
 // Only the int16 pair sums of the two sub-blocks in flight stay live per row; the scale
 // enters in the madd that widens them (scale <= 63 times an int16 pair: exact in int32).
@@ -103,22 +110,14 @@ template <bool kFive, int NR>
 inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, __m256i* dots) {
   // Lines summed in int16 before widening (see the top of the file).
   constexpr int kLinesPerWiden = kFive ? 4 : 8;
-  const __m256i mask4 = _mm256_set1_epi8(0x0f);
   for (int p = 0; p < 4; ++p) {
     const __m256i sc_lo = scale_pairs(blk, h, 2 * p);
     const __m256i sc_hi = scale_pairs(blk, h, 2 * p + 1);
     __m256i lo16[NR], hi16[NR];
-    const std::byte* lines = blk + kPackedQ4KCodesOffset + 64 * 8 * p;
 #pragma GCC unroll 8
     for (int t = 0; t < 8; ++t) {
-      const __m256i line = half_line(lines + 64 * t, h);
-      __m256i lo = _mm256_and_si256(line, mask4);
-      __m256i hi = _mm256_and_si256(_mm256_srli_epi16(line, 4), mask4);
-      if constexpr (kFive) {
-        const __m256i high = half_line(blk + kPackedQ5KHighOffset + 64 * (2 * p + t / 4), h);
-        lo = _mm256_or_si256(lo, fifth_bits(high, 2 * (t % 4)));
-        hi = _mm256_or_si256(hi, fifth_bits(high, 2 * (t % 4) + 1));
-      }
+      __m256i lo, hi;
+      pair_codes<kFive>(blk, h, p, t, &lo, &hi);
 #pragma GCC unroll 8
       for (int r = 0; r < NR; ++r) {
         const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t;
