@@ -25,8 +25,7 @@ constexpr double kDrainWaitS = 10.0;
 // Runs run_server on a thread with a manual FakeEngine and a stop switch the test flips.
 class RunningServer {
  public:
-  explicit RunningServer(ServerConfig config) {
-    FakeEngine::Options options;
+  explicit RunningServer(ServerConfig config, FakeEngine::Options options = {}) {
     options.manual = true;
     auto engine = std::make_unique<FakeEngine>(options);
     engine_ = engine.get();
@@ -113,6 +112,55 @@ TEST(ServerDrain, DrainTimeoutAbortsWhatStillRuns) {
   EXPECT_TRUE(server.join().ok());
   conn.read_to_end(kDrainWaitS);
   EXPECT_NE(conn.received().find("\"code\":\"aborted\""), std::string::npos) << conn.received();
+}
+
+// A handler that submitted its request but had not yet started its answer when the drain began
+// (held there until the engine is told to shut down) still writes its answer whole: the port
+// closes only after every answer is written.
+TEST(ServerDrain, AnswerBegunBeforeTheDrainIsWritten) {
+  ServerConfig config = test_config();
+  config.drain_timeout_s = 0.05;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  FakeEngine::Options options;
+  options.on_submitted = [released] { released.wait(); };
+  RunningServer server(config, options);
+  wait_until_healthy(server.port());
+  RawConnection conn(server.port());
+  ASSERT_TRUE(conn.send_all(stream_request()));
+  ASSERT_TRUE(server.engine().wait_for_active(1, kDrainWaitS));
+  server.request_stop();
+  ASSERT_TRUE(server.engine().wait_for_shutdown(kDrainWaitS));
+  release.set_value();
+  EXPECT_TRUE(server.join().ok());
+  conn.read_to_end(kDrainWaitS);
+  EXPECT_NE(conn.received().find("\"code\":\"aborted\""), std::string::npos) << conn.received();
+  EXPECT_NE(conn.received().find("0\r\n\r\n"), std::string::npos) << "the chunked body has no end";
+}
+
+// While the drain waits for running requests, new ones get 503 on the still-open port.
+TEST(ServerDrain, RequestsDuringTheDrainGet503) {
+  ServerConfig config = test_config();
+  config.drain_timeout_s = 60;
+  RunningServer server(config);
+  wait_until_healthy(server.port());
+  RawConnection conn(server.port());
+  ASSERT_TRUE(conn.send_all(stream_request()));
+  ASSERT_TRUE(server.engine().wait_for_active(1, kDrainWaitS));
+  server.request_stop();
+  ASSERT_TRUE(server.engine().wait_for_shutdown(kDrainWaitS));
+  httplib::Client client("127.0.0.1", server.port());
+  auto health = client.Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 503);
+  RawConnection late(server.port());
+  ASSERT_TRUE(late.send_all(stream_request()));
+  ASSERT_TRUE(late.read_until("shutting_down", kDrainWaitS)) << late.received();
+  EXPECT_EQ(late.received().rfind("HTTP/1.1 503", 0), 0u) << late.received();
+  while (server.engine().n_active() > 0) server.engine().step();
+  ASSERT_TRUE(conn.read_until("data: [DONE]", kDrainWaitS)) << conn.received();
+  conn.close();
+  EXPECT_TRUE(server.join().ok());
 }
 
 TEST(ServerDrain, LoadFailureIsReturned) {

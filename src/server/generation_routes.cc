@@ -85,15 +85,17 @@ RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMe
 
 // Hands the response to httplib as a chunked body produced on this worker thread: the pump
 // runs inside the content provider, where the connection can be watched.
+// The ticket goes with the provider, so it is released once the answer is written or dropped.
 void start_response(httplib::Response& res, std::shared_ptr<GenerationSession> session,
-                    RendererFactory make_renderer, bool stream, PumpTiming timing) {
+                    RendererFactory make_renderer, bool stream, PumpTiming timing,
+                    std::shared_ptr<AnswerTicket> ticket) {
   if (stream) {
     res.set_header("Cache-Control", "no-cache");
     res.set_header("X-Accel-Buffering", "no");  // keep reverse proxies from buffering the stream
   }
   res.set_chunked_content_provider(
       stream ? "text/event-stream" : "application/json",
-      [session, make_renderer, timing](size_t, httplib::DataSink& sink) {
+      [session, make_renderer, timing, ticket](size_t, httplib::DataSink& sink) {
         auto write = [&sink](std::string_view bytes) { return sink.write(bytes.data(), bytes.size()); };
         auto alive = [&sink] { return sink.is_writable(); };
         std::unique_ptr<ResponseRenderer> renderer = make_renderer(write);
@@ -119,6 +121,8 @@ void set_reasoning_mode(const ServerConfig& config, const ServedModel& model, Ap
 void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& req,
                       httplib::Response& res) {
   const ErrorStyle style = api == Api::kAnthropic ? ErrorStyle::kAnthropic : ErrorStyle::kOpenAi;
+  // Taken before the draining check: a drain that begins after it waits for this answer.
+  auto ticket = std::make_shared<AnswerTicket>(ctx.state->hold_answer());
   const ServedModel* model = accepting_model(ctx, res, style);
   if (!model) return;
   Result<CompletionRequest> request = parse_request(api, req.body);
@@ -137,7 +141,8 @@ void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& 
                                 : openai_renderers(api, *request, meta, *model->text);
   const ServerConfig& config = ctx.state->config();
   start_response(res, std::shared_ptr<GenerationSession>(std::move(session).value()),
-                 std::move(factory), request->stream, PumpTiming{config.poll_s, config.keep_alive_s});
+                 std::move(factory), request->stream, PumpTiming{config.poll_s, config.keep_alive_s},
+                 std::move(ticket));
 }
 
 // Anthropic's token counting endpoint: the prompt as it would be sent, counted.

@@ -12,12 +12,20 @@ namespace strata::server {
 namespace {
 
 constexpr double kRunnerStopPollS = 0.25;
+// After the engine has finished or aborted every request, the answers' last events still have
+// to reach their sockets; a client that does not read gets its connection's write timeout.
+constexpr double kAnswerFlushS = 10.0;
 
+// New requests get 503 from the start; the port stays open (answering 503) until the running
+// requests have ended and their answers are written, then closes, ending idle connections.
 void drain(ServerState& state, HttpServer& http, Engine* engine, double timeout_s) {
   STRATA_LOG_INFO("shutting down: no new requests; running ones get up to {:.1f}s", timeout_s);
   state.begin_drain();
-  http.stop();
   if (engine) engine->shutdown(timeout_s);
+  if (!state.wait_for_answers(kAnswerFlushS)) {
+    STRATA_LOG_WARN("shutting down: some answers were not written within {:.0f}s", kAnswerFlushS);
+  }
+  http.stop();
 }
 
 }  // namespace

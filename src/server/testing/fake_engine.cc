@@ -28,6 +28,12 @@ FakeEngine::~FakeEngine() {
 }
 
 Result<RequestId> FakeEngine::submit(GenerateRequest request, RequestCallback callback) {
+  Result<RequestId> id = add_request(std::move(request), std::move(callback));
+  if (id.ok() && options_.on_submitted) options_.on_submitted();
+  return id;
+}
+
+Result<RequestId> FakeEngine::add_request(GenerateRequest request, RequestCallback callback) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopping_) return Status::Cancelled("the engine is shutting down");
   if (request.prompt_tokens.empty()) return Status::InvalidArgument("empty prompt");
@@ -125,6 +131,7 @@ void FakeEngine::auto_loop() {
 void FakeEngine::shutdown(double timeout_s) {
   std::unique_lock<std::mutex> lock(mu_);
   stopping_ = true;
+  cv_.notify_all();
   cv_.wait_for(lock, std::chrono::duration<double>(timeout_s), [&] { return active_.empty(); });
   for (auto& [id, r] : active_) finish(r, FinishReason::kAbort, "");
   active_.clear();
@@ -163,6 +170,11 @@ bool FakeEngine::wait_for_active(size_t n_active, double timeout_s) {
   std::unique_lock<std::mutex> lock(mu_);
   return cv_.wait_for(lock, std::chrono::duration<double>(timeout_s),
                       [&] { return active_.size() == n_active; });
+}
+
+bool FakeEngine::wait_for_shutdown(double timeout_s) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, std::chrono::duration<double>(timeout_s), [&] { return stopping_; });
 }
 
 bool FakeEngine::wait_for_cancel(double timeout_s) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -31,6 +32,9 @@ class FakeEngine : public Engine {
     int max_queue = 2;       // submit fails once n_parallel + max_queue requests are active
     int cached_tokens = 0;   // reported in every request's usage
     bool manual = false;
+    // Called by submit() once the request is active, outside the lock, on the submitting
+    // thread: a test can hold an HTTP handler there (between submit and its answer).
+    std::function<void()> on_submitted;
   };
 
   explicit FakeEngine(Options options);
@@ -48,6 +52,7 @@ class FakeEngine : public Engine {
   void step();  // every active request advances by one token (or ends)
   bool wait_for_active(size_t n_active, double timeout_s);
   bool wait_for_cancel(double timeout_s);  // true once any request has been cancelled
+  bool wait_for_shutdown(double timeout_s);  // true once shutdown() has been called
   std::vector<GenerateRequest> submitted() const;
   size_t n_active() const;
 
@@ -60,6 +65,7 @@ class FakeEngine : public Engine {
     bool cancelled = false;
   };
 
+  Result<RequestId> add_request(GenerateRequest request, RequestCallback callback);
   // Advances one request; true when it has finished.
   bool advance(RequestId id, Running& r);
   void finish(Running& r, FinishReason reason, std::string text);
