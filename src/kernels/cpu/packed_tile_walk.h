@@ -71,10 +71,17 @@ static inline void packed_matmul(const MatmulArgs& a, int64_t o_begin, int64_t o
     Q8Row x[NR];
     tile_inputs<NR>(a, r0, x);
     typename K::Acc acc[NR]{};
-    for (int64_t s = 0; s < n_blocks; ++s) {
-      const std::byte* blk = group + s * K::kBlockBytes;
-      prefetch_block(blk, K::kBlockBytes, K::kPrefetchBytes);
-      K::template block<NR>(blk, x, s, acc);
+    // Only a group's first tile streams its weights from memory; the later tiles of a prompt
+    // find them in cache, where the prefetches only take load slots (perf put ~6% of an AVX2
+    // Q8_0 prefill tile's samples on them).
+    if (r0 == 0) {
+      for (int64_t s = 0; s < n_blocks; ++s) {
+        const std::byte* blk = group + s * K::kBlockBytes;
+        prefetch_block(blk, K::kBlockBytes, K::kPrefetchBytes);
+        K::template block<NR>(blk, x, s, acc);
+      }
+    } else {
+      for (int64_t s = 0; s < n_blocks; ++s) K::template block<NR>(group + s * K::kBlockBytes, x, s, acc);
     }
     K::template store<NR>(a, g, r0, o_begin, o_end, acc);
   });
