@@ -27,34 +27,43 @@ struct PackedQ8 : Avx2PackedKernel {
   // on memory (CPU time per token on one thread, 1.1B file, AMD EPYC Zen 5: 36-40 ms at 4,
   // 33-36 ms at 16, same run).
   static constexpr int64_t kPrefetchBytes = 16 * kPackedGroupBlockBytes;
-  // Per tile row two dot products stay live across the block (the accumulators wait in
-  // memory): four rows take 8 of the 16 registers, so one weight load serves four rows.
-  static constexpr int kMaxTileRows = 4;
+  // One half (8 rows) of the group at a time, so per tile row one dot product stays live
+  // across the half's 8 lines (the float accumulators wait in memory): eight rows take 8 of
+  // the 16 registers beside the line, its |q|, an activation broadcast and a product. Each
+  // line's xor and abs then serve eight rows instead of four (the AVX2 sign trick costs four
+  // instructions per row and line; those two are the only shared ones).
+  static constexpr int kMaxTileRows = 8;
 
   template <int NR>
   static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
     const __m256i top_bit = _mm256_set1_epi8(static_cast<char>(0x80));
-    __m256i dot[NR][2];
-    for (int r = 0; r < NR; ++r) dot[r][0] = dot[r][1] = _mm256_setzero_si256();
-#pragma GCC unroll 8
-    for (int c = 0; c < 8; ++c) {
 #pragma GCC unroll 2
-      for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < 2; ++h) {
+      __m256i dot[NR];
+      const int8_t* xq[NR];
+#pragma GCC unroll 8
+      for (int r = 0; r < NR; ++r) {
+        dot[r] = _mm256_setzero_si256();
+        // Hidden from GCC, which would otherwise keep the first half's 64 activation
+        // broadcasts for the second and spill them (a store per broadcast).
+        xq[r] = x[r].q + s * kQK;
+        asm volatile("" : "+r"(xq[r]));
+      }
+#pragma GCC unroll 8
+      for (int c = 0; c < 8; ++c) {
         const __m256i q = _mm256_xor_si256(half_line(blk + 32 + 64 * c, h), top_bit);
         const __m256i abs_q = _mm256_abs_epi8(q);
 #pragma GCC unroll 8
         for (int r = 0; r < NR; ++r) {
-          dot[r][h] = dot_add(dot[r][h], abs_q, _mm256_sign_epi8(broadcast4(x[r].q + s * kQK + 4 * c), q));
-          keep_chain(dot[r][h]);
+          dot[r] = dot_add(dot[r], abs_q, _mm256_sign_epi8(broadcast4(xq[r] + 4 * c), q));
+          keep_chain(dot[r]);
         }
       }
-    }
-    const __m256 dw[2] = {fp16x8(blk), fp16x8(blk + 16)};
+      const __m256 dw = fp16x8(blk + 16 * h);
 #pragma GCC unroll 8
-    for (int r = 0; r < NR; ++r) {
-      const __m256 dx = _mm256_set1_ps(x[r].d[s]);
-      for (int h = 0; h < 2; ++h) {
-        acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot[r][h]), _mm256_mul_ps(dw[h], dx), acc[r][h]);
+      for (int r = 0; r < NR; ++r) {
+        const __m256 dx = _mm256_set1_ps(x[r].d[s]);
+        acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot[r]), _mm256_mul_ps(dw, dx), acc[r][h]);
       }
     }
   }
