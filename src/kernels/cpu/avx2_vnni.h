@@ -1,5 +1,5 @@
-// The AVX2 + AVX-VNNI table: the AVX2 table (avx2_table.cc) with its packed Q8_0, Q4_K and
-// Q5_K kernels taking the 256-bit VEX vpdpbusd of AVX-VNNI (Intel Alder Lake and later
+// The AVX2 + AVX-VNNI table: the AVX2 table (avx2_table.cc) with its packed Q8_0, Q4_K,
+// Q5_K and Q6_K kernels taking the 256-bit VEX vpdpbusd of AVX-VNNI (Intel Alder Lake and later
 // client cores, AMD Zen 5), for CPUs that have AVX-VNNI but no AVX-512. On AVX2 alone a Q8_0
 // dot costs four instructions per 32 products and input row (sign, maddubs, madd, add), so
 // decode with 3-4 sequences is instruction bound; one vpdpbusd does the same work. Every
@@ -28,6 +28,8 @@ void matmul_packed_q8_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 // Matmul over the packed_q4k.h layouts (avx2_packed_q4k.cc built with AVX-VNNI).
 void matmul_packed_q4_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_q5_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+// Matmul over the packed_q6k.h layout (avx2_packed_q6k.cc built with AVX-VNNI).
+void matmul_packed_q6_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 }  // namespace avx2vnni
 
 }  // namespace cpu
