@@ -181,6 +181,42 @@ bool job_usable(const MatmulJob& job) {
   return job.w != nullptr && job.n_rows > 0 && check_weight_matrix(*job.w).ok();
 }
 
+// One job input that matmul_many() quantises into scratch rows of its own.
+struct InputToQuantize {
+  const MatmulArgs* args = nullptr;  // x, w->n_in, n_rows and xq_layout of the job
+  std::byte* dst = nullptr;          // where its n_rows Q8 rows go (args->xq points here)
+  int first_row = 0;                 // its first row counted over all inputs, in order
+};
+
+// Quantises every input row into its Q8 row; the rows of all inputs spread over the pool when
+// there are enough floats to repay waking it (a prefill's gathered expert rows), inline for a
+// decode step's few rows. Rows are independent and each is quantised by the same code either
+// way, so the bits never change.
+void quantize_job_inputs(const KernelTable& table, std::span<const InputToQuantize> inputs, int n_rows,
+                         int64_t n_floats, ThreadPool& pool) {
+  auto quantize_row = [&](const InputToQuantize& in, int r) {
+    const MatmulArgs& a = *in.args;
+    table.quantize_q8_row(a.x + static_cast<int64_t>(r) * a.w->n_in, a.w->n_in, a.xq_layout.block,
+                          in.dst + static_cast<size_t>(r) * a.xq_layout.row_bytes);
+  };
+  constexpr int64_t kInlineFloats = 1 << 16;
+  if (n_floats <= kInlineFloats) {
+    for (const InputToQuantize& in : inputs) {
+      for (int r = 0; r < in.args->n_rows; ++r) quantize_row(in, r);
+    }
+    return;
+  }
+  pool.parallel_for(n_rows, [&](int row, int) {
+    // The input holding this row: the last one whose first row is <= row.
+    size_t lo = 0, hi = inputs.size();
+    while (hi - lo > 1) {
+      const size_t mid = (lo + hi) / 2;
+      (inputs[mid].first_row <= row ? lo : hi) = mid;
+    }
+    quantize_row(inputs[lo], row - inputs[lo].first_row);
+  });
+}
+
 }  // namespace
 
 size_t matmul_many_scratch_bytes(std::span<const MatmulJob> jobs) {
@@ -210,6 +246,10 @@ void matmul_many(std::span<const MatmulJob> jobs, AlignedBuffer& scratch, Thread
   size_t offset = 0;
   int n_tasks = 0;
   bool usable[kMaxMatmulJobs];
+  InputToQuantize to_quantize[kMaxMatmulJobs];  // jobs whose x gets its own scratch rows
+  int n_to_quantize = 0;
+  int quantize_rows = 0;
+  int64_t quantize_floats = 0;
   double pass_work = 0.0;
   for (int j = 0; j < n_jobs; ++j) {
     usable[j] = job_usable(jobs[j]);
@@ -231,12 +271,11 @@ void matmul_many(std::span<const MatmulJob> jobs, AlignedBuffer& scratch, Thread
         args[j].xq = args[j - 1].xq;
       } else {
         std::byte* dst = scratch.data() + offset;
-        for (int r = 0; r < job.n_rows; ++r) {
-          table.quantize_q8_row(job.x + static_cast<int64_t>(r) * w.n_in, w.n_in, args[j].xq_layout.block,
-                                dst + static_cast<size_t>(r) * args[j].xq_layout.row_bytes);
-        }
         args[j].xq = dst;
         offset += static_cast<size_t>(job.n_rows) * args[j].xq_layout.row_bytes;
+        to_quantize[n_to_quantize++] = {&args[j], dst, quantize_rows};
+        quantize_rows += job.n_rows;
+        quantize_floats += static_cast<int64_t>(job.n_rows) * w.n_in;
       }
     }
     const RowsFn packed_fn = w.packed != nullptr ? packed_rows_fn(table, w.type) : nullptr;
@@ -245,6 +284,8 @@ void matmul_many(std::span<const MatmulJob> jobs, AlignedBuffer& scratch, Thread
     n_tasks += static_cast<int>((w.n_out + chunks[j] - 1) / chunks[j]);
   }
   first_task[n_jobs] = n_tasks;
+  quantize_job_inputs(table, {to_quantize, static_cast<size_t>(n_to_quantize)}, quantize_rows, quantize_floats,
+                      pool);
   TaskRanges ranges(n_tasks, pool.size());
   auto run_task = [&](int task) {
     // The job owning this task: the last one whose first task is <= task (jobs without

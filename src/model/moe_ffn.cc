@@ -45,31 +45,34 @@ size_t expert_matrix_bytes(const kernels::WeightMatrix& m) { return static_cast<
 
 // Routes every row, then gathers each expert's rows contiguously (in row order) into
 // s.expert_x(): expert e's rows are [first[e], first[e + 1]); route_slot says where each of a
-// row's routes landed.
-void route_and_gather(const Hparams& hp, int layer, int n_rows, ForwardScratch& s) {
+// row's routes landed. Routing and the row copies run on the pool (each row's routing reads only
+// its own logits; each copy writes its own slot); the counts and slots are a serial integer pass.
+void route_and_gather(const Hparams& hp, int layer, int n_rows, ForwardScratch& s, ThreadPool& pool) {
   const int k = hp.n_expert_used;
   const int n = hp.n_expert;
   int32_t* first = s.expert_first();
   int32_t* fill = first + n + 1;
   std::memset(first, 0, sizeof(int32_t) * static_cast<size_t>(2 * (n + 1)));
-  for (int r = 0; r < n_rows; ++r) {
+  for_each_row(pool, n_rows, n * k, [&](int r) {
     route_row(hp, s.router_logits() + static_cast<size_t>(r) * n, s.route_expert() + r * k, s.route_weight() + r * k);
-    for (int j = 0; j < k; ++j) ++first[s.route_expert()[r * k + j] + 1];
-  }
+  });
+  for (int g = 0; g < n_rows * k; ++g) ++first[s.route_expert()[g] + 1];
   uint32_t* tokens = s.expert_tokens().data() + static_cast<size_t>(layer) * n;
   for (int e = 0; e < n; ++e) {
     tokens[e] += static_cast<uint32_t>(first[e + 1]);
     first[e + 1] += first[e];
   }
-  for (int r = 0; r < n_rows; ++r) {
-    for (int j = 0; j < k; ++j) {
-      const int e = s.route_expert()[r * k + j];
-      const int slot = first[e] + fill[e]++;
-      s.route_slot()[r * k + j] = slot;
-      std::memcpy(s.expert_x() + static_cast<size_t>(slot) * hp.n_embd, s.normed() + static_cast<size_t>(r) * hp.n_embd,
-                  sizeof(float) * hp.n_embd);
-    }
+  for (int g = 0; g < n_rows * k; ++g) {
+    const int e = s.route_expert()[g];
+    s.route_slot()[g] = first[e] + fill[e]++;
   }
+  for_each_row(pool, n_rows, k * hp.n_embd, [&](int r) {
+    const float* row = s.normed() + static_cast<size_t>(r) * hp.n_embd;
+    for (int j = 0; j < k; ++j) {
+      const size_t slot = static_cast<size_t>(s.route_slot()[r * k + j]);
+      std::memcpy(s.expert_x() + slot * hp.n_embd, row, sizeof(float) * hp.n_embd);
+    }
+  });
 }
 
 // The products of experts that received rows (first the gate and up of each, then, with
@@ -134,7 +137,7 @@ void moe_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n_rows, F
   if (hp.n_ff_shexp > 0) jobs[n_jobs++] = {&lw.shexp_gate_inp, s.normed(), n_rows, s.shared_gate()};
   kernels::matmul_many({jobs.data(), static_cast<size_t>(n_jobs)}, s.matmul_scratch(), pool);
 
-  route_and_gather(hp, layer, n_rows, s);
+  route_and_gather(hp, layer, n_rows, s, pool);
   uint64_t bytes_read = 0;
   n_jobs = expert_jobs(hp, lw, n_rows, /*down=*/false, s, jobs, &bytes_read);
   kernels::matmul_many({jobs.data(), static_cast<size_t>(n_jobs)}, s.matmul_scratch(), pool);
