@@ -10,7 +10,6 @@
 // Compiled with -mavxvnni; runs only after avx2_vnni_table() has found AVX-VNNI.
 #include <immintrin.h>
 
-#include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_packed_driver.h"
 #include "kernels/cpu/avx2_vnni.h"
 #include "kernels/packed_q8.h"
@@ -24,27 +23,25 @@ struct PackedQ8Vnni : avx2::Avx2PackedKernel {
   static constexpr size_t kBlockBytes = kPackedGroupBlockBytes;
   // As far ahead as the AVX2 kernel (avx2_packed_q8.cc): single-row decode is a DRAM stream.
   static constexpr int64_t kPrefetchBytes = 16 * kPackedGroupBlockBytes;
-  // A tile keeps 8 int32 dot chains live across the block (the float accumulators wait in
-  // memory): 8 of the 16 registers, leaving the code half and a broadcast.
+  // A tile keeps 8 int32 dot chains live across the block (two per row; the float
+  // accumulators wait in memory): 8 of the 16 registers, leaving the code half and a broadcast.
   static constexpr int kMaxTileRows = 4;
 
-  // Independent dot chains per (input row, half): vpdpbusd waits for its accumulator, so
-  // one or two rows split the chunks over 4 / NR chains to keep 8 in flight (the integer
-  // sums are exact, so how they are split changes no bit).
-  template <int NR>
-  static constexpr int kChains = NR <= 2 ? 4 / NR : 1;
-
+  // One dot chain per (input row, half), even for one or two rows. Splitting a row's chunks
+  // over 4 / NR chains (to keep 8 vpdpbusd in flight) made the kernel faster in cache but
+  // slower on the DRAM stream of decode: BM_MatmulHot q8_0 256x2048 rows:1, 6.5 us against
+  // 7.7 with one chain (AVX2 kernel: 10.7), but one-thread 1.1B decode step, rows:1, 51.2 ms
+  // CPU time against 46.6 (AVX2 kernel: 47.3); medians of 5 runs alternating, loaded AMD
+  // Zen 5, the same run. That split was why this kernel once lost to the AVX2 one at one and
+  // two rows; how a faster block slows the stream (the prefetches 16 blocks ahead meeting
+  // the demand loads sooner?) is unmeasured: this machine exposes no PMU counters to perf.
   template <int NR>
   static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
-    constexpr int S = kChains<NR>;
-    __m256i dot[NR][2][S];
+    __m256i dot[NR][2];
 #pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) {
       const __m256i offset = _mm256_set1_epi32(-128 * (x[r].sum16[2 * s] + x[r].sum16[2 * s + 1]));
-      for (int h = 0; h < 2; ++h) {
-        dot[r][h][0] = offset;
-        for (int k = 1; k < S; ++k) dot[r][h][k] = _mm256_setzero_si256();
-      }
+      dot[r][0] = dot[r][1] = offset;
     }
 #pragma GCC unroll 8
     for (int c = 0; c < 8; ++c) {
@@ -53,15 +50,8 @@ struct PackedQ8Vnni : avx2::Avx2PackedKernel {
         const __m256i codes = avx2::half_line(blk + 32 + 64 * c, h);
 #pragma GCC unroll 8
         for (int r = 0; r < NR; ++r) {
-          __m256i& d = dot[r][h][c % S];
-          d = _mm256_dpbusd_avx_epi32(d, codes, avx2::broadcast4(x[r].q + s * kQK + 4 * c));
+          dot[r][h] = _mm256_dpbusd_avx_epi32(dot[r][h], codes, avx2::broadcast4(x[r].q + s * kQK + 4 * c));
         }
-      }
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < NR; ++r) {
-      for (int h = 0; h < 2; ++h) {
-        for (int k = 1; k < S; ++k) dot[r][h][0] = _mm256_add_epi32(dot[r][h][0], dot[r][h][k]);
       }
     }
     const __m256 dw[2] = {avx2::fp16x8(blk), avx2::fp16x8(blk + 16)};
@@ -69,7 +59,7 @@ struct PackedQ8Vnni : avx2::Avx2PackedKernel {
     for (int r = 0; r < NR; ++r) {
       const __m256 dx = _mm256_set1_ps(x[r].d[s]);
       for (int h = 0; h < 2; ++h) {
-        acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot[r][h][0]), _mm256_mul_ps(dw[h], dx), acc[r][h]);
+        acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot[r][h]), _mm256_mul_ps(dw[h], dx), acc[r][h]);
       }
     }
   }
@@ -78,14 +68,6 @@ struct PackedQ8Vnni : avx2::Avx2PackedKernel {
 }  // namespace
 
 void matmul_packed_q8_0(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
-  // One or two rows are a DRAM stream either way, and there the AVX2 kernel streamed faster:
-  // one-thread decode step of the 1.1B shape, 8 runs each in alternating order on a loaded
-  // AMD Zen 5, 1 row 41.9-53.9 ms (AVX2) against 45.7-73.5 (this kernel); 2 rows alike. The
-  // bits are the same (both are the oracle's).
-  if (a.n_rows <= 2) {
-    avx2::matmul_packed_q8_0(a, o_begin, o_end);
-    return;
-  }
   packed_matmul<PackedQ8Vnni>(a, o_begin, o_end);
 }
 
