@@ -52,7 +52,8 @@ for name in q30b-l4-q4k qwen15moe-l8-q4k; do
     s=$(STRATA_KERNELS=avx2 "$strata" bench -m "$f" --threads 2 --prompt-tokens 512)
     k=$("$ik_bin/llama-bench" -m "$f" -t 2 -p 512 -n 32 -r 1 -rtr 1 -fa 1 2>/dev/null || true)
     l=$("$llama_bin/llama-bench" -m "$f" -t 2 -p 512 -n 32 -r 1 2>/dev/null || true)
-    kb=$("$ik_bin/llama-batched-bench" -m "$f" -t 2 -c 2048 -b 512 -ub 512 -npp 128 -ntg 32 -npl 8 -fa 1 2>&1 || true)
+    # (in $work: llama-batched-bench writes llama.log into its working directory)
+    kb=$(cd "$work" && "$ik_bin/llama-batched-bench" -m "$f" -t 2 -c 2048 -b 512 -ub 512 -npp 128 -ntg 32 -npl 8 -fa 1 2>&1 || true)
     echo "| $name | prefill 512 | $(strata_tok_s "$s" prefill) | $(peer_tok_s "$k" pp512) | $(peer_tok_s "$l" pp512) |"
     echo "| $name | decode | $(strata_tok_s "$s" decode) | $(peer_tok_s "$k" tg32) | $(peer_tok_s "$l" tg32) |"
     echo "| $name | 8 sequences decode | $(strata_x8 "$s") | $(peer_x8 "$kb") | |"
