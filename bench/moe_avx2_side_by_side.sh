@@ -16,7 +16,7 @@
 set -euo pipefail
 llama_bin=${1:-}
 ik_bin=${2:-}
-work=${3:-/tmp}
+work=$(cd "${3:-/tmp}" && pwd)  # absolute: the batched bench runs from it
 runs=${4:-1}
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ -x "$llama_bin/llama-bench" ] || llama_bin=$(TARGETS="llama-bench" "$root/bench/build_peer.sh" llama.cpp avx2)
