@@ -13,12 +13,13 @@
 # BUILD/sanitize-logs/ and fails the run. Not rerun there: the fuzzers (clang trees of their own,
 # already sanitized), the container image (it packages the binary) and the checks of static files
 # (label "static": they run no Strata code).
-# Naming binaries runs only those binaries; "all" or nothing runs everything.
-# Usage: scripts/run-tests.sh [--sanitized] BUILD_DIR JOBS [all | TEST_BINARY_NAME...]
+# Naming binaries runs only those binaries; "binaries" runs every GoogleTest binary and nothing
+# else; "all" or nothing runs everything.
+# Usage: scripts/run-tests.sh [--sanitized] BUILD_DIR JOBS [all | binaries | TEST_BINARY_NAME...]
 set -euo pipefail
 sanitized=0
 if [[ "${1:-}" == --sanitized ]]; then sanitized=1; shift; fi
-build=$(cd "${1:?usage: $0 [--sanitized] BUILD_DIR JOBS [all | TEST_BINARY_NAME...]}" && pwd)
+build=$(cd "${1:?usage: $0 [--sanitized] BUILD_DIR JOBS [all | binaries | TEST_BINARY_NAME...]}" && pwd)
 jobs=${2:-$(nproc)}
 shift 2 || true
 list="$build/gtest_binaries.txt"
@@ -34,7 +35,9 @@ fi
 
 # The jobs, one a line: "gtest PATH" or "ctest NAME".
 wanted="$logs/wanted.txt"
-if [[ $# -gt 0 && "$*" != all ]]; then
+if [[ "$*" == binaries ]]; then
+  xargs ls -S <"$list" | sed 's/^/gtest /' >"$wanted"
+elif [[ $# -gt 0 && "$*" != all ]]; then
   for name in "$@"; do
     grep -x ".*/$name" "$list" || { echo "run-tests: no test binary '$name' in $list" >&2; exit 2; }
   done | sed 's/^/gtest /' >"$wanted"

@@ -19,9 +19,10 @@ if [ -z "$cxx" ]; then
   exit 77
 fi
 
-# A unity build: 40% less CPU than file by file (93 vs 154 s for both targets), most of CI's fuzz time.
+# A unity build, each target one file: 40% less CPU than file by file at batches of 8 (93 vs 154 s
+# for both targets), most of CI's fuzz time.
 cmake -S "$src/tests/fuzz" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE= \
-  -DCMAKE_UNITY_BUILD=ON >/dev/null
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=0 >/dev/null
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 case "$target" in
