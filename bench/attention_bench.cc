@@ -12,6 +12,8 @@
 // whole decode step's attention (at depth 4096, 92 MB of f16 K/V: from DRAM). evict_mb:64
 // reads 64 MB between layers, untimed, as a decode step streams its weights between two
 // layers' attention: K/V then comes from DRAM at depth 512 too (11 MB would stay in L3).
+// f16_16x128 is qwen2moe's shape (16 kv heads of 128, one query head each; 8 layers as
+// /tmp/qwen15moe-l8-q4k.gguf): each kv head reads 256 bytes of every 4 KB token row.
 // PrefillAttention times one layer of a 128-row prompt chunk at depth 4096 on the prefill tile
 // path, in 8-row tiles as the model runs it (tile_rows:8) and as one 128-row tile:
 //   STRATA_KERNELS=avx2 build/bench/strata_attention_bench --benchmark_filter=Prefill
@@ -34,6 +36,16 @@ constexpr int kHeadKv = 4;
 constexpr int kHeadDim = 64;
 constexpr int kBlockTokens = 16;
 
+// Query heads, kv heads and head size of one model's attention.
+struct HeadShape {
+  int n_head;
+  int n_head_kv;
+  int head_dim;
+};
+constexpr HeadShape kTinyLlama{kHead, kHeadKv, kHeadDim};
+// qwen2moe (Qwen1.5-MoE-A2.7B): one query head per kv head, 16 of 128.
+constexpr HeadShape kQwen2Moe{16, 16, 128};
+
 // Pseudo-random floats in [-1, 1) (the arithmetic does not depend on the values).
 std::vector<float> pseudo_random_floats(size_t n, uint64_t seed) {
   std::vector<float> x(n);
@@ -49,6 +61,7 @@ std::vector<float> pseudo_random_floats(size_t n, uint64_t seed) {
 
 // One sequence's K/V cache of n_layers layers at depth n_tokens, in a contiguous block pool.
 struct DecodeKv {
+  HeadShape shape = kTinyLlama;
   AlignedBuffer pool;
   size_t token_bytes = 0;
   size_t layer_bytes = 0;
@@ -56,17 +69,18 @@ struct DecodeKv {
   int n_blocks = 0;
   std::vector<std::vector<const void*>> k_blocks, v_blocks;  // per layer
 
-  DecodeKv(DType type, int n_tokens, int n_layers) {
-    token_bytes = *dtype_row_bytes(type, kHeadKv * kHeadDim);
+  DecodeKv(DType type, int n_tokens, int n_layers, HeadShape head_shape = kTinyLlama) : shape(head_shape) {
+    const int hd = shape.head_dim;
+    token_bytes = *dtype_row_bytes(type, shape.n_head_kv * hd);
     layer_bytes = 2 * kBlockTokens * token_bytes;
     block_bytes = n_layers * layer_bytes;
     n_blocks = (n_tokens + kBlockTokens - 1) / kBlockTokens;
     pool.resize(block_bytes * n_blocks);
-    const size_t head_bytes = token_bytes / kHeadKv;
-    const std::vector<float> x = pseudo_random_floats(kHeadDim * 251, 1);
+    const size_t head_bytes = token_bytes / shape.n_head_kv;
+    const std::vector<float> x = pseudo_random_floats(hd * 251, 1);
     size_t at = 0;
-    for (size_t off = 0; off + head_bytes <= pool.size(); off += head_bytes, at = (at + kHeadDim) % (x.size() - kHeadDim)) {
-      store_kv(&x[at], kHeadDim, type, pool.data() + off);
+    for (size_t off = 0; off + head_bytes <= pool.size(); off += head_bytes, at = (at + hd) % (x.size() - hd)) {
+      store_kv(&x[at], hd, type, pool.data() + off);
     }
     k_blocks.resize(n_layers);
     v_blocks.resize(n_layers);
@@ -86,11 +100,11 @@ struct DecodeKv {
     a.block_tokens = kBlockTokens;
     a.token_stride_bytes = token_bytes;
     a.n_tokens = n_tokens;
-    a.n_head = kHead;
-    a.n_head_kv = kHeadKv;
-    a.head_dim = kHeadDim;
+    a.n_head = shape.n_head;
+    a.n_head_kv = shape.n_head_kv;
+    a.head_dim = shape.head_dim;
     a.kv_type = type;
-    a.scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
+    a.scale = 1.0f / std::sqrt(static_cast<float>(shape.head_dim));
     return a;
   }
 };
@@ -102,12 +116,12 @@ void evict_caches(const std::vector<uint64_t>& buf) {
   benchmark::DoNotOptimize(sum);
 }
 
-void BM_DecodeAttention(benchmark::State& state, DType type) {
+void BM_DecodeAttention(benchmark::State& state, DType type, HeadShape shape = kTinyLlama) {
   const int depth = static_cast<int>(state.range(0));
   const int n_layers = static_cast<int>(state.range(1));
   const std::vector<uint64_t> evict(static_cast<size_t>(state.range(2)) << 17, 1);
-  const DecodeKv kv(type, depth, n_layers);
-  const std::vector<float> q = pseudo_random_floats(kHead * kHeadDim, 2);
+  const DecodeKv kv(type, depth, n_layers, shape);
+  const std::vector<float> q = pseudo_random_floats(static_cast<size_t>(shape.n_head) * shape.head_dim, 2);
   std::vector<float> out(q.size());
   std::vector<AttentionArgs> args;
   for (int l = 0; l < n_layers; ++l) args.push_back(kv.args(l, depth, type));
@@ -141,6 +155,14 @@ void decode_depths(benchmark::internal::Benchmark* b) {
 
 BENCHMARK_CAPTURE(BM_DecodeAttention, f16, DType::kF16)->Apply(decode_depths);
 BENCHMARK_CAPTURE(BM_DecodeAttention, q8_0, DType::kQ8_0)->Apply(decode_depths);
+// qwen2moe's shape (16 kv heads of 128, one query head each), 8 layers as the l8 test file.
+BENCHMARK_CAPTURE(BM_DecodeAttention, f16_16x128, DType::kF16, kQwen2Moe)
+    ->ArgNames({"depth", "layers", "evict_mb"})
+    ->Args({512, 1, 0})
+    ->Args({512, 8, 64})
+    ->Args({4096, 8, 64})
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.5);
 
 // A prefill step's attention in one layer: a chunk of `rows` prompt rows of one sequence
 // whose last row sits at `depth` (row r attends over depth - rows + 1 + r positions, the

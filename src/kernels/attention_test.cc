@@ -284,7 +284,11 @@ INSTANTIATE_TEST_SUITE_P(
                       AttnCase{DType::kF16, 70, 32, 4, 64, 16}, AttnCase{DType::kQ8_0, 45, 16, 8, 64, 16},
                       AttnCase{DType::kF16, 29, 4, 4, 40, 8},
                       // Decode windows of several odd-sized blocks, and blocks larger than a window.
-                      AttnCase{DType::kF16, 131, 8, 1, 16, 7}, AttnCase{DType::kQ8_0, 333, 16, 2, 64, 96}),
+                      AttnCase{DType::kF16, 131, 8, 1, 16, 7}, AttnCase{DType::kQ8_0, 333, 16, 2, 64, 96},
+                      // Key lanes (one or two query heads per kv head): qwen2moe's 128-dim heads,
+                      // a window's last block short of 8 keys, and a block larger than a window.
+                      AttnCase{DType::kF16, 77, 4, 4, 128, 16}, AttnCase{DType::kQ8_0, 131, 4, 2, 32, 21},
+                      AttnCase{DType::kF32, 150, 2, 2, 48, 70}),
     [](const ::testing::TestParamInfo<AttnCase>& info) {
       const AttnCase& c = info.param;
       return std::string(dtype_name(c.type)) + "_t" + std::to_string(c.n_tokens) + "_h" + std::to_string(c.n_head) + "_kv" +

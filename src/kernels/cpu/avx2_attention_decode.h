@@ -4,7 +4,8 @@
 // as the general tile; what differs is how the cache is read: K and V rows are converted
 // in registers (K once into a small per-block buffer for the score broadcasts, V straight
 // into the value multiply-adds), the next window of keys is prefetched, and the AVX-512 build runs
-// 16-lane vectors (scores as 8 heads x 2 keys, values as 16 dims).
+// 16-lane vectors (scores as 8 heads x 2 keys, values as 16 dims). On the AVX2 table a kv head
+// with one or two query heads runs with keys across the lanes instead (K transposed per window).
 //
 // Thread-safe: reads a, q and the cache, writes only out's heads of kv head `kv` and scratch.
 #pragma once
