@@ -14,7 +14,8 @@
 //            AVX-512: 8 heads x 32 dims), out held in registers across the window's blocks
 //            (the softmax of every block of the window runs first, keeping each rescale).
 // While a window's K rows convert, the next window's K and V rows are prefetched, a key per
-// converted key.
+// converted key. A kv head with one or two query heads runs avx2_attention_decode_keys.cc on
+// the AVX2 table instead.
 // Every (head, key) and (head, dim) sees exactly the operations attention_oracle.h lists;
 // the lane layout only decides which of them run side by side.
 #include "kernels/cpu/avx2_attention_decode.h"
@@ -27,105 +28,13 @@
 #include <cmath>
 #include <cstring>
 
-#include "kernels/cpu/avx2_common.h"
-#include "kernels/quant_blocks.h"
-#include "tensor/block_layouts.h"
+#include "kernels/cpu/avx2_attention_decode_tile.h"
 
 namespace strata::kernels::cpu::STRATA_SIMD {
 
 namespace {
 
-constexpr int kHeads = 8;  // query heads per tile after padding: one 8-float row of p per key
-#if defined(STRATA_KERNELS_AVX512)
-constexpr int kKeysPerVec = 2;  // score lanes: head l / 2, key l % 2
-constexpr int kDimStep = 16;    // head_dim must be a multiple of one 16-float vector
-constexpr int kWindowKeys = 64;
-#else
-constexpr int kKeysPerVec = 1;
-constexpr int kDimStep = 8;
-constexpr int kWindowKeys = 48;
-#endif
-static_assert(kWindowKeys <= kAttentionDecodeWindowKeys, "attention_scratch_floats() sizes the window");
-constexpr int kLanes = kHeads * kKeysPerVec;
-
-// One kv head's decode tile and its scratch.
-struct Decode {
-  const AttentionArgs* a;
-  int hd;
-  int group;
-  size_t head_offset;  // bytes from a token's K (or V) row to this kv head's
-  float* qrep;         // [hd][kLanes]: lane l holds q[head l / kKeysPerVec][i], 0 past the group
-  float* kf;           // the window's K as floats (layout: convert_k)
-  float* p;            // [window keys][kHeads]: scores, then exponentials
-  float* ob;           // [kHeads][hd]: running outputs
-  const float* q;      // [group][hd]: this kv head's queries
-  int window;          // keys kf and p have room for (a multiple of 8)
-};
-
-const std::byte* row_at(const void* block, const Decode& D, int t) {
-  return static_cast<const std::byte*>(block) + D.head_offset + t * D.a->token_stride_bytes;
-}
-
-// This kv head's rows of consecutive keys, block by block, without a division per key (one
-// per key cost about as much as converting the row).
-class RowWalk {
- public:
-  RowWalk(const Decode& D, const void* const* blocks, int first_key)
-      : D_(D), blocks_(blocks), b_(first_key / D.a->block_tokens), t_(first_key % D.a->block_tokens) {}
-  const std::byte* next() {
-    const std::byte* row = row_at(blocks_[b_], D_, t_);
-    if (++t_ == D_.a->block_tokens) t_ = 0, ++b_;
-    return row;
-  }
-
- private:
-  const Decode& D_;
-  const void* const* blocks_;
-  int b_;
-  int t_;
-};
-
-// The next window's K and V rows, one key per call of key(), pulled into the cache while
-// this window's K rows convert: spread over the loop, the misses overlap the conversion
-// instead of a burst of prefetches stalling on full miss buffers (and V comes from DRAM
-// at long context: the weights streamed since the last layer evicted it).
-class NextWindow {
- public:
-  NextWindow(const Decode& D, int first_key, int n)
-      : k_(D, D.a->block_k, first_key), v_(D, D.a->block_v, first_key), n_(n),
-        row_bytes_(kv_head_bytes(D.a->kv_type, D.hd)) {}
-  void key() {
-    if (n_ == 0) return;
-    --n_;
-    lines(k_.next());
-    lines(v_.next());
-  }
-
- private:
-  // Every cache line of the row (the last byte's line too when the row is not aligned).
-  void lines(const std::byte* row) const {
-    for (size_t o = 0; o < row_bytes_; o += 64) _mm_prefetch(reinterpret_cast<const char*>(row + o), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(row + row_bytes_ - 1), _MM_HINT_T0);
-  }
-
-  RowWalk k_, v_;
-  int n_;
-  size_t row_bytes_;
-};
-
-// Dims [i, i + 8) of a K/V row as floats, as load_kv converts them.
-template <DType T>
-__m256 load8(const std::byte* row, int i) {
-  if constexpr (T == DType::kF16) {
-    return _mm256_cvtph_ps(load_128(row + 2 * i));
-  } else if constexpr (T == DType::kQ8_0) {
-    const auto* b = reinterpret_cast<const BlockQ8_0*>(row) + i / kQK;
-    const __m256i q = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b->qs + i % kQK)));
-    return _mm256_mul_ps(_mm256_cvtepi32_ps(q), _mm256_set1_ps(load_fp16(&b->d)));
-  } else {
-    return _mm256_loadu_ps(reinterpret_cast<const float*>(row) + i);
-  }
-}
+using namespace decode;
 
 #if defined(STRATA_KERNELS_AVX512)
 // Dims [i, i + 16) as floats.
@@ -393,189 +302,6 @@ void attend(const Decode& D, int n_tokens) {
   }
 }
 
-// Key lanes: a kv head with one or two query heads. Padding those to 8 heads would multiply
-// the score, softmax and value work by 4-8 (K/V reads alone would be the same), so here a
-// vector holds 8 keys of one head instead: K is transposed per window, kf[i][t] = K[t][i]
-// (row stride D.window), p holds each head's scores in a row of key_row() floats.
-// AVX-512 keeps its 8 heads x 2 keys layout: its 16-lane scores and values beat these 8-lane
-// ones on a 16 x 128 layer (390 against 500 us in the attention bench).
-#if defined(STRATA_KERNELS_AVX512)
-constexpr int kKeyLanesMaxGroup = 0;
-#else
-constexpr int kKeyLanesMaxGroup = 2;
-#endif
-int key_row(const Decode& D) { return D.window + 8; }  // room for the last block's 8-key overrun
-
-void transpose8(__m256* r) {
-  __m256 t[8], s[8];
-  for (int k = 0; k < 8; k += 2) {
-    t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
-    t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
-  }
-  for (int k = 0; k < 8; k += 4) {
-    s[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    s[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    s[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    s[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-  for (int k = 0; k < 4; ++k) {
-    r[k] = _mm256_permute2f128_ps(s[k], s[k + 4], 0x20);
-    r[k + 4] = _mm256_permute2f128_ps(s[k], s[k + 4], 0x31);
-  }
-}
-
-// kf[i][t] = K[t][i] for the window's n keys in groups of 8 (a missing key repeats the
-// group's first: its score is never used).
-template <DType T>
-void convert_k_by_key(const Decode& D, int b0, int n, NextWindow& next) {
-  RowWalk rows(D, D.a->block_k, b0 * D.a->block_tokens);
-  for (int t0 = 0; t0 < n; t0 += 8) {
-    const std::byte* r[8];
-    for (int k = 0; k < 8; ++k) {
-      if (t0 + k < n) next.key();
-      r[k] = k == 0 || t0 + k < n ? rows.next() : r[0];
-    }
-    for (int i = 0; i < D.hd; i += 8) {
-      __m256 x[8];
-      for (int k = 0; k < 8; ++k) x[k] = load8<T>(r[k], i);
-      transpose8(x);
-      for (int k = 0; k < 8; ++k) _mm256_storeu_ps(D.kf + static_cast<size_t>(i + k) * D.window + t0, x[k]);
-    }
-  }
-}
-
-// Head j's scores of keys [t0, t0 + 8 * NV): a fused multiply-add chain per key over head_dim.
-template <int NV>
-void scores_by_key(const Decode& D, int j, int t0) {
-  __m256 acc[NV];
-#pragma GCC unroll 8
-  for (int v = 0; v < NV; ++v) acc[v] = _mm256_setzero_ps();
-  const float* qj = D.q + static_cast<size_t>(j) * D.hd;
-  const float* k = D.kf + t0;
-  for (int i = 0; i < D.hd; ++i) {
-    const __m256 qv = _mm256_broadcast_ss(qj + i);
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) acc[v] = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + static_cast<size_t>(i) * D.window + 8 * v), acc[v]);
-  }
-  const __m256 scale = _mm256_set1_ps(D.a->scale);
-  float* p = D.p + static_cast<size_t>(j) * key_row(D) + t0;
-#pragma GCC unroll 8
-  for (int v = 0; v < NV; ++v) _mm256_storeu_ps(p + 8 * v, _mm256_mul_ps(acc[v], scale));
-}
-
-void scores_window_by_key(const Decode& D, int j, int n) {
-  const int nv = (n + 7) / 8;
-  int v = 0;
-  for (; v + 8 <= nv; v += 8) scores_by_key<8>(D, j, 8 * v);
-  if (v + 6 <= nv) scores_by_key<6>(D, j, 8 * v), v += 6;
-  if (v + 4 <= nv) scores_by_key<4>(D, j, 8 * v), v += 4;
-  if (v + 2 <= nv) scores_by_key<2>(D, j, 8 * v), v += 2;
-  if (v < nv) scores_by_key<1>(D, j, 8 * v);
-}
-
-// One head's softmax step for a block's n scores p (exponentials on return); returns the
-// rescale. Max and sum run in key order; the exponentials 8 keys at a time.
-float softmax_block_by_key(float* p, int n, float* max, float* sum) {
-  float bm = -INFINITY;
-  for (int t = 0; t < n; ++t) bm = bm > p[t] ? bm : p[t];
-  const float new_max = *max > bm ? *max : bm;
-  alignas(32) float e[8];
-  _mm256_store_ps(e, exp_ps(_mm256_set1_ps(*max - new_max)));
-  const float rescale = e[0];
-  float s = *sum * rescale;
-  const __m256 m = _mm256_set1_ps(new_max);
-  for (int t = 0; t < n; t += 8) {
-    _mm256_store_ps(e, exp_ps(_mm256_sub_ps(_mm256_loadu_ps(p + t), m)));
-    for (int k = 0; k < 8 && t + k < n; ++k) p[t + k] = e[k], s += e[k];
-  }
-  *max = new_max;
-  *sum = s;
-  return rescale;
-}
-
-// Heads [0, NJ), dims [d, d + 8 * NC) over the window's n keys: per block, out = out *
-// rescale, then one fused multiply-add per key; out stays in registers.
-template <DType T, int NJ, int NC>
-void values_by_key(const Decode& D, int b0, int n, const float* rescale, int d) {
-  const int bt = D.a->block_tokens;
-  __m256 acc[NJ][NC];
-  for (int j = 0; j < NJ; ++j) {
-#pragma GCC unroll 8
-    for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_loadu_ps(D.ob + j * D.hd + d + 8 * c);
-  }
-  for (int t0 = 0, b = 0; t0 < n; t0 += bt, ++b) {
-    for (int j = 0; j < NJ; ++j) {
-      const __m256 r = _mm256_broadcast_ss(rescale + b * kHeads + j);
-#pragma GCC unroll 8
-      for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_mul_ps(acc[j][c], r);
-    }
-    const void* vb = D.a->block_v[b0 + b];
-    const float* p = D.p + t0;
-    const int nb = n - t0 < bt ? n - t0 : bt;
-    for (int t = 0; t < nb; ++t) {
-      const std::byte* row = row_at(vb, D, t);
-      __m256 v[NC];
-#pragma GCC unroll 8
-      for (int c = 0; c < NC; ++c) v[c] = load8<T>(row, d + 8 * c);
-      for (int j = 0; j < NJ; ++j) {
-        const __m256 pj = _mm256_broadcast_ss(p + j * key_row(D) + t);
-#pragma GCC unroll 8
-        for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_fmadd_ps(pj, v[c], acc[j][c]);
-      }
-    }
-  }
-  for (int j = 0; j < NJ; ++j) {
-#pragma GCC unroll 8
-    for (int c = 0; c < NC; ++c) _mm256_storeu_ps(D.ob + j * D.hd + d + 8 * c, acc[j][c]);
-  }
-}
-
-// 8 accumulators per pass (enough chains to hide the multiply-add latency).
-template <DType T, int NJ>
-void values_window_by_key(const Decode& D, int b0, int n, const float* rescale) {
-  constexpr int kC = 8 / NJ;
-  int d = 0;
-  for (; d + 8 * kC <= D.hd; d += 8 * kC) values_by_key<T, NJ, kC>(D, b0, n, rescale, d);
-  if (d + 32 <= D.hd) values_by_key<T, NJ, 4>(D, b0, n, rescale, d), d += 32;
-  if (d + 16 <= D.hd) values_by_key<T, NJ, 2>(D, b0, n, rescale, d), d += 16;
-  if (d < D.hd) values_by_key<T, NJ, 1>(D, b0, n, rescale, d);
-}
-
-template <DType T>
-void attend_by_key(const Decode& D, int n_tokens) {
-  const int bt = D.a->block_tokens;
-  const int window_blocks = bt < kWindowKeys ? kWindowKeys / bt : 1;
-  float max[2] = {-INFINITY, -INFINITY};  // per query head (at most 2)
-  float sum[2] = {0.0f, 0.0f};
-  alignas(32) float rescale[kWindowKeys * kHeads];  // [block of the window][head]
-  {
-    const int n_first = n_tokens < window_blocks * bt ? n_tokens : window_blocks * bt;
-    NextWindow first(D, 0, n_first);
-    for (int t = 0; t < n_first; ++t) first.key();
-  }
-  for (int b0 = 0; b0 * bt < n_tokens; b0 += window_blocks) {
-    const int w0 = b0 * bt;
-    const int n_window = n_tokens - w0 < window_blocks * bt ? n_tokens - w0 : window_blocks * bt;
-    const int n_next = n_tokens - w0 - n_window < window_blocks * bt ? n_tokens - w0 - n_window : window_blocks * bt;
-    NextWindow next(D, w0 + n_window, n_next);
-    convert_k_by_key<T>(D, b0, n_window, next);
-    for (int j = 0; j < D.group; ++j) scores_window_by_key(D, j, n_window);
-    for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
-      const int n = n_window - t0 < bt ? n_window - t0 : bt;
-      for (int j = 0; j < D.group; ++j) {
-        rescale[b * kHeads + j] = softmax_block_by_key(D.p + j * key_row(D) + t0, n, &max[j], &sum[j]);
-      }
-    }
-    if (D.group == 1) values_window_by_key<T, 1>(D, b0, n_window, rescale);
-    else values_window_by_key<T, 2>(D, b0, n_window, rescale);
-  }
-  for (int j = 0; j < D.group; ++j) {
-    const __m256 inv = _mm256_set1_ps(sum[j] > 0.0f ? 1.0f / sum[j] : 0.0f);
-    float* o = D.ob + j * D.hd;
-    for (int i = 0; i < D.hd; i += 8) _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_loadu_ps(o + i), inv));
-  }
-}
-
 }  // namespace
 
 bool attention_decode_fits(const AttentionArgs& a) {
@@ -608,13 +334,12 @@ void attention_decode(const AttentionArgs& a, const float* q, float* out, float*
   }
   for (size_t i = 0; i < kHeads * hd; ++i) D.ob[i] = 0.0f;
   const int n_tokens = a.row_tokens != nullptr ? a.row_tokens[0] : a.n_tokens;
-  if (D.group <= kKeyLanesMaxGroup) {
-    switch (a.kv_type) {
-      case DType::kF16: attend_by_key<DType::kF16>(D, n_tokens); break;
-      case DType::kQ8_0: attend_by_key<DType::kQ8_0>(D, n_tokens); break;
-      default: attend_by_key<DType::kF32>(D, n_tokens); break;
-    }
-  } else {
+  bool by_key = false;
+  // Discarded in the AVX-512 build, which has no attend_by_key().
+  if constexpr (kKeyLanesMaxGroup > 0) {
+    if (D.group <= kKeyLanesMaxGroup) attend_by_key(D, n_tokens), by_key = true;
+  }
+  if (!by_key) {
     switch (a.kv_type) {
       case DType::kF16: attend<DType::kF16>(D, n_tokens); break;
       case DType::kQ8_0: attend<DType::kQ8_0>(D, n_tokens); break;

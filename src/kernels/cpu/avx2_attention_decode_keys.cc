@@ -1,0 +1,197 @@
+// Decode-row attention with keys across the lanes, for a kv head with one or two query heads
+// (qwen2moe: 16 kv heads of one query head each). Padding those to 8 heads, as
+// avx2_attention_decode.cc does, would multiply the score, softmax and value work by 4-8 (the
+// K/V reads alone would be the same), so here a vector holds 8 keys of one head: K is
+// transposed per window, kf[i][t] = K[t][i] (row stride D.window), and p holds each head's
+// scores in a row of key_row() floats. Every (head, key) and (head, dim) sees the operations
+// attention_oracle.h lists, in its order. AVX2 table only (see kKeyLanesMaxGroup).
+#include "kernels/cpu/avx2_attention_decode_tile.h"
+
+#include <cmath>
+
+namespace strata::kernels::cpu::STRATA_SIMD::decode {
+
+namespace {
+int key_row(const Decode& D) { return D.window + 8; }  // room for the last block's 8-key overrun
+
+void transpose8(__m256* r) {
+  __m256 t[8], s[8];
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+    t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+  }
+  for (int k = 0; k < 8; k += 4) {
+    s[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    s[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    s[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    s[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int k = 0; k < 4; ++k) {
+    r[k] = _mm256_permute2f128_ps(s[k], s[k + 4], 0x20);
+    r[k + 4] = _mm256_permute2f128_ps(s[k], s[k + 4], 0x31);
+  }
+}
+
+// kf[i][t] = K[t][i] for the window's n keys in groups of 8 (a missing key repeats the
+// group's first: its score is never used).
+template <DType T>
+void convert_k_by_key(const Decode& D, int b0, int n, NextWindow& next) {
+  RowWalk rows(D, D.a->block_k, b0 * D.a->block_tokens);
+  for (int t0 = 0; t0 < n; t0 += 8) {
+    const std::byte* r[8];
+    for (int k = 0; k < 8; ++k) {
+      if (t0 + k < n) next.key();
+      r[k] = k == 0 || t0 + k < n ? rows.next() : r[0];
+    }
+    for (int i = 0; i < D.hd; i += 8) {
+      __m256 x[8];
+      for (int k = 0; k < 8; ++k) x[k] = load8<T>(r[k], i);
+      transpose8(x);
+      for (int k = 0; k < 8; ++k) _mm256_storeu_ps(D.kf + static_cast<size_t>(i + k) * D.window + t0, x[k]);
+    }
+  }
+}
+
+// Head j's scores of keys [t0, t0 + 8 * NV): a fused multiply-add chain per key over head_dim.
+template <int NV>
+void scores_by_key(const Decode& D, int j, int t0) {
+  __m256 acc[NV];
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v) acc[v] = _mm256_setzero_ps();
+  const float* qj = D.q + static_cast<size_t>(j) * D.hd;
+  const float* k = D.kf + t0;
+  for (int i = 0; i < D.hd; ++i) {
+    const __m256 qv = _mm256_broadcast_ss(qj + i);
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[v] = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + static_cast<size_t>(i) * D.window + 8 * v), acc[v]);
+  }
+  const __m256 scale = _mm256_set1_ps(D.a->scale);
+  float* p = D.p + static_cast<size_t>(j) * key_row(D) + t0;
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v) _mm256_storeu_ps(p + 8 * v, _mm256_mul_ps(acc[v], scale));
+}
+
+void scores_window_by_key(const Decode& D, int j, int n) {
+  const int nv = (n + 7) / 8;
+  int v = 0;
+  for (; v + 8 <= nv; v += 8) scores_by_key<8>(D, j, 8 * v);
+  if (v + 6 <= nv) scores_by_key<6>(D, j, 8 * v), v += 6;
+  if (v + 4 <= nv) scores_by_key<4>(D, j, 8 * v), v += 4;
+  if (v + 2 <= nv) scores_by_key<2>(D, j, 8 * v), v += 2;
+  if (v < nv) scores_by_key<1>(D, j, 8 * v);
+}
+
+// One head's softmax step for a block's n scores p (exponentials on return); returns the
+// rescale. Max and sum run in key order; the exponentials 8 keys at a time.
+float softmax_block_by_key(float* p, int n, float* max, float* sum) {
+  float bm = -INFINITY;
+  for (int t = 0; t < n; ++t) bm = bm > p[t] ? bm : p[t];
+  const float new_max = *max > bm ? *max : bm;
+  alignas(32) float e[8];
+  _mm256_store_ps(e, exp_ps(_mm256_set1_ps(*max - new_max)));
+  const float rescale = e[0];
+  float s = *sum * rescale;
+  const __m256 m = _mm256_set1_ps(new_max);
+  for (int t = 0; t < n; t += 8) {
+    _mm256_store_ps(e, exp_ps(_mm256_sub_ps(_mm256_loadu_ps(p + t), m)));
+    for (int k = 0; k < 8 && t + k < n; ++k) p[t + k] = e[k], s += e[k];
+  }
+  *max = new_max;
+  *sum = s;
+  return rescale;
+}
+
+// Heads [0, NJ), dims [d, d + 8 * NC) over the window's n keys: per block, out = out *
+// rescale, then one fused multiply-add per key; out stays in registers.
+template <DType T, int NJ, int NC>
+void values_by_key(const Decode& D, int b0, int n, const float* rescale, int d) {
+  const int bt = D.a->block_tokens;
+  __m256 acc[NJ][NC];
+  for (int j = 0; j < NJ; ++j) {
+#pragma GCC unroll 8
+    for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_loadu_ps(D.ob + j * D.hd + d + 8 * c);
+  }
+  for (int t0 = 0, b = 0; t0 < n; t0 += bt, ++b) {
+    for (int j = 0; j < NJ; ++j) {
+      const __m256 r = _mm256_broadcast_ss(rescale + b * kHeads + j);
+#pragma GCC unroll 8
+      for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_mul_ps(acc[j][c], r);
+    }
+    const void* vb = D.a->block_v[b0 + b];
+    const float* p = D.p + t0;
+    const int nb = n - t0 < bt ? n - t0 : bt;
+    for (int t = 0; t < nb; ++t) {
+      const std::byte* row = row_at(vb, D, t);
+      __m256 v[NC];
+#pragma GCC unroll 8
+      for (int c = 0; c < NC; ++c) v[c] = load8<T>(row, d + 8 * c);
+      for (int j = 0; j < NJ; ++j) {
+        const __m256 pj = _mm256_broadcast_ss(p + j * key_row(D) + t);
+#pragma GCC unroll 8
+        for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_fmadd_ps(pj, v[c], acc[j][c]);
+      }
+    }
+  }
+  for (int j = 0; j < NJ; ++j) {
+#pragma GCC unroll 8
+    for (int c = 0; c < NC; ++c) _mm256_storeu_ps(D.ob + j * D.hd + d + 8 * c, acc[j][c]);
+  }
+}
+
+// 8 accumulators per pass (enough chains to hide the multiply-add latency).
+template <DType T, int NJ>
+void values_window_by_key(const Decode& D, int b0, int n, const float* rescale) {
+  constexpr int kC = 8 / NJ;
+  int d = 0;
+  for (; d + 8 * kC <= D.hd; d += 8 * kC) values_by_key<T, NJ, kC>(D, b0, n, rescale, d);
+  if (d + 32 <= D.hd) values_by_key<T, NJ, 4>(D, b0, n, rescale, d), d += 32;
+  if (d + 16 <= D.hd) values_by_key<T, NJ, 2>(D, b0, n, rescale, d), d += 16;
+  if (d < D.hd) values_by_key<T, NJ, 1>(D, b0, n, rescale, d);
+}
+
+template <DType T>
+void attend_keys(const Decode& D, int n_tokens) {
+  const int bt = D.a->block_tokens;
+  const int window_blocks = bt < kWindowKeys ? kWindowKeys / bt : 1;
+  float max[2] = {-INFINITY, -INFINITY};  // per query head (at most 2)
+  float sum[2] = {0.0f, 0.0f};
+  alignas(32) float rescale[kWindowKeys * kHeads];  // [block of the window][head]
+  {
+    const int n_first = n_tokens < window_blocks * bt ? n_tokens : window_blocks * bt;
+    NextWindow first(D, 0, n_first);
+    for (int t = 0; t < n_first; ++t) first.key();
+  }
+  for (int b0 = 0; b0 * bt < n_tokens; b0 += window_blocks) {
+    const int w0 = b0 * bt;
+    const int n_window = n_tokens - w0 < window_blocks * bt ? n_tokens - w0 : window_blocks * bt;
+    const int n_next = n_tokens - w0 - n_window < window_blocks * bt ? n_tokens - w0 - n_window : window_blocks * bt;
+    NextWindow next(D, w0 + n_window, n_next);
+    convert_k_by_key<T>(D, b0, n_window, next);
+    for (int j = 0; j < D.group; ++j) scores_window_by_key(D, j, n_window);
+    for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
+      const int n = n_window - t0 < bt ? n_window - t0 : bt;
+      for (int j = 0; j < D.group; ++j) {
+        rescale[b * kHeads + j] = softmax_block_by_key(D.p + j * key_row(D) + t0, n, &max[j], &sum[j]);
+      }
+    }
+    if (D.group == 1) values_window_by_key<T, 1>(D, b0, n_window, rescale);
+    else values_window_by_key<T, 2>(D, b0, n_window, rescale);
+  }
+  for (int j = 0; j < D.group; ++j) {
+    const __m256 inv = _mm256_set1_ps(sum[j] > 0.0f ? 1.0f / sum[j] : 0.0f);
+    float* o = D.ob + j * D.hd;
+    for (int i = 0; i < D.hd; i += 8) _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_loadu_ps(o + i), inv));
+  }
+}
+
+}  // namespace
+
+void attend_by_key(const Decode& D, int n_tokens) {
+  switch (D.a->kv_type) {
+    case DType::kF16: attend_keys<DType::kF16>(D, n_tokens); break;
+    case DType::kQ8_0: attend_keys<DType::kQ8_0>(D, n_tokens); break;
+    default: attend_keys<DType::kF32>(D, n_tokens); break;
+  }
+}
+
+}  // namespace strata::kernels::cpu::STRATA_SIMD::decode

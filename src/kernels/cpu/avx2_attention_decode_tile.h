@@ -1,0 +1,122 @@
+// Internals of decode-row attention shared by its two files: avx2_attention_decode.cc (the
+// query heads of a kv head across the lanes, padded to 8) and avx2_attention_decode_keys.cc
+// (keys across the lanes, for a kv head with one or two query heads; AVX2 table only). The
+// tile's constants, its view of the scratch, and the walks over a kv head's K/V rows.
+// Included only by those files; see avx2_attention_decode.h for the contract.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/cpu/avx2_attention_decode.h"
+#include "kernels/cpu/avx2_common.h"
+#include "kernels/quant_blocks.h"
+#include "tensor/block_layouts.h"
+
+namespace strata::kernels::cpu::STRATA_SIMD::decode {
+
+constexpr int kHeads = 8;  // query heads per tile after padding: one 8-float row of p per key
+#if defined(STRATA_KERNELS_AVX512)
+constexpr int kKeysPerVec = 2;  // score lanes: head l / 2, key l % 2
+constexpr int kDimStep = 16;    // head_dim must be a multiple of one 16-float vector
+constexpr int kWindowKeys = 64;
+#else
+constexpr int kKeysPerVec = 1;
+constexpr int kDimStep = 8;
+constexpr int kWindowKeys = 48;
+#endif
+static_assert(kWindowKeys <= kAttentionDecodeWindowKeys, "attention_scratch_floats() sizes the window");
+constexpr int kLanes = kHeads * kKeysPerVec;
+
+// One kv head's decode tile and its scratch.
+struct Decode {
+  const AttentionArgs* a;
+  int hd;
+  int group;
+  size_t head_offset;  // bytes from a token's K (or V) row to this kv head's
+  float* qrep;         // [hd][kLanes]: lane l holds q[head l / kKeysPerVec][i], 0 past the group
+  float* kf;           // the window's K as floats (layout: convert_k)
+  float* p;            // [window keys][kHeads]: scores, then exponentials
+  float* ob;           // [kHeads][hd]: running outputs
+  const float* q;      // [group][hd]: this kv head's queries
+  int window;          // keys kf and p have room for (a multiple of 8)
+};
+
+inline const std::byte* row_at(const void* block, const Decode& D, int t) {
+  return static_cast<const std::byte*>(block) + D.head_offset + t * D.a->token_stride_bytes;
+}
+
+// This kv head's rows of consecutive keys, block by block, without a division per key (one
+// per key cost about as much as converting the row).
+class RowWalk {
+ public:
+  RowWalk(const Decode& D, const void* const* blocks, int first_key)
+      : D_(D), blocks_(blocks), b_(first_key / D.a->block_tokens), t_(first_key % D.a->block_tokens) {}
+  const std::byte* next() {
+    const std::byte* row = row_at(blocks_[b_], D_, t_);
+    if (++t_ == D_.a->block_tokens) t_ = 0, ++b_;
+    return row;
+  }
+
+ private:
+  const Decode& D_;
+  const void* const* blocks_;
+  int b_;
+  int t_;
+};
+
+// The next window's K and V rows, one key per call of key(), pulled into the cache while
+// this window's K rows convert: spread over the loop, the misses overlap the conversion
+// instead of a burst of prefetches stalling on full miss buffers (and V comes from DRAM
+// at long context: the weights streamed since the last layer evicted it).
+class NextWindow {
+ public:
+  NextWindow(const Decode& D, int first_key, int n)
+      : k_(D, D.a->block_k, first_key), v_(D, D.a->block_v, first_key), n_(n),
+        row_bytes_(kv_head_bytes(D.a->kv_type, D.hd)) {}
+  void key() {
+    if (n_ == 0) return;
+    --n_;
+    lines(k_.next());
+    lines(v_.next());
+  }
+
+ private:
+  // Every cache line of the row (the last byte's line too when the row is not aligned).
+  void lines(const std::byte* row) const {
+    for (size_t o = 0; o < row_bytes_; o += 64) _mm_prefetch(reinterpret_cast<const char*>(row + o), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(row + row_bytes_ - 1), _MM_HINT_T0);
+  }
+
+  RowWalk k_, v_;
+  int n_;
+  size_t row_bytes_;
+};
+
+// Dims [i, i + 8) of a K/V row as floats, as load_kv converts them.
+template <DType T>
+inline __m256 load8(const std::byte* row, int i) {
+  if constexpr (T == DType::kF16) {
+    return _mm256_cvtph_ps(load_128(row + 2 * i));
+  } else if constexpr (T == DType::kQ8_0) {
+    const auto* b = reinterpret_cast<const BlockQ8_0*>(row) + i / kQK;
+    const __m256i q = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b->qs + i % kQK)));
+    return _mm256_mul_ps(_mm256_cvtepi32_ps(q), _mm256_set1_ps(load_fp16(&b->d)));
+  } else {
+    return _mm256_loadu_ps(reinterpret_cast<const float*>(row) + i);
+  }
+}
+
+// Key lanes (avx2_attention_decode_keys.cc) serve kv heads of at most this many query heads.
+// AVX-512 keeps its 8 heads x 2 keys layout: its 16-lane scores and values beat 8 key lanes
+// on a 16 x 128 layer (390 against 500 us in the attention bench).
+#if defined(STRATA_KERNELS_AVX512)
+constexpr int kKeyLanesMaxGroup = 0;
+#else
+constexpr int kKeyLanesMaxGroup = 2;
+#endif
+
+// Writes D.ob (unnormalised outputs divided by the softmax sum, as attend() does) for the
+// D.group <= kKeyLanesMaxGroup query heads over the first n_tokens keys.
+void attend_by_key(const Decode& D, int n_tokens);
+
+}  // namespace strata::kernels::cpu::STRATA_SIMD::decode
