@@ -10,8 +10,9 @@
 #include <immintrin.h>
 
 // GCC 12 reports its own AVX-512 conversion intrinsics (their deliberately undefined
-// pass-through operand) as maybe-uninitialised once inlined here.
+// pass-through operand) as (maybe-)uninitialised once inlined here.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx512_packed_driver.h"
