@@ -15,13 +15,14 @@
 set -euo pipefail
 llama_bin=${1:-}
 ik_bin=${2:-}
-work=${3:-/tmp}
+work=$(cd "${3:-/tmp}" && pwd)  # absolute: the batched bench runs from it
 runs=${4:-1}
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ -x "$llama_bin/llama-batched-bench" ] ||
   llama_bin=$(TARGETS="llama-bench llama-batched-bench" "$root/bench/build_peer.sh" llama.cpp avx2)
 [ -x "$ik_bin/llama-batched-bench" ] ||
   ik_bin=$(TARGETS="llama-bench llama-batched-bench" "$root/bench/build_peer.sh" ik_llama.cpp avx2)
+llama_bin=$(cd "$llama_bin" && pwd) ik_bin=$(cd "$ik_bin" && pwd)  # absolute: batched() leaves the cwd
 strata=${STRATA:-$root/build/src/cli/strata}  # STRATA=path: a copy that a rebuild cannot replace mid-run
 
 # The t/s column (the last one) of llama-bench's markdown row for test $2 (pp512 or tg32).
@@ -33,9 +34,10 @@ strata_x8() { grep -E '^decode x8 ' <<<"$1" | awk '{print $3}'; }
 # S_TG t/s of llama-batched-bench's result row.
 peer_x8() { grep -E '^\| +[0-9]' <<<"$1" | tail -1 | awk -F'|' '{print $9}' | tr -d ' '; }
 # llama-batched-bench with 8 sequences of 128 prompt and 32 generated tokens; extra flags after $2.
+# It runs in $work: ik_llama.cpp's writes llama.log into its working directory.
 batched() {
   local bin=$1 f=$2; shift 2
-  "$bin/llama-batched-bench" -m "$f" -t 2 -c 2048 -b 512 -ub 512 -npp 128 -ntg 32 -npl 8 "$@" 2>&1
+  (cd "$work" && "$bin/llama-batched-bench" -m "$f" -t 2 -c 2048 -b 512 -ub 512 -npp 128 -ntg 32 -npl 8 "$@" 2>&1)
 }
 
 uptime
