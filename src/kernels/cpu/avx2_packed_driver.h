@@ -13,6 +13,16 @@
 #include "kernels/cpu/packed_tile_walk.h"
 #include "kernels/kernel_table.h"
 
+// The namespace a packed kernel source defines its entry points in: avx2vnni when the source
+// is compiled a second time for the AVX2 + AVX-VNNI table (STRATA_KERNELS_AVX2_VNNI, see
+// avx2_vnni.h), else avx2.
+#if defined(STRATA_KERNELS_AVX2_VNNI)
+#include "kernels/cpu/avx2_vnni.h"
+#define STRATA_AVX2_PACKED_NS avx2vnni
+#else
+#define STRATA_AVX2_PACKED_NS avx2
+#endif
+
 namespace strata::kernels::cpu::avx2 {
 
 // The 4 bytes at p in every int32 lane (4 activation codes, or 2 int16 sums).

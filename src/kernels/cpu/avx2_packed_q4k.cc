@@ -24,14 +24,7 @@
 #include "kernels/cpu/avx2_packed_driver.h"
 #include "kernels/packed_q4k.h"
 
-#if defined(STRATA_KERNELS_AVX2_VNNI)
-#include "kernels/cpu/avx2_vnni.h"
-#define STRATA_PACKED_Q4K_NS avx2vnni
-#else
-#define STRATA_PACKED_Q4K_NS avx2
-#endif
-
-namespace strata::kernels::cpu::STRATA_PACKED_Q4K_NS {
+namespace strata::kernels::cpu::STRATA_AVX2_PACKED_NS {
 
 using namespace avx2;  // the shared AVX2 helpers of avx2_packed_driver.h
 
@@ -209,4 +202,4 @@ void matmul_packed_q5_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
   packed_matmul<PackedQ4K<true>>(a, o_begin, o_end);
 }
 
-}  // namespace strata::kernels::cpu::STRATA_PACKED_Q4K_NS
+}  // namespace strata::kernels::cpu::STRATA_AVX2_PACKED_NS

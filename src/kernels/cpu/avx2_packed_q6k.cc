@@ -25,14 +25,7 @@
 #include "kernels/cpu/avx2_packed_driver.h"
 #include "kernels/packed_q6k.h"
 
-#if defined(STRATA_KERNELS_AVX2_VNNI)
-#include "kernels/cpu/avx2_vnni.h"
-#define STRATA_PACKED_Q6K_NS avx2vnni
-#else
-#define STRATA_PACKED_Q6K_NS avx2
-#endif
-
-namespace strata::kernels::cpu::STRATA_PACKED_Q6K_NS {
+namespace strata::kernels::cpu::STRATA_AVX2_PACKED_NS {
 
 using namespace avx2;  // the shared AVX2 helpers of avx2_packed_driver.h
 
@@ -204,4 +197,4 @@ void matmul_packed_q6_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
   packed_matmul<PackedQ6K>(a, o_begin, o_end);
 }
 
-}  // namespace strata::kernels::cpu::STRATA_PACKED_Q6K_NS
+}  // namespace strata::kernels::cpu::STRATA_AVX2_PACKED_NS
