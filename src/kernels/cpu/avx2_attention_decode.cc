@@ -269,23 +269,11 @@ __m256 softmax_block(float* p, int n, __m256* max, __m256* sum) {
 
 template <DType T>
 void attend(const Decode& D, int n_tokens) {
-  const AttentionArgs& a = *D.a;
-  const int bt = a.block_tokens;
-  const int window_blocks = bt < kWindowKeys ? kWindowKeys / bt : 1;
+  const int bt = D.a->block_tokens;
   __m256 max = _mm256_set1_ps(-INFINITY);
   __m256 sum = _mm256_setzero_ps();
   alignas(32) float rescale[kWindowKeys * kHeads];  // per block of the window (<= kWindowKeys blocks)
-  {
-    // The first window has nothing to overlap its misses with: ask for all its lines at once.
-    const int n_first = n_tokens < window_blocks * bt ? n_tokens : window_blocks * bt;
-    NextWindow first(D, 0, n_first);
-    for (int t = 0; t < n_first; ++t) first.key();
-  }
-  for (int b0 = 0; b0 * bt < n_tokens; b0 += window_blocks) {
-    const int w0 = b0 * bt;
-    const int n_window = n_tokens - w0 < window_blocks * bt ? n_tokens - w0 : window_blocks * bt;
-    const int n_next = n_tokens - w0 - n_window < window_blocks * bt ? n_tokens - w0 - n_window : window_blocks * bt;
-    NextWindow next(D, w0 + n_window, n_next);
+  for_each_window(D, n_tokens, [&](int b0, int n_window, NextWindow& next) [[gnu::always_inline]] {
     convert_k<T>(D, b0, n_window, next);
     scores_window(D, n_window);
     for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
@@ -293,13 +281,9 @@ void attend(const Decode& D, int n_tokens) {
       _mm256_store_ps(rescale + b * kHeads, softmax_block(D.p + t0 * kHeads, n, &max, &sum));
     }
     values_window<T>(D, b0, n_window, rescale);
-  }
+  });
   _mm256_store_ps(rescale, sum);
-  for (int j = 0; j < kHeads; ++j) {
-    const __m256 inv = _mm256_set1_ps(rescale[j] > 0.0f ? 1.0f / rescale[j] : 0.0f);
-    float* o = D.ob + j * D.hd;
-    for (int i = 0; i < D.hd; i += 8) _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_loadu_ps(o + i), inv));
-  }
+  divide_by_sums(D, rescale, kHeads);
 }
 
 }  // namespace

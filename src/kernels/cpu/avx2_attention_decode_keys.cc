@@ -152,20 +152,10 @@ void values_window_by_key(const Decode& D, int b0, int n, const float* rescale) 
 template <DType T>
 void attend_keys(const Decode& D, int n_tokens) {
   const int bt = D.a->block_tokens;
-  const int window_blocks = bt < kWindowKeys ? kWindowKeys / bt : 1;
   float max[2] = {-INFINITY, -INFINITY};  // per query head (at most 2)
   float sum[2] = {0.0f, 0.0f};
   alignas(32) float rescale[kWindowKeys * kHeads];  // [block of the window][head]
-  {
-    const int n_first = n_tokens < window_blocks * bt ? n_tokens : window_blocks * bt;
-    NextWindow first(D, 0, n_first);
-    for (int t = 0; t < n_first; ++t) first.key();
-  }
-  for (int b0 = 0; b0 * bt < n_tokens; b0 += window_blocks) {
-    const int w0 = b0 * bt;
-    const int n_window = n_tokens - w0 < window_blocks * bt ? n_tokens - w0 : window_blocks * bt;
-    const int n_next = n_tokens - w0 - n_window < window_blocks * bt ? n_tokens - w0 - n_window : window_blocks * bt;
-    NextWindow next(D, w0 + n_window, n_next);
+  for_each_window(D, n_tokens, [&](int b0, int n_window, NextWindow& next) [[gnu::always_inline]] {
     convert_k_by_key<T>(D, b0, n_window, next);
     for (int j = 0; j < D.group; ++j) scores_window_by_key(D, j, n_window);
     for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
@@ -176,12 +166,8 @@ void attend_keys(const Decode& D, int n_tokens) {
     }
     if (D.group == 1) values_window_by_key<T, 1>(D, b0, n_window, rescale);
     else values_window_by_key<T, 2>(D, b0, n_window, rescale);
-  }
-  for (int j = 0; j < D.group; ++j) {
-    const __m256 inv = _mm256_set1_ps(sum[j] > 0.0f ? 1.0f / sum[j] : 0.0f);
-    float* o = D.ob + j * D.hd;
-    for (int i = 0; i < D.hd; i += 8) _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_loadu_ps(o + i), inv));
-  }
+  });
+  divide_by_sums(D, sum, D.group);
 }
 
 }  // namespace

@@ -106,6 +106,36 @@ inline __m256 load8(const std::byte* row, int i) {
   }
 }
 
+// Walks keys [0, n_tokens) a window of whole blocks (up to kWindowKeys keys) at a time, calling
+// window(b0, n_window, next): first block b0, its n_window keys, and the prefetcher of the
+// window after it, which the window's K conversion drives. The first window has nothing to
+// overlap its misses with, so all its lines are asked for at once.
+template <class Window>
+[[gnu::always_inline]] inline void for_each_window(const Decode& D, int n_tokens, Window window) {
+  const int bt = D.a->block_tokens;
+  const int window_keys = (bt < kWindowKeys ? kWindowKeys / bt : 1) * bt;
+  {
+    const int n_first = n_tokens < window_keys ? n_tokens : window_keys;
+    NextWindow first(D, 0, n_first);
+    for (int t = 0; t < n_first; ++t) first.key();
+  }
+  for (int w0 = 0; w0 < n_tokens; w0 += window_keys) {
+    const int n_window = n_tokens - w0 < window_keys ? n_tokens - w0 : window_keys;
+    const int n_after = n_tokens - w0 - n_window;
+    NextWindow next(D, w0 + n_window, n_after < window_keys ? n_after : window_keys);
+    window(w0 / bt, n_window, next);
+  }
+}
+
+// Divides output rows [0, n_heads) of D.ob by their softmax sums (a zero sum leaves zeros).
+inline void divide_by_sums(const Decode& D, const float* sums, int n_heads) {
+  for (int j = 0; j < n_heads; ++j) {
+    const __m256 inv = _mm256_set1_ps(sums[j] > 0.0f ? 1.0f / sums[j] : 0.0f);
+    float* o = D.ob + j * D.hd;
+    for (int i = 0; i < D.hd; i += 8) _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_loadu_ps(o + i), inv));
+  }
+}
+
 // Key lanes (avx2_attention_decode_keys.cc) serve kv heads of at most this many query heads.
 // AVX-512 keeps its 8 heads x 2 keys layout: its 16-lane scores and values beat 8 key lanes
 // on a 16 x 128 layer (390 against 500 us in the attention bench).
