@@ -82,14 +82,20 @@ void wait_until_healthy(int port) {
   FAIL() << "the server never became healthy";
 }
 
+// Once the server is healthy, sends one streamed chat request on conn and waits until the
+// engine runs it (call under ASSERT_NO_FATAL_FAILURE).
+void start_stream(RunningServer& server, RawConnection& conn) {
+  wait_until_healthy(server.port());
+  ASSERT_TRUE(conn.send_all(stream_request()));
+  ASSERT_TRUE(server.engine().wait_for_active(1, kDrainWaitS));
+}
+
 TEST(ServerDrain, RunningRequestsFinishThenThePortCloses) {
   ServerConfig config = test_config();
   config.drain_timeout_s = 60;
   RunningServer server(config);
-  wait_until_healthy(server.port());
   RawConnection conn(server.port());
-  ASSERT_TRUE(conn.send_all(stream_request()));
-  ASSERT_TRUE(server.engine().wait_for_active(1, kDrainWaitS));
+  ASSERT_NO_FATAL_FAILURE(start_stream(server, conn));
   server.request_stop();
   // The drain waits for the running request; the engine keeps stepping it to its end.
   while (server.engine().n_active() > 0) server.engine().step();
@@ -104,10 +110,8 @@ TEST(ServerDrain, DrainTimeoutAbortsWhatStillRuns) {
   ServerConfig config = test_config();
   config.drain_timeout_s = 0.05;
   RunningServer server(config);
-  wait_until_healthy(server.port());
   RawConnection conn(server.port());
-  ASSERT_TRUE(conn.send_all(stream_request()));
-  ASSERT_TRUE(server.engine().wait_for_active(1, kDrainWaitS));
+  ASSERT_NO_FATAL_FAILURE(start_stream(server, conn));
   server.request_stop();  // nobody steps the engine: the request cannot finish in time
   EXPECT_TRUE(server.join().ok());
   conn.read_to_end(kDrainWaitS);
@@ -125,10 +129,8 @@ TEST(ServerDrain, AnswerBegunBeforeTheDrainIsWritten) {
   FakeEngine::Options options;
   options.on_submitted = [released] { released.wait(); };
   RunningServer server(config, options);
-  wait_until_healthy(server.port());
   RawConnection conn(server.port());
-  ASSERT_TRUE(conn.send_all(stream_request()));
-  ASSERT_TRUE(server.engine().wait_for_active(1, kDrainWaitS));
+  ASSERT_NO_FATAL_FAILURE(start_stream(server, conn));
   server.request_stop();
   ASSERT_TRUE(server.engine().wait_for_shutdown(kDrainWaitS));
   release.set_value();
@@ -143,10 +145,8 @@ TEST(ServerDrain, RequestsDuringTheDrainGet503) {
   ServerConfig config = test_config();
   config.drain_timeout_s = 60;
   RunningServer server(config);
-  wait_until_healthy(server.port());
   RawConnection conn(server.port());
-  ASSERT_TRUE(conn.send_all(stream_request()));
-  ASSERT_TRUE(server.engine().wait_for_active(1, kDrainWaitS));
+  ASSERT_NO_FATAL_FAILURE(start_stream(server, conn));
   server.request_stop();
   ASSERT_TRUE(server.engine().wait_for_shutdown(kDrainWaitS));
   httplib::Client client("127.0.0.1", server.port());
