@@ -208,12 +208,10 @@ void quantize_job_inputs(const KernelTable& table, std::span<const InputToQuanti
   }
   pool.parallel_for(n_rows, [&](int row, int) {
     // The input holding this row: the last one whose first row is <= row.
-    size_t lo = 0, hi = inputs.size();
-    while (hi - lo > 1) {
-      const size_t mid = (lo + hi) / 2;
-      (inputs[mid].first_row <= row ? lo : hi) = mid;
-    }
-    quantize_row(inputs[lo], row - inputs[lo].first_row);
+    const InputToQuantize& in = *(std::upper_bound(inputs.begin(), inputs.end(), row,
+                                                   [](int r, const InputToQuantize& i) { return r < i.first_row; }) -
+                                  1);
+    quantize_row(in, row - in.first_row);
   });
 }
 
@@ -290,11 +288,7 @@ void matmul_many(std::span<const MatmulJob> jobs, AlignedBuffer& scratch, Thread
   auto run_task = [&](int task) {
     // The job owning this task: the last one whose first task is <= task (jobs without
     // tasks share their successor's first task, so upper_bound skips them).
-    int lo = 0, hi = n_jobs;
-    while (hi - lo > 1) {
-      const int mid = (lo + hi) / 2;
-      (first_task[mid] <= task ? lo : hi) = mid;
-    }
+    const int lo = static_cast<int>(std::upper_bound(first_task, first_task + n_jobs, task) - first_task) - 1;
     const MatmulArgs& a = args[lo];
     const int64_t begin = (task - first_task[lo]) * chunks[lo];
     const int64_t end = begin + chunks[lo] < a.w->n_out ? begin + chunks[lo] : a.w->n_out;
