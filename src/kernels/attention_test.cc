@@ -288,7 +288,9 @@ INSTANTIATE_TEST_SUITE_P(
                       // Key lanes (one or two query heads per kv head): qwen2moe's 128-dim heads,
                       // a window's last block short of 8 keys, and a block larger than a window.
                       AttnCase{DType::kF16, 77, 4, 4, 128, 16}, AttnCase{DType::kQ8_0, 131, 4, 2, 32, 21},
-                      AttnCase{DType::kF32, 150, 2, 2, 48, 70}),
+                      AttnCase{DType::kF32, 150, 2, 2, 48, 70},
+                      // More kv heads than one key-lanes walk takes together (16).
+                      AttnCase{DType::kF16, 60, 18, 18, 32, 16}),
     [](const ::testing::TestParamInfo<AttnCase>& info) {
       const AttnCase& c = info.param;
       return std::string(dtype_name(c.type)) + "_t" + std::to_string(c.n_tokens) + "_h" + std::to_string(c.n_head) + "_kv" +

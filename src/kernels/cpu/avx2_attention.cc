@@ -432,7 +432,7 @@ void attention(const AttentionArgs& a, const float* q, float* out, float* scratc
   T.rescale = T.sum + T.rh_pad;
   T.n_keys = T.rescale + static_cast<size_t>(T.window_blocks) * T.rh_pad;
   if (attention_decode_fits(a)) {
-    for (int kv = first_kv_head; kv < first_kv_head + n_kv_heads; ++kv) attention_decode(a, q, out, scratch, kv);
+    attention_decode(a, q, out, scratch, first_kv_head, n_kv_heads);
     return;
   }
   for (int kv = first_kv_head; kv < first_kv_head + n_kv_heads; ++kv) {

@@ -294,12 +294,16 @@ bool attention_decode_fits(const AttentionArgs& a) {
   return a.n_rows == 1 && group <= kHeads && a.head_dim % kDimStep == 0 && type_ok;
 }
 
-void attention_decode(const AttentionArgs& a, const float* q, float* out, float* scratch, int kv) {
+namespace {
+
+// D for kv head kv (its queries replicated over the lanes), on scratch.
+Decode make_decode(const AttentionArgs& a, const float* q, float* scratch, int kv) {
   Decode D;
   D.a = &a;
   D.hd = a.head_dim;
   D.group = a.n_head / a.n_head_kv;
   D.head_offset = static_cast<size_t>(kv) * kv_head_bytes(a.kv_type, a.head_dim);
+  D.span_bytes = kv_head_bytes(a.kv_type, a.head_dim);
   const size_t hd = static_cast<size_t>(a.head_dim);
   const size_t t_pad = (static_cast<size_t>(a.block_tokens) + 7) / 8 * 8;
   const size_t window = t_pad > kAttentionDecodeWindowKeys ? t_pad : kAttentionDecodeWindowKeys;
@@ -308,30 +312,48 @@ void attention_decode(const AttentionArgs& a, const float* q, float* out, float*
   D.p = D.kf + hd * window;
   D.ob = D.p + window * kHeads;
   D.window = static_cast<int>(window);
-  const float* q_kv = q + static_cast<size_t>(kv) * D.group * hd;
-  D.q = q_kv;
+  D.q = q + static_cast<size_t>(kv) * D.group * hd;
+  return D;
+}
+
+// Query heads padded to 8 across the lanes, for kv head kv alone.
+void attend_padded(const AttentionArgs& a, const float* q, float* out, float* scratch, int kv) {
+  Decode D = make_decode(a, q, scratch, kv);
+  const size_t hd = static_cast<size_t>(a.head_dim);
   for (size_t i = 0; i < hd; ++i) {
     for (int l = 0; l < kLanes; ++l) {
       const int j = l / kKeysPerVec;
-      D.qrep[i * kLanes + l] = j < D.group ? q_kv[j * hd + i] : 0.0f;
+      D.qrep[i * kLanes + l] = j < D.group ? D.q[j * hd + i] : 0.0f;
     }
   }
   for (size_t i = 0; i < kHeads * hd; ++i) D.ob[i] = 0.0f;
   const int n_tokens = a.row_tokens != nullptr ? a.row_tokens[0] : a.n_tokens;
-  bool by_key = false;
-  // Discarded in the AVX-512 build, which has no attend_by_key().
-  if constexpr (kKeyLanesMaxGroup > 0) {
-    if (D.group <= kKeyLanesMaxGroup) attend_by_key(D, n_tokens), by_key = true;
-  }
-  if (!by_key) {
-    switch (a.kv_type) {
-      case DType::kF16: attend<DType::kF16>(D, n_tokens); break;
-      case DType::kQ8_0: attend<DType::kQ8_0>(D, n_tokens); break;
-      default: attend<DType::kF32>(D, n_tokens); break;
-    }
+  switch (a.kv_type) {
+    case DType::kF16: attend<DType::kF16>(D, n_tokens); break;
+    case DType::kQ8_0: attend<DType::kQ8_0>(D, n_tokens); break;
+    default: attend<DType::kF32>(D, n_tokens); break;
   }
   float* out_kv = out + static_cast<size_t>(kv) * D.group * hd;
   for (size_t i = 0; i < static_cast<size_t>(D.group) * hd; ++i) out_kv[i] = D.ob[i];
+}
+
+}  // namespace
+
+void attention_decode(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv, int n_kv) {
+  // Discarded in the AVX-512 build, which has no attend_by_key().
+  if constexpr (kKeyLanesMaxGroup > 0) {
+    if (a.n_head / a.n_head_kv <= kKeyLanesMaxGroup) {
+      const int n_tokens = a.row_tokens != nullptr ? a.row_tokens[0] : a.n_tokens;
+      for (int kv = first_kv; kv < first_kv + n_kv; kv += kKeyLanesMaxHeads) {
+        const int n = first_kv + n_kv - kv < kKeyLanesMaxHeads ? first_kv + n_kv - kv : kKeyLanesMaxHeads;
+        Decode D = make_decode(a, q, scratch, kv);
+        D.span_bytes = n * D.span_bytes;
+        attend_by_key(D, q, out, kv, n, n_tokens);
+      }
+      return;
+    }
+  }
+  for (int kv = first_kv; kv < first_kv + n_kv; ++kv) attend_padded(a, q, out, scratch, kv);
 }
 
 }  // namespace strata::kernels::cpu::STRATA_SIMD

@@ -7,7 +7,8 @@
 // 16-lane vectors (scores as 8 heads x 2 keys, values as 16 dims). On the AVX2 table a kv head
 // with one or two query heads runs with keys across the lanes instead (K transposed per window).
 //
-// Thread-safe: reads a, q and the cache, writes only out's heads of kv head `kv` and scratch.
+// Thread-safe: reads a, q and the cache, writes only out's heads of the call's kv heads and
+// scratch.
 #pragma once
 
 #include "kernels/cpu/avx2.h"
@@ -18,7 +19,8 @@ namespace strata::kernels::cpu::STRATA_SIMD {
 // head size and K/V type it has vectors for); otherwise run the general tile.
 bool attention_decode_fits(const AttentionArgs& a);
 
-// Writes the outputs of the query heads of kv head kv. scratch: attention_scratch_floats(a).
-void attention_decode(const AttentionArgs& a, const float* q, float* out, float* scratch, int kv);
+// Writes the outputs of the query heads of kv heads [first_kv, first_kv + n_kv). scratch:
+// attention_scratch_floats(a). Each head's bits are the same whichever heads share the call.
+void attention_decode(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv, int n_kv);
 
 }  // namespace strata::kernels::cpu::STRATA_SIMD

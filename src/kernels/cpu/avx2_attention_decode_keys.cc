@@ -3,8 +3,11 @@
 // avx2_attention_decode.cc does, would multiply the score, softmax and value work by 4-8 (the
 // K/V reads alone would be the same), so here a vector holds 8 keys of one head: K is
 // transposed per window, kf[i][t] = K[t][i] (row stride D.window), and p holds each head's
-// scores in a row of key_row() floats. Every (head, key) and (head, dim) sees the operations
-// attention_oracle.h lists, in its order. AVX2 table only (see kKeyLanesMaxGroup).
+// scores in a row of key_row() floats. The kv heads of a call (up to kKeyLanesMaxHeads) share
+// one walk over the keys, so each token's K/V row is read as one span of those heads: one
+// head's 256 bytes of every 4 KB row, 16 times over, was a strided stream that DRAM served at
+// half the speed. Every (head, key) and (head, dim) sees the operations attention_oracle.h
+// lists, in its order. AVX2 table only (see kKeyLanesMaxGroup).
 #include "kernels/cpu/avx2_attention_decode_tile.h"
 
 #include <cmath>
@@ -149,34 +152,59 @@ void values_window_by_key(const Decode& D, int b0, int n, const float* rescale) 
   if (d < D.hd) values_by_key<T, NJ, 1>(D, b0, n, rescale, d);
 }
 
+// One head's part of a window: D's head_offset, q and ob are that head's; max and sum its
+// query heads' softmax state.
 template <DType T>
-void attend_keys(const Decode& D, int n_tokens) {
+[[gnu::always_inline]] inline void window_by_key(const Decode& D, int b0, int n_window, NextWindow& next, float* max,
+                                                 float* sum) {
   const int bt = D.a->block_tokens;
-  float max[2] = {-INFINITY, -INFINITY};  // per query head (at most 2)
-  float sum[2] = {0.0f, 0.0f};
   alignas(32) float rescale[kWindowKeys * kHeads];  // [block of the window][head]
-  for_each_window(D, n_tokens, [&](int b0, int n_window, NextWindow& next) [[gnu::always_inline]] {
-    convert_k_by_key<T>(D, b0, n_window, next);
-    for (int j = 0; j < D.group; ++j) scores_window_by_key(D, j, n_window);
-    for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
-      const int n = n_window - t0 < bt ? n_window - t0 : bt;
-      for (int j = 0; j < D.group; ++j) {
-        rescale[b * kHeads + j] = softmax_block_by_key(D.p + j * key_row(D) + t0, n, &max[j], &sum[j]);
-      }
+  convert_k_by_key<T>(D, b0, n_window, next);
+  for (int j = 0; j < D.group; ++j) scores_window_by_key(D, j, n_window);
+  for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
+    const int n = n_window - t0 < bt ? n_window - t0 : bt;
+    for (int j = 0; j < D.group; ++j) {
+      rescale[b * kHeads + j] = softmax_block_by_key(D.p + j * key_row(D) + t0, n, &max[j], &sum[j]);
     }
-    if (D.group == 1) values_window_by_key<T, 1>(D, b0, n_window, rescale);
-    else values_window_by_key<T, 2>(D, b0, n_window, rescale);
+  }
+  if (D.group == 1) values_window_by_key<T, 1>(D, b0, n_window, rescale);
+  else values_window_by_key<T, 2>(D, b0, n_window, rescale);
+}
+
+template <DType T>
+void attend_keys(const Decode& span, const float* q, float* out, int first_kv, int n_kv, int n_tokens) {
+  const size_t head_bytes = kv_head_bytes(span.a->kv_type, span.hd);
+  const size_t head_floats = static_cast<size_t>(span.group) * span.hd;
+  float max[kKeyLanesMaxHeads][2];  // per kv head, per query head (at most 2)
+  float sum[kKeyLanesMaxHeads][2];
+  for (int h = 0; h < n_kv; ++h) {
+    max[h][0] = max[h][1] = -INFINITY;
+    sum[h][0] = sum[h][1] = 0.0f;
+  }
+  float* out0 = out + static_cast<size_t>(first_kv) * head_floats;
+  for (size_t i = 0; i < n_kv * head_floats; ++i) out0[i] = 0.0f;
+  Decode D = span;  // the head being walked
+  for_each_window(span, n_tokens, [&](int b0, int n_window, NextWindow& next) [[gnu::always_inline]] {
+    for (int h = 0; h < n_kv; ++h) {
+      D.head_offset = span.head_offset + h * head_bytes;
+      D.q = q + (first_kv + h) * head_floats;
+      D.ob = out0 + h * head_floats;
+      window_by_key<T>(D, b0, n_window, next, max[h], sum[h]);
+    }
   });
-  divide_by_sums(D, sum, D.group);
+  for (int h = 0; h < n_kv; ++h) {
+    D.ob = out0 + h * head_floats;
+    divide_by_sums(D, sum[h], D.group);
+  }
 }
 
 }  // namespace
 
-void attend_by_key(const Decode& D, int n_tokens) {
+void attend_by_key(const Decode& D, const float* q, float* out, int first_kv, int n_kv, int n_tokens) {
   switch (D.a->kv_type) {
-    case DType::kF16: attend_keys<DType::kF16>(D, n_tokens); break;
-    case DType::kQ8_0: attend_keys<DType::kQ8_0>(D, n_tokens); break;
-    default: attend_keys<DType::kF32>(D, n_tokens); break;
+    case DType::kF16: attend_keys<DType::kF16>(D, q, out, first_kv, n_kv, n_tokens); break;
+    case DType::kQ8_0: attend_keys<DType::kQ8_0>(D, q, out, first_kv, n_kv, n_tokens); break;
+    default: attend_keys<DType::kF32>(D, q, out, first_kv, n_kv, n_tokens); break;
   }
 }
 

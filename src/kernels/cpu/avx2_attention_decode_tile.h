@@ -33,6 +33,7 @@ struct Decode {
   int hd;
   int group;
   size_t head_offset;  // bytes from a token's K (or V) row to this kv head's
+  size_t span_bytes;   // bytes of each K (or V) row from head_offset the prefetcher pulls in
   float* qrep;         // [hd][kLanes]: lane l holds q[head l / kKeysPerVec][i], 0 past the group
   float* kf;           // the window's K as floats (layout: convert_k)
   float* p;            // [window keys][kHeads]: scores, then exponentials
@@ -64,32 +65,40 @@ class RowWalk {
   int t_;
 };
 
-// The next window's K and V rows, one key per call of key(), pulled into the cache while
-// this window's K rows convert: spread over the loop, the misses overlap the conversion
-// instead of a burst of prefetches stalling on full miss buffers (and V comes from DRAM
-// at long context: the weights streamed since the last layer evicted it).
+// The next window's K and V rows, one head's part of a row (kv_head_bytes) per call of key(),
+// pulled into the cache while this window's K rows convert: spread over the loop, the misses
+// overlap the conversion instead of a burst of prefetches stalling on full miss buffers (and
+// V comes from DRAM at long context: the weights streamed since the last layer evicted it).
+// A key's D.span_bytes (one head, or the several heads a walk converts one after another) are
+// asked for in address order, so the window's rows arrive as contiguous spans.
 class NextWindow {
  public:
   NextWindow(const Decode& D, int first_key, int n)
       : k_(D, D.a->block_k, first_key), v_(D, D.a->block_v, first_key), n_(n),
-        row_bytes_(kv_head_bytes(D.a->kv_type, D.hd)) {}
+        head_bytes_(kv_head_bytes(D.a->kv_type, D.hd)), span_bytes_(D.span_bytes) {}
   void key() {
     if (n_ == 0) return;
-    --n_;
-    lines(k_.next());
-    lines(v_.next());
+    if (at_ == 0) k_row_ = k_.next(), v_row_ = v_.next();
+    lines(k_row_ + at_);
+    lines(v_row_ + at_);
+    at_ += head_bytes_;
+    if (at_ == span_bytes_) at_ = 0, --n_;
   }
 
  private:
-  // Every cache line of the row (the last byte's line too when the row is not aligned).
-  void lines(const std::byte* row) const {
-    for (size_t o = 0; o < row_bytes_; o += 64) _mm_prefetch(reinterpret_cast<const char*>(row + o), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(row + row_bytes_ - 1), _MM_HINT_T0);
+  // Every cache line of one head's part (the last byte's line too when it is not aligned).
+  void lines(const std::byte* part) const {
+    for (size_t o = 0; o < head_bytes_; o += 64) _mm_prefetch(reinterpret_cast<const char*>(part + o), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(part + head_bytes_ - 1), _MM_HINT_T0);
   }
 
   RowWalk k_, v_;
   int n_;
-  size_t row_bytes_;
+  size_t head_bytes_;
+  size_t span_bytes_;  // a multiple of head_bytes_
+  size_t at_ = 0;      // bytes of the current key's span already asked for
+  const std::byte* k_row_ = nullptr;
+  const std::byte* v_row_ = nullptr;
 };
 
 // Dims [i, i + 8) of a K/V row as floats, as load_kv converts them.
@@ -108,8 +117,8 @@ inline __m256 load8(const std::byte* row, int i) {
 
 // Walks keys [0, n_tokens) a window of whole blocks (up to kWindowKeys keys) at a time, calling
 // window(b0, n_window, next): first block b0, its n_window keys, and the prefetcher of the
-// window after it, which the window's K conversion drives. The first window has nothing to
-// overlap its misses with, so all its lines are asked for at once.
+// window after it (D's span), which the window's K conversions drive. The first window has
+// nothing to overlap its misses with, so all its lines are asked for at once.
 template <class Window>
 [[gnu::always_inline]] inline void for_each_window(const Decode& D, int n_tokens, Window window) {
   const int bt = D.a->block_tokens;
@@ -117,7 +126,8 @@ template <class Window>
   {
     const int n_first = n_tokens < window_keys ? n_tokens : window_keys;
     NextWindow first(D, 0, n_first);
-    for (int t = 0; t < n_first; ++t) first.key();
+    const int calls = n_first * static_cast<int>(D.span_bytes / kv_head_bytes(D.a->kv_type, D.hd));
+    for (int c = 0; c < calls; ++c) first.key();
   }
   for (int w0 = 0; w0 < n_tokens; w0 += window_keys) {
     const int n_window = n_tokens - w0 < window_keys ? n_tokens - w0 : window_keys;
@@ -145,8 +155,17 @@ constexpr int kKeyLanesMaxGroup = 0;
 constexpr int kKeyLanesMaxGroup = 2;
 #endif
 
-// Writes D.ob (unnormalised outputs divided by the softmax sum, as attend() does) for the
-// D.group <= kKeyLanesMaxGroup query heads over the first n_tokens keys.
-void attend_by_key(const Decode& D, int n_tokens);
+// Kv heads one key-lanes walk takes together (their state: a max and a sum per query head).
+constexpr int kKeyLanesMaxHeads = 16;
+
+// For n_kv <= kKeyLanesMaxHeads kv heads from first_kv, each of D.group <= kKeyLanesMaxGroup
+// query heads: writes out's rows of those heads (q's and out's layout, as attend() computes
+// them) over the first n_tokens keys. The keys are walked once for all the heads, window by
+// window, each head converting, scoring and folding its part of the window in turn, so a
+// K/V row is read as one span of n_kv heads (a thread's part of the row) instead of n_kv
+// strided passes over the cache; every head sees the operations of a walk of its own.
+// D: head_offset is first_kv's, span_bytes n_kv heads'; out's rows of the heads serve as
+// their running outputs.
+void attend_by_key(const Decode& D, const float* q, float* out, int first_kv, int n_kv, int n_tokens);
 
 }  // namespace strata::kernels::cpu::STRATA_SIMD::decode
