@@ -14,6 +14,8 @@
 // layers' attention: K/V then comes from DRAM at depth 512 too (11 MB would stay in L3).
 // f16_16x128 is qwen2moe's shape (16 kv heads of 128, one query head each; 8 layers as
 // /tmp/qwen15moe-l8-q4k.gguf): each kv head reads 256 bytes of every 4 KB token row.
+// heads_per_call (0: all) calls attention_kv_heads() on that many kv heads at a time, as the
+// model's work items split a decode row's heads over its threads.
 // PrefillAttention times one layer of a 128-row prompt chunk at depth 4096 on the prefill tile
 // path, in 8-row tiles as the model runs it (tile_rows:8) and as one 128-row tile:
 //   STRATA_KERNELS=avx2 build/bench/strata_attention_bench --benchmark_filter=Prefill
@@ -120,6 +122,7 @@ void BM_DecodeAttention(benchmark::State& state, DType type, HeadShape shape = k
   const int depth = static_cast<int>(state.range(0));
   const int n_layers = static_cast<int>(state.range(1));
   const std::vector<uint64_t> evict(static_cast<size_t>(state.range(2)) << 17, 1);
+  const int heads_per_call = state.range(3) > 0 ? static_cast<int>(state.range(3)) : shape.n_head_kv;
   const DecodeKv kv(type, depth, n_layers, shape);
   const std::vector<float> q = pseudo_random_floats(static_cast<size_t>(shape.n_head) * shape.head_dim, 2);
   std::vector<float> out(q.size());
@@ -133,7 +136,9 @@ void BM_DecodeAttention(benchmark::State& state, DType type, HeadShape shape = k
         evict_caches(evict);
         state.ResumeTiming();
       }
-      attention(a, q.data(), out.data(), scratch.data());
+      for (int h = 0; h < shape.n_head_kv; h += heads_per_call) {
+        attention_kv_heads(a, q.data(), out.data(), scratch.data(), h, std::min(heads_per_call, shape.n_head_kv - h));
+      }
     }
     benchmark::DoNotOptimize(out.data());
   }
@@ -144,11 +149,11 @@ void BM_DecodeAttention(benchmark::State& state, DType type, HeadShape shape = k
 }
 
 void decode_depths(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"depth", "layers", "evict_mb"});
+  b->ArgNames({"depth", "layers", "evict_mb", "heads_per_call"});
   for (int depth : {512, 4096}) {
-    b->Args({depth, 1, 0});
-    b->Args({depth, 22, 0});
-    b->Args({depth, 22, 64});
+    b->Args({depth, 1, 0, 0});
+    b->Args({depth, 22, 0, 0});
+    b->Args({depth, 22, 64, 0});
   }
   b->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 }
@@ -157,10 +162,13 @@ BENCHMARK_CAPTURE(BM_DecodeAttention, f16, DType::kF16)->Apply(decode_depths);
 BENCHMARK_CAPTURE(BM_DecodeAttention, q8_0, DType::kQ8_0)->Apply(decode_depths);
 // qwen2moe's shape (16 kv heads of 128, one query head each), 8 layers as the l8 test file.
 BENCHMARK_CAPTURE(BM_DecodeAttention, f16_16x128, DType::kF16, kQwen2Moe)
-    ->ArgNames({"depth", "layers", "evict_mb"})
-    ->Args({512, 1, 0})
-    ->Args({512, 8, 64})
-    ->Args({4096, 8, 64})
+    ->ArgNames({"depth", "layers", "evict_mb", "heads_per_call"})
+    ->Args({512, 1, 0, 0})
+    ->Args({512, 8, 64, 0})
+    ->Args({512, 8, 64, 8})
+    ->Args({512, 8, 64, 4})
+    ->Args({512, 8, 64, 1})
+    ->Args({4096, 8, 64, 0})
     ->Unit(benchmark::kMicrosecond)
     ->MinTime(0.5);
 

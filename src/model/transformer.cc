@@ -52,9 +52,10 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
 }
 
 // One attention work item: rows [r0, r1) of one sequence (a tile) and the query heads that
-// share K/V head g, each row over positions [0, pos] read from the cache. The kernel reads
-// each K/V block once for the whole tile; every row's bits are those it would get alone.
-void attend_item(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, int g, KvView& kv,
+// share K/V heads [g, g + n_g), each row over positions [0, pos] read from the cache. The
+// kernel reads each K/V block once for the whole tile; every row's bits are those it would
+// get alone, and every head's those it would get in an item of its own.
+void attend_item(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, int g, int n_g, KvView& kv,
                  ForwardScratch& s, int worker) {
   const KvLayout& L = kv.layout();
   std::array<int, kAttentionTileRows> row_tokens{};
@@ -85,7 +86,7 @@ void attend_item(const Hparams& hp, int layer, std::span<const Row> rows, int r0
   a.n_rows = r1 - r0;
   a.row_tokens = row_tokens.data();
   const size_t offset = static_cast<size_t>(r0) * hp.n_head * hp.head_dim;
-  kernels::attention_kv_heads(a, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker), g, 1);
+  kernels::attention_kv_heads(a, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker), g, n_g);
 }
 
 // Splits the batch into tiles: runs of consecutive rows of one sequence, at most
@@ -100,25 +101,44 @@ int make_tiles(std::span<const Row> rows, int* tiles) {
   return n_tiles;
 }
 
-// All (tile, K/V head) items of the batch, spread over the pool. Workers take items from a
+// K/V heads per attention work item. A decode row's kernel walks an item's heads together,
+// reading each token's K/V row as one span of them instead of one strided pass per head (at
+// depth, from DRAM: qwen2moe's 16 heads of 128 read 256 bytes of every 4 KB row), so a batch
+// of decode rows gets items of several heads: about two per worker (the workers take them
+// from a counter, so uneven depths still even out), all of a row's heads once there are
+// enough rows. A batch with prompt rows keeps one head per item (its tile kernel walks a
+// head at a time anyway, and its long rows want fine-grained items).
+int kv_heads_per_item(const Hparams& hp, int n_rows, int n_tiles, int n_workers) {
+  if (n_rows != n_tiles) return 1;
+  const int groups = std::clamp((2 * n_workers + n_tiles - 1) / n_tiles, 1, hp.n_head_kv);
+  return (hp.n_head_kv + groups - 1) / groups;
+}
+
+// All (tile, K/V heads) items of the batch, spread over the pool. Workers take items from a
 // shared counter so the long rows at the end of a prompt chunk do not leave threads idle.
 void attend_all(const Hparams& hp, int layer, std::span<const Row> rows, KvView& kv, ForwardScratch& s,
                 ThreadPool& pool) {
   int* tiles = s.attention_tiles();
-  const int n_items = make_tiles(rows, tiles) * hp.n_head_kv;
+  const int n_tiles = make_tiles(rows, tiles);
+  const int max_workers = std::min(s.n_attention_workers(), pool.size());
+  const int item_heads = kv_heads_per_item(hp, static_cast<int>(rows.size()), n_tiles, max_workers);
+  const int items_per_tile = (hp.n_head_kv + item_heads - 1) / item_heads;
+  const int n_items = n_tiles * items_per_tile;
   // Short contexts of small models are less work than waking the pool.
   int64_t work = 0;
   for (const Row& row : rows) work += static_cast<int64_t>(row.pos + 1) * hp.head_dim * (hp.n_head + hp.n_head_kv);
   constexpr int64_t kInlineWork = 1 << 16;
-  const int n_workers = work <= kInlineWork ? 1 : std::min({s.n_attention_workers(), pool.size(), n_items});
+  const int n_workers = work <= kInlineWork ? 1 : std::min(max_workers, n_items);
   std::atomic<int>& next = s.next_attention_item();
   next.store(0, std::memory_order_relaxed);
   pool.parallel_for(n_workers, [&](int worker, int) {
     for (int item = next.fetch_add(1); item < n_items; item = next.fetch_add(1)) {
       // Latest rows first: they have the most keys to read.
       const int reversed = n_items - 1 - item;
-      const int tile = reversed / hp.n_head_kv;
-      attend_item(hp, layer, rows, tiles[tile], tiles[tile + 1], reversed % hp.n_head_kv, kv, s, worker);
+      const int tile = reversed / items_per_tile;
+      const int g = reversed % items_per_tile * item_heads;
+      attend_item(hp, layer, rows, tiles[tile], tiles[tile + 1], g, std::min(item_heads, hp.n_head_kv - g), kv, s,
+                  worker);
     }
   });
 }
