@@ -169,6 +169,7 @@ BENCHMARK_CAPTURE(BM_DecodeAttention, f16_16x128, DType::kF16, kQwen2Moe)
     ->Args({512, 8, 64, 4})
     ->Args({512, 8, 64, 1})
     ->Args({4096, 8, 64, 0})
+    ->Args({4096, 8, 64, 4})
     ->Unit(benchmark::kMicrosecond)
     ->MinTime(0.5);
 

@@ -17,21 +17,37 @@ namespace strata::kernels::cpu::STRATA_SIMD::decode {
 namespace {
 int key_row(const Decode& D) { return D.window + 8; }  // room for the last block's 8-key overrun
 
-void transpose8(__m256* r) {
+[[gnu::always_inline]] inline void transpose8(__m256* r) {
   __m256 t[8], s[8];
+#pragma GCC unroll 8
   for (int k = 0; k < 8; k += 2) {
     t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
     t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
   }
+#pragma GCC unroll 8
   for (int k = 0; k < 8; k += 4) {
     s[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
     s[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
     s[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
     s[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
   }
+#pragma GCC unroll 8
   for (int k = 0; k < 4; ++k) {
     r[k] = _mm256_permute2f128_ps(s[k], s[k + 4], 0x20);
     r[k + 4] = _mm256_permute2f128_ps(s[k], s[k + 4], 0x31);
+  }
+}
+
+// dst[i * stride + k] = row k's dim i, for 8 rows of hd dims.
+template <DType T>
+[[gnu::noinline]] void transpose_keys(const std::byte* const* r, int hd, float* dst, size_t stride) {
+  for (int i = 0; i < hd; i += 8) {
+    __m256 x[8];
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) x[k] = load8<T>(r[k], i);
+    transpose8(x);
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) _mm256_storeu_ps(dst + static_cast<size_t>(i + k) * stride, x[k]);
   }
 }
 
@@ -46,12 +62,7 @@ void convert_k_by_key(const Decode& D, int b0, int n, NextWindow& next) {
       if (t0 + k < n) next.key();
       r[k] = k == 0 || t0 + k < n ? rows.next() : r[0];
     }
-    for (int i = 0; i < D.hd; i += 8) {
-      __m256 x[8];
-      for (int k = 0; k < 8; ++k) x[k] = load8<T>(r[k], i);
-      transpose8(x);
-      for (int k = 0; k < 8; ++k) _mm256_storeu_ps(D.kf + static_cast<size_t>(i + k) * D.window + t0, x[k]);
-    }
+    transpose_keys<T>(r, D.hd, D.kf + t0, static_cast<size_t>(D.window));
   }
 }
 
