@@ -14,8 +14,8 @@
 //            AVX-512: 8 heads x 32 dims), out held in registers across the window's blocks
 //            (the softmax of every block of the window runs first, keeping each rescale).
 // While a window's K rows convert, the next window's K and V rows are prefetched, a key per
-// converted key. A kv head with one or two query heads runs avx2_attention_decode_keys.cc on
-// the AVX2 table instead.
+// converted key. A kv head with one or two query heads runs avx2_attention_decode_keys.cc
+// instead.
 // Every (head, key) and (head, dim) sees exactly the operations attention_oracle.h lists;
 // the lane layout only decides which of them run side by side.
 #include "kernels/cpu/avx2_attention_decode.h"
@@ -340,18 +340,15 @@ void attend_padded(const AttentionArgs& a, const float* q, float* out, float* sc
 }  // namespace
 
 void attention_decode(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv, int n_kv) {
-  // Discarded in the AVX-512 build, which has no attend_by_key().
-  if constexpr (kKeyLanesMaxGroup > 0) {
-    if (a.n_head / a.n_head_kv <= kKeyLanesMaxGroup) {
-      const int n_tokens = a.row_tokens != nullptr ? a.row_tokens[0] : a.n_tokens;
-      for (int kv = first_kv; kv < first_kv + n_kv; kv += kKeyLanesMaxHeads) {
-        const int n = first_kv + n_kv - kv < kKeyLanesMaxHeads ? first_kv + n_kv - kv : kKeyLanesMaxHeads;
-        Decode D = make_decode(a, q, scratch, kv);
-        D.span_bytes = n * D.span_bytes;
-        attend_by_key(D, q, out, kv, n, n_tokens);
-      }
-      return;
+  if (a.n_head / a.n_head_kv <= kKeyLanesMaxGroup) {
+    const int n_tokens = a.row_tokens != nullptr ? a.row_tokens[0] : a.n_tokens;
+    for (int kv = first_kv; kv < first_kv + n_kv; kv += kKeyLanesMaxHeads) {
+      const int n = first_kv + n_kv - kv < kKeyLanesMaxHeads ? first_kv + n_kv - kv : kKeyLanesMaxHeads;
+      Decode D = make_decode(a, q, scratch, kv);
+      D.span_bytes = n * D.span_bytes;
+      attend_by_key(D, q, out, kv, n, n_tokens);
     }
+    return;
   }
   for (int kv = first_kv; kv < first_kv + n_kv; ++kv) attend_padded(a, q, out, scratch, kv);
 }

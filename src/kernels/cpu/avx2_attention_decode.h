@@ -4,8 +4,9 @@
 // as the general tile; what differs is how the cache is read: K and V rows are converted
 // in registers (K once into a small per-block buffer for the score broadcasts, V straight
 // into the value multiply-adds), the next window of keys is prefetched, and the AVX-512 build runs
-// 16-lane vectors (scores as 8 heads x 2 keys, values as 16 dims). On the AVX2 table a kv head
-// with one or two query heads runs with keys across the lanes instead (K transposed per window).
+// 16-lane vectors (scores as 8 heads x 2 keys, values as 16 dims). A kv head with one or two
+// query heads runs with keys across the lanes instead (K transposed per window, 8 lanes on
+// both tables), and the kv heads of a call then share one walk over the keys.
 //
 // Thread-safe: reads a, q and the cache, writes only out's heads of the call's kv heads and
 // scratch.

@@ -7,7 +7,7 @@
 // one walk over the keys, so each token's K/V row is read as one span of those heads: one
 // head's 256 bytes of every 4 KB row, 16 times over, was a strided stream that DRAM served at
 // half the speed. Every (head, key) and (head, dim) sees the operations attention_oracle.h
-// lists, in its order. AVX2 table only (see kKeyLanesMaxGroup).
+// lists, in its order. Both tables run it with 8-lane vectors (see kKeyLanesMaxGroup).
 #include "kernels/cpu/avx2_attention_decode_tile.h"
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // Internals of decode-row attention shared by its two files: avx2_attention_decode.cc (the
 // query heads of a kv head across the lanes, padded to 8) and avx2_attention_decode_keys.cc
-// (keys across the lanes, for a kv head with one or two query heads; AVX2 table only). The
+// (keys across the lanes, for a kv head with one or two query heads). The
 // tile's constants, its view of the scratch, and the walks over a kv head's K/V rows.
 // Included only by those files; see avx2_attention_decode.h for the contract.
 #pragma once
@@ -146,14 +146,10 @@ inline void divide_by_sums(const Decode& D, const float* sums, int n_heads) {
   }
 }
 
-// Key lanes (avx2_attention_decode_keys.cc) serve kv heads of at most this many query heads.
-// AVX-512 keeps its 8 heads x 2 keys layout: its 16-lane scores and values beat 8 key lanes
-// on a 16 x 128 layer (390 against 500 us in the attention bench).
-#if defined(STRATA_KERNELS_AVX512)
-constexpr int kKeyLanesMaxGroup = 0;
-#else
+// Key lanes (avx2_attention_decode_keys.cc) serve kv heads of at most this many query heads,
+// on the AVX-512 table too (8 lanes there as well): with the heads of a call walked together,
+// a 16 x 128 layer takes 336-387 us in the attention bench against 591-647 on 8 heads x 2 keys.
 constexpr int kKeyLanesMaxGroup = 2;
-#endif
 
 // Kv heads one key-lanes walk takes together (their state: a max and a sum per query head).
 constexpr int kKeyLanesMaxHeads = 16;
