@@ -49,8 +49,13 @@ size_t kv_head_bytes(DType type, int head_dim) {
 }
 
 const KernelTable* avx2_table() {
-  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                                __builtin_cpu_supports("f16c");
+  // F16C is CPUID leaf 1, ECX bit 29, read directly: clang 14's __builtin_cpu_supports has no
+  // name for it.
+  static const bool supported = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx >> 29 & 1) != 0;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
+  }();
   return supported ? &cpu::kAvx2Kernels : nullptr;
 }
 

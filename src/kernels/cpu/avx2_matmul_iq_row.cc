@@ -118,13 +118,6 @@ constexpr SignMultipliers kSignMultipliers = [] {
                            static_cast<int64_t>(grid[i1]), static_cast<int64_t>(grid[i0]));
 }
 
-// int16 scale lo in the low 128 bits, hi in the high ones.
-[[gnu::always_inline]] inline __m256i split_scale(int lo, int hi) {
-  return _mm256_shuffle_epi8(_mm256_set1_epi32(lo | (hi << 16)),
-                             _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3, 2,
-                                              3, 2, 3, 2, 3, 2, 3));
-}
-
 // The 16 odd scales 2 * ls + 1 of 8 bytes of nibble pairs (IQ2_XS, IQ2_S: the low nibble
 // scales elements 0-15 of sub-block j, the high one 16-31) as int16: sub-block j's low
 // scale in word j, its high one in word 8 + j.
