@@ -110,6 +110,21 @@ LogitMap run_mixed(const Model& m, DType kv_type, const std::vector<std::vector<
   return out;
 }
 
+// All sequences in lockstep, one row of each unfinished one per forward pass: batches of
+// decode rows only, 1-3 of them.
+LogitMap run_lockstep(const Model& m, DType kv_type, const std::vector<std::vector<int32_t>>& seqs, int n_threads) {
+  Runner runner(m, kv_type, n_threads);
+  LogitMap out;
+  for (int pos = 0;; ++pos) {
+    std::vector<Row> rows;
+    for (int s = 0; s < static_cast<int>(seqs.size()); ++s) {
+      if (pos < static_cast<int>(seqs[s].size())) rows.push_back(Row{s, pos, seqs[s][pos], true});
+    }
+    if (rows.empty()) return out;
+    runner.step(rows, {1, 2, 0}, &out);
+  }
+}
+
 // Each sequence's whole prompt in one forward pass (all positions want logits).
 LogitMap run_whole_prompts(const Model& m, DType kv_type, const std::vector<std::vector<int32_t>>& seqs) {
   Runner runner(m, kv_type, 2);
@@ -213,6 +228,23 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsForWideHeads) {
   const auto seqs = make_sequences(m->hparams().n_vocab, 41);
   const LogitMap baseline = run_alone(*m, DType::kQ8_0, seqs);
   expect_same_bits(baseline, run_mixed(*m, DType::kQ8_0, seqs, 2, 12), "wide heads");
+}
+
+// One query head per kv head, 8 kv heads (qwen2moe's shape, smaller): a batch of decode rows
+// splits its rows' kv heads into attention items of 2 or 4 heads, by thread and row count,
+// and each head's bits stay those of a one-row step.
+TEST_F(BatchInvarianceKvTypeTest, HoldsWhenDecodeItemsSpanSeveralKvHeads) {
+  TestModelSpec spec;
+  spec.arch = "qwen2";
+  spec.n_head = 8;
+  spec.n_head_kv = 8;
+  std::unique_ptr<Model> m = load(spec, "-8kv");
+  ASSERT_NE(m, nullptr);
+  const auto seqs = make_sequences(m->hparams().n_vocab, 61);
+  const LogitMap baseline = run_alone(*m, DType::kF16, seqs);
+  expect_same_bits(baseline, run_lockstep(*m, DType::kF16, seqs, 2), "decode rows in lockstep, 2 threads");
+  expect_same_bits(baseline, run_lockstep(*m, DType::kF16, seqs, 3), "decode rows in lockstep, 3 threads");
+  expect_same_bits(baseline, run_mixed(*m, DType::kF16, seqs, 2, 15), "random mix, 2 threads");
 }
 
 // Rope frequency factors (rope_freqs.weight) keep the invariance; all-ones factors give
