@@ -303,7 +303,7 @@ Decode make_decode(const AttentionArgs& a, const float* q, float* scratch, int k
   D.hd = a.head_dim;
   D.group = a.n_head / a.n_head_kv;
   D.head_offset = static_cast<size_t>(kv) * kv_head_bytes(a.kv_type, a.head_dim);
-  D.span_bytes = kv_head_bytes(a.kv_type, a.head_dim);
+  D.span_heads = 1;
   const size_t hd = static_cast<size_t>(a.head_dim);
   const size_t t_pad = (static_cast<size_t>(a.block_tokens) + 7) / 8 * 8;
   const size_t window = t_pad > kAttentionDecodeWindowKeys ? t_pad : kAttentionDecodeWindowKeys;
@@ -345,8 +345,8 @@ void attention_decode(const AttentionArgs& a, const float* q, float* out, float*
     for (int kv = first_kv; kv < first_kv + n_kv; kv += kKeyLanesMaxHeads) {
       const int n = first_kv + n_kv - kv < kKeyLanesMaxHeads ? first_kv + n_kv - kv : kKeyLanesMaxHeads;
       Decode D = make_decode(a, q, scratch, kv);
-      D.span_bytes = n * D.span_bytes;
-      attend_by_key(D, q, out, kv, n, n_tokens);
+      D.span_heads = n;
+      attend_by_key(D, q, out, kv, n_tokens);
     }
     return;
   }

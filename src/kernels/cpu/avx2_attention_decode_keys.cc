@@ -183,7 +183,8 @@ template <DType T>
 }
 
 template <DType T>
-void attend_keys(const Decode& span, const float* q, float* out, int first_kv, int n_kv, int n_tokens) {
+void attend_keys(const Decode& span, const float* q, float* out, int first_kv, int n_tokens) {
+  const int n_kv = span.span_heads;
   const size_t head_bytes = kv_head_bytes(span.a->kv_type, span.hd);
   const size_t head_floats = static_cast<size_t>(span.group) * span.hd;
   float max[kKeyLanesMaxHeads][2];  // per kv head, per query head (at most 2)
@@ -211,11 +212,11 @@ void attend_keys(const Decode& span, const float* q, float* out, int first_kv, i
 
 }  // namespace
 
-void attend_by_key(const Decode& D, const float* q, float* out, int first_kv, int n_kv, int n_tokens) {
+void attend_by_key(const Decode& D, const float* q, float* out, int first_kv, int n_tokens) {
   switch (D.a->kv_type) {
-    case DType::kF16: attend_keys<DType::kF16>(D, q, out, first_kv, n_kv, n_tokens); break;
-    case DType::kQ8_0: attend_keys<DType::kQ8_0>(D, q, out, first_kv, n_kv, n_tokens); break;
-    default: attend_keys<DType::kF32>(D, q, out, first_kv, n_kv, n_tokens); break;
+    case DType::kF16: attend_keys<DType::kF16>(D, q, out, first_kv, n_tokens); break;
+    case DType::kQ8_0: attend_keys<DType::kQ8_0>(D, q, out, first_kv, n_tokens); break;
+    default: attend_keys<DType::kF32>(D, q, out, first_kv, n_tokens); break;
   }
 }
 

@@ -33,7 +33,7 @@ struct Decode {
   int hd;
   int group;
   size_t head_offset;  // bytes from a token's K (or V) row to this kv head's
-  size_t span_bytes;   // bytes of each K (or V) row from head_offset the prefetcher pulls in
+  int span_heads;      // kv heads from head_offset whose part of each K/V row the prefetcher pulls in
   float* qrep;         // [hd][kLanes]: lane l holds q[head l / kKeysPerVec][i], 0 past the group
   float* kf;           // the window's K as floats (layout: convert_k)
   float* p;            // [window keys][kHeads]: scores, then exponentials
@@ -69,20 +69,19 @@ class RowWalk {
 // pulled into the cache while this window's K rows convert: spread over the loop, the misses
 // overlap the conversion instead of a burst of prefetches stalling on full miss buffers (and
 // V comes from DRAM at long context: the weights streamed since the last layer evicted it).
-// A key's D.span_bytes (one head, or the several heads a walk converts one after another) are
-// asked for in address order, so the window's rows arrive as contiguous spans.
+// A key's D.span_heads parts (one head, or the several heads a walk converts one after another)
+// are asked for in address order, so the window's rows arrive as contiguous spans.
 class NextWindow {
  public:
   NextWindow(const Decode& D, int first_key, int n)
       : k_(D, D.a->block_k, first_key), v_(D, D.a->block_v, first_key), n_(n),
-        head_bytes_(kv_head_bytes(D.a->kv_type, D.hd)), span_bytes_(D.span_bytes) {}
+        head_bytes_(kv_head_bytes(D.a->kv_type, D.hd)), span_heads_(D.span_heads) {}
   void key() {
     if (n_ == 0) return;
-    if (at_ == 0) k_row_ = k_.next(), v_row_ = v_.next();
-    lines(k_row_ + at_);
-    lines(v_row_ + at_);
-    at_ += head_bytes_;
-    if (at_ == span_bytes_) at_ = 0, --n_;
+    if (part_ == 0) k_row_ = k_.next(), v_row_ = v_.next();
+    lines(k_row_ + part_ * head_bytes_);
+    lines(v_row_ + part_ * head_bytes_);
+    if (++part_ == span_heads_) part_ = 0, --n_;
   }
 
  private:
@@ -95,8 +94,8 @@ class NextWindow {
   RowWalk k_, v_;
   int n_;
   size_t head_bytes_;
-  size_t span_bytes_;  // a multiple of head_bytes_
-  size_t at_ = 0;      // bytes of the current key's span already asked for
+  int span_heads_;
+  int part_ = 0;  // parts of the current key's span already asked for
   const std::byte* k_row_ = nullptr;
   const std::byte* v_row_ = nullptr;
 };
@@ -126,8 +125,7 @@ template <class Window>
   {
     const int n_first = n_tokens < window_keys ? n_tokens : window_keys;
     NextWindow first(D, 0, n_first);
-    const int calls = n_first * static_cast<int>(D.span_bytes / kv_head_bytes(D.a->kv_type, D.hd));
-    for (int c = 0; c < calls; ++c) first.key();
+    for (int c = 0; c < n_first * D.span_heads; ++c) first.key();
   }
   for (int w0 = 0; w0 < n_tokens; w0 += window_keys) {
     const int n_window = n_tokens - w0 < window_keys ? n_tokens - w0 : window_keys;
@@ -154,14 +152,13 @@ constexpr int kKeyLanesMaxGroup = 2;
 // Kv heads one key-lanes walk takes together (their state: a max and a sum per query head).
 constexpr int kKeyLanesMaxHeads = 16;
 
-// For n_kv <= kKeyLanesMaxHeads kv heads from first_kv, each of D.group <= kKeyLanesMaxGroup
-// query heads: writes out's rows of those heads (q's and out's layout, as attend() computes
-// them) over the first n_tokens keys. The keys are walked once for all the heads, window by
+// For the D.span_heads <= kKeyLanesMaxHeads kv heads from first_kv, each of D.group <=
+// kKeyLanesMaxGroup query heads: writes out's rows of those heads (q's and out's layout, as
+// attend() computes them) over the first n_tokens keys. The keys are walked once for all the heads, window by
 // window, each head converting, scoring and folding its part of the window in turn, so a
-// K/V row is read as one span of n_kv heads (a thread's part of the row) instead of n_kv
-// strided passes over the cache; every head sees the operations of a walk of its own.
-// D: head_offset is first_kv's, span_bytes n_kv heads'; out's rows of the heads serve as
-// their running outputs.
-void attend_by_key(const Decode& D, const float* q, float* out, int first_kv, int n_kv, int n_tokens);
+// K/V row is read as one span of those heads (a thread's part of the row) instead of one
+// strided pass over the cache per head; every head sees the operations of a walk of its own.
+// D: head_offset is first_kv's; out's rows of the heads serve as their running outputs.
+void attend_by_key(const Decode& D, const float* q, float* out, int first_kv, int n_tokens);
 
 }  // namespace strata::kernels::cpu::STRATA_SIMD::decode
