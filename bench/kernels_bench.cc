@@ -43,7 +43,7 @@ void fix_scales(DType type, std::byte* p, size_t n_bytes) {
   const size_t bb = dtype_info(type).block_bytes;
   for (size_t off = 0; off + bb <= n_bytes; off += bb) {
     switch (type) {
-      case DType::kQ8_0: case DType::kQ4_0: case DType::kQ5_0:
+      case DType::kQ8_0: case DType::kQ4_0: case DType::kQ5_0: case DType::kIQ4_NL: case DType::kIQ4_XS:
         std::memcpy(p + off, &kScaleF16, 2);
         break;
       case DType::kQ4_K: case DType::kQ5_K:
@@ -229,6 +229,9 @@ STRATA_MATMUL_BENCH(q6_K, DType::kQ6_K);
   BENCHMARK_CAPTURE(BM_MatmulHot, name, type)->Apply(hot_shapes)
 STRATA_MATMUL_HOT_BENCH(q8_0, DType::kQ8_0);
 STRATA_MATMUL_HOT_BENCH(q4_0, DType::kQ4_0);
+STRATA_MATMUL_HOT_BENCH(q5_0, DType::kQ5_0);
+STRATA_MATMUL_HOT_BENCH(iq4_nl, DType::kIQ4_NL);
+STRATA_MATMUL_HOT_BENCH(iq4_xs, DType::kIQ4_XS);
 STRATA_MATMUL_HOT_BENCH(q4_K, DType::kQ4_K);
 STRATA_MATMUL_HOT_BENCH(q5_K, DType::kQ5_K);
 STRATA_MATMUL_HOT_BENCH(q6_K, DType::kQ6_K);

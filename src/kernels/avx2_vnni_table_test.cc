@@ -1,12 +1,13 @@
 // The AVX2 + AVX-VNNI table (cpu/avx2_vnni.h) against the AVX2 table: the same entries but
-// the packed Q8_0, Q4_K, Q5_K and Q6_K kernels (whose bits the packed tests check against the
-// oracles).
+// the packed Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, IQ4_XS and IQ4_NL kernels (whose bits the
+// packed tests check against the oracles on every table this CPU runs).
 #include <gtest/gtest.h>
 
 #include <cstring>
 
 #include "kernels/cpu/avx2_vnni.h"
 #include "kernels/kernel_table.h"
+#include "kernels/packed_layouts.h"
 
 namespace strata::kernels {
 namespace {
@@ -16,16 +17,18 @@ TEST(Avx2VnniTable, IsTheAvx2TableButTheVnniKernels) {
   if (vnni == nullptr) GTEST_SKIP() << "no AVX-VNNI on this CPU";
   ASSERT_NE(avx2_table(), nullptr);
   EXPECT_STREQ(vnni->name, "avx2vnni");
-  EXPECT_NE(vnni->matmul_packed_q8_0_rows, avx2_table()->matmul_packed_q8_0_rows);
-  EXPECT_NE(vnni->matmul_packed_q4_k_rows, avx2_table()->matmul_packed_q4_k_rows);
-  EXPECT_NE(vnni->matmul_packed_q5_k_rows, avx2_table()->matmul_packed_q5_k_rows);
-  EXPECT_NE(vnni->matmul_packed_q6_k_rows, avx2_table()->matmul_packed_q6_k_rows);
+  constexpr PackedRowsFn KernelTable::*kVnniKernels[] = {
+      &KernelTable::matmul_packed_q8_0_rows,   &KernelTable::matmul_packed_q4_0_rows,
+      &KernelTable::matmul_packed_q5_0_rows,   &KernelTable::matmul_packed_q4_k_rows,
+      &KernelTable::matmul_packed_q5_k_rows,   &KernelTable::matmul_packed_q6_k_rows,
+      &KernelTable::matmul_packed_iq4_xs_rows, &KernelTable::matmul_packed_iq4_nl_rows,
+  };
   KernelTable patched = *vnni;
   patched.name = avx2_table()->name;
-  patched.matmul_packed_q8_0_rows = avx2_table()->matmul_packed_q8_0_rows;
-  patched.matmul_packed_q4_k_rows = avx2_table()->matmul_packed_q4_k_rows;
-  patched.matmul_packed_q5_k_rows = avx2_table()->matmul_packed_q5_k_rows;
-  patched.matmul_packed_q6_k_rows = avx2_table()->matmul_packed_q6_k_rows;
+  for (PackedRowsFn KernelTable::*kernel : kVnniKernels) {
+    EXPECT_NE(vnni->*kernel, avx2_table()->*kernel);
+    patched.*kernel = avx2_table()->*kernel;
+  }
   EXPECT_EQ(0, std::memcmp(&patched, avx2_table(), sizeof patched));
 }
 

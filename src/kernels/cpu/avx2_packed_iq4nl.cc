@@ -11,6 +11,14 @@
 // its exact int32 dot. The float steps are reference::matmul_packed_iq4_nl_rows', lane by
 // lane and block by block, with its lane sum at the store, so the bits equal the oracle's
 // (and the AVX-512 kernel's, and the unpacked kernels') for any tile and batch.
+//
+// Built a second time with -mavxvnni and STRATA_KERNELS_AVX2_VNNI (namespace avx2vnni, the
+// AVX2 + AVX-VNNI table of avx2_vnni.h): there one vpdpbusd takes the place of maddubs and
+// madd (signed_dot); the same int32 dot, so the same bits. (Levels + 128 as vpdpbusd's
+// unsigned operand, with -128 times each lane's activation sum as its start, as the AVX-512
+// kernel does, needs those 8 sums per row and block as broadcasts: GCC kept them in
+// registers and extracted each with vpextrd, and the kernel ran 3-12% slower than AVX2's at
+// 4-64 rows, BM_MatmulHot iq4_nl 256x2048.)
 #include <immintrin.h>
 
 #include "kernels/cpu/avx2.h"
@@ -18,7 +26,9 @@
 #include "kernels/cpu/avx2_packed_driver.h"
 #include "kernels/packed_iq4nl.h"
 
-namespace strata::kernels::cpu::avx2 {
+namespace strata::kernels::cpu::STRATA_AVX2_PACKED_NS {
+
+using namespace avx2;  // the shared AVX2 helpers of avx2_packed_driver.h
 
 namespace {
 
@@ -28,9 +38,15 @@ struct LaneAcc {
   __m256 lane[2][8];
 };
 
-// The exact int32 dot of signed levels q (|q| given as abs_q) with x, 4 inputs per int32 lane.
+// The exact int32 dot of signed levels q (|q| given as abs_q) with x, 4 inputs per int32 lane:
+// |q| against x carrying q's sign, as the unsigned and signed operands want. AVX2: maddubs
+// (a pair adds at most 2 * 127 * 127, exact in int16) and a madd; AVX-VNNI: one vpdpbusd.
 inline __m256i signed_dot(__m256i abs_q, __m256i q, __m256i x) {
+#if defined(STRATA_KERNELS_AVX2_VNNI)
+  return _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), abs_q, _mm256_sign_epi8(x, q));
+#else
   return _mm256_madd_epi16(_mm256_maddubs_epi16(abs_q, _mm256_sign_epi8(x, q)), _mm256_set1_epi16(1));
+#endif
 }
 
 struct PackedIQ4NL {
@@ -91,4 +107,4 @@ void matmul_packed_iq4_nl(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
   packed_matmul<PackedIQ4NL>(a, o_begin, o_end);
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_AVX2_PACKED_NS

@@ -135,16 +135,6 @@ inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, 
 
 #endif
 
-// The activation sums of sub-blocks 2p and 2p + 1 as the int16 pair of pairs[p], p = 0..3
-// (sums per 32 are at most 4064 in magnitude: int16 holds them), once per super-block: one
-// pairwise add of the 16 sums per 16 puts sub-block j's sum in int16 lane j, so int32 lane p
-// is the pair. (The scalar loop this replaces took ~10% of a Q4_K prefill tile's time.)
-inline void min_pairs(const int16_t* sum16, int32_t* pairs) {
-  const __m128i first = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum16));
-  const __m128i second = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum16 + 8));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(pairs), _mm_hadd_epi16(first, second));
-}
-
 // sum_j min_j * (sum of x over sub-block j) of half h's 8 rows for one activation row:
 // the mins pair up per row as int16 (bytes 32 p + 2 i + e), the activation sums likewise.
 inline __m256i min_terms(const std::byte* blk, int h, const int32_t* pairs) {
@@ -174,7 +164,7 @@ struct PackedQ4K : Avx2PackedKernel {
   template <int NR>
   static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
     int32_t pairs[NR][4];
-    for (int r = 0; r < NR; ++r) min_pairs(x[r].sum16 + s * 16, pairs[r]);
+    for (int r = 0; r < NR; ++r) sub_block_sum_pairs(x[r].sum16 + s * 16, pairs[r]);
     for (int h = 0; h < 2; ++h) {
       __m256i dots[NR];
       for (int r = 0; r < NR; ++r) dots[r] = _mm256_setzero_si256();

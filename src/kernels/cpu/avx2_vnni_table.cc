@@ -1,5 +1,5 @@
 // The AVX2 + AVX-VNNI kernel table (avx2_vnni.h): the AVX2 table's entries (avx2_table.cc)
-// but the packed Q8_0, Q4_K, Q5_K and Q6_K kernels. Constant data only;
+// but the packed Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, IQ4_XS and IQ4_NL kernels. Constant data only;
 // Avx2VnniTable.IsTheAvx2TableButTheVnniKernels
 // (avx2_vnni_table_test.cc) keeps the two lists in step.
 #include "kernels/cpu/avx2.h"
@@ -13,13 +13,13 @@ constinit const KernelTable kAvx2VnniKernels{
     .quantize_q8_row = avx2::quantize_q8_row,
     .matmul_rows = avx2::matmul_rows,
     .matmul_packed_q8_0_rows = avx2vnni::matmul_packed_q8_0,
-    .matmul_packed_q4_0_rows = avx2::matmul_packed_q4_0,
-    .matmul_packed_q5_0_rows = avx2::matmul_packed_q5_0,
+    .matmul_packed_q4_0_rows = avx2vnni::matmul_packed_q4_0,
+    .matmul_packed_q5_0_rows = avx2vnni::matmul_packed_q5_0,
     .matmul_packed_q4_k_rows = avx2vnni::matmul_packed_q4_k,
     .matmul_packed_q5_k_rows = avx2vnni::matmul_packed_q5_k,
     .matmul_packed_q6_k_rows = avx2vnni::matmul_packed_q6_k,
-    .matmul_packed_iq4_xs_rows = avx2::matmul_packed_iq4_xs,
-    .matmul_packed_iq4_nl_rows = avx2::matmul_packed_iq4_nl,
+    .matmul_packed_iq4_xs_rows = avx2vnni::matmul_packed_iq4_xs,
+    .matmul_packed_iq4_nl_rows = avx2vnni::matmul_packed_iq4_nl,
     .matmul_packed_q3_k_rows = avx2::matmul_packed_q3_k,
     .matmul_packed_q2_k_rows = avx2::matmul_packed_q2_k,
     .rmsnorm = avx2::rmsnorm,
