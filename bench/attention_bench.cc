@@ -14,8 +14,11 @@
 // layers' attention: K/V then comes from DRAM at depth 512 too (11 MB would stay in L3).
 // f16_16x128 is qwen2moe's shape (16 kv heads of 128, one query head each; 8 layers as
 // /tmp/qwen15moe-l8-q4k.gguf): each kv head reads 256 bytes of every 4 KB token row.
+// f16_32x8x128 and q8_0_32x8x128 are Llama-3-8B / Mixtral's shape (8 kv heads of 128, four
+// query heads each; 8 layers).
 // heads_per_call (0: all) calls attention_kv_heads() on that many kv heads at a time, as the
-// model's work items split a decode row's heads over its threads.
+// model's work items split a decode row's heads over its threads (heads_per_call 1: one
+// walk per kv head, as before the walks took several).
 // PrefillAttention times one layer of a 128-row prompt chunk at depth 4096 on the prefill tile
 // path, in 8-row tiles as the model runs it (tile_rows:8) and as one 128-row tile:
 //   STRATA_KERNELS=avx2 build/bench/strata_attention_bench --benchmark_filter=Prefill
@@ -47,6 +50,8 @@ struct HeadShape {
 constexpr HeadShape kTinyLlama{kHead, kHeadKv, kHeadDim};
 // qwen2moe (Qwen1.5-MoE-A2.7B): one query head per kv head, 16 of 128.
 constexpr HeadShape kQwen2Moe{16, 16, 128};
+// Llama-3-8B / Mixtral-8x7B: four query heads per kv head, 8 of 128.
+constexpr HeadShape kLlama3{32, 8, 128};
 
 // Pseudo-random floats in [-1, 1) (the arithmetic does not depend on the values).
 std::vector<float> pseudo_random_floats(size_t n, uint64_t seed) {
@@ -154,6 +159,8 @@ void decode_depths(benchmark::internal::Benchmark* b) {
     b->Args({depth, 1, 0, 0});
     b->Args({depth, 22, 0, 0});
     b->Args({depth, 22, 64, 0});
+    b->Args({depth, 22, 64, 2});
+    b->Args({depth, 22, 64, 1});
   }
   b->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 }
@@ -170,6 +177,28 @@ BENCHMARK_CAPTURE(BM_DecodeAttention, f16_16x128, DType::kF16, kQwen2Moe)
     ->Args({512, 8, 64, 1})
     ->Args({4096, 8, 64, 0})
     ->Args({4096, 8, 64, 4})
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.5);
+
+// Llama-3 / Mixtral's shape (8 kv heads of 128, four query heads each), 8 layers; a decode
+// row's items at 2 threads hold 4 kv heads (heads_per_call 4).
+BENCHMARK_CAPTURE(BM_DecodeAttention, f16_32x8x128, DType::kF16, kLlama3)
+    ->ArgNames({"depth", "layers", "evict_mb", "heads_per_call"})
+    ->Args({512, 1, 0, 0})
+    ->Args({512, 8, 64, 0})
+    ->Args({512, 8, 64, 4})
+    ->Args({512, 8, 64, 1})
+    ->Args({4096, 8, 64, 0})
+    ->Args({4096, 8, 64, 4})
+    ->Args({4096, 8, 64, 1})
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.5);
+BENCHMARK_CAPTURE(BM_DecodeAttention, q8_0_32x8x128, DType::kQ8_0, kLlama3)
+    ->ArgNames({"depth", "layers", "evict_mb", "heads_per_call"})
+    ->Args({512, 8, 64, 0})
+    ->Args({512, 8, 64, 1})
+    ->Args({4096, 8, 64, 0})
+    ->Args({4096, 8, 64, 1})
     ->Unit(benchmark::kMicrosecond)
     ->MinTime(0.5);
 

@@ -227,6 +227,35 @@ TEST_P(Attention, SimdTablesGiveTheOracleBytes) {
   }
 }
 
+// The decode paths walk a call's kv heads together (up to kAttentionDecodeMaxHeads padded
+// heads, kKeyLanesMaxHeads key-lanes heads per walk): every range of kv heads gives its heads
+// the bytes of the call over all of them, and writes nothing outside its heads' outputs.
+TEST_P(Attention, EveryRangeOfKvHeadsGivesTheBytesOfTheWholeCall) {
+  const AttnCase c = GetParam();
+  const size_t kv_n = static_cast<size_t>(c.n_tokens) * c.n_head_kv * c.head_dim;
+  const std::vector<float> k = random_floats(kv_n, 41), v = random_floats(kv_n, 42);
+  const std::vector<float> q = random_floats(static_cast<size_t>(c.n_head) * c.head_dim, 43, 2.0f);
+  PagedKv kv(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 16, k, v);
+  const size_t head_floats = static_cast<size_t>(c.n_head / c.n_head_kv) * c.head_dim;
+  std::vector<float> scratch(attention_scratch_floats(kv.args));
+  for (const KernelTable* t : runnable_tables()) {
+    std::vector<float> whole(q.size());
+    t->attention(kv.args, q.data(), whole.data(), scratch.data(), 0, c.n_head_kv);
+    for (int first = 0; first < c.n_head_kv; ++first) {
+      for (int n = 1; first + n <= c.n_head_kv; ++n) {
+        std::vector<float> got(q.size(), 7.0f);
+        t->attention(kv.args, q.data(), got.data(), scratch.data(), first, n);
+        const size_t lo = first * head_floats, hi = (first + n) * head_floats;
+        ASSERT_EQ(0, std::memcmp(whole.data() + lo, got.data() + lo, (hi - lo) * sizeof(float)))
+            << t->name << " kv heads [" << first << ", " << first + n << ")";
+        for (size_t i = 0; i < q.size(); ++i) {
+          if (i < lo || i >= hi) ASSERT_EQ(7.0f, got[i]) << t->name << " wrote float " << i << " outside its heads";
+        }
+      }
+    }
+  }
+}
+
 // A prompt chunk's rows in one call: row i attends over the first row_tokens[i] positions.
 // Every table gives each row the bytes it gives that row alone (and the SIMD tables the
 // oracle's), whatever the tile's size and its rows' lengths.
@@ -292,7 +321,12 @@ INSTANTIATE_TEST_SUITE_P(
                       AttnCase{DType::kF16, 77, 4, 4, 128, 16}, AttnCase{DType::kQ8_0, 131, 4, 2, 32, 21},
                       AttnCase{DType::kF32, 150, 2, 2, 48, 70},
                       // More kv heads than one key-lanes walk takes together (16).
-                      AttnCase{DType::kF16, 60, 18, 18, 32, 16}),
+                      AttnCase{DType::kF16, 60, 18, 18, 32, 16},
+                      // Several padded kv heads (3-8 query heads each) per walk: groups 3, 4 and
+                      // 8, odd blocks, and more kv heads than one walk takes together (8).
+                      AttnCase{DType::kF16, 100, 12, 4, 64, 16}, AttnCase{DType::kQ8_0, 90, 32, 8, 32, 16},
+                      AttnCase{DType::kQ8_0, 130, 48, 6, 64, 16}, AttnCase{DType::kF32, 41, 16, 4, 16, 7},
+                      AttnCase{DType::kF16, 60, 30, 10, 32, 16}, AttnCase{DType::kQ8_0, 75, 40, 10, 32, 16}),
     [](const ::testing::TestParamInfo<AttnCase>& info) {
       const AttnCase& c = info.param;
       return std::string(dtype_name(c.type)) + "_t" + std::to_string(c.n_tokens) + "_h" + std::to_string(c.n_head) + "_kv" +
@@ -327,6 +361,29 @@ TEST(AttentionScratch, SizedForABlockCoversEverySmallerBlock) {
     for (int b = 1; b <= largest; ++b) {
       a.block_tokens = b;
       ASSERT_LE(attention_scratch_floats(a), sized) << "block " << b << " in scratch sized for " << largest;
+    }
+  }
+}
+
+// A decode row's walk over several kv heads keeps per-head state in scratch (replicated
+// queries and running outputs): every table stays inside attention_scratch_floats().
+TEST(AttentionScratch, DecodeWalkOverManyKvHeadsStaysInsideIt) {
+  for (const AttnCase& c : {AttnCase{DType::kF16, 80, 32, 8, 128, 16}, AttnCase{DType::kQ8_0, 50, 80, 10, 64, 16},
+                            AttnCase{DType::kF16, 40, 18, 18, 128, 16}, AttnCase{DType::kF32, 70, 16, 4, 256, 96}}) {
+    const size_t kv_n = static_cast<size_t>(c.n_tokens) * c.n_head_kv * c.head_dim;
+    PagedKv kv(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 17, random_floats(kv_n, 51),
+               random_floats(kv_n, 52));
+    const std::vector<float> q = random_floats(static_cast<size_t>(c.n_head) * c.head_dim, 53);
+    const size_t n = attention_scratch_floats(kv.args);
+    constexpr size_t kGuard = 4096;
+    constexpr float kUntouched = 12345.0f;
+    for (const KernelTable* t : runnable_tables()) {
+      std::vector<float> scratch(n + kGuard, kUntouched), out(q.size());
+      t->attention(kv.args, q.data(), out.data(), scratch.data(), 0, c.n_head_kv);
+      for (size_t i = n; i < n + kGuard; ++i) {
+        ASSERT_EQ(kUntouched, scratch[i]) << t->name << " wrote scratch float " << i << " of " << n << ", kv heads "
+                                          << c.n_head_kv << " x " << c.head_dim;
+      }
     }
   }
 }

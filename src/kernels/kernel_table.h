@@ -86,6 +86,11 @@ const KernelTable& active_table();
 // window of whole K/V blocks (one block when a block is larger); attention_scratch_floats()
 // sizes its buffers for this many.
 inline constexpr int kAttentionDecodeWindowKeys = 64;
+// Kv heads (of 3-8 query heads each) that the decode path walks over the keys together, each
+// with its queries replicated over the lanes and 8 running output rows in scratch:
+// attention_scratch_floats() sizes for min(n_head_kv, this) of them. 8 covers Llama-3,
+// Mixtral and TinyLlama-shaped rows whole.
+inline constexpr int kAttentionDecodeMaxHeads = 8;
 // Keys the SIMD tables' prompt tile (cpu/avx2_attention.cc) takes per window: as many whole
 // K/V blocks as fit (at least one), scored together, their values folded in one pass.
 inline constexpr int kAttentionTileWindowKeys = 64;

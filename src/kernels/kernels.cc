@@ -372,8 +372,9 @@ size_t attention_scratch_floats(const AttentionArgs& a) {
   // padded to whole vectors): the transposed queries, a window of whole blocks
   // (kAttentionTileWindowKeys, at least one block) of converted K and V, its scores, the
   // running max and sum per row-head, and per block of the window its rescale and key count.
-  // The decode path (n_rows == 1): queries replicated over 16 lanes, 8 output rows, and a
-  // window of converted K rows and their scores (8 floats per key).
+  // The decode path (n_rows == 1): per kv head of one walk (kAttentionDecodeMaxHeads at most)
+  // queries replicated over 16 lanes and 8 output rows, and a shared window of converted K
+  // rows and their scores (8 floats per key).
   // The scalar reference needs one converted K/V row and one head's block scores: less.
   const size_t group = a.n_head_kv > 0 && a.n_head >= a.n_head_kv ? a.n_head / a.n_head_kv : 1;
   const size_t padded_block = (static_cast<size_t>(a.block_tokens > 0 ? a.block_tokens : 0) + 7) / 8 * 8;
@@ -394,7 +395,8 @@ size_t attention_scratch_floats(const AttentionArgs& a) {
   for (size_t b = 1; b < block && b < window_max; ++b) tile = std::max(tile, tile_floats(b));
   const size_t window_keys = static_cast<size_t>(kAttentionDecodeWindowKeys);
   const size_t window = padded_block > window_keys ? padded_block : window_keys;
-  const size_t decode = 24 * head_dim + window * (head_dim + 8);
+  const size_t walked = static_cast<size_t>(std::clamp(a.n_head_kv, 1, kAttentionDecodeMaxHeads));
+  const size_t decode = walked * 24 * head_dim + window * (head_dim + 8);
   return tile > decode ? tile : decode;
 }
 

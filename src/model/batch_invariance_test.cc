@@ -247,6 +247,31 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsWhenDecodeItemsSpanSeveralKvHeads) {
   expect_same_bits(baseline, run_mixed(*m, DType::kF16, seqs, 2, 15), "random mix, 2 threads");
 }
 
+// Four and eight query heads per kv head (Llama-3 / Mixtral and TinyLlama-shaped, smaller): a
+// batch of decode rows walks 2 to 8 padded kv heads per attention item, by thread and row
+// count, and each head's bits stay those of a one-row step (f16 and q8_0 K/V).
+TEST_F(BatchInvarianceKvTypeTest, HoldsWhenDecodeItemsSpanSeveralPaddedKvHeads) {
+  struct Shape {
+    int n_head_kv, head_dim;  // of 32 query heads
+    DType kv_type;            // q8_0 needs heads of whole 32-value blocks
+  };
+  for (const auto& [n_head_kv, head_dim, kv_type] : {Shape{8, 16, DType::kF16}, Shape{4, 32, DType::kQ8_0}}) {
+    TestModelSpec spec;
+    spec.arch = "llama";
+    spec.n_head = 32;
+    spec.n_head_kv = n_head_kv;
+    spec.head_dim = head_dim;
+    std::unique_ptr<Model> m = load(spec, "-" + std::to_string(n_head_kv) + "kv");
+    ASSERT_NE(m, nullptr);
+    const auto seqs = make_sequences(m->hparams().n_vocab, 67);
+    const std::string what = std::to_string(n_head_kv) + " kv heads, " + std::string(dtype_name(kv_type)) + ": ";
+    const LogitMap baseline = run_alone(*m, kv_type, seqs);
+    expect_same_bits(baseline, run_lockstep(*m, kv_type, seqs, 1), what + "decode rows in lockstep, 1 thread");
+    expect_same_bits(baseline, run_lockstep(*m, kv_type, seqs, 2), what + "decode rows in lockstep, 2 threads");
+    expect_same_bits(baseline, run_mixed(*m, kv_type, seqs, 3, 16), what + "random mix, 3 threads");
+  }
+}
+
 // Rope frequency factors (rope_freqs.weight) keep the invariance; all-ones factors give
 // exactly the bits of a model without them.
 TEST_F(BatchInvarianceKvTypeTest, HoldsWithRopeFreqFactors) {

@@ -13,9 +13,13 @@
 //            order, V rows converted in registers (AVX2: 4 heads x 24 dims per pass,
 //            AVX-512: 8 heads x 32 dims), out held in registers across the window's blocks
 //            (the softmax of every block of the window runs first, keeping each rescale).
-// While a window's K rows convert, the next window's K and V rows are prefetched, a key per
-// converted key. A kv head with one or two query heads runs avx2_attention_decode_keys.cc
-// instead.
+// The kv heads of a call (up to kAttentionDecodeMaxHeads) share one walk over the windows:
+// within a window each head in turn converts its K part, scores, and folds its blocks and
+// values, with its own replicated queries, running outputs, max and sum; a token's K/V rows
+// are then read as one span of those heads instead of one strided pass per head.
+// While a window's K rows convert, the next window's K and V rows (the span's part of each)
+// are prefetched, a head's part per converted key. A kv head with one or two query heads runs
+// avx2_attention_decode_keys.cc instead.
 // Every (head, key) and (head, dim) sees exactly the operations attention_oracle.h lists;
 // the lane layout only decides which of them run side by side.
 #include "kernels/cpu/avx2_attention_decode.h"
@@ -267,23 +271,51 @@ __m256 softmax_block(float* p, int n, __m256* max, __m256* sum) {
   return rescale;
 }
 
+// Head h's replicated queries and running outputs in a span's scratch (make_decode).
+float* qrep_of(const Decode& span, int h) { return span.qrep + static_cast<size_t>(h) * span.hd * kLanes; }
+float* ob_of(const Decode& span, int h) { return span.ob + static_cast<size_t>(h) * kHeads * span.hd; }
+
+// One head's part of a window: D's head_offset, qrep and ob are that head's, max and sum its
+// softmax state (8 heads per vector). The operations of a walk of that head alone.
 template <DType T>
-void attend(const Decode& D, int n_tokens) {
+[[gnu::always_inline]] inline void window_padded(const Decode& D, int b0, int n_window, NextWindow& next, __m256* max,
+                                                 __m256* sum) {
   const int bt = D.a->block_tokens;
-  __m256 max = _mm256_set1_ps(-INFINITY);
-  __m256 sum = _mm256_setzero_ps();
   alignas(32) float rescale[kWindowKeys * kHeads];  // per block of the window (<= kWindowKeys blocks)
-  for_each_window(D, n_tokens, [&](int b0, int n_window, NextWindow& next) [[gnu::always_inline]] {
-    convert_k<T>(D, b0, n_window, next);
-    scores_window(D, n_window);
-    for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
-      const int n = n_window - t0 < bt ? n_window - t0 : bt;
-      _mm256_store_ps(rescale + b * kHeads, softmax_block(D.p + t0 * kHeads, n, &max, &sum));
+  convert_k<T>(D, b0, n_window, next);
+  scores_window(D, n_window);
+  for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
+    const int n = n_window - t0 < bt ? n_window - t0 : bt;
+    _mm256_store_ps(rescale + b * kHeads, softmax_block(D.p + t0 * kHeads, n, max, sum));
+  }
+  values_window<T>(D, b0, n_window, rescale);
+}
+
+// The span's D.span_heads kv heads in one walk over the keys: window by window, each head
+// converts its K part, scores, folds its blocks and values in turn, so each token's K/V rows
+// are read as one span of those heads (the prefetcher asks for it in address order) instead
+// of one strided pass over the cache per head.
+template <DType T>
+void attend(const Decode& span, int n_tokens) {
+  const int n_kv = span.span_heads;
+  const size_t head_bytes = kv_head_bytes(span.a->kv_type, span.hd);
+  __m256 max[kAttentionDecodeMaxHeads], sum[kAttentionDecodeMaxHeads];
+  for (int h = 0; h < n_kv; ++h) max[h] = _mm256_set1_ps(-INFINITY), sum[h] = _mm256_setzero_ps();
+  Decode D = span;  // the head being walked
+  for_each_window(span, n_tokens, [&](int b0, int n_window, NextWindow& next) [[gnu::always_inline]] {
+    for (int h = 0; h < n_kv; ++h) {
+      D.head_offset = span.head_offset + h * head_bytes;
+      D.qrep = qrep_of(span, h);
+      D.ob = ob_of(span, h);
+      window_padded<T>(D, b0, n_window, next, &max[h], &sum[h]);
     }
-    values_window<T>(D, b0, n_window, rescale);
   });
-  _mm256_store_ps(rescale, sum);
-  divide_by_sums(D, rescale, kHeads);
+  for (int h = 0; h < n_kv; ++h) {
+    alignas(32) float sums[kHeads];
+    _mm256_store_ps(sums, sum[h]);
+    D.ob = ob_of(span, h);
+    divide_by_sums(D, sums, D.group);
+  }
 }
 
 }  // namespace
@@ -296,8 +328,10 @@ bool attention_decode_fits(const AttentionArgs& a) {
 
 namespace {
 
-// D for kv head kv (its queries replicated over the lanes), on scratch.
-Decode make_decode(const AttentionArgs& a, const float* q, float* scratch, int kv) {
+// D for kv heads from kv (its queries for the first), on scratch: n_padded heads' replicated
+// queries and running outputs (none for the key lanes, whose outputs are out's rows), then
+// the shared window of converted K rows and scores.
+Decode make_decode(const AttentionArgs& a, const float* q, float* scratch, int kv, int n_padded) {
   Decode D;
   D.a = &a;
   D.hd = a.head_dim;
@@ -308,33 +342,44 @@ Decode make_decode(const AttentionArgs& a, const float* q, float* scratch, int k
   const size_t t_pad = (static_cast<size_t>(a.block_tokens) + 7) / 8 * 8;
   const size_t window = t_pad > kAttentionDecodeWindowKeys ? t_pad : kAttentionDecodeWindowKeys;
   D.qrep = scratch;
-  D.kf = D.qrep + hd * kLanes;
+  D.ob = D.qrep + n_padded * hd * kLanes;
+  D.kf = D.ob + n_padded * kHeads * hd;
   D.p = D.kf + hd * window;
-  D.ob = D.p + window * kHeads;
   D.window = static_cast<int>(window);
   D.q = q + static_cast<size_t>(kv) * D.group * hd;
   return D;
 }
 
-// Query heads padded to 8 across the lanes, for kv head kv alone.
-void attend_padded(const AttentionArgs& a, const float* q, float* out, float* scratch, int kv) {
-  Decode D = make_decode(a, q, scratch, kv);
+// Query heads padded to 8 across the lanes, for the n_kv <= kAttentionDecodeMaxHeads kv heads
+// from first_kv in one walk.
+void attend_padded(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv, int n_kv) {
+  Decode D = make_decode(a, q, scratch, first_kv, n_kv);
+  D.span_heads = n_kv;
   const size_t hd = static_cast<size_t>(a.head_dim);
-  for (size_t i = 0; i < hd; ++i) {
-    for (int l = 0; l < kLanes; ++l) {
-      const int j = l / kKeysPerVec;
-      D.qrep[i * kLanes + l] = j < D.group ? D.q[j * hd + i] : 0.0f;
+  const size_t head_floats = static_cast<size_t>(D.group) * hd;
+  for (int h = 0; h < n_kv; ++h) {
+    const float* qh = D.q + h * head_floats;
+    float* qrep = qrep_of(D, h);
+    for (size_t i = 0; i < hd; ++i) {
+      for (int l = 0; l < kLanes; ++l) {
+        const int j = l / kKeysPerVec;
+        qrep[i * kLanes + l] = j < D.group ? qh[j * hd + i] : 0.0f;
+      }
     }
+    float* ob = ob_of(D, h);
+    for (size_t i = 0; i < kHeads * hd; ++i) ob[i] = 0.0f;
   }
-  for (size_t i = 0; i < kHeads * hd; ++i) D.ob[i] = 0.0f;
   const int n_tokens = a.row_tokens != nullptr ? a.row_tokens[0] : a.n_tokens;
   switch (a.kv_type) {
     case DType::kF16: attend<DType::kF16>(D, n_tokens); break;
     case DType::kQ8_0: attend<DType::kQ8_0>(D, n_tokens); break;
     default: attend<DType::kF32>(D, n_tokens); break;
   }
-  float* out_kv = out + static_cast<size_t>(kv) * D.group * hd;
-  for (size_t i = 0; i < static_cast<size_t>(D.group) * hd; ++i) out_kv[i] = D.ob[i];
+  float* out0 = out + static_cast<size_t>(first_kv) * head_floats;
+  for (int h = 0; h < n_kv; ++h) {
+    const float* ob = ob_of(D, h);
+    for (size_t i = 0; i < head_floats; ++i) out0[h * head_floats + i] = ob[i];
+  }
 }
 
 }  // namespace
@@ -344,13 +389,16 @@ void attention_decode(const AttentionArgs& a, const float* q, float* out, float*
     const int n_tokens = a.row_tokens != nullptr ? a.row_tokens[0] : a.n_tokens;
     for (int kv = first_kv; kv < first_kv + n_kv; kv += kKeyLanesMaxHeads) {
       const int n = first_kv + n_kv - kv < kKeyLanesMaxHeads ? first_kv + n_kv - kv : kKeyLanesMaxHeads;
-      Decode D = make_decode(a, q, scratch, kv);
+      Decode D = make_decode(a, q, scratch, kv, 0);
       D.span_heads = n;
       attend_by_key(D, q, out, kv, n_tokens);
     }
     return;
   }
-  for (int kv = first_kv; kv < first_kv + n_kv; ++kv) attend_padded(a, q, out, scratch, kv);
+  for (int kv = first_kv; kv < first_kv + n_kv; kv += kAttentionDecodeMaxHeads) {
+    const int n = first_kv + n_kv - kv < kAttentionDecodeMaxHeads ? first_kv + n_kv - kv : kAttentionDecodeMaxHeads;
+    attend_padded(a, q, out, scratch, kv, n);
+  }
 }
 
 }  // namespace strata::kernels::cpu::STRATA_SIMD

@@ -6,7 +6,8 @@
 // into the value multiply-adds), the next window of keys is prefetched, and the AVX-512 build runs
 // 16-lane vectors (scores as 8 heads x 2 keys, values as 16 dims). A kv head with one or two
 // query heads runs with keys across the lanes instead (K transposed per window, 8 lanes on
-// both tables), and the kv heads of a call then share one walk over the keys.
+// both tables). Either way the kv heads of a call share one walk over the keys (up to
+// kAttentionDecodeMaxHeads padded heads, kKeyLanesMaxHeads key-lanes heads per walk).
 //
 // Thread-safe: reads a, q and the cache, writes only out's heads of the call's kv heads and
 // scratch.

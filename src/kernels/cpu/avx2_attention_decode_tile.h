@@ -26,8 +26,10 @@ constexpr int kWindowKeys = 48;
 #endif
 static_assert(kWindowKeys <= kAttentionDecodeWindowKeys, "attention_scratch_floats() sizes the window");
 constexpr int kLanes = kHeads * kKeysPerVec;
+static_assert(kLanes + kHeads <= 24, "attention_scratch_floats() sizes 24 * head_dim per padded head");
 
-// One kv head's decode tile and its scratch.
+// One kv head's decode tile and its scratch (a walk over several heads points it at each in
+// turn; qrep and ob are then the first of per-head arrays, see make_decode).
 struct Decode {
   const AttentionArgs* a;
   int hd;
