@@ -11,7 +11,8 @@
 //            sum in key order;
 //   values   per block, out = out * rescale, then one fused multiply-add per key in key
 //            order, V rows converted in registers (AVX2: 4 heads x 24 dims per pass,
-//            AVX-512: 8 heads x 32 dims), out held in registers across the window's blocks
+//            AVX-512: 8 heads x 32 dims, or 4 x 64 for a group of up to 4; the padding heads
+//            past the group are skipped), out held in registers across the window's blocks
 //            (the softmax of every block of the window runs first, keeping each rescale).
 // The kv heads of a call (up to kAttentionDecodeMaxHeads) share one walk over the windows:
 // within a window each head in turn converts its K part, scores, and folds its blocks and
@@ -112,20 +113,20 @@ void scores_window(const Decode& D, int n) {
   if (g < n_pairs) scores<1>(D, g);
 }
 
-// out[j][d, d + 16 * ND) over the window's n keys (first block b0): per block, out = out *
-// rescale[block][j], then one fused multiply-add per key; out stays in registers.
-template <DType T, int ND>
+// Heads [0, NJ), dims [d, d + 16 * ND) over the window's n keys (first block b0): per block,
+// out = out * rescale[block][j], then one fused multiply-add per key; out stays in registers.
+template <DType T, int NJ, int ND>
 void values_dims(const Decode& D, int b0, int n, const float* rescale, int d) {
   const int bt = D.a->block_tokens;
-  __m512 acc[kHeads][ND];
+  __m512 acc[NJ][ND];
 #pragma GCC unroll 16
-  for (int j = 0; j < kHeads; ++j) {
+  for (int j = 0; j < NJ; ++j) {
 #pragma GCC unroll 4
     for (int c = 0; c < ND; ++c) acc[j][c] = _mm512_loadu_ps(D.ob + j * D.hd + d + 16 * c);
   }
   for (int t0 = 0, b = 0; t0 < n; t0 += bt, ++b) {
 #pragma GCC unroll 16
-    for (int j = 0; j < kHeads; ++j) {
+    for (int j = 0; j < NJ; ++j) {
       const __m512 r = _mm512_set1_ps(rescale[b * kHeads + j]);
 #pragma GCC unroll 4
       for (int c = 0; c < ND; ++c) acc[j][c] = _mm512_mul_ps(acc[j][c], r);
@@ -139,7 +140,7 @@ void values_dims(const Decode& D, int b0, int n, const float* rescale, int d) {
 #pragma GCC unroll 4
       for (int c = 0; c < ND; ++c) v[c] = load16<T>(row, d + 16 * c);
 #pragma GCC unroll 16
-      for (int j = 0; j < kHeads; ++j) {
+      for (int j = 0; j < NJ; ++j) {
         const __m512 pj = _mm512_set1_ps(p[t * kHeads + j]);
 #pragma GCC unroll 4
         for (int c = 0; c < ND; ++c) acc[j][c] = _mm512_fmadd_ps(pj, v[c], acc[j][c]);
@@ -147,17 +148,25 @@ void values_dims(const Decode& D, int b0, int n, const float* rescale, int d) {
     }
   }
 #pragma GCC unroll 16
-  for (int j = 0; j < kHeads; ++j) {
+  for (int j = 0; j < NJ; ++j) {
 #pragma GCC unroll 4
     for (int c = 0; c < ND; ++c) _mm512_storeu_ps(D.ob + j * D.hd + d + 16 * c, acc[j][c]);
   }
 }
 
+// A group of up to 4 query heads leaves the padding heads out (their outputs are never
+// read): 4 heads x 64 dims per pass, 16 accumulators either way.
 template <DType T>
 void values_window(const Decode& D, int b0, int n, const float* rescale) {
   int d = 0;
-  for (; d + 32 <= D.hd; d += 32) values_dims<T, 2>(D, b0, n, rescale, d);
-  if (d < D.hd) values_dims<T, 1>(D, b0, n, rescale, d);
+  if (D.group <= 4) {
+    for (; d + 64 <= D.hd; d += 64) values_dims<T, 4, 4>(D, b0, n, rescale, d);
+    if (d + 32 <= D.hd) values_dims<T, 4, 2>(D, b0, n, rescale, d), d += 32;
+    if (d < D.hd) values_dims<T, 4, 1>(D, b0, n, rescale, d);
+    return;
+  }
+  for (; d + 32 <= D.hd; d += 32) values_dims<T, kHeads, 2>(D, b0, n, rescale, d);
+  if (d < D.hd) values_dims<T, kHeads, 1>(D, b0, n, rescale, d);
 }
 #else
 // kf[t][i] = K[t][i].
@@ -242,9 +251,10 @@ void values_dims(const Decode& D, int b0, int n, const float* rescale, int j0, i
   }
 }
 
+// Heads 4 at a time, up to the group's last (the padding heads' outputs are never read).
 template <DType T>
 void values_window(const Decode& D, int b0, int n, const float* rescale) {
-  for (int j0 = 0; j0 < kHeads; j0 += 4) {
+  for (int j0 = 0; j0 < D.group; j0 += 4) {
     int d = 0;
     for (; d + 24 <= D.hd; d += 24) values_dims<T, 3>(D, b0, n, rescale, j0, d);
     if (d + 16 <= D.hd) values_dims<T, 2>(D, b0, n, rescale, j0, d), d += 16;
