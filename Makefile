@@ -4,7 +4,7 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 # Unity build (each target's sources compiled together): a fresh Release build takes about 40%
-# less CPU time than file by file (README "Sanitizers and fuzzing in CI"); UNITY_BUILD=OFF compiles
+# less CPU time than file by file (docs/testing.md); UNITY_BUILD=OFF compiles
 # file by file. UNITY_BATCH=0 puts all of a target's batchable sources in one file: the headers
 # (httplib, nlohmann-json, GoogleTest) are parsed and their templates compiled once per target, not
 # once per 8 sources (the sanitized server library: 120 -> 39 CPU s).
@@ -42,7 +42,7 @@ test: test-deps build
 # builds the tree and runs every GoogleTest binary but not the e2e tests and real clients;
 # SANITIZE_TESTS=ci is CI's part: 30 of the 37 GoogleTest binaries, every module up to the engine
 # and the server's rendering, HTTP and request-schema tests (the whole suite took CI to 1412 s on
-# 2 cores, over its 20 minutes; README "Sanitizers and fuzzing in CI").
+# 2 cores, over its 20 minutes; docs/testing.md).
 SANITIZE_DIR ?= build-sanitize
 SANITIZE_TESTS ?= all
 SANITIZE_CI_TESTS = base_test tensor_test gguf_test gguf_quant_reference_test modelgen_test fetch_test \
