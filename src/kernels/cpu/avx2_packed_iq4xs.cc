@@ -138,11 +138,14 @@ struct PackedIQ4XS : Avx2PackedKernel {
   // memory), next to the levels, the line's two level vectors, their magnitudes and scales.
   static constexpr int kMaxTileRows = 4;
 
-#if defined(STRATA_KERNELS_AVX2_VNNI)
+  // AVX-VNNI: the dots carry the levels' +128 (vpdpbusd's unsigned operand), which comes off
+  // once per half and row against the activation sums.
   template <int NR>
   static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
+#if defined(STRATA_KERNELS_AVX2_VNNI)
     int32_t x_pairs[NR][4];
     for (int r = 0; r < NR; ++r) sub_block_sum_pairs(x[r].sum16 + s * 16, x_pairs[r]);
+#endif
     for (int h = 0; h < 2; ++h) {
       __m256i dots[NR];
       for (int r = 0; r < NR; ++r) dots[r] = _mm256_setzero_si256();
@@ -150,28 +153,16 @@ struct PackedIQ4XS : Avx2PackedKernel {
       const __m256 dw = fp16x8(blk + 16 * h);
 #pragma GCC unroll 8
       for (int r = 0; r < NR; ++r) {
+#if defined(STRATA_KERNELS_AVX2_VNNI)
         const __m256i exact = remove_level_bias(blk, h, x_pairs[r], dots[r]);
+#else
+        const __m256i exact = dots[r];
+#endif
         const __m256 xd = _mm256_set1_ps(x[r].d[s]);
         acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(exact), _mm256_mul_ps(dw, xd), acc[r][h]);
       }
     }
   }
-#else
-  template <int NR>
-  static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
-    for (int h = 0; h < 2; ++h) {
-      __m256i dots[NR];
-      for (int r = 0; r < NR; ++r) dots[r] = _mm256_setzero_si256();
-      scaled_dots<NR>(blk, h, x, s, dots);
-      const __m256 dw = fp16x8(blk + 16 * h);
-#pragma GCC unroll 8
-      for (int r = 0; r < NR; ++r) {
-        const __m256 xd = _mm256_set1_ps(x[r].d[s]);
-        acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, xd), acc[r][h]);
-      }
-    }
-  }
-#endif
 };
 
 }  // namespace
