@@ -44,6 +44,7 @@ void fix_scales(DType type, std::byte* p, size_t n_bytes) {
   for (size_t off = 0; off + bb <= n_bytes; off += bb) {
     switch (type) {
       case DType::kQ8_0: case DType::kQ4_0: case DType::kQ5_0: case DType::kIQ4_NL: case DType::kIQ4_XS:
+      case DType::kIQ3_S: case DType::kIQ3_XXS: case DType::kIQ2_XXS: case DType::kIQ2_XS: case DType::kIQ2_S:
         std::memcpy(p + off, &kScaleF16, 2);
         break;
       case DType::kQ4_K: case DType::kQ5_K:
@@ -235,6 +236,11 @@ STRATA_MATMUL_HOT_BENCH(iq4_xs, DType::kIQ4_XS);
 STRATA_MATMUL_HOT_BENCH(q4_K, DType::kQ4_K);
 STRATA_MATMUL_HOT_BENCH(q5_K, DType::kQ5_K);
 STRATA_MATMUL_HOT_BENCH(q6_K, DType::kQ6_K);
+STRATA_MATMUL_HOT_BENCH(iq3_s, DType::kIQ3_S);
+STRATA_MATMUL_HOT_BENCH(iq3_xxs, DType::kIQ3_XXS);
+STRATA_MATMUL_HOT_BENCH(iq2_xxs, DType::kIQ2_XXS);
+STRATA_MATMUL_HOT_BENCH(iq2_xs, DType::kIQ2_XS);
+STRATA_MATMUL_HOT_BENCH(iq2_s, DType::kIQ2_S);
 
 // threads:1 is the fairer figure on a busy machine: its CPU time is the whole step's.
 void decode_shapes(benchmark::internal::Benchmark* b) {

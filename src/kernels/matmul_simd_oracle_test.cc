@@ -9,9 +9,11 @@
 // ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <initializer_list>
 #include <type_traits>
 #include <vector>
 
@@ -287,16 +289,18 @@ float oracle_lattice(const std::byte* row, const Q8Row& x, int64_t n_in) {
   return lane_sum(acc);
 }
 
-void expect_oracle_bits(DType type, float (*oracle)(const std::byte*, const Q8Row&, int64_t)) {
-  constexpr int64_t kIn = 512, kOut = 37;
-  constexpr int kRows = 5;
-  testing::TestWeights weights(type, kOut, kIn, 17);
+using Oracle = float (*)(const std::byte*, const Q8Row&, int64_t);
+
+// Every SIMD table against the oracle for n_out x n_in weights and each row count of rows.
+void expect_oracle_bits_for(DType type, Oracle oracle, int64_t n_out, int64_t n_in, std::initializer_list<int> rows) {
+  const int max_rows = std::max(rows);
+  testing::TestWeights weights(type, n_out, n_in, 17);
   const WeightMatrix& w = weights.matrix();
-  const std::vector<float> x = testing::random_floats(kRows * kIn, 18);
-  const Q8RowLayout layout = make_q8_row_layout(kIn, q8_block_for(type));
-  std::vector<std::byte> xq(layout.row_bytes * kRows);
-  for (int r = 0; r < kRows; ++r) {
-    reference_table().quantize_q8_row(x.data() + r * kIn, kIn, layout.block, &xq[r * layout.row_bytes]);
+  const std::vector<float> x = testing::random_floats(max_rows * n_in, 18);
+  const Q8RowLayout layout = make_q8_row_layout(n_in, q8_block_for(type));
+  std::vector<std::byte> xq(layout.row_bytes * max_rows);
+  for (int r = 0; r < max_rows; ++r) {
+    reference_table().quantize_q8_row(x.data() + r * n_in, n_in, layout.block, &xq[r * layout.row_bytes]);
   }
   ThreadPool pool(2);
   AlignedBuffer scratch;
@@ -304,21 +308,37 @@ void expect_oracle_bits(DType type, float (*oracle)(const std::byte*, const Q8Ro
   for (const KernelTable* table : {avx2_table(), avx512_table()}) {
     if (table == nullptr) continue;
     ++n_tables;
-    for (int n_rows : {1, 2, kRows}) {
-      std::vector<float> y(static_cast<size_t>(n_rows) * kOut);
+    for (int n_rows : rows) {
+      std::vector<float> y(static_cast<size_t>(n_rows) * n_out);
       matmul_with_table(*table, w, x.data(), n_rows, y.data(), scratch, pool);
       for (int r = 0; r < n_rows; ++r) {
         const Q8Row xr = q8_row(&xq[r * layout.row_bytes], layout);
-        for (int64_t o = 0; o < kOut; ++o) {
-          const float want = oracle(static_cast<const std::byte*>(w.data) + o * w.row_bytes, xr, kIn);
-          ASSERT_EQ(0, std::memcmp(&want, &y[r * kOut + o], sizeof want))
+        for (int64_t o = 0; o < n_out; ++o) {
+          const float want = oracle(static_cast<const std::byte*>(w.data) + o * w.row_bytes, xr, n_in);
+          ASSERT_EQ(0, std::memcmp(&want, &y[r * n_out + o], sizeof want))
               << dtype_name(type) << " on " << table->name << ", rows " << n_rows << ", output (" << r << ", " << o
-              << "): " << y[r * kOut + o] << " vs oracle " << want;
+              << "): " << y[r * n_out + o] << " vs oracle " << want;
         }
       }
     }
   }
   if (n_tables == 0) GTEST_SKIP() << "no AVX2 on this CPU";
+}
+
+void expect_oracle_bits(DType type, Oracle oracle) { expect_oracle_bits_for(type, oracle, 37, 512, {1, 2, 5}); }
+
+// The lattice types' strip kernels (cpu/avx2_iq_strips.h) from 8 input rows: tiles of 4
+// rows with every remainder, strips of 4 (AVX-512) or 2 (AVX2) weight rows with a
+// remainder in each thread's range, strips of one weight row for long rows (40 super-blocks
+// on AVX-512, 70 on AVX2), the tiles past 128 super-blocks, and more input rows than one
+// block of rows (768 of 512 inputs) serves.
+void expect_lattice_oracle_bits(DType type, Oracle oracle) {
+  expect_oracle_bits(type, oracle);
+  expect_oracle_bits_for(type, oracle, 37, 512, {8, 9, 10, 11, 14});
+  expect_oracle_bits_for(type, oracle, 6, 256 * 40, {9});
+  expect_oracle_bits_for(type, oracle, 3, 256 * 70, {8});
+  expect_oracle_bits_for(type, oracle, 2, 256 * 130, {8});
+  expect_oracle_bits_for(type, oracle, 5, 512, {770});
 }
 
 TEST(MatmulSimdOracle, Iq4NlTablesGiveTheOracleBits) { expect_oracle_bits(DType::kIQ4_NL, oracle_iq4_nl); }
@@ -334,31 +354,31 @@ TEST(MatmulSimdOracle, Q4_1TablesGiveTheOracleBits) { expect_oracle_bits(DType::
 TEST(MatmulSimdOracle, Q5_1TablesGiveTheOracleBits) { expect_oracle_bits(DType::kQ5_1, oracle_min_block<true>); }
 
 TEST(MatmulSimdOracle, Iq3STablesGiveTheOracleBits) {
-  expect_oracle_bits(DType::kIQ3_S, oracle_lattice<iq3_s_sub, sizeof(BlockIQ3_S), 1>);
+  expect_lattice_oracle_bits(DType::kIQ3_S, oracle_lattice<iq3_s_sub, sizeof(BlockIQ3_S), 1>);
 }
 
 TEST(MatmulSimdOracle, Iq3XxsTablesGiveTheOracleBits) {
-  expect_oracle_bits(DType::kIQ3_XXS, oracle_lattice<iq3_xxs_sub, sizeof(BlockIQ3_XXS), 4>);
+  expect_lattice_oracle_bits(DType::kIQ3_XXS, oracle_lattice<iq3_xxs_sub, sizeof(BlockIQ3_XXS), 4>);
 }
 
 TEST(MatmulSimdOracle, Iq2XxsTablesGiveTheOracleBits) {
-  expect_oracle_bits(DType::kIQ2_XXS, oracle_lattice<iq2_xxs_sub, sizeof(BlockIQ2_XXS), 8>);
+  expect_lattice_oracle_bits(DType::kIQ2_XXS, oracle_lattice<iq2_xxs_sub, sizeof(BlockIQ2_XXS), 8>);
 }
 
 TEST(MatmulSimdOracle, Iq2XsTablesGiveTheOracleBits) {
-  expect_oracle_bits(DType::kIQ2_XS, oracle_lattice<iq2_xs_sub, sizeof(BlockIQ2_XS), 8>);
+  expect_lattice_oracle_bits(DType::kIQ2_XS, oracle_lattice<iq2_xs_sub, sizeof(BlockIQ2_XS), 8>);
 }
 
 TEST(MatmulSimdOracle, Iq2STablesGiveTheOracleBits) {
-  expect_oracle_bits(DType::kIQ2_S, oracle_lattice<iq2_s_sub, sizeof(BlockIQ2_S), 8>);
+  expect_lattice_oracle_bits(DType::kIQ2_S, oracle_lattice<iq2_s_sub, sizeof(BlockIQ2_S), 8>);
 }
 
 TEST(MatmulSimdOracle, Iq1STablesGiveTheOracleBits) {
-  expect_oracle_bits(DType::kIQ1_S, oracle_lattice<iq1_s_sub, sizeof(BlockIQ1_S), 8>);
+  expect_lattice_oracle_bits(DType::kIQ1_S, oracle_lattice<iq1_s_sub, sizeof(BlockIQ1_S), 8>);
 }
 
 TEST(MatmulSimdOracle, Iq1MTablesGiveTheOracleBits) {
-  expect_oracle_bits(DType::kIQ1_M, oracle_lattice<iq1_m_sub, sizeof(BlockIQ1_M), 8, iq1_m_d>);
+  expect_lattice_oracle_bits(DType::kIQ1_M, oracle_lattice<iq1_m_sub, sizeof(BlockIQ1_M), 8, iq1_m_d>);
 }
 
 }  // namespace

@@ -1,0 +1,246 @@
+// The lattice i-quants' sub-block decoders (IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS, IQ2_S, IQ1_S,
+// IQ1_M) and the tile policies built on them, shared by the tiled kernels of
+// avx2_matmul_iq.cc and the strip kernels of avx2_iq_strips.h.
+//
+// One step is a 256-element super-block of 8 sub-blocks of 32. Decoding a sub-block gives
+// 32 signed bytes (grid magnitude times sign; IQ1_S / IQ1_M 8 * grid (-1, 0, 1) plus the group's
+// shift sign, +-1: the format's +-1/8, times 8) and the int16 scale of each element pair (the
+// odd sub-block scale 2 * ls + 1; IQ2_XS, IQ2_S, IQ1_M have one per 16 elements). A super-block's
+// scale is d_w times the format's power-of-two factor f (IQ3_S 1, IQ3_XXS 1/4, IQ2_* and IQ1_* 1/8).
+//
+// Everything here has internal linkage (anonymous namespace): the header is compiled with
+// different instruction sets, and a merged copy could run on a CPU without them.
+#pragma once
+
+#include <cstring>
+
+#include "kernels/cpu/avx2.h"
+#include "kernels/cpu/avx2_common.h"
+#include "kernels/kernel_table.h"
+#include "kernels/quant_blocks.h"
+#include "tensor/iq_grids.h"
+
+namespace strata::kernels::cpu::STRATA_SIMD {
+namespace {
+
+struct IqInput {
+  const int8_t* q;
+  const float* d;
+};
+
+struct IqX {
+  const int8_t* q;  // the super-block's 256 activation codes
+  float d;          // their scale
+};
+
+IqInput iq_input(const MatmulArgs& a, int r) {
+  const Q8Row row = q8_row(a.xq + static_cast<size_t>(r) * a.xq_layout.row_bytes, a.xq_layout);
+  return {row.q, row.d};
+}
+
+[[gnu::always_inline]] inline uint32_t load_u32(const void* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Bytes v negated where bit i of signs (byte i) is set.
+[[gnu::always_inline]] inline __m256i apply_signs(__m256i v, uint32_t signs) {
+  const __m256i bytes = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(static_cast<int>(signs)),
+      _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+  const __m256i negative = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
+  return _mm256_sign_epi8(v, _mm256_or_si256(negative, _mm256_set1_epi8(1)));
+}
+
+// The four 7-bit sign sets of a sub-block (bits 7l..7l+6 of bits28), each completed with
+// its parity bit, as 32 sign bits.
+[[gnu::always_inline]] inline uint32_t signs_from7(uint32_t bits28) {
+  uint32_t out = 0;
+#pragma GCC unroll 4
+  for (int l = 0; l < 4; ++l) out |= static_cast<uint32_t>(iq::sign_set_from7(bits28 >> (7 * l))) << (8 * l);
+  return out;
+}
+
+[[gnu::always_inline]] inline __m256i scale16(int s) { return _mm256_set1_epi16(static_cast<int16_t>(s)); }
+
+// One decoded sub-block: 32 signed weights (grid magnitude times sign, |w| <= 62; IQ1 8g +- 1) and the
+// int16 scale of each element pair.
+struct SubBlock {
+  __m256i w;
+  __m256i scale;
+};
+
+// What the four policies share; Derived supplies sub_block(block, j). The weights are decoded
+// once per weight row and step (load_w) and reused for every input row of the tile.
+template <class Derived, class Block, int kFactorInverse>
+struct IqPolicy {
+  using Input = IqInput;
+  using X = IqX;
+  using BlockType = Block;
+  static constexpr int kFactorInv = kFactorInverse;
+  static constexpr int64_t kElems = kQKK;
+  static constexpr int kStreamRows = 2;
+  static constexpr int64_t kStepBytes = sizeof(Block);
+  struct W {
+    SubBlock sub[8];
+    float d;  // d_w times the format's power-of-two factor
+  };
+  static Input input(const MatmulArgs& a, int r) { return iq_input(a, r); }
+  static X load_x(const Input& in, int64_t s) { return {in.q + s * kQKK, in.d[s]}; }
+  static W load_w(const std::byte* row, int64_t s) {
+    const Block* b = reinterpret_cast<const Block*>(row) + s;
+    W w;
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) w.sub[j] = Derived::sub_block(*b, j);
+    w.d = Derived::block_d(*b) * (1.0f / kFactorInverse);
+    return w;
+  }
+  static float block_d(const Block& b) { return load_fp16(&b.d); }
+  // sum(w * x) = sum(|w| * (x * sign(w))): unsigned times signed, as maddubs needs.
+  static __m256 pair(const W& w, const X& x, __m256 acc) {
+    __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) {
+      const __m256i q = w.sub[j].w;
+      const __m256i dot16 = _mm256_maddubs_epi16(_mm256_abs_epi8(q), _mm256_sign_epi8(load_256(x.q + 32 * j), q));
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(dot16, w.sub[j].scale));
+    }
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(w.d * x.d), acc);
+  }
+  static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
+};
+
+// Eight 4-element grid entries, or four 8-element ones, as the 32 bytes of a sub-block.
+[[gnu::always_inline]] inline __m256i grid_bytes(const uint32_t* grid, const int (&index)[8]) {
+  return _mm256_setr_epi32(static_cast<int>(grid[index[0]]), static_cast<int>(grid[index[1]]),
+                           static_cast<int>(grid[index[2]]), static_cast<int>(grid[index[3]]),
+                           static_cast<int>(grid[index[4]]), static_cast<int>(grid[index[5]]),
+                           static_cast<int>(grid[index[6]]), static_cast<int>(grid[index[7]]));
+}
+[[gnu::always_inline]] inline __m256i grid_bytes(const uint64_t* grid, const int (&index)[4]) {
+  return _mm256_setr_epi64x(static_cast<int64_t>(grid[index[0]]), static_cast<int64_t>(grid[index[1]]),
+                            static_cast<int64_t>(grid[index[2]]), static_cast<int64_t>(grid[index[3]]));
+}
+
+struct IQ3S : IqPolicy<IQ3S, BlockIQ3_S, 1> {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ3_S& b, int j) {
+    const uint8_t* qs = b.qs + 8 * j;
+    const int qh = b.qh[j];
+    int index[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) index[i] = qs[i] | ((qh << (8 - i)) & 256);  // 9th bit from qh
+    const int ls = (b.scales[j / 2] >> (4 * (j % 2))) & 0x0f;
+    return {apply_signs(grid_bytes(iq::kIq3sGrid, index), load_u32(b.signs + 4 * j)), scale16(2 * ls + 1)};
+  }
+};
+
+struct IQ3XXS : IqPolicy<IQ3XXS, BlockIQ3_XXS, 4> {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ3_XXS& b, int j) {
+    const uint8_t* qs = b.qs + 8 * j;
+    const uint32_t aux = load_u32(b.qs + kQKK / 4 + 4 * j);
+    int index[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) index[i] = qs[i];
+    return {apply_signs(grid_bytes(iq::kIq3xxsGrid, index), signs_from7(aux)),
+            scale16(2 * static_cast<int>(aux >> 28) + 1)};
+  }
+};
+
+struct IQ2XXS : IqPolicy<IQ2XXS, BlockIQ2_XXS, 8> {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ2_XXS& b, int j) {
+    const uint32_t indices = load_u32(b.qs + 4 * j);
+    const uint32_t signs_scale = load_u32(b.qs + 4 * j + 2);
+    int index[4];
+#pragma GCC unroll 4
+    for (int l = 0; l < 4; ++l) index[l] = static_cast<int>((indices >> (8 * l)) & 0xff);
+    const int ls = static_cast<int>(signs_scale >> 28);
+    return {apply_signs(grid_bytes(iq::kIq2xxsGrid, index), signs_from7(signs_scale)), scale16(2 * ls + 1)};
+  }
+};
+
+struct IQ2XS : IqPolicy<IQ2XS, BlockIQ2_XS, 8> {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ2_XS& b, int j) {
+    const uint16_t* q = b.qs + 4 * j;
+    int index[4];
+    uint32_t signs = 0;
+#pragma GCC unroll 4
+    for (int l = 0; l < 4; ++l) {
+      index[l] = q[l] & 511;
+      signs |= static_cast<uint32_t>(iq::sign_set_from7(q[l] >> 9)) << (8 * l);
+    }
+    // Elements 0-15 (the low 128 bits) take the low nibble's scale, 16-31 the high one's.
+    const auto lo = static_cast<int16_t>(2 * (b.scales[j] & 0x0f) + 1);
+    const auto hi = static_cast<int16_t>(2 * (b.scales[j] >> 4) + 1);
+    const __m256i scale = _mm256_setr_m128i(_mm_set1_epi16(lo), _mm_set1_epi16(hi));
+    return {apply_signs(grid_bytes(iq::kIq2xsGrid, index), signs), scale};
+  }
+};
+
+// Elements 0-15 (the low 128 bits) take scale lo, 16-31 scale hi (both odd, 2 * ls + 1).
+[[gnu::always_inline]] inline __m256i split_scale(int lo, int hi) {
+  return _mm256_setr_m128i(_mm_set1_epi16(static_cast<int16_t>(lo)), _mm_set1_epi16(static_cast<int16_t>(hi)));
+}
+
+struct IQ2S : IqPolicy<IQ2S, BlockIQ2_S, 8> {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ2_S& b, int j) {
+    int index[4];
+#pragma GCC unroll 4
+    for (int l = 0; l < 4; ++l) index[l] = b.qs[4 * j + l] | ((b.qh[j] << (8 - 2 * l)) & 0x300);  // 2 high bits
+    const uint32_t signs = load_u32(b.qs + kQKK / 8 + 4 * j);
+    return {apply_signs(grid_bytes(iq::kIq2sGrid, index), signs),
+            split_scale(2 * (b.scales[j] & 0x0f) + 1, 2 * (b.scales[j] >> 4) + 1)};
+  }
+};
+
+// IQ1 weights: 8 * g for grid bytes g in {-1, 0, 1}, plus shift, whose bytes are +1 or -1.
+[[gnu::always_inline]] inline __m256i iq1_weights(const int (&index)[4], __m256i shift) {
+  return _mm256_add_epi8(_mm256_sign_epi8(_mm256_set1_epi8(8), grid_bytes(iq::kIq1sGrid, index)), shift);
+}
+
+// Eight bytes of +1, or of -1 when negative (a group's shift).
+[[gnu::always_inline]] inline int64_t shift_bytes(bool negative) {
+  return negative ? -1 : 0x0101010101010101;
+}
+
+struct IQ1S : IqPolicy<IQ1S, BlockIQ1_S, 8> {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ1_S& b, int j) {
+    const int qh = b.qh[j];
+    int index[4];
+#pragma GCC unroll 4
+    for (int l = 0; l < 4; ++l) index[l] = b.qs[4 * j + l] | (((qh >> (3 * l)) & 7) << 8);
+    const __m256i shift = _mm256_set1_epi64x(shift_bytes((qh & 0x8000) != 0));
+    return {iq1_weights(index, shift), scale16(2 * ((qh >> 12) & 7) + 1)};
+  }
+};
+
+struct IQ1M : IqPolicy<IQ1M, BlockIQ1_M, 8> {
+  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ1_M& b, int j) {
+    int index[4];
+    int64_t shift[4];
+#pragma GCC unroll 4
+    for (int l = 0; l < 4; ++l) {
+      // Group l's 3 high index bits and shift sign: the low (even l) or high nibble of qh[2j + l / 2].
+      const int nibble = (b.qh[2 * j + l / 2] >> (4 * (l % 2))) & 0x0f;
+      index[l] = b.qs[4 * j + l] | ((nibble & 7) << 8);
+      shift[l] = shift_bytes((nibble & 8) != 0);
+    }
+    uint16_t sc;
+    std::memcpy(&sc, b.scales + 2 * (j / 2), sizeof sc);
+    const int bits = sc >> (6 * (j % 2));
+    return {iq1_weights(index, _mm256_setr_epi64x(shift[0], shift[1], shift[2], shift[3])),
+            split_scale(2 * (bits & 7) + 1, 2 * ((bits >> 3) & 7) + 1)};
+  }
+  // The fp16 super-block scale sits in the top nibbles of the four uint16 of scales.
+  static float block_d(const BlockIQ1_M& b) {
+    uint16_t sc[4];
+    std::memcpy(sc, b.scales, sizeof sc);
+    const auto d_bits = static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) |
+                                              (sc[3] & 0xf000));
+    return load_fp16(&d_bits);
+  }
+};
+
+}  // namespace
+}  // namespace strata::kernels::cpu::STRATA_SIMD
