@@ -45,6 +45,7 @@ void fix_scales(DType type, std::byte* p, size_t n_bytes) {
     switch (type) {
       case DType::kQ8_0: case DType::kQ4_0: case DType::kQ5_0: case DType::kIQ4_NL: case DType::kIQ4_XS:
       case DType::kIQ3_S: case DType::kIQ3_XXS: case DType::kIQ2_XXS: case DType::kIQ2_XS: case DType::kIQ2_S:
+      case DType::kIQ1_S:
         std::memcpy(p + off, &kScaleF16, 2);
         break;
       case DType::kQ4_K: case DType::kQ5_K:
@@ -241,6 +242,7 @@ STRATA_MATMUL_HOT_BENCH(iq3_xxs, DType::kIQ3_XXS);
 STRATA_MATMUL_HOT_BENCH(iq2_xxs, DType::kIQ2_XXS);
 STRATA_MATMUL_HOT_BENCH(iq2_xs, DType::kIQ2_XS);
 STRATA_MATMUL_HOT_BENCH(iq2_s, DType::kIQ2_S);
+STRATA_MATMUL_HOT_BENCH(iq1_s, DType::kIQ1_S);
 
 // threads:1 is the fairer figure on a busy machine: its CPU time is the whole step's.
 void decode_shapes(benchmark::internal::Benchmark* b) {

@@ -83,14 +83,14 @@ void decode_strip(const MatmulArgs& a, int64_t o, int n, int64_t n_steps, Decode
   }
 }
 
-// The super-block's int32 lanes of weight step w against activation codes x, added to the
-// lanes' start values: one (weight row, input row) pair, NW x NR of them interleaved.
-template <int NW, int NR>
-[[gnu::always_inline]] inline void step_lanes(const DecodedStep* const (&w)[NW], const int8_t* const (&x)[NR],
-                                              __m256i (&lanes)[NW][NR]) {
 #if defined(STRATA_KERNELS_AVX512)
+// The super-block's int32 sums of weight step w against activation codes x, per (weight
+// row, input row) pair: lanes 0-7 the even sub-blocks' part of the tiled kernels' lanes,
+// 8-15 the odd ones'.
+template <int NW, int NR>
+[[gnu::always_inline]] inline void step_sums(const DecodedStep* const (&w)[NW], const int8_t* const (&x)[NR],
+                                             __m512i (&sum)[NW][NR]) {
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  __m512i sum[NW][NR];
 #pragma GCC unroll 4
   for (int i = 0; i < NW; ++i) {
     const __m512i start = _mm512_zextsi256_si512(_mm256_load_si256(reinterpret_cast<const __m256i*>(w[i]->neg_bias)));
@@ -112,14 +112,66 @@ template <int NW, int NR>
       for (int i = 0; i < NW; ++i) sum[i][r] = _mm512_dpwssd_epi32(sum[i][r], _mm512_maddubs_epi16(xu, wv[i]), sv[i]);
     }
   }
+}
+
+// Weight rows [o, o + NW) (decoded in strip) against input rows [r0, r0 + NR). The float
+// step runs on two input rows at once (lanes 0-7 row 2q, 8-15 row 2q + 1); each lane sees
+// the operations of the 8-lane step.
+template <int NW, int NR>
+[[gnu::always_inline]] inline void strip_tile(const MatmulArgs& a, const DecodedStep* strip, int64_t n_steps,
+                                              int64_t o, int r0) {
+  constexpr int NQ = (NR + 1) / 2;
+  Q8Row in[NR];
+#pragma GCC unroll 4
+  for (int r = 0; r < NR; ++r) in[r] = q8_row(a.xq + static_cast<size_t>(r0 + r) * a.xq_layout.row_bytes, a.xq_layout);
+  __m512 acc[NW][NQ];
+#pragma GCC unroll 4
+  for (int i = 0; i < NW; ++i) {
+#pragma GCC unroll 4
+    for (int q = 0; q < NQ; ++q) acc[i][q] = _mm512_setzero_ps();
+  }
+  for (int64_t s = 0; s < n_steps; ++s) {
+    const DecodedStep* w[NW];
+    const int8_t* x[NR];
+#pragma GCC unroll 4
+    for (int i = 0; i < NW; ++i) w[i] = strip + i * n_steps + s;
+#pragma GCC unroll 4
+    for (int r = 0; r < NR; ++r) x[r] = in[r].q + s * kQKK;
+    __m512i sum[NW][NR];
+    step_sums<NW, NR>(w, x, sum);
+    __m512 d_x[NQ];
+#pragma GCC unroll 4
+    for (int q = 0; q < NQ; ++q) {
+      const float hi = 2 * q + 1 < NR ? in[2 * q + 1].d[s] : 0.0f;
+      d_x[q] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_set1_ps(in[2 * q].d[s])), _mm256_set1_ps(hi), 1);
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < NW; ++i) {
+      const __m512 d_w = _mm512_set1_ps(w[i]->d);
+#pragma GCC unroll 4
+      for (int q = 0; q < NQ; ++q) {
+        const __m512i lo = sum[i][2 * q];
+        const __m512i hi = 2 * q + 1 < NR ? sum[i][2 * q + 1] : _mm512_setzero_si512();
+        const __m512i lanes = _mm512_add_epi32(_mm512_shuffle_i64x2(lo, hi, 0x44), _mm512_shuffle_i64x2(lo, hi, 0xee));
+        acc[i][q] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(lanes), _mm512_mul_ps(d_w, d_x[q]), acc[i][q]);
+      }
+    }
+  }
 #pragma GCC unroll 4
   for (int i = 0; i < NW; ++i) {
 #pragma GCC unroll 4
     for (int r = 0; r < NR; ++r) {
-      lanes[i][r] = _mm256_add_epi32(_mm512_castsi512_si256(sum[i][r]), _mm512_extracti64x4_epi64(sum[i][r], 1));
+      const __m256 half = r % 2 == 0 ? _mm512_castps512_ps256(acc[i][r / 2]) : _mm512_extractf32x8_ps(acc[i][r / 2], 1);
+      a.y[static_cast<int64_t>(r0 + r) * a.w->n_out + o + i] = hsum(half);
     }
   }
+}
 #else
+// The super-block's int32 lanes of weight step w against activation codes x, per (weight
+// row, input row) pair.
+template <int NW, int NR>
+[[gnu::always_inline]] inline void step_lanes(const DecodedStep* const (&w)[NW], const int8_t* const (&x)[NR],
+                                              __m256i (&lanes)[NW][NR]) {
   const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
 #pragma GCC unroll 4
   for (int i = 0; i < NW; ++i) {
@@ -144,7 +196,6 @@ template <int NW, int NR>
       }
     }
   }
-#endif
 }
 
 // Weight rows [o, o + NW) (decoded in strip) against input rows [r0, r0 + NR).
@@ -185,6 +236,7 @@ template <int NW, int NR>
     for (int r = 0; r < NR; ++r) a.y[static_cast<int64_t>(r0 + r) * a.w->n_out + o + i] = hsum(acc[i][r]);
   }
 }
+#endif
 
 // Weight rows [o, o + NW), decoded in strip, against input rows [r_begin, r_end).
 template <int NW>

@@ -75,17 +75,19 @@ void matmul_lattice(const MatmulArgs& args, int64_t o_begin, int64_t o_end,
 void matmul_iq2_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_lattice<IQ2S>(args, o_begin, o_end, matmul_iq2_s_single_row);
 }
-// IQ1_S / IQ1_M have no VBMI kernel, so several input rows take the tiles on both tables,
-// except two IQ1_M rows: its tiles decode a sub-block element by element, which two rows do
-// not pay back (one thread, 5632 x 2048, ns per row and super-block: 13.8 one at a time vs
-// 17.5-19.5 tiled; three rows break even, IQ1_S's tiles already win at two).
+// IQ1_S / IQ1_M have no VBMI kernel, so several input rows take strips or the tiles on both
+// tables, except two IQ1_M rows: its tiles decode a sub-block element by element, which two
+// rows do not pay back (one thread, 5632 x 2048, ns per row and super-block: 13.8 one at a
+// time vs 17.5-19.5 tiled; three rows break even, IQ1_S's tiles already win at two).
 void matmul_iq1_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   if (args.n_rows == 1) return matmul_iq1_s_single_row(args, o_begin, o_end);
+  if (strips_pay(args)) return matmul_rows_strips<IQ1S>(args, o_begin, o_end);
   matmul_rows_tiled<IQ1S>(args, o_begin, o_end);
 }
 void matmul_iq1_m(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   if (args.n_rows == 1) return matmul_iq1_m_single_row(args, o_begin, o_end);
   if (args.n_rows == 2) return rows_one_at_a_time(args, o_begin, o_end, matmul_iq1_m_single_row);
+  if (strips_pay(args)) return matmul_rows_strips<IQ1M>(args, o_begin, o_end);
   matmul_rows_tiled<IQ1M>(args, o_begin, o_end);
 }
 void matmul_iq3_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
