@@ -167,6 +167,10 @@ template <int NW, int NR>
   }
 }
 #else
+// An empty asm on each step of a lane sum: without it GCC re-associates the chains into
+// trees and spills every madd product of a super-block to the stack.
+[[gnu::always_inline]] inline void hold_chain(__m256i& v) { asm("" : "+x"(v)); }
+
 // The super-block's int32 lanes of weight step w against activation codes x, per (weight
 // row, input row) pair.
 template <int NW, int NR>
@@ -193,6 +197,7 @@ template <int NW, int NR>
 #pragma GCC unroll 4
       for (int i = 0; i < NW; ++i) {
         lanes[i][r] = _mm256_add_epi32(lanes[i][r], _mm256_madd_epi16(_mm256_maddubs_epi16(xu, wv[i]), sv[i]));
+        hold_chain(lanes[i][r]);
       }
     }
   }
