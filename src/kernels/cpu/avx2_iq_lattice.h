@@ -33,7 +33,7 @@ struct IqX {
   float d;          // their scale
 };
 
-IqInput iq_input(const MatmulArgs& a, int r) {
+inline IqInput iq_input(const MatmulArgs& a, int r) {
   const Q8Row row = q8_row(a.xq + static_cast<size_t>(r) * a.xq_layout.row_bytes, a.xq_layout);
   return {row.q, row.d};
 }

@@ -73,15 +73,19 @@ template <class K>
   out.d = K::block_d(b) * (1.0f / K::kFactorInv);
 }
 
-// Weight rows [o, o + n) decoded into strip, row i's steps at strip + i * n_steps.
+// A strip decoder: decode_rows(a, o, n, n_steps, strip) writes weight rows [o, o + n), row
+// i's steps at strip + i * n_steps. This one runs tile policy K's sub-block decoder; the
+// AVX-512 VBMI kernels have their own (avx512_matmul_iq_vbmi.cc), same bytes.
 template <class K>
-void decode_strip(const MatmulArgs& a, int64_t o, int n, int64_t n_steps, DecodedStep* strip) {
-  using Block = typename K::BlockType;
-  for (int i = 0; i < n; ++i) {
-    const auto* row = reinterpret_cast<const Block*>(static_cast<const std::byte*>(a.w->data) + (o + i) * a.w->row_bytes);
-    for (int64_t s = 0; s < n_steps; ++s) decode_step<K>(row[s], strip[i * n_steps + s]);
+struct PolicyStripDecoder {
+  void decode_rows(const MatmulArgs& a, int64_t o, int n, int64_t n_steps, DecodedStep* strip) const {
+    using Block = typename K::BlockType;
+    for (int i = 0; i < n; ++i) {
+      const auto* row = reinterpret_cast<const Block*>(static_cast<const std::byte*>(a.w->data) + (o + i) * a.w->row_bytes);
+      for (int64_t s = 0; s < n_steps; ++s) decode_step<K>(row[s], strip[i * n_steps + s]);
+    }
   }
-}
+};
 
 #if defined(STRATA_KERNELS_AVX512)
 // The super-block's int32 sums of weight step w against activation codes x, per (weight
@@ -262,9 +266,9 @@ inline bool strips_fit(const WeightMatrix& w) { return w.n_in / kQKK <= kStripSt
 
 // Output rows [o_begin, o_end) for all input rows: per block of input rows, each strip of
 // kStripRows weight rows (fewer where n_in is large or at the range's end) is decoded once
-// and serves the whole block. Requires strips_fit(*a.w).
-template <class K>
-void matmul_rows_strips(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
+// by decoder and serves the whole block. Requires strips_fit(*a.w).
+template <class Decoder>
+void matmul_rows_strips_with(const MatmulArgs& a, int64_t o_begin, int64_t o_end, const Decoder& decoder) {
   const int64_t n_steps = a.w->n_in / kQKK;
   alignas(64) DecodedStep strip[kStripSteps];
   const bool wide = kStripRows * n_steps <= kStripSteps;
@@ -276,15 +280,20 @@ void matmul_rows_strips(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
     int64_t o = o_begin;
     if (wide) {
       for (; o + kStripRows <= o_end; o += kStripRows) {
-        decode_strip<K>(a, o, kStripRows, n_steps, strip);
+        decoder.decode_rows(a, o, kStripRows, n_steps, strip);
         strip_rows<kStripRows>(a, strip, n_steps, o, r_begin, r_end);
       }
     }
     for (; o < o_end; ++o) {
-      decode_strip<K>(a, o, 1, n_steps, strip);
+      decoder.decode_rows(a, o, 1, n_steps, strip);
       strip_rows<1>(a, strip, n_steps, o, r_begin, r_end);
     }
   }
+}
+
+template <class K>
+void matmul_rows_strips(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
+  matmul_rows_strips_with(a, o_begin, o_end, PolicyStripDecoder<K>{});
 }
 
 }  // namespace

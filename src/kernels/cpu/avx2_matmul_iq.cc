@@ -59,13 +59,29 @@ constexpr int kStripMinRows = 8;
 
 bool strips_pay(const MatmulArgs& args) { return args.n_rows >= kStripMinRows && strips_fit(*args.w); }
 
+using RowsFn = void (*)(const MatmulArgs&, int64_t, int64_t);
+
+// The strip kernels whose strips the VBMI decoders fill (avx512_matmul_iq_vbmi.cc: byte
+// permutes instead of per-group loads, same bytes), for CPUs with VBMI; none on AVX2.
+struct VbmiStrips {
+  RowsFn iq3_s = nullptr, iq3_xxs = nullptr, iq2_xxs = nullptr, iq2_xs = nullptr, iq2_s = nullptr;
+};
+#if defined(STRATA_KERNELS_AVX512)
+constexpr VbmiStrips kVbmiStrips{matmul_iq3_s_vbmi_strips, matmul_iq3_xxs_vbmi_strips, matmul_iq2_xxs_vbmi_strips,
+                                 matmul_iq2_xs_vbmi_strips, matmul_iq2_s_vbmi_strips};
+#else
+constexpr VbmiStrips kVbmiStrips{};
+#endif
+
 // The single-row kernel for one input row (or any count where that pays), strips for many
-// rows, else tiles.
+// rows (filled by the VBMI decoders where the CPU has them), else tiles.
 template <class K>
-void matmul_lattice(const MatmulArgs& args, int64_t o_begin, int64_t o_end,
-                    void (*single_row)(const MatmulArgs&, int64_t, int64_t)) {
+void matmul_lattice(const MatmulArgs& args, int64_t o_begin, int64_t o_end, RowsFn single_row, RowsFn vbmi_strips) {
   if (args.n_rows == 1) return single_row(args, o_begin, o_end);
-  if (strips_pay(args)) return matmul_rows_strips<K>(args, o_begin, o_end);
+  if (strips_pay(args)) {
+    if (vbmi_strips != nullptr && rows_one_at_a_time_pays()) return vbmi_strips(args, o_begin, o_end);
+    return matmul_rows_strips<K>(args, o_begin, o_end);
+  }
   if (rows_one_at_a_time_pays()) return rows_one_at_a_time(args, o_begin, o_end, single_row);
   matmul_rows_tiled<K>(args, o_begin, o_end);
 }
@@ -73,7 +89,7 @@ void matmul_lattice(const MatmulArgs& args, int64_t o_begin, int64_t o_end,
 }  // namespace
 
 void matmul_iq2_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  matmul_lattice<IQ2S>(args, o_begin, o_end, matmul_iq2_s_single_row);
+  matmul_lattice<IQ2S>(args, o_begin, o_end, matmul_iq2_s_single_row, kVbmiStrips.iq2_s);
 }
 // IQ1_S / IQ1_M have no VBMI kernel, so several input rows take strips or the tiles on both
 // tables, except two IQ1_M rows: its tiles decode a sub-block element by element, which two
@@ -91,16 +107,16 @@ void matmul_iq1_m(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<IQ1M>(args, o_begin, o_end);
 }
 void matmul_iq3_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  matmul_lattice<IQ3S>(args, o_begin, o_end, matmul_iq3_s_single_row);
+  matmul_lattice<IQ3S>(args, o_begin, o_end, matmul_iq3_s_single_row, kVbmiStrips.iq3_s);
 }
 void matmul_iq3_xxs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  matmul_lattice<IQ3XXS>(args, o_begin, o_end, matmul_iq3_xxs_single_row);
+  matmul_lattice<IQ3XXS>(args, o_begin, o_end, matmul_iq3_xxs_single_row, kVbmiStrips.iq3_xxs);
 }
 void matmul_iq2_xxs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  matmul_lattice<IQ2XXS>(args, o_begin, o_end, matmul_iq2_xxs_single_row);
+  matmul_lattice<IQ2XXS>(args, o_begin, o_end, matmul_iq2_xxs_single_row, kVbmiStrips.iq2_xxs);
 }
 void matmul_iq2_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  matmul_lattice<IQ2XS>(args, o_begin, o_end, matmul_iq2_xs_single_row);
+  matmul_lattice<IQ2XS>(args, o_begin, o_end, matmul_iq2_xs_single_row, kVbmiStrips.iq2_xs);
 }
 
 }  // namespace strata::kernels::cpu::STRATA_SIMD

@@ -29,6 +29,13 @@ void matmul_iq3_xxs_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end)
 void matmul_iq2_xxs_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq2_xs_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq2_s_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+// The strip kernels of avx2_iq_strips.h (several input rows) with the VBMI decoders filling
+// the strips: the same bits as the tiles.
+void matmul_iq3_s_vbmi_strips(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq3_xxs_vbmi_strips(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq2_xxs_vbmi_strips(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq2_xs_vbmi_strips(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_iq2_s_vbmi_strips(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 #endif
 
 }  // namespace strata::kernels::cpu::STRATA_SIMD

@@ -22,6 +22,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include "kernels/cpu/avx2_iq_row_driver.h"
+#include "kernels/cpu/avx2_iq_strips.h"
 #include "kernels/cpu/avx2_matmul_iq_row.h"
 #include "tensor/block_layouts.h"
 #include "tensor/iq_grids.h"
@@ -47,6 +48,25 @@ using Acc = __m512i;  // int32 lanes 0-7 sum even sub-blocks, 8-15 odd ones
 
 [[gnu::always_inline]] inline __m256i fold(__m512i acc) {
   return _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+}
+
+// One super-block decoded: per sub-block pair p (elements 64p..64p+63) the unsigned grid
+// magnitudes, the bits of the elements whose sign is negative, and the int16 scale vector.
+struct VbmiDecoded {
+  __m512i w[4];
+  uint64_t neg[4];
+  __m512i scales[4];
+};
+
+// The int32 lanes of a decoded super-block against activation codes x.
+[[gnu::always_inline]] inline __m256i decoded_lanes(const VbmiDecoded& d, const int8_t* x) {
+  Acc acc = _mm512_setzero_si512();
+#pragma GCC unroll 4
+  for (int p = 0; p < 4; ++p) {
+    const __m512i xs = signed_codes(x + 64 * p, d.neg[p]);
+    acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(d.w[p], xs), d.scales[p]));
+  }
+  return fold(acc);
 }
 
 // kParts * 64 grid indices' nibble-pair bytes, 64 per register.
@@ -122,22 +142,24 @@ struct IQ3SVbmi {
   static constexpr int kFactorInverse = 1;
   NibbleTable<8> a, b;
   IQ3SVbmi() { build_nibble_tables<8, 0>(iq::kIq3sGrid, a, b); }
-  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+  [[gnu::always_inline]] void decode(const Block& blk, VbmiDecoded& d) const {
     const __m512i order = _mm512_load_si512(kEntryOrder.byte);
     const __m512i index = _mm512_permutexvar_epi8(order, _mm512_loadu_si512(blk.qs));
     const __m512i high = _mm512_permutexvar_epi8(order, _mm512_movm_epi8(load_as<uint64_t>(blk.qh)));
     const __mmask64 bit7 = _mm512_movepi8_mask(index);
     const __mmask64 bit8 = _mm512_movepi8_mask(high);
-    __m512i entries[4];
-    spread_entries(lookup_512(a, index, bit7, bit8), lookup_512(b, index, bit7, bit8), entries);
+    spread_entries(lookup_512(a, index, bit7, bit8), lookup_512(b, index, bit7, bit8), d.w);
     const __m128i scales = odd_scales_from_nibbles(load_as<uint32_t>(blk.scales));
-    Acc acc = _mm512_setzero_si512();
 #pragma GCC unroll 4
     for (int p = 0; p < 4; ++p) {
-      const __m512i xs = signed_codes(x + 64 * p, load_as<uint64_t>(blk.signs + 8 * p));
-      acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(entries[p], xs), pair_scales(scales, p)));
+      d.neg[p] = load_as<uint64_t>(blk.signs + 8 * p);
+      d.scales[p] = pair_scales(scales, p);
     }
-    return fold(acc);
+  }
+  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+    VbmiDecoded d;
+    decode(blk, d);
+    return decoded_lanes(d, x);
   }
 };
 
@@ -184,25 +206,26 @@ struct IQ3XXSVbmi {
   static constexpr int kFactorInverse = 4;
   NibbleTable<4> a, b;
   IQ3XXSVbmi() { build_nibble_tables<4, 3>(iq::kIq3xxsGrid, a, b); }
-  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+  [[gnu::always_inline]] void decode(const Block& blk, VbmiDecoded& d) const {
     const __m512i index = _mm512_permutexvar_epi8(_mm512_load_si512(kEntryOrder.byte), _mm512_loadu_si512(blk.qs));
     const __mmask64 bit7 = _mm512_movepi8_mask(index);
     __m512i entries[4];
     spread_entries(lookup_256(a, index, bit7), lookup_256(b, index, bit7), entries);
     const __m256i aux = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk.qs + kQKK / 4));
-    uint64_t neg[4];
-    signs_from7(aux, neg);
+    signs_from7(aux, d.neg);
     const __m128i ls = _mm256_cvtepi32_epi16(_mm256_srli_epi32(aux, 28));
     const __m128i scales = _mm_add_epi16(_mm_add_epi16(ls, ls), _mm_set1_epi16(1));
     const __m512i levels = _mm512_load_si512(kIq3xxsLevels.byte);
-    Acc acc = _mm512_setzero_si512();
 #pragma GCC unroll 4
     for (int p = 0; p < 4; ++p) {
-      const __m512i w = _mm512_shuffle_epi8(levels, entries[p]);
-      const __m512i xs = signed_codes(x + 64 * p, neg[p]);
-      acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(w, xs), pair_scales(scales, p)));
+      d.w[p] = _mm512_shuffle_epi8(levels, entries[p]);
+      d.scales[p] = pair_scales(scales, p);
     }
-    return fold(acc);
+  }
+  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+    VbmiDecoded d;
+    decode(blk, d);
+    return decoded_lanes(d, x);
   }
 };
 
@@ -281,41 +304,32 @@ template <int kEntries>
                                   _mm512_castsi256_si512(odd_scales));
 }
 
-// The shared tail of the IQ2 kernels: int32 lanes of the 4 sub-block pairs.
-[[gnu::always_inline]] inline __m256i iq2_lanes(const __m512i (&w)[4], const int8_t* x, const uint64_t (&neg)[4],
-                                                const __m512i (&scales)[4]) {
-  Acc acc = _mm512_setzero_si512();
-#pragma GCC unroll 4
-  for (int p = 0; p < 4; ++p) {
-    const __m512i xs = signed_codes(x + 64 * p, neg[p]);
-    acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(w[p], xs), scales[p]));
-  }
-  return fold(acc);
-}
-
 // IQ2_XXS: per sub-block a u32 of four 8-bit indices, then a u32 of four 7-bit sign sets
 // and the 4-bit scale.
 struct IQ2XXSVbmi {
   using Block = BlockIQ2_XXS;
   static constexpr int kFactorInverse = 8;
   CodeTables<256> t{iq::kIq2xxsGrid};
-  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+  [[gnu::always_inline]] void decode(const Block& blk, VbmiDecoded& d) const {
     const __m512i qs = _mm512_loadu_si512(blk.qs);
     // Index bytes (0-3 of every 8) to the front; the aux u32s (odd dwords) to one register.
     const __m512i pick = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0x3b3a3938, 0x33323130, 0x2b2a2928, 0x23222120,
                                           0x1b1a1918, 0x13121110, 0x0b0a0908, 0x03020100);
     const __m512i index = _mm512_permutexvar_epi8(pick, qs);
     const __mmask64 high[3] = {_mm512_movepi8_mask(index), 0, 0};
-    __m512i w[4];
-    expand_codes(lookup_bytes<256>(t.lo, index, high), lookup_bytes<256>(t.hi, index, high), w);
+    expand_codes(lookup_bytes<256>(t.lo, index, high), lookup_bytes<256>(t.hi, index, high), d.w);
     const __m256i aux = _mm512_castsi512_si256(
         _mm512_permutexvar_epi32(_mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 1, 3, 5, 7, 9, 11, 13, 15), qs));
-    uint64_t neg[4];
-    signs_from7(aux, neg);
+    signs_from7(aux, d.neg);
     const __m128i ls = _mm256_cvtepi32_epi16(_mm256_srli_epi32(aux, 28));
     const __m128i odd = _mm_add_epi16(_mm_add_epi16(ls, ls), _mm_set1_epi16(1));
-    const __m512i scales[4] = {pair_scales(odd, 0), pair_scales(odd, 1), pair_scales(odd, 2), pair_scales(odd, 3)};
-    return iq2_lanes(w, x, neg, scales);
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; ++p) d.scales[p] = pair_scales(odd, p);
+  }
+  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+    VbmiDecoded d;
+    decode(blk, d);
+    return decoded_lanes(d, x);
   }
 };
 
@@ -332,21 +346,23 @@ struct IQ2XSVbmi {
   using Block = BlockIQ2_XS;
   static constexpr int kFactorInverse = 8;
   CodeTables<512> t{iq::kIq2xsGrid};
-  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+  [[gnu::always_inline]] void decode(const Block& blk, VbmiDecoded& d) const {
     const __m512i qs = _mm512_loadu_si512(blk.qs);
     const __m512i even = _mm512_load_si512(kEvenBytes.byte);
     const __m512i odd = _mm512_add_epi8(even, _mm512_set1_epi8(1));
     const __m512i index = _mm512_permutexvar_epi8(even, qs);
     const __m512i upper = _mm512_permutexvar_epi8(odd, qs);  // index bit 8, then the sign set
     const __mmask64 high[3] = {_mm512_movepi8_mask(index), _mm512_test_epi8_mask(upper, _mm512_set1_epi8(1)), 0};
-    __m512i w[4];
-    expand_codes(lookup_bytes<512>(t.lo, index, high), lookup_bytes<512>(t.hi, index, high), w);
-    uint64_t neg[4];
-    sign_masks(complete_signs(_mm512_srli_epi16(upper, 1)), neg);  // bit 7 of each byte ignored
+    expand_codes(lookup_bytes<512>(t.lo, index, high), lookup_bytes<512>(t.hi, index, high), d.w);
+    sign_masks(complete_signs(_mm512_srli_epi16(upper, 1)), d.neg);  // bit 7 of each byte ignored
     const __m256i odd_scales = odd_half_scales(load_as<uint64_t>(blk.scales));
-    const __m512i scales[4] = {pair_half_scales(odd_scales, 0), pair_half_scales(odd_scales, 1),
-                               pair_half_scales(odd_scales, 2), pair_half_scales(odd_scales, 3)};
-    return iq2_lanes(w, x, neg, scales);
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; ++p) d.scales[p] = pair_half_scales(odd_scales, p);
+  }
+  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+    VbmiDecoded d;
+    decode(blk, d);
+    return decoded_lanes(d, x);
   }
 };
 
@@ -356,25 +372,81 @@ struct IQ2SVbmi {
   using Block = BlockIQ2_S;
   static constexpr int kFactorInverse = 8;
   CodeTables<1024> t{iq::kIq2sGrid};
-  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+  [[gnu::always_inline]] void decode(const Block& blk, VbmiDecoded& d) const {
     const __m512i index = _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk.qs)));
     const __m512i even = _mm512_load_si512(kEvenBytes.byte);
     const __m512i qh_bytes = _mm512_movm_epi8(load_as<uint64_t>(blk.qh));  // byte i: bit i of qh
     const __mmask64 high[3] = {
         _mm512_movepi8_mask(index), _mm512_movepi8_mask(_mm512_permutexvar_epi8(even, qh_bytes)),
         _mm512_movepi8_mask(_mm512_permutexvar_epi8(_mm512_add_epi8(even, _mm512_set1_epi8(1)), qh_bytes))};
-    __m512i w[4];
-    expand_codes(lookup_bytes<1024>(t.lo, index, high), lookup_bytes<1024>(t.hi, index, high), w);
-    uint64_t neg[4];
-    for (int p = 0; p < 4; ++p) neg[p] = load_as<uint64_t>(blk.qs + kQKK / 8 + 8 * p);
+    expand_codes(lookup_bytes<1024>(t.lo, index, high), lookup_bytes<1024>(t.hi, index, high), d.w);
     const __m256i odd_scales = odd_half_scales(load_as<uint64_t>(blk.scales));
-    const __m512i scales[4] = {pair_half_scales(odd_scales, 0), pair_half_scales(odd_scales, 1),
-                               pair_half_scales(odd_scales, 2), pair_half_scales(odd_scales, 3)};
-    return iq2_lanes(w, x, neg, scales);
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; ++p) {
+      d.neg[p] = load_as<uint64_t>(blk.qs + kQKK / 8 + 8 * p);
+      d.scales[p] = pair_half_scales(odd_scales, p);
+    }
+  }
+  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+    VbmiDecoded d;
+    decode(blk, d);
+    return decoded_lanes(d, x);
   }
 };
 
+// The strips' decoder (avx2_iq_strips.h) from kernel K's decode(): the magnitudes negated
+// where the sign bits say, the scale vectors, and the lanes' bias from codes of 128 (the
+// same maddubs and madd as the policies' decode_step, on 512-bit sub-block pairs).
+template <class K>
+struct VbmiStripDecoder {
+  const K& k;
+  void decode_rows(const MatmulArgs& a, int64_t o, int n, int64_t n_steps, DecodedStep* strip) const {
+    using Block = typename K::Block;
+    const __m512i codes128 = _mm512_set1_epi8(static_cast<char>(0x80));
+    for (int i = 0; i < n; ++i) {
+      const auto* row = reinterpret_cast<const Block*>(static_cast<const std::byte*>(a.w->data) + (o + i) * a.w->row_bytes);
+      for (int64_t s = 0; s < n_steps; ++s) {
+        VbmiDecoded d;
+        k.decode(row[s], d);
+        DecodedStep& out = strip[i * n_steps + s];
+        Acc bias = _mm512_setzero_si512();
+#pragma GCC unroll 4
+        for (int p = 0; p < 4; ++p) {
+          const __m512i w = _mm512_mask_sub_epi8(d.w[p], static_cast<__mmask64>(d.neg[p]), _mm512_setzero_si512(), d.w[p]);
+          _mm512_store_si512(out.w + 64 * p, w);
+          _mm512_store_si512(out.scale[2 * p], d.scales[p]);
+          bias = _mm512_add_epi32(bias, _mm512_madd_epi16(_mm512_maddubs_epi16(codes128, w), d.scales[p]));
+        }
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out.neg_bias), _mm256_sub_epi32(_mm256_setzero_si256(), fold(bias)));
+        out.d = block_scale<K>(row[s]) * (1.0f / K::kFactorInverse);
+      }
+    }
+  }
+};
+
+template <class K>
+void strips_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  const K k;
+  matmul_rows_strips_with(args, o_begin, o_end, VbmiStripDecoder<K>{k});
+}
+
 }  // namespace
+
+void matmul_iq3_s_vbmi_strips(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  strips_vbmi<IQ3SVbmi>(args, o_begin, o_end);
+}
+void matmul_iq3_xxs_vbmi_strips(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  strips_vbmi<IQ3XXSVbmi>(args, o_begin, o_end);
+}
+void matmul_iq2_xxs_vbmi_strips(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  strips_vbmi<IQ2XXSVbmi>(args, o_begin, o_end);
+}
+void matmul_iq2_xs_vbmi_strips(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  strips_vbmi<IQ2XSVbmi>(args, o_begin, o_end);
+}
+void matmul_iq2_s_vbmi_strips(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  strips_vbmi<IQ2SVbmi>(args, o_begin, o_end);
+}
 
 void matmul_iq2_xs_vbmi(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_single_row(IQ2XSVbmi(), args, o_begin, o_end);
