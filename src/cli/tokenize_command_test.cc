@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -91,7 +92,8 @@ class TokenizeCommandTest : public ::testing::Test {
 
   // For each chosen vector of a vocab, --ids with the text as an argument and with -f FILE both
   // print exactly the expected ids; with --bos (tried on the first) bos_id comes before them.
-  void check_vectors(const char* vocab, std::span<const size_t> picks, int32_t bos_id) {
+  void check_vectors(const char* vocab, std::span<const size_t> picks, std::span<const size_t> file_picks,
+                     int32_t bos_id) {
     const std::string model = shared_vocab_path(vocab);
     const std::vector<std::string> inputs = read_vocab_inputs(vocab);
     const std::vector<std::vector<int32_t>> expected = read_vocab_expected(vocab);
@@ -105,6 +107,7 @@ class TokenizeCommandTest : public ::testing::Test {
       EXPECT_EQ(arg.exit_code, 0) << arg.err;
       EXPECT_EQ(arg.out, want);
 
+      if (std::find(file_picks.begin(), file_picks.end(), i) == file_picks.end()) continue;
       CliRun file = tokenize({"-m", model, "--ids", "-f", write_text_file(inputs[i])});
       EXPECT_EQ(file.exit_code, 0) << file.err;
       EXPECT_EQ(file.out, want);
@@ -122,11 +125,15 @@ class TokenizeCommandTest : public ::testing::Test {
 
 // Words, an umlaut, tabs and newlines, byte fallback or byte-level emoji, Cyrillic, digits, mixed scripts.
 constexpr size_t kPicks[] = {11, 1, 10, 18, 20, 28, 32, 39};
+// -f reads the same text from a file: what it could get wrong is bytes (line ends, tabs, bytes that
+// are not whole characters), so it runs on the picks that have them. Each run starts `strata`, which
+// is most of this test's time (a second a start under the sanitizers).
+constexpr size_t kFilePicks[] = {10, 18};
 
-TEST_F(TokenizeCommandTest, LlamaIdsMatchTheVectors) { check_vectors(kLlama, kPicks, 1); }
+TEST_F(TokenizeCommandTest, LlamaIdsMatchTheVectors) { check_vectors(kLlama, kPicks, kFilePicks, 1); }
 
 // GPT-2 does not add BOS itself, but --bos still puts its BOS (<|endoftext|>) first.
-TEST_F(TokenizeCommandTest, Gpt2IdsMatchTheVectors) { check_vectors(kGpt2, kPicks, 50256); }
+TEST_F(TokenizeCommandTest, Gpt2IdsMatchTheVectors) { check_vectors(kGpt2, kPicks, kFilePicks, 50256); }
 
 // An empty file is an empty text: no ids, one empty line.
 TEST_F(TokenizeCommandTest, EmptyFileGivesAnEmptyLine) {
