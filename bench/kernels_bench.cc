@@ -149,7 +149,7 @@ void BM_MatmulHot(benchmark::State& state, DType type) {
 }
 
 void hot_shapes(benchmark::internal::Benchmark* b) {
-  for (int rows : {1, 4, 8, 64}) b->Args({256, 2048, rows});
+  for (int rows : {1, 2, 4, 8, 64}) b->Args({256, 2048, rows});
   // ffn_down's width: a 16-row group of 5632 inputs outgrows L1, so a prompt's later tiles
   // read the group from L2.
   b->Args({256, 5632, 64});
@@ -157,7 +157,7 @@ void hot_shapes(benchmark::internal::Benchmark* b) {
 }
 
 void matmul_shapes(benchmark::internal::Benchmark* b) {
-  for (int rows : {1, 8, 64}) {
+  for (int rows : {1, 2, 8, 64}) {
     b->Args({2048, 2048, rows});
     b->Args({5632, 2048, rows});
     b->Args({2048, 5632, rows});
@@ -226,6 +226,8 @@ STRATA_MATMUL_BENCH(q5_0, DType::kQ5_0);
 STRATA_MATMUL_BENCH(q4_K, DType::kQ4_K);
 STRATA_MATMUL_BENCH(q5_K, DType::kQ5_K);
 STRATA_MATMUL_BENCH(q6_K, DType::kQ6_K);
+STRATA_MATMUL_BENCH(iq3_s, DType::kIQ3_S);
+STRATA_MATMUL_BENCH(iq2_xs, DType::kIQ2_XS);
 
 #define STRATA_MATMUL_HOT_BENCH(name, type) \
   BENCHMARK_CAPTURE(BM_MatmulHot, name, type)->Apply(hot_shapes)

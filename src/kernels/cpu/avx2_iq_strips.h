@@ -18,7 +18,9 @@
 //
 // The AVX-512 build runs the sub-blocks in pairs on 512-bit vectors (lanes 0-7 even
 // sub-blocks, 8-15 odd ones, added before the float step) with VNNI's vpdpwssd in place of
-// madd + add. Internal linkage only (see avx2_iq_lattice.h).
+// madd + add, and the float step for two input rows per vector. Where the CPU has VBMI,
+// avx512_matmul_iq_vbmi.cc fills the strips with its byte-permute decoders (the same bytes).
+// Internal linkage only (see avx2_iq_lattice.h).
 #pragma once
 
 #if defined(STRATA_KERNELS_AVX512)
@@ -42,9 +44,9 @@ struct alignas(64) DecodedStep {
   float d;                 // d_w * f
 };
 
-// The decoded strip lives on the stack: this many bytes, so weight rows of up to
-// kStripSteps super-blocks (32768 inputs) fit one at a time, and kStripRows at once for
-// n_in up to kStripSteps / kStripRows super-blocks.
+// The decoded strip lives on the stack: this many super-blocks (72 KiB), so weight rows of up
+// to 32768 inputs fit one at a time, and kStripRows at once for n_in up to kStripSteps /
+// kStripRows super-blocks (AVX-512 8192, AVX2 16384).
 constexpr int64_t kStripSteps = 128;
 #if defined(STRATA_KERNELS_AVX512)
 constexpr int kStripRows = 4;

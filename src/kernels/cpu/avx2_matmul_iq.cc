@@ -10,7 +10,9 @@
 // int32 lanes (lane k: elements 4k..4k+3 of each sub-block), summed over the super-block;
 // then one fused multiply-add by (d_w * f) * d_x, where f is the power of two the format
 // scales by (IQ3_S 1, IQ3_XXS 1/4, IQ2_* and IQ1_* 1/8). The oracle in matmul_simd_oracle_test.cc
-// computes the same integers and float operations.
+// computes the same integers and float operations. From kStripMinRows input rows the strip
+// kernels (avx2_iq_strips.h) take over: the same integers and float step, each weight row
+// decoded once per block of input rows instead of once per tile.
 #include <algorithm>
 #include <cstring>
 
@@ -54,8 +56,12 @@ void rows_one_at_a_time(const MatmulArgs& args, int64_t o_begin, int64_t o_end,
   }
 }
 
-// Input rows from which a decoded strip (avx2_iq_strips.h) beats decoding per tile.
+// Input rows from which a decoded strip (avx2_iq_strips.h) beats decoding per tile (4 rows:
+// even), and from which strips filled by the VBMI decoders beat the VBMI single-row kernels
+// row by row (one thread, 256 x 2048 in cache, GMAC/s: 2 rows 25-32 -> 41-42, 4 rows 23-31 ->
+// 55-65; 5632 x 2048 streamed on 2 threads, 2 rows: 1.02 -> 0.70-0.87 ms).
 constexpr int kStripMinRows = 8;
+constexpr int kVbmiStripMinRows = 2;
 
 bool strips_pay(const MatmulArgs& args) { return args.n_rows >= kStripMinRows && strips_fit(*args.w); }
 
@@ -78,8 +84,9 @@ constexpr VbmiStrips kVbmiStrips{};
 template <class K>
 void matmul_lattice(const MatmulArgs& args, int64_t o_begin, int64_t o_end, RowsFn single_row, RowsFn vbmi_strips) {
   if (args.n_rows == 1) return single_row(args, o_begin, o_end);
-  if (strips_pay(args)) {
-    if (vbmi_strips != nullptr && rows_one_at_a_time_pays()) return vbmi_strips(args, o_begin, o_end);
+  if (vbmi_strips != nullptr && rows_one_at_a_time_pays()) {
+    if (args.n_rows >= kVbmiStripMinRows && strips_fit(*args.w)) return vbmi_strips(args, o_begin, o_end);
+  } else if (strips_pay(args)) {
     return matmul_rows_strips<K>(args, o_begin, o_end);
   }
   if (rows_one_at_a_time_pays()) return rows_one_at_a_time(args, o_begin, o_end, single_row);
