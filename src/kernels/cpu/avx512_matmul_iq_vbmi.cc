@@ -69,6 +69,18 @@ struct VbmiDecoded {
   return fold(acc);
 }
 
+// A kernel's sum() for the single-row driver: its decode(), then decoded_lanes(). Derived
+// supplies decode(block, VbmiDecoded&); the strips call decode() alone.
+template <class Derived>
+struct DecodeThenMultiply {
+  template <class Block>
+  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
+    VbmiDecoded d;
+    static_cast<const Derived&>(*this).decode(blk, d);
+    return decoded_lanes(d, x);
+  }
+};
+
 // kParts * 64 grid indices' nibble-pair bytes, 64 per register.
 template <int kParts>
 struct NibbleTable {
@@ -137,7 +149,7 @@ inline void build_nibble_tables(const uint32_t* grid, NibbleTable<kParts>& a, Ni
   entries[3] = _mm512_unpackhi_epi16(l_hi, h_hi);
 }
 
-struct IQ3SVbmi {
+struct IQ3SVbmi : DecodeThenMultiply<IQ3SVbmi> {
   using Block = BlockIQ3_S;
   static constexpr int kFactorInverse = 1;
   NibbleTable<8> a, b;
@@ -155,11 +167,6 @@ struct IQ3SVbmi {
       d.neg[p] = load_as<uint64_t>(blk.signs + 8 * p);
       d.scales[p] = pair_scales(scales, p);
     }
-  }
-  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
-    VbmiDecoded d;
-    decode(blk, d);
-    return decoded_lanes(d, x);
   }
 };
 
@@ -201,7 +208,7 @@ constexpr ByteTable kIq3xxsLevels = [] {
   return t;
 }();
 
-struct IQ3XXSVbmi {
+struct IQ3XXSVbmi : DecodeThenMultiply<IQ3XXSVbmi> {
   using Block = BlockIQ3_XXS;
   static constexpr int kFactorInverse = 4;
   NibbleTable<4> a, b;
@@ -221,11 +228,6 @@ struct IQ3XXSVbmi {
       d.w[p] = _mm512_shuffle_epi8(levels, entries[p]);
       d.scales[p] = pair_scales(scales, p);
     }
-  }
-  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
-    VbmiDecoded d;
-    decode(blk, d);
-    return decoded_lanes(d, x);
   }
 };
 
@@ -306,7 +308,7 @@ template <int kEntries>
 
 // IQ2_XXS: per sub-block a u32 of four 8-bit indices, then a u32 of four 7-bit sign sets
 // and the 4-bit scale.
-struct IQ2XXSVbmi {
+struct IQ2XXSVbmi : DecodeThenMultiply<IQ2XXSVbmi> {
   using Block = BlockIQ2_XXS;
   static constexpr int kFactorInverse = 8;
   CodeTables<256> t{iq::kIq2xxsGrid};
@@ -326,11 +328,6 @@ struct IQ2XXSVbmi {
 #pragma GCC unroll 4
     for (int p = 0; p < 4; ++p) d.scales[p] = pair_scales(odd, p);
   }
-  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
-    VbmiDecoded d;
-    decode(blk, d);
-    return decoded_lanes(d, x);
-  }
 };
 
 // Byte i < 32: 2i (the low bytes of 32 u16); the rest 0.
@@ -342,7 +339,7 @@ constexpr ByteTable kEvenBytes = [] {
 
 // IQ2_XS: per group of 8 a u16 of a 9-bit index and a 7-bit sign set; a 4-bit scale per 16
 // elements.
-struct IQ2XSVbmi {
+struct IQ2XSVbmi : DecodeThenMultiply<IQ2XSVbmi> {
   using Block = BlockIQ2_XS;
   static constexpr int kFactorInverse = 8;
   CodeTables<512> t{iq::kIq2xsGrid};
@@ -359,16 +356,11 @@ struct IQ2XSVbmi {
 #pragma GCC unroll 4
     for (int p = 0; p < 4; ++p) d.scales[p] = pair_half_scales(odd_scales, p);
   }
-  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
-    VbmiDecoded d;
-    decode(blk, d);
-    return decoded_lanes(d, x);
-  }
 };
 
 // IQ2_S: 10-bit indices (low bytes in qs[0..31], bits 8 and 9 of group g in bits 2g and
 // 2g + 1 of qh), explicit sign bytes in qs[32..63], a 4-bit scale per 16 elements.
-struct IQ2SVbmi {
+struct IQ2SVbmi : DecodeThenMultiply<IQ2SVbmi> {
   using Block = BlockIQ2_S;
   static constexpr int kFactorInverse = 8;
   CodeTables<1024> t{iq::kIq2sGrid};
@@ -386,11 +378,6 @@ struct IQ2SVbmi {
       d.neg[p] = load_as<uint64_t>(blk.qs + kQKK / 8 + 8 * p);
       d.scales[p] = pair_half_scales(odd_scales, p);
     }
-  }
-  [[gnu::always_inline]] __m256i sum(const Block& blk, const int8_t* x) const {
-    VbmiDecoded d;
-    decode(blk, d);
-    return decoded_lanes(d, x);
   }
 };
 
