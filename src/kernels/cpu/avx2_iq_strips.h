@@ -89,6 +89,25 @@ struct PolicyStripDecoder {
   }
 };
 
+// Input rows [r0, r0 + NR) of the quantized activations.
+template <int NR>
+[[gnu::always_inline]] inline void load_input_rows(const MatmulArgs& a, int r0, Q8Row (&in)[NR]) {
+#pragma GCC unroll 4
+  for (int r = 0; r < NR; ++r) in[r] = q8_row(a.xq + static_cast<size_t>(r0 + r) * a.xq_layout.row_bytes, a.xq_layout);
+}
+
+// Step s of a tile: the strip's decoded step of each of its NW weight rows (row i's steps at
+// strip + i * n_steps) and the activation codes of each input row.
+template <int NW, int NR>
+[[gnu::always_inline]] inline void step_operands(const DecodedStep* strip, int64_t n_steps, int64_t s,
+                                                 const Q8Row (&in)[NR], const DecodedStep* (&w)[NW],
+                                                 const int8_t* (&x)[NR]) {
+#pragma GCC unroll 4
+  for (int i = 0; i < NW; ++i) w[i] = strip + i * n_steps + s;
+#pragma GCC unroll 4
+  for (int r = 0; r < NR; ++r) x[r] = in[r].q + s * kQKK;
+}
+
 #if defined(STRATA_KERNELS_AVX512)
 // The super-block's int32 sums of weight step w against activation codes x, per (weight
 // row, input row) pair: lanes 0-7 the even sub-blocks' part of the tiled kernels' lanes,
@@ -128,8 +147,7 @@ template <int NW, int NR>
                                               int64_t o, int r0) {
   constexpr int NQ = (NR + 1) / 2;
   Q8Row in[NR];
-#pragma GCC unroll 4
-  for (int r = 0; r < NR; ++r) in[r] = q8_row(a.xq + static_cast<size_t>(r0 + r) * a.xq_layout.row_bytes, a.xq_layout);
+  load_input_rows<NR>(a, r0, in);
   __m512 acc[NW][NQ];
 #pragma GCC unroll 4
   for (int i = 0; i < NW; ++i) {
@@ -139,10 +157,7 @@ template <int NW, int NR>
   for (int64_t s = 0; s < n_steps; ++s) {
     const DecodedStep* w[NW];
     const int8_t* x[NR];
-#pragma GCC unroll 4
-    for (int i = 0; i < NW; ++i) w[i] = strip + i * n_steps + s;
-#pragma GCC unroll 4
-    for (int r = 0; r < NR; ++r) x[r] = in[r].q + s * kQKK;
+    step_operands<NW, NR>(strip, n_steps, s, in, w, x);
     __m512i sum[NW][NR];
     step_sums<NW, NR>(w, x, sum);
     __m512 d_x[NQ];
@@ -214,8 +229,7 @@ template <int NW, int NR>
 [[gnu::always_inline]] inline void strip_tile(const MatmulArgs& a, const DecodedStep* strip, int64_t n_steps,
                                               int64_t o, int r0) {
   Q8Row in[NR];
-#pragma GCC unroll 4
-  for (int r = 0; r < NR; ++r) in[r] = q8_row(a.xq + static_cast<size_t>(r0 + r) * a.xq_layout.row_bytes, a.xq_layout);
+  load_input_rows<NR>(a, r0, in);
   __m256 acc[NW][NR];
 #pragma GCC unroll 4
   for (int i = 0; i < NW; ++i) {
@@ -225,10 +239,7 @@ template <int NW, int NR>
   for (int64_t s = 0; s < n_steps; ++s) {
     const DecodedStep* w[NW];
     const int8_t* x[NR];
-#pragma GCC unroll 4
-    for (int i = 0; i < NW; ++i) w[i] = strip + i * n_steps + s;
-#pragma GCC unroll 4
-    for (int r = 0; r < NR; ++r) x[r] = in[r].q + s * kQKK;
+    step_operands<NW, NR>(strip, n_steps, s, in, w, x);
     __m256i lanes[NW][NR];
     step_lanes<NW, NR>(w, x, lanes);
 #pragma GCC unroll 4
