@@ -13,9 +13,11 @@
 #pragma once
 
 #include <cstring>
+#include <utility>
 
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_common.h"
+#include "kernels/cpu/avx2_iq3s_decode.h"
 #include "kernels/kernel_table.h"
 #include "kernels/quant_blocks.h"
 #include "tensor/iq_grids.h"
@@ -72,8 +74,9 @@ struct SubBlock {
   __m256i scale;
 };
 
-// What the four policies share; Derived supplies sub_block(block, j). The weights are decoded
-// once per weight row and step (load_w) and reused for every input row of the tile.
+// What the policies share; Derived supplies sub_block(block, j), or decode_all(block, out)
+// for all 8 at once. The weights are decoded once per weight row and step (load_w) and reused
+// for every input row of the tile.
 template <class Derived, class Block, int kFactorInverse>
 struct IqPolicy {
   using Input = IqInput;
@@ -92,10 +95,19 @@ struct IqPolicy {
   static W load_w(const std::byte* row, int64_t s) {
     const Block* b = reinterpret_cast<const Block*>(row) + s;
     W w;
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) w.sub[j] = Derived::sub_block(*b, j);
+    sub_blocks(*b, w.sub);
     w.d = Derived::block_d(*b) * (1.0f / kFactorInverse);
     return w;
+  }
+  // All 8 sub-blocks of b: Derived::decode_all where the format decodes a super-block at
+  // once, else Derived::sub_block one at a time.
+  [[gnu::always_inline]] static void sub_blocks(const Block& b, SubBlock (&out)[8]) {
+    if constexpr (requires { Derived::decode_all(b, out); }) {
+      Derived::decode_all(b, out);
+    } else {
+#pragma GCC unroll 8
+      for (int j = 0; j < 8; ++j) out[j] = Derived::sub_block(b, j);
+    }
   }
   static float block_d(const Block& b) { return load_fp16(&b.d); }
   // sum(w * x) = sum(|w| * (x * sign(w))): unsigned times signed, as maddubs needs.
@@ -125,14 +137,15 @@ struct IqPolicy {
 }
 
 struct IQ3S : IqPolicy<IQ3S, BlockIQ3_S, 1> {
-  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ3_S& b, int j) {
-    const uint8_t* qs = b.qs + 8 * j;
-    const int qh = b.qh[j];
-    int index[8];
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i) index[i] = qs[i] | ((qh << (8 - i)) & 256);  // 9th bit from qh
-    const int ls = (b.scales[j / 2] >> (4 * (j % 2))) & 0x0f;
-    return {apply_signs(grid_bytes(iq::kIq3sGrid, index), load_u32(b.signs + 4 * j)), scale16(2 * ls + 1)};
+  // The super-block's indices, signs and scales are built once for its 8 sub-blocks
+  // (avx2_iq3s_decode.h).
+  [[gnu::always_inline]] static void decode_all(const BlockIQ3_S& b, SubBlock (&out)[8]) {
+    decode_sub_blocks(iq3s_parts(b), out, std::make_integer_sequence<int, 8>{});
+  }
+  template <int... J>
+  [[gnu::always_inline]] static void decode_sub_blocks(const Iq3sParts& p, SubBlock (&out)[8],
+                                                       std::integer_sequence<int, J...>) {
+    ((out[J] = {negate_where(iq3s_magnitudes<J>(p), iq3s_negative<J>(p)), iq3s_scale<J>(p)}), ...);
   }
 };
 

@@ -64,12 +64,13 @@ template <class K>
 [[gnu::always_inline]] inline void decode_step(const typename K::BlockType& b, DecodedStep& out) {
   const __m256i codes128 = _mm256_set1_epi8(static_cast<char>(0x80));
   __m256i bias = _mm256_setzero_si256();
+  SubBlock sb[8];
+  K::sub_blocks(b, sb);
 #pragma GCC unroll 8
   for (int j = 0; j < 8; ++j) {
-    const SubBlock sb = K::sub_block(b, j);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(out.w + 32 * j), sb.w);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(out.scale[j]), sb.scale);
-    bias = _mm256_add_epi32(bias, _mm256_madd_epi16(_mm256_maddubs_epi16(codes128, sb.w), sb.scale));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out.w + 32 * j), sb[j].w);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out.scale[j]), sb[j].scale);
+    bias = _mm256_add_epi32(bias, _mm256_madd_epi16(_mm256_maddubs_epi16(codes128, sb[j].w), sb[j].scale));
   }
   _mm256_store_si256(reinterpret_cast<__m256i*>(out.neg_bias), _mm256_sub_epi32(_mm256_setzero_si256(), bias));
   out.d = K::block_d(b) * (1.0f / K::kFactorInv);

@@ -7,9 +7,10 @@
 // every input row; with one input row there is nothing to reuse, and their per-element
 // scalar index arithmetic cost most of a decode step. Here one super-block is multiplied
 // straight into 8 int32 lanes: grid entries are loaded into vectors by scalar loads (on the
-// AMD Zen 5 measured, a gather is slower than its scalar loads; indices are computed in
-// scalar registers, never read back from a vector stored to the stack, whose loads wait on
-// the store), IQ2_XS and IQ3_XXS decode a super-block's sign sets in vectors (IQ1_S and
+// AMD Zen 5 measured, a gather is slower than its scalar loads; indices are in scalar
+// registers, never read back from a vector stored to the stack, whose loads wait on the
+// store; IQ3_S computes its 9-bit ones in vectors and moves them over, avx2_iq3s_decode.h),
+// IQ2_XS and IQ3_XXS decode a super-block's sign sets in vectors (IQ1_S and
 // IQ1_M its scales and shift signs), the sign bits negate the activation codes instead of
 // the weights so the unsigned grid bytes feed maddubs directly, and maddubs, then madd by the
 // sub-block's odd scale, sum over the super-block. Lane k ends up with sum over sub-blocks j of scale_j * (elements
@@ -21,6 +22,7 @@
 
 #include <utility>
 
+#include "kernels/cpu/avx2_iq3s_decode.h"
 #include "kernels/cpu/avx2_iq_row_driver.h"
 #include "tensor/block_layouts.h"
 #include "tensor/iq_grids.h"
@@ -28,16 +30,6 @@
 namespace strata::kernels::cpu::STRATA_SIMD {
 
 namespace {
-
-// Activation codes x (32 bytes) negated where bit e of neg is set.
-[[gnu::always_inline]] inline __m256i signed_codes(const int8_t* x, uint32_t neg) {
-  const __m256i bytes = _mm256_shuffle_epi8(
-      _mm256_set1_epi32(static_cast<int>(neg)),
-      _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
-  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-  const __m256i m = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
-  return _mm256_sub_epi8(_mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)), m), m);
-}
 
 // Word j of v (8 int16 in both 128-bit lanes) in every word.
 [[gnu::always_inline]] inline __m256i word_in_lanes(__m256i v, int j) {
@@ -51,8 +43,8 @@ namespace {
 }
 
 // Eight 32-bit grid entries g[index(0)] .. g[index(7)], loaded by broadcasts and merged by
-// blends, from indices computed in scalar registers (for IQ3_S, 1.2x faster than its gather
-// on the AMD Zen 5; the gather's indices read back from the stack instead: 1.3x slower).
+// blends, from indices computed in scalar registers (IQ3_XXS: its indices are the qs bytes;
+// IQ3_S builds its 9-bit ones in vectors, avx2_iq3s_decode.h).
 // The blend masks are template arguments (a fold over lanes 1..7), not a loop variable: the
 // instruction takes its mask as an immediate, which an unrolled loop gives only when the
 // compiler does unroll it (not at -O0, nor under ASan at -O1).
@@ -71,19 +63,19 @@ struct IQ3S {
   using Block = BlockIQ3_S;
   static constexpr int kFactorInverse = 1;
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
-    const __m128i odd = odd_scales_from_nibbles(load_as<uint32_t>(b.scales));
-    const __m256i scales = _mm256_set_m128i(odd, odd);
-    __m256i acc = _mm256_setzero_si256();
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) {
-      // Index l takes bit l of qh[j] as its 9th bit.
-      const uint32_t qh = b.qh[j];
-      const uint8_t* q = b.qs + 8 * j;
-      const __m256i grid = grid32(iq::kIq3sGrid, [&](int l) { return q[l] | ((qh << (8 - l)) & 256); });
-      const __m256i xs = signed_codes(x + 32 * j, load_as<uint32_t>(b.signs + 4 * j));
-      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(grid, xs), sub_block_scale(scales, j)));
-    }
+    const Iq3sParts p = iq3s_parts(b);
+    return sub_blocks(p, x, _mm256_setzero_si256(), std::make_integer_sequence<int, 8>{});
+  }
+  template <int... J>
+  [[gnu::always_inline]] static __m256i sub_blocks(const Iq3sParts& p, const int8_t* x, __m256i acc,
+                                                   std::integer_sequence<int, J...>) {
+    ((acc = _mm256_add_epi32(acc, sub_block<J>(p, x + 32 * J))), ...);
     return acc;
+  }
+  template <int J>
+  [[gnu::always_inline]] static __m256i sub_block(const Iq3sParts& p, const int8_t* x) {
+    const __m256i xs = negate_where(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)), iq3s_negative<J>(p));
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(iq3s_magnitudes<J>(p), xs), iq3s_scale<J>(p));
   }
 };
 
