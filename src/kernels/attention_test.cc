@@ -326,7 +326,15 @@ INSTANTIATE_TEST_SUITE_P(
                       // 8, odd blocks, and more kv heads than one walk takes together (8).
                       AttnCase{DType::kF16, 100, 12, 4, 64, 16}, AttnCase{DType::kQ8_0, 90, 32, 8, 32, 16},
                       AttnCase{DType::kQ8_0, 130, 48, 6, 64, 16}, AttnCase{DType::kF32, 41, 16, 4, 16, 7},
-                      AttnCase{DType::kF16, 60, 30, 10, 32, 16}, AttnCase{DType::kQ8_0, 75, 40, 10, 32, 16}),
+                      AttnCase{DType::kF16, 60, 30, 10, 32, 16}, AttnCase{DType::kQ8_0, 75, 40, 10, 32, 16},
+                      // Groups of 3 and 4 on the 4-head layout (two keys per vector on AVX2, four on
+                      // AVX-512): one key, an odd last key group, one past a window (48 keys on AVX2,
+                      // 64 on AVX-512), odd blocks across windows, a block larger than a window,
+                      // Llama-3 / Mixtral's 8 kv heads of 128 at depth.
+                      AttnCase{DType::kF16, 1, 32, 8, 128, 16}, AttnCase{DType::kF16, 49, 32, 8, 128, 16},
+                      AttnCase{DType::kQ8_0, 65, 32, 8, 128, 16}, AttnCase{DType::kF16, 97, 12, 4, 128, 16},
+                      AttnCase{DType::kF32, 63, 24, 8, 64, 7}, AttnCase{DType::kQ8_0, 130, 16, 4, 64, 96},
+                      AttnCase{DType::kF16, 258, 12, 4, 128, 32}, AttnCase{DType::kF16, 515, 32, 8, 128, 16}),
     [](const ::testing::TestParamInfo<AttnCase>& info) {
       const AttnCase& c = info.param;
       return std::string(dtype_name(c.type)) + "_t" + std::to_string(c.n_tokens) + "_h" + std::to_string(c.n_head) + "_kv" +

@@ -3,10 +3,11 @@
 // out). Scores do not depend on the softmax, so they are computed for a window of whole
 // K/V blocks at a time (kWindowKeys; more independent multiply-add chains per pass), then
 // each block of the window takes its softmax and value steps in order:
-//   K rows   converted to floats into kf (AVX2: one row per key; AVX-512: two keys' rows
-//            interleaved, so one 64-bit broadcast gives a vector of 8 heads x 2 keys);
+//   K rows   converted to floats into kf, a score vector's keys interleaved so one broadcast
+//            gives them (avx2_attention_decode_scores.h: 8 heads x 1 key on AVX2, x 2 on
+//            AVX-512; a group of up to 4 query heads takes 4 heads x 2 keys, x 4 on AVX-512);
 //   scores   a fused multiply-add chain per (head, key) over head_dim in index order, times
-//            scale, stored as p[t][head] (AVX2: 12 keys per pass, AVX-512: 32);
+//            scale, stored as p[t][head] (12 vectors per pass on AVX2, 16 on AVX-512);
 //   softmax  per block, 8 heads per vector: block max, rescale, exponentials and the running
 //            sum in key order;
 //   values   per block, out = out * rescale, then one fused multiply-add per key in key
@@ -33,6 +34,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/cpu/avx2_attention_decode_scores.h"
 #include "kernels/cpu/avx2_attention_decode_tile.h"
 
 namespace strata::kernels::cpu::STRATA_SIMD {
@@ -42,77 +44,6 @@ namespace {
 using namespace decode;
 
 #if defined(STRATA_KERNELS_AVX512)
-// Dims [i, i + 16) as floats.
-template <DType T>
-__m512 load16(const std::byte* row, int i) {
-  if constexpr (T == DType::kF16) {
-    return _mm512_cvtph_ps(load_256(row + 2 * i));
-  } else if constexpr (T == DType::kQ8_0) {
-    const auto* b = reinterpret_cast<const BlockQ8_0*>(row) + i / kQK;
-    const __m512i q = _mm512_cvtepi8_epi32(load_128(b->qs + i % kQK));
-    return _mm512_mul_ps(_mm512_cvtepi32_ps(q), _mm512_set1_ps(load_fp16(&b->d)));
-  } else {
-    return _mm512_loadu_ps(reinterpret_cast<const float*>(row) + i);
-  }
-}
-
-// kf[g][i][k] = K[2g + k][i]: pair g's rows interleaved (a missing second row reads zeros).
-template <DType T>
-void convert_k(const Decode& D, int b0, int n, NextWindow& next) {
-  const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-  const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-  RowWalk rows(D, D.a->block_k, b0 * D.a->block_tokens);
-  for (int g = 0; 2 * g < n; ++g) {
-    next.key();
-    next.key();
-    const std::byte* ka = rows.next();
-    const std::byte* kc = 2 * g + 1 < n ? rows.next() : ka;
-    float* dst = D.kf + static_cast<size_t>(g) * 2 * D.hd;
-    for (int i = 0; i < D.hd; i += 16) {
-      const __m512 x = load16<T>(ka, i);
-      const __m512 y = 2 * g + 1 < n ? load16<T>(kc, i) : _mm512_setzero_ps();
-      _mm512_storeu_ps(dst + 2 * i, _mm512_permutex2var_ps(x, lo, y));
-      _mm512_storeu_ps(dst + 2 * i + 16, _mm512_permutex2var_ps(x, hi, y));
-    }
-  }
-}
-
-// Scores of key pairs [g0, g0 + NP): lanes 8 heads x 2 keys, stored back as p[t][head].
-template <int NP>
-void scores(const Decode& D, int g0) {
-  const int hd = D.hd;
-  __m512 acc[NP];
-#pragma GCC unroll 16
-  for (int g = 0; g < NP; ++g) acc[g] = _mm512_setzero_ps();
-  const float* k = D.kf + static_cast<size_t>(g0) * 2 * hd;
-  for (int i = 0; i < hd; ++i) {
-    const __m512 qv = _mm512_loadu_ps(D.qrep + static_cast<size_t>(i) * kLanes);
-#pragma GCC unroll 16
-    for (int g = 0; g < NP; ++g) {
-      double pair;  // keys 2g and 2g + 1 at dim i: one 64-bit broadcast
-      std::memcpy(&pair, k + g * 2 * hd + 2 * i, sizeof pair);
-      const __m512 kv = _mm512_castpd_ps(_mm512_set1_pd(pair));
-      acc[g] = _mm512_fmadd_ps(qv, kv, acc[g]);
-    }
-  }
-  const __m512 scale = _mm512_set1_ps(D.a->scale);
-  const __m512i by_key = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
-#pragma GCC unroll 16
-  for (int g = 0; g < NP; ++g) {
-    _mm512_storeu_ps(D.p + (g0 + g) * 2 * kHeads, _mm512_permutexvar_ps(by_key, _mm512_mul_ps(acc[g], scale)));
-  }
-}
-
-void scores_window(const Decode& D, int n) {
-  const int n_pairs = (n + 1) / 2;
-  int g = 0;
-  for (; g + 16 <= n_pairs; g += 16) scores<16>(D, g);
-  if (g + 8 <= n_pairs) scores<8>(D, g), g += 8;
-  if (g + 4 <= n_pairs) scores<4>(D, g), g += 4;
-  if (g + 2 <= n_pairs) scores<2>(D, g), g += 2;
-  if (g < n_pairs) scores<1>(D, g);
-}
-
 // Heads [0, NJ), dims [d, d + 16 * ND) over the window's n keys (first block b0): per block,
 // out = out * rescale[block][j], then one fused multiply-add per key; out stays in registers.
 template <DType T, int NJ, int ND>
@@ -169,45 +100,6 @@ void values_window(const Decode& D, int b0, int n, const float* rescale) {
   if (d < D.hd) values_dims<T, kHeads, 1>(D, b0, n, rescale, d);
 }
 #else
-// kf[t][i] = K[t][i].
-template <DType T>
-void convert_k(const Decode& D, int b0, int n, NextWindow& next) {
-  RowWalk rows(D, D.a->block_k, b0 * D.a->block_tokens);
-  for (int t = 0; t < n; ++t) {
-    next.key();
-    const std::byte* row = rows.next();
-    float* dst = D.kf + static_cast<size_t>(t) * D.hd;
-    for (int i = 0; i < D.hd; i += 8) _mm256_storeu_ps(dst + i, load8<T>(row, i));
-  }
-}
-
-// Scores of keys [t0, t0 + NK): lanes are the 8 heads.
-template <int NK>
-void scores(const Decode& D, int t0) {
-  const int hd = D.hd;
-  __m256 acc[NK];
-#pragma GCC unroll 16
-  for (int t = 0; t < NK; ++t) acc[t] = _mm256_setzero_ps();
-  const float* k = D.kf + static_cast<size_t>(t0) * hd;
-  for (int i = 0; i < hd; ++i) {
-    const __m256 qv = _mm256_loadu_ps(D.qrep + static_cast<size_t>(i) * kLanes);
-#pragma GCC unroll 16
-    for (int t = 0; t < NK; ++t) acc[t] = _mm256_fmadd_ps(qv, _mm256_broadcast_ss(k + t * hd + i), acc[t]);
-  }
-  const __m256 scale = _mm256_set1_ps(D.a->scale);
-#pragma GCC unroll 16
-  for (int t = 0; t < NK; ++t) _mm256_storeu_ps(D.p + (t0 + t) * kHeads, _mm256_mul_ps(acc[t], scale));
-}
-
-void scores_window(const Decode& D, int n) {
-  int t = 0;
-  for (; t + 12 <= n; t += 12) scores<12>(D, t);
-  if (t + 8 <= n) scores<8>(D, t), t += 8;
-  if (t + 4 <= n) scores<4>(D, t), t += 4;
-  if (t + 2 <= n) scores<2>(D, t), t += 2;
-  if (t < n) scores<1>(D, t);
-}
-
 // Heads [j0, j0 + 4), dims [d, d + 8 * NC), over the window's n keys (first block b0): per
 // block, out = out * rescale[block][j], then one fused multiply-add per key; out stays in
 // registers (12 accumulators when NC is 3: enough chains to hide the latency).
@@ -287,13 +179,13 @@ float* ob_of(const Decode& span, int h) { return span.ob + static_cast<size_t>(h
 
 // One head's part of a window: D's head_offset, qrep and ob are that head's, max and sum its
 // softmax state (8 heads per vector). The operations of a walk of that head alone.
-template <DType T>
+template <DType T, int NH>
 [[gnu::always_inline]] inline void window_padded(const Decode& D, int b0, int n_window, NextWindow& next, __m256* max,
                                                  __m256* sum) {
   const int bt = D.a->block_tokens;
   alignas(32) float rescale[kWindowKeys * kHeads];  // per block of the window (<= kWindowKeys blocks)
-  convert_k<T>(D, b0, n_window, next);
-  scores_window(D, n_window);
+  convert_k<T, NH>(D, b0, n_window, next);
+  scores_window<NH>(D, n_window);
   for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
     const int n = n_window - t0 < bt ? n_window - t0 : bt;
     _mm256_store_ps(rescale + b * kHeads, softmax_block(D.p + t0 * kHeads, n, max, sum));
@@ -305,7 +197,7 @@ template <DType T>
 // converts its K part, scores, folds its blocks and values in turn, so each token's K/V rows
 // are read as one span of those heads (the prefetcher asks for it in address order) instead
 // of one strided pass over the cache per head.
-template <DType T>
+template <DType T, int NH>
 void attend(const Decode& span, int n_tokens) {
   const int n_kv = span.span_heads;
   const size_t head_bytes = kv_head_bytes(span.a->kv_type, span.hd);
@@ -317,7 +209,7 @@ void attend(const Decode& span, int n_tokens) {
       D.head_offset = span.head_offset + h * head_bytes;
       D.qrep = qrep_of(span, h);
       D.ob = ob_of(span, h);
-      window_padded<T>(D, b0, n_window, next, &max[h], &sum[h]);
+      window_padded<T, NH>(D, b0, n_window, next, &max[h], &sum[h]);
     }
   });
   for (int h = 0; h < n_kv; ++h) {
@@ -367,12 +259,14 @@ void attend_padded(const AttentionArgs& a, const float* q, float* out, float* sc
   D.span_heads = n_kv;
   const size_t hd = static_cast<size_t>(a.head_dim);
   const size_t head_floats = static_cast<size_t>(D.group) * hd;
+  const bool quad = D.group <= kQuadHeads;  // the 4-head layout (avx2_attention_decode_scores.h)
+  const int kpv = quad ? keys_per_vec<kQuadHeads> : keys_per_vec<kHeads>;
   for (int h = 0; h < n_kv; ++h) {
     const float* qh = D.q + h * head_floats;
     float* qrep = qrep_of(D, h);
     for (size_t i = 0; i < hd; ++i) {
       for (int l = 0; l < kLanes; ++l) {
-        const int j = l / kKeysPerVec;
+        const int j = l / kpv;
         qrep[i * kLanes + l] = j < D.group ? qh[j * hd + i] : 0.0f;
       }
     }
@@ -381,9 +275,9 @@ void attend_padded(const AttentionArgs& a, const float* q, float* out, float* sc
   }
   const int n_tokens = a.row_tokens != nullptr ? a.row_tokens[0] : a.n_tokens;
   switch (a.kv_type) {
-    case DType::kF16: attend<DType::kF16>(D, n_tokens); break;
-    case DType::kQ8_0: attend<DType::kQ8_0>(D, n_tokens); break;
-    default: attend<DType::kF32>(D, n_tokens); break;
+    case DType::kF16: quad ? attend<DType::kF16, kQuadHeads>(D, n_tokens) : attend<DType::kF16, kHeads>(D, n_tokens); break;
+    case DType::kQ8_0: quad ? attend<DType::kQ8_0, kQuadHeads>(D, n_tokens) : attend<DType::kQ8_0, kHeads>(D, n_tokens); break;
+    default: quad ? attend<DType::kF32, kQuadHeads>(D, n_tokens) : attend<DType::kF32, kHeads>(D, n_tokens); break;
   }
   float* out0 = out + static_cast<size_t>(first_kv) * head_floats;
   for (int h = 0; h < n_kv; ++h) {

@@ -3,10 +3,11 @@
 // every step. Same float operations per row-head as attention_oracle.h, so the same bits
 // as the general tile; what differs is how the cache is read: K and V rows are converted
 // in registers (K once into a small per-block buffer for the score broadcasts, V straight
-// into the value multiply-adds), the next window of keys is prefetched, and the AVX-512 build runs
-// 16-lane vectors (scores as 8 heads x 2 keys, values as 16 dims). A kv head with one or two
-// query heads runs with keys across the lanes instead (K transposed per window, 8 lanes on
-// both tables). Either way the kv heads of a call share one walk over the keys (up to
+// into the value multiply-adds), the next window of keys is prefetched, and the AVX-512
+// build runs 16-lane vectors (scores as 8 heads x 2 keys, values as 16 dims). A kv head of
+// 3-4 query heads scores 4 heads x 2 keys per vector (AVX-512: x 4) instead of padding to 8
+// heads. A kv head with one or two query heads runs with keys across the lanes instead (K
+// transposed per window, 8 lanes on both tables). Either way the kv heads of a call share one walk over the keys (up to
 // kAttentionDecodeMaxHeads padded heads, kKeyLanesMaxHeads key-lanes heads per walk).
 //
 // Thread-safe: reads a, q and the cache, writes only out's heads of the call's kv heads and
