@@ -56,11 +56,13 @@ void rows_one_at_a_time(const MatmulArgs& args, int64_t o_begin, int64_t o_end,
   }
 }
 
-// Input rows from which a decoded strip (avx2_iq_strips.h) beats decoding per tile (4 rows:
-// even), and from which strips filled by the VBMI decoders beat the VBMI single-row kernels
+// Input rows from which a decoded strip (avx2_iq_strips.h) beats decoding per tile (one
+// thread, 256 x 2048 in cache, AVX2 table, 4 rows: strips 1.08x (IQ2_S) to 1.26x (IQ2_XS)
+// the tiles' speed, IQ3_S 1.24x; 2 rows: 0.83x (IQ2_XXS) to 1.08x (IQ3_XXS), IQ3_S 1.03x),
+// and from which strips filled by the VBMI decoders beat the VBMI single-row kernels
 // row by row (one thread, 256 x 2048 in cache, GMAC/s: 2 rows 25-32 -> 41-42, 4 rows 23-31 ->
 // 55-65; 5632 x 2048 streamed on 2 threads, 2 rows: 1.02 -> 0.70-0.87 ms).
-constexpr int kStripMinRows = 8;
+constexpr int kStripMinRows = 4;
 constexpr int kVbmiStripMinRows = 2;
 
 bool strips_pay(const MatmulArgs& args) { return args.n_rows >= kStripMinRows && strips_fit(*args.w); }
