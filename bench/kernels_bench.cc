@@ -258,6 +258,9 @@ void decode_shapes(benchmark::internal::Benchmark* b) {
 BENCHMARK_CAPTURE(BM_TinyLlamaDecode, q8_0, DType::kQ8_0, DType::kQ8_0, DType::kQ8_0)->Apply(decode_shapes);
 // Q4_K_M keeps ffn_down and the output in Q6_K.
 BENCHMARK_CAPTURE(BM_TinyLlamaDecode, q4_K_M, DType::kQ4_K, DType::kQ6_K, DType::kQ6_K)->Apply(decode_shapes);
+// IQ3_S (llama.cpp's mix keeps attn_v in Q4_K, here IQ3_S too, and the output in Q6_K): a
+// lattice type whose decode is bound by its grid lookups, not by DRAM.
+BENCHMARK_CAPTURE(BM_TinyLlamaDecode, iq3_s, DType::kIQ3_S, DType::kIQ3_S, DType::kQ6_K)->Apply(decode_shapes);
 BENCHMARK(BM_ReadBandwidth)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
