@@ -33,20 +33,23 @@ run: build
 test: test-deps build
 	@scripts/run-tests.sh $(BUILD_DIR) $(JOBS)
 
-# The whole suite again on a tree built with ASan + UBSan (-DSTRATA_SANITIZE=ON: no recovery, leak
+# The whole suite again on a tree built by clang with ASan + UBSan (-DSTRATA_SANITIZE=ON: no recovery, leak
 # checks; the kernels, tensor, grammar, tokenizer and model at -O1, so the exactness tests and the
 # structured-output clients run at speed, the rest at -O0) in its own build dir: every GoogleTest
 # binary and the e2e tests and real clients against the sanitized `strata` (scripts/run-tests.sh
 # --sanitized says what it leaves out); any report fails.
 # SANITIZE_TESTS=NAME... builds and runs only those GoogleTest binaries; SANITIZE_TESTS=binaries
 # builds the tree and runs every GoogleTest binary but not the e2e tests and real clients. CI
-# (.ci/run) runs the whole suite.
+# (.ci/run) runs the whole suite. clang, not gcc: it builds this tree in 25% less CPU time (961
+# vs 1279 CPU s side by side; gcc's UBSan makes a test source compile in twice clang's time), and
+# install-deps.sh --test installs it (with lld and the sanitizer runtimes) for the fuzzers anyway.
 SANITIZE_DIR ?= build-sanitize
+SANITIZE_CXX ?= clang++
 SANITIZE_TESTS ?= all
 SANITIZE_TARGETS = $(filter-out all binaries,$(SANITIZE_TESTS))
 sanitize-build: test-deps
 	@cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_SANITIZE=ON \
-	  -DSTRATA_SANITIZE_OPT=-O0 $(UNITY_FLAGS) >/dev/null
+	  -DCMAKE_CXX_COMPILER=$(SANITIZE_CXX) -DSTRATA_SANITIZE_OPT=-O0 $(UNITY_FLAGS) >/dev/null
 	@ninja -C $(SANITIZE_DIR) -j $(JOBS) $(SANITIZE_TARGETS)
 
 test-sanitize: sanitize-build
