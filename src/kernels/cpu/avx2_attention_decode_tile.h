@@ -44,6 +44,11 @@ struct Decode {
   int window;          // keys kf and p have room for (a multiple of 8)
 };
 
+// Internal linkage for the helpers below: each including file (two, built once per ISA) gets
+// its own copy, never a symbol the linker may merge across files (isa_isolation_test.cc;
+// clang keeps some of them out of line even at -O1).
+namespace {
+
 inline const std::byte* row_at(const void* block, const Decode& D, int t) {
   return static_cast<const std::byte*>(block) + D.head_offset + t * D.a->token_stride_bytes;
 }
@@ -145,6 +150,8 @@ inline void divide_by_sums(const Decode& D, const float* sums, int n_heads) {
     for (int i = 0; i < D.hd; i += 8) _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_loadu_ps(o + i), inv));
   }
 }
+
+}  // namespace
 
 // Key lanes (avx2_attention_decode_keys.cc) serve kv heads of at most this many query heads,
 // on the AVX-512 table too (8 lanes there as well): with the heads of a call walked together,
