@@ -328,10 +328,11 @@ void expect_oracle_bits_for(DType type, Oracle oracle, int64_t n_out, int64_t n_
 void expect_oracle_bits(DType type, Oracle oracle) { expect_oracle_bits_for(type, oracle, 37, 512, {1, 2, 5}); }
 
 // The lattice types' strip kernels (cpu/avx2_iq_strips.h) from 4 input rows (3 still tiled,
-// 4 the first strip rows on AVX2 and AVX-512 without VBMI): tiles of 4 rows with every remainder, strips of 4 (AVX-512) or 2 (AVX2) weight rows with a
-// remainder in each thread's range, strips of one weight row for long rows (40 super-blocks
-// on AVX-512, 70 on AVX2), the tiles past 128 super-blocks, and more input rows than one
-// block of rows (768 of 512 inputs) serves.
+// 4 the first strip rows on AVX2 and AVX-512 without VBMI): tiles of 4 rows with every
+// remainder, strips of 4 (AVX-512) or 2 (AVX2) weight rows with a remainder in each thread's
+// range, strips of one weight row for long rows (40 super-blocks on AVX-512, 70 on AVX2), the
+// tiles past 128 super-blocks, and more input rows than one block of rows (768 of 512 inputs)
+// serves.
 void expect_lattice_oracle_bits(DType type, Oracle oracle) {
   expect_oracle_bits(type, oracle);
   expect_oracle_bits_for(type, oracle, 37, 512, {3, 4});
