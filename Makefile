@@ -33,11 +33,11 @@ run: build
 test: test-deps build
 	@scripts/run-tests.sh $(BUILD_DIR) $(JOBS)
 
-# The whole suite again on a tree built by clang with ASan + UBSan (-DSTRATA_SANITIZE=ON: no recovery, leak
-# checks; the kernels, tensor, grammar, tokenizer and model at -O1, so the exactness tests and the
-# structured-output clients run at speed, the rest at -O0) in its own build dir: every GoogleTest
-# binary and the e2e tests and real clients against the sanitized `strata` (scripts/run-tests.sh
-# --sanitized says what it leaves out); any report fails.
+# The whole suite again on a tree built by clang with ASan + UBSan (-DSTRATA_SANITIZE=ON: no
+# recovery, leak checks; the kernels, tensor, grammar, tokenizer and model at -O1, so the
+# exactness tests and the structured-output clients run at speed, the rest at -O0) in its own
+# build dir: every GoogleTest binary and the e2e tests and real clients against the sanitized
+# `strata` (scripts/run-tests.sh --sanitized says what it leaves out); any report fails.
 # SANITIZE_TESTS=NAME... builds and runs only those GoogleTest binaries; SANITIZE_TESTS=binaries
 # builds the tree and runs every GoogleTest binary but not the e2e tests and real clients. CI
 # (.ci/run) runs the whole suite. clang, not gcc: it builds this tree in 25% less CPU time (961
