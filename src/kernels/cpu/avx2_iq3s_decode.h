@@ -37,6 +37,16 @@ struct Iq3sParts {
   __m256i scales[2];
 };
 
+// The eight odd sub-block scales 2 * ls + 1 of a block whose 4-bit ls are the nibbles of
+// four bytes (sub-block 2i the low nibble of byte i, 2i + 1 the high one), as int16 lanes.
+[[gnu::always_inline]] inline __m128i odd_scales_from_nibbles(uint32_t packed) {
+  const __m128i raw = _mm_cvtsi32_si128(static_cast<int>(packed));
+  const __m128i m = _mm_set1_epi8(0x0f);
+  const __m128i ls = _mm_unpacklo_epi8(_mm_and_si128(raw, m), _mm_and_si128(_mm_srli_epi16(raw, 4), m));
+  const __m128i s16 = _mm_cvtepu8_epi16(ls);
+  return _mm_add_epi16(_mm_add_epi16(s16, s16), _mm_set1_epi16(1));
+}
+
 [[gnu::always_inline]] inline Iq3sParts iq3s_parts(const BlockIQ3_S& b) {
   Iq3sParts p;
   uint64_t qh64;
@@ -61,10 +71,7 @@ struct Iq3sParts {
   p.signs[1] = _mm256_broadcastsi128_si256(load_128(b.signs + 16));
   uint32_t packed;
   std::memcpy(&packed, b.scales, sizeof packed);
-  const __m128i raw = _mm_cvtsi32_si128(static_cast<int>(packed));
-  const __m128i m = _mm_set1_epi8(0x0f);
-  const __m128i ls = _mm_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_and_si128(raw, m), _mm_and_si128(_mm_srli_epi16(raw, 4), m)));
-  const __m128i odd = _mm_add_epi16(_mm_add_epi16(ls, ls), _mm_set1_epi16(1));
+  const __m128i odd = odd_scales_from_nibbles(packed);
   const __m128i lo = _mm_unpacklo_epi16(odd, odd), hi = _mm_unpackhi_epi16(odd, odd);
   p.scales[0] = _mm256_set_m128i(lo, lo);
   p.scales[1] = _mm256_set_m128i(hi, hi);

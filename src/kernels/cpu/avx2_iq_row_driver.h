@@ -33,16 +33,6 @@ template <class T>
 // tiled kernels' kPrefetchBytes).
 constexpr int64_t kRowPrefetchBytes = 512;
 
-// The eight odd sub-block scales 2 * ls + 1 of a block whose 4-bit ls are the nibbles of
-// four bytes (sub-block 2i the low nibble of byte i, 2i + 1 the high one), as int16 lanes.
-[[gnu::always_inline]] inline __m128i odd_scales_from_nibbles(uint32_t packed) {
-  const __m128i raw = _mm_cvtsi32_si128(static_cast<int>(packed));
-  const __m128i m = _mm_set1_epi8(0x0f);
-  const __m128i ls = _mm_unpacklo_epi8(_mm_and_si128(raw, m), _mm_and_si128(_mm_srli_epi16(raw, 4), m));
-  const __m128i s16 = _mm_cvtepu8_epi16(ls);
-  return _mm_add_epi16(_mm_add_epi16(s16, s16), _mm_set1_epi16(1));
-}
-
 // The super-block's fp16 scale d_w: the block's d, or what K::block_d reads where the format
 // keeps it elsewhere (IQ1_M spreads it over its scales).
 template <class K>

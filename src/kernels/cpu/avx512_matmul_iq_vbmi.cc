@@ -21,6 +21,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
+#include "kernels/cpu/avx2_iq3s_decode.h"
 #include "kernels/cpu/avx2_iq_row_driver.h"
 #include "kernels/cpu/avx2_iq_strips.h"
 #include "kernels/cpu/avx2_matmul_iq_row.h"
