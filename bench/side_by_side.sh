@@ -9,8 +9,8 @@
 # tg32 starts at an empty context (slightly easier for them).
 #   bench/side_by_side.sh [LLAMA_CPP_BIN] [LLAMA_CPP_AVX2_BIN] [IK_LLAMA_CPP_AVX2_BIN]
 # A bin dir that is missing (or "") is built by bench/build_peer.sh in /tmp.
-# env: FILES (default "q8_0 q4_k_m qwen15moe q30b"): q8_0 and q4_k_m are the generated
-#      TinyLlama-1.1B shapes (/tmp/avx2-tl-TYPE.gguf), qwen15moe the Qwen1.5-MoE-A2.7B shape with 8
+# env: FILES (default "q8_0 q4_k_m qwen15moe q30b"): q8_0, q4_k_m (and q2_k_m, q3_k_m, q5_k_m,
+#      q6_k) are the generated TinyLlama-1.1B shapes (/tmp/avx2-tl-TYPE.gguf), qwen15moe the Qwen1.5-MoE-A2.7B shape with 8
 #      layers, q30b the Qwen3-30B-A3B shape with 4 layers, mixtral the Mixtral-8x7B shape with 4
 #      layers (all Q4_K_M, made when missing); an entry with a / is a file used as it is (e.g. a
 #      llama-quantize output). ENGINES (default "strata strata-avx2 llama llama-avx2 ik-avx2"),
@@ -53,15 +53,17 @@ model_file() {
     q8_0) f=$work/avx2-tl-q8_0.gguf args="--preset 1b --type q8_0" ;;
     # mkmodel names the Q4_K_M mix q4_k (K-quant types take llama.cpp's _M mix).
     q4_k_m) f=$work/avx2-tl-q4_k_m.gguf args="--preset 1b --type q4_k" ;;
+    q2_k_m | q3_k_m | q5_k_m) f=$work/avx2-tl-$1.gguf args="--preset 1b --type ${1%_m}" ;;
+    q6_k) f=$work/avx2-tl-q6_k.gguf args="--preset 1b --type q6_k" ;;
     qwen15moe) f=$work/qwen15moe-l8-q4k.gguf args="--preset qwen1.5-moe-a2.7b --layers 8 --type q4_k" ;;
     q30b) f=$work/q30b-l4-q4k.gguf args="--preset qwen3-30b-a3b --layers 4 --type q4_k" ;;
     mixtral) f=$work/mixtral-l4-q4k.gguf args="--preset mixtral-8x7b --layers 4 --type q4_k" ;;
-    *) echo "side_by_side: unknown file '$1' (known: q8_0 q4_k_m qwen15moe q30b mixtral, or a path)" >&2
+    *) echo "side_by_side: unknown file '$1' (known: q8_0 q4_k_m q2_k_m q3_k_m q5_k_m q6_k qwen15moe q30b mixtral, or a path)" >&2
        exit 2 ;;
   esac
   # The MoE files take the tiny llama's vocabulary (as the README's earlier MoE tables did); the
   # dense ones keep the preset's 32000-token one, so their output matrix is TinyLlama's.
-  [[ $1 == q8_0 || $1 == q4_k_m ]] || args+=" --vocab-from $vocab"
+  [[ $1 == q[0-9]_* ]] || args+=" --vocab-from $vocab"
   # shellcheck disable=SC2086  # args is a list of flags
   [ -f "$f" ] || "$strata" mkmodel $args -o "$f" >/dev/null
   echo "$f"
