@@ -55,6 +55,13 @@ void fix_scales(DType type, std::byte* p, size_t n_bytes) {
       case DType::kQ6_K:
         std::memcpy(p + off + offsetof(BlockQ6_K, d), &kScaleF16, 2);
         break;
+      case DType::kQ2_K:
+        std::memcpy(p + off + offsetof(BlockQ2_K, d), &kScaleF16, 2);
+        std::memcpy(p + off + offsetof(BlockQ2_K, dmin), &kScaleF16, 2);
+        break;
+      case DType::kQ3_K:
+        std::memcpy(p + off + offsetof(BlockQ3_K, d), &kScaleF16, 2);
+        break;
       case DType::kF16: case DType::kBF16:
         std::memcpy(p + off, &kScaleF16, 2);
         break;
@@ -226,6 +233,8 @@ STRATA_MATMUL_BENCH(q5_0, DType::kQ5_0);
 STRATA_MATMUL_BENCH(q4_K, DType::kQ4_K);
 STRATA_MATMUL_BENCH(q5_K, DType::kQ5_K);
 STRATA_MATMUL_BENCH(q6_K, DType::kQ6_K);
+STRATA_MATMUL_BENCH(q3_K, DType::kQ3_K);
+STRATA_MATMUL_BENCH(q2_K, DType::kQ2_K);
 STRATA_MATMUL_BENCH(iq3_s, DType::kIQ3_S);
 STRATA_MATMUL_BENCH(iq2_xs, DType::kIQ2_XS);
 
@@ -239,6 +248,8 @@ STRATA_MATMUL_HOT_BENCH(iq4_xs, DType::kIQ4_XS);
 STRATA_MATMUL_HOT_BENCH(q4_K, DType::kQ4_K);
 STRATA_MATMUL_HOT_BENCH(q5_K, DType::kQ5_K);
 STRATA_MATMUL_HOT_BENCH(q6_K, DType::kQ6_K);
+STRATA_MATMUL_HOT_BENCH(q3_K, DType::kQ3_K);
+STRATA_MATMUL_HOT_BENCH(q2_K, DType::kQ2_K);
 STRATA_MATMUL_HOT_BENCH(iq3_s, DType::kIQ3_S);
 STRATA_MATMUL_HOT_BENCH(iq3_xxs, DType::kIQ3_XXS);
 STRATA_MATMUL_HOT_BENCH(iq2_xxs, DType::kIQ2_XXS);
