@@ -10,6 +10,10 @@
 // exact, the oracle's integer. The offset 4 enters as -4 * scale times the activation sums,
 // and the float step follows reference::matmul_packed_q3_k_rows: the bits equal the
 // oracle's (and the AVX-512 kernel's), for any tile and batch.
+//
+// The half is a template parameter, like everything that picks a line or an activation
+// offset: with the half a loop variable GCC hoisted a block's activation addresses out of
+// that loop and kept them on the stack (as in avx2_packed_q2k.cc).
 #include <immintrin.h>
 
 #include <utility>
@@ -49,27 +53,33 @@ inline __m256i scale_of_pair(__m256i pairs, int e) {
   return _mm256_shuffle_epi8(pairs, pick);
 }
 
-// Sub-blocks 8kH + 2kC (lines t < 4) and 8kH + 2kC + 1 (lines t >= 4), slot kC of half h's
-// code lines, against NR activation rows: adds scale_k * dot_k of both to dots[r]. Always
-// inlined: called out of line, dots[] would live in memory.
-template <int kH, int kC, int NR>
-[[gnu::always_inline]] inline void sub_block_pair(const std::byte* blk, int h, const Q8Row* x, int64_t s,
-                                                  __m256i* dots) {
-  const __m256i pairs = scale_pairs(blk, h, 4 * kH + kC);
+// The activation pointers of a tile's super-block: codes, sums per 16 inputs, scale.
+template <int NR>
+struct TileInputs {
+  const int8_t* q[NR];
+  const int16_t* sum16[NR];
+  float d[NR];
+};
+
+// Sub-blocks 8kH + 2kC (lines t < 4) and 8kH + 2kC + 1 (lines t >= 4), slot kC of the code
+// lines, for the 8 rows of half kHalf against NR activation rows: adds scale_k * dot_k of
+// both to dots[r]. Always inlined: called out of line, dots[] would live in memory.
+template <int kHalf, int kH, int kC, int NR>
+[[gnu::always_inline]] inline void sub_block_pair(const std::byte* blk, const TileInputs<NR>& x, __m256i* dots) {
+  const __m256i pairs = scale_pairs(blk, kHalf, 4 * kH + kC);
 #pragma GCC unroll 2
   for (int e = 0; e < 2; ++e) {
     const __m256i scale = scale_of_pair(pairs, e);
     __m256i sums[NR];
-#pragma GCC unroll 8
-    for (int r = 0; r < NR; ++r) sums[r] = _mm256_setzero_si256();
 #pragma GCC unroll 4
     for (int t = 4 * e; t < 4 * e + 4; ++t) {
-      const __m256i u = codes<kH, kC>(half_line(blk + kPackedQ3KLowOffset + 64 * (8 * kH + t), h),
-                                      half_line(blk + kPackedQ3KHighOffset + 64 * t, h));
+      const __m256i u = codes<kH, kC>(half_line(blk + kPackedQ3KLowOffset + 64 * (8 * kH + t), kHalf),
+                                      half_line(blk + kPackedQ3KHighOffset + 64 * t, kHalf));
 #pragma GCC unroll 8
       for (int r = 0; r < NR; ++r) {
-        const int8_t* xq = x[r].q + s * kQKK + 128 * kH + 32 * kC + 4 * t;
-        sums[r] = _mm256_add_epi16(sums[r], _mm256_maddubs_epi16(u, broadcast4(xq)));
+        const __m256i prod = _mm256_maddubs_epi16(u, broadcast4(x.q[r] + 128 * kH + 32 * kC + 4 * t));
+        sums[r] = t == 4 * e ? prod : _mm256_add_epi16(sums[r], prod);
+        keep_chain(sums[r]);
       }
     }
 #pragma GCC unroll 8
@@ -80,42 +90,57 @@ template <int kH, int kC, int NR>
   }
 }
 
-template <int NR, int... kQ>
-[[gnu::always_inline]] inline void all_sub_blocks(const std::byte* blk, int h, const Q8Row* x, int64_t s,
-                                                  __m256i* dots, std::integer_sequence<int, kQ...>) {
-  (sub_block_pair<kQ / 4, kQ % 4, NR>(blk, h, x, s, dots), ...);
+template <int kHalf, int NR, int... kQ>
+[[gnu::always_inline]] inline void half_sub_blocks(const std::byte* blk, const TileInputs<NR>& x, __m256i* dots,
+                                                   std::integer_sequence<int, kQ...>) {
+  (sub_block_pair<kHalf, kQ / 4, kQ % 4, NR>(blk, x, dots), ...);
+}
+
+// Half kHalf (rows 8kHalf..8kHalf+7) of a super-block against the tile's NR rows, onto
+// acc[r][kHalf].
+template <int kHalf, int NR>
+[[gnu::always_inline]] inline void half_block(const std::byte* blk, const TileInputs<NR>& x, __m256 (*acc)[2]) {
+  // The offset 4 of the codes: -4 * scale fits int16, so one multiply-add per pair of
+  // sub-blocks adds scale_k * -4 * (sum of x over sub-block k) for both.
+  __m256i dots[NR];
+#pragma GCC unroll 8
+  for (int r = 0; r < NR; ++r) dots[r] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+  for (int q = 0; q < 8; ++q) {
+    const __m256i neg4_scales =
+        _mm256_sub_epi16(_mm256_setzero_si256(), _mm256_slli_epi16(scale_pairs(blk, kHalf, q), 2));
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; ++r) {
+      dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(neg4_scales, broadcast4(x.sum16[r] + 2 * q)));
+    }
+  }
+  half_sub_blocks<kHalf, NR>(blk, x, dots, std::make_integer_sequence<int, 8>{});
+  const __m256 dw = fp16x8(blk + 16 * kHalf);
+#pragma GCC unroll 8
+  for (int r = 0; r < NR; ++r) {
+    acc[r][kHalf] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, _mm256_set1_ps(x.d[r])), acc[r][kHalf]);
+  }
 }
 
 struct PackedQ3K : Avx2PackedKernel {
   static constexpr int64_t kBlockInputs = kQKK;
   static constexpr size_t kBlockBytes = kPackedQ3KBlockBytes;
   static constexpr int64_t kPrefetchBytes = kPackedQ3KBlockBytes;  // one super-block ahead
-  // Per tile row the half's dots and one int16 sum stay live across the code lines (the
-  // accumulators wait in memory); with the decode registers, four rows fit the 16 registers.
+  // Per tile row the half's dots and one int16 sum stay live across the code lines; with the
+  // decode registers, four rows fit the 16 registers.
   static constexpr int kMaxTileRows = 4;
 
   template <int NR>
   static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
-    for (int h = 0; h < 2; ++h) {
-      // The offset 4 of the codes: -4 * scale fits int16, so one multiply-add per pair of
-      // sub-blocks adds scale_k * -4 * (sum of x over sub-block k) for both.
-      __m256i dots[NR];
-      for (int r = 0; r < NR; ++r) dots[r] = _mm256_setzero_si256();
-      for (int q = 0; q < 8; ++q) {
-        const __m256i neg4_scales =
-            _mm256_sub_epi16(_mm256_setzero_si256(), _mm256_slli_epi16(scale_pairs(blk, h, q), 2));
+    TileInputs<NR> in;
 #pragma GCC unroll 8
-        for (int r = 0; r < NR; ++r) {
-          dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(neg4_scales, broadcast4(x[r].sum16 + s * 16 + 2 * q)));
-        }
-      }
-      all_sub_blocks<NR>(blk, h, x, s, dots, std::make_integer_sequence<int, 8>{});
-      const __m256 dw = fp16x8(blk + 16 * h);
-#pragma GCC unroll 8
-      for (int r = 0; r < NR; ++r) {
-        acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, _mm256_set1_ps(x[r].d[s])), acc[r][h]);
-      }
+    for (int r = 0; r < NR; ++r) {
+      in.q[r] = x[r].q + s * kQKK;
+      in.sum16[r] = x[r].sum16 + s * 16;
+      in.d[r] = x[r].d[s];
     }
+    half_block<0, NR>(blk, in, acc);
+    half_block<1, NR>(blk, in, acc);
   }
 };
 
