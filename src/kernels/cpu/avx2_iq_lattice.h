@@ -18,6 +18,7 @@
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_common.h"
 #include "kernels/cpu/avx2_iq3s_decode.h"
+#include "kernels/cpu/avx2_iq_xxs_decode.h"
 #include "kernels/kernel_table.h"
 #include "kernels/quant_blocks.h"
 #include "tensor/iq_grids.h"
@@ -54,15 +55,6 @@ inline IqInput iq_input(const MatmulArgs& a, int r) {
   const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
   const __m256i negative = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
   return _mm256_sign_epi8(v, _mm256_or_si256(negative, _mm256_set1_epi8(1)));
-}
-
-// The four 7-bit sign sets of a sub-block (bits 7l..7l+6 of bits28), each completed with
-// its parity bit, as 32 sign bits.
-[[gnu::always_inline]] inline uint32_t signs_from7(uint32_t bits28) {
-  uint32_t out = 0;
-#pragma GCC unroll 4
-  for (int l = 0; l < 4; ++l) out |= static_cast<uint32_t>(iq::sign_set_from7(bits28 >> (7 * l))) << (8 * l);
-  return out;
 }
 
 [[gnu::always_inline]] inline __m256i scale16(int s) { return _mm256_set1_epi16(static_cast<int16_t>(s)); }
@@ -124,13 +116,7 @@ struct IqPolicy {
   static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
 };
 
-// Eight 4-element grid entries, or four 8-element ones, as the 32 bytes of a sub-block.
-[[gnu::always_inline]] inline __m256i grid_bytes(const uint32_t* grid, const int (&index)[8]) {
-  return _mm256_setr_epi32(static_cast<int>(grid[index[0]]), static_cast<int>(grid[index[1]]),
-                           static_cast<int>(grid[index[2]]), static_cast<int>(grid[index[3]]),
-                           static_cast<int>(grid[index[4]]), static_cast<int>(grid[index[5]]),
-                           static_cast<int>(grid[index[6]]), static_cast<int>(grid[index[7]]));
-}
+// Four 8-element grid entries as the 32 bytes of a sub-block.
 [[gnu::always_inline]] inline __m256i grid_bytes(const uint64_t* grid, const int (&index)[4]) {
   return _mm256_setr_epi64x(static_cast<int64_t>(grid[index[0]]), static_cast<int64_t>(grid[index[1]]),
                             static_cast<int64_t>(grid[index[2]]), static_cast<int64_t>(grid[index[3]]));
@@ -149,27 +135,28 @@ struct IQ3S : IqPolicy<IQ3S, BlockIQ3_S, 1> {
   }
 };
 
+// IQ3_XXS and IQ2_XXS: a super-block's aux words (signs and scales) decoded at once in
+// vectors (avx2_iq_xxs_decode.h, as the single-row kernels do); the sign masks negate the
+// grid magnitudes.
 struct IQ3XXS : IqPolicy<IQ3XXS, BlockIQ3_XXS, 4> {
-  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ3_XXS& b, int j) {
-    const uint8_t* qs = b.qs + 8 * j;
-    const uint32_t aux = load_u32(b.qs + kQKK / 4 + 4 * j);
-    int index[8];
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i) index[i] = qs[i];
-    return {apply_signs(grid_bytes(iq::kIq3xxsGrid, index), signs_from7(aux)),
-            scale16(2 * static_cast<int>(aux >> 28) + 1)};
+  [[gnu::always_inline]] static void decode_all(const BlockIQ3_XXS& b, SubBlock (&out)[8]) {
+    decode_sub_blocks(b, iq3xxs_aux(b), out, std::make_integer_sequence<int, 8>{});
+  }
+  template <int... J>
+  [[gnu::always_inline]] static void decode_sub_blocks(const BlockIQ3_XXS& b, const XxsAux& aux, SubBlock (&out)[8],
+                                                       std::integer_sequence<int, J...>) {
+    ((out[J] = {negate_where(iq3xxs_magnitudes<J>(b), xxs_negative<J>(aux)), xxs_scale<J>(aux)}), ...);
   }
 };
 
 struct IQ2XXS : IqPolicy<IQ2XXS, BlockIQ2_XXS, 8> {
-  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ2_XXS& b, int j) {
-    const uint32_t indices = load_u32(b.qs + 4 * j);
-    const uint32_t signs_scale = load_u32(b.qs + 4 * j + 2);
-    int index[4];
-#pragma GCC unroll 4
-    for (int l = 0; l < 4; ++l) index[l] = static_cast<int>((indices >> (8 * l)) & 0xff);
-    const int ls = static_cast<int>(signs_scale >> 28);
-    return {apply_signs(grid_bytes(iq::kIq2xxsGrid, index), signs_from7(signs_scale)), scale16(2 * ls + 1)};
+  [[gnu::always_inline]] static void decode_all(const BlockIQ2_XXS& b, SubBlock (&out)[8]) {
+    decode_sub_blocks(b, iq2xxs_aux(b), out, std::make_integer_sequence<int, 8>{});
+  }
+  template <int... J>
+  [[gnu::always_inline]] static void decode_sub_blocks(const BlockIQ2_XXS& b, const XxsAux& aux, SubBlock (&out)[8],
+                                                       std::integer_sequence<int, J...>) {
+    ((out[J] = {negate_where(iq2xxs_magnitudes<J>(b), xxs_negative<J>(aux)), xxs_scale<J>(aux)}), ...);
   }
 };
 

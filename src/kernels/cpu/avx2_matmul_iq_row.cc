@@ -10,10 +10,10 @@
 // AMD Zen 5 measured, a gather is slower than its scalar loads; indices are in scalar
 // registers, never read back from a vector stored to the stack, whose loads wait on the
 // store; IQ3_S computes its 9-bit ones in vectors and moves them over, avx2_iq3s_decode.h),
-// IQ2_XS and IQ3_XXS decode a super-block's sign sets in vectors (IQ1_S and
-// IQ1_M its scales and shift signs), the sign bits negate the activation codes instead of
-// the weights so the unsigned grid bytes feed maddubs directly, and maddubs, then madd by the
-// sub-block's odd scale, sum over the super-block. Lane k ends up with sum over sub-blocks j of scale_j * (elements
+// IQ2_XS, IQ2_XXS and IQ3_XXS decode a super-block's sign sets in vectors (the last two
+// with avx2_iq_xxs_decode.h; IQ1_S and IQ1_M their scales and shift signs), the sign bits
+// negate the activation codes instead of the weights so the unsigned grid bytes feed maddubs
+// directly, and maddubs, then madd by the sub-block's odd scale, sum over the super-block. Lane k ends up with sum over sub-blocks j of scale_j * (elements
 // 4k..4k+3 of j): the tiled kernels' int32 lanes (integer sums are exact, so their grouping
 // is free), then their float step (avx2_iq_row_driver.h). Results are bit-identical to the
 // tiled kernels and the oracle in matmul_simd_oracle_test.cc. Stateless; safe from any
@@ -24,6 +24,7 @@
 
 #include "kernels/cpu/avx2_iq3s_decode.h"
 #include "kernels/cpu/avx2_iq_row_driver.h"
+#include "kernels/cpu/avx2_iq_xxs_decode.h"
 #include "tensor/block_layouts.h"
 #include "tensor/iq_grids.h"
 
@@ -40,23 +41,6 @@ namespace {
 // in both 128-bit lanes.
 [[gnu::always_inline]] inline __m256i sub_block_scale(__m256i odd_scales, int j) {
   return word_in_lanes(odd_scales, j);
-}
-
-// Eight 32-bit grid entries g[index(0)] .. g[index(7)], loaded by broadcasts and merged by
-// blends, from indices computed in scalar registers (IQ3_XXS: its indices are the qs bytes;
-// IQ3_S builds its 9-bit ones in vectors, avx2_iq3s_decode.h).
-// The blend masks are template arguments (a fold over lanes 1..7), not a loop variable: the
-// instruction takes its mask as an immediate, which an unrolled loop gives only when the
-// compiler does unroll it (not at -O0, nor under ASan at -O1).
-template <class Index, int... L>
-[[gnu::always_inline]] inline __m256i grid32_lanes(const uint32_t* g, Index index, std::integer_sequence<int, L...>) {
-  __m256i v = _mm256_castsi128_si256(_mm_cvtsi32_si128(static_cast<int>(g[index(0)])));
-  ((v = _mm256_blend_epi32(v, _mm256_set1_epi32(static_cast<int>(g[index(L + 1)])), 1 << (L + 1))), ...);
-  return v;
-}
-template <class Index>
-[[gnu::always_inline]] inline __m256i grid32(const uint32_t* g, Index index) {
-  return grid32_lanes(g, index, std::make_integer_sequence<int, 7>{});
 }
 
 struct IQ3S {
@@ -149,68 +133,24 @@ constexpr SignMultipliers kSignMultipliers = [] {
   return _mm256_cmpeq_epi8(_mm256_and_si256(group_bytes_in_lanes(sign_bytes, d), bit), bit);
 }
 
-// Dword d of each 128-bit lane in every dword.
-[[gnu::always_inline]] inline __m256i dword_in_lanes(__m256i v, int d) {
-  const char b = static_cast<char>(4 * d);
-  const char c = static_cast<char>(b + 1), e = static_cast<char>(b + 2), f = static_cast<char>(b + 3);
-  return _mm256_shuffle_epi8(v, _mm256_setr_epi8(b, c, e, f, b, c, e, f, b, c, e, f, b, c, e, f,
-                                                 b, c, e, f, b, c, e, f, b, c, e, f, b, c, e, f));
-}
-
-// IQ3_XXS and IQ2_XXS give each sub-block j a 32-bit word aux_j: four 7-bit sign sets at
-// bits 0, 7, 14, 21 (the eighth sign of a set is its parity) and the 4-bit scale at 28.
-// AuxVectors decodes the eight words at once, each half of them into both 128-bit lanes of a
-// vector; a sub-block then takes its signs and scale with in-lane shuffles (for IQ3_XXS,
-// scalar steps per sign set and a table load, or a read back from the stack, were slower).
-struct AuxVectors {
-  // [h], both lanes, dword d: sub-block 4h + d's sign words (byte g: group g's 8 sign
-  // bits) and its odd scale 2 * s + 1 in both int16 halves.
-  __m256i signs[2];
-  __m256i scales[2];
-
-  [[gnu::always_inline]] explicit AuxVectors(__m256i aux) {
-    const __m256i sets = _mm256_or_si256(
-        _mm256_or_si256(_mm256_and_si256(aux, _mm256_set1_epi32(0x7f)),
-                        _mm256_and_si256(_mm256_slli_epi32(aux, 1), _mm256_set1_epi32(0x7f00))),
-        _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(aux, 2), _mm256_set1_epi32(0x7f0000)),
-                        _mm256_and_si256(_mm256_slli_epi32(aux, 3), _mm256_set1_epi32(0x7f000000))));
-    // Bit 7 of each byte: the parity of its 7 bits, that of (low nibble xor high three bits).
-    const __m256i nibble = _mm256_set1_epi8(0x0f);
-    const __m256i folded =
-        _mm256_xor_si256(_mm256_and_si256(sets, nibble), _mm256_and_si256(_mm256_srli_epi16(sets, 4), nibble));
-    const __m256i parity = _mm256_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0, 0,
-                                            -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0);
-    const __m256i full = _mm256_or_si256(sets, _mm256_shuffle_epi8(parity, folded));
-    const __m256i s = _mm256_add_epi32(_mm256_slli_epi32(_mm256_srli_epi32(aux, 28), 1), _mm256_set1_epi32(1));
-    const __m256i both = _mm256_or_si256(s, _mm256_slli_epi32(s, 16));
-    signs[0] = _mm256_permute2x128_si256(full, full, 0x00);
-    signs[1] = _mm256_permute2x128_si256(full, full, 0x11);
-    scales[0] = _mm256_permute2x128_si256(both, both, 0x00);
-    scales[1] = _mm256_permute2x128_si256(both, both, 0x11);
-  }
-
-  // Activation codes x (32 bytes of sub-block j) with sub-block j's signs applied.
-  [[gnu::always_inline]] __m256i signed_codes(const int8_t* x, int j) const {
-    const __m256i m = sign_masks_in_lanes(signs[j / 4], j % 4);
-    return _mm256_sub_epi8(_mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)), m), m);
-  }
-  [[gnu::always_inline]] __m256i scale(int j) const { return dword_in_lanes(scales[j / 4], j % 4); }
-};
-
+// IQ3_XXS: the aux words' signs and scales decoded a super-block at a time, and the sign masks
+// negating the activation codes (avx2_iq_xxs_decode.h).
 struct IQ3XXS {
   using Block = BlockIQ3_XXS;
   static constexpr int kFactorInverse = 4;
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
-    const AuxVectors aux(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + kQKK / 4)));
-    __m256i acc = _mm256_setzero_si256();
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) {
-      const uint8_t* q = b.qs + 8 * j;
-      const __m256i grid = grid32(iq::kIq3xxsGrid, [&](int l) { return q[l]; });
-      const __m256i xs = aux.signed_codes(x + 32 * j, j);
-      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(grid, xs), aux.scale(j)));
-    }
+    return sub_blocks(b, iq3xxs_aux(b), x, _mm256_setzero_si256(), std::make_integer_sequence<int, 8>{});
+  }
+  template <int... J>
+  [[gnu::always_inline]] static __m256i sub_blocks(const Block& b, const XxsAux& aux, const int8_t* x, __m256i acc,
+                                                   std::integer_sequence<int, J...>) {
+    ((acc = _mm256_add_epi32(acc, sub_block<J>(b, aux, x + 32 * J))), ...);
     return acc;
+  }
+  template <int J>
+  [[gnu::always_inline]] static __m256i sub_block(const Block& b, const XxsAux& aux, const int8_t* x) {
+    const __m256i xs = negate_where(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)), xxs_negative<J>(aux));
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(iq3xxs_magnitudes<J>(b), xs), xxs_scale<J>(aux));
   }
 };
 
@@ -223,28 +163,28 @@ struct IQ2XXS {
   using Block = BlockIQ2_XXS;
   static constexpr int kFactorInverse = 8;
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
-    // Even sub-blocks take sign multipliers from the table and the scale by scalar steps,
-    // odd ones both from the vector-decoded aux words: the two ways load different execution
-    // units (scalar and load ports, vector ALUs); mixed, 1.03x faster than either alone.
-    const __m256 w0 = _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs)));
-    const __m256 w1 = _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 16)));
-    const AuxVectors aux_vectors(
-        _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(w0, w1, 0xdd)), 0xd8));  // odd u32s
-    __m256i acc = _mm256_setzero_si256();
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) {
-      const uint8_t* index = reinterpret_cast<const uint8_t*>(b.qs + 4 * j);
-      const __m256i w = grid64(iq::kIq2xxsGrid, index[0], index[1], index[2], index[3]);
-      if (j % 2 == 0) {
-        const uint32_t aux = load_as<uint32_t>(b.qs + 4 * j + 2);
-        const __m256i scale = _mm256_set1_epi16(static_cast<int16_t>(2 * (aux >> 28) + 1));
-        acc = _mm256_add_epi32(acc, iq2_sub_block(w, sign_multipliers(aux), x + 32 * j, scale));
-      } else {
-        const __m256i xs = aux_vectors.signed_codes(x + 32 * j, j);
-        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(w, xs), aux_vectors.scale(j)));
-      }
-    }
+    return sub_blocks(b, iq2xxs_aux(b), x, _mm256_setzero_si256(), std::make_integer_sequence<int, 8>{});
+  }
+  template <int... J>
+  [[gnu::always_inline]] static __m256i sub_blocks(const Block& b, const XxsAux& aux, const int8_t* x, __m256i acc,
+                                                   std::integer_sequence<int, J...>) {
+    ((acc = _mm256_add_epi32(acc, sub_block<J>(b, aux, x + 32 * J))), ...);
     return acc;
+  }
+  // Even sub-blocks take sign multipliers from the table and the scale by scalar steps,
+  // odd ones both from the vector-decoded aux words: the two ways load different execution
+  // units (scalar and load ports, vector ALUs); mixed, 1.03x faster than either alone.
+  template <int J>
+  [[gnu::always_inline]] static __m256i sub_block(const Block& b, const XxsAux& aux, const int8_t* x) {
+    const __m256i w = iq2xxs_magnitudes<J>(b);
+    if constexpr (J % 2 == 0) {
+      const uint32_t word = load_as<uint32_t>(b.qs + 4 * J + 2);
+      const __m256i scale = _mm256_set1_epi16(static_cast<int16_t>(2 * (word >> 28) + 1));
+      return iq2_sub_block(w, sign_multipliers(word), x, scale);
+    } else {
+      const __m256i xs = negate_where(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)), xxs_negative<J>(aux));
+      return _mm256_madd_epi16(_mm256_maddubs_epi16(w, xs), xxs_scale<J>(aux));
+    }
   }
 };
 
