@@ -102,15 +102,23 @@ template <int J>
   return iq3s_grid_entries(idx);
 }
 
+// 0xff on sub-block J's negative elements, else 0, from sign bytes laid out as IQ3_S keeps
+// them: signs[J / 4], both 128-bit lanes, byte 4 (J % 4) + g holds the 8 sign bits of group g
+// (bit e: element 8g + e). IQ3_XXS, IQ2_XXS, IQ2_XS and IQ2_S decode theirs to this layout.
+template <int J>
+[[gnu::always_inline]] inline __m256i negative_from_sign_bytes(const __m256i (&signs)[2]) {
+  constexpr char b = static_cast<char>(4 * (J % 4)), c = static_cast<char>(b + 1), e = static_cast<char>(b + 2),
+                 f = static_cast<char>(b + 3);
+  const __m256i bytes = _mm256_shuffle_epi8(signs[J / 4], _mm256_setr_epi8(b, b, b, b, b, b, b, b, c, c, c, c, c, c, c, c,
+                                                                          e, e, e, e, e, e, e, e, f, f, f, f, f, f, f, f));
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+  return _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
+}
+
 // 0xff on sub-block J's negative elements (bit e of sign byte 4J + g: element 8g + e), else 0.
 template <int J>
 [[gnu::always_inline]] inline __m256i iq3s_negative(const Iq3sParts& p) {
-  constexpr char b = static_cast<char>(4 * (J % 4)), c = static_cast<char>(b + 1), e = static_cast<char>(b + 2),
-                 f = static_cast<char>(b + 3);
-  const __m256i bytes = _mm256_shuffle_epi8(p.signs[J / 4], _mm256_setr_epi8(b, b, b, b, b, b, b, b, c, c, c, c, c, c, c, c,
-                                                                            e, e, e, e, e, e, e, e, f, f, f, f, f, f, f, f));
-  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-  return _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
+  return negative_from_sign_bytes<J>(p.signs);
 }
 
 // Sub-block J's odd scale in every int16 lane (madd's operand).

@@ -17,6 +17,7 @@
 
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_common.h"
+#include "kernels/cpu/avx2_iq2_decode.h"
 #include "kernels/cpu/avx2_iq3s_decode.h"
 #include "kernels/cpu/avx2_iq_xxs_decode.h"
 #include "kernels/kernel_table.h"
@@ -39,22 +40,6 @@ struct IqX {
 inline IqInput iq_input(const MatmulArgs& a, int r) {
   const Q8Row row = q8_row(a.xq + static_cast<size_t>(r) * a.xq_layout.row_bytes, a.xq_layout);
   return {row.q, row.d};
-}
-
-[[gnu::always_inline]] inline uint32_t load_u32(const void* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-// Bytes v negated where bit i of signs (byte i) is set.
-[[gnu::always_inline]] inline __m256i apply_signs(__m256i v, uint32_t signs) {
-  const __m256i bytes = _mm256_shuffle_epi8(
-      _mm256_set1_epi32(static_cast<int>(signs)),
-      _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
-  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-  const __m256i negative = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
-  return _mm256_sign_epi8(v, _mm256_or_si256(negative, _mm256_set1_epi8(1)));
 }
 
 [[gnu::always_inline]] inline __m256i scale16(int s) { return _mm256_set1_epi16(static_cast<int16_t>(s)); }
@@ -160,21 +145,16 @@ struct IQ2XXS : IqPolicy<IQ2XXS, BlockIQ2_XXS, 8> {
   }
 };
 
+// IQ2_XS and IQ2_S: a super-block's sign bytes and scales decoded once (avx2_iq2_decode.h,
+// as the single-row kernels do); the sign masks negate the grid magnitudes.
 struct IQ2XS : IqPolicy<IQ2XS, BlockIQ2_XS, 8> {
-  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ2_XS& b, int j) {
-    const uint16_t* q = b.qs + 4 * j;
-    int index[4];
-    uint32_t signs = 0;
-#pragma GCC unroll 4
-    for (int l = 0; l < 4; ++l) {
-      index[l] = q[l] & 511;
-      signs |= static_cast<uint32_t>(iq::sign_set_from7(q[l] >> 9)) << (8 * l);
-    }
-    // Elements 0-15 (the low 128 bits) take the low nibble's scale, 16-31 the high one's.
-    const auto lo = static_cast<int16_t>(2 * (b.scales[j] & 0x0f) + 1);
-    const auto hi = static_cast<int16_t>(2 * (b.scales[j] >> 4) + 1);
-    const __m256i scale = _mm256_setr_m128i(_mm_set1_epi16(lo), _mm_set1_epi16(hi));
-    return {apply_signs(grid_bytes(iq::kIq2xsGrid, index), signs), scale};
+  [[gnu::always_inline]] static void decode_all(const BlockIQ2_XS& b, SubBlock (&out)[8]) {
+    decode_sub_blocks(b, iq2xs_parts(b), out, std::make_integer_sequence<int, 8>{});
+  }
+  template <int... J>
+  [[gnu::always_inline]] static void decode_sub_blocks(const BlockIQ2_XS& b, const Iq2Parts& p, SubBlock (&out)[8],
+                                                       std::integer_sequence<int, J...>) {
+    ((out[J] = {negate_where(iq2xs_magnitudes<J>(b), iq2_negative<J>(p)), iq2_scale<J>(p)}), ...);
   }
 };
 
@@ -184,13 +164,13 @@ struct IQ2XS : IqPolicy<IQ2XS, BlockIQ2_XS, 8> {
 }
 
 struct IQ2S : IqPolicy<IQ2S, BlockIQ2_S, 8> {
-  [[gnu::always_inline]] static SubBlock sub_block(const BlockIQ2_S& b, int j) {
-    int index[4];
-#pragma GCC unroll 4
-    for (int l = 0; l < 4; ++l) index[l] = b.qs[4 * j + l] | ((b.qh[j] << (8 - 2 * l)) & 0x300);  // 2 high bits
-    const uint32_t signs = load_u32(b.qs + kQKK / 8 + 4 * j);
-    return {apply_signs(grid_bytes(iq::kIq2sGrid, index), signs),
-            split_scale(2 * (b.scales[j] & 0x0f) + 1, 2 * (b.scales[j] >> 4) + 1)};
+  [[gnu::always_inline]] static void decode_all(const BlockIQ2_S& b, SubBlock (&out)[8]) {
+    decode_sub_blocks(b, iq2s_parts(b), out, std::make_integer_sequence<int, 8>{});
+  }
+  template <int... J>
+  [[gnu::always_inline]] static void decode_sub_blocks(const BlockIQ2_S& b, const Iq2Parts& p, SubBlock (&out)[8],
+                                                       std::integer_sequence<int, J...>) {
+    ((out[J] = {negate_where(iq2s_magnitudes<J>(b), iq2_negative<J>(p)), iq2_scale<J>(p)}), ...);
   }
 };
 

@@ -23,6 +23,7 @@
 
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_common.h"
+#include "kernels/cpu/avx2_iq3s_decode.h"
 #include "kernels/quant_blocks.h"
 #include "tensor/iq_grids.h"
 
@@ -60,12 +61,7 @@ struct XxsAux {
 // 0xff on sub-block J's negative elements (bit e of its sign byte g: element 8g + e), else 0.
 template <int J>
 [[gnu::always_inline]] inline __m256i xxs_negative(const XxsAux& a) {
-  constexpr char b = static_cast<char>(4 * (J % 4)), c = static_cast<char>(b + 1), e = static_cast<char>(b + 2),
-                 f = static_cast<char>(b + 3);
-  const __m256i bytes = _mm256_shuffle_epi8(a.signs[J / 4], _mm256_setr_epi8(b, b, b, b, b, b, b, b, c, c, c, c, c, c, c, c,
-                                                                            e, e, e, e, e, e, e, e, f, f, f, f, f, f, f, f));
-  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-  return _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
+  return negative_from_sign_bytes<J>(a.signs);
 }
 
 // Sub-block J's odd scale in every int16 lane (madd's operand).

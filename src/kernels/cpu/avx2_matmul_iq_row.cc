@@ -22,6 +22,7 @@
 
 #include <utility>
 
+#include "kernels/cpu/avx2_iq2_decode.h"
 #include "kernels/cpu/avx2_iq3s_decode.h"
 #include "kernels/cpu/avx2_iq_row_driver.h"
 #include "kernels/cpu/avx2_iq_xxs_decode.h"
@@ -87,24 +88,6 @@ constexpr SignMultipliers kSignMultipliers = [] {
   return _mm256_set_epi64x(m[(aux >> 21) & 127], m[(aux >> 14) & 127], m[(aux >> 7) & 127], m[aux & 127]);
 }
 
-// Four 8-element grid entries. Unsigned indices: a signed one costs a sign extension per
-// entry before its load (measured 9% of an IQ2_S super-block).
-[[gnu::always_inline]] inline __m256i grid64(const uint64_t* grid, uint32_t i0, uint32_t i1, uint32_t i2, uint32_t i3) {
-  return _mm256_set_epi64x(static_cast<int64_t>(grid[i3]), static_cast<int64_t>(grid[i2]),
-                           static_cast<int64_t>(grid[i1]), static_cast<int64_t>(grid[i0]));
-}
-
-// The 16 odd scales 2 * ls + 1 of 8 bytes of nibble pairs (IQ2_XS, IQ2_S: the low nibble
-// scales elements 0-15 of sub-block j, the high one 16-31) as int16: sub-block j's low
-// scale in word j, its high one in word 8 + j.
-[[gnu::always_inline]] inline __m256i half_scales(uint64_t packed) {
-  const __m128i raw = _mm_cvtsi64_si128(static_cast<int64_t>(packed));
-  const __m128i m = _mm_set1_epi8(0x0f);
-  const __m256i s16 =
-      _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(_mm_and_si128(raw, m), _mm_and_si128(_mm_srli_epi16(raw, 4), m)));
-  return _mm256_add_epi16(_mm256_add_epi16(s16, s16), _mm256_set1_epi16(1));
-}
-
 // Sub-block j's low scale in the low 128 bits, its high scale in the high ones.
 [[gnu::always_inline]] inline __m256i split_scale_of(__m256i half_scales, int j) {
   const __m256i both = _mm256_permute2x128_si256(half_scales, half_scales, 0x00);  // low scales in both lanes
@@ -124,13 +107,6 @@ constexpr SignMultipliers kSignMultipliers = [] {
   const char c = static_cast<char>(b + 1), e = static_cast<char>(b + 2), f = static_cast<char>(b + 3);
   return _mm256_shuffle_epi8(v, _mm256_setr_epi8(b, b, b, b, b, b, b, b, c, c, c, c, c, c, c, c,
                                                  e, e, e, e, e, e, e, e, f, f, f, f, f, f, f, f));
-}
-
-// 0xff where bit e of byte 4d + g of each 128-bit lane of sign_bytes is set (element 8g + e),
-// else 0.
-[[gnu::always_inline]] inline __m256i sign_masks_in_lanes(__m256i sign_bytes, int d) {
-  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-  return _mm256_cmpeq_epi8(_mm256_and_si256(group_bytes_in_lanes(sign_bytes, d), bit), bit);
 }
 
 // IQ3_XXS: the aux words' signs and scales decoded a super-block at a time, and the sign masks
@@ -188,72 +164,40 @@ struct IQ2XXS {
   }
 };
 
-// Bytes negated where bit e of byte 4d + g of each 128-bit lane of sign_bytes is set
-// (element 8g + e), as _mm256_sign_epi8 multipliers (+1 / -1).
-[[gnu::always_inline]] inline __m256i multipliers_in_lanes(__m256i sign_bytes, int d) {
-  return _mm256_or_si256(sign_masks_in_lanes(sign_bytes, d), _mm256_set1_epi8(1));
-}
-
-// Full sign sets of 16 u16 whose bits 9-15 hold a 7-bit set, in the low byte of each word:
-// the parity of the 7 bits (that of their low nibble xor the high three) becomes bit 7.
-[[gnu::always_inline]] inline __m256i full_sign_sets(__m256i q) {
-  const __m256i sets = _mm256_srli_epi16(q, 9);
-  const __m256i parity = _mm256_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0, 0,
-                                          -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0);
-  return _mm256_or_si256(sets, _mm256_shuffle_epi8(parity, _mm256_xor_si256(sets, _mm256_srli_epi16(q, 13))));
-}
-
-struct IQ2XS {
-  using Block = BlockIQ2_XS;
-  static constexpr int kFactorInverse = 8;
+// IQ2_XS and IQ2_S: a super-block's sign bytes and scales decoded once (avx2_iq2_decode.h),
+// the sign masks negating the activation codes.
+template <class Block, class Derived>
+struct Iq2Row {
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
-    const __m256i q0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
-    const __m256i q1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 16));
-    // The 32 sign bytes, 4 per sub-block: packus leaves sub-blocks 0, 1, 4, 5 in the low
-    // 128-bit lane and 2, 3, 6, 7 in the high one; each lane goes to both lanes of a vector.
-    const __m256i packed = _mm256_packus_epi16(full_sign_sets(q0), full_sign_sets(q1));
-    const __m256i signs_0145 = _mm256_permute2x128_si256(packed, packed, 0x00);
-    const __m256i signs_2367 = _mm256_permute2x128_si256(packed, packed, 0x11);
-    const __m256i scales = half_scales(load_as<uint64_t>(b.scales));
-    __m256i acc = _mm256_setzero_si256();
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) {
-      const uint16_t* q = b.qs + 4 * j;
-      const __m256i w = grid64(iq::kIq2xsGrid, q[0] & 511u, q[1] & 511u, q[2] & 511u, q[3] & 511u);
-      const __m256i signs = multipliers_in_lanes((j & 2) == 0 ? signs_0145 : signs_2367, (j & 1) | ((j >> 2) << 1));
-      acc = _mm256_add_epi32(acc, iq2_sub_block(w, signs, x + 32 * j, split_scale_of(scales, j)));
-    }
+    return sub_blocks(b, Derived::parts(b), x, _mm256_setzero_si256(), std::make_integer_sequence<int, 8>{});
+  }
+  template <int... J>
+  [[gnu::always_inline]] static __m256i sub_blocks(const Block& b, const Iq2Parts& p, const int8_t* x, __m256i acc,
+                                                   std::integer_sequence<int, J...>) {
+    ((acc = _mm256_add_epi32(acc, sub_block<J>(b, p, x + 32 * J))), ...);
     return acc;
+  }
+  template <int J>
+  [[gnu::always_inline]] static __m256i sub_block(const Block& b, const Iq2Parts& p, const int8_t* x) {
+    const __m256i xs = negate_where(load_x(x), iq2_negative<J>(p));
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(Derived::template magnitudes<J>(b), xs), iq2_scale<J>(p));
   }
 };
 
-// Bytes negated where bit e of neg is set, as _mm256_sign_epi8 multipliers (+1 / -1).
-[[gnu::always_inline]] inline __m256i multipliers_of(uint32_t neg) {
-  const __m256i bytes = _mm256_shuffle_epi8(
-      _mm256_set1_epi32(static_cast<int>(neg)),
-      _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
-  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-  return _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit), _mm256_set1_epi8(1));
-}
+struct IQ2XS : Iq2Row<BlockIQ2_XS, IQ2XS> {
+  using Block = BlockIQ2_XS;
+  static constexpr int kFactorInverse = 8;
+  [[gnu::always_inline]] static Iq2Parts parts(const Block& b) { return iq2xs_parts(b); }
+  template <int J>
+  [[gnu::always_inline]] static __m256i magnitudes(const Block& b) { return iq2xs_magnitudes<J>(b); }
+};
 
-struct IQ2S {
+struct IQ2S : Iq2Row<BlockIQ2_S, IQ2S> {
   using Block = BlockIQ2_S;
   static constexpr int kFactorInverse = 8;
-  [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
-    const __m256i scales = half_scales(load_as<uint64_t>(b.scales));
-    __m256i acc = _mm256_setzero_si256();
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) {
-      // Group l takes bits 2l, 2l + 1 of qh[j] as index bits 8 and 9.
-      const uint32_t qh = b.qh[j];
-      const uint8_t* q = b.qs + 4 * j;
-      const __m256i w = grid64(iq::kIq2sGrid, q[0] | ((qh << 8) & 0x300u), q[1] | ((qh << 6) & 0x300u),
-                               q[2] | ((qh << 4) & 0x300u), q[3] | ((qh << 2) & 0x300u));
-      const __m256i signs = multipliers_of(load_as<uint32_t>(b.qs + kQKK / 8 + 4 * j));
-      acc = _mm256_add_epi32(acc, iq2_sub_block(w, signs, x + 32 * j, split_scale_of(scales, j)));
-    }
-    return acc;
-  }
+  [[gnu::always_inline]] static Iq2Parts parts(const Block& b) { return iq2s_parts(b); }
+  template <int J>
+  [[gnu::always_inline]] static __m256i magnitudes(const Block& b) { return iq2s_magnitudes<J>(b); }
 };
 
 // IQ1_S / IQ1_M: weights 8 * g + shift for grid bytes g in {-1, 0, 1} and a group's shift
@@ -289,8 +233,8 @@ struct IQ1S {
 };
 
 // IQ1_M's 16 odd scales 2 * ls + 1 (3-bit ls: sub-block j's elements 0-15 at bit 6 (j % 2)
-// of scale word j / 2, 16-31 three bits higher) as half_scales lays them out: sub-block j's
-// low scale in word j, its high one in word 8 + j.
+// of scale word j / 2, 16-31 three bits higher) as int16: sub-block j's low scale in word j,
+// its high one in word 8 + j.
 [[gnu::always_inline]] inline __m256i iq1_m_half_scales(uint64_t packed) {
   const __m256i words = _mm256_cvtepu16_epi32(_mm_cvtsi64_si128(static_cast<int64_t>(packed)));
   const __m256i pairs = _mm256_permutevar8x32_epi32(words, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
