@@ -17,8 +17,9 @@
 namespace strata::kernels {
 namespace {
 
-// Three input rows, which every lattice type's AVX2 table runs tiled (strips take over from
-// four; two IQ1_M rows go one at a time through the single-row kernel).
+// Three input rows, which the AVX2 table runs tiled for IQ1_S and IQ1_M and in strips for
+// the other lattice types (the tiles' bits, held to the oracle by matmul_simd_oracle_test.cc;
+// two IQ1_M rows go one at a time through the single-row kernel).
 void expect_single_row_equals_tiled(DType type) {
   constexpr int64_t kIn = 4096, kOut = 64;
   constexpr int kTiledRows = 3;

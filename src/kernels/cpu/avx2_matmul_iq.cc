@@ -10,8 +10,8 @@
 // int32 lanes (lane k: elements 4k..4k+3 of each sub-block), summed over the super-block;
 // then one fused multiply-add by (d_w * f) * d_x, where f is the power of two the format
 // scales by (IQ3_S 1, IQ3_XXS 1/4, IQ2_* and IQ1_* 1/8). The oracle in matmul_simd_oracle_test.cc
-// computes the same integers and float operations. From kStripMinRows input rows the strip
-// kernels (avx2_iq_strips.h) take over: the same integers and float step, each weight row
+// computes the same integers and float operations. From a few input rows (kStripMinRows,
+// kLatticeStripMinRows) the strip kernels (avx2_iq_strips.h) take over: the same integers and float step, each weight row
 // decoded once per block of input rows instead of once per tile.
 #include <algorithm>
 #include <cstring>
@@ -58,14 +58,27 @@ void rows_one_at_a_time(const MatmulArgs& args, int64_t o_begin, int64_t o_end,
 
 // Input rows from which a decoded strip (avx2_iq_strips.h) beats decoding per tile (one
 // thread, 256 x 2048 in cache, AVX2 table, 4 rows: strips 1.08x (IQ2_S) to 1.26x (IQ2_XS)
-// the tiles' speed, IQ3_S 1.24x; 2 rows: 0.83x (IQ2_XXS) to 1.08x (IQ3_XXS), IQ3_S 1.03x),
-// and from which strips filled by the VBMI decoders beat the VBMI single-row kernels
-// row by row (one thread, 256 x 2048 in cache, GMAC/s: 2 rows 25-32 -> 41-42, 4 rows 23-31 ->
-// 55-65; 5632 x 2048 streamed on 2 threads, 2 rows: 1.02 -> 0.70-0.87 ms).
+// the tiles' speed, IQ3_S 1.24x). Since the tiles and strips of IQ3_XXS and the IQ2 types
+// decode a super-block's signs and scales at once (avx2_iq_xxs_decode.h, avx2_iq2_decode.h),
+// strips pay on AVX2 from 2 rows too: 1.03-1.05x (IQ3_XXS, IQ3_S) to 1.13x (IQ2_S) the
+// tiles' speed, IQ1_S 1.03x (kept at 4 with IQ1_M, whose tiles were not measured). The
+// AVX-512 build keeps 4 for CPUs without VBMI (not measured there). With VBMI, strips
+// filled by its decoders beat the VBMI single-row kernels row by row from 2 rows (one
+// thread, 256 x 2048 in cache, GMAC/s: 2 rows 25-32 -> 41-42, 4 rows 23-31 -> 55-65;
+// 5632 x 2048 streamed on 2 threads, 2 rows: 1.02 -> 0.70-0.87 ms).
 constexpr int kStripMinRows = 4;
+#if defined(STRATA_KERNELS_AVX512)
+constexpr int kLatticeStripMinRows = 4;
+#else
+constexpr int kLatticeStripMinRows = 2;
+#endif
 constexpr int kVbmiStripMinRows = 2;
 
-bool strips_pay(const MatmulArgs& args) { return args.n_rows >= kStripMinRows && strips_fit(*args.w); }
+// IQ1_S / IQ1_M take strips from kStripMinRows rows; the other lattice types from
+// kLatticeStripMinRows.
+bool strips_pay(const MatmulArgs& args, int min_rows = kStripMinRows) {
+  return args.n_rows >= min_rows && strips_fit(*args.w);
+}
 
 using RowsFn = void (*)(const MatmulArgs&, int64_t, int64_t);
 
@@ -88,7 +101,7 @@ void matmul_lattice(const MatmulArgs& args, int64_t o_begin, int64_t o_end, Rows
   if (args.n_rows == 1) return single_row(args, o_begin, o_end);
   if (vbmi_strips != nullptr && rows_one_at_a_time_pays()) {
     if (args.n_rows >= kVbmiStripMinRows && strips_fit(*args.w)) return vbmi_strips(args, o_begin, o_end);
-  } else if (strips_pay(args)) {
+  } else if (strips_pay(args, kLatticeStripMinRows)) {
     return matmul_rows_strips<K>(args, o_begin, o_end);
   }
   if (rows_one_at_a_time_pays()) return rows_one_at_a_time(args, o_begin, o_end, single_row);
