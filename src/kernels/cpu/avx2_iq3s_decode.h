@@ -109,8 +109,9 @@ template <int J>
 [[gnu::always_inline]] inline __m256i negative_from_sign_bytes(const __m256i (&signs)[2]) {
   constexpr char b = static_cast<char>(4 * (J % 4)), c = static_cast<char>(b + 1), e = static_cast<char>(b + 2),
                  f = static_cast<char>(b + 3);
-  const __m256i bytes = _mm256_shuffle_epi8(signs[J / 4], _mm256_setr_epi8(b, b, b, b, b, b, b, b, c, c, c, c, c, c, c, c,
-                                                                          e, e, e, e, e, e, e, e, f, f, f, f, f, f, f, f));
+  const __m256i spread = _mm256_setr_epi8(b, b, b, b, b, b, b, b, c, c, c, c, c, c, c, c,  //
+                                          e, e, e, e, e, e, e, e, f, f, f, f, f, f, f, f);
+  const __m256i bytes = _mm256_shuffle_epi8(signs[J / 4], spread);
   const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
   return _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
 }

@@ -11,8 +11,9 @@
 // then one fused multiply-add by (d_w * f) * d_x, where f is the power of two the format
 // scales by (IQ3_S 1, IQ3_XXS 1/4, IQ2_* and IQ1_* 1/8). The oracle in matmul_simd_oracle_test.cc
 // computes the same integers and float operations. From a few input rows (kStripMinRows,
-// kLatticeStripMinRows) the strip kernels (avx2_iq_strips.h) take over: the same integers and float step, each weight row
-// decoded once per block of input rows instead of once per tile.
+// kLatticeStripMinRows) the strip kernels (avx2_iq_strips.h) take over: the same integers
+// and float step, each weight row decoded once per block of input rows instead of once per
+// tile.
 #include <algorithm>
 #include <cstring>
 

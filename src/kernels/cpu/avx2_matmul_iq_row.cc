@@ -13,11 +13,11 @@
 // IQ2_XS, IQ2_XXS and IQ3_XXS decode a super-block's sign sets in vectors (the last two
 // with avx2_iq_xxs_decode.h; IQ1_S and IQ1_M their scales and shift signs), the sign bits
 // negate the activation codes instead of the weights so the unsigned grid bytes feed maddubs
-// directly, and maddubs, then madd by the sub-block's odd scale, sum over the super-block. Lane k ends up with sum over sub-blocks j of scale_j * (elements
-// 4k..4k+3 of j): the tiled kernels' int32 lanes (integer sums are exact, so their grouping
-// is free), then their float step (avx2_iq_row_driver.h). Results are bit-identical to the
-// tiled kernels and the oracle in matmul_simd_oracle_test.cc. Stateless; safe from any
-// thread.
+// directly, and maddubs, then madd by the sub-block's odd scale, sum over the super-block.
+// Lane k ends up with sum over sub-blocks j of scale_j * (elements 4k..4k+3 of j): the
+// tiled kernels' int32 lanes (integer sums are exact, so their grouping is free), then
+// their float step (avx2_iq_row_driver.h). Results are bit-identical to the tiled kernels
+// and the oracle in matmul_simd_oracle_test.cc. Stateless; safe from any thread.
 #include "kernels/cpu/avx2_matmul_iq_row.h"
 
 #include <utility>

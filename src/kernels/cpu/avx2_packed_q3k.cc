@@ -118,7 +118,8 @@ template <int kHalf, int NR>
   const __m256 dw = fp16x8(blk + 16 * kHalf);
 #pragma GCC unroll 8
   for (int r = 0; r < NR; ++r) {
-    acc[r][kHalf] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, _mm256_set1_ps(x.d[r])), acc[r][kHalf]);
+    const __m256 scale = _mm256_mul_ps(dw, _mm256_set1_ps(x.d[r]));
+    acc[r][kHalf] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), scale, acc[r][kHalf]);
   }
 }
 
