@@ -59,6 +59,25 @@ static inline void sub_block_sum_pairs(const int16_t* sum16, int32_t* pairs) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(pairs), _mm_hadd_epi16(first, second));
 }
 
+// Q2_K / Q3_K: scale e (0 or 1) of each sub-block pair, held as int16 pairs (one per int32
+// lane), in both int16 halves of its lane: one madd of a row's int16 pair sums against it
+// is scale_k * dot_k.
+static inline __m256i scale_of_pair(__m256i pairs, int e) {
+  const __m256i pick_lo = _mm256_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13,
+                                           0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13);
+  const __m256i pick = e == 0 ? pick_lo : _mm256_add_epi8(pick_lo, _mm256_set1_epi8(2));
+  return _mm256_shuffle_epi8(pairs, pick);
+}
+
+// Q2_K / Q3_K: the activation pointers of a tile's super-block (codes, sums per 16 inputs)
+// and its scales, taken once per block so every load in the kernel is base plus constant.
+template <int NR>
+struct TileInputs {
+  const int8_t* q[NR];
+  const int16_t* sum16[NR];
+  float d[NR];
+};
+
 // An empty asm that claims to change v, so GCC cannot re-associate an accumulation chain
 // through it. Without it GCC turns a tile's chains of integer adds into trees that need
 // every product of a block live at once, and spills them (200+ stack accesses per block).

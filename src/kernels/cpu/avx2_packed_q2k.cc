@@ -33,23 +33,6 @@ inline __m256i scale_min_pairs(const std::byte* blk, int h, int q) {
       _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kPackedQ2KScalesOffset + 32 * q + 16 * h)));
 }
 
-// Scale e of each pair in both int16 halves of its int32 lane: one madd of a row's int16
-// pair sums against it is scale_k * dot_k.
-inline __m256i scale_of_pair(__m256i pairs, int e) {
-  const __m256i pick_lo = _mm256_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13,
-                                           0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13);
-  const __m256i pick = e == 0 ? pick_lo : _mm256_add_epi8(pick_lo, _mm256_set1_epi8(2));
-  return _mm256_shuffle_epi8(pairs, pick);
-}
-
-// The activation pointers of a tile's super-block: codes, sums per 16 inputs, scale.
-template <int NR>
-struct TileInputs {
-  const int8_t* q[NR];
-  const int16_t* sum16[NR];
-  float d[NR];
-};
-
 // Sub-blocks 8kH + 2kC (lines t < 4) and 8kH + 2kC + 1 (lines t >= 4), bits 2kC..2kC+1 of
 // the code lines, for the 8 rows of half kHalf against NR activation rows: adds
 // scale_k * dot_k of both to dots[r]. Always inlined: called out of line, dots[] would live
