@@ -44,18 +44,23 @@ namespace {
   return word_in_lanes(odd_scales, j);
 }
 
+// The dots of a super-block's 8 sub-blocks, K::sub_block<J>(decoded..., x + 32 * J), added
+// in order J = 0..7. Sub-block indices are template arguments so each sub-block's shuffles
+// take immediates.
+template <class K, int... J, class... Decoded>
+[[gnu::always_inline]] inline __m256i sum_of_sub_blocks(std::integer_sequence<int, J...>, const int8_t* x,
+                                                        const Decoded&... decoded) {
+  __m256i acc = _mm256_setzero_si256();
+  ((acc = _mm256_add_epi32(acc, K::template sub_block<J>(decoded..., x + 32 * J))), ...);
+  return acc;
+}
+constexpr std::make_integer_sequence<int, 8> kSubBlocks{};
+
 struct IQ3S {
   using Block = BlockIQ3_S;
   static constexpr int kFactorInverse = 1;
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
-    const Iq3sParts p = iq3s_parts(b);
-    return sub_blocks(p, x, _mm256_setzero_si256(), std::make_integer_sequence<int, 8>{});
-  }
-  template <int... J>
-  [[gnu::always_inline]] static __m256i sub_blocks(const Iq3sParts& p, const int8_t* x, __m256i acc,
-                                                   std::integer_sequence<int, J...>) {
-    ((acc = _mm256_add_epi32(acc, sub_block<J>(p, x + 32 * J))), ...);
-    return acc;
+    return sum_of_sub_blocks<IQ3S>(kSubBlocks, x, iq3s_parts(b));
   }
   template <int J>
   [[gnu::always_inline]] static __m256i sub_block(const Iq3sParts& p, const int8_t* x) {
@@ -115,13 +120,7 @@ struct IQ3XXS {
   using Block = BlockIQ3_XXS;
   static constexpr int kFactorInverse = 4;
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
-    return sub_blocks(b, iq3xxs_aux(b), x, _mm256_setzero_si256(), std::make_integer_sequence<int, 8>{});
-  }
-  template <int... J>
-  [[gnu::always_inline]] static __m256i sub_blocks(const Block& b, const XxsAux& aux, const int8_t* x, __m256i acc,
-                                                   std::integer_sequence<int, J...>) {
-    ((acc = _mm256_add_epi32(acc, sub_block<J>(b, aux, x + 32 * J))), ...);
-    return acc;
+    return sum_of_sub_blocks<IQ3XXS>(kSubBlocks, x, b, iq3xxs_aux(b));
   }
   template <int J>
   [[gnu::always_inline]] static __m256i sub_block(const Block& b, const XxsAux& aux, const int8_t* x) {
@@ -139,13 +138,7 @@ struct IQ2XXS {
   using Block = BlockIQ2_XXS;
   static constexpr int kFactorInverse = 8;
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
-    return sub_blocks(b, iq2xxs_aux(b), x, _mm256_setzero_si256(), std::make_integer_sequence<int, 8>{});
-  }
-  template <int... J>
-  [[gnu::always_inline]] static __m256i sub_blocks(const Block& b, const XxsAux& aux, const int8_t* x, __m256i acc,
-                                                   std::integer_sequence<int, J...>) {
-    ((acc = _mm256_add_epi32(acc, sub_block<J>(b, aux, x + 32 * J))), ...);
-    return acc;
+    return sum_of_sub_blocks<IQ2XXS>(kSubBlocks, x, b, iq2xxs_aux(b));
   }
   // Even sub-blocks take sign multipliers from the table and the scale by scalar steps,
   // odd ones both from the vector-decoded aux words: the two ways load different execution
@@ -169,13 +162,7 @@ struct IQ2XXS {
 template <class Block, class Derived>
 struct Iq2Row {
   [[gnu::always_inline]] static __m256i sum(const Block& b, const int8_t* x) {
-    return sub_blocks(b, Derived::parts(b), x, _mm256_setzero_si256(), std::make_integer_sequence<int, 8>{});
-  }
-  template <int... J>
-  [[gnu::always_inline]] static __m256i sub_blocks(const Block& b, const Iq2Parts& p, const int8_t* x, __m256i acc,
-                                                   std::integer_sequence<int, J...>) {
-    ((acc = _mm256_add_epi32(acc, sub_block<J>(b, p, x + 32 * J))), ...);
-    return acc;
+    return sum_of_sub_blocks<Iq2Row>(kSubBlocks, x, b, Derived::parts(b));
   }
   template <int J>
   [[gnu::always_inline]] static __m256i sub_block(const Block& b, const Iq2Parts& p, const int8_t* x) {
