@@ -28,16 +28,12 @@ threads=${THREADS:-2}
 read -r -a peer_args <<<"${PEER_ARGS:-}"
 peer_tools="llama-bench llama-batched-bench"
 
-# The bin dir of a peer: the one given, else one build_peer.sh builds (only when an engine needs it).
-peer_bin() {
-  local given=$1 peer=$2 flavor=$3
-  if [ -x "$given/llama-batched-bench" ]; then (cd "$given" && pwd); else
-    TARGETS=$peer_tools "$root/bench/build_peer.sh" "$peer" "$flavor"; fi
-}
+# shellcheck source=bench/peer_rows.sh
+source "$root/bench/peer_rows.sh"
 declare -A bins=()
-[[ " $engines " == *" llama "* ]] && bins[llama]=$(peer_bin "${1:-}" llama.cpp native)
-[[ " $engines " == *" llama-avx2 "* ]] && bins[llama-avx2]=$(peer_bin "${2:-}" llama.cpp avx2)
-[[ " $engines " == *" ik-avx2 "* ]] && bins[ik-avx2]=$(peer_bin "${3:-}" ik_llama.cpp avx2)
+[[ " $engines " == *" llama "* ]] && bins[llama]=$(peer_bin "${1:-}" llama.cpp native "$peer_tools")
+[[ " $engines " == *" llama-avx2 "* ]] && bins[llama-avx2]=$(peer_bin "${2:-}" llama.cpp avx2 "$peer_tools")
+[[ " $engines " == *" ik-avx2 "* ]] && bins[ik-avx2]=$(peer_bin "${3:-}" ik_llama.cpp avx2 "$peer_tools")
 strata=${STRATA:-}
 if [ -z "$strata" ]; then
   strata=$work/side-by-side-strata
@@ -67,50 +63,6 @@ model_file() {
   # shellcheck disable=SC2086  # args is a list of flags
   [ -f "$f" ] || "$strata" mkmodel $args -o "$f" >/dev/null
   echo "$f"
-}
-
-# The tok/s of strata bench's line starting with $2 (prefill or decode).
-strata_tok_s() { grep -E "^$2 +[0-9]" <<<"$1" | awk '{print $2}'; }
-# The aggregate tok/s of strata bench's "decode x8" line.
-strata_x8() { grep -E '^decode x8 ' <<<"$1" | awk '{print $3}'; }
-# The single-sequence roofline: on the active bytes for a MoE file, on all weights otherwise.
-strata_roofline() {
-  local moe
-  moe=$(grep -E '^experts x1 ' <<<"$1" | sed -E 's/.*roofline ([0-9.]+).*/\1/')
-  if [ -n "$moe" ]; then echo "$moe (active bytes)"; else grep -E '^roofline ' <<<"$1" | awk '{print $2}'; fi
-}
-# The t/s column (the last one) of llama-bench's markdown row for test $2 (pp512 or tg32).
-peer_tok_s() {
-  local v
-  v=$(grep -E "\| +$2 +\|" <<<"$1" | awk -F'|' '{print $(NF-1)}' | awk '{print $1}')
-  echo "${v:-no load}"
-}
-# S_TG t/s of llama-batched-bench's result row.
-peer_x8() { grep -E '^\| +[0-9]' <<<"$1" | tail -1 | awk -F'|' '{print $9}' | tr -d ' '; }
-
-# Strata's row; $2... are environment settings (STRATA_KERNELS=avx2). The label names the kernel
-# table that ran (strata bench's "machine" line).
-strata_row() {
-  local file=$1 out table; shift
-  out=$(env "$@" "$strata" bench -m "$file" --threads "$threads" --prompt-tokens 512)
-  table=$(grep -E '^machine ' <<<"$out" | sed -E 's/.*, ([a-z0-9]+) kernels,.*/\1/')
-  local label="Strata ($table table)"
-  [ $# -gt 0 ] && label="Strata ($table table, $*)"
-  echo "| $label | $(strata_tok_s "$out" prefill) | $(strata_tok_s "$out" decode) | $(strata_x8 "$out") |" \
-    "$(strata_roofline "$out") |"
-}
-# A peer's row; $4 and $5 are extra flags for its llama-bench and its llama-batched-bench (they
-# spell them differently: ik_llama.cpp's llama-bench takes "-rtr 1", its batched bench "-rtr").
-# The tools run in $work: ik_llama.cpp's write llama.log into their working directory.
-peer_row() {
-  local label=$1 bin=$2 file=$3 b bb bench_flags batched_flags
-  read -r -a bench_flags <<<"${4:-}"
-  read -r -a batched_flags <<<"${5:-}"
-  b=$(cd "$work" && "$bin/llama-bench" -m "$file" -t "$threads" -p 512 -n 32 -r 1 "${bench_flags[@]}" \
-    "${peer_args[@]}" 2>/dev/null || true)
-  bb=$(cd "$work" && "$bin/llama-batched-bench" -m "$file" -t "$threads" -c 2048 -b 512 -ub 512 -npp 128 \
-    -ntg 32 -npl 8 "${batched_flags[@]}" "${peer_args[@]}" 2>&1 || true)
-  echo "| $label | $(peer_tok_s "$b" pp512) | $(peer_tok_s "$b" tg32) | $(peer_x8 "$bb") | |"
 }
 
 echo "uptime before: $(uptime)"
