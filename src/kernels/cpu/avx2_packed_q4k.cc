@@ -2,16 +2,23 @@
 // AVX-512: the weights stream as one contiguous run per row group, the scales and mins
 // arrive unpacked.
 //
-// Each super-block is done one half (8 rows) at a time: a code line's half, masked and
-// shifted (Q5_K: with its 5th bits added from a high line), gives the unsigned codes of two
-// sub-blocks for 8 rows, and maddubs gives their products with 4 activations per row as
-// int16 pair sums. Activations are at most 127 in magnitude (quantize_q8_row clamps them),
-// so a line adds at most 2 * 15 * 127 = 3810 per int16 lane for Q4_K codes and 7874 for
-// Q5_K's: 8 (Q4_K) or 4 (Q5_K) lines add up exactly in int16 before one madd against the
-// sub-block's scale widens them (scale_j * dot_j, exact in int32: the oracle's integer).
-// The scaled sums and the mins are exact int32, and the float steps follow the oracles
-// reference::matmul_packed_q4_k_rows / _q5_k_rows in order: the bits equal the oracle's
-// (and the AVX-512 kernel's), for any tile and batch.
+// Each super-block is done one half (8 rows) at a time, one sub-block at a time: a code
+// line's half, masked (and for the high-nibble sub-block shifted; Q5_K: with its 5th bits
+// added from a high line), gives the unsigned codes of one sub-block for 8 rows, and maddubs
+// gives their products with 4 activations per row as int16 pair sums. Activations are at
+// most 127 in magnitude (quantize_q8_row clamps them), so a line adds at most
+// 2 * 15 * 127 = 3810 per int16 lane for Q4_K codes and 7874 for Q5_K's: 8 (Q4_K) or 4
+// (Q5_K) lines add up exactly in int16 before one madd against the sub-block's scale widens
+// them (scale_j * dot_j, exact in int32: the oracle's integer). The scaled sums and the mins
+// are exact int32, and the float steps follow the oracles reference::matmul_packed_q4_k_rows
+// / _q5_k_rows in order: the bits equal the oracle's (and the AVX-512 kernel's), for any tile
+// and batch.
+//
+// One sub-block at a time (rather than a code line's two at once) leaves a tile row one
+// int16 sum and its dots live, so a tile takes 8 activation rows per weight load for Q5_K
+// (was 3) and 6 for Q4_K (was 4), and Q5_K's 5th-bit decode, about a third of a line's
+// instructions for 3 rows, is shared by 8. The half's sub-block pairs are a loop, not
+// unrolled (see half_block).
 //
 // Built a second time with -mavxvnni and STRATA_KERNELS_AVX2_VNNI (namespace avx2vnni, the
 // AVX2 + AVX-VNNI table of avx2_vnni.h): there one vpdpbusd per line and row adds a
@@ -23,6 +30,8 @@
 // instructions.
 #include <immintrin.h>
 
+#include <utility>
+
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_packed_driver.h"
 #include "kernels/packed_q4k.h"
@@ -33,106 +42,121 @@ using namespace avx2;  // the shared AVX2 helpers of avx2_packed_driver.h
 
 namespace {
 
-// 0x10 in every byte of high whose bit `bit` is set, else 0: a Q5_K code's 5th bit.
-inline __m256i fifth_bits(__m256i high, int bit) {
-  const __m128i count = _mm_cvtsi32_si128(bit <= 4 ? 4 - bit : bit - 4);
-  const __m256i moved = bit <= 4 ? _mm256_sll_epi16(high, count) : _mm256_srl_epi16(high, count);
-  return _mm256_and_si256(moved, _mm256_set1_epi8(0x10));
-}
-
-// Line t of sub-block pair p (sub-blocks 2p and 2p + 1), half h's 8 rows: the low and the high
-// nibble codes, with their 5th bits for Q5_K.
-template <bool kFive>
-inline void pair_codes(const std::byte* blk, int h, int p, int t, __m256i* lo, __m256i* hi) {
-  const __m256i mask4 = _mm256_set1_epi8(0x0f);
-  const __m256i line = half_line(blk + kPackedQ4KCodesOffset + 64 * (8 * p + t), h);
-  *lo = _mm256_and_si256(line, mask4);
-  *hi = _mm256_and_si256(_mm256_srli_epi16(line, 4), mask4);
+// Sub-block 2p + kE's unsigned codes from code line kT of pair p (at lines: sub-block 2p in
+// the low nibbles, 2p + 1 in the high ones), half kHalf's 8 rows; for Q5_K with the 5th bit,
+// bit 2 (kT % 4) + kE of the pair's high line kT / 4 (at high), moved to bit 4. The 16-bit
+// shifts move that bit within its byte (at most 4 places), so no neighbouring byte leaks in.
+template <bool kFive, int kHalf, int kE, int kT>
+[[gnu::always_inline]] inline __m256i pair_codes(const std::byte* lines, const std::byte* high) {
+  const __m256i line = half_line(lines + 64 * kT, kHalf);
+  __m256i codes = _mm256_and_si256(kE == 0 ? line : _mm256_srli_epi16(line, 4), _mm256_set1_epi8(0x0f));
   if constexpr (kFive) {
-    const __m256i high = half_line(blk + kPackedQ5KHighOffset + 64 * (2 * p + t / 4), h);
-    *lo = _mm256_or_si256(*lo, fifth_bits(high, 2 * (t % 4)));
-    *hi = _mm256_or_si256(*hi, fifth_bits(high, 2 * (t % 4) + 1));
+    constexpr int kBit = 2 * (kT % 4) + kE;
+    __m256i bits = half_line(high + 64 * (kT / 4), kHalf);
+    if constexpr (kBit < 4) bits = _mm256_slli_epi16(bits, 4 - kBit);
+    if constexpr (kBit > 4) bits = _mm256_srli_epi16(bits, kBit - 4);
+    codes = _mm256_or_si256(codes, _mm256_and_si256(bits, _mm256_set1_epi8(0x10)));
   }
+  return codes;
 }
 
-// Row i's 6-bit scale of sub-block j (byte 16 j + i) in int32 lane i, for half h's 8 rows.
-inline __m256i scale_ints(const std::byte* blk, int h, int j) {
-  return _mm256_cvtepu8_epi32(
-      _mm_loadl_epi64(reinterpret_cast<const __m128i*>(blk + kPackedQ4KScalesOffset + 16 * j + 8 * h)));
+// Pair p's code lines, high lines, scales and the tile rows' activations.
+template <int NR>
+struct PairInputs {
+  const std::byte* lines;
+  const std::byte* high;
+  const std::byte* scales;
+  const int8_t* q[NR];
+};
+
+// Row i's 6-bit scale of sub-block 2p + kE (byte 16 kE + i of the pair's scales) in int32
+// lane i, for half kHalf's 8 rows.
+template <int kHalf, int kE, int NR>
+[[gnu::always_inline]] inline __m256i scale_ints(const PairInputs<NR>& in) {
+  return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in.scales + 16 * kE + 8 * kHalf)));
 }
 
 #if defined(STRATA_KERNELS_AVX2_VNNI)
 
-// sum_j scale_j * (sub-block j's code . x) of half h's 8 rows, for NR activation rows: each
-// sub-block's dot in int32 by vpdpbusd, then times its scale (exact: at most 63 * 126984).
-template <bool kFive, int NR>
-inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, __m256i* dots) {
-  for (int p = 0; p < 4; ++p) {
-    __m256i lo32[NR], hi32[NR];
-#pragma GCC unroll 8
-    for (int r = 0; r < NR; ++r) lo32[r] = hi32[r] = _mm256_setzero_si256();
-#pragma GCC unroll 8
-    for (int t = 0; t < 8; ++t) {
-      __m256i lo, hi;
-      pair_codes<kFive>(blk, h, p, t, &lo, &hi);
-#pragma GCC unroll 8
-      for (int r = 0; r < NR; ++r) {
-        const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t;
-        lo32[r] = _mm256_dpbusd_avx_epi32(lo32[r], lo, broadcast4(xq));
-        hi32[r] = _mm256_dpbusd_avx_epi32(hi32[r], hi, broadcast4(xq + 32));
-      }
-    }
-    const __m256i sc_lo = scale_ints(blk, h, 2 * p);
-    const __m256i sc_hi = scale_ints(blk, h, 2 * p + 1);
-#pragma GCC unroll 8
-    for (int r = 0; r < NR; ++r) {
-      dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(lo32[r], sc_lo));
-      dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(hi32[r], sc_hi));
-    }
+// Line kT of sub-block 2p + kE, half kHalf: adds its products with each activation row to
+// sums[r] (vpdpbusd, in int32).
+template <bool kFive, int kHalf, int kE, int kT, int NR>
+[[gnu::always_inline]] inline void line_step(const PairInputs<NR>& in, __m256i* sums) {
+  const __m256i codes = pair_codes<kFive, kHalf, kE, kT>(in.lines, in.high);
+#pragma GCC unroll 16
+  for (int r = 0; r < NR; ++r) {
+    sums[r] = _mm256_dpbusd_avx_epi32(sums[r], codes, broadcast4(in.q[r] + 32 * kE + 4 * kT));
+    keep_chain(sums[r]);
   }
 }
-#else
-// Row i's 6-bit scale of sub-block j in both int16 halves of int32 lane i, for half h's 8 rows:
-// one madd of a row's int16 pair sums against it is scale_j * dot_j.
-inline __m256i scale_pairs(const std::byte* blk, int h, int j) {
-  const __m256i sc = scale_ints(blk, h, j);
-  return _mm256_or_si256(sc, _mm256_slli_epi32(sc, 16));
+
+// Sub-block 2p + kE, half kHalf: its 8 lines add in int32, then one multiply by the scale
+// (exact: at most 63 * 126984) adds scale_j * dot_j to dots[r].
+template <bool kFive, int kHalf, int kE, int NR, int... kT>
+[[gnu::always_inline]] inline void sub_block(const PairInputs<NR>& in, __m256i* dots,
+                                             std::integer_sequence<int, kT...>) {
+  __m256i sums[NR];
+#pragma GCC unroll 16
+  for (int r = 0; r < NR; ++r) sums[r] = _mm256_setzero_si256();
+  (line_step<kFive, kHalf, kE, kT, NR>(in, sums), ...);
+  const __m256i scale = scale_ints<kHalf, kE>(in);
+#pragma GCC unroll 16
+  for (int r = 0; r < NR; ++r) {
+    dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(sums[r], scale));
+    keep_chain(dots[r]);
+  }
 }
 
-// sum_j scale_j * (sub-block j's code . x) of half h's 8 rows, for NR activation rows.
-// Only the int16 pair sums of the two sub-blocks in flight stay live per row; the scale
-// enters in the madd that widens them (scale <= 63 times an int16 pair: exact in int32).
-template <bool kFive, int NR>
-inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, __m256i* dots) {
-  // Lines summed in int16 before widening (see the top of the file).
-  constexpr int kLinesPerWiden = kFive ? 4 : 8;
-  for (int p = 0; p < 4; ++p) {
-    const __m256i sc_lo = scale_pairs(blk, h, 2 * p);
-    const __m256i sc_hi = scale_pairs(blk, h, 2 * p + 1);
-    __m256i lo16[NR], hi16[NR];
-#pragma GCC unroll 8
-    for (int t = 0; t < 8; ++t) {
-      __m256i lo, hi;
-      pair_codes<kFive>(blk, h, p, t, &lo, &hi);
-#pragma GCC unroll 8
-      for (int r = 0; r < NR; ++r) {
-        const int8_t* xq = x[r].q + s * kQKK + 64 * p + 4 * t;
-        const __m256i lo_prod = _mm256_maddubs_epi16(lo, broadcast4(xq));
-        const __m256i hi_prod = _mm256_maddubs_epi16(hi, broadcast4(xq + 32));
-        const bool first = t % kLinesPerWiden == 0;
-        lo16[r] = first ? lo_prod : _mm256_add_epi16(lo16[r], lo_prod);
-        hi16[r] = first ? hi_prod : _mm256_add_epi16(hi16[r], hi_prod);
-        keep_chain(lo16[r]);
-        keep_chain(hi16[r]);
-      }
-      if (t % kLinesPerWiden == kLinesPerWiden - 1) {
-#pragma GCC unroll 8
-        for (int r = 0; r < NR; ++r) {
-          dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(lo16[r], sc_lo));
-          dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(hi16[r], sc_hi));
-        }
-      }
-    }
+template <bool kFive, int kHalf, int NR>
+[[gnu::always_inline]] inline void pair_dots(const PairInputs<NR>& in, __m256i* dots) {
+  sub_block<kFive, kHalf, 0>(in, dots, std::make_integer_sequence<int, 8>{});
+  sub_block<kFive, kHalf, 1>(in, dots, std::make_integer_sequence<int, 8>{});
+}
+
+#else
+
+// Line kT of sub-block 2p + kE, half kHalf: its int16 pair sums with each activation row,
+// onto sums[r] (or into it, for the first line of a run).
+template <bool kFive, int kHalf, int kE, int kT, bool kFirst, int NR>
+[[gnu::always_inline]] inline void line_step(const PairInputs<NR>& in, __m256i* sums) {
+  const __m256i codes = pair_codes<kFive, kHalf, kE, kT>(in.lines, in.high);
+#pragma GCC unroll 16
+  for (int r = 0; r < NR; ++r) {
+    const __m256i prod = _mm256_maddubs_epi16(codes, broadcast4(in.q[r] + 32 * kE + 4 * kT));
+    sums[r] = kFirst ? prod : _mm256_add_epi16(sums[r], prod);
+    keep_chain(sums[r]);
+  }
+}
+
+// Lines kT0 + kI of sub-block 2p + kE, half kHalf, against the NR activation rows: their
+// int16 pair sums (see the top of the file for why they fit), widened by one madd against
+// the sub-block's scale (in both int16 halves of each row's lane) onto dots[r].
+template <bool kFive, int kHalf, int kE, int kT0, int NR, int... kI>
+[[gnu::always_inline]] inline void line_run(const PairInputs<NR>& in, __m256i* dots,
+                                            std::integer_sequence<int, kI...>) {
+  __m256i sums[NR];
+  (line_step<kFive, kHalf, kE, kT0 + kI, kI == 0, NR>(in, sums), ...);
+  const __m256i sc = scale_ints<kHalf, kE>(in);
+  const __m256i scale = _mm256_or_si256(sc, _mm256_slli_epi32(sc, 16));
+#pragma GCC unroll 16
+  for (int r = 0; r < NR; ++r) {
+    dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(sums[r], scale));
+    keep_chain(dots[r]);
+  }
+}
+
+// Sub-blocks 2p and 2p + 1, half kHalf, onto dots[r]: Q4_K's 8 lines of a sub-block add in
+// int16 at once, Q5_K's 4 (see the top of the file). One int16 sum per row is live.
+template <bool kFive, int kHalf, int NR>
+[[gnu::always_inline]] inline void pair_dots(const PairInputs<NR>& in, __m256i* dots) {
+  if constexpr (kFive) {
+    line_run<true, kHalf, 0, 0>(in, dots, std::make_integer_sequence<int, 4>{});
+    line_run<true, kHalf, 0, 4>(in, dots, std::make_integer_sequence<int, 4>{});
+    line_run<true, kHalf, 1, 0>(in, dots, std::make_integer_sequence<int, 4>{});
+    line_run<true, kHalf, 1, 4>(in, dots, std::make_integer_sequence<int, 4>{});
+  } else {
+    line_run<false, kHalf, 0, 0>(in, dots, std::make_integer_sequence<int, 8>{});
+    line_run<false, kHalf, 1, 0>(in, dots, std::make_integer_sequence<int, 8>{});
   }
 }
 
@@ -140,14 +164,50 @@ inline void scaled_dots(const std::byte* blk, int h, const Q8Row* x, int64_t s, 
 
 // sum_j min_j * (sum of x over sub-block j) of half h's 8 rows for one activation row:
 // the mins pair up per row as int16 (bytes 32 p + 2 i + e), the activation sums likewise.
-inline __m256i min_terms(const std::byte* blk, int h, const int32_t* pairs) {
-  __m256i terms = _mm256_setzero_si256();
-  for (int p = 0; p < 4; ++p) {
-    const __m256i mins = _mm256_cvtepu8_epi16(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kPackedQ4KMinsOffset + 32 * p + 16 * h)));
-    terms = _mm256_add_epi32(terms, _mm256_madd_epi16(mins, _mm256_set1_epi32(pairs[p])));
-  }
+inline __m256i min_terms(const __m256i* mins, const int32_t* pairs) {
+  __m256i terms = _mm256_madd_epi16(mins[0], _mm256_set1_epi32(pairs[0]));
+#pragma GCC unroll 4
+  for (int p = 1; p < 4; ++p) terms = _mm256_add_epi32(terms, _mm256_madd_epi16(mins[p], _mm256_set1_epi32(pairs[p])));
   return terms;
+}
+
+// Half kHalf (rows 8kHalf..8kHalf+7) of a super-block against the tile's NR rows, onto
+// acc[r][kHalf]; pairs[r] holds row r's activation sums per sub-block pair.
+template <bool kFive, int kHalf, int NR>
+[[gnu::always_inline]] inline void half_block(const std::byte* blk, const TileInputs<NR>& x,
+                                              const int32_t (*pairs)[4], __m256 (*acc)[2]) {
+  __m256i dots[NR];
+#pragma GCC unroll 16
+  for (int r = 0; r < NR; ++r) dots[r] = _mm256_setzero_si256();
+  // A loop over the pairs, not unrolled: unrolled, a 6-row tile's block was 3790
+  // instructions (~20 KB of code, likely past what the op cache holds) and took 1.03x (64
+  // rows) to 1.1x (8 rows) the time of this loop (BM_MatmulHot q5_K 256 x 2048). The pair's
+  // offsets are base pointers, so the loop keeps one activation pointer per row.
+#pragma GCC unroll 1
+  for (int p = 0; p < 4; ++p) {
+    PairInputs<NR> in;
+    in.lines = blk + kPackedQ4KCodesOffset + 512 * p;
+    in.high = kFive ? blk + kPackedQ5KHighOffset + 128 * p : nullptr;  // Q4_K blocks end before it
+    in.scales = blk + kPackedQ4KScalesOffset + 32 * p;
+#pragma GCC unroll 16
+    for (int r = 0; r < NR; ++r) in.q[r] = x.q[r] + 64 * p;
+    pair_dots<kFive, kHalf>(in, dots);
+  }
+  __m256i mins[4];
+#pragma GCC unroll 4
+  for (int p = 0; p < 4; ++p) {
+    mins[p] = _mm256_cvtepu8_epi16(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kPackedQ4KMinsOffset + 32 * p + 16 * kHalf)));
+  }
+  const __m256 dw = fp16x8(blk + 16 * kHalf);
+  const __m256 dmin = fp16x8(blk + 32 + 16 * kHalf);
+#pragma GCC unroll 16
+  for (int r = 0; r < NR; ++r) {
+    const __m256 xd = _mm256_set1_ps(x.d[r]);
+    acc[r][kHalf] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, xd), acc[r][kHalf]);
+    acc[r][kHalf] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(min_terms(mins, pairs[r])), _mm256_mul_ps(dmin, xd),
+                                     acc[r][kHalf]);
+  }
 }
 
 template <bool kFive>
@@ -159,29 +219,24 @@ struct PackedQ4K : Avx2PackedKernel {
   // busy 2-core AMD EPYC running this table; four ahead 0.79-0.82 in the same runs). The
   // AVX-512 kernel keeps its own distance.
   static constexpr int64_t kPrefetchBytes = 4 * kBlockBytes;
-  // Per tile row the code-line loop keeps the half's dots and two int16 pair sums live (the
-  // accumulators wait in memory): four rows (three for Q5_K, whose 5th bits take registers
-  // too) leave room for the line and its nibbles, so one line load serves four rows.
-  static constexpr int kMaxTileRows = kFive ? 3 : 4;
+  // Per tile row a sub-block's int16 (VNNI: int32) sum and the half's dots stay live, the
+  // dots partly in memory past 6 rows. Measured fastest (BM_MatmulHot 256 x 2048, 64 rows):
+  // Q5_K 8 (4 / 6 / 10 / 12 rows a tile took 1.10 / 1.02 / 1.02 / 1.03x the time), Q4_K 6
+  // (4 took 1.03x, 8 was mixed: 0.93-1.07x), its decode being cheaper.
+  static constexpr int kMaxTileRows = kFive ? 8 : 6;
 
   template <int NR>
   static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
+    TileInputs<NR> in;
     int32_t pairs[NR][4];
-    for (int r = 0; r < NR; ++r) sub_block_sum_pairs(x[r].sum16 + s * 16, pairs[r]);
-    for (int h = 0; h < 2; ++h) {
-      __m256i dots[NR];
-      for (int r = 0; r < NR; ++r) dots[r] = _mm256_setzero_si256();
-      scaled_dots<kFive, NR>(blk, h, x, s, dots);
-      const __m256 dw = fp16x8(blk + 16 * h);
-      const __m256 dmin = fp16x8(blk + 32 + 16 * h);
-#pragma GCC unroll 8
-      for (int r = 0; r < NR; ++r) {
-        const __m256i mins = min_terms(blk, h, pairs[r]);
-        const __m256 xd = _mm256_set1_ps(x[r].d[s]);
-        acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, xd), acc[r][h]);
-        acc[r][h] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), _mm256_mul_ps(dmin, xd), acc[r][h]);
-      }
+#pragma GCC unroll 16
+    for (int r = 0; r < NR; ++r) {
+      in.q[r] = x[r].q + s * kQKK;
+      in.d[r] = x[r].d[s];
+      sub_block_sum_pairs(x[r].sum16 + s * 16, pairs[r]);
     }
+    half_block<kFive, 0, NR>(blk, in, pairs, acc);
+    half_block<kFive, 1, NR>(blk, in, pairs, acc);
   }
 };
 
