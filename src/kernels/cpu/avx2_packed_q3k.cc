@@ -14,6 +14,13 @@
 // The half is a template parameter, like everything that picks a line or an activation
 // offset: with the half a loop variable GCC hoisted a block's activation addresses out of
 // that loop and kept them on the stack (as in avx2_packed_q2k.cc).
+//
+// Built a second time with -mavxvnni and STRATA_KERNELS_AVX2_VNNI (namespace avx2vnni, the
+// AVX2 + AVX-VNNI table of avx2_vnni.h): there one vpdpbusd per line and row adds a
+// sub-block's products in int32 instead of maddubs and an int16 add, one multiply-add per
+// sub-block and row applies the scale, and vpdpwssd adds the offset terms; the same
+// integers, so the same bits. BM_MatmulHot q3_K on the Zen 5: 0.82-0.83x the AVX2 table's
+// time at 4-64 rows, 0.86x at 2, 0.93x at 1.
 #include <immintrin.h>
 
 #include <utility>
@@ -22,7 +29,9 @@
 #include "kernels/cpu/avx2_packed_driver.h"
 #include "kernels/packed_q3k.h"
 
-namespace strata::kernels::cpu::avx2 {
+namespace strata::kernels::cpu::STRATA_AVX2_PACKED_NS {
+
+using namespace avx2;  // the shared AVX2 helpers of avx2_packed_driver.h
 
 namespace {
 
@@ -43,6 +52,53 @@ inline __m256i scale_pairs(const std::byte* blk, int h, int q) {
   return _mm256_cvtepi8_epi16(
       _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kPackedQ3KScalesOffset + 32 * q + 16 * h)));
 }
+
+#if defined(STRATA_KERNELS_AVX2_VNNI)
+
+// Sub-blocks 8kH + 2kC (lines t < 4) and 8kH + 2kC + 1 (lines t >= 4), slot kC of the code
+// lines, for the 8 rows of half kHalf against NR activation rows: adds scale_k * dot_k of
+// both to dots[r]. Each sub-block's dot adds up in int32 by one vpdpbusd per line and row;
+// it is at most 16 * 7 * 127 = 14224 in magnitude, so its low int16 is the dot, and a
+// multiply-add against the scale in the low int16 of each lane (0 in the high one) is
+// scale_k * dot_k. (Q2_K's scaled codes do not carry over: a signed scale times a code,
+// -224..217, fits neither operand of vpdpbusd.) Up to two rows one vpdpwssd adds it (0.95x
+// the time of madd and add, BM_MatmulHot q3_K rows:2); from three rows madd and an add held
+// in order by keep_chain (0.91-0.93x the time of vpdpwssd, rows 4-64).
+template <int kHalf, int kH, int kC, int NR>
+[[gnu::always_inline]] inline void sub_block_pair(const std::byte* blk, const TileInputs<NR>& x, __m256i* dots) {
+  const __m256i pairs = scale_pairs(blk, kHalf, 4 * kH + kC);
+#pragma GCC unroll 2
+  for (int e = 0; e < 2; ++e) {
+    const __m256i scale =
+        e == 0 ? _mm256_blend_epi16(pairs, _mm256_setzero_si256(), 0xaa) : _mm256_srli_epi32(pairs, 16);
+    __m256i dot32[NR];
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; ++r) dot32[r] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int t = 4 * e; t < 4 * e + 4; ++t) {
+      const __m256i u = codes<kH, kC>(half_line(blk + kPackedQ3KLowOffset + 64 * (8 * kH + t), kHalf),
+                                      half_line(blk + kPackedQ3KHighOffset + 64 * t, kHalf));
+#pragma GCC unroll 8
+      for (int r = 0; r < NR; ++r) {
+        dot32[r] = _mm256_dpbusd_avx_epi32(dot32[r], u, broadcast4(x.q[r] + 128 * kH + 32 * kC + 4 * t));
+      }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; ++r) {
+      if constexpr (NR <= 2) {
+        dots[r] = _mm256_dpwssd_avx_epi32(dots[r], dot32[r], scale);
+      } else {
+        dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(dot32[r], scale));
+        keep_chain(dots[r]);
+      }
+    }
+  }
+}
+
+// acc + the int32 lanes' sums of int16 pair products a * b, by one vpdpwssd.
+inline __m256i madd_add(__m256i acc, __m256i a, __m256i b) { return _mm256_dpwssd_avx_epi32(acc, a, b); }
+
+#else
 
 // Sub-blocks 8kH + 2kC (lines t < 4) and 8kH + 2kC + 1 (lines t >= 4), slot kC of the code
 // lines, for the 8 rows of half kHalf against NR activation rows: adds scale_k * dot_k of
@@ -73,6 +129,11 @@ template <int kHalf, int kH, int kC, int NR>
   }
 }
 
+// acc + the int32 lanes' sums of int16 pair products a * b.
+inline __m256i madd_add(__m256i acc, __m256i a, __m256i b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+
+#endif
+
 template <int kHalf, int NR, int... kQ>
 [[gnu::always_inline]] inline void half_sub_blocks(const std::byte* blk, const TileInputs<NR>& x, __m256i* dots,
                                                    std::integer_sequence<int, kQ...>) {
@@ -94,7 +155,7 @@ template <int kHalf, int NR>
         _mm256_sub_epi16(_mm256_setzero_si256(), _mm256_slli_epi16(scale_pairs(blk, kHalf, q), 2));
 #pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) {
-      dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(neg4_scales, broadcast4(x.sum16[r] + 2 * q)));
+      dots[r] = madd_add(dots[r], neg4_scales, broadcast4(x.sum16[r] + 2 * q));
     }
   }
   half_sub_blocks<kHalf, NR>(blk, x, dots, std::make_integer_sequence<int, 8>{});
@@ -137,4 +198,4 @@ void matmul_packed_q3_k(const MatmulArgs& a, int64_t o_begin, int64_t o_end) {
   packed_matmul<PackedQ3K>(a, o_begin, o_end);
 }
 
-}  // namespace strata::kernels::cpu::avx2
+}  // namespace strata::kernels::cpu::STRATA_AVX2_PACKED_NS
