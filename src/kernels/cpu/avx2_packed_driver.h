@@ -69,6 +69,13 @@ static inline __m256i scale_of_pair(__m256i pairs, int e) {
   return _mm256_shuffle_epi8(pairs, pick);
 }
 
+// Q2_K / Q3_K with AVX-VNNI: scale e of each sub-block pair in the low int16 of its lane and 0
+// in the high one, so one vpdpwssd (or madd) of a row's int32 dots, each under 2^15 in
+// magnitude, against it is scale_k * dot_k.
+static inline __m256i low_scale_of_pair(__m256i pairs, int e) {
+  return e == 0 ? _mm256_blend_epi16(pairs, _mm256_setzero_si256(), 0xaa) : _mm256_srli_epi32(pairs, 16);
+}
+
 // Q2_K / Q3_K: the activation pointers of a tile's super-block (codes, sums per 16 inputs)
 // and its scales, taken once per block so every load in the kernel is base plus constant.
 template <int NR>

@@ -44,6 +44,13 @@ inline __m256i scale_min_pairs(const std::byte* blk, int h, int q) {
       _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kPackedQ2KScalesOffset + 32 * q + 16 * h)));
 }
 
+// The codes of line 8kH + t, slot kC (bits 2kC..2kC+1), half kHalf.
+template <int kHalf, int kH, int kC>
+inline __m256i line_codes(const std::byte* blk, int t) {
+  const __m256i line = half_line(blk + kPackedQ2KCodesOffset + 64 * (8 * kH + t), kHalf);
+  return _mm256_and_si256(kC == 0 ? line : _mm256_srli_epi16(line, 2 * kC), _mm256_set1_epi8(3));
+}
+
 #if defined(STRATA_KERNELS_AVX2_VNNI)
 
 // The fewest tile rows that take scaled codes (scaled_sub_block); smaller tiles take
@@ -57,13 +64,6 @@ constexpr int kScaledCodeRows = 3;
 // BM_MatmulHot q2_K 4-64 rows).
 template <int NR>
 constexpr int kDotChains = NR >= kScaledCodeRows ? 2 : 1;
-
-// The codes of line 8kH + t, slot kC (bits 2kC..2kC+1), half kHalf.
-template <int kHalf, int kH, int kC>
-inline __m256i line_codes(const std::byte* blk, int t) {
-  const __m256i line = half_line(blk + kPackedQ2KCodesOffset + 64 * (8 * kH + t), kHalf);
-  return _mm256_and_si256(kC == 0 ? line : _mm256_srli_epi16(line, 2 * kC), _mm256_set1_epi8(3));
-}
 
 // Sub-block 8kH + 2kC + e (lines 4e..4e + 3, slot kC) of half kHalf against NR rows, the
 // scale entering the codes before the products: a 16-bit multiply of a line's code bytes by
@@ -117,9 +117,7 @@ template <int kHalf, int kH, int kC, int NR>
     if constexpr (NR >= kScaledCodeRows) {
       scaled_sub_block<kHalf, kH, kC, NR>(blk, x, scale_of_pair(pairs, e), e, dots);
     } else {
-      const __m256i low_scale =
-          e == 0 ? _mm256_blend_epi16(pairs, _mm256_setzero_si256(), 0xaa) : _mm256_srli_epi32(pairs, 16);
-      dotted_sub_block<kHalf, kH, kC, NR>(blk, x, low_scale, e, dots);
+      dotted_sub_block<kHalf, kH, kC, NR>(blk, x, low_scale_of_pair(pairs, e), e, dots);
     }
   }
 }
@@ -142,8 +140,7 @@ template <int kHalf, int kH, int kC, int NR>
     __m256i sums[NR];
 #pragma GCC unroll 4
     for (int t = 4 * e; t < 4 * e + 4; ++t) {
-      const __m256i line = half_line(blk + kPackedQ2KCodesOffset + 64 * (8 * kH + t), kHalf);
-      const __m256i u = _mm256_and_si256(kC == 0 ? line : _mm256_srli_epi16(line, 2 * kC), _mm256_set1_epi8(3));
+      const __m256i u = line_codes<kHalf, kH, kC>(blk, t);
 #pragma GCC unroll 8
       for (int r = 0; r < NR; ++r) {
         const __m256i prod = _mm256_maddubs_epi16(u, broadcast4(x.q[r] + 128 * kH + 32 * kC + 4 * t));

@@ -69,8 +69,7 @@ template <int kHalf, int kH, int kC, int NR>
   const __m256i pairs = scale_pairs(blk, kHalf, 4 * kH + kC);
 #pragma GCC unroll 2
   for (int e = 0; e < 2; ++e) {
-    const __m256i scale =
-        e == 0 ? _mm256_blend_epi16(pairs, _mm256_setzero_si256(), 0xaa) : _mm256_srli_epi32(pairs, 16);
+    const __m256i scale = low_scale_of_pair(pairs, e);
     __m256i dot32[NR];
 #pragma GCC unroll 8
     for (int r = 0; r < NR; ++r) dot32[r] = _mm256_setzero_si256();
