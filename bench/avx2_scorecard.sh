@@ -13,15 +13,18 @@
 # llama-batched-bench, llama-server).
 # env: CONTEXT (the long prompt, default 3700 tokens as in the issue), STRATA (binary; default a
 #      copy of build/src/cli/strata), WORK_DIR (/tmp: the files /tmp/avx2-tl-q8_0.gguf and
-#      /tmp/avx2-tl-q4_k_m.gguf, made when missing), THREADS (2), PEER_ARGS.
-# Keep the machine quiet while it runs (about 15 minutes): the peers' spinning thread pools
-# collapse when the cores are shared. The raw rows go to WORK_DIR/avx2-scorecard.log.
+#      /tmp/avx2-tl-q4_k_m.gguf, made when missing), THREADS (2), PEER_ARGS, REPEATS (3: how
+#      many times the engines take turns on the file and long-context rows; each cell is the
+#      median of its runs, as a cloud VM's speed moves by a fifth between minutes).
+# Keep the machine quiet while it runs (about 30 minutes at 3 repeats): the peers' spinning
+# thread pools collapse when the cores are shared. The raw rows go to WORK_DIR/avx2-scorecard.log.
 set -euo pipefail
 shopt -s inherit_errexit
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(cd "${WORK_DIR:-/tmp}" && pwd)
 threads=${THREADS:-2}
 context=${CONTEXT:-3700}
+repeats=${REPEATS:-3}
 read -r -a peer_args <<<"${PEER_ARGS:-}"
 # shellcheck source=bench/peer_rows.sh
 source "$root/bench/peer_rows.sh"
@@ -41,8 +44,20 @@ log=$work/avx2-scorecard.log
 llama_label="llama.cpp (AVX2-only build)"
 ik_label="ik_llama.cpp (AVX2-only build, -rtr 1 -fa 1)"
 
-# The three engines' figures, by workload key: strata[k], llama[k], ik[k].
+# The three engines' figures, by workload key: strata[k], llama[k], ik[k]: each run's value
+# appended (space-separated), then the median of them.
 declare -A strata_fig=() llama_fig=() ik_fig=()
+# Appends value $3 to array $1's entry $2.
+add_fig() {
+  local -n figs=$1
+  figs[$2]="${figs[$2]:-} $3"
+}
+# The median of the numbers in $1 (blank cells skipped; "-" when none).
+median() {
+  tr ' ' '\n' <<<"$1" | grep -E '^[0-9]+([.][0-9]+)?$' | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2];
+                              else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 # Prefill 512, decode x1 and decode x8 of one file, under keys KEY_prefill, KEY_decode, KEY_x8.
 measure_file() {
@@ -53,7 +68,9 @@ measure_file() {
   printf '%s\n' "$s" "$l" "$k" >>"$log"
   local c=2
   for part in prefill decode x8; do
-    strata_fig[${key}_$part]=$(cell "$s" $c) llama_fig[${key}_$part]=$(cell "$l" $c) ik_fig[${key}_$part]=$(cell "$k" $c)
+    add_fig strata_fig "${key}_$part" "$(cell "$s" $c)"
+    add_fig llama_fig "${key}_$part" "$(cell "$l" $c)"
+    add_fig ik_fig "${key}_$part" "$(cell "$k" $c)"
     c=$((c + 1))
   done
 }
@@ -65,8 +82,13 @@ measure_context() {
   l=$(llama_context_row "$context" "$llama_label" "$llama_bin" "$q8" f16)
   k=$(ik_context_row "$context" "$ik_label" "$ik_bin" "$q8" f16)
   printf '%s\n' "$s" "$l" "$k" >>"$log"
-  strata_fig[ctx_prefill]=$(cell "$s" 3) llama_fig[ctx_prefill]=$(cell "$l" 3) ik_fig[ctx_prefill]=$(cell "$k" 3)
-  strata_fig[ctx_decode]=$(cell "$s" 4) llama_fig[ctx_decode]=$(cell "$l" 4) ik_fig[ctx_decode]=$(cell "$k" 4)
+  local c=3
+  for part in prefill decode; do
+    add_fig strata_fig "ctx_$part" "$(cell "$s" $c)"
+    add_fig llama_fig "ctx_$part" "$(cell "$l" $c)"
+    add_fig ik_fig "ctx_$part" "$(cell "$k" $c)"
+    c=$((c + 1))
+  done
 }
 
 # Total tok/s over HTTP, 8 slots, 8 concurrent streams of 64 tokens (Q8_0).
@@ -102,9 +124,16 @@ echo "$cpu, $(nproc) cores, $threads threads; $(date -u '+%Y-%m-%d %H:%M') UTC"
 if grep -qw avx512f /proc/cpuinfo; then
   echo "note: this CPU has AVX-512; the issue's figure needs an AVX2-only CPU (these are STRATA_KERNELS=avx2 on it)"
 fi
-measure_file q8 "$q8"
-measure_file q4 "$q4"
-measure_context
+for ((run = 1; run <= repeats; run++)); do
+  echo "run $run of $repeats" >>"$log"
+  measure_file q8 "$q8"
+  measure_file q4 "$q4"
+  measure_context
+done
+# Each cell becomes the median of its runs (the HTTP row runs once).
+for key in "${!strata_fig[@]}"; do strata_fig[$key]=$(median "${strata_fig[$key]}"); done
+for key in "${!llama_fig[@]}"; do llama_fig[$key]=$(median "${llama_fig[$key]}"); done
+for key in "${!ik_fig[@]}"; do ik_fig[$key]=$(median "${ik_fig[$key]}"); done
 measure_http
 echo
 echo "| workload | Strata (avx2 table) | $llama_label | $ik_label | Strata / ik_llama.cpp |"
@@ -120,6 +149,7 @@ row "8 sequences decode, Q4_K_M" q4_x8
 row "HTTP, --parallel 8, 8 concurrent, 64 tokens (Q8_0)" http
 http_vs_llama=$(ratio "${strata_fig[http]}" "${llama_fig[http]}")
 echo
+echo "Each cell but HTTP's is the median of $repeats alternating runs (every run in $log)."
 echo "Strata at least ik_llama.cpp on $rows_met of $rows rows; HTTP at 8 concurrent, Strata / llama.cpp:" \
   "$http_vs_llama (goal 2.00)."
 if [ "$rows_met" -eq "$rows" ] && [ "$(at_least "$http_vs_llama" 2)" = 1 ]; then echo "goal: met"; else

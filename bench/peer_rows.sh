@@ -46,12 +46,15 @@ peer_s_tg() { grep -E '^\| +[0-9]' <<<"$1" | tail -1 | awk -F'|' '{print $9}' | 
 
 # Prefill of a 512-token prompt, decode of one sequence and of 8 in one window:
 #   | label | prefill 512 | decode x1 | decode x8 | roofline x1 |
-# Strata's row; $2... are environment settings (STRATA_KERNELS=avx2).
+# Strata's row; $2... are environment settings (STRATA_KERNELS=avx2). Each decode figure at the
+# peers' depth (strata bench --decode-depth): x1 from an empty context, as llama-bench's tg32;
+# x8 from depth 128, as llama-batched-bench's S_TG after its 128-token prompts.
 strata_row() {
-  local file=$1 out; shift
-  out=$(env "$@" "$strata" bench -m "$file" --threads "$threads" --prompt-tokens 512)
-  echo "| $(strata_label "$out" "$@") | $(strata_tok_s "$out" prefill) | $(strata_tok_s "$out" decode) |" \
-    "$(strata_x8 "$out") | $(strata_roofline "$out") |"
+  local file=$1 out one; shift
+  out=$(env "$@" "$strata" bench -m "$file" --threads "$threads" --prompt-tokens 512 --decode-depth 128)
+  one=$(env "$@" "$strata" bench -m "$file" --threads "$threads" --context 32 --decode-depth 0 --decode-steps 32)
+  echo "| $(strata_label "$out" "$@") | $(strata_tok_s "$out" prefill) | $(strata_tok_s "$one" decode) |" \
+    "$(strata_x8 "$out") | $(strata_roofline "$one") |"
 }
 # A peer's row: llama-bench pp512 and tg32 (from an empty context), llama-batched-bench -npl 8
 # (S_TG after 128-token prompts). $4 and $5 are extra flags for its llama-bench and its

@@ -4,9 +4,9 @@
 # llama.cpp (Feb 2025) built native and AVX2-only, and ik_llama.cpp built AVX2-only with its
 # run-time repacking and flash attention (-rtr 1 -fa 1). Prints one ready-to-paste markdown table
 # per file: prefill of a 512-token prompt, decode of one sequence, and 8 sequences decoded
-# together (Strata: one window of 8 after 512-token prompts; the peers: llama-batched-bench -npl 8,
-# S_TG, after 128-token prompts). Strata's decode x1 follows its prompt (depth 512); the peers'
-# tg32 starts at an empty context (slightly easier for them).
+# together, each decode at the same depth for every engine: x1 from an empty context (the peers'
+# llama-bench tg32), x8 from depth 128 (Strata: one window of 8; the peers: llama-batched-bench
+# -npl 8, S_TG, after 128-token prompts).
 #   bench/side_by_side.sh [LLAMA_CPP_BIN] [LLAMA_CPP_AVX2_BIN] [IK_LLAMA_CPP_AVX2_BIN]
 # A bin dir that is missing (or "") is built by bench/build_peer.sh in /tmp.
 # env: FILES (default "q8_0 q4_k_m qwen15moe q30b"): q8_0, q4_k_m (and q2_k_m, q3_k_m, q5_k_m,

@@ -43,6 +43,7 @@ struct BenchFlags {
   int cache_prompt_tokens = 1024;   // engine-level: prefix-cache / park measurement (0: skip)
   bool profile = false;             // --profile: time per step part (model/step_profile.h)
   int context_tokens = 0;           // --context N: prefill of N tokens and decode at depth N only
+  int decode_depth = -1;            // --decode-depth N: decode figures from position N (-1: after the prompt)
   std::string kv_type = "f16";      // K/V cache element type of the model-level figures
   std::string spec;                 // --spec 1,2,4: speculative decoding bench (tools/spec_bench.h)
   std::string json_schema;          // --json-schema FILE: constrained vs plain decode (tools/constrained_bench.h)
@@ -108,16 +109,22 @@ Status bench_experts(const Model& model, ThreadPool& pool, const ForwardBenchOpt
 }
 
 // --context N and --kv-type: the long-context figures (prompt of N tokens, decode at depth
-// N, no batched decode) on a K/V cache of the given type.
+// N, no batched decode) on a K/V cache of the given type. --decode-depth N: the decode figures
+// from position N instead of after the prompt (0 matches llama-bench's tg, from an empty
+// context; 128 its batched-bench after 128-token prompts).
 void add_context_flags(CLI::App* sub, BenchFlags* flags) {
   sub->add_option("--context", flags->context_tokens,
                   "long context: prefill of an N-token prompt and decode at depth N (skips batched decode)");
   sub->add_option("--kv-type", flags->kv_type, "K/V cache type")->capture_default_str()->check(
       CLI::IsMember({"f16", "f32", "q8_0"}));
+  sub->add_option("--decode-depth", flags->decode_depth,
+                  "decode figures from this context depth, 0 to the prompt's length (default: after the prompt)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 void apply_context_flags(const BenchFlags& f, ForwardBenchOptions* o) {
   o->kv_type = dtype_from_name(f.kv_type).value_or(DType::kF16);
+  o->decode_depth = f.decode_depth;
   if (f.context_tokens <= 0) return;
   o->prompt_tokens = f.context_tokens;
   o->batch_sizes.clear();
@@ -153,8 +160,11 @@ void print_text(const BenchFlags& f, const Model& m, const BenchReport& r, const
   std::printf("load       %.2f s\n", r.load_s);
   std::printf("prefill    %.1f tok/s (%d-token prompt in chunks of %d rows)\n", r.forward.prefill_tok_s,
               o.prompt_tokens, o.prefill_chunk);
-  std::printf("decode     %.1f tok/s (1 sequence, %d steps after the prompt; K/V %s)\n", r.forward.decode_tok_s,
-              o.decode_steps, f.kv_type.c_str());
+  const std::string from = r.forward.decode_first_pos == o.prompt_tokens
+                               ? "after the prompt"
+                               : "from depth " + std::to_string(r.forward.decode_first_pos);
+  std::printf("decode     %.1f tok/s (1 sequence, %d steps %s; K/V %s)\n", r.forward.decode_tok_s, o.decode_steps,
+              from.c_str(), f.kv_type.c_str());
   for (size_t i = 0; i < o.batch_sizes.size(); ++i) {
     std::printf("decode x%-2d %.1f tok/s aggregate (%d sequences in one forward pass)\n", o.batch_sizes[i],
                 r.forward.batch_tok_s[i], o.batch_sizes[i]);
@@ -181,6 +191,7 @@ void print_json(const BenchFlags& f, const Model& m, const BenchReport& r, const
       {"prompt_tokens", o.prompt_tokens},
       {"prefill_chunk", o.prefill_chunk},
       {"decode_steps", o.decode_steps},
+      {"decode_depth", r.forward.decode_first_pos},
       {"kv_type", f.kv_type},
       {"weight_bytes", m.weight_bytes()},
       {"decode_weight_bytes", m.decode_weight_bytes()},

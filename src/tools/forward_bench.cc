@@ -9,11 +9,12 @@
 #include "model/contiguous_kv.h"
 
 namespace strata {
-namespace {
 
-int32_t forward_prompt_token(int pos, int n_vocab) {
+int32_t forward_bench_token(int pos, int n_vocab) {
   return static_cast<int32_t>((static_cast<uint32_t>(pos) * 2654435761u >> 7) % static_cast<uint32_t>(n_vocab));
 }
+
+namespace {
 
 // Everything one measurement needs, sized once for the largest batch.
 struct Bench {
@@ -33,18 +34,20 @@ double prefill(Bench& b, int prompt_tokens, int chunk) {
     const int n = std::min(chunk, prompt_tokens - pos0);
     b.rows.clear();
     for (int i = 0; i < n; ++i) {
-      b.rows.push_back(Row{0, pos0 + i, forward_prompt_token(pos0 + i, n_vocab), pos0 + i == prompt_tokens - 1});
+      b.rows.push_back(Row{0, pos0 + i, forward_bench_token(pos0 + i, n_vocab), pos0 + i == prompt_tokens - 1});
     }
     b.model.forward(b.rows, *b.kv, b.logits.data(), *b.scratch, b.pool);
   }
   return monotonic_s() - start_s;
 }
 
-// n_seqs sequences, each continuing after the prompt, decoded together for n_steps forward
-// passes; returns seconds.
-double run_decode(Bench& b, int n_seqs, int first_pos, int n_steps) {
+// n_seqs sequences decoded together for n_steps forward passes from position first_pos (the
+// K/V before it is the prompt's); returns seconds. seq0_tokens, if given, gets sequence 0's
+// greedy tokens (set outside the timed loop's allocations).
+double run_decode(Bench& b, int n_seqs, int first_pos, int n_steps, std::vector<int32_t>* seq0_tokens = nullptr) {
   const int n_vocab = b.model.hparams().n_vocab;
-  std::vector<int32_t> next(static_cast<size_t>(n_seqs), forward_prompt_token(first_pos, n_vocab));
+  std::vector<int32_t> next(static_cast<size_t>(n_seqs), forward_bench_token(first_pos, n_vocab));
+  if (seq0_tokens != nullptr) seq0_tokens->assign(static_cast<size_t>(n_steps), 0);
   const double start_s = monotonic_s();
   for (int step = 0; step < n_steps; ++step) {
     b.rows.clear();
@@ -54,6 +57,7 @@ double run_decode(Bench& b, int n_seqs, int first_pos, int n_steps) {
     for (int s = 0; s < n_seqs; ++s) {
       next[static_cast<size_t>(s)] = kernels::argmax(b.logits.data() + static_cast<size_t>(s) * n_vocab, n_vocab);
     }
+    if (seq0_tokens != nullptr) (*seq0_tokens)[static_cast<size_t>(step)] = next[0];
   }
   return monotonic_s() - start_s;
 }
@@ -90,6 +94,10 @@ Result<ForwardBenchResult> bench_forward(const Model& model, ThreadPool& pool, c
   if (o.prompt_tokens <= 0 || o.prefill_chunk <= 0 || o.decode_steps <= 0) {
     return Status::InvalidArgument("bench: prompt tokens, prefill chunk and decode steps must be positive");
   }
+  if (o.decode_depth < -1 || o.decode_depth > o.prompt_tokens) {
+    return Status::InvalidArgument("bench: decode depth " + std::to_string(o.decode_depth) +
+                                   " is outside 0.." + std::to_string(o.prompt_tokens) + " (the prompt's length)");
+  }
   int max_batch = 1;
   for (int n : o.batch_sizes) {
     if (n <= 0) return Status::InvalidArgument("bench: batch sizes must be positive");
@@ -111,14 +119,15 @@ Result<ForwardBenchResult> bench_forward(const Model& model, ThreadPool& pool, c
   r.prefill_tok_s = o.prompt_tokens / phase(b, &r, o.profile, "prefill", n_chunks, [&] {
     return prefill(b, o.prompt_tokens, o.prefill_chunk);
   });
+  r.decode_first_pos = o.decode_depth < 0 ? o.prompt_tokens : o.decode_depth;
   r.decode_step_s = phase(b, &r, o.profile, "decode", o.decode_steps, [&] {
-    return run_decode(b, 1, o.prompt_tokens, o.decode_steps);
+    return run_decode(b, 1, r.decode_first_pos, o.decode_steps, &r.decode_tokens);
   }) / o.decode_steps;
   r.decode_tok_s = 1.0 / r.decode_step_s;
   share_prompt(b, max_batch, o.prompt_tokens);
   for (int n : o.batch_sizes) {
     const double s = phase(b, &r, o.profile, "decode x" + std::to_string(n), o.decode_steps, [&] {
-      return run_decode(b, n, o.prompt_tokens, o.decode_steps);
+      return run_decode(b, n, r.decode_first_pos, o.decode_steps);
     });
     r.batch_tok_s.push_back(n * o.decode_steps / s);
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/kernels.h"
+#include "model/contiguous_kv.h"
 #include "model/step_profile.h"
 
 namespace strata {
@@ -66,6 +68,66 @@ TEST(StepProfile, OffRecordsNothing) {
   auto r = bench_forward(**model, pool, small(false));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->profiles.empty());
+}
+
+// Greedy decode of n_steps tokens from an empty context, on a cache of its own: what the bench's
+// decode from depth 0 must compute.
+std::vector<int32_t> decode_from_empty_context(const Model& model, ThreadPool& pool, int n_steps) {
+  const int n_vocab = model.hparams().n_vocab;
+  auto kv = ContiguousKv::Create(model.kv_layout(DType::kF16, 16), 1, n_steps);
+  EXPECT_TRUE(kv.ok()) << kv.status().ToString();
+  auto scratch = model.make_scratch(1, n_steps, pool.size());
+  std::vector<float> logits(static_cast<size_t>(n_vocab));
+  std::vector<int32_t> tokens;
+  int32_t next = forward_bench_token(0, n_vocab);
+  for (int pos = 0; pos < n_steps; ++pos) {
+    const Row row{0, pos, next, true};
+    model.forward(std::span<const Row>(&row, 1), **kv, logits.data(), *scratch, pool);
+    next = kernels::argmax(logits.data(), n_vocab);
+    tokens.push_back(next);
+  }
+  return tokens;
+}
+
+TEST(ForwardBench, DecodeFromDepthZeroIsAFreshGreedyDecode) {
+  auto model = Model::Load(kModel);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  ThreadPool pool(2);
+  ForwardBenchOptions o = small(false);
+  o.decode_depth = 0;
+  auto r = bench_forward(**model, pool, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->decode_first_pos, 0);
+  EXPECT_EQ(r->decode_tokens, decode_from_empty_context(**model, pool, o.decode_steps));
+}
+
+TEST(ForwardBench, DecodeDepthDefaultsToAfterThePrompt) {
+  auto model = Model::Load(kModel);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  ThreadPool pool(2);
+  auto after = bench_forward(**model, pool, small(false));
+  ForwardBenchOptions o = small(false);
+  o.decode_depth = o.prompt_tokens;
+  auto at_prompt = bench_forward(**model, pool, o);
+  ASSERT_TRUE(after.ok() && at_prompt.ok());
+  EXPECT_EQ(after->decode_first_pos, 40);
+  EXPECT_EQ(after->decode_tokens.size(), 3u);
+  EXPECT_EQ(after->decode_tokens, at_prompt->decode_tokens);
+}
+
+TEST(ForwardBench, RejectsADecodeDepthPastThePrompt) {
+  auto model = Model::Load(kModel);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  ThreadPool pool(1);
+  for (int depth : {41, -2}) {
+    ForwardBenchOptions o = small(false);
+    o.decode_depth = depth;
+    auto r = bench_forward(**model, pool, o);
+    ASSERT_FALSE(r.ok()) << depth;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("decode depth " + std::to_string(depth) + " is outside 0..40"), std::string::npos)
+        << r.status().message();
+  }
 }
 
 TEST(StepProfile, NullProfileTimerReadsNoClockAndWritesNothing) {
