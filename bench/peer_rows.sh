@@ -21,10 +21,11 @@ peer_bin() {
 strata_tok_s() { grep -E "^$2 +[0-9]" <<<"$1" | awk '{print $2}'; }
 # The aggregate tok/s of strata bench's "decode x8" line.
 strata_x8() { grep -E '^decode x8 ' <<<"$1" | awk '{print $3}'; }
-# The single-sequence roofline: on the active bytes for a MoE file, on all weights otherwise.
+# The single-sequence roofline: on the active bytes for a MoE file, on all weights otherwise
+# ("|| true": a dense file has no experts line, and the callers' pipefail would blank the cell).
 strata_roofline() {
   local moe
-  moe=$(grep -E '^experts x1 ' <<<"$1" | sed -E 's/.*roofline ([0-9.]+).*/\1/')
+  moe=$(grep -E '^experts x1 ' <<<"$1" | sed -E 's/.*roofline ([0-9.]+).*/\1/' || true)
   if [ -n "$moe" ]; then echo "$moe (active bytes)"; else grep -E '^roofline ' <<<"$1" | awk '{print $2}'; fi
 }
 # "Strata (TABLE table[, ENV...])" for strata bench's output $1 (its "machine" line names the

@@ -4,8 +4,8 @@
 // K/V blocks at a time (kWindowKeys; more independent multiply-add chains per pass), then
 // each block of the window takes its softmax and value steps in order:
 //   K rows   converted to floats into kf, a score vector's keys interleaved so one broadcast
-//            gives them (avx2_attention_decode_scores.h: 8 heads x 1 key on AVX2, x 2 on
-//            AVX-512; a group of up to 4 query heads takes 4 heads x 2 keys, x 4 on AVX-512);
+//            gives them (avx2_attention_decode_scores.h: 8 heads x 2 keys, on AVX2 as two
+//            vectors; a group of up to 4 query heads takes 4 heads x 2 keys, x 4 on AVX-512);
 //   scores   a fused multiply-add chain per (head, key) over head_dim in index order, times
 //            scale, stored as p[t][head] (12 vectors per pass on AVX2, 16 on AVX-512);
 //   softmax  per block, 8 heads per vector: block max, rescale, exponentials and the running

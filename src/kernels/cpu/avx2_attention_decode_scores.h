@@ -1,7 +1,9 @@
 // The K conversion and score passes of the padded decode path (avx2_attention_decode.cc), in
-// its two lane layouts, chosen by the heads a score vector holds (NH):
-//   NH 8 (groups of 5-8 query heads): 8 heads x kKeysPerVec keys (AVX2: 1, AVX-512: 2);
-//   NH 4 (groups of 3-4): 4 heads x 2 * kKeysPerVec keys (AVX2: 2, AVX-512: 4), so a group of
+// its two lane layouts, chosen by the heads a group of score lanes holds (NH):
+//   NH 8 (groups of 5-8 query heads): 8 heads x 2 keys (AVX-512: one vector; AVX2: two, heads
+//        0-3 and 4-7, that share each broadcast of the keys' K values: one broadcast per two
+//        multiply-adds instead of one per multiply-add, which kept the FMA pipes half idle);
+//   NH 4 (groups of 3-4): 4 heads x keys_per_vec<4> keys (AVX2: 2, AVX-512: 4), so a group of
 //        4 fills every lane instead of half of them (a group of 3: three quarters).
 // K rows are converted into kf as groups of keys_per_vec<NH> rows interleaved dim by dim,
 // kf[g][i][k] = K[g * kpv + k][i] (a missing row of the last group reads zeros), so one
@@ -24,9 +26,15 @@ namespace {
 // Heads per score vector for groups of up to 4 query heads.
 constexpr int kQuadHeads = 4;
 
-// Keys per score vector when it holds NH heads.
+// Keys per group of score lanes when it holds NH heads (AVX2: 8-float vectors of 4 heads x 2
+// keys; 8 heads take two of them).
+#if defined(STRATA_KERNELS_AVX512)
 template <int NH>
 constexpr int keys_per_vec = kLanes / NH;
+#else
+template <int NH>
+constexpr int keys_per_vec = 2;
+#endif
 static_assert(keys_per_vec<kHeads> == kKeysPerVec);
 
 #if defined(STRATA_KERNELS_AVX512)
@@ -135,69 +143,63 @@ void scores(const Decode& D, int g0) {
   }
 }
 #else
-// kf for the window's n keys (first block b0): one row per key (NH 8), or pairs of rows
-// interleaved (NH 4).
+// kf for the window's n keys (first block b0): pairs of rows interleaved.
 template <DType T, int NH>
 void convert_k(const Decode& D, int b0, int n, NextWindow& next) {
   RowWalk rows(D, D.a->block_k, b0 * D.a->block_tokens);
-  if constexpr (keys_per_vec<NH> == 1) {
-    for (int t = 0; t < n; ++t) {
-      next.key();
-      const std::byte* row = rows.next();
-      float* dst = D.kf + static_cast<size_t>(t) * D.hd;
-      for (int i = 0; i < D.hd; i += 8) _mm256_storeu_ps(dst + i, load8<T>(row, i));
-    }
-  } else {
-    for (int g = 0; 2 * g < n; ++g) {
-      const bool second = 2 * g + 1 < n;
-      next.key();
-      if (second) next.key();
-      const std::byte* ka = rows.next();
-      const std::byte* kc = second ? rows.next() : ka;
-      float* dst = D.kf + static_cast<size_t>(g) * 2 * D.hd;
-      for (int i = 0; i < D.hd; i += 8) {
-        const __m256 x = load8<T>(ka, i);
-        const __m256 y = second ? load8<T>(kc, i) : _mm256_setzero_ps();
-        const __m256 lo = _mm256_unpacklo_ps(x, y);  // x0 y0 x1 y1 | x4 y4 x5 y5
-        const __m256 hi = _mm256_unpackhi_ps(x, y);  // x2 y2 x3 y3 | x6 y6 x7 y7
-        _mm256_storeu_ps(dst + 2 * i, _mm256_permute2f128_ps(lo, hi, 0x20));
-        _mm256_storeu_ps(dst + 2 * i + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
-      }
+  for (int g = 0; 2 * g < n; ++g) {
+    const bool second = 2 * g + 1 < n;
+    next.key();
+    if (second) next.key();
+    const std::byte* ka = rows.next();
+    const std::byte* kc = second ? rows.next() : ka;
+    float* dst = D.kf + static_cast<size_t>(g) * 2 * D.hd;
+    for (int i = 0; i < D.hd; i += 8) {
+      const __m256 x = load8<T>(ka, i);
+      const __m256 y = second ? load8<T>(kc, i) : _mm256_setzero_ps();
+      const __m256 lo = _mm256_unpacklo_ps(x, y);  // x0 y0 x1 y1 | x4 y4 x5 y5
+      const __m256 hi = _mm256_unpackhi_ps(x, y);  // x2 y2 x3 y3 | x6 y6 x7 y7
+      _mm256_storeu_ps(dst + 2 * i, _mm256_permute2f128_ps(lo, hi, 0x20));
+      _mm256_storeu_ps(dst + 2 * i + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
     }
   }
 }
 
-// Key groups [g0, g0 + NP) of the window: one fused multiply-add chain per lane.
+// Key pairs [g0, g0 + NP) of the window: one fused multiply-add chain per lane, NV vectors of
+// 4 heads x 2 keys per pair (NH 8: heads 0-3, then 4-7, both from one broadcast of the pair).
 template <int NH, int NP>
 void scores(const Decode& D, int g0) {
-  constexpr int kpv = keys_per_vec<NH>;
+  constexpr int NV = NH / 4;
   const int hd = D.hd;
-  __m256 acc[NP];
+  __m256 acc[NP][NV];
 #pragma GCC unroll 16
-  for (int g = 0; g < NP; ++g) acc[g] = _mm256_setzero_ps();
-  const float* k = D.kf + static_cast<size_t>(g0) * kpv * hd;
+  for (int g = 0; g < NP; ++g) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) acc[g][v] = _mm256_setzero_ps();
+  }
+  const float* k = D.kf + static_cast<size_t>(g0) * 2 * hd;
   for (int i = 0; i < hd; ++i) {
-    const __m256 qv = _mm256_loadu_ps(D.qrep + static_cast<size_t>(i) * kLanes);
+    __m256 qv[NV];
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) qv[v] = _mm256_loadu_ps(D.qrep + static_cast<size_t>(i) * kLanes + 8 * v);
 #pragma GCC unroll 16
     for (int g = 0; g < NP; ++g) {
-      const __m256 kv = kpv == 1 ? _mm256_broadcast_ss(k + g * hd + i)
-                                 : _mm256_castpd_ps(_mm256_broadcast_sd(reinterpret_cast<const double*>(k + g * 2 * hd + 2 * i)));
-      acc[g] = _mm256_fmadd_ps(qv, kv, acc[g]);
+      const __m256 kv = _mm256_castpd_ps(_mm256_broadcast_sd(reinterpret_cast<const double*>(k + g * 2 * hd + 2 * i)));
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) acc[g][v] = _mm256_fmadd_ps(qv[v], kv, acc[g][v]);
     }
   }
   const __m256 scale = _mm256_set1_ps(D.a->scale);
-  float* p = D.p + static_cast<size_t>(g0) * kpv * kHeads;
+  const __m256i by_key = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  float* p = D.p + static_cast<size_t>(g0) * 2 * kHeads;
 #pragma GCC unroll 16
   for (int g = 0; g < NP; ++g) {
-    const __m256 s = _mm256_mul_ps(acc[g], scale);
-    if constexpr (kpv == 1) {
-      _mm256_storeu_ps(p + g * kHeads, s);
-    } else {
-      // Lanes (head, key) to key 0's heads then key 1's; each key's row gets zeros past head 3.
-      const __m256 by_key = _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
-      _mm256_storeu_ps(p + g * 2 * kHeads, _mm256_blend_ps(by_key, _mm256_setzero_ps(), 0xF0));
-      _mm256_storeu_ps(p + g * 2 * kHeads + kHeads, _mm256_permute2f128_ps(by_key, by_key, 0x81));
-    }
+    // Lanes (head, key) to key 0's heads then key 1's, per vector of 4 heads.
+    const __m256 a = _mm256_permutevar8x32_ps(_mm256_mul_ps(acc[g][0], scale), by_key);
+    const __m256 b = NV == 2 ? _mm256_permutevar8x32_ps(_mm256_mul_ps(acc[g][NV - 1], scale), by_key)
+                             : _mm256_setzero_ps();  // heads 4-7 of a group of up to 4: zeros
+    _mm256_storeu_ps(p + g * 2 * kHeads, _mm256_permute2f128_ps(a, b, 0x20));
+    _mm256_storeu_ps(p + g * 2 * kHeads + kHeads, _mm256_permute2f128_ps(a, b, 0x31));
   }
 }
 #endif
@@ -206,11 +208,17 @@ void scores(const Decode& D, int g0) {
 template <int NH>
 void scores_window(const Decode& D, int n) {
   constexpr int kpv = keys_per_vec<NH>;
-  constexpr int kMaxPass = kLanes == 8 ? 12 : 16;  // accumulators per pass, within the registers
+#if defined(STRATA_KERNELS_AVX512)
+  constexpr int kMaxPass = 16;  // accumulators per pass, within the registers
+#else
+  constexpr int kMaxPass = NH == kHeads ? 6 : 12;  // 12 accumulators: 2 per key pair for 8 heads
+#endif
   const int n_groups = (n + kpv - 1) / kpv;
   int g = 0;
   for (; g + kMaxPass <= n_groups; g += kMaxPass) scores<NH, kMaxPass>(D, g);
-  if (g + 8 <= n_groups) scores<NH, 8>(D, g), g += 8;
+  if constexpr (kMaxPass > 8) {
+    if (g + 8 <= n_groups) scores<NH, 8>(D, g), g += 8;
+  }
   if (g + 4 <= n_groups) scores<NH, 4>(D, g), g += 4;
   if (g + 2 <= n_groups) scores<NH, 2>(D, g), g += 2;
   if (g < n_groups) scores<NH, 1>(D, g);
