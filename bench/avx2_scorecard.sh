@@ -47,10 +47,23 @@ ik_label="ik_llama.cpp (AVX2-only build, -rtr 1 -fa 1)"
 # The three engines' figures, by workload key: strata[k], llama[k], ik[k]: each run's value
 # appended (space-separated), then the median of them.
 declare -A strata_fig=() llama_fig=() ik_fig=()
-# Appends value $3 to array $1's entry $2.
-add_fig() {
+# Appends the three engines' rows ($3 Strata, $4 llama.cpp, $5 ik_llama.cpp) to their figures:
+# column $2 + i of each row under key ${1}_PART for the i-th of the parts $6....
+add_figs() {
+  local prefix=$1 c=$2 s=$3 l=$4 k=$5 part
+  shift 5
+  for part in "$@"; do
+    strata_fig[${prefix}_$part]+=" $(cell "$s" "$c")"
+    llama_fig[${prefix}_$part]+=" $(cell "$l" "$c")"
+    ik_fig[${prefix}_$part]+=" $(cell "$k" "$c")"
+    c=$((c + 1))
+  done
+}
+# Replaces every entry of array $1 by the median of its runs.
+to_medians() {
   local -n figs=$1
-  figs[$2]="${figs[$2]:-} $3"
+  local key
+  for key in "${!figs[@]}"; do figs["$key"]=$(median "${figs[$key]}"); done
 }
 # The median of the numbers in $1 (blank cells skipped; "-" when none).
 median() {
@@ -66,13 +79,7 @@ measure_file() {
   l=$(peer_row "$llama_label" "$llama_bin" "$file")
   k=$(peer_row "$ik_label" "$ik_bin" "$file" "-rtr 1 -fa 1" "-rtr -fa on")
   printf '%s\n' "$s" "$l" "$k" >>"$log"
-  local c=2
-  for part in prefill decode x8; do
-    add_fig strata_fig "${key}_$part" "$(cell "$s" $c)"
-    add_fig llama_fig "${key}_$part" "$(cell "$l" $c)"
-    add_fig ik_fig "${key}_$part" "$(cell "$k" $c)"
-    c=$((c + 1))
-  done
+  add_figs "$key" 2 "$s" "$l" "$k" prefill decode x8
 }
 
 # Prefill of the CONTEXT-token prompt and decode at that depth (Q8_0, f16 K/V).
@@ -82,13 +89,7 @@ measure_context() {
   l=$(llama_context_row "$context" "$llama_label" "$llama_bin" "$q8" f16)
   k=$(ik_context_row "$context" "$ik_label" "$ik_bin" "$q8" f16)
   printf '%s\n' "$s" "$l" "$k" >>"$log"
-  local c=3
-  for part in prefill decode; do
-    add_fig strata_fig "ctx_$part" "$(cell "$s" $c)"
-    add_fig llama_fig "ctx_$part" "$(cell "$l" $c)"
-    add_fig ik_fig "ctx_$part" "$(cell "$k" $c)"
-    c=$((c + 1))
-  done
+  add_figs ctx 3 "$s" "$l" "$k" prefill decode
 }
 
 # Total tok/s over HTTP, 8 slots, 8 concurrent streams of 64 tokens (Q8_0).
@@ -131,9 +132,7 @@ for ((run = 1; run <= repeats; run++)); do
   measure_context
 done
 # Each cell becomes the median of its runs (the HTTP row runs once).
-for key in "${!strata_fig[@]}"; do strata_fig[$key]=$(median "${strata_fig[$key]}"); done
-for key in "${!llama_fig[@]}"; do llama_fig[$key]=$(median "${llama_fig[$key]}"); done
-for key in "${!ik_fig[@]}"; do ik_fig[$key]=$(median "${ik_fig[$key]}"); done
+for figs in strata_fig llama_fig ik_fig; do to_medians "$figs"; done
 measure_http
 echo
 echo "| workload | Strata (avx2 table) | $llama_label | $ik_label | Strata / ik_llama.cpp |"

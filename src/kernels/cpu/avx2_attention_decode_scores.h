@@ -197,8 +197,8 @@ void scores(const Decode& D, int g0) {
   for (int g = 0; g < NP; ++g) {
     // Lanes (head, key) to key 0's heads then key 1's, per vector of 4 heads.
     const __m256 a = _mm256_permutevar8x32_ps(_mm256_mul_ps(acc[g][0], scale), by_key);
-    const __m256 b = NV == 2 ? _mm256_permutevar8x32_ps(_mm256_mul_ps(acc[g][NV - 1], scale), by_key)
-                             : _mm256_setzero_ps();  // heads 4-7 of a group of up to 4: zeros
+    __m256 b = _mm256_setzero_ps();  // heads 4-7 of a group of up to 4: zeros
+    if constexpr (NV == 2) b = _mm256_permutevar8x32_ps(_mm256_mul_ps(acc[g][1], scale), by_key);
     _mm256_storeu_ps(p + g * 2 * kHeads, _mm256_permute2f128_ps(a, b, 0x20));
     _mm256_storeu_ps(p + g * 2 * kHeads + kHeads, _mm256_permute2f128_ps(a, b, 0x31));
   }
