@@ -15,12 +15,12 @@
 namespace strata::kernels::cpu::STRATA_SIMD::decode {
 
 constexpr int kHeads = 8;  // query heads per tile after padding: one 8-float row of p per key
+// Score lanes: head l / 2, key l % 2 (AVX-512: one 16-float vector; AVX2: two 8-float vectors).
+constexpr int kKeysPerVec = 2;
 #if defined(STRATA_KERNELS_AVX512)
-constexpr int kKeysPerVec = 2;  // score lanes: head l / 2, key l % 2
-constexpr int kDimStep = 16;    // head_dim must be a multiple of one 16-float vector
+constexpr int kDimStep = 16;  // head_dim must be a multiple of one 16-float vector
 constexpr int kWindowKeys = 64;
 #else
-constexpr int kKeysPerVec = 2;  // score lanes: head l / 2, key l % 2, over two 8-float vectors
 constexpr int kDimStep = 8;
 constexpr int kWindowKeys = 48;
 #endif
