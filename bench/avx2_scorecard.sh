@@ -65,12 +65,6 @@ to_medians() {
   local key
   for key in "${!figs[@]}"; do figs["$key"]=$(median "${figs[$key]}"); done
 }
-# The median of the numbers in $1 (blank cells skipped; "-" when none).
-median() {
-  tr ' ' '\n' <<<"$1" | grep -E '^[0-9]+([.][0-9]+)?$' | sort -g |
-    awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2];
-                              else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 # Prefill 512, decode x1 and decode x8 of one file, under keys KEY_prefill, KEY_decode, KEY_x8.
 measure_file() {

@@ -102,3 +102,27 @@ ik_context_row() {
 
 # Cell $2 (1-based, after the opening |) of markdown row $1, without its padding.
 cell() { awk -F'|' -v c="$2" '{gsub(/^ +| +$/, "", $(c + 1)); print $(c + 1)}' <<<"$1"; }
+
+# The median of the numbers in $1 (blank cells skipped; "-" when none).
+median() {
+  tr ' ' '\n' <<<"$1" | { grep -E '^[0-9]+([.][0-9]+)?$' || true; } | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2];
+                              else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# One markdown row of the per-cell medians of the rows in $1 (one per line, the same engine's
+# runs): each cell's leading number is the median of the runs', followed by the first run's
+# words after it ("(active bytes)"); a cell no run has a number in ("no load") stays the first
+# run's. The label is the first run's.
+median_row() {
+  local rows=$1 first n c v rest out
+  first=$(head -1 <<<"$rows")
+  n=$(awk -F'|' '{print NF - 2}' <<<"$first")
+  out="| $(cell "$first" 1) |"
+  for ((c = 2; c <= n; c++)); do
+    v=$(median "$(while read -r r; do cell "$r" "$c" | awk '{print $1}'; done <<<"$rows" | tr '\n' ' ')")
+    rest=$(cell "$first" "$c" | cut -s -d' ' -f2-)
+    if [ "$v" = - ]; then out+=" $(cell "$first" "$c") |"; else out+=" $v${rest:+ $rest} |"; fi
+  done
+  echo "$out"
+}
