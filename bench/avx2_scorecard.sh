@@ -28,6 +28,7 @@ repeats=${REPEATS:-3}
 read -r -a peer_args <<<"${PEER_ARGS:-}"
 # shellcheck source=bench/peer_rows.sh
 source "$root/bench/peer_rows.sh"
+check_repeats "$repeats"
 tools="llama-bench llama-batched-bench llama-server"
 llama_bin=$(peer_bin "${1:-}" llama.cpp avx2 "$tools")
 ik_bin=$(peer_bin "${2:-}" ik_llama.cpp avx2 "$tools")

@@ -103,6 +103,11 @@ ik_context_row() {
 # Cell $2 (1-based, after the opening |) of markdown row $1, without its padding.
 cell() { awk -F'|' -v c="$2" '{gsub(/^ +| +$/, "", $(c + 1)); print $(c + 1)}' <<<"$1"; }
 
+# Exits with a message naming REPEATS unless $1 is a whole number from 1 up.
+check_repeats() {
+  [[ $1 =~ ^[1-9][0-9]*$ ]] || { echo "REPEATS must be a whole number from 1 up (got '$1')" >&2; exit 2; }
+}
+
 # The median of the numbers in $1 (blank cells skipped; "-" when none).
 median() {
   tr ' ' '\n' <<<"$1" | { grep -E '^[0-9]+([.][0-9]+)?$' || true; } | sort -g |

@@ -41,6 +41,7 @@ done
 
 # shellcheck source=bench/peer_rows.sh
 source "$root/bench/peer_rows.sh"
+check_repeats "$repeats"
 declare -A bins=()
 [[ " $engines " == *" llama "* ]] && bins[llama]=$(peer_bin "${1:-}" llama.cpp native "$peer_tools")
 [[ " $engines " == *" llama-avx2 "* ]] && bins[llama-avx2]=$(peer_bin "${2:-}" llama.cpp avx2 "$peer_tools")
