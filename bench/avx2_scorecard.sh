@@ -72,7 +72,7 @@ measure_file() {
   local key=$1 file=$2 s l k
   s=$(strata_row "$file" STRATA_KERNELS=avx2)
   l=$(peer_row "$llama_label" "$llama_bin" "$file")
-  k=$(peer_row "$ik_label" "$ik_bin" "$file" "-rtr 1 -fa 1" "-rtr -fa on")
+  k=$(ik_row "$ik_label" "$ik_bin" "$file")
   printf '%s\n' "$s" "$l" "$k" >>"$log"
   add_figs "$key" 2 "$s" "$l" "$k" prefill decode x8
 }

@@ -70,6 +70,9 @@ peer_row() {
     -ntg 32 -npl 8 "${batched_flags[@]}" "${peer_args[@]}" 2>&1 || true)
   echo "| $label | $(peer_tok_s "$b" pp512) | $(peer_tok_s "$b" tg32) | $(peer_s_tg "$bb") | |"
 }
+# ik_llama.cpp's row (peer_row) with its run-time repacking and flash attention, as its
+# llama-bench and its llama-batched-bench spell them.
+ik_row() { peer_row "$1" "$2" "$3" "-rtr 1 -fa 1" "-rtr -fa on"; }
 
 # Prefill of an N-token prompt and decode at depth N, K/V of type KV (f16, q8_0):
 #   | N | label | prefill of N tokens | decode at depth N |

@@ -31,12 +31,10 @@ threads=${THREADS:-2}
 repeats=${REPEATS:-1}
 read -r -a peer_args <<<"${PEER_ARGS:-}"
 peer_tools="llama-bench llama-batched-bench"
+known_engines="strata strata-avx2 llama llama-avx2 ik-avx2 ik"  # engine_row() runs each
 for engine in $engines; do
-  case "$engine" in
-    strata | strata-avx2 | llama | llama-avx2 | ik-avx2 | ik) ;;
-    *) echo "side_by_side: unknown engine '$engine' (known: strata strata-avx2 llama llama-avx2 ik-avx2 ik)" >&2
-       exit 2 ;;
-  esac
+  [[ " $known_engines " == *" $engine "* ]] ||
+    { echo "side_by_side: unknown engine '$engine' (known: $known_engines)" >&2; exit 2; }
 done
 
 # shellcheck source=bench/peer_rows.sh
@@ -86,8 +84,8 @@ engine_row() {
     strata-avx2) strata_row "$file" STRATA_KERNELS=avx2 ;;
     llama) peer_row "llama.cpp (native build)" "${bins[llama]}" "$file" ;;
     llama-avx2) peer_row "llama.cpp (AVX2-only build)" "${bins[llama-avx2]}" "$file" ;;
-    ik-avx2) peer_row "ik_llama.cpp (AVX2-only build, -rtr 1 -fa 1)" "${bins[ik-avx2]}" "$file" "-rtr 1 -fa 1" "-rtr -fa on" ;;
-    ik) peer_row "ik_llama.cpp (native build, -rtr 1 -fa 1)" "${bins[ik]}" "$file" "-rtr 1 -fa 1" "-rtr -fa on" ;;
+    ik-avx2) ik_row "ik_llama.cpp (AVX2-only build, -rtr 1 -fa 1)" "${bins[ik-avx2]}" "$file" ;;
+    ik) ik_row "ik_llama.cpp (native build, -rtr 1 -fa 1)" "${bins[ik]}" "$file" ;;
   esac
 }
 

@@ -40,17 +40,13 @@ struct PackedQ50 : Avx2PackedKernel {
   static constexpr int64_t kBlockInputs = kQK;
   static constexpr size_t kBlockBytes = kPackedQ50BlockBytes;
   static constexpr int64_t kPrefetchBytes = 8 * kPackedQ50BlockBytes;  // a few blocks ahead
-#if defined(STRATA_KERNELS_AVX2_VNNI)
-  // Per tile row one int32 dot stays live across a half's four lines (the accumulators
-  // wait in memory): four rows leave room for the fifth bits, the masks and a line's codes.
+  // Four rows a tile on both builds. AVX-VNNI: per tile row one int32 dot stays live across a
+  // half's four lines (the accumulators wait in memory), which leaves room for the fifth bits,
+  // the masks and a line's codes. AVX2: two int16 sums per tile row stay live, so four rows
+  // spill a few registers; measured fastest all the same (BM_MatmulHot q5_0 256 x 2048 and 256
+  // x 5632, 8-64 rows, least of 3 alternating runs on the Zen 4: 2 / 3 / 6 / 8 rows a tile
+  // took 1.13-1.18 / 1.06-1.10 / 1.9-2.0 / 1.6-1.8x the time of 4).
   static constexpr int kMaxTileRows = 4;
-#else
-  // Two int16 sums per tile row stay live across a half's lines, so four rows spill a few
-  // registers; measured fastest all the same (BM_MatmulHot q5_0 256 x 2048 and 256 x 5632,
-  // 8-64 rows, least of 3 alternating runs on the Zen 4: 2 / 3 / 6 / 8 rows a tile took
-  // 1.13-1.18 / 1.06-1.10 / 1.9-2.0 / 1.6-1.8x the time of 4).
-  static constexpr int kMaxTileRows = 4;
-#endif
 
   // Adds code line C's products (half h) to sums: int16 pair sums on AVX2, int32 dots on
   // AVX-VNNI.
