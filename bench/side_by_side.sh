@@ -12,7 +12,8 @@
 # env: FILES (default "q8_0 q4_k_m qwen15moe q30b"): q8_0, q4_k_m (and q2_k_m, q3_k_m, q5_k_m,
 #      q6_k) are the generated TinyLlama-1.1B shapes (/tmp/avx2-tl-TYPE.gguf), qwen15moe the Qwen1.5-MoE-A2.7B shape with 8
 #      layers, q30b the Qwen3-30B-A3B shape with 4 layers, mixtral the Mixtral-8x7B shape with 4
-#      layers (all Q4_K_M, made when missing); an entry with a / is a file used as it is (e.g. a
+#      layers, llama3 the Llama-3.1-8B shape with 8 of its 32 layers and its 128256-token output
+#      (all Q4_K_M, made when missing); an entry with a / is a file used as it is (e.g. a
 #      llama-quantize output). ENGINES (default "strata strata-avx2 llama llama-avx2 ik-avx2";
 #      "ik" adds ik_llama.cpp's native build, the peer to the default table on AVX-512 CPUs),
 #      STRATA (binary; default a copy of build/src/cli/strata, so a rebuild cannot swap it
@@ -65,12 +66,13 @@ model_file() {
     qwen15moe) f=$work/qwen15moe-l8-q4k.gguf args="--preset qwen1.5-moe-a2.7b --layers 8 --type q4_k" ;;
     q30b) f=$work/q30b-l4-q4k.gguf args="--preset qwen3-30b-a3b --layers 4 --type q4_k" ;;
     mixtral) f=$work/mixtral-l4-q4k.gguf args="--preset mixtral-8x7b --layers 4 --type q4_k" ;;
-    *) echo "side_by_side: unknown file '$1' (known: q8_0 q4_k_m q2_k_m q3_k_m q5_k_m q6_k qwen15moe q30b mixtral, or a path)" >&2
+    llama3) f=$work/llama3-8b-l8-q4k.gguf args="--preset llama3-8b --layers 8 --type q4_k" ;;
+    *) echo "side_by_side: unknown file '$1' (known: q8_0 q4_k_m q2_k_m q3_k_m q5_k_m q6_k qwen15moe q30b mixtral llama3, or a path)" >&2
        exit 2 ;;
   esac
   # The MoE files take the tiny llama's vocabulary (as the README's earlier MoE tables did); the
-  # dense ones keep the preset's 32000-token one, so their output matrix is TinyLlama's.
-  [[ $1 == q[0-9]_* ]] || args+=" --vocab-from $vocab"
+  # dense ones keep their preset's (32000 or 128256 tokens), so their output matrix is the real one.
+  [[ $1 == q[0-9]_* || $1 == llama3 ]] || args+=" --vocab-from $vocab"
   # shellcheck disable=SC2086  # args is a list of flags
   [ -f "$f" ] || "$strata" mkmodel $args -o "$f" >/dev/null
   echo "$f"

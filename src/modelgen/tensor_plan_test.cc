@@ -54,6 +54,26 @@ TEST(ModelPresetTest, Qwen3ShapeHasQkNormTiedEmbeddingsAndWideHeads) {
   EXPECT_EQ(t["token_embd.weight"].dims, (std::vector<uint64_t>{1024, 151936}));
 }
 
+TEST(ModelPresetTest, Llama3ShapeHasGroupedQueryAttentionAndLargeVocab) {
+  auto s = model_preset("", "llama3-8b");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->arch, "llama");
+  EXPECT_EQ(s->rope_freq_base, 500000.0f);
+  auto plan = plan_tensors(*s, DType::kQ8_0);
+  ASSERT_TRUE(plan.ok());
+  auto t = by_name(*plan);
+  EXPECT_EQ(t["blk.31.attn_q.weight"].dims, (std::vector<uint64_t>{4096, 4096}));
+  EXPECT_EQ(t["blk.0.attn_k.weight"].dims, (std::vector<uint64_t>{4096, 1024}));
+  EXPECT_EQ(t["blk.0.ffn_down.weight"].dims, (std::vector<uint64_t>{14336, 4096}));
+  EXPECT_EQ(t["output.weight"].dims, (std::vector<uint64_t>{4096, 128256}));
+  GenerateOptions o;
+  o.preset = "llama3-8b";
+  o.type = DType::kQ8_0;
+  auto r = plan_model(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->n_params, 8030261248u);  // Llama-3.1-8B's parameter count
+}
+
 TEST(ModelPresetTest, Qwen2HasQkvBiases) {
   auto s = model_preset("qwen2", "tiny");
   ASSERT_TRUE(s.ok());
