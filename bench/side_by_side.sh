@@ -12,7 +12,7 @@
 # env: FILES (default "q8_0 q4_k_m qwen15moe q30b"): q8_0, q4_k_m (and q2_k_m, q3_k_m, q5_k_m,
 #      q6_k) are the generated TinyLlama-1.1B shapes (/tmp/avx2-tl-TYPE.gguf), qwen15moe the Qwen1.5-MoE-A2.7B shape with 8
 #      layers, q30b the Qwen3-30B-A3B shape with 4 layers, mixtral the Mixtral-8x7B shape with 4
-#      layers, llama3 the Llama-3.1-8B shape with 8 of its 32 layers and its 128256-token output
+#      layers, llama3 the Llama-3-8B shape with 8 of its 32 layers and its 128256-token output
 #      (all Q4_K_M, made when missing); an entry with a / is a file used as it is (e.g. a
 #      llama-quantize output). ENGINES (default "strata strata-avx2 llama llama-avx2 ik-avx2";
 #      "ik" adds ik_llama.cpp's native build, the peer to the default table on AVX-512 CPUs),

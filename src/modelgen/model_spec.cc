@@ -46,8 +46,8 @@ std::vector<Preset> presets() {
       {"1b", "llama", shape(32000, 2048, 2048, 22, 32, 4, 64, 5632, 1e-5f, 10000.0f, false)},
       {"tinyllama", "llama", shape(32000, 2048, 2048, 22, 32, 4, 64, 5632, 1e-5f, 10000.0f, false)},
       // Llama-3-8B, the shape most local users run: 4096 wide, 32 query heads over 8 K/V heads
-      // of 128, a 128256-token vocabulary, trained at 8192 positions (with --rope-freqs, Llama
-      // 3.1-8B's rope frequency factors, whose original context that is).
+      // of 128, a 128256-token vocabulary, 8192 positions (with --rope-freqs, the rope frequency
+      // factors of Llama 3.1-8B, whose original context 8192 is).
       {"llama3-8b", "llama", shape(128256, 8192, 4096, 32, 32, 8, 128, 14336, 1e-5f, 500000.0f, false)},
       // Qwen3-0.6B: head_dim 128 although 1024 / 16 = 64.
       {"qwen3-0.6b", "qwen3", shape(151936, 40960, 1024, 28, 16, 8, 128, 3072, 1e-6f, 1000000.0f, true)},

@@ -71,7 +71,7 @@ TEST(ModelPresetTest, Llama3ShapeHasGroupedQueryAttentionAndLargeVocab) {
   o.type = DType::kQ8_0;
   auto r = plan_model(o);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->n_params, 8030261248u);  // Llama-3.1-8B's parameter count
+  EXPECT_EQ(r->n_params, 8030261248u);  // Llama-3-8B's parameter count
 }
 
 TEST(ModelPresetTest, Qwen2HasQkvBiases) {
