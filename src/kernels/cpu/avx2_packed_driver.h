@@ -85,6 +85,19 @@ struct TileInputs {
   float d[NR];
 };
 
+// The tile rows' TileInputs at super-block s.
+template <int NR>
+static inline TileInputs<NR> super_block_inputs(const Q8Row* x, int64_t s) {
+  TileInputs<NR> in;
+#pragma GCC unroll 8
+  for (int r = 0; r < NR; ++r) {
+    in.q[r] = x[r].q + s * kQKK;
+    in.sum16[r] = x[r].sum16 + s * 16;
+    in.d[r] = x[r].d[s];
+  }
+  return in;
+}
+
 // An empty asm that claims to change v, so GCC cannot re-associate an accumulation chain
 // through it. Without it GCC turns a tile's chains of integer adds into trees that need
 // every product of a block live at once, and spills them (200+ stack accesses per block).

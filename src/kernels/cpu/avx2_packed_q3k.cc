@@ -179,13 +179,7 @@ struct PackedQ3K : Avx2PackedKernel {
 
   template <int NR>
   static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
-    TileInputs<NR> in;
-#pragma GCC unroll 8
-    for (int r = 0; r < NR; ++r) {
-      in.q[r] = x[r].q + s * kQKK;
-      in.sum16[r] = x[r].sum16 + s * 16;
-      in.d[r] = x[r].d[s];
-    }
+    const TileInputs<NR> in = super_block_inputs<NR>(x, s);
     half_block<0, NR>(blk, in, acc);
     half_block<1, NR>(blk, in, acc);
   }
