@@ -205,7 +205,7 @@ BENCHMARK_CAPTURE(BM_DecodeAttention, q8_0_32x8x128, DType::kQ8_0, kLlama3)
 // A prefill step's attention in one layer: a chunk of `rows` prompt rows of one sequence
 // whose last row sits at `depth` (row r attends over depth - rows + 1 + r positions, the
 // causal mask inside the chunk), cut into tiles of `tile_rows` rows as the model cuts it
-// (model_impl.h kAttentionTileRows: 8 rows x 8 query heads = 64 row-heads per kv head).
+// (model_impl.h attention_tile_rows(): 8 rows x 8 query heads = 64 row-heads per kv head).
 // Rows per CPU second.
 void BM_PrefillAttention(benchmark::State& state, DType type) {
   const int depth = static_cast<int>(state.range(0));

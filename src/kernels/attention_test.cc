@@ -265,7 +265,8 @@ TEST_P(Attention, EveryRowOfATileGetsItsSoloBytes) {
   const std::vector<float> k = random_floats(kv_n, 31), v = random_floats(kv_n, 32);
   PagedKv kv(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 15, k, v);
   const size_t row = static_cast<size_t>(c.n_head) * c.head_dim;
-  for (int n_rows : {2, 3, 5, 8}) {
+  // 8, 16 and 64: the model's tiles for 8, 4 and 1 query heads per K/V head (model_impl.h).
+  for (int n_rows : {2, 3, 5, 8, 16, 64}) {
     std::vector<int> tokens;
     for (int r = 0; r < n_rows; ++r) tokens.push_back(std::max(0, c.n_tokens - (n_rows - 1 - r) * 3));
     if (n_rows == 5) tokens[1] = 0;  // a row with nothing to attend to gives zeros

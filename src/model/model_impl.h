@@ -14,8 +14,19 @@
 namespace strata {
 
 // Prompt rows of one sequence that attend together (kernels::AttentionArgs::n_rows): each
-// K/V block is read once per tile. 8 rows of 8 query heads fill the kernels' lanes.
-constexpr int kAttentionTileRows = 8;
+// K/V block is read once per tile, and the tile's row-heads (rows times the query heads of a
+// K/V head) share each key's conversion and broadcast. 64 row-heads fill the kernels' lanes:
+// 8 rows of 8 query heads (TinyLlama, Qwen3-30B-A3B), 16 of 4 (Llama 3), 64 of 1 (Qwen1.5-MoE).
+// A row's bits never depend on its tile-mates, so this is a speed choice only.
+constexpr int kAttentionTileRowHeads = 64;
+constexpr int kMinAttentionTileRows = 8;
+constexpr int kMaxAttentionTileRows = kAttentionTileRowHeads;
+
+inline int attention_tile_rows(const Hparams& hp) {
+  const int group = hp.n_head_kv > 0 ? hp.n_head / hp.n_head_kv : 1;
+  const int rows = kAttentionTileRowHeads / (group > 0 ? group : 1);
+  return rows < kMinAttentionTileRows ? kMinAttentionTileRows : rows;
+}
 
 struct Model::Impl {
   std::shared_ptr<const GgufFile> gguf;

@@ -58,7 +58,7 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
 void attend_item(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, int g, int n_g, KvView& kv,
                  ForwardScratch& s, int worker) {
   const KvLayout& L = kv.layout();
-  std::array<int, kAttentionTileRows> row_tokens{};
+  std::array<int, kMaxAttentionTileRows> row_tokens{};
   int n_tokens = 0;
   for (int r = r0; r < r1; ++r) {
     row_tokens[static_cast<size_t>(r - r0)] = rows[r].pos + 1;
@@ -89,13 +89,13 @@ void attend_item(const Hparams& hp, int layer, std::span<const Row> rows, int r0
   kernels::attention_kv_heads(a, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker), g, n_g);
 }
 
-// Splits the batch into tiles: runs of consecutive rows of one sequence, at most
-// kAttentionTileRows each. Returns the tile count; tiles[i] is tile i's first row.
-int make_tiles(std::span<const Row> rows, int* tiles) {
+// Splits the batch into tiles: runs of consecutive rows of one sequence, at most tile_rows
+// (attention_tile_rows()) each. Returns the tile count; tiles[i] is tile i's first row.
+int make_tiles(std::span<const Row> rows, int tile_rows, int* tiles) {
   const int n = static_cast<int>(rows.size());
   int n_tiles = 0;
   for (int r = 0; r < n; ++r) {
-    if (r == 0 || rows[r].seq != rows[r - 1].seq || r - tiles[n_tiles - 1] == kAttentionTileRows) tiles[n_tiles++] = r;
+    if (r == 0 || rows[r].seq != rows[r - 1].seq || r - tiles[n_tiles - 1] == tile_rows) tiles[n_tiles++] = r;
   }
   tiles[n_tiles] = n;
   return n_tiles;
@@ -119,7 +119,7 @@ int kv_heads_per_item(const Hparams& hp, int n_rows, int n_tiles, int n_workers)
 void attend_all(const Hparams& hp, int layer, std::span<const Row> rows, KvView& kv, ForwardScratch& s,
                 ThreadPool& pool) {
   int* tiles = s.attention_tiles();
-  const int n_tiles = make_tiles(rows, tiles);
+  const int n_tiles = make_tiles(rows, attention_tile_rows(hp), tiles);
   const int max_workers = std::min(s.n_attention_workers(), pool.size());
   const int item_heads = kv_heads_per_item(hp, static_cast<int>(rows.size()), n_tiles, max_workers);
   const int items_per_tile = (hp.n_head_kv + item_heads - 1) / item_heads;
