@@ -63,16 +63,15 @@ model_file() {
     q4_k_m) f=$work/avx2-tl-q4_k_m.gguf args="--preset 1b --type q4_k" ;;
     q2_k_m | q3_k_m | q5_k_m) f=$work/avx2-tl-$1.gguf args="--preset 1b --type ${1%_m}" ;;
     q6_k) f=$work/avx2-tl-q6_k.gguf args="--preset 1b --type q6_k" ;;
-    qwen15moe) f=$work/qwen15moe-l8-q4k.gguf args="--preset qwen1.5-moe-a2.7b --layers 8 --type q4_k" ;;
-    q30b) f=$work/q30b-l4-q4k.gguf args="--preset qwen3-30b-a3b --layers 4 --type q4_k" ;;
-    mixtral) f=$work/mixtral-l4-q4k.gguf args="--preset mixtral-8x7b --layers 4 --type q4_k" ;;
+    # The MoE files take the tiny llama's vocabulary (as the README's earlier MoE tables did); the
+    # dense ones keep their preset's (32000 or 128256 tokens), so their output matrix is the real one.
+    qwen15moe) f=$work/qwen15moe-l8-q4k.gguf args="--preset qwen1.5-moe-a2.7b --layers 8 --type q4_k --vocab-from $vocab" ;;
+    q30b) f=$work/q30b-l4-q4k.gguf args="--preset qwen3-30b-a3b --layers 4 --type q4_k --vocab-from $vocab" ;;
+    mixtral) f=$work/mixtral-l4-q4k.gguf args="--preset mixtral-8x7b --layers 4 --type q4_k --vocab-from $vocab" ;;
     llama3) f=$work/llama3-8b-l8-q4k.gguf args="--preset llama3-8b --layers 8 --type q4_k" ;;
     *) echo "side_by_side: unknown file '$1' (known: q8_0 q4_k_m q2_k_m q3_k_m q5_k_m q6_k qwen15moe q30b mixtral llama3, or a path)" >&2
        exit 2 ;;
   esac
-  # The MoE files take the tiny llama's vocabulary (as the README's earlier MoE tables did); the
-  # dense ones keep their preset's (32000 or 128256 tokens), so their output matrix is the real one.
-  [[ $1 == q[0-9]_* || $1 == llama3 ]] || args+=" --vocab-from $vocab"
   # shellcheck disable=SC2086  # args is a list of flags
   [ -f "$f" ] || "$strata" mkmodel $args -o "$f" >/dev/null
   echo "$f"

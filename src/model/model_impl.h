@@ -3,6 +3,7 @@
 // Immutable after construction.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 
 #include "gguf/gguf_file.h"
@@ -22,10 +23,9 @@ constexpr int kAttentionTileRowHeads = 64;
 constexpr int kMinAttentionTileRows = 8;
 constexpr int kMaxAttentionTileRows = kAttentionTileRowHeads;
 
+// Hparams guarantees n_head_kv >= 1 and that it divides n_head (check_shapes).
 inline int attention_tile_rows(const Hparams& hp) {
-  const int group = hp.n_head_kv > 0 ? hp.n_head / hp.n_head_kv : 1;
-  const int rows = kAttentionTileRowHeads / (group > 0 ? group : 1);
-  return rows < kMinAttentionTileRows ? kMinAttentionTileRows : rows;
+  return std::max(kAttentionTileRowHeads / (hp.n_head / hp.n_head_kv), kMinAttentionTileRows);
 }
 
 struct Model::Impl {
