@@ -20,7 +20,8 @@
 // model's work items split a decode row's heads over its threads (heads_per_call 1: one
 // walk per kv head, as before the walks took several).
 // PrefillAttention times one layer of a 128-row prompt chunk at depth 4096 on the prefill tile
-// path, in 8-row tiles as the model runs it (tile_rows:8) and as one 128-row tile:
+// path, in tiles of 8 rows up to the whole chunk (the model's at 2 threads: 32 rows at
+// TinyLlama's heads, 64 at Llama 3's):
 //   STRATA_KERNELS=avx2 build/bench/strata_attention_bench --benchmark_filter=Prefill
 #include <benchmark/benchmark.h>
 
@@ -205,14 +206,14 @@ BENCHMARK_CAPTURE(BM_DecodeAttention, q8_0_32x8x128, DType::kQ8_0, kLlama3)
 // A prefill step's attention in one layer: a chunk of `rows` prompt rows of one sequence
 // whose last row sits at `depth` (row r attends over depth - rows + 1 + r positions, the
 // causal mask inside the chunk), cut into tiles of `tile_rows` rows as the model cuts it
-// (model_impl.h attention_tile_rows(): 8 rows x 8 query heads = 64 row-heads per kv head).
+// (model_impl.h attention_tile_rows(): 64 to 256 row-heads per kv head, at least 8 rows).
 // Rows per CPU second.
-void BM_PrefillAttention(benchmark::State& state, DType type) {
+void BM_PrefillAttention(benchmark::State& state, DType type, HeadShape shape = kTinyLlama) {
   const int depth = static_cast<int>(state.range(0));
   const int rows = static_cast<int>(state.range(1));
   const int tile_rows = static_cast<int>(state.range(2));
-  const DecodeKv kv(type, depth, 1);
-  const size_t row_floats = static_cast<size_t>(kHead) * kHeadDim;
+  const DecodeKv kv(type, depth, 1, shape);
+  const size_t row_floats = static_cast<size_t>(shape.n_head) * shape.head_dim;
   const std::vector<float> q = pseudo_random_floats(rows * row_floats, 2);
   std::vector<float> out(q.size());
   std::vector<int> row_tokens(rows);
@@ -239,6 +240,18 @@ void BM_PrefillAttention(benchmark::State& state, DType type) {
 BENCHMARK_CAPTURE(BM_PrefillAttention, f16, DType::kF16)
     ->ArgNames({"depth", "rows", "tile_rows"})
     ->Args({4096, 128, 8})
+    ->Args({4096, 128, 16})
+    ->Args({4096, 128, 32})
+    ->Args({4096, 128, 128})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.5);
+// Llama-3-8B's heads (four query heads per kv head of 128).
+BENCHMARK_CAPTURE(BM_PrefillAttention, f16_32x8x128, DType::kF16, kLlama3)
+    ->ArgNames({"depth", "rows", "tile_rows"})
+    ->Args({4096, 128, 8})
+    ->Args({4096, 128, 16})
+    ->Args({4096, 128, 32})
+    ->Args({4096, 128, 64})
     ->Args({4096, 128, 128})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.5);

@@ -265,8 +265,11 @@ TEST_P(Attention, EveryRowOfATileGetsItsSoloBytes) {
   const std::vector<float> k = random_floats(kv_n, 31), v = random_floats(kv_n, 32);
   PagedKv kv(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 15, k, v);
   const size_t row = static_cast<size_t>(c.n_head) * c.head_dim;
-  // 8, 16 and 64: the model's tiles for 8, 4 and 1 query heads per K/V head (model_impl.h).
-  for (int n_rows : {2, 3, 5, 8, 16, 64}) {
+  // Up to the model's largest tile for this head grouping: 256 row-heads, at least 8 rows
+  // (model_impl.h).
+  const int largest_tile_rows = std::max(256 / (c.n_head / c.n_head_kv), 8);
+  for (int n_rows : {2, 3, 5, 8, 16, 32, 64, 128, 256}) {
+    if (n_rows > largest_tile_rows) break;
     std::vector<int> tokens;
     for (int r = 0; r < n_rows; ++r) tokens.push_back(std::max(0, c.n_tokens - (n_rows - 1 - r) * 3));
     if (n_rows == 5) tokens[1] = 0;  // a row with nothing to attend to gives zeros

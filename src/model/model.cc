@@ -66,7 +66,7 @@ size_t largest_attention_scratch(const Hparams& hp, int max_seq_tokens, int max_
     a.n_head_kv = hp.n_head_kv;
     a.head_dim = hp.head_dim;
     a.kv_type = type;
-    a.n_rows = attention_tile_rows(hp);
+    a.n_rows = largest_attention_tile_rows(hp);
     n_floats = std::max(n_floats, kernels::attention_scratch_floats(a));
   }
   return n_floats;

@@ -15,17 +15,32 @@
 namespace strata {
 
 // Prompt rows of one sequence that attend together (kernels::AttentionArgs::n_rows): each
-// K/V block is read once per tile, and the tile's row-heads (rows times the query heads of a
-// K/V head) share each key's conversion and broadcast. 64 row-heads fill the kernels' lanes:
-// 8 rows of 8 query heads (TinyLlama, Qwen3-30B-A3B), 16 of 4 (Llama 3), 64 of 1 (Qwen1.5-MoE).
-// A row's bits never depend on its tile-mates, so this is a speed choice only.
-constexpr int kAttentionTileRowHeads = 64;
+// K/V block is read and converted to floats once per tile, and the tile's row-heads (rows
+// times the query heads of a K/V head) share each key's conversion and broadcast. A row's
+// bits never depend on its tile-mates, so the size is a speed choice only:
+//   - up to 256 row-heads: 64 rows of Llama 3's 4 query heads per K/V head, 32 of TinyLlama's
+//     8, 256 of Qwen1.5-MoE's 1. Against 64 row-heads, the 4096-token prompt's attention at
+//     the Llama-3-8B shape took 0.80-0.83x the time (the conversions are shared 4x wider);
+//   - at least 64 row-heads (and 8 rows), where the kernels' lanes are full;
+//   - between the two, small enough for 4 work items (tile x K/V head) per worker, so many
+//     cores still share a prompt chunk evenly.
+constexpr int kMaxAttentionTileRowHeads = 256;
+constexpr int kMinAttentionTileRowHeads = 64;
 constexpr int kMinAttentionTileRows = 8;
-constexpr int kMaxAttentionTileRows = kAttentionTileRowHeads;
+constexpr int kMaxAttentionTileRows = kMaxAttentionTileRowHeads;
+constexpr int kAttentionItemsPerWorker = 4;
 
+// The largest tile (rows) for this model: what its scratch is sized for.
 // Hparams guarantees n_head_kv >= 1 and that it divides n_head (check_shapes).
-inline int attention_tile_rows(const Hparams& hp) {
-  return std::max(kAttentionTileRowHeads / (hp.n_head / hp.n_head_kv), kMinAttentionTileRows);
+inline int largest_attention_tile_rows(const Hparams& hp) {
+  return std::max(kMaxAttentionTileRowHeads / (hp.n_head / hp.n_head_kv), kMinAttentionTileRows);
+}
+
+// The tile (rows) for a batch of n_rows rows attended by n_workers workers.
+inline int attention_tile_rows(const Hparams& hp, int n_rows, int n_workers) {
+  const int smallest = std::max(kMinAttentionTileRowHeads / (hp.n_head / hp.n_head_kv), kMinAttentionTileRows);
+  const int even = n_rows * hp.n_head_kv / (kAttentionItemsPerWorker * std::max(n_workers, 1));
+  return std::clamp(even, smallest, largest_attention_tile_rows(hp));
 }
 
 struct Model::Impl {

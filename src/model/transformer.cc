@@ -119,8 +119,8 @@ int kv_heads_per_item(const Hparams& hp, int n_rows, int n_tiles, int n_workers)
 void attend_all(const Hparams& hp, int layer, std::span<const Row> rows, KvView& kv, ForwardScratch& s,
                 ThreadPool& pool) {
   int* tiles = s.attention_tiles();
-  const int n_tiles = make_tiles(rows, attention_tile_rows(hp), tiles);
   const int max_workers = std::min(s.n_attention_workers(), pool.size());
+  const int n_tiles = make_tiles(rows, attention_tile_rows(hp, static_cast<int>(rows.size()), max_workers), tiles);
   const int item_heads = kv_heads_per_item(hp, static_cast<int>(rows.size()), n_tiles, max_workers);
   const int items_per_tile = (hp.n_head_kv + item_heads - 1) / item_heads;
   const int n_items = n_tiles * items_per_tile;
