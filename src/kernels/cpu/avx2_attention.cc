@@ -1,8 +1,8 @@
 // AVX2 tiled paged attention. A tile is the query rows of one call (a prompt chunk of one
 // sequence, or one decode row) times the query heads that share one kv head: its
 // "row-heads". Each K/V block is converted to floats once per tile and used by every
-// row-head, so a prompt chunk reads the cache once instead of once per row; the next
-// block's rows are prefetched while this one is used.
+// row-head, so a prompt chunk reads the cache once instead of once per row; the rows of the
+// window after next are prefetched while this one is used.
 //
 // The cache is read in windows of whole blocks (kAttentionTileWindowKeys keys), three steps:
 //   scores   S[t][j] for key t of the window and row-head j, each a chain of fused
@@ -159,7 +159,8 @@ void convert_window(const Tile& T, int b0, int n) {
 
 // Asks for block b's K and V rows of the tile's kv head (n tokens) ahead of use: a block
 // is a page of the K/V pool the hardware prefetcher does not follow into, and converting
-// it would otherwise wait on the cache misses.
+// it would otherwise wait on the cache misses. Into L2: a window's rows (32 KB of f16 at
+// head_dim 128) would crowd the L1 cache the scores and values are working in.
 void prefetch_block(const Tile& T, int b, int n) {
   const AttentionArgs& a = *T.a;
   const size_t head_bytes = kv_head_bytes(a.kv_type, a.head_dim);
@@ -170,7 +171,7 @@ void prefetch_block(const Tile& T, int b, int n) {
       // Each 64-byte line the row touches, once.
       const uintptr_t last = reinterpret_cast<uintptr_t>(row) + head_bytes - 1;
       for (uintptr_t line = reinterpret_cast<uintptr_t>(row) & ~uintptr_t{63}; line <= last; line += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T1);
       }
     }
   }
@@ -366,9 +367,13 @@ void attend_tile(const Tile& T) {
     int n = 0;
     const int n_blocks = window_key_counts(T, w0, &n);
     convert_window(T, b0, n);
-    for (int bi = 0; bi < T.window_blocks && w0 + window_tokens + bi * T.bt < n_tokens; ++bi) {
-      const int next = n_tokens - (w0 + window_tokens + bi * T.bt);
-      prefetch_block(T, b0 + T.window_blocks + bi, next < T.bt ? next : T.bt);
+    // The window after next (and, from the first, the next one too): one window ahead, the
+    // rows were still on their way when converted.
+    for (int ahead = w0 == 0 ? 1 : 2; ahead <= 2; ++ahead) {
+      for (int bi = 0; bi < T.window_blocks && w0 + ahead * window_tokens + bi * T.bt < n_tokens; ++bi) {
+        const int next = n_tokens - (w0 + ahead * window_tokens + bi * T.bt);
+        prefetch_block(T, b0 + ahead * T.window_blocks + bi, next < T.bt ? next : T.bt);
+      }
     }
     if (T.query_lanes) {
 #if defined(STRATA_KERNELS_AVX512)
