@@ -30,17 +30,22 @@ constexpr int kMinAttentionTileRows = 8;
 constexpr int kMaxAttentionTileRows = kMaxAttentionTileRowHeads;
 constexpr int kAttentionItemsPerWorker = 4;
 
-// The largest tile (rows) for this model: what its scratch is sized for.
+// Rows of a tile of about `row_heads` row-heads for this model, at least kMinAttentionTileRows.
 // Hparams guarantees n_head_kv >= 1 and that it divides n_head (check_shapes).
-inline int largest_attention_tile_rows(const Hparams& hp) {
-  return std::max(kMaxAttentionTileRowHeads / (hp.n_head / hp.n_head_kv), kMinAttentionTileRows);
+inline int attention_tile_rows_of(const Hparams& hp, int row_heads) {
+  return std::max(row_heads / (hp.n_head / hp.n_head_kv), kMinAttentionTileRows);
 }
 
-// The tile (rows) for a batch of n_rows rows attended by n_workers workers.
+// The largest tile (rows) for this model: what its scratch is sized for.
+inline int largest_attention_tile_rows(const Hparams& hp) {
+  return attention_tile_rows_of(hp, kMaxAttentionTileRowHeads);
+}
+
+// The tile (rows) for a batch of n_rows rows attended by n_workers (>= 1: the pool's and the
+// scratch's worker counts are) workers.
 inline int attention_tile_rows(const Hparams& hp, int n_rows, int n_workers) {
-  const int smallest = std::max(kMinAttentionTileRowHeads / (hp.n_head / hp.n_head_kv), kMinAttentionTileRows);
-  const int even = n_rows * hp.n_head_kv / (kAttentionItemsPerWorker * std::max(n_workers, 1));
-  return std::clamp(even, smallest, largest_attention_tile_rows(hp));
+  const int even = n_rows * hp.n_head_kv / (kAttentionItemsPerWorker * n_workers);
+  return std::clamp(even, attention_tile_rows_of(hp, kMinAttentionTileRowHeads), largest_attention_tile_rows(hp));
 }
 
 struct Model::Impl {

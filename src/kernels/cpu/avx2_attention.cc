@@ -370,9 +370,10 @@ void attend_tile(const Tile& T) {
     // The window after next (and, from the first, the next one too): one window ahead, the
     // rows were still on their way when converted.
     for (int ahead = w0 == 0 ? 1 : 2; ahead <= 2; ++ahead) {
-      for (int bi = 0; bi < T.window_blocks && w0 + ahead * window_tokens + bi * T.bt < n_tokens; ++bi) {
-        const int next = n_tokens - (w0 + ahead * window_tokens + bi * T.bt);
-        prefetch_block(T, b0 + ahead * T.window_blocks + bi, next < T.bt ? next : T.bt);
+      for (int bi = 0; bi < T.window_blocks; ++bi) {
+        const int t0 = w0 + ahead * window_tokens + bi * T.bt;  // the block's first token
+        if (t0 >= n_tokens) break;
+        prefetch_block(T, b0 + ahead * T.window_blocks + bi, n_tokens - t0 < T.bt ? n_tokens - t0 : T.bt);
       }
     }
     if (T.query_lanes) {
