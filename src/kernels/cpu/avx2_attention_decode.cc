@@ -49,6 +49,8 @@ using namespace decode;
 template <DType T, int NJ, int ND>
 void values_dims(const Decode& D, int b0, int n, const float* rescale, int d) {
   const int bt = D.a->block_tokens;
+  const size_t stride = D.a->token_stride_bytes;
+  const int rest = dim_offset_rest<T>(d);
   __m512 acc[NJ][ND];
 #pragma GCC unroll 16
   for (int j = 0; j < NJ; ++j) {
@@ -62,14 +64,13 @@ void values_dims(const Decode& D, int b0, int n, const float* rescale, int d) {
 #pragma GCC unroll 4
       for (int c = 0; c < ND; ++c) acc[j][c] = _mm512_mul_ps(acc[j][c], r);
     }
-    const void* vb = D.a->block_v[b0 + b];
     const float* p = D.p + t0 * kHeads;
     const int nb = n - t0 < bt ? n - t0 : bt;
-    for (int t = 0; t < nb; ++t) {
-      const std::byte* row = row_at(vb, D, t);
+    const std::byte* row = row_at(D.a->block_v[b0 + b], D, 0) + dim_offset_bytes<T>(d);
+    for (int t = 0; t < nb; ++t, row += stride) {
       __m512 v[ND];
 #pragma GCC unroll 4
-      for (int c = 0; c < ND; ++c) v[c] = load16<T>(row, d + 16 * c);
+      for (int c = 0; c < ND; ++c) v[c] = load16<T>(row, rest + 16 * c);
 #pragma GCC unroll 16
       for (int j = 0; j < NJ; ++j) {
         const __m512 pj = _mm512_set1_ps(p[t * kHeads + j]);
@@ -107,6 +108,8 @@ template <DType T, int NC>
 void values_dims(const Decode& D, int b0, int n, const float* rescale, int j0, int d) {
   constexpr int kJ = 4;
   const int bt = D.a->block_tokens;
+  const size_t stride = D.a->token_stride_bytes;
+  const int rest = dim_offset_rest<T>(d);
   __m256 acc[kJ][NC];
 #pragma GCC unroll 4
   for (int j = 0; j < kJ; ++j) {
@@ -120,14 +123,13 @@ void values_dims(const Decode& D, int b0, int n, const float* rescale, int j0, i
 #pragma GCC unroll 4
       for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_mul_ps(acc[j][c], r);
     }
-    const void* vb = D.a->block_v[b0 + b];
     const float* p = D.p + t0 * kHeads + j0;
     const int nb = n - t0 < bt ? n - t0 : bt;
-    for (int t = 0; t < nb; ++t) {
-      const std::byte* row = row_at(vb, D, t);
+    const std::byte* row = row_at(D.a->block_v[b0 + b], D, 0) + dim_offset_bytes<T>(d);
+    for (int t = 0; t < nb; ++t, row += stride) {
       __m256 v[NC];
 #pragma GCC unroll 4
-      for (int c = 0; c < NC; ++c) v[c] = load8<T>(row, d + 8 * c);
+      for (int c = 0; c < NC; ++c) v[c] = load8<T>(row, rest + 8 * c);
 #pragma GCC unroll 4
       for (int j = 0; j < kJ; ++j) {
         const __m256 pj = _mm256_broadcast_ss(p + t * kHeads + j);

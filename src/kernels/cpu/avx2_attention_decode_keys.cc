@@ -120,6 +120,8 @@ float softmax_block_by_key(float* p, int n, float* max, float* sum) {
 template <DType T, int NJ, int NC>
 void values_by_key(const Decode& D, int b0, int n, const float* rescale, int d) {
   const int bt = D.a->block_tokens;
+  const size_t stride = D.a->token_stride_bytes;
+  const int rest = dim_offset_rest<T>(d);
   __m256 acc[NJ][NC];
   for (int j = 0; j < NJ; ++j) {
 #pragma GCC unroll 8
@@ -131,14 +133,13 @@ void values_by_key(const Decode& D, int b0, int n, const float* rescale, int d) 
 #pragma GCC unroll 8
       for (int c = 0; c < NC; ++c) acc[j][c] = _mm256_mul_ps(acc[j][c], r);
     }
-    const void* vb = D.a->block_v[b0 + b];
     const float* p = D.p + t0;
     const int nb = n - t0 < bt ? n - t0 : bt;
-    for (int t = 0; t < nb; ++t) {
-      const std::byte* row = row_at(vb, D, t);
+    const std::byte* row = row_at(D.a->block_v[b0 + b], D, 0) + dim_offset_bytes<T>(d);
+    for (int t = 0; t < nb; ++t, row += stride) {
       __m256 v[NC];
 #pragma GCC unroll 8
-      for (int c = 0; c < NC; ++c) v[c] = load8<T>(row, d + 8 * c);
+      for (int c = 0; c < NC; ++c) v[c] = load8<T>(row, rest + 8 * c);
       for (int j = 0; j < NJ; ++j) {
         const __m256 pj = _mm256_broadcast_ss(p + j * key_row(D) + t);
 #pragma GCC unroll 8

@@ -127,6 +127,20 @@ inline __m256 load8(const std::byte* row, int i) {
   }
 }
 
+// A walk over rows loading dims d + i points at byte dim_offset_bytes(d) of each row and loads
+// dims dim_offset_rest(d) + i from there: constant offsets for f16 and f32 (the whole of d in
+// the pointer), whole q8_0 blocks in the pointer and the rest of d in the index for q8_0.
+template <DType T>
+constexpr size_t dim_offset_bytes(int d) {
+  if constexpr (T == DType::kF16) return 2 * static_cast<size_t>(d);
+  else if constexpr (T == DType::kQ8_0) return static_cast<size_t>(d / kQK) * sizeof(BlockQ8_0);
+  else return 4 * static_cast<size_t>(d);
+}
+template <DType T>
+constexpr int dim_offset_rest(int d) {
+  return T == DType::kQ8_0 ? d % kQK : 0;
+}
+
 // Walks keys [0, n_tokens) a window of whole blocks (up to kWindowKeys keys) at a time, calling
 // window(b0, n_window, next): first block b0, its n_window keys, and the prefetcher of the
 // window after it (D's span), which the window's K conversions drive. The first window has
