@@ -171,6 +171,28 @@ inline __m256i min_terms(const __m256i* mins, const int32_t* pairs) {
   return terms;
 }
 
+// Half kHalf's float step for the NR rows: acc += dots * (d * x.d) - min terms * (dmin * x.d),
+// the oracle's order.
+template <int kHalf, int NR>
+[[gnu::always_inline]] inline void finish_half(const std::byte* blk, const __m256i* dots, const float* xd_of,
+                                               const int32_t (*pairs)[4], __m256 (*acc)[2]) {
+  __m256i mins[4];
+#pragma GCC unroll 4
+  for (int p = 0; p < 4; ++p) {
+    mins[p] = _mm256_cvtepu8_epi16(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kPackedQ4KMinsOffset + 32 * p + 16 * kHalf)));
+  }
+  const __m256 dw = fp16x8(blk + 16 * kHalf);
+  const __m256 dmin = fp16x8(blk + 32 + 16 * kHalf);
+#pragma GCC unroll 16
+  for (int r = 0; r < NR; ++r) {
+    const __m256 xd = _mm256_set1_ps(xd_of[r]);
+    acc[r][kHalf] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, xd), acc[r][kHalf]);
+    acc[r][kHalf] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(min_terms(mins, pairs[r])), _mm256_mul_ps(dmin, xd),
+                                     acc[r][kHalf]);
+  }
+}
+
 // Half kHalf (rows 8kHalf..8kHalf+7) of a super-block against the tile's NR rows, onto
 // acc[r][kHalf]; pairs[r] holds row r's activation sums per sub-block pair.
 template <bool kFive, int kHalf, int NR>
@@ -193,22 +215,58 @@ template <bool kFive, int kHalf, int NR>
     for (int r = 0; r < NR; ++r) in.q[r] = x.q[r] + 64 * p;
     pair_dots<kFive, kHalf>(in, dots);
   }
-  __m256i mins[4];
-#pragma GCC unroll 4
-  for (int p = 0; p < 4; ++p) {
-    mins[p] = _mm256_cvtepu8_epi16(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kPackedQ4KMinsOffset + 32 * p + 16 * kHalf)));
-  }
-  const __m256 dw = fp16x8(blk + 16 * kHalf);
-  const __m256 dmin = fp16x8(blk + 32 + 16 * kHalf);
-#pragma GCC unroll 16
-  for (int r = 0; r < NR; ++r) {
-    const __m256 xd = _mm256_set1_ps(x.d[r]);
-    acc[r][kHalf] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, xd), acc[r][kHalf]);
-    acc[r][kHalf] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(min_terms(mins, pairs[r])), _mm256_mul_ps(dmin, xd),
-                                     acc[r][kHalf]);
-  }
+  finish_half<kHalf, NR>(blk, dots, x.d, pairs, acc);
 }
+
+#if !defined(STRATA_KERNELS_AVX2_VNNI)
+// A Q4_K super-block against one activation row (decode): both halves and both sub-blocks of a
+// pair from each code line at once, so a line's activation broadcast serves its 16 rows and its
+// two 32-byte loads serve both nibbles (the tile path loads a line once per sub-block and
+// broadcasts once per half). The integers are the tile path's: the same int16 runs of 8 lines
+// per sub-block, the same madd against the scales, so the same bits.
+[[gnu::always_inline]] inline void single_row_q4k(const std::byte* blk, const Q8Row& x, int64_t s, __m256 (*acc)[2]) {
+  const int8_t* q = x.q + s * kQKK;
+  int32_t pairs[1][4];
+  sub_block_sum_pairs(x.sum16 + s * 16, pairs[0]);
+  const __m256i low = _mm256_set1_epi8(0x0f);
+  __m256i dots[2][1] = {{_mm256_setzero_si256()}, {_mm256_setzero_si256()}};
+#pragma GCC unroll 1
+  for (int p = 0; p < 4; ++p) {
+    const std::byte* lines = blk + kPackedQ4KCodesOffset + 512 * p;
+    const int8_t* qp = q + 64 * p;
+    __m256i sums[2][2];  // [half][sub-block 2p + e]
+#pragma GCC unroll 8
+    for (int t = 0; t < 8; ++t) {
+      const __m256i x0 = broadcast4(qp + 4 * t);
+      const __m256i x1 = broadcast4(qp + 32 + 4 * t);
+#pragma GCC unroll 2
+      for (int h = 0; h < 2; ++h) {
+        const __m256i line = half_line(lines + 64 * t, h);
+        const __m256i p0 = _mm256_maddubs_epi16(_mm256_and_si256(line, low), x0);
+        const __m256i p1 = _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(line, 4), low), x1);
+        sums[h][0] = t == 0 ? p0 : _mm256_add_epi16(sums[h][0], p0);
+        sums[h][1] = t == 0 ? p1 : _mm256_add_epi16(sums[h][1], p1);
+        keep_chain(sums[h][0]);
+        keep_chain(sums[h][1]);
+      }
+    }
+    const std::byte* scales = blk + kPackedQ4KScalesOffset + 32 * p;
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+#pragma GCC unroll 2
+      for (int e = 0; e < 2; ++e) {
+        const auto* at = reinterpret_cast<const __m128i*>(scales + 16 * e + 8 * h);
+        const __m256i sc = _mm256_cvtepu8_epi32(_mm_loadl_epi64(at));
+        const __m256i scale = _mm256_or_si256(sc, _mm256_slli_epi32(sc, 16));
+        dots[h][0] = _mm256_add_epi32(dots[h][0], _mm256_madd_epi16(sums[h][e], scale));
+        keep_chain(dots[h][0]);
+      }
+    }
+  }
+  finish_half<0, 1>(blk, dots[0], &x.d[s], pairs, acc);
+  finish_half<1, 1>(blk, dots[1], &x.d[s], pairs, acc);
+}
+#endif
 
 template <bool kFive>
 struct PackedQ4K : Avx2PackedKernel {
@@ -227,6 +285,9 @@ struct PackedQ4K : Avx2PackedKernel {
 
   template <int NR>
   static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
+#if !defined(STRATA_KERNELS_AVX2_VNNI)
+    if constexpr (NR == 1 && !kFive) return single_row_q4k(blk, x[0], s, acc);
+#endif
     TileInputs<NR> in;
     int32_t pairs[NR][4];
 #pragma GCC unroll 16
