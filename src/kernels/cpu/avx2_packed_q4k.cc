@@ -20,6 +20,9 @@
 // instructions for 3 rows, is shared by 8. The half's sub-block pairs are a loop, not
 // unrolled (see half_block).
 //
+// Single-row decode (one activation row) takes both halves and both sub-blocks of each code
+// line at once instead (single_row_q4k, Q4_K only: the same for Q5_K measured level).
+//
 // Built a second time with -mavxvnni and STRATA_KERNELS_AVX2_VNNI (namespace avx2vnni, the
 // AVX2 + AVX-VNNI table of avx2_vnni.h): there one vpdpbusd per line and row adds a
 // sub-block's products in int32 (at most 32 * 31 * 127 per lane) instead of maddubs and an
@@ -74,6 +77,14 @@ struct PairInputs {
 template <int kHalf, int kE, int NR>
 [[gnu::always_inline]] inline __m256i scale_ints(const PairInputs<NR>& in) {
   return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in.scales + 16 * kE + 8 * kHalf)));
+}
+
+// The same scales in both int16 halves of each lane: one madd of a row's int16 pair sums
+// against them is scale_j * dot_j.
+template <int kHalf, int kE, int NR>
+[[gnu::always_inline]] inline __m256i scale_pairs16(const PairInputs<NR>& in) {
+  const __m256i sc = scale_ints<kHalf, kE>(in);
+  return _mm256_or_si256(sc, _mm256_slli_epi32(sc, 16));
 }
 
 #if defined(STRATA_KERNELS_AVX2_VNNI)
@@ -136,8 +147,7 @@ template <bool kFive, int kHalf, int kE, int kT0, int NR, int... kI>
                                             std::integer_sequence<int, kI...>) {
   __m256i sums[NR];
   (line_step<kFive, kHalf, kE, kT0 + kI, kI == 0, NR>(in, sums), ...);
-  const __m256i sc = scale_ints<kHalf, kE>(in);
-  const __m256i scale = _mm256_or_si256(sc, _mm256_slli_epi32(sc, 16));
+  const __m256i scale = scale_pairs16<kHalf, kE>(in);
 #pragma GCC unroll 16
   for (int r = 0; r < NR; ++r) {
     dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(sums[r], scale));
@@ -223,25 +233,28 @@ template <bool kFive, int kHalf, int NR>
 // pair from each code line at once, so a line's activation broadcast serves its 16 rows and its
 // two 32-byte loads serve both nibbles (the tile path loads a line once per sub-block and
 // broadcasts once per half). The integers are the tile path's: the same int16 runs of 8 lines
-// per sub-block, the same madd against the scales, so the same bits.
+// per sub-block, the same madd against the scales, so the same bits. Not in the AVX-VNNI build,
+// whose lines add in int32 by vpdpbusd: there it is unmeasured (no CPU at hand had AVX-VNNI).
 [[gnu::always_inline]] inline void single_row_q4k(const std::byte* blk, const Q8Row& x, int64_t s, __m256 (*acc)[2]) {
-  const int8_t* q = x.q + s * kQKK;
   int32_t pairs[1][4];
   sub_block_sum_pairs(x.sum16 + s * 16, pairs[0]);
   const __m256i low = _mm256_set1_epi8(0x0f);
   __m256i dots[2][1] = {{_mm256_setzero_si256()}, {_mm256_setzero_si256()}};
 #pragma GCC unroll 1
   for (int p = 0; p < 4; ++p) {
-    const std::byte* lines = blk + kPackedQ4KCodesOffset + 512 * p;
-    const int8_t* qp = q + 64 * p;
+    PairInputs<1> in;
+    in.lines = blk + kPackedQ4KCodesOffset + 512 * p;
+    in.high = nullptr;  // Q4_K has no 5th bits
+    in.scales = blk + kPackedQ4KScalesOffset + 32 * p;
+    in.q[0] = x.q + s * kQKK + 64 * p;
     __m256i sums[2][2];  // [half][sub-block 2p + e]
 #pragma GCC unroll 8
     for (int t = 0; t < 8; ++t) {
-      const __m256i x0 = broadcast4(qp + 4 * t);
-      const __m256i x1 = broadcast4(qp + 32 + 4 * t);
+      const __m256i x0 = broadcast4(in.q[0] + 4 * t);
+      const __m256i x1 = broadcast4(in.q[0] + 32 + 4 * t);
 #pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {
-        const __m256i line = half_line(lines + 64 * t, h);
+        const __m256i line = half_line(in.lines + 64 * t, h);
         const __m256i p0 = _mm256_maddubs_epi16(_mm256_and_si256(line, low), x0);
         const __m256i p1 = _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(line, 4), low), x1);
         sums[h][0] = t == 0 ? p0 : _mm256_add_epi16(sums[h][0], p0);
@@ -250,15 +263,13 @@ template <bool kFive, int kHalf, int NR>
         keep_chain(sums[h][1]);
       }
     }
-    const std::byte* scales = blk + kPackedQ4KScalesOffset + 32 * p;
+    const __m256i scales[2][2] = {{scale_pairs16<0, 0>(in), scale_pairs16<0, 1>(in)},
+                                  {scale_pairs16<1, 0>(in), scale_pairs16<1, 1>(in)}};
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
 #pragma GCC unroll 2
       for (int e = 0; e < 2; ++e) {
-        const auto* at = reinterpret_cast<const __m128i*>(scales + 16 * e + 8 * h);
-        const __m256i sc = _mm256_cvtepu8_epi32(_mm_loadl_epi64(at));
-        const __m256i scale = _mm256_or_si256(sc, _mm256_slli_epi32(sc, 16));
-        dots[h][0] = _mm256_add_epi32(dots[h][0], _mm256_madd_epi16(sums[h][e], scale));
+        dots[h][0] = _mm256_add_epi32(dots[h][0], _mm256_madd_epi16(sums[h][e], scales[h][e]));
         keep_chain(dots[h][0]);
       }
     }
