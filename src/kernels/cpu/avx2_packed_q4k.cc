@@ -21,7 +21,9 @@
 // unrolled (see half_block).
 //
 // Single-row decode (one activation row) takes both halves and both sub-blocks of each code
-// line at once instead (single_row_q4k, Q4_K only: the same for Q5_K measured level).
+// line at once instead (single_row_q4k, Q4_K only: the same for Q5_K measured level), in both
+// builds: on an AMD Zen 5 the AVX-VNNI build's BM_MatmulHot q4_K rows:1 took 0.86x the time of
+// its tile path, one thread's TinyLlama Q4_K_M decode 0.92x (least of 6 alternating runs).
 //
 // Built a second time with -mavxvnni and STRATA_KERNELS_AVX2_VNNI (namespace avx2vnni, the
 // AVX2 + AVX-VNNI table of avx2_vnni.h): there one vpdpbusd per line and row adds a
@@ -228,13 +230,38 @@ template <bool kFive, int kHalf, int NR>
   finish_half<kHalf, NR>(blk, dots, x.d, pairs, acc);
 }
 
-#if !defined(STRATA_KERNELS_AVX2_VNNI)
+#if defined(STRATA_KERNELS_AVX2_VNNI)
+// One code line's products with 4 activations per row onto a sub-block's int32 sum.
+[[gnu::always_inline]] inline __m256i single_row_line(__m256i sum, __m256i codes, __m256i x4, bool first) {
+  return _mm256_dpbusd_avx_epi32(first ? _mm256_setzero_si256() : sum, codes, x4);
+}
+// Sub-block 2p + kE's scales for half kHalf, in the form single_row_scaled takes.
+template <int kHalf, int kE>
+[[gnu::always_inline]] inline __m256i single_row_scale(const PairInputs<1>& in) {
+  return scale_ints<kHalf, kE>(in);
+}
+// scale_j * dot_j from a sub-block's int32 sum: one 32-bit multiply.
+inline __m256i single_row_scaled(__m256i sum, __m256i scale) { return _mm256_mullo_epi32(sum, scale); }
+#else
+// One code line's int16 pair sums with 4 activations per row onto a sub-block's int16 run.
+[[gnu::always_inline]] inline __m256i single_row_line(__m256i sum, __m256i codes, __m256i x4, bool first) {
+  const __m256i prod = _mm256_maddubs_epi16(codes, x4);
+  return first ? prod : _mm256_add_epi16(sum, prod);
+}
+template <int kHalf, int kE>
+[[gnu::always_inline]] inline __m256i single_row_scale(const PairInputs<1>& in) {
+  return scale_pairs16<kHalf, kE>(in);
+}
+// scale_j * dot_j from a sub-block's int16 run: one madd widens and scales it.
+inline __m256i single_row_scaled(__m256i sum, __m256i scale) { return _mm256_madd_epi16(sum, scale); }
+#endif
+
 // A Q4_K super-block against one activation row (decode): both halves and both sub-blocks of a
 // pair from each code line at once, so a line's activation broadcast serves its 16 rows and its
 // two 32-byte loads serve both nibbles (the tile path loads a line once per sub-block and
-// broadcasts once per half). The integers are the tile path's: the same int16 runs of 8 lines
-// per sub-block, the same madd against the scales, so the same bits. Not in the AVX-VNNI build,
-// whose lines add in int32 by vpdpbusd: there it is unmeasured (no CPU at hand had AVX-VNNI).
+// broadcasts once per half). The integers are the tile path's (AVX2: the same int16 runs of 8
+// lines per sub-block and madd against the scales; AVX-VNNI: the same vpdpbusd sums in int32
+// and 32-bit multiply), so the same bits.
 [[gnu::always_inline]] inline void single_row_q4k(const std::byte* blk, const Q8Row& x, int64_t s, __m256 (*acc)[2]) {
   int32_t pairs[1][4];
   sub_block_sum_pairs(x.sum16 + s * 16, pairs[0]);
@@ -255,21 +282,19 @@ template <bool kFive, int kHalf, int NR>
 #pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {
         const __m256i line = half_line(in.lines + 64 * t, h);
-        const __m256i p0 = _mm256_maddubs_epi16(_mm256_and_si256(line, low), x0);
-        const __m256i p1 = _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(line, 4), low), x1);
-        sums[h][0] = t == 0 ? p0 : _mm256_add_epi16(sums[h][0], p0);
-        sums[h][1] = t == 0 ? p1 : _mm256_add_epi16(sums[h][1], p1);
+        sums[h][0] = single_row_line(sums[h][0], _mm256_and_si256(line, low), x0, t == 0);
+        sums[h][1] = single_row_line(sums[h][1], _mm256_and_si256(_mm256_srli_epi16(line, 4), low), x1, t == 0);
         keep_chain(sums[h][0]);
         keep_chain(sums[h][1]);
       }
     }
-    const __m256i scales[2][2] = {{scale_pairs16<0, 0>(in), scale_pairs16<0, 1>(in)},
-                                  {scale_pairs16<1, 0>(in), scale_pairs16<1, 1>(in)}};
+    const __m256i scales[2][2] = {{single_row_scale<0, 0>(in), single_row_scale<0, 1>(in)},
+                                  {single_row_scale<1, 0>(in), single_row_scale<1, 1>(in)}};
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
 #pragma GCC unroll 2
       for (int e = 0; e < 2; ++e) {
-        dots[h][0] = _mm256_add_epi32(dots[h][0], _mm256_madd_epi16(sums[h][e], scales[h][e]));
+        dots[h][0] = _mm256_add_epi32(dots[h][0], single_row_scaled(sums[h][e], scales[h][e]));
         keep_chain(dots[h][0]);
       }
     }
@@ -277,7 +302,6 @@ template <bool kFive, int kHalf, int NR>
   finish_half<0, 1>(blk, dots[0], &x.d[s], pairs, acc);
   finish_half<1, 1>(blk, dots[1], &x.d[s], pairs, acc);
 }
-#endif
 
 template <bool kFive>
 struct PackedQ4K : Avx2PackedKernel {
@@ -296,9 +320,7 @@ struct PackedQ4K : Avx2PackedKernel {
 
   template <int NR>
   static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
-#if !defined(STRATA_KERNELS_AVX2_VNNI)
     if constexpr (NR == 1 && !kFive) return single_row_q4k(blk, x[0], s, acc);
-#endif
     TileInputs<NR> in;
     int32_t pairs[NR][4];
 #pragma GCC unroll 16
