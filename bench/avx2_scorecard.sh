@@ -15,7 +15,9 @@
 #      copy of build/src/cli/strata), WORK_DIR (/tmp: the files /tmp/avx2-tl-q8_0.gguf and
 #      /tmp/avx2-tl-q4_k_m.gguf, made when missing), THREADS (2), PEER_ARGS, REPEATS (3: how
 #      many times the engines take turns on the file and long-context rows; each cell is the
-#      median of its runs, as a cloud VM's speed moves by a fifth between minutes).
+#      median of its runs, as a cloud VM's speed moves by a fifth between minutes), TABLE (avx2:
+#      Strata's kernel table, STRATA_KERNELS=TABLE; avx2vnni scores the AVX2 + AVX-VNNI table
+#      that Intel's client CPUs since Alder Lake get, on a CPU with AVX-VNNI).
 # Keep the machine quiet while it runs (about 30 minutes at 3 repeats): the peers' spinning
 # thread pools collapse when the cores are shared. The raw rows go to WORK_DIR/avx2-scorecard.log.
 set -euo pipefail
@@ -26,6 +28,14 @@ threads=${THREADS:-2}
 context=${CONTEXT:-3700}
 repeats=${REPEATS:-3}
 read -r -a peer_args <<<"${PEER_ARGS:-}"
+table=${TABLE:-avx2}
+case "$table" in
+  avx2) ;;
+  # STRATA_KERNELS=avx2vnni on a CPU without AVX-VNNI would run the AVX2 table under this name.
+  avx2vnni) grep -qw avx_vnni /proc/cpuinfo ||
+    { echo "avx2_scorecard: TABLE=avx2vnni needs a CPU with AVX-VNNI (no avx_vnni in /proc/cpuinfo)" >&2; exit 2; } ;;
+  *) echo "avx2_scorecard: TABLE must be avx2 or avx2vnni, not '$table'" >&2; exit 2 ;;
+esac
 # shellcheck source=bench/peer_rows.sh
 source "$root/bench/peer_rows.sh"
 check_repeats "$repeats"
@@ -70,7 +80,7 @@ to_medians() {
 # Prefill 512, decode x1 and decode x8 of one file, under keys KEY_prefill, KEY_decode, KEY_x8.
 measure_file() {
   local key=$1 file=$2 s l k
-  s=$(strata_row "$file" STRATA_KERNELS=avx2)
+  s=$(strata_row "$file" STRATA_KERNELS="$table")
   l=$(peer_row "$llama_label" "$llama_bin" "$file")
   k=$(ik_row "$ik_label" "$ik_bin" "$file")
   printf '%s\n' "$s" "$l" "$k" >>"$log"
@@ -80,7 +90,7 @@ measure_file() {
 # Prefill of the CONTEXT-token prompt and decode at that depth (Q8_0, f16 K/V).
 measure_context() {
   local s l k
-  s=$(strata_context_row "$context" "$q8" f16 STRATA_KERNELS=avx2)
+  s=$(strata_context_row "$context" "$q8" f16 STRATA_KERNELS="$table")
   l=$(llama_context_row "$context" "$llama_label" "$llama_bin" "$q8" f16)
   k=$(ik_context_row "$context" "$ik_label" "$ik_bin" "$q8" f16)
   printf '%s\n' "$s" "$l" "$k" >>"$log"
@@ -90,11 +100,11 @@ measure_context() {
 # Total tok/s over HTTP, 8 slots, 8 concurrent streams of 64 tokens (Q8_0).
 measure_http() {
   local out
-  out=$(SERVERS="strata-avx2 llama-avx2 ik-avx2" MODELS=$q8 CONCURRENCY=8 MAX_NEW=64 STRATA=$strata \
+  out=$(SERVERS="strata-$table llama-avx2 ik-avx2" MODELS=$q8 CONCURRENCY=8 MAX_NEW=64 STRATA=$strata \
     THREADS=$threads "$root/bench/http_side_by_side.sh" "" "$llama_bin" "$ik_bin") ||
     echo "avx2_scorecard: the HTTP measurement stopped; its rows are blank (logs in /tmp/http-side-by-side)" >&2
   echo "$out" >>"$log"
-  strata_fig[http]=$(cell "$(grep -F '| strata serve (STRATA_KERNELS=avx2) |' <<<"$out" || true)" 3)
+  strata_fig[http]=$(cell "$(grep -F "| strata serve (STRATA_KERNELS=$table) |" <<<"$out" || true)" 3)
   llama_fig[http]=$(cell "$(grep -F '| llama-server (AVX2-only build) |' <<<"$out" || true)" 3)
   ik_fig[http]=$(cell "$(grep -F '| ik_llama.cpp llama-server' <<<"$out" || true)" 3)
 }
@@ -118,7 +128,7 @@ echo "uptime before: $(uptime)"
 cpu=$(lscpu | sed -n 's/^Model name: *//p')
 echo "$cpu, $(nproc) cores, $threads threads; $(date -u '+%Y-%m-%d %H:%M') UTC"
 if grep -qw avx512f /proc/cpuinfo; then
-  echo "note: this CPU has AVX-512; the issue's figure needs an AVX2-only CPU (these are STRATA_KERNELS=avx2 on it)"
+  echo "note: this CPU has AVX-512; the issue's figure needs an AVX2-only CPU (these are STRATA_KERNELS=$table on it)"
 fi
 for ((run = 1; run <= repeats; run++)); do
   echo "run $run of $repeats" >>"$log"
@@ -130,7 +140,7 @@ done
 for figs in strata_fig llama_fig ik_fig; do to_medians "$figs"; done
 measure_http
 echo
-echo "| workload | Strata (avx2 table) | $llama_label | $ik_label | Strata / ik_llama.cpp |"
+echo "| workload | Strata ($table table) | $llama_label | $ik_label | Strata / ik_llama.cpp |"
 echo "| --- | --- | --- | --- | --- |"
 row "Q8_0 prefill 512" q8_prefill
 row "Q8_0 decode" q8_decode

@@ -15,8 +15,9 @@
 #      mid-run), MODELS (default /tmp/avx2-tl-q8_0.gguf /tmp/avx2-tl-q4_k_m.gguf: generated
 #      1.1B files, made when missing), CONCURRENCY (1,2,4,8), MAX_NEW (64), PARALLEL (8),
 #      THREADS (2), CTX (tokens per slot, 512), SERVERS (which rows, in order; default
-#      "strata llama strata-avx2 llama-avx2"; add ik-avx2 for ik_llama.cpp's server; a subset
-#      reruns only those), PORT (18471),
+#      "strata llama strata-avx2 llama-avx2"; add ik-avx2 for ik_llama.cpp's server, and
+#      strata-avx2vnni for the AVX2 + AVX-VNNI table on a CPU that has it; a subset reruns only
+#      those), PORT (18471),
 #      LOG_DIR (/tmp/http-side-by-side),
 #      PEER_ARGS (extra llama-server flags, e.g. "--poll 0" on a machine shared with other work,
 #      where the default spin-waiting collapses; say so beside the figures).
@@ -31,7 +32,7 @@ ik_avx2_bin=${3:-}
 servers=${SERVERS:-strata llama strata-avx2 llama-avx2}
 for server in $servers; do
   case "$server" in
-    strata | strata-avx2) ;;
+    strata | strata-avx2 | strata-avx2vnni) ;;
     llama) [ -x "$llama_bin/llama-server" ] ||
       llama_bin=$(TARGETS=llama-server "$root/bench/build_peer.sh" llama.cpp native) ;;
     llama-avx2) [ -x "$llama_avx2_bin/llama-server" ] ||
@@ -39,7 +40,7 @@ for server in $servers; do
     ik-avx2) [ -x "$ik_avx2_bin/llama-server" ] ||
       ik_avx2_bin=$(TARGETS=llama-server "$root/bench/build_peer.sh" ik_llama.cpp avx2) ;;
     *) echo "http_side_by_side: unknown server '$server' in SERVERS (known: strata llama strata-avx2" \
-      "llama-avx2 ik-avx2)" >&2; exit 2 ;;
+      "strata-avx2vnni llama-avx2 ik-avx2)" >&2; exit 2 ;;
   esac
 done
 models=${MODELS:-/tmp/avx2-tl-q8_0.gguf /tmp/avx2-tl-q4_k_m.gguf}
@@ -116,8 +117,8 @@ measure_server() {
   case "$server" in
     strata) measure "$file" "strata serve (avx512 table)" "$strata" "${strata_args[@]}" ;;
     llama) measure "$file" "llama-server (native build)" "$llama_bin/llama-server" "${llama_args[@]}" ;;
-    strata-avx2) measure "$file" "strata serve (STRATA_KERNELS=avx2)" env STRATA_KERNELS=avx2 "$strata" \
-      "${strata_args[@]}" ;;
+    strata-avx2 | strata-avx2vnni) measure "$file" "strata serve (STRATA_KERNELS=${server#strata-})" \
+      env STRATA_KERNELS="${server#strata-}" "$strata" "${strata_args[@]}" ;;
     llama-avx2) measure "$file" "llama-server (AVX2-only build)" "$llama_avx2_bin/llama-server" "${llama_args[@]}" ;;
     # Run from the log dir: ik_llama.cpp's server writes llama.log into its working directory.
     ik-avx2) llama_args[1]=$(realpath "$file")
