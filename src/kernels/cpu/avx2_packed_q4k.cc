@@ -274,7 +274,8 @@ inline __m256i single_row_scaled(__m256i sum, __m256i scale) { return _mm256_mad
     in.high = nullptr;  // Q4_K has no 5th bits
     in.scales = blk + kPackedQ4KScalesOffset + 32 * p;
     in.q[0] = x.q + s * kQKK + 64 * p;
-    __m256i sums[2][2];  // [half][sub-block 2p + e]
+    // [half][sub-block 2p + e]; zeroed only so the first line passes a defined value, which it ignores
+    __m256i sums[2][2] = {};
 #pragma GCC unroll 8
     for (int t = 0; t < 8; ++t) {
       const __m256i x0 = broadcast4(in.q[0] + 4 * t);
