@@ -89,90 +89,74 @@ template <int kHalf, int kE, int NR>
   return _mm256_or_si256(sc, _mm256_slli_epi32(sc, 16));
 }
 
+// The one step that differs between the builds, shared by the tile and single-row paths: a
+// run of a sub-block's lines sums in int32 by vpdpbusd and one 32-bit multiply applies the
+// scale (AVX-VNNI; all 8 lines in one run: at most 8 * 4 * 31 * 127 per lane), or in int16 by
+// maddubs and one madd widens and scales it (AVX2; 8 lines of Q4_K or 4 of Q5_K a run, see the
+// top of the file).
 #if defined(STRATA_KERNELS_AVX2_VNNI)
-
-// Line kT of sub-block 2p + kE, half kHalf: adds its products with each activation row to
-// sums[r] (vpdpbusd, in int32).
-template <bool kFive, int kHalf, int kE, int kT, int NR>
-[[gnu::always_inline]] inline void line_step(const PairInputs<NR>& in, __m256i* sums) {
-  const __m256i codes = pair_codes<kFive, kHalf, kE, kT>(in.lines, in.high);
-#pragma GCC unroll 16
-  for (int r = 0; r < NR; ++r) {
-    sums[r] = _mm256_dpbusd_avx_epi32(sums[r], codes, broadcast4(in.q[r] + 32 * kE + 4 * kT));
-    keep_chain(sums[r]);
-  }
+constexpr int kRunLinesQ5K = 8;  // Q4_K runs are 8 lines in both builds
+// sum + one code line's products with 4 activations per row (sum is ignored for the first).
+[[gnu::always_inline]] inline __m256i line_sum(__m256i sum, __m256i codes, __m256i x4, bool first) {
+  return _mm256_dpbusd_avx_epi32(first ? _mm256_setzero_si256() : sum, codes, x4);
 }
-
-// Sub-block 2p + kE, half kHalf: its 8 lines add in int32, then one multiply by the scale
-// (exact: at most 63 * 126984) adds scale_j * dot_j to dots[r].
-template <bool kFive, int kHalf, int kE, int NR, int... kT>
-[[gnu::always_inline]] inline void sub_block(const PairInputs<NR>& in, __m256i* dots,
-                                             std::integer_sequence<int, kT...>) {
-  __m256i sums[NR];
-#pragma GCC unroll 16
-  for (int r = 0; r < NR; ++r) sums[r] = _mm256_setzero_si256();
-  (line_step<kFive, kHalf, kE, kT, NR>(in, sums), ...);
-  const __m256i scale = scale_ints<kHalf, kE>(in);
-#pragma GCC unroll 16
-  for (int r = 0; r < NR; ++r) {
-    dots[r] = _mm256_add_epi32(dots[r], _mm256_mullo_epi32(sums[r], scale));
-    keep_chain(dots[r]);
-  }
+// Sub-block 2p + kE's scales for half kHalf, as scaled_run takes them.
+template <int kHalf, int kE, int NR>
+[[gnu::always_inline]] inline __m256i run_scale(const PairInputs<NR>& in) {
+  return scale_ints<kHalf, kE>(in);
 }
-
-template <bool kFive, int kHalf, int NR>
-[[gnu::always_inline]] inline void pair_dots(const PairInputs<NR>& in, __m256i* dots) {
-  sub_block<kFive, kHalf, 0>(in, dots, std::make_integer_sequence<int, 8>{});
-  sub_block<kFive, kHalf, 1>(in, dots, std::make_integer_sequence<int, 8>{});
-}
-
+// scale_j times a run's sum, in int32 (exact: at most 63 * 125984).
+inline __m256i scaled_run(__m256i sum, __m256i scale) { return _mm256_mullo_epi32(sum, scale); }
 #else
+constexpr int kRunLinesQ5K = 4;
+[[gnu::always_inline]] inline __m256i line_sum(__m256i sum, __m256i codes, __m256i x4, bool first) {
+  const __m256i prod = _mm256_maddubs_epi16(codes, x4);
+  return first ? prod : _mm256_add_epi16(sum, prod);
+}
+template <int kHalf, int kE, int NR>
+[[gnu::always_inline]] inline __m256i run_scale(const PairInputs<NR>& in) {
+  return scale_pairs16<kHalf, kE>(in);
+}
+inline __m256i scaled_run(__m256i sum, __m256i scale) { return _mm256_madd_epi16(sum, scale); }
+#endif
 
-// Line kT of sub-block 2p + kE, half kHalf: its int16 pair sums with each activation row,
-// onto sums[r] (or into it, for the first line of a run).
+// Line kT of sub-block 2p + kE, half kHalf: its products with each activation row onto
+// sums[r] (into it, for the first line of a run).
 template <bool kFive, int kHalf, int kE, int kT, bool kFirst, int NR>
 [[gnu::always_inline]] inline void line_step(const PairInputs<NR>& in, __m256i* sums) {
   const __m256i codes = pair_codes<kFive, kHalf, kE, kT>(in.lines, in.high);
 #pragma GCC unroll 16
   for (int r = 0; r < NR; ++r) {
-    const __m256i prod = _mm256_maddubs_epi16(codes, broadcast4(in.q[r] + 32 * kE + 4 * kT));
-    sums[r] = kFirst ? prod : _mm256_add_epi16(sums[r], prod);
+    sums[r] = line_sum(sums[r], codes, broadcast4(in.q[r] + 32 * kE + 4 * kT), kFirst);
     keep_chain(sums[r]);
   }
 }
 
 // Lines kT0 + kI of sub-block 2p + kE, half kHalf, against the NR activation rows: their
-// int16 pair sums (see the top of the file for why they fit), widened by one madd against
-// the sub-block's scale (in both int16 halves of each row's lane) onto dots[r].
+// sums, times the sub-block's scale, onto dots[r].
 template <bool kFive, int kHalf, int kE, int kT0, int NR, int... kI>
 [[gnu::always_inline]] inline void line_run(const PairInputs<NR>& in, __m256i* dots,
                                             std::integer_sequence<int, kI...>) {
-  __m256i sums[NR];
+  __m256i sums[NR] = {};  // zeroed only so the first line passes a defined value, which it ignores
   (line_step<kFive, kHalf, kE, kT0 + kI, kI == 0, NR>(in, sums), ...);
-  const __m256i scale = scale_pairs16<kHalf, kE>(in);
+  const __m256i scale = run_scale<kHalf, kE>(in);
 #pragma GCC unroll 16
   for (int r = 0; r < NR; ++r) {
-    dots[r] = _mm256_add_epi32(dots[r], _mm256_madd_epi16(sums[r], scale));
+    dots[r] = _mm256_add_epi32(dots[r], scaled_run(sums[r], scale));
     keep_chain(dots[r]);
   }
 }
 
-// Sub-blocks 2p and 2p + 1, half kHalf, onto dots[r]: Q4_K's 8 lines of a sub-block add in
-// int16 at once, Q5_K's 4 (see the top of the file). One int16 sum per row is live.
+// Sub-blocks 2p and 2p + 1, half kHalf, onto dots[r], a run of lines at a time. One run's sum
+// per row is live.
 template <bool kFive, int kHalf, int NR>
 [[gnu::always_inline]] inline void pair_dots(const PairInputs<NR>& in, __m256i* dots) {
-  if constexpr (kFive) {
-    line_run<true, kHalf, 0, 0>(in, dots, std::make_integer_sequence<int, 4>{});
-    line_run<true, kHalf, 0, 4>(in, dots, std::make_integer_sequence<int, 4>{});
-    line_run<true, kHalf, 1, 0>(in, dots, std::make_integer_sequence<int, 4>{});
-    line_run<true, kHalf, 1, 4>(in, dots, std::make_integer_sequence<int, 4>{});
-  } else {
-    line_run<false, kHalf, 0, 0>(in, dots, std::make_integer_sequence<int, 8>{});
-    line_run<false, kHalf, 1, 0>(in, dots, std::make_integer_sequence<int, 8>{});
-  }
+  constexpr int kRun = kFive ? kRunLinesQ5K : 8;
+  line_run<kFive, kHalf, 0, 0>(in, dots, std::make_integer_sequence<int, kRun>{});
+  if constexpr (kRun == 4) line_run<kFive, kHalf, 0, 4>(in, dots, std::make_integer_sequence<int, 4>{});
+  line_run<kFive, kHalf, 1, 0>(in, dots, std::make_integer_sequence<int, kRun>{});
+  if constexpr (kRun == 4) line_run<kFive, kHalf, 1, 4>(in, dots, std::make_integer_sequence<int, 4>{});
 }
-
-#endif
 
 // sum_j min_j * (sum of x over sub-block j) of half h's 8 rows for one activation row:
 // the mins pair up per row as int16 (bytes 32 p + 2 i + e), the activation sums likewise.
@@ -230,38 +214,11 @@ template <bool kFive, int kHalf, int NR>
   finish_half<kHalf, NR>(blk, dots, x.d, pairs, acc);
 }
 
-#if defined(STRATA_KERNELS_AVX2_VNNI)
-// One code line's products with 4 activations per row onto a sub-block's int32 sum.
-[[gnu::always_inline]] inline __m256i single_row_line(__m256i sum, __m256i codes, __m256i x4, bool first) {
-  return _mm256_dpbusd_avx_epi32(first ? _mm256_setzero_si256() : sum, codes, x4);
-}
-// Sub-block 2p + kE's scales for half kHalf, in the form single_row_scaled takes.
-template <int kHalf, int kE>
-[[gnu::always_inline]] inline __m256i single_row_scale(const PairInputs<1>& in) {
-  return scale_ints<kHalf, kE>(in);
-}
-// scale_j * dot_j from a sub-block's int32 sum: one 32-bit multiply.
-inline __m256i single_row_scaled(__m256i sum, __m256i scale) { return _mm256_mullo_epi32(sum, scale); }
-#else
-// One code line's int16 pair sums with 4 activations per row onto a sub-block's int16 run.
-[[gnu::always_inline]] inline __m256i single_row_line(__m256i sum, __m256i codes, __m256i x4, bool first) {
-  const __m256i prod = _mm256_maddubs_epi16(codes, x4);
-  return first ? prod : _mm256_add_epi16(sum, prod);
-}
-template <int kHalf, int kE>
-[[gnu::always_inline]] inline __m256i single_row_scale(const PairInputs<1>& in) {
-  return scale_pairs16<kHalf, kE>(in);
-}
-// scale_j * dot_j from a sub-block's int16 run: one madd widens and scales it.
-inline __m256i single_row_scaled(__m256i sum, __m256i scale) { return _mm256_madd_epi16(sum, scale); }
-#endif
-
 // A Q4_K super-block against one activation row (decode): both halves and both sub-blocks of a
 // pair from each code line at once, so a line's activation broadcast serves its 16 rows and its
 // two 32-byte loads serve both nibbles (the tile path loads a line once per sub-block and
-// broadcasts once per half). The integers are the tile path's (AVX2: the same int16 runs of 8
-// lines per sub-block and madd against the scales; AVX-VNNI: the same vpdpbusd sums in int32
-// and 32-bit multiply), so the same bits.
+// broadcasts once per half). The integers are the tile path's (its runs of 8 lines per sub-block,
+// line_sum and scaled_run), so the same bits.
 [[gnu::always_inline]] inline void single_row_q4k(const std::byte* blk, const Q8Row& x, int64_t s, __m256 (*acc)[2]) {
   int32_t pairs[1][4];
   sub_block_sum_pairs(x.sum16 + s * 16, pairs[0]);
@@ -283,19 +240,19 @@ inline __m256i single_row_scaled(__m256i sum, __m256i scale) { return _mm256_mad
 #pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {
         const __m256i line = half_line(in.lines + 64 * t, h);
-        sums[h][0] = single_row_line(sums[h][0], _mm256_and_si256(line, low), x0, t == 0);
-        sums[h][1] = single_row_line(sums[h][1], _mm256_and_si256(_mm256_srli_epi16(line, 4), low), x1, t == 0);
+        sums[h][0] = line_sum(sums[h][0], _mm256_and_si256(line, low), x0, t == 0);
+        sums[h][1] = line_sum(sums[h][1], _mm256_and_si256(_mm256_srli_epi16(line, 4), low), x1, t == 0);
         keep_chain(sums[h][0]);
         keep_chain(sums[h][1]);
       }
     }
-    const __m256i scales[2][2] = {{single_row_scale<0, 0>(in), single_row_scale<0, 1>(in)},
-                                  {single_row_scale<1, 0>(in), single_row_scale<1, 1>(in)}};
+    const __m256i scales[2][2] = {{run_scale<0, 0>(in), run_scale<0, 1>(in)},
+                                  {run_scale<1, 0>(in), run_scale<1, 1>(in)}};
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
 #pragma GCC unroll 2
       for (int e = 0; e < 2; ++e) {
-        dots[h][0] = _mm256_add_epi32(dots[h][0], single_row_scaled(sums[h][e], scales[h][e]));
+        dots[h][0] = _mm256_add_epi32(dots[h][0], scaled_run(sums[h][e], scales[h][e]));
         keep_chain(dots[h][0]);
       }
     }
