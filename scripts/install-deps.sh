@@ -7,7 +7,7 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config nlohmann-json3-dev libcli11-dev lib
             libpcre2-dev libcpp-httplib-dev libssl-dev zlib1g-dev)
 TEST_PKGS=(googletest libgtest-dev libbenchmark-dev clang libclang-rt-14-dev lld nodejs
            python3-prometheus-client python3-yaml prometheus chromium fonts-dejavu-core
-           podman runc mmdebstrap)
+           podman runc mmdebstrap qemu-user)
 
 want=("${BUILD_PKGS[@]}")
 if [ "${1:-}" = "--test" ]; then want+=("${TEST_PKGS[@]}"); fi

@@ -12,9 +12,10 @@
 # report, from a test binary or from a `strata` an e2e test started, is written under
 # BUILD/sanitize-logs/ and fails the run. Not rerun there: the fuzzers (clang trees of their own,
 # already sanitized), the container image (it packages the binary), the checks of static files
-# (label "static": they run no Strata code) and the whole-model checks' second run on the avx2
+# (label "static": they run no Strata code), the whole-model checks' second run on the avx2
 # table (model_*_avx2_table: that rerun is for the table's bits, which the Release run checks;
-# kernels_test and kernels_matmul_test run every table the CPU has under the sanitizers).
+# kernels_test and kernels_matmul_test run every table the CPU has under the sanitizers) and the
+# runs on emulated CPUs (label "emulated": they check instruction sets, not memory).
 # Naming binaries runs only those binaries; "binaries" runs every GoogleTest binary and nothing
 # else; "all" or nothing runs everything.
 # Usage: scripts/run-tests.sh [--sanitized] BUILD_DIR JOBS [all | binaries | TEST_BINARY_NAME...]
@@ -50,7 +51,7 @@ elif [[ $# -gt 0 && "$*" != all ]]; then
 else
   skip_labels='unit'
   skip_names='^$'
-  if [[ $sanitized -eq 1 ]]; then skip_labels='unit|fuzz|static'; skip_names='^(container_image_smoke|model_[a-z_]+_avx2_table)$'; fi
+  if [[ $sanitized -eq 1 ]]; then skip_labels='unit|fuzz|static|emulated'; skip_names='^(container_image_smoke|model_[a-z_]+_avx2_table)$'; fi
   ctest --test-dir "$build" -N -LE "$skip_labels" -E "$skip_names" |
     sed -n 's/^ *Test *#[0-9]*: \(.*\)$/ctest \1/p' >"$wanted"
   xargs ls -S <"$list" | sed 's/^/gtest /' >>"$wanted"

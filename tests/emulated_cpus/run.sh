@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Runs the built binaries on CPUs this machine is not, under qemu-user's emulation, which raises
+# SIGILL on any instruction the named CPU model lacks:
+#   EPYC-Milan  an AMD EPYC Zen 3: AVX2, FMA and F16C, no AVX-512, no AVX-VNNI (the AVX2-only
+#               machines most users have). Strata must pick its avx2 table by itself, and the
+#               kernel tests, the whole-model golden and exactness tests and the engine's
+#               batched-equals-solo check must pass on it.
+#   Nehalem     an x86-64 without AVX: the scalar table, the golden tests and the engine check.
+# `STRATA_KERNELS=avx2` on a CPU with AVX-512 runs the same table, but not on a CPU without
+# AVX-512: an AVX-512 instruction reached from code the avx2 table runs (a kernel file built with
+# the wrong flags, an inline function the linker took from an AVX-512 object, a CPU check that
+# picks a table the CPU lacks) passes there and crashes here.
+# Emulation is slow, so the largest attention shape and most whole-model architectures are left
+# to the native runs (kernels_test, model_batch_invariance_test); every kernel and table path is
+# still taken. qemu 7.2's emulation has no AVX-VNNI or AVX-512, so the avx2vnni and avx512 tables
+# are not checked this way.
+# env: STRATA_BIN, KERNELS_TEST, KERNELS_MATMUL_TEST, MODEL_GOLDEN_TEST, MODEL_MOE_GOLDEN_TEST,
+#      MODEL_QUANT_TYPES_TEST, MODEL_BATCH_INVARIANCE_TEST (the binaries), SHARED_DIR (../shared).
+# Exits 77 (skipped) without qemu-x86_64 or on a host that is not x86-64.
+set -euo pipefail
+shopt -s inherit_errexit
+: "${STRATA_BIN:?} ${KERNELS_TEST:?} ${KERNELS_MATMUL_TEST:?} ${MODEL_GOLDEN_TEST:?} ${MODEL_MOE_GOLDEN_TEST:?}"
+: "${MODEL_QUANT_TYPES_TEST:?} ${MODEL_BATCH_INVARIANCE_TEST:?} ${SHARED_DIR:?}"
+if [[ $(uname -m) != x86_64 ]]; then echo "emulated_cpus: skipped: the host is not x86-64"; exit 77; fi
+if ! command -v qemu-x86_64 >/dev/null; then
+  echo "emulated_cpus: skipped: no qemu-x86_64 (Debian package qemu-user; scripts/install-deps.sh --test)"
+  exit 77
+fi
+# The table is the one the CPU gets, not one a caller asked for.
+unset STRATA_KERNELS
+stories=$SHARED_DIR/models/stories260K.gguf
+moe=$SHARED_DIR/models/moe/tiny-qwen3moe.gguf
+
+# Runs "$@" on CPU model $1; qemu's notes on host features its emulation lacks are dropped.
+on_cpu() {
+  local cpu=$1 rc=0
+  shift
+  qemu-x86_64 -cpu "$cpu" "$@" 2> >(grep -v "TCG doesn't support requested feature" >&2) || rc=$?
+  if [[ $rc -eq 132 ]]; then
+    echo "emulated_cpus: $(basename "$1") hit an illegal instruction on $cpu: code its kernel table" \
+      "runs uses an instruction that CPU lacks" >&2
+  fi
+  return "$rc"
+}
+
+# Fails unless strata, started on CPU $1, picks kernel table $2 ("machine ... avx2 kernels").
+expect_table() {
+  local out
+  out=$(on_cpu "$1" "$STRATA_BIN" bench -m "$stories" --threads 2 --prompt-tokens 32 --decode-steps 2)
+  if ! grep -q "^machine .* $2 kernels" <<<"$out"; then
+    echo "emulated_cpus: on $1 strata should take the $2 table; its bench said:" >&2
+    echo "$out" >&2
+    return 1
+  fi
+  echo "$1: strata took the $2 table"
+}
+
+# A GoogleTest binary on CPU $1, with its other arguments.
+gtest_on() {
+  local cpu=$1 bin=$2
+  shift 2
+  echo "$cpu: $(basename "$bin") $*"
+  (cd "$(dirname "$bin")" && on_cpu "$cpu" "$bin" --gtest_brief=1 "$@")
+}
+
+# The engine on CPU $1: every request of a batch gives the bytes it gives alone.
+engine_on() {
+  local cpu=$1 model=$2
+  echo "$cpu: strata batch-test $(basename "$model")"
+  on_cpu "$cpu" "$STRATA_BIN" --log-level warn batch-test -m "$model" --threads 2 --parallel 4 --n 6 --max-new 16 |
+    tail -n 1
+}
+
+avx2=EPYC-Milan
+expect_table "$avx2" avx2
+gtest_on "$avx2" "$KERNELS_MATMUL_TEST"
+# Every attention case but the 515-token shape (27 of its 60 emulated seconds).
+gtest_on "$avx2" "$KERNELS_TEST" --gtest_filter='-*_t515_*'
+gtest_on "$avx2" "$MODEL_GOLDEN_TEST"
+gtest_on "$avx2" "$MODEL_MOE_GOLDEN_TEST"
+gtest_on "$avx2" "$MODEL_QUANT_TYPES_TEST"
+# K/V types, wide heads, kv heads of 1-8 query heads, split layers; llama for every weight type.
+gtest_on "$avx2" "$MODEL_BATCH_INVARIANCE_TEST" --gtest_filter='BatchInvarianceKvTypeTest.*:*/llama_*'
+engine_on "$avx2" "$stories"
+engine_on "$avx2" "$moe"
+
+plain=Nehalem
+expect_table "$plain" scalar
+gtest_on "$plain" "$MODEL_GOLDEN_TEST"
+gtest_on "$plain" "$MODEL_MOE_GOLDEN_TEST"
+engine_on "$plain" "$stories"
+echo "emulated_cpus: passed"
