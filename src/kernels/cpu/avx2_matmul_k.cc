@@ -49,6 +49,15 @@ __m128i unpack_k_scales(const uint8_t* packed) {
   return _mm_or_si128(low, top);
 }
 
+// Of a super-block's 16 int8 scales (one per 16 elements), those of activation block j
+// (elements 32j..32j+31) as int16: scale 2j in lanes 0-7 (the maddubs lanes of elements 0-15)
+// and scale 2j+1 in lanes 8-15. Q6_K, Q3_K and Q2_K.
+__m256i scale_pair16(const int8_t* scales, int j) {
+  const __m128i pattern = _mm_set_epi8(2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1,
+                                       2 * j + 1, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j);
+  return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(load_128(scales), pattern));
+}
+
 // Bit j of every byte of qh moved to bit 4 (0x10), other bits cleared.
 __m256i high_bit(__m256i qh, int j) {
   const __m256i moved = j <= 4 ? _mm256_slli_epi16(qh, 4 - j) : _mm256_srli_epi16(qh, j - 4);
@@ -128,13 +137,7 @@ struct Q6K {
     const BlockQ6_K* b = reinterpret_cast<const BlockQ6_K*>(row) + s;
     return {b, load_fp16(&b->d), _mm256_cvtepi8_epi16(load_128(b->scales))};
   }
-  // For activation block j (elements 32j..32j+31): scale 2j in int16 lanes 0-7 (the
-  // maddubs lanes of elements 0-15) and scale 2j+1 in lanes 8-15.
-  static __m256i scale_pair(const W& w, int j) {
-    const __m128i pattern = _mm_set_epi8(2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1,
-                                         2 * j + 1, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j);
-    return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(load_128(w.b->scales), pattern));
-  }
+  static __m256i scale_pair(const W& w, int j) { return scale_pair16(w.b->scales, j); }
   static __m256 pair(const W& w, const X& x, __m256 acc) {
     const __m256i mask4 = _mm256_set1_epi8(0x0f), mask2 = _mm256_set1_epi8(0x30);
     __m256i sum = _mm256_setzero_si256();
@@ -194,12 +197,7 @@ struct Q3K {
     }
     return w;
   }
-  // For activation block j: scale 2j in int16 lanes 0-7 and scale 2j+1 in lanes 8-15.
-  static __m256i scale_pair(const W& w, int j) {
-    const __m128i pattern = _mm_set_epi8(2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1,
-                                         2 * j + 1, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j);
-    return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(load_128(w.scales), pattern));
-  }
+  static __m256i scale_pair(const W& w, int j) { return scale_pair16(w.scales, j); }
   static __m256 pair(const W& w, const X& x, __m256 acc) {
     const __m256i mask2 = _mm256_set1_epi8(3), bit = _mm256_set1_epi8(1);
     const __m256i hmask = load_256(w.b->hmask);
@@ -245,12 +243,7 @@ struct Q2K {
     for (int j = 0; j < 16; ++j) w.scales[j] = static_cast<int8_t>(w.b->scales[j] & 0x0f);
     return w;
   }
-  // For activation block j: scale 2j in int16 lanes 0-7 and scale 2j+1 in lanes 8-15.
-  static __m256i scale_pair(const W& w, int j) {
-    const __m128i pattern = _mm_set_epi8(2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1,
-                                         2 * j + 1, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j, 2 * j);
-    return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(load_128(w.scales), pattern));
-  }
+  static __m256i scale_pair(const W& w, int j) { return scale_pair16(w.scales, j); }
   static __m256 pair(const W& w, const X& x, __m256 acc) {
     const __m256i mins = _mm256_srli_epi16(_mm256_cvtepu8_epi16(load_128(w.b->scales)), 4);
     const __m256i mask2 = _mm256_set1_epi8(3);
