@@ -6,6 +6,7 @@
 #               kernel tests, the whole-model golden and exactness tests and the engine's
 #               batched-equals-solo check must pass on it.
 #   Nehalem     an x86-64 without AVX: the scalar table, the golden tests and the engine check.
+#   EPYC-Milan without FMA, or without F16C: the scalar table.
 # `STRATA_KERNELS=avx2` on a CPU with AVX-512 runs the same table, but not on a CPU without
 # AVX-512: an AVX-512 instruction reached from code the avx2 table runs (a kernel file built with
 # the wrong flags, an inline function the linker took from an AVX-512 object, a CPU check that
@@ -83,6 +84,11 @@ gtest_on "$avx2" "$MODEL_QUANT_TYPES_TEST"
 gtest_on "$avx2" "$MODEL_BATCH_INVARIANCE_TEST" --gtest_filter='BatchInvarianceKvTypeTest.*:*/llama_*'
 engine_on "$avx2" "$stories"
 engine_on "$avx2" "$moe"
+
+# The avx2 table's kernels use FMA and F16C too: a CPU (or a hypervisor's CPU model) with AVX2
+# but without either gets the scalar table.
+expect_table "$avx2,-fma" scalar
+expect_table "$avx2,-f16c" scalar
 
 plain=Nehalem
 expect_table "$plain" scalar
