@@ -137,7 +137,6 @@ struct Q6K {
     const BlockQ6_K* b = reinterpret_cast<const BlockQ6_K*>(row) + s;
     return {b, load_fp16(&b->d), _mm256_cvtepi8_epi16(load_128(b->scales))};
   }
-  static __m256i scale_pair(const W& w, int j) { return scale_pair16(w.b->scales, j); }
   static __m256 pair(const W& w, const X& x, __m256 acc) {
     const __m256i mask4 = _mm256_set1_epi8(0x0f), mask2 = _mm256_set1_epi8(0x30);
     __m256i sum = _mm256_setzero_si256();
@@ -157,7 +156,7 @@ struct Q6K {
       for (int g = 0; g < 4; ++g) {
         const int j = 4 * h + g;
         const __m256i dot16 = _mm256_maddubs_epi16(q[g], load_256(x.q + 32 * j));
-        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(dot16, scale_pair(w, j)));
+        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(dot16, scale_pair16(w.b->scales, j)));
       }
     }
     // Codes are q - 32: subtract 32 * sum_k scale_k * (sum of x codes of sub-block k).
@@ -197,7 +196,6 @@ struct Q3K {
     }
     return w;
   }
-  static __m256i scale_pair(const W& w, int j) { return scale_pair16(w.scales, j); }
   static __m256 pair(const W& w, const X& x, __m256 acc) {
     const __m256i mask2 = _mm256_set1_epi8(3), bit = _mm256_set1_epi8(1);
     const __m256i hmask = load_256(w.b->hmask);
@@ -209,7 +207,7 @@ struct Q3K {
       const __m256i hbit = _mm256_and_si256(_mm256_srli_epi16(hmask, 4 * half + jj), bit);
       const __m256i u = _mm256_or_si256(low2, _mm256_slli_epi16(hbit, 2));
       const __m256i dot16 = _mm256_maddubs_epi16(u, load_256(x.q + 32 * j));
-      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(dot16, scale_pair(w, j)));
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(dot16, scale_pair16(w.scales, j)));
     }
     // Values are u - 4: subtract 4 * sum_k scale_k * (sum of x codes of sub-block k).
     const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(x.sum16, _mm256_cvtepi8_epi16(load_128(w.scales))), 2);
@@ -243,7 +241,6 @@ struct Q2K {
     for (int j = 0; j < 16; ++j) w.scales[j] = static_cast<int8_t>(w.b->scales[j] & 0x0f);
     return w;
   }
-  static __m256i scale_pair(const W& w, int j) { return scale_pair16(w.scales, j); }
   static __m256 pair(const W& w, const X& x, __m256 acc) {
     const __m256i mins = _mm256_srli_epi16(_mm256_cvtepu8_epi16(load_128(w.b->scales)), 4);
     const __m256i mask2 = _mm256_set1_epi8(3);
@@ -253,7 +250,7 @@ struct Q2K {
       const int half = j / 4, jj = j % 4;
       const __m256i u = _mm256_and_si256(_mm256_srli_epi16(load_256(w.b->qs + 32 * half), 2 * jj), mask2);
       const __m256i dot16 = _mm256_maddubs_epi16(u, load_256(x.q + 32 * j));
-      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(dot16, scale_pair(w, j)));
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(dot16, scale_pair16(w.scales, j)));
     }
     const __m256i min_sums = _mm256_madd_epi16(x.sum16, mins);  // lane k: mins 2k, 2k+1 times their sums
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(w.d * x.d), acc);
