@@ -47,6 +47,28 @@ const char kQwen3Conversation[] =
     "<|im_start|>user\nWhat is 2+2?<|im_end|>\n"
     "<|im_start|>assistant\n";
 
+// Gemma 3 has no system role: the system text opens the first user turn; the assistant is
+// "model"; contents are trimmed.
+TEST(ChatTemplateGemma3, FoldsSystemIntoFirstUserTurn) {
+  ChatTemplate t = load("gemma3.jinja");
+  EXPECT_EQ(apply_ok(t, conversation(), true, "<bos>", "<eos>"),
+            "<bos><start_of_turn>user\nYou are a helpful assistant.\n\nHello!<end_of_turn>\n"
+            "<start_of_turn>model\nHi there. How can I help?<end_of_turn>\n"
+            "<start_of_turn>user\nWhat is 2+2?<end_of_turn>\n"
+            "<start_of_turn>model\n");
+  std::vector<ChatMessage> padded = {{"user", "  Hi \n", nullptr}};
+  EXPECT_EQ(apply_ok(t, padded, false, "<bos>", "<eos>"), "<bos><start_of_turn>user\nHi<end_of_turn>\n");
+}
+
+TEST(ChatTemplateGemma3, RejectsRolesThatDoNotAlternate) {
+  ChatTemplate t = load("gemma3.jinja");
+  std::vector<ChatMessage> twice = {{"user", "a", nullptr}, {"user", "b", nullptr}};
+  Result<std::string> out = t.apply(twice, true, "<bos>", "<eos>");
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().ToString().find("Conversation roles must alternate"), std::string::npos)
+      << out.status().ToString();
+}
+
 TEST(ChatTemplateQwen3, RendersConversationWithGenerationPrompt) {
   ChatTemplate t = load("qwen3.jinja");
   EXPECT_EQ(apply_ok(t, conversation(), true, "", "<|im_end|>"), kQwen3Conversation);

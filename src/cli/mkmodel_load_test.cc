@@ -1,6 +1,6 @@
-// Files `strata mkmodel` writes for mixture-of-experts presets load with Model::Load: every
-// arch, float and quantized, with the hparams the generator meant and routing that reads
-// only n_expert_used of n_expert experts per token.
+// Files `strata mkmodel` writes for mixture-of-experts presets, and for gemma3, load with
+// Model::Load: every arch, float and quantized, with the hparams the generator meant and
+// routing that reads only n_expert_used of n_expert experts per token.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -22,10 +22,11 @@ class MkmodelLoadTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Result<std::unique_ptr<Model>> generate_and_load(const std::string& arch, DType type) {
+  Result<std::unique_ptr<Model>> generate_and_load(const std::string& arch, DType type,
+                                                   const std::string& preset = "moe-tiny") {
     GenerateOptions o;
     o.arch = arch;
-    o.preset = "moe-tiny";
+    o.preset = preset;
     o.type = type;
     o.seed = 3;
     o.n_threads = 2;
@@ -61,6 +62,21 @@ TEST_F(MkmodelLoadTest, EveryMoeArchLoadsWithItsExpertShape) {
       EXPECT_EQ(hp.n_layer, 2);
       EXPECT_LT((*m)->decode_weight_bytes(), (*m)->weight_bytes());
     }
+  }
+}
+
+// The small preset as gemma3 (6 layers would hold a global one; the preset's 4 all slide):
+// a window of a quarter of its 1024 positions, and every Gemma 3 part bound.
+TEST_F(MkmodelLoadTest, Gemma3LoadsWithItsWindow) {
+  for (DType type : {DType::kF32, DType::kQ4_K}) {
+    SCOPED_TRACE(dtype_name(type));
+    auto m = generate_and_load("gemma3", type, "small");
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_EQ(hp.arch, "gemma3");
+    EXPECT_EQ(hp.sliding_window, 256);
+    EXPECT_TRUE(hp.post_norms && hp.ffn_gelu && hp.qk_norm && hp.tied_embeddings);
+    EXPECT_FLOAT_EQ(hp.embd_scale, 16.0f);
   }
 }
 

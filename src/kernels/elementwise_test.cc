@@ -1,4 +1,4 @@
-// rmsnorm, silu_mul, rope and argmax against float64 formulas, and SIMD against scalar.
+// rmsnorm, silu_mul, gelu_mul, rope and argmax against float64 formulas, and SIMD against scalar.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -53,6 +53,25 @@ TEST(SiluMul, MatchesFloat64FormulaOnEveryTable) {
       const double want = g[i] / (1.0 + std::exp(-static_cast<double>(g[i]))) * u[i];
       // exp within 2 ulp, then a divide and a multiply.
       EXPECT_NEAR(out[i], want, std::fabs(want) * 5e-7 + 1e-30) << t->name << " g=" << g[i];
+    }
+  }
+}
+
+// The tanh form in float64. Tables differ in form (the scalar one computes 1 + tanh(u), which
+// cancels for negative g; the SIMD ones g / (1 + e^-2u)), so the bound has an absolute part
+// of a few float ulps of g * u besides the relative one.
+TEST(GeluMul, MatchesFloat64FormulaOnEveryTable) {
+  for (const KernelTable* t : runnable_tables()) {
+    std::vector<float> g = random_floats(203, 7, 4.0f), u = random_floats(203, 8);
+    g[0] = -100.0f;  // exp overflow region
+    g[1] = 100.0f;
+    g[2] = 0.0f;
+    std::vector<float> out = g;
+    t->gelu_mul(out.data(), u.data(), 203);
+    for (int i = 0; i < 203; ++i) {
+      const double x = g[i];
+      const double want = 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x))) * u[i];
+      EXPECT_NEAR(out[i], want, std::fabs(want) * 2e-6 + std::fabs(x * u[i]) * 2e-7) << t->name << " g=" << g[i];
     }
   }
 }

@@ -312,6 +312,11 @@ void silu_mul(float* gate, const float* up, int n) {
   active_table().silu_mul(gate, up, n);
 }
 
+void gelu_mul(float* gate, const float* up, int n) {
+  if (n <= 0) return;
+  active_table().gelu_mul(gate, up, n);
+}
+
 void dequantize_row(const WeightMatrix& w, int64_t row, float* out) {
   if (!check_weight_matrix(w).ok() || row < 0 || row >= w.n_out) return;
   const auto* src = static_cast<const std::byte*>(w.data) + static_cast<size_t>(row) * w.row_bytes;

@@ -123,6 +123,9 @@ void rope(float* x, int n_heads, int pos, const RopeParams& p);
 
 // gate[i] = silu(gate[i]) * up[i].
 void silu_mul(float* gate, const float* up, int n);
+// gate[i] = gelu(gate[i]) * up[i], GELU in its tanh form (Gemma's "gelu_pytorch_tanh"):
+// gelu(g) = g / 2 * (1 + tanh(sqrt(2 / pi) * (g + 0.044715 g^3))).
+void gelu_mul(float* gate, const float* up, int n);
 
 // Row `row` of an embedding table (any matmul type), dequantised to n_in floats.
 // Bit-identical to the GGUF reference dequantisation. Writes nothing for a bad row/type.

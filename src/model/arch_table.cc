@@ -6,12 +6,13 @@ namespace {
 // Output weights are never listed: every architecture falls back to the token embedding
 // when output.weight is absent (tied embeddings), which is what llama-family files expect.
 constexpr ArchTraits kArchs[] = {
-    // name       rope_neox qkv_bias qk_norm experts norm_topk
-    {"llama",     false,    false,   false,  false,  true},
-    {"qwen2",     true,     true,    false,  false,  false},
-    {"qwen3",     true,     false,   true,   false,  false},
-    {"qwen2moe",  true,     true,    false,  true,   false},
-    {"qwen3moe",  true,     false,   true,   true,   true},
+    // name       rope_neox qkv_bias qk_norm experts norm_topk embed_scaled post_norms gelu sliding
+    {"llama",     false,    false,   false,  false,  true,     false,       false,     false, 0, 0.0f},
+    {"qwen2",     true,     true,    false,  false,  false,    false,       false,     false, 0, 0.0f},
+    {"qwen3",     true,     false,   true,   false,  false,    false,       false,     false, 0, 0.0f},
+    {"qwen2moe",  true,     true,    false,  true,   false,    false,       false,     false, 0, 0.0f},
+    {"qwen3moe",  true,     false,   true,   true,   true,     false,       false,     false, 0, 0.0f},
+    {"gemma3",    true,     false,   true,   false,  false,    true,        true,      true,  6, 10000.0f},
 };
 
 }  // namespace
@@ -23,6 +24,8 @@ const ArchTraits* find_arch(std::string_view name) {
   return nullptr;
 }
 
-std::string_view supported_arch_names() { return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe"; }
+std::string_view supported_arch_names() {
+  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma3";
+}
 
 }  // namespace strata

@@ -18,6 +18,17 @@ struct ArchTraits {
   // to 1 (Mixtral, qwen3moe), else used as they are (qwen2moe). <arch>.expert_weights_norm
   // overrides it when the file carries that key.
   bool moe_norm_topk;
+  // Gemma 3: the token embeddings are scaled by sqrt(n_embd); the attention and feed-forward
+  // outputs are RMS-normed (post_attention_norm, post_ffw_norm) before their residual adds;
+  // the feed-forward gate is GELU (tanh form) instead of SiLU.
+  bool embed_scaled;
+  bool post_norms;
+  bool ffn_gelu;
+  // > 0: layers attend over a sliding window of <arch>.attention.sliding_window keys, except
+  // every sliding_period-th layer (l + 1 a multiple of it), which attends over all keys; the
+  // sliding layers rotate with base sliding_rope_base and no scaling (Gemma 3: 6, 10000).
+  int sliding_period;
+  float sliding_rope_base;
 };
 
 // nullptr for an architecture this build does not run.

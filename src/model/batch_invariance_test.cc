@@ -190,7 +190,7 @@ TEST_P(BatchInvarianceTest, LogitsAreIdenticalWhateverTheBatch) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* arch : {"llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe"}) {
+  for (const char* arch : {"llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma3"}) {
     for (DType t : testing::all_weight_types()) cases.push_back({arch, t});
   }
   return cases;
@@ -214,6 +214,30 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsForEveryKvCacheType) {
   for (DType kv : {DType::kF32, DType::kQ8_0}) {
     const LogitMap baseline = run_alone(*m, kv, seqs);
     expect_same_bits(baseline, run_mixed(*m, kv, seqs, 2, 9), std::string("kv ") + std::string(dtype_name(kv)));
+  }
+}
+
+// Gemma 3's sliding-window layers (a window of 10 keys, sequences of up to 26 tokens) and its
+// global 6th layer, for every K/V type (the window is gathered out of the cache in its own
+// format), with 8 K/V heads of one query head each so that decode items span several heads:
+// a row past the window gives the bits it gives alone, in any batch, chunk or lockstep.
+TEST_F(BatchInvarianceKvTypeTest, HoldsForGemma3SlidingWindows) {
+  TestModelSpec spec;
+  spec.arch = "gemma3";
+  spec.type = DType::kQ8_0;
+  spec.n_layer = 6;
+  spec.n_head = 8;
+  spec.n_head_kv = 8;
+  std::unique_ptr<Model> m = load(spec);
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(m->hparams().sliding_window, 10);
+  const auto seqs = make_sequences(m->hparams().n_vocab, 29);
+  for (DType kv : {DType::kF32, DType::kF16, DType::kQ8_0}) {
+    const LogitMap baseline = run_alone(*m, kv, seqs);
+    const std::string what = std::string("kv ") + std::string(dtype_name(kv));
+    expect_same_bits(baseline, run_mixed(*m, kv, seqs, 2, 13), what + ", random mix");
+    expect_same_bits(baseline, run_lockstep(*m, kv, seqs, 3), what + ", lockstep");
+    expect_same_bits(baseline, run_whole_prompts(*m, kv, seqs), what + ", whole prompts");
   }
 }
 

@@ -106,6 +106,25 @@ Status read_rope_scaling(const GgufFile& gguf, Hparams* hp) {
                              "' is not supported (none, linear, yarn)");
 }
 
+// Gemma 3's extras (arch_table.h). The attention scale is 1 / sqrt(head_dim) except in the
+// 27B (62 layers), whose query_pre_attn_scalar is n_embd / n_head = 168 with heads of 128:
+// GGUF files carry no key for it, so the layer count tells, as in llama.cpp.
+Status read_gemma(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) {
+  if (traits.embed_scaled) hp->embd_scale = std::sqrt(static_cast<float>(hp->n_embd));
+  hp->post_norms = traits.post_norms;
+  hp->ffn_gelu = traits.ffn_gelu;
+  if (traits.sliding_period > 0) {
+    hp->sliding_period = traits.sliding_period;
+    hp->rope_freq_base_swa = traits.sliding_rope_base;
+    STRATA_RETURN_IF_ERROR(read_count(gguf, hp->arch, "attention.sliding_window", false, &hp->sliding_window));
+  }
+  constexpr int kGemma3_27bLayers = 62;
+  if (hp->arch == "gemma3" && hp->n_layer == kGemma3_27bLayers) {
+    hp->attn_scale_dim = hp->n_embd / hp->n_head;
+  }
+  return Status::Ok();
+}
+
 Status check_shapes(const GgufFile& gguf, const Hparams& hp) {
   const std::string& f = gguf.path();
   if (hp.n_head % hp.n_head_kv != 0) {
@@ -167,7 +186,9 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   hp.qkv_bias = traits->requires_qkv_bias || has_tensor(gguf, "blk.0.attn_q.bias");
   hp.qk_norm = traits->requires_qk_norm || has_tensor(gguf, "blk.0.attn_q_norm.weight");
   hp.tied_embeddings = !has_tensor(gguf, "output.weight");
+  hp.attn_scale_dim = hp.head_dim;
   STRATA_RETURN_IF_ERROR(read_experts(gguf, *traits, &hp));
+  STRATA_RETURN_IF_ERROR(read_gemma(gguf, *traits, &hp));
   STRATA_RETURN_IF_ERROR(check_shapes(gguf, hp));
   return hp;
 }

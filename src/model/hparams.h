@@ -12,7 +12,7 @@
 namespace strata {
 
 struct Hparams {
-  std::string arch;        // "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe"
+  std::string arch;        // "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "gemma3"
   int n_vocab = 0;
   int n_ctx_train = 0;
   int n_embd = 0;
@@ -32,6 +32,15 @@ struct Hparams {
   bool qk_norm = false;           // qwen3
   bool qkv_bias = false;          // qwen2
   bool tied_embeddings = false;   // no output.weight: reuse token_embd.weight
+  int attn_scale_dim = 0;         // scores are q.k / sqrt(attn_scale_dim): head_dim (Gemma 3 27B: see hparams.cc)
+  // Gemma 3 (model/arch_table.h): embeddings times embd_scale, post-norms, GELU gate, and
+  // sliding-window layers.
+  float embd_scale = 1.0f;        // sqrt(n_embd) for gemma3
+  bool post_norms = false;
+  bool ffn_gelu = false;
+  int sliding_window = 0;         // > 0: a sliding layer's row at pos attends keys (pos - sliding_window, pos]
+  int sliding_period = 0;         // every sliding_period-th layer attends over all keys
+  float rope_freq_base_swa = 10000.0f;  // sliding layers' rope base (no scaling)
   // Mixture of experts (n_expert > 0): every layer's feed-forward is n_expert SiLU-gated
   // experts of width n_ff_exp, n_expert_used of them per token chosen by a router
   // (softmax over all, top-k; ties to the lower id), plus, when n_ff_shexp > 0, a shared
@@ -42,6 +51,13 @@ struct Hparams {
   int n_ff_shexp = 0;
   bool expert_weights_norm = false;  // renormalise the k routing weights to sum to 1
   bool is_moe() const { return n_expert > 0; }
+  bool layer_slides(int layer) const {
+    return sliding_window > 0 && (sliding_period == 0 || (layer + 1) % sliding_period != 0);
+  }
+  // First key position a row at pos attends in layer: 0 unless the layer slides.
+  int first_key(int layer, int pos) const {
+    return layer_slides(layer) && pos >= sliding_window ? pos - sliding_window + 1 : 0;
+  }
 };
 
 // Reads and validates hparams; errors name the missing or inconsistent key.

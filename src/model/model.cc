@@ -89,6 +89,11 @@ Result<std::unique_ptr<Model>> Model::FromGguf(std::shared_ptr<const GgufFile> g
   pack_weights(*gguf, impl->w, progress);
   impl->rope = rope_params(impl->hp);
   impl->rope.freq_factors = impl->w.rope_freqs;
+  impl->rope_sliding = impl->rope;
+  impl->rope_sliding.freq_base = impl->hp.rope_freq_base_swa;
+  impl->rope_sliding.freq_scale = 1.0f;
+  impl->rope_sliding.freq_factors = nullptr;
+  impl->rope_sliding.yarn_orig_ctx = 0;
   impl->gguf = std::move(gguf);
   return std::unique_ptr<Model>(new Model(std::move(impl)));
 }
@@ -153,6 +158,10 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
   s.max_block_tokens = kMaxKvBlockTokens;
   s.attention_floats = largest_attention_scratch(hp, max_seq_tokens, s.max_block_tokens);
   s.n_attention_workers = max_threads;
+  if (hp.sliding_window > 0 && hp.sliding_window < max_seq_tokens) {
+    // K and V of a window's tokens for all K/V heads in the widest cache type (F32).
+    s.window_kv_bytes = 2 * static_cast<size_t>(hp.sliding_window) * s.kv_dim * sizeof(float);
+  }
   return std::make_unique<ForwardScratch>(s);
 }
 

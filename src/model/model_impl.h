@@ -53,6 +53,7 @@ struct Model::Impl {
   Hparams hp;
   ModelWeights w;
   kernels::RopeParams rope;  // freq_factors points into w.owned
+  kernels::RopeParams rope_sliding;  // sliding-window layers' (hp.rope_freq_base_swa, unscaled)
 };
 
 }  // namespace strata

@@ -89,6 +89,35 @@ TEST_F(ModelLoadTest, ArchitectureIsDataNotCode) {
   EXPECT_EQ((*qwen3)->decode_weight_bytes(), (*qwen3)->weight_bytes());
 }
 
+TEST_F(ModelLoadTest, ReadsGemma3Hparams) {
+  TestModelSpec spec;
+  spec.arch = "gemma3";
+  spec.n_layer = 7;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.rope_neox);
+  EXPECT_TRUE(hp.qk_norm);
+  EXPECT_TRUE(hp.post_norms);
+  EXPECT_TRUE(hp.ffn_gelu);
+  EXPECT_TRUE(hp.tied_embeddings);
+  EXPECT_FLOAT_EQ(hp.embd_scale, 16.0f);  // sqrt(256)
+  EXPECT_EQ(hp.attn_scale_dim, 64);  // the head size
+  EXPECT_EQ(hp.sliding_window, 10);
+  EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, 10000.0f);
+  for (int layer = 0; layer < 7; ++layer) EXPECT_EQ(hp.layer_slides(layer), layer != 5) << "layer " << layer;
+  EXPECT_EQ(hp.first_key(0, 9), 0);
+  EXPECT_EQ(hp.first_key(0, 10), 1);
+  EXPECT_EQ(hp.first_key(5, 100), 0);
+
+  spec.n_layer = 2;
+  spec.skip_tensors = {"blk.1.post_ffw_norm.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.post_ffw_norm.weight");
+  spec.skip_tensors.clear();
+  spec.metadata_overrides = {{"gemma3.attention.sliding_window", GgufValue::U32(0)}};
+  expect_error(spec, Code::kCorrupt, "gemma3.attention.sliding_window");
+}
+
 TEST_F(ModelLoadTest, ReadsRopeScaling) {
   TestModelSpec spec;
   spec.rope_linear_factor = 4.0f;

@@ -172,6 +172,10 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   }
   lw.wo = b.matrix(p + "attn_output.weight", q_dim, hp.n_embd);
   lw.ffn_norm = b.vector(p + "ffn_norm.weight", hp.n_embd, true);
+  if (hp.post_norms) {
+    lw.attn_post_norm = b.vector(p + "post_attention_norm.weight", hp.n_embd, true);
+    lw.ffn_post_norm = b.vector(p + "post_ffw_norm.weight", hp.n_embd, true);
+  }
   if (!hp.is_moe()) {
     lw.w_gate = b.matrix(p + "ffn_gate.weight", hp.n_embd, hp.n_ff);
     lw.w_up = b.matrix(p + "ffn_up.weight", hp.n_embd, hp.n_ff);

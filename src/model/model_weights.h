@@ -28,7 +28,9 @@ struct LayerWeights {
   const float* q_norm = nullptr;      // per-head RMS-norm weights (qwen3), head_dim; nullptr when absent
   const float* k_norm = nullptr;
   kernels::WeightMatrix wo;           // n_head*head_dim -> n_embd
+  const float* attn_post_norm = nullptr;  // n_embd: RMS-norm of the attention output (gemma3); nullptr when absent
   const float* ffn_norm = nullptr;    // n_embd
+  const float* ffn_post_norm = nullptr;   // n_embd: RMS-norm of the feed-forward output (gemma3)
   kernels::WeightMatrix w_gate, w_up; // n_embd -> n_ff (dense layers only)
   kernels::WeightMatrix w_down;       // n_ff -> n_embd
   // Mixture of experts (hp.is_moe()): the router and each expert's matrices, views into the

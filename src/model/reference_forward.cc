@@ -60,9 +60,15 @@ Vec matvec_rows(const Vec& m, size_t first_row, size_t n_out, const Vec& x) {
 
 // The SiLU-gated feed-forward with rows [e * n_ff, (e + 1) * n_ff) of gate/up and the e-th
 // n_embd-row slice of down.
-Vec swiglu(const Vec& gate_m, const Vec& up_m, const Vec& down_m, size_t e, size_t n_ff, const Vec& x) {
+// gelu: the tanh-form GELU gate instead of SiLU.
+Vec swiglu(const Vec& gate_m, const Vec& up_m, const Vec& down_m, size_t e, size_t n_ff, const Vec& x,
+           bool gelu = false) {
   Vec gate = matvec_rows(gate_m, e * n_ff, n_ff, x), up = matvec_rows(up_m, e * n_ff, n_ff, x);
-  for (size_t i = 0; i < n_ff; ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
+  for (size_t i = 0; i < n_ff; ++i) {
+    const double g = gate[i];
+    gate[i] = gelu ? 0.5 * g * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (g + 0.044715 * g * g * g))) * up[i]
+                   : g / (1.0 + std::exp(-g)) * up[i];
+  }
   return matvec_rows(down_m, e * x.size(), x.size(), gate);
 }
 
@@ -84,6 +90,7 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf) {
   for (int i = 0; i < r.hp_.n_layer; ++i) {
     const std::string p = "blk." + std::to_string(i) + ".";
     Layer& l = r.layers_[static_cast<size_t>(i)];
+    l.index = i;
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_norm.weight", true, &l.attn_norm));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q.weight", true, &l.wq));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k.weight", true, &l.wk));
@@ -95,6 +102,8 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf) {
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k_norm.weight", false, &l.k_norm));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.weight", true, &l.wo));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_norm.weight", true, &l.ffn_norm));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_attention_norm.weight", r.hp_.post_norms, &l.attn_post_norm));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_ffw_norm.weight", r.hp_.post_norms, &l.ffn_post_norm));
     const bool moe = r.hp_.is_moe();
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate.weight", !moe, &l.w_gate));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up.weight", !moe, &l.w_up));
@@ -112,16 +121,18 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf) {
   return r;
 }
 
-// Rotates the first n_rot dims of each head by pos * freq_scale * base^(-2i / n_rot) / factor_i.
-void ReferenceForward::rope(Vec& x, int n_heads) const {
+// Rotates the first n_rot dims of each head by pos * freq_scale * base^(-2i / n_rot) / factor_i;
+// a sliding-window layer's by pos * base_swa^(-2i / n_rot).
+void ReferenceForward::rope(Vec& x, int n_heads, bool sliding) const {
   const int hd = hp_.head_dim;
   const int half = hp_.n_rot / 2;
   for (int h = 0; h < n_heads; ++h) {
     double* head = x.data() + static_cast<size_t>(h) * hd;
     for (int i = 0; i < half; ++i) {
-      const double factor = rope_freqs_.empty() ? 1.0 : rope_freqs_[static_cast<size_t>(i)];
-      const double theta = n_tokens_ * static_cast<double>(hp_.rope_freq_scale) *
-                           std::pow(static_cast<double>(hp_.rope_freq_base), -2.0 * i / hp_.n_rot) / factor;
+      const double factor = rope_freqs_.empty() || sliding ? 1.0 : rope_freqs_[static_cast<size_t>(i)];
+      const double scale = sliding ? 1.0 : static_cast<double>(hp_.rope_freq_scale);
+      const double base = sliding ? hp_.rope_freq_base_swa : hp_.rope_freq_base;
+      const double theta = n_tokens_ * scale * std::pow(base, -2.0 * i / hp_.n_rot) / factor;
       const int a = hp_.rope_neox ? i : 2 * i;
       const int b = hp_.rope_neox ? i + half : 2 * i + 1;
       const double x0 = head[a], x1 = head[b];
@@ -149,35 +160,43 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
       std::copy(n.begin(), n.end(), k.begin() + h * hd);
     }
   }
-  rope(q, hp_.n_head);
-  rope(k, hp_.n_head_kv);
+  const bool sliding = hp_.layer_slides(l.index);
+  rope(q, hp_.n_head, sliding);
+  rope(k, hp_.n_head_kv, sliding);
   l.k_cache.push_back(k);
   l.v_cache.push_back(v);
 
   Vec att(static_cast<size_t>(hp_.n_head) * hd, 0.0);
   const int group = hp_.n_head / hp_.n_head_kv;
   const size_t n_pos = l.k_cache.size();
+  // A sliding layer's query at position p sees keys (p - window, p].
+  const size_t first = sliding && n_pos > static_cast<size_t>(hp_.sliding_window) ? n_pos - hp_.sliding_window : 0;
   for (int h = 0; h < hp_.n_head; ++h) {
     const size_t kv_at = static_cast<size_t>(h / group) * hd;
     Vec scores(n_pos);
     double max_score = -INFINITY;
-    for (size_t t = 0; t < n_pos; ++t) {
+    for (size_t t = first; t < n_pos; ++t) {
       double dot = 0;
       for (int i = 0; i < hd; ++i) dot += q[h * hd + i] * l.k_cache[t][kv_at + i];
-      scores[t] = dot / std::sqrt(static_cast<double>(hd));
+      scores[t] = dot / std::sqrt(static_cast<double>(hp_.attn_scale_dim));
       max_score = std::max(max_score, scores[t]);
     }
     double sum = 0;
-    for (double& s : scores) sum += (s = std::exp(s - max_score));
-    for (size_t t = 0; t < n_pos; ++t) {
+    for (size_t t = first; t < n_pos; ++t) sum += (scores[t] = std::exp(scores[t] - max_score));
+    for (size_t t = first; t < n_pos; ++t) {
       for (int i = 0; i < hd; ++i) att[h * hd + i] += scores[t] / sum * l.v_cache[t][kv_at + i];
     }
   }
   out = matvec(l.wo, att);
+  if (!l.attn_post_norm.empty()) out = rmsnorm(out.data(), l.attn_post_norm, hp_.n_embd, hp_.rms_eps);
 }
 
 Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
-  if (!hp_.is_moe()) return swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.n_ff), x);
+  if (!hp_.is_moe()) {
+    Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.n_ff), x, hp_.ffn_gelu);
+    if (!l.ffn_post_norm.empty()) y = rmsnorm(y.data(), l.ffn_post_norm, hp_.n_embd, hp_.rms_eps);
+    return y;
+  }
   Vec p = matvec(l.router, x);
   const double max_logit = *std::max_element(p.begin(), p.end());
   double sum = 0;
@@ -213,6 +232,9 @@ std::vector<double> ReferenceForward::step(int32_t token) {
   const int n_embd = hp_.n_embd;
   Vec h(token_embd_.begin() + static_cast<size_t>(token) * n_embd,
         token_embd_.begin() + static_cast<size_t>(token + 1) * n_embd);
+  if (hp_.embd_scale != 1.0f) {
+    for (double& v : h) v *= std::sqrt(static_cast<double>(n_embd));
+  }
   for (Layer& l : layers_) {
     Vec att;
     attention(l, rmsnorm(h.data(), l.attn_norm, n_embd, hp_.rms_eps), att);

@@ -5,7 +5,9 @@
 // K/V cache kept in double, full softmax. It is slow and obviously right, and is what the
 // fast path's numerics are measured against. Mixture-of-experts layers route each token to
 // its top-k experts by softmax probability (ties to the lower id) in doubles. Applies rope_freqs.weight (per-pair factors
-// dividing the angle) when present; supports no YaRN (test models do not use it).
+// dividing the angle) when present; supports no YaRN (test models do not use it). Gemma 3's
+// parts (scaled embeddings, post-norms, GELU, sliding-window layers with their own rope base)
+// follow hparams.
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
 
@@ -30,7 +32,8 @@ class ReferenceForward {
  private:
   using Matrix = std::vector<double>;  // n_out rows of n_in, row-major
   struct Layer {
-    std::vector<double> attn_norm, ffn_norm, bq, bk, bv, q_norm, k_norm;
+    int index = 0;
+    std::vector<double> attn_norm, ffn_norm, bq, bk, bv, q_norm, k_norm, attn_post_norm, ffn_post_norm;
     Matrix wq, wk, wv, wo, w_gate, w_up, w_down;
     // Mixture of experts: router (n_expert rows), experts' matrices end to end (expert e's
     // rows follow expert e-1's), the shared expert and its gate vector (empty when absent).
@@ -41,7 +44,7 @@ class ReferenceForward {
 
   void attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
   std::vector<double> feed_forward(const Layer& l, const std::vector<double>& x) const;
-  void rope(std::vector<double>& x, int n_heads) const;
+  void rope(std::vector<double>& x, int n_heads, bool sliding) const;
 
   Hparams hp_;
   Matrix token_embd_, output_;

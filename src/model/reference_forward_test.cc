@@ -145,7 +145,7 @@ TEST_P(ReferenceForwardTest, LogitsAgreeWithFloat64Reference) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* arch : {"llama", "qwen2", "qwen3"}) {
+  for (const char* arch : {"llama", "qwen2", "qwen3", "gemma3"}) {
     for (DType t : testing::all_weight_types()) cases.push_back({arch, t});
   }
   // Mixture-of-experts models with float weights only: with quantised weights the inputs are
@@ -218,6 +218,26 @@ TEST_F(ReferenceForwardVariantsTest, RopeFreqFactorsAgree) {
   EXPECT_GT(ignored.rms_rel, 100 * bounds(DType::kF32).rms_rel) << "the factors make no difference";
   RecordProperty("rms_rel", std::to_string(e.rms_rel));
   RecordProperty("rms_rel_without_factors", std::to_string(ignored.rms_rel));
+}
+
+// Gemma 3 with a global layer (the 6th, rope base 500) among sliding ones (rope base 10000):
+// 24 positions over a window of 10 keys. The same weights checked against a reference whose window holds every position
+// must disagree by far more than the bound: the window is applied, and only where it slides.
+TEST_F(ReferenceForwardVariantsTest, Gemma3SlidingAndGlobalLayersAgree) {
+  TestModelSpec spec;
+  spec.arch = "gemma3";
+  spec.n_layer = 6;
+  spec.rope_freq_base = 500.0f;  // the global layer's; the sliding ones rotate with base 10000
+  for (DType kv : {DType::kF32, DType::kQ8_0}) {
+    const Errors e = errors(spec, kv);
+    expect_within(dtype_name(kv).data(), e.rms_rel, e.max_rel, bounds(kv == DType::kF32 ? DType::kF32 : DType::kQ8_0));
+    RecordProperty(std::string("rms_rel_kv_") + std::string(dtype_name(kv)), std::to_string(e.rms_rel));
+  }
+  TestModelSpec unwindowed = spec;
+  unwindowed.sliding_window = 1000;
+  const Errors ignored = errors(spec, DType::kF32, &unwindowed);
+  EXPECT_GT(ignored.rms_rel, 100 * bounds(DType::kF32).rms_rel) << "the window makes no difference";
+  RecordProperty("rms_rel_without_window", std::to_string(ignored.rms_rel));
 }
 
 // An F16 K/V cache rounds K and V to 11 significant bits (relative error up to 2^-11,

@@ -106,6 +106,9 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
     w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_linear_factor));
   }
+  if (s.arch == "gemma3") {
+    w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
+  }
   if (is_moe_arch(s.arch)) {
     w.set(a + ".expert_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert)));
     w.set(a + ".expert_used_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert_used)));
@@ -161,8 +164,9 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const int q_dim = s.n_head * head_dim;
   const int kv_dim = s.n_head_kv * head_dim;
   const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe";
-  const bool qwen3 = s.arch == "qwen3" || s.arch == "qwen3moe";
-  const bool tied = s.arch == "qwen3";
+  const bool gemma3 = s.arch == "gemma3";
+  const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3;
+  const bool tied = s.arch == "qwen3" || gemma3;
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
   if (!tied) b.matrix("output.weight", s.n_embd, s.n_vocab);
@@ -177,13 +181,15 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_k.bias", kv_dim, 0.0f, 0.5f);
       b.vector(p + "attn_v.bias", kv_dim, 0.0f, 0.5f);
     }
-    if (qwen3) {
+    if (qk_norm) {
       b.vector(p + "attn_q_norm.weight", head_dim, 1.0f, 0.3f);
       b.vector(p + "attn_k_norm.weight", head_dim, 1.0f, 0.3f);
     }
     b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
+    if (gemma3) b.vector(p + "post_attention_norm.weight", s.n_embd, 1.0f, 0.2f);
     b.vector(p + "ffn_norm.weight", s.n_embd, 1.0f, 0.2f);
     add_ffn(b, s, p);
+    if (gemma3) b.vector(p + "post_ffw_norm.weight", s.n_embd, 1.0f, 0.2f);
   }
   if (!s.rope_freqs.empty()) add_values(b.writer(), "rope_freqs.weight", s.rope_freqs_type, s.rope_freqs);
   return b.writer().write(path);

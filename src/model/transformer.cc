@@ -1,5 +1,5 @@
-// The forward pass of a transformer (llama, qwen2, qwen3 and their mixture-of-experts forms),
-// top to bottom.
+// The forward pass of a transformer (llama, qwen2, qwen3, their mixture-of-experts forms, and
+// gemma3), top to bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
 // that row's outputs, and the matmuls (the only place rows meet) are batch-invariant by
@@ -51,11 +51,11 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
   kernels::store_kv(v, kv_dim, L.type, block + L.v_offset(layer, in_block));
 }
 
-// One attention work item: rows [r0, r1) of one sequence (a tile) and the query heads that
-// share K/V heads [g, g + n_g), each row over positions [0, pos] read from the cache. The
-// kernel reads each K/V block once for the whole tile; every row's bits are those it would
-// get alone, and every head's those it would get in an item of its own.
-void attend_item(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, int g, int n_g, KvView& kv,
+// Rows [r0, r1) of one sequence (a tile) and the query heads that share K/V heads
+// [g, g + n_g), each row over positions [0, pos] read from the cache. The kernel reads each
+// K/V block once for the whole tile; every row's bits are those it would get alone, and every
+// head's those it would get in an item of its own.
+void attend_tile(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, int g, int n_g, KvView& kv,
                  ForwardScratch& s, int worker) {
   const KvLayout& L = kv.layout();
   std::array<int, kMaxAttentionTileRows> row_tokens{};
@@ -82,11 +82,75 @@ void attend_item(const Hparams& hp, int layer, std::span<const Row> rows, int r0
   a.n_head_kv = hp.n_head_kv;
   a.head_dim = hp.head_dim;
   a.kv_type = L.type;
-  a.scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
+  a.scale = 1.0f / std::sqrt(static_cast<float>(hp.attn_scale_dim));
   a.n_rows = r1 - r0;
   a.row_tokens = row_tokens.data();
   const size_t offset = static_cast<size_t>(r0) * hp.n_head * hp.head_dim;
   kernels::attention_kv_heads(a, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker), g, n_g);
+}
+
+// A row of a sliding-window layer whose window starts past position 0: it attends over keys
+// [first, pos] only. The kernel walks whole cache blocks from position 0, so those keys (of
+// K/V heads [g, g + n_g)) are copied, in cache format, into the worker's window buffer and
+// attended there as a cache of their own whose blocks start at `first`. The row's bits then
+// depend on its position alone, whatever its tile-mates or chunking; a row alone costs the
+// sharing a tile gives, which a prompt past the window forgoes in these layers.
+void attend_window_row(const Hparams& hp, int layer, const Row& row, size_t q_offset, int g, int n_g, KvView& kv,
+                       ForwardScratch& s, int worker) {
+  const KvLayout& L = kv.layout();
+  const int first = hp.first_key(layer, row.pos);
+  const int n_tokens = row.pos - first + 1;
+  const size_t head_bytes = L.token_bytes() / static_cast<size_t>(L.n_head_kv);  // heads are whole blocks of the type
+  const size_t span_bytes = static_cast<size_t>(n_g) * head_bytes;  // one token's K (or V) of the item's heads
+  std::byte* window_k = s.window_kv(worker);
+  std::byte* window_v = window_k + static_cast<size_t>(n_tokens) * span_bytes;
+  for (int t = 0; t < n_tokens; ++t) {
+    const int pos = first + t;
+    const std::byte* block = kv.block(row.seq, pos / L.block_tokens);
+    const int in_block = pos % L.block_tokens;
+    std::memcpy(window_k + t * span_bytes, block + L.k_offset(layer, in_block) + g * head_bytes, span_bytes);
+    std::memcpy(window_v + t * span_bytes, block + L.v_offset(layer, in_block) + g * head_bytes, span_bytes);
+  }
+  const void** block_k = s.block_k(worker);
+  const void** block_v = s.block_v(worker);
+  const int n_blocks = (n_tokens + L.block_tokens - 1) / L.block_tokens;
+  for (int b = 0; b < n_blocks; ++b) {
+    block_k[b] = window_k + static_cast<size_t>(b) * L.block_tokens * span_bytes;
+    block_v[b] = window_v + static_cast<size_t>(b) * L.block_tokens * span_bytes;
+  }
+  const int group = hp.n_head / hp.n_head_kv;
+  kernels::AttentionArgs a;
+  a.block_k = block_k;
+  a.block_v = block_v;
+  a.block_tokens = L.block_tokens;
+  a.token_stride_bytes = span_bytes;
+  a.n_tokens = n_tokens;
+  a.n_head = n_g * group;
+  a.n_head_kv = n_g;
+  a.head_dim = hp.head_dim;
+  a.kv_type = L.type;
+  a.scale = 1.0f / std::sqrt(static_cast<float>(hp.attn_scale_dim));
+  const size_t heads = q_offset + static_cast<size_t>(g) * group * hp.head_dim;
+  kernels::attention_kv_heads(a, s.q() + heads, s.attn_out() + heads, s.attention_scratch(worker), 0, n_g);
+}
+
+// One attention work item: rows [r0, r1) of one sequence and K/V heads [g, g + n_g). In a
+// sliding-window layer, the rows past the window go one by one (attend_window_row) and the
+// runs of rows between them as tiles.
+void attend_item(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, int g, int n_g, KvView& kv,
+                 ForwardScratch& s, int worker) {
+  if (!hp.layer_slides(layer)) {
+    attend_tile(hp, layer, rows, r0, r1, g, n_g, kv, s, worker);
+    return;
+  }
+  int run = r0;
+  for (int r = r0; r < r1; ++r) {
+    if (hp.first_key(layer, rows[r].pos) == 0) continue;
+    if (run < r) attend_tile(hp, layer, rows, run, r, g, n_g, kv, s, worker);
+    attend_window_row(hp, layer, rows[r], static_cast<size_t>(r) * hp.n_head * hp.head_dim, g, n_g, kv, s, worker);
+    run = r + 1;
+  }
+  if (run < r1) attend_tile(hp, layer, rows, run, r1, g, n_g, kv, s, worker);
 }
 
 // Splits the batch into tiles: runs of consecutive rows of one sequence, at most tile_rows
@@ -168,7 +232,7 @@ void matmul_same_input(std::span<const kernels::MatmulJob> jobs, ForwardScratch&
   kernels::matmul_many(jobs, s.matmul_scratch(), pool);
 }
 
-// s.proj()[r] = the SiLU-gated feed-forward of s.normed()[r].
+// s.proj()[r] = the SiLU- (or GELU-) gated feed-forward of s.normed()[r].
 void dense_ffn(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
   const kernels::MatmulJob gate_up[] = {{&lw.w_gate, s.normed(), n, s.gate()}, {&lw.w_up, s.normed(), n, s.up()}};
   matmul_same_input(gate_up, s, pool);
@@ -176,7 +240,11 @@ void dense_ffn(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch&
     ProfileTimer timer(s.profile(), StepPart::kFfnActivation);
     for_each_row(pool, n, hp.n_ff, [&](int r) {
       const size_t at = static_cast<size_t>(r) * hp.n_ff;
-      kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff);
+      if (hp.ffn_gelu) {
+        kernels::gelu_mul(s.gate() + at, s.up() + at, hp.n_ff);
+      } else {
+        kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff);
+      }
     });
   }
   matmul(lw.w_down, s.gate(), n, s.proj(), s, pool);
@@ -195,6 +263,9 @@ void Model::embed(std::span<const Row> rows, float* hidden) const {
       continue;
     }
     kernels::dequantize_row(impl_->w.token_embd, token, out);
+    if (hp.embd_scale != 1.0f) {
+      for (int i = 0; i < hp.n_embd; ++i) out[i] *= hp.embd_scale;
+    }
   }
 }
 
@@ -224,7 +295,7 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
     {
       ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
       for_each_row(pool, n, q_dim + 2 * kv_dim, [&](int r) {
-        finish_qkv_row(hp, impl_->rope, lw, layer, rows[r], s.q() + static_cast<size_t>(r) * q_dim,
+        finish_qkv_row(hp, hp.layer_slides(layer) ? impl_->rope_sliding : impl_->rope, lw, layer, rows[r], s.q() + static_cast<size_t>(r) * q_dim,
                        s.k() + static_cast<size_t>(r) * kv_dim, s.v() + static_cast<size_t>(r) * kv_dim, kv);
       });
     }
@@ -234,12 +305,15 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
     }
     matmul(lw.wo, s.attn_out(), n, s.proj(), s, pool);
 
-    // Residual, then the feed-forward block: SiLU-gated, or routed through experts.
+    // Residual (of the post-normed output, gemma3), then the feed-forward block: gated, or
+    // routed through experts.
     {
       ProfileTimer timer(s.profile(), StepPart::kNorm);
       for_each_row(pool, n, n_embd, [&](int r) {
         float* h = hidden + static_cast<size_t>(r) * n_embd;
-        add_in_place(h, s.proj() + static_cast<size_t>(r) * n_embd, n_embd);
+        float* proj = s.proj() + static_cast<size_t>(r) * n_embd;
+        if (lw.attn_post_norm != nullptr) kernels::rmsnorm(proj, lw.attn_post_norm, n_embd, hp.rms_eps, proj);
+        add_in_place(h, proj, n_embd);
         kernels::rmsnorm(h, lw.ffn_norm, n_embd, hp.rms_eps, s.normed() + static_cast<size_t>(r) * n_embd);
       });
     }
@@ -251,7 +325,9 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
     }
     ProfileTimer residual_timer(s.profile(), StepPart::kResidual);
     for_each_row(pool, n, n_embd, [&](int r) {
-      add_in_place(hidden + static_cast<size_t>(r) * n_embd, s.proj() + static_cast<size_t>(r) * n_embd, n_embd);
+      float* proj = s.proj() + static_cast<size_t>(r) * n_embd;
+      if (lw.ffn_post_norm != nullptr) kernels::rmsnorm(proj, lw.ffn_post_norm, n_embd, hp.rms_eps, proj);
+      add_in_place(hidden + static_cast<size_t>(r) * n_embd, proj, n_embd);
     });
   }
 }

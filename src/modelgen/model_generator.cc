@@ -68,6 +68,9 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(s.rms_eps));
   w.set(a + ".rope.freq_base", GgufValue::F32(s.rope_freq_base));
   w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
+  if (s.sliding_window > 0) {
+    w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
+  }
   if (s.qk_norm || s.head_dim * s.n_head != s.n_embd) {
     w.set(a + ".attention.key_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
     w.set(a + ".attention.value_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));

@@ -189,6 +189,26 @@ TEST_F(ModelGeneratorTest, Qwen3WritesKeyLengthAndQkNorms) {
   EXPECT_EQ(f->find_tensor("blk.1.attn_k_norm.weight")->dims, (std::vector<uint64_t>{16}));
 }
 
+TEST_F(ModelGeneratorTest, Gemma3WritesItsWindowPostNormsAndTiedEmbeddings) {
+  GenerateOptions o = tiny(DType::kQ8_0);
+  o.arch = "gemma3";
+  auto f = GgufFile::Open(generate("gemma3.gguf", o));
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->get_string("general.architecture"), "gemma3");
+  EXPECT_EQ(f->get_uint("gemma3.attention.sliding_window"), 128u);  // a quarter of the tiny preset's 512
+  EXPECT_EQ(f->get_uint("gemma3.attention.key_length"), 16u);
+  EXPECT_NE(f->find_tensor("blk.1.post_attention_norm.weight"), nullptr);
+  EXPECT_NE(f->find_tensor("blk.1.post_ffw_norm.weight"), nullptr);
+  EXPECT_NE(f->find_tensor("blk.1.attn_q_norm.weight"), nullptr);
+  EXPECT_EQ(f->find_tensor("output.weight"), nullptr);
+
+  auto preset = model_preset("", "gemma3-1b");
+  ASSERT_TRUE(preset.ok()) << preset.status().ToString();
+  EXPECT_EQ(preset->arch, "gemma3");
+  EXPECT_EQ(preset->sliding_window, 512);
+  EXPECT_EQ(preset->head_dim, 256);
+}
+
 TEST_F(ModelGeneratorTest, VocabIsCopiedFromAVocabFile) {
   GenerateOptions o = tiny(DType::kQ8_0);
   o.vocab_path = std::string(STRATA_SHARED_DIR) + "/vocab/ggml-vocab-llama-spm.gguf";

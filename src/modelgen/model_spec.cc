@@ -61,6 +61,9 @@ std::vector<Preset> presets() {
       // head_dim = n_embd / n_head, the only shape llama.cpp's qwen2moe reads.
       {"qwen1.5-moe-a2.7b", "qwen2moe",
        experts(shape(151936, 8192, 2048, 24, 16, 16, 128, 5632, 1e-6f, 1000000.0f, false), 60, 4, 1408, 5632)},
+      // Gemma 3 1B: 4 query heads of 256 over one K/V head, a 262144-token vocabulary, tied
+      // embeddings, a sliding window of 512 keys in 5 of every 6 layers.
+      {"gemma3-1b", "gemma3", shape(262144, 32768, 1152, 26, 4, 1, 256, 6912, 1e-6f, 1000000.0f, true)},
       // Mixtral-8x7B.
       {"mixtral-8x7b", "mixtral",
        experts(shape(32000, 32768, 4096, 32, 32, 8, 128, 14336, 1e-5f, 1000000.0f, false), 8, 2, 14336, 14336)},
@@ -79,18 +82,25 @@ std::string preset_list(bool moe) {
 // Sets the arch-dependent fields of s (the preset's shape) for --arch name.
 Status apply_arch(std::string_view name, ModelSpec* s) {
   const bool moe_arch = is_moe_arch_name(name);
-  if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3") {
+  if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma3") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
-                                   "' (llama, qwen2, qwen3, qwen2moe, qwen3moe or mixtral)");
+                                   "' (llama, qwen2, qwen3, gemma3, qwen2moe, qwen3moe or mixtral)");
   }
   if (moe_arch != (s->n_expert > 0)) {
-    const char* kind = moe_arch ? "dense (--arch llama, qwen2 or qwen3)"
+    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3 or gemma3)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe or mixtral)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
-  s->qk_norm = name == "qwen3" || name == "qwen3moe";
+  s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3";
+  if (name == "gemma3") {
+    // Gemma 3 1B's window (the larger Gemma 3 models slide over 1024), or a quarter of a small
+    // preset's context, so that its layers slide within it.
+    s->post_norms = true;
+    s->tied_embeddings = true;
+    s->sliding_window = s->n_ctx / 4 < 512 ? s->n_ctx / 4 : 512;
+  }
   s->qkv_bias = name == "qwen2" || name == "qwen2moe";
   if (name != "qwen2moe") s->n_ff_shexp = 0;
   if (name == "mixtral") s->n_ff = s->n_ff_exp;  // llama.feed_forward_length is the expert width

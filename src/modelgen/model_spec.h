@@ -1,4 +1,4 @@
-// ModelSpec: the shape of a transformer to generate (dense llama, qwen2 or qwen3, or a
+// ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3 or gemma3, or a
 // mixture-of-experts qwen2moe, qwen3moe or Mixtral), and the named presets `strata mkmodel
 // --preset` offers. Plain values; pure functions.
 //
@@ -16,7 +16,7 @@
 namespace strata {
 
 struct ModelSpec {
-  // The GGUF architecture: "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe" (Mixtral: "llama"
+  // The GGUF architecture: "llama", "qwen2", "qwen3", "gemma3", "qwen2moe", "qwen3moe" (Mixtral: "llama"
   // with n_expert > 0). Decides biases, QK-norm, rope layout and the expert keys written.
   std::string arch = "llama";
   std::string preset;
@@ -40,6 +40,10 @@ struct ModelSpec {
   bool tied_embeddings = false;  // no output.weight
   bool qk_norm = false;          // qwen3: blk.N.attn_q_norm / attn_k_norm
   bool qkv_bias = false;         // qwen2: blk.N.attn_{q,k,v}.bias
+  // gemma3: blk.N.post_attention_norm / post_ffw_norm, and <arch>.attention.sliding_window
+  // (the arch also sets qk_norm and tied_embeddings).
+  bool post_norms = false;
+  int sliding_window = 0;
   // llama only: a Llama 3.1-style rope_freqs.weight (rope_factors.h), with the preset's
   // n_ctx standing for the original training context.
   bool rope_freqs = false;
@@ -47,8 +51,9 @@ struct ModelSpec {
 
 std::vector<std::string> model_preset_names();
 // The preset's shape for arch; an empty arch takes the preset's own (qwen3 for qwen3-0.6b,
-// qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, llama otherwise). arch is
-// an --arch name: llama, qwen2, qwen3 for the dense presets; qwen2moe, qwen3moe or mixtral for
+// qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b, llama
+// otherwise). arch is
+// an --arch name: llama, qwen2, qwen3, gemma3 for the dense presets; qwen2moe, qwen3moe or mixtral for
 // the MoE ones (a mismatch is an error naming the presets that fit). The arch sets qk_norm /
 // qkv_bias, and for MoE archs which expert widths exist.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);

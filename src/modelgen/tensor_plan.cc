@@ -123,6 +123,7 @@ struct PlanBuilder {
       vector(p + "attn_k_norm.weight", s.head_dim, WeightKind::kNorm);
     }
     matrix(p + "attn_output.weight", {q_dim, embd});
+    if (s.post_norms) vector(p + "post_attention_norm.weight", embd, WeightKind::kNorm);
   }
 
   void dense_ffn(const std::string& p, int l) {
@@ -189,6 +190,7 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type) {
     } else {
       b.dense_ffn(p, l);
     }
+    if (s.post_norms) b.vector(p + "post_ffw_norm.weight", embd, WeightKind::kNorm);
   }
   b.vector("output_norm.weight", embd, WeightKind::kNorm);
   if (!s.tied_embeddings) b.matrix("output.weight", {embd, vocab});

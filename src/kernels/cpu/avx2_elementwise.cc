@@ -1,4 +1,4 @@
-// AVX2 RMS norm and SwiGLU gate.
+// AVX2 RMS norm and the feed-forward gates (SiLU, GELU).
 #include <cmath>
 
 #include "kernels/cpu/avx2.h"
@@ -42,6 +42,27 @@ void silu_mul(float* gate, const float* up, int n) {
     _mm256_storeu_ps(gate + i, _mm256_mul_ps(silu, _mm256_loadu_ps(up + i)));
   }
   for (; i < n; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+// GELU's tanh form through 1 + tanh(u) = 2 / (1 + e^-2u): gelu(g) = g / (1 + e^-z) with
+// z = 2 sqrt(2 / pi) (g + 0.044715 g^3), SiLU's shape with one more polynomial.
+void gelu_mul(float* gate, const float* up, int n) {
+  constexpr float kTwoSqrt2OverPi = 1.5957691216057308f;
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 c3 = _mm256_set1_ps(0.044715f);
+  const __m256 neg_c = _mm256_set1_ps(-kTwoSqrt2OverPi);
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 g = _mm256_loadu_ps(gate + i);
+    const __m256 g3 = _mm256_mul_ps(_mm256_mul_ps(g, g), g);
+    const __m256 neg_z = _mm256_mul_ps(_mm256_fmadd_ps(c3, g3, g), neg_c);
+    const __m256 gelu = _mm256_div_ps(g, _mm256_add_ps(one, exp_ps(neg_z)));
+    _mm256_storeu_ps(gate + i, _mm256_mul_ps(gelu, _mm256_loadu_ps(up + i)));
+  }
+  for (; i < n; ++i) {
+    const float g = gate[i];
+    gate[i] = g / (1.0f + std::exp(-kTwoSqrt2OverPi * (g + 0.044715f * g * g * g))) * up[i];
+  }
 }
 
 }  // namespace strata::kernels::cpu::STRATA_SIMD

@@ -26,6 +26,7 @@ constinit const KernelTable kAvx2Kernels{
     .matmul_packed_q2_k_rows = STRATA_SIMD::matmul_packed_q2_k,
     .rmsnorm = STRATA_SIMD::rmsnorm,
     .silu_mul = STRATA_SIMD::silu_mul,
+    .gelu_mul = STRATA_SIMD::gelu_mul,
     .store_kv = STRATA_SIMD::store_kv,
     .load_kv = STRATA_SIMD::load_kv,
     .attention = STRATA_SIMD::attention,

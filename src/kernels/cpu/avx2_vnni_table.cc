@@ -24,6 +24,7 @@ constinit const KernelTable kAvx2VnniKernels{
     .matmul_packed_q2_k_rows = avx2vnni::matmul_packed_q2_k,
     .rmsnorm = avx2::rmsnorm,
     .silu_mul = avx2::silu_mul,
+    .gelu_mul = avx2::gelu_mul,
     .store_kv = avx2::store_kv,
     .load_kv = avx2::load_kv,
     .attention = avx2::attention,

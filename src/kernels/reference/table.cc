@@ -20,6 +20,7 @@ const KernelTable& reference_table() {
       .matmul_packed_q2_k_rows = nullptr,
       .rmsnorm = reference::rmsnorm,
       .silu_mul = reference::silu_mul,
+      .gelu_mul = reference::gelu_mul,
       .store_kv = reference::store_kv,
       .load_kv = reference::load_kv,
       .attention = reference::attention,
