@@ -1,0 +1,183 @@
+#include "model/attention_items.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/kernels.h"
+#include "model/model_impl.h"
+
+namespace strata {
+namespace {
+
+// The heads of one work item: K/V heads [kv0, kv0 + n_kv) and their query heads.
+struct ItemHeads {
+  int kv0 = 0;
+  int n_kv = 1;
+};
+
+// Runs the kernel for the item's heads. `a` describes the tile over the worker's block
+// pointers, which hold K/V heads [0, a.n_head_kv), the item's first at index kv_in_blocks;
+// q and out point at the tile's first row.
+void run_kernel(const Hparams& hp, kernels::AttentionArgs a, int kv_in_blocks, const ItemHeads& h,
+                const void** block_k, const void** block_v, const float* q, float* out, float* scratch) {
+  a.block_k = block_k;
+  a.block_v = block_v;
+  a.head_dim = hp.head_dim;
+  a.scale = 1.0f / std::sqrt(static_cast<float>(hp.attn_scale_dim));
+  a.row_stride_floats = static_cast<size_t>(hp.n_head) * hp.head_dim;
+  kernels::attention_kv_heads(a, q, out, scratch, kv_in_blocks, h.n_kv);
+}
+
+// Rows [r0, r1) of one sequence (a tile), each over positions [0, pos] read from the cache.
+// The kernel reads each K/V block once for the whole tile; every row's bits are those it
+// would get alone, and every head's those it would get in an item of its own.
+void attend_tile(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, const ItemHeads& h,
+                 KvView& kv, ForwardScratch& s, int worker) {
+  const KvLayout& L = kv.layout();
+  std::array<int, kMaxAttentionTileRows> row_tokens{};
+  int n_tokens = 0;
+  for (int r = r0; r < r1; ++r) {
+    row_tokens[static_cast<size_t>(r - r0)] = rows[r].pos + 1;
+    n_tokens = std::max(n_tokens, rows[r].pos + 1);
+  }
+  const int n_blocks = (n_tokens + L.block_tokens - 1) / L.block_tokens;
+  const void** block_k = s.block_k(worker);
+  const void** block_v = s.block_v(worker);
+  for (int b = 0; b < n_blocks; ++b) {
+    const std::byte* base = kv.block(rows[r0].seq, b);
+    block_k[b] = base + L.k_offset(layer, 0);
+    block_v[b] = base + L.v_offset(layer, 0);
+  }
+  kernels::AttentionArgs a;
+  a.block_tokens = L.block_tokens;
+  a.token_stride_bytes = L.token_bytes();
+  a.n_tokens = n_tokens;
+  a.n_head = hp.n_head;
+  a.n_head_kv = hp.n_head_kv;
+  a.kv_type = L.type;
+  a.n_rows = r1 - r0;
+  a.row_tokens = row_tokens.data();
+  const size_t offset = static_cast<size_t>(r0) * hp.n_head * hp.head_dim;
+  run_kernel(hp, a, h.kv0, h, block_k, block_v, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker));
+}
+
+// Row r of a sliding-window layer whose window starts past position 0: it attends over keys
+// [first, pos] only. The kernel walks whole cache blocks from position 0, so those keys (of
+// the item's K/V heads) are copied, in cache format, into the worker's window buffer and
+// attended there as a cache of their own whose blocks start at `first`. The row's bits then
+// depend on its position alone, whatever its tile-mates or chunking; a row alone costs the
+// sharing a tile gives, which a prompt past the window forgoes in these layers.
+void attend_window_row(const Hparams& hp, int layer, std::span<const Row> rows, int r, const ItemHeads& h,
+                       KvView& kv, ForwardScratch& s, int worker) {
+  const KvLayout& L = kv.layout();
+  const Row& row = rows[r];
+  const int first = hp.first_key(layer, row.pos);
+  const int n_tokens = row.pos - first + 1;
+  const size_t head_bytes = L.token_bytes() / static_cast<size_t>(L.n_head_kv);  // heads are whole blocks of the type
+  const size_t span_bytes = static_cast<size_t>(h.n_kv) * head_bytes;  // one token's K (or V) of the item's heads
+  std::byte* window_k = s.window_kv(worker);
+  std::byte* window_v = window_k + static_cast<size_t>(n_tokens) * span_bytes;
+  for (int t = 0; t < n_tokens; ++t) {
+    const int pos = first + t;
+    const std::byte* block = kv.block(row.seq, pos / L.block_tokens);
+    const int in_block = pos % L.block_tokens;
+    std::memcpy(window_k + t * span_bytes, block + L.k_offset(layer, in_block) + h.kv0 * head_bytes, span_bytes);
+    std::memcpy(window_v + t * span_bytes, block + L.v_offset(layer, in_block) + h.kv0 * head_bytes, span_bytes);
+  }
+  const void** block_k = s.block_k(worker);
+  const void** block_v = s.block_v(worker);
+  const int n_blocks = (n_tokens + L.block_tokens - 1) / L.block_tokens;
+  for (int b = 0; b < n_blocks; ++b) {
+    block_k[b] = window_k + static_cast<size_t>(b) * L.block_tokens * span_bytes;
+    block_v[b] = window_v + static_cast<size_t>(b) * L.block_tokens * span_bytes;
+  }
+  const int group = hp.n_head / hp.n_head_kv;
+  kernels::AttentionArgs a;
+  a.block_tokens = L.block_tokens;
+  a.token_stride_bytes = span_bytes;
+  a.n_tokens = n_tokens;
+  a.n_head = h.n_kv * group;
+  a.n_head_kv = h.n_kv;
+  a.kv_type = L.type;
+  const size_t offset = static_cast<size_t>(r) * hp.n_head * hp.head_dim + static_cast<size_t>(h.kv0) * group * hp.head_dim;
+  run_kernel(hp, a, 0, h, block_k, block_v, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker));
+}
+
+// One work item: rows [r0, r1) of one sequence and heads h. In a sliding-window layer, the
+// rows past the window go one by one (attend_window_row) and the runs of rows between them
+// as tiles.
+void attend_item(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, const ItemHeads& h,
+                 KvView& kv, ForwardScratch& s, int worker) {
+  if (!hp.layer_slides(layer)) {
+    attend_tile(hp, layer, rows, r0, r1, h, kv, s, worker);
+    return;
+  }
+  int run = r0;
+  for (int r = r0; r < r1; ++r) {
+    if (hp.first_key(layer, rows[r].pos) == 0) continue;
+    if (run < r) attend_tile(hp, layer, rows, run, r, h, kv, s, worker);
+    attend_window_row(hp, layer, rows, r, h, kv, s, worker);
+    run = r + 1;
+  }
+  if (run < r1) attend_tile(hp, layer, rows, run, r1, h, kv, s, worker);
+}
+
+// Splits the batch into tiles: runs of consecutive rows of one sequence, at most tile_rows
+// (attention_tile_rows()) each. Returns the tile count; tiles[i] is tile i's first row.
+int make_tiles(std::span<const Row> rows, int tile_rows, int* tiles) {
+  const int n = static_cast<int>(rows.size());
+  int n_tiles = 0;
+  for (int r = 0; r < n; ++r) {
+    if (r == 0 || rows[r].seq != rows[r - 1].seq || r - tiles[n_tiles - 1] == tile_rows) tiles[n_tiles++] = r;
+  }
+  tiles[n_tiles] = n;
+  return n_tiles;
+}
+
+// K/V heads per attention work item. A decode row's kernel walks an item's heads together,
+// reading each token's K/V row as one span of them instead of one strided pass per head (at
+// depth, from DRAM: qwen2moe's 16 heads of 128 read 256 bytes of every 4 KB row), so a batch
+// of decode rows gets items of several heads: about two per worker (the workers take them
+// from a counter, so uneven depths still even out), all of a row's heads once there are
+// enough rows. A batch with prompt rows keeps one head per item (its tile kernel walks a
+// head at a time anyway, and its long rows want fine-grained items).
+int kv_heads_per_item(const Hparams& hp, int n_rows, int n_tiles, int n_workers) {
+  if (n_rows != n_tiles) return 1;
+  const int groups = std::clamp((2 * n_workers + n_tiles - 1) / n_tiles, 1, hp.n_head_kv);
+  return (hp.n_head_kv + groups - 1) / groups;
+}
+
+}  // namespace
+
+void attend_all(const Hparams& hp, int layer, std::span<const Row> rows, KvView& kv, ForwardScratch& s,
+                ThreadPool& pool) {
+  int* tiles = s.attention_tiles();
+  const int max_workers = std::min(s.n_attention_workers(), pool.size());
+  const int n_tiles = make_tiles(rows, attention_tile_rows(hp, static_cast<int>(rows.size()), max_workers), tiles);
+  const int item_heads = kv_heads_per_item(hp, static_cast<int>(rows.size()), n_tiles, max_workers);
+  const int items_per_tile = (hp.n_head_kv + item_heads - 1) / item_heads;
+  const int n_items = n_tiles * items_per_tile;
+  // Short contexts of small models are less work than waking the pool.
+  int64_t work = 0;
+  for (const Row& row : rows) work += static_cast<int64_t>(row.pos + 1) * hp.head_dim * (hp.n_head + hp.n_head_kv);
+  constexpr int64_t kInlineWork = 1 << 16;
+  const int n_workers = work <= kInlineWork ? 1 : std::min(max_workers, n_items);
+  std::atomic<int>& next = s.next_attention_item();
+  next.store(0, std::memory_order_relaxed);
+  pool.parallel_for(n_workers, [&](int worker, int) {
+    for (int item = next.fetch_add(1); item < n_items; item = next.fetch_add(1)) {
+      // Latest rows first: they have the most keys to read.
+      const int reversed = n_items - 1 - item;
+      const int tile = reversed / items_per_tile;
+      ItemHeads h;
+      h.kv0 = reversed % items_per_tile * item_heads;
+      h.n_kv = std::min(item_heads, hp.n_head_kv - h.kv0);
+      attend_item(hp, layer, rows, tiles[tile], tiles[tile + 1], h, kv, s, worker);
+    }
+  });
+}
+
+}  // namespace strata
