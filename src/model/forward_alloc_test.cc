@@ -31,11 +31,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TEST(ForwardAllocTest, ForwardPassesAllocateNothing) {
+void check_no_allocations(const std::string& arch) {
   const fs::path dir = fs::temp_directory_path() / ("strata-model-alloc-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   testing::TestModelSpec spec;
-  spec.arch = "qwen2";
+  spec.arch = arch;
   spec.type = DType::kQ4_K;
   const std::string path = (dir / "m.gguf").string();
   ASSERT_TRUE(testing::write_test_model(spec, path).ok());
@@ -61,6 +61,15 @@ TEST(ForwardAllocTest, ForwardPassesAllocateNothing) {
   }
   EXPECT_EQ(g_allocations.load() - before, 0);
   fs::remove_all(dir);
+}
+
+// qwen2 (biases), and gemma3 (post-norms, GELU, and rows past its 10-key window gathered into
+// the scratch's window buffers).
+TEST(ForwardAllocTest, ForwardPassesAllocateNothing) {
+  for (const char* arch : {"qwen2", "gemma3"}) {
+    SCOPED_TRACE(arch);
+    check_no_allocations(arch);
+  }
 }
 
 }  // namespace

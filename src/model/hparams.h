@@ -1,7 +1,7 @@
 // Hparams: the hyper-parameters of a transformer, read from GGUF metadata
-// ("<arch>.block_count", ...). The architecture is data: llama, qwen2, qwen3 and their
-// mixture-of-experts forms differ only in these fields and in which tensors exist (biases,
-// QK-norm, tied output, routed experts, a shared expert).
+// ("<arch>.block_count", ...). The architecture is data: llama, qwen2, qwen3, their
+// mixture-of-experts forms and gemma3 differ only in these fields and in which tensors exist
+// (biases, QK-norm, post-norms, tied output, routed experts, a shared expert).
 #pragma once
 
 #include <string>

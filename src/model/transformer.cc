@@ -136,8 +136,9 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
     matmul_same_input(qkv, s, pool);
     {
       ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
+      const kernels::RopeParams& rope = hp.layer_slides(layer) ? impl_->rope_sliding : impl_->rope;
       for_each_row(pool, n, q_dim + 2 * kv_dim, [&](int r) {
-        finish_qkv_row(hp, hp.layer_slides(layer) ? impl_->rope_sliding : impl_->rope, lw, layer, rows[r], s.q() + static_cast<size_t>(r) * q_dim,
+        finish_qkv_row(hp, rope, lw, layer, rows[r], s.q() + static_cast<size_t>(r) * q_dim,
                        s.k() + static_cast<size_t>(r) * kv_dim, s.v() + static_cast<size_t>(r) * kv_dim, kv);
       });
     }
