@@ -220,14 +220,15 @@ TEST_F(ReferenceForwardVariantsTest, RopeFreqFactorsAgree) {
   RecordProperty("rms_rel_without_factors", std::to_string(ignored.rms_rel));
 }
 
-// Gemma 3 with a global layer (the 6th, rope base 500) among sliding ones (rope base 10000):
-// 24 positions over a window of 10 keys. The same weights checked against a reference whose window holds every position
+// Gemma 3 with a global layer (the 6th, rope base 500, linear scaling 4) among sliding ones
+// (rope base 10000, unscaled): 24 positions over a window of 10 keys. The same weights checked against a reference whose window holds every position
 // must disagree by far more than the bound: the window is applied, and only where it slides.
 TEST_F(ReferenceForwardVariantsTest, Gemma3SlidingAndGlobalLayersAgree) {
   TestModelSpec spec;
   spec.arch = "gemma3";
   spec.n_layer = 6;
-  spec.rope_freq_base = 500.0f;  // the global layer's; the sliding ones rotate with base 10000
+  spec.rope_freq_base = 500.0f;    // the global layer's; the sliding ones rotate with base 10000
+  spec.rope_linear_factor = 4.0f;  // the global layer's too (Gemma 3 4B and up: 8); not the sliding ones'
   for (DType kv : {DType::kF32, DType::kQ8_0}) {
     const Errors e = errors(spec, kv);
     expect_within(dtype_name(kv).data(), e.rms_rel, e.max_rel, bounds(kv == DType::kF32 ? DType::kF32 : DType::kQ8_0));
