@@ -53,6 +53,12 @@ constexpr HeadShape kTinyLlama{kHead, kHeadKv, kHeadDim};
 constexpr HeadShape kQwen2Moe{16, 16, 128};
 // Llama-3-8B / Mixtral-8x7B: four query heads per kv head, 8 of 128.
 constexpr HeadShape kLlama3{32, 8, 128};
+// Gemma 3 4B (and 12B's grouping): two query heads per kv head, 4 of 256; Gemma 3 1B: four
+// query heads over one kv head of 256.
+constexpr HeadShape kGemma3_4b{8, 4, 256};
+constexpr HeadShape kGemma3_1b{4, 1, 256};
+// Gemma 3 27B: two query heads per kv head, 16 of 128.
+constexpr HeadShape kGemma3_27b{32, 16, 128};
 
 // Pseudo-random floats in [-1, 1) (the arithmetic does not depend on the values).
 std::vector<float> pseudo_random_floats(size_t n, uint64_t seed) {
@@ -178,6 +184,30 @@ BENCHMARK_CAPTURE(BM_DecodeAttention, f16_16x128, DType::kF16, kQwen2Moe)
     ->Args({512, 8, 64, 1})
     ->Args({4096, 8, 64, 0})
     ->Args({4096, 8, 64, 4})
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.5);
+
+// Gemma 3's shapes at its windows' depths (1024 keys in the 4B's sliding layers, 512 in the
+// 1B's) and at 4096 (their global layers), 8 layers; the 4B's decode items at 2 threads hold
+// one kv head each (heads_per_call 1).
+BENCHMARK_CAPTURE(BM_DecodeAttention, f16_8x4x256, DType::kF16, kGemma3_4b)
+    ->ArgNames({"depth", "layers", "evict_mb", "heads_per_call"})
+    ->Args({1024, 1, 0, 1})
+    ->Args({1024, 8, 64, 1})
+    ->Args({4096, 8, 64, 1})
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.5);
+BENCHMARK_CAPTURE(BM_DecodeAttention, f16_32x16x128, DType::kF16, kGemma3_27b)
+    ->ArgNames({"depth", "layers", "evict_mb", "heads_per_call"})
+    ->Args({1024, 1, 0, 0})
+    ->Args({1024, 8, 64, 8})
+    ->Args({4096, 8, 64, 8})
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.5);
+BENCHMARK_CAPTURE(BM_DecodeAttention, f16_4x1x256, DType::kF16, kGemma3_1b)
+    ->ArgNames({"depth", "layers", "evict_mb", "heads_per_call"})
+    ->Args({512, 1, 0, 0})
+    ->Args({4096, 8, 64, 0})
     ->Unit(benchmark::kMicrosecond)
     ->MinTime(0.5);
 

@@ -47,15 +47,18 @@ void fold_block(const AttentionArgs& a, const float* q, const std::byte* kb, con
   }
 }
 
-void oracle_head(const AttentionArgs& a, int n_tokens, int h, const float* q, float* out) {
+void oracle_head(const AttentionArgs& a, int first_token, int n_tokens, int h, const float* q, float* out) {
   const int group = a.n_head / a.n_head_kv;
   const size_t head_offset = static_cast<size_t>(h / group) * kv_head_bytes(a.kv_type, a.head_dim);
   for (int i = 0; i < a.head_dim; ++i) out[i] = 0.0f;
   HeadState st;
-  for (int t0 = 0, b = 0; t0 < n_tokens; t0 += a.block_tokens, ++b) {
+  const int b_first = first_token / a.block_tokens;
+  for (int t0 = b_first * a.block_tokens, b = b_first; t0 < n_tokens; t0 += a.block_tokens, ++b) {
     const int n = n_tokens - t0 < a.block_tokens ? n_tokens - t0 : a.block_tokens;
-    fold_block(a, q, static_cast<const std::byte*>(a.block_k[b]), static_cast<const std::byte*>(a.block_v[b]), n,
-               head_offset, out, &st);
+    const int skip = first_token > t0 ? first_token - t0 : 0;
+    const size_t skip_bytes = static_cast<size_t>(skip) * a.token_stride_bytes;
+    fold_block(a, q, static_cast<const std::byte*>(a.block_k[b]) + skip_bytes,
+               static_cast<const std::byte*>(a.block_v[b]) + skip_bytes, n - skip, head_offset, out, &st);
   }
   const float inv = st.sum > 0.0f ? 1.0f / st.sum : 0.0f;
   for (int i = 0; i < a.head_dim; ++i) out[i] = out[i] * inv;
@@ -88,7 +91,7 @@ void attention_oracle(const AttentionArgs& a, const float* q, float* out) {
     const int n_tokens = a.row_tokens != nullptr ? a.row_tokens[r] : a.n_tokens;
     for (int h = 0; h < a.n_head; ++h) {
       const size_t at = r * stride + static_cast<size_t>(h) * a.head_dim;
-      oracle_head(a, n_tokens, h, q + at, out + at);
+      oracle_head(a, a.first_token, n_tokens, h, q + at, out + at);
     }
   }
 }

@@ -4,7 +4,8 @@
 // reference table (reference/attention.cc) is the readable formula; this is its SIMD order.
 //
 // Per row and query head, over the key blocks in position order (block b holds positions
-// [b * block_tokens, ...), cut at the row's own token count):
+// [b * block_tokens, ...), cut at the row's own token count, and for a row with a first_token
+// past 0 also before it; blocks left with no keys are skipped):
 //   score_t  = fma-chain over i = 0..head_dim-1 of q[i] * k_t[i], starting at +0, times scale
 //   bm       = max over the block's scores in position order, with max(a, b) = a > b ? a : b
 //   new_max  = max(old_max, bm); rescale = exp8(old_max - new_max)

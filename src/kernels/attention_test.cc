@@ -131,46 +131,92 @@ struct AttnCase {
 
 class Attention : public ::testing::TestWithParam<AttnCase> {};
 
+// K and V after the K/V type's rounding (what the kernels read back), for float64 references.
+std::vector<float> stored_values(const AttnCase& c, const std::vector<float>& x) {
+  std::vector<float> out(x.size());
+  std::vector<std::byte> tmp(*dtype_row_bytes(c.type, c.head_dim));
+  for (size_t i = 0; i < x.size(); i += c.head_dim) {
+    reference_table().store_kv(&x[i], c.head_dim, c.type, tmp.data());
+    reference_table().load_kv(tmp.data(), c.head_dim, c.type, &out[i]);
+  }
+  return out;
+}
+
+// out against the float64 softmax of q over the stored keys [first, c.n_tokens).
+void expect_float64_softmax(const AttnCase& c, const std::vector<float>& q, const std::vector<float>& ks,
+                            const std::vector<float>& vs, float scale_qk, int first, const std::vector<float>& out,
+                            const std::string& what) {
+  const int group = c.n_head / c.n_head_kv;
+  for (int h = 0; h < c.n_head; ++h) {
+    const int kvh = h / group;
+    std::vector<double> s(c.n_tokens);
+    double mx = -1e300, den = 0.0;
+    for (int p = first; p < c.n_tokens; ++p) {
+      double d = 0.0;
+      for (int i = 0; i < c.head_dim; ++i) d += static_cast<double>(q[h * c.head_dim + i]) * ks[(static_cast<size_t>(p) * c.n_head_kv + kvh) * c.head_dim + i];
+      s[p] = d * scale_qk;
+      mx = std::max(mx, s[p]);
+    }
+    for (int p = first; p < c.n_tokens; ++p) den += std::exp(s[p] - mx);
+    for (int i = 0; i < c.head_dim; ++i) {
+      double want = 0.0, scale = 0.0;
+      for (int p = first; p < c.n_tokens; ++p) {
+        const double vv = vs[(static_cast<size_t>(p) * c.n_head_kv + kvh) * c.head_dim + i];
+        want += std::exp(s[p] - mx) / den * vv;
+        scale = std::max(scale, std::fabs(vv));
+      }
+      // float32 scores (head_dim products), exps within 2 ulp and n_tokens-term sums.
+      ASSERT_NEAR(out[h * c.head_dim + i], want, scale * 2e-5) << what << " head " << h << " dim " << i;
+    }
+  }
+}
+
 TEST_P(Attention, MatchesFloat64SoftmaxOfTheStoredValues) {
   const AttnCase c = GetParam();
   const size_t kv_n = static_cast<size_t>(c.n_tokens) * c.n_head_kv * c.head_dim;
   const std::vector<float> k = random_floats(kv_n, 1), v = random_floats(kv_n, 2);
   const std::vector<float> q = random_floats(static_cast<size_t>(c.n_head) * c.head_dim, 3, 2.0f);
   PagedKv kv(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 1, k, v);
-  // The float64 reference sees the values after the K/V type's rounding.
-  std::vector<float> ks(kv_n), vs(kv_n);
-  for (size_t i = 0; i < kv_n; i += c.head_dim) {
-    std::vector<std::byte> tmp(*dtype_row_bytes(c.type, c.head_dim));
-    reference_table().store_kv(&k[i], c.head_dim, c.type, tmp.data());
-    reference_table().load_kv(tmp.data(), c.head_dim, c.type, &ks[i]);
-    reference_table().store_kv(&v[i], c.head_dim, c.type, tmp.data());
-    reference_table().load_kv(tmp.data(), c.head_dim, c.type, &vs[i]);
-  }
-  const int group = c.n_head / c.n_head_kv;
+  const std::vector<float> ks = stored_values(c, k), vs = stored_values(c, v);
   std::vector<float> scratch(attention_scratch_floats(kv.args));
   for (const KernelTable* t : runnable_tables()) {
     std::vector<float> out(q.size());
     t->attention(kv.args, q.data(), out.data(), scratch.data(), 0, c.n_head_kv);
-    for (int h = 0; h < c.n_head; ++h) {
-      const int kvh = h / group;
-      std::vector<double> s(c.n_tokens);
-      double mx = -1e300, den = 0.0;
-      for (int p = 0; p < c.n_tokens; ++p) {
-        double d = 0.0;
-        for (int i = 0; i < c.head_dim; ++i) d += static_cast<double>(q[h * c.head_dim + i]) * ks[(static_cast<size_t>(p) * c.n_head_kv + kvh) * c.head_dim + i];
-        s[p] = d * kv.args.scale;
-        mx = std::max(mx, s[p]);
-      }
-      for (int p = 0; p < c.n_tokens; ++p) den += std::exp(s[p] - mx);
-      for (int i = 0; i < c.head_dim; ++i) {
-        double want = 0.0, scale = 0.0;
-        for (int p = 0; p < c.n_tokens; ++p) {
-          const double vv = vs[(static_cast<size_t>(p) * c.n_head_kv + kvh) * c.head_dim + i];
-          want += std::exp(s[p] - mx) / den * vv;
-          scale = std::max(scale, std::fabs(vv));
-        }
-        // float32 scores (head_dim products), exps within 2 ulp and n_tokens-term sums.
-        EXPECT_NEAR(out[h * c.head_dim + i], want, scale * 2e-5) << t->name << " head " << h << " dim " << i;
+    expect_float64_softmax(c, q, ks, vs, kv.args.scale, 0, out, t->name);
+  }
+}
+
+// A row starting past position 0 (a sliding window) attends over keys [first_token, n_tokens)
+// only, from a start inside a block, at a block's first key, or at the last key: every table
+// gives the float64 softmax over those keys, the SIMD tables the oracle's bytes, and a start
+// at 0 the bytes of a row without one.
+TEST_P(Attention, RowStartingPastZeroAttendsOverItsWindowOnly) {
+  const AttnCase c = GetParam();
+  const size_t kv_n = static_cast<size_t>(c.n_tokens) * c.n_head_kv * c.head_dim;
+  const std::vector<float> k = random_floats(kv_n, 31), v = random_floats(kv_n, 32);
+  const std::vector<float> q = random_floats(static_cast<size_t>(c.n_head) * c.head_dim, 33, 2.0f);
+  PagedKv kv(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 15, k, v);
+  const std::vector<float> ks = stored_values(c, k), vs = stored_values(c, v);
+  std::vector<float> scratch(attention_scratch_floats(kv.args));
+  for (int first : {0, 1, c.block_tokens - 1, c.block_tokens, c.block_tokens + 3, c.n_tokens / 2, c.n_tokens - 1}) {
+    if (first < 0 || first >= c.n_tokens) continue;
+    AttentionArgs a = kv.args;
+    a.first_token = first;
+    ASSERT_TRUE(check_attention_args(a).ok()) << first;
+    std::vector<float> want(q.size()), whole(q.size());
+    attention_oracle(a, q.data(), want.data());
+    attention_oracle(kv.args, q.data(), whole.data());
+    if (first == 0) EXPECT_EQ(0, std::memcmp(want.data(), whole.data(), q.size() * sizeof(float)));
+    for (const KernelTable* t : runnable_tables()) {
+      const std::string what = std::string(t->name) + " first " + std::to_string(first);
+      std::vector<float> got(q.size(), 1.0f);
+      t->attention(a, q.data(), got.data(), scratch.data(), 0, c.n_head_kv);
+      expect_float64_softmax(c, q, ks, vs, a.scale, first, got, what);
+      // The decode path's shapes (its vectors: 8 dims on AVX2, 16 on AVX-512); others run the
+      // scalar reference.
+      const int dim_step = std::string(t->name) == "avx512" ? 16 : 8;
+      if (t != &reference_table() && c.head_dim % dim_step == 0 && c.n_head / c.n_head_kv <= 8) {
+        EXPECT_EQ(0, std::memcmp(want.data(), got.data(), q.size() * sizeof(float))) << what;
       }
     }
   }
@@ -320,8 +366,9 @@ INSTANTIATE_TEST_SUITE_P(
                       AttnCase{DType::kF16, 29, 4, 4, 40, 8},
                       // Decode windows of several odd-sized blocks, and blocks larger than a window.
                       AttnCase{DType::kF16, 131, 8, 1, 16, 7}, AttnCase{DType::kQ8_0, 333, 16, 2, 64, 96},
-                      // Key lanes (one or two query heads per kv head): qwen2moe's 128-dim heads,
-                      // a window's last block short of 8 keys, and a block larger than a window.
+                      // Key lanes (one query head per kv head; two take the 4-head layout):
+                      // qwen2moe's 128-dim heads, a window's last block short of 8 keys, and a
+                      // block larger than a window.
                       AttnCase{DType::kF16, 77, 4, 4, 128, 16}, AttnCase{DType::kQ8_0, 131, 4, 2, 32, 21},
                       AttnCase{DType::kF32, 150, 2, 2, 48, 70},
                       // More kv heads than one key-lanes walk takes together (16).
@@ -357,6 +404,26 @@ TEST(AttentionArgs, RejectsInconsistentHeads) {
   EXPECT_FALSE(check_attention_args(a).ok());
   a.head_dim = 64;
   EXPECT_TRUE(check_attention_args(a).ok());
+}
+
+// A first key past 0 is for one row with keys left after it.
+TEST(AttentionArgs, RejectsAFirstTokenItCannotServe) {
+  AttentionArgs a;
+  a.n_head = 8;
+  a.n_head_kv = 4;
+  a.head_dim = 64;
+  a.n_tokens = 10;
+  const void* blocks[1] = {nullptr};
+  a.block_k = a.block_v = blocks;
+  a.first_token = 9;
+  EXPECT_TRUE(check_attention_args(a).ok());
+  a.first_token = 10;
+  EXPECT_FALSE(check_attention_args(a).ok());
+  a.first_token = -1;
+  EXPECT_FALSE(check_attention_args(a).ok());
+  a.first_token = 3;
+  a.n_rows = 2;
+  EXPECT_FALSE(check_attention_args(a).ok());
 }
 
 // The model sizes attention scratch once, for its largest block; a smaller block takes more

@@ -362,6 +362,11 @@ Status check_attention_args(const AttentionArgs& a) {
   if (a.n_rows < 1 || (a.row_stride_floats != 0 && a.row_stride_floats < static_cast<size_t>(a.n_head) * a.head_dim)) {
     return Status::InvalidArgument("attention: a tile needs at least one row and rows at least n_head * head_dim apart");
   }
+  const int row0_tokens = a.row_tokens != nullptr ? a.row_tokens[0] : a.n_tokens;
+  if (a.first_token < 0 || (a.first_token > 0 && (a.n_rows != 1 || a.first_token >= row0_tokens))) {
+    return Status::InvalidArgument("attention: first_token " + std::to_string(a.first_token) +
+                                   " needs a single row with more tokens than that");
+  }
   for (int r = 0; a.row_tokens != nullptr && r < a.n_rows; ++r) {
     if (a.row_tokens[r] < 0 || a.row_tokens[r] > a.n_tokens) {
       return Status::InvalidArgument("attention: row " + std::to_string(r) + " attends over " +

@@ -156,6 +156,12 @@ void load_kv(const void* src, int n, DType type, float* out);
 // is at least every row_tokens[i] (the block tables cover it). A row's output bits are the
 // same whatever its tile-mates (each row's float operations are those of the row alone;
 // attention_oracle.h spells them out for the SIMD tables).
+//
+// A single row (n_rows == 1) may start past position 0 (a sliding window): it attends over
+// [first_token, its token count). The blocks stay the cache's: blocks wholly before
+// first_token are skipped, and in the block holding it the keys before it. (The SIMD tables run
+// such a row on their decode path; a shape that path does not take, more than 8 query heads
+// per kv head or a head size not a whole number of its vectors, runs on the scalar reference.)
 struct AttentionArgs {
   const void* const* block_k = nullptr;
   const void* const* block_v = nullptr;
@@ -170,6 +176,7 @@ struct AttentionArgs {
   int n_rows = 1;
   const int* row_tokens = nullptr;  // n_rows counts, not owned; nullptr: every row attends over n_tokens
   size_t row_stride_floats = 0;     // 0: n_head * head_dim
+  int first_token = 0;              // > 0 only when n_rows == 1: the row's first key
 };
 // Ok when a describes a valid problem (heads divide, head_dim fits kv_type, ...).
 // attention() does nothing for invalid arguments, so check once per model.

@@ -4,7 +4,6 @@
 #include <array>
 #include <atomic>
 #include <cmath>
-#include <cstring>
 
 #include "kernels/kernels.h"
 #include "model/model_impl.h"
@@ -64,46 +63,35 @@ void attend_tile(const Hparams& hp, int layer, std::span<const Row> rows, int r0
   run_kernel(hp, a, h.kv0, h, block_k, block_v, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker));
 }
 
-// Row r of a sliding-window layer whose window starts past position 0: it attends over keys
-// [first, pos] only. The kernel walks whole cache blocks from position 0, so those keys (of
-// the item's K/V heads) are copied, in cache format, into the worker's window buffer and
-// attended there as a cache of their own whose blocks start at `first`. The row's bits then
-// depend on its position alone, whatever its tile-mates or chunking; a row alone costs the
-// sharing a tile gives, which a prompt past the window forgoes in these layers.
+// Row r of a sliding-window layer whose window starts past position 0: it attends alone over
+// keys [first, pos] (the kernels' first_token: the cache's blocks from the one holding `first`,
+// that block's keys before it skipped), on the kernels' decode path. Its bits depend on its
+// position alone, whatever its tile-mates or chunking; a prompt's rows past the window forgo
+// the sharing of a tile in these layers.
 void attend_window_row(const Hparams& hp, int layer, std::span<const Row> rows, int r, const ItemHeads& h,
                        KvView& kv, ForwardScratch& s, int worker) {
   const KvLayout& L = kv.layout();
   const Row& row = rows[r];
-  const int first = hp.first_key(layer, row.pos);
-  const int n_tokens = row.pos - first + 1;
-  const size_t head_bytes = L.token_bytes() / static_cast<size_t>(L.n_head_kv);  // heads are whole blocks of the type
-  const size_t span_bytes = static_cast<size_t>(h.n_kv) * head_bytes;  // one token's K (or V) of the item's heads
-  std::byte* window_k = s.window_kv(worker);
-  std::byte* window_v = window_k + static_cast<size_t>(n_tokens) * span_bytes;
-  for (int t = 0; t < n_tokens; ++t) {
-    const int pos = first + t;
-    const std::byte* block = kv.block(row.seq, pos / L.block_tokens);
-    const int in_block = pos % L.block_tokens;
-    std::memcpy(window_k + t * span_bytes, block + L.k_offset(layer, in_block) + h.kv0 * head_bytes, span_bytes);
-    std::memcpy(window_v + t * span_bytes, block + L.v_offset(layer, in_block) + h.kv0 * head_bytes, span_bytes);
-  }
+  const int n_tokens = row.pos + 1;
+  const int first_block = hp.first_key(layer, row.pos) / L.block_tokens;
+  const int n_blocks = (n_tokens + L.block_tokens - 1) / L.block_tokens;
   const void** block_k = s.block_k(worker);
   const void** block_v = s.block_v(worker);
-  const int n_blocks = (n_tokens + L.block_tokens - 1) / L.block_tokens;
-  for (int b = 0; b < n_blocks; ++b) {
-    block_k[b] = window_k + static_cast<size_t>(b) * L.block_tokens * span_bytes;
-    block_v[b] = window_v + static_cast<size_t>(b) * L.block_tokens * span_bytes;
+  for (int b = first_block; b < n_blocks; ++b) {
+    const std::byte* base = kv.block(row.seq, b);
+    block_k[b] = base + L.k_offset(layer, 0);
+    block_v[b] = base + L.v_offset(layer, 0);
   }
-  const int group = hp.n_head / hp.n_head_kv;
   kernels::AttentionArgs a;
   a.block_tokens = L.block_tokens;
-  a.token_stride_bytes = span_bytes;
+  a.token_stride_bytes = L.token_bytes();
   a.n_tokens = n_tokens;
-  a.n_head = h.n_kv * group;
-  a.n_head_kv = h.n_kv;
+  a.n_head = hp.n_head;
+  a.n_head_kv = hp.n_head_kv;
   a.kv_type = L.type;
-  const size_t offset = static_cast<size_t>(r) * hp.n_head * hp.head_dim + static_cast<size_t>(h.kv0) * group * hp.head_dim;
-  run_kernel(hp, a, 0, h, block_k, block_v, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker));
+  a.first_token = hp.first_key(layer, row.pos);
+  const size_t offset = static_cast<size_t>(r) * hp.n_head * hp.head_dim;
+  run_kernel(hp, a, h.kv0, h, block_k, block_v, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker));
 }
 
 // One work item: rows [r0, r1) of one sequence and heads h. In a sliding-window layer, the

@@ -39,7 +39,6 @@ ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
   }
   const size_t workers = static_cast<size_t>(sizes_.n_attention_workers);
   attention_.resize(std::max<size_t>(workers * sizes.attention_floats * sizeof(float), 64));
-  if (sizes.window_kv_bytes > 0) window_kv_.resize(workers * sizes.window_kv_bytes);
   // One block per position bounds the block count for any block size the K/V view uses.
   blocks_per_worker_ = static_cast<size_t>(std::max(sizes.max_seq_tokens, 1));
   block_ptrs_.assign(workers * 2 * blocks_per_worker_, nullptr);

@@ -35,8 +35,6 @@ class ForwardScratch {
     size_t attention_floats = 0;  // per attention worker
     int max_block_tokens = 0;     // K/V block size the attention scratch fits
     int n_attention_workers = 0;
-    // Sliding-window layers (0: none): per attention worker, room for one window's K and V.
-    size_t window_kv_bytes = 0;
   };
 
   explicit ForwardScratch(const Sizes& sizes);
@@ -90,10 +88,6 @@ class ForwardScratch {
     return attention_.as<float>() + static_cast<size_t>(worker) * sizes_.attention_floats;
   }
   std::atomic<int>& next_attention_item() { return next_item_; }
-  // A sliding-window row's keys, gathered out of the cache blocks: window_kv_bytes per worker.
-  std::byte* window_kv(int worker) {
-    return window_kv_.as<std::byte>() + static_cast<size_t>(worker) * sizes_.window_kv_bytes;
-  }
 
   // Profiling (model/step_profile.h): the forward passes add their parts' times to *profile
   // while it is set; null (the default) times nothing. Not owned.
@@ -106,7 +100,7 @@ class ForwardScratch {
  private:
   Sizes sizes_;
   size_t blocks_per_worker_ = 0;
-  AlignedBuffer hidden_, normed_, q_, k_, v_, attn_out_, proj_, gate_, up_, matmul_, attention_, window_kv_;
+  AlignedBuffer hidden_, normed_, q_, k_, v_, attn_out_, proj_, gate_, up_, matmul_, attention_;
   AlignedBuffer router_, route_expert_, route_weight_, route_slot_, expert_first_, expert_x_, expert_gate_,
       expert_up_, expert_out_, shared_out_, shared_gate_;
   std::vector<uint32_t> expert_tokens_;

@@ -158,10 +158,6 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
   s.max_block_tokens = kMaxKvBlockTokens;
   s.attention_floats = largest_attention_scratch(hp, max_seq_tokens, s.max_block_tokens);
   s.n_attention_workers = max_threads;
-  if (hp.sliding_window > 0 && hp.sliding_window < max_seq_tokens) {
-    // K and V of a window's tokens for all K/V heads in the widest cache type (F32).
-    s.window_kv_bytes = 2 * static_cast<size_t>(hp.sliding_window) * s.kv_dim * sizeof(float);
-  }
   return std::make_unique<ForwardScratch>(s);
 }
 

@@ -68,6 +68,10 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(s.rms_eps));
   w.set(a + ".rope.freq_base", GgufValue::F32(s.rope_freq_base));
   w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
+  if (s.rope_linear_factor != 1.0f) {
+    w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
+    w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_linear_factor));
+  }
   if (s.sliding_window > 0) {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }

@@ -207,6 +207,12 @@ TEST_F(ModelGeneratorTest, Gemma3WritesItsWindowPostNormsAndTiedEmbeddings) {
   EXPECT_EQ(preset->arch, "gemma3");
   EXPECT_EQ(preset->sliding_window, 512);
   EXPECT_EQ(preset->head_dim, 256);
+  EXPECT_EQ(preset->rope_linear_factor, 1.0f);
+  auto four = model_preset("", "gemma3-4b");
+  ASSERT_TRUE(four.ok()) << four.status().ToString();
+  EXPECT_EQ(four->sliding_window, 1024);
+  EXPECT_EQ(four->rope_linear_factor, 8.0f);
+
 }
 
 TEST_F(ModelGeneratorTest, VocabIsCopiedFromAVocabFile) {

@@ -64,6 +64,9 @@ std::vector<Preset> presets() {
       // Gemma 3 1B: 4 query heads of 256 over one K/V head, a 262144-token vocabulary, tied
       // embeddings, a sliding window of 512 keys in 5 of every 6 layers.
       {"gemma3-1b", "gemma3", shape(262144, 32768, 1152, 26, 4, 1, 256, 6912, 1e-6f, 1000000.0f, true)},
+      // Gemma 3 4B (its text part): 8 query heads of 256 over 4 K/V heads, a 1024-key window, and
+      // linear rope scaling 8 in its global layers.
+      {"gemma3-4b", "gemma3", shape(262144, 131072, 2560, 34, 8, 4, 256, 10240, 1e-6f, 1000000.0f, true)},
       // Mixtral-8x7B.
       {"mixtral-8x7b", "mixtral",
        experts(shape(32000, 32768, 4096, 32, 32, 8, 128, 14336, 1e-5f, 1000000.0f, false), 8, 2, 14336, 14336)},
@@ -95,11 +98,15 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   s->arch = name == "mixtral" ? "llama" : std::string(name);
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3";
   if (name == "gemma3") {
-    // Gemma 3 1B's window (the larger Gemma 3 models slide over 1024), or a quarter of a small
-    // preset's context, so that its layers slide within it.
+    // Gemma 3 1B's window, 1024 and rope scaling 8 for the larger Gemma 3 models, or a quarter
+    // of a small preset's context, so that its layers slide within it.
     s->post_norms = true;
     s->tied_embeddings = true;
     s->sliding_window = s->n_ctx / 4 < 512 ? s->n_ctx / 4 : 512;
+    if (s->preset == "gemma3-4b") {
+      s->sliding_window = 1024;
+      s->rope_linear_factor = 8.0f;
+    }
   }
   s->qkv_bias = name == "qwen2" || name == "qwen2moe";
   if (name != "qwen2moe") s->n_ff_shexp = 0;

@@ -44,6 +44,7 @@ struct ModelSpec {
   // (the arch also sets qk_norm and tied_embeddings).
   bool post_norms = false;
   int sliding_window = 0;
+  float rope_linear_factor = 1.0f;  // != 1: <arch>.rope.scaling.type linear with this factor
   // llama only: a Llama 3.1-style rope_freqs.weight (rope_factors.h), with the preset's
   // n_ctx standing for the original training context.
   bool rope_freqs = false;

@@ -411,7 +411,9 @@ void attend_tile(const Tile& T) {
 
 void attention(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,
                int n_kv_heads) {
-  if (a.head_dim % 8 != 0) {
+  // The tile walks every row's keys from position 0: a row starting past it (a sliding
+  // window) runs on the decode path, or on the reference where that path does not fit.
+  if (a.head_dim % 8 != 0 || (a.first_token > 0 && !attention_decode_fits(a))) {
     reference::attention(a, q, out, scratch, first_kv_head, n_kv_heads);
     return;
   }

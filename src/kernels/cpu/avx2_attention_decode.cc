@@ -157,14 +157,18 @@ void values_window(const Decode& D, int b0, int n, const float* rescale) {
 }
 #endif
 
-// The block's softmax step for its n keys (8 heads per vector); returns the rescale.
-__m256 softmax_block(float* p, int n, __m256* max, __m256* sum) {
+// The block's softmax step for its keys [k0, n) (8 heads per vector); returns the rescale.
+// The k0 keys before them (a window starting inside the block) get p = 0, so the value step's
+// multiply-adds leave the outputs, still +0 there, as they are: the operations of a block of
+// the n - k0 keys alone.
+__m256 softmax_block(float* p, int k0, int n, __m256* max, __m256* sum) {
   __m256 bm = _mm256_set1_ps(-INFINITY);
-  for (int t = 0; t < n; ++t) bm = _mm256_max_ps(bm, _mm256_loadu_ps(p + t * kHeads));
+  for (int t = k0; t < n; ++t) bm = _mm256_max_ps(bm, _mm256_loadu_ps(p + t * kHeads));
   const __m256 new_max = _mm256_max_ps(*max, bm);
   const __m256 rescale = exp_ps(_mm256_sub_ps(*max, new_max));
   __m256 s = _mm256_mul_ps(*sum, rescale);
-  for (int t = 0; t < n; ++t) {
+  for (int t = 0; t < k0; ++t) _mm256_storeu_ps(p + t * kHeads, _mm256_setzero_ps());
+  for (int t = k0; t < n; ++t) {
     float* pt = p + t * kHeads;
     const __m256 e = exp_ps(_mm256_sub_ps(_mm256_loadu_ps(pt), new_max));
     _mm256_storeu_ps(pt, e);
@@ -190,7 +194,8 @@ template <DType T, int NH>
   scores_window<NH>(D, n_window);
   for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
     const int n = n_window - t0 < bt ? n_window - t0 : bt;
-    _mm256_store_ps(rescale + b * kHeads, softmax_block(D.p + t0 * kHeads, n, max, sum));
+    const int k0 = b0 + b == 0 ? D.first_key : 0;
+    _mm256_store_ps(rescale + b * kHeads, softmax_block(D.p + t0 * kHeads, k0, n, max, sum));
   }
   values_window<T>(D, b0, n_window, rescale);
 }
@@ -251,12 +256,14 @@ Decode make_decode(const AttentionArgs& a, const float* q, float* scratch, int k
   D.p = D.kf + hd * window;
   D.window = static_cast<int>(window);
   D.q = q + static_cast<size_t>(kv) * D.group * hd;
+  D.first_key = 0;
   return D;
 }
 
 // Query heads padded to 8 across the lanes, for the n_kv <= kAttentionDecodeMaxHeads kv heads
 // from first_kv in one walk.
-void attend_padded(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv, int n_kv) {
+void attend_padded(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv, int n_kv,
+                   int first_key) {
   Decode D = make_decode(a, q, scratch, first_kv, n_kv);
   D.span_heads = n_kv;
   const size_t hd = static_cast<size_t>(a.head_dim);
@@ -275,7 +282,8 @@ void attend_padded(const AttentionArgs& a, const float* q, float* out, float* sc
     float* ob = ob_of(D, h);
     for (size_t i = 0; i < kHeads * hd; ++i) ob[i] = 0.0f;
   }
-  const int n_tokens = a.row_tokens != nullptr ? a.row_tokens[0] : a.n_tokens;
+  const int n_tokens = a.n_tokens;
+  D.first_key = first_key;
   switch (a.kv_type) {
     case DType::kF16: quad ? attend<DType::kF16, kQuadHeads>(D, n_tokens) : attend<DType::kF16, kHeads>(D, n_tokens); break;
     case DType::kQ8_0: quad ? attend<DType::kQ8_0, kQuadHeads>(D, n_tokens) : attend<DType::kQ8_0, kHeads>(D, n_tokens); break;
@@ -290,20 +298,31 @@ void attend_padded(const AttentionArgs& a, const float* q, float* out, float* sc
 
 }  // namespace
 
-void attention_decode(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv, int n_kv) {
+void attention_decode(const AttentionArgs& args, const float* q, float* out, float* scratch, int first_kv,
+                      int n_kv) {
+  // The walk starts at the block holding the row's first key: block tables from there, and
+  // that block's keys before it masked (Decode::first_key).
+  AttentionArgs a = args;
+  const int b_first = args.first_token / args.block_tokens;
+  a.n_tokens = (args.row_tokens != nullptr ? args.row_tokens[0] : args.n_tokens) - b_first * args.block_tokens;
+  a.row_tokens = nullptr;
+  a.block_k = args.block_k + b_first;
+  a.block_v = args.block_v + b_first;
+  a.first_token = 0;
+  const int first_key = args.first_token - b_first * args.block_tokens;
   if (a.n_head / a.n_head_kv <= kKeyLanesMaxGroup) {
-    const int n_tokens = a.row_tokens != nullptr ? a.row_tokens[0] : a.n_tokens;
     for (int kv = first_kv; kv < first_kv + n_kv; kv += kKeyLanesMaxHeads) {
       const int n = first_kv + n_kv - kv < kKeyLanesMaxHeads ? first_kv + n_kv - kv : kKeyLanesMaxHeads;
       Decode D = make_decode(a, q, scratch, kv, 0);
       D.span_heads = n;
-      attend_by_key(D, q, out, kv, n_tokens);
+      D.first_key = first_key;
+      attend_by_key(D, q, out, kv, a.n_tokens);
     }
     return;
   }
   for (int kv = first_kv; kv < first_kv + n_kv; kv += kAttentionDecodeMaxHeads) {
     const int n = first_kv + n_kv - kv < kAttentionDecodeMaxHeads ? first_kv + n_kv - kv : kAttentionDecodeMaxHeads;
-    attend_padded(a, q, out, scratch, kv, n);
+    attend_padded(a, q, out, scratch, kv, n, first_key);
   }
 }
 

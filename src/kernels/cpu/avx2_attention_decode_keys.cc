@@ -95,20 +95,22 @@ void scores_window_by_key(const Decode& D, int j, int n) {
   if (v < nv) scores_by_key<1>(D, j, 8 * v);
 }
 
-// One head's softmax step for a block's n scores p (exponentials on return); returns the
-// rescale. Max and sum run in key order; the exponentials 8 keys at a time.
-float softmax_block_by_key(float* p, int n, float* max, float* sum) {
+// One head's softmax step for a block's scores p of keys [k0, n) (exponentials on return, and
+// p = 0 for the k0 keys before them, as in softmax_block); returns the rescale. Max and sum run
+// in key order; the exponentials 8 keys at a time.
+float softmax_block_by_key(float* p, int k0, int n, float* max, float* sum) {
   float bm = -INFINITY;
-  for (int t = 0; t < n; ++t) bm = bm > p[t] ? bm : p[t];
+  for (int t = k0; t < n; ++t) bm = bm > p[t] ? bm : p[t];
   const float new_max = *max > bm ? *max : bm;
   alignas(32) float e[8];
   _mm256_store_ps(e, exp_ps(_mm256_set1_ps(*max - new_max)));
   const float rescale = e[0];
   float s = *sum * rescale;
   const __m256 m = _mm256_set1_ps(new_max);
-  for (int t = 0; t < n; t += 8) {
+  for (int t = 0; t < k0; ++t) p[t] = 0.0f;
+  for (int t = k0 / 8 * 8; t < n; t += 8) {
     _mm256_store_ps(e, exp_ps(_mm256_sub_ps(_mm256_loadu_ps(p + t), m)));
-    for (int k = 0; k < 8 && t + k < n; ++k) p[t + k] = e[k], s += e[k];
+    for (int k = t < k0 ? k0 - t : 0; k < 8 && t + k < n; ++k) p[t + k] = e[k], s += e[k];
   }
   *max = new_max;
   *sum = s;
@@ -175,8 +177,9 @@ template <DType T>
   for (int j = 0; j < D.group; ++j) scores_window_by_key(D, j, n_window);
   for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
     const int n = n_window - t0 < bt ? n_window - t0 : bt;
+    const int k0 = b0 + b == 0 ? D.first_key : 0;
     for (int j = 0; j < D.group; ++j) {
-      rescale[b * kHeads + j] = softmax_block_by_key(D.p + j * key_row(D) + t0, n, &max[j], &sum[j]);
+      rescale[b * kHeads + j] = softmax_block_by_key(D.p + j * key_row(D) + t0, k0, n, &max[j], &sum[j]);
     }
   }
   if (D.group == 1) values_window_by_key<T, 1>(D, b0, n_window, rescale);

@@ -42,6 +42,7 @@ struct Decode {
   float* ob;           // [kHeads][hd]: running outputs
   const float* q;      // [group][hd]: this kv head's queries
   int window;          // keys kf and p have room for (a multiple of 8)
+  int first_key;       // keys of the walk's first block before the row's first (its window's start)
 };
 
 // Internal linkage for the helpers below: each including file (two, built once per ISA) gets
@@ -176,7 +177,7 @@ inline void divide_by_sums(const Decode& D, const float* sums, int n_heads) {
 // Key lanes (avx2_attention_decode_keys.cc) serve kv heads of at most this many query heads,
 // on the AVX-512 table too (8 lanes there as well): with the heads of a call walked together,
 // a 16 x 128 layer takes 336-387 us in the attention bench against 591-647 on 8 heads x 2 keys.
-constexpr int kKeyLanesMaxGroup = 2;
+constexpr int kKeyLanesMaxGroup = 1;
 
 // Kv heads one key-lanes walk takes together (their state: a max and a sum per query head).
 constexpr int kKeyLanesMaxHeads = 16;

@@ -39,7 +39,7 @@ void attend_block(const AttentionArgs& a, const float* q, const std::byte* kb, c
   }
 }
 
-// One query row over its n_tokens keys.
+// One query row over its keys [a.first_token, a.n_tokens).
 void attention_row(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,
                    int n_kv_heads) {
   const int group = a.n_head / a.n_head_kv;
@@ -52,10 +52,14 @@ void attention_row(const AttentionArgs& a, const float* q, float* out, float* sc
     for (int i = 0; i < a.head_dim; ++i) oh[i] = 0.0f;
     HeadState st;
     const size_t head_offset = static_cast<size_t>(h / group) * head_bytes;
-    for (int t0 = 0, b = 0; t0 < a.n_tokens; t0 += a.block_tokens, ++b) {
+    const int b_first = a.first_token / a.block_tokens;
+    for (int t0 = b_first * a.block_tokens, b = b_first; t0 < a.n_tokens; t0 += a.block_tokens, ++b) {
       const int n = a.n_tokens - t0 < a.block_tokens ? a.n_tokens - t0 : a.block_tokens;
-      attend_block(a, qh, static_cast<const std::byte*>(a.block_k[b]),
-                   static_cast<const std::byte*>(a.block_v[b]), n, head_offset, oh, &st, scores, row);
+      const int skip = a.first_token > t0 ? a.first_token - t0 : 0;  // keys of the block before the row's first
+      const size_t skip_bytes = static_cast<size_t>(skip) * a.token_stride_bytes;
+      attend_block(a, qh, static_cast<const std::byte*>(a.block_k[b]) + skip_bytes,
+                   static_cast<const std::byte*>(a.block_v[b]) + skip_bytes, n - skip, head_offset, oh, &st, scores,
+                   row);
     }
     const float inv = st.sum > 0.0f ? 1.0f / st.sum : 0.0f;
     for (int i = 0; i < a.head_dim; ++i) oh[i] *= inv;
