@@ -20,7 +20,7 @@
 // values, with its own replicated queries, running outputs, max and sum; a token's K/V rows
 // are then read as one span of those heads instead of one strided pass per head.
 // While a window's K rows convert, the next window's K and V rows (the span's part of each)
-// are prefetched, a head's part per converted key. A kv head with one or two query heads runs
+// are prefetched, a head's part per converted key. A kv head with one query head runs
 // avx2_attention_decode_keys.cc instead.
 // Every (head, key) and (head, dim) sees exactly the operations attention_oracle.h lists;
 // the lane layout only decides which of them run side by side.

@@ -6,7 +6,7 @@
 // into the value multiply-adds), the next window of keys is prefetched, and the AVX-512
 // build runs 16-lane vectors (scores as 8 heads x 2 keys, values as 16 dims). A kv head of
 // 3-4 query heads scores 4 heads x 2 keys per vector (AVX-512: x 4) instead of padding to 8
-// heads. A kv head with one or two query heads runs with keys across the lanes instead (K
+// heads. A kv head with one query head runs with keys across the lanes instead (K
 // transposed per window, 8 lanes on both tables). Either way the kv heads of a call share one walk over the keys (up to
 // kAttentionDecodeMaxHeads padded heads, kKeyLanesMaxHeads key-lanes heads per walk).
 //

@@ -1,5 +1,6 @@
-// Decode-row attention with keys across the lanes, for a kv head with one or two query heads
-// (qwen2moe: 16 kv heads of one query head each). Padding those to 8 heads, as
+// Decode-row attention with keys across the lanes, for a kv head with one query head
+// (qwen2moe: 16 kv heads of one query head each; the code serves two as well, and
+// kKeyLanesMaxGroup says which run here). Padding those to 8 heads, as
 // avx2_attention_decode.cc does, would multiply the score, softmax and value work by 4-8 (the
 // K/V reads alone would be the same), so here a vector holds 8 keys of one head: K is
 // transposed per window, kf[i][t] = K[t][i] (row stride D.window), and p holds each head's
