@@ -17,17 +17,16 @@ struct ItemHeads {
   int n_kv = 1;
 };
 
-// Runs the kernel for the item's heads. `a` describes the tile over the worker's block
-// pointers, which hold K/V heads [0, a.n_head_kv), the item's first at index kv_in_blocks;
-// q and out point at the tile's first row.
-void run_kernel(const Hparams& hp, kernels::AttentionArgs a, int kv_in_blocks, const ItemHeads& h,
-                const void** block_k, const void** block_v, const float* q, float* out, float* scratch) {
+// Runs the kernel for the item's heads over the tile `a` describes (its rows, tokens and K/V
+// layout) and the worker's block pointers; q and out point at the tile's first row.
+void run_kernel(const Hparams& hp, kernels::AttentionArgs a, const ItemHeads& h, const void** block_k,
+                const void** block_v, const float* q, float* out, float* scratch) {
   a.block_k = block_k;
   a.block_v = block_v;
   a.head_dim = hp.head_dim;
   a.scale = 1.0f / std::sqrt(static_cast<float>(hp.attn_scale_dim));
   a.row_stride_floats = static_cast<size_t>(hp.n_head) * hp.head_dim;
-  kernels::attention_kv_heads(a, q, out, scratch, kv_in_blocks, h.n_kv);
+  kernels::attention_kv_heads(a, q, out, scratch, h.kv0, h.n_kv);
 }
 
 // Rows [r0, r1) of one sequence (a tile), each over positions [0, pos] read from the cache.
@@ -60,7 +59,7 @@ void attend_tile(const Hparams& hp, int layer, std::span<const Row> rows, int r0
   a.n_rows = r1 - r0;
   a.row_tokens = row_tokens.data();
   const size_t offset = static_cast<size_t>(r0) * hp.n_head * hp.head_dim;
-  run_kernel(hp, a, h.kv0, h, block_k, block_v, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker));
+  run_kernel(hp, a, h, block_k, block_v, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker));
 }
 
 // Row r of a sliding-window layer whose window starts past position 0: it attends alone over
@@ -91,7 +90,7 @@ void attend_window_row(const Hparams& hp, int layer, std::span<const Row> rows, 
   a.kv_type = L.type;
   a.first_token = hp.first_key(layer, row.pos);
   const size_t offset = static_cast<size_t>(r) * hp.n_head * hp.head_dim;
-  run_kernel(hp, a, h.kv0, h, block_k, block_v, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker));
+  run_kernel(hp, a, h, block_k, block_v, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker));
 }
 
 // One work item: rows [r0, r1) of one sequence and heads h. In a sliding-window layer, the
