@@ -17,23 +17,14 @@ struct ItemHeads {
   int n_kv = 1;
 };
 
-// Runs the kernel for the item's heads over the tile `a` describes (its rows, tokens and K/V
-// layout) and the worker's block pointers; q and out point at the tile's first row.
-void run_kernel(const Hparams& hp, kernels::AttentionArgs a, const ItemHeads& h, const void** block_k,
-                const void** block_v, const float* q, float* out, float* scratch) {
-  a.block_k = block_k;
-  a.block_v = block_v;
-  a.head_dim = hp.head_dim;
-  a.scale = 1.0f / std::sqrt(static_cast<float>(hp.attn_scale_dim));
-  a.row_stride_floats = static_cast<size_t>(hp.n_head) * hp.head_dim;
-  kernels::attention_kv_heads(a, q, out, scratch, h.kv0, h.n_kv);
-}
-
-// Rows [r0, r1) of one sequence (a tile), each over positions [0, pos] read from the cache.
-// The kernel reads each K/V block once for the whole tile; every row's bits are those it
-// would get alone, and every head's those it would get in an item of its own.
-void attend_tile(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, const ItemHeads& h,
-                 KvView& kv, ForwardScratch& s, int worker) {
+// Rows [r0, r1) of one sequence (a tile), each over positions [first_token, pos] read from
+// the cache. The kernel reads each K/V block once for the whole tile; every row's bits are
+// those it would get alone, and every head's those it would get in an item of its own.
+// first_token > 0 (a sliding-window row whose window starts past position 0) is for a tile of
+// one row: the kernels then walk the cache's blocks from the one holding it, that block's keys
+// before it skipped, on their decode path.
+void attend_tile(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, int first_token,
+                 const ItemHeads& h, KvView& kv, ForwardScratch& s, int worker) {
   const KvLayout& L = kv.layout();
   std::array<int, kMaxAttentionTileRows> row_tokens{};
   int n_tokens = 0;
@@ -44,72 +35,47 @@ void attend_tile(const Hparams& hp, int layer, std::span<const Row> rows, int r0
   const int n_blocks = (n_tokens + L.block_tokens - 1) / L.block_tokens;
   const void** block_k = s.block_k(worker);
   const void** block_v = s.block_v(worker);
-  for (int b = 0; b < n_blocks; ++b) {
+  for (int b = first_token / L.block_tokens; b < n_blocks; ++b) {
     const std::byte* base = kv.block(rows[r0].seq, b);
     block_k[b] = base + L.k_offset(layer, 0);
     block_v[b] = base + L.v_offset(layer, 0);
   }
   kernels::AttentionArgs a;
+  a.block_k = block_k;
+  a.block_v = block_v;
   a.block_tokens = L.block_tokens;
   a.token_stride_bytes = L.token_bytes();
   a.n_tokens = n_tokens;
   a.n_head = hp.n_head;
   a.n_head_kv = hp.n_head_kv;
+  a.head_dim = hp.head_dim;
   a.kv_type = L.type;
+  a.scale = 1.0f / std::sqrt(static_cast<float>(hp.attn_scale_dim));
   a.n_rows = r1 - r0;
   a.row_tokens = row_tokens.data();
+  a.first_token = first_token;
   const size_t offset = static_cast<size_t>(r0) * hp.n_head * hp.head_dim;
-  run_kernel(hp, a, h, block_k, block_v, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker));
-}
-
-// Row r of a sliding-window layer whose window starts past position 0: it attends alone over
-// keys [first, pos] (the kernels' first_token: the cache's blocks from the one holding `first`,
-// that block's keys before it skipped), on the kernels' decode path. Its bits depend on its
-// position alone, whatever its tile-mates or chunking; a prompt's rows past the window forgo
-// the sharing of a tile in these layers.
-void attend_window_row(const Hparams& hp, int layer, std::span<const Row> rows, int r, const ItemHeads& h,
-                       KvView& kv, ForwardScratch& s, int worker) {
-  const KvLayout& L = kv.layout();
-  const Row& row = rows[r];
-  const int n_tokens = row.pos + 1;
-  const int first_block = hp.first_key(layer, row.pos) / L.block_tokens;
-  const int n_blocks = (n_tokens + L.block_tokens - 1) / L.block_tokens;
-  const void** block_k = s.block_k(worker);
-  const void** block_v = s.block_v(worker);
-  for (int b = first_block; b < n_blocks; ++b) {
-    const std::byte* base = kv.block(row.seq, b);
-    block_k[b] = base + L.k_offset(layer, 0);
-    block_v[b] = base + L.v_offset(layer, 0);
-  }
-  kernels::AttentionArgs a;
-  a.block_tokens = L.block_tokens;
-  a.token_stride_bytes = L.token_bytes();
-  a.n_tokens = n_tokens;
-  a.n_head = hp.n_head;
-  a.n_head_kv = hp.n_head_kv;
-  a.kv_type = L.type;
-  a.first_token = hp.first_key(layer, row.pos);
-  const size_t offset = static_cast<size_t>(r) * hp.n_head * hp.head_dim;
-  run_kernel(hp, a, h, block_k, block_v, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker));
+  kernels::attention_kv_heads(a, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker), h.kv0, h.n_kv);
 }
 
 // One work item: rows [r0, r1) of one sequence and heads h. In a sliding-window layer, the
-// rows past the window go one by one (attend_window_row) and the runs of rows between them
-// as tiles.
+// rows past the window go one by one (a prompt's rows there forgo the sharing of a tile) and
+// the runs of rows between them as tiles.
 void attend_item(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, const ItemHeads& h,
                  KvView& kv, ForwardScratch& s, int worker) {
   if (!hp.layer_slides(layer)) {
-    attend_tile(hp, layer, rows, r0, r1, h, kv, s, worker);
+    attend_tile(hp, layer, rows, r0, r1, 0, h, kv, s, worker);
     return;
   }
   int run = r0;
   for (int r = r0; r < r1; ++r) {
-    if (hp.first_key(layer, rows[r].pos) == 0) continue;
-    if (run < r) attend_tile(hp, layer, rows, run, r, h, kv, s, worker);
-    attend_window_row(hp, layer, rows, r, h, kv, s, worker);
+    const int first = hp.first_key(layer, rows[r].pos);
+    if (first == 0) continue;
+    if (run < r) attend_tile(hp, layer, rows, run, r, 0, h, kv, s, worker);
+    attend_tile(hp, layer, rows, r, r + 1, first, h, kv, s, worker);
     run = r + 1;
   }
-  if (run < r1) attend_tile(hp, layer, rows, run, r1, h, kv, s, worker);
+  if (run < r1) attend_tile(hp, layer, rows, run, r1, 0, h, kv, s, worker);
 }
 
 // Splits the batch into tiles: runs of consecutive rows of one sequence, at most tile_rows
