@@ -212,7 +212,6 @@ TEST_F(ModelGeneratorTest, Gemma3WritesItsWindowPostNormsAndTiedEmbeddings) {
   ASSERT_TRUE(four.ok()) << four.status().ToString();
   EXPECT_EQ(four->sliding_window, 1024);
   EXPECT_EQ(four->rope_linear_factor, 8.0f);
-
 }
 
 TEST_F(ModelGeneratorTest, VocabIsCopiedFromAVocabFile) {

@@ -27,6 +27,14 @@ ModelSpec shape(int n_vocab, int n_ctx, int n_embd, int n_layer, int n_head, int
   return s;
 }
 
+// A Gemma 3 shape's sliding window and its global layers' linear rope scaling (--arch gemma3
+// on other presets gets apply_arch's window, unscaled; another --arch drops both).
+ModelSpec gemma(ModelSpec s, int sliding_window, float rope_linear_factor) {
+  s.sliding_window = sliding_window;
+  s.rope_linear_factor = rope_linear_factor;
+  return s;
+}
+
 // n_ff_shexp is written only by --arch qwen2moe; the others drop it.
 ModelSpec experts(ModelSpec s, int n_expert, int n_expert_used, int n_ff_exp, int n_ff_shexp) {
   s.n_expert = n_expert;
@@ -63,10 +71,11 @@ std::vector<Preset> presets() {
        experts(shape(151936, 8192, 2048, 24, 16, 16, 128, 5632, 1e-6f, 1000000.0f, false), 60, 4, 1408, 5632)},
       // Gemma 3 1B: 4 query heads of 256 over one K/V head, a 262144-token vocabulary, tied
       // embeddings, a sliding window of 512 keys in 5 of every 6 layers.
-      {"gemma3-1b", "gemma3", shape(262144, 32768, 1152, 26, 4, 1, 256, 6912, 1e-6f, 1000000.0f, true)},
+      {"gemma3-1b", "gemma3", gemma(shape(262144, 32768, 1152, 26, 4, 1, 256, 6912, 1e-6f, 1000000.0f, true), 512, 1.0f)},
       // Gemma 3 4B (its text part): 8 query heads of 256 over 4 K/V heads, a 1024-key window, and
       // linear rope scaling 8 in its global layers.
-      {"gemma3-4b", "gemma3", shape(262144, 131072, 2560, 34, 8, 4, 256, 10240, 1e-6f, 1000000.0f, true)},
+      {"gemma3-4b", "gemma3",
+       gemma(shape(262144, 131072, 2560, 34, 8, 4, 256, 10240, 1e-6f, 1000000.0f, true), 1024, 8.0f)},
       // Mixtral-8x7B.
       {"mixtral-8x7b", "mixtral",
        experts(shape(32000, 32768, 4096, 32, 32, 8, 128, 14336, 1e-5f, 1000000.0f, false), 8, 2, 14336, 14336)},
@@ -98,15 +107,15 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   s->arch = name == "mixtral" ? "llama" : std::string(name);
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3";
   if (name == "gemma3") {
-    // Gemma 3 1B's window, 1024 and rope scaling 8 for the larger Gemma 3 models, or a quarter
-    // of a small preset's context, so that its layers slide within it.
     s->post_norms = true;
     s->tied_embeddings = true;
-    s->sliding_window = s->n_ctx / 4 < 512 ? s->n_ctx / 4 : 512;
-    if (s->preset == "gemma3-4b") {
-      s->sliding_window = 1024;
-      s->rope_linear_factor = 8.0f;
-    }
+    // A preset without a window of its own (not a Gemma 3 shape): Gemma 3 1B's 512, or a
+    // quarter of a small preset's context, so that its layers slide within it.
+    if (s->sliding_window == 0) s->sliding_window = s->n_ctx / 4 < 512 ? s->n_ctx / 4 : 512;
+  } else {
+    // A Gemma 3 shape as another architecture: no window, and its rope unscaled as before.
+    s->sliding_window = 0;
+    s->rope_linear_factor = 1.0f;
   }
   s->qkv_bias = name == "qwen2" || name == "qwen2moe";
   if (name != "qwen2moe") s->n_ff_shexp = 0;

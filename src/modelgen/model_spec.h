@@ -52,8 +52,8 @@ struct ModelSpec {
 
 std::vector<std::string> model_preset_names();
 // The preset's shape for arch; an empty arch takes the preset's own (qwen3 for qwen3-0.6b,
-// qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b, llama
-// otherwise). arch is
+// qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b and
+// gemma3-4b, llama otherwise). arch is
 // an --arch name: llama, qwen2, qwen3, gemma3 for the dense presets; qwen2moe, qwen3moe or mixtral for
 // the MoE ones (a mismatch is an error naming the presets that fit). The arch sets qk_norm /
 // qkv_bias, and for MoE archs which expert widths exist.
