@@ -1,4 +1,4 @@
-// Files `strata mkmodel` writes for mixture-of-experts presets, and for gemma3, load with
+// Files `strata mkmodel` writes for mixture-of-experts presets, gemma3 and gpt-oss, load with
 // Model::Load: every arch, float and quantized, with the hparams the generator meant and
 // routing that reads only n_expert_used of n_expert experts per token.
 #include <gtest/gtest.h>
@@ -78,6 +78,39 @@ TEST_F(MkmodelLoadTest, Gemma3LoadsWithItsWindow) {
     EXPECT_TRUE(hp.post_norms && hp.ffn_gelu && hp.qk_norm && hp.tied_embeddings);
     EXPECT_FLOAT_EQ(hp.embd_scale, 16.0f);
   }
+}
+
+// moe-tiny as gpt-oss: every gpt-oss part bound (sinks, biases, the clamped SwiGLU, its
+// feed-forward norm), every other layer sliding over a quarter of the context up to 128 keys,
+// and YaRN 32 over n_ctx / 32; gpt-oss-20b's own shape.
+TEST_F(MkmodelLoadTest, GptOssLoadsWithItsSinksBiasesAndWindow) {
+  for (DType type : {DType::kF32, DType::kQ8_0}) {
+    SCOPED_TRACE(dtype_name(type));
+    auto m = generate_and_load("gpt-oss", type);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_EQ(hp.arch, "gpt-oss");
+    EXPECT_TRUE(hp.attn_sinks && hp.swiglu_oai && hp.qkv_bias && hp.expert_weights_norm);
+    EXPECT_EQ(hp.sliding_window, 128);
+    EXPECT_TRUE(hp.layer_slides(0) && !hp.layer_slides(1));
+    EXPECT_FLOAT_EQ(hp.rope_yarn_factor, 32.0f);
+    EXPECT_EQ(hp.rope_yarn_orig_ctx, 2048 / 32);
+    EXPECT_EQ(hp.n_ff_shexp, 0);
+  }
+  auto preset = model_preset("", "gpt-oss-20b");
+  ASSERT_TRUE(preset.ok()) << preset.status().ToString();
+  EXPECT_EQ(preset->arch, "gpt-oss");
+  EXPECT_EQ(preset->n_expert, 32);
+  EXPECT_EQ(preset->n_expert_used, 4);
+  EXPECT_EQ(preset->head_dim, 64);
+  EXPECT_EQ(preset->sliding_window, 128);
+  EXPECT_EQ(preset->rope_yarn_factor, 32.0f);
+  EXPECT_EQ(model_preset("llama", "gpt-oss-20b").status().code(), Code::kInvalidArgument);
+  auto as_qwen = model_preset("qwen3moe", "gpt-oss-20b");
+  ASSERT_TRUE(as_qwen.ok());
+  EXPECT_EQ(as_qwen->sliding_window, 0);
+  EXPECT_EQ(as_qwen->rope_yarn_factor, 1.0f);
+  EXPECT_FALSE(as_qwen->gpt_oss);
 }
 
 }  // namespace

@@ -60,7 +60,8 @@ void oracle_head(const AttentionArgs& a, int first_token, int n_tokens, int h, c
     fold_block(a, q, static_cast<const std::byte*>(a.block_k[b]) + skip_bytes,
                static_cast<const std::byte*>(a.block_v[b]) + skip_bytes, n - skip, head_offset, out, &st);
   }
-  const float inv = st.sum > 0.0f ? 1.0f / st.sum : 0.0f;
+  const float sum = a.sinks != nullptr ? st.sum + exp8_lane(a.sinks[h] - st.max) : st.sum;
+  const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
   for (int i = 0; i < a.head_dim; ++i) out[i] = out[i] * inv;
 }
 

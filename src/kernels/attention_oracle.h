@@ -11,7 +11,8 @@
 //   new_max  = max(old_max, bm); rescale = exp8(old_max - new_max)
 //   sum      = sum * rescale, then + exp8(score_t - new_max) for each t in order
 //   out      = out * rescale, then fma(p_t, v_t[i], out[i]) for each t in order
-// and at the end out * (sum > 0 ? 1 / sum : 0). exp8 is the kernels' 8-lane exponential
+// and at the end out * (sum > 0 ? 1 / sum : 0), where a layer with sinks first adds
+// exp8(sink_h - max) to the sum. exp8 is the kernels' 8-lane exponential
 // (cpu/avx2_common.h exp_ps) evaluated on one lane. Nothing depends on other rows, so a
 // row's bits are the same in any tile.
 //

@@ -145,7 +145,7 @@ std::vector<float> stored_values(const AttnCase& c, const std::vector<float>& x)
 // out against the float64 softmax of q over the stored keys [first, c.n_tokens).
 void expect_float64_softmax(const AttnCase& c, const std::vector<float>& q, const std::vector<float>& ks,
                             const std::vector<float>& vs, float scale_qk, int first, const std::vector<float>& out,
-                            const std::string& what) {
+                            const std::string& what, const float* sinks = nullptr) {
   const int group = c.n_head / c.n_head_kv;
   for (int h = 0; h < c.n_head; ++h) {
     const int kvh = h / group;
@@ -158,6 +158,7 @@ void expect_float64_softmax(const AttnCase& c, const std::vector<float>& q, cons
       mx = std::max(mx, s[p]);
     }
     for (int p = first; p < c.n_tokens; ++p) den += std::exp(s[p] - mx);
+    if (sinks != nullptr) den += std::exp(static_cast<double>(sinks[h]) - mx);
     for (int i = 0; i < c.head_dim; ++i) {
       double want = 0.0, scale = 0.0;
       for (int p = first; p < c.n_tokens; ++p) {
@@ -218,6 +219,72 @@ TEST_P(Attention, RowStartingPastZeroAttendsOverItsWindowOnly) {
       if (t != &reference_table() && c.head_dim % dim_step == 0 && c.n_head / c.n_head_kv <= 8) {
         EXPECT_EQ(0, std::memcmp(want.data(), got.data(), q.size() * sizeof(float))) << what;
       }
+    }
+  }
+}
+
+// Attention sinks (gpt-oss): each query head's sink is a key of value zero in its softmax.
+// Every table gives the float64 softmax with the sink in the denominator, for one row (the
+// decode paths), a row whose window starts past 0, and a tile of rows (the tile path); the
+// SIMD tables give the oracle's bytes, and every row of a tile its solo bytes. The sinks span
+// one that dominates every score, one that vanishes, and ordinary ones.
+TEST_P(Attention, SinksJoinEveryHeadsSoftmaxAsAKeyOfValueZero) {
+  const AttnCase c = GetParam();
+  const size_t kv_n = static_cast<size_t>(c.n_tokens) * c.n_head_kv * c.head_dim;
+  const std::vector<float> k = random_floats(kv_n, 51), v = random_floats(kv_n, 52);
+  PagedKv kv(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 17, k, v);
+  const std::vector<float> ks = stored_values(c, k), vs = stored_values(c, v);
+  std::vector<float> sinks = random_floats(static_cast<size_t>(c.n_head), 53, 3.0f);
+  sinks[0] = 40.0f;
+  if (c.n_head > 1) sinks[c.n_head - 1] = -60.0f;
+  const size_t row = static_cast<size_t>(c.n_head) * c.head_dim;
+  const int n_rows = 6;
+  std::vector<int> tokens;
+  for (int r = 0; r < n_rows; ++r) tokens.push_back(std::max(1, c.n_tokens - (n_rows - 1 - r) * 5));
+  const std::vector<float> q = random_floats(row * n_rows, 54, 2.0f);
+  for (int first : {0, c.n_tokens / 2}) {
+    AttentionArgs a = kv.args;
+    a.sinks = sinks.data();
+    a.first_token = first;
+    std::vector<float> want(row), without(row);
+    attention_oracle(a, q.data(), want.data());
+    AttentionArgs plain = a;
+    plain.sinks = nullptr;
+    attention_oracle(plain, q.data(), without.data());
+    EXPECT_NE(0, std::memcmp(want.data(), without.data(), row * sizeof(float))) << "the sinks changed nothing";
+    std::vector<float> scratch(attention_scratch_floats(a));
+    for (const KernelTable* t : runnable_tables()) {
+      const std::string what = std::string(t->name) + " first " + std::to_string(first);
+      std::vector<float> got(row, 1.0f);
+      t->attention(a, q.data(), got.data(), scratch.data(), 0, c.n_head_kv);
+      expect_float64_softmax(c, q, ks, vs, a.scale, first, got, what, sinks.data());
+      // A row starting past 0 runs the scalar reference where the decode path does not fit.
+      const int dim_step = std::string(t->name) == "avx512" ? 16 : 8;
+      const bool decode_fits = c.head_dim % dim_step == 0 && c.n_head / c.n_head_kv <= 8;
+      if (t != &reference_table() && c.head_dim % 8 == 0 && (first == 0 || decode_fits)) {
+        EXPECT_EQ(0, std::memcmp(want.data(), got.data(), row * sizeof(float))) << what;
+      }
+    }
+  }
+  AttentionArgs tile = kv.args;
+  tile.sinks = sinks.data();
+  tile.n_rows = n_rows;
+  tile.row_tokens = tokens.data();
+  std::vector<float> want(q.size());
+  attention_oracle(tile, q.data(), want.data());
+  std::vector<float> scratch(attention_scratch_floats(tile));
+  for (const KernelTable* t : runnable_tables()) {
+    std::vector<float> got(q.size(), 1.0f), solo(q.size(), 2.0f);
+    t->attention(tile, q.data(), got.data(), scratch.data(), 0, c.n_head_kv);
+    AttentionArgs one = kv.args;
+    one.sinks = sinks.data();
+    for (int r = 0; r < n_rows; ++r) {
+      one.n_tokens = tokens[r];
+      t->attention(one, q.data() + r * row, solo.data() + r * row, scratch.data(), 0, c.n_head_kv);
+    }
+    EXPECT_EQ(0, std::memcmp(solo.data(), got.data(), q.size() * sizeof(float))) << t->name;
+    if (t != &reference_table() && c.head_dim % 8 == 0) {
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), q.size() * sizeof(float))) << t->name;
     }
   }
 }
@@ -385,7 +452,9 @@ INSTANTIATE_TEST_SUITE_P(
                       AttnCase{DType::kF16, 1, 32, 8, 128, 16}, AttnCase{DType::kF16, 49, 32, 8, 128, 16},
                       AttnCase{DType::kQ8_0, 65, 32, 8, 128, 16}, AttnCase{DType::kF16, 97, 12, 4, 128, 16},
                       AttnCase{DType::kF32, 63, 24, 8, 64, 7}, AttnCase{DType::kQ8_0, 130, 16, 4, 64, 96},
-                      AttnCase{DType::kF16, 258, 12, 4, 128, 32}, AttnCase{DType::kF16, 515, 32, 8, 128, 16}),
+                      AttnCase{DType::kF16, 258, 12, 4, 128, 32}, AttnCase{DType::kF16, 515, 32, 8, 128, 16},
+                      // gpt-oss: 64 query heads of 64 on 8 kv heads.
+                      AttnCase{DType::kF16, 140, 64, 8, 64, 16}),
     [](const ::testing::TestParamInfo<AttnCase>& info) {
       const AttnCase& c = info.param;
       return std::string(dtype_name(c.type)) + "_t" + std::to_string(c.n_tokens) + "_h" + std::to_string(c.n_head) + "_kv" +

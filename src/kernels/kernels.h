@@ -126,6 +126,10 @@ void silu_mul(float* gate, const float* up, int n);
 // gate[i] = gelu(gate[i]) * up[i], GELU in its tanh form (Gemma's "gelu_pytorch_tanh"):
 // gelu(g) = g / 2 * (1 + tanh(sqrt(2 / pi) * (g + 0.044715 g^3))).
 void gelu_mul(float* gate, const float* up, int n);
+// gpt-oss's clamped SwiGLU: with g = min(gate[i], 7) and u = clamp(up[i], -7, 7),
+// gate[i] = g * sigmoid(1.702 g) * (u + 1). One scalar implementation serves every table
+// (it is a small share of a gpt-oss step: its experts' matmuls dominate).
+void swiglu_oai(float* gate, const float* up, int n);
 
 // Row `row` of an embedding table (any matmul type), dequantised to n_in floats.
 // Bit-identical to the GGUF reference dequantisation. Writes nothing for a bad row/type.
@@ -177,6 +181,10 @@ struct AttentionArgs {
   const int* row_tokens = nullptr;  // n_rows counts, not owned; nullptr: every row attends over n_tokens
   size_t row_stride_floats = 0;     // 0: n_head * head_dim
   int first_token = 0;              // > 0 only when n_rows == 1: the row's first key
+  // Attention sinks (gpt-oss): n_head logits, one per query head, each a key of value zero
+  // that every row of that head attends to: exp(sink - max) joins the softmax's sum and
+  // nothing its output. Not owned; nullptr: no sinks.
+  const float* sinks = nullptr;
 };
 // Ok when a describes a valid problem (heads divide, head_dim fits kv_type, ...).
 // attention() does nothing for invalid arguments, so check once per model.

@@ -13,6 +13,10 @@ constexpr ArchTraits kArchs[] = {
     {"qwen2moe",  true,     true,    false,  true,   false,    false,       false,     false, 0, 0.0f},
     {"qwen3moe",  true,     false,   true,   true,   true,     false,       false,     false, 0, 0.0f},
     {"gemma3",    true,     false,   true,   false,  false,    true,        true,      true,  6, 10000.0f},
+    // Routing weights: a softmax over the k chosen logits, which is the renormalised softmax
+    // over all (the best logit is the maximum of both).
+    {"gpt-oss",   true,     true,    false,  true,   true,     false,       false,     false, 2, 0.0f,
+     /*attn_sinks=*/true, /*swiglu_oai=*/true, /*ffn_norm_name=*/"post_attention_norm"},
 };
 
 }  // namespace
@@ -25,7 +29,7 @@ const ArchTraits* find_arch(std::string_view name) {
 }
 
 std::string_view supported_arch_names() {
-  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma3";
+  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma3, gpt-oss";
 }
 
 }  // namespace strata

@@ -26,9 +26,17 @@ struct ArchTraits {
   bool ffn_gelu;
   // > 0: layers attend over a sliding window of <arch>.attention.sliding_window keys, except
   // every sliding_period-th layer (l + 1 a multiple of it), which attends over all keys; the
-  // sliding layers rotate with base sliding_rope_base and no scaling (Gemma 3: 6, 10000).
+  // sliding layers rotate with base sliding_rope_base and no scaling (Gemma 3: 6, 10000), or,
+  // with 0, as the other layers do (gpt-oss: every other layer slides).
   int sliding_period;
   float sliding_rope_base;
+  // gpt-oss: attention sinks (blk.N.attn_sinks.weight, a logit per query head that joins its
+  // softmax as a key of value zero), the clamped SwiGLU (kernels::swiglu_oai), and the
+  // feed-forward norm stored as blk.N.post_attention_norm. Its biases (attention output,
+  // router, experts) are used whenever a file has them, as the q/k/v biases are.
+  bool attn_sinks = false;
+  bool swiglu_oai = false;
+  std::string_view ffn_norm_name = "ffn_norm";
 };
 
 // nullptr for an architecture this build does not run.

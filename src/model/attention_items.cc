@@ -23,8 +23,10 @@ struct ItemHeads {
 // first_token > 0 (a sliding-window row whose window starts past position 0) is for a tile of
 // one row: the kernels then walk the cache's blocks from the one holding it, that block's keys
 // before it skipped, on their decode path.
-void attend_tile(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, int first_token,
+void attend_tile(const LayerAttention& la, std::span<const Row> rows, int r0, int r1, int first_token,
                  const ItemHeads& h, KvView& kv, ForwardScratch& s, int worker) {
+  const Hparams& hp = la.hp;
+  const int layer = la.layer;
   const KvLayout& L = kv.layout();
   std::array<int, kMaxAttentionTileRows> row_tokens{};
   int n_tokens = 0;
@@ -54,6 +56,7 @@ void attend_tile(const Hparams& hp, int layer, std::span<const Row> rows, int r0
   a.n_rows = r1 - r0;
   a.row_tokens = row_tokens.data();
   a.first_token = first_token;
+  a.sinks = la.sinks;
   const size_t offset = static_cast<size_t>(r0) * hp.n_head * hp.head_dim;
   kernels::attention_kv_heads(a, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker), h.kv0, h.n_kv);
 }
@@ -61,21 +64,21 @@ void attend_tile(const Hparams& hp, int layer, std::span<const Row> rows, int r0
 // One work item: rows [r0, r1) of one sequence and heads h. In a sliding-window layer, the
 // rows past the window go one by one (a prompt's rows there forgo the sharing of a tile) and
 // the runs of rows between them as tiles.
-void attend_item(const Hparams& hp, int layer, std::span<const Row> rows, int r0, int r1, const ItemHeads& h,
+void attend_item(const LayerAttention& la, std::span<const Row> rows, int r0, int r1, const ItemHeads& h,
                  KvView& kv, ForwardScratch& s, int worker) {
-  if (!hp.layer_slides(layer)) {
-    attend_tile(hp, layer, rows, r0, r1, 0, h, kv, s, worker);
+  if (!la.hp.layer_slides(la.layer)) {
+    attend_tile(la, rows, r0, r1, 0, h, kv, s, worker);
     return;
   }
   int run = r0;
   for (int r = r0; r < r1; ++r) {
-    const int first = hp.first_key(layer, rows[r].pos);
+    const int first = la.hp.first_key(la.layer, rows[r].pos);
     if (first == 0) continue;
-    if (run < r) attend_tile(hp, layer, rows, run, r, 0, h, kv, s, worker);
-    attend_tile(hp, layer, rows, r, r + 1, first, h, kv, s, worker);
+    if (run < r) attend_tile(la, rows, run, r, 0, h, kv, s, worker);
+    attend_tile(la, rows, r, r + 1, first, h, kv, s, worker);
     run = r + 1;
   }
-  if (run < r1) attend_tile(hp, layer, rows, run, r1, 0, h, kv, s, worker);
+  if (run < r1) attend_tile(la, rows, run, r1, 0, h, kv, s, worker);
 }
 
 // Splits the batch into tiles: runs of consecutive rows of one sequence, at most tile_rows
@@ -105,8 +108,9 @@ int kv_heads_per_item(const Hparams& hp, int n_rows, int n_tiles, int n_workers)
 
 }  // namespace
 
-void attend_all(const Hparams& hp, int layer, std::span<const Row> rows, KvView& kv, ForwardScratch& s,
+void attend_all(const LayerAttention& la, std::span<const Row> rows, KvView& kv, ForwardScratch& s,
                 ThreadPool& pool) {
+  const Hparams& hp = la.hp;
   int* tiles = s.attention_tiles();
   const int max_workers = std::min(s.n_attention_workers(), pool.size());
   const int n_tiles = make_tiles(rows, attention_tile_rows(hp, static_cast<int>(rows.size()), max_workers), tiles);
@@ -128,7 +132,7 @@ void attend_all(const Hparams& hp, int layer, std::span<const Row> rows, KvView&
       ItemHeads h;
       h.kv0 = reversed % items_per_tile * item_heads;
       h.n_kv = std::min(item_heads, hp.n_head_kv - h.kv0);
-      attend_item(hp, layer, rows, tiles[tile], tiles[tile + 1], h, kv, s, worker);
+      attend_item(la, rows, tiles[tile], tiles[tile + 1], h, kv, s, worker);
     }
   });
 }

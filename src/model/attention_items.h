@@ -17,9 +17,16 @@
 
 namespace strata {
 
+// One layer's attention: its index and, for gpt-oss, its sink logits (n_head; else nullptr).
+struct LayerAttention {
+  const Hparams& hp;
+  int layer;
+  const float* sinks;
+};
+
 // Writes s.attn_out() for every row from s.q() and the cache (rows[r].pos + 1 keys each, or
 // the window's in a sliding layer).
-void attend_all(const Hparams& hp, int layer, std::span<const Row> rows, KvView& kv, ForwardScratch& s,
+void attend_all(const LayerAttention& la, std::span<const Row> rows, KvView& kv, ForwardScratch& s,
                 ThreadPool& pool);
 
 }  // namespace strata

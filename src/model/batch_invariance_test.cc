@@ -190,7 +190,7 @@ TEST_P(BatchInvarianceTest, LogitsAreIdenticalWhateverTheBatch) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* arch : {"llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma3"}) {
+  for (const char* arch : {"llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma3", "gpt-oss"}) {
     for (DType t : testing::all_weight_types()) cases.push_back({arch, t});
   }
   return cases;
@@ -198,7 +198,9 @@ std::vector<Case> all_cases() {
 
 INSTANTIATE_TEST_SUITE_P(ArchByType, BatchInvarianceTest, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
-                           return info.param.arch + "_" + std::string(dtype_name(info.param.type));
+                           std::string arch = info.param.arch;  // test names take no '-'
+                           std::replace(arch.begin(), arch.end(), '-', '_');
+                           return arch + "_" + std::string(dtype_name(info.param.type));
                          });
 
 class BatchInvarianceKvTypeTest : public BatchInvarianceTest {};
@@ -236,6 +238,30 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsForGemma3SlidingWindows) {
     const LogitMap baseline = run_alone(*m, kv, seqs);
     const std::string what = std::string("kv ") + std::string(dtype_name(kv));
     expect_same_bits(baseline, run_mixed(*m, kv, seqs, 2, 13), what + ", random mix");
+    expect_same_bits(baseline, run_lockstep(*m, kv, seqs, 3), what + ", lockstep");
+    expect_same_bits(baseline, run_whole_prompts(*m, kv, seqs), what + ", whole prompts");
+  }
+}
+
+// gpt-oss: attention sinks in every layer, a 10-key window in the even ones, YaRN, and 8 query
+// heads per K/V head (its own grouping: 64 over 8), for every K/V type.
+TEST_F(BatchInvarianceKvTypeTest, HoldsForGptOssSinksAndWindows) {
+  TestModelSpec spec;
+  spec.arch = "gpt-oss";
+  spec.type = DType::kQ8_0;
+  spec.n_layer = 3;
+  spec.n_head = 8;
+  spec.n_head_kv = 1;
+  spec.head_dim = 32;
+  spec.rope_yarn_factor = 32.0f;
+  std::unique_ptr<Model> m = load(spec);
+  ASSERT_NE(m, nullptr);
+  ASSERT_TRUE(m->hparams().attn_sinks && m->hparams().layer_slides(0) && !m->hparams().layer_slides(1));
+  const auto seqs = make_sequences(m->hparams().n_vocab, 31);
+  for (DType kv : {DType::kF32, DType::kF16, DType::kQ8_0}) {
+    const LogitMap baseline = run_alone(*m, kv, seqs);
+    const std::string what = std::string("kv ") + std::string(dtype_name(kv));
+    expect_same_bits(baseline, run_mixed(*m, kv, seqs, 2, 17), what + ", random mix");
     expect_same_bits(baseline, run_lockstep(*m, kv, seqs, 3), what + ", lockstep");
     expect_same_bits(baseline, run_whole_prompts(*m, kv, seqs), what + ", whole prompts");
   }

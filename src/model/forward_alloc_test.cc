@@ -63,10 +63,10 @@ void check_no_allocations(const std::string& arch) {
   fs::remove_all(dir);
 }
 
-// qwen2 (biases), and gemma3 (post-norms, GELU, and rows past its 10-key window gathered into
-// the scratch's window buffers).
+// qwen2 (biases), gemma3 (post-norms, GELU, and rows past its 10-key window), and gpt-oss
+// (sinks, expert biases, the clamped SwiGLU).
 TEST(ForwardAllocTest, ForwardPassesAllocateNothing) {
-  for (const char* arch : {"qwen2", "gemma3"}) {
+  for (const char* arch : {"qwen2", "gemma3", "gpt-oss"}) {
     SCOPED_TRACE(arch);
     check_no_allocations(arch);
   }

@@ -106,7 +106,7 @@ Status read_rope_scaling(const GgufFile& gguf, Hparams* hp) {
                              "' is not supported (none, linear, yarn)");
 }
 
-// Gemma 3's extras (arch_table.h). The attention scale is 1 / sqrt(head_dim) except in the
+// Gemma 3's and gpt-oss's extras (arch_table.h). The attention scale is 1 / sqrt(head_dim) except in the
 // 27B (62 layers), whose query_pre_attn_scalar is n_embd / n_head = 168 with heads of 128:
 // GGUF files carry no key for it, so the layer count tells, as in llama.cpp.
 Status read_gemma(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) {
@@ -118,6 +118,9 @@ Status read_gemma(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) {
     hp->rope_freq_base_swa = traits.sliding_rope_base;
     STRATA_RETURN_IF_ERROR(read_count(gguf, hp->arch, "attention.sliding_window", false, &hp->sliding_window));
   }
+  hp->attn_sinks = traits.attn_sinks;
+  hp->swiglu_oai = traits.swiglu_oai;
+  hp->ffn_norm_name = std::string(traits.ffn_norm_name);
   constexpr int kGemma3_27bLayers = 62;
   if (hp->arch == "gemma3" && hp->n_layer == kGemma3_27bLayers) {
     hp->attn_scale_dim = hp->n_embd / hp->n_head;

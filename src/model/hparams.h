@@ -12,7 +12,7 @@
 namespace strata {
 
 struct Hparams {
-  std::string arch;        // "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "gemma3"
+  std::string arch;        // "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "gemma3", "gpt-oss"
   int n_vocab = 0;
   int n_ctx_train = 0;
   int n_embd = 0;
@@ -40,7 +40,11 @@ struct Hparams {
   bool ffn_gelu = false;
   int sliding_window = 0;         // > 0: a sliding layer's row at pos attends keys (pos - sliding_window, pos]
   int sliding_period = 0;         // every sliding_period-th layer attends over all keys
-  float rope_freq_base_swa = 10000.0f;  // sliding layers' rope base (no scaling)
+  float rope_freq_base_swa = 0.0f;  // > 0: sliding layers' rope base (no scaling); 0: the global rope
+  // gpt-oss (model/arch_table.h): attention sinks and the clamped SwiGLU.
+  bool attn_sinks = false;
+  bool swiglu_oai = false;
+  std::string ffn_norm_name = "ffn_norm";  // blk.N.<this>.weight
   // Mixture of experts (n_expert > 0): every layer's feed-forward is n_expert SiLU-gated
   // experts of width n_ff_exp, n_expert_used of them per token chosen by a router
   // (softmax over all, top-k; ties to the lower id), plus, when n_ff_shexp > 0, a shared

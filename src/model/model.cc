@@ -90,10 +90,12 @@ Result<std::unique_ptr<Model>> Model::FromGguf(std::shared_ptr<const GgufFile> g
   impl->rope = rope_params(impl->hp);
   impl->rope.freq_factors = impl->w.rope_freqs;
   impl->rope_sliding = impl->rope;
-  impl->rope_sliding.freq_base = impl->hp.rope_freq_base_swa;
-  impl->rope_sliding.freq_scale = 1.0f;
-  impl->rope_sliding.freq_factors = nullptr;
-  impl->rope_sliding.yarn_orig_ctx = 0;
+  if (impl->hp.rope_freq_base_swa > 0.0f) {
+    impl->rope_sliding.freq_base = impl->hp.rope_freq_base_swa;
+    impl->rope_sliding.freq_scale = 1.0f;
+    impl->rope_sliding.freq_factors = nullptr;
+    impl->rope_sliding.yarn_orig_ctx = 0;
+  }
   impl->gguf = std::move(gguf);
   return std::unique_ptr<Model>(new Model(std::move(impl)));
 }

@@ -118,6 +118,35 @@ TEST_F(ModelLoadTest, ReadsGemma3Hparams) {
   expect_error(spec, Code::kCorrupt, "gemma3.attention.sliding_window");
 }
 
+// gpt-oss: sinks, biases, the clamped SwiGLU, every other layer sliding on the global rope
+// (YaRN here), its feed-forward norm as post_attention_norm, and routing weights renormalised
+// over the chosen experts (a softmax over their logits).
+TEST_F(ModelLoadTest, ReadsGptOssHparams) {
+  TestModelSpec spec;
+  spec.arch = "gpt-oss";
+  spec.n_layer = 3;
+  spec.rope_yarn_factor = 32.0f;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.rope_neox && hp.qkv_bias && hp.attn_sinks && hp.swiglu_oai && hp.expert_weights_norm);
+  EXPECT_FALSE(hp.qk_norm || hp.post_norms || hp.ffn_gelu || hp.tied_embeddings);
+  EXPECT_EQ(hp.ffn_norm_name, "post_attention_norm");
+  EXPECT_EQ(hp.sliding_window, 10);
+  EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, 0.0f);  // sliding layers rotate as the others do
+  for (int layer = 0; layer < 3; ++layer) EXPECT_EQ(hp.layer_slides(layer), layer % 2 == 0) << "layer " << layer;
+  EXPECT_EQ(hp.rope_yarn_orig_ctx, 64);
+  EXPECT_FLOAT_EQ(hp.rope_yarn_factor, 32.0f);
+
+  for (const char* name : {"blk.1.attn_sinks.weight", "blk.0.post_attention_norm.weight", "blk.2.ffn_up_exps.bias"}) {
+    spec.skip_tensors = {name};
+    expect_error(spec, Code::kNotFound, name);
+  }
+  spec.skip_tensors.clear();
+  spec.metadata_overrides = {{"gpt-oss.attention.sliding_window", GgufValue::U32(0)}};
+  expect_error(spec, Code::kCorrupt, "gpt-oss.attention.sliding_window");
+}
+
 TEST_F(ModelLoadTest, ReadsRopeScaling) {
   TestModelSpec spec;
   spec.rope_linear_factor = 4.0f;

@@ -23,6 +23,7 @@ class Binder {
   Binder(const GgufFile& gguf, ModelWeights* w) : gguf_(gguf), w_(w) {}
 
   const Status& status() const { return status_; }
+  bool has(const std::string& name) const { return gguf_.find_tensor(name) != nullptr; }
 
   // A matrix stored as dims [n_in, n_out].
   kernels::WeightMatrix matrix(const std::string& name, int64_t n_in, int64_t n_out) {
@@ -112,17 +113,25 @@ class Binder {
   }
 
   // A 1-D tensor of n floats, copied to F32. Optional tensors give nullptr when absent.
-  const float* vector(const std::string& name, int64_t n, bool required) {
-    const GgufTensor* t = find(name, {static_cast<uint64_t>(n)}, required);
+  const float* vector(const std::string& name, int64_t n, bool required) { return vectors(name, n, 0, required); }
+
+  // n_rows > 0: a 2-D tensor of n_rows rows of n floats (dims [n, n_rows]), copied to F32 row
+  // after row; 0: a 1-D tensor of n.
+  const float* vectors(const std::string& name, int64_t n, int64_t n_rows, bool required) {
+    std::vector<uint64_t> dims = {static_cast<uint64_t>(n)};
+    if (n_rows > 0) dims.push_back(static_cast<uint64_t>(n_rows));
+    const GgufTensor* t = find(name, dims, required);
     if (t == nullptr) return nullptr;
-    if (!kernels::matmul_supports(t->type) || !dtype_row_bytes(t->type, static_cast<uint64_t>(n))) {
+    std::optional<size_t> row_bytes = dtype_row_bytes(t->type, static_cast<uint64_t>(n));
+    if (!kernels::matmul_supports(t->type) || !row_bytes) {
       fail(Status::Unsupported(gguf_.path() + ": tensor " + name + " has unsupported type " +
                                std::string(dtype_name(t->type))));
       return nullptr;
     }
-    auto copy = std::make_unique<float[]>(static_cast<size_t>(n));
-    kernels::WeightMatrix m{t->type, t->data, 1, n, t->n_bytes};
-    kernels::dequantize_row(m, 0, copy.get());
+    const int64_t rows = n_rows > 0 ? n_rows : 1;
+    auto copy = std::make_unique<float[]>(static_cast<size_t>(n * rows));
+    kernels::WeightMatrix m{t->type, t->data, rows, n, *row_bytes};
+    for (int64_t r = 0; r < rows; ++r) kernels::dequantize_row(m, r, copy.get() + r * n);
     w_->owned.push_back(std::move(copy));
     return w_->owned.back().get();
   }
@@ -171,7 +180,9 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
     lw.k_norm = b.vector(p + "attn_k_norm.weight", hp.head_dim, true);
   }
   lw.wo = b.matrix(p + "attn_output.weight", q_dim, hp.n_embd);
-  lw.ffn_norm = b.vector(p + "ffn_norm.weight", hp.n_embd, true);
+  lw.bo = b.vector(p + "attn_output.bias", hp.n_embd, false);
+  if (hp.attn_sinks) lw.attn_sinks = b.vector(p + "attn_sinks.weight", hp.n_head, true);
+  lw.ffn_norm = b.vector(p + hp.ffn_norm_name + ".weight", hp.n_embd, true);
   if (hp.post_norms) {
     lw.attn_post_norm = b.vector(p + "post_attention_norm.weight", hp.n_embd, true);
     lw.ffn_post_norm = b.vector(p + "post_ffw_norm.weight", hp.n_embd, true);
@@ -186,6 +197,12 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   lw.exp_gate = b.experts(p + "ffn_gate_exps.weight", hp.n_embd, hp.n_ff_exp, hp.n_expert);
   lw.exp_up = b.experts(p + "ffn_up_exps.weight", hp.n_embd, hp.n_ff_exp, hp.n_expert);
   lw.exp_down = b.experts(p + "ffn_down_exps.weight", hp.n_ff_exp, hp.n_embd, hp.n_expert);
+  lw.router_b = b.vector(p + "ffn_gate_inp.bias", hp.n_expert, false);
+  // Expert biases come as a set: a file with one has all three.
+  const bool exp_biases = b.has(p + "ffn_gate_exps.bias");
+  lw.exp_gate_b = b.vectors(p + "ffn_gate_exps.bias", hp.n_ff_exp, hp.n_expert, exp_biases);
+  lw.exp_up_b = b.vectors(p + "ffn_up_exps.bias", hp.n_ff_exp, hp.n_expert, exp_biases);
+  lw.exp_down_b = b.vectors(p + "ffn_down_exps.bias", hp.n_embd, hp.n_expert, exp_biases);
   if (hp.n_ff_shexp > 0) {
     lw.shexp_gate = b.matrix(p + "ffn_gate_shexp.weight", hp.n_embd, hp.n_ff_shexp);
     lw.shexp_up = b.matrix(p + "ffn_up_shexp.weight", hp.n_embd, hp.n_ff_shexp);

@@ -28,6 +28,8 @@ struct LayerWeights {
   const float* q_norm = nullptr;      // per-head RMS-norm weights (qwen3), head_dim; nullptr when absent
   const float* k_norm = nullptr;
   kernels::WeightMatrix wo;           // n_head*head_dim -> n_embd
+  const float* bo = nullptr;          // n_embd: attention output bias (gpt-oss); nullptr when absent
+  const float* attn_sinks = nullptr;  // n_head: attention sink logits (gpt-oss); nullptr when absent
   const float* attn_post_norm = nullptr;  // n_embd: RMS-norm of the attention output (gemma3); nullptr when absent
   const float* ffn_norm = nullptr;    // n_embd
   const float* ffn_post_norm = nullptr;   // n_embd: RMS-norm of the feed-forward output (gemma3)
@@ -38,6 +40,12 @@ struct LayerWeights {
   kernels::WeightMatrix router;                         // n_embd -> n_expert (ffn_gate_inp)
   std::vector<kernels::WeightMatrix> exp_gate, exp_up;  // n_expert x (n_embd -> n_ff_exp)
   std::vector<kernels::WeightMatrix> exp_down;          // n_expert x (n_ff_exp -> n_embd)
+  // Biases of the router and of each expert's products (gpt-oss), expert e's at e * width;
+  // nullptr when absent.
+  const float* router_b = nullptr;                      // n_expert
+  const float* exp_gate_b = nullptr;                    // n_expert x n_ff_exp
+  const float* exp_up_b = nullptr;                      // n_expert x n_ff_exp
+  const float* exp_down_b = nullptr;                    // n_expert x n_embd
   // Shared expert (qwen2moe; n_ff_shexp > 0), scaled per row by sigmoid(shexp_gate_inp . x).
   kernels::WeightMatrix shexp_gate, shexp_up;  // n_embd -> n_ff_shexp
   kernels::WeightMatrix shexp_down;            // n_ff_shexp -> n_embd

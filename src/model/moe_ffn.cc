@@ -1,5 +1,6 @@
 #include "model/moe_ffn.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -41,20 +42,49 @@ void route_row(const Hparams& hp, const float* logits, int32_t* expert, float* w
   for (int j = 0; j < k; ++j) weight[j] /= sum;
 }
 
+void add_bias(float* x, const float* b, int n) {
+  for (int i = 0; i < n; ++i) x[i] += b[i];
+}
+
+// The expert whose gathered rows hold slot g (route_and_gather: expert e's are [first[e], first[e + 1])).
+int expert_of_slot(const int32_t* first, int n_expert, int g) {
+  return static_cast<int>(std::upper_bound(first, first + n_expert + 1, g) - first) - 1;
+}
+
+// One gathered row's gate (in place): its expert's biases (gpt-oss), then the activation.
+void activate_slot(const Hparams& hp, const LayerWeights& lw, int g, ForwardScratch& s) {
+  const size_t at = static_cast<size_t>(g) * hp.n_ff_exp;
+  float* gate = s.expert_gate() + at;
+  float* up = s.expert_up() + at;
+  if (lw.exp_gate_b != nullptr) {
+    const size_t e = static_cast<size_t>(expert_of_slot(s.expert_first(), hp.n_expert, g));
+    add_bias(gate, lw.exp_gate_b + e * hp.n_ff_exp, hp.n_ff_exp);
+    add_bias(up, lw.exp_up_b + e * hp.n_ff_exp, hp.n_ff_exp);
+  }
+  if (hp.swiglu_oai) {
+    kernels::swiglu_oai(gate, up, hp.n_ff_exp);
+  } else {
+    kernels::silu_mul(gate, up, hp.n_ff_exp);
+  }
+}
+
 size_t expert_matrix_bytes(const kernels::WeightMatrix& m) { return static_cast<size_t>(m.n_out) * m.row_bytes; }
 
 // Routes every row, then gathers each expert's rows contiguously (in row order) into
 // s.expert_x(): expert e's rows are [first[e], first[e + 1]); route_slot says where each of a
 // row's routes landed. Routing and the row copies run on the pool (each row's routing reads only
 // its own logits; each copy writes its own slot); the counts and slots are a serial integer pass.
-void route_and_gather(const Hparams& hp, int layer, int n_rows, ForwardScratch& s, ThreadPool& pool) {
+void route_and_gather(const Hparams& hp, const LayerWeights& lw, int layer, int n_rows, ForwardScratch& s,
+                      ThreadPool& pool) {
   const int k = hp.n_expert_used;
   const int n = hp.n_expert;
   int32_t* first = s.expert_first();
   int32_t* fill = first + n + 1;
   std::memset(first, 0, sizeof(int32_t) * static_cast<size_t>(2 * (n + 1)));
   for_each_row(pool, n_rows, n * k, [&](int r) {
-    route_row(hp, s.router_logits() + static_cast<size_t>(r) * n, s.route_expert() + r * k, s.route_weight() + r * k);
+    float* logits = s.router_logits() + static_cast<size_t>(r) * n;
+    if (lw.router_b != nullptr) add_bias(logits, lw.router_b, n);
+    route_row(hp, logits, s.route_expert() + r * k, s.route_weight() + r * k);
   });
   for (int g = 0; g < n_rows * k; ++g) ++first[s.route_expert()[g] + 1];
   uint32_t* tokens = s.expert_tokens().data() + static_cast<size_t>(layer) * n;
@@ -106,15 +136,18 @@ int expert_jobs(const Hparams& hp, const LayerWeights& lw, int n_rows, bool down
   return n_jobs;
 }
 
-// proj[r] = sum over r's routes, in the order chosen, of weight * expert output; plus the
-// shared expert's output scaled by its sigmoid gate.
-void combine_row(const Hparams& hp, int r, ForwardScratch& s) {
+// proj[r] = sum over r's routes, in the order chosen, of weight * expert output (plus its
+// down bias, gpt-oss); plus the shared expert's output scaled by its sigmoid gate.
+void combine_row(const Hparams& hp, const LayerWeights& lw, int r, ForwardScratch& s) {
   const int k = hp.n_expert_used;
   const int n_embd = hp.n_embd;
   float* out = s.proj() + static_cast<size_t>(r) * n_embd;
   for (int j = 0; j < k; ++j) {
     const float w = s.route_weight()[r * k + j];
-    const float* y = s.expert_out() + static_cast<size_t>(s.route_slot()[r * k + j]) * n_embd;
+    float* y = s.expert_out() + static_cast<size_t>(s.route_slot()[r * k + j]) * n_embd;
+    if (lw.exp_down_b != nullptr) {
+      add_bias(y, lw.exp_down_b + static_cast<size_t>(s.route_expert()[r * k + j]) * n_embd, n_embd);
+    }
     if (j == 0) {
       for (int i = 0; i < n_embd; ++i) out[i] = w * y[i];
     } else {
@@ -137,16 +170,13 @@ void moe_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n_rows, F
   if (hp.n_ff_shexp > 0) jobs[n_jobs++] = {&lw.shexp_gate_inp, s.normed(), n_rows, s.shared_gate()};
   kernels::matmul_many({jobs.data(), static_cast<size_t>(n_jobs)}, s.matmul_scratch(), pool);
 
-  route_and_gather(hp, layer, n_rows, s, pool);
+  route_and_gather(hp, lw, layer, n_rows, s, pool);
   uint64_t bytes_read = 0;
   n_jobs = expert_jobs(hp, lw, n_rows, /*down=*/false, s, jobs, &bytes_read);
   kernels::matmul_many({jobs.data(), static_cast<size_t>(n_jobs)}, s.matmul_scratch(), pool);
 
   const int n_routes = n_rows * hp.n_expert_used;
-  for_each_row(pool, n_routes, hp.n_ff_exp, [&](int g) {
-    const size_t at = static_cast<size_t>(g) * hp.n_ff_exp;
-    kernels::silu_mul(s.expert_gate() + at, s.expert_up() + at, hp.n_ff_exp);
-  });
+  for_each_row(pool, n_routes, hp.n_ff_exp, [&](int g) { activate_slot(hp, lw, g, s); });
   if (hp.n_ff_shexp > 0) {
     for_each_row(pool, n_rows, hp.n_ff_shexp, [&](int r) {
       const size_t at = static_cast<size_t>(r) * hp.n_ff_shexp;
@@ -157,7 +187,7 @@ void moe_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n_rows, F
   kernels::matmul_many({jobs.data(), static_cast<size_t>(n_jobs)}, s.matmul_scratch(), pool);
   s.expert_bytes_read() += bytes_read;
 
-  for_each_row(pool, n_rows, hp.n_embd, [&](int r) { combine_row(hp, r, s); });
+  for_each_row(pool, n_rows, hp.n_embd, [&](int r) { combine_row(hp, lw, r, s); });
 }
 
 }  // namespace strata

@@ -58,18 +58,40 @@ Vec matvec_rows(const Vec& m, size_t first_row, size_t n_out, const Vec& x) {
   return y;
 }
 
-// The SiLU-gated feed-forward with rows [e * n_ff, (e + 1) * n_ff) of gate/up and the e-th
-// n_embd-row slice of down.
-// gelu: the tanh-form GELU gate instead of SiLU.
-Vec swiglu(const Vec& gate_m, const Vec& up_m, const Vec& down_m, size_t e, size_t n_ff, const Vec& x,
-           bool gelu = false) {
+enum class Gate { kSilu, kGelu, kSwigluOai };
+
+Gate gate_of(const Hparams& hp) {
+  if (hp.ffn_gelu) return Gate::kGelu;
+  return hp.swiglu_oai ? Gate::kSwigluOai : Gate::kSilu;
+}
+
+double gated(Gate kind, double g, double u) {
+  switch (kind) {
+    case Gate::kGelu: return 0.5 * g * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (g + 0.044715 * g * g * g))) * u;
+    case Gate::kSwigluOai: {
+      // gpt-oss: the gate clamped above at 7, the linear part to [-7, 7], sigmoid(1.702 g).
+      g = std::min(g, 7.0);
+      return g / (1.0 + std::exp(-1.702 * g)) * (std::clamp(u, -7.0, 7.0) + 1.0);
+    }
+    case Gate::kSilu: break;
+  }
+  return g / (1.0 + std::exp(-g)) * u;
+}
+
+// The element at e * n + i of a per-expert bias, or 0 when there is none.
+double bias_at(const Vec& b, size_t e, size_t n, size_t i) { return b.empty() ? 0.0 : b[e * n + i]; }
+
+// The gated feed-forward with rows [e * n_ff, (e + 1) * n_ff) of gate/up and the e-th
+// n_embd-row slice of down, plus expert e's biases when given (gpt-oss).
+Vec swiglu(const Vec& gate_m, const Vec& up_m, const Vec& down_m, size_t e, size_t n_ff, const Vec& x, Gate kind,
+           const Vec& gate_b = {}, const Vec& up_b = {}, const Vec& down_b = {}) {
   Vec gate = matvec_rows(gate_m, e * n_ff, n_ff, x), up = matvec_rows(up_m, e * n_ff, n_ff, x);
   for (size_t i = 0; i < n_ff; ++i) {
-    const double g = gate[i];
-    gate[i] = gelu ? 0.5 * g * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (g + 0.044715 * g * g * g))) * up[i]
-                   : g / (1.0 + std::exp(-g)) * up[i];
+    gate[i] = gated(kind, gate[i] + bias_at(gate_b, e, n_ff, i), up[i] + bias_at(up_b, e, n_ff, i));
   }
-  return matvec_rows(down_m, e * x.size(), x.size(), gate);
+  Vec y = matvec_rows(down_m, e * x.size(), x.size(), gate);
+  for (size_t i = 0; i < y.size(); ++i) y[i] += bias_at(down_b, e, y.size(), i);
+  return y;
 }
 
 }  // namespace
@@ -101,9 +123,13 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf) {
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q_norm.weight", false, &l.q_norm));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k_norm.weight", false, &l.k_norm));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.weight", true, &l.wo));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_norm.weight", true, &l.ffn_norm));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_attention_norm.weight", r.hp_.post_norms, &l.attn_post_norm));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_ffw_norm.weight", r.hp_.post_norms, &l.ffn_post_norm));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.bias", false, &l.bo));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_sinks.weight", r.hp_.attn_sinks, &l.sinks));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + r.hp_.ffn_norm_name + ".weight", true, &l.ffn_norm));
+    if (r.hp_.post_norms) {  // gpt-oss's post_attention_norm is its feed-forward norm
+      STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_attention_norm.weight", true, &l.attn_post_norm));
+      STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_ffw_norm.weight", true, &l.ffn_post_norm));
+    }
     const bool moe = r.hp_.is_moe();
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate.weight", !moe, &l.w_gate));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up.weight", !moe, &l.w_up));
@@ -112,6 +138,10 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf) {
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_exps.weight", moe, &l.exp_gate));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up_exps.weight", moe, &l.exp_up));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_exps.weight", moe, &l.exp_down));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp.bias", false, &l.router_b));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_exps.bias", false, &l.exp_gate_b));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up_exps.bias", false, &l.exp_up_b));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_exps.bias", false, &l.exp_down_b));
     const bool shared = r.hp_.n_ff_shexp > 0;
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_shexp.weight", shared, &l.shexp_gate));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up_shexp.weight", shared, &l.shexp_up));
@@ -121,23 +151,41 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf) {
   return r;
 }
 
+// Pair index at which a pair turns n_turns times over YaRN's original context.
+double yarn_pair(const Hparams& hp, double n_turns) {
+  return hp.n_rot * std::log(hp.rope_yarn_orig_ctx / (n_turns * 2.0 * M_PI)) / (2.0 * std::log(hp.rope_freq_base));
+}
+
 // Rotates the first n_rot dims of each head by pos * freq_scale * base^(-2i / n_rot) / factor_i;
-// a sliding-window layer's by pos * base_swa^(-2i / n_rot).
+// a sliding-window layer with a base of its own (Gemma 3) by pos * base_swa^(-2i / n_rot).
+// YaRN: pairs below the ramp (fast ones) keep the unscaled angle, pairs above it the scaled
+// one, the ramp mixes linearly between pair indices at 32 and 1 turns (rounded outwards),
+// and every rotation is scaled by attn_factor * (1 + 0.1 ln(factor)).
 void ReferenceForward::rope(Vec& x, int n_heads, bool sliding) const {
   const int hd = hp_.head_dim;
   const int half = hp_.n_rot / 2;
+  const bool own_rope = sliding && hp_.rope_freq_base_swa > 0.0f;
+  const bool yarn = !own_rope && hp_.rope_yarn_orig_ctx > 0;
+  const double low = yarn ? std::max(0.0, std::floor(yarn_pair(hp_, 32.0))) : 0.0;
+  const double high = yarn ? std::min(hp_.n_rot - 1.0, std::ceil(yarn_pair(hp_, 1.0))) : 0.0;
+  const double mag = yarn ? hp_.rope_yarn_attn_factor * (1.0 + 0.1 * std::log(hp_.rope_yarn_factor)) : 1.0;
   for (int h = 0; h < n_heads; ++h) {
     double* head = x.data() + static_cast<size_t>(h) * hd;
     for (int i = 0; i < half; ++i) {
-      const double factor = rope_freqs_.empty() || sliding ? 1.0 : rope_freqs_[static_cast<size_t>(i)];
-      const double scale = sliding ? 1.0 : static_cast<double>(hp_.rope_freq_scale);
-      const double base = sliding ? hp_.rope_freq_base_swa : hp_.rope_freq_base;
-      const double theta = n_tokens_ * scale * std::pow(base, -2.0 * i / hp_.n_rot) / factor;
+      const double factor = rope_freqs_.empty() || own_rope ? 1.0 : rope_freqs_[static_cast<size_t>(i)];
+      const double scale = own_rope ? 1.0 : static_cast<double>(hp_.rope_freq_scale);
+      const double base = own_rope ? hp_.rope_freq_base_swa : hp_.rope_freq_base;
+      const double unscaled = n_tokens_ * std::pow(base, -2.0 * i / hp_.n_rot) / factor;
+      double theta = unscaled * scale;
+      if (yarn) {
+        const double keep = 1.0 - std::clamp((i - low) / std::max(0.001, high - low), 0.0, 1.0);
+        theta = theta * (1.0 - keep) + unscaled * keep;
+      }
       const int a = hp_.rope_neox ? i : 2 * i;
       const int b = hp_.rope_neox ? i + half : 2 * i + 1;
       const double x0 = head[a], x1 = head[b];
-      head[a] = x0 * std::cos(theta) - x1 * std::sin(theta);
-      head[b] = x0 * std::sin(theta) + x1 * std::cos(theta);
+      head[a] = (x0 * std::cos(theta) - x1 * std::sin(theta)) * mag;
+      head[b] = (x0 * std::sin(theta) + x1 * std::cos(theta)) * mag;
     }
   }
 }
@@ -183,21 +231,24 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     }
     double sum = 0;
     for (size_t t = first; t < n_pos; ++t) sum += (scores[t] = std::exp(scores[t] - max_score));
+    if (!l.sinks.empty()) sum += std::exp(l.sinks[static_cast<size_t>(h)] - max_score);  // a key of value 0
     for (size_t t = first; t < n_pos; ++t) {
       for (int i = 0; i < hd; ++i) att[h * hd + i] += scores[t] / sum * l.v_cache[t][kv_at + i];
     }
   }
   out = matvec(l.wo, att);
+  if (!l.bo.empty()) add(out, l.bo);
   if (!l.attn_post_norm.empty()) out = rmsnorm(out.data(), l.attn_post_norm, hp_.n_embd, hp_.rms_eps);
 }
 
 Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
   if (!hp_.is_moe()) {
-    Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.n_ff), x, hp_.ffn_gelu);
+    Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.n_ff), x, gate_of(hp_));
     if (!l.ffn_post_norm.empty()) y = rmsnorm(y.data(), l.ffn_post_norm, hp_.n_embd, hp_.rms_eps);
     return y;
   }
   Vec p = matvec(l.router, x);
+  if (!l.router_b.empty()) add(p, l.router_b);
   const double max_logit = *std::max_element(p.begin(), p.end());
   double sum = 0;
   for (double& v : p) sum += (v = std::exp(v - max_logit));
@@ -216,13 +267,14 @@ Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
   Vec out(x.size(), 0.0);
   for (int e : chosen) {
     const double w = hp_.expert_weights_norm ? p[e] / chosen_sum : p[e];
-    const Vec y = swiglu(l.exp_gate, l.exp_up, l.exp_down, static_cast<size_t>(e), static_cast<size_t>(hp_.n_ff_exp), x);
+    const Vec y = swiglu(l.exp_gate, l.exp_up, l.exp_down, static_cast<size_t>(e), static_cast<size_t>(hp_.n_ff_exp), x,
+                         gate_of(hp_), l.exp_gate_b, l.exp_up_b, l.exp_down_b);
     for (size_t i = 0; i < out.size(); ++i) out[i] += w * y[i];
   }
   if (hp_.n_ff_shexp > 0) {
     double g = 0;
     for (size_t i = 0; i < x.size(); ++i) g += l.shexp_gate_inp[i] * x[i];
-    const Vec y = swiglu(l.shexp_gate, l.shexp_up, l.shexp_down, 0, static_cast<size_t>(hp_.n_ff_shexp), x);
+    const Vec y = swiglu(l.shexp_gate, l.shexp_up, l.shexp_down, 0, static_cast<size_t>(hp_.n_ff_shexp), x, Gate::kSilu);
     for (size_t i = 0; i < out.size(); ++i) out[i] += y[i] / (1.0 + std::exp(-g));
   }
   return out;

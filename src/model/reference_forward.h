@@ -5,9 +5,10 @@
 // K/V cache kept in double, full softmax. It is slow and obviously right, and is what the
 // fast path's numerics are measured against. Mixture-of-experts layers route each token to
 // its top-k experts by softmax probability (ties to the lower id) in doubles. Applies rope_freqs.weight (per-pair factors
-// dividing the angle) when present; supports no YaRN (test models do not use it). Gemma 3's
+// dividing the angle) when present, and YaRN (llama.cpp's ramp and magnitude). Gemma 3's
 // parts (scaled embeddings, post-norms, GELU, sliding-window layers with their own rope base)
-// follow hparams.
+// and gpt-oss's (attention sinks, output / router / expert biases, the clamped SwiGLU,
+// sliding layers on the global rope) follow hparams.
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
 
@@ -33,12 +34,13 @@ class ReferenceForward {
   using Matrix = std::vector<double>;  // n_out rows of n_in, row-major
   struct Layer {
     int index = 0;
-    std::vector<double> attn_norm, ffn_norm, bq, bk, bv, q_norm, k_norm, attn_post_norm, ffn_post_norm;
+    std::vector<double> attn_norm, ffn_norm, bq, bk, bv, bo, sinks, q_norm, k_norm, attn_post_norm, ffn_post_norm;
     Matrix wq, wk, wv, wo, w_gate, w_up, w_down;
     // Mixture of experts: router (n_expert rows), experts' matrices end to end (expert e's
     // rows follow expert e-1's), the shared expert and its gate vector (empty when absent).
     Matrix router, exp_gate, exp_up, exp_down, shexp_gate, shexp_up, shexp_down;
     std::vector<double> shexp_gate_inp;
+    std::vector<double> router_b, exp_gate_b, exp_up_b, exp_down_b;  // gpt-oss; expert e's at e * width
     std::vector<std::vector<double>> k_cache, v_cache;  // per position
   };
 

@@ -65,6 +65,12 @@ class ModelBuilder {
     if (skipped(name)) return;
     add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n)}, next_seed(), center, half_width);
   }
+  // n_rows F32 rows of n values around 0 (per-expert biases).
+  void vectors(const std::string& name, int n, int n_rows, float half_width) {
+    if (skipped(name)) return;
+    add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n), static_cast<uint64_t>(n_rows)}, next_seed(), 0.0f,
+               half_width);
+  }
   GgufWriter& writer() { return w_; }
 
  private:
@@ -106,8 +112,13 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
     w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_linear_factor));
   }
-  if (s.arch == "gemma3") {
+  if (s.arch == "gemma3" || s.arch == "gpt-oss") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
+  }
+  if (s.rope_yarn_factor != 1.0f) {
+    w.set(a + ".rope.scaling.type", GgufValue::String("yarn"));
+    w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_yarn_factor));
+    w.set(a + ".rope.scaling.original_context_length", GgufValue::U32(static_cast<uint32_t>(s.rope_yarn_orig_ctx)));
   }
   if (is_moe_arch(s.arch)) {
     w.set(a + ".expert_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert)));
@@ -136,6 +147,12 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p) {
   b.matrix(p + "ffn_gate_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
   b.matrix(p + "ffn_up_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
   b.matrix(p + "ffn_down_exps.weight", s.n_ff_exp, s.n_embd, s.n_expert);
+  if (s.arch == "gpt-oss") {
+    b.vector(p + "ffn_gate_inp.bias", s.n_expert, 0.0f, 1.0f);
+    b.vectors(p + "ffn_gate_exps.bias", s.n_ff_exp, s.n_expert, 0.5f);
+    b.vectors(p + "ffn_up_exps.bias", s.n_ff_exp, s.n_expert, 0.5f);
+    b.vectors(p + "ffn_down_exps.bias", s.n_embd, s.n_expert, 0.5f);
+  }
   if (s.arch == "qwen2moe") {
     b.vector(p + "ffn_gate_inp_shexp.weight", s.n_embd, 0.0f, std::sqrt(3.0f / static_cast<float>(s.n_embd)));
     b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, s.n_ff_shexp);
@@ -150,7 +167,9 @@ std::string test_model_name(const TestModelSpec& spec) {
   return spec.arch + "-" + (spec.mixed ? std::string("mixed") : std::string(dtype_name(spec.type)));
 }
 
-bool is_moe_arch(const std::string& arch) { return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe"; }
+bool is_moe_arch(const std::string& arch) {
+  return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss";
+}
 
 std::vector<DType> all_weight_types() {
   return {DType::kF32, DType::kF16, DType::kBF16, DType::kQ8_0, DType::kQ4_0,
@@ -163,7 +182,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const int head_dim = s.head_dim != 0 ? s.head_dim : s.n_embd / s.n_head;
   const int q_dim = s.n_head * head_dim;
   const int kv_dim = s.n_head_kv * head_dim;
-  const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe";
+  const bool gpt_oss = s.arch == "gpt-oss";
+  const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe" || gpt_oss;
   const bool gemma3 = s.arch == "gemma3";
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3;
   const bool tied = s.arch == "qwen3" || gemma3;
@@ -186,8 +206,12 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_k_norm.weight", head_dim, 1.0f, 0.3f);
     }
     b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
+    if (gpt_oss) {
+      b.vector(p + "attn_output.bias", s.n_embd, 0.0f, 0.5f);
+      b.vector(p + "attn_sinks.weight", s.n_head, 0.0f, 3.0f);
+    }
     if (gemma3) b.vector(p + "post_attention_norm.weight", s.n_embd, 1.0f, 0.2f);
-    b.vector(p + "ffn_norm.weight", s.n_embd, 1.0f, 0.2f);
+    b.vector(p + (gpt_oss ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
     add_ffn(b, s, p);
     if (gemma3) b.vector(p + "post_ffw_norm.weight", s.n_embd, 1.0f, 0.2f);
   }

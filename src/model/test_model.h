@@ -22,7 +22,9 @@ struct TestModelSpec {
   // llama | qwen2 | qwen3 (qwen3: tied embeddings, QK-norm), or a mixture of experts:
   // mixtral (a llama file with experts) | qwen2moe (biases, shared expert) | qwen3moe (QK-norm),
   // or gemma3 (tied embeddings, QK-norm, post-norms, GELU; layers slide over sliding_window
-  // keys except every 6th, so n_layer >= 6 has a global one).
+  // keys except every 6th, so n_layer >= 6 has a global one), or gpt-oss (experts with
+  // biases and the clamped SwiGLU, q/k/v/output biases, attention sinks; even layers slide
+  // over sliding_window keys; YaRN when rope_yarn_factor != 1).
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types
@@ -41,8 +43,10 @@ struct TestModelSpec {
   int n_vocab = 256;
   int n_ctx = 512;
   float rope_freq_base = 10000.0f;
-  int sliding_window = 10;          // gemma3 only
+  int sliding_window = 10;          // gemma3 and gpt-oss only
   float rope_linear_factor = 1.0f;  // != 1 writes rope.scaling.type = linear
+  float rope_yarn_factor = 1.0f;    // != 1 writes rope.scaling.type = yarn over rope_yarn_orig_ctx
+  int rope_yarn_orig_ctx = 64;
   // Non-empty: written as rope_freqs.weight in rope_freqs_type, after every other tensor and
   // without taking a seed, so the other weights are those of the same spec without it.
   std::vector<float> rope_freqs;

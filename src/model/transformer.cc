@@ -1,5 +1,5 @@
-// The forward pass of a transformer (llama, qwen2, qwen3, their mixture-of-experts forms, and
-// gemma3), top to bottom.
+// The forward pass of a transformer (llama, qwen2, qwen3, their mixture-of-experts forms,
+// gemma3 and gpt-oss), top to bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
 // that row's outputs, and the matmuls (the only place rows meet) are batch-invariant by
@@ -74,7 +74,7 @@ void matmul_same_input(std::span<const kernels::MatmulJob> jobs, ForwardScratch&
   kernels::matmul_many(jobs, s.matmul_scratch(), pool);
 }
 
-// s.proj()[r] = the SiLU- (or GELU-) gated feed-forward of s.normed()[r].
+// s.proj()[r] = the SiLU- (GELU-, or clamped SwiGLU-) gated feed-forward of s.normed()[r].
 void dense_ffn(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
   const kernels::MatmulJob gate_up[] = {{&lw.w_gate, s.normed(), n, s.gate()}, {&lw.w_up, s.normed(), n, s.up()}};
   matmul_same_input(gate_up, s, pool);
@@ -84,6 +84,8 @@ void dense_ffn(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch&
       const size_t at = static_cast<size_t>(r) * hp.n_ff;
       if (hp.ffn_gelu) {
         kernels::gelu_mul(s.gate() + at, s.up() + at, hp.n_ff);
+      } else if (hp.swiglu_oai) {
+        kernels::swiglu_oai(s.gate() + at, s.up() + at, hp.n_ff);
       } else {
         kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff);
       }
@@ -144,17 +146,18 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
     }
     {
       ProfileTimer timer(s.profile(), StepPart::kAttention);
-      attend_all(hp, layer, rows, kv, s, pool);
+      attend_all({hp, layer, lw.attn_sinks}, rows, kv, s, pool);
     }
     matmul(lw.wo, s.attn_out(), n, s.proj(), s, pool);
 
-    // Residual (of the post-normed output, gemma3), then the feed-forward block: gated, or
-    // routed through experts.
+    // Output bias (gpt-oss), residual (of the post-normed output, gemma3), then the
+    // feed-forward block: gated, or routed through experts.
     {
       ProfileTimer timer(s.profile(), StepPart::kNorm);
       for_each_row(pool, n, n_embd, [&](int r) {
         float* h = hidden + static_cast<size_t>(r) * n_embd;
         float* proj = s.proj() + static_cast<size_t>(r) * n_embd;
+        if (lw.bo != nullptr) add_in_place(proj, lw.bo, n_embd);
         if (lw.attn_post_norm != nullptr) kernels::rmsnorm(proj, lw.attn_post_norm, n_embd, hp.rms_eps, proj);
         add_in_place(h, proj, n_embd);
         kernels::rmsnorm(h, lw.ffn_norm, n_embd, hp.rms_eps, s.normed() + static_cast<size_t>(r) * n_embd);

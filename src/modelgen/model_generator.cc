@@ -23,6 +23,8 @@ float weight_value(const WeightRng& rng, WeightKind kind, uint64_t i, float matr
   switch (kind) {
     case WeightKind::kNorm: return 1.0f + rng.symmetric(i, 0.1f);
     case WeightKind::kBias: return rng.symmetric(i, 0.02f);
+    case WeightKind::kOssBias: return rng.symmetric(i, 0.5f);
+    case WeightKind::kSink: return rng.symmetric(i, 2.0f);
     default: return rng.symmetric(i, matrix_half_width);
   }
 }
@@ -71,6 +73,12 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   if (s.rope_linear_factor != 1.0f) {
     w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
     w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_linear_factor));
+  }
+  if (s.rope_yarn_factor != 1.0f) {
+    w.set(a + ".rope.scaling.type", GgufValue::String("yarn"));
+    w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_yarn_factor));
+    const int orig_ctx = std::max(1, static_cast<int>(static_cast<float>(s.n_ctx) / s.rope_yarn_factor));
+    w.set(a + ".rope.scaling.original_context_length", GgufValue::U32(static_cast<uint32_t>(orig_ctx)));
   }
   if (s.sliding_window > 0) {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));

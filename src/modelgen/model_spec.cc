@@ -35,6 +35,13 @@ ModelSpec gemma(ModelSpec s, int sliding_window, float rope_linear_factor) {
   return s;
 }
 
+// gpt-oss's window and YaRN factor (another --arch drops both).
+ModelSpec gpt_oss(ModelSpec s, int sliding_window, float rope_yarn_factor) {
+  s.sliding_window = sliding_window;
+  s.rope_yarn_factor = rope_yarn_factor;
+  return s;
+}
+
 // n_ff_shexp is written only by --arch qwen2moe; the others drop it.
 ModelSpec experts(ModelSpec s, int n_expert, int n_expert_used, int n_ff_exp, int n_ff_shexp) {
   s.n_expert = n_expert;
@@ -76,6 +83,11 @@ std::vector<Preset> presets() {
       // linear rope scaling 8 in its global layers.
       {"gemma3-4b", "gemma3",
        gemma(shape(262144, 131072, 2560, 34, 8, 4, 256, 10240, 1e-6f, 1000000.0f, true), 1024, 8.0f)},
+      // gpt-oss-20b: 32 experts of 2880, 4 used; 64 query heads of 64 over 8 K/V heads; a
+      // 128-key window in every other layer; YaRN 32 over an original context of 4096.
+      {"gpt-oss-20b", "gpt-oss",
+       gpt_oss(experts(shape(201088, 131072, 2880, 24, 64, 8, 64, 2880, 1e-5f, 150000.0f, false), 32, 4, 2880, 0), 128,
+               32.0f)},
       // Mixtral-8x7B.
       {"mixtral-8x7b", "mixtral",
        experts(shape(32000, 32768, 4096, 32, 32, 8, 128, 14336, 1e-5f, 1000000.0f, false), 8, 2, 14336, 14336)},
@@ -96,11 +108,11 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   const bool moe_arch = is_moe_arch_name(name);
   if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma3") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
-                                   "' (llama, qwen2, qwen3, gemma3, qwen2moe, qwen3moe or mixtral)");
+                                   "' (llama, qwen2, qwen3, gemma3, qwen2moe, qwen3moe, mixtral or gpt-oss)");
   }
   if (moe_arch != (s->n_expert > 0)) {
     const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3 or gemma3)"
-                                : "mixture-of-experts (--arch qwen3moe, qwen2moe or mixtral)";
+                                : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral or gpt-oss)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
@@ -112,12 +124,19 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
     // A preset without a window of its own (not a Gemma 3 shape): Gemma 3 1B's 512, or a
     // quarter of a small preset's context, so that its layers slide within it.
     if (s->sliding_window == 0) s->sliding_window = s->n_ctx / 4 < 512 ? s->n_ctx / 4 : 512;
+  } else if (name == "gpt-oss") {
+    s->gpt_oss = true;
+    // Another MoE preset as gpt-oss: its 128-key window (a quarter of a small context) and
+    // YaRN 32.
+    if (s->sliding_window == 0) s->sliding_window = s->n_ctx / 4 < 128 ? s->n_ctx / 4 : 128;
+    if (s->rope_yarn_factor == 1.0f) s->rope_yarn_factor = 32.0f;
   } else {
-    // A Gemma 3 shape as another architecture: no window, and its rope unscaled as before.
+    // A Gemma 3 or gpt-oss shape as another architecture: no window, and its rope unscaled.
     s->sliding_window = 0;
     s->rope_linear_factor = 1.0f;
+    s->rope_yarn_factor = 1.0f;
   }
-  s->qkv_bias = name == "qwen2" || name == "qwen2moe";
+  s->qkv_bias = name == "qwen2" || name == "qwen2moe" || name == "gpt-oss";
   if (name != "qwen2moe") s->n_ff_shexp = 0;
   if (name == "mixtral") s->n_ff = s->n_ff_exp;  // llama.feed_forward_length is the expert width
   return Status::Ok();
@@ -125,7 +144,9 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
 
 }  // namespace
 
-bool is_moe_arch_name(std::string_view arch) { return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral"; }
+bool is_moe_arch_name(std::string_view arch) {
+  return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss";
+}
 
 std::vector<std::string> model_preset_names() {
   std::vector<std::string> names;

@@ -16,7 +16,7 @@
 namespace strata {
 
 struct ModelSpec {
-  // The GGUF architecture: "llama", "qwen2", "qwen3", "gemma3", "qwen2moe", "qwen3moe" (Mixtral: "llama"
+  // The GGUF architecture: "llama", "qwen2", "qwen3", "gemma3", "qwen2moe", "qwen3moe", "gpt-oss" (Mixtral: "llama"
   // with n_expert > 0). Decides biases, QK-norm, rope layout and the expert keys written.
   std::string arch = "llama";
   std::string preset;
@@ -45,6 +45,12 @@ struct ModelSpec {
   bool post_norms = false;
   int sliding_window = 0;
   float rope_linear_factor = 1.0f;  // != 1: <arch>.rope.scaling.type linear with this factor
+  // gpt-oss: attention sinks, biases on the attention output, the router and the experts,
+  // the feed-forward norm written as post_attention_norm, and (with qkv_bias, sliding_window)
+  // q/k/v biases and a window in every other layer.
+  bool gpt_oss = false;
+  // != 1: <arch>.rope.scaling.type yarn with this factor, the original context n_ctx / factor.
+  float rope_yarn_factor = 1.0f;
   // llama only: a Llama 3.1-style rope_freqs.weight (rope_factors.h), with the preset's
   // n_ctx standing for the original training context.
   bool rope_freqs = false;
@@ -54,10 +60,10 @@ std::vector<std::string> model_preset_names();
 // The preset's shape for arch; an empty arch takes the preset's own (qwen3 for qwen3-0.6b,
 // qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b and
 // gemma3-4b, llama otherwise). arch is
-// an --arch name: llama, qwen2, qwen3, gemma3 for the dense presets; qwen2moe, qwen3moe or mixtral for
+// an --arch name: llama, qwen2, qwen3, gemma3 for the dense presets; qwen2moe, qwen3moe, mixtral or gpt-oss for
 // the MoE ones (a mismatch is an error naming the presets that fit). The arch sets qk_norm /
 // qkv_bias, and for MoE archs which expert widths exist.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
-bool is_moe_arch_name(std::string_view arch);  // qwen2moe, qwen3moe, mixtral
+bool is_moe_arch_name(std::string_view arch);  // qwen2moe, qwen3moe, mixtral, gpt-oss
 
 }  // namespace strata

@@ -130,13 +130,13 @@ TEST(MoePresetTest, LayersOverrideKeepsTheShape) {
 TEST(MoePresetTest, ArchAndPresetMustAgreeOnExperts) {
   auto dense_arch = model_preset("qwen3", "moe-tiny");
   ASSERT_FALSE(dense_arch.ok());
-  EXPECT_NE(dense_arch.status().message().find("preset 'moe-tiny' is mixture-of-experts (--arch qwen3moe, qwen2moe or "
-                                               "mixtral); --arch qwen3 needs one of: tiny, small"),
+  EXPECT_NE(dense_arch.status().message().find("preset 'moe-tiny' is mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral "
+                                               "or gpt-oss); --arch qwen3 needs one of: tiny, small"),
             std::string::npos)
       << dense_arch.status().message();
   auto moe_arch = model_preset("qwen3moe", "1b");
   ASSERT_FALSE(moe_arch.ok());
-  EXPECT_NE(moe_arch.status().message().find("needs one of: moe-tiny, qwen3-30b-a3b, qwen1.5-moe-a2.7b, mixtral-8x7b"),
+  EXPECT_NE(moe_arch.status().message().find("needs one of: moe-tiny, qwen3-30b-a3b, qwen1.5-moe-a2.7b, gpt-oss-20b, mixtral-8x7b"),
             std::string::npos)
       << moe_arch.status().message();
   ModelSpec s = *model_preset("", "moe-tiny");

@@ -61,7 +61,7 @@ void add_vector(TensorPlan* plan, const std::string& name, uint64_t n, WeightKin
 }
 
 Status check_experts(const ModelSpec& s) {
-  const bool moe_arch = s.arch == "qwen2moe" || s.arch == "qwen3moe";
+  const bool moe_arch = s.arch == "qwen2moe" || s.arch == "qwen3moe" || s.arch == "gpt-oss";
   if (s.n_expert == 0) {
     if (moe_arch) return Status::InvalidArgument(s.arch + " needs experts (n_expert > 0)");
     return Status::Ok();
@@ -104,6 +104,10 @@ struct PlanBuilder {
     add_matrix(plan, s, type, name, std::move(dims), kind);
   }
   void vector(const std::string& name, uint64_t n, WeightKind kind) { add_vector(plan, name, n, kind); }
+  // F32 rows of biases, one per expert (dims {width, n_expert}).
+  void vectors(const std::string& name, std::vector<uint64_t> dims, WeightKind kind) {
+    plan->tensors.push_back(PlannedTensor{name, std::move(dims), kind, DType::kF32, ""});
+  }
 
   void attention(const std::string& p, int l) {
     const auto embd = static_cast<uint64_t>(s.n_embd);
@@ -123,6 +127,10 @@ struct PlanBuilder {
       vector(p + "attn_k_norm.weight", s.head_dim, WeightKind::kNorm);
     }
     matrix(p + "attn_output.weight", {q_dim, embd});
+    if (s.gpt_oss) {
+      vector(p + "attn_output.bias", embd, WeightKind::kOssBias);
+      vector(p + "attn_sinks.weight", static_cast<uint64_t>(s.n_head), WeightKind::kSink);
+    }
     if (s.post_norms) vector(p + "post_attention_norm.weight", embd, WeightKind::kNorm);
   }
 
@@ -145,6 +153,12 @@ struct PlanBuilder {
     matrix(p + "ffn_gate_exps.weight", {embd, ff, n_exp});
     matrix(p + "ffn_up_exps.weight", {embd, ff, n_exp});
     matrix(p + "ffn_down_exps.weight", {ff, embd, n_exp});
+    if (s.gpt_oss) {
+      vector(p + "ffn_gate_inp.bias", n_exp, WeightKind::kOssBias);
+      vectors(p + "ffn_gate_exps.bias", {ff, n_exp}, WeightKind::kOssBias);
+      vectors(p + "ffn_up_exps.bias", {ff, n_exp}, WeightKind::kOssBias);
+      vectors(p + "ffn_down_exps.bias", {embd, n_exp}, WeightKind::kOssBias);
+    }
     if (s.n_ff_shexp == 0) return;
     const auto sh = static_cast<uint64_t>(s.n_ff_shexp);
     vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
@@ -184,7 +198,7 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type) {
   for (int l = 0; l < s.n_layer; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";
     b.attention(p, l);
-    b.vector(p + "ffn_norm.weight", embd, WeightKind::kNorm);
+    b.vector(p + (s.gpt_oss ? "post_attention_norm.weight" : "ffn_norm.weight"), embd, WeightKind::kNorm);
     if (s.n_expert > 0) {
       b.moe_ffn(p, l);
     } else {

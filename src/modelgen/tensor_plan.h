@@ -27,7 +27,9 @@
 
 namespace strata {
 
-enum class WeightKind { kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs };
+// kOssBias and kSink: gpt-oss's biases and attention sinks, wider than kBias so that a
+// test model's output depends on them.
+enum class WeightKind { kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs, kOssBias, kSink };
 
 struct PlannedTensor {
   std::string name;

@@ -401,7 +401,8 @@ void attend_tile(const Tile& T) {
     values_window(T, n_blocks);
   }
   for (int j = 0; j < T.n_rh; ++j) {
-    const __m256 inv = _mm256_set1_ps(T.sum[j] > 0.0f ? 1.0f / T.sum[j] : 0.0f);
+    const float sum = sum_with_sink(a.sinks, T.kv * T.group + j % T.group, T.max[j], T.sum[j]);
+    const __m256 inv = _mm256_set1_ps(sum > 0.0f ? 1.0f / sum : 0.0f);
     float* o = row_head_out(T, j);
     for (int i = 0; i < hd; i += 8) _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_loadu_ps(o + i), inv));
   }

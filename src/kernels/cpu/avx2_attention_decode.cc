@@ -220,10 +220,11 @@ void attend(const Decode& span, int n_tokens) {
     }
   });
   for (int h = 0; h < n_kv; ++h) {
-    alignas(32) float sums[kHeads];
+    alignas(32) float sums[kHeads], maxes[kHeads];
     _mm256_store_ps(sums, sum[h]);
+    _mm256_store_ps(maxes, max[h]);
     D.ob = ob_of(span, h);
-    divide_by_sums(D, sums, D.group);
+    divide_by_sums(D, sums, maxes, (span.kv + h) * D.group, D.group);
   }
 }
 
@@ -246,6 +247,7 @@ Decode make_decode(const AttentionArgs& a, const float* q, float* scratch, int k
   D.hd = a.head_dim;
   D.group = a.n_head / a.n_head_kv;
   D.head_offset = static_cast<size_t>(kv) * kv_head_bytes(a.kv_type, a.head_dim);
+  D.kv = kv;
   D.span_heads = 1;
   const size_t hd = static_cast<size_t>(a.head_dim);
   const size_t t_pad = (static_cast<size_t>(a.block_tokens) + 7) / 8 * 8;

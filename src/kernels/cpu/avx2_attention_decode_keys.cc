@@ -211,7 +211,7 @@ void attend_keys(const Decode& span, const float* q, float* out, int first_kv, i
   });
   for (int h = 0; h < n_kv; ++h) {
     D.ob = out0 + h * head_floats;
-    divide_by_sums(D, sum[h], D.group);
+    divide_by_sums(D, sum[h], max[h], (first_kv + h) * D.group, D.group);
   }
 }
 

@@ -35,6 +35,7 @@ struct Decode {
   int hd;
   int group;
   size_t head_offset;  // bytes from a token's K (or V) row to this kv head's
+  int kv;              // the kv head head_offset points at (a span's first)
   int span_heads;      // kv heads from head_offset whose part of each K/V row the prefetcher pulls in
   float* qrep;         // [hd][kLanes]: lane l holds q[head l / kKeysPerVec][i], 0 past the group
   float* kf;           // the window's K as floats (layout: convert_k)
@@ -163,10 +164,12 @@ template <class Window>
   }
 }
 
-// Divides output rows [0, n_heads) of D.ob by their softmax sums (a zero sum leaves zeros).
-inline void divide_by_sums(const Decode& D, const float* sums, int n_heads) {
+// Divides output rows [0, n_heads) of D.ob, query heads first_head..., by their softmax sums
+// (with the heads' sinks, AttentionArgs::sinks; a zero sum leaves zeros).
+inline void divide_by_sums(const Decode& D, const float* sums, const float* maxes, int first_head, int n_heads) {
   for (int j = 0; j < n_heads; ++j) {
-    const __m256 inv = _mm256_set1_ps(sums[j] > 0.0f ? 1.0f / sums[j] : 0.0f);
+    const float sum = sum_with_sink(D.a->sinks, first_head + j, maxes[j], sums[j]);
+    const __m256 inv = _mm256_set1_ps(sum > 0.0f ? 1.0f / sum : 0.0f);
     float* o = D.ob + j * D.hd;
     for (int i = 0; i < D.hd; i += 8) _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_loadu_ps(o + i), inv));
   }

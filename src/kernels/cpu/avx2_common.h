@@ -131,4 +131,11 @@ static inline __m256 exp_ps(__m256 x) {
   return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), e));
 }
 
+// A query head's softmax denominator: its keys' sum, plus exp(sink - max) when the layer
+// has attention sinks (AttentionArgs::sinks), with exp_ps's bits.
+static inline float sum_with_sink(const float* sinks, int head, float max, float sum) {
+  if (sinks == nullptr) return sum;
+  return sum + _mm256_cvtss_f32(exp_ps(_mm256_set1_ps(sinks[head] - max)));
+}
+
 }  // namespace strata::kernels::cpu::STRATA_SIMD

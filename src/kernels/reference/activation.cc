@@ -1,4 +1,5 @@
-// Scalar gates: SwiGLU silu(g) * u with silu(g) = g / (1 + e^-g), and GELU (tanh form) g * u.
+// Scalar gates: SwiGLU silu(g) * u with silu(g) = g / (1 + e^-g), GELU (tanh form) g * u,
+// and gpt-oss's clamped SwiGLU.
 #include <cmath>
 
 #include "kernels/reference/reference.h"
@@ -18,6 +19,18 @@ void gelu_mul(float* gate, const float* up, int n) {
   for (int i = 0; i < n; ++i) {
     const float g = gate[i];
     gate[i] = 0.5f * g * (1.0f + std::tanh(kSqrt2OverPi * (g + 0.044715f * g * g * g))) * up[i];
+  }
+}
+
+// The gate is clamped from above only and the linear part on both sides (gpt-oss's
+// alpha 1.702 and limit 7, constants of the architecture: its files carry no key for them).
+void swiglu_oai(float* gate, const float* up, int n) {
+  constexpr float kAlpha = 1.702f;
+  constexpr float kLimit = 7.0f;
+  for (int i = 0; i < n; ++i) {
+    const float g = std::fmin(gate[i], kLimit);
+    const float u = std::fmax(std::fmin(up[i], kLimit), -kLimit);
+    gate[i] = g / (1.0f + std::exp(-kAlpha * g)) * (u + 1.0f);
   }
 }
 

@@ -61,7 +61,9 @@ void attention_row(const AttentionArgs& a, const float* q, float* out, float* sc
                    static_cast<const std::byte*>(a.block_v[b]) + skip_bytes, n - skip, head_offset, oh, &st, scores,
                    row);
     }
-    const float inv = st.sum > 0.0f ? 1.0f / st.sum : 0.0f;
+    // A sink is a key of value zero: it only adds to the sum.
+    const float sum = a.sinks != nullptr ? st.sum + std::exp(a.sinks[h] - st.max) : st.sum;
+    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
     for (int i = 0; i < a.head_dim; ++i) oh[i] *= inv;
   }
 }
