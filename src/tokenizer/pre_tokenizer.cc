@@ -75,6 +75,8 @@ PreTokenizerChoice choose_pre_tokenizer(std::string_view pre_name) {
   for (const PreName& known : kKnownNames) {
     if (known.name == pre_name) {
       // Llama 3's BPE, and tiktoken's (the o200k vocabularies), take a piece that is a token whole.
+      // On gpt-oss's vocabulary the merges reach every token anyway (each of the 199,998 ranks,
+      // encoded alone, gives its own id either way), so there it only saves merging.
       const bool llama3 = pre_name == "llama-bpe" || pre_name == "llama3" || pre_name == "llama-v3";
       return {known.kind, llama3 || pre_name == "gpt-4o", true};
     }
