@@ -42,7 +42,7 @@ json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& re
   json content = json::array();
   std::string answer = result.text;
   if (reasoning.split) {
-    SplitResult split = split_result_reasoning(result, reasoning.starts_open);
+    SplitResult split = split_result_reasoning(result, reasoning);
     if (split.output.had_reasoning) {
       content.push_back({{"type", "thinking"}, {"thinking", split.output.reasoning}, {"signature", ""}});
     }

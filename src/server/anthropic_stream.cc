@@ -21,7 +21,7 @@ AnthropicStreamRenderer::AnthropicStreamRenderer(SseWriter::WriteFn write, Respo
       stops_(std::move(stops)),
       parse_tool_calls_(parse_tool_calls),
       reasoning_(reasoning),
-      splitter_(reasoning.starts_open) {}
+      splitter_(reasoning) {}
 
 bool AnthropicStreamRenderer::send_reasoning(const std::string& text) {
   if (!thinking_open_) {

@@ -50,11 +50,13 @@ struct CompletionRequest {
   bool include_usage = false;  // OpenAI stream_options.include_usage
   bool parse_tool_calls = false;  // tools were offered: look for tool calls in the output
   std::string model;           // as sent; informational only (one model is served)
-  // Set by the route, not the parsers: the model's reasoning ("<think>...</think>") is answered
-  // apart from its content (reasoning_splitter.h); reasoning_starts_open: the prompt itself
-  // opened the reasoning block.
+  // Set by the route, not the parsers: the model's reasoning ("<think>...</think>", or harmony's
+  // analysis channel) is answered apart from its content (reasoning_splitter.h);
+  // reasoning_starts_open: the prompt itself opened the reasoning block; reasoning_harmony: the
+  // model writes harmony channels (gpt-oss).
   bool split_reasoning = false;
   bool reasoning_starts_open = false;
+  bool reasoning_harmony = false;
 };
 
 }  // namespace strata::server

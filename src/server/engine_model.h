@@ -36,11 +36,15 @@ class EngineModelText : public ModelText {
   Result<std::vector<int32_t>> chat_prompt(const PromptInput& prompt) const override;
   // The template mentions "<think>" or the vocabulary has a "<think>" token.
   bool is_thinking_model() const override { return thinks_; }
+  // The template writes "<|channel|>", or the vocabulary has "<|channel|>" and "<|message|>"
+  // tokens (gpt-oss's o200k_harmony).
+  bool writes_harmony() const override { return harmony_; }
 
  private:
   const Tokenizer& tokenizer_;
   const ChatTemplate chat_template_;
   bool thinks_;
+  bool harmony_;
 };
 
 // What the template sees of a chat prompt: tools go to the template as `tools` and each turn's

@@ -8,6 +8,7 @@
 #include "server/anthropic_response.h"
 #include "server/anthropic_stream.h"
 #include "server/generation_pump.h"
+#include "server/harmony_splitter.h"
 #include "server/json_body_renderer.h"
 #include "server/json_fields.h"
 #include "server/openai_request.h"
@@ -48,7 +49,8 @@ RendererFactory openai_renderers(Api api, const CompletionRequest& request, Resp
   const bool chat = api == Api::kChat;
   const bool logprobs = request.generate.sampling.logprobs;
   const bool tools = chat && request.parse_tool_calls;
-  const ReasoningMode reasoning{chat && request.split_reasoning, request.reasoning_starts_open};
+  const ReasoningMode reasoning{chat && request.split_reasoning, request.reasoning_starts_open,
+                                request.reasoning_harmony};
   if (request.stream) {
     OpenAiStreamOptions options{chat, logprobs, request.include_usage, tools, reasoning};
     return [meta, &text, options](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
@@ -68,7 +70,7 @@ RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMe
                                     const ModelText& text, int n_prompt) {
   std::vector<std::string> stops = request.generate.stop;
   const bool tools = request.parse_tool_calls;
-  const ReasoningMode reasoning{request.split_reasoning, request.reasoning_starts_open};
+  const ReasoningMode reasoning{request.split_reasoning, request.reasoning_starts_open, request.reasoning_harmony};
   if (request.stream) {
     return [meta, &text, n_prompt, stops, tools, reasoning](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
       return std::make_unique<AnthropicStreamRenderer>(std::move(write), meta, text, n_prompt, stops, tools,
@@ -105,17 +107,22 @@ void start_response(httplib::Response& res, std::shared_ptr<GenerationSession> s
       });
 }
 
-// Thinking models' chat answers are split into reasoning and content unless the server runs with
-// --reasoning-format none; a prompt that ends inside "<think>" starts the output in reasoning.
+// Thinking models' chat answers (and harmony models': gpt-oss) are split into reasoning and
+// content unless the server runs with --reasoning-format none; a prompt that ends inside
+// "<think>" (or an analysis message) starts the output in reasoning.
 void set_reasoning_mode(const ServerConfig& config, const ServedModel& model, Api api,
                         const std::vector<int32_t>& prompt, CompletionRequest* request) {
-  request->split_reasoning =
-      api != Api::kText && config.reasoning_format != "none" && model.text->is_thinking_model();
+  const bool harmony = model.text->writes_harmony();
+  request->split_reasoning = api != Api::kText && config.reasoning_format != "none" &&
+                             (harmony || model.text->is_thinking_model());
   if (!request->split_reasoning) return;
   constexpr size_t kTailTokens = 8;
   const size_t n_tail = std::min(prompt.size(), kTailTokens);
   const std::vector<int32_t> tail(prompt.end() - static_cast<std::ptrdiff_t>(n_tail), prompt.end());
-  request->reasoning_starts_open = prompt_opens_reasoning(model.text->detokenize(tail));
+  const std::string tail_text = model.text->detokenize(tail);
+  request->reasoning_harmony = harmony;
+  request->reasoning_starts_open =
+      harmony ? prompt_opens_harmony_analysis(tail_text) : prompt_opens_reasoning(tail_text);
 }
 
 void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& req,

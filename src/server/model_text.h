@@ -35,6 +35,9 @@ class ModelText {
   // True for models that write their reasoning as "<think>...</think>" (Qwen3, DeepSeek-R1):
   // the chat template or the vocabulary knows the "<think>" tag.
   virtual bool is_thinking_model() const { return false; }
+  // True for models that answer in OpenAI's harmony format (gpt-oss): analysis and final
+  // channels, split by HarmonySplitter (harmony_splitter.h).
+  virtual bool writes_harmony() const { return false; }
 };
 
 }  // namespace strata::server

@@ -78,7 +78,7 @@ json chat_completion_json(const ResponseMeta& meta, const GenerationResult& resu
   Usage usage = result.usage;
   json reasoning_content = nullptr;
   if (reasoning.split) {
-    SplitResult split = split_result_reasoning(result, reasoning.starts_open);
+    SplitResult split = split_result_reasoning(result, reasoning);
     if (split.output.had_reasoning) reasoning_content = std::move(split.output.reasoning);
     content = std::move(split.output.content);
     usage.reasoning_tokens = split.reasoning_tokens;

@@ -15,7 +15,7 @@ OpenAiStreamRenderer::OpenAiStreamRenderer(SseWriter::WriteFn write, ResponseMet
       meta_(std::move(meta)),
       text_(text),
       options_(options),
-      splitter_(options.reasoning.starts_open) {}
+      splitter_(options.reasoning) {}
 
 bool OpenAiStreamRenderer::send_chunk(json chunk) {
   if (options_.include_usage) chunk["usage"] = nullptr;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "server/harmony_splitter.h"
+
 namespace strata::server {
 
 namespace {
@@ -23,6 +25,18 @@ size_t partial_tag_suffix(std::string_view text, std::string_view tag) {
 
 ReasoningSplitter::ReasoningSplitter(bool starts_open)
     : state_(starts_open ? State::kReasoning : State::kStart), opened_(starts_open) {}
+
+ReasoningSplitter::ReasoningSplitter(const ReasoningMode& mode) : ReasoningSplitter(mode.starts_open) {
+  if (mode.harmony) harmony_ = std::make_unique<HarmonySplitter>(mode.starts_open);
+}
+
+ReasoningSplitter::~ReasoningSplitter() = default;
+
+int ReasoningSplitter::reasoning_tokens() const {
+  return harmony_ ? harmony_->reasoning_tokens() : reasoning_tokens_;
+}
+
+bool ReasoningSplitter::saw_reasoning() const { return harmony_ ? harmony_->saw_reasoning() : opened_; }
 
 void ReasoningSplitter::emit(bool reasoning, std::string_view text, std::vector<ReasoningPiece>* out) {
   if (text.empty()) return;
@@ -84,6 +98,7 @@ void ReasoningSplitter::drain(std::vector<ReasoningPiece>* out) {
 }
 
 std::vector<ReasoningPiece> ReasoningSplitter::feed(std::string_view text) {
+  if (harmony_) return harmony_->feed(text);
   // A token that opens, continues or closes the reasoning counts as a reasoning token.
   const bool was_reasoning = state_ == State::kReasoning;
   const bool had_opened = opened_;
@@ -100,6 +115,7 @@ std::vector<ReasoningPiece> ReasoningSplitter::feed(std::string_view text) {
 }
 
 std::vector<ReasoningPiece> ReasoningSplitter::finish() {
+  if (harmony_) return harmony_->finish();
   std::vector<ReasoningPiece> out;
   // Whatever is still held is decided now: a lone "<thi" at the start is content, an unclosed
   // reasoning block's tail is reasoning, whitespace after a close is dropped.
@@ -114,7 +130,11 @@ std::vector<ReasoningPiece> ReasoningSplitter::finish() {
 }
 
 SplitOutput split_reasoning(std::string_view output, bool starts_open) {
-  ReasoningSplitter splitter(starts_open);
+  return split_reasoning(output, ReasoningMode{true, starts_open, false});
+}
+
+SplitOutput split_reasoning(std::string_view output, const ReasoningMode& mode) {
+  ReasoningSplitter splitter(mode);
   std::vector<ReasoningPiece> pieces = splitter.feed(output);
   for (ReasoningPiece& piece : splitter.finish()) pieces.push_back(std::move(piece));
   SplitOutput split;
@@ -126,7 +146,11 @@ SplitOutput split_reasoning(std::string_view output, bool starts_open) {
 }
 
 SplitResult split_result_reasoning(const GenerationResult& result, bool starts_open) {
-  ReasoningSplitter splitter(starts_open);
+  return split_result_reasoning(result, ReasoningMode{true, starts_open, false});
+}
+
+SplitResult split_result_reasoning(const GenerationResult& result, const ReasoningMode& mode) {
+  ReasoningSplitter splitter(mode);
   SplitResult split;
   auto take = [&split](const std::vector<ReasoningPiece>& pieces) {
     for (const ReasoningPiece& piece : pieces) {

@@ -1,5 +1,7 @@
 // ReasoningSplitter: separates a thinking model's reasoning ("<think>...</think>", as Qwen3
-// and DeepSeek-R1 write it) from its answer, as the output streams or all at once.
+// and DeepSeek-R1 write it) from its answer, as the output streams or all at once. gpt-oss's
+// harmony channels (analysis: reasoning; final: the answer) are split by HarmonySplitter
+// (harmony_splitter.h) when the mode says harmony; what follows is the <think> form.
 //
 // Reasoning is recognised only at the start of the output: an opening "<think>" after optional
 // whitespace, or an output that starts inside reasoning because the prompt already ended with
@@ -15,6 +17,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,12 +26,16 @@
 
 namespace strata::server {
 
-// How one request's output is answered: split into reasoning and content or not, and whether
-// the prompt already opened the reasoning block.
+// How one request's output is answered: split into reasoning and content or not, whether the
+// prompt already opened the reasoning block, and whether the model writes harmony channels
+// (gpt-oss) rather than <think> tags.
 struct ReasoningMode {
   bool split = false;
   bool starts_open = false;
+  bool harmony = false;
 };
+
+class HarmonySplitter;
 
 struct ReasoningPiece {
   bool reasoning = false;
@@ -38,14 +45,17 @@ struct ReasoningPiece {
 class ReasoningSplitter {
  public:
   explicit ReasoningSplitter(bool starts_open = false);
+  // <think> tags, or harmony channels when mode.harmony (split is not consulted).
+  explicit ReasoningSplitter(const ReasoningMode& mode);
+  ~ReasoningSplitter();
 
   // One token's text; returns what can be released now (adjacent pieces of one kind merged).
   std::vector<ReasoningPiece> feed(std::string_view text);
   // The end of the output: releases everything held back.
   std::vector<ReasoningPiece> finish();
-  int reasoning_tokens() const { return reasoning_tokens_; }
+  int reasoning_tokens() const;
   // The output has a reasoning block (opened by the prompt or by its first tag), empty or not.
-  bool saw_reasoning() const { return opened_; }
+  bool saw_reasoning() const;
 
  private:
   enum class State { kStart, kReasoning, kAfterClose, kContent };
@@ -57,6 +67,7 @@ class ReasoningSplitter {
   int reasoning_tokens_ = 0;
   int start_tokens_ = 0;  // tokens fed before the output was known to open reasoning or not
   bool opened_ = false;  // reasoning was opened (by the prompt or a tag)
+  std::unique_ptr<HarmonySplitter> harmony_;  // set for harmony output: does all the work
 };
 
 // The whole output at once (the non-streaming answers).
@@ -66,6 +77,7 @@ struct SplitOutput {
   bool had_reasoning = false;
 };
 SplitOutput split_reasoning(std::string_view output, bool starts_open);
+SplitOutput split_reasoning(std::string_view output, const ReasoningMode& mode);
 
 // A gathered result split token by token, so the reasoning-token count is the one a stream of
 // the same output reports.
@@ -74,6 +86,7 @@ struct SplitResult {
   int reasoning_tokens = 0;
 };
 SplitResult split_result_reasoning(const GenerationResult& result, bool starts_open);
+SplitResult split_result_reasoning(const GenerationResult& result, const ReasoningMode& mode);
 
 // True when a prompt's text ends inside an open reasoning block ("...<think>\n"), as some
 // templates write it, so the model's output starts with reasoning and no opening tag.

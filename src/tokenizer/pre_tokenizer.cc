@@ -21,12 +21,22 @@ constexpr const char* kLlama3Pattern =
 constexpr const char* kQwen2Pattern =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N})"
     R"(| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+// o200k (tokenizer.json of GPT-4o and gpt-oss): a word is an optional leading non-letter, then
+// upper-case letters before lower-case ones (so "CamelCase" splits in two) with a contraction
+// attached; digits in groups of up to three; a punctuation run takes the newlines and "/" after it.
+constexpr const char* kGpt4oPattern =
+    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+)"
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)?)"
+    R"(|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*)"
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)?)"
+    R"(|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 
 const char* pattern_of(PreTokenizerKind kind) {
   switch (kind) {
     case PreTokenizerKind::kGpt2: return kGpt2Pattern;
     case PreTokenizerKind::kLlama3: return kLlama3Pattern;
     case PreTokenizerKind::kQwen2: return kQwen2Pattern;
+    case PreTokenizerKind::kGpt4o: return kGpt4oPattern;
   }
   return kGpt2Pattern;
 }
@@ -37,8 +47,10 @@ struct PreName {
 };
 
 // tokenizer.ggml.pre values as llama.cpp's converter writes them, grouped by the pattern family
-// whose splits they share (closely enough for their vocabularies).
-constexpr std::array<PreName, 27> kKnownNames = {{
+// whose splits they share (closely enough for their vocabularies). gpt-4o (gpt-oss), llama4,
+// kanana2 and minimax-m2 are the names llama.cpp (ik_llama.cpp 8337e4c, llama-vocab.cpp) splits
+// with the o200k pattern.
+constexpr std::array<PreName, 31> kKnownNames = {{
     {"", PreTokenizerKind::kGpt2},           {"default", PreTokenizerKind::kGpt2},
     {"gpt2", PreTokenizerKind::kGpt2},       {"gpt-2", PreTokenizerKind::kGpt2},
     {"phi-2", PreTokenizerKind::kGpt2},      {"olmo", PreTokenizerKind::kGpt2},
@@ -53,6 +65,8 @@ constexpr std::array<PreName, 27> kKnownNames = {{
     {"qwen2", PreTokenizerKind::kQwen2},     {"qwen3", PreTokenizerKind::kQwen2},
     {"deepseek-r1-qwen", PreTokenizerKind::kQwen2}, {"stablelm2", PreTokenizerKind::kQwen2},
     {"megrez", PreTokenizerKind::kQwen2},    {"smollm", PreTokenizerKind::kGpt2},
+    {"gpt-4o", PreTokenizerKind::kGpt4o},    {"llama4", PreTokenizerKind::kGpt4o},
+    {"kanana2", PreTokenizerKind::kGpt4o},   {"minimax-m2", PreTokenizerKind::kGpt4o},
 }};
 
 }  // namespace
@@ -60,8 +74,11 @@ constexpr std::array<PreName, 27> kKnownNames = {{
 PreTokenizerChoice choose_pre_tokenizer(std::string_view pre_name) {
   for (const PreName& known : kKnownNames) {
     if (known.name == pre_name) {
+      // Llama 3's BPE, and tiktoken's (the o200k vocabularies), take a piece that is a token whole.
+      // On gpt-oss's vocabulary the merges reach every token anyway (each of the 199,998 ranks,
+      // encoded alone, gives its own id either way), so there it only saves merging.
       const bool llama3 = pre_name == "llama-bpe" || pre_name == "llama3" || pre_name == "llama-v3";
-      return {known.kind, llama3, true};
+      return {known.kind, llama3 || pre_name == "gpt-4o", true};
     }
   }
   return {PreTokenizerKind::kGpt2, false, false};
@@ -72,6 +89,7 @@ const char* pre_tokenizer_kind_name(PreTokenizerKind kind) {
     case PreTokenizerKind::kGpt2: return "gpt2";
     case PreTokenizerKind::kLlama3: return "llama-bpe";
     case PreTokenizerKind::kQwen2: return "qwen2";
+    case PreTokenizerKind::kGpt4o: return "gpt-4o";
   }
   return "gpt2";
 }

@@ -21,15 +21,16 @@ enum class PreTokenizerKind {
   kGpt2,    // GPT-2 and most older BPE models
   kLlama3,  // Llama-3: case-insensitive contractions, digits in groups of up to three
   kQwen2,   // Qwen2/Qwen3: as Llama-3 but single digits
+  kGpt4o,   // o200k (GPT-4o, gpt-oss, Llama 4): words split at case changes, contractions attached
 };
 
 struct PreTokenizerChoice {
   PreTokenizerKind kind;
-  bool ignore_merges;  // emit a piece whole when it is a token (the Llama-3 BPE rule)
+  bool ignore_merges;  // emit a piece whole when it is a token (the Llama-3 and tiktoken BPE rule)
   bool exact;          // false when the name was unknown and the closest family was assumed
 };
 
-// Maps a tokenizer.ggml.pre value ("gpt-2", "llama-bpe", "qwen2", "smaug-bpe", ...; "" = default).
+// Maps a tokenizer.ggml.pre value ("gpt-2", "llama-bpe", "qwen2", "gpt-4o", ...; "" = default).
 PreTokenizerChoice choose_pre_tokenizer(std::string_view pre_name);
 
 const char* pre_tokenizer_kind_name(PreTokenizerKind kind);

@@ -49,9 +49,17 @@ TEST(PreTokenizerTest, UnicodeLettersAndNumbersUseProperties) {
   EXPECT_EQ(pre_split(PreTokenizerKind::kQwen2, "你好,世界"), (Pieces{"你好", ",世界"}));
 }
 
+TEST(PreTokenizerTest, Gpt4oSplitsWordsAtCaseChangesAndKeepsContractions) {
+  EXPECT_EQ(pre_split(PreTokenizerKind::kGpt4o, "CamelCase HTTPServer WE'RE we'Re"),
+            (Pieces{"Camel", "Case", " HTTPServer", " WE'RE", " we'Re"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kGpt4o, "12345 x!!\n\n// y"), (Pieces{"123", "45", " x", "!!\n\n//", " y"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kGpt4o, "\tfoo  bar\n\n"), (Pieces{"\tfoo", " ", " bar", "\n\n"}));
+}
+
 TEST(PreTokenizerTest, PiecesTileTextEvenWithInvalidUtf8) {
   const std::string text = "ab\xFF\xFE" "cd \xE4\xB8 x\xC3";
-  for (PreTokenizerKind kind : {PreTokenizerKind::kGpt2, PreTokenizerKind::kLlama3, PreTokenizerKind::kQwen2}) {
+  for (PreTokenizerKind kind : {PreTokenizerKind::kGpt2, PreTokenizerKind::kLlama3, PreTokenizerKind::kQwen2,
+                                PreTokenizerKind::kGpt4o}) {
     const Pieces pieces = pre_split(kind, text);
     std::string joined;
     for (const std::string& piece : pieces) {
@@ -80,6 +88,10 @@ TEST(PreTokenizerTest, ChoosesTheFamilyByGgufName) {
   EXPECT_TRUE(llama.exact);
   EXPECT_EQ(choose_pre_tokenizer("smaug-bpe").kind, PreTokenizerKind::kLlama3);
   EXPECT_FALSE(choose_pre_tokenizer("smaug-bpe").ignore_merges);
+  const PreTokenizerChoice gpt4o = choose_pre_tokenizer("gpt-4o");  // gpt-oss
+  EXPECT_EQ(gpt4o.kind, PreTokenizerKind::kGpt4o);
+  EXPECT_TRUE(gpt4o.ignore_merges);
+  EXPECT_EQ(choose_pre_tokenizer("llama4").kind, PreTokenizerKind::kGpt4o);
   const PreTokenizerChoice unknown = choose_pre_tokenizer("something-new");
   EXPECT_EQ(unknown.kind, PreTokenizerKind::kGpt2);
   EXPECT_FALSE(unknown.exact);

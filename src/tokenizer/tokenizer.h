@@ -91,7 +91,9 @@ class Tokenizer {
   PreTokenizerKind pre_tokenizer() const { return pre_kind_; }
 
   // End of generation: EOS, EOT, EOM, and control tokens named like an end of turn
-  // (<|im_end|>, <|eot_id|>, <|endoftext|>, </s>, ...).
+  // (<|im_end|>, <|eot_id|>, <|endoftext|>, </s>, <|return|>, <|call|>, ...); not harmony's
+  // <|end|> in a vocabulary with <|return|> and <|call|> (gpt-oss), which ends one message of a
+  // reply, not the reply.
   bool is_eog(int32_t id) const { return vocab_.contains(id) && (flags_[id] & kEog) != 0; }
   const std::vector<int32_t>& eog_ids() const { return eog_ids_; }
   // Control and unknown tokens: what DecodeOptions::skip_special leaves out.

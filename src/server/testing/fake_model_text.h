@@ -1,7 +1,7 @@
 // FakeModelText (tests only): a byte-level ModelText. Token 1 is BOS, token 2 is EOS, and byte
 // b is token b + 3, so prompts and replies are easy to predict in tests. Chats render as
 // "<role>: <content>\n" lines followed by "assistant: ", with tools and tool turns written out
-// as text first (tool_prompt.h). Stateless; thread-safe.
+// as text first (tool_prompt.h). Immutable once the server runs; thread-safe.
 #pragma once
 
 #include "server/model_text.h"
@@ -23,6 +23,11 @@ class FakeModelText : public ModelText {
   Result<std::vector<int32_t>> chat_prompt(const PromptInput& prompt) const override;
   // The fake reads "<think>" like a thinking model, so replies that start with it are split.
   bool is_thinking_model() const override { return true; }
+  // With `harmony` set (before the server takes requests) it answers like gpt-oss instead:
+  // replies are split as harmony channels.
+  bool writes_harmony() const override { return harmony; }
+
+  bool harmony = false;
 };
 
 }  // namespace strata::server::testing

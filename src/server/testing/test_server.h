@@ -33,6 +33,7 @@ class TestServer {
   void publish() { state_.publish_model(&served_); }
   httplib::Client client(const std::string& api_key = "") const;
   FakeEngine& engine() { return engine_; }
+  FakeModelText& text() { return text_; }  // change it only before the first request
   ServerState& state() { return state_; }
   int port() const { return port_; }
   int open_connections() const { return http_.open_connections(); }

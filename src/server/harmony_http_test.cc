@@ -1,0 +1,156 @@
+// gpt-oss's harmony channels end to end: a FakeEngine scripted to reply as gpt-oss does (the
+// analysis channel, then the final one; or a tool call on the commentary channel), a model text
+// that says it writes harmony, over both APIs, streamed (one byte per token, so the markers
+// arrive split) and not, and with --reasoning-format none.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "server/testing/test_server.h"
+
+namespace strata::server {
+namespace {
+
+using nlohmann::json;
+using testing::FakeEngine;
+using testing::TestServer;
+using testing::kJsonType;
+using testing::kTestApiKey;
+using testing::parse_sse;
+using testing::test_config;
+
+// What gpt-oss writes after the prompt's "<|start|>assistant" (its <|return|> ends the reply
+// and is not rendered).
+constexpr const char* kHarmonyReply =
+    "<|channel|>analysis<|message|>User greets. Answer briefly.<|end|>"
+    "<|start|>assistant<|channel|>final<|message|>Hello!";
+// "<|channel|>analysis<|message|>User greets. Answer briefly.<|end|>", one byte each.
+constexpr int kHarmonyReasoningTokens = 65;
+
+// A server whose model text answers in harmony (set before the model is published).
+struct HarmonyServer {
+  explicit HarmonyServer(std::string reply, ServerConfig config = test_config())
+      : server(std::move(config), engine_options(std::move(reply)), {}, /*publish=*/false) {
+    server.text().harmony = true;
+    server.publish();
+  }
+  static FakeEngine::Options engine_options(std::string reply) {
+    FakeEngine::Options options;
+    options.reply = std::move(reply);
+    options.n_ctx = 4096;
+    return options;
+  }
+  TestServer server;
+};
+
+json harmony_chat_body(bool stream) {
+  json body = json::parse(R"({"model": "m", "max_tokens": 200, "messages": [{"role": "user", "content": "Hi"}]})");
+  if (stream) {
+    body["stream"] = true;
+    body["stream_options"] = {{"include_usage", true}};
+  }
+  return body;
+}
+
+TEST(HarmonyHttp, OpenAiMessageCarriesAnalysisAsReasoningContent) {
+  HarmonyServer harmony(kHarmonyReply);
+  auto res = harmony.server.client(kTestApiKey).Post("/v1/chat/completions", harmony_chat_body(false).dump(), kJsonType);
+  ASSERT_EQ(res->status, 200) << res->body;
+  json body = json::parse(res->body);
+  EXPECT_EQ(body["choices"][0]["message"]["content"], "Hello!");
+  EXPECT_EQ(body["choices"][0]["message"]["reasoning_content"], "User greets. Answer briefly.");
+  EXPECT_EQ(body["choices"][0]["finish_reason"], "stop");
+  EXPECT_EQ(body["usage"]["completion_tokens_details"]["reasoning_tokens"], kHarmonyReasoningTokens);
+}
+
+TEST(HarmonyHttp, OpenAiStreamSendsAnalysisDeltasThenFinalContent) {
+  HarmonyServer harmony(kHarmonyReply);
+  auto res = harmony.server.client(kTestApiKey).Post("/v1/chat/completions", harmony_chat_body(true).dump(), kJsonType);
+  ASSERT_EQ(res->status, 200) << res->body;
+  std::string reasoning, content;
+  bool content_started = false;
+  int reasoning_tokens = -1;
+  for (const std::string& data : parse_sse(res->body).data) {
+    if (data == "[DONE]") continue;
+    json chunk = json::parse(data);
+    if (chunk["choices"].empty()) {
+      reasoning_tokens = chunk["usage"]["completion_tokens_details"]["reasoning_tokens"];
+      continue;
+    }
+    const json& delta = chunk["choices"][0]["delta"];
+    if (delta.contains("reasoning_content")) {
+      EXPECT_FALSE(content_started) << "reasoning after content";
+      reasoning += delta["reasoning_content"].get<std::string>();
+    }
+    if (delta.contains("content") && !delta["content"].get<std::string>().empty()) {
+      content_started = true;
+      content += delta["content"].get<std::string>();
+    }
+  }
+  EXPECT_EQ(reasoning, "User greets. Answer briefly.");
+  EXPECT_EQ(content, "Hello!");
+  EXPECT_EQ(reasoning_tokens, kHarmonyReasoningTokens);
+}
+
+TEST(HarmonyHttp, AnthropicAnswersWithAThinkingBlockFirst) {
+  HarmonyServer harmony(kHarmonyReply);
+  json body = json::parse(R"({"model": "m", "max_tokens": 200, "messages": [{"role": "user", "content": "Hi"}]})");
+  auto res = harmony.server.client(kTestApiKey).Post("/v1/messages", body.dump(), kJsonType);
+  ASSERT_EQ(res->status, 200) << res->body;
+  json content = json::parse(res->body)["content"];
+  ASSERT_EQ(content.size(), 2u) << content;
+  EXPECT_EQ(content[0]["type"], "thinking");
+  EXPECT_EQ(content[0]["thinking"], "User greets. Answer briefly.");
+  EXPECT_EQ(content[1], (json{{"type", "text"}, {"text", "Hello!"}}));
+}
+
+TEST(HarmonyHttp, ToolCallOnTheCommentaryChannelIsAToolCall) {
+  HarmonyServer harmony(
+      "<|channel|>analysis<|message|>Need the weather.<|end|>"
+      "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"
+      "{\"city\": \"Paris\"}");
+  json body = harmony_chat_body(false);
+  body["tools"] = json::parse(R"([{"type": "function", "function": {"name": "get_weather",
+      "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}])");
+  for (bool stream : {false, true}) {
+    body["stream"] = stream;
+    auto res = harmony.server.client(kTestApiKey).Post("/v1/chat/completions", body.dump(), kJsonType);
+    ASSERT_EQ(res->status, 200) << res->body;
+    json calls = json::array();
+    std::string reasoning, finish;
+    if (!stream) {
+      const json choice = json::parse(res->body)["choices"][0];
+      calls = choice["message"]["tool_calls"];
+      reasoning = choice["message"]["reasoning_content"];
+      finish = choice["finish_reason"];
+      EXPECT_TRUE(choice["message"]["content"].is_null()) << choice;
+    }
+    for (const std::string& data : stream ? parse_sse(res->body).data : std::vector<std::string>{}) {
+      if (data == "[DONE]") continue;
+      const json choice = json::parse(data)["choices"][0];
+      const json& delta = choice["delta"];
+      if (delta.contains("tool_calls")) calls.push_back(delta["tool_calls"][0]);
+      if (delta.contains("reasoning_content")) reasoning += delta["reasoning_content"].get<std::string>();
+      if (delta.contains("content")) EXPECT_EQ(delta["content"], "") << data;
+      if (!choice["finish_reason"].is_null()) finish = choice["finish_reason"];
+    }
+    EXPECT_EQ(reasoning, "Need the weather.") << stream;
+    EXPECT_EQ(finish, "tool_calls") << stream;
+    ASSERT_EQ(calls.size(), 1u) << res->body;
+    EXPECT_EQ(calls[0]["function"]["name"], "get_weather");
+    EXPECT_EQ(json::parse(calls[0]["function"]["arguments"].get<std::string>()), json({{"city", "Paris"}}));
+  }
+}
+
+TEST(HarmonyHttp, ReasoningFormatNoneKeepsTheRawChannels) {
+  ServerConfig config = test_config();
+  config.reasoning_format = "none";
+  HarmonyServer harmony(kHarmonyReply, config);
+  auto res = harmony.server.client(kTestApiKey).Post("/v1/chat/completions", harmony_chat_body(false).dump(), kJsonType);
+  ASSERT_EQ(res->status, 200) << res->body;
+  json message = json::parse(res->body)["choices"][0]["message"];
+  EXPECT_EQ(message["content"], kHarmonyReply);
+  EXPECT_FALSE(message.contains("reasoning_content"));
+}
+
+}  // namespace
+}  // namespace strata::server
