@@ -96,6 +96,13 @@ struct BlockIQ4_NL {
   uint8_t qs[kBlock32 / 2];
 };
 
+// MXFP4: x = kMxfp4Values[code] * mxfp4_scale(e) (mxfp4.h: e is the E8M0 exponent, the
+// levels doubled E2M1 values), nibbles as in Q4_0.
+struct BlockMXFP4 {
+  uint8_t e;
+  uint8_t qs[kBlock32 / 2];
+};
+
 // IQ4_XS: 8 sub-blocks of 32 with 6-bit scales (low 4 bits in scales_l nibbles, high 2
 // bits in scales_h), x = (d * (ls - 32)) * kIq4nlValues[code]; each sub-block's 16 bytes
 // of qs are nibbles as in Q4_0.
@@ -173,6 +180,7 @@ static_assert(sizeof(BlockQ5_1) == 24);
 static_assert(sizeof(BlockQ2_K) == 84);
 static_assert(sizeof(BlockQ3_K) == 110);
 static_assert(sizeof(BlockIQ4_NL) == 18);
+static_assert(sizeof(BlockMXFP4) == 17);
 static_assert(sizeof(BlockIQ4_XS) == 136);
 static_assert(sizeof(BlockIQ2_XXS) == 66);
 static_assert(sizeof(BlockIQ2_XS) == 74);

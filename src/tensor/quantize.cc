@@ -40,6 +40,7 @@ constexpr Codec kCodecs[] = {
     {DType::kQ3_K, quantize_row_q3_k, dequantize_row_q3_k},
     {DType::kIQ4_NL, quantize_row_iq4_nl, dequantize_row_iq4_nl},
     {DType::kIQ4_XS, quantize_row_iq4_xs, dequantize_row_iq4_xs},
+    {DType::kMXFP4, quantize_row_mxfp4, dequantize_row_mxfp4},
     {DType::kIQ3_S, quantize_row_iq3_s, dequantize_row_iq3_s},
     {DType::kIQ3_XXS, quantize_row_iq3_xxs, dequantize_row_iq3_xxs},
     {DType::kIQ2_XXS, quantize_row_iq2_xxs, dequantize_row_iq2_xxs},

@@ -1,16 +1,18 @@
 // Encoding float rows into GGUF tensor types and decoding them back (scalar reference code).
 //
 // quantize_row / dequantize_row handle F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K,
-// Q4_1, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS and the lattice i-quants IQ3_S, IQ3_XXS, IQ2_XXS,
-// IQ2_XS, IQ2_S, IQ1_S and IQ1_M in the exact on-disk block layouts (block_layouts.h; the
-// decoders are checked in gguf/quant_reference_test.cc). The decoders
-// follow the float evaluation order of the GGUF tools ((d * sc) * q - dmin * m), so other
-// decoders that do the same match them bit for bit; kernels use them as their reference.
+// Q4_1, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS, MXFP4 and the lattice i-quants IQ3_S, IQ3_XXS,
+// IQ2_XXS, IQ2_XS, IQ2_S, IQ1_S and IQ1_M in the exact on-disk block layouts
+// (block_layouts.h; the decoders are checked in gguf/quant_reference_test.cc, MXFP4's, which
+// has no reference file there, against its definition in quantize_mxfp4_test.cc). The
+// decoders follow the float evaluation order of the GGUF tools ((d * sc) * q - dmin * m), so
+// other decoders that do the same match them bit for bit; kernels use them as their reference.
 //
 // The encoders round to nearest on the type's grid (no iterative error search, no
 // importance matrix): good enough for generated models and tests, and fast. Those of Q4_1,
 // Q5_1, Q2_K, Q3_K, IQ4_NL and IQ4_XS give each block's extreme element the extreme code, so
-// a decoded row encodes again to the same values. The lattice i-quants take, per group, the
+// a decoded row encodes again to the same values; so does MXFP4's, whose scale choice and
+// rounding are ggml's reference quantizer's. The lattice i-quants take, per group, the
 // nearest grid entry (quantize_iq_lattice*.cc); their first call builds constant search
 // tables (under a second). Stateless otherwise; safe from any thread.
 #pragma once
@@ -46,6 +48,7 @@ void quantize_row_q2_k(const float* src, void* dst, size_t n);
 void quantize_row_q3_k(const float* src, void* dst, size_t n);
 void quantize_row_iq4_nl(const float* src, void* dst, size_t n);
 void quantize_row_iq4_xs(const float* src, void* dst, size_t n);
+void quantize_row_mxfp4(const float* src, void* dst, size_t n);
 void quantize_row_iq3_s(const float* src, void* dst, size_t n);
 void quantize_row_iq3_xxs(const float* src, void* dst, size_t n);
 void quantize_row_iq2_xxs(const float* src, void* dst, size_t n);
@@ -68,6 +71,7 @@ void dequantize_row_q2_k(const void* src, float* dst, size_t n);
 void dequantize_row_q3_k(const void* src, float* dst, size_t n);
 void dequantize_row_iq4_nl(const void* src, float* dst, size_t n);
 void dequantize_row_iq4_xs(const void* src, float* dst, size_t n);
+void dequantize_row_mxfp4(const void* src, float* dst, size_t n);
 void dequantize_row_iq3_s(const void* src, float* dst, size_t n);
 void dequantize_row_iq3_xxs(const void* src, float* dst, size_t n);
 void dequantize_row_iq2_xxs(const void* src, float* dst, size_t n);

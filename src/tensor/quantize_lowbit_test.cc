@@ -1,4 +1,4 @@
-// The round-to-nearest encoders of Q4_1, Q5_1, Q2_K, Q3_K, IQ4_NL and IQ4_XS: decoding
+// The round-to-nearest encoders of Q4_1, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS and MXFP4: decoding
 // what they write stays within the type's error bound, and a decoded row encodes again to
 // the same values and bytes (the extreme elements take the extreme codes).
 #include <gtest/gtest.h>
@@ -17,7 +17,8 @@
 namespace strata {
 namespace {
 
-constexpr DType kTypes[] = {DType::kQ4_1, DType::kQ5_1, DType::kQ2_K, DType::kQ3_K, DType::kIQ4_NL, DType::kIQ4_XS};
+constexpr DType kTypes[] = {DType::kQ4_1,   DType::kQ5_1,   DType::kQ2_K, DType::kQ3_K,
+                            DType::kIQ4_NL, DType::kIQ4_XS, DType::kMXFP4};
 
 using quantize_test::decode;
 using quantize_test::encode;
@@ -27,13 +28,16 @@ using quantize_test::weights_row;
 // RMS error q / sqrt(12). Q5_1 / Q4_1 span a 32-block's range (~4.5 sigma) with 31 / 15
 // steps: ~0.04 / ~0.09. IQ4_NL / IQ4_XS: levels ~1/10 of the block's max apart: ~0.1.
 // Q3_K: 8 codes over +-max of 16 elements (~2 sigma, but a quarter of the sub-blocks hold an
-// 8x outlier): ~0.2. Q2_K: 4 codes over 16 elements' range: ~0.35. Measured: Q5_1 0.048,
-// Q4_1 0.097, IQ4_NL / IQ4_XS 0.114, Q3_K 0.201, Q2_K 0.382; bounds ~1.2x those.
+// 8x outlier): ~0.2. Q2_K: 4 codes over 16 elements' range: ~0.35. MXFP4: 8 magnitudes
+// (0 to 12) on a power-of-two scale, steps up to 4 / 12 of the top level and the top quarter
+// of the scale's range clipped: ~0.15. Measured: Q5_1 0.048, Q4_1 0.097, IQ4_NL / IQ4_XS
+// 0.114, MXFP4 0.153, Q3_K 0.201, Q2_K 0.382; bounds ~1.2x those.
 double rms_bound(DType type) {
   switch (type) {
     case DType::kQ5_1: return 0.06;
     case DType::kQ4_1: return 0.12;
     case DType::kIQ4_NL: case DType::kIQ4_XS: return 0.13;
+    case DType::kMXFP4: return 0.18;
     case DType::kQ3_K: return 0.25;
     default: return 0.45;  // Q2_K
   }
