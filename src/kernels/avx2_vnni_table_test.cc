@@ -1,5 +1,5 @@
 // The AVX2 + AVX-VNNI table (cpu/avx2_vnni.h) against the AVX2 table: the same entries but
-// the packed Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K, Q2_K, IQ4_XS and IQ4_NL kernels (whose
+// the packed Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K, Q2_K, IQ4_XS, IQ4_NL and MXFP4 kernels (whose
 // bits the packed tests check against the oracles on every table this CPU runs).
 #include <gtest/gtest.h>
 
@@ -23,6 +23,7 @@ TEST(Avx2VnniTable, IsTheAvx2TableButTheVnniKernels) {
       &KernelTable::matmul_packed_q5_k_rows,   &KernelTable::matmul_packed_q6_k_rows,
       &KernelTable::matmul_packed_iq4_xs_rows, &KernelTable::matmul_packed_iq4_nl_rows,
       &KernelTable::matmul_packed_q3_k_rows,   &KernelTable::matmul_packed_q2_k_rows,
+      &KernelTable::matmul_packed_mxfp4_rows,
   };
   KernelTable patched = *vnni;
   patched.name = avx2_table()->name;

@@ -48,8 +48,9 @@ struct KernelTable {
   void (*matmul_packed_q6_k_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
   // The same for IQ4_XS (packed_iq4xs.h); nullptr when this table has none.
   void (*matmul_packed_iq4_xs_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
-  // The same for IQ4_NL (packed_iq4nl.h); nullptr when this table has none.
+  // The same for IQ4_NL and MXFP4 (packed_iq4nl.h); nullptr when this table has none.
   void (*matmul_packed_iq4_nl_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+  void (*matmul_packed_mxfp4_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
   // The same for Q3_K (packed_q3k.h); nullptr when this table has none.
   void (*matmul_packed_q3_k_rows)(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
   // The same for Q2_K (packed_q2k.h); nullptr when this table has none.

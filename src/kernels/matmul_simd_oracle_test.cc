@@ -1,11 +1,11 @@
-// The SIMD Q4_1, Q5_1, IQ4_NL, IQ4_XS, Q3_K, Q2_K and lattice i-quant (IQ3_S, IQ3_XXS, IQ2_XXS,
-// IQ2_XS, IQ2_S, IQ1_S, IQ1_M) matmuls against their scalar oracles, bit for bit. Per
+// The SIMD Q4_1, Q5_1, IQ4_NL, MXFP4, IQ4_XS, Q3_K, Q2_K and lattice i-quant (IQ3_S, IQ3_XXS,
+// IQ2_XXS, IQ2_XS, IQ2_S, IQ1_S, IQ1_M) matmuls against their scalar oracles, bit for bit. Per
 // output, 8 float lanes; lane k gets the exact integer dot product of elements 4k..4k+3 of
-// each 32-element block (weight codes times activation codes) and, per step (an IQ4_NL block
-// of 32; a super-block of 256 for the others, its sub-block products times their scales
-// summed as integers, less Q3_K's offset), one fused multiply-add with d_w * d_x (Q2_K then
-// one more, minus its mins times dmin_w * d_x; Q4_1 / Q5_1 one more in lane 0, the block's
-// activation code sum times m_w * d_x). The lanes are then summed as
+// each 32-element block (weight codes times activation codes) and, per step (an IQ4_NL or
+// MXFP4 block of 32; a super-block of 256 for the others, its sub-block products times their
+// scales summed as integers, less Q3_K's offset), one fused multiply-add with d_w * d_x (Q2_K
+// then one more, minus its mins times dmin_w * d_x; Q4_1 / Q5_1 one more in lane 0, the
+// block's activation code sum times m_w * d_x). The lanes are then summed as
 // ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)).
 #include <gtest/gtest.h>
 
@@ -21,15 +21,17 @@
 #include "kernels/test_weights.h"
 #include "tensor/half.h"
 #include "tensor/iq_grids.h"
+#include "tensor/mxfp4.h"
 
 namespace strata::kernels {
 namespace {
 
-// Lane k's integer dot product of one 32-element block: 16 bytes of nibbles against x.
-int lane_dot(const uint8_t* qs, const int8_t* x, int k) {
+// Lane k's integer dot product of one 32-element block: 16 bytes of nibbles (codes of
+// `levels`, IQ4_NL's unless given) against x.
+int lane_dot(const uint8_t* qs, const int8_t* x, int k, const int8_t* levels = iq::kIq4nlValues) {
   int dot = 0;
   for (int i = 4 * k; i < 4 * k + 4; ++i) {
-    const int level = iq::kIq4nlValues[i < 16 ? qs[i] & 0x0f : qs[i - 16] >> 4];
+    const int level = levels[i < 16 ? qs[i] & 0x0f : qs[i - 16] >> 4];
     dot += level * x[i];
   }
   return dot;
@@ -37,13 +39,21 @@ int lane_dot(const uint8_t* qs, const int8_t* x, int k) {
 
 float lane_sum(const float* a) { return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7])); }
 
-float oracle_iq4_nl(const std::byte* row, const Q8Row& x, int64_t n_in) {
-  const auto* w = reinterpret_cast<const BlockIQ4_NL*>(row);
+// IQ4_NL and MXFP4: per block, lane k += dot_k * (d_w * d_x), d_w the f16 d or mxfp4_scale(e).
+template <class Block>
+float oracle_levels4(const std::byte* row, const Q8Row& x, int64_t n_in) {
+  const auto* w = reinterpret_cast<const Block*>(row);
   float acc[8] = {};
   for (int64_t s = 0; s < n_in / kQK; ++s) {
-    const float scale = half_to_float(w[s].d) * x.d[s];
+    float scale;
+    if constexpr (std::is_same_v<Block, BlockMXFP4>) {
+      scale = mxfp4_scale(w[s].e) * x.d[s];
+    } else {
+      scale = half_to_float(w[s].d) * x.d[s];
+    }
+    const int8_t* levels = std::is_same_v<Block, BlockMXFP4> ? kMxfp4Values : iq::kIq4nlValues;
     for (int k = 0; k < 8; ++k) {
-      acc[k] = std::fma(static_cast<float>(lane_dot(w[s].qs, x.q + s * kQK, k)), scale, acc[k]);
+      acc[k] = std::fma(static_cast<float>(lane_dot(w[s].qs, x.q + s * kQK, k, levels)), scale, acc[k]);
     }
   }
   return lane_sum(acc);
@@ -344,7 +354,11 @@ void expect_lattice_oracle_bits(DType type, Oracle oracle) {
   expect_oracle_bits_for(type, oracle, 5, 512, {770});
 }
 
-TEST(MatmulSimdOracle, Iq4NlTablesGiveTheOracleBits) { expect_oracle_bits(DType::kIQ4_NL, oracle_iq4_nl); }
+TEST(MatmulSimdOracle, Iq4NlTablesGiveTheOracleBits) {
+  expect_oracle_bits(DType::kIQ4_NL, oracle_levels4<BlockIQ4_NL>);
+}
+
+TEST(MatmulSimdOracle, Mxfp4TablesGiveTheOracleBits) { expect_oracle_bits(DType::kMXFP4, oracle_levels4<BlockMXFP4>); }
 
 TEST(MatmulSimdOracle, Iq4XsTablesGiveTheOracleBits) { expect_oracle_bits(DType::kIQ4_XS, oracle_iq4_xs); }
 

@@ -35,6 +35,8 @@ constexpr PackedLayout kLayouts[] = {
      reference::matmul_packed_iq4_xs_rows},
     {DType::kIQ4_NL, kQK, packed_iq4_nl_bytes, pack_iq4_nl, &KernelTable::matmul_packed_iq4_nl_rows,
      reference::matmul_packed_iq4_nl_rows},
+    {DType::kMXFP4, kQK, packed_mxfp4_bytes, pack_mxfp4, &KernelTable::matmul_packed_mxfp4_rows,
+     reference::matmul_packed_mxfp4_rows},
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
-// Every packed layout (packed_layouts.cc: Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K, Q2_K, IQ4_XS): its scalar oracle computes the numbers of the plain
-// kernels, every SIMD kernel reading it (AVX2 and AVX-512 read all) gives the oracle's bits
-// for every batch size, rows are batch-invariant, and only a table with the packed path packs.
+// Every packed layout (packed_layouts.cc: Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K, Q2_K,
+// IQ4_XS, IQ4_NL, MXFP4): its scalar oracle computes the numbers of the plain kernels, every
+// SIMD kernel reading it (AVX2 and AVX-512 read all) gives the oracle's bits for every batch
+// size, rows are batch-invariant, and only a table with the packed path packs.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Test support: random weight matrices in every matmul type, and random inputs.
 //
 // Quantised blocks get uniformly random codes (every bit pattern of the packed fields is
-// valid) and positive f16 scales of a realistic size, so decoders see all code values.
+// valid) and positive scales of a realistic size, so decoders see all code values.
 // Owns its storage; not thread-safe; deterministic for a given seed.
 #pragma once
 

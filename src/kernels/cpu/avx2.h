@@ -38,6 +38,7 @@ void matmul_q5_1(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_q2_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_q3_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq4_nl(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_mxfp4(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq4_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq3_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq3_xxs(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
@@ -65,6 +66,7 @@ void matmul_packed_q5_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_q6_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_iq4_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end);  // packed_iq4xs.h
 void matmul_packed_iq4_nl(const MatmulArgs& args, int64_t o_begin, int64_t o_end);  // packed_iq4nl.h
+void matmul_packed_mxfp4(const MatmulArgs& args, int64_t o_begin, int64_t o_end);   // packed_iq4nl.h
 void matmul_packed_q3_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);    // packed_q3k.h
 void matmul_packed_q2_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);    // packed_q2k.h
 }  // namespace STRATA_SIMD

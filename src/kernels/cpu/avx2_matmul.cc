@@ -20,6 +20,7 @@ void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
     case DType::kQ2_K: matmul_q2_k(args, o_begin, o_end); return;
     case DType::kQ3_K: matmul_q3_k(args, o_begin, o_end); return;
     case DType::kIQ4_NL: matmul_iq4_nl(args, o_begin, o_end); return;
+    case DType::kMXFP4: matmul_mxfp4(args, o_begin, o_end); return;
     case DType::kIQ4_XS: matmul_iq4_xs(args, o_begin, o_end); return;
     case DType::kIQ3_S: matmul_iq3_s(args, o_begin, o_end); return;
     case DType::kIQ3_XXS: matmul_iq3_xxs(args, o_begin, o_end); return;

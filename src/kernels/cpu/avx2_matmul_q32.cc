@@ -1,5 +1,5 @@
-// AVX2 matmul for the 32-element block types Q8_0, Q4_0, Q5_0, Q4_1, Q5_1, IQ4_NL against Q8
-// activations.
+// AVX2 matmul for the 32-element block types Q8_0, Q4_0, Q5_0, Q4_1, Q5_1, IQ4_NL, MXFP4
+// against Q8 activations.
 //
 // Per (weight block, input block) pair: an exact int32 dot product in 8 lanes (maddubs +
 // madd), then acc = fma(float(lanes), d_w * d_x, acc). Offsets (Q4_0 codes are q - 8,
@@ -183,25 +183,39 @@ struct MinBlock {
   static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
 };
 
-// IQ4_NL: each nibble selects one of 16 signed levels (a byte shuffle), then the block is
-// a Q8_0 block: the same exact integer dot product and the same float operations.
-struct IQ4_NL {
+// IQ4_NL and MXFP4: each nibble selects one of 16 signed levels (a byte shuffle), then the
+// block is a Q8_0 block: the same exact integer dot product and the same float operations.
+// Format gives the block type, the levels as a shuffle table and the block's scale as a float.
+template <class Format>
+struct Levels4 {
   using Input = Q8Input;
   using X = XBlock;
   using W = Q8_0::W;
+  using Block = typename Format::Block;
   static constexpr int64_t kElems = kQK;
   static constexpr int kStreamRows = 4;
-  static constexpr int64_t kStepBytes = sizeof(BlockIQ4_NL);
+  static constexpr int64_t kStepBytes = sizeof(Block);
   static Input input(const MatmulArgs& a, int r) { return q8_input(a, r); }
   static W load_w(const std::byte* row, int64_t s) {
-    const __m256i levels = iq4_levels();
-    const std::byte* b = row + s * sizeof(BlockIQ4_NL);
-    const __m256i q = _mm256_shuffle_epi8(levels, unpack_nibbles_16(b + offsetof(BlockIQ4_NL, qs)));
-    return {_mm256_abs_epi8(q), q, _mm256_set1_ps(load_fp16(b))};
+    const std::byte* b = row + s * sizeof(Block);
+    const __m256i q = _mm256_shuffle_epi8(Format::levels(), unpack_nibbles_16(b + offsetof(Block, qs)));
+    return {_mm256_abs_epi8(q), q, _mm256_set1_ps(Format::scale(b))};
   }
   static X load_x(const Input& in, int64_t s) { return q8_load_x(in, s); }
   static __m256 pair(const W& w, const X& x, __m256 acc) { return Q8_0::pair(w, x, acc); }
   static float finish(__m256 acc, const std::byte*, const Input&) { return hsum(acc); }
+};
+
+struct IQ4NLFormat {
+  using Block = BlockIQ4_NL;
+  static __m256i levels() { return iq4_levels(); }
+  static float scale(const std::byte* b) { return load_fp16(b + offsetof(Block, d)); }
+};
+
+struct MXFP4Format {
+  using Block = BlockMXFP4;
+  static __m256i levels() { return mxfp4_levels(); }
+  static float scale(const std::byte* b) { return mxfp4_scale(std::to_integer<uint8_t>(b[offsetof(Block, e)])); }
 };
 
 }  // namespace
@@ -213,7 +227,10 @@ void matmul_q5_1(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<MinBlock<true>>(args, o_begin, o_end);
 }
 void matmul_iq4_nl(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
-  matmul_rows_tiled<IQ4_NL>(args, o_begin, o_end);
+  matmul_rows_tiled<Levels4<IQ4NLFormat>>(args, o_begin, o_end);
+}
+void matmul_mxfp4(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
+  matmul_rows_tiled<Levels4<MXFP4Format>>(args, o_begin, o_end);
 }
 void matmul_q8_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
   matmul_rows_tiled<Q8_0>(args, o_begin, o_end);

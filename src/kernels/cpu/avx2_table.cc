@@ -22,6 +22,7 @@ constinit const KernelTable kAvx2Kernels{
     .matmul_packed_q6_k_rows = STRATA_SIMD::matmul_packed_q6_k,
     .matmul_packed_iq4_xs_rows = STRATA_SIMD::matmul_packed_iq4_xs,
     .matmul_packed_iq4_nl_rows = STRATA_SIMD::matmul_packed_iq4_nl,
+    .matmul_packed_mxfp4_rows = STRATA_SIMD::matmul_packed_mxfp4,
     .matmul_packed_q3_k_rows = STRATA_SIMD::matmul_packed_q3_k,
     .matmul_packed_q2_k_rows = STRATA_SIMD::matmul_packed_q2_k,
     .rmsnorm = STRATA_SIMD::rmsnorm,

@@ -1,5 +1,5 @@
 // The AVX2 + AVX-VNNI table: the AVX2 table (avx2_table.cc) with its packed Q8_0, Q4_0,
-// Q5_0, Q4_K, Q5_K, Q6_K, Q3_K, Q2_K, IQ4_NL and IQ4_XS kernels (all its packed kernels)
+// Q5_0, Q4_K, Q5_K, Q6_K, Q3_K, Q2_K, IQ4_NL, MXFP4 and IQ4_XS kernels (all its packed kernels)
 // taking the 256-bit VEX vpdpbusd of AVX-VNNI (Intel Alder Lake and later client cores, AMD
 // Zen 5), for CPUs that have AVX-VNNI but no AVX-512. On AVX2 alone a Q8_0 dot costs four
 // instructions per 32 products and input row (sign, maddubs, madd, add), so decode with 3-4
@@ -39,9 +39,10 @@ void matmul_packed_q6_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 // avx2_packed_q2k.cc built with AVX-VNNI).
 void matmul_packed_q3_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_q2_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
-// Matmul over the packed_iq4nl.h and packed_iq4xs.h layouts (avx2_packed_iq4nl.cc,
-// avx2_packed_iq4xs.cc built with AVX-VNNI).
+// Matmul over the packed_iq4nl.h (IQ4_NL and MXFP4) and packed_iq4xs.h layouts
+// (avx2_packed_iq4nl.cc, avx2_packed_iq4xs.cc built with AVX-VNNI).
 void matmul_packed_iq4_nl(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_packed_mxfp4(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_iq4_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 }  // namespace avx2vnni
 

@@ -1,5 +1,6 @@
 // The AVX2 + AVX-VNNI kernel table (avx2_vnni.h): the AVX2 table's entries (avx2_table.cc)
-// but the packed Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K, Q2_K, IQ4_XS and IQ4_NL kernels.
+// but the packed Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K, Q2_K, IQ4_XS, IQ4_NL and MXFP4
+// kernels.
 // Constant data only; Avx2VnniTable.IsTheAvx2TableButTheVnniKernels
 // (avx2_vnni_table_test.cc) keeps the two lists in step.
 #include "kernels/cpu/avx2.h"
@@ -20,6 +21,7 @@ constinit const KernelTable kAvx2VnniKernels{
     .matmul_packed_q6_k_rows = avx2vnni::matmul_packed_q6_k,
     .matmul_packed_iq4_xs_rows = avx2vnni::matmul_packed_iq4_xs,
     .matmul_packed_iq4_nl_rows = avx2vnni::matmul_packed_iq4_nl,
+    .matmul_packed_mxfp4_rows = avx2vnni::matmul_packed_mxfp4,
     .matmul_packed_q3_k_rows = avx2vnni::matmul_packed_q3_k,
     .matmul_packed_q2_k_rows = avx2vnni::matmul_packed_q2_k,
     .rmsnorm = avx2::rmsnorm,

@@ -16,6 +16,7 @@ const KernelTable& reference_table() {
       .matmul_packed_q6_k_rows = nullptr,
       .matmul_packed_iq4_xs_rows = nullptr,
       .matmul_packed_iq4_nl_rows = nullptr,
+      .matmul_packed_mxfp4_rows = nullptr,
       .matmul_packed_q3_k_rows = nullptr,
       .matmul_packed_q2_k_rows = nullptr,
       .rmsnorm = reference::rmsnorm,
