@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "gguf/file_type.h"
 #include "modelgen/model_generator.h"
+#include "modelgen/type_mix.h"
 
 namespace strata::cli {
 
@@ -16,7 +17,7 @@ namespace {
 
 constexpr const char* kMkmodelTypes =
     "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl iq4_xs iq3_s iq3_xxs iq2_s iq2_xs iq2_xxs "
-    "iq1_m iq1_s";
+    "iq1_m iq1_s mxfp4";
 
 struct MkmodelFlags {
   std::string arch;
@@ -60,15 +61,24 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
 }
 
 int run_mkmodel(const MkmodelFlags& flags) {
+  // A weight type (with its own mix, if llama.cpp has one), or the name of a mix (q4_k_s,
+  // mxfp4_moe, ...: type_mix.h) whose base type is generated.
   auto type = dtype_from_name(flags.type);
+  uint32_t mix = 0;
+  if (auto ft = mix_file_type(flags.type); !type && ft) {
+    type = mix_base_type(*ft);
+    mix = *ft;
+  }
   if (!type || !can_generate_type(*type)) {
-    std::fprintf(stderr, "mkmodel: unsupported --type %s (%s)\n", flags.type.c_str(), kMkmodelTypes);
+    std::fprintf(stderr, "mkmodel: unsupported --type %s (%s, or a mix: %s)\n", flags.type.c_str(), kMkmodelTypes,
+                 mix_names().c_str());
     return 2;
   }
   GenerateOptions o;
   o.arch = flags.arch;
   o.preset = flags.preset;
   o.type = *type;
+  o.mix = mix;
   o.vocab_path = flags.vocab_path;
   o.seed = flags.seed;
   o.out_path = flags.out_path;
@@ -104,7 +114,8 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   sub->add_option("--type", flags->type, std::string("matrix type: ") + kMkmodelTypes +
                   "; K-quants and i-quants take llama.cpp's mix of the name (q4_k: Q4_K_M, q3_k: Q3_K_M; "
                   "iq2_s: IQ2_M, whose matrices are IQ2_S; the lattice i-quants round to nearest, as "
-                  "llama.cpp mixes them with an importance matrix)")
+                  "llama.cpp mixes them with an importance matrix); or a mix of strata quantize by name "
+                  "(q4_k_s, q3_k_l, mxfp4_moe: the experts MXFP4, every other matrix Q8_0)")
       ->capture_default_str();
   sub->add_option("--vocab-from", flags->vocab_path, "copy tokenizer.* metadata from this GGUF (default: byte vocab)");
   sub->add_option("--seed", flags->seed, "random seed")->capture_default_str();

@@ -1,12 +1,19 @@
 // Files `strata mkmodel` writes for mixture-of-experts presets, gemma3 and gpt-oss, load with
 // Model::Load: every arch, float and quantized, with the hparams the generator meant and
-// routing that reads only n_expert_used of n_expert experts per token.
+// routing that reads only n_expert_used of n_expert experts per token. MXFP4 files (every
+// matrix MXFP4, or the MXFP4_MOE mix) run on the SIMD kernels as the float64 reference
+// forward computes them.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <vector>
 
+#include "model/contiguous_kv.h"
 #include "model/model.h"
+#include "model/reference_forward.h"
 #include "modelgen/model_generator.h"
 
 namespace strata {
@@ -22,18 +29,26 @@ class MkmodelLoadTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Result<std::unique_ptr<Model>> generate_and_load(const std::string& arch, DType type,
-                                                   const std::string& preset = "moe-tiny") {
+  // The file's path, for a `mix` (a file type, 0: type's own) of `type`.
+  Result<std::string> generate(const std::string& arch, DType type, const std::string& preset, uint32_t mix = 0) {
     GenerateOptions o;
     o.arch = arch;
     o.preset = preset;
     o.type = type;
+    o.mix = mix;
     o.seed = 3;
     o.n_threads = 2;
-    o.out_path = (dir_ / (arch + "-" + std::string(dtype_name(type)) + ".gguf")).string();
+    o.out_path = (dir_ / (arch + "-" + preset + "-" + std::string(dtype_name(type)) + "-" + std::to_string(mix) +
+                          ".gguf")).string();
     auto r = generate_model(o);
     if (!r.ok()) return r.status();
-    return Model::Load(o.out_path);
+    return o.out_path;
+  }
+
+  Result<std::unique_ptr<Model>> generate_and_load(const std::string& arch, DType type,
+                                                   const std::string& preset = "moe-tiny") {
+    STRATA_ASSIGN_OR_RETURN(std::string path, generate(arch, type, preset));
+    return Model::Load(path);
   }
 
   fs::path dir_;
@@ -111,6 +126,59 @@ TEST_F(MkmodelLoadTest, GptOssLoadsWithItsSinksBiasesAndWindow) {
   EXPECT_EQ(as_qwen->sliding_window, 0);
   EXPECT_EQ(as_qwen->rope_yarn_factor, 1.0f);
   EXPECT_FALSE(as_qwen->gpt_oss);
+}
+
+// The prompt's logits against the float64 forward over the same decoded weights: only the
+// activations' 8-bit rounding per block of 32 differs (bounds as in
+// src/model/quant_types_test.cc: rms_rel < 4%, max_rel < 20%; a wrong decoder or kernel is
+// off by ~100%).
+TEST_F(MkmodelLoadTest, Mxfp4ModelsMatchTheFloat64Reference) {
+  struct Case {
+    const char* arch;
+    const char* preset;
+    uint32_t mix;  // 0: every matrix MXFP4; 38: MXFP4_MOE
+  };
+  for (Case c : {Case{"llama", "tiny", 0}, Case{"qwen3moe", "moe-tiny", 0}, Case{"qwen2moe", "moe-tiny", 38},
+                 Case{"gpt-oss", "moe-tiny", 38}}) {
+    SCOPED_TRACE(std::string(c.arch) + " " + c.preset + " mix " + std::to_string(c.mix));
+    auto path = generate(c.arch, DType::kMXFP4, c.preset, c.mix);
+    ASSERT_TRUE(path.ok()) << path.status().ToString();
+    auto model = Model::Load(*path);
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    auto gguf = GgufFile::Open(*path);
+    ASSERT_TRUE(gguf.ok());
+    EXPECT_EQ(gguf->find_tensor("blk.0.ffn_up" + std::string(c.preset[0] == 'm' ? "_exps" : "") + ".weight")->type,
+              DType::kMXFP4);
+    auto ref = testing::ReferenceForward::Load(*gguf);
+    ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+
+    constexpr int kPrompt = 8;
+    const Model& m = **model;
+    const int n_vocab = m.hparams().n_vocab;
+    auto kv = std::move(ContiguousKv::Create(m.kv_layout(DType::kF32, 16), 1, kPrompt).value());
+    auto scratch = m.make_scratch(kPrompt, kPrompt);
+    ThreadPool pool(2);
+    std::vector<Row> rows;
+    for (int pos = 0; pos < kPrompt; ++pos) rows.push_back(Row{0, pos, (pos * 37 + 5) % n_vocab, true});
+    std::vector<float> logits(static_cast<size_t>(kPrompt) * n_vocab);
+    m.forward(rows, *kv, logits.data(), *scratch, pool);
+    double total_sq = 0, err_sq = 0, max_rel = 0;
+    for (int pos = 0; pos < kPrompt; ++pos) {
+      const std::vector<double> want = ref->step(rows[pos].token);
+      double sum_sq = 0;
+      for (double x : want) sum_sq += x * x;
+      total_sq += sum_sq;
+      for (int i = 0; i < n_vocab; ++i) {
+        const double err = logits[static_cast<size_t>(pos) * n_vocab + i] - want[i];
+        err_sq += err * err;
+        max_rel = std::max(max_rel, std::fabs(err) / std::sqrt(sum_sq / n_vocab));
+      }
+    }
+    const double rms_rel = std::sqrt(err_sq / total_sq);
+    EXPECT_LT(rms_rel, 0.04);
+    EXPECT_LT(max_rel, 0.20);
+    RecordProperty(std::string(c.arch) + "_mix" + std::to_string(c.mix) + "_rms_rel", std::to_string(rms_rel));
+  }
 }
 
 }  // namespace

@@ -81,7 +81,8 @@ TEST_F(QuantizeLoadTest, EveryFileTypeLoadsDecodesAndKeepsTheMetadata) {
   };
   for (Want w : {Want{"Q8_0", 7, DType::kQ8_0}, Want{"Q6_K", 18, DType::kQ8_0}, Want{"Q5_K_M", 17, DType::kQ5_1},
                  Want{"Q4_K_M", 15, DType::kQ5_0}, Want{"Q4_0", 2, DType::kQ4_0}, Want{"Q3_K_M", 12, DType::kIQ4_NL},
-                 Want{"Q2_K", 10, DType::kIQ4_NL}, Want{"IQ4_XS", 30, DType::kIQ4_NL}, Want{"f16", 1, DType::kF16}}) {
+                 Want{"Q2_K", 10, DType::kIQ4_NL}, Want{"IQ4_XS", 30, DType::kIQ4_NL}, Want{"f16", 1, DType::kF16},
+                 Want{"MXFP4_MOE", 38, DType::kQ8_0}}) {  // a dense model: no experts, all Q8_0
     SCOPED_TRACE(w.type);
     const QuantizeOptions o = options(w.type, std::string(w.type) + ".gguf");
     auto report = quantize_model(o);

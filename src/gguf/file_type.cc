@@ -21,7 +21,7 @@ constexpr FileType kFileTypes[] = {
     {24, "IQ1_S", DType::kIQ1_S},    {25, "IQ4_NL", DType::kIQ4_NL},  {26, "IQ3_S", DType::kIQ3_S},
     {27, "IQ3_M", DType::kIQ3_S},    {28, "IQ2_S", DType::kIQ2_S},    {29, "IQ2_M", DType::kIQ2_S},
     {30, "IQ4_XS", DType::kIQ4_XS},  {31, "IQ1_M", DType::kIQ1_M},    {32, "BF16", DType::kBF16},
-    {36, "TQ1_0", DType::kTQ1_0},    {37, "TQ2_0", DType::kTQ2_0},
+    {36, "TQ1_0", DType::kTQ1_0},    {37, "TQ2_0", DType::kTQ2_0},    {38, "MXFP4_MOE", DType::kMXFP4},
 };
 
 const FileType* find(uint32_t id) {

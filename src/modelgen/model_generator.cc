@@ -117,7 +117,7 @@ Result<GenerateReport> plan_model(const GenerateOptions& o) {
   if (o.n_layers > 0) report.spec.n_layer = o.n_layers;
   STRATA_ASSIGN_OR_RETURN(VocabMetadata vocab, load_vocab(o, report.spec.n_vocab));
   report.spec.n_vocab = vocab.n_vocab;
-  STRATA_ASSIGN_OR_RETURN(report.plan, plan_tensors(report.spec, o.type));
+  STRATA_ASSIGN_OR_RETURN(report.plan, plan_tensors(report.spec, o.type, o.mix));
   for (const auto& t : report.plan.tensors) {
     uint64_t n = 1;
     for (uint64_t d : t.dims) n *= d;

@@ -24,6 +24,7 @@ struct GenerateOptions {
   std::string arch;             // empty: the preset's own
   std::string preset = "tiny";
   DType type = DType::kF32;
+  uint32_t mix = 0;             // a file type whose mix to follow (plan_tensors: MXFP4_MOE...); 0: type's
   std::string vocab_path;       // a GGUF to copy tokenizer.* from; empty: built-in byte vocab
   uint64_t seed = 0;
   std::string out_path;

@@ -156,6 +156,37 @@ TEST(MoeTensorPlanTest, RoutersStayF32AndExpertsQuantizeLikeMatrices) {
   }
 }
 
+// --type mxfp4 puts every matrix in MXFP4 (routers F32); the mix MXFP4_MOE only the experts,
+// the other matrices in Q8_0, in a file of type 38 either way.
+TEST(MoeTensorPlanTest, Mxfp4AndTheMxfp4MoeMix) {
+  auto s = model_preset("qwen2moe", "moe-tiny");
+  ASSERT_TRUE(s.ok());
+  auto all = plan_tensors(*s, DType::kMXFP4);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(all->file_type, 38u);
+  auto moe = plan_tensors(*s, DType::kMXFP4, 38);
+  ASSERT_TRUE(moe.ok()) << moe.status().ToString();
+  EXPECT_EQ(moe->file_type, 38u);
+  auto a = moe_tensors_by_name(*all), m = moe_tensors_by_name(*moe);
+  for (const char* name : {"blk.0.ffn_gate_exps.weight", "blk.1.ffn_up_exps.weight", "blk.1.ffn_down_exps.weight"}) {
+    EXPECT_EQ(a[name].type, DType::kMXFP4) << name;
+    EXPECT_EQ(m[name].type, DType::kMXFP4) << name;
+  }
+  for (const char* name :
+       {"token_embd.weight", "output.weight", "blk.0.attn_q.weight", "blk.1.ffn_down_shexp.weight"}) {
+    EXPECT_EQ(a[name].type, DType::kMXFP4) << name;
+    EXPECT_EQ(m[name].type, DType::kQ8_0) << name;
+  }
+  for (const auto& t : {a, m}) {
+    EXPECT_EQ(t.at("blk.0.ffn_gate_inp.weight").type, DType::kF32);
+    EXPECT_EQ(t.at("blk.0.ffn_gate_inp_shexp.weight").type, DType::kF32);
+    EXPECT_EQ(t.at("blk.0.attn_norm.weight").type, DType::kF32);
+    EXPECT_EQ(t.at("blk.0.attn_q.bias").type, DType::kF32);
+    for (const auto& [name, x] : t) EXPECT_TRUE(x.fallback.empty()) << name;
+  }
+  EXPECT_FALSE(plan_tensors(*s, DType::kQ8_0, 38).ok());  // a mix of another type
+}
+
 // llama.cpp's Q4_K_M: ffn_down_exps follows ffn_down's more-bits layers; 128 experts leave
 // attention alone.
 TEST(MoeTensorPlanTest, Q4KMixOnQwen3_30bA3b) {

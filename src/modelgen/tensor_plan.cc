@@ -32,21 +32,20 @@ uint32_t mix_for(DType type) {
   }
 }
 
-// The requested type, or for a mixed type the one the mix gives this tensor (type_mix.h).
-// Routers stay F32 in every file (llama.cpp never quantizes ffn_gate_inp).
-DType mix_type(DType requested, const std::string& name, uint64_t n_in, const ModelSpec& s) {
+// The requested type, or the one the mix (a file type, 0 for none) gives this tensor
+// (type_mix.h). Routers stay F32 in every file (llama.cpp never quantizes ffn_gate_inp).
+DType mix_type(DType requested, uint32_t mix, const std::string& name, uint64_t n_in, const ModelSpec& s) {
   if (!is_quantizable_tensor(name, 2)) return DType::kF32;
-  const uint32_t mix = mix_for(requested);
   if (mix == 0) return requested;
   const MixModel model{s.n_layer, s.n_expert, s.n_head / s.n_head_kv, !s.tied_embeddings};
   return mix_tensor_type(mix, model, name, n_in);
 }
 
 // dims = {n_in, n_out} or, for experts, {n_in, n_out, n_expert}: rows are n_in wide either way.
-void add_matrix(TensorPlan* plan, const ModelSpec& spec, DType requested, const std::string& name,
+void add_matrix(TensorPlan* plan, const ModelSpec& spec, DType requested, uint32_t mix, const std::string& name,
                 std::vector<uint64_t> dims, WeightKind kind) {
   const uint64_t n_in = dims[0];
-  PlannedTensor t{name, std::move(dims), kind, mix_type(requested, name, n_in, spec), ""};
+  PlannedTensor t{name, std::move(dims), kind, mix_type(requested, mix, name, n_in, spec), ""};
   const DType wanted = t.type;
   t.type = width_fallback(wanted, n_in);
   if (t.type != wanted) {
@@ -99,9 +98,10 @@ struct PlanBuilder {
   TensorPlan* plan;
   const ModelSpec& s;
   DType type;
+  uint32_t mix;  // the file type whose mix the matrices follow; 0: none, all take `type`
 
   void matrix(const std::string& name, std::vector<uint64_t> dims, WeightKind kind = WeightKind::kMatrix) {
-    add_matrix(plan, s, type, name, std::move(dims), kind);
+    add_matrix(plan, s, type, mix, name, std::move(dims), kind);
   }
   void vector(const std::string& name, uint64_t n, WeightKind kind) { add_vector(plan, name, n, kind); }
   // F32 rows of biases, one per expert (dims {width, n_expert}).
@@ -176,21 +176,26 @@ bool can_generate_type(DType type) {
     case DType::kQ5_0: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: case DType::kQ4_1:
     case DType::kQ5_1: case DType::kQ2_K: case DType::kQ3_K: case DType::kIQ4_NL: case DType::kIQ4_XS:
     case DType::kIQ3_S: case DType::kIQ3_XXS: case DType::kIQ2_XXS: case DType::kIQ2_XS: case DType::kIQ2_S:
-    case DType::kIQ1_S: case DType::kIQ1_M:
+    case DType::kIQ1_S: case DType::kIQ1_M: case DType::kMXFP4:
       return can_quantize(type);
     default:
       return false;
   }
 }
 
-Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type) {
+Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type, uint32_t mix) {
   if (!can_generate_type(type)) {
     return Status::Unsupported("mkmodel cannot write type " + std::string(dtype_name(type)));
   }
+  if (mix != 0 && mix_base_type(mix) != type) {
+    return Status::InvalidArgument("mix " + std::string(file_type_name(mix)) + " is not a mix of " +
+                                   std::string(dtype_name(type)));
+  }
   STRATA_RETURN_IF_ERROR(check_spec(s));
   TensorPlan plan;
-  plan.file_type = mix_for(type) != 0 ? mix_for(type) : file_type_for(type, false).value_or(0);
-  PlanBuilder b{&plan, s, type};
+  if (mix == 0) mix = mix_for(type);
+  plan.file_type = mix != 0 ? mix : file_type_for(type, false).value_or(0);
+  PlanBuilder b{&plan, s, type, mix};
   const auto embd = static_cast<uint64_t>(s.n_embd);
   const auto vocab = static_cast<uint64_t>(s.n_vocab);
   if (s.rope_freqs) b.vector("rope_freqs.weight", static_cast<uint64_t>(s.head_dim / 2), WeightKind::kRopeFreqs);

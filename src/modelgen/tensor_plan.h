@@ -14,7 +14,9 @@
 // Q8_0; the lattice i-quants likewise, IQ2_S as llama.cpp's IQ2_M), and a matrix whose width
 // is not whole blocks of its type falls back as llama.cpp's quantizer does (width_fallback:
 // Q2_K / Q3_K / IQ4_XS / lattice i-quants -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1,
-// Q6_K -> Q8_0, else F16); `fallback` says why.
+// Q6_K -> Q8_0, else F16); `fallback` says why. MXFP4, which llama.cpp has as a mix only for
+// gpt-oss's experts (MXFP4_MOE, plan_tensors' `mix`), puts every matrix in MXFP4, as the types
+// without a mix of their own (Q4_0, Q5_0, ...) do.
 #pragma once
 
 #include <cstdint>
@@ -45,8 +47,10 @@ struct TensorPlan {
 };
 
 // Types --type accepts: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl
-// iq4_xs (those with an encoder; the lattice i-quants have none).
+// iq4_xs mxfp4 and the lattice i-quants (those with an encoder).
 bool can_generate_type(DType type);
-Result<TensorPlan> plan_tensors(const ModelSpec& spec, DType type);
+// `mix`, when not 0, is a llama.cpp file type (type_mix.h: Q4_K_S, MXFP4_MOE, ...) whose mix
+// the matrices follow instead of type's own; type must be its base type (mix_base_type()).
+Result<TensorPlan> plan_tensors(const ModelSpec& spec, DType type, uint32_t mix = 0);
 
 }  // namespace strata

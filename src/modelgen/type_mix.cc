@@ -14,11 +14,12 @@ enum FileTypeId : uint32_t {
   kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ8_0 = 7, kQ5_0 = 8, kQ5_1 = 9, kQ2_K = 10,
   kQ3_K_S = 11, kQ3_K_M = 12, kQ3_K_L = 13, kQ4_K_S = 14, kQ4_K_M = 15, kQ5_K_S = 16,
   kQ5_K_M = 17, kQ6_K = 18, kIQ2_XXS = 19, kIQ2_XS = 20, kIQ3_XXS = 23, kIQ1_S = 24, kIQ4_NL = 25,
-  kIQ3_S = 26, kIQ2_S = 28, kIQ2_M = 29, kIQ4_XS = 30, kIQ1_M = 31, kBF16 = 32,
+  kIQ3_S = 26, kIQ2_S = 28, kIQ2_M = 29, kIQ4_XS = 30, kIQ1_M = 31, kBF16 = 32, kMXFP4_MOE = 38,
 };
 
-constexpr uint32_t kKnownMixes[] = {kF32, kF16, kBF16, kQ8_0, kQ6_K, kQ5_K_M, kQ5_K_S, kQ4_K_M, kQ4_K_S, kQ5_0,
-                                    kQ5_1, kQ4_0, kQ4_1, kQ3_K_L, kQ3_K_M, kQ3_K_S, kQ2_K, kIQ4_XS, kIQ4_NL};
+constexpr uint32_t kKnownMixes[] = {kF32,    kF16,    kBF16,   kQ8_0,   kQ6_K, kQ5_K_M, kQ5_K_S,
+                                    kQ4_K_M, kQ4_K_S, kQ5_0,   kQ5_1,   kQ4_0, kQ4_1,   kQ3_K_L,
+                                    kQ3_K_M, kQ3_K_S, kQ2_K,   kIQ4_XS, kIQ4_NL, kMXFP4_MOE};
 
 // The lattice i-quant mixes: for generated models only (mkmodel), as llama.cpp makes them
 // with an importance matrix; strata quantize does not offer them.
@@ -189,6 +190,8 @@ std::string mix_names() {
 DType mix_tensor_type(uint32_t ft, const MixModel& m, std::string_view name, uint64_t n_in) {
   const DType t = mix_base_type(ft).value_or(DType::kF32);
   if (is_float(t)) return t;  // llama.cpp applies no mix to the float file types
+  // gpt-oss's files: the experts (llama.cpp: the 3-D tensors) MXFP4, every other matrix Q8_0.
+  if (ft == kMXFP4_MOE) return contains(name, "_exps.") ? DType::kMXFP4 : DType::kQ8_0;
   const int layer = layer_of(name);
   if (name == "output.weight" || (!m.has_output && name == "token_embd.weight")) return output_type(ft, t, n_in);
   if (name == "token_embd.weight") return token_embd_type(ft, t);

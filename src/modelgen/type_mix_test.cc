@@ -131,6 +131,23 @@ TEST(TypeMixTest, LowBitLatticeMixesRaiseEmbeddingsAttnVFirstFfnDownAndAttnOutpu
   EXPECT_EQ(mix_base_type(*lattice_mix_file_type("IQ2_S")), DType::kIQ2_XS);
 }
 
+// llama.cpp's MXFP4_MOE (file type 38, gpt-oss's): the experts MXFP4, every other matrix,
+// embeddings and output included, Q8_0.
+TEST(TypeMixTest, Mxfp4MoePutsOnlyTheExpertsInMxfp4) {
+  const uint32_t mx = ft("mxfp4_moe");
+  EXPECT_EQ(mx, 38u);
+  EXPECT_EQ(mix_base_type(mx), DType::kMXFP4);
+  EXPECT_NE(mix_names().find("mxfp4_moe"), std::string::npos);
+  constexpr MixModel kMoe{24, 32, 8, true};
+  for (const char* name : {"blk.3.ffn_gate_exps.weight", "blk.3.ffn_up_exps.weight", "blk.0.ffn_down_exps.weight"}) {
+    EXPECT_EQ(mix_tensor_type(mx, kMoe, name, 2880), DType::kMXFP4) << name;
+  }
+  for (const char* name : {"token_embd.weight", "output.weight", "blk.3.attn_q.weight", "blk.3.attn_v.weight",
+                           "blk.0.ffn_down.weight", "blk.3.ffn_up_shexp.weight", "blk.3.attn_output.weight"}) {
+    EXPECT_EQ(mix_tensor_type(mx, kMoe, name, 2880), DType::kQ8_0) << name;
+  }
+}
+
 TEST(TypeMixTest, FloatFileTypesHaveNoMix) {
   EXPECT_EQ(mix_tensor_type(ft("F16"), kLlama8b, "output.weight", 4096), DType::kF16);
   EXPECT_EQ(mix_tensor_type(ft("BF16"), kLlama8b, "blk.0.attn_v.weight", 4096), DType::kBF16);
