@@ -40,7 +40,7 @@ class Binder {
     if (!kernels::matmul_supports(t->type)) {
       fail(Status::Unsupported(gguf_.path() + ": tensor " + name + " has type " + std::string(dtype_name(t->type)) +
                                ", which this build cannot multiply (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, "
-                               "Q6_K, Q4_1, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS; IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS, "
+                               "Q6_K, Q4_1, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS, MXFP4; IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS, "
                                "IQ2_S, IQ1_S, IQ1_M on reference kernels)"));
       return m;
     }
