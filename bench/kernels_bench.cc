@@ -38,7 +38,7 @@ void fill_pseudo_random(std::byte* p, size_t n, uint64_t seed) {
   }
 }
 
-// Rewrites the f16 scale fields of every block (random bits could be Inf/NaN).
+// Rewrites the scale fields of every block (random bits could be Inf/NaN).
 void fix_scales(DType type, std::byte* p, size_t n_bytes) {
   const size_t bb = dtype_info(type).block_bytes;
   for (size_t off = 0; off + bb <= n_bytes; off += bb) {
@@ -61,6 +61,9 @@ void fix_scales(DType type, std::byte* p, size_t n_bytes) {
         break;
       case DType::kQ3_K:
         std::memcpy(p + off + offsetof(BlockQ3_K, d), &kScaleF16, 2);
+        break;
+      case DType::kMXFP4:  // exponent byte: 2^(120 - 128), kScaleF16's value
+        p[off] = std::byte{120};
         break;
       case DType::kF16: case DType::kBF16:
         std::memcpy(p + off, &kScaleF16, 2);
@@ -156,7 +159,7 @@ void BM_MatmulHot(benchmark::State& state, DType type) {
 }
 
 void hot_shapes(benchmark::internal::Benchmark* b) {
-  for (int rows : {1, 2, 4, 8, 64}) b->Args({256, 2048, rows});
+  for (int rows : {1, 2, 4, 8, 32, 64}) b->Args({256, 2048, rows});
   // ffn_down's width: a 16-row group of 5632 inputs outgrows L1, so a prompt's later tiles
   // read the group from L2.
   b->Args({256, 5632, 64});
@@ -235,6 +238,8 @@ STRATA_MATMUL_BENCH(q5_K, DType::kQ5_K);
 STRATA_MATMUL_BENCH(q6_K, DType::kQ6_K);
 STRATA_MATMUL_BENCH(q3_K, DType::kQ3_K);
 STRATA_MATMUL_BENCH(q2_K, DType::kQ2_K);
+STRATA_MATMUL_BENCH(iq4_nl, DType::kIQ4_NL);
+STRATA_MATMUL_BENCH(mxfp4, DType::kMXFP4);
 STRATA_MATMUL_BENCH(iq3_s, DType::kIQ3_S);
 STRATA_MATMUL_BENCH(iq2_xs, DType::kIQ2_XS);
 
@@ -244,6 +249,7 @@ STRATA_MATMUL_HOT_BENCH(q8_0, DType::kQ8_0);
 STRATA_MATMUL_HOT_BENCH(q4_0, DType::kQ4_0);
 STRATA_MATMUL_HOT_BENCH(q5_0, DType::kQ5_0);
 STRATA_MATMUL_HOT_BENCH(iq4_nl, DType::kIQ4_NL);
+STRATA_MATMUL_HOT_BENCH(mxfp4, DType::kMXFP4);
 STRATA_MATMUL_HOT_BENCH(iq4_xs, DType::kIQ4_XS);
 STRATA_MATMUL_HOT_BENCH(q4_K, DType::kQ4_K);
 STRATA_MATMUL_HOT_BENCH(q5_K, DType::kQ5_K);
