@@ -173,7 +173,7 @@ bool is_moe_arch(const std::string& arch) {
 
 std::vector<DType> all_weight_types() {
   return {DType::kF32, DType::kF16, DType::kBF16, DType::kQ8_0, DType::kQ4_0,
-          DType::kQ5_0, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K};
+          DType::kQ5_0, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4};
 }
 
 Status write_test_model(const TestModelSpec& s, const std::string& path) {
