@@ -172,9 +172,10 @@ void matmul_with_table(const KernelTable& table, const WeightMatrix& w, const fl
 
 namespace {
 
+// Both quantise x into the same Q8 rows (a float job quantises nothing, so it has none to share).
 bool shares_input(const MatmulJob& a, const MatmulJob& b) {
-  return a.x == b.x && a.n_rows == b.n_rows && a.w->n_in == b.w->n_in &&
-         q8_block_for(a.w->type) == q8_block_for(b.w->type);
+  return a.x == b.x && a.n_rows == b.n_rows && a.w->n_in == b.w->n_in && !is_float_type(a.w->type) &&
+         !is_float_type(b.w->type) && q8_block_for(a.w->type) == q8_block_for(b.w->type);
 }
 
 bool job_usable(const MatmulJob& job) {

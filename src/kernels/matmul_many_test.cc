@@ -81,6 +81,27 @@ TEST(MatmulMany, JobsSharingAnInputMatchMatmulAlone) {
   }
 }
 
+// A float job before a quantised one on the same input (q in F32, k in Q8_0: a mixed file)
+// quantises nothing, so the quantised job gets Q8 rows of its own.
+TEST(MatmulMany, AQuantisedJobAfterAFloatJobOnTheSameInputQuantisesItsOwn) {
+  for (DType first : {DType::kF32, DType::kF16, DType::kBF16}) {
+    Weights a(first, 40, 256, 6), b(DType::kQ8_0, 24, 256, 7), c(DType::kMXFP4, 16, 256, 8);
+    const std::vector<float> x = testing::random_floats(3 * 256, 11);
+    std::vector<float> ya(3 * 40), yb(3 * 24), yc(3 * 16);
+    std::vector<MatmulJob> jobs = {{&a.w, x.data(), 3, ya.data()}, {&b.w, x.data(), 3, yb.data()},
+                                   {&c.w, x.data(), 3, yc.data()}};
+    ThreadPool pool(2);
+    AlignedBuffer scratch;
+    matmul_many(jobs, scratch, pool);
+    for (const MatmulJob& job : jobs) {
+      std::vector<float> alone(static_cast<size_t>(job.n_rows * job.w->n_out));
+      matmul(*job.w, job.x, job.n_rows, alone.data(), scratch, pool);
+      EXPECT_EQ(std::memcmp(alone.data(), job.y, alone.size() * sizeof(float)), 0)
+          << dtype_name(first) << " then " << dtype_name(job.w->type);
+    }
+  }
+}
+
 TEST(MatmulMany, EmptyJobsAreSkippedAndJobsPastTheLimitAreNaN) {
   Weights w(DType::kQ8_0, 16, 64, 2);
   const std::vector<float> x = testing::random_floats(64, 3);
