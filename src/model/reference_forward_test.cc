@@ -147,7 +147,10 @@ TEST_P(ReferenceForwardTest, LogitsAgreeWithFloat64Reference) {
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (const char* arch : {"llama", "qwen2", "qwen3", "gemma3"}) {
-    for (DType t : testing::all_weight_types()) cases.push_back({arch, t});
+    for (DType t : testing::all_weight_types()) {
+      // MXFP4 runs IQ4_NL's kernels (gpt-oss files with MXFP4 experts: mkmodel_load_test); llama is enough.
+      if (t != DType::kMXFP4 || std::string(arch) == "llama") cases.push_back({arch, t});
+    }
   }
   // Mixture-of-experts models with float weights only: with quantised weights the inputs are
   // quantised to 8 bits too, and that ~1% noise flips a token's expert choice wherever two
