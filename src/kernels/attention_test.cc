@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <cstring>
 #include <immintrin.h>
 #include <algorithm>
@@ -223,6 +224,35 @@ TEST_P(Attention, RowStartingPastZeroAttendsOverItsWindowOnly) {
   }
 }
 
+// A tile of rows on every table: row r attends over the first tokens[r] keys of base's cache
+// (with base's sinks, if any). Each row gets the bytes it gets alone, and on the SIMD tables the
+// oracle's; check(table, got) looks further at a table's output.
+void expect_tile_rows_get_their_solo_bytes(
+    const AttnCase& c, const AttentionArgs& base, const std::vector<int>& tokens, const std::vector<float>& q,
+    const std::string& what, const std::function<void(const KernelTable*, const std::vector<float>&)>& check = {}) {
+  const size_t row = static_cast<size_t>(c.n_head) * c.head_dim;
+  AttentionArgs tile = base;
+  tile.n_rows = static_cast<int>(tokens.size());
+  tile.row_tokens = tokens.data();
+  std::vector<float> want(q.size());
+  attention_oracle(tile, q.data(), want.data());
+  std::vector<float> scratch(attention_scratch_floats(tile));
+  for (const KernelTable* t : runnable_tables()) {
+    std::vector<float> got(q.size(), 1.0f), solo(q.size(), 2.0f);
+    t->attention(tile, q.data(), got.data(), scratch.data(), 0, c.n_head_kv);
+    AttentionArgs one = base;
+    for (size_t r = 0; r < tokens.size(); ++r) {
+      one.n_tokens = tokens[r];
+      t->attention(one, q.data() + r * row, solo.data() + r * row, scratch.data(), 0, c.n_head_kv);
+    }
+    EXPECT_EQ(0, std::memcmp(solo.data(), got.data(), q.size() * sizeof(float))) << t->name << what;
+    if (t != &reference_table() && c.head_dim % 8 == 0) {
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), q.size() * sizeof(float))) << t->name << what;
+    }
+    if (check) check(t, got);
+  }
+}
+
 // Attention sinks (gpt-oss): each query head's sink is a key of value zero in its softmax.
 // Every table gives the float64 softmax with the sink in the denominator, for one row (the
 // decode paths), a row whose window starts past 0, and a tile of rows (the tile path); the
@@ -266,27 +296,9 @@ TEST_P(Attention, SinksJoinEveryHeadsSoftmaxAsAKeyOfValueZero) {
       }
     }
   }
-  AttentionArgs tile = kv.args;
-  tile.sinks = sinks.data();
-  tile.n_rows = n_rows;
-  tile.row_tokens = tokens.data();
-  std::vector<float> want(q.size());
-  attention_oracle(tile, q.data(), want.data());
-  std::vector<float> scratch(attention_scratch_floats(tile));
-  for (const KernelTable* t : runnable_tables()) {
-    std::vector<float> got(q.size(), 1.0f), solo(q.size(), 2.0f);
-    t->attention(tile, q.data(), got.data(), scratch.data(), 0, c.n_head_kv);
-    AttentionArgs one = kv.args;
-    one.sinks = sinks.data();
-    for (int r = 0; r < n_rows; ++r) {
-      one.n_tokens = tokens[r];
-      t->attention(one, q.data() + r * row, solo.data() + r * row, scratch.data(), 0, c.n_head_kv);
-    }
-    EXPECT_EQ(0, std::memcmp(solo.data(), got.data(), q.size() * sizeof(float))) << t->name;
-    if (t != &reference_table() && c.head_dim % 8 == 0) {
-      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), q.size() * sizeof(float))) << t->name;
-    }
-  }
+  AttentionArgs with_sinks = kv.args;
+  with_sinks.sinks = sinks.data();
+  expect_tile_rows_get_their_solo_bytes(c, with_sinks, tokens, q, " tile with sinks");
 }
 
 TEST_P(Attention, BitIdenticalWhateverTheBlockAddresses) {
@@ -387,28 +399,11 @@ TEST_P(Attention, EveryRowOfATileGetsItsSoloBytes) {
     for (int r = 0; r < n_rows; ++r) tokens.push_back(std::max(0, c.n_tokens - (n_rows - 1 - r) * 3));
     if (n_rows == 5) tokens[1] = 0;  // a row with nothing to attend to gives zeros
     const std::vector<float> q = random_floats(row * n_rows, 33 + n_rows, 2.0f);
-    AttentionArgs tile = kv.args;
-    tile.n_rows = n_rows;
-    tile.row_tokens = tokens.data();
-    std::vector<float> want(q.size());
-    attention_oracle(tile, q.data(), want.data());
-    std::vector<float> scratch(attention_scratch_floats(tile));
-    for (const KernelTable* t : runnable_tables()) {
-      std::vector<float> got(q.size(), 1.0f), solo(q.size(), 2.0f);
-      t->attention(tile, q.data(), got.data(), scratch.data(), 0, c.n_head_kv);
-      AttentionArgs one = kv.args;
-      for (int r = 0; r < n_rows; ++r) {
-        one.n_tokens = tokens[r];
-        t->attention(one, q.data() + r * row, solo.data() + r * row, scratch.data(), 0, c.n_head_kv);
-      }
-      EXPECT_EQ(0, std::memcmp(solo.data(), got.data(), q.size() * sizeof(float))) << t->name << " rows " << n_rows;
-      if (t != &reference_table() && c.head_dim % 8 == 0) {
-        EXPECT_EQ(0, std::memcmp(want.data(), got.data(), q.size() * sizeof(float))) << t->name << " rows " << n_rows;
-      }
-      if (n_rows == 5) {
-        for (size_t i = 0; i < row; ++i) ASSERT_EQ(0.0f, got[row + i]) << t->name;
-      }
-    }
+    expect_tile_rows_get_their_solo_bytes(c, kv.args, tokens, q, " rows " + std::to_string(n_rows),
+                                          [&](const KernelTable* t, const std::vector<float>& got) {
+                                            if (n_rows != 5) return;
+                                            for (size_t i = 0; i < row; ++i) ASSERT_EQ(0.0f, got[row + i]) << t->name;
+                                          });
   }
 }
 

@@ -209,6 +209,19 @@ INSTANTIATE_TEST_SUITE_P(ArchByType, BatchInvarianceTest, ::testing::ValuesIn(al
 
 class BatchInvarianceKvTypeTest : public BatchInvarianceTest {};
 
+// For every K/V type: every sequence's logits alone equal those of a random mix (mix_seed), of
+// lockstep decoding and of whole prompts in one batch.
+void expect_invariant_for_every_kv_type(const Model& m, const std::vector<std::vector<int32_t>>& seqs,
+                                        uint32_t mix_seed) {
+  for (DType kv : {DType::kF32, DType::kF16, DType::kQ8_0}) {
+    const LogitMap baseline = run_alone(m, kv, seqs);
+    const std::string what = std::string("kv ") + std::string(dtype_name(kv));
+    expect_same_bits(baseline, run_mixed(m, kv, seqs, 2, mix_seed), what + ", random mix");
+    expect_same_bits(baseline, run_lockstep(m, kv, seqs, 3), what + ", lockstep");
+    expect_same_bits(baseline, run_whole_prompts(m, kv, seqs), what + ", whole prompts");
+  }
+}
+
 // The K/V storage type changes the numbers but never the invariance.
 TEST_F(BatchInvarianceKvTypeTest, HoldsForEveryKvCacheType) {
   TestModelSpec spec;
@@ -237,14 +250,7 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsForGemma3SlidingWindows) {
   std::unique_ptr<Model> m = load(spec);
   ASSERT_NE(m, nullptr);
   ASSERT_EQ(m->hparams().sliding_window, 10);
-  const auto seqs = make_sequences(m->hparams().n_vocab, 29);
-  for (DType kv : {DType::kF32, DType::kF16, DType::kQ8_0}) {
-    const LogitMap baseline = run_alone(*m, kv, seqs);
-    const std::string what = std::string("kv ") + std::string(dtype_name(kv));
-    expect_same_bits(baseline, run_mixed(*m, kv, seqs, 2, 13), what + ", random mix");
-    expect_same_bits(baseline, run_lockstep(*m, kv, seqs, 3), what + ", lockstep");
-    expect_same_bits(baseline, run_whole_prompts(*m, kv, seqs), what + ", whole prompts");
-  }
+  expect_invariant_for_every_kv_type(*m, make_sequences(m->hparams().n_vocab, 29), 13);
 }
 
 // gpt-oss: attention sinks in every layer, a 10-key window in the even ones, YaRN, and 8 query
@@ -261,14 +267,7 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsForGptOssSinksAndWindows) {
   std::unique_ptr<Model> m = load(spec);
   ASSERT_NE(m, nullptr);
   ASSERT_TRUE(m->hparams().attn_sinks && m->hparams().layer_slides(0) && !m->hparams().layer_slides(1));
-  const auto seqs = make_sequences(m->hparams().n_vocab, 31);
-  for (DType kv : {DType::kF32, DType::kF16, DType::kQ8_0}) {
-    const LogitMap baseline = run_alone(*m, kv, seqs);
-    const std::string what = std::string("kv ") + std::string(dtype_name(kv));
-    expect_same_bits(baseline, run_mixed(*m, kv, seqs, 2, 17), what + ", random mix");
-    expect_same_bits(baseline, run_lockstep(*m, kv, seqs, 3), what + ", lockstep");
-    expect_same_bits(baseline, run_whole_prompts(*m, kv, seqs), what + ", whole prompts");
-  }
+  expect_invariant_for_every_kv_type(*m, make_sequences(m->hparams().n_vocab, 31), 17);
 }
 
 // Wide heads (key_length > n_embd / n_head) with a Q8_0 cache, as Qwen3-0.6B is served.

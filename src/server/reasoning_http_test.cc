@@ -16,7 +16,9 @@ using testing::SseStream;
 using testing::TestServer;
 using testing::kJsonType;
 using testing::kTestApiKey;
+using testing::parse_reasoning_stream;
 using testing::parse_sse;
+using testing::ReasoningStream;
 using testing::test_config;
 
 constexpr const char* kReasoningReply = "<think>\nThe user greets me.\n</think>\n\nHello!";
@@ -51,29 +53,11 @@ TEST(ReasoningHttp, OpenAiStreamSendsReasoningDeltasThenContent) {
   TestServer server(test_config(), thinking_engine());
   auto res = server.client(kTestApiKey).Post("/v1/chat/completions", reasoning_chat_body(true).dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
-  std::string reasoning, content;
-  bool content_started = false;
-  int reasoning_tokens = -1;
-  for (const std::string& data : parse_sse(res->body).data) {
-    if (data == "[DONE]") continue;
-    json chunk = json::parse(data);
-    if (chunk["choices"].empty()) {
-      reasoning_tokens = chunk["usage"]["completion_tokens_details"]["reasoning_tokens"];
-      continue;
-    }
-    const json& delta = chunk["choices"][0]["delta"];
-    if (delta.contains("reasoning_content")) {
-      EXPECT_FALSE(content_started) << "reasoning after content";
-      reasoning += delta["reasoning_content"].get<std::string>();
-    }
-    if (delta.contains("content") && !delta["content"].get<std::string>().empty()) {
-      content_started = true;
-      content += delta["content"].get<std::string>();
-    }
-  }
-  EXPECT_EQ(reasoning, "\nThe user greets me.\n");
-  EXPECT_EQ(content, "Hello!");
-  EXPECT_EQ(reasoning_tokens, kReasoningTokens);
+  const ReasoningStream stream = parse_reasoning_stream(res->body);
+  EXPECT_FALSE(stream.reasoning_after_content) << "reasoning after content";
+  EXPECT_EQ(stream.reasoning, "\nThe user greets me.\n");
+  EXPECT_EQ(stream.content, "Hello!");
+  EXPECT_EQ(stream.reasoning_tokens, kReasoningTokens);
 }
 
 TEST(ReasoningHttp, AnthropicAnswersWithAThinkingBlockFirst) {

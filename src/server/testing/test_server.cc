@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "base/clock.h"
 
 namespace strata::server::testing {
@@ -106,6 +108,25 @@ bool RawConnection::read_to_end(double timeout_s) {
     received_.append(buf, static_cast<size_t>(n));
   }
   return false;
+}
+
+ReasoningStream parse_reasoning_stream(const std::string& body) {
+  ReasoningStream out;
+  for (const std::string& data : parse_sse(body).data) {
+    if (data == "[DONE]") continue;
+    const nlohmann::json chunk = nlohmann::json::parse(data);
+    if (chunk["choices"].empty()) {
+      out.reasoning_tokens = chunk["usage"]["completion_tokens_details"]["reasoning_tokens"];
+      continue;
+    }
+    const nlohmann::json& delta = chunk["choices"][0]["delta"];
+    if (delta.contains("reasoning_content")) {
+      out.reasoning_after_content = out.reasoning_after_content || !out.content.empty();
+      out.reasoning += delta["reasoning_content"].get<std::string>();
+    }
+    if (delta.contains("content")) out.content += delta["content"].get<std::string>();
+  }
+  return out;
 }
 
 SseStream parse_sse(const std::string& body) {

@@ -76,6 +76,16 @@ struct SseStream {
 };
 SseStream parse_sse(const std::string& body);
 
+// What an OpenAI chat-completions stream (with include_usage) carried: its reasoning_content
+// deltas and its non-empty content deltas, each joined; whether a reasoning delta came after
+// content had begun; the usage's reasoning token count (-1 without a usage chunk).
+struct ReasoningStream {
+  std::string reasoning, content;
+  bool reasoning_after_content = false;
+  int reasoning_tokens = -1;
+};
+ReasoningStream parse_reasoning_stream(const std::string& body);
+
 // "POST path" with a JSON body and an API key, as raw HTTP/1.1 bytes.
 std::string post_request(const std::string& path, const std::string& body, const std::string& key);
 
