@@ -15,6 +15,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/kernel_table.h"
@@ -301,13 +302,13 @@ float oracle_lattice(const std::byte* row, const Q8Row& x, int64_t n_in) {
 
 using Oracle = float (*)(const std::byte*, const Q8Row&, int64_t);
 
-// Every SIMD table against the oracle for n_out x n_in weights and each row count of rows.
-void expect_oracle_bits_for(DType type, Oracle oracle, int64_t n_out, int64_t n_in, std::initializer_list<int> rows) {
+// Every SIMD table against the oracle for w and the rows of x, for each row count of rows
+// (at most x's rows).
+void expect_matrix_oracle_bits(const WeightMatrix& w, Oracle oracle, const std::vector<float>& x,
+                               std::initializer_list<int> rows) {
+  const int64_t n_out = w.n_out, n_in = w.n_in;
   const int max_rows = std::max(rows);
-  testing::TestWeights weights(type, n_out, n_in, 17);
-  const WeightMatrix& w = weights.matrix();
-  const std::vector<float> x = testing::random_floats(max_rows * n_in, 18);
-  const Q8RowLayout layout = make_q8_row_layout(n_in, q8_block_for(type));
+  const Q8RowLayout layout = make_q8_row_layout(n_in, q8_block_for(w.type));
   std::vector<std::byte> xq(layout.row_bytes * max_rows);
   for (int r = 0; r < max_rows; ++r) {
     reference_table().quantize_q8_row(x.data() + r * n_in, n_in, layout.block, &xq[r * layout.row_bytes]);
@@ -326,13 +327,19 @@ void expect_oracle_bits_for(DType type, Oracle oracle, int64_t n_out, int64_t n_
         for (int64_t o = 0; o < n_out; ++o) {
           const float want = oracle(static_cast<const std::byte*>(w.data) + o * w.row_bytes, xr, n_in);
           ASSERT_EQ(0, std::memcmp(&want, &y[r * n_out + o], sizeof want))
-              << dtype_name(type) << " on " << table->name << ", rows " << n_rows << ", output (" << r << ", " << o
-              << "): " << y[r * n_out + o] << " vs oracle " << want;
+              << dtype_name(w.type) << " on " << table->name << ", rows " << n_rows << ", output (" << r << ", "
+              << o << "): " << y[r * n_out + o] << " vs oracle " << want;
         }
       }
     }
   }
   if (n_tables == 0) GTEST_SKIP() << "no AVX2 on this CPU";
+}
+
+// The same for random n_out x n_in weights of `type`.
+void expect_oracle_bits_for(DType type, Oracle oracle, int64_t n_out, int64_t n_in, std::initializer_list<int> rows) {
+  testing::TestWeights weights(type, n_out, n_in, 17);
+  expect_matrix_oracle_bits(weights.matrix(), oracle, testing::random_floats(std::max(rows) * n_in, 18), rows);
 }
 
 void expect_oracle_bits(DType type, Oracle oracle) { expect_oracle_bits_for(type, oracle, 37, 512, {1, 2, 5}); }
@@ -359,6 +366,24 @@ TEST(MatmulSimdOracle, Iq4NlTablesGiveTheOracleBits) {
 }
 
 TEST(MatmulSimdOracle, Mxfp4TablesGiveTheOracleBits) { expect_oracle_bits(DType::kMXFP4, oracle_levels4<BlockMXFP4>); }
+
+// Every exponent byte, the subnormal scales (e = 0, 1) and 2^127 (e = 255) included, as in
+// packed_iq4nl_test.cc's packed case: one exponent per row, activations near 2^100 for e <= 135
+// and near 2^-100 for e >= 120, so d_w * d_x stays a normal float.
+TEST(MatmulSimdOracle, Mxfp4EveryExponentGivesTheOracleBits) {
+  constexpr int64_t kOut = 136, kIn = 2 * kQK;
+  for (const auto& [e_lo, x_scale] : {std::pair{0, 0x1p100f}, std::pair{120, 0x1p-100f}}) {
+    std::vector<BlockMXFP4> file(kOut * kIn / kQK);
+    for (size_t k = 0; k < file.size(); ++k) {
+      file[k].e = static_cast<uint8_t>(e_lo + static_cast<int64_t>(k) / (kIn / kQK));
+      for (int j = 0; j < kQK / 2; ++j) file[k].qs[j] = static_cast<uint8_t>(k * 37 + j * 101 + 7);
+    }
+    const WeightMatrix w{DType::kMXFP4, file.data(), kOut, kIn, kIn / kQK * sizeof(BlockMXFP4)};
+    std::vector<float> x = testing::random_floats(3 * kIn, 32);
+    for (float& v : x) v *= x_scale;
+    expect_matrix_oracle_bits(w, oracle_levels4<BlockMXFP4>, x, {1, 3});
+  }
+}
 
 TEST(MatmulSimdOracle, Iq4XsTablesGiveTheOracleBits) { expect_oracle_bits(DType::kIQ4_XS, oracle_iq4_xs); }
 

@@ -58,28 +58,26 @@ float mxfp4_row_scale(const std::byte* blk, int i) {
 constexpr PackedLevels4 kPackedIq4NlFormat{iq::kIq4nlValues, iq4_nl_scale};
 constexpr PackedLevels4 kPackedMxfp4Format{kMxfp4Values, mxfp4_row_scale};
 
-// Lane k's exact dot of one row (lane i of its group) with the block's activations.
-int32_t lane_dot(const PackedLevels4& f, const std::byte* blk, int i, const int8_t* xq, int k) {
-  const auto* line = reinterpret_cast<const uint8_t*>(blk + kPackedIQ4NLCodesOffset) + 64 * (k % 4) + 4 * i;
+// The exact int32 dot of one row (lane i of its group) with the block's 32 activations.
+int32_t block_dot(const PackedLevels4& f, const std::byte* blk, int i, const int8_t* xq) {
   int32_t dot = 0;
-  for (int e = 0; e < 4; ++e) {
-    const int code = k < 4 ? line[e] & 0x0f : line[e] >> 4;
-    dot += f.levels[code] * xq[4 * k + e];
+  for (int c = 0; c < 4; ++c) {
+    const auto* line = reinterpret_cast<const uint8_t*>(blk + kPackedIQ4NLCodesOffset) + 64 * c + 4 * i;
+    for (int e = 0; e < 4; ++e) {
+      dot += f.levels[line[e] & 0x0f] * xq[4 * c + e] + f.levels[line[e] >> 4] * xq[16 + 4 * c + e];
+    }
   }
   return dot;
 }
 
 // One output row against one activation row: the arithmetic of packed_iq4nl.h.
 float row_dot(const PackedLevels4& f, const std::byte* group, int64_t n_blocks, int i, const Q8Row& x) {
-  float lane[8] = {};
+  float acc = 0.0f;
   for (int64_t s = 0; s < n_blocks; ++s) {
     const std::byte* blk = group + s * kPackedIQ4NLBlockBytes;
-    const float scale = f.scale(blk, i) * x.d[s];
-    for (int k = 0; k < 8; ++k) {
-      lane[k] = std::fma(static_cast<float>(lane_dot(f, blk, i, x.q + s * kQK, k)), scale, lane[k]);
-    }
+    acc = std::fma(static_cast<float>(block_dot(f, blk, i, x.q + s * kQK)), f.scale(blk, i) * x.d[s], acc);
   }
-  return ((lane[0] + lane[4]) + (lane[2] + lane[6])) + ((lane[1] + lane[5]) + (lane[3] + lane[7]));
+  return acc;
 }
 
 void packed_levels4_rows(const PackedLevels4& f, const MatmulArgs& a, int64_t o_begin, int64_t o_end) {

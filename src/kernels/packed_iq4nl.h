@@ -16,14 +16,13 @@
 //              (the block's own bytes qs[4c + k]).
 // The AVX2 kernels read the same layouts as two 8-row halves of each 64-byte line.
 //
-// Arithmetic: exactly that of the unpacked IQ4_NL and MXFP4 kernels (cpu/avx2_matmul_q32.cc),
-// so a matrix gives the same bits packed or not. Per output row and activation row
-// (make_q8_row_layout(n_in, 32)), 8 float lanes from 0; block after block, lane k (0..7)
-// takes the exact int32 dot of inputs 4k .. 4k + 3 (level(code) * x), then
-//   lane_k = fma(float(dot_k), d_w * d_x, lane_k)
-// with d_w the row's scale as a float, and y = ((lane0 + lane4) + (lane2 + lane6)) + ((lane1 +
-// lane5) + (lane3 + lane7)). Lanes 0-3 are the low nibbles of lines 0-3, lanes 4-7 their high
-// nibbles.
+// Arithmetic (the same in the scalar oracle and the SIMD kernels, hence the same bits; that of
+// packed Q4_0 with levels for codes), per output row and activation row (make_q8_row_layout(n_in,
+// 32)), block after block, acc starting at 0: dot = sum level(code) * x exactly in int32, acc =
+// fma(float(dot), d_w * d_x, acc) with d_w the row's scale as a float; y = acc. (The unpacked
+// kernels sum a block in 8 float lanes of 4 inputs, so a matrix's bits differ packed and not, as
+// Q4_0's do. Up to 2026-12-04 the packed layouts kept those lanes: 8 conversions and fused
+// multiply-adds per block and row instead of one, and the AVX2 kernel ran at Q4_0's half speed.)
 #pragma once
 
 #include <cstddef>

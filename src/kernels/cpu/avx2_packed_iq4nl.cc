@@ -1,25 +1,27 @@
 // AVX2 matmul over the packed IQ4_NL and MXFP4 layouts (packed_iq4nl.h), for CPUs without
 // AVX-512: the weights stream as one contiguous run per row group, and a code line is turned
 // into levels once for every input row of the tile. The two types share the kernel; only the
-// levels and the conversion of a half's 8 scales (fp16 d; MXFP4's bf16) differ.
+// levels, the conversion of a half's 8 scales (fp16 d; MXFP4's bf16) and the way a block's
+// int32 dot is formed differ.
 //
-// A 256-bit register holds one float lane of 8 output rows, so a tile row keeps 2 x 8
-// accumulators (the two 8-row halves of the group, the 8 lanes of the unpacked kernels'
-// arithmetic); they wait in memory. A code line's half, masked and shifted, gives the codes
-// of lanes c and c + 4 for 8 rows, a byte shuffle their signed levels. maddubs needs an
-// unsigned operand, so it takes |level| against x carrying the level's sign: a pair adds at
-// most 2 * 127 * 127 = 32258, exact in int16, and one madd widens the lane's two pairs to
-// its exact int32 dot. The float steps are reference::matmul_packed_iq4_nl_rows' (_mxfp4_rows'),
-// lane by lane and block by block, with its lane sum at the store, so the bits equal the
-// oracle's (and the AVX-512 kernel's, and the unpacked kernels') for any tile and batch.
+// Each block is done one half (8 rows) at a time: a code line's half, masked and shifted,
+// gives the codes of inputs 4c .. 4c + 3 and 16 + 4c .. 16 + 4c + 3 for 8 rows, a byte
+// shuffle their levels. maddubs needs an unsigned operand:
+//   IQ4_NL (levels -127 .. 113): |level| against x carrying the level's sign; a pair adds at
+//     most 2 * 127 * 127 = 32258, exact in int16 but not twice, so one madd per line widens it
+//     to int32.
+//   MXFP4 (levels -12 .. 12): level + 12 (0 .. 24) against x, a pair at most 2 * 24 * 127 =
+//     6096, so the 4 lines' low nibbles add up in int16 (at most 24384), and so do the high
+//     ones; two madds per block widen them, and -12 times the block's activation sum takes
+//     the bias back out.
+// Either way the block's int32 dot is exact, and the float step follows
+// reference::matmul_packed_iq4_nl_rows (_mxfp4_rows): the bits equal the oracle's (and the
+// AVX-512 kernel's) for any tile and batch.
 //
 // Built a second time with -mavxvnni and STRATA_KERNELS_AVX2_VNNI (namespace avx2vnni, the
-// AVX2 + AVX-VNNI table of avx2_vnni.h): there one vpdpbusd takes the place of maddubs and
-// madd (signed_dot); the same int32 dot, so the same bits. (Levels + 128 as vpdpbusd's
-// unsigned operand, with -128 times each lane's activation sum as its start, as the AVX-512
-// kernel does, needs those 8 sums per row and block as broadcasts: GCC kept them in
-// registers and extracted each with vpextrd, and the kernel ran 3-12% slower than AVX2's at
-// 4-64 rows, BM_MatmulHot iq4_nl 256x2048.)
+// AVX2 + AVX-VNNI table of avx2_vnni.h): there both types take level + 128 (unsigned, as
+// vpdpbusd wants) and one vpdpbusd per line half and row adds the products to an int32 dot that
+// starts at -128 times the block's activation sum; the same integer, so the same bits.
 #include <immintrin.h>
 
 #include "kernels/cpu/avx2.h"
@@ -33,30 +35,16 @@ using namespace avx2;  // the shared AVX2 helpers of avx2_packed_driver.h
 
 namespace {
 
-// One input row's accumulators for a group's 16 rows: lane[h][k] holds float lane k of rows
-// 8h .. 8h + 7.
-struct LaneAcc {
-  __m256 lane[2][8];
-};
-
-// The exact int32 dot of signed levels q (|q| given as abs_q) with x, 4 inputs per int32 lane:
-// |q| against x carrying q's sign, as the unsigned and signed operands want. AVX2: maddubs
-// (a pair adds at most 2 * 127 * 127, exact in int16) and a madd; AVX-VNNI: one vpdpbusd.
-inline __m256i signed_dot(__m256i abs_q, __m256i q, __m256i x) {
-#if defined(STRATA_KERNELS_AVX2_VNNI)
-  return _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), abs_q, _mm256_sign_epi8(x, q));
-#else
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(abs_q, _mm256_sign_epi8(x, q)), _mm256_set1_epi16(1));
-#endif
-}
-
-// What the two layouts differ in: the levels and a half's 8 scales.
+// What the two layouts differ in: the levels, a half's 8 scales, and the bias that makes the
+// levels unsigned for maddubs (0: IQ4_NL's levels are too large, it takes the sign trick).
 struct PackedIQ4NLFormat {
+  static constexpr int kMaddubsBias = 0;
   static __m256i levels() { return iq4_levels(); }
   static __m256 scales8(const std::byte* blk, int h) { return fp16x8(blk + 16 * h); }  // rows 8h .. 8h + 7
 };
 
 struct PackedMXFP4Format {
+  static constexpr int kMaddubsBias = 12;
   static __m256i levels() { return mxfp4_levels(); }
   static __m256 scales8(const std::byte* blk, int h) {  // bf16: the floats' top halves
     const __m256i bf16 = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 16 * h)));
@@ -64,60 +52,115 @@ struct PackedMXFP4Format {
   }
 };
 
+// The codes of line c's half h: inputs 4c .. 4c + 3 (low nibbles) and 16 + 4c .. (high).
+struct HalfCodes {
+  __m256i lo, hi;
+};
+
+inline HalfCodes half_codes(const std::byte* blk, int c, int h) {
+  const __m256i mask4 = _mm256_set1_epi8(0x0f);
+  const __m256i line = half_line(blk + kPackedIQ4NLCodesOffset + 64 * c, h);
+  return {_mm256_and_si256(line, mask4), _mm256_and_si256(_mm256_srli_epi16(line, 4), mask4)};
+}
+
 template <class Format>
-struct PackedLevels4 {
-  using Acc = LaneAcc;
+struct PackedLevels4 : Avx2PackedKernel {
   static constexpr int64_t kBlockInputs = kQK;
   static constexpr size_t kBlockBytes = kPackedIQ4NLBlockBytes;  // = kPackedMXFP4BlockBytes
   static constexpr int64_t kPrefetchBytes = 8 * kBlockBytes;      // a few blocks ahead
-  // Per tile row only a line's two products and the row's scale stay live, next to the
-  // levels, the mask and the line's two level vectors and their magnitudes.
+  // One half (8 rows) of the group at a time, so per tile row one or two partial dots stay
+  // live across the half's 4 lines (the float accumulators wait in memory).
   static constexpr int kMaxTileRows = 4;
 
-  // Always inlined: packed_matmul() calls it from two places (with and without prefetches),
-  // and GCC made a slightly larger step (MXFP4's, when it decoded exponent bytes here) a call,
-  // keeping the accumulators in memory (BM_MatmulHot 256 x 2048, 32 rows, AVX-512: 1.4x the
-  // time).
+  // dot[r] = the exact int32 dots of half h's 8 rows with row r's block (codes at xq[r],
+  // activation sum sum[r]).
   template <int NR>
-  [[gnu::always_inline]] static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
-    const __m256i levels = Format::levels();
-    const __m256i mask4 = _mm256_set1_epi8(0x0f);
-#pragma GCC unroll 2
-    for (int h = 0; h < 2; ++h) {
-      const __m256 dw = Format::scales8(blk, h);
-      __m256 scale[NR];
+  [[gnu::always_inline]] static void half_dots(const std::byte* blk, int h, const int8_t* const* xq,
+                                               const int32_t* sum, __m256i* dot) {
+#if defined(STRATA_KERNELS_AVX2_VNNI)
+    const __m256i biased = _mm256_xor_si256(Format::levels(), _mm256_set1_epi8(static_cast<char>(0x80)));
 #pragma GCC unroll 8
-      for (int r = 0; r < NR; ++r) scale[r] = _mm256_mul_ps(dw, _mm256_set1_ps(x[r].d[s]));
+    for (int r = 0; r < NR; ++r) dot[r] = _mm256_set1_epi32(-128 * sum[r]);
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; ++c) {
+      const HalfCodes codes = half_codes(blk, c, h);
+      const __m256i lo = _mm256_shuffle_epi8(biased, codes.lo), hi = _mm256_shuffle_epi8(biased, codes.hi);
+#pragma GCC unroll 8
+      for (int r = 0; r < NR; ++r) {
+        dot[r] = _mm256_dpbusd_avx_epi32(dot[r], lo, broadcast4(xq[r] + 4 * c));
+        dot[r] = _mm256_dpbusd_avx_epi32(dot[r], hi, broadcast4(xq[r] + 16 + 4 * c));
+      }
+    }
+#else
+    const __m256i ones = _mm256_set1_epi16(1);
+    if constexpr (Format::kMaddubsBias == 0) {
+      const __m256i levels = Format::levels();
+#pragma GCC unroll 8
+      for (int r = 0; r < NR; ++r) dot[r] = _mm256_setzero_si256();
 #pragma GCC unroll 4
       for (int c = 0; c < 4; ++c) {
-        const __m256i line = half_line(blk + kPackedIQ4NLCodesOffset + 64 * c, h);
-        const __m256i lo = _mm256_shuffle_epi8(levels, _mm256_and_si256(line, mask4));
-        const __m256i hi = _mm256_shuffle_epi8(levels, _mm256_and_si256(_mm256_srli_epi16(line, 4), mask4));
+        const HalfCodes codes = half_codes(blk, c, h);
+        const __m256i lo = _mm256_shuffle_epi8(levels, codes.lo), hi = _mm256_shuffle_epi8(levels, codes.hi);
         const __m256i abs_lo = _mm256_abs_epi8(lo), abs_hi = _mm256_abs_epi8(hi);
 #pragma GCC unroll 8
         for (int r = 0; r < NR; ++r) {
-          const int8_t* xq = x[r].q + s * kQK + 4 * c;
-          const __m256i dot_lo = signed_dot(abs_lo, lo, broadcast4(xq));
-          const __m256i dot_hi = signed_dot(abs_hi, hi, broadcast4(xq + 16));
-          acc[r].lane[h][c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_lo), scale[r], acc[r].lane[h][c]);
-          acc[r].lane[h][c + 4] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_hi), scale[r], acc[r].lane[h][c + 4]);
+          const __m256i x_lo = _mm256_sign_epi8(broadcast4(xq[r] + 4 * c), lo);
+          const __m256i x_hi = _mm256_sign_epi8(broadcast4(xq[r] + 16 + 4 * c), hi);
+          dot[r] = _mm256_add_epi32(dot[r], _mm256_madd_epi16(_mm256_maddubs_epi16(abs_lo, x_lo), ones));
+          dot[r] = _mm256_add_epi32(dot[r], _mm256_madd_epi16(_mm256_maddubs_epi16(abs_hi, x_hi), ones));
+          keep_chain(dot[r]);
         }
       }
-    }
-  }
-
-  template <int NR>
-  static void store(const MatmulArgs& a, int64_t g, int r0, int64_t o_begin, int64_t o_end, const Acc* acc) {
-    __m256 y[NR][2];
+    } else {
+      const __m256i biased = _mm256_add_epi8(Format::levels(), _mm256_set1_epi8(Format::kMaddubsBias));
+      __m256i sum_lo[NR], sum_hi[NR];
 #pragma GCC unroll 8
-    for (int r = 0; r < NR; ++r) {
-      for (int h = 0; h < 2; ++h) {
-        const __m256* l = acc[r].lane[h];
-        y[r][h] = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(l[0], l[4]), _mm256_add_ps(l[2], l[6])),
-                                _mm256_add_ps(_mm256_add_ps(l[1], l[5]), _mm256_add_ps(l[3], l[7])));
+      for (int r = 0; r < NR; ++r) sum_lo[r] = sum_hi[r] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+      for (int c = 0; c < 4; ++c) {
+        const HalfCodes codes = half_codes(blk, c, h);
+        const __m256i lo = _mm256_shuffle_epi8(biased, codes.lo), hi = _mm256_shuffle_epi8(biased, codes.hi);
+#pragma GCC unroll 8
+        for (int r = 0; r < NR; ++r) {
+          sum_lo[r] = _mm256_add_epi16(sum_lo[r], _mm256_maddubs_epi16(lo, broadcast4(xq[r] + 4 * c)));
+          sum_hi[r] = _mm256_add_epi16(sum_hi[r], _mm256_maddubs_epi16(hi, broadcast4(xq[r] + 16 + 4 * c)));
+          keep_chain(sum_lo[r]);
+          keep_chain(sum_hi[r]);
+        }
+      }
+#pragma GCC unroll 8
+      for (int r = 0; r < NR; ++r) {
+        const __m256i both = _mm256_add_epi32(_mm256_madd_epi16(sum_lo[r], ones), _mm256_madd_epi16(sum_hi[r], ones));
+        dot[r] = _mm256_add_epi32(both, _mm256_set1_epi32(-Format::kMaddubsBias * sum[r]));
       }
     }
-    store_group<NR>(a, g, r0, o_begin, o_end, y);
+#endif
+  }
+
+  // Always inlined: packed_matmul() calls it from two places (with and without prefetches).
+  template <int NR>
+  [[gnu::always_inline]] static void block(const std::byte* blk, const Q8Row* x, int64_t s, Acc* acc) {
+    int32_t sum[NR];
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; ++r) sum[r] = x[r].sum16[2 * s] + x[r].sum16[2 * s + 1];
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      const int8_t* xq[NR];
+#pragma GCC unroll 8
+      for (int r = 0; r < NR; ++r) {
+        // Hidden from GCC in each half, which would otherwise keep the first half's activation
+        // broadcasts for the second and spill them (a store and a reload per broadcast).
+        xq[r] = x[r].q + s * kQK;
+        asm volatile("" : "+r"(xq[r]));
+      }
+      __m256i dot[NR];
+      half_dots<NR>(blk, h, xq, sum, dot);
+      const __m256 dw = Format::scales8(blk, h);
+#pragma GCC unroll 8
+      for (int r = 0; r < NR; ++r) {
+        acc[r][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot[r]), _mm256_mul_ps(dw, _mm256_set1_ps(x[r].d[s])), acc[r][h]);
+      }
+    }
   }
 };
 
