@@ -5,16 +5,24 @@
 // describe each vocabulary and produce reference ids for a few hundred strings; the vocabulary
 // goes through a GGUF file like a real model's, and every string must give exactly the same ids.
 // Needs node and the npm packages of tests/clients (scripts/install-test-clients.sh): without
-// them the test fails, it does not skip.
+// them the test fails, it does not skip. The node scripts' outputs (a vocabulary's description
+// and its reference ids) are kept under tests/clients/node_modules/.cache, named by a hash of
+// everything they are made from (tests/tokenizer's files and the installed packages' versions),
+// so the sanitized run reuses the Release run's instead of running node again (~20 CPU s).
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +58,53 @@ std::string read_text(const fs::path& path) {
                                        << read_text(log);
 }
 
+// FNV-1a, 64 bits: a name for the inputs of the node scripts' outputs.
+uint64_t fnv1a(const std::string& bytes, uint64_t hash = 0xcbf29ce484222325ull) {
+  for (unsigned char c : bytes) hash = (hash ^ c) * 0x100000001b3ull;
+  return hash;
+}
+
+// The cache name of `model`'s node outputs: its name, every file of tests/tokenizer (the scripts
+// and the strings) and npm's record of the installed packages.
+std::string node_outputs_key(const std::string& model) {
+  const fs::path source(STRATA_SOURCE_DIR);
+  std::vector<fs::path> inputs;
+  for (const auto& entry : fs::directory_iterator(source / "tests/tokenizer")) inputs.push_back(entry.path());
+  std::sort(inputs.begin(), inputs.end());
+  inputs.push_back(source / "tests/clients/node_modules/.package-lock.json");
+  uint64_t hash = fnv1a(model);
+  for (const fs::path& input : inputs) hash = fnv1a(input.filename().string() + "\n" + read_text(input), hash);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return model + "-" + hex;
+}
+
+// Runs the two node scripts for `model` unless the cache has their outputs for the same inputs;
+// either way vocab_json and ref_json hold them afterwards.
+void make_node_outputs(const std::string& model, const fs::path& dir, const fs::path& vocab_json,
+                       const fs::path& ref_json) {
+  const fs::path cache = fs::path(STRATA_SOURCE_DIR) / "tests/clients/node_modules/.cache/strata-tokenizer-reference";
+  const std::string key = node_outputs_key(model);
+  const fs::path cached_vocab = cache / (key + ".vocab.json"), cached_ref = cache / (key + ".ref.json");
+  std::error_code error;
+  if (fs::exists(cached_vocab) && fs::exists(cached_ref)) {
+    fs::copy_file(cached_vocab, vocab_json, fs::copy_options::overwrite_existing, error);
+    if (!error) fs::copy_file(cached_ref, ref_json, fs::copy_options::overwrite_existing, error);
+    if (!error) return;
+  }
+  const std::string strings = std::string(STRATA_SOURCE_DIR) + "/tests/tokenizer/strings.json";
+  EXPECT_TRUE(run_node("json_to_gguf_vocab.mjs", {model, vocab_json.string()}, dir / (model + ".vocab.log")));
+  EXPECT_TRUE(run_node("reference_ids.mjs", {model, strings, ref_json.string()}, dir / (model + ".ref.log")));
+  if (::testing::Test::HasFailure()) return;
+  // Copied under a temporary name and renamed: a run beside this one sees a whole file or none.
+  fs::create_directories(cache, error);
+  for (const auto& [from, to] : {std::pair{vocab_json, cached_vocab}, std::pair{ref_json, cached_ref}}) {
+    const fs::path partial = to.string() + ".partial-" + std::to_string(::getpid());
+    fs::copy_file(from, partial, fs::copy_options::overwrite_existing, error);
+    if (!error) fs::rename(partial, to, error);
+  }
+}
+
 std::string format_ids(const std::vector<int32_t>& ids) {
   std::string out;
   for (int32_t id : ids) out += " " + std::to_string(id);
@@ -63,9 +118,7 @@ std::unique_ptr<Tokenizer> prepare(const std::string& model, nlohmann::json* ref
   const fs::path vocab_json = dir / (model + ".vocab.json");
   const fs::path ref_json = dir / (model + ".ref.json");
   const fs::path gguf_path = dir / (model + ".vocab.gguf");
-  const std::string strings = std::string(STRATA_SOURCE_DIR) + "/tests/tokenizer/strings.json";
-  EXPECT_TRUE(run_node("json_to_gguf_vocab.mjs", {model, vocab_json.string()}, dir / (model + ".vocab.log")));
-  EXPECT_TRUE(run_node("reference_ids.mjs", {model, strings, ref_json.string()}, dir / (model + ".ref.log")));
+  make_node_outputs(model, dir, vocab_json, ref_json);
   if (::testing::Test::HasFailure()) return nullptr;
 
   Result<TokenizerSpec> spec = read_vocab_json(vocab_json.string());
