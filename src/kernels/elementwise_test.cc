@@ -80,21 +80,24 @@ TEST(GeluMul, MatchesFloat64FormulaOnEveryTable) {
 
 // Both clamps matter: the gate's from above only (a very negative gate still gives ~0), the
 // linear part's on both sides.
-TEST(SwigluOai, MatchesFloat64FormulaWithItsClamps) {
-  std::vector<float> g = random_floats(203, 9, 10.0f), u = random_floats(203, 10, 10.0f);
-  g[0] = 50.0f, u[0] = 0.5f;    // gate clamped to 7
-  g[1] = -50.0f, u[1] = 3.0f;   // not clamped below: sigmoid ~ 0
-  g[2] = 2.0f, u[2] = 20.0f;    // linear part clamped to 7
-  g[3] = 2.0f, u[3] = -20.0f;   // ... and to -7
-  std::vector<float> out = g;
-  swiglu_oai(out.data(), u.data(), 203);
-  for (int i = 0; i < 203; ++i) {
-    const double x = std::min<double>(g[i], 7.0);
-    const double y = std::clamp<double>(u[i], -7.0, 7.0);
-    const double want = x / (1.0 + std::exp(-1.702 * x)) * (y + 1.0);
-    EXPECT_NEAR(out[i], want, std::fabs(want) * 2e-6 + 1e-30) << "g=" << g[i] << " u=" << u[i];
+TEST(SwigluOai, MatchesFloat64FormulaWithItsClampsOnEveryTable) {
+  for (const KernelTable* t : runnable_tables()) {
+    std::vector<float> g = random_floats(203, 9, 10.0f), u = random_floats(203, 10, 10.0f);
+    g[0] = 50.0f, u[0] = 0.5f;    // gate clamped to 7
+    g[1] = -50.0f, u[1] = 3.0f;   // not clamped below: sigmoid ~ 0
+    g[2] = 2.0f, u[2] = 20.0f;    // linear part clamped to 7
+    g[3] = 2.0f, u[3] = -20.0f;   // ... and to -7
+    g[200] = 30.0f, u[200] = -9.0f;  // the scalar tail of a SIMD table: both clamps
+    std::vector<float> out = g;
+    t->swiglu_oai(out.data(), u.data(), 203);
+    for (int i = 0; i < 203; ++i) {
+      const double x = std::min<double>(g[i], 7.0);
+      const double y = std::clamp<double>(u[i], -7.0, 7.0);
+      const double want = x / (1.0 + std::exp(-1.702 * x)) * (y + 1.0);
+      EXPECT_NEAR(out[i], want, std::fabs(want) * 2e-6 + 1e-30) << t->name << " g=" << g[i] << " u=" << u[i];
+    }
+    EXPECT_FLOAT_EQ(out[2], static_cast<float>(2.0 / (1.0 + std::exp(-3.404)) * 8.0)) << t->name;
   }
-  EXPECT_FLOAT_EQ(out[2], static_cast<float>(2.0 / (1.0 + std::exp(-3.404)) * 8.0));
 }
 
 std::vector<float> naive_rope(const std::vector<float>& x, int n_heads, int pos, const RopeParams& p) {

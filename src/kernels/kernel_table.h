@@ -58,6 +58,7 @@ struct KernelTable {
   void (*rmsnorm)(const float* x, const float* weight, int n, float eps, float* out);
   void (*silu_mul)(float* gate, const float* up, int n);
   void (*gelu_mul)(float* gate, const float* up, int n);
+  void (*swiglu_oai)(float* gate, const float* up, int n);
   void (*store_kv)(const float* x, int n, DType type, void* dst);
   void (*load_kv)(const void* src, int n, DType type, float* out);
   // attention_kv_heads() for the kv heads [first_kv_head, first_kv_head + n_kv_heads).

@@ -318,7 +318,10 @@ void gelu_mul(float* gate, const float* up, int n) {
   active_table().gelu_mul(gate, up, n);
 }
 
-void swiglu_oai(float* gate, const float* up, int n) { reference::swiglu_oai(gate, up, n); }
+void swiglu_oai(float* gate, const float* up, int n) {
+  if (n <= 0) return;
+  active_table().swiglu_oai(gate, up, n);
+}
 
 void dequantize_row(const WeightMatrix& w, int64_t row, float* out) {
   if (!check_weight_matrix(w).ok() || row < 0 || row >= w.n_out) return;

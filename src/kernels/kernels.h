@@ -127,8 +127,7 @@ void silu_mul(float* gate, const float* up, int n);
 // gelu(g) = g / 2 * (1 + tanh(sqrt(2 / pi) * (g + 0.044715 g^3))).
 void gelu_mul(float* gate, const float* up, int n);
 // gpt-oss's clamped SwiGLU: with g = min(gate[i], 7) and u = clamp(up[i], -7, 7),
-// gate[i] = g * sigmoid(1.702 g) * (u + 1). One scalar implementation serves every table
-// (it is a small share of a gpt-oss step: its experts' matmuls dominate).
+// gate[i] = g * sigmoid(1.702 g) * (u + 1).
 void swiglu_oai(float* gate, const float* up, int n);
 
 // Row `row` of an embedding table (any matmul type), dequantised to n_in floats.

@@ -65,6 +65,11 @@ TEST(SimdTables, Avx512ElementwiseKernelsGiveTheAvx2Bits) {
     t.avx2->gelu_mul(ga.data(), w.data(), n);
     t.avx512->gelu_mul(gb.data(), w.data(), n);
     EXPECT_TRUE(same_bits(ga, gb)) << "gelu_mul n " << n;
+    ga = testing::random_floats(n, 5, 10.0f);
+    gb = ga;
+    t.avx2->swiglu_oai(ga.data(), w.data(), n);
+    t.avx512->swiglu_oai(gb.data(), w.data(), n);
+    EXPECT_TRUE(same_bits(ga, gb)) << "swiglu_oai n " << n;
     for (int block : {32, 256}) {
       if (n % block != 0) continue;
       const Q8RowLayout layout = make_q8_row_layout(n, block);

@@ -50,6 +50,7 @@ void matmul_iq1_m(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void rmsnorm(const float* x, const float* weight, int n, float eps, float* out);
 void silu_mul(float* gate, const float* up, int n);
 void gelu_mul(float* gate, const float* up, int n);
+void swiglu_oai(float* gate, const float* up, int n);
 void store_kv(const float* x, int n, DType type, void* dst);
 void load_kv(const void* src, int n, DType type, float* out);
 void attention(const AttentionArgs& a, const float* q, float* out, float* scratch, int first_kv_head,

@@ -1,4 +1,4 @@
-// AVX2 RMS norm and the feed-forward gates (SiLU, GELU).
+// AVX2 RMS norm and the feed-forward gates (SiLU, GELU, gpt-oss's clamped SwiGLU).
 #include <cmath>
 
 #include "kernels/cpu/avx2.h"
@@ -62,6 +62,28 @@ void gelu_mul(float* gate, const float* up, int n) {
   for (; i < n; ++i) {
     const float g = gate[i];
     gate[i] = g / (1.0f + std::exp(-kTwoSqrt2OverPi * (g + 0.044715f * g * g * g))) * up[i];
+  }
+}
+
+// gpt-oss's clamped SwiGLU in the scalar form's order: g / (1 + e^(-1.702 g)) * (u + 1). min and
+// max return their second operand when the first is NaN, as fmin / fmax return the number.
+void swiglu_oai(float* gate, const float* up, int n) {
+  constexpr float kAlpha = 1.702f;
+  constexpr float kLimit = 7.0f;
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 limit = _mm256_set1_ps(kLimit), neg_limit = _mm256_set1_ps(-kLimit);
+  const __m256 neg_alpha = _mm256_set1_ps(-kAlpha);
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 g = _mm256_min_ps(_mm256_loadu_ps(gate + i), limit);
+    const __m256 u = _mm256_max_ps(_mm256_min_ps(_mm256_loadu_ps(up + i), limit), neg_limit);
+    const __m256 glu = _mm256_div_ps(g, _mm256_add_ps(one, exp_ps(_mm256_mul_ps(neg_alpha, g))));
+    _mm256_storeu_ps(gate + i, _mm256_mul_ps(glu, _mm256_add_ps(u, one)));
+  }
+  for (; i < n; ++i) {
+    const float g = std::fmin(gate[i], kLimit);
+    const float u = std::fmax(std::fmin(up[i], kLimit), -kLimit);
+    gate[i] = g / (1.0f + std::exp(-kAlpha * g)) * (u + 1.0f);
   }
 }
 

@@ -28,6 +28,7 @@ constinit const KernelTable kAvx2Kernels{
     .rmsnorm = STRATA_SIMD::rmsnorm,
     .silu_mul = STRATA_SIMD::silu_mul,
     .gelu_mul = STRATA_SIMD::gelu_mul,
+    .swiglu_oai = STRATA_SIMD::swiglu_oai,
     .store_kv = STRATA_SIMD::store_kv,
     .load_kv = STRATA_SIMD::load_kv,
     .attention = STRATA_SIMD::attention,

@@ -27,6 +27,7 @@ constinit const KernelTable kAvx2VnniKernels{
     .rmsnorm = avx2::rmsnorm,
     .silu_mul = avx2::silu_mul,
     .gelu_mul = avx2::gelu_mul,
+    .swiglu_oai = avx2::swiglu_oai,
     .store_kv = avx2::store_kv,
     .load_kv = avx2::load_kv,
     .attention = avx2::attention,

@@ -22,6 +22,7 @@ const KernelTable& reference_table() {
       .rmsnorm = reference::rmsnorm,
       .silu_mul = reference::silu_mul,
       .gelu_mul = reference::gelu_mul,
+      .swiglu_oai = reference::swiglu_oai,
       .store_kv = reference::store_kv,
       .load_kv = reference::load_kv,
       .attention = reference::attention,
