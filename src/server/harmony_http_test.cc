@@ -125,6 +125,23 @@ TEST(HarmonyHttp, ToolCallOnTheCommentaryChannelIsAToolCall) {
   }
 }
 
+// Earlier reasoning sent back must be text: both APIs answer 400 naming the field.
+TEST(HarmonyHttp, ReasoningSentBackThatIsNotTextIsABadRequestNamingTheField) {
+  HarmonyServer harmony(kHarmonyReply);
+  json openai = json::parse(R"({"model": "m", "messages": [{"role": "user", "content": "Hi"},
+      {"role": "assistant", "content": "Hello", "reasoning_content": 42}, {"role": "user", "content": "Again"}]})");
+  auto a = harmony.server.client(kTestApiKey).Post("/v1/chat/completions", openai.dump(), kJsonType);
+  ASSERT_EQ(a->status, 400) << a->body;
+  EXPECT_NE(json::parse(a->body)["error"]["message"].get<std::string>().find("'messages[1].reasoning_content'"),
+            std::string::npos) << a->body;
+  json anthropic = json::parse(R"({"model": "m", "max_tokens": 20, "messages": [{"role": "user", "content": "Hi"},
+      {"role": "assistant", "content": [{"type": "thinking", "thinking": ["x"]}]}, {"role": "user", "content": "Again"}]})");
+  auto b = harmony.server.client(kTestApiKey).Post("/v1/messages", anthropic.dump(), kJsonType);
+  ASSERT_EQ(b->status, 400) << b->body;
+  EXPECT_NE(json::parse(b->body)["error"]["message"].get<std::string>().find("'messages[1].content[0].thinking'"),
+            std::string::npos) << b->body;
+}
+
 TEST(HarmonyHttp, ReasoningFormatNoneKeepsTheRawChannels) {
   ServerConfig config = test_config();
   config.reasoning_format = "none";
