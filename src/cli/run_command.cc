@@ -1,6 +1,8 @@
 // `strata run`: generate a continuation of one prompt on this machine, streamed to stdout
 // token by token. The model-level path (no engine): one sequence, a contiguous K/V cache,
-// the prompt read in chunks, then one forward pass per generated token.
+// the prompt read in chunks, then one forward pass per generated token. With --chat a thinking
+// model's reasoning (<think> or gpt-oss's analysis channel) is printed apart from the answer
+// (chat_reply_printer.h).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -9,9 +11,12 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "base/clock.h"
 #include "base/thread_pool.h"
 #include "chat/chat_template.h"
+#include "cli/chat_reply_printer.h"
 #include "cli/commands.h"
 #include "cli/run_prompt.h"
 #include "fetch/model_source.h"
@@ -74,9 +79,9 @@ Result<Session> load(const RunFlags& f) {
   return s;
 }
 
-Result<std::vector<int32_t>> prompt_tokens(const Session& s, const RunFlags& f) {
+Result<std::vector<int32_t>> prompt_tokens(const Session& s, const RunFlags& f, const ChatTemplate& chat_template) {
   if (!f.chat) return run_text_prompt(*s.tokenizer, f.prompt);
-  return run_chat_prompt(*s.tokenizer, template_or_chatml(s.gguf->get_string("tokenizer.chat_template")), f.prompt);
+  return run_chat_prompt(*s.tokenizer, chat_template, f.prompt);
 }
 
 struct Generation {
@@ -88,9 +93,9 @@ struct Generation {
 };
 
 // Reads the prompt, then samples and streams up to n_predict tokens (fewer at an
-// end-of-generation token or when the context is full).
+// end-of-generation token or when the context is full), printed through `printer`.
 Result<Generation> generate(const Session& s, const RunFlags& f, const std::vector<int32_t>& prompt, int n_ctx,
-                            uint64_t seed) {
+                            uint64_t seed, ChatReplyPrinter& printer) {
   const Model& m = *s.model;
   const int n_vocab = m.hparams().n_vocab;
   ThreadPool pool(f.n_threads);
@@ -132,7 +137,7 @@ Result<Generation> generate(const Session& s, const RunFlags& f, const std::vect
     ++g.n_generated;
     piece.clear();
     decoder.push(next.token, &piece);
-    std::fputs(piece.c_str(), stdout);
+    std::fputs(printer.feed(piece).c_str(), stdout);
     std::fflush(stdout);
     if (g.n_generated == f.n_predict || pos + 1 == n_ctx) break;
     const Row row{0, pos, next.token, true};
@@ -140,7 +145,7 @@ Result<Generation> generate(const Session& s, const RunFlags& f, const std::vect
     ++g.n_decode_passes;
   }
   g.decode_s = monotonic_s() - start_s;
-  std::fputs((decoder.flush() + "\n").c_str(), stdout);
+  std::fputs((printer.feed(decoder.flush()) + printer.finish() + "\n").c_str(), stdout);
   std::fflush(stdout);
   return g;
 }
@@ -155,7 +160,9 @@ int run(const RunFlags& f) {
     std::fprintf(stderr, "run: %s\n", session.status().ToString().c_str());
     return 2;
   }
-  auto prompt = prompt_tokens(*session, f);
+  const ChatTemplate chat_template =
+      f.chat ? template_or_chatml(session->gguf->get_string("tokenizer.chat_template")) : ChatTemplate::ChatML();
+  auto prompt = prompt_tokens(*session, f, chat_template);
   if (!prompt.ok()) {
     std::fprintf(stderr, "run: chat template: %s\n", prompt.status().ToString().c_str());
     return 2;
@@ -168,7 +175,10 @@ int run(const RunFlags& f) {
     return 2;
   }
   const uint64_t seed = f.seed >= 0 ? static_cast<uint64_t>(f.seed) : std::random_device{}();
-  auto g = generate(*session, f, *prompt, n_ctx, seed);
+  const server::ReasoningMode reasoning =
+      f.chat ? run_reasoning_mode(*session->tokenizer, chat_template, *prompt) : server::ReasoningMode{};
+  ChatReplyPrinter printer(reasoning, ChatReplyPrinter::StyleFor(isatty(STDOUT_FILENO) == 1));
+  auto g = generate(*session, f, *prompt, n_ctx, seed, printer);
   if (!g.ok()) {
     std::fprintf(stderr, "run: %s\n", g.status().ToString().c_str());
     return 1;
@@ -192,7 +202,9 @@ void add_run_command(CLI::App& app, int* exit_code) {
   sub->add_option("--top-k", flags->top_k, "keep the k most likely tokens (0: off)")->capture_default_str();
   sub->add_option("--top-p", flags->top_p, "nucleus sampling mass (1: off)")->capture_default_str();
   sub->add_option("--threads", flags->n_threads, "threads")->capture_default_str();
-  sub->add_flag("--chat", flags->chat, "apply the model's chat template to the prompt as one user message");
+  sub->add_flag("--chat", flags->chat,
+                "apply the model's chat template to the prompt as one user message; a thinking model's "
+                "reasoning is printed apart from its answer (dimmed, or after 'Reasoning: ' when not a terminal)");
   sub->add_option("--ctx", flags->n_ctx, "context size in tokens (default: the model's, at most 4096)");
   add_model_source_flags(sub, &flags->source);
   sub->callback([flags, exit_code] { *exit_code = run(*flags); });

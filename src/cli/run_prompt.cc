@@ -1,6 +1,7 @@
 #include "cli/run_prompt.h"
 
 #include "chat/chat_prompt.h"
+#include "server/engine_model.h"
 #include "tokenizer/tokenizer.h"
 
 namespace strata::cli {
@@ -12,6 +13,11 @@ std::vector<int32_t> run_text_prompt(const Tokenizer& tokenizer, const std::stri
 Result<std::vector<int32_t>> run_chat_prompt(const Tokenizer& tokenizer, const ChatTemplate& chat_template,
                                              const std::string& prompt) {
   return chat_prompt_tokens(tokenizer, chat_template, {ChatMessage{"user", prompt, nullptr}});
+}
+
+server::ReasoningMode run_reasoning_mode(const Tokenizer& tokenizer, const ChatTemplate& chat_template,
+                                         const std::vector<int32_t>& prompt) {
+  return server::chat_reasoning_mode(server::EngineModelText(tokenizer, chat_template), prompt);
 }
 
 }  // namespace strata::cli

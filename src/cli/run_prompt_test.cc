@@ -1,7 +1,7 @@
 // `strata run --chat` and the server's chat endpoints turn the same one-message conversation
 // into the same prompt tokens (chat/chat_prompt.h's rule), whatever the vocabulary and template:
 // a model without a template (the ChatML fallback), a template that renders BOS itself, and a
-// vocabulary that adds no BOS.
+// vocabulary that adds no BOS; and --chat splits the reply's reasoning as the server does.
 #include "cli/run_prompt.h"
 
 #include <gtest/gtest.h>
@@ -91,6 +91,25 @@ TEST(ChatPrompt, RunAndServerAgreeWhenTheVocabularyAddsNoBos) {
   EXPECT_EQ(run, server_tokens(*tok, qwen3, kText));
   EXPECT_EQ(run, tok->encode("<|im_start|>user\n" + std::string(kText) + "<|im_end|>\n<|im_start|>assistant\n",
                              /*add_special=*/false, /*parse_special=*/true));
+}
+
+// --chat splits a reply as the server would: harmony channels for gpt-oss's template, <think>
+// blocks for Qwen3's, nothing for a template that knows neither.
+TEST(RunReasoningMode, FollowsTheTemplateAsTheServerDoes) {
+  std::unique_ptr<Tokenizer> gpt2 = load_tokenizer("vocab/ggml-vocab-gpt-2.gguf");
+  std::unique_ptr<Tokenizer> spm = load_tokenizer("vocab/ggml-vocab-llama-spm.gguf");
+  ASSERT_TRUE(gpt2 && spm);
+  const ChatTemplate gpt_oss = test_template("gpt-oss.jinja");
+  const server::ReasoningMode harmony = run_reasoning_mode(*gpt2, gpt_oss, run_tokens(*gpt2, gpt_oss, kText));
+  EXPECT_TRUE(harmony.split && harmony.harmony && !harmony.starts_open);
+  const ChatTemplate qwen3 = test_template("qwen3.jinja");
+  const server::ReasoningMode think = run_reasoning_mode(*gpt2, qwen3, run_tokens(*gpt2, qwen3, kText));
+  EXPECT_TRUE(think.split && !think.harmony && !think.starts_open);
+  const ChatTemplate llama2 = test_template("llama2.jinja");
+  EXPECT_FALSE(run_reasoning_mode(*spm, llama2, run_tokens(*spm, llama2, kText)).split);
+  // A prompt whose text ends inside "<think>" starts the reply in reasoning.
+  const std::vector<int32_t> opened = gpt2->encode("<|im_start|>assistant\n<think>\n", false, true);
+  EXPECT_TRUE(run_reasoning_mode(*gpt2, qwen3, opened).starts_open);
 }
 
 }  // namespace

@@ -16,8 +16,8 @@ constexpr int kMaxStopSequences = 16;
 // {"type": "text", "text": ...}, appended to out.
 Status parse_text_block(const json& block, const std::string& where, std::string* out) {
   if (string_or_empty(block, "type") != "text") {
-    return Status::Unsupported(fmt::format("'{}': only text, tool_use (assistant) and tool_result "
-                                           "(user) blocks are supported, got {}",
+    return Status::Unsupported(fmt::format("'{}': only text, tool_use, thinking and redacted_thinking "
+                                           "(assistant) and tool_result (user) blocks are supported, got {}",
                                            where, describe_value(block)));
   }
   const json* text = find_field(block, "text");
@@ -60,6 +60,27 @@ Status parse_tool_use(const json& block, const std::string& where, json* calls) 
   return Status::Ok();
 }
 
+// An assistant's earlier reasoning: {"type": "thinking", "thinking", "signature"?}, its text
+// added to the turn's reasoning (blocks joined by a blank line; the signature is not checked), or
+// {"type": "redacted_thinking", "data"}, encrypted by another server and so left out.
+Status parse_thinking_block(const json& block, const std::string& where, ChatTurn* turn) {
+  const bool redacted = string_or_empty(block, "type") == "redacted_thinking";
+  const char* field = redacted ? "data" : "thinking";
+  const json* text = find_field(block, field);
+  if (!text || !text->is_string()) {
+    return Status::InvalidArgument(fmt::format("'{}.{}' must be a string, got {}", where, field,
+                                               text ? describe_value(*text) : std::string("nothing")));
+  }
+  if (const json* signature = find_field(block, "signature"); signature && !signature->is_string()) {
+    return Status::InvalidArgument(fmt::format("'{}.signature' must be a string, got {}", where,
+                                               describe_value(*signature)));
+  }
+  if (redacted) return Status::Ok();
+  if (turn->reasoning) turn->reasoning->append("\n\n");
+  turn->reasoning = turn->reasoning.value_or("") + text->get<std::string>();
+  return Status::Ok();
+}
+
 // {"type": "tool_result", "tool_use_id", "content": string or text blocks} as a "tool" turn.
 Status parse_tool_result(const json& block, const std::string& where, ChatTurn* out) {
   const json* id = find_field(block, "tool_use_id");
@@ -93,6 +114,8 @@ Status parse_message_blocks(const json& content, const std::string& role, const 
     const std::string type = string_or_empty(block, "type");
     if (type == "tool_use" && role == "assistant") {
       STRATA_RETURN_IF_ERROR(parse_tool_use(block, block_where, &calls));
+    } else if ((type == "thinking" || type == "redacted_thinking") && role == "assistant") {
+      STRATA_RETURN_IF_ERROR(parse_thinking_block(block, block_where, &turn));
     } else if (type == "tool_result" && role == "user") {
       ChatTurn result;
       STRATA_RETURN_IF_ERROR(parse_tool_result(block, block_where, &result));

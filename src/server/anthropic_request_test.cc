@@ -59,6 +59,47 @@ TEST(AnthropicMessagesRequest, RejectsBadBodiesNamingTheField) {
   EXPECT_NE(image.status().message().find("messages[0].content[0]"), std::string::npos);
 }
 
+TEST(AnthropicMessagesRequest, ThinkingBlocksBecomeTheTurnsReasoning) {
+  Result<CompletionRequest> r = parse_anthropic_messages_request(json::parse(R"({"max_tokens": 5, "messages": [
+      {"role": "user", "content": "Hi"},
+      {"role": "assistant", "content": [
+          {"type": "thinking", "thinking": "First.", "signature": "sig"},
+          {"type": "redacted_thinking", "data": "opaque"},
+          {"type": "thinking", "thinking": "Second."},
+          {"type": "text", "text": "Hello"}]},
+      {"role": "assistant", "content": [{"type": "text", "text": "No thoughts"}]},
+      {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "opaque"}]}]})"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::vector<ChatTurn>& m = r->prompt.messages;
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[1].content, "Hello");
+  EXPECT_EQ(m[1].reasoning, "First.\n\nSecond.");
+  EXPECT_FALSE(m[2].reasoning.has_value());
+  EXPECT_FALSE(m[3].reasoning.has_value());  // redacted thinking is another server's ciphertext
+  EXPECT_EQ(m[3].content, "");
+}
+
+TEST(AnthropicMessagesRequest, RejectsBadThinkingBlocksNamingTheField) {
+  auto status_of = [](const char* blocks, const char* role = "assistant") {
+    const std::string body = std::string(R"({"max_tokens": 5, "messages": [{"role": ")") + role +
+                             R"(", "content": )" + blocks + "}]}";
+    return parse_anthropic_messages_request(json::parse(body)).status();
+  };
+  Status number = status_of(R"([{"type": "thinking", "thinking": 5}])");
+  EXPECT_EQ(number.code(), Code::kInvalidArgument);
+  EXPECT_NE(number.message().find("'messages[0].content[0].thinking' must be a string"), std::string::npos)
+      << number.message();
+  Status missing = status_of(R"([{"type": "thinking"}])");
+  EXPECT_NE(missing.message().find("'messages[0].content[0].thinking' must be a string"), std::string::npos);
+  Status signature = status_of(R"([{"type": "thinking", "thinking": "t", "signature": 1}])");
+  EXPECT_NE(signature.message().find("'messages[0].content[0].signature' must be a string"), std::string::npos);
+  Status data = status_of(R"([{"type": "text", "text": "a"}, {"type": "redacted_thinking", "data": []}])");
+  EXPECT_NE(data.message().find("'messages[0].content[1].data' must be a string"), std::string::npos);
+  Status from_user = status_of(R"([{"type": "thinking", "thinking": "t"}])", "user");
+  EXPECT_EQ(from_user.code(), Code::kUnsupported);
+  EXPECT_NE(from_user.message().find("'messages[0].content[0]'"), std::string::npos);
+}
+
 TEST(AnthropicMessagesRequest, ToolsAndToolBlocksReachTheTemplateFields) {
   json body = json::parse(R"({"max_tokens": 64,
     "tools": [{"name": "get_weather", "description": "Weather for a city",

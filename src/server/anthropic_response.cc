@@ -26,10 +26,15 @@ json anthropic_usage_json(const Usage& usage) {
           {"cache_creation_input_tokens", 0}};
 }
 
+json anthropic_tool_input(const ParsedToolCall& call) {
+  if (call.arguments_raw) return {{"INVALID_JSON", call.arguments_json}};
+  // Otherwise the parser hands over arguments as a JSON object's text, so this parse cannot fail.
+  return json::parse(call.arguments_json, nullptr, false);
+}
+
 json tool_use_block_json(const ResponseMeta& meta, const ParsedToolCall& call, size_t call_index,
                          bool with_input) {
-  // The parser hands over arguments as a JSON object's text, so this parse cannot fail.
-  json input = with_input ? json::parse(call.arguments_json, nullptr, false) : json::object();
+  json input = with_input ? anthropic_tool_input(call) : json::object();
   return {{"type", "tool_use"},
           {"id", tool_call_id("toolu_", meta.id, call_index)},
           {"name", call.name},

@@ -30,6 +30,10 @@ nlohmann::json anthropic_usage_json(const Usage& usage);
 nlohmann::json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& result,
                                       const std::string& stop_sequence,
                                       bool parse_tool_calls = false, ReasoningMode reasoning = {});
+// A call's tool_use input: its arguments object, or for raw arguments (not a JSON object; see
+// ParsedToolCall) {"INVALID_JSON": the model's text}, the wrapping Anthropic's tool-use docs
+// suggest for invalid JSON, since input must be an object.
+nlohmann::json anthropic_tool_input(const ParsedToolCall& call);
 // {"type": "tool_use", "id": "toolu_...", "name", "input"}; input is {} in stream starts
 // (the arguments follow as input_json_delta).
 nlohmann::json tool_use_block_json(const ResponseMeta& meta, const ParsedToolCall& call,

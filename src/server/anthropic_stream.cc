@@ -70,8 +70,9 @@ bool AnthropicStreamRenderer::send_pieces(const std::vector<ToolCallPiece>& piec
     }
     if (!close_text_block()) return false;
     json block = tool_use_block_json(meta_, piece.call, n_calls_++, /*with_input=*/false);
+    const std::string input = anthropic_tool_input(piece.call).dump(-1, ' ', false, json::error_handler_t::replace);
     if (!sse_.event("content_block_start", tool_use_block_start_event(block_index_, std::move(block))) ||
-        !sse_.event("content_block_delta", input_json_delta_event(piece.call.arguments_json, block_index_)) ||
+        !sse_.event("content_block_delta", input_json_delta_event(input, block_index_)) ||
         !sse_.event("content_block_stop", content_block_stop_event(block_index_++))) {
       return false;
     }

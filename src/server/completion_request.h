@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,14 @@ namespace strata::server {
 // "tool"). extra: the tool fields the chat template sees, as in Hugging Face chat messages:
 // an assistant's "tool_calls" ([{"id", "type": "function", "function": {"name", "arguments"}}],
 // arguments an object when it parses as one), a tool turn's "tool_call_id" and "name". Null
-// when the turn has none.
+// when the turn has none. reasoning: an assistant turn's earlier reasoning as the client sent it
+// back (OpenAI reasoning_content / reasoning, Anthropic thinking blocks); unset when it sent none.
+// The template sees it under the names templates read (engine_model.h, chat_input()).
 struct ChatTurn {
   std::string role;
   std::string content;
   nlohmann::json extra;
+  std::optional<std::string> reasoning = std::nullopt;
 };
 
 struct PromptInput {

@@ -32,6 +32,22 @@ std::string EngineModelText::token_piece(int32_t token) const { return tokenizer
 
 int EngineModelText::vocab_size() const { return tokenizer_.n_vocab(); }
 
+namespace {
+
+// A turn as the template sees it. Earlier reasoning goes in under both names real templates
+// read: "thinking" (gpt-oss's harmony template) and "reasoning_content" (Qwen3's).
+ChatMessage template_message(const ChatTurn& turn) {
+  ChatMessage message{turn.role, turn.content, turn.extra};
+  if (turn.reasoning) {
+    if (!message.extra.is_object()) message.extra = nlohmann::json::object();
+    message.extra["thinking"] = *turn.reasoning;
+    message.extra["reasoning_content"] = *turn.reasoning;
+  }
+  return message;
+}
+
+}  // namespace
+
 ChatInput chat_input(const ChatTemplate& chat_template, const PromptInput& prompt) {
   const std::vector<ChatTurn>& turns = prompt.messages;
   const nlohmann::json& tools = prompt.tools;
@@ -40,7 +56,7 @@ ChatInput chat_input(const ChatTemplate& chat_template, const PromptInput& promp
   const std::vector<ChatTurn> text_turns = as_text ? tools_as_text(turns, tools) : std::vector<ChatTurn>{};
   ChatInput input;
   for (const ChatTurn& turn : as_text ? text_turns : turns) {
-    input.messages.push_back({turn.role, turn.content, turn.extra});
+    input.messages.push_back(template_message(turn));
   }
   input.context = prompt.template_kwargs.is_object() ? prompt.template_kwargs : nlohmann::json();
   if (!as_text && tools.is_array() && !tools.empty()) input.context["tools"] = tools;

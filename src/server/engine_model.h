@@ -50,7 +50,9 @@ class EngineModelText : public ModelText {
 // What the template sees of a chat prompt: tools go to the template as `tools` and each turn's
 // extra fields into its message; with the ChatML fallback tools and tool turns are written out
 // as text instead (tool_prompt.h). The prompt's template_kwargs become template variables
-// (tools, when given, wins over a kwarg of that name).
+// (tools, when given, wins over a kwarg of that name). A turn's reasoning becomes its message's
+// "thinking" and "reasoning_content" fields (gpt-oss's template reads the first, Qwen3's the
+// second); the ChatML fallback shows no reasoning.
 struct ChatInput {
   std::vector<ChatMessage> messages;
   nlohmann::json context;  // an object, or null

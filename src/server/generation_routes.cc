@@ -8,7 +8,6 @@
 #include "server/anthropic_response.h"
 #include "server/anthropic_stream.h"
 #include "server/generation_pump.h"
-#include "server/harmony_splitter.h"
 #include "server/json_body_renderer.h"
 #include "server/json_fields.h"
 #include "server/openai_request.h"
@@ -112,17 +111,11 @@ void start_response(httplib::Response& res, std::shared_ptr<GenerationSession> s
 // "<think>" (or an analysis message) starts the output in reasoning.
 void set_reasoning_mode(const ServerConfig& config, const ServedModel& model, Api api,
                         const std::vector<int32_t>& prompt, CompletionRequest* request) {
-  const bool harmony = model.text->writes_harmony();
-  request->split_reasoning = api != Api::kText && config.reasoning_format != "none" &&
-                             (harmony || model.text->is_thinking_model());
-  if (!request->split_reasoning) return;
-  constexpr size_t kTailTokens = 8;
-  const size_t n_tail = std::min(prompt.size(), kTailTokens);
-  const std::vector<int32_t> tail(prompt.end() - static_cast<std::ptrdiff_t>(n_tail), prompt.end());
-  const std::string tail_text = model.text->detokenize(tail);
-  request->reasoning_harmony = harmony;
-  request->reasoning_starts_open =
-      harmony ? prompt_opens_harmony_analysis(tail_text) : prompt_opens_reasoning(tail_text);
+  if (api == Api::kText || config.reasoning_format == "none") return;
+  const ReasoningMode mode = chat_reasoning_mode(*model.text, prompt);
+  request->split_reasoning = mode.split;
+  request->reasoning_harmony = mode.harmony;
+  request->reasoning_starts_open = mode.starts_open;
 }
 
 void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& req,

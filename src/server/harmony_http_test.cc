@@ -125,6 +125,90 @@ TEST(HarmonyHttp, ToolCallOnTheCommentaryChannelIsAToolCall) {
   }
 }
 
+// gpt-oss addressed get_weather with a body that is no JSON object (cut off here): still a call,
+// its arguments passed on as written: OpenAI's arguments string as it is, Anthropic's input
+// wrapped as {"INVALID_JSON": ...}; streamed or not.
+constexpr const char* kBrokenArguments = "{\"city\": \"Par";
+
+TEST(HarmonyHttp, OpenAiToolCallWithArgumentsThatAreNotJsonKeepsThemAsWritten) {
+  HarmonyServer harmony(std::string("<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>") +
+                        kBrokenArguments);
+  json body = harmony_chat_body(false);
+  body["tools"] = json::parse(R"([{"type": "function", "function": {"name": "get_weather"}}])");
+  for (bool stream : {false, true}) {
+    body["stream"] = stream;
+    auto res = harmony.server.client(kTestApiKey).Post("/v1/chat/completions", body.dump(), kJsonType);
+    ASSERT_EQ(res->status, 200) << res->body;
+    json calls = json::array();
+    std::string content, finish;
+    if (!stream) {
+      const json choice = json::parse(res->body)["choices"][0];
+      calls = choice["message"]["tool_calls"];
+      EXPECT_TRUE(choice["message"]["content"].is_null()) << choice;
+      finish = choice["finish_reason"];
+    }
+    for (const std::string& data : stream ? parse_sse(res->body).data : std::vector<std::string>{}) {
+      if (data == "[DONE]") continue;
+      const json choice = json::parse(data)["choices"][0];
+      if (choice["delta"].contains("tool_calls")) calls.push_back(choice["delta"]["tool_calls"][0]);
+      if (choice["delta"].contains("content")) content += choice["delta"]["content"].get<std::string>();
+      if (!choice["finish_reason"].is_null()) finish = choice["finish_reason"];
+    }
+    EXPECT_EQ(content, "") << stream;
+    EXPECT_EQ(finish, "tool_calls") << stream;
+    ASSERT_EQ(calls.size(), 1u) << res->body;
+    EXPECT_EQ(calls[0]["function"]["name"], "get_weather");
+    EXPECT_EQ(calls[0]["function"]["arguments"], kBrokenArguments);
+  }
+}
+
+TEST(HarmonyHttp, AnthropicToolCallWithArgumentsThatAreNotJsonWrapsThemAsInvalidJson) {
+  HarmonyServer harmony(std::string("<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>") +
+                        kBrokenArguments);
+  json body = json::parse(R"({"model": "m", "max_tokens": 200, "messages": [{"role": "user", "content": "Hi"}],
+      "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}]})");
+  const json expected_input = {{"INVALID_JSON", kBrokenArguments}};
+  auto plain = harmony.server.client(kTestApiKey).Post("/v1/messages", body.dump(), kJsonType);
+  ASSERT_EQ(plain->status, 200) << plain->body;
+  const json message = json::parse(plain->body);
+  EXPECT_EQ(message["stop_reason"], "tool_use");
+  ASSERT_EQ(message["content"].size(), 1u) << message;
+  EXPECT_EQ(message["content"][0]["type"], "tool_use");
+  EXPECT_EQ(message["content"][0]["input"], expected_input);
+
+  body["stream"] = true;
+  auto streamed = harmony.server.client(kTestApiKey).Post("/v1/messages", body.dump(), kJsonType);
+  ASSERT_EQ(streamed->status, 200) << streamed->body;
+  std::string input_json, stop_reason;
+  std::vector<std::string> block_types;
+  for (const std::string& data : parse_sse(streamed->body).data) {
+    const json event = json::parse(data);
+    if (event["type"] == "content_block_start") block_types.push_back(event["content_block"]["type"]);
+    if (event["type"] == "content_block_delta") input_json += event["delta"]["partial_json"].get<std::string>();
+    if (event["type"] == "message_delta") stop_reason = event["delta"]["stop_reason"];
+  }
+  EXPECT_EQ(block_types, std::vector<std::string>{"tool_use"});
+  EXPECT_EQ(json::parse(input_json), expected_input);
+  EXPECT_EQ(stop_reason, "tool_use");
+}
+
+// Earlier reasoning sent back must be text: both APIs answer 400 naming the field.
+TEST(HarmonyHttp, ReasoningSentBackThatIsNotTextIsABadRequestNamingTheField) {
+  HarmonyServer harmony(kHarmonyReply);
+  json openai = json::parse(R"({"model": "m", "messages": [{"role": "user", "content": "Hi"},
+      {"role": "assistant", "content": "Hello", "reasoning_content": 42}, {"role": "user", "content": "Again"}]})");
+  auto a = harmony.server.client(kTestApiKey).Post("/v1/chat/completions", openai.dump(), kJsonType);
+  ASSERT_EQ(a->status, 400) << a->body;
+  EXPECT_NE(json::parse(a->body)["error"]["message"].get<std::string>().find("'messages[1].reasoning_content'"),
+            std::string::npos) << a->body;
+  json anthropic = json::parse(R"({"model": "m", "max_tokens": 20, "messages": [{"role": "user", "content": "Hi"},
+      {"role": "assistant", "content": [{"type": "thinking", "thinking": ["x"]}]}, {"role": "user", "content": "Again"}]})");
+  auto b = harmony.server.client(kTestApiKey).Post("/v1/messages", anthropic.dump(), kJsonType);
+  ASSERT_EQ(b->status, 400) << b->body;
+  EXPECT_NE(json::parse(b->body)["error"]["message"].get<std::string>().find("'messages[1].content[0].thinking'"),
+            std::string::npos) << b->body;
+}
+
 TEST(HarmonyHttp, ReasoningFormatNoneKeepsTheRawChannels) {
   ServerConfig config = test_config();
   config.reasoning_format = "none";

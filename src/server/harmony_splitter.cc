@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/sse.h"
+
 namespace strata::server {
 
 namespace {
@@ -44,6 +46,21 @@ size_t partial_marker_suffix(std::string_view text) {
     }
   }
   return longest;
+}
+
+// A call's body as the Hermes block's "arguments" value: the body itself when it is a JSON
+// object (or a string holding one, which the tool-call parser unwraps), else the body as a JSON
+// string, which the parser keeps as the call's raw arguments. "</" is written "<\/" (the same
+// JSON) so that no body can close the block early.
+std::string hermes_arguments(const std::string& body) {
+  auto parse = [](const std::string& text) { return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false); };
+  const nlohmann::json parsed = parse(body);
+  const bool object = parsed.is_object() || (parsed.is_string() && parse(parsed.get<std::string>()).is_object());
+  std::string value = object ? body : dump_json(nlohmann::json(body));
+  for (size_t at = value.find("</"); at != std::string::npos; at = value.find("</", at + 3)) {
+    value.insert(at + 1, "\\");
+  }
+  return value;
 }
 
 void emit_piece(bool reasoning, std::string_view text, std::vector<ReasoningPiece>* out) {
@@ -97,9 +114,9 @@ void HarmonySplitter::close_body(std::vector<ReasoningPiece>* out) {
     constexpr std::string_view kFunctions = "functions.";
     std::string_view name = recipient_;
     if (name.starts_with(kFunctions)) name.remove_prefix(kFunctions.size());
-    const std::string quoted = nlohmann::json(std::string(name)).dump(-1, ' ', false,
-                                                                      nlohmann::json::error_handler_t::replace);
-    emit_piece(false, "<tool_call>\n{\"name\": " + quoted + ", \"arguments\": " + call_body_ + "}\n</tool_call>", out);
+    const std::string quoted = dump_json(nlohmann::json(std::string(name)));
+    emit_piece(false, "<tool_call>\n{\"name\": " + quoted + ", \"arguments\": " + hermes_arguments(call_body_) +
+                          "}\n</tool_call>", out);
     call_body_.clear();
   }
   in_header_ = true;

@@ -14,7 +14,8 @@
 //   - a message to a recipient (a tool call, on the commentary channel): held whole and released
 //     as content in the Hermes form "<tool_call>\n{"name": NAME, "arguments": BODY}\n</tool_call>",
 //     which the tool-call parser (tool_call_parser.h) turns into a call; NAME is the recipient
-//     without its "functions." namespace;
+//     without its "functions." namespace; a BODY that is not a JSON object is written as a JSON
+//     string, which the parser keeps as the call's raw arguments (so it is still a call);
 //   - final, commentary without a recipient (a preamble to the user) and any other channel: content.
 // An output that does not start like a header ("<|channel|>", "<|start|>", " to=",
 // "<|constrain|>"), or whose header runs past 256 bytes without "<|message|>", is content as it

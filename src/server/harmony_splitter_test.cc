@@ -107,6 +107,46 @@ TEST(HarmonySplitter, ToolCallBecomesAHermesBlockTheToolParserReads) {
   }
 }
 
+// gpt-oss addressed a tool, so the message is a call even when its body is no JSON object: the
+// parser gets the body back byte for byte as raw arguments, whole or fed a byte at a time.
+TEST(HarmonySplitter, ToolCallWhoseBodyIsNotAJsonObjectIsStillACallWithTheRawBody) {
+  for (const std::string& body : {std::string("{\"city\": \"Par"), std::string("city=Paris </tool_call> \\ \"x\""),
+                                 std::string("[1, 2]"), std::string("")}) {
+    const std::string reply = "<|channel|>analysis<|message|>Call it.<|end|><|start|>assistant<|channel|>commentary "
+                              "to=functions.get_weather <|constrain|>json<|message|>" + body;
+    std::vector<std::string> bytes;
+    for (char c : reply) bytes.emplace_back(1, c);
+    for (const std::vector<std::string>& tokens : {std::vector<std::string>{reply}, bytes}) {
+      ReasoningSplitter splitter(ReasoningMode{true, false, true});
+      ToolCallParser parser;
+      std::vector<ToolCallPiece> calls;
+      auto take = [&](const std::vector<ReasoningPiece>& pieces) {
+        for (const ReasoningPiece& p : pieces) {
+          if (p.reasoning) continue;
+          for (ToolCallPiece& c : parser.feed(p.text)) calls.push_back(std::move(c));
+        }
+      };
+      for (const std::string& t : tokens) take(splitter.feed(t));
+      take(splitter.finish());
+      for (ToolCallPiece& c : parser.finish()) calls.push_back(std::move(c));
+      ASSERT_EQ(calls.size(), 1u) << body;
+      ASSERT_TRUE(calls[0].is_call) << calls[0].text;
+      EXPECT_EQ(calls[0].call.name, "get_weather");
+      EXPECT_TRUE(calls[0].call.arguments_raw);
+      EXPECT_EQ(calls[0].call.arguments_json, body);
+    }
+  }
+}
+
+TEST(HarmonySplitter, ToolCallBodyThatClosesAHermesBlockStaysInsideItsCall) {
+  const std::string reply = "<|channel|>commentary to=functions.f<|message|>{\"a\": \"</tool_call>\"}";
+  const ParsedOutput parsed = parse_tool_calls(split_reasoning(reply, ReasoningMode{true, false, true}).content);
+  ASSERT_EQ(parsed.calls.size(), 1u);
+  EXPECT_FALSE(parsed.calls[0].arguments_raw);
+  EXPECT_EQ(parsed.calls[0].arguments_json, "{\"a\":\"</tool_call>\"}");
+  EXPECT_EQ(parsed.content, "");
+}
+
 TEST(HarmonySplitter, ToolCallEndedByCallMarkerInTextIsReleasedThen) {
   ReasoningSplitter splitter(ReasoningMode{true, false, true});
   std::vector<ReasoningPiece> pieces = splitter.feed("<|channel|>commentary to=functions.f<|message|>{}<|call|>");

@@ -158,6 +158,25 @@ Status parse_tool_message(const json& message, size_t index, ChatTurn* out) {
   return Status::Ok();
 }
 
+// An assistant's earlier reasoning as clients send it back: "reasoning_content" (what this
+// server answers) or "reasoning" (vLLM's newer name), a string or null; the first wins.
+Status parse_message_reasoning(const json& message, size_t index, ChatTurn* out) {
+  for (const char* field : {"reasoning", "reasoning_content"}) {
+    const json* value = find_field(message, field);
+    if (!value) continue;
+    if (!value->is_string()) {
+      return Status::InvalidArgument(fmt::format("'messages[{}].{}' must be a string, got {}", index, field,
+                                                 describe_value(*value)));
+    }
+    if (out->role != "assistant") {
+      return Status::InvalidArgument(
+          fmt::format("'messages[{}].{}' is only allowed on assistant messages", index, field));
+    }
+    out->reasoning = value->get<std::string>();
+  }
+  return Status::Ok();
+}
+
 Status parse_chat_message(const json& message, size_t index, ChatTurn* out) {
   if (!message.is_object()) {
     return Status::InvalidArgument(
@@ -182,6 +201,7 @@ Status parse_chat_message(const json& message, size_t index, ChatTurn* out) {
     STRATA_RETURN_IF_ERROR(parse_assistant_tool_calls(*calls, index, out));
   }
   if (out->role == "tool") STRATA_RETURN_IF_ERROR(parse_tool_message(message, index, out));
+  STRATA_RETURN_IF_ERROR(parse_message_reasoning(message, index, out));
   return parse_message_content(message, index, &out->content);
 }
 

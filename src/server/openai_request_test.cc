@@ -109,6 +109,25 @@ TEST(ChatCompletionRequest, ToolChoiceNoneWithholdsToolsAndANameNarrowsThem) {
   EXPECT_TRUE(named->parse_tool_calls);
 }
 
+TEST(ChatCompletionRequest, AssistantReasoningIsCarriedUnderEitherName) {
+  Result<CompletionRequest> r = parse_chat_completion_request(json::parse(R"({"messages": [
+      {"role": "user", "content": "hi"},
+      {"role": "assistant", "content": "a", "reasoning_content": "thought a"},
+      {"role": "assistant", "content": "b", "reasoning": "thought b"},
+      {"role": "assistant", "content": "c", "reasoning": "old name", "reasoning_content": "thought c"},
+      {"role": "assistant", "content": "d", "reasoning_content": null},
+      {"role": "assistant", "content": "e", "reasoning_content": ""}]})"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::vector<ChatTurn>& m = r->prompt.messages;
+  ASSERT_EQ(m.size(), 6u);
+  EXPECT_FALSE(m[0].reasoning.has_value());
+  EXPECT_EQ(m[1].reasoning, "thought a");
+  EXPECT_EQ(m[2].reasoning, "thought b");
+  EXPECT_EQ(m[3].reasoning, "thought c");  // reasoning_content, what this server answers, wins
+  EXPECT_FALSE(m[4].reasoning.has_value());
+  EXPECT_EQ(m[5].reasoning, "");
+}
+
 TEST(TextCompletionRequest, RefusesTools) {
   Result<CompletionRequest> r = parse_text_completion_request(
       json::parse(R"({"prompt": "x", "tools": [{"type": "function", "function": {"name": "f"}}]})"));
@@ -152,6 +171,12 @@ INSTANTIATE_TEST_SUITE_P(
                 Code::kInvalidArgument, "'messages[0].tool_calls[0]'"},
         BadChat{R"({"messages": [{"role": "user", "content": 5}]})", Code::kInvalidArgument,
                 "'messages[0].content'"},
+        BadChat{R"({"messages": [{"role": "assistant", "content": "x", "reasoning_content": ["a"]}]})",
+                Code::kInvalidArgument, "'messages[0].reasoning_content' must be a string"},
+        BadChat{R"({"messages": [{"role": "assistant", "content": "x", "reasoning": {"effort": "high"}}]})",
+                Code::kInvalidArgument, "'messages[0].reasoning' must be a string"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x", "reasoning_content": "y"}]})",
+                Code::kInvalidArgument, "'messages[0].reasoning_content' is only allowed on assistant"},
         BadChat{R"({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]})",
                 Code::kUnsupported, "'messages[0].content[0]'"},
         BadChat{R"({"messages": [{"role": "user", "content": [{"type": 5}]}]})", Code::kUnsupported,

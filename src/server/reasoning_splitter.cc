@@ -175,4 +175,17 @@ bool prompt_opens_reasoning(std::string_view prompt_tail) {
   return prompt_tail.ends_with(kOpen);
 }
 
+ReasoningMode chat_reasoning_mode(const ModelText& text, const std::vector<int32_t>& prompt) {
+  ReasoningMode mode;
+  mode.harmony = text.writes_harmony();
+  mode.split = mode.harmony || text.is_thinking_model();
+  if (!mode.split) return mode;
+  constexpr size_t kTailTokens = 8;
+  const size_t n_tail = std::min(prompt.size(), kTailTokens);
+  const std::vector<int32_t> tail(prompt.end() - static_cast<std::ptrdiff_t>(n_tail), prompt.end());
+  const std::string tail_text = text.detokenize(tail);
+  mode.starts_open = mode.harmony ? prompt_opens_harmony_analysis(tail_text) : prompt_opens_reasoning(tail_text);
+  return mode;
+}
+
 }  // namespace strata::server

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "server/generation_result.h"
+#include "server/model_text.h"
 
 namespace strata::server {
 
@@ -91,5 +92,11 @@ SplitResult split_result_reasoning(const GenerationResult& result, const Reasoni
 // True when a prompt's text ends inside an open reasoning block ("...<think>\n"), as some
 // templates write it, so the model's output starts with reasoning and no opening tag.
 bool prompt_opens_reasoning(std::string_view prompt_tail);
+
+// How a chat reply of this model is split after this prompt: harmony channels when the model
+// writes harmony, <think> blocks when it is a thinking model, no split otherwise; starts_open
+// when the prompt's last tokens already opened the reasoning. Shared by the server's chat routes
+// and `strata run --chat`.
+ReasoningMode chat_reasoning_mode(const ModelText& text, const std::vector<int32_t>& prompt);
 
 }  // namespace strata::server

@@ -27,7 +27,8 @@ std::string_view trim_space(std::string_view text) {
   return text.substr(first, last - first + 1);
 }
 
-// {"name": "...", "arguments" | "parameters": {...} or a string holding such an object}.
+// {"name": "...", "arguments" | "parameters": {...} or a string}. A string holding a JSON object
+// is unwrapped; any other string is kept as the call's raw arguments.
 bool parse_call(std::string_view body, ParsedToolCall* out) {
   json call = json::parse(trim_space(body), nullptr, /*allow_exceptions=*/false);
   if (!call.is_object()) return false;
@@ -41,9 +42,11 @@ bool parse_call(std::string_view body, ParsedToolCall* out) {
                     ? json::parse(args->get<std::string>(), nullptr, /*allow_exceptions=*/false)
                     : *args;
   }
-  if (!arguments.is_object()) return false;
+  const bool raw = args != call.end() && args->is_string() && !arguments.is_object();
+  if (!arguments.is_object() && !raw) return false;
   out->name = name->get<std::string>();
-  out->arguments_json = arguments.dump(-1, ' ', false, json::error_handler_t::replace);
+  out->arguments_raw = raw;
+  out->arguments_json = raw ? args->get<std::string>() : arguments.dump(-1, ' ', false, json::error_handler_t::replace);
   return true;
 }
 

@@ -7,9 +7,12 @@
 //    output (Llama 3.1 style; surrounding whitespace allowed), or a JSON array of such objects
 //    (Mistral style), each optionally after the tag the model family writes before its calls
 //    when the detokenizer renders it: `<|python_tag|>` (Llama 3.1) or `[TOOL_CALLS]` (Mistral).
-// Anything that does not parse as a call (bad JSON, no name, arguments not an object, a block
-// never closed) comes back unchanged as text: no byte of the output is ever dropped, apart from
-// whitespace-only text between or after tool calls.
+// Arguments may be an object or a string; a string holding a JSON object is unwrapped, any other
+// string is the call's raw arguments (ParsedToolCall::arguments_raw: the harmony splitter writes
+// a gpt-oss call whose body is not a JSON object that way). Anything that does not parse as a
+// call (bad JSON, no name, arguments neither an object nor a string, a block never closed) comes
+// back unchanged as text: no byte of the output is ever dropped, apart from whitespace-only text
+// between or after tool calls.
 //
 // One instance follows one output on one thread. feed() returns what can be released now;
 // text that might still be the start of `<tool_call>`, the inside of an open block, or an
@@ -25,7 +28,11 @@ namespace strata::server {
 
 struct ParsedToolCall {
   std::string name;
-  std::string arguments_json;  // the arguments object as compact JSON text
+  // The arguments object as compact JSON text; when arguments_raw, the text the model wrote
+  // instead, which is not a JSON object (OpenAI answers it as it is, Anthropic wrapped as
+  // {"INVALID_JSON": text}).
+  std::string arguments_json;
+  bool arguments_raw = false;
 };
 
 // One released piece of output: text (call is unset) or one complete tool call.

@@ -76,6 +76,21 @@ TEST(ToolCallParser, MalformedBlocksStayTextWordForWord) {
   }
 }
 
+TEST(ToolCallParser, StringArgumentsThatHoldNoObjectAreKeptRaw) {
+  const std::string output = R"(<tool_call>{"name": "f", "arguments": "{\"city\": \"Par"}</tool_call>)";
+  for (size_t n : {size_t{1}, size_t{5}, output.size()}) {
+    std::vector<ToolCallPiece> pieces = stream_pieces(output, n);
+    ASSERT_EQ(pieces.size(), 1u) << "by " << n;
+    ASSERT_TRUE(pieces[0].is_call);
+    EXPECT_EQ(pieces[0].call.name, "f");
+    EXPECT_TRUE(pieces[0].call.arguments_raw);
+    EXPECT_EQ(pieces[0].call.arguments_json, R"({"city": "Par)");
+  }
+  ParsedOutput object = parse_tool_calls(R"(<tool_call>{"name": "f", "arguments": "{}"}</tool_call>)");
+  ASSERT_EQ(object.calls.size(), 1u);
+  EXPECT_FALSE(object.calls[0].arguments_raw);
+}
+
 TEST(ToolCallParser, MalformedBlockDoesNotHideALaterCall) {
   ParsedOutput out = parse_tool_calls(
       "<tool_call>oops</tool_call><tool_call>{\"name\": \"b\", \"arguments\": {}}</tool_call>");
