@@ -159,7 +159,8 @@ Status parse_tool_message(const json& message, size_t index, ChatTurn* out) {
 }
 
 // An assistant's earlier reasoning as clients send it back: "reasoning_content" (what this
-// server answers) or "reasoning" (vLLM's newer name), a string or null; the first wins.
+// server answers) or "reasoning" (vLLM's newer name), a string or null (absent);
+// "reasoning_content" wins when both are sent.
 Status parse_message_reasoning(const json& message, size_t index, ChatTurn* out) {
   for (const char* field : {"reasoning", "reasoning_content"}) {
     const json* value = find_field(message, field);
