@@ -123,8 +123,9 @@ class TokenizeCommandTest : public ::testing::Test {
   fs::path dir_;
 };
 
-// Words, an umlaut, tabs and newlines, byte fallback or byte-level emoji, Cyrillic, digits, mixed scripts.
-constexpr size_t kPicks[] = {11, 1, 10, 18, 20, 28, 32, 39};
+// Words, tabs and newlines, byte fallback or byte-level emoji, mixed scripts: what the command line
+// could mangle on its way to the tokenizer (tokenizer_test checks every vector in-process).
+constexpr size_t kPicks[] = {11, 10, 18, 32};
 // -f reads the same text from a file: what it could get wrong is bytes (line ends, tabs, bytes that
 // are not whole characters), so it runs on the picks that have them. Each run starts `strata`, which
 // is most of this test's time (a second a start under the sanitizers).
