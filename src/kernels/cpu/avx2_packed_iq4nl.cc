@@ -52,16 +52,91 @@ struct PackedMXFP4Format {
   }
 };
 
-// The codes of line c's half h: inputs 4c .. 4c + 3 (low nibbles) and 16 + 4c .. (high).
-struct HalfCodes {
+// The levels (as `table` maps codes) of line c's half h: inputs 4c .. 4c + 3 (low nibbles) and
+// 16 + 4c .. 16 + 4c + 3 (high) for the half's 8 rows.
+struct HalfLevels {
   __m256i lo, hi;
 };
 
-inline HalfCodes half_codes(const std::byte* blk, int c, int h) {
+inline HalfLevels half_levels(const std::byte* blk, int c, int h, __m256i table) {
   const __m256i mask4 = _mm256_set1_epi8(0x0f);
   const __m256i line = half_line(blk + kPackedIQ4NLCodesOffset + 64 * c, h);
-  return {_mm256_and_si256(line, mask4), _mm256_and_si256(_mm256_srli_epi16(line, 4), mask4)};
+  return {_mm256_shuffle_epi8(table, _mm256_and_si256(line, mask4)),
+          _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(line, 4), mask4))};
 }
+
+// dot[r] = the exact int32 dots of half h's 8 rows with tile row r's block (codes at xq[r],
+// activation sum sum[r]), one function per way of forming them (see the file comment).
+#if defined(STRATA_KERNELS_AVX2_VNNI)
+template <class Format, int NR>
+[[gnu::always_inline]] inline void half_dots(const std::byte* blk, int h, const int8_t* const* xq, const int32_t* sum,
+                                             __m256i* dot) {
+  const __m256i biased = _mm256_xor_si256(Format::levels(), _mm256_set1_epi8(static_cast<char>(0x80)));
+#pragma GCC unroll 8
+  for (int r = 0; r < NR; ++r) dot[r] = _mm256_set1_epi32(-128 * sum[r]);
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c) {
+    const HalfLevels u = half_levels(blk, c, h, biased);
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; ++r) {
+      dot[r] = _mm256_dpbusd_avx_epi32(dot[r], u.lo, broadcast4(xq[r] + 4 * c));
+      dot[r] = _mm256_dpbusd_avx_epi32(dot[r], u.hi, broadcast4(xq[r] + 16 + 4 * c));
+    }
+  }
+}
+#else
+// IQ4_NL: the sign trick, one madd per line.
+template <class Format, int NR>
+  requires(Format::kMaddubsBias == 0)
+[[gnu::always_inline]] inline void half_dots(const std::byte* blk, int h, const int8_t* const* xq, const int32_t*,
+                                             __m256i* dot) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  const __m256i levels = Format::levels();
+#pragma GCC unroll 8
+  for (int r = 0; r < NR; ++r) dot[r] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c) {
+    const HalfLevels q = half_levels(blk, c, h, levels);
+    const __m256i abs_lo = _mm256_abs_epi8(q.lo), abs_hi = _mm256_abs_epi8(q.hi);
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; ++r) {
+      const __m256i x_lo = _mm256_sign_epi8(broadcast4(xq[r] + 4 * c), q.lo);
+      const __m256i x_hi = _mm256_sign_epi8(broadcast4(xq[r] + 16 + 4 * c), q.hi);
+      dot[r] = _mm256_add_epi32(dot[r], _mm256_madd_epi16(_mm256_maddubs_epi16(abs_lo, x_lo), ones));
+      dot[r] = _mm256_add_epi32(dot[r], _mm256_madd_epi16(_mm256_maddubs_epi16(abs_hi, x_hi), ones));
+      keep_chain(dot[r]);
+    }
+  }
+}
+
+// MXFP4: level + kMaddubsBias through maddubs, int16 sums over the block, the bias taken out.
+template <class Format, int NR>
+  requires(Format::kMaddubsBias != 0)
+[[gnu::always_inline]] inline void half_dots(const std::byte* blk, int h, const int8_t* const* xq, const int32_t* sum,
+                                             __m256i* dot) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  const __m256i biased = _mm256_add_epi8(Format::levels(), _mm256_set1_epi8(Format::kMaddubsBias));
+  __m256i sum_lo[NR], sum_hi[NR];
+#pragma GCC unroll 8
+  for (int r = 0; r < NR; ++r) sum_lo[r] = sum_hi[r] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c) {
+    const HalfLevels u = half_levels(blk, c, h, biased);
+#pragma GCC unroll 8
+    for (int r = 0; r < NR; ++r) {
+      sum_lo[r] = _mm256_add_epi16(sum_lo[r], _mm256_maddubs_epi16(u.lo, broadcast4(xq[r] + 4 * c)));
+      sum_hi[r] = _mm256_add_epi16(sum_hi[r], _mm256_maddubs_epi16(u.hi, broadcast4(xq[r] + 16 + 4 * c)));
+      keep_chain(sum_lo[r]);
+      keep_chain(sum_hi[r]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < NR; ++r) {
+    const __m256i both = _mm256_add_epi32(_mm256_madd_epi16(sum_lo[r], ones), _mm256_madd_epi16(sum_hi[r], ones));
+    dot[r] = _mm256_add_epi32(both, _mm256_set1_epi32(-Format::kMaddubsBias * sum[r]));
+  }
+}
+#endif
 
 template <class Format>
 struct PackedLevels4 : Avx2PackedKernel {
@@ -71,71 +146,6 @@ struct PackedLevels4 : Avx2PackedKernel {
   // One half (8 rows) of the group at a time, so per tile row one or two partial dots stay
   // live across the half's 4 lines (the float accumulators wait in memory).
   static constexpr int kMaxTileRows = 4;
-
-  // dot[r] = the exact int32 dots of half h's 8 rows with row r's block (codes at xq[r],
-  // activation sum sum[r]).
-  template <int NR>
-  [[gnu::always_inline]] static void half_dots(const std::byte* blk, int h, const int8_t* const* xq,
-                                               const int32_t* sum, __m256i* dot) {
-#if defined(STRATA_KERNELS_AVX2_VNNI)
-    const __m256i biased = _mm256_xor_si256(Format::levels(), _mm256_set1_epi8(static_cast<char>(0x80)));
-#pragma GCC unroll 8
-    for (int r = 0; r < NR; ++r) dot[r] = _mm256_set1_epi32(-128 * sum[r]);
-#pragma GCC unroll 4
-    for (int c = 0; c < 4; ++c) {
-      const HalfCodes codes = half_codes(blk, c, h);
-      const __m256i lo = _mm256_shuffle_epi8(biased, codes.lo), hi = _mm256_shuffle_epi8(biased, codes.hi);
-#pragma GCC unroll 8
-      for (int r = 0; r < NR; ++r) {
-        dot[r] = _mm256_dpbusd_avx_epi32(dot[r], lo, broadcast4(xq[r] + 4 * c));
-        dot[r] = _mm256_dpbusd_avx_epi32(dot[r], hi, broadcast4(xq[r] + 16 + 4 * c));
-      }
-    }
-#else
-    const __m256i ones = _mm256_set1_epi16(1);
-    if constexpr (Format::kMaddubsBias == 0) {
-      const __m256i levels = Format::levels();
-#pragma GCC unroll 8
-      for (int r = 0; r < NR; ++r) dot[r] = _mm256_setzero_si256();
-#pragma GCC unroll 4
-      for (int c = 0; c < 4; ++c) {
-        const HalfCodes codes = half_codes(blk, c, h);
-        const __m256i lo = _mm256_shuffle_epi8(levels, codes.lo), hi = _mm256_shuffle_epi8(levels, codes.hi);
-        const __m256i abs_lo = _mm256_abs_epi8(lo), abs_hi = _mm256_abs_epi8(hi);
-#pragma GCC unroll 8
-        for (int r = 0; r < NR; ++r) {
-          const __m256i x_lo = _mm256_sign_epi8(broadcast4(xq[r] + 4 * c), lo);
-          const __m256i x_hi = _mm256_sign_epi8(broadcast4(xq[r] + 16 + 4 * c), hi);
-          dot[r] = _mm256_add_epi32(dot[r], _mm256_madd_epi16(_mm256_maddubs_epi16(abs_lo, x_lo), ones));
-          dot[r] = _mm256_add_epi32(dot[r], _mm256_madd_epi16(_mm256_maddubs_epi16(abs_hi, x_hi), ones));
-          keep_chain(dot[r]);
-        }
-      }
-    } else {
-      const __m256i biased = _mm256_add_epi8(Format::levels(), _mm256_set1_epi8(Format::kMaddubsBias));
-      __m256i sum_lo[NR], sum_hi[NR];
-#pragma GCC unroll 8
-      for (int r = 0; r < NR; ++r) sum_lo[r] = sum_hi[r] = _mm256_setzero_si256();
-#pragma GCC unroll 4
-      for (int c = 0; c < 4; ++c) {
-        const HalfCodes codes = half_codes(blk, c, h);
-        const __m256i lo = _mm256_shuffle_epi8(biased, codes.lo), hi = _mm256_shuffle_epi8(biased, codes.hi);
-#pragma GCC unroll 8
-        for (int r = 0; r < NR; ++r) {
-          sum_lo[r] = _mm256_add_epi16(sum_lo[r], _mm256_maddubs_epi16(lo, broadcast4(xq[r] + 4 * c)));
-          sum_hi[r] = _mm256_add_epi16(sum_hi[r], _mm256_maddubs_epi16(hi, broadcast4(xq[r] + 16 + 4 * c)));
-          keep_chain(sum_lo[r]);
-          keep_chain(sum_hi[r]);
-        }
-      }
-#pragma GCC unroll 8
-      for (int r = 0; r < NR; ++r) {
-        const __m256i both = _mm256_add_epi32(_mm256_madd_epi16(sum_lo[r], ones), _mm256_madd_epi16(sum_hi[r], ones));
-        dot[r] = _mm256_add_epi32(both, _mm256_set1_epi32(-Format::kMaddubsBias * sum[r]));
-      }
-    }
-#endif
-  }
 
   // Always inlined: packed_matmul() calls it from two places (with and without prefetches).
   template <int NR>
@@ -154,7 +164,7 @@ struct PackedLevels4 : Avx2PackedKernel {
         asm volatile("" : "+r"(xq[r]));
       }
       __m256i dot[NR];
-      half_dots<NR>(blk, h, xq, sum, dot);
+      half_dots<Format, NR>(blk, h, xq, sum, dot);
       const __m256 dw = Format::scales8(blk, h);
 #pragma GCC unroll 8
       for (int r = 0; r < NR; ++r) {
