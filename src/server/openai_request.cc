@@ -331,6 +331,30 @@ Status parse_template_kwargs(const json& body, PromptInput* out) {
   return Status::Ok();
 }
 
+namespace {
+
+// "reasoning_effort" (OpenAI's reasoning models): "low", "medium" or "high" reaches the template
+// as its reasoning_effort variable (gpt-oss's harmony template writes "Reasoning: <effort>" into
+// its system message; templates that do not read it ignore it). "minimal", OpenAI's lowest for
+// other models, is taken as "low", the lowest gpt-oss knows. chat_template_kwargs' own
+// reasoning_effort, when a request sends both, wins.
+Status parse_reasoning_effort(const json& body, PromptInput* out) {
+  const json* effort = find_field(body, "reasoning_effort");
+  if (!effort) return Status::Ok();
+  const std::string value = effort->is_string() ? effort->get<std::string>() : std::string();
+  if (value != "minimal" && value != "low" && value != "medium" && value != "high") {
+    return Status::InvalidArgument(fmt::format(
+        "'reasoning_effort' must be \"minimal\", \"low\", \"medium\" or \"high\", got {}", describe_value(*effort)));
+  }
+  if (!out->template_kwargs.is_object()) out->template_kwargs = json::object();
+  if (!out->template_kwargs.contains("reasoning_effort")) {
+    out->template_kwargs["reasoning_effort"] = value == "minimal" ? "low" : value;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<CompletionRequest> parse_chat_completion_request(const json& body) {
   CompletionRequest out;
   out.prompt.kind = PromptInput::Kind::kChat;
@@ -344,6 +368,7 @@ Result<CompletionRequest> parse_chat_completion_request(const json& body) {
     out.prompt.messages.push_back(std::move(turn));
   }
   STRATA_RETURN_IF_ERROR(parse_template_kwargs(body, &out.prompt));
+  STRATA_RETURN_IF_ERROR(parse_reasoning_effort(body, &out.prompt));
   STRATA_RETURN_IF_ERROR(parse_chat_tools(body, &out));
   STRATA_RETURN_IF_ERROR(parse_openai_common_fields(body, &out));
   SamplingParams& s = out.generate.sampling;

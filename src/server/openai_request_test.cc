@@ -128,6 +128,27 @@ TEST(ChatCompletionRequest, AssistantReasoningIsCarriedUnderEitherName) {
   EXPECT_EQ(m[5].reasoning, "");
 }
 
+TEST(ChatCompletionRequest, ReasoningEffortBecomesATemplateVariable) {
+  const auto effort_of = [](const std::string& body) {
+    Result<CompletionRequest> r = parse_chat_completion_request(json::parse(body));
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return std::string();
+    const json& kwargs = r->prompt.template_kwargs;
+    return kwargs.contains("reasoning_effort") ? kwargs["reasoning_effort"].get<std::string>() : "(absent)";
+  };
+  const std::string messages = R"("messages": [{"role": "user", "content": "hi"}])";
+  EXPECT_EQ(effort_of("{" + messages + "}"), "(absent)");
+  EXPECT_EQ(effort_of("{" + messages + R"(, "reasoning_effort": "high"})"), "high");
+  EXPECT_EQ(effort_of("{" + messages + R"(, "reasoning_effort": "minimal"})"), "low");
+  // Beside other template variables; chat_template_kwargs' own value wins.
+  EXPECT_EQ(effort_of("{" + messages +
+                      R"(, "reasoning_effort": "low", "chat_template_kwargs": {"enable_thinking": true}})"),
+            "low");
+  EXPECT_EQ(effort_of("{" + messages +
+                      R"(, "reasoning_effort": "low", "chat_template_kwargs": {"reasoning_effort": "high"}})"),
+            "high");
+}
+
 TEST(TextCompletionRequest, RefusesTools) {
   Result<CompletionRequest> r = parse_text_completion_request(
       json::parse(R"({"prompt": "x", "tools": [{"type": "function", "function": {"name": "f"}}]})"));
@@ -177,6 +198,10 @@ INSTANTIATE_TEST_SUITE_P(
                 Code::kInvalidArgument, "'messages[0].reasoning' must be a string"},
         BadChat{R"({"messages": [{"role": "user", "content": "x", "reasoning_content": "y"}]})",
                 Code::kInvalidArgument, "'messages[0].reasoning_content' is only allowed on assistant"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "reasoning_effort": "extreme"})",
+                Code::kInvalidArgument, "'reasoning_effort' must be \"minimal\", \"low\", \"medium\" or \"high\""},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "reasoning_effort": 3})",
+                Code::kInvalidArgument, "'reasoning_effort' must be"},
         BadChat{R"({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]})",
                 Code::kUnsupported, "'messages[0].content[0]'"},
         BadChat{R"({"messages": [{"role": "user", "content": [{"type": 5}]}]})", Code::kUnsupported,

@@ -1,6 +1,7 @@
 // An assistant's earlier reasoning, sent back by OpenAI and Anthropic clients, reaches the model's
 // template: gpt-oss's harmony template (testdata/gpt-oss.jinja) renders it as the analysis
-// message before the tool call it led to, Qwen3's (testdata/qwen3.jinja) as a <think> block.
+// message before the tool call it led to, Qwen3's (testdata/qwen3.jinja) as a <think> block. And
+// OpenAI's reasoning_effort reaches gpt-oss's system message.
 //
 // The expected prompts are Python jinja2's renderings of the same templates (jinja2 3.1.6 on
 // Python 3.11, as Hugging Face transformers sets it up: ImmutableSandboxedEnvironment with
@@ -151,6 +152,22 @@ TEST(ReasoningPassback, GptOssRefusesAToolCallTurnWithBothTextAndReasoning) {
   EXPECT_EQ(text.status().code(), Code::kInvalidArgument);
   EXPECT_NE(text.status().message().find("Cannot pass both content and thinking"), std::string::npos)
       << text.status().message();
+}
+
+// OpenAI's reasoning_effort reaches gpt-oss's system message ("Reasoning: medium" when absent).
+TEST(ReasoningEffort, GptOssSystemMessageCarriesTheRequestsEffort) {
+  const ChatTemplate t = template_from_testdata("gpt-oss.jinja");
+  const auto prompt_with = [&](const std::string& extra) {
+    Result<CompletionRequest> r =
+        parse_chat_completion_request(json::parse(R"({"messages": [{"role": "user", "content": "hi"}])" + extra + "}"));
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? render_on_fixed_date(t, r->prompt) : std::string();
+  };
+  EXPECT_NE(prompt_with("").find("\nReasoning: medium\n"), std::string::npos) << prompt_with("");
+  const std::string high = prompt_with(R"(, "reasoning_effort": "high")");
+  EXPECT_NE(high.find("\nReasoning: high\n"), std::string::npos) << high;
+  EXPECT_EQ(high.find("Reasoning: medium"), std::string::npos) << high;
+  EXPECT_NE(prompt_with(R"(, "reasoning_effort": "minimal")").find("\nReasoning: low\n"), std::string::npos);
 }
 
 }  // namespace
