@@ -45,27 +45,16 @@ TEST_P(QuantTypesTest, LoadsAndMatchesTheFloat64ReferenceThenDecodesGreedily) {
   auto kv = std::move(ContiguousKv::Create(m.kv_layout(DType::kF32, 16), 1, kMaxTokens).value());
   auto scratch = m.make_scratch(kMaxTokens, kMaxTokens);
   ThreadPool pool(2);
+  std::vector<int32_t> tokens;
   std::vector<Row> rows;
   for (int pos = 0; pos < kPrompt; ++pos) {
-    rows.push_back(Row{0, pos, static_cast<int32_t>((pos * 37 + 5) % n_vocab), true});
+    tokens.push_back(static_cast<int32_t>((pos * 37 + 5) % n_vocab));
+    rows.push_back(Row{0, pos, tokens.back(), true});
   }
   std::vector<float> logits(static_cast<size_t>(kPrompt) * n_vocab);
   m.forward(rows, *kv, logits.data(), *scratch, pool);
 
-  double total_sq = 0, err_sq = 0, max_rel = 0;
-  for (int pos = 0; pos < kPrompt; ++pos) {
-    const std::vector<double> expect = ref->step(rows[pos].token);
-    double sum_sq = 0;
-    for (double x : expect) sum_sq += x * x;
-    const double rms = std::sqrt(sum_sq / n_vocab);
-    total_sq += sum_sq;
-    for (int i = 0; i < n_vocab; ++i) {
-      const double err = logits[static_cast<size_t>(pos) * n_vocab + i] - expect[i];
-      err_sq += err * err;
-      max_rel = std::max(max_rel, std::fabs(err) / rms);
-    }
-  }
-  const double rms_rel = std::sqrt(err_sq / total_sq);
+  const auto [rms_rel, max_rel] = testing::logit_errors(*ref, tokens, logits.data());
   EXPECT_LT(rms_rel, 0.04) << GetParam();
   EXPECT_LT(max_rel, 0.20) << GetParam();
   RecordProperty("rms_rel", std::to_string(rms_rel));

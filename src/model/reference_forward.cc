@@ -297,4 +297,24 @@ std::vector<double> ReferenceForward::step(int32_t token) {
   return matvec(output_, rmsnorm(h.data(), output_norm_, n_embd, hp_.rms_eps));
 }
 
+LogitErrors logit_errors(ReferenceForward& ref, std::span<const int32_t> tokens, const float* logits) {
+  LogitErrors e;
+  double total_sq = 0, total_err_sq = 0;
+  for (size_t pos = 0; pos < tokens.size(); ++pos) {
+    const std::vector<double> expect = ref.step(tokens[pos]);
+    const size_t n_vocab = expect.size();
+    double sum_sq = 0;
+    for (double x : expect) sum_sq += x * x;
+    const double rms = std::sqrt(sum_sq / static_cast<double>(n_vocab));
+    total_sq += sum_sq;
+    for (size_t i = 0; i < n_vocab; ++i) {
+      const double err = logits[pos * n_vocab + i] - expect[i];
+      total_err_sq += err * err;
+      e.max_rel = std::max(e.max_rel, std::fabs(err) / rms);
+    }
+  }
+  e.rms_rel = std::sqrt(total_err_sq / total_sq);
+  return e;
+}
+
 }  // namespace strata::testing

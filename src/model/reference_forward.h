@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "base/status.h"
@@ -55,5 +56,15 @@ class ReferenceForward {
   std::vector<Layer> layers_;
   int n_tokens_ = 0;
 };
+
+// How far a fast forward's logits are from the reference's: `logits` holds tokens.size() rows
+// of n_vocab (positions ref.n_tokens(), ... in order), and ref steps through the same tokens.
+//   rms_rel = ||fast - ref|| / ||ref|| over all positions
+//   max_rel = the largest |fast - ref| over the RMS of the reference logits at its position
+struct LogitErrors {
+  double rms_rel = 0;
+  double max_rel = 0;
+};
+LogitErrors logit_errors(ReferenceForward& ref, std::span<const int32_t> tokens, const float* logits);
 
 }  // namespace strata::testing

@@ -101,29 +101,16 @@ class ReferenceForwardTest : public ::testing::TestWithParam<Case> {
     auto scratch = m.make_scratch(kTokens, kTokens);
     ThreadPool pool(2);
     std::mt19937 rng(spec.seed);
+    std::vector<int32_t> tokens;
     std::vector<Row> rows;
     for (int pos = 0; pos < kTokens; ++pos) {
-      rows.push_back(Row{0, pos, static_cast<int32_t>(rng() % static_cast<uint32_t>(n_vocab)), true});
+      tokens.push_back(static_cast<int32_t>(rng() % static_cast<uint32_t>(n_vocab)));
+      rows.push_back(Row{0, pos, tokens.back(), true});
     }
     std::vector<float> logits(static_cast<size_t>(kTokens) * n_vocab);
     m.forward(rows, *kv, logits.data(), *scratch, pool);
-
-    Errors e{0, 0};
-    double total_sq = 0, total_err_sq = 0;
-    for (int pos = 0; pos < kTokens; ++pos) {
-      const std::vector<double> expect = ref->step(rows[pos].token);
-      double sum_sq = 0;
-      for (double x : expect) sum_sq += x * x;
-      const double rms = std::sqrt(sum_sq / n_vocab);
-      total_sq += sum_sq;
-      for (int i = 0; i < n_vocab; ++i) {
-        const double err = logits[static_cast<size_t>(pos) * n_vocab + i] - expect[i];
-        total_err_sq += err * err;
-        e.max_rel = std::max(e.max_rel, std::fabs(err) / rms);
-      }
-    }
-    e.rms_rel = std::sqrt(total_err_sq / total_sq);
-    return e;
+    const testing::LogitErrors e = testing::logit_errors(*ref, tokens, logits.data());
+    return {e.max_rel, e.rms_rel};
   }
 
   fs::path dir_;

@@ -53,6 +53,31 @@ json harmony_chat_body(bool stream) {
   return body;
 }
 
+// An OpenAI chat reply with a tool call, streamed or not: its calls (a streamed call's first
+// delta), reasoning, content (a whole reply's as sent, null included; a stream's deltas joined)
+// and finish reason.
+struct ToolCallReply {
+  json calls = json::array();
+  std::string reasoning;
+  json content;
+  std::string finish;
+};
+
+ToolCallReply tool_call_reply(const std::string& body, bool stream) {
+  if (stream) {
+    const ReasoningStream s = parse_reasoning_stream(body);
+    return {s.tool_calls, s.reasoning, s.content, s.finish_reason};
+  }
+  ToolCallReply out;
+  const json choice = json::parse(body)["choices"][0];
+  const json& message = choice["message"];
+  out.calls = message["tool_calls"];
+  if (message.contains("reasoning_content")) out.reasoning = message["reasoning_content"];
+  out.content = message["content"];
+  out.finish = choice["finish_reason"];
+  return out;
+}
+
 TEST(HarmonyHttp, OpenAiMessageCarriesAnalysisAsReasoningContent) {
   HarmonyServer harmony(kHarmonyReply);
   auto res = harmony.server.client(kTestApiKey).Post("/v1/chat/completions", harmony_chat_body(false).dump(), kJsonType);
@@ -99,26 +124,11 @@ TEST(HarmonyHttp, ToolCallOnTheCommentaryChannelIsAToolCall) {
     body["stream"] = stream;
     auto res = harmony.server.client(kTestApiKey).Post("/v1/chat/completions", body.dump(), kJsonType);
     ASSERT_EQ(res->status, 200) << res->body;
-    json calls = json::array();
-    std::string reasoning, finish;
-    if (!stream) {
-      const json choice = json::parse(res->body)["choices"][0];
-      calls = choice["message"]["tool_calls"];
-      reasoning = choice["message"]["reasoning_content"];
-      finish = choice["finish_reason"];
-      EXPECT_TRUE(choice["message"]["content"].is_null()) << choice;
-    }
-    for (const std::string& data : stream ? parse_sse(res->body).data : std::vector<std::string>{}) {
-      if (data == "[DONE]") continue;
-      const json choice = json::parse(data)["choices"][0];
-      const json& delta = choice["delta"];
-      if (delta.contains("tool_calls")) calls.push_back(delta["tool_calls"][0]);
-      if (delta.contains("reasoning_content")) reasoning += delta["reasoning_content"].get<std::string>();
-      if (delta.contains("content")) EXPECT_EQ(delta["content"], "") << data;
-      if (!choice["finish_reason"].is_null()) finish = choice["finish_reason"];
-    }
-    EXPECT_EQ(reasoning, "Need the weather.") << stream;
-    EXPECT_EQ(finish, "tool_calls") << stream;
+    const ToolCallReply reply = tool_call_reply(res->body, stream);
+    const json& calls = reply.calls;
+    EXPECT_EQ(reply.content, stream ? json("") : json(nullptr)) << res->body;
+    EXPECT_EQ(reply.reasoning, "Need the weather.") << stream;
+    EXPECT_EQ(reply.finish, "tool_calls") << stream;
     ASSERT_EQ(calls.size(), 1u) << res->body;
     EXPECT_EQ(calls[0]["function"]["name"], "get_weather");
     EXPECT_EQ(json::parse(calls[0]["function"]["arguments"].get<std::string>()), json({{"city", "Paris"}}));
@@ -139,23 +149,10 @@ TEST(HarmonyHttp, OpenAiToolCallWithArgumentsThatAreNotJsonKeepsThemAsWritten) {
     body["stream"] = stream;
     auto res = harmony.server.client(kTestApiKey).Post("/v1/chat/completions", body.dump(), kJsonType);
     ASSERT_EQ(res->status, 200) << res->body;
-    json calls = json::array();
-    std::string content, finish;
-    if (!stream) {
-      const json choice = json::parse(res->body)["choices"][0];
-      calls = choice["message"]["tool_calls"];
-      EXPECT_TRUE(choice["message"]["content"].is_null()) << choice;
-      finish = choice["finish_reason"];
-    }
-    for (const std::string& data : stream ? parse_sse(res->body).data : std::vector<std::string>{}) {
-      if (data == "[DONE]") continue;
-      const json choice = json::parse(data)["choices"][0];
-      if (choice["delta"].contains("tool_calls")) calls.push_back(choice["delta"]["tool_calls"][0]);
-      if (choice["delta"].contains("content")) content += choice["delta"]["content"].get<std::string>();
-      if (!choice["finish_reason"].is_null()) finish = choice["finish_reason"];
-    }
-    EXPECT_EQ(content, "") << stream;
-    EXPECT_EQ(finish, "tool_calls") << stream;
+    const ToolCallReply reply = tool_call_reply(res->body, stream);
+    const json& calls = reply.calls;
+    EXPECT_EQ(reply.content, stream ? json("") : json(nullptr)) << res->body;
+    EXPECT_EQ(reply.finish, "tool_calls") << stream;
     ASSERT_EQ(calls.size(), 1u) << res->body;
     EXPECT_EQ(calls[0]["function"]["name"], "get_weather");
     EXPECT_EQ(calls[0]["function"]["arguments"], kBrokenArguments);

@@ -119,7 +119,10 @@ ReasoningStream parse_reasoning_stream(const std::string& body) {
       out.reasoning_tokens = chunk["usage"]["completion_tokens_details"]["reasoning_tokens"];
       continue;
     }
-    const nlohmann::json& delta = chunk["choices"][0]["delta"];
+    const nlohmann::json& choice = chunk["choices"][0];
+    if (!choice["finish_reason"].is_null()) out.finish_reason = choice["finish_reason"];
+    const nlohmann::json& delta = choice["delta"];
+    if (delta.contains("tool_calls")) out.tool_calls.push_back(delta["tool_calls"][0]);
     if (delta.contains("reasoning_content")) {
       out.reasoning_after_content = out.reasoning_after_content || !out.content.empty();
       out.reasoning += delta["reasoning_content"].get<std::string>();

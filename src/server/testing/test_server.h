@@ -78,11 +78,14 @@ SseStream parse_sse(const std::string& body);
 
 // What an OpenAI chat-completions stream (with include_usage) carried: its reasoning_content
 // deltas and its non-empty content deltas, each joined; whether a reasoning delta came after
-// content had begun; the usage's reasoning token count (-1 without a usage chunk).
+// content had begun; the usage's reasoning token count (-1 without a usage chunk); each tool-call
+// delta's first call, in order; the finish reason ("" if none came).
 struct ReasoningStream {
   std::string reasoning, content;
   bool reasoning_after_content = false;
   int reasoning_tokens = -1;
+  nlohmann::json tool_calls = nlohmann::json::array();
+  std::string finish_reason;
 };
 ReasoningStream parse_reasoning_stream(const std::string& body);
 
