@@ -34,14 +34,31 @@ int EngineModelText::vocab_size() const { return tokenizer_.n_vocab(); }
 
 namespace {
 
+bool writes_harmony_turns(const ChatTemplate& chat_template) {
+  return chat_template.source().find("<|channel|>") != std::string::npos;
+}
+
+bool has_tool_calls(const ChatTurn& turn) {
+  if (!turn.extra.is_object()) return false;
+  const auto calls = turn.extra.find("tool_calls");
+  return calls != turn.extra.end() && calls->is_array() && !calls->empty();
+}
+
 // A turn as the template sees it. Earlier reasoning goes in under both names real templates
 // read: "thinking" (gpt-oss's harmony template) and "reasoning_content" (Qwen3's).
-ChatMessage template_message(const ChatTurn& turn) {
+//
+// A harmony template writes a tool-call turn's text and its reasoning to the same analysis
+// message, and gpt-oss's refuses a turn with both. Strata itself answers such turns (the
+// analysis, a preamble on the commentary channel as text, then the call), and clients send them
+// back as they got them, so the reasoning is kept, being what led to the call, and the
+// preamble, already shown to the user, is left out of the prompt.
+ChatMessage template_message(const ChatTurn& turn, bool harmony) {
   ChatMessage message{turn.role, turn.content, turn.extra};
   if (turn.reasoning) {
     if (!message.extra.is_object()) message.extra = nlohmann::json::object();
     message.extra["thinking"] = *turn.reasoning;
     message.extra["reasoning_content"] = *turn.reasoning;
+    if (harmony && !turn.reasoning->empty() && has_tool_calls(turn)) message.content.clear();
   }
   return message;
 }
@@ -55,8 +72,9 @@ ChatInput chat_input(const ChatTemplate& chat_template, const PromptInput& promp
   const bool as_text = chat_template.is_fallback();
   const std::vector<ChatTurn> text_turns = as_text ? tools_as_text(turns, tools) : std::vector<ChatTurn>{};
   ChatInput input;
+  const bool harmony = writes_harmony_turns(chat_template);
   for (const ChatTurn& turn : as_text ? text_turns : turns) {
-    input.messages.push_back(template_message(turn));
+    input.messages.push_back(template_message(turn, harmony));
   }
   input.context = prompt.template_kwargs.is_object() ? prompt.template_kwargs : nlohmann::json();
   if (!as_text && tools.is_array() && !tools.empty()) input.context["tools"] = tools;

@@ -138,20 +138,41 @@ TEST(ReasoningPassback, Qwen3RendersTheReasoningAsAThinkBlockAsJinja2Does) {
   }
 }
 
-// gpt-oss's template refuses a tool-call turn with both text and reasoning: the request fails with
-// the template's message (a 400), rather than the server choosing which one to drop.
-TEST(ReasoningPassback, GptOssRefusesAToolCallTurnWithBothTextAndReasoning) {
-  json body = {{"messages", json::parse(R"([{"role": "user", "content": "Weather in Paris?"},
-      {"role": "assistant", "content": "Checking.", "reasoning_content": "Need the tool.", "tool_calls": [
-          {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]},
+// gpt-oss's template writes a tool-call turn's text and reasoning to one analysis message and
+// refuses a turn with both (jinja2 raises "Cannot pass both content and thinking"). Strata answers
+// such turns itself (analysis, a preamble as text, the call), so the text is left out and the
+// prompt is jinja2's rendering of the same turn without it; Qwen3's template keeps both.
+TEST(ReasoningPassback, GptOssToolCallTurnWithTextAndReasoningKeepsTheReasoning) {
+  json openai = {{"tools", json::parse(kOpenAiTools)}, {"messages", json::parse(R"([
+      {"role": "user", "content": "Weather in Paris?"},
+      {"role": "assistant", "content": "Checking.", "reasoning_content": "Need the weather tool.", "tool_calls": [
+          {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
       {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}])")}};
-  Result<CompletionRequest> r = parse_chat_completion_request(body);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  Result<std::string> text = render_chat(template_from_testdata("gpt-oss.jinja"), r->prompt, "", "");
-  ASSERT_FALSE(text.ok());
-  EXPECT_EQ(text.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(text.status().message().find("Cannot pass both content and thinking"), std::string::npos)
-      << text.status().message();
+  json anthropic = {{"max_tokens", 16}, {"tools", json::parse(kAnthropicTools)}, {"messages", json::parse(R"([
+      {"role": "user", "content": "Weather in Paris?"},
+      {"role": "assistant", "content": [
+          {"type": "thinking", "thinking": "Need the weather tool.", "signature": ""},
+          {"type": "text", "text": "Checking."},
+          {"type": "tool_use", "id": "call_1", "name": "get_weather", "input": {"city": "Paris"}}]},
+      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "sunny"}]}])")}};
+  Result<CompletionRequest> from_openai = parse_chat_completion_request(openai);
+  Result<CompletionRequest> from_anthropic = parse_anthropic_messages_request(anthropic);
+  ASSERT_TRUE(from_openai.ok()) << from_openai.status().ToString();
+  ASSERT_TRUE(from_anthropic.ok()) << from_anthropic.status().ToString();
+
+  const std::string expected = std::string(kGptOssHead) +
+                               "<|start|>assistant<|channel|>analysis<|message|>Need the weather tool.<|end|>" +
+                               kGptOssCall + "<|start|>assistant";
+  const ChatTemplate gpt_oss = template_from_testdata("gpt-oss.jinja");
+  EXPECT_EQ(render_on_fixed_date(gpt_oss, from_openai->prompt), expected);
+  EXPECT_EQ(render_on_fixed_date(gpt_oss, from_anthropic->prompt), expected);
+
+  const ChatTemplate qwen3 = template_from_testdata("qwen3.jinja");
+  for (const CompletionRequest* r : {&*from_openai, &*from_anthropic}) {
+    const std::string text = render_on_fixed_date(qwen3, r->prompt);
+    EXPECT_NE(text.find("<think>\nNeed the weather tool.\n</think>\n\nChecking.\n<tool_call>"), std::string::npos)
+        << text;
+  }
 }
 
 // OpenAI's reasoning_effort reaches gpt-oss's system message ("Reasoning: medium" when absent).
