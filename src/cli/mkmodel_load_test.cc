@@ -95,6 +95,32 @@ TEST_F(MkmodelLoadTest, Gemma3LoadsWithItsWindow) {
   }
 }
 
+// The small preset as phi3: one attn_qkv and one ffn_up tensor per layer, bound as row ranges,
+// every layer sliding over a quarter of its 1024 positions; Phi-4's own shape has no window.
+TEST_F(MkmodelLoadTest, Phi3LoadsWithFusedTensorsAndItsWindow) {
+  for (DType type : {DType::kF32, DType::kQ4_K}) {
+    SCOPED_TRACE(dtype_name(type));
+    auto m = generate_and_load("phi3", type, "small");
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_EQ(hp.arch, "phi3");
+    EXPECT_TRUE(hp.ffn_up_gate_fused && hp.rope_neox);
+    EXPECT_EQ(hp.sliding_window, 256);
+    EXPECT_TRUE(hp.layer_slides(0) && hp.layer_slides(3));
+    EXPECT_TRUE((*m)->gguf().find_tensor("blk.0.attn_qkv.weight") != nullptr);
+    EXPECT_TRUE((*m)->gguf().find_tensor("blk.0.ffn_gate.weight") == nullptr);
+  }
+  auto preset = model_preset("", "phi-4");
+  ASSERT_TRUE(preset.ok()) << preset.status().ToString();
+  EXPECT_EQ(preset->arch, "phi3");
+  EXPECT_TRUE(preset->phi3);
+  EXPECT_EQ(preset->sliding_window, 0);
+  EXPECT_EQ(preset->n_head_kv, 10);
+  auto as_llama = model_preset("llama", "phi-4");
+  ASSERT_TRUE(as_llama.ok());
+  EXPECT_FALSE(as_llama->phi3);
+}
+
 // moe-tiny as gpt-oss: every gpt-oss part bound (sinks, biases, the clamped SwiGLU, its
 // feed-forward norm), every other layer sliding over a quarter of the context up to 128 keys,
 // and YaRN 32 over n_ctx / 32; gpt-oss-20b's own shape.

@@ -20,6 +20,7 @@ Result<std::unique_ptr<Engine>> EngineImpl::Create(const EngineOptions& options)
   if (options.model_path.empty()) return Status::InvalidArgument("no model path (-m)");
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, Model::Load(options.model_path, options.load_progress));
   STRATA_ASSIGN_OR_RETURN(EngineConfig config, resolve_engine_config(options, model->hparams()));
+  model->fit_context(config.options.n_ctx);
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::FromGguf(model->gguf()));
   std::unique_ptr<EngineImpl> engine(new EngineImpl(std::move(config), model->hparams().n_vocab));
   engine->model_ = std::move(model);
@@ -36,7 +37,10 @@ Status EngineImpl::start() {
   kv.n_blocks = config_.n_kv_blocks;
   kv.n_seqs = o.n_parallel;
   kv.max_seq_tokens = o.n_ctx;
-  kv.model_id = model_fingerprint(model_->gguf());
+  // Parked K/V rotated with Phi-3's long rope factors is another model's to one that uses the
+  // short ones (the choice follows --context).
+  constexpr uint64_t kLongRopeFactors = 0x9e3779b97f4a7c15ull;
+  kv.model_id = model_fingerprint(model_->gguf()) ^ (model_->uses_long_rope_factors() ? kLongRopeFactors : 0);
   kv.park_dir = o.park_dir;
   kv.park_capacity_bytes = static_cast<uint64_t>(o.park_mib) << 20;
   STRATA_ASSIGN_OR_RETURN(kv_, KvCache::Create(kv));

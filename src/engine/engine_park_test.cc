@@ -7,6 +7,8 @@
 #include <fstream>
 
 #include "engine/engine_test_util.h"
+#include "gguf/gguf_file.h"
+#include "model/test_model.h"
 
 namespace strata::testing {
 namespace {
@@ -101,6 +103,57 @@ TEST_F(EnginePark, BlocksParkedWithAnotherKvTypeAreNotUsed) {
   Output out = h.wait(h.submit(follow));
   expect_identical(out, solo, "f32 engine");
   EXPECT_EQ(out.done.cached_tokens, 0);
+}
+
+// A Phi-3 model with LongRoPE rotates with its short factors in a 64-token context and with the
+// long ones in a 128-token one: K/V parked under one choice is recomputed under the other, and
+// restored under the same.
+TEST_F(EnginePark, BlocksParkedUnderTheOtherLongRopeFactorsAreNotUsed) {
+  TestModelSpec spec;
+  spec.arch = "phi3";
+  spec.n_vocab = 512;
+  spec.sliding_window = 0;
+  spec.rope_orig_ctx = 64;
+  for (int i = 0; i < 32; ++i) {
+    spec.rope_factors_short.push_back(1.0f + 0.5f * static_cast<float>(i % 3));
+    spec.rope_factors_long.push_back(2.0f + 4.0f * static_cast<float>(i));
+  }
+  auto stories = strata::GgufFile::Open(stories_path());
+  ASSERT_TRUE(stories.ok()) << stories.status().ToString();
+  for (const auto& [key, value] : stories->metadata()) {
+    if (key.starts_with("tokenizer.")) spec.metadata_overrides.emplace_back(key, value);
+  }
+  fs::create_directories(dir_);
+  const std::string model = (dir_.parent_path() / ("phi3_longrope_" + std::to_string(::getpid()) + ".gguf")).string();
+  ASSERT_TRUE(write_test_model(spec, model).ok());
+  auto with_context = [&](int n_ctx) {
+    EngineOptions o = parked(2, model);
+    o.n_ctx = n_ctx;
+    return o;
+  };
+  GenerateRequest a = make_request(30, 8, 5);
+  Output first;
+  {
+    Harness h(with_context(64));
+    first = h.wait(h.submit(a));
+  }
+  GenerateRequest follow = a;
+  follow.prompt_tokens.insert(follow.prompt_tokens.end(), first.tokens.begin(), first.tokens.end());
+  for (int i = 0; i < 9; ++i) follow.prompt_tokens.push_back(50 + i);
+  follow.max_tokens = 6;
+  {
+    Harness h(with_context(128));
+    Output out = h.wait(h.submit(follow));
+    expect_identical(out, run_solo(follow, with_context(128)), "long factors");
+    EXPECT_EQ(out.done.cached_tokens, 0);
+  }
+  Harness h(with_context(64));
+  Output out = h.wait(h.submit(follow));
+  EngineOptions solo = with_context(64);
+  solo.park_dir.clear();
+  expect_identical(out, run_solo(follow, solo), "short factors");
+  EXPECT_EQ(out.done.cached_tokens, 32);
+  fs::remove(model);
 }
 
 TEST_F(EnginePark, EvictionParksAndALaterRequestRestoresWithoutRestart) {

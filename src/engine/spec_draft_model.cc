@@ -40,6 +40,7 @@ Result<std::unique_ptr<SpecDraftModel>> SpecDraftModel::Load(const std::string& 
                                                              int n_seqs, int max_seq_tokens, int n_threads) {
   std::unique_ptr<SpecDraftModel> d(new SpecDraftModel());
   STRATA_ASSIGN_OR_RETURN(d->model_, Model::Load(path));
+  d->model_->fit_context(max_seq_tokens);
   STRATA_RETURN_IF_ERROR(check_same_vocabulary(target, d->model_->gguf()));
   d->max_rows_ = kDraftMaxRows;
   d->max_seq_tokens_ = max_seq_tokens;

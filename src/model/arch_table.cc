@@ -17,6 +17,9 @@ constexpr ArchTraits kArchs[] = {
     // over all (the best logit is the maximum of both).
     {"gpt-oss",   true,     true,    false,  true,   true,     false,       false,     false, 2, 0.0f,
      /*attn_sinks=*/true, /*swiglu_oai=*/true, /*ffn_norm_name=*/"post_attention_norm"},
+    {"phi3",      true,     false,   false,  false,  false,    false,       false,     false, 0, 0.0f,
+     /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/true,
+     /*ffn_up_gate_fused=*/true},
 };
 
 }  // namespace
@@ -29,7 +32,7 @@ const ArchTraits* find_arch(std::string_view name) {
 }
 
 std::string_view supported_arch_names() {
-  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma3, gpt-oss";
+  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma3, gpt-oss, phi3";
 }
 
 }  // namespace strata

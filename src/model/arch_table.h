@@ -37,6 +37,12 @@ struct ArchTraits {
   bool attn_sinks = false;
   bool swiglu_oai = false;
   std::string_view ffn_norm_name = "ffn_norm";
+  // Phi-3 (Phi-3, 3.5, 4): every layer slides over <arch>.attention.sliding_window keys (0, as
+  // Phi-4's files say, for none), and blk.N.ffn_up holds the gate's rows, then the up
+  // projection's. Its attention may come as one blk.N.attn_qkv tensor (q rows, k rows, v rows),
+  // which any architecture's file may use in place of attn_q/attn_k/attn_v.
+  bool sliding_every_layer = false;
+  bool ffn_up_gate_fused = false;
 };
 
 // nullptr for an architecture this build does not run.

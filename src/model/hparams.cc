@@ -78,6 +78,12 @@ Status read_experts(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp)
 
 Status read_rope_scaling(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.attn_factor", &hp->rope_attn_factor));
+  if (!(hp->rope_attn_factor > 0.0f) || !std::isfinite(hp->rope_attn_factor)) {
+    return Status::Corrupt(gguf.path() + ": " + a + ".rope.scaling.attn_factor must be a positive finite number");
+  }
+  hp->rope_orig_ctx = hp->n_ctx_train;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "rope.scaling.original_context_length", true, &hp->rope_orig_ctx));
   float factor = 1.0f;
   STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.factor", &factor));
   std::string type = gguf.get_string(a + ".rope.scaling.type").value_or(factor != 1.0f ? "linear" : "none");
@@ -97,19 +103,38 @@ Status read_rope_scaling(const GgufFile& gguf, Hparams* hp) {
   if (type == "yarn") {
     hp->rope_freq_scale = 1.0f / factor;
     hp->rope_yarn_factor = factor;
-    hp->rope_yarn_orig_ctx = hp->n_ctx_train;
-    STRATA_RETURN_IF_ERROR(read_count(gguf, a, "rope.scaling.original_context_length", true, &hp->rope_yarn_orig_ctx));
-    STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.attn_factor", &hp->rope_yarn_attn_factor));
+    hp->rope_yarn_orig_ctx = hp->rope_orig_ctx;
     return Status::Ok();
   }
   return Status::Unsupported(gguf.path() + ": " + a + ".rope.scaling.type '" + type +
                              "' is not supported (none, linear, yarn)");
 }
 
-// Gemma 3's and gpt-oss's extras (arch_table.h). The attention scale is 1 / sqrt(head_dim) except in the
+// Phi-3's window, over every layer: attention.sliding_window, where 0 (Phi-4) means none. Files
+// from before the key was written get the window their model has (llama.cpp's defaults):
+// 2047 for the 4K-context mini and medium, none for the rest.
+Status read_phi3_window(const GgufFile& gguf, Hparams* hp) {
+  const std::string key = hp->arch + ".attention.sliding_window";
+  const GgufValue* v = gguf.find(key);
+  if (v == nullptr) {
+    const bool short_context = hp->n_ctx_train == 4096 && (hp->n_layer == 32 || hp->n_layer == 40);
+    hp->sliding_window = short_context ? 2047 : 0;
+    return Status::Ok();
+  }
+  std::optional<uint64_t> u = v->as_uint();
+  if (!u || *u > (1u << 30)) {
+    return Status::Corrupt(gguf.path() + ": " + key + " must be an integer >= 0, got " +
+                           (u ? std::to_string(*u) : std::string(gguf_type_name(v->type))));
+  }
+  hp->sliding_window = static_cast<int>(*u);
+  hp->sliding_period = 0;
+  return Status::Ok();
+}
+
+// Gemma 3's, gpt-oss's and Phi-3's extras (arch_table.h). The attention scale is 1 / sqrt(head_dim) except in the
 // 27B (62 layers), whose query_pre_attn_scalar is n_embd / n_head = 168 with heads of 128:
 // GGUF files carry no key for it, so the layer count tells, as in llama.cpp.
-Status read_gemma(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) {
+Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) {
   if (traits.embed_scaled) hp->embd_scale = std::sqrt(static_cast<float>(hp->n_embd));
   hp->post_norms = traits.post_norms;
   hp->ffn_gelu = traits.ffn_gelu;
@@ -118,6 +143,8 @@ Status read_gemma(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) {
     hp->rope_freq_base_swa = traits.sliding_rope_base;
     STRATA_RETURN_IF_ERROR(read_count(gguf, hp->arch, "attention.sliding_window", false, &hp->sliding_window));
   }
+  if (traits.sliding_every_layer) STRATA_RETURN_IF_ERROR(read_phi3_window(gguf, hp));
+  hp->ffn_up_gate_fused = traits.ffn_up_gate_fused;
   hp->attn_sinks = traits.attn_sinks;
   hp->swiglu_oai = traits.swiglu_oai;
   hp->ffn_norm_name = std::string(traits.ffn_norm_name);
@@ -191,7 +218,7 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   hp.tied_embeddings = !has_tensor(gguf, "output.weight");
   hp.attn_scale_dim = hp.head_dim;
   STRATA_RETURN_IF_ERROR(read_experts(gguf, *traits, &hp));
-  STRATA_RETURN_IF_ERROR(read_gemma(gguf, *traits, &hp));
+  STRATA_RETURN_IF_ERROR(read_arch_extras(gguf, *traits, &hp));
   STRATA_RETURN_IF_ERROR(check_shapes(gguf, hp));
   return hp;
 }

@@ -12,7 +12,7 @@
 namespace strata {
 
 struct Hparams {
-  std::string arch;        // "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "gemma3", "gpt-oss"
+  std::string arch;        // "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "gemma3", "gpt-oss", "phi3"
   int n_vocab = 0;
   int n_ctx_train = 0;
   int n_embd = 0;
@@ -28,7 +28,13 @@ struct Hparams {
   bool rope_neox = false;         // qwen2/qwen3: NeoX layout; llama: adjacent pairs
   int rope_yarn_orig_ctx = 0;     // > 0 when rope.scaling.type == yarn
   float rope_yarn_factor = 1.0f;
-  float rope_yarn_attn_factor = 1.0f;  // rope.scaling.attn_factor
+  // rope.scaling.attn_factor: every rotated pair's cos and sin are scaled by it, with or without
+  // YaRN (as llama.cpp does; Phi-3's LongRoPE files carry it without a scaling type).
+  float rope_attn_factor = 1.0f;
+  // Phi-3's LongRoPE: rope_factors_long.weight divides the angles instead of
+  // rope_factors_short.weight when a sequence's context exceeds rope_orig_ctx
+  // (rope.scaling.original_context_length, else the trained context); see Model::fit_context.
+  int rope_orig_ctx = 0;
   bool qk_norm = false;           // qwen3
   bool qkv_bias = false;          // qwen2
   bool tied_embeddings = false;   // no output.weight: reuse token_embd.weight
@@ -39,12 +45,14 @@ struct Hparams {
   bool post_norms = false;
   bool ffn_gelu = false;
   int sliding_window = 0;         // > 0: a sliding layer's row at pos attends keys (pos - sliding_window, pos]
-  int sliding_period = 0;         // every sliding_period-th layer attends over all keys
+  int sliding_period = 0;         // every sliding_period-th layer attends over all keys; 0: every layer slides
   float rope_freq_base_swa = 0.0f;  // > 0: sliding layers' rope base (no scaling); 0: the global rope
   // gpt-oss (model/arch_table.h): attention sinks and the clamped SwiGLU.
   bool attn_sinks = false;
   bool swiglu_oai = false;
   std::string ffn_norm_name = "ffn_norm";  // blk.N.<this>.weight
+  // Phi-3: blk.N.ffn_up.weight holds the gate's n_ff rows, then the up projection's.
+  bool ffn_up_gate_fused = false;
   // Mixture of experts (n_expert > 0): every layer's feed-forward is n_expert SiLU-gated
   // experts of width n_ff_exp, n_expert_used of them per token chosen by a router
   // (softmax over all, top-k; ties to the lower id), plus, when n_ff_shexp > 0, a shared

@@ -18,10 +18,10 @@ kernels::RopeParams rope_params(const Hparams& hp) {
   p.neox = hp.rope_neox;
   p.freq_base = hp.rope_freq_base;
   p.freq_scale = hp.rope_freq_scale;
+  p.yarn_attn_factor = hp.rope_attn_factor;
   if (hp.rope_yarn_orig_ctx > 0) {
     p.yarn_orig_ctx = hp.rope_yarn_orig_ctx;
     p.yarn_ext_factor = 1.0f;
-    p.yarn_attn_factor = hp.rope_yarn_attn_factor;
   }
   return p;
 }
@@ -88,16 +88,29 @@ Result<std::unique_ptr<Model>> Model::FromGguf(std::shared_ptr<const GgufFile> g
   STRATA_ASSIGN_OR_RETURN(impl->w, bind_weights(*gguf, impl->hp));
   pack_weights(*gguf, impl->w, progress);
   impl->rope = rope_params(impl->hp);
-  impl->rope.freq_factors = impl->w.rope_freqs;
+  impl->rope.freq_factors = impl->w.rope_freqs ? impl->w.rope_freqs : impl->w.rope_factors_short;
   impl->rope_sliding = impl->rope;
   if (impl->hp.rope_freq_base_swa > 0.0f) {
     impl->rope_sliding.freq_base = impl->hp.rope_freq_base_swa;
     impl->rope_sliding.freq_scale = 1.0f;
     impl->rope_sliding.freq_factors = nullptr;
     impl->rope_sliding.yarn_orig_ctx = 0;
+    impl->rope_sliding.yarn_attn_factor = 1.0f;
   }
   impl->gguf = std::move(gguf);
   return std::unique_ptr<Model>(new Model(std::move(impl)));
+}
+
+void Model::fit_context(int n_ctx_per_seq) {
+  ModelWeights& w = impl_->w;
+  if (w.rope_freqs != nullptr || w.rope_factors_long == nullptr) return;
+  const bool long_context = n_ctx_per_seq > impl_->hp.rope_orig_ctx;
+  impl_->rope.freq_factors = long_context ? w.rope_factors_long : w.rope_factors_short;
+  if (impl_->hp.rope_freq_base_swa <= 0.0f) impl_->rope_sliding.freq_factors = impl_->rope.freq_factors;
+}
+
+bool Model::uses_long_rope_factors() const {
+  return impl_->w.rope_factors_long != nullptr && impl_->rope.freq_factors == impl_->w.rope_factors_long;
 }
 
 const Hparams& Model::hparams() const { return impl_->hp; }

@@ -1,9 +1,9 @@
-// Model: a loaded transformer (llama, qwen2, qwen3 families, dense or mixture-of-experts) and
-// its forward pass.
+// Model: a loaded transformer (every architecture of model/arch_table.h, dense or
+// mixture-of-experts) and its forward pass.
 //
 // Owns the GgufFile (weight matrices stay memory-mapped, never copied; only the small norm
 // and bias vectors are converted to F32 copies) and the bound weight views.
-// Immutable after Load, so one Model is shared by all pipeline stages and threads; all
+// Immutable after Load (and fit_context), so one Model is shared by all pipeline stages and threads; all
 // mutable state lives in the caller's ForwardScratch and KvView.
 //
 // The forward pass works on a batch of rows that may belong to different sequences; each
@@ -61,6 +61,13 @@ class Model {
   // the embedding table it does not look up and, in a mixture of experts, the experts it
   // does not route to (n_expert_used of n_expert per layer). For the bandwidth roofline.
   size_t decode_weight_bytes() const;
+  // Phi-3's LongRoPE: from here on rotate with the long factors when a sequence may hold more
+  // than the original context (n_ctx_per_seq > hparams().rope_orig_ctx), else the short ones,
+  // as llama.cpp chooses; no effect on a model without them. Load starts with the short ones.
+  // Call before any forward pass (the only change to a loaded Model): K/V written under one
+  // choice is wrong under the other, so the engine keys parked K/V by uses_long_rope_factors().
+  void fit_context(int n_ctx_per_seq);
+  bool uses_long_rope_factors() const;
   KvLayout kv_layout(DType kv_type, int block_tokens) const;
   // Ok when the forward pass can use K/V storage of this layout: it matches the model, the
   // type can hold the model's heads (Q8_0 needs head_dim % 32 == 0), and blocks hold 1 to

@@ -147,6 +147,48 @@ TEST_F(ModelLoadTest, ReadsGptOssHparams) {
   expect_error(spec, Code::kCorrupt, "gpt-oss.attention.sliding_window");
 }
 
+// Phi-3: q/k/v from one attn_qkv tensor and gate/up from one ffn_up (row ranges of them), every
+// layer sliding (0: none, Phi-4's files), NeoX rope; LongRoPE factors come as a pair, and the
+// long ones rotate once the context exceeds the original one.
+TEST_F(ModelLoadTest, ReadsPhi3Hparams) {
+  TestModelSpec spec;
+  spec.arch = "phi3";
+  spec.n_layer = 3;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.rope_neox && hp.ffn_up_gate_fused);
+  EXPECT_FALSE(hp.qkv_bias || hp.qk_norm || hp.tied_embeddings || hp.is_moe());
+  EXPECT_EQ(hp.sliding_window, 10);
+  for (int layer = 0; layer < 3; ++layer) EXPECT_TRUE(hp.layer_slides(layer)) << "layer " << layer;
+  EXPECT_FALSE((*m)->uses_long_rope_factors());
+
+  spec.sliding_window = 0;
+  auto phi4 = load(spec);
+  ASSERT_TRUE(phi4.ok()) << phi4.status().ToString();
+  EXPECT_FALSE(phi4.value()->hparams().layer_slides(0));
+
+  spec.skip_tensors = {"blk.1.attn_qkv.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.attn_q.weight");  // no fused tensor: the separate ones
+  spec.skip_tensors.clear();
+  spec.metadata_overrides = {{"phi3.feed_forward_length", GgufValue::U32(256)}};
+  expect_error(spec, Code::kCorrupt, "blk.0.ffn_up.weight has shape [256, 1024], expected [256, 512]");
+  spec.metadata_overrides.clear();
+
+  spec.rope_orig_ctx = 32;
+  spec.rope_factors_short.assign(32, 1.0f);
+  expect_error(spec, Code::kCorrupt, "rope_factors_short.weight and rope_factors_long.weight come as a pair");
+  spec.rope_factors_long.assign(32, 4.0f);
+  auto longrope = load(spec);
+  ASSERT_TRUE(longrope.ok()) << longrope.status().ToString();
+  longrope.value()->fit_context(32);
+  EXPECT_FALSE(longrope.value()->uses_long_rope_factors());
+  longrope.value()->fit_context(33);
+  EXPECT_TRUE(longrope.value()->uses_long_rope_factors());
+  spec.rope_factors_long.assign(16, 4.0f);
+  expect_error(spec, Code::kCorrupt, "rope_factors_long.weight has shape [16]");
+}
+
 TEST_F(ModelLoadTest, ReadsRopeScaling) {
   TestModelSpec spec;
   spec.rope_linear_factor = 4.0f;

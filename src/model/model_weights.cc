@@ -105,6 +105,15 @@ class Binder {
     return out;
   }
 
+  // Rows [first_row, first_row + n_rows) of a matrix: a view of its own.
+  static kernels::WeightMatrix rows(const kernels::WeightMatrix& m, int64_t first_row, int64_t n_rows) {
+    kernels::WeightMatrix part = m;
+    if (m.data == nullptr) return part;
+    part.data = static_cast<const std::byte*>(m.data) + static_cast<size_t>(first_row) * m.row_bytes;
+    part.n_out = n_rows;
+    return part;
+  }
+
   // A 1-D tensor of n weights used as a matrix of one output row (a per-row gate).
   kernels::WeightMatrix row_vector(const std::string& name, int64_t n) {
     const GgufTensor* t = find(name, {static_cast<uint64_t>(n)}, true);
@@ -167,9 +176,16 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   const int64_t kv_dim = static_cast<int64_t>(hp.n_head_kv) * hp.head_dim;
   LayerWeights lw;
   lw.attn_norm = b.vector(p + "attn_norm.weight", hp.n_embd, true);
-  lw.wq = b.matrix(p + "attn_q.weight", hp.n_embd, q_dim);
-  lw.wk = b.matrix(p + "attn_k.weight", hp.n_embd, kv_dim);
-  lw.wv = b.matrix(p + "attn_v.weight", hp.n_embd, kv_dim);
+  if (b.has(p + "attn_qkv.weight")) {
+    const kernels::WeightMatrix qkv = b.matrix(p + "attn_qkv.weight", hp.n_embd, q_dim + 2 * kv_dim);
+    lw.wq = Binder::rows(qkv, 0, q_dim);
+    lw.wk = Binder::rows(qkv, q_dim, kv_dim);
+    lw.wv = Binder::rows(qkv, q_dim + kv_dim, kv_dim);
+  } else {
+    lw.wq = b.matrix(p + "attn_q.weight", hp.n_embd, q_dim);
+    lw.wk = b.matrix(p + "attn_k.weight", hp.n_embd, kv_dim);
+    lw.wv = b.matrix(p + "attn_v.weight", hp.n_embd, kv_dim);
+  }
   if (hp.qkv_bias) {
     lw.bq = b.vector(p + "attn_q.bias", q_dim, true);
     lw.bk = b.vector(p + "attn_k.bias", kv_dim, true);
@@ -186,6 +202,13 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   if (hp.post_norms) {
     lw.attn_post_norm = b.vector(p + "post_attention_norm.weight", hp.n_embd, true);
     lw.ffn_post_norm = b.vector(p + "post_ffw_norm.weight", hp.n_embd, true);
+  }
+  if (!hp.is_moe() && hp.ffn_up_gate_fused) {
+    const kernels::WeightMatrix gate_up = b.matrix(p + "ffn_up.weight", hp.n_embd, 2 * static_cast<int64_t>(hp.n_ff));
+    lw.w_gate = Binder::rows(gate_up, 0, hp.n_ff);
+    lw.w_up = Binder::rows(gate_up, hp.n_ff, hp.n_ff);
+    lw.w_down = b.matrix(p + "ffn_down.weight", hp.n_ff, hp.n_embd);
+    return lw;
   }
   if (!hp.is_moe()) {
     lw.w_gate = b.matrix(p + "ffn_gate.weight", hp.n_embd, hp.n_ff);
@@ -237,7 +260,13 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   w.layers.reserve(static_cast<size_t>(hp.n_layer));
   for (int l = 0; l < hp.n_layer; ++l) w.layers.push_back(bind_layer(b, hp, l));
   w.rope_freqs = b.rope_factors("rope_freqs.weight", hp.n_rot / 2);
+  w.rope_factors_short = b.rope_factors("rope_factors_short.weight", hp.n_rot / 2);
+  w.rope_factors_long = b.rope_factors("rope_factors_long.weight", hp.n_rot / 2);
   STRATA_RETURN_IF_ERROR(b.status());
+  if ((w.rope_factors_short == nullptr) != (w.rope_factors_long == nullptr)) {
+    return Status::Corrupt(gguf.path() + ": rope_factors_short.weight and rope_factors_long.weight come as a pair; " +
+                           "the file has only " + (w.rope_factors_short ? "the short" : "the long") + " one");
+  }
   log_reference_kernel_types(gguf);
 
   for (const GgufTensor& t : gguf.tensors()) w.total_bytes += t.n_bytes;

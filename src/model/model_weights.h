@@ -58,6 +58,9 @@ struct ModelWeights {
   kernels::WeightMatrix output;       // n_embd -> n_vocab; token_embd when tied
   std::vector<LayerWeights> layers;
   const float* rope_freqs = nullptr;  // n_rot / 2 rope frequency factors (Llama 3.1); nullptr when absent
+  // Phi-3's LongRoPE factors (rope_factors_short/long.weight, n_rot / 2 each): both or neither.
+  const float* rope_factors_short = nullptr;
+  const float* rope_factors_long = nullptr;
   size_t total_bytes = 0;             // every tensor of the file
   size_t decode_bytes = 0;            // what one decode step of one token streams: all but the
                                       // embedding table (one row read, unless output reuses it)
@@ -70,7 +73,8 @@ struct ModelWeights {
 
 // Errors name the tensor and what is wrong: missing, wrong shape, unsupported type.
 // rope_freqs.weight is optional; when present it must be F32 with n_rot / 2 positive,
-// finite factors.
+// finite factors (so must rope_factors_short/long.weight). A fused blk.N.attn_qkv (or Phi-3's
+// fused ffn_up) is bound as row ranges of the one tensor: views, like every matrix.
 Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp);
 
 // Every matrix the forward pass multiplies with (experts included), for packing and sizing.

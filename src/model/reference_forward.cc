@@ -94,29 +94,78 @@ Vec swiglu(const Vec& gate_m, const Vec& up_m, const Vec& down_m, size_t e, size
   return y;
 }
 
+// Splits a decoded matrix of n_in-wide rows into consecutive row ranges of the given counts.
+void split_rows(const Vec& whole, size_t n_in, std::initializer_list<std::pair<size_t, Vec*>> parts) {
+  size_t at = 0;
+  for (const auto& [n_rows, out] : parts) {
+    out->assign(whole.begin() + static_cast<std::ptrdiff_t>(at * n_in),
+                whole.begin() + static_cast<std::ptrdiff_t>((at + n_rows) * n_in));
+    at += n_rows;
+  }
+}
+
 }  // namespace
 
-Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf) {
+// q, k and v: three tensors, or one attn_qkv whose rows are q's, then k's, then v's.
+Status ReferenceForward::decode_qkv(const GgufFile& gguf, const std::string& p, Layer& l) const {
+  if (gguf.find_tensor(p + "attn_qkv.weight") == nullptr) {
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q.weight", true, &l.wq));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k.weight", true, &l.wk));
+    return decode(gguf, p + "attn_v.weight", true, &l.wv);
+  }
+  Vec qkv;
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_qkv.weight", true, &qkv));
+  const size_t q_rows = static_cast<size_t>(hp_.n_head) * hp_.head_dim;
+  const size_t kv_rows = static_cast<size_t>(hp_.n_head_kv) * hp_.head_dim;
+  split_rows(qkv, hp_.n_embd, {{q_rows, &l.wq}, {kv_rows, &l.wk}, {kv_rows, &l.wv}});
+  return Status::Ok();
+}
+
+// The dense feed-forward's gate and up: two tensors, or Phi-3's one ffn_up, gate rows first.
+Status ReferenceForward::decode_gate_up(const GgufFile& gguf, const std::string& p, Layer& l) const {
+  const bool dense = !hp_.is_moe();
+  if (!hp_.ffn_up_gate_fused) {
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate.weight", dense, &l.w_gate));
+    return decode(gguf, p + "ffn_up.weight", dense, &l.w_up);
+  }
+  Vec gate_up;
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up.weight", true, &gate_up));
+  const size_t n_ff = static_cast<size_t>(hp_.n_ff);
+  split_rows(gate_up, hp_.n_embd, {{n_ff, &l.w_gate}, {n_ff, &l.w_up}});
+  return Status::Ok();
+}
+
+// rope_freqs.weight when present; else Phi-3's LongRoPE factors, long when the context exceeds
+// the original one, as Model::fit_context chooses.
+Status ReferenceForward::decode_rope_factors(const GgufFile& gguf, int n_ctx_per_seq) {
+  STRATA_RETURN_IF_ERROR(decode(gguf, "rope_freqs.weight", false, &rope_freqs_));
+  if (rope_freqs_.empty()) {
+    const bool long_context = n_ctx_per_seq > hp_.rope_orig_ctx;
+    STRATA_RETURN_IF_ERROR(
+        decode(gguf, long_context ? "rope_factors_long.weight" : "rope_factors_short.weight", false, &rope_freqs_));
+  }
+  if (!rope_freqs_.empty() && rope_freqs_.size() != static_cast<size_t>(hp_.n_rot / 2)) {
+    return Status::Corrupt("reference: rope factors: " + std::to_string(rope_freqs_.size()) +
+                           " factors, expected n_rot / 2 = " + std::to_string(hp_.n_rot / 2));
+  }
+  return Status::Ok();
+}
+
+Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_per_seq) {
   ReferenceForward r;
   STRATA_ASSIGN_OR_RETURN(r.hp_, read_hparams(gguf));
   STRATA_RETURN_IF_ERROR(decode(gguf, "token_embd.weight", true, &r.token_embd_));
   STRATA_RETURN_IF_ERROR(decode(gguf, "output_norm.weight", true, &r.output_norm_));
   STRATA_RETURN_IF_ERROR(decode(gguf, "output.weight", false, &r.output_));
   if (r.output_.empty()) r.output_ = r.token_embd_;
-  STRATA_RETURN_IF_ERROR(decode(gguf, "rope_freqs.weight", false, &r.rope_freqs_));
-  if (!r.rope_freqs_.empty() && r.rope_freqs_.size() != static_cast<size_t>(r.hp_.n_rot / 2)) {
-    return Status::Corrupt("reference: rope_freqs.weight has " + std::to_string(r.rope_freqs_.size()) +
-                           " factors, expected n_rot / 2 = " + std::to_string(r.hp_.n_rot / 2));
-  }
+  STRATA_RETURN_IF_ERROR(r.decode_rope_factors(gguf, n_ctx_per_seq));
   r.layers_.resize(static_cast<size_t>(r.hp_.n_layer));
   for (int i = 0; i < r.hp_.n_layer; ++i) {
     const std::string p = "blk." + std::to_string(i) + ".";
     Layer& l = r.layers_[static_cast<size_t>(i)];
     l.index = i;
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_norm.weight", true, &l.attn_norm));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q.weight", true, &l.wq));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k.weight", true, &l.wk));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_v.weight", true, &l.wv));
+    STRATA_RETURN_IF_ERROR(r.decode_qkv(gguf, p, l));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q.bias", false, &l.bq));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k.bias", false, &l.bk));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_v.bias", false, &l.bv));
@@ -131,8 +180,7 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf) {
       STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_ffw_norm.weight", true, &l.ffn_post_norm));
     }
     const bool moe = r.hp_.is_moe();
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate.weight", !moe, &l.w_gate));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up.weight", !moe, &l.w_up));
+    STRATA_RETURN_IF_ERROR(r.decode_gate_up(gguf, p, l));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down.weight", !moe, &l.w_down));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp.weight", moe, &l.router));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_exps.weight", moe, &l.exp_gate));
@@ -168,7 +216,7 @@ void ReferenceForward::rope(Vec& x, int n_heads, bool sliding) const {
   const bool yarn = !own_rope && hp_.rope_yarn_orig_ctx > 0;
   const double low = yarn ? std::max(0.0, std::floor(yarn_pair(hp_, 32.0))) : 0.0;
   const double high = yarn ? std::min(hp_.n_rot - 1.0, std::ceil(yarn_pair(hp_, 1.0))) : 0.0;
-  const double mag = yarn ? hp_.rope_yarn_attn_factor * (1.0 + 0.1 * std::log(hp_.rope_yarn_factor)) : 1.0;
+  const double mag = own_rope ? 1.0 : hp_.rope_attn_factor * (yarn ? 1.0 + 0.1 * std::log(hp_.rope_yarn_factor) : 1.0);
   for (int h = 0; h < n_heads; ++h) {
     double* head = x.data() + static_cast<size_t>(h) * hd;
     for (int i = 0; i < half; ++i) {

@@ -5,7 +5,8 @@
 // K/V cache kept in double, full softmax. It is slow and obviously right, and is what the
 // fast path's numerics are measured against. Mixture-of-experts layers route each token to
 // its top-k experts by softmax probability (ties to the lower id) in doubles. Applies rope_freqs.weight (per-pair factors
-// dividing the angle) when present, and YaRN (llama.cpp's ramp and magnitude). Gemma 3's
+// dividing the angle) when present, else Phi-3's LongRoPE factors, the rope attention factor
+// as a magnitude, and YaRN (llama.cpp's ramp and magnitude). Gemma 3's
 // parts (scaled embeddings, post-norms, GELU, sliding-window layers with their own rope base)
 // and gpt-oss's (attention sinks, output / router / expert biases, the clamped SwiGLU,
 // sliding layers on the global rope) follow hparams.
@@ -24,7 +25,8 @@ namespace strata::testing {
 
 class ReferenceForward {
  public:
-  static Result<ReferenceForward> Load(const GgufFile& gguf);
+  // n_ctx_per_seq picks Phi-3's LongRoPE factors as Model::fit_context does (0: the short ones).
+  static Result<ReferenceForward> Load(const GgufFile& gguf, int n_ctx_per_seq = 0);
 
   // Runs `token` at the next position and returns the logits there.
   std::vector<double> step(int32_t token);
@@ -45,6 +47,9 @@ class ReferenceForward {
     std::vector<std::vector<double>> k_cache, v_cache;  // per position
   };
 
+  Status decode_qkv(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
+  Status decode_gate_up(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
+  Status decode_rope_factors(const GgufFile& gguf, int n_ctx_per_seq);
   void attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
   std::vector<double> feed_forward(const Layer& l, const std::vector<double>& x) const;
   void rope(std::vector<double>& x, int n_heads, bool sliding) const;

@@ -76,8 +76,11 @@ class ReferenceForwardTest : public ::testing::TestWithParam<Case> {
     double rms_rel = INFINITY;  // ||fast - reference|| / ||reference|| over all positions
   };
 
-  // The fast path on spec's model against the reference on ref_spec's (spec's when null).
-  Errors errors(const TestModelSpec& spec, DType kv_type, const TestModelSpec* ref_spec = nullptr) {
+  // The fast path on spec's model against the reference on ref_spec's (spec's when null), the
+  // model fitted to a context of n_ctx tokens and the reference to ref_n_ctx (n_ctx when < 0):
+  // what picks Phi-3's LongRoPE factors.
+  Errors errors(const TestModelSpec& spec, DType kv_type, const TestModelSpec* ref_spec = nullptr, int n_ctx = kTokens,
+                int ref_n_ctx = -1) {
     const std::string path = (dir_ / (testing::test_model_name(spec) + ".gguf")).string();
     Status st = testing::write_test_model(spec, path);
     EXPECT_TRUE(st.ok()) << st.ToString();
@@ -91,10 +94,11 @@ class ReferenceForwardTest : public ::testing::TestWithParam<Case> {
     auto gguf = GgufFile::Open(ref_path);
     EXPECT_TRUE(model.ok() && gguf.ok());
     if (!model.ok() || !gguf.ok()) return {};
-    auto ref = testing::ReferenceForward::Load(*gguf);
+    auto ref = testing::ReferenceForward::Load(*gguf, ref_n_ctx < 0 ? n_ctx : ref_n_ctx);
     EXPECT_TRUE(ref.ok()) << ref.status().ToString();
     if (!ref.ok()) return {};
 
+    (*model)->fit_context(n_ctx);
     const Model& m = **model;
     const int n_vocab = m.hparams().n_vocab;
     auto kv = std::move(ContiguousKv::Create(m.kv_layout(kv_type, 16), 1, kTokens).value());
@@ -133,7 +137,7 @@ TEST_P(ReferenceForwardTest, LogitsAgreeWithFloat64Reference) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* arch : {"llama", "qwen2", "qwen3", "gemma3"}) {
+  for (const char* arch : {"llama", "qwen2", "qwen3", "gemma3", "phi3"}) {
     for (DType t : testing::all_weight_types()) {
       // MXFP4 runs IQ4_NL's kernels (gpt-oss files with MXFP4 experts: mkmodel_load_test); llama is enough.
       if (t != DType::kMXFP4 || std::string(arch) == "llama") cases.push_back({arch, t});
@@ -256,6 +260,36 @@ TEST_F(ReferenceForwardVariantsTest, GptOssYarnSinksAndWindowsAgree) {
   unscaled.rope_yarn_factor = 1.0f;
   const Errors no_yarn = errors(spec, DType::kF32, &unscaled);
   EXPECT_GT(no_yarn.rms_rel, 100 * bounds(DType::kF32).rms_rel) << "YaRN makes no difference";
+}
+
+// Phi-3 (fused q/k/v and gate/up tensors, every layer sliding over 10 keys) with LongRoPE: 16
+// short and 16 long factors over an original context of 16, the rope attention factor, and
+// rope over half of each head. A context of 16 rotates with the short factors, one of 64 with
+// the long ones; references with the other factors, without the attention factor or without
+// the window disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Phi3LongRopeWindowAndPartialRotaryAgree) {
+  TestModelSpec spec;
+  spec.arch = "phi3";
+  spec.n_rot = 32;
+  spec.rope_orig_ctx = 16;
+  spec.rope_attn_factor = 1.19f;
+  for (int i = 0; i < 16; ++i) {
+    spec.rope_factors_short.push_back(1.0f + 0.25f * static_cast<float>(i % 4));
+    spec.rope_factors_long.push_back(1.0f + 3.0f * static_cast<float>(i));
+  }
+  const Bounds b = bounds(DType::kF32);
+  const Errors short_ctx = errors(spec, DType::kF32, nullptr, 16);
+  expect_within("phi3 short factors", short_ctx.rms_rel, short_ctx.max_rel, b);
+  const Errors long_ctx = errors(spec, DType::kF32, nullptr, 64);
+  expect_within("phi3 long factors", long_ctx.rms_rel, long_ctx.max_rel, b);
+  RecordProperty("rms_rel", std::to_string(long_ctx.rms_rel));
+  EXPECT_GT(errors(spec, DType::kF32, nullptr, 64, 16).rms_rel, 100 * b.rms_rel) << "the factors make no difference";
+  TestModelSpec unscaled = spec;
+  unscaled.rope_attn_factor = 1.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled, 64).rms_rel, 100 * b.rms_rel) << "attn_factor makes no difference";
+  TestModelSpec unwindowed = spec;
+  unwindowed.sliding_window = 0;
+  EXPECT_GT(errors(spec, DType::kF32, &unwindowed, 64).rms_rel, 100 * b.rms_rel) << "the window makes no difference";
 }
 
 // An F16 K/V cache rounds K and V to 11 significant bits (relative error up to 2^-11,

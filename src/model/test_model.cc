@@ -112,7 +112,12 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
     w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_linear_factor));
   }
-  if (s.arch == "gemma3" || s.arch == "gpt-oss") {
+  if (s.n_rot != 0) w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(s.n_rot)));
+  if (s.rope_orig_ctx != 0) {
+    w.set(a + ".rope.scaling.original_context_length", GgufValue::U32(static_cast<uint32_t>(s.rope_orig_ctx)));
+  }
+  if (s.rope_attn_factor != 1.0f) w.set(a + ".rope.scaling.attn_factor", GgufValue::F32(s.rope_attn_factor));
+  if (s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
   if (s.rope_yarn_factor != 1.0f) {
@@ -137,6 +142,11 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
 
 // A layer's feed-forward tensors: dense, or router + experts (+ the shared expert).
 void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p) {
+  if (s.arch == "phi3") {
+    b.matrix(p + "ffn_up.weight", s.n_embd, 2 * s.n_ff);
+    b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
+    return;
+  }
   if (!is_moe_arch(s.arch)) {
     b.matrix(p + "ffn_gate.weight", s.n_embd, s.n_ff);
     b.matrix(p + "ffn_up.weight", s.n_embd, s.n_ff);
@@ -193,9 +203,13 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   for (int l = 0; l < s.n_layer; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
-    b.matrix(p + "attn_q.weight", s.n_embd, q_dim);
-    b.matrix(p + "attn_k.weight", s.n_embd, kv_dim);
-    b.matrix(p + "attn_v.weight", s.n_embd, kv_dim);
+    if (s.arch == "phi3") {
+      b.matrix(p + "attn_qkv.weight", s.n_embd, q_dim + 2 * kv_dim);
+    } else {
+      b.matrix(p + "attn_q.weight", s.n_embd, q_dim);
+      b.matrix(p + "attn_k.weight", s.n_embd, kv_dim);
+      b.matrix(p + "attn_v.weight", s.n_embd, kv_dim);
+    }
     if (qwen2) {
       b.vector(p + "attn_q.bias", q_dim, 0.0f, 0.5f);
       b.vector(p + "attn_k.bias", kv_dim, 0.0f, 0.5f);
@@ -216,6 +230,10 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     if (gemma3) b.vector(p + "post_ffw_norm.weight", s.n_embd, 1.0f, 0.2f);
   }
   if (!s.rope_freqs.empty()) add_values(b.writer(), "rope_freqs.weight", s.rope_freqs_type, s.rope_freqs);
+  if (!s.rope_factors_short.empty()) {
+    add_values(b.writer(), "rope_factors_short.weight", DType::kF32, s.rope_factors_short);
+  }
+  if (!s.rope_factors_long.empty()) add_values(b.writer(), "rope_factors_long.weight", DType::kF32, s.rope_factors_long);
   return b.writer().write(path);
 }
 

@@ -24,7 +24,8 @@ struct TestModelSpec {
   // or gemma3 (tied embeddings, QK-norm, post-norms, GELU; layers slide over sliding_window
   // keys except every 6th, so n_layer >= 6 has a global one), or gpt-oss (experts with
   // biases and the clamped SwiGLU, q/k/v/output biases, attention sinks; even layers slide
-  // over sliding_window keys; YaRN when rope_yarn_factor != 1).
+  // over sliding_window keys; YaRN when rope_yarn_factor != 1), or phi3 (one attn_qkv tensor,
+  // gate and up in one ffn_up, every layer slides over sliding_window keys, 0 for none).
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types
@@ -43,7 +44,8 @@ struct TestModelSpec {
   int n_vocab = 256;
   int n_ctx = 512;
   float rope_freq_base = 10000.0f;
-  int sliding_window = 10;          // gemma3 and gpt-oss only
+  int sliding_window = 10;          // gemma3, gpt-oss and phi3 only
+  int n_rot = 0;                    // != 0: rope.dimension_count (rotate only n_rot dims of a head)
   float rope_linear_factor = 1.0f;  // != 1 writes rope.scaling.type = linear
   float rope_yarn_factor = 1.0f;    // != 1 writes rope.scaling.type = yarn over rope_yarn_orig_ctx
   int rope_yarn_orig_ctx = 64;
@@ -51,6 +53,13 @@ struct TestModelSpec {
   // without taking a seed, so the other weights are those of the same spec without it.
   std::vector<float> rope_freqs;
   DType rope_freqs_type = DType::kF32;
+  // Phi-3's LongRoPE: non-empty factors are written as rope_factors_short/long.weight (after
+  // everything else, taking no seed), with rope.scaling.original_context_length and, when not
+  // 1, rope.scaling.attn_factor (which a file may also carry without the factors).
+  std::vector<float> rope_factors_short;
+  std::vector<float> rope_factors_long;
+  int rope_orig_ctx = 0;
+  float rope_attn_factor = 1.0f;
   uint32_t seed = 1;
   // For tests of bad files: metadata set after the defaults (replacing them), and tensors
   // left out.

@@ -80,7 +80,7 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
     const int orig_ctx = std::max(1, static_cast<int>(static_cast<float>(s.n_ctx) / s.rope_yarn_factor));
     w.set(a + ".rope.scaling.original_context_length", GgufValue::U32(static_cast<uint32_t>(orig_ctx)));
   }
-  if (s.sliding_window > 0) {
+  if (s.sliding_window > 0 || s.phi3) {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
   if (s.qk_norm || s.head_dim * s.n_head != s.n_embd) {

@@ -1,5 +1,7 @@
 #include "modelgen/model_spec.h"
 
+#include <algorithm>
+
 namespace strata {
 
 namespace {
@@ -88,6 +90,9 @@ std::vector<Preset> presets() {
       {"gpt-oss-20b", "gpt-oss",
        gpt_oss(experts(shape(201088, 131072, 2880, 24, 64, 8, 64, 2880, 1e-5f, 150000.0f, false), 32, 4, 2880, 0), 128,
                32.0f)},
+      // Phi-4 (14B): 40 query heads of 128 over 10 K/V heads, a 100352-token vocabulary, no
+      // window (its files say 0).
+      {"phi-4", "phi3", shape(100352, 16384, 5120, 40, 40, 10, 128, 17920, 1e-5f, 250000.0f, false)},
       // Mixtral-8x7B.
       {"mixtral-8x7b", "mixtral",
        experts(shape(32000, 32768, 4096, 32, 32, 8, 128, 14336, 1e-5f, 1000000.0f, false), 8, 2, 14336, 14336)},
@@ -106,12 +111,12 @@ std::string preset_list(bool moe) {
 // Sets the arch-dependent fields of s (the preset's shape) for --arch name.
 Status apply_arch(std::string_view name, ModelSpec* s) {
   const bool moe_arch = is_moe_arch_name(name);
-  if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma3") {
+  if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma3" && name != "phi3") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
-                                   "' (llama, qwen2, qwen3, gemma3, qwen2moe, qwen3moe, mixtral or gpt-oss)");
+                                   "' (llama, qwen2, qwen3, gemma3, phi3, qwen2moe, qwen3moe, mixtral or gpt-oss)");
   }
   if (moe_arch != (s->n_expert > 0)) {
-    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3 or gemma3)"
+    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma3 or phi3)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral or gpt-oss)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
@@ -130,6 +135,12 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
     // YaRN 32.
     if (s->sliding_window == 0) s->sliding_window = s->n_ctx / 4 < 128 ? s->n_ctx / 4 : 128;
     if (s->rope_yarn_factor == 1.0f) s->rope_yarn_factor = 32.0f;
+  } else if (name == "phi3") {
+    // Phi-4's shape has no window; another preset as phi3 gets Phi-3-mini's 2047 keys, or a
+    // quarter of a small preset's context, so that its layers slide within it.
+    s->sliding_window = s->preset == "phi-4" ? 0 : std::min(s->n_ctx / 4, 2047);
+    s->rope_linear_factor = 1.0f;
+    s->rope_yarn_factor = 1.0f;
   } else {
     // A Gemma 3 or gpt-oss shape as another architecture: no window, and its rope unscaled.
     s->sliding_window = 0;
@@ -137,6 +148,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
     s->rope_yarn_factor = 1.0f;
   }
   s->qkv_bias = name == "qwen2" || name == "qwen2moe" || name == "gpt-oss";
+  s->phi3 = name == "phi3";
   if (name != "qwen2moe") s->n_ff_shexp = 0;
   if (name == "mixtral") s->n_ff = s->n_ff_exp;  // llama.feed_forward_length is the expert width
   return Status::Ok();

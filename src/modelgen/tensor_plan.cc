@@ -114,9 +114,13 @@ struct PlanBuilder {
     const auto q_dim = static_cast<uint64_t>(s.n_head) * s.head_dim;
     const auto kv_dim = static_cast<uint64_t>(s.n_head_kv) * s.head_dim;
     vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
-    matrix(p + "attn_q.weight", {embd, q_dim});
-    matrix(p + "attn_k.weight", {embd, kv_dim});
-    matrix(p + "attn_v.weight", {embd, kv_dim});
+    if (s.phi3) {
+      matrix(p + "attn_qkv.weight", {embd, q_dim + 2 * kv_dim});
+    } else {
+      matrix(p + "attn_q.weight", {embd, q_dim});
+      matrix(p + "attn_k.weight", {embd, kv_dim});
+      matrix(p + "attn_v.weight", {embd, kv_dim});
+    }
     if (s.qkv_bias) {
       vector(p + "attn_q.bias", q_dim, WeightKind::kBias);
       vector(p + "attn_k.bias", kv_dim, WeightKind::kBias);
@@ -137,8 +141,12 @@ struct PlanBuilder {
   void dense_ffn(const std::string& p, int l) {
     const auto embd = static_cast<uint64_t>(s.n_embd);
     const auto ff = static_cast<uint64_t>(s.n_ff);
-    matrix(p + "ffn_gate.weight", {embd, ff});
-    matrix(p + "ffn_up.weight", {embd, ff});
+    if (s.phi3) {
+      matrix(p + "ffn_up.weight", {embd, 2 * ff});
+    } else {
+      matrix(p + "ffn_gate.weight", {embd, ff});
+      matrix(p + "ffn_up.weight", {embd, ff});
+    }
     matrix(p + "ffn_down.weight", {ff, embd});
   }
 
