@@ -46,15 +46,17 @@ json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& re
                             ReasoningMode reasoning) {
   json content = json::array();
   std::string answer = result.text;
+  std::vector<PlacedToolCall> harmony_calls;
   if (reasoning.split) {
-    SplitResult split = split_result_reasoning(result, reasoning);
+    SplitResult split = split_result_reasoning(result, reasoning, parse_tool_calls);
     if (split.output.had_reasoning) {
       content.push_back({{"type", "thinking"}, {"thinking", split.output.reasoning}, {"signature", ""}});
     }
     answer = std::move(split.output.content);
+    harmony_calls = std::move(split.output.calls);
   }
   ParsedOutput parsed;
-  if (parse_tool_calls) parsed = server::parse_tool_calls(answer);
+  if (parse_tool_calls) parsed = server::parse_tool_calls(answer, harmony_calls);
   if (parsed.calls.empty()) {
     content.push_back({{"type", "text"}, {"text", answer}});
   } else if (!parsed.content.empty()) {

@@ -26,7 +26,8 @@ nlohmann::json anthropic_usage_json(const Usage& usage);
 // parse_tool_calls: the request offered tools, so tool calls in the output (tool_call_parser.h)
 // become tool_use blocks after the text around them (a text block only when there is text),
 // with stop_reason "tool_use". With reasoning.split, a reasoning block comes first as
-// {"type": "thinking", "thinking", "signature": ""} (tool calls are looked for after it).
+// {"type": "thinking", "thinking", "signature": ""} (tool calls are looked for after it; a harmony
+// reply's calls come from the split already parsed).
 nlohmann::json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& result,
                                       const std::string& stop_sequence,
                                       bool parse_tool_calls = false, ReasoningMode reasoning = {});

@@ -21,7 +21,7 @@ AnthropicStreamRenderer::AnthropicStreamRenderer(SseWriter::WriteFn write, Respo
       stops_(std::move(stops)),
       parse_tool_calls_(parse_tool_calls),
       reasoning_(reasoning),
-      splitter_(reasoning) {}
+      splitter_(reasoning, parse_tool_calls) {}
 
 bool AnthropicStreamRenderer::send_reasoning(const std::string& text) {
   if (!thinking_open_) {
@@ -45,6 +45,11 @@ bool AnthropicStreamRenderer::send_content(const std::string& text) {
   if (!close_thinking_block()) return false;
   if (parse_tool_calls_) return send_pieces(tool_parser_.feed(text));
   return open_text_block() && sse_.event("content_block_delta", text_delta_event(text, block_index_));
+}
+
+bool AnthropicStreamRenderer::send_answer(const ReasoningPiece& piece) {
+  if (!piece.call) return send_content(piece.text);
+  return close_thinking_block() && send_pieces(tool_parser_.feed_call(piece.text, *piece.call));
 }
 
 bool AnthropicStreamRenderer::open_text_block() {
@@ -103,7 +108,7 @@ bool AnthropicStreamRenderer::token(const RequestEvent& event) {
   if (event.text.empty()) return true;
   if (!reasoning_.split) return send_content(event.text);
   for (const ReasoningPiece& piece : splitter_.feed(event.text)) {
-    if (!(piece.reasoning ? send_reasoning(piece.text) : send_content(piece.text))) return false;
+    if (!(piece.reasoning ? send_reasoning(piece.text) : send_answer(piece))) return false;
   }
   return true;
 }
@@ -114,21 +119,25 @@ bool AnthropicStreamRenderer::finish(const RequestEvent& event) {
     return sse_.event("error", anthropic_error_body(error_for_unfinished(event)));
   }
   std::string tail = event.text;
+  std::vector<ToolCallPiece> pieces;  // tools: the calls (and the text before them) among the last pieces
   if (reasoning_.split) {
     tail.clear();
     std::vector<ReasoningPiece> split = splitter_.feed(event.text);
     for (ReasoningPiece& piece : splitter_.finish()) split.push_back(std::move(piece));
-    for (const ReasoningPiece& piece : split) {
-      if (!piece.reasoning) {
-        tail += piece.text;
-      } else if (!send_reasoning(piece.text)) {
-        return false;
+    for (ReasoningPiece& piece : split) {
+      if (piece.reasoning) {
+        if (!send_reasoning(piece.text)) return false;
+        continue;
+      }
+      tail += piece.text;
+      if (!piece.call) continue;
+      for (ToolCallPiece& parsed : tool_parser_.feed_call(std::exchange(tail, ""), std::move(*piece.call))) {
+        pieces.push_back(std::move(parsed));
       }
     }
   }
-  std::vector<ToolCallPiece> pieces;
   if (parse_tool_calls_) {
-    pieces = tool_parser_.feed(tail);
+    for (ToolCallPiece& piece : tool_parser_.feed(tail)) pieces.push_back(std::move(piece));
     for (ToolCallPiece& piece : tool_parser_.finish()) pieces.push_back(std::move(piece));
   } else if (!tail.empty()) {
     pieces.push_back({false, tail, {}});

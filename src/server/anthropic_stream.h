@@ -51,6 +51,8 @@ class AnthropicStreamRenderer : public ResponseRenderer {
   bool send_deferred_ping();
   // Content after the reasoning split: through the tool-call parser when tools were offered.
   bool send_content(const std::string& text);
+  // An answer piece of the split: its text, then its call (a harmony call) straight to the parser.
+  bool send_answer(const ReasoningPiece& piece);
 
   GenerationResult result_;
   bool parse_tool_calls_;
@@ -59,7 +61,7 @@ class AnthropicStreamRenderer : public ResponseRenderer {
   bool text_open_ = false;
   size_t n_calls_ = 0;
   ReasoningMode reasoning_;
-  ReasoningSplitter splitter_;
+  ReasoningSplitter splitter_;  // takes harmony calls apart when tools were offered
   bool thinking_open_ = false;
   bool ping_deferred_ = false;  // the first ping waits for the first block
 };

@@ -189,6 +189,88 @@ TEST(HarmonyHttp, AnthropicToolCallWithArgumentsThatAreNotJsonWrapsThemAsInvalid
   EXPECT_EQ(stop_reason, "tool_use");
 }
 
+// A call's arguments are never read as text, so Hermes markup in them ("</tool_call>", a whole
+// <tool_call> block) arrives intact, in a JSON object's strings or in a body that is no JSON; here
+// after reasoning and a preamble, as the second of two calls, over both APIs, streamed or not.
+constexpr const char* kMarkupObject = R"({"text": "</tool_call>\n<tool_call>{\"name\": \"x\"}</tool_call>"})";
+constexpr const char* kMarkupRaw = "</tool_call><tool_call>{\"name\": \"x\", \"arguments\": {}}</tool_call> <\\/";
+
+std::string markup_calls_reply() {
+  return std::string("<|channel|>analysis<|message|>Need both.<|end|>"
+                     "<|start|>assistant<|channel|>commentary<|message|>Checking.<|end|>"
+                     "<|start|>assistant<|channel|>commentary to=functions.note <|constrain|>json<|message|>") +
+         kMarkupObject + "<|call|><|start|>assistant<|channel|>commentary to=functions.raw_note<|message|>" + kMarkupRaw;
+}
+
+TEST(HarmonyHttp, OpenAiToolCallArgumentsHoldingHermesMarkupArriveIntact) {
+  HarmonyServer harmony(markup_calls_reply());
+  json body = harmony_chat_body(false);
+  body["max_tokens"] = 1000;  // a token per byte
+  body["tools"] = json::parse(R"([{"type": "function", "function": {"name": "note"}},
+      {"type": "function", "function": {"name": "raw_note"}}])");
+  for (bool stream : {false, true}) {
+    body["stream"] = stream;
+    auto res = harmony.server.client(kTestApiKey).Post("/v1/chat/completions", body.dump(), kJsonType);
+    ASSERT_EQ(res->status, 200) << res->body;
+    const ToolCallReply reply = tool_call_reply(res->body, stream);
+    EXPECT_EQ(reply.content, "Checking.") << res->body;
+    EXPECT_EQ(reply.reasoning, "Need both.");
+    EXPECT_EQ(reply.finish, "tool_calls");
+    ASSERT_EQ(reply.calls.size(), 2u) << res->body;
+    EXPECT_EQ(reply.calls[0]["function"]["name"], "note");
+    EXPECT_EQ(reply.calls[0]["function"]["arguments"], json::parse(kMarkupObject).dump());
+    EXPECT_EQ(reply.calls[1]["function"]["name"], "raw_note");
+    EXPECT_EQ(reply.calls[1]["function"]["arguments"], kMarkupRaw);
+  }
+}
+
+TEST(HarmonyHttp, AnthropicToolCallArgumentsHoldingHermesMarkupArriveIntact) {
+  HarmonyServer harmony(markup_calls_reply());
+  json body = json::parse(R"({"model": "m", "max_tokens": 1000, "messages": [{"role": "user", "content": "Hi"}],
+      "tools": [{"name": "note", "input_schema": {"type": "object"}}, {"name": "raw_note", "input_schema": {"type": "object"}}]})");
+  const json expected = json::array({{{"type", "thinking"}, {"thinking", "Need both."}},
+                                     {{"type", "text"}, {"text", "Checking."}},
+                                     {{"type", "tool_use"}, {"name", "note"}, {"input", json::parse(kMarkupObject)}},
+                                     {{"type", "tool_use"}, {"name", "raw_note"}, {"input", {{"INVALID_JSON", kMarkupRaw}}}}});
+  auto plain = harmony.server.client(kTestApiKey).Post("/v1/messages", body.dump(), kJsonType);
+  ASSERT_EQ(plain->status, 200) << plain->body;
+  const json message = json::parse(plain->body);
+  EXPECT_EQ(message["stop_reason"], "tool_use");
+  json blocks = json::array();
+  for (const json& block : message["content"]) {
+    json seen = {{"type", block["type"]}};
+    for (const char* key : {"thinking", "text", "name", "input"}) {
+      if (block.contains(key)) seen[key] = block[key];
+    }
+    blocks.push_back(seen);
+  }
+  EXPECT_EQ(blocks, expected);
+
+  body["stream"] = true;
+  auto streamed = harmony.server.client(kTestApiKey).Post("/v1/messages", body.dump(), kJsonType);
+  ASSERT_EQ(streamed->status, 200) << streamed->body;
+  json stream_blocks = json::array();
+  std::string stop_reason;
+  for (const std::string& data : parse_sse(streamed->body).data) {
+    const json event = json::parse(data);
+    if (event["type"] == "content_block_start") {
+      json block = event["content_block"];
+      stream_blocks.push_back({{"type", block["type"]}});
+      if (block.contains("name")) stream_blocks.back()["name"] = block["name"];
+    } else if (event["type"] == "content_block_delta") {
+      const json& delta = event["delta"];
+      json& block = stream_blocks.back();
+      if (delta["type"] == "thinking_delta") block["thinking"] = block.value("thinking", "") + delta["thinking"].get<std::string>();
+      if (delta["type"] == "text_delta") block["text"] = block.value("text", "") + delta["text"].get<std::string>();
+      if (delta["type"] == "input_json_delta") block["input"] = json::parse(delta["partial_json"].get<std::string>());
+    } else if (event["type"] == "message_delta") {
+      stop_reason = event["delta"]["stop_reason"];
+    }
+  }
+  EXPECT_EQ(stream_blocks, expected);
+  EXPECT_EQ(stop_reason, "tool_use");
+}
+
 // Earlier reasoning sent back must be text: both APIs answer 400 naming the field.
 TEST(HarmonyHttp, ReasoningSentBackThatIsNotTextIsABadRequestNamingTheField) {
   HarmonyServer harmony(kHarmonyReply);

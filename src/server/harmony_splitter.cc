@@ -48,33 +48,45 @@ size_t partial_marker_suffix(std::string_view text) {
   return longest;
 }
 
-// A call's body as the Hermes block's "arguments" value: the body itself when it is a JSON
-// object (or a string holding one, which the tool-call parser unwraps), else the body as a JSON
-// string, which the parser keeps as the call's raw arguments. "</" is written "<\/" (the same
-// JSON) so that no body can close the block early.
-std::string hermes_arguments(const std::string& body) {
+// The call a message to `recipient` with this body makes: arguments that are a JSON object (or a
+// JSON string holding one) as compact JSON, as the tool-call parser hands a Hermes block's on;
+// anything else as written, raw.
+ParsedToolCall harmony_tool_call(std::string_view recipient, const std::string& body) {
+  constexpr std::string_view kFunctions = "functions.";
+  if (recipient.starts_with(kFunctions)) recipient.remove_prefix(kFunctions.size());
   auto parse = [](const std::string& text) { return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false); };
-  const nlohmann::json parsed = parse(body);
-  const bool object = parsed.is_object() || (parsed.is_string() && parse(parsed.get<std::string>()).is_object());
-  std::string value = object ? body : dump_json(nlohmann::json(body));
-  for (size_t at = value.find("</"); at != std::string::npos; at = value.find("</", at + 3)) {
-    value.insert(at + 1, "\\");
-  }
-  return value;
+  nlohmann::json arguments = parse(body);
+  if (arguments.is_string()) arguments = parse(arguments.get<std::string>());
+  if (!arguments.is_object()) return {std::string(recipient), body, /*arguments_raw=*/true};
+  return {std::string(recipient), dump_json(arguments), /*arguments_raw=*/false};
+}
+
+// The call as content, when the request takes no calls: shown as the Hermes block a model writes
+// (nothing parses it back, so the body goes in as written).
+std::string harmony_call_text(const ParsedToolCall& call, const std::string& body) {
+  const std::string arguments = call.arguments_raw ? dump_json(nlohmann::json(body)) : body;
+  return "<tool_call>\n{\"name\": " + dump_json(nlohmann::json(call.name)) + ", \"arguments\": " + arguments +
+         "}\n</tool_call>";
 }
 
 void emit_piece(bool reasoning, std::string_view text, std::vector<ReasoningPiece>* out) {
   if (text.empty()) return;
-  if (!out->empty() && out->back().reasoning == reasoning) {
+  if (!out->empty() && out->back().reasoning == reasoning && !out->back().call) {
     out->back().text.append(text);
     return;
   }
   out->push_back({reasoning, std::string(text)});
 }
 
+// A call goes out with the content just before it, as one piece.
+void emit_call_piece(ParsedToolCall call, std::vector<ReasoningPiece>* out) {
+  if (out->empty() || out->back().reasoning || out->back().call) out->push_back({false, ""});
+  out->back().call = std::move(call);
+}
+
 }  // namespace
 
-HarmonySplitter::HarmonySplitter(bool starts_in_analysis) {
+HarmonySplitter::HarmonySplitter(bool starts_in_analysis, bool tool_calls) : tool_calls_(tool_calls) {
   if (starts_in_analysis) {
     in_header_ = false;
     kind_ = Kind::kReasoning;
@@ -111,12 +123,12 @@ void HarmonySplitter::body_text(std::string_view text, std::vector<ReasoningPiec
 
 void HarmonySplitter::close_body(std::vector<ReasoningPiece>* out) {
   if (kind_ == Kind::kToolCall) {
-    constexpr std::string_view kFunctions = "functions.";
-    std::string_view name = recipient_;
-    if (name.starts_with(kFunctions)) name.remove_prefix(kFunctions.size());
-    const std::string quoted = dump_json(nlohmann::json(std::string(name)));
-    emit_piece(false, "<tool_call>\n{\"name\": " + quoted + ", \"arguments\": " + hermes_arguments(call_body_) +
-                          "}\n</tool_call>", out);
+    ParsedToolCall call = harmony_tool_call(recipient_, call_body_);
+    if (tool_calls_ && !call.name.empty()) {
+      emit_call_piece(std::move(call), out);
+    } else {
+      emit_piece(false, harmony_call_text(call, call_body_), out);
+    }
     call_body_.clear();
   }
   in_header_ = true;

@@ -12,10 +12,14 @@
 // or to a "<|start|>" that opens the next message. Headers and ends are dropped. Bodies go:
 //   - analysis: reasoning;
 //   - a message to a recipient (a tool call, on the commentary channel): held whole and released
-//     as content in the Hermes form "<tool_call>\n{"name": NAME, "arguments": BODY}\n</tool_call>",
-//     which the tool-call parser (tool_call_parser.h) turns into a call; NAME is the recipient
-//     without its "functions." namespace; a BODY that is not a JSON object is written as a JSON
-//     string, which the parser keeps as the call's raw arguments (so it is still a call);
+//     at its end as a call (ReasoningPiece::call, a ParsedToolCall) when the splitter takes calls
+//     apart (the request offered tools): its name is the recipient without its "functions."
+//     namespace, its arguments the body: a JSON object (or a JSON string holding one) as compact
+//     JSON, anything else as written, raw (still a call: the recipient says so). The call is
+//     never text, so nothing its body holds can change it. Otherwise, and for a recipient with no
+//     name after the namespace, the message is shown as content in the Hermes form
+//     "<tool_call>\n{"name": NAME, "arguments": BODY}\n</tool_call>" (a BODY that is not a JSON
+//     object written as a JSON string);
 //   - final, commentary without a recipient (a preamble to the user) and any other channel: content.
 // An output that does not start like a header ("<|channel|>", "<|start|>", " to=",
 // "<|constrain|>"), or whose header runs past 256 bytes without "<|message|>", is content as it
@@ -40,7 +44,8 @@ namespace strata::server {
 class HarmonySplitter {
  public:
   // starts_in_analysis: the prompt ended inside an analysis message ("...<|channel|>analysis<|message|>").
-  explicit HarmonySplitter(bool starts_in_analysis = false);
+  // tool_calls: messages to tools come out as calls, not as content.
+  explicit HarmonySplitter(bool starts_in_analysis = false, bool tool_calls = false);
 
   std::vector<ReasoningPiece> feed(std::string_view text);
   std::vector<ReasoningPiece> finish();
@@ -66,6 +71,7 @@ class HarmonySplitter {
   int reasoning_tokens_ = 0;
   int header_tokens_ = 0;   // tokens fed while the current header was open
   bool saw_analysis_ = false;
+  bool tool_calls_ = false;
 };
 
 // True when a prompt's text ends inside an open harmony analysis message, so the output starts

@@ -75,19 +75,21 @@ json chat_completion_json(const ResponseMeta& meta, const GenerationResult& resu
                           bool with_logprobs, const ModelText& text, bool parse_tool_calls,
                           ReasoningMode reasoning) {
   std::string content = result.text;
+  std::vector<PlacedToolCall> harmony_calls;
   Usage usage = result.usage;
   json reasoning_content = nullptr;
   if (reasoning.split) {
-    SplitResult split = split_result_reasoning(result, reasoning);
+    SplitResult split = split_result_reasoning(result, reasoning, parse_tool_calls);
     if (split.output.had_reasoning) reasoning_content = std::move(split.output.reasoning);
     content = std::move(split.output.content);
+    harmony_calls = std::move(split.output.calls);
     usage.reasoning_tokens = split.reasoning_tokens;
   }
   json message = {{"role", "assistant"}, {"content", content}};
   if (!reasoning_content.is_null()) message["reasoning_content"] = std::move(reasoning_content);
   const char* finish = openai_finish_reason(result.finish);
   if (parse_tool_calls) {
-    ParsedOutput parsed = server::parse_tool_calls(content);
+    ParsedOutput parsed = server::parse_tool_calls(content, harmony_calls);
     if (!parsed.calls.empty()) {
       message["content"] = parsed.content.empty() ? json(nullptr) : json(parsed.content);
       json calls = json::array();

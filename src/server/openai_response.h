@@ -41,7 +41,8 @@ nlohmann::json text_logprobs_json(const std::vector<TokenLogprobs>& tokens, cons
 // parse_tool_calls: the request offered tools, so tool calls in the output (tool_call_parser.h)
 // become message.tool_calls, content the text around them (null when none) and finish_reason
 // "tool_calls". With reasoning.split, a reasoning block goes to message.reasoning_content
-// (tool calls are looked for in the content only) and usage counts its tokens.
+// (tool calls are looked for in the content only; a harmony reply's calls come from the split
+// already parsed) and usage counts its tokens.
 nlohmann::json chat_completion_json(const ResponseMeta& meta, const GenerationResult& result,
                                     bool with_logprobs, const ModelText& text,
                                     bool parse_tool_calls = false, ReasoningMode reasoning = {});

@@ -15,7 +15,7 @@ OpenAiStreamRenderer::OpenAiStreamRenderer(SseWriter::WriteFn write, ResponseMet
       meta_(std::move(meta)),
       text_(text),
       options_(options),
-      splitter_(options.reasoning) {}
+      splitter_(options.reasoning, options.parse_tool_calls) {}
 
 bool OpenAiStreamRenderer::send_chunk(json chunk) {
   if (options_.include_usage) chunk["usage"] = nullptr;
@@ -63,6 +63,11 @@ bool OpenAiStreamRenderer::send_content(const std::string& text, const TokenLogp
   return send_text(text, logprobs, nullptr);
 }
 
+bool OpenAiStreamRenderer::send_answer(const ReasoningPiece& piece, const TokenLogprobs* logprobs) {
+  if (!piece.call) return send_content(piece.text, logprobs);
+  return send_pieces(tool_parser_.feed_call(piece.text, *piece.call), logprobs);
+}
+
 bool OpenAiStreamRenderer::send_reasoning(const std::string& text, const TokenLogprobs* logprobs) {
   json lp = logprobs ? chat_logprobs_json({*logprobs}, text_) : json();
   return send_chunk(chat_chunk_json(meta_, {{"reasoning_content", text}}, std::move(lp), nullptr));
@@ -72,7 +77,7 @@ bool OpenAiStreamRenderer::send_output(const std::string& text, const TokenLogpr
   if (!options_.reasoning.split) return send_content(text, logprobs);
   for (const ReasoningPiece& piece : splitter_.feed(text)) {
     const TokenLogprobs* lp = std::exchange(logprobs, nullptr);
-    if (!(piece.reasoning ? send_reasoning(piece.text, lp) : send_content(piece.text, lp))) return false;
+    if (!(piece.reasoning ? send_reasoning(piece.text, lp) : send_answer(piece, lp))) return false;
   }
   // A token whose text is held back still reports its logprob, with empty content.
   return !logprobs || send_text("", logprobs, nullptr);
@@ -91,23 +96,28 @@ bool OpenAiStreamRenderer::finish(const RequestEvent& event) {
     return sse_.data(openai_error_body(error_for_unfinished(event)));
   }
   std::string tail = event.text;
+  std::vector<ToolCallPiece> answer;  // tools: the calls (and the text before them) among the last pieces
   if (options_.reasoning.split) {
     // Reasoning still held goes out now; the content's tail goes on with the finish reason.
     tail.clear();
     std::vector<ReasoningPiece> pieces = splitter_.feed(event.text);
     for (ReasoningPiece& piece : splitter_.finish()) pieces.push_back(std::move(piece));
-    for (const ReasoningPiece& piece : pieces) {
-      if (!piece.reasoning) {
-        tail += piece.text;
-      } else if (!send_reasoning(piece.text, nullptr)) {
-        return false;
+    for (ReasoningPiece& piece : pieces) {
+      if (piece.reasoning) {
+        if (!send_reasoning(piece.text, nullptr)) return false;
+        continue;
+      }
+      tail += piece.text;
+      if (!piece.call) continue;
+      for (ToolCallPiece& parsed : tool_parser_.feed_call(std::exchange(tail, ""), std::move(*piece.call))) {
+        answer.push_back(std::move(parsed));
       }
     }
   }
   if (options_.parse_tool_calls) {
-    std::vector<ToolCallPiece> pieces = tool_parser_.feed(tail);
-    for (ToolCallPiece& piece : tool_parser_.finish()) pieces.push_back(std::move(piece));
-    if (!send_pieces(pieces, nullptr)) return false;
+    for (ToolCallPiece& piece : tool_parser_.feed(tail)) answer.push_back(std::move(piece));
+    for (ToolCallPiece& piece : tool_parser_.finish()) answer.push_back(std::move(piece));
+    if (!send_pieces(answer, nullptr)) return false;
     const char* finish = n_calls_sent_ > 0 ? "tool_calls" : openai_finish_reason(event.finish);
     if (!send_text("", nullptr, finish)) return false;
   } else if (!send_text(tail, nullptr, openai_finish_reason(event.finish))) {

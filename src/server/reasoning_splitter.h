@@ -18,12 +18,14 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "server/generation_result.h"
 #include "server/model_text.h"
+#include "server/tool_call_parser.h"
 
 namespace strata::server {
 
@@ -38,19 +40,25 @@ struct ReasoningMode {
 
 class HarmonySplitter;
 
+// Reasoning or answer text; with a call (only a harmony reply's, and only when the splitter takes
+// calls apart), answer text followed by that call, which is whole and already parsed.
 struct ReasoningPiece {
   bool reasoning = false;
   std::string text;
+  std::optional<ParsedToolCall> call = std::nullopt;
 };
 
 class ReasoningSplitter {
  public:
   explicit ReasoningSplitter(bool starts_open = false);
-  // <think> tags, or harmony channels when mode.harmony (split is not consulted).
-  explicit ReasoningSplitter(const ReasoningMode& mode);
+  // <think> tags, or harmony channels when mode.harmony (split is not consulted). tool_calls: the
+  // request offered tools, so a harmony message to a tool comes out as a call
+  // (ReasoningPiece::call) rather than as answer text (harmony_splitter.h).
+  explicit ReasoningSplitter(const ReasoningMode& mode, bool tool_calls = false);
   ~ReasoningSplitter();
 
-  // One token's text; returns what can be released now (adjacent pieces of one kind merged).
+  // One token's text; returns what can be released now (adjacent pieces of one kind merged, and
+  // answer text into a call that follows it).
   std::vector<ReasoningPiece> feed(std::string_view text);
   // The end of the output: releases everything held back.
   std::vector<ReasoningPiece> finish();
@@ -71,14 +79,16 @@ class ReasoningSplitter {
   std::unique_ptr<HarmonySplitter> harmony_;  // set for harmony output: does all the work
 };
 
-// The whole output at once (the non-streaming answers).
+// The whole output at once (the non-streaming answers). calls: a harmony reply's tool calls when
+// taken apart (tool_calls), each placed in content where it came (parse_tool_calls takes them so).
 struct SplitOutput {
   std::string reasoning;
   std::string content;
+  std::vector<PlacedToolCall> calls;
   bool had_reasoning = false;
 };
 SplitOutput split_reasoning(std::string_view output, bool starts_open);
-SplitOutput split_reasoning(std::string_view output, const ReasoningMode& mode);
+SplitOutput split_reasoning(std::string_view output, const ReasoningMode& mode, bool tool_calls = false);
 
 // A gathered result split token by token, so the reasoning-token count is the one a stream of
 // the same output reports.
@@ -87,7 +97,8 @@ struct SplitResult {
   int reasoning_tokens = 0;
 };
 SplitResult split_result_reasoning(const GenerationResult& result, bool starts_open);
-SplitResult split_result_reasoning(const GenerationResult& result, const ReasoningMode& mode);
+SplitResult split_result_reasoning(const GenerationResult& result, const ReasoningMode& mode,
+                                   bool tool_calls = false);
 
 // True when a prompt's text ends inside an open reasoning block ("...<think>\n"), as some
 // templates write it, so the model's output starts with reasoning and no opening tag.

@@ -153,6 +153,25 @@ std::vector<ToolCallPiece> ToolCallParser::feed(std::string_view text) {
   return out;
 }
 
+std::vector<ToolCallPiece> ToolCallParser::feed_call(std::string_view text, ParsedToolCall call) {
+  std::vector<ToolCallPiece> out;
+  pending_.append(text);
+  drain(&out);
+  if (bare_json_) {
+    // Bare JSON followed by another call is not bare calls: its bytes are text, read as such.
+    pending_.insert(0, std::exchange(bare_tag_, ""));
+    bare_json_ = false;
+    drain(&out);
+  }
+  started_ = true;
+  std::string rest = std::exchange(pending_, "");
+  if (in_block_) rest.insert(0, kOpenTag);
+  in_block_ = false;
+  emit_text(std::move(rest), &out);
+  emit_call(std::move(call), &out);
+  return out;
+}
+
 std::vector<ToolCallPiece> ToolCallParser::finish() {
   std::vector<ToolCallPiece> out;
   if (bare_json_) {
@@ -176,10 +195,21 @@ std::vector<ToolCallPiece> ToolCallParser::finish() {
   return out;
 }
 
-ParsedOutput parse_tool_calls(std::string_view output) {
+ParsedOutput parse_tool_calls(std::string_view output) { return parse_tool_calls(output, {}); }
+
+ParsedOutput parse_tool_calls(std::string_view output, const std::vector<PlacedToolCall>& placed) {
   ToolCallParser parser;
-  std::vector<ToolCallPiece> pieces = parser.feed(output);
-  for (ToolCallPiece& piece : parser.finish()) pieces.push_back(std::move(piece));
+  std::vector<ToolCallPiece> pieces;
+  auto take = [&pieces](std::vector<ToolCallPiece> more) {
+    for (ToolCallPiece& piece : more) pieces.push_back(std::move(piece));
+  };
+  size_t begin = 0;
+  for (const PlacedToolCall& call : placed) {
+    take(parser.feed_call(output.substr(begin, call.at - begin), call.call));
+    begin = call.at;
+  }
+  take(parser.feed(output.substr(begin)));
+  take(parser.finish());
   ParsedOutput out;
   for (ToolCallPiece& piece : pieces) {
     if (piece.is_call) {

@@ -8,18 +8,22 @@
 //    (Mistral style), each optionally after the tag the model family writes before its calls
 //    when the detokenizer renders it: `<|python_tag|>` (Llama 3.1) or `[TOOL_CALLS]` (Mistral).
 // Arguments may be an object or a string; a string holding a JSON object is unwrapped, any other
-// string is the call's raw arguments (ParsedToolCall::arguments_raw: the harmony splitter writes
-// a gpt-oss call whose body is not a JSON object that way). Anything that does not parse as a
-// call (bad JSON, no name, arguments neither an object nor a string, a block never closed) comes
-// back unchanged as text: no byte of the output is ever dropped, apart from whitespace-only text
-// between or after tool calls.
+// string is the call's raw arguments (ParsedToolCall::arguments_raw). Anything that does not parse
+// as a call (bad JSON, no name, arguments neither an object nor a string, a block never closed)
+// comes back unchanged as text: no byte of the output is ever dropped, apart from whitespace-only
+// text between or after tool calls.
+// Calls that arrive already parsed (a gpt-oss reply's messages to tools, which the harmony
+// splitter takes apart: harmony_splitter.h) are fed with feed_call() at their place in the text;
+// they come out as they went in, and the text around them is treated as around a <tool_call>
+// block.
 //
 // One instance follows one output on one thread. feed() returns what can be released now;
 // text that might still be the start of `<tool_call>`, the inside of an open block, or an
-// output that begins with '{', '[' or one of those tags is held until it is decided or
-// finish() is called.
+// output that begins with '{', '[' or one of those tags is held until it is decided,
+// feed_call() or finish() is called.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +49,11 @@ struct ToolCallPiece {
 class ToolCallParser {
  public:
   std::vector<ToolCallPiece> feed(std::string_view text);
+  // text, then a call already parsed (a harmony call): released as feed() of the text followed by
+  // a <tool_call> block holding the call would release them, except that the call is never read
+  // as part of the text: an output that began like bare JSON is text after all, and a <tool_call>
+  // block the text left open is text.
+  std::vector<ToolCallPiece> feed_call(std::string_view text, ParsedToolCall call);
   // The end of the output: releases everything still held.
   std::vector<ToolCallPiece> finish();
   int n_calls() const { return n_calls_; }
@@ -70,6 +79,15 @@ struct ParsedOutput {
   std::vector<ParsedToolCall> calls;
 };
 ParsedOutput parse_tool_calls(std::string_view output);
+
+// A call already parsed (a harmony reply's) and where the model wrote it: after the first `at`
+// bytes of the text output.
+struct PlacedToolCall {
+  size_t at = 0;
+  ParsedToolCall call;
+};
+// The whole output with such calls, in order of `at`, between its text (fed by feed_call).
+ParsedOutput parse_tool_calls(std::string_view output, const std::vector<PlacedToolCall>& placed);
 
 // The id of a response's index-th tool call: prefix ("call_", "toolu_") followed by the random
 // part of the response id (after its last '-' or '_') and the index, so ids are unique across

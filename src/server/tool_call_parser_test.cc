@@ -241,5 +241,58 @@ TEST(ToolCallParser, PlainTextWithoutCallsIsUnchanged) {
   EXPECT_EQ(joined_text(stream_pieces(output, 1)), output);
 }
 
+// "TEXT|" per text piece and "CALL(name args raw)|" per call.
+std::string rendered(const std::vector<ToolCallPiece>& pieces) {
+  std::string out;
+  for (const ToolCallPiece& p : pieces) {
+    out += p.is_call ? "CALL(" + p.call.name + " " + p.call.arguments_json + (p.call.arguments_raw ? " raw" : "") + ")|"
+                     : p.text + "|";
+  }
+  return out;
+}
+
+// A call fed already parsed comes out as the same call in a <tool_call> block would, with the
+// text before it, whatever that text had left undecided (whitespace, a tag begun, bare JSON).
+TEST(ToolCallParser, FedCallComesOutAsTheSameCallInABlockWould) {
+  const ParsedToolCall call{"f", "{\"a\":1}", false};
+  const std::string block = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>";
+  for (const std::string& before : {std::string(""), std::string(" \n"), std::string("Checking."),
+                                    std::string("Checking <tool_"), std::string("{\"x\": "), std::string("[1]"),
+                                    std::string("<|python"), std::string(" [TOOL_CALLS]")}) {
+    for (const std::string& after : {std::string(""), std::string("\n"), std::string(" Done."), std::string("{\"y\": 2}")}) {
+      ToolCallParser as_text;
+      std::vector<ToolCallPiece> expected = as_text.feed(before + block + after);
+      for (ToolCallPiece& p : as_text.finish()) expected.push_back(std::move(p));
+      ToolCallParser as_call;
+      std::vector<ToolCallPiece> got = as_call.feed_call(before, call);
+      for (ToolCallPiece& p : as_call.feed(after)) got.push_back(std::move(p));
+      for (ToolCallPiece& p : as_call.finish()) got.push_back(std::move(p));
+      EXPECT_EQ(rendered(got), rendered(expected)) << "[" << before << "] [" << after << "]";
+      EXPECT_EQ(as_call.n_calls(), 1);
+    }
+  }
+}
+
+// A call cannot be read as part of text: one that comes inside a <tool_call> block the text
+// opened leaves that block as text, and its raw arguments stay as they are.
+TEST(ToolCallParser, FedCallIsNeverReadAsPartOfTheText) {
+  ToolCallParser parser;
+  std::vector<ToolCallPiece> pieces = parser.feed("Note <tool_call>{\"name\": ");
+  for (ToolCallPiece& p : parser.feed_call("", {"f", "</tool_call>x", true})) pieces.push_back(std::move(p));
+  for (ToolCallPiece& p : parser.feed("\"g\"}</tool_call>")) pieces.push_back(std::move(p));
+  for (ToolCallPiece& p : parser.finish()) pieces.push_back(std::move(p));
+  EXPECT_EQ(rendered(pieces), "Note |<tool_call>{\"name\": |CALL(f </tool_call>x raw)|\"g\"}</tool_call>|");
+}
+
+TEST(ToolCallParser, PlacedCallsGoBetweenTheTextAtTheirPlaces) {
+  const ParsedOutput out = parse_tool_calls("Checking.\n\nDone.", {{9, {"a", "{}", false}}, {11, {"b", "x", true}}});
+  EXPECT_EQ(out.content, "Checking.\n\nDone.");
+  ASSERT_EQ(out.calls.size(), 2u);
+  EXPECT_EQ(out.calls[0].name, "a");
+  EXPECT_EQ(out.calls[1].name, "b");
+  EXPECT_TRUE(out.calls[1].arguments_raw);
+  EXPECT_EQ(parse_tool_calls("  ", {{1, {"a", "{}", false}}}).content, "");
+}
+
 }  // namespace
 }  // namespace strata::server
