@@ -113,11 +113,7 @@ TEST_F(EnginePark, BlocksParkedUnderTheOtherLongRopeFactorsAreNotUsed) {
   spec.arch = "phi3";
   spec.n_vocab = 512;
   spec.sliding_window = 0;
-  spec.rope_orig_ctx = 64;
-  for (int i = 0; i < 32; ++i) {
-    spec.rope_factors_short.push_back(1.0f + 0.5f * static_cast<float>(i % 3));
-    spec.rope_factors_long.push_back(2.0f + 4.0f * static_cast<float>(i));
-  }
+  set_longrope_factors(spec, 32, 64);
   auto stories = strata::GgufFile::Open(stories_path());
   ASSERT_TRUE(stories.ok()) << stories.status().ToString();
   for (const auto& [key, value] : stories->metadata()) {

@@ -271,12 +271,8 @@ TEST_F(ReferenceForwardVariantsTest, Phi3LongRopeWindowAndPartialRotaryAgree) {
   TestModelSpec spec;
   spec.arch = "phi3";
   spec.n_rot = 32;
-  spec.rope_orig_ctx = 16;
   spec.rope_attn_factor = 1.19f;
-  for (int i = 0; i < 16; ++i) {
-    spec.rope_factors_short.push_back(1.0f + 0.25f * static_cast<float>(i % 4));
-    spec.rope_factors_long.push_back(1.0f + 3.0f * static_cast<float>(i));
-  }
+  testing::set_longrope_factors(spec, 16, 16);
   const Bounds b = bounds(DType::kF32);
   const Errors short_ctx = errors(spec, DType::kF32, nullptr, 16);
   expect_within("phi3 short factors", short_ctx.rms_rel, short_ctx.max_rel, b);

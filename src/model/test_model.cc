@@ -173,6 +173,16 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p) {
 
 }  // namespace
 
+void set_longrope_factors(TestModelSpec& spec, int n_pairs, int orig_ctx) {
+  spec.rope_orig_ctx = orig_ctx;
+  spec.rope_factors_short.clear();
+  spec.rope_factors_long.clear();
+  for (int i = 0; i < n_pairs; ++i) {
+    spec.rope_factors_short.push_back(1.0f + 0.25f * static_cast<float>(i % 4));
+    spec.rope_factors_long.push_back(1.0f + 3.0f * static_cast<float>(i));
+  }
+}
+
 std::string test_model_name(const TestModelSpec& spec) {
   return spec.arch + "-" + (spec.mixed ? std::string("mixed") : std::string(dtype_name(spec.type)));
 }

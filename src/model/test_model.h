@@ -67,6 +67,10 @@ struct TestModelSpec {
   std::vector<std::string> skip_tensors;
 };
 
+// Phi-3 LongRoPE factors: n_pairs short ones near 1 and long ones growing with the pair index,
+// over an original context of orig_ctx tokens.
+void set_longrope_factors(TestModelSpec& spec, int n_pairs, int orig_ctx);
+
 // "llama-q4_K", "qwen3-mixed": for test names and file names.
 std::string test_model_name(const TestModelSpec& spec);
 
