@@ -89,7 +89,8 @@ class Engine {
 
   // Queues a request. Errors (returned, no callback): kOutOfRange when prompt + max_tokens
   // exceeds the context, kResourceExhausted when the queue is full, kInvalidArgument for
-  // an empty prompt or a bad field.
+  // an empty prompt or a bad field. An embed request (GenerateRequest::embed) is kUnsupported
+  // for a model whose <arch>.pooling_type asks for another pooling than the last token's.
   virtual Result<RequestId> submit(GenerateRequest request, RequestCallback callback) = 0;
   // Stops a queued or running request; its callback gets kDone with FinishReason::kAbort
   // and its slot is free at the next step. Unknown ids are ignored.

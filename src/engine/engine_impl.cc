@@ -11,6 +11,24 @@ namespace strata {
 
 Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) { return EngineImpl::Create(options); }
 
+namespace {
+
+// Embeddings pool the last token's output (llama.cpp's pooling type 3). A file that asks for
+// mean, CLS or rank pooling (<arch>.pooling_type 1, 2, 4: encoder models, rerankers) would get
+// the wrong vector, so its embed requests are refused with this message; "" when served.
+std::string pooling_error(const GgufFile& gguf, const std::string& arch) {
+  const GgufValue* v = gguf.find(arch + ".pooling_type");
+  if (v == nullptr) return "";
+  const std::optional<uint64_t> type = v->as_uint();
+  constexpr uint64_t kLast = 3;
+  if (type && (*type == kLast || *type == 0)) return "";
+  return "embeddings: this model's " + arch + ".pooling_type is " +
+         (type ? std::to_string(*type) : std::string("not an integer")) +
+         "; Strata pools the last token only (pooling type 3)";
+}
+
+}  // namespace
+
 EngineImpl::EngineImpl(EngineConfig config, int n_vocab)
     : config_(std::move(config)), inbox_(config_.options.max_queue, config_.options.n_groups), sampler_(n_vocab) {}
 
@@ -50,6 +68,7 @@ Status EngineImpl::start() {
   }
 
   pipeline_ = std::make_unique<StagePipeline>(*model_, *kv_, config_, [this](Window* w) { inbox_.push_window(w); });
+  embedding_pooling_error_ = pooling_error(model_->gguf(), hp.arch);
   if (hp.is_moe()) {
     expert_load_ = ExpertLoadWindow(hp.n_layer, hp.n_expert);
     snapshot_.moe.n_layer = hp.n_layer;
@@ -97,7 +116,13 @@ Result<RequestId> EngineImpl::submit(GenerateRequest request, RequestCallback ca
   const EngineOptions& o = config_.options;
   const int n_prompt = static_cast<int>(request.prompt_tokens.size());
   if (n_prompt == 0) return Status::InvalidArgument("the prompt is empty");
-  if (request.max_tokens < 1) {
+  if (request.embed) {
+    if (!embedding_pooling_error_.empty()) return Status::Unsupported(embedding_pooling_error_);
+    request.max_tokens = 0;
+    request.sampling = SamplingParams{};
+    request.constraint = nullptr;
+    request.speculative_tokens = 0;
+  } else if (request.max_tokens < 1) {
     return Status::InvalidArgument("max_tokens must be at least 1, got " + std::to_string(request.max_tokens));
   }
   const int n_vocab = model_->hparams().n_vocab;

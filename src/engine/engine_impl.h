@@ -75,6 +75,7 @@ class EngineImpl final : public Engine {
   // Samples slot_index's n_rows logits rows from row j on: its last token's, then one per
   // draft, accepting drafts while they equal the sampled tokens (speculative decoding).
   void accept_slot_rows(Window* w, int j, int n_rows);
+  void finish_embedding(Window* w, int j, int slot_index);
   // Drafts the next tokens of every generating slot in [first, first + n) (SpecSlot).
   void prepare_drafts(int first, int n);
   void finish_slot(int slot, FinishReason reason);
@@ -109,6 +110,9 @@ class EngineImpl final : public Engine {
   // The vocabulary's bytes for constrained requests, built on the first one (engine thread).
   std::shared_ptr<const grammar::TokenVocabulary> constraint_vocab_;
   std::string error_;  // scratch for sampling errors
+  // Why embed requests are refused (the model pools another way than by its last token);
+  // empty when they are served.
+  std::string embedding_pooling_error_;
   // Speculation: this step's counts (reported in StepRecord) and the totals since start.
   SpecCounts step_spec_;
   std::vector<uint64_t> step_accepted_per_pos_;

@@ -119,6 +119,7 @@ bool EngineImpl::admit(int slot_index, PendingRequest& pending) {
   const int n_prompt = static_cast<int>(prompt.size());
   // The last prompt token is always recomputed: its logits give the first new token.
   std::optional<Admission> a = kv_->admit(slot_index, prompt, n_prompt - 1, n_prompt + pending.request.max_tokens);
+  // (An embed request's max_tokens is 0: its K/V ends with the prompt.)
   if (!a) return false;
   Slot& slot = slots_[slot_index];
   slot.state = SlotState::kReading;
@@ -245,6 +246,7 @@ void EngineImpl::accept_slot_rows(Window* w, int j, int n_rows) {
   const int slot_index = w->logit_slots[j];
   Slot& s = slots_[slot_index];
   if (s.cancel_pending) return;
+  if (s.request->request().embed) return finish_embedding(w, j, slot_index);
   s.state = SlotState::kGenerating;
   const std::span<const int32_t> drafts = s.spec.drafts();
   FinishReason reason = FinishReason::kNone;
@@ -277,6 +279,22 @@ void EngineImpl::accept_slot_rows(Window* w, int j, int n_rows) {
   } else if (reason != FinishReason::kNone) {
     finish_slot(slot_index, reason);
   }
+}
+
+// The embedding of the request whose prompt ended at logits row j: the final norm of the
+// hidden state the last stage left for that row (rows with logits are the window's
+// want_logits rows, in row order).
+void EngineImpl::finish_embedding(Window* w, int j, int slot_index) {
+  int row = 0;
+  for (int seen = -1; row < static_cast<int>(w->rows.size()); ++row) {
+    if (w->rows[row].want_logits && ++seen == j) break;
+  }
+  const int n_embd = model_->hparams().n_embd;
+  std::vector<float> embedding(static_cast<size_t>(n_embd));
+  model_->final_norm(w->hidden.as<float>() + static_cast<size_t>(row) * n_embd, embedding.data());
+  std::unique_ptr<RequestState> request = release_slot(slot_index);
+  publish_snapshot();
+  request->finish_embedding(std::move(embedding), now_s());
 }
 
 void EngineImpl::prepare_drafts(int first, int n) {

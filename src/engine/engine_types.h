@@ -49,6 +49,11 @@ struct GenerateRequest {
   // --spec-tokens). Only an engine started with a drafter can speculate. The output is the
   // same either way; only its speed changes.
   int speculative_tokens = -1;
+  // An embedding instead of a generation: the request reads its prompt and ends there, its
+  // kDone carrying the model's final-norm output at the last prompt token (last-token
+  // pooling, not normalised; Engine::submit says which models). Nothing is sampled, so
+  // max_tokens and sampling are ignored and the prompt may fill the whole context.
+  bool embed = false;
 };
 
 // What speculation did for one request (or, summed, for the engine).
@@ -78,6 +83,7 @@ struct RequestEvent {
   int prompt_tokens = 0;                       // kDone / kError: usage
   int cached_tokens = 0;                       // prompt tokens served from prefix cache or park store
   int completion_tokens = 0;
+  std::vector<float> embedding;                // kDone of an embed request: n_embd floats
 };
 
 enum class SlotState { kIdle, kReading, kGenerating };

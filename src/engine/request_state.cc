@@ -122,6 +122,15 @@ void RequestState::finish(FinishReason reason, double now_s) {
   if (callback_) callback_(e);
 }
 
+void RequestState::finish_embedding(std::vector<float> embedding, double now_s) {
+  if (done_) return;
+  close_record(FinishReason::kStop, now_s);
+  RequestEvent e = final_event(RequestEvent::Kind::kDone, FinishReason::kStop);
+  e.embedding = std::move(embedding);
+  if (observer_) observer_->on_request_finished(record_);
+  if (callback_) callback_(e);
+}
+
 void RequestState::fail(const std::string& error, double now_s) {
   if (done_) return;
   close_record(FinishReason::kError, now_s);

@@ -63,6 +63,8 @@ class RequestState {
                       std::string* error);
   // Sends kDone with usage and any held-back text.
   void finish(FinishReason reason, double now_s);
+  // An embed request's end: kDone (kStop) with its embedding and usage.
+  void finish_embedding(std::vector<float> embedding, double now_s);
   // Sends kError naming what went wrong.
   void fail(const std::string& error, double now_s);
 

@@ -92,6 +92,9 @@ class Model {
   // logits is (number of such rows) * n_vocab floats.
   void output_logits(std::span<const Row> rows, const float* hidden, float* logits,
                      ForwardScratch& scratch, ThreadPool& pool) const;
+  // out = the final norm of one row's hidden state (n_embd floats each): what output_logits
+  // multiplies by the output matrix, and a last-token embedding.
+  void final_norm(const float* hidden, float* out) const;
   // embed + all layers + output_logits. hidden comes from scratch.
   void forward(std::span<const Row> rows, KvView& kv, float* logits, ForwardScratch& scratch,
                ThreadPool& pool) const;

@@ -178,6 +178,10 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
   }
 }
 
+void Model::final_norm(const float* hidden, float* out) const {
+  kernels::rmsnorm(hidden, impl_->w.output_norm, impl_->hp.n_embd, impl_->hp.rms_eps, out);
+}
+
 void Model::output_logits(std::span<const Row> rows, const float* hidden, float* logits, ForwardScratch& s,
                           ThreadPool& pool) const {
   const Hparams& hp = impl_->hp;

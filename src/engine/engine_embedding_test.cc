@@ -1,0 +1,144 @@
+// Embed requests (GenerateRequest::embed): the final norm of the last prompt token's hidden
+// state, the same bytes alone, beside generating requests in other slots, through pipeline
+// stages, in small prompt chunks and from the prefix cache; a model that pools another way is
+// refused.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "engine/engine_test_util.h"
+#include "model/test_model.h"
+
+namespace strata::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+GenerateRequest embed_request(int n_prompt, uint32_t seed) {
+  GenerateRequest r = make_request(n_prompt, 1, seed);
+  r.embed = true;
+  return r;
+}
+
+std::vector<float> embed_alone(const GenerateRequest& r) {
+  EngineOptions o;
+  o.n_parallel = 1;
+  Harness h(o);
+  return h.ok() ? h.wait(h.submit(r)).done.embedding : std::vector<float>{};
+}
+
+void expect_same_bytes(const std::vector<float>& a, const std::vector<float>& b, const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << what;
+}
+
+TEST(EngineEmbedding, EndsAfterThePromptWithTheFinalNormOfItsLastToken) {
+  EngineOptions o;
+  o.n_parallel = 1;
+  Harness h(o);
+  ASSERT_TRUE(h.ok());
+  const int n_embd = 64;  // stories260K
+  Output out = h.wait(h.submit(embed_request(40, 3)));
+  EXPECT_EQ(out.done.kind, RequestEvent::Kind::kDone);
+  EXPECT_EQ(out.done.finish, FinishReason::kStop);
+  EXPECT_TRUE(out.tokens.empty());
+  EXPECT_EQ(out.done.prompt_tokens, 40);
+  EXPECT_EQ(out.done.completion_tokens, 0);
+  ASSERT_EQ(static_cast<int>(out.done.embedding.size()), n_embd);
+  double norm = 0;
+  for (float x : out.done.embedding) norm += static_cast<double>(x) * x;
+  // An RMS-normed row times the norm weights: far from zero, finite.
+  EXPECT_TRUE(std::isfinite(norm) && norm > 1.0) << norm;
+}
+
+// The embedding is the vector the model's logits come from: output.weight (F32 in stories260K)
+// times it, in double, gives the logits a generation of the same prompt samples its first token from.
+TEST(EngineEmbedding, IsTheVectorTheFirstTokensLogitsComeFrom) {
+  EngineOptions o;
+  o.n_parallel = 1;
+  Harness h(o);
+  ASSERT_TRUE(h.ok());
+  const std::vector<float> e = h.wait(h.submit(embed_request(40, 3))).done.embedding;
+  const Output generated = h.wait(h.submit(make_request(40, 1, 3)));
+  ASSERT_EQ(generated.logits.size(), 1u);
+  auto gguf = GgufFile::Open(stories_path());
+  ASSERT_TRUE(gguf.ok());
+  const GgufTensor* out = gguf->find_tensor("output.weight");
+  ASSERT_TRUE(out != nullptr && out->type == DType::kF32 && e.size() == out->dims[0]);
+  const auto* w = reinterpret_cast<const float*>(out->data);
+  double max_err = 0, max_logit = 0;
+  for (size_t v = 0; v < out->dims[1]; ++v) {
+    double dot = 0;
+    for (size_t i = 0; i < e.size(); ++i) dot += static_cast<double>(w[v * e.size() + i]) * e[i];
+    max_err = std::max(max_err, std::fabs(dot - generated.logits[0][v]));
+    max_logit = std::max(max_logit, std::fabs(dot));
+  }
+  EXPECT_LT(max_err, 1e-4 * max_logit) << "largest |logit| " << max_logit;
+}
+
+// A prompt filling the whole context is an embed request's right (nothing is generated after it).
+TEST(EngineEmbedding, MayFillTheWholeContext) {
+  EngineOptions o;
+  o.n_parallel = 1;
+  o.n_ctx = 64;
+  Harness h(o);
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h.wait(h.submit(embed_request(64, 4))).done.embedding.size(), 64u);
+  GenerateRequest generate = make_request(64, 1, 4);
+  EXPECT_EQ(h.engine().submit(generate, nullptr).status().code(), Code::kOutOfRange);
+}
+
+TEST(EngineEmbedding, SameBytesBesideGenerationInSlotsStagesChunksAndFromThePrefixCache) {
+  std::vector<GenerateRequest> embeds = {embed_request(70, 11), embed_request(33, 12), embed_request(90, 13)};
+  std::vector<std::vector<float>> alone;
+  for (const GenerateRequest& r : embeds) alone.push_back(embed_alone(r));
+  EngineOptions o;
+  o.n_parallel = 4;
+  o.n_stages = 2;
+  o.prefill_chunk = 24;
+  Harness h(o);
+  ASSERT_TRUE(h.ok());
+  GenerateRequest generating = make_request(50, 30, 21);
+  RequestId g = h.submit(generating);
+  std::vector<RequestId> ids;
+  for (const GenerateRequest& r : embeds) ids.push_back(h.submit(r));
+  for (size_t i = 0; i < embeds.size(); ++i) {
+    expect_same_bytes(h.wait(ids[i]).done.embedding, alone[i], "batched " + std::to_string(i));
+  }
+  expect_identical(h.wait(g), run_solo(generating), "the generating neighbour");
+  Output again = h.wait(h.submit(embeds[0]));
+  EXPECT_GE(again.done.cached_tokens, 48);
+  expect_same_bytes(again.done.embedding, alone[0], "from the prefix cache");
+}
+
+TEST(EngineEmbedding, AModelPoolingAnotherWayIsRefused) {
+  const std::string path =
+      (fs::path(::testing::TempDir()) / ("engine_embed_mean_" + std::to_string(::getpid()) + ".gguf")).string();
+  TestModelSpec spec;
+  spec.n_vocab = 512;
+  spec.metadata_overrides = {{"llama.pooling_type", GgufValue::U32(1)}};
+  auto stories = GgufFile::Open(stories_path());
+  ASSERT_TRUE(stories.ok()) << stories.status().ToString();
+  for (const auto& [key, value] : stories->metadata()) {
+    if (key.starts_with("tokenizer.")) spec.metadata_overrides.emplace_back(key, value);
+  }
+  ASSERT_TRUE(write_test_model(spec, path).ok());
+  EngineOptions o;
+  o.model_path = path;
+  o.n_parallel = 1;
+  Harness h(o);
+  ASSERT_TRUE(h.ok());
+  Result<RequestId> refused = h.engine().submit(embed_request(10, 1), nullptr);
+  EXPECT_EQ(refused.status().code(), Code::kUnsupported);
+  EXPECT_NE(refused.status().message().find("llama.pooling_type is 1"), std::string::npos)
+      << refused.status().message();
+  EXPECT_FALSE(h.wait(h.submit(make_request(10, 2, 1))).tokens.empty()) << "generation still works";
+  fs::remove(path);
+}
+
+}  // namespace
+}  // namespace strata::testing
