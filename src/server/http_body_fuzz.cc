@@ -1,6 +1,6 @@
 // libFuzzer target for the HTTP request-body parsers (built by tests/fuzz, run by the
 // http_body_fuzz ctest): the bytes of a POST body go through the JSON reader and then through
-// each API's parser (OpenAI chat and completions, Anthropic messages), grammar and JSON-schema
+// each API's parser (OpenAI chat, completions and embeddings, Anthropic messages), grammar and JSON-schema
 // compilation included. Any input must either parse or fail with a status the server answers
 // as a 400 (invalid, corrupt, unsupported, out of range) with a message; any other status (a
 // 500), a crash, an uncaught exception or a sanitizer report is a finding.
@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "server/anthropic_request.h"
+#include "server/embedding_request.h"
 #include "server/json_fields.h"
 #include "server/openai_request.h"
 
@@ -16,9 +17,9 @@ namespace {
 
 using strata::Code;
 using strata::Result;
-using strata::server::CompletionRequest;
 
-void check(const Result<CompletionRequest>& parsed) {
+template <typename T>
+void check(const Result<T>& parsed) {
   if (parsed.ok()) return;
   const Code code = parsed.status().code();
   const bool client_error = code == Code::kInvalidArgument || code == Code::kCorrupt ||
@@ -39,5 +40,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check(strata::server::parse_chat_completion_request(*object));
   check(strata::server::parse_text_completion_request(*object));
   check(strata::server::parse_anthropic_messages_request(*object));
+  check(strata::server::parse_embedding_request(*object));
   return 0;
 }

@@ -211,3 +211,33 @@ test('a tool_choice naming an unknown function is a BadRequestError', async () =
     return true;
   });
 });
+
+// The SDK asks for base64 unless told otherwise and decodes it to floats itself: both forms must
+// give the same unit vectors, in input order, with the served model's name and the prompt usage.
+test('embeddings come back as unit vectors, base64 and float alike', async () => {
+  const input = ['Once upon a time there was a cat.', 'Lily went to the park.'];
+  const viaBase64 = await client.embeddings.create({ model: 'any', input });
+  const viaFloat = await client.embeddings.create({ model: 'any', input, encoding_format: 'float' });
+  assert.equal(viaBase64.object, 'list');
+  assert.equal(viaBase64.model, 'stories');
+  assert.equal(viaBase64.data.length, 2);
+  assert.ok(viaBase64.usage.prompt_tokens > 0);
+  assert.equal(viaBase64.usage.total_tokens, viaBase64.usage.prompt_tokens);
+  for (let i = 0; i < 2; ++i) {
+    assert.equal(viaBase64.data[i].index, i);
+    const a = viaBase64.data[i].embedding;
+    const b = viaFloat.data[i].embedding;
+    assert.equal(a.length, 64);
+    assert.deepEqual(Array.from(a, (x) => Math.fround(x)), Array.from(b, (x) => Math.fround(x)));
+    const norm = Math.sqrt(a.reduce((s, x) => s + x * x, 0));
+    assert.ok(Math.abs(norm - 1) < 1e-5, `norm ${norm}`);
+  }
+  assert.notDeepEqual(viaFloat.data[0].embedding, viaFloat.data[1].embedding);
+  const cut = await client.embeddings.create({ model: 'any', input: input[0], dimensions: 16, encoding_format: 'float' });
+  assert.equal(cut.data[0].embedding.length, 16);
+  await assert.rejects(client.embeddings.create({ model: 'any', input: '' }), (err) => {
+    assert.ok(err instanceof OpenAI.BadRequestError);
+    assert.match(err.message, /'input' must not be an empty string/);
+    return true;
+  });
+});
