@@ -101,11 +101,11 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("mkmodel", "Write a GGUF model with deterministic random weights");
   auto flags = std::make_shared<MkmodelFlags>();
   sub->add_option("--arch", flags->arch,
-                  "llama, qwen2, qwen3, gemma3 or phi3 (dense presets); qwen3moe, qwen2moe, mixtral or gpt-oss (MoE presets; "
+                  "llama, qwen2, qwen3, gemma2, gemma3 or phi3 (dense presets); qwen3moe, qwen2moe, mixtral or gpt-oss (MoE presets; "
                   "mixtral is written as llama with experts) (default: the preset's)")
-      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma3", "phi3", "qwen2moe", "qwen3moe", "mixtral", "gpt-oss"}));
+      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "qwen2moe", "qwen3moe", "mixtral", "gpt-oss"}));
   sub->add_option("--preset", flags->preset,
-                  "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, phi-4; mixture of experts: moe-tiny, "
+                  "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma2-2b, phi-4; mixture of experts: moe-tiny, "
                   "qwen3-30b-a3b, qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers, "layer count instead of the preset's (same shape, smaller file)")

@@ -1,7 +1,8 @@
 // Exactness on generated models with sliding-window layers: Gemma 3 (a 256-key window in 5 of
 // its 6 layers, Q4_K weights), gpt-oss (a 128-key window in every other layer, attention
-// sinks, experts with biases, Q8_0 weights) and Phi-3 (a 256-key window in every layer, fused
-// q/k/v and gate/up tensors, Q4_K weights). Prompts far past the window give, batched in 4
+// sinks, experts with biases, Q8_0 weights), Phi-3 (a 256-key window in every layer, fused
+// q/k/v and gate/up tensors, Q4_K weights) and Gemma 2 (a 256-key window in every other layer,
+// soft-capped scores and logits, Q8_0 weights). Prompts far past the window give, batched in 4
 // slots through two pipeline stages, from the prefix cache and in prompt chunks smaller than
 // the window, the tokens and logits bytes they give alone.
 #include <gtest/gtest.h>
@@ -94,10 +95,12 @@ TEST_P(SlidingWindowEngine, FollowUpFromThePrefixCacheMatchesSolo) {
 INSTANTIATE_TEST_SUITE_P(Models, SlidingWindowEngine,
                          ::testing::Values(WindowModel{"gemma3", "small", 6, DType::kQ4_K, 256},
                                            WindowModel{"gpt-oss", "moe-tiny", 3, DType::kQ8_0, 128},
-                                           WindowModel{"phi3", "small", 3, DType::kQ4_K, 256}),
+                                           WindowModel{"phi3", "small", 3, DType::kQ4_K, 256},
+                                           WindowModel{"gemma2", "small", 4, DType::kQ8_0, 256}),
                          [](const ::testing::TestParamInfo<WindowModel>& info) {
                            const std::string arch = info.param.arch;
-                           return std::string(arch == "gpt-oss" ? "GptOss" : arch == "phi3" ? "Phi3" : "Gemma3");
+                           if (arch == "gpt-oss") return std::string("GptOss");
+                           return std::string(arch == "phi3" ? "Phi3" : arch == "gemma2" ? "Gemma2" : "Gemma3");
                          });
 
 }  // namespace

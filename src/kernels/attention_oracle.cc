@@ -7,6 +7,7 @@
 
 #include "kernels/kernel_table.h"
 #include "kernels/reference/reference.h"
+#include "kernels/softcap.h"
 
 namespace strata::kernels {
 
@@ -31,7 +32,7 @@ void fold_block(const AttentionArgs& a, const float* q, const std::byte* kb, con
     reference::load_kv(kb + t * a.token_stride_bytes + head_offset, hd, a.kv_type, k.data());
     float acc = 0.0f;
     for (int i = 0; i < hd; ++i) acc = std::fma(q[i], k[static_cast<size_t>(i)], acc);
-    s[static_cast<size_t>(t)] = acc * a.scale;
+    s[static_cast<size_t>(t)] = a.softcap > 0.0f ? softcap(acc * a.scale, a.softcap) : acc * a.scale;
     bm = max_lane(bm, s[static_cast<size_t>(t)]);
   }
   const float new_max = max_lane(st->max, bm);

@@ -6,7 +6,8 @@
 // Per row and query head, over the key blocks in position order (block b holds positions
 // [b * block_tokens, ...), cut at the row's own token count, and for a row with a first_token
 // past 0 also before it; blocks left with no keys are skipped):
-//   score_t  = fma-chain over i = 0..head_dim-1 of q[i] * k_t[i], starting at +0, times scale
+//   score_t  = fma-chain over i = 0..head_dim-1 of q[i] * k_t[i], starting at +0, times scale,
+//              then softcap(score_t, a.softcap) when a.softcap > 0 (kernels/softcap.h)
 //   bm       = max over the block's scores in position order, with max(a, b) = a > b ? a : b
 //   new_max  = max(old_max, bm); rescale = exp8(old_max - new_max)
 //   sum      = sum * rescale, then + exp8(score_t - new_max) for each t in order

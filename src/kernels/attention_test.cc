@@ -146,7 +146,7 @@ std::vector<float> stored_values(const AttnCase& c, const std::vector<float>& x)
 // out against the float64 softmax of q over the stored keys [first, c.n_tokens).
 void expect_float64_softmax(const AttnCase& c, const std::vector<float>& q, const std::vector<float>& ks,
                             const std::vector<float>& vs, float scale_qk, int first, const std::vector<float>& out,
-                            const std::string& what, const float* sinks = nullptr) {
+                            const std::string& what, const float* sinks = nullptr, double softcap = 0.0) {
   const int group = c.n_head / c.n_head_kv;
   for (int h = 0; h < c.n_head; ++h) {
     const int kvh = h / group;
@@ -155,7 +155,7 @@ void expect_float64_softmax(const AttnCase& c, const std::vector<float>& q, cons
     for (int p = first; p < c.n_tokens; ++p) {
       double d = 0.0;
       for (int i = 0; i < c.head_dim; ++i) d += static_cast<double>(q[h * c.head_dim + i]) * ks[(static_cast<size_t>(p) * c.n_head_kv + kvh) * c.head_dim + i];
-      s[p] = d * scale_qk;
+      s[p] = softcap > 0.0 ? softcap * std::tanh(d * scale_qk / softcap) : d * scale_qk;
       mx = std::max(mx, s[p]);
     }
     for (int p = first; p < c.n_tokens; ++p) den += std::exp(s[p] - mx);
@@ -253,6 +253,27 @@ void expect_tile_rows_get_their_solo_bytes(
   }
 }
 
+// One row (a's first_token, sinks and softcap) on every table: the float64 softmax of the
+// stored keys, and on the SIMD tables the oracle's bytes `want`.
+void expect_every_table_row(const AttnCase& c, const AttentionArgs& a, const std::vector<float>& q,
+                            const std::vector<float>& ks, const std::vector<float>& vs, const std::vector<float>& want,
+                            const std::string& label) {
+  const size_t row = static_cast<size_t>(c.n_head) * c.head_dim;
+  std::vector<float> scratch(attention_scratch_floats(a));
+  for (const KernelTable* t : runnable_tables()) {
+    const std::string what = std::string(t->name) + label;
+    std::vector<float> got(row, 1.0f);
+    t->attention(a, q.data(), got.data(), scratch.data(), 0, c.n_head_kv);
+    expect_float64_softmax(c, q, ks, vs, a.scale, a.first_token, got, what, a.sinks, a.softcap);
+    // A row starting past 0 runs the scalar reference where the decode path does not fit.
+    const int dim_step = std::string(t->name) == "avx512" ? 16 : 8;
+    const bool decode_fits = c.head_dim % dim_step == 0 && c.n_head / c.n_head_kv <= 8;
+    if (t != &reference_table() && c.head_dim % 8 == 0 && (a.first_token == 0 || decode_fits)) {
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), row * sizeof(float))) << what;
+    }
+  }
+}
+
 // Attention sinks (gpt-oss): each query head's sink is a key of value zero in its softmax.
 // Every table gives the float64 softmax with the sink in the denominator, for one row (the
 // decode paths), a row whose window starts past 0, and a tile of rows (the tile path); the
@@ -282,23 +303,50 @@ TEST_P(Attention, SinksJoinEveryHeadsSoftmaxAsAKeyOfValueZero) {
     plain.sinks = nullptr;
     attention_oracle(plain, q.data(), without.data());
     EXPECT_NE(0, std::memcmp(want.data(), without.data(), row * sizeof(float))) << "the sinks changed nothing";
-    std::vector<float> scratch(attention_scratch_floats(a));
-    for (const KernelTable* t : runnable_tables()) {
-      const std::string what = std::string(t->name) + " first " + std::to_string(first);
-      std::vector<float> got(row, 1.0f);
-      t->attention(a, q.data(), got.data(), scratch.data(), 0, c.n_head_kv);
-      expect_float64_softmax(c, q, ks, vs, a.scale, first, got, what, sinks.data());
-      // A row starting past 0 runs the scalar reference where the decode path does not fit.
-      const int dim_step = std::string(t->name) == "avx512" ? 16 : 8;
-      const bool decode_fits = c.head_dim % dim_step == 0 && c.n_head / c.n_head_kv <= 8;
-      if (t != &reference_table() && c.head_dim % 8 == 0 && (first == 0 || decode_fits)) {
-        EXPECT_EQ(0, std::memcmp(want.data(), got.data(), row * sizeof(float))) << what;
-      }
-    }
+    expect_every_table_row(c, a, q, ks, vs, want, " first " + std::to_string(first));
   }
   AttentionArgs with_sinks = kv.args;
   with_sinks.sinks = sinks.data();
   expect_tile_rows_get_their_solo_bytes(c, with_sinks, tokens, q, " tile with sinks");
+}
+
+// Soft-capped scores (Gemma 2): every score becomes cap * tanh(score / cap) before the softmax.
+// Every table gives the float64 softmax of the capped scores, for one row (the decode paths), a
+// row whose window starts past 0, and a tile of rows; the SIMD tables give the oracle's bytes,
+// every row of a tile its solo bytes; the cap (2, below the spread of the scores) changes them.
+TEST_P(Attention, SoftcapSquashesEveryScoreBeforeTheSoftmax) {
+  const AttnCase c = GetParam();
+  const size_t kv_n = static_cast<size_t>(c.n_tokens) * c.n_head_kv * c.head_dim;
+  const std::vector<float> k = random_floats(kv_n, 61), v = random_floats(kv_n, 62);
+  PagedKv kv(c.type, c.n_tokens, c.n_head, c.n_head_kv, c.head_dim, c.block_tokens, 19, k, v);
+  const std::vector<float> ks = stored_values(c, k), vs = stored_values(c, v);
+  const size_t row = static_cast<size_t>(c.n_head) * c.head_dim;
+  const int n_rows = 5;
+  std::vector<int> tokens;
+  for (int r = 0; r < n_rows; ++r) tokens.push_back(std::max(1, c.n_tokens - (n_rows - 1 - r) * 7));
+  const std::vector<float> q = random_floats(row * n_rows, 63, 8.0f);
+  constexpr float kCap = 2.0f;
+  for (int first : {0, c.n_tokens / 2}) {
+    AttentionArgs a = kv.args;
+    a.softcap = kCap;
+    a.first_token = first;
+    ASSERT_TRUE(check_attention_args(a).ok());
+    std::vector<float> want(row), uncapped(row);
+    attention_oracle(a, q.data(), want.data());
+    AttentionArgs plain = a;
+    plain.softcap = 0.0f;
+    attention_oracle(plain, q.data(), uncapped.data());
+    if (c.n_tokens - first > 1) {  // (over a single key, any score gives weight 1)
+      EXPECT_NE(0, std::memcmp(want.data(), uncapped.data(), row * sizeof(float))) << "the cap changed nothing";
+    }
+    expect_every_table_row(c, a, q, ks, vs, want, " softcap, first " + std::to_string(first));
+  }
+  AttentionArgs capped = kv.args;
+  capped.softcap = kCap;
+  expect_tile_rows_get_their_solo_bytes(c, capped, tokens, q, " tile with softcap");
+  AttentionArgs bad = kv.args;
+  bad.softcap = -1.0f;
+  EXPECT_FALSE(check_attention_args(bad).ok());
 }
 
 TEST_P(Attention, BitIdenticalWhateverTheBlockAddresses) {

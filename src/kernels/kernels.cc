@@ -3,6 +3,7 @@
 #include "kernels/kernels.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "base/task_ranges.h"
@@ -367,6 +368,9 @@ Status check_attention_args(const AttentionArgs& a) {
   }
   if (a.n_rows < 1 || (a.row_stride_floats != 0 && a.row_stride_floats < static_cast<size_t>(a.n_head) * a.head_dim)) {
     return Status::InvalidArgument("attention: a tile needs at least one row and rows at least n_head * head_dim apart");
+  }
+  if (!(a.softcap >= 0.0f) || !std::isfinite(a.softcap)) {
+    return Status::InvalidArgument("attention: softcap must be 0 (none) or a positive finite number");
   }
   const int row0_tokens = a.row_tokens != nullptr ? a.row_tokens[0] : a.n_tokens;
   if (a.first_token < 0 || (a.first_token > 0 && (a.n_rows != 1 || a.first_token >= row0_tokens))) {

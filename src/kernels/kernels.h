@@ -184,6 +184,9 @@ struct AttentionArgs {
   // that every row of that head attends to: exp(sink - max) joins the softmax's sum and
   // nothing its output. Not owned; nullptr: no sinks.
   const float* sinks = nullptr;
+  // > 0: every score (after scale) becomes softcap * tanh(score / softcap) before the softmax
+  // (Gemma 2's attention logit soft-capping; kernels/softcap.h). 0: none.
+  float softcap = 0.0f;
 };
 // Ok when a describes a valid problem (heads divide, head_dim fits kv_type, ...).
 // attention() does nothing for invalid arguments, so check once per model.

@@ -43,6 +43,9 @@ struct ArchTraits {
   // which any architecture's file may use in place of attn_q/attn_k/attn_v.
   bool sliding_every_layer = false;
   bool ffn_up_gate_fused = false;
+  // Gemma 2: attention scores and output logits soft-capped, cap * tanh(x / cap), with the caps
+  // <arch>.attn_logit_softcapping (default 50) and <arch>.final_logit_softcapping (default 30).
+  bool softcaps = false;
 };
 
 // nullptr for an architecture this build does not run.

@@ -57,6 +57,7 @@ void attend_tile(const LayerAttention& la, std::span<const Row> rows, int r0, in
   a.row_tokens = row_tokens.data();
   a.first_token = first_token;
   a.sinks = la.sinks;
+  a.softcap = hp.attn_softcap;
   const size_t offset = static_cast<size_t>(r0) * hp.n_head * hp.head_dim;
   kernels::attention_kv_heads(a, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker), h.kv0, h.n_kv);
 }

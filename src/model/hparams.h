@@ -12,7 +12,7 @@
 namespace strata {
 
 struct Hparams {
-  std::string arch;        // "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "gemma3", "gpt-oss", "phi3"
+  std::string arch;        // "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss", "phi3"
   int n_vocab = 0;
   int n_ctx_train = 0;
   int n_embd = 0;
@@ -51,6 +51,9 @@ struct Hparams {
   bool attn_sinks = false;
   bool swiglu_oai = false;
   std::string ffn_norm_name = "ffn_norm";  // blk.N.<this>.weight
+  // Gemma 2: > 0 caps attention scores / output logits at cap * tanh(x / cap); 0: none.
+  float attn_softcap = 0.0f;
+  float final_softcap = 0.0f;
   // Phi-3: blk.N.ffn_up.weight holds the gate's n_ff rows, then the up projection's.
   bool ffn_up_gate_fused = false;
   // Mixture of experts (n_expert > 0): every layer's feed-forward is n_expert SiLU-gated

@@ -147,6 +147,39 @@ TEST_F(ModelLoadTest, ReadsGptOssHparams) {
   expect_error(spec, Code::kCorrupt, "gpt-oss.attention.sliding_window");
 }
 
+// Gemma 2: Gemma 3's parts without QK-norm, even layers sliding on the global rope, the caps
+// (llama.cpp's 50 and 30 when a file has none), and the 27B's attention scale.
+TEST_F(ModelLoadTest, ReadsGemma2Hparams) {
+  TestModelSpec spec;
+  spec.arch = "gemma2";
+  spec.n_layer = 3;
+  spec.attn_softcap = 7.0f;
+  spec.final_softcap = 9.0f;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.post_norms && hp.ffn_gelu && hp.tied_embeddings && hp.rope_neox);
+  EXPECT_FALSE(hp.qk_norm);
+  EXPECT_FLOAT_EQ(hp.embd_scale, 16.0f);
+  EXPECT_FLOAT_EQ(hp.attn_softcap, 7.0f);
+  EXPECT_FLOAT_EQ(hp.final_softcap, 9.0f);
+  EXPECT_EQ(hp.sliding_window, 10);
+  EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, 0.0f);
+  for (int layer = 0; layer < 3; ++layer) EXPECT_EQ(hp.layer_slides(layer), layer % 2 == 0) << "layer " << layer;
+  EXPECT_EQ(hp.attn_scale_dim, hp.head_dim);
+
+  spec.metadata_overrides = {{"gemma2.attn_logit_softcapping", GgufValue::F32(0.0f)}};
+  expect_error(spec, Code::kCorrupt, "gemma2.attn_logit_softcapping must be > 0");
+  spec.n_layer = 46;
+  spec.n_embd = 256;
+  spec.n_head = 2;
+  spec.head_dim = 64;
+  spec.metadata_overrides.clear();
+  auto big = load(spec);
+  ASSERT_TRUE(big.ok()) << big.status().ToString();
+  EXPECT_EQ(big.value()->hparams().attn_scale_dim, 128);  // n_embd / n_head, as the 27B's 4608 / 32
+}
+
 // Phi-3: q/k/v from one attn_qkv tensor and gate/up from one ffn_up (row ranges of them), every
 // layer sliding (0: none, Phi-4's files), NeoX rope; LongRoPE factors come as a pair, and the
 // long ones rotate once the context exceeds the original one.

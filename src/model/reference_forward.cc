@@ -275,6 +275,7 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
       double dot = 0;
       for (int i = 0; i < hd; ++i) dot += q[h * hd + i] * l.k_cache[t][kv_at + i];
       scores[t] = dot / std::sqrt(static_cast<double>(hp_.attn_scale_dim));
+      if (hp_.attn_softcap > 0.0f) scores[t] = hp_.attn_softcap * std::tanh(scores[t] / hp_.attn_softcap);
       max_score = std::max(max_score, scores[t]);
     }
     double sum = 0;
@@ -342,7 +343,11 @@ std::vector<double> ReferenceForward::step(int32_t token) {
     add(h, feed_forward(l, rmsnorm(h.data(), l.ffn_norm, n_embd, hp_.rms_eps)));
   }
   ++n_tokens_;
-  return matvec(output_, rmsnorm(h.data(), output_norm_, n_embd, hp_.rms_eps));
+  Vec logits = matvec(output_, rmsnorm(h.data(), output_norm_, n_embd, hp_.rms_eps));
+  if (hp_.final_softcap > 0.0f) {  // Gemma 2
+    for (double& x : logits) x = hp_.final_softcap * std::tanh(x / hp_.final_softcap);
+  }
+  return logits;
 }
 
 LogitErrors logit_errors(ReferenceForward& ref, std::span<const int32_t> tokens, const float* logits) {

@@ -7,7 +7,8 @@
 // its top-k experts by softmax probability (ties to the lower id) in doubles. Applies rope_freqs.weight (per-pair factors
 // dividing the angle) when present, else Phi-3's LongRoPE factors, the rope attention factor
 // as a magnitude, and YaRN (llama.cpp's ramp and magnitude). Gemma 3's
-// parts (scaled embeddings, post-norms, GELU, sliding-window layers with their own rope base)
+// parts (scaled embeddings, post-norms, GELU, sliding-window layers with their own rope base;
+// Gemma 2's soft-capped scores and logits)
 // and gpt-oss's (attention sinks, output / router / expert biases, the clamped SwiGLU,
 // sliding layers on the global rope) follow hparams.
 // Owns its copies of the weights and its cache; not thread-safe.

@@ -137,7 +137,7 @@ TEST_P(ReferenceForwardTest, LogitsAgreeWithFloat64Reference) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* arch : {"llama", "qwen2", "qwen3", "gemma3", "phi3"}) {
+  for (const char* arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"}) {
     for (DType t : testing::all_weight_types()) {
       // MXFP4 runs IQ4_NL's kernels (gpt-oss files with MXFP4 experts: mkmodel_load_test); llama is enough.
       if (t != DType::kMXFP4 || std::string(arch) == "llama") cases.push_back({arch, t});
@@ -260,6 +260,30 @@ TEST_F(ReferenceForwardVariantsTest, GptOssYarnSinksAndWindowsAgree) {
   unscaled.rope_yarn_factor = 1.0f;
   const Errors no_yarn = errors(spec, DType::kF32, &unscaled);
   EXPECT_GT(no_yarn.rms_rel, 100 * bounds(DType::kF32).rms_rel) << "YaRN makes no difference";
+}
+
+// Gemma 2 with caps small enough to bite (attention scores at 2, logits at 3: the defaults, 50
+// and 30, rarely do on these weights), even layers sliding over 10 keys, over 24 positions;
+// references without either cap or without the window disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Gemma2SoftcapsAndWindowAgree) {
+  TestModelSpec spec;
+  spec.arch = "gemma2";
+  spec.n_layer = 3;
+  spec.attn_softcap = 2.0f;
+  spec.final_softcap = 3.0f;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("gemma2", e.rms_rel, e.max_rel, b);
+  RecordProperty("rms_rel", std::to_string(e.rms_rel));
+  TestModelSpec loose_scores = spec;
+  loose_scores.attn_softcap = 1000.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &loose_scores).rms_rel, 100 * b.rms_rel) << "the score cap makes no difference";
+  TestModelSpec loose_logits = spec;
+  loose_logits.final_softcap = 1000.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &loose_logits).rms_rel, 100 * b.rms_rel) << "the logit cap makes no difference";
+  TestModelSpec unwindowed = spec;
+  unwindowed.sliding_window = 1000;
+  EXPECT_GT(errors(spec, DType::kF32, &unwindowed).rms_rel, 100 * b.rms_rel) << "the window makes no difference";
 }
 
 // Phi-3 (fused q/k/v and gate/up tensors, every layer sliding over 10 keys) with LongRoPE: 16

@@ -117,7 +117,11 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".rope.scaling.original_context_length", GgufValue::U32(static_cast<uint32_t>(s.rope_orig_ctx)));
   }
   if (s.rope_attn_factor != 1.0f) w.set(a + ".rope.scaling.attn_factor", GgufValue::F32(s.rope_attn_factor));
-  if (s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3") {
+  if (s.arch == "gemma2") {
+    w.set(a + ".attn_logit_softcapping", GgufValue::F32(s.attn_softcap));
+    w.set(a + ".final_logit_softcapping", GgufValue::F32(s.final_softcap));
+  }
+  if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
   if (s.rope_yarn_factor != 1.0f) {
@@ -205,8 +209,9 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool gpt_oss = s.arch == "gpt-oss";
   const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe" || gpt_oss;
   const bool gemma3 = s.arch == "gemma3";
+  const bool gemma = gemma3 || s.arch == "gemma2";  // post-norms, tied embeddings
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3;
-  const bool tied = s.arch == "qwen3" || gemma3;
+  const bool tied = s.arch == "qwen3" || gemma;
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
   if (!tied) b.matrix("output.weight", s.n_embd, s.n_vocab);
@@ -234,10 +239,10 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_output.bias", s.n_embd, 0.0f, 0.5f);
       b.vector(p + "attn_sinks.weight", s.n_head, 0.0f, 3.0f);
     }
-    if (gemma3) b.vector(p + "post_attention_norm.weight", s.n_embd, 1.0f, 0.2f);
+    if (gemma) b.vector(p + "post_attention_norm.weight", s.n_embd, 1.0f, 0.2f);
     b.vector(p + (gpt_oss ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
     add_ffn(b, s, p);
-    if (gemma3) b.vector(p + "post_ffw_norm.weight", s.n_embd, 1.0f, 0.2f);
+    if (gemma) b.vector(p + "post_ffw_norm.weight", s.n_embd, 1.0f, 0.2f);
   }
   if (!s.rope_freqs.empty()) add_values(b.writer(), "rope_freqs.weight", s.rope_freqs_type, s.rope_freqs);
   if (!s.rope_factors_short.empty()) {

@@ -24,7 +24,8 @@ struct TestModelSpec {
   // or gemma3 (tied embeddings, QK-norm, post-norms, GELU; layers slide over sliding_window
   // keys except every 6th, so n_layer >= 6 has a global one), or gpt-oss (experts with
   // biases and the clamped SwiGLU, q/k/v/output biases, attention sinks; even layers slide
-  // over sliding_window keys; YaRN when rope_yarn_factor != 1), or phi3 (one attn_qkv tensor,
+  // over sliding_window keys; YaRN when rope_yarn_factor != 1), or gemma2 (gemma3 without
+  // QK-norm, even layers sliding on the global rope, soft caps attn_softcap and final_softcap), or phi3 (one attn_qkv tensor,
   // gate and up in one ffn_up, every layer slides over sliding_window keys, 0 for none).
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
@@ -44,7 +45,9 @@ struct TestModelSpec {
   int n_vocab = 256;
   int n_ctx = 512;
   float rope_freq_base = 10000.0f;
-  int sliding_window = 10;          // gemma3, gpt-oss and phi3 only
+  int sliding_window = 10;          // gemma2, gemma3, gpt-oss and phi3 only
+  float attn_softcap = 50.0f;       // gemma2 only: written as attn_logit_softcapping
+  float final_softcap = 30.0f;      // gemma2 only: final_logit_softcapping
   int n_rot = 0;                    // != 0: rope.dimension_count (rotate only n_rot dims of a head)
   float rope_linear_factor = 1.0f;  // != 1 writes rope.scaling.type = linear
   float rope_yarn_factor = 1.0f;    // != 1 writes rope.scaling.type = yarn over rope_yarn_orig_ctx

@@ -1,5 +1,5 @@
 // The forward pass of a transformer (llama, qwen2, qwen3, their mixture-of-experts forms,
-// gemma3 and gpt-oss), top to bottom.
+// gemma2, gemma3, gpt-oss and phi3), top to bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
 // that row's outputs, and the matmuls (the only place rows meet) are batch-invariant by
@@ -9,6 +9,7 @@
 #include <cstring>
 #include <span>
 
+#include "kernels/softcap.h"
 #include "model/attention_items.h"
 #include "model/model.h"
 #include "model/model_impl.h"
@@ -195,7 +196,12 @@ void Model::output_logits(std::span<const Row> rows, const float* hidden, float*
       ++n_out;
     }
   }
-  if (n_out > 0) matmul(impl_->w.output, s.normed(), n_out, logits, s, pool);
+  if (n_out == 0) return;
+  matmul(impl_->w.output, s.normed(), n_out, logits, s, pool);
+  if (hp.final_softcap > 0.0f) {  // Gemma 2
+    const size_t n = static_cast<size_t>(n_out) * hp.n_vocab;
+    for (size_t i = 0; i < n; ++i) logits[i] = kernels::softcap(logits[i], hp.final_softcap);
+  }
 }
 
 }  // namespace strata

@@ -80,6 +80,10 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
     const int orig_ctx = std::max(1, static_cast<int>(static_cast<float>(s.n_ctx) / s.rope_yarn_factor));
     w.set(a + ".rope.scaling.original_context_length", GgufValue::U32(static_cast<uint32_t>(orig_ctx)));
   }
+  if (s.gemma2) {  // Gemma 2's caps, as its converted files carry them
+    w.set(a + ".attn_logit_softcapping", GgufValue::F32(50.0f));
+    w.set(a + ".final_logit_softcapping", GgufValue::F32(30.0f));
+  }
   if (s.sliding_window > 0 || s.phi3) {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }

@@ -90,6 +90,9 @@ std::vector<Preset> presets() {
       {"gpt-oss-20b", "gpt-oss",
        gpt_oss(experts(shape(201088, 131072, 2880, 24, 64, 8, 64, 2880, 1e-5f, 150000.0f, false), 32, 4, 2880, 0), 128,
                32.0f)},
+      // Gemma 2 2B: 8 query heads of 256 over 4 K/V heads, a 256000-token vocabulary, tied
+      // embeddings, a 4096-key window in every other layer.
+      {"gemma2-2b", "gemma2", gemma(shape(256000, 8192, 2304, 26, 8, 4, 256, 9216, 1e-6f, 10000.0f, true), 4096, 1.0f)},
       // Phi-4 (14B): 40 query heads of 128 over 10 K/V heads, a 100352-token vocabulary, no
       // window (its files say 0).
       {"phi-4", "phi3", shape(100352, 16384, 5120, 40, 40, 10, 128, 17920, 1e-5f, 250000.0f, false)},
@@ -111,24 +114,28 @@ std::string preset_list(bool moe) {
 // Sets the arch-dependent fields of s (the preset's shape) for --arch name.
 Status apply_arch(std::string_view name, ModelSpec* s) {
   const bool moe_arch = is_moe_arch_name(name);
-  if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma3" && name != "phi3") {
+  if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma2" && name != "gemma3" &&
+      name != "phi3") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
-                                   "' (llama, qwen2, qwen3, gemma3, phi3, qwen2moe, qwen3moe, mixtral or gpt-oss)");
+                                   "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, qwen2moe, qwen3moe, mixtral or gpt-oss)");
   }
   if (moe_arch != (s->n_expert > 0)) {
-    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma3 or phi3)"
+    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3 or phi3)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral or gpt-oss)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3";
-  if (name == "gemma3") {
+  if (name == "gemma3" || name == "gemma2") {
     s->post_norms = true;
     s->tied_embeddings = true;
-    // A preset without a window of its own (not a Gemma 3 shape): Gemma 3 1B's 512, or a
-    // quarter of a small preset's context, so that its layers slide within it.
+    s->gemma2 = name == "gemma2";
+    // A preset without a window of its own (not a Gemma shape): Gemma 3 1B's 512, or a
+    // quarter of a small preset's context, so that its layers slide within it. Gemma 2 has no
+    // rope scaling.
     if (s->sliding_window == 0) s->sliding_window = s->n_ctx / 4 < 512 ? s->n_ctx / 4 : 512;
+    if (s->gemma2) s->rope_linear_factor = 1.0f;
   } else if (name == "gpt-oss") {
     s->gpt_oss = true;
     // Another MoE preset as gpt-oss: its 128-key window (a quarter of a small context) and

@@ -1,4 +1,4 @@
-// ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma3 or phi3, or a
+// ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3 or phi3, or a
 // mixture-of-experts qwen2moe, qwen3moe or Mixtral), and the named presets `strata mkmodel
 // --preset` offers. Plain values; pure functions.
 //
@@ -57,13 +57,16 @@ struct ModelSpec {
   // phi3: q/k/v as one blk.N.attn_qkv, gate and up as one blk.N.ffn_up (gate rows first), and
   // <arch>.attention.sliding_window written even when 0 (none), as Phi-4's files have it.
   bool phi3 = false;
+  // gemma2: Gemma 3's post-norms and tied embeddings without QK-norm, a window in every other
+  // layer, and <arch>.attn_logit_softcapping / final_logit_softcapping (Gemma 2's 50 and 30).
+  bool gemma2 = false;
 };
 
 std::vector<std::string> model_preset_names();
 // The preset's shape for arch; an empty arch takes the preset's own (qwen3 for qwen3-0.6b,
 // qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b and
-// gemma3-4b, phi3 for phi-4, llama otherwise). arch is
-// an --arch name: llama, qwen2, qwen3, gemma3, phi3 for the dense presets; qwen2moe, qwen3moe, mixtral or gpt-oss for
+// gemma3-4b, gemma2 for gemma2-2b, phi3 for phi-4, llama otherwise). arch is
+// an --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3 for the dense presets; qwen2moe, qwen3moe, mixtral or gpt-oss for
 // the MoE ones (a mismatch is an error naming the presets that fit). The arch sets qk_norm /
 // qkv_bias, and for MoE archs which expert widths exist.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);

@@ -8,7 +8,7 @@
 //   scores   S[t][j] for key t of the window and row-head j, each a chain of fused
 //            multiply-adds over head_dim in index order (row-heads across the lanes when
 //            the tile has at least 8 of them; else keys across the lanes, from a transposed
-//            K window);
+//            K window), then soft-capped one by one when the layer caps (Gemma 2);
 //   softmax  per block of the window in order, per row-head (8 lanes at a time): block max
 //            over the row's own keys, rescale, exponentials and the running sum in key order;
 //   values   per row-head, per block: out = out * rescale, then one fused multiply-add per
@@ -27,6 +27,7 @@
 #include "kernels/cpu/avx2_attention_tile.h"
 #include "kernels/cpu/avx2_common.h"
 #include "kernels/reference/reference.h"
+#include "kernels/softcap.h"
 
 namespace strata::kernels::cpu::STRATA_SIMD {
 
@@ -220,6 +221,18 @@ void softmax_block(const Tile& T, int bi, int n) {
 }
 #endif
 
+// Gemma 2's soft-capping of the window's first n scores of every row-head (padding lanes
+// included, which nothing reads), the oracle's scalar operation on each before the softmax.
+void softcap_scores(const Tile& T, int n) {
+  const float cap = T.a->softcap;
+  for (int t = 0; t < n; ++t) {
+    for (int j = 0; j < T.rh_pad; ++j) {
+      float& s = T.s[s_index(T, t, j)];
+      s = softcap(s, cap);
+    }
+  }
+}
+
 // For dims [d0, d0 + 8 * NV) of row-head j, per block of the window it has keys in:
 // out = out * rescale, then one multiply-add per key (p_t * v_t) in key order; out stays in
 // registers across the window's blocks.
@@ -385,6 +398,7 @@ void attend_tile(const Tile& T) {
     } else {
       scores_by_key_lanes(T, n);
     }
+    if (a.softcap > 0.0f) softcap_scores(T, n);
     for (int bi = 0; bi < n_blocks; ++bi) {
 #if defined(STRATA_KERNELS_AVX512)
       tile_softmax_block_512(T, bi, bi + 1 < n_blocks ? T.bt : n - bi * T.bt);

@@ -36,6 +36,7 @@
 
 #include "kernels/cpu/avx2_attention_decode_scores.h"
 #include "kernels/cpu/avx2_attention_decode_tile.h"
+#include "kernels/softcap.h"
 
 namespace strata::kernels::cpu::STRATA_SIMD {
 
@@ -192,6 +193,9 @@ template <DType T, int NH>
   alignas(32) float rescale[kWindowKeys * kHeads];  // per block of the window (<= kWindowKeys blocks)
   convert_k<T, NH>(D, b0, n_window, next);
   scores_window<NH>(D, n_window);
+  if (D.a->softcap > 0.0f) {  // Gemma 2: each score capped as the oracle caps it
+    for (int i = 0; i < n_window * kHeads; ++i) D.p[i] = softcap(D.p[i], D.a->softcap);
+  }
   for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
     const int n = n_window - t0 < bt ? n_window - t0 : bt;
     const int k0 = b0 + b == 0 ? D.first_key : 0;

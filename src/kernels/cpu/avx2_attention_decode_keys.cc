@@ -13,6 +13,8 @@
 
 #include <cmath>
 
+#include "kernels/softcap.h"
+
 namespace strata::kernels::cpu::STRATA_SIMD::decode {
 
 namespace {
@@ -176,6 +178,12 @@ template <DType T>
   alignas(32) float rescale[kWindowKeys * kHeads];  // [block of the window][head]
   convert_k_by_key<T>(D, b0, n_window, next);
   for (int j = 0; j < D.group; ++j) scores_window_by_key(D, j, n_window);
+  if (D.a->softcap > 0.0f) {  // Gemma 2: each score capped as the oracle caps it
+    for (int j = 0; j < D.group; ++j) {
+      float* p = D.p + static_cast<size_t>(j) * key_row(D);
+      for (int t = 0; t < n_window; ++t) p[t] = softcap(p[t], D.a->softcap);
+    }
+  }
   for (int t0 = 0, b = 0; t0 < n_window; t0 += bt, ++b) {
     const int n = n_window - t0 < bt ? n_window - t0 : bt;
     const int k0 = b0 + b == 0 ? D.first_key : 0;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/reference/reference.h"
+#include "kernels/softcap.h"
 
 namespace strata::kernels::reference {
 
@@ -23,7 +24,7 @@ void attend_block(const AttentionArgs& a, const float* q, const std::byte* kb, c
     load_kv(kb + t * a.token_stride_bytes + head_offset, hd, a.kv_type, row);
     float dot = 0.0f;
     for (int i = 0; i < hd; ++i) dot += q[i] * row[i];
-    scores[t] = dot * a.scale;
+    scores[t] = a.softcap > 0.0f ? softcap(dot * a.scale, a.softcap) : dot * a.scale;
     block_max = std::fmax(block_max, scores[t]);
   }
   const float new_max = std::fmax(st->max, block_max);
