@@ -56,7 +56,7 @@ Status EngineImpl::start() {
   kv.n_seqs = o.n_parallel;
   kv.max_seq_tokens = o.n_ctx;
   // Parked K/V rotated with Phi-3's long rope factors is another model's to one that uses the
-  // short ones (the choice follows --context).
+  // short ones (the choice follows --ctx).
   constexpr uint64_t kLongRopeFactors = 0x9e3779b97f4a7c15ull;
   kv.model_id = model_fingerprint(model_->gguf()) ^ (model_->uses_long_rope_factors() ? kLongRopeFactors : 0);
   kv.park_dir = o.park_dir;

@@ -117,9 +117,9 @@ void EngineImpl::admit_waiting() {
 bool EngineImpl::admit(int slot_index, PendingRequest& pending) {
   const std::vector<int32_t>& prompt = pending.request.prompt_tokens;
   const int n_prompt = static_cast<int>(prompt.size());
-  // The last prompt token is always recomputed: its logits give the first new token.
+  // The last prompt token is always recomputed: its logits give the first new token (or its
+  // hidden state the embedding: an embed request's max_tokens is 0, its K/V ends with the prompt).
   std::optional<Admission> a = kv_->admit(slot_index, prompt, n_prompt - 1, n_prompt + pending.request.max_tokens);
-  // (An embed request's max_tokens is 0: its K/V ends with the prompt.)
   if (!a) return false;
   Slot& slot = slots_[slot_index];
   slot.state = SlotState::kReading;
