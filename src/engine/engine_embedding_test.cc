@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "engine/engine_test_util.h"
+#include "gguf/gguf_file.h"
 #include "model/test_model.h"
 
 namespace strata::testing {
@@ -121,11 +122,7 @@ TEST(EngineEmbedding, AModelPoolingAnotherWayIsRefused) {
   TestModelSpec spec;
   spec.n_vocab = 512;
   spec.metadata_overrides = {{"llama.pooling_type", GgufValue::U32(1)}};
-  auto stories = GgufFile::Open(stories_path());
-  ASSERT_TRUE(stories.ok()) << stories.status().ToString();
-  for (const auto& [key, value] : stories->metadata()) {
-    if (key.starts_with("tokenizer.")) spec.metadata_overrides.emplace_back(key, value);
-  }
+  ASSERT_TRUE(add_vocabulary_from(stories_path(), spec).ok());
   ASSERT_TRUE(write_test_model(spec, path).ok());
   EngineOptions o;
   o.model_path = path;

@@ -7,7 +7,6 @@
 #include <fstream>
 
 #include "engine/engine_test_util.h"
-#include "gguf/gguf_file.h"
 #include "model/test_model.h"
 
 namespace strata::testing {
@@ -114,11 +113,7 @@ TEST_F(EnginePark, BlocksParkedUnderTheOtherLongRopeFactorsAreNotUsed) {
   spec.n_vocab = 512;
   spec.sliding_window = 0;
   set_longrope_factors(spec, 32, 64);
-  auto stories = strata::GgufFile::Open(stories_path());
-  ASSERT_TRUE(stories.ok()) << stories.status().ToString();
-  for (const auto& [key, value] : stories->metadata()) {
-    if (key.starts_with("tokenizer.")) spec.metadata_overrides.emplace_back(key, value);
-  }
+  ASSERT_TRUE(add_vocabulary_from(stories_path(), spec).ok());
   fs::create_directories(dir_);
   const std::string model = (dir_.parent_path() / ("phi3_longrope_" + std::to_string(::getpid()) + ".gguf")).string();
   ASSERT_TRUE(write_test_model(spec, model).ok());

@@ -12,12 +12,14 @@ constexpr ArchTraits kArchs[] = {
     {"qwen3",     true,     false,   true,   false,  false,    false,       false,     false, 0, 0.0f},
     {"qwen2moe",  true,     true,    false,  true,   false,    false,       false,     false, 0, 0.0f},
     {"qwen3moe",  true,     false,   true,   true,   true,     false,       false,     false, 0, 0.0f},
-    {"gemma3",    true,     false,   true,   false,  false,    true,        true,      true,  6, 10000.0f},
+    {"gemma3",    true,     false,   true,   false,  false,    true,        true,      true,  6, 10000.0f,
+     /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,
+     /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/62},
     // Gemma 2: Gemma 3's parts without QK-norm, every other layer sliding on the global rope,
     // and soft-capped attention scores and logits.
     {"gemma2",    true,     false,   false,  false,  false,    true,        true,      true,  2, 0.0f,
      /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,
-     /*ffn_up_gate_fused=*/false, /*softcaps=*/true},
+     /*ffn_up_gate_fused=*/false, /*softcaps=*/true, /*default_sliding_window=*/4096, /*wide_attn_scale_layers=*/46},
     // Routing weights: a softmax over the k chosen logits, which is the renormalised softmax
     // over all (the best logit is the maximum of both).
     {"gpt-oss",   true,     true,    false,  true,   true,     false,       false,     false, 2, 0.0f,

@@ -46,6 +46,13 @@ struct ArchTraits {
   // Gemma 2: attention scores and output logits soft-capped, cap * tanh(x / cap), with the caps
   // <arch>.attn_logit_softcapping (default 50) and <arch>.final_logit_softcapping (default 30).
   bool softcaps = false;
+  // The window of files that lack <arch>.attention.sliding_window (Gemma 2's 4096, as llama.cpp
+  // reads them); 0: the key is required.
+  int default_sliding_window = 0;
+  // The layer count of the model whose attention scale is 1 / sqrt(n_embd / n_head) instead of
+  // 1 / sqrt(head_dim) (query_pre_attn_scalar, which GGUF files do not carry: Gemma 3 27B's 62
+  // layers, Gemma 2 27B's 46); 0: none.
+  int wide_attn_scale_layers = 0;
 };
 
 // nullptr for an architecture this build does not run.

@@ -145,8 +145,8 @@ Status read_softcaps(const GgufFile& gguf, Hparams* hp) {
 }
 
 // Gemma 2's and 3's, gpt-oss's and Phi-3's extras (arch_table.h). The attention scale is
-// 1 / sqrt(head_dim) except in the Gemma 3 27B (62 layers), whose query_pre_attn_scalar is
-// n_embd / n_head = 168 with heads of 128, and the Gemma 2 27B (46 layers: 4608 / 32 = 144):
+// 1 / sqrt(head_dim) except in the Gemma 27Bs (ArchTraits::wide_attn_scale_layers: Gemma 3's
+// query_pre_attn_scalar is n_embd / n_head = 168 with heads of 128, Gemma 2's 4608 / 32 = 144):
 // GGUF files carry no key for it, so the layer count tells, as in llama.cpp.
 Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) {
   if (traits.embed_scaled) hp->embd_scale = std::sqrt(static_cast<float>(hp->n_embd));
@@ -155,10 +155,9 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.sliding_period > 0) {
     hp->sliding_period = traits.sliding_period;
     hp->rope_freq_base_swa = traits.sliding_rope_base;
-    // Gemma 2 files from before the key was written slide over Gemma 2's 4096 keys.
-    const bool gemma2 = hp->arch == "gemma2";
-    if (gemma2) hp->sliding_window = 4096;
-    STRATA_RETURN_IF_ERROR(read_count(gguf, hp->arch, "attention.sliding_window", gemma2, &hp->sliding_window));
+    hp->sliding_window = traits.default_sliding_window;
+    STRATA_RETURN_IF_ERROR(read_count(gguf, hp->arch, "attention.sliding_window", traits.default_sliding_window > 0,
+                                      &hp->sliding_window));
   }
   if (traits.softcaps) STRATA_RETURN_IF_ERROR(read_softcaps(gguf, hp));
   if (traits.sliding_every_layer) STRATA_RETURN_IF_ERROR(read_phi3_window(gguf, hp));
@@ -166,10 +165,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   hp->attn_sinks = traits.attn_sinks;
   hp->swiglu_oai = traits.swiglu_oai;
   hp->ffn_norm_name = std::string(traits.ffn_norm_name);
-  constexpr int kGemma3_27bLayers = 62;
-  constexpr int kGemma2_27bLayers = 46;
-  if ((hp->arch == "gemma3" && hp->n_layer == kGemma3_27bLayers) ||
-      (hp->arch == "gemma2" && hp->n_layer == kGemma2_27bLayers)) {
+  if (traits.wide_attn_scale_layers > 0 && hp->n_layer == traits.wide_attn_scale_layers) {
     hp->attn_scale_dim = hp->n_embd / hp->n_head;
   }
   return Status::Ok();

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <random>
 
+#include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
 #include "tensor/quantize.h"
 
@@ -185,6 +186,14 @@ void set_longrope_factors(TestModelSpec& spec, int n_pairs, int orig_ctx) {
     spec.rope_factors_short.push_back(1.0f + 0.25f * static_cast<float>(i % 4));
     spec.rope_factors_long.push_back(1.0f + 3.0f * static_cast<float>(i));
   }
+}
+
+Status add_vocabulary_from(const std::string& vocab_path, TestModelSpec& spec) {
+  STRATA_ASSIGN_OR_RETURN(GgufFile vocab, GgufFile::Open(vocab_path));
+  for (const auto& [key, value] : vocab.metadata()) {
+    if (key.starts_with("tokenizer.")) spec.metadata_overrides.emplace_back(key, value);
+  }
+  return Status::Ok();
 }
 
 std::string test_model_name(const TestModelSpec& spec) {

@@ -74,6 +74,10 @@ struct TestModelSpec {
 // over an original context of orig_ctx tokens.
 void set_longrope_factors(TestModelSpec& spec, int n_pairs, int orig_ctx);
 
+// Adds the tokenizer.* metadata of the GGUF file at vocab_path to spec's metadata overrides, so
+// the written model has that vocabulary (spec.n_vocab must match it); errors are the file's.
+Status add_vocabulary_from(const std::string& vocab_path, TestModelSpec& spec);
+
 // "llama-q4_K", "qwen3-mixed": for test names and file names.
 std::string test_model_name(const TestModelSpec& spec);
 

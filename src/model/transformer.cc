@@ -191,16 +191,21 @@ void Model::output_logits(std::span<const Row> rows, const float* hidden, float*
     ProfileTimer timer(s.profile(), StepPart::kNorm);
     for (size_t r = 0; r < rows.size(); ++r) {
       if (!rows[r].want_logits) continue;
-      kernels::rmsnorm(hidden + r * hp.n_embd, impl_->w.output_norm, hp.n_embd, hp.rms_eps,
-                       s.normed() + static_cast<size_t>(n_out) * hp.n_embd);
+      final_norm(hidden + r * hp.n_embd, s.normed() + static_cast<size_t>(n_out) * hp.n_embd);
       ++n_out;
     }
   }
   if (n_out == 0) return;
   matmul(impl_->w.output, s.normed(), n_out, logits, s, pool);
-  if (hp.final_softcap > 0.0f) {  // Gemma 2
+  if (hp.final_softcap > 0.0f) {  // Gemma 2: a tanhf per logit, spread over the pool in chunks
+    constexpr size_t kChunk = 8192;
     const size_t n = static_cast<size_t>(n_out) * hp.n_vocab;
-    for (size_t i = 0; i < n; ++i) logits[i] = kernels::softcap(logits[i], hp.final_softcap);
+    for_each_row(pool, static_cast<int>((n + kChunk - 1) / kChunk), kChunk, [&](int c) {
+      const size_t end = std::min(n, (static_cast<size_t>(c) + 1) * kChunk);
+      for (size_t i = static_cast<size_t>(c) * kChunk; i < end; ++i) {
+        logits[i] = kernels::softcap(logits[i], hp.final_softcap);
+      }
+    });
   }
 }
 
