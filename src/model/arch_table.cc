@@ -27,6 +27,13 @@ constexpr ArchTraits kArchs[] = {
     {"phi3",      true,     false,   false,  false,  false,    false,       false,     false, 0, 0.0f,
      /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/true,
      /*ffn_up_gate_fused=*/true},
+    // GLM-4.5, 4.5-Air, 4.6: q/k/v biases, QK-norm when the file has it (the 355B), rope over
+    // half of each head (rope.dimension_count), dense leading layers, sigmoid routing with a
+    // selection bias, and an ungated shared expert; the feed-forward norm is post_attention_norm.
+    {"glm4moe",   true,     true,    false,  true,   true,     false,       false,     false, 0, 0.0f,
+     /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"post_attention_norm",
+     /*sliding_every_layer=*/false, /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0,
+     /*wide_attn_scale_layers=*/0, /*sigmoid_router=*/true, /*ungated_shared_expert=*/true},
 };
 
 }  // namespace
@@ -39,7 +46,7 @@ const ArchTraits* find_arch(std::string_view name) {
 }
 
 std::string_view supported_arch_names() {
-  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3";
+  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, glm4moe";
 }
 
 }  // namespace strata

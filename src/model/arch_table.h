@@ -53,6 +53,10 @@ struct ArchTraits {
   // 1 / sqrt(head_dim) (query_pre_attn_scalar, which GGUF files do not carry: Gemma 3 27B's 62
   // layers, Gemma 2 27B's 46); 0: none.
   int wide_attn_scale_layers = 0;
+  // GLM-4.5 (glm4moe): the router's gate values are sigmoids (when the file lacks
+  // <arch>.expert_gating_func), and the shared expert is added without a gate of its own.
+  bool sigmoid_router = false;
+  bool ungated_shared_expert = false;
 };
 
 // nullptr for an architecture this build does not run.

@@ -9,10 +9,10 @@
 namespace strata {
 namespace {
 
-// Reads "<arch>.<suffix>" as a positive int that fits the forward pass's int sizes.
-// missing_ok leaves *out unchanged when the key is absent.
-Status read_count(const GgufFile& gguf, const std::string& arch, std::string_view suffix, bool missing_ok,
-                  int* out) {
+// Reads "<arch>.<suffix>" as an int in [min_value, 2^30] (so it fits the forward pass's int
+// sizes). missing_ok leaves *out unchanged when the key is absent.
+Status read_int(const GgufFile& gguf, const std::string& arch, std::string_view suffix, bool missing_ok, int min_value,
+                int* out) {
   const std::string key = arch + "." + std::string(suffix);
   const GgufValue* v = gguf.find(key);
   if (v == nullptr) {
@@ -23,12 +23,17 @@ Status read_count(const GgufFile& gguf, const std::string& arch, std::string_vie
     return Status::Unsupported(gguf.path() + ": " + key + " is a per-layer array; only one value for all layers is supported");
   }
   std::optional<uint64_t> u = v->as_uint();
-  if (!u || *u == 0 || *u > (1u << 30)) {
-    return Status::Corrupt(gguf.path() + ": " + key + " must be a positive integer, got " +
+  if (!u || *u < static_cast<uint64_t>(min_value) || *u > (1u << 30)) {
+    const std::string want = min_value == 1 ? "a positive integer" : "an integer >= " + std::to_string(min_value);
+    return Status::Corrupt(gguf.path() + ": " + key + " must be " + want + ", got " +
                            (u ? std::to_string(*u) : std::string(gguf_type_name(v->type))));
   }
   *out = static_cast<int>(*u);
   return Status::Ok();
+}
+
+Status read_count(const GgufFile& gguf, const std::string& arch, std::string_view suffix, bool missing_ok, int* out) {
+  return read_int(gguf, arch, suffix, missing_ok, 1, out);
 }
 
 Status read_real(const GgufFile& gguf, const std::string& key, float* out) {
@@ -44,9 +49,40 @@ Status read_real(const GgufFile& gguf, const std::string& key, float* out) {
 
 bool has_tensor(const GgufFile& gguf, const std::string& name) { return gguf.find_tensor(name) != nullptr; }
 
-// The expert keys. A file with <arch>.expert_count > 0 routes every layer's feed-forward
-// through experts; their width is expert_feed_forward_length, or feed_forward_length in
-// Mixtral-style llama files (which have no dense layers to give that key another meaning).
+// How a router's logits become gate values (<arch>.expert_gating_func, llama.cpp's numbering):
+// 1 softmax over all experts, 2 sigmoid of each, 3 softmax over the chosen ones (the softmax
+// over all, renormalised); the architecture's default when absent.
+Status read_gating(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) {
+  const std::string& a = hp->arch;
+  int func = traits.sigmoid_router ? 2 : 1;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_gating_func", true, &func));
+  if (func < 1 || func > 3) {
+    return Status::Unsupported(gguf.path() + ": " + a + ".expert_gating_func " + std::to_string(func) +
+                               " is not supported (1 softmax, 2 sigmoid, 3 softmax over the chosen experts)");
+  }
+  hp->expert_sigmoid = func == 2;
+  if (func == 3) hp->expert_weights_norm = true;
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".expert_weights_scale", &hp->expert_weights_scale));
+  if (!(hp->expert_weights_scale > 0.0f)) {
+    return Status::Corrupt(gguf.path() + ": " + a + ".expert_weights_scale must be > 0");
+  }
+  // DeepSeek-V3-style group-limited routing (choose groups first) is not implemented; one group,
+  // or every group used, is plain top-k.
+  int n_groups = 1, n_groups_used = 1;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_group_count", true, &n_groups));
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_group_used_count", true, &n_groups_used));
+  if (n_groups_used < n_groups) {
+    return Status::Unsupported(gguf.path() + ": " + a + ".expert_group_used_count " + std::to_string(n_groups_used) +
+                               " of " + std::to_string(n_groups) + " expert groups: group-limited routing is not supported");
+  }
+  return Status::Ok();
+}
+
+// The expert keys. A file with <arch>.expert_count > 0 routes its feed-forward through
+// experts (from leading_dense_block_count on); their width is expert_feed_forward_length, or
+// feed_forward_length in Mixtral-style llama files (which have no dense layers to give that
+// key another meaning). The shared expert is expert_shared_feed_forward_length wide, or
+// expert_shared_count experts' width.
 Status read_experts(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) {
   const std::string& a = hp->arch;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_count", true, &hp->n_expert));
@@ -65,16 +101,25 @@ Status read_experts(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp)
     return Status::Unsupported(gguf.path() + ": " + a + ".expert_count " + std::to_string(hp->n_expert) +
                                " exceeds the " + std::to_string(kMaxExperts) + " experts this build supports");
   }
-  hp->n_ff_exp = hp->n_ff;
-  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_feed_forward_length", hp->n_ff > 0, &hp->n_ff_exp));
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "leading_dense_block_count", true, 0, &hp->n_layer_dense_lead));
+  if (hp->n_layer_dense_lead > 0 && hp->n_ff == 0) {
+    return Status::NotFound(gguf.path() + ": missing metadata key " + a +
+                            ".feed_forward_length (the width of the leading dense layers)");
+  }
+  hp->n_ff_exp = hp->n_layer_dense_lead > 0 ? 0 : hp->n_ff;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_feed_forward_length", hp->n_ff_exp > 0, &hp->n_ff_exp));
+  int n_shared = 0;
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "expert_shared_count", true, 0, &n_shared));
+  hp->n_ff_shexp = n_shared * hp->n_ff_exp;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_shared_feed_forward_length", true, &hp->n_ff_shexp));
+  hp->shexp_gated = !traits.ungated_shared_expert;
   hp->expert_weights_norm = traits.moe_norm_topk;
   if (const GgufValue* v = gguf.find(a + ".expert_weights_norm"); v != nullptr) {
     std::optional<bool> b = v->as_bool();
     if (!b) return Status::Corrupt(gguf.path() + ": " + a + ".expert_weights_norm must be a bool");
     hp->expert_weights_norm = *b;
   }
-  return Status::Ok();
+  return read_gating(gguf, traits, hp);
 }
 
 Status read_rope_scaling(const GgufFile& gguf, Hparams* hp) {
@@ -115,21 +160,13 @@ Status read_rope_scaling(const GgufFile& gguf, Hparams* hp) {
 // from before the key was written get the window their model has (llama.cpp's defaults):
 // 2047 for the 4K-context mini and medium, none for the rest.
 Status read_phi3_window(const GgufFile& gguf, Hparams* hp) {
-  const std::string key = hp->arch + ".attention.sliding_window";
-  const GgufValue* v = gguf.find(key);
-  if (v == nullptr) {
+  if (gguf.find(hp->arch + ".attention.sliding_window") == nullptr) {
     const bool short_context = hp->n_ctx_train == 4096 && (hp->n_layer == 32 || hp->n_layer == 40);
     hp->sliding_window = short_context ? 2047 : 0;
     return Status::Ok();
   }
-  std::optional<uint64_t> u = v->as_uint();
-  if (!u || *u > (1u << 30)) {
-    return Status::Corrupt(gguf.path() + ": " + key + " must be an integer >= 0, got " +
-                           (u ? std::to_string(*u) : std::string(gguf_type_name(v->type))));
-  }
-  hp->sliding_window = static_cast<int>(*u);
   hp->sliding_period = 0;
-  return Status::Ok();
+  return read_int(gguf, hp->arch, "attention.sliding_window", false, 0, &hp->sliding_window);
 }
 
 // Gemma 2's soft caps (50 and 30 when absent, as llama.cpp reads them), each positive and finite.
@@ -203,6 +240,12 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   const std::string& a = hp.arch;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "embedding_length", false, &hp.n_embd));
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "block_count", false, &hp.n_layer));
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "nextn_predict_layers", true, 0, &hp.n_nextn_layers));
+  if (hp.n_nextn_layers >= hp.n_layer) {
+    return Status::Corrupt(gguf.path() + ": " + a + ".nextn_predict_layers " + std::to_string(hp.n_nextn_layers) +
+                           " leaves none of the " + std::to_string(hp.n_layer) + " blocks to run");
+  }
+  hp.n_layer -= hp.n_nextn_layers;  // the NextN blocks come last; the forward pass stops before them
   // A MoE file's experts have their own width key; its dense width is optional.
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "feed_forward_length", traits->requires_experts, &hp.n_ff));
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count", false, &hp.n_head));

@@ -12,11 +12,12 @@
 namespace strata {
 
 struct Hparams {
-  std::string arch;        // "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss", "phi3"
+  std::string arch;        // "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss", "phi3", "glm4moe"
   int n_vocab = 0;
   int n_ctx_train = 0;
   int n_embd = 0;
-  int n_layer = 0;
+  int n_layer = 0;         // the layers the forward pass runs: block_count less the NextN layers
+  int n_nextn_layers = 0;  // <arch>.nextn_predict_layers: GLM-4.5's multi-token-prediction blocks, last in the file, unused
   int n_head = 0;
   int n_head_kv = 0;
   int head_dim = 0;        // n_embd / n_head unless <arch>.attention.key_length says otherwise
@@ -56,16 +57,28 @@ struct Hparams {
   float final_softcap = 0.0f;
   // Phi-3: blk.N.ffn_up.weight holds the gate's n_ff rows, then the up projection's.
   bool ffn_up_gate_fused = false;
-  // Mixture of experts (n_expert > 0): every layer's feed-forward is n_expert SiLU-gated
-  // experts of width n_ff_exp, n_expert_used of them per token chosen by a router
-  // (softmax over all, top-k; ties to the lower id), plus, when n_ff_shexp > 0, a shared
-  // expert scaled by sigmoid(gate_inp_shexp . x) (qwen2moe).
+  // Mixture of experts (n_expert > 0): every layer's feed-forward from n_layer_dense_lead on
+  // is n_expert SiLU-gated experts of width n_ff_exp, n_expert_used of them per token chosen
+  // by a router, plus, when n_ff_shexp > 0, a shared expert: scaled by sigmoid(gate_inp_shexp
+  // . x) (qwen2moe), or added as it is when !shexp_gated (glm4moe). The layers before
+  // n_layer_dense_lead are dense, of width n_ff (GLM-4.5's first).
+  //
+  // Routing: a gate value per expert, softmax over all router logits or, with expert_sigmoid,
+  // sigmoid of each (glm4moe); the top k by gate value plus the layer's selection bias
+  // (blk.N.exp_probs_b, when the file has it; ties to the lower id); the chosen experts' gate
+  // values as weights, renormalised to sum to 1 when expert_weights_norm, then times
+  // expert_weights_scale.
   int n_expert = 0;
   int n_expert_used = 0;
   int n_ff_exp = 0;
   int n_ff_shexp = 0;
-  bool expert_weights_norm = false;  // renormalise the k routing weights to sum to 1
+  int n_layer_dense_lead = 0;
+  bool shexp_gated = true;
+  bool expert_sigmoid = false;
+  bool expert_weights_norm = false;
+  float expert_weights_scale = 1.0f;
   bool is_moe() const { return n_expert > 0; }
+  bool layer_is_moe(int layer) const { return n_expert > 0 && layer >= n_layer_dense_lead; }
   bool layer_slides(int layer) const {
     return sliding_window > 0 && (sliding_period == 0 || (layer + 1) % sliding_period != 0);
   }

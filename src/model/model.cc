@@ -42,6 +42,7 @@ size_t moe_matmul_scratch(const ModelWeights& w, const Hparams& hp, int max_rows
   size_t bytes = 0;
   const int routes = max_rows * hp.n_expert_used;
   for (const LayerWeights& l : w.layers) {
+    if (l.exp_gate.empty()) continue;  // a leading dense layer (largest_matmul_scratch covers it)
     size_t shared = 0;
     for (const kernels::WeightMatrix* m : {&l.router, &l.shexp_gate, &l.shexp_up, &l.shexp_gate_inp}) {
       if (m->data != nullptr) shared += kernels::matmul_scratch_bytes(m->type, m->n_in, max_rows);
@@ -163,7 +164,8 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
   s.n_embd = hp.n_embd;
   s.q_dim = hp.n_head * hp.head_dim;
   s.kv_dim = hp.n_head_kv * hp.head_dim;
-  s.n_ff = hp.is_moe() ? hp.n_ff_shexp : hp.n_ff;
+  // gate()/up() hold a dense layer's feed-forward, or a MoE layer's shared expert.
+  s.n_ff = !hp.is_moe() ? hp.n_ff : std::max(hp.n_ff_shexp, hp.n_layer_dense_lead > 0 ? hp.n_ff : 0);
   s.n_layer = hp.n_layer;
   s.n_expert = hp.n_expert;
   s.n_expert_used = hp.n_expert_used;

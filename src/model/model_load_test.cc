@@ -222,6 +222,51 @@ TEST_F(ModelLoadTest, ReadsPhi3Hparams) {
   expect_error(spec, Code::kCorrupt, "rope_factors_long.weight has shape [16]");
 }
 
+// GLM-4.5: the NextN block after the others is not a layer; the leading dense layers bind a
+// dense feed-forward, the rest experts with a selection bias and an ungated shared expert;
+// sigmoid gating, the weight scale and rope over half of each head come from the file; routing
+// this build does not do is refused by name.
+TEST_F(ModelLoadTest, ReadsGlm4MoeHparams) {
+  TestModelSpec spec;
+  spec.arch = "glm4moe";
+  spec.n_layer = 3;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.n_layer, 3);  // block_count 4, less one NextN block
+  EXPECT_EQ(hp.n_nextn_layers, 1);
+  EXPECT_EQ(hp.n_layer_dense_lead, 1);
+  EXPECT_FALSE(hp.layer_is_moe(0));
+  EXPECT_TRUE(hp.layer_is_moe(1) && hp.layer_is_moe(2));
+  EXPECT_EQ(hp.n_ff, 512);
+  EXPECT_EQ(hp.n_ff_exp, 256);
+  EXPECT_EQ(hp.n_ff_shexp, 256);  // expert_shared_count 1 of the expert width
+  EXPECT_FALSE(hp.shexp_gated);
+  EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weights_norm && hp.qkv_bias && hp.rope_neox);
+  EXPECT_FLOAT_EQ(hp.expert_weights_scale, 2.5f);
+  EXPECT_EQ(hp.n_rot, hp.head_dim / 2);
+  EXPECT_EQ(hp.ffn_norm_name, "post_attention_norm");
+
+  spec.metadata_overrides = {{"glm4moe.expert_gating_func", GgufValue::U32(4)}};
+  expect_error(spec, Code::kUnsupported, "glm4moe.expert_gating_func 4 is not supported");
+  spec.metadata_overrides = {{"glm4moe.expert_group_count", GgufValue::U32(8)},
+                             {"glm4moe.expert_group_used_count", GgufValue::U32(4)}};
+  expect_error(spec, Code::kUnsupported, "group-limited routing is not supported");
+  spec.metadata_overrides = {{"glm4moe.nextn_predict_layers", GgufValue::U32(4)}};
+  expect_error(spec, Code::kCorrupt, "glm4moe.nextn_predict_layers 4 leaves none of the 4 blocks");
+  spec.metadata_overrides = {{"glm4moe.expert_weights_scale", GgufValue::F32(0.0f)}};
+  expect_error(spec, Code::kCorrupt, "glm4moe.expert_weights_scale must be > 0");
+  spec.metadata_overrides.clear();
+  for (const char* name : {"blk.0.ffn_gate.weight", "blk.2.ffn_down_shexp.weight", "blk.1.attn_v.bias"}) {
+    spec.skip_tensors = {name};
+    expect_error(spec, Code::kNotFound, name);
+  }
+  // The selection bias is optional; a NextN block's tensors are never read.
+  spec.skip_tensors = {"blk.1.exp_probs_b.bias", "blk.3.ffn_gate_exps.weight", "blk.3.nextn.eh_proj.weight"};
+  auto sparse = load(spec);
+  ASSERT_TRUE(sparse.ok()) << sparse.status().ToString();
+}
+
 TEST_F(ModelLoadTest, ReadsRopeScaling) {
   TestModelSpec spec;
   spec.rope_linear_factor = 4.0f;

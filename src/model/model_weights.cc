@@ -170,6 +170,19 @@ class Binder {
   Status status_;
 };
 
+// A dense feed-forward of width n_ff: gate, up and down, or Phi-3's gate and up in one ffn_up.
+void bind_dense_ffn(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+  if (hp.ffn_up_gate_fused) {
+    const kernels::WeightMatrix gate_up = b.matrix(p + "ffn_up.weight", hp.n_embd, 2 * static_cast<int64_t>(hp.n_ff));
+    lw.w_gate = Binder::rows(gate_up, 0, hp.n_ff);
+    lw.w_up = Binder::rows(gate_up, hp.n_ff, hp.n_ff);
+  } else {
+    lw.w_gate = b.matrix(p + "ffn_gate.weight", hp.n_embd, hp.n_ff);
+    lw.w_up = b.matrix(p + "ffn_up.weight", hp.n_embd, hp.n_ff);
+  }
+  lw.w_down = b.matrix(p + "ffn_down.weight", hp.n_ff, hp.n_embd);
+}
+
 LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   const std::string p = "blk." + std::to_string(layer) + ".";
   const int64_t q_dim = static_cast<int64_t>(hp.n_head) * hp.head_dim;
@@ -203,17 +216,8 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
     lw.attn_post_norm = b.vector(p + "post_attention_norm.weight", hp.n_embd, true);
     lw.ffn_post_norm = b.vector(p + "post_ffw_norm.weight", hp.n_embd, true);
   }
-  if (!hp.is_moe() && hp.ffn_up_gate_fused) {
-    const kernels::WeightMatrix gate_up = b.matrix(p + "ffn_up.weight", hp.n_embd, 2 * static_cast<int64_t>(hp.n_ff));
-    lw.w_gate = Binder::rows(gate_up, 0, hp.n_ff);
-    lw.w_up = Binder::rows(gate_up, hp.n_ff, hp.n_ff);
-    lw.w_down = b.matrix(p + "ffn_down.weight", hp.n_ff, hp.n_embd);
-    return lw;
-  }
-  if (!hp.is_moe()) {
-    lw.w_gate = b.matrix(p + "ffn_gate.weight", hp.n_embd, hp.n_ff);
-    lw.w_up = b.matrix(p + "ffn_up.weight", hp.n_embd, hp.n_ff);
-    lw.w_down = b.matrix(p + "ffn_down.weight", hp.n_ff, hp.n_embd);
+  if (!hp.layer_is_moe(layer)) {
+    bind_dense_ffn(b, hp, p, lw);
     return lw;
   }
   lw.router = b.matrix(p + "ffn_gate_inp.weight", hp.n_embd, hp.n_expert);
@@ -221,6 +225,7 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   lw.exp_up = b.experts(p + "ffn_up_exps.weight", hp.n_embd, hp.n_ff_exp, hp.n_expert);
   lw.exp_down = b.experts(p + "ffn_down_exps.weight", hp.n_ff_exp, hp.n_embd, hp.n_expert);
   lw.router_b = b.vector(p + "ffn_gate_inp.bias", hp.n_expert, false);
+  lw.exp_probs_b = b.vector(p + "exp_probs_b.bias", hp.n_expert, false);
   // Expert biases come as a set: a file with one has all three.
   const bool exp_biases = b.has(p + "ffn_gate_exps.bias");
   lw.exp_gate_b = b.vectors(p + "ffn_gate_exps.bias", hp.n_ff_exp, hp.n_expert, exp_biases);
@@ -230,7 +235,7 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
     lw.shexp_gate = b.matrix(p + "ffn_gate_shexp.weight", hp.n_embd, hp.n_ff_shexp);
     lw.shexp_up = b.matrix(p + "ffn_up_shexp.weight", hp.n_embd, hp.n_ff_shexp);
     lw.shexp_down = b.matrix(p + "ffn_down_shexp.weight", hp.n_ff_shexp, hp.n_embd);
-    lw.shexp_gate_inp = b.row_vector(p + "ffn_gate_inp_shexp.weight", hp.n_embd);
+    if (hp.shexp_gated) lw.shexp_gate_inp = b.row_vector(p + "ffn_gate_inp_shexp.weight", hp.n_embd);
   }
   return lw;
 }
@@ -275,6 +280,7 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   if (hp.is_moe()) {
     // Per layer: quantisation mixes give some layers' experts a wider type.
     for (const LayerWeights& l : w.layers) {
+      if (l.exp_gate.empty()) continue;  // a leading dense layer
       const size_t one =
           weight_matrix_bytes(l.exp_gate[0]) + weight_matrix_bytes(l.exp_up[0]) + weight_matrix_bytes(l.exp_down[0]);
       w.decode_bytes -= static_cast<size_t>(hp.n_expert - hp.n_expert_used) * one;

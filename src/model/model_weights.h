@@ -35,21 +35,23 @@ struct LayerWeights {
   const float* ffn_post_norm = nullptr;   // n_embd: RMS-norm of the feed-forward output (gemma3)
   kernels::WeightMatrix w_gate, w_up; // n_embd -> n_ff (dense layers only)
   kernels::WeightMatrix w_down;       // n_ff -> n_embd
-  // Mixture of experts (hp.is_moe()): the router and each expert's matrices, views into the
-  // file's 3-D ffn_{gate,up,down}_exps tensors (expert e is the e-th n_out x n_in slice).
+  // Mixture of experts (hp.layer_is_moe(layer)): the router and each expert's matrices, views
+  // into the file's 3-D ffn_{gate,up,down}_exps tensors (expert e is the e-th n_out x n_in slice).
   kernels::WeightMatrix router;                         // n_embd -> n_expert (ffn_gate_inp)
   std::vector<kernels::WeightMatrix> exp_gate, exp_up;  // n_expert x (n_embd -> n_ff_exp)
   std::vector<kernels::WeightMatrix> exp_down;          // n_expert x (n_ff_exp -> n_embd)
   // Biases of the router and of each expert's products (gpt-oss), expert e's at e * width;
   // nullptr when absent.
   const float* router_b = nullptr;                      // n_expert
+  const float* exp_probs_b = nullptr;                   // n_expert: selection bias (glm4moe); nullptr when absent
   const float* exp_gate_b = nullptr;                    // n_expert x n_ff_exp
   const float* exp_up_b = nullptr;                      // n_expert x n_ff_exp
   const float* exp_down_b = nullptr;                    // n_expert x n_embd
-  // Shared expert (qwen2moe; n_ff_shexp > 0), scaled per row by sigmoid(shexp_gate_inp . x).
+  // Shared expert (n_ff_shexp > 0), scaled per row by sigmoid(shexp_gate_inp . x) (qwen2moe)
+  // or not at all (glm4moe: no shexp_gate_inp).
   kernels::WeightMatrix shexp_gate, shexp_up;  // n_embd -> n_ff_shexp
   kernels::WeightMatrix shexp_down;            // n_ff_shexp -> n_embd
-  kernels::WeightMatrix shexp_gate_inp;        // n_embd -> 1
+  kernels::WeightMatrix shexp_gate_inp;        // n_embd -> 1 (hp.shexp_gated only)
 };
 
 struct ModelWeights {

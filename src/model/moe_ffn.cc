@@ -13,14 +13,19 @@ namespace {
 
 using kernels::MatmulJob;
 
-// Row r's experts, best first (ties to the lower id: selection on the router logits with a
-// strict comparison), and their weights: softmax over all experts' logits, taken at the
-// chosen ones, renormalised over them when the architecture says so.
-void route_row(const Hparams& hp, const float* logits, int32_t* expert, float* weight) {
+// Row r's experts, best first, and their weights (Hparams: routing). Gate values are
+// softmax(logits) or, with expert_sigmoid, sigmoid of each logit (written over logits); the
+// choice ranks gate value plus selection bias (when given) with a strict comparison, so ties
+// go to the lower id.
+void route_row(const Hparams& hp, float* logits, const float* selection_bias, int32_t* expert, float* weight) {
   const int n = hp.n_expert;
   const int k = hp.n_expert_used;
   float max_logit = logits[0];
   for (int e = 1; e < n; ++e) max_logit = logits[e] > max_logit ? logits[e] : max_logit;
+  if (hp.expert_sigmoid) {
+    for (int e = 0; e < n; ++e) logits[e] = 1.0f / (1.0f + std::exp(-logits[e]));
+  }
+  auto rank = [&](int e) { return selection_bias != nullptr ? logits[e] + selection_bias[e] : logits[e]; };
   for (int j = 0; j < k; ++j) {
     int best = -1;
     for (int e = 0; e < n; ++e) {
@@ -28,18 +33,23 @@ void route_row(const Hparams& hp, const float* logits, int32_t* expert, float* w
       for (int i = 0; i < j; ++i) taken = taken || expert[i] == e;
       if (taken) continue;
       // NaN logits never win, but some expert is always chosen.
-      if (best < 0 || logits[e] > logits[best]) best = e;
+      if (best < 0 || rank(e) > rank(best)) best = e;
     }
     expert[j] = best;
-    weight[j] = std::exp(logits[best] - max_logit);
+    weight[j] = hp.expert_sigmoid ? logits[best] : std::exp(logits[best] - max_logit);
   }
-  float sum = 0.0f;
+  float sum = 1.0f;
   if (hp.expert_weights_norm) {
+    sum = 0.0f;
     for (int j = 0; j < k; ++j) sum += weight[j];
-  } else {
+  } else if (!hp.expert_sigmoid) {
+    sum = 0.0f;
     for (int e = 0; e < n; ++e) sum += std::exp(logits[e] - max_logit);
   }
   for (int j = 0; j < k; ++j) weight[j] /= sum;
+  if (hp.expert_weights_scale != 1.0f) {
+    for (int j = 0; j < k; ++j) weight[j] *= hp.expert_weights_scale;
+  }
 }
 
 void add_bias(float* x, const float* b, int n) {
@@ -84,7 +94,7 @@ void route_and_gather(const Hparams& hp, const LayerWeights& lw, int layer, int 
   for_each_row(pool, n_rows, n * k, [&](int r) {
     float* logits = s.router_logits() + static_cast<size_t>(r) * n;
     if (lw.router_b != nullptr) add_bias(logits, lw.router_b, n);
-    route_row(hp, logits, s.route_expert() + r * k, s.route_weight() + r * k);
+    route_row(hp, logits, lw.exp_probs_b, s.route_expert() + r * k, s.route_weight() + r * k);
   });
   for (int g = 0; g < n_rows * k; ++g) ++first[s.route_expert()[g] + 1];
   uint32_t* tokens = s.expert_tokens().data() + static_cast<size_t>(layer) * n;
@@ -155,9 +165,13 @@ void combine_row(const Hparams& hp, const LayerWeights& lw, int r, ForwardScratc
     }
   }
   if (hp.n_ff_shexp > 0) {
-    const float g = 1.0f / (1.0f + std::exp(-s.shared_gate()[r]));
     const float* y = s.shared_out() + static_cast<size_t>(r) * n_embd;
-    for (int i = 0; i < n_embd; ++i) out[i] += g * y[i];
+    if (hp.shexp_gated) {
+      const float g = 1.0f / (1.0f + std::exp(-s.shared_gate()[r]));
+      for (int i = 0; i < n_embd; ++i) out[i] += g * y[i];
+    } else {
+      for (int i = 0; i < n_embd; ++i) out[i] += y[i];
+    }
   }
 }
 
@@ -167,7 +181,9 @@ void moe_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n_rows, F
   std::array<MatmulJob, kernels::kMaxMatmulJobs> jobs;
   int n_jobs = 0;
   jobs[n_jobs++] = {&lw.router, s.normed(), n_rows, s.router_logits()};
-  if (hp.n_ff_shexp > 0) jobs[n_jobs++] = {&lw.shexp_gate_inp, s.normed(), n_rows, s.shared_gate()};
+  if (hp.n_ff_shexp > 0 && hp.shexp_gated) {
+    jobs[n_jobs++] = {&lw.shexp_gate_inp, s.normed(), n_rows, s.shared_gate()};
+  }
   kernels::matmul_many({jobs.data(), static_cast<size_t>(n_jobs)}, s.matmul_scratch(), pool);
 
   route_and_gather(hp, lw, layer, n_rows, s, pool);

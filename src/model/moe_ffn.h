@@ -1,7 +1,7 @@
 // The routed feed-forward block of a mixture-of-experts layer. Private to src/model.
 //
-// Exactness: a row's routing reads only its own router logits (softmax over all experts,
-// top-k with ties to the lower id); each expert multiplies the rows routed to it with the
+// Exactness: a row's routing reads only its own router logits and the layer's weights (gate
+// values, top-k with ties to the lower id; Hparams: routing); each expert multiplies the rows routed to it with the
 // batch-invariant matmul, so an expert's output for a row does not depend on which other rows
 // share the expert; a row's k expert outputs are added in the order they were chosen. So a
 // row's bits never depend on the other rows of the batch.

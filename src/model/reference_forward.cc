@@ -123,7 +123,7 @@ Status ReferenceForward::decode_qkv(const GgufFile& gguf, const std::string& p, 
 
 // The dense feed-forward's gate and up: two tensors, or Phi-3's one ffn_up, gate rows first.
 Status ReferenceForward::decode_gate_up(const GgufFile& gguf, const std::string& p, Layer& l) const {
-  const bool dense = !hp_.is_moe();
+  const bool dense = !hp_.layer_is_moe(l.index);
   if (!hp_.ffn_up_gate_fused) {
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate.weight", dense, &l.w_gate));
     return decode(gguf, p + "ffn_up.weight", dense, &l.w_up);
@@ -179,7 +179,7 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
       STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_attention_norm.weight", true, &l.attn_post_norm));
       STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_ffw_norm.weight", true, &l.ffn_post_norm));
     }
-    const bool moe = r.hp_.is_moe();
+    const bool moe = r.hp_.layer_is_moe(i);
     STRATA_RETURN_IF_ERROR(r.decode_gate_up(gguf, p, l));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down.weight", !moe, &l.w_down));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp.weight", moe, &l.router));
@@ -190,11 +190,13 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_exps.bias", false, &l.exp_gate_b));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up_exps.bias", false, &l.exp_up_b));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_exps.bias", false, &l.exp_down_b));
-    const bool shared = r.hp_.n_ff_shexp > 0;
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "exp_probs_b.bias", false, &l.exp_probs_b));
+    const bool shared = moe && r.hp_.n_ff_shexp > 0;
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_shexp.weight", shared, &l.shexp_gate));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up_shexp.weight", shared, &l.shexp_up));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_shexp.weight", shared, &l.shexp_down));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp_shexp.weight", shared, &l.shexp_gate_inp));
+    STRATA_RETURN_IF_ERROR(
+        decode(gguf, p + "ffn_gate_inp_shexp.weight", shared && r.hp_.shexp_gated, &l.shexp_gate_inp));
   }
   return r;
 }
@@ -291,40 +293,48 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
 }
 
 Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
-  if (!hp_.is_moe()) {
+  if (!hp_.layer_is_moe(l.index)) {
     Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.n_ff), x, gate_of(hp_));
     if (!l.ffn_post_norm.empty()) y = rmsnorm(y.data(), l.ffn_post_norm, hp_.n_embd, hp_.rms_eps);
     return y;
   }
+  // Gate values: softmax over all router logits, or a sigmoid of each.
   Vec p = matvec(l.router, x);
   if (!l.router_b.empty()) add(p, l.router_b);
-  const double max_logit = *std::max_element(p.begin(), p.end());
-  double sum = 0;
-  for (double& v : p) sum += (v = std::exp(v - max_logit));
-  for (double& v : p) v /= sum;
+  if (hp_.expert_sigmoid) {
+    for (double& v : p) v = 1.0 / (1.0 + std::exp(-v));
+  } else {
+    const double max_logit = *std::max_element(p.begin(), p.end());
+    double sum = 0;
+    for (double& v : p) sum += (v = std::exp(v - max_logit));
+    for (double& v : p) v /= sum;
+  }
+  // The top k by gate value plus selection bias; their gate values are the weights.
+  auto rank = [&](int e) { return l.exp_probs_b.empty() ? p[e] : p[e] + l.exp_probs_b[static_cast<size_t>(e)]; };
   std::vector<int> chosen;
   double chosen_sum = 0;
   for (int j = 0; j < hp_.n_expert_used; ++j) {
     int best = -1;
     for (int e = 0; e < hp_.n_expert; ++e) {
       if (std::find(chosen.begin(), chosen.end(), e) != chosen.end()) continue;
-      if (best < 0 || p[e] > p[best]) best = e;
+      if (best < 0 || rank(e) > rank(best)) best = e;
     }
     chosen.push_back(best);
     chosen_sum += p[best];
   }
   Vec out(x.size(), 0.0);
   for (int e : chosen) {
-    const double w = hp_.expert_weights_norm ? p[e] / chosen_sum : p[e];
+    const double w = (hp_.expert_weights_norm ? p[e] / chosen_sum : p[e]) * hp_.expert_weights_scale;
     const Vec y = swiglu(l.exp_gate, l.exp_up, l.exp_down, static_cast<size_t>(e), static_cast<size_t>(hp_.n_ff_exp), x,
                          gate_of(hp_), l.exp_gate_b, l.exp_up_b, l.exp_down_b);
     for (size_t i = 0; i < out.size(); ++i) out[i] += w * y[i];
   }
   if (hp_.n_ff_shexp > 0) {
     double g = 0;
-    for (size_t i = 0; i < x.size(); ++i) g += l.shexp_gate_inp[i] * x[i];
+    for (size_t i = 0; i < l.shexp_gate_inp.size(); ++i) g += l.shexp_gate_inp[i] * x[i];
+    const double scale = hp_.shexp_gated ? 1.0 / (1.0 + std::exp(-g)) : 1.0;
     const Vec y = swiglu(l.shexp_gate, l.shexp_up, l.shexp_down, 0, static_cast<size_t>(hp_.n_ff_shexp), x, Gate::kSilu);
-    for (size_t i = 0; i < out.size(); ++i) out[i] += y[i] / (1.0 + std::exp(-g));
+    for (size_t i = 0; i < out.size(); ++i) out[i] += y[i] * scale;
   }
   return out;
 }

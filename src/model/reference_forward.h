@@ -4,7 +4,8 @@
 // once with the tensor module's reference dequantizer into doubles, activations and the
 // K/V cache kept in double, full softmax. It is slow and obviously right, and is what the
 // fast path's numerics are measured against. Mixture-of-experts layers route each token to
-// its top-k experts by softmax probability (ties to the lower id) in doubles. Applies rope_freqs.weight (per-pair factors
+// its top-k experts by gate value (softmax or sigmoid, plus GLM's selection bias; ties to the
+// lower id) in doubles, after any leading dense layers. Applies rope_freqs.weight (per-pair factors
 // dividing the angle) when present, else Phi-3's LongRoPE factors, the rope attention factor
 // as a magnitude, and YaRN (llama.cpp's ramp and magnitude). Gemma 3's
 // parts (scaled embeddings, post-norms, GELU, sliding-window layers with their own rope base;
@@ -43,7 +44,7 @@ class ReferenceForward {
     // Mixture of experts: router (n_expert rows), experts' matrices end to end (expert e's
     // rows follow expert e-1's), the shared expert and its gate vector (empty when absent).
     Matrix router, exp_gate, exp_up, exp_down, shexp_gate, shexp_up, shexp_down;
-    std::vector<double> shexp_gate_inp;
+    std::vector<double> shexp_gate_inp, exp_probs_b;  // exp_probs_b: glm4moe's selection bias
     std::vector<double> router_b, exp_gate_b, exp_up_b, exp_down_b;  // gpt-oss; expert e's at e * width
     std::vector<std::vector<double>> k_cache, v_cache;  // per position
   };

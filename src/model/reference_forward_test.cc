@@ -148,7 +148,7 @@ std::vector<Case> all_cases() {
   // router logits nearly tie, which no tolerance on the logits can absorb. The routing, gather
   // and combine code is the same for every weight type, and every type's kernels are checked
   // against this reference on the dense models above.
-  for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss"}) {
+  for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe"}) {
     for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) cases.push_back({arch, t});
   }
   return cases;
@@ -310,6 +310,33 @@ TEST_F(ReferenceForwardVariantsTest, Phi3LongRopeWindowAndPartialRotaryAgree) {
   TestModelSpec unwindowed = spec;
   unwindowed.sliding_window = 0;
   EXPECT_GT(errors(spec, DType::kF32, &unwindowed, 64).rms_rel, 100 * b.rms_rel) << "the window makes no difference";
+}
+
+// GLM-4.5 (glm4moe) over 3 layers: a dense first layer, then experts chosen by sigmoid gate
+// values plus a selection bias, weighted times 2.5, beside an ungated shared expert; rope over
+// half of each head; a NextN block in the file that must not run. References that route by
+// softmax, drop the selection bias or the weight scale, or run the NextN block as a fourth
+// layer disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Glm4MoeSigmoidRoutingBiasAndScaleAgree) {
+  TestModelSpec spec;
+  spec.arch = "glm4moe";
+  spec.n_layer = 3;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("glm4moe", e.rms_rel, e.max_rel, b);
+  RecordProperty("rms_rel", std::to_string(e.rms_rel));
+  TestModelSpec softmax = spec;
+  softmax.metadata_overrides.emplace_back("glm4moe.expert_gating_func", GgufValue::U32(1));
+  EXPECT_GT(errors(spec, DType::kF32, &softmax).rms_rel, 100 * b.rms_rel) << "sigmoid gating makes no difference";
+  TestModelSpec unbiased = spec;
+  unbiased.skip_tensors = {"blk.1.exp_probs_b.bias", "blk.2.exp_probs_b.bias"};
+  EXPECT_GT(errors(spec, DType::kF32, &unbiased).rms_rel, 100 * b.rms_rel) << "the selection bias makes no difference";
+  TestModelSpec unscaled = spec;
+  unscaled.expert_weights_scale = 1.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled).rms_rel, 100 * b.rms_rel) << "the weight scale makes no difference";
+  TestModelSpec with_nextn = spec;
+  with_nextn.metadata_overrides.emplace_back("glm4moe.nextn_predict_layers", GgufValue::U32(0));
+  EXPECT_GT(errors(spec, DType::kF32, &with_nextn).rms_rel, 100 * b.rms_rel) << "the NextN block makes no difference";
 }
 
 // An F16 K/V cache rounds K and V to 11 significant bits (relative error up to 2^-11,

@@ -93,6 +93,19 @@ class ModelBuilder {
 
 std::string file_arch(const TestModelSpec& s) { return s.arch == "mixtral" ? "llama" : s.arch; }
 
+// GLM-4.5's keys as llama.cpp's converter writes them (the shared expert is a count of experts).
+void set_glm4moe_metadata(const TestModelSpec& s, GgufWriter& w) {
+  const std::string a = s.arch;
+  w.set(a + ".expert_shared_count", GgufValue::U32(1));
+  w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));
+  w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
+  w.set(a + ".expert_weights_norm", GgufValue::Bool(true));
+  w.set(a + ".expert_gating_func", GgufValue::U32(2));
+  w.set(a + ".nextn_predict_layers", GgufValue::U32(1));
+  const int head_dim = s.head_dim != 0 ? s.head_dim : s.n_embd / s.n_head;
+  if (s.n_rot == 0) w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim / 2)));
+}
+
 void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   const std::string a = file_arch(s);
   w.set("general.architecture", GgufValue::String(a));
@@ -100,7 +113,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".context_length", GgufValue::U32(static_cast<uint32_t>(s.n_ctx)));
   w.set(a + ".embedding_length", GgufValue::U32(static_cast<uint32_t>(s.n_embd)));
   w.set(a + ".feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff)));
-  w.set(a + ".block_count", GgufValue::U32(static_cast<uint32_t>(s.n_layer)));
+  w.set(a + ".block_count", GgufValue::U32(static_cast<uint32_t>(s.n_layer + (s.arch == "glm4moe" ? 1 : 0))));
   w.set(a + ".attention.head_count", GgufValue::U32(static_cast<uint32_t>(s.n_head)));
   w.set(a + ".attention.head_count_kv", GgufValue::U32(static_cast<uint32_t>(s.n_head_kv)));
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(1e-6f));
@@ -141,24 +154,28 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     if (s.arch == "qwen2moe") {
       w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
     }
+    if (s.arch == "glm4moe") set_glm4moe_metadata(s, w);
   }
   for (const auto& [key, value] : s.metadata_overrides) w.set(key, value);
 }
 
 // A layer's feed-forward tensors: dense, or router + experts (+ the shared expert).
-void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p) {
+void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int layer) {
   if (s.arch == "phi3") {
     b.matrix(p + "ffn_up.weight", s.n_embd, 2 * s.n_ff);
     b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
     return;
   }
-  if (!is_moe_arch(s.arch)) {
+  const bool glm = s.arch == "glm4moe";
+  if (!is_moe_arch(s.arch) || (glm && layer < s.n_dense_lead)) {
     b.matrix(p + "ffn_gate.weight", s.n_embd, s.n_ff);
     b.matrix(p + "ffn_up.weight", s.n_embd, s.n_ff);
     b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
     return;
   }
   b.vector_matrix(p + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
+  // A selection bias of the size of the sigmoid gate values' spread, so it changes choices.
+  if (glm) b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
   b.matrix(p + "ffn_gate_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
   b.matrix(p + "ffn_up_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
   b.matrix(p + "ffn_down_exps.weight", s.n_ff_exp, s.n_embd, s.n_expert);
@@ -170,9 +187,12 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p) {
   }
   if (s.arch == "qwen2moe") {
     b.vector(p + "ffn_gate_inp_shexp.weight", s.n_embd, 0.0f, std::sqrt(3.0f / static_cast<float>(s.n_embd)));
-    b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, s.n_ff_shexp);
-    b.matrix(p + "ffn_up_shexp.weight", s.n_embd, s.n_ff_shexp);
-    b.matrix(p + "ffn_down_shexp.weight", s.n_ff_shexp, s.n_embd);
+  }
+  if (s.arch == "qwen2moe" || glm) {
+    const int width = glm ? s.n_ff_exp : s.n_ff_shexp;
+    b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, width);
+    b.matrix(p + "ffn_up_shexp.weight", s.n_embd, width);
+    b.matrix(p + "ffn_down_shexp.weight", width, s.n_embd);
   }
 }
 
@@ -201,7 +221,7 @@ std::string test_model_name(const TestModelSpec& spec) {
 }
 
 bool is_moe_arch(const std::string& arch) {
-  return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss";
+  return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe";
 }
 
 std::vector<DType> all_weight_types() {
@@ -216,7 +236,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const int q_dim = s.n_head * head_dim;
   const int kv_dim = s.n_head_kv * head_dim;
   const bool gpt_oss = s.arch == "gpt-oss";
-  const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe" || gpt_oss;
+  const bool glm = s.arch == "glm4moe";
+  const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe" || gpt_oss || glm;
   const bool gemma3 = s.arch == "gemma3";
   const bool gemma = gemma3 || s.arch == "gemma2";  // post-norms, tied embeddings
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3;
@@ -224,7 +245,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
   if (!tied) b.matrix("output.weight", s.n_embd, s.n_vocab);
-  for (int l = 0; l < s.n_layer; ++l) {
+  const int n_blocks = s.n_layer + (glm ? 1 : 0);  // GLM's NextN block last
+  for (int l = 0; l < n_blocks; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
     if (s.arch == "phi3") {
@@ -249,9 +271,15 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_sinks.weight", s.n_head, 0.0f, 3.0f);
     }
     if (gemma) b.vector(p + "post_attention_norm.weight", s.n_embd, 1.0f, 0.2f);
-    b.vector(p + (gpt_oss ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
-    add_ffn(b, s, p);
+    b.vector(p + (gpt_oss || glm ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
+    add_ffn(b, s, p, l);
     if (gemma) b.vector(p + "post_ffw_norm.weight", s.n_embd, 1.0f, 0.2f);
+    if (l == s.n_layer) {  // the NextN block's own tensors (multi-token prediction, unused)
+      b.matrix(p + "nextn.eh_proj.weight", 2 * s.n_embd, s.n_embd);
+      for (const char* norm : {"nextn.enorm.weight", "nextn.hnorm.weight", "nextn.shared_head_norm.weight"}) {
+        b.vector(p + norm, s.n_embd, 1.0f, 0.2f);
+      }
+    }
   }
   if (!s.rope_freqs.empty()) add_values(b.writer(), "rope_freqs.weight", s.rope_freqs_type, s.rope_freqs);
   if (!s.rope_factors_short.empty()) {

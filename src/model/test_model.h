@@ -26,7 +26,11 @@ struct TestModelSpec {
   // biases and the clamped SwiGLU, q/k/v/output biases, attention sinks; even layers slide
   // over sliding_window keys; YaRN when rope_yarn_factor != 1), or gemma2 (gemma3 without
   // QK-norm, even layers sliding on the global rope, soft caps attn_softcap and final_softcap), or phi3 (one attn_qkv tensor,
-  // gate and up in one ffn_up, every layer slides over sliding_window keys, 0 for none).
+  // gate and up in one ffn_up, every layer slides over sliding_window keys, 0 for none), or
+  // glm4moe (q/k/v biases, rope over half of each head unless n_rot says otherwise,
+  // n_dense_lead dense layers of width n_ff, then experts chosen by sigmoid gate values plus a
+  // selection bias (exp_probs_b), weighted times expert_weights_scale, and an ungated shared
+  // expert of width n_ff_exp; one NextN block after the n_layer, which the forward pass skips).
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types
@@ -42,6 +46,8 @@ struct TestModelSpec {
   int n_expert_used = 2;
   int n_ff_exp = 256;
   int n_ff_shexp = 256;
+  int n_dense_lead = 1;               // glm4moe only: leading_dense_block_count
+  float expert_weights_scale = 2.5f;  // glm4moe only (GLM-4.5's routed_scaling_factor)
   int n_vocab = 256;
   int n_ctx = 512;
   float rope_freq_base = 10000.0f;

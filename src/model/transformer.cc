@@ -1,5 +1,5 @@
 // The forward pass of a transformer (llama, qwen2, qwen3, their mixture-of-experts forms,
-// gemma2, gemma3, gpt-oss and phi3), top to bottom.
+// gemma2, gemma3, gpt-oss, phi3 and glm4moe), top to bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
 // that row's outputs, and the matmuls (the only place rows meet) are batch-invariant by
@@ -164,7 +164,7 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
         kernels::rmsnorm(h, lw.ffn_norm, n_embd, hp.rms_eps, s.normed() + static_cast<size_t>(r) * n_embd);
       });
     }
-    if (hp.is_moe()) {
+    if (hp.layer_is_moe(layer)) {
       ProfileTimer timer(s.profile(), StepPart::kMoe);
       moe_ffn(hp, lw, layer, n, s, pool);
     } else {
