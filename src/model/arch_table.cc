@@ -27,6 +27,13 @@ constexpr ArchTraits kArchs[] = {
     {"phi3",      true,     false,   false,  false,  false,    false,       false,     false, 0, 0.0f,
      /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/true,
      /*ffn_up_gate_fused=*/true},
+    // GLM-4 (0414: 9B, 32B, Z1): q/k/v biases when the file has them (or one attn_qkv with one
+    // attn_qkv.bias), rope on adjacent pairs over rope.dimension_count dims of each head, the
+    // attention and feed-forward outputs RMS-normed before their residual adds (Gemma's
+    // post-norms), and the gate and up projections in one ffn_up, gate rows first.
+    {"glm4",      false,    false,   false,  false,  false,    false,       true,      false, 0, 0.0f,
+     /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,
+     /*ffn_up_gate_fused=*/true},
     // GLM-4.5, 4.5-Air, 4.6: q/k/v biases, QK-norm when the file has it (the 355B), rope over
     // half of each head (rope.dimension_count), dense leading layers, sigmoid routing with a
     // selection bias, and an ungated shared expert; the feed-forward norm is post_attention_norm.
@@ -46,7 +53,7 @@ const ArchTraits* find_arch(std::string_view name) {
 }
 
 std::string_view supported_arch_names() {
-  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, glm4moe";
+  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe";
 }
 
 }  // namespace strata

@@ -272,7 +272,8 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
     hp.n_vocab = static_cast<int>(tokens->size());
   }
   hp.rope_neox = traits->rope_neox;
-  hp.qkv_bias = traits->requires_qkv_bias || has_tensor(gguf, "blk.0.attn_q.bias");
+  hp.qkv_bias = traits->requires_qkv_bias || has_tensor(gguf, "blk.0.attn_q.bias") ||
+                has_tensor(gguf, "blk.0.attn_qkv.bias");
   hp.qk_norm = traits->requires_qk_norm || has_tensor(gguf, "blk.0.attn_q_norm.weight");
   hp.tied_embeddings = !has_tensor(gguf, "output.weight");
   hp.attn_scale_dim = hp.head_dim;

@@ -222,6 +222,26 @@ TEST_F(ModelLoadTest, ReadsPhi3Hparams) {
   expect_error(spec, Code::kCorrupt, "rope_factors_long.weight has shape [16]");
 }
 
+// GLM-4: adjacent-pair rope over half of each head, post-norms, gate and up in one ffn_up; q/k/v
+// biases used when the file has them, separately or as one attn_qkv.bias beside attn_qkv.
+TEST_F(ModelLoadTest, ReadsGlm4Hparams) {
+  TestModelSpec spec;
+  spec.arch = "glm4";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.post_norms && hp.ffn_up_gate_fused && hp.qkv_bias);
+  EXPECT_FALSE(hp.rope_neox || hp.qk_norm || hp.tied_embeddings || hp.is_moe() || hp.ffn_gelu);
+  EXPECT_EQ(hp.n_rot, hp.head_dim / 2);
+  EXPECT_FLOAT_EQ(hp.embd_scale, 1.0f);
+  spec.fused_qkv = true;
+  ASSERT_TRUE(load(spec).ok());
+  spec.skip_tensors = {"blk.1.attn_qkv.bias"};
+  expect_error(spec, Code::kNotFound, "blk.1.attn_qkv.bias");
+  spec.skip_tensors = {"blk.1.post_ffw_norm.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.post_ffw_norm.weight");
+}
+
 // GLM-4.5: the NextN block after the others is not a layer; the leading dense layers bind a
 // dense feed-forward, the rest experts with a selection bias and an ungated shared expert;
 // sigmoid gating, the weight scale and rope over half of each head come from the file; routing

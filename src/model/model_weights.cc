@@ -194,15 +194,20 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
     lw.wq = Binder::rows(qkv, 0, q_dim);
     lw.wk = Binder::rows(qkv, q_dim, kv_dim);
     lw.wv = Binder::rows(qkv, q_dim + kv_dim, kv_dim);
+    if (hp.qkv_bias) {  // one attn_qkv.bias, laid out as the rows
+      lw.bq = b.vector(p + "attn_qkv.bias", q_dim + 2 * kv_dim, true);
+      lw.bk = lw.bq == nullptr ? nullptr : lw.bq + q_dim;
+      lw.bv = lw.bq == nullptr ? nullptr : lw.bq + q_dim + kv_dim;
+    }
   } else {
     lw.wq = b.matrix(p + "attn_q.weight", hp.n_embd, q_dim);
     lw.wk = b.matrix(p + "attn_k.weight", hp.n_embd, kv_dim);
     lw.wv = b.matrix(p + "attn_v.weight", hp.n_embd, kv_dim);
-  }
-  if (hp.qkv_bias) {
-    lw.bq = b.vector(p + "attn_q.bias", q_dim, true);
-    lw.bk = b.vector(p + "attn_k.bias", kv_dim, true);
-    lw.bv = b.vector(p + "attn_v.bias", kv_dim, true);
+    if (hp.qkv_bias) {
+      lw.bq = b.vector(p + "attn_q.bias", q_dim, true);
+      lw.bk = b.vector(p + "attn_k.bias", kv_dim, true);
+      lw.bv = b.vector(p + "attn_v.bias", kv_dim, true);
+    }
   }
   if (hp.qk_norm) {
     lw.q_norm = b.vector(p + "attn_q_norm.weight", hp.head_dim, true);

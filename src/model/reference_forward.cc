@@ -106,18 +106,21 @@ void split_rows(const Vec& whole, size_t n_in, std::initializer_list<std::pair<s
 
 }  // namespace
 
-// q, k and v: three tensors, or one attn_qkv whose rows are q's, then k's, then v's.
+// q, k and v: three tensors, or one attn_qkv whose rows are q's, then k's, then v's (and
+// its bias, when the file has one, laid out the same way).
 Status ReferenceForward::decode_qkv(const GgufFile& gguf, const std::string& p, Layer& l) const {
   if (gguf.find_tensor(p + "attn_qkv.weight") == nullptr) {
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q.weight", true, &l.wq));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k.weight", true, &l.wk));
     return decode(gguf, p + "attn_v.weight", true, &l.wv);
   }
-  Vec qkv;
+  Vec qkv, bias;
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_qkv.weight", true, &qkv));
   const size_t q_rows = static_cast<size_t>(hp_.n_head) * hp_.head_dim;
   const size_t kv_rows = static_cast<size_t>(hp_.n_head_kv) * hp_.head_dim;
   split_rows(qkv, hp_.n_embd, {{q_rows, &l.wq}, {kv_rows, &l.wk}, {kv_rows, &l.wv}});
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_qkv.bias", false, &bias));
+  if (!bias.empty()) split_rows(bias, 1, {{q_rows, &l.bq}, {kv_rows, &l.bk}, {kv_rows, &l.bv}});
   return Status::Ok();
 }
 

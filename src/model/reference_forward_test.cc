@@ -137,7 +137,7 @@ TEST_P(ReferenceForwardTest, LogitsAgreeWithFloat64Reference) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"}) {
+  for (const char* arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4"}) {
     for (DType t : testing::all_weight_types()) {
       // MXFP4 runs IQ4_NL's kernels (gpt-oss files with MXFP4 experts: mkmodel_load_test); llama is enough.
       if (t != DType::kMXFP4 || std::string(arch) == "llama") cases.push_back({arch, t});
@@ -310,6 +310,21 @@ TEST_F(ReferenceForwardVariantsTest, Phi3LongRopeWindowAndPartialRotaryAgree) {
   TestModelSpec unwindowed = spec;
   unwindowed.sliding_window = 0;
   EXPECT_GT(errors(spec, DType::kF32, &unwindowed, 64).rms_rel, 100 * b.rms_rel) << "the window makes no difference";
+}
+
+// GLM-4 with q, k and v in one attn_qkv and their biases in one attn_qkv.bias (older GLM
+// files), rope on adjacent pairs over half of each head, and post-norms; a reference without
+// the bias disagrees by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Glm4FusedQkvBiasAndPostNormsAgree) {
+  TestModelSpec spec;
+  spec.arch = "glm4";
+  spec.fused_qkv = true;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("glm4 fused qkv", e.rms_rel, e.max_rel, b);
+  TestModelSpec unbiased = spec;
+  unbiased.skip_tensors = {"blk.0.attn_qkv.bias", "blk.1.attn_qkv.bias"};
+  EXPECT_GT(errors(spec, DType::kF32, &unbiased).rms_rel, 100 * b.rms_rel) << "the fused bias makes no difference";
 }
 
 // GLM-4.5 (glm4moe) over 3 layers: a dense first layer, then experts chosen by sigmoid gate

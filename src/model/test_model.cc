@@ -91,6 +91,8 @@ class ModelBuilder {
   int n_tensors_ = 0;
 };
 
+int head_dim(const TestModelSpec& s) { return s.head_dim != 0 ? s.head_dim : s.n_embd / s.n_head; }
+
 std::string file_arch(const TestModelSpec& s) { return s.arch == "mixtral" ? "llama" : s.arch; }
 
 // GLM-4.5's keys as llama.cpp's converter writes them (the shared expert is a count of experts).
@@ -102,8 +104,6 @@ void set_glm4moe_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".expert_weights_norm", GgufValue::Bool(true));
   w.set(a + ".expert_gating_func", GgufValue::U32(2));
   w.set(a + ".nextn_predict_layers", GgufValue::U32(1));
-  const int head_dim = s.head_dim != 0 ? s.head_dim : s.n_embd / s.n_head;
-  if (s.n_rot == 0) w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim / 2)));
 }
 
 void set_metadata(const TestModelSpec& s, GgufWriter& w) {
@@ -156,12 +156,15 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     }
     if (s.arch == "glm4moe") set_glm4moe_metadata(s, w);
   }
+  if ((s.arch == "glm4" || s.arch == "glm4moe") && s.n_rot == 0) {  // GLM rotates half of each head
+    w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim(s) / 2)));
+  }
   for (const auto& [key, value] : s.metadata_overrides) w.set(key, value);
 }
 
 // A layer's feed-forward tensors: dense, or router + experts (+ the shared expert).
 void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int layer) {
-  if (s.arch == "phi3") {
+  if (s.arch == "phi3" || s.arch == "glm4") {
     b.matrix(p + "ffn_up.weight", s.n_embd, 2 * s.n_ff);
     b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
     return;
@@ -232,14 +235,15 @@ std::vector<DType> all_weight_types() {
 Status write_test_model(const TestModelSpec& s, const std::string& path) {
   ModelBuilder b(s);
   set_metadata(s, b.writer());
-  const int head_dim = s.head_dim != 0 ? s.head_dim : s.n_embd / s.n_head;
-  const int q_dim = s.n_head * head_dim;
-  const int kv_dim = s.n_head_kv * head_dim;
+  const int q_dim = s.n_head * head_dim(s);
+  const int kv_dim = s.n_head_kv * head_dim(s);
   const bool gpt_oss = s.arch == "gpt-oss";
   const bool glm = s.arch == "glm4moe";
-  const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe" || gpt_oss || glm;
+  const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe" || gpt_oss || glm || s.arch == "glm4";
+  const bool fused_qkv = s.arch == "phi3" || s.fused_qkv;
   const bool gemma3 = s.arch == "gemma3";
   const bool gemma = gemma3 || s.arch == "gemma2";  // post-norms, tied embeddings
+  const bool post_norms = gemma || s.arch == "glm4";
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3;
   const bool tied = s.arch == "qwen3" || gemma;
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
@@ -249,31 +253,32 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   for (int l = 0; l < n_blocks; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
-    if (s.arch == "phi3") {
+    if (fused_qkv) {
       b.matrix(p + "attn_qkv.weight", s.n_embd, q_dim + 2 * kv_dim);
+      if (qwen2) b.vector(p + "attn_qkv.bias", q_dim + 2 * kv_dim, 0.0f, 0.5f);
     } else {
       b.matrix(p + "attn_q.weight", s.n_embd, q_dim);
       b.matrix(p + "attn_k.weight", s.n_embd, kv_dim);
       b.matrix(p + "attn_v.weight", s.n_embd, kv_dim);
     }
-    if (qwen2) {
+    if (qwen2 && !fused_qkv) {
       b.vector(p + "attn_q.bias", q_dim, 0.0f, 0.5f);
       b.vector(p + "attn_k.bias", kv_dim, 0.0f, 0.5f);
       b.vector(p + "attn_v.bias", kv_dim, 0.0f, 0.5f);
     }
     if (qk_norm) {
-      b.vector(p + "attn_q_norm.weight", head_dim, 1.0f, 0.3f);
-      b.vector(p + "attn_k_norm.weight", head_dim, 1.0f, 0.3f);
+      b.vector(p + "attn_q_norm.weight", head_dim(s), 1.0f, 0.3f);
+      b.vector(p + "attn_k_norm.weight", head_dim(s), 1.0f, 0.3f);
     }
     b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
     if (gpt_oss) {
       b.vector(p + "attn_output.bias", s.n_embd, 0.0f, 0.5f);
       b.vector(p + "attn_sinks.weight", s.n_head, 0.0f, 3.0f);
     }
-    if (gemma) b.vector(p + "post_attention_norm.weight", s.n_embd, 1.0f, 0.2f);
+    if (post_norms) b.vector(p + "post_attention_norm.weight", s.n_embd, 1.0f, 0.2f);
     b.vector(p + (gpt_oss || glm ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
     add_ffn(b, s, p, l);
-    if (gemma) b.vector(p + "post_ffw_norm.weight", s.n_embd, 1.0f, 0.2f);
+    if (post_norms) b.vector(p + "post_ffw_norm.weight", s.n_embd, 1.0f, 0.2f);
     if (l == s.n_layer) {  // the NextN block's own tensors (multi-token prediction, unused)
       b.matrix(p + "nextn.eh_proj.weight", 2 * s.n_embd, s.n_embd);
       for (const char* norm : {"nextn.enorm.weight", "nextn.hnorm.weight", "nextn.shared_head_norm.weight"}) {

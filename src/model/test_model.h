@@ -27,6 +27,8 @@ struct TestModelSpec {
   // over sliding_window keys; YaRN when rope_yarn_factor != 1), or gemma2 (gemma3 without
   // QK-norm, even layers sliding on the global rope, soft caps attn_softcap and final_softcap), or phi3 (one attn_qkv tensor,
   // gate and up in one ffn_up, every layer slides over sliding_window keys, 0 for none), or
+  // glm4 (q/k/v biases, rope on adjacent pairs over half of each head unless n_rot says
+  // otherwise, Gemma's post-norms, gate and up in one ffn_up), or
   // glm4moe (q/k/v biases, rope over half of each head unless n_rot says otherwise,
   // n_dense_lead dense layers of width n_ff, then experts chosen by sigmoid gate values plus a
   // selection bias (exp_probs_b), weighted times expert_weights_scale, and an ungated shared
@@ -46,6 +48,7 @@ struct TestModelSpec {
   int n_expert_used = 2;
   int n_ff_exp = 256;
   int n_ff_shexp = 256;
+  bool fused_qkv = false;             // llama, glm4: q/k/v (and their biases) as one attn_qkv
   int n_dense_lead = 1;               // glm4moe only: leading_dense_block_count
   float expert_weights_scale = 2.5f;  // glm4moe only (GLM-4.5's routed_scaling_factor)
   int n_vocab = 256;
