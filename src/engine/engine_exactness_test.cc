@@ -1,13 +1,17 @@
 // Every output is bit-identical (tokens and logits) to the same request alone in a fresh
-// engine with one slot, one stage and one group. Each test runs on the dense stories260K model
-// and on the three tiny mixture-of-experts files (Mixtral-style, qwen2moe, qwen3moe), whose
-// rows meet in routed experts as well as in the matmuls.
+// engine with one slot, one stage and one group. Each test runs on the dense stories260K model,
+// on the three tiny mixture-of-experts files (Mixtral-style, qwen2moe, qwen3moe), whose rows
+// meet in routed experts as well as in the matmuls, and on a generated GLM-4.5-style model
+// (sigmoid routing with a selection bias, an ungated shared expert, a dense first layer).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "engine/engine_test_util.h"
+#include "model/test_model.h"
 
 namespace strata::testing {
 namespace {
@@ -55,10 +59,33 @@ WindowPeaks expect_all_match_solo(EngineOptions o, const std::vector<GenerateReq
   return peaks;
 }
 
-// The model under test: a file in ../shared/models.
+constexpr const char* kGeneratedGlm4Moe = "generated/glm4moe-q8_0";
+
+// The model under test: a file in ../shared/models, or kGeneratedGlm4Moe, written for the test
+// (Q8_0, 3 layers of which the first is dense, with stories260K's vocabulary).
 class EngineExactness : public ::testing::TestWithParam<std::string> {
  protected:
-  std::string model_path() const { return std::string(STRATA_SHARED_DIR) + "/models/" + GetParam(); }
+  void SetUp() override {
+    if (GetParam() != kGeneratedGlm4Moe) return;
+    generated_ = (std::filesystem::path(::testing::TempDir()) /
+                  ("engine_exactness_glm4moe_" + std::to_string(::getpid()) + ".gguf"))
+                     .string();
+    TestModelSpec spec;
+    spec.arch = "glm4moe";
+    spec.type = DType::kQ8_0;
+    spec.n_layer = 3;
+    spec.n_vocab = 512;
+    spec.n_ctx = 2048;  // stories260K's: the long-generation tests fill it
+    ASSERT_TRUE(add_vocabulary_from(std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf", spec).ok());
+    const Status st = write_test_model(spec, generated_);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+  }
+  void TearDown() override {
+    if (!generated_.empty()) std::filesystem::remove(generated_);
+  }
+  std::string model_path() const {
+    return generated_.empty() ? std::string(STRATA_SHARED_DIR) + "/models/" + GetParam() : generated_;
+  }
   EngineOptions options(int parallel, int stages = 1, int groups = 0, Windows windows = Windows::kJoined) const {
     EngineOptions o = base_options(parallel, stages, groups, windows);
     o.model_path = model_path();
@@ -69,6 +96,7 @@ class EngineExactness : public ::testing::TestWithParam<std::string> {
     base.model_path = model_path();
     return testing::run_solo(r, base);
   }
+  std::string generated_;
 };
 
 TEST(EngineExactnessGolden, GreedyMatchesTheGoldenContinuation) {
@@ -248,7 +276,7 @@ TEST_P(EngineExactness, ConcurrentRequestsShareAPrefixComputedBySlotZero) {
 
 INSTANTIATE_TEST_SUITE_P(Models, EngineExactness,
                          ::testing::Values("stories260K.gguf", "moe/tiny-mixtral.gguf", "moe/tiny-qwen2moe.gguf",
-                                           "moe/tiny-qwen3moe.gguf"),
+                                           "moe/tiny-qwen3moe.gguf", kGeneratedGlm4Moe),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(info.param.find('/') + 1);
                            name = name.substr(0, name.find('.'));
