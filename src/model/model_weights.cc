@@ -245,6 +245,15 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   return lw;
 }
 
+// N of a "blk.N." tensor name; -1 for the others.
+int block_index(const std::string& name) {
+  if (!name.starts_with("blk.")) return -1;
+  int n = 0;
+  size_t i = 4;
+  for (; i < name.size() && i < 14 && name[i] >= '0' && name[i] <= '9'; ++i) n = n * 10 + (name[i] - '0');
+  return i > 4 && i < name.size() && name[i] == '.' ? n : -1;
+}
+
 size_t weight_matrix_bytes(const kernels::WeightMatrix& m) { return static_cast<size_t>(m.n_out) * m.row_bytes; }
 
 // Names, once each, the weight types of the file that matmul runs on the scalar reference
@@ -279,8 +288,12 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   }
   log_reference_kernel_types(gguf);
 
-  for (const GgufTensor& t : gguf.tensors()) w.total_bytes += t.n_bytes;
-  w.decode_bytes = w.total_bytes;
+  size_t unused_bytes = 0;  // NextN blocks (GLM-4.5): in the file, never run
+  for (const GgufTensor& t : gguf.tensors()) {
+    w.total_bytes += t.n_bytes;
+    if (block_index(t.name) >= hp.n_layer) unused_bytes += t.n_bytes;
+  }
+  w.decode_bytes = w.total_bytes - unused_bytes;
   if (!hp.tied_embeddings) w.decode_bytes -= weight_matrix_bytes(w.token_embd);
   if (hp.is_moe()) {
     // Per layer: quantisation mixes give some layers' experts a wider type.

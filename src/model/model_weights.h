@@ -65,9 +65,9 @@ struct ModelWeights {
   const float* rope_factors_long = nullptr;
   size_t total_bytes = 0;             // every tensor of the file
   size_t decode_bytes = 0;            // what one decode step of one token streams: all but the
-                                      // embedding table (one row read, unless output reuses it)
-                                      // and, in MoE files, all but the n_expert_used experts it
-                                      // routes to in each layer
+                                      // embedding table (one row read, unless output reuses it),
+                                      // the NextN blocks (GLM-4.5) and, in MoE files, all but
+                                      // the n_expert_used experts it routes to in each layer
   size_t expert_bytes = 0;            // the largest layer's one expert (gate + up + down); 0: dense
   std::vector<std::unique_ptr<float[]>> owned;  // F32 copies of the 1-D tensors
   AlignedBuffer packed;  // the matrices the active kernels read in their own layout
