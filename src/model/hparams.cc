@@ -51,12 +51,13 @@ bool has_tensor(const GgufFile& gguf, const std::string& name) { return gguf.fin
 
 // How a router's logits become gate values (<arch>.expert_gating_func, llama.cpp's numbering):
 // 1 softmax over all experts, 2 sigmoid of each, 3 softmax over the chosen ones (the softmax
-// over all, renormalised); the architecture's default when absent.
+// over all, renormalised); the architecture's default when absent or 0 (none given).
 Status read_gating(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) {
   const std::string& a = hp->arch;
-  int func = traits.sigmoid_router ? 2 : 1;
-  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_gating_func", true, &func));
-  if (func < 1 || func > 3) {
+  int func = 0;
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "expert_gating_func", true, 0, &func));
+  if (func == 0) func = traits.sigmoid_router ? 2 : 1;
+  if (func > 3) {
     return Status::Unsupported(gguf.path() + ": " + a + ".expert_gating_func " + std::to_string(func) +
                                " is not supported (1 softmax, 2 sigmoid, 3 softmax over the chosen experts)");
   }
