@@ -133,16 +133,6 @@ TEST_F(ModelLoadTest, ReadsGptOssHparams) {
   EXPECT_TRUE(hp.rope_neox && hp.qkv_bias && hp.attn_sinks && hp.swiglu_oai && hp.expert_weights_norm);
   EXPECT_FALSE(hp.qk_norm || hp.post_norms || hp.ffn_gelu || hp.tied_embeddings);
   EXPECT_EQ(hp.ffn_norm_name, "post_attention_norm");
-  // A decode step reads neither the embedding table, nor the NextN block, nor the 6 of 8
-  // experts a token skips in each of the 2 MoE layers (F32: 3 matrices of 256 x 256 each).
-  auto gguf = GgufFile::Open((dir_ / "m.gguf").string());
-  ASSERT_TRUE(gguf.ok());
-  uint64_t nextn_bytes = 0;
-  for (const GgufTensor& t : gguf->tensors()) nextn_bytes += t.name.starts_with("blk.3.") ? t.n_bytes : 0;
-  EXPECT_GT(nextn_bytes, 0u);
-  const uint64_t skipped_experts = 2u * 6 * 3 * 256 * 256 * 4;
-  EXPECT_EQ((*m)->decode_weight_bytes(),
-            (*m)->weight_bytes() - 256u * 256 * 4 - nextn_bytes - skipped_experts);
   EXPECT_EQ(hp.sliding_window, 10);
   EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, 0.0f);  // sliding layers rotate as the others do
   for (int layer = 0; layer < 3; ++layer) EXPECT_EQ(hp.layer_slides(layer), layer % 2 == 0) << "layer " << layer;
