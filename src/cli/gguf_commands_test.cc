@@ -106,6 +106,43 @@ TEST_F(GgufCommandsTest, MkmodelDryRunWritesNothing) {
   EXPECT_FALSE(fs::exists(dir_ / "b.gguf"));
 }
 
+// --arch glm4moe on another MoE preset, --layers 1: the summary names the dense layer and the
+// NextN block, which the file holds after the layer; a dense preset is refused.
+TEST_F(GgufCommandsTest, MkmodelWritesGlm4MoeWithItsNextNBlock) {
+  const std::string path = (dir_ / "glm.gguf").string();
+  CommandRun mk = run_command({"mkmodel", "--arch", "glm4moe", "--preset", "moe-tiny", "--layers", "1", "--type",
+                               "q8_0", "--threads", "1", "-o", path});
+  ASSERT_EQ(mk.exit_code, 0) << mk.err;
+  EXPECT_NE(mk.out.find("wrote " + path + ": glm4moe preset moe-tiny, 1 layers"), std::string::npos) << mk.out;
+  EXPECT_NE(mk.out.find("a shared expert of width 256"), std::string::npos) << mk.out;
+  EXPECT_NE(mk.out.find("1 leading dense layer(s) of width 256"), std::string::npos) << mk.out;
+  EXPECT_NE(mk.out.find("1 NextN block(s) after the 1 layers (written, not run)"), std::string::npos) << mk.out;
+  CommandRun info = run_command({"gguf-info", path});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("glm4moe.block_count"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("blk.1.nextn.eh_proj.weight"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("blk.1.exp_probs_b.bias"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("blk.0.ffn_down.weight"), std::string::npos) << info.out;
+
+  CommandRun dense = run_command({"mkmodel", "--arch", "glm4moe", "--preset", "tiny", "-o", (dir_ / "d.gguf").string()});
+  EXPECT_EQ(dense.exit_code, 1);
+  EXPECT_NE(dense.err.find("--arch glm4moe needs one of: moe-tiny"), std::string::npos) << dense.err;
+}
+
+TEST_F(GgufCommandsTest, MkmodelDryRunOfGlm45Air) {
+  CommandRun mk = run_command({"mkmodel", "--preset", "glm-4.5-air", "--type", "q4_k", "--dry-run", "-o",
+                               (dir_ / "air.gguf").string()});
+  ASSERT_EQ(mk.exit_code, 0) << mk.err;
+  EXPECT_NE(mk.out.find("glm4moe preset glm-4.5-air, 46 layers, 4096 wide, 96/8 heads of 128, ffn 10944, vocab 151552"),
+            std::string::npos)
+      << mk.out;
+  EXPECT_NE(mk.out.find("experts: 128 of width 1408, 8 used per token, a shared expert of width 1408"),
+            std::string::npos)
+      << mk.out;
+  EXPECT_NE(mk.out.find("fallback: blk.1.ffn_down_exps.weight stored as q8_0"), std::string::npos) << mk.out;
+  EXPECT_FALSE(fs::exists(dir_ / "air.gguf"));
+}
+
 TEST_F(GgufCommandsTest, QuantizeWritesTheMixAndSaysWhatFellBack) {
   const std::string in = std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf";
   const std::string out = (dir_ / "q3.gguf").string();

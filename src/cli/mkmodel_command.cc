@@ -42,6 +42,11 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
     if (s.n_ff_shexp > 0) std::printf(", a shared expert of width %d", s.n_ff_shexp);
     std::printf("\n");
   }
+  if (s.glm4moe) {
+    std::printf("  glm4moe: %d leading dense layer(s) of width %d, sigmoid routing with a selection bias "
+                "(exp_probs_b), %d NextN block(s) after the %d layers (written, not run)\n",
+                s.n_dense_lead, s.n_ff, s.n_nextn, s.n_layer);
+  }
   if (s.rope_freqs) std::printf("  rope_freqs.weight: Llama 3.1-style frequency factors (1 to 8)\n");
   std::printf("  %llu parameters, %.1f MiB of tensor data, file type %s",
               static_cast<unsigned long long>(r.n_params), static_cast<double>(r.n_bytes) / (1 << 20),
@@ -101,14 +106,18 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("mkmodel", "Write a GGUF model with deterministic random weights");
   auto flags = std::make_shared<MkmodelFlags>();
   sub->add_option("--arch", flags->arch,
-                  "llama, qwen2, qwen3, gemma2, gemma3 or phi3 (dense presets); qwen3moe, qwen2moe, mixtral or gpt-oss (MoE presets; "
-                  "mixtral is written as llama with experts) (default: the preset's)")
-      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "qwen2moe", "qwen3moe", "mixtral", "gpt-oss"}));
+                  "llama, qwen2, qwen3, gemma2, gemma3 or phi3 (dense presets); qwen3moe, qwen2moe, mixtral, gpt-oss or "
+                  "glm4moe (MoE presets; mixtral is written as llama with experts; glm4moe adds a leading dense "
+                  "layer, a shared expert and a NextN block) (default: the preset's)")
+      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "qwen2moe", "qwen3moe", "mixtral",
+                             "gpt-oss", "glm4moe"}));
   sub->add_option("--preset", flags->preset,
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma2-2b, phi-4; mixture of experts: moe-tiny, "
-                  "qwen3-30b-a3b, qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b")
+                  "qwen3-30b-a3b, qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air")
       ->capture_default_str();
-  sub->add_option("--layers", flags->n_layers, "layer count instead of the preset's (same shape, smaller file)")
+  sub->add_option("--layers", flags->n_layers,
+                  "layer count instead of the preset's (same shape, smaller file; glm4moe writes its NextN block after "
+                  "them)")
       ->check(CLI::PositiveNumber);
   sub->add_option("-o,--output", flags->out_path, "GGUF file to write")->required();
   sub->add_option("--type", flags->type, std::string("matrix type: ") + kMkmodelTypes +

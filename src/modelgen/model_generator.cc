@@ -19,12 +19,19 @@ namespace strata {
 
 namespace {
 
+// glm4moe's exp_probs_b: uniform in +-0.1 (std 0.06), a quarter of the spread of the sigmoid
+// router outputs it is added to (std ~0.2 for logits of std ~1): it changes about a fifth of
+// moe-tiny's top-2-of-8 choices and a third of GLM-4.5-Air's top-8-of-128, and decides none
+// (+-0.2 would change half of the latter).
+constexpr float kSelectionBiasHalfWidth = 0.1f;
+
 float weight_value(const WeightRng& rng, WeightKind kind, uint64_t i, float matrix_half_width) {
   switch (kind) {
     case WeightKind::kNorm: return 1.0f + rng.symmetric(i, 0.1f);
     case WeightKind::kBias: return rng.symmetric(i, 0.02f);
     case WeightKind::kOssBias: return rng.symmetric(i, 0.5f);
     case WeightKind::kSink: return rng.symmetric(i, 2.0f);
+    case WeightKind::kSelectionBias: return rng.symmetric(i, kSelectionBiasHalfWidth);
     default: return rng.symmetric(i, matrix_half_width);
   }
 }
@@ -63,13 +70,14 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   w.set(a + ".vocab_size", GgufValue::U32(static_cast<uint32_t>(s.n_vocab)));
   w.set(a + ".context_length", GgufValue::U32(static_cast<uint32_t>(s.n_ctx)));
   w.set(a + ".embedding_length", GgufValue::U32(static_cast<uint32_t>(s.n_embd)));
-  w.set(a + ".block_count", GgufValue::U32(static_cast<uint32_t>(s.n_layer)));
+  w.set(a + ".block_count", GgufValue::U32(static_cast<uint32_t>(block_count(s))));
   w.set(a + ".feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff)));
   w.set(a + ".attention.head_count", GgufValue::U32(static_cast<uint32_t>(s.n_head)));
   w.set(a + ".attention.head_count_kv", GgufValue::U32(static_cast<uint32_t>(s.n_head_kv)));
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(s.rms_eps));
   w.set(a + ".rope.freq_base", GgufValue::F32(s.rope_freq_base));
-  w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
+  // glm4moe rotates the first half of each head (partial_rotary_factor 0.5).
+  w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(s.glm4moe ? s.head_dim / 2 : s.head_dim)));
   if (s.rope_linear_factor != 1.0f) {
     w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
     w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_linear_factor));
@@ -87,10 +95,23 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   if (s.sliding_window > 0 || s.phi3) {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
-  if (s.qk_norm || s.head_dim * s.n_head != s.n_embd) {
+  if (s.qk_norm || s.glm4moe || s.head_dim * s.n_head != s.n_embd) {
     w.set(a + ".attention.key_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
     w.set(a + ".attention.value_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
   }
+}
+
+// GLM-4.5's, as llama.cpp's converter writes them: the shared expert as a count of experts,
+// the leading dense blocks, routing weights normalised and scaled after sigmoid gating
+// (llama.cpp's LLAMA_EXPERT_GATING_FUNC_TYPE_SIGMOID = 2), and the NextN blocks.
+void set_glm4moe_hparams(GgufWriter& w, const ModelSpec& s) {
+  const std::string& a = s.arch;
+  w.set(a + ".expert_shared_count", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp / s.n_ff_exp)));
+  w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));
+  w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
+  w.set(a + ".expert_weights_norm", GgufValue::Bool(true));
+  w.set(a + ".expert_gating_func", GgufValue::U32(2));
+  w.set(a + ".nextn_predict_layers", GgufValue::U32(static_cast<uint32_t>(s.n_nextn)));
 }
 
 // llama.cpp's expert keys; Mixtral (llama) has only the counts, its expert width being
@@ -101,7 +122,9 @@ void set_expert_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".expert_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert)));
   w.set(a + ".expert_used_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert_used)));
   if (a != "llama") w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
-  if (s.n_ff_shexp > 0) {
+  if (s.glm4moe) {
+    set_glm4moe_hparams(w, s);
+  } else if (s.n_ff_shexp > 0) {
     w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
   }
 }

@@ -6,7 +6,9 @@
 //
 // Weights: matrices (experts, routers and qwen2moe's shared-expert gate too) uniform with
 // std 1/sqrt(n_in) (activations keep their scale; routing logits vary by ~1), norm
-// weights 1 +- 0.1, biases +- 0.02; rope_freqs (not random) from spec_rope_factors().
+// weights 1 +- 0.1, biases +- 0.02, glm4moe's router selection bias exp_probs_b +- 0.1 (a
+// quarter of the spread of the sigmoid router outputs: it changes some expert choices, decides none);
+// rope_freqs (not random) from spec_rope_factors().
 // Not thread-safe to share options while running; each call owns its thread pool.
 #pragma once
 
@@ -30,7 +32,8 @@ struct GenerateOptions {
   std::string out_path;
   int n_threads = 0;            // 0: hardware concurrency
   bool rope_freqs = false;      // llama: add Llama 3.1-style rope_freqs.weight (ModelSpec::rope_freqs)
-  int n_layers = 0;             // > 0: overrides the preset's layer count (same shape, fewer layers)
+  int n_layers = 0;             // > 0: overrides the preset's layer count (same shape, fewer layers;
+                                // glm4moe's NextN block is written after them)
 };
 
 struct GenerateReport {

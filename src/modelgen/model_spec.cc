@@ -44,7 +44,7 @@ ModelSpec gpt_oss(ModelSpec s, int sliding_window, float rope_yarn_factor) {
   return s;
 }
 
-// n_ff_shexp is written only by --arch qwen2moe; the others drop it.
+// n_ff_shexp is written only by --arch qwen2moe; glm4moe sets its own, the others drop it.
 ModelSpec experts(ModelSpec s, int n_expert, int n_expert_used, int n_ff_exp, int n_ff_shexp) {
   s.n_expert = n_expert;
   s.n_expert_used = n_expert_used;
@@ -99,6 +99,11 @@ std::vector<Preset> presets() {
       // Mixtral-8x7B.
       {"mixtral-8x7b", "mixtral",
        experts(shape(32000, 32768, 4096, 32, 32, 8, 128, 14336, 1e-5f, 1000000.0f, false), 8, 2, 14336, 14336)},
+      // GLM-4.5-Air: 96 query heads of 128 over 8 K/V heads (q_dim 12288, three times n_embd),
+      // 128 experts of 1408 with 8 used and one shared; its first layer dense (10944 wide), and
+      // a NextN block after the 46 layers (apply_arch).
+      {"glm-4.5-air", "glm4moe",
+       experts(shape(151552, 131072, 4096, 46, 96, 8, 128, 10944, 1e-5f, 1000000.0f, false), 128, 8, 1408, 1408)},
   };
 }
 
@@ -111,33 +116,15 @@ std::string preset_list(bool moe) {
   return names;
 }
 
-// Sets the arch-dependent fields of s (the preset's shape) for --arch name.
-Status apply_arch(std::string_view name, ModelSpec* s) {
-  const bool moe_arch = is_moe_arch_name(name);
-  if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma2" && name != "gemma3" &&
-      name != "phi3") {
-    return Status::InvalidArgument("unknown architecture '" + std::string(name) +
-                                   "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, qwen2moe, qwen3moe, mixtral or gpt-oss)");
-  }
-  if (moe_arch != (s->n_expert > 0)) {
-    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3 or phi3)"
-                                : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral or gpt-oss)";
-    return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
-                                   " needs one of: " + preset_list(moe_arch));
-  }
-  s->arch = name == "mixtral" ? "llama" : std::string(name);
-  s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3";
+// The window and rope scaling of --arch name on s (the preset's shape).
+void apply_window_and_rope(std::string_view name, ModelSpec* s) {
   if (name == "gemma3" || name == "gemma2") {
-    s->post_norms = true;
-    s->tied_embeddings = true;
-    s->gemma2 = name == "gemma2";
     // A preset without a window of its own (not a Gemma shape): Gemma 3 1B's 512, or a
     // quarter of a small preset's context, so that its layers slide within it. Gemma 2 has no
     // rope scaling.
     if (s->sliding_window == 0) s->sliding_window = s->n_ctx / 4 < 512 ? s->n_ctx / 4 : 512;
-    if (s->gemma2) s->rope_linear_factor = 1.0f;
+    if (name == "gemma2") s->rope_linear_factor = 1.0f;
   } else if (name == "gpt-oss") {
-    s->gpt_oss = true;
     // Another MoE preset as gpt-oss: its 128-key window (a quarter of a small context) and
     // YaRN 32.
     if (s->sliding_window == 0) s->sliding_window = s->n_ctx / 4 < 128 ? s->n_ctx / 4 : 128;
@@ -154,18 +141,58 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
     s->rope_linear_factor = 1.0f;
     s->rope_yarn_factor = 1.0f;
   }
-  s->qkv_bias = name == "qwen2" || name == "qwen2moe" || name == "gpt-oss";
-  s->phi3 = name == "phi3";
-  if (name != "qwen2moe") s->n_ff_shexp = 0;
+}
+
+// GLM-4.5's: one dense block first (of the preset's n_ff), one shared expert of the expert
+// width, one NextN block, routing weights unscaled. Other archs have none of these.
+void apply_expert_layout(std::string_view name, ModelSpec* s) {
+  s->glm4moe = name == "glm4moe";
+  s->n_dense_lead = s->glm4moe ? 1 : 0;
+  s->n_nextn = s->glm4moe ? 1 : 0;
+  s->expert_weights_scale = 1.0f;
+  if (s->glm4moe) {
+    s->n_ff_shexp = s->n_ff_exp;
+  } else if (name != "qwen2moe") {
+    s->n_ff_shexp = 0;
+  }
   if (name == "mixtral") s->n_ff = s->n_ff_exp;  // llama.feed_forward_length is the expert width
+}
+
+// Sets the arch-dependent fields of s (the preset's shape) for --arch name.
+Status apply_arch(std::string_view name, ModelSpec* s) {
+  const bool moe_arch = is_moe_arch_name(name);
+  if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma2" && name != "gemma3" &&
+      name != "phi3") {
+    return Status::InvalidArgument("unknown architecture '" + std::string(name) +
+                                   "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, qwen2moe, qwen3moe, mixtral, gpt-oss "
+                                   "or glm4moe)");
+  }
+  if (moe_arch != (s->n_expert > 0)) {
+    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3 or phi3)"
+                                : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss or glm4moe)";
+    return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
+                                   " needs one of: " + preset_list(moe_arch));
+  }
+  s->arch = name == "mixtral" ? "llama" : std::string(name);
+  s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3";
+  s->post_norms = name == "gemma3" || name == "gemma2";
+  if (s->post_norms) s->tied_embeddings = true;
+  s->gemma2 = name == "gemma2";
+  s->gpt_oss = name == "gpt-oss";
+  apply_window_and_rope(name, s);
+  s->qkv_bias = name == "qwen2" || name == "qwen2moe" || name == "gpt-oss" || name == "glm4moe";
+  s->phi3 = name == "phi3";
+  apply_expert_layout(name, s);
   return Status::Ok();
 }
 
 }  // namespace
 
 bool is_moe_arch_name(std::string_view arch) {
-  return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss";
+  return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss" || arch == "glm4moe";
 }
+
+int block_count(const ModelSpec& spec) { return spec.n_layer + spec.n_nextn; }
 
 std::vector<std::string> model_preset_names() {
   std::vector<std::string> names;

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "modelgen/model_generator.h"
+#include "modelgen/plan_test_util.h"
 #include "modelgen/tensor_plan.h"
 
 namespace strata {
@@ -12,18 +13,12 @@ namespace {
 
 using Dims = std::vector<uint64_t>;
 
-std::map<std::string, PlannedTensor> moe_tensors_by_name(const TensorPlan& plan) {
-  std::map<std::string, PlannedTensor> m;
-  for (const auto& t : plan.tensors) m[t.name] = t;
-  return m;
-}
-
 std::map<std::string, PlannedTensor> plan_of(const std::string& arch, const std::string& preset, DType type) {
   auto s = model_preset(arch, preset);
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   auto plan = plan_tensors(*s, type);
   EXPECT_TRUE(plan.ok()) << plan.status().ToString();
-  return moe_tensors_by_name(*plan);
+  return planned_tensors_by_name(*plan);
 }
 
 TEST(MoePresetTest, Qwen3MoeTinyHasExpertsQkNormAndNoDenseFfn) {
@@ -101,7 +96,7 @@ TEST(MoePresetTest, Qwen3_30bA3bMatchesTheRealModelsShape) {
   auto r = plan_model(o);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->n_params, 30532122624u);
-  auto t = moe_tensors_by_name(r->plan);
+  auto t = planned_tensors_by_name(r->plan);
   EXPECT_EQ(t["blk.47.ffn_gate_exps.weight"].dims, (Dims{2048, 768, 128}));
   EXPECT_EQ(t["blk.47.ffn_gate_inp.weight"].dims, (Dims{2048, 128}));
   EXPECT_EQ(t["blk.0.attn_q.weight"].dims, (Dims{2048, 4096}));
@@ -117,7 +112,7 @@ TEST(MoePresetTest, LayersOverrideKeepsTheShape) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->spec.n_layer, 2);
   EXPECT_EQ(r->spec.n_expert, 128);
-  auto t = moe_tensors_by_name(r->plan);
+  auto t = planned_tensors_by_name(r->plan);
   EXPECT_EQ(t.count("blk.1.ffn_up_exps.weight"), 1u);
   EXPECT_EQ(t.count("blk.2.ffn_up_exps.weight"), 0u);
   o.preset = "tiny";
@@ -130,8 +125,8 @@ TEST(MoePresetTest, LayersOverrideKeepsTheShape) {
 TEST(MoePresetTest, ArchAndPresetMustAgreeOnExperts) {
   auto dense_arch = model_preset("qwen3", "moe-tiny");
   ASSERT_FALSE(dense_arch.ok());
-  EXPECT_NE(dense_arch.status().message().find("preset 'moe-tiny' is mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral "
-                                               "or gpt-oss); --arch qwen3 needs one of: tiny, small"),
+  EXPECT_NE(dense_arch.status().message().find("preset 'moe-tiny' is mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, "
+                                               "gpt-oss or glm4moe); --arch qwen3 needs one of: tiny, small"),
             std::string::npos)
       << dense_arch.status().message();
   auto moe_arch = model_preset("qwen3moe", "1b");
@@ -167,7 +162,7 @@ TEST(MoeTensorPlanTest, Mxfp4AndTheMxfp4MoeMix) {
   auto moe = plan_tensors(*s, DType::kMXFP4, 38);
   ASSERT_TRUE(moe.ok()) << moe.status().ToString();
   EXPECT_EQ(moe->file_type, 38u);
-  auto a = moe_tensors_by_name(*all), m = moe_tensors_by_name(*moe);
+  auto a = planned_tensors_by_name(*all), m = planned_tensors_by_name(*moe);
   for (const char* name : {"blk.0.ffn_gate_exps.weight", "blk.1.ffn_up_exps.weight", "blk.1.ffn_down_exps.weight"}) {
     EXPECT_EQ(a[name].type, DType::kMXFP4) << name;
     EXPECT_EQ(m[name].type, DType::kMXFP4) << name;

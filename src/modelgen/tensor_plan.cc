@@ -37,7 +37,8 @@ uint32_t mix_for(DType type) {
 DType mix_type(DType requested, uint32_t mix, const std::string& name, uint64_t n_in, const ModelSpec& s) {
   if (!is_quantizable_tensor(name, 2)) return DType::kF32;
   if (mix == 0) return requested;
-  const MixModel model{s.n_layer, s.n_expert, s.n_head / s.n_head_kv, !s.tied_embeddings};
+  // llama.cpp's quantizer counts every block, NextN ones too (hparams.n_layer = block_count).
+  const MixModel model{block_count(s), s.n_expert, s.n_head / s.n_head_kv, !s.tied_embeddings};
   return mix_tensor_type(mix, model, name, n_in);
 }
 
@@ -59,8 +60,30 @@ void add_vector(TensorPlan* plan, const std::string& name, uint64_t n, WeightKin
   plan->tensors.push_back(PlannedTensor{name, {n}, kind, DType::kF32, ""});
 }
 
+// glm4moe's leading dense blocks, shared expert (a whole number of experts) and NextN blocks.
+Status check_glm4moe(const ModelSpec& s) {
+  if (!s.glm4moe) {
+    if (s.n_dense_lead != 0 || s.n_nextn != 0) {
+      return Status::InvalidArgument("leading dense and NextN blocks are for glm4moe models, not " + s.arch);
+    }
+    return Status::Ok();
+  }
+  if (s.n_dense_lead < 0 || s.n_dense_lead > s.n_layer || s.n_nextn < 0) {
+    return Status::InvalidArgument("leading_dense_block_count " + std::to_string(s.n_dense_lead) + " must be 0.." +
+                                   std::to_string(s.n_layer) + " (the layer count)");
+  }
+  if (s.n_ff_shexp % s.n_ff_exp != 0) {
+    return Status::InvalidArgument("glm4moe's shared expert width " + std::to_string(s.n_ff_shexp) +
+                                   " must be a whole number of experts of " + std::to_string(s.n_ff_exp));
+  }
+  if (s.head_dim % 4 != 0) {
+    return Status::InvalidArgument("glm4moe rotates half of each head: head_dim must be a multiple of 4");
+  }
+  return Status::Ok();
+}
+
 Status check_experts(const ModelSpec& s) {
-  const bool moe_arch = s.arch == "qwen2moe" || s.arch == "qwen3moe" || s.arch == "gpt-oss";
+  const bool moe_arch = s.arch != "llama" && is_moe_arch_name(s.arch);
   if (s.n_expert == 0) {
     if (moe_arch) return Status::InvalidArgument(s.arch + " needs experts (n_expert > 0)");
     return Status::Ok();
@@ -71,8 +94,8 @@ Status check_experts(const ModelSpec& s) {
                                    std::to_string(s.n_expert) + " (expert_count)");
   }
   if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
-  if (s.n_ff_shexp > 0 && s.arch != "qwen2moe") {
-    return Status::InvalidArgument("a shared expert is for qwen2moe models, not " + s.arch);
+  if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe") {
+    return Status::InvalidArgument("a shared expert is for qwen2moe and glm4moe models, not " + s.arch);
   }
   return Status::Ok();
 }
@@ -90,7 +113,11 @@ Status check_spec(const ModelSpec& s) {
   if (s.rope_freqs && s.arch != "llama") {
     return Status::InvalidArgument("rope_freqs (Llama 3.1 rope frequency factors) is for llama models, not " + s.arch);
   }
-  return check_experts(s);
+  if (s.glm4moe != (s.arch == "glm4moe")) {
+    return Status::InvalidArgument("glm4moe's layout (ModelSpec::glm4moe) goes with arch glm4moe, not " + s.arch);
+  }
+  STRATA_RETURN_IF_ERROR(check_experts(s));
+  return check_glm4moe(s);  // after check_experts: a glm4moe spec has experts of positive width
 }
 
 // Appends to a plan in llama.cpp's tensor names; one per plan_tensors() call.
@@ -150,14 +177,16 @@ struct PlanBuilder {
     matrix(p + "ffn_down.weight", {ff, embd});
   }
 
-  // The router (F32, random like a matrix so routing is not uniform), the experts as 3-D
-  // tensors (expert e's rows follow expert e-1's), and qwen2moe's shared expert, whose 1-D
-  // gate is a row of weights too (std 1/sqrt(n_embd), so its sigmoid does not saturate).
+  // The router (F32, random like a matrix so routing is not uniform) with glm4moe's selection
+  // bias, the experts as 3-D tensors (expert e's rows follow expert e-1's), and the shared
+  // expert, whose qwen2moe 1-D gate is a row of weights too (std 1/sqrt(n_embd), so its
+  // sigmoid does not saturate); glm4moe's has no gate.
   void moe_ffn(const std::string& p, int l) {
     const auto embd = static_cast<uint64_t>(s.n_embd);
     const auto ff = static_cast<uint64_t>(s.n_ff_exp);
     const auto n_exp = static_cast<uint64_t>(s.n_expert);
     matrix(p + "ffn_gate_inp.weight", {embd, n_exp});
+    if (s.glm4moe) vector(p + "exp_probs_b.bias", n_exp, WeightKind::kSelectionBias);
     matrix(p + "ffn_gate_exps.weight", {embd, ff, n_exp});
     matrix(p + "ffn_up_exps.weight", {embd, ff, n_exp});
     matrix(p + "ffn_down_exps.weight", {ff, embd, n_exp});
@@ -169,10 +198,35 @@ struct PlanBuilder {
     }
     if (s.n_ff_shexp == 0) return;
     const auto sh = static_cast<uint64_t>(s.n_ff_shexp);
-    vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
+    if (!s.glm4moe) vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
     matrix(p + "ffn_gate_shexp.weight", {embd, sh});
     matrix(p + "ffn_up_shexp.weight", {embd, sh});
     matrix(p + "ffn_down_shexp.weight", {sh, embd});
+  }
+
+  // glm4moe's NextN block: the projection of [embedding norm, hidden norm] back to n_embd, and
+  // its norms. Its embed_tokens and shared_head_head are token_embd and output, not written.
+  void nextn(const std::string& p) {
+    const auto embd = static_cast<uint64_t>(s.n_embd);
+    matrix(p + "nextn.eh_proj.weight", {2 * embd, embd});
+    vector(p + "nextn.enorm.weight", embd, WeightKind::kNorm);
+    vector(p + "nextn.hnorm.weight", embd, WeightKind::kNorm);
+    vector(p + "nextn.shared_head_norm.weight", embd, WeightKind::kNorm);
+  }
+
+  // Block l: attention, the feed-forward norm, a dense or MoE feed-forward, and what follows.
+  void block(int l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    const auto embd = static_cast<uint64_t>(s.n_embd);
+    attention(p, l);
+    vector(p + (s.gpt_oss || s.glm4moe ? "post_attention_norm.weight" : "ffn_norm.weight"), embd, WeightKind::kNorm);
+    if (s.n_expert > 0 && l >= s.n_dense_lead) {
+      moe_ffn(p, l);
+    } else {
+      dense_ffn(p, l);
+    }
+    if (s.post_norms) vector(p + "post_ffw_norm.weight", embd, WeightKind::kNorm);
+    if (l >= s.n_layer) nextn(p);
   }
 };
 
@@ -208,17 +262,7 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type, uint32_t mix) {
   const auto vocab = static_cast<uint64_t>(s.n_vocab);
   if (s.rope_freqs) b.vector("rope_freqs.weight", static_cast<uint64_t>(s.head_dim / 2), WeightKind::kRopeFreqs);
   b.matrix("token_embd.weight", {embd, vocab}, WeightKind::kEmbedding);
-  for (int l = 0; l < s.n_layer; ++l) {
-    std::string p = "blk." + std::to_string(l) + ".";
-    b.attention(p, l);
-    b.vector(p + (s.gpt_oss ? "post_attention_norm.weight" : "ffn_norm.weight"), embd, WeightKind::kNorm);
-    if (s.n_expert > 0) {
-      b.moe_ffn(p, l);
-    } else {
-      b.dense_ffn(p, l);
-    }
-    if (s.post_norms) b.vector(p + "post_ffw_norm.weight", embd, WeightKind::kNorm);
-  }
+  for (int l = 0; l < block_count(s); ++l) b.block(l);
   b.vector("output_norm.weight", embd, WeightKind::kNorm);
   if (!s.tied_embeddings) b.matrix("output.weight", {embd, vocab});
   return plan;

@@ -4,9 +4,15 @@
 // A MoE layer has, instead of ffn_gate/up/down, the router ffn_gate_inp [n_embd, n_expert],
 // the experts ffn_{gate,up}_exps [n_embd, n_ff_exp, n_expert] and ffn_down_exps
 // [n_ff_exp, n_embd, n_expert], and for qwen2moe the shared expert ffn_*_shexp with its 1-D
-// gate ffn_gate_inp_shexp [n_embd].
+// gate ffn_gate_inp_shexp [n_embd]. glm4moe (GLM-4.5, as llama.cpp's converter writes it): its
+// first n_dense_lead blocks dense (ffn_gate/up/down), the others MoE with the router's
+// selection bias exp_probs_b.bias [n_expert] and a shared expert without a gate; every
+// block's feed-forward norm is post_attention_norm; after the n_layer blocks, n_nextn NextN
+// blocks (MoE blocks plus nextn.eh_proj [2 n_embd, n_embd] and nextn.{enorm,hnorm,
+// shared_head_norm} [n_embd]).
 //
-// Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate) and routers are F32.
+// Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate, exp_probs_b) and routers are F32.
+// The mix's layer rules count every block written, NextN ones too (as llama.cpp's quantizer).
 // Matrices (a 3-D expert tensor is n_expert * n_out rows of n_in) take the requested type,
 // except that K-quant and IQ4 types follow llama.cpp's mix of the same name (type_mix.h:
 // Q4_K -> Q4_K_M, Q5_K -> Q5_K_M, Q3_K -> Q3_K_M, Q2_K, Q6_K, IQ4_NL, IQ4_XS: output.weight in
@@ -30,8 +36,9 @@
 namespace strata {
 
 // kOssBias and kSink: gpt-oss's biases and attention sinks, wider than kBias so that a
-// test model's output depends on them.
-enum class WeightKind { kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs, kOssBias, kSink };
+// test model's output depends on them; kSelectionBias: glm4moe's router bias (exp_probs_b),
+// added to the sigmoid router outputs to choose experts (model_generator.h).
+enum class WeightKind { kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs, kOssBias, kSink, kSelectionBias };
 
 struct PlannedTensor {
   std::string name;

@@ -6,15 +6,10 @@
 #include <map>
 
 #include "modelgen/model_generator.h"
+#include "modelgen/plan_test_util.h"
 
 namespace strata {
 namespace {
-
-std::map<std::string, PlannedTensor> by_name(const TensorPlan& plan) {
-  std::map<std::string, PlannedTensor> m;
-  for (const auto& t : plan.tensors) m[t.name] = t;
-  return m;
-}
 
 TEST(ModelPresetTest, TinyLlamaShapeMatchesTinyLlama1B) {
   auto s = model_preset("", "1b");
@@ -45,7 +40,7 @@ TEST(ModelPresetTest, Qwen3ShapeHasQkNormTiedEmbeddingsAndWideHeads) {
   EXPECT_EQ(s->rope_freq_base, 1e6f);
   auto plan = plan_tensors(*s, DType::kQ8_0);
   ASSERT_TRUE(plan.ok());
-  auto t = by_name(*plan);
+  auto t = planned_tensors_by_name(*plan);
   EXPECT_EQ(t.count("output.weight"), 0u);
   EXPECT_EQ(t["blk.27.attn_q_norm.weight"].dims, (std::vector<uint64_t>{128}));
   EXPECT_EQ(t["blk.0.attn_q.weight"].dims, (std::vector<uint64_t>{1024, 2048}));
@@ -61,7 +56,7 @@ TEST(ModelPresetTest, Llama3ShapeHasGroupedQueryAttentionAndLargeVocab) {
   EXPECT_EQ(s->rope_freq_base, 500000.0f);
   auto plan = plan_tensors(*s, DType::kQ8_0);
   ASSERT_TRUE(plan.ok());
-  auto t = by_name(*plan);
+  auto t = planned_tensors_by_name(*plan);
   EXPECT_EQ(t["blk.31.attn_q.weight"].dims, (std::vector<uint64_t>{4096, 4096}));
   EXPECT_EQ(t["blk.0.attn_k.weight"].dims, (std::vector<uint64_t>{4096, 1024}));
   EXPECT_EQ(t["blk.0.ffn_down.weight"].dims, (std::vector<uint64_t>{14336, 4096}));
@@ -77,7 +72,7 @@ TEST(ModelPresetTest, Llama3ShapeHasGroupedQueryAttentionAndLargeVocab) {
 TEST(ModelPresetTest, Qwen2HasQkvBiases) {
   auto s = model_preset("qwen2", "tiny");
   ASSERT_TRUE(s.ok());
-  auto t = by_name(*plan_tensors(*s, DType::kF32));
+  auto t = planned_tensors_by_name(*plan_tensors(*s, DType::kF32));
   EXPECT_EQ(t["blk.1.attn_q.bias"].dims, (std::vector<uint64_t>{64}));
   EXPECT_EQ(t["blk.1.attn_k.bias"].dims, (std::vector<uint64_t>{32}));
   EXPECT_EQ(t["blk.1.attn_v.bias"].type, DType::kF32);
@@ -97,7 +92,7 @@ TEST(TensorPlanTest, LlamaTensorNamesAndShapes) {
   auto s = model_preset("llama", "tiny");
   auto plan = plan_tensors(*s, DType::kF16);
   ASSERT_TRUE(plan.ok());
-  auto t = by_name(*plan);
+  auto t = planned_tensors_by_name(*plan);
   EXPECT_EQ(plan->tensors.size(), 2u + 2u * 9u + 1u);
   EXPECT_EQ(t["token_embd.weight"].dims, (std::vector<uint64_t>{64, 259}));
   EXPECT_EQ(t["output.weight"].dims, (std::vector<uint64_t>{64, 259}));
@@ -113,7 +108,7 @@ TEST(TensorPlanTest, Q4KMixKeepsOutputAndSomeLayersInQ6K) {
   auto s = model_preset("llama", "1b");
   auto plan = plan_tensors(*s, DType::kQ4_K);
   ASSERT_TRUE(plan.ok());
-  auto t = by_name(*plan);
+  auto t = planned_tensors_by_name(*plan);
   EXPECT_EQ(plan->file_type, 15u);  // Q4_K_M
   EXPECT_EQ(t["output.weight"].type, DType::kQ6_K);
   EXPECT_EQ(t["token_embd.weight"].type, DType::kQ4_K);
@@ -127,15 +122,15 @@ TEST(TensorPlanTest, Q4KMixKeepsOutputAndSomeLayersInQ6K) {
 
 TEST(TensorPlanTest, NarrowMatricesFallBackAndSayWhy) {
   auto s = model_preset("llama", "tiny");  // 64 wide: no 256-element K-quant block fits
-  auto t = by_name(*plan_tensors(*s, DType::kQ4_K));
+  auto t = planned_tensors_by_name(*plan_tensors(*s, DType::kQ4_K));
   EXPECT_EQ(t["blk.0.attn_q.weight"].type, DType::kQ5_0);
   EXPECT_EQ(t["blk.0.attn_q.weight"].fallback, "width 64 is not whole q4_K blocks of 256");
   EXPECT_EQ(t["output.weight"].type, DType::kQ8_0);  // Q6_K does not fit either
-  auto q8 = by_name(*plan_tensors(*s, DType::kQ8_0));
+  auto q8 = planned_tensors_by_name(*plan_tensors(*s, DType::kQ8_0));
   EXPECT_TRUE(q8["blk.0.attn_q.weight"].fallback.empty());
   ModelSpec odd = *s;
   odd.n_ff = 72;  // not whole 32-blocks: Q8_0 falls back to F16
-  auto f = by_name(*plan_tensors(odd, DType::kQ8_0));
+  auto f = planned_tensors_by_name(*plan_tensors(odd, DType::kQ8_0));
   EXPECT_EQ(f["blk.0.ffn_down.weight"].type, DType::kF16);
   EXPECT_EQ(f["blk.0.ffn_up.weight"].type, DType::kQ8_0);
 }
@@ -147,7 +142,7 @@ TEST(TensorPlanTest, LowBitTypesFollowTheirLlamaCppMix) {
   auto q3 = plan_tensors(*s, DType::kQ3_K);
   ASSERT_TRUE(q3.ok());
   EXPECT_EQ(q3->file_type, 12u);  // Q3_K_M
-  auto t = by_name(*q3);
+  auto t = planned_tensors_by_name(*q3);
   EXPECT_EQ(t["output.weight"].type, DType::kQ6_K);
   EXPECT_EQ(t["token_embd.weight"].type, DType::kQ3_K);
   EXPECT_EQ(t["blk.1.attn_v.weight"].type, DType::kQ5_K);
@@ -159,14 +154,14 @@ TEST(TensorPlanTest, LowBitTypesFollowTheirLlamaCppMix) {
 
   auto q2 = plan_tensors(*s, DType::kQ2_K);
   EXPECT_EQ(q2->file_type, 10u);
-  auto t2 = by_name(*q2);
+  auto t2 = planned_tensors_by_name(*q2);
   EXPECT_EQ(t2["blk.9.attn_v.weight"].type, DType::kQ4_K);  // 8 query heads per K/V head
   EXPECT_EQ(t2["blk.9.ffn_down.weight"].type, DType::kQ3_K);
   EXPECT_EQ(t2["blk.9.attn_q.weight"].type, DType::kQ2_K);
 
   auto iq4 = plan_tensors(*s, DType::kIQ4_XS);
   EXPECT_EQ(iq4->file_type, 30u);
-  auto t4 = by_name(*iq4);
+  auto t4 = planned_tensors_by_name(*iq4);
   EXPECT_EQ(t4["blk.1.ffn_down.weight"].type, DType::kQ5_K);
   EXPECT_EQ(t4["blk.9.ffn_down.weight"].type, DType::kIQ4_XS);
   EXPECT_EQ(t4["blk.9.attn_v.weight"].type, DType::kQ5_K);
@@ -175,12 +170,12 @@ TEST(TensorPlanTest, LowBitTypesFollowTheirLlamaCppMix) {
 
 TEST(TensorPlanTest, NarrowLowBitMatricesFallBackToIq4Nl) {
   auto s = model_preset("llama", "tiny");
-  auto t = by_name(*plan_tensors(*s, DType::kQ3_K));
+  auto t = planned_tensors_by_name(*plan_tensors(*s, DType::kQ3_K));
   EXPECT_EQ(t["blk.0.attn_q.weight"].type, DType::kIQ4_NL);
   EXPECT_EQ(t["blk.0.attn_q.weight"].fallback, "width 64 is not whole q3_K blocks of 256");
   EXPECT_EQ(t["blk.0.attn_v.weight"].type, DType::kQ5_1);  // Q5_K in the mix, then Q5_1
   for (DType type : {DType::kQ4_1, DType::kQ5_1, DType::kIQ4_NL}) {
-    auto p = by_name(*plan_tensors(*s, type));
+    auto p = planned_tensors_by_name(*plan_tensors(*s, type));
     EXPECT_TRUE(p["blk.0.ffn_up.weight"].fallback.empty()) << dtype_name(type);
   }
 }
