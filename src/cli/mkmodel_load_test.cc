@@ -154,6 +154,26 @@ TEST_F(MkmodelLoadTest, GptOssLoadsWithItsSinksBiasesAndWindow) {
   EXPECT_FALSE(as_qwen->gpt_oss);
 }
 
+// glm4moe: moe-tiny's 2 layers run (the NextN block written after them does not), the first
+// dense of moe-tiny's n_ff, then sigmoid routing with a selection bias and an ungated shared
+// expert of the expert width.
+TEST_F(MkmodelLoadTest, Glm4MoeLoadsWithItsDenseLayerNextNBlockAndSelectionBias) {
+  for (DType type : {DType::kF32, DType::kQ8_0, DType::kQ4_K}) {
+    SCOPED_TRACE(dtype_name(type));
+    auto m = generate_and_load("glm4moe", type);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_EQ(hp.arch, "glm4moe");
+    EXPECT_EQ(hp.n_layer, 2);
+    EXPECT_EQ(hp.n_nextn_layers, 1);
+    EXPECT_EQ(hp.n_layer_dense_lead, 1);
+    EXPECT_EQ(hp.n_ff_shexp, hp.n_ff_exp);
+    EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weights_norm && !hp.shexp_gated && hp.qkv_bias);
+    EXPECT_EQ(hp.n_rot, hp.head_dim / 2);
+    EXPECT_LT((*m)->decode_weight_bytes(), (*m)->weight_bytes());
+  }
+}
+
 // The prompt's logits against the float64 forward over the same decoded weights: only the
 // activations' 8-bit rounding per block of 32 differs (bounds as in
 // src/model/quant_types_test.cc: rms_rel < 4%, max_rel < 20%; a wrong decoder or kernel is
@@ -165,7 +185,7 @@ TEST_F(MkmodelLoadTest, Mxfp4ModelsMatchTheFloat64Reference) {
     uint32_t mix;  // 0: every matrix MXFP4; 38: MXFP4_MOE
   };
   for (Case c : {Case{"llama", "tiny", 0}, Case{"qwen3moe", "moe-tiny", 0}, Case{"qwen2moe", "moe-tiny", 38},
-                 Case{"gpt-oss", "moe-tiny", 38}}) {
+                 Case{"gpt-oss", "moe-tiny", 38}, Case{"glm4moe", "moe-tiny", 38}}) {
     SCOPED_TRACE(std::string(c.arch) + " " + c.preset + " mix " + std::to_string(c.mix));
     auto path = generate(c.arch, DType::kMXFP4, c.preset, c.mix);
     ASSERT_TRUE(path.ok()) << path.status().ToString();
@@ -173,8 +193,11 @@ TEST_F(MkmodelLoadTest, Mxfp4ModelsMatchTheFloat64Reference) {
     ASSERT_TRUE(model.ok()) << model.status().ToString();
     auto gguf = GgufFile::Open(*path);
     ASSERT_TRUE(gguf.ok());
-    EXPECT_EQ(gguf->find_tensor("blk.0.ffn_up" + std::string(c.preset[0] == 'm' ? "_exps" : "") + ".weight")->type,
-              DType::kMXFP4);
+    // blk.1: glm4moe's blk.0 is dense.
+    const std::string up_name = "blk.1.ffn_up" + std::string(c.preset[0] == 'm' ? "_exps" : "") + ".weight";
+    const GgufTensor* up = gguf->find_tensor(up_name);
+    ASSERT_NE(up, nullptr) << up_name;
+    EXPECT_EQ(up->type, DType::kMXFP4);
     auto ref = testing::ReferenceForward::Load(*gguf);
     ASSERT_TRUE(ref.ok()) << ref.status().ToString();
 
