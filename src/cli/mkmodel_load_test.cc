@@ -174,6 +174,21 @@ TEST_F(MkmodelLoadTest, Glm4MoeLoadsWithItsDenseLayerNextNBlockAndSelectionBias)
   }
 }
 
+// glm4 (GLM-4-0414): q/k/v biases, post-norms, gate and up in one ffn_up, rope on adjacent pairs
+// over half of each head, an output matrix of its own.
+TEST_F(MkmodelLoadTest, Glm4LoadsWithPostNormsFusedGateUpAndHalfRotary) {
+  for (DType type : {DType::kF32, DType::kQ4_K}) {
+    SCOPED_TRACE(dtype_name(type));
+    auto m = generate_and_load("glm4", type, "tiny");
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_EQ(hp.arch, "glm4");
+    EXPECT_TRUE(hp.qkv_bias && hp.post_norms && hp.ffn_up_gate_fused);
+    EXPECT_FALSE(hp.rope_neox || hp.tied_embeddings || hp.qk_norm || hp.is_moe());
+    EXPECT_EQ(hp.n_rot, hp.head_dim / 2);
+  }
+}
+
 // The prompt's logits against the float64 forward over the same decoded weights: only the
 // activations' 8-bit rounding per block of 32 differs (bounds as in
 // src/model/quant_types_test.cc: rms_rel < 4%, max_rel < 20%; a wrong decoder or kernel is

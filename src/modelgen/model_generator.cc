@@ -76,8 +76,9 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   w.set(a + ".attention.head_count_kv", GgufValue::U32(static_cast<uint32_t>(s.n_head_kv)));
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(s.rms_eps));
   w.set(a + ".rope.freq_base", GgufValue::F32(s.rope_freq_base));
-  // glm4moe rotates the first half of each head (partial_rotary_factor 0.5).
-  w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(s.glm4moe ? s.head_dim / 2 : s.head_dim)));
+  // GLM rotates the first half of each head (partial_rotary_factor 0.5).
+  const bool half_rotary = s.glm4moe || s.glm4;
+  w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(half_rotary ? s.head_dim / 2 : s.head_dim)));
   if (s.rope_linear_factor != 1.0f) {
     w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
     w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_linear_factor));

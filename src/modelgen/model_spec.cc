@@ -162,26 +162,27 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
 Status apply_arch(std::string_view name, ModelSpec* s) {
   const bool moe_arch = is_moe_arch_name(name);
   if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma2" && name != "gemma3" &&
-      name != "phi3") {
+      name != "phi3" && name != "glm4") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
-                                   "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, qwen2moe, qwen3moe, mixtral, gpt-oss "
-                                   "or glm4moe)");
+                                   "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, qwen2moe, qwen3moe, mixtral, "
+                                   "gpt-oss or glm4moe)");
   }
   if (moe_arch != (s->n_expert > 0)) {
-    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3 or phi3)"
+    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3 or glm4)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss or glm4moe)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3";
-  s->post_norms = name == "gemma3" || name == "gemma2";
-  if (s->post_norms) s->tied_embeddings = true;
+  s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4";
+  if (name == "gemma3" || name == "gemma2") s->tied_embeddings = true;
   s->gemma2 = name == "gemma2";
   s->gpt_oss = name == "gpt-oss";
   apply_window_and_rope(name, s);
-  s->qkv_bias = name == "qwen2" || name == "qwen2moe" || name == "gpt-oss" || name == "glm4moe";
+  s->qkv_bias = name == "qwen2" || name == "qwen2moe" || name == "gpt-oss" || name == "glm4moe" || name == "glm4";
   s->phi3 = name == "phi3";
+  s->glm4 = name == "glm4";
   apply_expert_layout(name, s);
   return Status::Ok();
 }

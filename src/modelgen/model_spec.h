@@ -1,4 +1,4 @@
-// ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3 or phi3, or a
+// ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3, phi3 or glm4, or a
 // mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss or glm4moe), and the named presets `strata mkmodel
 // --preset` offers. Plain values; pure functions.
 //
@@ -61,6 +61,9 @@ struct ModelSpec {
   // gemma2: Gemma 3's post-norms and tied embeddings without QK-norm, a window in every other
   // layer, and <arch>.attn_logit_softcapping / final_logit_softcapping (Gemma 2's 50 and 30).
   bool gemma2 = false;
+  // glm4 (GLM-4-0414): q/k/v biases, post-norms (untied output), gate and up as one
+  // blk.N.ffn_up (gate rows first), and rope over half of each head (on adjacent pairs).
+  bool glm4 = false;
   // glm4moe (GLM-4.5): q/k/v biases, the feed-forward norm written as post_attention_norm, the
   // first n_dense_lead blocks a dense feed-forward of width n_ff, the others experts with a
   // router selection bias (blk.N.exp_probs_b.bias, sigmoid gating) and a shared expert without
@@ -77,7 +80,7 @@ std::vector<std::string> model_preset_names();
 // The preset's shape for arch; an empty arch takes the preset's own (qwen3 for qwen3-0.6b,
 // qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b and
 // gemma3-4b, gemma2 for gemma2-2b, phi3 for phi-4, glm4moe for glm-4.5-air, llama otherwise). arch
-// is an --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3 for the dense presets; qwen2moe,
+// is an --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4 for the dense presets; qwen2moe,
 // qwen3moe, mixtral, gpt-oss or glm4moe for the MoE ones (a mismatch is an error naming the
 // presets that fit). The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths
 // exist; another MoE preset as glm4moe gets a shared expert of its expert width, one leading

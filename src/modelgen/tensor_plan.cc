@@ -168,7 +168,7 @@ struct PlanBuilder {
   void dense_ffn(const std::string& p, int l) {
     const auto embd = static_cast<uint64_t>(s.n_embd);
     const auto ff = static_cast<uint64_t>(s.n_ff);
-    if (s.phi3) {
+    if (s.phi3 || s.glm4) {
       matrix(p + "ffn_up.weight", {embd, 2 * ff});
     } else {
       matrix(p + "ffn_gate.weight", {embd, ff});
