@@ -6,28 +6,16 @@
 // model writes it), and calls a string method on a macro's output (`.endswith`).
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "chat/chat_template.h"
+#include "chat/chat_template_test_util.h"
 
 namespace strata {
 namespace {
 
 using nlohmann::json;
 
-ChatTemplate load_glm_template() {
-  std::ifstream in(std::string(STRATA_SOURCE_DIR) + "/src/chat/testdata/glm-4.6.jinja", std::ios::binary);
-  std::stringstream source;
-  source << in.rdbuf();
-  EXPECT_FALSE(source.str().empty());
-  Result<ChatTemplate> t = ChatTemplate::Parse(source.str());
-  EXPECT_TRUE(t.ok()) << t.status().ToString();
-  return t.ok() ? std::move(t).value() : ChatTemplate::ChatML();
-}
-
 std::string render_glm(const std::vector<ChatMessage>& messages, const json& extra = {}) {
-  Result<std::string> out = load_glm_template().apply(messages, /*add_generation_prompt=*/true, "", "", extra);
+  Result<std::string> out = load_testdata_template("glm-4.6.jinja").apply(messages, /*add_generation_prompt=*/true, "", "", extra);
   EXPECT_TRUE(out.ok()) << out.status().ToString();
   return out.ok() ? *out : std::string();
 }
