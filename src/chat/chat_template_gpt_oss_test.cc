@@ -6,23 +6,13 @@
 // the generation prompt.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "chat/chat_template.h"
+#include "chat/chat_template_test_util.h"
 
 namespace strata {
 namespace {
 
-ChatTemplate load_gpt_oss_template() {
-  std::ifstream in(std::string(STRATA_SOURCE_DIR) + "/src/chat/testdata/gpt-oss.jinja", std::ios::binary);
-  std::stringstream source;
-  source << in.rdbuf();
-  EXPECT_FALSE(source.str().empty());
-  Result<ChatTemplate> t = ChatTemplate::Parse(source.str());
-  EXPECT_TRUE(t.ok()) << t.status().ToString();
-  return t.ok() ? std::move(t).value() : ChatTemplate::ChatML();
-}
+ChatTemplate load_gpt_oss_template() { return load_testdata_template("gpt-oss.jinja"); }
 
 // 2026-01-15 12:00 UTC: the same date in every time zone strftime_now may format it in.
 constexpr int64_t kGptOssNow = 1768478400;

@@ -13,13 +13,15 @@ using nlohmann::json;
 AnthropicStreamRenderer::AnthropicStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta,
                                                  const ModelText& text, int prompt_tokens,
                                                  std::vector<std::string> stops,
-                                                 bool parse_tool_calls, ReasoningMode reasoning)
+                                                 bool parse_tool_calls, ReasoningMode reasoning,
+                                                 ToolCallSyntax tool_syntax)
     : sse_(std::move(write)),
       meta_(std::move(meta)),
       text_(text),
       prompt_tokens_(prompt_tokens),
       stops_(std::move(stops)),
       parse_tool_calls_(parse_tool_calls),
+      tool_parser_(tool_syntax),
       reasoning_(reasoning),
       splitter_(reasoning, parse_tool_calls) {}
 

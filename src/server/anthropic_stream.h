@@ -30,7 +30,8 @@ class AnthropicStreamRenderer : public ResponseRenderer {
   // one that matched.
   AnthropicStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta, const ModelText& text,
                           int prompt_tokens, std::vector<std::string> stops,
-                          bool parse_tool_calls = false, ReasoningMode reasoning = {});
+                          bool parse_tool_calls = false, ReasoningMode reasoning = {},
+                          ToolCallSyntax tool_syntax = ToolCallSyntax::kJson);
 
   bool start() override;
   bool token(const RequestEvent& event) override;

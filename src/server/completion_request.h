@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine_types.h"
+#include "server/tool_call_syntax.h"
 
 namespace strata::server {
 
@@ -53,6 +54,8 @@ struct CompletionRequest {
   bool stream = false;
   bool include_usage = false;  // OpenAI stream_options.include_usage
   bool parse_tool_calls = false;  // tools were offered: look for tool calls in the output
+  // Set by the route: how the served model writes its tool calls (ModelText::tool_call_syntax()).
+  ToolCallSyntax tool_syntax = ToolCallSyntax::kJson;
   std::string model;           // as sent; informational only (one model is served)
   // Set by the route, not the parsers: the model's reasoning ("<think>...</think>", or harmony's
   // analysis channel) is answered apart from its content (reasoning_splitter.h);
@@ -60,6 +63,7 @@ struct CompletionRequest {
   // model writes harmony channels (gpt-oss).
   bool split_reasoning = false;
   bool reasoning_starts_open = false;
+  bool reasoning_starts_closed = false;  // the prompt ended with "</think>" (thinking switched off)
   bool reasoning_harmony = false;
 };
 

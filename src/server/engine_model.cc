@@ -18,7 +18,9 @@ EngineModelText::EngineModelText(const Tokenizer& tokenizer, ChatTemplate chat_t
       chat_template_(std::move(chat_template)),
       thinks_(chat_template_.source().find("<think>") != std::string::npos || tokenizer.find_token("<think>") >= 0),
       harmony_(chat_template_.source().find("<|channel|>") != std::string::npos ||
-               (tokenizer.find_token("<|channel|>") >= 0 && tokenizer.find_token("<|message|>") >= 0)) {}
+               (tokenizer.find_token("<|channel|>") >= 0 && tokenizer.find_token("<|message|>") >= 0)),
+      tool_syntax_(chat_template_.source().find("<arg_key>") != std::string::npos ? ToolCallSyntax::kArgTags
+                                                                                  : ToolCallSyntax::kJson) {}
 
 Result<std::vector<int32_t>> EngineModelText::tokenize(std::string_view text, bool add_special) const {
   return tokenizer_.encode(text, add_special, /*parse_special=*/true);

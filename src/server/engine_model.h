@@ -39,12 +39,15 @@ class EngineModelText : public ModelText {
   // The template writes "<|channel|>", or the vocabulary has "<|channel|>" and "<|message|>"
   // tokens (gpt-oss's o200k_harmony).
   bool writes_harmony() const override { return harmony_; }
+  // kArgTags when the template writes "<arg_key>" (GLM-4.5, GLM-4.6), else kJson.
+  ToolCallSyntax tool_call_syntax() const override { return tool_syntax_; }
 
  private:
   const Tokenizer& tokenizer_;
   const ChatTemplate chat_template_;
   bool thinks_;
   bool harmony_;
+  ToolCallSyntax tool_syntax_;
 };
 
 // What the template sees of a chat prompt: tools go to the template as `tools` and each turn's

@@ -1,29 +1,22 @@
 // render_chat: parsed OpenAI / Anthropic tool requests through a real model template (Qwen3)
-// and through the ChatML fallback.
+// and through the ChatML fallback; the tool-call syntax EngineModelText reads off a template.
 #include "server/engine_model.h"
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "chat/chat_template.h"
+#include "chat/chat_template_test_util.h"
 #include "server/anthropic_request.h"
 #include "server/openai_request.h"
+#include "tokenizer/byte_unicode.h"
+#include "tokenizer/tokenizer.h"
 
 namespace strata::server {
 namespace {
 
 using nlohmann::json;
 
-ChatTemplate qwen3() {
-  std::ifstream in(std::string(STRATA_SOURCE_DIR) + "/src/chat/testdata/qwen3.jinja");
-  std::stringstream source;
-  source << in.rdbuf();
-  Result<ChatTemplate> t = ChatTemplate::Parse(source.str());
-  EXPECT_TRUE(t.ok()) << t.status().ToString();
-  return std::move(t).value();
-}
+ChatTemplate qwen3() { return load_testdata_template("qwen3.jinja"); }
 
 const char* kOpenAiToolChat = R"({"messages": [
     {"role": "user", "content": "Weather in Paris?"},
@@ -92,6 +85,34 @@ TEST(RenderChat, ThinkingSwitchesReachTheTemplate) {
   EXPECT_TRUE(a->ends_with("<|im_start|>assistant\n<think>\n\n</think>\n\n")) << *a;
   EXPECT_TRUE(b->ends_with("<|im_start|>assistant\n")) << *b;
   EXPECT_EQ(*c, *a);
+}
+
+// A byte-level BPE vocabulary: enough for an EngineModelText whose template is under test.
+std::unique_ptr<Tokenizer> byte_level_tokenizer() {
+  TokenizerSpec spec;
+  spec.model = "gpt2";
+  spec.pre = "glm4";
+  ByteUnicodeMap bytes;
+  for (int b = 0; b < 256; ++b) spec.tokens.push_back(bytes.encode_byte(static_cast<uint8_t>(b)));
+  spec.tokens.push_back("ab");
+  spec.token_types.assign(spec.tokens.size(), static_cast<int32_t>(TokenType::kNormal));
+  spec.merges = {"a b"};
+  Result<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::FromSpec(std::move(spec));
+  EXPECT_TRUE(tokenizer.ok()) << tokenizer.status().ToString();
+  return tokenizer.ok() ? std::move(tokenizer).value() : nullptr;
+}
+
+// GLM-4.5's template teaches <arg_key>/<arg_value> calls and opens no <think> in its prompt: its
+// replies are read with that syntax and split as a thinking model's.
+TEST(EngineModelText, ATemplateWritingArgKeysMakesGlmToolCallsAndThinking) {
+  std::unique_ptr<Tokenizer> tokenizer = byte_level_tokenizer();
+  ASSERT_NE(tokenizer, nullptr);
+  const EngineModelText glm_text(*tokenizer, load_testdata_template("glm-4.6.jinja"));
+  EXPECT_EQ(glm_text.tool_call_syntax(), ToolCallSyntax::kArgTags);
+  EXPECT_TRUE(glm_text.is_thinking_model());
+  EXPECT_FALSE(glm_text.writes_harmony());
+  EXPECT_EQ(EngineModelText(*tokenizer, qwen3()).tool_call_syntax(), ToolCallSyntax::kJson);
+  EXPECT_EQ(EngineModelText(*tokenizer, ChatTemplate::ChatML()).tool_call_syntax(), ToolCallSyntax::kJson);
 }
 
 }  // namespace

@@ -49,16 +49,17 @@ RendererFactory openai_renderers(Api api, const CompletionRequest& request, Resp
   const bool logprobs = request.generate.sampling.logprobs;
   const bool tools = chat && request.parse_tool_calls;
   const ReasoningMode reasoning{chat && request.split_reasoning, request.reasoning_starts_open,
-                                request.reasoning_harmony};
+                                request.reasoning_harmony, request.reasoning_starts_closed};
   if (request.stream) {
-    OpenAiStreamOptions options{chat, logprobs, request.include_usage, tools, reasoning};
+    OpenAiStreamOptions options{chat, logprobs, request.include_usage, tools, request.tool_syntax, reasoning};
     return [meta, &text, options](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
       return std::make_unique<OpenAiStreamRenderer>(std::move(write), meta, text, options);
     };
   }
-  return [meta, &text, chat, logprobs, tools, reasoning](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-    auto build = [meta, &text, chat, logprobs, tools, reasoning](const GenerationResult& result) {
-      return chat ? chat_completion_json(meta, result, logprobs, text, tools, reasoning)
+  const ToolCallSyntax syntax = request.tool_syntax;
+  return [meta, &text, chat, logprobs, tools, reasoning, syntax](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    auto build = [meta, &text, chat, logprobs, tools, reasoning, syntax](const GenerationResult& result) {
+      return chat ? chat_completion_json(meta, result, logprobs, text, tools, reasoning, syntax)
                   : text_completion_json(meta, result, logprobs, text);
     };
     return std::make_unique<JsonBodyRenderer>(std::move(write), logprobs, build, openai_error_body);
@@ -69,16 +70,19 @@ RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMe
                                     const ModelText& text, int n_prompt) {
   std::vector<std::string> stops = request.generate.stop;
   const bool tools = request.parse_tool_calls;
-  const ReasoningMode reasoning{request.split_reasoning, request.reasoning_starts_open, request.reasoning_harmony};
+  const ReasoningMode reasoning{request.split_reasoning, request.reasoning_starts_open, request.reasoning_harmony,
+                                request.reasoning_starts_closed};
+  const ToolCallSyntax syntax = request.tool_syntax;
   if (request.stream) {
-    return [meta, &text, n_prompt, stops, tools, reasoning](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    return [meta, &text, n_prompt, stops, tools, reasoning, syntax](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
       return std::make_unique<AnthropicStreamRenderer>(std::move(write), meta, text, n_prompt, stops, tools,
-                                                       reasoning);
+                                                       reasoning, syntax);
     };
   }
-  return [meta, &text, stops, tools, reasoning](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-    auto build = [meta, &text, stops, tools, reasoning](const GenerationResult& result) {
-      return anthropic_message_json(meta, result, matched_stop_sequence(result, stops, text), tools, reasoning);
+  return [meta, &text, stops, tools, reasoning, syntax](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    auto build = [meta, &text, stops, tools, reasoning, syntax](const GenerationResult& result) {
+      return anthropic_message_json(meta, result, matched_stop_sequence(result, stops, text), tools, reasoning,
+                                    syntax);
     };
     return std::make_unique<JsonBodyRenderer>(std::move(write), false, build, anthropic_error_body);
   };
@@ -116,6 +120,7 @@ void set_reasoning_mode(const ServerConfig& config, const ServedModel& model, Ap
   request->split_reasoning = mode.split;
   request->reasoning_harmony = mode.harmony;
   request->reasoning_starts_open = mode.starts_open;
+  request->reasoning_starts_closed = mode.starts_closed;
 }
 
 void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& req,
@@ -132,6 +137,7 @@ void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& 
   if (!generate.ok()) return reply_error(res, api_error_from_status(generate.status()), style);
   const int n_prompt = static_cast<int>(generate->prompt_tokens.size());
   set_reasoning_mode(ctx.state->config(), *model, api, generate->prompt_tokens, &*request);
+  request->tool_syntax = model->text->tool_call_syntax();
   auto session = GenerationSession::Start(*model->engine, std::move(generate).value());
   if (!session.ok()) return reply_error(res, api_error_from_status(session.status()), style);
 

@@ -31,15 +31,9 @@ constexpr int kHarmonyReasoningTokens = 65;
 // A server whose model text answers in harmony (set before the model is published).
 struct HarmonyServer {
   explicit HarmonyServer(std::string reply, ServerConfig config = test_config())
-      : server(std::move(config), engine_options(std::move(reply)), {}, /*publish=*/false) {
+      : server(std::move(config), testing::engine_with_reply(std::move(reply)), {}, /*publish=*/false) {
     server.text().harmony = true;
     server.publish();
-  }
-  static FakeEngine::Options engine_options(std::string reply) {
-    FakeEngine::Options options;
-    options.reply = std::move(reply);
-    options.n_ctx = 4096;
-    return options;
   }
   TestServer server;
 };

@@ -4,6 +4,9 @@
 // compilation included. Any input must either parse or fail with a status the server answers
 // as a 400 (invalid, corrupt, unsupported, out of range) with a message; any other status (a
 // 500), a crash, an uncaught exception or a sanitizer report is a finding.
+// The same bytes also go through the tool-call parser as a model's output, in GLM-4.5's syntax
+// (tool_call_arg_tags.h), whole and streamed byte by byte: the two must find the same calls, and
+// an output without calls must come back byte for byte.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -12,6 +15,7 @@
 #include "server/embedding_request.h"
 #include "server/json_fields.h"
 #include "server/openai_request.h"
+#include "server/tool_call_parser.h"
 
 namespace {
 
@@ -28,10 +32,24 @@ void check(const Result<T>& parsed) {
   if (parsed.status().message().empty()) std::abort();
 }
 
+void check_glm_tool_output(std::string_view output) {
+  using strata::server::ToolCallSyntax;
+  const strata::server::ParsedOutput whole = strata::server::parse_tool_calls(output, ToolCallSyntax::kArgTags);
+  if (whole.calls.empty() && whole.content != output) std::abort();
+  strata::server::ToolCallParser parser(ToolCallSyntax::kArgTags);
+  size_t n_calls = 0;
+  for (size_t i = 0; i < output.size(); ++i) {
+    for (const auto& piece : parser.feed(output.substr(i, 1))) n_calls += piece.is_call ? 1 : 0;
+  }
+  for (const auto& piece : parser.finish()) n_calls += piece.is_call ? 1 : 0;
+  if (n_calls != whole.calls.size()) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view body(reinterpret_cast<const char*>(data), size);
+  check_glm_tool_output(body);
   auto object = strata::server::parse_json_object(body);
   if (!object.ok()) {
     if (object.status().code() != Code::kInvalidArgument) std::abort();

@@ -38,6 +38,9 @@ class ModelText {
   // True for models that answer in OpenAI's harmony format (gpt-oss): analysis and final
   // channels, split by HarmonySplitter (harmony_splitter.h).
   virtual bool writes_harmony() const { return false; }
+  // How the model writes a tool call inside <tool_call>...</tool_call>: JSON (Hermes, Qwen), or
+  // GLM-4.5's name and <arg_key>/<arg_value> pairs.
+  virtual ToolCallSyntax tool_call_syntax() const { return ToolCallSyntax::kJson; }
 };
 
 }  // namespace strata::server

@@ -27,6 +27,8 @@ struct OpenAiStreamOptions {
   // The request offered tools (chat only): text that may be a tool call is held back, each
   // complete call goes out as a "tool_calls" delta, and finish_reason is "tool_calls".
   bool parse_tool_calls = false;
+  // How calls are written inside <tool_call> blocks (the model's family; tool_call_syntax.h).
+  ToolCallSyntax tool_syntax = ToolCallSyntax::kJson;
   // Chat only: reasoning goes out as "reasoning_content" deltas (reasoning_splitter.h).
   ReasoningMode reasoning;
 };

@@ -1,6 +1,7 @@
 // An assistant's earlier reasoning, sent back by OpenAI and Anthropic clients, reaches the model's
 // template: gpt-oss's harmony template (testdata/gpt-oss.jinja) renders it as the analysis
-// message before the tool call it led to, Qwen3's (testdata/qwen3.jinja) as a <think> block. And
+// message before the tool call it led to, Qwen3's (testdata/qwen3.jinja) and GLM-4.5's
+// (testdata/glm-4.6.jinja) as a <think> block. And
 // OpenAI's reasoning_effort reaches gpt-oss's system message.
 //
 // The expected prompts are Python jinja2's renderings of the same templates (jinja2 3.1.6 on
@@ -136,6 +137,27 @@ TEST(ReasoningPassback, Qwen3RendersTheReasoningAsAThinkBlockAsJinja2Does) {
     ASSERT_GE(text.size(), std::string(conversation).size());
     EXPECT_EQ(text.substr(text.size() - std::string(conversation).size()), conversation) << text;
   }
+}
+
+// GLM-4.5/4.6 read reasoning_content too, and write the call's arguments (an object, whether the
+// client sent a string or an object) as <arg_key>/<arg_value> pairs. Its tools' JSON has sorted
+// keys on both sides, so the whole prompt is compared.
+TEST(ReasoningPassback, GlmRendersTheReasoningAndTheCallsArgumentsAsJinja2Does) {
+  const std::string expected =
+      "[gMASK]<sop><|system|>\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+      "You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
+      "{\"function\": {\"description\": \"Current weather\", \"name\": \"get_weather\", \"parameters\": "
+      "{\"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"], \"type\": \"object\"}}, "
+      "\"type\": \"function\"}\n</tools>\n\nFor each function call, output the function name and arguments within "
+      "the following XML format:\n<tool_call>{function-name}\n<arg_key>{arg-key-1}</arg_key>\n"
+      "<arg_value>{arg-value-1}</arg_value>\n<arg_key>{arg-key-2}</arg_key>\n<arg_value>{arg-value-2}</arg_value>\n"
+      "...\n</tool_call>"
+      "<|user|>\nWeather in Paris?<|assistant|>\n<think>Need the weather tool.</think>\n<tool_call>get_weather\n"
+      "<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call><|observation|>\n<tool_response>\nsunny\n"
+      "</tool_response><|assistant|>";
+  const ChatTemplate t = template_from_testdata("glm-4.6.jinja");
+  EXPECT_EQ(render_on_fixed_date(t, openai_round_trip("reasoning_content", false)), expected);
+  EXPECT_EQ(render_on_fixed_date(t, anthropic_round_trip(false)), expected);
 }
 
 // gpt-oss's template writes a tool-call turn's text and reasoning to one analysis message and

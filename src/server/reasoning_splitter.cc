@@ -36,6 +36,7 @@ ReasoningSplitter::ReasoningSplitter(bool starts_open)
 
 ReasoningSplitter::ReasoningSplitter(const ReasoningMode& mode, bool tool_calls)
     : ReasoningSplitter(mode.starts_open) {
+  drop_leading_space_ = mode.starts_closed && !mode.starts_open;
   if (mode.harmony) harmony_ = std::make_unique<HarmonySplitter>(mode.starts_open, tool_calls);
 }
 
@@ -70,6 +71,7 @@ void ReasoningSplitter::drain(std::vector<ReasoningPiece>* out) {
           opened_ = true;
           progress = true;
         } else if (!rest.empty() && !kOpen.starts_with(rest)) {
+          if (drop_leading_space_) pending_.erase(0, lead);
           state_ = State::kContent;
           progress = true;
         }
@@ -139,7 +141,7 @@ std::vector<ReasoningPiece> ReasoningSplitter::finish() {
 }
 
 SplitOutput split_reasoning(std::string_view output, bool starts_open) {
-  return split_reasoning(output, ReasoningMode{true, starts_open, false});
+  return split_reasoning(output, ReasoningMode{true, starts_open, false, false});
 }
 
 SplitOutput split_reasoning(std::string_view output, const ReasoningMode& mode, bool tool_calls) {
@@ -152,7 +154,7 @@ SplitOutput split_reasoning(std::string_view output, const ReasoningMode& mode, 
 }
 
 SplitResult split_result_reasoning(const GenerationResult& result, bool starts_open) {
-  return split_result_reasoning(result, ReasoningMode{true, starts_open, false});
+  return split_result_reasoning(result, ReasoningMode{true, starts_open, false, false});
 }
 
 SplitResult split_result_reasoning(const GenerationResult& result, const ReasoningMode& mode, bool tool_calls) {
@@ -177,6 +179,11 @@ bool prompt_opens_reasoning(std::string_view prompt_tail) {
   return prompt_tail.ends_with(kOpen);
 }
 
+bool prompt_closes_reasoning(std::string_view prompt_tail) {
+  while (!prompt_tail.empty() && is_space(prompt_tail.back())) prompt_tail.remove_suffix(1);
+  return prompt_tail.ends_with(kClose);
+}
+
 ReasoningMode chat_reasoning_mode(const ModelText& text, const std::vector<int32_t>& prompt) {
   ReasoningMode mode;
   mode.harmony = text.writes_harmony();
@@ -187,6 +194,7 @@ ReasoningMode chat_reasoning_mode(const ModelText& text, const std::vector<int32
   const std::vector<int32_t> tail(prompt.end() - static_cast<std::ptrdiff_t>(n_tail), prompt.end());
   const std::string tail_text = text.detokenize(tail);
   mode.starts_open = mode.harmony ? prompt_opens_harmony_analysis(tail_text) : prompt_opens_reasoning(tail_text);
+  mode.starts_closed = !mode.harmony && prompt_closes_reasoning(tail_text);
   return mode;
 }
 

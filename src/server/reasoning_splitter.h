@@ -7,7 +7,9 @@
 // whitespace, or an output that starts inside reasoning because the prompt already ended with
 // "<think>" (starts_open). It runs to the first "</think>"; whitespace right after the closing
 // tag is dropped, everything later is content. An output that never opens reasoning is all
-// content, byte for byte. Text that may still be the start of a tag is held back until it is
+// content, byte for byte, except after a prompt that itself closed an (empty) reasoning block
+// (starts_closed: Qwen3's and GLM-4.5's templates with enable_thinking false end with
+// "<think></think>"), where whitespace before the answer is dropped as after a closing tag. Text that may still be the start of a tag is held back until it is
 // decided or finish() is called, so no byte is lost and no tag leaks into either part.
 //
 // Reasoning tokens (usage.completion_tokens_details.reasoning_tokens) are the tokens fed while
@@ -36,6 +38,7 @@ struct ReasoningMode {
   bool split = false;
   bool starts_open = false;
   bool harmony = false;
+  bool starts_closed = false;  // the prompt ended with "</think>" (<think> form only)
 };
 
 class HarmonySplitter;
@@ -76,6 +79,7 @@ class ReasoningSplitter {
   int reasoning_tokens_ = 0;
   int start_tokens_ = 0;  // tokens fed before the output was known to open reasoning or not
   bool opened_ = false;  // reasoning was opened (by the prompt or a tag)
+  bool drop_leading_space_ = false;  // the prompt closed a reasoning block (mode.starts_closed)
   std::unique_ptr<HarmonySplitter> harmony_;  // set for harmony output: does all the work
 };
 
@@ -103,10 +107,13 @@ SplitResult split_result_reasoning(const GenerationResult& result, const Reasoni
 // True when a prompt's text ends inside an open reasoning block ("...<think>\n"), as some
 // templates write it, so the model's output starts with reasoning and no opening tag.
 bool prompt_opens_reasoning(std::string_view prompt_tail);
+// True when a prompt's text ends with a closed reasoning block ("<think></think>" and optional
+// whitespace), as templates write it when thinking is switched off.
+bool prompt_closes_reasoning(std::string_view prompt_tail);
 
 // How a chat reply of this model is split after this prompt: harmony channels when the model
 // writes harmony, <think> blocks when it is a thinking model, no split otherwise; starts_open
-// when the prompt's last tokens already opened the reasoning. Shared by the server's chat routes
+// when the prompt's last tokens already opened the reasoning, starts_closed when they closed it. Shared by the server's chat routes
 // and `strata run --chat`.
 ReasoningMode chat_reasoning_mode(const ModelText& text, const std::vector<int32_t>& prompt);
 

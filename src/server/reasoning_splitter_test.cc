@@ -53,6 +53,20 @@ TEST(ReasoningSplitter, SplitReasoningSplitsAWholeOutput) {
   EXPECT_FALSE(split_reasoning("plain", false).had_reasoning);
 }
 
+// GLM-4.5 with enable_thinking false: the prompt ends "<|assistant|>\n<think></think>" and the
+// model writes "\n" before its answer, as after a reasoning block of its own.
+TEST(ReasoningSplitter, PromptThatClosedReasoningDropsTheWhitespaceBeforeTheAnswer) {
+  ReasoningMode mode{/*split=*/true, /*starts_open=*/false, /*harmony=*/false, /*starts_closed=*/true};
+  SplitOutput split = split_reasoning("\nHello <think>x</think>", mode);
+  EXPECT_FALSE(split.had_reasoning);
+  EXPECT_EQ(split.content, "Hello <think>x</think>");
+  EXPECT_EQ(split_reasoning("\n<think>x</think>\nHi", mode).reasoning, "x");  // a block is still one
+  EXPECT_TRUE(prompt_closes_reasoning("[gMASK]<sop><|user|>\nHi<|assistant|>\n<think></think>"));
+  EXPECT_TRUE(prompt_closes_reasoning("<|im_start|>assistant\n<think>\n\n</think>\n\n"));
+  EXPECT_FALSE(prompt_closes_reasoning("<|im_start|>assistant\n<think>\n"));
+  EXPECT_FALSE(prompt_closes_reasoning("<|assistant|>"));
+}
+
 TEST(ReasoningSplitter, PromptOpensReasoningWhenItEndsWithAnOpenTag) {
   EXPECT_TRUE(prompt_opens_reasoning("<|im_start|>assistant\n<think>\n"));
   EXPECT_FALSE(prompt_opens_reasoning("<|im_start|>assistant\n<think>\n\n</think>\n\n"));

@@ -1,5 +1,7 @@
 #include "server/tool_call_parser.h"
 
+#include "server/tool_call_arg_tags.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -107,14 +109,16 @@ void ToolCallParser::drain(std::vector<ToolCallPiece>* out) {
       pending_.erase(0, close + kCloseTag.size());
       in_block_ = false;
       ParsedToolCall call;
-      if (parse_call(body, &call)) {
+      // A JSON body is read in either syntax: it is what a forced call is constrained to write.
+      const bool parsed = (syntax_ == ToolCallSyntax::kArgTags && parse_arg_tag_call(body, &call)) || parse_call(body, &call);
+      if (parsed) {
         emit_call(std::move(call), out);
       } else {
         emit_text(std::string(kOpenTag) + body + std::string(kCloseTag), out);
       }
       continue;
     }
-    if (!started_) {
+    if (!started_ && syntax_ == ToolCallSyntax::kJson) {
       size_t first = pending_.find_first_not_of(kSpace);
       if (first == std::string::npos) return;  // only whitespace so far: undecided
       const std::string_view rest = std::string_view(pending_).substr(first);
@@ -195,10 +199,13 @@ std::vector<ToolCallPiece> ToolCallParser::finish() {
   return out;
 }
 
-ParsedOutput parse_tool_calls(std::string_view output) { return parse_tool_calls(output, {}); }
+ParsedOutput parse_tool_calls(std::string_view output, ToolCallSyntax syntax) {
+  return parse_tool_calls(output, {}, syntax);
+}
 
-ParsedOutput parse_tool_calls(std::string_view output, const std::vector<PlacedToolCall>& placed) {
-  ToolCallParser parser;
+ParsedOutput parse_tool_calls(std::string_view output, const std::vector<PlacedToolCall>& placed,
+                              ToolCallSyntax syntax) {
+  ToolCallParser parser(syntax);
   std::vector<ToolCallPiece> pieces;
   auto take = [&pieces](std::vector<ToolCallPiece> more) {
     for (ToolCallPiece& piece : more) pieces.push_back(std::move(piece));

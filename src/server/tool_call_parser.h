@@ -1,12 +1,16 @@
 // ToolCallParser: finds the tool calls in a model's output, as it streams or all at once.
 //
-// Recognised forms:
-//  - Hermes / Qwen: one or more `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`
+// Recognised forms, by the ToolCallSyntax the parser is made with (tool_call_syntax.h):
+//  - kJson, Hermes / Qwen: one or more `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`
 //    blocks (whitespace around the JSON allowed), with free text around them;
 //  - a bare JSON object `{"name": ..., "arguments"|"parameters": {...}}` that is the whole
 //    output (Llama 3.1 style; surrounding whitespace allowed), or a JSON array of such objects
 //    (Mistral style), each optionally after the tag the model family writes before its calls
 //    when the detokenizer renders it: `<|python_tag|>` (Llama 3.1) or `[TOOL_CALLS]` (Mistral).
+//  - kArgTags, GLM-4.5: one or more `<tool_call>NAME <arg_key>K</arg_key><arg_value>V</arg_value>...
+//    </tool_call>` blocks with free text around them (tool_call_arg_tags.h), or a block holding
+//    JSON as above (what a forced call is constrained to: output_constraint.h); no bare JSON: an
+//    output that begins with '{' is text.
 // Arguments may be an object or a string; a string holding a JSON object is unwrapped, any other
 // string is the call's raw arguments (ParsedToolCall::arguments_raw). Anything that does not parse
 // as a call (bad JSON, no name, arguments neither an object nor a string, a block never closed)
@@ -28,6 +32,8 @@
 #include <string_view>
 #include <vector>
 
+#include "server/tool_call_syntax.h"
+
 namespace strata::server {
 
 struct ParsedToolCall {
@@ -48,6 +54,8 @@ struct ToolCallPiece {
 
 class ToolCallParser {
  public:
+  explicit ToolCallParser(ToolCallSyntax syntax = ToolCallSyntax::kJson) : syntax_(syntax) {}
+
   std::vector<ToolCallPiece> feed(std::string_view text);
   // text, then a call already parsed (a harmony call): released as feed() of the text followed by
   // a <tool_call> block holding the call would release them, except that the call is never read
@@ -63,6 +71,7 @@ class ToolCallParser {
   void emit_text(std::string text, std::vector<ToolCallPiece>* out);
   void emit_call(ParsedToolCall call, std::vector<ToolCallPiece>* out);
 
+  ToolCallSyntax syntax_;
   std::string pending_;       // received but not yet released
   std::string held_space_;    // whitespace-only text released later (or dropped after a call)
   std::string bare_tag_;      // the tag (and space before it) cut from a bare-JSON output
@@ -78,7 +87,7 @@ struct ParsedOutput {
   std::string content;
   std::vector<ParsedToolCall> calls;
 };
-ParsedOutput parse_tool_calls(std::string_view output);
+ParsedOutput parse_tool_calls(std::string_view output, ToolCallSyntax syntax = ToolCallSyntax::kJson);
 
 // A call already parsed (a harmony reply's) and where the model wrote it: after the first `at`
 // bytes of the text output.
@@ -87,7 +96,8 @@ struct PlacedToolCall {
   ParsedToolCall call;
 };
 // The whole output with such calls, in order of `at`, between its text (fed by feed_call).
-ParsedOutput parse_tool_calls(std::string_view output, const std::vector<PlacedToolCall>& placed);
+ParsedOutput parse_tool_calls(std::string_view output, const std::vector<PlacedToolCall>& placed,
+                              ToolCallSyntax syntax = ToolCallSyntax::kJson);
 
 // The id of a response's index-th tool call: prefix ("call_", "toolu_") followed by the random
 // part of the response id (after its last '-' or '_') and the index, so ids are unique across

@@ -12,6 +12,7 @@ using nlohmann::json;
 using testing::FakeEngine;
 using testing::FakeModelText;
 using testing::SseStream;
+using testing::engine_with_reply;
 using testing::TestServer;
 using testing::kJsonType;
 using testing::kTestApiKey;
@@ -20,14 +21,6 @@ using testing::test_config;
 
 constexpr const char* kToolReply =
     "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
-
-// The tools preamble makes prompts longer than the fake engine's default context.
-FakeEngine::Options engine_with_reply(std::string reply) {
-  FakeEngine::Options options;
-  options.reply = std::move(reply);
-  options.n_ctx = 4096;
-  return options;
-}
 
 FakeEngine::Options tool_engine() { return engine_with_reply(kToolReply); }
 

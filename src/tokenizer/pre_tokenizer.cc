@@ -49,8 +49,9 @@ struct PreName {
 // tokenizer.ggml.pre values as llama.cpp's converter writes them, grouped by the pattern family
 // whose splits they share (closely enough for their vocabularies). gpt-4o (gpt-oss), llama4,
 // kanana2 and minimax-m2 are the names llama.cpp (ik_llama.cpp 8337e4c, llama-vocab.cpp) splits
-// with the o200k pattern.
-constexpr std::array<PreName, 31> kKnownNames = {{
+// with the o200k pattern; glm4 (GLM-4.5, GLM-4.6) and chatglm-bpe (GLM-4) the names it splits
+// with Llama 3's pattern, merges not skipped.
+constexpr std::array<PreName, 33> kKnownNames = {{
     {"", PreTokenizerKind::kGpt2},           {"default", PreTokenizerKind::kGpt2},
     {"gpt2", PreTokenizerKind::kGpt2},       {"gpt-2", PreTokenizerKind::kGpt2},
     {"phi-2", PreTokenizerKind::kGpt2},      {"olmo", PreTokenizerKind::kGpt2},
@@ -61,7 +62,8 @@ constexpr std::array<PreName, 31> kKnownNames = {{
     {"poro-chat", PreTokenizerKind::kGpt2},  {"llama-bpe", PreTokenizerKind::kLlama3},
     {"llama3", PreTokenizerKind::kLlama3},   {"llama-v3", PreTokenizerKind::kLlama3},
     {"falcon3", PreTokenizerKind::kLlama3},  {"smaug-bpe", PreTokenizerKind::kLlama3},
-    {"dbrx", PreTokenizerKind::kLlama3},
+    {"dbrx", PreTokenizerKind::kLlama3},     {"glm4", PreTokenizerKind::kLlama3},
+    {"chatglm-bpe", PreTokenizerKind::kLlama3},
     {"qwen2", PreTokenizerKind::kQwen2},     {"qwen3", PreTokenizerKind::kQwen2},
     {"deepseek-r1-qwen", PreTokenizerKind::kQwen2}, {"stablelm2", PreTokenizerKind::kQwen2},
     {"megrez", PreTokenizerKind::kQwen2},    {"smollm", PreTokenizerKind::kGpt2},

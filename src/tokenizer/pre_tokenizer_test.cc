@@ -88,6 +88,11 @@ TEST(PreTokenizerTest, ChoosesTheFamilyByGgufName) {
   EXPECT_TRUE(llama.exact);
   EXPECT_EQ(choose_pre_tokenizer("smaug-bpe").kind, PreTokenizerKind::kLlama3);
   EXPECT_FALSE(choose_pre_tokenizer("smaug-bpe").ignore_merges);
+  for (const char* glm : {"glm4", "chatglm-bpe"}) {  // GLM-4.5 / GLM-4: Llama 3's split, merges kept
+    EXPECT_EQ(choose_pre_tokenizer(glm).kind, PreTokenizerKind::kLlama3) << glm;
+    EXPECT_FALSE(choose_pre_tokenizer(glm).ignore_merges) << glm;
+    EXPECT_TRUE(choose_pre_tokenizer(glm).exact) << glm;
+  }
   const PreTokenizerChoice gpt4o = choose_pre_tokenizer("gpt-4o");  // gpt-oss
   EXPECT_EQ(gpt4o.kind, PreTokenizerKind::kGpt4o);
   EXPECT_TRUE(gpt4o.ignore_merges);

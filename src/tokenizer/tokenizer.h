@@ -85,6 +85,8 @@ class Tokenizer {
   int32_t eot() const { return eot_id_; }
   int32_t unk() const { return unk_id_; }
   int32_t pad() const { return pad_id_; }
+  // The file's add_bos_token, else the family's default (SentencePiece, Llama 3); never for
+  // GLM's vocabularies (tokenizer.ggml.pre "glm4", "chatglm-bpe"), whose template writes its own.
   bool add_bos() const { return add_bos_; }
   bool add_eos() const { return add_eos_; }
   bool add_space_prefix() const { return add_space_prefix_; }
@@ -93,7 +95,8 @@ class Tokenizer {
   // End of generation: EOS, EOT, EOM, and control tokens named like an end of turn
   // (<|im_end|>, <|eot_id|>, <|endoftext|>, </s>, <|return|>, <|call|>, ...); not harmony's
   // <|end|> in a vocabulary with <|return|> and <|call|> (gpt-oss), which ends one message of a
-  // reply, not the reply.
+  // reply, not the reply. In GLM's vocabularies also <|user|> and <|observation|>, which end
+  // its replies (tokenizer_load.cc).
   bool is_eog(int32_t id) const { return vocab_.contains(id) && (flags_[id] & kEog) != 0; }
   const std::vector<int32_t>& eog_ids() const { return eog_ids_; }
   // Control and unknown tokens: what DecodeOptions::skip_special leaves out.
@@ -111,7 +114,7 @@ class Tokenizer {
   Status configure(const TokenizerSpec& spec);
   Status build_encoder(const TokenizerSpec& spec);
   void build_pieces();
-  void build_flags();
+  void build_flags(bool glm);
   void encode_text(std::string_view text, bool space_prefix, std::vector<int32_t>* out) const;
 
   Kind kind_;

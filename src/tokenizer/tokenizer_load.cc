@@ -18,6 +18,13 @@ constexpr std::array<std::string_view, 10> kEndOfTurnTexts = {
     "</s>",       "<|end|>",       "<end_of_turn>",  "<|return|>",    "<|call|>",
 };
 
+// GLM's vocabularies (tokenizer.ggml.pre "glm4": GLM-4.5 and GLM-4.6; "chatglm-bpe": GLM-4). Their
+// chat template writes "[gMASK]<sop>" itself, so no BOS is ever added, whatever the file says
+// (llama.cpp drops their BOS id); a reply ends where the model opens the next turn: <|user|>, or
+// <|observation|> after a tool call (the eot and eom ids of newer files, unnamed in older ones).
+bool is_glm_vocab(std::string_view pre) { return pre == "glm4" || pre == "chatglm-bpe"; }
+constexpr std::array<std::string_view, 2> kGlmEndOfTurnTexts = {"<|user|>", "<|observation|>"};
+
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
@@ -117,11 +124,11 @@ Status Tokenizer::configure(const TokenizerSpec& spec) {
   STRATA_RETURN_IF_ERROR(build_encoder(spec));
   const PreTokenizerChoice pre = choose_pre_tokenizer(spec.pre);
   const bool llama3 = !spm && pre.kind == PreTokenizerKind::kLlama3 && pre.ignore_merges;
-  add_bos_ = spec.add_bos.value_or(spm || llama3) && bos_id_ >= 0;
+  add_bos_ = spec.add_bos.value_or(spm || llama3) && bos_id_ >= 0 && !is_glm_vocab(spec.pre);
   add_eos_ = spec.add_eos.value_or(false) && eos_id_ >= 0;
   add_space_prefix_ = spm && spec.add_space_prefix.value_or(true);
   build_pieces();
-  build_flags();
+  build_flags(is_glm_vocab(spec.pre));
   return Status::Ok();
 }
 
@@ -172,7 +179,7 @@ void Tokenizer::build_pieces() {
   }
 }
 
-void Tokenizer::build_flags() {
+void Tokenizer::build_flags(bool glm) {
   flags_.assign(vocab_.n_tokens(), 0);
   for (int32_t id = 0; id < vocab_.n_tokens(); ++id) {
     const TokenType type = vocab_.type(id);
@@ -184,6 +191,10 @@ void Tokenizer::build_flags() {
     }
   }
   for (int32_t id : {eos_id_, eot_id_, eom_id_}) {
+    if (id >= 0) flags_[id] |= kEog;
+  }
+  for (std::string_view end_text : kGlmEndOfTurnTexts) {
+    const int32_t id = glm ? vocab_.find(end_text) : -1;
     if (id >= 0) flags_[id] |= kEog;
   }
   // Harmony (gpt-oss's o200k_harmony vocabulary): <|end|> closes one message of a reply, its

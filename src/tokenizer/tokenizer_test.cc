@@ -109,6 +109,49 @@ TEST(TokenizerTest, HarmonyEndsAtReturnAndCallButNotAtEndOfMessage) {
   EXPECT_EQ((*phi)->eog_ids(), (Ids{257, 259, 260, 262}));
 }
 
+// GLM-4.5's files as llama.cpp's converter writes them: <|endoftext|> the EOS, [gMASK] the BOS,
+// <|user|> the EOT and <|observation|> the EOM. The template writes "[gMASK]<sop>" itself, so
+// no BOS is added even where the file asks for one; the reply ends at either turn opener.
+TokenizerSpec glm_spec() {
+  TokenizerSpec spec = tiny_bpe_spec();
+  spec.pre = "glm4";
+  for (const char* text : {"[gMASK]", "<sop>", "<|user|>", "<|observation|>", "<|assistant|>"}) {  // 260..264
+    spec.tokens.push_back(text);
+    spec.token_types.push_back(kControl);
+  }
+  spec.bos_id = 260;
+  spec.eot_id = 262;
+  spec.eom_id = 263;
+  spec.add_bos = true;
+  return spec;
+}
+
+TEST(TokenizerTest, GlmAddsNoBosAndEndsAtUserOrObservation) {
+  Result<std::unique_ptr<Tokenizer>> glm = Tokenizer::FromSpec(glm_spec());
+  ASSERT_TRUE(glm.ok()) << glm.status().ToString();
+  EXPECT_FALSE((*glm)->add_bos());
+  EXPECT_EQ((*glm)->pre_tokenizer(), PreTokenizerKind::kLlama3);
+  EXPECT_EQ((*glm)->encode("ab", /*add_special=*/true, false), (Ids{256}));
+  EXPECT_EQ((*glm)->eog_ids(), (Ids{257, 259, 262, 263}));
+  EXPECT_FALSE((*glm)->is_eog(264));  // <|assistant|>
+}
+
+TEST(TokenizerTest, OlderGlmFilesWithoutEotOrEomStillEndAtUserOrObservation) {
+  TokenizerSpec spec = glm_spec();
+  spec.pre = "chatglm-bpe";
+  spec.eot_id = spec.eom_id = -1;
+  Result<std::unique_ptr<Tokenizer>> glm = Tokenizer::FromSpec(spec);
+  ASSERT_TRUE(glm.ok()) << glm.status().ToString();
+  EXPECT_FALSE((*glm)->add_bos());
+  EXPECT_EQ((*glm)->eog_ids(), (Ids{257, 259, 262, 263}));
+
+  spec.pre = "llama-bpe";  // the same tokens in another family's vocabulary end nothing
+  Result<std::unique_ptr<Tokenizer>> other = Tokenizer::FromSpec(spec);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  EXPECT_TRUE((*other)->add_bos());
+  EXPECT_EQ((*other)->eog_ids(), (Ids{257, 259}));
+}
+
 TEST(TokenizerTest, ParsesControlTokensOnlyWhenAsked) {
   Result<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::FromSpec(tiny_bpe_spec());
   ASSERT_TRUE(tokenizer.ok());

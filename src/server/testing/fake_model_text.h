@@ -26,8 +26,11 @@ class FakeModelText : public ModelText {
   // With `harmony` set (before the server takes requests) it answers like gpt-oss instead:
   // replies are split as harmony channels.
   bool writes_harmony() const override { return harmony; }
+  // Set like `harmony` for a model that writes GLM-4.5's tool calls (tool_call_syntax.h).
+  ToolCallSyntax tool_call_syntax() const override { return tool_syntax; }
 
   bool harmony = false;
+  ToolCallSyntax tool_syntax = ToolCallSyntax::kJson;
 };
 
 }  // namespace strata::server::testing

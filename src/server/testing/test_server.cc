@@ -22,6 +22,13 @@ ServerConfig test_config() {
   return config;
 }
 
+FakeEngine::Options engine_with_reply(std::string reply) {
+  FakeEngine::Options options;
+  options.reply = std::move(reply);
+  options.n_ctx = 4096;
+  return options;
+}
+
 TestServer::TestServer(ServerConfig config, FakeEngine::Options engine_options, RouteHooks hooks,
                        bool publish)
     : engine_(engine_options),

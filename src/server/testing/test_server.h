@@ -23,6 +23,10 @@ inline constexpr const char* kJsonType = "application/json";
 
 ServerConfig test_config();
 
+// A FakeEngine that answers every request with reply, in a context of 4096 tokens (tool
+// preambles make prompts longer than the fake engine's default context).
+FakeEngine::Options engine_with_reply(std::string reply);
+
 class TestServer {
  public:
   // publish: make the model visible at once (false: the server answers as if still loading).
