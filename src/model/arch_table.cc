@@ -41,6 +41,11 @@ constexpr ArchTraits kArchs[] = {
      /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"post_attention_norm",
      /*sliding_every_layer=*/false, /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0,
      /*wide_attn_scale_layers=*/0, /*sigmoid_router=*/true, /*ungated_shared_expert=*/true},
+    // Llama 4 (Scout, Maverick), text only: see ArchTraits::llama4.
+    {"llama4",    false,    false,   false,  true,   false,    false,       false,     false, 0, 0.0f,
+     /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,
+     /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/0,
+     /*sigmoid_router=*/true, /*ungated_shared_expert=*/true, /*llama4=*/true},
 };
 
 }  // namespace
@@ -53,7 +58,7 @@ const ArchTraits* find_arch(std::string_view name) {
 }
 
 std::string_view supported_arch_names() {
-  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe";
+  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4";
 }
 
 }  // namespace strata

@@ -62,12 +62,12 @@ void attend_tile(const LayerAttention& la, std::span<const Row> rows, int r0, in
   kernels::attention_kv_heads(a, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker), h.kv0, h.n_kv);
 }
 
-// One work item: rows [r0, r1) of one sequence and heads h. In a sliding-window layer, the
-// rows past the window go one by one (a prompt's rows there forgo the sharing of a tile) and
+// One work item: rows [r0, r1) of one sequence and heads h. In a sliding-window (or chunked)
+// layer, the rows that do not attend from position 0 go one by one (a prompt's rows there forgo the sharing of a tile) and
 // the runs of rows between them as tiles.
 void attend_item(const LayerAttention& la, std::span<const Row> rows, int r0, int r1, const ItemHeads& h,
                  KvView& kv, ForwardScratch& s, int worker) {
-  if (!la.hp.layer_slides(la.layer)) {
+  if (!la.hp.layer_limits_keys(la.layer)) {
     attend_tile(la, rows, r0, r1, 0, h, kv, s, worker);
     return;
   }

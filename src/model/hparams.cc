@@ -109,8 +109,9 @@ Status read_experts(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp)
   }
   hp->n_ff_exp = hp->n_layer_dense_lead > 0 ? 0 : hp->n_ff;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_feed_forward_length", hp->n_ff_exp > 0, &hp->n_ff_exp));
-  int n_shared = 0;
+  int n_shared = traits.llama4 ? 1 : 0;
   STRATA_RETURN_IF_ERROR(read_int(gguf, a, "expert_shared_count", true, 0, &n_shared));
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "interleave_moe_layer_step", true, &hp->moe_layer_step));
   hp->n_ff_shexp = n_shared * hp->n_ff_exp;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_shared_feed_forward_length", true, &hp->n_ff_shexp));
   hp->shexp_gated = !traits.ungated_shared_expert;
@@ -170,6 +171,29 @@ Status read_phi3_window(const GgufFile& gguf, Hparams* hp) {
   return read_int(gguf, hp->arch, "attention.sliding_window", false, 0, &hp->sliding_window);
 }
 
+// Llama 4's attention (ArchTraits::llama4): llama.cpp's constants unless the file has the keys.
+Status read_llama4_attention(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  hp->nope_layer_step = 4;
+  hp->attn_chunk = 8192;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.chunk_size", true, &hp->attn_chunk));
+  hp->attn_temp_scale = 0.1f;
+  hp->attn_temp_length = 8192;
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".attention.temperature_scale", &hp->attn_temp_scale));
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.temperature_length", true, &hp->attn_temp_length));
+  if (hp->attn_temp_scale < 0.0f) {
+    return Status::Corrupt(gguf.path() + ": " + a + ".attention.temperature_scale must be >= 0");
+  }
+  hp->qk_l2_norm = hp->n_expert != 128;
+  if (const GgufValue* v = gguf.find(a + ".use_qk_norm"); v != nullptr) {
+    std::optional<bool> b = v->as_bool();
+    if (!b) return Status::Corrupt(gguf.path() + ": " + a + ".use_qk_norm must be a bool");
+    hp->qk_l2_norm = *b;
+  }
+  hp->expert_weight_input = true;
+  return Status::Ok();
+}
+
 // Gemma 2's soft caps (50 and 30 when absent, as llama.cpp reads them), each positive and finite.
 Status read_softcaps(const GgufFile& gguf, Hparams* hp) {
   hp->attn_softcap = 50.0f;
@@ -199,6 +223,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   }
   if (traits.softcaps) STRATA_RETURN_IF_ERROR(read_softcaps(gguf, hp));
   if (traits.sliding_every_layer) STRATA_RETURN_IF_ERROR(read_phi3_window(gguf, hp));
+  if (traits.llama4) STRATA_RETURN_IF_ERROR(read_llama4_attention(gguf, hp));
   hp->ffn_up_gate_fused = traits.ffn_up_gate_fused;
   hp->attn_sinks = traits.attn_sinks;
   hp->swiglu_oai = traits.swiglu_oai;
@@ -227,6 +252,13 @@ Status check_shapes(const GgufFile& gguf, const Hparams& hp) {
 }
 
 }  // namespace
+
+float Hparams::attn_temperature(int pos) const {
+  if (attn_temp_scale == 0.0f) return 1.0f;
+  // In float, as llama.cpp computes it.
+  const float n_lengths = std::floor((static_cast<float>(pos) + 1.0f) / static_cast<float>(attn_temp_length));
+  return std::log(n_lengths + 1.0f) * attn_temp_scale + 1.0f;
+}
 
 Result<Hparams> read_hparams(const GgufFile& gguf) {
   Hparams hp;

@@ -12,7 +12,7 @@
 namespace strata {
 
 struct Hparams {
-  std::string arch;        // "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss", "phi3", "glm4moe"
+  std::string arch;        // general.architecture: a name of model/arch_table.cc
   int n_vocab = 0;
   int n_ctx_train = 0;
   int n_embd = 0;
@@ -57,6 +57,16 @@ struct Hparams {
   float final_softcap = 0.0f;
   // Phi-3: blk.N.ffn_up.weight holds the gate's n_ff rows, then the up projection's.
   bool ffn_up_gate_fused = false;
+  // Llama 4: every nope_layer_step-th layer (l + 1 a multiple of it) has no rope (0: every layer
+  // rotates). The others attend only within their chunk of attn_chunk positions (0: no chunks)
+  // and, with qk_l2_norm, RMS-norm each head of q and k (no weights) after the rotation. In the
+  // layers without rope, q is scaled by 1 + attn_temp_scale * ln(floor((pos + 1) /
+  // attn_temp_length) + 1) (0: not scaled).
+  int nope_layer_step = 0;
+  int attn_chunk = 0;
+  bool qk_l2_norm = false;
+  float attn_temp_scale = 0.0f;
+  int attn_temp_length = 0;
   // Mixture of experts (n_expert > 0): every layer's feed-forward from n_layer_dense_lead on
   // is n_expert SiLU-gated experts of width n_ff_exp, n_expert_used of them per token chosen
   // by a router, plus, when n_ff_shexp > 0, a shared expert: scaled by sigmoid(gate_inp_shexp
@@ -73,19 +83,30 @@ struct Hparams {
   int n_ff_exp = 0;
   int n_ff_shexp = 0;
   int n_layer_dense_lead = 0;
+  int moe_layer_step = 1;  // Llama 4: only every moe_layer_step-th layer (l + 1 a multiple) has experts
   bool shexp_gated = true;
+  bool expert_weight_input = false;  // Llama 4: a route's weight scales the expert's input, not its output
   bool expert_sigmoid = false;
   bool expert_weights_norm = false;
   float expert_weights_scale = 1.0f;
   bool is_moe() const { return n_expert > 0; }
-  bool layer_is_moe(int layer) const { return n_expert > 0 && layer >= n_layer_dense_lead; }
+  bool layer_is_moe(int layer) const {
+    return n_expert > 0 && layer >= n_layer_dense_lead && (layer + 1) % moe_layer_step == 0;
+  }
   bool layer_slides(int layer) const {
     return sliding_window > 0 && (sliding_period == 0 || (layer + 1) % sliding_period != 0);
   }
-  // First key position a row at pos attends in layer: 0 unless the layer slides.
+  bool layer_rotates(int layer) const { return nope_layer_step == 0 || (layer + 1) % nope_layer_step != 0; }
+  bool layer_chunked(int layer) const { return attn_chunk > 0 && layer_rotates(layer); }
+  // Whether some rows of the layer attend fewer than all earlier keys (a window or a chunk).
+  bool layer_limits_keys(int layer) const { return layer_slides(layer) || layer_chunked(layer); }
+  // First key position a row at pos attends in layer: 0 unless the layer slides or is chunked.
   int first_key(int layer, int pos) const {
+    if (layer_chunked(layer)) return pos - pos % attn_chunk;
     return layer_slides(layer) && pos >= sliding_window ? pos - sliding_window + 1 : 0;
   }
+  // Llama 4's q scale at pos in a layer without rope (1 when there is none).
+  float attn_temperature(int pos) const;
 };
 
 // Reads and validates hparams; errors name the missing or inconsistent key.

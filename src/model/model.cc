@@ -165,7 +165,8 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
   s.q_dim = hp.n_head * hp.head_dim;
   s.kv_dim = hp.n_head_kv * hp.head_dim;
   // gate()/up() hold a dense layer's feed-forward, or a MoE layer's shared expert.
-  s.n_ff = !hp.is_moe() ? hp.n_ff : std::max(hp.n_ff_shexp, hp.n_layer_dense_lead > 0 ? hp.n_ff : 0);
+  s.n_ff = hp.n_ff_shexp;
+  for (int l = 0; l < hp.n_layer; ++l) s.n_ff = hp.layer_is_moe(l) ? s.n_ff : std::max(s.n_ff, hp.n_ff);
   s.n_layer = hp.n_layer;
   s.n_expert = hp.n_expert;
   s.n_expert_used = hp.n_expert_used;

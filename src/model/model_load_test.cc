@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -296,6 +297,44 @@ TEST_F(ModelLoadTest, ReadsGlm4MoeHparams) {
   spec.skip_tensors = {"blk.1.exp_probs_b.bias", "blk.3.ffn_gate_exps.weight", "blk.3.nextn.eh_proj.weight"};
   auto sparse = load(spec);
   ASSERT_TRUE(sparse.ok()) << sparse.status().ToString();
+}
+
+// Llama 4: rope in 3 of every 4 layers, chunks and L2 norm there, the temperature in the
+// others; experts by sigmoid weights on their input in every interleave_moe_layer_step-th layer,
+// dense layers between, and a shared expert of the expert width. llama.cpp's constants when the
+// file lacks the keys; Maverick's 128 experts go without the L2 norm.
+TEST_F(ModelLoadTest, ReadsLlama4Hparams) {
+  TestModelSpec spec;
+  spec.arch = "llama4";
+  spec.n_layer = 4;
+  spec.moe_layer_step = 2;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_FALSE(hp.rope_neox || hp.qkv_bias || hp.qk_norm);
+  EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weight_input && hp.qk_l2_norm && !hp.shexp_gated);
+  EXPECT_FALSE(hp.expert_weights_norm);
+  EXPECT_EQ(hp.n_ff_shexp, hp.n_ff_exp);
+  for (int layer = 0; layer < 4; ++layer) {
+    EXPECT_EQ(hp.layer_rotates(layer), layer != 3) << layer;
+    EXPECT_EQ(hp.layer_is_moe(layer), layer % 2 == 1) << layer;
+  }
+  EXPECT_EQ(hp.first_key(0, 25), 20);  // chunks of 10
+  EXPECT_EQ(hp.first_key(3, 25), 0);   // no chunks without rope
+  EXPECT_FLOAT_EQ(hp.attn_temperature(2), 1.0f);
+  EXPECT_FLOAT_EQ(hp.attn_temperature(7), 1.0f + 0.5f * std::log(3.0f));  // floor(8 / 4) + 1
+
+  spec.metadata_overrides = {{"llama4.attention.chunk_size", GgufValue::U32(0)}};
+  expect_error(spec, Code::kCorrupt, "llama4.attention.chunk_size must be a positive integer");
+  spec.skip_tensors = {"blk.1.ffn_up_shexp.weight"};
+  spec.metadata_overrides.clear();
+  expect_error(spec, Code::kNotFound, "blk.1.ffn_up_shexp.weight");
+  spec.skip_tensors = {"blk.0.ffn_gate.weight"};
+  expect_error(spec, Code::kNotFound, "blk.0.ffn_gate.weight");
+  spec.skip_tensors.clear();
+  spec.metadata_overrides = {{"llama4.attention.chunk_size", GgufValue::U32(7)}};
+  ASSERT_TRUE(load(spec).ok());
+  EXPECT_EQ(load(spec).value()->hparams().attn_chunk, 7);
 }
 
 TEST_F(ModelLoadTest, ReadsRopeScaling) {

@@ -278,6 +278,13 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   w.output = hp.tied_embeddings ? w.token_embd : b.matrix("output.weight", hp.n_embd, hp.n_vocab);
   w.layers.reserve(static_cast<size_t>(hp.n_layer));
   for (int l = 0; l < hp.n_layer; ++l) w.layers.push_back(bind_layer(b, hp, l));
+  if (hp.qk_l2_norm) {
+    w.owned.push_back(std::make_unique<float[]>(static_cast<size_t>(hp.head_dim)));
+    std::fill_n(w.owned.back().get(), hp.head_dim, 1.0f);
+    for (int l = 0; l < hp.n_layer; ++l) {
+      if (hp.layer_rotates(l)) w.layers[static_cast<size_t>(l)].qk_unit_norm = w.owned.back().get();
+    }
+  }
   w.rope_freqs = b.rope_factors("rope_freqs.weight", hp.n_rot / 2);
   w.rope_factors_short = b.rope_factors("rope_factors_short.weight", hp.n_rot / 2);
   w.rope_factors_long = b.rope_factors("rope_factors_long.weight", hp.n_rot / 2);

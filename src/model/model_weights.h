@@ -27,6 +27,9 @@ struct LayerWeights {
   const float* bv = nullptr;
   const float* q_norm = nullptr;      // per-head RMS-norm weights (qwen3), head_dim; nullptr when absent
   const float* k_norm = nullptr;
+  // head_dim ones when q and k are RMS-normed after rope without weights (Llama 4's rope
+  // layers); nullptr otherwise.
+  const float* qk_unit_norm = nullptr;
   kernels::WeightMatrix wo;           // n_head*head_dim -> n_embd
   const float* bo = nullptr;          // n_embd: attention output bias (gpt-oss); nullptr when absent
   const float* attn_sinks = nullptr;  // n_head: attention sink logits (gpt-oss); nullptr when absent

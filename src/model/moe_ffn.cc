@@ -109,8 +109,12 @@ void route_and_gather(const Hparams& hp, const LayerWeights& lw, int layer, int 
   for_each_row(pool, n_rows, k * hp.n_embd, [&](int r) {
     const float* row = s.normed() + static_cast<size_t>(r) * hp.n_embd;
     for (int j = 0; j < k; ++j) {
-      const size_t slot = static_cast<size_t>(s.route_slot()[r * k + j]);
-      std::memcpy(s.expert_x() + slot * hp.n_embd, row, sizeof(float) * hp.n_embd);
+      float* x = s.expert_x() + static_cast<size_t>(s.route_slot()[r * k + j]) * hp.n_embd;
+      std::memcpy(x, row, sizeof(float) * hp.n_embd);
+      if (hp.expert_weight_input) {  // Llama 4: the weight scales the expert's input
+        const float w = s.route_weight()[r * k + j];
+        for (int i = 0; i < hp.n_embd; ++i) x[i] *= w;
+      }
     }
   });
 }
@@ -147,13 +151,14 @@ int expert_jobs(const Hparams& hp, const LayerWeights& lw, int n_rows, bool down
 }
 
 // proj[r] = sum over r's routes, in the order chosen, of weight * expert output (plus its
-// down bias, gpt-oss); plus the shared expert's output scaled by its sigmoid gate.
+// down bias, gpt-oss; Llama 4 weighted the input instead); plus the shared expert's output,
+// scaled by its sigmoid gate when it has one.
 void combine_row(const Hparams& hp, const LayerWeights& lw, int r, ForwardScratch& s) {
   const int k = hp.n_expert_used;
   const int n_embd = hp.n_embd;
   float* out = s.proj() + static_cast<size_t>(r) * n_embd;
   for (int j = 0; j < k; ++j) {
-    const float w = s.route_weight()[r * k + j];
+    const float w = hp.expert_weight_input ? 1.0f : s.route_weight()[r * k + j];
     float* y = s.expert_out() + static_cast<size_t>(s.route_slot()[r * k + j]) * n_embd;
     if (lw.exp_down_b != nullptr) {
       add_bias(y, lw.exp_down_b + static_cast<size_t>(s.route_expert()[r * k + j]) * n_embd, n_embd);

@@ -243,6 +243,15 @@ void ReferenceForward::rope(Vec& x, int n_heads, bool sliding) const {
   }
 }
 
+// RMS-norms each of x's n_heads heads with weight w (head_dim long).
+void ReferenceForward::norm_heads(Vec& x, int n_heads, const Vec& w) const {
+  const int hd = hp_.head_dim;
+  for (int h = 0; h < n_heads; ++h) {
+    Vec n = rmsnorm(x.data() + h * hd, w, hd, hp_.rms_eps);
+    std::copy(n.begin(), n.end(), x.begin() + h * hd);
+  }
+}
+
 void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   const int hd = hp_.head_dim;
   Vec q = matvec(l.wq, x), k = matvec(l.wk, x), v = matvec(l.wv, x);
@@ -252,26 +261,35 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     add(v, l.bv);
   }
   if (!l.q_norm.empty()) {
-    for (int h = 0; h < hp_.n_head; ++h) {
-      Vec n = rmsnorm(q.data() + h * hd, l.q_norm, hd, hp_.rms_eps);
-      std::copy(n.begin(), n.end(), q.begin() + h * hd);
-    }
-    for (int h = 0; h < hp_.n_head_kv; ++h) {
-      Vec n = rmsnorm(k.data() + h * hd, l.k_norm, hd, hp_.rms_eps);
-      std::copy(n.begin(), n.end(), k.begin() + h * hd);
-    }
+    norm_heads(q, hp_.n_head, l.q_norm);
+    norm_heads(k, hp_.n_head_kv, l.k_norm);
   }
   const bool sliding = hp_.layer_slides(l.index);
-  rope(q, hp_.n_head, sliding);
-  rope(k, hp_.n_head_kv, sliding);
+  // Llama 4: every nope_layer_step-th layer has no rope but a temperature on q; the others
+  // L2-norm q and k after the rotation.
+  const bool rotates = hp_.nope_layer_step == 0 || (l.index + 1) % hp_.nope_layer_step != 0;
+  if (rotates) {
+    rope(q, hp_.n_head, sliding);
+    rope(k, hp_.n_head_kv, sliding);
+    if (hp_.qk_l2_norm) {
+      const Vec ones(static_cast<size_t>(hd), 1.0);
+      norm_heads(q, hp_.n_head, ones);
+      norm_heads(k, hp_.n_head_kv, ones);
+    }
+  } else if (hp_.attn_temp_scale != 0.0f) {
+    const double lengths = std::floor(static_cast<double>(n_tokens_ + 1) / hp_.attn_temp_length);
+    for (double& x : q) x *= 1.0 + hp_.attn_temp_scale * std::log(lengths + 1.0);
+  }
   l.k_cache.push_back(k);
   l.v_cache.push_back(v);
 
   Vec att(static_cast<size_t>(hp_.n_head) * hd, 0.0);
   const int group = hp_.n_head / hp_.n_head_kv;
   const size_t n_pos = l.k_cache.size();
-  // A sliding layer's query at position p sees keys (p - window, p].
-  const size_t first = sliding && n_pos > static_cast<size_t>(hp_.sliding_window) ? n_pos - hp_.sliding_window : 0;
+  // A sliding layer's query at position p sees keys (p - window, p]; a chunked one (Llama 4's
+  // rope layers) the keys of its chunk up to p.
+  size_t first = sliding && n_pos > static_cast<size_t>(hp_.sliding_window) ? n_pos - hp_.sliding_window : 0;
+  if (rotates && hp_.attn_chunk > 0) first = (n_pos - 1) / hp_.attn_chunk * hp_.attn_chunk;
   for (int h = 0; h < hp_.n_head; ++h) {
     const size_t kv_at = static_cast<size_t>(h / group) * hd;
     Vec scores(n_pos);
@@ -328,9 +346,14 @@ Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
   Vec out(x.size(), 0.0);
   for (int e : chosen) {
     const double w = (hp_.expert_weights_norm ? p[e] / chosen_sum : p[e]) * hp_.expert_weights_scale;
-    const Vec y = swiglu(l.exp_gate, l.exp_up, l.exp_down, static_cast<size_t>(e), static_cast<size_t>(hp_.n_ff_exp), x,
+    // Llama 4 weights the expert's input instead of its output.
+    Vec in = x;
+    if (hp_.expert_weight_input) {
+      for (double& v : in) v *= w;
+    }
+    const Vec y = swiglu(l.exp_gate, l.exp_up, l.exp_down, static_cast<size_t>(e), static_cast<size_t>(hp_.n_ff_exp), in,
                          gate_of(hp_), l.exp_gate_b, l.exp_up_b, l.exp_down_b);
-    for (size_t i = 0; i < out.size(); ++i) out[i] += w * y[i];
+    for (size_t i = 0; i < out.size(); ++i) out[i] += (hp_.expert_weight_input ? 1.0 : w) * y[i];
   }
   if (hp_.n_ff_shexp > 0) {
     double g = 0;

@@ -53,6 +53,7 @@ class ReferenceForward {
   Status decode_gate_up(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   Status decode_rope_factors(const GgufFile& gguf, int n_ctx_per_seq);
   void attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
+  void norm_heads(std::vector<double>& x, int n_heads, const std::vector<double>& w) const;
   std::vector<double> feed_forward(const Layer& l, const std::vector<double>& x) const;
   void rope(std::vector<double>& x, int n_heads, bool sliding) const;
 

@@ -148,7 +148,7 @@ std::vector<Case> all_cases() {
   // router logits nearly tie, which no tolerance on the logits can absorb. The routing, gather
   // and combine code is the same for every weight type, and every type's kernels are checked
   // against this reference on the dense models above.
-  for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe"}) {
+  for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe", "llama4"}) {
     for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) cases.push_back({arch, t});
   }
   return cases;
@@ -352,6 +352,33 @@ TEST_F(ReferenceForwardVariantsTest, Glm4MoeSigmoidRoutingBiasAndScaleAgree) {
   TestModelSpec with_nextn = spec;
   with_nextn.metadata_overrides.emplace_back("glm4moe.nextn_predict_layers", GgufValue::U32(0));
   EXPECT_GT(errors(spec, DType::kF32, &with_nextn).rms_rel, 100 * b.rms_rel) << "the NextN block makes no difference";
+}
+
+// Llama 4 over 8 layers and 24 positions: layers 4 and 8 without rope, q scaled there by a
+// temperature that grows every 4 positions; the others attending within chunks of 10 keys and
+// L2-normed q and k; experts (by sigmoid weights on their input) in every other layer, dense
+// layers between, an ungated shared expert. References without the chunks, the temperature or
+// the L2 norm disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Llama4NopeLayersChunksTemperatureAndL2NormAgree) {
+  TestModelSpec spec;
+  spec.arch = "llama4";
+  spec.n_layer = 8;
+  spec.moe_layer_step = 2;
+  const Bounds b = bounds(DType::kF32);
+  for (DType kv : {DType::kF32, DType::kF16}) {
+    const Errors e = errors(spec, kv);
+    expect_within(dtype_name(kv).data(), e.rms_rel, e.max_rel, kv == DType::kF32 ? b : Bounds{1e-3, 5e-3});
+    RecordProperty(std::string("rms_rel_kv_") + std::string(dtype_name(kv)), std::to_string(e.rms_rel));
+  }
+  TestModelSpec unchunked = spec;
+  unchunked.attn_chunk = 1000;
+  EXPECT_GT(errors(spec, DType::kF32, &unchunked).rms_rel, 100 * b.rms_rel) << "the chunks make no difference";
+  TestModelSpec cold = spec;
+  cold.attn_temp_scale = 0.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &cold).rms_rel, 100 * b.rms_rel) << "the temperature makes no difference";
+  TestModelSpec unnormed = spec;
+  unnormed.qk_l2_norm = false;
+  EXPECT_GT(errors(spec, DType::kF32, &unnormed).rms_rel, 100 * b.rms_rel) << "the L2 norm makes no difference";
 }
 
 // An F16 K/V cache rounds K and V to 11 significant bits (relative error up to 2^-11,

@@ -106,6 +106,17 @@ void set_glm4moe_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".nextn_predict_layers", GgufValue::U32(1));
 }
 
+// Llama 4's keys: ollama's and later converters write the chunk size and use_qk_norm; the
+// temperature keys are llama.cpp's names (its constants otherwise).
+void set_llama4_metadata(const TestModelSpec& s, GgufWriter& w) {
+  const std::string a = s.arch;
+  w.set(a + ".interleave_moe_layer_step", GgufValue::U32(static_cast<uint32_t>(s.moe_layer_step)));
+  w.set(a + ".attention.chunk_size", GgufValue::U32(static_cast<uint32_t>(s.attn_chunk)));
+  w.set(a + ".attention.temperature_length", GgufValue::U32(static_cast<uint32_t>(s.attn_temp_length)));
+  w.set(a + ".attention.temperature_scale", GgufValue::F32(s.attn_temp_scale));
+  w.set(a + ".use_qk_norm", GgufValue::Bool(s.qk_l2_norm));
+}
+
 void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   const std::string a = file_arch(s);
   w.set("general.architecture", GgufValue::String(a));
@@ -155,6 +166,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
       w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
     }
     if (s.arch == "glm4moe") set_glm4moe_metadata(s, w);
+    if (s.arch == "llama4") set_llama4_metadata(s, w);
   }
   if ((s.arch == "glm4" || s.arch == "glm4moe") && s.n_rot == 0) {  // GLM rotates half of each head
     w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim(s) / 2)));
@@ -170,7 +182,8 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
     return;
   }
   const bool glm = s.arch == "glm4moe";
-  if (!is_moe_arch(s.arch) || (glm && layer < s.n_dense_lead)) {
+  const bool llama4_dense = s.arch == "llama4" && (layer + 1) % s.moe_layer_step != 0;
+  if (!is_moe_arch(s.arch) || (glm && layer < s.n_dense_lead) || llama4_dense) {
     b.matrix(p + "ffn_gate.weight", s.n_embd, s.n_ff);
     b.matrix(p + "ffn_up.weight", s.n_embd, s.n_ff);
     b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
@@ -191,8 +204,8 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   if (s.arch == "qwen2moe") {
     b.vector(p + "ffn_gate_inp_shexp.weight", s.n_embd, 0.0f, std::sqrt(3.0f / static_cast<float>(s.n_embd)));
   }
-  if (s.arch == "qwen2moe" || glm) {
-    const int width = glm ? s.n_ff_exp : s.n_ff_shexp;
+  if (s.arch == "qwen2moe" || glm || s.arch == "llama4") {
+    const int width = s.arch == "qwen2moe" ? s.n_ff_shexp : s.n_ff_exp;
     b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, width);
     b.matrix(p + "ffn_up_shexp.weight", s.n_embd, width);
     b.matrix(p + "ffn_down_shexp.weight", width, s.n_embd);
@@ -224,7 +237,8 @@ std::string test_model_name(const TestModelSpec& spec) {
 }
 
 bool is_moe_arch(const std::string& arch) {
-  return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe";
+  return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
+         arch == "llama4";
 }
 
 std::vector<DType> all_weight_types() {

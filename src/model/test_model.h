@@ -32,7 +32,11 @@ struct TestModelSpec {
   // glm4moe (q/k/v biases, rope over half of each head unless n_rot says otherwise,
   // n_dense_lead dense layers of width n_ff, then experts chosen by sigmoid gate values plus a
   // selection bias (exp_probs_b), weighted times expert_weights_scale, and an ungated shared
-  // expert of width n_ff_exp; one NextN block after the n_layer, which the forward pass skips).
+  // expert of width n_ff_exp; one NextN block after the n_layer, which the forward pass skips),
+  // or llama4 (every 4th layer without rope, q scaled there by attn_temp_scale over
+  // attn_temp_length positions; the others attend within chunks of attn_chunk keys and L2-norm
+  // q and k when qk_l2_norm; experts, by sigmoid weights on their input, in every
+  // moe_layer_step-th layer, dense layers of width n_ff between; an ungated shared expert).
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types
@@ -51,6 +55,11 @@ struct TestModelSpec {
   bool fused_qkv = false;             // llama, glm4: q/k/v (and their biases) as one attn_qkv
   int n_dense_lead = 1;               // glm4moe only: leading_dense_block_count
   float expert_weights_scale = 2.5f;  // glm4moe only (GLM-4.5's routed_scaling_factor)
+  int attn_chunk = 10;                // llama4 only: attention.chunk_size
+  int attn_temp_length = 4;           // llama4 only: attention.temperature_length
+  float attn_temp_scale = 0.5f;       // llama4 only: attention.temperature_scale
+  bool qk_l2_norm = true;             // llama4 only: use_qk_norm
+  int moe_layer_step = 1;             // llama4 only: interleave_moe_layer_step
   int n_vocab = 256;
   int n_ctx = 512;
   float rope_freq_base = 10000.0f;

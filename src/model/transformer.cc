@@ -25,8 +25,8 @@ void add_in_place(float* x, const float* y, int n) {
   for (int i = 0; i < n; ++i) x[i] += y[i];
 }
 
-// Bias, per-head QK-norm and rotary embedding of one row's q and k, then the row's k and v
-// go into the cache at its position.
+// Bias, per-head QK-norm and rotary embedding of one row's q and k (or, in Llama 4's layers
+// without rope, q's temperature), then the row's k and v go into the cache at its position.
 void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const LayerWeights& lw, int layer,
                     const Row& row, float* q, float* k, float* v, KvView& kv) {
   const int q_dim = hp.n_head * hp.head_dim;
@@ -40,8 +40,17 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
     for (int h = 0; h < hp.n_head; ++h) kernels::rmsnorm(q + h * hp.head_dim, lw.q_norm, hp.head_dim, hp.rms_eps, q + h * hp.head_dim);
     for (int h = 0; h < hp.n_head_kv; ++h) kernels::rmsnorm(k + h * hp.head_dim, lw.k_norm, hp.head_dim, hp.rms_eps, k + h * hp.head_dim);
   }
-  kernels::rope(q, hp.n_head, row.pos, rope);
-  kernels::rope(k, hp.n_head_kv, row.pos, rope);
+  if (hp.layer_rotates(layer)) {
+    kernels::rope(q, hp.n_head, row.pos, rope);
+    kernels::rope(k, hp.n_head_kv, row.pos, rope);
+    if (lw.qk_unit_norm != nullptr) {  // Llama 4: after the rotation, without weights
+      for (int h = 0; h < hp.n_head; ++h) kernels::rmsnorm(q + h * hp.head_dim, lw.qk_unit_norm, hp.head_dim, hp.rms_eps, q + h * hp.head_dim);
+      for (int h = 0; h < hp.n_head_kv; ++h) kernels::rmsnorm(k + h * hp.head_dim, lw.qk_unit_norm, hp.head_dim, hp.rms_eps, k + h * hp.head_dim);
+    }
+  } else if (hp.attn_temp_scale != 0.0f) {  // Llama 4's layers without rope
+    const float t = hp.attn_temperature(row.pos);
+    for (int i = 0; i < q_dim; ++i) q[i] *= t;
+  }
 
   const KvLayout& L = kv.layout();
   std::byte* block = kv.block(row.seq, row.pos / L.block_tokens);
