@@ -1,8 +1,9 @@
 // Every output is bit-identical (tokens and logits) to the same request alone in a fresh
 // engine with one slot, one stage and one group. Each test runs on the dense stories260K model,
 // on the three tiny mixture-of-experts files (Mixtral-style, qwen2moe, qwen3moe), whose rows
-// meet in routed experts as well as in the matmuls, and on a generated GLM-4.5-style model
-// (sigmoid routing with a selection bias, an ungated shared expert, a dense first layer).
+// meet in routed experts as well as in the matmuls, and on generated GLM-4.5-style (sigmoid
+// routing with a selection bias, an ungated shared expert, a dense first layer) and Llama 4-style
+// models (attention in chunks of 10 keys, a layer without rope, experts weighted on their input).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -59,21 +60,22 @@ WindowPeaks expect_all_match_solo(EngineOptions o, const std::vector<GenerateReq
   return peaks;
 }
 
-constexpr const char* kGeneratedGlm4Moe = "generated/glm4moe-q8_0";
+constexpr std::string_view kGenerated = "generated/";
 
-// The model under test: a file in ../shared/models, or kGeneratedGlm4Moe, written for the test
-// (Q8_0, 3 layers of which the first is dense, with stories260K's vocabulary).
+// The model under test: a file in ../shared/models, or "generated/ARCH-q8_0", a test model
+// written for the test (Q8_0, 4 layers, with stories260K's vocabulary).
 class EngineExactness : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    if (GetParam() != kGeneratedGlm4Moe) return;
+    if (!GetParam().starts_with(kGenerated)) return;
+    const std::string arch = GetParam().substr(kGenerated.size(), GetParam().find('-') - kGenerated.size());
     generated_ = (std::filesystem::path(::testing::TempDir()) /
-                  ("engine_exactness_glm4moe_" + std::to_string(::getpid()) + ".gguf"))
+                  ("engine_exactness_" + arch + "_" + std::to_string(::getpid()) + ".gguf"))
                      .string();
     TestModelSpec spec;
-    spec.arch = "glm4moe";
+    spec.arch = arch;
     spec.type = DType::kQ8_0;
-    spec.n_layer = 3;
+    spec.n_layer = 4;
     spec.n_vocab = 512;
     spec.n_ctx = 2048;  // stories260K's: the long-generation tests fill it
     ASSERT_TRUE(add_vocabulary_from(std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf", spec).ok());
@@ -276,7 +278,8 @@ TEST_P(EngineExactness, ConcurrentRequestsShareAPrefixComputedBySlotZero) {
 
 INSTANTIATE_TEST_SUITE_P(Models, EngineExactness,
                          ::testing::Values("stories260K.gguf", "moe/tiny-mixtral.gguf", "moe/tiny-qwen2moe.gguf",
-                                           "moe/tiny-qwen3moe.gguf", kGeneratedGlm4Moe),
+                                           "moe/tiny-qwen3moe.gguf", "generated/glm4moe-q8_0",
+                                           "generated/llama4-q8_0"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(info.param.find('/') + 1);
                            name = name.substr(0, name.find('.'));

@@ -109,6 +109,22 @@ TEST(TokenizerTest, HarmonyEndsAtReturnAndCallButNotAtEndOfMessage) {
   EXPECT_EQ((*phi)->eog_ids(), (Ids{257, 259, 260, 262}));
 }
 
+// Llama 4: <|eot|> ends a reply and <|eom|> a tool call's turn, whichever id the file names;
+// <|header_start|> does not.
+TEST(TokenizerTest, Llama4EndsAtEotAndEom) {
+  TokenizerSpec spec = tiny_bpe_spec();
+  spec.pre = "llama4";
+  for (const char* text : {"<|eot|>", "<|eom|>", "<|header_start|>"}) {  // 260..262
+    spec.tokens.push_back(text);
+    spec.token_types.push_back(kControl);
+  }
+  Result<std::unique_ptr<Tokenizer>> t = Tokenizer::FromSpec(spec);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_TRUE((*t)->is_eog(260));
+  EXPECT_TRUE((*t)->is_eog(261));
+  EXPECT_FALSE((*t)->is_eog(262));
+}
+
 // GLM-4.5's files as llama.cpp's converter writes them: <|endoftext|> the EOS, [gMASK] the BOS,
 // <|user|> the EOT and <|observation|> the EOM. The template writes "[gMASK]<sop>" itself, so
 // no BOS is added even where the file asks for one; the reply ends at either turn opener.
