@@ -174,6 +174,31 @@ TEST_F(MkmodelLoadTest, Glm4MoeLoadsWithItsDenseLayerNextNBlockAndSelectionBias)
   }
 }
 
+// llama4: moe-tiny's shape with a shared expert of the expert width, sigmoid weights on the
+// experts' input, chunks of 8192 keys, no rope in every 4th of its 4 layers, L2-normed q and k.
+TEST_F(MkmodelLoadTest, Llama4LoadsWithItsSharedExpertChunksAndNopeLayer) {
+  for (DType type : {DType::kF32, DType::kQ4_K}) {
+    SCOPED_TRACE(dtype_name(type));
+    GenerateOptions o;
+    o.arch = "llama4";
+    o.preset = "moe-tiny";
+    o.n_layers = 4;
+    o.type = type;
+    o.out_path = (dir_ / "llama4.gguf").string();
+    auto r = generate_model(o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    auto m = Model::Load(o.out_path);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_EQ(hp.arch, "llama4");
+    EXPECT_EQ(hp.n_ff_shexp, hp.n_ff_exp);
+    EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weight_input && hp.qk_l2_norm && !hp.shexp_gated);
+    EXPECT_EQ(hp.attn_chunk, 8192);
+    EXPECT_FALSE(hp.layer_rotates(3));
+    EXPECT_TRUE(hp.layer_rotates(2) && hp.layer_is_moe(0) && hp.layer_is_moe(3));
+  }
+}
+
 // glm4 (GLM-4-0414): q/k/v biases, post-norms, gate and up in one ffn_up, rope on adjacent pairs
 // over half of each head, an output matrix of its own.
 TEST_F(MkmodelLoadTest, Glm4LoadsWithPostNormsFusedGateUpAndHalfRotary) {

@@ -125,6 +125,10 @@ void set_expert_hparams(GgufWriter& w, const ModelSpec& s) {
   if (a != "llama") w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
   if (s.glm4moe) {
     set_glm4moe_hparams(w, s);
+  } else if (s.llama4) {  // llama.cpp's constant chunk, as converted files carry it
+    w.set(a + ".interleave_moe_layer_step", GgufValue::U32(static_cast<uint32_t>(s.moe_layer_step)));
+    w.set(a + ".attention.chunk_size", GgufValue::U32(8192));
+    w.set(a + ".use_qk_norm", GgufValue::Bool(true));
   } else if (s.n_ff_shexp > 0) {
     w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
   }

@@ -104,6 +104,11 @@ std::vector<Preset> presets() {
       // a NextN block after the 46 layers (apply_arch).
       {"glm-4.5-air", "glm4moe",
        experts(shape(151552, 131072, 4096, 46, 96, 8, 128, 10944, 1e-5f, 1000000.0f, false), 128, 8, 1408, 1408)},
+      // Llama 4 Scout (17B active, 16 experts): 40 query heads of 128 over 8 K/V heads, 16
+      // experts of 8192 with 1 used and a shared one in every layer, a 202048-token vocabulary;
+      // its dense width (16384, Maverick's dense layers') unused (apply_arch).
+      {"llama4-scout", "llama4",
+       experts(shape(202048, 262144, 5120, 48, 40, 8, 128, 16384, 1e-5f, 500000.0f, false), 16, 1, 8192, 8192)},
   };
 }
 
@@ -147,10 +152,12 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
 // width, one NextN block, routing weights unscaled. Other archs have none of these.
 void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->glm4moe = name == "glm4moe";
+  s->llama4 = name == "llama4";
+  s->moe_layer_step = 1;
   s->n_dense_lead = s->glm4moe ? 1 : 0;
   s->n_nextn = s->glm4moe ? 1 : 0;
   s->expert_weights_scale = 1.0f;
-  if (s->glm4moe) {
+  if (s->glm4moe || s->llama4) {
     s->n_ff_shexp = s->n_ff_exp;
   } else if (name != "qwen2moe") {
     s->n_ff_shexp = 0;
@@ -165,11 +172,11 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
       name != "phi3" && name != "glm4") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
                                    "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, qwen2moe, qwen3moe, mixtral, "
-                                   "gpt-oss or glm4moe)");
+                                   "gpt-oss, glm4moe or llama4)");
   }
   if (moe_arch != (s->n_expert > 0)) {
     const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3 or glm4)"
-                                : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss or glm4moe)";
+                                : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe or llama4)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
@@ -190,7 +197,8 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
 }  // namespace
 
 bool is_moe_arch_name(std::string_view arch) {
-  return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss" || arch == "glm4moe";
+  return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss" || arch == "glm4moe" ||
+         arch == "llama4";
 }
 
 int block_count(const ModelSpec& spec) { return spec.n_layer + spec.n_nextn; }

@@ -71,6 +71,11 @@ struct ModelSpec {
   // (multi-token prediction) blocks after the n_layer, MoE blocks with nextn.* tensors of their
   // own, which the forward pass does not run. block_count = n_layer + n_nextn.
   bool glm4moe = false;
+  // llama4 (Llama 4): experts in every moe_layer_step-th layer (dense layers of width n_ff
+  // between), a shared expert of the expert width without a gate, and the keys of its attention
+  // (<arch>.attention.chunk_size 8192, use_qk_norm; no rope in every 4th layer is the arch's).
+  bool llama4 = false;
+  int moe_layer_step = 1;
   int n_dense_lead = 0;
   int n_nextn = 0;
   float expert_weights_scale = 1.0f;

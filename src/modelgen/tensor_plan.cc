@@ -94,8 +94,12 @@ Status check_experts(const ModelSpec& s) {
                                    std::to_string(s.n_expert) + " (expert_count)");
   }
   if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
-  if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe") {
-    return Status::InvalidArgument("a shared expert is for qwen2moe and glm4moe models, not " + s.arch);
+  if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4") {
+    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe and llama4 models, not " + s.arch);
+  }
+  if (s.moe_layer_step < 1 || (s.moe_layer_step > 1 && !s.llama4)) {
+    return Status::InvalidArgument("interleave_moe_layer_step " + std::to_string(s.moe_layer_step) +
+                                   " must be 1, or more for llama4 models");
   }
   return Status::Ok();
 }
@@ -198,7 +202,7 @@ struct PlanBuilder {
     }
     if (s.n_ff_shexp == 0) return;
     const auto sh = static_cast<uint64_t>(s.n_ff_shexp);
-    if (!s.glm4moe) vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
+    if (!s.glm4moe && !s.llama4) vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
     matrix(p + "ffn_gate_shexp.weight", {embd, sh});
     matrix(p + "ffn_up_shexp.weight", {embd, sh});
     matrix(p + "ffn_down_shexp.weight", {sh, embd});
@@ -220,7 +224,7 @@ struct PlanBuilder {
     const auto embd = static_cast<uint64_t>(s.n_embd);
     attention(p, l);
     vector(p + (s.gpt_oss || s.glm4moe ? "post_attention_norm.weight" : "ffn_norm.weight"), embd, WeightKind::kNorm);
-    if (s.n_expert > 0 && l >= s.n_dense_lead) {
+    if (s.n_expert > 0 && l >= s.n_dense_lead && (l + 1) % s.moe_layer_step == 0) {
       moe_ffn(p, l);
     } else {
       dense_ffn(p, l);
