@@ -1,7 +1,7 @@
 // Hparams: the hyper-parameters of a transformer, read from GGUF metadata
-// ("<arch>.block_count", ...). The architecture is data: llama, qwen2, qwen3, their
-// mixture-of-experts forms and gemma3 differ only in these fields and in which tensors exist
-// (biases, QK-norm, post-norms, tied output, routed experts, a shared expert).
+// ("<arch>.block_count", ...). The architecture is data: the supported ones (model/arch_table.cc)
+// differ only in these fields and in which tensors exist (biases, QK-norm, post-norms, tied
+// output, routed experts, a shared expert).
 #pragma once
 
 #include <string>
@@ -67,14 +67,14 @@ struct Hparams {
   bool qk_l2_norm = false;
   float attn_temp_scale = 0.0f;
   int attn_temp_length = 0;
-  // Mixture of experts (n_expert > 0): every layer's feed-forward from n_layer_dense_lead on
-  // is n_expert SiLU-gated experts of width n_ff_exp, n_expert_used of them per token chosen
-  // by a router, plus, when n_ff_shexp > 0, a shared expert: scaled by sigmoid(gate_inp_shexp
-  // . x) (qwen2moe), or added as it is when !shexp_gated (glm4moe). The layers before
-  // n_layer_dense_lead are dense, of width n_ff (GLM-4.5's first).
+  // Mixture of experts (n_expert > 0): the feed-forward of every layer_is_moe() layer is
+  // n_expert SiLU-gated experts of width n_ff_exp, n_expert_used of them per token chosen by a
+  // router, plus, when n_ff_shexp > 0, a shared expert: scaled by sigmoid(gate_inp_shexp . x)
+  // (qwen2moe), or added as it is when !shexp_gated (glm4moe, llama4). The other layers (GLM-4.5's
+  // first n_layer_dense_lead, Llama 4 Maverick's every other) are dense, of width n_ff.
   //
   // Routing: a gate value per expert, softmax over all router logits or, with expert_sigmoid,
-  // sigmoid of each (glm4moe); the top k by gate value plus the layer's selection bias
+  // sigmoid of each (glm4moe, llama4); the top k by gate value plus the layer's selection bias
   // (blk.N.exp_probs_b, when the file has it; ties to the lower id); the chosen experts' gate
   // values as weights, renormalised to sum to 1 when expert_weights_norm, then times
   // expert_weights_scale.

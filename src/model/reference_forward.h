@@ -11,7 +11,9 @@
 // parts (scaled embeddings, post-norms, GELU, sliding-window layers with their own rope base;
 // Gemma 2's soft-capped scores and logits)
 // and gpt-oss's (attention sinks, output / router / expert biases, the clamped SwiGLU,
-// sliding layers on the global rope) follow hparams.
+// sliding layers on the global rope) follow hparams, as do Llama 4's (layers without rope and
+// their q temperature, chunked attention and L2-normed q/k in the others, expert weights on the
+// experts' input).
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
 
