@@ -106,14 +106,15 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("mkmodel", "Write a GGUF model with deterministic random weights");
   auto flags = std::make_shared<MkmodelFlags>();
   sub->add_option("--arch", flags->arch,
-                  "llama, qwen2, qwen3, gemma2, gemma3, phi3 or glm4 (dense presets); qwen3moe, qwen2moe, mixtral, "
-                  "gpt-oss, glm4moe or llama4 (MoE presets; mixtral is written as llama with experts; glm4moe adds a "
+                  "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4 or smollm3 (dense presets); qwen3moe, qwen2moe, "
+                  "mixtral, gpt-oss, glm4moe or llama4 (MoE presets; mixtral is written as llama with experts; glm4moe adds a "
                   "leading dense layer, a shared expert and a NextN block; llama4 a shared expert) (default: the "
                   "preset's)")
-      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "qwen2moe", "qwen3moe",
-                             "mixtral", "gpt-oss", "glm4moe", "llama4"}));
+      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "qwen2moe",
+                             "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4"}));
   sub->add_option("--preset", flags->preset,
-                  "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma2-2b, phi-4; mixture of experts: moe-tiny, "
+                  "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma2-2b, phi-4, "
+                  "smollm3-3b; mixture of experts: moe-tiny, "
                   "qwen3-30b-a3b, qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers,

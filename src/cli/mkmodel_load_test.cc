@@ -199,6 +199,22 @@ TEST_F(MkmodelLoadTest, Llama4LoadsWithItsSharedExpertChunksAndNopeLayer) {
   }
 }
 
+// smollm3: llama's tensors with no rope in every 4th layer (the small preset's 4 layers); its
+// own preset, SmolLM3-3B's shape, ties the output to the embeddings.
+TEST_F(MkmodelLoadTest, SmolLM3LoadsWithoutRopeInEveryFourthLayer) {
+  auto m = generate_and_load("smollm3", DType::kQ8_0, "small");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.arch, "smollm3");
+  EXPECT_TRUE(hp.layer_rotates(2));
+  EXPECT_FALSE(hp.layer_rotates(3));
+  auto preset = model_preset("", "smollm3-3b");
+  ASSERT_TRUE(preset.ok()) << preset.status().ToString();
+  EXPECT_EQ(preset->arch, "smollm3");
+  EXPECT_TRUE(preset->tied_embeddings);
+  EXPECT_EQ(preset->n_layer, 36);
+}
+
 // glm4 (GLM-4-0414): q/k/v biases, post-norms, gate and up in one ffn_up, rope on adjacent pairs
 // over half of each head, an output matrix of its own.
 TEST_F(MkmodelLoadTest, Glm4LoadsWithPostNormsFusedGateUpAndHalfRotary) {

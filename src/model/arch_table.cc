@@ -46,6 +46,11 @@ constexpr ArchTraits kArchs[] = {
      /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,
      /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/0,
      /*sigmoid_router=*/true, /*ungated_shared_expert=*/true, /*llama4=*/true},
+    // SmolLM3: llama with no rope in every 4th layer.
+    {"smollm3",   false,    false,   false,  false,  false,    false,       false,     false, 0, 0.0f,
+     /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,
+     /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/0,
+     /*sigmoid_router=*/false, /*ungated_shared_expert=*/false, /*llama4=*/false, /*nope_layer_step=*/4},
 };
 
 }  // namespace
@@ -58,7 +63,7 @@ const ArchTraits* find_arch(std::string_view name) {
 }
 
 std::string_view supported_arch_names() {
-  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4";
+  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3";
 }
 
 }  // namespace strata

@@ -64,6 +64,9 @@ struct ArchTraits {
   // every <arch>.interleave_moe_layer_step-th layer, and q/k L2-normed after rope unless
   // <arch>.use_qk_norm is false (or, without that key, the model has 128 experts: Maverick).
   bool llama4 = false;
+  // No rope in every nope_layer_step-th layer (l + 1 a multiple of it): SmolLM3's 4 (Llama 4
+  // sets its own with the rest of its attention); 0: every layer rotates.
+  int nope_layer_step = 0;
 };
 
 // nullptr for an architecture this build does not run.

@@ -57,8 +57,8 @@ struct Hparams {
   float final_softcap = 0.0f;
   // Phi-3: blk.N.ffn_up.weight holds the gate's n_ff rows, then the up projection's.
   bool ffn_up_gate_fused = false;
-  // Llama 4: every nope_layer_step-th layer (l + 1 a multiple of it) has no rope (0: every layer
-  // rotates). The others attend only within their chunk of attn_chunk positions (0: no chunks)
+  // Every nope_layer_step-th layer (l + 1 a multiple of it) has no rope (0: every layer rotates;
+  // Llama 4, SmolLM3). Llama 4's others attend only within their chunk of attn_chunk positions (0: no chunks)
   // and, with qk_l2_norm, RMS-norm each head of q and k (no weights) after the rotation. In the
   // layers without rope, q is scaled by 1 + attn_temp_scale * ln(floor((pos + 1) /
   // attn_temp_length) + 1) (0: not scaled).

@@ -337,6 +337,21 @@ TEST_F(ModelLoadTest, ReadsLlama4Hparams) {
   EXPECT_EQ(load(spec).value()->hparams().attn_chunk, 7);
 }
 
+// SmolLM3: llama's tensors, no rope in every 4th layer, and nothing of Llama 4's attention.
+TEST_F(ModelLoadTest, ReadsSmolLM3Hparams) {
+  TestModelSpec spec;
+  spec.arch = "smollm3";
+  spec.n_layer = 8;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  for (int layer = 0; layer < 8; ++layer) EXPECT_EQ(hp.layer_rotates(layer), layer % 4 != 3) << layer;
+  EXPECT_FALSE(hp.rope_neox || hp.qkv_bias || hp.qk_norm || hp.qk_l2_norm || hp.is_moe());
+  EXPECT_EQ(hp.attn_chunk, 0);
+  EXPECT_EQ(hp.first_key(0, 100), 0);
+  EXPECT_FLOAT_EQ(hp.attn_temp_scale, 0.0f);
+}
+
 TEST_F(ModelLoadTest, ReadsRopeScaling) {
   TestModelSpec spec;
   spec.rope_linear_factor = 4.0f;

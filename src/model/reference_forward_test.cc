@@ -137,7 +137,7 @@ TEST_P(ReferenceForwardTest, LogitsAgreeWithFloat64Reference) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4"}) {
+  for (const char* arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3"}) {
     for (DType t : testing::all_weight_types()) {
       // MXFP4 runs IQ4_NL's kernels (gpt-oss files with MXFP4 experts: mkmodel_load_test); llama is enough.
       if (t != DType::kMXFP4 || std::string(arch) == "llama") cases.push_back({arch, t});
@@ -379,6 +379,21 @@ TEST_F(ReferenceForwardVariantsTest, Llama4NopeLayersChunksTemperatureAndL2NormA
   TestModelSpec unnormed = spec;
   unnormed.qk_l2_norm = false;
   EXPECT_GT(errors(spec, DType::kF32, &unnormed).rms_rel, 100 * b.rms_rel) << "the L2 norm makes no difference";
+}
+
+// SmolLM3 over 4 layers, the 4th without rope: a reference whose 4th layer rotates disagrees by
+// far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, SmolLM3LayerWithoutRopeAgrees) {
+  TestModelSpec spec;
+  spec.arch = "smollm3";
+  spec.n_layer = 4;
+  spec.rope_freq_base = 500.0f;  // fast rotations, so a rope in the 4th layer shows within 24 positions
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("smollm3", e.rms_rel, e.max_rel, b);
+  TestModelSpec rotating = spec;  // the same weights
+  rotating.arch = "llama";
+  EXPECT_GT(errors(spec, DType::kF32, &rotating).rms_rel, 100 * b.rms_rel) << "the rope-less layer makes no difference";
 }
 
 // An F16 K/V cache rounds K and V to 11 significant bits (relative error up to 2^-11,

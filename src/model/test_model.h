@@ -33,6 +33,7 @@ struct TestModelSpec {
   // n_dense_lead dense layers of width n_ff, then experts chosen by sigmoid gate values plus a
   // selection bias (exp_probs_b), weighted times expert_weights_scale, and an ungated shared
   // expert of width n_ff_exp; one NextN block after the n_layer, which the forward pass skips),
+  // or smollm3 (llama with no rope in every 4th layer; the same tensors and weights as llama),
   // or llama4 (every 4th layer without rope, q scaled there by attn_temp_scale over
   // attn_temp_length positions; the others attend within chunks of attn_chunk keys and L2-norm
   // q and k when qk_l2_norm; experts, by sigmoid weights on their input, in every

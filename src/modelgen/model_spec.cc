@@ -96,6 +96,9 @@ std::vector<Preset> presets() {
       // Phi-4 (14B): 40 query heads of 128 over 10 K/V heads, a 100352-token vocabulary, no
       // window (its files say 0).
       {"phi-4", "phi3", shape(100352, 16384, 5120, 40, 40, 10, 128, 17920, 1e-5f, 250000.0f, false)},
+      // SmolLM3-3B: 16 query heads of 128 over 4 K/V heads, Llama 3's vocabulary, tied
+      // embeddings, no rope in every 4th layer (the arch's).
+      {"smollm3-3b", "smollm3", shape(128256, 65536, 2048, 36, 16, 4, 128, 11008, 1e-6f, 5000000.0f, true)},
       // Mixtral-8x7B.
       {"mixtral-8x7b", "mixtral",
        experts(shape(32000, 32768, 4096, 32, 32, 8, 128, 14336, 1e-5f, 1000000.0f, false), 8, 2, 14336, 14336)},
@@ -169,13 +172,13 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
 Status apply_arch(std::string_view name, ModelSpec* s) {
   const bool moe_arch = is_moe_arch_name(name);
   if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma2" && name != "gemma3" &&
-      name != "phi3" && name != "glm4") {
+      name != "phi3" && name != "glm4" && name != "smollm3") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
-                                   "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, qwen2moe, qwen3moe, mixtral, "
-                                   "gpt-oss, glm4moe or llama4)");
+                                   "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, qwen2moe, qwen3moe, "
+                                   "mixtral, gpt-oss, glm4moe or llama4)");
   }
   if (moe_arch != (s->n_expert > 0)) {
-    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3 or glm4)"
+    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4 or smollm3)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe or llama4)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));

@@ -85,7 +85,7 @@ std::vector<std::string> model_preset_names();
 // The preset's shape for arch; an empty arch takes the preset's own (qwen3 for qwen3-0.6b,
 // qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b and
 // gemma3-4b, gemma2 for gemma2-2b, phi3 for phi-4, glm4moe for glm-4.5-air, llama otherwise). arch
-// is an --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4 for the dense presets; qwen2moe,
+// is an --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3 for the dense presets; qwen2moe,
 // qwen3moe, mixtral, gpt-oss or glm4moe for the MoE ones (a mismatch is an error naming the
 // presets that fit). The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths
 // exist; another MoE preset as glm4moe gets a shared expert of its expert width, one leading
