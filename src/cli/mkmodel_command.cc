@@ -107,9 +107,9 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<MkmodelFlags>();
   sub->add_option("--arch", flags->arch,
                   "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4 or smollm3 (dense presets); qwen3moe, qwen2moe, "
-                  "mixtral, gpt-oss, glm4moe or llama4 (MoE presets; mixtral is written as llama with experts; glm4moe adds a "
-                  "leading dense layer, a shared expert and a NextN block; llama4 a shared expert) (default: the "
-                  "preset's)")
+                  "mixtral, gpt-oss, glm4moe or llama4 (MoE presets; mixtral is written as llama with experts; "
+                  "glm4moe adds a leading dense layer, a shared expert and a NextN block; llama4 a shared expert) "
+                  "(default: the preset's)")
       ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "qwen2moe",
                              "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4"}));
   sub->add_option("--preset", flags->preset,

@@ -63,7 +63,7 @@ WindowPeaks expect_all_match_solo(EngineOptions o, const std::vector<GenerateReq
 constexpr std::string_view kGenerated = "generated/";
 
 // The model under test: a file in ../shared/models, or "generated/ARCH-q8_0", a test model
-// written for the test (Q8_0, 4 layers, with stories260K's vocabulary).
+// written for the test (Q8_0, 4 layers 128 wide, experts of 128, with stories260K's vocabulary).
 class EngineExactness : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -76,6 +76,10 @@ class EngineExactness : public ::testing::TestWithParam<std::string> {
     spec.arch = arch;
     spec.type = DType::kQ8_0;
     spec.n_layer = 4;
+    spec.n_embd = 128;  // small: these run under the sanitizers in CI too
+    spec.n_ff = 256;
+    spec.n_ff_exp = 128;
+    spec.n_ff_shexp = 128;
     spec.n_vocab = 512;
     spec.n_ctx = 2048;  // stories260K's: the long-generation tests fill it
     ASSERT_TRUE(add_vocabulary_from(std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf", spec).ok());

@@ -63,7 +63,8 @@ const ArchTraits* find_arch(std::string_view name) {
 }
 
 std::string_view supported_arch_names() {
-  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3";
+  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, "
+         "glm4, glm4moe, llama4, smollm3";
 }
 
 }  // namespace strata

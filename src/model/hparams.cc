@@ -74,7 +74,8 @@ Status read_gating(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) 
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_group_used_count", true, &n_groups_used));
   if (n_groups_used < n_groups) {
     return Status::Unsupported(gguf.path() + ": " + a + ".expert_group_used_count " + std::to_string(n_groups_used) +
-                               " of " + std::to_string(n_groups) + " expert groups: group-limited routing is not supported");
+                               " of " + std::to_string(n_groups) +
+                               " expert groups: group-limited routing is not supported");
   }
   return Status::Ok();
 }

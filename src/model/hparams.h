@@ -17,7 +17,8 @@ struct Hparams {
   int n_ctx_train = 0;
   int n_embd = 0;
   int n_layer = 0;         // the layers the forward pass runs: block_count less the NextN layers
-  int n_nextn_layers = 0;  // <arch>.nextn_predict_layers: GLM-4.5's multi-token-prediction blocks, last in the file, unused
+  // <arch>.nextn_predict_layers: GLM-4.5's multi-token-prediction blocks, last in the file, unused.
+  int n_nextn_layers = 0;
   int n_head = 0;
   int n_head_kv = 0;
   int head_dim = 0;        // n_embd / n_head unless <arch>.attention.key_length says otherwise
