@@ -45,7 +45,7 @@ constexpr ArchTraits kArchs[] = {
     {"llama4",    false,    false,   false,  true,   false,    false,       false,     false, 0, 0.0f,
      /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,
      /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/0,
-     /*sigmoid_router=*/true, /*ungated_shared_expert=*/true, /*llama4=*/true},
+     /*sigmoid_router=*/true, /*ungated_shared_expert=*/true, /*llama4=*/true, /*nope_layer_step=*/4},
     // SmolLM3: llama with no rope in every 4th layer.
     {"smollm3",   false,    false,   false,  false,  false,    false,       false,     false, 0, 0.0f,
      /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,

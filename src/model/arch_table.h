@@ -57,15 +57,15 @@ struct ArchTraits {
   // <arch>.expert_gating_func), and the shared expert is added without a gate of its own.
   bool sigmoid_router = false;
   bool ungated_shared_expert = false;
-  // Llama 4: no rope in every 4th layer (and its attention temperature there: 0.1 over 8192
+  // Llama 4: in its layers without rope (nope_layer_step), an attention temperature (0.1 over 8192
   // positions unless <arch>.attention.temperature_scale / _length say otherwise), chunks of
   // <arch>.attention.chunk_size (8192) keys in the others, a route's weight (the sigmoid of its
   // router logit) multiplying the expert's input, a shared expert of the expert width, experts in
   // every <arch>.interleave_moe_layer_step-th layer, and q/k L2-normed after rope unless
   // <arch>.use_qk_norm is false (or, without that key, the model has 128 experts: Maverick).
   bool llama4 = false;
-  // No rope in every nope_layer_step-th layer (l + 1 a multiple of it): SmolLM3's 4 (Llama 4
-  // sets its own with the rest of its attention); 0: every layer rotates.
+  // No rope in every nope_layer_step-th layer (l + 1 a multiple of it): Llama 4's and SmolLM3's
+  // 4; 0: every layer rotates.
   int nope_layer_step = 0;
 };
 

@@ -175,7 +175,6 @@ Status read_phi3_window(const GgufFile& gguf, Hparams* hp) {
 // Llama 4's attention (ArchTraits::llama4): llama.cpp's constants unless the file has the keys.
 Status read_llama4_attention(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
-  hp->nope_layer_step = 4;
   hp->attn_chunk = 8192;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.chunk_size", true, &hp->attn_chunk));
   hp->attn_temp_scale = 0.1f;
