@@ -82,6 +82,10 @@ class EngineExactness : public ::testing::TestWithParam<std::string> {
     spec.n_ff_shexp = 128;
     spec.n_vocab = 512;
     spec.n_ctx = 2048;  // stories260K's: the long-generation tests fill it
+    spec.mla_kv_rank = 128;  // deepseek2: a latent row of 160, queries of 32 + 32 from 64
+    spec.mla_q_rank = 64;
+    spec.mla_nope = 32;
+    spec.mla_v = 32;
     ASSERT_TRUE(add_vocabulary_from(std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf", spec).ok());
     const Status st = write_test_model(spec, generated_);
     ASSERT_TRUE(st.ok()) << st.ToString();
@@ -283,7 +287,7 @@ TEST_P(EngineExactness, ConcurrentRequestsShareAPrefixComputedBySlotZero) {
 INSTANTIATE_TEST_SUITE_P(Models, EngineExactness,
                          ::testing::Values("stories260K.gguf", "moe/tiny-mixtral.gguf", "moe/tiny-qwen2moe.gguf",
                                            "moe/tiny-qwen3moe.gguf", "generated/glm4moe-q8_0",
-                                           "generated/llama4-q8_0"),
+                                           "generated/llama4-q8_0", "generated/deepseek2-q8_0"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(info.param.find('/') + 1);
                            name = name.substr(0, name.find('.'));

@@ -51,6 +51,14 @@ constexpr ArchTraits kArchs[] = {
      /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,
      /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/0,
      /*sigmoid_router=*/false, /*ungated_shared_expert=*/false, /*llama4=*/false, /*nope_layer_step=*/4},
+    // DeepSeek-V2, V2-Lite, V3, R1, Kimi K2: Multi-head Latent Attention, leading dense layers,
+    // experts by softmax (V2) or, as the file says, sigmoid plus a selection bias (V3), and
+    // shared experts added without a gate.
+    {"deepseek2", false,    false,   false,  true,   false,    false,       false,     false, 0, 0.0f,
+     /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,
+     /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/0,
+     /*sigmoid_router=*/false, /*ungated_shared_expert=*/true, /*llama4=*/false, /*nope_layer_step=*/0,
+     /*mla=*/true},
 };
 
 }  // namespace
@@ -64,7 +72,7 @@ const ArchTraits* find_arch(std::string_view name) {
 
 std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, "
-         "glm4, glm4moe, llama4, smollm3";
+         "glm4, glm4moe, llama4, smollm3, deepseek2";
 }
 
 }  // namespace strata

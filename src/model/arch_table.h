@@ -67,6 +67,10 @@ struct ArchTraits {
   // No rope in every nope_layer_step-th layer (l + 1 a multiple of it): Llama 4's and SmolLM3's
   // 4; 0: every layer rotates.
   int nope_layer_step = 0;
+  // DeepSeek-V2/V3 (deepseek2): Multi-head Latent Attention (Hparams::mla_kv_rank), read from
+  // <arch>.attention.kv_lora_rank, q_lora_rank, key_length(_mla), value_length(_mla) and
+  // rope.scaling.yarn_log_multiplier.
+  bool mla = false;
 };
 
 // nullptr for an architecture this build does not run.

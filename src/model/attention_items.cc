@@ -11,11 +11,20 @@
 namespace strata {
 namespace {
 
-// The heads of one work item: K/V heads [kv0, kv0 + n_kv) and their query heads.
+// The heads of one work item: K/V heads [kv0, kv0 + n_kv) and their query heads, or, when
+// n_q > 0, query heads [q0, q0 + n_q) of the model's one K/V head.
 struct ItemHeads {
   int kv0 = 0;
   int n_kv = 1;
+  int q0 = 0;
+  int n_q = 0;
 };
+
+// Query heads per work item in a model with one K/V head (Multi-head Latent Attention), whose
+// heads would otherwise all be one item: about 8 items per tile, so a decode row's heads spread
+// over the pool. It depends on the model only, so a head's item arguments never depend on the
+// batch; 0: items by K/V heads.
+int query_heads_per_item(const Hparams& hp) { return hp.is_mla() ? std::max(1, hp.n_head / 8) : 0; }
 
 // Rows [r0, r1) of one sequence (a tile), each over positions [first_token, pos] read from
 // the cache. The kernel reads each K/V block once for the whole tile; every row's bits are
@@ -52,13 +61,21 @@ void attend_tile(const LayerAttention& la, std::span<const Row> rows, int r0, in
   a.n_head_kv = hp.n_head_kv;
   a.head_dim = hp.head_dim;
   a.kv_type = L.type;
-  a.scale = 1.0f / std::sqrt(static_cast<float>(hp.attn_scale_dim));
+  a.scale = hp.kq_scale();
   a.n_rows = r1 - r0;
   a.row_tokens = row_tokens.data();
   a.first_token = first_token;
   a.sinks = la.sinks;
   a.softcap = hp.attn_softcap;
   const size_t offset = static_cast<size_t>(r0) * hp.n_head * hp.head_dim;
+  if (h.n_q > 0) {  // a range of the one K/V head's query heads, rows still n_head heads apart
+    a.n_head = h.n_q;
+    a.row_stride_floats = static_cast<size_t>(hp.n_head) * hp.head_dim;
+    a.sinks = la.sinks == nullptr ? nullptr : la.sinks + h.q0;
+    const size_t at = offset + static_cast<size_t>(h.q0) * hp.head_dim;
+    kernels::attention_kv_heads(a, s.q() + at, s.attn_out() + at, s.attention_scratch(worker), 0, 1);
+    return;
+  }
   kernels::attention_kv_heads(a, s.q() + offset, s.attn_out() + offset, s.attention_scratch(worker), h.kv0, h.n_kv);
 }
 
@@ -116,7 +133,9 @@ void attend_all(const LayerAttention& la, std::span<const Row> rows, KvView& kv,
   const int max_workers = std::min(s.n_attention_workers(), pool.size());
   const int n_tiles = make_tiles(rows, attention_tile_rows(hp, static_cast<int>(rows.size()), max_workers), tiles);
   const int item_heads = kv_heads_per_item(hp, static_cast<int>(rows.size()), n_tiles, max_workers);
-  const int items_per_tile = (hp.n_head_kv + item_heads - 1) / item_heads;
+  const int item_q_heads = query_heads_per_item(hp);
+  const int items_per_tile = item_q_heads > 0 ? (hp.n_head + item_q_heads - 1) / item_q_heads
+                                              : (hp.n_head_kv + item_heads - 1) / item_heads;
   const int n_items = n_tiles * items_per_tile;
   // Short contexts of small models are less work than waking the pool.
   int64_t work = 0;
@@ -131,8 +150,13 @@ void attend_all(const LayerAttention& la, std::span<const Row> rows, KvView& kv,
       const int reversed = n_items - 1 - item;
       const int tile = reversed / items_per_tile;
       ItemHeads h;
-      h.kv0 = reversed % items_per_tile * item_heads;
-      h.n_kv = std::min(item_heads, hp.n_head_kv - h.kv0);
+      if (item_q_heads > 0) {
+        h.q0 = reversed % items_per_tile * item_q_heads;
+        h.n_q = std::min(item_q_heads, hp.n_head - h.q0);
+      } else {
+        h.kv0 = reversed % items_per_tile * item_heads;
+        h.n_kv = std::min(item_heads, hp.n_head_kv - h.kv0);
+      }
       attend_item(la, rows, tiles[tile], tiles[tile + 1], h, kv, s, worker);
     }
   });

@@ -22,6 +22,8 @@ ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
   gate_.resize(floats(r, sizes.n_ff));
   up_.resize(floats(r, sizes.n_ff));
   matmul_.resize(std::max<size_t>(sizes.matmul_bytes, 64));
+  mla_q_.resize(floats(r, sizes.mla_q_floats));
+  mla_a_.resize(floats(r, sizes.mla_a_floats));
   if (sizes.n_expert > 0) {
     const int routes = r * sizes.n_expert_used;
     router_.resize(floats(r, sizes.n_expert));

@@ -235,6 +235,41 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   return Status::Ok();
 }
 
+// Multi-head Latent Attention (ArchTraits::mla; Hparams: deepseek2). Files come in two forms:
+// llama.cpp's older one, whose key_length / value_length are a full head's (nope + rope, v)
+// with attn_kv_b; and its newer one, which says head_count_kv 1, key_length kv_lora_rank + rope,
+// value_length kv_lora_rank, and the full head's sizes in key_length_mla / value_length_mla
+// (with attn_k_b / attn_v_b). key_length and value_length are those the file gives.
+Status read_mla(const GgufFile& gguf, int key_length, int value_length, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const std::string& f = gguf.path();
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.kv_lora_rank", false, &hp->mla_kv_rank));
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "attention.q_lora_rank", true, 0, &hp->mla_q_rank));
+  if (gguf.find(a + ".rope.dimension_count") == nullptr) {
+    return Status::NotFound(f + ": missing metadata key " + a + ".rope.dimension_count");
+  }
+  int head_k = key_length, head_v = value_length;
+  if (gguf.find(a + ".attention.key_length_mla") != nullptr) {
+    if (key_length != hp->mla_kv_rank + hp->n_rot || value_length != hp->mla_kv_rank) {
+      return Status::Corrupt(f + ": with key_length_mla, attention.key_length must be kv_lora_rank + rope (" +
+                             std::to_string(hp->mla_kv_rank + hp->n_rot) + ") and value_length kv_lora_rank (" +
+                             std::to_string(hp->mla_kv_rank) + "), got " + std::to_string(key_length) + " and " +
+                             std::to_string(value_length));
+    }
+    STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.key_length_mla", false, &head_k));
+    STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.value_length_mla", false, &head_v));
+  }
+  if (head_k <= hp->n_rot || hp->n_rot % 2 != 0) {
+    return Status::Corrupt(f + ": a query head of " + std::to_string(head_k) + " values must be longer than its " +
+                           std::to_string(hp->n_rot) + " rotated ones (rope.dimension_count, even)");
+  }
+  hp->mla_nope_dim = head_k - hp->n_rot;
+  hp->mla_v_dim = head_v;
+  hp->head_dim = hp->mla_kv_rank + hp->n_rot;  // the latent row every head attends over
+  hp->n_head_kv = 1;
+  return read_real(gguf, a + ".rope.scaling.yarn_log_multiplier", &hp->rope_yarn_log_mul);
+}
+
 Status check_shapes(const GgufFile& gguf, const Hparams& hp) {
   const std::string& f = gguf.path();
   if (hp.n_head % hp.n_head_kv != 0) {
@@ -253,6 +288,12 @@ Status check_shapes(const GgufFile& gguf, const Hparams& hp) {
 }
 
 }  // namespace
+
+float Hparams::kq_scale() const {
+  if (!is_mla()) return 1.0f / std::sqrt(static_cast<float>(attn_scale_dim));
+  const float mscale = rope_attn_factor * (1.0f + rope_yarn_log_mul * std::log(1.0f / rope_freq_scale));
+  return mscale * mscale / std::sqrt(static_cast<float>(mla_nope_dim + n_rot));
+}
 
 float Hparams::attn_temperature(int pos) const {
   if (attn_temp_scale == 0.0f) return 1.0f;
@@ -291,7 +332,7 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.key_length", true, &hp.head_dim));
   int value_length = hp.head_dim;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.value_length", true, &value_length));
-  if (value_length != hp.head_dim) {
+  if (value_length != hp.head_dim && !traits->mla) {
     return Status::Unsupported(gguf.path() + ": attention.value_length differs from key_length");
   }
   hp.n_rot = hp.head_dim;
@@ -299,6 +340,7 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".attention.layer_norm_rms_epsilon", &hp.rms_eps));
   STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.freq_base", &hp.rope_freq_base));
   STRATA_RETURN_IF_ERROR(read_rope_scaling(gguf, &hp));
+  if (traits->mla) STRATA_RETURN_IF_ERROR(read_mla(gguf, hp.head_dim, value_length, &hp));
 
   if (const GgufTensor* embd = gguf.find_tensor("token_embd.weight"); embd != nullptr && embd->dims.size() == 2) {
     hp.n_vocab = static_cast<int>(embd->dims[1]);

@@ -68,6 +68,25 @@ struct Hparams {
   bool qk_l2_norm = false;
   float attn_temp_scale = 0.0f;
   int attn_temp_length = 0;
+  // DeepSeek-V2/V3 (deepseek2): Multi-head Latent Attention when mla_kv_rank > 0. A token's K/V
+  // is one row of head_dim = mla_kv_rank + n_rot values shared by every head (n_head_kv is 1):
+  // the RMS-normed compression of x (attn_kv_a_mqa's first mla_kv_rank outputs, attn_kv_a_norm),
+  // then the rotated key part (its last n_rot). The cache's V is that same row. A query head is
+  // mla_nope_dim values, taken into the latent space through the head's attn_k_b (so
+  // q . k equals the full head's q_nope . k_nope), then n_rot rotated ones; a head's output is
+  // the first mla_kv_rank values of its attention over the latent rows, taken to mla_v_dim values
+  // through its attn_v_b. q comes from attn_q, or, when mla_q_rank > 0, from attn_q_a, an
+  // RMS-norm (attn_q_a_norm) and attn_q_b. Rope rotates adjacent pairs with no YaRN magnitude;
+  // scores are scaled by mscale^2 / sqrt(mla_nope_dim + n_rot), where mscale = rope_attn_factor *
+  // (1 + rope_yarn_log_mul * ln(rope scaling factor)) (kq_scale()).
+  int mla_kv_rank = 0;
+  int mla_q_rank = 0;
+  int mla_nope_dim = 0;
+  int mla_v_dim = 0;
+  float rope_yarn_log_mul = 0.0f;  // rope.scaling.yarn_log_multiplier
+  bool is_mla() const { return mla_kv_rank > 0; }
+  // What q . k is multiplied by before the softmax.
+  float kq_scale() const;
   // Mixture of experts (n_expert > 0): the feed-forward of every layer_is_moe() layer is
   // n_expert SiLU-gated experts of width n_ff_exp, n_expert_used of them per token chosen by a
   // router, plus, when n_ff_shexp > 0, a shared expert: scaled by sigmoid(gate_inp_shexp . x)

@@ -4,7 +4,9 @@
 //
 // Layout of one block (block_tokens consecutive positions of one sequence, all layers):
 //   for layer l: K[block_tokens][n_head_kv][head_dim], then V[block_tokens][n_head_kv][head_dim]
-// elements in `type` (F32, F16 or Q8_0; Q8_0 needs head_dim % 32 == 0).
+// elements in `type` (F32, F16 or Q8_0; Q8_0 needs head_dim % 32 == 0). With v_is_k (Multi-head
+// Latent Attention, whose one latent row per token serves as key and value) a layer has K only,
+// and V is read from the same bytes.
 //
 // Thread-safety: during one forward call, block() is called concurrently from several
 // threads (and from several pipeline stages on different layers); implementations must
@@ -23,17 +25,18 @@ struct KvLayout {
   int n_head_kv = 0;
   int head_dim = 0;
   int block_tokens = 16;
+  bool v_is_k = false;
 
   // One token's K (or V) for one layer.
   size_t token_bytes() const;
   // K+V of one layer for a whole block.
-  size_t layer_bytes() const { return 2 * static_cast<size_t>(block_tokens) * token_bytes(); }
+  size_t layer_bytes() const { return (v_is_k ? 1 : 2) * static_cast<size_t>(block_tokens) * token_bytes(); }
   size_t block_bytes() const { return static_cast<size_t>(n_layer) * layer_bytes(); }
   size_t k_offset(int layer, int token_in_block) const {
     return static_cast<size_t>(layer) * layer_bytes() + static_cast<size_t>(token_in_block) * token_bytes();
   }
   size_t v_offset(int layer, int token_in_block) const {
-    return k_offset(layer, token_in_block) + static_cast<size_t>(block_tokens) * token_bytes();
+    return k_offset(layer, token_in_block) + (v_is_k ? 0 : static_cast<size_t>(block_tokens) * token_bytes());
   }
 };
 

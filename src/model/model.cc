@@ -23,6 +23,13 @@ kernels::RopeParams rope_params(const Hparams& hp) {
     p.yarn_orig_ctx = hp.rope_yarn_orig_ctx;
     p.yarn_ext_factor = 1.0f;
   }
+  if (hp.is_mla()) {
+    // MLA rotates the last n_rot values of each query head (mla_attention.cc), and its
+    // rotations keep their length: the kernel's YaRN magnitude, 1 + 0.1 ln(factor), is undone
+    // (as llama.cpp does), and the attention factor goes into the score scale instead.
+    p.head_dim = hp.mla_nope_dim + hp.n_rot;
+    p.yarn_attn_factor = hp.rope_yarn_orig_ctx > 0 ? 1.0f / (1.0f + 0.1f * std::log(1.0f / hp.rope_freq_scale)) : 1.0f;
+  }
   return p;
 }
 
@@ -126,13 +133,15 @@ KvLayout Model::kv_layout(DType kv_type, int block_tokens) const {
   layout.n_head_kv = impl_->hp.n_head_kv;
   layout.head_dim = impl_->hp.head_dim;
   layout.block_tokens = block_tokens;
+  layout.v_is_k = impl_->hp.is_mla();
   return layout;
 }
 
 Status Model::check_kv_layout(const KvLayout& layout) const {
   const Hparams& hp = impl_->hp;
-  if (layout.n_layer != hp.n_layer || layout.n_head_kv != hp.n_head_kv || layout.head_dim != hp.head_dim) {
-    return Status::InvalidArgument("K/V layout does not match the model's layers, K/V heads or head size");
+  if (layout.n_layer != hp.n_layer || layout.n_head_kv != hp.n_head_kv || layout.head_dim != hp.head_dim ||
+      layout.v_is_k != hp.is_mla()) {
+    return Status::InvalidArgument("K/V layout does not match the model's layers, K/V heads, head size or latent rows");
   }
   if (layout.block_tokens <= 0 || layout.block_tokens > kMaxKvBlockTokens) {
     return Status::InvalidArgument("K/V block size must be 1 to " + std::to_string(kMaxKvBlockTokens) + " tokens, got " +
@@ -171,6 +180,10 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
   s.n_expert = hp.n_expert;
   s.n_expert_used = hp.n_expert_used;
   s.n_ff_exp = hp.n_ff_exp;
+  if (hp.is_mla()) {
+    s.mla_q_floats = hp.n_head * std::max(hp.mla_nope_dim + hp.n_rot, hp.mla_v_dim);
+    s.mla_a_floats = hp.mla_q_rank;
+  }
   s.matmul_bytes = largest_matmul_scratch(impl_->w, max_rows);
   if (hp.is_moe()) s.matmul_bytes = std::max(s.matmul_bytes, moe_matmul_scratch(impl_->w, hp, max_rows));
   s.max_block_tokens = kMaxKvBlockTokens;

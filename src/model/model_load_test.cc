@@ -337,6 +337,57 @@ TEST_F(ModelLoadTest, ReadsLlama4Hparams) {
   EXPECT_EQ(load(spec).value()->hparams().attn_chunk, 7);
 }
 
+// DeepSeek-V2/V3: the latent attention's sizes from either form of the file (a full head's
+// key_length / value_length with attn_kv_b; or the latent row's with key_length_mla /
+// value_length_mla and attn_k_b / attn_v_b), one K/V head whose cache row is its V too, the score
+// scale from YaRN's factor and log multiplier, and errors that name the key or tensor.
+TEST_F(ModelLoadTest, ReadsDeepSeek2Hparams) {
+  TestModelSpec spec;
+  spec.arch = "deepseek2";
+  spec.n_layer = 3;
+  spec.rope_yarn_factor = 40.0f;
+  spec.rope_yarn_log_mul = 0.0707f;
+  for (bool split : {false, true}) {
+    spec.mla_split = split;
+    auto m = load(spec);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_TRUE(hp.is_mla());
+    EXPECT_EQ(hp.mla_kv_rank, 256);
+    EXPECT_EQ(hp.mla_q_rank, 256);
+    EXPECT_EQ(hp.mla_nope_dim, 64);
+    EXPECT_EQ(hp.mla_v_dim, 64);
+    EXPECT_EQ(hp.n_rot, 32);
+    EXPECT_EQ(hp.head_dim, 288);  // the latent row: 256 + 32
+    EXPECT_EQ(hp.n_head_kv, 1);
+    EXPECT_FALSE(hp.rope_neox || hp.shexp_gated);
+    EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weights_norm);
+    EXPECT_TRUE(!hp.layer_is_moe(0) && hp.layer_is_moe(1) && hp.layer_is_moe(2));
+    const float mscale = 1.0f + 0.0707f * std::log(40.0f);
+    EXPECT_FLOAT_EQ(hp.kq_scale(), mscale * mscale / std::sqrt(96.0f));
+    const KvLayout kv = (*m)->kv_layout(DType::kF16, 16);
+    EXPECT_TRUE(kv.v_is_k);
+    EXPECT_EQ(kv.v_offset(2, 3), kv.k_offset(2, 3));
+    EXPECT_EQ(kv.block_bytes(), 3u * 16 * 288 * 2);  // one latent row per token and layer
+  }
+  spec.mla_split = false;
+  spec.metadata_overrides = {{"deepseek2.attention.kv_lora_rank", GgufValue::U32(0)}};
+  expect_error(spec, Code::kCorrupt, "deepseek2.attention.kv_lora_rank must be a positive integer");
+  spec.metadata_overrides = {{"deepseek2.attention.key_length", GgufValue::U32(32)}};
+  expect_error(spec, Code::kCorrupt, "a query head of 32 values must be longer than its 32 rotated ones");
+  spec.metadata_overrides = {{"deepseek2.attention.key_length_mla", GgufValue::U32(96)}};
+  expect_error(spec, Code::kCorrupt, "with key_length_mla, attention.key_length must be kv_lora_rank + rope (288)");
+  spec.metadata_overrides.clear();
+  for (const char* name : {"blk.1.attn_kv_b.weight", "blk.0.attn_q_a_norm.weight", "blk.2.attn_kv_a_mqa.weight",
+                           "blk.2.ffn_down_shexp.weight"}) {
+    spec.skip_tensors = {name};
+    expect_error(spec, Code::kNotFound, name);
+  }
+  spec.mla_split = true;
+  spec.skip_tensors = {"blk.1.attn_v_b.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.attn_v_b.weight");
+}
+
 // SmolLM3: llama's tensors, no rope in every 4th layer, and nothing of Llama 4's attention.
 TEST_F(ModelLoadTest, ReadsSmolLM3Hparams) {
   TestModelSpec spec;

@@ -121,6 +121,25 @@ class Binder {
     return typed_matrix(*t, name, n, 1);
   }
 
+  // Every row of a tensor of exactly these dims (rows of dims[0]), dequantized to F32; empty
+  // when absent and optional, or on an error.
+  std::vector<float> decoded(const std::string& name, const std::vector<uint64_t>& dims, bool required) {
+    const GgufTensor* t = find(name, dims, required);
+    if (t == nullptr) return {};
+    kernels::WeightMatrix m = typed_matrix(*t, name, static_cast<int64_t>(dims[0]),
+                                           static_cast<int64_t>(t->n_elements / dims[0]));
+    if (!status_.ok()) return {};
+    std::vector<float> out(t->n_elements);
+    for (int64_t r = 0; r < m.n_out; ++r) kernels::dequantize_row(m, r, out.data() + r * m.n_in);
+    return out;
+  }
+
+  // An F32 buffer of n floats owned by the weights.
+  float* owned(size_t n) {
+    w_->owned.push_back(std::make_unique<float[]>(n));
+    return w_->owned.back().get();
+  }
+
   // A 1-D tensor of n floats, copied to F32. Optional tensors give nullptr when absent.
   const float* vector(const std::string& name, int64_t n, bool required) { return vectors(name, n, 0, required); }
 
@@ -183,13 +202,59 @@ void bind_dense_ffn(Binder& b, const Hparams& hp, const std::string& p, LayerWei
   lw.w_down = b.matrix(p + "ffn_down.weight", hp.n_ff, hp.n_embd);
 }
 
+// Multi-head Latent Attention's matrices (LayerWeights). Its per-head maps come from attn_kv_b
+// (rows of head h: nope k rows, then v rows, each over the latent) or from attn_k_b / attn_v_b
+// (the same maps split by llama.cpp's newer converter: head h's k rows transposed, its v rows),
+// and are kept as F32 copies in the order the forward pass reads them.
+void bind_mla_attention(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+  const int64_t n_head = hp.n_head, rank = hp.mla_kv_rank, nope = hp.mla_nope_dim, v = hp.mla_v_dim;
+  const int64_t q_head = nope + hp.n_rot;
+  if (hp.mla_q_rank > 0) {
+    lw.wq_a = b.matrix(p + "attn_q_a.weight", hp.n_embd, hp.mla_q_rank);
+    lw.q_a_norm = b.vector(p + "attn_q_a_norm.weight", hp.mla_q_rank, true);
+    lw.wq_b = b.matrix(p + "attn_q_b.weight", hp.mla_q_rank, n_head * q_head);
+  } else {
+    lw.wq = b.matrix(p + "attn_q.weight", hp.n_embd, n_head * q_head);
+  }
+  lw.wkv_a = b.matrix(p + "attn_kv_a_mqa.weight", hp.n_embd, rank + hp.n_rot);
+  lw.kv_a_norm = b.vector(p + "attn_kv_a_norm.weight", rank, true);
+  lw.wo = b.matrix(p + "attn_output.weight", n_head * v, hp.n_embd);
+  const auto u = [](int64_t x) { return static_cast<uint64_t>(x); };
+  const bool split = !b.has(p + "attn_kv_b.weight") && b.has(p + "attn_k_b.weight");
+  std::vector<float> kv_b, k_b, v_b;
+  if (split) {
+    k_b = b.decoded(p + "attn_k_b.weight", {u(nope), u(rank), u(n_head)}, true);
+    v_b = b.decoded(p + "attn_v_b.weight", {u(rank), u(v), u(n_head)}, true);
+  } else {
+    kv_b = b.decoded(p + "attn_kv_b.weight", {u(rank), u(n_head * (nope + v))}, true);
+  }
+  if (!b.status().ok()) return;
+  float* k_b_t = b.owned(static_cast<size_t>(n_head * nope * rank));
+  float* v_b_t = b.owned(static_cast<size_t>(n_head * rank * v));
+  for (int64_t h = 0; h < n_head; ++h) {
+    const float* kv_b_head = split ? nullptr : kv_b.data() + h * (nope + v) * rank;  // k rows, then v rows
+    for (int64_t c = 0; c < rank; ++c) {
+      for (int64_t d = 0; d < nope; ++d) {
+        k_b_t[(h * nope + d) * rank + c] = split ? k_b[(h * rank + c) * nope + d] : kv_b_head[d * rank + c];
+      }
+      for (int64_t j = 0; j < v; ++j) {
+        v_b_t[(h * rank + c) * v + j] = split ? v_b[(h * v + j) * rank + c] : kv_b_head[(nope + j) * rank + c];
+      }
+    }
+  }
+  lw.k_b_t = k_b_t;
+  lw.v_b_t = v_b_t;
+}
+
 LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   const std::string p = "blk." + std::to_string(layer) + ".";
   const int64_t q_dim = static_cast<int64_t>(hp.n_head) * hp.head_dim;
   const int64_t kv_dim = static_cast<int64_t>(hp.n_head_kv) * hp.head_dim;
   LayerWeights lw;
   lw.attn_norm = b.vector(p + "attn_norm.weight", hp.n_embd, true);
-  if (b.has(p + "attn_qkv.weight")) {
+  if (hp.is_mla()) {
+    bind_mla_attention(b, hp, p, lw);
+  } else if (b.has(p + "attn_qkv.weight")) {
     const kernels::WeightMatrix qkv = b.matrix(p + "attn_qkv.weight", hp.n_embd, q_dim + 2 * kv_dim);
     lw.wq = Binder::rows(qkv, 0, q_dim);
     lw.wk = Binder::rows(qkv, q_dim, kv_dim);
@@ -213,7 +278,7 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
     lw.q_norm = b.vector(p + "attn_q_norm.weight", hp.head_dim, true);
     lw.k_norm = b.vector(p + "attn_k_norm.weight", hp.head_dim, true);
   }
-  lw.wo = b.matrix(p + "attn_output.weight", q_dim, hp.n_embd);
+  if (!hp.is_mla()) lw.wo = b.matrix(p + "attn_output.weight", q_dim, hp.n_embd);
   lw.bo = b.vector(p + "attn_output.bias", hp.n_embd, false);
   if (hp.attn_sinks) lw.attn_sinks = b.vector(p + "attn_sinks.weight", hp.n_head, true);
   lw.ffn_norm = b.vector(p + hp.ffn_norm_name + ".weight", hp.n_embd, true);
@@ -295,12 +360,20 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   }
   log_reference_kernel_types(gguf);
 
-  size_t unused_bytes = 0;  // NextN blocks (GLM-4.5): in the file, never run
+  // NextN blocks (GLM-4.5): in the file, never run. MLA's per-head maps are read from their
+  // F32 copies instead of the file's tensors.
+  size_t unused_bytes = 0;
   for (const GgufTensor& t : gguf.tensors()) {
     w.total_bytes += t.n_bytes;
-    if (block_index(t.name) >= hp.n_layer) unused_bytes += t.n_bytes;
+    const bool mla_map = t.name.ends_with(".attn_kv_b.weight") || t.name.ends_with(".attn_k_b.weight") ||
+                         t.name.ends_with(".attn_v_b.weight");
+    if (block_index(t.name) >= hp.n_layer || mla_map) unused_bytes += t.n_bytes;
   }
   w.decode_bytes = w.total_bytes - unused_bytes;
+  if (hp.is_mla()) {
+    w.decode_bytes += sizeof(float) * static_cast<size_t>(hp.n_layer) * hp.n_head * hp.mla_kv_rank *
+                      (hp.mla_nope_dim + hp.mla_v_dim);
+  }
   if (!hp.tied_embeddings) w.decode_bytes -= weight_matrix_bytes(w.token_embd);
   if (hp.is_moe()) {
     // Per layer: quantisation mixes give some layers' experts a wider type.
@@ -318,8 +391,9 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
 std::vector<kernels::WeightMatrix*> all_matrices(ModelWeights& w) {
   std::vector<kernels::WeightMatrix*> out = {&w.output};
   for (LayerWeights& l : w.layers) {
-    for (kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down, &l.router,
-                                     &l.shexp_gate, &l.shexp_up, &l.shexp_down, &l.shexp_gate_inp}) {
+    for (kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.wq_a, &l.wq_b, &l.wkv_a, &l.w_gate, &l.w_up,
+                                     &l.w_down, &l.router, &l.shexp_gate, &l.shexp_up, &l.shexp_down,
+                                     &l.shexp_gate_inp}) {
       if (m->data != nullptr) out.push_back(m);
     }
     for (auto* experts : {&l.exp_gate, &l.exp_up, &l.exp_down}) {

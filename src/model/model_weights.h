@@ -30,7 +30,18 @@ struct LayerWeights {
   // head_dim ones when q and k are RMS-normed after rope without weights (Llama 4's rope
   // layers); nullptr otherwise.
   const float* qk_unit_norm = nullptr;
-  kernels::WeightMatrix wo;           // n_head*head_dim -> n_embd
+  // Multi-head Latent Attention (hp.is_mla(); Hparams says what each part does): q from wq
+  // (n_embd -> n_head * (nope + n_rot)), or from wq_a (n_embd -> mla_q_rank), q_a_norm and wq_b;
+  // wkv_a: n_embd -> mla_kv_rank + n_rot; kv_a_norm: mla_kv_rank. k_b_t: n_head blocks of
+  // [nope][mla_kv_rank] floats (head h's attn_k_b, stored so that a query's latent part is
+  // sum over d of q_nope[d] * row d); v_b_t: n_head blocks of [mla_kv_rank][mla_v_dim] floats
+  // (head h's attn_v_b, likewise by rows of the latent output). wk and wv are empty.
+  kernels::WeightMatrix wq_a, wq_b, wkv_a;
+  const float* q_a_norm = nullptr;
+  const float* kv_a_norm = nullptr;
+  const float* k_b_t = nullptr;
+  const float* v_b_t = nullptr;
+  kernels::WeightMatrix wo;           // n_head*head_dim (MLA: n_head*mla_v_dim) -> n_embd
   const float* bo = nullptr;          // n_embd: attention output bias (gpt-oss); nullptr when absent
   const float* attn_sinks = nullptr;  // n_head: attention sink logits (gpt-oss); nullptr when absent
   const float* attn_post_norm = nullptr;  // n_embd: RMS-norm of the attention output (gemma3); nullptr when absent

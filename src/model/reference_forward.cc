@@ -3,50 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tensor/quantize.h"
+#include "model/reference_ops.h"
 
 namespace strata::testing {
 namespace {
 
-using Vec = std::vector<double>;
-
-// Decodes a whole tensor (all rows) into doubles; empty when absent and optional.
-Status decode(const GgufFile& gguf, const std::string& name, bool required, Vec* out) {
-  const GgufTensor* t = gguf.find_tensor(name);
-  if (t == nullptr) {
-    return required ? Status::NotFound("reference: missing tensor " + name) : Status::Ok();
-  }
-  std::vector<float> f(t->n_elements);
-  const size_t n_in = t->dims[0];
-  const size_t row_bytes = *dtype_row_bytes(t->type, n_in);
-  for (size_t r = 0; r < t->n_elements / n_in; ++r) {
-    STRATA_RETURN_IF_ERROR(dequantize_row(t->type, t->data + r * row_bytes, f.data() + r * n_in, n_in));
-  }
-  out->assign(f.begin(), f.end());
-  return Status::Ok();
-}
-
-Vec rmsnorm(const double* x, const Vec& w, int n, double eps) {
-  double ss = 0;
-  for (int i = 0; i < n; ++i) ss += x[i] * x[i];
-  const double scale = 1.0 / std::sqrt(ss / n + eps);
-  Vec out(n);
-  for (int i = 0; i < n; ++i) out[i] = x[i] * scale * w[i];
-  return out;
-}
-
-Vec matvec(const Vec& m, const Vec& x) {
-  const size_t n_in = x.size();
-  Vec y(m.size() / n_in, 0.0);
-  for (size_t o = 0; o < y.size(); ++o) {
-    for (size_t i = 0; i < n_in; ++i) y[o] += m[o * n_in + i] * x[i];
-  }
-  return y;
-}
-
-void add(Vec& x, const Vec& y) {
-  for (size_t i = 0; i < x.size(); ++i) x[i] += y[i];
-}
+using namespace reference_ops;  // NOLINT: the reference's own vocabulary
 
 // Rows [first_row, first_row + n_out) of m (n_in = x.size() wide) times x: one expert's slice.
 Vec matvec_rows(const Vec& m, size_t first_row, size_t n_out, const Vec& x) {
@@ -168,7 +130,7 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     Layer& l = r.layers_[static_cast<size_t>(i)];
     l.index = i;
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_norm.weight", true, &l.attn_norm));
-    STRATA_RETURN_IF_ERROR(r.decode_qkv(gguf, p, l));
+    STRATA_RETURN_IF_ERROR(r.hp_.is_mla() ? r.decode_mla(gguf, p, l) : r.decode_qkv(gguf, p, l));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q.bias", false, &l.bq));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k.bias", false, &l.bk));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_v.bias", false, &l.bv));
@@ -214,14 +176,16 @@ double yarn_pair(const Hparams& hp, double n_turns) {
 // YaRN: pairs below the ramp (fast ones) keep the unscaled angle, pairs above it the scaled
 // one, the ramp mixes linearly between pair indices at 32 and 1 turns (rounded outwards),
 // and every rotation is scaled by attn_factor * (1 + 0.1 ln(factor)).
-void ReferenceForward::rope(Vec& x, int n_heads, bool sliding) const {
-  const int hd = hp_.head_dim;
+void ReferenceForward::rope(Vec& x, int n_heads, bool sliding, int head_stride) const {
+  const int hd = head_stride > 0 ? head_stride : hp_.head_dim;
   const int half = hp_.n_rot / 2;
   const bool own_rope = sliding && hp_.rope_freq_base_swa > 0.0f;
   const bool yarn = !own_rope && hp_.rope_yarn_orig_ctx > 0;
   const double low = yarn ? std::max(0.0, std::floor(yarn_pair(hp_, 32.0))) : 0.0;
   const double high = yarn ? std::min(hp_.n_rot - 1.0, std::ceil(yarn_pair(hp_, 1.0))) : 0.0;
-  const double mag = own_rope ? 1.0 : hp_.rope_attn_factor * (yarn ? 1.0 + 0.1 * std::log(hp_.rope_yarn_factor) : 1.0);
+  // MLA's rotations keep their length (its scale goes into the scores').
+  const double yarn_mag = yarn ? 1.0 + 0.1 * std::log(hp_.rope_yarn_factor) : 1.0;
+  const double mag = own_rope || hp_.is_mla() ? 1.0 : hp_.rope_attn_factor * yarn_mag;
   for (int h = 0; h < n_heads; ++h) {
     double* head = x.data() + static_cast<size_t>(h) * hd;
     for (int i = 0; i < half; ++i) {
@@ -374,7 +338,11 @@ std::vector<double> ReferenceForward::step(int32_t token) {
   }
   for (Layer& l : layers_) {
     Vec att;
-    attention(l, rmsnorm(h.data(), l.attn_norm, n_embd, hp_.rms_eps), att);
+    if (hp_.is_mla()) {
+      mla_attention(l, rmsnorm(h.data(), l.attn_norm, n_embd, hp_.rms_eps), att);
+    } else {
+      attention(l, rmsnorm(h.data(), l.attn_norm, n_embd, hp_.rms_eps), att);
+    }
     add(h, att);
     add(h, feed_forward(l, rmsnorm(h.data(), l.ffn_norm, n_embd, hp_.rms_eps)));
   }

@@ -13,7 +13,8 @@
 // and gpt-oss's (attention sinks, output / router / expert biases, the clamped SwiGLU,
 // sliding layers on the global rope) follow hparams, as do Llama 4's (layers without rope and
 // their q temperature, chunked attention and L2-normed q/k in the others, expert weights on the
-// experts' input).
+// experts' input), and DeepSeek's Multi-head Latent Attention, computed in its plain form: each
+// position's full keys and values expanded from its latent row, with no absorption.
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
 
@@ -48,6 +49,11 @@ class ReferenceForward {
     Matrix router, exp_gate, exp_up, exp_down, shexp_gate, shexp_up, shexp_down;
     std::vector<double> shexp_gate_inp, exp_probs_b;  // exp_probs_b: glm4moe's selection bias
     std::vector<double> router_b, exp_gate_b, exp_up_b, exp_down_b;  // gpt-oss; expert e's at e * width
+    // Multi-head Latent Attention (reference_mla.cc): the q path (wq, or wq_a, q_a_norm and
+    // wq_b), the compression wkv_a and its norm, and each head's maps from the latent to its
+    // full key (mla_k: n_head * nope rows) and value (mla_v: n_head * v rows).
+    Matrix wq_a, wq_b, wkv_a, mla_k, mla_v;
+    std::vector<double> q_a_norm, kv_a_norm;
     std::vector<std::vector<double>> k_cache, v_cache;  // per position
   };
 
@@ -57,7 +63,10 @@ class ReferenceForward {
   void attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
   void norm_heads(std::vector<double>& x, int n_heads, const std::vector<double>& w) const;
   std::vector<double> feed_forward(const Layer& l, const std::vector<double>& x) const;
-  void rope(std::vector<double>& x, int n_heads, bool sliding) const;
+  // Rotates the first n_rot values of each of x's n_heads heads (head_stride apart; 0: head_dim).
+  void rope(std::vector<double>& x, int n_heads, bool sliding, int head_stride = 0) const;
+  Status decode_mla(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
+  void mla_attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
 
   Hparams hp_;
   Matrix token_embd_, output_;

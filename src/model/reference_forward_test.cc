@@ -148,7 +148,7 @@ std::vector<Case> all_cases() {
   // router logits nearly tie, which no tolerance on the logits can absorb. The routing, gather
   // and combine code is the same for every weight type, and every type's kernels are checked
   // against this reference on the dense models above.
-  for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe", "llama4"}) {
+  for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe", "llama4", "deepseek2"}) {
     for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) cases.push_back({arch, t});
   }
   return cases;
@@ -392,6 +392,39 @@ TEST_F(ReferenceForwardVariantsTest, SmolLM3LayerWithoutRopeAgrees) {
   TestModelSpec rotating = spec;  // the same weights
   rotating.arch = "llama";
   EXPECT_GT(errors(spec, DType::kF32, &rotating).rms_rel, 100 * b.rms_rel) << "the rope-less layer makes no difference";
+}
+
+// DeepSeek's latent attention over 3 layers (a dense one, then experts), against the reference's
+// plain form (full keys and values expanded per position): with a compressed query (V3) or
+// without (V2-Lite), the per-head maps as attn_kv_b or split into attn_k_b / attn_v_b, softmax
+// routing (V2) or sigmoid with a selection bias (V3), YaRN with its score scale, and an F16 latent
+// cache. A reference without the score scale (yarn_log_multiplier) disagrees by far more than
+// the bound. The max_rel bound is twice the float one: the absorbed form adds two float
+// reductions per score (a query's latent part, then its 288-term dot with the latent row), and
+// YaRN's scale (1.46) sharpens the softmax; measured rms_rel 0.9-3.0e-6, max_rel 4e-6 to 3.3e-5
+// over both forms, both routings, with and without YaRN.
+TEST_F(ReferenceForwardVariantsTest, DeepSeek2LatentAttentionFormsAndYarnAgree) {
+  TestModelSpec spec;
+  spec.arch = "deepseek2";
+  spec.n_layer = 3;
+  spec.rope_yarn_factor = 8.0f;
+  spec.rope_yarn_orig_ctx = 16;
+  spec.rope_yarn_log_mul = 0.1f;
+  const Bounds b = {1e-5, 6e-5};
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("deepseek2", e.rms_rel, e.max_rel, b);
+  RecordProperty("rms_rel", std::to_string(e.rms_rel));
+  TestModelSpec lite = spec;
+  lite.mla_q_rank = 0;
+  lite.expert_gating_func = 1;
+  lite.mla_split = true;
+  const Errors lite_e = errors(lite, DType::kF32);
+  expect_within("deepseek2 without q compression, split maps, softmax", lite_e.rms_rel, lite_e.max_rel, b);
+  const Errors f16_kv = errors(spec, DType::kF16);
+  expect_within("deepseek2 f16 latent cache", f16_kv.rms_rel, f16_kv.max_rel, {1e-3, 5e-3});
+  TestModelSpec unscaled = spec;
+  unscaled.rope_yarn_log_mul = 0.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled).rms_rel, 100 * b.rms_rel) << "the score scale makes no difference";
 }
 
 // An F16 K/V cache rounds K and V to 11 significant bits (relative error up to 2^-11,

@@ -50,6 +50,7 @@ class ModelBuilder {
       const std::vector<DType> types = all_weight_types();
       type = types[n_tensors_ % types.size()];
     }
+    if (!dtype_row_bytes(type, static_cast<uint64_t>(n_in))) type = DType::kF16;
     // Uniform on [-a, a] has variance a^2 / 3; a = sqrt(3 / n_in) gives unit-variance outputs.
     std::vector<uint64_t> dims = {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out)};
     if (n_experts > 0) dims.push_back(static_cast<uint64_t>(n_experts));
@@ -104,6 +105,57 @@ void set_glm4moe_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".expert_weights_norm", GgufValue::Bool(true));
   w.set(a + ".expert_gating_func", GgufValue::U32(2));
   w.set(a + ".nextn_predict_layers", GgufValue::U32(1));
+}
+
+// DeepSeek-V2/V3's keys (llama.cpp's converter): the older form's key_length / value_length are a
+// full head's; the newer (mla_split) one says one K/V head of the latent row and gives the full
+// head's sizes as key_length_mla / value_length_mla.
+void set_deepseek2_metadata(const TestModelSpec& s, GgufWriter& w) {
+  const std::string a = s.arch;
+  const int rot = s.n_rot != 0 ? s.n_rot : 32;
+  const auto u32 = [](int x) { return GgufValue::U32(static_cast<uint32_t>(x)); };
+  w.set(a + ".rope.dimension_count", u32(rot));
+  w.set(a + ".attention.kv_lora_rank", u32(s.mla_kv_rank));
+  if (s.mla_q_rank > 0) w.set(a + ".attention.q_lora_rank", u32(s.mla_q_rank));
+  if (s.mla_split) {
+    w.set(a + ".attention.head_count_kv", u32(1));
+    w.set(a + ".attention.key_length", u32(s.mla_kv_rank + rot));
+    w.set(a + ".attention.value_length", u32(s.mla_kv_rank));
+    w.set(a + ".attention.key_length_mla", u32(s.mla_nope + rot));
+    w.set(a + ".attention.value_length_mla", u32(s.mla_v));
+  } else {
+    w.set(a + ".attention.head_count_kv", u32(s.n_head));
+    w.set(a + ".attention.key_length", u32(s.mla_nope + rot));
+    w.set(a + ".attention.value_length", u32(s.mla_v));
+  }
+  w.set(a + ".expert_shared_count", u32(1));
+  w.set(a + ".leading_dense_block_count", u32(s.n_dense_lead));
+  w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
+  w.set(a + ".expert_weights_norm", GgufValue::Bool(s.expert_gating_func == 2));
+  w.set(a + ".expert_gating_func", u32(s.expert_gating_func));
+  if (s.rope_yarn_log_mul != 0.0f) w.set(a + ".rope.scaling.yarn_log_multiplier", GgufValue::F32(s.rope_yarn_log_mul));
+}
+
+// The attention tensors of one deepseek2 layer.
+void add_mla_attention(ModelBuilder& b, const TestModelSpec& s, const std::string& p) {
+  const int rot = s.n_rot != 0 ? s.n_rot : 32;
+  const int q_width = s.n_head * (s.mla_nope + rot);
+  if (s.mla_q_rank > 0) {
+    b.matrix(p + "attn_q_a.weight", s.n_embd, s.mla_q_rank);
+    b.vector(p + "attn_q_a_norm.weight", s.mla_q_rank, 1.0f, 0.2f);
+    b.matrix(p + "attn_q_b.weight", s.mla_q_rank, q_width);
+  } else {
+    b.matrix(p + "attn_q.weight", s.n_embd, q_width);
+  }
+  b.matrix(p + "attn_kv_a_mqa.weight", s.n_embd, s.mla_kv_rank + rot);
+  b.vector(p + "attn_kv_a_norm.weight", s.mla_kv_rank, 1.0f, 0.2f);
+  if (s.mla_split) {
+    b.matrix(p + "attn_k_b.weight", s.mla_nope, s.mla_kv_rank, s.n_head);
+    b.matrix(p + "attn_v_b.weight", s.mla_kv_rank, s.mla_v, s.n_head);
+  } else {
+    b.matrix(p + "attn_kv_b.weight", s.mla_kv_rank, s.n_head * (s.mla_nope + s.mla_v));
+  }
+  b.matrix(p + "attn_output.weight", s.n_head * s.mla_v, s.n_embd);
 }
 
 // Llama 4's keys: ollama's and later converters write the chunk size and use_qk_norm; the
@@ -167,6 +219,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     }
     if (s.arch == "glm4moe") set_glm4moe_metadata(s, w);
     if (s.arch == "llama4") set_llama4_metadata(s, w);
+    if (s.arch == "deepseek2") set_deepseek2_metadata(s, w);
   }
   if ((s.arch == "glm4" || s.arch == "glm4moe") && s.n_rot == 0) {  // GLM rotates half of each head
     w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim(s) / 2)));
@@ -182,8 +235,9 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
     return;
   }
   const bool glm = s.arch == "glm4moe";
+  const bool deepseek = s.arch == "deepseek2";
   const bool llama4_dense = s.arch == "llama4" && (layer + 1) % s.moe_layer_step != 0;
-  if (!is_moe_arch(s.arch) || (glm && layer < s.n_dense_lead) || llama4_dense) {
+  if (!is_moe_arch(s.arch) || ((glm || deepseek) && layer < s.n_dense_lead) || llama4_dense) {
     b.matrix(p + "ffn_gate.weight", s.n_embd, s.n_ff);
     b.matrix(p + "ffn_up.weight", s.n_embd, s.n_ff);
     b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
@@ -191,7 +245,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   }
   b.vector_matrix(p + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
   // A selection bias of the size of the sigmoid gate values' spread, so it changes choices.
-  if (glm) b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
+  if (glm || (deepseek && s.expert_gating_func == 2)) b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
   b.matrix(p + "ffn_gate_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
   b.matrix(p + "ffn_up_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
   b.matrix(p + "ffn_down_exps.weight", s.n_ff_exp, s.n_embd, s.n_expert);
@@ -204,7 +258,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   if (s.arch == "qwen2moe") {
     b.vector(p + "ffn_gate_inp_shexp.weight", s.n_embd, 0.0f, std::sqrt(3.0f / static_cast<float>(s.n_embd)));
   }
-  if (s.arch == "qwen2moe" || glm || s.arch == "llama4") {
+  if (s.arch == "qwen2moe" || glm || deepseek || s.arch == "llama4") {
     const int width = s.arch == "qwen2moe" ? s.n_ff_shexp : s.n_ff_exp;
     b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, width);
     b.matrix(p + "ffn_up_shexp.weight", s.n_embd, width);
@@ -238,7 +292,7 @@ std::string test_model_name(const TestModelSpec& spec) {
 
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
-         arch == "llama4";
+         arch == "llama4" || arch == "deepseek2";
 }
 
 std::vector<DType> all_weight_types() {
@@ -267,7 +321,9 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   for (int l = 0; l < n_blocks; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
-    if (fused_qkv) {
+    if (s.arch == "deepseek2") {
+      add_mla_attention(b, s, p);
+    } else if (fused_qkv) {
       b.matrix(p + "attn_qkv.weight", s.n_embd, q_dim + 2 * kv_dim);
       if (qwen2) b.vector(p + "attn_qkv.bias", q_dim + 2 * kv_dim, 0.0f, 0.5f);
     } else {
@@ -284,7 +340,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_q_norm.weight", head_dim(s), 1.0f, 0.3f);
       b.vector(p + "attn_k_norm.weight", head_dim(s), 1.0f, 0.3f);
     }
-    b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
+    if (s.arch != "deepseek2") b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
     if (gpt_oss) {
       b.vector(p + "attn_output.bias", s.n_embd, 0.0f, 0.5f);
       b.vector(p + "attn_sinks.weight", s.n_head, 0.0f, 3.0f);

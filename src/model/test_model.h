@@ -37,7 +37,13 @@ struct TestModelSpec {
   // or llama4 (every 4th layer without rope, q scaled there by attn_temp_scale over
   // attn_temp_length positions; the others attend within chunks of attn_chunk keys and L2-norm
   // q and k when qk_l2_norm; experts, by sigmoid weights on their input, in every
-  // moe_layer_step-th layer, dense layers of width n_ff between; an ungated shared expert).
+  // moe_layer_step-th layer, dense layers of width n_ff between; an ungated shared expert), or
+  // deepseek2 (Multi-head Latent Attention of mla_kv_rank latent values, queries of mla_nope
+  // values plus n_rot (32 unless set) rotated ones, through a compression of mla_q_rank when > 0,
+  // values of mla_v; the per-head maps as attn_kv_b, or as attn_k_b / attn_v_b when mla_split;
+  // n_dense_lead dense layers, then experts by expert_gating_func (2: sigmoid plus a selection
+  // bias, weights renormalised, times expert_weights_scale; 1: softmax, weights as they are) and
+  // an ungated shared expert of width n_ff_exp). Matrices whose width the type cannot hold are F16.
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types
@@ -60,6 +66,13 @@ struct TestModelSpec {
   int attn_temp_length = 4;           // llama4 only: attention.temperature_length
   float attn_temp_scale = 0.5f;       // llama4 only: attention.temperature_scale
   bool qk_l2_norm = true;             // llama4 only: use_qk_norm
+  int mla_kv_rank = 256;              // deepseek2 only
+  int mla_q_rank = 256;
+  int mla_nope = 64;
+  int mla_v = 64;
+  bool mla_split = false;
+  int expert_gating_func = 2;
+  float rope_yarn_log_mul = 0.0f;     // deepseek2 only, with rope_yarn_factor
   int moe_layer_step = 1;             // llama4 only: interleave_moe_layer_step
   int n_vocab = 256;
   int n_ctx = 512;

@@ -1,5 +1,6 @@
 // The forward pass of a transformer (llama, qwen2, qwen3, their mixture-of-experts forms,
-// gemma2, gemma3, gpt-oss, phi3 and glm4moe), top to bottom.
+// gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3 and deepseek2, whose latent
+// attention is mla_attention.cc), top to bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
 // that row's outputs, and the matmuls (the only place rows meet) are batch-invariant by
@@ -11,6 +12,8 @@
 
 #include "kernels/softcap.h"
 #include "model/attention_items.h"
+#include "model/forward_matmul.h"
+#include "model/mla_attention.h"
 #include "model/model.h"
 #include "model/model_impl.h"
 #include "model/moe_ffn.h"
@@ -18,8 +21,6 @@
 
 namespace strata {
 namespace {
-
-using kernels::WeightMatrix;
 
 void add_in_place(float* x, const float* y, int n) {
   for (int i = 0; i < n; ++i) x[i] += y[i];
@@ -63,25 +64,6 @@ void rmsnorm_rows(const float* x, const float* weight, int n_rows, int n, float 
   for_each_row(pool, n_rows, n, [&](int r) {
     kernels::rmsnorm(x + static_cast<size_t>(r) * n, weight, n, eps, out + static_cast<size_t>(r) * n);
   });
-}
-
-void matmul(const WeightMatrix& w, const float* x, int n_rows, float* y, ForwardScratch& s, ThreadPool& pool) {
-  ProfileTimer timer(s.profile(), w.type);
-  kernels::matmul(w, x, n_rows, y, s.matmul_scratch(), pool);
-}
-
-// Products of one input (q, k and v; gate and up) in one pass over the pool: one wake-up,
-// one quantised copy of x and one end-of-matmul wait instead of one each, with the bits
-// matmul() gives each (kernels::matmul_many). When the jobs would need more scratch than a
-// single matmul (weight types with different activation blocks), they run one by one so
-// the step allocates nothing. The profile books the pass under the first job's type.
-void matmul_same_input(std::span<const kernels::MatmulJob> jobs, ForwardScratch& s, ThreadPool& pool) {
-  if (kernels::matmul_many_scratch_bytes(jobs) > s.matmul_scratch().size()) {
-    for (const kernels::MatmulJob& job : jobs) matmul(*job.w, job.x, job.n_rows, job.y, s, pool);
-    return;
-  }
-  ProfileTimer timer(s.profile(), jobs[0].w->type);
-  kernels::matmul_many(jobs, s.matmul_scratch(), pool);
 }
 
 // s.proj()[r] = the SiLU- (GELU-, or clamped SwiGLU-) gated feed-forward of s.normed()[r].
@@ -143,22 +125,26 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
       ProfileTimer timer(s.profile(), StepPart::kNorm);
       rmsnorm_rows(hidden, lw.attn_norm, n, n_embd, hp.rms_eps, s.normed(), pool);
     }
-    const kernels::MatmulJob qkv[] = {
-        {&lw.wq, s.normed(), n, s.q()}, {&lw.wk, s.normed(), n, s.k()}, {&lw.wv, s.normed(), n, s.v()}};
-    matmul_same_input(qkv, s, pool);
-    {
-      ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
-      const kernels::RopeParams& rope = hp.layer_slides(layer) ? impl_->rope_sliding : impl_->rope;
-      for_each_row(pool, n, q_dim + 2 * kv_dim, [&](int r) {
-        finish_qkv_row(hp, rope, lw, layer, rows[r], s.q() + static_cast<size_t>(r) * q_dim,
-                       s.k() + static_cast<size_t>(r) * kv_dim, s.v() + static_cast<size_t>(r) * kv_dim, kv);
-      });
+    if (hp.is_mla()) {
+      mla_attention({hp, impl_->rope, lw, layer}, rows, kv, s, pool);
+    } else {
+      const kernels::MatmulJob qkv[] = {
+          {&lw.wq, s.normed(), n, s.q()}, {&lw.wk, s.normed(), n, s.k()}, {&lw.wv, s.normed(), n, s.v()}};
+      matmul_same_input(qkv, s, pool);
+      {
+        ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
+        const kernels::RopeParams& rope = hp.layer_slides(layer) ? impl_->rope_sliding : impl_->rope;
+        for_each_row(pool, n, q_dim + 2 * kv_dim, [&](int r) {
+          finish_qkv_row(hp, rope, lw, layer, rows[r], s.q() + static_cast<size_t>(r) * q_dim,
+                         s.k() + static_cast<size_t>(r) * kv_dim, s.v() + static_cast<size_t>(r) * kv_dim, kv);
+        });
+      }
+      {
+        ProfileTimer timer(s.profile(), StepPart::kAttention);
+        attend_all({hp, layer, lw.attn_sinks}, rows, kv, s, pool);
+      }
+      matmul(lw.wo, s.attn_out(), n, s.proj(), s, pool);
     }
-    {
-      ProfileTimer timer(s.profile(), StepPart::kAttention);
-      attend_all({hp, layer, lw.attn_sinks}, rows, kv, s, pool);
-    }
-    matmul(lw.wo, s.attn_out(), n, s.proj(), s, pool);
 
     // Output bias (gpt-oss), residual (of the post-normed output, gemma3), then the
     // feed-forward block: gated, or routed through experts.
