@@ -67,16 +67,23 @@ Status read_gating(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) 
   if (!(hp->expert_weights_scale > 0.0f)) {
     return Status::Corrupt(gguf.path() + ": " + a + ".expert_weights_scale must be > 0");
   }
-  // DeepSeek-V3-style group-limited routing (choose groups first) is not implemented; one group,
-  // or every group used, is plain top-k.
+  // Group-limited routing (DeepSeek-V3): one group, or every group used, is plain top-k.
   int n_groups = 1, n_groups_used = 1;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_group_count", true, &n_groups));
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_group_used_count", true, &n_groups_used));
-  if (n_groups_used < n_groups) {
-    return Status::Unsupported(gguf.path() + ": " + a + ".expert_group_used_count " + std::to_string(n_groups_used) +
-                               " of " + std::to_string(n_groups) +
-                               " expert groups: group-limited routing is not supported");
+  if (n_groups_used >= n_groups) return Status::Ok();
+  const std::string groups = a + ".expert_group_count " + std::to_string(n_groups);
+  if (hp->n_expert % n_groups != 0) {
+    return Status::Corrupt(gguf.path() + ": " + groups + " does not divide expert_count " +
+                           std::to_string(hp->n_expert));
   }
+  if (n_groups_used * (hp->n_expert / n_groups) < hp->n_expert_used) {
+    return Status::Corrupt(gguf.path() + ": " + a + ".expert_group_used_count " + std::to_string(n_groups_used) +
+                           " groups hold fewer than expert_used_count " + std::to_string(hp->n_expert_used) +
+                           " experts");
+  }
+  hp->n_expert_groups = n_groups;
+  hp->n_expert_groups_used = n_groups_used;
   return Status::Ok();
 }
 
@@ -97,8 +104,6 @@ Status read_experts(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp)
     return Status::Corrupt(gguf.path() + ": " + a + ".expert_used_count " + std::to_string(hp->n_expert_used) +
                            " exceeds expert_count " + std::to_string(hp->n_expert));
   }
-  // Bounded so one layer's expert products fit one kernels::matmul_many() call.
-  constexpr int kMaxExperts = 512;
   if (hp->n_expert > kMaxExperts) {
     return Status::Unsupported(gguf.path() + ": " + a + ".expert_count " + std::to_string(hp->n_expert) +
                                " exceeds the " + std::to_string(kMaxExperts) + " experts this build supports");

@@ -11,6 +11,10 @@
 
 namespace strata {
 
+// The most experts a layer may have: one layer's expert products fit one kernels::matmul_many()
+// call, and routing keeps per-expert flags on the stack.
+constexpr int kMaxExperts = 512;
+
 struct Hparams {
   std::string arch;        // general.architecture: a name of model/arch_table.cc
   int n_vocab = 0;
@@ -97,8 +101,13 @@ struct Hparams {
   // sigmoid of each (glm4moe, llama4); the top k by gate value plus the layer's selection bias
   // (blk.N.exp_probs_b, when the file has it; ties to the lower id); the chosen experts' gate
   // values as weights, renormalised to sum to 1 when expert_weights_norm, then times
-  // expert_weights_scale.
+  // expert_weights_scale. With n_expert_groups_used < n_expert_groups (DeepSeek-V3's group-limited
+  // routing), the experts are n_expert_groups groups of consecutive ids, each scored by the sum of
+  // its two best ranks (gate value plus bias), and the top k is taken within the
+  // n_expert_groups_used best groups only (ties to the lower group).
   int n_expert = 0;
+  int n_expert_groups = 1;
+  int n_expert_groups_used = 1;
   int n_expert_used = 0;
   int n_ff_exp = 0;
   int n_ff_shexp = 0;

@@ -247,7 +247,7 @@ TEST_F(ModelLoadTest, ReadsGlm4Hparams) {
 // GLM-4.5: the NextN block after the others is not a layer; the leading dense layers bind a
 // dense feed-forward, the rest experts with a selection bias and an ungated shared expert;
 // sigmoid gating, the weight scale and rope over half of each head come from the file; routing
-// this build does not do is refused by name.
+// groups (group-limited routing) are read, and bad routing keys are refused by name.
 TEST_F(ModelLoadTest, ReadsGlm4MoeHparams) {
   TestModelSpec spec;
   spec.arch = "glm4moe";
@@ -281,9 +281,18 @@ TEST_F(ModelLoadTest, ReadsGlm4MoeHparams) {
 
   spec.metadata_overrides = {{"glm4moe.expert_gating_func", GgufValue::U32(4)}};
   expect_error(spec, Code::kUnsupported, "glm4moe.expert_gating_func 4 is not supported");
+  spec.metadata_overrides = {{"glm4moe.expert_group_count", GgufValue::U32(4)},
+                             {"glm4moe.expert_group_used_count", GgufValue::U32(2)}};
+  auto grouped = load(spec);
+  ASSERT_TRUE(grouped.ok()) << grouped.status().ToString();
+  EXPECT_EQ((*grouped)->hparams().n_expert_groups, 4);
+  EXPECT_EQ((*grouped)->hparams().n_expert_groups_used, 2);
+  spec.metadata_overrides = {{"glm4moe.expert_group_count", GgufValue::U32(3)},
+                             {"glm4moe.expert_group_used_count", GgufValue::U32(2)}};
+  expect_error(spec, Code::kCorrupt, "glm4moe.expert_group_count 3 does not divide expert_count 8");
   spec.metadata_overrides = {{"glm4moe.expert_group_count", GgufValue::U32(8)},
-                             {"glm4moe.expert_group_used_count", GgufValue::U32(4)}};
-  expect_error(spec, Code::kUnsupported, "group-limited routing is not supported");
+                             {"glm4moe.expert_group_used_count", GgufValue::U32(1)}};
+  expect_error(spec, Code::kCorrupt, "expert_group_used_count 1 groups hold fewer than expert_used_count 2");
   spec.metadata_overrides = {{"glm4moe.nextn_predict_layers", GgufValue::U32(4)}};
   expect_error(spec, Code::kCorrupt, "glm4moe.nextn_predict_layers 4 leaves none of the 4 blocks");
   spec.metadata_overrides = {{"glm4moe.expert_weights_scale", GgufValue::F32(0.0f)}};

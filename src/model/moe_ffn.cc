@@ -13,10 +13,40 @@ namespace {
 
 using kernels::MatmulJob;
 
+// Group-limited routing (Hparams: routing): allowed[e] says whether expert e's group is among
+// the n_expert_groups_used whose two best ranks sum highest (ties to the lower group).
+template <typename Rank>
+void allow_best_groups(const Hparams& hp, const Rank& rank, std::array<bool, kMaxExperts>& allowed) {
+  const int n_groups = hp.n_expert_groups, size = hp.n_expert / n_groups;
+  std::array<float, kMaxExperts> score{};
+  std::array<bool, kMaxExperts> chosen{};
+  for (int g = 0; g < n_groups; ++g) {
+    float best = -INFINITY, second = -INFINITY;
+    for (int e = g * size; e < (g + 1) * size; ++e) {
+      const float r = rank(e);
+      if (r > best) {
+        second = best;
+        best = r;
+      } else if (r > second) {
+        second = r;
+      }
+    }
+    score[g] = size > 1 ? best + second : best;
+  }
+  for (int j = 0; j < hp.n_expert_groups_used; ++j) {
+    int top = -1;
+    for (int g = 0; g < n_groups; ++g) {
+      if (!chosen[g] && (top < 0 || score[g] > score[top])) top = g;
+    }
+    chosen[top] = true;
+  }
+  for (int e = 0; e < hp.n_expert; ++e) allowed[e] = chosen[e / size];
+}
+
 // Row r's experts, best first, and their weights (Hparams: routing). Gate values are
 // softmax(logits) or, with expert_sigmoid, sigmoid of each logit (written over logits); the
 // choice ranks gate value plus selection bias (when given) with a strict comparison, so ties
-// go to the lower id.
+// go to the lower id, among the experts of the best groups when routing is group-limited.
 void route_row(const Hparams& hp, float* logits, const float* selection_bias, int32_t* expert, float* weight) {
   const int n = hp.n_expert;
   const int k = hp.n_expert_used;
@@ -26,10 +56,13 @@ void route_row(const Hparams& hp, float* logits, const float* selection_bias, in
     for (int e = 0; e < n; ++e) logits[e] = 1.0f / (1.0f + std::exp(-logits[e]));
   }
   auto rank = [&](int e) { return selection_bias != nullptr ? logits[e] + selection_bias[e] : logits[e]; };
+  std::array<bool, kMaxExperts> allowed;
+  allowed.fill(true);
+  if (hp.n_expert_groups_used < hp.n_expert_groups) allow_best_groups(hp, rank, allowed);
   for (int j = 0; j < k; ++j) {
     int best = -1;
     for (int e = 0; e < n; ++e) {
-      bool taken = false;
+      bool taken = !allowed[e];
       for (int i = 0; i < j; ++i) taken = taken || expert[i] == e;
       if (taken) continue;
       // NaN logits never win, but some expert is always chosen.

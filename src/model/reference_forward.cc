@@ -296,12 +296,29 @@ Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
   }
   // The top k by gate value plus selection bias; their gate values are the weights.
   auto rank = [&](int e) { return l.exp_probs_b.empty() ? p[e] : p[e] + l.exp_probs_b[static_cast<size_t>(e)]; };
+  // Group-limited routing: only the groups whose two best ranks sum highest.
+  const int group_size = hp_.n_expert / hp_.n_expert_groups;
+  std::vector<int> groups;
+  while (static_cast<int>(groups.size()) < hp_.n_expert_groups_used) {
+    int top = -1;
+    double top_score = 0;
+    for (int g = 0; g < hp_.n_expert_groups; ++g) {
+      if (std::find(groups.begin(), groups.end(), g) != groups.end()) continue;
+      std::vector<double> ranks;
+      for (int e = g * group_size; e < (g + 1) * group_size; ++e) ranks.push_back(rank(e));
+      std::sort(ranks.rbegin(), ranks.rend());
+      const double score = ranks[0] + (ranks.size() > 1 ? ranks[1] : 0.0);
+      if (top < 0 || score > top_score) top = g, top_score = score;
+    }
+    groups.push_back(top);
+  }
   std::vector<int> chosen;
   double chosen_sum = 0;
   for (int j = 0; j < hp_.n_expert_used; ++j) {
     int best = -1;
     for (int e = 0; e < hp_.n_expert; ++e) {
       if (std::find(chosen.begin(), chosen.end(), e) != chosen.end()) continue;
+      if (std::find(groups.begin(), groups.end(), e / group_size) == groups.end()) continue;
       if (best < 0 || rank(e) > rank(best)) best = e;
     }
     chosen.push_back(best);

@@ -427,6 +427,23 @@ TEST_F(ReferenceForwardVariantsTest, DeepSeek2LatentAttentionFormsAndYarnAgree) 
   EXPECT_GT(errors(spec, DType::kF32, &unscaled).rms_rel, 100 * b.rms_rel) << "the score scale makes no difference";
 }
 
+// DeepSeek-V3's group-limited routing: 8 experts in 4 groups of 2, the top 2 taken within the 2
+// groups whose two ranks sum highest. A reference routing over all experts disagrees by far
+// more than the bound.
+TEST_F(ReferenceForwardVariantsTest, DeepSeek2GroupLimitedRoutingAgrees) {
+  TestModelSpec spec;
+  spec.arch = "deepseek2";
+  spec.n_layer = 3;
+  spec.metadata_overrides = {{"deepseek2.expert_group_count", GgufValue::U32(4)},
+                             {"deepseek2.expert_group_used_count", GgufValue::U32(2)}};
+  const Bounds b = {1e-5, 6e-5};
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("deepseek2 group-limited", e.rms_rel, e.max_rel, b);
+  TestModelSpec ungrouped = spec;
+  ungrouped.metadata_overrides.clear();
+  EXPECT_GT(errors(spec, DType::kF32, &ungrouped).rms_rel, 100 * b.rms_rel) << "the groups make no difference";
+}
+
 // An F16 K/V cache rounds K and V to 11 significant bits (relative error up to 2^-11,
 // RMS ~1.4e-4); the attention output and then the logits inherit about that, so the
 // bound is 1e-3 RMS and 5e-3 max.
