@@ -24,6 +24,8 @@ ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
   matmul_.resize(std::max<size_t>(sizes.matmul_bytes, 64));
   mla_q_.resize(floats(r, sizes.mla_q_floats));
   mla_a_.resize(floats(r, sizes.mla_a_floats));
+  mla_heads_in_.resize(floats(r, sizes.mla_heads_floats));
+  mla_heads_out_.resize(floats(r, sizes.mla_heads_floats));
   if (sizes.n_expert > 0) {
     const int routes = r * sizes.n_expert_used;
     router_.resize(floats(r, sizes.n_expert));

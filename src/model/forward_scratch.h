@@ -32,9 +32,11 @@ class ForwardScratch {
     int n_expert_used = 0;
     int n_ff_exp = 0;
     // Multi-head Latent Attention (0 otherwise): a row's full-width queries, or its heads'
-    // values; and its compressed query (Hparams::mla_q_rank).
+    // values; its compressed query (Hparams::mla_q_rank); its heads' inputs or outputs of the
+    // per-head maps.
     int mla_q_floats = 0;
     int mla_a_floats = 0;
+    int mla_heads_floats = 0;
     size_t matmul_bytes = 0;  // largest matmul scratch over all matrices at max_rows
     size_t attention_floats = 0;  // per attention worker
     int max_block_tokens = 0;     // K/V block size the attention scratch fits
@@ -62,6 +64,8 @@ class ForwardScratch {
   AlignedBuffer& matmul_scratch() { return matmul_; }
   float* mla_q() { return mla_q_.as<float>(); }      // mla_q_floats per row, rows dense at any width up to it
   float* mla_a() { return mla_a_.as<float>(); }      // mla_a_floats
+  float* mla_heads_in() { return mla_heads_in_.as<float>(); }    // mla_heads_floats
+  float* mla_heads_out() { return mla_heads_out_.as<float>(); }  // mla_heads_floats
 
   // Mixture-of-experts working memory, for max_rows rows of n_expert_used routes each.
   float* router_logits() { return router_.as<float>(); }  // n_expert per row
@@ -106,7 +110,8 @@ class ForwardScratch {
  private:
   Sizes sizes_;
   size_t blocks_per_worker_ = 0;
-  AlignedBuffer hidden_, normed_, q_, k_, v_, attn_out_, proj_, gate_, up_, matmul_, attention_, mla_q_, mla_a_;
+  AlignedBuffer hidden_, normed_, q_, k_, v_, attn_out_, proj_, gate_, up_, matmul_, attention_, mla_q_, mla_a_,
+      mla_heads_in_, mla_heads_out_;
   AlignedBuffer router_, route_expert_, route_weight_, route_slot_, expert_first_, expert_x_, expert_gate_,
       expert_up_, expert_out_, shared_out_, shared_gate_;
   std::vector<uint32_t> expert_tokens_;

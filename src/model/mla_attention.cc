@@ -1,6 +1,7 @@
 #include "model/mla_attention.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "model/attention_items.h"
@@ -10,15 +11,34 @@
 namespace strata {
 namespace {
 
-// out = the sum over i < n_in of x[i] times row i of m (n_in rows of n_out floats). Each output
-// adds its terms in the order of i, whichever lanes the compiler computes it in.
-void rows_times(const float* x, const float* m, int n_in, int n_out, float* out) {
-  std::fill_n(out, n_out, 0.0f);
-  for (int i = 0; i < n_in; ++i) {
-    const float xi = x[i];
-    const float* row = m + static_cast<size_t>(i) * n_out;
-    for (int o = 0; o < n_out; ++o) out[o] += xi * row[o];
+// Every row's product with each head's map (maps[h]: n_in -> n_out). in(r, h) is row r's input
+// to head h; it is gathered head by head into s.mla_heads_in(), all heads are multiplied in one
+// pass over the pool (kernels::matmul_many: each product the bits matmul() gives it), and
+// out(r, h, y) receives each result y (n_out floats).
+template <typename In, typename Out>
+void per_head_products(const std::vector<kernels::WeightMatrix>& maps, int n, ForwardScratch& s, ThreadPool& pool,
+                       const In& in, const Out& out) {
+  const int n_head = static_cast<int>(maps.size());
+  const int n_in = static_cast<int>(maps[0].n_in), n_out = static_cast<int>(maps[0].n_out);
+  {
+    ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
+    for_each_row(pool, n * n_head, n_in, [&](int item) {
+      std::memcpy(s.mla_heads_in() + static_cast<size_t>(item) * n_in, in(item % n, item / n), sizeof(float) * n_in);
+    });
   }
+  std::array<kernels::MatmulJob, kernels::kMaxMatmulJobs> jobs;
+  for (int h = 0; h < n_head; ++h) {
+    const size_t first = static_cast<size_t>(h) * n;
+    jobs[h] = {&maps[h], s.mla_heads_in() + first * n_in, n, s.mla_heads_out() + first * n_out};
+  }
+  {
+    ProfileTimer timer(s.profile(), maps[0].type);
+    kernels::matmul_many({jobs.data(), static_cast<size_t>(n_head)}, s.matmul_scratch(), pool);
+  }
+  ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
+  for_each_row(pool, n * n_head, n_out, [&](int item) {
+    out(item % n, item / n, s.mla_heads_out() + static_cast<size_t>(item) * n_out);
+  });
 }
 
 // The full-width queries of every row into s.mla_q() (n_head heads of nope + n_rot values) and
@@ -76,29 +96,26 @@ void mla_attention(const MlaLayer& m, std::span<const Row> rows, KvView& kv, For
   {
     ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
     for_each_row(pool, n, hp.n_head * q_head + hp.head_dim, [&](int r) { finish_row(m, rows[r], r, kv, s); });
-    // Each (row, head): the query's no-rope part into the latent space.
-    for_each_row(pool, n * hp.n_head, nope * rank, [&](int item) {
-      const int r = item / hp.n_head, h = item % hp.n_head;
-      const float* q_nope = s.mla_q() + (static_cast<size_t>(r) * hp.n_head + h) * q_head;
-      float* q = s.q() + (static_cast<size_t>(r) * hp.n_head + h) * hp.head_dim;
-      rows_times(q_nope, lw.k_b_t + static_cast<size_t>(h) * nope * rank, nope, rank, q);
-    });
   }
+  // Each query's no-rope part into the latent space, before its rotated part in s.q().
+  per_head_products(
+      lw.k_b, n, s, pool,
+      [&](int r, int h) { return s.mla_q() + (static_cast<size_t>(r) * hp.n_head + h) * q_head; },
+      [&](int r, int h, const float* y) {
+        std::memcpy(s.q() + (static_cast<size_t>(r) * hp.n_head + h) * hp.head_dim, y, sizeof(float) * rank);
+      });
   {
     ProfileTimer timer(s.profile(), StepPart::kAttention);
     attend_all({hp, m.layer, nullptr}, rows, kv, s, pool);
   }
-  {
-    // Each (row, head): the first mla_kv_rank values of its output to its value width, rows dense
-    // at n_head * v_dim for the output projection (the queries in s.mla_q() are spent).
-    ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
-    for_each_row(pool, n * hp.n_head, rank * v_dim, [&](int item) {
-      const int r = item / hp.n_head, h = item % hp.n_head;
-      const float* out = s.attn_out() + (static_cast<size_t>(r) * hp.n_head + h) * hp.head_dim;
-      float* value = s.mla_q() + (static_cast<size_t>(r) * hp.n_head + h) * v_dim;
-      rows_times(out, lw.v_b_t + static_cast<size_t>(h) * rank * v_dim, rank, v_dim, value);
-    });
-  }
+  // Each head's output (its first mla_kv_rank values) to its value width, rows dense at
+  // n_head * v_dim for the output projection (the queries in s.mla_q() are spent).
+  per_head_products(
+      lw.v_b, n, s, pool,
+      [&](int r, int h) { return s.attn_out() + (static_cast<size_t>(r) * hp.n_head + h) * hp.head_dim; },
+      [&](int r, int h, const float* y) {
+        std::memcpy(s.mla_q() + (static_cast<size_t>(r) * hp.n_head + h) * v_dim, y, sizeof(float) * v_dim);
+      });
   matmul(lw.wo, s.mla_q(), n, s.proj(), s, pool);
 }
 

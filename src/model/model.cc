@@ -45,6 +45,21 @@ size_t largest_matmul_scratch(const ModelWeights& w, int max_rows) {
 // matmul_many() scratch of a MoE layer: the router and shared-expert products over max_rows
 // rows, then the experts' over max_rows * n_expert_used gathered rows (bounded by taking
 // every expert matrix's type at that many rows).
+// matmul_many() scratch of MLA's per-head maps: every head's product over max_rows rows in one
+// call, each head with its own input.
+size_t mla_matmul_scratch(const ModelWeights& w, int max_rows) {
+  size_t bytes = 0;
+  for (const LayerWeights& l : w.layers) {
+    for (const std::vector<kernels::WeightMatrix>* maps : {&l.k_b, &l.v_b}) {
+      std::vector<float> inputs(maps->size());  // distinct addresses: nothing is read
+      std::vector<kernels::MatmulJob> jobs;
+      for (size_t h = 0; h < maps->size(); ++h) jobs.push_back({&(*maps)[h], &inputs[h], max_rows, nullptr});
+      bytes = std::max(bytes, kernels::matmul_many_scratch_bytes(jobs));
+    }
+  }
+  return bytes;
+}
+
 size_t moe_matmul_scratch(const ModelWeights& w, const Hparams& hp, int max_rows) {
   size_t bytes = 0;
   const int routes = max_rows * hp.n_expert_used;
@@ -183,9 +198,11 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
   if (hp.is_mla()) {
     s.mla_q_floats = hp.n_head * std::max(hp.mla_nope_dim + hp.n_rot, hp.mla_v_dim);
     s.mla_a_floats = hp.mla_q_rank;
+    s.mla_heads_floats = hp.n_head * std::max({hp.mla_kv_rank, hp.mla_nope_dim, hp.mla_v_dim});
   }
   s.matmul_bytes = largest_matmul_scratch(impl_->w, max_rows);
   if (hp.is_moe()) s.matmul_bytes = std::max(s.matmul_bytes, moe_matmul_scratch(impl_->w, hp, max_rows));
+  if (hp.is_mla()) s.matmul_bytes = std::max(s.matmul_bytes, mla_matmul_scratch(impl_->w, max_rows));
   s.max_block_tokens = kMaxKvBlockTokens;
   s.attention_floats = largest_attention_scratch(hp, max_seq_tokens, s.max_block_tokens);
   s.n_attention_workers = max_threads;

@@ -219,31 +219,24 @@ void bind_mla_attention(Binder& b, const Hparams& hp, const std::string& p, Laye
   lw.wkv_a = b.matrix(p + "attn_kv_a_mqa.weight", hp.n_embd, rank + hp.n_rot);
   lw.kv_a_norm = b.vector(p + "attn_kv_a_norm.weight", rank, true);
   lw.wo = b.matrix(p + "attn_output.weight", n_head * v, hp.n_embd);
-  const auto u = [](int64_t x) { return static_cast<uint64_t>(x); };
-  const bool split = !b.has(p + "attn_kv_b.weight") && b.has(p + "attn_k_b.weight");
-  std::vector<float> kv_b, k_b, v_b;
-  if (split) {
-    k_b = b.decoded(p + "attn_k_b.weight", {u(nope), u(rank), u(n_head)}, true);
-    v_b = b.decoded(p + "attn_v_b.weight", {u(rank), u(v), u(n_head)}, true);
-  } else {
-    kv_b = b.decoded(p + "attn_kv_b.weight", {u(rank), u(n_head * (nope + v))}, true);
+  if (!b.has(p + "attn_kv_b.weight") && b.has(p + "attn_k_b.weight")) {
+    lw.k_b = b.experts(p + "attn_k_b.weight", nope, rank, n_head);
+    lw.v_b = b.experts(p + "attn_v_b.weight", rank, v, n_head);
+    return;
   }
+  const kernels::WeightMatrix kv_b = b.matrix(p + "attn_kv_b.weight", rank, n_head * (nope + v));
+  const std::vector<float> rows = b.decoded(p + "attn_kv_b.weight", {static_cast<uint64_t>(rank),
+                                                                      static_cast<uint64_t>(n_head * (nope + v))}, true);
   if (!b.status().ok()) return;
-  float* k_b_t = b.owned(static_cast<size_t>(n_head * nope * rank));
-  float* v_b_t = b.owned(static_cast<size_t>(n_head * rank * v));
   for (int64_t h = 0; h < n_head; ++h) {
-    const float* kv_b_head = split ? nullptr : kv_b.data() + h * (nope + v) * rank;  // k rows, then v rows
+    const float* k_rows = rows.data() + h * (nope + v) * rank;  // head h: nope key rows, then v value rows
+    float* k_b = b.owned(static_cast<size_t>(rank * nope));
     for (int64_t c = 0; c < rank; ++c) {
-      for (int64_t d = 0; d < nope; ++d) {
-        k_b_t[(h * nope + d) * rank + c] = split ? k_b[(h * rank + c) * nope + d] : kv_b_head[d * rank + c];
-      }
-      for (int64_t j = 0; j < v; ++j) {
-        v_b_t[(h * rank + c) * v + j] = split ? v_b[(h * v + j) * rank + c] : kv_b_head[(nope + j) * rank + c];
-      }
+      for (int64_t d = 0; d < nope; ++d) k_b[c * nope + d] = k_rows[d * rank + c];
     }
+    lw.k_b.push_back({DType::kF32, k_b, rank, nope, sizeof(float) * static_cast<size_t>(nope)});
+    lw.v_b.push_back(Binder::rows(kv_b, h * (nope + v) + nope, v));
   }
-  lw.k_b_t = k_b_t;
-  lw.v_b_t = v_b_t;
 }
 
 LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
@@ -360,20 +353,18 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   }
   log_reference_kernel_types(gguf);
 
-  // NextN blocks (GLM-4.5): in the file, never run. MLA's per-head maps are read from their
-  // F32 copies instead of the file's tensors.
-  size_t unused_bytes = 0;
+  // NextN blocks (GLM-4.5): in the file, never run. MLA's key maps, when the file has them only
+  // as attn_kv_b rows, are read from their F32 copies instead.
+  size_t unused_bytes = 0, copied_bytes = 0;
   for (const GgufTensor& t : gguf.tensors()) {
     w.total_bytes += t.n_bytes;
-    const bool mla_map = t.name.ends_with(".attn_kv_b.weight") || t.name.ends_with(".attn_k_b.weight") ||
-                         t.name.ends_with(".attn_v_b.weight");
-    if (block_index(t.name) >= hp.n_layer || mla_map) unused_bytes += t.n_bytes;
+    if (block_index(t.name) >= hp.n_layer) unused_bytes += t.n_bytes;
+    if (t.name.ends_with(".attn_kv_b.weight") && block_index(t.name) < hp.n_layer) {
+      unused_bytes += t.n_bytes / (hp.mla_nope_dim + hp.mla_v_dim) * hp.mla_nope_dim;
+      copied_bytes += sizeof(float) * static_cast<size_t>(hp.n_head) * hp.mla_kv_rank * hp.mla_nope_dim;
+    }
   }
-  w.decode_bytes = w.total_bytes - unused_bytes;
-  if (hp.is_mla()) {
-    w.decode_bytes += sizeof(float) * static_cast<size_t>(hp.n_layer) * hp.n_head * hp.mla_kv_rank *
-                      (hp.mla_nope_dim + hp.mla_v_dim);
-  }
+  w.decode_bytes = w.total_bytes - unused_bytes + copied_bytes;
   if (!hp.tied_embeddings) w.decode_bytes -= weight_matrix_bytes(w.token_embd);
   if (hp.is_moe()) {
     // Per layer: quantisation mixes give some layers' experts a wider type.
@@ -396,7 +387,7 @@ std::vector<kernels::WeightMatrix*> all_matrices(ModelWeights& w) {
                                      &l.shexp_gate_inp}) {
       if (m->data != nullptr) out.push_back(m);
     }
-    for (auto* experts : {&l.exp_gate, &l.exp_up, &l.exp_down}) {
+    for (auto* experts : {&l.exp_gate, &l.exp_up, &l.exp_down, &l.k_b, &l.v_b}) {
       for (kernels::WeightMatrix& m : *experts) out.push_back(&m);
     }
   }

@@ -32,15 +32,14 @@ struct LayerWeights {
   const float* qk_unit_norm = nullptr;
   // Multi-head Latent Attention (hp.is_mla(); Hparams says what each part does): q from wq
   // (n_embd -> n_head * (nope + n_rot)), or from wq_a (n_embd -> mla_q_rank), q_a_norm and wq_b;
-  // wkv_a: n_embd -> mla_kv_rank + n_rot; kv_a_norm: mla_kv_rank. k_b_t: n_head blocks of
-  // [nope][mla_kv_rank] floats (head h's attn_k_b, stored so that a query's latent part is
-  // sum over d of q_nope[d] * row d); v_b_t: n_head blocks of [mla_kv_rank][mla_v_dim] floats
-  // (head h's attn_v_b, likewise by rows of the latent output). wk and wv are empty.
+  // wkv_a: n_embd -> mla_kv_rank + n_rot; kv_a_norm: mla_kv_rank. k_b: n_head matrices
+  // mla_nope_dim -> mla_kv_rank (head h's attn_k_b, or an F32 transposed copy of attn_kv_b's key
+  // rows of head h when the file has only attn_kv_b); v_b: n_head matrices mla_kv_rank ->
+  // mla_v_dim (views of attn_v_b, or of attn_kv_b's value rows). wk and wv are empty.
   kernels::WeightMatrix wq_a, wq_b, wkv_a;
   const float* q_a_norm = nullptr;
   const float* kv_a_norm = nullptr;
-  const float* k_b_t = nullptr;
-  const float* v_b_t = nullptr;
+  std::vector<kernels::WeightMatrix> k_b, v_b;
   kernels::WeightMatrix wo;           // n_head*head_dim (MLA: n_head*mla_v_dim) -> n_embd
   const float* bo = nullptr;          // n_embd: attention output bias (gpt-oss); nullptr when absent
   const float* attn_sinks = nullptr;  // n_head: attention sink logits (gpt-oss); nullptr when absent
