@@ -5,41 +5,11 @@
 
 #include <array>
 
+#include "tokenizer/pre_tokenizer_patterns.h"
 #include "tokenizer/utf8.h"
 
 namespace strata {
 namespace {
-
-// The split patterns of the model families, as their tokenizer.json files define them.
-// Contractions come first so "'s" is not split as punctuation + letter; "\s+(?!\S)" leaves the
-// last space of a run to prefix the following word.
-constexpr const char* kGpt2Pattern =
-    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
-constexpr const char* kLlama3Pattern =
-    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3})"
-    R"(| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-constexpr const char* kQwen2Pattern =
-    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N})"
-    R"(| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-// o200k (tokenizer.json of GPT-4o and gpt-oss): a word is an optional leading non-letter, then
-// upper-case letters before lower-case ones (so "CamelCase" splits in two) with a contraction
-// attached; digits in groups of up to three; a punctuation run takes the newlines and "/" after it.
-constexpr const char* kGpt4oPattern =
-    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+)"
-    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)?)"
-    R"(|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*)"
-    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)?)"
-    R"(|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-
-const char* pattern_of(PreTokenizerKind kind) {
-  switch (kind) {
-    case PreTokenizerKind::kGpt2: return kGpt2Pattern;
-    case PreTokenizerKind::kLlama3: return kLlama3Pattern;
-    case PreTokenizerKind::kQwen2: return kQwen2Pattern;
-    case PreTokenizerKind::kGpt4o: return kGpt4oPattern;
-  }
-  return kGpt2Pattern;
-}
 
 struct PreName {
   std::string_view name;
@@ -50,8 +20,10 @@ struct PreName {
 // whose splits they share (closely enough for their vocabularies). gpt-4o (gpt-oss), llama4,
 // kanana2 and minimax-m2 are the names llama.cpp (ik_llama.cpp 8337e4c, llama-vocab.cpp) splits
 // with the o200k pattern; glm4 (GLM-4.5, GLM-4.6) and chatglm-bpe (GLM-4) the names it splits
-// with Llama 3's pattern, merges not skipped.
-constexpr std::array<PreName, 33> kKnownNames = {{
+// with Llama 3's pattern, merges not skipped. deepseek-llm (DeepSeek LLM, V2), deepseek-coder and
+// deepseek-v3 (V3, R1, V3.1) are DeepSeek's sequences; llama.cpp splits joyai-llm (what its
+// converter writes for DeepSeek-V4-Flash) and hunyuan-dense with deepseek-v3's.
+constexpr std::array<PreName, 39> kKnownNames = {{
     {"", PreTokenizerKind::kGpt2},           {"default", PreTokenizerKind::kGpt2},
     {"gpt2", PreTokenizerKind::kGpt2},       {"gpt-2", PreTokenizerKind::kGpt2},
     {"phi-2", PreTokenizerKind::kGpt2},      {"olmo", PreTokenizerKind::kGpt2},
@@ -69,6 +41,9 @@ constexpr std::array<PreName, 33> kKnownNames = {{
     {"megrez", PreTokenizerKind::kQwen2},    {"smollm", PreTokenizerKind::kGpt2},
     {"gpt-4o", PreTokenizerKind::kGpt4o},    {"llama4", PreTokenizerKind::kGpt4o},
     {"kanana2", PreTokenizerKind::kGpt4o},   {"minimax-m2", PreTokenizerKind::kGpt4o},
+    {"deepseek-llm", PreTokenizerKind::kDeepseekLlm}, {"deepseek-coder", PreTokenizerKind::kDeepseekCoder},
+    {"deepseek-v3", PreTokenizerKind::kDeepseekV3},   {"joyai-llm", PreTokenizerKind::kDeepseekV3},
+    {"hunyuan-dense", PreTokenizerKind::kDeepseekV3}, {"kimi-k2", PreTokenizerKind::kKimiK2},
 }};
 
 }  // namespace
@@ -76,11 +51,14 @@ constexpr std::array<PreName, 33> kKnownNames = {{
 PreTokenizerChoice choose_pre_tokenizer(std::string_view pre_name) {
   for (const PreName& known : kKnownNames) {
     if (known.name == pre_name) {
-      // Llama 3's BPE, and tiktoken's (the o200k vocabularies), take a piece that is a token whole.
-      // On gpt-oss's vocabulary the merges reach every token anyway (each of the 199,998 ranks,
-      // encoded alone, gives its own id either way), so there it only saves merging.
+      // Llama 3's BPE, and tiktoken's (the o200k vocabularies, Kimi K2's), take a piece that is a
+      // token whole. On gpt-oss's vocabulary the merges reach every token anyway (each of the
+      // 199,998 ranks, encoded alone, gives its own id either way), so there it only saves merging.
+      // (llama.cpp merges Kimi K2's pieces; its converter derives the merges from tiktoken's ranks,
+      // and a token those merges do not reach is one tiktoken still takes whole.)
       const bool llama3 = pre_name == "llama-bpe" || pre_name == "llama3" || pre_name == "llama-v3";
-      return {known.kind, llama3 || pre_name == "gpt-4o", true};
+      const bool tiktoken = pre_name == "gpt-4o" || pre_name == "kimi-k2";
+      return {known.kind, llama3 || tiktoken, true};
     }
   }
   return {PreTokenizerKind::kGpt2, false, false};
@@ -92,6 +70,10 @@ const char* pre_tokenizer_kind_name(PreTokenizerKind kind) {
     case PreTokenizerKind::kLlama3: return "llama-bpe";
     case PreTokenizerKind::kQwen2: return "qwen2";
     case PreTokenizerKind::kGpt4o: return "gpt-4o";
+    case PreTokenizerKind::kDeepseekLlm: return "deepseek-llm";
+    case PreTokenizerKind::kDeepseekCoder: return "deepseek-coder";
+    case PreTokenizerKind::kDeepseekV3: return "deepseek-v3";
+    case PreTokenizerKind::kKimiK2: return "kimi-k2";
   }
   return "gpt2";
 }
@@ -100,51 +82,54 @@ void PreTokenizer::CodeDeleter::operator()(void* code) const {
   pcre2_code_free(static_cast<pcre2_code*>(code));
 }
 
-PreTokenizer::PreTokenizer(PreTokenizerKind kind, void* code) : kind_(kind), code_(code) {}
+PreTokenizer::PreTokenizer(PreTokenizerKind kind, std::vector<Code> codes) : kind_(kind), codes_(std::move(codes)) {}
 
 PreTokenizer::~PreTokenizer() = default;
 
-Result<PreTokenizer> PreTokenizer::Create(PreTokenizerKind kind) {
+namespace {
+
+// Compiles one split pattern of `kind` (the index-th of its sequence), JIT-compiled when the JIT is
+// there; it is an optimisation only, as pcre2_match interprets the same pattern without it.
+Result<pcre2_code*> compile_split_pattern(PreTokenizerKind kind, size_t index, const char* pattern) {
   int error_code = 0;
   PCRE2_SIZE error_offset = 0;
-  const char* pattern = pattern_of(kind);
   pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern), PCRE2_ZERO_TERMINATED,
                                    PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &error_code,
                                    &error_offset, nullptr);
   if (code == nullptr) {
     PCRE2_UCHAR message[256];
     pcre2_get_error_message(error_code, message, sizeof(message));
-    return Status::Internal(std::string("pre-tokenizer pattern ") + pre_tokenizer_kind_name(kind) +
-                            " does not compile at offset " + std::to_string(error_offset) + ": " +
-                            reinterpret_cast<const char*>(message));
+    return Status::Internal(std::string("pre-tokenizer pattern ") + pre_tokenizer_kind_name(kind) + " #" +
+                            std::to_string(index) + " does not compile at offset " + std::to_string(error_offset) +
+                            ": " + reinterpret_cast<const char*>(message));
   }
-  // JIT is an optimisation only; without it pcre2_match interprets the same pattern.
   pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
-  return PreTokenizer(kind, code);
+  return code;
 }
 
-Status PreTokenizer::split(std::string_view text, std::vector<std::string_view>* pieces) const {
-  auto* code = static_cast<const pcre2_code*>(code_.get());
-  std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> match(
-      pcre2_match_data_create_from_pattern(code, nullptr), &pcre2_match_data_free);
-  if (match == nullptr) return Status::ResourceExhausted("pre-tokenizer: no memory for match data");
+// Appends the pieces of text under one pattern: its matches, and the text between them. On a
+// failed match the rest of the text is one piece, so the pieces still tile the text.
+Status split_by_pattern(const pcre2_code* code, std::string_view text, pcre2_match_data* match,
+                        std::vector<std::string_view>* pieces) {
   const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+  Status status = Status::Ok();
   size_t covered = 0;
   size_t pos = 0;
   while (pos < text.size()) {
-    int rc = pcre2_match(code, subject, text.size(), pos, 0, match.get(), nullptr);
+    int rc = pcre2_match(code, subject, text.size(), pos, 0, match, nullptr);
     // The JIT's fixed stack can run out on pathological input; the interpreter uses the heap.
     if (rc == PCRE2_ERROR_JIT_STACKLIMIT) {
-      rc = pcre2_match(code, subject, text.size(), pos, PCRE2_NO_JIT, match.get(), nullptr);
+      rc = pcre2_match(code, subject, text.size(), pos, PCRE2_NO_JIT, match, nullptr);
     }
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) {
       PCRE2_UCHAR message[256];
       pcre2_get_error_message(rc, message, sizeof(message));
-      return Status::Internal("pre-tokenizer: match failed at byte " + std::to_string(pos) + ": " +
-                              reinterpret_cast<const char*>(message));
+      status = Status::Internal("pre-tokenizer: match failed at byte " + std::to_string(pos) + ": " +
+                                reinterpret_cast<const char*>(message));
+      break;
     }
-    const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(match.get());
+    const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(match);
     const size_t begin = ovector[0];
     const size_t end = ovector[1];
     if (end == begin) {  // no alternative matches empty, but never loop if one did
@@ -157,7 +142,42 @@ Status PreTokenizer::split(std::string_view text, std::vector<std::string_view>*
     covered = pos = end;
   }
   if (covered < text.size()) pieces->push_back(text.substr(covered));
-  return Status::Ok();
+  return status;
+}
+
+}  // namespace
+
+Result<PreTokenizer> PreTokenizer::Create(PreTokenizerKind kind) {
+  const std::span<const char* const> patterns = pre_tokenizer_patterns(kind);
+  std::vector<Code> codes;
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    STRATA_ASSIGN_OR_RETURN(pcre2_code* code, compile_split_pattern(kind, i, patterns[i]));
+    codes.emplace_back(code);
+  }
+  return PreTokenizer(kind, std::move(codes));
+}
+
+Status PreTokenizer::split(std::string_view text, std::vector<std::string_view>* pieces) const {
+  // Only the whole match's offsets are read, so one pair serves every pattern.
+  std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> match(pcre2_match_data_create(1, nullptr),
+                                                                            &pcre2_match_data_free);
+  if (match == nullptr) {
+    if (!text.empty()) pieces->push_back(text);
+    return Status::ResourceExhausted("pre-tokenizer: no memory for match data");
+  }
+  const auto code = [this](size_t i) { return static_cast<const pcre2_code*>(codes_[i].get()); };
+  const size_t first = pieces->size();
+  Status status = split_by_pattern(code(0), text, match.get(), pieces);
+  std::vector<std::string_view> previous;
+  for (size_t i = 1; i < codes_.size(); ++i) {
+    previous.assign(pieces->begin() + static_cast<std::ptrdiff_t>(first), pieces->end());
+    pieces->resize(first);
+    for (std::string_view piece : previous) {
+      Status piece_status = split_by_pattern(code(i), piece, match.get(), pieces);
+      if (status.ok()) status = std::move(piece_status);
+    }
+  }
+  return status;
 }
 
 }  // namespace strata

@@ -1,11 +1,18 @@
 // PreTokenizer: splits text into the pieces a byte-level BPE vocabulary merges within, using the
-// split regex of the model family (tokenizer.ggml.pre).
+// split regexes of the model family (tokenizer.ggml.pre).
 //
-// Owns one compiled PCRE2 pattern (UTF mode, Unicode properties, JIT when available). Immutable
+// A family has one pattern or a sequence of them (DeepSeek's). The first splits the text; each
+// next one splits every piece the one before produced, its matches and the text between them
+// both becoming pieces (Hugging Face's Sequence of Split pre-tokenizers with behavior Isolated,
+// llama.cpp's unicode_regex_split). Each pattern sees one piece as its whole subject, so "$" and
+// look-arounds stop at the piece's ends.
+//
+// Owns the compiled PCRE2 patterns (UTF mode, Unicode properties, JIT when available). Immutable
 // after Create(); split() allocates its own match data, so one PreTokenizer serves any number of
 // threads. Move-only.
 // Invariant of split(): the pieces tile the text exactly, in order (their concatenation is the
-// input), so no byte is lost even for invalid UTF-8, which never matches and becomes its own piece.
+// input), so no byte is lost even for invalid UTF-8, which never matches and becomes its own piece,
+// nor when a match fails (the rest of the text, or of the piece, stays one piece).
 #pragma once
 
 #include <memory>
@@ -22,6 +29,11 @@ enum class PreTokenizerKind {
   kLlama3,  // Llama-3: case-insensitive contractions, digits in groups of up to three
   kQwen2,   // Qwen2/Qwen3: as Llama-3 but single digits
   kGpt4o,   // o200k (GPT-4o, gpt-oss, Llama 4): words split at case changes, contractions attached
+  // Sequences of patterns:
+  kDeepseekLlm,    // DeepSeek LLM, V2: cased-letter words, punctuation runs, CJK runs, digit runs
+  kDeepseekCoder,  // DeepSeek Coder: as deepseek-llm with all letters and single digits
+  kDeepseekV3,     // DeepSeek-V3, R1: digits in threes, ideograph and kana runs, then a GPT-style split
+  kKimiK2,         // Kimi K2: Han runs apart, o200k-style words around them
 };
 
 struct PreTokenizerChoice {
@@ -30,7 +42,8 @@ struct PreTokenizerChoice {
   bool exact;          // false when the name was unknown and the closest family was assumed
 };
 
-// Maps a tokenizer.ggml.pre value ("gpt-2", "llama-bpe", "qwen2", "gpt-4o", ...; "" = default).
+// Maps a tokenizer.ggml.pre value ("gpt-2", "llama-bpe", "qwen2", "gpt-4o", "deepseek-v3", ...;
+// "" = default).
 PreTokenizerChoice choose_pre_tokenizer(std::string_view pre_name);
 
 const char* pre_tokenizer_kind_name(PreTokenizerKind kind);
@@ -51,10 +64,11 @@ class PreTokenizer {
   struct CodeDeleter {
     void operator()(void* code) const;
   };
-  PreTokenizer(PreTokenizerKind kind, void* code);
+  using Code = std::unique_ptr<void, CodeDeleter>;  // pcre2_code_8, kept opaque to spare users the header
+  PreTokenizer(PreTokenizerKind kind, std::vector<Code> codes);
 
   PreTokenizerKind kind_;
-  std::unique_ptr<void, CodeDeleter> code_;  // pcre2_code_8, kept opaque to spare users the header
+  std::vector<Code> codes_;  // in the order they split; never empty
 };
 
 }  // namespace strata

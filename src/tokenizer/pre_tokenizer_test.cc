@@ -35,6 +35,10 @@ TEST(PreTokenizerTest, DigitsGroupByFamily) {
   EXPECT_EQ(pre_split(PreTokenizerKind::kGpt2, "12345"), (Pieces{"12345"}));
   EXPECT_EQ(pre_split(PreTokenizerKind::kLlama3, "12345"), (Pieces{"123", "45"}));
   EXPECT_EQ(pre_split(PreTokenizerKind::kQwen2, "12345"), (Pieces{"1", "2", "3", "4", "5"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekLlm, "x12345"), (Pieces{"x", "12345"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekCoder, "x123"), (Pieces{"x", "1", "2", "3"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekV3, "x12345"), (Pieces{"x", "123", "45"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kKimiK2, "x12345"), (Pieces{"x", "123", "45"}));
 }
 
 TEST(PreTokenizerTest, Llama3AttachesOnePunctuationOrTabToAWord) {
@@ -52,14 +56,80 @@ TEST(PreTokenizerTest, UnicodeLettersAndNumbersUseProperties) {
 TEST(PreTokenizerTest, Gpt4oSplitsWordsAtCaseChangesAndKeepsContractions) {
   EXPECT_EQ(pre_split(PreTokenizerKind::kGpt4o, "CamelCase HTTPServer WE'RE we'Re"),
             (Pieces{"Camel", "Case", " HTTPServer", " WE'RE", " we'Re"}));
-  EXPECT_EQ(pre_split(PreTokenizerKind::kGpt4o, "12345 x!!\n\n// y"), (Pieces{"123", "45", " x", "!!\n\n//", " y"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kGpt4o, "12345 x!!\n\n// y"),
+            (Pieces{"123", "45", " x", "!!\n\n//", " y"}));
   EXPECT_EQ(pre_split(PreTokenizerKind::kGpt4o, "\tfoo  bar\n\n"), (Pieces{"\tfoo", " ", " bar", "\n\n"}));
 }
 
+// DeepSeek's sequences: each pattern splits the pieces of the one before.
+TEST(PreTokenizerTest, DeepseekLlmAndCoderKeepEachNewlineAlone) {
+  for (PreTokenizerKind kind : {PreTokenizerKind::kDeepseekLlm, PreTokenizerKind::kDeepseekCoder}) {
+    EXPECT_EQ(pre_split(kind, "a\n\n b\r\n"), (Pieces{"a", "\n", "\n", " b", "\r", "\n"}))
+        << pre_tokenizer_kind_name(kind);
+  }
+  EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekV3, "a\n\n b\r\n"), (Pieces{"a", "\n\n", " b", "\r\n"}));
+}
+
+TEST(PreTokenizerTest, DeepseekLlmWordsAreCasedLettersOnly) {
+  // Hebrew letters (Lo) are no word of deepseek-llm's: they and their spaces stay one piece until
+  // the trailing-whitespace pattern cuts the spaces at the end off. deepseek-coder takes any letter.
+  EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekLlm, " Hello мир שלום עולם  "),
+            (Pieces{" Hello", " мир", " שלום עולם", "  "}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekCoder, " Hello мир שלום עולם  "),
+            (Pieces{" Hello", " мир", " שלום", " עולם", "  "}));
+}
+
+TEST(PreTokenizerTest, DeepseekSplitsCjkRunsFromTheSpaceBeforeThem) {
+  // A CJK pattern isolates the run within whatever piece holds it, so the space before it is a
+  // piece of its own, also in deepseek-coder, whose letters (\p{L}) took it first. Qwen2 joins them.
+  for (PreTokenizerKind kind : {PreTokenizerKind::kDeepseekLlm, PreTokenizerKind::kDeepseekCoder,
+                                PreTokenizerKind::kDeepseekV3}) {
+    EXPECT_EQ(pre_split(kind, " 你好，世界 ok"), (Pieces{" ", "你好", "，", "世界", " ok"}))
+        << pre_tokenizer_kind_name(kind);
+  }
+  EXPECT_EQ(pre_split(PreTokenizerKind::kQwen2, " 你好，世界 ok"), (Pieces{" 你好", "，世界", " ok"}));
+  // Kana join the ideographs everywhere; Hangul is CJK to deepseek-llm and deepseek-coder only,
+  // and a word (which takes the space) to deepseek-v3.
+  EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekCoder, "日本語のテキスト 한국어"),
+            (Pieces{"日本語のテキスト", " ", "한국어"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekV3, "日本語のテキスト 한국어"),
+            (Pieces{"日本語のテキスト", " 한국어"}));
+}
+
+TEST(PreTokenizerTest, DeepseekV3JoinsAsciiPunctuationToTheAsciiWordAfterIt) {
+  EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekV3, "foo.bar(x) .été"),
+            (Pieces{"foo", ".bar", "(x", ")", " .", "été"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekLlm, "foo.bar(x)"), (Pieces{"foo", ".", "bar", "(", "x", ")"}));
+  // Marks stay with their letter; a symbol run takes one space before it.
+  EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekV3, "e\u0301t\u00e9 += 1"),
+            (Pieces{"e\u0301t\u00e9", " +=", " ", "1"}));
+}
+
+TEST(PreTokenizerTest, KimiK2KeepsHanApartFromOtherLetters) {
+  // The ideographic full stop is no Han character (Script=Common), so it is a piece of its own.
+  EXPECT_EQ(pre_split(PreTokenizerKind::kKimiK2, "abc中文def 你好。世界"),
+            (Pieces{"abc", "中文", "def", " ", "你好", "。", "世界"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kGpt4o, "abc中文def"), (Pieces{"abc中文def"}));
+  // Elsewhere it splits as o200k, but a punctuation run takes no "/" after its newlines.
+  EXPECT_EQ(pre_split(PreTokenizerKind::kKimiK2, "CamelCase WE'RE x!!\n/"),
+            (Pieces{"Camel", "Case", " WE'RE", " x", "!!\n", "/"}));
+}
+
+TEST(PreTokenizerTest, SplitAppendsAfterThePiecesAlreadyThere) {
+  Result<PreTokenizer> pre = PreTokenizer::Create(PreTokenizerKind::kDeepseekV3);
+  ASSERT_TRUE(pre.ok()) << pre.status().ToString();
+  std::vector<std::string_view> pieces = {"kept"};
+  ASSERT_TRUE(pre->split("a1234", &pieces).ok());
+  ASSERT_TRUE(pre->split("x.y", &pieces).ok());
+  EXPECT_EQ(std::vector<std::string>(pieces.begin(), pieces.end()), (Pieces{"kept", "a", "123", "4", "x", ".y"}));
+}
+
 TEST(PreTokenizerTest, PiecesTileTextEvenWithInvalidUtf8) {
-  const std::string text = "ab\xFF\xFE" "cd \xE4\xB8 x\xC3";
+  const std::string text = "ab\xFF\xFE" "cd \xE4\xB8 x\xC3\n\xE4\xBD 12\xA0";
   for (PreTokenizerKind kind : {PreTokenizerKind::kGpt2, PreTokenizerKind::kLlama3, PreTokenizerKind::kQwen2,
-                                PreTokenizerKind::kGpt4o}) {
+                                PreTokenizerKind::kGpt4o, PreTokenizerKind::kDeepseekLlm,
+                                PreTokenizerKind::kDeepseekCoder, PreTokenizerKind::kDeepseekV3,
+                                PreTokenizerKind::kKimiK2}) {
     const Pieces pieces = pre_split(kind, text);
     std::string joined;
     for (const std::string& piece : pieces) {
@@ -97,6 +167,18 @@ TEST(PreTokenizerTest, ChoosesTheFamilyByGgufName) {
   EXPECT_EQ(gpt4o.kind, PreTokenizerKind::kGpt4o);
   EXPECT_TRUE(gpt4o.ignore_merges);
   EXPECT_EQ(choose_pre_tokenizer("llama4").kind, PreTokenizerKind::kGpt4o);
+  // DeepSeek's sequences, merges kept; Kimi K2's tiktoken vocabulary takes a piece that is a token whole.
+  const PreTokenizerChoice deepseek_v3 = choose_pre_tokenizer("deepseek-v3");
+  EXPECT_EQ(deepseek_v3.kind, PreTokenizerKind::kDeepseekV3);
+  EXPECT_FALSE(deepseek_v3.ignore_merges);
+  EXPECT_TRUE(deepseek_v3.exact);
+  EXPECT_EQ(choose_pre_tokenizer("deepseek-llm").kind, PreTokenizerKind::kDeepseekLlm);
+  EXPECT_EQ(choose_pre_tokenizer("deepseek-coder").kind, PreTokenizerKind::kDeepseekCoder);
+  EXPECT_EQ(choose_pre_tokenizer("joyai-llm").kind, PreTokenizerKind::kDeepseekV3);
+  EXPECT_EQ(choose_pre_tokenizer("deepseek-r1-qwen").kind, PreTokenizerKind::kQwen2);  // R1's Qwen distills
+  const PreTokenizerChoice kimi = choose_pre_tokenizer("kimi-k2");
+  EXPECT_EQ(kimi.kind, PreTokenizerKind::kKimiK2);
+  EXPECT_TRUE(kimi.ignore_merges);
   const PreTokenizerChoice unknown = choose_pre_tokenizer("something-new");
   EXPECT_EQ(unknown.kind, PreTokenizerKind::kGpt2);
   EXPECT_FALSE(unknown.exact);

@@ -168,6 +168,24 @@ TEST(TokenizerTest, OlderGlmFilesWithoutEotOrEomStillEndAtUserOrObservation) {
   EXPECT_EQ((*other)->eog_ids(), (Ids{257, 259}));
 }
 
+TEST(TokenizerTest, DeepseekLlmEncodesEachNewlineApart) {
+  TokenizerSpec spec = tiny_bpe_spec();
+  ByteUnicodeMap bytes;
+  const std::string newline = bytes.encode_byte('\n');
+  spec.tokens.push_back(newline + newline);  // 260
+  spec.token_types.push_back(kNormal);
+  spec.merges.push_back(newline + " " + newline);
+  Result<std::unique_ptr<Tokenizer>> qwen = Tokenizer::FromSpec(spec);
+  ASSERT_TRUE(qwen.ok()) << qwen.status().ToString();
+  EXPECT_EQ((*qwen)->encode("\n\nab", false, false), (Ids{260, 256}));
+
+  spec.pre = "deepseek-llm";  // its first pattern makes every newline a piece of its own
+  Result<std::unique_ptr<Tokenizer>> deepseek = Tokenizer::FromSpec(spec);
+  ASSERT_TRUE(deepseek.ok()) << deepseek.status().ToString();
+  EXPECT_EQ((*deepseek)->pre_tokenizer(), PreTokenizerKind::kDeepseekLlm);
+  EXPECT_EQ((*deepseek)->encode("\n\nab", false, false), (Ids{'\n', '\n', 256}));
+}
+
 TEST(TokenizerTest, ParsesControlTokensOnlyWhenAsked) {
   Result<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::FromSpec(tiny_bpe_spec());
   ASSERT_TRUE(tokenizer.ok());
