@@ -143,6 +143,105 @@ TEST_F(GgufCommandsTest, MkmodelDryRunOfGlm45Air) {
   EXPECT_FALSE(fs::exists(dir_ / "air.gguf"));
 }
 
+// --arch deepseek2 on moe-tiny: DeepSeek-V3's latent attention with a query bottleneck, a dense
+// layer and an MoE layer; --split-kv-b writes attn_k_b / attn_v_b instead of attn_kv_b; other
+// archs refuse the flag.
+TEST_F(GgufCommandsTest, MkmodelWritesDeepseek2InBothForms) {
+  const std::string path = (dir_ / "ds.gguf").string();
+  CommandRun mk = run_command({"mkmodel", "--arch", "deepseek2", "--preset", "moe-tiny", "--type", "q8_0",
+                               "--threads", "1", "-o", path});
+  ASSERT_EQ(mk.exit_code, 0) << mk.err;
+  EXPECT_NE(mk.out.find("wrote " + path + ": deepseek2 preset moe-tiny, 2 layers, 128 wide, 4/4 heads of 192"),
+            std::string::npos)
+      << mk.out;
+  EXPECT_NE(mk.out.find("deepseek2 MLA: queries through rank 512 (attn_q_a, attn_q_b), keys and values from a "
+                        "512-wide latent plus a 64-wide rope key (attn_kv_a_mqa), key heads of 128 + 64 rope, value "
+                        "heads of 128, expanded by attn_kv_b"),
+            std::string::npos)
+      << mk.out;
+  EXPECT_NE(mk.out.find("deepseek2 routing: 1 leading dense layer(s) of width 256, sigmoid with a selection bias "
+                        "(exp_probs_b), weights normalised, scaled by 2.5; YaRN 40 (log multiplier 0.1)"),
+            std::string::npos)
+      << mk.out;
+  EXPECT_EQ(mk.out.find("warning"), std::string::npos) << mk.out;
+  CommandRun info = run_command({"gguf-info", path});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  for (const char* shown : {"deepseek2.attention.q_lora_rank", "deepseek2.rope.scaling.yarn_log_multiplier",
+                            "blk.0.attn_q_a.weight", "blk.1.attn_kv_b.weight", "blk.1.exp_probs_b.bias",
+                            "blk.0.ffn_down.weight", "blk.1.ffn_down_shexp.weight"}) {
+    EXPECT_NE(info.out.find(shown), std::string::npos) << shown << "\n" << info.out;
+  }
+
+  const std::string split = (dir_ / "ds-split.gguf").string();
+  mk = run_command({"mkmodel", "--arch", "deepseek2", "--preset", "moe-tiny", "--split-kv-b", "--layers", "1",
+                    "--type", "q4_k", "--threads", "1", "-o", split});
+  ASSERT_EQ(mk.exit_code, 0) << mk.err;
+  EXPECT_NE(mk.out.find("expanded by attn_k_b and attn_v_b (head_count_kv 1"), std::string::npos) << mk.out;
+  EXPECT_NE(mk.out.find("0 leading dense layer(s)"), std::string::npos) << mk.out;
+  EXPECT_NE(mk.out.find("fallback: blk.0.attn_k_b.weight stored as q5_0"), std::string::npos) << mk.out;
+  info = run_command({"gguf-info", split});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  for (const char* shown : {"deepseek2.attention.key_length_mla", "blk.0.attn_k_b.weight", "blk.0.attn_v_b.weight",
+                            "blk.0.ffn_up_exps.weight"}) {
+    EXPECT_NE(info.out.find(shown), std::string::npos) << shown << "\n" << info.out;
+  }
+  EXPECT_EQ(info.out.find("attn_kv_b"), std::string::npos) << info.out;
+
+  CommandRun refused =
+      run_command({"mkmodel", "--preset", "moe-tiny", "--split-kv-b", "-o", (dir_ / "q.gguf").string()});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("is for deepseek2 models, not qwen3moe"), std::string::npos) << refused.err;
+}
+
+// The real shapes' summaries, and the warnings for cuts the peers would read as the other form.
+TEST_F(GgufCommandsTest, MkmodelDryRunsOfDeepseekPresets) {
+  CommandRun v3 = run_command({"mkmodel", "--preset", "deepseek-v3", "--type", "q4_k", "--dry-run", "-o",
+                               (dir_ / "v3.gguf").string()});
+  ASSERT_EQ(v3.exit_code, 0) << v3.err;
+  EXPECT_NE(v3.out.find("deepseek2 preset deepseek-v3, 61 layers, 7168 wide, 128/128 heads of 192, ffn 18432, vocab "
+                        "129280"),
+            std::string::npos)
+      << v3.out;
+  EXPECT_NE(v3.out.find("experts: 256 of width 2048, 8 used per token, a shared expert of width 2048"),
+            std::string::npos)
+      << v3.out;
+  EXPECT_NE(v3.out.find("queries through rank 1536"), std::string::npos) << v3.out;
+  EXPECT_NE(v3.out.find("3 leading dense layer(s) of width 18432"), std::string::npos) << v3.out;
+  EXPECT_FALSE(fs::exists(dir_ / "v3.gguf"));
+
+  CommandRun lite = run_command({"mkmodel", "--preset", "deepseek-v2-lite", "--dry-run", "-o",
+                                 (dir_ / "lite.gguf").string()});
+  ASSERT_EQ(lite.exit_code, 0) << lite.err;
+  EXPECT_NE(lite.out.find("queries without a bottleneck (attn_q)"), std::string::npos) << lite.out;
+  EXPECT_NE(lite.out.find("softmax, weights not normalised, scaled by 1; YaRN 40 (log multiplier 0.0707)"),
+            std::string::npos)
+      << lite.out;
+  EXPECT_NE(lite.out.find("experts: 64 of width 1408, 6 used per token, 2 shared experts of width 1408"),
+            std::string::npos)
+      << lite.out;
+  EXPECT_EQ(lite.out.find("warning"), std::string::npos) << lite.out;
+
+  CommandRun cut = run_command({"mkmodel", "--preset", "deepseek-v2-lite", "--layers", "4", "--dry-run", "-o",
+                                (dir_ / "cut.gguf").string()});
+  ASSERT_EQ(cut.exit_code, 0) << cut.err;
+  EXPECT_NE(cut.out.find("warning: llama.cpp and ik_llama.cpp would read 4 layers as a query bottleneck (attn_q_a), "
+                         "so would not load this file"),
+            std::string::npos)
+      << cut.out;
+  CommandRun v3_26 = run_command({"mkmodel", "--preset", "deepseek-v3", "--layers", "26", "--dry-run", "-o",
+                                  (dir_ / "v3-26.gguf").string()});
+  EXPECT_NE(v3_26.out.find("warning: ik_llama.cpp would read 26 layers as no query bottleneck (V2-Lite)"),
+            std::string::npos)
+      << v3_26.out;
+
+  CommandRun kimi = run_command({"mkmodel", "--preset", "kimi-k2", "--dry-run", "-o", (dir_ / "k2.gguf").string()});
+  ASSERT_EQ(kimi.exit_code, 0) << kimi.err;
+  EXPECT_NE(kimi.out.find("deepseek2 preset kimi-k2, 61 layers, 7168 wide, 64/64 heads of 192"), std::string::npos)
+      << kimi.out;
+  EXPECT_NE(kimi.out.find("experts: 384 of width 2048"), std::string::npos) << kimi.out;
+  EXPECT_NE(kimi.out.find("scaled by 2.827; YaRN 32 (log multiplier 0.1)"), std::string::npos) << kimi.out;
+}
+
 TEST_F(GgufCommandsTest, QuantizeWritesTheMixAndSaysWhatFellBack) {
   const std::string in = std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf";
   const std::string out = (dir_ / "q3.gguf").string();

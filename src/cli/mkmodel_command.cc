@@ -30,7 +30,37 @@ struct MkmodelFlags {
   int n_layers = 0;
   bool dry_run = false;
   bool rope_freqs = false;
+  bool split_kv_b = false;
 };
+
+// deepseek2's attention, routing and rope; and a warning where llama.cpp or ik_llama.cpp, which
+// decide whether queries have a bottleneck by the layer count (27, and for ik_llama.cpp 26 too,
+// meaning none: V2-Lite), would look for tensors the file does not have.
+void print_deepseek2(const ModelSpec& s) {
+  std::printf("  deepseek2 MLA: ");
+  if (s.q_lora_rank > 0) {
+    std::printf("queries through rank %d (attn_q_a, attn_q_b)", s.q_lora_rank);
+  } else {
+    std::printf("queries without a bottleneck (attn_q)");
+  }
+  std::printf(", keys and values from a %d-wide latent plus a %d-wide rope key (attn_kv_a_mqa), key heads of "
+              "%d + %d rope, value heads of %d, expanded by %s\n",
+              s.kv_lora_rank, s.rope_dim, s.head_dim - s.rope_dim, s.rope_dim, s.v_head_dim,
+              s.split_kv_b ? "attn_k_b and attn_v_b (head_count_kv 1, key/value_length of the latent)" : "attn_kv_b");
+  std::printf("  deepseek2 routing: %d leading dense layer(s) of width %d, %s, weights %snormalised, scaled by %g; "
+              "YaRN %g (log multiplier %g)\n",
+              s.n_dense_lead, s.n_ff, s.sigmoid_routing ? "sigmoid with a selection bias (exp_probs_b)" : "softmax",
+              s.expert_weights_norm ? "" : "not ", s.expert_weights_scale, s.rope_yarn_factor, s.rope_yarn_log_mul);
+  const bool no_bottleneck = s.q_lora_rank == 0;
+  std::string refusing = (s.n_layer == 27) != no_bottleneck ? "llama.cpp" : "";
+  if ((s.n_layer == 26 || s.n_layer == 27) != no_bottleneck) {
+    refusing += refusing.empty() ? "ik_llama.cpp" : " and ik_llama.cpp";
+  }
+  if (!refusing.empty()) {
+    std::printf("  warning: %s would read %d layers as %s, so would not load this file\n", refusing.c_str(), s.n_layer,
+                no_bottleneck ? "a query bottleneck (attn_q_a)" : "no query bottleneck (V2-Lite)");
+  }
+}
 
 void print_report(const GenerateReport& r, const MkmodelFlags& flags, double elapsed_s) {
   const ModelSpec& s = r.spec;
@@ -39,7 +69,13 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
               s.n_layer, s.n_embd, s.n_head, s.n_head_kv, s.head_dim, s.n_ff, s.n_vocab);
   if (s.n_expert > 0) {
     std::printf("  experts: %d of width %d, %d used per token", s.n_expert, s.n_ff_exp, s.n_expert_used);
-    if (s.n_ff_shexp > 0) std::printf(", a shared expert of width %d", s.n_ff_shexp);
+    // glm4moe and deepseek2 count their shared experts (expert_shared_count), of the expert width.
+    const int n_shared = s.glm4moe || s.deepseek2 ? s.n_ff_shexp / s.n_ff_exp : 1;
+    if (n_shared > 1) {
+      std::printf(", %d shared experts of width %d", n_shared, s.n_ff_exp);
+    } else if (s.n_ff_shexp > 0) {
+      std::printf(", a shared expert of width %d", s.n_ff_shexp);
+    }
     std::printf("\n");
   }
   if (s.glm4moe) {
@@ -47,6 +83,7 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
                 "(exp_probs_b), %d NextN block(s) after the %d layers (written, not run)\n",
                 s.n_dense_lead, s.n_ff, s.n_nextn, s.n_layer);
   }
+  if (s.deepseek2) print_deepseek2(s);
   if (s.rope_freqs) std::printf("  rope_freqs.weight: Llama 3.1-style frequency factors (1 to 8)\n");
   std::printf("  %llu parameters, %.1f MiB of tensor data, file type %s",
               static_cast<unsigned long long>(r.n_params), static_cast<double>(r.n_bytes) / (1 << 20),
@@ -90,6 +127,7 @@ int run_mkmodel(const MkmodelFlags& flags) {
   o.n_threads = flags.n_threads;
   o.rope_freqs = flags.rope_freqs;
   o.n_layers = flags.n_layers;
+  o.split_kv_b = flags.split_kv_b;
   double start_s = monotonic_s();
   auto report = flags.dry_run ? plan_model(o) : generate_model(o);
   if (!report.ok()) {
@@ -107,19 +145,20 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<MkmodelFlags>();
   sub->add_option("--arch", flags->arch,
                   "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4 or smollm3 (dense presets); qwen3moe, qwen2moe, "
-                  "mixtral, gpt-oss, glm4moe or llama4 (MoE presets; mixtral is written as llama with experts; "
-                  "glm4moe adds a leading dense layer, a shared expert and a NextN block; llama4 a shared expert) "
-                  "(default: the preset's)")
+                  "mixtral, gpt-oss, glm4moe, llama4 or deepseek2 (MoE presets; mixtral is written as llama with "
+                  "experts; glm4moe adds a leading dense layer, a shared expert and a NextN block; llama4 a shared "
+                  "expert; deepseek2 on a preset not DeepSeek's takes DeepSeek-V3's latent attention, routing and YaRN "
+                  "with a leading dense layer and a shared expert) (default: the preset's)")
       ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "qwen2moe",
-                             "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4"}));
+                             "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4", "deepseek2"}));
   sub->add_option("--preset", flags->preset,
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma2-2b, phi-4, "
-                  "smollm3-3b; mixture of experts: moe-tiny, "
-                  "qwen3-30b-a3b, qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout")
+                  "smollm3-3b; mixture of experts: moe-tiny, qwen3-30b-a3b, qwen1.5-moe-a2.7b, mixtral-8x7b, "
+                  "gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 (R1's shape too), kimi-k2")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers,
                   "layer count instead of the preset's (same shape, smaller file; glm4moe writes its NextN block after "
-                  "them)")
+                  "them; deepseek2 keeps at least one MoE layer)")
       ->check(CLI::PositiveNumber);
   sub->add_option("-o,--output", flags->out_path, "GGUF file to write")->required();
   sub->add_option("--type", flags->type, std::string("matrix type: ") + kMkmodelTypes +
@@ -134,6 +173,10 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   sub->add_flag("--dry-run", flags->dry_run, "print the plan without writing");
   sub->add_flag("--rope-freqs", flags->rope_freqs,
                 "llama: add a Llama 3.1-style rope_freqs.weight (per-pair rope frequency factors)");
+  sub->add_flag("--split-kv-b", flags->split_kv_b,
+                "deepseek2: write attn_kv_b split per head into attn_k_b and attn_v_b, as newer llama.cpp converters "
+                "do (head_count_kv 1, key/value_length of the latent, the head widths as key/value_length_mla); "
+                "the values are those attn_kv_b would hold");
   sub->callback([flags, exit_code] { *exit_code = run_mkmodel(*flags); });
 }
 

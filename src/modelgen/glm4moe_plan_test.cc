@@ -151,8 +151,9 @@ TEST(Glm4MoePresetTest, DensePresetsAndBrokenLayoutsAreRefused) {
   ASSERT_FALSE(dense.ok());
   EXPECT_NE(dense.status().message().find("--arch glm4moe needs one of: moe-tiny"), std::string::npos)
       << dense.status().message();
-  EXPECT_NE(model_preset("qwen3", "glm-4.5-air").status().message().find("mixtral, gpt-oss, glm4moe or llama4"),
-            std::string::npos);
+  EXPECT_NE(
+      model_preset("qwen3", "glm-4.5-air").status().message().find("mixtral, gpt-oss, glm4moe, llama4 or deepseek2"),
+      std::string::npos);
   ModelSpec s = *model_preset("glm4moe", "moe-tiny");
   s.n_ff_shexp = 300;
   EXPECT_NE(plan_tensors(s, DType::kF32).status().message().find("whole number of experts of 256"), std::string::npos);

@@ -19,10 +19,11 @@ namespace strata {
 
 namespace {
 
-// glm4moe's exp_probs_b: uniform in +-0.1 (std 0.06), a quarter of the spread of the sigmoid
-// router outputs it is added to (std ~0.2 for logits of std ~1): it changes about a fifth of
-// moe-tiny's top-2-of-8 choices and a third of GLM-4.5-Air's top-8-of-128, and decides none
-// (+-0.2 would change half of the latter).
+// The exp_probs_b of glm4moe's and deepseek2's sigmoid routing: uniform in +-0.1 (std 0.06), a
+// quarter of the spread of the sigmoid router outputs it is added to (std ~0.2 for logits of std
+// ~1): it changes about a fifth of moe-tiny's top-2-of-8 choices, a third of GLM-4.5-Air's
+// top-8-of-128 and two fifths of DeepSeek-V3's top-8-of-256, and decides none (+-0.2 would change
+// half of GLM-4.5-Air's).
 constexpr float kSelectionBiasHalfWidth = 0.1f;
 
 float weight_value(const WeightRng& rng, WeightKind kind, uint64_t i, float matrix_half_width) {
@@ -36,6 +37,39 @@ float weight_value(const WeightRng& rng, WeightKind kind, uint64_t i, float matr
   }
 }
 
+// Where a tensor's elements come from: its own (seed, name) stream, matrices uniform with std
+// 1/sqrt(n_in); or, for deepseek2's split attn_k_b / attn_v_b, the elements of attn_kv_b
+// (t.source, source_head_rows rows per head: keys, then values) they were cut from.
+class ElementSource {
+ public:
+  ElementSource(const PlannedTensor& t, uint64_t seed)
+      : t_(t),
+        rng_(seed, t.source.empty() ? t.name : t.source),
+        source_n_in_(t.kind == WeightKind::kKvBKeys ? t.dims[1] : t.dims[0]),
+        half_width_(std::sqrt(3.0f / static_cast<float>(source_n_in_))) {}
+
+  // Element c of row r (rows n_in = dims[0] wide; row r of a 3-D tensor is in matrix r / dims[1]).
+  float at(uint64_t r, uint64_t c) const {
+    if (t_.kind == WeightKind::kKvBKeys) {  // [qk_nope, kv_lora, n_head]: row (h, j), column i
+      const uint64_t head = r / t_.dims[1], latent = r % t_.dims[1];
+      return from_source((head * t_.source_head_rows + c) * source_n_in_ + latent);
+    }
+    if (t_.kind == WeightKind::kKvBValues) {  // [kv_lora, v, n_head]: row (h, d), column j
+      const uint64_t head = r / t_.dims[1], v_row = t_.source_head_rows - t_.dims[1] + r % t_.dims[1];
+      return from_source((head * t_.source_head_rows + v_row) * source_n_in_ + c);
+    }
+    return weight_value(rng_, t_.kind, r * t_.dims[0] + c, half_width_);
+  }
+
+ private:
+  float from_source(uint64_t i) const { return weight_value(rng_, WeightKind::kMatrix, i, half_width_); }
+
+  const PlannedTensor& t_;
+  WeightRng rng_;
+  uint64_t source_n_in_;
+  float half_width_;
+};
+
 // Fills dst with tensor t in its type, rows spread over the pool. quantize_row cannot fail
 // for a planned tensor (its type and width were checked); a failure is still recorded.
 void fill_tensor(const PlannedTensor& t, uint64_t seed, ThreadPool& pool, uint8_t* dst, std::atomic<bool>* failed) {
@@ -43,8 +77,7 @@ void fill_tensor(const PlannedTensor& t, uint64_t seed, ThreadPool& pool, uint8_
   uint64_t n_rows = 1;  // a 3-D expert tensor is n_expert * n_out rows
   for (size_t d = 1; d < t.dims.size(); ++d) n_rows *= t.dims[d];
   const size_t row_bytes = *dtype_row_bytes(t.type, n_in);
-  const float half_width = std::sqrt(3.0f / static_cast<float>(n_in));  // uniform with std 1/sqrt(n_in)
-  const WeightRng rng(seed, t.name);
+  const ElementSource source(t, seed);
   const uint64_t rows_per_task = std::max<uint64_t>(1, n_rows / (static_cast<uint64_t>(pool.size()) * 16));
   const int n_tasks = static_cast<int>((n_rows + rows_per_task - 1) / rows_per_task);
   std::vector<std::vector<float>> scratch(pool.size(), std::vector<float>(n_in));
@@ -52,7 +85,7 @@ void fill_tensor(const PlannedTensor& t, uint64_t seed, ThreadPool& pool, uint8_
     float* x = scratch[thread].data();
     uint64_t end = std::min(n_rows, (task + 1) * rows_per_task);
     for (uint64_t r = task * rows_per_task; r < end; ++r) {
-      for (uint64_t c = 0; c < n_in; ++c) x[c] = weight_value(rng, t.kind, r * n_in + c, half_width);
+      for (uint64_t c = 0; c < n_in; ++c) x[c] = source.at(r, c);
       if (!quantize_row(t.type, x, dst + r * row_bytes, n_in).ok()) failed->store(true);
     }
   });
@@ -73,12 +106,12 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   w.set(a + ".block_count", GgufValue::U32(static_cast<uint32_t>(block_count(s))));
   w.set(a + ".feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff)));
   w.set(a + ".attention.head_count", GgufValue::U32(static_cast<uint32_t>(s.n_head)));
-  w.set(a + ".attention.head_count_kv", GgufValue::U32(static_cast<uint32_t>(s.n_head_kv)));
+  w.set(a + ".attention.head_count_kv", GgufValue::U32(static_cast<uint32_t>(head_count_kv(s))));
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(s.rms_eps));
   w.set(a + ".rope.freq_base", GgufValue::F32(s.rope_freq_base));
-  // GLM rotates the first half of each head (partial_rotary_factor 0.5).
-  const bool half_rotary = s.glm4moe || s.glm4;
-  w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(half_rotary ? s.head_dim / 2 : s.head_dim)));
+  // GLM rotates the first half of each head (partial_rotary_factor 0.5), DeepSeek the last rope_dim.
+  const int rotated = s.deepseek2 ? s.rope_dim : s.glm4moe || s.glm4 ? s.head_dim / 2 : s.head_dim;
+  w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(rotated)));
   if (s.rope_linear_factor != 1.0f) {
     w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
     w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_linear_factor));
@@ -96,7 +129,7 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   if (s.sliding_window > 0 || s.phi3) {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
-  if (s.qk_norm || s.glm4moe || s.head_dim * s.n_head != s.n_embd) {
+  if (!s.deepseek2 && (s.qk_norm || s.glm4moe || s.head_dim * s.n_head != s.n_embd)) {
     w.set(a + ".attention.key_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
     w.set(a + ".attention.value_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
   }
@@ -110,9 +143,36 @@ void set_glm4moe_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".expert_shared_count", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp / s.n_ff_exp)));
   w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));
   w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
-  w.set(a + ".expert_weights_norm", GgufValue::Bool(true));
-  w.set(a + ".expert_gating_func", GgufValue::U32(2));
+  w.set(a + ".expert_weights_norm", GgufValue::Bool(s.expert_weights_norm));
+  w.set(a + ".expert_gating_func", GgufValue::U32(s.sigmoid_routing ? 2 : 1));
   w.set(a + ".nextn_predict_layers", GgufValue::U32(static_cast<uint32_t>(s.n_nextn)));
+}
+
+// DeepSeek's, as llama.cpp's converter writes them: the head widths (with split_kv_b, those of
+// the one latent K/V head llama.cpp reads, and the real ones as *_mla), the ranks (q_lora_rank
+// only when there is a bottleneck), YaRN's log multiplier, and the routing: shared experts as a
+// count, leading dense blocks, expert_gating_func 2 (sigmoid) or 1 (softmax), weights normalised
+// or not, and scaled.
+void set_deepseek2_hparams(GgufWriter& w, const ModelSpec& s) {
+  const std::string& a = s.arch;
+  auto u32 = [](int v) { return GgufValue::U32(static_cast<uint32_t>(v)); };
+  if (s.split_kv_b) {
+    w.set(a + ".attention.key_length", u32(s.kv_lora_rank + s.rope_dim));
+    w.set(a + ".attention.value_length", u32(s.kv_lora_rank));
+    w.set(a + ".attention.key_length_mla", u32(s.head_dim));
+    w.set(a + ".attention.value_length_mla", u32(s.v_head_dim));
+  } else {
+    w.set(a + ".attention.key_length", u32(s.head_dim));
+    w.set(a + ".attention.value_length", u32(s.v_head_dim));
+  }
+  if (s.q_lora_rank > 0) w.set(a + ".attention.q_lora_rank", u32(s.q_lora_rank));
+  w.set(a + ".attention.kv_lora_rank", u32(s.kv_lora_rank));
+  w.set(a + ".rope.scaling.yarn_log_multiplier", GgufValue::F32(s.rope_yarn_log_mul));
+  w.set(a + ".expert_shared_count", u32(s.n_ff_shexp / s.n_ff_exp));
+  w.set(a + ".leading_dense_block_count", u32(s.n_dense_lead));
+  w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
+  w.set(a + ".expert_weights_norm", GgufValue::Bool(s.expert_weights_norm));
+  w.set(a + ".expert_gating_func", u32(s.sigmoid_routing ? 2 : 1));
 }
 
 // llama.cpp's expert keys; Mixtral (llama) has only the counts, its expert width being
@@ -125,6 +185,8 @@ void set_expert_hparams(GgufWriter& w, const ModelSpec& s) {
   if (a != "llama") w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
   if (s.glm4moe) {
     set_glm4moe_hparams(w, s);
+  } else if (s.deepseek2) {
+    set_deepseek2_hparams(w, s);
   } else if (s.llama4) {  // llama.cpp's constant chunk, as converted files carry it
     w.set(a + ".interleave_moe_layer_step", GgufValue::U32(static_cast<uint32_t>(s.moe_layer_step)));
     w.set(a + ".attention.chunk_size", GgufValue::U32(8192));
@@ -139,14 +201,10 @@ Result<VocabMetadata> load_vocab(const GenerateOptions& o, int preset_vocab) {
   return vocab_from_gguf(o.vocab_path);
 }
 
-}  // namespace
-
-Result<GenerateReport> plan_model(const GenerateOptions& o) {
+// The plan of spec (its vocabulary size from o's vocabulary) in o's type and mix, and its size.
+Result<GenerateReport> plan_spec(ModelSpec spec, const GenerateOptions& o) {
   GenerateReport report;
-  STRATA_ASSIGN_OR_RETURN(report.spec, model_preset(o.arch, o.preset));
-  report.spec.rope_freqs = o.rope_freqs;
-  if (o.n_layers < 0) return Status::InvalidArgument("layer count " + std::to_string(o.n_layers) + " must be positive");
-  if (o.n_layers > 0) report.spec.n_layer = o.n_layers;
+  report.spec = std::move(spec);
   STRATA_ASSIGN_OR_RETURN(VocabMetadata vocab, load_vocab(o, report.spec.n_vocab));
   report.spec.n_vocab = vocab.n_vocab;
   STRATA_ASSIGN_OR_RETURN(report.plan, plan_tensors(report.spec, o.type, o.mix));
@@ -159,9 +217,8 @@ Result<GenerateReport> plan_model(const GenerateOptions& o) {
   return report;
 }
 
-Result<GenerateReport> generate_model(const GenerateOptions& o) {
-  if (o.out_path.empty()) return Status::InvalidArgument("mkmodel: no output path");
-  STRATA_ASSIGN_OR_RETURN(GenerateReport report, plan_model(o));
+// Writes report (plan_spec's) to o.out_path with o's vocabulary and seed.
+Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   STRATA_ASSIGN_OR_RETURN(VocabMetadata vocab, load_vocab(o, report.spec.n_vocab));
   GgufWriter w;
   set_hparams(w, report.spec, report.plan, o.seed);
@@ -187,6 +244,31 @@ Result<GenerateReport> generate_model(const GenerateOptions& o) {
     std::remove(o.out_path.c_str());
     return Status::Internal("mkmodel: quantizing a tensor failed; " + o.out_path + " removed");
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<GenerateReport> plan_model(const GenerateOptions& o) {
+  STRATA_ASSIGN_OR_RETURN(ModelSpec spec, model_preset(o.arch, o.preset));
+  spec.rope_freqs = o.rope_freqs;
+  spec.split_kv_b = o.split_kv_b;
+  if (o.n_layers < 0) return Status::InvalidArgument("layer count " + std::to_string(o.n_layers) + " must be positive");
+  if (o.n_layers > 0) set_layer_count(&spec, o.n_layers);
+  return plan_spec(std::move(spec), o);
+}
+
+Result<GenerateReport> generate_model(const GenerateOptions& o) {
+  if (o.out_path.empty()) return Status::InvalidArgument("mkmodel: no output path");
+  STRATA_ASSIGN_OR_RETURN(GenerateReport report, plan_model(o));
+  STRATA_RETURN_IF_ERROR(write_model(report, o));
+  return report;
+}
+
+Result<GenerateReport> generate_model_from_spec(const ModelSpec& spec, const GenerateOptions& o) {
+  if (o.out_path.empty()) return Status::InvalidArgument("mkmodel: no output path");
+  STRATA_ASSIGN_OR_RETURN(GenerateReport report, plan_spec(spec, o));
+  STRATA_RETURN_IF_ERROR(write_model(report, o));
   return report;
 }
 

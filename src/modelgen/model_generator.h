@@ -6,9 +6,11 @@
 //
 // Weights: matrices (experts, routers and qwen2moe's shared-expert gate too) uniform with
 // std 1/sqrt(n_in) (activations keep their scale; routing logits vary by ~1), norm
-// weights 1 +- 0.1, biases +- 0.02, glm4moe's router selection bias exp_probs_b +- 0.1 (a
-// quarter of the spread of the sigmoid router outputs: it changes some expert choices, decides none);
-// rope_freqs (not random) from spec_rope_factors().
+// weights 1 +- 0.1, biases +- 0.02, the router selection bias exp_probs_b of glm4moe and
+// deepseek2 +- 0.1 (a quarter of the spread of the sigmoid router outputs: it changes some expert
+// choices, decides none); rope_freqs (not random) from spec_rope_factors(). deepseek2's split
+// attn_k_b / attn_v_b hold the values the same seed gives attn_kv_b, rearranged (tensor_plan.h):
+// in a float type the two forms are one model.
 // Not thread-safe to share options while running; each call owns its thread pool.
 #pragma once
 
@@ -33,7 +35,8 @@ struct GenerateOptions {
   int n_threads = 0;            // 0: hardware concurrency
   bool rope_freqs = false;      // llama: add Llama 3.1-style rope_freqs.weight (ModelSpec::rope_freqs)
   int n_layers = 0;             // > 0: overrides the preset's layer count (same shape, fewer layers;
-                                // glm4moe's NextN block is written after them)
+                                // glm4moe's NextN block is written after them; set_layer_count())
+  bool split_kv_b = false;      // deepseek2: attn_k_b / attn_v_b instead of attn_kv_b (ModelSpec)
 };
 
 struct GenerateReport {
@@ -46,5 +49,9 @@ struct GenerateReport {
 // The spec and plan generate_model() would write, without writing (for dry runs and tests).
 Result<GenerateReport> plan_model(const GenerateOptions& options);
 Result<GenerateReport> generate_model(const GenerateOptions& options);
+// Writes spec (a preset's, changed: for tests of shapes no preset has) as generate_model() would,
+// in options' type, mix, vocabulary and seed; options' arch, preset, layer count, rope_freqs and
+// split_kv_b are not read (spec has its own).
+Result<GenerateReport> generate_model_from_spec(const ModelSpec& spec, const GenerateOptions& options);
 
 }  // namespace strata

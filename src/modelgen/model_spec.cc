@@ -53,6 +53,30 @@ ModelSpec experts(ModelSpec s, int n_expert, int n_expert_used, int n_ff_exp, in
   return s;
 }
 
+// DeepSeek's Multi-head Latent Attention on s: key heads of s.head_dim (its last rope_dim rotated),
+// value heads of v_head_dim, one per query head, from a kv_lora_rank latent; queries through a
+// q_lora_rank bottleneck (0: none).
+ModelSpec mla(ModelSpec s, int q_lora_rank, int kv_lora_rank, int rope_dim, int v_head_dim) {
+  s.q_lora_rank = q_lora_rank;
+  s.kv_lora_rank = kv_lora_rank;
+  s.rope_dim = rope_dim;
+  s.v_head_dim = v_head_dim;
+  return s;
+}
+
+// DeepSeek's routing, its leading dense blocks and its YaRN (factor over n_ctx / factor, and
+// rope.scaling.yarn_log_multiplier: 0.1 mscale_all_dim).
+ModelSpec deepseek_moe(ModelSpec s, int n_dense_lead, bool sigmoid, bool norm, float scale, float yarn_factor,
+                       float yarn_log_mul) {
+  s.n_dense_lead = n_dense_lead;
+  s.sigmoid_routing = sigmoid;
+  s.expert_weights_norm = norm;
+  s.expert_weights_scale = scale;
+  s.rope_yarn_factor = yarn_factor;
+  s.rope_yarn_log_mul = yarn_log_mul;
+  return s;
+}
+
 // n_vocab here is used only when no vocabulary file is given (the built-in byte vocab is
 // padded up to it).
 std::vector<Preset> presets() {
@@ -112,6 +136,31 @@ std::vector<Preset> presets() {
       // its dense width (16384, Maverick's dense layers') unused (apply_arch).
       {"llama4-scout", "llama4",
        experts(shape(202048, 262144, 5120, 48, 40, 8, 128, 16384, 1e-5f, 500000.0f, false), 16, 1, 8192, 8192)},
+      // DeepSeek-V2-Lite (16B): 16 heads with keys of 128 + 64 rope and values of 128 from a
+      // 512-wide latent, queries without a bottleneck; its first layer dense (10944 wide), then 64
+      // experts of 1408 with 6 used and 2 shared, softmax routing unnormalised; YaRN 40 over 4096
+      // positions (mscale_all_dim 0.707).
+      {"deepseek-v2-lite", "deepseek2",
+       deepseek_moe(mla(experts(shape(102400, 163840, 2048, 27, 16, 16, 192, 10944, 1e-6f, 10000.0f, false), 64, 6,
+                                1408, 2816),
+                        0, 512, 64, 128),
+                    1, false, false, 1.0f, 40.0f, 0.0707f)},
+      // DeepSeek-V3 (671B; R1 has its shape): 128 heads as V2-Lite's, queries through a rank-1536
+      // bottleneck; 3 dense layers (18432 wide), then 256 experts of 2048 with 8 used and one
+      // shared, sigmoid routing with a selection bias, normalised and scaled by 2.5 (its 8 expert
+      // groups of which 4 are used are not written, as llama.cpp's converter of Feb 2025 does not).
+      {"deepseek-v3", "deepseek2",
+       deepseek_moe(mla(experts(shape(129280, 163840, 7168, 61, 128, 128, 192, 18432, 1e-6f, 10000.0f, false), 256,
+                                8, 2048, 2048),
+                        1536, 512, 64, 128),
+                    3, true, true, 2.5f, 40.0f, 0.1f)},
+      // Kimi K2 (1T): DeepSeek-V3's layout with 64 heads, 384 experts, one dense layer, a
+      // 163840-token vocabulary, scale 2.827, rope base 50000 and YaRN 32 over 4096 positions.
+      {"kimi-k2", "deepseek2",
+       deepseek_moe(mla(experts(shape(163840, 131072, 7168, 61, 64, 64, 192, 18432, 1e-6f, 50000.0f, false), 384, 8,
+                                2048, 2048),
+                        1536, 512, 64, 128),
+                    1, true, true, 2.827f, 32.0f, 0.1f)},
   };
 }
 
@@ -126,7 +175,11 @@ std::string preset_list(bool moe) {
 
 // The window and rope scaling of --arch name on s (the preset's shape).
 void apply_window_and_rope(std::string_view name, ModelSpec* s) {
-  if (name == "gemma3" || name == "gemma2") {
+  if (name == "deepseek2") {
+    // No window; its YaRN is the preset's (apply_deepseek2 gives another preset DeepSeek-V3's).
+    s->sliding_window = 0;
+    s->rope_linear_factor = 1.0f;
+  } else if (name == "gemma3" || name == "gemma2") {
     // A preset without a window of its own (not a Gemma shape): Gemma 3 1B's 512, or a
     // quarter of a small preset's context, so that its layers slide within it. Gemma 2 has no
     // rope scaling.
@@ -144,7 +197,7 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
     s->rope_linear_factor = 1.0f;
     s->rope_yarn_factor = 1.0f;
   } else {
-    // A Gemma 3 or gpt-oss shape as another architecture: no window, and its rope unscaled.
+    // A Gemma 3, gpt-oss or DeepSeek shape as another architecture: no window, and its rope unscaled.
     s->sliding_window = 0;
     s->rope_linear_factor = 1.0f;
     s->rope_yarn_factor = 1.0f;
@@ -152,13 +205,17 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
 }
 
 // GLM-4.5's: one dense block first (of the preset's n_ff), one shared expert of the expert
-// width, one NextN block, routing weights unscaled. Other archs have none of these.
+// width, one NextN block, sigmoid routing normalised and unscaled. Other archs have none of
+// these (deepseek2's are apply_deepseek2's).
 void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->glm4moe = name == "glm4moe";
   s->llama4 = name == "llama4";
   s->moe_layer_step = 1;
-  s->n_dense_lead = s->glm4moe ? 1 : 0;
   s->n_nextn = s->glm4moe ? 1 : 0;
+  if (name == "deepseek2") return;
+  s->sigmoid_routing = s->glm4moe;
+  s->expert_weights_norm = s->glm4moe;
+  s->n_dense_lead = s->glm4moe ? 1 : 0;
   s->expert_weights_scale = 1.0f;
   if (s->glm4moe || s->llama4) {
     s->n_ff_shexp = s->n_ff_exp;
@@ -168,6 +225,25 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   if (name == "mixtral") s->n_ff = s->n_ff_exp;  // llama.feed_forward_length is the expert width
 }
 
+// DeepSeek's layout for --arch deepseek2: a DeepSeek preset (one with a latent) keeps its own;
+// another MoE preset takes DeepSeek-V3's attention, routing and YaRN (model_preset()), one
+// shared expert of its expert width and one leading dense block of its n_ff. Other archs drop
+// the latent attention and YaRN's log multiplier.
+void apply_deepseek2(std::string_view name, ModelSpec* s) {
+  s->deepseek2 = name == "deepseek2";
+  if (!s->deepseek2) {
+    s->q_lora_rank = s->kv_lora_rank = s->rope_dim = s->v_head_dim = 0;
+    s->rope_yarn_log_mul = 0.0f;
+    return;
+  }
+  s->n_head_kv = s->n_head;
+  if (s->kv_lora_rank > 0) return;
+  *s = mla(*s, std::min(1536, 4 * s->n_embd), 512, 64, 128);
+  s->head_dim = 128 + 64;
+  s->n_ff_shexp = s->n_ff_exp;
+  *s = deepseek_moe(*s, 1, true, true, 2.5f, 40.0f, 0.1f);
+}
+
 // Sets the arch-dependent fields of s (the preset's shape) for --arch name.
 Status apply_arch(std::string_view name, ModelSpec* s) {
   const bool moe_arch = is_moe_arch_name(name);
@@ -175,11 +251,12 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
       name != "phi3" && name != "glm4" && name != "smollm3") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
                                    "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, qwen2moe, qwen3moe, "
-                                   "mixtral, gpt-oss, glm4moe or llama4)");
+                                   "mixtral, gpt-oss, glm4moe, llama4 or deepseek2)");
   }
   if (moe_arch != (s->n_expert > 0)) {
     const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4 or smollm3)"
-                                : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe or llama4)";
+                                : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4 "
+                                  "or deepseek2)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
@@ -194,6 +271,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   s->phi3 = name == "phi3";
   s->glm4 = name == "glm4";
   apply_expert_layout(name, s);
+  apply_deepseek2(name, s);
   return Status::Ok();
 }
 
@@ -201,10 +279,17 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
 
 bool is_moe_arch_name(std::string_view arch) {
   return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss" || arch == "glm4moe" ||
-         arch == "llama4";
+         arch == "llama4" || arch == "deepseek2";
 }
 
 int block_count(const ModelSpec& spec) { return spec.n_layer + spec.n_nextn; }
+
+int head_count_kv(const ModelSpec& spec) { return spec.split_kv_b ? 1 : spec.n_head_kv; }
+
+void set_layer_count(ModelSpec* spec, int n_layer) {
+  spec->n_layer = n_layer;
+  if (spec->deepseek2 && spec->n_dense_lead >= n_layer) spec->n_dense_lead = std::max(0, n_layer - 1);
+}
 
 std::vector<std::string> model_preset_names() {
   std::vector<std::string> names;

@@ -1,6 +1,6 @@
-// ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3, phi3 or glm4, or a
-// mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss or glm4moe), and the named presets `strata mkmodel
-// --preset` offers. Plain values; pure functions.
+// ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4 or
+// smollm3, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4 or deepseek2), and the
+// named presets `strata mkmodel --preset` offers. Plain values; pure functions.
 //
 // Invariant of a preset's spec: n_expert > 0 exactly for the MoE archs; Mixtral is written as
 // GGUF arch "llama" with experts (as llama.cpp's converter does), so arch holds "llama" then.
@@ -16,8 +16,9 @@
 namespace strata {
 
 struct ModelSpec {
-  // The GGUF architecture: "llama", "qwen2", "qwen3", "gemma3", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe"
-  // (Mixtral: "llama" with n_expert > 0). Decides biases, QK-norm, rope layout and the expert keys written.
+  // The GGUF architecture: "llama", "qwen2", "qwen3", "gemma3", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe",
+  // "deepseek2", ... (Mixtral: "llama" with n_expert > 0). Decides biases, QK-norm, rope layout and the
+  // expert keys written.
   std::string arch = "llama";
   std::string preset;
   int n_vocab = 0;   // from the vocabulary when one is given
@@ -26,12 +27,12 @@ struct ModelSpec {
   int n_layer = 0;   // transformer layers run (glm4moe writes n_nextn more blocks after them)
   int n_head = 0;
   int n_head_kv = 0;
-  int head_dim = 0;
+  int head_dim = 0;  // of a query / key head (deepseek2: qk_nope + rope_dim, its values v_head_dim)
   int n_ff = 0;      // <arch>.feed_forward_length (Mixtral: the expert width, = n_ff_exp)
   // Mixture of experts (0 for dense): each layer's feed-forward is n_expert experts of width
   // n_ff_exp chosen n_expert_used at a time by a router, plus a shared expert of width
-  // n_ff_shexp when that is > 0 (qwen2moe, and glm4moe, whose width is n_expert_shared = n_ff_shexp /
-  // n_ff_exp experts').
+  // n_ff_shexp when that is > 0 (qwen2moe; llama4, one expert's width; glm4moe and deepseek2, whose
+  // width is n_expert_shared = n_ff_shexp / n_ff_exp experts').
   int n_expert = 0;
   int n_expert_used = 0;
   int n_ff_exp = 0;
@@ -79,20 +80,53 @@ struct ModelSpec {
   int n_dense_lead = 0;
   int n_nextn = 0;
   float expert_weights_scale = 1.0f;
+  // Routing of glm4moe and deepseek2 (<arch>.expert_gating_func 2 or 1, expert_weights_norm):
+  // sigmoid gates with the router's selection bias blk.N.exp_probs_b.bias, or softmax without
+  // it; the chosen weights normalised to sum 1 or not, then scaled by expert_weights_scale.
+  bool sigmoid_routing = false;
+  bool expert_weights_norm = false;
+  // deepseek2 (DeepSeek-V2, V2-Lite, V3, R1; Kimi K2): Multi-head Latent Attention, as llama.cpp's
+  // converter writes it. Queries through a rank-q_lora_rank bottleneck (attn_q_a, attn_q_a_norm,
+  // attn_q_b; 0: one attn_q, as V2-Lite); keys and values from a kv_lora_rank-wide latent plus
+  // one rope key of rope_dim shared by the heads (attn_kv_a_mqa, attn_kv_a_norm), expanded per
+  // head by attn_kv_b, or with split_kv_b by attn_k_b and attn_v_b (newer llama.cpp's form).
+  // A key head is head_dim = qk_nope + rope_dim wide (its first head_dim - rope_dim unrotated),
+  // a value head v_head_dim; n_head_kv = n_head. Its MoE blocks follow n_dense_lead dense ones
+  // and have n_ff_shexp / n_ff_exp shared experts without a gate. YaRN always: rope_yarn_factor
+  // over n_ctx / factor and rope.scaling.yarn_log_multiplier rope_yarn_log_mul.
+  bool deepseek2 = false;
+  int q_lora_rank = 0;
+  int kv_lora_rank = 0;
+  int rope_dim = 0;
+  int v_head_dim = 0;
+  bool split_kv_b = false;
+  float rope_yarn_log_mul = 0.0f;
 };
 
 std::vector<std::string> model_preset_names();
 // The preset's shape for arch; an empty arch takes the preset's own (qwen3 for qwen3-0.6b,
 // qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b and
-// gemma3-4b, gemma2 for gemma2-2b, phi3 for phi-4, glm4moe for glm-4.5-air, llama otherwise). arch
-// is an --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3 for the dense presets; qwen2moe,
-// qwen3moe, mixtral, gpt-oss or glm4moe for the MoE ones (a mismatch is an error naming the
-// presets that fit). The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths
+// gemma3-4b, gemma2 for gemma2-2b, phi3 for phi-4, glm4moe for glm-4.5-air, deepseek2 for
+// deepseek-v2-lite, deepseek-v3 and kimi-k2, llama otherwise). arch is an --arch name: llama,
+// qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3 for the dense presets; qwen2moe, qwen3moe,
+// mixtral, gpt-oss, glm4moe, llama4 or deepseek2 for the MoE ones (a mismatch is an error naming
+// the presets that fit). The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths
 // exist; another MoE preset as glm4moe gets a shared expert of its expert width, one leading
-// dense block of its n_ff (its dense width) and one NextN block.
+// dense block of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's
+// attention (q_lora_rank min(1536, 4 n_embd), kv_lora_rank 512, key heads of 128 + 64 rope,
+// value heads of 128, one per query head), routing (sigmoid with a selection bias, normalised,
+// scaled 2.5) and YaRN (40, log multiplier 0.1), with one shared expert of its expert width and
+// one leading dense block of its n_ff.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
-bool is_moe_arch_name(std::string_view arch);  // qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe
+// qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2
+bool is_moe_arch_name(std::string_view arch);
 // Blocks written: n_layer plus glm4moe's NextN blocks (<arch>.block_count).
 int block_count(const ModelSpec& spec);
+// <arch>.attention.head_count_kv as written: n_head_kv, or 1 for deepseek2's split_kv_b form
+// (which llama.cpp reads as one K/V head of the latent, kv_lora_rank + rope_dim wide).
+int head_count_kv(const ModelSpec& spec);
+// A --layers cut: n_layer layers of the same shape. deepseek2 keeps at least one MoE layer (its
+// leading dense blocks cut to n_layer - 1 when they would fill the cut).
+void set_layer_count(ModelSpec* spec, int n_layer);
 
 }  // namespace strata

@@ -125,8 +125,9 @@ TEST(MoePresetTest, LayersOverrideKeepsTheShape) {
 TEST(MoePresetTest, ArchAndPresetMustAgreeOnExperts) {
   auto dense_arch = model_preset("qwen3", "moe-tiny");
   ASSERT_FALSE(dense_arch.ok());
-  EXPECT_NE(dense_arch.status().message().find("preset 'moe-tiny' is mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, "
-                                               "gpt-oss, glm4moe or llama4); --arch qwen3 needs one of: tiny, small"),
+  EXPECT_NE(dense_arch.status().message().find("preset 'moe-tiny' is mixture-of-experts (--arch qwen3moe, qwen2moe, "
+                                               "mixtral, gpt-oss, glm4moe, llama4 or deepseek2); --arch qwen3 needs "
+                                               "one of: tiny, small"),
             std::string::npos)
       << dense_arch.status().message();
   auto moe_arch = model_preset("qwen3moe", "1b");

@@ -38,15 +38,25 @@ DType mix_type(DType requested, uint32_t mix, const std::string& name, uint64_t 
   if (!is_quantizable_tensor(name, 2)) return DType::kF32;
   if (mix == 0) return requested;
   // llama.cpp's quantizer counts every block, NextN ones too (hparams.n_layer = block_count).
-  const MixModel model{block_count(s), s.n_expert, s.n_head / s.n_head_kv, !s.tied_embeddings};
+  // n_gqa as the quantizer reads it from the file (head_count / head_count_kv).
+  const MixModel model{block_count(s), s.n_expert, s.n_head / head_count_kv(s), !s.tied_embeddings};
   return mix_tensor_type(mix, model, name, n_in);
+}
+
+PlannedTensor planned_tensor(const std::string& name, std::vector<uint64_t> dims, WeightKind kind, DType type) {
+  PlannedTensor t;
+  t.name = name;
+  t.dims = std::move(dims);
+  t.kind = kind;
+  t.type = type;
+  return t;
 }
 
 // dims = {n_in, n_out} or, for experts, {n_in, n_out, n_expert}: rows are n_in wide either way.
 void add_matrix(TensorPlan* plan, const ModelSpec& spec, DType requested, uint32_t mix, const std::string& name,
                 std::vector<uint64_t> dims, WeightKind kind) {
   const uint64_t n_in = dims[0];
-  PlannedTensor t{name, std::move(dims), kind, mix_type(requested, mix, name, n_in, spec), ""};
+  PlannedTensor t = planned_tensor(name, std::move(dims), kind, mix_type(requested, mix, name, n_in, spec));
   const DType wanted = t.type;
   t.type = width_fallback(wanted, n_in);
   if (t.type != wanted) {
@@ -57,29 +67,60 @@ void add_matrix(TensorPlan* plan, const ModelSpec& spec, DType requested, uint32
 }
 
 void add_vector(TensorPlan* plan, const std::string& name, uint64_t n, WeightKind kind) {
-  plan->tensors.push_back(PlannedTensor{name, {n}, kind, DType::kF32, ""});
+  plan->tensors.push_back(planned_tensor(name, {n}, kind, DType::kF32));
 }
 
-// glm4moe's leading dense blocks, shared expert (a whole number of experts) and NextN blocks.
-Status check_glm4moe(const ModelSpec& s) {
-  if (!s.glm4moe) {
-    if (s.n_dense_lead != 0 || s.n_nextn != 0) {
-      return Status::InvalidArgument("leading dense and NextN blocks are for glm4moe models, not " + s.arch);
-    }
-    return Status::Ok();
-  }
-  if (s.n_dense_lead < 0 || s.n_dense_lead > s.n_layer || s.n_nextn < 0) {
+// The leading dense blocks and the shared expert (a whole number of experts) of glm4moe and
+// deepseek2.
+Status check_lead_and_shared(const ModelSpec& s) {
+  if (s.n_dense_lead < 0 || s.n_dense_lead > s.n_layer) {
     return Status::InvalidArgument("leading_dense_block_count " + std::to_string(s.n_dense_lead) + " must be 0.." +
                                    std::to_string(s.n_layer) + " (the layer count)");
   }
   if (s.n_ff_shexp % s.n_ff_exp != 0) {
-    return Status::InvalidArgument("glm4moe's shared expert width " + std::to_string(s.n_ff_shexp) +
+    return Status::InvalidArgument(s.arch + "'s shared expert width " + std::to_string(s.n_ff_shexp) +
                                    " must be a whole number of experts of " + std::to_string(s.n_ff_exp));
   }
+  return Status::Ok();
+}
+
+// glm4moe's leading dense blocks, shared expert and NextN blocks.
+Status check_glm4moe(const ModelSpec& s) {
+  if (!s.glm4moe) {
+    if ((s.n_dense_lead != 0 && !s.deepseek2) || s.n_nextn != 0) {
+      return Status::InvalidArgument("leading dense and NextN blocks are for glm4moe models, not " + s.arch);
+    }
+    return Status::Ok();
+  }
+  if (s.n_nextn < 0) return Status::InvalidArgument("nextn_predict_layers must not be negative");
+  STRATA_RETURN_IF_ERROR(check_lead_and_shared(s));
   if (s.head_dim % 4 != 0) {
     return Status::InvalidArgument("glm4moe rotates half of each head: head_dim must be a multiple of 4");
   }
   return Status::Ok();
+}
+
+// deepseek2's latent attention (model_spec.h) and its experts: at least one shared expert (llama.cpp
+// writes the shared expert's tensors in every MoE block).
+Status check_deepseek2(const ModelSpec& s) {
+  if (!s.deepseek2) {
+    if (s.q_lora_rank != 0 || s.kv_lora_rank != 0 || s.rope_dim != 0 || s.v_head_dim != 0 || s.split_kv_b) {
+      return Status::InvalidArgument("latent attention (q/kv_lora_rank, a split attn_kv_b) is for deepseek2 models, "
+                                     "not " + s.arch);
+    }
+    return Status::Ok();
+  }
+  if (s.q_lora_rank < 0 || s.kv_lora_rank <= 0 || s.v_head_dim <= 0 || s.rope_dim <= 0 || s.rope_dim % 2 != 0 ||
+      s.rope_dim >= s.head_dim) {
+    return Status::InvalidArgument("deepseek2 needs kv_lora_rank > 0, value heads > 0, q_lora_rank >= 0 and an even "
+                                   "rope width under the key head width " + std::to_string(s.head_dim));
+  }
+  if (s.n_head_kv != s.n_head) {
+    return Status::InvalidArgument("deepseek2 has one latent K/V head per query head: head_count_kv must be " +
+                                   std::to_string(s.n_head));
+  }
+  if (s.n_ff_shexp <= 0) return Status::InvalidArgument("deepseek2 needs a shared expert (expert_shared_count >= 1)");
+  return check_lead_and_shared(s);
 }
 
 Status check_experts(const ModelSpec& s) {
@@ -94,8 +135,13 @@ Status check_experts(const ModelSpec& s) {
                                    std::to_string(s.n_expert) + " (expert_count)");
   }
   if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
-  if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4") {
-    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe and llama4 models, not " + s.arch);
+  if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4" && s.arch != "deepseek2") {
+    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4 and deepseek2 models, not " +
+                                   s.arch);
+  }
+  if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2) {
+    return Status::InvalidArgument("sigmoid routing with a selection bias and expert_weights_norm are for glm4moe "
+                                   "and deepseek2 models, not " + s.arch);
   }
   if (s.moe_layer_step < 1 || (s.moe_layer_step > 1 && !s.llama4)) {
     return Status::InvalidArgument("interleave_moe_layer_step " + std::to_string(s.moe_layer_step) +
@@ -120,8 +166,13 @@ Status check_spec(const ModelSpec& s) {
   if (s.glm4moe != (s.arch == "glm4moe")) {
     return Status::InvalidArgument("glm4moe's layout (ModelSpec::glm4moe) goes with arch glm4moe, not " + s.arch);
   }
+  if (s.deepseek2 != (s.arch == "deepseek2")) {
+    return Status::InvalidArgument("deepseek2's layout (ModelSpec::deepseek2) goes with arch deepseek2, not " + s.arch);
+  }
   STRATA_RETURN_IF_ERROR(check_experts(s));
-  return check_glm4moe(s);  // after check_experts: a glm4moe spec has experts of positive width
+  // After check_experts: a glm4moe or deepseek2 spec has experts of positive width.
+  STRATA_RETURN_IF_ERROR(check_glm4moe(s));
+  return check_deepseek2(s);
 }
 
 // Appends to a plan in llama.cpp's tensor names; one per plan_tensors() call.
@@ -137,10 +188,53 @@ struct PlanBuilder {
   void vector(const std::string& name, uint64_t n, WeightKind kind) { add_vector(plan, name, n, kind); }
   // F32 rows of biases, one per expert (dims {width, n_expert}).
   void vectors(const std::string& name, std::vector<uint64_t> dims, WeightKind kind) {
-    plan->tensors.push_back(PlannedTensor{name, std::move(dims), kind, DType::kF32, ""});
+    plan->tensors.push_back(planned_tensor(name, std::move(dims), kind, DType::kF32));
+  }
+
+  // deepseek2's split attn_kv_b: attn_k_b [qk_nope, kv_lora_rank, n_head] (each head's key rows
+  // transposed) and attn_v_b [kv_lora_rank, v_head_dim, n_head], drawn from kv_b's values.
+  void split_kv_b(const std::string& p, uint64_t nope, uint64_t kv_lora, uint64_t v, uint64_t n_head) {
+    const std::string source = p + "attn_kv_b.weight";
+    matrix(p + "attn_k_b.weight", {nope, kv_lora, n_head}, WeightKind::kKvBKeys);
+    matrix(p + "attn_v_b.weight", {kv_lora, v, n_head}, WeightKind::kKvBValues);
+    for (size_t i = plan->tensors.size() - 2; i < plan->tensors.size(); ++i) {
+      plan->tensors[i].source = source;
+      plan->tensors[i].source_head_rows = nope + v;
+    }
+  }
+
+  // deepseek2's Multi-head Latent Attention (tensor_plan.h).
+  void mla_attention(const std::string& p) {
+    const auto embd = static_cast<uint64_t>(s.n_embd);
+    const auto n_head = static_cast<uint64_t>(s.n_head);
+    const auto key = static_cast<uint64_t>(s.head_dim);
+    const auto rope = static_cast<uint64_t>(s.rope_dim);
+    const auto kv_lora = static_cast<uint64_t>(s.kv_lora_rank);
+    const auto v = static_cast<uint64_t>(s.v_head_dim);
+    vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
+    if (s.q_lora_rank > 0) {
+      const auto q_lora = static_cast<uint64_t>(s.q_lora_rank);
+      matrix(p + "attn_q_a.weight", {embd, q_lora});
+      vector(p + "attn_q_a_norm.weight", q_lora, WeightKind::kNorm);
+      matrix(p + "attn_q_b.weight", {q_lora, n_head * key});
+    } else {
+      matrix(p + "attn_q.weight", {embd, n_head * key});
+    }
+    matrix(p + "attn_kv_a_mqa.weight", {embd, kv_lora + rope});
+    vector(p + "attn_kv_a_norm.weight", kv_lora, WeightKind::kNorm);
+    if (s.split_kv_b) {
+      split_kv_b(p, key - rope, kv_lora, v, n_head);
+    } else {
+      matrix(p + "attn_kv_b.weight", {kv_lora, n_head * (key - rope + v)});
+    }
+    matrix(p + "attn_output.weight", {n_head * v, embd});
   }
 
   void attention(const std::string& p, int l) {
+    if (s.deepseek2) {
+      mla_attention(p);
+      return;
+    }
     const auto embd = static_cast<uint64_t>(s.n_embd);
     const auto q_dim = static_cast<uint64_t>(s.n_head) * s.head_dim;
     const auto kv_dim = static_cast<uint64_t>(s.n_head_kv) * s.head_dim;
@@ -181,16 +275,17 @@ struct PlanBuilder {
     matrix(p + "ffn_down.weight", {ff, embd});
   }
 
-  // The router (F32, random like a matrix so routing is not uniform) with glm4moe's selection
-  // bias, the experts as 3-D tensors (expert e's rows follow expert e-1's), and the shared
-  // expert, whose qwen2moe 1-D gate is a row of weights too (std 1/sqrt(n_embd), so its
-  // sigmoid does not saturate); glm4moe's has no gate.
+  // The router (F32, random like a matrix so routing is not uniform) with the selection bias of
+  // sigmoid routing (glm4moe, deepseek2), the experts as 3-D tensors (expert e's rows follow
+  // expert e-1's), and the shared expert, whose qwen2moe 1-D gate is a row of weights too (std
+  // 1/sqrt(n_embd), so its sigmoid does not saturate); glm4moe's, llama4's and deepseek2's have
+  // no gate.
   void moe_ffn(const std::string& p, int l) {
     const auto embd = static_cast<uint64_t>(s.n_embd);
     const auto ff = static_cast<uint64_t>(s.n_ff_exp);
     const auto n_exp = static_cast<uint64_t>(s.n_expert);
     matrix(p + "ffn_gate_inp.weight", {embd, n_exp});
-    if (s.glm4moe) vector(p + "exp_probs_b.bias", n_exp, WeightKind::kSelectionBias);
+    if (s.sigmoid_routing) vector(p + "exp_probs_b.bias", n_exp, WeightKind::kSelectionBias);
     matrix(p + "ffn_gate_exps.weight", {embd, ff, n_exp});
     matrix(p + "ffn_up_exps.weight", {embd, ff, n_exp});
     matrix(p + "ffn_down_exps.weight", {ff, embd, n_exp});
@@ -202,7 +297,7 @@ struct PlanBuilder {
     }
     if (s.n_ff_shexp == 0) return;
     const auto sh = static_cast<uint64_t>(s.n_ff_shexp);
-    if (!s.glm4moe && !s.llama4) vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
+    if (s.arch == "qwen2moe") vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
     matrix(p + "ffn_gate_shexp.weight", {embd, sh});
     matrix(p + "ffn_up_shexp.weight", {embd, sh});
     matrix(p + "ffn_down_shexp.weight", {sh, embd});

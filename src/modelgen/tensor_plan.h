@@ -9,9 +9,19 @@
 // selection bias exp_probs_b.bias [n_expert] and a shared expert without a gate; every
 // block's feed-forward norm is post_attention_norm; after the n_layer blocks, n_nextn NextN
 // blocks (MoE blocks plus nextn.eh_proj [2 n_embd, n_embd] and nextn.{enorm,hnorm,
-// shared_head_norm} [n_embd]).
+// shared_head_norm} [n_embd]). deepseek2 (DeepSeek-V2/V3, Kimi K2, as llama.cpp's converter writes
+// it; model_spec.h): attention as attn_q [n_embd, n_head * head_dim] or, with q_lora_rank,
+// attn_q_a [n_embd, q_lora_rank], attn_q_a_norm [q_lora_rank] and attn_q_b [q_lora_rank,
+// n_head * head_dim]; attn_kv_a_mqa [n_embd, kv_lora_rank + rope_dim], attn_kv_a_norm
+// [kv_lora_rank]; attn_kv_b [kv_lora_rank, n_head * (qk_nope + v_head_dim)], or with split_kv_b
+// attn_k_b [qk_nope, kv_lora_rank, n_head] and attn_v_b [kv_lora_rank, v_head_dim, n_head]
+// holding its values (head h of attn_k_b: kv_b's key rows of head h transposed; of attn_v_b:
+// its value rows); attn_output [n_head * v_head_dim, n_embd]; then ffn_norm, the first
+// n_dense_lead blocks dense, the others MoE with a gateless shared expert and, for sigmoid
+// routing, exp_probs_b.bias.
 //
-// Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate, exp_probs_b) and routers are F32.
+// Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate, exp_probs_b) and routers are
+// F32.
 // The mix's layer rules count every block written, NextN ones too (as llama.cpp's quantizer).
 // Matrices (a 3-D expert tensor is n_expert * n_out rows of n_in) take the requested type,
 // except that K-quant and IQ4 types follow llama.cpp's mix of the same name (type_mix.h:
@@ -21,8 +31,10 @@
 // is not whole blocks of its type falls back as llama.cpp's quantizer does (width_fallback:
 // Q2_K / Q3_K / IQ4_XS / lattice i-quants -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1,
 // Q6_K -> Q8_0, else F16); `fallback` says why. MXFP4, which llama.cpp has as a mix only for
-// gpt-oss's experts (MXFP4_MOE, plan_tensors' `mix`), puts every matrix in MXFP4, as the types
-// without a mix of their own (Q4_0, Q5_0, ...) do.
+// gpt-oss's experts (MXFP4_MOE, plan_tensors' `mix`: every 3-D tensor, so deepseek2's split
+// attn_k_b / attn_v_b too), puts every matrix in MXFP4, as the types without a mix of their own
+// (Q4_0, Q5_0, ...) do. deepseek2's attention matrices take the base type (llama.cpp's
+// quantizer has no rule for them); attn_k_b's rows (qk_nope, 128) fall back from the K-quants.
 #pragma once
 
 #include <cstdint>
@@ -36,16 +48,24 @@
 namespace strata {
 
 // kOssBias and kSink: gpt-oss's biases and attention sinks, wider than kBias so that a
-// test model's output depends on them; kSelectionBias: glm4moe's router bias (exp_probs_b),
-// added to the sigmoid router outputs to choose experts (model_generator.h).
-enum class WeightKind { kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs, kOssBias, kSink, kSelectionBias };
+// test model's output depends on them; kSelectionBias: glm4moe's and deepseek2's router bias
+// (exp_probs_b), added to the sigmoid router outputs to choose experts (model_generator.h);
+// kKvBKeys / kKvBValues: deepseek2's attn_k_b / attn_v_b, whose elements are those of the
+// attn_kv_b they were split from (PlannedTensor::source).
+enum class WeightKind {
+  kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs, kOssBias, kSink, kSelectionBias, kKvBKeys, kKvBValues
+};
 
 struct PlannedTensor {
   std::string name;
-  std::vector<uint64_t> dims;  // dims[0] = n_in, the contiguous width; then n_out [, n_expert]
+  std::vector<uint64_t> dims;  // dims[0] = n_in, the contiguous width; then n_out [, n_expert or n_head]
   WeightKind kind = WeightKind::kMatrix;
   DType type = DType::kF32;
   std::string fallback;  // empty unless the type was changed because the width does not fit
+  // kKvBKeys / kKvBValues: the attn_kv_b whose values they hold (as the same seed would write it),
+  // and its rows per head (qk_nope key rows, then v_head_dim value rows).
+  std::string source;
+  uint64_t source_head_rows = 0;
 };
 
 struct TensorPlan {

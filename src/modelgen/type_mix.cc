@@ -190,8 +190,12 @@ std::string mix_names() {
 DType mix_tensor_type(uint32_t ft, const MixModel& m, std::string_view name, uint64_t n_in) {
   const DType t = mix_base_type(ft).value_or(DType::kF32);
   if (is_float(t)) return t;  // llama.cpp applies no mix to the float file types
-  // gpt-oss's files: the experts (llama.cpp: the 3-D tensors) MXFP4, every other matrix Q8_0.
-  if (ft == kMXFP4_MOE) return contains(name, "_exps.") ? DType::kMXFP4 : DType::kQ8_0;
+  // gpt-oss's files: the experts MXFP4, every other matrix Q8_0. llama.cpp picks the 3-D tensors,
+  // which are deepseek2's split attn_k_b / attn_v_b (one matrix per head) as well.
+  if (ft == kMXFP4_MOE) {
+    const bool three_d = contains(name, "_exps.") || contains(name, ".attn_k_b.") || contains(name, ".attn_v_b.");
+    return three_d ? DType::kMXFP4 : DType::kQ8_0;
+  }
   const int layer = layer_of(name);
   if (name == "output.weight" || (!m.has_output && name == "token_embd.weight")) return output_type(ft, t, n_in);
   if (name == "token_embd.weight") return token_embd_type(ft, t);

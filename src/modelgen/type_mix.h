@@ -6,11 +6,11 @@
 //
 // Mixes known here: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K_S, Q3_K_M,
 // Q3_K_L, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, Q6_K, IQ4_NL, IQ4_XS (as without an importance
-// matrix), MXFP4_MOE (llama.cpp's for gpt-oss: the expert tensors MXFP4, every other matrix
-// Q8_0), and for generated models only the lattice i-quant mixes IQ3_S, IQ3_XXS, IQ2_M,
-// IQ2_S, IQ2_XS, IQ2_XXS, IQ1_M, IQ1_S (as llama.cpp makes them with an importance matrix,
-// which real models need at these bits; llama.cpp's IQ2_S mix is mostly IQ2_XS tensors, its
-// IQ2_M mostly IQ2_S). Pure functions; no state.
+// matrix), MXFP4_MOE (llama.cpp's for gpt-oss: the expert tensors, and deepseek2's 3-D attn_k_b /
+// attn_v_b, MXFP4, every other matrix Q8_0), and for generated models only the lattice i-quant
+// mixes IQ3_S, IQ3_XXS, IQ2_M, IQ2_S, IQ2_XS, IQ2_XXS, IQ1_M, IQ1_S (as llama.cpp makes them with
+// an importance matrix, which real models need at these bits; llama.cpp's IQ2_S mix is mostly
+// IQ2_XS tensors, its IQ2_M mostly IQ2_S). Pure functions; no state.
 #pragma once
 
 #include <cstdint>
