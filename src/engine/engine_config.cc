@@ -4,6 +4,7 @@
 #include <string>
 #include <thread>
 
+#include "model/model.h"
 #include "tensor/dtype.h"
 
 namespace strata {
@@ -106,11 +107,7 @@ Result<EngineConfig> resolve_engine_config(const EngineOptions& options, const H
   if (o.n_threads == 0) o.n_threads = hardware_threads;
 
   STRATA_ASSIGN_OR_RETURN(DType type, kv_dtype(o.kv_type, hp));
-  c.kv_layout.type = type;
-  c.kv_layout.n_layer = hp.n_layer;
-  c.kv_layout.n_head_kv = hp.n_head_kv;
-  c.kv_layout.head_dim = hp.head_dim;
-  c.kv_layout.block_tokens = o.kv_block_tokens;
+  c.kv_layout = kv_layout_of(hp, type, o.kv_block_tokens);
   c.kv_block_bytes = c.kv_layout.block_bytes();
   if (c.kv_block_bytes == 0) return Status::InvalidArgument("--kv-type " + o.kv_type + " cannot hold this model's heads");
 

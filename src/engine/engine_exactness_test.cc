@@ -7,11 +7,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "engine/engine_test_util.h"
+#include "model/contiguous_kv.h"
+#include "model/model.h"
 #include "model/test_model.h"
 
 namespace strata::testing {
@@ -122,6 +125,34 @@ TEST(EngineExactnessGolden, GreedyMatchesTheGoldenContinuation) {
   EXPECT_EQ(out.tokens, want);
   EXPECT_EQ(out.done.finish, FinishReason::kLength);
   EXPECT_EQ(out.done.completion_tokens, 30);
+}
+
+// The engine's paged cache, slots and windows add nothing: a request alone gives the logits of
+// the model's own forward pass over a contiguous cache (the prompt in one batch, then one token
+// at a time), to the bit.
+TEST_P(EngineExactness, SoloRunEqualsTheModelsOwnForward) {
+  const GenerateRequest r = make_request(9, 6, 42);
+  const Output solo = run_solo(r);
+  ASSERT_TRUE(solo.finished);
+  ASSERT_EQ(solo.logits.size(), 6u);
+  auto model = Model::Load(model_path());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const Model& m = **model;
+  const int n_vocab = m.hparams().n_vocab;
+  auto kv = std::move(ContiguousKv::Create(m.kv_layout(DType::kF16, 16), 1, 64).value());
+  auto scratch = m.make_scratch(16, 64);
+  ThreadPool pool(2);
+  std::vector<Row> rows;
+  for (size_t i = 0; i < r.prompt_tokens.size(); ++i) {
+    rows.push_back(Row{0, static_cast<int>(i), r.prompt_tokens[i], i + 1 == r.prompt_tokens.size()});
+  }
+  std::vector<float> logits(static_cast<size_t>(rows.size()) * n_vocab);
+  for (size_t t = 0; t < solo.logits.size(); ++t) {
+    m.forward(rows, *kv, logits.data(), *scratch, pool);  // logits of the rows that want them, in order
+    ASSERT_EQ(solo.logits[t].size(), static_cast<size_t>(n_vocab));
+    EXPECT_EQ(std::memcmp(solo.logits[t].data(), logits.data(), sizeof(float) * n_vocab), 0) << "token " << t;
+    rows = {Row{0, rows.back().pos + 1, solo.tokens[t], true}};
+  }
 }
 
 TEST_P(EngineExactness, EightSlotsAllActive) {

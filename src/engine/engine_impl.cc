@@ -50,6 +50,7 @@ Result<std::unique_ptr<Engine>> EngineImpl::Create(const EngineOptions& options)
 Status EngineImpl::start() {
   const EngineOptions& o = config_.options;
   const Hparams& hp = model_->hparams();
+  STRATA_RETURN_IF_ERROR(model_->check_kv_layout(config_.kv_layout));
   KvCacheOptions kv;
   kv.layout = config_.kv_layout;
   kv.n_blocks = config_.n_kv_blocks;

@@ -141,14 +141,14 @@ const GgufFile& Model::gguf() const { return *impl_->gguf; }
 size_t Model::weight_bytes() const { return impl_->w.total_bytes; }
 size_t Model::decode_weight_bytes() const { return impl_->w.decode_bytes; }
 
-KvLayout Model::kv_layout(DType kv_type, int block_tokens) const {
+KvLayout kv_layout_of(const Hparams& hp, DType kv_type, int block_tokens) {
   KvLayout layout;
   layout.type = kv_type;
-  layout.n_layer = impl_->hp.n_layer;
-  layout.n_head_kv = impl_->hp.n_head_kv;
-  layout.head_dim = impl_->hp.head_dim;
+  layout.n_layer = hp.n_layer;
+  layout.n_head_kv = hp.n_head_kv;
+  layout.head_dim = hp.head_dim;
   layout.block_tokens = block_tokens;
-  layout.v_is_k = impl_->hp.is_mla();
+  layout.v_is_k = hp.is_mla();
   return layout;
 }
 

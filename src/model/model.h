@@ -38,6 +38,11 @@ struct Row {
 };
 
 
+// The K/V layout of a model with these hparams: n_head_kv heads of head_dim per layer, V the
+// K row itself under Multi-head Latent Attention. Model::kv_layout and engines sizing a cache
+// before they hold a model both take it from here.
+KvLayout kv_layout_of(const Hparams& hp, DType kv_type, int block_tokens);
+
 class Model {
  public:
   // The largest K/V block (tokens) the forward pass accepts; scratch is sized for it.
@@ -68,7 +73,7 @@ class Model {
   // choice is wrong under the other, so the engine keys parked K/V by uses_long_rope_factors().
   void fit_context(int n_ctx_per_seq);
   bool uses_long_rope_factors() const;
-  KvLayout kv_layout(DType kv_type, int block_tokens) const;
+  KvLayout kv_layout(DType kv_type, int block_tokens) const { return kv_layout_of(hparams(), kv_type, block_tokens); }
   // Ok when the forward pass can use K/V storage of this layout: it matches the model, the
   // type can hold the model's heads (Q8_0 needs head_dim % 32 == 0), and blocks hold 1 to
   // kMaxKvBlockTokens tokens. Check once when creating a cache; forward passes do not re-check.
