@@ -268,6 +268,12 @@ Status read_mla(const GgufFile& gguf, int key_length, int value_length, Hparams*
     return Status::Corrupt(f + ": a query head of " + std::to_string(head_k) + " values must be longer than its " +
                            std::to_string(hp->n_rot) + " rotated ones (rope.dimension_count, even)");
   }
+  // Every head's map is one job of one kernels::matmul_many() call (kMaxMatmulJobs).
+  constexpr int kMaxMlaHeads = 1024;
+  if (hp->n_head > kMaxMlaHeads) {
+    return Status::Unsupported(f + ": " + a + ".attention.head_count " + std::to_string(hp->n_head) + " exceeds the " +
+                               std::to_string(kMaxMlaHeads) + " latent-attention heads this build supports");
+  }
   hp->mla_nope_dim = head_k - hp->n_rot;
   hp->mla_v_dim = head_v;
   hp->head_dim = hp->mla_kv_rank + hp->n_rot;  // the latent row every head attends over
