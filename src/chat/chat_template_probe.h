@@ -1,0 +1,29 @@
+// What a chat template needs of an assistant's tool-call turn, found by rendering small probe
+// conversations through it (the way llama.cpp's minja learns a template's capabilities).
+//
+// OpenAI clients send a call's arguments as JSON text and a call-only turn's content as null.
+// Most templates (Qwen3, GLM-4.5, gpt-oss) write arguments with tojson or walk them as a mapping,
+// so they are handed over as an object; DeepSeek's concatenate them with '+', which only works on
+// text, and DeepSeek-R1's writes the calls only when the content is none. The probe tells which.
+//
+// Pure function of the template; thread-safe.
+#pragma once
+
+#include "chat/chat_template.h"
+
+namespace strata {
+
+struct ToolCallTurnForm {
+  // Hand each call's arguments to the template as JSON text: it renders calls whose arguments
+  // are text and fails or shows nothing for object arguments.
+  bool arguments_as_text = false;
+  // Hand a call turn without text to the template with a null content: with "" it leaves the
+  // calls out, with null it renders them.
+  bool null_content = false;
+};
+
+// Both false (arguments as objects, content as given) when the template renders calls with
+// object arguments, renders no calls at all, or is the ChatML fallback.
+ToolCallTurnForm probe_tool_call_turn_form(const ChatTemplate& chat_template);
+
+}  // namespace strata
