@@ -1,6 +1,5 @@
 #include "cli/run_prompt.h"
 
-#include "chat/chat_prompt.h"
 #include "server/engine_model.h"
 #include "tokenizer/tokenizer.h"
 
@@ -12,7 +11,10 @@ std::vector<int32_t> run_text_prompt(const Tokenizer& tokenizer, const std::stri
 
 Result<std::vector<int32_t>> run_chat_prompt(const Tokenizer& tokenizer, const ChatTemplate& chat_template,
                                              const std::string& prompt) {
-  return chat_prompt_tokens(tokenizer, chat_template, {ChatMessage{"user", prompt, nullptr}});
+  server::PromptInput input;
+  input.kind = server::PromptInput::Kind::kChat;
+  input.messages.push_back({"user", prompt, nullptr});
+  return server::EngineModelText(tokenizer, chat_template).chat_prompt(input);
 }
 
 server::ReasoningMode run_reasoning_mode(const Tokenizer& tokenizer, const ChatTemplate& chat_template,

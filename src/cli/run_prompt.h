@@ -1,6 +1,7 @@
 // The prompt tokens of `strata run`: the text as it is (BOS added when the vocabulary wants
-// one), or with --chat one user message through chat/chat_prompt.h's rule, the same rule the
-// server's chat endpoints use; and how --chat splits the reply, as the server splits it.
+// one), or with --chat one user message as the server's chat endpoints make it
+// (server::EngineModelText::chat_prompt: chat/chat_prompt.h's rule, with the variables the
+// server gives the template); and how --chat splits the reply, as the server splits it.
 //
 // Stateless free functions; thread-safe as the Tokenizer and ChatTemplate they read are.
 #pragma once

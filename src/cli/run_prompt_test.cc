@@ -93,6 +93,18 @@ TEST(ChatPrompt, RunAndServerAgreeWhenTheVocabularyAddsNoBos) {
                              /*add_special=*/false, /*parse_special=*/true));
 }
 
+// DeepSeek-V3.1's template thinks only when `thinking` is set, which the server sets (as llama.cpp
+// does) when the client does not switch thinking off: --chat thinks too, and starts in reasoning.
+TEST(ChatPrompt, RunAndServerAgreeOnDeepseekV31AndBothThink) {
+  std::unique_ptr<Tokenizer> tok = load_tokenizer("vocab/ggml-vocab-gpt-2.gguf");
+  ASSERT_TRUE(tok);
+  const ChatTemplate v31 = test_template("deepseek-v3.1.jinja");
+  const std::vector<int32_t> run = run_tokens(*tok, v31, kText);
+  EXPECT_EQ(run, server_tokens(*tok, v31, kText));
+  EXPECT_TRUE(tok->decode(run).ends_with("<｜Assistant｜><think>")) << tok->decode(run);
+  EXPECT_TRUE(run_reasoning_mode(*tok, v31, run).starts_open);
+}
+
 // --chat splits a reply as the server would: harmony channels for gpt-oss's template, <think>
 // blocks for Qwen3's, nothing for a template that knows neither.
 TEST(RunReasoningMode, FollowsTheTemplateAsTheServerDoes) {

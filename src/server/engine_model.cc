@@ -19,8 +19,7 @@ EngineModelText::EngineModelText(const Tokenizer& tokenizer, ChatTemplate chat_t
       thinks_(chat_template_.source().find("<think>") != std::string::npos || tokenizer.find_token("<think>") >= 0),
       harmony_(chat_template_.source().find("<|channel|>") != std::string::npos ||
                (tokenizer.find_token("<|channel|>") >= 0 && tokenizer.find_token("<|message|>") >= 0)),
-      tool_syntax_(chat_template_.source().find("<arg_key>") != std::string::npos ? ToolCallSyntax::kArgTags
-                                                                                  : ToolCallSyntax::kJson) {}
+      traits_(template_traits(chat_template_)) {}
 
 Result<std::vector<int32_t>> EngineModelText::tokenize(std::string_view text, bool add_special) const {
   return tokenizer_.encode(text, add_special, /*parse_special=*/true);
@@ -33,6 +32,27 @@ std::string EngineModelText::detokenize(const std::vector<int32_t>& tokens) cons
 std::string EngineModelText::token_piece(int32_t token) const { return tokenizer_.token_to_piece(token); }
 
 int EngineModelText::vocab_size() const { return tokenizer_.n_vocab(); }
+
+namespace {
+
+ToolCallSyntax template_tool_syntax(const std::string& source) {
+  if (source.find("<arg_key>") != std::string::npos) return ToolCallSyntax::kArgTags;
+  if (source.find("<｜tool▁calls▁begin｜>") == std::string::npos) return ToolCallSyntax::kJson;
+  return source.find("```json") != std::string::npos ? ToolCallSyntax::kDeepSeekR1 : ToolCallSyntax::kDeepSeekV31;
+}
+
+}  // namespace
+
+TemplateTraits template_traits(const ChatTemplate& chat_template) {
+  TemplateTraits traits;
+  const std::string& source = chat_template.source();
+  traits.tool_syntax = template_tool_syntax(source);
+  traits.call_turns = probe_tool_call_turn_form(chat_template);
+  traits.thinking_from_enable_thinking = traits.tool_syntax == ToolCallSyntax::kDeepSeekV31 &&
+                                         source.find("thinking") != std::string::npos &&
+                                         source.find("enable_thinking") == std::string::npos;
+  return traits;
+}
 
 namespace {
 
@@ -65,9 +85,32 @@ ChatMessage template_message(const ChatTurn& turn, bool harmony) {
   return message;
 }
 
+// A tool-call turn in the form the template takes (ToolCallTurnForm); other turns unchanged.
+void shape_call_turn(const ToolCallTurnForm& form, ChatMessage* message) {
+  if (!message->extra.is_object() || !message->extra.contains("tool_calls")) return;
+  nlohmann::json& calls = message->extra["tool_calls"];
+  if (!calls.is_array() || calls.empty()) return;
+  if (form.null_content && message->content.empty()) message->extra["content"] = nullptr;
+  if (!form.arguments_as_text) return;
+  for (nlohmann::json& call : calls) {
+    nlohmann::json* function = call.is_object() && call.contains("function") ? &call["function"] : nullptr;
+    if (!function || !function->is_object() || !function->contains("arguments")) continue;
+    nlohmann::json& arguments = (*function)["arguments"];
+    if (!arguments.is_string()) arguments = arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+}
+
+// `thinking` from enable_thinking, on when neither is given (DeepSeek-V3.1; see TemplateTraits).
+void set_thinking_from_enable_thinking(nlohmann::json* context) {
+  if (context->is_null()) *context = nlohmann::json::object();
+  if (context->contains("thinking")) return;
+  const auto enable = context->find("enable_thinking");
+  (*context)["thinking"] = enable == context->end() || !enable->is_boolean() || enable->get<bool>();
+}
+
 }  // namespace
 
-ChatInput chat_input(const ChatTemplate& chat_template, const PromptInput& prompt) {
+ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& traits, const PromptInput& prompt) {
   const std::vector<ChatTurn>& turns = prompt.messages;
   const nlohmann::json& tools = prompt.tools;
   // ChatML knows nothing of tools: write them out as text in the Hermes way instead.
@@ -77,10 +120,16 @@ ChatInput chat_input(const ChatTemplate& chat_template, const PromptInput& promp
   const bool harmony = writes_harmony_turns(chat_template);
   for (const ChatTurn& turn : as_text ? text_turns : turns) {
     input.messages.push_back(template_message(turn, harmony));
+    shape_call_turn(traits.call_turns, &input.messages.back());
   }
   input.context = prompt.template_kwargs.is_object() ? prompt.template_kwargs : nlohmann::json();
   if (!as_text && tools.is_array() && !tools.empty()) input.context["tools"] = tools;
+  if (traits.thinking_from_enable_thinking) set_thinking_from_enable_thinking(&input.context);
   return input;
+}
+
+ChatInput chat_input(const ChatTemplate& chat_template, const PromptInput& prompt) {
+  return chat_input(chat_template, template_traits(chat_template), prompt);
 }
 
 Result<std::string> render_chat(const ChatTemplate& chat_template, const PromptInput& prompt,
@@ -90,7 +139,7 @@ Result<std::string> render_chat(const ChatTemplate& chat_template, const PromptI
 }
 
 Result<std::vector<int32_t>> EngineModelText::chat_prompt(const PromptInput& prompt) const {
-  const ChatInput input = chat_input(chat_template_, prompt);
+  const ChatInput input = chat_input(chat_template_, traits_, prompt);
   return chat_prompt_tokens(tokenizer_, chat_template_, input.messages, input.context);
 }
 

@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "chat/chat_template.h"
+#include "chat/chat_template_probe.h"
 #include "engine/engine.h"
 #include "server/model_text.h"
 #include "server/server_runner.h"
@@ -18,6 +19,22 @@ class Tokenizer;
 }  // namespace strata
 
 namespace strata::server {
+
+// What the server reads off a chat template once: how its model writes tool calls, how the
+// template wants tool-call turns handed to it, and whether it takes its thinking switch from
+// enable_thinking.
+struct TemplateTraits {
+  // kArgTags when the template writes "<arg_key>" (GLM-4.5, GLM-4.6); when it writes
+  // "<｜tool▁calls▁begin｜>" (DeepSeek), kDeepSeekR1 if it also writes a ```json fence (V3, R1),
+  // else kDeepSeekV31; kJson otherwise.
+  ToolCallSyntax tool_syntax = ToolCallSyntax::kJson;
+  ToolCallTurnForm call_turns;  // chat/chat_template_probe.h
+  // DeepSeek-V3.1's template switches thinking with a `thinking` variable and reads no
+  // enable_thinking: like llama.cpp, the server sets `thinking` to enable_thinking (true when the
+  // client gives neither; a `thinking` the client gives wins).
+  bool thinking_from_enable_thinking = false;
+};
+TemplateTraits template_traits(const ChatTemplate& chat_template);
 
 // ModelText over a Tokenizer (borrowed: it lives in the engine) and a ChatTemplate (a copy,
 // sharing the parsed template). Thread-safe: both are immutable and allow concurrent use.
@@ -39,15 +56,15 @@ class EngineModelText : public ModelText {
   // The template writes "<|channel|>", or the vocabulary has "<|channel|>" and "<|message|>"
   // tokens (gpt-oss's o200k_harmony).
   bool writes_harmony() const override { return harmony_; }
-  // kArgTags when the template writes "<arg_key>" (GLM-4.5, GLM-4.6), else kJson.
-  ToolCallSyntax tool_call_syntax() const override { return tool_syntax_; }
+  // TemplateTraits::tool_syntax.
+  ToolCallSyntax tool_call_syntax() const override { return traits_.tool_syntax; }
 
  private:
   const Tokenizer& tokenizer_;
   const ChatTemplate chat_template_;
   bool thinks_;
   bool harmony_;
-  ToolCallSyntax tool_syntax_;
+  TemplateTraits traits_;
 };
 
 // What the template sees of a chat prompt: tools go to the template as `tools` and each turn's
@@ -55,11 +72,15 @@ class EngineModelText : public ModelText {
 // as text instead (tool_prompt.h). The prompt's template_kwargs become template variables
 // (tools, when given, wins over a kwarg of that name). A turn's reasoning becomes its message's
 // "thinking" and "reasoning_content" fields (gpt-oss's template reads the first, Qwen3's the
-// second); the ChatML fallback shows no reasoning.
+// second); the ChatML fallback shows no reasoning. A tool-call turn goes in the form the template
+// takes (traits.call_turns: arguments as compact JSON text, a null content), and a template that
+// takes `thinking` gets it from enable_thinking (traits.thinking_from_enable_thinking).
 struct ChatInput {
   std::vector<ChatMessage> messages;
   nlohmann::json context;  // an object, or null
 };
+ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& traits, const PromptInput& prompt);
+// As above with template_traits(chat_template) (probed on every call).
 ChatInput chat_input(const ChatTemplate& chat_template, const PromptInput& prompt);
 
 // chat_input() rendered with chat_template, followed by the assistant's opener.

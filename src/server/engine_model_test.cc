@@ -1,5 +1,6 @@
 // render_chat: parsed OpenAI / Anthropic tool requests through a real model template (Qwen3)
-// and through the ChatML fallback; the tool-call syntax EngineModelText reads off a template.
+// and through the ChatML fallback; the tool-call syntax EngineModelText reads off a template
+// (DeepSeek's renders: deepseek_render_test.cc).
 #include "server/engine_model.h"
 
 #include <gtest/gtest.h>
@@ -113,6 +114,21 @@ TEST(EngineModelText, ATemplateWritingArgKeysMakesGlmToolCallsAndThinking) {
   EXPECT_FALSE(glm_text.writes_harmony());
   EXPECT_EQ(EngineModelText(*tokenizer, qwen3()).tool_call_syntax(), ToolCallSyntax::kJson);
   EXPECT_EQ(EngineModelText(*tokenizer, ChatTemplate::ChatML()).tool_call_syntax(), ToolCallSyntax::kJson);
+}
+
+// DeepSeek's templates write <｜tool▁calls▁begin｜> sections: R1's with ```json fences, V3.1's
+// without. Both are thinking models (they know <think>).
+TEST(EngineModelText, DeepseekTemplatesMakeTheirToolCallSyntaxAndThinking) {
+  std::unique_ptr<Tokenizer> tokenizer = byte_level_tokenizer();
+  ASSERT_NE(tokenizer, nullptr);
+  const EngineModelText r1(*tokenizer, load_testdata_template("deepseek-r1.jinja"));
+  EXPECT_EQ(r1.tool_call_syntax(), ToolCallSyntax::kDeepSeekR1);
+  EXPECT_TRUE(r1.is_thinking_model());
+  const EngineModelText v31(*tokenizer, load_testdata_template("deepseek-v3.1.jinja"));
+  EXPECT_EQ(v31.tool_call_syntax(), ToolCallSyntax::kDeepSeekV31);
+  EXPECT_TRUE(v31.is_thinking_model());
+  EXPECT_TRUE(template_traits(load_testdata_template("deepseek-v3.1.jinja")).thinking_from_enable_thinking);
+  EXPECT_FALSE(template_traits(qwen3()).thinking_from_enable_thinking);
 }
 
 }  // namespace

@@ -67,6 +67,29 @@ TEST(ReasoningSplitter, PromptThatClosedReasoningDropsTheWhitespaceBeforeTheAnsw
   EXPECT_FALSE(prompt_closes_reasoning("<|assistant|>"));
 }
 
+// DeepSeek's prompt endings: R1's template opens "<think>\n" itself, R1-0528's stops at
+// "<｜Assistant｜>" and the model opens the block, V3.1's writes "<think>" (thinking) or "</think>".
+TEST(ReasoningSplitter, DeepseekPromptEndingsDecideWhereTheReplyStarts) {
+  EXPECT_TRUE(prompt_opens_reasoning("<｜User｜>Hi<｜Assistant｜><think>\n"));
+  EXPECT_TRUE(prompt_opens_reasoning("<｜User｜>Hi<｜Assistant｜><think>"));
+  EXPECT_TRUE(prompt_closes_reasoning("<｜User｜>Hi<｜Assistant｜></think>"));
+  EXPECT_FALSE(prompt_opens_reasoning("<｜User｜>Hi<｜Assistant｜>"));
+  EXPECT_FALSE(prompt_closes_reasoning("<｜User｜>Hi<｜Assistant｜>"));
+
+  SplitOutput r1 = split_reasoning("The user greets.\n</think>\n\nHello!", /*starts_open=*/true);
+  EXPECT_EQ(r1.reasoning, "The user greets.\n");
+  EXPECT_EQ(r1.content, "Hello!");
+  SplitOutput r1_0528 = split_reasoning("<think>\nThe user greets.\n</think>\n\nHello!", /*starts_open=*/false);
+  EXPECT_EQ(r1_0528.reasoning, "\nThe user greets.\n");
+  EXPECT_EQ(r1_0528.content, "Hello!");
+  EXPECT_EQ(split_stream({"<", "think", ">\n", "Hm.", "</", "think", ">\n\n", "Hi"}), "R[\nHm.] C[Hi]");
+
+  ReasoningMode v31_off{/*split=*/true, /*starts_open=*/false, /*harmony=*/false, /*starts_closed=*/true};
+  SplitOutput off = split_reasoning("Hello<｜tool▁calls▁begin｜>", v31_off);
+  EXPECT_FALSE(off.had_reasoning);
+  EXPECT_EQ(off.content, "Hello<｜tool▁calls▁begin｜>");
+}
+
 TEST(ReasoningSplitter, PromptOpensReasoningWhenItEndsWithAnOpenTag) {
   EXPECT_TRUE(prompt_opens_reasoning("<|im_start|>assistant\n<think>\n"));
   EXPECT_FALSE(prompt_opens_reasoning("<|im_start|>assistant\n<think>\n\n</think>\n\n"));

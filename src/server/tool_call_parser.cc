@@ -1,6 +1,7 @@
 #include "server/tool_call_parser.h"
 
 #include "server/tool_call_arg_tags.h"
+#include "server/tool_call_deepseek.h"
 
 #include <nlohmann/json.hpp>
 
@@ -71,12 +72,31 @@ bool parse_bare_calls(std::string_view body, std::vector<ParsedToolCall>* out) {
   return true;
 }
 
-// How many bytes at the end of text could be the beginning of kOpenTag.
-size_t partial_tag_length(std::string_view text) {
-  for (size_t n = std::min(text.size(), kOpenTag.size() - 1); n > 0; --n) {
-    if (text.substr(text.size() - n) == kOpenTag.substr(0, n)) return n;
+// How many bytes at the end of text could be the beginning of tag.
+size_t partial_tag_length(std::string_view text, std::string_view tag) {
+  for (size_t n = std::min(text.size(), tag.size() - 1); n > 0; --n) {
+    if (text.substr(text.size() - n) == tag.substr(0, n)) return n;
   }
   return 0;
+}
+
+// The tags that open a block of calls in this syntax: <tool_call>, and DeepSeek's section openers.
+std::vector<std::string_view> block_openers(ToolCallSyntax syntax) {
+  std::vector<std::string_view> openers = {kOpenTag};
+  if (is_deepseek_syntax(syntax)) {
+    openers.insert(openers.end(), kDeepSeekCallsOpeners.begin(), kDeepSeekCallsOpeners.end());
+  }
+  return openers;
+}
+
+// A <tool_call> block's body as one call: GLM's arg tags in that syntax, else (or failing that)
+// JSON, what forced calls are constrained to write in every syntax.
+bool parse_tool_call_block(std::string_view body, ToolCallSyntax syntax, std::vector<ParsedToolCall>* out) {
+  ParsedToolCall call;
+  const bool arg_tags = syntax == ToolCallSyntax::kArgTags && parse_arg_tag_call(body, &call);
+  if (!arg_tags && !parse_call(body, &call)) return false;
+  out->push_back(std::move(call));
+  return true;
 }
 
 }  // namespace
@@ -100,22 +120,44 @@ void ToolCallParser::emit_call(ParsedToolCall call, std::vector<ToolCallPiece>* 
   out->push_back({true, "", std::move(call)});
 }
 
+ToolCallParser::ToolCallParser(ToolCallSyntax syntax) : syntax_(syntax), openers_(block_openers(syntax)) {}
+
+bool ToolCallParser::close_block(std::vector<ToolCallPiece>* out) {
+  const std::string_view close = block_open_ == kOpenTag ? kCloseTag : kDeepSeekCallsCloser;
+  const size_t at = pending_.find(close);
+  if (at == std::string::npos) return false;
+  const std::string body = pending_.substr(0, at);
+  pending_.erase(0, at + close.size());
+  in_block_ = false;
+  std::vector<ParsedToolCall> calls;
+  const bool parsed = block_open_ == kOpenTag ? parse_tool_call_block(body, syntax_, &calls)
+                                              : parse_deepseek_calls(body, syntax_, &calls);
+  if (!parsed) {
+    emit_text(std::exchange(block_open_, "") + body + std::string(close), out);
+    return true;
+  }
+  block_open_.clear();
+  for (ParsedToolCall& call : calls) emit_call(std::move(call), out);
+  return true;
+}
+
+// The first block opener in pending_ (npos when none) and which one it is.
+size_t ToolCallParser::find_opener(std::string_view* opener) const {
+  size_t first = std::string::npos;
+  for (std::string_view tag : openers_) {
+    const size_t at = pending_.find(tag);
+    if (at < first) {
+      first = at;
+      *opener = tag;
+    }
+  }
+  return first;
+}
+
 void ToolCallParser::drain(std::vector<ToolCallPiece>* out) {
   while (!bare_json_) {
     if (in_block_) {
-      size_t close = pending_.find(kCloseTag);
-      if (close == std::string::npos) return;
-      std::string body = pending_.substr(0, close);
-      pending_.erase(0, close + kCloseTag.size());
-      in_block_ = false;
-      ParsedToolCall call;
-      // A JSON body is read in either syntax: it is what a forced call is constrained to write.
-      const bool parsed = (syntax_ == ToolCallSyntax::kArgTags && parse_arg_tag_call(body, &call)) || parse_call(body, &call);
-      if (parsed) {
-        emit_call(std::move(call), out);
-      } else {
-        emit_text(std::string(kOpenTag) + body + std::string(kCloseTag), out);
-      }
+      if (!close_block(out)) return;
       continue;
     }
     if (!started_ && syntax_ == ToolCallSyntax::kJson) {
@@ -137,15 +179,18 @@ void ToolCallParser::drain(std::vector<ToolCallPiece>* out) {
         return;
       }
     }
-    size_t open = pending_.find(kOpenTag);
+    std::string_view opener;
+    const size_t open = find_opener(&opener);
     if (open == std::string::npos) {
-      size_t keep = partial_tag_length(pending_);
+      size_t keep = 0;
+      for (std::string_view tag : openers_) keep = std::max(keep, partial_tag_length(pending_, tag));
       emit_text(pending_.substr(0, pending_.size() - keep), out);
       pending_.erase(0, pending_.size() - keep);
       return;
     }
     emit_text(pending_.substr(0, open), out);
-    pending_.erase(0, open + kOpenTag.size());
+    pending_.erase(0, open + opener.size());
+    block_open_ = std::string(opener);
     in_block_ = true;
   }
 }
@@ -169,7 +214,7 @@ std::vector<ToolCallPiece> ToolCallParser::feed_call(std::string_view text, Pars
   }
   started_ = true;
   std::string rest = std::exchange(pending_, "");
-  if (in_block_) rest.insert(0, kOpenTag);
+  if (in_block_) rest.insert(0, std::exchange(block_open_, ""));
   in_block_ = false;
   emit_text(std::move(rest), &out);
   emit_call(std::move(call), &out);
@@ -191,7 +236,7 @@ std::vector<ToolCallPiece> ToolCallParser::finish() {
     drain(&out);
   }
   std::string rest = std::exchange(pending_, "");
-  if (in_block_) rest.insert(0, kOpenTag);
+  if (in_block_) rest.insert(0, std::exchange(block_open_, ""));
   in_block_ = false;
   emit_text(std::move(rest), &out);
   if (n_calls_ == 0 && !held_space_.empty()) out.push_back({false, std::exchange(held_space_, ""), {}});

@@ -11,6 +11,10 @@
 //    </tool_call>` blocks with free text around them (tool_call_arg_tags.h), or a block holding
 //    JSON as above (what a forced call is constrained to: output_constraint.h); no bare JSON: an
 //    output that begins with '{' is text.
+//  - kDeepSeekR1, kDeepSeekV31: sections `<｜tool▁calls▁begin｜>...<｜tool▁calls▁end｜>` of one or
+//    more calls in DeepSeek's markup (tool_call_deepseek.h), released together when the section
+//    closes, with free text around them; `<tool_call>` blocks holding JSON as in kArgTags; no bare
+//    JSON. A section with anything in it that is not a call is text, whole.
 // Arguments may be an object or a string; a string holding a JSON object is unwrapped, any other
 // string is the call's raw arguments (ParsedToolCall::arguments_raw). Anything that does not parse
 // as a call (bad JSON, no name, arguments neither an object nor a string, a block never closed)
@@ -22,7 +26,7 @@
 // block.
 //
 // One instance follows one output on one thread. feed() returns what can be released now;
-// text that might still be the start of `<tool_call>`, the inside of an open block, or an
+// text that might still be the start of a block's opening tag, the inside of an open block, or an
 // output that begins with '{', '[' or one of those tags is held until it is decided,
 // feed_call() or finish() is called.
 #pragma once
@@ -54,7 +58,7 @@ struct ToolCallPiece {
 
 class ToolCallParser {
  public:
-  explicit ToolCallParser(ToolCallSyntax syntax = ToolCallSyntax::kJson) : syntax_(syntax) {}
+  explicit ToolCallParser(ToolCallSyntax syntax = ToolCallSyntax::kJson);
 
   std::vector<ToolCallPiece> feed(std::string_view text);
   // text, then a call already parsed (a harmony call): released as feed() of the text followed by
@@ -68,16 +72,22 @@ class ToolCallParser {
 
  private:
   void drain(std::vector<ToolCallPiece>* out);
+  // Inside a block: when its closing tag has arrived, releases its calls, or the whole block as
+  // text when it does not parse, and returns true; false while the block is still open.
+  bool close_block(std::vector<ToolCallPiece>* out);
+  size_t find_opener(std::string_view* opener) const;
   void emit_text(std::string text, std::vector<ToolCallPiece>* out);
   void emit_call(ParsedToolCall call, std::vector<ToolCallPiece>* out);
 
   ToolCallSyntax syntax_;
+  std::vector<std::string_view> openers_;  // the tags that open a block in this syntax
+  std::string block_open_;    // the tag that opened the block we are in (in_block_)
   std::string pending_;       // received but not yet released
   std::string held_space_;    // whitespace-only text released later (or dropped after a call)
   std::string bare_tag_;      // the tag (and space before it) cut from a bare-JSON output
   bool started_ = false;      // a non-whitespace byte has been seen
   bool bare_json_ = false;    // the output starts with '{', '[' or a tag: held whole until finish()
-  bool in_block_ = false;     // inside <tool_call> (pending_ is the block's body so far)
+  bool in_block_ = false;     // inside a block (pending_ is the block's body so far)
   int n_calls_ = 0;
 };
 

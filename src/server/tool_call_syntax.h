@@ -1,6 +1,6 @@
-// ToolCallSyntax: how a model family writes the body of a `<tool_call>...</tool_call>` block.
-// The server picks it from the chat template (ModelText::tool_call_syntax()); ToolCallParser
-// reads the output with it.
+// ToolCallSyntax: how a model family writes its tool calls: the body of a
+// `<tool_call>...</tool_call>` block, or DeepSeek's own markup. The server picks it from the chat
+// template (ModelText::tool_call_syntax()); ToolCallParser reads the output with it.
 #pragma once
 
 namespace strata::server {
@@ -13,6 +13,14 @@ enum class ToolCallSyntax {
   // pairs (whitespace between them allowed); see tool_call_arg_tags.h. A JSON body is read as
   // well (forced calls are constrained to it), bare JSON outputs are not.
   kArgTags,
+  // DeepSeek-V3 / R1: `<｜tool▁calls▁begin｜>` sections of
+  // `<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME` calls with their arguments in a ```json fence;
+  // see tool_call_deepseek.h. `<tool_call>` blocks holding JSON are read as well (forced calls),
+  // bare JSON outputs are not.
+  kDeepSeekR1,
+  // DeepSeek-V3.1: the same sections with `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS` calls; otherwise
+  // as kDeepSeekR1.
+  kDeepSeekV31,
 };
 
 }  // namespace strata::server
