@@ -5,8 +5,9 @@
 // as a 400 (invalid, corrupt, unsupported, out of range) with a message; any other status (a
 // 500), a crash, an uncaught exception or a sanitizer report is a finding.
 // The same bytes also go through the tool-call parser as a model's output, in GLM-4.5's syntax
-// (tool_call_arg_tags.h), whole and streamed byte by byte: the two must find the same calls, and
-// an output without calls must come back byte for byte.
+// (tool_call_arg_tags.h) and in DeepSeek-R1's and V3.1's (tool_call_deepseek.h), whole and
+// streamed byte by byte: the two must find the same calls, and an output without calls must come
+// back byte for byte.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -32,11 +33,10 @@ void check(const Result<T>& parsed) {
   if (parsed.status().message().empty()) std::abort();
 }
 
-void check_glm_tool_output(std::string_view output) {
-  using strata::server::ToolCallSyntax;
-  const strata::server::ParsedOutput whole = strata::server::parse_tool_calls(output, ToolCallSyntax::kArgTags);
+void check_tool_output(std::string_view output, strata::server::ToolCallSyntax syntax) {
+  const strata::server::ParsedOutput whole = strata::server::parse_tool_calls(output, syntax);
   if (whole.calls.empty() && whole.content != output) std::abort();
-  strata::server::ToolCallParser parser(ToolCallSyntax::kArgTags);
+  strata::server::ToolCallParser parser(syntax);
   size_t n_calls = 0;
   for (size_t i = 0; i < output.size(); ++i) {
     for (const auto& piece : parser.feed(output.substr(i, 1))) n_calls += piece.is_call ? 1 : 0;
@@ -49,7 +49,11 @@ void check_glm_tool_output(std::string_view output) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view body(reinterpret_cast<const char*>(data), size);
-  check_glm_tool_output(body);
+  using strata::server::ToolCallSyntax;
+  for (ToolCallSyntax syntax :
+       {ToolCallSyntax::kArgTags, ToolCallSyntax::kDeepSeekR1, ToolCallSyntax::kDeepSeekV31}) {
+    check_tool_output(body, syntax);
+  }
   auto object = strata::server::parse_json_object(body);
   if (!object.ok()) {
     if (object.status().code() != Code::kInvalidArgument) std::abort();
