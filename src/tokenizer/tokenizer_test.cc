@@ -125,6 +125,29 @@ TEST(TokenizerTest, Llama4EndsAtEotAndEom) {
   EXPECT_FALSE((*t)->is_eog(262));
 }
 
+// DeepSeek-V3 / R1: a reply ends at <｜end▁of▁sentence｜>, the EOS its files name, and at that
+// token even where a file names another; not at <｜EOT｜>, a turn opener or the tool-call markup.
+TEST(TokenizerTest, DeepseekEndsAtEndOfSentenceOnly) {
+  TokenizerSpec spec = tiny_bpe_spec();
+  spec.pre = "deepseek-v3";
+  for (const char* text : {"<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>", "<｜User｜>", "<｜Assistant｜>",
+                           "<｜EOT｜>", "<｜tool▁calls▁end｜>"}) {  // 260..265
+    spec.tokens.push_back(text);
+    spec.token_types.push_back(kControl);
+  }
+  spec.bos_id = 260;
+  spec.eos_id = 261;
+  Result<std::unique_ptr<Tokenizer>> deepseek = Tokenizer::FromSpec(spec);
+  ASSERT_TRUE(deepseek.ok()) << deepseek.status().ToString();
+  EXPECT_EQ((*deepseek)->eog_ids(), (Ids{257, 259, 261}));
+
+  spec.eos_id = 259;  // another EOS named: <｜end▁of▁sentence｜> still ends the reply
+  Result<std::unique_ptr<Tokenizer>> other_eos = Tokenizer::FromSpec(spec);
+  ASSERT_TRUE(other_eos.ok()) << other_eos.status().ToString();
+  EXPECT_EQ((*other_eos)->eog_ids(), (Ids{257, 259, 261}));
+  for (int32_t id : {260, 262, 263, 264, 265}) EXPECT_FALSE((*other_eos)->is_eog(id)) << id;
+}
+
 // GLM-4.5's files as llama.cpp's converter writes them: <|endoftext|> the EOS, [gMASK] the BOS,
 // <|user|> the EOT and <|observation|> the EOM. The template writes "[gMASK]<sop>" itself, so
 // no BOS is added even where the file asks for one; the reply ends at either turn opener.
