@@ -20,12 +20,6 @@ struct ItemHeads {
   int n_q = 0;
 };
 
-// Query heads per work item in a model with one K/V head (Multi-head Latent Attention), whose
-// heads would otherwise all be one item: about 8 items per tile, so a decode row's heads spread
-// over the pool. It depends on the model only, so a head's item arguments never depend on the
-// batch; 0: items by K/V heads.
-int query_heads_per_item(const Hparams& hp) { return hp.is_mla() ? std::max(1, hp.n_head / 8) : 0; }
-
 // Rows [r0, r1) of one sequence (a tile), each over positions [first_token, pos] read from
 // the cache. The kernel reads each K/V block once for the whole tile; every row's bits are
 // those it would get alone, and every head's those it would get in an item of its own.
@@ -133,9 +127,9 @@ void attend_all(const LayerAttention& la, std::span<const Row> rows, KvView& kv,
   const int max_workers = std::min(s.n_attention_workers(), pool.size());
   const int n_tiles = make_tiles(rows, attention_tile_rows(hp, static_cast<int>(rows.size()), max_workers), tiles);
   const int item_heads = kv_heads_per_item(hp, static_cast<int>(rows.size()), n_tiles, max_workers);
-  const int item_q_heads = query_heads_per_item(hp);
-  const int items_per_tile = item_q_heads > 0 ? (hp.n_head + item_q_heads - 1) / item_q_heads
-                                              : (hp.n_head_kv + item_heads - 1) / item_heads;
+  const int item_q_heads = attention_item_query_heads(hp);
+  const int items_per_tile =
+      item_q_heads > 0 ? attention_items_per_tile(hp) : (hp.n_head_kv + item_heads - 1) / item_heads;
   const int n_items = n_tiles * items_per_tile;
   // Short contexts of small models are less work than waking the pool.
   int64_t work = 0;
