@@ -28,7 +28,8 @@ kernels::RopeParams rope_params(const Hparams& hp) {
     // rotations keep their length: the kernel's YaRN magnitude, 1 + 0.1 ln(factor), is undone
     // (as llama.cpp does), and the attention factor goes into the score scale instead.
     p.head_dim = hp.mla_nope_dim + hp.n_rot;
-    p.yarn_attn_factor = hp.rope_yarn_orig_ctx > 0 ? 1.0f / (1.0f + 0.1f * std::log(1.0f / hp.rope_freq_scale)) : 1.0f;
+    const bool yarn = hp.rope_yarn_orig_ctx > 0;
+    p.yarn_attn_factor = yarn ? 1.0f / (1.0f + 0.1f * std::log(1.0f / hp.rope_freq_scale)) : 1.0f;
   }
   return p;
 }
@@ -42,9 +43,6 @@ size_t largest_matmul_scratch(const ModelWeights& w, int max_rows) {
   return bytes;
 }
 
-// matmul_many() scratch of a MoE layer: the router and shared-expert products over max_rows
-// rows, then the experts' over max_rows * n_expert_used gathered rows (bounded by taking
-// every expert matrix's type at that many rows).
 // matmul_many() scratch of MLA's per-head maps: every head's product over max_rows rows in one
 // call, each head with its own input.
 size_t mla_matmul_scratch(const ModelWeights& w, int max_rows) {
@@ -60,6 +58,9 @@ size_t mla_matmul_scratch(const ModelWeights& w, int max_rows) {
   return bytes;
 }
 
+// matmul_many() scratch of a MoE layer: the router and shared-expert products over max_rows
+// rows, then the experts' over max_rows * n_expert_used gathered rows (bounded by taking
+// every expert matrix's type at that many rows).
 size_t moe_matmul_scratch(const ModelWeights& w, const Hparams& hp, int max_rows) {
   size_t bytes = 0;
   const int routes = max_rows * hp.n_expert_used;

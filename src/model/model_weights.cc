@@ -202,10 +202,10 @@ void bind_dense_ffn(Binder& b, const Hparams& hp, const std::string& p, LayerWei
   lw.w_down = b.matrix(p + "ffn_down.weight", hp.n_ff, hp.n_embd);
 }
 
-// Multi-head Latent Attention's matrices (LayerWeights). Its per-head maps come from attn_kv_b
-// (rows of head h: nope k rows, then v rows, each over the latent) or from attn_k_b / attn_v_b
-// (the same maps split by llama.cpp's newer converter: head h's k rows transposed, its v rows),
-// and are kept as F32 copies in the order the forward pass reads them.
+// Multi-head Latent Attention's matrices (LayerWeights). Its per-head maps are views of attn_k_b
+// / attn_v_b (llama.cpp's newer converter: head h's key rows transposed, its value rows), or come
+// from attn_kv_b (rows of head h: nope key rows, then v value rows, each over the latent): its
+// value rows as views, its key rows as F32 transposed copies (exact, as ik_llama.cpp keeps them).
 void bind_mla_attention(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
   const int64_t n_head = hp.n_head, rank = hp.mla_kv_rank, nope = hp.mla_nope_dim, v = hp.mla_v_dim;
   const int64_t q_head = nope + hp.n_rot;
