@@ -49,4 +49,67 @@ ToolCallTurnForm probe_tool_call_turn_form(const ChatTemplate& chat_template) {
   return form;
 }
 
+
+namespace {
+
+constexpr char kExampleTool[] = "tool_name";
+constexpr char kExampleValue[] = "some_value";
+// The example's arguments as JSON text, spaced as Python's json.dumps writes them.
+constexpr char kExampleArgumentsText[] = "{\"arg1\": \"some_value\"}";
+
+std::vector<ChatMessage> example_call_turns(const ToolCallTurnForm& form) {
+  const json arguments = form.arguments_as_text ? json(kExampleArgumentsText) : json{{"arg1", kExampleValue}};
+  const json call = {{"id", "call_1___"},
+                     {"type", "function"},
+                     {"function", {{"name", kExampleTool}, {"arguments", arguments}}}};
+  return {{"user", "Hey", nullptr}, {"assistant", "", {{"content", nullptr}, {"tool_calls", json::array({call})}}}};
+}
+
+// Drops a trailing eos_text where minja does: when it sits where the prefix would end it, or just
+// before a final newline.
+void drop_example_eos(const std::string& prefix, const std::string& eos_text, std::string* full) {
+  if (eos_text.empty()) return;
+  const size_t last = full->rfind(eos_text);
+  if (last == std::string::npos) return;
+  const bool at_prefix_end = prefix.size() >= eos_text.size() && last == prefix.size() - eos_text.size();
+  const bool before_newline = !full->empty() && full->back() == '\n' && last + eos_text.size() + 1 == full->size();
+  if (at_prefix_end || before_newline) full->resize(last);
+}
+
+// Bytes of the common prefix that count: a shared '<' is left to the tail.
+size_t counted_common_prefix(const std::string& a, const std::string& b) {
+  size_t counted = 0;
+  for (size_t i = 0; i < a.size() && i < b.size() && a[i] == b[i]; ++i) {
+    if (a[i] != '<') counted = i + 1;
+  }
+  return counted;
+}
+
+}  // namespace
+
+bool renders_offered_tools(const ChatTemplate& chat_template) {
+  if (chat_template.is_fallback()) return false;
+  const json tool = {{"type", "function"},
+                     {"function",
+                      {{"name", kProbeTool},
+                       {"description", "A probe tool."},
+                       {"parameters", {{"type", "object"}, {"properties", json::object()}}}}}};
+  const std::vector<ChatMessage> messages = {{"user", "Hi", nullptr}};
+  Result<std::string> out = chat_template.apply(messages, /*add_generation_prompt=*/false, "", "",
+                                                json{{"tools", json::array({tool})}});
+  return out.ok() && out->find(kProbeTool) != std::string::npos;
+}
+
+std::string probe_tool_call_example(const ChatTemplate& chat_template, const ToolCallTurnForm& form,
+                                    const std::string& bos_text, const std::string& eos_text) {
+  const std::vector<ChatMessage> turns = example_call_turns(form);
+  Result<std::string> prefix = chat_template.apply({turns.front()}, /*add_generation_prompt=*/true, bos_text, eos_text);
+  Result<std::string> full = chat_template.apply(turns, /*add_generation_prompt=*/false, bos_text, eos_text);
+  if (!prefix.ok() || !full.ok()) return "";
+  drop_example_eos(*prefix, eos_text, &*full);
+  std::string example = full->substr(counted_common_prefix(*prefix, *full));
+  if (example.find(kExampleTool) == std::string::npos && example.find(kExampleValue) == std::string::npos) return "";
+  return example;
+}
+
 }  // namespace strata

@@ -26,4 +26,20 @@ struct ToolCallTurnForm {
 // object arguments, renders no calls at all, or is the ChatML fallback.
 ToolCallTurnForm probe_tool_call_turn_form(const ChatTemplate& chat_template);
 
+// True when the template shows the tools it is offered: a lone user turn rendered with one tool
+// in `tools` shows that tool's name (Qwen3, GLM-4.6, gpt-oss, Llama 3.x). False when it leaves
+// them out (DeepSeek-R1's and V3.1's templates), for the ChatML fallback, and when that render
+// fails.
+bool renders_offered_tools(const ChatTemplate& chat_template);
+
+// What the template writes for an assistant turn of one call, found the way llama.cpp's minja
+// finds its example for templates that leave tools out: a user turn rendered with the assistant's
+// opener, and the same turn followed by a call-only turn (content null, tool_name called with
+// {"arg1": "some_value"}, as text or object per `form`); the example is what the second adds after
+// the longest common prefix (a '<' shared by both is not counted, so an opener's tag that differs
+// after it is kept whole). A trailing eos_text is dropped where minja drops it. Empty when the
+// renders fail or the tail shows neither the name nor the value.
+std::string probe_tool_call_example(const ChatTemplate& chat_template, const ToolCallTurnForm& form,
+                                    const std::string& bos_text, const std::string& eos_text);
+
 }  // namespace strata

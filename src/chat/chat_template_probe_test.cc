@@ -1,6 +1,8 @@
 // probe_tool_call_turn_form on real templates (testdata/): DeepSeek's want arguments as text
 // (R1's also a null content for a call-only turn); those that write tojson or walk the
-// arguments keep objects.
+// arguments keep objects. renders_offered_tools and probe_tool_call_example: DeepSeek's leave
+// tools out and write calls as minja's example derivation finds them (the expected examples are
+// that derivation run on Python jinja2's renderings).
 #include <gtest/gtest.h>
 
 #include "chat/chat_template_probe.h"
@@ -35,6 +37,40 @@ TEST(ChatTemplateProbe, TemplatesWithoutToolCallsAndChatMlChangeNothing) {
     EXPECT_FALSE(form.arguments_as_text);
     EXPECT_FALSE(form.null_content);
   }
+}
+
+TEST(ChatTemplateProbe, TemplatesThatShowToolsAreToldApartFromThoseThatLeaveThemOut) {
+  for (const char* name : {"qwen3.jinja", "glm-4.6.jinja", "gpt-oss.jinja"}) {
+    EXPECT_TRUE(renders_offered_tools(load_testdata_template(name))) << name;
+  }
+  // Llama 3.0's, Gemma 3's and Mistral's templates know no tools either.
+  for (const char* name :
+       {"deepseek-r1.jinja", "deepseek-v3.1.jinja", "llama3.jinja", "gemma3.jinja", "mistral.jinja"}) {
+    EXPECT_FALSE(renders_offered_tools(load_testdata_template(name))) << name;
+  }
+  EXPECT_FALSE(renders_offered_tools(ChatTemplate::ChatML()));
+}
+
+constexpr char kProbeBos[] = "<｜begin▁of▁sentence｜>";
+constexpr char kProbeEos[] = "<｜end▁of▁sentence｜>";
+
+TEST(ChatTemplateProbe, DeepseekR1CallExampleIsItsCallWithoutTheThinkOpener) {
+  const ChatTemplate t = load_testdata_template("deepseek-r1.jinja");
+  EXPECT_EQ(probe_tool_call_example(t, probe_tool_call_turn_form(t), kProbeBos, kProbeEos),
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>tool_name\n```json\n"
+            "{\"arg1\": \"some_value\"}\n```<｜tool▁call▁end｜>");
+}
+
+TEST(ChatTemplateProbe, DeepseekV31CallExampleKeepsItsEndOfSentence) {
+  const ChatTemplate t = load_testdata_template("deepseek-v3.1.jinja");
+  EXPECT_EQ(probe_tool_call_example(t, probe_tool_call_turn_form(t), kProbeBos, kProbeEos),
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>tool_name<｜tool▁sep｜>{\"arg1\": \"some_value\"}"
+            "<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>");
+}
+
+TEST(ChatTemplateProbe, ChatMlHasNoCallExample) {
+  const ChatTemplate t = ChatTemplate::ChatML();
+  EXPECT_EQ(probe_tool_call_example(t, probe_tool_call_turn_form(t), "", ""), "");
 }
 
 }  // namespace
