@@ -3,7 +3,8 @@
 // transformers renders templates) of the messages as an OpenAI client sends them and llama.cpp
 // hands them over: a call-only turn's content null and the call's arguments as the JSON text
 // the client got back from the server (compact). V3.1's `thinking` follows enable_thinking as
-// llama.cpp sets it.
+// llama.cpp sets it. Offered tools, which neither template shows, reach the prompt as llama.cpp's
+// minja puts them there (a system prompt of the tools and an example call).
 #include <gtest/gtest.h>
 
 #include "chat/chat_template.h"
@@ -34,6 +35,29 @@ const char* kDeepseekAnthropicToolChat = R"({"max_tokens": 8, "messages": [
     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"}]}],
   "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}]})";
 
+// The offered tools as llama.cpp's minja writes them into the system prompt of a template that
+// leaves them out (keys sorted, as Strata hands tools to every template), and each template's
+// example call.
+constexpr char kOpenAiWeatherToolJson[] =
+    "[\n  {\n    \"function\": {\n      \"description\": \"Get the weather\",\n      \"name\": \"get_weather\",\n"
+    "      \"parameters\": {\n        \"properties\": {\n          \"city\": {\n            \"type\": \"string\"\n"
+    "          }\n        },\n        \"required\": [\n          \"city\"\n        ],\n        \"type\": \"object\"\n"
+    "      }\n    },\n    \"type\": \"function\"\n  }\n]";
+constexpr char kAnthropicWeatherToolJson[] =
+    "[\n  {\n    \"function\": {\n      \"name\": \"get_weather\",\n      \"parameters\": {\n"
+    "        \"type\": \"object\"\n      }\n    },\n    \"type\": \"function\"\n  }\n]";
+constexpr char kR1CallExample[] =
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>tool_name\n```json\n"
+    "{\"arg1\": \"some_value\"}\n```<｜tool▁call▁end｜>";
+constexpr char kV31CallExample[] =
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>tool_name<｜tool▁sep｜>{\"arg1\": \"some_value\"}"
+    "<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>";
+
+std::string deepseek_tools_text(const std::string& tools_json, const std::string& example) {
+  return "You can call any of the following tools to satisfy the user's requests: " + tools_json +
+         "\n\nExample tool call syntax:\n\n" + example + "\n\n";
+}
+
 std::string deepseek_openai_prompt(const ChatTemplate& t, const std::string& body) {
   Result<CompletionRequest> request = parse_chat_completion_request(json::parse(body));
   EXPECT_TRUE(request.ok()) << request.status().ToString();
@@ -54,22 +78,26 @@ std::string deepseek_anthropic_prompt(const ChatTemplate& t, const std::string& 
 
 TEST(DeepseekRender, R1ToolHistoryOfBothApisRendersAsJinja2Does) {
   const ChatTemplate t = load_testdata_template("deepseek-r1.jinja");
-  const std::string expected =
-      "<｜begin▁of▁sentence｜><｜User｜>Weather in Paris?<｜Assistant｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>"
+  const std::string turns =
+      "<｜User｜>Weather in Paris?<｜Assistant｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>"
       "function<｜tool▁sep｜>get_weather\n```json\n{\"city\":\"Paris\"}\n```<｜tool▁call▁end｜><｜tool▁outputs▁begin｜>"
       "<｜tool▁output▁begin｜>sunny<｜tool▁output▁end｜><｜tool▁outputs▁end｜>";
-  EXPECT_EQ(deepseek_openai_prompt(t, kDeepseekOpenAiToolChat), expected);
-  EXPECT_EQ(deepseek_anthropic_prompt(t, kDeepseekAnthropicToolChat), expected);
+  EXPECT_EQ(deepseek_openai_prompt(t, kDeepseekOpenAiToolChat),
+            kDeepseekBosText + deepseek_tools_text(kOpenAiWeatherToolJson, kR1CallExample) + turns);
+  EXPECT_EQ(deepseek_anthropic_prompt(t, kDeepseekAnthropicToolChat),
+            kDeepseekBosText + deepseek_tools_text(kAnthropicWeatherToolJson, kR1CallExample) + turns);
 }
 
 TEST(DeepseekRender, V31ToolHistoryOfBothApisRendersAsJinja2Does) {
   const ChatTemplate t = load_testdata_template("deepseek-v3.1.jinja");
-  const std::string expected =
-      "<｜begin▁of▁sentence｜><｜User｜>Weather in Paris?<｜Assistant｜></think><｜tool▁calls▁begin｜>"
+  const std::string turns =
+      "<｜User｜>Weather in Paris?<｜Assistant｜></think><｜tool▁calls▁begin｜>"
       "<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\":\"Paris\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
       "<｜end▁of▁sentence｜><｜tool▁output▁begin｜>sunny<｜tool▁output▁end｜>";
-  EXPECT_EQ(deepseek_openai_prompt(t, kDeepseekOpenAiToolChat), expected);
-  EXPECT_EQ(deepseek_anthropic_prompt(t, kDeepseekAnthropicToolChat), expected);
+  EXPECT_EQ(deepseek_openai_prompt(t, kDeepseekOpenAiToolChat),
+            kDeepseekBosText + deepseek_tools_text(kOpenAiWeatherToolJson, kV31CallExample) + turns);
+  EXPECT_EQ(deepseek_anthropic_prompt(t, kDeepseekAnthropicToolChat),
+            kDeepseekBosText + deepseek_tools_text(kAnthropicWeatherToolJson, kV31CallExample) + turns);
 }
 
 // Reasoning sent back with an answer never reaches the prompt: both templates keep only what
@@ -110,6 +138,71 @@ TEST(DeepseekRender, R1TemplateGetsNoThinkingVariable) {
   EXPECT_EQ(deepseek_openai_prompt(t, R"({"messages": [{"role": "user", "content": "Hi"}],
       "chat_template_kwargs": {"enable_thinking": false}})"),
             "<｜begin▁of▁sentence｜><｜User｜>Hi<｜Assistant｜><think>\n");
+}
+
+// Neither template shows `tools`: the tools go in front of the turns as the system prompt, or
+// after the client's own system prompt, as llama.cpp hands them to these templates.
+TEST(DeepseekRender, R1GetsOfferedToolsInItsSystemPromptFromBothApis) {
+  const ChatTemplate t = load_testdata_template("deepseek-r1.jinja");
+  const std::string openai = R"({"messages": [{"role": "system", "content": "Be brief."},
+      {"role": "user", "content": "Weather in Paris?"}],
+    "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Get the weather",
+      "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]})";
+  EXPECT_EQ(deepseek_openai_prompt(t, openai),
+            "<｜begin▁of▁sentence｜>Be brief.\n\nYou can call any of the following tools to satisfy the user's "
+            "requests: " + std::string(kOpenAiWeatherToolJson) + "\n\nExample tool call syntax:\n\n"
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>tool_name\n```json\n"
+            "{\"arg1\": \"some_value\"}\n```<｜tool▁call▁end｜>\n\n<｜User｜>Weather in Paris?<｜Assistant｜><think>\n");
+  const std::string anthropic = R"({"max_tokens": 8, "messages": [{"role": "user", "content": "Weather in Paris?"}],
+      "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}]})";
+  EXPECT_EQ(deepseek_anthropic_prompt(t, anthropic),
+            "<｜begin▁of▁sentence｜>You can call any of the following tools to satisfy the user's requests: " +
+                std::string(kAnthropicWeatherToolJson) + "\n\nExample tool call syntax:\n\n" + kR1CallExample +
+                "\n\n<｜User｜>Weather in Paris?<｜Assistant｜><think>\n");
+}
+
+TEST(DeepseekRender, V31GetsOfferedToolsInItsSystemPromptFromBothApis) {
+  const ChatTemplate t = load_testdata_template("deepseek-v3.1.jinja");
+  const std::string openai = R"({"messages": [{"role": "user", "content": "Weather in Paris?"}],
+    "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Get the weather",
+      "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]})";
+  EXPECT_EQ(deepseek_openai_prompt(t, openai),
+            "<｜begin▁of▁sentence｜>You can call any of the following tools to satisfy the user's requests: " +
+                std::string(kOpenAiWeatherToolJson) + "\n\nExample tool call syntax:\n\n"
+                "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>tool_name<｜tool▁sep｜>{\"arg1\": \"some_value\"}"
+                "<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>\n\n"
+                "<｜User｜>Weather in Paris?<｜Assistant｜><think>");
+  const std::string anthropic = R"({"max_tokens": 8, "system": "Be brief.",
+      "messages": [{"role": "user", "content": "Weather in Paris?"}],
+      "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}]})";
+  EXPECT_EQ(deepseek_anthropic_prompt(t, anthropic),
+            "<｜begin▁of▁sentence｜>Be brief.\n\nYou can call any of the following tools to satisfy the user's "
+            "requests: " + std::string(kAnthropicWeatherToolJson) + "\n\nExample tool call syntax:\n\n" +
+                kV31CallExample + "\n\n<｜User｜>Weather in Paris?<｜Assistant｜><think>");
+}
+
+// No tools offered (or tool_choice none): the prompt has no tool text.
+TEST(DeepseekRender, NoToolsOfferedAddsNoToolText) {
+  const ChatTemplate t = load_testdata_template("deepseek-r1.jinja");
+  EXPECT_EQ(deepseek_openai_prompt(t, R"({"messages": [{"role": "user", "content": "Hi"}]})"),
+            "<｜begin▁of▁sentence｜><｜User｜>Hi<｜Assistant｜><think>\n");
+  EXPECT_EQ(deepseek_openai_prompt(t, R"({"messages": [{"role": "user", "content": "Hi"}], "tool_choice": "none",
+      "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]})"),
+            "<｜begin▁of▁sentence｜><｜User｜>Hi<｜Assistant｜><think>\n");
+}
+
+// Templates that show `tools` themselves get them only that way: no system text is added.
+TEST(DeepseekRender, TemplatesThatShowToolsGetNoToolSystemText) {
+  const std::string openai = R"({"messages": [{"role": "user", "content": "Weather in Paris?"}],
+    "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Get the weather",
+      "parameters": {"type": "object"}}}]})";
+  for (const char* name : {"qwen3.jinja", "glm-4.6.jinja", "gpt-oss.jinja"}) {
+    const ChatTemplate t = load_testdata_template(name);
+    EXPECT_FALSE(template_traits(t).tools_in_system_turn) << name;
+    const std::string prompt = deepseek_openai_prompt(t, openai);
+    EXPECT_NE(prompt.find("get_weather"), std::string::npos) << name;
+    EXPECT_EQ(prompt.find("You can call any of the following tools"), std::string::npos) << name;
+  }
 }
 
 }  // namespace

@@ -13,13 +13,22 @@
 
 namespace strata::server {
 
+namespace {
+
+std::string token_text_or_empty(const Tokenizer& tokenizer, int32_t token) {
+  return token >= 0 ? tokenizer.token_text(token) : "";
+}
+
+}  // namespace
+
 EngineModelText::EngineModelText(const Tokenizer& tokenizer, ChatTemplate chat_template)
     : tokenizer_(tokenizer),
       chat_template_(std::move(chat_template)),
       thinks_(chat_template_.source().find("<think>") != std::string::npos || tokenizer.find_token("<think>") >= 0),
       harmony_(chat_template_.source().find("<|channel|>") != std::string::npos ||
                (tokenizer.find_token("<|channel|>") >= 0 && tokenizer.find_token("<|message|>") >= 0)),
-      traits_(template_traits(chat_template_)) {}
+      traits_(template_traits(chat_template_, token_text_or_empty(tokenizer, tokenizer.bos()),
+                              token_text_or_empty(tokenizer, tokenizer.eos()))) {}
 
 Result<std::vector<int32_t>> EngineModelText::tokenize(std::string_view text, bool add_special) const {
   return tokenizer_.encode(text, add_special, /*parse_special=*/true);
@@ -43,7 +52,8 @@ ToolCallSyntax template_tool_syntax(const std::string& source) {
 
 }  // namespace
 
-TemplateTraits template_traits(const ChatTemplate& chat_template) {
+TemplateTraits template_traits(const ChatTemplate& chat_template, const std::string& bos_text,
+                               const std::string& eos_text) {
   TemplateTraits traits;
   const std::string& source = chat_template.source();
   traits.tool_syntax = template_tool_syntax(source);
@@ -51,6 +61,10 @@ TemplateTraits template_traits(const ChatTemplate& chat_template) {
   traits.thinking_from_enable_thinking = traits.tool_syntax == ToolCallSyntax::kDeepSeekV31 &&
                                          source.find("thinking") != std::string::npos &&
                                          source.find("enable_thinking") == std::string::npos;
+  traits.tools_in_system_turn = !chat_template.is_fallback() && !renders_offered_tools(chat_template);
+  if (traits.tools_in_system_turn) {
+    traits.tool_call_example = probe_tool_call_example(chat_template, traits.call_turns, bos_text, eos_text);
+  }
   return traits;
 }
 
@@ -115,10 +129,13 @@ ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& tr
   const nlohmann::json& tools = prompt.tools;
   // ChatML knows nothing of tools: write them out as text in the Hermes way instead.
   const bool as_text = chat_template.is_fallback();
-  const std::vector<ChatTurn> text_turns = as_text ? tools_as_text(turns, tools) : std::vector<ChatTurn>{};
+  std::vector<ChatTurn> rewritten;
+  if (as_text) rewritten = tools_as_text(turns, tools);
+  const bool in_system = !as_text && traits.tools_in_system_turn && tools.is_array() && !tools.empty();
+  if (in_system) rewritten = tools_in_system_turn(turns, tools, traits.tool_call_example);
   ChatInput input;
   const bool harmony = writes_harmony_turns(chat_template);
-  for (const ChatTurn& turn : as_text ? text_turns : turns) {
+  for (const ChatTurn& turn : as_text || in_system ? rewritten : turns) {
     input.messages.push_back(template_message(turn, harmony));
     shape_call_turn(traits.call_turns, &input.messages.back());
   }
@@ -134,7 +151,7 @@ ChatInput chat_input(const ChatTemplate& chat_template, const PromptInput& promp
 
 Result<std::string> render_chat(const ChatTemplate& chat_template, const PromptInput& prompt,
                                 const std::string& bos_text, const std::string& eos_text) {
-  const ChatInput input = chat_input(chat_template, prompt);
+  const ChatInput input = chat_input(chat_template, template_traits(chat_template, bos_text, eos_text), prompt);
   return chat_template.apply(input.messages, /*add_generation_prompt=*/true, bos_text, eos_text, input.context);
 }
 

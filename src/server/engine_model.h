@@ -33,8 +33,15 @@ struct TemplateTraits {
   // enable_thinking: like llama.cpp, the server sets `thinking` to enable_thinking (true when the
   // client gives neither; a `thinking` the client gives wins).
   bool thinking_from_enable_thinking = false;
+  // The template leaves its `tools` out (renders_offered_tools() is false; not ChatML, which
+  // writes tools its own way): offered tools go into the system turn as llama.cpp's minja puts
+  // them (tool_prompt.h, tools_in_system_turn), with the template's own call as the example.
+  bool tools_in_system_turn = false;
+  std::string tool_call_example;  // probe_tool_call_example(); set with tools_in_system_turn
 };
-TemplateTraits template_traits(const ChatTemplate& chat_template);
+// bos_text and eos_text: the texts the template is rendered with (the example's probe renders).
+TemplateTraits template_traits(const ChatTemplate& chat_template, const std::string& bos_text = "",
+                               const std::string& eos_text = "");
 
 // ModelText over a Tokenizer (borrowed: it lives in the engine) and a ChatTemplate (a copy,
 // sharing the parsed template). Thread-safe: both are immutable and allow concurrent use.
@@ -74,13 +81,15 @@ class EngineModelText : public ModelText {
 // "thinking" and "reasoning_content" fields (gpt-oss's template reads the first, Qwen3's the
 // second); the ChatML fallback shows no reasoning. A tool-call turn goes in the form the template
 // takes (traits.call_turns: arguments as compact JSON text, a null content), and a template that
-// takes `thinking` gets it from enable_thinking (traits.thinking_from_enable_thinking).
+// takes `thinking` gets it from enable_thinking (traits.thinking_from_enable_thinking). Offered
+// tools reach a template that leaves them out through the system turn
+// (traits.tools_in_system_turn); they still go to it as `tools` too, as llama.cpp does.
 struct ChatInput {
   std::vector<ChatMessage> messages;
   nlohmann::json context;  // an object, or null
 };
 ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& traits, const PromptInput& prompt);
-// As above with template_traits(chat_template) (probed on every call).
+// As above with template_traits(chat_template) (probed on every call, without bos and eos text).
 ChatInput chat_input(const ChatTemplate& chat_template, const PromptInput& prompt);
 
 // chat_input() rendered with chat_template, followed by the assistant's opener.

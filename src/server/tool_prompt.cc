@@ -66,4 +66,19 @@ std::vector<ChatTurn> tools_as_text(const std::vector<ChatTurn>& turns, const js
   return out;
 }
 
+std::vector<ChatTurn> tools_in_system_turn(const std::vector<ChatTurn>& turns, const json& tools,
+                                           const std::string& call_example) {
+  if (!tools.is_array() || tools.empty()) return turns;
+  std::string text = "You can call any of the following tools to satisfy the user's requests: " +
+                     tools.dump(2, ' ', false, json::error_handler_t::replace);
+  if (!call_example.empty()) text += "\n\nExample tool call syntax:\n\n" + call_example + "\n\n";
+  std::vector<ChatTurn> out = turns;
+  if (!out.empty() && out.front().role == "system") {
+    out.front().content += "\n\n" + text;
+  } else {
+    out.insert(out.begin(), ChatTurn{"system", std::move(text), nullptr});
+  }
+  return out;
+}
+
 }  // namespace strata::server

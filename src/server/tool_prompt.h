@@ -7,6 +7,7 @@
 // Pure function; thread-safe.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,5 +18,14 @@ namespace strata::server {
 
 // turns and tools as in PromptInput. The result's turns have no extra fields.
 std::vector<ChatTurn> tools_as_text(const std::vector<ChatTurn>& turns, const nlohmann::json& tools);
+
+// For a template that leaves its `tools` out (DeepSeek-R1's, V3.1's), the tools as llama.cpp's
+// minja writes them for such templates: "You can call any of the following tools to satisfy the
+// user's requests: " and the tools as JSON indented by 2, then, when call_example is not empty,
+// "\n\nExample tool call syntax:\n\n", the example and "\n\n". The text ends the first turn when
+// that is a system turn (after "\n\n"), else becomes a system turn of its own in front. Turns are
+// returned unchanged when tools is not a non-empty array.
+std::vector<ChatTurn> tools_in_system_turn(const std::vector<ChatTurn>& turns, const nlohmann::json& tools,
+                                           const std::string& call_example);
 
 }  // namespace strata::server

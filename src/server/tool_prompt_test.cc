@@ -48,5 +48,32 @@ TEST(ToolsAsText, CallsAndResultsBecomeBlocksTheParserReads) {
   for (const ChatTurn& turn : out) EXPECT_TRUE(turn.extra.is_null());
 }
 
+constexpr char kWeatherToolsIndented[] =
+    "[\n  {\n    \"function\": {\n      \"description\": \"Weather for a city\",\n      \"name\": \"get_weather\",\n"
+    "      \"parameters\": {\n        \"type\": \"object\"\n      }\n    },\n    \"type\": \"function\"\n  }\n]";
+
+TEST(ToolsInSystemTurn, ToolsAndTheExampleBecomeANewSystemTurnInFront) {
+  std::vector<ChatTurn> out = tools_in_system_turn({{"user", "Hi", nullptr}}, kWeatherTools, "CALL");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].role, "system");
+  EXPECT_EQ(out[0].content, std::string("You can call any of the following tools to satisfy the user's requests: ") +
+                                kWeatherToolsIndented + "\n\nExample tool call syntax:\n\nCALL\n\n");
+  EXPECT_EQ(out[1].content, "Hi");
+}
+
+TEST(ToolsInSystemTurn, ToolsEndAnExistingSystemTurnAndAnEmptyExampleIsLeftOut) {
+  std::vector<ChatTurn> out =
+      tools_in_system_turn({{"system", "Be brief.", nullptr}, {"user", "Hi", nullptr}}, kWeatherTools, "");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].content, std::string("Be brief.\n\nYou can call any of the following tools to satisfy the "
+                                        "user's requests: ") + kWeatherToolsIndented);
+}
+
+TEST(ToolsInSystemTurn, NoToolsLeaveTheTurnsAlone) {
+  const std::vector<ChatTurn> turns = {{"user", "Hi", nullptr}};
+  EXPECT_EQ(tools_in_system_turn(turns, nullptr, "CALL").size(), 1u);
+  EXPECT_EQ(tools_in_system_turn(turns, json::array(), "CALL").size(), 1u);
+}
+
 }  // namespace
 }  // namespace strata::server
