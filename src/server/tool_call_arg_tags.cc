@@ -6,33 +6,24 @@
 #include <string>
 #include <utility>
 
+#include "server/tool_call_text.h"
+
 namespace strata::server {
 
 namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
-constexpr std::string_view kArgSpace = " \t\r\n";
 constexpr std::string_view kKeyOpen = "<arg_key>";
 constexpr std::string_view kKeyClose = "</arg_key>";
 constexpr std::string_view kValueOpen = "<arg_value>";
 constexpr std::string_view kValueClose = "</arg_value>";
 
-std::string_view trim_arg_space(std::string_view text) {
-  const size_t first = text.find_first_not_of(kArgSpace);
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(kArgSpace) - first + 1);
-}
-
-void skip_arg_space(std::string_view* text) {
-  const size_t first = text->find_first_not_of(kArgSpace);
-  text->remove_prefix(first == std::string_view::npos ? text->size() : first);
-}
 
 // The text between open and close at the start of *text (after whitespace), which then moves
 // past close; nullopt when *text does not start so.
 std::optional<std::string_view> take_tagged(std::string_view* text, std::string_view open, std::string_view close) {
-  skip_arg_space(text);
+  skip_markup_space(text);
   if (!text->starts_with(open)) return std::nullopt;
   const size_t end = text->find(close, open.size());
   if (end == std::string_view::npos) return std::nullopt;
@@ -43,23 +34,20 @@ std::optional<std::string_view> take_tagged(std::string_view* text, std::string_
 
 // A JSON value as written, else the text as a string.
 OrderedJson arg_value(std::string_view text) {
-  OrderedJson parsed = OrderedJson::parse(trim_arg_space(text), nullptr, /*allow_exceptions=*/false);
+  OrderedJson parsed = OrderedJson::parse(trim_markup_space(text), nullptr, /*allow_exceptions=*/false);
   return parsed.is_discarded() ? OrderedJson(std::string(text)) : parsed;
 }
 
-bool is_function_name(std::string_view name) {
-  return !name.empty() && name.find_first_of(" \t\r\n<>") == std::string_view::npos;
-}
 
 }  // namespace
 
 bool parse_arg_tag_call(std::string_view body, ParsedToolCall* out) {
   const size_t first_key = body.find(kKeyOpen);
-  const std::string_view name = trim_arg_space(body.substr(0, first_key));
-  if (!is_function_name(name)) return false;
+  const std::string_view name = trim_markup_space(body.substr(0, first_key));
+  if (!is_markup_function_name(name)) return false;
   std::string_view rest = first_key == std::string_view::npos ? std::string_view() : body.substr(first_key);
   OrderedJson arguments = OrderedJson::object();
-  for (skip_arg_space(&rest); !rest.empty(); skip_arg_space(&rest)) {
+  for (skip_markup_space(&rest); !rest.empty(); skip_markup_space(&rest)) {
     const std::optional<std::string_view> key = take_tagged(&rest, kKeyOpen, kKeyClose);
     if (!key) return false;
     const std::optional<std::string_view> value = take_tagged(&rest, kValueOpen, kValueClose);

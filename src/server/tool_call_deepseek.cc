@@ -6,49 +6,40 @@
 #include <string>
 #include <utility>
 
+#include "server/tool_call_text.h"
+
 namespace strata::server {
 
 namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
-constexpr std::string_view kDeepSeekSpace = " \t\r\n";
 constexpr std::string_view kDeepSeekCallBegin = "<｜tool▁call▁begin｜>";
 constexpr std::string_view kDeepSeekCallEnd = "<｜tool▁call▁end｜>";
 constexpr std::string_view kDeepSeekToolSep = "<｜tool▁sep｜>";
 constexpr std::string_view kDeepSeekFence = "```";
 
-std::string_view trim_deepseek_space(std::string_view text) {
-  const size_t first = text.find_first_not_of(kDeepSeekSpace);
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(kDeepSeekSpace) - first + 1);
-}
-
-bool is_deepseek_function_name(std::string_view name) {
-  return !name.empty() && name.find_first_of(" \t\r\n<>") == std::string_view::npos;
-}
-
 // text as a JSON object with its keys in the model's order, compact; nullopt otherwise.
 std::optional<std::string> deepseek_object_arguments(std::string_view text) {
-  OrderedJson parsed = OrderedJson::parse(trim_deepseek_space(text), nullptr, /*allow_exceptions=*/false);
+  OrderedJson parsed = OrderedJson::parse(trim_markup_space(text), nullptr, /*allow_exceptions=*/false);
   if (!parsed.is_object()) return std::nullopt;
   return parsed.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
 }
 
 // R1's right-hand side: "NAME\n```json\nARGS\n```" (the language tag optional).
 bool parse_deepseek_fenced_call(std::string_view type, std::string_view rest, ParsedToolCall* out) {
-  if (trim_deepseek_space(type) != "function") return false;
+  if (trim_markup_space(type) != "function") return false;
   const size_t line_end = rest.find('\n');
   if (line_end == std::string_view::npos) return false;
-  const std::string_view name = trim_deepseek_space(rest.substr(0, line_end));
-  std::string_view fenced = trim_deepseek_space(rest.substr(line_end + 1));
+  const std::string_view name = trim_markup_space(rest.substr(0, line_end));
+  std::string_view fenced = trim_markup_space(rest.substr(line_end + 1));
   const bool is_fenced = fenced.size() >= 2 * kDeepSeekFence.size() && fenced.starts_with(kDeepSeekFence) &&
                          fenced.ends_with(kDeepSeekFence);
   if (!is_fenced) return false;
   fenced = fenced.substr(kDeepSeekFence.size(), fenced.size() - 2 * kDeepSeekFence.size());
   if (fenced.starts_with("json")) fenced.remove_prefix(4);
   const std::optional<std::string> arguments = deepseek_object_arguments(fenced);
-  if (!is_deepseek_function_name(name) || !arguments) return false;
+  if (!is_markup_function_name(name) || !arguments) return false;
   out->name = std::string(name);
   out->arguments_json = *arguments;
   return true;
@@ -56,7 +47,7 @@ bool parse_deepseek_fenced_call(std::string_view type, std::string_view rest, Pa
 
 // One call's body (between its begin, when written, and <｜tool▁call▁end｜>).
 bool parse_deepseek_call(std::string_view body, ToolCallSyntax syntax, ParsedToolCall* out) {
-  body = trim_deepseek_space(body);
+  body = trim_markup_space(body);
   if (body.starts_with(kDeepSeekCallBegin)) body.remove_prefix(kDeepSeekCallBegin.size());
   const size_t sep = body.find(kDeepSeekToolSep);
   if (sep == std::string_view::npos) return false;
@@ -66,9 +57,9 @@ bool parse_deepseek_call(std::string_view body, ToolCallSyntax syntax, ParsedToo
   if (syntax == ToolCallSyntax::kDeepSeekR1) {
     if (!parse_deepseek_fenced_call(left, right, &call)) return false;
   } else {
-    const std::string_view name = trim_deepseek_space(left);
+    const std::string_view name = trim_markup_space(left);
     const std::optional<std::string> arguments = deepseek_object_arguments(right);
-    if (!is_deepseek_function_name(name) || !arguments) return false;
+    if (!is_markup_function_name(name) || !arguments) return false;
     call.name = std::string(name);
     call.arguments_json = *arguments;
   }
@@ -85,7 +76,7 @@ bool is_deepseek_syntax(ToolCallSyntax syntax) {
 bool parse_deepseek_calls(std::string_view section, ToolCallSyntax syntax, std::vector<ParsedToolCall>* out) {
   if (!is_deepseek_syntax(syntax)) return false;
   std::vector<ParsedToolCall> calls;
-  for (std::string_view rest = section; !trim_deepseek_space(rest).empty();) {
+  for (std::string_view rest = section; !trim_markup_space(rest).empty();) {
     const size_t end = rest.find(kDeepSeekCallEnd);
     if (end == std::string_view::npos) return false;
     ParsedToolCall call;

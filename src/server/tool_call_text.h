@@ -1,0 +1,28 @@
+// Text helpers the tool-call markup parsers share (tool_call_arg_tags.cc, tool_call_deepseek.cc):
+// the whitespace they skip around markup, and what they take as a function name. Pure functions.
+#pragma once
+
+#include <string_view>
+
+namespace strata::server {
+
+// Space, tab, CR and LF: what a model writes between markup pieces.
+inline constexpr std::string_view kMarkupSpace = " \t\r\n";
+
+inline std::string_view trim_markup_space(std::string_view text) {
+  const size_t first = text.find_first_not_of(kMarkupSpace);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(kMarkupSpace) - first + 1);
+}
+
+inline void skip_markup_space(std::string_view* text) {
+  const size_t first = text->find_first_not_of(kMarkupSpace);
+  text->remove_prefix(first == std::string_view::npos ? text->size() : first);
+}
+
+// A name that holds no whitespace and no markup bracket, and is not empty.
+inline bool is_markup_function_name(std::string_view name) {
+  return !name.empty() && name.find_first_of(" \t\r\n<>") == std::string_view::npos;
+}
+
+}  // namespace strata::server
