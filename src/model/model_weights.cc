@@ -225,11 +225,11 @@ void bind_mla_attention(Binder& b, const Hparams& hp, const std::string& p, Laye
     return;
   }
   const kernels::WeightMatrix kv_b = b.matrix(p + "attn_kv_b.weight", rank, n_head * (nope + v));
-  const std::vector<float> rows = b.decoded(p + "attn_kv_b.weight", {static_cast<uint64_t>(rank),
-                                                                      static_cast<uint64_t>(n_head * (nope + v))}, true);
+  const std::vector<float> kv_b_values = b.decoded(
+      p + "attn_kv_b.weight", {static_cast<uint64_t>(rank), static_cast<uint64_t>(n_head * (nope + v))}, true);
   if (!b.status().ok()) return;
   for (int64_t h = 0; h < n_head; ++h) {
-    const float* k_rows = rows.data() + h * (nope + v) * rank;  // head h: nope key rows, then v value rows
+    const float* k_rows = kv_b_values.data() + h * (nope + v) * rank;  // head h: nope key rows, then v value rows
     float* k_b = b.owned(static_cast<size_t>(rank * nope));
     for (int64_t c = 0; c < rank; ++c) {
       for (int64_t d = 0; d < nope; ++d) k_b[c * nope + d] = k_rows[d * rank + c];

@@ -145,10 +145,6 @@ ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& tr
   return input;
 }
 
-ChatInput chat_input(const ChatTemplate& chat_template, const PromptInput& prompt) {
-  return chat_input(chat_template, template_traits(chat_template), prompt);
-}
-
 Result<std::string> render_chat(const ChatTemplate& chat_template, const PromptInput& prompt,
                                 const std::string& bos_text, const std::string& eos_text) {
   const ChatInput input = chat_input(chat_template, template_traits(chat_template, bos_text, eos_text), prompt);

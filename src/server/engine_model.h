@@ -89,8 +89,6 @@ struct ChatInput {
   nlohmann::json context;  // an object, or null
 };
 ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& traits, const PromptInput& prompt);
-// As above with template_traits(chat_template) (probed on every call, without bos and eos text).
-ChatInput chat_input(const ChatTemplate& chat_template, const PromptInput& prompt);
 
 // chat_input() rendered with chat_template, followed by the assistant's opener.
 Result<std::string> render_chat(const ChatTemplate& chat_template, const PromptInput& prompt,

@@ -40,7 +40,7 @@ ChatTemplate template_from_testdata(const std::string& name) {
 
 // render_chat() on a fixed clock: gpt-oss's system message carries the date.
 std::string render_on_fixed_date(const ChatTemplate& t, const PromptInput& prompt) {
-  const ChatInput input = chat_input(t, prompt);
+  const ChatInput input = chat_input(t, template_traits(t), prompt);
   jinja::RenderOptions options;
   options.now_s = 1768478400;  // 2026-01-15 12:00 UTC
   Result<std::string> text = t.apply(input.messages, /*add_generation_prompt=*/true, "", "", input.context, options);
