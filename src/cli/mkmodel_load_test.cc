@@ -176,6 +176,34 @@ TEST_F(MkmodelLoadTest, Glm4MoeLoadsWithItsDenseLayerNextNBlockAndSelectionBias)
   }
 }
 
+// minimax-m2: moe-tiny's shape with QK-norm over each whole q and k row, rope over half of each
+// head, sigmoid routing with a selection bias and no shared expert; its own preset is
+// MiniMax-M2's shape.
+TEST_F(MkmodelLoadTest, MiniMaxM2LoadsWithWholeRowQkNormAndSelectionBias) {
+  for (DType type : {DType::kF32, DType::kQ4_K}) {
+    SCOPED_TRACE(dtype_name(type));
+    auto m = generate_and_load("minimax-m2", type);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_EQ(hp.arch, "minimax-m2");
+    EXPECT_TRUE(hp.qk_norm && hp.qk_norm_whole_row && hp.rope_neox);
+    EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weights_norm);
+    EXPECT_EQ(hp.n_ff_shexp, 0);
+    EXPECT_EQ(hp.n_layer_dense_lead, 0);
+    EXPECT_EQ(hp.n_rot, hp.head_dim / 2);
+  }
+  auto preset = model_preset("", "minimax-m2");
+  ASSERT_TRUE(preset.ok()) << preset.status().ToString();
+  EXPECT_EQ(preset->arch, "minimax-m2");
+  EXPECT_TRUE(preset->minimax_m2 && preset->qk_norm && preset->sigmoid_routing);
+  EXPECT_EQ(preset->n_layer, 62);
+  EXPECT_EQ(preset->n_expert, 256);
+  EXPECT_EQ(preset->n_ff_shexp, 0);
+  auto as_qwen = model_preset("qwen3moe", "minimax-m2");
+  ASSERT_TRUE(as_qwen.ok());
+  EXPECT_FALSE(as_qwen->minimax_m2 || as_qwen->sigmoid_routing);
+}
+
 // llama4: moe-tiny's shape with a shared expert of the expert width, sigmoid weights on the
 // experts' input, chunks of 8192 keys, no rope in every 4th of its 4 layers, L2-normed q and k.
 TEST_F(MkmodelLoadTest, Llama4LoadsWithItsSharedExpertChunksAndNopeLayer) {
@@ -297,7 +325,7 @@ TEST_F(MkmodelLoadTest, Mxfp4ModelsMatchTheFloat64Reference) {
     uint32_t mix;  // 0: every matrix MXFP4; 38: MXFP4_MOE
   };
   for (Case c : {Case{"llama", "tiny", 0}, Case{"qwen3moe", "moe-tiny", 0}, Case{"qwen2moe", "moe-tiny", 38},
-                 Case{"gpt-oss", "moe-tiny", 38}, Case{"glm4moe", "moe-tiny", 38}}) {
+                 Case{"gpt-oss", "moe-tiny", 38}, Case{"glm4moe", "moe-tiny", 38}, Case{"minimax-m2", "moe-tiny", 38}}) {
     SCOPED_TRACE(std::string(c.arch) + " " + c.preset + " mix " + std::to_string(c.mix));
     auto path = generate(c.arch, DType::kMXFP4, c.preset, c.mix);
     ASSERT_TRUE(path.ok()) << path.status().ToString();

@@ -59,6 +59,14 @@ constexpr ArchTraits kArchs[] = {
      /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/0,
      /*sigmoid_router=*/false, /*ungated_shared_expert=*/true, /*llama4=*/false, /*nope_layer_step=*/0,
      /*mla=*/true},
+    // MiniMax-M2 (M2, M2.1, M2.5): QK-norm over each whole q and k row, rope over part of each
+    // head (rope.dimension_count), experts by sigmoid gate values plus a selection bias,
+    // renormalised, no shared expert.
+    {"minimax-m2", true,    false,   true,   true,   true,     false,       false,     false, 0, 0.0f,
+     /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,
+     /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/0,
+     /*sigmoid_router=*/true, /*ungated_shared_expert=*/false, /*llama4=*/false, /*nope_layer_step=*/0,
+     /*mla=*/false, /*qk_norm_whole_row=*/true},
 };
 
 }  // namespace
@@ -72,7 +80,7 @@ const ArchTraits* find_arch(std::string_view name) {
 
 std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, "
-         "glm4, glm4moe, llama4, smollm3, deepseek2";
+         "glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2";
 }
 
 }  // namespace strata

@@ -71,6 +71,9 @@ struct ArchTraits {
   // <arch>.attention.kv_lora_rank, q_lora_rank, key_length(_mla), value_length(_mla) and
   // rope.scaling.yarn_log_multiplier.
   bool mla = false;
+  // MiniMax-M2: q and k are RMS-normed each as one row (attn_q_norm of n_head * head_dim weights,
+  // attn_k_norm of n_head_kv * head_dim) instead of head by head.
+  bool qk_norm_whole_row = false;
 };
 
 // nullptr for an architecture this build does not run.

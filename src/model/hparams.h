@@ -42,6 +42,8 @@ struct Hparams {
   // (rope.scaling.original_context_length, else the trained context); see Model::fit_context.
   int rope_orig_ctx = 0;
   bool qk_norm = false;           // qwen3
+  // With qk_norm: each whole q and k row is one RMS-norm (MiniMax-M2) instead of one per head.
+  bool qk_norm_whole_row = false;
   bool qkv_bias = false;          // qwen2
   bool tied_embeddings = false;   // no output.weight: reuse token_embd.weight
   int attn_scale_dim = 0;         // scores are q.k / sqrt(attn_scale_dim): head_dim (Gemma 3 27B: see hparams.cc)

@@ -397,6 +397,35 @@ TEST_F(ModelLoadTest, ReadsDeepSeek2Hparams) {
   expect_error(spec, Code::kNotFound, "blk.1.attn_v_b.weight");
 }
 
+// MiniMax-M2: QK-norm over each whole q and k row (its weights n_head * head_dim and
+// n_head_kv * head_dim long), NeoX rope over half of each head, experts by sigmoid gate values
+// with a selection bias, renormalised, no shared expert and no dense layer.
+TEST_F(ModelLoadTest, ReadsMiniMaxM2Hparams) {
+  TestModelSpec spec;
+  spec.arch = "minimax-m2";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.qk_norm && hp.qk_norm_whole_row && hp.rope_neox);
+  EXPECT_EQ(hp.n_rot, hp.head_dim / 2);
+  EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weights_norm);
+  EXPECT_FLOAT_EQ(hp.expert_weights_scale, 1.0f);
+  EXPECT_EQ(hp.n_ff_shexp, 0);
+  EXPECT_TRUE(hp.layer_is_moe(0) && hp.layer_is_moe(1));
+  EXPECT_FALSE(hp.qkv_bias || hp.post_norms || hp.is_mla());
+  // Other architectures norm head by head.
+  spec.arch = "qwen3moe";
+  auto qwen = load(spec);
+  ASSERT_TRUE(qwen.ok()) << qwen.status().ToString();
+  EXPECT_FALSE((*qwen)->hparams().qk_norm_whole_row);
+  spec.arch = "minimax-m2";
+  spec.skip_tensors = {"blk.1.attn_k_norm.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.attn_k_norm.weight");
+  spec.skip_tensors.clear();
+  spec.metadata_overrides = {{"minimax-m2.expert_gating_func", GgufValue::U32(4)}};
+  expect_error(spec, Code::kUnsupported, "minimax-m2.expert_gating_func 4 is not supported");
+}
+
 // SmolLM3: llama's tensors, no rope in every 4th layer, and nothing of Llama 4's attention.
 TEST_F(ModelLoadTest, ReadsSmolLM3Hparams) {
   TestModelSpec spec;

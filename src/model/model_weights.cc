@@ -268,8 +268,8 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
     }
   }
   if (hp.qk_norm) {
-    lw.q_norm = b.vector(p + "attn_q_norm.weight", hp.head_dim, true);
-    lw.k_norm = b.vector(p + "attn_k_norm.weight", hp.head_dim, true);
+    lw.q_norm = b.vector(p + "attn_q_norm.weight", hp.qk_norm_whole_row ? q_dim : hp.head_dim, true);
+    lw.k_norm = b.vector(p + "attn_k_norm.weight", hp.qk_norm_whole_row ? kv_dim : hp.head_dim, true);
   }
   if (!hp.is_mla()) lw.wo = b.matrix(p + "attn_output.weight", q_dim, hp.n_embd);
   lw.bo = b.vector(p + "attn_output.bias", hp.n_embd, false);

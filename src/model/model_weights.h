@@ -25,7 +25,9 @@ struct LayerWeights {
   const float* bq = nullptr;          // biases (qwen2); nullptr when absent
   const float* bk = nullptr;
   const float* bv = nullptr;
-  const float* q_norm = nullptr;      // per-head RMS-norm weights (qwen3), head_dim; nullptr when absent
+  // QK-norm weights (qwen3), head_dim long, or the whole row's (Hparams::qk_norm_whole_row:
+  // n_head * head_dim and n_head_kv * head_dim); nullptr when absent.
+  const float* q_norm = nullptr;
   const float* k_norm = nullptr;
   // head_dim ones when q and k are RMS-normed after rope without weights (Llama 4's rope
   // layers); nullptr otherwise.

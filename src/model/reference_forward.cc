@@ -224,7 +224,10 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     add(k, l.bk);
     add(v, l.bv);
   }
-  if (!l.q_norm.empty()) {
+  if (!l.q_norm.empty() && hp_.qk_norm_whole_row) {
+    q = rmsnorm(q.data(), l.q_norm, static_cast<int>(q.size()), hp_.rms_eps);
+    k = rmsnorm(k.data(), l.k_norm, static_cast<int>(k.size()), hp_.rms_eps);
+  } else if (!l.q_norm.empty()) {
     norm_heads(q, hp_.n_head, l.q_norm);
     norm_heads(k, hp_.n_head_kv, l.k_norm);
   }

@@ -148,7 +148,7 @@ std::vector<Case> all_cases() {
   // router logits nearly tie, which no tolerance on the logits can absorb. The routing, gather
   // and combine code is the same for every weight type, and every type's kernels are checked
   // against this reference on the dense models above.
-  for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe", "llama4", "deepseek2"}) {
+  for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe", "llama4", "deepseek2", "minimax-m2"}) {
     for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) cases.push_back({arch, t});
   }
   return cases;
@@ -352,6 +352,24 @@ TEST_F(ReferenceForwardVariantsTest, Glm4MoeSigmoidRoutingBiasAndScaleAgree) {
   TestModelSpec with_nextn = spec;
   with_nextn.metadata_overrides.emplace_back("glm4moe.nextn_predict_layers", GgufValue::U32(0));
   EXPECT_GT(errors(spec, DType::kF32, &with_nextn).rms_rel, 100 * b.rms_rel) << "the NextN block makes no difference";
+}
+
+// MiniMax-M2 over 3 layers: QK-norm over each whole q and k row, rope over half of each head,
+// experts by sigmoid gate values plus a selection bias. References that route by softmax or
+// without the bias disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, MiniMaxM2WholeRowQkNormAndBiasedSigmoidRoutingAgree) {
+  TestModelSpec spec;
+  spec.arch = "minimax-m2";
+  spec.n_layer = 3;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("minimax-m2", e.rms_rel, e.max_rel, b);
+  TestModelSpec softmax = spec;
+  softmax.expert_gating_func = 1;
+  EXPECT_GT(errors(spec, DType::kF32, &softmax).rms_rel, 100 * b.rms_rel) << "sigmoid gating makes no difference";
+  TestModelSpec unbiased = spec;
+  unbiased.skip_tensors = {"blk.0.exp_probs_b.bias", "blk.1.exp_probs_b.bias", "blk.2.exp_probs_b.bias"};
+  EXPECT_GT(errors(spec, DType::kF32, &unbiased).rms_rel, 100 * b.rms_rel) << "the selection bias makes no difference";
 }
 
 // Llama 4 over 8 layers and 24 positions: layers 4 and 8 without rope, q scaled there by a

@@ -220,8 +220,11 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     if (s.arch == "glm4moe") set_glm4moe_metadata(s, w);
     if (s.arch == "llama4") set_llama4_metadata(s, w);
     if (s.arch == "deepseek2") set_deepseek2_metadata(s, w);
+    // MiniMax-M2's converter writes the sigmoid gate; the renormalisation is the arch's.
+    if (s.arch == "minimax-m2") w.set(a + ".expert_gating_func", GgufValue::U32(static_cast<uint32_t>(s.expert_gating_func)));
   }
-  if ((s.arch == "glm4" || s.arch == "glm4moe") && s.n_rot == 0) {  // GLM rotates half of each head
+  // GLM and MiniMax-M2 rotate half of each head.
+  if ((s.arch == "glm4" || s.arch == "glm4moe" || s.arch == "minimax-m2") && s.n_rot == 0) {
     w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim(s) / 2)));
   }
   for (const auto& [key, value] : s.metadata_overrides) w.set(key, value);
@@ -245,7 +248,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   }
   b.vector_matrix(p + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
   // A selection bias of the size of the sigmoid gate values' spread, so it changes choices.
-  if (glm || (deepseek && s.expert_gating_func == 2)) b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
+  if (glm || (deepseek && s.expert_gating_func == 2) || s.arch == "minimax-m2") b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
   b.matrix(p + "ffn_gate_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
   b.matrix(p + "ffn_up_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
   b.matrix(p + "ffn_down_exps.weight", s.n_ff_exp, s.n_embd, s.n_expert);
@@ -292,7 +295,7 @@ std::string test_model_name(const TestModelSpec& spec) {
 
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
-         arch == "llama4" || arch == "deepseek2";
+         arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2";
 }
 
 std::vector<DType> all_weight_types() {
@@ -312,7 +315,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool gemma3 = s.arch == "gemma3";
   const bool gemma = gemma3 || s.arch == "gemma2";  // post-norms, tied embeddings
   const bool post_norms = gemma || s.arch == "glm4";
-  const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3;
+  const bool minimax = s.arch == "minimax-m2";
+  const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax;
   const bool tied = s.arch == "qwen3" || gemma;
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
@@ -336,9 +340,9 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_k.bias", kv_dim, 0.0f, 0.5f);
       b.vector(p + "attn_v.bias", kv_dim, 0.0f, 0.5f);
     }
-    if (qk_norm) {
-      b.vector(p + "attn_q_norm.weight", head_dim(s), 1.0f, 0.3f);
-      b.vector(p + "attn_k_norm.weight", head_dim(s), 1.0f, 0.3f);
+    if (qk_norm) {  // MiniMax-M2 norms each whole row
+      b.vector(p + "attn_q_norm.weight", minimax ? q_dim : head_dim(s), 1.0f, 0.3f);
+      b.vector(p + "attn_k_norm.weight", minimax ? kv_dim : head_dim(s), 1.0f, 0.3f);
     }
     if (s.arch != "deepseek2") b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
     if (gpt_oss) {

@@ -43,7 +43,10 @@ struct TestModelSpec {
   // values of mla_v; the per-head maps as attn_kv_b, or as attn_k_b / attn_v_b when mla_split;
   // n_dense_lead dense layers, then experts by expert_gating_func (2: sigmoid plus a selection
   // bias, weights renormalised, times expert_weights_scale; 1: softmax, weights as they are) and
-  // an ungated shared expert of width n_ff_exp). Matrices whose width the type cannot hold are F16.
+  // an ungated shared expert of width n_ff_exp), or minimax-m2 (QK-norm over each whole q and k
+  // row, rope over half of each head unless n_rot says otherwise, experts by expert_gating_func
+  // (2: sigmoid plus a selection bias) renormalised, no shared expert). Matrices whose width the
+  // type cannot hold are F16.
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types

@@ -1,5 +1,5 @@
 // The forward pass of a transformer (llama, qwen2, qwen3, their mixture-of-experts forms,
-// gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3 and deepseek2, whose latent
+// gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2 and deepseek2, whose latent
 // attention is mla_attention.cc), top to bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
@@ -26,7 +26,7 @@ void add_in_place(float* x, const float* y, int n) {
   for (int i = 0; i < n; ++i) x[i] += y[i];
 }
 
-// Bias, per-head QK-norm and rotary embedding of one row's q and k (or, in Llama 4's layers
+// Bias, QK-norm (per head, or of the whole row) and rotary embedding of one row's q and k (or, in Llama 4's layers
 // without rope, q's temperature), then the row's k and v go into the cache at its position.
 void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const LayerWeights& lw, int layer,
                     const Row& row, float* q, float* k, float* v, KvView& kv) {
@@ -37,7 +37,10 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
     add_in_place(k, lw.bk, kv_dim);
     add_in_place(v, lw.bv, kv_dim);
   }
-  if (lw.q_norm != nullptr) {
+  if (lw.q_norm != nullptr && hp.qk_norm_whole_row) {
+    kernels::rmsnorm(q, lw.q_norm, q_dim, hp.rms_eps, q);
+    kernels::rmsnorm(k, lw.k_norm, kv_dim, hp.rms_eps, k);
+  } else if (lw.q_norm != nullptr) {
     for (int h = 0; h < hp.n_head; ++h) kernels::rmsnorm(q + h * hp.head_dim, lw.q_norm, hp.head_dim, hp.rms_eps, q + h * hp.head_dim);
     for (int h = 0; h < hp.n_head_kv; ++h) kernels::rmsnorm(k + h * hp.head_dim, lw.k_norm, hp.head_dim, hp.rms_eps, k + h * hp.head_dim);
   }

@@ -109,8 +109,9 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   w.set(a + ".attention.head_count_kv", GgufValue::U32(static_cast<uint32_t>(head_count_kv(s))));
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(s.rms_eps));
   w.set(a + ".rope.freq_base", GgufValue::F32(s.rope_freq_base));
-  // GLM rotates the first half of each head (partial_rotary_factor 0.5), DeepSeek the last rope_dim.
-  const int rotated = s.deepseek2 ? s.rope_dim : s.glm4moe || s.glm4 ? s.head_dim / 2 : s.head_dim;
+  // GLM and MiniMax-M2 rotate the first half of each head (partial_rotary_factor 0.5; MiniMax's
+  // rotary_dim 64 of 128), DeepSeek the last rope_dim.
+  const int rotated = s.deepseek2 ? s.rope_dim : s.glm4moe || s.glm4 || s.minimax_m2 ? s.head_dim / 2 : s.head_dim;
   w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(rotated)));
   if (s.rope_linear_factor != 1.0f) {
     w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
@@ -187,6 +188,8 @@ void set_expert_hparams(GgufWriter& w, const ModelSpec& s) {
     set_glm4moe_hparams(w, s);
   } else if (s.deepseek2) {
     set_deepseek2_hparams(w, s);
+  } else if (s.minimax_m2) {  // its converter writes the gate function only
+    w.set(a + ".expert_gating_func", GgufValue::U32(s.sigmoid_routing ? 2 : 1));
   } else if (s.llama4) {  // llama.cpp's constant chunk, as converted files carry it
     w.set(a + ".interleave_moe_layer_step", GgufValue::U32(static_cast<uint32_t>(s.moe_layer_step)));
     w.set(a + ".attention.chunk_size", GgufValue::U32(8192));

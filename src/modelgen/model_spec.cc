@@ -161,6 +161,11 @@ std::vector<Preset> presets() {
                                 2048, 2048),
                         1536, 512, 64, 128),
                     1, true, true, 2.827f, 32.0f, 0.1f)},
+      // MiniMax-M2 (230B, 10B active): 48 query heads of 128 over 8 K/V heads (q_dim 6144, twice
+      // n_embd), rope over 64 of each head's 128, 256 experts of 1536 with 8 used, no shared
+      // expert, a 200064-token vocabulary.
+      {"minimax-m2", "minimax-m2",
+       experts(shape(200064, 196608, 3072, 62, 48, 8, 128, 1536, 1e-6f, 5000000.0f, false), 256, 8, 1536, 0)},
   };
 }
 
@@ -205,16 +210,17 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
 }
 
 // GLM-4.5's: one dense block first (of the preset's n_ff), one shared expert of the expert
-// width, one NextN block, sigmoid routing normalised and unscaled. Other archs have none of
-// these (deepseek2's are apply_deepseek2's).
+// width, one NextN block, sigmoid routing normalised and unscaled; MiniMax-M2's routing is
+// GLM's without the rest. Other archs have none of these (deepseek2's are apply_deepseek2's).
 void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->glm4moe = name == "glm4moe";
   s->llama4 = name == "llama4";
   s->moe_layer_step = 1;
   s->n_nextn = s->glm4moe ? 1 : 0;
+  s->minimax_m2 = name == "minimax-m2";
   if (name == "deepseek2") return;
-  s->sigmoid_routing = s->glm4moe;
-  s->expert_weights_norm = s->glm4moe;
+  s->sigmoid_routing = s->glm4moe || s->minimax_m2;
+  s->expert_weights_norm = s->glm4moe || s->minimax_m2;
   s->n_dense_lead = s->glm4moe ? 1 : 0;
   s->expert_weights_scale = 1.0f;
   if (s->glm4moe || s->llama4) {
@@ -251,17 +257,17 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
       name != "phi3" && name != "glm4" && name != "smollm3") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
                                    "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, qwen2moe, qwen3moe, "
-                                   "mixtral, gpt-oss, glm4moe, llama4 or deepseek2)");
+                                   "mixtral, gpt-oss, glm4moe, llama4, deepseek2 or minimax-m2)");
   }
   if (moe_arch != (s->n_expert > 0)) {
     const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4 or smollm3)"
-                                : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4 "
-                                  "or deepseek2)";
+                                : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, "
+                                  "deepseek2 or minimax-m2)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
-  s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3";
+  s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "minimax-m2";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4";
   if (name == "gemma3" || name == "gemma2") s->tied_embeddings = true;
   s->gemma2 = name == "gemma2";
@@ -279,7 +285,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
 
 bool is_moe_arch_name(std::string_view arch) {
   return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss" || arch == "glm4moe" ||
-         arch == "llama4" || arch == "deepseek2";
+         arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2";
 }
 
 int block_count(const ModelSpec& spec) { return spec.n_layer + spec.n_nextn; }

@@ -1,5 +1,6 @@
 // ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4 or
-// smollm3, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4 or deepseek2), and the
+// smollm3, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4, deepseek2 or
+// minimax-m2), and the
 // named presets `strata mkmodel --preset` offers. Plain values; pure functions.
 //
 // Invariant of a preset's spec: n_expert > 0 exactly for the MoE archs; Mixtral is written as
@@ -101,15 +102,20 @@ struct ModelSpec {
   int v_head_dim = 0;
   bool split_kv_b = false;
   float rope_yarn_log_mul = 0.0f;
+  // minimax-m2 (MiniMax-M2, M2.1, M2.5): QK-norm over each whole q and k row (attn_q_norm of
+  // n_head * head_dim weights, attn_k_norm of n_head_kv * head_dim), rope over half of each head
+  // (NeoX), and experts by sigmoid gates with a selection bias, normalised (expert_gating_func 2
+  // written; the normalisation is the arch's), no shared expert.
+  bool minimax_m2 = false;
 };
 
 std::vector<std::string> model_preset_names();
 // The preset's shape for arch; an empty arch takes the preset's own (qwen3 for qwen3-0.6b,
 // qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b and
 // gemma3-4b, gemma2 for gemma2-2b, phi3 for phi-4, glm4moe for glm-4.5-air, deepseek2 for
-// deepseek-v2-lite, deepseek-v3 and kimi-k2, llama otherwise). arch is an --arch name: llama,
+// deepseek-v2-lite, deepseek-v3 and kimi-k2, minimax-m2 for minimax-m2, llama otherwise). arch is an --arch name: llama,
 // qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3 for the dense presets; qwen2moe, qwen3moe,
-// mixtral, gpt-oss, glm4moe, llama4 or deepseek2 for the MoE ones (a mismatch is an error naming
+// mixtral, gpt-oss, glm4moe, llama4, deepseek2 or minimax-m2 for the MoE ones (a mismatch is an error naming
 // the presets that fit). The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths
 // exist; another MoE preset as glm4moe gets a shared expert of its expert width, one leading
 // dense block of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's
@@ -118,7 +124,7 @@ std::vector<std::string> model_preset_names();
 // scaled 2.5) and YaRN (40, log multiplier 0.1), with one shared expert of its expert width and
 // one leading dense block of its n_ff.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
-// qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2
+// qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2
 bool is_moe_arch_name(std::string_view arch);
 // Blocks written: n_layer plus glm4moe's NextN blocks (<arch>.block_count).
 int block_count(const ModelSpec& spec);

@@ -139,9 +139,9 @@ Status check_experts(const ModelSpec& s) {
     return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4 and deepseek2 models, not " +
                                    s.arch);
   }
-  if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2) {
-    return Status::InvalidArgument("sigmoid routing with a selection bias and expert_weights_norm are for glm4moe "
-                                   "and deepseek2 models, not " + s.arch);
+  if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2) {
+    return Status::InvalidArgument("sigmoid routing with a selection bias and expert_weights_norm are for glm4moe, "
+                                   "deepseek2 and minimax-m2 models, not " + s.arch);
   }
   if (s.moe_layer_step < 1 || (s.moe_layer_step > 1 && !s.llama4)) {
     return Status::InvalidArgument("interleave_moe_layer_step " + std::to_string(s.moe_layer_step) +
@@ -165,6 +165,12 @@ Status check_spec(const ModelSpec& s) {
   }
   if (s.glm4moe != (s.arch == "glm4moe")) {
     return Status::InvalidArgument("glm4moe's layout (ModelSpec::glm4moe) goes with arch glm4moe, not " + s.arch);
+  }
+  if (s.minimax_m2 != (s.arch == "minimax-m2")) {
+    return Status::InvalidArgument("minimax-m2's layout (ModelSpec::minimax_m2) goes with arch minimax-m2, not " + s.arch);
+  }
+  if (s.minimax_m2 && s.head_dim % 4 != 0) {
+    return Status::InvalidArgument("minimax-m2 rotates half of each head: head_dim must be a multiple of 4");
   }
   if (s.deepseek2 != (s.arch == "deepseek2")) {
     return Status::InvalidArgument("deepseek2's layout (ModelSpec::deepseek2) goes with arch deepseek2, not " + s.arch);
@@ -251,9 +257,9 @@ struct PlanBuilder {
       vector(p + "attn_k.bias", kv_dim, WeightKind::kBias);
       vector(p + "attn_v.bias", kv_dim, WeightKind::kBias);
     }
-    if (s.qk_norm) {
-      vector(p + "attn_q_norm.weight", s.head_dim, WeightKind::kNorm);
-      vector(p + "attn_k_norm.weight", s.head_dim, WeightKind::kNorm);
+    if (s.qk_norm) {  // MiniMax-M2 norms each whole row
+      vector(p + "attn_q_norm.weight", s.minimax_m2 ? q_dim : s.head_dim, WeightKind::kNorm);
+      vector(p + "attn_k_norm.weight", s.minimax_m2 ? kv_dim : s.head_dim, WeightKind::kNorm);
     }
     matrix(p + "attn_output.weight", {q_dim, embd});
     if (s.gpt_oss) {
@@ -276,7 +282,7 @@ struct PlanBuilder {
   }
 
   // The router (F32, random like a matrix so routing is not uniform) with the selection bias of
-  // sigmoid routing (glm4moe, deepseek2), the experts as 3-D tensors (expert e's rows follow
+  // sigmoid routing (glm4moe, deepseek2, minimax-m2), the experts as 3-D tensors (expert e's rows follow
   // expert e-1's), and the shared expert, whose qwen2moe 1-D gate is a row of weights too (std
   // 1/sqrt(n_embd), so its sigmoid does not saturate); glm4moe's, llama4's and deepseek2's have
   // no gate.
