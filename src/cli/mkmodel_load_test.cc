@@ -204,6 +204,43 @@ TEST_F(MkmodelLoadTest, MiniMaxM2LoadsWithWholeRowQkNormAndSelectionBias) {
   EXPECT_FALSE(as_qwen->minimax_m2 || as_qwen->sigmoid_routing);
 }
 
+// mistral3: Ministral 3 8B's preset writes its YaRN (16 over 16384 positions), the ratio of its
+// mscales and its attention temperature over that original context; the tiny preset as mistral3
+// has neither.
+TEST_F(MkmodelLoadTest, Mistral3LoadsWithItsYarnAndTemperature) {
+  auto preset = model_preset("", "ministral-3-8b");
+  ASSERT_TRUE(preset.ok()) << preset.status().ToString();
+  EXPECT_EQ(preset->arch, "mistral3");
+  EXPECT_TRUE(preset->mistral3);
+  EXPECT_EQ(preset->n_layer, 34);
+  GenerateOptions o;
+  o.preset = "ministral-3-8b";
+  o.n_layers = 1;
+  o.type = DType::kQ4_K;
+  o.out_path = (dir_ / "ministral.gguf").string();
+  auto r = generate_model(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto m = Model::Load(o.out_path);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.arch, "mistral3");
+  EXPECT_EQ(hp.rope_yarn_orig_ctx, 16384);
+  EXPECT_FLOAT_EQ(hp.rope_yarn_factor, 16.0f);
+  EXPECT_TRUE(hp.attn_temp_every_layer);
+  EXPECT_FLOAT_EQ(hp.attn_temp_scale, 0.1f);
+  EXPECT_EQ(hp.attn_temp_length, 16384);
+  EXPECT_FLOAT_EQ(hp.rope_attn_factor, 1.0f);  // mscale(16, 1) / mscale(16, 1)
+  auto tiny = generate_and_load("mistral3", DType::kQ8_0, "tiny");
+  ASSERT_TRUE(tiny.ok()) << tiny.status().ToString();
+  EXPECT_EQ((*tiny)->hparams().rope_yarn_orig_ctx, 0);
+  EXPECT_FLOAT_EQ((*tiny)->hparams().attn_temp_scale, 0.0f);
+  auto as_llama = model_preset("llama", "ministral-3-8b");
+  ASSERT_TRUE(as_llama.ok());
+  EXPECT_FALSE(as_llama->mistral3);
+  EXPECT_FLOAT_EQ(as_llama->rope_yarn_factor, 1.0f);
+  EXPECT_FLOAT_EQ(as_llama->attn_temp_scale, 0.0f);
+}
+
 // llama4: moe-tiny's shape with a shared expert of the expert width, sigmoid weights on the
 // experts' input, chunks of 8192 keys, no rope in every 4th of its 4 layers, L2-normed q and k.
 TEST_F(MkmodelLoadTest, Llama4LoadsWithItsSharedExpertChunksAndNopeLayer) {

@@ -74,6 +74,12 @@ struct ArchTraits {
   // MiniMax-M2: q and k are RMS-normed each as one row (attn_q_norm of n_head * head_dim weights,
   // attn_k_norm of n_head_kv * head_dim) instead of head by head.
   bool qk_norm_whole_row = false;
+  // Ministral 3 (mistral3): Llama's layers with, in every layer, q scaled after rope by
+  // 1 + <arch>.attention.temperature_scale * ln(floor((pos + 1) / original context) + 1) when the
+  // file has that key, YaRN's ramp over rope.scaling.yarn_beta_fast / _slow turns, and its
+  // magnitude times mscale(factor, 1) / mscale(factor, rope.scaling.yarn_log_multiplier), as
+  // llama.cpp reads these files (mscale(s, m) = 1 + 0.1 m ln s).
+  bool mistral3 = false;
 };
 
 // nullptr for an architecture this build does not run.

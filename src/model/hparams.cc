@@ -199,6 +199,32 @@ Status read_llama4_attention(const GgufFile& gguf, Hparams* hp) {
   return Status::Ok();
 }
 
+// Ministral 3's attention (ArchTraits::mistral3): its temperature over the original context,
+// YaRN's ramp bounds, and the magnitude ratio of its two mscales (a file without
+// yarn_log_multiplier keeps YaRN's own magnitude).
+Status read_mistral3_attention(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const std::string& f = gguf.path();
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".attention.temperature_scale", &hp->attn_temp_scale));
+  if (!(hp->attn_temp_scale >= 0.0f) || !std::isfinite(hp->attn_temp_scale)) {
+    return Status::Corrupt(f + ": " + a + ".attention.temperature_scale must be a finite number >= 0");
+  }
+  hp->attn_temp_every_layer = true;
+  hp->attn_temp_length = hp->rope_orig_ctx;
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.yarn_beta_fast", &hp->rope_yarn_beta_fast));
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.yarn_beta_slow", &hp->rope_yarn_beta_slow));
+  if (!(hp->rope_yarn_beta_fast > hp->rope_yarn_beta_slow && hp->rope_yarn_beta_slow > 0.0f)) {
+    return Status::Corrupt(f + ": " + a + ".rope.scaling.yarn_beta_fast must exceed yarn_beta_slow, both > 0");
+  }
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.yarn_log_multiplier", &hp->rope_yarn_log_mul));
+  if (hp->rope_yarn_log_mul != 0.0f) {
+    const float factor = 1.0f / hp->rope_freq_scale;
+    auto mscale = [factor](float m) { return factor <= 1.0f ? 1.0f : 0.1f * m * std::log(factor) + 1.0f; };
+    hp->rope_attn_factor *= mscale(1.0f) / mscale(hp->rope_yarn_log_mul);
+  }
+  return Status::Ok();
+}
+
 // Gemma 2's soft caps (50 and 30 when absent, as llama.cpp reads them), each positive and finite.
 Status read_softcaps(const GgufFile& gguf, Hparams* hp) {
   hp->attn_softcap = 50.0f;
@@ -231,6 +257,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   hp->nope_layer_step = traits.nope_layer_step;
   hp->qk_norm_whole_row = traits.qk_norm_whole_row;
   if (traits.llama4) STRATA_RETURN_IF_ERROR(read_llama4_attention(gguf, hp));
+  if (traits.mistral3) STRATA_RETURN_IF_ERROR(read_mistral3_attention(gguf, hp));
   hp->ffn_up_gate_fused = traits.ffn_up_gate_fused;
   hp->attn_sinks = traits.attn_sinks;
   hp->swiglu_oai = traits.swiglu_oai;

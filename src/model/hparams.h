@@ -37,6 +37,10 @@ struct Hparams {
   // rope.scaling.attn_factor: every rotated pair's cos and sin are scaled by it, with or without
   // YaRN (as llama.cpp does; Phi-3's LongRoPE files carry it without a scaling type).
   float rope_attn_factor = 1.0f;
+  // YaRN's ramp runs between the pairs that turn rope_yarn_beta_fast and rope_yarn_beta_slow
+  // times over the original context (rope.scaling.yarn_beta_fast / _slow: Ministral 3 reads them).
+  float rope_yarn_beta_fast = 32.0f;
+  float rope_yarn_beta_slow = 1.0f;
   // Phi-3's LongRoPE: rope_factors_long.weight divides the angles instead of
   // rope_factors_short.weight when a sequence's context exceeds rope_orig_ctx
   // (rope.scaling.original_context_length, else the trained context); see Model::fit_context.
@@ -70,6 +74,9 @@ struct Hparams {
   // layers without rope, q is scaled by 1 + attn_temp_scale * ln(floor((pos + 1) /
   // attn_temp_length) + 1) (0: not scaled).
   int nope_layer_step = 0;
+  // Ministral 3: the q temperature above applies in every layer, after rope, over
+  // attn_temp_length = the original context.
+  bool attn_temp_every_layer = false;
   int attn_chunk = 0;
   bool qk_l2_norm = false;
   float attn_temp_scale = 0.0f;

@@ -19,6 +19,8 @@ kernels::RopeParams rope_params(const Hparams& hp) {
   p.freq_base = hp.rope_freq_base;
   p.freq_scale = hp.rope_freq_scale;
   p.yarn_attn_factor = hp.rope_attn_factor;
+  p.yarn_beta_fast = hp.rope_yarn_beta_fast;
+  p.yarn_beta_slow = hp.rope_yarn_beta_slow;
   if (hp.rope_yarn_orig_ctx > 0) {
     p.yarn_orig_ctx = hp.rope_yarn_orig_ctx;
     p.yarn_ext_factor = 1.0f;

@@ -426,6 +426,45 @@ TEST_F(ModelLoadTest, ReadsMiniMaxM2Hparams) {
   expect_error(spec, Code::kUnsupported, "minimax-m2.expert_gating_func 4 is not supported");
 }
 
+// Ministral 3: llama's tensors; q's temperature in every layer over YaRN's original context,
+// YaRN's ramp from the file, and its magnitude times mscale(4, 1) / mscale(4, 0.5); bad values
+// refused by key.
+TEST_F(ModelLoadTest, ReadsMistral3Hparams) {
+  TestModelSpec spec;
+  spec.arch = "mistral3";
+  spec.rope_yarn_factor = 4.0f;
+  spec.rope_yarn_orig_ctx = 64;
+  spec.rope_yarn_log_mul = 0.5f;
+  spec.rope_yarn_beta_fast = 16.0f;
+  spec.rope_yarn_beta_slow = 2.0f;
+  spec.attn_temp_scale = 0.1f;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.attn_temp_every_layer);
+  EXPECT_FLOAT_EQ(hp.attn_temp_scale, 0.1f);
+  EXPECT_EQ(hp.attn_temp_length, 64);
+  EXPECT_EQ(hp.rope_yarn_orig_ctx, 64);
+  EXPECT_FLOAT_EQ(hp.rope_yarn_beta_fast, 16.0f);
+  EXPECT_FLOAT_EQ(hp.rope_yarn_beta_slow, 2.0f);
+  const float ln4 = std::log(4.0f);
+  EXPECT_FLOAT_EQ(hp.rope_attn_factor, (1.0f + 0.1f * ln4) / (1.0f + 0.05f * ln4));
+  EXPECT_FALSE(hp.rope_neox || hp.qk_norm || hp.is_moe() || hp.layer_chunked(0));
+  EXPECT_FLOAT_EQ(hp.attn_temperature(62), 1.0f);
+  EXPECT_FLOAT_EQ(hp.attn_temperature(127), 1.0f + 0.1f * std::log(3.0f));
+  spec.metadata_overrides = {{"mistral3.attention.temperature_scale", GgufValue::F32(-1.0f)}};
+  expect_error(spec, Code::kCorrupt, "mistral3.attention.temperature_scale must be a finite number >= 0");
+  spec.metadata_overrides = {{"mistral3.rope.scaling.yarn_beta_slow", GgufValue::F32(40.0f)}};
+  expect_error(spec, Code::kCorrupt, "mistral3.rope.scaling.yarn_beta_fast must exceed yarn_beta_slow");
+  // Other architectures keep the temperature to Llama 4's layers without rope.
+  spec.metadata_overrides.clear();
+  spec.arch = "llama";
+  auto llama = load(spec);
+  ASSERT_TRUE(llama.ok()) << llama.status().ToString();
+  EXPECT_FALSE((*llama)->hparams().attn_temp_every_layer);
+  EXPECT_FLOAT_EQ((*llama)->hparams().attn_temp_scale, 0.0f);
+}
+
 // SmolLM3: llama's tensors, no rope in every 4th layer, and nothing of Llama 4's attention.
 TEST_F(ModelLoadTest, ReadsSmolLM3Hparams) {
   TestModelSpec spec;

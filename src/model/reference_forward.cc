@@ -174,15 +174,16 @@ double yarn_pair(const Hparams& hp, double n_turns) {
 // Rotates the first n_rot dims of each head by pos * freq_scale * base^(-2i / n_rot) / factor_i;
 // a sliding-window layer with a base of its own (Gemma 3) by pos * base_swa^(-2i / n_rot).
 // YaRN: pairs below the ramp (fast ones) keep the unscaled angle, pairs above it the scaled
-// one, the ramp mixes linearly between pair indices at 32 and 1 turns (rounded outwards),
+// one, the ramp mixes linearly between pair indices at beta_fast and beta_slow turns (32 and 1
+// unless the file says otherwise; rounded outwards),
 // and every rotation is scaled by attn_factor * (1 + 0.1 ln(factor)).
 void ReferenceForward::rope(Vec& x, int n_heads, bool sliding, int head_stride) const {
   const int hd = head_stride > 0 ? head_stride : hp_.head_dim;
   const int half = hp_.n_rot / 2;
   const bool own_rope = sliding && hp_.rope_freq_base_swa > 0.0f;
   const bool yarn = !own_rope && hp_.rope_yarn_orig_ctx > 0;
-  const double low = yarn ? std::max(0.0, std::floor(yarn_pair(hp_, 32.0))) : 0.0;
-  const double high = yarn ? std::min(hp_.n_rot - 1.0, std::ceil(yarn_pair(hp_, 1.0))) : 0.0;
+  const double low = yarn ? std::max(0.0, std::floor(yarn_pair(hp_, hp_.rope_yarn_beta_fast))) : 0.0;
+  const double high = yarn ? std::min(hp_.n_rot - 1.0, std::ceil(yarn_pair(hp_, hp_.rope_yarn_beta_slow))) : 0.0;
   // MLA's rotations keep their length (its scale goes into the scores').
   const double yarn_mag = yarn ? 1.0 + 0.1 * std::log(hp_.rope_yarn_factor) : 1.0;
   const double mag = own_rope || hp_.is_mla() ? 1.0 : hp_.rope_attn_factor * yarn_mag;
@@ -233,7 +234,8 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   }
   const bool sliding = hp_.layer_slides(l.index);
   // Llama 4: every nope_layer_step-th layer has no rope but a temperature on q; the others
-  // L2-norm q and k after the rotation.
+  // L2-norm q and k after the rotation. Ministral 3: a temperature on q in every layer, after
+  // the rotation.
   const bool rotates = hp_.nope_layer_step == 0 || (l.index + 1) % hp_.nope_layer_step != 0;
   if (rotates) {
     rope(q, hp_.n_head, sliding);
@@ -243,7 +245,8 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
       norm_heads(q, hp_.n_head, ones);
       norm_heads(k, hp_.n_head_kv, ones);
     }
-  } else if (hp_.attn_temp_scale != 0.0f) {
+  }
+  if (hp_.attn_temp_scale != 0.0f && (!rotates || hp_.attn_temp_every_layer)) {
     const double lengths = std::floor(static_cast<double>(n_tokens_ + 1) / hp_.attn_temp_length);
     for (double& x : q) x *= 1.0 + hp_.attn_temp_scale * std::log(lengths + 1.0);
   }

@@ -137,7 +137,7 @@ TEST_P(ReferenceForwardTest, LogitsAgreeWithFloat64Reference) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3"}) {
+  for (const char* arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3"}) {
     for (DType t : testing::all_weight_types()) {
       // MXFP4 runs IQ4_NL's kernels (gpt-oss files with MXFP4 experts: mkmodel_load_test); llama is enough.
       if (t != DType::kMXFP4 || std::string(arch) == "llama") cases.push_back({arch, t});
@@ -370,6 +370,35 @@ TEST_F(ReferenceForwardVariantsTest, MiniMaxM2WholeRowQkNormAndBiasedSigmoidRout
   TestModelSpec unbiased = spec;
   unbiased.skip_tensors = {"blk.0.exp_probs_b.bias", "blk.1.exp_probs_b.bias", "blk.2.exp_probs_b.bias"};
   EXPECT_GT(errors(spec, DType::kF32, &unbiased).rms_rel, 100 * b.rms_rel) << "the selection bias makes no difference";
+}
+
+// Ministral 3 over 24 positions: YaRN 4 over an original context of 8 positions with its own
+// ramp (beta_fast 16, beta_slow 2) and a magnitude ratio (yarn_log_multiplier 0.5), and q's
+// temperature in every layer, which grows every 8 positions. References without the
+// temperature, the ratio or the file's ramp disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Mistral3TemperatureAndYarnAgree) {
+  TestModelSpec spec;
+  spec.arch = "mistral3";
+  spec.rope_yarn_factor = 4.0f;
+  spec.rope_yarn_orig_ctx = 8;
+  spec.rope_yarn_log_mul = 0.5f;
+  spec.rope_yarn_beta_fast = 16.0f;
+  spec.rope_yarn_beta_slow = 2.0f;
+  spec.attn_temp_scale = 0.5f;
+  spec.rope_freq_base = 500.0f;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("mistral3", e.rms_rel, e.max_rel, b);
+  TestModelSpec cold = spec;
+  cold.attn_temp_scale = 0.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &cold).rms_rel, 100 * b.rms_rel) << "the temperature makes no difference";
+  TestModelSpec no_ratio = spec;
+  no_ratio.rope_yarn_log_mul = 0.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &no_ratio).rms_rel, 100 * b.rms_rel) << "the mscale ratio makes no difference";
+  TestModelSpec default_ramp = spec;
+  default_ramp.rope_yarn_beta_fast = 32.0f;
+  default_ramp.rope_yarn_beta_slow = 1.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &default_ramp).rms_rel, 100 * b.rms_rel) << "the file's ramp makes no difference";
 }
 
 // Llama 4 over 8 layers and 24 positions: layers 4 and 8 without rope, q scaled there by a

@@ -224,6 +224,12 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     if (s.arch == "minimax-m2") w.set(a + ".expert_gating_func", GgufValue::U32(static_cast<uint32_t>(s.expert_gating_func)));
   }
   // GLM and MiniMax-M2 rotate half of each head.
+  if (s.arch == "mistral3") {  // as llama.cpp's converter writes Ministral 3's rope and temperature
+    w.set(a + ".attention.temperature_scale", GgufValue::F32(s.attn_temp_scale));
+    w.set(a + ".rope.scaling.yarn_log_multiplier", GgufValue::F32(s.rope_yarn_log_mul));
+    w.set(a + ".rope.scaling.yarn_beta_fast", GgufValue::F32(s.rope_yarn_beta_fast));
+    w.set(a + ".rope.scaling.yarn_beta_slow", GgufValue::F32(s.rope_yarn_beta_slow));
+  }
   if ((s.arch == "glm4" || s.arch == "glm4moe" || s.arch == "minimax-m2") && s.n_rot == 0) {
     w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim(s) / 2)));
   }

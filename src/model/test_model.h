@@ -46,7 +46,9 @@ struct TestModelSpec {
   // an ungated shared expert of width n_ff_exp), or minimax-m2 (QK-norm over each whole q and k
   // row, rope over half of each head unless n_rot says otherwise, experts by expert_gating_func
   // (2: sigmoid plus a selection bias) renormalised, no shared expert). Matrices whose width the
-  // type cannot hold are F16.
+  // type cannot hold are F16. mistral3: llama's tensors, with attention.temperature_scale
+  // attn_temp_scale (over rope_yarn_orig_ctx when rope_yarn_factor != 1 writes YaRN, else n_ctx),
+  // rope.scaling.yarn_log_multiplier rope_yarn_log_mul and the YaRN betas written.
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types
@@ -67,7 +69,7 @@ struct TestModelSpec {
   float expert_weights_scale = 2.5f;  // glm4moe only (GLM-4.5's routed_scaling_factor)
   int attn_chunk = 10;                // llama4 only: attention.chunk_size
   int attn_temp_length = 4;           // llama4 only: attention.temperature_length
-  float attn_temp_scale = 0.5f;       // llama4 only: attention.temperature_scale
+  float attn_temp_scale = 0.5f;       // llama4 and mistral3 only: attention.temperature_scale
   bool qk_l2_norm = true;             // llama4 only: use_qk_norm
   int mla_kv_rank = 256;              // deepseek2 only
   int mla_q_rank = 256;
@@ -75,7 +77,9 @@ struct TestModelSpec {
   int mla_v = 64;
   bool mla_split = false;
   int expert_gating_func = 2;
-  float rope_yarn_log_mul = 0.0f;     // deepseek2 only, with rope_yarn_factor
+  float rope_yarn_log_mul = 0.0f;     // deepseek2 and mistral3 only, with rope_yarn_factor
+  float rope_yarn_beta_fast = 32.0f;  // mistral3 only
+  float rope_yarn_beta_slow = 1.0f;
   int moe_layer_step = 1;             // llama4 only: interleave_moe_layer_step
   int n_vocab = 256;
   int n_ctx = 512;

@@ -1,6 +1,6 @@
 // The forward pass of a transformer (llama, qwen2, qwen3, their mixture-of-experts forms,
-// gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2 and deepseek2, whose latent
-// attention is mla_attention.cc), top to bottom.
+// gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2, mistral3 and deepseek2,
+// whose latent attention is mla_attention.cc), top to bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
 // that row's outputs, and the matmuls (the only place rows meet) are batch-invariant by
@@ -26,8 +26,8 @@ void add_in_place(float* x, const float* y, int n) {
   for (int i = 0; i < n; ++i) x[i] += y[i];
 }
 
-// Bias, QK-norm (per head, or of the whole row) and rotary embedding of one row's q and k (or, in Llama 4's layers
-// without rope, q's temperature), then the row's k and v go into the cache at its position.
+// Bias, QK-norm (per head, or of the whole row) and rotary embedding of one row's q and k, and
+// q's temperature (Llama 4's layers without rope, every Ministral 3 layer), then the row's k and v go into the cache at its position.
 void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const LayerWeights& lw, int layer,
                     const Row& row, float* q, float* k, float* v, KvView& kv) {
   const int q_dim = hp.n_head * hp.head_dim;
@@ -44,14 +44,17 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
     for (int h = 0; h < hp.n_head; ++h) kernels::rmsnorm(q + h * hp.head_dim, lw.q_norm, hp.head_dim, hp.rms_eps, q + h * hp.head_dim);
     for (int h = 0; h < hp.n_head_kv; ++h) kernels::rmsnorm(k + h * hp.head_dim, lw.k_norm, hp.head_dim, hp.rms_eps, k + h * hp.head_dim);
   }
-  if (hp.layer_rotates(layer)) {
+  const bool rotates = hp.layer_rotates(layer);
+  if (rotates) {
     kernels::rope(q, hp.n_head, row.pos, rope);
     kernels::rope(k, hp.n_head_kv, row.pos, rope);
     if (lw.qk_unit_norm != nullptr) {  // Llama 4: after the rotation, without weights
       for (int h = 0; h < hp.n_head; ++h) kernels::rmsnorm(q + h * hp.head_dim, lw.qk_unit_norm, hp.head_dim, hp.rms_eps, q + h * hp.head_dim);
       for (int h = 0; h < hp.n_head_kv; ++h) kernels::rmsnorm(k + h * hp.head_dim, lw.qk_unit_norm, hp.head_dim, hp.rms_eps, k + h * hp.head_dim);
     }
-  } else if (hp.attn_temp_scale != 0.0f) {  // Llama 4's layers without rope
+  }
+  // Llama 4's layers without rope; Ministral 3's every layer, after the rotation.
+  if (hp.attn_temp_scale != 0.0f && (!rotates || hp.attn_temp_every_layer)) {
     const float t = hp.attn_temperature(row.pos);
     for (int i = 0; i < q_dim; ++i) q[i] *= t;
   }

@@ -123,6 +123,12 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
     const int orig_ctx = std::max(1, static_cast<int>(static_cast<float>(s.n_ctx) / s.rope_yarn_factor));
     w.set(a + ".rope.scaling.original_context_length", GgufValue::U32(static_cast<uint32_t>(orig_ctx)));
   }
+  if (s.mistral3) {  // Ministral 3's, as llama.cpp's converter writes them
+    w.set(a + ".rope.scaling.yarn_log_multiplier", GgufValue::F32(s.rope_yarn_log_mul));
+    w.set(a + ".rope.scaling.yarn_beta_fast", GgufValue::F32(32.0f));
+    w.set(a + ".rope.scaling.yarn_beta_slow", GgufValue::F32(1.0f));
+    if (s.attn_temp_scale != 0.0f) w.set(a + ".attention.temperature_scale", GgufValue::F32(s.attn_temp_scale));
+  }
   if (s.gemma2) {  // Gemma 2's caps, as its converted files carry them
     w.set(a + ".attn_logit_softcapping", GgufValue::F32(50.0f));
     w.set(a + ".final_logit_softcapping", GgufValue::F32(30.0f));

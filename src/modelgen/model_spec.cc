@@ -77,6 +77,15 @@ ModelSpec deepseek_moe(ModelSpec s, int n_dense_lead, bool sigmoid, bool norm, f
   return s;
 }
 
+// Ministral 3's YaRN and attention temperature (another --arch drops them; mistral3 on a preset
+// not Ministral's keeps the preset's rope unscaled and no temperature).
+ModelSpec ministral(ModelSpec s, float yarn_factor, float yarn_log_mul, float temp_scale) {
+  s.rope_yarn_factor = yarn_factor;
+  s.rope_yarn_log_mul = yarn_log_mul;
+  s.attn_temp_scale = temp_scale;
+  return s;
+}
+
 // n_vocab here is used only when no vocabulary file is given (the built-in byte vocab is
 // padded up to it).
 std::vector<Preset> presets() {
@@ -123,6 +132,10 @@ std::vector<Preset> presets() {
       // SmolLM3-3B: 16 query heads of 128 over 4 K/V heads, Llama 3's vocabulary, tied
       // embeddings, no rope in every 4th layer (the arch's).
       {"smollm3-3b", "smollm3", shape(128256, 65536, 2048, 36, 16, 4, 128, 11008, 1e-6f, 5000000.0f, true)},
+      // Ministral 3 8B (its text part): 32 query heads of 128 over 8 K/V heads, a 131072-token
+      // vocabulary, YaRN 16 over 16384 positions (mscale_all_dim 1) and an attention temperature of 0.1.
+      {"ministral-3-8b", "mistral3",
+       ministral(shape(131072, 262144, 4096, 34, 32, 8, 128, 14336, 1e-5f, 1000000.0f, false), 16.0f, 1.0f, 0.1f)},
       // Mixtral-8x7B.
       {"mixtral-8x7b", "mixtral",
        experts(shape(32000, 32768, 4096, 32, 32, 8, 128, 14336, 1e-5f, 1000000.0f, false), 8, 2, 14336, 14336)},
@@ -201,6 +214,10 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
     s->sliding_window = s->preset == "phi-4" ? 0 : std::min(s->n_ctx / 4, 2047);
     s->rope_linear_factor = 1.0f;
     s->rope_yarn_factor = 1.0f;
+  } else if (name == "mistral3") {
+    // Ministral 3's own YaRN and temperature stay (a preset without them has neither).
+    s->sliding_window = 0;
+    s->rope_linear_factor = 1.0f;
   } else {
     // A Gemma 3, gpt-oss or DeepSeek shape as another architecture: no window, and its rope unscaled.
     s->sliding_window = 0;
@@ -239,7 +256,7 @@ void apply_deepseek2(std::string_view name, ModelSpec* s) {
   s->deepseek2 = name == "deepseek2";
   if (!s->deepseek2) {
     s->q_lora_rank = s->kv_lora_rank = s->rope_dim = s->v_head_dim = 0;
-    s->rope_yarn_log_mul = 0.0f;
+    if (name != "mistral3") s->rope_yarn_log_mul = 0.0f;
     return;
   }
   s->n_head_kv = s->n_head;
@@ -254,13 +271,13 @@ void apply_deepseek2(std::string_view name, ModelSpec* s) {
 Status apply_arch(std::string_view name, ModelSpec* s) {
   const bool moe_arch = is_moe_arch_name(name);
   if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma2" && name != "gemma3" &&
-      name != "phi3" && name != "glm4" && name != "smollm3") {
+      name != "phi3" && name != "glm4" && name != "smollm3" && name != "mistral3") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
-                                   "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, qwen2moe, qwen3moe, "
+                                   "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, qwen2moe, qwen3moe, "
                                    "mixtral, gpt-oss, glm4moe, llama4, deepseek2 or minimax-m2)");
   }
   if (moe_arch != (s->n_expert > 0)) {
-    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4 or smollm3)"
+    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3 or mistral3)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, "
                                   "deepseek2 or minimax-m2)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
@@ -275,6 +292,8 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   apply_window_and_rope(name, s);
   s->qkv_bias = name == "qwen2" || name == "qwen2moe" || name == "gpt-oss" || name == "glm4moe" || name == "glm4";
   s->phi3 = name == "phi3";
+  s->mistral3 = name == "mistral3";
+  if (!s->mistral3) s->attn_temp_scale = 0.0f;
   s->glm4 = name == "glm4";
   apply_expert_layout(name, s);
   apply_deepseek2(name, s);

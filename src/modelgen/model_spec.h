@@ -1,5 +1,5 @@
-// ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4 or
-// smollm3, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4, deepseek2 or
+// ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4,
+// smollm3 or mistral3, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4, deepseek2 or
 // minimax-m2), and the
 // named presets `strata mkmodel --preset` offers. Plain values; pure functions.
 //
@@ -107,6 +107,12 @@ struct ModelSpec {
   // (NeoX), and experts by sigmoid gates with a selection bias, normalised (expert_gating_func 2
   // written; the normalisation is the arch's), no shared expert.
   bool minimax_m2 = false;
+  // mistral3 (Ministral 3): llama's tensors with YaRN (rope_yarn_factor over n_ctx
+  // / factor, rope.scaling.yarn_log_multiplier rope_yarn_log_mul, yarn_beta_fast 32 and
+  // yarn_beta_slow 1 written) and attention.temperature_scale attn_temp_scale, as llama.cpp's
+  // converter writes them.
+  bool mistral3 = false;
+  float attn_temp_scale = 0.0f;
 };
 
 std::vector<std::string> model_preset_names();
@@ -114,7 +120,7 @@ std::vector<std::string> model_preset_names();
 // qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b and
 // gemma3-4b, gemma2 for gemma2-2b, phi3 for phi-4, glm4moe for glm-4.5-air, deepseek2 for
 // deepseek-v2-lite, deepseek-v3 and kimi-k2, minimax-m2 for minimax-m2, llama otherwise). arch is an --arch name: llama,
-// qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3 for the dense presets; qwen2moe, qwen3moe,
+// qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3 for the dense presets; qwen2moe, qwen3moe,
 // mixtral, gpt-oss, glm4moe, llama4, deepseek2 or minimax-m2 for the MoE ones (a mismatch is an error naming
 // the presets that fit). The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths
 // exist; another MoE preset as glm4moe gets a shared expert of its expert width, one leading
