@@ -144,17 +144,17 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("mkmodel", "Write a GGUF model with deterministic random weights");
   auto flags = std::make_shared<MkmodelFlags>();
   sub->add_option("--arch", flags->arch,
-                  "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3 or mistral3 (dense presets); qwen3moe, qwen2moe, "
-                  "mixtral, gpt-oss, glm4moe, llama4, deepseek2 or minimax-m2 (MoE presets; mixtral is written as llama with "
+                  "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3 or ernie4_5 (dense presets); qwen3moe, "
+                  "qwen2moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2 or ernie4_5-moe (MoE presets; mixtral is written as llama with "
                   "experts; glm4moe adds a leading dense layer, a shared expert and a NextN block; llama4 a shared "
                   "expert; deepseek2 on a preset not DeepSeek's takes DeepSeek-V3's latent attention, routing and YaRN "
                   "with a leading dense layer and a shared expert) (default: the preset's)")
-      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3", "qwen2moe",
-                             "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4", "deepseek2", "minimax-m2"}));
+      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3", "ernie4_5", "qwen2moe",
+                             "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4", "deepseek2", "minimax-m2", "ernie4_5-moe"}));
   sub->add_option("--preset", flags->preset,
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma2-2b, phi-4, "
                   "smollm3-3b, ministral-3-8b; mixture of experts: moe-tiny, qwen3-30b-a3b, qwen1.5-moe-a2.7b, mixtral-8x7b, "
-                  "gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 (R1's shape too), kimi-k2, minimax-m2")
+                  "gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 (R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers,
                   "layer count instead of the preset's (same shape, smaller file; glm4moe writes its NextN block after "

@@ -204,6 +204,28 @@ TEST_F(MkmodelLoadTest, MiniMaxM2LoadsWithWholeRowQkNormAndSelectionBias) {
   EXPECT_FALSE(as_qwen->minimax_m2 || as_qwen->sigmoid_routing);
 }
 
+// ernie4_5-moe: moe-tiny's shape with a dense first layer, softmax routing with a selection bias
+// and an ungated shared expert of one expert's width; ERNIE 4.5 21B-A3B's preset keeps its two
+// shared experts' width. Both match the float64 reference.
+TEST_F(MkmodelLoadTest, Ernie45MoeLoadsWithItsDenseLayerSelectionBiasAndSharedExpert) {
+  auto m = generate_and_load("ernie4_5-moe", DType::kF32);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.arch, "ernie4_5-moe");
+  EXPECT_EQ(hp.n_layer_dense_lead, 1);
+  EXPECT_EQ(hp.n_ff_shexp, hp.n_ff_exp);
+  EXPECT_TRUE(hp.expert_weights_norm && !hp.expert_sigmoid && !hp.shexp_gated);
+  auto preset = model_preset("", "ernie-4.5-21b-a3b");
+  ASSERT_TRUE(preset.ok()) << preset.status().ToString();
+  EXPECT_TRUE(preset->ernie_moe && preset->tied_embeddings);
+  EXPECT_EQ(preset->n_ff_shexp, 3072);
+  EXPECT_EQ(preset->n_dense_lead, 1);
+  auto as_qwen = model_preset("qwen3moe", "ernie-4.5-21b-a3b");
+  ASSERT_TRUE(as_qwen.ok());
+  EXPECT_FALSE(as_qwen->ernie_moe);
+  EXPECT_EQ(as_qwen->n_ff_shexp, 0);
+}
+
 // mistral3: Ministral 3 8B's preset writes its YaRN (16 over 16384 positions), the ratio of its
 // mscales and its attention temperature over that original context; the tiny preset as mistral3
 // has neither.
@@ -362,7 +384,8 @@ TEST_F(MkmodelLoadTest, Mxfp4ModelsMatchTheFloat64Reference) {
     uint32_t mix;  // 0: every matrix MXFP4; 38: MXFP4_MOE
   };
   for (Case c : {Case{"llama", "tiny", 0}, Case{"qwen3moe", "moe-tiny", 0}, Case{"qwen2moe", "moe-tiny", 38},
-                 Case{"gpt-oss", "moe-tiny", 38}, Case{"glm4moe", "moe-tiny", 38}, Case{"minimax-m2", "moe-tiny", 38}}) {
+                 Case{"gpt-oss", "moe-tiny", 38}, Case{"glm4moe", "moe-tiny", 38}, Case{"minimax-m2", "moe-tiny", 38},
+                 Case{"ernie4_5-moe", "moe-tiny", 38}}) {
     SCOPED_TRACE(std::string(c.arch) + " " + c.preset + " mix " + std::to_string(c.mix));
     auto path = generate(c.arch, DType::kMXFP4, c.preset, c.mix);
     ASSERT_TRUE(path.ok()) << path.status().ToString();

@@ -67,6 +67,15 @@ constexpr ArchTraits kArchs[] = {
      /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/0,
      /*sigmoid_router=*/true, /*ungated_shared_expert=*/false, /*llama4=*/false, /*nope_layer_step=*/0,
      /*mla=*/false, /*qk_norm_whole_row=*/true},
+    // ERNIE 4.5 (0.3B) and its experts (21B-A3B, 300B-A47B): Llama's layers (q/k/v/output
+    // biases used when the file has them); the MoE form's leading dense layers and interleave step
+    // are the file's, experts chosen by softmax probability plus a selection bias, renormalised,
+    // beside an ungated shared expert.
+    {"ernie4_5",  false,    false,   false,  false,  false,    false,       false,     false, 0, 0.0f},
+    {"ernie4_5-moe", false, false,   false,  true,   true,     false,       false,     false, 0, 0.0f,
+     /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,
+     /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/0,
+     /*sigmoid_router=*/false, /*ungated_shared_expert=*/true},
     // Ministral 3 (3B, 8B, 14B), text only: see ArchTraits::mistral3.
     {"mistral3",  false,    false,   false,  false,  false,    false,       false,     false, 0, 0.0f,
      /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,
@@ -86,7 +95,7 @@ const ArchTraits* find_arch(std::string_view name) {
 
 std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, "
-         "glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2, mistral3";
+         "glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2, mistral3, ernie4_5, ernie4_5-moe";
 }
 
 }  // namespace strata

@@ -191,7 +191,8 @@ TEST_P(BatchInvarianceTest, LogitsAreIdenticalWhateverTheBatch) {
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (const char* arch : {"llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss", "phi3",
-                           "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "minimax-m2", "mistral3"}) {
+                           "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "minimax-m2", "mistral3", "ernie4_5",
+                           "ernie4_5-moe"}) {
     for (DType t : testing::all_weight_types()) {
       // MXFP4 (gpt-oss's experts) runs IQ4_NL's kernels: llama and gpt-oss are enough.
       const bool mxfp4_arch = std::string(arch) == "llama" || std::string(arch) == "gpt-oss";

@@ -426,6 +426,29 @@ TEST_F(ModelLoadTest, ReadsMiniMaxM2Hparams) {
   expect_error(spec, Code::kUnsupported, "minimax-m2.expert_gating_func 4 is not supported");
 }
 
+// ERNIE 4.5's experts: the file's leading dense layers and interleave step, softmax gates
+// renormalised, the selection bias bound, and an ungated shared expert of the file's width.
+TEST_F(ModelLoadTest, ReadsErnie45MoeHparams) {
+  TestModelSpec spec;
+  spec.arch = "ernie4_5-moe";
+  spec.n_layer = 5;
+  spec.moe_layer_step = 2;
+  spec.n_ff_shexp = 384;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.n_layer_dense_lead, 1);
+  EXPECT_EQ(hp.moe_layer_step, 2);
+  for (int layer = 0; layer < 5; ++layer) EXPECT_EQ(hp.layer_is_moe(layer), layer == 1 || layer == 3) << layer;
+  EXPECT_EQ(hp.n_ff, 512);
+  EXPECT_EQ(hp.n_ff_exp, 256);
+  EXPECT_EQ(hp.n_ff_shexp, 384);
+  EXPECT_FALSE(hp.shexp_gated || hp.expert_sigmoid || hp.rope_neox || hp.qk_norm);
+  EXPECT_TRUE(hp.expert_weights_norm);
+  spec.skip_tensors = {"blk.3.ffn_up_shexp.weight"};
+  expect_error(spec, Code::kNotFound, "blk.3.ffn_up_shexp.weight");
+}
+
 // Ministral 3: llama's tensors; q's temperature in every layer over YaRN's original context,
 // YaRN's ramp from the file, and its magnitude times mscale(4, 1) / mscale(4, 0.5); bad values
 // refused by key.

@@ -47,14 +47,22 @@ void allow_best_groups(const Hparams& hp, const Rank& rank, std::array<bool, kMa
 // softmax(logits) or, with expert_sigmoid, sigmoid of each logit (written over logits); the
 // choice ranks gate value plus selection bias (when given) with a strict comparison, so ties
 // go to the lower id, among the experts of the best groups when routing is group-limited.
+// Without a bias the softmax's order is the logits', so its probabilities are formed only for
+// the chosen; with one (ERNIE 4.5) the bias adds to the probabilities, as llama.cpp adds it.
 void route_row(const Hparams& hp, float* logits, const float* selection_bias, int32_t* expert, float* weight) {
   const int n = hp.n_expert;
   const int k = hp.n_expert_used;
   float max_logit = logits[0];
   for (int e = 1; e < n; ++e) max_logit = logits[e] > max_logit ? logits[e] : max_logit;
+  const bool softmax_probs = !hp.expert_sigmoid && selection_bias != nullptr;
   if (hp.expert_sigmoid) {
     for (int e = 0; e < n; ++e) logits[e] = 1.0f / (1.0f + std::exp(-logits[e]));
+  } else if (softmax_probs) {
+    float total = 0.0f;
+    for (int e = 0; e < n; ++e) total += (logits[e] = std::exp(logits[e] - max_logit));
+    for (int e = 0; e < n; ++e) logits[e] /= total;
   }
+  const bool gates = hp.expert_sigmoid || softmax_probs;  // logits now hold the gate values
   auto rank = [&](int e) { return selection_bias != nullptr ? logits[e] + selection_bias[e] : logits[e]; };
   std::array<bool, kMaxExperts> allowed;
   allowed.fill(true);
@@ -69,13 +77,13 @@ void route_row(const Hparams& hp, float* logits, const float* selection_bias, in
       if (best < 0 || rank(e) > rank(best)) best = e;
     }
     expert[j] = best;
-    weight[j] = hp.expert_sigmoid ? logits[best] : std::exp(logits[best] - max_logit);
+    weight[j] = gates ? logits[best] : std::exp(logits[best] - max_logit);
   }
   float sum = 1.0f;
   if (hp.expert_weights_norm) {
     sum = 0.0f;
     for (int j = 0; j < k; ++j) sum += weight[j];
-  } else if (!hp.expert_sigmoid) {
+  } else if (!gates) {
     sum = 0.0f;
     for (int e = 0; e < n; ++e) sum += std::exp(logits[e] - max_logit);
   }

@@ -137,7 +137,7 @@ TEST_P(ReferenceForwardTest, LogitsAgreeWithFloat64Reference) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3"}) {
+  for (const char* arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3", "ernie4_5"}) {
     for (DType t : testing::all_weight_types()) {
       // MXFP4 runs IQ4_NL's kernels (gpt-oss files with MXFP4 experts: mkmodel_load_test); llama is enough.
       if (t != DType::kMXFP4 || std::string(arch) == "llama") cases.push_back({arch, t});
@@ -148,7 +148,8 @@ std::vector<Case> all_cases() {
   // router logits nearly tie, which no tolerance on the logits can absorb. The routing, gather
   // and combine code is the same for every weight type, and every type's kernels are checked
   // against this reference on the dense models above.
-  for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe", "llama4", "deepseek2", "minimax-m2"}) {
+  for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe", "llama4", "deepseek2", "minimax-m2",
+                           "ernie4_5-moe"}) {
     for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) cases.push_back({arch, t});
   }
   return cases;
@@ -370,6 +371,25 @@ TEST_F(ReferenceForwardVariantsTest, MiniMaxM2WholeRowQkNormAndBiasedSigmoidRout
   TestModelSpec unbiased = spec;
   unbiased.skip_tensors = {"blk.0.exp_probs_b.bias", "blk.1.exp_probs_b.bias", "blk.2.exp_probs_b.bias"};
   EXPECT_GT(errors(spec, DType::kF32, &unbiased).rms_rel, 100 * b.rms_rel) << "the selection bias makes no difference";
+}
+
+// ERNIE 4.5's experts over 3 layers (a dense one, then two MoE layers with a shared expert):
+// chosen by softmax probability plus a selection bias, renormalised. References without the
+// bias, or with sigmoid gates, disagree by far more than the bound; so does a model that adds the
+// bias to the logits instead of the probabilities (what route_row did before ERNIE).
+TEST_F(ReferenceForwardVariantsTest, Ernie45SoftmaxRoutingWithSelectionBiasAgrees) {
+  TestModelSpec spec;
+  spec.arch = "ernie4_5-moe";
+  spec.n_layer = 3;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("ernie4_5-moe", e.rms_rel, e.max_rel, b);
+  TestModelSpec unbiased = spec;
+  unbiased.skip_tensors = {"blk.1.exp_probs_b.bias", "blk.2.exp_probs_b.bias"};
+  EXPECT_GT(errors(spec, DType::kF32, &unbiased).rms_rel, 100 * b.rms_rel) << "the selection bias makes no difference";
+  TestModelSpec sigmoid = spec;
+  sigmoid.metadata_overrides.emplace_back("ernie4_5-moe.expert_gating_func", GgufValue::U32(2));
+  EXPECT_GT(errors(spec, DType::kF32, &sigmoid).rms_rel, 100 * b.rms_rel) << "softmax gating makes no difference";
 }
 
 // Ministral 3 over 24 positions: YaRN 4 over an original context of 8 positions with its own

@@ -222,6 +222,11 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     if (s.arch == "deepseek2") set_deepseek2_metadata(s, w);
     // MiniMax-M2's converter writes the sigmoid gate; the renormalisation is the arch's.
     if (s.arch == "minimax-m2") w.set(a + ".expert_gating_func", GgufValue::U32(static_cast<uint32_t>(s.expert_gating_func)));
+    if (s.arch == "ernie4_5-moe") {  // as llama.cpp's converter writes ERNIE 4.5's
+      w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));
+      w.set(a + ".interleave_moe_layer_step", GgufValue::U32(static_cast<uint32_t>(s.moe_layer_step)));
+      w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
+    }
   }
   // GLM and MiniMax-M2 rotate half of each head.
   if (s.arch == "mistral3") {  // as llama.cpp's converter writes Ministral 3's rope and temperature
@@ -245,8 +250,9 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   }
   const bool glm = s.arch == "glm4moe";
   const bool deepseek = s.arch == "deepseek2";
-  const bool llama4_dense = s.arch == "llama4" && (layer + 1) % s.moe_layer_step != 0;
-  if (!is_moe_arch(s.arch) || ((glm || deepseek) && layer < s.n_dense_lead) || llama4_dense) {
+  const bool ernie = s.arch == "ernie4_5-moe";
+  const bool stepped_dense = (s.arch == "llama4" || ernie) && (layer + 1) % s.moe_layer_step != 0;
+  if (!is_moe_arch(s.arch) || ((glm || deepseek || ernie) && layer < s.n_dense_lead) || stepped_dense) {
     b.matrix(p + "ffn_gate.weight", s.n_embd, s.n_ff);
     b.matrix(p + "ffn_up.weight", s.n_embd, s.n_ff);
     b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
@@ -254,7 +260,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   }
   b.vector_matrix(p + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
   // A selection bias of the size of the sigmoid gate values' spread, so it changes choices.
-  if (glm || (deepseek && s.expert_gating_func == 2) || s.arch == "minimax-m2") b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
+  if (glm || (deepseek && s.expert_gating_func == 2) || s.arch == "minimax-m2" || ernie) b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
   b.matrix(p + "ffn_gate_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
   b.matrix(p + "ffn_up_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
   b.matrix(p + "ffn_down_exps.weight", s.n_ff_exp, s.n_embd, s.n_expert);
@@ -267,8 +273,8 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   if (s.arch == "qwen2moe") {
     b.vector(p + "ffn_gate_inp_shexp.weight", s.n_embd, 0.0f, std::sqrt(3.0f / static_cast<float>(s.n_embd)));
   }
-  if (s.arch == "qwen2moe" || glm || deepseek || s.arch == "llama4") {
-    const int width = s.arch == "qwen2moe" ? s.n_ff_shexp : s.n_ff_exp;
+  if (s.arch == "qwen2moe" || glm || deepseek || s.arch == "llama4" || ernie) {
+    const int width = s.arch == "qwen2moe" || ernie ? s.n_ff_shexp : s.n_ff_exp;
     b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, width);
     b.matrix(p + "ffn_up_shexp.weight", s.n_embd, width);
     b.matrix(p + "ffn_down_shexp.weight", width, s.n_embd);
@@ -301,7 +307,7 @@ std::string test_model_name(const TestModelSpec& spec) {
 
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
-         arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2";
+         arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe";
 }
 
 std::vector<DType> all_weight_types() {

@@ -48,7 +48,10 @@ struct TestModelSpec {
   // (2: sigmoid plus a selection bias) renormalised, no shared expert). Matrices whose width the
   // type cannot hold are F16. mistral3: llama's tensors, with attention.temperature_scale
   // attn_temp_scale (over rope_yarn_orig_ctx when rope_yarn_factor != 1 writes YaRN, else n_ctx),
-  // rope.scaling.yarn_log_multiplier rope_yarn_log_mul and the YaRN betas written.
+  // rope.scaling.yarn_log_multiplier rope_yarn_log_mul and the YaRN betas written. ernie4_5: llama's
+  // tensors. ernie4_5-moe: n_dense_lead dense layers of width n_ff, then experts in every
+  // moe_layer_step-th layer (dense ones between), chosen by softmax probability plus a selection
+  // bias (exp_probs_b), renormalised, beside an ungated shared expert of width n_ff_shexp.
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types
@@ -65,7 +68,7 @@ struct TestModelSpec {
   int n_ff_exp = 256;
   int n_ff_shexp = 256;
   bool fused_qkv = false;             // llama, glm4: q/k/v (and their biases) as one attn_qkv
-  int n_dense_lead = 1;               // glm4moe only: leading_dense_block_count
+  int n_dense_lead = 1;               // glm4moe, deepseek2, ernie4_5-moe: leading_dense_block_count
   float expert_weights_scale = 2.5f;  // glm4moe only (GLM-4.5's routed_scaling_factor)
   int attn_chunk = 10;                // llama4 only: attention.chunk_size
   int attn_temp_length = 4;           // llama4 only: attention.temperature_length
@@ -80,7 +83,7 @@ struct TestModelSpec {
   float rope_yarn_log_mul = 0.0f;     // deepseek2 and mistral3 only, with rope_yarn_factor
   float rope_yarn_beta_fast = 32.0f;  // mistral3 only
   float rope_yarn_beta_slow = 1.0f;
-  int moe_layer_step = 1;             // llama4 only: interleave_moe_layer_step
+  int moe_layer_step = 1;             // llama4, ernie4_5-moe: interleave_moe_layer_step
   int n_vocab = 256;
   int n_ctx = 512;
   float rope_freq_base = 10000.0f;

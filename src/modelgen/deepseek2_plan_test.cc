@@ -298,7 +298,7 @@ TEST(Deepseek2PresetTest, DensePresetsAndBrokenLayoutsAreRefused) {
   ASSERT_FALSE(dense.ok());
   EXPECT_NE(dense.status().message().find("--arch deepseek2 needs one of: moe-tiny"), std::string::npos)
       << dense.status().message();
-  EXPECT_NE(dense.status().message().find("deepseek-v2-lite, deepseek-v3, kimi-k2, minimax-m2"), std::string::npos)
+  EXPECT_NE(dense.status().message().find("deepseek-v2-lite, deepseek-v3, kimi-k2, ernie-4.5-21b-a3b, minimax-m2"), std::string::npos)
       << dense.status().message();
 
   auto split_qwen = plan_model([] {

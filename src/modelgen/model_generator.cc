@@ -194,6 +194,10 @@ void set_expert_hparams(GgufWriter& w, const ModelSpec& s) {
     set_glm4moe_hparams(w, s);
   } else if (s.deepseek2) {
     set_deepseek2_hparams(w, s);
+  } else if (s.ernie_moe) {  // as llama.cpp's converter writes ERNIE 4.5's
+    w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));
+    w.set(a + ".interleave_moe_layer_step", GgufValue::U32(static_cast<uint32_t>(s.moe_layer_step)));
+    w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
   } else if (s.minimax_m2) {  // its converter writes the gate function only
     w.set(a + ".expert_gating_func", GgufValue::U32(s.sigmoid_routing ? 2 : 1));
   } else if (s.llama4) {  // llama.cpp's constant chunk, as converted files carry it

@@ -174,6 +174,11 @@ std::vector<Preset> presets() {
                                 2048, 2048),
                         1536, 512, 64, 128),
                     1, true, true, 2.827f, 32.0f, 0.1f)},
+      // ERNIE 4.5 21B-A3B: 20 query heads of 128 over 4 K/V heads, a 103424-token vocabulary, tied
+      // embeddings; its first layer dense (12288 wide), then 64 experts of 1536 with 6 used and two
+      // shared (3072).
+      {"ernie-4.5-21b-a3b", "ernie4_5-moe",
+       experts(shape(103424, 131072, 2560, 28, 20, 4, 128, 12288, 1e-5f, 500000.0f, true), 64, 6, 1536, 3072)},
       // MiniMax-M2 (230B, 10B active): 48 query heads of 128 over 8 K/V heads (q_dim 6144, twice
       // n_embd), rope over 64 of each head's 128, 256 experts of 1536 with 8 used, no shared
       // expert, a 200064-token vocabulary.
@@ -228,21 +233,24 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
 
 // GLM-4.5's: one dense block first (of the preset's n_ff), one shared expert of the expert
 // width, one NextN block, sigmoid routing normalised and unscaled; MiniMax-M2's routing is
-// GLM's without the rest. Other archs have none of these (deepseek2's are apply_deepseek2's).
+// GLM's without the rest; ERNIE 4.5's a dense block first and a shared expert, softmax routing
+// with a selection bias, normalised. Other archs have none of these (deepseek2's are apply_deepseek2's).
 void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->glm4moe = name == "glm4moe";
   s->llama4 = name == "llama4";
   s->moe_layer_step = 1;
   s->n_nextn = s->glm4moe ? 1 : 0;
   s->minimax_m2 = name == "minimax-m2";
+  s->ernie_moe = name == "ernie4_5-moe";
   if (name == "deepseek2") return;
   s->sigmoid_routing = s->glm4moe || s->minimax_m2;
-  s->expert_weights_norm = s->glm4moe || s->minimax_m2;
-  s->n_dense_lead = s->glm4moe ? 1 : 0;
+  s->expert_weights_norm = s->glm4moe || s->minimax_m2 || s->ernie_moe;
+  s->n_dense_lead = s->glm4moe || s->ernie_moe ? 1 : 0;
   s->expert_weights_scale = 1.0f;
-  if (s->glm4moe || s->llama4) {
+  // ERNIE's preset keeps its two shared experts; another preset as ernie4_5-moe gets one.
+  if (s->glm4moe || s->llama4 || (s->ernie_moe && !s->preset.starts_with("ernie"))) {
     s->n_ff_shexp = s->n_ff_exp;
-  } else if (name != "qwen2moe") {
+  } else if (name != "qwen2moe" && !s->ernie_moe) {
     s->n_ff_shexp = 0;
   }
   if (name == "mixtral") s->n_ff = s->n_ff_exp;  // llama.feed_forward_length is the expert width
@@ -271,15 +279,16 @@ void apply_deepseek2(std::string_view name, ModelSpec* s) {
 Status apply_arch(std::string_view name, ModelSpec* s) {
   const bool moe_arch = is_moe_arch_name(name);
   if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma2" && name != "gemma3" &&
-      name != "phi3" && name != "glm4" && name != "smollm3" && name != "mistral3") {
+      name != "phi3" && name != "glm4" && name != "smollm3" && name != "mistral3" && name != "ernie4_5") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
-                                   "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, qwen2moe, qwen3moe, "
-                                   "mixtral, gpt-oss, glm4moe, llama4, deepseek2 or minimax-m2)");
+                                   "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen2moe, "
+                                   "qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2 or ernie4_5-moe)");
   }
   if (moe_arch != (s->n_expert > 0)) {
-    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3 or mistral3)"
+    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3 or "
+                                  "ernie4_5)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, "
-                                  "deepseek2 or minimax-m2)";
+                                  "deepseek2, minimax-m2 or ernie4_5-moe)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
@@ -304,7 +313,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
 
 bool is_moe_arch_name(std::string_view arch) {
   return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss" || arch == "glm4moe" ||
-         arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2";
+         arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe";
 }
 
 int block_count(const ModelSpec& spec) { return spec.n_layer + spec.n_nextn; }

@@ -113,6 +113,10 @@ struct ModelSpec {
   // converter writes them.
   bool mistral3 = false;
   float attn_temp_scale = 0.0f;
+  // ernie4_5-moe (ERNIE 4.5 21B-A3B, 300B-A47B): n_dense_lead dense blocks of width n_ff, then
+  // experts (in every moe_layer_step-th block) chosen by softmax probability plus a selection
+  // bias (blk.N.exp_probs_b.bias), beside an ungated shared expert of width n_ff_shexp.
+  bool ernie_moe = false;
 };
 
 std::vector<std::string> model_preset_names();
@@ -120,8 +124,9 @@ std::vector<std::string> model_preset_names();
 // qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b and
 // gemma3-4b, gemma2 for gemma2-2b, phi3 for phi-4, glm4moe for glm-4.5-air, deepseek2 for
 // deepseek-v2-lite, deepseek-v3 and kimi-k2, minimax-m2 for minimax-m2, llama otherwise). arch is an --arch name: llama,
-// qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3 for the dense presets; qwen2moe, qwen3moe,
-// mixtral, gpt-oss, glm4moe, llama4, deepseek2 or minimax-m2 for the MoE ones (a mismatch is an error naming
+// qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5 for the dense presets; qwen2moe, qwen3moe,
+// mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2 or ernie4_5-moe for the MoE ones (a mismatch is an
+// error naming
 // the presets that fit). The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths
 // exist; another MoE preset as glm4moe gets a shared expert of its expert width, one leading
 // dense block of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's
@@ -130,7 +135,7 @@ std::vector<std::string> model_preset_names();
 // scaled 2.5) and YaRN (40, log multiplier 0.1), with one shared expert of its expert width and
 // one leading dense block of its n_ff.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
-// qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2
+// qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe
 bool is_moe_arch_name(std::string_view arch);
 // Blocks written: n_layer plus glm4moe's NextN blocks (<arch>.block_count).
 int block_count(const ModelSpec& spec);

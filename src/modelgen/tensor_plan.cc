@@ -87,7 +87,7 @@ Status check_lead_and_shared(const ModelSpec& s) {
 // glm4moe's leading dense blocks, shared expert and NextN blocks.
 Status check_glm4moe(const ModelSpec& s) {
   if (!s.glm4moe) {
-    if ((s.n_dense_lead != 0 && !s.deepseek2) || s.n_nextn != 0) {
+    if ((s.n_dense_lead != 0 && !s.deepseek2 && !s.ernie_moe) || s.n_nextn != 0) {
       return Status::InvalidArgument("leading dense and NextN blocks are for glm4moe models, not " + s.arch);
     }
     return Status::Ok();
@@ -135,17 +135,18 @@ Status check_experts(const ModelSpec& s) {
                                    std::to_string(s.n_expert) + " (expert_count)");
   }
   if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
-  if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4" && s.arch != "deepseek2") {
-    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4 and deepseek2 models, not " +
+  if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4" && s.arch != "deepseek2" &&
+      !s.ernie_moe) {
+    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2 and ernie4_5-moe models, not " +
                                    s.arch);
   }
-  if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2) {
+  if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2 && !s.ernie_moe) {
     return Status::InvalidArgument("sigmoid routing with a selection bias and expert_weights_norm are for glm4moe, "
                                    "deepseek2 and minimax-m2 models, not " + s.arch);
   }
-  if (s.moe_layer_step < 1 || (s.moe_layer_step > 1 && !s.llama4)) {
+  if (s.moe_layer_step < 1 || (s.moe_layer_step > 1 && !s.llama4 && !s.ernie_moe)) {
     return Status::InvalidArgument("interleave_moe_layer_step " + std::to_string(s.moe_layer_step) +
-                                   " must be 1, or more for llama4 models");
+                                   " must be 1, or more for llama4 and ernie4_5-moe models");
   }
   return Status::Ok();
 }
@@ -165,6 +166,9 @@ Status check_spec(const ModelSpec& s) {
   }
   if (s.glm4moe != (s.arch == "glm4moe")) {
     return Status::InvalidArgument("glm4moe's layout (ModelSpec::glm4moe) goes with arch glm4moe, not " + s.arch);
+  }
+  if (s.ernie_moe != (s.arch == "ernie4_5-moe")) {
+    return Status::InvalidArgument("ernie4_5-moe's layout (ModelSpec::ernie_moe) goes with arch ernie4_5-moe, not " + s.arch);
   }
   if (s.minimax_m2 != (s.arch == "minimax-m2")) {
     return Status::InvalidArgument("minimax-m2's layout (ModelSpec::minimax_m2) goes with arch minimax-m2, not " + s.arch);
@@ -291,7 +295,7 @@ struct PlanBuilder {
     const auto ff = static_cast<uint64_t>(s.n_ff_exp);
     const auto n_exp = static_cast<uint64_t>(s.n_expert);
     matrix(p + "ffn_gate_inp.weight", {embd, n_exp});
-    if (s.sigmoid_routing) vector(p + "exp_probs_b.bias", n_exp, WeightKind::kSelectionBias);
+    if (s.sigmoid_routing || s.ernie_moe) vector(p + "exp_probs_b.bias", n_exp, WeightKind::kSelectionBias);
     matrix(p + "ffn_gate_exps.weight", {embd, ff, n_exp});
     matrix(p + "ffn_up_exps.weight", {embd, ff, n_exp});
     matrix(p + "ffn_down_exps.weight", {ff, embd, n_exp});
