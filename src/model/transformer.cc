@@ -27,7 +27,8 @@ void add_in_place(float* x, const float* y, int n) {
 }
 
 // Bias, QK-norm (per head, or of the whole row) and rotary embedding of one row's q and k, and
-// q's temperature (Llama 4's layers without rope, every Ministral 3 layer), then the row's k and v go into the cache at its position.
+// q's temperature (Llama 4's layers without rope, every Ministral 3 layer); then the row's k and
+// v go into the cache at its position.
 void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const LayerWeights& lw, int layer,
                     const Row& row, float* q, float* k, float* v, KvView& kv) {
   const int q_dim = hp.n_head * hp.head_dim;
