@@ -43,7 +43,7 @@ json tool_use_block_json(const ResponseMeta& meta, const ParsedToolCall& call, s
 
 json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& result,
                             const std::string& stop_sequence, bool parse_tool_calls,
-                            ReasoningMode reasoning, ToolCallSyntax tool_syntax) {
+                            ReasoningMode reasoning, const ToolCallFormat& tool_format) {
   json content = json::array();
   std::string answer = result.text;
   std::vector<PlacedToolCall> harmony_calls;
@@ -56,7 +56,7 @@ json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& re
     harmony_calls = std::move(split.output.calls);
   }
   ParsedOutput parsed;
-  if (parse_tool_calls) parsed = server::parse_tool_calls(answer, harmony_calls, tool_syntax);
+  if (parse_tool_calls) parsed = server::parse_tool_calls(answer, harmony_calls, tool_format);
   if (parsed.calls.empty()) {
     content.push_back({{"type", "text"}, {"text", answer}});
   } else if (!parsed.content.empty()) {

@@ -27,11 +27,12 @@ nlohmann::json anthropic_usage_json(const Usage& usage);
 // become tool_use blocks after the text around them (a text block only when there is text),
 // with stop_reason "tool_use". With reasoning.split, a reasoning block comes first as
 // {"type": "thinking", "thinking", "signature": ""} (tool calls are looked for after it; a harmony
-// reply's calls come from the split already parsed). tool_syntax: how the model writes its calls.
+// reply's calls come from the split already parsed). tool_format: how the model writes its calls
+// (and the offered tools' parameter types).
 nlohmann::json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& result,
                                       const std::string& stop_sequence,
                                       bool parse_tool_calls = false, ReasoningMode reasoning = {},
-                                      ToolCallSyntax tool_syntax = ToolCallSyntax::kJson);
+                                      const ToolCallFormat& tool_format = {});
 // A call's tool_use input: its arguments object, or for raw arguments (not a JSON object; see
 // ParsedToolCall) {"INVALID_JSON": the model's text}, the wrapping Anthropic's tool-use docs
 // suggest for invalid JSON, since input must be an object.

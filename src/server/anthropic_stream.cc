@@ -14,14 +14,14 @@ AnthropicStreamRenderer::AnthropicStreamRenderer(SseWriter::WriteFn write, Respo
                                                  const ModelText& text, int prompt_tokens,
                                                  std::vector<std::string> stops,
                                                  bool parse_tool_calls, ReasoningMode reasoning,
-                                                 ToolCallSyntax tool_syntax)
+                                                 ToolCallFormat tool_format)
     : sse_(std::move(write)),
       meta_(std::move(meta)),
       text_(text),
       prompt_tokens_(prompt_tokens),
       stops_(std::move(stops)),
       parse_tool_calls_(parse_tool_calls),
-      tool_parser_(tool_syntax),
+      tool_parser_(std::move(tool_format)),
       reasoning_(reasoning),
       splitter_(reasoning, parse_tool_calls) {}
 

@@ -31,7 +31,7 @@ class AnthropicStreamRenderer : public ResponseRenderer {
   AnthropicStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta, const ModelText& text,
                           int prompt_tokens, std::vector<std::string> stops,
                           bool parse_tool_calls = false, ReasoningMode reasoning = {},
-                          ToolCallSyntax tool_syntax = ToolCallSyntax::kJson);
+                          ToolCallFormat tool_format = {});
 
   bool start() override;
   bool token(const RequestEvent& event) override;

@@ -54,8 +54,9 @@ struct CompletionRequest {
   bool stream = false;
   bool include_usage = false;  // OpenAI stream_options.include_usage
   bool parse_tool_calls = false;  // tools were offered: look for tool calls in the output
-  // Set by the route: how the served model writes its tool calls (ModelText::tool_call_syntax()).
-  ToolCallSyntax tool_syntax = ToolCallSyntax::kJson;
+  // Set by the route: how the served model writes its tool calls (ModelText::tool_call_syntax())
+  // with the parameter types of prompt.tools.
+  ToolCallFormat tool_format;
   std::string model;           // as sent; informational only (one model is served)
   // Set by the route, not the parsers: the model's reasoning ("<think>...</think>", or harmony's
   // analysis channel) is answered apart from its content (reasoning_splitter.h);

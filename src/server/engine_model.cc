@@ -46,7 +46,11 @@ namespace {
 
 ToolCallSyntax template_tool_syntax(const std::string& source) {
   if (source.find("<arg_key>") != std::string::npos) return ToolCallSyntax::kArgTags;
-  if (source.find("<｜tool▁calls▁begin｜>") == std::string::npos) return ToolCallSyntax::kJson;
+  if (source.find("<｜tool▁calls▁begin｜>") == std::string::npos) {
+    const bool xml_params = source.find("<function=") != std::string::npos ||
+                            source.find("<parameter=") != std::string::npos;
+    return xml_params ? ToolCallSyntax::kXmlParams : ToolCallSyntax::kJson;
+  }
   return source.find("```json") != std::string::npos ? ToolCallSyntax::kDeepSeekR1 : ToolCallSyntax::kDeepSeekV31;
 }
 

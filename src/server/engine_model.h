@@ -26,7 +26,8 @@ namespace strata::server {
 struct TemplateTraits {
   // kArgTags when the template writes "<arg_key>" (GLM-4.5, GLM-4.6); when it writes
   // "<｜tool▁calls▁begin｜>" (DeepSeek), kDeepSeekR1 if it also writes a ```json fence (V3, R1),
-  // else kDeepSeekV31; kJson otherwise.
+  // else kDeepSeekV31; kXmlParams when it writes "<function=" or "<parameter=" (Qwen3-Coder,
+  // Qwen3.5, Qwen3.6); kJson otherwise.
   ToolCallSyntax tool_syntax = ToolCallSyntax::kJson;
   ToolCallTurnForm call_turns;  // chat/chat_template_probe.h
   // DeepSeek-V3.1's template switches thinking with a `thinking` variable and reads no

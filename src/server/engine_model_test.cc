@@ -1,6 +1,6 @@
 // render_chat: parsed OpenAI / Anthropic tool requests through a real model template (Qwen3)
 // and through the ChatML fallback; the tool-call syntax EngineModelText reads off a template
-// (DeepSeek's renders: deepseek_render_test.cc).
+// (DeepSeek's renders: deepseek_render_test.cc; Qwen3-Coder's and Qwen3.5's: qwen_xml_render_test.cc).
 #include "server/engine_model.h"
 
 #include <gtest/gtest.h>
@@ -129,6 +129,22 @@ TEST(EngineModelText, DeepseekTemplatesMakeTheirToolCallSyntaxAndThinking) {
   EXPECT_TRUE(v31.is_thinking_model());
   EXPECT_TRUE(template_traits(load_testdata_template("deepseek-v3.1.jinja")).thinking_from_enable_thinking);
   EXPECT_FALSE(template_traits(qwen3()).thinking_from_enable_thinking);
+}
+
+// Qwen3-Coder's and Qwen3.5's templates teach <function=NAME> / <parameter=KEY> calls; both show
+// the tools they are offered and walk call arguments as an object. Qwen3.5's knows <think>.
+TEST(EngineModelText, QwenTemplatesWritingFunctionTagsMakeXmlParamCalls) {
+  std::unique_ptr<Tokenizer> tokenizer = byte_level_tokenizer();
+  ASSERT_NE(tokenizer, nullptr);
+  for (const char* name : {"qwen3-coder.jinja", "qwen3.5.jinja"}) {
+    const ChatTemplate t = load_testdata_template(name);
+    EXPECT_EQ(EngineModelText(*tokenizer, t).tool_call_syntax(), ToolCallSyntax::kXmlParams) << name;
+    const TemplateTraits traits = template_traits(t);
+    EXPECT_FALSE(traits.call_turns.arguments_as_text) << name;
+    EXPECT_FALSE(traits.tools_in_system_turn) << name;
+  }
+  EXPECT_TRUE(EngineModelText(*tokenizer, load_testdata_template("qwen3.5.jinja")).is_thinking_model());
+  EXPECT_FALSE(EngineModelText(*tokenizer, load_testdata_template("qwen3-coder.jinja")).is_thinking_model());
 }
 
 }  // namespace

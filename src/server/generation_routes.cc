@@ -51,15 +51,15 @@ RendererFactory openai_renderers(Api api, const CompletionRequest& request, Resp
   const ReasoningMode reasoning{chat && request.split_reasoning, request.reasoning_starts_open,
                                 request.reasoning_harmony, request.reasoning_starts_closed};
   if (request.stream) {
-    OpenAiStreamOptions options{chat, logprobs, request.include_usage, tools, request.tool_syntax, reasoning};
+    OpenAiStreamOptions options{chat, logprobs, request.include_usage, tools, request.tool_format, reasoning};
     return [meta, &text, options](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
       return std::make_unique<OpenAiStreamRenderer>(std::move(write), meta, text, options);
     };
   }
-  const ToolCallSyntax syntax = request.tool_syntax;
-  return [meta, &text, chat, logprobs, tools, reasoning, syntax](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-    auto build = [meta, &text, chat, logprobs, tools, reasoning, syntax](const GenerationResult& result) {
-      return chat ? chat_completion_json(meta, result, logprobs, text, tools, reasoning, syntax)
+  const ToolCallFormat format = request.tool_format;
+  return [meta, &text, chat, logprobs, tools, reasoning, format](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    auto build = [meta, &text, chat, logprobs, tools, reasoning, format](const GenerationResult& result) {
+      return chat ? chat_completion_json(meta, result, logprobs, text, tools, reasoning, format)
                   : text_completion_json(meta, result, logprobs, text);
     };
     return std::make_unique<JsonBodyRenderer>(std::move(write), logprobs, build, openai_error_body);
@@ -72,17 +72,17 @@ RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMe
   const bool tools = request.parse_tool_calls;
   const ReasoningMode reasoning{request.split_reasoning, request.reasoning_starts_open, request.reasoning_harmony,
                                 request.reasoning_starts_closed};
-  const ToolCallSyntax syntax = request.tool_syntax;
+  const ToolCallFormat format = request.tool_format;
   if (request.stream) {
-    return [meta, &text, n_prompt, stops, tools, reasoning, syntax](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    return [meta, &text, n_prompt, stops, tools, reasoning, format](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
       return std::make_unique<AnthropicStreamRenderer>(std::move(write), meta, text, n_prompt, stops, tools,
-                                                       reasoning, syntax);
+                                                       reasoning, format);
     };
   }
-  return [meta, &text, stops, tools, reasoning, syntax](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-    auto build = [meta, &text, stops, tools, reasoning, syntax](const GenerationResult& result) {
+  return [meta, &text, stops, tools, reasoning, format](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    auto build = [meta, &text, stops, tools, reasoning, format](const GenerationResult& result) {
       return anthropic_message_json(meta, result, matched_stop_sequence(result, stops, text), tools, reasoning,
-                                    syntax);
+                                    format);
     };
     return std::make_unique<JsonBodyRenderer>(std::move(write), false, build, anthropic_error_body);
   };
@@ -137,7 +137,7 @@ void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& 
   if (!generate.ok()) return reply_error(res, api_error_from_status(generate.status()), style);
   const int n_prompt = static_cast<int>(generate->prompt_tokens.size());
   set_reasoning_mode(ctx.state->config(), *model, api, generate->prompt_tokens, &*request);
-  request->tool_syntax = model->text->tool_call_syntax();
+  request->tool_format = ToolCallFormat(model->text->tool_call_syntax(), ToolParamTypes(request->prompt.tools));
   auto session = GenerationSession::Start(*model->engine, std::move(generate).value());
   if (!session.ok()) return reply_error(res, api_error_from_status(session.status()), style);
 

@@ -5,9 +5,9 @@
 // as a 400 (invalid, corrupt, unsupported, out of range) with a message; any other status (a
 // 500), a crash, an uncaught exception or a sanitizer report is a finding.
 // The same bytes also go through the tool-call parser as a model's output, in GLM-4.5's syntax
-// (tool_call_arg_tags.h) and in DeepSeek-R1's and V3.1's (tool_call_deepseek.h), whole and
-// streamed byte by byte: the two must find the same calls, and an output without calls must come
-// back byte for byte.
+// (tool_call_arg_tags.h), in DeepSeek-R1's and V3.1's (tool_call_deepseek.h) and in Qwen3-Coder's
+// (tool_call_xml.h, with tools whose parameters are typed), whole and streamed byte by byte: the
+// two must find the same calls, and an output without calls must come back byte for byte.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -33,10 +33,19 @@ void check(const Result<T>& parsed) {
   if (parsed.status().message().empty()) std::abort();
 }
 
-void check_tool_output(std::string_view output, strata::server::ToolCallSyntax syntax) {
-  const strata::server::ParsedOutput whole = strata::server::parse_tool_calls(output, syntax);
+// Tools for Qwen3-Coder's syntax: parameters "a" to "g" of f, one of each type.
+const strata::server::ToolParamTypes& fuzz_param_types() {
+  static const strata::server::ToolParamTypes types(nlohmann::json::parse(R"([{"type": "function",
+      "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "string"},
+      "b": {"type": "integer"}, "c": {"type": "number"}, "d": {"type": "boolean"}, "e": {"type": "object"},
+      "f": {"type": "array"}, "g": {"type": ["null", "integer"]}}}}}])"));
+  return types;
+}
+
+void check_tool_output(std::string_view output, const strata::server::ToolCallFormat& format) {
+  const strata::server::ParsedOutput whole = strata::server::parse_tool_calls(output, format);
   if (whole.calls.empty() && whole.content != output) std::abort();
-  strata::server::ToolCallParser parser(syntax);
+  strata::server::ToolCallParser parser(format);
   size_t n_calls = 0;
   for (size_t i = 0; i < output.size(); ++i) {
     for (const auto& piece : parser.feed(output.substr(i, 1))) n_calls += piece.is_call ? 1 : 0;
@@ -54,6 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
        {ToolCallSyntax::kArgTags, ToolCallSyntax::kDeepSeekR1, ToolCallSyntax::kDeepSeekV31}) {
     check_tool_output(body, syntax);
   }
+  check_tool_output(body, strata::server::ToolCallFormat(ToolCallSyntax::kXmlParams, fuzz_param_types()));
   auto object = strata::server::parse_json_object(body);
   if (!object.ok()) {
     if (object.status().code() != Code::kInvalidArgument) std::abort();

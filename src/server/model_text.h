@@ -38,8 +38,9 @@ class ModelText {
   // True for models that answer in OpenAI's harmony format (gpt-oss): analysis and final
   // channels, split by HarmonySplitter (harmony_splitter.h).
   virtual bool writes_harmony() const { return false; }
-  // How the model writes a tool call inside <tool_call>...</tool_call>: JSON (Hermes, Qwen), or
-  // GLM-4.5's name and <arg_key>/<arg_value> pairs.
+  // How the model writes its tool calls: JSON inside <tool_call>...</tool_call> (Hermes, Qwen3),
+  // GLM-4.5's name and <arg_key>/<arg_value> pairs, DeepSeek's sections, or Qwen3-Coder's
+  // <function=NAME> with <parameter=KEY> values (tool_call_syntax.h).
   virtual ToolCallSyntax tool_call_syntax() const { return ToolCallSyntax::kJson; }
 };
 

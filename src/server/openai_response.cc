@@ -73,7 +73,7 @@ json openai_tool_call_json(const ResponseMeta& meta, const ParsedToolCall& call,
 
 json chat_completion_json(const ResponseMeta& meta, const GenerationResult& result,
                           bool with_logprobs, const ModelText& text, bool parse_tool_calls,
-                          ReasoningMode reasoning, ToolCallSyntax tool_syntax) {
+                          ReasoningMode reasoning, const ToolCallFormat& tool_format) {
   std::string content = result.text;
   std::vector<PlacedToolCall> harmony_calls;
   Usage usage = result.usage;
@@ -89,7 +89,7 @@ json chat_completion_json(const ResponseMeta& meta, const GenerationResult& resu
   if (!reasoning_content.is_null()) message["reasoning_content"] = std::move(reasoning_content);
   const char* finish = openai_finish_reason(result.finish);
   if (parse_tool_calls) {
-    ParsedOutput parsed = server::parse_tool_calls(content, harmony_calls, tool_syntax);
+    ParsedOutput parsed = server::parse_tool_calls(content, harmony_calls, tool_format);
     if (!parsed.calls.empty()) {
       message["content"] = parsed.content.empty() ? json(nullptr) : json(parsed.content);
       json calls = json::array();

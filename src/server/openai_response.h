@@ -42,11 +42,12 @@ nlohmann::json text_logprobs_json(const std::vector<TokenLogprobs>& tokens, cons
 // become message.tool_calls, content the text around them (null when none) and finish_reason
 // "tool_calls". With reasoning.split, a reasoning block goes to message.reasoning_content
 // (tool calls are looked for in the content only; a harmony reply's calls come from the split
-// already parsed) and usage counts its tokens. tool_syntax: how the model writes its calls.
+// already parsed) and usage counts its tokens. tool_format: how the model writes its calls (and
+// the offered tools' parameter types).
 nlohmann::json chat_completion_json(const ResponseMeta& meta, const GenerationResult& result,
                                     bool with_logprobs, const ModelText& text,
                                     bool parse_tool_calls = false, ReasoningMode reasoning = {},
-                                    ToolCallSyntax tool_syntax = ToolCallSyntax::kJson);
+                                    const ToolCallFormat& tool_format = {});
 // One entry of message.tool_calls (index: its place in the response). With with_index (stream
 // deltas) it carries "index" too.
 nlohmann::json openai_tool_call_json(const ResponseMeta& meta, const ParsedToolCall& call,

@@ -15,7 +15,7 @@ OpenAiStreamRenderer::OpenAiStreamRenderer(SseWriter::WriteFn write, ResponseMet
       meta_(std::move(meta)),
       text_(text),
       options_(options),
-      tool_parser_(options.tool_syntax),
+      tool_parser_(options.tool_format),
       splitter_(options.reasoning, options.parse_tool_calls) {}
 
 bool OpenAiStreamRenderer::send_chunk(json chunk) {

@@ -27,8 +27,9 @@ struct OpenAiStreamOptions {
   // The request offered tools (chat only): text that may be a tool call is held back, each
   // complete call goes out as a "tool_calls" delta, and finish_reason is "tool_calls".
   bool parse_tool_calls = false;
-  // How calls are written inside <tool_call> blocks (the model's family; tool_call_syntax.h).
-  ToolCallSyntax tool_syntax = ToolCallSyntax::kJson;
+  // How calls are written (the model's family and the offered tools' parameter types;
+  // tool_call_syntax.h).
+  ToolCallFormat tool_format;
   // Chat only: reasoning goes out as "reasoning_content" deltas (reasoning_splitter.h).
   ReasoningMode reasoning;
 };

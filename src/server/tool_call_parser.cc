@@ -2,6 +2,7 @@
 
 #include "server/tool_call_arg_tags.h"
 #include "server/tool_call_deepseek.h"
+#include "server/tool_call_xml.h"
 
 #include <nlohmann/json.hpp>
 
@@ -80,23 +81,47 @@ size_t partial_tag_length(std::string_view text, std::string_view tag) {
   return 0;
 }
 
-// The tags that open a block of calls in this syntax: <tool_call>, and DeepSeek's section openers.
+// The tags that open a block of calls in this syntax: <tool_call>, DeepSeek's section openers, and
+// a function outside any block for kXmlParams.
 std::vector<std::string_view> block_openers(ToolCallSyntax syntax) {
   std::vector<std::string_view> openers = {kOpenTag};
   if (is_deepseek_syntax(syntax)) {
     openers.insert(openers.end(), kDeepSeekCallsOpeners.begin(), kDeepSeekCallsOpeners.end());
   }
+  if (syntax == ToolCallSyntax::kXmlParams) openers.push_back(kXmlFunctionOpener);
   return openers;
 }
 
-// A <tool_call> block's body as one call: GLM's arg tags in that syntax, else (or failing that)
-// JSON, what forced calls are constrained to write in every syntax.
-bool parse_tool_call_block(std::string_view body, ToolCallSyntax syntax, std::vector<ParsedToolCall>* out) {
+// What closes a block that opener opened.
+std::string_view block_closer(std::string_view opener) {
+  if (opener == kOpenTag) return kCloseTag;
+  if (opener == kXmlFunctionOpener) return kXmlFunctionCloser;
+  return kDeepSeekCallsCloser;
+}
+
+// A <tool_call> block's body as its calls: in kArgTags GLM's arg tags, in kXmlParams one or more
+// functions, else (or failing that) one JSON call, what forced calls are constrained to write in
+// every syntax.
+bool parse_tool_call_block(std::string_view body, const ToolCallFormat& format, std::vector<ParsedToolCall>* out) {
+  if (format.syntax == ToolCallSyntax::kXmlParams && parse_xml_function_calls(body, format.param_types, out)) {
+    return true;
+  }
   ParsedToolCall call;
-  const bool arg_tags = syntax == ToolCallSyntax::kArgTags && parse_arg_tag_call(body, &call);
+  const bool arg_tags = format.syntax == ToolCallSyntax::kArgTags && parse_arg_tag_call(body, &call);
   if (!arg_tags && !parse_call(body, &call)) return false;
   out->push_back(std::move(call));
   return true;
+}
+
+// The calls of a block (opener, body, then its closer), as its opener's syntax reads them.
+bool parse_block(std::string_view opener, std::string_view body, const ToolCallFormat& format,
+                 std::vector<ParsedToolCall>* out) {
+  if (opener == kOpenTag) return parse_tool_call_block(body, format, out);
+  if (opener == kXmlFunctionOpener) {
+    return parse_xml_function_calls(std::string(opener) + std::string(body) + std::string(kXmlFunctionCloser),
+                                    format.param_types, out);
+  }
+  return parse_deepseek_calls(body, format.syntax, out);
 }
 
 }  // namespace
@@ -120,18 +145,18 @@ void ToolCallParser::emit_call(ParsedToolCall call, std::vector<ToolCallPiece>* 
   out->push_back({true, "", std::move(call)});
 }
 
-ToolCallParser::ToolCallParser(ToolCallSyntax syntax) : syntax_(syntax), openers_(block_openers(syntax)) {}
+ToolCallParser::ToolCallParser(ToolCallFormat format)
+    : format_(std::move(format)), openers_(block_openers(format_.syntax)) {}
 
 bool ToolCallParser::close_block(std::vector<ToolCallPiece>* out) {
-  const std::string_view close = block_open_ == kOpenTag ? kCloseTag : kDeepSeekCallsCloser;
+  const std::string_view close = block_closer(block_open_);
   const size_t at = pending_.find(close);
   if (at == std::string::npos) return false;
   const std::string body = pending_.substr(0, at);
   pending_.erase(0, at + close.size());
   in_block_ = false;
   std::vector<ParsedToolCall> calls;
-  const bool parsed = block_open_ == kOpenTag ? parse_tool_call_block(body, syntax_, &calls)
-                                              : parse_deepseek_calls(body, syntax_, &calls);
+  const bool parsed = parse_block(block_open_, body, format_, &calls);
   if (!parsed) {
     emit_text(std::exchange(block_open_, "") + body + std::string(close), out);
     return true;
@@ -160,7 +185,7 @@ void ToolCallParser::drain(std::vector<ToolCallPiece>* out) {
       if (!close_block(out)) return;
       continue;
     }
-    if (!started_ && syntax_ == ToolCallSyntax::kJson) {
+    if (!started_ && format_.syntax == ToolCallSyntax::kJson) {
       size_t first = pending_.find_first_not_of(kSpace);
       if (first == std::string::npos) return;  // only whitespace so far: undecided
       const std::string_view rest = std::string_view(pending_).substr(first);
@@ -244,13 +269,13 @@ std::vector<ToolCallPiece> ToolCallParser::finish() {
   return out;
 }
 
-ParsedOutput parse_tool_calls(std::string_view output, ToolCallSyntax syntax) {
-  return parse_tool_calls(output, {}, syntax);
+ParsedOutput parse_tool_calls(std::string_view output, const ToolCallFormat& format) {
+  return parse_tool_calls(output, {}, format);
 }
 
 ParsedOutput parse_tool_calls(std::string_view output, const std::vector<PlacedToolCall>& placed,
-                              ToolCallSyntax syntax) {
-  ToolCallParser parser(syntax);
+                              const ToolCallFormat& format) {
+  ToolCallParser parser(format);
   std::vector<ToolCallPiece> pieces;
   auto take = [&pieces](std::vector<ToolCallPiece> more) {
     for (ToolCallPiece& piece : more) pieces.push_back(std::move(piece));

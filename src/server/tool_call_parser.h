@@ -1,6 +1,6 @@
 // ToolCallParser: finds the tool calls in a model's output, as it streams or all at once.
 //
-// Recognised forms, by the ToolCallSyntax the parser is made with (tool_call_syntax.h):
+// Recognised forms, by the syntax of the ToolCallFormat the parser is made with (tool_call_syntax.h):
 //  - kJson, Hermes / Qwen: one or more `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`
 //    blocks (whitespace around the JSON allowed), with free text around them;
 //  - a bare JSON object `{"name": ..., "arguments"|"parameters": {...}}` that is the whole
@@ -15,6 +15,11 @@
 //    more calls in DeepSeek's markup (tool_call_deepseek.h), released together when the section
 //    closes, with free text around them; `<tool_call>` blocks holding JSON as in kArgTags; no bare
 //    JSON. A section with anything in it that is not a call is text, whole.
+//  - kXmlParams, Qwen3-Coder / Qwen3.5: one or more `<tool_call>` blocks each holding one or more
+//    `<function=NAME><parameter=KEY>\nVALUE\n</parameter>...</function>` (tool_call_xml.h; values
+//    typed by the format's ToolParamTypes), or holding JSON as in kArgTags; a function written
+//    without the `<tool_call>` around it is a block of its own (closed by `</function>`); no bare
+//    JSON. A block that is anything else is text, whole.
 // Arguments may be an object or a string; a string holding a JSON object is unwrapped, any other
 // string is the call's raw arguments (ParsedToolCall::arguments_raw). Anything that does not parse
 // as a call (bad JSON, no name, arguments neither an object nor a string, a block never closed)
@@ -58,7 +63,8 @@ struct ToolCallPiece {
 
 class ToolCallParser {
  public:
-  explicit ToolCallParser(ToolCallSyntax syntax = ToolCallSyntax::kJson);
+  // format: the model's syntax and, for kXmlParams, the offered tools' parameter types.
+  explicit ToolCallParser(ToolCallFormat format = {});
 
   std::vector<ToolCallPiece> feed(std::string_view text);
   // text, then a call already parsed (a harmony call): released as feed() of the text followed by
@@ -79,7 +85,7 @@ class ToolCallParser {
   void emit_text(std::string text, std::vector<ToolCallPiece>* out);
   void emit_call(ParsedToolCall call, std::vector<ToolCallPiece>* out);
 
-  ToolCallSyntax syntax_;
+  ToolCallFormat format_;
   std::vector<std::string_view> openers_;  // the tags that open a block in this syntax
   std::string block_open_;    // the tag that opened the block we are in (in_block_)
   std::string pending_;       // received but not yet released
@@ -97,7 +103,7 @@ struct ParsedOutput {
   std::string content;
   std::vector<ParsedToolCall> calls;
 };
-ParsedOutput parse_tool_calls(std::string_view output, ToolCallSyntax syntax = ToolCallSyntax::kJson);
+ParsedOutput parse_tool_calls(std::string_view output, const ToolCallFormat& format = {});
 
 // A call already parsed (a harmony reply's) and where the model wrote it: after the first `at`
 // bytes of the text output.
@@ -107,7 +113,7 @@ struct PlacedToolCall {
 };
 // The whole output with such calls, in order of `at`, between its text (fed by feed_call).
 ParsedOutput parse_tool_calls(std::string_view output, const std::vector<PlacedToolCall>& placed,
-                              ToolCallSyntax syntax = ToolCallSyntax::kJson);
+                              const ToolCallFormat& format = {});
 
 // The id of a response's index-th tool call: prefix ("call_", "toolu_") followed by the random
 // part of the response id (after its last '-' or '_') and the index, so ids are unique across

@@ -1,7 +1,13 @@
 // ToolCallSyntax: how a model family writes its tool calls: the body of a
 // `<tool_call>...</tool_call>` block, or DeepSeek's own markup. The server picks it from the chat
 // template (ModelText::tool_call_syntax()); ToolCallParser reads the output with it.
+// ToolCallFormat: that syntax with what one request offered (its tools' parameter types), which
+// is all a parser needs to read that request's calls.
 #pragma once
+
+#include <utility>
+
+#include "server/tool_param_types.h"
 
 namespace strata::server {
 
@@ -21,6 +27,20 @@ enum class ToolCallSyntax {
   // DeepSeek-V3.1: the same sections with `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS` calls; otherwise
   // as kDeepSeekR1.
   kDeepSeekV31,
+  // Qwen3-Coder, Qwen3.5, Qwen3.6: `<function=NAME>` holding `<parameter=KEY>\nVALUE\n</parameter>`
+  // pairs, each value bare text typed by the tool's schema (tool_call_xml.h, tool_param_types.h).
+  // A JSON body is read as well (forced calls), bare JSON outputs are not.
+  kXmlParams,
+};
+
+struct ToolCallFormat {
+  // Implicit on purpose: a syntax alone is a format with no tools known (kXmlParams arguments
+  // then all stay strings).
+  ToolCallFormat(ToolCallSyntax syntax = ToolCallSyntax::kJson, ToolParamTypes param_types = {})
+      : syntax(syntax), param_types(std::move(param_types)) {}
+
+  ToolCallSyntax syntax;
+  ToolParamTypes param_types;  // of the tools the request offered
 };
 
 }  // namespace strata::server

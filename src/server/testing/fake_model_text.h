@@ -26,7 +26,8 @@ class FakeModelText : public ModelText {
   // With `harmony` set (before the server takes requests) it answers like gpt-oss instead:
   // replies are split as harmony channels.
   bool writes_harmony() const override { return harmony; }
-  // Set like `harmony` for a model that writes GLM-4.5's tool calls (tool_call_syntax.h).
+  // Set like `harmony` for a model that writes its tool calls otherwise than in JSON (GLM-4.5's,
+  // DeepSeek's, Qwen3-Coder's: tool_call_syntax.h).
   ToolCallSyntax tool_call_syntax() const override { return tool_syntax; }
 
   bool harmony = false;
