@@ -1,5 +1,5 @@
 // ToolCallSyntax: how a model family writes its tool calls: the body of a
-// `<tool_call>...</tool_call>` block, or DeepSeek's own markup. The server picks it from the chat
+// `<tool_call>...</tool_call>` block, or DeepSeek's or Mistral's own markup. The server picks it from the chat
 // template (ModelText::tool_call_syntax()); ToolCallParser reads the output with it.
 #pragma once
 
@@ -21,6 +21,11 @@ enum class ToolCallSyntax {
   // DeepSeek-V3.1: the same sections with `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS` calls; otherwise
   // as kDeepSeekR1.
   kDeepSeekV31,
+  // Mistral Small 3.2, Devstral Small 1.1, Magistral, Ministral 3: `[TOOL_CALLS]NAME[ARGS]JSON`
+  // calls, `[CALL_ID]ID` between name and [ARGS] when the model writes ids (Small 3.2); the older
+  // `[TOOL_CALLS][{...}]` after the same opener too; see tool_call_mistral.h. `<tool_call>` blocks
+  // holding JSON are read as well (forced calls), bare JSON outputs are not.
+  kMistral,
 };
 
 }  // namespace strata::server
