@@ -14,12 +14,15 @@ constexpr char kProbeTool[] = "strata_probe_tool";
 // again, where its quotes would be escaped).
 constexpr char kProbeKeyAsJson[] = "\"strata_probe_argument\":";
 
+// Nine alphanumeric characters: an id Mistral's templates, which demand that form, take.
+constexpr char kProbeCallId[] = "probe0001";
+
 json probe_arguments() { return {{"strata_probe_argument", "probe"}}; }
 
 // True when a user turn followed by one call with these arguments and this content renders,
 // showing the call's name and its arguments written as JSON.
 bool renders_probe_call(const ChatTemplate& chat_template, const json& arguments, const json& content) {
-  const json call = {{"id", "call_probe"},
+  const json call = {{"id", kProbeCallId},
                      {"type", "function"},
                      {"function", {{"name", kProbeTool}, {"arguments", arguments}}}};
   const std::vector<ChatMessage> messages = {
@@ -49,6 +52,41 @@ ToolCallTurnForm probe_tool_call_turn_form(const ChatTemplate& chat_template) {
   return form;
 }
 
+
+namespace {
+
+// A user turn, one call with this id, and its result.
+bool renders_call_history_with_id(const ChatTemplate& chat_template, const std::string& id) {
+  const json call = {{"id", id},
+                     {"type", "function"},
+                     {"function", {{"name", kProbeTool}, {"arguments", probe_arguments()}}}};
+  const std::vector<ChatMessage> messages = {{"user", "Hi", nullptr},
+                                             {"assistant", "", {{"tool_calls", json::array({call})}}},
+                                             {"tool", "probe result", {{"tool_call_id", id}}}};
+  return chat_template.apply(messages, /*add_generation_prompt=*/false, "", "").ok();
+}
+
+}  // namespace
+
+bool requires_nine_character_call_ids(const ChatTemplate& chat_template) {
+  if (chat_template.is_fallback()) return false;
+  return !renders_call_history_with_id(chat_template, "call_0123456789abcdefghijklmn") &&
+         renders_call_history_with_id(chat_template, kProbeCallId);
+}
+
+bool renders_thinking_chunks(const ChatTemplate& chat_template) {
+  if (chat_template.is_fallback()) return false;
+  constexpr char kThought[] = "strata_probe_thought";
+  const json chunks = json::array({{{"type", "thinking"}, {"thinking", kThought}}, {{"type", "text"}, {"text", "ok"}}});
+  const std::vector<ChatMessage> as_chunks = {{"user", "Hi", nullptr}, {"assistant", "", {{"content", chunks}}}};
+  const std::vector<ChatMessage> as_fields = {
+      {"user", "Hi", nullptr}, {"assistant", "ok", {{"reasoning_content", kThought}, {"thinking", kThought}}}};
+  const auto shows_thought = [&](const std::vector<ChatMessage>& messages) {
+    Result<std::string> out = chat_template.apply(messages, /*add_generation_prompt=*/false, "", "");
+    return out.ok() && out->find(kThought) != std::string::npos;
+  };
+  return shows_thought(as_chunks) && !shows_thought(as_fields);
+}
 
 namespace {
 

@@ -26,6 +26,18 @@ struct ToolCallTurnForm {
 // object arguments, renders no calls at all, or is the ChatML fallback.
 ToolCallTurnForm probe_tool_call_turn_form(const ChatTemplate& chat_template);
 
+// True when a tool history (a call and its result) with an OpenAI client's id ("call_" and 24
+// characters) fails to render and the same history with an id of 9 alphanumeric characters
+// renders: Mistral's templates (Small 3.2, Nemo) raise "Tool call IDs should be alphanumeric
+// strings with length 9!". False for templates that take any id or render no calls, and ChatML.
+bool requires_nine_character_call_ids(const ChatTemplate& chat_template);
+
+// True when the template shows an assistant's reasoning given as a {"type": "thinking",
+// "thinking": ...} chunk of its content (followed by a {"type": "text"} chunk) and not when it is
+// given as the turn's reasoning_content and thinking fields: Ministral 3 Reasoning's. False for
+// templates that read those fields (Qwen3's, gpt-oss's), show no reasoning, and ChatML.
+bool renders_thinking_chunks(const ChatTemplate& chat_template);
+
 // True when the template shows the tools it is offered: a lone user turn rendered with one tool
 // in `tools` shows that tool's name (Qwen3, GLM-4.6, gpt-oss, Llama 3.x). False when it leaves
 // them out (DeepSeek-R1's and V3.1's templates), for the ChatML fallback, and when that render

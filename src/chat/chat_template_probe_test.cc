@@ -1,6 +1,6 @@
 // probe_tool_call_turn_form on real templates (testdata/): DeepSeek's want arguments as text
 // (R1's also a null content for a call-only turn); those that write tojson or walk the
-// arguments keep objects. renders_offered_tools and probe_tool_call_example: DeepSeek's leave
+// arguments keep objects. requires_nine_character_call_ids: Mistral Small 3.2's and Nemo's. renders_offered_tools and probe_tool_call_example: DeepSeek's leave
 // tools out and write calls as minja's example derivation finds them (the expected examples are
 // that derivation run on Python jinja2's renderings).
 #include <gtest/gtest.h>
@@ -37,6 +37,38 @@ TEST(ChatTemplateProbe, TemplatesWithoutToolCallsAndChatMlChangeNothing) {
     EXPECT_FALSE(form.arguments_as_text);
     EXPECT_FALSE(form.null_content);
   }
+}
+
+// Mistral's templates write arguments with tojson; Small 3.2's and Nemo's demand ids of 9
+// characters, so the probes' calls carry such an id.
+TEST(ChatTemplateProbe, MistralTemplatesKeepObjectsAndAnEmptyContent) {
+  for (const char* name : {"mistral-small-3.2.jinja", "devstral-small-2507.jinja", "ministral-3-reasoning.jinja",
+                           "mistral-nemo.jinja"}) {
+    const ToolCallTurnForm form = probe_tool_call_turn_form(load_testdata_template(name));
+    EXPECT_FALSE(form.arguments_as_text) << name;
+    EXPECT_FALSE(form.null_content) << name;
+    EXPECT_TRUE(renders_offered_tools(load_testdata_template(name))) << name;
+  }
+}
+
+TEST(ChatTemplateProbe, MistralSmall32AndNemoRequireNineCharacterCallIds) {
+  for (const char* name : {"mistral-small-3.2.jinja", "mistral-nemo.jinja"}) {
+    EXPECT_TRUE(requires_nine_character_call_ids(load_testdata_template(name))) << name;
+  }
+  for (const char* name : {"devstral-small-2507.jinja", "ministral-3-reasoning.jinja", "qwen3.jinja",
+                           "deepseek-v3.1.jinja", "llama3.jinja"}) {
+    EXPECT_FALSE(requires_nine_character_call_ids(load_testdata_template(name))) << name;
+  }
+  EXPECT_FALSE(requires_nine_character_call_ids(ChatTemplate::ChatML()));
+}
+
+TEST(ChatTemplateProbe, OnlyMinistral3TakesReasoningAsAThinkingChunk) {
+  EXPECT_TRUE(renders_thinking_chunks(load_testdata_template("ministral-3-reasoning.jinja")));
+  for (const char* name : {"mistral-small-3.2.jinja", "devstral-small-2507.jinja", "qwen3.jinja", "gpt-oss.jinja",
+                           "deepseek-r1.jinja", "glm-4.6.jinja"}) {
+    EXPECT_FALSE(renders_thinking_chunks(load_testdata_template(name))) << name;
+  }
+  EXPECT_FALSE(renders_thinking_chunks(ChatTemplate::ChatML()));
 }
 
 TEST(ChatTemplateProbe, TemplatesThatShowToolsAreToldApartFromThoseThatLeaveThemOut) {

@@ -36,7 +36,7 @@ json tool_use_block_json(const ResponseMeta& meta, const ParsedToolCall& call, s
                          bool with_input) {
   json input = with_input ? anthropic_tool_input(call) : json::object();
   return {{"type", "tool_use"},
-          {"id", tool_call_id("toolu_", meta.id, call_index)},
+          {"id", call.id.empty() ? tool_call_id("toolu_", meta.id, call_index) : call.id},
           {"name", call.name},
           {"input", std::move(input)}};
 }

@@ -38,7 +38,7 @@ nlohmann::json anthropic_message_json(const ResponseMeta& meta, const Generation
 // suggest for invalid JSON, since input must be an object.
 nlohmann::json anthropic_tool_input(const ParsedToolCall& call);
 // {"type": "tool_use", "id": "toolu_...", "name", "input"}; input is {} in stream starts
-// (the arguments follow as input_json_delta).
+// (the arguments follow as input_json_delta). The id is the one the model wrote when it wrote one.
 nlohmann::json tool_use_block_json(const ResponseMeta& meta, const ParsedToolCall& call,
                                    size_t call_index, bool with_input);
 

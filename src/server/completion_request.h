@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine_types.h"
+#include "server/reasoning_tags.h"
 #include "server/tool_call_syntax.h"
 
 namespace strata::server {
@@ -58,7 +59,7 @@ struct CompletionRequest {
   // with the parameter types of prompt.tools.
   ToolCallFormat tool_format;
   std::string model;           // as sent; informational only (one model is served)
-  // Set by the route, not the parsers: the model's reasoning ("<think>...</think>", or harmony's
+  // Set by the route, not the parsers: the model's reasoning ("<think>...</think>", "[THINK]...", or harmony's
   // analysis channel) is answered apart from its content (reasoning_splitter.h);
   // reasoning_starts_open: the prompt itself opened the reasoning block; reasoning_harmony: the
   // model writes harmony channels (gpt-oss).
@@ -66,6 +67,7 @@ struct CompletionRequest {
   bool reasoning_starts_open = false;
   bool reasoning_starts_closed = false;  // the prompt ended with "</think>" (thinking switched off)
   bool reasoning_harmony = false;
+  ReasoningTags reasoning_tags;  // the model's tags (ModelText::reasoning_tags())
 };
 
 }  // namespace strata::server

@@ -19,12 +19,18 @@ std::string token_text_or_empty(const Tokenizer& tokenizer, int32_t token) {
   return token >= 0 ? tokenizer.token_text(token) : "";
 }
 
+bool writes_mistral_think(const ChatTemplate& chat_template) {
+  return chat_template.source().find("[THINK]") != std::string::npos;
+}
+
 }  // namespace
 
 EngineModelText::EngineModelText(const Tokenizer& tokenizer, ChatTemplate chat_template)
     : tokenizer_(tokenizer),
       chat_template_(std::move(chat_template)),
-      thinks_(chat_template_.source().find("<think>") != std::string::npos || tokenizer.find_token("<think>") >= 0),
+      thinks_(chat_template_.source().find("<think>") != std::string::npos || tokenizer.find_token("<think>") >= 0 ||
+              writes_mistral_think(chat_template_)),
+      reasoning_tags_(writes_mistral_think(chat_template_) ? kMistralThinkTags : kThinkTags),
       harmony_(chat_template_.source().find("<|channel|>") != std::string::npos ||
                (tokenizer.find_token("<|channel|>") >= 0 && tokenizer.find_token("<|message|>") >= 0)),
       traits_(template_traits(chat_template_, token_text_or_empty(tokenizer, tokenizer.bos()),
@@ -46,6 +52,9 @@ namespace {
 
 ToolCallSyntax template_tool_syntax(const std::string& source) {
   if (source.find("<arg_key>") != std::string::npos) return ToolCallSyntax::kArgTags;
+  if (source.find("[TOOL_CALLS]") != std::string::npos && source.find("[ARGS]") != std::string::npos) {
+    return ToolCallSyntax::kMistral;
+  }
   if (source.find("<｜tool▁calls▁begin｜>") == std::string::npos) {
     const bool xml_params = source.find("<function=") != std::string::npos ||
                             source.find("<parameter=") != std::string::npos;
@@ -62,6 +71,8 @@ TemplateTraits template_traits(const ChatTemplate& chat_template, const std::str
   const std::string& source = chat_template.source();
   traits.tool_syntax = template_tool_syntax(source);
   traits.call_turns = probe_tool_call_turn_form(chat_template);
+  traits.nine_character_call_ids = requires_nine_character_call_ids(chat_template);
+  traits.reasoning_as_thinking_chunk = renders_thinking_chunks(chat_template);
   traits.thinking_from_enable_thinking = traits.tool_syntax == ToolCallSyntax::kDeepSeekV31 &&
                                          source.find("thinking") != std::string::npos &&
                                          source.find("enable_thinking") == std::string::npos;
@@ -70,6 +81,20 @@ TemplateTraits template_traits(const ChatTemplate& chat_template, const std::str
     traits.tool_call_example = probe_tool_call_example(chat_template, traits.call_turns, bos_text, eos_text);
   }
   return traits;
+}
+
+std::string nine_character_call_id(std::string_view id) {
+  constexpr std::string_view kAlphanumeric = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  const bool alphanumeric = id.find_first_not_of(kAlphanumeric) == std::string_view::npos;
+  if (id.size() == 9 && alphanumeric) return std::string(id);
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : id) hash = (hash ^ c) * 0x100000001b3ull;
+  std::string out(9, '0');
+  for (char& c : out) {
+    c = kAlphanumeric[hash % kAlphanumeric.size()];
+    hash /= kAlphanumeric.size();
+  }
+  return out;
 }
 
 namespace {
@@ -101,6 +126,31 @@ ChatMessage template_message(const ChatTurn& turn, bool harmony) {
     if (harmony && !turn.reasoning->empty() && has_tool_calls(turn)) message.content.clear();
   }
   return message;
+}
+
+// The turn's call ids (its calls', or the one its result answers) as nine_character_call_id().
+void shorten_call_ids(ChatMessage* message) {
+  if (!message->extra.is_object()) return;
+  const auto result_id = message->extra.find("tool_call_id");
+  if (result_id != message->extra.end() && result_id->is_string()) {
+    *result_id = nine_character_call_id(result_id->get<std::string>());
+  }
+  const auto calls = message->extra.find("tool_calls");
+  if (calls == message->extra.end() || !calls->is_array()) return;
+  for (nlohmann::json& call : *calls) {
+    const auto id = call.is_object() ? call.find("id") : call.end();
+    if (call.is_object() && id != call.end() && id->is_string()) *id = nine_character_call_id(id->get<std::string>());
+  }
+}
+
+// An assistant turn's reasoning as the first chunk of its content, its text the second (what
+// Ministral 3's template reads; llama.cpp hands reasoning over so for it).
+void reasoning_as_thinking_chunk(const ChatTurn& turn, ChatMessage* message) {
+  if (!turn.reasoning || turn.role != "assistant") return;
+  message->extra.erase("thinking");
+  message->extra.erase("reasoning_content");
+  message->extra["content"] = nlohmann::json::array(
+      {{{"type", "thinking"}, {"thinking", *turn.reasoning}}, {{"type", "text"}, {"text", turn.content}}});
 }
 
 // A tool-call turn in the form the template takes (ToolCallTurnForm); other turns unchanged.
@@ -142,6 +192,8 @@ ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& tr
   for (const ChatTurn& turn : as_text || in_system ? rewritten : turns) {
     input.messages.push_back(template_message(turn, harmony));
     shape_call_turn(traits.call_turns, &input.messages.back());
+    if (traits.nine_character_call_ids) shorten_call_ids(&input.messages.back());
+    if (traits.reasoning_as_thinking_chunk) reasoning_as_thinking_chunk(turn, &input.messages.back());
   }
   input.context = prompt.template_kwargs.is_object() ? prompt.template_kwargs : nlohmann::json();
   if (!as_text && tools.is_array() && !tools.empty()) input.context["tools"] = tools;

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -27,9 +28,18 @@ struct TemplateTraits {
   // kArgTags when the template writes "<arg_key>" (GLM-4.5, GLM-4.6); when it writes
   // "<｜tool▁calls▁begin｜>" (DeepSeek), kDeepSeekR1 if it also writes a ```json fence (V3, R1),
   // else kDeepSeekV31; kXmlParams when it writes "<function=" or "<parameter=" (Qwen3-Coder,
-  // Qwen3.5, Qwen3.6); kJson otherwise.
+  // Qwen3.5, Qwen3.6); kMistral when it writes "[TOOL_CALLS]" and "[ARGS]" (Mistral Small 3.2,
+  // Devstral, Magistral, Ministral 3); kJson otherwise (Mistral Nemo's "[TOOL_CALLS][...]" too).
   ToolCallSyntax tool_syntax = ToolCallSyntax::kJson;
   ToolCallTurnForm call_turns;  // chat/chat_template_probe.h
+  // The template refuses tool call ids that are not 9 alphanumeric characters (Mistral Small 3.2,
+  // Nemo: requires_nine_character_call_ids()): the ids of a tool history go to it as
+  // nine_character_call_id() of themselves, in the calls and in the results alike.
+  bool nine_character_call_ids = false;
+  // The template shows an assistant's reasoning only as a {"type": "thinking"} chunk of its content
+  // (Ministral 3 Reasoning: renders_thinking_chunks()): a turn's reasoning goes to it so, with
+  // its text as a {"type": "text"} chunk after it, as llama.cpp hands it over.
+  bool reasoning_as_thinking_chunk = false;
   // DeepSeek-V3.1's template switches thinking with a `thinking` variable and reads no
   // enable_thinking: like llama.cpp, the server sets `thinking` to enable_thinking (true when the
   // client gives neither; a `thinking` the client gives wins).
@@ -40,6 +50,11 @@ struct TemplateTraits {
   bool tools_in_system_turn = false;
   std::string tool_call_example;  // probe_tool_call_example(); set with tools_in_system_turn
 };
+// An id a template that demands 9 alphanumeric characters takes: the id itself when it is one,
+// else 9 characters of [0-9A-Za-z] from a 64-bit FNV-1a hash of it (the same id always gives the
+// same one, so a call and its result still match).
+std::string nine_character_call_id(std::string_view id);
+
 // bos_text and eos_text: the texts the template is rendered with (the example's probe renders).
 TemplateTraits template_traits(const ChatTemplate& chat_template, const std::string& bos_text = "",
                                const std::string& eos_text = "");
@@ -59,8 +74,10 @@ class EngineModelText : public ModelText {
   // `tools` and message fields; with the ChatML fallback they are written out as text
   // (tool_prompt.h).
   Result<std::vector<int32_t>> chat_prompt(const PromptInput& prompt) const override;
-  // The template mentions "<think>" or the vocabulary has a "<think>" token.
+  // The template mentions "<think>" or "[THINK]", or the vocabulary has a "<think>" token.
   bool is_thinking_model() const override { return thinks_; }
+  // kMistralThinkTags when the template writes "[THINK]", else kThinkTags.
+  ReasoningTags reasoning_tags() const override { return reasoning_tags_; }
   // The template writes "<|channel|>", or the vocabulary has "<|channel|>" and "<|message|>"
   // tokens (gpt-oss's o200k_harmony).
   bool writes_harmony() const override { return harmony_; }
@@ -71,6 +88,7 @@ class EngineModelText : public ModelText {
   const Tokenizer& tokenizer_;
   const ChatTemplate chat_template_;
   bool thinks_;
+  ReasoningTags reasoning_tags_;
   bool harmony_;
   TemplateTraits traits_;
 };
@@ -84,7 +102,9 @@ class EngineModelText : public ModelText {
 // takes (traits.call_turns: arguments as compact JSON text, a null content), and a template that
 // takes `thinking` gets it from enable_thinking (traits.thinking_from_enable_thinking). Offered
 // tools reach a template that leaves them out through the system turn
-// (traits.tools_in_system_turn); they still go to it as `tools` too, as llama.cpp does.
+// (traits.tools_in_system_turn); they still go to it as `tools` too, as llama.cpp does. Tool call
+// ids go as nine_character_call_id() when traits.nine_character_call_ids, and a turn's reasoning
+// as a thinking chunk of its content when traits.reasoning_as_thinking_chunk.
 struct ChatInput {
   std::vector<ChatMessage> messages;
   nlohmann::json context;  // an object, or null

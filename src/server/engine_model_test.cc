@@ -116,6 +116,27 @@ TEST(EngineModelText, ATemplateWritingArgKeysMakesGlmToolCallsAndThinking) {
   EXPECT_EQ(EngineModelText(*tokenizer, ChatTemplate::ChatML()).tool_call_syntax(), ToolCallSyntax::kJson);
 }
 
+// Mistral's newer templates write [TOOL_CALLS]NAME[ARGS]: those replies are read as kMistral.
+// Ministral 3 Reasoning's shows [THINK]: a thinking model with Mistral's tags. Nemo's writes the
+// older JSON array, which kJson reads.
+TEST(EngineModelText, MistralTemplatesMakeTheirToolCallSyntaxAndThinkTags) {
+  std::unique_ptr<Tokenizer> tokenizer = byte_level_tokenizer();
+  ASSERT_NE(tokenizer, nullptr);
+  for (const char* name : {"mistral-small-3.2.jinja", "devstral-small-2507.jinja"}) {
+    const EngineModelText text(*tokenizer, load_testdata_template(name));
+    EXPECT_EQ(text.tool_call_syntax(), ToolCallSyntax::kMistral) << name;
+    EXPECT_FALSE(text.is_thinking_model()) << name;
+  }
+  const EngineModelText ministral(*tokenizer, load_testdata_template("ministral-3-reasoning.jinja"));
+  EXPECT_EQ(ministral.tool_call_syntax(), ToolCallSyntax::kMistral);
+  EXPECT_TRUE(ministral.is_thinking_model());
+  EXPECT_EQ(ministral.reasoning_tags().open, "[THINK]");
+  EXPECT_EQ(ministral.reasoning_tags().close, "[/THINK]");
+  EXPECT_EQ(EngineModelText(*tokenizer, qwen3()).reasoning_tags().open, "<think>");
+  EXPECT_EQ(EngineModelText(*tokenizer, load_testdata_template("mistral-nemo.jinja")).tool_call_syntax(),
+            ToolCallSyntax::kJson);
+}
+
 // DeepSeek's templates write <｜tool▁calls▁begin｜> sections: R1's with ```json fences, V3.1's
 // without. Both are thinking models (they know <think>).
 TEST(EngineModelText, DeepseekTemplatesMakeTheirToolCallSyntaxAndThinking) {

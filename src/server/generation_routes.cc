@@ -49,7 +49,7 @@ RendererFactory openai_renderers(Api api, const CompletionRequest& request, Resp
   const bool logprobs = request.generate.sampling.logprobs;
   const bool tools = chat && request.parse_tool_calls;
   const ReasoningMode reasoning{chat && request.split_reasoning, request.reasoning_starts_open,
-                                request.reasoning_harmony, request.reasoning_starts_closed};
+                                request.reasoning_harmony, request.reasoning_starts_closed, request.reasoning_tags};
   if (request.stream) {
     OpenAiStreamOptions options{chat, logprobs, request.include_usage, tools, request.tool_format, reasoning};
     return [meta, &text, options](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
@@ -71,7 +71,7 @@ RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMe
   std::vector<std::string> stops = request.generate.stop;
   const bool tools = request.parse_tool_calls;
   const ReasoningMode reasoning{request.split_reasoning, request.reasoning_starts_open, request.reasoning_harmony,
-                                request.reasoning_starts_closed};
+                                request.reasoning_starts_closed, request.reasoning_tags};
   const ToolCallFormat format = request.tool_format;
   if (request.stream) {
     return [meta, &text, n_prompt, stops, tools, reasoning, format](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
@@ -112,7 +112,7 @@ void start_response(httplib::Response& res, std::shared_ptr<GenerationSession> s
 
 // Thinking models' chat answers (and harmony models': gpt-oss) are split into reasoning and
 // content unless the server runs with --reasoning-format none; a prompt that ends inside
-// "<think>" (or an analysis message) starts the output in reasoning.
+// "<think>" ("[THINK]", an analysis message) starts the output in reasoning.
 void set_reasoning_mode(const ServerConfig& config, const ServedModel& model, Api api,
                         const std::vector<int32_t>& prompt, CompletionRequest* request) {
   if (api == Api::kText || config.reasoning_format == "none") return;
@@ -121,6 +121,7 @@ void set_reasoning_mode(const ServerConfig& config, const ServedModel& model, Ap
   request->reasoning_harmony = mode.harmony;
   request->reasoning_starts_open = mode.starts_open;
   request->reasoning_starts_closed = mode.starts_closed;
+  request->reasoning_tags = mode.tags;
 }
 
 void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& req,

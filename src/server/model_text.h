@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "server/completion_request.h"
+#include "server/reasoning_tags.h"
 
 namespace strata::server {
 
@@ -32,15 +33,17 @@ class ModelText {
   // assistant's turn, and tokenized (BOS as the template and vocab want it). The prompt's
   // tools (null for none) go to the template as `tools`, its template_kwargs as variables.
   virtual Result<std::vector<int32_t>> chat_prompt(const PromptInput& prompt) const = 0;
-  // True for models that write their reasoning as "<think>...</think>" (Qwen3, DeepSeek-R1):
-  // the chat template or the vocabulary knows the "<think>" tag.
+  // True for models that write their reasoning between tags, "<think>...</think>" (Qwen3,
+  // DeepSeek-R1: the chat template or the vocabulary knows "<think>") or "[THINK]...[/THINK]"
+  // (Magistral, Ministral 3 Reasoning: the template writes "[THINK]"); reasoning_tags() says which.
   virtual bool is_thinking_model() const { return false; }
+  virtual ReasoningTags reasoning_tags() const { return kThinkTags; }
   // True for models that answer in OpenAI's harmony format (gpt-oss): analysis and final
   // channels, split by HarmonySplitter (harmony_splitter.h).
   virtual bool writes_harmony() const { return false; }
   // How the model writes its tool calls: JSON inside <tool_call>...</tool_call> (Hermes, Qwen3),
-  // GLM-4.5's name and <arg_key>/<arg_value> pairs, DeepSeek's sections, or Qwen3-Coder's
-  // <function=NAME> with <parameter=KEY> values (tool_call_syntax.h).
+  // GLM-4.5's name and <arg_key>/<arg_value> pairs, DeepSeek's sections, Qwen3-Coder's
+  // <function=NAME> with <parameter=KEY> values, or Mistral's markup (tool_call_syntax.h).
   virtual ToolCallSyntax tool_call_syntax() const { return ToolCallSyntax::kJson; }
 };
 

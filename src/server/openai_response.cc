@@ -64,7 +64,7 @@ json text_logprobs_json(const std::vector<TokenLogprobs>& tokens, const ModelTex
 
 json openai_tool_call_json(const ResponseMeta& meta, const ParsedToolCall& call, size_t index,
                            bool with_index) {
-  json out = {{"id", tool_call_id("call_", meta.id, index)},
+  json out = {{"id", call.id.empty() ? tool_call_id("call_", meta.id, index) : call.id},
               {"type", "function"},
               {"function", {{"name", call.name}, {"arguments", call.arguments_json}}}};
   if (with_index) out["index"] = index;

@@ -48,8 +48,9 @@ nlohmann::json chat_completion_json(const ResponseMeta& meta, const GenerationRe
                                     bool with_logprobs, const ModelText& text,
                                     bool parse_tool_calls = false, ReasoningMode reasoning = {},
                                     const ToolCallFormat& tool_format = {});
-// One entry of message.tool_calls (index: its place in the response). With with_index (stream
-// deltas) it carries "index" too.
+// One entry of message.tool_calls (index: its place in the response). Its id is the one the model
+// wrote (ParsedToolCall::id), else tool_call_id("call_", ...). With with_index (stream deltas) it
+// carries "index" too.
 nlohmann::json openai_tool_call_json(const ResponseMeta& meta, const ParsedToolCall& call,
                                      size_t index, bool with_index);
 nlohmann::json text_completion_json(const ResponseMeta& meta, const GenerationResult& result,

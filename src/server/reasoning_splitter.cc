@@ -8,9 +8,6 @@ namespace strata::server {
 
 namespace {
 
-constexpr std::string_view kOpen = "<think>";
-constexpr std::string_view kClose = "</think>";
-
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
 
 // Length of the longest suffix of text that is a proper prefix of tag (a tag maybe begun).
@@ -36,6 +33,7 @@ ReasoningSplitter::ReasoningSplitter(bool starts_open)
 
 ReasoningSplitter::ReasoningSplitter(const ReasoningMode& mode, bool tool_calls)
     : ReasoningSplitter(mode.starts_open) {
+  tags_ = mode.tags;
   drop_leading_space_ = mode.starts_closed && !mode.starts_open;
   if (mode.harmony) harmony_ = std::make_unique<HarmonySplitter>(mode.starts_open, tool_calls);
 }
@@ -65,12 +63,12 @@ void ReasoningSplitter::drain(std::vector<ReasoningPiece>* out) {
       case State::kStart: {
         const size_t lead = std::find_if_not(p.begin(), p.end(), is_space) - p.begin();
         std::string_view rest = p.substr(lead);
-        if (rest.starts_with(kOpen)) {
-          pending_.erase(0, lead + kOpen.size());
+        if (rest.starts_with(tags_.open)) {
+          pending_.erase(0, lead + tags_.open.size());
           state_ = State::kReasoning;
           opened_ = true;
           progress = true;
-        } else if (!rest.empty() && !kOpen.starts_with(rest)) {
+        } else if (!rest.empty() && !tags_.open.starts_with(rest)) {
           if (drop_leading_space_) pending_.erase(0, lead);
           state_ = State::kContent;
           progress = true;
@@ -78,14 +76,14 @@ void ReasoningSplitter::drain(std::vector<ReasoningPiece>* out) {
         break;
       }
       case State::kReasoning: {
-        const size_t at = p.find(kClose);
+        const size_t at = p.find(tags_.close);
         if (at != std::string_view::npos) {
           emit(true, p.substr(0, at), out);
-          pending_.erase(0, at + kClose.size());
+          pending_.erase(0, at + tags_.close.size());
           state_ = State::kAfterClose;
           progress = true;
         } else {
-          const size_t keep = partial_tag_suffix(p, kClose);
+          const size_t keep = partial_tag_suffix(p, tags_.close);
           emit(true, p.substr(0, p.size() - keep), out);
           pending_.erase(0, p.size() - keep);
         }
@@ -174,14 +172,14 @@ SplitResult split_result_reasoning(const GenerationResult& result, const Reasoni
   return split;
 }
 
-bool prompt_opens_reasoning(std::string_view prompt_tail) {
+bool prompt_opens_reasoning(std::string_view prompt_tail, const ReasoningTags& tags) {
   while (!prompt_tail.empty() && is_space(prompt_tail.back())) prompt_tail.remove_suffix(1);
-  return prompt_tail.ends_with(kOpen);
+  return prompt_tail.ends_with(tags.open);
 }
 
-bool prompt_closes_reasoning(std::string_view prompt_tail) {
+bool prompt_closes_reasoning(std::string_view prompt_tail, const ReasoningTags& tags) {
   while (!prompt_tail.empty() && is_space(prompt_tail.back())) prompt_tail.remove_suffix(1);
-  return prompt_tail.ends_with(kClose);
+  return prompt_tail.ends_with(tags.close);
 }
 
 ReasoningMode chat_reasoning_mode(const ModelText& text, const std::vector<int32_t>& prompt) {
@@ -189,12 +187,14 @@ ReasoningMode chat_reasoning_mode(const ModelText& text, const std::vector<int32
   mode.harmony = text.writes_harmony();
   mode.split = mode.harmony || text.is_thinking_model();
   if (!mode.split) return mode;
+  mode.tags = text.reasoning_tags();
   constexpr size_t kTailTokens = 8;
   const size_t n_tail = std::min(prompt.size(), kTailTokens);
   const std::vector<int32_t> tail(prompt.end() - static_cast<std::ptrdiff_t>(n_tail), prompt.end());
   const std::string tail_text = text.detokenize(tail);
-  mode.starts_open = mode.harmony ? prompt_opens_harmony_analysis(tail_text) : prompt_opens_reasoning(tail_text);
-  mode.starts_closed = !mode.harmony && prompt_closes_reasoning(tail_text);
+  mode.starts_open =
+      mode.harmony ? prompt_opens_harmony_analysis(tail_text) : prompt_opens_reasoning(tail_text, mode.tags);
+  mode.starts_closed = !mode.harmony && prompt_closes_reasoning(tail_text, mode.tags);
   return mode;
 }
 

@@ -1,5 +1,7 @@
 // ReasoningSplitter: separates a thinking model's reasoning ("<think>...</think>", as Qwen3
-// and DeepSeek-R1 write it) from its answer, as the output streams or all at once. gpt-oss's
+// and DeepSeek-R1 write it, or "[THINK]...[/THINK]", as Magistral and Ministral 3 Reasoning do:
+// ReasoningMode::tags; "<think>" below stands for either) from its answer, as the output streams
+// or all at once. gpt-oss's
 // harmony channels (analysis: reasoning; final: the answer) are split by HarmonySplitter
 // (harmony_splitter.h) when the mode says harmony; what follows is the <think> form.
 //
@@ -27,6 +29,7 @@
 
 #include "server/generation_result.h"
 #include "server/model_text.h"
+#include "server/reasoning_tags.h"
 #include "server/tool_call_parser.h"
 
 namespace strata::server {
@@ -39,6 +42,7 @@ struct ReasoningMode {
   bool starts_open = false;
   bool harmony = false;
   bool starts_closed = false;  // the prompt ended with "</think>" (<think> form only)
+  ReasoningTags tags;          // the tags of the <think> form: <think> or Mistral's [THINK]
 };
 
 class HarmonySplitter;
@@ -81,6 +85,7 @@ class ReasoningSplitter {
   bool opened_ = false;  // reasoning was opened (by the prompt or a tag)
   bool drop_leading_space_ = false;  // the prompt closed a reasoning block (mode.starts_closed)
   std::unique_ptr<HarmonySplitter> harmony_;  // set for harmony output: does all the work
+  ReasoningTags tags_;
 };
 
 // The whole output at once (the non-streaming answers). calls: a harmony reply's tool calls when
@@ -106,13 +111,13 @@ SplitResult split_result_reasoning(const GenerationResult& result, const Reasoni
 
 // True when a prompt's text ends inside an open reasoning block ("...<think>\n"), as some
 // templates write it, so the model's output starts with reasoning and no opening tag.
-bool prompt_opens_reasoning(std::string_view prompt_tail);
+bool prompt_opens_reasoning(std::string_view prompt_tail, const ReasoningTags& tags = kThinkTags);
 // True when a prompt's text ends with a closed reasoning block ("<think></think>" and optional
 // whitespace), as templates write it when thinking is switched off.
-bool prompt_closes_reasoning(std::string_view prompt_tail);
+bool prompt_closes_reasoning(std::string_view prompt_tail, const ReasoningTags& tags = kThinkTags);
 
 // How a chat reply of this model is split after this prompt: harmony channels when the model
-// writes harmony, <think> blocks when it is a thinking model, no split otherwise; starts_open
+// writes harmony, blocks between its reasoning_tags() when it is a thinking model, no split otherwise; starts_open
 // when the prompt's last tokens already opened the reasoning, starts_closed when they closed it. Shared by the server's chat routes
 // and `strata run --chat`.
 ReasoningMode chat_reasoning_mode(const ModelText& text, const std::vector<int32_t>& prompt);

@@ -37,6 +37,29 @@ TEST(ReasoningSplitter, OutputWithoutThinkIsAllContentByteForByte) {
   EXPECT_EQ(split_stream({"<b>"}), "R[] C[<b>]");
 }
 
+// Magistral and Ministral 3 Reasoning write [THINK]...[/THINK]; there <think> is text.
+TEST(ReasoningSplitter, MistralThinkTagsSplitReasoningFromTheAnswer) {
+  const ReasoningMode mistral{true, false, false, false, kMistralThinkTags};
+  const auto split = [&mistral](const std::vector<std::string>& tokens) {
+    ReasoningSplitter splitter(mistral);
+    std::string reasoning, content;
+    auto take = [&](const std::vector<ReasoningPiece>& pieces) {
+      for (const ReasoningPiece& p : pieces) (p.reasoning ? reasoning : content) += p.text;
+    };
+    for (const std::string& t : tokens) take(splitter.feed(t));
+    take(splitter.finish());
+    return "R[" + reasoning + "] C[" + content + "]";
+  };
+  EXPECT_EQ(split({"[THINK]", "Add", " them.", "[/THINK]", "4"}), "R[Add them.] C[4]");
+  EXPECT_EQ(split({"[TH", "INK]a[/", "THI", "NK]\n\nb"}), "R[a] C[b]");
+  EXPECT_EQ(split({"<think>a</think>b"}), "R[] C[<think>a</think>b]");
+  EXPECT_EQ(split({"[TOOL_CALLS]f[ARGS]{}"}), "R[] C[[TOOL_CALLS]f[ARGS]{}]");
+  EXPECT_EQ(split_reasoning("[THINK]x[/THINK][TOOL_CALLS]f", mistral).reasoning, "x");
+  EXPECT_TRUE(prompt_opens_reasoning("[INST]Hi[/INST][THINK]\n", kMistralThinkTags));
+  EXPECT_FALSE(prompt_opens_reasoning("[INST]Hi[/INST][THINK]\n"));
+  EXPECT_TRUE(prompt_closes_reasoning("[THINK][/THINK]", kMistralThinkTags));
+}
+
 TEST(ReasoningSplitter, PromptThatOpenedReasoningStartsInsideIt) {
   EXPECT_EQ(split_stream({"plan", "</think>", "\n\nanswer"}, true), "R[plan] C[answer]");
 }

@@ -3,6 +3,7 @@
 #include "server/tool_call_arg_tags.h"
 #include "server/tool_call_deepseek.h"
 #include "server/tool_call_xml.h"
+#include "server/tool_call_mistral.h"
 
 #include <nlohmann/json.hpp>
 
@@ -48,6 +49,8 @@ bool parse_call(std::string_view body, ParsedToolCall* out) {
   }
   const bool raw = args != call.end() && args->is_string() && !arguments.is_object();
   if (!arguments.is_object() && !raw) return false;
+  auto id = call.find("id");  // Mistral Nemo writes its call's id
+  out->id = id != call.end() && id->is_string() ? id->get<std::string>() : "";
   out->name = name->get<std::string>();
   out->arguments_raw = raw;
   out->arguments_json = raw ? args->get<std::string>() : arguments.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -81,14 +84,15 @@ size_t partial_tag_length(std::string_view text, std::string_view tag) {
   return 0;
 }
 
-// The tags that open a block of calls in this syntax: <tool_call>, DeepSeek's section openers, and
-// a function outside any block for kXmlParams.
+// The tags that open a block of calls in this syntax: <tool_call>, DeepSeek's section openers,
+// a function outside any block for kXmlParams, Mistral's [TOOL_CALLS].
 std::vector<std::string_view> block_openers(ToolCallSyntax syntax) {
   std::vector<std::string_view> openers = {kOpenTag};
   if (is_deepseek_syntax(syntax)) {
     openers.insert(openers.end(), kDeepSeekCallsOpeners.begin(), kDeepSeekCallsOpeners.end());
   }
   if (syntax == ToolCallSyntax::kXmlParams) openers.push_back(kXmlFunctionOpener);
+  if (syntax == ToolCallSyntax::kMistral) openers.push_back(kMistralCallsOpener);
   return openers;
 }
 
@@ -148,7 +152,24 @@ void ToolCallParser::emit_call(ParsedToolCall call, std::vector<ToolCallPiece>* 
 ToolCallParser::ToolCallParser(ToolCallFormat format)
     : format_(std::move(format)), openers_(block_openers(format_.syntax)) {}
 
+bool ToolCallParser::close_mistral_call(std::vector<ToolCallPiece>* out) {
+  std::vector<ParsedToolCall> calls;
+  size_t consumed = 0;
+  const MistralCallScan scan = scan_mistral_call(pending_, &calls, &consumed);
+  if (scan == MistralCallScan::kNeedMore) return false;
+  in_block_ = false;
+  if (scan == MistralCallScan::kNotACall) {
+    emit_text(std::exchange(block_open_, ""), out);  // what followed it is read again as text
+    return true;
+  }
+  block_open_.clear();
+  pending_.erase(0, consumed);
+  for (ParsedToolCall& call : calls) emit_call(std::move(call), out);
+  return true;
+}
+
 bool ToolCallParser::close_block(std::vector<ToolCallPiece>* out) {
+  if (block_open_ == kMistralCallsOpener) return close_mistral_call(out);
   const std::string_view close = block_closer(block_open_);
   const size_t at = pending_.find(close);
   if (at == std::string::npos) return false;
@@ -267,6 +288,13 @@ std::vector<ToolCallPiece> ToolCallParser::finish() {
   if (n_calls_ == 0 && !held_space_.empty()) out.push_back({false, std::exchange(held_space_, ""), {}});
   held_space_.clear();
   return out;
+}
+
+bool parse_json_tool_calls(std::string_view text, std::vector<ParsedToolCall>* out) {
+  std::vector<ParsedToolCall> calls;
+  if (!parse_bare_calls(text, &calls)) return false;
+  for (ParsedToolCall& call : calls) out->push_back(std::move(call));
+  return true;
 }
 
 ParsedOutput parse_tool_calls(std::string_view output, const ToolCallFormat& format) {

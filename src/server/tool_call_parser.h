@@ -20,6 +20,11 @@
 //    typed by the format's ToolParamTypes), or holding JSON as in kArgTags; a function written
 //    without the `<tool_call>` around it is a block of its own (closed by `</function>`); no bare
 //    JSON. A block that is anything else is text, whole.
+//  - kMistral: `[TOOL_CALLS]NAME[ARGS]{...}` calls, with `[CALL_ID]ID` before [ARGS] when the model
+//    writes an id, and `[TOOL_CALLS][{...}]` JSON calls (tool_call_mistral.h), each released when
+//    its JSON closes, with free text around them; `<tool_call>` blocks holding JSON as in kArgTags;
+//    no bare JSON. An opener followed by what cannot become a call is text, and so is a call never
+//    finished.
 // Arguments may be an object or a string; a string holding a JSON object is unwrapped, any other
 // string is the call's raw arguments (ParsedToolCall::arguments_raw). Anything that does not parse
 // as a call (bad JSON, no name, arguments neither an object nor a string, a block never closed)
@@ -52,6 +57,9 @@ struct ParsedToolCall {
   // {"INVALID_JSON": text}).
   std::string arguments_json;
   bool arguments_raw = false;
+  // The id the model wrote for the call (Mistral's [CALL_ID], the "id" of a JSON call); empty when
+  // it wrote none, and the response makes one up (tool_call_id()).
+  std::string id;
 };
 
 // One released piece of output: text (call is unset) or one complete tool call.
@@ -81,6 +89,8 @@ class ToolCallParser {
   // Inside a block: when its closing tag has arrived, releases its calls, or the whole block as
   // text when it does not parse, and returns true; false while the block is still open.
   bool close_block(std::vector<ToolCallPiece>* out);
+  // close_block() for a [TOOL_CALLS] block: true once its call is read or it is known not to be one.
+  bool close_mistral_call(std::vector<ToolCallPiece>* out);
   size_t find_opener(std::string_view* opener) const;
   void emit_text(std::string text, std::vector<ToolCallPiece>* out);
   void emit_call(ParsedToolCall call, std::vector<ToolCallPiece>* out);
@@ -104,6 +114,10 @@ struct ParsedOutput {
   std::vector<ParsedToolCall> calls;
 };
 ParsedOutput parse_tool_calls(std::string_view output, const ToolCallFormat& format = {});
+
+// One call object {"name", "arguments" | "parameters", "id"?} or a non-empty array of them, as JSON
+// text (the bare form), appended to *out; false, *out untouched, when text is anything else.
+bool parse_json_tool_calls(std::string_view text, std::vector<ParsedToolCall>* out);
 
 // A call already parsed (a harmony reply's) and where the model wrote it: after the first `at`
 // bytes of the text output.

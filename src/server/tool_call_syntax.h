@@ -1,6 +1,6 @@
 // ToolCallSyntax: how a model family writes its tool calls: the body of a
-// `<tool_call>...</tool_call>` block, or DeepSeek's own markup. The server picks it from the chat
-// template (ModelText::tool_call_syntax()); ToolCallParser reads the output with it.
+// `<tool_call>...</tool_call>` block, or DeepSeek's, Qwen3-Coder's or Mistral's own markup. The server
+// picks it from the chat template (ModelText::tool_call_syntax()); ToolCallParser reads the output with it.
 // ToolCallFormat: that syntax with what one request offered (its tools' parameter types), which
 // is all a parser needs to read that request's calls.
 #pragma once
@@ -31,6 +31,11 @@ enum class ToolCallSyntax {
   // pairs, each value bare text typed by the tool's schema (tool_call_xml.h, tool_param_types.h).
   // A JSON body is read as well (forced calls), bare JSON outputs are not.
   kXmlParams,
+  // Mistral Small 3.2, Devstral Small 1.1, Magistral, Ministral 3: `[TOOL_CALLS]NAME[ARGS]JSON`
+  // calls, `[CALL_ID]ID` between name and [ARGS] when the model writes ids (Small 3.2); the older
+  // `[TOOL_CALLS][{...}]` after the same opener too; see tool_call_mistral.h. `<tool_call>` blocks
+  // holding JSON are read as well (forced calls), bare JSON outputs are not.
+  kMistral,
 };
 
 struct ToolCallFormat {

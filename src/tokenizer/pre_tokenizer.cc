@@ -22,8 +22,10 @@ struct PreName {
 // with the o200k pattern; glm4 (GLM-4.5, GLM-4.6) and chatglm-bpe (GLM-4) the names it splits
 // with Llama 3's pattern, merges not skipped. deepseek-llm (DeepSeek LLM, V2), deepseek-coder and
 // deepseek-v3 (V3, R1, V3.1) are DeepSeek's sequences; llama.cpp splits joyai-llm (what its
-// converter writes for DeepSeek-V4-Flash) and hunyuan-dense with deepseek-v3's.
-constexpr std::array<PreName, 39> kKnownNames = {{
+// converter writes for DeepSeek-V4-Flash) and hunyuan-dense with deepseek-v3's. tekken is Mistral's
+// vocabulary since Nemo (Small 3.x, Devstral, Magistral, Ministral); pixtral the name llama.cpp
+// splits with Llama 3's pattern, both taking a piece that is a token whole and adding BOS.
+constexpr std::array<PreName, 41> kKnownNames = {{
     {"", PreTokenizerKind::kGpt2},           {"default", PreTokenizerKind::kGpt2},
     {"gpt2", PreTokenizerKind::kGpt2},       {"gpt-2", PreTokenizerKind::kGpt2},
     {"phi-2", PreTokenizerKind::kGpt2},      {"olmo", PreTokenizerKind::kGpt2},
@@ -44,6 +46,7 @@ constexpr std::array<PreName, 39> kKnownNames = {{
     {"deepseek-llm", PreTokenizerKind::kDeepseekLlm}, {"deepseek-coder", PreTokenizerKind::kDeepseekCoder},
     {"deepseek-v3", PreTokenizerKind::kDeepseekV3},   {"joyai-llm", PreTokenizerKind::kDeepseekV3},
     {"hunyuan-dense", PreTokenizerKind::kDeepseekV3}, {"kimi-k2", PreTokenizerKind::kKimiK2},
+    {"tekken", PreTokenizerKind::kTekken},   {"pixtral", PreTokenizerKind::kLlama3},
 }};
 
 }  // namespace
@@ -55,10 +58,12 @@ PreTokenizerChoice choose_pre_tokenizer(std::string_view pre_name) {
       // token whole. On gpt-oss's vocabulary the merges reach every token anyway (each of the
       // 199,998 ranks, encoded alone, gives its own id either way), so there it only saves merging.
       // (llama.cpp merges Kimi K2's pieces; its converter derives the merges from tiktoken's ranks,
-      // and a token those merges do not reach is one tiktoken still takes whole.)
+      // and a token those merges do not reach is one tiktoken still takes whole.) Mistral's
+      // tekken is a tiktoken vocabulary too; llama.cpp takes tekken and pixtral pieces whole.
       const bool llama3 = pre_name == "llama-bpe" || pre_name == "llama3" || pre_name == "llama-v3";
+      const bool mistral = pre_name == "tekken" || pre_name == "pixtral";
       const bool tiktoken = pre_name == "gpt-4o" || pre_name == "kimi-k2";
-      return {known.kind, llama3 || tiktoken, true};
+      return {known.kind, llama3 || mistral || tiktoken, true, llama3 || mistral};
     }
   }
   return {PreTokenizerKind::kGpt2, false, false};
@@ -70,6 +75,7 @@ const char* pre_tokenizer_kind_name(PreTokenizerKind kind) {
     case PreTokenizerKind::kLlama3: return "llama-bpe";
     case PreTokenizerKind::kQwen2: return "qwen2";
     case PreTokenizerKind::kGpt4o: return "gpt-4o";
+    case PreTokenizerKind::kTekken: return "tekken";
     case PreTokenizerKind::kDeepseekLlm: return "deepseek-llm";
     case PreTokenizerKind::kDeepseekCoder: return "deepseek-coder";
     case PreTokenizerKind::kDeepseekV3: return "deepseek-v3";

@@ -29,6 +29,7 @@ enum class PreTokenizerKind {
   kLlama3,  // Llama-3: case-insensitive contractions, digits in groups of up to three
   kQwen2,   // Qwen2/Qwen3: as Llama-3 but single digits
   kGpt4o,   // o200k (GPT-4o, gpt-oss, Llama 4): words split at case changes, contractions attached
+  kTekken,  // Mistral's tekken (Nemo, Small 3.x): o200k's words without contractions, single digits
   // Sequences of patterns:
   kDeepseekLlm,    // DeepSeek LLM, V2: cased-letter words, punctuation runs, CJK runs, digit runs
   kDeepseekCoder,  // DeepSeek Coder: as deepseek-llm with all letters and single digits
@@ -40,10 +41,13 @@ struct PreTokenizerChoice {
   PreTokenizerKind kind;
   bool ignore_merges;  // emit a piece whole when it is a token (the Llama-3 and tiktoken BPE rule)
   bool exact;          // false when the name was unknown and the closest family was assumed
+  // The family adds BOS when the file's tokenizer.ggml.add_bos_token does not say (Llama 3's,
+  // Mistral's tekken and pixtral vocabularies, as llama.cpp's llama-vocab.cpp sets them).
+  bool add_bos = false;
 };
 
-// Maps a tokenizer.ggml.pre value ("gpt-2", "llama-bpe", "qwen2", "gpt-4o", "deepseek-v3", ...;
-// "" = default).
+// Maps a tokenizer.ggml.pre value ("gpt-2", "llama-bpe", "qwen2", "gpt-4o", "deepseek-v3",
+// "tekken", ...; "" = default).
 PreTokenizerChoice choose_pre_tokenizer(std::string_view pre_name);
 
 const char* pre_tokenizer_kind_name(PreTokenizerKind kind);

@@ -25,6 +25,15 @@ constexpr const char* kGpt4oPattern =
     R"(|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*)"
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)?)"
     R"(|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+// tekken (Mistral Nemo, Small 3.x, Devstral, Magistral, Ministral: the pattern of tekken.json and
+// of their tokenizer.json files): o200k's words without the contractions ("WE'RE" is "WE", "'RE"),
+// and single digits. Written as the original: llama.cpp's rewrite of the letter classes
+// (llama-vocab.cpp) reads a case change only between ASCII letters, so it keeps "ПриветМир" whole
+// where this splits "Привет", "Мир" as Mistral's own tokenizer does.
+constexpr const char* kTekkenPattern =
+    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+)"
+    R"(|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*)"
+    R"(|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 
 // DeepSeek's families are a Sequence of Split pre-tokenizers in their tokenizer.json files (the
 // regex lists of llama.cpp's llama-vocab.cpp): each pattern isolates its matches within the pieces
@@ -99,6 +108,7 @@ constexpr std::array<const char*, 1> kGpt2Patterns = {kGpt2Pattern};
 constexpr std::array<const char*, 1> kLlama3Patterns = {kLlama3Pattern};
 constexpr std::array<const char*, 1> kQwen2Patterns = {kQwen2Pattern};
 constexpr std::array<const char*, 1> kGpt4oPatterns = {kGpt4oPattern};
+constexpr std::array<const char*, 1> kTekkenPatterns = {kTekkenPattern};
 constexpr std::array<const char*, 1> kKimiK2Patterns = {kKimiK2Pattern};
 
 }  // namespace
@@ -109,6 +119,7 @@ std::span<const char* const> pre_tokenizer_patterns(PreTokenizerKind kind) {
     case PreTokenizerKind::kLlama3: return kLlama3Patterns;
     case PreTokenizerKind::kQwen2: return kQwen2Patterns;
     case PreTokenizerKind::kGpt4o: return kGpt4oPatterns;
+    case PreTokenizerKind::kTekken: return kTekkenPatterns;
     case PreTokenizerKind::kDeepseekLlm: return kDeepseekLlmPatterns;
     case PreTokenizerKind::kDeepseekCoder: return kDeepseekCoderPatterns;
     case PreTokenizerKind::kDeepseekV3: return kDeepseekV3Patterns;

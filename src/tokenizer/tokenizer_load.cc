@@ -125,9 +125,8 @@ Status Tokenizer::configure(const TokenizerSpec& spec) {
   unk_id_ = spec.unk_id;
   pad_id_ = spec.pad_id;
   STRATA_RETURN_IF_ERROR(build_encoder(spec));
-  const PreTokenizerChoice pre = choose_pre_tokenizer(spec.pre);
-  const bool llama3 = !spm && pre.kind == PreTokenizerKind::kLlama3 && pre.ignore_merges;
-  add_bos_ = spec.add_bos.value_or(spm || llama3) && bos_id_ >= 0 && !is_glm_vocab(spec.pre);
+  const bool family_bos = !spm && choose_pre_tokenizer(spec.pre).add_bos;
+  add_bos_ = spec.add_bos.value_or(spm || family_bos) && bos_id_ >= 0 && !is_glm_vocab(spec.pre);
   add_eos_ = spec.add_eos.value_or(false) && eos_id_ >= 0;
   add_space_prefix_ = spm && spec.add_space_prefix.value_or(true);
   build_pieces();

