@@ -65,6 +65,7 @@ struct CompletionRequest {
   bool reasoning_starts_open = false;
   bool reasoning_starts_closed = false;  // the prompt ended with "</think>" (thinking switched off)
   bool reasoning_harmony = false;
+  bool reasoning_calls_end = false;  // Kimi K2's call markup ends the reasoning (ReasoningMode)
 };
 
 }  // namespace strata::server

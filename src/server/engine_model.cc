@@ -46,6 +46,10 @@ namespace {
 
 ToolCallSyntax template_tool_syntax(const std::string& source) {
   if (source.find("<arg_key>") != std::string::npos) return ToolCallSyntax::kArgTags;
+  if (source.find("<|tool_calls_section_begin|>") != std::string::npos &&
+      source.find("<|tool_call_begin|>") != std::string::npos) {
+    return ToolCallSyntax::kKimiK2;
+  }
   if (source.find("<｜tool▁calls▁begin｜>") == std::string::npos) return ToolCallSyntax::kJson;
   return source.find("```json") != std::string::npos ? ToolCallSyntax::kDeepSeekR1 : ToolCallSyntax::kDeepSeekV31;
 }

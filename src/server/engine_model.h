@@ -24,7 +24,8 @@ namespace strata::server {
 // template wants tool-call turns handed to it, and whether it takes its thinking switch from
 // enable_thinking.
 struct TemplateTraits {
-  // kArgTags when the template writes "<arg_key>" (GLM-4.5, GLM-4.6); when it writes
+  // kArgTags when the template writes "<arg_key>" (GLM-4.5, GLM-4.6); kKimiK2 when it writes
+  // "<|tool_calls_section_begin|>" and "<|tool_call_begin|>" (Kimi K2); when it writes
   // "<｜tool▁calls▁begin｜>" (DeepSeek), kDeepSeekR1 if it also writes a ```json fence (V3, R1),
   // else kDeepSeekV31; kJson otherwise.
   ToolCallSyntax tool_syntax = ToolCallSyntax::kJson;

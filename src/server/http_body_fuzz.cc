@@ -5,9 +5,9 @@
 // as a 400 (invalid, corrupt, unsupported, out of range) with a message; any other status (a
 // 500), a crash, an uncaught exception or a sanitizer report is a finding.
 // The same bytes also go through the tool-call parser as a model's output, in GLM-4.5's syntax
-// (tool_call_arg_tags.h) and in DeepSeek-R1's and V3.1's (tool_call_deepseek.h), whole and
-// streamed byte by byte: the two must find the same calls, and an output without calls must come
-// back byte for byte.
+// (tool_call_arg_tags.h), in DeepSeek-R1's and V3.1's (tool_call_deepseek.h) and in Kimi K2's
+// (tool_call_kimi.h), whole and streamed byte by byte: the two must find the same calls, and an
+// output without calls must come back byte for byte.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -50,8 +50,8 @@ void check_tool_output(std::string_view output, strata::server::ToolCallSyntax s
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view body(reinterpret_cast<const char*>(data), size);
   using strata::server::ToolCallSyntax;
-  for (ToolCallSyntax syntax :
-       {ToolCallSyntax::kArgTags, ToolCallSyntax::kDeepSeekR1, ToolCallSyntax::kDeepSeekV31}) {
+  for (ToolCallSyntax syntax : {ToolCallSyntax::kArgTags, ToolCallSyntax::kDeepSeekR1, ToolCallSyntax::kDeepSeekV31,
+                                ToolCallSyntax::kKimiK2}) {
     check_tool_output(body, syntax);
   }
   auto object = strata::server::parse_json_object(body);

@@ -2,6 +2,7 @@
 
 #include "server/tool_call_arg_tags.h"
 #include "server/tool_call_deepseek.h"
+#include "server/tool_call_kimi.h"
 
 #include <nlohmann/json.hpp>
 
@@ -80,15 +81,6 @@ size_t partial_tag_length(std::string_view text, std::string_view tag) {
   return 0;
 }
 
-// The tags that open a block of calls in this syntax: <tool_call>, and DeepSeek's section openers.
-std::vector<std::string_view> block_openers(ToolCallSyntax syntax) {
-  std::vector<std::string_view> openers = {kOpenTag};
-  if (is_deepseek_syntax(syntax)) {
-    openers.insert(openers.end(), kDeepSeekCallsOpeners.begin(), kDeepSeekCallsOpeners.end());
-  }
-  return openers;
-}
-
 // A <tool_call> block's body as one call: GLM's arg tags in that syntax, else (or failing that)
 // JSON, what forced calls are constrained to write in every syntax.
 bool parse_tool_call_block(std::string_view body, ToolCallSyntax syntax, std::vector<ParsedToolCall>* out) {
@@ -100,6 +92,31 @@ bool parse_tool_call_block(std::string_view body, ToolCallSyntax syntax, std::ve
 }
 
 }  // namespace
+
+std::vector<ToolCallParser::BlockMarkup> ToolCallParser::block_markups(ToolCallSyntax syntax) {
+  std::vector<BlockMarkup> blocks = {{kOpenTag, kCloseTag, BlockKind::kToolCallTag}};
+  if (is_deepseek_syntax(syntax)) {
+    for (std::string_view opener : kDeepSeekCallsOpeners) {
+      blocks.push_back({opener, kDeepSeekCallsCloser, BlockKind::kDeepSeekSection});
+    }
+  }
+  if (syntax == ToolCallSyntax::kKimiK2) {
+    blocks.push_back({kKimiCallsOpener, kKimiCallsCloser, BlockKind::kKimiSection});
+    blocks.push_back({kKimiCallBegin, kKimiCallEnd, BlockKind::kKimiCall});
+  }
+  return blocks;
+}
+
+bool ToolCallParser::parse_block(BlockKind kind, std::string_view body, ToolCallSyntax syntax,
+                                 std::vector<ParsedToolCall>* out) {
+  switch (kind) {
+    case BlockKind::kToolCallTag: return parse_tool_call_block(body, syntax, out);
+    case BlockKind::kDeepSeekSection: return parse_deepseek_calls(body, syntax, out);
+    case BlockKind::kKimiSection: return parse_kimi_calls(body, out);
+    case BlockKind::kKimiCall: return parse_kimi_lone_call(body, out);
+  }
+  return false;
+}
 
 void ToolCallParser::emit_text(std::string text, std::vector<ToolCallPiece>* out) {
   if (text.empty()) return;
@@ -120,35 +137,30 @@ void ToolCallParser::emit_call(ParsedToolCall call, std::vector<ToolCallPiece>* 
   out->push_back({true, "", std::move(call)});
 }
 
-ToolCallParser::ToolCallParser(ToolCallSyntax syntax) : syntax_(syntax), openers_(block_openers(syntax)) {}
+ToolCallParser::ToolCallParser(ToolCallSyntax syntax) : syntax_(syntax), blocks_(block_markups(syntax)) {}
 
 bool ToolCallParser::close_block(std::vector<ToolCallPiece>* out) {
-  const std::string_view close = block_open_ == kOpenTag ? kCloseTag : kDeepSeekCallsCloser;
-  const size_t at = pending_.find(close);
+  const size_t at = pending_.find(block_.closer);
   if (at == std::string::npos) return false;
   const std::string body = pending_.substr(0, at);
-  pending_.erase(0, at + close.size());
+  pending_.erase(0, at + block_.closer.size());
   in_block_ = false;
   std::vector<ParsedToolCall> calls;
-  const bool parsed = block_open_ == kOpenTag ? parse_tool_call_block(body, syntax_, &calls)
-                                              : parse_deepseek_calls(body, syntax_, &calls);
-  if (!parsed) {
-    emit_text(std::exchange(block_open_, "") + body + std::string(close), out);
+  if (!parse_block(block_.kind, body, syntax_, &calls)) {
+    emit_text(std::string(block_.opener) + body + std::string(block_.closer), out);
     return true;
   }
-  block_open_.clear();
   for (ParsedToolCall& call : calls) emit_call(std::move(call), out);
   return true;
 }
 
-// The first block opener in pending_ (npos when none) and which one it is.
-size_t ToolCallParser::find_opener(std::string_view* opener) const {
+size_t ToolCallParser::find_opener(BlockMarkup* block) const {
   size_t first = std::string::npos;
-  for (std::string_view tag : openers_) {
-    const size_t at = pending_.find(tag);
+  for (const BlockMarkup& candidate : blocks_) {
+    const size_t at = pending_.find(candidate.opener);
     if (at < first) {
       first = at;
-      *opener = tag;
+      *block = candidate;
     }
   }
   return first;
@@ -179,18 +191,18 @@ void ToolCallParser::drain(std::vector<ToolCallPiece>* out) {
         return;
       }
     }
-    std::string_view opener;
-    const size_t open = find_opener(&opener);
+    BlockMarkup block;
+    const size_t open = find_opener(&block);
     if (open == std::string::npos) {
       size_t keep = 0;
-      for (std::string_view tag : openers_) keep = std::max(keep, partial_tag_length(pending_, tag));
+      for (const BlockMarkup& b : blocks_) keep = std::max(keep, partial_tag_length(pending_, b.opener));
       emit_text(pending_.substr(0, pending_.size() - keep), out);
       pending_.erase(0, pending_.size() - keep);
       return;
     }
     emit_text(pending_.substr(0, open), out);
-    pending_.erase(0, open + opener.size());
-    block_open_ = std::string(opener);
+    pending_.erase(0, open + block.opener.size());
+    block_ = block;
     in_block_ = true;
   }
 }
@@ -214,7 +226,7 @@ std::vector<ToolCallPiece> ToolCallParser::feed_call(std::string_view text, Pars
   }
   started_ = true;
   std::string rest = std::exchange(pending_, "");
-  if (in_block_) rest.insert(0, std::exchange(block_open_, ""));
+  if (in_block_) rest.insert(0, block_.opener);
   in_block_ = false;
   emit_text(std::move(rest), &out);
   emit_call(std::move(call), &out);
@@ -236,7 +248,7 @@ std::vector<ToolCallPiece> ToolCallParser::finish() {
     drain(&out);
   }
   std::string rest = std::exchange(pending_, "");
-  if (in_block_) rest.insert(0, std::exchange(block_open_, ""));
+  if (in_block_) rest.insert(0, block_.opener);
   in_block_ = false;
   emit_text(std::move(rest), &out);
   if (n_calls_ == 0 && !held_space_.empty()) out.push_back({false, std::exchange(held_space_, ""), {}});

@@ -1,5 +1,5 @@
 // ToolCallSyntax: how a model family writes its tool calls: the body of a
-// `<tool_call>...</tool_call>` block, or DeepSeek's own markup. The server picks it from the chat
+// `<tool_call>...</tool_call>` block, or DeepSeek's or Kimi K2's own markup. The server picks it from the chat
 // template (ModelText::tool_call_syntax()); ToolCallParser reads the output with it.
 #pragma once
 
@@ -21,6 +21,11 @@ enum class ToolCallSyntax {
   // DeepSeek-V3.1: the same sections with `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS` calls; otherwise
   // as kDeepSeekR1.
   kDeepSeekV31,
+  // Kimi K2 (Instruct, Thinking): `<|tool_calls_section_begin|>` sections of
+  // `<|tool_call_begin|>functions.NAME:INDEX<|tool_call_argument_begin|>ARGS<|tool_call_end|>` calls;
+  // see tool_call_kimi.h. `<tool_call>` blocks holding JSON are read as well (forced calls), bare
+  // JSON outputs are not.
+  kKimiK2,
 };
 
 }  // namespace strata::server
