@@ -65,6 +65,7 @@ TemplateTraits template_traits(const ChatTemplate& chat_template, const std::str
   traits.thinking_from_enable_thinking = traits.tool_syntax == ToolCallSyntax::kDeepSeekV31 &&
                                          source.find("thinking") != std::string::npos &&
                                          source.find("enable_thinking") == std::string::npos;
+  if (traits.tool_syntax == ToolCallSyntax::kKimiK2) traits.kimi_calls = probe_kimi_call_numbering(chat_template);
   traits.tools_in_system_turn = !chat_template.is_fallback() && !renders_offered_tools(chat_template);
   if (traits.tools_in_system_turn) {
     traits.tool_call_example = probe_tool_call_example(chat_template, traits.call_turns, bos_text, eos_text);
@@ -143,6 +144,7 @@ ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& tr
     input.messages.push_back(template_message(turn, harmony));
     shape_call_turn(traits.call_turns, &input.messages.back());
   }
+  if (!as_text) number_kimi_calls(traits.kimi_calls, &input.messages);
   input.context = prompt.template_kwargs.is_object() ? prompt.template_kwargs : nlohmann::json();
   if (!as_text && tools.is_array() && !tools.empty()) input.context["tools"] = tools;
   if (traits.thinking_from_enable_thinking) set_thinking_from_enable_thinking(&input.context);

@@ -11,6 +11,7 @@
 #include "chat/chat_template.h"
 #include "chat/chat_template_probe.h"
 #include "engine/engine.h"
+#include "server/kimi_call_ids.h"
 #include "server/model_text.h"
 #include "server/server_runner.h"
 
@@ -39,6 +40,9 @@ struct TemplateTraits {
   // them (tool_prompt.h, tools_in_system_turn), with the template's own call as the example.
   bool tools_in_system_turn = false;
   std::string tool_call_example;  // probe_tool_call_example(); set with tools_in_system_turn
+  // Kimi K2's templates (tool_syntax kKimiK2) get a tool history with its calls renamed
+  // `functions.NAME:INDEX`, numbered as the template numbers them (kimi_call_ids.h).
+  KimiCallNumbering kimi_calls = KimiCallNumbering::kNone;
 };
 // bos_text and eos_text: the texts the template is rendered with (the example's probe renders).
 TemplateTraits template_traits(const ChatTemplate& chat_template, const std::string& bos_text = "",
@@ -84,7 +88,8 @@ class EngineModelText : public ModelText {
 // takes (traits.call_turns: arguments as compact JSON text, a null content), and a template that
 // takes `thinking` gets it from enable_thinking (traits.thinking_from_enable_thinking). Offered
 // tools reach a template that leaves them out through the system turn
-// (traits.tools_in_system_turn); they still go to it as `tools` too, as llama.cpp does.
+// (traits.tools_in_system_turn); they still go to it as `tools` too, as llama.cpp does. A Kimi K2
+// template gets its history's call ids in its own form (traits.kimi_calls).
 struct ChatInput {
   std::vector<ChatMessage> messages;
   nlohmann::json context;  // an object, or null
