@@ -77,7 +77,7 @@ Result<std::string> ChatTemplate::apply(const std::vector<ChatMessage>& messages
     STRATA_ASSIGN_OR_RETURN(jinja::Value v, message_value(message));
     message_values.push_back(std::move(v));
   }
-  context.set("messages", jinja::Value::MakeList(std::move(message_values)));
+  context.set("messages", jinja::Value::MakeInputList(std::move(message_values)));
   context.set("add_generation_prompt", jinja::Value::Bool(add_generation_prompt));
   context.set("bos_token", jinja::Value::String(bos_token));
   context.set("eos_token", jinja::Value::String(eos_token));

@@ -72,7 +72,28 @@ TEST(JinjaErrors, UndefinedValuesFailWhenRead) {
 
 TEST(JinjaErrors, TemplatesCannotModifyTheirInputs) {
   EXPECT_CONTAINS(render_error("{{ xs.append(1) }}", {{"xs", {1}}}), "templates cannot modify values");
+  EXPECT_CONTAINS(render_error("{{ m.xs.pop() }}", {{"m", {{"xs", {1}}}}}), "'pop' on a list the template was given");
   EXPECT_CONTAINS(render_error("{% set x = 1 %}{% set x.a = 2 %}"), "is not a namespace");
+}
+
+// Of the mutating methods only a built list's append() and pop() run; misuse fails cleanly.
+TEST(JinjaErrors, OnlyAppendAndPopChangeAListAndMisuseFails) {
+  EXPECT_CONTAINS(render_error("{{ (1, 2).append(3) }}"), "'append' on a tuple");
+  EXPECT_CONTAINS(render_error("{{ [1].extend([2]) }}"), "templates cannot modify values ('extend' on a list)");
+  EXPECT_CONTAINS(render_error("{{ {'a': 1}.pop('a') }}"), "templates cannot modify values ('pop' on a dict)");
+  EXPECT_CONTAINS(render_error("{{ [].pop() }}"), "pop from empty list");
+  EXPECT_CONTAINS(render_error("{{ [1].pop(1) }}"), "pop index out of range");
+  EXPECT_CONTAINS(render_error("{{ [1].pop(-2) }}"), "pop index out of range");
+  EXPECT_CONTAINS(render_error("{{ [].append(1, 2) }}"), "append");
+  EXPECT_CONTAINS(render_error("{{ [].append() }}"), "exactly one argument");
+  EXPECT_CONTAINS(render_error("{{ [1].pop('a') }}"), "index");
+}
+
+// A list that holds itself prints, compares and renders within the usual bounds, and the render
+// frees it (the sanitized build's leak check sees to that).
+TEST(JinjaErrors, AListAppendedToItselfEndsAndIsFreed) {
+  EXPECT_EQ(render_text("{% set xs = [1] %}{% set _ = xs.append(xs) %}{{ xs | length }} {{ xs[1][1][0] }}"), "2 1");
+  EXPECT_CONTAINS(render_error("{% set xs = [] %}{% set _ = xs.append(xs) %}{{ xs | tojson }}"), "nested too deeply");
 }
 
 TEST(JinjaErrors, RunawayRecursionFailsCleanly) {

@@ -99,6 +99,21 @@ TEST(JinjaExpr, DictMethods) {
             "1 None 0 ['a', 'b'] [1, 2] [('a', 1), ('b', 2)]");
 }
 
+// Lists the template builds change in place, as under jinja2's SandboxedEnvironment (Kimi K2's
+// templates queue call ids so): append() returns None, pop() the item, and every name for the
+// list sees the change.
+TEST(JinjaExpr, ListsTheTemplateBuiltGrowWithAppendAndShrinkWithPop) {
+  EXPECT_EQ(render_text("{% set ns = namespace(ids=[]) %}{% set _ = ns.ids.append('a') %}"
+                        "{% set _ = ns.ids.append('b') %}{{ ns.ids }} {{ ns.ids.pop(0) }} {{ ns.ids }} "
+                        "{{ ns.ids.pop() }} {{ ns.ids }} {{ [].append(1) }}"),
+            "['a', 'b'] a ['b'] b [] None");
+  EXPECT_EQ(render_text("{% set xs = [1, 2, 3] %}{% set ys = xs %}{% set _ = ys.append(4) %}"
+                        "{{ xs }} {{ xs.pop(-3) }} {{ ys }}"),
+            "[1, 2, 3, 4] 2 [1, 3, 4]");
+  EXPECT_EQ(render_text("{% set xs = ms | list %}{% set _ = xs.append(3) %}{{ xs }} {{ ms }}", {{"ms", {1, 2}}}),
+            "[1, 2, 3] [1, 2]");  // a filter's result is the template's own list
+}
+
 TEST(JinjaExpr, GlobalFunctions) {
   EXPECT_EQ(render_text("{{ range(3) | list }} {{ range(1, 7, 2) | list }} {{ range(3, 0, -1) | list }}"),
             "[0, 1, 2] [1, 3, 5] [3, 2, 1]");

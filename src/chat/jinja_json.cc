@@ -31,7 +31,7 @@ Result<Value> from_json_at(const nlohmann::json& json, int depth) {
         STRATA_ASSIGN_OR_RETURN(Value v, from_json_at(item, depth + 1));
         items.push_back(std::move(v));
       }
-      return Value::MakeList(std::move(items));
+      return Value::MakeInputList(std::move(items));
     }
     case nlohmann::json::value_t::object: {
       Dict dict;

@@ -16,6 +16,7 @@ namespace strata::jinja {
 // JSON nested deeper than this is refused rather than converted recursively.
 inline constexpr int kMaxJsonDepth = 256;
 
+// An input of the render: its lists are read-only (Value::MakeInputList).
 Result<Value> value_from_json(const nlohmann::json& json);
 
 // indent < 0: one line. Fails for undefined, namespaces and functions, as json.dumps would,

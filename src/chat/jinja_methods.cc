@@ -13,6 +13,7 @@ constexpr std::string_view kStringMethods[] = {
     "capitalize", "replace", "find", "count", "join",     "isdigit", "isalpha",    "isalnum", "isspace", "islower",
     "isupper"};
 constexpr std::string_view kDictMethods[] = {"get", "items", "keys", "values"};
+constexpr std::string_view kListMethods[] = {"append", "pop"};  // mutators a built list takes
 constexpr std::string_view kMutators[] = {"append", "extend", "insert", "pop", "remove", "clear",
                                           "update", "setdefault", "popitem", "sort", "reverse"};
 
@@ -164,6 +165,32 @@ Result<Value> dict_method(const Dict& dict, std::string_view name, const CallArg
   return Value::MakeList(std::move(out));
 }
 
+// append(x) and pop([index]) on a list the template built.
+Result<Value> list_method(const Value& list, std::string_view name, const CallArgs& args) {
+  if (!list.is_mutable_list()) {
+    return Status::Unsupported("templates cannot modify values ('" + std::string(name) + "' on a " +
+                               (list.is_tuple() ? "tuple" : "list the template was given") + ")");
+  }
+  Value::List& items = list.mutable_list();
+  STRATA_RETURN_IF_ERROR(args.check(name, 1, {}));
+  if (name == "append") {
+    if (args.positional.size() != 1) return Status::InvalidArgument("append() takes exactly one argument");
+    if (items.size() >= kMaxListItems) {
+      return Status::ResourceExhausted("list exceeds " + std::to_string(kMaxListItems) + " items");
+    }
+    items.push_back(args.positional[0]);
+    return Value::None();
+  }
+  if (items.empty()) return Status::InvalidArgument("pop from empty list");
+  STRATA_ASSIGN_OR_RETURN(int64_t index, args.int_at(0, "index", -1));
+  const int64_t n = static_cast<int64_t>(items.size());
+  if (index < 0) index += n;
+  if (index < 0 || index >= n) return Status::InvalidArgument("pop index out of range");
+  Value popped = std::move(items[static_cast<size_t>(index)]);
+  items.erase(items.begin() + index);
+  return popped;
+}
+
 }  // namespace
 
 bool has_method(const Value& obj, std::string_view name) {
@@ -174,6 +201,7 @@ bool has_method(const Value& obj, std::string_view name) {
 }
 
 Result<Value> call_method(const Value& obj, std::string_view name, const CallArgs& args, const CallContext& ctx) {
+  if (obj.is_list() && listed(name, kListMethods)) return list_method(obj, name, args);
   if (listed(name, kMutators)) {
     return Status::Unsupported("templates cannot modify values ('" + std::string(name) + "' on a " + obj.type_name() +
                                ")");

@@ -1,8 +1,12 @@
 // Python methods templates call on values: str (strip, lstrip, rstrip, startswith, endswith,
 // split, splitlines, upper, lower, title, capitalize, replace, find, count, join, isdigit,
-// isalpha, isalnum, isspace, islower, isupper) and dict (get, items, keys, values).
-// Mutating methods (append, pop, update...) are refused: templates only read their inputs, as
-// in Hugging Face's immutable sandbox. Stateless; thread-safe.
+// isalpha, isalnum, isspace, islower, isupper), dict (get, items, keys, values) and list (append,
+// pop). append() and pop() change a list the template built itself, in place, as jinja2's
+// SandboxedEnvironment and llama.cpp's minja let templates do (Kimi K2's queue call ids in a
+// `namespace(ids=[])`); the lists a render is given (Value::MakeInputList) and tuples are refused
+// them, as are every other mutating method (extend, insert, update...) on any value: templates
+// never modify their inputs, as in Hugging Face's immutable sandbox. A list grows to at most
+// kMaxListItems. Stateless apart from the list it is called on; thread-safe across renders.
 #pragma once
 
 #include <string_view>

@@ -145,6 +145,10 @@ Result<Value> Renderer::eval_call(const Expr& e) {
       STRATA_RETURN_IF_ERROR(charge(obj, callee.line, callee.column));
       Result<Value> out = call_method(obj, callee.name, args, ctx_);
       if (!out.ok()) return located(out.status(), callee.line, callee.column);
+      // A list appended to may now hold itself: the Renderer empties it at the end (jinja_renderer.h).
+      if (obj.is_list() && callee.name == "append" && appended_list_ids_.insert(obj.list_identity()).second) {
+        appended_lists_.push_back(obj);
+      }
       STRATA_RETURN_IF_ERROR(charge(*out, callee.line, callee.column));
       return out;
     }

@@ -12,6 +12,7 @@ Renderer::Renderer(const Dict& context, const RenderOptions& options) : limits_(
 
 Renderer::~Renderer() {
   for (const Value& ns : namespaces_) ns.mutable_namespace().clear();
+  for (const Value& list : appended_lists_) list.mutable_list().clear();
 }
 
 Result<std::string> Renderer::run(const Template& tmpl) {

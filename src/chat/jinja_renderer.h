@@ -6,13 +6,15 @@
 // iteration and each macro call pushes a frame, so `set` inside them stays local (namespaces
 // exist to escape that). A macro body sees its own frames and frame 0 only.
 //
-// Namespaces are the only mutable values, so every reference cycle runs through one
-// ({% set ns.self = [ns] %}); the Renderer empties the namespaces it created when it is
-// destroyed, so no render leaks memory.
+// Namespaces and the lists a template builds are the only mutable values, so every reference
+// cycle runs through a namespace ({% set ns.self = [ns] %}) or a list something was appended to
+// ({% set _ = xs.append(xs) %}); the Renderer empties the namespaces it created and the lists it
+// appended to when it is destroyed, so no render leaks memory.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "base/status.h"
@@ -81,6 +83,8 @@ class Renderer {
   Flow flow_ = Flow::kNormal;
   const Value* block_input_ = nullptr;  // the body text a filter block or block set filters
   std::vector<Value> namespaces_;       // every namespace this render created
+  std::vector<Value> appended_lists_;   // every list this render appended to, once each
+  std::unordered_set<const void*> appended_list_ids_;
 };
 
 }  // namespace strata::jinja

@@ -22,11 +22,15 @@ void Dict::set(std::string key, Value value) {
 }
 
 Value Value::MakeList(List items) {
-  return Value(Storage(std::in_place_index<6>, ListRef{std::make_shared<const List>(std::move(items)), false}));
+  return Value(Storage(std::in_place_index<6>, ListRef{std::make_shared<List>(std::move(items)), false, false}));
+}
+
+Value Value::MakeInputList(List items) {
+  return Value(Storage(std::in_place_index<6>, ListRef{std::make_shared<List>(std::move(items)), false, true}));
 }
 
 Value Value::MakeTuple(List items) {
-  return Value(Storage(std::in_place_index<6>, ListRef{std::make_shared<const List>(std::move(items)), true}));
+  return Value(Storage(std::in_place_index<6>, ListRef{std::make_shared<List>(std::move(items)), true, false}));
 }
 
 Value Value::MakeDict(Dict dict) {

@@ -2,9 +2,11 @@
 // that Jinja2 (as Hugging Face runs it) would hold: undefined, None, bool, int, float, str,
 // list (tuples are lists too), dict (insertion-ordered, string keys), namespace and callables.
 //
-// Lists and dicts are shared by reference, as in Python; templates only read them, except a
-// namespace, whose attributes `{% set ns.x = ... %}` assigns. A Value is not thread-safe to
-// mutate concurrently; each render builds its own values, so renders never share mutable state.
+// Lists and dicts are shared by reference, as in Python. Templates only read them, except a
+// namespace, whose attributes `{% set ns.x = ... %}` assigns, and a list the template built itself,
+// which append() and pop() change in place (jinja_methods.h); the lists of a render's inputs
+// (MakeInputList) are read-only. A Value is not thread-safe to mutate concurrently; each render
+// builds its own values and never changes its inputs, so renders never share mutable state.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +41,10 @@ class Value {
   static Value String(std::string s) {
     return Value(Storage(std::in_place_index<5>, std::make_shared<const std::string>(std::move(s))));
   }
+  // A list the template builds (a literal, a filter's result...): append() and pop() may change it.
   static Value MakeList(List items);
+  // A list of the render's inputs (the context: messages, tools...): read-only.
+  static Value MakeInputList(List items);
   // A tuple is a list that prints as (a, b) and never equals a list, as in Python.
   static Value MakeTuple(List items);
   static Value MakeDict(Dict dict);
@@ -66,6 +71,11 @@ class Value {
   const std::string& as_string() const { return *std::get<5>(v_); }
   const List& as_list() const { return *std::get<6>(v_).items; }
   bool is_tuple() const { return is_list() && std::get<6>(v_).tuple; }
+  // A list the template built, neither a tuple nor an input: mutable_list() may change it.
+  bool is_mutable_list() const { return is_list() && !std::get<6>(v_).tuple && !std::get<6>(v_).input; }
+  List& mutable_list() const { return *std::get<6>(v_).items; }
+  // The same for every Value that shares a list's items.
+  const void* list_identity() const { return std::get<6>(v_).items.get(); }
   const Dict& as_dict() const;          // dict or namespace
   Dict& mutable_namespace() const { return *std::get<8>(v_).dict; }
   const Callable& as_callable() const { return std::get<9>(v_); }
@@ -75,7 +85,7 @@ class Value {
   std::string to_str() const;
   // Python's repr(), used inside lists and dicts.
   std::string repr() const;
-  // Containers nested deeper than this (possible only through a namespace holding itself)
+  // Containers nested deeper than this (possible only through a namespace or a list holding itself)
   // print as "[...]" and compare unequal, as Python does for recursive containers.
   static constexpr int kMaxNesting = 200;
   // The Python type name used in error messages: "str", "int", "list", "dict", "NoneType"...
@@ -83,8 +93,9 @@ class Value {
 
  private:
   struct ListRef {
-    std::shared_ptr<const List> items;
+    std::shared_ptr<List> items;  // changed only through mutable_list(), and only when is_mutable_list()
     bool tuple = false;
+    bool input = false;
   };
   struct NamespaceRef {
     std::shared_ptr<Dict> dict;

@@ -68,6 +68,7 @@ struct CompletionRequest {
   bool reasoning_starts_closed = false;  // the prompt ended with "</think>" (thinking switched off)
   bool reasoning_harmony = false;
   ReasoningTags reasoning_tags;  // the model's tags (ModelText::reasoning_tags())
+  bool reasoning_calls_end = false;  // Kimi K2's call markup ends the reasoning (ReasoningMode)
 };
 
 }  // namespace strata::server

@@ -52,6 +52,10 @@ namespace {
 
 ToolCallSyntax template_tool_syntax(const std::string& source) {
   if (source.find("<arg_key>") != std::string::npos) return ToolCallSyntax::kArgTags;
+  if (source.find("<|tool_calls_section_begin|>") != std::string::npos &&
+      source.find("<|tool_call_begin|>") != std::string::npos) {
+    return ToolCallSyntax::kKimiK2;
+  }
   if (source.find("[TOOL_CALLS]") != std::string::npos && source.find("[ARGS]") != std::string::npos) {
     return ToolCallSyntax::kMistral;
   }
@@ -76,6 +80,7 @@ TemplateTraits template_traits(const ChatTemplate& chat_template, const std::str
   traits.thinking_from_enable_thinking = traits.tool_syntax == ToolCallSyntax::kDeepSeekV31 &&
                                          source.find("thinking") != std::string::npos &&
                                          source.find("enable_thinking") == std::string::npos;
+  if (traits.tool_syntax == ToolCallSyntax::kKimiK2) traits.kimi_calls = probe_kimi_call_numbering(chat_template);
   traits.tools_in_system_turn = !chat_template.is_fallback() && !renders_offered_tools(chat_template);
   if (traits.tools_in_system_turn) {
     traits.tool_call_example = probe_tool_call_example(chat_template, traits.call_turns, bos_text, eos_text);
@@ -195,6 +200,7 @@ ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& tr
     if (traits.nine_character_call_ids) shorten_call_ids(&input.messages.back());
     if (traits.reasoning_as_thinking_chunk) reasoning_as_thinking_chunk(turn, &input.messages.back());
   }
+  if (!as_text) number_kimi_calls(traits.kimi_calls, &input.messages);
   input.context = prompt.template_kwargs.is_object() ? prompt.template_kwargs : nlohmann::json();
   if (!as_text && tools.is_array() && !tools.empty()) input.context["tools"] = tools;
   if (traits.thinking_from_enable_thinking) set_thinking_from_enable_thinking(&input.context);

@@ -12,6 +12,7 @@
 #include "chat/chat_template.h"
 #include "chat/chat_template_probe.h"
 #include "engine/engine.h"
+#include "server/kimi_call_ids.h"
 #include "server/model_text.h"
 #include "server/server_runner.h"
 
@@ -25,7 +26,8 @@ namespace strata::server {
 // template wants tool-call turns handed to it, and whether it takes its thinking switch from
 // enable_thinking.
 struct TemplateTraits {
-  // kArgTags when the template writes "<arg_key>" (GLM-4.5, GLM-4.6); when it writes
+  // kArgTags when the template writes "<arg_key>" (GLM-4.5, GLM-4.6); kKimiK2 when it writes
+  // "<|tool_calls_section_begin|>" and "<|tool_call_begin|>" (Kimi K2); when it writes
   // "<｜tool▁calls▁begin｜>" (DeepSeek), kDeepSeekR1 if it also writes a ```json fence (V3, R1),
   // else kDeepSeekV31; kXmlParams when it writes "<function=" or "<parameter=" (Qwen3-Coder,
   // Qwen3.5, Qwen3.6); kMistral when it writes "[TOOL_CALLS]" and "[ARGS]" (Mistral Small 3.2,
@@ -49,6 +51,9 @@ struct TemplateTraits {
   // them (tool_prompt.h, tools_in_system_turn), with the template's own call as the example.
   bool tools_in_system_turn = false;
   std::string tool_call_example;  // probe_tool_call_example(); set with tools_in_system_turn
+  // Kimi K2's templates (tool_syntax kKimiK2) get a tool history with its calls renamed
+  // `functions.NAME:INDEX`, numbered as the template numbers them (kimi_call_ids.h).
+  KimiCallNumbering kimi_calls = KimiCallNumbering::kNone;
 };
 // An id a template that demands 9 alphanumeric characters takes: the id itself when it is one,
 // else 9 characters of [0-9A-Za-z] from a 64-bit FNV-1a hash of it (the same id always gives the
@@ -104,7 +109,8 @@ class EngineModelText : public ModelText {
 // tools reach a template that leaves them out through the system turn
 // (traits.tools_in_system_turn); they still go to it as `tools` too, as llama.cpp does. Tool call
 // ids go as nine_character_call_id() when traits.nine_character_call_ids, and a turn's reasoning
-// as a thinking chunk of its content when traits.reasoning_as_thinking_chunk.
+// as a thinking chunk of its content when traits.reasoning_as_thinking_chunk. A Kimi K2 template
+// gets its history's call ids in its own form (traits.kimi_calls).
 struct ChatInput {
   std::vector<ChatMessage> messages;
   nlohmann::json context;  // an object, or null

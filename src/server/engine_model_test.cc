@@ -168,5 +168,20 @@ TEST(EngineModelText, QwenTemplatesWritingFunctionTagsMakeXmlParamCalls) {
   EXPECT_FALSE(EngineModelText(*tokenizer, load_testdata_template("qwen3-coder.jinja")).is_thinking_model());
 }
 
+// Kimi K2's templates write <|tool_calls_section_begin|> sections; K2-Thinking's knows <think>,
+// the Instruct ones do not (with a vocabulary that has no <think> token).
+TEST(EngineModelText, KimiTemplatesMakeKimiToolCallsAndThinkingForThinkingOnly) {
+  std::unique_ptr<Tokenizer> tokenizer = byte_level_tokenizer();
+  ASSERT_NE(tokenizer, nullptr);
+  const EngineModelText thinking(*tokenizer, load_testdata_template("kimi-k2-thinking.jinja"));
+  EXPECT_EQ(thinking.tool_call_syntax(), ToolCallSyntax::kKimiK2);
+  EXPECT_TRUE(thinking.is_thinking_model());
+  for (const char* file : {"kimi-k2.jinja", "kimi-k2-instruct.jinja"}) {
+    const EngineModelText instruct(*tokenizer, load_testdata_template(file));
+    EXPECT_EQ(instruct.tool_call_syntax(), ToolCallSyntax::kKimiK2) << file;
+    EXPECT_FALSE(instruct.is_thinking_model()) << file;
+  }
+}
+
 }  // namespace
 }  // namespace strata::server

@@ -49,7 +49,8 @@ RendererFactory openai_renderers(Api api, const CompletionRequest& request, Resp
   const bool logprobs = request.generate.sampling.logprobs;
   const bool tools = chat && request.parse_tool_calls;
   const ReasoningMode reasoning{chat && request.split_reasoning, request.reasoning_starts_open,
-                                request.reasoning_harmony, request.reasoning_starts_closed, request.reasoning_tags};
+                                request.reasoning_harmony, request.reasoning_starts_closed, request.reasoning_tags,
+                                request.reasoning_calls_end};
   if (request.stream) {
     OpenAiStreamOptions options{chat, logprobs, request.include_usage, tools, request.tool_format, reasoning};
     return [meta, &text, options](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
@@ -71,7 +72,7 @@ RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMe
   std::vector<std::string> stops = request.generate.stop;
   const bool tools = request.parse_tool_calls;
   const ReasoningMode reasoning{request.split_reasoning, request.reasoning_starts_open, request.reasoning_harmony,
-                                request.reasoning_starts_closed, request.reasoning_tags};
+                                request.reasoning_starts_closed, request.reasoning_tags, request.reasoning_calls_end};
   const ToolCallFormat format = request.tool_format;
   if (request.stream) {
     return [meta, &text, n_prompt, stops, tools, reasoning, format](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
@@ -122,6 +123,7 @@ void set_reasoning_mode(const ServerConfig& config, const ServedModel& model, Ap
   request->reasoning_starts_open = mode.starts_open;
   request->reasoning_starts_closed = mode.starts_closed;
   request->reasoning_tags = mode.tags;
+  request->reasoning_calls_end = mode.calls_end_reasoning;
 }
 
 void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& req,

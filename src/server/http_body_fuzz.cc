@@ -6,9 +6,9 @@
 // 500), a crash, an uncaught exception or a sanitizer report is a finding.
 // The same bytes also go through the tool-call parser as a model's output, in GLM-4.5's syntax
 // (tool_call_arg_tags.h), in DeepSeek-R1's and V3.1's (tool_call_deepseek.h), in Qwen3-Coder's
-// (tool_call_xml.h, with tools whose parameters are typed) and in Mistral's (tool_call_mistral.h),
-// whole and streamed byte by byte: the two must find the same calls, and an output without calls
-// must come back byte for byte.
+// (tool_call_xml.h, with tools whose parameters are typed), in Mistral's (tool_call_mistral.h) and
+// in Kimi K2's (tool_call_kimi.h), whole and streamed byte by byte: the two must find the same
+// calls, and an output without calls must come back byte for byte.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view body(reinterpret_cast<const char*>(data), size);
   using strata::server::ToolCallSyntax;
   for (ToolCallSyntax syntax : {ToolCallSyntax::kArgTags, ToolCallSyntax::kDeepSeekR1, ToolCallSyntax::kDeepSeekV31,
-                                ToolCallSyntax::kMistral}) {
+                                ToolCallSyntax::kMistral, ToolCallSyntax::kKimiK2}) {
     check_tool_output(body, syntax);
   }
   check_tool_output(body, strata::server::ToolCallFormat(ToolCallSyntax::kXmlParams, fuzz_param_types()));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "server/harmony_splitter.h"
+#include "server/tool_call_kimi.h"
 
 namespace strata::server {
 
@@ -16,6 +17,11 @@ size_t partial_tag_suffix(std::string_view text, std::string_view tag) {
     if (text.substr(text.size() - n) == tag.substr(0, n)) return n;
   }
   return 0;
+}
+
+// Where Kimi K2's first call tag (a section's opener, or a call's) begins in text; npos if none.
+size_t first_kimi_call_tag(std::string_view text) {
+  return std::min(text.find(kKimiCallsOpener), text.find(kKimiCallBegin));
 }
 
 // Appends a whole-output split's pieces; a call is placed after the content before it.
@@ -35,6 +41,7 @@ ReasoningSplitter::ReasoningSplitter(const ReasoningMode& mode, bool tool_calls)
     : ReasoningSplitter(mode.starts_open) {
   tags_ = mode.tags;
   drop_leading_space_ = mode.starts_closed && !mode.starts_open;
+  calls_end_reasoning_ = mode.calls_end_reasoning;
   if (mode.harmony) harmony_ = std::make_unique<HarmonySplitter>(mode.starts_open, tool_calls);
 }
 
@@ -53,6 +60,31 @@ void ReasoningSplitter::emit(bool reasoning, std::string_view text, std::vector<
     return;
   }
   out->push_back({reasoning, std::string(text)});
+}
+
+bool ReasoningSplitter::drain_reasoning(std::vector<ReasoningPiece>* out) {
+  const std::string_view p = pending_;
+  const size_t at = p.find(tags_.close);
+  const size_t call_at = calls_end_reasoning_ ? first_kimi_call_tag(p) : std::string_view::npos;
+  if (call_at < at) {  // a call straight from the reasoning: it and what follows are content
+    emit(true, p.substr(0, call_at), out);
+    pending_.erase(0, call_at);
+    state_ = State::kContent;
+    return true;
+  }
+  if (at != std::string_view::npos) {
+    emit(true, p.substr(0, at), out);
+    pending_.erase(0, at + tags_.close.size());
+    state_ = State::kAfterClose;
+    return true;
+  }
+  size_t keep = partial_tag_suffix(p, tags_.close);
+  if (calls_end_reasoning_) {
+    keep = std::max({keep, partial_tag_suffix(p, kKimiCallsOpener), partial_tag_suffix(p, kKimiCallBegin)});
+  }
+  emit(true, p.substr(0, p.size() - keep), out);
+  pending_.erase(0, p.size() - keep);
+  return false;
 }
 
 void ReasoningSplitter::drain(std::vector<ReasoningPiece>* out) {
@@ -75,20 +107,9 @@ void ReasoningSplitter::drain(std::vector<ReasoningPiece>* out) {
         }
         break;
       }
-      case State::kReasoning: {
-        const size_t at = p.find(tags_.close);
-        if (at != std::string_view::npos) {
-          emit(true, p.substr(0, at), out);
-          pending_.erase(0, at + tags_.close.size());
-          state_ = State::kAfterClose;
-          progress = true;
-        } else {
-          const size_t keep = partial_tag_suffix(p, tags_.close);
-          emit(true, p.substr(0, p.size() - keep), out);
-          pending_.erase(0, p.size() - keep);
-        }
+      case State::kReasoning:
+        progress = drain_reasoning(out);
         break;
-      }
       case State::kAfterClose: {
         const size_t lead = std::find_if_not(p.begin(), p.end(), is_space) - p.begin();
         pending_.erase(0, lead);
@@ -195,6 +216,7 @@ ReasoningMode chat_reasoning_mode(const ModelText& text, const std::vector<int32
   mode.starts_open =
       mode.harmony ? prompt_opens_harmony_analysis(tail_text) : prompt_opens_reasoning(tail_text, mode.tags);
   mode.starts_closed = !mode.harmony && prompt_closes_reasoning(tail_text, mode.tags);
+  mode.calls_end_reasoning = !mode.harmony && text.tool_call_syntax() == ToolCallSyntax::kKimiK2;
   return mode;
 }
 

@@ -11,8 +11,12 @@
 // tag is dropped, everything later is content. An output that never opens reasoning is all
 // content, byte for byte, except after a prompt that itself closed an (empty) reasoning block
 // (starts_closed: Qwen3's and GLM-4.5's templates with enable_thinking false end with
-// "<think></think>"), where whitespace before the answer is dropped as after a closing tag. Text that may still be the start of a tag is held back until it is
-// decided or finish() is called, so no byte is lost and no tag leaks into either part.
+// "<think></think>"), where whitespace before the answer is dropped as after a closing tag. Kimi
+// K2 may call tools straight from its reasoning, never closing it (mode.calls_end_reasoning): its
+// `<|tool_calls_section_begin|>` or `<|tool_call_begin|>` then ends the reasoning too, and is
+// content, left for the tool-call parser (as llama.cpp reads that model). Text that may still be
+// the start of a tag is held back until it is decided or finish() is called, so no byte is lost
+// and no tag leaks into either part.
 //
 // Reasoning tokens (usage.completion_tokens_details.reasoning_tokens) are the tokens fed while
 // reasoning was open, the tags' tokens included.
@@ -43,6 +47,7 @@ struct ReasoningMode {
   bool harmony = false;
   bool starts_closed = false;  // the prompt ended with "</think>" (<think> form only)
   ReasoningTags tags;          // the tags of the <think> form: <think> or Mistral's [THINK]
+  bool calls_end_reasoning = false;  // Kimi K2's call markup ends reasoning (<think> form only)
 };
 
 class HarmonySplitter;
@@ -76,6 +81,9 @@ class ReasoningSplitter {
  private:
   enum class State { kStart, kReasoning, kAfterClose, kContent };
   void drain(std::vector<ReasoningPiece>* out);
+  // Inside the reasoning: releases it up to its end (a close, or a Kimi call tag), returning
+  // true when it ended.
+  bool drain_reasoning(std::vector<ReasoningPiece>* out);
   static void emit(bool reasoning, std::string_view text, std::vector<ReasoningPiece>* out);
 
   State state_;
@@ -84,6 +92,7 @@ class ReasoningSplitter {
   int start_tokens_ = 0;  // tokens fed before the output was known to open reasoning or not
   bool opened_ = false;  // reasoning was opened (by the prompt or a tag)
   bool drop_leading_space_ = false;  // the prompt closed a reasoning block (mode.starts_closed)
+  bool calls_end_reasoning_ = false;  // mode.calls_end_reasoning
   std::unique_ptr<HarmonySplitter> harmony_;  // set for harmony output: does all the work
   ReasoningTags tags_;
 };
@@ -118,8 +127,9 @@ bool prompt_closes_reasoning(std::string_view prompt_tail, const ReasoningTags& 
 
 // How a chat reply of this model is split after this prompt: harmony channels when the model
 // writes harmony, blocks between its reasoning_tags() when it is a thinking model, no split otherwise; starts_open
-// when the prompt's last tokens already opened the reasoning, starts_closed when they closed it. Shared by the server's chat routes
-// and `strata run --chat`.
+// when the prompt's last tokens already opened the reasoning, starts_closed when they closed it;
+// calls_end_reasoning when the model writes Kimi K2's tool calls. Shared by the server's chat
+// routes and `strata run --chat`.
 ReasoningMode chat_reasoning_mode(const ModelText& text, const std::vector<int32_t>& prompt);
 
 }  // namespace strata::server

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "server/testing/fake_model_text.h"
+
 namespace strata::server {
 namespace {
 
@@ -111,6 +113,46 @@ TEST(ReasoningSplitter, DeepseekPromptEndingsDecideWhereTheReplyStarts) {
   SplitOutput off = split_reasoning("Hello<｜tool▁calls▁begin｜>", v31_off);
   EXPECT_FALSE(off.had_reasoning);
   EXPECT_EQ(off.content, "Hello<｜tool▁calls▁begin｜>");
+}
+
+// Kimi-K2-Thinking opens <think> itself after its "<|im_middle|>" and may call a tool straight
+// from its reasoning without closing it (as llama.cpp reads it): a call tag then ends the
+// reasoning and is content, whole, for the tool-call parser, however the tokens cut it. A closed
+// block is read as for any model, and other models keep a call tag inside their reasoning.
+TEST(ReasoningSplitter, KimiCallTagsEndAReasoningNeverClosed) {
+  EXPECT_FALSE(prompt_opens_reasoning("<|im_user|>user<|im_middle|>Hi<|im_end|><|im_assistant|>assistant<|im_middle|>"));
+  EXPECT_FALSE(prompt_closes_reasoning("<|im_user|>user<|im_middle|>Hi<|im_end|><|im_assistant|>assistant<|im_middle|>"));
+  ReasoningMode kimi;
+  kimi.split = true;
+  kimi.calls_end_reasoning = true;
+  const std::string section = "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}"
+                              "<|tool_call_end|><|tool_calls_section_end|>";
+  for (const std::string& call : {section, std::string("<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}")}) {
+    const std::string output = "<think>Need the tool.\n" + call;
+    for (size_t n : {1u, 3u, 1000u}) {
+      ReasoningSplitter splitter(kimi);
+      std::string reasoning, content;
+      auto take = [&](const std::vector<ReasoningPiece>& pieces) {
+        for (const ReasoningPiece& p : pieces) (p.reasoning ? reasoning : content) += p.text;
+      };
+      for (size_t at = 0; at < output.size(); at += n) take(splitter.feed(output.substr(at, n)));
+      take(splitter.finish());
+      EXPECT_EQ(reasoning, "Need the tool.\n") << n;
+      EXPECT_EQ(content, call) << n;
+    }
+  }
+  SplitOutput closed = split_reasoning("<think>Plan.</think>Sure.<|tool_call_begin|>x", kimi);
+  EXPECT_EQ(closed.reasoning, "Plan.");
+  EXPECT_EQ(closed.content, "Sure.<|tool_call_begin|>x");
+  EXPECT_EQ(split_reasoning("<think>a<|tool_call", kimi).reasoning, "a<|tool_call");  // never a tag: reasoning
+  ReasoningMode other;
+  other.split = true;
+  EXPECT_EQ(split_reasoning("<think>a" + section, other).reasoning, "a" + section);
+
+  testing::FakeModelText text;
+  EXPECT_FALSE(chat_reasoning_mode(text, {}).calls_end_reasoning);
+  text.tool_syntax = ToolCallSyntax::kKimiK2;
+  EXPECT_TRUE(chat_reasoning_mode(text, {}).calls_end_reasoning);
 }
 
 TEST(ReasoningSplitter, PromptOpensReasoningWhenItEndsWithAnOpenTag) {

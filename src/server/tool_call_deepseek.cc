@@ -1,7 +1,5 @@
 #include "server/tool_call_deepseek.h"
 
-#include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <utility>
@@ -12,19 +10,10 @@ namespace strata::server {
 
 namespace {
 
-using OrderedJson = nlohmann::ordered_json;
-
 constexpr std::string_view kDeepSeekCallBegin = "<｜tool▁call▁begin｜>";
 constexpr std::string_view kDeepSeekCallEnd = "<｜tool▁call▁end｜>";
 constexpr std::string_view kDeepSeekToolSep = "<｜tool▁sep｜>";
 constexpr std::string_view kDeepSeekFence = "```";
-
-// text as a JSON object with its keys in the model's order, compact; nullopt otherwise.
-std::optional<std::string> deepseek_object_arguments(std::string_view text) {
-  OrderedJson parsed = OrderedJson::parse(trim_markup_space(text), nullptr, /*allow_exceptions=*/false);
-  if (!parsed.is_object()) return std::nullopt;
-  return parsed.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
-}
 
 // R1's right-hand side: "NAME\n```json\nARGS\n```" (the language tag optional).
 bool parse_deepseek_fenced_call(std::string_view type, std::string_view rest, ParsedToolCall* out) {
@@ -38,7 +27,7 @@ bool parse_deepseek_fenced_call(std::string_view type, std::string_view rest, Pa
   if (!is_fenced) return false;
   fenced = fenced.substr(kDeepSeekFence.size(), fenced.size() - 2 * kDeepSeekFence.size());
   if (fenced.starts_with("json")) fenced.remove_prefix(4);
-  const std::optional<std::string> arguments = deepseek_object_arguments(fenced);
+  const std::optional<std::string> arguments = markup_object_arguments(fenced);
   if (!is_markup_function_name(name) || !arguments) return false;
   out->name = std::string(name);
   out->arguments_json = *arguments;
@@ -58,7 +47,7 @@ bool parse_deepseek_call(std::string_view body, ToolCallSyntax syntax, ParsedToo
     if (!parse_deepseek_fenced_call(left, right, &call)) return false;
   } else {
     const std::string_view name = trim_markup_space(left);
-    const std::optional<std::string> arguments = deepseek_object_arguments(right);
+    const std::optional<std::string> arguments = markup_object_arguments(right);
     if (!is_markup_function_name(name) || !arguments) return false;
     call.name = std::string(name);
     call.arguments_json = *arguments;

@@ -3,6 +3,7 @@
 #include "server/tool_call_arg_tags.h"
 #include "server/tool_call_deepseek.h"
 #include "server/tool_call_xml.h"
+#include "server/tool_call_kimi.h"
 #include "server/tool_call_mistral.h"
 
 #include <nlohmann/json.hpp>
@@ -84,25 +85,6 @@ size_t partial_tag_length(std::string_view text, std::string_view tag) {
   return 0;
 }
 
-// The tags that open a block of calls in this syntax: <tool_call>, DeepSeek's section openers,
-// a function outside any block for kXmlParams, Mistral's [TOOL_CALLS].
-std::vector<std::string_view> block_openers(ToolCallSyntax syntax) {
-  std::vector<std::string_view> openers = {kOpenTag};
-  if (is_deepseek_syntax(syntax)) {
-    openers.insert(openers.end(), kDeepSeekCallsOpeners.begin(), kDeepSeekCallsOpeners.end());
-  }
-  if (syntax == ToolCallSyntax::kXmlParams) openers.push_back(kXmlFunctionOpener);
-  if (syntax == ToolCallSyntax::kMistral) openers.push_back(kMistralCallsOpener);
-  return openers;
-}
-
-// What closes a block that opener opened.
-std::string_view block_closer(std::string_view opener) {
-  if (opener == kOpenTag) return kCloseTag;
-  if (opener == kXmlFunctionOpener) return kXmlFunctionCloser;
-  return kDeepSeekCallsCloser;
-}
-
 // A <tool_call> block's body as its calls: in kArgTags GLM's arg tags, in kXmlParams one or more
 // functions, else (or failing that) one JSON call, what forced calls are constrained to write in
 // every syntax.
@@ -117,18 +99,41 @@ bool parse_tool_call_block(std::string_view body, const ToolCallFormat& format, 
   return true;
 }
 
-// The calls of a block (opener, body, then its closer), as its opener's syntax reads them.
-bool parse_block(std::string_view opener, std::string_view body, const ToolCallFormat& format,
-                 std::vector<ParsedToolCall>* out) {
-  if (opener == kOpenTag) return parse_tool_call_block(body, format, out);
-  if (opener == kXmlFunctionOpener) {
-    return parse_xml_function_calls(std::string(opener) + std::string(body) + std::string(kXmlFunctionCloser),
-                                    format.param_types, out);
+}  // namespace
+
+std::vector<ToolCallParser::BlockMarkup> ToolCallParser::block_markups(ToolCallSyntax syntax) {
+  std::vector<BlockMarkup> blocks = {{kOpenTag, kCloseTag, BlockKind::kToolCallTag}};
+  if (is_deepseek_syntax(syntax)) {
+    for (std::string_view opener : kDeepSeekCallsOpeners) {
+      blocks.push_back({opener, kDeepSeekCallsCloser, BlockKind::kDeepSeekSection});
+    }
   }
-  return parse_deepseek_calls(body, format.syntax, out);
+  if (syntax == ToolCallSyntax::kXmlParams) {
+    blocks.push_back({kXmlFunctionOpener, kXmlFunctionCloser, BlockKind::kXmlFunction});
+  }
+  if (syntax == ToolCallSyntax::kMistral) blocks.push_back({kMistralCallsOpener, "", BlockKind::kMistralCalls});
+  if (syntax == ToolCallSyntax::kKimiK2) {
+    blocks.push_back({kKimiCallsOpener, kKimiCallsCloser, BlockKind::kKimiSection});
+    blocks.push_back({kKimiCallBegin, kKimiCallEnd, BlockKind::kKimiCall});
+  }
+  return blocks;
 }
 
-}  // namespace
+bool ToolCallParser::parse_block(BlockKind kind, std::string_view body, const ToolCallFormat& format,
+                                 std::vector<ParsedToolCall>* out) {
+  switch (kind) {
+    case BlockKind::kToolCallTag: return parse_tool_call_block(body, format, out);
+    case BlockKind::kDeepSeekSection: return parse_deepseek_calls(body, format.syntax, out);
+    case BlockKind::kXmlFunction:
+      return parse_xml_function_calls(std::string(kXmlFunctionOpener) + std::string(body) +
+                                          std::string(kXmlFunctionCloser),
+                                      format.param_types, out);
+    case BlockKind::kMistralCalls: return false;  // read by close_mistral_call() as it arrives
+    case BlockKind::kKimiSection: return parse_kimi_calls(body, out);
+    case BlockKind::kKimiCall: return parse_kimi_lone_call(body, out);
+  }
+  return false;
+}
 
 void ToolCallParser::emit_text(std::string text, std::vector<ToolCallPiece>* out) {
   if (text.empty()) return;
@@ -150,7 +155,7 @@ void ToolCallParser::emit_call(ParsedToolCall call, std::vector<ToolCallPiece>* 
 }
 
 ToolCallParser::ToolCallParser(ToolCallFormat format)
-    : format_(std::move(format)), openers_(block_openers(format_.syntax)) {}
+    : format_(std::move(format)), blocks_(block_markups(format_.syntax)) {}
 
 bool ToolCallParser::close_mistral_call(std::vector<ToolCallPiece>* out) {
   std::vector<ParsedToolCall> calls;
@@ -159,42 +164,37 @@ bool ToolCallParser::close_mistral_call(std::vector<ToolCallPiece>* out) {
   if (scan == MistralCallScan::kNeedMore) return false;
   in_block_ = false;
   if (scan == MistralCallScan::kNotACall) {
-    emit_text(std::exchange(block_open_, ""), out);  // what followed it is read again as text
+    emit_text(std::string(block_.opener), out);  // what followed it is read again as text
     return true;
   }
-  block_open_.clear();
   pending_.erase(0, consumed);
   for (ParsedToolCall& call : calls) emit_call(std::move(call), out);
   return true;
 }
 
 bool ToolCallParser::close_block(std::vector<ToolCallPiece>* out) {
-  if (block_open_ == kMistralCallsOpener) return close_mistral_call(out);
-  const std::string_view close = block_closer(block_open_);
-  const size_t at = pending_.find(close);
+  if (block_.kind == BlockKind::kMistralCalls) return close_mistral_call(out);
+  const size_t at = pending_.find(block_.closer);
   if (at == std::string::npos) return false;
   const std::string body = pending_.substr(0, at);
-  pending_.erase(0, at + close.size());
+  pending_.erase(0, at + block_.closer.size());
   in_block_ = false;
   std::vector<ParsedToolCall> calls;
-  const bool parsed = parse_block(block_open_, body, format_, &calls);
-  if (!parsed) {
-    emit_text(std::exchange(block_open_, "") + body + std::string(close), out);
+  if (!parse_block(block_.kind, body, format_, &calls)) {
+    emit_text(std::string(block_.opener) + body + std::string(block_.closer), out);
     return true;
   }
-  block_open_.clear();
   for (ParsedToolCall& call : calls) emit_call(std::move(call), out);
   return true;
 }
 
-// The first block opener in pending_ (npos when none) and which one it is.
-size_t ToolCallParser::find_opener(std::string_view* opener) const {
+size_t ToolCallParser::find_opener(BlockMarkup* block) const {
   size_t first = std::string::npos;
-  for (std::string_view tag : openers_) {
-    const size_t at = pending_.find(tag);
+  for (const BlockMarkup& candidate : blocks_) {
+    const size_t at = pending_.find(candidate.opener);
     if (at < first) {
       first = at;
-      *opener = tag;
+      *block = candidate;
     }
   }
   return first;
@@ -225,18 +225,18 @@ void ToolCallParser::drain(std::vector<ToolCallPiece>* out) {
         return;
       }
     }
-    std::string_view opener;
-    const size_t open = find_opener(&opener);
+    BlockMarkup block;
+    const size_t open = find_opener(&block);
     if (open == std::string::npos) {
       size_t keep = 0;
-      for (std::string_view tag : openers_) keep = std::max(keep, partial_tag_length(pending_, tag));
+      for (const BlockMarkup& b : blocks_) keep = std::max(keep, partial_tag_length(pending_, b.opener));
       emit_text(pending_.substr(0, pending_.size() - keep), out);
       pending_.erase(0, pending_.size() - keep);
       return;
     }
     emit_text(pending_.substr(0, open), out);
-    pending_.erase(0, open + opener.size());
-    block_open_ = std::string(opener);
+    pending_.erase(0, open + block.opener.size());
+    block_ = block;
     in_block_ = true;
   }
 }
@@ -260,7 +260,7 @@ std::vector<ToolCallPiece> ToolCallParser::feed_call(std::string_view text, Pars
   }
   started_ = true;
   std::string rest = std::exchange(pending_, "");
-  if (in_block_) rest.insert(0, std::exchange(block_open_, ""));
+  if (in_block_) rest.insert(0, block_.opener);
   in_block_ = false;
   emit_text(std::move(rest), &out);
   emit_call(std::move(call), &out);
@@ -282,7 +282,7 @@ std::vector<ToolCallPiece> ToolCallParser::finish() {
     drain(&out);
   }
   std::string rest = std::exchange(pending_, "");
-  if (in_block_) rest.insert(0, std::exchange(block_open_, ""));
+  if (in_block_) rest.insert(0, block_.opener);
   in_block_ = false;
   emit_text(std::move(rest), &out);
   if (n_calls_ == 0 && !held_space_.empty()) out.push_back({false, std::exchange(held_space_, ""), {}});

@@ -25,6 +25,9 @@
 //    its JSON closes, with free text around them; `<tool_call>` blocks holding JSON as in kArgTags;
 //    no bare JSON. An opener followed by what cannot become a call is text, and so is a call never
 //    finished.
+//  - kKimiK2: sections `<|tool_calls_section_begin|>...<|tool_calls_section_end|>` of one or more
+//    calls in Kimi K2's markup, or a lone `<|tool_call_begin|>...<|tool_call_end|>` call
+//    (tool_call_kimi.h), otherwise as DeepSeek's.
 // Arguments may be an object or a string; a string holding a JSON object is unwrapped, any other
 // string is the call's raw arguments (ParsedToolCall::arguments_raw). Anything that does not parse
 // as a call (bad JSON, no name, arguments neither an object nor a string, a block never closed)
@@ -85,19 +88,35 @@ class ToolCallParser {
   int n_calls() const { return n_calls_; }
 
  private:
+  // What a block holds, and so how its body is read.
+  enum class BlockKind { kToolCallTag, kDeepSeekSection, kXmlFunction, kMistralCalls, kKimiSection, kKimiCall };
+  // A block's opening and closing tags (static text) and what it holds. A [TOOL_CALLS] block has
+  // no closer: its call ends where its JSON does (close_mistral_call()).
+  struct BlockMarkup {
+    std::string_view opener;
+    std::string_view closer;
+    BlockKind kind = BlockKind::kToolCallTag;
+  };
+  // The blocks a syntax knows: <tool_call> in every syntax, then its own markup.
+  static std::vector<BlockMarkup> block_markups(ToolCallSyntax syntax);
+  // The calls of a block's body appended to *out; false (*out untouched) when it holds anything else.
+  static bool parse_block(BlockKind kind, std::string_view body, const ToolCallFormat& format,
+                          std::vector<ParsedToolCall>* out);
+
   void drain(std::vector<ToolCallPiece>* out);
   // Inside a block: when its closing tag has arrived, releases its calls, or the whole block as
   // text when it does not parse, and returns true; false while the block is still open.
   bool close_block(std::vector<ToolCallPiece>* out);
   // close_block() for a [TOOL_CALLS] block: true once its call is read or it is known not to be one.
   bool close_mistral_call(std::vector<ToolCallPiece>* out);
-  size_t find_opener(std::string_view* opener) const;
+  // The first block opener in pending_ (npos when none), and which block it opens.
+  size_t find_opener(BlockMarkup* block) const;
   void emit_text(std::string text, std::vector<ToolCallPiece>* out);
   void emit_call(ParsedToolCall call, std::vector<ToolCallPiece>* out);
 
   ToolCallFormat format_;
-  std::vector<std::string_view> openers_;  // the tags that open a block in this syntax
-  std::string block_open_;    // the tag that opened the block we are in (in_block_)
+  std::vector<BlockMarkup> blocks_;  // the blocks this syntax knows
+  BlockMarkup block_;                // the block we are in (in_block_)
   std::string pending_;       // received but not yet released
   std::string held_space_;    // whitespace-only text released later (or dropped after a call)
   std::string bare_tag_;      // the tag (and space before it) cut from a bare-JSON output

@@ -1,6 +1,7 @@
 // ToolCallSyntax: how a model family writes its tool calls: the body of a
-// `<tool_call>...</tool_call>` block, or DeepSeek's, Qwen3-Coder's or Mistral's own markup. The server
-// picks it from the chat template (ModelText::tool_call_syntax()); ToolCallParser reads the output with it.
+// `<tool_call>...</tool_call>` block, or DeepSeek's, Qwen3-Coder's, Mistral's or Kimi K2's own
+// markup. The server picks it from the chat template (ModelText::tool_call_syntax()); ToolCallParser
+// reads the output with it.
 // ToolCallFormat: that syntax with what one request offered (its tools' parameter types), which
 // is all a parser needs to read that request's calls.
 #pragma once
@@ -36,6 +37,11 @@ enum class ToolCallSyntax {
   // `[TOOL_CALLS][{...}]` after the same opener too; see tool_call_mistral.h. `<tool_call>` blocks
   // holding JSON are read as well (forced calls), bare JSON outputs are not.
   kMistral,
+  // Kimi K2 (Instruct, Thinking): `<|tool_calls_section_begin|>` sections of
+  // `<|tool_call_begin|>functions.NAME:INDEX<|tool_call_argument_begin|>ARGS<|tool_call_end|>` calls;
+  // see tool_call_kimi.h. `<tool_call>` blocks holding JSON are read as well (forced calls), bare
+  // JSON outputs are not.
+  kKimiK2,
 };
 
 struct ToolCallFormat {

@@ -14,11 +14,13 @@ namespace {
 // Control tokens that end a turn in the chat formats we know, beyond the ids the file names.
 // <|return|> and <|call|> end a gpt-oss (harmony) reply: its answer, or a tool call; <|eot|> and
 // <|eom|> a Llama 4 one; <｜end▁of▁sentence｜> a DeepSeek one (its files' EOS, which llama.cpp also
-// takes as the end of a turn by its text; their <｜EOT｜> ends nothing there, nor here).
-constexpr std::array<std::string_view, 13> kEndOfTurnTexts = {
+// takes as the end of a turn by its text; their <｜EOT｜> ends nothing there, nor here). Kimi K2
+// ends a turn with <|im_end|>; its [EOS] and [EOT] end generation too, as in llama.cpp, whichever
+// of them its file names.
+constexpr std::array<std::string_view, 15> kEndOfTurnTexts = {
     "<|im_end|>", "<|eot_id|>",    "<|eom_id|>", "<|endoftext|>", "<|end_of_text|>", "</s>",
     "<|end|>",    "<end_of_turn>", "<|return|>", "<|call|>",      "<|eot|>",         "<|eom|>",
-    "<｜end▁of▁sentence｜>",
+    "<｜end▁of▁sentence｜>", "[EOS]", "[EOT]",
 };
 
 // GLM's vocabularies (tokenizer.ggml.pre "glm4": GLM-4.5 and GLM-4.6; "chatglm-bpe": GLM-4). Their

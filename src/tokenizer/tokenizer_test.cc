@@ -148,6 +148,30 @@ TEST(TokenizerTest, DeepseekEndsAtEndOfSentenceOnly) {
   for (int32_t id : {260, 262, 263, 264, 265}) EXPECT_FALSE((*other_eos)->is_eog(id)) << id;
 }
 
+// Kimi K2's vocabulary (llama.cpp's converter makes every tiktoken special token a control token):
+// a reply ends at <|im_end|>, and at [EOS] and [EOT], whichever of them the file names its EOS;
+// not at the turn openers, <|im_middle|>, the tool-call markup or the think tags.
+TEST(TokenizerTest, KimiK2EndsAtImEndEosAndEotOnly) {
+  TokenizerSpec spec = tiny_bpe_spec();  // 257 <|im_end|>, 259 <|endoftext|>: control tokens
+  spec.pre = "kimi-k2";
+  for (const char* text : {"[BOS]", "[EOS]", "[EOT]", "<|im_user|>", "<|im_assistant|>", "<|im_system|>",
+                           "<|im_middle|>", "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>",
+                           "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>", "<think>",
+                           "</think>"}) {  // 260..273
+    spec.tokens.push_back(text);
+    spec.token_types.push_back(kControl);
+  }
+  spec.bos_id = 260;
+  for (int32_t eos : {261, 257}) {  // [EOS] (the tokenizer config's), or <|im_end|> named instead
+    spec.eos_id = eos;
+    Result<std::unique_ptr<Tokenizer>> kimi = Tokenizer::FromSpec(spec);
+    ASSERT_TRUE(kimi.ok()) << kimi.status().ToString();
+    EXPECT_EQ((*kimi)->eog_ids(), (Ids{257, 259, 261, 262})) << eos;
+    for (int32_t id = 263; id <= 273; ++id) EXPECT_FALSE((*kimi)->is_eog(id)) << id;
+    EXPECT_FALSE((*kimi)->is_eog(260));
+  }
+}
+
 // GLM-4.5's files as llama.cpp's converter writes them: <|endoftext|> the EOS, [gMASK] the BOS,
 // <|user|> the EOT and <|observation|> the EOM. The template writes "[gMASK]<sop>" itself, so
 // no BOS is added even where the file asks for one; the reply ends at either turn opener.
