@@ -14,11 +14,12 @@ namespace {
 // Control tokens that end a turn in the chat formats we know, beyond the ids the file names.
 // <|return|> and <|call|> end a gpt-oss (harmony) reply: its answer, or a tool call; <|eot|> and
 // <|eom|> a Llama 4 one; <｜end▁of▁sentence｜> a DeepSeek one (its files' EOS, which llama.cpp also
-// takes as the end of a turn by its text; their <｜EOT｜> ends nothing there, nor here).
-constexpr std::array<std::string_view, 13> kEndOfTurnTexts = {
+// takes as the end of a turn by its text; their <｜EOT｜> ends nothing there, nor here); [e~[ a
+// MiniMax-M2 one (the EOS its files name; its turn openers ]~!b[ and ]~b] end nothing).
+constexpr std::array<std::string_view, 14> kEndOfTurnTexts = {
     "<|im_end|>", "<|eot_id|>",    "<|eom_id|>", "<|endoftext|>", "<|end_of_text|>", "</s>",
     "<|end|>",    "<end_of_turn>", "<|return|>", "<|call|>",      "<|eot|>",         "<|eom|>",
-    "<｜end▁of▁sentence｜>",
+    "<｜end▁of▁sentence｜>", "[e~[",
 };
 
 // GLM's vocabularies (tokenizer.ggml.pre "glm4": GLM-4.5 and GLM-4.6; "chatglm-bpe": GLM-4). Their
