@@ -2,6 +2,7 @@
 
 #include "server/tool_call_arg_tags.h"
 #include "server/tool_call_deepseek.h"
+#include "server/tool_call_minimax.h"
 #include "server/tool_call_xml.h"
 
 #include <nlohmann/json.hpp>
@@ -81,14 +82,15 @@ size_t partial_tag_length(std::string_view text, std::string_view tag) {
   return 0;
 }
 
-// The tags that open a block of calls in this syntax: <tool_call>, DeepSeek's section openers, and
-// a function outside any block for kXmlParams.
+// The tags that open a block of calls in this syntax: <tool_call>, DeepSeek's section openers,
+// a function outside any block for kXmlParams, and MiniMax-M2's <minimax:tool_call>.
 std::vector<std::string_view> block_openers(ToolCallSyntax syntax) {
   std::vector<std::string_view> openers = {kOpenTag};
   if (is_deepseek_syntax(syntax)) {
     openers.insert(openers.end(), kDeepSeekCallsOpeners.begin(), kDeepSeekCallsOpeners.end());
   }
   if (syntax == ToolCallSyntax::kXmlParams) openers.push_back(kXmlFunctionOpener);
+  if (syntax == ToolCallSyntax::kMiniMaxM2) openers.push_back(kMiniMaxCallsOpener);
   return openers;
 }
 
@@ -96,6 +98,7 @@ std::vector<std::string_view> block_openers(ToolCallSyntax syntax) {
 std::string_view block_closer(std::string_view opener) {
   if (opener == kOpenTag) return kCloseTag;
   if (opener == kXmlFunctionOpener) return kXmlFunctionCloser;
+  if (opener == kMiniMaxCallsOpener) return kMiniMaxCallsCloser;
   return kDeepSeekCallsCloser;
 }
 
@@ -121,6 +124,7 @@ bool parse_block(std::string_view opener, std::string_view body, const ToolCallF
     return parse_xml_function_calls(std::string(opener) + std::string(body) + std::string(kXmlFunctionCloser),
                                     format.param_types, out);
   }
+  if (opener == kMiniMaxCallsOpener) return parse_minimax_invokes(body, format.param_types, out);
   return parse_deepseek_calls(body, format.syntax, out);
 }
 

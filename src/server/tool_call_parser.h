@@ -20,6 +20,11 @@
 //    typed by the format's ToolParamTypes), or holding JSON as in kArgTags; a function written
 //    without the `<tool_call>` around it is a block of its own (closed by `</function>`); no bare
 //    JSON. A block that is anything else is text, whole.
+//  - kMiniMaxM2, MiniMax-M2: one or more `<minimax:tool_call>...</minimax:tool_call>` blocks each
+//    holding one or more `<invoke name="NAME"><parameter name="KEY">VALUE</parameter>...</invoke>`
+//    (tool_call_minimax.h; values typed by the format's ToolParamTypes), with free text around
+//    them; `<tool_call>` blocks holding JSON as in kArgTags; no bare JSON. A block that is
+//    anything else is text, whole.
 // Arguments may be an object or a string; a string holding a JSON object is unwrapped, any other
 // string is the call's raw arguments (ParsedToolCall::arguments_raw). Anything that does not parse
 // as a call (bad JSON, no name, arguments neither an object nor a string, a block never closed)
@@ -63,7 +68,8 @@ struct ToolCallPiece {
 
 class ToolCallParser {
  public:
-  // format: the model's syntax and, for kXmlParams, the offered tools' parameter types.
+  // format: the model's syntax and, for kXmlParams and kMiniMaxM2, the offered tools' parameter
+  // types.
   explicit ToolCallParser(ToolCallFormat format = {});
 
   std::vector<ToolCallPiece> feed(std::string_view text);

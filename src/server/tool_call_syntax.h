@@ -31,11 +31,16 @@ enum class ToolCallSyntax {
   // pairs, each value bare text typed by the tool's schema (tool_call_xml.h, tool_param_types.h).
   // A JSON body is read as well (forced calls), bare JSON outputs are not.
   kXmlParams,
+  // MiniMax-M2, M2.1, M2.5: `<minimax:tool_call>` blocks of `<invoke name="NAME">` holding
+  // `<parameter name="KEY">VALUE</parameter>` pairs, each value bare text typed by the tool's
+  // schema as in kXmlParams (tool_call_minimax.h). `<tool_call>` blocks holding JSON are read as
+  // well (forced calls), bare JSON outputs are not.
+  kMiniMaxM2,
 };
 
 struct ToolCallFormat {
-  // Implicit on purpose: a syntax alone is a format with no tools known (kXmlParams arguments
-  // then all stay strings).
+  // Implicit on purpose: a syntax alone is a format with no tools known (kXmlParams and
+  // kMiniMaxM2 arguments then all stay strings).
   ToolCallFormat(ToolCallSyntax syntax = ToolCallSyntax::kJson, ToolParamTypes param_types = {})
       : syntax(syntax), param_types(std::move(param_types)) {}
 
