@@ -4,6 +4,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include "chat/chat_prompt.h"
 #include "chat/chat_template.h"
@@ -51,6 +52,7 @@ int EngineModelText::vocab_size() const { return tokenizer_.n_vocab(); }
 namespace {
 
 ToolCallSyntax template_tool_syntax(const std::string& source) {
+  if (source.find("<minimax:tool_call>") != std::string::npos) return ToolCallSyntax::kMiniMaxM2;
   if (source.find("<arg_key>") != std::string::npos) return ToolCallSyntax::kArgTags;
   if (source.find("<|tool_calls_section_begin|>") != std::string::npos &&
       source.find("<|tool_call_begin|>") != std::string::npos) {
@@ -81,6 +83,7 @@ TemplateTraits template_traits(const ChatTemplate& chat_template, const std::str
                                          source.find("thinking") != std::string::npos &&
                                          source.find("enable_thinking") == std::string::npos;
   if (traits.tool_syntax == ToolCallSyntax::kKimiK2) traits.kimi_calls = probe_kimi_call_numbering(chat_template);
+  traits.closes_reasoning_switched_off = traits.tool_syntax == ToolCallSyntax::kMiniMaxM2;
   traits.tools_in_system_turn = !chat_template.is_fallback() && !renders_offered_tools(chat_template);
   if (traits.tools_in_system_turn) {
     traits.tool_call_example = probe_tool_call_example(chat_template, traits.call_turns, bos_text, eos_text);
@@ -209,13 +212,18 @@ ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& tr
 
 Result<std::string> render_chat(const ChatTemplate& chat_template, const PromptInput& prompt,
                                 const std::string& bos_text, const std::string& eos_text) {
-  const ChatInput input = chat_input(chat_template, template_traits(chat_template, bos_text, eos_text), prompt);
-  return chat_template.apply(input.messages, /*add_generation_prompt=*/true, bos_text, eos_text, input.context);
+  const TemplateTraits traits = template_traits(chat_template, bos_text, eos_text);
+  const ChatInput input = chat_input(chat_template, traits, prompt);
+  STRATA_ASSIGN_OR_RETURN(std::string text, chat_template.apply(input.messages, /*add_generation_prompt=*/true,
+                                                                bos_text, eos_text, input.context));
+  if (!traits.closes_reasoning_switched_off) return text;
+  return close_reasoning_switched_off(std::move(text), input.context);
 }
 
 Result<std::vector<int32_t>> EngineModelText::chat_prompt(const PromptInput& prompt) const {
   const ChatInput input = chat_input(chat_template_, traits_, prompt);
-  return chat_prompt_tokens(tokenizer_, chat_template_, input.messages, input.context);
+  return chat_prompt_tokens(tokenizer_, chat_template_, input.messages, input.context,
+                            traits_.closes_reasoning_switched_off);
 }
 
 namespace {

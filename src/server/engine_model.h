@@ -26,10 +26,11 @@ namespace strata::server {
 // template wants tool-call turns handed to it, and whether it takes its thinking switch from
 // enable_thinking.
 struct TemplateTraits {
-  // kArgTags when the template writes "<arg_key>" (GLM-4.5, GLM-4.6); kKimiK2 when it writes
-  // "<|tool_calls_section_begin|>" and "<|tool_call_begin|>" (Kimi K2); when it writes
-  // "<｜tool▁calls▁begin｜>" (DeepSeek), kDeepSeekR1 if it also writes a ```json fence (V3, R1),
-  // else kDeepSeekV31; kXmlParams when it writes "<function=" or "<parameter=" (Qwen3-Coder,
+  // kMiniMaxM2 when the template writes "<minimax:tool_call>" (MiniMax-M2, M2.1, M2.5; the most
+  // specific tag, so looked for first); kArgTags when it writes "<arg_key>" (GLM-4.5, GLM-4.6);
+  // kKimiK2 when it writes "<|tool_calls_section_begin|>" and "<|tool_call_begin|>" (Kimi K2); when
+  // it writes "<｜tool▁calls▁begin｜>" (DeepSeek), kDeepSeekR1 if it also writes a ```json fence (V3,
+  // R1), else kDeepSeekV31; kXmlParams when it writes "<function=" or "<parameter=" (Qwen3-Coder,
   // Qwen3.5, Qwen3.6); kMistral when it writes "[TOOL_CALLS]" and "[ARGS]" (Mistral Small 3.2,
   // Devstral, Magistral, Ministral 3); kJson otherwise (Mistral Nemo's "[TOOL_CALLS][...]" too).
   ToolCallSyntax tool_syntax = ToolCallSyntax::kJson;
@@ -46,6 +47,11 @@ struct TemplateTraits {
   // enable_thinking: like llama.cpp, the server sets `thinking` to enable_thinking (true when the
   // client gives neither; a `thinking` the client gives wins).
   bool thinking_from_enable_thinking = false;
+  // MiniMax-M2's template ends its generation prompt with "<think>\n" whatever enable_thinking
+  // says: with thinking switched off (constrained requests, forced calls, Anthropic's thinking
+  // disabled) the server closes the block itself ("</think>\n\n", chat/chat_prompt.h), as
+  // llama.cpp does for this template, so the reply is answer, not reasoning. Set for kMiniMaxM2.
+  bool closes_reasoning_switched_off = false;
   // The template leaves its `tools` out (renders_offered_tools() is false; not ChatML, which
   // writes tools its own way): offered tools go into the system turn as llama.cpp's minja puts
   // them (tool_prompt.h, tools_in_system_turn), with the template's own call as the example.
@@ -117,7 +123,9 @@ struct ChatInput {
 };
 ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& traits, const PromptInput& prompt);
 
-// chat_input() rendered with chat_template, followed by the assistant's opener.
+// chat_input() rendered with chat_template, followed by the assistant's opener (and, where
+// TemplateTraits::closes_reasoning_switched_off, the reasoning block it opens closed when
+// thinking is switched off).
 Result<std::string> render_chat(const ChatTemplate& chat_template, const PromptInput& prompt,
                                 const std::string& bos_text, const std::string& eos_text);
 

@@ -1,6 +1,7 @@
 // render_chat: parsed OpenAI / Anthropic tool requests through a real model template (Qwen3)
 // and through the ChatML fallback; the tool-call syntax EngineModelText reads off a template
-// (DeepSeek's renders: deepseek_render_test.cc; Qwen3-Coder's and Qwen3.5's: qwen_xml_render_test.cc).
+// (DeepSeek's renders: deepseek_render_test.cc; Qwen3-Coder's and Qwen3.5's: qwen_xml_render_test.cc;
+// MiniMax-M2's: minimax_render_test.cc).
 #include "server/engine_model.h"
 
 #include <gtest/gtest.h>

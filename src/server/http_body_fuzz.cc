@@ -6,9 +6,10 @@
 // 500), a crash, an uncaught exception or a sanitizer report is a finding.
 // The same bytes also go through the tool-call parser as a model's output, in GLM-4.5's syntax
 // (tool_call_arg_tags.h), in DeepSeek-R1's and V3.1's (tool_call_deepseek.h), in Qwen3-Coder's
-// (tool_call_xml.h, with tools whose parameters are typed), in Mistral's (tool_call_mistral.h) and
-// in Kimi K2's (tool_call_kimi.h), whole and streamed byte by byte: the two must find the same
-// calls, and an output without calls must come back byte for byte.
+// (tool_call_xml.h, with tools whose parameters are typed), in Mistral's (tool_call_mistral.h), in
+// Kimi K2's (tool_call_kimi.h) and in MiniMax-M2's (tool_call_minimax.h, typed as Qwen3-Coder's),
+// whole and streamed byte by byte: the two must find the same calls, and an output without calls
+// must come back byte for byte.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -34,7 +35,7 @@ void check(const Result<T>& parsed) {
   if (parsed.status().message().empty()) std::abort();
 }
 
-// Tools for Qwen3-Coder's syntax: parameters "a" to "g" of f, one of each type.
+// Tools for Qwen3-Coder's and MiniMax-M2's syntaxes: parameters "a" to "g" of f, one of each type.
 const strata::server::ToolParamTypes& fuzz_param_types() {
   static const strata::server::ToolParamTypes types(nlohmann::json::parse(R"([{"type": "function",
       "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "string"},
@@ -65,6 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_tool_output(body, syntax);
   }
   check_tool_output(body, strata::server::ToolCallFormat(ToolCallSyntax::kXmlParams, fuzz_param_types()));
+  check_tool_output(body, strata::server::ToolCallFormat(ToolCallSyntax::kMiniMaxM2, fuzz_param_types()));
   auto object = strata::server::parse_json_object(body);
   if (!object.ok()) {
     if (object.status().code() != Code::kInvalidArgument) std::abort();

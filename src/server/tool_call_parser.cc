@@ -2,6 +2,7 @@
 
 #include "server/tool_call_arg_tags.h"
 #include "server/tool_call_deepseek.h"
+#include "server/tool_call_minimax.h"
 #include "server/tool_call_xml.h"
 #include "server/tool_call_kimi.h"
 #include "server/tool_call_mistral.h"
@@ -116,6 +117,9 @@ std::vector<ToolCallParser::BlockMarkup> ToolCallParser::block_markups(ToolCallS
     blocks.push_back({kKimiCallsOpener, kKimiCallsCloser, BlockKind::kKimiSection});
     blocks.push_back({kKimiCallBegin, kKimiCallEnd, BlockKind::kKimiCall});
   }
+  if (syntax == ToolCallSyntax::kMiniMaxM2) {
+    blocks.push_back({kMiniMaxCallsOpener, kMiniMaxCallsCloser, BlockKind::kMiniMaxCalls});
+  }
   return blocks;
 }
 
@@ -131,6 +135,7 @@ bool ToolCallParser::parse_block(BlockKind kind, std::string_view body, const To
     case BlockKind::kMistralCalls: return false;  // read by close_mistral_call() as it arrives
     case BlockKind::kKimiSection: return parse_kimi_calls(body, out);
     case BlockKind::kKimiCall: return parse_kimi_lone_call(body, out);
+    case BlockKind::kMiniMaxCalls: return parse_minimax_invokes(body, format.param_types, out);
   }
   return false;
 }

@@ -28,6 +28,11 @@
 //  - kKimiK2: sections `<|tool_calls_section_begin|>...<|tool_calls_section_end|>` of one or more
 //    calls in Kimi K2's markup, or a lone `<|tool_call_begin|>...<|tool_call_end|>` call
 //    (tool_call_kimi.h), otherwise as DeepSeek's.
+//  - kMiniMaxM2, MiniMax-M2: one or more `<minimax:tool_call>...</minimax:tool_call>` blocks each
+//    holding one or more `<invoke name="NAME"><parameter name="KEY">VALUE</parameter>...</invoke>`
+//    (tool_call_minimax.h; values typed by the format's ToolParamTypes), with free text around
+//    them; `<tool_call>` blocks holding JSON as in kArgTags; no bare JSON. A block that is
+//    anything else is text, whole.
 // Arguments may be an object or a string; a string holding a JSON object is unwrapped, any other
 // string is the call's raw arguments (ParsedToolCall::arguments_raw). Anything that does not parse
 // as a call (bad JSON, no name, arguments neither an object nor a string, a block never closed)
@@ -74,7 +79,8 @@ struct ToolCallPiece {
 
 class ToolCallParser {
  public:
-  // format: the model's syntax and, for kXmlParams, the offered tools' parameter types.
+  // format: the model's syntax and, for kXmlParams and kMiniMaxM2, the offered tools' parameter
+  // types.
   explicit ToolCallParser(ToolCallFormat format = {});
 
   std::vector<ToolCallPiece> feed(std::string_view text);
@@ -89,7 +95,9 @@ class ToolCallParser {
 
  private:
   // What a block holds, and so how its body is read.
-  enum class BlockKind { kToolCallTag, kDeepSeekSection, kXmlFunction, kMistralCalls, kKimiSection, kKimiCall };
+  enum class BlockKind {
+    kToolCallTag, kDeepSeekSection, kXmlFunction, kMistralCalls, kKimiSection, kKimiCall, kMiniMaxCalls
+  };
   // A block's opening and closing tags (static text) and what it holds. A [TOOL_CALLS] block has
   // no closer: its call ends where its JSON does (close_mistral_call()).
   struct BlockMarkup {

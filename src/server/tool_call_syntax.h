@@ -42,11 +42,16 @@ enum class ToolCallSyntax {
   // see tool_call_kimi.h. `<tool_call>` blocks holding JSON are read as well (forced calls), bare
   // JSON outputs are not.
   kKimiK2,
+  // MiniMax-M2, M2.1, M2.5: `<minimax:tool_call>` blocks of `<invoke name="NAME">` holding
+  // `<parameter name="KEY">VALUE</parameter>` pairs, each value bare text typed by the tool's
+  // schema as in kXmlParams (tool_call_minimax.h). `<tool_call>` blocks holding JSON are read as
+  // well (forced calls), bare JSON outputs are not.
+  kMiniMaxM2,
 };
 
 struct ToolCallFormat {
-  // Implicit on purpose: a syntax alone is a format with no tools known (kXmlParams arguments
-  // then all stay strings).
+  // Implicit on purpose: a syntax alone is a format with no tools known (kXmlParams and
+  // kMiniMaxM2 arguments then all stay strings).
   ToolCallFormat(ToolCallSyntax syntax = ToolCallSyntax::kJson, ToolParamTypes param_types = {})
       : syntax(syntax), param_types(std::move(param_types)) {}
 

@@ -16,11 +16,12 @@ namespace {
 // <|eom|> a Llama 4 one; <｜end▁of▁sentence｜> a DeepSeek one (its files' EOS, which llama.cpp also
 // takes as the end of a turn by its text; their <｜EOT｜> ends nothing there, nor here). Kimi K2
 // ends a turn with <|im_end|>; its [EOS] and [EOT] end generation too, as in llama.cpp, whichever
-// of them its file names.
-constexpr std::array<std::string_view, 15> kEndOfTurnTexts = {
+// of them its file names. [e~[ is a MiniMax-M2 one (the EOS its files name; its turn openers ]~!b[
+// and ]~b] end nothing).
+constexpr std::array<std::string_view, 16> kEndOfTurnTexts = {
     "<|im_end|>", "<|eot_id|>",    "<|eom_id|>", "<|endoftext|>", "<|end_of_text|>", "</s>",
     "<|end|>",    "<end_of_turn>", "<|return|>", "<|call|>",      "<|eot|>",         "<|eom|>",
-    "<｜end▁of▁sentence｜>", "[EOS]", "[EOT]",
+    "<｜end▁of▁sentence｜>", "[EOS]", "[EOT]", "[e~[",
 };
 
 // GLM's vocabularies (tokenizer.ggml.pre "glm4": GLM-4.5 and GLM-4.6; "chatglm-bpe": GLM-4). Their

@@ -172,6 +172,30 @@ TEST(TokenizerTest, KimiK2EndsAtImEndEosAndEotOnly) {
   }
 }
 
+// MiniMax-M2: a reply ends at [e~[, the end of every turn and the EOS its files name, and at that
+// token even where a file names another; not at the turn openers ]~!b[ (the BOS) and ]~b], nor
+// at the tool-call or think tags.
+TEST(TokenizerTest, MiniMaxEndsAtItsEndOfTurnOnly) {
+  TokenizerSpec spec = tiny_bpe_spec();
+  spec.pre = "minimax-m2";
+  for (const char* text : {"]~!b[", "]~b]", "[e~[", "<minimax:tool_call>", "</minimax:tool_call>", "<think>",
+                           "</think>"}) {  // 260..266
+    spec.tokens.push_back(text);
+    spec.token_types.push_back(kControl);
+  }
+  spec.bos_id = 260;
+  spec.eos_id = 262;
+  Result<std::unique_ptr<Tokenizer>> minimax = Tokenizer::FromSpec(spec);
+  ASSERT_TRUE(minimax.ok()) << minimax.status().ToString();
+  EXPECT_EQ((*minimax)->eog_ids(), (Ids{257, 259, 262}));
+
+  spec.eos_id = 259;  // another EOS named: [e~[ still ends the reply
+  Result<std::unique_ptr<Tokenizer>> other_eos = Tokenizer::FromSpec(spec);
+  ASSERT_TRUE(other_eos.ok()) << other_eos.status().ToString();
+  EXPECT_EQ((*other_eos)->eog_ids(), (Ids{257, 259, 262}));
+  for (int32_t id : {260, 261, 263, 264, 265, 266}) EXPECT_FALSE((*other_eos)->is_eog(id)) << id;
+}
+
 // GLM-4.5's files as llama.cpp's converter writes them: <|endoftext|> the EOS, [gMASK] the BOS,
 // <|user|> the EOT and <|observation|> the EOM. The template writes "[gMASK]<sop>" itself, so
 // no BOS is added even where the file asks for one; the reply ends at either turn opener.

@@ -27,10 +27,10 @@ Result<std::vector<int32_t>> FakeModelText::chat_prompt(const PromptInput& promp
   for (const ChatTurn& turn : tools_as_text(prompt.messages, prompt.tools)) {
     text += turn.role + ": " + turn.content + "\n";
   }
-  text += "assistant: ";
+  text += "assistant: " + prompt_suffix;
   const nlohmann::json& kwargs = prompt.template_kwargs;
   if (kwargs.is_object() && kwargs.contains("enable_thinking") && kwargs["enable_thinking"] == false) {
-    text += "<think></think>";
+    text += text.ends_with("<think>\n") ? "</think>\n\n" : "<think></think>";
   }
   return tokenize(text, /*add_special=*/true);
 }
