@@ -27,8 +27,8 @@ class Tokenizer;
 
 // text, a rendered prompt, with "</think>\n\n" appended when it ends with "<think>\n" although
 // context sets enable_thinking to false, for a template that opens the reasoning block whatever
-// the switch says (MiniMax-M2's): the block is closed empty and the reply starts with the answer,
-// as llama.cpp does for that template. Otherwise (thinking on or not given, no open block) text
+// the switch says (DeepSeek-R1's, MiniMax-M2's): the block is closed empty and the reply starts with the answer,
+// as llama.cpp does for those templates. Otherwise (thinking on or not given, no open block) text
 // unchanged.
 std::string close_reasoning_switched_off(std::string text, const nlohmann::json& context);
 

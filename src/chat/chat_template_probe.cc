@@ -125,6 +125,14 @@ size_t counted_common_prefix(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+bool opens_reasoning_switched_off(const ChatTemplate& chat_template) {
+  if (chat_template.is_fallback()) return false;
+  const std::vector<ChatMessage> messages = {{"user", "Hi", nullptr}};
+  Result<std::string> out = chat_template.apply(messages, /*add_generation_prompt=*/true, "", "",
+                                                json{{"enable_thinking", false}});
+  return out.ok() && out->ends_with("<think>\n");
+}
+
 bool renders_offered_tools(const ChatTemplate& chat_template) {
   if (chat_template.is_fallback()) return false;
   const json tool = {{"type", "function"},

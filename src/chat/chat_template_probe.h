@@ -38,6 +38,12 @@ bool requires_nine_character_call_ids(const ChatTemplate& chat_template);
 // templates that read those fields (Qwen3's, gpt-oss's), show no reasoning, and ChatML.
 bool renders_thinking_chunks(const ChatTemplate& chat_template);
 
+// True when the template's generation prompt still ends with an open "<think>\n" although
+// enable_thinking is false (DeepSeek-R1's, MiniMax-M2's): a lone user turn rendered with
+// enable_thinking false. Qwen3's and Qwen3.5's close the block themselves, DeepSeek-V3.1's
+// follows `thinking`; false for those, for templates without reasoning, and when the render fails.
+bool opens_reasoning_switched_off(const ChatTemplate& chat_template);
+
 // True when the template shows the tools it is offered: a lone user turn rendered with one tool
 // in `tools` shows that tool's name (Qwen3, GLM-4.6, gpt-oss, Llama 3.x). False when it leaves
 // them out (DeepSeek-R1's and V3.1's templates), for the ChatML fallback, and when that render

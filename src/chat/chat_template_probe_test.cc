@@ -105,5 +105,19 @@ TEST(ChatTemplateProbe, ChatMlHasNoCallExample) {
   EXPECT_EQ(probe_tool_call_example(t, probe_tool_call_turn_form(t), "", ""), "");
 }
 
+// DeepSeek-R1's template and the MiniMax-M2 stand-in open "<think>\n" whatever enable_thinking
+// says; Qwen3's and Qwen3.5's close their block when it is false, V3.1's follows `thinking`, and
+// templates without reasoning never open one.
+TEST(ChatTemplateProbe, TemplatesThatKeepReasoningOpenWhenSwitchedOffAreFound) {
+  for (const char* name : {"deepseek-r1.jinja", "minimax-m2.jinja"}) {
+    EXPECT_TRUE(opens_reasoning_switched_off(load_testdata_template(name))) << name;
+  }
+  for (const char* name : {"qwen3.jinja", "qwen3.5.jinja", "deepseek-v3.1.jinja", "gpt-oss.jinja", "llama3.jinja",
+                           "kimi-k2-thinking.jinja", "glm-4.6.jinja", "ministral-3-reasoning.jinja"}) {
+    EXPECT_FALSE(opens_reasoning_switched_off(load_testdata_template(name))) << name;
+  }
+  EXPECT_FALSE(opens_reasoning_switched_off(ChatTemplate::ChatML()));
+}
+
 }  // namespace
 }  // namespace strata

@@ -131,13 +131,27 @@ TEST(DeepseekRender, V31ThinksUnlessEnableThinkingOrThinkingSaysOtherwise) {
       "thinking": {"type": "disabled"}})").ends_with("<｜Assistant｜></think>"));
 }
 
-// R1's template opens "<think>\n" whatever enable_thinking says; it is left alone.
-TEST(DeepseekRender, R1TemplateGetsNoThinkingVariable) {
+// R1's template opens "<think>\n" whatever enable_thinking says: with thinking switched off (by
+// the client, or by a constraint: a forced call, a response_format) the server closes the block,
+// as llama.cpp does, so the constrained output is the answer and not read as reasoning. With
+// thinking on, or not said, the prompt is the template's.
+TEST(DeepseekRender, R1TemplateGetsItsThinkBlockClosedWhenThinkingIsSwitchedOff) {
   const ChatTemplate t = load_testdata_template("deepseek-r1.jinja");
   EXPECT_FALSE(template_traits(t).thinking_from_enable_thinking);
+  EXPECT_TRUE(template_traits(t).closes_reasoning_switched_off);
+  const std::string open = "<｜begin▁of▁sentence｜><｜User｜>Hi<｜Assistant｜><think>\n";
   EXPECT_EQ(deepseek_openai_prompt(t, R"({"messages": [{"role": "user", "content": "Hi"}],
       "chat_template_kwargs": {"enable_thinking": false}})"),
-            "<｜begin▁of▁sentence｜><｜User｜>Hi<｜Assistant｜><think>\n");
+            open + "</think>\n\n");
+  EXPECT_EQ(deepseek_openai_prompt(t, R"({"messages": [{"role": "user", "content": "Hi"}],
+      "response_format": {"type": "json_object"}})"),
+            open + "</think>\n\n");
+  EXPECT_EQ(deepseek_openai_prompt(t, R"({"messages": [{"role": "user", "content": "Hi"}]})"), open);
+  EXPECT_EQ(deepseek_openai_prompt(t, R"({"messages": [{"role": "user", "content": "Hi"}],
+      "response_format": {"type": "json_object"}, "chat_template_kwargs": {"enable_thinking": true}})"),
+            open);
+  // V3.1's template closes its own block when thinking is off.
+  EXPECT_FALSE(template_traits(load_testdata_template("deepseek-v3.1.jinja")).closes_reasoning_switched_off);
 }
 
 // Neither template shows `tools`: the tools go in front of the turns as the system prompt, or

@@ -83,7 +83,7 @@ TemplateTraits template_traits(const ChatTemplate& chat_template, const std::str
                                          source.find("thinking") != std::string::npos &&
                                          source.find("enable_thinking") == std::string::npos;
   if (traits.tool_syntax == ToolCallSyntax::kKimiK2) traits.kimi_calls = probe_kimi_call_numbering(chat_template);
-  traits.closes_reasoning_switched_off = traits.tool_syntax == ToolCallSyntax::kMiniMaxM2;
+  traits.closes_reasoning_switched_off = opens_reasoning_switched_off(chat_template);
   traits.tools_in_system_turn = !chat_template.is_fallback() && !renders_offered_tools(chat_template);
   if (traits.tools_in_system_turn) {
     traits.tool_call_example = probe_tool_call_example(chat_template, traits.call_turns, bos_text, eos_text);

@@ -47,10 +47,12 @@ struct TemplateTraits {
   // enable_thinking: like llama.cpp, the server sets `thinking` to enable_thinking (true when the
   // client gives neither; a `thinking` the client gives wins).
   bool thinking_from_enable_thinking = false;
-  // MiniMax-M2's template ends its generation prompt with "<think>\n" whatever enable_thinking
-  // says: with thinking switched off (constrained requests, forced calls, Anthropic's thinking
-  // disabled) the server closes the block itself ("</think>\n\n", chat/chat_prompt.h), as
-  // llama.cpp does for this template, so the reply is answer, not reasoning. Set for kMiniMaxM2.
+  // The template ends its generation prompt with "<think>\n" whatever enable_thinking says
+  // (DeepSeek-R1's, MiniMax-M2's; a probe render at load, opens_reasoning_switched_off()): with
+  // thinking switched off (constrained requests and forced calls, which switch it off unless the
+  // client says otherwise, Anthropic's thinking disabled) the server closes the block itself
+  // ("</think>\n\n", chat/chat_prompt.h), as llama.cpp does for these templates, so the reply,
+  // and any constrained output, is answer, not reasoning.
   bool closes_reasoning_switched_off = false;
   // The template leaves its `tools` out (renders_offered_tools() is false; not ChatML, which
   // writes tools its own way): offered tools go into the system turn as llama.cpp's minja puts
