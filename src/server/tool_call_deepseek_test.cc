@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "server/testing/tool_call_released.h"
 #include "server/tool_call_parser.h"
 
 namespace strata::server {
@@ -36,19 +37,7 @@ std::string_view deepseek_section_of(std::string_view output) {
 // What a parser of this syntax releases for output fed n_bytes at a time: its calls as
 // "[name arguments]", then its text, trimmed when there are calls.
 std::string deepseek_released(ToolCallSyntax syntax, std::string_view output, size_t n_bytes) {
-  ToolCallParser parser(syntax);
-  std::string calls, text;
-  auto take = [&calls, &text](const std::vector<ToolCallPiece>& pieces) {
-    for (const ToolCallPiece& p : pieces) {
-      if (p.is_call) calls += "[" + p.call.name + " " + p.call.arguments_json + "]";
-      if (!p.is_call) text += p.text;
-    }
-  };
-  for (size_t at = 0; at < output.size(); at += n_bytes) take(parser.feed(output.substr(at, n_bytes)));
-  take(parser.finish());
-  if (calls.empty()) return text;
-  const size_t first = text.find_first_not_of(" \n");
-  return calls + (first == std::string::npos ? "" : text.substr(first, text.find_last_not_of(" \n") - first + 1));
+  return testing::released_by_parser(syntax, output, n_bytes);
 }
 
 TEST(DeepseekCalls, R1SectionGivesEachCallWithItsArgumentsInTheModelsOrder) {

@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "server/testing/tool_call_released.h"
 #include "server/tool_call_parser.h"
 
 namespace strata::server {
@@ -26,21 +27,7 @@ constexpr std::string_view kMistralTwoCallsReleased = R"([get_weather {"city":"P
 // What a kMistral parser releases for output fed n_bytes at a time: its calls as
 // "[name arguments]" (with " #id" when the model wrote one), then its text, trimmed when there are calls.
 std::string mistral_released(std::string_view output, size_t n_bytes) {
-  ToolCallParser parser(kMistral);
-  std::string calls, text;
-  auto take = [&calls, &text](const std::vector<ToolCallPiece>& pieces) {
-    for (const ToolCallPiece& p : pieces) {
-      if (p.is_call) {
-        calls += "[" + p.call.name + " " + p.call.arguments_json + (p.call.id.empty() ? "" : " #" + p.call.id) + "]";
-      }
-      if (!p.is_call) text += p.text;
-    }
-  };
-  for (size_t at = 0; at < output.size(); at += n_bytes) take(parser.feed(output.substr(at, n_bytes)));
-  take(parser.finish());
-  if (calls.empty()) return text;
-  const size_t first = text.find_first_not_of(" \n");
-  return calls + (first == std::string::npos ? "" : text.substr(first, text.find_last_not_of(" \n") - first + 1));
+  return testing::released_by_parser(kMistral, output, n_bytes);
 }
 
 TEST(MistralCalls, ACallEndsWhereItsArgumentsObjectEnds) {
