@@ -8,7 +8,7 @@ namespace strata {
 
 Result<std::vector<int32_t>> chat_prompt_tokens(const Tokenizer& tokenizer, const ChatTemplate& chat_template,
                                                 const std::vector<ChatMessage>& messages,
-                                                const nlohmann::json& extra_context) {
+                                                const nlohmann::ordered_json& extra_context) {
   const int32_t bos = tokenizer.bos();
   const int32_t eos = tokenizer.eos();
   const std::string bos_text = bos >= 0 ? tokenizer.token_text(bos) : "";

@@ -26,6 +26,6 @@ class Tokenizer;
 // Errors are the template's (raise_exception, bad data, limits).
 Result<std::vector<int32_t>> chat_prompt_tokens(const Tokenizer& tokenizer, const ChatTemplate& chat_template,
                                                 const std::vector<ChatMessage>& messages,
-                                                const nlohmann::json& extra_context = nullptr);
+                                                const nlohmann::ordered_json& extra_context = nullptr);
 
 }  // namespace strata

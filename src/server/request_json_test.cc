@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "server/json_fields.h"
+
 namespace strata::server {
 namespace {
 
@@ -78,6 +80,18 @@ TEST(RequestJson, TheRefusedObjectIsNamedByItsPath) {
   EXPECT_EQ(parsed.error, OrderedJsonParse::Error::kTooManyKeys);
   EXPECT_EQ(parsed.message, "tools[1].function.p");
   EXPECT_EQ(parse_ordered_json("[[0, " + keys_object(4) + "]]", 3).message, "[0][1]");
+}
+
+TEST(RequestJson, TheBodyParserRefusesTooManyKeysNamingTheLimit) {
+  Result<RequestJson> body = parse_json_object(R"({"logit_bias": )" + keys_object(kMaxObjectKeys + 1) + "}");
+  ASSERT_FALSE(body.ok());
+  EXPECT_EQ(body.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(body.status().message(),
+            "'logit_bias' is an object with more than 10000 keys (the most one JSON object may have)");
+  Result<RequestJson> top = parse_json_object(keys_object(kMaxObjectKeys + 1));
+  ASSERT_FALSE(top.ok());
+  EXPECT_EQ(top.status().message(),
+            "request body is an object with more than 10000 keys (the most one JSON object may have)");
 }
 
 }  // namespace
