@@ -7,7 +7,7 @@
 
 namespace strata {
 
-std::string close_reasoning_switched_off(std::string text, const nlohmann::json& context) {
+std::string close_reasoning_switched_off(std::string text, const nlohmann::ordered_json& context) {
   if (!context.is_object()) return text;
   const auto enable = context.find("enable_thinking");
   const bool switched_off = enable != context.end() && enable->is_boolean() && !enable->get<bool>();
@@ -17,7 +17,7 @@ std::string close_reasoning_switched_off(std::string text, const nlohmann::json&
 
 Result<std::vector<int32_t>> chat_prompt_tokens(const Tokenizer& tokenizer, const ChatTemplate& chat_template,
                                                 const std::vector<ChatMessage>& messages,
-                                                const nlohmann::json& extra_context,
+                                                const nlohmann::ordered_json& extra_context,
                                                 bool close_switched_off_reasoning) {
   const int32_t bos = tokenizer.bos();
   const int32_t eos = tokenizer.eos();

@@ -30,7 +30,7 @@ class Tokenizer;
 // the switch says (DeepSeek-R1's, MiniMax-M2's): the block is closed empty and the reply starts with the answer,
 // as llama.cpp does for those templates. Otherwise (thinking on or not given, no open block) text
 // unchanged.
-std::string close_reasoning_switched_off(std::string text, const nlohmann::json& context);
+std::string close_reasoning_switched_off(std::string text, const nlohmann::ordered_json& context);
 
 // extra_context: further template variables (tools, enable_thinking...), a JSON object or null.
 // close_switched_off_reasoning: the template opens <think> whatever enable_thinking says (the
@@ -38,7 +38,7 @@ std::string close_reasoning_switched_off(std::string text, const nlohmann::json&
 // template's (raise_exception, bad data, limits).
 Result<std::vector<int32_t>> chat_prompt_tokens(const Tokenizer& tokenizer, const ChatTemplate& chat_template,
                                                 const std::vector<ChatMessage>& messages,
-                                                const nlohmann::json& extra_context = nullptr,
+                                                const nlohmann::ordered_json& extra_context = nullptr,
                                                 bool close_switched_off_reasoning = false);
 
 }  // namespace strata

@@ -51,7 +51,7 @@ ChatTemplate ChatTemplate::ChatML() {
 
 Result<std::string> ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
                                         const std::string& bos_token, const std::string& eos_token,
-                                        const nlohmann::json& extra_context) const {
+                                        const nlohmann::ordered_json& extra_context) const {
   jinja::RenderOptions options;
   options.now_s = static_cast<int64_t>(wall_s());
   return apply(messages, add_generation_prompt, bos_token, eos_token, extra_context, options);
@@ -59,7 +59,7 @@ Result<std::string> ChatTemplate::apply(const std::vector<ChatMessage>& messages
 
 Result<std::string> ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
                                         const std::string& bos_token, const std::string& eos_token,
-                                        const nlohmann::json& extra_context,
+                                        const nlohmann::ordered_json& extra_context,
                                         const jinja::RenderOptions& options) const {
   jinja::Dict context;
   if (!extra_context.is_null() && !extra_context.is_object()) {
@@ -69,7 +69,7 @@ Result<std::string> ChatTemplate::apply(const std::vector<ChatMessage>& messages
   if (extra_context.is_object()) {
     for (const auto& [key, field] : extra_context.items()) {
       STRATA_ASSIGN_OR_RETURN(jinja::Value v, jinja::value_from_json(field));
-      context.set(key, std::move(v));
+      context.append_new_key(key, std::move(v));  // a JSON object's keys are unique
     }
   }
   jinja::Value::List message_values;

@@ -32,7 +32,9 @@ struct ChatMessage {
   // Further message fields the template sees (tool_calls, name, reasoning_content...): a JSON
   // object whose keys are added to the message, taking precedence over role and content (so
   // {"content": null} gives an assistant tool-call message a null content). Null when unused.
-  nlohmann::json extra;
+  // Ordered: the template sees every object's keys in the order they were inserted (a client's
+  // tool-call arguments as the client sent them).
+  nlohmann::ordered_json extra;
 };
 
 class ChatTemplate {
@@ -44,16 +46,17 @@ class ChatTemplate {
   static ChatTemplate ChatML();
 
   // Renders the conversation. `extra_context` (a JSON object, or null) supplies further
-  // template variables such as tools, documents or enable_thinking. Errors (a template's
+  // template variables such as tools, documents or enable_thinking; their objects reach the
+  // template with their keys in insertion order (`tools|tojson` writes them so). Errors (a template's
   // raise_exception, bad data, limits) come back as a Status naming the template position.
   Result<std::string> apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
                             const std::string& bos_token, const std::string& eos_token,
-                            const nlohmann::json& extra_context = {}) const;
+                            const nlohmann::ordered_json& extra_context = {}) const;
   // As above with explicit render options (the clock strftime_now reads, limits); the plain
   // overload uses the wall clock and default limits.
   Result<std::string> apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
                             const std::string& bos_token, const std::string& eos_token,
-                            const nlohmann::json& extra_context, const jinja::RenderOptions& options) const;
+                            const nlohmann::ordered_json& extra_context, const jinja::RenderOptions& options) const;
 
   const std::string& source() const { return source_; }
   bool is_fallback() const { return fallback_; }

@@ -1,7 +1,8 @@
 // GLM-4.5 / GLM-4.6's chat template (testdata/glm-4.6.jinja) through our Jinja interpreter.
 // The expected prompts are Python jinja2's renderings of the same template and messages (jinja2
 // 3.1.6, a sandboxed environment with trim_blocks and lstrip_blocks and Hugging Face's tojson,
-// as transformers renders chat templates). Object keys are in sorted order on both sides.
+// as transformers renders chat templates). Object keys are in sorted order on both sides (the
+// tests build them as nlohmann::json; requests keep the client's order).
 // The template writes "[gMASK]<sop>" itself, opens no <think> in the generation prompt (the
 // model writes it), and calls a string method on a macro's output (`.endswith`).
 #include <gtest/gtest.h>

@@ -3,7 +3,8 @@
 // prompts are Python jinja2's renderings of the same templates and messages (jinja2 3.1.6, a
 // sandboxed environment with trim_blocks and lstrip_blocks, loop controls, Hugging Face's tojson
 // and strftime_now at 2026-01-15, as transformers renders chat templates; bos_token "<s>",
-// eos_token "</s>"), given the JSON objects with their keys sorted, as Strata holds them.
+// eos_token "</s>"), given the JSON objects with their keys sorted, as these tests build them
+// (nlohmann::json; requests keep the client's order: server/key_order_render_test.cc).
 //
 // The calls are the newer form, `[TOOL_CALLS]NAME[ARGS]JSON` (Small 3.2 with `[CALL_ID]ID` between,
 // and ids of 9 characters demanded), and Nemo's `[TOOL_CALLS][{...}]`; every template writes the
@@ -42,7 +43,7 @@ json mistral_tools() {
       "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}])");
 }
 
-// mistral_tools() as tojson writes it (keys sorted: Strata's JSON objects keep no other order).
+// mistral_tools() as tojson writes it (keys sorted, as nlohmann::json holds them).
 constexpr char kToolsJson[] =
     R"([{"function": {"description": "Get the weather", "name": "get_weather", "parameters": {"properties": )"
     R"({"city": {"type": "string"}}, "required": ["city"], "type": "object"}}, "type": "function"}, )"

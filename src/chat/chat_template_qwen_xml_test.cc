@@ -2,7 +2,7 @@
 // through our Jinja interpreter. The expected prompts are Python jinja2's renderings of the same
 // templates and messages (jinja2 3.1.2, a sandboxed environment with trim_blocks and lstrip_blocks
 // and Hugging Face's tojson, as transformers renders chat templates; object keys sorted on both
-// sides, as Strata hands JSON to templates).
+// sides, as these tests build them with nlohmann::json).
 //
 // Both teach the model calls of `<function=NAME>` holding `<parameter=KEY>` values and write a
 // tool-call history back so: string arguments raw, objects and arrays with tojson, anything else

@@ -124,7 +124,7 @@ TEST(ChatTemplateQwen3, RendersToolsToolCallsAndToolResponses) {
   EXPECT_EQ(apply_ok(t, messages, true, "", "", {{"tools", {tool}}}),
             "<|im_start|>system\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
             "You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
-            // nlohmann::json objects keep keys sorted, so "function" precedes "type".
+            // The test's nlohmann::json objects keep keys sorted, so "function" precedes "type".
             "{\"function\": {\"name\": \"get_weather\", \"parameters\": {\"type\": \"object\"}}, \"type\": \"function\"}\n"
             "</tools>\n\nFor each function call, return a json object with function name and arguments within "
             "<tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": "

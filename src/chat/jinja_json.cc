@@ -9,22 +9,26 @@
 namespace strata::jinja {
 namespace {
 
-Result<Value> from_json_at(const nlohmann::json& json, int depth) {
+// Works for nlohmann::json (keys sorted) and nlohmann::ordered_json (keys as inserted): a dict
+// gets the object's keys in the object's order. Keys of a JSON object are unique, so they are
+// appended without the lookup Dict::set makes (which would make a large object quadratic).
+template <typename Json>
+Result<Value> from_json_at(const Json& json, int depth) {
   if (depth > kMaxJsonDepth) {
     return Status::InvalidArgument("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
   switch (json.type()) {
-    case nlohmann::json::value_t::null: return Value::None();
-    case nlohmann::json::value_t::boolean: return Value::Bool(json.get<bool>());
-    case nlohmann::json::value_t::number_integer: return Value::Int(json.get<int64_t>());
-    case nlohmann::json::value_t::number_unsigned: {
-      uint64_t u = json.get<uint64_t>();
+    case Json::value_t::null: return Value::None();
+    case Json::value_t::boolean: return Value::Bool(json.template get<bool>());
+    case Json::value_t::number_integer: return Value::Int(json.template get<int64_t>());
+    case Json::value_t::number_unsigned: {
+      uint64_t u = json.template get<uint64_t>();
       if (u > static_cast<uint64_t>(INT64_MAX)) return Value::Float(static_cast<double>(u));
       return Value::Int(static_cast<int64_t>(u));
     }
-    case nlohmann::json::value_t::number_float: return Value::Float(json.get<double>());
-    case nlohmann::json::value_t::string: return Value::String(json.get<std::string>());
-    case nlohmann::json::value_t::array: {
+    case Json::value_t::number_float: return Value::Float(json.template get<double>());
+    case Json::value_t::string: return Value::String(json.template get<std::string>());
+    case Json::value_t::array: {
       Value::List items;
       items.reserve(json.size());
       for (const auto& item : json) {
@@ -33,11 +37,11 @@ Result<Value> from_json_at(const nlohmann::json& json, int depth) {
       }
       return Value::MakeInputList(std::move(items));
     }
-    case nlohmann::json::value_t::object: {
+    case Json::value_t::object: {
       Dict dict;
       for (const auto& [key, item] : json.items()) {
         STRATA_ASSIGN_OR_RETURN(Value v, from_json_at(item, depth + 1));
-        dict.set(key, std::move(v));
+        dict.append_new_key(key, std::move(v));
       }
       return Value::MakeDict(std::move(dict));
     }
@@ -170,6 +174,8 @@ class JsonWriter {
 }  // namespace
 
 Result<Value> value_from_json(const nlohmann::json& json) { return from_json_at(json, 0); }
+
+Result<Value> value_from_json(const nlohmann::ordered_json& json) { return from_json_at(json, 0); }
 
 Result<std::string> value_to_json(const Value& value, int indent, bool sort_keys, size_t max_bytes) {
   JsonWriter writer(indent, sort_keys, max_bytes);

@@ -116,6 +116,9 @@ class Dict {
  public:
   const Value* find(std::string_view key) const;
   void set(std::string key, Value value);
+  // Adds an entry without looking for the key (set() searches linearly). The caller guarantees
+  // the key is not in the dict yet, e.g. keys of one JSON object.
+  void append_new_key(std::string key, Value value) { entries_.emplace_back(std::move(key), std::move(value)); }
   void clear() { entries_.clear(); }
   size_t size() const { return entries_.size(); }
   const std::vector<std::pair<std::string, Value>>& entries() const { return entries_; }

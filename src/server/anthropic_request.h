@@ -17,6 +17,6 @@
 
 namespace strata::server {
 
-Result<CompletionRequest> parse_anthropic_messages_request(const nlohmann::json& body);
+Result<CompletionRequest> parse_anthropic_messages_request(const RequestJson& body);
 
 }  // namespace strata::server

@@ -101,7 +101,7 @@ TEST(AnthropicMessagesRequest, RejectsBadThinkingBlocksNamingTheField) {
 }
 
 TEST(AnthropicMessagesRequest, ToolsAndToolBlocksReachTheTemplateFields) {
-  json body = json::parse(R"({"max_tokens": 64,
+  RequestJson body = RequestJson::parse(R"({"max_tokens": 64,
     "tools": [{"name": "get_weather", "description": "Weather for a city",
                "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}],
     "tool_choice": {"type": "auto"},
@@ -118,13 +118,14 @@ TEST(AnthropicMessagesRequest, ToolsAndToolBlocksReachTheTemplateFields) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->parse_tool_calls);
   ASSERT_EQ(r->prompt.tools.size(), 1u);
-  EXPECT_EQ(r->prompt.tools[0], json::parse(R"({"type": "function", "function": {
+  // In OpenAI's form, every key in the client's order (compared as ordered JSON).
+  EXPECT_EQ(r->prompt.tools[0], RequestJson::parse(R"({"type": "function", "function": {
       "name": "get_weather", "description": "Weather for a city",
       "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}})"));
   const std::vector<ChatTurn>& m = r->prompt.messages;
   ASSERT_EQ(m.size(), 5u);
   EXPECT_EQ(m[1].content, "Checking.");
-  EXPECT_EQ(m[1].extra["tool_calls"][0], json::parse(R"({"id": "toolu_1", "type": "function",
+  EXPECT_EQ(m[1].extra["tool_calls"][0], RequestJson::parse(R"({"id": "toolu_1", "type": "function",
       "function": {"name": "get_weather", "arguments": {"city": "Paris"}}})"));
   EXPECT_EQ(m[2].role, "tool");
   EXPECT_EQ(m[2].content, "sunny");

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine_types.h"
+#include "server/request_json.h"
 #include "server/reasoning_tags.h"
 #include "server/tool_call_syntax.h"
 
@@ -24,11 +25,13 @@ namespace strata::server {
 // arguments an object when it parses as one), a tool turn's "tool_call_id" and "name". Null
 // when the turn has none. reasoning: an assistant turn's earlier reasoning as the client sent it
 // back (OpenAI reasoning_content / reasoning, Anthropic thinking blocks); unset when it sent none.
+// Every object the client sent (tools, schemas, arguments, chat_template_kwargs) keeps its keys
+// in the client's order (RequestJson), which is the order the chat template sees.
 // The template sees it under the names templates read (engine_model.h, chat_input()).
 struct ChatTurn {
   std::string role;
   std::string content;
-  nlohmann::json extra;
+  RequestJson extra;
   std::optional<std::string> reasoning = std::nullopt;
 };
 
@@ -38,10 +41,10 @@ struct PromptInput {
   std::vector<ChatTurn> messages;  // kChat
   // kChat: the tools offered to the model, in OpenAI's form
   // ([{"type": "function", "function": {"name", "description", "parameters"}}]); null for none.
-  nlohmann::json tools;
+  RequestJson tools;
   // kChat: further chat-template variables (OpenAI's chat_template_kwargs, Anthropic's thinking
   // as enable_thinking): a JSON object, or null for none.
-  nlohmann::json template_kwargs;
+  RequestJson template_kwargs;
   std::string text;                // kText
   std::vector<int32_t> tokens;     // kTokens: ids sent by the client, used as they are
 };

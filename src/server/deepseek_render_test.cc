@@ -36,16 +36,16 @@ const char* kDeepseekAnthropicToolChat = R"({"max_tokens": 8, "messages": [
   "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}]})";
 
 // The offered tools as llama.cpp's minja writes them into the system prompt of a template that
-// leaves them out (keys sorted, as Strata hands tools to every template), and each template's
-// example call.
+// leaves them out (keys in the client's order, as Strata hands tools to every template), and each
+// template's example call.
 constexpr char kOpenAiWeatherToolJson[] =
-    "[\n  {\n    \"function\": {\n      \"description\": \"Get the weather\",\n      \"name\": \"get_weather\",\n"
-    "      \"parameters\": {\n        \"properties\": {\n          \"city\": {\n            \"type\": \"string\"\n"
-    "          }\n        },\n        \"required\": [\n          \"city\"\n        ],\n        \"type\": \"object\"\n"
-    "      }\n    },\n    \"type\": \"function\"\n  }\n]";
+    "[\n  {\n    \"type\": \"function\",\n    \"function\": {\n      \"name\": \"get_weather\",\n"
+    "      \"description\": \"Get the weather\",\n      \"parameters\": {\n        \"type\": \"object\",\n"
+    "        \"properties\": {\n          \"city\": {\n            \"type\": \"string\"\n          }\n        },\n"
+    "        \"required\": [\n          \"city\"\n        ]\n      }\n    }\n  }\n]";
 constexpr char kAnthropicWeatherToolJson[] =
-    "[\n  {\n    \"function\": {\n      \"name\": \"get_weather\",\n      \"parameters\": {\n"
-    "        \"type\": \"object\"\n      }\n    },\n    \"type\": \"function\"\n  }\n]";
+    "[\n  {\n    \"type\": \"function\",\n    \"function\": {\n      \"name\": \"get_weather\",\n"
+    "      \"parameters\": {\n        \"type\": \"object\"\n      }\n    }\n  }\n]";
 constexpr char kR1CallExample[] =
     "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>tool_name\n```json\n"
     "{\"arg1\": \"some_value\"}\n```<｜tool▁call▁end｜>";
@@ -59,7 +59,7 @@ std::string deepseek_tools_text(const std::string& tools_json, const std::string
 }
 
 std::string deepseek_openai_prompt(const ChatTemplate& t, const std::string& body) {
-  Result<CompletionRequest> request = parse_chat_completion_request(json::parse(body));
+  Result<CompletionRequest> request = parse_chat_completion_request(RequestJson::parse(body));
   EXPECT_TRUE(request.ok()) << request.status().ToString();
   if (!request.ok()) return "";
   Result<std::string> text = render_chat(t, request->prompt, kDeepseekBosText, "<｜end▁of▁sentence｜>");
@@ -68,7 +68,7 @@ std::string deepseek_openai_prompt(const ChatTemplate& t, const std::string& bod
 }
 
 std::string deepseek_anthropic_prompt(const ChatTemplate& t, const std::string& body) {
-  Result<CompletionRequest> request = parse_anthropic_messages_request(json::parse(body));
+  Result<CompletionRequest> request = parse_anthropic_messages_request(RequestJson::parse(body));
   EXPECT_TRUE(request.ok()) << request.status().ToString();
   if (!request.ok()) return "";
   Result<std::string> text = render_chat(t, request->prompt, kDeepseekBosText, "<｜end▁of▁sentence｜>");

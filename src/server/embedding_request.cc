@@ -12,10 +12,10 @@ namespace strata::server {
 namespace {
 
 // One token-id array: non-empty, ids non-negative integers (the engine checks the vocabulary).
-Status read_token_ids(const json& value, const std::string& where, std::vector<int32_t>* out) {
+Status read_token_ids(const RequestJson& value, const std::string& where, std::vector<int32_t>* out) {
   if (value.empty()) return Status::InvalidArgument("'" + where + "' must not be empty");
   for (size_t i = 0; i < value.size(); ++i) {
-    const json& id = value[i];
+    const RequestJson& id = value[i];
     if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > INT32_MAX) {
       return Status::InvalidArgument(
           fmt::format("'{}[{}]' must be a token id (an integer >= 0), got {}", where, i, describe_value(id)));
@@ -25,7 +25,7 @@ Status read_token_ids(const json& value, const std::string& where, std::vector<i
   return Status::Ok();
 }
 
-Status read_inputs(const json& input, EmbeddingRequest* r) {
+Status read_inputs(const RequestJson& input, EmbeddingRequest* r) {
   if (input.is_string()) {
     if (input.get<std::string>().empty()) return Status::InvalidArgument("'input' must not be an empty string");
     r->inputs.emplace_back(input.get<std::string>());
@@ -46,7 +46,7 @@ Status read_inputs(const json& input, EmbeddingRequest* r) {
     return Status::Ok();
   }
   for (size_t i = 0; i < input.size(); ++i) {
-    const json& item = input[i];
+    const RequestJson& item = input[i];
     const std::string where = fmt::format("input[{}]", i);
     if (item.is_string() && !item.get<std::string>().empty()) {
       r->inputs.emplace_back(item.get<std::string>());
@@ -79,9 +79,9 @@ std::string base64_of(const std::vector<float>& v) {
 
 }  // namespace
 
-Result<EmbeddingRequest> parse_embedding_request(const json& body) {
+Result<EmbeddingRequest> parse_embedding_request(const RequestJson& body) {
   EmbeddingRequest r;
-  const json* input = find_field(body, "input");
+  const RequestJson* input = find_field(body, "input");
   if (input == nullptr) return Status::InvalidArgument("'input' is required");
   STRATA_RETURN_IF_ERROR(read_inputs(*input, &r));
   std::string format = "float";

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "server/request_json.h"
 
 namespace strata::server {
 
@@ -28,7 +29,7 @@ struct EmbeddingRequest {
   int dimensions = 0;  // 0: all of them
 };
 
-Result<EmbeddingRequest> parse_embedding_request(const nlohmann::json& body);
+Result<EmbeddingRequest> parse_embedding_request(const RequestJson& body);
 
 // The vector as served: its first `dimensions` values (all when 0), divided by their L2 norm
 // (summed in double; a zero vector stays zero).

@@ -60,7 +60,7 @@ void serve_embeddings(const RouteContext& ctx, const httplib::Request& req, http
   AnswerTicket ticket = ctx.state->hold_answer();
   const ServedModel* model = accepting_model(ctx, res, kStyle);
   if (!model) return;
-  Result<json> body = parse_json_object(req.body);
+  Result<RequestJson> body = parse_json_object(req.body);
   if (!body.ok()) return reply_error(res, api_error_from_status(body.status()), kStyle);
   Result<EmbeddingRequest> request = parse_embedding_request(*body);
   if (!request.ok()) return reply_error(res, api_error_from_status(request.status()), kStyle);

@@ -128,7 +128,7 @@ bool has_tool_calls(const ChatTurn& turn) {
 ChatMessage template_message(const ChatTurn& turn, bool harmony) {
   ChatMessage message{turn.role, turn.content, turn.extra};
   if (turn.reasoning) {
-    if (!message.extra.is_object()) message.extra = nlohmann::json::object();
+    if (!message.extra.is_object()) message.extra = nlohmann::ordered_json::object();
     message.extra["thinking"] = *turn.reasoning;
     message.extra["reasoning_content"] = *turn.reasoning;
     if (harmony && !turn.reasoning->empty() && has_tool_calls(turn)) message.content.clear();
@@ -145,7 +145,7 @@ void shorten_call_ids(ChatMessage* message) {
   }
   const auto calls = message->extra.find("tool_calls");
   if (calls == message->extra.end() || !calls->is_array()) return;
-  for (nlohmann::json& call : *calls) {
+  for (nlohmann::ordered_json& call : *calls) {
     const auto id = call.is_object() ? call.find("id") : call.end();
     if (call.is_object() && id != call.end() && id->is_string()) *id = nine_character_call_id(id->get<std::string>());
   }
@@ -157,38 +157,42 @@ void reasoning_as_thinking_chunk(const ChatTurn& turn, ChatMessage* message) {
   if (!turn.reasoning || turn.role != "assistant") return;
   message->extra.erase("thinking");
   message->extra.erase("reasoning_content");
-  message->extra["content"] = nlohmann::json::array(
+  message->extra["content"] = nlohmann::ordered_json::array(
       {{{"type", "thinking"}, {"thinking", *turn.reasoning}}, {{"type", "text"}, {"text", turn.content}}});
 }
 
 // A tool-call turn in the form the template takes (ToolCallTurnForm); other turns unchanged.
 void shape_call_turn(const ToolCallTurnForm& form, ChatMessage* message) {
   if (!message->extra.is_object() || !message->extra.contains("tool_calls")) return;
-  nlohmann::json& calls = message->extra["tool_calls"];
-  if (!calls.is_array() || calls.empty()) return;
+  const nlohmann::ordered_json& sent = message->extra["tool_calls"];
+  if (!sent.is_array() || sent.empty()) return;
+  // Before any reference into extra is held: adding a key to an ordered object moves its members.
   if (form.null_content && message->content.empty()) message->extra["content"] = nullptr;
   if (!form.arguments_as_text) return;
-  for (nlohmann::json& call : calls) {
-    nlohmann::json* function = call.is_object() && call.contains("function") ? &call["function"] : nullptr;
+  for (nlohmann::ordered_json& call : message->extra["tool_calls"]) {
+    nlohmann::ordered_json* function = call.is_object() && call.contains("function") ? &call["function"] : nullptr;
     if (!function || !function->is_object() || !function->contains("arguments")) continue;
-    nlohmann::json& arguments = (*function)["arguments"];
-    if (!arguments.is_string()) arguments = arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    nlohmann::ordered_json& arguments = (*function)["arguments"];
+    if (!arguments.is_string()) {
+      arguments = arguments.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    }
   }
 }
 
 // `thinking` from enable_thinking, on when neither is given (DeepSeek-V3.1; see TemplateTraits).
-void set_thinking_from_enable_thinking(nlohmann::json* context) {
-  if (context->is_null()) *context = nlohmann::json::object();
+void set_thinking_from_enable_thinking(nlohmann::ordered_json* context) {
+  if (context->is_null()) *context = nlohmann::ordered_json::object();
   if (context->contains("thinking")) return;
   const auto enable = context->find("enable_thinking");
-  (*context)["thinking"] = enable == context->end() || !enable->is_boolean() || enable->get<bool>();
+  const bool thinking = enable == context->end() || !enable->is_boolean() || enable->get<bool>();
+  (*context)["thinking"] = thinking;  // after the lookup: the insertion moves the members
 }
 
 }  // namespace
 
 ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& traits, const PromptInput& prompt) {
   const std::vector<ChatTurn>& turns = prompt.messages;
-  const nlohmann::json& tools = prompt.tools;
+  const nlohmann::ordered_json& tools = prompt.tools;
   // ChatML knows nothing of tools: write them out as text in the Hermes way instead.
   const bool as_text = chat_template.is_fallback();
   std::vector<ChatTurn> rewritten;
@@ -204,7 +208,7 @@ ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& tr
     if (traits.reasoning_as_thinking_chunk) reasoning_as_thinking_chunk(turn, &input.messages.back());
   }
   if (!as_text) number_kimi_calls(traits.kimi_calls, &input.messages);
-  input.context = prompt.template_kwargs.is_object() ? prompt.template_kwargs : nlohmann::json();
+  input.context = prompt.template_kwargs.is_object() ? prompt.template_kwargs : nlohmann::ordered_json();
   if (!as_text && tools.is_array() && !tools.empty()) input.context["tools"] = tools;
   if (traits.thinking_from_enable_thinking) set_thinking_from_enable_thinking(&input.context);
   return input;

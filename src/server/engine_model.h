@@ -121,7 +121,7 @@ class EngineModelText : public ModelText {
 // gets its history's call ids in its own form (traits.kimi_calls).
 struct ChatInput {
   std::vector<ChatMessage> messages;
-  nlohmann::json context;  // an object, or null
+  nlohmann::ordered_json context;  // an object, or null; keys in insertion order (the client's)
 };
 ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& traits, const PromptInput& prompt);
 

@@ -38,16 +38,16 @@ const char* kAnthropicToolChat = R"({"max_tokens": 8, "messages": [
 // Both APIs give the Qwen3 template the same tools, call and result.
 TEST(RenderChat, ToolRequestsOfBothApisRenderThroughTheModelTemplate) {
   ChatTemplate t = qwen3();
-  Result<CompletionRequest> openai = parse_chat_completion_request(json::parse(kOpenAiToolChat));
-  Result<CompletionRequest> anthropic = parse_anthropic_messages_request(json::parse(kAnthropicToolChat));
+  Result<CompletionRequest> openai = parse_chat_completion_request(RequestJson::parse(kOpenAiToolChat));
+  Result<CompletionRequest> anthropic = parse_anthropic_messages_request(RequestJson::parse(kAnthropicToolChat));
   ASSERT_TRUE(openai.ok() && anthropic.ok());
   Result<std::string> a = render_chat(t, openai->prompt, "", "");
   Result<std::string> b = render_chat(t, anthropic->prompt, "", "");
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(*a, *b);
-  EXPECT_NE(a->find("<tools>\n{\"function\": {\"name\": \"get_weather\", \"parameters\": {\"type\": \"object\"}}, "
-                    "\"type\": \"function\"}\n</tools>"),
+  EXPECT_NE(a->find("<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"parameters\": "
+                    "{\"type\": \"object\"}}}\n</tools>"),
             std::string::npos) << *a;
   EXPECT_NE(a->find("<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "
                     "{\"city\": \"Paris\"}}\n</tool_call><|im_end|>"),
@@ -58,7 +58,7 @@ TEST(RenderChat, ToolRequestsOfBothApisRenderThroughTheModelTemplate) {
 }
 
 TEST(RenderChat, ChatMLFallbackWritesToolsAsHermesText) {
-  Result<CompletionRequest> r = parse_chat_completion_request(json::parse(kOpenAiToolChat));
+  Result<CompletionRequest> r = parse_chat_completion_request(RequestJson::parse(kOpenAiToolChat));
   ASSERT_TRUE(r.ok());
   Result<std::string> text = render_chat(ChatTemplate::ChatML(), r->prompt, "", "");
   ASSERT_TRUE(text.ok()) << text.status().ToString();
@@ -73,11 +73,11 @@ TEST(RenderChat, ChatMLFallbackWritesToolsAsHermesText) {
 // chat_template_kwargs and Anthropic's thinking reach the template as enable_thinking.
 TEST(RenderChat, ThinkingSwitchesReachTheTemplate) {
   ChatTemplate t = qwen3();
-  Result<CompletionRequest> off = parse_chat_completion_request(json::parse(
+  Result<CompletionRequest> off = parse_chat_completion_request(RequestJson::parse(
       R"({"messages": [{"role": "user", "content": "Hi"}], "chat_template_kwargs": {"enable_thinking": false}})"));
   Result<CompletionRequest> on = parse_chat_completion_request(
-      json::parse(R"({"messages": [{"role": "user", "content": "Hi"}]})"));
-  Result<CompletionRequest> anthropic_off = parse_anthropic_messages_request(json::parse(
+      RequestJson::parse(R"({"messages": [{"role": "user", "content": "Hi"}]})"));
+  Result<CompletionRequest> anthropic_off = parse_anthropic_messages_request(RequestJson::parse(
       R"({"max_tokens": 8, "messages": [{"role": "user", "content": "Hi"}], "thinking": {"type": "disabled"}})"));
   ASSERT_TRUE(off.ok() && on.ok() && anthropic_off.ok());
   Result<std::string> a = render_chat(t, off->prompt, "", "");

@@ -25,7 +25,7 @@ enum class Api { kChat, kText, kAnthropic };
 using RendererFactory = std::function<std::unique_ptr<ResponseRenderer>(SseWriter::WriteFn)>;
 
 Result<CompletionRequest> parse_request(Api api, const std::string& body) {
-  STRATA_ASSIGN_OR_RETURN(json object, parse_json_object(body));
+  STRATA_ASSIGN_OR_RETURN(RequestJson object, parse_json_object(body));
   switch (api) {
     case Api::kChat: return parse_chat_completion_request(object);
     case Api::kText: return parse_text_completion_request(object);
@@ -158,7 +158,7 @@ void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& 
 void serve_count_tokens(const RouteContext& ctx, const httplib::Request& req, httplib::Response& res) {
   const ServedModel* model = ready_model(ctx, res, ErrorStyle::kAnthropic);
   if (!model) return;
-  Result<json> body = parse_json_object(req.body);
+  Result<RequestJson> body = parse_json_object(req.body);
   if (!body.ok()) return reply_error(res, api_error_from_status(body.status()), ErrorStyle::kAnthropic);
   // count_tokens has no max_tokens; reuse the Messages parser with a placeholder.
   if (!body->contains("max_tokens")) (*body)["max_tokens"] = 1;

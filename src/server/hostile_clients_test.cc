@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/request_json.h"
 #include "server/testing/test_server.h"
 
 namespace strata::server {
@@ -71,6 +72,46 @@ TEST(HostileClients, NumberTooLargeForADoubleIs400NamingTheField) {
     EXPECT_NE(error["message"].get<std::string>().find(c.field + " holds a number too large"),
               std::string::npos)
         << res->body;
+  }
+}
+
+// `n_keys` members "k0": 0, "k1": 0, ... as one JSON object's text.
+std::string object_with_keys(size_t n_keys) {
+  std::string text = "{";
+  for (size_t i = 0; i < n_keys; ++i) text += (i ? ", \"k" : "\"k") + std::to_string(i) + "\": 0";
+  return text + "}";
+}
+
+// Objects keep the client's key order (request_json.h), and an ordered parse must not be quadratic
+// in an object's size: an object with more keys than any real request has (here 200,000 of them,
+// in the body, a tool's schema, a call's arguments text or an Anthropic body) is refused at once
+// with a 400 naming the object and the limit.
+TEST(HostileClients, AnObjectWithTooManyKeysIs400NamingTheLimit) {
+  TestServer server(test_config(), {});
+  auto cli = server.client(kTestApiKey);
+  const std::string many = object_with_keys(200000);
+  const std::string messages = R"("messages": [{"role": "user", "content": "hi"}])";
+  const std::string limit = "more than " + std::to_string(kMaxObjectKeys) + " keys";
+  struct Case {
+    std::string path, body, names;
+  };
+  const std::vector<Case> cases = {
+      {"/v1/chat/completions", many, "request body is an object with " + limit},
+      {"/v1/chat/completions", "{" + messages + R"(, "tools": [{"type": "function", "function": {"name": "f",
+          "parameters": {"type": "object", "properties": )" + many + "}}}]}",
+       "'tools[0].function.parameters.properties' is an object with " + limit},
+      {"/v1/chat/completions", R"({"messages": [{"role": "assistant", "content": null, "tool_calls": [{"id": "c",
+          "type": "function", "function": {"name": "f", "arguments": )" + json(many).dump() + "}}]}]}",
+       "'messages[0].tool_calls[0].function.arguments' is an object with " + limit},
+      {"/v1/messages", R"({"max_tokens": 5, "metadata": )" + many + ", " + messages + "}",
+       "'metadata' is an object with " + limit}};
+  for (const Case& c : cases) {
+    auto res = cli.Post(c.path, c.body, kJsonType);
+    ASSERT_TRUE(res) << c.names;
+    EXPECT_EQ(res->status, 400) << c.names << " -> " << res->body;
+    json error = json::parse(res->body)["error"];
+    EXPECT_EQ(error["type"], "invalid_request_error") << res->body;
+    EXPECT_NE(error["message"].get<std::string>().find(c.names), std::string::npos) << res->body;
   }
 }
 

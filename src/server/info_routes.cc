@@ -107,7 +107,7 @@ json status_json(const ServerState& state, const ServedModel& model, const Engin
 void serve_tokenize(const RouteContext& ctx, const Request& req, Response& res) {
   const ServedModel* model = ready_model(ctx, res, ErrorStyle::kOpenAi);
   if (!model) return;
-  Result<json> body = parse_json_object(req.body);
+  Result<RequestJson> body = parse_json_object(req.body);
   std::string content;
   bool add_special = false, with_pieces = false;
   Status st = body.ok() ? Status::Ok() : body.status();
@@ -127,14 +127,14 @@ void serve_tokenize(const RouteContext& ctx, const Request& req, Response& res) 
   reply_json(res, 200, out);
 }
 
-Result<std::vector<int32_t>> read_token_ids(const json& body, int vocab_size) {
-  const json* tokens = find_field(body, "tokens");
+Result<std::vector<int32_t>> read_token_ids(const RequestJson& body, int vocab_size) {
+  const RequestJson* tokens = find_field(body, "tokens");
   if (!tokens || !tokens->is_array()) {
     return Status::InvalidArgument("'tokens' must be an array of token ids");
   }
   std::vector<int32_t> ids;
   for (size_t i = 0; i < tokens->size(); ++i) {
-    const json& t = (*tokens)[i];
+    const RequestJson& t = (*tokens)[i];
     if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() >= vocab_size) {
       return Status::InvalidArgument(fmt::format("'tokens[{}]' = {} is not a token id (vocab has {})",
                                                  i, describe_value(t), vocab_size));
@@ -147,7 +147,7 @@ Result<std::vector<int32_t>> read_token_ids(const json& body, int vocab_size) {
 void serve_detokenize(const RouteContext& ctx, const Request& req, Response& res) {
   const ServedModel* model = ready_model(ctx, res, ErrorStyle::kOpenAi);
   if (!model) return;
-  Result<json> body = parse_json_object(req.body);
+  Result<RequestJson> body = parse_json_object(req.body);
   Result<std::vector<int32_t>> ids =
       body.ok() ? read_token_ids(*body, model->text->vocab_size()) : Result<std::vector<int32_t>>(body.status());
   if (!ids.ok()) return reply_error(res, api_error_from_status(ids.status()), ErrorStyle::kOpenAi);

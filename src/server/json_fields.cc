@@ -27,55 +27,53 @@ Status number_overflow_error(std::string_view body) {
 
 }  // namespace
 
-Result<json> parse_json_object(std::string_view body) {
-  json value;
-  // nlohmann reports where parsing failed only through its exceptions; they stay in here.
-  try {
-    value = json::parse(body.begin(), body.end());
-  } catch (const json::parse_error& e) {
-    return Status::InvalidArgument(fmt::format("request body is not valid JSON: {}", e.what()));
-  } catch (const json::out_of_range&) {
-    return number_overflow_error(body);
-  } catch (const json::exception& e) {
-    return Status::InvalidArgument(fmt::format("request body is not valid JSON: {}", e.what()));
+Result<RequestJson> parse_json_object(std::string_view body) {
+  OrderedJsonParse parsed = parse_ordered_json(body);
+  switch (parsed.error) {
+    case OrderedJsonParse::Error::kNone: break;
+    case OrderedJsonParse::Error::kNumberOverflow: return number_overflow_error(body);
+    case OrderedJsonParse::Error::kTooManyKeys: return Status::InvalidArgument(too_many_keys_message(parsed.message));
+    case OrderedJsonParse::Error::kSyntax:
+      return Status::InvalidArgument(fmt::format("request body is not valid JSON: {}", parsed.message));
   }
-  if (!value.is_object()) {
+  if (!parsed.value.is_object()) {
     return Status::InvalidArgument(
-        fmt::format("request body must be a JSON object, got {}", value.type_name()));
+        fmt::format("request body must be a JSON object, got {}", parsed.value.type_name()));
   }
-  return value;
+  return std::move(parsed.value);
 }
 
-const json* find_field(const json& object, std::string_view name) {
+const RequestJson* find_field(const RequestJson& object, std::string_view name) {
   auto it = object.find(name);
   if (it == object.end() || it->is_null()) return nullptr;
   return &*it;
 }
 
-std::string string_or_empty(const json& object, std::string_view name) {
+std::string string_or_empty(const RequestJson& object, std::string_view name) {
   if (!object.is_object()) return "";
-  const json* v = find_field(object, name);
+  const RequestJson* v = find_field(object, name);
   return v && v->is_string() ? v->get<std::string>() : "";
 }
 
-std::string describe_value(const json& value) {
+std::string describe_value(const RequestJson& value) {
   constexpr size_t kMaxChars = 40;
-  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  // Keys sorted, as error messages have always shown them.
+  std::string text = json(value).dump(-1, ' ', false, json::error_handler_t::replace);
   if (text.size() > kMaxChars) text = text.substr(0, kMaxChars) + "...";
   return text;
 }
 
 namespace {
 
-Status range_error(std::string_view name, std::string_view what, const json& v) {
+Status range_error(std::string_view name, std::string_view what, const RequestJson& v) {
   return Status::InvalidArgument(
       fmt::format("'{}' must be {}, got {}", name, what, describe_value(v)));
 }
 
 }  // namespace
 
-Status read_float(const json& object, std::string_view name, double lo, double hi, float* out) {
-  const json* v = find_field(object, name);
+Status read_float(const RequestJson& object, std::string_view name, double lo, double hi, float* out) {
+  const RequestJson* v = find_field(object, name);
   if (!v) return Status::Ok();
   if (!v->is_number() || !(v->get<double>() >= lo && v->get<double>() <= hi)) {
     return range_error(name, fmt::format("a number in [{}, {}]", lo, hi), *v);
@@ -84,8 +82,8 @@ Status read_float(const json& object, std::string_view name, double lo, double h
   return Status::Ok();
 }
 
-Status read_int(const json& object, std::string_view name, int64_t lo, int64_t hi, int* out) {
-  const json* v = find_field(object, name);
+Status read_int(const RequestJson& object, std::string_view name, int64_t lo, int64_t hi, int* out) {
+  const RequestJson* v = find_field(object, name);
   if (!v) return Status::Ok();
   bool integral = v->is_number_integer() ||
                   (v->is_number_float() && std::nearbyint(v->get<double>()) == v->get<double>() &&
@@ -102,8 +100,8 @@ Status read_int(const json& object, std::string_view name, int64_t lo, int64_t h
   return Status::Ok();
 }
 
-Status read_uint64(const json& object, std::string_view name, uint64_t* out) {
-  const json* v = find_field(object, name);
+Status read_uint64(const RequestJson& object, std::string_view name, uint64_t* out) {
+  const RequestJson* v = find_field(object, name);
   if (!v) return Status::Ok();
   if (v->is_number_unsigned()) {
     *out = v->get<uint64_t>();
@@ -116,31 +114,31 @@ Status read_uint64(const json& object, std::string_view name, uint64_t* out) {
   return Status::Ok();
 }
 
-Status read_bool(const json& object, std::string_view name, bool* out) {
-  const json* v = find_field(object, name);
+Status read_bool(const RequestJson& object, std::string_view name, bool* out) {
+  const RequestJson* v = find_field(object, name);
   if (!v) return Status::Ok();
   if (!v->is_boolean()) return range_error(name, "true or false", *v);
   *out = v->get<bool>();
   return Status::Ok();
 }
 
-Status read_string(const json& object, std::string_view name, std::string* out) {
-  const json* v = find_field(object, name);
+Status read_string(const RequestJson& object, std::string_view name, std::string* out) {
+  const RequestJson* v = find_field(object, name);
   if (!v) return Status::Ok();
   if (!v->is_string()) return range_error(name, "a string", *v);
   *out = v->get<std::string>();
   return Status::Ok();
 }
 
-Status read_string_list(const json& object, std::string_view name, size_t max_items,
+Status read_string_list(const RequestJson& object, std::string_view name, size_t max_items,
                         std::vector<std::string>* out) {
-  const json* v = find_field(object, name);
+  const RequestJson* v = find_field(object, name);
   if (!v) return Status::Ok();
   std::vector<std::string> items;
   if (v->is_string()) {
     items.push_back(v->get<std::string>());
   } else if (v->is_array()) {
-    for (const json& item : *v) {
+    for (const RequestJson& item : *v) {
       if (!item.is_string()) {
         return range_error(name, "a string or an array of strings", *v);
       }
@@ -160,8 +158,8 @@ Status read_string_list(const json& object, std::string_view name, size_t max_it
   return Status::Ok();
 }
 
-Status reject_if_set(const json& object, std::string_view name) {
-  const json* v = find_field(object, name);
+Status reject_if_set(const RequestJson& object, std::string_view name) {
+  const RequestJson* v = find_field(object, name);
   if (!v) return Status::Ok();
   bool empty = (v->is_boolean() && !v->get<bool>()) ||
                ((v->is_array() || v->is_object() || v->is_string()) && v->empty());

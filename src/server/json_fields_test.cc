@@ -6,11 +6,11 @@ namespace strata::server {
 namespace {
 
 TEST(ParseJsonObject, RejectsInvalidJsonAndNonObjects) {
-  Result<json> bad = parse_json_object("{\"a\": ");
+  Result<RequestJson> bad = parse_json_object("{\"a\": ");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("not valid JSON"), std::string::npos);
-  Result<json> array = parse_json_object("[1, 2]");
+  Result<RequestJson> array = parse_json_object("[1, 2]");
   ASSERT_FALSE(array.ok());
   EXPECT_NE(array.status().message().find("must be a JSON object, got array"), std::string::npos);
   EXPECT_TRUE(parse_json_object("{\"a\": 1}").ok());
@@ -18,7 +18,7 @@ TEST(ParseJsonObject, RejectsInvalidJsonAndNonObjects) {
 
 TEST(ParseJsonObject, NumberTooLargeForADoubleNamesItsPathAndOffset) {
   auto message = [](const std::string& body) {
-    Result<json> parsed = parse_json_object(body);
+    Result<RequestJson> parsed = parse_json_object(body);
     EXPECT_FALSE(parsed.ok()) << body;
     EXPECT_EQ(parsed.status().code(), Code::kInvalidArgument);
     return parsed.status().message();

@@ -7,20 +7,18 @@ namespace strata::server {
 
 namespace {
 
-using nlohmann::json;
-
 constexpr char kKimiProbeTool[] = "strata_probe_tool";
 
 ChatMessage kimi_probe_call_turn(const std::string& id) {
-  const json call = {{"id", id},
+  const nlohmann::ordered_json call = {{"id", id},
                      {"type", "function"},
-                     {"function", {{"name", kKimiProbeTool}, {"arguments", json::object()}}}};
-  return {"assistant", "", {{"tool_calls", json::array({call})}}};
+                     {"function", {{"name", kKimiProbeTool}, {"arguments", nlohmann::ordered_json::object()}}}};
+  return {"assistant", "", {{"tool_calls", nlohmann::ordered_json::array({call})}}};
 }
 
 ChatMessage kimi_probe_result(const std::string& id) { return {"tool", "ok", {{"tool_call_id", id}}}; }
 
-std::string kimi_function_name_of(const json& call) {
+std::string kimi_function_name_of(const nlohmann::ordered_json& call) {
   const auto function = call.find("function");
   if (function == call.end() || !function->is_object()) return "unknown";
   const auto name = function->find("name");
@@ -28,10 +26,10 @@ std::string kimi_function_name_of(const json& call) {
 }
 
 // One assistant turn's calls renamed; n_calls counts the conversation's calls so far.
-void number_kimi_turn_calls(KimiCallNumbering numbering, json* calls, size_t* n_calls,
+void number_kimi_turn_calls(KimiCallNumbering numbering, nlohmann::ordered_json* calls, size_t* n_calls,
                             std::map<std::string, std::string>* renamed) {
   size_t in_turn = 0;
-  for (json& call : *calls) {
+  for (nlohmann::ordered_json& call : *calls) {
     if (!call.is_object()) continue;
     const size_t index = numbering == KimiCallNumbering::kPerTurn ? in_turn : *n_calls;
     std::string id = "functions." + kimi_function_name_of(call) + ":" + std::to_string(index);

@@ -40,9 +40,9 @@ const char* kKimiAnthropicToolChat = R"({"max_tokens": 8, "messages": [
   "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}]})";
 
 constexpr char kKimiWeatherToolDeclared[] =
-    "<|im_system|>tool_declare<|im_middle|>[{\"function\": {\"description\": \"Get the weather\", \"name\": "
-    "\"get_weather\", \"parameters\": {\"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"], "
-    "\"type\": \"object\"}}, \"type\": \"function\"}]<|im_end|>";
+    "<|im_system|>tool_declare<|im_middle|>[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", "
+    "\"description\": \"Get the weather\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": "
+    "{\"type\": \"string\"}}, \"required\": [\"city\"]}}}]<|im_end|>";
 constexpr char kKimiSystem[] =
     "<|im_system|>system<|im_middle|>You are Kimi, an AI assistant created by Moonshot AI.<|im_end|>";
 constexpr char kKimiOpener[] = "<|im_assistant|>assistant<|im_middle|>";
@@ -56,11 +56,11 @@ std::string kimi_prompt(const ChatTemplate& t, const Result<CompletionRequest>& 
 }
 
 std::string kimi_openai_prompt(const char* file, const std::string& body) {
-  return kimi_prompt(load_testdata_template(file), parse_chat_completion_request(json::parse(body)));
+  return kimi_prompt(load_testdata_template(file), parse_chat_completion_request(RequestJson::parse(body)));
 }
 
 std::string kimi_anthropic_prompt(const char* file, const std::string& body) {
-  return kimi_prompt(load_testdata_template(file), parse_anthropic_messages_request(json::parse(body)));
+  return kimi_prompt(load_testdata_template(file), parse_anthropic_messages_request(RequestJson::parse(body)));
 }
 
 // kKimiOpenAiToolChat's turns as a Kimi template writes them: each assistant turn opened with
@@ -118,8 +118,8 @@ TEST(KimiRender, LaterTemplatesRenderAnOpenAiToolHistoryAsJinja2Does) {
 
 TEST(KimiRender, AnAnthropicToolHistoryRendersAsJinja2Does) {
   const std::string declared =
-      "<|im_system|>tool_declare<|im_middle|>[{\"function\": {\"name\": \"get_weather\", \"parameters\": "
-      "{\"type\": \"object\"}}, \"type\": \"function\"}]<|im_end|>";
+      "<|im_system|>tool_declare<|im_middle|>[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", "
+      "\"parameters\": {\"type\": \"object\"}}}]<|im_end|>";
   auto turns = [](const std::string& think, const std::string& newline) {
     return "<|im_user|>user<|im_middle|>Weather in Paris?<|im_end|>" + std::string(kKimiOpener) + think +
            "Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
@@ -161,7 +161,7 @@ TEST(KimiRender, ATemplateWritingTheIdsGivenGetsCallsNumberedThroughTheConversat
   const TemplateTraits traits = template_traits(*t);
   EXPECT_EQ(traits.tool_syntax, ToolCallSyntax::kKimiK2);
   EXPECT_EQ(traits.kimi_calls, KimiCallNumbering::kConversation);
-  const std::string prompt = kimi_prompt(*t, parse_chat_completion_request(json::parse(kKimiOpenAiToolChat)));
+  const std::string prompt = kimi_prompt(*t, parse_chat_completion_request(RequestJson::parse(kKimiOpenAiToolChat)));
   EXPECT_EQ(prompt,
             "get_weather;Weather and time in Paris?<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
             "<|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|><|tool_call_begin|>functions.get_time:1"

@@ -36,7 +36,7 @@ const char* kMistralAnthropicToolChat = R"({"max_tokens": 8, "system": "You are 
   "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}]})";
 
 Result<std::string> mistral_openai_prompt(const std::string& file, const std::string& body) {
-  Result<CompletionRequest> request = parse_chat_completion_request(json::parse(body));
+  Result<CompletionRequest> request = parse_chat_completion_request(RequestJson::parse(body));
   if (!request.ok()) return request.status();
   return render_chat(load_testdata_template(file), request->prompt, "<s>", "</s>");
 }
@@ -66,7 +66,7 @@ TEST(MistralRender, Small32TakesAnOpenAiClientsToolHistory) {
 }
 
 TEST(MistralRender, Small32TakesAnAnthropicClientsToolHistory) {
-  Result<CompletionRequest> request = parse_anthropic_messages_request(json::parse(kMistralAnthropicToolChat));
+  Result<CompletionRequest> request = parse_anthropic_messages_request(RequestJson::parse(kMistralAnthropicToolChat));
   ASSERT_TRUE(request.ok()) << request.status().ToString();
   Result<std::string> out = render_chat(load_testdata_template("mistral-small-3.2.jinja"), request->prompt, "<s>", "</s>");
   ASSERT_TRUE(out.ok()) << out.status().ToString();
@@ -77,7 +77,7 @@ TEST(MistralRender, NemoTakesAnOpenAiClientsToolHistory) {
   Result<std::string> out = mistral_openai_prompt("mistral-nemo.jinja", kMistralOpenAiToolChat);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   const std::string id = nine_character_call_id("call_Xy12abCD34efGH56ijKL78mn");
-  EXPECT_NE(out->find(R"([TOOL_CALLS][{"arguments": {"city": "Paris"}, "name": "get_weather", "id": ")" + id + "\"}]</s>"),
+  EXPECT_NE(out->find(R"([TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}, "id": ")" + id + "\"}]</s>"),
             std::string::npos)
       << *out;
   EXPECT_NE(out->find(R"([TOOL_RESULTS]{"content": sunny, "call_id": ")" + id + "\"}[/TOOL_RESULTS]"), std::string::npos);

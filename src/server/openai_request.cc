@@ -19,8 +19,8 @@ constexpr int kMaxTopLogprobs = 20;
 
 // logit_bias: {"<token id>": bias in [-100, 100]}. Ids are checked against the vocab later,
 // when the tokenizer is at hand.
-Status parse_logit_bias(const json& body, SamplingParams* sampling) {
-  const json* v = find_field(body, "logit_bias");
+Status parse_logit_bias(const RequestJson& body, SamplingParams* sampling) {
+  const RequestJson* v = find_field(body, "logit_bias");
   if (!v) return Status::Ok();
   if (!v->is_object()) {
     return Status::InvalidArgument(
@@ -44,7 +44,7 @@ Status parse_logit_bias(const json& body, SamplingParams* sampling) {
   return Status::Ok();
 }
 
-Status parse_openai_sampling(const json& body, SamplingParams* s) {
+Status parse_openai_sampling(const RequestJson& body, SamplingParams* s) {
   s->temperature = 1.0f;  // the OpenAI default; send 0 for greedy decoding
   STRATA_RETURN_IF_ERROR(read_float(body, "temperature", 0, 2, &s->temperature));
   STRATA_RETURN_IF_ERROR(read_float(body, "top_p", 0, 1, &s->top_p));
@@ -58,7 +58,7 @@ Status parse_openai_sampling(const json& body, SamplingParams* s) {
   return parse_logit_bias(body, s);
 }
 
-Status parse_n(const json& body) {
+Status parse_n(const RequestJson& body) {
   int n = 1;
   STRATA_RETURN_IF_ERROR(read_int(body, "n", 1, 128, &n));
   if (n != 1) {
@@ -71,8 +71,8 @@ Status parse_n(const json& body) {
 }
 
 // "content": a string, or an array of {"type": "text", "text": "..."} parts joined together.
-Status parse_message_content(const json& message, size_t index, std::string* out) {
-  const json* content = find_field(message, "content");
+Status parse_message_content(const RequestJson& message, size_t index, std::string* out) {
+  const RequestJson* content = find_field(message, "content");
   if (!content) return Status::Ok();  // assistant turns may carry no content
   if (content->is_string()) {
     *out = content->get<std::string>();
@@ -84,14 +84,14 @@ Status parse_message_content(const json& message, size_t index, std::string* out
         describe_value(*content)));
   }
   for (size_t p = 0; p < content->size(); ++p) {
-    const json& part = (*content)[p];
+    const RequestJson& part = (*content)[p];
     std::string type = string_or_empty(part, "type");
     if (type != "text") {
       return Status::Unsupported(fmt::format(
           "'messages[{}].content[{}]': only {{\"type\": \"text\"}} parts are supported, got {}",
           index, p, describe_value(part)));
     }
-    const json* text = find_field(part, "text");
+    const RequestJson* text = find_field(part, "text");
     if (!text || !text->is_string()) {
       return Status::InvalidArgument(
           fmt::format("'messages[{}].content[{}].text' must be a string", index, p));
@@ -102,25 +102,32 @@ Status parse_message_content(const json& message, size_t index, std::string* out
 }
 
 // Templates write arguments with tojson, so a JSON string that holds an object is passed as the
-// object; anything else is passed as sent.
-json arguments_value(const json& arguments) {
+// object, its keys in the client's order; anything else is passed as sent. Such an object with
+// more than kMaxObjectKeys keys is refused as one in the body is. where: the call's path.
+Result<RequestJson> arguments_value(const RequestJson& arguments, const std::string& where) {
   if (!arguments.is_string()) return arguments;
-  json parsed = json::parse(arguments.get<std::string>(), nullptr, /*allow_exceptions=*/false);
-  return parsed.is_object() ? parsed : arguments;
+  OrderedJsonParse parsed = parse_ordered_json(arguments.get_ref<const std::string&>());
+  if (parsed.error == OrderedJsonParse::Error::kTooManyKeys) {
+    const std::string& inner = parsed.message;
+    const std::string path = where + ".function.arguments" + (inner.empty() || inner[0] == '[' ? "" : ".") + inner;
+    return Status::InvalidArgument(too_many_keys_message(path));
+  }
+  if (parsed.error != OrderedJsonParse::Error::kNone || !parsed.value.is_object()) return arguments;
+  return std::move(parsed.value);
 }
 
 // An assistant's "tool_calls": [{"id", "type": "function", "function": {"name", "arguments"}}].
-Status parse_assistant_tool_calls(const json& calls, size_t index, ChatTurn* out) {
+Status parse_assistant_tool_calls(const RequestJson& calls, size_t index, ChatTurn* out) {
   if (!calls.is_array()) {
     return Status::InvalidArgument(fmt::format("'messages[{}].tool_calls' must be an array, got {}",
                                                index, describe_value(calls)));
   }
-  json written = json::array();
+  RequestJson written = RequestJson::array();
   for (size_t c = 0; c < calls.size(); ++c) {
-    const json& call = calls[c];
+    const RequestJson& call = calls[c];
     const std::string where = fmt::format("messages[{}].tool_calls[{}]", index, c);
-    const json* function = call.is_object() ? find_field(call, "function") : nullptr;
-    const json* id = call.is_object() ? find_field(call, "id") : nullptr;
+    const RequestJson* function = call.is_object() ? find_field(call, "function") : nullptr;
+    const RequestJson* id = call.is_object() ? find_field(call, "id") : nullptr;
     if (!id || !id->is_string() || !function || !function->is_object()) {
       return Status::InvalidArgument(fmt::format(
           "'{}' must be {{\"id\": string, \"type\": \"function\", \"function\": {{\"name\", "
@@ -130,29 +137,30 @@ Status parse_assistant_tool_calls(const json& calls, size_t index, ChatTurn* out
     if (find_field(call, "type") && type != "function") {
       return Status::Unsupported(fmt::format("'{}.type' must be \"function\"", where));
     }
-    const json* name = find_field(*function, "name");
+    const RequestJson* name = find_field(*function, "name");
     if (!name || !name->is_string() || name->get<std::string>().empty()) {
       return Status::InvalidArgument(fmt::format("'{}.function.name' must be a non-empty string", where));
     }
-    const json* arguments = find_field(*function, "arguments");
+    const RequestJson* arguments = find_field(*function, "arguments");
+    STRATA_ASSIGN_OR_RETURN(RequestJson value, arguments ? arguments_value(*arguments, where)
+                                                         : Result<RequestJson>(RequestJson::object()));
     written.push_back({{"id", *id},
                        {"type", "function"},
-                       {"function", {{"name", *name},
-                                     {"arguments", arguments ? arguments_value(*arguments) : json::object()}}}});
+                       {"function", {{"name", *name}, {"arguments", std::move(value)}}}});
   }
   if (!written.empty()) out->extra = {{"tool_calls", std::move(written)}};
   return Status::Ok();
 }
 
 // A "tool" message: the result of one call, named by tool_call_id.
-Status parse_tool_message(const json& message, size_t index, ChatTurn* out) {
-  const json* id = find_field(message, "tool_call_id");
+Status parse_tool_message(const RequestJson& message, size_t index, ChatTurn* out) {
+  const RequestJson* id = find_field(message, "tool_call_id");
   if (!id || !id->is_string()) {
     return Status::InvalidArgument(fmt::format(
         "'messages[{}].tool_call_id' must be a string (the id of the call this message answers)", index));
   }
   out->extra = {{"tool_call_id", *id}};
-  if (const json* name = find_field(message, "name"); name && name->is_string()) {
+  if (const RequestJson* name = find_field(message, "name"); name && name->is_string()) {
     out->extra["name"] = *name;
   }
   return Status::Ok();
@@ -161,9 +169,9 @@ Status parse_tool_message(const json& message, size_t index, ChatTurn* out) {
 // An assistant's earlier reasoning as clients send it back: "reasoning_content" (what this
 // server answers) or "reasoning" (vLLM's newer name), a string or null (absent);
 // "reasoning_content" wins when both are sent.
-Status parse_message_reasoning(const json& message, size_t index, ChatTurn* out) {
+Status parse_message_reasoning(const RequestJson& message, size_t index, ChatTurn* out) {
   for (const char* field : {"reasoning", "reasoning_content"}) {
-    const json* value = find_field(message, field);
+    const RequestJson* value = find_field(message, field);
     if (!value) continue;
     if (!value->is_string()) {
       return Status::InvalidArgument(fmt::format("'messages[{}].{}' must be a string, got {}", index, field,
@@ -178,12 +186,12 @@ Status parse_message_reasoning(const json& message, size_t index, ChatTurn* out)
   return Status::Ok();
 }
 
-Status parse_chat_message(const json& message, size_t index, ChatTurn* out) {
+Status parse_chat_message(const RequestJson& message, size_t index, ChatTurn* out) {
   if (!message.is_object()) {
     return Status::InvalidArgument(
         fmt::format("'messages[{}]' must be an object, got {}", index, describe_value(message)));
   }
-  const json* role = find_field(message, "role");
+  const RequestJson* role = find_field(message, "role");
   if (!role || !role->is_string()) {
     return Status::InvalidArgument(fmt::format("'messages[{}].role' must be a string", index));
   }
@@ -194,7 +202,7 @@ Status parse_chat_message(const json& message, size_t index, ChatTurn* out) {
         "'messages[{}].role' \"{}\" is not supported (use system, developer, user, assistant or tool)",
         index, out->role));
   }
-  if (const json* calls = find_field(message, "tool_calls")) {
+  if (const RequestJson* calls = find_field(message, "tool_calls")) {
     if (out->role != "assistant") {
       return Status::InvalidArgument(
           fmt::format("'messages[{}].tool_calls' is only allowed on assistant messages", index));
@@ -207,35 +215,40 @@ Status parse_chat_message(const json& message, size_t index, ChatTurn* out) {
 }
 
 // "tools": [{"type": "function", "function": {"name", "description"?, "parameters"?}}].
-Status parse_openai_tools(const json& tools, json* out) {
+Status parse_openai_tools(const RequestJson& tools, RequestJson* out) {
   if (!tools.is_array()) {
     return Status::InvalidArgument(
         fmt::format("'tools' must be an array of function tools, got {}", describe_value(tools)));
   }
-  *out = json::array();
+  *out = RequestJson::array();
   for (size_t t = 0; t < tools.size(); ++t) {
-    const json& tool = tools[t];
+    const RequestJson& tool = tools[t];
     if (string_or_empty(tool, "type") != "function") {
       return Status::Unsupported(fmt::format(
           "'tools[{}]': only {{\"type\": \"function\"}} tools are supported, got {}", t,
           describe_value(tool)));
     }
-    const json* function = find_field(tool, "function");
-    const json* name = function && function->is_object() ? find_field(*function, "name") : nullptr;
+    const RequestJson* function = find_field(tool, "function");
+    const RequestJson* name = function && function->is_object() ? find_field(*function, "name") : nullptr;
     if (!name || !name->is_string() || name->get<std::string>().empty()) {
       return Status::InvalidArgument(fmt::format("'tools[{}].function.name' must be a non-empty string", t));
     }
-    const json* description = find_field(*function, "description");
+    const RequestJson* description = find_field(*function, "description");
     if (description && !description->is_string()) {
       return Status::InvalidArgument(fmt::format("'tools[{}].function.description' must be a string", t));
     }
-    const json* parameters = find_field(*function, "parameters");
+    const RequestJson* parameters = find_field(*function, "parameters");
     if (parameters && !parameters->is_object()) {
       return Status::InvalidArgument(fmt::format(
           "'tools[{}].function.parameters' must be a JSON schema object, got {}", t,
           describe_value(*parameters)));
     }
-    out->push_back({{"type", "function"}, {"function", *function}});
+    // The tool as sent, less any other fields: "type" and "function" in the client's order.
+    RequestJson kept = RequestJson::object();
+    for (const auto& [key, value] : tool.items()) {
+      if (key == "type" || key == "function") kept[key] = value;
+    }
+    out->push_back(std::move(kept));
   }
   return Status::Ok();
 }
@@ -243,12 +256,12 @@ Status parse_openai_tools(const json& tools, json* out) {
 // "tool_choice": "auto" | "none" | "required" | {"type": "function", "function": {"name"}}.
 // A named function is the one tool the template sees; "required" and a named function
 // constrain the output to one call (output_constraint.h).
-Status apply_tool_choice(const json& body, CompletionRequest* out) {
-  const json* choice = find_field(body, "tool_choice");
+Status apply_tool_choice(const RequestJson& body, CompletionRequest* out) {
+  const RequestJson* choice = find_field(body, "tool_choice");
   if (!choice) return Status::Ok();
   const bool have_tools = out->prompt.tools.is_array();
-  const json* function = choice->is_object() ? find_field(*choice, "function") : nullptr;
-  const json* name = function && function->is_object() ? find_field(*function, "name") : nullptr;
+  const RequestJson* function = choice->is_object() ? find_field(*choice, "function") : nullptr;
+  const RequestJson* name = function && function->is_object() ? find_field(*function, "name") : nullptr;
   if (*choice == "none") {
     out->prompt.tools = nullptr;
     return Status::Ok();
@@ -264,9 +277,9 @@ Status apply_tool_choice(const json& body, CompletionRequest* out) {
         "'tool_choice' must be \"auto\", \"none\", \"required\" or {{\"type\": \"function\", "
         "\"function\": {{\"name\": ...}}}}, got {}", describe_value(*choice)));
   }
-  for (const json& tool : out->prompt.tools) {
+  for (const RequestJson& tool : out->prompt.tools) {
     if (tool["function"]["name"] == *name) {
-      out->prompt.tools = json::array({tool});
+      out->prompt.tools = RequestJson::array({tool});
       return Status::Ok();
     }
   }
@@ -274,13 +287,13 @@ Status apply_tool_choice(const json& body, CompletionRequest* out) {
       "'tool_choice' names function \"{}\", which is not in 'tools'", name->get<std::string>()));
 }
 
-Status parse_chat_tools(const json& body, CompletionRequest* out) {
-  if (const json* tools = find_field(body, "tools"); tools && !(tools->is_array() && tools->empty())) {
+Status parse_chat_tools(const RequestJson& body, CompletionRequest* out) {
+  if (const RequestJson* tools = find_field(body, "tools"); tools && !(tools->is_array() && tools->empty())) {
     STRATA_RETURN_IF_ERROR(parse_openai_tools(*tools, &out->prompt.tools));
   }
   STRATA_RETURN_IF_ERROR(apply_tool_choice(body, out));
   out->parse_tool_calls = out->prompt.tools.is_array();
-  const json* choice = find_field(body, "tool_choice");
+  const RequestJson* choice = find_field(body, "tool_choice");
   if (choice && (*choice == "required" || choice->is_object())) {
     STRATA_RETURN_IF_ERROR(force_tool_call(out->prompt.tools, out));
   }
@@ -288,10 +301,10 @@ Status parse_chat_tools(const json& body, CompletionRequest* out) {
 }
 
 // Completions "prompt": a string, an array of token ids, or a one-element array of either.
-Status parse_text_prompt(const json& body, PromptInput* out) {
-  const json* prompt = find_field(body, "prompt");
+Status parse_text_prompt(const RequestJson& body, PromptInput* out) {
+  const RequestJson* prompt = find_field(body, "prompt");
   if (!prompt) return Status::InvalidArgument("'prompt' is required");
-  const json* p = prompt;
+  const RequestJson* p = prompt;
   if (p->is_array() && p->size() == 1 && ((*p)[0].is_string() || (*p)[0].is_array())) {
     p = &(*p)[0];
   }
@@ -302,7 +315,7 @@ Status parse_text_prompt(const json& body, PromptInput* out) {
   }
   bool all_ids = p->is_array() && !p->empty();
   if (all_ids) {
-    for (const json& t : *p) {
+    for (const RequestJson& t : *p) {
       all_ids = all_ids && t.is_number_integer() && t.get<int64_t>() >= 0 && t.get<int64_t>() <= INT32_MAX;
     }
   }
@@ -313,15 +326,15 @@ Status parse_text_prompt(const json& body, PromptInput* out) {
         describe_value(*prompt)));
   }
   out->kind = PromptInput::Kind::kTokens;
-  for (const json& t : *p) out->tokens.push_back(static_cast<int32_t>(t.get<int64_t>()));
+  for (const RequestJson& t : *p) out->tokens.push_back(static_cast<int32_t>(t.get<int64_t>()));
   return Status::Ok();
 }
 
 }  // namespace
 
 // "chat_template_kwargs": further variables for the chat template ({"enable_thinking": false}).
-Status parse_template_kwargs(const json& body, PromptInput* out) {
-  const json* kwargs = find_field(body, "chat_template_kwargs");
+Status parse_template_kwargs(const RequestJson& body, PromptInput* out) {
+  const RequestJson* kwargs = find_field(body, "chat_template_kwargs");
   if (!kwargs || kwargs->is_null()) return Status::Ok();
   if (!kwargs->is_object()) {
     return Status::InvalidArgument(fmt::format(
@@ -338,15 +351,15 @@ namespace {
 // its system message; templates that do not read it ignore it). "minimal", OpenAI's lowest for
 // other models, is taken as "low", the lowest gpt-oss knows. chat_template_kwargs' own
 // reasoning_effort, when a request sends both, wins.
-Status parse_reasoning_effort(const json& body, PromptInput* out) {
-  const json* effort = find_field(body, "reasoning_effort");
+Status parse_reasoning_effort(const RequestJson& body, PromptInput* out) {
+  const RequestJson* effort = find_field(body, "reasoning_effort");
   if (!effort) return Status::Ok();
   const std::string value = effort->is_string() ? effort->get<std::string>() : std::string();
   if (value != "minimal" && value != "low" && value != "medium" && value != "high") {
     return Status::InvalidArgument(fmt::format(
         "'reasoning_effort' must be \"minimal\", \"low\", \"medium\" or \"high\", got {}", describe_value(*effort)));
   }
-  if (!out->template_kwargs.is_object()) out->template_kwargs = json::object();
+  if (!out->template_kwargs.is_object()) out->template_kwargs = RequestJson::object();
   if (!out->template_kwargs.contains("reasoning_effort")) {
     out->template_kwargs["reasoning_effort"] = value == "minimal" ? "low" : value;
   }
@@ -355,10 +368,10 @@ Status parse_reasoning_effort(const json& body, PromptInput* out) {
 
 }  // namespace
 
-Result<CompletionRequest> parse_chat_completion_request(const json& body) {
+Result<CompletionRequest> parse_chat_completion_request(const RequestJson& body) {
   CompletionRequest out;
   out.prompt.kind = PromptInput::Kind::kChat;
-  const json* messages = find_field(body, "messages");
+  const RequestJson* messages = find_field(body, "messages");
   if (!messages || !messages->is_array() || messages->empty()) {
     return Status::InvalidArgument("'messages' must be a non-empty array of messages");
   }
@@ -380,7 +393,7 @@ Result<CompletionRequest> parse_chat_completion_request(const json& body) {
   return out;
 }
 
-Result<CompletionRequest> parse_text_completion_request(const json& body) {
+Result<CompletionRequest> parse_text_completion_request(const RequestJson& body) {
   CompletionRequest out;
   STRATA_RETURN_IF_ERROR(parse_text_prompt(body, &out.prompt));
   STRATA_RETURN_IF_ERROR(parse_openai_common_fields(body, &out));
@@ -401,8 +414,8 @@ Result<CompletionRequest> parse_text_completion_request(const json& body) {
 
 // "speculative": true (the server's --spec drafting, the default), false (none), or the most
 // tokens to draft per step. The output is the same either way; only its speed changes.
-static Status parse_speculative(const json& body, GenerateRequest* g) {
-  const json* v = find_field(body, "speculative");
+static Status parse_speculative(const RequestJson& body, GenerateRequest* g) {
+  const RequestJson* v = find_field(body, "speculative");
   if (v == nullptr) return Status::Ok();
   if (v->is_boolean()) {
     g->speculative_tokens = v->get<bool>() ? -1 : 0;
@@ -416,7 +429,7 @@ static Status parse_speculative(const json& body, GenerateRequest* g) {
       fmt::format("'speculative' must be true, false or a number of draft tokens 0..32, got {}", describe_value(*v)));
 }
 
-Status parse_openai_common_fields(const json& body, CompletionRequest* out) {
+Status parse_openai_common_fields(const RequestJson& body, CompletionRequest* out) {
   STRATA_RETURN_IF_ERROR(read_string(body, "model", &out->model));
   STRATA_RETURN_IF_ERROR(parse_n(body));
   STRATA_RETURN_IF_ERROR(read_int(body, "max_tokens", 1, kMaxTokensLimit, &out->max_tokens));
@@ -431,7 +444,7 @@ Status parse_openai_common_fields(const json& body, CompletionRequest* out) {
   STRATA_RETURN_IF_ERROR(read_bool(body, "ignore_eos", &out->generate.ignore_eos));
   STRATA_RETURN_IF_ERROR(parse_speculative(body, &out->generate));
   STRATA_RETURN_IF_ERROR(read_bool(body, "stream", &out->stream));
-  if (const json* opts = find_field(body, "stream_options")) {
+  if (const RequestJson* opts = find_field(body, "stream_options")) {
     if (!opts->is_object()) {
       return Status::InvalidArgument(fmt::format("'stream_options' must be an object, got {}",
                                                  describe_value(*opts)));

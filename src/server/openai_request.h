@@ -15,12 +15,12 @@
 
 namespace strata::server {
 
-Result<CompletionRequest> parse_chat_completion_request(const nlohmann::json& body);
-Result<CompletionRequest> parse_text_completion_request(const nlohmann::json& body);
+Result<CompletionRequest> parse_chat_completion_request(const RequestJson& body);
+Result<CompletionRequest> parse_text_completion_request(const RequestJson& body);
 
 // The sampling and stopping fields both OpenAI endpoints share (temperature, top_p, top_k,
 // min_p, seed, stop, penalties, logit_bias, max_tokens / max_completion_tokens, ignore_eos,
 // stream, stream_options, n). Exposed for tests.
-Status parse_openai_common_fields(const nlohmann::json& body, CompletionRequest* out);
+Status parse_openai_common_fields(const RequestJson& body, CompletionRequest* out);
 
 }  // namespace strata::server

@@ -23,13 +23,13 @@ Status set_constraint(const std::string& gbnf, const char* field, CompletionRequ
   out->generate.constraint = std::move(compiled).value();
   // A thinking model answers a constrained request without a reasoning block (which the
   // grammar would not allow), unless the client chose otherwise.
-  json& kwargs = out->prompt.template_kwargs;
-  if (!kwargs.is_object()) kwargs = json::object();
+  RequestJson& kwargs = out->prompt.template_kwargs;
+  if (!kwargs.is_object()) kwargs = RequestJson::object();
   if (!kwargs.contains("enable_thinking")) kwargs["enable_thinking"] = false;
   return Status::Ok();
 }
 
-Result<std::string> response_format_gbnf(const json& format) {
+Result<std::string> response_format_gbnf(const RequestJson& format) {
   const std::string type = string_or_empty(format, "type");
   if (type == "json_object") return grammar::any_json_gbnf();
   if (type != "json_schema") {
@@ -37,15 +37,16 @@ Result<std::string> response_format_gbnf(const json& format) {
         "'response_format.type' must be \"text\", \"json_object\" or \"json_schema\", got {}",
         describe_value(format.is_object() && format.contains("type") ? format["type"] : format)));
   }
-  const json* spec = find_field(format, "json_schema");
-  const json* schema = spec && spec->is_object() ? find_field(*spec, "schema") : nullptr;
+  const RequestJson* spec = find_field(format, "json_schema");
+  const RequestJson* schema = spec && spec->is_object() ? find_field(*spec, "schema") : nullptr;
   if (!schema) {
     return Status::InvalidArgument("'response_format.json_schema.schema' is required for type \"json_schema\"");
   }
-  if (const json* strict = find_field(*spec, "strict"); strict && !strict->is_boolean() && !strict->is_null()) {
+  if (const RequestJson* strict = find_field(*spec, "strict"); strict && !strict->is_boolean() && !strict->is_null()) {
     return Status::InvalidArgument("'response_format.json_schema.strict' must be a boolean");
   }
-  Result<std::string> gbnf = grammar::json_schema_to_gbnf(*schema);
+  // The grammar reads schemas as nlohmann::json: properties in sorted order, as before.
+  Result<std::string> gbnf = grammar::json_schema_to_gbnf(json(*schema));
   if (!gbnf.ok()) {
     return Status::InvalidArgument(fmt::format("'response_format.json_schema.schema': {}", gbnf.status().message()));
   }
@@ -54,9 +55,9 @@ Result<std::string> response_format_gbnf(const json& format) {
 
 }  // namespace
 
-Status parse_openai_output_format(const json& body, CompletionRequest* out) {
-  const json* format = find_field(body, "response_format");
-  const json* grammar = find_field(body, "grammar");
+Status parse_openai_output_format(const RequestJson& body, CompletionRequest* out) {
+  const RequestJson* format = find_field(body, "response_format");
+  const RequestJson* grammar = find_field(body, "grammar");
   if (format && format->is_null()) format = nullptr;
   if (grammar && grammar->is_null()) grammar = nullptr;
   if (format && !format->is_object()) {
@@ -79,13 +80,13 @@ Status parse_openai_output_format(const json& body, CompletionRequest* out) {
   return set_constraint(gbnf, "response_format", out);
 }
 
-Result<std::string> tool_call_gbnf(const json& tools) {
+Result<std::string> tool_call_gbnf(const RequestJson& tools) {
   std::string root, rules;
   for (size_t i = 0; i < tools.size(); ++i) {
-    const json& function = tools[i]["function"];
+    const RequestJson& function = tools[i]["function"];
     const std::string name = function["name"].get<std::string>();
     const json schema = function.contains("parameters") && function["parameters"].is_object()
-                            ? function["parameters"]
+                            ? json(function["parameters"])
                             : json{{"type", "object"}, {"additionalProperties", true}};
     Result<grammar::SchemaGbnf> args = grammar::json_schema_rules(schema, fmt::format("t{}-", i));
     if (!args.ok()) {
@@ -100,7 +101,7 @@ Result<std::string> tool_call_gbnf(const json& tools) {
   return "root ::= " + root + "\n" + grammar::primitive_gbnf_rules() + rules;
 }
 
-Status force_tool_call(const json& tools, CompletionRequest* out) {
+Status force_tool_call(const RequestJson& tools, CompletionRequest* out) {
   if (!tools.is_array() || tools.empty()) return Status::Ok();
   STRATA_ASSIGN_OR_RETURN(std::string gbnf, tool_call_gbnf(tools));
   return set_constraint(gbnf, "tool_choice", out);

@@ -24,13 +24,13 @@
 namespace strata::server {
 
 // Reads response_format and grammar from a body into out->generate.constraint.
-Status parse_openai_output_format(const nlohmann::json& body, CompletionRequest* out);
+Status parse_openai_output_format(const RequestJson& body, CompletionRequest* out);
 
 // Constrains the output to one call of one of tools (OpenAI form:
 // [{"type": "function", "function": {"name", "parameters"}}]).
-Status force_tool_call(const nlohmann::json& tools, CompletionRequest* out);
+Status force_tool_call(const RequestJson& tools, CompletionRequest* out);
 
 // The grammar for one call of one of tools, as GBNF text. Exposed for tests.
-Result<std::string> tool_call_gbnf(const nlohmann::json& tools);
+Result<std::string> tool_call_gbnf(const RequestJson& tools);
 
 }  // namespace strata::server

@@ -1,6 +1,6 @@
 // render_chat on Qwen3-Coder's and Qwen3.5's templates (src/chat/testdata) from parsed OpenAI and
 // Anthropic requests. The expected prompts are Python jinja2's renderings (3.1.2, as transformers
-// renders templates; keys sorted, as Strata hands tools over) of the messages as Hugging Face
+// renders templates; keys in the client's order, as Strata hands tools over) of the messages as Hugging Face
 // hands them to these templates: a call's arguments as an object (the client sends OpenAI's as
 // JSON text), which the templates walk with `|items` to write `<parameter=KEY>` values. Both
 // templates show the tools themselves, so nothing is added to the system prompt.
@@ -69,12 +69,12 @@ std::string coder_prompt(const std::string& tools) {
 // --- Qwen3.5: tools as JSON lines, a think block in each turn after the last user query ---
 
 constexpr char kQwen35OpenAiTool[] =
-    "{\"function\": {\"description\": \"Get the weather\", \"name\": \"get_weather\", \"parameters\": "
-    "{\"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\"}}, \"required\": "
-    "[\"city\"], \"type\": \"object\"}}, \"type\": \"function\"}";
+    "{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Get the weather\", "
+    "\"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"days\": "
+    "{\"type\": \"integer\"}}, \"required\": [\"city\"]}}}";
 constexpr char kQwen35AnthropicTool[] =
-    "{\"function\": {\"name\": \"get_weather\", \"parameters\": {\"properties\": {\"city\": {\"type\": "
-    "\"string\"}, \"days\": {\"type\": \"integer\"}}, \"type\": \"object\"}}, \"type\": \"function\"}";
+    "{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"parameters\": {\"type\": \"object\", "
+    "\"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\"}}}}}";
 
 std::string qwen35_prompt(const std::string& tool, const std::string& reasoning) {
   return "<|im_start|>system\n# Tools\n\nYou have access to the following functions:\n\n<tools>\n" + tool +
@@ -101,11 +101,11 @@ std::string qwen_xml_prompt(const ChatTemplate& t, const Result<CompletionReques
 }
 
 std::string qwen_xml_openai_prompt(const ChatTemplate& t, const std::string& body) {
-  return qwen_xml_prompt(t, parse_chat_completion_request(json::parse(body)));
+  return qwen_xml_prompt(t, parse_chat_completion_request(RequestJson::parse(body)));
 }
 
 std::string qwen_xml_anthropic_prompt(const ChatTemplate& t, const std::string& body) {
-  return qwen_xml_prompt(t, parse_anthropic_messages_request(json::parse(body)));
+  return qwen_xml_prompt(t, parse_anthropic_messages_request(RequestJson::parse(body)));
 }
 
 TEST(QwenXmlRender, Qwen3CoderToolHistoryOfBothApisRendersAsJinja2Does) {
@@ -124,12 +124,12 @@ TEST(QwenXmlRender, Qwen35ToolHistoryOfBothApisRendersAsJinja2Does) {
 // reaches Qwen3.5's think block for that turn.
 TEST(QwenXmlRender, Qwen35ShowsTheReasoningSentBackWithACall) {
   const ChatTemplate t = load_testdata_template("qwen3.5.jinja");
-  json openai = json::parse(kQwenXmlOpenAiToolChat);
+  RequestJson openai = RequestJson::parse(kQwenXmlOpenAiToolChat);
   openai["messages"][1]["reasoning_content"] = "I should check.";
   EXPECT_EQ(qwen_xml_openai_prompt(t, openai.dump()), qwen35_prompt(kQwen35OpenAiTool, "I should check."));
-  json anthropic = json::parse(kQwenXmlAnthropicToolChat);
-  json& blocks = anthropic["messages"][1]["content"];
-  blocks.insert(blocks.begin(), json{{"type", "thinking"}, {"thinking", "I should check."}, {"signature", ""}});
+  RequestJson anthropic = RequestJson::parse(kQwenXmlAnthropicToolChat);
+  RequestJson& blocks = anthropic["messages"][1]["content"];
+  blocks.insert(blocks.begin(), RequestJson{{"type", "thinking"}, {"thinking", "I should check."}, {"signature", ""}});
   EXPECT_EQ(qwen_xml_anthropic_prompt(t, anthropic.dump()), qwen35_prompt(kQwen35AnthropicTool, "I should check."));
 }
 

@@ -27,7 +27,6 @@
 namespace strata::server {
 namespace {
 
-using nlohmann::json;
 
 ChatTemplate template_from_testdata(const std::string& name) {
   std::ifstream in(std::string(STRATA_SOURCE_DIR) + "/src/chat/testdata/" + name);
@@ -57,11 +56,11 @@ constexpr const char* kAnthropicTools = R"([{"name": "get_weather", "description
 // user -> assistant (reasoning + a call of get_weather) -> the call's result, and with `later`
 // true a final answer (with its own reasoning) and a new user message after it.
 PromptInput openai_round_trip(const std::string& reasoning_field, bool later) {
-  json body = {{"tools", json::parse(kOpenAiTools)}};
-  body["messages"] = json::array(
+  RequestJson body = {{"tools", RequestJson::parse(kOpenAiTools)}};
+  body["messages"] = RequestJson::array(
       {{{"role", "user"}, {"content", "Weather in Paris?"}},
        {{"role", "assistant"}, {"content", nullptr}, {reasoning_field, "Need the weather tool."},
-        {"tool_calls", json::parse(R"([{"id": "call_1", "type": "function",
+        {"tool_calls", RequestJson::parse(R"([{"id": "call_1", "type": "function",
             "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}])")}},
        {{"role", "tool"}, {"tool_call_id", "call_1"}, {"content", "sunny"}}});
   if (later) {
@@ -74,15 +73,15 @@ PromptInput openai_round_trip(const std::string& reasoning_field, bool later) {
 }
 
 PromptInput anthropic_round_trip(bool later) {
-  json body = {{"max_tokens", 16}, {"tools", json::parse(kAnthropicTools)}};
-  body["messages"] = json::parse(R"([
+  RequestJson body = {{"max_tokens", 16}, {"tools", RequestJson::parse(kAnthropicTools)}};
+  body["messages"] = RequestJson::parse(R"([
       {"role": "user", "content": "Weather in Paris?"},
       {"role": "assistant", "content": [
           {"type": "thinking", "thinking": "Need the weather tool.", "signature": "c2ln"},
           {"type": "tool_use", "id": "call_1", "name": "get_weather", "input": {"city": "Paris"}}]},
       {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "sunny"}]}])");
   if (later) {
-    body["messages"].push_back(json::parse(R"({"role": "assistant", "content": [
+    body["messages"].push_back(RequestJson::parse(R"({"role": "assistant", "content": [
         {"type": "thinking", "thinking": "Report it.", "signature": ""}, {"type": "text", "text": "Sunny in Paris."}]})"));
     body["messages"].push_back({{"role", "user"}, {"content", "Thanks!"}});
   }
@@ -124,8 +123,7 @@ TEST(ReasoningPassback, GptOssDropsTheAnalysisOnceAFinalAnswerFollowsAsJinja2Doe
 }
 
 // Qwen3 reads reasoning_content: the tool-call turn after the last user query keeps its <think>
-// block. (The system message differs from jinja2's only in the tools' key order, so the test
-// compares the conversation after it.)
+// block. (The test compares the conversation after the system message.)
 TEST(ReasoningPassback, Qwen3RendersTheReasoningAsAThinkBlockAsJinja2Does) {
   const std::string conversation =
       "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n<think>\nNeed the weather tool.\n"
@@ -140,15 +138,15 @@ TEST(ReasoningPassback, Qwen3RendersTheReasoningAsAThinkBlockAsJinja2Does) {
 }
 
 // GLM-4.5/4.6 read reasoning_content too, and write the call's arguments (an object, whether the
-// client sent a string or an object) as <arg_key>/<arg_value> pairs. Its tools' JSON has sorted
-// keys on both sides, so the whole prompt is compared.
+// client sent a string or an object) as <arg_key>/<arg_value> pairs. Its tools' JSON keeps the
+// client's key order, as jinja2 writes it, so the whole prompt is compared.
 TEST(ReasoningPassback, GlmRendersTheReasoningAndTheCallsArgumentsAsJinja2Does) {
   const std::string expected =
       "[gMASK]<sop><|system|>\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
       "You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
-      "{\"function\": {\"description\": \"Current weather\", \"name\": \"get_weather\", \"parameters\": "
-      "{\"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"], \"type\": \"object\"}}, "
-      "\"type\": \"function\"}\n</tools>\n\nFor each function call, output the function name and arguments within "
+      "{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Current weather\", "
+      "\"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": "
+      "[\"city\"]}}}\n</tools>\n\nFor each function call, output the function name and arguments within "
       "the following XML format:\n<tool_call>{function-name}\n<arg_key>{arg-key-1}</arg_key>\n"
       "<arg_value>{arg-value-1}</arg_value>\n<arg_key>{arg-key-2}</arg_key>\n<arg_value>{arg-value-2}</arg_value>\n"
       "...\n</tool_call>"
@@ -165,12 +163,12 @@ TEST(ReasoningPassback, GlmRendersTheReasoningAndTheCallsArgumentsAsJinja2Does) 
 // such turns itself (analysis, a preamble as text, the call), so the text is left out and the
 // prompt is jinja2's rendering of the same turn without it; Qwen3's template keeps both.
 TEST(ReasoningPassback, GptOssToolCallTurnWithTextAndReasoningKeepsTheReasoning) {
-  json openai = {{"tools", json::parse(kOpenAiTools)}, {"messages", json::parse(R"([
+  RequestJson openai = {{"tools", RequestJson::parse(kOpenAiTools)}, {"messages", RequestJson::parse(R"([
       {"role": "user", "content": "Weather in Paris?"},
       {"role": "assistant", "content": "Checking.", "reasoning_content": "Need the weather tool.", "tool_calls": [
           {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
       {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}])")}};
-  json anthropic = {{"max_tokens", 16}, {"tools", json::parse(kAnthropicTools)}, {"messages", json::parse(R"([
+  RequestJson anthropic = {{"max_tokens", 16}, {"tools", RequestJson::parse(kAnthropicTools)}, {"messages", RequestJson::parse(R"([
       {"role": "user", "content": "Weather in Paris?"},
       {"role": "assistant", "content": [
           {"type": "thinking", "thinking": "Need the weather tool.", "signature": ""},
@@ -202,7 +200,7 @@ TEST(ReasoningEffort, GptOssSystemMessageCarriesTheRequestsEffort) {
   const ChatTemplate t = template_from_testdata("gpt-oss.jinja");
   const auto prompt_with = [&](const std::string& extra) {
     Result<CompletionRequest> r =
-        parse_chat_completion_request(json::parse(R"({"messages": [{"role": "user", "content": "hi"}])" + extra + "}"));
+        parse_chat_completion_request(RequestJson::parse(R"({"messages": [{"role": "user", "content": "hi"}])" + extra + "}"));
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? render_on_fixed_date(t, r->prompt) : std::string();
   };

@@ -46,7 +46,7 @@ struct ReasoningMode {
   bool starts_open = false;
   bool harmony = false;
   bool starts_closed = false;  // the prompt ended with "</think>" (<think> form only)
-  ReasoningTags tags;          // the tags of the <think> form: <think> or Mistral's [THINK]
+  ReasoningTags tags = {};     // the tags of the <think> form: <think> or Mistral's [THINK]
   bool calls_end_reasoning = false;  // Kimi K2's call markup ends reasoning (<think> form only)
 };
 

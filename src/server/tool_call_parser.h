@@ -67,7 +67,7 @@ struct ParsedToolCall {
   bool arguments_raw = false;
   // The id the model wrote for the call (Mistral's [CALL_ID], the "id" of a JSON call); empty when
   // it wrote none, and the response makes one up (tool_call_id()).
-  std::string id;
+  std::string id = {};
 };
 
 // One released piece of output: text (call is unset) or one complete tool call.

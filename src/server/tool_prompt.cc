@@ -7,27 +7,25 @@ namespace strata::server {
 
 namespace {
 
-using nlohmann::json;
+std::string dump(const RequestJson& value) { return value.dump(-1, ' ', false, RequestJson::error_handler_t::replace); }
 
-std::string dump(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
-
-std::string tools_preamble(const json& tools) {
+std::string tools_preamble(const RequestJson& tools) {
   std::string text = "# Tools\n\nYou may call functions. Their signatures are inside <tools></tools>:\n<tools>";
-  for (const json& tool : tools) text += "\n" + dump(tool);
+  for (const RequestJson& tool : tools) text += "\n" + dump(tool);
   text +=
       "\n</tools>\n\nTo call one, answer with\n<tool_call>\n"
-      "{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>";
+      "{\"name\": <function-name>, \"arguments\": <args-RequestJson-object>}\n</tool_call>";
   return text;
 }
 
 std::string calls_as_text(const ChatTurn& turn) {
   std::string text = turn.content;
-  const json* calls = nullptr;
+  const RequestJson* calls = nullptr;
   if (turn.extra.is_object() && turn.extra.contains("tool_calls")) calls = &turn.extra["tool_calls"];
   if (!calls || !calls->is_array()) return text;
-  for (const json& call : *calls) {
-    const json& function = call.contains("function") ? call["function"] : call;
-    const json arguments = function.contains("arguments") ? function["arguments"] : json::object();
+  for (const RequestJson& call : *calls) {
+    const RequestJson& function = call.contains("function") ? call["function"] : call;
+    const RequestJson arguments = function.contains("arguments") ? function["arguments"] : RequestJson::object();
     if (!text.empty()) text += "\n";
     // Written by hand so that "name" comes first, as models trained on this form expect.
     text += "<tool_call>\n{\"name\": " + dump(function.value("name", "")) +
@@ -38,7 +36,7 @@ std::string calls_as_text(const ChatTurn& turn) {
 
 }  // namespace
 
-std::vector<ChatTurn> tools_as_text(const std::vector<ChatTurn>& turns, const json& tools) {
+std::vector<ChatTurn> tools_as_text(const std::vector<ChatTurn>& turns, const RequestJson& tools) {
   std::vector<ChatTurn> out;
   const bool have_tools = tools.is_array() && !tools.empty();
   if (have_tools && (turns.empty() || turns.front().role != "system")) {
@@ -66,11 +64,11 @@ std::vector<ChatTurn> tools_as_text(const std::vector<ChatTurn>& turns, const js
   return out;
 }
 
-std::vector<ChatTurn> tools_in_system_turn(const std::vector<ChatTurn>& turns, const json& tools,
+std::vector<ChatTurn> tools_in_system_turn(const std::vector<ChatTurn>& turns, const RequestJson& tools,
                                            const std::string& call_example) {
   if (!tools.is_array() || tools.empty()) return turns;
   std::string text = "You can call any of the following tools to satisfy the user's requests: " +
-                     tools.dump(2, ' ', false, json::error_handler_t::replace);
+                     tools.dump(2, ' ', false, RequestJson::error_handler_t::replace);
   if (!call_example.empty()) text += "\n\nExample tool call syntax:\n\n" + call_example + "\n\n";
   std::vector<ChatTurn> out = turns;
   if (!out.empty() && out.front().role == "system") {

@@ -17,7 +17,7 @@
 namespace strata::server {
 
 // turns and tools as in PromptInput. The result's turns have no extra fields.
-std::vector<ChatTurn> tools_as_text(const std::vector<ChatTurn>& turns, const nlohmann::json& tools);
+std::vector<ChatTurn> tools_as_text(const std::vector<ChatTurn>& turns, const RequestJson& tools);
 
 // For a template that leaves its `tools` out (DeepSeek-R1's, V3.1's), the tools as llama.cpp's
 // minja writes them for such templates: "You can call any of the following tools to satisfy the
@@ -25,7 +25,7 @@ std::vector<ChatTurn> tools_as_text(const std::vector<ChatTurn>& turns, const nl
 // "\n\nExample tool call syntax:\n\n", the example and "\n\n". The text ends the first turn when
 // that is a system turn (after "\n\n"), else becomes a system turn of its own in front. Turns are
 // returned unchanged when tools is not a non-empty array.
-std::vector<ChatTurn> tools_in_system_turn(const std::vector<ChatTurn>& turns, const nlohmann::json& tools,
+std::vector<ChatTurn> tools_in_system_turn(const std::vector<ChatTurn>& turns, const RequestJson& tools,
                                            const std::string& call_example);
 
 }  // namespace strata::server

@@ -28,7 +28,7 @@ Result<std::vector<int32_t>> FakeModelText::chat_prompt(const PromptInput& promp
     text += turn.role + ": " + turn.content + "\n";
   }
   text += "assistant: " + prompt_suffix;
-  const nlohmann::json& kwargs = prompt.template_kwargs;
+  const RequestJson& kwargs = prompt.template_kwargs;
   if (kwargs.is_object() && kwargs.contains("enable_thinking") && kwargs["enable_thinking"] == false) {
     text += text.ends_with("<think>\n") ? "</think>\n\n" : "<think></think>";
   }
