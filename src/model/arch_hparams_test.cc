@@ -1,0 +1,432 @@
+// Each architecture's hyper-parameters as Strata reads them from its GGUF keys (model/arch_table.h,
+// model/hparams.h), the tensors its layers bind, and bad keys refused by name.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "gguf/gguf_file.h"
+#include "model/model.h"
+#include "model/model_load_test_util.h"
+#include "model/test_model.h"
+
+namespace strata {
+namespace {
+
+using testing::ModelLoadTest;
+using testing::TestModelSpec;
+
+TEST_F(ModelLoadTest, ReadsGemma3Hparams) {
+  TestModelSpec spec;
+  spec.arch = "gemma3";
+  spec.n_layer = 7;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.rope_neox);
+  EXPECT_TRUE(hp.qk_norm);
+  EXPECT_TRUE(hp.post_norms);
+  EXPECT_TRUE(hp.ffn_gelu);
+  EXPECT_TRUE(hp.tied_embeddings);
+  EXPECT_FLOAT_EQ(hp.embd_scale, 16.0f);  // sqrt(256)
+  EXPECT_EQ(hp.attn_scale_dim, 64);  // the head size
+  EXPECT_EQ(hp.sliding_window, 10);
+  EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, 10000.0f);
+  for (int layer = 0; layer < 7; ++layer) EXPECT_EQ(hp.layer_slides(layer), layer != 5) << "layer " << layer;
+  EXPECT_EQ(hp.first_key(0, 9), 0);
+  EXPECT_EQ(hp.first_key(0, 10), 1);
+  EXPECT_EQ(hp.first_key(5, 100), 0);
+
+  spec.n_layer = 2;
+  spec.skip_tensors = {"blk.1.post_ffw_norm.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.post_ffw_norm.weight");
+  spec.skip_tensors.clear();
+  spec.metadata_overrides = {{"gemma3.attention.sliding_window", GgufValue::U32(0)}};
+  expect_error(spec, Code::kCorrupt, "gemma3.attention.sliding_window");
+}
+
+// gpt-oss: sinks, biases, the clamped SwiGLU, every other layer sliding on the global rope
+// (YaRN here), its feed-forward norm as post_attention_norm, and routing weights renormalised
+// over the chosen experts (a softmax over their logits).
+TEST_F(ModelLoadTest, ReadsGptOssHparams) {
+  TestModelSpec spec;
+  spec.arch = "gpt-oss";
+  spec.n_layer = 3;
+  spec.rope_yarn_factor = 32.0f;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.rope_neox && hp.qkv_bias && hp.attn_sinks && hp.swiglu_oai && hp.expert_weights_norm);
+  EXPECT_FALSE(hp.qk_norm || hp.post_norms || hp.ffn_gelu || hp.tied_embeddings);
+  EXPECT_EQ(hp.ffn_norm_name, "post_attention_norm");
+  EXPECT_EQ(hp.sliding_window, 10);
+  EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, 0.0f);  // sliding layers rotate as the others do
+  for (int layer = 0; layer < 3; ++layer) EXPECT_EQ(hp.layer_slides(layer), layer % 2 == 0) << "layer " << layer;
+  EXPECT_EQ(hp.rope_yarn_orig_ctx, 64);
+  EXPECT_FLOAT_EQ(hp.rope_yarn_factor, 32.0f);
+
+  for (const char* name : {"blk.1.attn_sinks.weight", "blk.0.post_attention_norm.weight", "blk.2.ffn_up_exps.bias"}) {
+    spec.skip_tensors = {name};
+    expect_error(spec, Code::kNotFound, name);
+  }
+  spec.skip_tensors.clear();
+  spec.metadata_overrides = {{"gpt-oss.attention.sliding_window", GgufValue::U32(0)}};
+  expect_error(spec, Code::kCorrupt, "gpt-oss.attention.sliding_window");
+}
+
+// Gemma 2: Gemma 3's parts without QK-norm, even layers sliding on the global rope, the caps
+// (llama.cpp's 50 and 30 when a file has none), and the 27B's attention scale.
+TEST_F(ModelLoadTest, ReadsGemma2Hparams) {
+  TestModelSpec spec;
+  spec.arch = "gemma2";
+  spec.n_layer = 3;
+  spec.attn_softcap = 7.0f;
+  spec.final_softcap = 9.0f;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.post_norms && hp.ffn_gelu && hp.tied_embeddings && hp.rope_neox);
+  EXPECT_FALSE(hp.qk_norm);
+  EXPECT_FLOAT_EQ(hp.embd_scale, 16.0f);
+  EXPECT_FLOAT_EQ(hp.attn_softcap, 7.0f);
+  EXPECT_FLOAT_EQ(hp.final_softcap, 9.0f);
+  EXPECT_EQ(hp.sliding_window, 10);
+  EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, 0.0f);
+  for (int layer = 0; layer < 3; ++layer) EXPECT_EQ(hp.layer_slides(layer), layer % 2 == 0) << "layer " << layer;
+  EXPECT_EQ(hp.attn_scale_dim, hp.head_dim);
+
+  spec.metadata_overrides = {{"gemma2.attn_logit_softcapping", GgufValue::F32(0.0f)}};
+  expect_error(spec, Code::kCorrupt, "gemma2.attn_logit_softcapping must be > 0");
+  spec.n_layer = 46;
+  spec.n_embd = 256;
+  spec.n_head = 2;
+  spec.head_dim = 64;
+  spec.metadata_overrides.clear();
+  auto big = load(spec);
+  ASSERT_TRUE(big.ok()) << big.status().ToString();
+  EXPECT_EQ(big.value()->hparams().attn_scale_dim, 128);  // n_embd / n_head, as the 27B's 4608 / 32
+}
+
+// Phi-3: q/k/v from one attn_qkv tensor and gate/up from one ffn_up (row ranges of them), every
+// layer sliding (0: none, Phi-4's files), NeoX rope; LongRoPE factors come as a pair, and the
+// long ones rotate once the context exceeds the original one.
+TEST_F(ModelLoadTest, ReadsPhi3Hparams) {
+  TestModelSpec spec;
+  spec.arch = "phi3";
+  spec.n_layer = 3;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.rope_neox && hp.ffn_up_gate_fused);
+  EXPECT_FALSE(hp.qkv_bias || hp.qk_norm || hp.tied_embeddings || hp.is_moe());
+  EXPECT_EQ(hp.sliding_window, 10);
+  for (int layer = 0; layer < 3; ++layer) EXPECT_TRUE(hp.layer_slides(layer)) << "layer " << layer;
+  EXPECT_FALSE((*m)->uses_long_rope_factors());
+
+  spec.sliding_window = 0;
+  auto phi4 = load(spec);
+  ASSERT_TRUE(phi4.ok()) << phi4.status().ToString();
+  EXPECT_FALSE(phi4.value()->hparams().layer_slides(0));
+
+  spec.skip_tensors = {"blk.1.attn_qkv.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.attn_q.weight");  // no fused tensor: the separate ones
+  spec.skip_tensors.clear();
+  spec.metadata_overrides = {{"phi3.feed_forward_length", GgufValue::U32(256)}};
+  expect_error(spec, Code::kCorrupt, "blk.0.ffn_up.weight has shape [256, 1024], expected [256, 512]");
+  spec.metadata_overrides.clear();
+
+  spec.rope_orig_ctx = 32;
+  spec.rope_factors_short.assign(32, 1.0f);
+  expect_error(spec, Code::kCorrupt, "rope_factors_short.weight and rope_factors_long.weight come as a pair");
+  spec.rope_factors_long.assign(32, 4.0f);
+  auto longrope = load(spec);
+  ASSERT_TRUE(longrope.ok()) << longrope.status().ToString();
+  longrope.value()->fit_context(32);
+  EXPECT_FALSE(longrope.value()->uses_long_rope_factors());
+  longrope.value()->fit_context(33);
+  EXPECT_TRUE(longrope.value()->uses_long_rope_factors());
+  spec.rope_factors_long.assign(16, 4.0f);
+  expect_error(spec, Code::kCorrupt, "rope_factors_long.weight has shape [16]");
+}
+
+// GLM-4: adjacent-pair rope over half of each head, post-norms, gate and up in one ffn_up; q/k/v
+// biases used when the file has them, separately or as one attn_qkv.bias beside attn_qkv.
+TEST_F(ModelLoadTest, ReadsGlm4Hparams) {
+  TestModelSpec spec;
+  spec.arch = "glm4";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.post_norms && hp.ffn_up_gate_fused && hp.qkv_bias);
+  EXPECT_FALSE(hp.rope_neox || hp.qk_norm || hp.tied_embeddings || hp.is_moe() || hp.ffn_gelu);
+  EXPECT_EQ(hp.n_rot, hp.head_dim / 2);
+  EXPECT_FLOAT_EQ(hp.embd_scale, 1.0f);
+  spec.fused_qkv = true;
+  ASSERT_TRUE(load(spec).ok());
+  spec.skip_tensors = {"blk.1.attn_qkv.bias"};
+  expect_error(spec, Code::kNotFound, "blk.1.attn_qkv.bias");
+  spec.skip_tensors = {"blk.1.post_ffw_norm.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.post_ffw_norm.weight");
+}
+
+// GLM-4.5: the NextN block after the others is not a layer; the leading dense layers bind a
+// dense feed-forward, the rest experts with a selection bias and an ungated shared expert;
+// sigmoid gating, the weight scale and rope over half of each head come from the file; routing
+// groups (group-limited routing) are read, and bad routing keys are refused by name.
+TEST_F(ModelLoadTest, ReadsGlm4MoeHparams) {
+  TestModelSpec spec;
+  spec.arch = "glm4moe";
+  spec.n_layer = 3;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.n_layer, 3);  // block_count 4, less one NextN block
+  EXPECT_EQ(hp.n_nextn_layers, 1);
+  EXPECT_EQ(hp.n_layer_dense_lead, 1);
+  EXPECT_FALSE(hp.layer_is_moe(0));
+  EXPECT_TRUE(hp.layer_is_moe(1) && hp.layer_is_moe(2));
+  EXPECT_EQ(hp.n_ff, 512);
+  EXPECT_EQ(hp.n_ff_exp, 256);
+  EXPECT_EQ(hp.n_ff_shexp, 256);  // expert_shared_count 1 of the expert width
+  EXPECT_FALSE(hp.shexp_gated);
+  EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weights_norm && hp.qkv_bias && hp.rope_neox);
+  EXPECT_FLOAT_EQ(hp.expert_weights_scale, 2.5f);
+  EXPECT_EQ(hp.n_rot, hp.head_dim / 2);
+  EXPECT_EQ(hp.ffn_norm_name, "post_attention_norm");
+  // A decode step reads neither the embedding table, nor the NextN block, nor the 6 of 8
+  // experts a token skips in each of the 2 MoE layers (F32: 3 matrices of 256 x 256 each).
+  auto gguf = GgufFile::Open((dir_ / "m.gguf").string());
+  ASSERT_TRUE(gguf.ok());
+  uint64_t nextn_bytes = 0;
+  for (const GgufTensor& t : gguf->tensors()) nextn_bytes += t.name.starts_with("blk.3.") ? t.n_bytes : 0;
+  EXPECT_GT(nextn_bytes, 0u);
+  const uint64_t skipped_experts = 2u * 6 * 3 * 256 * 256 * 4;
+  EXPECT_EQ((*m)->decode_weight_bytes(),
+            (*m)->weight_bytes() - 256u * 256 * 4 - nextn_bytes - skipped_experts);
+
+  spec.metadata_overrides = {{"glm4moe.expert_gating_func", GgufValue::U32(4)}};
+  expect_error(spec, Code::kUnsupported, "glm4moe.expert_gating_func 4 is not supported");
+  spec.metadata_overrides = {{"glm4moe.expert_group_count", GgufValue::U32(4)},
+                             {"glm4moe.expert_group_used_count", GgufValue::U32(2)}};
+  auto grouped = load(spec);
+  ASSERT_TRUE(grouped.ok()) << grouped.status().ToString();
+  EXPECT_EQ((*grouped)->hparams().n_expert_groups, 4);
+  EXPECT_EQ((*grouped)->hparams().n_expert_groups_used, 2);
+  spec.metadata_overrides = {{"glm4moe.expert_group_count", GgufValue::U32(3)},
+                             {"glm4moe.expert_group_used_count", GgufValue::U32(2)}};
+  expect_error(spec, Code::kCorrupt, "glm4moe.expert_group_count 3 does not divide expert_count 8");
+  spec.metadata_overrides = {{"glm4moe.expert_group_count", GgufValue::U32(8)},
+                             {"glm4moe.expert_group_used_count", GgufValue::U32(1)}};
+  expect_error(spec, Code::kCorrupt, "expert_group_used_count 1 groups hold fewer than expert_used_count 2");
+  spec.metadata_overrides = {{"glm4moe.nextn_predict_layers", GgufValue::U32(4)}};
+  expect_error(spec, Code::kCorrupt, "glm4moe.nextn_predict_layers 4 leaves none of the 4 blocks");
+  spec.metadata_overrides = {{"glm4moe.expert_weights_scale", GgufValue::F32(0.0f)}};
+  expect_error(spec, Code::kCorrupt, "glm4moe.expert_weights_scale must be > 0");
+  spec.metadata_overrides.clear();
+  for (const char* name : {"blk.0.ffn_gate.weight", "blk.2.ffn_down_shexp.weight", "blk.1.attn_v.bias"}) {
+    spec.skip_tensors = {name};
+    expect_error(spec, Code::kNotFound, name);
+  }
+  // The selection bias is optional; a NextN block's tensors are never read.
+  spec.skip_tensors = {"blk.1.exp_probs_b.bias", "blk.3.ffn_gate_exps.weight", "blk.3.nextn.eh_proj.weight"};
+  auto sparse = load(spec);
+  ASSERT_TRUE(sparse.ok()) << sparse.status().ToString();
+}
+
+// Llama 4: rope in 3 of every 4 layers, chunks and L2 norm there, the temperature in the
+// others; experts by sigmoid weights on their input in every interleave_moe_layer_step-th layer,
+// dense layers between, and a shared expert of the expert width. llama.cpp's constants when the
+// file lacks the keys; Maverick's 128 experts go without the L2 norm.
+TEST_F(ModelLoadTest, ReadsLlama4Hparams) {
+  TestModelSpec spec;
+  spec.arch = "llama4";
+  spec.n_layer = 4;
+  spec.moe_layer_step = 2;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_FALSE(hp.rope_neox || hp.qkv_bias || hp.qk_norm);
+  EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weight_input && hp.qk_l2_norm && !hp.shexp_gated);
+  EXPECT_FALSE(hp.expert_weights_norm);
+  EXPECT_EQ(hp.n_ff_shexp, hp.n_ff_exp);
+  for (int layer = 0; layer < 4; ++layer) {
+    EXPECT_EQ(hp.layer_rotates(layer), layer != 3) << layer;
+    EXPECT_EQ(hp.layer_is_moe(layer), layer % 2 == 1) << layer;
+  }
+  EXPECT_EQ(hp.first_key(0, 25), 20);  // chunks of 10
+  EXPECT_EQ(hp.first_key(3, 25), 0);   // no chunks without rope
+  EXPECT_FLOAT_EQ(hp.attn_temperature(2), 1.0f);
+  EXPECT_FLOAT_EQ(hp.attn_temperature(7), 1.0f + 0.5f * std::log(3.0f));  // floor(8 / 4) + 1
+
+  spec.metadata_overrides = {{"llama4.attention.chunk_size", GgufValue::U32(0)}};
+  expect_error(spec, Code::kCorrupt, "llama4.attention.chunk_size must be a positive integer");
+  spec.skip_tensors = {"blk.1.ffn_up_shexp.weight"};
+  spec.metadata_overrides.clear();
+  expect_error(spec, Code::kNotFound, "blk.1.ffn_up_shexp.weight");
+  spec.skip_tensors = {"blk.0.ffn_gate.weight"};
+  expect_error(spec, Code::kNotFound, "blk.0.ffn_gate.weight");
+  spec.skip_tensors.clear();
+  spec.metadata_overrides = {{"llama4.attention.chunk_size", GgufValue::U32(7)}};
+  ASSERT_TRUE(load(spec).ok());
+  EXPECT_EQ(load(spec).value()->hparams().attn_chunk, 7);
+}
+
+// DeepSeek-V2/V3: the latent attention's sizes from either form of the file (a full head's
+// key_length / value_length with attn_kv_b; or the latent row's with key_length_mla /
+// value_length_mla and attn_k_b / attn_v_b), one K/V head whose cache row is its V too, the score
+// scale from YaRN's factor and log multiplier, and errors that name the key or tensor.
+TEST_F(ModelLoadTest, ReadsDeepSeek2Hparams) {
+  TestModelSpec spec;
+  spec.arch = "deepseek2";
+  spec.n_layer = 3;
+  spec.rope_yarn_factor = 40.0f;
+  spec.rope_yarn_log_mul = 0.0707f;
+  for (bool split : {false, true}) {
+    spec.mla_split = split;
+    auto m = load(spec);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_TRUE(hp.is_mla());
+    EXPECT_EQ(hp.mla_kv_rank, 256);
+    EXPECT_EQ(hp.mla_q_rank, 256);
+    EXPECT_EQ(hp.mla_nope_dim, 64);
+    EXPECT_EQ(hp.mla_v_dim, 64);
+    EXPECT_EQ(hp.n_rot, 32);
+    EXPECT_EQ(hp.head_dim, 288);  // the latent row: 256 + 32
+    EXPECT_EQ(hp.n_head_kv, 1);
+    EXPECT_FALSE(hp.rope_neox || hp.shexp_gated);
+    EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weights_norm);
+    EXPECT_TRUE(!hp.layer_is_moe(0) && hp.layer_is_moe(1) && hp.layer_is_moe(2));
+    const float mscale = 1.0f + 0.0707f * std::log(40.0f);
+    EXPECT_FLOAT_EQ(hp.kq_scale(), mscale * mscale / std::sqrt(96.0f));
+    const KvLayout kv = (*m)->kv_layout(DType::kF16, 16);
+    EXPECT_TRUE(kv.v_is_k);
+    EXPECT_EQ(kv.v_offset(2, 3), kv.k_offset(2, 3));
+    EXPECT_EQ(kv.block_bytes(), 3u * 16 * 288 * 2);  // one latent row per token and layer
+  }
+  spec.mla_split = false;
+  spec.metadata_overrides = {{"deepseek2.attention.kv_lora_rank", GgufValue::U32(0)}};
+  expect_error(spec, Code::kCorrupt, "deepseek2.attention.kv_lora_rank must be a positive integer");
+  spec.metadata_overrides = {{"deepseek2.attention.key_length", GgufValue::U32(32)}};
+  expect_error(spec, Code::kCorrupt, "a query head of 32 values must be longer than its 32 rotated ones");
+  spec.metadata_overrides = {{"deepseek2.attention.key_length_mla", GgufValue::U32(96)}};
+  expect_error(spec, Code::kCorrupt, "with key_length_mla, attention.key_length must be kv_lora_rank + rope (288)");
+  spec.metadata_overrides.clear();
+  for (const char* name : {"blk.1.attn_kv_b.weight", "blk.0.attn_q_a_norm.weight", "blk.2.attn_kv_a_mqa.weight",
+                           "blk.2.ffn_down_shexp.weight"}) {
+    spec.skip_tensors = {name};
+    expect_error(spec, Code::kNotFound, name);
+  }
+  spec.mla_split = true;
+  spec.skip_tensors = {"blk.1.attn_v_b.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.attn_v_b.weight");
+}
+
+// MiniMax-M2: QK-norm over each whole q and k row (its weights n_head * head_dim and
+// n_head_kv * head_dim long), NeoX rope over half of each head, experts by sigmoid gate values
+// with a selection bias, renormalised, no shared expert and no dense layer.
+TEST_F(ModelLoadTest, ReadsMiniMaxM2Hparams) {
+  TestModelSpec spec;
+  spec.arch = "minimax-m2";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.qk_norm && hp.qk_norm_whole_row && hp.rope_neox);
+  EXPECT_EQ(hp.n_rot, hp.head_dim / 2);
+  EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weights_norm);
+  EXPECT_FLOAT_EQ(hp.expert_weights_scale, 1.0f);
+  EXPECT_EQ(hp.n_ff_shexp, 0);
+  EXPECT_TRUE(hp.layer_is_moe(0) && hp.layer_is_moe(1));
+  EXPECT_FALSE(hp.qkv_bias || hp.post_norms || hp.is_mla());
+  // Other architectures norm head by head.
+  spec.arch = "qwen3moe";
+  auto qwen = load(spec);
+  ASSERT_TRUE(qwen.ok()) << qwen.status().ToString();
+  EXPECT_FALSE((*qwen)->hparams().qk_norm_whole_row);
+  spec.arch = "minimax-m2";
+  spec.skip_tensors = {"blk.1.attn_k_norm.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.attn_k_norm.weight");
+  spec.skip_tensors.clear();
+  spec.metadata_overrides = {{"minimax-m2.expert_gating_func", GgufValue::U32(4)}};
+  expect_error(spec, Code::kUnsupported, "minimax-m2.expert_gating_func 4 is not supported");
+}
+
+// ERNIE 4.5's experts: the file's leading dense layers and interleave step, softmax gates
+// renormalised, the selection bias bound, and an ungated shared expert of the file's width.
+TEST_F(ModelLoadTest, ReadsErnie45MoeHparams) {
+  TestModelSpec spec;
+  spec.arch = "ernie4_5-moe";
+  spec.n_layer = 5;
+  spec.moe_layer_step = 2;
+  spec.n_ff_shexp = 384;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.n_layer_dense_lead, 1);
+  EXPECT_EQ(hp.moe_layer_step, 2);
+  for (int layer = 0; layer < 5; ++layer) EXPECT_EQ(hp.layer_is_moe(layer), layer == 1 || layer == 3) << layer;
+  EXPECT_EQ(hp.n_ff, 512);
+  EXPECT_EQ(hp.n_ff_exp, 256);
+  EXPECT_EQ(hp.n_ff_shexp, 384);
+  EXPECT_FALSE(hp.shexp_gated || hp.expert_sigmoid || hp.rope_neox || hp.qk_norm);
+  EXPECT_TRUE(hp.expert_weights_norm);
+  spec.skip_tensors = {"blk.3.ffn_up_shexp.weight"};
+  expect_error(spec, Code::kNotFound, "blk.3.ffn_up_shexp.weight");
+}
+
+// Ministral 3: llama's tensors; q's temperature in every layer over YaRN's original context,
+// YaRN's ramp from the file, and its magnitude times mscale(4, 1) / mscale(4, 0.5); bad values
+// refused by key.
+TEST_F(ModelLoadTest, ReadsMistral3Hparams) {
+  TestModelSpec spec;
+  spec.arch = "mistral3";
+  spec.rope_yarn_factor = 4.0f;
+  spec.rope_yarn_orig_ctx = 64;
+  spec.rope_yarn_log_mul = 0.5f;
+  spec.rope_yarn_beta_fast = 16.0f;
+  spec.rope_yarn_beta_slow = 2.0f;
+  spec.attn_temp_scale = 0.1f;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.attn_temp_every_layer);
+  EXPECT_FLOAT_EQ(hp.attn_temp_scale, 0.1f);
+  EXPECT_EQ(hp.attn_temp_length, 64);
+  EXPECT_EQ(hp.rope_yarn_orig_ctx, 64);
+  EXPECT_FLOAT_EQ(hp.rope_yarn_beta_fast, 16.0f);
+  EXPECT_FLOAT_EQ(hp.rope_yarn_beta_slow, 2.0f);
+  const float ln4 = std::log(4.0f);
+  EXPECT_FLOAT_EQ(hp.rope_attn_factor, (1.0f + 0.1f * ln4) / (1.0f + 0.05f * ln4));
+  EXPECT_FALSE(hp.rope_neox || hp.qk_norm || hp.is_moe() || hp.layer_chunked(0));
+  EXPECT_FLOAT_EQ(hp.attn_temperature(62), 1.0f);
+  EXPECT_FLOAT_EQ(hp.attn_temperature(127), 1.0f + 0.1f * std::log(3.0f));
+  spec.metadata_overrides = {{"mistral3.attention.temperature_scale", GgufValue::F32(-1.0f)}};
+  expect_error(spec, Code::kCorrupt, "mistral3.attention.temperature_scale must be a finite number >= 0");
+  spec.metadata_overrides = {{"mistral3.rope.scaling.yarn_beta_slow", GgufValue::F32(40.0f)}};
+  expect_error(spec, Code::kCorrupt, "mistral3.rope.scaling.yarn_beta_fast must exceed yarn_beta_slow");
+  // Other architectures keep the temperature to Llama 4's layers without rope.
+  spec.metadata_overrides.clear();
+  spec.arch = "llama";
+  auto llama = load(spec);
+  ASSERT_TRUE(llama.ok()) << llama.status().ToString();
+  EXPECT_FALSE((*llama)->hparams().attn_temp_every_layer);
+  EXPECT_FLOAT_EQ((*llama)->hparams().attn_temp_scale, 0.0f);
+}
+
+// SmolLM3: llama's tensors, no rope in every 4th layer, and nothing of Llama 4's attention.
+TEST_F(ModelLoadTest, ReadsSmolLM3Hparams) {
+  TestModelSpec spec;
+  spec.arch = "smollm3";
+  spec.n_layer = 8;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  for (int layer = 0; layer < 8; ++layer) EXPECT_EQ(hp.layer_rotates(layer), layer % 4 != 3) << layer;
+  EXPECT_FALSE(hp.rope_neox || hp.qkv_bias || hp.qk_norm || hp.qk_l2_norm || hp.is_moe());
+  EXPECT_EQ(hp.attn_chunk, 0);
+  EXPECT_EQ(hp.first_key(0, 100), 0);
+  EXPECT_FLOAT_EQ(hp.attn_temp_scale, 0.0f);
+}
+
+}  // namespace
+}  // namespace strata
