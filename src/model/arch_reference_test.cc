@@ -1,0 +1,224 @@
+// The float64 reference against the fast forward pass on the mixture-of-experts architectures'
+// and the newer dense ones' own parts (routing, latent attention, chunks, temperatures), each with
+// references that leave a part out and must disagree by far more than the bound.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gguf/gguf_value.h"
+#include "model/reference_forward_test_util.h"
+#include "model/test_model.h"
+
+namespace strata {
+namespace {
+
+using testing::Bounds;
+using testing::ReferenceForwardVariantsTest;
+using testing::TestModelSpec;
+using testing::bounds;
+using testing::expect_within;
+
+// GLM-4.5 (glm4moe) over 3 layers: a dense first layer, then experts chosen by sigmoid gate
+// values plus a selection bias, weighted times 2.5, beside an ungated shared expert; rope over
+// half of each head; a NextN block in the file that must not run. References that route by
+// softmax, drop the selection bias or the weight scale, or run the NextN block as a fourth
+// layer disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Glm4MoeSigmoidRoutingBiasAndScaleAgree) {
+  TestModelSpec spec;
+  spec.arch = "glm4moe";
+  spec.n_layer = 3;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("glm4moe", e.rms_rel, e.max_rel, b);
+  RecordProperty("rms_rel", std::to_string(e.rms_rel));
+  TestModelSpec softmax = spec;
+  softmax.metadata_overrides.emplace_back("glm4moe.expert_gating_func", GgufValue::U32(1));
+  EXPECT_GT(errors(spec, DType::kF32, &softmax).rms_rel, 100 * b.rms_rel) << "sigmoid gating makes no difference";
+  TestModelSpec unbiased = spec;
+  unbiased.skip_tensors = {"blk.1.exp_probs_b.bias", "blk.2.exp_probs_b.bias"};
+  EXPECT_GT(errors(spec, DType::kF32, &unbiased).rms_rel, 100 * b.rms_rel) << "the selection bias makes no difference";
+  TestModelSpec unscaled = spec;
+  unscaled.expert_weights_scale = 1.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled).rms_rel, 100 * b.rms_rel) << "the weight scale makes no difference";
+  TestModelSpec with_nextn = spec;
+  with_nextn.metadata_overrides.emplace_back("glm4moe.nextn_predict_layers", GgufValue::U32(0));
+  EXPECT_GT(errors(spec, DType::kF32, &with_nextn).rms_rel, 100 * b.rms_rel) << "the NextN block makes no difference";
+}
+
+// MiniMax-M2 over 3 layers: QK-norm over each whole q and k row, rope over half of each head,
+// experts by sigmoid gate values plus a selection bias. References that route by softmax or
+// without the bias disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, MiniMaxM2WholeRowQkNormAndBiasedSigmoidRoutingAgree) {
+  TestModelSpec spec;
+  spec.arch = "minimax-m2";
+  spec.n_layer = 3;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("minimax-m2", e.rms_rel, e.max_rel, b);
+  TestModelSpec softmax = spec;
+  softmax.expert_gating_func = 1;
+  EXPECT_GT(errors(spec, DType::kF32, &softmax).rms_rel, 100 * b.rms_rel) << "sigmoid gating makes no difference";
+  TestModelSpec unbiased = spec;
+  unbiased.skip_tensors = {"blk.0.exp_probs_b.bias", "blk.1.exp_probs_b.bias", "blk.2.exp_probs_b.bias"};
+  EXPECT_GT(errors(spec, DType::kF32, &unbiased).rms_rel, 100 * b.rms_rel) << "the selection bias makes no difference";
+}
+
+// ERNIE 4.5's experts over 3 layers (a dense one, then two MoE layers with a shared expert):
+// chosen by softmax probability plus a selection bias, renormalised. References without the
+// bias, or with sigmoid gates, disagree by far more than the bound; so does a model that adds the
+// bias to the logits instead of the probabilities (what route_row did before ERNIE).
+TEST_F(ReferenceForwardVariantsTest, Ernie45SoftmaxRoutingWithSelectionBiasAgrees) {
+  TestModelSpec spec;
+  spec.arch = "ernie4_5-moe";
+  spec.n_layer = 3;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("ernie4_5-moe", e.rms_rel, e.max_rel, b);
+  TestModelSpec unbiased = spec;
+  unbiased.skip_tensors = {"blk.1.exp_probs_b.bias", "blk.2.exp_probs_b.bias"};
+  EXPECT_GT(errors(spec, DType::kF32, &unbiased).rms_rel, 100 * b.rms_rel) << "the selection bias makes no difference";
+  TestModelSpec sigmoid = spec;
+  sigmoid.metadata_overrides.emplace_back("ernie4_5-moe.expert_gating_func", GgufValue::U32(2));
+  EXPECT_GT(errors(spec, DType::kF32, &sigmoid).rms_rel, 100 * b.rms_rel) << "softmax gating makes no difference";
+}
+
+// Ministral 3 over 24 positions: YaRN 4 over an original context of 8 positions with its own
+// ramp (beta_fast 16, beta_slow 2) and a magnitude ratio (yarn_log_multiplier 0.5), and q's
+// temperature in every layer, which grows every 8 positions. References without the
+// temperature, the ratio or the file's ramp disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Mistral3TemperatureAndYarnAgree) {
+  TestModelSpec spec;
+  spec.arch = "mistral3";
+  spec.rope_yarn_factor = 4.0f;
+  spec.rope_yarn_orig_ctx = 8;
+  spec.rope_yarn_log_mul = 0.5f;
+  spec.rope_yarn_beta_fast = 16.0f;
+  spec.rope_yarn_beta_slow = 2.0f;
+  spec.attn_temp_scale = 0.5f;
+  spec.rope_freq_base = 500.0f;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("mistral3", e.rms_rel, e.max_rel, b);
+  TestModelSpec cold = spec;
+  cold.attn_temp_scale = 0.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &cold).rms_rel, 100 * b.rms_rel) << "the temperature makes no difference";
+  TestModelSpec no_ratio = spec;
+  no_ratio.rope_yarn_log_mul = 0.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &no_ratio).rms_rel, 100 * b.rms_rel) << "the mscale ratio makes no difference";
+  TestModelSpec default_ramp = spec;
+  default_ramp.rope_yarn_beta_fast = 32.0f;
+  default_ramp.rope_yarn_beta_slow = 1.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &default_ramp).rms_rel, 100 * b.rms_rel) << "the file's ramp makes no difference";
+}
+
+// Llama 4 over 8 layers and 24 positions: layers 4 and 8 without rope, q scaled there by a
+// temperature that grows every 4 positions; the others attending within chunks of 10 keys and
+// L2-normed q and k; experts (by sigmoid weights on their input) in every other layer, dense
+// layers between, an ungated shared expert. References without the chunks, the temperature or
+// the L2 norm disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Llama4NopeLayersChunksTemperatureAndL2NormAgree) {
+  TestModelSpec spec;
+  spec.arch = "llama4";
+  spec.n_layer = 8;
+  spec.moe_layer_step = 2;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("llama4", e.rms_rel, e.max_rel, b);
+  RecordProperty("rms_rel", std::to_string(e.rms_rel));
+  TestModelSpec unchunked = spec;
+  unchunked.attn_chunk = 1000;
+  EXPECT_GT(errors(spec, DType::kF32, &unchunked).rms_rel, 100 * b.rms_rel) << "the chunks make no difference";
+  TestModelSpec cold = spec;
+  cold.attn_temp_scale = 0.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &cold).rms_rel, 100 * b.rms_rel) << "the temperature makes no difference";
+  TestModelSpec unnormed = spec;
+  unnormed.qk_l2_norm = false;
+  EXPECT_GT(errors(spec, DType::kF32, &unnormed).rms_rel, 100 * b.rms_rel) << "the L2 norm makes no difference";
+}
+
+// SmolLM3 over 4 layers, the 4th without rope: a reference whose 4th layer rotates disagrees by
+// far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, SmolLM3LayerWithoutRopeAgrees) {
+  TestModelSpec spec;
+  spec.arch = "smollm3";
+  spec.n_layer = 4;
+  spec.rope_freq_base = 500.0f;  // fast rotations, so a rope in the 4th layer shows within 24 positions
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("smollm3", e.rms_rel, e.max_rel, b);
+  TestModelSpec rotating = spec;  // the same weights
+  rotating.arch = "llama";
+  EXPECT_GT(errors(spec, DType::kF32, &rotating).rms_rel, 100 * b.rms_rel) << "the rope-less layer makes no difference";
+}
+
+// DeepSeek's latent attention over 3 layers (a dense one, then experts), against the reference's
+// plain form (full keys and values expanded per position): with a compressed query (V3) or
+// without (V2-Lite), the per-head maps as attn_kv_b or split into attn_k_b / attn_v_b, softmax
+// routing (V2) or sigmoid with a selection bias (V3), YaRN with its score scale, and an F16 latent
+// cache. A reference without the score scale (yarn_log_multiplier) disagrees by far more than
+// the bound. The max_rel bound is twice the float one: the absorbed form adds two float
+// reductions per score (a query's latent part, then its 288-term dot with the latent row), and
+// YaRN's scale (1.46) sharpens the softmax; measured rms_rel 0.9-3.0e-6, max_rel 4e-6 to 3.3e-5
+// over both forms, both routings, with and without YaRN.
+TEST_F(ReferenceForwardVariantsTest, DeepSeek2LatentAttentionFormsAndYarnAgree) {
+  TestModelSpec spec;
+  spec.arch = "deepseek2";
+  spec.n_layer = 3;
+  spec.rope_yarn_factor = 8.0f;
+  spec.rope_yarn_orig_ctx = 16;
+  spec.rope_yarn_log_mul = 0.1f;
+  const Bounds b = {1e-5, 6e-5};
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("deepseek2", e.rms_rel, e.max_rel, b);
+  RecordProperty("rms_rel", std::to_string(e.rms_rel));
+  TestModelSpec lite = spec;
+  lite.mla_q_rank = 0;
+  lite.expert_gating_func = 1;
+  lite.mla_split = true;
+  const Errors lite_e = errors(lite, DType::kF32);
+  expect_within("deepseek2 without q compression, split maps, softmax", lite_e.rms_rel, lite_e.max_rel, b);
+  const Errors f16_kv = errors(spec, DType::kF16);
+  expect_within("deepseek2 f16 latent cache", f16_kv.rms_rel, f16_kv.max_rel, {1e-3, 5e-3});
+  TestModelSpec unscaled = spec;
+  unscaled.rope_yarn_log_mul = 0.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled).rms_rel, 100 * b.rms_rel) << "the score scale makes no difference";
+}
+
+// Quantized per-head maps (attn_k_b / attn_v_b in the file's type): the query's no-rope part and
+// each head's latent output are rounded to 8 bits on their way through them, two roundings per
+// layer more than the attn_kv_b form (whose key maps are F32 copies), and the latent dot
+// products of 288 terms carry them into the scores. With every expert used (no route can flip)
+// measured rms_rel 0.042 and max_rel 0.32 for Q8_0, 0.038 and 0.21 for MXFP4; the bound is
+// {0.06, 0.5}. A wrong map (transposed, another head's) gives errors of order 100%.
+TEST_F(ReferenceForwardVariantsTest, DeepSeek2QuantizedLatentMapsAgree) {
+  for (DType type : {DType::kQ8_0, DType::kMXFP4}) {
+    TestModelSpec spec;
+    spec.arch = "deepseek2";
+    spec.n_layer = 3;
+    spec.type = type;
+    spec.mla_split = true;
+    spec.n_expert_used = spec.n_expert;
+    const Errors e = errors(spec, DType::kF32);
+    expect_within(dtype_name(type).data(), e.rms_rel, e.max_rel, {0.06, 0.5});
+  }
+}
+
+// DeepSeek-V3's group-limited routing: 8 experts in 4 groups of 2, the top 2 taken within the 2
+// groups whose two ranks sum highest. A reference routing over all experts disagrees by far
+// more than the bound.
+TEST_F(ReferenceForwardVariantsTest, DeepSeek2GroupLimitedRoutingAgrees) {
+  TestModelSpec spec;
+  spec.arch = "deepseek2";
+  spec.n_layer = 3;
+  spec.metadata_overrides = {{"deepseek2.expert_group_count", GgufValue::U32(4)},
+                             {"deepseek2.expert_group_used_count", GgufValue::U32(2)}};
+  const Bounds b = {1e-5, 6e-5};
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("deepseek2 group-limited", e.rms_rel, e.max_rel, b);
+  TestModelSpec ungrouped = spec;
+  ungrouped.metadata_overrides.clear();
+  EXPECT_GT(errors(spec, DType::kF32, &ungrouped).rms_rel, 100 * b.rms_rel) << "the groups make no difference";
+}
+
+}  // namespace
+}  // namespace strata
