@@ -1,17 +1,13 @@
 #include "server/tool_call_minimax.h"
 
-#include <nlohmann/json.hpp>
-
 #include <string>
-#include <utility>
 
+#include "server/tool_call_params.h"
 #include "server/tool_call_text.h"
 
 namespace strata::server {
 
 namespace {
-
-using OrderedJson = nlohmann::ordered_json;
 
 constexpr std::string_view kMiniMaxInvokeOpener = "<invoke name=";
 constexpr std::string_view kMiniMaxInvokeCloser = "</invoke>";
@@ -61,31 +57,14 @@ bool take_minimax_parameter(std::string_view* text, std::string_view* key, std::
 bool take_minimax_invoke(std::string_view* text, const ToolParamTypes& types, ParsedToolCall* out) {
   std::string_view name;
   if (!take_minimax_tag(text, kMiniMaxInvokeOpener, &name) || !is_markup_function_name(name)) return false;
-  OrderedJson arguments = OrderedJson::object();
-  for (skip_markup_space(text); !text->starts_with(kMiniMaxInvokeCloser); skip_markup_space(text)) {
-    std::string_view key, value;
-    if (!take_minimax_parameter(text, &key, &value)) return false;
-    arguments[std::string(key)] = types.typed_argument(name, key, value);
-  }
-  text->remove_prefix(kMiniMaxInvokeCloser.size());
-  out->name = std::string(name);
-  out->arguments_json = arguments.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
-  out->arguments_raw = false;
-  return true;
+  return take_typed_call(text, name, kMiniMaxInvokeCloser, types, take_minimax_parameter, out);
 }
 
 }  // namespace
 
 bool parse_minimax_invokes(std::string_view body, const ToolParamTypes& types, std::vector<ParsedToolCall>* out) {
-  std::vector<ParsedToolCall> calls;
-  for (skip_markup_space(&body); !body.empty(); skip_markup_space(&body)) {
-    ParsedToolCall call;
-    if (!take_minimax_invoke(&body, types, &call)) return false;
-    calls.push_back(std::move(call));
-  }
-  if (calls.empty()) return false;
-  for (ParsedToolCall& call : calls) out->push_back(std::move(call));
-  return true;
+  auto take = [&types](std::string_view* text, ParsedToolCall* call) { return take_minimax_invoke(text, types, call); };
+  return take_all_calls(body, take, out);
 }
 
 }  // namespace strata::server

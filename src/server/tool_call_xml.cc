@@ -1,17 +1,13 @@
 #include "server/tool_call_xml.h"
 
-#include <nlohmann/json.hpp>
-
 #include <string>
-#include <utility>
 
+#include "server/tool_call_params.h"
 #include "server/tool_call_text.h"
 
 namespace strata::server {
 
 namespace {
-
-using OrderedJson = nlohmann::ordered_json;
 
 constexpr std::string_view kXmlParamOpener = "<parameter=";
 constexpr std::string_view kXmlParamCloser = "</parameter>";
@@ -44,31 +40,14 @@ bool take_xml_function(std::string_view* text, const ToolParamTypes& types, Pars
   const std::string_view name = trim_markup_space(text->substr(0, name_end));
   if (!is_markup_function_name(name)) return false;
   text->remove_prefix(name_end + 1);
-  OrderedJson arguments = OrderedJson::object();
-  for (skip_markup_space(text); !text->starts_with(kXmlFunctionCloser); skip_markup_space(text)) {
-    std::string_view key, value;
-    if (!take_xml_parameter(text, &key, &value)) return false;
-    arguments[std::string(key)] = types.typed_argument(name, key, value);
-  }
-  text->remove_prefix(kXmlFunctionCloser.size());
-  out->name = std::string(name);
-  out->arguments_json = arguments.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
-  out->arguments_raw = false;
-  return true;
+  return take_typed_call(text, name, kXmlFunctionCloser, types, take_xml_parameter, out);
 }
 
 }  // namespace
 
 bool parse_xml_function_calls(std::string_view body, const ToolParamTypes& types, std::vector<ParsedToolCall>* out) {
-  std::vector<ParsedToolCall> calls;
-  for (skip_markup_space(&body); !body.empty(); skip_markup_space(&body)) {
-    ParsedToolCall call;
-    if (!take_xml_function(&body, types, &call)) return false;
-    calls.push_back(std::move(call));
-  }
-  if (calls.empty()) return false;
-  for (ParsedToolCall& call : calls) out->push_back(std::move(call));
-  return true;
+  auto take = [&types](std::string_view* text, ParsedToolCall* call) { return take_xml_function(text, types, call); };
+  return take_all_calls(body, take, out);
 }
 
 }  // namespace strata::server
