@@ -65,6 +65,8 @@ struct KernelTable {
   void (*attention)(const AttentionArgs& a, const float* q, float* out, float* scratch,
                     int first_kv_head, int n_kv_heads);
   int (*argmax)(const float* x, int n);
+  void (*delta_rule)(float* state, const float* q, const float* k, const float* v, float decay, float beta,
+                     float scale, int dk, int dv, float* out);
 };
 
 // Bytes of one K/V head of head_dim elements in type (F32, F16 or Q8_0). Defined in

@@ -309,6 +309,11 @@ void rope(float* x, int n_heads, int pos, const RopeParams& p) {
   reference::rope(x, n_heads, pos, p);
 }
 
+void delta_rule(float* state, const float* q, const float* k, const float* v, float decay, float beta,
+                float scale, int dk, int dv, float* out) {
+  active_table().delta_rule(state, q, k, v, decay, beta, scale, dk, dv, out);
+}
+
 void silu_mul(float* gate, const float* up, int n) {
   if (n <= 0) return;
   active_table().silu_mul(gate, up, n);

@@ -121,6 +121,14 @@ struct RopeParams {
 };
 void rope(float* x, int n_heads, int pos, const RopeParams& p);
 
+// One position of the gated delta rule (Qwen3.5's linear attention) on one value head. state is
+// dv rows of dk floats (row i maps keys to value i); q and k are dk floats, v is dv floats:
+//   state = decay * state;  state += (beta * (v - state k)) k^T;  out = scale * (state q)
+// with out dv floats. Each row's sums run over j in order, so the bits depend only on the
+// inputs (never on other heads, rows of a batch or threads).
+void delta_rule(float* state, const float* q, const float* k, const float* v, float decay, float beta,
+                float scale, int dk, int dv, float* out);
+
 // gate[i] = silu(gate[i]) * up[i].
 void silu_mul(float* gate, const float* up, int n);
 // gate[i] = gelu(gate[i]) * up[i], GELU in its tanh form (Gemma's "gelu_pytorch_tanh"):

@@ -37,7 +37,8 @@ KvCache::KvCache(const KvCacheOptions& o, size_t block_bytes)
       root_(identity_root(park_identity(o.layout, o.model_id, block_bytes))),
       pool_(o.n_blocks, block_bytes, o.layout.block_tokens),
       tables_(static_cast<size_t>(o.n_seqs) * max_blocks_, -1),
-      seqs_(o.n_seqs) {
+      seqs_(o.n_seqs),
+      states_(static_cast<size_t>(o.n_seqs) * o.layout.state_floats * sizeof(float)) {
   for (Seq& s : seqs_) {
     s.hashes.resize(max_blocks_);
     s.last_hashes.resize(max_blocks_);
@@ -53,6 +54,9 @@ Result<std::unique_ptr<KvCache>> KvCache::Create(const KvCacheOptions& o) {
   if (o.n_blocks < 1) return Status::InvalidArgument("K/V pool has no blocks (raise --kv-cache-mib)");
   size_t block_bytes = o.layout.block_bytes();
   if (block_bytes == 0) return Status::InvalidArgument("K/V layout has zero-sized blocks");
+  if (o.layout.state_floats > std::numeric_limits<size_t>::max() / sizeof(float) / static_cast<size_t>(o.n_seqs)) {
+    return Status::ResourceExhausted("recurrent state size overflows");
+  }
   std::unique_ptr<KvCache> cache(new KvCache(o, block_bytes));
   if (!cache->pool_.ok()) {
     return Status::ResourceExhausted("cannot reserve " + std::to_string(cache->pool_.memory_bytes() >> 20) +
@@ -75,6 +79,9 @@ int KvCache::outstanding_reservations() const {
 std::optional<Admission> KvCache::admit(int seq, std::span<const int32_t> tokens, int max_reuse_tokens,
                                         int total_tokens) {
   Seq& s = seqs_[seq];
+  // A hybrid model's sequence needs its recurrent state at the reuse point, which cached
+  // blocks do not carry: it starts from position 0 (publish() shares nothing for it either).
+  if (layout_.state_floats > 0) max_reuse_tokens = 0;
   int max_reuse_blocks = std::clamp(max_reuse_tokens, 0, static_cast<int>(tokens.size())) / block_tokens_;
   max_reuse_blocks = std::min(max_reuse_blocks, max_blocks_);
   // Plan the whole chain first: each block either in the pool (t[b] >= 0) or parked
@@ -173,6 +180,7 @@ Status KvCache::grow(int seq, int n_tokens) {
 }
 
 void KvCache::publish(int seq, std::span<const int32_t> tokens, int n_computed) {
+  if (layout_.state_floats > 0) return;
   Seq& s = seqs_[seq];
   int* t = table(seq);
   int n_full = std::min({n_computed, static_cast<int>(tokens.size())}) / block_tokens_;

@@ -4,6 +4,10 @@
 // Owns the pool, the tables and the ParkStore. Implements KvView for the model: block()
 // maps (sequence, block index) to the block's bytes through the sequence's table.
 //
+// A hybrid model's sequences (layout.state_floats > 0) also hold a recurrent state each
+// (KvView::recurrent_state), which blocks cannot restore: for them admit() reuses nothing and
+// publish() shares nothing, so neither the prefix cache nor the park store serves them.
+//
 // Life of a sequence (the engine's slot):
 //   admit()    attach the longest cached prefix (pool first, then parked blocks, restored
 //              into fresh blocks) and reserve enough blocks for the rest of the request,
@@ -30,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "base/aligned_buffer.h"
 #include "base/status.h"
 #include "kvcache/block_pool.h"
 #include "kvcache/park_store.h"
@@ -73,6 +78,9 @@ class KvCache final : public KvView {
   const KvLayout& layout() const override { return layout_; }
   std::byte* block(int seq, int block_index) override {
     return pool_.data(tables_[static_cast<size_t>(seq) * max_blocks_ + block_index]);
+  }
+  float* recurrent_state(int seq) override {
+    return layout_.state_floats == 0 ? nullptr : states_.as<float>() + static_cast<size_t>(seq) * layout_.state_floats;
   }
 
   int blocks_for_tokens(int n_tokens) const { return (n_tokens + block_tokens_ - 1) / block_tokens_; }
@@ -121,6 +129,7 @@ class KvCache final : public KvView {
   std::unique_ptr<ParkStore> store_;
   std::vector<int> tables_;  // n_seqs x max_blocks_
   std::vector<Seq> seqs_;
+  AlignedBuffer states_;  // n_seqs x layout_.state_floats
   KvCacheStats counters_;
 };
 

@@ -82,6 +82,20 @@ constexpr ArchTraits kArchs[] = {
      /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/0,
      /*sigmoid_router=*/false, /*ungated_shared_expert=*/false, /*llama4=*/false, /*nope_layer_step=*/0,
      /*mla=*/false, /*qk_norm_whole_row=*/false, /*mistral3=*/true},
+    // Qwen3.5 / 3.6 (0.8B to 27B) and their experts (35B-A3B, 122B-A10B, 397B-A17B), text only:
+    // hybrid layers (see ArchTraits::gated_delta_net), QK-norm in the attention layers, the
+    // feed-forward norm stored as post_attention_norm, softmax routing renormalised beside a
+    // sigmoid-gated shared expert.
+    {"qwen35",    true,     false,   true,   false,  false,    false,       false,     false, 0, 0.0f,
+     /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"post_attention_norm",
+     /*sliding_every_layer=*/false, /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0,
+     /*wide_attn_scale_layers=*/0, /*sigmoid_router=*/false, /*ungated_shared_expert=*/false, /*llama4=*/false,
+     /*nope_layer_step=*/0, /*mla=*/false, /*qk_norm_whole_row=*/false, /*mistral3=*/false, /*gated_delta_net=*/true},
+    {"qwen35moe", true,     false,   true,   true,   true,     false,       false,     false, 0, 0.0f,
+     /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"post_attention_norm",
+     /*sliding_every_layer=*/false, /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0,
+     /*wide_attn_scale_layers=*/0, /*sigmoid_router=*/false, /*ungated_shared_expert=*/false, /*llama4=*/false,
+     /*nope_layer_step=*/0, /*mla=*/false, /*qk_norm_whole_row=*/false, /*mistral3=*/false, /*gated_delta_net=*/true},
 };
 
 }  // namespace
@@ -95,7 +109,7 @@ const ArchTraits* find_arch(std::string_view name) {
 
 std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, "
-         "glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2, mistral3, ernie4_5, ernie4_5-moe";
+         "glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2, mistral3, ernie4_5, ernie4_5-moe, qwen35, qwen35moe";
 }
 
 }  // namespace strata

@@ -80,6 +80,11 @@ struct ArchTraits {
   // magnitude times mscale(factor, 1) / mscale(factor, rope.scaling.yarn_log_multiplier), as
   // llama.cpp reads these files (mscale(s, m) = 1 + 0.1 m ln s).
   bool mistral3 = false;
+  // Qwen3.5 (qwen35, qwen35moe): hybrid layers (Hparams::full_attn_interval). The attention
+  // layers gate their output (Hparams::attn_output_gate) and rotate NeoX-style over
+  // rope.dimension_count dims (the text positions of its interleaved M-RoPE); the others are
+  // gated delta-net layers read from <arch>.ssm.* and <arch>.full_attention_interval (4 when absent).
+  bool gated_delta_net = false;
 };
 
 // nullptr for an architecture this build does not run.

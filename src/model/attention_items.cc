@@ -42,8 +42,8 @@ void attend_tile(const LayerAttention& la, std::span<const Row> rows, int r0, in
   const void** block_v = s.block_v(worker);
   for (int b = first_token / L.block_tokens; b < n_blocks; ++b) {
     const std::byte* base = kv.block(rows[r0].seq, b);
-    block_k[b] = base + L.k_offset(layer, 0);
-    block_v[b] = base + L.v_offset(layer, 0);
+    block_k[b] = base + L.k_offset(hp.kv_layer(layer), 0);
+    block_v[b] = base + L.v_offset(hp.kv_layer(layer), 0);
   }
   kernels::AttentionArgs a;
   a.block_k = block_k;

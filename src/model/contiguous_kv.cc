@@ -24,17 +24,27 @@ Result<std::unique_ptr<ContiguousKv>> ContiguousKv::Create(const KvLayout& layou
   if (layout.block_bytes() != 0 && n_blocks > std::numeric_limits<size_t>::max() / layout.block_bytes()) {
     return Status::ResourceExhausted("K/V cache size overflows");
   }
+  if (layout.state_floats > std::numeric_limits<size_t>::max() / sizeof(float) / static_cast<size_t>(n_seqs)) {
+    return Status::ResourceExhausted("recurrent state size overflows");
+  }
   return std::unique_ptr<ContiguousKv>(new ContiguousKv(layout, n_seqs, blocks_per_seq));
 }
 
 ContiguousKv::ContiguousKv(const KvLayout& layout, int n_seqs, int blocks_per_seq)
     : layout_(layout), n_seqs_(n_seqs), blocks_per_seq_(blocks_per_seq),
-      buffer_(static_cast<size_t>(n_seqs) * static_cast<size_t>(blocks_per_seq) * layout.block_bytes()) {}
+      buffer_(static_cast<size_t>(n_seqs) * static_cast<size_t>(blocks_per_seq) * layout.block_bytes()),
+      states_(static_cast<size_t>(n_seqs) * layout.state_floats * sizeof(float)) {}
 
 std::byte* ContiguousKv::block(int seq, int block_index) {
   assert(seq >= 0 && seq < n_seqs_ && block_index >= 0 && block_index < blocks_per_seq_);
   const size_t index = static_cast<size_t>(seq) * static_cast<size_t>(blocks_per_seq_) + static_cast<size_t>(block_index);
   return buffer_.data() + index * layout_.block_bytes();
+}
+
+float* ContiguousKv::recurrent_state(int seq) {
+  assert(seq >= 0 && seq < n_seqs_);
+  if (layout_.state_floats == 0) return nullptr;
+  return states_.as<float>() + static_cast<size_t>(seq) * layout_.state_floats;
 }
 
 }  // namespace strata

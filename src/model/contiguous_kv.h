@@ -1,5 +1,6 @@
 // ContiguousKv: a KvView over one preallocated buffer holding n_seqs sequences of up to
-// max_tokens positions each (sequence s owns blocks [s * blocks_per_seq, (s + 1) * ...)).
+// max_tokens positions each (sequence s owns blocks [s * blocks_per_seq, (s + 1) * ...)), and
+// a second holding each sequence's recurrent state (hybrid models).
 // For `strata run`, `strata bench` and tests; the engine uses its paged cache instead.
 //
 // Owns the buffer. block() only computes addresses, so it is safe from many threads.
@@ -21,6 +22,7 @@ class ContiguousKv final : public KvView {
 
   const KvLayout& layout() const override { return layout_; }
   std::byte* block(int seq, int block_index) override;
+  float* recurrent_state(int seq) override;
 
   int n_seqs() const { return n_seqs_; }
   int max_tokens() const { return blocks_per_seq_ * layout_.block_tokens; }
@@ -33,6 +35,7 @@ class ContiguousKv final : public KvView {
   int n_seqs_ = 0;
   int blocks_per_seq_ = 0;
   AlignedBuffer buffer_;
+  AlignedBuffer states_;
 };
 
 }  // namespace strata

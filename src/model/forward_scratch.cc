@@ -26,6 +26,13 @@ ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
   mla_a_.resize(floats(r, sizes.mla_a_floats));
   mla_heads_in_.resize(floats(r, sizes.mla_heads_floats));
   mla_heads_out_.resize(floats(r, sizes.mla_heads_floats));
+  q_gate_.resize(floats(r, sizes.q_gate_floats));
+  delta_qkv_.resize(floats(r, sizes.delta_channels));
+  delta_z_.resize(floats(r, sizes.delta_values));
+  delta_beta_.resize(floats(r, sizes.delta_heads));
+  delta_alpha_.resize(floats(r, sizes.delta_heads));
+  delta_out_.resize(floats(r, sizes.delta_values));
+  delta_order_.assign(2 * static_cast<size_t>(r) + 1, 0);
   if (sizes.n_expert > 0) {
     const int routes = r * sizes.n_expert_used;
     router_.resize(floats(r, sizes.n_expert));

@@ -37,6 +37,12 @@ class ForwardScratch {
     int mla_q_floats = 0;
     int mla_a_floats = 0;
     int mla_heads_floats = 0;
+    // Hybrid models (0 otherwise): an attention row's q and gate (Hparams::attn_output_gate);
+    // a delta-net row's convolution channels, output gate (and output) values and value heads.
+    int q_gate_floats = 0;
+    int delta_channels = 0;
+    int delta_values = 0;
+    int delta_heads = 0;
     size_t matmul_bytes = 0;  // largest matmul scratch over all matrices at max_rows
     size_t attention_floats = 0;  // per attention worker
     int max_block_tokens = 0;     // K/V block size the attention scratch fits
@@ -66,6 +72,18 @@ class ForwardScratch {
   float* mla_a() { return mla_a_.as<float>(); }      // mla_a_floats
   float* mla_heads_in() { return mla_heads_in_.as<float>(); }    // mla_heads_floats
   float* mla_heads_out() { return mla_heads_out_.as<float>(); }  // mla_heads_floats
+  float* q_gate() { return q_gate_.as<float>(); }            // q_gate_floats: attn_q's output, heads' q and gate
+  // Delta-net layers (model/delta_net.h): per row, the q/k/v channels (convolved in place), the
+  // output gate z, per value head the write strength and decay inputs, and the heads' outputs.
+  float* delta_qkv() { return delta_qkv_.as<float>(); }      // delta_channels
+  float* delta_z() { return delta_z_.as<float>(); }          // delta_values
+  float* delta_beta() { return delta_beta_.as<float>(); }    // delta_heads
+  float* delta_alpha() { return delta_alpha_.as<float>(); }  // delta_heads
+  float* delta_out() { return delta_out_.as<float>(); }      // delta_values
+  // Row indices of a batch ordered by (sequence, position): max_rows entries, then max_rows + 1
+  // offsets where each sequence's run starts.
+  int* delta_order() { return delta_order_.data(); }
+  int* delta_runs() { return delta_order_.data() + sizes_.max_rows; }
 
   // Mixture-of-experts working memory, for max_rows rows of n_expert_used routes each.
   float* router_logits() { return router_.as<float>(); }  // n_expert per row
@@ -111,7 +129,8 @@ class ForwardScratch {
   Sizes sizes_;
   size_t blocks_per_worker_ = 0;
   AlignedBuffer hidden_, normed_, q_, k_, v_, attn_out_, proj_, gate_, up_, matmul_, attention_, mla_q_, mla_a_,
-      mla_heads_in_, mla_heads_out_;
+      mla_heads_in_, mla_heads_out_, q_gate_, delta_qkv_, delta_z_, delta_beta_, delta_alpha_, delta_out_;
+  std::vector<int> delta_order_;
   AlignedBuffer router_, route_expert_, route_weight_, route_slot_, expert_first_, expert_x_, expert_gate_,
       expert_up_, expert_out_, shared_out_, shared_gate_;
   std::vector<uint32_t> expert_tokens_;

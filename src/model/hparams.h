@@ -14,6 +14,10 @@ namespace strata {
 // The most experts a layer may have: one layer's expert products fit one kernels::matmul_many()
 // call, and routing keeps per-expert flags on the stack.
 constexpr int kMaxExperts = 512;
+// The longest delta-net convolution (taps) and key or value head the forward pass holds on
+// its stack (Qwen3.5: 4 taps, heads of 128).
+constexpr int kMaxSsmConvKernel = 8;
+constexpr int kMaxSsmHeadDim = 512;
 
 struct Hparams {
   std::string arch;        // general.architecture: a name of model/arch_table.cc
@@ -81,6 +85,39 @@ struct Hparams {
   bool qk_l2_norm = false;
   float attn_temp_scale = 0.0f;
   int attn_temp_length = 0;
+  // Qwen3.5 (qwen35, qwen35moe): every full_attn_interval-th layer (l + 1 a multiple of it)
+  // attends; the others are gated delta-net layers (linear attention: a recurrent state per
+  // sequence and layer instead of K/V; model/delta_net.h says how they compute). 0: every layer
+  // attends. With attn_output_gate, attn_q gives each head's q then its gate (2 * head_dim
+  // values a head), and the attention output is multiplied by the gate's sigmoid before attn_output.
+  int full_attn_interval = 0;
+  bool attn_output_gate = false;
+  // The delta-net layers' shapes (<arch>.ssm.*): conv_kernel taps of causal convolution over
+  // the q/k/v channels; group_count key heads of state_size values; time_step_rank value heads
+  // of inner_size / time_step_rank values. Value head h reads key head h % ssm_n_k_heads.
+  int ssm_conv_kernel = 0;
+  int ssm_head_k_dim = 0;
+  int ssm_n_k_heads = 0;
+  int ssm_n_v_heads = 0;
+  int ssm_head_v_dim = 0;
+  bool layer_is_recurrent(int layer) const {
+    return full_attn_interval > 0 && (layer + 1) % full_attn_interval != 0;
+  }
+  bool is_hybrid() const { return full_attn_interval > 0; }
+  // Layers with K/V (every layer unless hybrid), and a layer's index among them.
+  int n_kv_layers() const { return is_hybrid() ? n_layer / full_attn_interval : n_layer; }
+  int kv_layer(int layer) const { return is_hybrid() ? layer / full_attn_interval : layer; }
+  // A delta-net layer's index among the delta-net layers.
+  int recurrent_layer(int layer) const { return layer - (layer + 1) / full_attn_interval; }
+  int n_recurrent_layers() const { return n_layer - n_kv_layers(); }
+  // q/k/v channels the convolution runs over: q and k (n_k_heads * head_k_dim each), then v.
+  int ssm_conv_channels() const { return 2 * ssm_n_k_heads * ssm_head_k_dim + ssm_n_v_heads * ssm_head_v_dim; }
+  // One delta-net layer's state of one sequence, in floats: the convolution's last
+  // conv_kernel - 1 inputs (channel-major), then each value head's head_v_dim x head_k_dim matrix.
+  size_t ssm_conv_state_floats() const { return static_cast<size_t>(ssm_conv_kernel - 1) * ssm_conv_channels(); }
+  size_t ssm_state_floats() const {
+    return ssm_conv_state_floats() + static_cast<size_t>(ssm_n_v_heads) * ssm_head_v_dim * ssm_head_k_dim;
+  }
   // DeepSeek-V2/V3 (deepseek2): Multi-head Latent Attention when mla_kv_rank > 0. A token's K/V
   // is one row of head_dim = mla_kv_rank + n_rot values shared by every head (n_head_kv is 1):
   // the RMS-normed compression of x (attn_kv_a_mqa's first mla_kv_rank outputs, attn_kv_a_norm),

@@ -8,6 +8,13 @@
 // Latent Attention, whose one latent row per token serves as key and value) a layer has K only,
 // and V is read from the same bytes.
 //
+// Hybrid models (Hparams::is_hybrid) keep K/V only for their attention layers (n_layer counts
+// those; Hparams::kv_layer numbers them) and, beside the blocks, a recurrent state per sequence:
+// state_floats floats (every delta-net layer's, in layer order; Hparams::ssm_state_floats each)
+// that hold the sequence after its positions so far. The forward pass zeroes it when a row at
+// position 0 arrives, and advances it one position per row, so the view must hand each sequence
+// the state its last forward pass left (a sequence cannot restart mid-way from cached K/V alone).
+//
 // Thread-safety: during one forward call, block() is called concurrently from several
 // threads (and from several pipeline stages on different layers); implementations must
 // not mutate their block tables while a forward that uses them is in flight.
@@ -26,6 +33,7 @@ struct KvLayout {
   int head_dim = 0;
   int block_tokens = 16;
   bool v_is_k = false;
+  size_t state_floats = 0;  // recurrent state per sequence; 0 unless the model is hybrid
 
   // One token's K (or V) for one layer.
   size_t token_bytes() const;
@@ -47,6 +55,9 @@ class KvView {
   // Start of block block_index (= pos / block_tokens) of sequence seq. The caller guarantees
   // that every block covering a position in the batch exists before the forward runs.
   virtual std::byte* block(int seq, int block_index) = 0;
+  // Sequence seq's recurrent state (layout().state_floats floats); nullptr when
+  // state_floats is 0. Sequences' states never overlap.
+  virtual float* recurrent_state(int seq) = 0;
 };
 
 }  // namespace strata

@@ -147,19 +147,21 @@ size_t Model::decode_weight_bytes() const { return impl_->w.decode_bytes; }
 KvLayout kv_layout_of(const Hparams& hp, DType kv_type, int block_tokens) {
   KvLayout layout;
   layout.type = kv_type;
-  layout.n_layer = hp.n_layer;
+  layout.n_layer = hp.n_kv_layers();
   layout.n_head_kv = hp.n_head_kv;
   layout.head_dim = hp.head_dim;
   layout.block_tokens = block_tokens;
   layout.v_is_k = hp.is_mla();
+  if (hp.is_hybrid()) layout.state_floats = static_cast<size_t>(hp.n_recurrent_layers()) * hp.ssm_state_floats();
   return layout;
 }
 
 Status Model::check_kv_layout(const KvLayout& layout) const {
   const Hparams& hp = impl_->hp;
-  if (layout.n_layer != hp.n_layer || layout.n_head_kv != hp.n_head_kv || layout.head_dim != hp.head_dim ||
-      layout.v_is_k != hp.is_mla()) {
-    return Status::InvalidArgument("K/V layout does not match the model's layers, K/V heads, head size or latent rows");
+  if (layout.n_layer != hp.n_kv_layers() || layout.n_head_kv != hp.n_head_kv || layout.head_dim != hp.head_dim ||
+      layout.v_is_k != hp.is_mla() || layout.state_floats != kv_layout_of(hp, layout.type, 1).state_floats) {
+    return Status::InvalidArgument(
+        "K/V layout does not match the model's layers, K/V heads, head size, latent rows or recurrent state");
   }
   if (layout.block_tokens <= 0 || layout.block_tokens > kMaxKvBlockTokens) {
     return Status::InvalidArgument("K/V block size must be 1 to " + std::to_string(kMaxKvBlockTokens) + " tokens, got " +
@@ -202,6 +204,12 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
     s.mla_q_floats = hp.n_head * std::max(hp.mla_nope_dim + hp.n_rot, hp.mla_v_dim);
     s.mla_a_floats = hp.mla_q_rank;
     s.mla_heads_floats = hp.n_head * std::max({hp.mla_kv_rank, hp.mla_nope_dim, hp.mla_v_dim});
+  }
+  if (hp.attn_output_gate) s.q_gate_floats = 2 * s.q_dim;
+  if (hp.is_hybrid()) {
+    s.delta_channels = hp.ssm_conv_channels();
+    s.delta_values = hp.ssm_n_v_heads * hp.ssm_head_v_dim;
+    s.delta_heads = hp.ssm_n_v_heads;
   }
   s.matmul_bytes = largest_matmul_scratch(impl_->w, max_rows);
   if (hp.is_moe()) s.matmul_bytes = std::max(s.matmul_bytes, moe_matmul_scratch(impl_->w, hp, max_rows));

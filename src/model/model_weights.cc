@@ -239,12 +239,26 @@ void bind_mla_attention(Binder& b, const Hparams& hp, const std::string& p, Laye
   }
 }
 
-LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
-  const std::string p = "blk." + std::to_string(layer) + ".";
+// A gated delta-net layer's tensors (LayerWeights), with the names and shapes llama.cpp's
+// converter gives Qwen3.5's.
+void bind_delta_net(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+  const int64_t value_dim = static_cast<int64_t>(hp.ssm_n_v_heads) * hp.ssm_head_v_dim;
+  lw.ssm_qkv = b.matrix(p + "attn_qkv.weight", hp.n_embd, hp.ssm_conv_channels());
+  lw.ssm_z = b.matrix(p + "attn_gate.weight", hp.n_embd, value_dim);
+  lw.ssm_beta = b.matrix(p + "ssm_beta.weight", hp.n_embd, hp.ssm_n_v_heads);
+  lw.ssm_alpha = b.matrix(p + "ssm_alpha.weight", hp.n_embd, hp.ssm_n_v_heads);
+  lw.ssm_out = b.matrix(p + "ssm_out.weight", value_dim, hp.n_embd);
+  lw.ssm_conv = b.vectors(p + "ssm_conv1d.weight", hp.ssm_conv_kernel, hp.ssm_conv_channels(), true);
+  lw.ssm_dt_bias = b.vector(p + "ssm_dt.bias", hp.ssm_n_v_heads, true);
+  lw.ssm_a = b.vector(p + "ssm_a", hp.ssm_n_v_heads, true);
+  lw.ssm_norm = b.vector(p + "ssm_norm.weight", hp.ssm_head_v_dim, true);
+}
+
+// An attention layer's tensors (LayerWeights): q/k/v (separate, one attn_qkv, or latent), their
+// biases and norms, the output and its bias, and the sinks.
+void bind_attention(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
   const int64_t q_dim = static_cast<int64_t>(hp.n_head) * hp.head_dim;
   const int64_t kv_dim = static_cast<int64_t>(hp.n_head_kv) * hp.head_dim;
-  LayerWeights lw;
-  lw.attn_norm = b.vector(p + "attn_norm.weight", hp.n_embd, true);
   if (hp.is_mla()) {
     bind_mla_attention(b, hp, p, lw);
   } else if (b.has(p + "attn_qkv.weight")) {
@@ -258,7 +272,7 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
       lw.bv = lw.bq == nullptr ? nullptr : lw.bq + q_dim + kv_dim;
     }
   } else {
-    lw.wq = b.matrix(p + "attn_q.weight", hp.n_embd, q_dim);
+    lw.wq = b.matrix(p + "attn_q.weight", hp.n_embd, (hp.attn_output_gate ? 2 : 1) * q_dim);
     lw.wk = b.matrix(p + "attn_k.weight", hp.n_embd, kv_dim);
     lw.wv = b.matrix(p + "attn_v.weight", hp.n_embd, kv_dim);
     if (hp.qkv_bias) {
@@ -274,6 +288,17 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   if (!hp.is_mla()) lw.wo = b.matrix(p + "attn_output.weight", q_dim, hp.n_embd);
   lw.bo = b.vector(p + "attn_output.bias", hp.n_embd, false);
   if (hp.attn_sinks) lw.attn_sinks = b.vector(p + "attn_sinks.weight", hp.n_head, true);
+}
+
+LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
+  const std::string p = "blk." + std::to_string(layer) + ".";
+  LayerWeights lw;
+  lw.attn_norm = b.vector(p + "attn_norm.weight", hp.n_embd, true);
+  if (hp.layer_is_recurrent(layer)) {
+    bind_delta_net(b, hp, p, lw);
+  } else {
+    bind_attention(b, hp, p, lw);
+  }
   lw.ffn_norm = b.vector(p + hp.ffn_norm_name + ".weight", hp.n_embd, true);
   if (hp.post_norms) {
     lw.attn_post_norm = b.vector(p + "post_attention_norm.weight", hp.n_embd, true);
@@ -384,7 +409,8 @@ std::vector<kernels::WeightMatrix*> all_matrices(ModelWeights& w) {
   for (LayerWeights& l : w.layers) {
     for (kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.wq_a, &l.wq_b, &l.wkv_a, &l.w_gate, &l.w_up,
                                      &l.w_down, &l.router, &l.shexp_gate, &l.shexp_up, &l.shexp_down,
-                                     &l.shexp_gate_inp}) {
+                                     &l.shexp_gate_inp, &l.ssm_qkv, &l.ssm_z, &l.ssm_beta, &l.ssm_alpha,
+                                     &l.ssm_out}) {
       if (m->data != nullptr) out.push_back(m);
     }
     for (auto* experts : {&l.exp_gate, &l.exp_up, &l.exp_down, &l.k_b, &l.v_b}) {

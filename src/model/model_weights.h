@@ -67,6 +67,16 @@ struct LayerWeights {
   kernels::WeightMatrix shexp_gate, shexp_up;  // n_embd -> n_ff_shexp
   kernels::WeightMatrix shexp_down;            // n_ff_shexp -> n_embd
   kernels::WeightMatrix shexp_gate_inp;        // n_embd -> 1 (hp.shexp_gated only)
+  // Gated delta-net layers (hp.layer_is_recurrent(layer); model/delta_net.h), which have none of
+  // the attention weights above: ssm_qkv (attn_qkv: n_embd -> hp.ssm_conv_channels()), ssm_z
+  // (attn_gate: n_embd -> n_v_heads * head_v_dim), ssm_beta and ssm_alpha (n_embd -> n_v_heads),
+  // ssm_out (n_v_heads * head_v_dim -> n_embd); ssm_conv: each channel's ssm_conv_kernel taps,
+  // oldest input first; ssm_dt_bias and ssm_a (negative decay rates): n_v_heads; ssm_norm: head_v_dim.
+  kernels::WeightMatrix ssm_qkv, ssm_z, ssm_beta, ssm_alpha, ssm_out;
+  const float* ssm_conv = nullptr;
+  const float* ssm_dt_bias = nullptr;
+  const float* ssm_a = nullptr;
+  const float* ssm_norm = nullptr;
 };
 
 struct ModelWeights {

@@ -26,6 +26,7 @@ enum class StepPart : int {
   kAttention,
   kFfnActivation,  // SiLU gate
   kMoe,            // mixture-of-experts routing and expert matmuls
+  kDeltaNet,       // delta-net layers' convolution and recurrence (hybrid models)
   kResidual,       // residual add after the feed-forward block
   kSampling,       // choosing the next token from the logits
   kCount,

@@ -1,17 +1,20 @@
 // The forward pass of a transformer (llama, qwen2, qwen3, their mixture-of-experts forms,
-// gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2, mistral3, ernie4_5(-moe)
-// and deepseek2, whose latent attention is mla_attention.cc), top to bottom.
+// gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2, mistral3, ernie4_5(-moe),
+// deepseek2, whose latent attention is mla_attention.cc, and the hybrid qwen35(moe), whose
+// delta-net layers are delta_net.cc), top to bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
 // that row's outputs, and the matmuls (the only place rows meet) are batch-invariant by
 // the kernels' contract. So a row's bits never depend on what else is in the batch.
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <cstring>
 #include <span>
 
 #include "kernels/softcap.h"
 #include "model/attention_items.h"
+#include "model/delta_net.h"
 #include "model/forward_matmul.h"
 #include "model/mla_attention.h"
 #include "model/model.h"
@@ -63,8 +66,26 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
   const KvLayout& L = kv.layout();
   std::byte* block = kv.block(row.seq, row.pos / L.block_tokens);
   const int in_block = row.pos % L.block_tokens;
-  kernels::store_kv(k, kv_dim, L.type, block + L.k_offset(layer, in_block));
-  kernels::store_kv(v, kv_dim, L.type, block + L.v_offset(layer, in_block));
+  kernels::store_kv(k, kv_dim, L.type, block + L.k_offset(hp.kv_layer(layer), in_block));
+  kernels::store_kv(v, kv_dim, L.type, block + L.v_offset(hp.kv_layer(layer), in_block));
+}
+
+// Hparams::attn_output_gate: attn_q gave each head's q then its gate (q_gate, 2 * q_dim
+// floats); q gets the q halves.
+void split_q_gate(const Hparams& hp, const float* q_gate, float* q) {
+  for (int h = 0; h < hp.n_head; ++h) {
+    std::memcpy(q + static_cast<size_t>(h) * hp.head_dim, q_gate + static_cast<size_t>(2 * h) * hp.head_dim,
+                sizeof(float) * hp.head_dim);
+  }
+}
+
+// out (q_dim floats) times the sigmoid of each head's gate half of q_gate.
+void apply_output_gate(const Hparams& hp, const float* q_gate, float* out) {
+  for (int h = 0; h < hp.n_head; ++h) {
+    const float* g = q_gate + static_cast<size_t>(2 * h + 1) * hp.head_dim;
+    float* o = out + static_cast<size_t>(h) * hp.head_dim;
+    for (int i = 0; i < hp.head_dim; ++i) o[i] *= 1.0f / (1.0f + std::exp(-g[i]));
+  }
 }
 
 void rmsnorm_rows(const float* x, const float* weight, int n_rows, int n, float eps, float* out, ThreadPool& pool) {
@@ -132,23 +153,35 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
       ProfileTimer timer(s.profile(), StepPart::kNorm);
       rmsnorm_rows(hidden, lw.attn_norm, n, n_embd, hp.rms_eps, s.normed(), pool);
     }
-    if (hp.is_mla()) {
+    if (hp.layer_is_recurrent(layer)) {
+      delta_net({hp, lw, layer}, rows, kv, s, pool);
+    } else if (hp.is_mla()) {
       mla_attention({hp, impl_->rope, lw, layer}, rows, kv, s, pool);
     } else {
-      const kernels::MatmulJob qkv[] = {
-          {&lw.wq, s.normed(), n, s.q()}, {&lw.wk, s.normed(), n, s.k()}, {&lw.wv, s.normed(), n, s.v()}};
+      const bool gated = hp.attn_output_gate;
+      const kernels::MatmulJob qkv[] = {{&lw.wq, s.normed(), n, gated ? s.q_gate() : s.q()},
+                                        {&lw.wk, s.normed(), n, s.k()},
+                                        {&lw.wv, s.normed(), n, s.v()}};
       matmul_same_input(qkv, s, pool);
       {
         ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
         const kernels::RopeParams& rope = hp.layer_slides(layer) ? impl_->rope_sliding : impl_->rope;
         for_each_row(pool, n, q_dim + 2 * kv_dim, [&](int r) {
-          finish_qkv_row(hp, rope, lw, layer, rows[r], s.q() + static_cast<size_t>(r) * q_dim,
-                         s.k() + static_cast<size_t>(r) * kv_dim, s.v() + static_cast<size_t>(r) * kv_dim, kv);
+          float* q = s.q() + static_cast<size_t>(r) * q_dim;
+          if (gated) split_q_gate(hp, s.q_gate() + static_cast<size_t>(r) * 2 * q_dim, q);
+          finish_qkv_row(hp, rope, lw, layer, rows[r], q, s.k() + static_cast<size_t>(r) * kv_dim,
+                         s.v() + static_cast<size_t>(r) * kv_dim, kv);
         });
       }
       {
         ProfileTimer timer(s.profile(), StepPart::kAttention);
         attend_all({hp, layer, lw.attn_sinks}, rows, kv, s, pool);
+        if (gated) {
+          for_each_row(pool, n, q_dim, [&](int r) {
+            apply_output_gate(hp, s.q_gate() + static_cast<size_t>(r) * 2 * q_dim,
+                              s.attn_out() + static_cast<size_t>(r) * q_dim);
+          });
+        }
       }
       matmul(lw.wo, s.attn_out(), n, s.proj(), s, pool);
     }

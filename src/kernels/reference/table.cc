@@ -27,6 +27,7 @@ const KernelTable& reference_table() {
       .load_kv = reference::load_kv,
       .attention = reference::attention,
       .argmax = reference::argmax,
+      .delta_rule = reference::delta_rule,
   };
   return table;
 }
