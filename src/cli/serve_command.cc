@@ -57,6 +57,9 @@ void add_engine_flags(CLI::App* sub, EngineOptions* e) {
   sub->add_option("--kv-block", e->kv_block_tokens, "tokens per K/V block")->capture_default_str()->check(CLI::Range(1, 4096));
   sub->add_option("--kv-cache-mib", e->kv_cache_mib, "K/V pool size (0: enough for every slot)")
       ->capture_default_str()->check(CLI::Range(0, 1 << 24));
+  sub->add_option("--state-cache-mib", e->state_cache_mib,
+                  "hybrid models' state snapshots for prefix reuse (-1: three per slot, 0: none)")
+      ->capture_default_str()->check(CLI::Range(-1, 1 << 24));
   sub->add_option("--kv-type", e->kv_type, "K/V element type")->capture_default_str()->check(CLI::IsMember({"f16", "f32", "q8_0"}));
   sub->add_option("--park-dir", e->park_dir, "directory for parked K/V (empty: no parking)");
   sub->add_option("--park-mib", e->park_mib, "park store capacity")->capture_default_str()->check(CLI::Range(0, 1 << 30));

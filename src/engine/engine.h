@@ -59,6 +59,10 @@ struct EngineOptions {
   int n_threads = 0;            // 0 = all cores
   int kv_block_tokens = 16;     // --kv-block
   int kv_cache_mib = 0;         // 0 = n_ctx * n_parallel worth of blocks (+ prefix-cache room)
+  // --state-cache-mib: hybrid models' recurrent-state snapshots (kvcache/state_cache.h), which
+  // let a request resume from a cached prefix; -1 = three per slot, 0 = none (no prefix reuse
+  // for hybrid models). No effect on other models.
+  int state_cache_mib = -1;
   std::string kv_type = "f16";  // f16 | f32 | q8_0
   std::string park_dir;         // empty = no parking
   int park_mib = 1024;

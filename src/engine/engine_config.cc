@@ -23,6 +23,9 @@ Status check_counts(const EngineOptions& o) {
   if (o.n_ctx < 0) return Status::InvalidArgument("--ctx-size " + str(o.n_ctx) + " must not be negative");
   if (o.kv_block_tokens < 1) return Status::InvalidArgument("--kv-block " + str(o.kv_block_tokens) + " must be at least 1");
   if (o.kv_cache_mib < 0) return Status::InvalidArgument("--kv-cache-mib " + str(o.kv_cache_mib) + " must not be negative");
+  if (o.state_cache_mib < -1) {
+    return Status::InvalidArgument("--state-cache-mib " + str(o.state_cache_mib) + " must not be negative (or -1: auto)");
+  }
   if (o.park_mib < 0) return Status::InvalidArgument("--park-mib " + str(o.park_mib) + " must not be negative");
   return Status::Ok();
 }
@@ -97,6 +100,12 @@ Result<EngineConfig> resolve_engine_config(const EngineOptions& options, const H
   if (o.n_stages > hp.n_layer) {
     return Status::InvalidArgument("--stages " + str(o.n_stages) + " exceeds the model's " + str(hp.n_layer) + " layers");
   }
+  // A verified draft the model rejects has already advanced the delta-net layers' recurrent
+  // state, which (unlike K/V past a position) cannot be taken back.
+  if (hp.is_hybrid() && o.spec.enabled()) {
+    return Status::InvalidArgument("--spec: speculative decoding is not supported for " + hp.arch +
+                                   " (its delta-net layers' state cannot take back rejected drafts)");
+  }
   if (o.n_groups == 0) o.n_groups = auto_batch_groups(o.n_parallel, o.n_stages);
   if (o.n_parallel % o.n_groups != 0) {
     return Status::InvalidArgument("--batch-groups " + str(o.n_groups) + " does not divide --parallel " + str(o.n_parallel));
@@ -121,9 +130,16 @@ Result<EngineConfig> resolve_engine_config(const EngineOptions& options, const H
     c.n_kv_blocks = static_cast<int>(std::min<uint64_t>(n, 1u << 30));
   } else {
     // Every slot can fill its context, plus a quarter more (at least one context) for the
-    // prefix cache to keep finished conversations.
-    int room = std::max(blocks_per_seq, o.n_parallel * blocks_per_seq / 4);
+    // prefix cache to keep finished conversations; a hybrid model's cache keeps none
+    // (kvcache/kv_cache.h).
+    int room = hp.is_hybrid() ? 0 : std::max(blocks_per_seq, o.n_parallel * blocks_per_seq / 4);
     c.n_kv_blocks = o.n_parallel * blocks_per_seq + room;
+  }
+  if (hp.is_hybrid()) {
+    const uint64_t state_bytes = c.kv_layout.state_floats * sizeof(float);
+    const uint64_t n = o.state_cache_mib < 0 ? 3 * static_cast<uint64_t>(o.n_parallel)
+                                             : (static_cast<uint64_t>(o.state_cache_mib) << 20) / state_bytes;
+    c.n_state_snapshots = static_cast<int>(std::min<uint64_t>(n, 1u << 16));
   }
   c.join_groups = o.join_groups && o.n_groups > 1;
   c.max_drafts = o.spec.enabled() ? o.spec.max_draft_tokens : 0;

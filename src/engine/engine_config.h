@@ -25,6 +25,7 @@ struct EngineConfig {
   KvLayout kv_layout;
   size_t kv_block_bytes = 0;
   int n_kv_blocks = 0;
+  int n_state_snapshots = 0;    // hybrid models' StateCache entries (EngineOptions::state_cache_mib)
   int max_drafts = 0;           // drafted tokens one slot may verify per step (0 without --spec)
   int max_window_rows = 0;      // decode and draft rows of every slot in a window + a prefill chunk
   std::vector<StagePlan> stages;

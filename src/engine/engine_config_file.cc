@@ -53,6 +53,7 @@ const std::vector<KeySpec>& specs() {
         int_key("max-queue", &EngineOptions::max_queue, 0, 1 << 20),
         int_key("kv-block", &EngineOptions::kv_block_tokens, 1, 4096),
         int_key("kv-cache-mib", &EngineOptions::kv_cache_mib, 0, 1 << 24),
+        int_key("state-cache-mib", &EngineOptions::state_cache_mib, -1, 1 << 24),
         string_key("kv-type", &EngineOptions::kv_type, {"f16", "f32", "q8_0"}),
         string_key("park-dir", &EngineOptions::park_dir, {}),
         int_key("park-mib", &EngineOptions::park_mib, 0, 1 << 30),

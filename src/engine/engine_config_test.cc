@@ -108,5 +108,38 @@ TEST(EngineConfig, NonPositiveCountsAreRejectedByName) {
   EXPECT_NE(resolve_engine_config(o, hparams(), 1).status().message().find("--prefill-chunk"), std::string::npos);
 }
 
+Hparams hybrid_hparams() {
+  Hparams hp = hparams(8);
+  hp.arch = "qwen35";
+  hp.full_attn_interval = 4;
+  hp.ssm_conv_kernel = 4;
+  hp.ssm_head_k_dim = 16;
+  hp.ssm_n_k_heads = 2;
+  hp.ssm_n_v_heads = 4;
+  hp.ssm_head_v_dim = 16;
+  return hp;
+}
+
+TEST(EngineConfig, SpeculativeDecodingOnAHybridModelIsRejectedByName) {
+  EngineOptions o = options(2, 1, 0);
+  o.spec.method = "ngram";
+  auto c = resolve_engine_config(o, hybrid_hparams(), 2);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("--spec"), std::string::npos) << c.status().message();
+  EXPECT_NE(c.status().message().find("qwen35"), std::string::npos) << c.status().message();
+}
+
+TEST(EngineConfig, HybridModelsKeepKvOnlyForAttentionLayersAndNoPrefixCacheRoom) {
+  EngineOptions o = options(2, 1, 0);
+  o.n_ctx = 64;
+  o.kv_block_tokens = 16;
+  auto c = resolve_engine_config(o, hybrid_hparams(), 2);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->kv_layout.n_layer, 2);  // layers 3 and 7 of 8
+  EXPECT_EQ(c->kv_layout.state_floats, 6u * (3 * (2 * 2 * 16 + 4 * 16) + 4 * 16 * 16));
+  EXPECT_EQ(c->n_kv_blocks, 2 * 4);  // each slot's context, nothing kept for reuse
+}
+
 }  // namespace
 }  // namespace strata

@@ -62,7 +62,14 @@ Status EngineImpl::start() {
   kv.model_id = model_fingerprint(model_->gguf()) ^ (model_->uses_long_rope_factors() ? kLongRopeFactors : 0);
   kv.park_dir = o.park_dir;
   kv.park_capacity_bytes = static_cast<uint64_t>(o.park_mib) << 20;
+  kv.n_state_snapshots = config_.n_state_snapshots;
   STRATA_ASSIGN_OR_RETURN(kv_, KvCache::Create(kv));
+  if (hp.is_hybrid()) {
+    const double state_mib = static_cast<double>(config_.kv_layout.state_floats * sizeof(float)) / (1 << 20);
+    STRATA_LOG_INFO("engine: {} delta-net layers: {:.1f} MiB of recurrent state per slot, {} snapshots for prefix reuse "
+                    "({:.0f} MiB); no K/V parking", hp.n_recurrent_layers(), state_mib, config_.n_state_snapshots,
+                    state_mib * config_.n_state_snapshots);
+  }
   if (!o.spec.draft_model_path.empty() && !o.spec.drafter) {
     STRATA_ASSIGN_OR_RETURN(draft_model_, SpecDraftModel::Load(o.spec.draft_model_path, model_->gguf(), o.n_parallel,
                                                                o.n_ctx, o.n_threads));

@@ -41,6 +41,11 @@ Result<std::unique_ptr<SpecDraftModel>> SpecDraftModel::Load(const std::string& 
   std::unique_ptr<SpecDraftModel> d(new SpecDraftModel());
   STRATA_ASSIGN_OR_RETURN(d->model_, Model::Load(path));
   d->model_->fit_context(max_seq_tokens);
+  if (d->model_->hparams().is_hybrid()) {
+    // draft() rewinds a sequence to its common prefix, which a recurrent state cannot do.
+    return Status::InvalidArgument("--model-draft: a " + d->model_->hparams().arch +
+                                   " draft model is not supported (its delta-net layers cannot rewind)");
+  }
   STRATA_RETURN_IF_ERROR(check_same_vocabulary(target, d->model_->gguf()));
   d->max_rows_ = kDraftMaxRows;
   d->max_seq_tokens_ = max_seq_tokens;

@@ -54,6 +54,7 @@ void build_window(std::span<const SlotWork> slots, int prefill_chunk, Window* w)
   for (int i : w->reading_order) {
     const SlotWork& s = slots[i];
     int take = std::min(budget, s.n_prompt - s.n_past);
+    if (s.prompt_boundary > s.n_past) take = std::min(take, s.prompt_boundary - s.n_past);
     for (int k = 0; k < take; ++k) {
       Row r;
       r.seq = w->first_slot + i;

@@ -25,6 +25,9 @@ struct SlotWork {
   int n_prompt = 0;
   std::span<const int32_t> tokens;  // prompt, then generated tokens
   uint64_t admission = 0;           // order of admission: older prompts are read first
+  // > n_past: a prompt chunk must not run past this position (it may end on it), so that a
+  // hybrid model's state is complete there for a snapshot (kvcache/state_cache.h); 0: none.
+  int prompt_boundary = 0;
   // Generating slots only: tokens drafted to follow tokens[n_past] (speculative decoding),
   // each verified by a row of its own.
   std::span<const int32_t> drafts;

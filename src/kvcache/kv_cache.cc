@@ -1,6 +1,7 @@
 #include "kvcache/kv_cache.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "base/log.h"
 
@@ -43,6 +44,9 @@ KvCache::KvCache(const KvCacheOptions& o, size_t block_bytes)
     s.hashes.resize(max_blocks_);
     s.last_hashes.resize(max_blocks_);
   }
+  if (o.layout.state_floats > 0 && o.n_state_snapshots > 0) {
+    snapshots_ = std::make_unique<StateCache>(o.n_state_snapshots, o.layout.state_floats);
+  }
   counters_.block_tokens = block_tokens_;
   counters_.blocks_total = o.n_blocks;
 }
@@ -62,7 +66,7 @@ Result<std::unique_ptr<KvCache>> KvCache::Create(const KvCacheOptions& o) {
     return Status::ResourceExhausted("cannot reserve " + std::to_string(cache->pool_.memory_bytes() >> 20) +
                                      " MiB for the K/V pool (lower --kv-cache-mib, --parallel or the context)");
   }
-  if (!o.park_dir.empty()) {
+  if (!o.park_dir.empty() && o.layout.state_floats == 0) {
     STRATA_ASSIGN_OR_RETURN(cache->store_, ParkStore::Open(o.park_dir, o.park_capacity_bytes,
                                                            park_identity(o.layout, o.model_id, block_bytes)));
     cache->pool_.set_evict_hook([c = cache.get()](int block) { c->park_block(block); });
@@ -79,9 +83,9 @@ int KvCache::outstanding_reservations() const {
 std::optional<Admission> KvCache::admit(int seq, std::span<const int32_t> tokens, int max_reuse_tokens,
                                         int total_tokens) {
   Seq& s = seqs_[seq];
-  // A hybrid model's sequence needs its recurrent state at the reuse point, which cached
-  // blocks do not carry: it starts from position 0 (publish() shares nothing for it either).
-  if (layout_.state_floats > 0) max_reuse_tokens = 0;
+  s.n_prompt = static_cast<int>(tokens.size());
+  // A hybrid model's sequence resumes only where a state snapshot exists.
+  if (layout_.state_floats > 0 && !snapshots_) max_reuse_tokens = 0;
   int max_reuse_blocks = std::clamp(max_reuse_tokens, 0, static_cast<int>(tokens.size())) / block_tokens_;
   max_reuse_blocks = std::min(max_reuse_blocks, max_blocks_);
   // Plan the whole chain first: each block either in the pool (t[b] >= 0) or parked
@@ -102,6 +106,14 @@ std::optional<Admission> KvCache::admit(int seq, std::span<const int32_t> tokens
     }
     parent = key;
   }
+  if (snapshots_) {
+    n_plan = cut_to_snapshot(seq, n_plan);
+    n_pool = n_were_cached = 0;
+    for (int b = 0; b < n_plan; ++b) {
+      ++n_pool;
+      if (pool_.refcount(t[b]) == 0) ++n_were_cached;
+    }
+  }
   const int n_total = blocks_for_tokens(total_tokens);
   const int need_new = std::max(0, n_total - n_pool);
   const int available = pool_.n_free() + pool_.n_cached() - n_were_cached - outstanding_reservations();
@@ -116,6 +128,7 @@ std::optional<Admission> KvCache::admit(int seq, std::span<const int32_t> tokens
   int n_restored = 0;
   s.n_table = s.n_hashed = restore_planned(seq, tokens, n_plan, &n_restored);
   s.reserved = std::max(0, n_total - s.n_table);
+  if (snapshots_ && s.n_table > 0) snapshots_->get(s.hashes[s.n_table - 1], recurrent_state(seq));
 
   Admission a;
   a.reused_tokens = s.n_table * block_tokens_;
@@ -179,8 +192,28 @@ Status KvCache::grow(int seq, int n_tokens) {
   return Status::Ok();
 }
 
+// Hybrid models: the planned chain up to its last block with a state snapshot (the blocks
+// after it are dropped from the plan; they hold no references yet). Parked blocks do not
+// occur: a hybrid model's cache has no park store.
+int KvCache::cut_to_snapshot(int seq, int n_plan) {
+  int* t = table(seq);
+  int usable = n_plan;
+  while (usable > 0 && !snapshots_->contains(seqs_[seq].hashes[usable - 1])) --usable;
+  std::fill(t + usable, t + n_plan, -1);
+  return usable;
+}
+
+// Hybrid models: after a forward pass left seq's state at n_computed positions, a snapshot
+// when that is a block boundary (the prompt point: the last boundary within the prompt).
+void KvCache::snapshot_state(int seq, int n_computed) {
+  const Seq& s = seqs_[seq];
+  if (n_computed == 0 || n_computed % block_tokens_ != 0 || n_computed / block_tokens_ > s.n_hashed) return;
+  const int block = n_computed / block_tokens_ - 1;
+  snapshots_->put(seq, s.hashes[block], recurrent_state(seq), block + 1 == s.n_prompt / block_tokens_);
+}
+
 void KvCache::publish(int seq, std::span<const int32_t> tokens, int n_computed) {
-  if (layout_.state_floats > 0) return;
+  if (layout_.state_floats > 0 && !snapshots_) return;
   Seq& s = seqs_[seq];
   int* t = table(seq);
   int n_full = std::min({n_computed, static_cast<int>(tokens.size())}) / block_tokens_;
@@ -192,6 +225,7 @@ void KvCache::publish(int seq, std::span<const int32_t> tokens, int n_computed) 
     pool_.publish(t[b], key, block_tokens);
   }
   s.n_hashed = std::max(s.n_hashed, n_full);
+  if (snapshots_) snapshot_state(seq, n_computed);
 }
 
 void KvCache::release(int seq) {
@@ -204,6 +238,7 @@ void KvCache::release(int seq) {
   std::copy(s.hashes.begin(), s.hashes.begin() + s.n_hashed, s.last_hashes.begin());
   s.n_last = s.n_hashed;
   s.n_table = s.n_hashed = s.reserved = 0;
+  if (snapshots_) snapshots_->release(seq);
 }
 
 void KvCache::park_block(int block) {
@@ -239,6 +274,10 @@ KvCacheStats KvCache::stats() const {
   out.blocks_cached = pool_.n_cached();
   out.evictions = pool_.evictions();
   if (store_) out.park = store_->stats();
+  if (snapshots_) {
+    out.state_snapshots_total = snapshots_->n_entries();
+    out.state_snapshots_used = snapshots_->n_used();
+  }
   return out;
 }
 

@@ -5,8 +5,10 @@
 // maps (sequence, block index) to the block's bytes through the sequence's table.
 //
 // A hybrid model's sequences (layout.state_floats > 0) also hold a recurrent state each
-// (KvView::recurrent_state), which blocks cannot restore: for them admit() reuses nothing and
-// publish() shares nothing, so neither the prefix cache nor the park store serves them.
+// (KvView::recurrent_state), which blocks alone cannot restore. publish() files a snapshot of
+// it (StateCache) whenever the sequence's computed positions end on a block boundary, and
+// admit() reuses the longest cached prefix that ends in a block with a snapshot, copying it into
+// the sequence's state. The park store does not serve them (it would hold blocks without states).
 //
 // Life of a sequence (the engine's slot):
 //   admit()    attach the longest cached prefix (pool first, then parked blocks, restored
@@ -38,6 +40,7 @@
 #include "base/status.h"
 #include "kvcache/block_pool.h"
 #include "kvcache/park_store.h"
+#include "kvcache/state_cache.h"
 #include "model/kv_view.h"
 
 namespace strata {
@@ -50,6 +53,7 @@ struct KvCacheOptions {
   uint64_t model_id = 0;       // separates models in the park store and in chain keys
   std::string park_dir;        // empty: no parking
   uint64_t park_capacity_bytes = 0;
+  int n_state_snapshots = 0;   // hybrid models: StateCache entries (0: no prefix reuse for them)
 };
 
 struct KvCacheStats {
@@ -64,6 +68,8 @@ struct KvCacheStats {
   uint64_t bytes_reused = 0;
   uint64_t prefix_queries_tokens = 0;
   uint64_t prefix_hit_tokens = 0;
+  int state_snapshots_total = 0;  // hybrid models' StateCache entries, and those holding one
+  int state_snapshots_used = 0;
 };
 
 struct Admission {
@@ -111,6 +117,7 @@ class KvCache final : public KvView {
     int n_hashed = 0;       // leading blocks whose chain hash is known
     int reserved = 0;       // blocks admit() promised grow() may still take
     int n_last = 0;         // length of last_hashes (previous conversation)
+    int n_prompt = 0;       // tokens given to admit(): the prompt point's block is n_prompt / block_tokens
     std::vector<BlockHash> hashes;
     std::vector<BlockHash> last_hashes;
   };
@@ -118,6 +125,8 @@ class KvCache final : public KvView {
   KvCache(const KvCacheOptions& options, size_t block_bytes);
   int* table(int seq) { return tables_.data() + static_cast<size_t>(seq) * max_blocks_; }
   int restore_planned(int seq, std::span<const int32_t> tokens, int n_plan, int* n_restored);
+  int cut_to_snapshot(int seq, int n_plan);
+  void snapshot_state(int seq, int n_computed);
   void park_block(int block);
   int outstanding_reservations() const;
 
@@ -130,6 +139,7 @@ class KvCache final : public KvView {
   std::vector<int> tables_;  // n_seqs x max_blocks_
   std::vector<Seq> seqs_;
   AlignedBuffer states_;  // n_seqs x layout_.state_floats
+  std::unique_ptr<StateCache> snapshots_;  // hybrid models with n_state_snapshots > 0
   KvCacheStats counters_;
 };
 

@@ -311,5 +311,127 @@ TEST_F(KvCacheTest, RetainedBlocksCountsThePreviousConversationStillCached) {
   EXPECT_EQ(kv->retained_blocks(0), 0);
 }
 
+TEST_F(KvCacheTest, HybridModelSequencesReuseAndShareNothing) {
+  KvCacheOptions o;
+  o.layout = layout();
+  o.layout.state_floats = 10;
+  o.n_blocks = 16;
+  o.n_seqs = 2;
+  o.max_seq_tokens = 64;
+  auto kv = KvCache::Create(o);
+  ASSERT_TRUE(kv.ok()) << kv.status().ToString();
+  auto tokens = seq_tokens(12);
+  Admission first = run(**kv, 0, tokens);
+  (*kv)->release(0);
+  Admission again = run(**kv, 1, tokens);
+  // The blocks alone cannot restore the recurrent state at position 8, so nothing is reused
+  // and nothing was kept for reuse.
+  EXPECT_EQ(first.reused_tokens, 0);
+  EXPECT_EQ(again.reused_tokens, 0);
+  EXPECT_EQ((*kv)->stats().blocks_cached, 0);
+  EXPECT_EQ((*kv)->retained_blocks(0), 0);
+}
+
+TEST_F(KvCacheTest, EachSequenceHasItsOwnZeroedRecurrentState) {
+  KvCacheOptions o;
+  o.layout = layout();
+  o.layout.state_floats = 10;
+  o.n_blocks = 4;
+  o.n_seqs = 3;
+  o.max_seq_tokens = 16;
+  auto kv = KvCache::Create(o);
+  ASSERT_TRUE(kv.ok()) << kv.status().ToString();
+  float* s0 = (*kv)->recurrent_state(0);
+  float* s1 = (*kv)->recurrent_state(1);
+  float* s2 = (*kv)->recurrent_state(2);
+  ASSERT_NE(s0, nullptr);
+  EXPECT_EQ(s1 - s0, 10);
+  EXPECT_EQ(s2 - s1, 10);
+  for (int i = 0; i < 30; ++i) EXPECT_EQ(s0[i], 0.0f);
+  EXPECT_EQ(make(4, false)->recurrent_state(0), nullptr);  // a model without recurrent layers
+}
+
+std::unique_ptr<KvCache> make_hybrid(int n_snapshots, int n_seqs = 2) {
+  KvCacheOptions o;
+  o.layout = layout();
+  o.layout.state_floats = 10;
+  o.n_blocks = 32;
+  o.n_seqs = n_seqs;
+  o.max_seq_tokens = 64;
+  o.n_state_snapshots = n_snapshots;
+  auto kv = KvCache::Create(o);
+  EXPECT_TRUE(kv.ok()) << kv.status().ToString();
+  return kv.ok() ? std::move(kv).value() : nullptr;
+}
+
+// Stands in for a forward pass of a hybrid model: K/V for positions [from, to) and a state that
+// depends on every token before `to`.
+void compute(KvCache& kv, int seq, const std::vector<int32_t>& tokens, int from, int to) {
+  ASSERT_TRUE(kv.grow(seq, to).ok());
+  write_kv(kv, seq, tokens, from / kBlockTokens, kv.blocks_for_tokens(to));
+  float* state = kv.recurrent_state(seq);
+  for (int i = 0; i < 10; ++i) state[i] = static_cast<float>(to * 100 + tokens[static_cast<size_t>(to - 1)] + i);
+  kv.publish(seq, tokens, to);
+}
+
+TEST_F(KvCacheTest, HybridFollowUpResumesFromTheStateSnapshotAtTheSharedBoundary) {
+  auto kv = make_hybrid(4);
+  auto first = seq_tokens(12);
+  ASSERT_TRUE(kv->admit(0, first, 11, 12).has_value());
+  compute(*kv, 0, first, 0, 12);  // ends on the boundary after block 2
+  std::vector<float> at_12(kv->recurrent_state(0), kv->recurrent_state(0) + 10);
+  kv->release(0);
+  auto follow_up = seq_tokens(18);  // the same 12 tokens, then more
+  auto a = kv->admit(1, follow_up, 17, 18);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->reused_tokens, 12);
+  EXPECT_EQ(std::vector<float>(kv->recurrent_state(1), kv->recurrent_state(1) + 10), at_12);
+}
+
+TEST_F(KvCacheTest, HybridReuseStopsAtTheLastBoundaryWithASnapshot) {
+  auto kv = make_hybrid(4);
+  auto first = seq_tokens(14);
+  ASSERT_TRUE(kv->admit(0, first, 13, 14).has_value());
+  compute(*kv, 0, first, 0, 8);    // a snapshot after block 1
+  compute(*kv, 0, first, 8, 14);   // 14 is no boundary: blocks 2 is cached, without a state
+  kv->release(0);
+  auto a = kv->admit(1, seq_tokens(20), 19, 20);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->reused_tokens, 8);
+}
+
+TEST_F(KvCacheTest, HybridSequenceKeepsItsPromptPointAndNewestSnapshotOnly) {
+  auto kv = make_hybrid(8);
+  auto tokens = seq_tokens(16);
+  ASSERT_TRUE(kv->admit(0, std::span<const int32_t>(tokens).first(10), 9, 16).has_value());
+  for (int to = 4; to <= 16; to += 4) compute(*kv, 0, tokens, to - 4, to);
+  // Snapshots at 4, 8 (the prompt point: the last boundary within the 10-token prompt), 12, 16:
+  // 4 and 12 were dropped when a newer one came.
+  EXPECT_EQ(kv->stats().state_snapshots_used, 2);
+  kv->release(0);
+  auto a = kv->admit(1, seq_tokens(9), 8, 9);  // shares only up to position 8
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->reused_tokens, 8);
+}
+
+TEST(StateCacheTest, PinnedSnapshotsAreNeverEvictedAndReleasedOnesGoLeastRecentlyUsedFirst) {
+  StateCache cache(2, 3);
+  const float a[3] = {1, 2, 3}, b[3] = {4, 5, 6}, c[3] = {7, 8, 9};
+  const BlockHash ka{1, 1}, kb{2, 2}, kc{3, 3};
+  ASSERT_TRUE(cache.put(0, ka, a, true));
+  ASSERT_TRUE(cache.put(1, kb, b, true));
+  EXPECT_FALSE(cache.put(2, kc, c, true));  // both entries pinned by running sequences
+  cache.release(0);
+  cache.release(1);
+  float out[3];
+  ASSERT_TRUE(cache.get(ka, out));  // ka is now the more recently used
+  ASSERT_TRUE(cache.put(2, kc, c, true));
+  EXPECT_FALSE(cache.contains(kb));
+  EXPECT_TRUE(cache.get(kc, out));
+  EXPECT_EQ(out[2], 9.0f);
+  EXPECT_TRUE(cache.get(ka, out));
+  EXPECT_EQ(out[0], 1.0f);
+}
+
 }  // namespace
 }  // namespace strata

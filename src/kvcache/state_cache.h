@@ -1,0 +1,56 @@
+// StateCache: snapshots of hybrid models' recurrent states (KvView::recurrent_state) at block
+// boundaries, so a later request that shares the prefix can resume from one instead of
+// recomputing it: the state after positions [0, b * block_tokens) is filed under the chain hash
+// of block b - 1 (kvcache/block_hash.h), beside the K/V blocks that hash names.
+//
+// Owns n_entries buffers of state_floats floats, allocated once. A running sequence pins at
+// most two snapshots: the newest it reached, and its prompt point (the last boundary within
+// its prompt, which a follow-up request most often shares even when the reply is re-rendered);
+// putting a newer one frees its previous newest. release() unpins them, and unpinned snapshots
+// are evicted least recently used first. When every entry is pinned, put() stores nothing
+// (the prefix is then recomputed, never wrong).
+//
+// Thread-safety: none; the engine thread owns it (inside KvCache).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/aligned_buffer.h"
+#include "kvcache/block_hash.h"
+
+namespace strata {
+
+class StateCache {
+ public:
+  StateCache(int n_entries, size_t state_floats);
+
+  int n_entries() const { return static_cast<int>(entries_.size()); }
+  // Stores seq's state under key as its newest snapshot (prompt_point: also its prompt point).
+  // Returns false when no entry could be taken.
+  bool put(int seq, const BlockHash& key, const float* state, bool prompt_point);
+  bool contains(const BlockHash& key) const { return find(key) >= 0; }
+  // Copies the snapshot filed under key into out (state_floats floats) and marks it recently used.
+  bool get(const BlockHash& key, float* out);
+  // seq's snapshots become evictable.
+  void release(int seq);
+  int n_used() const;
+
+ private:
+  struct Entry {
+    BlockHash key;
+    bool used = false;
+    int owner = -1;       // the running sequence pinning it, or -1
+    bool prompt = false;  // the owner's prompt point
+    uint64_t last_use = 0;
+  };
+  int find(const BlockHash& key) const;
+  int take_entry();  // a free entry, else the least recently used unpinned one; -1 if none
+
+  size_t state_floats_;
+  std::vector<Entry> entries_;
+  std::vector<AlignedBuffer> buffers_;
+  uint64_t clock_ = 0;
+};
+
+}  // namespace strata
