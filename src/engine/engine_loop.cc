@@ -392,6 +392,8 @@ void EngineImpl::publish_snapshot() {
   snap.kv.bytes_reused = kv.bytes_reused;
   snap.kv.prefix_queries_tokens = kv.prefix_queries_tokens;
   snap.kv.prefix_hit_tokens = kv.prefix_hit_tokens;
+  snap.kv.state_snapshots_total = kv.state_snapshots_total;
+  snap.kv.state_snapshots_used = kv.state_snapshots_used;
   pipeline_->busy_s(&snap.stage_busy_s);
   pipeline_->group_busy_s(&snap.group_busy_s);
   rates_.rates(now, &snap.decode_tok_s, &snap.prefill_tok_s);

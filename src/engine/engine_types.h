@@ -117,6 +117,10 @@ struct KvStats {
   uint64_t bytes_reused = 0;    // K/V bytes not recomputed thanks to the cache or the park store
   uint64_t prefix_queries_tokens = 0;
   uint64_t prefix_hit_tokens = 0;
+  // Hybrid models: recurrent-state snapshots (kvcache/state_cache.h) the cache can hold (0: none,
+  // or not a hybrid model) and holds.
+  int state_snapshots_total = 0;
+  int state_snapshots_used = 0;
 };
 
 // Mixture-of-experts routing of the engine's forward passes. A dense model has n_expert 0

@@ -106,6 +106,9 @@ void add_kv_and_park(Json& j, const EngineSnapshot& snap) {
     k["prefix_hit_rate"] =
         static_cast<double>(kv.prefix_hit_tokens) / static_cast<double>(kv.prefix_queries_tokens);
   }
+  if (kv.state_snapshots_total > 0) {
+    k["state_snapshots"] = Json{{"capacity", kv.state_snapshots_total}, {"used", kv.state_snapshots_used}};
+  }
   j["kv"] = std::move(k);
   Json p{{"enabled", kv.park_capacity_bytes > 0}};
   if (kv.park_capacity_bytes > 0) {

@@ -466,12 +466,21 @@ TEST_F(PromRender, DenseModelHasNoMoeFamilies) {
   EXPECT_EQ(text_.find("strata:moe_"), std::string::npos);
 }
 
+TEST_F(PromRender, HybridModelsShowTheirStateSnapshots) {
+  snap_.kv.state_snapshots_total = 12;
+  snap_.kv.state_snapshots_used = 5;
+  auto f = render();
+  EXPECT_EQ(value_of(f["strata:state_snapshots_capacity"], "strata:state_snapshots_capacity"), "12.0");
+  EXPECT_EQ(value_of(f["strata:state_snapshots_used"], "strata:state_snapshots_used"), "5.0");
+  EXPECT_EQ(f["strata:state_snapshots_used"].type, "gauge");
+}
+
 TEST_F(PromRender, ValuesTheServerDoesNotHaveAreAbsentNotZero) {
   snap_.kv = KvStats{};  // no pool, no park store
   auto f = parse(render_prometheus(st_, snap_, ProcessStats{}));
   for (const char* absent :
        {"strata:cpu", "strata:ram_used_bytes", "strata:ram_total_bytes", "strata:gpu_util",
-        "strata:park_blocks", "strata:park_bytes", "strata:last_hit_rate",
+        "strata:park_blocks", "strata:park_bytes", "strata:last_hit_rate", "strata:state_snapshots_used",
         "vllm:kv_cache_usage_perc", "strata:kv_usage", "process_cpu_seconds_total",
         "process_open_fds", "http_requests_total",
         "vllm:spec_decode_num_accepted_tokens_per_pos_total"}) {

@@ -127,6 +127,12 @@ void render_kv_and_park(PromWriter& w, std::span<const PromLabel> c, const Engin
   counter(w, c, "strata:kv_prefix_hit_tokens_total",
           "Prompt tokens served from the prefix cache or the park store.",
           static_cast<double>(kv.prefix_hit_tokens));
+  if (kv.state_snapshots_total > 0) {  // a hybrid model's recurrent-state snapshots
+    gauge(w, c, "strata:state_snapshots_capacity", "Recurrent-state snapshots the cache can hold (hybrid models).",
+          kv.state_snapshots_total);
+    gauge(w, c, "strata:state_snapshots_used", "Recurrent-state snapshots held for prefix reuse.",
+          kv.state_snapshots_used);
+  }
   if (kv.park_capacity_bytes == 0) return;  // parking is off: no park figures exist
   gauge(w, c, "strata:park_blocks", "K/V blocks in the park store.",
         static_cast<double>(kv.parked_blocks));
