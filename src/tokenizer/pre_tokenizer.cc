@@ -25,7 +25,7 @@ struct PreName {
 // converter writes for DeepSeek-V4-Flash) and hunyuan-dense with deepseek-v3's. tekken is Mistral's
 // vocabulary since Nemo (Small 3.x, Devstral, Magistral, Ministral); pixtral the name llama.cpp
 // splits with Llama 3's pattern, both taking a piece that is a token whole and adding BOS.
-constexpr std::array<PreName, 41> kKnownNames = {{
+constexpr std::array<PreName, 42> kKnownNames = {{
     {"", PreTokenizerKind::kGpt2},           {"default", PreTokenizerKind::kGpt2},
     {"gpt2", PreTokenizerKind::kGpt2},       {"gpt-2", PreTokenizerKind::kGpt2},
     {"phi-2", PreTokenizerKind::kGpt2},      {"olmo", PreTokenizerKind::kGpt2},
@@ -41,6 +41,7 @@ constexpr std::array<PreName, 41> kKnownNames = {{
     {"qwen2", PreTokenizerKind::kQwen2},     {"qwen3", PreTokenizerKind::kQwen2},
     {"deepseek-r1-qwen", PreTokenizerKind::kQwen2}, {"stablelm2", PreTokenizerKind::kQwen2},
     {"megrez", PreTokenizerKind::kQwen2},    {"smollm", PreTokenizerKind::kGpt2},
+    {"qwen35", PreTokenizerKind::kQwen35},
     {"gpt-4o", PreTokenizerKind::kGpt4o},    {"llama4", PreTokenizerKind::kGpt4o},
     {"kanana2", PreTokenizerKind::kGpt4o},   {"minimax-m2", PreTokenizerKind::kGpt4o},
     {"deepseek-llm", PreTokenizerKind::kDeepseekLlm}, {"deepseek-coder", PreTokenizerKind::kDeepseekCoder},
@@ -74,6 +75,7 @@ const char* pre_tokenizer_kind_name(PreTokenizerKind kind) {
     case PreTokenizerKind::kGpt2: return "gpt2";
     case PreTokenizerKind::kLlama3: return "llama-bpe";
     case PreTokenizerKind::kQwen2: return "qwen2";
+    case PreTokenizerKind::kQwen35: return "qwen35";
     case PreTokenizerKind::kGpt4o: return "gpt-4o";
     case PreTokenizerKind::kTekken: return "tekken";
     case PreTokenizerKind::kDeepseekLlm: return "deepseek-llm";

@@ -28,6 +28,7 @@ enum class PreTokenizerKind {
   kGpt2,    // GPT-2 and most older BPE models
   kLlama3,  // Llama-3: case-insensitive contractions, digits in groups of up to three
   kQwen2,   // Qwen2/Qwen3: as Llama-3 but single digits
+  kQwen35,  // Qwen3.5: as Qwen2, with combining marks (\p{M}) counted as letters
   kGpt4o,   // o200k (GPT-4o, gpt-oss, Llama 4): words split at case changes, contractions attached
   kTekken,  // Mistral's tekken (Nemo, Small 3.x): o200k's words without contractions, single digits
   // Sequences of patterns:

@@ -16,6 +16,11 @@ constexpr const char* kLlama3Pattern =
 constexpr const char* kQwen2Pattern =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N})"
     R"(| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+// Qwen3.5's tokenizer.json: Qwen2's, with combining marks in words (so "नमस्ते" or a decomposed
+// "café" stays one word instead of breaking at each vowel sign or accent).
+constexpr const char* kQwen35Pattern =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N})"
+    R"(| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 // o200k (tokenizer.json of GPT-4o and gpt-oss): a word is an optional leading non-letter, then
 // upper-case letters before lower-case ones (so "CamelCase" splits in two) with a contraction
 // attached; digits in groups of up to three; a punctuation run takes the newlines and "/" after it.
@@ -107,6 +112,7 @@ constexpr const char* kKimiK2Pattern =
 constexpr std::array<const char*, 1> kGpt2Patterns = {kGpt2Pattern};
 constexpr std::array<const char*, 1> kLlama3Patterns = {kLlama3Pattern};
 constexpr std::array<const char*, 1> kQwen2Patterns = {kQwen2Pattern};
+constexpr std::array<const char*, 1> kQwen35Patterns = {kQwen35Pattern};
 constexpr std::array<const char*, 1> kGpt4oPatterns = {kGpt4oPattern};
 constexpr std::array<const char*, 1> kTekkenPatterns = {kTekkenPattern};
 constexpr std::array<const char*, 1> kKimiK2Patterns = {kKimiK2Pattern};
@@ -118,6 +124,7 @@ std::span<const char* const> pre_tokenizer_patterns(PreTokenizerKind kind) {
     case PreTokenizerKind::kGpt2: return kGpt2Patterns;
     case PreTokenizerKind::kLlama3: return kLlama3Patterns;
     case PreTokenizerKind::kQwen2: return kQwen2Patterns;
+    case PreTokenizerKind::kQwen35: return kQwen35Patterns;
     case PreTokenizerKind::kGpt4o: return kGpt4oPatterns;
     case PreTokenizerKind::kTekken: return kTekkenPatterns;
     case PreTokenizerKind::kDeepseekLlm: return kDeepseekLlmPatterns;

@@ -54,6 +54,17 @@ TEST(PreTokenizerTest, UnicodeLettersAndNumbersUseProperties) {
   EXPECT_EQ(pre_split(PreTokenizerKind::kQwen2, "你好,世界"), (Pieces{"你好", ",世界"}));
 }
 
+TEST(PreTokenizerTest, Qwen35CountsCombiningMarksAsLetters) {
+  // Devanagari vowel signs and the virama are marks (Mc, Mn): Qwen2's pattern breaks the word
+  // at each of them; Qwen3.5's keeps it whole, and a decomposed accent stays in its word.
+  EXPECT_EQ(pre_split(PreTokenizerKind::kQwen35, "नमस्ते cafe\u0301s 123"),
+            (Pieces{"नमस्ते", " cafe\u0301s", " ", "1", "2", "3"}));
+  EXPECT_NE(pre_split(PreTokenizerKind::kQwen2, "नमस्ते"), (Pieces{"नमस्ते"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kQwen2, "cafe\u0301s"), (Pieces{"cafe", "\u0301s"}));
+  EXPECT_EQ(choose_pre_tokenizer("qwen35").kind, PreTokenizerKind::kQwen35);
+  EXPECT_TRUE(choose_pre_tokenizer("qwen35").exact);
+}
+
 TEST(PreTokenizerTest, Gpt4oSplitsWordsAtCaseChangesAndKeepsContractions) {
   EXPECT_EQ(pre_split(PreTokenizerKind::kGpt4o, "CamelCase HTTPServer WE'RE we'Re"),
             (Pieces{"Camel", "Case", " HTTPServer", " WE'RE", " we'Re"}));
