@@ -62,13 +62,17 @@ double run_decode(Bench& b, int n_seqs, int first_pos, int n_steps, std::vector<
   return monotonic_s() - start_s;
 }
 
-// Gives sequences 1..n_seqs-1 the prompt of sequence 0, so every batched sequence decodes at
-// the same depth without reading the prompt again.
+// Gives sequences 1..n_seqs-1 the prompt of sequence 0 (and a hybrid model's recurrent state,
+// which is sequence 0's after its decode: any state costs the same), so every batched sequence
+// decodes at the same depth without reading the prompt again.
 void share_prompt(Bench& b, int n_seqs, int prompt_tokens) {
   const KvLayout& layout = b.kv->layout();
   const int n_blocks = (prompt_tokens + layout.block_tokens - 1) / layout.block_tokens;
   for (int s = 1; s < n_seqs; ++s) {
     for (int blk = 0; blk < n_blocks; ++blk) std::memcpy(b.kv->block(s, blk), b.kv->block(0, blk), layout.block_bytes());
+    if (layout.state_floats > 0) {
+      std::memcpy(b.kv->recurrent_state(s), b.kv->recurrent_state(0), layout.state_floats * sizeof(float));
+    }
   }
 }
 
