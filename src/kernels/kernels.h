@@ -124,8 +124,10 @@ void rope(float* x, int n_heads, int pos, const RopeParams& p);
 // One position of the gated delta rule (Qwen3.5's linear attention) on one value head. state is
 // dv rows of dk floats (row i maps keys to value i); q and k are dk floats, v is dv floats:
 //   state = decay * state;  state += (beta * (v - state k)) k^T;  out = scale * (state q)
-// with out dv floats. Each row's sums run over j in order, so the bits depend only on the
-// inputs (never on other heads, rows of a batch or threads).
+// with out dv floats. Each table sums a row's products in an order fixed by dk alone (the
+// reference over j in order, the SIMD tables in 8-float lanes: cpu/avx2_delta_rule.cc), so a
+// row's bits depend only on its inputs and the table (never on the other rows, other heads,
+// rows of a batch or threads).
 void delta_rule(float* state, const float* q, const float* k, const float* v, float decay, float beta,
                 float scale, int dk, int dv, float* out);
 

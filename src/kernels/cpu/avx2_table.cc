@@ -33,7 +33,7 @@ constinit const KernelTable kAvx2Kernels{
     .load_kv = STRATA_SIMD::load_kv,
     .attention = STRATA_SIMD::attention,
     .argmax = reference::argmax,
-    .delta_rule = reference::delta_rule,
+    .delta_rule = STRATA_SIMD::delta_rule,
 };
 
 }  // namespace strata::kernels::cpu

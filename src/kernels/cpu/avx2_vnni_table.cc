@@ -32,7 +32,7 @@ constinit const KernelTable kAvx2VnniKernels{
     .load_kv = avx2::load_kv,
     .attention = avx2::attention,
     .argmax = reference::argmax,
-    .delta_rule = reference::delta_rule,
+    .delta_rule = avx2::delta_rule,
 };
 
 }  // namespace strata::kernels::cpu
