@@ -84,6 +84,14 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
                 s.n_dense_lead, s.n_ff, s.n_nextn, s.n_layer);
   }
   if (s.deepseek2) print_deepseek2(s);
+  if (s.full_attn_interval > 0) {
+    const int n_attending = s.n_layer / s.full_attn_interval;
+    std::printf("  %s hybrid: %d of %d layers attend (every %dth: gated queries, rope over %d of %d), %d gated "
+                "delta-net layers (%d key heads of %d, %d value heads of %d, %d-tap convolution)\n",
+                s.arch.c_str(), n_attending, s.n_layer, s.full_attn_interval, s.head_dim / 4, s.head_dim,
+                s.n_layer - n_attending, s.ssm_n_k_heads, s.ssm_head_k_dim, s.ssm_n_v_heads, s.ssm_head_v_dim,
+                s.ssm_conv_kernel);
+  }
   if (s.rope_freqs) std::printf("  rope_freqs.weight: Llama 3.1-style frequency factors (1 to 8)\n");
   std::printf("  %llu parameters, %.1f MiB of tensor data, file type %s",
               static_cast<unsigned long long>(r.n_params), static_cast<double>(r.n_bytes) / (1 << 20),
@@ -144,21 +152,27 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("mkmodel", "Write a GGUF model with deterministic random weights");
   auto flags = std::make_shared<MkmodelFlags>();
   sub->add_option("--arch", flags->arch,
-                  "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3 or ernie4_5 (dense presets); qwen3moe, "
-                  "qwen2moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2 or ernie4_5-moe (MoE presets; mixtral is written as llama with "
+                  "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5 or qwen35 (dense presets); "
+                  "qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe or qwen35moe "
+                  "(MoE presets; mixtral is written as llama with "
                   "experts; glm4moe adds a leading dense layer, a shared expert and a NextN block; llama4 a shared "
                   "expert; deepseek2 on a preset not DeepSeek's takes DeepSeek-V3's latent attention, routing and YaRN "
-                  "with a leading dense layer and a shared expert) (default: the preset's)")
-      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3", "ernie4_5", "qwen2moe",
-                             "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4", "deepseek2", "minimax-m2", "ernie4_5-moe"}));
+                  "with a leading dense layer and a shared expert; qwen35 and qwen35moe on a preset not Qwen3.5's "
+                  "attend in every 4th of at least 4 layers, delta-net layers of head_dim / 2 wide heads between, "
+                  "qwen35moe with a gated shared expert) (default: the preset's)")
+      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3", "ernie4_5",
+                             "qwen35", "qwen2moe", "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4", "deepseek2",
+                             "minimax-m2", "ernie4_5-moe", "qwen35moe"}));
   sub->add_option("--preset", flags->preset,
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma2-2b, phi-4, "
-                  "smollm3-3b, ministral-3-8b; mixture of experts: moe-tiny, qwen3-30b-a3b, qwen1.5-moe-a2.7b, mixtral-8x7b, "
-                  "gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 (R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b")
+                  "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b; mixture of experts: moe-tiny, qwen3-30b-a3b, "
+                  "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
+                  "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers,
                   "layer count instead of the preset's (same shape, smaller file; glm4moe writes its NextN block after "
-                  "them; deepseek2 keeps at least one MoE layer)")
+                  "them; deepseek2 keeps at least one MoE layer; qwen35 / qwen35moe keep attention in every 4th "
+                  "layer and refuse fewer than 4)")
       ->check(CLI::PositiveNumber);
   sub->add_option("-o,--output", flags->out_path, "GGUF file to write")->required();
   sub->add_option("--type", flags->type, std::string("matrix type: ") + kMkmodelTypes +

@@ -63,9 +63,11 @@ std::string format_dims(const std::vector<uint64_t>& dims) {
   return out.empty() ? "scalar" : out;
 }
 
-// The reason a matrix is not in the file's main type, when its width cannot hold that type.
+// The reason a matrix is not in the file's main type, when its width cannot hold that type. An F32
+// matrix was never quantized (a router, a delta-net's ssm_conv1d): llama.cpp's fallbacks are
+// quantized types or F16.
 std::string fallback_note(const GgufTensor& t, std::optional<DType> main) {
-  if (!main || t.type == *main || t.dims.size() < 2) return "";
+  if (!main || t.type == *main || t.type == DType::kF32 || t.dims.size() < 2) return "";
   const DTypeInfo& info = dtype_info(*main);
   if (info.block_size == 1 || t.dims[0] % info.block_size == 0) return "";
   return "fallback: width " + std::to_string(t.dims[0]) + " is not whole " + std::string(info.name) +

@@ -2,8 +2,13 @@
 #include "gguf/gguf_describe.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <vector>
 
 #include "gguf/file_type.h"
+#include "gguf/gguf_writer.h"
 
 namespace strata {
 namespace {
@@ -49,6 +54,24 @@ TEST(GgufDescribeTest, FallbackFileNamesItsFallbacks) {
   EXPECT_TRUE(contains(text, "file type Q4_K_M"));
   EXPECT_TRUE(contains(text, "fallback: width 172 is not whole q4_K blocks of 256"));
   EXPECT_TRUE(contains(text, "matrices fell back from q4_K"));
+}
+
+// An F32 matrix (a router, a delta-net's 4-tap ssm_conv1d) was left unquantized, not a fallback;
+// a narrow Q8_0 one under Q4_K_M is.
+TEST(GgufDescribeTest, UnquantizedF32MatricesAreNotFallbacks) {
+  const std::string path = ::testing::TempDir() + "strata-describe-f32-" + std::to_string(::getpid()) + ".gguf";
+  GgufWriter w;
+  w.set("general.file_type", GgufValue::U32(15));
+  w.add_tensor_bytes("blk.0.ssm_conv1d.weight", DType::kF32, {4, 8}, std::vector<uint8_t>(4 * 8 * 4));
+  w.add_tensor_bytes("blk.0.attn_q.weight", DType::kQ8_0, {32, 2}, std::vector<uint8_t>(2 * 34));
+  ASSERT_TRUE(w.write(path).ok());
+  auto f = GgufFile::Open(path);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  const std::string text = describe_gguf(*f, DescribeOptions{});
+  std::remove(path.c_str());
+  EXPECT_FALSE(contains(text, "fallback: width 4 ")) << text;
+  EXPECT_TRUE(contains(text, "fallback: width 32 is not whole q4_K blocks of 256")) << text;
+  EXPECT_TRUE(contains(text, "1 matrices fell back from q4_K")) << text;
 }
 
 TEST(FileTypeTest, NamesAndMainTypes) {

@@ -26,8 +26,21 @@ namespace {
 // half of GLM-4.5-Air's).
 constexpr float kSelectionBiasHalfWidth = 0.1f;
 
+// Mamba-2's initial ranges for a delta-net layer's decay (model_generator.h): A in [1, 16], and a
+// time step in [0.001, 0.1] before the input's own alpha is added.
+constexpr float kSsmAMin = 1.0f, kSsmAMax = 16.0f;
+constexpr float kSsmDtMin = 0.001f, kSsmDtMax = 0.1f;
+
+// softplus(b) = dt for dt log-uniform in [kSsmDtMin, kSsmDtMax].
+float ssm_dt_bias(float u) {
+  const float dt = kSsmDtMin * std::pow(kSsmDtMax / kSsmDtMin, u);
+  return std::log(std::expm1(dt));
+}
+
 float weight_value(const WeightRng& rng, WeightKind kind, uint64_t i, float matrix_half_width) {
   switch (kind) {
+    case WeightKind::kSsmA: return -(kSsmAMin + (kSsmAMax - kSsmAMin) * rng.uniform(i));
+    case WeightKind::kSsmDtBias: return ssm_dt_bias(rng.uniform(i));
     case WeightKind::kNorm: return 1.0f + rng.symmetric(i, 0.1f);
     case WeightKind::kBias: return rng.symmetric(i, 0.02f);
     case WeightKind::kOssBias: return rng.symmetric(i, 0.5f);
@@ -110,8 +123,9 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(s.rms_eps));
   w.set(a + ".rope.freq_base", GgufValue::F32(s.rope_freq_base));
   // GLM and MiniMax-M2 rotate the first half of each head (partial_rotary_factor 0.5; MiniMax's
-  // rotary_dim 64 of 128), DeepSeek the last rope_dim.
-  const int rotated = s.deepseek2 ? s.rope_dim : s.glm4moe || s.glm4 || s.minimax_m2 ? s.head_dim / 2 : s.head_dim;
+  // rotary_dim 64 of 128), Qwen3.5 a quarter (64 of 256), DeepSeek the last rope_dim.
+  int rotated = s.deepseek2 ? s.rope_dim : s.glm4moe || s.glm4 || s.minimax_m2 ? s.head_dim / 2 : s.head_dim;
+  if (s.full_attn_interval > 0) rotated = s.head_dim / 4;
   w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(rotated)));
   if (s.rope_linear_factor != 1.0f) {
     w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
@@ -140,6 +154,24 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
     w.set(a + ".attention.key_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
     w.set(a + ".attention.value_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
   }
+}
+
+// Qwen3.5's, as llama.cpp's converter writes them: the attention interval, the delta-net shapes,
+// and the multimodal rope's sections over the rotated pairs (temporal, height, width: Qwen3.5's
+// [11, 11, 10] of 32 pairs, scaled to this head), which text-only inference ignores.
+void set_hybrid_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (s.full_attn_interval == 0) return;
+  const std::string& a = s.arch;
+  auto u32 = [](int v) { return GgufValue::U32(static_cast<uint32_t>(v)); };
+  w.set(a + ".full_attention_interval", u32(s.full_attn_interval));
+  w.set(a + ".ssm.conv_kernel", u32(s.ssm_conv_kernel));
+  w.set(a + ".ssm.state_size", u32(s.ssm_head_k_dim));
+  w.set(a + ".ssm.group_count", u32(s.ssm_n_k_heads));
+  w.set(a + ".ssm.time_step_rank", u32(s.ssm_n_v_heads));
+  w.set(a + ".ssm.inner_size", u32(s.ssm_n_v_heads * s.ssm_head_v_dim));
+  const int n_pairs = s.head_dim / 8;
+  const int temporal = (n_pairs * 11 + 16) / 32;
+  w.set(a + ".rope.dimension_sections", GgufValue::I32Array({temporal, temporal, n_pairs - 2 * temporal, 0}));
 }
 
 // GLM-4.5's, as llama.cpp's converter writes them: the shared expert as a count of experts,
@@ -236,6 +268,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   GgufWriter w;
   set_hparams(w, report.spec, report.plan, o.seed);
   set_expert_hparams(w, report.spec);
+  set_hybrid_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 
   int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

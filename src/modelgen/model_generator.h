@@ -10,7 +10,11 @@
 // deepseek2 +- 0.1 (a quarter of the spread of the sigmoid router outputs: it changes some expert
 // choices, decides none); rope_freqs (not random) from spec_rope_factors(). deepseek2's split
 // attn_k_b / attn_v_b hold the values the same seed gives attn_kv_b, rearranged (tensor_plan.h):
-// in a float type the two forms are one model.
+// in a float type the two forms are one model. Qwen3.5's delta-net layers take Mamba-2's initial
+// ranges, so that every value head's state decays (model/delta_net.h: decay = exp(ssm_a *
+// softplus(alpha + ssm_dt.bias))): ssm_a = -A with A uniform in [1, 16], ssm_dt.bias the inverse
+// softplus of a step log-uniform in [0.001, 0.1]; their convolution taps (ssm_conv1d) are a matrix's
+// (std 1/sqrt(taps)), and q, k are L2-normed by the arch, so every activation stays O(1).
 // Not thread-safe to share options while running; each call owns its thread pool.
 #pragma once
 

@@ -86,6 +86,19 @@ ModelSpec ministral(ModelSpec s, float yarn_factor, float yarn_log_mul, float te
   return s;
 }
 
+// Qwen3.5's hybrid layers on s: attention in every 4th layer, the others gated delta-net layers
+// of n_k_heads key heads of head_k_dim and n_v_heads value heads of head_v_dim, convolving over 4
+// taps (another --arch drops them).
+ModelSpec delta_net(ModelSpec s, int n_k_heads, int head_k_dim, int n_v_heads, int head_v_dim) {
+  s.full_attn_interval = 4;
+  s.ssm_conv_kernel = 4;
+  s.ssm_n_k_heads = n_k_heads;
+  s.ssm_head_k_dim = head_k_dim;
+  s.ssm_n_v_heads = n_v_heads;
+  s.ssm_head_v_dim = head_v_dim;
+  return s;
+}
+
 // n_vocab here is used only when no vocabulary file is given (the built-in byte vocab is
 // padded up to it).
 std::vector<Preset> presets() {
@@ -184,6 +197,23 @@ std::vector<Preset> presets() {
       // expert, a 200064-token vocabulary.
       {"minimax-m2", "minimax-m2",
        experts(shape(200064, 196608, 3072, 62, 48, 8, 128, 1536, 1e-6f, 5000000.0f, false), 256, 8, 1536, 0)},
+      // Qwen3.5-35B-A3B (its text part): 40 layers, every 4th attending with 16 gated query heads of
+      // 256 over 2 K/V heads, the others delta-net layers of 16 key heads and 32 value heads of
+      // 128; 256 experts of 512 with 8 used beside a gated shared expert of 512, a 248320-token
+      // vocabulary, 262144 positions. Every layer has experts, so feed_forward_length (written as
+      // the expert width) is read by nothing.
+      {"qwen3.5-35b-a3b", "qwen35moe",
+       delta_net(experts(shape(248320, 262144, 2048, 40, 16, 2, 256, 512, 1e-6f, 10000000.0f, false), 256, 8, 512,
+                         512),
+                 16, 128, 32, 128)},
+      // Qwen3.5-9B: 32 layers, 16 gated query heads of 256 over 4 K/V heads every 4th, delta-net
+      // layers of 16 key heads and 32 value heads of 128 between, a dense feed-forward of 12288.
+      {"qwen3.5-9b", "qwen35",
+       delta_net(shape(248320, 262144, 4096, 32, 16, 4, 256, 12288, 1e-6f, 10000000.0f, false), 16, 128, 32, 128)},
+      // Qwen3.5-27B: 64 layers, 24 gated query heads of 256 over 4 K/V heads every 4th, delta-net
+      // layers of 16 key heads and 48 value heads of 128 between, a dense feed-forward of 17408.
+      {"qwen3.5-27b", "qwen35",
+       delta_net(shape(248320, 262144, 5120, 64, 24, 4, 256, 17408, 1e-6f, 10000000.0f, false), 16, 128, 48, 128)},
   };
 }
 
@@ -247,8 +277,9 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->expert_weights_norm = s->glm4moe || s->minimax_m2 || s->ernie_moe;
   s->n_dense_lead = s->glm4moe || s->ernie_moe ? 1 : 0;
   s->expert_weights_scale = 1.0f;
-  // ERNIE's preset keeps its two shared experts; another preset as ernie4_5-moe gets one.
-  if (s->glm4moe || s->llama4 || (s->ernie_moe && !s->preset.starts_with("ernie"))) {
+  // ERNIE's preset keeps its two shared experts; another preset as ernie4_5-moe gets one; Qwen3.5's
+  // is one expert wide.
+  if (s->glm4moe || s->llama4 || name == "qwen35moe" || (s->ernie_moe && !s->preset.starts_with("ernie"))) {
     s->n_ff_shexp = s->n_ff_exp;
   } else if (name != "qwen2moe" && !s->ernie_moe) {
     s->n_ff_shexp = 0;
@@ -275,25 +306,42 @@ void apply_deepseek2(std::string_view name, ModelSpec* s) {
   *s = deepseek_moe(*s, 1, true, true, 2.5f, 40.0f, 0.1f);
 }
 
+// Qwen3.5's hybrid layers for --arch qwen35 / qwen35moe: a Qwen3.5 preset keeps its own; another
+// takes Qwen3.5's proportions (model_preset()) and at least one interval of layers, so that one
+// attends (tiny's and moe-tiny's 2 become 4). Other archs have none.
+void apply_hybrid(std::string_view name, ModelSpec* s) {
+  if (name != "qwen35" && name != "qwen35moe") {
+    s->full_attn_interval = s->ssm_conv_kernel = 0;
+    s->ssm_n_k_heads = s->ssm_head_k_dim = s->ssm_n_v_heads = s->ssm_head_v_dim = 0;
+    return;
+  }
+  if (s->full_attn_interval > 0) return;
+  *s = delta_net(*s, s->n_head, s->head_dim / 2, 2 * s->n_head, s->head_dim / 2);
+  s->n_layer = std::max(s->n_layer, s->full_attn_interval);
+}
+
 // Sets the arch-dependent fields of s (the preset's shape) for --arch name.
 Status apply_arch(std::string_view name, ModelSpec* s) {
   const bool moe_arch = is_moe_arch_name(name);
   if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma2" && name != "gemma3" &&
-      name != "phi3" && name != "glm4" && name != "smollm3" && name != "mistral3" && name != "ernie4_5") {
+      name != "phi3" && name != "glm4" && name != "smollm3" && name != "mistral3" && name != "ernie4_5" &&
+      name != "qwen35") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
-                                   "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen2moe, "
-                                   "qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2 or ernie4_5-moe)");
+                                   "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, "
+                                   "qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, "
+                                   "ernie4_5-moe or qwen35moe)");
   }
   if (moe_arch != (s->n_expert > 0)) {
-    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3 or "
-                                  "ernie4_5)"
+    const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, "
+                                  "ernie4_5 or qwen35)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, "
-                                  "deepseek2, minimax-m2 or ernie4_5-moe)";
+                                  "deepseek2, minimax-m2, ernie4_5-moe or qwen35moe)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
-  s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "minimax-m2";
+  s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "minimax-m2" || name == "qwen35" ||
+               name == "qwen35moe";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4";
   if (name == "gemma3" || name == "gemma2") s->tied_embeddings = true;
   s->gemma2 = name == "gemma2";
@@ -306,6 +354,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   s->glm4 = name == "glm4";
   apply_expert_layout(name, s);
   apply_deepseek2(name, s);
+  apply_hybrid(name, s);
   return Status::Ok();
 }
 
@@ -313,12 +362,17 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
 
 bool is_moe_arch_name(std::string_view arch) {
   return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss" || arch == "glm4moe" ||
-         arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe";
+         arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe" ||
+         arch == "qwen35moe";
 }
 
 int block_count(const ModelSpec& spec) { return spec.n_layer + spec.n_nextn; }
 
 int head_count_kv(const ModelSpec& spec) { return spec.split_kv_b ? 1 : spec.n_head_kv; }
+
+bool layer_attends(const ModelSpec& spec, int layer) {
+  return spec.full_attn_interval == 0 || (layer + 1) % spec.full_attn_interval == 0;
+}
 
 void set_layer_count(ModelSpec* spec, int n_layer) {
   spec->n_layer = n_layer;

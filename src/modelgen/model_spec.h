@@ -1,7 +1,7 @@
 // ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4,
-// smollm3 or mistral3, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4, deepseek2 or
-// minimax-m2), and the
-// named presets `strata mkmodel --preset` offers. Plain values; pure functions.
+// smollm3, mistral3 or qwen35, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4,
+// deepseek2, minimax-m2, ernie4_5-moe or qwen35moe), and the named presets `strata mkmodel --preset` offers.
+// Plain values; pure functions.
 //
 // Invariant of a preset's spec: n_expert > 0 exactly for the MoE archs; Mixtral is written as
 // GGUF arch "llama" with experts (as llama.cpp's converter does), so arch holds "llama" then.
@@ -117,33 +117,56 @@ struct ModelSpec {
   // experts (in every moe_layer_step-th block) chosen by softmax probability plus a selection
   // bias (blk.N.exp_probs_b.bias), beside an ungated shared expert of width n_ff_shexp.
   bool ernie_moe = false;
+  // qwen35 / qwen35moe (Qwen3.5): hybrid layers, as llama.cpp's converter writes them. Layer l
+  // attends when (l + 1) % full_attn_interval == 0 (layer_attends()): gated attention, attn_q
+  // giving each head's q then its output gate (2 * n_head * head_dim rows), QK-norm per head,
+  // rope (NeoX) over a quarter of each head. The others are gated delta-net layers
+  // (model/delta_net.h): ssm_n_k_heads key heads of ssm_head_k_dim, ssm_n_v_heads value heads of
+  // ssm_head_v_dim, a causal convolution of ssm_conv_kernel taps. Every layer's feed-forward norm
+  // is post_attention_norm; qwen35moe's shared expert is gated (ffn_gate_inp_shexp) and as wide as
+  // an expert. 0 (no interval): every layer attends, no ssm_* tensors.
+  int full_attn_interval = 0;
+  int ssm_conv_kernel = 0;
+  int ssm_n_k_heads = 0;   // <arch>.ssm.group_count
+  int ssm_head_k_dim = 0;  // <arch>.ssm.state_size
+  int ssm_n_v_heads = 0;   // <arch>.ssm.time_step_rank
+  int ssm_head_v_dim = 0;  // <arch>.ssm.inner_size / time_step_rank
 };
 
 std::vector<std::string> model_preset_names();
 // The preset's shape for arch; an empty arch takes the preset's own (qwen3 for qwen3-0.6b,
 // qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b and
 // gemma3-4b, gemma2 for gemma2-2b, phi3 for phi-4, glm4moe for glm-4.5-air, deepseek2 for
-// deepseek-v2-lite, deepseek-v3 and kimi-k2, minimax-m2 for minimax-m2, llama otherwise). arch is an --arch name: llama,
-// qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5 for the dense presets; qwen2moe, qwen3moe,
-// mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2 or ernie4_5-moe for the MoE ones (a mismatch is an
-// error naming
-// the presets that fit). The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths
-// exist; another MoE preset as glm4moe gets a shared expert of its expert width, one leading
+// deepseek-v2-lite, deepseek-v3 and kimi-k2, minimax-m2 for minimax-m2, qwen35 for qwen3.5-9b and
+// qwen3.5-27b, qwen35moe for qwen3.5-35b-a3b, llama otherwise). arch is an --arch name: llama,
+// qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35 for the dense
+// presets; qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2,
+// ernie4_5-moe or qwen35moe for the MoE ones (a mismatch is an error naming the presets that
+// fit). The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths exist; another
+// MoE preset as glm4moe gets a shared expert of its expert width, one leading
 // dense block of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's
 // attention (q_lora_rank min(1536, 4 n_embd), kv_lora_rank 512, key heads of 128 + 64 rope,
 // value heads of 128, one per query head), routing (sigmoid with a selection bias, normalised,
 // scaled 2.5) and YaRN (40, log multiplier 0.1), with one shared expert of its expert width and
-// one leading dense block of its n_ff.
+// one leading dense block of its n_ff. A preset not Qwen3.5's as qwen35 / qwen35moe gets Qwen3.5's
+// proportions: attention every 4th layer (and at least 4 layers, so that one attends), n_head key
+// heads and 2 * n_head value heads of head_dim / 2 in the delta-net layers (Qwen3.5-9B's and
+// 35B-A3B's ratio to their attention heads), a 4-tap convolution; qwen35moe a shared expert of its
+// expert width.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
-// qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe
+// qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe
 bool is_moe_arch_name(std::string_view arch);
 // Blocks written: n_layer plus glm4moe's NextN blocks (<arch>.block_count).
 int block_count(const ModelSpec& spec);
 // <arch>.attention.head_count_kv as written: n_head_kv, or 1 for deepseek2's split_kv_b form
 // (which llama.cpp reads as one K/V head of the latent, kv_lora_rank + rope_dim wide).
 int head_count_kv(const ModelSpec& spec);
+// Whether layer l attends (every layer unless the spec is hybrid; ModelSpec::full_attn_interval).
+bool layer_attends(const ModelSpec& spec, int layer);
 // A --layers cut: n_layer layers of the same shape. deepseek2 keeps at least one MoE layer (its
-// leading dense blocks cut to n_layer - 1 when they would fill the cut).
+// leading dense blocks cut to n_layer - 1 when they would fill the cut). A hybrid spec keeps its
+// interval: the layers attending are still those with (l + 1) % interval == 0 (plan_tensors()
+// refuses a cut below the interval, which would leave none).
 void set_layer_count(ModelSpec* spec, int n_layer);
 
 }  // namespace strata

@@ -39,7 +39,8 @@ DType mix_type(DType requested, uint32_t mix, const std::string& name, uint64_t 
   if (mix == 0) return requested;
   // llama.cpp's quantizer counts every block, NextN ones too (hparams.n_layer = block_count).
   // n_gqa as the quantizer reads it from the file (head_count / head_count_kv).
-  const MixModel model{block_count(s), s.n_expert, s.n_head / head_count_kv(s), !s.tied_embeddings};
+  const MixModel model{block_count(s), s.n_expert, s.n_head / head_count_kv(s), !s.tied_embeddings,
+                       s.full_attn_interval};
   return mix_tensor_type(mix, model, name, n_in);
 }
 
@@ -123,6 +124,32 @@ Status check_deepseek2(const ModelSpec& s) {
   return check_lead_and_shared(s);
 }
 
+// Qwen3.5's hybrid layers (model_spec.h): for qwen35 and qwen35moe only, with QK-norm, heads whose
+// quarter rope rotates in pairs, and at least one attending layer.
+Status check_hybrid(const ModelSpec& s) {
+  const bool qwen35 = s.arch == "qwen35" || s.arch == "qwen35moe";
+  if (s.full_attn_interval == 0) {
+    if (qwen35) return Status::InvalidArgument(s.arch + " needs its delta-net layers (full_attn_interval > 0)");
+    return Status::Ok();
+  }
+  if (!qwen35) return Status::InvalidArgument("delta-net layers are for qwen35 and qwen35moe models, not " + s.arch);
+  if (s.full_attn_interval < 2 || s.ssm_conv_kernel < 2 || s.ssm_n_k_heads <= 0 || s.ssm_head_k_dim <= 0 ||
+      s.ssm_n_v_heads <= 0 || s.ssm_head_v_dim <= 0 || s.ssm_n_v_heads % s.ssm_n_k_heads != 0) {
+    return Status::InvalidArgument(s.arch + " needs an attention interval >= 2, a convolution of >= 2 taps, and "
+                                            "value heads a multiple of its key heads");
+  }
+  if (!s.qk_norm || s.head_dim % 8 != 0) {
+    return Status::InvalidArgument(s.arch + " has QK-norm and rotates a quarter of each head in pairs: head_dim must "
+                                            "be a multiple of 8");
+  }
+  if (s.n_layer < s.full_attn_interval) {
+    return Status::InvalidArgument(s.arch + " attends in every " + std::to_string(s.full_attn_interval) +
+                                   "th layer: " + std::to_string(s.n_layer) + " layers leave none (use " +
+                                   std::to_string(s.full_attn_interval) + " or more)");
+  }
+  return Status::Ok();
+}
+
 Status check_experts(const ModelSpec& s) {
   const bool moe_arch = s.arch != "llama" && is_moe_arch_name(s.arch);
   if (s.n_expert == 0) {
@@ -136,9 +163,9 @@ Status check_experts(const ModelSpec& s) {
   }
   if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
   if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4" && s.arch != "deepseek2" &&
-      !s.ernie_moe) {
-    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2 and ernie4_5-moe models, not " +
-                                   s.arch);
+      !s.ernie_moe && s.arch != "qwen35moe") {
+    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, ernie4_5-moe and "
+                                   "qwen35moe models, not " + s.arch);
   }
   if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2 && !s.ernie_moe) {
     return Status::InvalidArgument("sigmoid routing with a selection bias and expert_weights_norm are for glm4moe, "
@@ -180,6 +207,7 @@ Status check_spec(const ModelSpec& s) {
     return Status::InvalidArgument("deepseek2's layout (ModelSpec::deepseek2) goes with arch deepseek2, not " + s.arch);
   }
   STRATA_RETURN_IF_ERROR(check_experts(s));
+  STRATA_RETURN_IF_ERROR(check_hybrid(s));
   // After check_experts: a glm4moe or deepseek2 spec has experts of positive width.
   STRATA_RETURN_IF_ERROR(check_glm4moe(s));
   return check_deepseek2(s);
@@ -252,7 +280,8 @@ struct PlanBuilder {
     if (s.phi3) {
       matrix(p + "attn_qkv.weight", {embd, q_dim + 2 * kv_dim});
     } else {
-      matrix(p + "attn_q.weight", {embd, q_dim});
+      // Qwen3.5's attn_q holds each head's output gate after its q.
+      matrix(p + "attn_q.weight", {embd, (s.full_attn_interval > 0 ? 2 : 1) * q_dim});
       matrix(p + "attn_k.weight", {embd, kv_dim});
       matrix(p + "attn_v.weight", {embd, kv_dim});
     }
@@ -271,6 +300,26 @@ struct PlanBuilder {
       vector(p + "attn_sinks.weight", static_cast<uint64_t>(s.n_head), WeightKind::kSink);
     }
     if (s.post_norms) vector(p + "post_attention_norm.weight", embd, WeightKind::kNorm);
+  }
+
+  // Qwen3.5's gated delta-net layer (tensor_plan.h). ssm_conv1d is planned as a matrix of rows
+  // conv_kernel wide, one per channel, so its taps get a matrix's spread (std 1/sqrt(taps)) and
+  // mix_type() leaves it F32.
+  void delta_net(const std::string& p) {
+    const auto embd = static_cast<uint64_t>(s.n_embd);
+    const auto v_heads = static_cast<uint64_t>(s.ssm_n_v_heads);
+    const auto value_dim = v_heads * s.ssm_head_v_dim;
+    const auto channels = 2 * static_cast<uint64_t>(s.ssm_n_k_heads) * s.ssm_head_k_dim + value_dim;
+    vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
+    matrix(p + "attn_qkv.weight", {embd, channels});
+    matrix(p + "attn_gate.weight", {embd, value_dim});
+    matrix(p + "ssm_conv1d.weight", {static_cast<uint64_t>(s.ssm_conv_kernel), channels});
+    vector(p + "ssm_dt.bias", v_heads, WeightKind::kSsmDtBias);
+    vector(p + "ssm_a", v_heads, WeightKind::kSsmA);
+    matrix(p + "ssm_beta.weight", {embd, v_heads});
+    matrix(p + "ssm_alpha.weight", {embd, v_heads});
+    vector(p + "ssm_norm.weight", static_cast<uint64_t>(s.ssm_head_v_dim), WeightKind::kNorm);
+    matrix(p + "ssm_out.weight", {value_dim, embd});
   }
 
   void dense_ffn(const std::string& p, int l) {
@@ -307,7 +356,9 @@ struct PlanBuilder {
     }
     if (s.n_ff_shexp == 0) return;
     const auto sh = static_cast<uint64_t>(s.n_ff_shexp);
-    if (s.arch == "qwen2moe") vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
+    if (s.arch == "qwen2moe" || s.arch == "qwen35moe") {
+      vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
+    }
     matrix(p + "ffn_gate_shexp.weight", {embd, sh});
     matrix(p + "ffn_up_shexp.weight", {embd, sh});
     matrix(p + "ffn_down_shexp.weight", {sh, embd});
@@ -327,8 +378,13 @@ struct PlanBuilder {
   void block(int l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     const auto embd = static_cast<uint64_t>(s.n_embd);
-    attention(p, l);
-    vector(p + (s.gpt_oss || s.glm4moe ? "post_attention_norm.weight" : "ffn_norm.weight"), embd, WeightKind::kNorm);
+    if (layer_attends(s, l)) {
+      attention(p, l);
+    } else {
+      delta_net(p);
+    }
+    const bool post_attention_norm = s.gpt_oss || s.glm4moe || s.full_attn_interval > 0;
+    vector(p + (post_attention_norm ? "post_attention_norm.weight" : "ffn_norm.weight"), embd, WeightKind::kNorm);
     if (s.n_expert > 0 && l >= s.n_dense_lead && (l + 1) % s.moe_layer_step == 0) {
       moe_ffn(p, l);
     } else {

@@ -18,10 +18,19 @@
 // holding its values (head h of attn_k_b: kv_b's key rows of head h transposed; of attn_v_b:
 // its value rows); attn_output [n_head * v_head_dim, n_embd]; then ffn_norm, the first
 // n_dense_lead blocks dense, the others MoE with a gateless shared expert and, for sigmoid
-// routing, exp_probs_b.bias.
+// routing, exp_probs_b.bias. qwen35 / qwen35moe (Qwen3.5, model_spec.h): in the attending layers
+// attn_q [n_embd, 2 * n_head * head_dim] (each head's q, then its output gate), attn_k, attn_v,
+// attn_q_norm / attn_k_norm [head_dim], attn_output; in the delta-net layers attn_qkv [n_embd,
+// 2 * k_heads * k_dim + v_heads * v_dim], attn_gate [n_embd, v_heads * v_dim], ssm_conv1d
+// [conv_kernel, those qkv channels], ssm_dt.bias and ssm_a [v_heads], ssm_beta and ssm_alpha
+// [n_embd, v_heads], ssm_norm [v_dim], ssm_out [v_heads * v_dim, n_embd]; then every layer's
+// post_attention_norm and feed-forward (qwen35moe: experts and a shared expert with its 1-D gate).
 //
-// Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate, exp_probs_b) and routers are
-// F32.
+// Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate, exp_probs_b, ssm_a) and routers
+// are F32, and so is ssm_conv1d, which llama.cpp never quantizes (is_quantizable_tensor()); the delta-net
+// layers' other matrices (attn_qkv, attn_gate, ssm_beta, ssm_alpha, ssm_out) take the mix's types as
+// ik_llama.cpp's quantizer gives them: attn_qkv its attn_qkv rule (Q4_K_M: Q5_K), the others the base
+// type.
 // The mix's layer rules count every block written, NextN ones too (as llama.cpp's quantizer).
 // Matrices (a 3-D expert tensor is n_expert * n_out rows of n_in) take the requested type,
 // except that K-quant and IQ4 types follow llama.cpp's mix of the same name (type_mix.h:
@@ -51,9 +60,11 @@ namespace strata {
 // test model's output depends on them; kSelectionBias: glm4moe's and deepseek2's router bias
 // (exp_probs_b), added to the sigmoid router outputs to choose experts (model_generator.h);
 // kKvBKeys / kKvBValues: deepseek2's attn_k_b / attn_v_b, whose elements are those of the
-// attn_kv_b they were split from (PlannedTensor::source).
+// attn_kv_b they were split from (PlannedTensor::source); kSsmA / kSsmDtBias: a delta-net layer's
+// ssm_a (negative: each value head's state decays) and ssm_dt.bias (model_generator.h).
 enum class WeightKind {
-  kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs, kOssBias, kSink, kSelectionBias, kKvBKeys, kKvBValues
+  kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs, kOssBias, kSink, kSelectionBias, kKvBKeys, kKvBValues, kSsmA,
+  kSsmDtBias
 };
 
 struct PlannedTensor {

@@ -98,6 +98,7 @@ DType low_iq_type(uint32_t ft, DType t, const MixModel& m, std::string_view name
   return t;
 }
 
+// layer: the attn_v's index among the attn_v tensors (MixModel::full_attn_interval).
 DType attn_v_type(uint32_t ft, DType t, const MixModel& m, int layer) {
   if (m.n_expert == 8) return DType::kQ8_0;  // Mixtral-style: ~128 MB for much better attention
   const bool gqa4 = m.n_gqa >= 4;
@@ -200,7 +201,9 @@ DType mix_tensor_type(uint32_t ft, const MixModel& m, std::string_view name, uin
   if (name == "output.weight" || (!m.has_output && name == "token_embd.weight")) return output_type(ft, t, n_in);
   if (name == "token_embd.weight") return token_embd_type(ft, t);
   if (is_low_iq(ft)) return low_iq_type(ft, t, m, name, layer);
-  if (contains(name, "attn_v.weight")) return attn_v_type(ft, t, m, layer);
+  if (contains(name, "attn_v.weight")) {
+    return attn_v_type(ft, t, m, m.full_attn_interval > 0 ? layer / m.full_attn_interval : layer);
+  }
   if (contains(name, "attn_k.weight")) return m.n_expert == 8 ? DType::kQ8_0 : ft == kIQ3_XXS ? DType::kIQ2_S : t;
   if (contains(name, "attn_q.weight")) return ft == kIQ3_XXS ? DType::kIQ2_S : t;
   if (contains(name, "ffn_down")) return ffn_down_type(ft, t, m, layer);
@@ -229,7 +232,9 @@ bool is_quantizable_tensor(std::string_view name, size_t n_dims) {
   const std::string_view suffix = "weight";
   if (name.size() < suffix.size() || name.substr(name.size() - suffix.size()) != suffix) return false;
   if (n_dims < 2) return false;
-  if (contains(name, "_norm.weight") || contains(name, "ffn_gate_inp.weight")) return false;
+  if (contains(name, "_norm.weight") || contains(name, "ffn_gate_inp.weight") || contains(name, "ssm_conv1d")) {
+    return false;
+  }
   return name != "position_embd.weight" && name != "token_types.weight";
 }
 

@@ -28,6 +28,11 @@ struct MixModel {
   int n_expert = 0;         // 0 or 1: dense
   int n_gqa = 1;            // head_count / head_count_kv
   bool has_output = true;   // false: token_embd.weight doubles as the output matrix
+  // > 0: a hybrid model (Qwen3.5) whose every full_attn_interval-th layer attends. llama.cpp's
+  // attn_v rules read an attn_v's index among the attn_v tensors (its counter) against n_layer
+  // (attn_v and the delta-net layers' attn_qkv counted), so the attending layer l is number
+  // l / full_attn_interval there.
+  int full_attn_interval = 0;
 };
 
 // The file type (general.file_type id) of a mix name, case-insensitive ("q4_k_m", "Q8_0");
@@ -52,7 +57,8 @@ DType mix_tensor_type(uint32_t file_type, const MixModel& model, std::string_vie
 DType width_fallback(DType type, uint64_t n_in);
 
 // llama.cpp quantizes a tensor when its name ends in "weight", it has two or more dims, and
-// it is not a norm, a MoE router (ffn_gate_inp) or a position / token-type embedding.
+// it is not a norm, a MoE router (ffn_gate_inp), a position / token-type embedding or a
+// delta-net / Mamba convolution (ssm_conv1d, a few taps per channel).
 bool is_quantizable_tensor(std::string_view name, size_t n_dims);
 
 }  // namespace strata

@@ -173,6 +173,24 @@ TEST(TypeMixTest, OnlyWeightMatricesAreQuantized) {
   EXPECT_FALSE(is_quantizable_tensor("blk.0.ffn_gate_inp.weight", 2));
   EXPECT_FALSE(is_quantizable_tensor("blk.0.attn_q.bias", 2));
   EXPECT_FALSE(is_quantizable_tensor("rope_freqs.weight", 1));
+  EXPECT_FALSE(is_quantizable_tensor("blk.0.ssm_conv1d.weight", 2));  // 4 taps per channel
+  EXPECT_TRUE(is_quantizable_tensor("blk.0.ssm_alpha.weight", 2));
+  EXPECT_FALSE(is_quantizable_tensor("blk.0.ssm_a", 1));
+}
+
+// Qwen3.5-35B-A3B-like (attention in every 4th of 40 layers): llama.cpp raises attn_v by its
+// index among the attn_v tensors, block 35's being the 9th (not raised) and block 7's the 2nd
+// (raised); a dense model of 40 layers raises block 35's (the last eighth) and not block 6's.
+TEST(TypeMixTest, HybridModelsRaiseAttnVByItsIndexAmongTheAttendingLayers) {
+  constexpr MixModel kHybrid{40, 256, 8, true, 4};
+  constexpr MixModel kDense{40, 256, 8, true};
+  const uint32_t q4m = ft("Q4_K_M");
+  EXPECT_EQ(mix_tensor_type(q4m, kHybrid, "blk.35.attn_v.weight", 2048), DType::kQ4_K);
+  EXPECT_EQ(mix_tensor_type(q4m, kHybrid, "blk.7.attn_v.weight", 2048), DType::kQ6_K);
+  EXPECT_EQ(mix_tensor_type(q4m, kDense, "blk.35.attn_v.weight", 2048), DType::kQ6_K);
+  EXPECT_EQ(mix_tensor_type(q4m, kDense, "blk.6.attn_v.weight", 2048), DType::kQ4_K);
+  EXPECT_EQ(mix_tensor_type(q4m, kHybrid, "blk.35.ffn_down_exps.weight", 512), DType::kQ6_K);  // by layer
+  EXPECT_EQ(mix_tensor_type(q4m, kHybrid, "blk.0.attn_qkv.weight", 2048), DType::kQ5_K);
 }
 
 }  // namespace

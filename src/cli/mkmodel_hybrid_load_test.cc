@@ -1,0 +1,162 @@
+// Files `strata mkmodel` writes for Qwen3.5's hybrid archs (qwen35, qwen35moe) load with
+// Model::Load with the hparams the generator meant, and run: finite logits, a residual stream of
+// O(1) at every position of a long prompt, and the same bits whether a prompt runs whole, in
+// chunks or a token at a time (the delta-net layers' recurrent state carries each chunk's end to
+// the next). Beside mkmodel_load_test.cc, in its test binary.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "model/contiguous_kv.h"
+#include "model/model.h"
+#include "modelgen/model_generator.h"
+
+namespace strata {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kHybridPrompt = 48;
+
+class MkmodelHybridLoadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("strata-mkmodel-hybrid-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result<std::unique_ptr<Model>> generate_and_load(const std::string& arch, const std::string& preset, DType type) {
+    GenerateOptions o;
+    o.arch = arch;
+    o.preset = preset;
+    o.type = type;
+    o.seed = 11;
+    o.n_threads = 2;
+    o.out_path = (dir_ / (arch + "-" + std::string(dtype_name(type)) + ".gguf")).string();
+    auto r = generate_model(o);
+    if (!r.ok()) return r.status();
+    return Model::Load(o.out_path);
+  }
+
+  fs::path dir_;
+};
+
+std::vector<int32_t> hybrid_prompt(int n_vocab) {
+  std::vector<int32_t> tokens;
+  for (int pos = 0; pos < kHybridPrompt; ++pos) tokens.push_back((pos * 37 + 5) % n_vocab);
+  return tokens;
+}
+
+// The logits of every position of tokens (one sequence), from forward passes over consecutive
+// chunks of the given sizes, on a fresh cache.
+std::vector<float> logits_in_chunks(const Model& m, const std::vector<int32_t>& tokens,
+                                    const std::vector<int>& chunks) {
+  const int n_vocab = m.hparams().n_vocab;
+  auto kv = std::move(ContiguousKv::Create(m.kv_layout(DType::kF32, 16), 1, kHybridPrompt).value());
+  auto scratch = m.make_scratch(kHybridPrompt, kHybridPrompt);
+  ThreadPool pool(2);
+  std::vector<float> logits(tokens.size() * static_cast<size_t>(n_vocab));
+  int pos = 0;
+  for (int chunk : chunks) {
+    std::vector<Row> rows;
+    for (int i = 0; i < chunk; ++i, ++pos) rows.push_back(Row{0, pos, tokens[pos], true});
+    m.forward(rows, *kv, logits.data() + static_cast<size_t>(pos - chunk) * n_vocab, *scratch, pool);
+  }
+  EXPECT_EQ(pos, static_cast<int>(tokens.size()));
+  return logits;
+}
+
+// The RMS of each position's residual stream after the last layer, from one pass.
+std::vector<double> residual_rms(const Model& m, const std::vector<int32_t>& tokens) {
+  const int n_embd = m.hparams().n_embd;
+  auto kv = std::move(ContiguousKv::Create(m.kv_layout(DType::kF32, 16), 1, kHybridPrompt).value());
+  auto scratch = m.make_scratch(kHybridPrompt, kHybridPrompt);
+  ThreadPool pool(2);
+  std::vector<Row> rows;
+  for (int pos = 0; pos < static_cast<int>(tokens.size()); ++pos) rows.push_back(Row{0, pos, tokens[pos], false});
+  std::vector<float> hidden(rows.size() * static_cast<size_t>(n_embd));
+  m.embed(rows, hidden.data());
+  m.forward_layers(rows, 0, m.hparams().n_layer, hidden.data(), *kv, *scratch, pool);
+  std::vector<double> rms;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    double sum_sq = 0;
+    for (int i = 0; i < n_embd; ++i) sum_sq += std::pow(hidden[r * n_embd + i], 2);
+    rms.push_back(std::sqrt(sum_sq / n_embd));
+  }
+  return rms;
+}
+
+// Whole, in uneven chunks and a token at a time: the same bits at every position, all finite;
+// the residual stream O(1) at every position (no state that grows with the prompt).
+void expect_runs_as_one_model(const Model& m) {
+  const std::vector<int32_t> tokens = hybrid_prompt(m.hparams().n_vocab);
+  const std::vector<float> whole = logits_in_chunks(m, tokens, {kHybridPrompt});
+  const std::vector<float> chunked = logits_in_chunks(m, tokens, {5, 4, 3, 17, 19});
+  const std::vector<float> stepped = logits_in_chunks(m, tokens, std::vector<int>(kHybridPrompt, 1));
+  for (float x : whole) ASSERT_TRUE(std::isfinite(x));
+  EXPECT_EQ(std::memcmp(whole.data(), chunked.data(), sizeof(float) * whole.size()), 0) << "chunked prompt";
+  EXPECT_EQ(std::memcmp(whole.data(), stepped.data(), sizeof(float) * whole.size()), 0) << "token at a time";
+  const std::vector<double> rms = residual_rms(m, tokens);
+  for (size_t pos = 0; pos < rms.size(); ++pos) {
+    EXPECT_TRUE(rms[pos] > 0.1 && rms[pos] < 10.0) << "position " << pos << ": residual RMS " << rms[pos];
+  }
+}
+
+// tiny as qwen35: 4 layers, the last attending with gated queries over a quarter-rotated head,
+// the first 3 delta-net layers of 4 key heads and 8 value heads of 8.
+TEST_F(MkmodelHybridLoadTest, Qwen35LoadsWithItsHybridLayersAndRunsAsOneModel) {
+  for (DType type : {DType::kF32, DType::kQ8_0, DType::kQ4_K}) {
+    SCOPED_TRACE(dtype_name(type));
+    auto m = generate_and_load("qwen35", "tiny", type);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_EQ(hp.arch, "qwen35");
+    EXPECT_EQ(hp.n_layer, 4);
+    EXPECT_EQ(hp.full_attn_interval, 4);
+    EXPECT_TRUE(hp.attn_output_gate && hp.qk_norm && hp.rope_neox);
+    EXPECT_FALSE(hp.is_moe());
+    EXPECT_EQ(hp.n_rot, hp.head_dim / 4);
+    EXPECT_EQ(hp.ffn_norm_name, "post_attention_norm");
+    EXPECT_TRUE(hp.layer_is_recurrent(0) && hp.layer_is_recurrent(2));
+    EXPECT_FALSE(hp.layer_is_recurrent(3));
+    EXPECT_EQ(hp.n_kv_layers(), 1);
+    EXPECT_EQ(hp.ssm_conv_kernel, 4);
+    EXPECT_EQ(hp.ssm_n_k_heads, 4);
+    EXPECT_EQ(hp.ssm_head_k_dim, 8);
+    EXPECT_EQ(hp.ssm_n_v_heads, 8);
+    EXPECT_EQ(hp.ssm_head_v_dim, 8);
+    expect_runs_as_one_model(**m);
+  }
+}
+
+// moe-tiny as qwen35moe: experts in every layer, softmax routing renormalised over the chosen 2
+// of 8, and a shared expert of the expert width behind its sigmoid gate.
+TEST_F(MkmodelHybridLoadTest, Qwen35MoeLoadsWithItsGatedSharedExpertAndRunsAsOneModel) {
+  for (DType type : {DType::kF32, DType::kQ4_K}) {
+    SCOPED_TRACE(dtype_name(type));
+    auto m = generate_and_load("qwen35moe", "moe-tiny", type);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_EQ(hp.arch, "qwen35moe");
+    EXPECT_EQ(hp.n_layer, 4);
+    EXPECT_EQ(hp.n_expert, 8);
+    EXPECT_EQ(hp.n_expert_used, 2);
+    EXPECT_EQ(hp.n_ff_exp, 256);
+    EXPECT_EQ(hp.n_ff_shexp, 256);
+    EXPECT_TRUE(hp.shexp_gated && hp.expert_weights_norm && hp.attn_output_gate);
+    EXPECT_FALSE(hp.expert_sigmoid);
+    EXPECT_TRUE(hp.layer_is_moe(0) && hp.layer_is_moe(3));
+    EXPECT_EQ(hp.ssm_head_k_dim, 16);
+    EXPECT_EQ(hp.n_kv_layers(), 1);
+    EXPECT_LT((*m)->decode_weight_bytes(), (*m)->weight_bytes());
+    expect_runs_as_one_model(**m);
+  }
+}
+
+}  // namespace
+}  // namespace strata
