@@ -137,6 +137,54 @@ LogitMap run_whole_prompts(const Model& m, DType kv_type, const std::vector<std:
   return out;
 }
 
+// Each sequence's first half as one batch of all three, then the rest decoded in lockstep.
+LogitMap run_prefill_then_decode(const Model& m, DType kv_type, const std::vector<std::vector<int32_t>>& seqs) {
+  Runner runner(m, kv_type, 2);
+  LogitMap out;
+  std::vector<Row> prefill;
+  for (int s = 0; s < static_cast<int>(seqs.size()); ++s) {
+    const int half = static_cast<int>(seqs[s].size()) / 2;
+    for (int pos = 0; pos < half; ++pos) prefill.push_back(Row{s, pos, seqs[s][pos], true});
+  }
+  runner.step(prefill, {0, 1, 2}, &out);
+  for (int pos = 0; pos < kMaxTokens; ++pos) {
+    std::vector<Row> rows;
+    for (int s = 0; s < static_cast<int>(seqs.size()); ++s) {
+      const int n = static_cast<int>(seqs[s].size());
+      if (pos >= n / 2 && pos < n) rows.push_back(Row{s, pos, seqs[s][pos], true});
+    }
+    if (!rows.empty()) runner.step(rows, {0, 1, 2}, &out);
+  }
+  return out;
+}
+
+// Sequences restarting at position 0 in slots that held others: sequence 2's first 12
+// positions in slot 0 (their logits dropped), then sequence 0 from position 0 in slot 0 beside
+// sequence 1 in slot 1, in batches of up to 5 positions of each, then sequence 2 again from
+// position 0 in slot 1, which sequence 1 held, in chunks of 9.
+LogitMap run_restarts(const Model& m, DType kv_type, const std::vector<std::vector<int32_t>>& seqs) {
+  Runner runner(m, kv_type, 2);
+  LogitMap dropped, out;
+  for (int pos = 0; pos < 12; ++pos) runner.step({Row{2, pos, seqs[2][pos], true}}, {0, 0, 0}, &dropped);
+  std::vector<int> next = {0, 0};
+  for (bool any = true; any;) {
+    std::vector<Row> rows;
+    for (int s = 0; s < 2; ++s) {
+      const int end = std::min(static_cast<int>(seqs[s].size()), next[s] + 5);
+      for (; next[s] < end; ++next[s]) rows.push_back(Row{s, next[s], seqs[s][next[s]], true});
+    }
+    any = !rows.empty();
+    if (any) runner.step(rows, {0, 1, 0}, &out);
+  }
+  const int n = static_cast<int>(seqs[2].size());
+  for (int first = 0; first < n; first += 9) {
+    std::vector<Row> rows;
+    for (int pos = first; pos < std::min(n, first + 9); ++pos) rows.push_back(Row{2, pos, seqs[2][pos], true});
+    runner.step(rows, {0, 1, 1}, &out);
+  }
+  return out;
+}
+
 void expect_same_bits(const LogitMap& baseline, const LogitMap& other, const std::string& what) {
   ASSERT_FALSE(other.empty()) << what;
   int n_differ = 0;
@@ -192,7 +240,7 @@ std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (const char* arch : {"llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss", "phi3",
                            "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "minimax-m2", "mistral3", "ernie4_5",
-                           "ernie4_5-moe"}) {
+                           "ernie4_5-moe", "qwen35", "qwen35moe"}) {
     for (DType t : testing::all_weight_types()) {
       // MXFP4 (gpt-oss's experts) runs IQ4_NL's kernels: llama and gpt-oss are enough.
       const bool mxfp4_arch = std::string(arch) == "llama" || std::string(arch) == "gpt-oss";
@@ -349,6 +397,36 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsWithRopeFreqFactors) {
     n_differ += std::memcmp(logits.data(), unfactored.at(key).data(), logits.size() * sizeof(float)) != 0;
   }
   EXPECT_GT(n_differ, 0) << "the factors changed no logits";
+}
+
+// Qwen3.5's hybrid layers (qwen35 over 8 layers attending every other one, qwen35moe over 4
+// with one attention layer): a sequence's delta-net state and convolution window carry exactly
+// what its earlier positions left, whatever the chunking, the batch, the slot or the K/V type;
+// a prompt prefilled beside others then decoded in lockstep, and sequences restarting at
+// position 0 in slots another sequence held (the state resets), give the bits of each alone.
+TEST_F(BatchInvarianceKvTypeTest, HoldsForHybridLayersAcrossChunksSlotsAndRestarts) {
+  struct Hybrid {
+    const char* arch;
+    DType type;
+    int n_layer, interval;
+  };
+  for (const auto& [arch, type, n_layer, interval] :
+       {Hybrid{"qwen35", DType::kQ8_0, 8, 2}, Hybrid{"qwen35moe", DType::kQ4_K, 4, 4}}) {
+    TestModelSpec spec;
+    spec.arch = arch;
+    spec.type = type;
+    spec.n_layer = n_layer;
+    spec.full_attn_interval = interval;
+    std::unique_ptr<Model> m = load(spec);
+    ASSERT_NE(m, nullptr);
+    ASSERT_TRUE(m->hparams().is_hybrid());
+    const auto seqs = make_sequences(m->hparams().n_vocab, 71);
+    expect_invariant_for_every_kv_type(*m, seqs, 19);
+    const LogitMap baseline = run_alone(*m, DType::kF16, seqs);
+    const std::string name = arch;
+    expect_same_bits(baseline, run_prefill_then_decode(*m, DType::kF16, seqs), name + ": prefill, then decode");
+    expect_same_bits(baseline, run_restarts(*m, DType::kF16, seqs), name + ": restarts in used slots");
+  }
 }
 
 // A pipeline split (embed, layers in two stages, output) gives the bits of forward().

@@ -86,6 +86,19 @@ Status ReferenceForward::decode_qkv(const GgufFile& gguf, const std::string& p, 
   return Status::Ok();
 }
 
+// An attention layer's maps (latent, or q/k/v), biases, QK-norms, output and sinks.
+Status ReferenceForward::decode_attention(const GgufFile& gguf, const std::string& p, Layer& l) const {
+  STRATA_RETURN_IF_ERROR(hp_.is_mla() ? decode_mla(gguf, p, l) : decode_qkv(gguf, p, l));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q.bias", false, &l.bq));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k.bias", false, &l.bk));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_v.bias", false, &l.bv));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q_norm.weight", false, &l.q_norm));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k_norm.weight", false, &l.k_norm));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.weight", true, &l.wo));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.bias", false, &l.bo));
+  return decode(gguf, p + "attn_sinks.weight", hp_.attn_sinks, &l.sinks);
+}
+
 // The dense feed-forward's gate and up: two tensors, or Phi-3's one ffn_up, gate rows first.
 Status ReferenceForward::decode_gate_up(const GgufFile& gguf, const std::string& p, Layer& l) const {
   const bool dense = !hp_.layer_is_moe(l.index);
@@ -130,15 +143,8 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     Layer& l = r.layers_[static_cast<size_t>(i)];
     l.index = i;
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_norm.weight", true, &l.attn_norm));
-    STRATA_RETURN_IF_ERROR(r.hp_.is_mla() ? r.decode_mla(gguf, p, l) : r.decode_qkv(gguf, p, l));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q.bias", false, &l.bq));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k.bias", false, &l.bk));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_v.bias", false, &l.bv));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q_norm.weight", false, &l.q_norm));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k_norm.weight", false, &l.k_norm));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.weight", true, &l.wo));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.bias", false, &l.bo));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_sinks.weight", r.hp_.attn_sinks, &l.sinks));
+    STRATA_RETURN_IF_ERROR(r.hp_.layer_is_recurrent(i) ? r.decode_delta_net(gguf, p, l)
+                                                       : r.decode_attention(gguf, p, l));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + r.hp_.ffn_norm_name + ".weight", true, &l.ffn_norm));
     if (r.hp_.post_norms) {  // gpt-oss's post_attention_norm is its feed-forward norm
       STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_attention_norm.weight", true, &l.attn_post_norm));
@@ -220,6 +226,16 @@ void ReferenceForward::norm_heads(Vec& x, int n_heads, const Vec& w) const {
 void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   const int hd = hp_.head_dim;
   Vec q = matvec(l.wq, x), k = matvec(l.wk, x), v = matvec(l.wv, x);
+  // Qwen3.5: attn_q's rows give each head's q (hd values), then that head's output gate.
+  Vec gate;
+  if (hp_.attn_output_gate) {
+    Vec q_only;
+    for (int h = 0; h < hp_.n_head; ++h) {
+      q_only.insert(q_only.end(), q.begin() + 2 * h * hd, q.begin() + (2 * h + 1) * hd);
+      gate.insert(gate.end(), q.begin() + (2 * h + 1) * hd, q.begin() + (2 * h + 2) * hd);
+    }
+    q = q_only;
+  }
   if (!l.bq.empty()) {
     add(q, l.bq);
     add(k, l.bk);
@@ -278,6 +294,7 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
       for (int i = 0; i < hd; ++i) att[h * hd + i] += scores[t] / sum * l.v_cache[t][kv_at + i];
     }
   }
+  for (size_t i = 0; i < gate.size(); ++i) att[i] /= 1.0 + std::exp(-gate[i]);
   out = matvec(l.wo, att);
   if (!l.bo.empty()) add(out, l.bo);
   if (!l.attn_post_norm.empty()) out = rmsnorm(out.data(), l.attn_post_norm, hp_.n_embd, hp_.rms_eps);
@@ -361,7 +378,9 @@ std::vector<double> ReferenceForward::step(int32_t token) {
   }
   for (Layer& l : layers_) {
     Vec att;
-    if (hp_.is_mla()) {
+    if (hp_.layer_is_recurrent(l.index)) {
+      delta_net(l, rmsnorm(h.data(), l.attn_norm, n_embd, hp_.rms_eps), att);
+    } else if (hp_.is_mla()) {
       mla_attention(l, rmsnorm(h.data(), l.attn_norm, n_embd, hp_.rms_eps), att);
     } else {
       attention(l, rmsnorm(h.data(), l.attn_norm, n_embd, hp_.rms_eps), att);

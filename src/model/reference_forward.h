@@ -14,7 +14,10 @@
 // sliding layers on the global rope) follow hparams, as do Llama 4's (layers without rope and
 // their q temperature, chunked attention and L2-normed q/k in the others, expert weights on the
 // experts' input), and DeepSeek's Multi-head Latent Attention, computed in its plain form: each
-// position's full keys and values expanded from its latent row, with no absorption.
+// position's full keys and values expanded from its latent row, with no absorption. Qwen3.5's
+// hybrids (qwen35, qwen35moe): attention layers that gate their output by the sigmoid of a
+// second half of each q head, and gated delta-net layers (reference_delta_net.cc) that carry a
+// convolution window and a state matrix per value head from position to position.
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
 
@@ -55,9 +58,17 @@ class ReferenceForward {
     Matrix wq_a, wq_b, wkv_a, mla_k, mla_v;
     std::vector<double> q_a_norm, kv_a_norm;
     std::vector<std::vector<double>> k_cache, v_cache;  // per position
+    // Gated delta-net layers (reference_delta_net.cc): the input maps (q/k/v channels, output
+    // gate, write strength, decay input), the output map; per channel its conv taps (oldest
+    // input first); per value head the time-step bias and decay rate; the output norm. State:
+    // the last conv_kernel - 1 channel inputs (oldest first) and each value head's dv x dk S.
+    Matrix ssm_qkv, ssm_z, ssm_beta, ssm_alpha, ssm_out;
+    std::vector<double> ssm_conv, ssm_dt_bias, ssm_a, ssm_norm;
+    std::vector<std::vector<double>> conv_inputs, delta_state;
   };
 
   Status decode_qkv(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
+  Status decode_attention(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   Status decode_gate_up(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   Status decode_rope_factors(const GgufFile& gguf, int n_ctx_per_seq);
   void attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
@@ -67,6 +78,8 @@ class ReferenceForward {
   void rope(std::vector<double>& x, int n_heads, bool sliding, int head_stride = 0) const;
   Status decode_mla(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   void mla_attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
+  Status decode_delta_net(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
+  void delta_net(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
 
   Hparams hp_;
   Matrix token_embd_, output_;

@@ -1,16 +1,19 @@
 // Test support for the float64-reference tests: a fixture that writes a test model (test_model.h),
-// runs the fast forward pass over kTokens random tokens and measures its logits against
-// ReferenceForward's, with the bounds each weight type must stay within (why: the comment at the
-// top of reference_forward_test.cc). Used by reference_forward_test.cc and arch_reference_test.cc.
+// runs the fast forward pass over kTokens random tokens (or as many as a Feed says, in chunks) and
+// measures its logits against ReferenceForward's, with the bounds each weight type must stay
+// within (why: the comment at the top of reference_forward_test.cc). Used by
+// reference_forward_test.cc, arch_reference_test.cc and hybrid_reference_test.cc.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <ostream>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,6 +47,12 @@ struct Case {
 
 inline void PrintTo(const Case& c, std::ostream* os) { *os << c.arch << "-" << dtype_name(c.type); }
 
+// How the fast path is fed: n_tokens positions, chunk of them per forward pass (0: all in one).
+struct Feed {
+  int n_tokens = kTokens;
+  int chunk = 0;
+};
+
 class ReferenceForwardTest : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
@@ -59,9 +68,9 @@ class ReferenceForwardTest : public ::testing::TestWithParam<Case> {
 
   // The fast path on spec's model against the reference on ref_spec's (spec's when null), the
   // model fitted to a context of n_ctx tokens and the reference to ref_n_ctx (n_ctx when < 0):
-  // what picks Phi-3's LongRoPE factors.
+  // what picks Phi-3's LongRoPE factors; feed says how many positions and how many per forward pass.
   Errors errors(const TestModelSpec& spec, DType kv_type, const TestModelSpec* ref_spec = nullptr, int n_ctx = kTokens,
-                int ref_n_ctx = -1) {
+                int ref_n_ctx = -1, Feed feed = {}) {
     const std::string path = (dir_ / (test_model_name(spec) + ".gguf")).string();
     Status st = write_test_model(spec, path);
     EXPECT_TRUE(st.ok()) << st.ToString();
@@ -82,18 +91,24 @@ class ReferenceForwardTest : public ::testing::TestWithParam<Case> {
     (*model)->fit_context(n_ctx);
     const Model& m = **model;
     const int n_vocab = m.hparams().n_vocab;
-    auto kv = std::move(ContiguousKv::Create(m.kv_layout(kv_type, 16), 1, kTokens).value());
-    auto scratch = m.make_scratch(kTokens, kTokens);
+    const int n_tokens = feed.n_tokens;
+    const int chunk = feed.chunk > 0 ? feed.chunk : n_tokens;
+    auto kv = std::move(ContiguousKv::Create(m.kv_layout(kv_type, 16), 1, n_tokens).value());
+    auto scratch = m.make_scratch(chunk, n_tokens);
     ThreadPool pool(2);
     std::mt19937 rng(spec.seed);
     std::vector<int32_t> tokens;
     std::vector<Row> rows;
-    for (int pos = 0; pos < kTokens; ++pos) {
+    for (int pos = 0; pos < n_tokens; ++pos) {
       tokens.push_back(static_cast<int32_t>(rng() % static_cast<uint32_t>(n_vocab)));
       rows.push_back(Row{0, pos, tokens.back(), true});
     }
-    std::vector<float> logits(static_cast<size_t>(kTokens) * n_vocab);
-    m.forward(rows, *kv, logits.data(), *scratch, pool);
+    std::vector<float> logits(static_cast<size_t>(n_tokens) * n_vocab);
+    for (int first = 0; first < n_tokens; first += chunk) {
+      const int n = std::min(chunk, n_tokens - first);
+      m.forward(std::span<const Row>(rows).subspan(first, n), *kv, logits.data() + static_cast<size_t>(first) * n_vocab,
+                *scratch, pool);
+    }
     const LogitErrors e = logit_errors(*ref, tokens, logits.data());
     return {e.max_rel, e.rms_rel};
   }

@@ -1,5 +1,6 @@
-// The float64 reference's arithmetic (reference_forward.cc, reference_mla.cc): decoding
-// tensors to doubles, RMS-norm, matrix-vector products. Test support; plain loops.
+// The float64 reference's arithmetic (reference_forward.cc, reference_mla.cc,
+// reference_delta_net.cc): decoding tensors to doubles, RMS-norm, matrix-vector products. Test
+// support; plain loops.
 #pragma once
 
 #include <cmath>

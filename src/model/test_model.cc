@@ -1,98 +1,13 @@
 #include "model/test_model.h"
 
 #include <cmath>
-#include <cstring>
-#include <random>
 
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
-#include "tensor/quantize.h"
+#include "model/test_model_builder.h"
 
 namespace strata::testing {
 namespace {
-
-// Fills `dims` (dims[0] innermost) with uniform values in [center - half_width, center + half_width],
-// encoded in type. The seed is per tensor so each tensor's values do not depend on the others.
-void add_random(GgufWriter& w, const std::string& name, DType type, std::vector<uint64_t> dims, uint32_t seed,
-                float center, float half_width) {
-  const uint64_t n_in = dims[0];
-  const uint64_t n_rows = dims.size() > 1 ? dims[1] * (dims.size() > 2 ? dims[2] : 1) : 1;
-  w.add_tensor(name, type, dims, [=](uint8_t* dst) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(center - half_width, center + half_width);
-    std::vector<float> row(n_in);
-    const size_t row_bytes = *dtype_row_bytes(type, n_in);
-    for (uint64_t r = 0; r < n_rows; ++r) {
-      for (float& x : row) x = dist(rng);
-      Status st = quantize_row(type, row.data(), dst + r * row_bytes, n_in);
-      if (!st.ok()) std::memset(dst + r * row_bytes, 0, row_bytes);
-    }
-  });
-}
-
-// A 1-D tensor of exactly these values, encoded in type.
-void add_values(GgufWriter& w, const std::string& name, DType type, const std::vector<float>& values) {
-  w.add_tensor(name, type, {values.size()}, [=](uint8_t* dst) {
-    Status st = quantize_row(type, values.data(), dst, values.size());
-    if (!st.ok()) std::memset(dst, 0, *dtype_row_bytes(type, values.size()));
-  });
-}
-
-class ModelBuilder {
- public:
-  explicit ModelBuilder(const TestModelSpec& spec) : s_(spec) {}
-
-  // n_experts > 0: a 3-D expert tensor, n_experts matrices of n_out x n_in end to end.
-  void matrix(const std::string& name, int n_in, int n_out, int n_experts = 0) {
-    if (skipped(name)) return;
-    DType type = s_.type;
-    if (s_.mixed) {
-      const std::vector<DType> types = all_weight_types();
-      type = types[n_tensors_ % types.size()];
-    }
-    if (!dtype_row_bytes(type, static_cast<uint64_t>(n_in))) type = DType::kF16;
-    // Uniform on [-a, a] has variance a^2 / 3; a = sqrt(3 / n_in) gives unit-variance outputs.
-    std::vector<uint64_t> dims = {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out)};
-    if (n_experts > 0) dims.push_back(static_cast<uint64_t>(n_experts));
-    add_random(w_, name, type, dims, next_seed(), 0.0f, std::sqrt(3.0f / static_cast<float>(n_in)));
-  }
-  // An F32 matrix whatever the spec's type (routers stay F32 in quantised files). Scaled to
-  // give logits of a few units, so routing is decided, not a coin toss.
-  void vector_matrix(const std::string& name, int n_in, int n_out) {
-    if (skipped(name)) return;
-    add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out)}, next_seed(), 0.0f,
-               3.0f * std::sqrt(3.0f / static_cast<float>(n_in)));
-  }
-  void vector(const std::string& name, int n, float center, float half_width) {
-    if (skipped(name)) return;
-    add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n)}, next_seed(), center, half_width);
-  }
-  // n_rows F32 rows of n values around 0 (per-expert biases).
-  void vectors(const std::string& name, int n, int n_rows, float half_width) {
-    if (skipped(name)) return;
-    add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n), static_cast<uint64_t>(n_rows)}, next_seed(), 0.0f,
-               half_width);
-  }
-  GgufWriter& writer() { return w_; }
-
- private:
-  bool skipped(const std::string& name) {
-    for (const std::string& s : s_.skip_tensors) {
-      if (s == name) {
-        ++n_tensors_;
-        return true;
-      }
-    }
-    return false;
-  }
-  uint32_t next_seed() { return s_.seed * 7919u + static_cast<uint32_t>(n_tensors_++); }
-
-  TestModelSpec s_;
-  GgufWriter w_;
-  int n_tensors_ = 0;
-};
-
-int head_dim(const TestModelSpec& s) { return s.head_dim != 0 ? s.head_dim : s.n_embd / s.n_head; }
 
 std::string file_arch(const TestModelSpec& s) { return s.arch == "mixtral" ? "llama" : s.arch; }
 
@@ -176,7 +91,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".context_length", GgufValue::U32(static_cast<uint32_t>(s.n_ctx)));
   w.set(a + ".embedding_length", GgufValue::U32(static_cast<uint32_t>(s.n_embd)));
   w.set(a + ".feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff)));
-  w.set(a + ".block_count", GgufValue::U32(static_cast<uint32_t>(s.n_layer + (s.arch == "glm4moe" ? 1 : 0))));
+  w.set(a + ".block_count", GgufValue::U32(static_cast<uint32_t>(layer_count(s) + (s.arch == "glm4moe" ? 1 : 0))));
   w.set(a + ".attention.head_count", GgufValue::U32(static_cast<uint32_t>(s.n_head)));
   w.set(a + ".attention.head_count_kv", GgufValue::U32(static_cast<uint32_t>(s.n_head_kv)));
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(1e-6f));
@@ -214,7 +129,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     } else {
       w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
     }
-    if (s.arch == "qwen2moe") {
+    if (s.arch == "qwen2moe" || s.arch == "qwen35moe") {
       w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
     }
     if (s.arch == "glm4moe") set_glm4moe_metadata(s, w);
@@ -235,6 +150,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".rope.scaling.yarn_beta_fast", GgufValue::F32(s.rope_yarn_beta_fast));
     w.set(a + ".rope.scaling.yarn_beta_slow", GgufValue::F32(s.rope_yarn_beta_slow));
   }
+  if (is_hybrid_arch(s.arch)) set_hybrid_metadata(s, w);
   if ((s.arch == "glm4" || s.arch == "glm4moe" || s.arch == "minimax-m2") && s.n_rot == 0) {
     w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim(s) / 2)));
   }
@@ -270,11 +186,12 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
     b.vectors(p + "ffn_up_exps.bias", s.n_ff_exp, s.n_expert, 0.5f);
     b.vectors(p + "ffn_down_exps.bias", s.n_embd, s.n_expert, 0.5f);
   }
-  if (s.arch == "qwen2moe") {
+  if (s.arch == "qwen2moe" || s.arch == "qwen35moe") {
     b.vector(p + "ffn_gate_inp_shexp.weight", s.n_embd, 0.0f, std::sqrt(3.0f / static_cast<float>(s.n_embd)));
   }
-  if (s.arch == "qwen2moe" || glm || deepseek || s.arch == "llama4" || ernie) {
-    const int width = s.arch == "qwen2moe" || ernie ? s.n_ff_shexp : s.n_ff_exp;
+  const bool sized_shexp = s.arch == "qwen2moe" || s.arch == "qwen35moe" || ernie;
+  if (sized_shexp || glm || deepseek || s.arch == "llama4") {
+    const int width = sized_shexp ? s.n_ff_shexp : s.n_ff_exp;
     b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, width);
     b.matrix(p + "ffn_up_shexp.weight", s.n_embd, width);
     b.matrix(p + "ffn_down_shexp.weight", width, s.n_embd);
@@ -307,8 +224,11 @@ std::string test_model_name(const TestModelSpec& spec) {
 
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
-         arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe";
+         arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe" ||
+         arch == "qwen35moe";
 }
+
+bool is_hybrid_arch(const std::string& arch) { return arch == "qwen35" || arch == "qwen35moe"; }
 
 std::vector<DType> all_weight_types() {
   return {DType::kF32, DType::kF16, DType::kBF16, DType::kQ8_0, DType::kQ4_0,
@@ -329,15 +249,19 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool post_norms = gemma || s.arch == "glm4";
   const bool minimax = s.arch == "minimax-m2";
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax;
-  const bool tied = s.arch == "qwen3" || gemma;
+  const bool hybrid = is_hybrid_arch(s.arch);
+  const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma;
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
   if (!tied) b.matrix("output.weight", s.n_embd, s.n_vocab);
-  const int n_blocks = s.n_layer + (glm ? 1 : 0);  // GLM's NextN block last
+  const int n_layer = layer_count(s);
+  const int n_blocks = n_layer + (glm ? 1 : 0);  // GLM's NextN block last
   for (int l = 0; l < n_blocks; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
-    if (s.arch == "deepseek2") {
+    if (hybrid) {
+      add_hybrid_mixer(b, s, p, l);
+    } else if (s.arch == "deepseek2") {
       add_mla_attention(b, s, p);
     } else if (fused_qkv) {
       b.matrix(p + "attn_qkv.weight", s.n_embd, q_dim + 2 * kv_dim);
@@ -356,16 +280,16 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_q_norm.weight", minimax ? q_dim : head_dim(s), 1.0f, 0.3f);
       b.vector(p + "attn_k_norm.weight", minimax ? kv_dim : head_dim(s), 1.0f, 0.3f);
     }
-    if (s.arch != "deepseek2") b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
+    if (s.arch != "deepseek2" && !hybrid) b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
     if (gpt_oss) {
       b.vector(p + "attn_output.bias", s.n_embd, 0.0f, 0.5f);
       b.vector(p + "attn_sinks.weight", s.n_head, 0.0f, 3.0f);
     }
     if (post_norms) b.vector(p + "post_attention_norm.weight", s.n_embd, 1.0f, 0.2f);
-    b.vector(p + (gpt_oss || glm ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
+    b.vector(p + (gpt_oss || glm || hybrid ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
     add_ffn(b, s, p, l);
     if (post_norms) b.vector(p + "post_ffw_norm.weight", s.n_embd, 1.0f, 0.2f);
-    if (l == s.n_layer) {  // the NextN block's own tensors (multi-token prediction, unused)
+    if (l == n_layer) {  // the NextN block's own tensors (multi-token prediction, unused)
       b.matrix(p + "nextn.eh_proj.weight", 2 * s.n_embd, s.n_embd);
       for (const char* norm : {"nextn.enorm.weight", "nextn.hnorm.weight", "nextn.shared_head_norm.weight"}) {
         b.vector(p + norm, s.n_embd, 1.0f, 0.2f);

@@ -52,6 +52,11 @@ struct TestModelSpec {
   // tensors. ernie4_5-moe: n_dense_lead dense layers of width n_ff, then experts in every
   // moe_layer_step-th layer (dense ones between), chosen by softmax probability plus a selection
   // bias (exp_probs_b), renormalised, beside an ungated shared expert of width n_ff_shexp.
+  // qwen35 (tied embeddings) and qwen35moe (softmax routing renormalised, a shared expert of
+  // width n_ff_shexp gated by a sigmoid): Qwen3.5's hybrid layers, every full_attn_interval-th
+  // layer gated attention with QK-norm and NeoX rope over n_rot dims (head_dim / 4 unless set),
+  // the others gated delta-net layers (test_model_hybrid.cc); the feed-forward norm stored as
+  // post_attention_norm.
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types
@@ -60,7 +65,7 @@ struct TestModelSpec {
   int n_head_kv = 2;
   int head_dim = 0;             // 0: n_embd / n_head; else written as attention.key_length (qwen3-0.6b: 128)
   int n_ff = 512;
-  int n_layer = 2;
+  int n_layer = 0;              // 0: 4 for qwen35(moe) (three delta-net layers, then attention), else 2
   // Mixture-of-experts archs: n_expert experts of width n_ff_exp, n_expert_used per token;
   // qwen2moe adds a shared expert of width n_ff_shexp.
   int n_expert = 8;
@@ -84,6 +89,16 @@ struct TestModelSpec {
   float rope_yarn_beta_fast = 32.0f;  // mistral3 only
   float rope_yarn_beta_slow = 1.0f;
   int moe_layer_step = 1;             // llama4, ernie4_5-moe: interleave_moe_layer_step
+  // qwen35, qwen35moe: <arch>.full_attention_interval (>= 1) and the delta-net layers' shapes
+  // (ssm.conv_kernel, state_size, group_count, time_step_rank, inner_size = n_v_heads * head_v_dim).
+  // Two value heads per key head, so value head h reading key head h % n_k_heads differs from
+  // h / 2; ssm_out is 256 wide, which every weight type holds.
+  int full_attn_interval = 4;
+  int ssm_conv_kernel = 4;
+  int ssm_head_k_dim = 64;
+  int ssm_n_k_heads = 2;
+  int ssm_n_v_heads = 4;
+  int ssm_head_v_dim = 64;
   int n_vocab = 256;
   int n_ctx = 512;
   float rope_freq_base = 10000.0f;
@@ -110,6 +125,8 @@ struct TestModelSpec {
   // left out.
   std::vector<std::pair<std::string, GgufValue>> metadata_overrides;
   std::vector<std::string> skip_tensors;
+  // Qwen3.5's own keys left out, by their name after "<arch>." ("ssm.state_size").
+  std::vector<std::string> skip_hybrid_keys;
 };
 
 // Phi-3 LongRoPE factors: n_pairs short ones near 1 and long ones growing with the pair index,
@@ -128,6 +145,8 @@ Status write_test_model(const TestModelSpec& spec, const std::string& path);
 
 // True for the mixture-of-experts archs above.
 bool is_moe_arch(const std::string& arch);
+// True for qwen35 and qwen35moe.
+bool is_hybrid_arch(const std::string& arch);
 
 // Every weight type the forward pass supports.
 std::vector<DType> all_weight_types();

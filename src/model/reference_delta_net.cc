@@ -1,0 +1,103 @@
+// The float64 reference's gated delta-net layer (Qwen3.5's linear attention, as llama.cpp runs
+// it), one position at a time. From the attention-normed input x:
+//   q/k/v channels = attn_qkv x; z = attn_gate x; b = ssm_beta x; a = ssm_alpha x;
+//   each channel: silu of ssm_conv1d's taps over its last conv_kernel inputs (oldest first,
+//     zeros before the first position);
+//   each value head h, reading key head h % n_k_heads:
+//     q, k divided by max(|.|, rms_eps);
+//     g = exp(ssm_a[h] * softplus(a[h] + ssm_dt.bias[h])), beta = sigmoid(b[h]);
+//     S = g S;  S += beta (v - S k) k^T;  o = S q / sqrt(dk);
+//     o = rmsnorm(o) * ssm_norm * silu(z_h);
+//   out = ssm_out o.
+// Plain loops in double, written from that math, not from delta_net.cc.
+#include <algorithm>
+#include <cmath>
+
+#include "model/reference_forward.h"
+#include "model/reference_ops.h"
+
+namespace strata::testing {
+
+using namespace reference_ops;  // NOLINT: the reference's own vocabulary
+
+namespace {
+
+double ref_sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double ref_silu(double x) { return x * ref_sigmoid(x); }
+double ref_softplus(double x) { return std::log1p(std::exp(x)); }
+
+// x / max(|x|, eps), for n values from x.
+Vec l2_normalised(const double* x, int n, double eps) {
+  double sum_sq = 0;
+  for (int i = 0; i < n; ++i) sum_sq += x[i] * x[i];
+  const double length = std::max(std::sqrt(sum_sq), eps);
+  Vec out(x, x + n);
+  for (double& v : out) v /= length;
+  return out;
+}
+
+}  // namespace
+
+Status ReferenceForward::decode_delta_net(const GgufFile& gguf, const std::string& p, Layer& l) const {
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_qkv.weight", true, &l.ssm_qkv));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_gate.weight", true, &l.ssm_z));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_beta.weight", true, &l.ssm_beta));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_alpha.weight", true, &l.ssm_alpha));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_out.weight", true, &l.ssm_out));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_conv1d.weight", true, &l.ssm_conv));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_dt.bias", true, &l.ssm_dt_bias));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_a", true, &l.ssm_a));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_norm.weight", true, &l.ssm_norm));
+  const size_t channels = l.ssm_qkv.size() / hp_.n_embd;
+  l.conv_inputs.assign(static_cast<size_t>(hp_.ssm_conv_kernel - 1), Vec(channels, 0.0));
+  l.delta_state.assign(static_cast<size_t>(hp_.ssm_n_v_heads),
+                       Vec(static_cast<size_t>(hp_.ssm_head_v_dim) * hp_.ssm_head_k_dim, 0.0));
+  return Status::Ok();
+}
+
+void ReferenceForward::delta_net(Layer& l, const Vec& x, Vec& out) const {
+  const int dk = hp_.ssm_head_k_dim, dv = hp_.ssm_head_v_dim, n_k = hp_.ssm_n_k_heads;
+  const int taps = hp_.ssm_conv_kernel;
+  const Vec qkv = matvec(l.ssm_qkv, x), z = matvec(l.ssm_z, x);
+  const Vec b = matvec(l.ssm_beta, x), a = matvec(l.ssm_alpha, x);
+  const size_t channels = qkv.size();
+
+  Vec conv(channels);
+  for (size_t c = 0; c < channels; ++c) {
+    const double* w = l.ssm_conv.data() + c * taps;
+    double y = w[taps - 1] * qkv[c];
+    for (int j = 0; j + 1 < taps; ++j) y += w[j] * l.conv_inputs[static_cast<size_t>(j)][c];
+    conv[c] = ref_silu(y);
+  }
+  l.conv_inputs.erase(l.conv_inputs.begin());
+  l.conv_inputs.push_back(qkv);
+
+  Vec o(static_cast<size_t>(hp_.ssm_n_v_heads) * dv);
+  for (int h = 0; h < hp_.ssm_n_v_heads; ++h) {
+    const int kh = h % n_k;
+    const Vec q = l2_normalised(conv.data() + kh * dk, dk, hp_.rms_eps);
+    const Vec k = l2_normalised(conv.data() + (n_k + kh) * dk, dk, hp_.rms_eps);
+    const double* v = conv.data() + 2 * n_k * dk + h * dv;
+    const double g = std::exp(l.ssm_a[h] * ref_softplus(a[h] + l.ssm_dt_bias[h]));
+    const double beta = ref_sigmoid(b[h]);
+    Vec& S = l.delta_state[static_cast<size_t>(h)];  // dv rows of dk: S[i * dk + j]
+    for (double& s : S) s *= g;
+    Vec recalled(dv, 0.0);  // S k
+    for (int i = 0; i < dv; ++i) {
+      for (int j = 0; j < dk; ++j) recalled[i] += S[i * dk + j] * k[j];
+    }
+    for (int i = 0; i < dv; ++i) {
+      for (int j = 0; j < dk; ++j) S[i * dk + j] += beta * (v[i] - recalled[i]) * k[j];
+    }
+    Vec head(dv, 0.0);  // S q / sqrt(dk)
+    for (int i = 0; i < dv; ++i) {
+      for (int j = 0; j < dk; ++j) head[i] += S[i * dk + j] * q[j];
+      head[i] /= std::sqrt(static_cast<double>(dk));
+    }
+    const Vec normed = rmsnorm(head.data(), l.ssm_norm, dv, hp_.rms_eps);
+    for (int i = 0; i < dv; ++i) o[h * dv + i] = normed[i] * ref_silu(z[h * dv + i]);
+  }
+  out = matvec(l.ssm_out, o);
+}
+
+}  // namespace strata::testing

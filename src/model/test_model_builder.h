@@ -1,0 +1,122 @@
+// Test support, private to test_model.cc and test_model_hybrid.cc: ModelBuilder, which writes
+// a test model's tensors (random weights, seeded per tensor) into a GgufWriter, and the layer
+// writers test_model_hybrid.cc gives test_model.cc.
+#pragma once
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gguf/gguf_writer.h"
+#include "model/test_model.h"
+#include "tensor/quantize.h"
+
+namespace strata::testing {
+
+// Fills `dims` (dims[0] innermost) with uniform values in [center - half_width, center + half_width],
+// encoded in type. The seed is per tensor so each tensor's values do not depend on the others.
+inline void add_random(GgufWriter& w, const std::string& name, DType type, std::vector<uint64_t> dims, uint32_t seed,
+                float center, float half_width) {
+  const uint64_t n_in = dims[0];
+  const uint64_t n_rows = dims.size() > 1 ? dims[1] * (dims.size() > 2 ? dims[2] : 1) : 1;
+  w.add_tensor(name, type, dims, [=](uint8_t* dst) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(center - half_width, center + half_width);
+    std::vector<float> row(n_in);
+    const size_t row_bytes = *dtype_row_bytes(type, n_in);
+    for (uint64_t r = 0; r < n_rows; ++r) {
+      for (float& x : row) x = dist(rng);
+      Status st = quantize_row(type, row.data(), dst + r * row_bytes, n_in);
+      if (!st.ok()) std::memset(dst + r * row_bytes, 0, row_bytes);
+    }
+  });
+}
+
+// A 1-D tensor of exactly these values, encoded in type.
+inline void add_values(GgufWriter& w, const std::string& name, DType type, const std::vector<float>& values) {
+  w.add_tensor(name, type, {values.size()}, [=](uint8_t* dst) {
+    Status st = quantize_row(type, values.data(), dst, values.size());
+    if (!st.ok()) std::memset(dst, 0, *dtype_row_bytes(type, values.size()));
+  });
+}
+
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(const TestModelSpec& spec) : s_(spec) {}
+
+  // n_experts > 0: a 3-D expert tensor, n_experts matrices of n_out x n_in end to end.
+  void matrix(const std::string& name, int n_in, int n_out, int n_experts = 0) {
+    if (skipped(name)) return;
+    DType type = s_.type;
+    if (s_.mixed) {
+      const std::vector<DType> types = all_weight_types();
+      type = types[n_tensors_ % types.size()];
+    }
+    if (!dtype_row_bytes(type, static_cast<uint64_t>(n_in))) type = DType::kF16;
+    // Uniform on [-a, a] has variance a^2 / 3; a = sqrt(3 / n_in) gives unit-variance outputs.
+    std::vector<uint64_t> dims = {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out)};
+    if (n_experts > 0) dims.push_back(static_cast<uint64_t>(n_experts));
+    add_random(w_, name, type, dims, next_seed(), 0.0f, std::sqrt(3.0f / static_cast<float>(n_in)));
+  }
+  // An F32 matrix whatever the spec's type (routers stay F32 in quantised files). Scaled to
+  // give logits of a few units, so routing is decided, not a coin toss.
+  void vector_matrix(const std::string& name, int n_in, int n_out) {
+    if (skipped(name)) return;
+    add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out)}, next_seed(), 0.0f,
+               3.0f * std::sqrt(3.0f / static_cast<float>(n_in)));
+  }
+  void vector(const std::string& name, int n, float center, float half_width) {
+    if (skipped(name)) return;
+    add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n)}, next_seed(), center, half_width);
+  }
+  // n_rows F32 rows of n values around 0 (per-expert biases).
+  void vectors(const std::string& name, int n, int n_rows, float half_width) {
+    if (skipped(name)) return;
+    add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n), static_cast<uint64_t>(n_rows)}, next_seed(), 0.0f,
+               half_width);
+  }
+  // A 1-D F32 tensor of exactly these values (drawn by the caller, e.g. Qwen3.5's negative decay
+  // rates); it takes a seed as the others do, so the tensors after it keep theirs.
+  void values(const std::string& name, const std::vector<float>& v) {
+    if (skipped(name)) return;
+    next_seed();
+    add_values(w_, name, DType::kF32, v);
+  }
+  GgufWriter& writer() { return w_; }
+
+ private:
+  bool skipped(const std::string& name) {
+    for (const std::string& s : s_.skip_tensors) {
+      if (s == name) {
+        ++n_tensors_;
+        return true;
+      }
+    }
+    return false;
+  }
+  uint32_t next_seed() { return s_.seed * 7919u + static_cast<uint32_t>(n_tensors_++); }
+
+  TestModelSpec s_;
+  GgufWriter w_;
+  int n_tensors_ = 0;
+};
+
+inline int head_dim(const TestModelSpec& s) { return s.head_dim != 0 ? s.head_dim : s.n_embd / s.n_head; }
+
+// The layers written (TestModelSpec::n_layer, 0: the arch's default).
+inline int layer_count(const TestModelSpec& s) {
+  if (s.n_layer != 0) return s.n_layer;
+  return is_hybrid_arch(s.arch) ? 4 : 2;
+}
+
+// Qwen3.5's keys (qwen35, qwen35moe): the attention interval, the delta-net shapes and the
+// rope dims; the experts' are written with every MoE arch's.
+void set_hybrid_metadata(const TestModelSpec& s, GgufWriter& w);
+
+// Layer `layer`'s attention part in a hybrid model: a gated delta-net layer, or every
+// full_attn_interval-th layer gated attention with QK-norm.
+void add_hybrid_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
+
+}  // namespace strata::testing
