@@ -2,8 +2,10 @@
 // engine with one slot, one stage and one group. Each test runs on the dense stories260K model,
 // on the three tiny mixture-of-experts files (Mixtral-style, qwen2moe, qwen3moe), whose rows
 // meet in routed experts as well as in the matmuls, and on generated GLM-4.5-style (sigmoid
-// routing with a selection bias, an ungated shared expert, a dense first layer) and Llama 4-style
-// models (attention in chunks of 10 keys, a layer without rope, experts weighted on their input).
+// routing with a selection bias, an ungated shared expert, a dense first layer), Llama 4-style
+// models (attention in chunks of 10 keys, a layer without rope, experts weighted on their input)
+// and Qwen3.5-style hybrids (three delta-net layers, then attention), whose prefix-cache tests
+// resume from recurrent-state snapshots.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -293,6 +295,22 @@ TEST_P(EngineExactness, PromptPartlyFromThePrefixCache) {
   EXPECT_GT(snap.kv.bytes_reused, 0u);
 }
 
+TEST_P(EngineExactness, FollowUpRepeatingTheReplyResumesWithinIt) {
+  // A chat's next turn: the first prompt, the reply, then new tokens. The reply's positions
+  // 40..68 were computed one decode step at a time, so blocks up to 64 (and, for a hybrid model,
+  // the state snapshot at the boundary 64 its decode reached) serve the follow-up.
+  GenerateRequest first = make_request(40, 30, 31);
+  Harness h(options(2));
+  Output reply = h.wait(h.submit(first));
+  ASSERT_EQ(reply.tokens.size(), 30u);
+  GenerateRequest follow = first;
+  follow.prompt_tokens.insert(follow.prompt_tokens.end(), reply.tokens.begin(), reply.tokens.end());
+  for (int i = 0; i < 10; ++i) follow.prompt_tokens.push_back(60 + i);
+  Output out = h.wait(h.submit(follow));
+  expect_identical(out, run_solo(follow), "follow-up");
+  EXPECT_EQ(out.done.cached_tokens, 64);
+}
+
 TEST_P(EngineExactness, ConcurrentRequestsShareAPrefixComputedBySlotZero) {
   GenerateRequest base = make_request(48, 20, 21);
   std::vector<GenerateRequest> rs;
@@ -318,7 +336,8 @@ TEST_P(EngineExactness, ConcurrentRequestsShareAPrefixComputedBySlotZero) {
 INSTANTIATE_TEST_SUITE_P(Models, EngineExactness,
                          ::testing::Values("stories260K.gguf", "moe/tiny-mixtral.gguf", "moe/tiny-qwen2moe.gguf",
                                            "moe/tiny-qwen3moe.gguf", "generated/glm4moe-q8_0",
-                                           "generated/llama4-q8_0", "generated/deepseek2-q8_0"),
+                                           "generated/llama4-q8_0", "generated/deepseek2-q8_0",
+                                           "generated/qwen35-q8_0", "generated/qwen35moe-q8_0"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(info.param.find('/') + 1);
                            name = name.substr(0, name.find('.'));
