@@ -112,6 +112,9 @@ struct RopeParams {
   float freq_base = 10000.0f;
   float freq_scale = 1.0f;
   const float* freq_factors = nullptr;  // n_rot / 2 positive factors, or nullptr for none; not owned
+  // n_rot / 2 flags, or nullptr: a flagged pair rotates as at position 0 whatever pos (M-RoPE
+  // sectors of a position component text leaves at 0; Hparams::rope_pos0_pairs); not owned.
+  const uint8_t* pos0_pairs = nullptr;
   // YaRN (0 = off): original training context and ramp.
   int yarn_orig_ctx = 0;
   float yarn_ext_factor = 0.0f;

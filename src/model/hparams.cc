@@ -225,6 +225,36 @@ Status read_mistral3_attention(const GgufFile& gguf, Hparams* hp) {
   return Status::Ok();
 }
 
+// Qwen3.5's rope.dimension_sections (Hparams::rope_pos0_pairs), when the file has them.
+Status read_rope_sections(const GgufFile& gguf, Hparams* hp) {
+  const std::string key = hp->arch + ".rope.dimension_sections";
+  const GgufValue* v = gguf.find(key);
+  if (v == nullptr) return Status::Ok();
+  const std::vector<GgufValue>* values = v->as_array();
+  int s[4] = {0, 0, 0, 0};
+  int sum = 0;
+  for (size_t i = 0; values != nullptr && i < values->size() && i < 4; ++i) {
+    std::optional<int64_t> n = (*values)[i].as_int();
+    if (!n || *n < 0 || *n > hp->n_rot) return Status::Corrupt(gguf.path() + ": " + key + " must hold 4 counts of rotated pairs");
+    s[i] = static_cast<int>(*n);
+    sum += s[i];
+  }
+  if (values == nullptr || values->size() < 3 || sum == 0) {
+    return Status::Corrupt(gguf.path() + ": " + key + " must hold 4 counts of rotated pairs, not all 0");
+  }
+  std::vector<uint8_t> pos0(static_cast<size_t>(hp->n_rot / 2), 0);
+  bool any = false;
+  for (int i = 0; i < hp->n_rot / 2; ++i) {
+    const int sector = i % sum;
+    const bool text = (sector % 3 == 0 && sector < 3 * s[0]) || (sector % 3 == 1 && sector < 3 * s[1]) ||
+                      (sector % 3 == 2 && sector < 3 * s[2]);
+    pos0[static_cast<size_t>(i)] = text ? 0 : 1;
+    any = any || !text;
+  }
+  if (any) hp->rope_pos0_pairs = std::move(pos0);
+  return Status::Ok();
+}
+
 // Qwen3.5's hybrid layers (ArchTraits::gated_delta_net): the interval of its attention layers
 // and the shapes of its delta-net layers, each checked so the state sizes are what the tensors hold.
 Status read_delta_net(const GgufFile& gguf, Hparams* hp) {
@@ -251,6 +281,7 @@ Status read_delta_net(const GgufFile& gguf, Hparams* hp) {
                                " exceeds the " + std::to_string(kMaxSsmConvKernel) + " taps this build supports");
   }
   hp->ssm_head_v_dim = inner / hp->ssm_n_v_heads;
+  STRATA_RETURN_IF_ERROR(read_rope_sections(gguf, hp));
   if (hp->ssm_head_k_dim > kMaxSsmHeadDim || hp->ssm_head_v_dim > kMaxSsmHeadDim) {
     return Status::Unsupported(f + ": delta-net heads of " + std::to_string(hp->ssm_head_k_dim) + " keys and " +
                                std::to_string(hp->ssm_head_v_dim) + " values exceed the " +

@@ -4,7 +4,9 @@
 // output, routed experts, a shared expert).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "gguf/gguf_file.h"
@@ -95,6 +97,12 @@ struct Hparams {
   // The delta-net layers' shapes (<arch>.ssm.*): conv_kernel taps of causal convolution over
   // the q/k/v channels; group_count key heads of state_size values; time_step_rank value heads
   // of inner_size / time_step_rank values. Value head h reads key head h % ssm_n_k_heads.
+  // Qwen3.5's interleaved M-RoPE (rope.dimension_sections s0..s3): rotated pair i reads the
+  // position component of its sector i % (s0 + s1 + s2 + s3), the first three interleaved
+  // (sector % 3 < 3, while sector < 3 * s of that component), the fourth otherwise. A text
+  // token's position is (p, p, p, 0), so the pairs flagged here (1) rotate as at position 0;
+  // empty when none is (Qwen3.5's own [11, 11, 10, 0] leaves none: plain NeoX rope).
+  std::vector<uint8_t> rope_pos0_pairs;
   int ssm_conv_kernel = 0;
   int ssm_head_k_dim = 0;
   int ssm_n_k_heads = 0;

@@ -100,6 +100,25 @@ TEST_F(ModelLoadTest, Qwen35BadDeltaNetKeysAreNamed) {
   expect_error(spec, Code::kCorrupt, "qwen35.ssm.conv_kernel must be an integer >= 2");
 }
 
+TEST_F(ModelLoadTest, Qwen35RopeSectionsFlagThePairsOfTheFourthPositionComponent) {
+  TestModelSpec spec;
+  spec.arch = "qwen35";  // n_rot 16: 8 pairs
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE((*m)->hparams().rope_pos0_pairs.empty());  // no key: every pair turns
+  spec.metadata_overrides = {{"qwen35.rope.dimension_sections", GgufValue::I32Array({1, 1, 1, 1})}};
+  m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  // Sectors i % 4: 0, 1, 2 read t, h, w; 3 (3 % 3 == 0 but 3 >= 3 * 1) reads the fourth.
+  EXPECT_EQ((*m)->hparams().rope_pos0_pairs, (std::vector<uint8_t>{0, 0, 0, 1, 0, 0, 0, 1}));
+  spec.metadata_overrides = {{"qwen35.rope.dimension_sections", GgufValue::I32Array({3, 3, 2, 0})}};
+  m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE((*m)->hparams().rope_pos0_pairs.empty());
+  spec.metadata_overrides = {{"qwen35.rope.dimension_sections", GgufValue::I32Array({0, 0, 0, 0})}};
+  expect_error(spec, Code::kCorrupt, "qwen35.rope.dimension_sections must hold 4 counts of rotated pairs, not all 0");
+}
+
 // ssm_a has no .weight suffix; a conv of 3 taps where the keys say 4 is refused by shape.
 TEST_F(ModelLoadTest, Qwen35MissingOrMisshapedDeltaNetTensorIsNamed) {
   TestModelSpec spec;

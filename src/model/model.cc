@@ -114,6 +114,7 @@ Result<std::unique_ptr<Model>> Model::FromGguf(std::shared_ptr<const GgufFile> g
   STRATA_ASSIGN_OR_RETURN(impl->w, bind_weights(*gguf, impl->hp));
   pack_weights(*gguf, impl->w, progress);
   impl->rope = rope_params(impl->hp);
+  if (!impl->hp.rope_pos0_pairs.empty()) impl->rope.pos0_pairs = impl->hp.rope_pos0_pairs.data();
   impl->rope.freq_factors = impl->w.rope_freqs ? impl->w.rope_freqs : impl->w.rope_factors_short;
   impl->rope_sliding = impl->rope;
   if (impl->hp.rope_freq_base_swa > 0.0f) {

@@ -56,7 +56,7 @@ void rope(float* x, int n_heads, int pos, const RopeParams& p) {
   const int half_rot = p.n_rot / 2;
   for (int i = 0; i < half_rot; ++i) {
     double theta, mag;
-    pair_rotation(p, y, pos, i, &theta, &mag);
+    pair_rotation(p, y, p.pos0_pairs != nullptr && p.pos0_pairs[i] ? 0 : pos, i, &theta, &mag);
     const float c = static_cast<float>(std::cos(theta) * mag);
     const float s = static_cast<float>(std::sin(theta) * mag);
     const int i0 = p.neox ? i : 2 * i;
