@@ -1,6 +1,7 @@
 #include "model/delta_net.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -14,7 +15,6 @@ namespace {
 constexpr int kConvChannelsPerTask = 512;
 
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-float silu(float x) { return x / (1.0f + std::exp(-x)); }
 // As ggml computes it: the identity above 20, where log1p(exp(x)) rounds to x anyway.
 float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
@@ -37,8 +37,16 @@ int order_by_sequence(std::span<const Row> rows, ForwardScratch& s) {
   return n_runs;
 }
 
-// The convolution of channels [c0, c1) over rows order[first, last) of one sequence, in place in
-// qkv (rows of n_channels), advancing the window each channel keeps in conv_state.
+// Multiplying by these is exact: kernels::silu_mul's vector form as a plain silu.
+constexpr std::array<float, kConvChannelsPerTask> kOnes = [] {
+  std::array<float, kConvChannelsPerTask> ones{};
+  ones.fill(1.0f);
+  return ones;
+}();
+
+// The convolution of channels [c0, c1) (at most kConvChannelsPerTask) over rows order[first, last)
+// of one sequence, in place in qkv (rows of n_channels), advancing the window each channel keeps
+// in conv_state.
 void convolve(const Hparams& hp, const LayerWeights& lw, const int* order, int first, int last, bool fresh,
               float* conv_state, int c0, int c1, float* qkv) {
   const int window = hp.ssm_conv_kernel - 1;
@@ -54,8 +62,9 @@ void convolve(const Hparams& hp, const LayerWeights& lw, const int* order, int f
       y += taps[window] * x[c];
       for (int j = 0; j + 1 < window; ++j) w[j] = w[j + 1];
       w[window - 1] = x[c];
-      x[c] = silu(y);
+      x[c] = y;
     }
+    kernels::silu_mul(x + c0, kOnes.data(), c1 - c0);
   }
 }
 
@@ -68,7 +77,8 @@ void l2_normalise(const float* x, int n, float eps, float* out) {
 }
 
 // Value head h over rows order[first, last) of one sequence: the recurrence on its state matrix
-// S, then the gated norm of its output, into s.delta_out().
+// S into s.delta_out(), then the gated norm of that output into s.delta_z() (z is read once, so
+// kernels::silu_mul's vector form writes silu(z) * o over it).
 void run_head(const Hparams& hp, const LayerWeights& lw, const int* order, int first, int last, bool fresh, int h,
               float* S, ForwardScratch& s) {
   const int dk = hp.ssm_head_k_dim, dv = hp.ssm_head_v_dim, n_v = hp.ssm_n_v_heads;
@@ -90,8 +100,7 @@ void run_head(const Hparams& hp, const LayerWeights& lw, const int* order, int f
     float* o = s.delta_out() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * dv;
     kernels::delta_rule(S, q, k, v, decay, beta, scale, dk, dv, o);
     kernels::rmsnorm(o, lw.ssm_norm, dv, hp.rms_eps, o);
-    const float* z = s.delta_z() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * dv;
-    for (int j = 0; j < dv; ++j) o[j] *= silu(z[j]);
+    kernels::silu_mul(s.delta_z() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * dv, o, dv);
   }
 }
 
@@ -128,7 +137,7 @@ void delta_net(const DeltaNetLayer& d, std::span<const Row> rows, KvView& kv, Fo
       run_head(hp, lw, order, runs[run], runs[run + 1], fresh(run), h, S, s);
     });
   }
-  matmul(lw.ssm_out, s.delta_out(), n, s.proj(), s, pool);
+  matmul(lw.ssm_out, s.delta_z(), n, s.proj(), s, pool);
 }
 
 }  // namespace strata

@@ -12,7 +12,7 @@
 //   each value head h, reading key head h % ssm_n_k_heads: q and k divided by max(|x|, rms_eps);
 //     decay = exp(ssm_a[h] * softplus(a[h] + ssm_dt_bias[h])), beta = sigmoid(b[h]);
 //     o = kernels::delta_rule(S_h, q, k, v_h, decay, beta, 1 / sqrt(ssm_head_k_dim));
-//     o = rmsnorm(o, ssm_norm) * silu(z_h);
+//     o = silu(z_h) * rmsnorm(o, ssm_norm);
 // and the layer's output (s.proj(), before the residual add) is ssm_out o.
 //
 // Batch invariance: one task runs a sequence's positions in order for a range of channels, or

@@ -74,7 +74,8 @@ class ForwardScratch {
   float* mla_heads_out() { return mla_heads_out_.as<float>(); }  // mla_heads_floats
   float* q_gate() { return q_gate_.as<float>(); }            // q_gate_floats: attn_q's output, heads' q and gate
   // Delta-net layers (model/delta_net.h): per row, the q/k/v channels (convolved in place), the
-  // output gate z, per value head the write strength and decay inputs, and the heads' outputs.
+  // output gate z (then the gated outputs), per value head the write strength and decay inputs,
+  // and the heads' outputs.
   float* delta_qkv() { return delta_qkv_.as<float>(); }      // delta_channels
   float* delta_z() { return delta_z_.as<float>(); }          // delta_values
   float* delta_beta() { return delta_beta_.as<float>(); }    // delta_heads
