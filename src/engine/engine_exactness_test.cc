@@ -295,6 +295,17 @@ TEST_P(EngineExactness, PromptPartlyFromThePrefixCache) {
   EXPECT_GT(snap.kv.bytes_reused, 0u);
 }
 
+TEST_P(EngineExactness, TheSamePromptAgainReusesAllButItsLastBlock) {
+  // 64 tokens: the last must be computed for its logits, so 3 blocks serve (a hybrid model's
+  // state snapshot at 48, its prompt point, where the prompt's chunking stopped).
+  GenerateRequest r = make_request(64, 6, 41);
+  Harness h(options(2));
+  Output first = h.wait(h.submit(r));
+  Output again = h.wait(h.submit(r));
+  expect_identical(again, first, "the same prompt again");
+  EXPECT_EQ(again.done.cached_tokens, 48);
+}
+
 TEST_P(EngineExactness, FollowUpRepeatingTheReplyResumesWithinIt) {
   // A chat's next turn: the first prompt, the reply, then new tokens. The reply's positions
   // 40..68 were computed one decode step at a time, so blocks up to 64 (and, for a hybrid model,

@@ -160,9 +160,9 @@ bool EngineImpl::fill_window(Window* w) {
       work.n_prompt = s.request ? s.request->n_prompt() : 0;
       work.tokens = s.request ? s.request->tokens() : std::span<const int32_t>();
       work.admission = s.admission;
-      // Hybrid models: a prompt chunk stops on the prompt's last block boundary, its snapshot.
-      const int block = config_.kv_layout.block_tokens;
-      work.prompt_boundary = config_.n_state_snapshots > 0 ? work.n_prompt / block * block : 0;
+      // Hybrid models: a prompt chunk stops on the prompt point, so its state can be kept there.
+      work.prompt_boundary =
+          config_.n_state_snapshots > 0 ? prompt_point(work.n_prompt, config_.kv_layout.block_tokens) : 0;
       work.drafts = s.request && s.state == SlotState::kGenerating ? s.spec.drafts() : std::span<const int32_t>();
     }
     build_window(std::span<const SlotWork>(work_.data(), n), config_.options.prefill_chunk, w);

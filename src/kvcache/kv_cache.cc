@@ -204,12 +204,12 @@ int KvCache::cut_to_snapshot(int seq, int n_plan) {
 }
 
 // Hybrid models: after a forward pass left seq's state at n_computed positions, a snapshot
-// when that is a block boundary (the prompt point: the last boundary within the prompt).
+// when that is a block boundary (kept while the sequence runs if it is the prompt point).
 void KvCache::snapshot_state(int seq, int n_computed) {
   const Seq& s = seqs_[seq];
   if (n_computed == 0 || n_computed % block_tokens_ != 0 || n_computed / block_tokens_ > s.n_hashed) return;
   const int block = n_computed / block_tokens_ - 1;
-  snapshots_->put(seq, s.hashes[block], recurrent_state(seq), block + 1 == s.n_prompt / block_tokens_);
+  snapshots_->put(seq, s.hashes[block], recurrent_state(seq), n_computed == prompt_point(s.n_prompt, block_tokens_));
 }
 
 void KvCache::publish(int seq, std::span<const int32_t> tokens, int n_computed) {

@@ -117,7 +117,7 @@ class KvCache final : public KvView {
     int n_hashed = 0;       // leading blocks whose chain hash is known
     int reserved = 0;       // blocks admit() promised grow() may still take
     int n_last = 0;         // length of last_hashes (previous conversation)
-    int n_prompt = 0;       // tokens given to admit(): the prompt point's block is n_prompt / block_tokens
+    int n_prompt = 0;       // tokens given to admit(), for its prompt point (state_cache.h)
     std::vector<BlockHash> hashes;
     std::vector<BlockHash> last_hashes;
   };

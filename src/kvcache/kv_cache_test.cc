@@ -311,46 +311,6 @@ TEST_F(KvCacheTest, RetainedBlocksCountsThePreviousConversationStillCached) {
   EXPECT_EQ(kv->retained_blocks(0), 0);
 }
 
-TEST_F(KvCacheTest, HybridModelSequencesReuseAndShareNothing) {
-  KvCacheOptions o;
-  o.layout = layout();
-  o.layout.state_floats = 10;
-  o.n_blocks = 16;
-  o.n_seqs = 2;
-  o.max_seq_tokens = 64;
-  auto kv = KvCache::Create(o);
-  ASSERT_TRUE(kv.ok()) << kv.status().ToString();
-  auto tokens = seq_tokens(12);
-  Admission first = run(**kv, 0, tokens);
-  (*kv)->release(0);
-  Admission again = run(**kv, 1, tokens);
-  // The blocks alone cannot restore the recurrent state at position 8, so nothing is reused
-  // and nothing was kept for reuse.
-  EXPECT_EQ(first.reused_tokens, 0);
-  EXPECT_EQ(again.reused_tokens, 0);
-  EXPECT_EQ((*kv)->stats().blocks_cached, 0);
-  EXPECT_EQ((*kv)->retained_blocks(0), 0);
-}
-
-TEST_F(KvCacheTest, EachSequenceHasItsOwnZeroedRecurrentState) {
-  KvCacheOptions o;
-  o.layout = layout();
-  o.layout.state_floats = 10;
-  o.n_blocks = 4;
-  o.n_seqs = 3;
-  o.max_seq_tokens = 16;
-  auto kv = KvCache::Create(o);
-  ASSERT_TRUE(kv.ok()) << kv.status().ToString();
-  float* s0 = (*kv)->recurrent_state(0);
-  float* s1 = (*kv)->recurrent_state(1);
-  float* s2 = (*kv)->recurrent_state(2);
-  ASSERT_NE(s0, nullptr);
-  EXPECT_EQ(s1 - s0, 10);
-  EXPECT_EQ(s2 - s1, 10);
-  for (int i = 0; i < 30; ++i) EXPECT_EQ(s0[i], 0.0f);
-  EXPECT_EQ(make(4, false)->recurrent_state(0), nullptr);  // a model without recurrent layers
-}
-
 std::unique_ptr<KvCache> make_hybrid(int n_snapshots, int n_seqs = 2) {
   KvCacheOptions o;
   o.layout = layout();
@@ -362,6 +322,33 @@ std::unique_ptr<KvCache> make_hybrid(int n_snapshots, int n_seqs = 2) {
   auto kv = KvCache::Create(o);
   EXPECT_TRUE(kv.ok()) << kv.status().ToString();
   return kv.ok() ? std::move(kv).value() : nullptr;
+}
+
+TEST_F(KvCacheTest, HybridModelSequencesWithoutSnapshotsReuseAndShareNothing) {
+  auto kv = make_hybrid(0);
+  auto tokens = seq_tokens(12);
+  Admission first = run(*kv, 0, tokens);
+  kv->release(0);
+  Admission again = run(*kv, 1, tokens);
+  // The blocks alone cannot restore the recurrent state at position 8, so nothing is reused
+  // and nothing was kept for reuse.
+  EXPECT_EQ(first.reused_tokens, 0);
+  EXPECT_EQ(again.reused_tokens, 0);
+  EXPECT_EQ(kv->stats().blocks_cached, 0);
+  EXPECT_EQ(kv->retained_blocks(0), 0);
+}
+
+TEST_F(KvCacheTest, EachSequenceHasItsOwnZeroedRecurrentState) {
+  auto kv = make_hybrid(0, 3);
+  ASSERT_NE(kv, nullptr);
+  float* s0 = kv->recurrent_state(0);
+  float* s1 = kv->recurrent_state(1);
+  float* s2 = kv->recurrent_state(2);
+  ASSERT_NE(s0, nullptr);
+  EXPECT_EQ(s1 - s0, 10);
+  EXPECT_EQ(s2 - s1, 10);
+  for (int i = 0; i < 30; ++i) EXPECT_EQ(s0[i], 0.0f);
+  EXPECT_EQ(make(4, false)->recurrent_state(0), nullptr);  // a model without recurrent layers
 }
 
 // Stands in for a forward pass of a hybrid model: K/V for positions [from, to) and a state that
@@ -393,7 +380,7 @@ TEST_F(KvCacheTest, HybridReuseStopsAtTheLastBoundaryWithASnapshot) {
   auto first = seq_tokens(14);
   ASSERT_TRUE(kv->admit(0, first, 13, 14).has_value());
   compute(*kv, 0, first, 0, 8);    // a snapshot after block 1
-  compute(*kv, 0, first, 8, 14);   // 14 is no boundary: blocks 2 is cached, without a state
+  compute(*kv, 0, first, 8, 14);   // 14 is no boundary: block 2 is cached, without a state
   kv->release(0);
   auto a = kv->admit(1, seq_tokens(20), 19, 20);
   ASSERT_TRUE(a.has_value());
@@ -412,6 +399,23 @@ TEST_F(KvCacheTest, HybridSequenceKeepsItsPromptPointAndNewestSnapshotOnly) {
   auto a = kv->admit(1, seq_tokens(9), 8, 9);  // shares only up to position 8
   ASSERT_TRUE(a.has_value());
   EXPECT_EQ(a->reused_tokens, 8);
+}
+
+TEST_F(KvCacheTest, HybridSamePromptAgainResumesAtItsPromptPoint) {
+  auto kv = make_hybrid(4);
+  auto tokens = seq_tokens(20);
+  const std::span<const int32_t> prompt = std::span<const int32_t>(tokens).first(16);
+  ASSERT_TRUE(kv->admit(0, prompt, 15, 20).has_value());
+  compute(*kv, 0, tokens, 0, 12);   // the prompt point: the last boundary before token 15
+  compute(*kv, 0, tokens, 12, 16);  // the prompt's end, a boundary too: the newest, for now
+  for (int to = 17; to <= 20; ++to) compute(*kv, 0, tokens, to - 1, to);  // decode to the next boundary
+  kv->release(0);
+  auto a = kv->admit(1, prompt, 15, 20);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->reused_tokens, 12);
+  EXPECT_EQ(prompt_point(16, kBlockTokens), 12);
+  EXPECT_EQ(prompt_point(17, kBlockTokens), 16);
+  EXPECT_EQ(prompt_point(1, kBlockTokens), 0);
 }
 
 TEST(StateCacheTest, PinnedSnapshotsAreNeverEvictedAndReleasedOnesGoLeastRecentlyUsedFirst) {

@@ -4,8 +4,9 @@
 // of block b - 1 (kvcache/block_hash.h), beside the K/V blocks that hash names.
 //
 // Owns n_entries buffers of state_floats floats, allocated once. A running sequence pins at
-// most two snapshots: the newest it reached, and its prompt point (the last boundary within
-// its prompt, which a follow-up request most often shares even when the reply is re-rendered);
+// most two snapshots: the newest it reached, and its prompt point (prompt_point() below, which a
+// follow-up request most often shares even when the reply is re-rendered, as does the same
+// prompt sent again);
 // putting a newer one frees its previous newest. release() unpins them, and unpinned snapshots
 // are evicted least recently used first. When every entry is pinned, put() stores nothing
 // (the prefix is then recomputed, never wrong).
@@ -20,6 +21,13 @@
 #include "kvcache/block_hash.h"
 
 namespace strata {
+
+// A prompt's prompt point: its last block boundary that a request with this very prompt could
+// still reuse (one token at least is computed for its logits), which any longer prompt that
+// begins with it can reuse as well. 0 for a prompt shorter than a block and one token.
+inline int prompt_point(int n_prompt, int block_tokens) {
+  return n_prompt > 0 ? (n_prompt - 1) / block_tokens * block_tokens : 0;
+}
 
 class StateCache {
  public:
