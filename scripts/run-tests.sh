@@ -15,8 +15,8 @@
 # (label "static": they run no Strata code), the whole-model checks' second run on the avx2
 # table (model_*_avx2_table: that rerun is for the table's bits, which the Release run checks;
 # kernels_test and kernels_matmul_test run every table the CPU has under the sanitizers) and the
-# runs on emulated CPUs (label "emulated": they check instruction sets, not memory). And two
-# binaries run a part of their cases there (sanitized_filter below).
+# runs on emulated CPUs (label "emulated": they check instruction sets, not memory). And some
+# binaries run a part of their cases there (sanitized_filter in scripts/test-filters.sh).
 # Naming binaries runs only those binaries; "binaries" runs every GoogleTest binary and nothing
 # else; "all" or nothing runs everything.
 # Usage: scripts/run-tests.sh [--sanitized] BUILD_DIR JOBS [all | binaries | TEST_BINARY_NAME...]
@@ -65,49 +65,9 @@ jobs_file="$logs/jobs.txt"
 { cut -d' ' -f2- "$order" | grep -Fxf "$wanted" || true; cut -d' ' -f2- "$order" | grep -Fxvf - "$wanted" || true; } \
   >"$jobs_file"
 
-# The GoogleTest filter of a binary in the sanitized run ("*": every case). The whole-model tests
-# run every architecture for every weight type; under the sanitizers each architecture's forward
-# pass with one float and one quantised type, and llama's with every type, reach every model and
-# kernel path the memory checks look at (kernels_matmul_test runs every kernel sanitized); the
-# Release run keeps the whole grid for the bits. (84 of the sanitized suite's ~300 s went to
-# these two binaries' 138 cases.) The architecture variants that add no code path to their
-# architecture's f16 and q4_K cases (another routing, another rope's numbers, more layers) run in
-# Release only: they were 62 of the sanitized reference test's 119 s; the variants that reach a
-# path of their own (DeepSeek's two latent-map forms, Phi-3's LongRoPE switch, fused q/k/v, rope
-# frequency factors, ...) stay. So does the hybrid layers' batch-invariance case under the
-# engine's sanitized hybrid run. The engine's exactness suite runs its whole grid of
-# models in Release; under the sanitizers it runs on stories260K, a tiny MoE file and a hybrid,
-# which reach every path of the engine's own code (the other models differ in the model, whose
-# tests above run sanitized); the other six models cost 60 s there.
-sanitized_filter() {
-  case "$(basename "$1")" in
-    model_reference_forward_test | model_batch_invariance_test)
-      local v
-      printf 'ReferenceForwardVariantsTest.*:BatchInvarianceKvTypeTest.*:*/llama_*:*_f16:*_q4_K-'
-      for v in Llama4NopeLayers Glm4MoeSigmoidRouting MiniMaxM2WholeRow GptOssYarnSinks Ernie45SoftmaxRouting \
-        DeepSeek2QuantizedLatentMaps DeepSeek2GroupLimitedRouting Gemma3SlidingAndGlobal Gemma2SoftcapsAndWindow \
-        Qwen35 HoldsForHybridLayers; do
-        printf '*.%s*:' "$v"
-      done
-      echo ;;
-    engine_test)
-      local m
-      printf '*-'
-      for m in tiny_mixtral tiny_qwen2moe glm4moe_q8_0 llama4_q8_0 deepseek2_q8_0 qwen35_q8_0; do
-        printf 'Models/EngineExactness.*/%s:' "$m"
-      done
-      echo ;;
-    # Hyper-parameter reading and preset arithmetic: their largest cases write or plan big MoE
-    # shapes at -O0 (8-9 s each sanitized) through code the other cases reach.
-    model_load_test) echo '*-ModelLoadTest.ReadsGlm4MoeHparams:ModelLoadTest.ReadsDeepSeek2Hparams' ;;
-    modelgen_test)
-      echo '*-ModelGeneratorTest.LatticeIQuantsAreWrittenAndDecodeNearTheF32Weights:'`
-        `'Qwen35PresetTest.LayersKeepTheIntervalAndACutWithoutAttentionIsRefused:'`
-        `'Deepseek2PresetTest.LayersCutKeepsAnMoeLayer:Qwen35PresetTest.DensePresetsHaveTheRealModelsShapes' ;;
-    *) echo '*' ;;
-  esac
-}
-export -f sanitized_filter
+# The filter of a binary in the sanitized run: sanitized_filter in scripts/test-filters.sh.
+source "$(dirname "$0")/test-filters.sh"
+export -f model_grid_filter sanitized_filter
 run_one() {
   local kind=$1 what=$2 build=$3 logs=$4 start=$SECONDS rc=0 log filter='*'
   log="$logs/$(basename "$what").log"

@@ -1,0 +1,60 @@
+# GoogleTest filters of the runs that take a part of a binary's cases, in one place: sourced by
+# scripts/run-tests.sh (the sanitized run) and tests/avx2_table/run.sh (the whole-model checks
+# again on the avx2 kernel table). Each prints a --gtest_filter value; "*" runs every case.
+
+# The whole-model tests (model_reference_forward_test, model_batch_invariance_test) run every
+# architecture for every weight type. Each architecture's forward pass with one float and one
+# quantised type, and llama's with every type, reach every model and kernel path (kernels_test
+# and kernels_matmul_test run every kernel of every table the CPU has); the Release run keeps the
+# whole grid for the bits. The architecture variants that add no code path to their
+# architecture's f16 and q4_K cases (another routing, another rope's numbers, more layers) are
+# left out too, and so is the hybrid layers' batch-invariance case (the engine's
+# sanitized exactness suite runs a hybrid model, kernels_test the delta rule on every table); the
+# variants that reach a path of their own (DeepSeek's two latent-map forms, Phi-3's LongRoPE
+# switch, fused q/k/v, rope frequency factors, ...) stay.
+model_grid_filter() {
+  local v
+  printf 'ReferenceForwardVariantsTest.*:BatchInvarianceKvTypeTest.*:*/llama_*:*_f16:*_q4_K-'
+  for v in Llama4NopeLayers Glm4MoeSigmoidRouting MiniMaxM2WholeRow GptOssYarnSinks Ernie45SoftmaxRouting \
+    DeepSeek2QuantizedLatentMaps DeepSeek2GroupLimitedRouting Gemma3SlidingAndGlobal Gemma2SoftcapsAndWindow \
+    Qwen35 HoldsForHybridLayers; do
+    printf '*.%s*:' "$v"
+  done
+  echo
+}
+
+# The filter of a GoogleTest binary (a path or a name) in the sanitized run.
+sanitized_filter() {
+  case "$(basename "$1")" in
+    model_reference_forward_test | model_batch_invariance_test) model_grid_filter ;;
+    # The engine's exactness suite runs its whole grid of models in Release; under the sanitizers
+    # it runs on stories260K, a tiny MoE file and a hybrid, which reach every path of the engine's
+    # own code (the other models differ in the model, whose tests above run sanitized); the
+    # other six models cost 60 s there.
+    engine_test)
+      local m
+      printf '*-'
+      for m in tiny_mixtral tiny_qwen2moe glm4moe_q8_0 llama4_q8_0 deepseek2_q8_0 qwen35_q8_0; do
+        printf 'Models/EngineExactness.*/%s:' "$m"
+      done
+      echo ;;
+    # Hyper-parameter reading and preset arithmetic: their largest cases write or plan big MoE
+    # shapes at -O0 (8-9 s each sanitized) through code the other cases reach.
+    model_load_test) echo '*-ModelLoadTest.ReadsGlm4MoeHparams:ModelLoadTest.ReadsDeepSeek2Hparams' ;;
+    modelgen_test)
+      echo '*-ModelGeneratorTest.LatticeIQuantsAreWrittenAndDecodeNearTheF32Weights:'`
+        `'Qwen35PresetTest.LayersKeepTheIntervalAndACutWithoutAttentionIsRefused:'`
+        `'Deepseek2PresetTest.LayersCutKeepsAnMoeLayer:Qwen35PresetTest.DensePresetsHaveTheRealModelsShapes' ;;
+    # The template engine's step and size budgets: EndlessWorkFailsOnTheStepBudget and
+    # HugeValuesAreRefusedBeforeTheyAreBuilt reach both; these two spend 14 s sanitized doing
+    # the work a budget stops.
+    chat_test) echo '*-JinjaErrors.ExplodingOutputFailsCleanly:JinjaErrors.WorkOnLargeValuesCountsAgainstTheStepBudget' ;;
+    # `strata tokenize` over the vocabularies' whole test vectors (18 s sanitized): the command's
+    # paths run in its other cases, the tokenizers over those vectors in tokenizer_test.
+    tokenize_command_test) echo '*-*IdsMatchTheVectors' ;;
+    # The token masker against the reference walk on Qwen3's 151k tokens (9 s sanitized): the
+    # synthetic vocabulary's case runs the same code.
+    grammar_test) echo '*-TokenMaskerExactness.EqualsTheReferenceWalkOnQwen3sVocabulary' ;;
+    *) echo '*' ;;
+  esac
+}
