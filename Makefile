@@ -3,6 +3,8 @@
 #   make test   install what is missing, build, run every test
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
+# Tests run at a time (scripts/run-tests.sh); JOBS unless set.
+TEST_JOBS ?= $(JOBS)
 # Unity build (each target's sources compiled together): a fresh Release build takes about 40%
 # less CPU time than file by file (docs/testing.md); UNITY_BUILD=OFF compiles
 # file by file. UNITY_BATCH=0 puts all of a target's batchable sources in one file: the headers
@@ -29,9 +31,9 @@ run: build
 	@scripts/run-default.sh $(BUILD_DIR)/src/cli/strata
 
 # Every test of the build dir (scripts/run-tests.sh): each GoogleTest binary once and every other
-# ctest test, JOBS at a time, longest first; skipped tests print why at the end.
+# ctest test, TEST_JOBS at a time, longest first; skipped tests print why at the end.
 test: test-deps build
-	@scripts/run-tests.sh $(BUILD_DIR) $(JOBS)
+	@scripts/run-tests.sh $(BUILD_DIR) $(TEST_JOBS)
 
 # The whole suite again on a tree built by clang with ASan + UBSan (-DSTRATA_SANITIZE=ON: no
 # recovery, leak checks; the kernels, tensor, grammar, tokenizer and model at -O1, so the
@@ -53,7 +55,7 @@ sanitize-build: test-deps
 	@ninja -C $(SANITIZE_DIR) -j $(JOBS) $(SANITIZE_TARGETS)
 
 test-sanitize: sanitize-build
-	@scripts/run-tests.sh --sanitized $(SANITIZE_DIR) $(JOBS) $(SANITIZE_TESTS)
+	@scripts/run-tests.sh --sanitized $(SANITIZE_DIR) $(TEST_JOBS) $(SANITIZE_TESTS)
 
 # The container image (Containerfile) with podman or docker: `make image [IMAGE=strata:0.1.0]
 # [BASE_IMAGE=...]`; deploy/README.md says how to tag and push it.
