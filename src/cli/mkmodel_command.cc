@@ -153,25 +153,27 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<MkmodelFlags>();
   sub->add_option("--arch", flags->arch,
                   "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5 or qwen35 (dense presets); "
-                  "qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe or qwen35moe "
-                  "(MoE presets; mixtral is written as llama with "
+                  "qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, "
+                  "qwen35moe or qwen3next (MoE presets; mixtral is written as llama with "
                   "experts; glm4moe adds a leading dense layer, a shared expert and a NextN block; llama4 a shared "
                   "expert; deepseek2 on a preset not DeepSeek's takes DeepSeek-V3's latent attention, routing and YaRN "
                   "with a leading dense layer and a shared expert; qwen35 and qwen35moe on a preset not Qwen3.5's "
                   "attend in every 4th of at least 4 layers, delta-net layers of head_dim / 2 wide heads between, "
-                  "qwen35moe with a gated shared expert) (default: the preset's)")
+                  "qwen35moe and qwen3next with a gated shared expert, qwen3next with its delta-net projections "
+                  "fused per key head) (default: the preset's)")
       ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3", "ernie4_5",
                              "qwen35", "qwen2moe", "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4", "deepseek2",
-                             "minimax-m2", "ernie4_5-moe", "qwen35moe"}));
+                             "minimax-m2", "ernie4_5-moe", "qwen35moe", "qwen3next"}));
   sub->add_option("--preset", flags->preset,
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma2-2b, phi-4, "
                   "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b; mixture of experts: moe-tiny, qwen3-30b-a3b, "
                   "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
-                  "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b")
+                  "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b, qwen3-next-80b-a3b")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers,
                   "layer count instead of the preset's (same shape, smaller file; glm4moe writes its NextN block after "
-                  "them; deepseek2 keeps at least one MoE layer; qwen35 / qwen35moe keep attention in every 4th "
+                  "them; deepseek2 keeps at least one MoE layer; qwen35 / qwen35moe / qwen3next keep attention in "
+                  "every 4th "
                   "layer and refuse fewer than 4)")
       ->check(CLI::PositiveNumber);
   sub->add_option("-o,--output", flags->out_path, "GGUF file to write")->required();

@@ -1,4 +1,4 @@
-// Files `strata mkmodel` writes for Qwen3.5's hybrid archs (qwen35, qwen35moe) load with
+// Files `strata mkmodel` writes for the hybrid archs (qwen35, qwen35moe, qwen3next) load with
 // Model::Load with the hparams the generator meant, and run: finite logits, a residual stream of
 // O(1) at every position of a long prompt, and the same bits whether a prompt runs whole, in
 // chunks or a token at a time (the delta-net layers' recurrent state carries each chunk's end to
@@ -156,6 +156,19 @@ TEST_F(MkmodelHybridLoadTest, Qwen35MoeLoadsWithItsGatedSharedExpertAndRunsAsOne
     EXPECT_LT((*m)->decode_weight_bytes(), (*m)->weight_bytes());
     expect_runs_as_one_model(**m);
   }
+}
+
+// moe-tiny as qwen3next: qwen35moe's layers with each delta-net layer's projections fused per
+// key head (ssm_in, ssm_ba), value heads grouped on their key head.
+TEST_F(MkmodelHybridLoadTest, Qwen3NextLoadsWithItsFusedDeltaNetInputsAndRunsAsOneModel) {
+  auto m = generate_and_load("qwen3next", "moe-tiny", DType::kQ4_K);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.arch, "qwen3next");
+  EXPECT_TRUE(hp.ssm_grouped && hp.shexp_gated && hp.expert_weights_norm && hp.attn_output_gate);
+  EXPECT_EQ(hp.full_attn_interval, 4);
+  EXPECT_EQ(hp.ssm_n_v_heads, 8);
+  expect_runs_as_one_model(**m);
 }
 
 }  // namespace

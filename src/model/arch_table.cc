@@ -96,6 +96,14 @@ constexpr ArchTraits kArchs[] = {
      /*sliding_every_layer=*/false, /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0,
      /*wide_attn_scale_layers=*/0, /*sigmoid_router=*/false, /*ungated_shared_expert=*/false, /*llama4=*/false,
      /*nope_layer_step=*/0, /*mla=*/false, /*qk_norm_whole_row=*/false, /*mistral3=*/false, /*gated_delta_net=*/true},
+    // Qwen3-Next (80B-A3B Instruct and Thinking): Qwen3.5's experts with the delta-net inputs
+    // fused per key head (ArchTraits::delta_net_grouped).
+    {"qwen3next", true,     false,   true,   true,   true,     false,       false,     false, 0, 0.0f,
+     /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"post_attention_norm",
+     /*sliding_every_layer=*/false, /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0,
+     /*wide_attn_scale_layers=*/0, /*sigmoid_router=*/false, /*ungated_shared_expert=*/false, /*llama4=*/false,
+     /*nope_layer_step=*/0, /*mla=*/false, /*qk_norm_whole_row=*/false, /*mistral3=*/false, /*gated_delta_net=*/true,
+     /*delta_net_grouped=*/true},
 };
 
 }  // namespace
@@ -109,7 +117,8 @@ const ArchTraits* find_arch(std::string_view name) {
 
 std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, "
-         "glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2, mistral3, ernie4_5, ernie4_5-moe, qwen35, qwen35moe";
+         "glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2, mistral3, ernie4_5, ernie4_5-moe, qwen35, qwen35moe, "
+         "qwen3next";
 }
 
 }  // namespace strata

@@ -85,6 +85,10 @@ struct ArchTraits {
   // rope.dimension_count dims (the text positions of its interleaved M-RoPE); the others are
   // gated delta-net layers read from <arch>.ssm.* and <arch>.full_attention_interval (4 when absent).
   bool gated_delta_net = false;
+  // Qwen3-Next (qwen3next): Qwen3.5's hybrid layers with the delta-net projections fused per key
+  // head (Hparams::ssm_grouped): ssm_in holds each key head's q, k, v and z rows in turn, ssm_ba
+  // its b and a rows, and value head h reads key head h / (n_v_heads / n_k_heads).
+  bool delta_net_grouped = false;
 };
 
 // nullptr for an architecture this build does not run.

@@ -247,6 +247,9 @@ std::vector<Case> all_cases() {
       if (t != DType::kMXFP4 || mxfp4_arch) cases.push_back({arch, t});
     }
   }
+  // Qwen3-Next's layers are qwen35moe's once its fused projections are split (copies): a float
+  // and a quantised type.
+  for (DType t : {DType::kF16, DType::kQ4_K}) cases.push_back({"qwen3next", t});
   return cases;
 }
 

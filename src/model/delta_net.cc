@@ -84,7 +84,7 @@ void run_head(const Hparams& hp, const LayerWeights& lw, const int* order, int f
   const int dk = hp.ssm_head_k_dim, dv = hp.ssm_head_v_dim, n_v = hp.ssm_n_v_heads;
   const int n_channels = hp.ssm_conv_channels();
   const int n_values = n_v * dv;
-  const int key_head = h % hp.ssm_n_k_heads;
+  const int key_head = hp.ssm_key_head(h);
   const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
   if (fresh) std::fill(S, S + static_cast<size_t>(dk) * dv, 0.0f);
   float q[kMaxSsmHeadDim], k[kMaxSsmHeadDim];
@@ -104,17 +104,57 @@ void run_head(const Hparams& hp, const LayerWeights& lw, const int* order, int f
   }
 }
 
+// Qwen3-Next's fused projections (Hparams::ssm_grouped) into the unfused layout: ssm_in's row of
+// each key head g holds q (head_k_dim), k (head_k_dim), v and z (r * head_v_dim each, for value
+// heads g * r .. g * r + r - 1, r = n_v_heads / n_k_heads); ssm_ba's holds b then a (r each).
+// Copies only, so the values are those separate projections would give.
+void split_grouped(const Hparams& hp, int n, const float* in, const float* ba, ForwardScratch& s) {
+  const int dk = hp.ssm_head_k_dim, n_k = hp.ssm_n_k_heads;
+  const int r = hp.ssm_n_v_heads / n_k, group_values = r * hp.ssm_head_v_dim;
+  const int n_channels = hp.ssm_conv_channels(), n_values = hp.ssm_n_v_heads * hp.ssm_head_v_dim;
+  const int in_width = n_channels + n_values;
+  for (int row = 0; row < n; ++row) {
+    const float* x = in + static_cast<size_t>(row) * in_width;
+    float* qkv = s.delta_qkv() + static_cast<size_t>(row) * n_channels;
+    float* z = s.delta_z() + static_cast<size_t>(row) * n_values;
+    for (int g = 0; g < n_k; ++g) {
+      const float* group = x + static_cast<size_t>(g) * (2 * dk + 2 * group_values);
+      std::copy_n(group, dk, qkv + static_cast<size_t>(g) * dk);
+      std::copy_n(group + dk, dk, qkv + static_cast<size_t>(n_k + g) * dk);
+      std::copy_n(group + 2 * dk, group_values,
+                  qkv + static_cast<size_t>(2 * n_k) * dk + static_cast<size_t>(g) * group_values);
+      std::copy_n(group + 2 * dk + group_values, group_values, z + static_cast<size_t>(g) * group_values);
+      const float* b = ba + static_cast<size_t>(row) * 2 * hp.ssm_n_v_heads + static_cast<size_t>(g) * 2 * r;
+      std::copy_n(b, r, s.delta_beta() + static_cast<size_t>(row) * hp.ssm_n_v_heads + static_cast<size_t>(g) * r);
+      std::copy_n(b + r, r, s.delta_alpha() + static_cast<size_t>(row) * hp.ssm_n_v_heads + static_cast<size_t>(g) * r);
+    }
+  }
+}
+
+// The layer's input projections into s.delta_qkv(), delta_z(), delta_beta() and delta_alpha().
+void project_inputs(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
+  if (!hp.ssm_grouped) {
+    const kernels::MatmulJob inputs[] = {{&lw.ssm_qkv, s.normed(), n, s.delta_qkv()},
+                                         {&lw.ssm_z, s.normed(), n, s.delta_z()},
+                                         {&lw.ssm_beta, s.normed(), n, s.delta_beta()},
+                                         {&lw.ssm_alpha, s.normed(), n, s.delta_alpha()}};
+    matmul_same_input(inputs, s, pool);
+    return;
+  }
+  float* in = s.delta_fused();
+  float* ba = in + static_cast<size_t>(n) * (hp.ssm_conv_channels() + hp.ssm_n_v_heads * hp.ssm_head_v_dim);
+  const kernels::MatmulJob inputs[] = {{&lw.ssm_in, s.normed(), n, in}, {&lw.ssm_ba, s.normed(), n, ba}};
+  matmul_same_input(inputs, s, pool);
+  split_grouped(hp, n, in, ba, s);
+}
+
 }  // namespace
 
 void delta_net(const DeltaNetLayer& d, std::span<const Row> rows, KvView& kv, ForwardScratch& s, ThreadPool& pool) {
   const Hparams& hp = d.hp;
   const LayerWeights& lw = d.lw;
   const int n = static_cast<int>(rows.size());
-  const kernels::MatmulJob inputs[] = {{&lw.ssm_qkv, s.normed(), n, s.delta_qkv()},
-                                       {&lw.ssm_z, s.normed(), n, s.delta_z()},
-                                       {&lw.ssm_beta, s.normed(), n, s.delta_beta()},
-                                       {&lw.ssm_alpha, s.normed(), n, s.delta_alpha()}};
-  matmul_same_input(inputs, s, pool);
+  project_inputs(hp, lw, n, s, pool);
   {
     ProfileTimer timer(s.profile(), StepPart::kDeltaNet);
     const int n_runs = order_by_sequence(rows, s);

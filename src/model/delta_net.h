@@ -4,12 +4,13 @@
 // For each row, from its attention-normed input x (s.normed()):
 //   qkv = ssm_qkv x: q (ssm_n_k_heads heads of ssm_head_k_dim), k (the same), v (ssm_n_v_heads
 //         heads of ssm_head_v_dim); z = ssm_z x; b = ssm_beta x; a = ssm_alpha x (a value per
-//         value head each);
+//         value head each); with Hparams::ssm_grouped (Qwen3-Next) the same values come from
+//         ssm_in x and ssm_ba x, laid out per key head (split_grouped in delta_net.cc);
 // then for each sequence, position after position, from the state its earlier positions left
 // (KvView::recurrent_state; zeros for a row at position 0):
 //   each qkv channel: silu of its causal convolution, ssm_conv's taps over its last
 //     ssm_conv_kernel inputs (oldest first; inputs before position 0 are zeros);
-//   each value head h, reading key head h % ssm_n_k_heads: q and k divided by max(|x|, rms_eps);
+//   each value head h, reading key head Hparams::ssm_key_head(h): q and k divided by max(|x|, rms_eps);
 //     decay = exp(ssm_a[h] * softplus(a[h] + ssm_dt_bias[h])), beta = sigmoid(b[h]);
 //     o = kernels::delta_rule(S_h, q, k, v_h, decay, beta, 1 / sqrt(ssm_head_k_dim));
 //     o = silu(z_h) * rmsnorm(o, ssm_norm);

@@ -325,6 +325,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.llama4) STRATA_RETURN_IF_ERROR(read_llama4_attention(gguf, hp));
   if (traits.mistral3) STRATA_RETURN_IF_ERROR(read_mistral3_attention(gguf, hp));
   if (traits.gated_delta_net) STRATA_RETURN_IF_ERROR(read_delta_net(gguf, hp));
+  hp->ssm_grouped = traits.delta_net_grouped;
   hp->ffn_up_gate_fused = traits.ffn_up_gate_fused;
   hp->attn_sinks = traits.attn_sinks;
   hp->swiglu_oai = traits.swiglu_oai;

@@ -96,7 +96,9 @@ struct Hparams {
   bool attn_output_gate = false;
   // The delta-net layers' shapes (<arch>.ssm.*): conv_kernel taps of causal convolution over
   // the q/k/v channels; group_count key heads of state_size values; time_step_rank value heads
-  // of inner_size / time_step_rank values. Value head h reads key head h % ssm_n_k_heads.
+  // of inner_size / time_step_rank values. Value head h reads key head ssm_key_head(h): h %
+  // ssm_n_k_heads, or with ssm_grouped (Qwen3-Next's layout, ArchTraits::delta_net_grouped)
+  // h / (ssm_n_v_heads / ssm_n_k_heads).
   // Qwen3.5's interleaved M-RoPE (rope.dimension_sections s0..s3): rotated pair i reads the
   // position component of its sector i % (s0 + s1 + s2 + s3), the first three interleaved
   // (sector % 3 < 3, while sector < 3 * s of that component), the fourth otherwise. A text
@@ -108,6 +110,10 @@ struct Hparams {
   int ssm_n_k_heads = 0;
   int ssm_n_v_heads = 0;
   int ssm_head_v_dim = 0;
+  bool ssm_grouped = false;
+  int ssm_key_head(int value_head) const {
+    return ssm_grouped ? value_head / (ssm_n_v_heads / ssm_n_k_heads) : value_head % ssm_n_k_heads;
+  }
   bool layer_is_recurrent(int layer) const {
     return full_attn_interval > 0 && (layer + 1) % full_attn_interval != 0;
   }

@@ -1,6 +1,6 @@
-// Qwen3.5's hybrid hyper-parameters (qwen35, qwen35moe) as Strata reads them from llama.cpp's
-// keys, the layers they make attend or recur, the K/V layout and recurrent state they size, and
-// bad keys and tensors refused by name.
+// Qwen3.5's and Qwen3-Next's hybrid hyper-parameters (qwen35, qwen35moe, qwen3next) as Strata reads
+// them from llama.cpp's keys, the layers they make attend or recur, the K/V layout and recurrent
+// state they size, and bad keys and tensors refused by name.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -82,6 +82,40 @@ TEST_F(ModelLoadTest, ReadsQwen35MoeHparams) {
     EXPECT_EQ(recurrent ? hp.recurrent_layer(layer) : hp.kv_layer(layer), layer / 2) << "layer " << layer;
   }
   EXPECT_EQ((*m)->kv_layout(DType::kF16, 16).state_floats, 4 * hp.ssm_state_floats());
+}
+
+// Qwen3-Next: Qwen3.5's experts with the delta-net projections fused per key head (ssm_in,
+// ssm_ba), its file without full_attention_interval (every 4th layer attends), value heads 0-1
+// on key head 0 and 2-3 on key head 1 (Qwen3.5: 0, 1, 0, 1).
+TEST_F(ModelLoadTest, ReadsQwen3NextHparams) {
+  TestModelSpec spec;
+  spec.arch = "qwen3next";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.full_attn_interval, 4);
+  EXPECT_TRUE(hp.ssm_grouped && hp.attn_output_gate && hp.is_moe() && hp.shexp_gated && hp.qk_norm);
+  EXPECT_EQ(hp.ffn_norm_name, "post_attention_norm");
+  EXPECT_EQ(hp.ssm_n_k_heads, 2);
+  EXPECT_EQ(hp.ssm_n_v_heads, 4);
+  for (int h = 0; h < 4; ++h) EXPECT_EQ(hp.ssm_key_head(h), h / 2) << "value head " << h;
+
+  TestModelSpec qwen35;
+  qwen35.arch = "qwen35moe";
+  auto q = load(qwen35);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_FALSE((*q)->hparams().ssm_grouped);
+  for (int h = 0; h < 4; ++h) EXPECT_EQ((*q)->hparams().ssm_key_head(h), h % 2) << "value head " << h;
+}
+
+// A qwen3next file without one of its fused projections is refused by the tensor's name.
+TEST_F(ModelLoadTest, Qwen3NextWithoutAFusedProjectionIsRefusedByName) {
+  TestModelSpec spec;
+  spec.arch = "qwen3next";
+  for (const char* name : {"blk.0.ssm_in.weight", "blk.2.ssm_ba.weight"}) {
+    spec.skip_tensors = {name};
+    expect_error(spec, Code::kNotFound, name);
+  }
 }
 
 TEST_F(ModelLoadTest, Qwen35BadDeltaNetKeysAreNamed) {

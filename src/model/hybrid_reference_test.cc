@@ -81,6 +81,9 @@ std::vector<Case> hybrid_cases() {
   // Float weights only, as for the other mixture-of-experts archs (reference_forward_test.cc's
   // all_cases()): quantised inputs flip expert choices where router logits nearly tie.
   for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) cases.push_back({"qwen35moe", t});
+  // Qwen3-Next: the fused projections, split per key head, and value heads grouped on their key
+  // head (h / 2 here, where qwen35 reads h % 2).
+  for (DType t : {DType::kF32, DType::kF16}) cases.push_back({"qwen3next", t});
   return cases;
 }
 

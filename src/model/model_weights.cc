@@ -240,13 +240,18 @@ void bind_mla_attention(Binder& b, const Hparams& hp, const std::string& p, Laye
 }
 
 // A gated delta-net layer's tensors (LayerWeights), with the names and shapes llama.cpp's
-// converter gives Qwen3.5's.
+// converter gives Qwen3.5's and (Hparams::ssm_grouped) Qwen3-Next's.
 void bind_delta_net(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
   const int64_t value_dim = static_cast<int64_t>(hp.ssm_n_v_heads) * hp.ssm_head_v_dim;
-  lw.ssm_qkv = b.matrix(p + "attn_qkv.weight", hp.n_embd, hp.ssm_conv_channels());
-  lw.ssm_z = b.matrix(p + "attn_gate.weight", hp.n_embd, value_dim);
-  lw.ssm_beta = b.matrix(p + "ssm_beta.weight", hp.n_embd, hp.ssm_n_v_heads);
-  lw.ssm_alpha = b.matrix(p + "ssm_alpha.weight", hp.n_embd, hp.ssm_n_v_heads);
+  if (hp.ssm_grouped) {
+    lw.ssm_in = b.matrix(p + "ssm_in.weight", hp.n_embd, hp.ssm_conv_channels() + value_dim);
+    lw.ssm_ba = b.matrix(p + "ssm_ba.weight", hp.n_embd, 2 * static_cast<int64_t>(hp.ssm_n_v_heads));
+  } else {
+    lw.ssm_qkv = b.matrix(p + "attn_qkv.weight", hp.n_embd, hp.ssm_conv_channels());
+    lw.ssm_z = b.matrix(p + "attn_gate.weight", hp.n_embd, value_dim);
+    lw.ssm_beta = b.matrix(p + "ssm_beta.weight", hp.n_embd, hp.ssm_n_v_heads);
+    lw.ssm_alpha = b.matrix(p + "ssm_alpha.weight", hp.n_embd, hp.ssm_n_v_heads);
+  }
   lw.ssm_out = b.matrix(p + "ssm_out.weight", value_dim, hp.n_embd);
   lw.ssm_conv = b.vectors(p + "ssm_conv1d.weight", hp.ssm_conv_kernel, hp.ssm_conv_channels(), true);
   lw.ssm_dt_bias = b.vector(p + "ssm_dt.bias", hp.ssm_n_v_heads, true);
@@ -409,8 +414,8 @@ std::vector<kernels::WeightMatrix*> all_matrices(ModelWeights& w) {
   for (LayerWeights& l : w.layers) {
     for (kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.wq_a, &l.wq_b, &l.wkv_a, &l.w_gate, &l.w_up,
                                      &l.w_down, &l.router, &l.shexp_gate, &l.shexp_up, &l.shexp_down,
-                                     &l.shexp_gate_inp, &l.ssm_qkv, &l.ssm_z, &l.ssm_beta, &l.ssm_alpha,
-                                     &l.ssm_out}) {
+                                     &l.shexp_gate_inp, &l.ssm_qkv, &l.ssm_z, &l.ssm_beta, &l.ssm_alpha, &l.ssm_in,
+                                     &l.ssm_ba, &l.ssm_out}) {
       if (m->data != nullptr) out.push_back(m);
     }
     for (auto* experts : {&l.exp_gate, &l.exp_up, &l.exp_down, &l.k_b, &l.v_b}) {

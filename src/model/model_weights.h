@@ -70,9 +70,11 @@ struct LayerWeights {
   // Gated delta-net layers (hp.layer_is_recurrent(layer); model/delta_net.h), which have none of
   // the attention weights above: ssm_qkv (attn_qkv: n_embd -> hp.ssm_conv_channels()), ssm_z
   // (attn_gate: n_embd -> n_v_heads * head_v_dim), ssm_beta and ssm_alpha (n_embd -> n_v_heads),
+  // or with hp.ssm_grouped ssm_in (n_embd -> conv channels + n_v_heads * head_v_dim) and ssm_ba
+  // (n_embd -> 2 * n_v_heads) in their place (model/delta_net.h says how those are laid out);
   // ssm_out (n_v_heads * head_v_dim -> n_embd); ssm_conv: each channel's ssm_conv_kernel taps,
   // oldest input first; ssm_dt_bias and ssm_a (negative decay rates): n_v_heads; ssm_norm: head_v_dim.
-  kernels::WeightMatrix ssm_qkv, ssm_z, ssm_beta, ssm_alpha, ssm_out;
+  kernels::WeightMatrix ssm_qkv, ssm_z, ssm_beta, ssm_alpha, ssm_in, ssm_ba, ssm_out;
   const float* ssm_conv = nullptr;
   const float* ssm_dt_bias = nullptr;
   const float* ssm_a = nullptr;

@@ -1,9 +1,11 @@
-// The float64 reference's gated delta-net layer (Qwen3.5's linear attention, as llama.cpp runs
-// it), one position at a time. From the attention-normed input x:
-//   q/k/v channels = attn_qkv x; z = attn_gate x; b = ssm_beta x; a = ssm_alpha x;
+// The float64 reference's gated delta-net layer (Qwen3.5's and Qwen3-Next's linear attention, as
+// llama.cpp runs it), one position at a time. From the attention-normed input x:
+//   q/k/v channels = attn_qkv x; z = attn_gate x; b = ssm_beta x; a = ssm_alpha x; Qwen3-Next's
+//     files hold those matrices' rows interleaved per key head instead (ssm_in: each key head's
+//     q, k, v and z rows; ssm_ba: its b and a rows), which the reference takes apart on load;
 //   each channel: silu of ssm_conv1d's taps over its last conv_kernel inputs (oldest first,
 //     zeros before the first position);
-//   each value head h, reading key head h % n_k_heads:
+//   each value head h, reading key head h % n_k_heads (Qwen3-Next: h / (n_v_heads / n_k_heads)):
 //     q, k divided by max(|.|, rms_eps);
 //     g = exp(ssm_a[h] * softplus(a[h] + ssm_dt.bias[h])), beta = sigmoid(b[h]);
 //     S = g S;  S += beta (v - S k) k^T;  o = S q / sqrt(dk);
@@ -36,13 +38,49 @@ Vec l2_normalised(const double* x, int n, double eps) {
   return out;
 }
 
+// Appends rows [first, first + count) of matrix m (rows of n_in) to out.
+void append_rows(const Vec& m, size_t n_in, size_t first, size_t count, Vec& out) {
+  out.insert(out.end(), m.begin() + static_cast<std::ptrdiff_t>(first * n_in),
+             m.begin() + static_cast<std::ptrdiff_t>((first + count) * n_in));
+}
+
 }  // namespace
 
+// Qwen3-Next's fused matrices, taken apart into the four of Qwen3.5's layout: for key head g,
+// ssm_in's rows are q_g, k_g, v_g, z_g (v and z: the r value heads g r .. g r + r - 1, r =
+// n_v_heads / n_k_heads), ssm_ba's rows b_g then a_g.
+Status ReferenceForward::decode_grouped_delta_inputs(const GgufFile& gguf, const std::string& p, Layer& l) const {
+  Vec in, ba;
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_in.weight", true, &in));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_ba.weight", true, &ba));
+  const size_t n_in = static_cast<size_t>(hp_.n_embd), dk = static_cast<size_t>(hp_.ssm_head_k_dim);
+  const size_t n_k = static_cast<size_t>(hp_.ssm_n_k_heads);
+  const size_t r = static_cast<size_t>(hp_.ssm_n_v_heads) / n_k;
+  const size_t group_values = r * static_cast<size_t>(hp_.ssm_head_v_dim), group_rows = 2 * dk + 2 * group_values;
+  Vec q, k, v;
+  for (size_t g = 0; g < n_k; ++g) {
+    append_rows(in, n_in, g * group_rows, dk, q);
+    append_rows(in, n_in, g * group_rows + dk, dk, k);
+    append_rows(in, n_in, g * group_rows + 2 * dk, group_values, v);
+    append_rows(in, n_in, g * group_rows + 2 * dk + group_values, group_values, l.ssm_z);
+    append_rows(ba, n_in, g * 2 * r, r, l.ssm_beta);
+    append_rows(ba, n_in, g * 2 * r + r, r, l.ssm_alpha);
+  }
+  l.ssm_qkv = q;
+  l.ssm_qkv.insert(l.ssm_qkv.end(), k.begin(), k.end());
+  l.ssm_qkv.insert(l.ssm_qkv.end(), v.begin(), v.end());
+  return Status::Ok();
+}
+
 Status ReferenceForward::decode_delta_net(const GgufFile& gguf, const std::string& p, Layer& l) const {
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_qkv.weight", true, &l.ssm_qkv));
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_gate.weight", true, &l.ssm_z));
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_beta.weight", true, &l.ssm_beta));
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_alpha.weight", true, &l.ssm_alpha));
+  if (hp_.ssm_grouped) {
+    STRATA_RETURN_IF_ERROR(decode_grouped_delta_inputs(gguf, p, l));
+  } else {
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_qkv.weight", true, &l.ssm_qkv));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_gate.weight", true, &l.ssm_z));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_beta.weight", true, &l.ssm_beta));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_alpha.weight", true, &l.ssm_alpha));
+  }
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_out.weight", true, &l.ssm_out));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_conv1d.weight", true, &l.ssm_conv));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_dt.bias", true, &l.ssm_dt_bias));
@@ -74,7 +112,7 @@ void ReferenceForward::delta_net(Layer& l, const Vec& x, Vec& out) const {
 
   Vec o(static_cast<size_t>(hp_.ssm_n_v_heads) * dv);
   for (int h = 0; h < hp_.ssm_n_v_heads; ++h) {
-    const int kh = h % n_k;
+    const int kh = hp_.ssm_grouped ? h / (hp_.ssm_n_v_heads / n_k) : h % n_k;
     const Vec q = l2_normalised(conv.data() + kh * dk, dk, hp_.rms_eps);
     const Vec k = l2_normalised(conv.data() + (n_k + kh) * dk, dk, hp_.rms_eps);
     const double* v = conv.data() + 2 * n_k * dk + h * dv;

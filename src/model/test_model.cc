@@ -129,7 +129,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     } else {
       w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
     }
-    if (s.arch == "qwen2moe" || s.arch == "qwen35moe") {
+    if (s.arch == "qwen2moe" || s.arch == "qwen35moe" || s.arch == "qwen3next") {
       w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
     }
     if (s.arch == "glm4moe") set_glm4moe_metadata(s, w);
@@ -186,10 +186,10 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
     b.vectors(p + "ffn_up_exps.bias", s.n_ff_exp, s.n_expert, 0.5f);
     b.vectors(p + "ffn_down_exps.bias", s.n_embd, s.n_expert, 0.5f);
   }
-  if (s.arch == "qwen2moe" || s.arch == "qwen35moe") {
+  if (s.arch == "qwen2moe" || s.arch == "qwen35moe" || s.arch == "qwen3next") {
     b.vector(p + "ffn_gate_inp_shexp.weight", s.n_embd, 0.0f, std::sqrt(3.0f / static_cast<float>(s.n_embd)));
   }
-  const bool sized_shexp = s.arch == "qwen2moe" || s.arch == "qwen35moe" || ernie;
+  const bool sized_shexp = s.arch == "qwen2moe" || s.arch == "qwen35moe" || s.arch == "qwen3next" || ernie;
   if (sized_shexp || glm || deepseek || s.arch == "llama4") {
     const int width = sized_shexp ? s.n_ff_shexp : s.n_ff_exp;
     b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, width);
@@ -225,10 +225,10 @@ std::string test_model_name(const TestModelSpec& spec) {
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe" ||
-         arch == "qwen35moe";
+         arch == "qwen35moe" || arch == "qwen3next";
 }
 
-bool is_hybrid_arch(const std::string& arch) { return arch == "qwen35" || arch == "qwen35moe"; }
+bool is_hybrid_arch(const std::string& arch) { return arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next"; }
 
 std::vector<DType> all_weight_types() {
   return {DType::kF32, DType::kF16, DType::kBF16, DType::kQ8_0, DType::kQ4_0,

@@ -56,7 +56,9 @@ struct TestModelSpec {
   // width n_ff_shexp gated by a sigmoid): Qwen3.5's hybrid layers, every full_attn_interval-th
   // layer gated attention with QK-norm and NeoX rope over n_rot dims (head_dim / 4 unless set),
   // the others gated delta-net layers (test_model_hybrid.cc); the feed-forward norm stored as
-  // post_attention_norm.
+  // post_attention_norm. qwen3next: qwen35moe with the delta-net projections fused per key head
+  // (ssm_in, ssm_ba) and no full_attention_interval key when the interval is 4 (llama.cpp's
+  // converter writes none).
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types
@@ -145,7 +147,7 @@ Status write_test_model(const TestModelSpec& spec, const std::string& path);
 
 // True for the mixture-of-experts archs above.
 bool is_moe_arch(const std::string& arch);
-// True for qwen35 and qwen35moe.
+// True for qwen35, qwen35moe and qwen3next.
 bool is_hybrid_arch(const std::string& arch);
 
 // Every weight type the forward pass supports.

@@ -1,8 +1,8 @@
-// Qwen3.5's hybrid layers in a test model (qwen35, qwen35moe), with the tensor names, shapes and
-// keys llama.cpp's converter writes: every full_attn_interval-th layer (l + 1 a multiple of it)
-// attends, with q and an output gate interleaved per head in attn_q; the others are gated
-// delta-net layers. The values keep activations O(1) and the recurrence alive over tens of
-// positions: decay rates -exp(u) with u in [-2, 0.5] and time-step biases in [-2, 0] give
+// Qwen3.5's and Qwen3-Next's hybrid layers in a test model (qwen35, qwen35moe, qwen3next), with the
+// tensor names, shapes and keys llama.cpp's converter writes: every full_attn_interval-th layer (l
+// + 1 a multiple of it) attends, with q and an output gate interleaved per head in attn_q; the
+// others are gated delta-net layers. The values keep activations O(1) and the recurrence alive over
+// tens of positions: decay rates -exp(u) with u in [-2, 0.5] and time-step biases in [-2, 0] give
 // per-position decays from about 0.2 to 0.99.
 #include <algorithm>
 #include <cmath>
@@ -23,8 +23,13 @@ void add_delta_net(ModelBuilder& b, const TestModelSpec& s, const std::string& p
   const int key_dim = s.ssm_n_k_heads * s.ssm_head_k_dim;
   const int value_dim = s.ssm_n_v_heads * s.ssm_head_v_dim;
   const int channels = 2 * key_dim + value_dim;
-  b.matrix(p + "attn_qkv.weight", s.n_embd, channels);
-  b.matrix(p + "attn_gate.weight", s.n_embd, value_dim);
+  const bool grouped = s.arch == "qwen3next";  // q, k, v, z (and b, a) rows per key head
+  if (grouped) {
+    b.matrix(p + "ssm_in.weight", s.n_embd, channels + value_dim);
+  } else {
+    b.matrix(p + "attn_qkv.weight", s.n_embd, channels);
+    b.matrix(p + "attn_gate.weight", s.n_embd, value_dim);
+  }
   // Taps of half-width 0.5: four of them keep a channel's convolution near unit variance.
   b.vectors(p + "ssm_conv1d.weight", s.ssm_conv_kernel, channels, 0.5f);
   b.vector(p + "ssm_dt.bias", s.ssm_n_v_heads, -1.0f, 1.0f);
@@ -33,8 +38,12 @@ void add_delta_net(ModelBuilder& b, const TestModelSpec& s, const std::string& p
   std::vector<float> a(static_cast<size_t>(s.ssm_n_v_heads));
   for (float& x : a) x = -std::exp(log_rate(rng));
   b.values(p + "ssm_a", a);
-  b.matrix(p + "ssm_beta.weight", s.n_embd, s.ssm_n_v_heads);
-  b.matrix(p + "ssm_alpha.weight", s.n_embd, s.ssm_n_v_heads);
+  if (grouped) {
+    b.matrix(p + "ssm_ba.weight", s.n_embd, 2 * s.ssm_n_v_heads);
+  } else {
+    b.matrix(p + "ssm_beta.weight", s.n_embd, s.ssm_n_v_heads);
+    b.matrix(p + "ssm_alpha.weight", s.n_embd, s.ssm_n_v_heads);
+  }
   b.vector(p + "ssm_norm.weight", s.ssm_head_v_dim, 1.0f, 0.2f);
   b.matrix(p + "ssm_out.weight", value_dim, s.n_embd);
 }
@@ -59,7 +68,7 @@ void set_hybrid_metadata(const TestModelSpec& s, GgufWriter& w) {
       w.set(s.arch + "." + key, count_value(value));
     }
   };
-  set("full_attention_interval", s.full_attn_interval);
+  if (s.arch != "qwen3next" || s.full_attn_interval != 4) set("full_attention_interval", s.full_attn_interval);
   set("ssm.conv_kernel", s.ssm_conv_kernel);
   set("ssm.state_size", s.ssm_head_k_dim);
   set("ssm.group_count", s.ssm_n_k_heads);

@@ -214,6 +214,14 @@ std::vector<Preset> presets() {
       // layers of 16 key heads and 48 value heads of 128 between, a dense feed-forward of 17408.
       {"qwen3.5-27b", "qwen35",
        delta_net(shape(248320, 262144, 5120, 64, 24, 4, 256, 17408, 1e-6f, 10000000.0f, false), 16, 128, 48, 128)},
+      // Qwen3-Next-80B-A3B (Instruct and Thinking): 48 layers, every 4th attending with 16 gated
+      // query heads of 256 over 2 K/V heads, the others delta-net layers of 16 key heads and 32
+      // value heads of 128 (their projections fused per key head); 512 experts of 512 with 10
+      // used beside a gated shared expert of 512, Qwen2's 151936-token vocabulary.
+      {"qwen3-next-80b-a3b", "qwen3next",
+       delta_net(experts(shape(151936, 262144, 2048, 48, 16, 2, 256, 512, 1e-6f, 10000000.0f, false), 512, 10, 512,
+                         512),
+                 16, 128, 32, 128)},
   };
 }
 
@@ -279,7 +287,8 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->expert_weights_scale = 1.0f;
   // ERNIE's preset keeps its two shared experts; another preset as ernie4_5-moe gets one; Qwen3.5's
   // is one expert wide.
-  if (s->glm4moe || s->llama4 || name == "qwen35moe" || (s->ernie_moe && !s->preset.starts_with("ernie"))) {
+  if (s->glm4moe || s->llama4 || name == "qwen35moe" || name == "qwen3next" ||
+      (s->ernie_moe && !s->preset.starts_with("ernie"))) {
     s->n_ff_shexp = s->n_ff_exp;
   } else if (name != "qwen2moe" && !s->ernie_moe) {
     s->n_ff_shexp = 0;
@@ -306,11 +315,11 @@ void apply_deepseek2(std::string_view name, ModelSpec* s) {
   *s = deepseek_moe(*s, 1, true, true, 2.5f, 40.0f, 0.1f);
 }
 
-// Qwen3.5's hybrid layers for --arch qwen35 / qwen35moe: a Qwen3.5 preset keeps its own; another
-// takes Qwen3.5's proportions (model_preset()) and at least one interval of layers, so that one
-// attends (tiny's and moe-tiny's 2 become 4). Other archs have none.
+// Qwen3.5's hybrid layers for --arch qwen35 / qwen35moe / qwen3next: a hybrid preset keeps its
+// own; another takes Qwen3.5's proportions (model_preset()) and at least one interval of layers,
+// so that one attends (tiny's and moe-tiny's 2 become 4). Other archs have none.
 void apply_hybrid(std::string_view name, ModelSpec* s) {
-  if (name != "qwen35" && name != "qwen35moe") {
+  if (name != "qwen35" && name != "qwen35moe" && name != "qwen3next") {
     s->full_attn_interval = s->ssm_conv_kernel = 0;
     s->ssm_n_k_heads = s->ssm_head_k_dim = s->ssm_n_v_heads = s->ssm_head_v_dim = 0;
     return;
@@ -329,19 +338,19 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
                                    "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, "
                                    "qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, "
-                                   "ernie4_5-moe or qwen35moe)");
+                                   "ernie4_5-moe, qwen35moe or qwen3next)");
   }
   if (moe_arch != (s->n_expert > 0)) {
     const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, "
                                   "ernie4_5 or qwen35)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, "
-                                  "deepseek2, minimax-m2, ernie4_5-moe or qwen35moe)";
+                                  "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe or qwen3next)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "minimax-m2" || name == "qwen35" ||
-               name == "qwen35moe";
+               name == "qwen35moe" || name == "qwen3next";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4";
   if (name == "gemma3" || name == "gemma2") s->tied_embeddings = true;
   s->gemma2 = name == "gemma2";
@@ -363,7 +372,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
 bool is_moe_arch_name(std::string_view arch) {
   return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe" ||
-         arch == "qwen35moe";
+         arch == "qwen35moe" || arch == "qwen3next";
 }
 
 int block_count(const ModelSpec& spec) { return spec.n_layer + spec.n_nextn; }

@@ -124,7 +124,9 @@ struct ModelSpec {
   // (model/delta_net.h): ssm_n_k_heads key heads of ssm_head_k_dim, ssm_n_v_heads value heads of
   // ssm_head_v_dim, a causal convolution of ssm_conv_kernel taps. Every layer's feed-forward norm
   // is post_attention_norm; qwen35moe's shared expert is gated (ffn_gate_inp_shexp) and as wide as
-  // an expert. 0 (no interval): every layer attends, no ssm_* tensors.
+  // an expert. qwen3next (Qwen3-Next) is qwen35moe with each delta-net layer's attn_qkv and
+  // attn_gate rows in one ssm_in and its ssm_beta and ssm_alpha rows in one ssm_ba, interleaved per
+  // key head (ArchTraits::delta_net_grouped). 0 (no interval): every layer attends, no ssm_* tensors.
   int full_attn_interval = 0;
   int ssm_conv_kernel = 0;
   int ssm_n_k_heads = 0;   // <arch>.ssm.group_count
@@ -134,27 +136,28 @@ struct ModelSpec {
 };
 
 std::vector<std::string> model_preset_names();
-// The preset's shape for arch; an empty arch takes the preset's own (qwen3 for qwen3-0.6b,
-// qwen3moe for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b and
-// gemma3-4b, gemma2 for gemma2-2b, phi3 for phi-4, glm4moe for glm-4.5-air, deepseek2 for
-// deepseek-v2-lite, deepseek-v3 and kimi-k2, minimax-m2 for minimax-m2, qwen35 for qwen3.5-9b and
-// qwen3.5-27b, qwen35moe for qwen3.5-35b-a3b, llama otherwise). arch is an --arch name: llama,
-// qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35 for the dense
-// presets; qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2,
-// ernie4_5-moe or qwen35moe for the MoE ones (a mismatch is an error naming the presets that
-// fit). The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths exist; another
-// MoE preset as glm4moe gets a shared expert of its expert width, one leading
-// dense block of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's
-// attention (q_lora_rank min(1536, 4 n_embd), kv_lora_rank 512, key heads of 128 + 64 rope,
-// value heads of 128, one per query head), routing (sigmoid with a selection bias, normalised,
-// scaled 2.5) and YaRN (40, log multiplier 0.1), with one shared expert of its expert width and
-// one leading dense block of its n_ff. A preset not Qwen3.5's as qwen35 / qwen35moe gets Qwen3.5's
+// The preset's shape for arch; an empty arch takes the preset's own (qwen3 for qwen3-0.6b, qwen3moe
+// for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b and gemma3-4b,
+// gemma2 for gemma2-2b, phi3 for phi-4, glm4moe for glm-4.5-air, deepseek2 for deepseek-v2-lite,
+// deepseek-v3 and kimi-k2, minimax-m2 for minimax-m2, qwen35 for qwen3.5-9b and qwen3.5-27b,
+// qwen35moe for qwen3.5-35b-a3b, qwen3next for qwen3-next-80b-a3b, llama otherwise). arch is an
+// --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35
+// for the dense presets; qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2,
+// minimax-m2, ernie4_5-moe, qwen35moe or qwen3next for the MoE ones (a mismatch is an error naming
+// the presets that fit). The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths
+// exist; another MoE preset as glm4moe gets a shared expert of its expert width, one leading dense
+// block of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's attention
+// (q_lora_rank min(1536, 4 n_embd), kv_lora_rank 512, key heads of 128 + 64 rope, value heads of
+// 128, one per query head), routing (sigmoid with a selection bias, normalised, scaled 2.5) and
+// YaRN (40, log multiplier 0.1), with one shared expert of its expert width and one leading dense
+// block of its n_ff. A preset not hybrid as qwen35 / qwen35moe / qwen3next gets Qwen3.5's
 // proportions: attention every 4th layer (and at least 4 layers, so that one attends), n_head key
 // heads and 2 * n_head value heads of head_dim / 2 in the delta-net layers (Qwen3.5-9B's and
-// 35B-A3B's ratio to their attention heads), a 4-tap convolution; qwen35moe a shared expert of its
-// expert width.
+// 35B-A3B's ratio to their attention heads), a 4-tap convolution; qwen35moe and qwen3next a shared
+// expert of its expert width.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
-// qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe
+// qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe,
+// qwen3next
 bool is_moe_arch_name(std::string_view arch);
 // Blocks written: n_layer plus glm4moe's NextN blocks (<arch>.block_count).
 int block_count(const ModelSpec& spec);

@@ -228,5 +228,38 @@ TEST(Qwen35PresetTest, OtherArchsOnQwen35PresetsDropTheHybridLayers) {
   EXPECT_EQ(plan_tensors(hybrid_qwen3, DType::kF32).status().code(), Code::kInvalidArgument);
 }
 
+// Qwen3-Next-80B-A3B: 48 layers of 512 experts (10 used) beside a gated shared expert, Qwen2's
+// vocabulary; about 80B parameters, as its model card says (77.5B of them experts). Its delta-net
+// layers hold q/k/v/z in one ssm_in (16 key heads: 2 x 128 + 2 x 2 x 128 rows each) and b/a in one
+// ssm_ba; no attn_qkv, attn_gate, ssm_beta or ssm_alpha.
+TEST(Qwen3NextPresetTest, HasTheRealModelsShapeWithItsFusedDeltaNetInputs) {
+  auto r = qwen35_model("", "qwen3-next-80b-a3b", DType::kBF16);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->spec.arch, "qwen3next");
+  EXPECT_EQ(r->spec.n_layer, 48);
+  EXPECT_EQ(r->spec.n_expert, 512);
+  EXPECT_EQ(r->spec.n_expert_used, 10);
+  EXPECT_EQ(r->spec.n_ff_shexp, 512);
+  EXPECT_EQ(r->spec.full_attn_interval, 4);
+  EXPECT_NEAR(static_cast<double>(r->n_params), 80e9, 1e9);
+  auto t = qwen35_plan_of("", "qwen3-next-80b-a3b", DType::kF32, 4);
+  for (int l = 0; l < 3; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    EXPECT_EQ(t[p + "ssm_in.weight"].dims, (Dims{2048, 12288})) << p;
+    EXPECT_EQ(t[p + "ssm_ba.weight"].dims, (Dims{2048, 64})) << p;
+    EXPECT_EQ(t[p + "ssm_conv1d.weight"].dims, (Dims{4, 8192})) << p;
+    EXPECT_EQ(t[p + "ssm_out.weight"].dims, (Dims{4096, 2048})) << p;
+    for (const char* unfused : {"attn_qkv.weight", "attn_gate.weight", "ssm_beta.weight", "ssm_alpha.weight"}) {
+      EXPECT_EQ(t.count(p + unfused), 0u) << p << unfused;
+    }
+    EXPECT_EQ(t[p + "ffn_gate_inp_shexp.weight"].dims, (Dims{2048})) << p;
+  }
+  EXPECT_EQ(t["blk.3.attn_q.weight"].dims, (Dims{2048, 8192}));
+  EXPECT_EQ(t["token_embd.weight"].dims, (Dims{2048, 151936}));
+  auto tiny = qwen35_plan_of("qwen3next", "moe-tiny", DType::kQ8_0);
+  EXPECT_EQ(tiny["blk.0.ssm_in.weight"].dims, (Dims{128, 384}));
+  EXPECT_EQ(tiny["blk.0.ssm_ba.weight"].dims, (Dims{128, 16}));
+}
+
 }  // namespace
 }  // namespace strata

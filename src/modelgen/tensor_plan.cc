@@ -124,15 +124,17 @@ Status check_deepseek2(const ModelSpec& s) {
   return check_lead_and_shared(s);
 }
 
-// Qwen3.5's hybrid layers (model_spec.h): for qwen35 and qwen35moe only, with QK-norm, heads whose
-// quarter rope rotates in pairs, and at least one attending layer.
+// Qwen3.5's hybrid layers (model_spec.h): for qwen35, qwen35moe and qwen3next only, with QK-norm,
+// heads whose quarter rope rotates in pairs, and at least one attending layer.
 Status check_hybrid(const ModelSpec& s) {
-  const bool qwen35 = s.arch == "qwen35" || s.arch == "qwen35moe";
+  const bool qwen35 = s.arch == "qwen35" || s.arch == "qwen35moe" || s.arch == "qwen3next";
   if (s.full_attn_interval == 0) {
     if (qwen35) return Status::InvalidArgument(s.arch + " needs its delta-net layers (full_attn_interval > 0)");
     return Status::Ok();
   }
-  if (!qwen35) return Status::InvalidArgument("delta-net layers are for qwen35 and qwen35moe models, not " + s.arch);
+  if (!qwen35) {
+    return Status::InvalidArgument("delta-net layers are for qwen35, qwen35moe and qwen3next models, not " + s.arch);
+  }
   if (s.full_attn_interval < 2 || s.ssm_conv_kernel < 2 || s.ssm_n_k_heads <= 0 || s.ssm_head_k_dim <= 0 ||
       s.ssm_n_v_heads <= 0 || s.ssm_head_v_dim <= 0 || s.ssm_n_v_heads % s.ssm_n_k_heads != 0) {
     return Status::InvalidArgument(s.arch + " needs an attention interval >= 2, a convolution of >= 2 taps, and "
@@ -163,9 +165,9 @@ Status check_experts(const ModelSpec& s) {
   }
   if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
   if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4" && s.arch != "deepseek2" &&
-      !s.ernie_moe && s.arch != "qwen35moe") {
-    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, ernie4_5-moe and "
-                                   "qwen35moe models, not " + s.arch);
+      !s.ernie_moe && s.arch != "qwen35moe" && s.arch != "qwen3next") {
+    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, ernie4_5-moe, "
+                                   "qwen35moe and qwen3next models, not " + s.arch);
   }
   if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2 && !s.ernie_moe) {
     return Status::InvalidArgument("sigmoid routing with a selection bias and expert_weights_norm are for glm4moe, "
@@ -304,20 +306,30 @@ struct PlanBuilder {
 
   // Qwen3.5's gated delta-net layer (tensor_plan.h). ssm_conv1d is planned as a matrix of rows
   // conv_kernel wide, one per channel, so its taps get a matrix's spread (std 1/sqrt(taps)) and
-  // mix_type() leaves it F32.
+  // mix_type() leaves it F32. qwen3next holds attn_qkv and attn_gate as one ssm_in, ssm_beta and
+  // ssm_alpha as one ssm_ba (their rows interleaved per key head, which random rows do not show).
   void delta_net(const std::string& p) {
     const auto embd = static_cast<uint64_t>(s.n_embd);
     const auto v_heads = static_cast<uint64_t>(s.ssm_n_v_heads);
     const auto value_dim = v_heads * s.ssm_head_v_dim;
     const auto channels = 2 * static_cast<uint64_t>(s.ssm_n_k_heads) * s.ssm_head_k_dim + value_dim;
     vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
-    matrix(p + "attn_qkv.weight", {embd, channels});
-    matrix(p + "attn_gate.weight", {embd, value_dim});
+    const bool grouped = s.arch == "qwen3next";
+    if (grouped) {
+      matrix(p + "ssm_in.weight", {embd, channels + value_dim});
+    } else {
+      matrix(p + "attn_qkv.weight", {embd, channels});
+      matrix(p + "attn_gate.weight", {embd, value_dim});
+    }
     matrix(p + "ssm_conv1d.weight", {static_cast<uint64_t>(s.ssm_conv_kernel), channels});
     vector(p + "ssm_dt.bias", v_heads, WeightKind::kSsmDtBias);
     vector(p + "ssm_a", v_heads, WeightKind::kSsmA);
-    matrix(p + "ssm_beta.weight", {embd, v_heads});
-    matrix(p + "ssm_alpha.weight", {embd, v_heads});
+    if (grouped) {
+      matrix(p + "ssm_ba.weight", {embd, 2 * v_heads});
+    } else {
+      matrix(p + "ssm_beta.weight", {embd, v_heads});
+      matrix(p + "ssm_alpha.weight", {embd, v_heads});
+    }
     vector(p + "ssm_norm.weight", static_cast<uint64_t>(s.ssm_head_v_dim), WeightKind::kNorm);
     matrix(p + "ssm_out.weight", {value_dim, embd});
   }
@@ -356,7 +368,7 @@ struct PlanBuilder {
     }
     if (s.n_ff_shexp == 0) return;
     const auto sh = static_cast<uint64_t>(s.n_ff_shexp);
-    if (s.arch == "qwen2moe" || s.arch == "qwen35moe") {
+    if (s.arch == "qwen2moe" || s.arch == "qwen35moe" || s.arch == "qwen3next") {
       vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
     }
     matrix(p + "ffn_gate_shexp.weight", {embd, sh});
