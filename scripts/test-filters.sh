@@ -23,6 +23,16 @@ model_grid_filter() {
   echo
 }
 
+# The filter of a whole-model binary (a path or a name) rerun on the avx2 table
+# (tests/avx2_table/run.sh): the model grid where there is one, every case of the others
+# (model_quant_types_test's low-bit types).
+avx2_table_filter() {
+  case "$(basename "$1")" in
+    model_reference_forward_test | model_batch_invariance_test) model_grid_filter ;;
+    *) echo '*' ;;
+  esac
+}
+
 # The filter of a GoogleTest binary (a path or a name) in the sanitized run.
 sanitized_filter() {
   case "$(basename "$1")" in

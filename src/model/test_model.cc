@@ -11,6 +11,11 @@ namespace {
 
 std::string file_arch(const TestModelSpec& s) { return s.arch == "mixtral" ? "llama" : s.arch; }
 
+// Qwen's shared expert: sized by expert_shared_feed_forward_length, gated by ffn_gate_inp_shexp.
+bool has_gated_shared_expert(const std::string& arch) {
+  return arch == "qwen2moe" || arch == "qwen35moe" || arch == "qwen3next";
+}
+
 // GLM-4.5's keys as llama.cpp's converter writes them (the shared expert is a count of experts).
 void set_glm4moe_metadata(const TestModelSpec& s, GgufWriter& w) {
   const std::string a = s.arch;
@@ -129,7 +134,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     } else {
       w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
     }
-    if (s.arch == "qwen2moe" || s.arch == "qwen35moe" || s.arch == "qwen3next") {
+    if (has_gated_shared_expert(s.arch)) {
       w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
     }
     if (s.arch == "glm4moe") set_glm4moe_metadata(s, w);
@@ -186,10 +191,10 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
     b.vectors(p + "ffn_up_exps.bias", s.n_ff_exp, s.n_expert, 0.5f);
     b.vectors(p + "ffn_down_exps.bias", s.n_embd, s.n_expert, 0.5f);
   }
-  if (s.arch == "qwen2moe" || s.arch == "qwen35moe" || s.arch == "qwen3next") {
+  if (has_gated_shared_expert(s.arch)) {
     b.vector(p + "ffn_gate_inp_shexp.weight", s.n_embd, 0.0f, std::sqrt(3.0f / static_cast<float>(s.n_embd)));
   }
-  const bool sized_shexp = s.arch == "qwen2moe" || s.arch == "qwen35moe" || s.arch == "qwen3next" || ernie;
+  const bool sized_shexp = has_gated_shared_expert(s.arch) || ernie;
   if (sized_shexp || glm || deepseek || s.arch == "llama4") {
     const int width = sized_shexp ? s.n_ff_shexp : s.n_ff_exp;
     b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, width);

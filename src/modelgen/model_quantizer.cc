@@ -55,9 +55,11 @@ MixModel mix_model(const GgufFile& file) {
   const uint64_t n_head_kv = file.get_uint(arch + ".attention.head_count_kv").value_or(n_head);
   m.n_gqa = n_head_kv > 0 ? static_cast<int>(n_head / n_head_kv) : 1;
   m.has_output = file.find_tensor("output.weight") != nullptr;
-  // Qwen3-Next's files may lack the key: llama.cpp attends in every 4th layer of them.
-  m.full_attn_interval = static_cast<int>(
-      file.get_uint(arch + ".full_attention_interval").value_or(arch == "qwen3next" ? 4 : 0));
+  // A hybrid file (delta-net keys) without the key attends in every 4th layer, as llama.cpp and
+  // Strata's hparams read it (Qwen3-Next's files carry none).
+  const bool hybrid = file.get_uint(arch + ".ssm.conv_kernel").has_value();
+  m.full_attn_interval =
+      static_cast<int>(file.get_uint(arch + ".full_attention_interval").value_or(hybrid ? 4 : 0));
   return m;
 }
 

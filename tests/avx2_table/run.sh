@@ -2,9 +2,10 @@
 # Runs a whole-model GoogleTest binary again through the avx2 kernel table (STRATA_KERNELS=avx2),
 # which a CPU with AVX-512 or AVX-VNNI would otherwise never run: its packed kernels and its
 # attention and delta-rule code composed into whole forward passes, checked for batch
-# invariance and against the float64 reference. The model grid of scripts/test-filters.sh: each
-# architecture with one float and one quantised type, llama with every type (the table's
-# kernels differ by weight type, which kernels_matmul_test checks kernel by kernel).
+# invariance and against the float64 reference, on the cases avx2_table_filter in
+# scripts/test-filters.sh names (the model grid: each architecture with one float and one
+# quantised type, llama with every type; the table's kernels differ by weight type, which
+# kernels_matmul_test checks kernel by kernel).
 # Skipped (77) where the CPU's own table is avx2 or scalar: there the binary's own run already
 # was this run, or the CPU cannot run the table.
 # Usage: run.sh STRATA_BIN TEST_BIN
@@ -18,8 +19,4 @@ if [[ $table == avx2 || $table == scalar ]]; then
 fi
 source "$(dirname "$0")/../../scripts/test-filters.sh"
 cd "$(dirname "$test_bin")"
-filter='*'
-case "$(basename "$test_bin")" in
-  model_reference_forward_test | model_batch_invariance_test) filter=$(model_grid_filter) ;;
-esac
-STRATA_KERNELS=avx2 exec "$test_bin" --gtest_brief=1 --gtest_filter="$filter"
+STRATA_KERNELS=avx2 exec "$test_bin" --gtest_brief=1 --gtest_filter="$(avx2_table_filter "$test_bin")"
