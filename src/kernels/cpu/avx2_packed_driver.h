@@ -126,7 +126,9 @@ static inline void store_group(const MatmulArgs& a, int64_t g, int r0, int64_t o
   }
 }
 
-// The accumulators and the store of an AVX2 packed kernel (see packed_matmul()).
+// The accumulators and the store of an AVX2 packed kernel (see packed_matmul()). In an unnamed
+// namespace, as Avx512PackedKernel (avx512_packed_driver.h): its store<NR> must never be a weak symbol.
+namespace {
 struct Avx2PackedKernel {
   using Acc = __m256[2];
   template <int NR>
@@ -134,5 +136,6 @@ struct Avx2PackedKernel {
     store_group<NR>(a, g, r0, o_begin, o_end, acc);
   }
 };
+}  // namespace
 
 }  // namespace strata::kernels::cpu::avx2

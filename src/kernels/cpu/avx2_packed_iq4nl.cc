@@ -38,13 +38,13 @@ namespace {
 // What the two layouts differ in: the levels, a half's 8 scales, and the bias that makes the
 // levels unsigned for maddubs (0: IQ4_NL's levels are too large, it takes the sign trick).
 struct PackedIQ4NLFormat {
-  static constexpr int kMaddubsBias = 0;
+  [[maybe_unused]] static constexpr int kMaddubsBias = 0;  // the VNNI build does not read it
   static __m256i levels() { return iq4_levels(); }
   static __m256 scales8(const std::byte* blk, int h) { return fp16x8(blk + 16 * h); }  // rows 8h .. 8h + 7
 };
 
 struct PackedMXFP4Format {
-  static constexpr int kMaddubsBias = 12;
+  [[maybe_unused]] static constexpr int kMaddubsBias = 12;  // the VNNI build does not read it
   static __m256i levels() { return mxfp4_levels(); }
   static __m256 scales8(const std::byte* blk, int h) {  // bf16: the floats' top halves
     const __m256i bf16 = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 16 * h)));

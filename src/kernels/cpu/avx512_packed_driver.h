@@ -39,7 +39,10 @@ static inline void store_group(const MatmulArgs& a, int64_t g, int r0, int64_t o
 }
 
 // The accumulator and the store of an AVX-512 packed kernel (see packed_matmul()): one
-// 512-bit register holds a group's 16 rows.
+// 512-bit register holds a group's 16 rows. In an unnamed namespace: a member template of a
+// struct with external linkage is a weak symbol wherever it is not inlined (clang -O1 left
+// store<8> out of line), which the linker may merge across objects; here each object keeps its own.
+namespace {
 struct Avx512PackedKernel {
   using Acc = __m512;
   template <int NR>
@@ -47,5 +50,6 @@ struct Avx512PackedKernel {
     store_group<NR>(a, g, r0, o_begin, o_end, acc);
   }
 };
+}  // namespace
 
 }  // namespace strata::kernels::cpu::avx512
