@@ -246,12 +246,21 @@ Result<VocabMetadata> load_vocab(const GenerateOptions& o, int preset_vocab) {
   return vocab_from_gguf(o.vocab_path);
 }
 
+// The vocabulary size of a model with o's vocabulary: the built-in one's (the preset's, at least
+// its byte tokens) without building its token strings, which a plan does not need (a preset's
+// 150k would be built twice per model written), or the vocabulary file's.
+Result<int> vocab_size(const GenerateOptions& o, int preset_vocab) {
+  if (o.vocab_path.empty()) return std::max(preset_vocab, kByteVocabSize);
+  STRATA_ASSIGN_OR_RETURN(VocabMetadata vocab, vocab_from_gguf(o.vocab_path));
+  return vocab.n_vocab;
+}
+
 // The plan of spec (its vocabulary size from o's vocabulary) in o's type and mix, and its size.
 Result<GenerateReport> plan_spec(ModelSpec spec, const GenerateOptions& o) {
   GenerateReport report;
   report.spec = std::move(spec);
-  STRATA_ASSIGN_OR_RETURN(VocabMetadata vocab, load_vocab(o, report.spec.n_vocab));
-  report.spec.n_vocab = vocab.n_vocab;
+  STRATA_ASSIGN_OR_RETURN(int n_vocab, vocab_size(o, report.spec.n_vocab));
+  report.spec.n_vocab = n_vocab;
   STRATA_ASSIGN_OR_RETURN(report.plan, plan_tensors(report.spec, o.type, o.mix));
   for (const auto& t : report.plan.tensors) {
     uint64_t n = 1;
