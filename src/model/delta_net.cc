@@ -141,13 +141,10 @@ void project_inputs(const Hparams& hp, const LayerWeights& lw, int n, ForwardScr
     matmul_same_input(inputs, s, pool);
     return;
   }
-  // ssm_ba's output after ssm_in's, on a 64-byte boundary as every matmul output's first row is.
-  float* in = s.delta_fused();
-  const size_t in_floats = static_cast<size_t>(n) * (hp.ssm_conv_channels() + hp.ssm_n_v_heads * hp.ssm_head_v_dim);
-  float* ba = in + (in_floats + 15) / 16 * 16;
-  const kernels::MatmulJob inputs[] = {{&lw.ssm_in, s.normed(), n, in}, {&lw.ssm_ba, s.normed(), n, ba}};
+  const kernels::MatmulJob inputs[] = {{&lw.ssm_in, s.normed(), n, s.delta_in()},
+                                       {&lw.ssm_ba, s.normed(), n, s.delta_ba()}};
   matmul_same_input(inputs, s, pool);
-  split_grouped(hp, n, in, ba, s);
+  split_grouped(hp, n, s.delta_in(), s.delta_ba(), s);
 }
 
 }  // namespace

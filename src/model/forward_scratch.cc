@@ -32,7 +32,10 @@ ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
   delta_beta_.resize(floats(r, sizes.delta_heads));
   delta_alpha_.resize(floats(r, sizes.delta_heads));
   delta_out_.resize(floats(r, sizes.delta_values));
-  delta_fused_.resize(floats(r, sizes.delta_fused_floats));
+  if (sizes.delta_fused) {
+    delta_in_.resize(floats(r, sizes.delta_channels + sizes.delta_values));
+    delta_ba_.resize(floats(r, 2 * sizes.delta_heads));
+  }
   delta_order_.assign(2 * static_cast<size_t>(r) + 1, 0);
   if (sizes.n_expert > 0) {
     const int routes = r * sizes.n_expert_used;

@@ -44,7 +44,7 @@ class ForwardScratch {
     int delta_channels = 0;
     int delta_values = 0;
     int delta_heads = 0;
-    int delta_fused_floats = 0;
+    bool delta_fused = false;
     size_t matmul_bytes = 0;  // largest matmul scratch over all matrices at max_rows
     size_t attention_floats = 0;  // per attention worker
     int max_block_tokens = 0;     // K/V block size the attention scratch fits
@@ -83,7 +83,9 @@ class ForwardScratch {
   float* delta_beta() { return delta_beta_.as<float>(); }    // delta_heads
   float* delta_alpha() { return delta_alpha_.as<float>(); }  // delta_heads
   float* delta_out() { return delta_out_.as<float>(); }      // delta_values
-  float* delta_fused() { return delta_fused_.as<float>(); }  // delta_fused_floats: ssm_in's, then ssm_ba's output
+  // With delta_fused: ssm_in's output (delta_channels + delta_values) and ssm_ba's (2 delta_heads).
+  float* delta_in() { return delta_in_.as<float>(); }
+  float* delta_ba() { return delta_ba_.as<float>(); }
   // Row indices of a batch ordered by (sequence, position): max_rows entries, then max_rows + 1
   // offsets where each sequence's run starts.
   int* delta_order() { return delta_order_.data(); }
@@ -134,7 +136,7 @@ class ForwardScratch {
   size_t blocks_per_worker_ = 0;
   AlignedBuffer hidden_, normed_, q_, k_, v_, attn_out_, proj_, gate_, up_, matmul_, attention_, mla_q_, mla_a_,
       mla_heads_in_, mla_heads_out_, q_gate_, delta_qkv_, delta_z_, delta_beta_, delta_alpha_, delta_out_,
-      delta_fused_;
+      delta_in_, delta_ba_;
   std::vector<int> delta_order_;
   AlignedBuffer router_, route_expert_, route_weight_, route_slot_, expert_first_, expert_x_, expert_gate_,
       expert_up_, expert_out_, shared_out_, shared_gate_;
