@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   const std::string target =
       R"({"address": {"city": "San Francisco", "zip": "94110"}, "age": 42, "email": "ada.lovelace@example.org", )"
       R"("name": "Ada Lovelace, Countess of Lovelace", "tags": ["mathematics", "poetry", "engines", "notes"]})";
-  auto gbnf = strata::grammar::json_schema_to_gbnf(nlohmann::json::parse(schema));
+  auto gbnf = strata::grammar::json_schema_to_gbnf(strata::grammar::SchemaJson::parse(schema));
   auto compiled = CompiledGrammar::Compile(*strata::grammar::parse_gbnf(*gbnf));
   using clock = std::chrono::steady_clock;
   auto us_since = [](clock::time_point t0) { return std::chrono::duration<double, std::micro>(clock::now() - t0).count(); };

@@ -15,7 +15,7 @@ namespace strata::testing {
 namespace {
 
 std::shared_ptr<const grammar::CompiledGrammar> compile_schema(const std::string& schema) {
-  Result<std::string> gbnf = grammar::json_schema_to_gbnf(nlohmann::json::parse(schema));
+  Result<std::string> gbnf = grammar::json_schema_to_gbnf(grammar::SchemaJson::parse(schema));
   EXPECT_TRUE(gbnf.ok()) << gbnf.status().ToString();
   Result<grammar::Grammar> g = grammar::parse_gbnf(*gbnf);
   EXPECT_TRUE(g.ok()) << g.status().ToString();

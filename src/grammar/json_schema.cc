@@ -3,6 +3,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -12,7 +14,7 @@ namespace strata::grammar {
 
 namespace {
 
-using nlohmann::json;
+using json = SchemaJson;
 
 constexpr int kMaxSchemaDepth = 64;
 constexpr int kMaxCount = 10000;
@@ -80,7 +82,7 @@ class SchemaCompiler {
     return Status::Ok();
   }
 
-  Result<const json*> resolve(const std::string& ref, const std::string& where) const {
+  Result<const json*> resolve(const std::string& ref, const std::string& where) {
     if (ref == "#") return &root_;
     if (!ref.starts_with("#/")) return error(where, fmt::format("'$ref' \"{}\" is not a local reference (#/...)", ref));
     const json* at = &root_;
@@ -91,11 +93,21 @@ class SchemaCompiler {
       std::string part = ref.substr(begin, end - begin);
       for (size_t p; (p = part.find("~1")) != std::string::npos;) part.replace(p, 2, "/");
       for (size_t p; (p = part.find("~0")) != std::string::npos;) part.replace(p, 2, "~");
-      if (!at->is_object() || !at->contains(part)) return error(where, fmt::format("'$ref' \"{}\" points nowhere", ref));
-      at = &(*at)[part];
+      at = at->is_object() ? member(*at, part) : nullptr;
+      if (!at) return error(where, fmt::format("'$ref' \"{}\" points nowhere", ref));
       begin = end + 1;
     }
     return at;
+  }
+
+  // object's member named key, or nullptr; through an index built on the first lookup.
+  const json* member(const json& object, const std::string& key) {
+    auto [index, fresh] = member_index_.try_emplace(&object);
+    if (fresh) {
+      for (const auto& [name, value] : object.items()) index->second.emplace(name, &value);
+    }
+    const auto it = index->second.find(key);
+    return it == index->second.end() ? nullptr : it->second;
   }
 
   Result<std::string> visit_ref(const std::string& ref, const std::string& where) {
@@ -144,12 +156,30 @@ class SchemaCompiler {
     return join_alternatives(alternatives);
   }
 
-  // allOf of object schemas: one object schema with every part's properties and requirements.
+  // allOf of object schemas: one object schema with every part's properties (the schema's own
+  // first, then each part's in order; a later schema for a name replaces the earlier one in its
+  // place) and requirements.
   Result<std::string> visit_all_of(const json& schema, const json& list, const std::string& where, int depth) {
     if (!list.is_array() || list.empty()) return error(where + "/allOf", "must be a non-empty array of schemas");
     json merged = schema;
     merged.erase("allOf");
     merged["type"] = "object";
+    json::object_t properties;
+    std::unordered_map<std::string_view, size_t> property_index;
+    auto add_properties = [&](const json& from) {
+      for (const auto& [name, prop] : from.items()) {
+        const auto [it, fresh] = property_index.try_emplace(name, properties.size());
+        if (fresh) {
+          properties.json::object_t::Container::emplace_back(name, prop);
+        } else {
+          properties.json::object_t::Container::operator[](it->second).second = prop;
+        }
+      }
+    };
+    if (auto own = schema.find("properties"); own != schema.end()) {
+      if (!own->is_object()) return error(where, "'properties' must be an object");
+      add_properties(*own);
+    }
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string at = fmt::format("{}/allOf/{}", where, i);
       const json* part = &list[i];
@@ -158,9 +188,11 @@ class SchemaCompiler {
       }
       const bool is_object = part->is_object() && (part->value("type", json("object")) == "object");
       if (!is_object) return error(at, "'allOf' is supported for object schemas only");
+      STRATA_RETURN_IF_ERROR(check_keywords(*part, at));
       for (const auto& [key, value] : part->items()) {
-        if (key == "properties" && value.is_object()) {
-          for (const auto& [name, prop] : value.items()) merged["properties"][name] = prop;
+        if (key == "properties") {
+          if (!value.is_object()) return error(at, "'properties' must be an object");
+          add_properties(value);
         } else if (key == "required" && value.is_array()) {
           for (const json& r : value) merged["required"].push_back(r);
         } else if (key != "type" && !annotation_keywords().count(key)) {
@@ -168,6 +200,7 @@ class SchemaCompiler {
         }
       }
     }
+    if (!properties.empty()) merged["properties"] = json(std::move(properties));
     return visit(merged, where, depth + 1);
   }
 
@@ -344,6 +377,8 @@ class SchemaCompiler {
   const std::string prefix_;
   std::string rules_;
   std::map<std::string, std::string> ref_rules_;
+  // Objects of root_ that $ref paths passed through, by address: their members by name.
+  std::unordered_map<const json*, std::unordered_map<std::string_view, const json*>> member_index_;
   int n_rules_ = 0;
 };
 

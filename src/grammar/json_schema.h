@@ -11,9 +11,18 @@
 // (title, description, default, examples, $schema, $id, $comment, deprecated, readOnly,
 // writeOnly, strict) are ignored. Any other keyword is an error naming it and where it is.
 //
-// Object properties are written in the schema's order, required ones always, optional ones
-// when the model chooses; extra properties (when allowed) come after them. Numbers have at
-// most 16 integer and 16 fraction digits.
+// Object properties are written in the schema's order (the order of its `properties` object,
+// which is why schemas are nlohmann::ordered_json: nlohmann::json would sort them by name; an
+// allOf gives the parts' properties in part order), required ones always, optional ones when
+// the model chooses; extra properties (when allowed) come after them. Clients put properties in
+// the order they want them written (OpenAI's structured outputs keep it too), e.g. a
+// "reasoning" before the "answer" it leads to. Numbers have at most 16 integer and 16 fraction
+// digits.
+//
+// Lookups in an ordered object are linear in its size, so `$ref` paths are followed through a
+// hash index of each object they pass (built once per compile) and allOf properties are merged
+// through one: a schema with thousands of definitions or properties compiles in time near
+// linear in its size.
 //
 // pattern: the regular expression must match the whole string (a leading ^ and trailing $
 // are optional). Supported: literals and escapes (\. \\ \/ ...), ., character classes with
@@ -33,7 +42,9 @@
 
 namespace strata::grammar {
 
-Result<std::string> json_schema_to_gbnf(const nlohmann::json& schema);
+using SchemaJson = nlohmann::ordered_json;
+
+Result<std::string> json_schema_to_gbnf(const SchemaJson& schema);
 
 // The same in pieces, for grammars that embed several schemas (forced tool calls): a GBNF
 // expression for the schema and the rules it uses, named with prefix so that schemas compiled
@@ -43,7 +54,7 @@ struct SchemaGbnf {
   std::string expr;
   std::string rules;
 };
-Result<SchemaGbnf> json_schema_rules(const nlohmann::json& schema, const std::string& prefix);
+Result<SchemaGbnf> json_schema_rules(const SchemaJson& schema, const std::string& prefix);
 
 // The GBNF rules for any JSON value (root ::= value), shared by json_object mode.
 std::string any_json_gbnf();

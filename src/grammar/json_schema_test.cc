@@ -2,13 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "grammar/gbnf_parser.h"
 #include "grammar/grammar_matcher.h"
 
 namespace strata::grammar {
 namespace {
 
-using nlohmann::json;
+using json = SchemaJson;
 
 class SchemaMatcher {
  public:
@@ -33,16 +35,28 @@ std::string schema_error_of(const std::string& schema) {
   return gbnf.ok() ? "" : std::string(gbnf.status().message());
 }
 
-TEST(JsonSchema, ObjectsHaveRequiredAndOptionalPropertiesInNameOrder) {
-  SchemaMatcher s(R"({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"},
-      "c": {"type": "boolean"}}, "required": ["b"]})");
+TEST(JsonSchema, ObjectsHaveRequiredAndOptionalPropertiesInTheSchemasOrder) {
+  SchemaMatcher s(R"({"type": "object", "properties": {"c": {"type": "boolean"}, "a": {"type": "integer"},
+      "b": {"type": "string"}}, "required": ["b"]})");
   EXPECT_TRUE(s.matches(R"({"b": "x"})"));
-  EXPECT_TRUE(s.matches(R"({"a": -3, "b": "x", "c": true})"));
+  EXPECT_TRUE(s.matches(R"({"c": true, "a": -3, "b": "x"})"));
+  EXPECT_TRUE(s.matches(R"({"a": -3, "b": "x"})"));
   EXPECT_TRUE(s.matches("{\n  \"a\": 0,\n  \"b\": \"\"\n}"));
+  EXPECT_FALSE(s.matches(R"({"a": -3, "b": "x", "c": true})"));
+  EXPECT_FALSE(s.matches(R"({"b": "x", "a": -3})"));
   EXPECT_FALSE(s.matches(R"({"a": 1})"));
   EXPECT_FALSE(s.matches(R"({"b": "x", "d": 1})"));
   EXPECT_FALSE(s.matches(R"({"b": "x",})"));
   EXPECT_FALSE(s.matches(R"({"a": 01, "b": "x"})"));
+}
+
+// The order a client gives is the order a model writes, so a field meant to come first (a
+// "reasoning" before the "answer" it leads to) does.
+TEST(JsonSchema, ReasoningDeclaredFirstIsWrittenFirst) {
+  SchemaMatcher s(R"({"type": "object", "properties": {"reasoning": {"type": "string"},
+      "answer": {"type": "integer"}}, "required": ["reasoning", "answer"]})");
+  EXPECT_TRUE(s.matches(R"({"reasoning": "2 and 2", "answer": 4})"));
+  EXPECT_FALSE(s.matches(R"({"answer": 4, "reasoning": "2 and 2"})"));
 }
 
 TEST(JsonSchema, AdditionalPropertiesFollowTheNamedOnes) {
@@ -95,8 +109,9 @@ TEST(JsonSchema, RecursiveRefs) {
   SchemaMatcher s(R"({"$ref": "#/$defs/node", "$defs": {"node": {"type": "object",
       "properties": {"v": {"type": "integer"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
       "required": ["v"]}}})");
-  EXPECT_TRUE(s.matches(R"({"kids": [{"v": 2}, {"kids": [], "v": 3}], "v": 1})"));
-  EXPECT_FALSE(s.matches(R"({"kids": [{}], "v": 1})"));
+  EXPECT_TRUE(s.matches(R"({"v": 1, "kids": [{"v": 2}, {"v": 3, "kids": []}]})"));
+  EXPECT_FALSE(s.matches(R"({"v": 1, "kids": [{"kids": [], "v": 3}]})"));
+  EXPECT_FALSE(s.matches(R"({"v": 1, "kids": [{}]})"));
 }
 
 TEST(JsonSchema, AnyOfAndAllOf) {
@@ -108,6 +123,42 @@ TEST(JsonSchema, AnyOfAndAllOf) {
       {"properties": {"b": {"type": "integer"}}, "required": ["b"]}]})");
   EXPECT_TRUE(all.matches(R"({"a": 1, "b": 2})"));
   EXPECT_FALSE(all.matches(R"({"a": 1})"));
+}
+
+// allOf writes the schema's own properties, then each part's in part order; a name a later part
+// gives again keeps its first place and takes the later schema.
+TEST(JsonSchema, AllOfKeepsPropertiesInPartOrder) {
+  SchemaMatcher s(R"({"properties": {"z": {"type": "null"}}, "required": ["z"], "$defs": {"base": {"type": "object",
+      "properties": {"y": {"type": "integer"}, "x": {"type": "integer"}}, "required": ["y", "x"]}},
+      "allOf": [{"$ref": "#/$defs/base"}, {"properties": {"w": {"type": "boolean"}, "y": {"type": "string"}},
+      "required": ["w"]}]})");
+  EXPECT_TRUE(s.matches(R"({"z": null, "y": "s", "x": 1, "w": true})"));
+  EXPECT_FALSE(s.matches(R"({"z": null, "y": 3, "x": 1, "w": true})"));
+  EXPECT_FALSE(s.matches(R"({"w": true, "x": 1, "y": "s", "z": null})"));
+  EXPECT_FALSE(s.matches(R"({"z": null, "w": true, "y": "s", "x": 1})"));
+}
+
+TEST(JsonSchema, AllOfPartsAreCheckedLikeSchemas) {
+  EXPECT_NE(schema_error_of(R"({"allOf": [{"type": "object"}, {"if": {}}]})").find("'#/allOf/1': unsupported keyword 'if'"),
+            std::string::npos);
+  EXPECT_NE(schema_error_of(R"({"allOf": [{"properties": [1]}]})").find("'#/allOf/0': 'properties' must be an object"),
+            std::string::npos);
+  EXPECT_NE(schema_error_of(R"({"properties": 3, "allOf": [{"properties": {}}]})").find("'properties' must be an object"),
+            std::string::npos);
+}
+
+// $ref paths walk objects by name whatever their size and order, ~0 and ~1 unescaped.
+TEST(JsonSchema, RefsFindDefinitionsAmongMany) {
+  std::string defs;
+  for (int i = 0; i < 2000; ++i) defs += (i ? ", " : "") + fmt::format(R"("d{}": {{"const": {}}})", i, i);
+  std::string refs;
+  for (int i = 1999; i >= 0; i -= 3) refs += (refs.empty() ? "" : ", ") + fmt::format(R"({{"$ref": "#/$defs/d{}"}})", i);
+  SchemaMatcher s(R"({"$defs": {)" + defs + R"(, "a/b~c": {"const": "slash"}}, "anyOf": [)" + refs +
+                  R"(, {"$ref": "#/$defs/a~1b~0c"}]})");
+  EXPECT_TRUE(s.matches("1999"));
+  EXPECT_TRUE(s.matches("1"));
+  EXPECT_TRUE(s.matches(R"("slash")"));
+  EXPECT_FALSE(s.matches("2"));
 }
 
 TEST(JsonSchema, PatternsAndFormats) {

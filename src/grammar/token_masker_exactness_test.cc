@@ -42,7 +42,7 @@ std::shared_ptr<const CompiledGrammar> compile_gbnf(const std::string& gbnf) {
 }
 
 std::shared_ptr<const CompiledGrammar> compile_schema(const char* schema) {
-  Result<std::string> gbnf = json_schema_to_gbnf(nlohmann::json::parse(schema));
+  Result<std::string> gbnf = json_schema_to_gbnf(SchemaJson::parse(schema));
   EXPECT_TRUE(gbnf.ok()) << gbnf.status().ToString();
   return compile_gbnf(*gbnf);
 }

@@ -3,6 +3,7 @@
 namespace strata::server {
 
 using nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
 
 namespace {
 
@@ -26,25 +27,25 @@ json anthropic_usage_json(const Usage& usage) {
           {"cache_creation_input_tokens", 0}};
 }
 
-json anthropic_tool_input(const ParsedToolCall& call) {
+OrderedJson anthropic_tool_input(const ParsedToolCall& call) {
   if (call.arguments_raw) return {{"INVALID_JSON", call.arguments_json}};
   // Otherwise the parser hands over arguments as a JSON object's text, so this parse cannot fail.
-  return json::parse(call.arguments_json, nullptr, false);
+  return OrderedJson::parse(call.arguments_json, nullptr, false);
 }
 
-json tool_use_block_json(const ResponseMeta& meta, const ParsedToolCall& call, size_t call_index,
-                         bool with_input) {
-  json input = with_input ? anthropic_tool_input(call) : json::object();
+OrderedJson tool_use_block_json(const ResponseMeta& meta, const ParsedToolCall& call, size_t call_index,
+                                bool with_input) {
+  OrderedJson input = with_input ? anthropic_tool_input(call) : OrderedJson::object();
   return {{"type", "tool_use"},
           {"id", call.id.empty() ? tool_call_id("toolu_", meta.id, call_index) : call.id},
           {"name", call.name},
           {"input", std::move(input)}};
 }
 
-json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& result,
-                            const std::string& stop_sequence, bool parse_tool_calls,
-                            ReasoningMode reasoning, const ToolCallFormat& tool_format) {
-  json content = json::array();
+OrderedJson anthropic_message_json(const ResponseMeta& meta, const GenerationResult& result,
+                                   const std::string& stop_sequence, bool parse_tool_calls,
+                                   ReasoningMode reasoning, const ToolCallFormat& tool_format) {
+  OrderedJson content = OrderedJson::array();
   std::string answer = result.text;
   std::vector<PlacedToolCall> harmony_calls;
   if (reasoning.split) {
@@ -72,7 +73,7 @@ json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& re
           {"content", content},
           {"stop_reason", anthropic_stop_reason(result.finish, stop_sequence, !parsed.calls.empty())},
           {"stop_sequence", stop_sequence_value(stop_sequence)},
-          {"usage", anthropic_usage_json(result.usage)}};
+          {"usage", OrderedJson(anthropic_usage_json(result.usage))}};
 }
 
 json message_start_event(const ResponseMeta& meta, int prompt_tokens) {

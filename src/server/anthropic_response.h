@@ -2,6 +2,10 @@
 // (message_start, content_block_start, ping, content_block_delta, content_block_stop,
 // message_delta, message_stop).
 //
+// A message and its tool_use inputs are nlohmann::ordered_json: members in the order written here
+// (Anthropic's), a tool's input in the order the model wrote its arguments (a forced call: the
+// schema's order). The stream's events are nlohmann::json (their inputs travel as text).
+//
 // Pure functions; thread-safe. Usage follows Anthropic's split: input_tokens counts prompt
 // tokens read afresh, cache_read_input_tokens those served from the prefix cache / park store.
 #pragma once
@@ -29,18 +33,18 @@ nlohmann::json anthropic_usage_json(const Usage& usage);
 // {"type": "thinking", "thinking", "signature": ""} (tool calls are looked for after it; a harmony
 // reply's calls come from the split already parsed). tool_format: how the model writes its calls
 // (and the offered tools' parameter types).
-nlohmann::json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& result,
-                                      const std::string& stop_sequence,
-                                      bool parse_tool_calls = false, ReasoningMode reasoning = {},
-                                      const ToolCallFormat& tool_format = {});
+nlohmann::ordered_json anthropic_message_json(const ResponseMeta& meta, const GenerationResult& result,
+                                              const std::string& stop_sequence,
+                                              bool parse_tool_calls = false, ReasoningMode reasoning = {},
+                                              const ToolCallFormat& tool_format = {});
 // A call's tool_use input: its arguments object, or for raw arguments (not a JSON object; see
 // ParsedToolCall) {"INVALID_JSON": the model's text}, the wrapping Anthropic's tool-use docs
 // suggest for invalid JSON, since input must be an object.
-nlohmann::json anthropic_tool_input(const ParsedToolCall& call);
+nlohmann::ordered_json anthropic_tool_input(const ParsedToolCall& call);
 // {"type": "tool_use", "id": "toolu_...", "name", "input"}; input is {} in stream starts
 // (the arguments follow as input_json_delta). The id is the one the model wrote when it wrote one.
-nlohmann::json tool_use_block_json(const ResponseMeta& meta, const ParsedToolCall& call,
-                                   size_t call_index, bool with_input);
+nlohmann::ordered_json tool_use_block_json(const ResponseMeta& meta, const ParsedToolCall& call,
+                                           size_t call_index, bool with_input);
 
 // Stream events; each is sent as "event: <type>" with this JSON as data.
 nlohmann::json message_start_event(const ResponseMeta& meta, int prompt_tokens);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "server/sse.h"
+
 namespace strata::server {
 namespace {
 
@@ -62,6 +64,16 @@ TEST(AnthropicResponse, BareJsonToolCallIsAToolUseBlock) {
   EXPECT_EQ(input_json_delta_event("{}", 2),
             json::parse(R"({"type": "content_block_delta", "index": 2,
                             "delta": {"type": "input_json_delta", "partial_json": "{}"}})"));
+}
+
+// The body's bytes: members in Anthropic's order, a tool's input in the order the model wrote.
+TEST(AnthropicResponse, ToolInputKeepsTheModelsKeyOrder) {
+  GenerationResult r;
+  r.text = "<tool_call>\n{\"name\": \"convert\", \"arguments\": {\"value\": 3, \"from\": \"m\", \"to\": \"ft\"}}\n</tool_call>";
+  r.finish = FinishReason::kStop;
+  const std::string body = dump_json(anthropic_message_json(kMessageMeta, r, "", /*parse_tool_calls=*/true));
+  EXPECT_NE(body.find(R"("input":{"value":3,"from":"m","to":"ft"})"), std::string::npos) << body;
+  EXPECT_EQ(body.find(R"({"id":)"), 0u) << body;
 }
 
 }  // namespace

@@ -60,8 +60,8 @@ RendererFactory openai_renderers(Api api, const CompletionRequest& request, Resp
   const ToolCallFormat format = request.tool_format;
   return [meta, &text, chat, logprobs, tools, reasoning, format](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
     auto build = [meta, &text, chat, logprobs, tools, reasoning, format](const GenerationResult& result) {
-      return chat ? chat_completion_json(meta, result, logprobs, text, tools, reasoning, format)
-                  : text_completion_json(meta, result, logprobs, text);
+      return dump_json(chat ? chat_completion_json(meta, result, logprobs, text, tools, reasoning, format)
+                            : text_completion_json(meta, result, logprobs, text));
     };
     return std::make_unique<JsonBodyRenderer>(std::move(write), logprobs, build, openai_error_body);
   };
@@ -82,8 +82,8 @@ RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMe
   }
   return [meta, &text, stops, tools, reasoning, format](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
     auto build = [meta, &text, stops, tools, reasoning, format](const GenerationResult& result) {
-      return anthropic_message_json(meta, result, matched_stop_sequence(result, stops, text), tools, reasoning,
-                                    format);
+      return dump_json(anthropic_message_json(meta, result, matched_stop_sequence(result, stops, text), tools,
+                                              reasoning, format));
     };
     return std::make_unique<JsonBodyRenderer>(std::move(write), false, build, anthropic_error_body);
   };

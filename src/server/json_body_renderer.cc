@@ -30,9 +30,7 @@ bool JsonBodyRenderer::token(const RequestEvent& event) {
 
 bool JsonBodyRenderer::finish(const RequestEvent& event) {
   result_.add(event, keep_logprobs_);
-  nlohmann::json body =
-      finished_normally(event) ? build_(result_) : error_(error_for_unfinished(event));
-  return write_(dump_json(body));
+  return write_(finished_normally(event) ? build_(result_) : dump_json(error_(error_for_unfinished(event))));
 }
 
 }  // namespace strata::server

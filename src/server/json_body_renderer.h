@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -19,7 +20,9 @@ namespace strata::server {
 
 class JsonBodyRenderer : public ResponseRenderer {
  public:
-  using BuildFn = std::function<nlohmann::json(const GenerationResult&)>;
+  // The answer's body text (dump_json of the API's document: OpenAI's nlohmann::json, Anthropic's
+  // nlohmann::ordered_json).
+  using BuildFn = std::function<std::string(const GenerationResult&)>;
   using ErrorFn = std::function<nlohmann::json(const ApiError&)>;
 
   JsonBodyRenderer(SseWriter::WriteFn write, bool keep_logprobs, BuildFn build, ErrorFn error);

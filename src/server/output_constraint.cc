@@ -45,8 +45,7 @@ Result<std::string> response_format_gbnf(const RequestJson& format) {
   if (const RequestJson* strict = find_field(*spec, "strict"); strict && !strict->is_boolean() && !strict->is_null()) {
     return Status::InvalidArgument("'response_format.json_schema.strict' must be a boolean");
   }
-  // The grammar reads schemas as nlohmann::json: properties in sorted order, as before.
-  Result<std::string> gbnf = grammar::json_schema_to_gbnf(json(*schema));
+  Result<std::string> gbnf = grammar::json_schema_to_gbnf(*schema);
   if (!gbnf.ok()) {
     return Status::InvalidArgument(fmt::format("'response_format.json_schema.schema': {}", gbnf.status().message()));
   }
@@ -85,9 +84,9 @@ Result<std::string> tool_call_gbnf(const RequestJson& tools) {
   for (size_t i = 0; i < tools.size(); ++i) {
     const RequestJson& function = tools[i]["function"];
     const std::string name = function["name"].get<std::string>();
-    const json schema = function.contains("parameters") && function["parameters"].is_object()
-                            ? json(function["parameters"])
-                            : json{{"type", "object"}, {"additionalProperties", true}};
+    const RequestJson schema = function.contains("parameters") && function["parameters"].is_object()
+                                   ? function["parameters"]
+                                   : RequestJson{{"type", "object"}, {"additionalProperties", true}};
     Result<grammar::SchemaGbnf> args = grammar::json_schema_rules(schema, fmt::format("t{}-", i));
     if (!args.ok()) {
       return Status::InvalidArgument(

@@ -21,8 +21,9 @@ bool constraint_matches(const CompletionRequest& r, const std::string& text) {
 
 const char* kUser = R"("messages": [{"role": "user", "content": "x"}])";
 
+// Parsed as the server parses bodies: objects keep the client's key order.
 Result<CompletionRequest> chat(const std::string& fields) {
-  return parse_chat_completion_request(json::parse("{" + std::string(kUser) + ", " + fields + "}"));
+  return parse_chat_completion_request(RequestJson::parse("{" + std::string(kUser) + ", " + fields + "}"));
 }
 
 TEST(OutputConstraint, JsonObjectModeAcceptsAnyObject) {
@@ -45,6 +46,16 @@ TEST(OutputConstraint, JsonSchemaModeFollowsTheSchema) {
       "chat_template_kwargs": {"enable_thinking": true})");
   ASSERT_TRUE(thinking.ok());
   EXPECT_EQ(thinking->prompt.template_kwargs["enable_thinking"], true);
+}
+
+// Properties are written in the order the client's schema lists them, not sorted by name.
+TEST(OutputConstraint, JsonSchemaModeKeepsTheClientsPropertyOrder) {
+  Result<CompletionRequest> r = chat(R"("response_format": {"type": "json_schema", "json_schema": {"name": "p",
+      "schema": {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+      "required": ["name", "age"]}}})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(constraint_matches(*r, R"({"name": "Ann", "age": 7})"));
+  EXPECT_FALSE(constraint_matches(*r, R"({"age": 7, "name": "Ann"})"));
 }
 
 TEST(OutputConstraint, TextFormatAndNoFormatLeaveTheOutputFree) {
@@ -92,6 +103,16 @@ TEST(OutputConstraint, NamedToolChoiceForcesThatTool) {
   Result<CompletionRequest> free = chat(std::string(kToolsMember) + R"(, "tool_choice": "auto")");
   ASSERT_TRUE(free.ok());
   EXPECT_EQ(free->generate.constraint, nullptr);
+}
+
+TEST(OutputConstraint, ForcedCallArgumentsKeepTheParametersOrder) {
+  Result<CompletionRequest> r = chat(R"("tools": [{"type": "function", "function": {"name": "convert",
+      "parameters": {"type": "object", "properties": {"value": {"type": "number"}, "from": {"type": "string"},
+      "to": {"type": "string"}}, "required": ["value", "from", "to"]}}}], "tool_choice": "required")");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::string head = "<tool_call>\n{\"name\": \"convert\", \"arguments\": ";
+  EXPECT_TRUE(constraint_matches(*r, head + R"({"value": 3, "from": "m", "to": "ft"}})" + "\n</tool_call>"));
+  EXPECT_FALSE(constraint_matches(*r, head + R"({"from": "m", "to": "ft", "value": 3}})" + "\n</tool_call>"));
 }
 
 TEST(OutputConstraint, AnthropicAnyAndNamedToolChoicesForceACall) {

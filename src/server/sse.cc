@@ -26,6 +26,10 @@ std::string dump_json(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+std::string dump_json(const nlohmann::ordered_json& value) {
+  return value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 bool SseWriter::write(const std::string& frame) {
   if (!ok_) return false;
   ok_ = write_(frame);

@@ -39,5 +39,6 @@ class SseWriter {
 
 // Compact JSON with invalid UTF-8 replaced (U+FFFD) rather than throwing.
 std::string dump_json(const nlohmann::json& value);
+std::string dump_json(const nlohmann::ordered_json& value);
 
 }  // namespace strata::server

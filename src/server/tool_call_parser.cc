@@ -1,5 +1,6 @@
 #include "server/tool_call_parser.h"
 
+#include "server/request_json.h"
 #include "server/tool_call_arg_tags.h"
 #include "server/tool_call_deepseek.h"
 #include "server/tool_call_minimax.h"
@@ -16,7 +17,10 @@ namespace strata::server {
 
 namespace {
 
-using nlohmann::json;
+// Ordered: a call's arguments keep the order the model wrote them in (a schema's order under a
+// forced call), as the other formats' parsers keep it; parse_ordered_json reads a model's
+// output in linear time (a null value when it is not JSON).
+using CallJson = RequestJson;
 
 constexpr std::string_view kOpenTag = "<tool_call>";
 constexpr std::string_view kCloseTag = "</tool_call>";
@@ -37,16 +41,16 @@ std::string_view trim_space(std::string_view text) {
 // {"name": "...", "arguments" | "parameters": {...} or a string}. A string holding a JSON object
 // is unwrapped; any other string is kept as the call's raw arguments.
 bool parse_call(std::string_view body, ParsedToolCall* out) {
-  json call = json::parse(trim_space(body), nullptr, /*allow_exceptions=*/false);
+  CallJson call = parse_ordered_json(trim_space(body)).value;
   if (!call.is_object()) return false;
   auto name = call.find("name");
   if (name == call.end() || !name->is_string() || name->get<std::string>().empty()) return false;
-  json arguments = json::object();
+  CallJson arguments = CallJson::object();
   auto args = call.find("arguments");
   if (args == call.end()) args = call.find("parameters");
   if (args != call.end() && !args->is_null()) {
     arguments = args->is_string()
-                    ? json::parse(args->get<std::string>(), nullptr, /*allow_exceptions=*/false)
+                    ? parse_ordered_json(args->get<std::string>()).value
                     : *args;
   }
   const bool raw = args != call.end() && args->is_string() && !arguments.is_object();
@@ -55,7 +59,7 @@ bool parse_call(std::string_view body, ParsedToolCall* out) {
   out->id = id != call.end() && id->is_string() ? id->get<std::string>() : "";
   out->name = name->get<std::string>();
   out->arguments_raw = raw;
-  out->arguments_json = raw ? args->get<std::string>() : arguments.dump(-1, ' ', false, json::error_handler_t::replace);
+  out->arguments_json = raw ? args->get<std::string>() : arguments.dump(-1, ' ', false, CallJson::error_handler_t::replace);
   return true;
 }
 
@@ -68,9 +72,9 @@ bool parse_bare_calls(std::string_view body, std::vector<ParsedToolCall>* out) {
     out->push_back(std::move(call));
     return true;
   }
-  json calls = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  CallJson calls = parse_ordered_json(text).value;
   if (!calls.is_array() || calls.empty()) return false;
-  for (const json& item : calls) {
+  for (const CallJson& item : calls) {
     ParsedToolCall call;
     if (!item.is_object() || !parse_call(item.dump(), &call)) return false;
     out->push_back(std::move(call));

@@ -33,6 +33,16 @@ TEST(ToolCallParser, HermesBlockIsACall) {
   EXPECT_EQ(out.content, "");
 }
 
+TEST(ToolCallParser, ArgumentsKeepTheModelsKeyOrder) {
+  for (const char* text : {"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"z\": 1, \"a\": {\"y\": 2, \"b\": 3}}}\n</tool_call>",
+                           "{\"name\": \"f\", \"arguments\": \"{\\\"z\\\": 1, \\\"a\\\": {\\\"y\\\": 2, \\\"b\\\": 3}}\"}",
+                           "[{\"name\": \"f\", \"parameters\": {\"z\": 1, \"a\": {\"y\": 2, \"b\": 3}}}]"}) {
+    ParsedOutput out = parse_tool_calls(text);
+    ASSERT_EQ(out.calls.size(), 1u) << text;
+    EXPECT_EQ(out.calls[0].arguments_json, R"({"z":1,"a":{"y":2,"b":3}})") << text;
+  }
+}
+
 TEST(ToolCallParser, SeveralCallsWithTextAround) {
   ParsedOutput out = parse_tool_calls(
       "Let me look.\n<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>\n"

@@ -24,7 +24,7 @@ Result<std::shared_ptr<const grammar::CompiledGrammar>> compile_schema_file(cons
   if (!in) return Status::InvalidArgument(fmt::format("bench --json-schema: cannot read '{}'", path));
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::json schema = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  grammar::SchemaJson schema = grammar::SchemaJson::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (schema.is_discarded()) return Status::InvalidArgument(fmt::format("bench --json-schema: '{}' is not JSON", path));
   Result<std::string> gbnf = grammar::json_schema_to_gbnf(schema);
   if (!gbnf.ok()) return Status::InvalidArgument(fmt::format("bench --json-schema '{}': {}", path, gbnf.status().message()));

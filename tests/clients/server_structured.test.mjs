@@ -86,6 +86,20 @@ async function post(path, body) {
   return { status: res.status, body: await res.json() };
 }
 
+// Whether every object of value under an object schema has its properties in the schema's
+// order (the order the client wrote them, which the server keeps). anyOf branches are not
+// followed (which branch matched is ajv's business).
+function inSchemaOrder(schema, value) {
+  if (schema.type === 'object' && value && typeof value === 'object' && !Array.isArray(value)) {
+    const order = Object.keys(schema.properties ?? {});
+    const positions = Object.keys(value).map((k) => order.indexOf(k));
+    if (positions.some((p, i) => i > 0 && p < positions[i - 1])) return false;
+    return Object.entries(value).every(([k, v]) => inSchemaOrder(schema.properties[k], v));
+  }
+  if (schema.type === 'array' && Array.isArray(value)) return value.every((v) => inSchemaOrder(schema.items, v));
+  return true;
+}
+
 // Runs fn over 0..n-1 with at most `width` calls in flight.
 async function pool(n, width, fn) {
   let next = 0;
@@ -94,7 +108,7 @@ async function pool(n, width, fn) {
   }));
 }
 
-test('random schemas: every output parses and validates', async () => {
+test('random schemas: every output parses, validates and keeps the schema\'s property order', async () => {
   const n = Number(process.env.STRATA_SCHEMA_CASES ?? 1000);
   const first = Number(process.env.STRATA_SCHEMA_FIRST ?? 0);  // explore other seeds by hand
   const failures = [];
@@ -110,6 +124,7 @@ test('random schemas: every output parses and validates', async () => {
     let value;
     try { value = JSON.parse(choice.message.content); } catch { ok = false; }
     if (ok && !ajv.validate(schema, value)) ok = false;
+    if (ok && !inSchemaOrder(schema, value)) ok = false;
     if (!ok) failures.push({ i, schema: JSON.stringify(schema), status, out: JSON.stringify(body).slice(0, 400), errors: JSON.stringify(ajv.errors) });
   });
   assert.deepEqual(failures.slice(0, 3), [], `${failures.length} of ${n} outputs failed`);
@@ -157,13 +172,15 @@ test('the OpenAI SDK structured-output helper parses the answer', async () => {
   });
   const parsed = completion.choices[0].message.parsed;
   assert.ok(ajv.validate(person, parsed), JSON.stringify(ajv.errors));
+  assert.deepEqual(Object.keys(parsed), ['name', 'age']);  // the schema's order, not sorted
 });
 
 const weatherTool = {
   type: 'function',
   function: {
     name: 'get_weather',
-    parameters: { type: 'object', properties: { city: { type: 'string', maxLength: 12 }, days: { type: 'integer', minimum: 1, maximum: 7 } }, required: ['city', 'days'] },
+    // days before city: the arguments come in this order, not sorted by name.
+    parameters: { type: 'object', properties: { days: { type: 'integer', minimum: 1, maximum: 7 }, city: { type: 'string', maxLength: 12 } }, required: ['days', 'city'] },
   },
 };
 
@@ -179,6 +196,7 @@ test('a forced tool call round-trips through the OpenAI SDK', async () => {
     assert.equal(call.function.name, 'get_weather');
     const args = JSON.parse(call.function.arguments);
     assert.ok(ajv.validate(weatherTool.function.parameters, args), JSON.stringify(ajv.errors));
+    assert.deepEqual(Object.keys(args), ['days', 'city']);
   }
 });
 
@@ -192,4 +210,5 @@ test('a forced tool_use round-trips through the Anthropic SDK', async () => {
   const use = msg.content.find((b) => b.type === 'tool_use');
   assert.equal(use.name, 'get_weather');
   assert.ok(ajv.validate(weatherTool.function.parameters, use.input), JSON.stringify(ajv.errors));
+  assert.deepEqual(Object.keys(use.input), ['days', 'city']);
 });
