@@ -14,19 +14,20 @@ constexpr int kDraftMaxRows = 64;  // rows per catch-up pass; a longer prompt ta
 }  // namespace
 
 Status check_same_vocabulary(const GgufFile& target, const GgufFile& draft) {
-  const std::vector<GgufValue>* a = target.get_array(kTokensKey);
-  const std::vector<GgufValue>* b = draft.get_array(kTokensKey);
+  const GgufValue* a = target.get_array(kTokensKey);
+  const GgufValue* b = draft.get_array(kTokensKey);
   if (a == nullptr || b == nullptr) {
     return Status::InvalidArgument(std::string("--model-draft: ") + (a ? "the draft model" : "the model") + " has no " +
                                    kTokensKey);
   }
-  if (a->size() != b->size()) {
-    return Status::InvalidArgument("--model-draft: the draft model's vocabulary has " + std::to_string(b->size()) +
-                                   " tokens, the model's " + std::to_string(a->size()));
+  if (a->array_size() != b->array_size()) {
+    return Status::InvalidArgument("--model-draft: the draft model's vocabulary has " +
+                                   std::to_string(b->array_size()) + " tokens, the model's " +
+                                   std::to_string(a->array_size()));
   }
-  for (size_t i = 0; i < a->size(); ++i) {
-    const std::string* x = (*a)[i].as_string();
-    const std::string* y = (*b)[i].as_string();
+  for (size_t i = 0; i < a->array_size(); ++i) {
+    const std::string* x = a->string_at(i);
+    const std::string* y = b->string_at(i);
     if (x == nullptr || y == nullptr || *x != *y) {
       return Status::InvalidArgument("--model-draft: token " + std::to_string(i) + " differs between the model ('" +
                                      (x ? *x : std::string("?")) + "') and the draft model ('" +

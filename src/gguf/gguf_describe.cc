@@ -139,9 +139,10 @@ std::string format_gguf_value(const GgufValue& v, const DescribeOptions& options
     case GgufType::kI8: case GgufType::kI16: case GgufType::kI32: case GgufType::kI64: return std::to_string(v.i);
     case GgufType::kArray: {
       std::string out = "[";
-      size_t n = v.array.size() < options.max_array_items ? v.array.size() : options.max_array_items;
-      for (size_t i = 0; i < n; ++i) out += (i ? ", " : "") + format_gguf_value(v.array[i], options);
-      if (n < v.array.size()) out += ", ... (" + std::to_string(v.array.size()) + " items)";
+      const size_t size = v.array_size();
+      size_t n = size < options.max_array_items ? size : options.max_array_items;
+      for (size_t i = 0; i < n; ++i) out += (i ? ", " : "") + format_gguf_value(v.item(i), options);
+      if (n < size) out += ", ... (" + std::to_string(size) + " items)";
       return out + "]";
     }
     default: return std::to_string(v.u);

@@ -108,9 +108,9 @@ std::optional<std::string> GgufFile::get_string(std::string_view key) const {
   return *v->as_string();
 }
 
-const std::vector<GgufValue>* GgufFile::get_array(std::string_view key) const {
+const GgufValue* GgufFile::get_array(std::string_view key) const {
   const GgufValue* v = find(key);
-  return v ? v->as_array() : nullptr;
+  return v && v->is_array() ? v : nullptr;
 }
 
 const GgufTensor* GgufFile::find_tensor(std::string_view name) const {

@@ -59,7 +59,8 @@ class GgufFile {
   std::optional<double> get_float(std::string_view key) const;
   std::optional<bool> get_bool(std::string_view key) const;
   std::optional<std::string> get_string(std::string_view key) const;
-  const std::vector<GgufValue>* get_array(std::string_view key) const;
+  // The value when it is an array (items: GgufValue::array_size(), *_at(), item()), else nullptr.
+  const GgufValue* get_array(std::string_view key) const;
 
   const std::vector<GgufTensor>& tensors() const { return tensors_; }
   const GgufTensor* find_tensor(std::string_view name) const;

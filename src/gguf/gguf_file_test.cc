@@ -39,7 +39,7 @@ TEST(GgufFileTest, Stories260KHasTheDocumentedShape) {
   EXPECT_EQ(f.get_uint("llama.attention.head_count"), 8u);
   EXPECT_EQ(f.get_uint("llama.attention.head_count_kv"), 4u);
   ASSERT_NE(f.get_array("tokenizer.ggml.tokens"), nullptr);
-  EXPECT_EQ(f.get_array("tokenizer.ggml.tokens")->size(), 512u);
+  EXPECT_EQ(f.get_array("tokenizer.ggml.tokens")->array_size(), 512u);
   const GgufTensor* embd = f.find_tensor("token_embd.weight");
   ASSERT_NE(embd, nullptr);
   EXPECT_EQ(embd->dims, (std::vector<uint64_t>{64, 512}));
@@ -92,13 +92,13 @@ TEST(GgufFileTest, SameTensorsInAllThreeEncodings) {
 TEST(GgufFileTest, VocabFilesHaveTokenizerMetadataAndNoTensors) {
   GgufFile spm = open_or_die(kVocab + "ggml-vocab-llama-spm.gguf");
   EXPECT_EQ(spm.get_string("tokenizer.ggml.model"), "llama");
-  EXPECT_EQ(spm.get_array("tokenizer.ggml.tokens")->size(), 32000u);
-  EXPECT_EQ(spm.get_array("tokenizer.ggml.scores")->size(), 32000u);
+  EXPECT_EQ(spm.get_array("tokenizer.ggml.tokens")->array_size(), 32000u);
+  EXPECT_EQ(spm.get_array("tokenizer.ggml.scores")->array_size(), 32000u);
   EXPECT_TRUE(spm.tensors().empty());
   GgufFile gpt2 = open_or_die(kVocab + "ggml-vocab-gpt-2.gguf");
   EXPECT_EQ(gpt2.get_string("tokenizer.ggml.model"), "gpt2");
   ASSERT_NE(gpt2.get_array("tokenizer.ggml.merges"), nullptr);
-  EXPECT_GT(gpt2.get_array("tokenizer.ggml.merges")->size(), 40000u);
+  EXPECT_GT(gpt2.get_array("tokenizer.ggml.merges")->array_size(), 40000u);
 }
 
 TEST(GgufFileTest, MissingFileIsNotFound) {

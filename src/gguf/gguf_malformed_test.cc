@@ -164,9 +164,9 @@ TEST(GgufMalformedTest, NestedArraysWithinTheLimitParse) {
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   const auto* outer = f->get_array("k");
   ASSERT_NE(outer, nullptr);
-  ASSERT_EQ(outer->size(), 2u);
-  EXPECT_EQ((*outer)[0].array[0].i, -3);
-  EXPECT_EQ((*outer)[1].array[0].str, "s");
+  ASSERT_EQ(outer->array_size(), 2u);
+  EXPECT_EQ(outer->array_at(0)->int_at(0), -3);
+  EXPECT_EQ(*outer->array_at(1)->string_at(0), "s");
 }
 
 TEST(GgufMalformedTest, DuplicateKey) {

@@ -66,8 +66,58 @@ std::optional<bool> GgufValue::as_bool() const {
 
 const std::string* GgufValue::as_string() const { return type == GgufType::kString ? &str : nullptr; }
 
-const std::vector<GgufValue>* GgufValue::as_array() const {
-  return type == GgufType::kArray ? &array : nullptr;
+size_t GgufValue::array_size() const {
+  if (type != GgufType::kArray) return 0;
+  if (!array.empty()) return array.size();
+  if (elem_type == GgufType::kString) return array_str.size();
+  if (is_unsigned(elem_type)) return array_u.size();
+  if (is_signed(elem_type)) return array_i.size();
+  if (elem_type == GgufType::kF32 || elem_type == GgufType::kF64) return array_f.size();
+  return 0;
+}
+
+GgufValue GgufValue::item(size_t k) const {
+  if (!array.empty()) return array[k];
+  GgufValue x;
+  x.type = elem_type;
+  if (elem_type == GgufType::kString) x.str = array_str[k];
+  else if (is_unsigned(elem_type)) x.u = array_u[k];
+  else if (is_signed(elem_type)) x.i = array_i[k];
+  else x.f = array_f[k];
+  return x;
+}
+
+std::optional<uint64_t> GgufValue::uint_at(size_t k) const {
+  if (!array.empty()) return array[k].as_uint();
+  if (is_unsigned(elem_type)) return array_u[k];
+  if (is_signed(elem_type) && array_i[k] >= 0) return static_cast<uint64_t>(array_i[k]);
+  return std::nullopt;
+}
+
+std::optional<int64_t> GgufValue::int_at(size_t k) const {
+  if (!array.empty()) return array[k].as_int();
+  if (is_signed(elem_type)) return array_i[k];
+  if (is_unsigned(elem_type) && array_u[k] <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return static_cast<int64_t>(array_u[k]);
+  }
+  return std::nullopt;
+}
+
+std::optional<double> GgufValue::float_at(size_t k) const {
+  if (!array.empty()) return array[k].as_float();
+  if (elem_type == GgufType::kF32 || elem_type == GgufType::kF64) return array_f[k];
+  if (is_signed(elem_type)) return static_cast<double>(array_i[k]);
+  if (is_unsigned(elem_type) && elem_type != GgufType::kBool) return static_cast<double>(array_u[k]);
+  return std::nullopt;
+}
+
+const std::string* GgufValue::string_at(size_t k) const {
+  if (!array.empty()) return array[k].as_string();
+  return elem_type == GgufType::kString ? &array_str[k] : nullptr;
+}
+
+const GgufValue* GgufValue::array_at(size_t k) const {
+  return !array.empty() && array[k].type == GgufType::kArray ? &array[k] : nullptr;
 }
 
 GgufValue GgufValue::U32(uint32_t v) {
@@ -116,29 +166,43 @@ GgufValue GgufValue::Array(GgufType elem_type, std::vector<GgufValue> items) {
   GgufValue x;
   x.type = GgufType::kArray;
   x.elem_type = elem_type;
-  x.array = std::move(items);
+  bool typed = elem_type != GgufType::kArray;
+  for (const GgufValue& item : items) typed = typed && item.type == elem_type;
+  if (!typed) {
+    x.array = std::move(items);
+    return x;
+  }
+  for (GgufValue& item : items) {
+    if (elem_type == GgufType::kString) x.array_str.push_back(std::move(item.str));
+    else if (is_unsigned(elem_type)) x.array_u.push_back(item.u);
+    else if (is_signed(elem_type)) x.array_i.push_back(item.i);
+    else x.array_f.push_back(item.f);
+  }
   return x;
 }
 
-GgufValue GgufValue::StringArray(const std::vector<std::string>& items) {
-  std::vector<GgufValue> v;
-  v.reserve(items.size());
-  for (const auto& s : items) v.push_back(String(s));
-  return Array(GgufType::kString, std::move(v));
+GgufValue GgufValue::StringArray(std::vector<std::string> items) {
+  GgufValue x;
+  x.type = GgufType::kArray;
+  x.elem_type = GgufType::kString;
+  x.array_str = std::move(items);
+  return x;
 }
 
 GgufValue GgufValue::F32Array(const std::vector<float>& items) {
-  std::vector<GgufValue> v;
-  v.reserve(items.size());
-  for (float f : items) v.push_back(F32(f));
-  return Array(GgufType::kF32, std::move(v));
+  GgufValue x;
+  x.type = GgufType::kArray;
+  x.elem_type = GgufType::kF32;
+  x.array_f.assign(items.begin(), items.end());
+  return x;
 }
 
 GgufValue GgufValue::I32Array(const std::vector<int32_t>& items) {
-  std::vector<GgufValue> v;
-  v.reserve(items.size());
-  for (int32_t i : items) v.push_back(I32(i));
-  return Array(GgufType::kI32, std::move(v));
+  GgufValue x;
+  x.type = GgufType::kArray;
+  x.elem_type = GgufType::kI32;
+  x.array_i.assign(items.begin(), items.end());
+  return x;
 }
 
 }  // namespace strata

@@ -56,10 +56,34 @@ Status read_array(GgufCursor& c, std::string_view key, int depth, GgufValue* out
   }
   out->elem_type = elem_type;
   out->array.clear();
-  out->array.resize(static_cast<size_t>(count));
-  for (auto& item : out->array) {
-    item.type = elem_type;
+  out->array_u.clear();
+  out->array_i.clear();
+  out->array_f.clear();
+  out->array_str.clear();
+  const size_t n = static_cast<size_t>(count);
+  if (elem_type == GgufType::kArray) {
+    out->array.assign(n, GgufValue{});
+    for (GgufValue& item : out->array) STRATA_RETURN_IF_ERROR(read_gguf_value(c, elem_type, key, depth + 1, &item));
+    return Status::Ok();
+  }
+  if (elem_type == GgufType::kString) {
+    out->array_str.resize(n);
+    for (std::string& item : out->array_str) STRATA_RETURN_IF_ERROR(c.read_string(&item, for_key("string", key)));
+    return Status::Ok();
+  }
+  // Scalars: each read as a value of its own (the same widening and bool rule), kept by kind.
+  const bool is_float = elem_type == GgufType::kF32 || elem_type == GgufType::kF64;
+  const bool is_signed = elem_type == GgufType::kI8 || elem_type == GgufType::kI16 || elem_type == GgufType::kI32 ||
+                         elem_type == GgufType::kI64;
+  if (is_float) out->array_f.reserve(n);
+  else if (is_signed) out->array_i.reserve(n);
+  else out->array_u.reserve(n);
+  GgufValue item;
+  for (size_t k = 0; k < n; ++k) {
     STRATA_RETURN_IF_ERROR(read_gguf_value(c, elem_type, key, depth + 1, &item));
+    if (is_float) out->array_f.push_back(item.f);
+    else if (is_signed) out->array_i.push_back(item.i);
+    else out->array_u.push_back(item.u);
   }
   return Status::Ok();
 }

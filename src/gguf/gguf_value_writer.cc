@@ -25,7 +25,7 @@ Status append_gguf_value(std::string* out, const GgufValue& v, std::string_view 
     case GgufType::kString: append_gguf_string(out, v.str); break;
     case GgufType::kArray: {
       append_pod(out, static_cast<uint32_t>(v.elem_type));
-      append_pod<uint64_t>(out, v.array.size());
+      append_pod<uint64_t>(out, v.array_size());
       for (const auto& item : v.array) {
         if (item.type != v.elem_type) {
           return Status::InvalidArgument("metadata '" + std::string(key) + "': array of " +
@@ -33,6 +33,9 @@ Status append_gguf_value(std::string* out, const GgufValue& v, std::string_view 
         }
         STRATA_RETURN_IF_ERROR(append_gguf_value(out, item, key));
       }
+      if (!v.array.empty()) break;
+      // Items kept by kind: each written as a value of elem_type.
+      for (size_t k = 0; k < v.array_size(); ++k) STRATA_RETURN_IF_ERROR(append_gguf_value(out, v.item(k), key));
       break;
     }
     default:

@@ -83,15 +83,21 @@ TEST_F(GgufWriterTest, EveryValueTypeRoundTrips) {
   EXPECT_EQ(f->get_uint("t.u64"), ~uint64_t{0});
   EXPECT_EQ(f->find("t.i64")->as_int(), -(int64_t{1} << 40));
   EXPECT_EQ(f->get_float("t.f64"), 0.1);
-  ASSERT_EQ(f->get_array("t.strs")->size(), 3u);
-  EXPECT_EQ((*f->get_array("t.strs"))[2].str, "ccc");
+  ASSERT_EQ(f->get_array("t.strs")->array_size(), 3u);
+  EXPECT_EQ(*f->get_array("t.strs")->string_at(2), "ccc");
+  EXPECT_EQ(*f->get_array("t.strs")->string_at(1), "");
   EXPECT_EQ(f->find("t.strs")->elem_type, GgufType::kString);
-  EXPECT_EQ((*f->get_array("t.floats"))[1].f, -2.0);
-  const auto& nested = *f->get_array("t.nested");
-  ASSERT_EQ(nested.size(), 2u);
-  EXPECT_EQ(nested[0].array[1].i, 2);
-  EXPECT_TRUE(nested[1].array.empty());
-  EXPECT_TRUE(f->get_array("t.empty")->empty());
+  EXPECT_EQ(f->get_array("t.floats")->float_at(1), -2.0);
+  EXPECT_EQ(f->get_array("t.floats")->item(0).type, GgufType::kF32);
+  EXPECT_EQ(f->get_array("t.floats")->item(0).f, 0.25);
+  const GgufValue& nested = *f->get_array("t.nested");
+  ASSERT_EQ(nested.array_size(), 2u);
+  ASSERT_NE(nested.array_at(0), nullptr);
+  EXPECT_EQ(nested.array_at(0)->int_at(1), 2);
+  EXPECT_EQ(nested.array_at(1)->array_size(), 0u);
+  EXPECT_EQ(nested.string_at(0), nullptr);
+  EXPECT_EQ(f->get_array("t.empty")->array_size(), 0u);
+  EXPECT_EQ(f->get_array("t.str"), nullptr);
 }
 
 TEST_F(GgufWriterTest, SetReplacesAnExistingKeyInPlace) {
@@ -188,6 +194,53 @@ TEST_F(GgufWriterTest, RejectsAlignmentThatIsNotAPowerOfTwo) {
   EXPECT_EQ(w.write(path("align.gguf")).code(), Code::kInvalidArgument);
 }
 
+// Arrays keep their items by kind (numbers widened as scalars are): every element type reads
+// back with its type and value, and the conversions agree with the item's own.
+TEST_F(GgufWriterTest, ArraysOfEveryScalarTypeRoundTrip) {
+  struct Case {
+    GgufType type;
+    std::vector<double> values;
+  };
+  const std::vector<Case> cases = {
+      {GgufType::kU8, {0, 255}},        {GgufType::kI8, {-128, 127}},       {GgufType::kU16, {65535, 1}},
+      {GgufType::kI16, {-32768, 5}},    {GgufType::kU32, {4e9, 0}},         {GgufType::kI32, {-2e9, 7}},
+      {GgufType::kU64, {1e15, 3}},      {GgufType::kI64, {-1e15, 2}},       {GgufType::kF32, {0.5, -1.25}},
+      {GgufType::kF64, {0.1, -1e300}},  {GgufType::kBool, {1, 0}},
+  };
+  GgufWriter w;
+  for (const Case& c : cases) {
+    std::vector<GgufValue> items;
+    for (double v : c.values) {
+      GgufValue item;
+      item.type = c.type;
+      item.u = static_cast<uint64_t>(v < 0 ? 0 : v);
+      item.i = static_cast<int64_t>(v);
+      item.f = v;
+      items.push_back(item);
+    }
+    w.set(std::string("a.") + gguf_type_name(c.type), GgufValue::Array(c.type, items));
+  }
+  ASSERT_TRUE(w.write(path("arrays.gguf")).ok());
+  auto f = GgufFile::Open(path("arrays.gguf"));
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  for (const Case& c : cases) {
+    const GgufValue* a = f->get_array(std::string("a.") + gguf_type_name(c.type));
+    ASSERT_NE(a, nullptr) << gguf_type_name(c.type);
+    EXPECT_EQ(a->elem_type, c.type);
+    ASSERT_EQ(a->array_size(), c.values.size());
+    for (size_t k = 0; k < c.values.size(); ++k) {
+      const GgufValue item = a->item(k);
+      EXPECT_EQ(item.type, c.type);
+      EXPECT_EQ(a->uint_at(k), item.as_uint()) << gguf_type_name(c.type) << k;
+      EXPECT_EQ(a->int_at(k), item.as_int()) << gguf_type_name(c.type) << k;
+      EXPECT_EQ(a->float_at(k), item.as_float()) << gguf_type_name(c.type) << k;
+      const double want = c.type == GgufType::kF32 ? static_cast<float>(c.values[k]) : c.values[k];
+      EXPECT_EQ(c.type == GgufType::kBool ? static_cast<double>(*item.as_bool()) : *item.as_float(), want)
+          << gguf_type_name(c.type) << k;
+    }
+  }
+}
+
 TEST_F(GgufWriterTest, RejectsArrayItemsOfTheWrongType) {
   GgufWriter w;
   w.set("mixed", GgufValue::Array(GgufType::kU32, {GgufValue::U32(1), GgufValue::String("x")}));
@@ -214,7 +267,7 @@ TEST_F(GgufWriterTest, RealModelRoundTrips) {
   auto copy = GgufFile::Open(path("copy.gguf"));
   ASSERT_TRUE(copy.ok()) << copy.status().ToString();
   ASSERT_EQ(copy->metadata().size(), src->metadata().size());
-  EXPECT_EQ(copy->get_array("tokenizer.ggml.tokens")->size(), 512u);
+  EXPECT_EQ(copy->get_array("tokenizer.ggml.tokens")->array_size(), 512u);
   ASSERT_EQ(copy->tensors().size(), src->tensors().size());
   for (const auto& t : src->tensors()) {
     const GgufTensor* c = copy->find_tensor(t.name);

@@ -19,7 +19,7 @@ Status read_int(const GgufFile& gguf, const std::string& arch, std::string_view 
     if (missing_ok) return Status::Ok();
     return Status::NotFound(gguf.path() + ": missing metadata key " + key);
   }
-  if (v->as_array() != nullptr) {
+  if (v->is_array()) {
     return Status::Unsupported(gguf.path() + ": " + key + " is a per-layer array; only one value for all layers is supported");
   }
   std::optional<uint64_t> u = v->as_uint();
@@ -230,16 +230,16 @@ Status read_rope_sections(const GgufFile& gguf, Hparams* hp) {
   const std::string key = hp->arch + ".rope.dimension_sections";
   const GgufValue* v = gguf.find(key);
   if (v == nullptr) return Status::Ok();
-  const std::vector<GgufValue>* values = v->as_array();
+  const size_t n_values = v->array_size();
   int s[4] = {0, 0, 0, 0};
   int sum = 0;
-  for (size_t i = 0; values != nullptr && i < values->size() && i < 4; ++i) {
-    std::optional<int64_t> n = (*values)[i].as_int();
+  for (size_t i = 0; i < n_values && i < 4; ++i) {
+    std::optional<int64_t> n = v->int_at(i);
     if (!n || *n < 0 || *n > hp->n_rot) return Status::Corrupt(gguf.path() + ": " + key + " must hold 4 counts of rotated pairs");
     s[i] = static_cast<int>(*n);
     sum += s[i];
   }
-  if (values == nullptr || values->size() < 3 || sum == 0) {
+  if (n_values < 3 || sum == 0) {
     return Status::Corrupt(gguf.path() + ": " + key + " must hold 4 counts of rotated pairs, not all 0");
   }
   std::vector<uint8_t> pos0(static_cast<size_t>(hp->n_rot / 2), 0);
@@ -452,7 +452,7 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   if (const GgufTensor* embd = gguf.find_tensor("token_embd.weight"); embd != nullptr && embd->dims.size() == 2) {
     hp.n_vocab = static_cast<int>(embd->dims[1]);
   } else if (const auto* tokens = gguf.get_array("tokenizer.ggml.tokens"); tokens != nullptr) {
-    hp.n_vocab = static_cast<int>(tokens->size());
+    hp.n_vocab = static_cast<int>(tokens->array_size());
   }
   hp.rope_neox = traits->rope_neox;
   hp.qkv_bias = traits->requires_qkv_bias || has_tensor(gguf, "blk.0.attn_q.bias") ||

@@ -66,9 +66,9 @@ TEST_F(ModelGeneratorTest, TinyLlamaHasLlamaCppMetadata) {
   EXPECT_EQ(f->get_string("tokenizer.ggml.model"), "llama");
   const auto* tokens = f->get_array("tokenizer.ggml.tokens");
   ASSERT_NE(tokens, nullptr);
-  ASSERT_EQ(tokens->size(), 259u);
-  EXPECT_EQ((*tokens)[1].str, "<s>");
-  EXPECT_EQ((*tokens)[3 + 0x41].str, "<0x41>");
+  ASSERT_EQ(tokens->array_size(), 259u);
+  EXPECT_EQ(*tokens->string_at(1), "<s>");
+  EXPECT_EQ(*tokens->string_at(3 + 0x41), "<0x41>");
   EXPECT_EQ(f->find_tensor("token_embd.weight")->dims, (std::vector<uint64_t>{64, 259}));
 }
 
@@ -228,10 +228,10 @@ TEST_F(ModelGeneratorTest, VocabIsCopiedFromAVocabFile) {
     ASSERT_NE(copy, nullptr) << key;
     EXPECT_EQ(copy->type, value.type) << key;
     if (value.type == GgufType::kArray) {
-      EXPECT_EQ(copy->array.size(), value.array.size()) << key;
+      EXPECT_EQ(copy->array_size(), value.array_size()) << key;
     }
   }
-  EXPECT_EQ((*f->get_array("tokenizer.ggml.tokens"))[29871].str, (*vocab->get_array("tokenizer.ggml.tokens"))[29871].str);
+  EXPECT_EQ(*f->get_array("tokenizer.ggml.tokens")->string_at(29871), *vocab->get_array("tokenizer.ggml.tokens")->string_at(29871));
 }
 
 TEST_F(ModelGeneratorTest, VocabFileWithoutTokensIsRejected) {

@@ -50,9 +50,9 @@ class Qwen35GeneratorTest : public ::testing::Test {
 
 std::vector<int64_t> int_array(const GgufFile& f, const std::string& key) {
   std::vector<int64_t> out;
-  const std::vector<GgufValue>* a = f.get_array(key);
+  const GgufValue* a = f.get_array(key);
   if (a == nullptr) return out;
-  for (const GgufValue& v : *a) out.push_back(static_cast<int64_t>(v.as_float().value_or(-1)));
+  for (size_t k = 0; k < a->array_size(); ++k) out.push_back(static_cast<int64_t>(a->float_at(k).value_or(-1)));
   return out;
 }
 

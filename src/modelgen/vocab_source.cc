@@ -47,11 +47,11 @@ VocabMetadata builtin_byte_vocab(int n_vocab) {
 Result<VocabMetadata> vocab_from_gguf(const std::string& path) {
   STRATA_ASSIGN_OR_RETURN(GgufFile file, GgufFile::Open(path));
   const auto* tokens = file.get_array("tokenizer.ggml.tokens");
-  if (tokens == nullptr || tokens->empty()) {
+  if (tokens == nullptr || tokens->array_size() == 0) {
     return Status::InvalidArgument(path + ": has no tokenizer.ggml.tokens array to copy a vocabulary from");
   }
   VocabMetadata v;
-  v.n_vocab = static_cast<int>(tokens->size());
+  v.n_vocab = static_cast<int>(tokens->array_size());
   for (const auto& [key, value] : file.metadata()) {
     if (key.starts_with("tokenizer.")) v.keys.emplace_back(key, value);
   }

@@ -13,23 +13,27 @@ std::string where(const GgufFile& gguf, std::string_view key) {
 }
 
 // An optional array: nullptr when the key is absent; an error when present but not an array.
-Result<const std::vector<GgufValue>*> optional_array(const GgufFile& gguf, std::string_view key) {
+Result<const GgufValue*> optional_array(const GgufFile& gguf, std::string_view key) {
   const GgufValue* value = gguf.find(key);
-  if (value == nullptr) return static_cast<const std::vector<GgufValue>*>(nullptr);
-  const std::vector<GgufValue>* items = value->as_array();
-  if (items == nullptr) {
-    return Status::Corrupt(where(gguf, key) + ": expected an array, found " + gguf_type_name(value->type));
-  }
-  return items;
+  if (value == nullptr || value->is_array()) return value;
+  return Status::Corrupt(where(gguf, key) + ": expected an array, found " + gguf_type_name(value->type));
+}
+
+std::string element(const GgufFile& gguf, std::string_view key, size_t i) {
+  return where(gguf, key) + ": element " + std::to_string(i);
 }
 
 Status read_strings(const GgufFile& gguf, std::string_view key, std::vector<std::string>* out) {
-  STRATA_ASSIGN_OR_RETURN(const std::vector<GgufValue>* items, optional_array(gguf, key));
+  STRATA_ASSIGN_OR_RETURN(const GgufValue* items, optional_array(gguf, key));
   if (items == nullptr) return Status::Ok();
-  out->reserve(items->size());
-  for (size_t i = 0; i < items->size(); ++i) {
-    const std::string* s = (*items)[i].as_string();
-    if (s == nullptr) return Status::Corrupt(where(gguf, key) + ": element " + std::to_string(i) + " is not a string");
+  if (items->elem_type == GgufType::kString) {
+    *out = items->array_str;
+    return Status::Ok();
+  }
+  out->reserve(items->array_size());
+  for (size_t i = 0; i < items->array_size(); ++i) {
+    const std::string* s = items->string_at(i);
+    if (s == nullptr) return Status::Corrupt(element(gguf, key, i) + " is not a string");
     out->push_back(*s);
   }
   return Status::Ok();
@@ -37,12 +41,12 @@ Status read_strings(const GgufFile& gguf, std::string_view key, std::vector<std:
 
 Status read_scores(const GgufFile& gguf, std::vector<float>* out) {
   static constexpr std::string_view kKey = "tokenizer.ggml.scores";
-  STRATA_ASSIGN_OR_RETURN(const std::vector<GgufValue>* items, optional_array(gguf, kKey));
+  STRATA_ASSIGN_OR_RETURN(const GgufValue* items, optional_array(gguf, kKey));
   if (items == nullptr) return Status::Ok();
-  out->reserve(items->size());
-  for (size_t i = 0; i < items->size(); ++i) {
-    std::optional<double> f = (*items)[i].as_float();
-    if (!f) return Status::Corrupt(where(gguf, kKey) + ": element " + std::to_string(i) + " is not a number");
+  out->reserve(items->array_size());
+  for (size_t i = 0; i < items->array_size(); ++i) {
+    std::optional<double> f = items->float_at(i);
+    if (!f) return Status::Corrupt(element(gguf, kKey, i) + " is not a number");
     out->push_back(static_cast<float>(*f));
   }
   return Status::Ok();
@@ -50,13 +54,13 @@ Status read_scores(const GgufFile& gguf, std::vector<float>* out) {
 
 Status read_types(const GgufFile& gguf, std::vector<int32_t>* out) {
   static constexpr std::string_view kKey = "tokenizer.ggml.token_type";
-  STRATA_ASSIGN_OR_RETURN(const std::vector<GgufValue>* items, optional_array(gguf, kKey));
+  STRATA_ASSIGN_OR_RETURN(const GgufValue* items, optional_array(gguf, kKey));
   if (items == nullptr) return Status::Ok();
-  out->reserve(items->size());
-  for (size_t i = 0; i < items->size(); ++i) {
-    std::optional<int64_t> t = (*items)[i].as_int();
+  out->reserve(items->array_size());
+  for (size_t i = 0; i < items->array_size(); ++i) {
+    std::optional<int64_t> t = items->int_at(i);
     if (!t || *t < 0 || *t > static_cast<int64_t>(TokenType::kByte)) {
-      return Status::Corrupt(where(gguf, kKey) + ": element " + std::to_string(i) + " is not a token type (0..6)");
+      return Status::Corrupt(element(gguf, kKey, i) + " is not a token type (0..6)");
     }
     out->push_back(static_cast<int32_t>(*t));
   }
