@@ -67,8 +67,9 @@ Status EngineImpl::start() {
   if (hp.is_hybrid()) {
     const double state_mib = static_cast<double>(config_.kv_layout.state_floats * sizeof(float)) / (1 << 20);
     STRATA_LOG_INFO("engine: {} delta-net layers: {:.1f} MiB of recurrent state per slot, {} snapshots for prefix reuse "
-                    "({:.0f} MiB); no K/V parking", hp.n_recurrent_layers(), state_mib, config_.n_state_snapshots,
-                    state_mib * config_.n_state_snapshots);
+                    "({:.0f} MiB){}", hp.n_recurrent_layers(), state_mib, config_.n_state_snapshots,
+                    state_mib * config_.n_state_snapshots,
+                    o.park_dir.empty() ? "" : "; snapshots are parked beside the K/V blocks");
   }
   if (!o.spec.draft_model_path.empty() && !o.spec.drafter) {
     STRATA_ASSIGN_OR_RETURN(draft_model_, SpecDraftModel::Load(o.spec.draft_model_path, model_->gguf(), o.n_parallel,

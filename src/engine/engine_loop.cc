@@ -348,7 +348,7 @@ void EngineImpl::abort_everything() {
   }
   // Keep finished conversations for the next engine on this park directory.
   int n = kv_->park_idle();
-  if (n > 0) STRATA_LOG_INFO("engine: parked {} K/V blocks at shutdown", n);
+  if (n > 0) STRATA_LOG_INFO("engine: parked {} files (K/V blocks, state snapshots) at shutdown", n);
 }
 
 void EngineImpl::publish_snapshot() {
@@ -388,6 +388,8 @@ void EngineImpl::publish_snapshot() {
   snap.kv.parks = kv.park.parks;
   snap.kv.restores = kv.restores;
   snap.kv.restored_blocks = kv.restored_blocks;
+  snap.kv.parked_states = kv.park.states;
+  snap.kv.restored_states = kv.restored_states;
   snap.kv.park_bytes_written = kv.park.bytes_written;
   snap.kv.bytes_reused = kv.bytes_reused;
   snap.kv.prefix_queries_tokens = kv.prefix_queries_tokens;

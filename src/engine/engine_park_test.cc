@@ -75,6 +75,37 @@ TEST_F(EnginePark, MixtureOfExpertsFollowUpAfterRestartIsRestoredAndIdentical) {
   EXPECT_EQ(h.engine().snapshot().kv.restored_blocks, 5u);
 }
 
+// A hybrid model (Qwen3.5's delta-net layers beside attention): its follow-up resumes from the
+// parked blocks and the parked recurrent-state snapshot after them.
+TEST_F(EnginePark, HybridFollowUpAfterRestartResumesFromParkedBlocksAndState) {
+  TestModelSpec spec;
+  spec.arch = "qwen35";
+  spec.type = DType::kQ8_0;
+  spec.n_layer = 4;
+  spec.n_embd = 128;
+  spec.n_ff = 256;
+  spec.n_vocab = 512;
+  ASSERT_TRUE(add_vocabulary_from(stories_path(), spec).ok());
+  fs::create_directories(dir_);
+  const std::string model = (dir_.parent_path() / ("qwen35_park_" + std::to_string(::getpid()) + ".gguf")).string();
+  ASSERT_TRUE(write_test_model(spec, model).ok());
+  GenerateRequest follow = first_turn_then_follow_up(model);
+  int n_states = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) n_states += e.path().extension() == ".kvs" ? 1 : 0;
+  EXPECT_EQ(n_states, 2);  // after 64 (the first prompt's prompt point) and after 80 (its decode)
+  EngineOptions solo_base;
+  solo_base.model_path = model;
+  Output solo = run_solo(follow, solo_base);
+  Harness h(parked(2, model));
+  Output out = h.wait(h.submit(follow));
+  expect_identical(out, solo, "restored hybrid follow-up");
+  EXPECT_EQ(out.done.cached_tokens, 80);
+  EngineSnapshot s = h.engine().snapshot();
+  EXPECT_EQ(s.kv.restored_blocks, 5u);
+  EXPECT_EQ(s.kv.restored_states, 1u);
+  fs::remove(model);
+}
+
 TEST_F(EnginePark, CorruptParkedBlockIsRecomputedNotServed) {
   GenerateRequest follow = first_turn_then_follow_up();
   int n_files = 0;

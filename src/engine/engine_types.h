@@ -113,6 +113,8 @@ struct KvStats {
   uint64_t parks = 0;
   uint64_t restores = 0;
   uint64_t restored_blocks = 0;
+  uint64_t parked_states = 0;    // hybrid models: state snapshots in the park store
+  uint64_t restored_states = 0;  // and read back from it
   uint64_t park_bytes_written = 0;
   uint64_t bytes_reused = 0;    // K/V bytes not recomputed thanks to the cache or the park store
   uint64_t prefix_queries_tokens = 0;

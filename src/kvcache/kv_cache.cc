@@ -16,6 +16,7 @@ ParkIdentity park_identity(const KvLayout& layout, uint64_t model_id, size_t blo
   id.head_dim = static_cast<uint32_t>(layout.head_dim);
   id.block_tokens = static_cast<uint32_t>(layout.block_tokens);
   id.block_bytes = block_bytes;
+  id.state_bytes = layout.state_floats * sizeof(float);
   return id;
 }
 
@@ -45,7 +46,7 @@ KvCache::KvCache(const KvCacheOptions& o, size_t block_bytes)
     s.last_hashes.resize(max_blocks_);
   }
   if (o.layout.state_floats > 0 && o.n_state_snapshots > 0) {
-    snapshots_ = std::make_unique<StateCache>(o.n_state_snapshots, o.layout.state_floats);
+    snapshots_ = std::make_unique<StateCache>(o.n_state_snapshots, o.layout.state_floats, o.layout.block_tokens);
   }
   counters_.block_tokens = block_tokens_;
   counters_.blocks_total = o.n_blocks;
@@ -66,10 +67,17 @@ Result<std::unique_ptr<KvCache>> KvCache::Create(const KvCacheOptions& o) {
     return Status::ResourceExhausted("cannot reserve " + std::to_string(cache->pool_.memory_bytes() >> 20) +
                                      " MiB for the K/V pool (lower --kv-cache-mib, --parallel or the context)");
   }
-  if (!o.park_dir.empty() && o.layout.state_floats == 0) {
+  // A hybrid model's blocks are of no use without state snapshots to resume from.
+  if (!o.park_dir.empty() && (o.layout.state_floats == 0 || cache->snapshots_)) {
     STRATA_ASSIGN_OR_RETURN(cache->store_, ParkStore::Open(o.park_dir, o.park_capacity_bytes,
                                                            park_identity(o.layout, o.model_id, block_bytes)));
     cache->pool_.set_evict_hook([c = cache.get()](int block) { c->park_block(block); });
+    if (cache->snapshots_) {
+      cache->snapshots_->set_evict_hook([c = cache.get()](const BlockHash& key, const float* state,
+                                                          std::span<const int32_t> tokens) {
+        c->park_state(key, state, tokens);
+      });
+    }
   }
   return cache;
 }
@@ -110,6 +118,7 @@ std::optional<Admission> KvCache::admit(int seq, std::span<const int32_t> tokens
     n_plan = cut_to_snapshot(seq, n_plan);
     n_pool = n_were_cached = 0;
     for (int b = 0; b < n_plan; ++b) {
+      if (t[b] == kParked) continue;
       ++n_pool;
       if (pool_.refcount(t[b]) == 0) ++n_were_cached;
     }
@@ -127,8 +136,11 @@ std::optional<Admission> KvCache::admit(int seq, std::span<const int32_t> tokens
   s.reserved = need_new;
   int n_restored = 0;
   s.n_table = s.n_hashed = restore_planned(seq, tokens, n_plan, &n_restored);
+  if (snapshots_) {
+    s.n_table = s.n_hashed = resume_state(seq, tokens);
+    n_restored = std::min(n_restored, s.n_table);  // blocks cut after a failed state read
+  }
   s.reserved = std::max(0, n_total - s.n_table);
-  if (snapshots_ && s.n_table > 0) snapshots_->get(s.hashes[s.n_table - 1], recurrent_state(seq));
 
   Admission a;
   a.reused_tokens = s.n_table * block_tokens_;
@@ -192,24 +204,54 @@ Status KvCache::grow(int seq, int n_tokens) {
   return Status::Ok();
 }
 
-// Hybrid models: the planned chain up to its last block with a state snapshot (the blocks
-// after it are dropped from the plan; they hold no references yet). Parked blocks do not
-// occur: a hybrid model's cache has no park store.
+// Hybrid models: the planned chain up to its last block with a state snapshot, held or parked
+// (the blocks after it are dropped from the plan; they hold no references yet).
 int KvCache::cut_to_snapshot(int seq, int n_plan) {
   int* t = table(seq);
   int usable = n_plan;
-  while (usable > 0 && !snapshots_->contains(seqs_[seq].hashes[usable - 1])) --usable;
+  auto has_state = [&](const BlockHash& key) {
+    return snapshots_->contains(key) || (store_ && store_->contains(key, ParkKind::kState));
+  };
+  while (usable > 0 && !has_state(seqs_[seq].hashes[usable - 1])) --usable;
   std::fill(t + usable, t + n_plan, -1);
   return usable;
 }
 
+// Hybrid models: loads the state after the table's last block into seq's recurrent state, from
+// the snapshots or else the park store. When it has none (a parked block before it failed its
+// checks and cut the table) or its parked copy fails its checks, the table is cut back to the
+// last block that has one. Returns the table's length.
+int KvCache::resume_state(int seq, std::span<const int32_t> tokens) {
+  Seq& s = seqs_[seq];
+  int* t = table(seq);
+  int n = s.n_table;
+  while (n > 0) {
+    const BlockHash& key = s.hashes[n - 1];
+    if (snapshots_->get(key, recurrent_state(seq))) break;
+    if (store_ && store_->contains(key, ParkKind::kState)) {
+      auto block_tokens = tokens.subspan(static_cast<size_t>(n - 1) * block_tokens_, block_tokens_);
+      Status st = store_->get(key, block_tokens, reinterpret_cast<std::byte*>(recurrent_state(seq)), ParkKind::kState);
+      if (st.ok()) {
+        ++counters_.restored_states;
+        break;
+      }
+      STRATA_LOG_WARN("state restore: {}; resuming from an earlier block", st.ToString());
+    }
+    --n;
+    pool_.unref(t[n]);
+    t[n] = -1;
+  }
+  return n;
+}
+
 // Hybrid models: after a forward pass left seq's state at n_computed positions, a snapshot
 // when that is a block boundary (kept while the sequence runs if it is the prompt point).
-void KvCache::snapshot_state(int seq, int n_computed) {
+void KvCache::snapshot_state(int seq, std::span<const int32_t> tokens, int n_computed) {
   const Seq& s = seqs_[seq];
   if (n_computed == 0 || n_computed % block_tokens_ != 0 || n_computed / block_tokens_ > s.n_hashed) return;
   const int block = n_computed / block_tokens_ - 1;
-  snapshots_->put(seq, s.hashes[block], recurrent_state(seq), n_computed == prompt_point(s.n_prompt, block_tokens_));
+  snapshots_->put(seq, s.hashes[block], recurrent_state(seq), n_computed == prompt_point(s.n_prompt, block_tokens_),
+                  tokens.subspan(static_cast<size_t>(block) * block_tokens_, block_tokens_));
 }
 
 void KvCache::publish(int seq, std::span<const int32_t> tokens, int n_computed) {
@@ -225,7 +267,7 @@ void KvCache::publish(int seq, std::span<const int32_t> tokens, int n_computed) 
     pool_.publish(t[b], key, block_tokens);
   }
   s.n_hashed = std::max(s.n_hashed, n_full);
-  if (snapshots_) snapshot_state(seq, n_computed);
+  if (snapshots_) snapshot_state(seq, tokens, n_computed);
 }
 
 void KvCache::release(int seq) {
@@ -247,9 +289,20 @@ void KvCache::park_block(int block) {
   if (!written.ok()) STRATA_LOG_WARN("K/V park: {}", written.status().ToString());
 }
 
+void KvCache::park_state(const BlockHash& key, const float* state, std::span<const int32_t> tokens) {
+  if (!store_ || store_->contains(key, ParkKind::kState)) return;
+  Result<bool> written = store_->put(key, tokens, reinterpret_cast<const std::byte*>(state), ParkKind::kState);
+  if (!written.ok()) STRATA_LOG_WARN("state park: {}", written.status().ToString());
+}
+
 int KvCache::park_idle() {
   if (!store_) return 0;
   uint64_t before = store_->stats().parks;
+  // States first: they stay held (their memory is fixed), and a block moved below without its
+  // state would be of no use to a hybrid model.
+  if (snapshots_) snapshots_->for_each([this](const BlockHash& key, const float* state, std::span<const int32_t> tokens) {
+    park_state(key, state, tokens);
+  });
   for (int block : pool_.cached_blocks()) {
     park_block(block);
     // Moved, not copied: the memory goes back to the free list. A block the store could

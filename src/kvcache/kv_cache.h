@@ -7,8 +7,10 @@
 // A hybrid model's sequences (layout.state_floats > 0) also hold a recurrent state each
 // (KvView::recurrent_state), which blocks alone cannot restore. publish() files a snapshot of
 // it (StateCache) whenever the sequence's computed positions end on a block boundary, and
-// admit() reuses the longest cached prefix that ends in a block with a snapshot, copying it into
-// the sequence's state. The park store does not serve them (it would hold blocks without states).
+// admit() reuses the longest cached prefix that ends in a block with a snapshot, held or
+// parked, copying it into the sequence's state. Snapshots are parked beside the blocks (as
+// ".kvs" files) when the StateCache evicts them and by park_idle(), which keeps them held too
+// (their memory is allocated once).
 //
 // Life of a sequence (the engine's slot):
 //   admit()    attach the longest cached prefix (pool first, then parked blocks, restored
@@ -65,6 +67,7 @@ struct KvCacheStats {
   ParkStats park;
   uint64_t restores = 0;        // admissions that restored at least one parked block
   uint64_t restored_blocks = 0;
+  uint64_t restored_states = 0;  // hybrid models: state snapshots read back from the park store
   uint64_t bytes_reused = 0;
   uint64_t prefix_queries_tokens = 0;
   uint64_t prefix_hit_tokens = 0;
@@ -104,7 +107,7 @@ class KvCache final : public KvView {
   void publish(int seq, std::span<const int32_t> tokens, int n_computed);
   void release(int seq);
   // Moves every cached block to the park store (writing those it lacks) and frees its
-  // memory; returns how many blocks were written.
+  // memory, and parks every held state snapshot; returns how many files were written.
   int park_idle();
   // Blocks of seq's previous conversation that are still cached (allocator rule 3).
   int retained_blocks(int seq) const;
@@ -126,8 +129,10 @@ class KvCache final : public KvView {
   int* table(int seq) { return tables_.data() + static_cast<size_t>(seq) * max_blocks_; }
   int restore_planned(int seq, std::span<const int32_t> tokens, int n_plan, int* n_restored);
   int cut_to_snapshot(int seq, int n_plan);
-  void snapshot_state(int seq, int n_computed);
+  int resume_state(int seq, std::span<const int32_t> tokens);
+  void snapshot_state(int seq, std::span<const int32_t> tokens, int n_computed);
   void park_block(int block);
+  void park_state(const BlockHash& key, const float* state, std::span<const int32_t> tokens);
   int outstanding_reservations() const;
 
   KvLayout layout_;

@@ -419,22 +419,139 @@ TEST_F(KvCacheTest, HybridSamePromptAgainResumesAtItsPromptPoint) {
 }
 
 TEST(StateCacheTest, PinnedSnapshotsAreNeverEvictedAndReleasedOnesGoLeastRecentlyUsedFirst) {
-  StateCache cache(2, 3);
+  StateCache cache(2, 3, 2);
   const float a[3] = {1, 2, 3}, b[3] = {4, 5, 6}, c[3] = {7, 8, 9};
+  const int32_t ta[2] = {10, 11}, tb[2] = {20, 21}, tc[2] = {30, 31};
   const BlockHash ka{1, 1}, kb{2, 2}, kc{3, 3};
-  ASSERT_TRUE(cache.put(0, ka, a, true));
-  ASSERT_TRUE(cache.put(1, kb, b, true));
-  EXPECT_FALSE(cache.put(2, kc, c, true));  // both entries pinned by running sequences
+  std::vector<std::pair<BlockHash, std::vector<float>>> evicted;
+  std::vector<int32_t> evicted_tokens;
+  cache.set_evict_hook([&](const BlockHash& key, const float* state, std::span<const int32_t> tokens) {
+    evicted.push_back({key, std::vector<float>(state, state + 3)});
+    evicted_tokens.assign(tokens.begin(), tokens.end());
+  });
+  ASSERT_TRUE(cache.put(0, ka, a, true, ta));
+  ASSERT_TRUE(cache.put(1, kb, b, true, tb));
+  EXPECT_FALSE(cache.put(2, kc, c, true, tc));  // both entries pinned by running sequences
   cache.release(0);
   cache.release(1);
   float out[3];
   ASSERT_TRUE(cache.get(ka, out));  // ka is now the more recently used
-  ASSERT_TRUE(cache.put(2, kc, c, true));
+  EXPECT_TRUE(evicted.empty());
+  ASSERT_TRUE(cache.put(2, kc, c, true, tc));
   EXPECT_FALSE(cache.contains(kb));
+  // The evicted snapshot went through the hook (the KvCache parks it there) before its entry
+  // took kc's state.
+  ASSERT_EQ(evicted.size(), 1u);
+  EXPECT_EQ(evicted[0].first, kb);
+  EXPECT_EQ(evicted[0].second, (std::vector<float>{4, 5, 6}));
+  EXPECT_EQ(evicted_tokens, (std::vector<int32_t>{20, 21}));
   EXPECT_TRUE(cache.get(kc, out));
   EXPECT_EQ(out[2], 9.0f);
   EXPECT_TRUE(cache.get(ka, out));
   EXPECT_EQ(out[0], 1.0f);
+  int n_held = 0;
+  cache.for_each([&](const BlockHash&, const float*, std::span<const int32_t> tokens) {
+    ++n_held;
+    EXPECT_EQ(tokens.size(), 2u);
+  });
+  EXPECT_EQ(n_held, 2);
+}
+
+class HybridParkTest : public KvCacheTest {
+ protected:
+  std::unique_ptr<KvCache> make_parked(int n_snapshots, int n_seqs = 2) {
+    KvCacheOptions o;
+    o.layout = layout();
+    o.layout.state_floats = 10;
+    o.n_blocks = 32;
+    o.n_seqs = n_seqs;
+    o.max_seq_tokens = 64;
+    o.model_id = 1234;
+    o.n_state_snapshots = n_snapshots;
+    o.park_dir = dir_.string();
+    o.park_capacity_bytes = 1 << 20;
+    auto kv = KvCache::Create(o);
+    EXPECT_TRUE(kv.ok()) << kv.status().ToString();
+    return kv.ok() ? std::move(kv).value() : nullptr;
+  }
+  // The first turn: 12 tokens computed (state snapshots at 8, the prompt point, and 12), then
+  // parked; returns the state after 12 and the bytes of its 3 blocks.
+  std::pair<std::vector<float>, std::vector<std::vector<std::byte>>> first_turn_parked() {
+    auto kv = make_parked(4);
+    auto first = seq_tokens(12);
+    EXPECT_TRUE(kv->admit(0, first, 11, 12).has_value());
+    compute(*kv, 0, first, 0, 8);
+    compute(*kv, 0, first, 8, 12);
+    std::vector<float> at_12(kv->recurrent_state(0), kv->recurrent_state(0) + 10);
+    std::vector<std::vector<std::byte>> blocks;
+    for (int b = 0; b < 3; ++b) blocks.push_back(copy_block(*kv, 0, b));
+    kv->release(0);
+    EXPECT_EQ(kv->park_idle(), 5);  // 3 blocks and the 2 snapshots
+    EXPECT_EQ(kv->stats().park.states, 2u);
+    EXPECT_EQ(kv->stats().park.blocks, 3u);
+    return {at_12, blocks};
+  }
+};
+
+TEST_F(HybridParkTest, FollowUpAfterRestartResumesFromParkedBlocksAndState) {
+  auto [at_12, blocks] = first_turn_parked();
+  auto kv = make_parked(4);  // a restart: nothing held, the store scanned from the directory
+  auto a = kv->admit(1, seq_tokens(18), 17, 18);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->reused_tokens, 12);
+  EXPECT_EQ(a->restored_tokens, 12);
+  EXPECT_EQ(std::vector<float>(kv->recurrent_state(1), kv->recurrent_state(1) + 10), at_12);
+  for (int b = 0; b < 3; ++b) EXPECT_EQ(copy_block(*kv, 1, b), blocks[static_cast<size_t>(b)]) << b;
+  EXPECT_EQ(kv->stats().restored_states, 1u);
+}
+
+TEST_F(HybridParkTest, DamagedParkedStateResumesFromAnEarlierOne) {
+  first_turn_parked();
+  auto kv = make_parked(4);
+  // The state after 12 is filed under block 2's key: damage its last float.
+  int damaged = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    if (e.path().extension() != ".kvs") continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    in.close();
+    // Both states' files; the one after 12 holds 12 * 100 + token 111 + i.
+    float last;
+    std::memcpy(&last, bytes.data() + bytes.size() - sizeof(float), sizeof(float));
+    if (last != 12 * 100 + 111 + 9) continue;
+    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-2, std::ios::end);
+    f.put('\x5a');
+    ++damaged;
+  }
+  ASSERT_EQ(damaged, 1);
+  auto a = kv->admit(1, seq_tokens(18), 17, 18);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->reused_tokens, 8);
+  EXPECT_EQ(kv->recurrent_state(1)[0], static_cast<float>(8 * 100 + 107));
+  EXPECT_EQ(kv->stats().park.corrupt, 1u);
+  EXPECT_EQ(kv->stats().park.states, 1u);  // the damaged file is gone
+}
+
+TEST_F(HybridParkTest, EvictedSnapshotIsParkedAndServedWithoutRestart) {
+  auto kv = make_parked(1);  // one snapshot entry: the next sequence's first snapshot evicts A's
+  auto a_tokens = seq_tokens(8);
+  ASSERT_TRUE(kv->admit(0, a_tokens, 7, 8).has_value());
+  compute(*kv, 0, a_tokens, 0, 8);
+  std::vector<float> a_at_8(kv->recurrent_state(0), kv->recurrent_state(0) + 10);
+  kv->release(0);
+  EXPECT_EQ(kv->stats().park.states, 0u);
+  auto b_tokens = seq_tokens(8, 500);
+  ASSERT_TRUE(kv->admit(1, b_tokens, 7, 8).has_value());
+  compute(*kv, 1, b_tokens, 0, 4);
+  EXPECT_EQ(kv->stats().park.states, 1u);  // A's snapshot, parked on eviction
+  kv->release(1);
+  auto follow = seq_tokens(12);
+  auto a = kv->admit(0, follow, 11, 12);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->reused_tokens, 8);
+  EXPECT_EQ(std::vector<float>(kv->recurrent_state(0), kv->recurrent_state(0) + 10), a_at_8);
+  EXPECT_EQ(kv->stats().restored_states, 1u);
 }
 
 }  // namespace

@@ -6,7 +6,10 @@ namespace strata {
 
 namespace {
 
-constexpr char kMagic[8] = {'S', 'T', 'R', 'K', 'V', 'P', 'K', '1'};
+constexpr char kBlockMagic[8] = {'S', 'T', 'R', 'K', 'V', 'P', 'K', '1'};
+constexpr char kStateMagic[8] = {'S', 'T', 'R', 'K', 'V', 'S', 'T', '1'};
+
+const char* magic(ParkKind kind) { return kind == ParkKind::kState ? kStateMagic : kBlockMagic; }
 constexpr uint32_t kFormatVersion = 1;
 constexpr uint64_t kHeaderSeed = 0x7061726B2D686472ull;  // "park-hdr"
 // A block of more tokens than this is not something we ever write; it bounds decoding.
@@ -37,9 +40,9 @@ size_t park_file_bytes(const ParkIdentity& identity) {
   return park_prefix_bytes(identity) + identity.block_bytes;
 }
 
-void encode_park_prefix(const ParkIdentity& id, const BlockHash& key, std::span<const int32_t> tokens,
-                        uint64_t payload_checksum, std::byte* prefix) {
-  std::memcpy(prefix, kMagic, sizeof(kMagic));
+void encode_park_prefix(ParkKind kind, const ParkIdentity& id, const BlockHash& key,
+                        std::span<const int32_t> tokens, uint64_t payload_checksum, std::byte* prefix) {
+  std::memcpy(prefix, magic(kind), sizeof(kBlockMagic));
   put<uint32_t>(prefix, 8, kFormatVersion);
   put<uint32_t>(prefix, 12, id.kv_type);
   put<uint64_t>(prefix, 16, id.model_id);
@@ -55,11 +58,15 @@ void encode_park_prefix(const ParkIdentity& id, const BlockHash& key, std::span<
   put<uint64_t>(prefix, 72, header_checksum(prefix, tokens.size()));
 }
 
-Result<ParkIdentity> decode_park_identity(const std::byte* data, size_t n_bytes, const std::string& name) {
+Result<ParkIdentity> decode_park_identity(ParkKind kind, const std::byte* data, size_t n_bytes,
+                                          const std::string& name) {
   if (n_bytes < kParkHeaderBytes) {
     return Status::Corrupt(name + ": " + std::to_string(n_bytes) + " bytes is shorter than a park header");
   }
-  if (std::memcmp(data, kMagic, sizeof(kMagic)) != 0) return Status::Corrupt(name + ": not a parked K/V block (bad magic)");
+  if (std::memcmp(data, magic(kind), sizeof(kBlockMagic)) != 0) {
+    return Status::Corrupt(name + (kind == ParkKind::kState ? ": not a parked state (bad magic)"
+                                                            : ": not a parked K/V block (bad magic)"));
+  }
   uint32_t version = get<uint32_t>(data, 8);
   if (version != kFormatVersion) {
     return Status::Unsupported(name + ": park format version " + std::to_string(version) + ", expected " +
@@ -76,9 +83,9 @@ Result<ParkIdentity> decode_park_identity(const std::byte* data, size_t n_bytes,
   return identity;
 }
 
-Result<ParkPrefix> decode_park_prefix(const std::byte* data, size_t n_bytes, const std::string& name) {
+Result<ParkPrefix> decode_park_prefix(ParkKind kind, const std::byte* data, size_t n_bytes, const std::string& name) {
   ParkPrefix out;
-  STRATA_ASSIGN_OR_RETURN(out.identity, decode_park_identity(data, n_bytes, name));
+  STRATA_ASSIGN_OR_RETURN(out.identity, decode_park_identity(kind, data, n_bytes, name));
   out.key.lo = get<uint64_t>(data, 48);
   out.key.hi = get<uint64_t>(data, 56);
   out.payload_checksum = get<uint64_t>(data, 64);

@@ -1,17 +1,18 @@
-// The on-disk format of one parked K/V block (see park_store.h for the policy around it).
+// The on-disk format of one parked K/V block, or of one parked recurrent-state snapshot of a
+// hybrid model (see park_store.h for the policy around them).
 //
 //   offset  size  field
-//        0     8  magic "STRKVPK1"
+//        0     8  magic "STRKVPK1" (a block) or "STRKVST1" (a state)
 //        8     4  format version (1)
 //       12     4  K/V type (DType id)
 //       16     8  model identity
 //       24    16  n_layer, n_head_kv, head_dim, block_tokens (u32 each)
-//       40     8  block_bytes (size of the K/V payload)
+//       40     8  payload bytes (a block's K/V bytes, or a state's floats)
 //       48    16  key (BlockHash lo, hi)
 //       64     8  payload checksum: hash_bytes64(payload)
 //       72     8  header checksum: hash_bytes64(bytes [0, 72) + token ids)
-//       80  4*bt  token ids of the block (int32)
-//        …        payload: the block's K/V bytes
+//       80  4*bt  token ids of the block (int32; a state's: those of the block it ends with)
+//        …        payload: the block's K/V bytes, or the state after the block
 // Host byte order. Pure functions.
 #pragma once
 
@@ -33,9 +34,9 @@ inline constexpr size_t kParkHeaderBytes = 80;
 size_t park_prefix_bytes(const ParkIdentity& identity);
 size_t park_file_bytes(const ParkIdentity& identity);
 
-// Fills prefix (park_prefix_bytes long) for a block.
-void encode_park_prefix(const ParkIdentity& identity, const BlockHash& key, std::span<const int32_t> tokens,
-                        uint64_t payload_checksum, std::byte* prefix);
+// Fills prefix (park_prefix_bytes long) for a file of `kind`; identity.block_bytes is the payload's size.
+void encode_park_prefix(ParkKind kind, const ParkIdentity& identity, const BlockHash& key,
+                        std::span<const int32_t> tokens, uint64_t payload_checksum, std::byte* prefix);
 
 struct ParkPrefix {
   ParkIdentity identity;
@@ -45,9 +46,10 @@ struct ParkPrefix {
 };
 // Decodes the fixed header's magic, version and identity only (no checksum: the tokens it
 // covers may be missing), e.g. to tell whose block a file cut short was. n_bytes >= 80.
-Result<ParkIdentity> decode_park_identity(const std::byte* data, size_t n_bytes, const std::string& name);
+// A file of the other kind is kCorrupt (bad magic).
+Result<ParkIdentity> decode_park_identity(ParkKind kind, const std::byte* data, size_t n_bytes, const std::string& name);
 // Decodes and checks magic, version and header checksum; errors name what is wrong.
 // n_bytes may be longer than the prefix (the tokens' length comes from the header).
-Result<ParkPrefix> decode_park_prefix(const std::byte* data, size_t n_bytes, const std::string& name);
+Result<ParkPrefix> decode_park_prefix(ParkKind kind, const std::byte* data, size_t n_bytes, const std::string& name);
 
 }  // namespace strata

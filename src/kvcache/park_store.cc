@@ -20,7 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kSuffix = ".kvb";
+constexpr std::string_view kBlockSuffix = ".kvb";
+constexpr std::string_view kStateSuffix = ".kvs";
+
+std::string_view suffix(ParkKind kind) { return kind == ParkKind::kState ? kStateSuffix : kBlockSuffix; }
 constexpr uint64_t kPayloadSeed = 0x6B762D7061796C64ull;  // "kv-payld"
 // Temporary files older than this are left over from a crash (a live writer renames
 // its file within milliseconds).
@@ -67,9 +70,12 @@ class Fd {
   int fd_;
 };
 
-// Parses "<32 hex digits>.kvb" into a key.
-bool parse_file_name(const std::string& name, BlockHash* key) {
-  if (name.size() != 32 + kSuffix.size() || !name.ends_with(kSuffix)) return false;
+// Parses "<32 hex digits>.kvb" (a block) or ".kvs" (a state) into a key and its kind.
+bool parse_file_name(const std::string& name, BlockHash* key, ParkKind* kind) {
+  if (name.size() != 32 + kBlockSuffix.size()) return false;
+  if (name.ends_with(kBlockSuffix)) *kind = ParkKind::kBlock;
+  else if (name.ends_with(kStateSuffix)) *kind = ParkKind::kState;
+  else return false;
   uint64_t parts[2] = {0, 0};
   for (int i = 0; i < 32; ++i) {
     char c = name[i];
@@ -102,19 +108,31 @@ Result<std::unique_ptr<ParkStore>> ParkStore::Open(const std::string& dir, uint6
   return store;
 }
 
-uint64_t ParkStore::file_bytes() const { return park_file_bytes(identity_); }
+ParkIdentity ParkStore::file_identity(ParkKind kind) const {
+  ParkIdentity id = identity_;
+  if (kind == ParkKind::kState) id.block_bytes = identity_.state_bytes;
+  id.state_bytes = 0;  // not in the header
+  return id;
+}
 
-std::string ParkStore::path_of(const BlockHash& key) const {
-  return dir_ + "/" + key.hex() + std::string(kSuffix);
+uint64_t ParkStore::file_bytes(ParkKind kind) const { return park_file_bytes(file_identity(kind)); }
+
+std::string ParkStore::path_of(const FileKey& key) const {
+  return dir_ + "/" + key.hash.hex() + std::string(suffix(key.kind));
+}
+
+void ParkStore::count_files() {
+  stats_.blocks = stats_.states = 0;
+  for (const auto& [key, entry] : index_) ++(key.kind == ParkKind::kState ? stats_.states : stats_.blocks);
 }
 
 Status ParkStore::scan() {
   struct Found {
     fs::file_time_type mtime;
-    BlockHash key;
+    FileKey key;
   };
   std::vector<Found> found;
-  std::vector<std::byte> prefix(park_prefix_bytes(identity_));
+  std::vector<std::byte> prefix(park_prefix_bytes(identity_));  // the same for both kinds
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir_, ec)) {
     std::string name = entry.path().filename().string();
@@ -124,23 +142,24 @@ Status ParkStore::scan() {
       if (!file_ec && age > kStaleTmpAge) fs::remove(entry.path(), file_ec);
       continue;
     }
-    BlockHash key;
-    if (!parse_file_name(name, &key)) continue;
+    FileKey key;
+    if (!parse_file_name(name, &key.hash, &key.kind)) continue;
+    if (key.kind == ParkKind::kState && identity_.state_bytes == 0) continue;  // another engine's
     const uint64_t size_bytes = entry.file_size(file_ec);
     if (file_ec) continue;
-    if (size_bytes != file_bytes()) {
-      remove_if_cut_short(entry.path().string(), size_bytes);
+    if (size_bytes != file_bytes(key.kind)) {
+      remove_if_cut_short(key.kind, entry.path().string(), size_bytes);
       continue;
     }
     Fd fd(::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0 || !read_all(fd.get(), prefix.data(), prefix.size())) continue;
-    Result<ParkPrefix> decoded = decode_park_prefix(prefix.data(), prefix.size(), entry.path().string());
+    Result<ParkPrefix> decoded = decode_park_prefix(key.kind, prefix.data(), prefix.size(), entry.path().string());
     if (!decoded.ok()) {
       STRATA_LOG_WARN("park store: removing {}", decoded.status().ToString());
       fs::remove(entry.path(), file_ec);
       continue;
     }
-    if (!(decoded->identity == identity_) || !(decoded->key == key)) continue;
+    if (!(decoded->identity == file_identity(key.kind)) || !(decoded->key == key.hash)) continue;
     found.push_back({entry.last_write_time(file_ec), key});
   }
   if (ec) return Status::IoError("--park-dir " + dir_ + ": cannot list: " + ec.message());
@@ -148,16 +167,16 @@ Status ParkStore::scan() {
   for (const Found& f : found) {
     index_[f.key] = Entry{};
     touch(f.key);
-    stats_.bytes += file_bytes();
+    stats_.bytes += file_bytes(f.key.kind);
   }
-  stats_.blocks = index_.size();
+  count_files();
   return Status::Ok();
 }
 
 // Another layout's blocks have another size and belong to another engine; but a file whose
 // own header says it should be longer (or that cannot even hold a header) was cut short, by a
 // full disk or a crash of the writer, and is of no use to anyone.
-void ParkStore::remove_if_cut_short(const std::string& path, uint64_t size_bytes) {
+void ParkStore::remove_if_cut_short(ParkKind kind, const std::string& path, uint64_t size_bytes) {
   std::string why;
   if (size_bytes < kParkHeaderBytes) {
     why = "shorter than a park header";
@@ -165,7 +184,7 @@ void ParkStore::remove_if_cut_short(const std::string& path, uint64_t size_bytes
     std::byte header[kParkHeaderBytes];
     Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0 || !read_all(fd.get(), header, sizeof(header))) return;
-    Result<ParkIdentity> written = decode_park_identity(header, sizeof(header), path);
+    Result<ParkIdentity> written = decode_park_identity(kind, header, sizeof(header), path);
     if (!written.ok()) return;  // not a park file this version understands: left alone
     const uint64_t whole_bytes = park_file_bytes(*written);
     if (size_bytes == whole_bytes) return;
@@ -176,22 +195,22 @@ void ParkStore::remove_if_cut_short(const std::string& path, uint64_t size_bytes
   fs::remove(path, ec);
 }
 
-void ParkStore::touch(const BlockHash& key) {
+void ParkStore::touch(const FileKey& key) {
   Entry& e = index_[key];
   if (e.last_use != 0) by_use_.erase(e.last_use);
   e.last_use = ++use_counter_;
   by_use_[e.last_use] = key;
 }
 
-void ParkStore::remove(BlockHash key) {
+void ParkStore::remove(FileKey key) {
   auto it = index_.find(key);
   if (it == index_.end()) return;
   by_use_.erase(it->second.last_use);
   index_.erase(it);
   std::error_code ec;
   fs::remove(path_of(key), ec);
-  stats_.bytes -= file_bytes();
-  stats_.blocks = index_.size();
+  stats_.bytes -= file_bytes(key.kind);
+  count_files();
 }
 
 void ParkStore::make_room(uint64_t n_bytes) {
@@ -201,21 +220,24 @@ void ParkStore::make_room(uint64_t n_bytes) {
   }
 }
 
-Result<bool> ParkStore::put(const BlockHash& key, std::span<const int32_t> tokens, const std::byte* data) {
-  if (contains(key)) {
+Result<bool> ParkStore::put(const BlockHash& hash, std::span<const int32_t> tokens, const std::byte* data,
+                            ParkKind kind) {
+  const FileKey key{hash, kind};
+  if (index_.count(key) != 0) {
     touch(key);
     return false;
   }
-  if (file_bytes() > stats_.capacity_bytes) return false;
-  make_room(file_bytes());
-  std::vector<std::byte> prefix(park_prefix_bytes(identity_));
-  encode_park_prefix(identity_, key, tokens, hash_bytes64(data, identity_.block_bytes, kPayloadSeed), prefix.data());
+  const ParkIdentity id = file_identity(kind);
+  if (id.block_bytes == 0 || file_bytes(kind) > stats_.capacity_bytes) return false;
+  make_room(file_bytes(kind));
+  std::vector<std::byte> prefix(park_prefix_bytes(id));
+  encode_park_prefix(kind, id, hash, tokens, hash_bytes64(data, id.block_bytes, kPayloadSeed), prefix.data());
   std::string path = path_of(key);
   std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "." +
                     std::to_string(reinterpret_cast<uintptr_t>(this)) + "." + std::to_string(++tmp_counter_);
   Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0) return Status::IoError("park store: cannot create " + tmp + ": " + std::strerror(errno));
-  bool ok = write_all(fd.get(), prefix.data(), prefix.size()) && write_all(fd.get(), data, identity_.block_bytes);
+  bool ok = write_all(fd.get(), prefix.data(), prefix.size()) && write_all(fd.get(), data, id.block_bytes);
   ok = fd.close() && ok;
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
     std::string why = std::strerror(errno);
@@ -223,15 +245,19 @@ Result<bool> ParkStore::put(const BlockHash& key, std::span<const int32_t> token
     return Status::IoError("park store: cannot write " + path + ": " + why);
   }
   touch(key);
-  stats_.blocks = index_.size();
-  stats_.bytes += file_bytes();
+  count_files();
+  stats_.bytes += file_bytes(kind);
   ++stats_.parks;
-  stats_.bytes_written += file_bytes();
+  stats_.bytes_written += file_bytes(kind);
   return true;
 }
 
-Status ParkStore::get(const BlockHash& key, std::span<const int32_t> tokens, std::byte* data) {
-  if (!contains(key)) return Status::NotFound("block " + key.hex() + " is not parked");
+Status ParkStore::get(const BlockHash& hash, std::span<const int32_t> tokens, std::byte* data, ParkKind kind) {
+  const FileKey key{hash, kind};
+  if (index_.count(key) == 0) {
+    return Status::NotFound((kind == ParkKind::kState ? "state " : "block ") + hash.hex() + " is not parked");
+  }
+  const ParkIdentity id = file_identity(kind);
   std::string path = path_of(key);
   auto reject = [&](const std::string& why) {
     remove(key);
@@ -241,21 +267,21 @@ Status ParkStore::get(const BlockHash& key, std::span<const int32_t> tokens, std
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   struct stat st;
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0) return reject("cannot open");
-  if (static_cast<uint64_t>(st.st_size) != file_bytes()) {
-    return reject("size " + std::to_string(st.st_size) + " bytes, expected " + std::to_string(file_bytes()));
+  if (static_cast<uint64_t>(st.st_size) != file_bytes(kind)) {
+    return reject("size " + std::to_string(st.st_size) + " bytes, expected " + std::to_string(file_bytes(kind)));
   }
-  std::vector<std::byte> prefix(park_prefix_bytes(identity_));
+  std::vector<std::byte> prefix(park_prefix_bytes(id));
   if (!read_all(fd.get(), prefix.data(), prefix.size())) return reject("short read in header");
-  Result<ParkPrefix> decoded = decode_park_prefix(prefix.data(), prefix.size(), path);
+  Result<ParkPrefix> decoded = decode_park_prefix(kind, prefix.data(), prefix.size(), path);
   if (!decoded.ok()) return reject(decoded.status().message());
-  if (!(decoded->identity == identity_)) return reject("written for another model or K/V layout");
-  if (!(decoded->key == key)) return reject("key in header differs from the file name");
+  if (!(decoded->identity == id)) return reject("written for another model or K/V layout");
+  if (!(decoded->key == hash)) return reject("key in header differs from the file name");
   if (!std::equal(tokens.begin(), tokens.end(), decoded->tokens.begin(), decoded->tokens.end())) {
     return reject("token ids differ from the requested block");
   }
-  if (!read_all(fd.get(), data, identity_.block_bytes)) return reject("short read in K/V bytes");
-  if (hash_bytes64(data, identity_.block_bytes, kPayloadSeed) != decoded->payload_checksum) {
-    return reject("K/V checksum mismatch");
+  if (!read_all(fd.get(), data, id.block_bytes)) return reject("short read in the payload");
+  if (hash_bytes64(data, id.block_bytes, kPayloadSeed) != decoded->payload_checksum) {
+    return reject(kind == ParkKind::kState ? "state checksum mismatch" : "K/V checksum mismatch");
   }
   touch(key);
   ++stats_.restores;

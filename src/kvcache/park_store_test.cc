@@ -238,5 +238,83 @@ TEST_F(ParkStoreTest, WholeBlocksOfAnotherLayoutAreNotMistakenForCutShort) {
   EXPECT_TRUE(fs::exists(file_of(park_key(1))));
 }
 
+// A hybrid model's store: a state file beside the block of the same key, each of its own size
+// and magic, sharing the capacity and surviving a reopen.
+constexpr size_t kStateBytes = 40;
+
+ParkIdentity hybrid_identity() {
+  ParkIdentity id = identity();
+  id.state_bytes = kStateBytes;
+  return id;
+}
+
+std::vector<std::byte> state_payload(int seed) {
+  std::vector<std::byte> p(kStateBytes);
+  for (size_t i = 0; i < p.size(); ++i) p[i] = static_cast<std::byte>((i * 7 + seed) & 0xFF);
+  return p;
+}
+
+TEST_F(ParkStoreTest, StatesAndBlocksOfOneKeyAreSeparateFiles) {
+  auto store = open(1 << 20, hybrid_identity());
+  auto block = payload(1);
+  auto state = state_payload(2);
+  ASSERT_TRUE(store->put(park_key(1), park_tokens(1), block.data()).value());
+  EXPECT_FALSE(store->contains(park_key(1), ParkKind::kState));
+  ASSERT_TRUE(store->put(park_key(1), park_tokens(1), state.data(), ParkKind::kState).value());
+  EXPECT_TRUE(fs::exists(dir_ / (park_key(1).hex() + ".kvs")));
+  EXPECT_EQ(store->stats().blocks, 1u);
+  EXPECT_EQ(store->stats().states, 1u);
+  EXPECT_EQ(store->stats().bytes, park_file_bytes(identity()) + park_prefix_bytes(identity()) + kStateBytes);
+  store.reset();
+  store = open(1 << 20, hybrid_identity());
+  std::vector<std::byte> back(kStateBytes);
+  ASSERT_TRUE(store->get(park_key(1), park_tokens(1), back.data(), ParkKind::kState).ok());
+  EXPECT_EQ(back, state);
+  std::vector<std::byte> block_back(kBlockBytes);
+  ASSERT_TRUE(store->get(park_key(1), park_tokens(1), block_back.data()).ok());
+  EXPECT_EQ(block_back, block);
+  EXPECT_EQ(store->stats().restores, 2u);
+}
+
+TEST_F(ParkStoreTest, AStateFileUnderABlocksNameIsNotServed) {
+  auto store = open(1 << 20, hybrid_identity());
+  auto state = state_payload(3);
+  ASSERT_TRUE(store->put(park_key(1), park_tokens(1), state.data(), ParkKind::kState).value());
+  store.reset();
+  fs::rename(dir_ / (park_key(1).hex() + ".kvs"), file_of(park_key(1)));
+  store = open(1 << 20, hybrid_identity());
+  EXPECT_FALSE(store->contains(park_key(1)));
+  EXPECT_FALSE(store->contains(park_key(1), ParkKind::kState));
+}
+
+TEST_F(ParkStoreTest, AStoreWithoutStatesWritesNoneAndLeavesOthersAlone) {
+  auto hybrid = open(1 << 20, hybrid_identity());
+  auto state = state_payload(4);
+  ASSERT_TRUE(hybrid->put(park_key(1), park_tokens(1), state.data(), ParkKind::kState).value());
+  hybrid.reset();
+  auto plain = open();
+  EXPECT_FALSE(plain->contains(park_key(1), ParkKind::kState));
+  EXPECT_FALSE(plain->put(park_key(2), park_tokens(2), state.data(), ParkKind::kState).value());
+  EXPECT_EQ(plain->stats().states, 0u);
+  EXPECT_TRUE(fs::exists(dir_ / (park_key(1).hex() + ".kvs")));
+}
+
+TEST_F(ParkStoreTest, StatesAndBlocksShareTheCapacityLeastRecentlyUsedFirst) {
+  const uint64_t block_file = park_file_bytes(identity());
+  const uint64_t state_file = park_prefix_bytes(identity()) + kStateBytes;
+  ASSERT_LT(state_file, block_file);
+  auto store = open(3 * block_file, hybrid_identity());
+  auto block = payload(1);
+  auto state = state_payload(1);
+  ASSERT_TRUE(store->put(park_key(1), park_tokens(1), state.data(), ParkKind::kState).value());
+  ASSERT_TRUE(store->put(park_key(1), park_tokens(1), block.data()).value());
+  ASSERT_TRUE(store->put(park_key(2), park_tokens(2), block.data()).value());
+  EXPECT_EQ(store->stats().deleted, 0u);
+  ASSERT_TRUE(store->put(park_key(3), park_tokens(3), block.data()).value());
+  EXPECT_FALSE(store->contains(park_key(1), ParkKind::kState));  // the oldest file
+  EXPECT_TRUE(store->contains(park_key(1)));
+  EXPECT_EQ(store->stats().bytes, 3 * block_file);
+}
+
 }  // namespace
 }  // namespace strata

@@ -119,6 +119,10 @@ void add_kv_and_park(Json& j, const EngineSnapshot& snap) {
     p["restores"] = kv.restores;
     p["restored_blocks"] = kv.restored_blocks;
     p["written_bytes"] = kv.park_bytes_written;
+    if (kv.state_snapshots_total > 0) {
+      p["states"] = kv.parked_states;
+      p["restored_states"] = kv.restored_states;
+    }
   }
   j["park"] = std::move(p);
 }

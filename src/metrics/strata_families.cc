@@ -147,6 +147,12 @@ void render_kv_and_park(PromWriter& w, std::span<const PromLabel> c, const Engin
           static_cast<double>(kv.restored_blocks));
   counter(w, c, "strata:park_written_bytes_total", "Bytes written to the park store.",
           static_cast<double>(kv.park_bytes_written));
+  if (kv.state_snapshots_total == 0) return;
+  gauge(w, c, "strata:park_states", "Recurrent-state snapshots in the park store (hybrid models).",
+        static_cast<double>(kv.parked_states));
+  counter(w, c, "strata:park_restored_states_total",
+          "Recurrent-state snapshots restored from the park store (hybrid models).",
+          static_cast<double>(kv.restored_states));
 }
 
 // Low cardinality on purpose: the per-expert counts stay in the JSON view (the heatmap);
