@@ -1,5 +1,6 @@
 #include "tokenizer/bpe_encoder.h"
 
+#include <bit>
 #include <queue>
 
 namespace strata {
@@ -39,7 +40,7 @@ Result<BpeEncoder> BpeEncoder::Create(const Vocab& vocab, const ByteUnicodeMap& 
                                       const std::vector<std::string>& merges, bool ignore_merges,
                                       int32_t unk_id) {
   BpeEncoder encoder(vocab, bytes, ignore_merges, unk_id);
-  encoder.merges_.reserve(merges.size());
+  encoder.merges_.assign(std::bit_ceil(2 * merges.size() + 2), MergeSlot{kEmptyKey, {}});
   std::string joined;
   for (size_t rank = 0; rank < merges.size(); ++rank) {
     const std::string& merge = merges[rank];
@@ -56,15 +57,27 @@ Result<BpeEncoder> BpeEncoder::Create(const Vocab& vocab, const ByteUnicodeMap& 
     const int32_t right_id = vocab.find(right);
     const int32_t merged_id = vocab.find(joined);
     if (left_id < 0 || right_id < 0 || merged_id < 0) continue;
-    encoder.merges_.emplace(pair_key(left_id, right_id), Merge{static_cast<int32_t>(rank), merged_id});
+    // A pair listed twice keeps its first (lower) rank.
+    MergeSlot& slot = encoder.merges_[encoder.slot_of(pair_key(left_id, right_id))];
+    if (slot.key != kEmptyKey) continue;
+    slot = MergeSlot{pair_key(left_id, right_id), Merge{static_cast<int32_t>(rank), merged_id}};
+    ++encoder.n_merges_;
   }
   return encoder;
 }
 
+size_t BpeEncoder::slot_of(uint64_t key) const {
+  const size_t mask = merges_.size() - 1;
+  // Fibonacci hashing: the pair's two ids mixed into the high bits, which index the table.
+  size_t s = static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+  while (merges_[s].key != kEmptyKey && merges_[s].key != key) s = (s + 1) & mask;
+  return s;
+}
+
 const BpeEncoder::Merge* BpeEncoder::find_merge(int32_t left, int32_t right) const {
   if (left < 0 || right < 0) return nullptr;
-  auto it = merges_.find(pair_key(left, right));
-  return it == merges_.end() ? nullptr : &it->second;
+  const MergeSlot& slot = merges_[slot_of(pair_key(left, right))];
+  return slot.key == kEmptyKey ? nullptr : &slot.merge;
 }
 
 void BpeEncoder::encode_piece(std::string_view piece, std::vector<int32_t>* out) const {

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
@@ -34,13 +33,19 @@ class BpeEncoder {
   // the unknown token, or nothing when there is none.
   void encode_piece(std::string_view piece, std::vector<int32_t>* out) const;
 
-  size_t n_merges() const { return merges_.size(); }
+  size_t n_merges() const { return n_merges_; }
 
  private:
   struct Merge {
     int32_t rank;
     int32_t id;
   };
+  // A slot of the merge table: the pair's key (kEmptyKey: none) and its merge.
+  struct MergeSlot {
+    uint64_t key;
+    Merge merge;
+  };
+  static constexpr uint64_t kEmptyKey = ~uint64_t{0};  // no pair of ids >= 0 has it
   BpeEncoder(const Vocab& vocab, const ByteUnicodeMap& bytes, bool ignore_merges, int32_t unk_id);
   static uint64_t pair_key(int32_t left, int32_t right) {
     return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
@@ -53,7 +58,11 @@ class BpeEncoder {
   bool ignore_merges_;
   int32_t unk_id_;
   std::array<int32_t, 256> byte_ids_;
-  std::unordered_map<uint64_t, Merge> merges_;
+  // Open addressing over pair keys, a power of two in size, at least twice the merges, probed
+  // linearly: one array instead of a node per merge (a vocabulary has up to 450k).
+  std::vector<MergeSlot> merges_;
+  size_t n_merges_ = 0;
+  size_t slot_of(uint64_t key) const;  // key's slot, or the empty one where it would go
 };
 
 }  // namespace strata

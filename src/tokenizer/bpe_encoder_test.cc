@@ -35,6 +35,14 @@ TEST(BpeEncoderTest, AppliesTheLowestRankedMergeFirst) {
   EXPECT_EQ(TinyBpe({"a b", "b c", "ab c"}, false).encode("abc"), (Ids{6}));
 }
 
+// A pair listed again keeps its first rank; merges naming unknown tokens are left out.
+TEST(BpeEncoderTest, ARepeatedMergeKeepsItsFirstRank) {
+  TinyBpe bpe({"b c", "a b", "x y", "b c"}, false);
+  EXPECT_EQ(bpe.encoder->n_merges(), 2u);
+  // "b c" at rank 0 goes before "a b" (rank 1); at rank 3 it would come after: ab, c.
+  EXPECT_EQ(bpe.encode("abc"), (Ids{0, 5}));
+}
+
 TEST(BpeEncoderTest, MergesRepeatedPairsFromTheLeft) {
   EXPECT_EQ(TinyBpe({"a a"}, false).encode("aaa"), (Ids{7, 0}));
 }

@@ -4,13 +4,15 @@
 // Immutable after construction; safe to read from any number of threads.
 // Invariants: texts, scores and types have n_tokens() entries; find() returns the lowest id
 // whose text matches (a vocabulary may repeat a text; the first one wins).
+//
+// The reverse look-up is an open-addressing table of ids (the texts are the keys, held once):
+// one array for a 200k-token vocabulary instead of a map node and a copied string per token,
+// which took most of a large vocabulary's load.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "tokenizer/tokenizer_spec.h"
@@ -32,14 +34,12 @@ class Vocab {
   int32_t find(std::string_view text) const;
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
   std::vector<std::string> texts_;
   std::vector<float> scores_;
   std::vector<TokenType> types_;
-  std::unordered_map<std::string, int32_t, Hash, std::equal_to<>> ids_;
+  // Slots of (text hash's high 32 bits << 32 | id + 1); 0 is empty. A power of two in size, at
+  // least twice n_tokens(), probed linearly.
+  std::vector<uint64_t> slots_;
 };
 
 }  // namespace strata
