@@ -45,6 +45,18 @@ class EnginePark : public ::testing::Test {
     follow.max_tokens = 10;
     return follow;
   }
+  // The follow-up in a new engine on the park directory: identical to a fresh engine's run, with
+  // A's 5 full blocks (80 positions) restored. Returns the engine's K/V figures after it.
+  KvStats restore_follow_up(const GenerateRequest& follow, const std::string& model_path) {
+    EngineOptions solo_base;
+    solo_base.model_path = model_path;
+    Output solo = run_solo(follow, solo_base);
+    Harness h(parked(2, model_path));
+    Output out = h.wait(h.submit(follow));
+    expect_identical(out, solo, "restored follow-up");
+    EXPECT_EQ(out.done.cached_tokens, 80);
+    return h.engine().snapshot().kv;
+  }
   fs::path dir_;
 };
 
@@ -65,14 +77,7 @@ TEST_F(EnginePark, FollowUpAfterRestartIsRestoredAndIdentical) {
 TEST_F(EnginePark, MixtureOfExpertsFollowUpAfterRestartIsRestoredAndIdentical) {
   const std::string moe = std::string(STRATA_SHARED_DIR) + "/models/moe/tiny-qwen2moe.gguf";
   GenerateRequest follow = first_turn_then_follow_up(moe);
-  EngineOptions solo_base;
-  solo_base.model_path = moe;
-  Output solo = run_solo(follow, solo_base);
-  Harness h(parked(2, moe));
-  Output out = h.wait(h.submit(follow));
-  expect_identical(out, solo, "restored follow-up");
-  EXPECT_EQ(out.done.cached_tokens, 80);
-  EXPECT_EQ(h.engine().snapshot().kv.restored_blocks, 5u);
+  EXPECT_EQ(restore_follow_up(follow, moe).restored_blocks, 5u);
 }
 
 // A hybrid model (Qwen3.5's delta-net layers beside attention): its follow-up resumes from the
@@ -93,16 +98,9 @@ TEST_F(EnginePark, HybridFollowUpAfterRestartResumesFromParkedBlocksAndState) {
   int n_states = 0;
   for (const auto& e : fs::directory_iterator(dir_)) n_states += e.path().extension() == ".kvs" ? 1 : 0;
   EXPECT_EQ(n_states, 2);  // after 64 (the first prompt's prompt point) and after 80 (its decode)
-  EngineOptions solo_base;
-  solo_base.model_path = model;
-  Output solo = run_solo(follow, solo_base);
-  Harness h(parked(2, model));
-  Output out = h.wait(h.submit(follow));
-  expect_identical(out, solo, "restored hybrid follow-up");
-  EXPECT_EQ(out.done.cached_tokens, 80);
-  EngineSnapshot s = h.engine().snapshot();
-  EXPECT_EQ(s.kv.restored_blocks, 5u);
-  EXPECT_EQ(s.kv.restored_states, 1u);
+  const KvStats kv = restore_follow_up(follow, model);
+  EXPECT_EQ(kv.restored_blocks, 5u);
+  EXPECT_EQ(kv.restored_states, 1u);
   fs::remove(model);
 }
 

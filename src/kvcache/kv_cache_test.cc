@@ -311,14 +311,18 @@ TEST_F(KvCacheTest, RetainedBlocksCountsThePreviousConversationStillCached) {
   EXPECT_EQ(kv->retained_blocks(0), 0);
 }
 
-std::unique_ptr<KvCache> make_hybrid(int n_snapshots, int n_seqs = 2) {
+// A hybrid model's cache: 10 floats of recurrent state per sequence; parked when park_dir is set.
+std::unique_ptr<KvCache> make_hybrid(int n_snapshots, int n_seqs = 2, const std::string& park_dir = "") {
   KvCacheOptions o;
   o.layout = layout();
   o.layout.state_floats = 10;
   o.n_blocks = 32;
   o.n_seqs = n_seqs;
   o.max_seq_tokens = 64;
+  o.model_id = 1234;
   o.n_state_snapshots = n_snapshots;
+  o.park_dir = park_dir;
+  o.park_capacity_bytes = 1 << 20;
   auto kv = KvCache::Create(o);
   EXPECT_TRUE(kv.ok()) << kv.status().ToString();
   return kv.ok() ? std::move(kv).value() : nullptr;
@@ -459,21 +463,7 @@ TEST(StateCacheTest, PinnedSnapshotsAreNeverEvictedAndReleasedOnesGoLeastRecentl
 
 class HybridParkTest : public KvCacheTest {
  protected:
-  std::unique_ptr<KvCache> make_parked(int n_snapshots, int n_seqs = 2) {
-    KvCacheOptions o;
-    o.layout = layout();
-    o.layout.state_floats = 10;
-    o.n_blocks = 32;
-    o.n_seqs = n_seqs;
-    o.max_seq_tokens = 64;
-    o.model_id = 1234;
-    o.n_state_snapshots = n_snapshots;
-    o.park_dir = dir_.string();
-    o.park_capacity_bytes = 1 << 20;
-    auto kv = KvCache::Create(o);
-    EXPECT_TRUE(kv.ok()) << kv.status().ToString();
-    return kv.ok() ? std::move(kv).value() : nullptr;
-  }
+  std::unique_ptr<KvCache> make_parked(int n_snapshots) { return make_hybrid(n_snapshots, 2, dir_.string()); }
   // The first turn: 12 tokens computed (state snapshots at 8, the prompt point, and 12), then
   // parked; returns the state after 12 and the bytes of its 3 blocks.
   std::pair<std::vector<float>, std::vector<std::vector<std::byte>>> first_turn_parked() {

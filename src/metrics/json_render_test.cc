@@ -91,6 +91,20 @@ TEST_F(JsonRender, LiveShowsStateAndSlots) {
   EXPECT_FALSE(j["park"].contains("bytes"));
 }
 
+TEST_F(JsonRender, ParkShowsStatesForHybridModelsOnly) {
+  snap_.kv.park_capacity_bytes = 1 << 20;
+  snap_.kv.parked_blocks = 7;
+  snap_.kv.parked_states = 2;
+  snap_.kv.restored_states = 1;
+  json j = render();
+  EXPECT_EQ(j["park"]["blocks"], 7);
+  EXPECT_FALSE(j["park"].contains("states"));
+  snap_.kv.state_snapshots_total = 6;
+  j = render();
+  EXPECT_EQ(j["park"]["states"], 2);
+  EXPECT_EQ(j["park"]["restored_states"], 1);
+}
+
 TEST_F(JsonRender, GroupsCarryTheSnapshotsBusySeconds) {
   snap_.n_parallel = 4;
   snap_.n_groups = 2;

@@ -475,6 +475,20 @@ TEST_F(PromRender, HybridModelsShowTheirStateSnapshots) {
   EXPECT_EQ(f["strata:state_snapshots_used"].type, "gauge");
 }
 
+TEST_F(PromRender, ParkedStatesShowForHybridModelsThatPark) {
+  snap_.kv.park_capacity_bytes = 1 << 20;
+  snap_.kv.parked_states = 3;
+  snap_.kv.restored_states = 2;
+  auto f = render();
+  EXPECT_EQ(f.count("strata:park_states"), 0u);  // not a hybrid model
+  snap_.kv.state_snapshots_total = 12;
+  f = render();
+  EXPECT_EQ(value_of(f["strata:park_states"], "strata:park_states"), "3.0");
+  EXPECT_EQ(f["strata:park_states"].type, "gauge");
+  EXPECT_EQ(value_of(f["strata:park_restored_states_total"], "strata:park_restored_states_total"), "2.0");
+  EXPECT_EQ(f["strata:park_restored_states_total"].type, "counter");
+}
+
 TEST_F(PromRender, ValuesTheServerDoesNotHaveAreAbsentNotZero) {
   snap_.kv = KvStats{};  // no pool, no park store
   auto f = parse(render_prometheus(st_, snap_, ProcessStats{}));

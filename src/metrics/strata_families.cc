@@ -140,7 +140,8 @@ void render_kv_and_park(PromWriter& w, std::span<const PromLabel> c, const Engin
         static_cast<double>(kv.parked_bytes));
   gauge(w, c, "strata:park_capacity_bytes", "Park store capacity in bytes.",
         static_cast<double>(kv.park_capacity_bytes));
-  counter(w, c, "strata:park_parks_total", "Conversations parked.", static_cast<double>(kv.parks));
+  counter(w, c, "strata:park_parks_total", "Files written to the park store (K/V blocks, hybrid models' state snapshots).",
+          static_cast<double>(kv.parks));
   counter(w, c, "strata:park_restores_total", "Conversations restored from the park store.",
           static_cast<double>(kv.restores));
   counter(w, c, "strata:park_restored_blocks_total", "K/V blocks restored from the park store.",
