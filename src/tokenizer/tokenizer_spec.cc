@@ -26,7 +26,7 @@ std::string element(const GgufFile& gguf, std::string_view key, size_t i) {
 Status read_strings(const GgufFile& gguf, std::string_view key, std::vector<std::string>* out) {
   STRATA_ASSIGN_OR_RETURN(const GgufValue* items, optional_array(gguf, key));
   if (items == nullptr) return Status::Ok();
-  if (items->elem_type == GgufType::kString) {
+  if (items->elem_type == GgufType::kString && items->array.empty()) {  // kept by kind: copied whole
     *out = items->array_str;
     return Status::Ok();
   }
