@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "grammar/number_range.h"
 #include "grammar/schema_pieces.h"
 
 namespace strata::grammar {
@@ -227,12 +228,7 @@ class SchemaCompiler {
     const std::string t = type.is_string() ? type.get<std::string>() : "";
     if (t == "string") return visit_string(schema, where);
     if (t == "integer") return visit_integer(schema, where);
-    if (t == "number") {
-      for (const char* key : {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}) {
-        if (schema.contains(key)) return error(where, fmt::format("'{}' is supported on integers only", key));
-      }
-      return std::string("number");
-    }
+    if (t == "number") return visit_number(schema, where);
     if (t == "boolean" || t == "null") return t;
     if (t == "object") return visit_object(schema, where, depth);
     if (t == "array") return visit_array(schema, where, depth);
@@ -256,6 +252,32 @@ class SchemaCompiler {
     if (max >= 0 && max < min) return error(where, "'maxLength' is below 'minLength'");
     if (min == 0 && max < 0) return std::string("string");
     return add_rule("str", "\"\\\"\" " + string_length_gbnf(min, max) + " \"\\\"\"");
+  }
+
+  // minimum / maximum on a number: the decimal range, exact (number_range.h). The exclusive
+  // forms are refused: a decimal just past the bound may round to the bound's double.
+  Result<std::string> visit_number(const json& schema, const std::string& where) {
+    for (const char* key : {"exclusiveMinimum", "exclusiveMaximum"}) {
+      if (schema.contains(key)) {
+        return error(where, fmt::format("'{}' is supported on integers only; on a number use '{}'", key,
+                                        key == std::string("exclusiveMinimum") ? "minimum" : "maximum"));
+      }
+    }
+    std::optional<Decimal> bounds[2];
+    const char* keys[2] = {"minimum", "maximum"};
+    for (int k = 0; k < 2; ++k) {
+      auto it = schema.find(keys[k]);
+      if (it == schema.end()) continue;
+      if (!it->is_number() || std::abs(it->get<double>()) > 1e15) {
+        return error(where, fmt::format("'{}' must be a number within +-1e15", keys[k]));
+      }
+      bounds[k] = decimal_of(it->get<double>());
+    }
+    if (!bounds[0] && !bounds[1]) return std::string("number");
+    if (bounds[0] && bounds[1] && compare_decimals(*bounds[0], *bounds[1]) > 0) {
+      return error(where, "'minimum' is above 'maximum'");
+    }
+    return add_rule("num", number_range_gbnf(bounds[0] ? &*bounds[0] : nullptr, bounds[1] ? &*bounds[1] : nullptr));
   }
 
   Result<std::string> visit_integer(const json& schema, const std::string& where) {

@@ -43,7 +43,7 @@ function rng(seed) {
 function randomSchema(r, depth = 0) {
   const pick = (xs) => xs[Math.floor(r() * xs.length)];
   const kinds = depth >= 2 ? ['string', 'integer', 'number', 'boolean', 'null', 'enum', 'const']
-                           : ['object', 'object', 'array', 'string', 'integer', 'enum', 'anyOf', 'boolean'];
+                           : ['object', 'object', 'array', 'string', 'integer', 'number', 'enum', 'anyOf', 'boolean'];
   switch (pick(kinds)) {
     case 'object': {
       const properties = {};
@@ -67,7 +67,12 @@ function randomSchema(r, depth = 0) {
       const minimum = Math.floor(r() * 200) - 100;
       return { type: 'integer', minimum, maximum: minimum + Math.floor(r() * 1000) };
     }
-    case 'number': return { type: 'number' };
+    case 'number': {
+      if (r() < 0.4) return { type: 'number' };
+      // Pydantic's ge / le on a float: a decimal range, bounds with up to 2 decimals.
+      const minimum = Math.round((r() * 20 - 10) * 100) / 100;
+      return { type: 'number', minimum, maximum: Math.round((minimum + r() * 5) * 100) / 100 };
+    }
     case 'boolean': return { type: 'boolean' };
     case 'null': return { type: 'null' };
     case 'enum': return { enum: ['red', 7, null, 'blue "sky"'].filter(() => r() < 0.7).concat(['green']) };
@@ -160,8 +165,10 @@ test('unsupported schema keywords are a 400 naming the keyword', async () => {
 
 const person = {
   type: 'object',
-  properties: { name: { type: 'string', maxLength: 10 }, age: { type: 'integer', minimum: 0, maximum: 120 } },
-  required: ['name', 'age'],
+  // score: a float in [0, 1], as Pydantic's Field(ge=0, le=1) writes it.
+  properties: { name: { type: 'string', maxLength: 10 }, age: { type: 'integer', minimum: 0, maximum: 120 },
+                score: { type: 'number', minimum: 0, maximum: 1 } },
+  required: ['name', 'age', 'score'],
   additionalProperties: false,
 };
 
@@ -172,7 +179,7 @@ test('the OpenAI SDK structured-output helper parses the answer', async () => {
   });
   const parsed = completion.choices[0].message.parsed;
   assert.ok(ajv.validate(person, parsed), JSON.stringify(ajv.errors));
-  assert.deepEqual(Object.keys(parsed), ['name', 'age']);  // the schema's order, not sorted
+  assert.deepEqual(Object.keys(parsed), ['name', 'age', 'score']);  // the schema's order, not sorted
 });
 
 const weatherTool = {
