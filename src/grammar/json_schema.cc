@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -254,30 +255,27 @@ class SchemaCompiler {
     return add_rule("str", "\"\\\"\" " + string_length_gbnf(min, max) + " \"\\\"\"");
   }
 
-  // minimum / maximum on a number: the decimal range, exact (number_range.h). The exclusive
-  // forms are refused: a decimal just past the bound may round to the bound's double.
+  // minimum / maximum / exclusiveMinimum / exclusiveMaximum on a number: a decimal range
+  // (number_range.h; an exclusive bound becomes an inclusive one a step inside it).
   Result<std::string> visit_number(const json& schema, const std::string& where) {
-    for (const char* key : {"exclusiveMinimum", "exclusiveMaximum"}) {
-      if (schema.contains(key)) {
-        return error(where, fmt::format("'{}' is supported on integers only; on a number use '{}'", key,
-                                        key == std::string("exclusiveMinimum") ? "minimum" : "maximum"));
-      }
-    }
-    std::optional<Decimal> bounds[2];
-    const char* keys[2] = {"minimum", "maximum"};
-    for (int k = 0; k < 2; ++k) {
-      auto it = schema.find(keys[k]);
+    std::optional<Decimal> lo, hi;
+    for (const char* key : {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"}) {
+      auto it = schema.find(key);
       if (it == schema.end()) continue;
       if (!it->is_number() || std::abs(it->get<double>()) > 1e15) {
-        return error(where, fmt::format("'{}' must be a number within +-1e15", keys[k]));
+        return error(where, fmt::format("'{}' must be a number within +-1e15", key));
       }
-      bounds[k] = decimal_of(it->get<double>());
+      const std::string k = key;
+      const bool lower = k == "minimum" || k == "exclusiveMinimum";
+      std::optional<Decimal> bound = decimal_of(it->get<double>());
+      if (k.starts_with("exclusive")) bound = inclusive_of_exclusive(*bound, lower);
+      if (!bound) return error(where, fmt::format("'{}' on a number must be below 1e14 in magnitude", key));
+      std::optional<Decimal>& side = lower ? lo : hi;
+      if (!side || (compare_decimals(*bound, *side) > 0) == lower) side = bound;
     }
-    if (!bounds[0] && !bounds[1]) return std::string("number");
-    if (bounds[0] && bounds[1] && compare_decimals(*bounds[0], *bounds[1]) > 0) {
-      return error(where, "'minimum' is above 'maximum'");
-    }
-    return add_rule("num", number_range_gbnf(bounds[0] ? &*bounds[0] : nullptr, bounds[1] ? &*bounds[1] : nullptr));
+    if (!lo && !hi) return std::string("number");
+    if (lo && hi && compare_decimals(*lo, *hi) > 0) return error(where, "no number lies between the minimum and the maximum");
+    return add_rule("num", number_range_gbnf(lo ? &*lo : nullptr, hi ? &*hi : nullptr));
   }
 
   Result<std::string> visit_integer(const json& schema, const std::string& where) {

@@ -7,7 +7,7 @@
 // minItems, maxItems, enum, const, anyOf, oneOf (as anyOf: exclusivity is not enforced), allOf
 // of object schemas (merged), $ref to "#", "#/$defs/..." or "#/definitions/..." (recursion
 // allowed), minLength, maxLength, minimum / maximum / exclusiveMinimum / exclusiveMaximum on
-// integers, minimum / maximum on numbers (number_range.h), pattern (see below), format date,
+// integers and on numbers (number_range.h), pattern (see below), format date,
 // date-time, time, uuid and email. Annotations
 // (title, description, default, examples, $schema, $id, $comment, deprecated, readOnly,
 // writeOnly, strict) are ignored. Any other keyword is an error naming it and where it is.

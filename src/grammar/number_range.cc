@@ -181,6 +181,49 @@ std::optional<Decimal> decimal_of(double v) {
   return d;
 }
 
+namespace {
+
+// Decimals with at most kScaleDigits fraction digits as integers: value * 10^kScaleDigits.
+// |value| < 1e16 fits an __int128 with room to spare.
+constexpr int kScaleDigits = 20;
+
+__int128 scaled(const Decimal& d, bool round_up) {
+  __int128 v = 0;
+  for (char c : d.int_digits) v = v * 10 + (c - '0');
+  for (int k = 0; k < kScaleDigits; ++k) v = v * 10 + (k < static_cast<int>(d.frac_digits.size()) ? d.frac_digits[k] - '0' : 0);
+  const bool cut = static_cast<int>(d.frac_digits.size()) > kScaleDigits;  // digits below 10^-20 (never 0s)
+  if (d.negative) v = -v;
+  // A cut-off tail made |v| smaller: moving up past a positive value, or down past a negative one.
+  if (cut && round_up && !d.negative) v += 1;
+  if (cut && !round_up && d.negative) v -= 1;
+  return v;
+}
+
+Decimal unscaled(__int128 v) {
+  Decimal d;
+  d.negative = v < 0;
+  if (v < 0) v = -v;
+  std::string digits;
+  for (; v > 0; v /= 10) digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+  if (digits.size() <= static_cast<size_t>(kScaleDigits)) digits.insert(0, kScaleDigits + 1 - digits.size(), '0');
+  d.int_digits = digits.substr(0, digits.size() - kScaleDigits);
+  d.frac_digits = digits.substr(digits.size() - kScaleDigits);
+  while (!d.frac_digits.empty() && d.frac_digits.back() == '0') d.frac_digits.pop_back();
+  if (d.int_digits == "0" && d.frac_digits.empty()) d.negative = false;
+  return d;
+}
+
+}  // namespace
+
+std::optional<Decimal> inclusive_of_exclusive(const Decimal& bound, bool above) {
+  const int int_digits = bound.int_digits == "0" ? 0 : static_cast<int>(bound.int_digits.size());
+  if (int_digits >= 15) return std::nullopt;
+  __int128 step = 1;
+  for (int k = 0; k < kScaleDigits - (15 - int_digits); ++k) step *= 10;
+  const __int128 v = scaled(bound, above);
+  return unscaled(above ? v + step : v - step);
+}
+
 int compare_decimals(const Decimal& a, const Decimal& b) {
   if (a.negative != b.negative) return a.negative ? -1 : 1;
   const int c = compare_mags(magnitude(a), magnitude(b));

@@ -5,9 +5,14 @@
 // The numbers are written without an exponent, "-"? int ("." frac)?, with at most 16 integer and
 // 16 fraction digits, as the schema grammar's other numbers. The language is exact on the
 // decimal text: a number is accepted iff its decimal value lies in [lo, hi], except that "-0"
-// (and "-0.0"...) is left out when the range starts at 0. Rounding a decimal
-// to a double is monotonic, so an accepted number also validates against the bounds as a double.
-// Exclusive bounds are not offered: a decimal just above a bound can round to the bound's double.
+// (and "-0.0"...) is left out when the range starts at 0. Rounding a decimal to a double is
+// monotonic, so an accepted number also validates against the bounds as a double.
+//
+// An exclusive bound (exclusiveMinimum / exclusiveMaximum: Pydantic's gt / lt, PositiveFloat)
+// becomes the inclusive one a step inside it, 10^-(15 - integer digits of the bound): a decimal
+// just past the bound itself could round to the bound's double, and the step is more than the
+// bound's double spacing, so every number past it validates as a double. The numbers in that
+// step are left out (gt=0: those below 1e-15).
 //
 // Stateless; thread-safe.
 #pragma once
@@ -31,6 +36,10 @@ std::optional<Decimal> decimal_of(double v);
 
 // -1, 0 or 1 as a < b, a == b, a > b.
 int compare_decimals(const Decimal& a, const Decimal& b);
+
+// The inclusive bound for an exclusive one (above: a lower bound, so the step goes up); nullopt
+// when the bound has 15 or more integer digits (no step keeps doubles apart there).
+std::optional<Decimal> inclusive_of_exclusive(const Decimal& bound, bool above);
 
 // A GBNF expression for the numbers in [lo, hi] (nullptr: unbounded on that side); the caller
 // checks lo <= hi. Needs no rules of its own.

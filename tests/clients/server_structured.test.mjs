@@ -68,10 +68,13 @@ function randomSchema(r, depth = 0) {
       return { type: 'integer', minimum, maximum: minimum + Math.floor(r() * 1000) };
     }
     case 'number': {
-      if (r() < 0.4) return { type: 'number' };
-      // Pydantic's ge / le on a float: a decimal range, bounds with up to 2 decimals.
-      const minimum = Math.round((r() * 20 - 10) * 100) / 100;
-      return { type: 'number', minimum, maximum: Math.round((minimum + r() * 5) * 100) / 100 };
+      const kind = r();
+      if (kind < 0.3) return { type: 'number' };
+      // Pydantic's ge / le (or gt / lt) on a float: a decimal range, bounds with up to 2 decimals.
+      const lo = Math.round((r() * 20 - 10) * 100) / 100;
+      const hi = Math.round((lo + 0.01 + r() * 5) * 100) / 100;
+      return kind < 0.65 ? { type: 'number', minimum: lo, maximum: hi }
+                         : { type: 'number', exclusiveMinimum: lo, exclusiveMaximum: hi };
     }
     case 'boolean': return { type: 'boolean' };
     case 'null': return { type: 'null' };
