@@ -8,7 +8,7 @@
 // of object schemas (merged), $ref to "#", "#/$defs/..." or "#/definitions/..." (recursion
 // allowed), minLength, maxLength, minimum / maximum / exclusiveMinimum / exclusiveMaximum on
 // integers and on numbers (number_range.h), pattern (see below), format date,
-// date-time, time, uuid and email. Annotations
+// date-time, time, uuid, email, hostname, ipv4 and uri. Annotations
 // (title, description, default, examples, $schema, $id, $comment, deprecated, readOnly,
 // writeOnly, strict) are ignored. Any other keyword is an error naming it and where it is.
 //

@@ -182,6 +182,29 @@ TEST(JsonSchema, PatternsAndFormats) {
   EXPECT_TRUE(dt.matches(R"("2024-01-31T23:59:07+02:00")"));
 }
 
+TEST(JsonSchema, HostnamesAddressesAndUris) {
+  SchemaMatcher host(R"({"type": "string", "format": "hostname"})");
+  EXPECT_TRUE(host.matches(R"("api.example-1.org")"));
+  EXPECT_TRUE(host.matches(R"("localhost")"));
+  EXPECT_FALSE(host.matches(R"("-a.org")"));
+  EXPECT_FALSE(host.matches(R"("a-.org")"));
+  EXPECT_FALSE(host.matches(R"("a..org")"));
+  SchemaMatcher ip(R"({"type": "string", "format": "ipv4"})");
+  EXPECT_TRUE(ip.matches(R"("192.168.0.255")"));
+  EXPECT_TRUE(ip.matches(R"("0.0.0.0")"));
+  EXPECT_FALSE(ip.matches(R"("256.1.1.1")"));
+  EXPECT_FALSE(ip.matches(R"("01.1.1.1")"));
+  EXPECT_FALSE(ip.matches(R"("1.1.1")"));
+  SchemaMatcher uri(R"({"type": "string", "format": "uri", "minLength": 1, "maxLength": 2083})");
+  EXPECT_TRUE(uri.matches(R"("https://example.com")"));
+  EXPECT_TRUE(uri.matches(R"("http://10.0.0.1:8080/a/b%20c/?q=1&r=(x)#top")"));
+  EXPECT_TRUE(uri.matches(R"("ftp://files.example.org/pub/")"));
+  EXPECT_FALSE(uri.matches(R"("example.com")"));
+  EXPECT_FALSE(uri.matches(R"("https://exa mple.com")"));
+  EXPECT_FALSE(uri.matches(R"("https://example.com/%2")"));
+  EXPECT_FALSE(uri.matches(R"("https://example.com/"")"));
+}
+
 TEST(JsonSchema, WhitespaceIsBounded) {
   SchemaMatcher s(R"({"type": "array", "items": {"type": "integer"}})");
   EXPECT_TRUE(s.matches("[1,\n" + std::string(7, ' ') + "2]"));
@@ -194,7 +217,7 @@ TEST(JsonSchema, UnsupportedKeywordsAreNamed) {
             std::string::npos);
   EXPECT_NE(schema_error_of(R"({"properties": {"a": {"type": "number", "multipleOf": 2}}})").find("'#/properties/a'"),
             std::string::npos);
-  EXPECT_NE(schema_error_of(R"({"type": "string", "format": "ipv4"})").find("\"ipv4\""), std::string::npos);
+  EXPECT_NE(schema_error_of(R"({"type": "string", "format": "ipv6"})").find("\"ipv6\""), std::string::npos);
   EXPECT_NE(schema_error_of(R"({"$ref": "#/$defs/missing"})").find("points nowhere"), std::string::npos);
   EXPECT_NE(schema_error_of(R"x({"type": "string", "pattern": "(?=a)"})x").find("lookaround"), std::string::npos);
   EXPECT_NE(schema_error_of(R"({"required": ["x"], "properties": {}})").find("'x'"), std::string::npos);

@@ -109,11 +109,22 @@ std::string string_length_gbnf(int min, int max) {
   return fmt::format("char{{{},{}}}", min, max);
 }
 
+namespace {
+
+// A host name's label: a letter or digit, then up to 15 more with hyphens inside.
+constexpr const char* kLabel = R"(([a-zA-Z0-9] ([a-zA-Z0-9-]{0,14} [a-zA-Z0-9])?))";
+
+}  // namespace
+
 Result<std::string> string_format_gbnf(std::string_view format) {
   const std::string date =
       R"([0-9]{4} "-" (("0" [13578] | "1" [02]) "-" ("0" [1-9] | [12] [0-9] | "3" [01]) | ("0" [469] | "11") "-" ("0" [1-9] | [12] [0-9] | "30") | "02-" ("0" [1-9] | "1" [0-9] | "2" [0-8])))";
   const std::string time =
       R"(([01] [0-9] | "2" [0-3]) ":" [0-5] [0-9] ":" [0-5] [0-9] ("." [0-9]{1,6})? ("Z" | [+-] ([01] [0-9] | "2" [0-3]) ":" [0-5] [0-9]))";
+  // Labels start and end with a letter or digit (RFC 1123); up to four of them.
+  const std::string hostname = std::string(kLabel) + " (\".\" " + kLabel + "){0,3}";
+  const std::string octet = R"(("25" [0-5] | "2" [0-4] [0-9] | "1" [0-9] [0-9] | [1-9] [0-9] | [0-9]))";
+  const std::string ipv4 = octet + " (\".\" " + octet + "){3}";
   std::string body;
   if (format == "date") {
     body = date;
@@ -126,11 +137,23 @@ Result<std::string> string_format_gbnf(std::string_view format) {
   } else if (format == "email") {
     // Dot-separated atoms, then dot-separated labels that start and end with a letter or digit.
     const std::string atom = R"([a-zA-Z0-9_+-]{1,16})";
-    const std::string label = R"([a-zA-Z0-9] ([a-zA-Z0-9-]{0,14} [a-zA-Z0-9])?)";
-    body = atom + " (\".\" " + atom + "){0,3} \"@\" " + label + " (\".\" " + label + "){0,2} \".\" [a-zA-Z]{2,8}";
+    body = atom + " (\".\" " + atom + "){0,3} \"@\" " + kLabel + " (\".\" " + kLabel + "){0,2} \".\" [a-zA-Z]{2,8}";
+  } else if (format == "hostname") {
+    body = hostname;
+  } else if (format == "ipv4") {
+    body = ipv4;
+  } else if (format == "uri") {
+    // A subset of RFC 3986's absolute URIs (Pydantic's HttpUrl and AnyUrl ask for "uri"):
+    // scheme://host[:port] then path segments, a query and a fragment of URI characters, with
+    // percent-escapes written as such.
+    const std::string pchar = R"(([a-zA-Z0-9._~!$&'()*+,;=:@-] | "%" [0-9A-F] [0-9A-F]))";
+    const std::string tail = "(" + pchar + " | [/?]){0,64}";
+    body = "[a-z] [a-z0-9+.-]{0,15} \"://\" (" + hostname + " | " + ipv4 + ") (\":\" [0-9]{1,5})? (\"/\" " + pchar +
+           "{0,32}){0,8} (\"?\" " + tail + ")? (\"#\" " + tail + ")?";
   } else {
     return Status::InvalidArgument(fmt::format(
-        "'format' \"{}\" is not supported (supported: date, date-time, time, uuid, email)", format));
+        "'format' \"{}\" is not supported (supported: date, date-time, time, uuid, email, hostname, ipv4, uri)",
+        format));
   }
   return "\"\\\"\" (" + body + ") \"\\\"\"";
 }

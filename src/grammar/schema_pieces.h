@@ -22,8 +22,9 @@ std::string gbnf_literal(std::string_view text);
 // The content of a JSON string (between its quotes) with min..max characters (max < 0: any).
 std::string string_length_gbnf(int min, int max);
 
-// A JSON string in the named format (date, date-time, time, uuid, email), quotes included;
-// an error for other formats.
+// A JSON string in the named format (date, date-time, time, uuid, email, hostname, ipv4, uri: a
+// subset of each format's valid strings, so every output validates), quotes included; an error
+// for other formats.
 Result<std::string> string_format_gbnf(std::string_view format);
 
 // A JSON string whose content matches the regular expression as a whole, quotes included.

@@ -57,7 +57,7 @@ function randomSchema(r, depth = 0) {
       return { type: 'array', items: randomSchema(r, depth + 1), minItems, maxItems: minItems + Math.floor(r() * 3) };
     }
     case 'string': {
-      const variant = pick(['len', 'len', 'date', 'uuid', 'email', 'date-time', 'pattern']);
+      const variant = pick(['len', 'len', 'date', 'uuid', 'email', 'date-time', 'pattern', 'uri', 'hostname', 'ipv4']);
       if (variant === 'pattern') return { type: 'string', pattern: '^[A-Z]{2}-\\d{2,3}$' };
       if (variant !== 'len') return { type: 'string', format: variant };
       const minLength = Math.floor(r() * 3);
