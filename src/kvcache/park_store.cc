@@ -121,10 +121,7 @@ std::string ParkStore::path_of(const FileKey& key) const {
   return dir_ + "/" + key.hash.hex() + std::string(suffix(key.kind));
 }
 
-void ParkStore::count_files() {
-  stats_.blocks = stats_.states = 0;
-  for (const auto& [key, entry] : index_) ++(key.kind == ParkKind::kState ? stats_.states : stats_.blocks);
-}
+uint64_t& ParkStore::file_count(ParkKind kind) { return kind == ParkKind::kState ? stats_.states : stats_.blocks; }
 
 Status ParkStore::scan() {
   struct Found {
@@ -168,8 +165,8 @@ Status ParkStore::scan() {
     index_[f.key] = Entry{};
     touch(f.key);
     stats_.bytes += file_bytes(f.key.kind);
+    ++file_count(f.key.kind);
   }
-  count_files();
   return Status::Ok();
 }
 
@@ -210,7 +207,7 @@ void ParkStore::remove(FileKey key) {
   std::error_code ec;
   fs::remove(path_of(key), ec);
   stats_.bytes -= file_bytes(key.kind);
-  count_files();
+  --file_count(key.kind);
 }
 
 void ParkStore::make_room(uint64_t n_bytes) {
@@ -245,7 +242,7 @@ Result<bool> ParkStore::put(const BlockHash& hash, std::span<const int32_t> toke
     return Status::IoError("park store: cannot write " + path + ": " + why);
   }
   touch(key);
-  count_files();
+  ++file_count(kind);
   stats_.bytes += file_bytes(kind);
   ++stats_.parks;
   stats_.bytes_written += file_bytes(kind);

@@ -105,7 +105,7 @@ class ParkStore {
   void touch(const FileKey& key);
   void remove(FileKey key);
   void make_room(uint64_t n_bytes);
-  void count_files();
+  uint64_t& file_count(ParkKind kind);  // stats_.blocks or stats_.states
 
   const std::string dir_;
   const ParkIdentity identity_;
