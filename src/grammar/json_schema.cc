@@ -36,12 +36,6 @@ const std::set<std::string>& constraint_keywords() {
   return k;
 }
 
-std::string join_alternatives(const std::vector<std::string>& alternatives) {
-  std::string out;
-  for (const std::string& a : alternatives) out += (out.empty() ? "(" : " | ") + a;
-  return out.empty() ? "\"\"" : out + ")";
-}
-
 class SchemaCompiler {
  public:
   SchemaCompiler(const json& root, std::string prefix) : root_(root), prefix_(std::move(prefix)) {}
@@ -139,7 +133,7 @@ class SchemaCompiler {
       if (!e->is_array() || e->empty()) return error(where, "'enum' must be a non-empty array");
       std::vector<std::string> alternatives;
       for (const json& v : *e) alternatives.push_back(gbnf_literal(v.dump()));
-      return join_alternatives(alternatives);
+      return gbnf_alternatives(alternatives);
     }
     for (const char* key : {"anyOf", "oneOf"}) {
       if (auto list = schema.find(key); list != schema.end()) return visit_any_of(*list, where + "/" + key, depth);
@@ -155,7 +149,7 @@ class SchemaCompiler {
       STRATA_ASSIGN_OR_RETURN(std::string alt, visit(list[i], fmt::format("{}/{}", where, i), depth + 1));
       alternatives.push_back(alt);
     }
-    return join_alternatives(alternatives);
+    return gbnf_alternatives(alternatives);
   }
 
   // allOf of object schemas: one object schema with every part's properties (the schema's own
@@ -224,7 +218,7 @@ class SchemaCompiler {
         STRATA_ASSIGN_OR_RETURN(std::string alt, visit_typed(one, where, depth + 1));
         alternatives.push_back(alt);
       }
-      return join_alternatives(alternatives);
+      return gbnf_alternatives(alternatives);
     }
     const std::string t = type.is_string() ? type.get<std::string>() : "";
     if (t == "string") return visit_string(schema, where);

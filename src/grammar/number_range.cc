@@ -13,7 +13,6 @@ namespace strata::grammar {
 
 namespace {
 
-constexpr int kMaxFractionDigits = 16;  // as the schema grammar's numbers (and their integer digits)
 
 // A magnitude: the digits of a non-negative Decimal.
 struct Mag {
@@ -32,13 +31,6 @@ int compare_mags(const Mag& a, const Mag& b) {
     if (x != y) return x < y ? -1 : 1;
   }
   return 0;
-}
-
-std::string join(const std::vector<std::string>& alternatives) {
-  if (alternatives.size() == 1) return alternatives[0];
-  std::string out;
-  for (const std::string& alt : alternatives) out += (out.empty() ? "(" : " | ") + alt;
-  return out + ")";
 }
 
 // Up to n more digits ("" when n is 0).
@@ -61,7 +53,7 @@ std::optional<std::string> at_least(const std::string& s, int rem) {
     alts.push_back(digit(s[0]) + " " + *r);
   }
   if (alts.empty()) return std::nullopt;
-  return join(alts);
+  return gbnf_alternatives(alts);
 }
 
 // Strings <= s (s may be empty: then only zeros).
@@ -70,7 +62,7 @@ std::string at_most(const std::string& s, int rem) {
   std::vector<std::string> alts;
   if (s[0] > '0') alts.push_back(fmt::format("[0-{}]{}", static_cast<char>(s[0] - 1), any_digits(rem - 1)));
   alts.push_back(rem > 1 ? digit(s[0]) + " (\"\" | " + at_most(s.substr(1), rem - 1) + ")" : digit(s[0]));
-  return join(alts);
+  return gbnf_alternatives(alts);
 }
 
 // Strings in [a, b] (a non-empty, a <= b).
@@ -97,20 +89,19 @@ std::optional<std::string> between(const std::string& a, const std::string& b, i
     alts.push_back(fmt::format("[{}-{}]{}", static_cast<char>(a0 + 1), static_cast<char>(b0 - 1), any_digits(rem - 1)));
   }
   alts.push_back(tail_at_most(b0));
-  return join(alts);
+  return gbnf_alternatives(alts);
 }
 
 // The optional fraction part ("" or "." digits) of a number whose integer part is fixed:
 // its value within [lo, hi] (each nullptr: that side open).
 std::optional<std::string> fraction(const std::string* lo, const std::string* hi) {
-  const std::string any = fmt::format("(\".\" [0-9]{{1,{}}})?", kMaxFractionDigits);
   if (lo && !lo->empty()) {
-    auto digits = hi ? between(*lo, *hi, kMaxFractionDigits) : at_least(*lo, kMaxFractionDigits);
+    auto digits = hi ? between(*lo, *hi, kMaxNumberDigits) : at_least(*lo, kMaxNumberDigits);
     if (!digits) return std::nullopt;
     return "\".\" " + *digits;
   }
-  if (hi) return "(\".\" " + at_most(*hi, kMaxFractionDigits) + ")?";
-  return any;
+  if (hi) return "(\".\" " + at_most(*hi, kMaxNumberDigits) + ")?";
+  return fmt::format("(\".\" [0-9]{{1,{}}})?", kMaxNumberDigits);
 }
 
 long long integer_of(const std::string& digits) { return std::strtoll(digits.c_str(), nullptr, 10); }
@@ -125,12 +116,12 @@ std::optional<std::string> unsigned_range(const Mag& a, const Mag* b) {
   };
   if (b && a.i == b->i) {
     add(gbnf_literal(a.i), fraction(&a.f, &b->f));
-    return join(alts);
+    return gbnf_alternatives(alts);
   }
   add(gbnf_literal(a.i), fraction(&a.f, nullptr));
   const long long next = ai + 1;
   if (!b) {
-    if (std::to_string(next).size() <= static_cast<size_t>(kMaxFractionDigits)) {
+    if (std::to_string(next).size() <= static_cast<size_t>(kMaxNumberDigits)) {
       add(integer_range_gbnf(&next, nullptr), fraction(nullptr, nullptr));
     }
   } else {
@@ -139,7 +130,7 @@ std::optional<std::string> unsigned_range(const Mag& a, const Mag* b) {
     add(gbnf_literal(b->i), fraction(nullptr, &b->f));
   }
   if (alts.empty()) return std::nullopt;
-  return join(alts);
+  return gbnf_alternatives(alts);
 }
 
 bool is_negative(const Decimal* d) { return d && d->negative; }
@@ -244,7 +235,7 @@ std::string number_range_gbnf(const Decimal* lo, const Decimal* hi) {
     const Mag to = lo ? magnitude(*lo) : Mag{};
     if (auto r = unsigned_range(from, lo ? &to : nullptr)) alts.push_back("\"-\" " + *r);
   }
-  return join(alts);
+  return gbnf_alternatives(alts);
 }
 
 }  // namespace strata::grammar

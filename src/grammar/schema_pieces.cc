@@ -10,8 +10,6 @@ namespace strata::grammar {
 
 namespace {
 
-constexpr int kMaxDigits = 16;
-
 // Decimal strings of equal length a <= b: the GBNF expression for the numbers between them.
 std::string same_length_range(const std::string& a, const std::string& b) {
   if (a == b) return gbnf_literal(a);
@@ -40,8 +38,8 @@ std::string nonnegative_range(long long lo, long long hi) {
   std::vector<std::string> alternatives;
   if (hi < 0) {
     alternatives.push_back(same_length_range(a, std::string(a.size(), '9')));
-    if (static_cast<int>(a.size()) < kMaxDigits) {
-      alternatives.push_back(fmt::format("[1-9] [0-9]{{{},{}}}", a.size(), kMaxDigits - 1));
+    if (static_cast<int>(a.size()) < kMaxNumberDigits) {
+      alternatives.push_back(fmt::format("[1-9] [0-9]{{{},{}}}", a.size(), kMaxNumberDigits - 1));
     }
   } else {
     const std::string b = std::to_string(hi);
@@ -50,12 +48,17 @@ std::string nonnegative_range(long long lo, long long hi) {
     for (size_t len = a.size() + 1; len < b.size(); ++len) alternatives.push_back(fmt::format("[1-9] [0-9]{{{}}}", len - 1));
     alternatives.push_back(same_length_range("1" + std::string(b.size() - 1, '0'), b));
   }
+  return gbnf_alternatives(alternatives);
+}
+
+}  // namespace
+
+std::string gbnf_alternatives(const std::vector<std::string>& alternatives) {
+  if (alternatives.empty()) return "\"\"";
   std::string out;
   for (const std::string& alt : alternatives) out += (out.empty() ? "(" : " | ") + alt;
   return out + ")";
 }
-
-}  // namespace
 
 std::string gbnf_literal(std::string_view text) {
   std::string out = "\"";
@@ -73,7 +76,7 @@ std::string gbnf_literal(std::string_view text) {
 }
 
 std::string integer_range_gbnf(const long long* lo, const long long* hi) {
-  const std::string any_positive = fmt::format("[1-9] [0-9]{{0,{}}}", kMaxDigits - 1);
+  const std::string any_positive = fmt::format("[1-9] [0-9]{{0,{}}}", kMaxNumberDigits - 1);
   if (!lo && !hi) return fmt::format("\"-\"? (\"0\" | {})", any_positive);
   std::vector<std::string> alternatives;
   // Negative part: "-" followed by the magnitudes max(1, -hi) .. -lo.
@@ -85,9 +88,7 @@ std::string integer_range_gbnf(const long long* lo, const long long* hi) {
     const long long from = lo && *lo > 0 ? *lo : 0;
     alternatives.push_back(nonnegative_range(from, hi ? *hi : -1));
   }
-  std::string out;
-  for (const std::string& alt : alternatives) out += (out.empty() ? "(" : " | ") + alt;
-  return out + ")";
+  return gbnf_alternatives(alternatives);
 }
 
 std::string primitive_gbnf_rules() {

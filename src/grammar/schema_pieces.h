@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 
@@ -15,6 +16,12 @@ namespace strata::grammar {
 // Rules every schema grammar may use: ws, string, char, number, integer, boolean, null,
 // value, object, array (any JSON value).
 std::string primitive_gbnf_rules();
+
+// Integer and fraction digits of the numbers schema grammars write (the `number` rule's too).
+inline constexpr int kMaxNumberDigits = 16;
+
+// "(a | b | ...)": GBNF alternatives; "\"\"" (the empty string) when there are none.
+std::string gbnf_alternatives(const std::vector<std::string>& alternatives);
 
 // A GBNF string literal spelling text exactly ("\"a\\\"b\"" for a"b).
 std::string gbnf_literal(std::string_view text);
