@@ -68,6 +68,7 @@ void EngineImpl::abort_waiting(PendingRequest& p) {
   r.prompt_tokens = static_cast<int>(p.request.prompt_tokens.size());
   r.max_tokens = p.request.max_tokens;
   r.n = p.request.n;
+  r.choice = p.request.choice;
   RequestEvent done;
   done.kind = RequestEvent::Kind::kDone;
   done.finish = FinishReason::kAbort;

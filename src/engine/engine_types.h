@@ -39,7 +39,11 @@ struct GenerateRequest {
   SamplingParams sampling;
   std::vector<std::string> stop;  // stop strings, matched across token boundaries
   bool ignore_eos = false;
-  int n = 1;                       // recorded for metrics (only 1 is generated)
+  // The client asked for n answers (OpenAI's n) and this request is answer `choice` of them
+  // (0..n-1); each is its own engine request. Recorded for metrics: vllm:request_params_n is
+  // observed once per client request, at its choice 0.
+  int n = 1;
+  int choice = 0;
   // The grammar the output must follow (response_format, grammar, a forced tool call), built
   // by the caller and shared read-only; null: unconstrained. The engine thread runs a matcher
   // over it and masks each step's tokens (engine/request_constraint.h).
@@ -179,6 +183,7 @@ struct RequestRecord {
   int generated_tokens = 0;
   int max_tokens = 0;
   int n = 1;
+  int choice = 0;
   int slot = -1;
   SpecCounts spec;
 };

@@ -44,6 +44,7 @@ RequestState::RequestState(PendingRequest&& pending, const Tokenizer& tokenizer,
   record_.prompt_tokens = n_prompt_;
   record_.max_tokens = request_.max_tokens;
   record_.n = request_.n;
+  record_.choice = request_.choice;
   if (request_.constraint && constraint_vocab) {
     constraint_ = std::make_unique<RequestConstraint>(request_.constraint, std::move(constraint_vocab));
   }

@@ -123,10 +123,11 @@ void MetricsState::observe_finished_histograms(const RequestRecord& r, const InF
   }
   vllm.prompt_tokens.observe(r.prompt_tokens);
   vllm.generation_tokens.observe(r.generated_tokens);
-  // One sequence per request is generated, so the longest of the n is this one.
+  // Each of a client request's n choices is an engine request of its own and observed as one
+  // (vLLM observes the longest of the n once).
   vllm.max_generation_tokens.observe(r.generated_tokens);
   if (r.max_tokens > 0) vllm.params_max_tokens.observe(r.max_tokens);
-  vllm.params_n.observe(r.n);
+  if (r.choice == 0) vllm.params_n.observe(r.n);  // once per client request, however many answers it asked for
 }
 
 RequestSummary MetricsState::summarize(const RequestRecord& r) const {

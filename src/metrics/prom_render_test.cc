@@ -294,6 +294,22 @@ TEST(PromRenderLongContext, TokenBucketsReachAMillionAsGoStyleExponent) {
   EXPECT_EQ(le.back(), "+Inf");
 }
 
+TEST_F(PromRender, ARequestForSeveralChoicesIsOneObservationOfItsN) {
+  for (int c = 0; c < 3; ++c) {
+    RequestRecord r = record(static_cast<uint64_t>(10 + c), FinishReason::kStop, 100.0, 100.5, 100.75, 101.0, 12, 0, 3);
+    r.n = 3;
+    r.choice = c;
+    st_.request_finished(r);
+  }
+  auto f = render();
+  const Family& n = f["vllm:request_params_n"];
+  EXPECT_EQ(value_of(n, "vllm:request_params_n_count"), "1.0");
+  EXPECT_EQ(value_of(n, "vllm:request_params_n_sum"), "3.0");
+  // Each choice is a request of its own everywhere else.
+  EXPECT_EQ(value_of(f["vllm:request_success_total"], "vllm:request_success_total", {{"finished_reason", "stop"}}),
+            "3.0");
+}
+
 TEST_F(PromRender, InfBucketEqualsCountInEveryHistogram) {
   drive(st_);
   int histograms = 0;

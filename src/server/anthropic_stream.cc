@@ -105,7 +105,7 @@ bool AnthropicStreamRenderer::start() {
   return sse_.event("ping", ping_event());
 }
 
-bool AnthropicStreamRenderer::token(const RequestEvent& event) {
+bool AnthropicStreamRenderer::token(int, const RequestEvent& event) {
   result_.add(event, /*keep_logprobs=*/false);
   if (event.text.empty()) return true;
   if (!reasoning_.split) return send_content(event.text);
@@ -115,7 +115,7 @@ bool AnthropicStreamRenderer::token(const RequestEvent& event) {
   return true;
 }
 
-bool AnthropicStreamRenderer::finish(const RequestEvent& event) {
+bool AnthropicStreamRenderer::finish(int, const RequestEvent& event) {
   result_.add(event, /*keep_logprobs=*/false);
   if (!finished_normally(event)) {
     return sse_.event("error", anthropic_error_body(error_for_unfinished(event)));

@@ -34,8 +34,8 @@ class AnthropicStreamRenderer : public ResponseRenderer {
                           ToolCallFormat tool_format = {});
 
   bool start() override;
-  bool token(const RequestEvent& event) override;
-  bool finish(const RequestEvent& event) override;
+  bool token(int choice, const RequestEvent& event) override;  // one choice: Anthropic has no n
+  bool finish(int choice, const RequestEvent& event) override;
   bool keep_alive() override;
 
  private:

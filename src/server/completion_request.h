@@ -54,6 +54,7 @@ struct CompletionRequest {
   // Everything but prompt_tokens and max_tokens, which the prompt builder fills in.
   GenerateRequest generate;
   int max_tokens = -1;       // -1: until the context is full
+  int n_choices = 1;         // OpenAI's n: answers generated for the prompt (1..128)
   bool seed_given = false;   // false: the server picks a fresh seed
   bool stream = false;
   bool include_usage = false;  // OpenAI stream_options.include_usage

@@ -43,8 +43,9 @@ Status embed_all(Engine& engine, std::vector<std::vector<int32_t>> prompts, doub
       running.emplace_back(next++, std::move(session).value());
     }
     auto& [index, session] = running.front();
-    std::optional<RequestEvent> e = session->next(poll_s);
-    if (!e) continue;
+    std::optional<ChoiceEvent> next_event = session->next(poll_s);
+    if (!next_event) continue;
+    RequestEvent* e = &next_event->event;
     if (e->kind == RequestEvent::Kind::kError) return Status::Internal(fmt::format("input {}: {}", index, e->error));
     if (e->kind != RequestEvent::Kind::kDone) continue;
     if (e->finish != FinishReason::kStop) return Status::Cancelled(fmt::format("input {} was aborted", index));

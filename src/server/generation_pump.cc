@@ -1,6 +1,7 @@
 #include "server/generation_pump.h"
 
 #include "base/clock.h"
+#include "server/json_body_renderer.h"
 
 namespace strata::server {
 
@@ -13,7 +14,7 @@ bool pump_generation(GenerationSession& session, ResponseRenderer& renderer,
   if (!client_alive() || !renderer.start()) return give_up();
   double last_write_s = monotonic_s();
   while (true) {
-    std::optional<RequestEvent> event = session.next(timing.poll_s);
+    std::optional<ChoiceEvent> event = session.next(timing.poll_s);
     if (!client_alive()) return give_up();
     const double now_s = monotonic_s();
     if (!event) {
@@ -24,11 +25,13 @@ bool pump_generation(GenerationSession& session, ResponseRenderer& renderer,
       continue;
     }
     last_write_s = now_s;
-    if (event->kind == RequestEvent::Kind::kToken) {
-      if (!renderer.token(*event)) return give_up();
+    if (event->event.kind == RequestEvent::Kind::kToken) {
+      if (!renderer.token(event->choice, event->event)) return give_up();
       continue;
     }
-    return renderer.finish(*event);
+    if (!finished_normally(event->event)) session.cancel();
+    if (!renderer.finish(event->choice, event->event)) return give_up();
+    if (session.finished()) return true;
   }
 }
 

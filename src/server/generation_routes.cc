@@ -51,19 +51,20 @@ RendererFactory openai_renderers(Api api, const CompletionRequest& request, Resp
   const ReasoningMode reasoning{chat && request.split_reasoning, request.reasoning_starts_open,
                                 request.reasoning_harmony, request.reasoning_starts_closed, request.reasoning_tags,
                                 request.reasoning_calls_end};
+  const int n_choices = request.n_choices;
   if (request.stream) {
     OpenAiStreamOptions options{chat, logprobs, request.include_usage, tools, request.tool_format, reasoning};
-    return [meta, &text, options](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-      return std::make_unique<OpenAiStreamRenderer>(std::move(write), meta, text, options);
+    return [meta, &text, options, n_choices](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+      return std::make_unique<OpenAiStreamRenderer>(std::move(write), meta, text, options, n_choices);
     };
   }
-  const ToolCallFormat format = request.tool_format;
-  return [meta, &text, chat, logprobs, tools, reasoning, format](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-    auto build = [meta, &text, chat, logprobs, tools, reasoning, format](const GenerationResult& result) {
-      return dump_json(chat ? chat_completion_json(meta, result, logprobs, text, tools, reasoning, format)
-                            : text_completion_json(meta, result, logprobs, text));
+  const ChatAnswerOptions answer{logprobs, tools, reasoning, request.tool_format};
+  return [meta, &text, chat, answer, n_choices](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    auto build = [meta, &text, chat, answer](const std::vector<GenerationResult>& results) {
+      return dump_json(chat ? chat_completion_json(meta, results, answer, text)
+                            : text_completion_json(meta, results, answer.logprobs, text));
     };
-    return std::make_unique<JsonBodyRenderer>(std::move(write), logprobs, build, openai_error_body);
+    return std::make_unique<JsonBodyRenderer>(std::move(write), n_choices, answer.logprobs, build, openai_error_body);
   };
 }
 
@@ -81,11 +82,12 @@ RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMe
     };
   }
   return [meta, &text, stops, tools, reasoning, format](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-    auto build = [meta, &text, stops, tools, reasoning, format](const GenerationResult& result) {
+    auto build = [meta, &text, stops, tools, reasoning, format](const std::vector<GenerationResult>& results) {
+      const GenerationResult& result = results.front();
       return dump_json(anthropic_message_json(meta, result, matched_stop_sequence(result, stops, text), tools,
                                               reasoning, format));
     };
-    return std::make_unique<JsonBodyRenderer>(std::move(write), false, build, anthropic_error_body);
+    return std::make_unique<JsonBodyRenderer>(std::move(write), 1, false, build, anthropic_error_body);
   };
 }
 
@@ -109,6 +111,18 @@ void start_response(httplib::Response& res, std::shared_ptr<GenerationSession> s
         sink.done();
         return true;
       });
+}
+
+// One engine request per choice (OpenAI's n): choice c samples with the request's seed + c, so
+// it is the answer a request for one choice with that seed gets.
+std::vector<GenerateRequest> choice_requests(GenerateRequest request, int n_choices) {
+  request.n = n_choices;
+  std::vector<GenerateRequest> out(static_cast<size_t>(n_choices), request);
+  for (int c = 0; c < n_choices; ++c) {
+    out[c].choice = c;
+    out[c].sampling.seed = request.sampling.seed + static_cast<uint64_t>(c);
+  }
+  return out;
 }
 
 // Thinking models' chat answers (and harmony models': gpt-oss) are split into reasoning and
@@ -141,7 +155,7 @@ void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& 
   const int n_prompt = static_cast<int>(generate->prompt_tokens.size());
   set_reasoning_mode(ctx.state->config(), *model, api, generate->prompt_tokens, &*request);
   request->tool_format = ToolCallFormat(model->text->tool_call_syntax(), ToolParamTypes(request->prompt.tools));
-  auto session = GenerationSession::Start(*model->engine, std::move(generate).value());
+  auto session = GenerationSession::Start(*model->engine, choice_requests(std::move(generate).value(), request->n_choices));
   if (!session.ok()) return reply_error(res, api_error_from_status(session.status()), style);
 
   ResponseMeta meta{ctx.state->new_id(id_prefix(api)), static_cast<int64_t>(wall_s()), model->name};

@@ -1,13 +1,16 @@
-// JsonBodyRenderer: renders a non-streaming answer. Gathers the events into a GenerationResult
-// and writes one JSON document when the request finishes.
+// JsonBodyRenderer: renders a non-streaming answer. Gathers each choice's events into a
+// GenerationResult and writes one JSON document when the last choice finishes.
 //
 // The HTTP status (200) is committed when the first event arrives, so a request that fails
-// later (engine error, aborted by shutdown) gets its error object in a 200 body.
+// later (engine error, aborted by shutdown) gets its error object in a 200 body: the error of
+// the first choice that ended without stop or length (the others are cancelled then).
 // Owned by one HTTP thread.
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,15 +24,15 @@ namespace strata::server {
 class JsonBodyRenderer : public ResponseRenderer {
  public:
   // The answer's body text (dump_json of the API's document: OpenAI's nlohmann::json, Anthropic's
-  // nlohmann::ordered_json).
-  using BuildFn = std::function<std::string(const GenerationResult&)>;
+  // nlohmann::ordered_json) from every choice's result, index = choice.
+  using BuildFn = std::function<std::string(const std::vector<GenerationResult>&)>;
   using ErrorFn = std::function<nlohmann::json(const ApiError&)>;
 
-  JsonBodyRenderer(SseWriter::WriteFn write, bool keep_logprobs, BuildFn build, ErrorFn error);
+  JsonBodyRenderer(SseWriter::WriteFn write, int n_choices, bool keep_logprobs, BuildFn build, ErrorFn error);
 
   bool start() override { return true; }
-  bool token(const RequestEvent& event) override;
-  bool finish(const RequestEvent& event) override;
+  bool token(int choice, const RequestEvent& event) override;
+  bool finish(int choice, const RequestEvent& event) override;
   bool keep_alive() override { return true; }
 
  private:
@@ -37,7 +40,9 @@ class JsonBodyRenderer : public ResponseRenderer {
   bool keep_logprobs_;
   BuildFn build_;
   ErrorFn error_;
-  GenerationResult result_;
+  std::vector<GenerationResult> results_;  // index = choice
+  int n_finished_ = 0;
+  std::optional<ApiError> failure_;  // the first choice's that ended without stop or length
 };
 
 // The client-facing error for a request that ended without stop/length: an engine error or

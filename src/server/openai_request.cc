@@ -16,6 +16,7 @@ namespace {
 constexpr int kMaxStopStrings = 16;
 constexpr int64_t kMaxTokensLimit = 1 << 24;
 constexpr int kMaxTopLogprobs = 20;
+constexpr int kMaxChoices = 128;  // OpenAI's limit on n
 
 // logit_bias: {"<token id>": bias in [-100, 100]}. Ids are checked against the vocab later,
 // when the tokenizer is at hand.
@@ -58,15 +59,16 @@ Status parse_openai_sampling(const RequestJson& body, SamplingParams* s) {
   return parse_logit_bias(body, s);
 }
 
-Status parse_n(const RequestJson& body) {
-  int n = 1;
-  STRATA_RETURN_IF_ERROR(read_int(body, "n", 1, 128, &n));
-  if (n != 1) {
-    return Status::Unsupported("'n' > 1 is not supported; send one request per completion");
+// n: how many answers to generate (each its own engine request, CompletionRequest::n_choices).
+// best_of (completions) would pick the n best of more by their logprobs: only best_of = n,
+// which picks them all, is taken.
+Status parse_n(const RequestJson& body, int* n_choices) {
+  STRATA_RETURN_IF_ERROR(read_int(body, "n", 1, kMaxChoices, n_choices));
+  int best_of = *n_choices;
+  STRATA_RETURN_IF_ERROR(read_int(body, "best_of", 1, kMaxChoices, &best_of));
+  if (best_of != *n_choices) {
+    return Status::Unsupported(fmt::format("'best_of' other than 'n' ({}) is not supported, got {}", *n_choices, best_of));
   }
-  int best_of = 1;
-  STRATA_RETURN_IF_ERROR(read_int(body, "best_of", 1, 128, &best_of));
-  if (best_of != 1) return Status::Unsupported("'best_of' > 1 is not supported");
   return Status::Ok();
 }
 
@@ -431,7 +433,7 @@ static Status parse_speculative(const RequestJson& body, GenerateRequest* g) {
 
 Status parse_openai_common_fields(const RequestJson& body, CompletionRequest* out) {
   STRATA_RETURN_IF_ERROR(read_string(body, "model", &out->model));
-  STRATA_RETURN_IF_ERROR(parse_n(body));
+  STRATA_RETURN_IF_ERROR(parse_n(body, &out->n_choices));
   STRATA_RETURN_IF_ERROR(read_int(body, "max_tokens", 1, kMaxTokensLimit, &out->max_tokens));
   STRATA_RETURN_IF_ERROR(
       read_int(body, "max_completion_tokens", 1, kMaxTokensLimit, &out->max_tokens));

@@ -2,8 +2,8 @@
 // CompletionRequest, with validation that names the offending field.
 //
 // Stateless; thread-safe. Unknown fields are ignored (clients send many); fields this server
-// cannot honour (legacy functions, n > 1, echo, non-text content parts...) are rejected with
-// kUnsupported rather than silently dropped. Chat requests take function tools, tool_choice,
+// cannot honour (legacy functions, best_of other than n, echo, non-text content parts...) are
+// rejected with kUnsupported rather than silently dropped. Chat requests take function tools, tool_choice,
 // assistant tool_calls and tool messages (see CompletionRequest and ChatTurn::extra), and an
 // assistant's earlier reasoning as "reasoning_content" or "reasoning" (ChatTurn::reasoning).
 #pragma once

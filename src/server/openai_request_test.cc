@@ -30,7 +30,7 @@ TEST(ChatCompletionRequest, ReadsSamplingStopAndStreamFields) {
     "min_p": 0.05, "seed": 7, "stop": ["\n", "END"], "frequency_penalty": 0.5,
     "presence_penalty": -0.5, "repetition_penalty": 1.1, "logit_bias": {"15": -100, "7": 2.5},
     "logprobs": true, "top_logprobs": 3, "ignore_eos": true, "stream": true,
-    "stream_options": {"include_usage": true}, "n": 1, "user": "ignored", "tools": []})"));
+    "stream_options": {"include_usage": true}, "n": 3, "user": "ignored", "tools": []})"));
   Result<CompletionRequest> r = parse_chat_completion_request(body);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const SamplingParams& s = r->generate.sampling;
@@ -53,6 +53,13 @@ TEST(ChatCompletionRequest, ReadsSamplingStopAndStreamFields) {
   EXPECT_TRUE(r->generate.ignore_eos);
   EXPECT_TRUE(r->stream);
   EXPECT_TRUE(r->include_usage);
+  EXPECT_EQ(r->n_choices, 3);
+}
+
+TEST(ChatCompletionRequest, OneChoiceUnlessNSaysMore) {
+  Result<CompletionRequest> r = parse_chat_completion_request(chat_body());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->n_choices, 1);
 }
 
 TEST(ChatCompletionRequest, ContentPartsAreJoinedAndDeveloperIsSystem) {
@@ -212,7 +219,11 @@ INSTANTIATE_TEST_SUITE_P(
                 Code::kInvalidArgument, "'temperature'"},
         BadChat{R"({"messages": [{"role": "user", "content": "x"}], "max_tokens": 0})",
                 Code::kInvalidArgument, "'max_tokens'"},
-        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "n": 2})", Code::kUnsupported, "'n'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "n": 129})", Code::kInvalidArgument, "'n'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "n": 0})", Code::kInvalidArgument, "'n'"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "n": 2, "best_of": 3})", Code::kUnsupported,
+                "'best_of' other than 'n' (2) is not supported, got 3"},
+        BadChat{R"({"messages": [{"role": "user", "content": "x"}], "best_of": 2})", Code::kUnsupported, "'best_of'"},
         BadChat{R"({"messages": [{"role": "user", "content": "x"}], "logit_bias": {"abc": 1}})",
                 Code::kInvalidArgument, "'logit_bias' key"},
         BadChat{R"({"messages": [{"role": "user", "content": "x"}], "logit_bias": {"3": 200}})",

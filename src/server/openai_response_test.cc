@@ -41,6 +41,40 @@ TEST(OpenAiResponse, ChatCompletionCarriesMessageFinishAndUsage) {
   EXPECT_EQ(body["usage"]["prompt_tokens_details"]["cached_tokens"], 4);
 }
 
+TEST(OpenAiResponse, ChoicesUsageCountsThePromptOnceAndAddsUpTheCompletions) {
+  Usage a{10, 6, 3, 1};
+  Usage b{10, 4, 5, 2};
+  Usage c{10, 8, 7, 0};
+  Usage total = choices_usage({a, b, c});
+  EXPECT_EQ(total.prompt_tokens, 10);
+  EXPECT_EQ(total.cached_tokens, 4);  // the fewest any choice took from cache
+  EXPECT_EQ(total.completion_tokens, 15);
+  EXPECT_EQ(total.reasoning_tokens, 3);
+  Usage one = choices_usage({b});
+  EXPECT_EQ(one.cached_tokens, 4);
+  EXPECT_EQ(one.completion_tokens, 5);
+}
+
+TEST(OpenAiResponse, ChatCompletionOfSeveralResultsIndexesItsChoices) {
+  FakeModelText text;
+  GenerationResult second = sample_result();
+  second.text = "Ho";
+  second.finish = FinishReason::kStop;
+  json body = chat_completion_json(kChatMeta, {sample_result(), second}, ChatAnswerOptions{}, text);
+  ASSERT_EQ(body["choices"].size(), 2u);
+  EXPECT_EQ(body["choices"][0]["index"], 0);
+  EXPECT_EQ(body["choices"][0]["message"]["content"], "Hi");
+  EXPECT_EQ(body["choices"][1]["index"], 1);
+  EXPECT_EQ(body["choices"][1]["message"]["content"], "Ho");
+  EXPECT_EQ(body["choices"][1]["finish_reason"], "stop");
+  EXPECT_EQ(body["usage"]["completion_tokens"], 4);
+  EXPECT_EQ(body["usage"]["total_tokens"], 14);
+  json plain = text_completion_json(kChatMeta, {sample_result(), second}, false, text);
+  EXPECT_EQ(plain["choices"][1]["index"], 1);
+  EXPECT_EQ(plain["choices"][1]["text"], "Ho");
+  EXPECT_EQ(plain["usage"]["completion_tokens"], 4);
+}
+
 TEST(OpenAiResponse, ChatLogprobsNameTokensAndBytes) {
   FakeModelText text;
   json lp = chat_completion_json(kChatMeta, sample_result(), true, text)["choices"][0]["logprobs"];
@@ -71,18 +105,19 @@ TEST(OpenAiResponse, FinishReasonNames) {
 }
 
 TEST(OpenAiResponse, ChunksHaveOneChoiceOrOnlyUsage) {
-  json chunk = chat_chunk_json(kChatMeta, {{"content", "x"}}, nullptr, nullptr);
+  json chunk = chat_chunk_json(kChatMeta, 0, {{"content", "x"}}, nullptr, nullptr);
   EXPECT_EQ(chunk["object"], "chat.completion.chunk");
   ASSERT_EQ(chunk["choices"].size(), 1u);
   EXPECT_EQ(chunk["choices"][0]["delta"]["content"], "x");
   EXPECT_TRUE(chunk["choices"][0]["finish_reason"].is_null());
-  json last = chat_chunk_json(kChatMeta, json::object(), nullptr, "stop");
+  json last = chat_chunk_json(kChatMeta, 0, json::object(), nullptr, "stop");
   EXPECT_EQ(last["choices"][0]["finish_reason"], "stop");
   EXPECT_TRUE(last["choices"][0]["delta"].empty());
   json usage = chat_usage_chunk_json(kChatMeta, {3, 0, 5});
   EXPECT_TRUE(usage["choices"].empty());
   EXPECT_EQ(usage["usage"]["total_tokens"], 8);
-  json text = text_chunk_json(kChatMeta, "y", nullptr, "length");
+  json text = text_chunk_json(kChatMeta, 2, "y", nullptr, "length");
+  EXPECT_EQ(text["choices"][0]["index"], 2);
   EXPECT_EQ(text["object"], "text_completion");
   EXPECT_EQ(text["choices"][0]["text"], "y");
   EXPECT_EQ(text["choices"][0]["finish_reason"], "length");

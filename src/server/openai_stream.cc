@@ -9,14 +9,15 @@ namespace strata::server {
 
 using nlohmann::json;
 
+OpenAiStreamRenderer::Choice::Choice(int index, const OpenAiStreamOptions& options)
+    : index(index), tool_parser(options.tool_format), splitter(options.reasoning, options.parse_tool_calls) {}
+
 OpenAiStreamRenderer::OpenAiStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta,
-                                           const ModelText& text, OpenAiStreamOptions options)
-    : sse_(std::move(write)),
-      meta_(std::move(meta)),
-      text_(text),
-      options_(options),
-      tool_parser_(options.tool_format),
-      splitter_(options.reasoning, options.parse_tool_calls) {}
+                                           const ModelText& text, OpenAiStreamOptions options, int n_choices)
+    : sse_(std::move(write)), meta_(std::move(meta)), text_(text), options_(options) {
+  choices_.reserve(static_cast<size_t>(n_choices));
+  for (int c = 0; c < n_choices; ++c) choices_.push_back(std::make_unique<Choice>(c, options_));
+}
 
 bool OpenAiStreamRenderer::send_chunk(json chunk) {
   if (options_.include_usage) chunk["usage"] = nullptr;
@@ -25,108 +26,121 @@ bool OpenAiStreamRenderer::send_chunk(json chunk) {
 
 bool OpenAiStreamRenderer::start() {
   if (!options_.chat) return true;
-  return send_chunk(chat_chunk_json(meta_, {{"role", "assistant"}, {"content", ""}}, nullptr, nullptr));
+  for (const auto& c : choices_) {
+    if (!send_chunk(chat_chunk_json(meta_, c->index, {{"role", "assistant"}, {"content", ""}}, nullptr, nullptr))) {
+      return false;
+    }
+  }
+  return true;
 }
 
-bool OpenAiStreamRenderer::send_text(const std::string& text, const TokenLogprobs* logprobs,
+bool OpenAiStreamRenderer::send_text(Choice& c, const std::string& text, const TokenLogprobs* logprobs,
                                      const char* finish) {
   json lp = nullptr;
   if (logprobs) {
     std::vector<TokenLogprobs> one{*logprobs};
-    lp = options_.chat ? chat_logprobs_json(one, text_) : text_logprobs_json(one, text_, text_bytes_);
+    lp = options_.chat ? chat_logprobs_json(one, text_) : text_logprobs_json(one, text_, c.text_bytes);
   }
-  text_bytes_ += text.size();
+  c.text_bytes += text.size();
   if (options_.chat) {
     json delta = finish && text.empty() ? json::object() : json{{"content", text}};
-    return send_chunk(chat_chunk_json(meta_, std::move(delta), std::move(lp), finish));
+    return send_chunk(chat_chunk_json(meta_, c.index, std::move(delta), std::move(lp), finish));
   }
-  return send_chunk(text_chunk_json(meta_, text, std::move(lp), finish));
+  return send_chunk(text_chunk_json(meta_, c.index, text, std::move(lp), finish));
 }
 
-bool OpenAiStreamRenderer::send_pieces(const std::vector<ToolCallPiece>& pieces,
+bool OpenAiStreamRenderer::send_pieces(Choice& c, const std::vector<ToolCallPiece>& pieces,
                                        const TokenLogprobs* logprobs) {
   for (const ToolCallPiece& piece : pieces) {
     if (!piece.is_call) {
-      if (!send_text(piece.text, std::exchange(logprobs, nullptr), nullptr)) return false;
+      if (!send_text(c, piece.text, std::exchange(logprobs, nullptr), nullptr)) return false;
       continue;
     }
-    json call = openai_tool_call_json(meta_, piece.call, n_calls_sent_++, /*with_index=*/true);
+    json call = openai_tool_call_json(meta_, piece.call, c.index, c.n_calls_sent++, /*with_index=*/true);
     json delta = {{"tool_calls", json::array({std::move(call)})}};
-    if (!send_chunk(chat_chunk_json(meta_, std::move(delta), nullptr, nullptr))) return false;
+    if (!send_chunk(chat_chunk_json(meta_, c.index, std::move(delta), nullptr, nullptr))) return false;
   }
   // A token whose text is held back still reports its logprob, with empty content.
-  return !logprobs || send_text("", logprobs, nullptr);
+  return !logprobs || send_text(c, "", logprobs, nullptr);
 }
 
-bool OpenAiStreamRenderer::send_content(const std::string& text, const TokenLogprobs* logprobs) {
-  if (options_.parse_tool_calls) return send_pieces(tool_parser_.feed(text), logprobs);
+bool OpenAiStreamRenderer::send_content(Choice& c, const std::string& text, const TokenLogprobs* logprobs) {
+  if (options_.parse_tool_calls) return send_pieces(c, c.tool_parser.feed(text), logprobs);
   if (text.empty() && !logprobs) return true;
-  return send_text(text, logprobs, nullptr);
+  return send_text(c, text, logprobs, nullptr);
 }
 
-bool OpenAiStreamRenderer::send_answer(const ReasoningPiece& piece, const TokenLogprobs* logprobs) {
-  if (!piece.call) return send_content(piece.text, logprobs);
-  return send_pieces(tool_parser_.feed_call(piece.text, *piece.call), logprobs);
+bool OpenAiStreamRenderer::send_answer(Choice& c, const ReasoningPiece& piece, const TokenLogprobs* logprobs) {
+  if (!piece.call) return send_content(c, piece.text, logprobs);
+  return send_pieces(c, c.tool_parser.feed_call(piece.text, *piece.call), logprobs);
 }
 
-bool OpenAiStreamRenderer::send_reasoning(const std::string& text, const TokenLogprobs* logprobs) {
+bool OpenAiStreamRenderer::send_reasoning(Choice& c, const std::string& text, const TokenLogprobs* logprobs) {
   json lp = logprobs ? chat_logprobs_json({*logprobs}, text_) : json();
-  return send_chunk(chat_chunk_json(meta_, {{"reasoning_content", text}}, std::move(lp), nullptr));
+  return send_chunk(chat_chunk_json(meta_, c.index, {{"reasoning_content", text}}, std::move(lp), nullptr));
 }
 
-bool OpenAiStreamRenderer::send_output(const std::string& text, const TokenLogprobs* logprobs) {
-  if (!options_.reasoning.split) return send_content(text, logprobs);
-  for (const ReasoningPiece& piece : splitter_.feed(text)) {
+bool OpenAiStreamRenderer::send_output(Choice& c, const std::string& text, const TokenLogprobs* logprobs) {
+  if (!options_.reasoning.split) return send_content(c, text, logprobs);
+  for (const ReasoningPiece& piece : c.splitter.feed(text)) {
     const TokenLogprobs* lp = std::exchange(logprobs, nullptr);
-    if (!(piece.reasoning ? send_reasoning(piece.text, lp) : send_answer(piece, lp))) return false;
+    if (!(piece.reasoning ? send_reasoning(c, piece.text, lp) : send_answer(c, piece, lp))) return false;
   }
   // A token whose text is held back still reports its logprob, with empty content.
-  return !logprobs || send_text("", logprobs, nullptr);
+  return !logprobs || send_text(c, "", logprobs, nullptr);
 }
 
-bool OpenAiStreamRenderer::token(const RequestEvent& event) {
+bool OpenAiStreamRenderer::token(int choice, const RequestEvent& event) {
+  if (failed_) return true;
   // Bytes of a partial UTF-8 character are held back by the engine; say nothing until they
   // complete unless the client wants every token's logprob.
   if (event.text.empty() && !options_.logprobs) return true;
   TokenLogprobs lp{event.token, event.logprob, event.top_logprobs};
-  return send_output(event.text, options_.logprobs ? &lp : nullptr);
+  return send_output(*choices_[choice], event.text, options_.logprobs ? &lp : nullptr);
 }
 
-bool OpenAiStreamRenderer::finish(const RequestEvent& event) {
-  if (!finished_normally(event)) {
-    return sse_.data(openai_error_body(error_for_unfinished(event)));
-  }
+bool OpenAiStreamRenderer::finish_choice(Choice& c, const RequestEvent& event) {
   std::string tail = event.text;
   std::vector<ToolCallPiece> answer;  // tools: the calls (and the text before them) among the last pieces
   if (options_.reasoning.split) {
     // Reasoning still held goes out now; the content's tail goes on with the finish reason.
     tail.clear();
-    std::vector<ReasoningPiece> pieces = splitter_.feed(event.text);
-    for (ReasoningPiece& piece : splitter_.finish()) pieces.push_back(std::move(piece));
+    std::vector<ReasoningPiece> pieces = c.splitter.feed(event.text);
+    for (ReasoningPiece& piece : c.splitter.finish()) pieces.push_back(std::move(piece));
     for (ReasoningPiece& piece : pieces) {
       if (piece.reasoning) {
-        if (!send_reasoning(piece.text, nullptr)) return false;
+        if (!send_reasoning(c, piece.text, nullptr)) return false;
         continue;
       }
       tail += piece.text;
       if (!piece.call) continue;
-      for (ToolCallPiece& parsed : tool_parser_.feed_call(std::exchange(tail, ""), std::move(*piece.call))) {
+      for (ToolCallPiece& parsed : c.tool_parser.feed_call(std::exchange(tail, ""), std::move(*piece.call))) {
         answer.push_back(std::move(parsed));
       }
     }
   }
-  if (options_.parse_tool_calls) {
-    for (ToolCallPiece& piece : tool_parser_.feed(tail)) answer.push_back(std::move(piece));
-    for (ToolCallPiece& piece : tool_parser_.finish()) answer.push_back(std::move(piece));
-    if (!send_pieces(answer, nullptr)) return false;
-    const char* finish = n_calls_sent_ > 0 ? "tool_calls" : openai_finish_reason(event.finish);
-    if (!send_text("", nullptr, finish)) return false;
-  } else if (!send_text(tail, nullptr, openai_finish_reason(event.finish))) {
-    return false;
+  c.usage = usage_of(event);
+  c.usage.reasoning_tokens = c.splitter.reasoning_tokens();
+  if (!options_.parse_tool_calls) return send_text(c, tail, nullptr, openai_finish_reason(event.finish));
+  for (ToolCallPiece& piece : c.tool_parser.feed(tail)) answer.push_back(std::move(piece));
+  for (ToolCallPiece& piece : c.tool_parser.finish()) answer.push_back(std::move(piece));
+  if (!send_pieces(c, answer, nullptr)) return false;
+  const char* finish = c.n_calls_sent > 0 ? "tool_calls" : openai_finish_reason(event.finish);
+  return send_text(c, "", nullptr, finish);
+}
+
+bool OpenAiStreamRenderer::finish(int choice, const RequestEvent& event) {
+  if (failed_) return true;
+  if (!finished_normally(event)) {
+    failed_ = true;
+    return sse_.data(openai_error_body(error_for_unfinished(event)));
   }
+  if (!finish_choice(*choices_[choice], event)) return false;
+  if (++n_finished_ < static_cast<int>(choices_.size())) return true;
   if (options_.include_usage) {
-    Usage usage = usage_of(event);
-    usage.reasoning_tokens = splitter_.reasoning_tokens();
+    std::vector<Usage> usages;
+    for (const auto& c : choices_) usages.push_back(c->usage);
+    const Usage usage = choices_usage(usages);
     json chunk = options_.chat ? chat_usage_chunk_json(meta_, usage) : text_usage_chunk_json(meta_, usage);
     if (!sse_.data(chunk)) return false;
   }

@@ -91,6 +91,39 @@ test('completions, streamed and not, agree', async () => {
   assert.equal(finish, plain.choices[0].finish_reason);
 });
 
+test('n choices: choice c is byte for byte the answer seed + c gets alone, streamed and not', async () => {
+  const params = chat({ temperature: 1, seed: 11, max_tokens: 30 });
+  const res = await client.chat.completions.create({ ...params, n: 3 });
+  assert.equal(res.choices.length, 3);
+  const alone = [];
+  for (let c = 0; c < 3; c++) alone.push(await client.chat.completions.create({ ...params, seed: 11 + c }));
+  let completionTokens = 0;
+  res.choices.forEach((choice, c) => {
+    assert.equal(choice.index, c);
+    assert.equal(choice.message.content, alone[c].choices[0].message.content, `choice ${c}`);
+    assert.equal(choice.finish_reason, alone[c].choices[0].finish_reason);
+    completionTokens += alone[c].usage.completion_tokens;
+  });
+  assert.ok(new Set(res.choices.map((choice) => choice.message.content)).size > 1, 'three seeds, one text');
+  assert.equal(res.usage.prompt_tokens, alone[0].usage.prompt_tokens);
+  assert.equal(res.usage.completion_tokens, completionTokens);
+
+  const stream = await client.chat.completions.create({ ...params, n: 3, stream: true, stream_options: { include_usage: true } });
+  const texts = ['', '', ''];
+  let usage = null;
+  for await (const chunk of stream) {
+    if (chunk.usage) usage = chunk.usage;
+    for (const choice of chunk.choices) texts[choice.index] += choice.delta.content ?? '';
+  }
+  assert.deepEqual(texts, res.choices.map((choice) => choice.message.content));
+  assert.equal(usage.completion_tokens, completionTokens);
+
+  const text = { model: 'x', prompt: 'Once upon a time', max_tokens: 20, temperature: 1, seed: 5 };
+  const two = await client.completions.create({ ...text, n: 2 });
+  const second = await client.completions.create({ ...text, seed: 6 });
+  assert.equal(two.choices[1].text, second.choices[0].text);
+});
+
 test('max_tokens ends with finish_reason length', async () => {
   const res = await client.completions.create({
     model: 'x', prompt: 'Once upon a time', max_tokens: 7, temperature: 0, ignore_eos: true,
