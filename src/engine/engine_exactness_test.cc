@@ -344,6 +344,32 @@ TEST_P(EngineExactness, ConcurrentRequestsShareAPrefixComputedBySlotZero) {
   EXPECT_EQ(b.done.cached_tokens, 48);
 }
 
+TEST_P(EngineExactness, RequestsSubmittedTogetherReadTheirSharedPromptOnce) {
+  // OpenAI's n: choices with one prompt and their own seeds, all submitted at once. The first
+  // reads the prompt; the others wait for its blocks instead of reading them again beside it.
+  GenerateRequest base = make_request(49, 12, 23);
+  base.sampling.temperature = 1.0f;
+  std::vector<GenerateRequest> rs;
+  for (int i = 0; i < 3; ++i) {
+    GenerateRequest r = base;
+    r.sampling.seed = 500 + i;
+    rs.push_back(r);
+  }
+  std::vector<Output> solo;
+  for (const auto& r : rs) solo.push_back(run_solo(r));
+  Harness h(options(4));
+  std::vector<RequestId> ids;
+  for (const auto& r : rs) ids.push_back(h.submit(r));
+  for (int i = 0; i < 3; ++i) {
+    Output out = h.wait(ids[i]);
+    expect_identical(out, solo[i], "choice " + std::to_string(i));
+    if (i > 0) EXPECT_EQ(out.done.cached_tokens, 48) << "choice " << i;
+  }
+  int prompt_rows = 0;
+  for (const StepRecord& step : h.observer().steps) prompt_rows += step.n_prefill_rows;
+  EXPECT_EQ(prompt_rows, 49 + 1 + 1);  // the prompt once, then each other choice's last token
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, EngineExactness,
                          ::testing::Values("stories260K.gguf", "moe/tiny-mixtral.gguf", "moe/tiny-qwen2moe.gguf",
                                            "moe/tiny-qwen3moe.gguf", "generated/glm4moe-q8_0",

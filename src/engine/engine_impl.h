@@ -66,6 +66,9 @@ class EngineImpl final : public Engine {
   void apply_cancel(RequestId id);
   void abort_waiting(PendingRequest& p);
   void admit_waiting();
+  // True while a slot reading its prompt has yet to compute prompt blocks this request could
+  // take from the prefix cache once they are published: admitting it now would compute them twice.
+  bool awaits_shared_blocks(const GenerateRequest& request) const;
   bool admit(int slot, PendingRequest& pending);
   void launch_ready_windows();
   // Builds w's rows from its slots' state, growing their K/V; false if it has none.

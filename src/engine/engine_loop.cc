@@ -99,20 +99,47 @@ void EngineImpl::apply_cancel(RequestId id) {
   }
 }
 
+// Requests are admitted in arrival order, except that one whose prompt shares blocks with a
+// prompt still being read waits for them (awaits_shared_blocks) while later ones go ahead: the n
+// choices of one OpenAI request, or users who send one long system prompt at once, read the
+// shared part once instead of once each, then take it from the prefix cache.
 void EngineImpl::admit_waiting() {
-  while (!waiting_.empty()) {
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    if (awaits_shared_blocks(it->request)) {
+      ++it;
+      continue;
+    }
     for (size_t s = 0; s < slots_.size(); ++s) {
       candidates_[s].busy = slots_[s].request != nullptr;
       candidates_[s].retained_blocks = candidates_[s].busy ? 0 : kv_->retained_blocks(static_cast<int>(s));
     }
     std::optional<SlotChoice> choice = choose_slot(candidates_, config_.options.n_groups);
     if (!choice) return;
-    if (!admit(choice->slot, waiting_.front())) return;  // K/V blocks: retry when some are released
+    if (!admit(choice->slot, *it)) return;  // K/V blocks: retry when some are released
     STRATA_LOG_DEBUG("engine: request {} -> slot {}: {}", slots_[choice->slot].request->id(), choice->slot,
                      choice->reason);
-    waiting_.pop_front();
+    it = waiting_.erase(it);
     inbox_.note_left_queue();
   }
+}
+
+bool EngineImpl::awaits_shared_blocks(const GenerateRequest& request) const {
+  if (!kv_->reuses_prefixes()) return false;
+  const std::vector<int32_t>& prompt = request.prompt_tokens;
+  // The last prompt token is always recomputed (admit()), so at most the blocks before it are reused.
+  const size_t reusable = prompt.empty() ? 0 : prompt.size() - 1;
+  const size_t block = static_cast<size_t>(kv_->block_tokens());
+  for (const Slot& slot : slots_) {
+    if (slot.state != SlotState::kReading || !slot.request) continue;
+    const std::vector<int32_t>& other = slot.request->request().prompt_tokens;
+    const size_t limit = std::min(reusable, other.size());
+    const size_t common = static_cast<size_t>(
+        std::mismatch(prompt.begin(), prompt.begin() + static_cast<std::ptrdiff_t>(limit), other.begin()).first -
+        prompt.begin());
+    const size_t shared = common / block * block;
+    if (shared > 0 && static_cast<size_t>(slot.n_past) < shared) return true;
+  }
+  return false;
 }
 
 bool EngineImpl::admit(int slot_index, PendingRequest& pending) {
