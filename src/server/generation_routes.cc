@@ -14,24 +14,30 @@
 #include "server/openai_stream.h"
 #include "server/prompt_builder.h"
 #include "server/reasoning_splitter.h"
+#include "server/responses_request.h"
+#include "server/responses_response.h"
+#include "server/responses_stream.h"
 #include "server/routes.h"
 
 namespace strata::server {
 
 namespace {
 
-enum class Api { kChat, kText, kAnthropic };
+enum class Api { kChat, kText, kAnthropic, kResponses };
 
 using RendererFactory = std::function<std::unique_ptr<ResponseRenderer>(SseWriter::WriteFn)>;
 
-Result<CompletionRequest> parse_request(Api api, const std::string& body) {
+// The request, and what a Responses API answer repeats of it (ResponsesRequest::echo).
+Result<ResponsesRequest> parse_request(Api api, const std::string& body) {
   STRATA_ASSIGN_OR_RETURN(RequestJson object, parse_json_object(body));
-  switch (api) {
-    case Api::kChat: return parse_chat_completion_request(object);
-    case Api::kText: return parse_text_completion_request(object);
-    case Api::kAnthropic: return parse_anthropic_messages_request(object);
-  }
-  return Status::Internal("unknown API");
+  if (api == Api::kResponses) return parse_responses_request(object);
+  Result<CompletionRequest> completion = api == Api::kChat ? parse_chat_completion_request(object)
+                                         : api == Api::kText ? parse_text_completion_request(object)
+                                                             : parse_anthropic_messages_request(object);
+  if (!completion.ok()) return completion.status();
+  ResponsesRequest out;
+  out.completion = std::move(completion).value();
+  return out;
 }
 
 const char* id_prefix(Api api) {
@@ -39,6 +45,7 @@ const char* id_prefix(Api api) {
     case Api::kChat: return "chatcmpl-";
     case Api::kText: return "cmpl-";
     case Api::kAnthropic: return "msg_";
+    case Api::kResponses: return "resp_";
   }
   return "";
 }
@@ -88,6 +95,24 @@ RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMe
                                               reasoning, format));
     };
     return std::make_unique<JsonBodyRenderer>(std::move(write), 1, false, build, anthropic_error_body);
+  };
+}
+
+RendererFactory responses_renderers(const CompletionRequest& request, ResponseMeta meta, RequestJson echo) {
+  const bool tools = request.parse_tool_calls;
+  const ReasoningMode reasoning{request.split_reasoning, request.reasoning_starts_open, request.reasoning_harmony,
+                                request.reasoning_starts_closed, request.reasoning_tags, request.reasoning_calls_end};
+  const ToolCallFormat format = request.tool_format;
+  if (request.stream) {
+    return [meta, echo, tools, reasoning, format](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+      return std::make_unique<ResponsesStreamRenderer>(std::move(write), meta, echo, tools, reasoning, format);
+    };
+  }
+  return [meta, echo, tools, reasoning, format](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    auto build = [meta, echo, tools, reasoning, format](const std::vector<GenerationResult>& results) {
+      return dump_json(responses_answer_json(meta, echo, results.front(), tools, reasoning, format));
+    };
+    return std::make_unique<JsonBodyRenderer>(std::move(write), 1, false, build, openai_error_body);
   };
 }
 
@@ -147,8 +172,9 @@ void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& 
   auto ticket = std::make_shared<AnswerTicket>(ctx.state->hold_answer());
   const ServedModel* model = accepting_model(ctx, res, style);
   if (!model) return;
-  Result<CompletionRequest> request = parse_request(api, req.body);
-  if (!request.ok()) return reply_error(res, api_error_from_status(request.status()), style);
+  Result<ResponsesRequest> parsed = parse_request(api, req.body);
+  if (!parsed.ok()) return reply_error(res, api_error_from_status(parsed.status()), style);
+  CompletionRequest* request = &parsed->completion;
   Result<GenerateRequest> generate =
       build_generate_request(*request, *model->text, model->n_ctx, ctx.state->fresh_seed());
   if (!generate.ok()) return reply_error(res, api_error_from_status(generate.status()), style);
@@ -159,9 +185,10 @@ void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& 
   if (!session.ok()) return reply_error(res, api_error_from_status(session.status()), style);
 
   ResponseMeta meta{ctx.state->new_id(id_prefix(api)), static_cast<int64_t>(wall_s()), model->name};
-  RendererFactory factory = api == Api::kAnthropic
-                                ? anthropic_renderers(*request, meta, *model->text, n_prompt)
-                                : openai_renderers(api, *request, meta, *model->text);
+  RendererFactory factory =
+      api == Api::kAnthropic   ? anthropic_renderers(*request, meta, *model->text, n_prompt)
+      : api == Api::kResponses ? responses_renderers(*request, meta, std::move(parsed->echo))
+                               : openai_renderers(api, *request, meta, *model->text);
   const ServerConfig& config = ctx.state->config();
   start_response(res, std::shared_ptr<GenerationSession>(std::move(session).value()),
                  std::move(factory), request->stream, PumpTiming{config.poll_s, config.keep_alive_s},
@@ -195,6 +222,9 @@ void add_generation_routes(httplib::Server& http, RouteContext ctx) {
   });
   http.Post("/v1/completions", [ctx](const httplib::Request& req, httplib::Response& res) {
     serve_generation(ctx, Api::kText, req, res);
+  });
+  http.Post("/v1/responses", [ctx](const httplib::Request& req, httplib::Response& res) {
+    serve_generation(ctx, Api::kResponses, req, res);
   });
   http.Post("/v1/messages", [ctx](const httplib::Request& req, httplib::Response& res) {
     serve_generation(ctx, Api::kAnthropic, req, res);

@@ -292,6 +292,11 @@ TEST(HostileClients, AWrongMethodOnAKnownPathIs405WithAllow) {
   auto get_messages = cli.Get("/v1/messages");
   EXPECT_EQ(get_messages->status, 405);
   EXPECT_EQ(json::parse(get_messages->body)["error"]["type"], "invalid_request_error");
+  for (const char* post_only : {"/v1/responses", "/v1/embeddings"}) {
+    auto get = cli.Get(post_only);
+    EXPECT_EQ(get->status, 405) << post_only;
+    EXPECT_EQ(get->get_header_value("Allow"), "POST") << post_only;
+  }
   EXPECT_EQ(cli.Post("/v2/unknown", "{}", kJsonType)->status, 404);
   EXPECT_EQ(cli.Get("/v1/unknown")->status, 404);
 }

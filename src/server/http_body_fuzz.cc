@@ -18,6 +18,7 @@
 #include "server/embedding_request.h"
 #include "server/json_fields.h"
 #include "server/openai_request.h"
+#include "server/responses_request.h"
 #include "server/tool_call_parser.h"
 
 namespace {
@@ -76,5 +77,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check(strata::server::parse_text_completion_request(*object));
   check(strata::server::parse_anthropic_messages_request(*object));
   check(strata::server::parse_embedding_request(*object));
+  check(strata::server::parse_responses_request(*object));
   return 0;
 }

@@ -21,8 +21,10 @@ constexpr std::string_view kGet = "GET, HEAD";
 constexpr std::string_view kPost = "POST";
 
 // Every route the server registers (add_*_routes), with its methods.
-constexpr std::array<KnownRoute, 12> kRoutes = {{{"/v1/chat/completions", kPost},
+constexpr std::array<KnownRoute, 14> kRoutes = {{{"/v1/chat/completions", kPost},
                                                  {"/v1/completions", kPost},
+                                                 {"/v1/responses", kPost},
+                                                 {"/v1/embeddings", kPost},
                                                  {"/v1/messages", kPost},
                                                  {"/v1/messages/count_tokens", kPost},
                                                  {"/tokenize", kPost},

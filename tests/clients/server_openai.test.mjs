@@ -124,6 +124,36 @@ test('n choices: choice c is byte for byte the answer seed + c gets alone, strea
   assert.equal(two.choices[1].text, second.choices[0].text);
 });
 
+test('the Responses API answers what chat answers, streamed and not, through the SDK', async () => {
+  const story = 'Tell me a story about a cat.';
+  const chatRes = await client.chat.completions.create(chat({
+    messages: [{ role: 'system', content: 'Be kind.' }, { role: 'user', content: story }],
+  }));
+  const params = { model: 'x', instructions: 'Be kind.', input: story, temperature: 0, max_output_tokens: 40 };
+  const res = await client.responses.create(params);
+  assert.equal(res.object, 'response');
+  assert.equal(res.output_text, chatRes.choices[0].message.content);
+  assert.equal(res.status, chatRes.choices[0].finish_reason === 'length' ? 'incomplete' : 'completed');
+  assert.equal(res.usage.input_tokens, chatRes.usage.prompt_tokens);
+  assert.equal(res.usage.output_tokens, chatRes.usage.completion_tokens);
+
+  const stream = client.responses.stream(params);
+  let deltas = '';
+  stream.on('response.output_text.delta', (event) => { deltas += event.delta; });
+  const final = await stream.finalResponse();
+  assert.equal(final.output_text, res.output_text);
+  assert.equal(deltas, res.output_text);
+  assert.equal(final.usage.output_tokens, res.usage.output_tokens);
+
+  const items = await client.responses.create({
+    ...params, instructions: undefined,
+    input: [{ role: 'system', content: 'Be kind.' }, { role: 'user', content: [{ type: 'input_text', text: story }] }],
+  });
+  assert.equal(items.output_text, res.output_text);
+  await assert.rejects(client.responses.create({ model: 'x', input: 'x', previous_response_id: 'resp_1' }),
+    (error) => error instanceof OpenAI.BadRequestError && /previous_response_id/.test(error.message));
+});
+
 test('max_tokens ends with finish_reason length', async () => {
   const res = await client.completions.create({
     model: 'x', prompt: 'Once upon a time', max_tokens: 7, temperature: 0, ignore_eos: true,

@@ -4,7 +4,7 @@
 #   gguf       the GGUF reader, seeded with ../shared's models and vocabs (copied to a temp dir,
 #              never into the repo) plus small generated files; inputs capped at 64 KiB (the big
 #              seeds' headers and tensor tables fit, and parsing stays fast).
-#   http_body  the OpenAI / Anthropic request-body parsers, seeded with tests/fuzz/http_body_seeds
+#   http_body  the OpenAI (chat, completions, Responses) / Anthropic request-body parsers, seeded with tests/fuzz/http_body_seeds
 #              and guided by http_body.dict; inputs capped at 8 KiB.
 # Usage: run_fuzz.sh TARGET SOURCE_DIR BUILD_DIR [SECONDS]   (exit 77 = skipped: no clang)
 set -euo pipefail

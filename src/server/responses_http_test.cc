@@ -1,0 +1,224 @@
+// POST /v1/responses end to end over a loopback socket with a FakeEngine: the response object,
+// its output items and usage, the stream's events in order, function calls, and the token limit.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "server/testing/test_server.h"
+
+namespace strata::server {
+namespace {
+
+using nlohmann::json;
+using testing::FakeEngine;
+using testing::SseStream;
+using testing::TestServer;
+using testing::engine_with_reply;
+using testing::kJsonType;
+using testing::kTestApiKey;
+using testing::parse_sse;
+using testing::test_config;
+
+const std::string kResponsesReply = FakeEngine::Options{}.reply;
+
+json post_responses(TestServer& server, const json& body) {
+  auto res = server.client(kTestApiKey).Post("/v1/responses", body.dump(), kJsonType);
+  EXPECT_EQ(res->status, 200) << res->body;
+  return json::parse(res->body);
+}
+
+// Output items without their ids, which name their response.
+json without_ids(json output) {
+  for (json& item : output) {
+    item.erase("id");
+    item.erase("call_id");
+  }
+  return output;
+}
+
+// The events of a streamed answer: (event name, data), checking that each data names its own
+// event and that sequence numbers count from 0.
+std::vector<std::pair<std::string, json>> stream_events(TestServer& server, json body) {
+  body["stream"] = true;
+  auto res = server.client(kTestApiKey).Post("/v1/responses", body.dump(), kJsonType);
+  EXPECT_EQ(res->status, 200) << res->body;
+  SseStream sse = parse_sse(res->body);
+  EXPECT_EQ(sse.events.size(), sse.data.size());
+  std::vector<std::pair<std::string, json>> out;
+  for (size_t i = 0; i < sse.data.size() && i < sse.events.size(); ++i) {
+    json data = json::parse(sse.data[i]);
+    EXPECT_EQ(data["type"], sse.events[i]);
+    EXPECT_EQ(data["sequence_number"], i);
+    out.emplace_back(sse.events[i], std::move(data));
+  }
+  return out;
+}
+
+TEST(ResponsesHttp, AnswerIsAResponseWithAMessageAndUsage) {
+  TestServer server(test_config(), {});
+  json body = post_responses(server, {{"model", "m"}, {"instructions", "Be brief."}, {"input", "Say hi"}});
+  EXPECT_EQ(body["object"], "response");
+  EXPECT_EQ(body["id"].get<std::string>().rfind("resp_", 0), 0u);
+  EXPECT_EQ(body["status"], "completed");
+  EXPECT_TRUE(body["incomplete_details"].is_null());
+  EXPECT_EQ(body["instructions"], "Be brief.");
+  ASSERT_EQ(body["output"].size(), 1u);
+  const json& message = body["output"][0];
+  EXPECT_EQ(message["type"], "message");
+  EXPECT_EQ(message["role"], "assistant");
+  EXPECT_EQ(message["status"], "completed");
+  EXPECT_EQ(message["content"][0]["type"], "output_text");
+  EXPECT_EQ(message["content"][0]["text"], kResponsesReply);
+  EXPECT_EQ(body["usage"]["output_tokens"], kResponsesReply.size());
+  EXPECT_EQ(body["usage"]["total_tokens"],
+            body["usage"]["input_tokens"].get<int>() + body["usage"]["output_tokens"].get<int>());
+  // The instructions are the system turn of the prompt.
+  const std::string prompt = server.text().detokenize(server.engine().submitted().at(0).prompt_tokens);
+  EXPECT_NE(prompt.find("system: Be brief."), std::string::npos) << prompt;
+}
+
+TEST(ResponsesHttp, TheTokenLimitMakesItIncomplete) {
+  TestServer server(test_config(), {});
+  json body = post_responses(server, {{"input", "Say hi"}, {"max_output_tokens", 5}});
+  EXPECT_EQ(body["status"], "incomplete");
+  EXPECT_EQ(body["incomplete_details"]["reason"], "max_output_tokens");
+  EXPECT_EQ(body["output"][0]["content"][0]["text"], kResponsesReply.substr(0, 5));
+  EXPECT_EQ(body["max_output_tokens"], 5);
+}
+
+TEST(ResponsesHttp, StreamedEventsBuildTheSameMessage) {
+  TestServer server(test_config(), {});
+  std::vector<std::pair<std::string, json>> events = stream_events(server, {{"input", "Say hi"}});
+  std::vector<std::string> names;
+  std::string text;
+  for (const auto& [name, data] : events) {
+    if (names.empty() || names.back() != name) names.push_back(name);
+    if (name == "response.output_text.delta") text += data["delta"].get<std::string>();
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"response.created", "response.in_progress", "response.output_item.added",
+                                             "response.content_part.added", "response.output_text.delta",
+                                             "response.output_text.done", "response.content_part.done",
+                                             "response.output_item.done", "response.completed"}));
+  EXPECT_EQ(text, kResponsesReply);
+  EXPECT_EQ(events.front().second["response"]["status"], "in_progress");
+  const json& done = events.back().second["response"];
+  EXPECT_EQ(done["status"], "completed");
+  EXPECT_EQ(done["output"][0]["content"][0]["text"], kResponsesReply);
+  EXPECT_EQ(done["usage"]["output_tokens"], kResponsesReply.size());
+  EXPECT_EQ(without_ids(done["output"]), without_ids(post_responses(server, {{"input", "Say hi"}})["output"]));
+}
+
+constexpr const char* kCallReply =
+    "Checking.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
+
+json tools_body() {
+  return json::parse(R"({"input": "Weather in Paris?", "tools": [{"type": "function", "name": "get_weather",
+      "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]})");
+}
+
+TEST(ResponsesHttp, ToolCallsAreFunctionCallItems) {
+  TestServer server(test_config(), engine_with_reply(kCallReply));
+  json body = post_responses(server, tools_body());
+  ASSERT_EQ(body["output"].size(), 2u) << body;
+  EXPECT_EQ(body["output"][0]["type"], "message");
+  EXPECT_EQ(body["output"][0]["content"][0]["text"], "Checking.");
+  const json& call = body["output"][1];
+  EXPECT_EQ(call["type"], "function_call");
+  EXPECT_EQ(call["name"], "get_weather");
+  EXPECT_EQ(json::parse(call["arguments"].get<std::string>()), json({{"city", "Paris"}}));
+  EXPECT_EQ(call["call_id"].get<std::string>().rfind("call_", 0), 0u);
+  EXPECT_EQ(call["status"], "completed");
+  EXPECT_EQ(body["tools"][0]["name"], "get_weather");
+
+  std::vector<std::pair<std::string, json>> events = stream_events(server, tools_body());
+  std::string arguments;
+  json added;
+  for (const auto& [name, data] : events) {
+    if (name == "response.function_call_arguments.delta") arguments += data["delta"].get<std::string>();
+    if (name == "response.output_item.added" && data["item"]["type"] == "function_call") added = data;
+  }
+  EXPECT_EQ(added["output_index"], 1);
+  EXPECT_EQ(added["item"]["arguments"], "");
+  EXPECT_EQ(json::parse(arguments), json({{"city", "Paris"}}));
+  EXPECT_EQ(without_ids(events.back().second["response"]["output"]), without_ids(body["output"]));
+}
+
+TEST(ResponsesHttp, FunctionCallOutputsComeBackAsToolTurns) {
+  TestServer server(test_config(), engine_with_reply(kResponsesReply));  // room for the tools' preamble
+  json request = tools_body();
+  request["input"] = json::parse(R"([{"role": "user", "content": "Weather in Paris?"},
+      {"type": "function_call", "call_id": "call_9", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"},
+      {"type": "function_call_output", "call_id": "call_9", "output": "sunny, 24 C"}])");
+  post_responses(server, request);
+  const std::string prompt = server.text().detokenize(server.engine().submitted().at(0).prompt_tokens);
+  EXPECT_NE(prompt.find("sunny, 24 C"), std::string::npos) << prompt;
+}
+
+TEST(ResponsesHttp, ReasoningIsAReasoningItemBeforeTheMessage) {
+  FakeEngine::Options engine;
+  engine.reply = "<think>\nThe user greets me.\n</think>\n\nHello!";
+  TestServer server(test_config(), engine);
+  json body = post_responses(server, {{"input", "Hi"}, {"max_output_tokens", 100}});
+  ASSERT_EQ(body["output"].size(), 2u) << body;
+  EXPECT_EQ(body["output"][0]["type"], "reasoning");
+  EXPECT_EQ(body["output"][0]["content"][0]["type"], "reasoning_text");
+  EXPECT_EQ(body["output"][0]["content"][0]["text"], "\nThe user greets me.\n");
+  EXPECT_EQ(body["output"][1]["content"][0]["text"], "Hello!");
+  EXPECT_EQ(body["usage"]["output_tokens_details"]["reasoning_tokens"], 36);
+
+  std::vector<std::pair<std::string, json>> events = stream_events(server, {{"input", "Hi"}, {"max_output_tokens", 100}});
+  std::string reasoning, text;
+  for (const auto& [name, data] : events) {
+    if (name == "response.reasoning_text.delta") {
+      EXPECT_TRUE(text.empty()) << "reasoning after the message";
+      EXPECT_EQ(data["output_index"], 0);
+      reasoning += data["delta"].get<std::string>();
+    }
+    if (name == "response.output_text.delta") {
+      EXPECT_EQ(data["output_index"], 1);
+      text += data["delta"].get<std::string>();
+    }
+  }
+  EXPECT_EQ(reasoning, "\nThe user greets me.\n");
+  EXPECT_EQ(text, "Hello!");
+  const json& done = events.back().second["response"];
+  EXPECT_EQ(without_ids(done["output"]), without_ids(body["output"]));
+  EXPECT_EQ(done["usage"]["output_tokens_details"]["reasoning_tokens"], 36);
+}
+
+TEST(ResponsesHttp, AnAbortedAnswerEndsTheStreamWithResponseFailed) {
+  FakeEngine::Options engine;
+  engine.manual = true;
+  TestServer server(test_config(), engine);
+  std::string answer;
+  std::thread client([&] {
+    json body = {{"input", "Hi"}, {"stream", true}};
+    answer = server.client(kTestApiKey).Post("/v1/responses", body.dump(), kJsonType)->body;
+  });
+  ASSERT_TRUE(server.engine().wait_for_active(1, 10));
+  server.engine().step();
+  server.engine().cancel(1);
+  server.engine().step();
+  client.join();
+  SseStream sse = parse_sse(answer);
+  ASSERT_FALSE(sse.events.empty()) << answer;
+  EXPECT_EQ(sse.events.back(), "response.failed");
+  json failed = json::parse(sse.data.back());
+  EXPECT_EQ(failed["response"]["status"], "failed");
+  EXPECT_EQ(failed["response"]["error"]["code"], "aborted");
+}
+
+TEST(ResponsesHttp, BadBodiesAreOpenAiErrorsNamingTheField) {
+  TestServer server(test_config(), {});
+  auto res = server.client(kTestApiKey).Post("/v1/responses", R"({"input": "x", "previous_response_id": "resp_1"})",
+                                             kJsonType);
+  EXPECT_EQ(res->status, 400);
+  json error = json::parse(res->body)["error"];
+  EXPECT_NE(error["message"].get<std::string>().find("previous_response_id"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace strata::server
