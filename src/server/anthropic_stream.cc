@@ -5,6 +5,7 @@
 #include "server/anthropic_response.h"
 #include "server/api_error.h"
 #include "server/json_body_renderer.h"
+#include "server/output_tail.h"
 
 namespace strata::server {
 
@@ -120,30 +121,12 @@ bool AnthropicStreamRenderer::finish(int, const RequestEvent& event) {
   if (!finished_normally(event)) {
     return sse_.event("error", anthropic_error_body(error_for_unfinished(event)));
   }
-  std::string tail = event.text;
-  std::vector<ToolCallPiece> pieces;  // tools: the calls (and the text before them) among the last pieces
-  if (reasoning_.split) {
-    tail.clear();
-    std::vector<ReasoningPiece> split = splitter_.feed(event.text);
-    for (ReasoningPiece& piece : splitter_.finish()) split.push_back(std::move(piece));
-    for (ReasoningPiece& piece : split) {
-      if (piece.reasoning) {
-        if (!send_reasoning(piece.text)) return false;
-        continue;
-      }
-      tail += piece.text;
-      if (!piece.call) continue;
-      for (ToolCallPiece& parsed : tool_parser_.feed_call(std::exchange(tail, ""), std::move(*piece.call))) {
-        pieces.push_back(std::move(parsed));
-      }
-    }
+  OutputTail tail = finish_output(event.text, reasoning_.split, splitter_, parse_tool_calls_, tool_parser_);
+  for (const std::string& reasoning : tail.reasoning) {
+    if (!send_reasoning(reasoning)) return false;
   }
-  if (parse_tool_calls_) {
-    for (ToolCallPiece& piece : tool_parser_.feed(tail)) pieces.push_back(std::move(piece));
-    for (ToolCallPiece& piece : tool_parser_.finish()) pieces.push_back(std::move(piece));
-  } else if (!tail.empty()) {
-    pieces.push_back({false, tail, {}});
-  }
+  std::vector<ToolCallPiece> pieces = std::move(tail.answer);
+  if (!tail.text.empty()) pieces.push_back({false, std::move(tail.text), {}});
   if (!close_thinking_block() || !send_pieces(pieces)) return false;
   // A message always has a block: an empty text block when nothing was said.
   if (block_index_ == 0 && !open_text_block()) return false;

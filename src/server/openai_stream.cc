@@ -4,6 +4,7 @@
 
 #include "server/api_error.h"
 #include "server/json_body_renderer.h"
+#include "server/output_tail.h"
 
 namespace strata::server {
 
@@ -100,31 +101,15 @@ bool OpenAiStreamRenderer::token(int choice, const RequestEvent& event) {
 }
 
 bool OpenAiStreamRenderer::finish_choice(Choice& c, const RequestEvent& event) {
-  std::string tail = event.text;
-  std::vector<ToolCallPiece> answer;  // tools: the calls (and the text before them) among the last pieces
-  if (options_.reasoning.split) {
-    // Reasoning still held goes out now; the content's tail goes on with the finish reason.
-    tail.clear();
-    std::vector<ReasoningPiece> pieces = c.splitter.feed(event.text);
-    for (ReasoningPiece& piece : c.splitter.finish()) pieces.push_back(std::move(piece));
-    for (ReasoningPiece& piece : pieces) {
-      if (piece.reasoning) {
-        if (!send_reasoning(c, piece.text, nullptr)) return false;
-        continue;
-      }
-      tail += piece.text;
-      if (!piece.call) continue;
-      for (ToolCallPiece& parsed : c.tool_parser.feed_call(std::exchange(tail, ""), std::move(*piece.call))) {
-        answer.push_back(std::move(parsed));
-      }
-    }
+  OutputTail tail = finish_output(event.text, options_.reasoning.split, c.splitter, options_.parse_tool_calls,
+                                  c.tool_parser);
+  for (const std::string& reasoning : tail.reasoning) {
+    if (!send_reasoning(c, reasoning, nullptr)) return false;
   }
   c.usage = usage_of(event);
   c.usage.reasoning_tokens = c.splitter.reasoning_tokens();
-  if (!options_.parse_tool_calls) return send_text(c, tail, nullptr, openai_finish_reason(event.finish));
-  for (ToolCallPiece& piece : c.tool_parser.feed(tail)) answer.push_back(std::move(piece));
-  for (ToolCallPiece& piece : c.tool_parser.finish()) answer.push_back(std::move(piece));
-  if (!send_pieces(c, answer, nullptr)) return false;
+  if (!options_.parse_tool_calls) return send_text(c, tail.text, nullptr, openai_finish_reason(event.finish));
+  if (!send_pieces(c, tail.answer, nullptr)) return false;
   const char* finish = c.n_calls_sent > 0 ? "tool_calls" : openai_finish_reason(event.finish);
   return send_text(c, "", nullptr, finish);
 }
