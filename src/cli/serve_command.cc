@@ -104,6 +104,9 @@ void add_server_flags(CLI::App* sub, ServeFlags* f) {
       ->capture_default_str()->check(CLI::Range(0.0, 86400.0));
   sub->add_option("--max-connections", s.max_connections, "connections open at once (a new one gets 503 beyond)")
       ->capture_default_str()->check(CLI::Range(1, 65536));
+  sub->add_option("--responses-store-mib", s.responses_store_mib,
+                  "MiB of Responses API answers kept for previous_response_id (0: none)")
+      ->capture_default_str()->check(CLI::Range(0, 1 << 20));
   sub->add_option("--request-timeout", s.request_deadline_s,
                   "seconds a request's head and body may take to arrive (408 beyond)")
       ->capture_default_str()->check(CLI::Range(0.001, 3600.0));

@@ -27,10 +27,13 @@ enum class Api { kChat, kText, kAnthropic, kResponses };
 
 using RendererFactory = std::function<std::unique_ptr<ResponseRenderer>(SseWriter::WriteFn)>;
 
-// The request, and what a Responses API answer repeats of it (ResponsesRequest::echo).
-Result<ResponsesRequest> parse_request(Api api, const std::string& body) {
+// The request, and what a Responses API answer repeats of it (ResponsesRequest::echo); a
+// previous_response_id is looked up in store.
+Result<ResponsesRequest> parse_request(Api api, const std::string& body, ResponseStore& store) {
   STRATA_ASSIGN_OR_RETURN(RequestJson object, parse_json_object(body));
-  if (api == Api::kResponses) return parse_responses_request(object);
+  if (api == Api::kResponses) {
+    return parse_responses_request(object, [&store](const std::string& id) { return store.get(id); });
+  }
   Result<CompletionRequest> completion = api == Api::kChat ? parse_chat_completion_request(object)
                                          : api == Api::kText ? parse_text_completion_request(object)
                                                              : parse_anthropic_messages_request(object);
@@ -98,19 +101,30 @@ RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMe
   };
 }
 
-RendererFactory responses_renderers(const CompletionRequest& request, ResponseMeta meta, RequestJson echo) {
+// The answer is stored for a later previous_response_id (with request.store) once it is complete.
+RendererFactory responses_renderers(const ResponsesRequest& parsed, ResponseMeta meta, ResponseStore* store) {
+  const CompletionRequest& request = parsed.completion;
+  const RequestJson echo = parsed.echo;
+  auto keep = [store, conversation = parsed.conversation, id = meta.id, wanted = parsed.store](const nlohmann::json& answer) {
+    if (!wanted || answer.value("status", "") == "failed") return;
+    RequestJson turns = conversation;
+    turns.push_back(assistant_turn_json(answer["output"]));
+    store->put(id, std::move(turns));
+  };
   const bool tools = request.parse_tool_calls;
   const ReasoningMode reasoning{request.split_reasoning, request.reasoning_starts_open, request.reasoning_harmony,
                                 request.reasoning_starts_closed, request.reasoning_tags, request.reasoning_calls_end};
   const ToolCallFormat format = request.tool_format;
   if (request.stream) {
-    return [meta, echo, tools, reasoning, format](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-      return std::make_unique<ResponsesStreamRenderer>(std::move(write), meta, echo, tools, reasoning, format);
+    return [meta, echo, tools, reasoning, format, keep](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+      return std::make_unique<ResponsesStreamRenderer>(std::move(write), meta, echo, tools, reasoning, format, keep);
     };
   }
-  return [meta, echo, tools, reasoning, format](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
-    auto build = [meta, echo, tools, reasoning, format](const std::vector<GenerationResult>& results) {
-      return dump_json(responses_answer_json(meta, echo, results.front(), tools, reasoning, format));
+  return [meta, echo, tools, reasoning, format, keep](SseWriter::WriteFn write) -> std::unique_ptr<ResponseRenderer> {
+    auto build = [meta, echo, tools, reasoning, format, keep](const std::vector<GenerationResult>& results) {
+      nlohmann::json answer = responses_answer_json(meta, echo, results.front(), tools, reasoning, format);
+      keep(answer);
+      return dump_json(answer);
     };
     return std::make_unique<JsonBodyRenderer>(std::move(write), 1, false, build, openai_error_body);
   };
@@ -172,7 +186,7 @@ void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& 
   auto ticket = std::make_shared<AnswerTicket>(ctx.state->hold_answer());
   const ServedModel* model = accepting_model(ctx, res, style);
   if (!model) return;
-  Result<ResponsesRequest> parsed = parse_request(api, req.body);
+  Result<ResponsesRequest> parsed = parse_request(api, req.body, ctx.state->responses());
   if (!parsed.ok()) return reply_error(res, api_error_from_status(parsed.status()), style);
   CompletionRequest* request = &parsed->completion;
   Result<GenerateRequest> generate =
@@ -187,7 +201,7 @@ void serve_generation(const RouteContext& ctx, Api api, const httplib::Request& 
   ResponseMeta meta{ctx.state->new_id(id_prefix(api)), static_cast<int64_t>(wall_s()), model->name};
   RendererFactory factory =
       api == Api::kAnthropic   ? anthropic_renderers(*request, meta, *model->text, n_prompt)
-      : api == Api::kResponses ? responses_renderers(*request, meta, std::move(parsed->echo))
+      : api == Api::kResponses ? responses_renderers(*parsed, meta, &ctx.state->responses())
                                : openai_renderers(api, *request, meta, *model->text);
   const ServerConfig& config = ctx.state->config();
   start_response(res, std::shared_ptr<GenerationSession>(std::move(session).value()),

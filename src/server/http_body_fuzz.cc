@@ -30,8 +30,9 @@ template <typename T>
 void check(const Result<T>& parsed) {
   if (parsed.ok()) return;
   const Code code = parsed.status().code();
+  // kNotFound: a previous_response_id the (here empty) response store does not hold.
   const bool client_error = code == Code::kInvalidArgument || code == Code::kCorrupt ||
-                            code == Code::kUnsupported || code == Code::kOutOfRange;
+                            code == Code::kUnsupported || code == Code::kOutOfRange || code == Code::kNotFound;
   if (!client_error) std::abort();
   if (parsed.status().message().empty()) std::abort();
 }

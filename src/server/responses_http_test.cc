@@ -211,13 +211,52 @@ TEST(ResponsesHttp, AnAbortedAnswerEndsTheStreamWithResponseFailed) {
   EXPECT_EQ(failed["response"]["error"]["code"], "aborted");
 }
 
-TEST(ResponsesHttp, BadBodiesAreOpenAiErrorsNamingTheField) {
+TEST(ResponsesHttp, PreviousResponseIdContinuesTheStoredConversation) {
   TestServer server(test_config(), {});
-  auto res = server.client(kTestApiKey).Post("/v1/responses", R"({"input": "x", "previous_response_id": "resp_1"})",
-                                             kJsonType);
-  EXPECT_EQ(res->status, 400);
-  json error = json::parse(res->body)["error"];
-  EXPECT_NE(error["message"].get<std::string>().find("previous_response_id"), std::string::npos) << error;
+  json first = post_responses(server, {{"instructions", "Be brief."}, {"input", "Say hi"}});
+  json second = post_responses(server, {{"input", "And again"}, {"previous_response_id", first["id"]}});
+  EXPECT_EQ(second["previous_response_id"], first["id"]);
+  // The instructions are not carried over; the first turn, its answer and the new input are.
+  const std::string prompt = server.text().detokenize(server.engine().submitted().at(1).prompt_tokens);
+  EXPECT_EQ(prompt.find("system:"), std::string::npos) << prompt;
+  const size_t hi = prompt.find("user: Say hi");
+  const size_t reply = prompt.find("assistant: " + kResponsesReply);
+  const size_t again = prompt.find("user: And again");
+  ASSERT_NE(hi, std::string::npos) << prompt;
+  ASSERT_NE(reply, std::string::npos) << prompt;
+  ASSERT_NE(again, std::string::npos) << prompt;
+  EXPECT_LT(hi, reply);
+  EXPECT_LT(reply, again);
+  // A streamed answer is kept too, and a chain goes on.
+  std::vector<std::pair<std::string, json>> events =
+      stream_events(server, {{"input", "Third"}, {"previous_response_id", second["id"]}});
+  const json third = events.back().second["response"];
+  post_responses(server, {{"input", "Fourth"}, {"previous_response_id", third["id"]}});
+  const std::string last = server.text().detokenize(server.engine().submitted().at(3).prompt_tokens);
+  EXPECT_NE(last.find("user: Third"), std::string::npos) << last;
+  EXPECT_NE(last.find("user: And again"), std::string::npos) << last;
+}
+
+TEST(ResponsesHttp, AnUnknownOrUnstoredPreviousResponseIs404NamingIt) {
+  TestServer server(test_config(), {});
+  json unstored = post_responses(server, {{"input", "Say hi"}, {"store", false}});
+  EXPECT_EQ(unstored["store"], false);
+  for (const std::string& id : {std::string("resp_unknown"), unstored["id"].get<std::string>()}) {
+    json body = {{"input", "x"}, {"previous_response_id", id}};
+    auto res = server.client(kTestApiKey).Post("/v1/responses", body.dump(), kJsonType);
+    EXPECT_EQ(res->status, 404) << res->body;
+    json error = json::parse(res->body)["error"];
+    EXPECT_NE(error["message"].get<std::string>().find(id), std::string::npos) << error;
+  }
+}
+
+TEST(ResponsesHttp, AZeroStoreKeepsNothing) {
+  ServerConfig config = test_config();
+  config.responses_store_mib = 0;
+  TestServer server(config, {});
+  json first = post_responses(server, {{"input", "Say hi"}});
+  json body = {{"input", "x"}, {"previous_response_id", first["id"]}};
+  EXPECT_EQ(server.client(kTestApiKey).Post("/v1/responses", body.dump(), kJsonType)->status, 404);
 }
 
 }  // namespace

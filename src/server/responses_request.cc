@@ -190,32 +190,50 @@ Status add_text_format(const RequestJson& body, RequestJson* chat) {
 }
 
 Status refuse_stored_state(const RequestJson& body) {
-  if (const RequestJson* previous = find_field(body, "previous_response_id"); previous && !previous->is_null()) {
-    return Status::Unsupported(
-        "'previous_response_id' is not supported: responses are not stored; send the conversation in 'input'");
-  }
   bool background = false;
   STRATA_RETURN_IF_ERROR(read_bool(body, "background", &background));
-  if (background) return Status::Unsupported("'background' is not supported: responses are not stored");
+  if (background) return Status::Unsupported("'background' is not supported: answers are given as they are made");
   if (const RequestJson* conversation = find_field(body, "conversation"); conversation && !conversation->is_null()) {
-    return Status::Unsupported("'conversation' is not supported: conversations are not stored; send them in 'input'");
+    return Status::Unsupported("'conversation' is not supported: continue with 'previous_response_id' or send the turns in 'input'");
   }
   return Status::Ok();
 }
 
+// The turns previous_response_id continues: none when it is absent.
+Result<RequestJson> previous_turns(const RequestJson& body, const PreviousLookup& lookup) {
+  const RequestJson* id = find_field(body, "previous_response_id");
+  if (!id || id->is_null()) return RequestJson::array();
+  if (!id->is_string()) {
+    return Status::InvalidArgument(fmt::format("'previous_response_id' must be a string, got {}", describe_value(*id)));
+  }
+  std::optional<RequestJson> turns = lookup ? lookup(id->get<std::string>()) : std::nullopt;
+  if (!turns) {
+    return Status::NotFound(fmt::format(
+        "'previous_response_id': no response '{}' is stored (answers are kept in memory, up to "
+        "--responses-store-mib, until a restart; send the conversation in 'input' instead)",
+        id->get<std::string>()));
+  }
+  return std::move(*turns);
+}
+
 }  // namespace
 
-Result<RequestJson> responses_to_chat_body(const RequestJson& body) {
+Result<RequestJson> responses_to_chat_body(const RequestJson& body, const RequestJson& previous_messages,
+                                           RequestJson* conversation) {
   STRATA_RETURN_IF_ERROR(refuse_stored_state(body));
   ChatBuilder chat;
+  chat.messages = previous_messages;
+  STRATA_RETURN_IF_ERROR(add_input(body, &chat));
+  RequestJson messages = RequestJson::array();
   if (const RequestJson* instructions = find_field(body, "instructions"); instructions && !instructions->is_null()) {
     if (!instructions->is_string()) {
       return Status::InvalidArgument(fmt::format("'instructions' must be a string, got {}", describe_value(*instructions)));
     }
-    chat.messages.push_back({{"role", "system"}, {"content", *instructions}});
+    messages.push_back({{"role", "system"}, {"content", *instructions}});
   }
-  STRATA_RETURN_IF_ERROR(add_input(body, &chat));
-  RequestJson out = {{"messages", std::move(chat.messages)}};
+  for (const RequestJson& message : chat.messages) messages.push_back(message);
+  if (conversation) *conversation = std::move(chat.messages);
+  RequestJson out = {{"messages", std::move(messages)}};
   int max_output_tokens = 0;
   STRATA_RETURN_IF_ERROR(read_int(body, "max_output_tokens", 1, 1 << 24, &max_output_tokens));
   if (max_output_tokens > 0) out["max_completion_tokens"] = max_output_tokens;
@@ -239,10 +257,12 @@ Result<RequestJson> responses_to_chat_body(const RequestJson& body) {
   return out;
 }
 
-Result<ResponsesRequest> parse_responses_request(const RequestJson& body) {
-  STRATA_ASSIGN_OR_RETURN(RequestJson chat, responses_to_chat_body(body));
+Result<ResponsesRequest> parse_responses_request(const RequestJson& body, const PreviousLookup& previous) {
+  STRATA_ASSIGN_OR_RETURN(RequestJson turns, previous_turns(body, previous));
   ResponsesRequest out;
+  STRATA_ASSIGN_OR_RETURN(RequestJson chat, responses_to_chat_body(body, turns, &out.conversation));
   STRATA_ASSIGN_OR_RETURN(out.completion, parse_chat_completion_request(chat));
+  STRATA_RETURN_IF_ERROR(read_bool(body, "store", &out.store));
   out.echo = RequestJson::object();
   out.echo["instructions"] = body.contains("instructions") ? body["instructions"] : RequestJson();
   out.echo["max_output_tokens"] = body.contains("max_output_tokens") ? body["max_output_tokens"] : RequestJson();
@@ -255,6 +275,8 @@ Result<ResponsesRequest> parse_responses_request(const RequestJson& body) {
                                                                        : RequestJson{{"format", {{"type", "text"}}}};
   out.echo["reasoning"] = body.contains("reasoning") ? body["reasoning"] : RequestJson();
   out.echo["metadata"] = body.contains("metadata") ? body["metadata"] : RequestJson::object();
+  out.echo["previous_response_id"] = body.contains("previous_response_id") ? body["previous_response_id"] : RequestJson();
+  out.echo["store"] = out.store;
   return out;
 }
 

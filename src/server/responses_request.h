@@ -5,11 +5,16 @@
 // reasoning items) the messages, flat function tools the chat's tools, `text.format` the
 // response_format, `reasoning.effort` the reasoning_effort, `max_output_tokens` the token limit;
 // the chat parser (openai_request.h) then checks everything as it checks a chat request.
-// Responses are not stored, so `previous_response_id` and `store: true` with `background` are
-// refused, as are built-in tools (web search, file search, ...). Unknown fields are ignored.
+// `previous_response_id` continues a stored conversation (ResponseStore): its turns come after
+// the instructions and before the input. `background` and `conversation` objects are refused, as
+// are built-in tools (web search, file search, ...). Unknown fields are ignored.
 //
 // Stateless; thread-safe.
 #pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
 
 #include "base/status.h"
 #include "server/completion_request.h"
@@ -22,11 +27,21 @@ namespace strata::server {
 struct ResponsesRequest {
   CompletionRequest completion;
   RequestJson echo;  // {"instructions", "max_output_tokens", "temperature", "top_p", "tools", "tool_choice", ...}
+  // The conversation so far as chat messages, without the instructions: the continued
+  // response's turns, then the input's. The answer's turn is added to it when it is stored.
+  RequestJson conversation = RequestJson::array();
+  bool store = true;  // "store": keep the answer for a later previous_response_id
 };
 
-Result<ResponsesRequest> parse_responses_request(const RequestJson& body);
+// The stored conversation of a response id, or nullopt when none is kept under it.
+using PreviousLookup = std::function<std::optional<RequestJson>(const std::string& response_id)>;
 
-// The chat completion body a Responses body asks for (exposed for tests).
-Result<RequestJson> responses_to_chat_body(const RequestJson& body);
+// previous: looks up previous_response_id (an id it does not know is a kNotFound naming it).
+Result<ResponsesRequest> parse_responses_request(const RequestJson& body, const PreviousLookup& previous = {});
+
+// The chat completion body a Responses body asks for (exposed for tests); *conversation gets its
+// messages without the instructions. previous_messages: the continued conversation's turns.
+Result<RequestJson> responses_to_chat_body(const RequestJson& body, const RequestJson& previous_messages = RequestJson::array(),
+                                           RequestJson* conversation = nullptr);
 
 }  // namespace strata::server

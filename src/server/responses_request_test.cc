@@ -72,6 +72,33 @@ TEST(ResponsesRequest, TheParsedRequestIsTheChatRequestsAndEchoesTheSettings) {
   EXPECT_EQ(r->echo["tool_choice"], "auto");
 }
 
+TEST(ResponsesRequest, APreviousResponsesTurnsComeAfterTheInstructionsAndBeforeTheInput) {
+  const RequestJson stored = RequestJson::parse(R"([{"role": "user", "content": "Hi"},
+                                                   {"role": "assistant", "content": "Hello!"}])");
+  std::string asked;
+  PreviousLookup lookup = [&](const std::string& id) -> std::optional<RequestJson> {
+    asked = id;
+    return stored;
+  };
+  Result<ResponsesRequest> r = parse_responses_request(
+      body_of(R"({"previous_response_id": "resp_7", "instructions": "Be brief.", "input": "And you?", "store": false})"),
+      lookup);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(asked, "resp_7");
+  const std::vector<ChatTurn>& turns = r->completion.prompt.messages;
+  ASSERT_EQ(turns.size(), 4u);
+  EXPECT_EQ(turns[0].role, "system");
+  EXPECT_EQ(turns[1].content, "Hi");
+  EXPECT_EQ(turns[2].content, "Hello!");
+  EXPECT_EQ(turns[3].content, "And you?");
+  // The conversation kept with the answer leaves the instructions out, as OpenAI does.
+  EXPECT_EQ(r->conversation, RequestJson::parse(R"([{"role": "user", "content": "Hi"},
+      {"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "And you?"}])"));
+  EXPECT_FALSE(r->store);
+  EXPECT_EQ(r->echo["previous_response_id"], "resp_7");
+  EXPECT_EQ(r->echo["store"], false);
+}
+
 struct BadResponses {
   const char* body;
   Code code;
@@ -92,8 +119,11 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadResponses{R"({})", Code::kInvalidArgument, "'input' must be a string or a non-empty array"},
         BadResponses{R"({"input": []})", Code::kInvalidArgument, "'input'"},
-        BadResponses{R"({"input": "x", "previous_response_id": "resp_1"})", Code::kUnsupported,
-                     "'previous_response_id' is not supported"},
+        BadResponses{R"({"input": "x", "previous_response_id": "resp_1"})", Code::kNotFound,
+                     "'previous_response_id': no response 'resp_1' is stored"},
+        BadResponses{R"({"input": "x", "previous_response_id": 7})", Code::kInvalidArgument,
+                     "'previous_response_id' must be a string"},
+        BadResponses{R"({"input": "x", "store": "yes"})", Code::kInvalidArgument, "'store'"},
         BadResponses{R"({"input": "x", "background": true})", Code::kUnsupported, "'background'"},
         BadResponses{R"({"input": "x", "tools": [{"type": "web_search"}]})", Code::kUnsupported,
                      "'tools[0]': only function tools are supported"},

@@ -93,4 +93,34 @@ json responses_answer_json(const ResponseMeta& meta, const RequestJson& echo, co
   return response_object_json(meta, echo, response_status(result.finish), std::move(output), responses_usage_json(usage));
 }
 
+RequestJson assistant_turn_json(const json& output) {
+  RequestJson turn = {{"role", "assistant"}, {"content", nullptr}};
+  std::string text, reasoning;
+  bool has_text = false;
+  RequestJson calls = RequestJson::array();
+  for (const json& item : output) {
+    const std::string type = item.value("type", "");
+    if (type == "function_call") {
+      calls.push_back({{"id", item.value("call_id", "")},
+                       {"type", "function"},
+                       {"function", {{"name", item.value("name", "")}, {"arguments", item.value("arguments", "")}}}});
+      continue;
+    }
+    if (type != "message" && type != "reasoning") continue;
+    for (const json& part : item.value("content", json::array())) {
+      const std::string piece = part.value("text", "");
+      if (type == "reasoning") {
+        reasoning += piece;
+      } else {
+        text += piece;
+        has_text = true;
+      }
+    }
+  }
+  if (has_text) turn["content"] = text;
+  if (!reasoning.empty()) turn["reasoning_content"] = reasoning;
+  if (!calls.empty()) turn["tool_calls"] = std::move(calls);
+  return turn;
+}
+
 }  // namespace strata::server

@@ -44,4 +44,9 @@ nlohmann::json function_call_item_json(const ResponseMeta& meta, const ParsedToo
 nlohmann::json responses_answer_json(const ResponseMeta& meta, const RequestJson& echo, const GenerationResult& result,
                                      bool parse_tool_calls, ReasoningMode reasoning, const ToolCallFormat& tool_format);
 
+// An answer's output items as the chat assistant turn a later request continues from
+// (previous_response_id): its messages' text as content (null when none), its function calls as
+// tool_calls, its reasoning as reasoning_content.
+RequestJson assistant_turn_json(const nlohmann::json& output);
+
 }  // namespace strata::server

@@ -14,14 +14,15 @@ using nlohmann::json;
 
 ResponsesStreamRenderer::ResponsesStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta, RequestJson echo,
                                                  bool parse_tool_calls, ReasoningMode reasoning,
-                                                 ToolCallFormat tool_format)
+                                                 ToolCallFormat tool_format, CompleteFn on_complete)
     : sse_(std::move(write)),
       meta_(std::move(meta)),
       echo_(std::move(echo)),
       parse_tool_calls_(parse_tool_calls),
       tool_parser_(std::move(tool_format)),
       reasoning_(reasoning),
-      splitter_(reasoning, parse_tool_calls) {}
+      splitter_(reasoning, parse_tool_calls),
+      on_complete_(std::move(on_complete)) {}
 
 bool ResponsesStreamRenderer::emit(const char* type, json fields) {
   fields["type"] = type;
@@ -163,8 +164,9 @@ bool ResponsesStreamRenderer::finish(int, const RequestEvent& event) {
   Usage usage = usage_of(event);
   usage.reasoning_tokens = splitter_.reasoning_tokens();
   const std::string status = response_status(event.finish);
-  return emit(status == "completed" ? "response.completed" : "response.incomplete",
-              {{"response", response(status, responses_usage_json(usage))}});
+  json done = response(status, responses_usage_json(usage));
+  if (on_complete_) on_complete_(done);
+  return emit(status == "completed" ? "response.completed" : "response.incomplete", {{"response", std::move(done)}});
 }
 
 }  // namespace strata::server

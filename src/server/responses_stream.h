@@ -14,6 +14,7 @@
 // One instance serves one response on one HTTP thread.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -31,8 +32,11 @@ namespace strata::server {
 
 class ResponsesStreamRenderer : public ResponseRenderer {
  public:
+  // Called with the finished response (completed or incomplete) before its last event is sent.
+  using CompleteFn = std::function<void(const nlohmann::json& response)>;
+
   ResponsesStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta, RequestJson echo, bool parse_tool_calls,
-                          ReasoningMode reasoning, ToolCallFormat tool_format);
+                          ReasoningMode reasoning, ToolCallFormat tool_format, CompleteFn on_complete = {});
 
   bool start() override;
   bool token(int choice, const RequestEvent& event) override;  // one choice: the Responses API has no n
@@ -68,6 +72,7 @@ class ResponsesStreamRenderer : public ResponseRenderer {
   std::string open_id_;    // the open item's id
   std::string open_text_;  // the open item's text so far
   size_t n_calls_ = 0;
+  CompleteFn on_complete_;
 };
 
 }  // namespace strata::server

@@ -24,6 +24,10 @@ Status validate_server_config(const ServerConfig& config) {
     return Status::InvalidArgument(
         fmt::format("--max-connections {} is out of range [1, 65536]", config.max_connections));
   }
+  if (config.responses_store_mib < 0 || config.responses_store_mib > 1 << 20) {
+    return Status::InvalidArgument(
+        fmt::format("--responses-store-mib {} is out of range [0, 1048576]", config.responses_store_mib));
+  }
   if (!(config.request_deadline_s > 0 && config.request_deadline_s <= 3600)) {
     return Status::InvalidArgument(
         fmt::format("--request-timeout {} is out of range (0, 3600] seconds", config.request_deadline_s));

@@ -31,6 +31,9 @@ struct ServerConfig {
   std::vector<std::string> config_overridden;
   int http_threads = 0;              // connection threads started up front (more start on demand)
   int max_connections = 512;         // open at once; past it a new connection gets 503 and closes
+  // --responses-store-mib: memory for Responses API answers a later request continues with
+  // previous_response_id (ResponseStore); 0 keeps none.
+  int responses_store_mib = 64;
   double request_deadline_s = 10.0;  // a request's head and body must arrive within this (else 408)
   double keep_alive_s = 5.0;         // silence before a stream keep-alive
   double poll_s = 0.05;              // how often a waiting handler checks its connection

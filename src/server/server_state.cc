@@ -12,7 +12,8 @@ ServerState::ServerState(ServerConfig config)
     : config_(std::move(config)),
       rng_(std::random_device{}()),
       started_s_(monotonic_s()),
-      started_unix_s_(static_cast<int64_t>(wall_s())) {}
+      started_unix_s_(static_cast<int64_t>(wall_s())),
+      responses_(static_cast<size_t>(config_.responses_store_mib) << 20) {}
 
 AnswerTicket::AnswerTicket(ServerState* state) : state_(state) {
   std::lock_guard<std::mutex> lock(state_->answers_mu_);

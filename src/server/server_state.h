@@ -1,6 +1,6 @@
 // ServerState: what all routes of one server share — its configuration, the model once it
 // has loaded, the draining flag, the count of generation answers not yet written, and the
-// generators for response ids and seeds.
+// generators for response ids and seeds, and the stored Responses API answers.
 //
 // Thread-safe: the model pointer and the draining flag are atomics (published once, read by
 // every handler); the answer count and id/seed generation take mutexes. The published ServedModel is not owned and
@@ -17,6 +17,7 @@
 
 #include "engine/engine.h"
 #include "server/model_text.h"
+#include "server/response_store.h"
 #include "server/server_config.h"
 
 namespace strata::server {
@@ -70,6 +71,8 @@ class ServerState {
   uint64_t fresh_seed();
   double uptime_s() const;
   int64_t started_unix_s() const { return started_unix_s_; }
+  // Responses API answers kept for previous_response_id (--responses-store-mib).
+  ResponseStore& responses() { return responses_; }
 
  private:
   ServerConfig config_;
@@ -83,6 +86,7 @@ class ServerState {
   std::mt19937_64 rng_;
   double started_s_;
   int64_t started_unix_s_;
+  ResponseStore responses_;
 };
 
 }  // namespace strata::server

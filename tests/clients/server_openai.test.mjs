@@ -150,8 +150,20 @@ test('the Responses API answers what chat answers, streamed and not, through the
     input: [{ role: 'system', content: 'Be kind.' }, { role: 'user', content: [{ type: 'input_text', text: story }] }],
   });
   assert.equal(items.output_text, res.output_text);
-  await assert.rejects(client.responses.create({ model: 'x', input: 'x', previous_response_id: 'resp_1' }),
-    (error) => error instanceof OpenAI.BadRequestError && /previous_response_id/.test(error.message));
+  await assert.rejects(client.responses.create({ model: 'x', input: 'x', previous_response_id: 'resp_unknown' }),
+    (error) => error instanceof OpenAI.NotFoundError && /previous_response_id/.test(error.message));
+
+  // A second turn through previous_response_id is the one sent with the whole conversation.
+  const followUp = 'And then?';
+  const continued = await client.responses.create({ ...params, instructions: 'Be kind.', input: followUp, previous_response_id: res.id });
+  assert.equal(continued.previous_response_id, res.id);
+  const whole = await client.responses.create({
+    ...params,
+    input: [{ role: 'user', content: story }, { role: 'assistant', content: res.output_text }, { role: 'user', content: followUp }],
+  });
+  assert.equal(continued.output_text, whole.output_text);
+  assert.equal(continued.usage.input_tokens, whole.usage.input_tokens);
+  assert.ok(continued.usage.input_tokens > res.usage.input_tokens + res.usage.output_tokens);
 });
 
 test('max_tokens ends with finish_reason length', async () => {
