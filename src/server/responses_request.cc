@@ -151,6 +151,15 @@ Status add_tools(const RequestJson& body, RequestJson* chat) {
       return Status::Unsupported(fmt::format("'tools[{}]': only function tools are supported, got {}", i,
                                              describe_value(tool.is_object() && tool.contains("type") ? tool["type"] : tool)));
     }
+    // Checked here so the error names the Responses field, not the chat form's "function" member.
+    const RequestJson* name = find_field(tool, "name");
+    if (!name || !name->is_string() || name->get_ref<const std::string&>().empty()) {
+      return Status::InvalidArgument(fmt::format("'tools[{}].name' must be a non-empty string", i));
+    }
+    if (const RequestJson* parameters = find_field(tool, "parameters"); parameters && !parameters->is_object()) {
+      return Status::InvalidArgument(fmt::format("'tools[{}].parameters' must be a JSON schema object, got {}", i,
+                                                 describe_value(*parameters)));
+    }
     RequestJson function = RequestJson::object();
     for (const char* field : {"name", "description", "parameters", "strict"}) {
       if (tool.contains(field)) function[field] = tool[field];
