@@ -128,7 +128,7 @@ bool EngineImpl::awaits_shared_blocks(const GenerateRequest& request) const {
   const std::vector<int32_t>& prompt = request.prompt_tokens;
   // The last prompt token is always recomputed (admit()), so at most the blocks before it are reused.
   const size_t reusable = prompt.empty() ? 0 : prompt.size() - 1;
-  const size_t block = static_cast<size_t>(kv_->block_tokens());
+  const size_t block = static_cast<size_t>(kv_->layout().block_tokens);
   for (const Slot& slot : slots_) {
     if (slot.state != SlotState::kReading || !slot.request) continue;
     const std::vector<int32_t>& other = slot.request->request().prompt_tokens;

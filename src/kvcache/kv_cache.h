@@ -93,7 +93,6 @@ class KvCache final : public KvView {
   }
 
   int blocks_for_tokens(int n_tokens) const { return (n_tokens + block_tokens_ - 1) / block_tokens_; }
-  int block_tokens() const { return block_tokens_; }
   // False for a hybrid model without state snapshots: its sequences never resume a prefix.
   bool reuses_prefixes() const { return layout_.state_floats == 0 || snapshots_ != nullptr; }
   int n_blocks() const { return pool_.n_blocks(); }

@@ -125,8 +125,7 @@ bool AnthropicStreamRenderer::finish(int, const RequestEvent& event) {
   for (const std::string& reasoning : tail.reasoning) {
     if (!send_reasoning(reasoning)) return false;
   }
-  std::vector<ToolCallPiece> pieces = std::move(tail.answer);
-  if (!tail.text.empty()) pieces.push_back({false, std::move(tail.text), {}});
+  std::vector<ToolCallPiece> pieces = std::move(tail).pieces();
   if (!close_thinking_block() || !send_pieces(pieces)) return false;
   // A message always has a block: an empty text block when nothing was said.
   if (block_index_ == 0 && !open_text_block()) return false;

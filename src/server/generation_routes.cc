@@ -104,7 +104,7 @@ RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMe
 // The answer is stored for a later previous_response_id (with request.store) once it is complete.
 RendererFactory responses_renderers(const ResponsesRequest& parsed, ResponseMeta meta, ResponseStore* store) {
   const CompletionRequest& request = parsed.completion;
-  const RequestJson echo = parsed.echo;
+  const nlohmann::json echo = parsed.echo;
   auto keep = [store, conversation = parsed.conversation, id = meta.id, wanted = parsed.store](const nlohmann::json& answer) {
     if (!wanted || answer.value("status", "") == "failed") return;
     RequestJson turns = conversation;

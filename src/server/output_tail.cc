@@ -4,6 +4,12 @@
 
 namespace strata::server {
 
+std::vector<ToolCallPiece> OutputTail::pieces() && {
+  std::vector<ToolCallPiece> out = std::move(answer);
+  if (!text.empty()) out.push_back({false, std::move(text), {}});
+  return out;
+}
+
 OutputTail finish_output(std::string_view last_text, bool split_reasoning, ReasoningSplitter& splitter,
                          bool parse_tool_calls, ToolCallParser& parser) {
   OutputTail out;

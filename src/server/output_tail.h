@@ -18,6 +18,10 @@ struct OutputTail {
   std::vector<std::string> reasoning;  // reasoning text still held, in order
   std::vector<ToolCallPiece> answer;   // parse_tool_calls: the text and calls still held, in order
   std::string text;                    // otherwise: the answer's text still held (may be empty)
+
+  // The answer as pieces to send: the calls and text, then the held text as one more piece
+  // when there is any (renderers that send text and calls through one path).
+  std::vector<ToolCallPiece> pieces() &&;
 };
 
 // last_text: the final event's text. split_reasoning: the output goes through splitter

@@ -272,20 +272,22 @@ Result<ResponsesRequest> parse_responses_request(const RequestJson& body, const 
   STRATA_ASSIGN_OR_RETURN(RequestJson chat, responses_to_chat_body(body, turns, &out.conversation));
   STRATA_ASSIGN_OR_RETURN(out.completion, parse_chat_completion_request(chat));
   STRATA_RETURN_IF_ERROR(read_bool(body, "store", &out.store));
-  out.echo = RequestJson::object();
-  out.echo["instructions"] = body.contains("instructions") ? body["instructions"] : RequestJson();
-  out.echo["max_output_tokens"] = body.contains("max_output_tokens") ? body["max_output_tokens"] : RequestJson();
-  out.echo["temperature"] = out.completion.generate.sampling.temperature;
-  out.echo["top_p"] = out.completion.generate.sampling.top_p;
-  out.echo["tools"] = body.contains("tools") && body["tools"].is_array() ? body["tools"] : RequestJson::array();
-  out.echo["tool_choice"] = body.contains("tool_choice") ? body["tool_choice"] : RequestJson("auto");
-  out.echo["parallel_tool_calls"] = body.contains("parallel_tool_calls") ? body["parallel_tool_calls"] : RequestJson(true);
-  out.echo["text"] = body.contains("text") && body["text"].is_object() ? body["text"]
-                                                                       : RequestJson{{"format", {{"type", "text"}}}};
-  out.echo["reasoning"] = body.contains("reasoning") ? body["reasoning"] : RequestJson();
-  out.echo["metadata"] = body.contains("metadata") ? body["metadata"] : RequestJson::object();
-  out.echo["previous_response_id"] = body.contains("previous_response_id") ? body["previous_response_id"] : RequestJson();
-  out.echo["store"] = out.store;
+  RequestJson echo = RequestJson::object();
+  echo["instructions"] = body.contains("instructions") ? body["instructions"] : RequestJson();
+  echo["max_output_tokens"] = body.contains("max_output_tokens") ? body["max_output_tokens"] : RequestJson();
+  echo["temperature"] = out.completion.generate.sampling.temperature;
+  echo["top_p"] = out.completion.generate.sampling.top_p;
+  echo["tools"] = body.contains("tools") && body["tools"].is_array() ? body["tools"] : RequestJson::array();
+  echo["tool_choice"] = body.contains("tool_choice") ? body["tool_choice"] : RequestJson("auto");
+  echo["parallel_tool_calls"] = body.contains("parallel_tool_calls") ? body["parallel_tool_calls"] : RequestJson(true);
+  echo["text"] = body.contains("text") && body["text"].is_object() ? body["text"]
+                                                                  : RequestJson{{"format", {{"type", "text"}}}};
+  echo["reasoning"] = body.contains("reasoning") ? body["reasoning"] : RequestJson();
+  echo["metadata"] = body.contains("metadata") ? body["metadata"] : RequestJson::object();
+  echo["previous_response_id"] = body.contains("previous_response_id") ? body["previous_response_id"] : RequestJson();
+  echo["store"] = out.store;
+  // Converted once here: every response object of the answer (a stream sends several) repeats it.
+  out.echo = nlohmann::json::parse(echo.dump());
   return out;
 }
 

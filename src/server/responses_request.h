@@ -26,7 +26,9 @@ namespace strata::server {
 // request's instructions, tools, sampling and limits).
 struct ResponsesRequest {
   CompletionRequest completion;
-  RequestJson echo;  // {"instructions", "max_output_tokens", "temperature", "top_p", "tools", "tool_choice", ...}
+  // {"instructions", "max_output_tokens", "temperature", "top_p", "tools", "tool_choice", ...}, as
+  // the answer writes them (nlohmann::json, like every response body).
+  nlohmann::json echo;
   // The conversation so far as chat messages, without the instructions: the continued
   // response's turns, then the input's. The answer's turn is added to it when it is stored.
   RequestJson conversation = RequestJson::array();

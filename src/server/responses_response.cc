@@ -18,7 +18,7 @@ const char* response_status(FinishReason finish) {
   return finish == FinishReason::kLength ? "incomplete" : "completed";
 }
 
-json response_object_json(const ResponseMeta& meta, const RequestJson& echo, const std::string& status,
+json response_object_json(const ResponseMeta& meta, const json& echo, const std::string& status,
                           json output, json usage, json error) {
   json incomplete = status == "incomplete" ? json{{"reason", "max_output_tokens"}} : json(nullptr);
   json out = {{"id", meta.id},
@@ -34,8 +34,8 @@ json response_object_json(const ResponseMeta& meta, const RequestJson& echo, con
               {"truncation", "disabled"},
               {"usage", std::move(usage)},
               {"user", nullptr}};
-  // The request's settings, as OpenAI repeats them (parsed as ordered JSON; answered as json).
-  for (const auto& [key, value] : echo.items()) out[key] = json::parse(value.dump());
+  // The request's settings, as OpenAI repeats them.
+  out.update(echo);
   return out;
 }
 
@@ -70,7 +70,7 @@ json function_call_item_json(const ResponseMeta& meta, const ParsedToolCall& cal
           {"arguments", status == "in_progress" ? std::string() : call.arguments_json}};
 }
 
-json responses_answer_json(const ResponseMeta& meta, const RequestJson& echo, const GenerationResult& result,
+json responses_answer_json(const ResponseMeta& meta, const json& echo, const GenerationResult& result,
                            bool parse_tool_calls, ReasoningMode reasoning, const ToolCallFormat& tool_format) {
   json output = json::array();
   std::string answer = result.text;

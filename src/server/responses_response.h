@@ -24,7 +24,7 @@ nlohmann::json responses_usage_json(const Usage& usage);
 // The response object. status: "in_progress", "completed", "incomplete" (the output reached
 // max_output_tokens or the context) or "failed"; echo: ResponsesRequest::echo; output: the items;
 // usage null until the end; error null unless failed.
-nlohmann::json response_object_json(const ResponseMeta& meta, const RequestJson& echo, const std::string& status,
+nlohmann::json response_object_json(const ResponseMeta& meta, const nlohmann::json& echo, const std::string& status,
                                     nlohmann::json output, nlohmann::json usage, nlohmann::json error = nullptr);
 // "completed", or "incomplete" when generation stopped at its token limit.
 const char* response_status(FinishReason finish);
@@ -41,7 +41,7 @@ nlohmann::json function_call_item_json(const ResponseMeta& meta, const ParsedToo
 
 // The whole answer of a finished generation (non-streamed). parse_tool_calls: function tools
 // were offered; reasoning: how the model's reasoning is told apart (reasoning_splitter.h).
-nlohmann::json responses_answer_json(const ResponseMeta& meta, const RequestJson& echo, const GenerationResult& result,
+nlohmann::json responses_answer_json(const ResponseMeta& meta, const nlohmann::json& echo, const GenerationResult& result,
                                      bool parse_tool_calls, ReasoningMode reasoning, const ToolCallFormat& tool_format);
 
 // An answer's output items as the chat assistant turn a later request continues from

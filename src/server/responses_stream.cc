@@ -12,7 +12,7 @@ namespace strata::server {
 
 using nlohmann::json;
 
-ResponsesStreamRenderer::ResponsesStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta, RequestJson echo,
+ResponsesStreamRenderer::ResponsesStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta, json echo,
                                                  bool parse_tool_calls, ReasoningMode reasoning,
                                                  ToolCallFormat tool_format, CompleteFn on_complete)
     : sse_(std::move(write)),
@@ -77,25 +77,14 @@ bool ResponsesStreamRenderer::close_item() {
          emit("response.output_item.done", {{"output_index", index}, {"item", std::move(item)}});
 }
 
-bool ResponsesStreamRenderer::send_reasoning(const std::string& text) {
+bool ResponsesStreamRenderer::send_delta(Open kind, const std::string& text) {
   if (text.empty()) return true;
-  if (!open_item(Open::kReasoning)) return false;
+  if (!open_item(kind)) return false;
   open_text_ += text;
-  return emit("response.reasoning_text.delta", {{"item_id", open_id_},
-                                                {"output_index", output_.size()},
-                                                {"content_index", 0},
-                                                {"delta", text}});
-}
-
-bool ResponsesStreamRenderer::send_text(const std::string& text) {
-  if (text.empty()) return true;
-  if (!open_item(Open::kMessage)) return false;
-  open_text_ += text;
-  return emit("response.output_text.delta", {{"item_id", open_id_},
-                                             {"output_index", output_.size()},
-                                             {"content_index", 0},
-                                             {"delta", text},
-                                             {"logprobs", json::array()}});
+  json delta = {{"item_id", open_id_}, {"output_index", output_.size()}, {"content_index", 0}, {"delta", text}};
+  if (kind == Open::kReasoning) return emit("response.reasoning_text.delta", std::move(delta));
+  delta["logprobs"] = json::array();
+  return emit("response.output_text.delta", std::move(delta));
 }
 
 bool ResponsesStreamRenderer::send_call(const ParsedToolCall& call) {
@@ -118,14 +107,14 @@ bool ResponsesStreamRenderer::send_call(const ParsedToolCall& call) {
 
 bool ResponsesStreamRenderer::send_pieces(const std::vector<ToolCallPiece>& pieces) {
   for (const ToolCallPiece& piece : pieces) {
-    if (!(piece.is_call ? send_call(piece.call) : send_text(piece.text))) return false;
+    if (!(piece.is_call ? send_call(piece.call) : send_delta(Open::kMessage, piece.text))) return false;
   }
   return true;
 }
 
 bool ResponsesStreamRenderer::send_content(const std::string& text) {
   if (parse_tool_calls_) return send_pieces(tool_parser_.feed(text));
-  return send_text(text);
+  return send_delta(Open::kMessage, text);
 }
 
 bool ResponsesStreamRenderer::send_answer(const ReasoningPiece& piece) {
@@ -137,7 +126,7 @@ bool ResponsesStreamRenderer::token(int, const RequestEvent& event) {
   if (event.text.empty()) return true;
   if (!reasoning_.split) return send_content(event.text);
   for (const ReasoningPiece& piece : splitter_.feed(event.text)) {
-    if (!(piece.reasoning ? send_reasoning(piece.text) : send_answer(piece))) return false;
+    if (!(piece.reasoning ? send_delta(Open::kReasoning, piece.text) : send_answer(piece))) return false;
   }
   return true;
 }
@@ -149,10 +138,9 @@ bool ResponsesStreamRenderer::finish(int, const RequestEvent& event) {
   }
   OutputTail tail = finish_output(event.text, reasoning_.split, splitter_, parse_tool_calls_, tool_parser_);
   for (const std::string& reasoning : tail.reasoning) {
-    if (!send_reasoning(reasoning)) return false;
+    if (!send_delta(Open::kReasoning, reasoning)) return false;
   }
-  std::vector<ToolCallPiece> pieces = std::move(tail.answer);
-  if (!tail.text.empty()) pieces.push_back({false, std::move(tail.text), {}});
+  std::vector<ToolCallPiece> pieces = std::move(tail).pieces();
   if (!send_pieces(pieces)) return false;
   // An answer always has a message or a call: an empty message when nothing was said.
   if (n_calls_ == 0 && open_ != Open::kMessage &&

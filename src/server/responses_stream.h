@@ -35,7 +35,7 @@ class ResponsesStreamRenderer : public ResponseRenderer {
   // Called with the finished response (completed or incomplete) before its last event is sent.
   using CompleteFn = std::function<void(const nlohmann::json& response)>;
 
-  ResponsesStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta, RequestJson echo, bool parse_tool_calls,
+  ResponsesStreamRenderer(SseWriter::WriteFn write, ResponseMeta meta, nlohmann::json echo, bool parse_tool_calls,
                           ReasoningMode reasoning, ToolCallFormat tool_format, CompleteFn on_complete = {});
 
   bool start() override;
@@ -50,8 +50,8 @@ class ResponsesStreamRenderer : public ResponseRenderer {
   bool emit(const char* type, nlohmann::json fields);
   bool open_item(Open kind);
   bool close_item();
-  bool send_reasoning(const std::string& text);
-  bool send_text(const std::string& text);
+  // A piece of the reasoning (kReasoning) or of the message's text (kMessage), in its item.
+  bool send_delta(Open kind, const std::string& text);
   // Content after the reasoning split: through the tool-call parser when tools were offered.
   bool send_content(const std::string& text);
   bool send_answer(const ReasoningPiece& piece);
@@ -61,7 +61,7 @@ class ResponsesStreamRenderer : public ResponseRenderer {
 
   SseWriter sse_;
   ResponseMeta meta_;
-  RequestJson echo_;
+  nlohmann::json echo_;
   bool parse_tool_calls_;
   ToolCallParser tool_parser_;
   ReasoningMode reasoning_;
