@@ -335,6 +335,8 @@ function renderCaches(m) {
     ['used', fmt(kv.used_blocks, 0) + ' blocks'], ['cached', fmt(kv.cached_blocks, 0) + ' blocks'],
     ['free', fmt(kv.free_blocks, 0) + ' blocks'], ['capacity', fmt(kv.capacity_blocks, 0) + ' blocks'],
     ['evictions', fmt(kv.evictions, 0)],
+    ...(kv.window ? [['window pool', fmt(kv.window.used_blocks, 0) + ' used · ' + fmt(kv.window.cached_blocks, 0) +
+      ' cached / ' + fmt(kv.window.capacity_blocks, 0) + ' blocks (' + fmt(kv.window.tokens, 0) + '-token window)']] : []),
   ]);
   const rows = [
     ['prefix hit rate', pct(kv.prefix_hit_rate)],

@@ -55,7 +55,8 @@ void add_engine_flags(CLI::App* sub, EngineOptions* e) {
       ->capture_default_str();
   sub->add_option("--threads", e->n_threads, "worker threads (0: all cores)")->capture_default_str()->check(CLI::Range(0, 4096));
   sub->add_option("--kv-block", e->kv_block_tokens, "tokens per K/V block")->capture_default_str()->check(CLI::Range(1, 4096));
-  sub->add_option("--kv-cache-mib", e->kv_cache_mib, "K/V pool size (0: enough for every slot)")
+  sub->add_option("--kv-cache-mib", e->kv_cache_mib,
+                  "K/V pool size, sliding-window layers' pool included (0: enough for every slot)")
       ->capture_default_str()->check(CLI::Range(0, 1 << 24));
   sub->add_option("--state-cache-mib", e->state_cache_mib,
                   "hybrid models' state snapshots for prefix reuse (-1: three per slot, 0: none)")

@@ -117,23 +117,46 @@ Result<EngineConfig> resolve_engine_config(const EngineOptions& options, const H
 
   STRATA_ASSIGN_OR_RETURN(DType type, kv_dtype(o.kv_type, hp));
   c.kv_layout = kv_layout_of(hp, type, o.kv_block_tokens);
-  c.kv_block_bytes = c.kv_layout.block_bytes();
+  const KvLayout& L = c.kv_layout;
+  c.kv_block_bytes = L.group_bytes(0);
+  c.kv_window_block_bytes = L.window_tokens > 0 ? L.group_bytes(1) : 0;
   if (c.kv_block_bytes == 0) return Status::InvalidArgument("--kv-type " + o.kv_type + " cannot hold this model's heads");
+  c.max_drafts = o.spec.enabled() ? o.spec.max_draft_tokens : 0;
+  c.max_step_tokens = std::max(o.prefill_chunk, 1 + c.max_drafts);
 
-  int blocks_per_seq = (o.n_ctx + o.kv_block_tokens - 1) / o.kv_block_tokens;
+  // Every slot can fill its context, plus a quarter more (at least one context) for the
+  // prefix cache to keep finished conversations; a hybrid model's cache keeps none
+  // (kvcache/kv_cache.h). Sliding-window layers need only their window's blocks per slot,
+  // and as many again (at least a quarter of the other layers' room) for the prefix cache,
+  // which needs a conversation's last window only to resume it.
+  const int blocks_per_seq = (o.n_ctx + o.kv_block_tokens - 1) / o.kv_block_tokens;
+  const int room = hp.is_hybrid() ? 0 : std::max(blocks_per_seq, o.n_parallel * blocks_per_seq / 4);
+  const int window_per_seq = L.window_tokens > 0 ? std::min(blocks_per_seq, L.window_step_blocks(c.max_step_tokens)) : 0;
+  c.n_kv_blocks = o.n_parallel * blocks_per_seq + room;
+  c.n_kv_window_blocks =
+      L.window_tokens > 0 ? o.n_parallel * window_per_seq + std::max(o.n_parallel * window_per_seq, room / 4) : 0;
   if (o.kv_cache_mib > 0) {
-    uint64_t n = (static_cast<uint64_t>(o.kv_cache_mib) << 20) / c.kv_block_bytes;
+    // The budget keeps the default's proportions, with at least every slot's window.
+    const uint64_t budget = static_cast<uint64_t>(o.kv_cache_mib) << 20;
+    const double default_bytes = static_cast<double>(c.n_kv_blocks) * static_cast<double>(c.kv_block_bytes) +
+                                 static_cast<double>(c.n_kv_window_blocks) * static_cast<double>(c.kv_window_block_bytes);
+    if (L.window_tokens > 0) {
+      const double share = static_cast<double>(c.n_kv_window_blocks) * static_cast<double>(budget) / default_bytes;
+      c.n_kv_window_blocks = static_cast<int>(std::clamp(share, static_cast<double>(o.n_parallel * window_per_seq),
+                                                         static_cast<double>(1u << 30)));
+    }
+    const uint64_t window_bytes = static_cast<uint64_t>(c.n_kv_window_blocks) * c.kv_window_block_bytes;
+    const uint64_t n = budget > window_bytes ? (budget - window_bytes) / c.kv_block_bytes : 0;
     if (n < 1) {
-      return Status::InvalidArgument("--kv-cache-mib " + str(o.kv_cache_mib) + " holds no K/V block (one block is " +
-                                     str(static_cast<long long>(c.kv_block_bytes)) + " bytes)");
+      return Status::InvalidArgument(
+          "--kv-cache-mib " + str(o.kv_cache_mib) + " holds no K/V block (one block is " +
+          str(static_cast<long long>(c.kv_block_bytes)) + " bytes" +
+          (window_bytes > 0 ? ", after " + str(static_cast<long long>(window_bytes >> 20)) +
+                                  " MiB for the sliding-window layers of every slot"
+                            : std::string()) +
+          ")");
     }
     c.n_kv_blocks = static_cast<int>(std::min<uint64_t>(n, 1u << 30));
-  } else {
-    // Every slot can fill its context, plus a quarter more (at least one context) for the
-    // prefix cache to keep finished conversations; a hybrid model's cache keeps none
-    // (kvcache/kv_cache.h).
-    int room = hp.is_hybrid() ? 0 : std::max(blocks_per_seq, o.n_parallel * blocks_per_seq / 4);
-    c.n_kv_blocks = o.n_parallel * blocks_per_seq + room;
   }
   if (hp.is_hybrid()) {
     const uint64_t state_bytes = c.kv_layout.state_floats * sizeof(float);
@@ -142,7 +165,6 @@ Result<EngineConfig> resolve_engine_config(const EngineOptions& options, const H
     c.n_state_snapshots = static_cast<int>(std::min<uint64_t>(n, 1u << 16));
   }
   c.join_groups = o.join_groups && o.n_groups > 1;
-  c.max_drafts = o.spec.enabled() ? o.spec.max_draft_tokens : 0;
   // Every decode row may bring its drafts' rows.
   c.max_window_rows = (c.join_groups ? o.n_parallel : c.slots_per_group) * (1 + c.max_drafts) + o.prefill_chunk;
   c.stages = plan_stages(o.n_stages, hp.n_layer, o.n_threads);

@@ -23,8 +23,11 @@ struct EngineConfig {
   int slots_per_group = 1;
   bool join_groups = false;     // options.join_groups and more than one group
   KvLayout kv_layout;
-  size_t kv_block_bytes = 0;
+  size_t kv_block_bytes = 0;       // one block of group 0 (every layer but the sliding-window ones)
   int n_kv_blocks = 0;
+  size_t kv_window_block_bytes = 0;  // kv_layout.window_tokens > 0: one block of the sliding-window layers
+  int n_kv_window_blocks = 0;
+  int max_step_tokens = 0;           // the most rows one forward gives a slot
   int n_state_snapshots = 0;    // hybrid models' StateCache entries (EngineOptions::state_cache_mib)
   int max_drafts = 0;           // drafted tokens one slot may verify per step (0 without --spec)
   int max_window_rows = 0;      // decode and draft rows of every slot in a window + a prefill chunk

@@ -141,5 +141,54 @@ TEST(EngineConfig, HybridModelsKeepKvOnlyForAttentionLayersAndNoPrefixCacheRoom)
   EXPECT_EQ(c->n_kv_blocks, 2 * 4);  // each slot's context, nothing kept for reuse
 }
 
+// Gemma 3's shape: 5 of every 6 layers slide over a window of keys.
+Hparams windowed_hparams(int n_layer, int window) {
+  Hparams hp = hparams(n_layer);
+  hp.arch = "gemma3";
+  hp.sliding_window = window;
+  hp.sliding_period = 6;
+  return hp;
+}
+
+TEST(EngineConfig, SlidingWindowLayersGetAPoolOfEachSlotsWindowBesideTheFullLayersContexts) {
+  EngineOptions o = options(2, 1, 0);
+  o.n_ctx = 8192;
+  o.prefill_chunk = 256;
+  auto c = resolve_engine_config(o, windowed_hparams(12, 1024), 2);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->kv_layout.window_tokens, 1024);
+  EXPECT_EQ(c->kv_layout.n_windowed_layers, 10);  // all but layers 5 and 11
+  EXPECT_EQ(c->kv_window_block_bytes, 5 * c->kv_block_bytes);
+  EXPECT_EQ(c->max_step_tokens, 256);
+  // Group 0: each slot's 512 blocks plus a context for the prefix cache; the window pool: each
+  // slot's (1023 + 256) / 16 rounded up, + 1, and as many again for the prefix cache.
+  EXPECT_EQ(c->n_kv_blocks, 2 * 512 + 512);
+  EXPECT_EQ(c->n_kv_window_blocks, 2 * 81 + 2 * 81);
+  const uint64_t windowed = static_cast<uint64_t>(c->n_kv_blocks) * c->kv_block_bytes +
+                            static_cast<uint64_t>(c->n_kv_window_blocks) * c->kv_window_block_bytes;
+  const uint64_t every_layer = static_cast<uint64_t>(c->n_kv_blocks) * c->kv_layout.block_bytes();
+  EXPECT_LT(windowed * 2, every_layer);
+}
+
+TEST(EngineConfig, KvCacheMibOnAWindowedModelHoldsMoreContextThanOneBlockOfEveryLayer) {
+  EngineOptions o = options(1, 1, 0);
+  o.kv_type = "f32";
+  o.n_ctx = 8192;
+  o.prefill_chunk = 256;
+  o.kv_cache_mib = 64;
+  auto c = resolve_engine_config(o, windowed_hparams(12, 1024), 1);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_GE(c->n_kv_window_blocks, 81);
+  const uint64_t used = static_cast<uint64_t>(c->n_kv_blocks) * c->kv_block_bytes +
+                        static_cast<uint64_t>(c->n_kv_window_blocks) * c->kv_window_block_bytes;
+  EXPECT_LE(used, 64u << 20);
+  // More than twice the positions blocks of every layer would hold in the same memory.
+  EXPECT_GT(c->n_kv_blocks, static_cast<int>((64u << 20) / c->kv_layout.block_bytes()) * 2);
+  o.kv_cache_mib = 1;  // not even every slot's window
+  auto small = resolve_engine_config(o, windowed_hparams(12, 1024), 1);
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(small.status().message().find("sliding-window"), std::string::npos) << small.status().message();
+}
+
 }  // namespace
 }  // namespace strata

@@ -54,6 +54,8 @@ Status EngineImpl::start() {
   KvCacheOptions kv;
   kv.layout = config_.kv_layout;
   kv.n_blocks = config_.n_kv_blocks;
+  kv.n_window_blocks = config_.n_kv_window_blocks;
+  kv.max_step_tokens = config_.max_step_tokens;
   kv.n_seqs = o.n_parallel;
   kv.max_seq_tokens = o.n_ctx;
   // Parked K/V rotated with Phi-3's long rope factors is another model's to one that uses the
@@ -109,7 +111,12 @@ Status EngineImpl::start() {
   const char* windows = config_.join_groups ? " (joined windows)" : (o.n_groups > 1 ? " (pipelined)" : "");
   STRATA_LOG_INFO("engine: {} slots in {} groups{}, {} stages, {} threads, context {}, K/V {} x {} tokens ({} MiB {})",
                   o.n_parallel, o.n_groups, windows, o.n_stages, o.n_threads, o.n_ctx, config_.n_kv_blocks,
-                  o.kv_block_tokens, (config_.n_kv_blocks * config_.kv_block_bytes) >> 20, o.kv_type);
+                  o.kv_block_tokens, (static_cast<uint64_t>(config_.n_kv_blocks) * config_.kv_block_bytes) >> 20, o.kv_type);
+  if (config_.n_kv_window_blocks > 0) {
+    STRATA_LOG_INFO("engine: {} sliding-window layers keep the last {} tokens' K/V: {} x {} tokens ({} MiB)",
+                    config_.kv_layout.n_windowed_layers, config_.kv_layout.window_tokens, config_.n_kv_window_blocks,
+                    o.kv_block_tokens, (static_cast<uint64_t>(config_.n_kv_window_blocks) * config_.kv_window_block_bytes) >> 20);
+  }
   if (config_.max_drafts > 0) {
     STRATA_LOG_INFO("engine: speculative decoding by {}, up to {} draft tokens per slot and step",
                     draft_model_ ? "draft model " + o.spec.draft_model_path

@@ -424,6 +424,10 @@ void EngineImpl::publish_snapshot() {
   snap.kv.prefix_hit_tokens = kv.prefix_hit_tokens;
   snap.kv.state_snapshots_total = kv.state_snapshots_total;
   snap.kv.state_snapshots_used = kv.state_snapshots_used;
+  snap.kv.window_tokens = kv_->layout().window_tokens;
+  snap.kv.window_blocks_total = kv.window_blocks_total;
+  snap.kv.window_blocks_used = kv.window_blocks_used;
+  snap.kv.window_blocks_cached = kv.window_blocks_cached;
   pipeline_->busy_s(&snap.stage_busy_s);
   pipeline_->group_busy_s(&snap.group_busy_s);
   rates_.rates(now, &snap.decode_tok_s, &snap.prefill_tok_s);

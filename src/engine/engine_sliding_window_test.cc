@@ -3,14 +3,21 @@
 // sinks, experts with biases, Q8_0 weights), Phi-3 (a 256-key window in every layer, fused
 // q/k/v and gate/up tensors, Q4_K weights) and Gemma 2 (a 256-key window in every other layer,
 // soft-capped scores and logits, Q8_0 weights). Prompts far past the window give, batched in 4
-// slots through two pipeline stages, from the prefix cache and in prompt chunks smaller than
-// the window, the tokens and logits bytes they give alone.
+// slots through two pipeline stages, from the prefix cache (also after a restart, from parked
+// blocks), with speculative decoding and in prompt chunks smaller than the window, the tokens
+// and logits bytes they give alone. All but Phi-3 keep their sliding layers' K/V in a pool of
+// its own that holds each slot's window only (kvcache/window_blocks.h); the tight-pool cases
+// make sequences take over the blocks others have just passed.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 
+#include "base/thread_pool.h"
 #include "engine/engine_test_util.h"
+#include "model/contiguous_kv.h"
+#include "model/model.h"
 #include "modelgen/model_generator.h"
 
 namespace strata::testing {
@@ -24,6 +31,7 @@ struct WindowModel {
   int n_layers;
   DType type;
   int window;
+  int tight_kv_mib;  // a --kv-cache-mib whose window pool holds little more than two slots' windows
 };
 
 class SlidingWindowEngine : public ::testing::TestWithParam<WindowModel> {
@@ -78,6 +86,40 @@ TEST_P(SlidingWindowEngine, PromptsPastTheWindowMatchSoloInSlotsAndStages) {
   for (size_t i = 0; i < rs.size(); ++i) expect_identical(h.wait(ids[i]), solo[i], GetParam().arch + std::to_string(i));
 }
 
+// The window pool gives back what a sequence's next rows can no longer read, and another
+// sequence takes it over at once (a pool of little more than two windows): the request still
+// gets, to the bit, the logits of the model's own forward over a contiguous cache that keeps
+// every position (the prompt in one batch, then one token at a time).
+TEST_P(SlidingWindowEngine, RequestBesideAnotherInATightPoolEqualsTheModelsOwnForward) {
+  const int window = GetParam().window;
+  const GenerateRequest r = make_request(window + 100, 40, 61, n_vocab_);
+  EngineOptions tight = options(2, 1);
+  tight.prefill_chunk = 48;
+  tight.kv_cache_mib = GetParam().tight_kv_mib;
+  Harness h(tight);
+  ASSERT_TRUE(h.ok());
+  const RequestId id = h.submit(r);
+  h.submit(make_request(window + 150, 40, 62, n_vocab_));
+  const Output out = h.wait(id);
+  ASSERT_EQ(out.logits.size(), 40u);
+
+  auto model = Model::Load(path_);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const Model& m = **model;
+  const int n_prompt = static_cast<int>(r.prompt_tokens.size());
+  auto kv = std::move(ContiguousKv::Create(m.kv_layout(DType::kF16, 16), 1, n_prompt + 48).value());
+  auto scratch = m.make_scratch(n_prompt, n_prompt + 48);
+  ThreadPool pool(2);
+  std::vector<Row> rows;
+  for (int i = 0; i < n_prompt; ++i) rows.push_back(Row{0, i, r.prompt_tokens[static_cast<size_t>(i)], i + 1 == n_prompt});
+  std::vector<float> logits(static_cast<size_t>(n_vocab_));
+  for (size_t t = 0; t < out.logits.size(); ++t) {
+    m.forward(rows, *kv, logits.data(), *scratch, pool);
+    EXPECT_EQ(std::memcmp(out.logits[t].data(), logits.data(), sizeof(float) * n_vocab_), 0) << "token " << t;
+    rows = {Row{0, rows.back().pos + 1, out.tokens[t], true}};
+  }
+}
+
 TEST_P(SlidingWindowEngine, FollowUpFromThePrefixCacheMatchesSolo) {
   const int window = GetParam().window;
   GenerateRequest first = make_request(window + 44, 4, 91, n_vocab_);
@@ -92,11 +134,97 @@ TEST_P(SlidingWindowEngine, FollowUpFromThePrefixCacheMatchesSolo) {
   EXPECT_GE(out.done.cached_tokens, window + 32);
 }
 
+// With a small K/V budget the sliding-window layers' pool holds little more than the two slots'
+// windows, so the windows of earlier requests are evicted while later ones look for them:
+// each request resumes only a prefix whose window is still held (or none), and still gives
+// its solo bytes.
+TEST_P(SlidingWindowEngine, RequestsSharingAPrefixMatchSoloWhenTheWindowPoolIsTight) {
+  const int window = GetParam().window;
+  const GenerateRequest base = make_request(window + 60, 6, 91, n_vocab_);
+  std::vector<GenerateRequest> rs;
+  for (int i = 0; i < 4; ++i) {
+    GenerateRequest r = base;
+    for (int t = 0; t < 20 + 40 * i; ++t) r.prompt_tokens.push_back((30 + 7 * i + t) % n_vocab_);
+    rs.push_back(r);
+  }
+  rs.push_back(base);
+  GenerateRequest longer = rs[1];
+  for (int t = 0; t < 150; ++t) longer.prompt_tokens.push_back((200 + t) % n_vocab_);
+  rs.push_back(longer);
+  std::vector<Output> solo;
+  for (const auto& r : rs) solo.push_back(run_solo(r, options(1, 1)));
+  EngineOptions tight = options(2, 1);
+  tight.prefill_chunk = 48;
+  tight.kv_cache_mib = GetParam().tight_kv_mib;
+  Harness h(tight);
+  ASSERT_TRUE(h.ok());
+  std::vector<RequestId> ids;
+  for (const auto& r : rs) ids.push_back(h.submit(r));
+  int cached_tokens = 0;
+  for (size_t i = 0; i < rs.size(); ++i) {
+    Output out = h.wait(ids[i]);
+    expect_identical(out, solo[i], GetParam().arch + std::string(" tight ") + std::to_string(i));
+    cached_tokens += out.done.cached_tokens;
+  }
+  EXPECT_GT(cached_tokens, 0);
+  const KvStats kv = h.engine().snapshot().kv;
+  if (kv.window_blocks_total > 0) EXPECT_GT(kv.evictions, 0u);
+}
+
+// Drafted rows past the window's last accepted position are written into window blocks and
+// taken back when rejected; the blocks a sequence drops follow its accepted length only.
+TEST_P(SlidingWindowEngine, SpeculativeDecodingPastTheWindowMatchesSolo) {
+  const int window = GetParam().window;
+  GenerateRequest r = make_request(17, 48, 33, n_vocab_);
+  while (static_cast<int>(r.prompt_tokens.size()) < window + 40) {
+    r.prompt_tokens.push_back(r.prompt_tokens[1 + r.prompt_tokens.size() % 16]);
+  }
+  const Output solo = run_solo(r, options(1, 1));
+  EngineOptions spec = options(2, 1);
+  spec.spec.method = "ngram";
+  spec.spec.max_draft_tokens = 5;
+  Harness h(spec);
+  ASSERT_TRUE(h.ok());
+  GenerateRequest other = make_request(window + 10, 20, 34, n_vocab_);
+  const RequestId id = h.submit(r);
+  h.submit(other);
+  expect_identical(h.wait(id), solo, std::string(GetParam().arch) + " speculative");
+  EXPECT_GT(h.engine().snapshot().spec.draft_tokens, 0u);
+}
+
+// Shutdown parks every cached block, the sliding-window layers' as their own files; a new
+// engine on the same directory resumes the follow-up from them.
+TEST_P(SlidingWindowEngine, FollowUpAfterARestartResumesFromParkedBlocks) {
+  const int window = GetParam().window;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("engine_window_park_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  GenerateRequest first = make_request(window + 44, 4, 92, n_vocab_);
+  GenerateRequest follow = first;
+  for (int i = 0; i < 24; ++i) follow.prompt_tokens.push_back(40 + i);
+  const Output solo = run_solo(follow, options(1, 1));
+  EngineOptions parked = options(1, 1);
+  parked.park_dir = dir.string();
+  {
+    Harness h(parked);
+    ASSERT_TRUE(h.ok());
+    h.wait(h.submit(first));
+  }
+  int n_window_files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) n_window_files += e.path().extension() == ".kvw";
+  Harness h(parked);
+  ASSERT_TRUE(h.ok());
+  const Output out = h.wait(h.submit(follow));
+  expect_identical(out, solo, std::string(GetParam().arch) + " parked");
+  EXPECT_GE(out.done.cached_tokens, window + 32);
+  if (h.engine().snapshot().kv.window_blocks_total > 0) EXPECT_GT(n_window_files, 0);
+  fs::remove_all(dir);
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, SlidingWindowEngine,
-                         ::testing::Values(WindowModel{"gemma3", "small", 6, DType::kQ4_K, 256},
-                                           WindowModel{"gpt-oss", "moe-tiny", 3, DType::kQ8_0, 128},
-                                           WindowModel{"phi3", "small", 3, DType::kQ4_K, 256},
-                                           WindowModel{"gemma2", "small", 4, DType::kQ8_0, 256}),
+                         ::testing::Values(WindowModel{"gemma3", "small", 6, DType::kQ4_K, 256, 2},
+                                           WindowModel{"gpt-oss", "moe-tiny", 3, DType::kQ8_0, 128, 1},
+                                           WindowModel{"phi3", "small", 3, DType::kQ4_K, 256, 2},
+                                           WindowModel{"gemma2", "small", 4, DType::kQ8_0, 256, 2}),
                          [](const ::testing::TestParamInfo<WindowModel>& info) {
                            const std::string arch = info.param.arch;
                            if (arch == "gpt-oss") return std::string("GptOss");

@@ -127,6 +127,12 @@ struct KvStats {
   // or not a hybrid model) and holds.
   int state_snapshots_total = 0;
   int state_snapshots_used = 0;
+  // Models with sliding-window layers beside full ones: those layers' pool (kvcache/window_blocks.h),
+  // which holds only each slot's window; 0 blocks total otherwise.
+  int window_tokens = 0;
+  int window_blocks_total = 0;
+  int window_blocks_used = 0;
+  int window_blocks_cached = 0;
 };
 
 // Mixture-of-experts routing of the engine's forward passes. A dense model has n_expert 0

@@ -17,6 +17,7 @@ ParkIdentity park_identity(const KvLayout& layout, uint64_t model_id, size_t blo
   id.block_tokens = static_cast<uint32_t>(layout.block_tokens);
   id.block_bytes = block_bytes;
   id.state_bytes = layout.state_floats * sizeof(float);
+  id.window_bytes = layout.window_tokens > 0 ? layout.group_bytes(1) : 0;
   return id;
 }
 
@@ -24,10 +25,17 @@ namespace {
 
 // Chain keys start from the whole identity, so blocks of another model or K/V layout can
 // never share a key (nor a park file name) with ours.
-BlockHash identity_root(const ParkIdentity& id) {
+BlockHash identity_root(const ParkIdentity& id, int window_tokens) {
   const uint64_t words[] = {id.model_id, id.kv_type, id.n_layer, id.n_head_kv, id.head_dim, id.block_tokens,
                             id.block_bytes};
-  return root_hash(hash_bytes64(words, sizeof(words), 0));
+  uint64_t h = hash_bytes64(words, sizeof(words), 0);
+  // Only a windowed layout mixes in its window, so the keys (and park files) of every other
+  // layout stay what they were.
+  if (window_tokens > 0) {
+    const uint64_t window[] = {static_cast<uint64_t>(window_tokens), id.window_bytes};
+    h = hash_bytes64(window, sizeof(window), h);
+  }
+  return root_hash(h);
 }
 
 }  // namespace
@@ -36,7 +44,7 @@ KvCache::KvCache(const KvCacheOptions& o, size_t block_bytes)
     : layout_(o.layout),
       block_tokens_(o.layout.block_tokens),
       max_blocks_((o.max_seq_tokens + o.layout.block_tokens - 1) / o.layout.block_tokens),
-      root_(identity_root(park_identity(o.layout, o.model_id, block_bytes))),
+      root_(identity_root(park_identity(o.layout, o.model_id, block_bytes), o.layout.window_tokens)),
       pool_(o.n_blocks, block_bytes, o.layout.block_tokens),
       tables_(static_cast<size_t>(o.n_seqs) * max_blocks_, -1),
       seqs_(o.n_seqs),
@@ -48,8 +56,12 @@ KvCache::KvCache(const KvCacheOptions& o, size_t block_bytes)
   if (o.layout.state_floats > 0 && o.n_state_snapshots > 0) {
     snapshots_ = std::make_unique<StateCache>(o.n_state_snapshots, o.layout.state_floats, o.layout.block_tokens);
   }
+  if (o.layout.window_tokens > 0) {
+    window_ = std::make_unique<WindowBlocks>(o.layout, o.n_window_blocks, o.n_seqs, max_blocks_, o.max_step_tokens);
+  }
   counters_.block_tokens = block_tokens_;
   counters_.blocks_total = o.n_blocks;
+  counters_.window_blocks_total = window_ ? o.n_window_blocks : 0;
 }
 
 Result<std::unique_ptr<KvCache>> KvCache::Create(const KvCacheOptions& o) {
@@ -57,14 +69,22 @@ Result<std::unique_ptr<KvCache>> KvCache::Create(const KvCacheOptions& o) {
   if (o.n_seqs < 1) return Status::InvalidArgument("K/V cache needs at least one sequence");
   if (o.max_seq_tokens < 1) return Status::InvalidArgument("K/V cache needs a context of at least one token");
   if (o.n_blocks < 1) return Status::InvalidArgument("K/V pool has no blocks (raise --kv-cache-mib)");
-  size_t block_bytes = o.layout.block_bytes();
+  size_t block_bytes = o.layout.group_bytes(0);
   if (block_bytes == 0) return Status::InvalidArgument("K/V layout has zero-sized blocks");
+  if (o.layout.window_tokens > 0) {
+    if (o.layout.group_bytes(1) == 0 || o.layout.state_floats > 0) {
+      return Status::InvalidArgument("K/V layout has a sliding-window group without layers, or beside a recurrent state");
+    }
+    if (o.n_window_blocks < 1) return Status::InvalidArgument("sliding-window K/V pool has no blocks");
+    if (o.max_step_tokens < 1) return Status::InvalidArgument("sliding-window K/V pool needs the rows of a step");
+  }
   if (o.layout.state_floats > std::numeric_limits<size_t>::max() / sizeof(float) / static_cast<size_t>(o.n_seqs)) {
     return Status::ResourceExhausted("recurrent state size overflows");
   }
   std::unique_ptr<KvCache> cache(new KvCache(o, block_bytes));
-  if (!cache->pool_.ok()) {
-    return Status::ResourceExhausted("cannot reserve " + std::to_string(cache->pool_.memory_bytes() >> 20) +
+  if (!cache->pool_.ok() || (cache->window_ && !cache->window_->ok())) {
+    const size_t bytes = cache->pool_.memory_bytes() + (cache->window_ ? cache->window_->pool().memory_bytes() : 0);
+    return Status::ResourceExhausted("cannot reserve " + std::to_string(bytes >> 20) +
                                      " MiB for the K/V pool (lower --kv-cache-mib, --parallel or the context)");
   }
   // A hybrid model's blocks are of no use without state snapshots to resume from.
@@ -72,6 +92,9 @@ Result<std::unique_ptr<KvCache>> KvCache::Create(const KvCacheOptions& o) {
     STRATA_ASSIGN_OR_RETURN(cache->store_, ParkStore::Open(o.park_dir, o.park_capacity_bytes,
                                                            park_identity(o.layout, o.model_id, block_bytes)));
     cache->pool_.set_evict_hook([c = cache.get()](int block) { c->park_block(block); });
+    if (cache->window_) {
+      cache->window_->pool().set_evict_hook([c = cache.get()](int block) { c->park_window_block(block); });
+    }
     if (cache->snapshots_) {
       cache->snapshots_->set_evict_hook([c = cache.get()](const BlockHash& key, const float* state,
                                                           std::span<const int32_t> tokens) {
@@ -114,8 +137,13 @@ std::optional<Admission> KvCache::admit(int seq, std::span<const int32_t> tokens
     }
     parent = key;
   }
-  if (snapshots_) {
-    n_plan = cut_to_snapshot(seq, n_plan);
+  if (snapshots_ || window_) {
+    if (snapshots_) n_plan = cut_to_snapshot(seq, n_plan);
+    if (window_) {
+      const int usable = window_->usable_prefix(s.hashes, tokens, n_plan, store_.get());
+      std::fill(t + usable, t + n_plan, -1);
+      n_plan = usable;
+    }
     n_pool = n_were_cached = 0;
     for (int b = 0; b < n_plan; ++b) {
       if (t[b] == kParked) continue;
@@ -140,6 +168,7 @@ std::optional<Admission> KvCache::admit(int seq, std::span<const int32_t> tokens
     s.n_table = s.n_hashed = resume_state(seq, tokens);
     n_restored = std::min(n_restored, s.n_table);  // blocks cut after a failed state read
   }
+  if (window_ && !attach_window(seq, tokens, total_tokens, &n_restored)) return std::nullopt;
   s.reserved = std::max(0, n_total - s.n_table);
 
   Admission a;
@@ -200,8 +229,36 @@ Status KvCache::grow(int seq, int n_tokens) {
     if (block < 0) return Status::ResourceExhausted("K/V pool is full (" + std::to_string(pool_.n_blocks()) + " blocks)");
     t[s.n_table++] = block;
     if (s.reserved > 0) --s.reserved;
+    if (window_ && !window_->add(seq, s.n_table - 1)) {
+      return Status::ResourceExhausted("sliding-window K/V pool is full (" +
+                                       std::to_string(window_->pool().n_blocks()) + " blocks)");
+    }
   }
   return Status::Ok();
+}
+
+bool KvCache::attach_window(int seq, std::span<const int32_t> tokens, int total_tokens, int* n_restored) {
+  Seq& s = seqs_[seq];
+  int* t = table(seq);
+  int n_window_restored = 0;
+  const int usable = window_->attach(seq, s.hashes, tokens, s.n_table, total_tokens, store_.get(), &n_window_restored);
+  if (usable < 0) {  // the blocks group 0 took stay cached for the retry
+    for (int b = 0; b < s.n_table; ++b) {
+      pool_.unref(t[b]);
+      t[b] = -1;
+    }
+    s.n_table = s.n_hashed = s.reserved = 0;
+    return false;
+  }
+  for (int b = usable; b < s.n_table; ++b) {
+    pool_.unref(t[b]);
+    t[b] = -1;
+  }
+  s.n_table = s.n_hashed = usable;
+  *n_restored = std::min(*n_restored, usable);
+  counters_.restored_blocks += n_window_restored;
+  counters_.bytes_reused += static_cast<uint64_t>(window_->held(seq)) * window_->pool().block_bytes();
+  return true;
 }
 
 // Hybrid models: the planned chain up to its last block with a state snapshot, held or parked
@@ -260,6 +317,7 @@ void KvCache::publish(int seq, std::span<const int32_t> tokens, int n_computed) 
   int* t = table(seq);
   int n_full = std::min({n_computed, static_cast<int>(tokens.size())}) / block_tokens_;
   n_full = std::min(n_full, s.n_table);
+  const int n_hashed_before = s.n_hashed;
   for (int b = s.n_hashed; b < n_full; ++b) {
     auto block_tokens = tokens.subspan(static_cast<size_t>(b) * block_tokens_, block_tokens_);
     BlockHash key = chain_hash(b == 0 ? root_ : s.hashes[b - 1], block_tokens);
@@ -267,12 +325,14 @@ void KvCache::publish(int seq, std::span<const int32_t> tokens, int n_computed) 
     pool_.publish(t[b], key, block_tokens);
   }
   s.n_hashed = std::max(s.n_hashed, n_full);
+  if (window_) window_->publish(seq, s.hashes, tokens, n_hashed_before, s.n_hashed, n_computed);
   if (snapshots_) snapshot_state(seq, tokens, n_computed);
 }
 
 void KvCache::release(int seq) {
   Seq& s = seqs_[seq];
   int* t = table(seq);
+  if (window_) window_->release(seq, s.n_table);
   for (int b = 0; b < s.n_table; ++b) {
     pool_.unref(t[b]);
     t[b] = -1;
@@ -287,6 +347,13 @@ void KvCache::park_block(int block) {
   if (!store_ || store_->contains(pool_.hash(block))) return;
   Result<bool> written = store_->put(pool_.hash(block), pool_.tokens(block), pool_.data(block));
   if (!written.ok()) STRATA_LOG_WARN("K/V park: {}", written.status().ToString());
+}
+
+void KvCache::park_window_block(int block) {
+  const BlockPool& pool = window_->pool();
+  if (!store_ || store_->contains(pool.hash(block), ParkKind::kWindow)) return;
+  Result<bool> written = store_->put(pool.hash(block), pool.tokens(block), pool.data(block), ParkKind::kWindow);
+  if (!written.ok()) STRATA_LOG_WARN("sliding-window K/V park: {}", written.status().ToString());
 }
 
 void KvCache::park_state(const BlockHash& key, const float* state, std::span<const int32_t> tokens) {
@@ -309,6 +376,12 @@ int KvCache::park_idle() {
     // not take (I/O error, no capacity) stays cached.
     if (store_->contains(pool_.hash(block))) pool_.drop_cached(block);
   }
+  if (window_) {
+    for (int block : window_->pool().cached_blocks()) {
+      park_window_block(block);
+      if (store_->contains(window_->pool().hash(block), ParkKind::kWindow)) window_->pool().drop_cached(block);
+    }
+  }
   return static_cast<int>(store_->stats().parks - before);
 }
 
@@ -327,6 +400,11 @@ KvCacheStats KvCache::stats() const {
   out.blocks_cached = pool_.n_cached();
   out.evictions = pool_.evictions();
   if (store_) out.park = store_->stats();
+  if (window_) {
+    out.window_blocks_used = window_->pool().n_used();
+    out.window_blocks_cached = window_->pool().n_cached();
+    out.evictions += window_->pool().evictions();
+  }
   if (snapshots_) {
     out.state_snapshots_total = snapshots_->n_entries();
     out.state_snapshots_used = snapshots_->n_used();

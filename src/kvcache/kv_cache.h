@@ -21,6 +21,10 @@
 //              later sequence can reuse it;
 //   release()  drop the sequence's references; full blocks stay cached (LRU), the partial
 //              last block is freed.
+// A model with sliding-window layers beside full ones (layout.window_tokens > 0) keeps those
+// layers' K/V in a second pool (WindowBlocks), of which a sequence holds only the blocks its
+// next rows can read; everything above holds for both pools, a prefix being reusable when
+// group 0 has all its blocks and the window pool the ones at its end.
 // A cached block about to be evicted is written to the park store first (when one is
 // configured) unless the store already has it; park_idle() moves every cached block
 // there (written unless already parked, then freed), so later requests restore them.
@@ -43,6 +47,7 @@
 #include "kvcache/block_pool.h"
 #include "kvcache/park_store.h"
 #include "kvcache/state_cache.h"
+#include "kvcache/window_blocks.h"
 #include "model/kv_view.h"
 
 namespace strata {
@@ -56,6 +61,8 @@ struct KvCacheOptions {
   std::string park_dir;        // empty: no parking
   uint64_t park_capacity_bytes = 0;
   int n_state_snapshots = 0;   // hybrid models: StateCache entries (0: no prefix reuse for them)
+  int n_window_blocks = 0;     // layout.window_tokens > 0: blocks of the sliding-window layers' pool
+  int max_step_tokens = 0;     // layout.window_tokens > 0: the most rows one forward gives a sequence
 };
 
 struct KvCacheStats {
@@ -73,6 +80,9 @@ struct KvCacheStats {
   uint64_t prefix_hit_tokens = 0;
   int state_snapshots_total = 0;  // hybrid models' StateCache entries, and those holding one
   int state_snapshots_used = 0;
+  int window_blocks_total = 0;  // the sliding-window layers' pool (layout.window_tokens > 0)
+  int window_blocks_used = 0;
+  int window_blocks_cached = 0;
 };
 
 struct Admission {
@@ -85,7 +95,8 @@ class KvCache final : public KvView {
   static Result<std::unique_ptr<KvCache>> Create(const KvCacheOptions& options);
 
   const KvLayout& layout() const override { return layout_; }
-  std::byte* block(int seq, int block_index) override {
+  std::byte* block(int seq, int group, int block_index) override {
+    if (group == 1) return window_->block(seq, block_index);
     return pool_.data(tables_[static_cast<size_t>(seq) * max_blocks_ + block_index]);
   }
   float* recurrent_state(int seq) override {
@@ -134,6 +145,10 @@ class KvCache final : public KvView {
   int resume_state(int seq, std::span<const int32_t> tokens);
   void snapshot_state(int seq, std::span<const int32_t> tokens, int n_computed);
   void park_block(int block);
+  void park_window_block(int block);
+  // Fits the admitted prefix of seq (its table's length) to the window pool; false when that
+  // pool cannot promise the request's blocks now (seq is then released).
+  bool attach_window(int seq, std::span<const int32_t> tokens, int total_tokens, int* n_restored);
   void park_state(const BlockHash& key, const float* state, std::span<const int32_t> tokens);
   int outstanding_reservations() const;
 
@@ -147,6 +162,7 @@ class KvCache final : public KvView {
   std::vector<Seq> seqs_;
   AlignedBuffer states_;  // n_seqs x layout_.state_floats
   std::unique_ptr<StateCache> snapshots_;  // hybrid models with n_state_snapshots > 0
+  std::unique_ptr<WindowBlocks> window_;   // layout_.window_tokens > 0
   KvCacheStats counters_;
 };
 

@@ -38,7 +38,7 @@ void write_kv(KvCache& kv, int seq, const std::vector<int32_t>& tokens, int from
   for (int b = from_block; b < to_block; ++b) {
     uint64_t h = 0;
     for (int i = 0; i < (b + 1) * kBlockTokens && i < static_cast<int>(tokens.size()); ++i) h = h * 31 + tokens[i];
-    std::byte* p = kv.block(seq, b);
+    std::byte* p = kv.block(seq, 0, b);
     for (size_t i = 0; i < bytes; ++i) p[i] = static_cast<std::byte>((h >> (i % 8)) + i);
   }
 }
@@ -76,7 +76,7 @@ class KvCacheTest : public ::testing::Test {
     return *a;
   }
   std::vector<std::byte> copy_block(KvCache& kv, int seq, int b) {
-    std::byte* p = kv.block(seq, b);
+    std::byte* p = kv.block(seq, 0, b);
     return {p, p + kv.layout().block_bytes()};
   }
   fs::path dir_;
@@ -94,16 +94,16 @@ TEST_F(KvCacheTest, SecondRequestSharesFullBlocksAndRecomputesTheLastToken) {
   auto tokens = seq_tokens(12);  // exactly 3 blocks
   run(*kv, 0, tokens);
   auto shared = copy_block(*kv, 0, 1);
-  const std::byte* computed[2] = {kv->block(0, 0), kv->block(0, 1)};
+  const std::byte* computed[2] = {kv->block(0, 0, 0), kv->block(0, 0, 1)};
   kv->release(0);
   EXPECT_EQ(kv->stats().blocks_cached, 3);
   Admission a = run(*kv, 1, tokens);
   // The last prompt token must be recomputed for its logits, so block 2 is not reused.
   EXPECT_EQ(a.reused_tokens, 8);
   // The reused blocks are the very ones sequence 0 computed, not copies.
-  EXPECT_EQ(kv->block(1, 0), computed[0]);
-  EXPECT_EQ(kv->block(1, 1), computed[1]);
-  EXPECT_EQ(std::memcmp(kv->block(1, 1), shared.data(), shared.size()), 0);
+  EXPECT_EQ(kv->block(1, 0, 0), computed[0]);
+  EXPECT_EQ(kv->block(1, 0, 1), computed[1]);
+  EXPECT_EQ(std::memcmp(kv->block(1, 0, 1), shared.data(), shared.size()), 0);
   KvCacheStats s = kv->stats();
   EXPECT_EQ(s.prefix_hit_tokens, 8u);
   EXPECT_EQ(s.prefix_queries_tokens, 24u);
@@ -118,9 +118,9 @@ TEST_F(KvCacheTest, RunningSequencesShareBlocksByPointer) {
   longer.push_back(7);
   Admission a = run(*kv, 1, longer);
   EXPECT_EQ(a.reused_tokens, 8);
-  EXPECT_EQ(kv->block(0, 0), kv->block(1, 0));
-  EXPECT_EQ(kv->block(0, 1), kv->block(1, 1));
-  EXPECT_NE(kv->block(0, 2), kv->block(1, 2));
+  EXPECT_EQ(kv->block(0, 0, 0), kv->block(1, 0, 0));
+  EXPECT_EQ(kv->block(0, 0, 1), kv->block(1, 0, 1));
+  EXPECT_NE(kv->block(0, 0, 2), kv->block(1, 0, 2));
 }
 
 TEST_F(KvCacheTest, DifferentEarlierTokenBreaksTheChain) {
@@ -175,7 +175,7 @@ TEST_F(KvCacheTest, EvictedBlocksAreParkedAndRestoredByteForByte) {
   EXPECT_EQ(a.reused_tokens, 12);
   EXPECT_EQ(a.restored_tokens, 12);
   for (int b = 0; b < 3; ++b) {
-    EXPECT_EQ(std::memcmp(kv->block(0, b), a_blocks[b].data(), a_blocks[b].size()), 0) << "block " << b;
+    EXPECT_EQ(std::memcmp(kv->block(0, 0, b), a_blocks[b].data(), a_blocks[b].size()), 0) << "block " << b;
   }
   EXPECT_EQ(kv->stats().restores, 1u);
   EXPECT_EQ(kv->stats().restored_blocks, 3u);
@@ -213,7 +213,7 @@ TEST_F(KvCacheTest, ParkedBlocksSurviveANewCacheOnTheSameDirectory) {
   auto kv = make(8, true);
   Admission a = run(*kv, 1, tokens);
   EXPECT_EQ(a.restored_tokens, 8);
-  EXPECT_EQ(std::memcmp(kv->block(1, 1), block1.data(), block1.size()), 0);
+  EXPECT_EQ(std::memcmp(kv->block(1, 0, 1), block1.data(), block1.size()), 0);
 }
 
 TEST_F(KvCacheTest, ParkingALongerConversationWritesOnlyNewBlocks) {
@@ -241,7 +241,7 @@ TEST_F(KvCacheTest, ParkIdleMovesBlocksOutOfMemory) {
   EXPECT_EQ(kv->stats().blocks_cached, 0);
   Admission a = run(*kv, 0, tokens);
   EXPECT_EQ(a.restored_tokens, 12);
-  EXPECT_EQ(std::memcmp(kv->block(0, 2), block2.data(), block2.size()), 0);
+  EXPECT_EQ(std::memcmp(kv->block(0, 0, 2), block2.data(), block2.size()), 0);
 }
 
 TEST_F(KvCacheTest, ParkIdleWithoutAStoreKeepsBlocksCached) {

@@ -8,8 +8,11 @@ namespace {
 
 constexpr char kBlockMagic[8] = {'S', 'T', 'R', 'K', 'V', 'P', 'K', '1'};
 constexpr char kStateMagic[8] = {'S', 'T', 'R', 'K', 'V', 'S', 'T', '1'};
+constexpr char kWindowMagic[8] = {'S', 'T', 'R', 'K', 'V', 'W', 'N', '1'};
 
-const char* magic(ParkKind kind) { return kind == ParkKind::kState ? kStateMagic : kBlockMagic; }
+const char* magic(ParkKind kind) {
+  return kind == ParkKind::kState ? kStateMagic : kind == ParkKind::kWindow ? kWindowMagic : kBlockMagic;
+}
 constexpr uint32_t kFormatVersion = 1;
 constexpr uint64_t kHeaderSeed = 0x7061726B2D686472ull;  // "park-hdr"
 // A block of more tokens than this is not something we ever write; it bounds decoding.
@@ -64,8 +67,9 @@ Result<ParkIdentity> decode_park_identity(ParkKind kind, const std::byte* data, 
     return Status::Corrupt(name + ": " + std::to_string(n_bytes) + " bytes is shorter than a park header");
   }
   if (std::memcmp(data, magic(kind), sizeof(kBlockMagic)) != 0) {
-    return Status::Corrupt(name + (kind == ParkKind::kState ? ": not a parked state (bad magic)"
-                                                            : ": not a parked K/V block (bad magic)"));
+    return Status::Corrupt(name + (kind == ParkKind::kState    ? ": not a parked state (bad magic)"
+                                   : kind == ParkKind::kWindow ? ": not a parked sliding-window K/V block (bad magic)"
+                                                               : ": not a parked K/V block (bad magic)"));
   }
   uint32_t version = get<uint32_t>(data, 8);
   if (version != kFormatVersion) {

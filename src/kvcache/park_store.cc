@@ -22,8 +22,15 @@ namespace {
 
 constexpr std::string_view kBlockSuffix = ".kvb";
 constexpr std::string_view kStateSuffix = ".kvs";
+constexpr std::string_view kWindowSuffix = ".kvw";
 
-std::string_view suffix(ParkKind kind) { return kind == ParkKind::kState ? kStateSuffix : kBlockSuffix; }
+std::string_view suffix(ParkKind kind) {
+  return kind == ParkKind::kState ? kStateSuffix : kind == ParkKind::kWindow ? kWindowSuffix : kBlockSuffix;
+}
+
+const char* kind_name(ParkKind kind) {
+  return kind == ParkKind::kState ? "state " : kind == ParkKind::kWindow ? "window block " : "block ";
+}
 constexpr uint64_t kPayloadSeed = 0x6B762D7061796C64ull;  // "kv-payld"
 // Temporary files older than this are left over from a crash (a live writer renames
 // its file within milliseconds).
@@ -75,6 +82,7 @@ bool parse_file_name(const std::string& name, BlockHash* key, ParkKind* kind) {
   if (name.size() != 32 + kBlockSuffix.size()) return false;
   if (name.ends_with(kBlockSuffix)) *kind = ParkKind::kBlock;
   else if (name.ends_with(kStateSuffix)) *kind = ParkKind::kState;
+  else if (name.ends_with(kWindowSuffix)) *kind = ParkKind::kWindow;
   else return false;
   uint64_t parts[2] = {0, 0};
   for (int i = 0; i < 32; ++i) {
@@ -111,7 +119,8 @@ Result<std::unique_ptr<ParkStore>> ParkStore::Open(const std::string& dir, uint6
 ParkIdentity ParkStore::file_identity(ParkKind kind) const {
   ParkIdentity id = identity_;
   if (kind == ParkKind::kState) id.block_bytes = identity_.state_bytes;
-  id.state_bytes = 0;  // not in the header
+  if (kind == ParkKind::kWindow) id.block_bytes = identity_.window_bytes;
+  id.state_bytes = id.window_bytes = 0;  // not in the header
   return id;
 }
 
@@ -141,7 +150,7 @@ Status ParkStore::scan() {
     }
     FileKey key;
     if (!parse_file_name(name, &key.hash, &key.kind)) continue;
-    if (key.kind == ParkKind::kState && identity_.state_bytes == 0) continue;  // another engine's
+    if (file_identity(key.kind).block_bytes == 0) continue;  // another engine's state or window file
     const uint64_t size_bytes = entry.file_size(file_ec);
     if (file_ec) continue;
     if (size_bytes != file_bytes(key.kind)) {
@@ -252,7 +261,7 @@ Result<bool> ParkStore::put(const BlockHash& hash, std::span<const int32_t> toke
 Status ParkStore::get(const BlockHash& hash, std::span<const int32_t> tokens, std::byte* data, ParkKind kind) {
   const FileKey key{hash, kind};
   if (index_.count(key) == 0) {
-    return Status::NotFound((kind == ParkKind::kState ? "state " : "block ") + hash.hex() + " is not parked");
+    return Status::NotFound(kind_name(kind) + hash.hex() + " is not parked");
   }
   const ParkIdentity id = file_identity(kind);
   std::string path = path_of(key);

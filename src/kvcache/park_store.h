@@ -1,8 +1,9 @@
 // ParkStore: K/V blocks parked in host files, content-addressed by their BlockHash, and for
 // hybrid models the recurrent-state snapshots that let a sequence resume after a block.
 //
-// Owns a directory (--park-dir) holding one file per block, "<hash hex>.kvb", and one per
-// state snapshot, "<hash hex>.kvs" (the state after the block of that key; park_file.h):
+// Owns a directory (--park-dir) holding one file per block, "<hash hex>.kvb", one per block of
+// sliding-window layers, "<hash hex>.kvw", and one per state snapshot, "<hash hex>.kvs" (the
+// state after the block of that key; park_file.h):
 //   a fixed header (magic, format version, the K/V layout and model identity, the key, a
 //   checksum of the K/V bytes and one of the header itself), the block's token ids, then
 //   the block's K/V bytes, all in host byte order.
@@ -32,8 +33,9 @@
 
 namespace strata {
 
-// A parked file's kind: a block's K/V bytes, or a hybrid model's recurrent state after a block.
-enum class ParkKind : uint8_t { kBlock, kState };
+// A parked file's kind: a block's K/V bytes (its sliding-window layers' apart, as kWindow, when
+// the layout keeps them in a group of their own), or a hybrid model's recurrent state after a block.
+enum class ParkKind : uint8_t { kBlock, kState, kWindow };
 
 // What a parked block must match to be usable by this engine.
 struct ParkIdentity {
@@ -45,6 +47,7 @@ struct ParkIdentity {
   uint32_t block_tokens = 0;
   uint64_t block_bytes = 0;
   uint64_t state_bytes = 0;  // a hybrid model's recurrent state per sequence; 0: no state files
+  uint64_t window_bytes = 0;  // a block of the sliding-window layers' group; 0: no window files
   friend bool operator==(const ParkIdentity&, const ParkIdentity&) = default;
 };
 
@@ -105,7 +108,7 @@ class ParkStore {
   void touch(const FileKey& key);
   void remove(FileKey key);
   void make_room(uint64_t n_bytes);
-  uint64_t& file_count(ParkKind kind);  // stats_.blocks or stats_.states
+  uint64_t& file_count(ParkKind kind);  // stats_.blocks (kBlock, kWindow) or stats_.states
 
   const std::string dir_;
   const ParkIdentity identity_;

@@ -98,6 +98,12 @@ void add_kv_and_park(Json& j, const EngineSnapshot& snap) {
     k["free_blocks"] = std::max(0, kv.blocks_total - kv.blocks_used - kv.blocks_cached);
     k["usage"] = static_cast<double>(kv.blocks_used) / kv.blocks_total;
   }
+  if (kv.window_blocks_total > 0) {
+    k["window"] = Json{{"tokens", kv.window_tokens},
+                       {"capacity_blocks", kv.window_blocks_total},
+                       {"used_blocks", kv.window_blocks_used},
+                       {"cached_blocks", kv.window_blocks_cached}};
+  }
   k["evictions"] = kv.evictions;
   k["reused_bytes"] = kv.bytes_reused;
   k["prefix_queried_tokens"] = kv.prefix_queries_tokens;

@@ -491,6 +491,21 @@ TEST_F(PromRender, HybridModelsShowTheirStateSnapshots) {
   EXPECT_EQ(f["strata:state_snapshots_used"].type, "gauge");
 }
 
+TEST_F(PromRender, SlidingWindowPoolShowsOnlyForModelsThatHaveOne) {
+  auto f = render();
+  EXPECT_EQ(f.count("strata:kv_window_capacity_blocks"), 0u);
+  snap_.kv.window_tokens = 1024;
+  snap_.kv.window_blocks_total = 300;
+  snap_.kv.window_blocks_used = 130;
+  snap_.kv.window_blocks_cached = 40;
+  f = render();
+  EXPECT_EQ(value_of(f["strata:kv_window_tokens"], "strata:kv_window_tokens"), "1024.0");
+  EXPECT_EQ(value_of(f["strata:kv_window_capacity_blocks"], "strata:kv_window_capacity_blocks"), "300.0");
+  EXPECT_EQ(value_of(f["strata:kv_window_used_blocks"], "strata:kv_window_used_blocks"), "130.0");
+  EXPECT_EQ(value_of(f["strata:kv_window_cached_blocks"], "strata:kv_window_cached_blocks"), "40.0");
+  EXPECT_EQ(f["strata:kv_window_used_blocks"].type, "gauge");
+}
+
 TEST_F(PromRender, ParkedStatesShowForHybridModelsThatPark) {
   snap_.kv.park_capacity_bytes = 1 << 20;
   snap_.kv.parked_states = 3;

@@ -116,6 +116,16 @@ void render_kv_and_park(PromWriter& w, std::span<const PromLabel> c, const Engin
     gauge(w, c, "strata:kv_usage", "Share of K/V blocks held by running requests.",
           static_cast<double>(kv.blocks_used) / kv.blocks_total);
   }
+  if (kv.window_blocks_total > 0) {
+    gauge(w, c, "strata:kv_window_tokens", "Keys a sliding-window layer reads; its K/V pool keeps only these.",
+          kv.window_tokens);
+    gauge(w, c, "strata:kv_window_capacity_blocks", "Blocks in the sliding-window layers' K/V pool.",
+          kv.window_blocks_total);
+    gauge(w, c, "strata:kv_window_used_blocks", "Sliding-window K/V blocks held by running requests.",
+          kv.window_blocks_used);
+    gauge(w, c, "strata:kv_window_cached_blocks", "Unreferenced sliding-window K/V blocks kept for prefix reuse.",
+          kv.window_blocks_cached);
+  }
   counter(w, c, "strata:kv_evictions_total", "Cached K/V blocks evicted for reuse.",
           static_cast<double>(kv.evictions));
   counter(w, c, "strata:kv_reused_bytes_total",

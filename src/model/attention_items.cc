@@ -40,10 +40,12 @@ void attend_tile(const LayerAttention& la, std::span<const Row> rows, int r0, in
   const int n_blocks = (n_tokens + L.block_tokens - 1) / L.block_tokens;
   const void** block_k = s.block_k(worker);
   const void** block_v = s.block_v(worker);
+  const int kv_layer = hp.kv_layer(layer);
+  const int group = L.group_of(kv_layer);
   for (int b = first_token / L.block_tokens; b < n_blocks; ++b) {
-    const std::byte* base = kv.block(rows[r0].seq, b);
-    block_k[b] = base + L.k_offset(hp.kv_layer(layer), 0);
-    block_v[b] = base + L.v_offset(hp.kv_layer(layer), 0);
+    const std::byte* base = kv.block(rows[r0].seq, group, b);
+    block_k[b] = base + L.k_offset(kv_layer, 0);
+    block_v[b] = base + L.v_offset(kv_layer, 0);
   }
   kernels::AttentionArgs a;
   a.block_k = block_k;

@@ -35,10 +35,13 @@ ContiguousKv::ContiguousKv(const KvLayout& layout, int n_seqs, int blocks_per_se
       buffer_(static_cast<size_t>(n_seqs) * static_cast<size_t>(blocks_per_seq) * layout.block_bytes()),
       states_(static_cast<size_t>(n_seqs) * layout.state_floats * sizeof(float)) {}
 
-std::byte* ContiguousKv::block(int seq, int block_index) {
-  assert(seq >= 0 && seq < n_seqs_ && block_index >= 0 && block_index < blocks_per_seq_);
+std::byte* ContiguousKv::block(int seq, int group, int block_index) {
+  assert(seq >= 0 && seq < n_seqs_ && block_index >= 0 && block_index < blocks_per_seq_ && group >= 0 &&
+         group < layout_.n_groups());
   const size_t index = static_cast<size_t>(seq) * static_cast<size_t>(blocks_per_seq_) + static_cast<size_t>(block_index);
-  return buffer_.data() + index * layout_.block_bytes();
+  // Both groups of a position's block sit together, group 0 first, so a block's whole K/V
+  // (block_bytes()) starts at its group 0 address.
+  return buffer_.data() + index * layout_.block_bytes() + (group == 1 ? layout_.group_bytes(0) : 0);
 }
 
 float* ContiguousKv::recurrent_state(int seq) {

@@ -1,7 +1,8 @@
 // ContiguousKv: a KvView over one preallocated buffer holding n_seqs sequences of up to
 // max_tokens positions each (sequence s owns blocks [s * blocks_per_seq, (s + 1) * ...)), and
 // a second holding each sequence's recurrent state (hybrid models).
-// For `strata run`, `strata bench` and tests; the engine uses its paged cache instead.
+// For `strata run`, `strata bench` and tests; the engine uses its paged cache instead. It keeps
+// every position of sliding-window layers too (a block's group 1 right after its group 0).
 //
 // Owns the buffer. block() only computes addresses, so it is safe from many threads.
 #pragma once
@@ -21,7 +22,7 @@ class ContiguousKv final : public KvView {
   static Result<std::unique_ptr<ContiguousKv>> Create(const KvLayout& layout, int n_seqs, int max_tokens);
 
   const KvLayout& layout() const override { return layout_; }
-  std::byte* block(int seq, int block_index) override;
+  std::byte* block(int seq, int group, int block_index) override;
   float* recurrent_state(int seq) override;
 
   int n_seqs() const { return n_seqs_; }

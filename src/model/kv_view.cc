@@ -7,4 +7,22 @@ size_t KvLayout::token_bytes() const {
   return dtype_row_bytes(type, static_cast<uint64_t>(n_head_kv) * static_cast<uint64_t>(head_dim)).value_or(0);
 }
 
+void KvLayout::set_windowed(int window, const std::vector<bool>& windowed) {
+  window_tokens = window;
+  layer_group.assign(static_cast<size_t>(n_layer), 0);
+  layer_slot.assign(static_cast<size_t>(n_layer), 0);
+  int n_in_group[2] = {0, 0};
+  for (int l = 0; l < n_layer; ++l) {
+    const int g = windowed[static_cast<size_t>(l)] ? 1 : 0;
+    layer_group[static_cast<size_t>(l)] = static_cast<uint8_t>(g);
+    layer_slot[static_cast<size_t>(l)] = n_in_group[g]++;
+  }
+  n_windowed_layers = n_in_group[1];
+  if (n_in_group[0] == 0 || n_in_group[1] == 0) {  // one group after all: no window
+    window_tokens = n_windowed_layers = 0;
+    layer_group.clear();
+    layer_slot.clear();
+  }
+}
+
 }  // namespace strata

@@ -15,12 +15,19 @@
 // position 0 arrives, and advances it one position per row, so the view must hand each sequence
 // the state its last forward pass left (a sequence cannot restart mid-way from cached K/V alone).
 //
+// Sliding-window layers (KvLayout::window_tokens > 0) keep their K/V in a second group of
+// blocks: a row at position p reads only keys (p - window_tokens, p] there, so a paged cache
+// need not keep the blocks before them. Within a group's block, its layers follow one another
+// in layer order as above.
+//
 // Thread-safety: during one forward call, block() is called concurrently from several
 // threads (and from several pipeline stages on different layers); implementations must
 // not mutate their block tables while a forward that uses them is in flight.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "tensor/dtype.h"
 
@@ -34,14 +41,42 @@ struct KvLayout {
   int block_tokens = 16;
   bool v_is_k = false;
   size_t state_floats = 0;  // recurrent state per sequence; 0 unless the model is hybrid
+  // > 0: the layers in group 1 (windowed) attend over the last window_tokens keys only, so
+  // their K/V lives in blocks of its own that a paged cache frees once no later row can read
+  // them; the other layers are group 0. layer_group and layer_slot are empty when every layer
+  // is in group 0 (window_tokens 0).
+  int window_tokens = 0;
+  std::vector<uint8_t> layer_group;  // per layer: 0 or 1
+  std::vector<int> layer_slot;       // per layer: its index among its group's layers
+  int n_windowed_layers = 0;         // layers in group 1
+
+  // Marks the layers for which windowed[l] is true as group 1 over `window` keys (no group 1
+  // when that would leave either group without layers).
+  void set_windowed(int window, const std::vector<bool>& windowed);
+  int n_groups() const { return window_tokens > 0 ? 2 : 1; }
+  int group_of(int layer) const { return layer_group.empty() ? 0 : layer_group[static_cast<size_t>(layer)]; }
+  int n_group_layers(int group) const { return group == 0 ? n_layer - n_windowed_layers : n_windowed_layers; }
+  // The first block a row at position pos (or any later row) can read in group 1.
+  int first_window_block(int pos) const {
+    return (pos >= window_tokens ? pos - window_tokens + 1 : 0) / block_tokens;
+  }
+  // Group 1 blocks a sequence needs at once: the window before its next rows and the
+  // max_step_tokens rows of one forward, over block boundaries.
+  int window_step_blocks(int max_step_tokens) const {
+    return (window_tokens - 1 + max_step_tokens + block_tokens - 1) / block_tokens + 1;
+  }
 
   // One token's K (or V) for one layer.
   size_t token_bytes() const;
   // K+V of one layer for a whole block.
   size_t layer_bytes() const { return (v_is_k ? 1 : 2) * static_cast<size_t>(block_tokens) * token_bytes(); }
+  // One block of one group (its layers in order), and of every group.
+  size_t group_bytes(int group) const { return static_cast<size_t>(n_group_layers(group)) * layer_bytes(); }
   size_t block_bytes() const { return static_cast<size_t>(n_layer) * layer_bytes(); }
+  // Offsets within the block of the layer's group.
   size_t k_offset(int layer, int token_in_block) const {
-    return static_cast<size_t>(layer) * layer_bytes() + static_cast<size_t>(token_in_block) * token_bytes();
+    const int slot = layer_slot.empty() ? layer : layer_slot[static_cast<size_t>(layer)];
+    return static_cast<size_t>(slot) * layer_bytes() + static_cast<size_t>(token_in_block) * token_bytes();
   }
   size_t v_offset(int layer, int token_in_block) const {
     return k_offset(layer, token_in_block) + (v_is_k ? 0 : static_cast<size_t>(block_tokens) * token_bytes());
@@ -52,9 +87,11 @@ class KvView {
  public:
   virtual ~KvView() = default;
   virtual const KvLayout& layout() const = 0;
-  // Start of block block_index (= pos / block_tokens) of sequence seq. The caller guarantees
-  // that every block covering a position in the batch exists before the forward runs.
-  virtual std::byte* block(int seq, int block_index) = 0;
+  // Start of block block_index (= pos / block_tokens) of sequence seq in layer group `group`
+  // (KvLayout::group_of). The caller guarantees that every block covering a position in the
+  // batch exists before the forward runs, and in group 1 every block from the one holding the
+  // first key a row of the batch reads (KvLayout::first_window_block); earlier ones may not.
+  virtual std::byte* block(int seq, int group, int block_index) = 0;
   // Sequence seq's recurrent state (layout().state_floats floats); nullptr when
   // state_floats is 0. Sequences' states never overlap.
   virtual float* recurrent_state(int seq) = 0;

@@ -73,7 +73,7 @@ void finish_row(const MlaLayer& m, const Row& row, int r, KvView& kv, ForwardScr
   kernels::rmsnorm(latent, m.lw.kv_a_norm, rank, hp.rms_eps, latent);
   kernels::rope(latent + rank, 1, row.pos, m.rope);
   const KvLayout& L = kv.layout();
-  std::byte* block = kv.block(row.seq, row.pos / L.block_tokens);
+  std::byte* block = kv.block(row.seq, 0, row.pos / L.block_tokens);
   kernels::store_kv(latent, hp.head_dim, L.type, block + L.k_offset(m.hp.kv_layer(m.layer), row.pos % L.block_tokens));
 
   float* q_full = s.mla_q() + static_cast<size_t>(r) * hp.n_head * q_head;

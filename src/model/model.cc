@@ -154,15 +154,26 @@ KvLayout kv_layout_of(const Hparams& hp, DType kv_type, int block_tokens) {
   layout.block_tokens = block_tokens;
   layout.v_is_k = hp.is_mla();
   if (hp.is_hybrid()) layout.state_floats = static_cast<size_t>(hp.n_recurrent_layers()) * hp.ssm_state_floats();
+  // Sliding layers beside full ones (Gemma 2 and 3, gpt-oss) keep their K/V apart, so a paged
+  // cache keeps only their window; when every layer slides (Phi-3) nothing would be left in
+  // group 0 to carry the prefix chain, and they stay there.
+  if (hp.sliding_window > 0 && hp.sliding_period > 0 && !hp.is_hybrid()) {
+    std::vector<bool> windowed(static_cast<size_t>(layout.n_layer));
+    for (int l = 0; l < layout.n_layer; ++l) windowed[static_cast<size_t>(l)] = hp.layer_slides(l);
+    layout.set_windowed(hp.sliding_window, windowed);
+  }
   return layout;
 }
 
 Status Model::check_kv_layout(const KvLayout& layout) const {
   const Hparams& hp = impl_->hp;
-  if (layout.n_layer != hp.n_kv_layers() || layout.n_head_kv != hp.n_head_kv || layout.head_dim != hp.head_dim ||
-      layout.v_is_k != hp.is_mla() || layout.state_floats != kv_layout_of(hp, layout.type, 1).state_floats) {
+  const KvLayout want = kv_layout_of(hp, layout.type, layout.block_tokens);
+  if (layout.n_layer != want.n_layer || layout.n_head_kv != want.n_head_kv || layout.head_dim != want.head_dim ||
+      layout.v_is_k != want.v_is_k || layout.state_floats != want.state_floats ||
+      layout.window_tokens != want.window_tokens || layout.layer_group != want.layer_group) {
     return Status::InvalidArgument(
-        "K/V layout does not match the model's layers, K/V heads, head size, latent rows or recurrent state");
+        "K/V layout does not match the model's layers, K/V heads, head size, latent rows, recurrent state or "
+        "sliding-window layers");
   }
   if (layout.block_tokens <= 0 || layout.block_tokens > kMaxKvBlockTokens) {
     return Status::InvalidArgument("K/V block size must be 1 to " + std::to_string(kMaxKvBlockTokens) + " tokens, got " +

@@ -64,10 +64,11 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
   }
 
   const KvLayout& L = kv.layout();
-  std::byte* block = kv.block(row.seq, row.pos / L.block_tokens);
+  const int kv_layer = hp.kv_layer(layer);
+  std::byte* block = kv.block(row.seq, L.group_of(kv_layer), row.pos / L.block_tokens);
   const int in_block = row.pos % L.block_tokens;
-  kernels::store_kv(k, kv_dim, L.type, block + L.k_offset(hp.kv_layer(layer), in_block));
-  kernels::store_kv(v, kv_dim, L.type, block + L.v_offset(hp.kv_layer(layer), in_block));
+  kernels::store_kv(k, kv_dim, L.type, block + L.k_offset(kv_layer, in_block));
+  kernels::store_kv(v, kv_dim, L.type, block + L.v_offset(kv_layer, in_block));
 }
 
 // Hparams::attn_output_gate: attn_q gave each head's q then its gate (q_gate, 2 * q_dim

@@ -92,6 +92,10 @@ json status_json(const ServerState& state, const ServedModel& model, const Engin
                        {"blocks_total", kv.blocks_total},
                        {"blocks_used", kv.blocks_used},
                        {"blocks_cached", kv.blocks_cached},
+                       {"window_tokens", kv.window_tokens},
+                       {"window_blocks_total", kv.window_blocks_total},
+                       {"window_blocks_used", kv.window_blocks_used},
+                       {"window_blocks_cached", kv.window_blocks_cached},
                        {"parked_blocks", kv.parked_blocks},
                        {"prefix_hit_tokens", kv.prefix_hit_tokens}}},
                {"spec", spec_json(snap)}};

@@ -69,7 +69,7 @@ void share_prompt(Bench& b, int n_seqs, int prompt_tokens) {
   const KvLayout& layout = b.kv->layout();
   const int n_blocks = (prompt_tokens + layout.block_tokens - 1) / layout.block_tokens;
   for (int s = 1; s < n_seqs; ++s) {
-    for (int blk = 0; blk < n_blocks; ++blk) std::memcpy(b.kv->block(s, blk), b.kv->block(0, blk), layout.block_bytes());
+    for (int blk = 0; blk < n_blocks; ++blk) std::memcpy(b.kv->block(s, 0, blk), b.kv->block(0, 0, blk), layout.block_bytes());
     if (layout.state_floats > 0) {
       std::memcpy(b.kv->recurrent_state(s), b.kv->recurrent_state(0), layout.state_floats * sizeof(float));
     }
