@@ -109,7 +109,7 @@ RendererFactory responses_renderers(const ResponsesRequest& parsed, ResponseMeta
     if (!wanted || answer.value("status", "") == "failed") return;
     RequestJson turns = conversation;
     turns.push_back(assistant_turn_json(answer["output"]));
-    store->put(id, std::move(turns));
+    store->put(id, std::move(turns), answer);
   };
   const bool tools = request.parse_tool_calls;
   const ReasoningMode reasoning{request.split_reasoning, request.reasoning_starts_open, request.reasoning_harmony,

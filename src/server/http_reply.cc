@@ -19,6 +19,8 @@ struct KnownRoute {
 
 constexpr std::string_view kGet = "GET, HEAD";
 constexpr std::string_view kPost = "POST";
+constexpr std::string_view kGetDelete = "GET, HEAD, DELETE";
+constexpr std::string_view kStoredResponses = "/v1/responses/";
 
 // Every route the server registers (add_*_routes), with its methods.
 constexpr std::array<KnownRoute, 14> kRoutes = {{{"/v1/chat/completions", kPost},
@@ -75,6 +77,10 @@ std::string_view allowed_methods(std::string_view path) {
     if (path == route.path) return route.methods;
   }
   if (starts_with(path, "/v1/models/") && path.size() > 11) return kGet;
+  if (starts_with(path, kStoredResponses) && path.size() > kStoredResponses.size() &&
+      path.find('/', kStoredResponses.size()) == std::string_view::npos) {
+    return kGetDelete;
+  }
   return "";
 }
 
@@ -83,6 +89,7 @@ std::string_view route_label(std::string_view path, int http_status) {
     if (path == route.path) return route.path;
   }
   if (starts_with(path, "/v1/models/")) return "/v1/models/{id}";
+  if (starts_with(path, kStoredResponses)) return "/v1/responses/{id}";
   if (http_status == 200 && !starts_with(path, "/v1/")) return "static";
   return "unknown";
 }

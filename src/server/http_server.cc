@@ -127,6 +127,7 @@ void HttpServer::install_handlers() {
   });
   RouteContext ctx{state_, &hooks_};
   add_generation_routes(*http_, ctx);
+  add_stored_response_routes(*http_, ctx);
   add_embedding_routes(*http_, ctx);
   add_info_routes(*http_, ctx);
   add_web_routes(*http_, ctx);

@@ -4,8 +4,8 @@
 
 namespace strata::server {
 
-void ResponseStore::put(const std::string& id, RequestJson messages) {
-  const size_t bytes = messages.dump().size() + id.size();
+void ResponseStore::put(const std::string& id, RequestJson messages, nlohmann::json answer) {
+  const size_t bytes = messages.dump().size() + answer.dump().size() + id.size();
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = index_.find(id); it != index_.end()) {
     bytes_ -= it->second->bytes;
@@ -18,17 +18,40 @@ void ResponseStore::put(const std::string& id, RequestJson messages) {
     index_.erase(lru_.back().id);
     lru_.pop_back();
   }
-  lru_.push_front(Entry{id, std::move(messages), bytes});
+  lru_.push_front(Entry{id, std::move(messages), std::move(answer), bytes});
   index_[id] = lru_.begin();
   bytes_ += bytes;
 }
 
+ResponseStore::Entry* ResponseStore::touch(const std::string& id) {
+  auto it = index_.find(id);
+  if (it == index_.end()) return nullptr;
+  lru_.splice(lru_.begin(), lru_, it->second);
+  return &*it->second;
+}
+
 std::optional<RequestJson> ResponseStore::get(const std::string& id) {
   std::lock_guard<std::mutex> lock(mu_);
+  const Entry* e = touch(id);
+  if (e == nullptr) return std::nullopt;
+  return e->messages;
+}
+
+std::optional<nlohmann::json> ResponseStore::answer(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Entry* e = touch(id);
+  if (e == nullptr) return std::nullopt;
+  return e->answer;
+}
+
+bool ResponseStore::erase(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = index_.find(id);
-  if (it == index_.end()) return std::nullopt;
-  lru_.splice(lru_.begin(), lru_, it->second);
-  return it->second->messages;
+  if (it == index_.end()) return false;
+  bytes_ -= it->second->bytes;
+  lru_.erase(it->second);
+  index_.erase(it);
+  return true;
 }
 
 size_t ResponseStore::size_bytes() const {

@@ -4,7 +4,8 @@
 //
 // Each entry is a conversation as chat messages (the request's input turns after those of the
 // response it continued, then the answer as an assistant turn; never the instructions, which
-// OpenAI does not carry over), and its size is counted as the JSON text of those messages.
+// OpenAI does not carry over), and the response object as it was answered (for GET
+// /v1/responses/{id}); its size is counted as the JSON text of both.
 // Thread-safe: every method takes the store's mutex.
 #pragma once
 
@@ -14,6 +15,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+
+#include <nlohmann/json.hpp>
 
 #include "server/request_json.h"
 
@@ -26,10 +29,14 @@ class ResponseStore {
 
   // Keeps id's conversation, evicting the least recently used entries beyond the budget; a
   // conversation larger than the whole budget is not kept.
-  void put(const std::string& id, RequestJson messages);
+  void put(const std::string& id, RequestJson messages, nlohmann::json answer);
   // The conversation of id (which becomes the most recently used), or nullopt when it was
-  // never kept or has been evicted.
+  // never kept or has been evicted or deleted.
   std::optional<RequestJson> get(const std::string& id);
+  // The response object of id (which becomes the most recently used), or nullopt likewise.
+  std::optional<nlohmann::json> answer(const std::string& id);
+  // Forgets id; false when it was not kept.
+  bool erase(const std::string& id);
 
   size_t size_bytes() const;
   size_t entries() const;
@@ -38,8 +45,12 @@ class ResponseStore {
   struct Entry {
     std::string id;
     RequestJson messages;
+    nlohmann::json answer;
     size_t bytes = 0;
   };
+
+  // The entry of id moved to the front, or nullptr; mu_ held.
+  Entry* touch(const std::string& id);
 
   const size_t capacity_bytes_;
   mutable std::mutex mu_;

@@ -12,24 +12,27 @@ RequestJson turns_of(const std::string& text) {
   return RequestJson::array({{{"role", "user"}, {"content", text}}});
 }
 
+const nlohmann::json kAnswer = {{"object", "response"}, {"status", "completed"}};
+
 TEST(ResponseStore, KeepsAConversationUnderItsId) {
   ResponseStore store(1 << 20);
-  store.put("resp_a", turns_of("hello"));
+  store.put("resp_a", turns_of("hello"), kAnswer);
   ASSERT_TRUE(store.get("resp_a").has_value());
   EXPECT_EQ(*store.get("resp_a"), turns_of("hello"));
   EXPECT_FALSE(store.get("resp_b").has_value());
-  store.put("resp_a", turns_of("again"));  // the same id again replaces it
+  store.put("resp_a", turns_of("again"), kAnswer);  // the same id again replaces it
   EXPECT_EQ(*store.get("resp_a"), turns_of("again"));
   EXPECT_EQ(store.entries(), 1u);
 }
 
 TEST(ResponseStore, TheLeastRecentlyUsedGoFirstWhenTheBudgetIsFull) {
-  const size_t one = turns_of(std::string(100, 'x')).dump().size() + std::string("resp_0").size();
+  const size_t one =
+      turns_of(std::string(100, 'x')).dump().size() + kAnswer.dump().size() + std::string("resp_0").size();
   ResponseStore store(3 * one);
-  for (int i = 0; i < 3; ++i) store.put("resp_" + std::to_string(i), turns_of(std::string(100, 'x')));
+  for (int i = 0; i < 3; ++i) store.put("resp_" + std::to_string(i), turns_of(std::string(100, 'x')), kAnswer);
   EXPECT_EQ(store.size_bytes(), 3 * one);
   ASSERT_TRUE(store.get("resp_0").has_value());  // now the most recently used
-  store.put("resp_3", turns_of(std::string(100, 'x')));
+  store.put("resp_3", turns_of(std::string(100, 'x')), kAnswer);
   EXPECT_TRUE(store.get("resp_0").has_value());
   EXPECT_FALSE(store.get("resp_1").has_value());
   EXPECT_TRUE(store.get("resp_2").has_value());
@@ -39,12 +42,26 @@ TEST(ResponseStore, TheLeastRecentlyUsedGoFirstWhenTheBudgetIsFull) {
 
 TEST(ResponseStore, AConversationOverTheWholeBudgetOrAZeroBudgetKeepsNothing) {
   ResponseStore small(64);
-  small.put("resp_big", turns_of(std::string(1000, 'x')));
+  small.put("resp_big", turns_of(std::string(1000, 'x')), kAnswer);
   EXPECT_FALSE(small.get("resp_big").has_value());
   EXPECT_EQ(small.size_bytes(), 0u);
   ResponseStore none(0);
-  none.put("resp_a", turns_of("x"));
+  none.put("resp_a", turns_of("x"), kAnswer);
   EXPECT_EQ(none.entries(), 0u);
+}
+
+TEST(ResponseStore, KeepsTheResponseObjectBesideItsConversationUntilDeleted) {
+  ResponseStore store(1 << 20);
+  store.put("resp_a", turns_of("hello"), kAnswer);
+  ASSERT_TRUE(store.answer("resp_a").has_value());
+  EXPECT_EQ(*store.answer("resp_a"), kAnswer);
+  EXPECT_FALSE(store.answer("resp_b").has_value());
+  EXPECT_TRUE(store.erase("resp_a"));
+  EXPECT_FALSE(store.get("resp_a").has_value());
+  EXPECT_FALSE(store.answer("resp_a").has_value());
+  EXPECT_FALSE(store.erase("resp_a"));
+  EXPECT_EQ(store.size_bytes(), 0u);
+  EXPECT_EQ(store.entries(), 0u);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // POST /v1/responses end to end over a loopback socket with a FakeEngine: the response object,
-// its output items and usage, the stream's events in order, function calls, and the token limit.
+// its output items and usage, the stream's events in order, function calls, and the token limit;
+// and GET / DELETE /v1/responses/{id} on the answers kept.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -257,6 +258,46 @@ TEST(ResponsesHttp, AZeroStoreKeepsNothing) {
   json first = post_responses(server, {{"input", "Say hi"}});
   json body = {{"input", "x"}, {"previous_response_id", first["id"]}};
   EXPECT_EQ(server.client(kTestApiKey).Post("/v1/responses", body.dump(), kJsonType)->status, 404);
+}
+
+TEST(ResponsesHttp, AKeptAnswerIsRetrievedAsItWasAnsweredAndDeletedById) {
+  TestServer server(test_config(), {});
+  auto client = server.client(kTestApiKey);
+  const json first = post_responses(server, {{"instructions", "Be brief."}, {"input", "Say hi"}});
+  const std::string id = first["id"];
+  auto got = client.Get("/v1/responses/" + id);
+  ASSERT_EQ(got->status, 200) << got->body;
+  EXPECT_EQ(json::parse(got->body), first);
+  // A streamed answer is kept as its response.completed event's response.
+  const json streamed = stream_events(server, {{"input", "Again"}}).back().second["response"];
+  got = client.Get("/v1/responses/" + streamed["id"].get<std::string>());
+  ASSERT_EQ(got->status, 200) << got->body;
+  EXPECT_EQ(json::parse(got->body), streamed);
+  EXPECT_EQ(client.Get("/v1/responses/" + id + "?stream=true")->status, 400);
+
+  auto deleted = client.Delete("/v1/responses/" + id);
+  ASSERT_EQ(deleted->status, 200) << deleted->body;
+  EXPECT_EQ(json::parse(deleted->body), (json{{"id", id}, {"object", "response"}, {"deleted", true}}));
+  EXPECT_EQ(client.Get("/v1/responses/" + id)->status, 404);
+  EXPECT_EQ(client.Delete("/v1/responses/" + id)->status, 404);
+  json follow = {{"input", "x"}, {"previous_response_id", id}};
+  EXPECT_EQ(client.Post("/v1/responses", follow.dump(), kJsonType)->status, 404);
+}
+
+TEST(ResponsesHttp, AnUnknownOrUnstoredResponseIs404NamingItAndOtherMethodsAre405) {
+  TestServer server(test_config(), {});
+  auto client = server.client(kTestApiKey);
+  const json unstored = post_responses(server, {{"input", "Say hi"}, {"store", false}});
+  for (const std::string& id : {std::string("resp_unknown"), unstored["id"].get<std::string>()}) {
+    auto res = client.Get("/v1/responses/" + id);
+    EXPECT_EQ(res->status, 404) << res->body;
+    EXPECT_NE(json::parse(res->body)["error"]["message"].get<std::string>().find(id), std::string::npos);
+    EXPECT_EQ(client.Delete("/v1/responses/" + id)->status, 404);
+  }
+  auto put = client.Put("/v1/responses/resp_x", "{}", kJsonType);
+  EXPECT_EQ(put->status, 405);
+  EXPECT_EQ(put->get_header_value("Allow"), "GET, HEAD, DELETE");
+  EXPECT_EQ(server.client("wrong-key").Get("/v1/responses/" + unstored["id"].get<std::string>())->status, 401);
 }
 
 }  // namespace

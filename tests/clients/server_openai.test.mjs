@@ -164,6 +164,15 @@ test('the Responses API answers what chat answers, streamed and not, through the
   assert.equal(continued.output_text, whole.output_text);
   assert.equal(continued.usage.input_tokens, whole.usage.input_tokens);
   assert.ok(continued.usage.input_tokens > res.usage.input_tokens + res.usage.output_tokens);
+
+  // A kept answer comes back as it was answered, streamed ones too, until it is deleted.
+  const retrieved = await client.responses.retrieve(res.id);
+  assert.deepEqual(retrieved, res);
+  assert.equal((await client.responses.retrieve(final.id)).output_text, final.output_text);
+  await client.responses.delete(res.id);
+  await assert.rejects(client.responses.retrieve(res.id), (error) => error instanceof OpenAI.NotFoundError);
+  await assert.rejects(client.responses.create({ ...params, input: followUp, previous_response_id: res.id }),
+    (error) => error instanceof OpenAI.NotFoundError);
 });
 
 test('max_tokens ends with finish_reason length', async () => {
