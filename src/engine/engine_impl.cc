@@ -113,9 +113,11 @@ Status EngineImpl::start() {
                   o.n_parallel, o.n_groups, windows, o.n_stages, o.n_threads, o.n_ctx, config_.n_kv_blocks,
                   o.kv_block_tokens, (static_cast<uint64_t>(config_.n_kv_blocks) * config_.kv_block_bytes) >> 20, o.kv_type);
   if (config_.n_kv_window_blocks > 0) {
-    STRATA_LOG_INFO("engine: {} sliding-window layers keep the last {} tokens' K/V: {} x {} tokens ({} MiB)",
-                    config_.kv_layout.n_windowed_layers, config_.kv_layout.window_tokens, config_.n_kv_window_blocks,
-                    o.kv_block_tokens, (static_cast<uint64_t>(config_.n_kv_window_blocks) * config_.kv_window_block_bytes) >> 20);
+    const KvLayout& L = config_.kv_layout;
+    STRATA_LOG_INFO("engine: {} {} layers keep {} {} tokens' K/V: {} x {} tokens ({} MiB)", L.n_windowed_layers,
+                    L.window_chunked ? "chunked-attention" : "sliding-window", L.window_chunked ? "their chunk of" : "the last",
+                    L.window_tokens, config_.n_kv_window_blocks, o.kv_block_tokens,
+                    (static_cast<uint64_t>(config_.n_kv_window_blocks) * config_.kv_window_block_bytes) >> 20);
   }
   if (config_.max_drafts > 0) {
     STRATA_LOG_INFO("engine: speculative decoding by {}, up to {} draft tokens per slot and step",

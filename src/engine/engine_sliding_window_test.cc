@@ -18,6 +18,7 @@
 #include "engine/engine_test_util.h"
 #include "model/contiguous_kv.h"
 #include "model/model.h"
+#include "model/test_model.h"
 #include "modelgen/model_generator.h"
 
 namespace strata::testing {
@@ -33,6 +34,29 @@ struct WindowModel {
   int window;
   int tight_kv_mib;  // a --kv-cache-mib whose window pool holds little more than two slots' windows
 };
+
+// The engine's output for r equals, to the bit, the logits of the model's own forward over a
+// contiguous cache that keeps every position of every layer (the prompt in one batch, then one
+// token at a time).
+void expect_own_forward(const std::string& path, const GenerateRequest& r, const Output& out) {
+  auto model = Model::Load(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const Model& m = **model;
+  const int n_vocab = m.hparams().n_vocab;
+  const int n_prompt = static_cast<int>(r.prompt_tokens.size());
+  const int n_tokens = n_prompt + static_cast<int>(out.tokens.size()) + 1;
+  auto kv = std::move(ContiguousKv::Create(m.kv_layout(DType::kF16, 16), 1, n_tokens).value());
+  auto scratch = m.make_scratch(n_prompt, n_tokens);
+  ThreadPool pool(2);
+  std::vector<Row> rows;
+  for (int i = 0; i < n_prompt; ++i) rows.push_back(Row{0, i, r.prompt_tokens[static_cast<size_t>(i)], i + 1 == n_prompt});
+  std::vector<float> logits(static_cast<size_t>(n_vocab));
+  for (size_t t = 0; t < out.logits.size(); ++t) {
+    m.forward(rows, *kv, logits.data(), *scratch, pool);
+    EXPECT_EQ(std::memcmp(out.logits[t].data(), logits.data(), sizeof(float) * n_vocab), 0) << "token " << t;
+    rows = {Row{0, rows.back().pos + 1, out.tokens[t], true}};
+  }
+}
 
 class SlidingWindowEngine : public ::testing::TestWithParam<WindowModel> {
  protected:
@@ -103,21 +127,7 @@ TEST_P(SlidingWindowEngine, RequestBesideAnotherInATightPoolEqualsTheModelsOwnFo
   const Output out = h.wait(id);
   ASSERT_EQ(out.logits.size(), 40u);
 
-  auto model = Model::Load(path_);
-  ASSERT_TRUE(model.ok()) << model.status().ToString();
-  const Model& m = **model;
-  const int n_prompt = static_cast<int>(r.prompt_tokens.size());
-  auto kv = std::move(ContiguousKv::Create(m.kv_layout(DType::kF16, 16), 1, n_prompt + 48).value());
-  auto scratch = m.make_scratch(n_prompt, n_prompt + 48);
-  ThreadPool pool(2);
-  std::vector<Row> rows;
-  for (int i = 0; i < n_prompt; ++i) rows.push_back(Row{0, i, r.prompt_tokens[static_cast<size_t>(i)], i + 1 == n_prompt});
-  std::vector<float> logits(static_cast<size_t>(n_vocab_));
-  for (size_t t = 0; t < out.logits.size(); ++t) {
-    m.forward(rows, *kv, logits.data(), *scratch, pool);
-    EXPECT_EQ(std::memcmp(out.logits[t].data(), logits.data(), sizeof(float) * n_vocab_), 0) << "token " << t;
-    rows = {Row{0, rows.back().pos + 1, out.tokens[t], true}};
-  }
+  expect_own_forward(path_, r, out);
 }
 
 TEST_P(SlidingWindowEngine, FollowUpFromThePrefixCacheMatchesSolo) {
@@ -230,6 +240,63 @@ INSTANTIATE_TEST_SUITE_P(Models, SlidingWindowEngine,
                            if (arch == "gpt-oss") return std::string("GptOss");
                            return std::string(arch == "phi3" ? "Phi3" : arch == "gemma2" ? "Gemma2" : "Gemma3");
                          });
+
+// Llama 4's chunked layers (3 of every 4; a row reads its own chunk of 40 keys here) keep their
+// K/V in the window pool too, holding the blocks of the chunk their next rows are in. In a pool
+// little larger than two slots' chunks, beside another request, a request still equals the
+// model's own forward, and a follow-up resumes from the prefix cache with its solo bytes.
+TEST(ChunkedAttentionEngine, RequestsInATightPoolEqualTheModelsOwnForwardAndSolo) {
+  const std::string path =
+      (fs::path(::testing::TempDir()) / ("engine_chunked_" + std::to_string(::getpid()) + ".gguf")).string();
+  TestModelSpec spec;
+  spec.arch = "llama4";
+  spec.type = DType::kQ8_0;
+  spec.n_layer = 4;
+  spec.n_embd = 128;
+  spec.n_ff = 256;
+  spec.n_ff_exp = 128;
+  spec.n_ff_shexp = 128;
+  spec.n_vocab = 512;
+  spec.n_ctx = 4096;
+  spec.attn_chunk = 40;
+  ASSERT_TRUE(add_vocabulary_from(std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf", spec).ok());
+  ASSERT_TRUE(write_test_model(spec, path).ok());
+  EngineOptions o;
+  o.model_path = path;
+  o.n_parallel = 2;
+  o.n_threads = 2;
+  o.n_ctx = 4096;
+  o.prefill_chunk = 48;
+  o.kv_cache_mib = 1;
+  const GenerateRequest r = make_request(150, 40, 81, spec.n_vocab);
+  GenerateRequest follow = make_request(190, 12, 82, spec.n_vocab);
+  {
+    Harness h(o);
+    ASSERT_TRUE(h.ok());
+    const KvStats kv = h.engine().snapshot().kv;
+    EXPECT_EQ(kv.window_tokens, 40);
+    EXPECT_GT(kv.window_blocks_total, 0);
+    const RequestId id = h.submit(r);
+    const RequestId other = h.submit(follow);
+    const Output out = h.wait(id);
+    h.wait(other);
+    expect_own_forward(path, r, out);
+    EXPECT_GT(h.engine().snapshot().kv.evictions, 0u);
+  }
+  follow.prompt_tokens = r.prompt_tokens;
+  for (int i = 0; i < 30; ++i) follow.prompt_tokens.push_back(10 + i);
+  EngineOptions solo = o;
+  solo.n_parallel = 1;
+  solo.kv_cache_mib = 0;
+  const Output want = run_solo(follow, solo);
+  Harness h(o);
+  ASSERT_TRUE(h.ok());
+  h.wait(h.submit(r));
+  const Output got = h.wait(h.submit(follow));
+  expect_identical(got, want, "llama4 chunked follow-up");
+  EXPECT_GE(got.done.cached_tokens, 144);
+  fs::remove(path);
+}
 
 }  // namespace
 }  // namespace strata::testing

@@ -25,14 +25,15 @@ namespace {
 
 // Chain keys start from the whole identity, so blocks of another model or K/V layout can
 // never share a key (nor a park file name) with ours.
-BlockHash identity_root(const ParkIdentity& id, int window_tokens) {
+BlockHash identity_root(const ParkIdentity& id, const KvLayout& layout) {
   const uint64_t words[] = {id.model_id, id.kv_type, id.n_layer, id.n_head_kv, id.head_dim, id.block_tokens,
                             id.block_bytes};
   uint64_t h = hash_bytes64(words, sizeof(words), 0);
   // Only a windowed layout mixes in its window, so the keys (and park files) of every other
   // layout stay what they were.
-  if (window_tokens > 0) {
-    const uint64_t window[] = {static_cast<uint64_t>(window_tokens), id.window_bytes};
+  if (layout.window_tokens > 0) {
+    const uint64_t window[] = {static_cast<uint64_t>(layout.window_tokens), id.window_bytes,
+                               static_cast<uint64_t>(layout.window_chunked)};
     h = hash_bytes64(window, sizeof(window), h);
   }
   return root_hash(h);
@@ -44,7 +45,7 @@ KvCache::KvCache(const KvCacheOptions& o, size_t block_bytes)
     : layout_(o.layout),
       block_tokens_(o.layout.block_tokens),
       max_blocks_((o.max_seq_tokens + o.layout.block_tokens - 1) / o.layout.block_tokens),
-      root_(identity_root(park_identity(o.layout, o.model_id, block_bytes), o.layout.window_tokens)),
+      root_(identity_root(park_identity(o.layout, o.model_id, block_bytes), o.layout)),
       pool_(o.n_blocks, block_bytes, o.layout.block_tokens),
       tables_(static_cast<size_t>(o.n_seqs) * max_blocks_, -1),
       seqs_(o.n_seqs),

@@ -240,6 +240,12 @@ TEST(WindowedKvLayout, GroupsTheWindowedLayersApartAndKeepsOneGroupOtherwise) {
   EXPECT_EQ(l.k_offset(2, 1), l.layer_bytes() + l.token_bytes());  // second layer of group 1
   EXPECT_EQ(l.first_window_block(5), 0);
   EXPECT_EQ(l.first_window_block(9), 1);
+  KvLayout chunked = windowed_layout();
+  chunked.set_windowed(40, {true, false, true}, true);  // Llama 4: a row reads its own chunk
+  EXPECT_EQ(chunked.first_window_block(39), 0);
+  EXPECT_EQ(chunked.first_window_block(40), 10);
+  EXPECT_EQ(chunked.first_window_block(79), 10);
+  EXPECT_EQ(chunked.first_window_block(80), 20);
   KvLayout all = windowed_layout();
   all.set_windowed(kWindow, {true, true, true});
   EXPECT_EQ(all.n_groups(), 1);

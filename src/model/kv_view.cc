@@ -7,8 +7,9 @@ size_t KvLayout::token_bytes() const {
   return dtype_row_bytes(type, static_cast<uint64_t>(n_head_kv) * static_cast<uint64_t>(head_dim)).value_or(0);
 }
 
-void KvLayout::set_windowed(int window, const std::vector<bool>& windowed) {
+void KvLayout::set_windowed(int window, const std::vector<bool>& windowed, bool chunked) {
   window_tokens = window;
+  window_chunked = chunked;
   layer_group.assign(static_cast<size_t>(n_layer), 0);
   layer_slot.assign(static_cast<size_t>(n_layer), 0);
   int n_in_group[2] = {0, 0};
@@ -20,6 +21,7 @@ void KvLayout::set_windowed(int window, const std::vector<bool>& windowed) {
   n_windowed_layers = n_in_group[1];
   if (n_in_group[0] == 0 || n_in_group[1] == 0) {  // one group after all: no window
     window_tokens = n_windowed_layers = 0;
+    window_chunked = false;
     layer_group.clear();
     layer_slot.clear();
   }

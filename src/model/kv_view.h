@@ -46,22 +46,27 @@ struct KvLayout {
   // them; the other layers are group 0. layer_group and layer_slot are empty when every layer
   // is in group 0 (window_tokens 0).
   int window_tokens = 0;
+  // Group 1 attends within chunks of window_tokens keys (Llama 4: a row at p reads keys from
+  // p - p % window_tokens) rather than over the last window_tokens.
+  bool window_chunked = false;
   std::vector<uint8_t> layer_group;  // per layer: 0 or 1
   std::vector<int> layer_slot;       // per layer: its index among its group's layers
   int n_windowed_layers = 0;         // layers in group 1
 
-  // Marks the layers for which windowed[l] is true as group 1 over `window` keys (no group 1
-  // when that would leave either group without layers).
-  void set_windowed(int window, const std::vector<bool>& windowed);
+  // Marks the layers for which windowed[l] is true as group 1 over `window` keys, or chunks of
+  // them (no group 1 when that would leave either group without layers).
+  void set_windowed(int window, const std::vector<bool>& windowed, bool chunked = false);
   int n_groups() const { return window_tokens > 0 ? 2 : 1; }
   int group_of(int layer) const { return layer_group.empty() ? 0 : layer_group[static_cast<size_t>(layer)]; }
   int n_group_layers(int group) const { return group == 0 ? n_layer - n_windowed_layers : n_windowed_layers; }
   // The first block a row at position pos (or any later row) can read in group 1.
   int first_window_block(int pos) const {
+    if (window_chunked) return (pos - pos % window_tokens) / block_tokens;
     return (pos >= window_tokens ? pos - window_tokens + 1 : 0) / block_tokens;
   }
   // Group 1 blocks a sequence needs at once: the window before its next rows and the
-  // max_step_tokens rows of one forward, over block boundaries.
+  // max_step_tokens rows of one forward, over block boundaries (a chunk starts no earlier
+  // than a window of its size would).
   int window_step_blocks(int max_step_tokens) const {
     return (window_tokens - 1 + max_step_tokens + block_tokens - 1) / block_tokens + 1;
   }

@@ -157,10 +157,15 @@ KvLayout kv_layout_of(const Hparams& hp, DType kv_type, int block_tokens) {
   // Sliding layers beside full ones (Gemma 2 and 3, gpt-oss) keep their K/V apart, so a paged
   // cache keeps only their window; when every layer slides (Phi-3) nothing would be left in
   // group 0 to carry the prefix chain, and they stay there.
+  // Llama 4's chunked layers likewise keep only their chunk's.
   if (hp.sliding_window > 0 && hp.sliding_period > 0 && !hp.is_hybrid()) {
     std::vector<bool> windowed(static_cast<size_t>(layout.n_layer));
     for (int l = 0; l < layout.n_layer; ++l) windowed[static_cast<size_t>(l)] = hp.layer_slides(l);
     layout.set_windowed(hp.sliding_window, windowed);
+  } else if (hp.attn_chunk > 0 && !hp.is_hybrid()) {
+    std::vector<bool> chunked(static_cast<size_t>(layout.n_layer));
+    for (int l = 0; l < layout.n_layer; ++l) chunked[static_cast<size_t>(l)] = hp.layer_chunked(l);
+    layout.set_windowed(hp.attn_chunk, chunked, true);
   }
   return layout;
 }
@@ -170,7 +175,8 @@ Status Model::check_kv_layout(const KvLayout& layout) const {
   const KvLayout want = kv_layout_of(hp, layout.type, layout.block_tokens);
   if (layout.n_layer != want.n_layer || layout.n_head_kv != want.n_head_kv || layout.head_dim != want.head_dim ||
       layout.v_is_k != want.v_is_k || layout.state_floats != want.state_floats ||
-      layout.window_tokens != want.window_tokens || layout.layer_group != want.layer_group) {
+      layout.window_tokens != want.window_tokens || layout.window_chunked != want.window_chunked ||
+      layout.layer_group != want.layer_group) {
     return Status::InvalidArgument(
         "K/V layout does not match the model's layers, K/V heads, head size, latent rows, recurrent state or "
         "sliding-window layers");
