@@ -65,6 +65,17 @@ void BlockPool::unref(int block) {
   }
 }
 
+void BlockPool::unref_cold(int block) {
+  Meta& m = meta_[block];
+  assert(m.refs > 0);
+  if (--m.refs > 0) return;
+  if (m.published) {
+    lru_push_front(block);
+  } else {
+    free_.push_back(block);
+  }
+}
+
 bool BlockPool::publish(int block, const BlockHash& hash, std::span<const int32_t> tokens) {
   Meta& m = meta_[block];
   if (m.published || static_cast<int>(tokens.size()) != block_tokens_) return false;
@@ -124,6 +135,15 @@ void BlockPool::lru_push_back(int block) {
   m.lru_next = -1;
   if (lru_tail_ >= 0) meta_[lru_tail_].lru_next = block; else lru_head_ = block;
   lru_tail_ = block;
+  ++n_cached_;
+}
+
+void BlockPool::lru_push_front(int block) {
+  Meta& m = meta_[block];
+  m.lru_prev = -1;
+  m.lru_next = lru_head_;
+  if (lru_head_ >= 0) meta_[lru_head_].lru_prev = block; else lru_tail_ = block;
+  lru_head_ = block;
   ++n_cached_;
 }
 

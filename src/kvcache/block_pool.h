@@ -58,6 +58,10 @@ class BlockPool {
   // Drops a reference; at zero a published block becomes the most recently used cached
   // block and an unpublished one returns to the free list.
   void unref(int block);
+  // unref(), but a published block left without references becomes the least recently used
+  // cached block, the first to be evicted (a block its sequence has passed: worth less than
+  // the ones other conversations end with).
+  void unref_cold(int block);
   // Records that block (used, full) holds `tokens` after the chain ending in hash's parent.
   // Returns false when another block already holds this key (the caller keeps its copy
   // private) or the block is already published.
@@ -90,6 +94,7 @@ class BlockPool {
   };
   void lru_remove(int block);
   void lru_push_back(int block);
+  void lru_push_front(int block);
   void unpublish(int block);
 
   const int n_blocks_;

@@ -78,6 +78,27 @@ TEST(BlockPool, EvictsLeastRecentlyUsedCachedBlockAndCallsHookFirst) {
   EXPECT_EQ(pool.evictions(), 2u);
 }
 
+TEST(BlockPool, AColdReleaseIsEvictedFirst) {
+  BlockPool pool(4, 64, kTokens);
+  int blocks[4];
+  for (int i = 0; i < 4; ++i) {
+    blocks[i] = pool.allocate();
+    ASSERT_TRUE(pool.publish(blocks[i], key_of(10 * i), toks(10 * i)));
+  }
+  pool.unref(blocks[0]);
+  pool.unref_cold(blocks[1]);
+  pool.unref(blocks[2]);
+  pool.unref_cold(blocks[3]);  // the coldest: evicted before everything else
+  EXPECT_EQ(pool.cached_blocks(), (std::vector<int>{blocks[3], blocks[1], blocks[0], blocks[2]}));
+  EXPECT_EQ(pool.allocate(), blocks[3]);
+  EXPECT_EQ(pool.allocate(), blocks[1]);
+  EXPECT_EQ(pool.n_cached(), 2);
+  // A cold block taken again and released normally is warm again.
+  int c = pool.allocate();
+  EXPECT_EQ(c, blocks[0]);
+  EXPECT_EQ(pool.find(key_of(20), toks(20)), blocks[2]);
+}
+
 TEST(BlockPool, ReferencingACachedBlockProtectsItFromEviction) {
   BlockPool pool(2, 64, kTokens);
   int a = pool.allocate();

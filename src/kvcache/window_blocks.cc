@@ -126,11 +126,13 @@ void WindowBlocks::publish(int seq, std::span<const BlockHash> keys, std::span<c
   for (int b = std::max(from, s.first); b < n_full; ++b) {
     if (t[b] >= 0) pool_.publish(t[b], keys[b], tokens.subspan(static_cast<size_t>(b) * bt, bt));
   }
-  // Only published blocks leave: they stay cached for a sequence resuming where they end.
+  // Only published blocks leave: they stay cached for a sequence resuming where they end, but
+  // are evicted first (a running sequence recycles its own), so that the windows conversations
+  // end with, which their follow-ups resume from, stay longest.
   const int passed = std::min(layout_.first_window_block(n_computed), n_full);
   for (int b = s.first; b < passed; ++b) {
     if (t[b] < 0) continue;
-    pool_.unref(t[b]);
+    pool_.unref_cold(t[b]);
     t[b] = -1;
     --s.held;
   }

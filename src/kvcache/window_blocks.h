@@ -4,8 +4,9 @@
 // A row at position p of a sliding layer reads keys (p - window_tokens, p] only, and a
 // sequence's next rows start at its computed length n_past, so once n_past has moved on, the
 // blocks before KvLayout::first_window_block(n_past) are never read by it again. publish()
-// hands them back to the pool, published: they stay cached (LRU) for a later sequence whose
-// prompt ends where theirs did, exactly like group 0's blocks, and are parked to disk as
+// hands them back to the pool, published: they stay cached for a later sequence whose prompt
+// ends where theirs did, like group 0's blocks, but at the cold end of the LRU order (evicted
+// before the windows that released sequences end with), and are parked to disk as
 // ParkKind::kWindow files when evicted. A sequence resuming a prefix of n blocks needs group
 // 0's blocks [0, n) and only the window's [first_window_block(n * block_tokens), n).
 //

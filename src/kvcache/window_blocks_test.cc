@@ -153,34 +153,44 @@ TEST_F(WindowedKvCacheTest, PrefixWhoseWindowBlocksWereEvictedFallsBackToOneWhos
     for (int i = 0; i < 8; ++i) follow.push_back(7 + i);
     EXPECT_EQ(run(*kv, 1, follow).reused_tokens, 40);
     kv->release(1);
-    // ...while the first 20 positions can no longer be resumed: group 0 still has their
-    // blocks, the window pool not the ones a row at 20 reads.
-    EXPECT_EQ(run(*kv, 0, shares_20).reused_tokens, 0);
-    EXPECT_EQ(kv->stats().prefix_hit_tokens, 40u);
+    // ...while of the first 20 positions only the first block can be resumed: group 0 still
+    // has all five, the window pool not blocks 3 and 4, which a row at 20 reads, only block 0
+    // (the first a passed, so the last of its passed blocks to be taken again).
+    EXPECT_EQ(run(*kv, 0, shares_20).reused_tokens, 4);
+    EXPECT_EQ(kv->stats().prefix_hit_tokens, 44u);
   }
 }
 
 TEST_F(WindowedKvCacheTest, PrefixWhoseLastWindowWasEvictedResumesWhereAnEarlierWindowIsKept) {
+  auto kv = make(12, false, 3);
+  const std::vector<int32_t> a = tokens_from(40, 100);
+  // a keeps running: it holds blocks 8 and 9; the 8 it passed are cached, the last passed the
+  // coldest (7, then 6, ...), and 2 blocks are free.
+  run(*kv, 0, a);
+  // A fresh 12-token request takes the 2 free blocks and then evicts block 7.
+  run(*kv, 1, tokens_from(12, 5000));
+  std::vector<int32_t> shares_32(a.begin(), a.begin() + 32);
+  for (int i = 0; i < 4; ++i) shares_32.push_back(700 + i);
+  // A prefix of 32 positions needs window blocks 6 and 7; one of 28 needs 5 and 6, still kept.
+  EXPECT_EQ(run(*kv, 2, shares_32).reused_tokens, 28);
+  for (int b = 0; b < 7; ++b) EXPECT_TRUE(holds(*kv, 2, a, 0, b)) << b;
+  EXPECT_TRUE(holds(*kv, 2, shares_32, 1, 8));
+}
+
+TEST_F(WindowedKvCacheTest, AConversationsLastWindowOutlivesTheBlocksOthersPass) {
   auto kv = make(16, false, 2);
   const std::vector<int32_t> a = tokens_from(40, 100);
-  std::vector<int32_t> shares_20 = tokens_from(20, 100);
-  for (int i = 0; i < 12; ++i) shares_20.push_back(900 + i);
   run(*kv, 0, a);
   kv->release(0);
-  // shares_20 takes a's window blocks 3 and 4 again, so they are now more recently used than
-  // a's others; a fresh 44-token request then needs 11 blocks: the 3 free ones and the 8 least
-  // recently used, which are a's blocks but 3 and 4.
-  EXPECT_EQ(run(*kv, 1, shares_20).reused_tokens, 20);
+  // A 60-token request needs 15 window blocks, 6 of them free: it takes a's passed blocks and
+  // then its own, never the window a's conversation ended with (taken in the order they were
+  // released, it would have been 8 of a's passed blocks and then its window).
+  run(*kv, 1, tokens_from(60, 5000));
   kv->release(1);
-  run(*kv, 0, tokens_from(44, 5000));
-  kv->release(0);
+  EXPECT_GT(kv->stats().evictions, 0u);
   std::vector<int32_t> follow = a;
   for (int i = 0; i < 8; ++i) follow.push_back(700 + i);
-  // Group 0 still has all of a's 10 blocks; the window of a row at 40 (blocks 8, 9) is gone,
-  // that of a row at 20 (blocks 3, 4) is not.
-  EXPECT_EQ(run(*kv, 1, follow).reused_tokens, 20);
-  for (int b = 0; b < 5; ++b) EXPECT_TRUE(holds(*kv, 1, a, 0, b)) << b;
-  EXPECT_TRUE(holds(*kv, 1, follow, 1, 11));
+  EXPECT_EQ(run(*kv, 0, follow).reused_tokens, 40);
 }
 
 TEST_F(WindowedKvCacheTest, ParkedWindowBlocksAreRestoredByteForByteAfterARestart) {
