@@ -16,8 +16,9 @@
 // the state its last forward pass left (a sequence cannot restart mid-way from cached K/V alone).
 //
 // Sliding-window layers (KvLayout::window_tokens > 0) keep their K/V in a second group of
-// blocks: a row at position p reads only keys (p - window_tokens, p] there, so a paged cache
-// need not keep the blocks before them. Within a group's block, its layers follow one another
+// blocks: a row at position p reads only keys (p - window_tokens, p] there (or, for Llama 4's
+// chunked layers, keys from p - p % window_tokens), so a paged cache need not keep the blocks
+// before them. Within a group's block, its layers follow one another
 // in layer order as above.
 //
 // Thread-safety: during one forward call, block() is called concurrently from several
