@@ -54,25 +54,20 @@ void BlockPool::ref(int block) {
   ++m.refs;
 }
 
-void BlockPool::unref(int block) {
-  Meta& m = meta_[block];
-  assert(m.refs > 0);
-  if (--m.refs > 0) return;
-  if (m.published) {
-    lru_push_back(block);
-  } else {
-    free_.push_back(block);
-  }
-}
+void BlockPool::unref(int block) { drop_ref(block, false); }
 
-void BlockPool::unref_cold(int block) {
+void BlockPool::unref_cold(int block) { drop_ref(block, true); }
+
+void BlockPool::drop_ref(int block, bool cold) {
   Meta& m = meta_[block];
   assert(m.refs > 0);
   if (--m.refs > 0) return;
-  if (m.published) {
+  if (!m.published) {
+    free_.push_back(block);
+  } else if (cold) {
     lru_push_front(block);
   } else {
-    free_.push_back(block);
+    lru_push_back(block);
   }
 }
 

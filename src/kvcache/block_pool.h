@@ -92,6 +92,9 @@ class BlockPool {
     int lru_prev = -1;
     int lru_next = -1;
   };
+  // unref() and unref_cold(): a published block left without references goes to the LRU
+  // list's front (cold) or back.
+  void drop_ref(int block, bool cold);
   void lru_remove(int block);
   void lru_push_back(int block);
   void lru_push_front(int block);

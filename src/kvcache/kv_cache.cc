@@ -92,9 +92,12 @@ Result<std::unique_ptr<KvCache>> KvCache::Create(const KvCacheOptions& o) {
   if (!o.park_dir.empty() && (o.layout.state_floats == 0 || cache->snapshots_)) {
     STRATA_ASSIGN_OR_RETURN(cache->store_, ParkStore::Open(o.park_dir, o.park_capacity_bytes,
                                                            park_identity(o.layout, o.model_id, block_bytes)));
-    cache->pool_.set_evict_hook([c = cache.get()](int block) { c->park_block(block); });
+    cache->pool_.set_evict_hook([c = cache.get()](int block) { c->park_block(c->pool_, ParkKind::kBlock, block); });
     if (cache->window_) {
-      cache->window_->pool().set_evict_hook([c = cache.get()](int block) { c->park_window_block(block); });
+      BlockPool& window_pool = cache->window_->pool();
+      window_pool.set_evict_hook([c = cache.get(), &window_pool](int block) {
+        c->park_block(window_pool, ParkKind::kWindow, block);
+      });
     }
     if (cache->snapshots_) {
       cache->snapshots_->set_evict_hook([c = cache.get()](const BlockHash& key, const float* state,
@@ -243,19 +246,18 @@ bool KvCache::attach_window(int seq, std::span<const int32_t> tokens, int total_
   int* t = table(seq);
   int n_window_restored = 0;
   const int usable = window_->attach(seq, s.hashes, tokens, s.n_table, total_tokens, store_.get(), &n_window_restored);
-  if (usable < 0) {  // the blocks group 0 took stay cached for the retry
-    for (int b = 0; b < s.n_table; ++b) {
-      pool_.unref(t[b]);
-      t[b] = -1;
-    }
-    s.n_table = s.n_hashed = s.reserved = 0;
-    return false;
-  }
-  for (int b = usable; b < s.n_table; ++b) {
+  // Group 0 keeps the blocks the window pool can resume; without a promise (usable < 0) none,
+  // and the ones it took stay cached for the retry.
+  const int kept = std::max(usable, 0);
+  for (int b = kept; b < s.n_table; ++b) {
     pool_.unref(t[b]);
     t[b] = -1;
   }
-  s.n_table = s.n_hashed = usable;
+  s.n_table = s.n_hashed = kept;
+  if (usable < 0) {
+    s.reserved = 0;
+    return false;
+  }
   *n_restored = std::min(*n_restored, usable);
   counters_.restored_blocks += n_window_restored;
   counters_.bytes_reused += static_cast<uint64_t>(window_->held(seq)) * window_->pool().block_bytes();
@@ -344,17 +346,19 @@ void KvCache::release(int seq) {
   if (snapshots_) snapshots_->release(seq);
 }
 
-void KvCache::park_block(int block) {
-  if (!store_ || store_->contains(pool_.hash(block))) return;
-  Result<bool> written = store_->put(pool_.hash(block), pool_.tokens(block), pool_.data(block));
+void KvCache::park_block(const BlockPool& pool, ParkKind kind, int block) {
+  if (!store_ || store_->contains(pool.hash(block), kind)) return;
+  Result<bool> written = store_->put(pool.hash(block), pool.tokens(block), pool.data(block), kind);
   if (!written.ok()) STRATA_LOG_WARN("K/V park: {}", written.status().ToString());
 }
 
-void KvCache::park_window_block(int block) {
-  const BlockPool& pool = window_->pool();
-  if (!store_ || store_->contains(pool.hash(block), ParkKind::kWindow)) return;
-  Result<bool> written = store_->put(pool.hash(block), pool.tokens(block), pool.data(block), ParkKind::kWindow);
-  if (!written.ok()) STRATA_LOG_WARN("sliding-window K/V park: {}", written.status().ToString());
+void KvCache::park_pool(BlockPool& pool, ParkKind kind) {
+  for (int block : pool.cached_blocks()) {
+    park_block(pool, kind, block);
+    // Moved, not copied: the memory goes back to the free list. A block the store could
+    // not take (I/O error, no capacity) stays cached.
+    if (store_->contains(pool.hash(block), kind)) pool.drop_cached(block);
+  }
 }
 
 void KvCache::park_state(const BlockHash& key, const float* state, std::span<const int32_t> tokens) {
@@ -371,18 +375,8 @@ int KvCache::park_idle() {
   if (snapshots_) snapshots_->for_each([this](const BlockHash& key, const float* state, std::span<const int32_t> tokens) {
     park_state(key, state, tokens);
   });
-  for (int block : pool_.cached_blocks()) {
-    park_block(block);
-    // Moved, not copied: the memory goes back to the free list. A block the store could
-    // not take (I/O error, no capacity) stays cached.
-    if (store_->contains(pool_.hash(block))) pool_.drop_cached(block);
-  }
-  if (window_) {
-    for (int block : window_->pool().cached_blocks()) {
-      park_window_block(block);
-      if (store_->contains(window_->pool().hash(block), ParkKind::kWindow)) window_->pool().drop_cached(block);
-    }
-  }
+  park_pool(pool_, ParkKind::kBlock);
+  if (window_) park_pool(window_->pool(), ParkKind::kWindow);
   return static_cast<int>(store_->stats().parks - before);
 }
 

@@ -144,8 +144,10 @@ class KvCache final : public KvView {
   int cut_to_snapshot(int seq, int n_plan);
   int resume_state(int seq, std::span<const int32_t> tokens);
   void snapshot_state(int seq, std::span<const int32_t> tokens, int n_computed);
-  void park_block(int block);
-  void park_window_block(int block);
+  // Writes a block of pool (group 0's, kind kBlock, or the window pool's, kWindow) to the park
+  // store unless it has it; park_pool() moves every cached block of pool there.
+  void park_block(const BlockPool& pool, ParkKind kind, int block);
+  void park_pool(BlockPool& pool, ParkKind kind);
   // Fits the admitted prefix of seq (its table's length) to the window pool; false when that
   // pool cannot promise the request's blocks now (seq is then released).
   bool attach_window(int seq, std::span<const int32_t> tokens, int total_tokens, int* n_restored);

@@ -158,14 +158,11 @@ KvLayout kv_layout_of(const Hparams& hp, DType kv_type, int block_tokens) {
   // cache keeps only their window; when every layer slides (Phi-3) nothing would be left in
   // group 0 to carry the prefix chain, and they stay there.
   // Llama 4's chunked layers likewise keep only their chunk's.
-  if (hp.sliding_window > 0 && hp.sliding_period > 0 && !hp.is_hybrid()) {
+  const bool slides = hp.sliding_window > 0 && hp.sliding_period > 0;
+  if ((slides || hp.attn_chunk > 0) && !hp.is_hybrid()) {
     std::vector<bool> windowed(static_cast<size_t>(layout.n_layer));
-    for (int l = 0; l < layout.n_layer; ++l) windowed[static_cast<size_t>(l)] = hp.layer_slides(l);
-    layout.set_windowed(hp.sliding_window, windowed);
-  } else if (hp.attn_chunk > 0 && !hp.is_hybrid()) {
-    std::vector<bool> chunked(static_cast<size_t>(layout.n_layer));
-    for (int l = 0; l < layout.n_layer; ++l) chunked[static_cast<size_t>(l)] = hp.layer_chunked(l);
-    layout.set_windowed(hp.attn_chunk, chunked, true);
+    for (int l = 0; l < layout.n_layer; ++l) windowed[static_cast<size_t>(l)] = slides ? hp.layer_slides(l) : hp.layer_chunked(l);
+    layout.set_windowed(slides ? hp.sliding_window : hp.attn_chunk, windowed, !slides);
   }
   return layout;
 }
