@@ -90,12 +90,14 @@ constexpr ArchTraits kArchs[] = {
      /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"post_attention_norm",
      /*sliding_every_layer=*/false, /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0,
      /*wide_attn_scale_layers=*/0, /*sigmoid_router=*/false, /*ungated_shared_expert=*/false, /*llama4=*/false,
-     /*nope_layer_step=*/0, /*mla=*/false, /*qk_norm_whole_row=*/false, /*mistral3=*/false, /*gated_delta_net=*/true},
+     /*nope_layer_step=*/0, /*mla=*/false, /*qk_norm_whole_row=*/false, /*mistral3=*/false, /*gated_delta_net=*/true,
+     /*delta_net_grouped=*/false, /*mrope=*/ArchTraits::MRope::kInterleaved},
     {"qwen35moe", true,     false,   true,   true,   true,     false,       false,     false, 0, 0.0f,
      /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"post_attention_norm",
      /*sliding_every_layer=*/false, /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0,
      /*wide_attn_scale_layers=*/0, /*sigmoid_router=*/false, /*ungated_shared_expert=*/false, /*llama4=*/false,
-     /*nope_layer_step=*/0, /*mla=*/false, /*qk_norm_whole_row=*/false, /*mistral3=*/false, /*gated_delta_net=*/true},
+     /*nope_layer_step=*/0, /*mla=*/false, /*qk_norm_whole_row=*/false, /*mistral3=*/false, /*gated_delta_net=*/true,
+     /*delta_net_grouped=*/false, /*mrope=*/ArchTraits::MRope::kInterleaved},
     // Qwen3-Next (80B-A3B Instruct and Thinking): Qwen3.5's experts with the delta-net inputs
     // fused per key head (ArchTraits::delta_net_grouped).
     {"qwen3next", true,     false,   true,   true,   true,     false,       false,     false, 0, 0.0f,
@@ -104,6 +106,18 @@ constexpr ArchTraits kArchs[] = {
      /*wide_attn_scale_layers=*/0, /*sigmoid_router=*/false, /*ungated_shared_expert=*/false, /*llama4=*/false,
      /*nope_layer_step=*/0, /*mla=*/false, /*qk_norm_whole_row=*/false, /*mistral3=*/false, /*gated_delta_net=*/true,
      /*delta_net_grouped=*/true},
+    // The language models of Qwen2-VL / Qwen2.5-VL, Qwen3-VL and Qwen3-VL-MoE (the files
+    // llama.cpp's converter writes beside an mmproj file), text only: Qwen2's, Qwen3's and
+    // Qwen3-MoE's layers with M-RoPE (ArchTraits::mrope).
+    {.name = "qwen2vl", .rope_neox = true, .requires_qkv_bias = true, .requires_qk_norm = false,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .mrope = ArchTraits::MRope::kSectioned},
+    {.name = "qwen3vl", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .mrope = ArchTraits::MRope::kInterleaved},
+    {.name = "qwen3vlmoe", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
+     .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .mrope = ArchTraits::MRope::kInterleaved},
 };
 
 }  // namespace
@@ -118,7 +132,7 @@ const ArchTraits* find_arch(std::string_view name) {
 std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, "
          "glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2, mistral3, ernie4_5, ernie4_5-moe, qwen35, qwen35moe, "
-         "qwen3next";
+         "qwen3next, qwen2vl, qwen3vl, qwen3vlmoe";
 }
 
 }  // namespace strata

@@ -89,6 +89,13 @@ struct ArchTraits {
   // head (Hparams::ssm_grouped): ssm_in holds each key head's q, k, v and z rows in turn, ssm_ba
   // its b and a rows, and value head h reads key head h / (n_v_heads / n_k_heads).
   bool delta_net_grouped = false;
+  // Multimodal rope (M-RoPE): each rotated pair reads one of a token's position components, by
+  // its sector of <arch>.rope.dimension_sections (Hparams::rope_pos0_pairs). kSectioned: the
+  // sectors are consecutive runs (Qwen2-VL, Qwen2.5-VL); kInterleaved: interleaved (Qwen3-VL,
+  // Qwen3.5). Text is p in every component the model defines, so only a consecutive layout's
+  // fourth section (none in the real files) differs from plain rope.
+  enum class MRope : unsigned char { kNone, kSectioned, kInterleaved };
+  MRope mrope = MRope::kNone;
 };
 
 // nullptr for an architecture this build does not run.

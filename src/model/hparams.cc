@@ -225,8 +225,14 @@ Status read_mistral3_attention(const GgufFile& gguf, Hparams* hp) {
   return Status::Ok();
 }
 
-// Qwen3.5's rope.dimension_sections (Hparams::rope_pos0_pairs), when the file has them.
-Status read_rope_sections(const GgufFile& gguf, Hparams* hp) {
+// M-RoPE's rope.dimension_sections (ArchTraits::mrope, Hparams::rope_pos0_pairs), when the file
+// has them. A text token's position is p in every component the model defines, so only the
+// consecutive layout's fourth section (pairs past s0 + s1 + s2, in files that have one) stays at
+// position 0. The interleaved layout defines three components, the temporal one for every pair
+// the other two leave (transformers' apply_interleaved_mrope: [THW THW ... TT]), so its text
+// turns every pair; llama.cpp and ik_llama.cpp read a fourth component, 0 for text, for those
+// pairs instead, which freezes Qwen3-VL's last two of 64 ([24, 20, 20, 0]).
+Status read_rope_sections(const GgufFile& gguf, ArchTraits::MRope mrope, Hparams* hp) {
   const std::string key = hp->arch + ".rope.dimension_sections";
   const GgufValue* v = gguf.find(key);
   if (v == nullptr) return Status::Ok();
@@ -242,14 +248,13 @@ Status read_rope_sections(const GgufFile& gguf, Hparams* hp) {
   if (n_values < 3 || sum == 0) {
     return Status::Corrupt(gguf.path() + ": " + key + " must hold 4 counts of rotated pairs, not all 0");
   }
+  if (mrope == ArchTraits::MRope::kInterleaved) return Status::Ok();
   std::vector<uint8_t> pos0(static_cast<size_t>(hp->n_rot / 2), 0);
   bool any = false;
   for (int i = 0; i < hp->n_rot / 2; ++i) {
-    const int sector = i % sum;
-    const bool text = (sector % 3 == 0 && sector < 3 * s[0]) || (sector % 3 == 1 && sector < 3 * s[1]) ||
-                      (sector % 3 == 2 && sector < 3 * s[2]);
-    pos0[static_cast<size_t>(i)] = text ? 0 : 1;
-    any = any || !text;
+    const bool fourth = i % sum >= s[0] + s[1] + s[2];
+    pos0[static_cast<size_t>(i)] = fourth ? 1 : 0;
+    any = any || fourth;
   }
   if (any) hp->rope_pos0_pairs = std::move(pos0);
   return Status::Ok();
@@ -281,7 +286,6 @@ Status read_delta_net(const GgufFile& gguf, Hparams* hp) {
                                " exceeds the " + std::to_string(kMaxSsmConvKernel) + " taps this build supports");
   }
   hp->ssm_head_v_dim = inner / hp->ssm_n_v_heads;
-  STRATA_RETURN_IF_ERROR(read_rope_sections(gguf, hp));
   if (hp->ssm_head_k_dim > kMaxSsmHeadDim || hp->ssm_head_v_dim > kMaxSsmHeadDim) {
     return Status::Unsupported(f + ": delta-net heads of " + std::to_string(hp->ssm_head_k_dim) + " keys and " +
                                std::to_string(hp->ssm_head_v_dim) + " values exceed the " +
@@ -325,6 +329,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.llama4) STRATA_RETURN_IF_ERROR(read_llama4_attention(gguf, hp));
   if (traits.mistral3) STRATA_RETURN_IF_ERROR(read_mistral3_attention(gguf, hp));
   if (traits.gated_delta_net) STRATA_RETURN_IF_ERROR(read_delta_net(gguf, hp));
+  if (traits.mrope != ArchTraits::MRope::kNone) STRATA_RETURN_IF_ERROR(read_rope_sections(gguf, traits.mrope, hp));
   hp->ssm_grouped = traits.delta_net_grouped;
   hp->ffn_up_gate_fused = traits.ffn_up_gate_fused;
   hp->attn_sinks = traits.attn_sinks;

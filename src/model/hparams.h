@@ -99,11 +99,11 @@ struct Hparams {
   // of inner_size / time_step_rank values. Value head h reads key head ssm_key_head(h): h %
   // ssm_n_k_heads, or with ssm_grouped (Qwen3-Next's layout, ArchTraits::delta_net_grouped)
   // h / (ssm_n_v_heads / ssm_n_k_heads).
-  // Qwen3.5's interleaved M-RoPE (rope.dimension_sections s0..s3): rotated pair i reads the
-  // position component of its sector i % (s0 + s1 + s2 + s3), the first three interleaved
-  // (sector % 3 < 3, while sector < 3 * s of that component), the fourth otherwise. A text
-  // token's position is (p, p, p, 0), so the pairs flagged here (1) rotate as at position 0;
-  // empty when none is (Qwen3.5's own [11, 11, 10, 0] leaves none: plain NeoX rope).
+  // M-RoPE (ArchTraits::mrope; rope.dimension_sections s0..s3): rotated pair i reads one
+  // component of a token's position. A text token's is p in the three the models define, so
+  // only the consecutive layout's fourth section (Qwen2-VL's sector i % (s0 + s1 + s2 + s3) >=
+  // s0 + s1 + s2; none in the real files) reads 0: the pairs flagged here (1) rotate as at
+  // position 0. Empty when none is: plain NeoX rope (every interleaved file: hparams.cc says why).
   std::vector<uint8_t> rope_pos0_pairs;
   int ssm_conv_kernel = 0;
   int ssm_head_k_dim = 0;

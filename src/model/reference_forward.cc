@@ -199,7 +199,7 @@ void ReferenceForward::rope(Vec& x, int n_heads, bool sliding, int head_stride) 
       const double factor = rope_freqs_.empty() || own_rope ? 1.0 : rope_freqs_[static_cast<size_t>(i)];
       const double scale = own_rope ? 1.0 : static_cast<double>(hp_.rope_freq_scale);
       const double base = own_rope ? hp_.rope_freq_base_swa : hp_.rope_freq_base;
-      // Qwen3.5's M-RoPE sectors that read a text token's fourth position component, 0.
+      // M-RoPE sectors that read a text token's fourth position component, 0 (Hparams::rope_pos0_pairs).
       const bool pos0 = !hp_.rope_pos0_pairs.empty() && hp_.rope_pos0_pairs[static_cast<size_t>(i)] != 0;
       const double unscaled = (pos0 ? 0 : n_tokens_) * std::pow(base, -2.0 * i / hp_.n_rot) / factor;
       double theta = unscaled * scale;

@@ -156,6 +156,15 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".rope.scaling.yarn_beta_slow", GgufValue::F32(s.rope_yarn_beta_slow));
   }
   if (is_hybrid_arch(s.arch)) set_hybrid_metadata(s, w);
+  if (s.arch == "qwen2vl" || s.arch == "qwen3vl" || s.arch == "qwen3vlmoe") {
+    // M-RoPE sections in the real files' proportions over the rotated pairs: Qwen2-VL's
+    // [16, 24, 24, 0] and Qwen3-VL's [24, 20, 20, 0] of 64 (a head of 64: [8, 12, 12, 0] and
+    // [12, 10, 10, 0], whose interleaving leaves the last pair to the temporal component).
+    const int n_pairs = (s.n_rot != 0 ? s.n_rot : head_dim(s)) / 2;
+    const int first = n_pairs * (s.arch == "qwen2vl" ? 16 : 24) / 64;
+    const int second = (n_pairs - first) / 2;
+    w.set(a + ".rope.dimension_sections", GgufValue::I32Array({first, second, n_pairs - first - second, 0}));
+  }
   if ((s.arch == "glm4" || s.arch == "glm4moe" || s.arch == "minimax-m2") && s.n_rot == 0) {
     w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim(s) / 2)));
   }
@@ -230,7 +239,7 @@ std::string test_model_name(const TestModelSpec& spec) {
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe" ||
-         arch == "qwen35moe" || arch == "qwen3next";
+         arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe";
 }
 
 bool is_hybrid_arch(const std::string& arch) { return arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next"; }
@@ -247,15 +256,16 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const int kv_dim = s.n_head_kv * head_dim(s);
   const bool gpt_oss = s.arch == "gpt-oss";
   const bool glm = s.arch == "glm4moe";
-  const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe" || gpt_oss || glm || s.arch == "glm4";
+  const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe" || gpt_oss || glm || s.arch == "glm4" || s.arch == "qwen2vl";
   const bool fused_qkv = s.arch == "phi3" || s.fused_qkv;
   const bool gemma3 = s.arch == "gemma3";
   const bool gemma = gemma3 || s.arch == "gemma2";  // post-norms, tied embeddings
   const bool post_norms = gemma || s.arch == "glm4";
   const bool minimax = s.arch == "minimax-m2";
-  const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax;
+  const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax || s.arch == "qwen3vl" ||
+                       s.arch == "qwen3vlmoe";
   const bool hybrid = is_hybrid_arch(s.arch);
-  const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma;
+  const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl";
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
   if (!tied) b.matrix("output.weight", s.n_embd, s.n_vocab);

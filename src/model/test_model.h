@@ -58,7 +58,8 @@ struct TestModelSpec {
   // the others gated delta-net layers (test_model_hybrid.cc); the feed-forward norm stored as
   // post_attention_norm. qwen3next: qwen35moe with the delta-net projections fused per key head
   // (ssm_in, ssm_ba) and no full_attention_interval key when the interval is 4 (llama.cpp's
-  // converter writes none).
+  // converter writes none). qwen2vl, qwen3vl, qwen3vlmoe: qwen2's, qwen3's and qwen3moe's tensors
+  // with rope.dimension_sections in the real files' proportions (metadata_overrides may change them).
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types

@@ -174,6 +174,21 @@ void set_hybrid_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".rope.dimension_sections", GgufValue::I32Array({temporal, temporal, n_pairs - 2 * temporal, 0}));
 }
 
+// The vision-language models' M-RoPE sections over the rotated pairs, as llama.cpp's converter
+// writes them for their language model (which text-only inference reads as plain rope): Qwen2-VL's
+// [16, 24, 24, 0] and Qwen3-VL's [24, 20, 20, 0] of 64 pairs, scaled to this head; Qwen3-VL's
+// deepstack layer count (its vision features, none in text).
+void set_mrope_hparams(GgufWriter& w, const ModelSpec& s) {
+  const bool qwen3vl = s.arch == "qwen3vl" || s.arch == "qwen3vlmoe";
+  if (!qwen3vl && s.arch != "qwen2vl") return;
+  const std::string& a = s.arch;
+  const int n_pairs = s.head_dim / 2;
+  const int first = (n_pairs * (qwen3vl ? 24 : 16) + 32) / 64;
+  const int second = (n_pairs - first) / 2;
+  w.set(a + ".rope.dimension_sections", GgufValue::I32Array({first, second, n_pairs - first - second, 0}));
+  if (qwen3vl) w.set(a + ".n_deepstack_layers", GgufValue::U32(3));
+}
+
 // GLM-4.5's, as llama.cpp's converter writes them: the shared expert as a count of experts,
 // the leading dense blocks, routing weights normalised and scaled after sigmoid gating
 // (llama.cpp's LLAMA_EXPERT_GATING_FUNC_TYPE_SIGMOID = 2), and the NextN blocks.
@@ -278,6 +293,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_hparams(w, report.spec, report.plan, o.seed);
   set_expert_hparams(w, report.spec);
   set_hybrid_hparams(w, report.spec);
+  set_mrope_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 
   int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

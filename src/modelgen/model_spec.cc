@@ -334,29 +334,30 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   const bool moe_arch = is_moe_arch_name(name);
   if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma2" && name != "gemma3" &&
       name != "phi3" && name != "glm4" && name != "smollm3" && name != "mistral3" && name != "ernie4_5" &&
-      name != "qwen35") {
+      name != "qwen35" && name != "qwen2vl" && name != "qwen3vl") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
                                    "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, "
-                                   "qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, "
-                                   "ernie4_5-moe, qwen35moe or qwen3next)");
+                                   "qwen2vl, qwen3vl, qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, "
+                                   "minimax-m2, ernie4_5-moe, qwen35moe, qwen3next or qwen3vlmoe)");
   }
   if (moe_arch != (s->n_expert > 0)) {
     const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, "
-                                  "ernie4_5 or qwen35)"
+                                  "ernie4_5, qwen35, qwen2vl or qwen3vl)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, "
-                                  "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe or qwen3next)";
+                                  "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next or qwen3vlmoe)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "minimax-m2" || name == "qwen35" ||
-               name == "qwen35moe" || name == "qwen3next";
+               name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4";
   if (name == "gemma3" || name == "gemma2") s->tied_embeddings = true;
   s->gemma2 = name == "gemma2";
   s->gpt_oss = name == "gpt-oss";
   apply_window_and_rope(name, s);
-  s->qkv_bias = name == "qwen2" || name == "qwen2moe" || name == "gpt-oss" || name == "glm4moe" || name == "glm4";
+  s->qkv_bias = name == "qwen2" || name == "qwen2moe" || name == "gpt-oss" || name == "glm4moe" || name == "glm4" ||
+                name == "qwen2vl";
   s->phi3 = name == "phi3";
   s->mistral3 = name == "mistral3";
   if (!s->mistral3) s->attn_temp_scale = 0.0f;
@@ -372,7 +373,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
 bool is_moe_arch_name(std::string_view arch) {
   return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe" ||
-         arch == "qwen35moe" || arch == "qwen3next";
+         arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe";
 }
 
 int block_count(const ModelSpec& spec) { return spec.n_layer + spec.n_nextn; }
