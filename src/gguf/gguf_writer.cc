@@ -56,6 +56,10 @@ void GgufWriter::set(std::string key, GgufValue value) {
   metadata_.emplace_back(std::move(key), std::move(value));
 }
 
+void GgufWriter::erase(const std::string& key) {
+  std::erase_if(metadata_, [&](const auto& kv) { return kv.first == key; });
+}
+
 void GgufWriter::add_tensor(std::string name, DType type, std::vector<uint64_t> dims, FillFn fill) {
   tensors_.push_back(PendingTensor{std::move(name), type, std::move(dims), std::move(fill)});
 }

@@ -22,6 +22,7 @@ class GgufWriter {
   using FillFn = std::function<void(uint8_t* dst)>;
 
   void set(std::string key, GgufValue value);  // replaces an existing key
+  void erase(const std::string& key);          // no-op when the key is absent
   // dims[0] innermost. Fails at write() if the element count is not whole blocks of type.
   void add_tensor(std::string name, DType type, std::vector<uint64_t> dims, FillFn fill);
   // Convenience: copies bytes now (small tensors in tests).

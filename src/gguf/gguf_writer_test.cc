@@ -40,6 +40,20 @@ GgufValue u8(uint8_t v) {
   return x;
 }
 
+TEST_F(GgufWriterTest, SetReplacesAndEraseRemovesAKey) {
+  GgufWriter w;
+  w.set("a", GgufValue::U32(1));
+  w.set("b", GgufValue::U32(2));
+  w.set("a", GgufValue::U32(3));
+  w.erase("b");
+  w.erase("absent");
+  ASSERT_TRUE(w.write(path("erase.gguf")).ok());
+  auto f = GgufFile::Open(path("erase.gguf"));
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->get_uint("a"), 3u);
+  EXPECT_EQ(f->find("b"), nullptr);
+}
+
 TEST_F(GgufWriterTest, EveryValueTypeRoundTrips) {
   GgufWriter w;
   GgufValue i8, u16, i16, i64, f64;

@@ -428,5 +428,47 @@ TEST_F(ModelLoadTest, ReadsSmolLM3Hparams) {
   EXPECT_FLOAT_EQ(hp.attn_temp_scale, 0.0f);
 }
 
+// Granite: llama's layers (rope on adjacent pairs) with its four multipliers, each required,
+// positive and finite; granitemoe's experts as wide as feed_forward_length, renormalised.
+TEST_F(ModelLoadTest, ReadsGraniteMultipliers) {
+  TestModelSpec spec;
+  spec.arch = "granite";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_FLOAT_EQ(hp.embd_scale, 12.0f);
+  EXPECT_FLOAT_EQ(hp.attn_scale, 1.0f / 64);
+  EXPECT_FLOAT_EQ(hp.kq_scale(), 1.0f / 64);
+  EXPECT_FLOAT_EQ(hp.residual_scale, 0.22f);
+  EXPECT_FLOAT_EQ(hp.logit_scale, 8.0f);
+  EXPECT_FALSE(hp.rope_neox || hp.is_moe());
+  spec.arch = "granitemoe";
+  auto moe = load(spec);
+  ASSERT_TRUE(moe.ok()) << moe.status().ToString();
+  EXPECT_EQ((*moe)->hparams().n_ff_exp, spec.n_ff_exp);
+  EXPECT_TRUE((*moe)->hparams().expert_weights_norm);
+  EXPECT_FLOAT_EQ((*moe)->hparams().residual_scale, 0.22f);
+  // Llama's files leave the scales at their defaults.
+  spec.arch = "llama";
+  auto llama = load(spec);
+  ASSERT_TRUE(llama.ok()) << llama.status().ToString();
+  EXPECT_FLOAT_EQ((*llama)->hparams().attn_scale, 0.0f);
+  EXPECT_FLOAT_EQ((*llama)->hparams().kq_scale(), 1.0f / 8);
+  EXPECT_FLOAT_EQ((*llama)->hparams().residual_scale, 1.0f);
+  EXPECT_FLOAT_EQ((*llama)->hparams().logit_scale, 1.0f);
+}
+
+TEST_F(ModelLoadTest, BadGraniteMultipliersAreNamed) {
+  TestModelSpec spec;
+  spec.arch = "granite";
+  spec.skip_keys = {"granite.residual_scale"};
+  expect_error(spec, Code::kNotFound, "missing metadata key granite.residual_scale");
+  spec.skip_keys.clear();
+  spec.metadata_overrides = {{"granite.logit_scale", GgufValue::F32(0.0f)}};
+  expect_error(spec, Code::kCorrupt, "granite.logit_scale must be a positive finite number");
+  spec.metadata_overrides = {{"granite.attention.scale", GgufValue::F32(-0.5f)}};
+  expect_error(spec, Code::kCorrupt, "granite.attention.scale must be a positive finite number");
+}
+
 }  // namespace
 }  // namespace strata

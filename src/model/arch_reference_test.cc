@@ -220,5 +220,25 @@ TEST_F(ReferenceForwardVariantsTest, DeepSeek2GroupLimitedRoutingAgrees) {
   EXPECT_GT(errors(spec, DType::kF32, &ungrouped).rms_rel, 100 * b.rms_rel) << "the groups make no difference";
 }
 
+// Granite and GraniteMoE: each multiplier (embeddings times 12, scores times 1 / head size,
+// block outputs times 0.22, logits / 8) agrees with the reference, and a reference without it
+// (1, 1 / sqrt(head size), 1, 1) disagrees by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, GraniteMultipliersAgree) {
+  for (const char* arch : {"granite", "granitemoe"}) {
+    TestModelSpec spec;
+    spec.arch = arch;
+    const Bounds b = bounds(DType::kF32);
+    const Errors e = errors(spec, DType::kF32);
+    expect_within(arch, e.rms_rel, e.max_rel, b);
+    const std::string a = arch;
+    for (const auto& [key, neutral] : {std::pair{".embedding_scale", 1.0f}, std::pair{".attention.scale", 0.125f},
+                                       std::pair{".residual_scale", 1.0f}, std::pair{".logit_scale", 1.0f}}) {
+      TestModelSpec without = spec;
+      without.metadata_overrides = {{a + key, GgufValue::F32(neutral)}};
+      EXPECT_GT(errors(spec, DType::kF32, &without).rms_rel, 100 * b.rms_rel) << a << key << " makes no difference";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace strata

@@ -96,6 +96,10 @@ struct ArchTraits {
   // fourth section (none in the real files) differs from plain rope.
   enum class MRope : unsigned char { kNone, kSectioned, kInterleaved };
   MRope mrope = MRope::kNone;
+  // IBM Granite (granite, granitemoe): Llama's layers (Mixtral-style experts in granitemoe) with
+  // the multipliers <arch>.embedding_scale, .attention.scale, .residual_scale and .logit_scale
+  // (Hparams::embd_scale, attn_scale, residual_scale, logit_scale).
+  bool granite = false;
 };
 
 // nullptr for an architecture this build does not run.

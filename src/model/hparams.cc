@@ -295,6 +295,23 @@ Status read_delta_net(const GgufFile& gguf, Hparams* hp) {
   return Status::Ok();
 }
 
+// Granite's multipliers (ArchTraits::granite), each required as llama.cpp requires them, positive
+// and finite.
+Status read_granite_scales(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  for (auto [suffix, scale] : {std::pair{".embedding_scale", &hp->embd_scale},
+                               std::pair{".attention.scale", &hp->attn_scale},
+                               std::pair{".residual_scale", &hp->residual_scale},
+                               std::pair{".logit_scale", &hp->logit_scale}}) {
+    if (gguf.find(a + suffix) == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + a + suffix);
+    STRATA_RETURN_IF_ERROR(read_real(gguf, a + suffix, scale));
+    if (!(*scale > 0.0f) || !std::isfinite(*scale)) {
+      return Status::Corrupt(gguf.path() + ": " + a + suffix + " must be a positive finite number");
+    }
+  }
+  return Status::Ok();
+}
+
 // Gemma 2's soft caps (50 and 30 when absent, as llama.cpp reads them), each positive and finite.
 Status read_softcaps(const GgufFile& gguf, Hparams* hp) {
   hp->attn_softcap = 50.0f;
@@ -323,6 +340,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
                                       &hp->sliding_window));
   }
   if (traits.softcaps) STRATA_RETURN_IF_ERROR(read_softcaps(gguf, hp));
+  if (traits.granite) STRATA_RETURN_IF_ERROR(read_granite_scales(gguf, hp));
   if (traits.sliding_every_layer) STRATA_RETURN_IF_ERROR(read_phi3_window(gguf, hp));
   hp->nope_layer_step = traits.nope_layer_step;
   hp->qk_norm_whole_row = traits.qk_norm_whole_row;
@@ -402,6 +420,7 @@ Status check_shapes(const GgufFile& gguf, const Hparams& hp) {
 }  // namespace
 
 float Hparams::kq_scale() const {
+  if (attn_scale > 0.0f) return attn_scale;
   if (!is_mla()) return 1.0f / std::sqrt(static_cast<float>(attn_scale_dim));
   const float mscale = rope_attn_factor * (1.0f + rope_yarn_log_mul * std::log(1.0f / rope_freq_scale));
   return mscale * mscale / std::sqrt(static_cast<float>(mla_nope_dim + n_rot));

@@ -59,7 +59,13 @@ struct Hparams {
   int attn_scale_dim = 0;         // scores are q.k / sqrt(attn_scale_dim): head_dim (Gemma 3 27B: see hparams.cc)
   // Gemma 3 (model/arch_table.h): embeddings times embd_scale, post-norms, GELU gate, and
   // sliding-window layers.
-  float embd_scale = 1.0f;        // sqrt(n_embd) for gemma3
+  float embd_scale = 1.0f;        // sqrt(n_embd) for gemma3; Granite's embedding_scale
+  // Granite (ArchTraits::granite): the attention scores are q.k times attn_scale (> 0; 0: the
+  // 1 / sqrt(attn_scale_dim) of the others), every block's output (attention, feed-forward) is
+  // multiplied by residual_scale before its residual add, and the logits are divided by logit_scale.
+  float attn_scale = 0.0f;
+  float residual_scale = 1.0f;
+  float logit_scale = 1.0f;
   bool post_norms = false;
   bool ffn_gelu = false;
   int sliding_window = 0;         // > 0: a sliding layer's row at pos attends keys (pos - sliding_window, pos]

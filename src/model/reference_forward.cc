@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/arch_table.h"
 #include "model/reference_ops.h"
 
 namespace strata::testing {
@@ -285,7 +286,8 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     for (size_t t = first; t < n_pos; ++t) {
       double dot = 0;
       for (int i = 0; i < hd; ++i) dot += q[h * hd + i] * l.k_cache[t][kv_at + i];
-      scores[t] = dot / std::sqrt(static_cast<double>(hp_.attn_scale_dim));
+      // Granite's attention.scale replaces 1 / sqrt(head size).
+      scores[t] = hp_.attn_scale > 0.0f ? dot * hp_.attn_scale : dot / std::sqrt(static_cast<double>(hp_.attn_scale_dim));
       if (hp_.attn_softcap > 0.0f) scores[t] = hp_.attn_softcap * std::tanh(scores[t] / hp_.attn_softcap);
       max_score = std::max(max_score, scores[t]);
     }
@@ -375,8 +377,9 @@ std::vector<double> ReferenceForward::step(int32_t token) {
   const int n_embd = hp_.n_embd;
   Vec h(token_embd_.begin() + static_cast<size_t>(token) * n_embd,
         token_embd_.begin() + static_cast<size_t>(token + 1) * n_embd);
-  if (hp_.embd_scale != 1.0f) {
-    for (double& v : h) v *= std::sqrt(static_cast<double>(n_embd));
+  if (hp_.embd_scale != 1.0f) {  // Gemma's sqrt(n_embd), or Granite's embedding_scale
+    const double scale = find_arch(hp_.arch)->embed_scaled ? std::sqrt(static_cast<double>(n_embd)) : hp_.embd_scale;
+    for (double& v : h) v *= scale;
   }
   for (Layer& l : layers_) {
     Vec att;
@@ -387,14 +390,18 @@ std::vector<double> ReferenceForward::step(int32_t token) {
     } else {
       attention(l, rmsnorm(h.data(), l.attn_norm, n_embd, hp_.rms_eps), att);
     }
+    for (double& v : att) v *= hp_.residual_scale;  // Granite's; 1 elsewhere
     add(h, att);
-    add(h, feed_forward(l, rmsnorm(h.data(), l.ffn_norm, n_embd, hp_.rms_eps)));
+    Vec ffn = feed_forward(l, rmsnorm(h.data(), l.ffn_norm, n_embd, hp_.rms_eps));
+    for (double& v : ffn) v *= hp_.residual_scale;
+    add(h, ffn);
   }
   ++n_tokens_;
   Vec logits = matvec(output_, rmsnorm(h.data(), output_norm_, n_embd, hp_.rms_eps));
   if (hp_.final_softcap > 0.0f) {  // Gemma 2
     for (double& x : logits) x = hp_.final_softcap * std::tanh(x / hp_.final_softcap);
   }
+  for (double& x : logits) x /= hp_.logit_scale;  // Granite's; 1 elsewhere
   return logits;
 }
 

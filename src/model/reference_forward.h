@@ -17,7 +17,8 @@
 // position's full keys and values expanded from its latent row, with no absorption. Qwen3.5's
 // hybrids (qwen35, qwen35moe): attention layers that gate their output by the sigmoid of a
 // second half of each q head, and gated delta-net layers (reference_delta_net.cc) that carry a
-// convolution window and a state matrix per value head from position to position.
+// convolution window and a state matrix per value head from position to position. Granite's
+// multipliers scale the embeddings, the attention scores, each block's output and the logits.
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
 

@@ -129,7 +129,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   if (is_moe_arch(s.arch)) {
     w.set(a + ".expert_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert)));
     w.set(a + ".expert_used_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert_used)));
-    if (s.arch == "mixtral") {
+    if (s.arch == "mixtral" || s.arch == "granitemoe") {
       w.set(a + ".feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
     } else {
       w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
@@ -156,6 +156,13 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".rope.scaling.yarn_beta_slow", GgufValue::F32(s.rope_yarn_beta_slow));
   }
   if (is_hybrid_arch(s.arch)) set_hybrid_metadata(s, w);
+  if (s.arch == "granite" || s.arch == "granitemoe") {
+    // Granite 3.x 8B's multipliers, its attention scale 1 / head size (not 1 / sqrt of it).
+    w.set(a + ".embedding_scale", GgufValue::F32(12.0f));
+    w.set(a + ".attention.scale", GgufValue::F32(1.0f / static_cast<float>(head_dim(s))));
+    w.set(a + ".residual_scale", GgufValue::F32(0.22f));
+    w.set(a + ".logit_scale", GgufValue::F32(8.0f));
+  }
   if (s.arch == "qwen2vl" || s.arch == "qwen3vl" || s.arch == "qwen3vlmoe") {
     // M-RoPE sections in the real files' proportions over the rotated pairs: Qwen2-VL's
     // [16, 24, 24, 0] and Qwen3-VL's [24, 20, 20, 0] of 64 (a head of 64: [8, 12, 12, 0] and
@@ -169,6 +176,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim(s) / 2)));
   }
   for (const auto& [key, value] : s.metadata_overrides) w.set(key, value);
+  for (const std::string& key : s.skip_keys) w.erase(key);
 }
 
 // A layer's feed-forward tensors: dense, or router + experts (+ the shared expert).
@@ -239,7 +247,7 @@ std::string test_model_name(const TestModelSpec& spec) {
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe" ||
-         arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe";
+         arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe";
 }
 
 bool is_hybrid_arch(const std::string& arch) { return arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next"; }
@@ -265,7 +273,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax || s.arch == "qwen3vl" ||
                        s.arch == "qwen3vlmoe";
   const bool hybrid = is_hybrid_arch(s.arch);
-  const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl";
+  const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl" || s.arch == "granite";
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
   if (!tied) b.matrix("output.weight", s.n_embd, s.n_vocab);

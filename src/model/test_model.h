@@ -60,6 +60,9 @@ struct TestModelSpec {
   // (ssm_in, ssm_ba) and no full_attention_interval key when the interval is 4 (llama.cpp's
   // converter writes none). qwen2vl, qwen3vl, qwen3vlmoe: qwen2's, qwen3's and qwen3moe's tensors
   // with rope.dimension_sections in the real files' proportions (metadata_overrides may change them).
+  // granite (tied embeddings) and granitemoe (Mixtral's experts, feed_forward_length their
+  // width): llama's tensors with Granite 3.x 8B's multipliers (embedding 12, attention 1 / head
+  // size, residual 0.22, logits / 8).
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types
@@ -128,6 +131,7 @@ struct TestModelSpec {
   // left out.
   std::vector<std::pair<std::string, GgufValue>> metadata_overrides;
   std::vector<std::string> skip_tensors;
+  std::vector<std::string> skip_keys;  // metadata keys left out of the file (after the overrides)
   // Qwen3.5's own keys left out, by their name after "<arch>." ("ssm.state_size").
   std::vector<std::string> skip_hybrid_keys;
 };

@@ -1,6 +1,7 @@
 // The forward pass of a transformer (llama, qwen2, qwen3, their mixture-of-experts forms,
 // gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2, mistral3, ernie4_5(-moe),
-// deepseek2, whose latent attention is mla_attention.cc, and the hybrid qwen35(moe), whose
+// granite(moe), the vision-language models' language models (qwen2vl, qwen3vl(moe)), deepseek2,
+// whose latent attention is mla_attention.cc, and the hybrid qwen35(moe) and qwen3next, whose
 // delta-net layers are delta_net.cc), top to bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
@@ -27,6 +28,14 @@ namespace {
 
 void add_in_place(float* x, const float* y, int n) {
   for (int i = 0; i < n; ++i) x[i] += y[i];
+}
+
+// A block's output y joins the residual stream x: times Granite's residual_scale first.
+void add_residual(const Hparams& hp, float* x, float* y, int n) {
+  if (hp.residual_scale != 1.0f) {
+    for (int i = 0; i < n; ++i) y[i] *= hp.residual_scale;
+  }
+  add_in_place(x, y, n);
 }
 
 // Bias, QK-norm (per head, or of the whole row) and rotary embedding of one row's q and k, and
@@ -196,7 +205,7 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
         float* proj = s.proj() + static_cast<size_t>(r) * n_embd;
         if (lw.bo != nullptr) add_in_place(proj, lw.bo, n_embd);
         if (lw.attn_post_norm != nullptr) kernels::rmsnorm(proj, lw.attn_post_norm, n_embd, hp.rms_eps, proj);
-        add_in_place(h, proj, n_embd);
+        add_residual(hp, h, proj, n_embd);
         kernels::rmsnorm(h, lw.ffn_norm, n_embd, hp.rms_eps, s.normed() + static_cast<size_t>(r) * n_embd);
       });
     }
@@ -210,7 +219,7 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
     for_each_row(pool, n, n_embd, [&](int r) {
       float* proj = s.proj() + static_cast<size_t>(r) * n_embd;
       if (lw.ffn_post_norm != nullptr) kernels::rmsnorm(proj, lw.ffn_post_norm, n_embd, hp.rms_eps, proj);
-      add_in_place(hidden + static_cast<size_t>(r) * n_embd, proj, n_embd);
+      add_residual(hp, hidden + static_cast<size_t>(r) * n_embd, proj, n_embd);
     });
   }
 }
@@ -233,16 +242,17 @@ void Model::output_logits(std::span<const Row> rows, const float* hidden, float*
   }
   if (n_out == 0) return;
   matmul(impl_->w.output, s.normed(), n_out, logits, s, pool);
-  if (hp.final_softcap > 0.0f) {  // Gemma 2: a tanhf per logit, spread over the pool in chunks
-    constexpr size_t kChunk = 8192;
-    const size_t n = static_cast<size_t>(n_out) * hp.n_vocab;
-    for_each_row(pool, static_cast<int>((n + kChunk - 1) / kChunk), kChunk, [&](int c) {
-      const size_t end = std::min(n, (static_cast<size_t>(c) + 1) * kChunk);
-      for (size_t i = static_cast<size_t>(c) * kChunk; i < end; ++i) {
-        logits[i] = kernels::softcap(logits[i], hp.final_softcap);
-      }
-    });
-  }
+  if (hp.final_softcap <= 0.0f && hp.logit_scale == 1.0f) return;
+  // Gemma 2's soft cap (a tanhf per logit) or Granite's logit scale, spread over the pool in chunks.
+  constexpr size_t kChunk = 8192;
+  const size_t n = static_cast<size_t>(n_out) * hp.n_vocab;
+  const float inv_logit_scale = 1.0f / hp.logit_scale;
+  for_each_row(pool, static_cast<int>((n + kChunk - 1) / kChunk), kChunk, [&](int c) {
+    const size_t end = std::min(n, (static_cast<size_t>(c) + 1) * kChunk);
+    for (size_t i = static_cast<size_t>(c) * kChunk; i < end; ++i) {
+      logits[i] = hp.final_softcap > 0.0f ? kernels::softcap(logits[i], hp.final_softcap) : logits[i] * inv_logit_scale;
+    }
+  });
 }
 
 }  // namespace strata

@@ -189,6 +189,17 @@ void set_mrope_hparams(GgufWriter& w, const ModelSpec& s) {
   if (qwen3vl) w.set(a + ".n_deepstack_layers", GgufValue::U32(3));
 }
 
+// Granite's multipliers, as llama.cpp's converter writes them: Granite 3.x 8B's (embeddings
+// times 12, block outputs times 0.22, logits / 16) with the attention scale 1 / head size.
+void set_granite_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (s.arch != "granite" && s.arch != "granitemoe") return;
+  const std::string& a = s.arch;
+  w.set(a + ".embedding_scale", GgufValue::F32(12.0f));
+  w.set(a + ".attention.scale", GgufValue::F32(1.0f / static_cast<float>(s.head_dim)));
+  w.set(a + ".residual_scale", GgufValue::F32(0.22f));
+  w.set(a + ".logit_scale", GgufValue::F32(16.0f));
+}
+
 // GLM-4.5's, as llama.cpp's converter writes them: the shared expert as a count of experts,
 // the leading dense blocks, routing weights normalised and scaled after sigmoid gating
 // (llama.cpp's LLAMA_EXPERT_GATING_FUNC_TYPE_SIGMOID = 2), and the NextN blocks.
@@ -294,6 +305,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_expert_hparams(w, report.spec);
   set_hybrid_hparams(w, report.spec);
   set_mrope_hparams(w, report.spec);
+  set_granite_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 
   int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

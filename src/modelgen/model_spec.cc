@@ -293,7 +293,8 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   } else if (name != "qwen2moe" && !s->ernie_moe) {
     s->n_ff_shexp = 0;
   }
-  if (name == "mixtral") s->n_ff = s->n_ff_exp;  // llama.feed_forward_length is the expert width
+  // llama.feed_forward_length (and granitemoe's) is the expert width
+  if (name == "mixtral" || name == "granitemoe") s->n_ff = s->n_ff_exp;
 }
 
 // DeepSeek's layout for --arch deepseek2: a DeepSeek preset (one with a latent) keeps its own;
@@ -334,17 +335,17 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   const bool moe_arch = is_moe_arch_name(name);
   if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma2" && name != "gemma3" &&
       name != "phi3" && name != "glm4" && name != "smollm3" && name != "mistral3" && name != "ernie4_5" &&
-      name != "qwen35" && name != "qwen2vl" && name != "qwen3vl") {
+      name != "qwen35" && name != "qwen2vl" && name != "qwen3vl" && name != "granite") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
                                    "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, "
-                                   "qwen2vl, qwen3vl, qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, "
-                                   "minimax-m2, ernie4_5-moe, qwen35moe, qwen3next or qwen3vlmoe)");
+                                   "qwen2vl, qwen3vl, granite, qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, "
+                                   "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)");
   }
   if (moe_arch != (s->n_expert > 0)) {
     const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, "
-                                  "ernie4_5, qwen35, qwen2vl or qwen3vl)"
+                                  "ernie4_5, qwen35, qwen2vl, qwen3vl or granite)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, "
-                                  "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next or qwen3vlmoe)";
+                                  "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
@@ -373,7 +374,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
 bool is_moe_arch_name(std::string_view arch) {
   return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe" ||
-         arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe";
+         arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe";
 }
 
 int block_count(const ModelSpec& spec) { return spec.n_layer + spec.n_nextn; }

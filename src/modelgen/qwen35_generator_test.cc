@@ -88,29 +88,6 @@ TEST_F(Qwen35GeneratorTest, Qwen35sHeadWritesItsRopeSections) {
   EXPECT_EQ(int_array(*f, "qwen35.rope.dimension_sections"), (std::vector<int64_t>{11, 11, 10, 0}));
 }
 
-// The vision-language archs' language models: Qwen2-VL's sections [16, 24, 24, 0] and Qwen3-VL's
-// [24, 20, 20, 0] of 64 pairs scaled to the preset's heads (tiny's 8 pairs, moe-tiny's 16), Qwen3-VL's
-// deepstack count, and the base architecture's tensors (biases, QK-norm, experts).
-TEST_F(Qwen35GeneratorTest, VisionLanguageArchsWriteTheirRopeSections) {
-  struct Case {
-    const char* arch;
-    const char* preset;
-    std::vector<int64_t> sections;
-    const char* own_tensor;
-  };
-  for (const Case& c : {Case{"qwen2vl", "tiny", {2, 3, 3, 0}, "blk.0.attn_q.bias"},
-                        Case{"qwen3vl", "tiny", {3, 2, 3, 0}, "blk.0.attn_q_norm.weight"},
-                        Case{"qwen3vlmoe", "moe-tiny", {6, 5, 5, 0}, "blk.0.ffn_gate_exps.weight"}}) {
-    auto f = generate(options(c.arch, c.preset, DType::kF32, c.arch));
-    ASSERT_TRUE(f.ok()) << f.status().ToString();
-    EXPECT_EQ(f->get_string("general.architecture"), c.arch);
-    EXPECT_EQ(int_array(*f, std::string(c.arch) + ".rope.dimension_sections"), c.sections) << c.arch;
-    EXPECT_EQ(f->get_uint(std::string(c.arch) + ".n_deepstack_layers").has_value(), std::string(c.arch) != "qwen2vl")
-        << c.arch;
-    EXPECT_NE(f->find_tensor(c.own_tensor), nullptr) << c.arch << " " << c.own_tensor;
-  }
-}
-
 // Every value head decays: ssm_a = -A with A in [1, 16), softplus(ssm_dt.bias) a step in
 // [0.001, 0.1]; the convolution's taps spread as a matrix of rows 4 wide; each is the counter-based
 // value at its index.
