@@ -470,5 +470,43 @@ TEST_F(ModelLoadTest, BadGraniteMultipliersAreNamed) {
   expect_error(spec, Code::kCorrupt, "granite.attention.scale must be a positive finite number");
 }
 
+// Seed-OSS: llama's layers with q/k/v biases, NeoX rope and the feed-forward norm stored as
+// post_attention_norm.
+TEST_F(ModelLoadTest, ReadsSeedOssHparams) {
+  TestModelSpec spec;
+  spec.arch = "seed_oss";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.rope_neox && hp.qkv_bias);
+  EXPECT_FALSE(hp.qk_norm || hp.is_moe() || hp.post_norms);
+  EXPECT_EQ(hp.ffn_norm_name, "post_attention_norm");
+  spec.skip_tensors = {"blk.1.post_attention_norm.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.post_attention_norm.weight");
+}
+
+// Ling 2.0 (bailingmoe2): one attn_qkv, QK-norm, a leading dense layer, sigmoid routing with a
+// selection bias within 2 of 4 expert groups, renormalised and scaled, an ungated shared expert,
+// and the NextN block left out of the layers run.
+TEST_F(ModelLoadTest, ReadsBailingMoe2Hparams) {
+  TestModelSpec spec;
+  spec.arch = "bailingmoe2";
+  spec.n_layer = 3;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.n_layer, 3);
+  EXPECT_EQ(hp.n_nextn_layers, 1);
+  EXPECT_TRUE(hp.rope_neox && hp.qk_norm && hp.expert_sigmoid && hp.expert_weights_norm);
+  EXPECT_FALSE(hp.qkv_bias || hp.shexp_gated);
+  EXPECT_EQ(hp.n_layer_dense_lead, 1);
+  EXPECT_EQ(hp.n_expert_groups, 4);
+  EXPECT_EQ(hp.n_expert_groups_used, 2);
+  EXPECT_EQ(hp.n_ff_shexp, spec.n_ff_exp);
+  EXPECT_FLOAT_EQ(hp.expert_weights_scale, spec.expert_weights_scale);
+  EXPECT_FALSE(hp.layer_is_moe(0));
+  EXPECT_TRUE(hp.layer_is_moe(1) && hp.layer_is_moe(2));
+}
+
 }  // namespace
 }  // namespace strata

@@ -240,5 +240,24 @@ TEST_F(ReferenceForwardVariantsTest, GraniteMultipliersAgree) {
   }
 }
 
+// Ling 2.0 (bailingmoe2) over 3 layers: a dense first layer, then experts chosen within the 2
+// best of 4 groups by sigmoid gate values plus a selection bias, beside an ungated shared expert;
+// q, k and v from one attn_qkv; a NextN block in the file that must not run. A reference that
+// routes over every group, or without the bias, disagrees by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, BailingMoe2GroupRoutingAgrees) {
+  TestModelSpec spec;
+  spec.arch = "bailingmoe2";
+  spec.n_layer = 3;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("bailingmoe2", e.rms_rel, e.max_rel, b);
+  TestModelSpec every_group = spec;
+  every_group.metadata_overrides = {{"bailingmoe2.expert_group_used_count", GgufValue::U32(4)}};
+  EXPECT_GT(errors(spec, DType::kF32, &every_group).rms_rel, 100 * b.rms_rel) << "the groups make no difference";
+  TestModelSpec unbiased = spec;
+  unbiased.skip_tensors = {"blk.1.exp_probs_b.bias", "blk.2.exp_probs_b.bias"};
+  EXPECT_GT(errors(spec, DType::kF32, &unbiased).rms_rel, 100 * b.rms_rel) << "the selection bias makes no difference";
+}
+
 }  // namespace
 }  // namespace strata

@@ -126,6 +126,18 @@ constexpr ArchTraits kArchs[] = {
     {.name = "granitemoe", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .granite = true},
+    // ByteDance Seed-OSS (36B): Llama's layers (q/k/v biases used when the file has them) with NeoX
+    // rope and the feed-forward norm stored as post_attention_norm.
+    {.name = "seed_oss", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = false,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .ffn_norm_name = "post_attention_norm"},
+    // inclusionAI Ling 2.0 / Ring 2.0 (bailingmoe2: mini 16B-A1.4B, flash 100B-A6B): one attn_qkv,
+    // QK-norm, NeoX rope over part of each head, leading dense layers, then experts routed as the
+    // file says (DeepSeek-V3's: sigmoid plus a selection bias, groups, scaled) beside an ungated
+    // shared expert; NextN blocks last in the file, unused.
+    {.name = "bailingmoe2", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
+     .requires_experts = true, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .ungated_shared_expert = true},
 };
 
 }  // namespace
@@ -140,7 +152,7 @@ const ArchTraits* find_arch(std::string_view name) {
 std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, "
          "glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2, mistral3, ernie4_5, ernie4_5-moe, qwen35, qwen35moe, "
-         "qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe";
+         "qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, seed_oss, bailingmoe2";
 }
 
 }  // namespace strata

@@ -54,7 +54,7 @@ TEST_P(ReferenceForwardTest, LogitsAgreeWithFloat64Reference) {
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (const char* arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3", "ernie4_5",
-                           "granite"}) {
+                           "granite", "seed_oss"}) {
     for (DType t : testing::all_weight_types()) {
       // MXFP4 runs IQ4_NL's kernels (gpt-oss files with MXFP4 experts: mkmodel_load_test); llama is enough.
       if (t != DType::kMXFP4 || std::string(arch) == "llama") cases.push_back({arch, t});
@@ -66,7 +66,7 @@ std::vector<Case> all_cases() {
   // and combine code is the same for every weight type, and every type's kernels are checked
   // against this reference on the dense models above.
   for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe", "llama4", "deepseek2", "minimax-m2",
-                           "ernie4_5-moe", "granitemoe"}) {
+                           "ernie4_5-moe", "granitemoe", "bailingmoe2"}) {
     for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) cases.push_back({arch, t});
   }
   return cases;

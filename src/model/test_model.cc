@@ -11,6 +11,10 @@ namespace {
 
 std::string file_arch(const TestModelSpec& s) { return s.arch == "mixtral" ? "llama" : s.arch; }
 
+// GLM-4.5's expert layout (leading dense layers, sigmoid routing with a selection bias, an
+// ungated shared expert, a NextN block last), which Ling 2.0 (bailingmoe2) shares.
+bool glm_like(const std::string& arch) { return arch == "glm4moe" || arch == "bailingmoe2"; }
+
 // Qwen's shared expert: sized by expert_shared_feed_forward_length, gated by ffn_gate_inp_shexp.
 bool has_gated_shared_expert(const std::string& arch) {
   return arch == "qwen2moe" || arch == "qwen35moe" || arch == "qwen3next";
@@ -25,6 +29,11 @@ void set_glm4moe_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".expert_weights_norm", GgufValue::Bool(true));
   w.set(a + ".expert_gating_func", GgufValue::U32(2));
   w.set(a + ".nextn_predict_layers", GgufValue::U32(1));
+  if (s.arch == "bailingmoe2") {  // Ling 2.0's group-limited routing: 2 of 4 groups
+    w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
+    w.set(a + ".expert_group_count", GgufValue::U32(4));
+    w.set(a + ".expert_group_used_count", GgufValue::U32(2));
+  }
 }
 
 // DeepSeek-V2/V3's keys (llama.cpp's converter): the older form's key_length / value_length are a
@@ -96,7 +105,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".context_length", GgufValue::U32(static_cast<uint32_t>(s.n_ctx)));
   w.set(a + ".embedding_length", GgufValue::U32(static_cast<uint32_t>(s.n_embd)));
   w.set(a + ".feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff)));
-  w.set(a + ".block_count", GgufValue::U32(static_cast<uint32_t>(layer_count(s) + (s.arch == "glm4moe" ? 1 : 0))));
+  w.set(a + ".block_count", GgufValue::U32(static_cast<uint32_t>(layer_count(s) + (glm_like(s.arch) ? 1 : 0))));
   w.set(a + ".attention.head_count", GgufValue::U32(static_cast<uint32_t>(s.n_head)));
   w.set(a + ".attention.head_count_kv", GgufValue::U32(static_cast<uint32_t>(s.n_head_kv)));
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(1e-6f));
@@ -137,7 +146,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     if (has_gated_shared_expert(s.arch)) {
       w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
     }
-    if (s.arch == "glm4moe") set_glm4moe_metadata(s, w);
+    if (glm_like(s.arch)) set_glm4moe_metadata(s, w);
     if (s.arch == "llama4") set_llama4_metadata(s, w);
     if (s.arch == "deepseek2") set_deepseek2_metadata(s, w);
     // MiniMax-M2's converter writes the sigmoid gate; the renormalisation is the arch's.
@@ -172,7 +181,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     const int second = (n_pairs - first) / 2;
     w.set(a + ".rope.dimension_sections", GgufValue::I32Array({first, second, n_pairs - first - second, 0}));
   }
-  if ((s.arch == "glm4" || s.arch == "glm4moe" || s.arch == "minimax-m2") && s.n_rot == 0) {
+  if ((s.arch == "glm4" || glm_like(s.arch) || s.arch == "minimax-m2") && s.n_rot == 0) {
     w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim(s) / 2)));
   }
   for (const auto& [key, value] : s.metadata_overrides) w.set(key, value);
@@ -186,7 +195,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
     b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
     return;
   }
-  const bool glm = s.arch == "glm4moe";
+  const bool glm = glm_like(s.arch);
   const bool deepseek = s.arch == "deepseek2";
   const bool ernie = s.arch == "ernie4_5-moe";
   const bool stepped_dense = (s.arch == "llama4" || ernie) && (layer + 1) % s.moe_layer_step != 0;
@@ -247,7 +256,8 @@ std::string test_model_name(const TestModelSpec& spec) {
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe" ||
-         arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe";
+         arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
+         arch == "bailingmoe2";
 }
 
 bool is_hybrid_arch(const std::string& arch) { return arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next"; }
@@ -263,15 +273,16 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const int q_dim = s.n_head * head_dim(s);
   const int kv_dim = s.n_head_kv * head_dim(s);
   const bool gpt_oss = s.arch == "gpt-oss";
-  const bool glm = s.arch == "glm4moe";
-  const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe" || gpt_oss || glm || s.arch == "glm4" || s.arch == "qwen2vl";
-  const bool fused_qkv = s.arch == "phi3" || s.fused_qkv;
+  const bool glm = glm_like(s.arch);
+  const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe" || gpt_oss || s.arch == "glm4moe" || s.arch == "glm4" ||
+                     s.arch == "qwen2vl" || s.arch == "seed_oss";
+  const bool fused_qkv = s.arch == "phi3" || s.arch == "bailingmoe2" || s.fused_qkv;
   const bool gemma3 = s.arch == "gemma3";
   const bool gemma = gemma3 || s.arch == "gemma2";  // post-norms, tied embeddings
   const bool post_norms = gemma || s.arch == "glm4";
   const bool minimax = s.arch == "minimax-m2";
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax || s.arch == "qwen3vl" ||
-                       s.arch == "qwen3vlmoe";
+                       s.arch == "qwen3vlmoe" || s.arch == "bailingmoe2";
   const bool hybrid = is_hybrid_arch(s.arch);
   const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl" || s.arch == "granite";
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
@@ -309,7 +320,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_sinks.weight", s.n_head, 0.0f, 3.0f);
     }
     if (post_norms) b.vector(p + "post_attention_norm.weight", s.n_embd, 1.0f, 0.2f);
-    b.vector(p + (gpt_oss || glm || hybrid ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
+    const bool post_attention_ffn_norm = gpt_oss || s.arch == "glm4moe" || hybrid || s.arch == "seed_oss";
+    b.vector(p + (post_attention_ffn_norm ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
     add_ffn(b, s, p, l);
     if (post_norms) b.vector(p + "post_ffw_norm.weight", s.n_embd, 1.0f, 0.2f);
     if (l == n_layer) {  // the NextN block's own tensors (multi-token prediction, unused)
@@ -317,6 +329,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       for (const char* norm : {"nextn.enorm.weight", "nextn.hnorm.weight", "nextn.shared_head_norm.weight"}) {
         b.vector(p + norm, s.n_embd, 1.0f, 0.2f);
       }
+      if (s.arch == "bailingmoe2") b.vector(p + "layer_output_norm.weight", s.n_embd, 1.0f, 0.2f);
     }
   }
   if (!s.rope_freqs.empty()) add_values(b.writer(), "rope_freqs.weight", s.rope_freqs_type, s.rope_freqs);
