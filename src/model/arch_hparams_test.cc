@@ -508,5 +508,30 @@ TEST_F(ModelLoadTest, ReadsBailingMoe2Hparams) {
   EXPECT_TRUE(hp.layer_is_moe(1) && hp.layer_is_moe(2));
 }
 
+// dots.llm1 (dots1): QK-norm, a leading dense layer, sigmoid routing with a selection bias,
+// renormalised and scaled as the file says, an ungated shared expert one expert wide, no NextN.
+TEST_F(ModelLoadTest, ReadsDots1Hparams) {
+  TestModelSpec spec;
+  spec.arch = "dots1";
+  spec.n_layer = 3;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.n_layer, 3);
+  EXPECT_EQ(hp.n_nextn_layers, 0);
+  EXPECT_TRUE(hp.rope_neox && hp.qk_norm && hp.expert_sigmoid && hp.expert_weights_norm);
+  EXPECT_FALSE(hp.qkv_bias || hp.shexp_gated);
+  EXPECT_EQ(hp.n_rot, hp.head_dim);
+  EXPECT_EQ(hp.n_ff_shexp, spec.n_ff_exp);
+  EXPECT_EQ(hp.n_expert_groups, 1);
+  EXPECT_FALSE(hp.layer_is_moe(0));
+  EXPECT_TRUE(hp.layer_is_moe(2));
+  // Without expert_gating_func the router is dots.llm1's sigmoid.
+  spec.skip_keys = {"dots1.expert_gating_func"};
+  auto defaulted = load(spec);
+  ASSERT_TRUE(defaulted.ok()) << defaulted.status().ToString();
+  EXPECT_TRUE((*defaulted)->hparams().expert_sigmoid);
+}
+
 }  // namespace
 }  // namespace strata

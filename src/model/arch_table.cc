@@ -138,6 +138,12 @@ constexpr ArchTraits kArchs[] = {
     {.name = "bailingmoe2", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
      .requires_experts = true, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .ungated_shared_expert = true},
+    // rednote dots.llm1 (dots1: 142B-A14B): QK-norm, NeoX rope, leading dense layers, then experts
+    // by sigmoid gate values plus a selection bias (unless the file says otherwise), beside an
+    // ungated shared expert of expert_shared_count experts' width.
+    {.name = "dots1", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
+     .requires_experts = true, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .sigmoid_router = true, .ungated_shared_expert = true},
 };
 
 }  // namespace
@@ -152,7 +158,7 @@ const ArchTraits* find_arch(std::string_view name) {
 std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, "
          "glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2, mistral3, ernie4_5, ernie4_5-moe, qwen35, qwen35moe, "
-         "qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, seed_oss, bailingmoe2";
+         "qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, seed_oss, bailingmoe2, dots1";
 }
 
 }  // namespace strata

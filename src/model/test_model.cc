@@ -12,8 +12,10 @@ namespace {
 std::string file_arch(const TestModelSpec& s) { return s.arch == "mixtral" ? "llama" : s.arch; }
 
 // GLM-4.5's expert layout (leading dense layers, sigmoid routing with a selection bias, an
-// ungated shared expert, a NextN block last), which Ling 2.0 (bailingmoe2) shares.
-bool glm_like(const std::string& arch) { return arch == "glm4moe" || arch == "bailingmoe2"; }
+// ungated shared expert), which Ling 2.0 (bailingmoe2) and dots.llm1 (dots1) share; the first
+// two have a NextN block last and rotate half of each head.
+bool glm_like(const std::string& arch) { return arch == "glm4moe" || arch == "bailingmoe2" || arch == "dots1"; }
+bool has_nextn(const std::string& arch) { return arch == "glm4moe" || arch == "bailingmoe2"; }
 
 // Qwen's shared expert: sized by expert_shared_feed_forward_length, gated by ffn_gate_inp_shexp.
 bool has_gated_shared_expert(const std::string& arch) {
@@ -28,7 +30,7 @@ void set_glm4moe_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
   w.set(a + ".expert_weights_norm", GgufValue::Bool(true));
   w.set(a + ".expert_gating_func", GgufValue::U32(2));
-  w.set(a + ".nextn_predict_layers", GgufValue::U32(1));
+  if (has_nextn(a)) w.set(a + ".nextn_predict_layers", GgufValue::U32(1));
   if (s.arch == "bailingmoe2") {  // Ling 2.0's group-limited routing: 2 of 4 groups
     w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
     w.set(a + ".expert_group_count", GgufValue::U32(4));
@@ -105,7 +107,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".context_length", GgufValue::U32(static_cast<uint32_t>(s.n_ctx)));
   w.set(a + ".embedding_length", GgufValue::U32(static_cast<uint32_t>(s.n_embd)));
   w.set(a + ".feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff)));
-  w.set(a + ".block_count", GgufValue::U32(static_cast<uint32_t>(layer_count(s) + (glm_like(s.arch) ? 1 : 0))));
+  w.set(a + ".block_count", GgufValue::U32(static_cast<uint32_t>(layer_count(s) + (has_nextn(s.arch) ? 1 : 0))));
   w.set(a + ".attention.head_count", GgufValue::U32(static_cast<uint32_t>(s.n_head)));
   w.set(a + ".attention.head_count_kv", GgufValue::U32(static_cast<uint32_t>(s.n_head_kv)));
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(1e-6f));
@@ -181,7 +183,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     const int second = (n_pairs - first) / 2;
     w.set(a + ".rope.dimension_sections", GgufValue::I32Array({first, second, n_pairs - first - second, 0}));
   }
-  if ((s.arch == "glm4" || glm_like(s.arch) || s.arch == "minimax-m2") && s.n_rot == 0) {
+  if ((s.arch == "glm4" || has_nextn(s.arch) || s.arch == "minimax-m2") && s.n_rot == 0) {
     w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim(s) / 2)));
   }
   for (const auto& [key, value] : s.metadata_overrides) w.set(key, value);
@@ -257,7 +259,7 @@ bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe" ||
          arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
-         arch == "bailingmoe2";
+         arch == "bailingmoe2" || arch == "dots1";
 }
 
 bool is_hybrid_arch(const std::string& arch) { return arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next"; }
@@ -282,14 +284,14 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool post_norms = gemma || s.arch == "glm4";
   const bool minimax = s.arch == "minimax-m2";
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax || s.arch == "qwen3vl" ||
-                       s.arch == "qwen3vlmoe" || s.arch == "bailingmoe2";
+                       s.arch == "qwen3vlmoe" || s.arch == "bailingmoe2" || s.arch == "dots1";
   const bool hybrid = is_hybrid_arch(s.arch);
   const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl" || s.arch == "granite";
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
   if (!tied) b.matrix("output.weight", s.n_embd, s.n_vocab);
   const int n_layer = layer_count(s);
-  const int n_blocks = n_layer + (glm ? 1 : 0);  // GLM's NextN block last
+  const int n_blocks = n_layer + (has_nextn(s.arch) ? 1 : 0);  // GLM's NextN block last
   for (int l = 0; l < n_blocks; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);

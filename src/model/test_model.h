@@ -64,7 +64,8 @@ struct TestModelSpec {
   // width): llama's tensors with Granite 3.x 8B's multipliers (embedding 12, attention 1 / head
   // size, residual 0.22, logits / 8). seed_oss: llama's tensors with q/k/v biases, NeoX rope and
   // the feed-forward norm stored as post_attention_norm. bailingmoe2: glm4moe's expert layout
-  // (without biases) with one attn_qkv, QK-norm and routing within 2 of 4 expert groups.
+  // (without biases) with one attn_qkv, QK-norm and routing within 2 of 4 expert groups. dots1:
+  // glm4moe's expert layout without biases or a NextN block, with QK-norm and full NeoX rope.
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types
