@@ -1,4 +1,4 @@
-// rmsnorm, silu_mul, gelu_mul, rope and argmax against float64 formulas, and SIMD against scalar.
+// rmsnorm, layernorm, silu_mul, gelu_mul, rope and argmax against float64 formulas, and SIMD against scalar.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,6 +33,26 @@ TEST(RmsNorm, MatchesFloat64FormulaOnEveryTable) {
         EXPECT_NEAR(out[i], want, std::fabs(want) * (n + 8) * 6e-8) << t->name << " n=" << n << " i=" << i;
       }
     }
+  }
+}
+
+TEST(LayerNorm, MatchesFloat64FormulaAndCanAliasItsInput) {
+  for (int n : {1, 7, 64, 2048}) {
+    std::vector<float> x = random_floats(n, 5), w = random_floats(n, 6), out(n);
+    for (float& v : x) v += 3.0f;  // a mean far from 0, which the norm must take out
+    layernorm(x.data(), w.data(), n, 1e-5f, out.data());
+    double mean = 0.0, var = 0.0;
+    for (float v : x) mean += v;
+    mean /= n;
+    for (float v : x) var += (v - mean) * (v - mean);
+    var /= n;
+    const double scale = 1.0 / std::sqrt(var + 1e-5);
+    for (int i = 0; i < n; ++i) {
+      const double want = (x[i] - mean) * scale * w[i];
+      EXPECT_NEAR(out[i], want, 1e-5 * (std::fabs(want) + 1.0)) << "n=" << n << " i=" << i;
+    }
+    layernorm(x.data(), w.data(), n, 1e-5f, x.data());
+    EXPECT_EQ(std::memcmp(x.data(), out.data(), sizeof(float) * n), 0) << n;
   }
 }
 

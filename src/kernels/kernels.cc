@@ -304,6 +304,11 @@ void rmsnorm(const float* x, const float* weight, int n, float eps, float* out) 
   active_table().rmsnorm(x, weight, n, eps, out);
 }
 
+void layernorm(const float* x, const float* weight, int n, float eps, float* out) {
+  if (n <= 0) return;
+  reference::layernorm(x, weight, n, eps, out);
+}
+
 void rope(float* x, int n_heads, int pos, const RopeParams& p) {
   if (p.n_rot <= 0 || p.n_rot > p.head_dim || p.n_rot % 2 != 0) return;
   reference::rope(x, n_heads, pos, p);

@@ -98,6 +98,9 @@ void matmul_many(std::span<const MatmulJob> jobs, AlignedBuffer& scratch, Thread
 
 // out = x / sqrt(mean(x^2) + eps) * weight, for one row of n floats.
 void rmsnorm(const float* x, const float* weight, int n, float eps, float* out);
+// out = (x - mean(x)) / sqrt(var(x) + eps) * weight (Cohere's layer norm, no bias), for one row
+// of n floats; out may alias x. Scalar on every table: a norm per row and layer costs little.
+void layernorm(const float* x, const float* weight, int n, float eps, float* out);
 
 // Rotary position embedding in place on n_heads heads of head_dim floats at position pos.
 // neox=false rotates adjacent pairs (x[2i], x[2i+1]); neox=true rotates (x[i], x[i + d/2]).

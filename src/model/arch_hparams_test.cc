@@ -533,5 +533,29 @@ TEST_F(ModelLoadTest, ReadsDots1Hparams) {
   EXPECT_TRUE((*defaulted)->hparams().expert_sigmoid);
 }
 
+// Cohere (cohere2): layer norms with the file's eps, parallel blocks (no ffn_norm read), a
+// sliding window in three of every four layers, no rope in the fourth, logits times the scale.
+TEST_F(ModelLoadTest, ReadsCohere2Hparams) {
+  TestModelSpec spec;
+  spec.arch = "cohere2";
+  spec.n_layer = 8;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.layer_norm && hp.parallel_block && hp.tied_embeddings);
+  EXPECT_FALSE(hp.rope_neox || hp.qk_norm || hp.qkv_bias);
+  EXPECT_FLOAT_EQ(hp.rms_eps, 1e-5f);
+  EXPECT_FLOAT_EQ(hp.logit_scale, 4.0f);  // logits divided by 4: times 0.25
+  EXPECT_EQ(hp.sliding_window, spec.sliding_window);
+  for (int layer = 0; layer < 8; ++layer) {
+    EXPECT_EQ(hp.layer_slides(layer), layer % 4 != 3) << layer;
+    EXPECT_EQ(hp.layer_rotates(layer), layer % 4 != 3) << layer;
+  }
+  spec.skip_keys = {"cohere2.logit_scale"};
+  expect_error(spec, Code::kNotFound, "missing metadata key cohere2.logit_scale");
+  spec.skip_keys = {"cohere2.attention.layer_norm_epsilon"};
+  expect_error(spec, Code::kNotFound, "missing metadata key cohere2.attention.layer_norm_epsilon");
+}
+
 }  // namespace
 }  // namespace strata

@@ -259,5 +259,20 @@ TEST_F(ReferenceForwardVariantsTest, BailingMoe2GroupRoutingAgrees) {
   EXPECT_GT(errors(spec, DType::kF32, &unbiased).rms_rel, 100 * b.rms_rel) << "the selection bias makes no difference";
 }
 
+// Cohere (cohere2) over 4 layers: layer norms, attention and feed-forward in parallel on one norm,
+// three sliding layers then one without rope, logits times 0.25. A reference with the logit
+// scale left out disagrees by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Cohere2LayerNormsAndParallelBlocksAgree) {
+  TestModelSpec spec;
+  spec.arch = "cohere2";
+  spec.n_layer = 4;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32, nullptr, 24);
+  expect_within("cohere2", e.rms_rel, e.max_rel, b);
+  TestModelSpec unscaled = spec;
+  unscaled.metadata_overrides = {{"cohere2.logit_scale", GgufValue::F32(1.0f)}};
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled).rms_rel, 100 * b.rms_rel) << "the logit scale makes no difference";
+}
+
 }  // namespace
 }  // namespace strata

@@ -144,6 +144,10 @@ constexpr ArchTraits kArchs[] = {
     {.name = "dots1", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
      .requires_experts = true, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .sigmoid_router = true, .ungated_shared_expert = true},
+    // Cohere Command R7B and Command A (cohere2): see ArchTraits::cohere2.
+    {.name = "cohere2", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 4, .sliding_rope_base = 0.0f, .nope_layer_step = 4, .cohere2 = true},
 };
 
 }  // namespace
@@ -158,7 +162,7 @@ const ArchTraits* find_arch(std::string_view name) {
 std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, "
          "glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2, mistral3, ernie4_5, ernie4_5-moe, qwen35, qwen35moe, "
-         "qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, seed_oss, bailingmoe2, dots1";
+         "qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, seed_oss, bailingmoe2, dots1, cohere2";
 }
 
 }  // namespace strata

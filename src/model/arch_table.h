@@ -100,6 +100,12 @@ struct ArchTraits {
   // the multipliers <arch>.embedding_scale, .attention.scale, .residual_scale and .logit_scale
   // (Hparams::embd_scale, attn_scale, residual_scale, logit_scale).
   bool granite = false;
+  // Cohere Command R7B / Command A (cohere2): layer norms (mean taken out, no bias; eps from
+  // <arch>.attention.layer_norm_epsilon) instead of RMS norms, attention and feed-forward in
+  // parallel on one norm of the layer's input (no ffn_norm), a sliding window of
+  // <arch>.attention.sliding_window keys in three of every four layers, the fourth without rope,
+  // and the logits times <arch>.logit_scale.
+  bool cohere2 = false;
 };
 
 // nullptr for an architecture this build does not run.

@@ -312,6 +312,23 @@ Status read_granite_scales(const GgufFile& gguf, Hparams* hp) {
   return Status::Ok();
 }
 
+// Cohere's layer norms, parallel blocks and logit scale (ArchTraits::cohere2): its eps and
+// scale are required, as llama.cpp requires them; the logits are multiplied by the scale.
+Status read_cohere2(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  float multiplier = 0.0f;
+  for (auto [suffix, value] : {std::pair{".attention.layer_norm_epsilon", &hp->rms_eps},
+                               std::pair{".logit_scale", &multiplier}}) {
+    if (gguf.find(a + suffix) == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + a + suffix);
+    STRATA_RETURN_IF_ERROR(read_real(gguf, a + suffix, value));
+    if (!(*value > 0.0f)) return Status::Corrupt(gguf.path() + ": " + a + suffix + " must be a positive finite number");
+  }
+  hp->logit_scale = 1.0f / multiplier;
+  hp->layer_norm = true;
+  hp->parallel_block = true;
+  return Status::Ok();
+}
+
 // Gemma 2's soft caps (50 and 30 when absent, as llama.cpp reads them), each positive and finite.
 Status read_softcaps(const GgufFile& gguf, Hparams* hp) {
   hp->attn_softcap = 50.0f;
@@ -341,6 +358,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   }
   if (traits.softcaps) STRATA_RETURN_IF_ERROR(read_softcaps(gguf, hp));
   if (traits.granite) STRATA_RETURN_IF_ERROR(read_granite_scales(gguf, hp));
+  if (traits.cohere2) STRATA_RETURN_IF_ERROR(read_cohere2(gguf, hp));
   if (traits.sliding_every_layer) STRATA_RETURN_IF_ERROR(read_phi3_window(gguf, hp));
   hp->nope_layer_step = traits.nope_layer_step;
   hp->qk_norm_whole_row = traits.qk_norm_whole_row;

@@ -66,6 +66,11 @@ struct Hparams {
   float attn_scale = 0.0f;
   float residual_scale = 1.0f;
   float logit_scale = 1.0f;
+  // Cohere (ArchTraits::cohere2): every norm is a layer norm (x - mean, over the standard
+  // deviation, times the weight; rms_eps is its eps), and with parallel_block the feed-forward
+  // reads the attention's norm of the layer's input (no ffn_norm): the layer adds both outputs.
+  bool layer_norm = false;
+  bool parallel_block = false;
   bool post_norms = false;
   bool ffn_gelu = false;
   int sliding_window = 0;         // > 0: a sliding layer's row at pos attends keys (pos - sliding_window, pos]

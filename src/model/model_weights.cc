@@ -304,7 +304,8 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   } else {
     bind_attention(b, hp, p, lw);
   }
-  lw.ffn_norm = b.vector(p + hp.ffn_norm_name + ".weight", hp.n_embd, true);
+  // Cohere's parallel blocks feed the feed-forward the attention's norm: no ffn_norm.
+  if (!hp.parallel_block) lw.ffn_norm = b.vector(p + hp.ffn_norm_name + ".weight", hp.n_embd, true);
   if (hp.post_norms) {
     lw.attn_post_norm = b.vector(p + "post_attention_norm.weight", hp.n_embd, true);
     lw.ffn_post_norm = b.vector(p + "post_ffw_norm.weight", hp.n_embd, true);

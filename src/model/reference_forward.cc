@@ -146,7 +146,9 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_norm.weight", true, &l.attn_norm));
     STRATA_RETURN_IF_ERROR(r.hp_.layer_is_recurrent(i) ? r.decode_delta_net(gguf, p, l)
                                                        : r.decode_attention(gguf, p, l));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + r.hp_.ffn_norm_name + ".weight", true, &l.ffn_norm));
+    if (!r.hp_.parallel_block) {
+      STRATA_RETURN_IF_ERROR(decode(gguf, p + r.hp_.ffn_norm_name + ".weight", true, &l.ffn_norm));
+    }
     if (r.hp_.post_norms) {  // gpt-oss's post_attention_norm is its feed-forward norm
       STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_attention_norm.weight", true, &l.attn_post_norm));
       STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_ffw_norm.weight", true, &l.ffn_post_norm));
@@ -381,27 +383,33 @@ std::vector<double> ReferenceForward::step(int32_t token) {
     const double scale = find_arch(hp_.arch)->embed_scaled ? std::sqrt(static_cast<double>(n_embd)) : hp_.embd_scale;
     for (double& v : h) v *= scale;
   }
+  // Cohere's layer norm, or the RMS norm of every other architecture.
+  auto norm = [&](const Vec& x, const Vec& w) {
+    return hp_.layer_norm ? layernorm(x.data(), w, n_embd, hp_.rms_eps) : rmsnorm(x.data(), w, n_embd, hp_.rms_eps);
+  };
   for (Layer& l : layers_) {
     Vec att;
+    const Vec normed = norm(h, l.attn_norm);
     if (hp_.layer_is_recurrent(l.index)) {
-      delta_net(l, rmsnorm(h.data(), l.attn_norm, n_embd, hp_.rms_eps), att);
+      delta_net(l, normed, att);
     } else if (hp_.is_mla()) {
-      mla_attention(l, rmsnorm(h.data(), l.attn_norm, n_embd, hp_.rms_eps), att);
+      mla_attention(l, normed, att);
     } else {
-      attention(l, rmsnorm(h.data(), l.attn_norm, n_embd, hp_.rms_eps), att);
+      attention(l, normed, att);
     }
     for (double& v : att) v *= hp_.residual_scale;  // Granite's; 1 elsewhere
     add(h, att);
-    Vec ffn = feed_forward(l, rmsnorm(h.data(), l.ffn_norm, n_embd, hp_.rms_eps));
+    // Cohere's parallel block: the feed-forward reads the same norm of the layer's input.
+    Vec ffn = feed_forward(l, hp_.parallel_block ? normed : norm(h, l.ffn_norm));
     for (double& v : ffn) v *= hp_.residual_scale;
     add(h, ffn);
   }
   ++n_tokens_;
-  Vec logits = matvec(output_, rmsnorm(h.data(), output_norm_, n_embd, hp_.rms_eps));
+  Vec logits = matvec(output_, norm(h, output_norm_));
   if (hp_.final_softcap > 0.0f) {  // Gemma 2
     for (double& x : logits) x = hp_.final_softcap * std::tanh(x / hp_.final_softcap);
   }
-  for (double& x : logits) x /= hp_.logit_scale;  // Granite's; 1 elsewhere
+  for (double& x : logits) x /= hp_.logit_scale;  // Granite's and Cohere's; 1 elsewhere
   return logits;
 }
 

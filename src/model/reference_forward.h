@@ -18,7 +18,8 @@
 // hybrids (qwen35, qwen35moe): attention layers that gate their output by the sigmoid of a
 // second half of each q head, and gated delta-net layers (reference_delta_net.cc) that carry a
 // convolution window and a state matrix per value head from position to position. Granite's
-// multipliers scale the embeddings, the attention scores, each block's output and the logits.
+// multipliers scale the embeddings, the attention scores, each block's output and the logits;
+// Cohere's layers take layer norms and run attention and feed-forward on the same one.
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
 

@@ -40,6 +40,19 @@ inline Vec rmsnorm(const double* x, const Vec& w, int n, double eps) {
   return out;
 }
 
+// Cohere's layer norm: (x - mean) / sqrt(variance + eps) * w.
+inline Vec layernorm(const double* x, const Vec& w, int n, double eps) {
+  double mean = 0;
+  for (int i = 0; i < n; ++i) mean += x[i];
+  mean /= n;
+  double var = 0;
+  for (int i = 0; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
+  const double scale = 1.0 / std::sqrt(var / n + eps);
+  Vec out(n);
+  for (int i = 0; i < n; ++i) out[i] = (x[i] - mean) * scale * w[i];
+  return out;
+}
+
 inline Vec matvec(const Vec& m, const Vec& x) {
   const size_t n_in = x.size();
   Vec y(m.size() / n_in, 0.0);

@@ -129,8 +129,12 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".attn_logit_softcapping", GgufValue::F32(s.attn_softcap));
     w.set(a + ".final_logit_softcapping", GgufValue::F32(s.final_softcap));
   }
-  if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3") {
+  if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3" || s.arch == "cohere2") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
+  }
+  if (s.arch == "cohere2") {  // Command R7B's logit scale; a layer norm's eps
+    w.set(a + ".logit_scale", GgufValue::F32(0.25f));
+    w.set(a + ".attention.layer_norm_epsilon", GgufValue::F32(1e-5f));
   }
   if (s.rope_yarn_factor != 1.0f) {
     w.set(a + ".rope.scaling.type", GgufValue::String("yarn"));
@@ -286,7 +290,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax || s.arch == "qwen3vl" ||
                        s.arch == "qwen3vlmoe" || s.arch == "bailingmoe2" || s.arch == "dots1";
   const bool hybrid = is_hybrid_arch(s.arch);
-  const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl" || s.arch == "granite";
+  const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl" || s.arch == "granite" ||
+                    s.arch == "cohere2";
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
   if (!tied) b.matrix("output.weight", s.n_embd, s.n_vocab);
@@ -323,7 +328,9 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     }
     if (post_norms) b.vector(p + "post_attention_norm.weight", s.n_embd, 1.0f, 0.2f);
     const bool post_attention_ffn_norm = gpt_oss || s.arch == "glm4moe" || hybrid || s.arch == "seed_oss";
-    b.vector(p + (post_attention_ffn_norm ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
+    if (s.arch != "cohere2") {  // Cohere's feed-forward reads the attention's norm
+      b.vector(p + (post_attention_ffn_norm ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
+    }
     add_ffn(b, s, p, l);
     if (post_norms) b.vector(p + "post_ffw_norm.weight", s.n_embd, 1.0f, 0.2f);
     if (l == n_layer) {  // the NextN block's own tensors (multi-token prediction, unused)

@@ -66,6 +66,9 @@ struct TestModelSpec {
   // the feed-forward norm stored as post_attention_norm. bailingmoe2: glm4moe's expert layout
   // (without biases) with one attn_qkv, QK-norm and routing within 2 of 4 expert groups. dots1:
   // glm4moe's expert layout without biases or a NextN block, with QK-norm and full NeoX rope.
+  // cohere2: llama's tensors without ffn_norm (tied embeddings), layer norms of eps 1e-5,
+  // parallel blocks, sliding_window keys in three of every four layers (the fourth without
+  // rope) and the logits times 0.25.
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types

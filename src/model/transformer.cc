@@ -1,6 +1,7 @@
 // The forward pass of a transformer (llama, qwen2, qwen3, their mixture-of-experts forms,
 // gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2, mistral3, ernie4_5(-moe),
-// granite(moe), the vision-language models' language models (qwen2vl, qwen3vl(moe)), deepseek2,
+// granite(moe), seed_oss, bailingmoe2, dots1, cohere2, the vision-language models' language
+// models (qwen2vl, qwen3vl(moe)), deepseek2,
 // whose latent attention is mla_attention.cc, and the hybrid qwen35(moe) and qwen3next, whose
 // delta-net layers are delta_net.cc), top to bottom.
 //
@@ -98,9 +99,19 @@ void apply_output_gate(const Hparams& hp, const float* q_gate, float* out) {
   }
 }
 
-void rmsnorm_rows(const float* x, const float* weight, int n_rows, int n, float eps, float* out, ThreadPool& pool) {
+// One row's norm: RMS, or Cohere's layer norm (Hparams::layer_norm).
+void norm_row(const Hparams& hp, const float* x, const float* weight, float* out) {
+  if (hp.layer_norm) {
+    kernels::layernorm(x, weight, hp.n_embd, hp.rms_eps, out);
+  } else {
+    kernels::rmsnorm(x, weight, hp.n_embd, hp.rms_eps, out);
+  }
+}
+
+void norm_rows(const Hparams& hp, const float* x, const float* weight, int n_rows, float* out, ThreadPool& pool) {
+  const int n = hp.n_embd;
   for_each_row(pool, n_rows, n, [&](int r) {
-    kernels::rmsnorm(x + static_cast<size_t>(r) * n, weight, n, eps, out + static_cast<size_t>(r) * n);
+    norm_row(hp, x + static_cast<size_t>(r) * n, weight, out + static_cast<size_t>(r) * n);
   });
 }
 
@@ -161,7 +172,7 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
     // keys back from the cache, so a prompt gives the same bits whatever its chunking.
     {
       ProfileTimer timer(s.profile(), StepPart::kNorm);
-      rmsnorm_rows(hidden, lw.attn_norm, n, n_embd, hp.rms_eps, s.normed(), pool);
+      norm_rows(hp, hidden, lw.attn_norm, n, s.normed(), pool);
     }
     if (hp.layer_is_recurrent(layer)) {
       delta_net({hp, lw, layer}, rows, kv, s, pool);
@@ -197,7 +208,8 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
     }
 
     // Output bias (gpt-oss), residual (of the post-normed output, gemma3), then the
-    // feed-forward block: gated, or routed through experts.
+    // feed-forward block: gated, or routed through experts; Cohere's parallel block feeds it the
+    // attention's norm of the layer's input, still in s.normed().
     {
       ProfileTimer timer(s.profile(), StepPart::kNorm);
       for_each_row(pool, n, n_embd, [&](int r) {
@@ -206,7 +218,7 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
         if (lw.bo != nullptr) add_in_place(proj, lw.bo, n_embd);
         if (lw.attn_post_norm != nullptr) kernels::rmsnorm(proj, lw.attn_post_norm, n_embd, hp.rms_eps, proj);
         add_residual(hp, h, proj, n_embd);
-        kernels::rmsnorm(h, lw.ffn_norm, n_embd, hp.rms_eps, s.normed() + static_cast<size_t>(r) * n_embd);
+        if (!hp.parallel_block) norm_row(hp, h, lw.ffn_norm, s.normed() + static_cast<size_t>(r) * n_embd);
       });
     }
     if (hp.layer_is_moe(layer)) {
@@ -225,7 +237,7 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
 }
 
 void Model::final_norm(const float* hidden, float* out) const {
-  kernels::rmsnorm(hidden, impl_->w.output_norm, impl_->hp.n_embd, impl_->hp.rms_eps, out);
+  norm_row(impl_->hp, hidden, impl_->w.output_norm, out);
 }
 
 void Model::output_logits(std::span<const Row> rows, const float* hidden, float* logits, ForwardScratch& s,
@@ -243,7 +255,8 @@ void Model::output_logits(std::span<const Row> rows, const float* hidden, float*
   if (n_out == 0) return;
   matmul(impl_->w.output, s.normed(), n_out, logits, s, pool);
   if (hp.final_softcap <= 0.0f && hp.logit_scale == 1.0f) return;
-  // Gemma 2's soft cap (a tanhf per logit) or Granite's logit scale, spread over the pool in chunks.
+  // Gemma 2's soft cap (a tanhf per logit) or Granite's and Cohere's logit scale, spread over the
+  // pool in chunks.
   constexpr size_t kChunk = 8192;
   const size_t n = static_cast<size_t>(n_out) * hp.n_vocab;
   const float inv_logit_scale = 1.0f / hp.logit_scale;

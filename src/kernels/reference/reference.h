@@ -18,6 +18,7 @@ void quantize_q8_row(const float* x, int64_t n_in, int block, std::byte* dst);
 void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 
 void rmsnorm(const float* x, const float* weight, int n, float eps, float* out);
+void layernorm(const float* x, const float* weight, int n, float eps, float* out);
 void silu_mul(float* gate, const float* up, int n);
 void gelu_mul(float* gate, const float* up, int n);
 void swiglu_oai(float* gate, const float* up, int n);
