@@ -250,6 +250,13 @@ std::vector<Case> all_cases() {
   // Qwen3-Next's layers are qwen35moe's once its fused projections are split (copies): a float
   // and a quantised type.
   for (DType t : {DType::kF16, DType::kQ4_K}) cases.push_back({"qwen3next", t});
+  // Architectures whose own parts are per-row arithmetic around the same layers (Granite's
+  // multipliers, Cohere's layer norms and parallel blocks, Ling's grouped routing, M-RoPE
+  // sections): a float and a quantised type each.
+  for (const char* arch : {"granite", "granitemoe", "cohere2", "seed_oss", "bailingmoe2", "dots1", "qwen2vl", "qwen3vl",
+                           "qwen3vlmoe"}) {
+    for (DType t : {DType::kF16, DType::kQ4_K}) cases.push_back({arch, t});
+  }
   return cases;
 }
 
