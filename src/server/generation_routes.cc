@@ -105,11 +105,12 @@ RendererFactory anthropic_renderers(const CompletionRequest& request, ResponseMe
 RendererFactory responses_renderers(const ResponsesRequest& parsed, ResponseMeta meta, ResponseStore* store) {
   const CompletionRequest& request = parsed.completion;
   const nlohmann::json echo = parsed.echo;
-  auto keep = [store, conversation = parsed.conversation, id = meta.id, wanted = parsed.store](const nlohmann::json& answer) {
+  auto keep = [store, conversation = parsed.conversation, items = parsed.input_items, id = meta.id,
+               wanted = parsed.store](const nlohmann::json& answer) {
     if (!wanted || answer.value("status", "") == "failed") return;
     RequestJson turns = conversation;
     turns.push_back(assistant_turn_json(answer["output"]));
-    store->put(id, std::move(turns), answer);
+    store->put(id, std::move(turns), answer, name_input_items(items, id));
   };
   const bool tools = request.parse_tool_calls;
   const ReasoningMode reasoning{request.split_reasoning, request.reasoning_starts_open, request.reasoning_harmony,

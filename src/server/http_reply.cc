@@ -22,6 +22,16 @@ constexpr std::string_view kPost = "POST";
 constexpr std::string_view kGetDelete = "GET, HEAD, DELETE";
 constexpr std::string_view kStoredResponses = "/v1/responses/";
 
+// /v1/responses/{id} and /v1/responses/{id}/input_items (an id has no '/').
+enum class StoredResponsePath { kNone, kResponse, kInputItems };
+StoredResponsePath stored_response_route(std::string_view path) {
+  if (!path.starts_with(kStoredResponses) || path.size() == kStoredResponses.size()) return StoredResponsePath::kNone;
+  const size_t slash = path.find('/', kStoredResponses.size());
+  if (slash == std::string_view::npos) return StoredResponsePath::kResponse;
+  return path.substr(slash) == "/input_items" && slash > kStoredResponses.size() ? StoredResponsePath::kInputItems
+                                                                                 : StoredResponsePath::kNone;
+}
+
 // Every route the server registers (add_*_routes), with its methods.
 constexpr std::array<KnownRoute, 14> kRoutes = {{{"/v1/chat/completions", kPost},
                                                  {"/v1/completions", kPost},
@@ -77,10 +87,8 @@ std::string_view allowed_methods(std::string_view path) {
     if (path == route.path) return route.methods;
   }
   if (starts_with(path, "/v1/models/") && path.size() > 11) return kGet;
-  if (starts_with(path, kStoredResponses) && path.size() > kStoredResponses.size() &&
-      path.find('/', kStoredResponses.size()) == std::string_view::npos) {
-    return kGetDelete;
-  }
+  if (stored_response_route(path) == StoredResponsePath::kResponse) return kGetDelete;
+  if (stored_response_route(path) == StoredResponsePath::kInputItems) return kGet;
   return "";
 }
 
@@ -89,6 +97,7 @@ std::string_view route_label(std::string_view path, int http_status) {
     if (path == route.path) return route.path;
   }
   if (starts_with(path, "/v1/models/")) return "/v1/models/{id}";
+  if (stored_response_route(path) == StoredResponsePath::kInputItems) return "/v1/responses/{id}/input_items";
   if (starts_with(path, kStoredResponses)) return "/v1/responses/{id}";
   if (http_status == 200 && !starts_with(path, "/v1/")) return "static";
   return "unknown";

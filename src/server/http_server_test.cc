@@ -368,13 +368,16 @@ TEST(HttpServer, EveryResponseReachesTheRequestHookWithARouteLabel) {
     server.client().Post("/v1/chat/completions", "{}", kJsonType);
     server.client().Get("/v1/models/xyz");
     server.client(kTestApiKey).Get("/some/random/path");
+    server.client(kTestApiKey).Get("/v1/responses/resp_x/input_items");
+    server.client(kTestApiKey).Get("/v1/responses/resp_x");
   }
   std::lock_guard<std::mutex> lock(mu);
   // The hook runs after each response is written, so two responses may report in either order.
   std::sort(seen.begin(), seen.end());
   EXPECT_EQ(seen, (std::vector<std::string>{"/v1/chat/completions POST 200",
                                             "/v1/chat/completions POST 401",
-                                            "/v1/models/{id} GET 401", "unknown GET 404"}));
+                                            "/v1/models/{id} GET 401", "/v1/responses/{id} GET 404",
+                                            "/v1/responses/{id}/input_items GET 404", "unknown GET 404"}));
 }
 
 }  // namespace

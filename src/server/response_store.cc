@@ -4,8 +4,9 @@
 
 namespace strata::server {
 
-void ResponseStore::put(const std::string& id, RequestJson messages, nlohmann::json answer) {
-  const size_t bytes = messages.dump().size() + answer.dump().size() + id.size();
+void ResponseStore::put(const std::string& id, RequestJson messages, nlohmann::json answer,
+                        nlohmann::json input_items) {
+  const size_t bytes = messages.dump().size() + answer.dump().size() + input_items.dump().size() + id.size();
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = index_.find(id); it != index_.end()) {
     bytes_ -= it->second->bytes;
@@ -18,7 +19,7 @@ void ResponseStore::put(const std::string& id, RequestJson messages, nlohmann::j
     index_.erase(lru_.back().id);
     lru_.pop_back();
   }
-  lru_.push_front(Entry{id, std::move(messages), std::move(answer), bytes});
+  lru_.push_front(Entry{id, std::move(messages), std::move(answer), std::move(input_items), bytes});
   index_[id] = lru_.begin();
   bytes_ += bytes;
 }
@@ -42,6 +43,13 @@ std::optional<nlohmann::json> ResponseStore::answer(const std::string& id) {
   const Entry* e = touch(id);
   if (e == nullptr) return std::nullopt;
   return e->answer;
+}
+
+std::optional<nlohmann::json> ResponseStore::input_items(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Entry* e = touch(id);
+  if (e == nullptr) return std::nullopt;
+  return e->input_items;
 }
 
 bool ResponseStore::erase(const std::string& id) {

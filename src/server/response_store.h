@@ -4,8 +4,9 @@
 //
 // Each entry is a conversation as chat messages (the request's input turns after those of the
 // response it continued, then the answer as an assistant turn; never the instructions, which
-// OpenAI does not carry over), and the response object as it was answered (for GET
-// /v1/responses/{id}); its size is counted as the JSON text of both.
+// OpenAI does not carry over), the response object as it was answered (for GET
+// /v1/responses/{id}) and the request's input as Responses items (for GET .../input_items); its
+// size is counted as the JSON text of all three.
 // Thread-safe: every method takes the store's mutex.
 #pragma once
 
@@ -29,12 +30,15 @@ class ResponseStore {
 
   // Keeps id's conversation, evicting the least recently used entries beyond the budget; a
   // conversation larger than the whole budget is not kept.
-  void put(const std::string& id, RequestJson messages, nlohmann::json answer);
+  void put(const std::string& id, RequestJson messages, nlohmann::json answer,
+           nlohmann::json input_items = nlohmann::json::array());
   // The conversation of id (which becomes the most recently used), or nullopt when it was
   // never kept or has been evicted or deleted.
   std::optional<RequestJson> get(const std::string& id);
   // The response object of id (which becomes the most recently used), or nullopt likewise.
   std::optional<nlohmann::json> answer(const std::string& id);
+  // The input items of id's request (which becomes the most recently used), or nullopt likewise.
+  std::optional<nlohmann::json> input_items(const std::string& id);
   // Forgets id; false when it was not kept.
   bool erase(const std::string& id);
 
@@ -46,6 +50,7 @@ class ResponseStore {
     std::string id;
     RequestJson messages;
     nlohmann::json answer;
+    nlohmann::json input_items;
     size_t bytes = 0;
   };
 

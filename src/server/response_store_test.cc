@@ -26,8 +26,9 @@ TEST(ResponseStore, KeepsAConversationUnderItsId) {
 }
 
 TEST(ResponseStore, TheLeastRecentlyUsedGoFirstWhenTheBudgetIsFull) {
-  const size_t one =
-      turns_of(std::string(100, 'x')).dump().size() + kAnswer.dump().size() + std::string("resp_0").size();
+  // Its conversation, answer and (here no) input items, as JSON text, and its id.
+  const size_t one = turns_of(std::string(100, 'x')).dump().size() + kAnswer.dump().size() +
+                     nlohmann::json::array().dump().size() + std::string("resp_0").size();
   ResponseStore store(3 * one);
   for (int i = 0; i < 3; ++i) store.put("resp_" + std::to_string(i), turns_of(std::string(100, 'x')), kAnswer);
   EXPECT_EQ(store.size_bytes(), 3 * one);
@@ -62,6 +63,19 @@ TEST(ResponseStore, KeepsTheResponseObjectBesideItsConversationUntilDeleted) {
   EXPECT_FALSE(store.erase("resp_a"));
   EXPECT_EQ(store.size_bytes(), 0u);
   EXPECT_EQ(store.entries(), 0u);
+}
+
+TEST(ResponseStore, KeepsTheRequestsInputItemsAndCountsThem) {
+  const nlohmann::json items = nlohmann::json::array({{{"type", "message"}, {"id", "msg_0_resp_a"}}});
+  ResponseStore store(1 << 20);
+  store.put("resp_a", turns_of("hello"), kAnswer, items);
+  ASSERT_TRUE(store.input_items("resp_a").has_value());
+  EXPECT_EQ(*store.input_items("resp_a"), items);
+  EXPECT_EQ(store.size_bytes(),
+            turns_of("hello").dump().size() + kAnswer.dump().size() + items.dump().size() + std::string("resp_a").size());
+  EXPECT_FALSE(store.input_items("resp_b").has_value());
+  ASSERT_TRUE(store.erase("resp_a"));
+  EXPECT_FALSE(store.input_items("resp_a").has_value());
 }
 
 }  // namespace

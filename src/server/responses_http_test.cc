@@ -1,6 +1,6 @@
 // POST /v1/responses end to end over a loopback socket with a FakeEngine: the response object,
 // its output items and usage, the stream's events in order, function calls, and the token limit;
-// and GET / DELETE /v1/responses/{id} on the answers kept.
+// and GET / DELETE /v1/responses/{id} and GET /v1/responses/{id}/input_items on the answers kept.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -298,6 +298,71 @@ TEST(ResponsesHttp, AnUnknownOrUnstoredResponseIs404NamingItAndOtherMethodsAre40
   EXPECT_EQ(put->status, 405);
   EXPECT_EQ(put->get_header_value("Allow"), "GET, HEAD, DELETE");
   EXPECT_EQ(server.client("wrong-key").Get("/v1/responses/" + unstored["id"].get<std::string>())->status, 401);
+}
+
+// A kept answer's input items: a string input as one user message, an array's messages with
+// their text as parts and its function_call_output as sent, each with an id; paged by limit and
+// after, last first unless order=asc; only the request's own input, not the continued turns.
+TEST(ResponsesHttp, InputItemsListTheRequestsInputAPageAtATime) {
+  TestServer server(test_config(), {});
+  auto client = server.client(kTestApiKey);
+  const json first = post_responses(server, {{"input", "Say hi"}});
+  const std::string first_id = first["id"];
+  auto got = client.Get("/v1/responses/" + first_id + "/input_items");
+  ASSERT_EQ(got->status, 200) << got->body;
+  json page = json::parse(got->body);
+  EXPECT_EQ(page["object"], "list");
+  EXPECT_EQ(page["has_more"], false);
+  ASSERT_EQ(page["data"].size(), 1u);
+  const json item = page["data"][0];
+  EXPECT_EQ(item["type"], "message");
+  EXPECT_EQ(item["role"], "user");
+  EXPECT_EQ(item["content"], json::parse(R"([{"type": "input_text", "text": "Say hi"}])"));
+  EXPECT_EQ(page["first_id"], item["id"]);
+  EXPECT_EQ(page["last_id"], item["id"]);
+
+  const json input = json::parse(R"([
+      {"role": "user", "content": "one"},
+      {"role": "assistant", "content": "two"},
+      {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "three"}], "id": "msg_mine"},
+      {"type": "function_call_output", "call_id": "call_1", "output": "four"}])");
+  const json second = post_responses(server, {{"input", input}, {"previous_response_id", first_id}});
+  const std::string base = "/v1/responses/" + second["id"].get<std::string>() + "/input_items";
+  got = client.Get(base + "?order=asc");
+  ASSERT_EQ(got->status, 200) << got->body;
+  const json all = json::parse(got->body)["data"];
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(all[0]["content"], json::parse(R"([{"type": "input_text", "text": "one"}])"));
+  EXPECT_EQ(all[1]["content"], json::parse(R"([{"type": "output_text", "text": "two"}])"));
+  EXPECT_EQ(all[2]["id"], "msg_mine");
+  EXPECT_EQ(all[3]["type"], "function_call_output");
+  EXPECT_EQ(all[3]["output"], "four");
+  for (const json& i : all) EXPECT_TRUE(i["id"].is_string() && !i["id"].get<std::string>().empty()) << i.dump();
+
+  // Two at a time, last first: items 4 and 3, then 2 and 1.
+  got = client.Get(base + "?limit=2");
+  page = json::parse(got->body);
+  ASSERT_EQ(page["data"].size(), 2u);
+  EXPECT_EQ(page["data"][0], all[3]);
+  EXPECT_EQ(page["data"][1], all[2]);
+  EXPECT_EQ(page["has_more"], true);
+  got = client.Get(base + "?limit=2&after=" + page["last_id"].get<std::string>());
+  page = json::parse(got->body);
+  ASSERT_EQ(page["data"].size(), 2u);
+  EXPECT_EQ(page["data"][0], all[1]);
+  EXPECT_EQ(page["data"][1], all[0]);
+  EXPECT_EQ(page["has_more"], false);
+
+  for (const char* bad : {"?limit=0", "?limit=101", "?limit=x", "?order=up", "?after=msg_unknown"}) {
+    auto res = client.Get(base + bad);
+    EXPECT_EQ(res->status, 400) << bad << " " << res->body;
+  }
+  EXPECT_EQ(client.Get("/v1/responses/resp_unknown/input_items")->status, 404);
+  auto post = client.Post(base, "{}", kJsonType);
+  EXPECT_EQ(post->status, 405);
+  EXPECT_EQ(post->get_header_value("Allow"), "GET, HEAD");
+  ASSERT_EQ(client.Delete("/v1/responses/" + second["id"].get<std::string>())->status, 200);
+  EXPECT_EQ(client.Get(base)->status, 404);
 }
 
 }  // namespace

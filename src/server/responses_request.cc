@@ -266,12 +266,51 @@ Result<RequestJson> responses_to_chat_body(const RequestJson& body, const Reques
   return out;
 }
 
+namespace {
+
+// One input item as GET .../input_items lists it (see ResponsesRequest::input_items).
+nlohmann::json as_input_item(const nlohmann::json& item) {
+  if (!item.is_object() || !item.contains("role")) return item;
+  nlohmann::json out = item;
+  out["type"] = "message";
+  if (out.contains("content") && out["content"].is_string()) {
+    const bool assistant = out["role"] == "assistant";
+    out["content"] = nlohmann::json::array({{{"type", assistant ? "output_text" : "input_text"}, {"text", out["content"]}}});
+  }
+  if (!out.contains("status")) out["status"] = "completed";
+  return out;
+}
+
+nlohmann::json input_items_of(const RequestJson& body) {
+  const nlohmann::json input = nlohmann::json::parse(body["input"].dump());
+  nlohmann::json items = nlohmann::json::array();
+  if (input.is_string()) {
+    items.push_back(as_input_item({{"role", "user"}, {"content", input}}));
+  } else {
+    for (const nlohmann::json& item : input) items.push_back(as_input_item(item));
+  }
+  return items;
+}
+
+}  // namespace
+
+nlohmann::json name_input_items(nlohmann::json items, const std::string& response_id) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    nlohmann::json& item = items[i];
+    if (!item.is_object() || item.contains("id")) continue;
+    const bool message = item.value("type", "") == "message";
+    item["id"] = std::string(message ? "msg_" : "item_") + std::to_string(i) + "_" + response_id;
+  }
+  return items;
+}
+
 Result<ResponsesRequest> parse_responses_request(const RequestJson& body, const PreviousLookup& previous) {
   STRATA_ASSIGN_OR_RETURN(RequestJson turns, previous_turns(body, previous));
   ResponsesRequest out;
   STRATA_ASSIGN_OR_RETURN(RequestJson chat, responses_to_chat_body(body, turns, &out.conversation));
   STRATA_ASSIGN_OR_RETURN(out.completion, parse_chat_completion_request(chat));
   STRATA_RETURN_IF_ERROR(read_bool(body, "store", &out.store));
+  out.input_items = input_items_of(body);
   RequestJson echo = RequestJson::object();
   echo["instructions"] = body.contains("instructions") ? body["instructions"] : RequestJson();
   echo["max_output_tokens"] = body.contains("max_output_tokens") ? body["max_output_tokens"] : RequestJson();

@@ -32,11 +32,19 @@ struct ResponsesRequest {
   // The conversation so far as chat messages, without the instructions: the continued
   // response's turns, then the input's. The answer's turn is added to it when it is stored.
   RequestJson conversation = RequestJson::array();
+  // The request's input as Responses items (GET /v1/responses/{id}/input_items): a string input
+  // as a user message, messages with their content as parts (input_text, or output_text for the
+  // assistant's), other items as sent; ids are given when the answer is stored (name_input_items).
+  nlohmann::json input_items = nlohmann::json::array();
   bool store = true;  // "store": keep the answer for a later previous_response_id
 };
 
 // The stored conversation of a response id, or nullopt when none is kept under it.
 using PreviousLookup = std::function<std::optional<RequestJson>(const std::string& response_id)>;
+
+// Gives each input item without an id one ("msg_<n>_<response id>" for messages, "item_..."
+// otherwise, n its index), so a list of them can be paged by id.
+nlohmann::json name_input_items(nlohmann::json items, const std::string& response_id);
 
 // previous: looks up previous_response_id (an id it does not know is a kNotFound naming it).
 Result<ResponsesRequest> parse_responses_request(const RequestJson& body, const PreviousLookup& previous = {});

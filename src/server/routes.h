@@ -26,7 +26,8 @@ const ServedModel* accepting_model(const RouteContext& ctx, httplib::Response& r
 
 // POST /v1/chat/completions, /v1/completions, /v1/messages, /v1/messages/count_tokens.
 void add_generation_routes(httplib::Server& http, RouteContext ctx);
-// GET and DELETE /v1/responses/{id}: the Responses API's kept answers.
+// GET and DELETE /v1/responses/{id}: the Responses API's kept answers; GET
+// /v1/responses/{id}/input_items: their requests' input items, a page at a time.
 void add_stored_response_routes(httplib::Server& http, RouteContext ctx);
 // POST /v1/embeddings.
 void add_embedding_routes(httplib::Server& http, RouteContext ctx);

@@ -169,8 +169,16 @@ test('the Responses API answers what chat answers, streamed and not, through the
   const retrieved = await client.responses.retrieve(res.id);
   assert.deepEqual(retrieved, res);
   assert.equal((await client.responses.retrieve(final.id)).output_text, final.output_text);
+  // Its request's input items, paged by the SDK's auto-pagination (one item a page).
+  const listed = [];
+  for await (const item of client.responses.inputItems.list(items.id, { limit: 1, order: 'asc' })) listed.push(item);
+  assert.deepEqual(listed.map((item) => [item.type, item.role, item.content[0].text]),
+    [['message', 'system', 'Be kind.'], ['message', 'user', story]]);
+  const newestFirst = await client.responses.inputItems.list(items.id);
+  assert.deepEqual(newestFirst.data.map((item) => item.id), listed.map((item) => item.id).reverse());
   await client.responses.delete(res.id);
   await assert.rejects(client.responses.retrieve(res.id), (error) => error instanceof OpenAI.NotFoundError);
+  await assert.rejects(client.responses.inputItems.list(res.id), (error) => error instanceof OpenAI.NotFoundError);
   await assert.rejects(client.responses.create({ ...params, input: followUp, previous_response_id: res.id }),
     (error) => error instanceof OpenAI.NotFoundError);
 });
