@@ -386,6 +386,7 @@ int KvCache::retained_blocks(int seq) const {
   for (int b = 0; b < s.n_last; ++b) {
     if (pool_.contains(s.last_hashes[b])) ++n;
   }
+  if (window_) n = std::min(n, window_->usable_prefix(s.last_hashes, {}, s.n_last, nullptr));
   return n;
 }
 

@@ -122,7 +122,9 @@ class KvCache final : public KvView {
   // Moves every cached block to the park store (writing those it lacks) and frees its
   // memory, and parks every held state snapshot; returns how many files were written.
   int park_idle();
-  // Blocks of seq's previous conversation that are still cached (allocator rule 3).
+  // Blocks of seq's previous conversation that are still cached (allocator rule 3); with a
+  // window pool, no more than the prefix whose window blocks are cached too, the most a
+  // follow-up could resume.
   int retained_blocks(int seq) const;
 
   KvCacheStats stats() const;

@@ -25,6 +25,7 @@ int WindowBlocks::cap_blocks(int total_tokens) const {
 }
 
 bool WindowBlocks::present(const BlockHash& key, std::span<const int32_t> tokens, const ParkStore* store) const {
+  if (tokens.empty()) return pool_.contains(key);
   return pool_.find(key, tokens) >= 0 || (store != nullptr && store->contains(key, ParkKind::kWindow));
 }
 
@@ -38,7 +39,10 @@ int WindowBlocks::usable_prefix(std::span<const BlockHash> keys, std::span<const
   int b = n - 1;
   while (n > 0) {
     const int first = layout_.first_window_block(n * bt);
-    while (b >= first && present(keys[b], tokens.subspan(static_cast<size_t>(b) * bt, bt), store)) --b;
+    while (b >= first &&
+           present(keys[b], tokens.empty() ? tokens : tokens.subspan(static_cast<size_t>(b) * bt, bt), store)) {
+      --b;
+    }
     if (b < first) return n;
     n = b;
     b = n - 1;

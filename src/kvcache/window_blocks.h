@@ -43,7 +43,8 @@ class WindowBlocks {
   std::byte* block(int seq, int block_index) { return pool_.data(table(seq)[block_index]); }
 
   // The longest prefix of at most n_plan blocks (keys[b] the chain key of block b) whose
-  // window blocks are all cached or parked.
+  // window blocks are all cached or parked. Without tokens (empty), a block counts when a cached
+  // one has its key, unchecked: how warm a finished conversation is (KvCache::retained_blocks).
   int usable_prefix(std::span<const BlockHash> keys, std::span<const int32_t> tokens, int n_plan,
                     const ParkStore* store) const;
   // Starts seq (holding no window blocks) on the prefix of n blocks for a request of

@@ -193,6 +193,26 @@ TEST_F(WindowedKvCacheTest, AConversationsLastWindowOutlivesTheBlocksOthersPass)
   EXPECT_EQ(run(*kv, 0, follow).reused_tokens, 40);
 }
 
+// A finished conversation counts as warm (allocator rule 3) only as far as a follow-up could
+// resume it: once later requests have taken the window blocks its end reads, fewer blocks than
+// group 0 still caches (here the first, whose window block a passed first and so lost last).
+TEST_F(WindowedKvCacheTest, RetainedBlocksAreThePrefixAFollowUpCouldResume) {
+  auto kv = make(windowed_layout().window_step_blocks(kStep), false, 2);
+  const std::vector<int32_t> a = tokens_from(40, 100);
+  run(*kv, 0, a);
+  kv->release(0);
+  EXPECT_EQ(kv->retained_blocks(0), 10);
+  std::vector<int32_t> other = a;
+  for (int i = 0; i < 8; ++i) other.push_back(7 + i);
+  run(*kv, 1, other);
+  kv->release(1);
+  const int retained = kv->retained_blocks(0);
+  EXPECT_EQ(retained, 1) << "group 0 still caches all 10 of a's blocks, the window pool only block 0's";
+  std::vector<int32_t> follow(a.begin(), a.begin() + 20);
+  for (int i = 0; i < 8; ++i) follow.push_back(900 + i);
+  EXPECT_EQ(run(*kv, 0, follow).reused_tokens, retained * kBlockTokens);
+}
+
 TEST_F(WindowedKvCacheTest, ParkedWindowBlocksAreRestoredByteForByteAfterARestart) {
   const std::vector<int32_t> first = tokens_from(40, 100);
   {
