@@ -100,12 +100,6 @@ Result<EngineConfig> resolve_engine_config(const EngineOptions& options, const H
   if (o.n_stages > hp.n_layer) {
     return Status::InvalidArgument("--stages " + str(o.n_stages) + " exceeds the model's " + str(hp.n_layer) + " layers");
   }
-  // A verified draft the model rejects has already advanced the delta-net layers' recurrent
-  // state, which (unlike K/V past a position) cannot be taken back.
-  if (hp.is_hybrid() && o.spec.enabled()) {
-    return Status::InvalidArgument("--spec: speculative decoding is not supported for " + hp.arch +
-                                   " (its delta-net layers' state cannot take back rejected drafts)");
-  }
   if (o.n_groups == 0) o.n_groups = auto_batch_groups(o.n_parallel, o.n_stages);
   if (o.n_parallel % o.n_groups != 0) {
     return Status::InvalidArgument("--batch-groups " + str(o.n_groups) + " does not divide --parallel " + str(o.n_parallel));

@@ -77,22 +77,7 @@ class EngineExactness : public ::testing::TestWithParam<std::string> {
     generated_ = (std::filesystem::path(::testing::TempDir()) /
                   ("engine_exactness_" + arch + "_" + std::to_string(::getpid()) + ".gguf"))
                      .string();
-    TestModelSpec spec;
-    spec.arch = arch;
-    spec.type = DType::kQ8_0;
-    spec.n_layer = 4;
-    spec.n_embd = 128;  // small: these run under the sanitizers in CI too
-    spec.n_ff = 256;
-    spec.n_ff_exp = 128;
-    spec.n_ff_shexp = 128;
-    spec.n_vocab = 512;
-    spec.n_ctx = 2048;  // stories260K's: the long-generation tests fill it
-    spec.mla_kv_rank = 128;  // deepseek2: a latent row of 160, queries of 32 + 32 from 64
-    spec.mla_q_rank = 64;
-    spec.mla_nope = 32;
-    spec.mla_v = 32;
-    ASSERT_TRUE(add_vocabulary_from(std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf", spec).ok());
-    const Status st = write_test_model(spec, generated_);
+    const Status st = write_generated_model(arch, generated_);
     ASSERT_TRUE(st.ok()) << st.ToString();
   }
   void TearDown() override {

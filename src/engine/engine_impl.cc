@@ -72,6 +72,10 @@ Status EngineImpl::start() {
                     "({:.0f} MiB){}", hp.n_recurrent_layers(), state_mib, config_.n_state_snapshots,
                     state_mib * config_.n_state_snapshots,
                     o.park_dir.empty() ? "" : "; snapshots are parked beside the K/V blocks");
+    if (config_.max_drafts > 0) {
+      STRATA_LOG_INFO("engine: speculation keeps each slot's state as it was before its drafts ({:.0f} MiB), to "
+                      "put back after a rejection", state_mib * o.n_parallel);
+    }
   }
   if (!o.spec.draft_model_path.empty() && !o.spec.drafter) {
     STRATA_ASSIGN_OR_RETURN(draft_model_, SpecDraftModel::Load(o.spec.draft_model_path, model_->gguf(), o.n_parallel,
@@ -89,6 +93,9 @@ Status EngineImpl::start() {
   }
   slots_.resize(o.n_parallel);
   for (int s = 0; s < o.n_parallel; ++s) slots_[s].group = config_.group_of(s);
+  if (config_.kv_layout.state_floats > 0 && config_.max_drafts > 0) {
+    spec_states_ = AlignedBuffer(static_cast<size_t>(o.n_parallel) * config_.kv_layout.state_floats * sizeof(float));
+  }
   step_accepted_per_pos_.assign(config_.max_drafts, 0);
   accepted_per_pos_total_.assign(config_.max_drafts, 0);
   snapshot_.spec_max_draft_tokens = config_.max_drafts;

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/aligned_buffer.h"
 #include "engine/engine.h"
 #include "engine/engine_config.h"
 #include "engine/engine_inbox.h"
@@ -121,7 +122,16 @@ class EngineImpl final : public Engine {
   std::vector<uint64_t> step_accepted_per_pos_;
   SpecCounts spec_total_;
   std::vector<uint64_t> accepted_per_pos_total_;
-  int step_rejected_rows_ = 0;  // draft rows of this step whose tokens were not accepted
+  // Rows of this step that give no token: drafts not accepted, rows recomputed after a rejection.
+  int step_rejected_rows_ = 0;
+  // Hybrid models with speculation: each slot's recurrent state as it was before the window
+  // that verifies its drafts (n_parallel x state_floats floats; empty otherwise). A rejection
+  // puts it back and the slot recomputes its accepted rows in its next window (window.h).
+  AlignedBuffer spec_states_;
+  bool hybrid_spec() const { return spec_states_.size() > 0; }
+  float* spec_state(int slot) {
+    return spec_states_.as<float>() + static_cast<size_t>(slot) * config_.kv_layout.state_floats;
+  }
 
   std::atomic<RequestId> next_id_{1};
   std::atomic<bool> accepting_{true};

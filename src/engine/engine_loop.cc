@@ -1,5 +1,6 @@
 // The engine thread: admission, window launches and completions (see engine_impl.h).
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "base/clock.h"
@@ -208,6 +209,12 @@ bool EngineImpl::fill_window(Window* w) {
   }
   std::fill(w->group_rows.begin(), w->group_rows.end(), 0);
   for (int i = 0; i < n; ++i) w->group_rows[slots_[first + i].group] += w->slot_rows[i];
+  if (hybrid_spec()) {
+    for (int i = 0; i < n; ++i) {
+      if (slots_[first + i].spec.drafts().empty()) continue;
+      std::memcpy(spec_state(first + i), kv_->recurrent_state(first + i), config_.kv_layout.state_floats * sizeof(float));
+    }
+  }
   w->launched_s = now_s();
   return true;
 }
@@ -222,13 +229,21 @@ void EngineImpl::complete(Window* w) {
   for (int i = 0; i < n; ++i) {
     if (w->slot_rows[i] == 0) continue;
     Slot& s = slots_[first + i];
-    // Draft rows' K/V counts only once their tokens are accepted (accept_slot_rows).
+    // Draft rows' K/V counts only once their tokens are accepted (accept_slot_rows); a hybrid
+    // model's state is past them already, so its blocks wait for the verdict too.
     s.n_past += w->slot_rows[i] - static_cast<int>(s.spec.drafts().size());
-    kv_->publish(first + i, s.request->tokens(), s.n_past);
+    if (!hybrid_spec() || s.spec.drafts().empty()) kv_->publish(first + i, s.request->tokens(), s.n_past);
   }
   step_spec_ = {};
   std::fill(step_accepted_per_pos_.begin(), step_accepted_per_pos_.end(), 0);
   step_rejected_rows_ = 0;
+  // Rows a hybrid model's slot recomputed after a rejection generate no token: not counted.
+  for (int i = 0; i < n; ++i) {
+    const Slot& s = slots_[first + i];
+    if (w->slot_rows[i] > 0 && s.state == SlotState::kGenerating && s.spec.drafts().empty()) {
+      step_rejected_rows_ += w->slot_rows[i] - 1;
+    }
+  }
   accept_logits(w);
   for (int i = 0; i < n; ++i) {
     if (slots_[first + i].cancel_pending) finish_slot(first + i, FinishReason::kAbort);
@@ -303,7 +318,16 @@ void EngineImpl::accept_slot_rows(Window* w, int j, int n_rows) {
     // The accepted drafts' K/V is the target's: keep and publish it; the rest is left
     // beyond n_past, unpublished, and overwritten by the next window.
     s.n_past += accepted;
-    kv_->publish(slot_index, s.request->tokens(), s.n_past);
+    if (hybrid_spec() && accepted < static_cast<int>(drafts.size())) {
+      // The delta-net state went through every draft: back to where it was before the window,
+      // and the slot's next window recomputes the rows it accepted (their bits, and the
+      // state, as plain decoding makes them).
+      std::memcpy(kv_->recurrent_state(slot_index), spec_state(slot_index),
+                  config_.kv_layout.state_floats * sizeof(float));
+      s.n_past -= 1 + accepted;
+    } else {
+      kv_->publish(slot_index, s.request->tokens(), s.n_past);
+    }
   }
   if (reason == FinishReason::kError) {
     fail_slot(slot_index, error_);
@@ -333,6 +357,11 @@ void EngineImpl::prepare_drafts(int first, int n) {
     Slot& s = slots_[first + i];
     if (!s.request || s.state != SlotState::kGenerating || s.cancel_pending) continue;
     const RequestState& r = *s.request;
+    // A slot recomputing rows after a rejection (hybrid models) drafts again once caught up.
+    if (s.n_past + 1 < static_cast<int>(r.tokens().size())) {
+      s.spec.skip_step();
+      continue;
+    }
     // The last token that may still be generated is never drafted (it would need a row
     // beyond the last position plain decoding computes).
     const int room = r.request().max_tokens - r.n_generated() - 1;

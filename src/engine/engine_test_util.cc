@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include "model/test_model.h"
+
 namespace strata::testing {
 
 GenerateRequest make_request(int n_prompt, int max_tokens, uint32_t seed, int n_vocab) {
@@ -35,6 +37,25 @@ void expect_identical(const Output& got, const Output& want, const std::string& 
         << what << ": logits of token " << i << " differ";
   }
   EXPECT_EQ(got.text, want.text) << what;
+}
+
+Status write_generated_model(const std::string& arch, const std::string& path) {
+  TestModelSpec spec;
+  spec.arch = arch;
+  spec.type = DType::kQ8_0;
+  spec.n_layer = 4;
+  spec.n_embd = 128;
+  spec.n_ff = 256;
+  spec.n_ff_exp = 128;
+  spec.n_ff_shexp = 128;
+  spec.n_vocab = 512;
+  spec.n_ctx = 2048;  // stories260K's: the long-generation tests fill it
+  spec.mla_kv_rank = 128;  // deepseek2: a latent row of 160, queries of 32 + 32 from 64
+  spec.mla_q_rank = 64;
+  spec.mla_nope = 32;
+  spec.mla_v = 32;
+  STRATA_RETURN_IF_ERROR(add_vocabulary_from(std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf", spec));
+  return write_test_model(spec, path);
 }
 
 }  // namespace strata::testing

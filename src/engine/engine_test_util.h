@@ -164,4 +164,9 @@ Output run_solo(const GenerateRequest& r, EngineOptions base = {});
 // Asserts that two outputs are identical in tokens and in every logits byte.
 void expect_identical(const Output& got, const Output& want, const std::string& what);
 
+// Writes the engine tests' generated model of an architecture to path: a test model
+// (model/test_model.h) in Q8_0, 4 layers 128 wide, experts of 128, with stories260K's
+// vocabulary and context, small enough for the sanitized runs.
+Status write_generated_model(const std::string& arch, const std::string& path);
+
 }  // namespace strata::testing

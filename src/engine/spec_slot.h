@@ -34,6 +34,8 @@ class SpecSlot {
   std::span<const int32_t> draft(const SpecOptions& options, SpecDraftModel* draft_model, int slot,
                                  uint64_t request_id, std::span<const int32_t> tokens, int room_tokens);
   std::span<const int32_t> drafts() const { return {drafts_.data(), static_cast<size_t>(n_drafts_)}; }
+  // This step verifies nothing (a hybrid model's slot catching up after a rejection).
+  void skip_step() { n_drafts_ = 0; }
   // The window came back and the first `accepted` drafts equalled the target's tokens:
   // updates the counts (per_pos[i] += 1 for each accepted position i) and the draft length.
   void finish_verification(int accepted, std::span<uint64_t> per_pos);

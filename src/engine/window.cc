@@ -29,8 +29,14 @@ void build_window(std::span<const SlotWork> slots, int prefill_chunk, Window* w)
     if (s.state == SlotState::kGenerating) {
       Row r;
       r.seq = w->first_slot + i;
-      r.pos = s.n_past;
-      r.token = s.tokens[s.n_past];
+      // Tokens not yet computed before the last (a hybrid model's slot after a rejected draft)
+      // are recomputed first, without logits: their tokens are already chosen.
+      for (r.pos = s.n_past; r.pos + 1 < static_cast<int>(s.tokens.size()); ++r.pos) {
+        r.token = s.tokens[r.pos];
+        r.want_logits = false;
+        w->rows.push_back(r);
+      }
+      r.token = s.tokens[r.pos];
       r.want_logits = true;
       w->rows.push_back(r);
       w->logit_slots.push_back(r.seq);
@@ -40,7 +46,7 @@ void build_window(std::span<const SlotWork> slots, int prefill_chunk, Window* w)
         w->rows.push_back(r);
         w->logit_slots.push_back(r.seq);
       }
-      w->slot_rows[i] = 1 + static_cast<int>(s.drafts.size());
+      w->slot_rows[i] = r.pos + 1 - s.n_past;
       w->n_decode_rows += w->slot_rows[i];
     } else if (s.state == SlotState::kReading) {
       w->reading_order.push_back(i);

@@ -65,8 +65,10 @@ struct Window {
 };
 
 // Fills w with the rows of one step for its slots (slots[i] is slot first_slot + i):
-//   - for every generating slot, one row for its last token at position n_past, with
-//     logits, then one row with logits for each of its drafts (positions n_past + 1, ...);
+//   - for every generating slot, one row for its last token, with logits, then one row with
+//     logits for each of its drafts; a slot whose n_past is behind its last token (a hybrid
+//     model's, after a rejected draft put its state back) first gets a row without logits for
+//     each token from n_past on, so the last token's row is at position tokens.size() - 1;
 //   - then prompt rows for reading slots, oldest admission first, until prefill_chunk rows
 //     are used; the row of a prompt's last token asks for logits.
 // Idle slots add nothing, and nothing pads the window.

@@ -57,6 +57,26 @@ TEST(BuildWindow, OneRowPerGeneratingSlotWithItsLastToken) {
   EXPECT_EQ(w.slot_rows, (std::vector<int>{1, 0, 1}));
 }
 
+// A hybrid model's slot after a rejected draft: the positions from n_past up to its last token
+// are computed again in order, only the last row asking for logits.
+TEST(BuildWindow, AGeneratingSlotBehindItsTokensRecomputesThemFirst) {
+  Fixture f;
+  f.add(SlotState::kGenerating, 5, 4, 0, 3);  // 8 tokens; K/V (and state) for 4 positions
+  f.add(SlotState::kGenerating, 3, 3, 1, 1);
+  Window w = f.build(0, 16);
+  ASSERT_EQ(w.rows.size(), 5u);
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_EQ(w.rows[k].seq, 0);
+    EXPECT_EQ(w.rows[k].pos, 4 + k);
+    EXPECT_EQ(w.rows[k].token, f.tokens[0][4 + k]);
+    EXPECT_EQ(w.rows[k].want_logits, k == 3) << k;
+  }
+  EXPECT_EQ(w.rows[4].pos, 3);
+  EXPECT_EQ(w.logit_slots, (std::vector<int>{0, 1}));
+  EXPECT_EQ(w.slot_rows, (std::vector<int>{4, 1}));
+  EXPECT_EQ(w.n_decode_rows, 5);
+}
+
 TEST(BuildWindow, PromptIsReadInChunksBesideDecodingSlots) {
   Fixture f;
   f.add(SlotState::kGenerating, 2, 2, 0, 1);
