@@ -248,19 +248,10 @@ INSTANTIATE_TEST_SUITE_P(Models, SlidingWindowEngine,
 TEST(ChunkedAttentionEngine, RequestsInATightPoolEqualTheModelsOwnForwardAndSolo) {
   const std::string path =
       (fs::path(::testing::TempDir()) / ("engine_chunked_" + std::to_string(::getpid()) + ".gguf")).string();
-  TestModelSpec spec;
-  spec.arch = "llama4";
-  spec.type = DType::kQ8_0;
-  spec.n_layer = 4;
-  spec.n_embd = 128;
-  spec.n_ff = 256;
-  spec.n_ff_exp = 128;
-  spec.n_ff_shexp = 128;
-  spec.n_vocab = 512;
-  spec.n_ctx = 4096;
-  spec.attn_chunk = 40;
-  ASSERT_TRUE(add_vocabulary_from(std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf", spec).ok());
-  ASSERT_TRUE(write_test_model(spec, path).ok());
+  ASSERT_TRUE(write_generated_model("llama4", path, [](TestModelSpec& spec) {
+                spec.n_ctx = 4096;
+                spec.attn_chunk = 40;
+              }).ok());
   EngineOptions o;
   o.model_path = path;
   o.n_parallel = 2;
@@ -268,8 +259,8 @@ TEST(ChunkedAttentionEngine, RequestsInATightPoolEqualTheModelsOwnForwardAndSolo
   o.n_ctx = 4096;
   o.prefill_chunk = 48;
   o.kv_cache_mib = 1;
-  const GenerateRequest r = make_request(150, 40, 81, spec.n_vocab);
-  GenerateRequest follow = make_request(190, 12, 82, spec.n_vocab);
+  const GenerateRequest r = make_request(150, 40, 81);
+  GenerateRequest follow = make_request(190, 12, 82);
   {
     Harness h(o);
     ASSERT_TRUE(h.ok());

@@ -2,7 +2,6 @@
 
 #include <random>
 
-#include "model/test_model.h"
 
 namespace strata::testing {
 
@@ -39,7 +38,8 @@ void expect_identical(const Output& got, const Output& want, const std::string& 
   EXPECT_EQ(got.text, want.text) << what;
 }
 
-Status write_generated_model(const std::string& arch, const std::string& path) {
+Status write_generated_model(const std::string& arch, const std::string& path,
+                             const std::function<void(TestModelSpec&)>& adjust) {
   TestModelSpec spec;
   spec.arch = arch;
   spec.type = DType::kQ8_0;
@@ -55,6 +55,7 @@ Status write_generated_model(const std::string& arch, const std::string& path) {
   spec.mla_nope = 32;
   spec.mla_v = 32;
   STRATA_RETURN_IF_ERROR(add_vocabulary_from(std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf", spec));
+  if (adjust) adjust(spec);
   return write_test_model(spec, path);
 }
 

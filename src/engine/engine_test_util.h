@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "model/test_model.h"
 
 namespace strata::testing {
 
@@ -166,7 +168,9 @@ void expect_identical(const Output& got, const Output& want, const std::string& 
 
 // Writes the engine tests' generated model of an architecture to path: a test model
 // (model/test_model.h) in Q8_0, 4 layers 128 wide, experts of 128, with stories260K's
-// vocabulary and context, small enough for the sanitized runs.
-Status write_generated_model(const std::string& arch, const std::string& path);
+// vocabulary and context, small enough for the sanitized runs; adjust (when given) changes the
+// spec before it is written.
+Status write_generated_model(const std::string& arch, const std::string& path,
+                             const std::function<void(TestModelSpec&)>& adjust = {});
 
 }  // namespace strata::testing
