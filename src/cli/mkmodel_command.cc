@@ -153,7 +153,8 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<MkmodelFlags>();
   sub->add_option("--arch", flags->arch,
                   "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, "
-                  "qwen3vl or granite (dense presets); qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, "
+                  "qwen3vl, granite, cohere2 or seed_oss (dense presets); qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, "
+                  "llama4, deepseek2, "
                   "minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe (MoE presets; the "
                   "vision-language archs are their language models, Qwen2's, Qwen3's or Qwen3-MoE's with M-RoPE "
                   "sections; granite and granitemoe are llama and mixtral with Granite's multipliers; "
@@ -167,7 +168,7 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3", "ernie4_5",
                              "qwen35", "qwen2moe", "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4", "deepseek2",
                              "minimax-m2", "ernie4_5-moe", "qwen35moe", "qwen3next", "qwen2vl", "qwen3vl",
-                             "qwen3vlmoe", "granite", "granitemoe"}));
+                             "qwen3vlmoe", "granite", "granitemoe", "cohere2", "seed_oss"}));
   sub->add_option("--preset", flags->preset,
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma2-2b, phi-4, "
                   "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b; mixture of experts: moe-tiny, qwen3-30b-a3b, "

@@ -429,5 +429,29 @@ TEST_F(MkmodelLoadTest, Mxfp4ModelsMatchTheFloat64Reference) {
   }
 }
 
+// The architectures that are another's layers plus a few keys, as mkmodel writes them: each
+// loads with what makes it itself (Granite's multipliers, Cohere's layer norms, parallel blocks
+// and window, Seed-OSS's biases and norm name, the vision-language models' sections).
+TEST_F(MkmodelLoadTest, ArchsOfAnotherArchsLayersLoadWithTheirOwnParts) {
+  for (DType type : {DType::kF32, DType::kQ4_K}) {
+    SCOPED_TRACE(dtype_name(type));
+    auto cohere = generate_and_load("cohere2", type, "small");
+    ASSERT_TRUE(cohere.ok()) << cohere.status().ToString();
+    EXPECT_TRUE((*cohere)->hparams().layer_norm && (*cohere)->hparams().parallel_block);
+    EXPECT_EQ((*cohere)->hparams().sliding_window, 256);
+    EXPECT_FLOAT_EQ((*cohere)->hparams().logit_scale, 4.0f);
+    auto seed = generate_and_load("seed_oss", type, "small");
+    ASSERT_TRUE(seed.ok()) << seed.status().ToString();
+    EXPECT_TRUE((*seed)->hparams().qkv_bias && (*seed)->hparams().rope_neox);
+    EXPECT_EQ((*seed)->hparams().ffn_norm_name, "post_attention_norm");
+    auto granite = generate_and_load("granite", type, "small");
+    ASSERT_TRUE(granite.ok()) << granite.status().ToString();
+    EXPECT_FLOAT_EQ((*granite)->hparams().residual_scale, 0.22f);
+    auto vl = generate_and_load("qwen3vl", type, "small");
+    ASSERT_TRUE(vl.ok()) << vl.status().ToString();
+    EXPECT_TRUE((*vl)->hparams().qk_norm && (*vl)->hparams().rope_pos0_pairs.empty());
+  }
+}
+
 }  // namespace
 }  // namespace strata

@@ -143,6 +143,10 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
     w.set(a + ".rope.scaling.yarn_beta_slow", GgufValue::F32(1.0f));
     if (s.attn_temp_scale != 0.0f) w.set(a + ".attention.temperature_scale", GgufValue::F32(s.attn_temp_scale));
   }
+  if (s.cohere2) {  // Command R7B's, as llama.cpp's converter writes them
+    w.set(a + ".attention.layer_norm_epsilon", GgufValue::F32(s.rms_eps));
+    w.set(a + ".logit_scale", GgufValue::F32(0.25f));
+  }
   if (s.gemma2) {  // Gemma 2's caps, as its converted files carry them
     w.set(a + ".attn_logit_softcapping", GgufValue::F32(50.0f));
     w.set(a + ".final_logit_softcapping", GgufValue::F32(30.0f));

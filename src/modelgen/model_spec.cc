@@ -257,6 +257,11 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
     s->sliding_window = s->preset == "phi-4" ? 0 : std::min(s->n_ctx / 4, 2047);
     s->rope_linear_factor = 1.0f;
     s->rope_yarn_factor = 1.0f;
+  } else if (name == "cohere2") {
+    // Command R7B's 4096-key window, or a quarter of a small preset's context; its rope unscaled.
+    if (s->sliding_window == 0) s->sliding_window = std::min(s->n_ctx / 4, 4096);
+    s->rope_linear_factor = 1.0f;
+    s->rope_yarn_factor = 1.0f;
   } else if (name == "mistral3") {
     // Ministral 3's own YaRN and temperature stay (a preset without them has neither).
     s->sliding_window = 0;
@@ -335,15 +340,17 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   const bool moe_arch = is_moe_arch_name(name);
   if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma2" && name != "gemma3" &&
       name != "phi3" && name != "glm4" && name != "smollm3" && name != "mistral3" && name != "ernie4_5" &&
-      name != "qwen35" && name != "qwen2vl" && name != "qwen3vl" && name != "granite") {
+      name != "qwen35" && name != "qwen2vl" && name != "qwen3vl" && name != "granite" && name != "cohere2" &&
+      name != "seed_oss") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
                                    "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, "
-                                   "qwen2vl, qwen3vl, granite, qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, "
+                                   "qwen2vl, qwen3vl, granite, cohere2, seed_oss, qwen2moe, qwen3moe, mixtral, gpt-oss, "
+                                   "glm4moe, llama4, "
                                    "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)");
   }
   if (moe_arch != (s->n_expert > 0)) {
     const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, "
-                                  "ernie4_5, qwen35, qwen2vl, qwen3vl or granite)"
+                                  "ernie4_5, qwen35, qwen2vl, qwen3vl, granite, cohere2 or seed_oss)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, "
                                   "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
@@ -353,12 +360,14 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "minimax-m2" || name == "qwen35" ||
                name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4";
-  if (name == "gemma3" || name == "gemma2") s->tied_embeddings = true;
+  if (name == "gemma3" || name == "gemma2" || name == "cohere2") s->tied_embeddings = true;
+  s->cohere2 = name == "cohere2";
+  s->seed_oss = name == "seed_oss";
   s->gemma2 = name == "gemma2";
   s->gpt_oss = name == "gpt-oss";
   apply_window_and_rope(name, s);
   s->qkv_bias = name == "qwen2" || name == "qwen2moe" || name == "gpt-oss" || name == "glm4moe" || name == "glm4" ||
-                name == "qwen2vl";
+                name == "qwen2vl" || name == "seed_oss";
   s->phi3 = name == "phi3";
   s->mistral3 = name == "mistral3";
   if (!s->mistral3) s->attn_temp_scale = 0.0f;

@@ -66,6 +66,12 @@ struct ModelSpec {
   // glm4 (GLM-4-0414): q/k/v biases, post-norms (untied output), gate and up as one
   // blk.N.ffn_up (gate rows first), and rope over half of each head (on adjacent pairs).
   bool glm4 = false;
+  // cohere2 (Command R7B, Command A): tied embeddings, no ffn_norm (attention and feed-forward
+  // read one norm), layer norms' eps as attention.layer_norm_epsilon, a window in three of every
+  // four layers, and logit_scale 0.25. seed_oss (Seed-OSS): q/k/v biases and the feed-forward
+  // norm written as post_attention_norm.
+  bool cohere2 = false;
+  bool seed_oss = false;
   // glm4moe (GLM-4.5): q/k/v biases, the feed-forward norm written as post_attention_norm, the
   // first n_dense_lead blocks a dense feed-forward of width n_ff, the others experts with a
   // router selection bias (blk.N.exp_probs_b.bias, sigmoid gating) and a shared expert without

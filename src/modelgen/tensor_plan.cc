@@ -395,8 +395,10 @@ struct PlanBuilder {
     } else {
       delta_net(p);
     }
-    const bool post_attention_norm = s.gpt_oss || s.glm4moe || s.full_attn_interval > 0;
-    vector(p + (post_attention_norm ? "post_attention_norm.weight" : "ffn_norm.weight"), embd, WeightKind::kNorm);
+    const bool post_attention_norm = s.gpt_oss || s.glm4moe || s.full_attn_interval > 0 || s.seed_oss;
+    if (!s.cohere2) {  // Cohere's feed-forward reads the attention's norm
+      vector(p + (post_attention_norm ? "post_attention_norm.weight" : "ffn_norm.weight"), embd, WeightKind::kNorm);
+    }
     if (s.n_expert > 0 && l >= s.n_dense_lead && (l + 1) % s.moe_layer_step == 0) {
       moe_ffn(p, l);
     } else {
