@@ -11,13 +11,16 @@
 # left out too, and so is the hybrid layers' batch-invariance case (the engine's
 # sanitized exactness suite runs a hybrid model, kernels_test the delta rule on every table); the
 # variants that reach a path of their own (DeepSeek's two latent-map forms, Phi-3's LongRoPE
-# switch, fused q/k/v, rope frequency factors, ...) stay.
+# switch, fused q/k/v, rope frequency factors, ...) stay. So do the M-RoPE sections' own path
+# (PairsOfAFourthSectionDoNotTurn); Granite's, Cohere's, Ling's and the vision-language models'
+# other variants only change numbers on paths their f16 and q4_K cases reach.
 model_grid_filter() {
   local v
   printf 'ReferenceForwardVariantsTest.*:BatchInvarianceKvTypeTest.*:*/llama_*:*_f16:*_q4_K-'
   for v in Llama4NopeLayers Glm4MoeSigmoidRouting MiniMaxM2WholeRow GptOssYarnSinks Ernie45SoftmaxRouting \
     DeepSeek2QuantizedLatentMaps DeepSeek2GroupLimitedRouting Gemma3SlidingAndGlobal Gemma2SoftcapsAndWindow \
-    Qwen35 HoldsForHybridLayers; do
+    Qwen35 HoldsForHybridLayers GraniteMultipliersAgree TextGivesTheBaseArchitecturesBits \
+    VisionLanguageArchsAgree BailingMoe2GroupRouting Cohere2LayerNorms; do
     printf '*.%s*:' "$v"
   done
   echo
@@ -41,14 +44,19 @@ sanitized_filter() {
     # it runs on stories260K, a tiny MoE file and a dense hybrid (Qwen3.5's recurrent state
     # beside the K/V), which reach every path of the engine's own code (the other models differ
     # in the model, whose tests above run sanitized); the other seven models cost 65 s there
-    # (the MoE hybrid alone 11.5 s, the dense one 6.3).
+    # (the MoE hybrid alone 11.5 s, the dense one 6.3). The sliding-window suite leaves out
+    # Command R7B's pattern: the window pool's code is the Gemmas' (its layers run sanitized in
+    # the model tests).
     engine_test)
       local m
       printf '*-'
       for m in tiny_mixtral tiny_qwen2moe glm4moe_q8_0 llama4_q8_0 deepseek2_q8_0 qwen35moe_q8_0; do
         printf 'Models/EngineExactness.*/%s:' "$m"
       done
-      echo ;;
+      echo 'Models/SlidingWindowEngine.*/Cohere2' ;;
+    # mkmodel's other-arch-plus-keys files (8 of them at -O0): generation and loading run in the
+    # other cases, these archs' parts in the model tests.
+    mkmodel_load_test) echo '*-MkmodelLoadTest.ArchsOfAnotherArchsLayersLoadWithTheirOwnParts' ;;
     # Hyper-parameter reading and preset arithmetic: their largest cases write or plan big MoE
     # shapes at -O0 (8-9 s each sanitized) through code the other cases reach.
     model_load_test) echo '*-ModelLoadTest.ReadsGlm4MoeHparams:ModelLoadTest.ReadsDeepSeek2Hparams' ;;
