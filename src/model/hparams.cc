@@ -295,21 +295,21 @@ Status read_delta_net(const GgufFile& gguf, Hparams* hp) {
   return Status::Ok();
 }
 
-// Granite's multipliers (ArchTraits::granite), each required as llama.cpp requires them, positive
-// and finite.
+// A key llama.cpp requires that must be a positive finite number (read_real refuses others).
+Status read_required_positive(const GgufFile& gguf, const std::string& key, float* out) {
+  if (gguf.find(key) == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + key);
+  STRATA_RETURN_IF_ERROR(read_real(gguf, key, out));
+  if (!(*out > 0.0f)) return Status::Corrupt(gguf.path() + ": " + key + " must be a positive finite number");
+  return Status::Ok();
+}
+
+// Granite's multipliers (ArchTraits::granite), each required as llama.cpp requires them.
 Status read_granite_scales(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
-  for (auto [suffix, scale] : {std::pair{".embedding_scale", &hp->embd_scale},
-                               std::pair{".attention.scale", &hp->attn_scale},
-                               std::pair{".residual_scale", &hp->residual_scale},
-                               std::pair{".logit_scale", &hp->logit_scale}}) {
-    if (gguf.find(a + suffix) == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + a + suffix);
-    STRATA_RETURN_IF_ERROR(read_real(gguf, a + suffix, scale));
-    if (!(*scale > 0.0f) || !std::isfinite(*scale)) {
-      return Status::Corrupt(gguf.path() + ": " + a + suffix + " must be a positive finite number");
-    }
-  }
-  return Status::Ok();
+  STRATA_RETURN_IF_ERROR(read_required_positive(gguf, a + ".embedding_scale", &hp->embd_scale));
+  STRATA_RETURN_IF_ERROR(read_required_positive(gguf, a + ".attention.scale", &hp->attn_scale));
+  STRATA_RETURN_IF_ERROR(read_required_positive(gguf, a + ".residual_scale", &hp->residual_scale));
+  return read_required_positive(gguf, a + ".logit_scale", &hp->logit_scale);
 }
 
 // Cohere's layer norms, parallel blocks and logit scale (ArchTraits::cohere2): its eps and
@@ -317,12 +317,8 @@ Status read_granite_scales(const GgufFile& gguf, Hparams* hp) {
 Status read_cohere2(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
   float multiplier = 0.0f;
-  for (auto [suffix, value] : {std::pair{".attention.layer_norm_epsilon", &hp->rms_eps},
-                               std::pair{".logit_scale", &multiplier}}) {
-    if (gguf.find(a + suffix) == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + a + suffix);
-    STRATA_RETURN_IF_ERROR(read_real(gguf, a + suffix, value));
-    if (!(*value > 0.0f)) return Status::Corrupt(gguf.path() + ": " + a + suffix + " must be a positive finite number");
-  }
+  STRATA_RETURN_IF_ERROR(read_required_positive(gguf, a + ".attention.layer_norm_epsilon", &hp->rms_eps));
+  STRATA_RETURN_IF_ERROR(read_required_positive(gguf, a + ".logit_scale", &multiplier));
   hp->logit_scale = 1.0f / multiplier;
   hp->layer_norm = true;
   hp->parallel_block = true;

@@ -5,13 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "base/thread_pool.h"
 #include "gguf/gguf_value.h"
-#include "model/contiguous_kv.h"
 #include "model/model.h"
 #include "model/reference_forward_test_util.h"
 #include "model/test_model.h"
@@ -25,25 +22,14 @@ using testing::TestModelSpec;
 using testing::bounds;
 using testing::expect_within;
 
-// The fast path's logits over kTokens random tokens (seeded by spec.seed), in one forward pass.
+// The fast path's logits on spec's model (written to path) over kTokens random tokens, in one pass.
 std::vector<float> fast_logits(const TestModelSpec& spec, const std::string& path) {
   EXPECT_TRUE(testing::write_test_model(spec, path).ok());
   auto model = Model::Load(path);
   EXPECT_TRUE(model.ok()) << model.status().ToString();
   if (!model.ok()) return {};
-  const Model& m = **model;
-  const int n_vocab = m.hparams().n_vocab;
-  auto kv = std::move(ContiguousKv::Create(m.kv_layout(DType::kF32, 16), 1, testing::kTokens).value());
-  auto scratch = m.make_scratch(testing::kTokens, testing::kTokens);
-  ThreadPool pool(2);
-  std::mt19937 rng(spec.seed);
-  std::vector<Row> rows;
-  for (int pos = 0; pos < testing::kTokens; ++pos) {
-    rows.push_back(Row{0, pos, static_cast<int32_t>(rng() % static_cast<uint32_t>(n_vocab)), true});
-  }
-  std::vector<float> logits(static_cast<size_t>(testing::kTokens) * n_vocab);
-  m.forward(rows, *kv, logits.data(), *scratch, pool);
-  return logits;
+  std::vector<int32_t> tokens;
+  return testing::fast_logits(**model, DType::kF32, spec.seed, {}, &tokens);
 }
 
 TEST_F(ReferenceForwardVariantsTest, VisionLanguageArchsAgreeWithTheReference) {

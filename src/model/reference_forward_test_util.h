@@ -53,6 +53,31 @@ struct Feed {
   int chunk = 0;
 };
 
+// The fast path's logits over feed.n_tokens random tokens (seeded by seed, written to *tokens),
+// feed.chunk positions per forward pass.
+inline std::vector<float> fast_logits(const Model& m, DType kv_type, uint32_t seed, Feed feed,
+                                      std::vector<int32_t>* tokens) {
+  const int n_vocab = m.hparams().n_vocab;
+  const int n_tokens = feed.n_tokens;
+  const int chunk = feed.chunk > 0 ? feed.chunk : n_tokens;
+  auto kv = std::move(ContiguousKv::Create(m.kv_layout(kv_type, 16), 1, n_tokens).value());
+  auto scratch = m.make_scratch(chunk, n_tokens);
+  ThreadPool pool(2);
+  std::mt19937 rng(seed);
+  std::vector<Row> rows;
+  for (int pos = 0; pos < n_tokens; ++pos) {
+    tokens->push_back(static_cast<int32_t>(rng() % static_cast<uint32_t>(n_vocab)));
+    rows.push_back(Row{0, pos, tokens->back(), true});
+  }
+  std::vector<float> logits(static_cast<size_t>(n_tokens) * n_vocab);
+  for (int first = 0; first < n_tokens; first += chunk) {
+    const int n = std::min(chunk, n_tokens - first);
+    m.forward(std::span<const Row>(rows).subspan(first, n), *kv, logits.data() + static_cast<size_t>(first) * n_vocab,
+              *scratch, pool);
+  }
+  return logits;
+}
+
 class ReferenceForwardTest : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
@@ -89,29 +114,12 @@ class ReferenceForwardTest : public ::testing::TestWithParam<Case> {
     if (!ref.ok()) return {};
 
     (*model)->fit_context(n_ctx);
-    const Model& m = **model;
-    const int n_vocab = m.hparams().n_vocab;
-    const int n_tokens = feed.n_tokens;
-    const int chunk = feed.chunk > 0 ? feed.chunk : n_tokens;
-    auto kv = std::move(ContiguousKv::Create(m.kv_layout(kv_type, 16), 1, n_tokens).value());
-    auto scratch = m.make_scratch(chunk, n_tokens);
-    ThreadPool pool(2);
-    std::mt19937 rng(spec.seed);
     std::vector<int32_t> tokens;
-    std::vector<Row> rows;
-    for (int pos = 0; pos < n_tokens; ++pos) {
-      tokens.push_back(static_cast<int32_t>(rng() % static_cast<uint32_t>(n_vocab)));
-      rows.push_back(Row{0, pos, tokens.back(), true});
-    }
-    std::vector<float> logits(static_cast<size_t>(n_tokens) * n_vocab);
-    for (int first = 0; first < n_tokens; first += chunk) {
-      const int n = std::min(chunk, n_tokens - first);
-      m.forward(std::span<const Row>(rows).subspan(first, n), *kv, logits.data() + static_cast<size_t>(first) * n_vocab,
-                *scratch, pool);
-    }
+    const std::vector<float> logits = fast_logits(**model, kv_type, spec.seed, feed, &tokens);
     const LogitErrors e = logit_errors(*ref, tokens, logits.data());
     return {e.max_rel, e.rms_rel};
   }
+
 
   std::filesystem::path dir_;
 };

@@ -10,6 +10,7 @@
 
 #include "gguf/gguf_file.h"
 #include "modelgen/model_generator.h"
+#include "modelgen/plan_test_util.h"
 
 namespace strata {
 namespace {
@@ -40,14 +41,6 @@ class ArchKeysGeneratorTest : public ::testing::Test {
   fs::path dir_;
 };
 
-std::vector<int64_t> section_counts(const GgufFile& f, const std::string& key) {
-  std::vector<int64_t> out;
-  const GgufValue* a = f.get_array(key);
-  if (a == nullptr) return out;
-  for (size_t k = 0; k < a->array_size(); ++k) out.push_back(static_cast<int64_t>(a->float_at(k).value_or(-1)));
-  return out;
-}
-
 // The vision-language archs' language models: Qwen2-VL's sections [16, 24, 24, 0] and Qwen3-VL's
 // [24, 20, 20, 0] of 64 pairs scaled to the preset's heads (tiny's 8 pairs, moe-tiny's 16), Qwen3-VL's
 // deepstack count, and the base architecture's tensors (biases, QK-norm, experts).
@@ -64,7 +57,7 @@ TEST_F(ArchKeysGeneratorTest, VisionLanguageArchsWriteTheirRopeSections) {
     auto f = generate(c.arch, c.preset);
     ASSERT_TRUE(f.ok()) << f.status().ToString();
     EXPECT_EQ(f->get_string("general.architecture"), c.arch);
-    EXPECT_EQ(section_counts(*f, std::string(c.arch) + ".rope.dimension_sections"), c.sections) << c.arch;
+    EXPECT_EQ(int_array(*f, std::string(c.arch) + ".rope.dimension_sections"), c.sections) << c.arch;
     EXPECT_EQ(f->get_uint(std::string(c.arch) + ".n_deepstack_layers").has_value(), std::string(c.arch) != "qwen2vl")
         << c.arch;
     EXPECT_NE(f->find_tensor(c.own_tensor), nullptr) << c.arch << " " << c.own_tensor;

@@ -48,14 +48,6 @@ class Qwen35GeneratorTest : public ::testing::Test {
   fs::path dir_;
 };
 
-std::vector<int64_t> int_array(const GgufFile& f, const std::string& key) {
-  std::vector<int64_t> out;
-  const GgufValue* a = f.get_array(key);
-  if (a == nullptr) return out;
-  for (size_t k = 0; k < a->array_size(); ++k) out.push_back(static_cast<int64_t>(a->float_at(k).value_or(-1)));
-  return out;
-}
-
 // moe-tiny as qwen35moe: 4 blocks, delta-net layers of 4 key heads and 8 value heads of 16, the
 // attention's heads of 32 rotated over 8 values, a shared expert of the expert width.
 TEST_F(Qwen35GeneratorTest, WritesQwen35sKeys) {
