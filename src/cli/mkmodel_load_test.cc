@@ -17,6 +17,8 @@
 #include "model/model.h"
 #include "model/reference_forward.h"
 #include "modelgen/model_generator.h"
+#include "modelgen/model_spec.h"
+#include "modelgen/tensor_plan.h"
 
 namespace strata {
 namespace {
@@ -451,6 +453,91 @@ TEST_F(MkmodelLoadTest, ArchsOfAnotherArchsLayersLoadWithTheirOwnParts) {
     ASSERT_TRUE(vl.ok()) << vl.status().ToString();
     EXPECT_TRUE((*vl)->hparams().qk_norm && (*vl)->hparams().rope_pos0_pairs.empty());
   }
+}
+
+// The float64 reference's logits against the model's over 8 positions of the file at path.
+testing::LogitErrors errors_against_reference(const std::string& path) {
+  auto model = Model::Load(path);
+  auto gguf = GgufFile::Open(path);
+  EXPECT_TRUE(model.ok() && gguf.ok());
+  if (!model.ok() || !gguf.ok()) return {INFINITY, INFINITY};
+  auto ref = testing::ReferenceForward::Load(*gguf);
+  EXPECT_TRUE(ref.ok()) << ref.status().ToString();
+  if (!ref.ok()) return {INFINITY, INFINITY};
+  constexpr int kPrompt = 8;
+  const Model& m = **model;
+  const int n_vocab = m.hparams().n_vocab;
+  auto kv = std::move(ContiguousKv::Create(m.kv_layout(DType::kF32, 16), 1, kPrompt).value());
+  auto scratch = m.make_scratch(kPrompt, kPrompt);
+  ThreadPool pool(2);
+  std::vector<int32_t> tokens;
+  std::vector<Row> rows;
+  for (int pos = 0; pos < kPrompt; ++pos) {
+    tokens.push_back((pos * 37 + 5) % n_vocab);
+    rows.push_back(Row{0, pos, tokens.back(), true});
+  }
+  std::vector<float> logits(static_cast<size_t>(kPrompt) * n_vocab);
+  m.forward(rows, *kv, logits.data(), *scratch, pool);
+  return testing::logit_errors(*ref, tokens, logits.data());
+}
+
+// Gemma 4 as mkmodel writes it: a small preset's sliding layers keep its heads, its full (last)
+// layer twice as wide and a quarter as many without attn_v; a MoE preset adds experts beside
+// every dense feed-forward; both stay close to the float64 reference in Q4_K. The 31B preset
+// plans 60 layers with 10 full ones of 4 K/V heads of 512; the 26B-A4B's experts come as one
+// gate/up tensor of 2 x 704 rows each.
+TEST_F(MkmodelLoadTest, Gemma4LoadsWithHeadsOfTwoShapes) {
+  auto path = generate("gemma4", DType::kQ4_K, "small");
+  ASSERT_TRUE(path.ok()) << path.status().ToString();
+  auto model = Model::Load(*path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const Hparams& hp = (*model)->hparams();
+  EXPECT_EQ(hp.attn_shape(0), (AttnShape{8, 4, 32}));
+  EXPECT_EQ(hp.attn_shape(3), (AttnShape{8, 1, 64}));
+  EXPECT_TRUE(hp.v_norm && hp.layer_slides(2) && !hp.layer_slides(3));
+  EXPECT_EQ(hp.sliding_window, 256);
+  auto gguf = GgufFile::Open(*path);
+  ASSERT_TRUE(gguf.ok());
+  EXPECT_NE(gguf->find_tensor("blk.2.attn_v.weight"), nullptr);
+  EXPECT_EQ(gguf->find_tensor("blk.3.attn_v.weight"), nullptr);
+  EXPECT_NE(gguf->find_tensor("blk.3.layer_output_scale.weight"), nullptr);
+  const testing::LogitErrors dense = errors_against_reference(*path);
+  EXPECT_LT(dense.rms_rel, 0.04);
+  EXPECT_LT(dense.max_rel, 0.20);
+
+  auto moe_path = generate("gemma4", DType::kQ4_K, "moe-tiny");
+  ASSERT_TRUE(moe_path.ok()) << moe_path.status().ToString();
+  auto moe = Model::Load(*moe_path);
+  ASSERT_TRUE(moe.ok()) << moe.status().ToString();
+  EXPECT_TRUE((*moe)->hparams().moe_beside_dense && (*moe)->hparams().layer_is_moe(0));
+  const testing::LogitErrors routed = errors_against_reference(*moe_path);
+  EXPECT_LT(routed.rms_rel, 0.04);
+  EXPECT_LT(routed.max_rel, 0.20);
+
+  auto big = model_preset("", "gemma4-31b");
+  ASSERT_TRUE(big.ok()) << big.status().ToString();
+  int n_full = 0;
+  for (int l = 0; l < big->n_layer; ++l) n_full += gemma4_layer_slides(*big, l) ? 0 : 1;
+  EXPECT_EQ(big->n_layer, 60);
+  EXPECT_EQ(n_full, 10);
+  auto plan = plan_tensors(*big, DType::kQ4_K);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  for (const PlannedTensor& t : plan->tensors) {
+    if (t.name == "blk.5.attn_k.weight") EXPECT_EQ(t.dims, (std::vector<uint64_t>{5376, 4 * 512}));
+    if (t.name == "blk.4.attn_k.weight") EXPECT_EQ(t.dims, (std::vector<uint64_t>{5376, 16 * 256}));
+    EXPECT_NE(t.name, "blk.5.attn_v.weight");
+  }
+  auto a4b = model_preset("", "gemma4-26b-a4b");
+  ASSERT_TRUE(a4b.ok()) << a4b.status().ToString();
+  auto moe_plan = plan_tensors(*a4b, DType::kQ8_0);
+  ASSERT_TRUE(moe_plan.ok()) << moe_plan.status().ToString();
+  int n_seen = 0;
+  for (const PlannedTensor& t : moe_plan->tensors) {
+    if (t.name == "blk.0.ffn_gate_up_exps.weight") n_seen += t.dims == std::vector<uint64_t>{2816, 2 * 704, 128};
+    if (t.name == "blk.0.ffn_gate.weight") n_seen += t.dims == std::vector<uint64_t>{2816, 2112};
+    if (t.name == "blk.5.attn_k.weight") n_seen += t.dims == std::vector<uint64_t>{2816, 2 * 512};
+  }
+  EXPECT_EQ(n_seen, 3);
 }
 
 }  // namespace

@@ -59,9 +59,11 @@ Result<DType> kv_dtype(const std::string& name, const Hparams& hp) {
     type = DType::kF32;
   } else if (name == "q8_0") {
     type = DType::kQ8_0;
-    if (hp.head_dim % 32 != 0) {
-      return Status::InvalidArgument("--kv-type q8_0 needs head_dim % 32 == 0, but this model's head_dim is " +
-                                     str(hp.head_dim) + " (use f16 or f32)");
+    for (int head_dim : {hp.head_dim, hp.head_dim_swa}) {
+      if (head_dim % 32 != 0) {
+        return Status::InvalidArgument("--kv-type q8_0 needs head_dim % 32 == 0, but this model's head_dim is " +
+                                       str(head_dim) + " (use f16 or f32)");
+      }
     }
   } else {
     return Status::InvalidArgument("--kv-type " + name + " is not one of f16, f32, q8_0");

@@ -3,7 +3,9 @@
 // sinks, experts with biases, Q8_0 weights), Phi-3 (a 256-key window in every layer, fused
 // q/k/v and gate/up tensors, Q4_K weights), Gemma 2 (a 256-key window in every other layer,
 // soft-capped scores and logits, Q8_0 weights) and Command R7B (a 256-key window in 3 of every 4
-// layers, the 4th without rope; layer norms, parallel blocks, Q4_K weights). Prompts far past the window give, batched in 4
+// layers, the 4th without rope; layer norms, parallel blocks, Q4_K weights) and Gemma 4 (a 256-key
+// window in 5 of its 6 layers, whose K/V heads differ from the full layer's, Q4_K weights).
+// Prompts far past the window give, batched in 4
 // slots through two pipeline stages, from the prefix cache (also after a restart, from parked
 // blocks), with speculative decoding and in prompt chunks smaller than the window, the tokens
 // and logits bytes they give alone. All but Phi-3 keep their sliding layers' K/V in a pool of
@@ -236,11 +238,13 @@ INSTANTIATE_TEST_SUITE_P(Models, SlidingWindowEngine,
                                            WindowModel{"gpt-oss", "moe-tiny", 3, DType::kQ8_0, 128, 1},
                                            WindowModel{"phi3", "small", 3, DType::kQ4_K, 256, 2},
                                            WindowModel{"gemma2", "small", 4, DType::kQ8_0, 256, 2},
-                                           WindowModel{"cohere2", "small", 4, DType::kQ4_K, 256, 2}),
+                                           WindowModel{"cohere2", "small", 4, DType::kQ4_K, 256, 2},
+                                           WindowModel{"gemma4", "small", 6, DType::kQ4_K, 256, 2}),
                          [](const ::testing::TestParamInfo<WindowModel>& info) {
                            const std::string arch = info.param.arch;
                            if (arch == "gpt-oss") return std::string("GptOss");
                            if (arch == "cohere2") return std::string("Cohere2");
+                           if (arch == "gemma4") return std::string("Gemma4");
                            return std::string(arch == "phi3" ? "Phi3" : arch == "gemma2" ? "Gemma2" : "Gemma3");
                          });
 

@@ -265,9 +265,9 @@ TEST(WindowedKvLayout, GroupsTheWindowedLayersApartAndKeepsOneGroupOtherwise) {
   EXPECT_EQ(l.n_groups(), 2);
   EXPECT_EQ(l.group_of(0), 1);
   EXPECT_EQ(l.group_of(1), 0);
-  EXPECT_EQ(l.group_bytes(0), l.layer_bytes());
-  EXPECT_EQ(l.group_bytes(1), 2 * l.layer_bytes());
-  EXPECT_EQ(l.k_offset(2, 1), l.layer_bytes() + l.token_bytes());  // second layer of group 1
+  EXPECT_EQ(l.group_bytes(0), l.layer_bytes(0));
+  EXPECT_EQ(l.group_bytes(1), 2 * l.layer_bytes(1));
+  EXPECT_EQ(l.k_offset(2, 1), l.layer_bytes(1) + l.token_bytes(1));  // second layer of group 1
   EXPECT_EQ(l.first_window_block(5), 0);
   EXPECT_EQ(l.first_window_block(9), 1);
   KvLayout chunked = windowed_layout();

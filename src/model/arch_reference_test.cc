@@ -274,5 +274,52 @@ TEST_F(ReferenceForwardVariantsTest, Cohere2LayerNormsAndParallelBlocksAgree) {
   EXPECT_GT(errors(spec, DType::kF32, &unscaled).rms_rel, 100 * b.rms_rel) << "the logit scale makes no difference";
 }
 
+// Gemma 4 (gemma4) over 6 layers, 24 positions past a 10-key window: sliding layers with heads
+// of 64 (two K/V heads, all pairs rotated on base 10000) and full ones with heads of 128 (one K/V
+// head, v taken from k, a quarter of the pairs rotated on base 1e6), v RMS-normed, unscaled
+// scores, each layer's output scale and the logits' soft cap. References whose full layers rotate
+// every pair, that leave out the output scales, or cap the logits elsewhere disagree by far more
+// than the bound.
+TEST_F(ReferenceForwardVariantsTest, Gemma4HeadsOfTwoShapesAndScalesAgree) {
+  TestModelSpec spec;
+  spec.arch = "gemma4";
+  spec.n_layer = 6;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32, nullptr, 24);
+  expect_within("gemma4", e.rms_rel, e.max_rel, b);
+  TestModelSpec every_pair = spec;
+  every_pair.rope_freqs.assign(static_cast<size_t>(spec.head_dim_full / 2), 1.0f);
+  EXPECT_GT(errors(spec, DType::kF32, &every_pair, 24).rms_rel, 100 * b.rms_rel) << "the rope factors make no difference";
+  TestModelSpec unscaled = spec;
+  for (int l = 0; l < 6; ++l) unscaled.skip_tensors.push_back("blk." + std::to_string(l) + ".layer_output_scale.weight");
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled, 24).rms_rel, 100 * b.rms_rel) << "the output scales make no difference";
+  TestModelSpec uncapped = spec;
+  uncapped.final_softcap = 3.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &uncapped, 24).rms_rel, 100 * b.rms_rel) << "the soft cap makes no difference";
+  // With attn_v in the full layers too, both still agree.
+  TestModelSpec with_v = spec;
+  with_v.full_attn_v = true;
+  const Errors v = errors(with_v, DType::kF32, nullptr, 24);
+  expect_within("gemma4 with attn_v", v.rms_rel, v.max_rel, b);
+}
+
+// Gemma 4's 26B-A4B form (gemma4-moe) over 4 layers: every layer's dense feed-forward beside 8
+// experts, routed on the scaled RMS-norm of the layer's stream, each expert's output scaled.
+// References without the experts' output scales, or with the router's input scale doubled (which
+// sharpens the softmax over the chosen), disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Gemma4ExpertsBesideTheDenseFeedForwardAgree) {
+  TestModelSpec spec;
+  spec.arch = "gemma4-moe";
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32, nullptr, 24);
+  expect_within("gemma4-moe", e.rms_rel, e.max_rel, b);
+  TestModelSpec unscaled = spec;
+  for (int l = 0; l < 4; ++l) unscaled.skip_tensors.push_back("blk." + std::to_string(l) + ".ffn_down_exps.scale");
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled, 24).rms_rel, 100 * b.rms_rel) << "the expert scales make no difference";
+  TestModelSpec sharper = spec;
+  sharper.router_scale_factor = 2.0f;
+  EXPECT_GT(errors(spec, DType::kF32, &sharper, 24).rms_rel, 100 * b.rms_rel) << "the router's scale makes no difference";
+}
+
 }  // namespace
 }  // namespace strata

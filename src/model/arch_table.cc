@@ -119,6 +119,10 @@ constexpr ArchTraits kArchs[] = {
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .mrope = ArchTraits::MRope::kInterleaved},
     // IBM Granite 3.x and 4.0 (dense: 2B, 8B, Micro) and Granite 3.x MoE (1B-A400M, 3B-A800M):
+    // Google Gemma 4: see ArchTraits::gemma4.
+    {.name = "gemma4", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
+     .requires_experts = false, .moe_norm_topk = true, .embed_scaled = true, .post_norms = true, .ffn_gelu = true,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .gemma4 = true},
     // see ArchTraits::granite.
     {.name = "granite", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = false, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
@@ -160,8 +164,8 @@ const ArchTraits* find_arch(std::string_view name) {
 }
 
 std::string_view supported_arch_names() {
-  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gpt-oss, phi3, "
-         "glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2, mistral3, ernie4_5, ernie4_5-moe, qwen35, qwen35moe, "
+  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gemma4, gpt-oss, "
+         "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2, mistral3, ernie4_5, ernie4_5-moe, qwen35, qwen35moe, "
          "qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, seed_oss, bailingmoe2, dots1, cohere2";
 }
 

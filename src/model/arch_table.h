@@ -106,6 +106,13 @@ struct ArchTraits {
   // <arch>.attention.sliding_window keys in three of every four layers, the fourth without rope,
   // and the logits times <arch>.logit_scale.
   bool cohere2 = false;
+  // Google Gemma 4 (31B; the 26B-A4B with its experts beside the dense feed-forward), text only:
+  // Gemma 3's parts with the sliding layers named per layer (attention.sliding_window_pattern),
+  // their heads narrower and more numerous than the full layers' (Hparams::attn_shape), the full
+  // layers rotating a quarter of their pairs (the file's rope_freqs) and taking v from k when they
+  // have no attn_v, v RMS-normed, unscaled scores, each layer's output times its
+  // layer_output_scale, and the logits soft-capped (model/gemma4_hparams.h).
+  bool gemma4 = false;
 };
 
 // nullptr for an architecture this build does not run.

@@ -30,6 +30,7 @@ void attend_tile(const LayerAttention& la, std::span<const Row> rows, int r0, in
                  const ItemHeads& h, KvView& kv, ForwardScratch& s, int worker) {
   const Hparams& hp = la.hp;
   const int layer = la.layer;
+  const AttnShape sh = hp.attn_shape(layer);
   const KvLayout& L = kv.layout();
   std::array<int, kMaxAttentionTileRows> row_tokens{};
   int n_tokens = 0;
@@ -51,11 +52,11 @@ void attend_tile(const LayerAttention& la, std::span<const Row> rows, int r0, in
   a.block_k = block_k;
   a.block_v = block_v;
   a.block_tokens = L.block_tokens;
-  a.token_stride_bytes = L.token_bytes();
+  a.token_stride_bytes = L.token_bytes(group);
   a.n_tokens = n_tokens;
-  a.n_head = hp.n_head;
-  a.n_head_kv = hp.n_head_kv;
-  a.head_dim = hp.head_dim;
+  a.n_head = sh.n_head;
+  a.n_head_kv = sh.n_head_kv;
+  a.head_dim = sh.head_dim;
   a.kv_type = L.type;
   a.scale = hp.kq_scale();
   a.n_rows = r1 - r0;
@@ -63,12 +64,12 @@ void attend_tile(const LayerAttention& la, std::span<const Row> rows, int r0, in
   a.first_token = first_token;
   a.sinks = la.sinks;
   a.softcap = hp.attn_softcap;
-  const size_t offset = static_cast<size_t>(r0) * hp.n_head * hp.head_dim;
+  const size_t offset = static_cast<size_t>(r0) * sh.q_dim();
   if (h.n_q > 0) {  // a range of the one K/V head's query heads, rows still n_head heads apart
     a.n_head = h.n_q;
-    a.row_stride_floats = static_cast<size_t>(hp.n_head) * hp.head_dim;
+    a.row_stride_floats = static_cast<size_t>(sh.q_dim());
     a.sinks = la.sinks == nullptr ? nullptr : la.sinks + h.q0;
-    const size_t at = offset + static_cast<size_t>(h.q0) * hp.head_dim;
+    const size_t at = offset + static_cast<size_t>(h.q0) * sh.head_dim;
     kernels::attention_kv_heads(a, s.q() + at, s.attn_out() + at, s.attention_scratch(worker), 0, 1);
     return;
   }
@@ -114,10 +115,10 @@ int make_tiles(std::span<const Row> rows, int tile_rows, int* tiles) {
 // from a counter, so uneven depths still even out), all of a row's heads once there are
 // enough rows. A batch with prompt rows keeps one head per item (its tile kernel walks a
 // head at a time anyway, and its long rows want fine-grained items).
-int kv_heads_per_item(const Hparams& hp, int n_rows, int n_tiles, int n_workers) {
+int kv_heads_per_item(const AttnShape& sh, int n_rows, int n_tiles, int n_workers) {
   if (n_rows != n_tiles) return 1;
-  const int groups = std::clamp((2 * n_workers + n_tiles - 1) / n_tiles, 1, hp.n_head_kv);
-  return (hp.n_head_kv + groups - 1) / groups;
+  const int groups = std::clamp((2 * n_workers + n_tiles - 1) / n_tiles, 1, sh.n_head_kv);
+  return (sh.n_head_kv + groups - 1) / groups;
 }
 
 }  // namespace
@@ -125,17 +126,18 @@ int kv_heads_per_item(const Hparams& hp, int n_rows, int n_tiles, int n_workers)
 void attend_all(const LayerAttention& la, std::span<const Row> rows, KvView& kv, ForwardScratch& s,
                 ThreadPool& pool) {
   const Hparams& hp = la.hp;
+  const AttnShape sh = hp.attn_shape(la.layer);
   int* tiles = s.attention_tiles();
   const int max_workers = std::min(s.n_attention_workers(), pool.size());
-  const int n_tiles = make_tiles(rows, attention_tile_rows(hp, static_cast<int>(rows.size()), max_workers), tiles);
-  const int item_heads = kv_heads_per_item(hp, static_cast<int>(rows.size()), n_tiles, max_workers);
-  const int item_q_heads = attention_item_query_heads(hp);
+  const int n_tiles = make_tiles(rows, attention_tile_rows(hp, sh, static_cast<int>(rows.size()), max_workers), tiles);
+  const int item_heads = kv_heads_per_item(sh, static_cast<int>(rows.size()), n_tiles, max_workers);
+  const int item_q_heads = attention_item_query_heads(hp, sh);
   const int items_per_tile =
-      item_q_heads > 0 ? attention_items_per_tile(hp) : (hp.n_head_kv + item_heads - 1) / item_heads;
+      item_q_heads > 0 ? attention_items_per_tile(hp, sh) : (sh.n_head_kv + item_heads - 1) / item_heads;
   const int n_items = n_tiles * items_per_tile;
   // Short contexts of small models are less work than waking the pool.
   int64_t work = 0;
-  for (const Row& row : rows) work += static_cast<int64_t>(row.pos + 1) * hp.head_dim * (hp.n_head + hp.n_head_kv);
+  for (const Row& row : rows) work += static_cast<int64_t>(row.pos + 1) * sh.head_dim * (sh.n_head + sh.n_head_kv);
   constexpr int64_t kInlineWork = 1 << 16;
   const int n_workers = work <= kInlineWork ? 1 : std::min(max_workers, n_items);
   std::atomic<int>& next = s.next_attention_item();
@@ -148,10 +150,10 @@ void attend_all(const LayerAttention& la, std::span<const Row> rows, KvView& kv,
       ItemHeads h;
       if (item_q_heads > 0) {
         h.q0 = reversed % items_per_tile * item_q_heads;
-        h.n_q = std::min(item_q_heads, hp.n_head - h.q0);
+        h.n_q = std::min(item_q_heads, sh.n_head - h.q0);
       } else {
         h.kv0 = reversed % items_per_tile * item_heads;
-        h.n_kv = std::min(item_heads, hp.n_head_kv - h.kv0);
+        h.n_kv = std::min(item_heads, sh.n_head_kv - h.kv0);
       }
       attend_item(la, rows, tiles[tile], tiles[tile + 1], h, kv, s, worker);
     }

@@ -11,10 +11,12 @@ Result<std::unique_ptr<ContiguousKv>> ContiguousKv::Create(const KvLayout& layou
   if (layout.type != DType::kF32 && layout.type != DType::kF16 && layout.type != DType::kQ8_0) {
     return Status::InvalidArgument("K/V cache type must be f32, f16 or q8_0, got " + std::string(dtype_name(layout.type)));
   }
-  if (!dtype_row_bytes(layout.type, static_cast<uint64_t>(layout.head_dim))) {
-    return Status::InvalidArgument("K/V cache type " + std::string(dtype_name(layout.type)) +
-                                   " needs a head size that is a multiple of 32, the model's is " +
-                                   std::to_string(layout.head_dim));
+  for (int group = 0; group < layout.n_groups(); ++group) {
+    if (!dtype_row_bytes(layout.type, static_cast<uint64_t>(layout.group_head_dim(group)))) {
+      return Status::InvalidArgument("K/V cache type " + std::string(dtype_name(layout.type)) +
+                                     " needs a head size that is a multiple of 32, the model's is " +
+                                     std::to_string(layout.group_head_dim(group)));
+    }
   }
   if (n_seqs <= 0 || max_tokens <= 0 || layout.block_tokens <= 0 || layout.n_layer <= 0) {
     return Status::InvalidArgument("K/V cache needs positive sequence count, context and block size");

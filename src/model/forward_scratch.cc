@@ -50,6 +50,7 @@ ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
     expert_out_.resize(floats(routes, sizes.n_embd));
     shared_out_.resize(floats(r, sizes.n_embd));
     shared_gate_.resize(floats(r, 1));
+    if (sizes.router_input) router_in_.resize(floats(r, sizes.n_embd));
     expert_tokens_.assign(static_cast<size_t>(sizes.n_layer) * sizes.n_expert, 0);
   }
   const size_t workers = static_cast<size_t>(sizes_.n_attention_workers);

@@ -31,6 +31,7 @@ class ForwardScratch {
     int n_expert = 0;
     int n_expert_used = 0;
     int n_ff_exp = 0;
+    bool router_input = false;  // Gemma 4: the router reads a row of its own (router_in())
     // Multi-head Latent Attention (0 otherwise): a row's full-width queries, or its heads'
     // values; its compressed query (Hparams::mla_q_rank); its heads' inputs or outputs of the
     // per-head maps.
@@ -104,6 +105,7 @@ class ForwardScratch {
   float* expert_out() { return expert_out_.as<float>(); }          // gathered rows, n_embd each
   float* shared_out() { return shared_out_.as<float>(); }          // n_embd per row (shared expert)
   float* shared_gate() { return shared_gate_.as<float>(); }        // 1 per row (shared expert's gate)
+  float* router_in() { return router_in_.as<float>(); }            // n_embd per row, with Sizes::router_input
 
   // Routing statistics: for layer l and expert e, expert_tokens()[l * n_expert + e] counts the
   // rows routed to e by forward passes since the caller last zeroed it (the caller owns
@@ -139,7 +141,7 @@ class ForwardScratch {
       delta_in_, delta_ba_;
   std::vector<int> delta_order_;
   AlignedBuffer router_, route_expert_, route_weight_, route_slot_, expert_first_, expert_x_, expert_gate_,
-      expert_up_, expert_out_, shared_out_, shared_gate_;
+      expert_up_, expert_out_, shared_out_, shared_gate_, router_in_;
   std::vector<uint32_t> expert_tokens_;
   uint64_t expert_bytes_read_ = 0;
   std::vector<const void*> block_ptrs_;

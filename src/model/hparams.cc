@@ -5,49 +5,11 @@
 #include <utility>
 
 #include "model/arch_table.h"
+#include "model/gemma4_hparams.h"
+#include "model/metadata_readers.h"
 
 namespace strata {
 namespace {
-
-// Reads "<arch>.<suffix>" as an int in [min_value, 2^30] (so it fits the forward pass's int
-// sizes). missing_ok leaves *out unchanged when the key is absent.
-Status read_int(const GgufFile& gguf, const std::string& arch, std::string_view suffix, bool missing_ok, int min_value,
-                int* out) {
-  const std::string key = arch + "." + std::string(suffix);
-  const GgufValue* v = gguf.find(key);
-  if (v == nullptr) {
-    if (missing_ok) return Status::Ok();
-    return Status::NotFound(gguf.path() + ": missing metadata key " + key);
-  }
-  if (v->is_array()) {
-    return Status::Unsupported(gguf.path() + ": " + key + " is a per-layer array; only one value for all layers is supported");
-  }
-  std::optional<uint64_t> u = v->as_uint();
-  if (!u || *u < static_cast<uint64_t>(min_value) || *u > (1u << 30)) {
-    const std::string want = min_value == 1 ? "a positive integer" : "an integer >= " + std::to_string(min_value);
-    return Status::Corrupt(gguf.path() + ": " + key + " must be " + want + ", got " +
-                           (u ? std::to_string(*u) : std::string(gguf_type_name(v->type))));
-  }
-  *out = static_cast<int>(*u);
-  return Status::Ok();
-}
-
-Status read_count(const GgufFile& gguf, const std::string& arch, std::string_view suffix, bool missing_ok, int* out) {
-  return read_int(gguf, arch, suffix, missing_ok, 1, out);
-}
-
-Status read_real(const GgufFile& gguf, const std::string& key, float* out) {
-  const GgufValue* v = gguf.find(key);
-  if (v == nullptr) return Status::Ok();
-  std::optional<double> f = v->as_float();
-  if (!f || !std::isfinite(*f)) {
-    return Status::Corrupt(gguf.path() + ": " + key + " must be a finite number");
-  }
-  *out = static_cast<float>(*f);
-  return Status::Ok();
-}
-
-bool has_tensor(const GgufFile& gguf, const std::string& name) { return gguf.find_tensor(name) != nullptr; }
 
 // How a router's logits become gate values (<arch>.expert_gating_func, llama.cpp's numbering):
 // 1 softmax over all experts, 2 sigmoid of each, 3 softmax over the chosen ones (the softmax
@@ -295,14 +257,6 @@ Status read_delta_net(const GgufFile& gguf, Hparams* hp) {
   return Status::Ok();
 }
 
-// A key llama.cpp requires that must be a positive finite number (read_real refuses others).
-Status read_required_positive(const GgufFile& gguf, const std::string& key, float* out) {
-  if (gguf.find(key) == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + key);
-  STRATA_RETURN_IF_ERROR(read_real(gguf, key, out));
-  if (!(*out > 0.0f)) return Status::Corrupt(gguf.path() + ": " + key + " must be a positive finite number");
-  return Status::Ok();
-}
-
 // Granite's multipliers (ArchTraits::granite), each required as llama.cpp requires them.
 Status read_granite_scales(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
@@ -355,6 +309,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.softcaps) STRATA_RETURN_IF_ERROR(read_softcaps(gguf, hp));
   if (traits.granite) STRATA_RETURN_IF_ERROR(read_granite_scales(gguf, hp));
   if (traits.cohere2) STRATA_RETURN_IF_ERROR(read_cohere2(gguf, hp));
+  if (traits.gemma4) STRATA_RETURN_IF_ERROR(read_gemma4(gguf, hp));
   if (traits.sliding_every_layer) STRATA_RETURN_IF_ERROR(read_phi3_window(gguf, hp));
   hp->nope_layer_step = traits.nope_layer_step;
   hp->qk_norm_whole_row = traits.qk_norm_whole_row;
@@ -470,7 +425,11 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "feed_forward_length", traits->requires_experts, &hp.n_ff));
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count", false, &hp.n_head));
   hp.n_head_kv = hp.n_head;
-  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count_kv", true, &hp.n_head_kv));
+  // Gemma 4's per-layer counts are read_gemma4's.
+  const GgufValue* kv_heads = gguf.find(a + ".attention.head_count_kv");
+  if (!traits->gemma4 || kv_heads == nullptr || !kv_heads->is_array()) {
+    STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count_kv", true, &hp.n_head_kv));
+  }
   hp.n_ctx_train = 2048;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "context_length", true, &hp.n_ctx_train));
   hp.head_dim = hp.n_embd / hp.n_head;

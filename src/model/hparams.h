@@ -4,6 +4,7 @@
 // output, routed experts, a shared expert).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,6 +21,18 @@ constexpr int kMaxExperts = 512;
 // its stack (Qwen3.5: 4 taps, heads of 128).
 constexpr int kMaxSsmConvKernel = 8;
 constexpr int kMaxSsmHeadDim = 512;
+
+// One layer's attention heads: n_head query heads and n_head_kv K/V heads of head_dim values.
+// Every layer of a model has the same shape except in Gemma 4, whose sliding layers have more,
+// narrower K/V heads than its full ones (Hparams::attn_shape).
+struct AttnShape {
+  int n_head = 0;
+  int n_head_kv = 0;
+  int head_dim = 0;
+  int q_dim() const { return n_head * head_dim; }
+  int kv_dim() const { return n_head_kv * head_dim; }
+  friend bool operator==(const AttnShape&, const AttnShape&) = default;
+};
 
 struct Hparams {
   std::string arch;        // general.architecture: a name of model/arch_table.cc
@@ -76,6 +89,20 @@ struct Hparams {
   int sliding_window = 0;         // > 0: a sliding layer's row at pos attends keys (pos - sliding_window, pos]
   int sliding_period = 0;         // every sliding_period-th layer attends over all keys; 0: every layer slides
   float rope_freq_base_swa = 0.0f;  // > 0: sliding layers' rope base (no scaling); 0: the global rope
+  // Gemma 4: a flag per layer (<arch>.attention.sliding_window_pattern) says which layers slide,
+  // instead of sliding_period's rule; empty in every other model.
+  std::vector<uint8_t> sliding_layers;
+  // Gemma 4: the sliding layers' heads (attn_shape()): n_head_kv_swa K/V heads (its per-layer
+  // attention.head_count_kv) of head_dim_swa values (attention.key_length_swa), n_rot_swa of them
+  // rotated (rope.dimension_count_swa); the full layers' are n_head_kv, head_dim and n_rot
+  // (rotating by the file's rope_freqs, which leave all but the first quarter of pairs still).
+  // 0: as the full layers.
+  int n_head_kv_swa = 0;
+  int head_dim_swa = 0;
+  int n_rot_swa = 0;
+  // Gemma 4: each head of v is RMS-normed without weights (before it goes into the cache), and a
+  // layer without attn_v uses its k projection as v (before k's norm and rope).
+  bool v_norm = false;
   // gpt-oss (model/arch_table.h): attention sinks and the clamped SwiGLU.
   bool attn_sinks = false;
   bool swiglu_oai = false;
@@ -186,6 +213,12 @@ struct Hparams {
   int moe_layer_step = 1;  // Llama 4: only every moe_layer_step-th layer (l + 1 a multiple) has experts
   bool shexp_gated = true;
   bool expert_weight_input = false;  // Llama 4: a route's weight scales the expert's input, not its output
+  // Gemma 4 (26B-A4B): every MoE layer also runs its dense feed-forward of width n_ff (ffn_norm,
+  // GELU gate, post_ffw_norm_1) beside the experts (pre_ffw_norm_2 of the layer's input, GELU
+  // gates, post_ffw_norm_2), whose router reads RMS-norm(input) times ffn_gate_inp.scale /
+  // sqrt(n_embd) and whose routes are weighted times ffn_down_exps.scale (per expert); the two
+  // outputs are added before post_ffw_norm.
+  bool moe_beside_dense = false;
   bool expert_sigmoid = false;
   bool expert_weights_norm = false;
   float expert_weights_scale = 1.0f;
@@ -194,8 +227,21 @@ struct Hparams {
     return n_expert > 0 && layer >= n_layer_dense_lead && (layer + 1) % moe_layer_step == 0;
   }
   bool layer_slides(int layer) const {
+    if (!sliding_layers.empty()) return sliding_window > 0 && sliding_layers[static_cast<size_t>(layer)] != 0;
     return sliding_window > 0 && (sliding_period == 0 || (layer + 1) % sliding_period != 0);
   }
+  // Whether sliding layers sit beside full ones (Gemma 2, 3 and 4, gpt-oss, Command R7B), rather
+  // than every layer sliding (Phi-3) or none.
+  bool mixes_sliding_layers() const {
+    return sliding_window > 0 && (sliding_period > 0 || !sliding_layers.empty());
+  }
+  AttnShape attn_shape(int layer) const {
+    if (layer_slides(layer) && head_dim_swa > 0) return {n_head, n_head_kv_swa, head_dim_swa};
+    return {n_head, n_head_kv, head_dim};
+  }
+  // The largest q and K/V row of any layer: what per-row scratch is sized for.
+  int max_q_dim() const { return std::max(n_head * head_dim, n_head * head_dim_swa); }
+  int max_kv_dim() const { return std::max(n_head_kv * head_dim, n_head_kv_swa * head_dim_swa); }
   bool layer_rotates(int layer) const { return nope_layer_step == 0 || (layer + 1) % nope_layer_step != 0; }
   bool layer_chunked(int layer) const { return attn_chunk > 0 && layer_rotates(layer); }
   // Whether some rows of the layer attend fewer than all earlier keys (a window or a chunk).

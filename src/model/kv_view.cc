@@ -2,9 +2,10 @@
 
 namespace strata {
 
-size_t KvLayout::token_bytes() const {
+size_t KvLayout::token_bytes(int group) const {
   // Heads are stored back to back, each a whole number of blocks of `type` (see kv_view.h).
-  return dtype_row_bytes(type, static_cast<uint64_t>(n_head_kv) * static_cast<uint64_t>(head_dim)).value_or(0);
+  const uint64_t n_values = static_cast<uint64_t>(group_n_head_kv(group)) * static_cast<uint64_t>(group_head_dim(group));
+  return dtype_row_bytes(type, n_values).value_or(0);
 }
 
 void KvLayout::set_windowed(int window, const std::vector<bool>& windowed, bool chunked) {
@@ -21,6 +22,7 @@ void KvLayout::set_windowed(int window, const std::vector<bool>& windowed, bool 
   n_windowed_layers = n_in_group[1];
   if (n_in_group[0] == 0 || n_in_group[1] == 0) {  // one group after all: no window
     window_tokens = n_windowed_layers = 0;
+    window_n_head_kv = window_head_dim = 0;
     window_chunked = false;
     layer_group.clear();
     layer_slot.clear();

@@ -19,7 +19,8 @@
 // blocks: a row at position p reads only keys (p - window_tokens, p] there (or, for Llama 4's
 // chunked layers, keys from p - p % window_tokens), so a paged cache need not keep the blocks
 // before them. Within a group's block, its layers follow one another
-// in layer order as above.
+// in layer order as above. The two groups' heads may differ (Gemma 4: the sliding layers' are
+// window_n_head_kv heads of window_head_dim), so sizes and offsets are per group.
 //
 // Thread-safety: during one forward call, block() is called concurrently from several
 // threads (and from several pipeline stages on different layers); implementations must
@@ -53,6 +54,9 @@ struct KvLayout {
   std::vector<uint8_t> layer_group;  // per layer: 0 or 1
   std::vector<int> layer_slot;       // per layer: its index among its group's layers
   int n_windowed_layers = 0;         // layers in group 1
+  // Group 1's heads when they differ from group 0's (Gemma 4); 0: n_head_kv and head_dim.
+  int window_n_head_kv = 0;
+  int window_head_dim = 0;
 
   // Marks the layers for which windowed[l] is true as group 1 over `window` keys, or chunks of
   // them (no group 1 when that would leave either group without layers).
@@ -72,20 +76,27 @@ struct KvLayout {
     return (window_tokens - 1 + max_step_tokens + block_tokens - 1) / block_tokens + 1;
   }
 
-  // One token's K (or V) for one layer.
-  size_t token_bytes() const;
-  // K+V of one layer for a whole block.
-  size_t layer_bytes() const { return (v_is_k ? 1 : 2) * static_cast<size_t>(block_tokens) * token_bytes(); }
+  // A group's K/V heads and their size.
+  int group_n_head_kv(int group) const { return group == 1 && window_n_head_kv > 0 ? window_n_head_kv : n_head_kv; }
+  int group_head_dim(int group) const { return group == 1 && window_head_dim > 0 ? window_head_dim : head_dim; }
+  // One token's K (or V) for one layer of the group.
+  size_t token_bytes(int group) const;
+  // K+V of one layer of the group for a whole block.
+  size_t layer_bytes(int group) const {
+    return (v_is_k ? 1 : 2) * static_cast<size_t>(block_tokens) * token_bytes(group);
+  }
   // One block of one group (its layers in order), and of every group.
-  size_t group_bytes(int group) const { return static_cast<size_t>(n_group_layers(group)) * layer_bytes(); }
-  size_t block_bytes() const { return static_cast<size_t>(n_layer) * layer_bytes(); }
+  size_t group_bytes(int group) const { return static_cast<size_t>(n_group_layers(group)) * layer_bytes(group); }
+  size_t block_bytes() const { return group_bytes(0) + (n_groups() > 1 ? group_bytes(1) : 0); }
   // Offsets within the block of the layer's group.
   size_t k_offset(int layer, int token_in_block) const {
     const int slot = layer_slot.empty() ? layer : layer_slot[static_cast<size_t>(layer)];
-    return static_cast<size_t>(slot) * layer_bytes() + static_cast<size_t>(token_in_block) * token_bytes();
+    const int group = group_of(layer);
+    return static_cast<size_t>(slot) * layer_bytes(group) + static_cast<size_t>(token_in_block) * token_bytes(group);
   }
   size_t v_offset(int layer, int token_in_block) const {
-    return k_offset(layer, token_in_block) + (v_is_k ? 0 : static_cast<size_t>(block_tokens) * token_bytes());
+    const size_t v_at = v_is_k ? 0 : static_cast<size_t>(block_tokens) * token_bytes(group_of(layer));
+    return k_offset(layer, token_in_block) + v_at;
   }
 };
 

@@ -84,18 +84,29 @@ size_t moe_matmul_scratch(const ModelWeights& w, const Hparams& hp, int max_rows
 // for any K/V type and any block size up to max_block_tokens.
 size_t largest_attention_scratch(const Hparams& hp, int max_seq_tokens, int max_block_tokens) {
   size_t n_floats = 0;
-  for (DType type : {DType::kF32, DType::kF16, DType::kQ8_0}) {
-    kernels::AttentionArgs a;
-    a.block_tokens = max_block_tokens;
-    a.n_tokens = max_seq_tokens;
-    a.n_head = hp.n_head;
-    a.n_head_kv = hp.n_head_kv;
-    a.head_dim = hp.head_dim;
-    a.kv_type = type;
-    a.n_rows = largest_attention_tile_rows(hp);
-    n_floats = std::max(n_floats, kernels::attention_scratch_floats(a));
+  for (int layer = 0; layer < hp.n_layer; ++layer) {
+    const AttnShape shape = hp.attn_shape(layer);
+    for (DType type : {DType::kF32, DType::kF16, DType::kQ8_0}) {
+      kernels::AttentionArgs a;
+      a.block_tokens = max_block_tokens;
+      a.n_tokens = max_seq_tokens;
+      a.n_head = shape.n_head;
+      a.n_head_kv = shape.n_head_kv;
+      a.head_dim = shape.head_dim;
+      a.kv_type = type;
+      a.n_rows = largest_attention_tile_rows(hp, shape);
+      n_floats = std::max(n_floats, kernels::attention_scratch_floats(a));
+    }
   }
   return n_floats;
+}
+
+// A representative layer of each K/V group: the first one in it (-1 when the group is empty).
+int first_layer_of_group(const KvLayout& layout, int group) {
+  for (int l = 0; l < layout.n_layer; ++l) {
+    if (layout.group_of(l) == group) return l;
+  }
+  return -1;
 }
 
 }  // namespace
@@ -123,6 +134,10 @@ Result<std::unique_ptr<Model>> Model::FromGguf(std::shared_ptr<const GgufFile> g
     impl->rope_sliding.freq_factors = nullptr;
     impl->rope_sliding.yarn_orig_ctx = 0;
     impl->rope_sliding.yarn_attn_factor = 1.0f;
+  }
+  if (impl->hp.head_dim_swa > 0) {  // Gemma 4's sliding heads
+    impl->rope_sliding.head_dim = impl->hp.head_dim_swa;
+    impl->rope_sliding.n_rot = impl->hp.n_rot_swa;
   }
   impl->gguf = std::move(gguf);
   return std::unique_ptr<Model>(new Model(std::move(impl)));
@@ -158,11 +173,20 @@ KvLayout kv_layout_of(const Hparams& hp, DType kv_type, int block_tokens) {
   // cache keeps only their window; when every layer slides (Phi-3) nothing would be left in
   // group 0 to carry the prefix chain, and they stay there.
   // Llama 4's chunked layers likewise keep only their chunk's.
-  const bool slides = hp.sliding_window > 0 && hp.sliding_period > 0;
+  const bool slides = hp.mixes_sliding_layers();
   if ((slides || hp.attn_chunk > 0) && !hp.is_hybrid()) {
     std::vector<bool> windowed(static_cast<size_t>(layout.n_layer));
     for (int l = 0; l < layout.n_layer; ++l) windowed[static_cast<size_t>(l)] = slides ? hp.layer_slides(l) : hp.layer_chunked(l);
     layout.set_windowed(slides ? hp.sliding_window : hp.attn_chunk, windowed, !slides);
+  }
+  // Gemma 4: group 1's heads are the sliding layers' (read_hparams requires both kinds of layer
+  // when they differ, so both groups exist); group 0's the full ones'.
+  if (layout.n_groups() > 1) {
+    const AttnShape sliding = hp.attn_shape(first_layer_of_group(layout, 1));
+    if (sliding != hp.attn_shape(first_layer_of_group(layout, 0))) {
+      layout.window_n_head_kv = sliding.n_head_kv;
+      layout.window_head_dim = sliding.head_dim;
+    }
   }
   return layout;
 }
@@ -173,7 +197,8 @@ Status Model::check_kv_layout(const KvLayout& layout) const {
   if (layout.n_layer != want.n_layer || layout.n_head_kv != want.n_head_kv || layout.head_dim != want.head_dim ||
       layout.v_is_k != want.v_is_k || layout.state_floats != want.state_floats ||
       layout.window_tokens != want.window_tokens || layout.window_chunked != want.window_chunked ||
-      layout.layer_group != want.layer_group) {
+      layout.layer_group != want.layer_group || layout.window_n_head_kv != want.window_n_head_kv ||
+      layout.window_head_dim != want.window_head_dim) {
     return Status::InvalidArgument(
         "K/V layout does not match the model's layers, K/V heads, head size, latent rows, recurrent state or "
         "sliding-window layers");
@@ -182,21 +207,25 @@ Status Model::check_kv_layout(const KvLayout& layout) const {
     return Status::InvalidArgument("K/V block size must be 1 to " + std::to_string(kMaxKvBlockTokens) + " tokens, got " +
                                    std::to_string(layout.block_tokens));
   }
-  if (!kernels::kv_type_supported(layout.type, hp.head_dim)) {
-    return Status::InvalidArgument("K/V cache type " + std::string(dtype_name(layout.type)) +
-                                   " cannot hold heads of " + std::to_string(hp.head_dim) +
-                                   " values (f32 and f16 always can; q8_0 needs a multiple of 32)");
+  for (int group = 0; group < layout.n_groups(); ++group) {
+    const int head_dim = layout.group_head_dim(group);
+    if (!kernels::kv_type_supported(layout.type, head_dim)) {
+      return Status::InvalidArgument("K/V cache type " + std::string(dtype_name(layout.type)) +
+                                     " cannot hold heads of " + std::to_string(head_dim) +
+                                     " values (f32 and f16 always can; q8_0 needs a multiple of 32)");
+    }
+    kernels::AttentionArgs a;
+    a.block_tokens = layout.block_tokens;
+    a.token_stride_bytes = layout.token_bytes(group);
+    a.n_tokens = 0;  // shapes only: no block tables yet
+    a.n_head = hp.n_head;
+    a.n_head_kv = layout.group_n_head_kv(group);
+    a.head_dim = head_dim;
+    a.kv_type = layout.type;
+    a.scale = 1.0f;
+    STRATA_RETURN_IF_ERROR(kernels::check_attention_args(a));
   }
-  kernels::AttentionArgs a;
-  a.block_tokens = layout.block_tokens;
-  a.token_stride_bytes = layout.token_bytes();
-  a.n_tokens = 0;  // shapes only: no block tables yet
-  a.n_head = hp.n_head;
-  a.n_head_kv = hp.n_head_kv;
-  a.head_dim = hp.head_dim;
-  a.kv_type = layout.type;
-  a.scale = 1.0f;
-  return kernels::check_attention_args(a);
+  return Status::Ok();
 }
 
 std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_tokens, int max_threads) const {
@@ -206,11 +235,14 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
   s.max_rows = max_rows;
   s.max_seq_tokens = max_seq_tokens;
   s.n_embd = hp.n_embd;
-  s.q_dim = hp.n_head * hp.head_dim;
-  s.kv_dim = hp.n_head_kv * hp.head_dim;
+  s.q_dim = hp.max_q_dim();
+  s.kv_dim = hp.max_kv_dim();
   // gate()/up() hold a dense layer's feed-forward, or a MoE layer's shared expert.
   s.n_ff = hp.n_ff_shexp;
-  for (int l = 0; l < hp.n_layer; ++l) s.n_ff = hp.layer_is_moe(l) ? s.n_ff : std::max(s.n_ff, hp.n_ff);
+  for (int l = 0; l < hp.n_layer; ++l) {
+    if (!hp.layer_is_moe(l) || hp.moe_beside_dense) s.n_ff = std::max(s.n_ff, hp.n_ff);
+  }
+  s.router_input = hp.moe_beside_dense;
   s.n_layer = hp.n_layer;
   s.n_expert = hp.n_expert;
   s.n_expert_used = hp.n_expert_used;

@@ -36,31 +36,35 @@ constexpr int kAttentionItemsPerWorker = 4;
 // Measured on DeepSeek-V2-Lite's shape at depth 2048, 2 threads: attention 12.3 ms per decode
 // step with 8 heads per item, 15.0 with 4, 29.3 with 2, 31.3 with all 16 in one item. It depends
 // on the model only, so a head's item arguments never depend on the batch; 0: items by K/V heads.
-inline int attention_item_query_heads(const Hparams& hp) { return hp.is_mla() ? std::min(hp.n_head, 8) : 0; }
+// The helpers below take the layer's heads (Hparams::attn_shape), which differ between Gemma 4's
+// sliding and full layers.
+inline int attention_item_query_heads(const Hparams& hp, const AttnShape& a) {
+  return hp.is_mla() ? std::min(a.n_head, 8) : 0;
+}
 
 // Work items per tile when items go by query heads; else the K/V heads (one each or grouped).
-inline int attention_items_per_tile(const Hparams& hp) {
-  const int q_heads = attention_item_query_heads(hp);
-  return q_heads > 0 ? (hp.n_head + q_heads - 1) / q_heads : hp.n_head_kv;
+inline int attention_items_per_tile(const Hparams& hp, const AttnShape& a) {
+  const int q_heads = attention_item_query_heads(hp, a);
+  return q_heads > 0 ? (a.n_head + q_heads - 1) / q_heads : a.n_head_kv;
 }
 
-// Rows of a tile of about `row_heads` row-heads for this model, at least kMinAttentionTileRows.
+// Rows of a tile of about `row_heads` row-heads for this layer, at least kMinAttentionTileRows.
 // Hparams guarantees n_head_kv >= 1 and that it divides n_head (check_shapes).
-inline int attention_tile_rows_of(const Hparams& hp, int row_heads) {
-  const int q_heads = attention_item_query_heads(hp);
-  return std::max(row_heads / (q_heads > 0 ? q_heads : hp.n_head / hp.n_head_kv), kMinAttentionTileRows);
+inline int attention_tile_rows_of(const Hparams& hp, const AttnShape& a, int row_heads) {
+  const int q_heads = attention_item_query_heads(hp, a);
+  return std::max(row_heads / (q_heads > 0 ? q_heads : a.n_head / a.n_head_kv), kMinAttentionTileRows);
 }
 
-// The largest tile (rows) for this model: what its scratch is sized for.
-inline int largest_attention_tile_rows(const Hparams& hp) {
-  return attention_tile_rows_of(hp, kMaxAttentionTileRowHeads);
+// The largest tile (rows) for this layer: what the scratch is sized for (over every layer).
+inline int largest_attention_tile_rows(const Hparams& hp, const AttnShape& a) {
+  return attention_tile_rows_of(hp, a, kMaxAttentionTileRowHeads);
 }
 
 // The tile (rows) for a batch of n_rows rows attended by n_workers (>= 1: the pool's and the
 // scratch's worker counts are) workers.
-inline int attention_tile_rows(const Hparams& hp, int n_rows, int n_workers) {
-  const int even = n_rows * attention_items_per_tile(hp) / (kAttentionItemsPerWorker * n_workers);
-  return std::clamp(even, attention_tile_rows_of(hp, kMinAttentionTileRowHeads), largest_attention_tile_rows(hp));
+inline int attention_tile_rows(const Hparams& hp, const AttnShape& a, int n_rows, int n_workers) {
+  const int even = n_rows * attention_items_per_tile(hp, a) / (kAttentionItemsPerWorker * n_workers);
+  return std::clamp(even, attention_tile_rows_of(hp, a, kMinAttentionTileRowHeads), largest_attention_tile_rows(hp, a));
 }
 
 struct Model::Impl {
@@ -68,7 +72,9 @@ struct Model::Impl {
   Hparams hp;
   ModelWeights w;
   kernels::RopeParams rope;  // freq_factors points into w.owned
-  kernels::RopeParams rope_sliding;  // sliding-window layers' (hp.rope_freq_base_swa, unscaled)
+  // Sliding-window layers' (hp.rope_freq_base_swa, unscaled; Gemma 4's narrower heads and their
+  // own rotated dims).
+  kernels::RopeParams rope_sliding;
 };
 
 }  // namespace strata

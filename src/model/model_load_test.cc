@@ -150,9 +150,9 @@ TEST_F(ModelLoadTest, KvLayoutSizesFollowTheModel) {
   auto m = Model::Load(kStories);
   ASSERT_TRUE(m.ok());
   const KvLayout f16 = (*m)->kv_layout(DType::kF16, 16);
-  EXPECT_EQ(f16.token_bytes(), 4u * 8 * 2);  // 4 K/V heads of 8 halves
+  EXPECT_EQ(f16.token_bytes(0), 4u * 8 * 2);  // 4 K/V heads of 8 halves
   EXPECT_EQ(f16.block_bytes(), 5u * 2 * 16 * 64);
-  EXPECT_EQ(f16.v_offset(2, 3), 2 * f16.layer_bytes() + 16 * f16.token_bytes() + 3 * f16.token_bytes());
+  EXPECT_EQ(f16.v_offset(2, 3), 2 * f16.layer_bytes(0) + 16 * f16.token_bytes(0) + 3 * f16.token_bytes(0));
   EXPECT_TRUE((*m)->check_kv_layout(f16).ok());
   EXPECT_FALSE((*m)->check_kv_layout((*m)->kv_layout(DType::kF16, 1024)).ok());
   const Status q8_status = (*m)->check_kv_layout((*m)->kv_layout(DType::kQ8_0, 16));

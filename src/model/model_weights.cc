@@ -261,9 +261,10 @@ void bind_delta_net(Binder& b, const Hparams& hp, const std::string& p, LayerWei
 
 // An attention layer's tensors (LayerWeights): q/k/v (separate, one attn_qkv, or latent), their
 // biases and norms, the output and its bias, and the sinks.
-void bind_attention(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
-  const int64_t q_dim = static_cast<int64_t>(hp.n_head) * hp.head_dim;
-  const int64_t kv_dim = static_cast<int64_t>(hp.n_head_kv) * hp.head_dim;
+void bind_attention(Binder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
+  const AttnShape sh = hp.attn_shape(layer);
+  const int64_t q_dim = sh.q_dim();
+  const int64_t kv_dim = sh.kv_dim();
   if (hp.is_mla()) {
     bind_mla_attention(b, hp, p, lw);
   } else if (b.has(p + "attn_qkv.weight")) {
@@ -279,7 +280,8 @@ void bind_attention(Binder& b, const Hparams& hp, const std::string& p, LayerWei
   } else {
     lw.wq = b.matrix(p + "attn_q.weight", hp.n_embd, (hp.attn_output_gate ? 2 : 1) * q_dim);
     lw.wk = b.matrix(p + "attn_k.weight", hp.n_embd, kv_dim);
-    lw.wv = b.matrix(p + "attn_v.weight", hp.n_embd, kv_dim);
+    // Gemma 4's layers without attn_v use k's projection as v.
+    if (!hp.v_norm || b.has(p + "attn_v.weight")) lw.wv = b.matrix(p + "attn_v.weight", hp.n_embd, kv_dim);
     if (hp.qkv_bias) {
       lw.bq = b.vector(p + "attn_q.bias", q_dim, true);
       lw.bk = b.vector(p + "attn_k.bias", kv_dim, true);
@@ -287,12 +289,36 @@ void bind_attention(Binder& b, const Hparams& hp, const std::string& p, LayerWei
     }
   }
   if (hp.qk_norm) {
-    lw.q_norm = b.vector(p + "attn_q_norm.weight", hp.qk_norm_whole_row ? q_dim : hp.head_dim, true);
-    lw.k_norm = b.vector(p + "attn_k_norm.weight", hp.qk_norm_whole_row ? kv_dim : hp.head_dim, true);
+    lw.q_norm = b.vector(p + "attn_q_norm.weight", hp.qk_norm_whole_row ? q_dim : sh.head_dim, true);
+    lw.k_norm = b.vector(p + "attn_k_norm.weight", hp.qk_norm_whole_row ? kv_dim : sh.head_dim, true);
   }
   if (!hp.is_mla()) lw.wo = b.matrix(p + "attn_output.weight", q_dim, hp.n_embd);
   lw.bo = b.vector(p + "attn_output.bias", hp.n_embd, false);
   if (hp.attn_sinks) lw.attn_sinks = b.vector(p + "attn_sinks.weight", hp.n_head, true);
+}
+
+// Gemma 4's MoE layer (Hparams::moe_beside_dense): its dense feed-forward, the norms around both
+// parts, the router and its input scale, the experts from the fused gate/up tensor, and their
+// output scales.
+void bind_moe_beside_dense(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+  bind_dense_ffn(b, hp, p, lw);
+  lw.ffn_post_norm_1 = b.vector(p + "post_ffw_norm_1.weight", hp.n_embd, true);
+  lw.ffn_pre_norm_2 = b.vector(p + "pre_ffw_norm_2.weight", hp.n_embd, true);
+  lw.ffn_post_norm_2 = b.vector(p + "post_ffw_norm_2.weight", hp.n_embd, true);
+  lw.router = b.matrix(p + "ffn_gate_inp.weight", hp.n_embd, hp.n_expert);
+  if (const float* scale = b.vector(p + "ffn_gate_inp.scale", hp.n_embd, true); scale != nullptr) {
+    float* folded = b.owned(static_cast<size_t>(hp.n_embd));
+    const float root = 1.0f / std::sqrt(static_cast<float>(hp.n_embd));
+    for (int i = 0; i < hp.n_embd; ++i) folded[i] = scale[i] * root;
+    lw.router_in_scale = folded;
+  }
+  const int64_t ff = hp.n_ff_exp;
+  for (const kernels::WeightMatrix& gate_up : b.experts(p + "ffn_gate_up_exps.weight", hp.n_embd, 2 * ff, hp.n_expert)) {
+    lw.exp_gate.push_back(Binder::rows(gate_up, 0, ff));
+    lw.exp_up.push_back(Binder::rows(gate_up, ff, ff));
+  }
+  lw.exp_down = b.experts(p + "ffn_down_exps.weight", ff, hp.n_embd, hp.n_expert);
+  lw.exp_out_scale = b.vector(p + "ffn_down_exps.scale", hp.n_expert, false);
 }
 
 LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
@@ -302,8 +328,9 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   if (hp.layer_is_recurrent(layer)) {
     bind_delta_net(b, hp, p, lw);
   } else {
-    bind_attention(b, hp, p, lw);
+    bind_attention(b, hp, layer, p, lw);
   }
+  lw.out_scale = b.vector(p + "layer_output_scale.weight", 1, false);
   // Cohere's parallel blocks feed the feed-forward the attention's norm: no ffn_norm.
   if (!hp.parallel_block) lw.ffn_norm = b.vector(p + hp.ffn_norm_name + ".weight", hp.n_embd, true);
   if (hp.post_norms) {
@@ -312,6 +339,10 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   }
   if (!hp.layer_is_moe(layer)) {
     bind_dense_ffn(b, hp, p, lw);
+    return lw;
+  }
+  if (hp.moe_beside_dense) {
+    bind_moe_beside_dense(b, hp, p, lw);
     return lw;
   }
   lw.router = b.matrix(p + "ffn_gate_inp.weight", hp.n_embd, hp.n_expert);
@@ -373,6 +404,13 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
     for (int l = 0; l < hp.n_layer; ++l) {
       if (hp.layer_rotates(l)) w.layers[static_cast<size_t>(l)].qk_unit_norm = w.owned.back().get();
     }
+  }
+  if (hp.v_norm) {
+    // Ones for every layer's heads (the widest).
+    const int width = std::max(hp.head_dim, hp.head_dim_swa);
+    float* ones = b.owned(static_cast<size_t>(width));
+    std::fill_n(ones, width, 1.0f);
+    for (LayerWeights& l : w.layers) l.v_unit_norm = ones;
   }
   w.rope_freqs = b.rope_factors("rope_freqs.weight", hp.n_rot / 2);
   w.rope_factors_short = b.rope_factors("rope_factors_short.weight", hp.n_rot / 2);

@@ -21,7 +21,9 @@ namespace strata {
 
 struct LayerWeights {
   const float* attn_norm = nullptr;   // n_embd
-  kernels::WeightMatrix wq, wk, wv;   // n_embd -> n_head*head_dim, n_head_kv*head_dim
+  // n_embd -> n_head*head_dim, n_head_kv*head_dim (the layer's heads: Hparams::attn_shape); wv
+  // is empty in Gemma 4's layers that take v from k.
+  kernels::WeightMatrix wq, wk, wv;
   const float* bq = nullptr;          // biases (qwen2); nullptr when absent
   const float* bk = nullptr;
   const float* bv = nullptr;
@@ -32,6 +34,8 @@ struct LayerWeights {
   // head_dim ones when q and k are RMS-normed after rope without weights (Llama 4's rope
   // layers); nullptr otherwise.
   const float* qk_unit_norm = nullptr;
+  // head_dim ones when each head of v is RMS-normed without weights (Gemma 4); nullptr otherwise.
+  const float* v_unit_norm = nullptr;
   // Multi-head Latent Attention (hp.is_mla(); Hparams says what each part does): q from wq
   // (n_embd -> n_head * (nope + n_rot)), or from wq_a (n_embd -> mla_q_rank), q_a_norm and wq_b;
   // wkv_a: n_embd -> mla_kv_rank + n_rot; kv_a_norm: mla_kv_rank. k_b: n_head matrices
@@ -48,6 +52,9 @@ struct LayerWeights {
   const float* attn_post_norm = nullptr;  // n_embd: RMS-norm of the attention output (gemma3); nullptr when absent
   const float* ffn_norm = nullptr;    // n_embd
   const float* ffn_post_norm = nullptr;   // n_embd: RMS-norm of the feed-forward output (gemma3)
+  // Gemma 4's layer_output_scale: one number the residual stream is multiplied by after the
+  // layer; nullptr when absent.
+  const float* out_scale = nullptr;
   kernels::WeightMatrix w_gate, w_up; // n_embd -> n_ff (dense layers only)
   kernels::WeightMatrix w_down;       // n_ff -> n_embd
   // Mixture of experts (hp.layer_is_moe(layer)): the router and each expert's matrices, views
@@ -67,6 +74,16 @@ struct LayerWeights {
   kernels::WeightMatrix shexp_gate, shexp_up;  // n_embd -> n_ff_shexp
   kernels::WeightMatrix shexp_down;            // n_ff_shexp -> n_embd
   kernels::WeightMatrix shexp_gate_inp;        // n_embd -> 1 (hp.shexp_gated only)
+  // Gemma 4's experts beside the dense feed-forward (hp.moe_beside_dense): the norms after the
+  // dense part (post_ffw_norm_1), before and after the experts (pre_ffw_norm_2, post_ffw_norm_2);
+  // the router's input scale (ffn_gate_inp.scale already divided by sqrt(n_embd)); each expert's
+  // output scale (ffn_down_exps.scale; nullptr when absent). exp_gate / exp_up are then views of
+  // ffn_gate_up_exps, each expert's n_ff_exp gate rows, then its up rows.
+  const float* ffn_post_norm_1 = nullptr;
+  const float* ffn_pre_norm_2 = nullptr;
+  const float* ffn_post_norm_2 = nullptr;
+  const float* router_in_scale = nullptr;    // n_embd
+  const float* exp_out_scale = nullptr;      // n_expert
   // Gated delta-net layers (hp.layer_is_recurrent(layer); model/delta_net.h), which have none of
   // the attention weights above: ssm_qkv (attn_qkv: n_embd -> hp.ssm_conv_channels()), ssm_z
   // (attn_gate: n_embd -> n_v_heads * head_v_dim), ssm_beta and ssm_alpha (n_embd -> n_v_heads),

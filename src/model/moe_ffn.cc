@@ -114,6 +114,8 @@ void activate_slot(const Hparams& hp, const LayerWeights& lw, int g, ForwardScra
   }
   if (hp.swiglu_oai) {
     kernels::swiglu_oai(gate, up, hp.n_ff_exp);
+  } else if (hp.ffn_gelu) {  // Gemma 4
+    kernels::gelu_mul(gate, up, hp.n_ff_exp);
   } else {
     kernels::silu_mul(gate, up, hp.n_ff_exp);
   }
@@ -136,6 +138,9 @@ void route_and_gather(const Hparams& hp, const LayerWeights& lw, int layer, int 
     float* logits = s.router_logits() + static_cast<size_t>(r) * n;
     if (lw.router_b != nullptr) add_bias(logits, lw.router_b, n);
     route_row(hp, logits, lw.exp_probs_b, s.route_expert() + r * k, s.route_weight() + r * k);
+    if (lw.exp_out_scale != nullptr) {  // Gemma 4: each expert's output scale
+      for (int j = 0; j < k; ++j) s.route_weight()[r * k + j] *= lw.exp_out_scale[s.route_expert()[r * k + j]];
+    }
   });
   for (int g = 0; g < n_rows * k; ++g) ++first[s.route_expert()[g] + 1];
   uint32_t* tokens = s.expert_tokens().data() + static_cast<size_t>(layer) * n;
@@ -223,10 +228,11 @@ void combine_row(const Hparams& hp, const LayerWeights& lw, int r, ForwardScratc
 
 }  // namespace
 
-void moe_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n_rows, ForwardScratch& s, ThreadPool& pool) {
+void moe_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n_rows, ForwardScratch& s, ThreadPool& pool,
+             const float* router_input) {
   std::array<MatmulJob, kernels::kMaxMatmulJobs> jobs;
   int n_jobs = 0;
-  jobs[n_jobs++] = {&lw.router, s.normed(), n_rows, s.router_logits()};
+  jobs[n_jobs++] = {&lw.router, router_input != nullptr ? router_input : s.normed(), n_rows, s.router_logits()};
   if (hp.n_ff_shexp > 0 && hp.shexp_gated) {
     jobs[n_jobs++] = {&lw.shexp_gate_inp, s.normed(), n_rows, s.shared_gate()};
   }

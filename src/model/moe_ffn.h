@@ -20,7 +20,9 @@ namespace strata {
 
 // s.proj()[r] = the MoE feed-forward output of s.normed()[r] (the ffn-normed hidden row), for
 // n_rows rows; adds the layer's routing counts to s.expert_tokens() and the expert bytes it
-// read to s.expert_bytes_read(). Uses s.gate()/s.up() for the shared expert.
-void moe_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n_rows, ForwardScratch& s, ThreadPool& pool);
+// read to s.expert_bytes_read(). Uses s.gate()/s.up() for the shared expert. The router reads
+// router_input's rows (n_embd each) when given (Gemma 4), else s.normed()'s.
+void moe_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n_rows, ForwardScratch& s, ThreadPool& pool,
+             const float* router_input = nullptr);
 
 }  // namespace strata

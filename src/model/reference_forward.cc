@@ -75,7 +75,7 @@ Status ReferenceForward::decode_qkv(const GgufFile& gguf, const std::string& p, 
   if (gguf.find_tensor(p + "attn_qkv.weight") == nullptr) {
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q.weight", true, &l.wq));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k.weight", true, &l.wk));
-    return decode(gguf, p + "attn_v.weight", true, &l.wv);
+    return decode(gguf, p + "attn_v.weight", !hp_.v_norm, &l.wv);  // Gemma 4: v from k without it
   }
   Vec qkv, bias;
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_qkv.weight", true, &qkv));
@@ -144,6 +144,7 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     Layer& l = r.layers_[static_cast<size_t>(i)];
     l.index = i;
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_norm.weight", true, &l.attn_norm));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "layer_output_scale.weight", false, &l.out_scale));
     STRATA_RETURN_IF_ERROR(r.hp_.layer_is_recurrent(i) ? r.decode_delta_net(gguf, p, l)
                                                        : r.decode_attention(gguf, p, l));
     if (!r.hp_.parallel_block) {
@@ -157,8 +158,11 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     STRATA_RETURN_IF_ERROR(r.decode_gate_up(gguf, p, l));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down.weight", !moe, &l.w_down));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp.weight", moe, &l.router));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_exps.weight", moe, &l.exp_gate));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up_exps.weight", moe, &l.exp_up));
+    // Gemma 4's experts come as one gate/up tensor.
+    const bool split_experts = moe && !r.hp_.moe_beside_dense;
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_exps.weight", split_experts, &l.exp_gate));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up_exps.weight", split_experts, &l.exp_up));
+    if (moe && r.hp_.moe_beside_dense) STRATA_RETURN_IF_ERROR(r.decode_moe_beside_dense(gguf, p, l));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_exps.weight", moe, &l.exp_down));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp.bias", false, &l.router_b));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_exps.bias", false, &l.exp_gate_b));
@@ -187,8 +191,11 @@ double yarn_pair(const Hparams& hp, double n_turns) {
 // unless the file says otherwise; rounded outwards),
 // and every rotation is scaled by attn_factor * (1 + 0.1 ln(factor)).
 void ReferenceForward::rope(Vec& x, int n_heads, bool sliding, int head_stride) const {
-  const int hd = head_stride > 0 ? head_stride : hp_.head_dim;
-  const int half = hp_.n_rot / 2;
+  // Gemma 4's sliding layers: heads of head_dim_swa, n_rot_swa of them rotated.
+  const bool own_heads = sliding && hp_.head_dim_swa > 0;
+  const int hd = head_stride > 0 ? head_stride : own_heads ? hp_.head_dim_swa : hp_.head_dim;
+  const int n_rot = own_heads ? hp_.n_rot_swa : hp_.n_rot;
+  const int half = n_rot / 2;
   const bool own_rope = sliding && hp_.rope_freq_base_swa > 0.0f;
   const bool yarn = !own_rope && hp_.rope_yarn_orig_ctx > 0;
   const double low = yarn ? std::max(0.0, std::floor(yarn_pair(hp_, hp_.rope_yarn_beta_fast))) : 0.0;
@@ -204,7 +211,7 @@ void ReferenceForward::rope(Vec& x, int n_heads, bool sliding, int head_stride) 
       const double base = own_rope ? hp_.rope_freq_base_swa : hp_.rope_freq_base;
       // M-RoPE sectors that read a text token's fourth position component, 0 (Hparams::rope_pos0_pairs).
       const bool pos0 = !hp_.rope_pos0_pairs.empty() && hp_.rope_pos0_pairs[static_cast<size_t>(i)] != 0;
-      const double unscaled = (pos0 ? 0 : n_tokens_) * std::pow(base, -2.0 * i / hp_.n_rot) / factor;
+      const double unscaled = (pos0 ? 0 : n_tokens_) * std::pow(base, -2.0 * i / n_rot) / factor;
       double theta = unscaled * scale;
       if (yarn) {
         const double keep = 1.0 - std::clamp((i - low) / std::max(0.001, high - low), 0.0, 1.0);
@@ -219,9 +226,8 @@ void ReferenceForward::rope(Vec& x, int n_heads, bool sliding, int head_stride) 
   }
 }
 
-// RMS-norms each of x's n_heads heads with weight w (head_dim long).
-void ReferenceForward::norm_heads(Vec& x, int n_heads, const Vec& w) const {
-  const int hd = hp_.head_dim;
+// RMS-norms each of x's n_heads heads of hd values with weight w (hd long).
+void ReferenceForward::norm_heads(Vec& x, int n_heads, int hd, const Vec& w) const {
   for (int h = 0; h < n_heads; ++h) {
     Vec n = rmsnorm(x.data() + h * hd, w, hd, hp_.rms_eps);
     std::copy(n.begin(), n.end(), x.begin() + h * hd);
@@ -229,8 +235,10 @@ void ReferenceForward::norm_heads(Vec& x, int n_heads, const Vec& w) const {
 }
 
 void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
-  const int hd = hp_.head_dim;
-  Vec q = matvec(l.wq, x), k = matvec(l.wk, x), v = matvec(l.wv, x);
+  const AttnShape sh = hp_.attn_shape(l.index);
+  const int hd = sh.head_dim;
+  Vec q = matvec(l.wq, x), k = matvec(l.wk, x);
+  Vec v = l.wv.empty() ? k : matvec(l.wv, x);  // Gemma 4's layers without attn_v
   // Qwen3.5: attn_q's rows give each head's q (hd values), then that head's output gate.
   Vec gate;
   if (hp_.attn_output_gate) {
@@ -250,21 +258,22 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     q = rmsnorm(q.data(), l.q_norm, static_cast<int>(q.size()), hp_.rms_eps);
     k = rmsnorm(k.data(), l.k_norm, static_cast<int>(k.size()), hp_.rms_eps);
   } else if (!l.q_norm.empty()) {
-    norm_heads(q, hp_.n_head, l.q_norm);
-    norm_heads(k, hp_.n_head_kv, l.k_norm);
+    norm_heads(q, sh.n_head, hd, l.q_norm);
+    norm_heads(k, sh.n_head_kv, hd, l.k_norm);
   }
+  if (hp_.v_norm) norm_heads(v, sh.n_head_kv, hd, Vec(static_cast<size_t>(hd), 1.0));
   const bool sliding = hp_.layer_slides(l.index);
   // Llama 4: every nope_layer_step-th layer has no rope but a temperature on q; the others
   // L2-norm q and k after the rotation. Ministral 3: a temperature on q in every layer, after
   // the rotation.
   const bool rotates = hp_.nope_layer_step == 0 || (l.index + 1) % hp_.nope_layer_step != 0;
   if (rotates) {
-    rope(q, hp_.n_head, sliding);
-    rope(k, hp_.n_head_kv, sliding);
+    rope(q, sh.n_head, sliding);
+    rope(k, sh.n_head_kv, sliding);
     if (hp_.qk_l2_norm) {
       const Vec ones(static_cast<size_t>(hd), 1.0);
-      norm_heads(q, hp_.n_head, ones);
-      norm_heads(k, hp_.n_head_kv, ones);
+      norm_heads(q, sh.n_head, hd, ones);
+      norm_heads(k, sh.n_head_kv, hd, ones);
     }
   }
   if (hp_.attn_temp_scale != 0.0f && (!rotates || hp_.attn_temp_every_layer)) {
@@ -274,14 +283,14 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   l.k_cache.push_back(k);
   l.v_cache.push_back(v);
 
-  Vec att(static_cast<size_t>(hp_.n_head) * hd, 0.0);
-  const int group = hp_.n_head / hp_.n_head_kv;
+  Vec att(static_cast<size_t>(sh.n_head) * hd, 0.0);
+  const int group = sh.n_head / sh.n_head_kv;
   const size_t n_pos = l.k_cache.size();
   // A sliding layer's query at position p sees keys (p - window, p]; a chunked one (Llama 4's
   // rope layers) the keys of its chunk up to p.
   size_t first = sliding && n_pos > static_cast<size_t>(hp_.sliding_window) ? n_pos - hp_.sliding_window : 0;
   if (rotates && hp_.attn_chunk > 0) first = (n_pos - 1) / hp_.attn_chunk * hp_.attn_chunk;
-  for (int h = 0; h < hp_.n_head; ++h) {
+  for (int h = 0; h < sh.n_head; ++h) {
     const size_t kv_at = static_cast<size_t>(h / group) * hd;
     Vec scores(n_pos);
     double max_score = -INFINITY;
@@ -306,14 +315,9 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   if (!l.attn_post_norm.empty()) out = rmsnorm(out.data(), l.attn_post_norm, hp_.n_embd, hp_.rms_eps);
 }
 
-Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
-  if (!hp_.layer_is_moe(l.index)) {
-    Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.n_ff), x, gate_of(hp_));
-    if (!l.ffn_post_norm.empty()) y = rmsnorm(y.data(), l.ffn_post_norm, hp_.n_embd, hp_.rms_eps);
-    return y;
-  }
+Vec ReferenceForward::routed_experts(const Layer& l, const Vec& router_x, const Vec& x) const {
   // Gate values: softmax over all router logits, or a sigmoid of each.
-  Vec p = matvec(l.router, x);
+  Vec p = matvec(l.router, router_x);
   if (!l.router_b.empty()) add(p, l.router_b);
   if (hp_.expert_sigmoid) {
     for (double& v : p) v = 1.0 / (1.0 + std::exp(-v));
@@ -355,7 +359,8 @@ Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
   }
   Vec out(x.size(), 0.0);
   for (int e : chosen) {
-    const double w = (hp_.expert_weights_norm ? p[e] / chosen_sum : p[e]) * hp_.expert_weights_scale;
+    double w = (hp_.expert_weights_norm ? p[e] / chosen_sum : p[e]) * hp_.expert_weights_scale;
+    if (!l.exp_out_scale.empty()) w *= l.exp_out_scale[static_cast<size_t>(e)];  // Gemma 4's
     // Llama 4 weights the expert's input instead of its output.
     Vec in = x;
     if (hp_.expert_weight_input) {
@@ -365,6 +370,51 @@ Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
                          gate_of(hp_), l.exp_gate_b, l.exp_up_b, l.exp_down_b);
     for (size_t i = 0; i < out.size(); ++i) out[i] += (hp_.expert_weight_input ? 1.0 : w) * y[i];
   }
+  return out;
+}
+
+// Gemma 4: the dense feed-forward of ffn_norm(h), post-normed, plus the experts of
+// pre_ffw_norm_2(h) routed on RMS-norm(h) times the input scale over sqrt(n_embd), post-normed;
+// the sum post-normed again.
+Vec ReferenceForward::moe_beside_dense(const Layer& l, const Vec& h) const {
+  const int n = hp_.n_embd;
+  const Vec normed = rmsnorm(h.data(), l.ffn_norm, n, hp_.rms_eps);
+  Vec dense = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.n_ff), normed, Gate::kGelu);
+  dense = rmsnorm(dense.data(), l.ffn_post_norm_1, n, hp_.rms_eps);
+  Vec router_x = rmsnorm(h.data(), Vec(static_cast<size_t>(n), 1.0), n, hp_.rms_eps);
+  for (int i = 0; i < n; ++i) router_x[i] *= l.router_in_scale[static_cast<size_t>(i)] / std::sqrt(static_cast<double>(n));
+  Vec experts = routed_experts(l, router_x, rmsnorm(h.data(), l.ffn_pre_norm_2, n, hp_.rms_eps));
+  experts = rmsnorm(experts.data(), l.ffn_post_norm_2, n, hp_.rms_eps);
+  add(experts, dense);
+  return rmsnorm(experts.data(), l.ffn_post_norm, n, hp_.rms_eps);
+}
+
+// Gemma 4's MoE tensors: the norms, the router's input scale, the experts' output scales, and
+// each expert's gate and up rows from the fused ffn_gate_up_exps (gate rows first).
+Status ReferenceForward::decode_moe_beside_dense(const GgufFile& gguf, const std::string& p, Layer& l) const {
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_ffw_norm_1.weight", true, &l.ffn_post_norm_1));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "pre_ffw_norm_2.weight", true, &l.ffn_pre_norm_2));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_ffw_norm_2.weight", true, &l.ffn_post_norm_2));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp.scale", true, &l.router_in_scale));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_exps.scale", false, &l.exp_out_scale));
+  Vec gate_up;
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_up_exps.weight", true, &gate_up));
+  const auto ff = static_cast<std::ptrdiff_t>(hp_.n_ff_exp), n = static_cast<std::ptrdiff_t>(hp_.n_embd);
+  for (std::ptrdiff_t e = 0; e < hp_.n_expert; ++e) {
+    const auto first = gate_up.begin() + e * 2 * ff * n;
+    l.exp_gate.insert(l.exp_gate.end(), first, first + ff * n);
+    l.exp_up.insert(l.exp_up.end(), first + ff * n, first + 2 * ff * n);
+  }
+  return Status::Ok();
+}
+
+Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
+  if (!hp_.layer_is_moe(l.index)) {
+    Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.n_ff), x, gate_of(hp_));
+    if (!l.ffn_post_norm.empty()) y = rmsnorm(y.data(), l.ffn_post_norm, hp_.n_embd, hp_.rms_eps);
+    return y;
+  }
+  Vec out = routed_experts(l, x, x);
   if (hp_.n_ff_shexp > 0) {
     double g = 0;
     for (size_t i = 0; i < l.shexp_gate_inp.size(); ++i) g += l.shexp_gate_inp[i] * x[i];
@@ -400,9 +450,14 @@ std::vector<double> ReferenceForward::step(int32_t token) {
     for (double& v : att) v *= hp_.residual_scale;  // Granite's; 1 elsewhere
     add(h, att);
     // Cohere's parallel block: the feed-forward reads the same norm of the layer's input.
-    Vec ffn = feed_forward(l, hp_.parallel_block ? normed : norm(h, l.ffn_norm));
+    Vec ffn = hp_.moe_beside_dense && hp_.layer_is_moe(l.index)
+                  ? moe_beside_dense(l, h)
+                  : feed_forward(l, hp_.parallel_block ? normed : norm(h, l.ffn_norm));
     for (double& v : ffn) v *= hp_.residual_scale;
     add(h, ffn);
+    if (!l.out_scale.empty()) {  // Gemma 4's layer_output_scale
+      for (double& v : h) v *= l.out_scale[0];
+    }
   }
   ++n_tokens_;
   Vec logits = matvec(output_, norm(h, output_norm_));

@@ -19,7 +19,10 @@
 // second half of each q head, and gated delta-net layers (reference_delta_net.cc) that carry a
 // convolution window and a state matrix per value head from position to position. Granite's
 // multipliers scale the embeddings, the attention scores, each block's output and the logits;
-// Cohere's layers take layer norms and run attention and feed-forward on the same one.
+// Cohere's layers take layer norms and run attention and feed-forward on the same one. Gemma 4's
+// sliding layers have heads of their own shape and rope; its full layers may take v from k; v is
+// RMS-normed; each layer's output is scaled by its layer_output_scale; its MoE layers run experts
+// beside the dense feed-forward, routed on a scaled RMS-norm of the layer's stream.
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
 
@@ -48,12 +51,16 @@ class ReferenceForward {
   struct Layer {
     int index = 0;
     std::vector<double> attn_norm, ffn_norm, bq, bk, bv, bo, sinks, q_norm, k_norm, attn_post_norm, ffn_post_norm;
+    std::vector<double> out_scale;  // Gemma 4's layer_output_scale (one number), or empty
     Matrix wq, wk, wv, wo, w_gate, w_up, w_down;
     // Mixture of experts: router (n_expert rows), experts' matrices end to end (expert e's
     // rows follow expert e-1's), the shared expert and its gate vector (empty when absent).
     Matrix router, exp_gate, exp_up, exp_down, shexp_gate, shexp_up, shexp_down;
     std::vector<double> shexp_gate_inp, exp_probs_b;  // exp_probs_b: glm4moe's selection bias
     std::vector<double> router_b, exp_gate_b, exp_up_b, exp_down_b;  // gpt-oss; expert e's at e * width
+    // Gemma 4's experts beside the dense feed-forward: the norms around both parts, the router's
+    // input scale and the experts' output scales.
+    std::vector<double> ffn_post_norm_1, ffn_pre_norm_2, ffn_post_norm_2, router_in_scale, exp_out_scale;
     // Multi-head Latent Attention (reference_mla.cc): the q path (wq, or wq_a, q_a_norm and
     // wq_b), the compression wkv_a and its norm, and each head's maps from the latent to its
     // full key (mla_k: n_head * nope rows) and value (mla_v: n_head * v rows).
@@ -74,8 +81,14 @@ class ReferenceForward {
   Status decode_gate_up(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   Status decode_rope_factors(const GgufFile& gguf, int n_ctx_per_seq);
   void attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
-  void norm_heads(std::vector<double>& x, int n_heads, const std::vector<double>& w) const;
+  void norm_heads(std::vector<double>& x, int n_heads, int hd, const std::vector<double>& w) const;
   std::vector<double> feed_forward(const Layer& l, const std::vector<double>& x) const;
+  // The routed experts' weighted sum for x, chosen by the router on router_x.
+  std::vector<double> routed_experts(const Layer& l, const std::vector<double>& router_x,
+                                     const std::vector<double>& x) const;
+  Status decode_moe_beside_dense(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
+  // Gemma 4's MoE layer on the layer's residual stream h (Hparams::moe_beside_dense).
+  std::vector<double> moe_beside_dense(const Layer& l, const std::vector<double>& h) const;
   // Rotates the first n_rot values of each of x's n_heads heads (head_stride apart; 0: head_dim).
   void rope(std::vector<double>& x, int n_heads, bool sliding, int head_stride = 0) const;
   Status decode_mla(const GgufFile& gguf, const std::string& prefix, Layer& l) const;

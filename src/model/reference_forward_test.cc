@@ -60,13 +60,18 @@ std::vector<Case> all_cases() {
       if (t != DType::kMXFP4 || std::string(arch) == "llama") cases.push_back({arch, t});
     }
   }
+  // Gemma 4 with float weights only: its layer_output_scale shrinks the stream after every layer,
+  // so the 8-bit rounding of later layers' inputs outweighs the exact embedding and a quantised
+  // type's error passes the shared bound (Q8_0 over 4 layers: 6% RMS, Gemma 3's 2%). Its
+  // quantised forward's bits are the batch-invariance test's.
+  for (DType t : {DType::kF16, DType::kBF16}) cases.push_back({"gemma4", t});
   // Mixture-of-experts models with float weights only: with quantised weights the inputs are
   // quantised to 8 bits too, and that ~1% noise flips a token's expert choice wherever two
   // router logits nearly tie, which no tolerance on the logits can absorb. The routing, gather
   // and combine code is the same for every weight type, and every type's kernels are checked
   // against this reference on the dense models above.
   for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe", "llama4", "deepseek2", "minimax-m2",
-                           "ernie4_5-moe", "granitemoe", "bailingmoe2", "dots1"}) {
+                           "ernie4_5-moe", "granitemoe", "bailingmoe2", "dots1", "gemma4-moe"}) {
     for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) cases.push_back({arch, t});
   }
   return cases;

@@ -9,7 +9,10 @@
 namespace strata::testing {
 namespace {
 
-std::string file_arch(const TestModelSpec& s) { return s.arch == "mixtral" ? "llama" : s.arch; }
+std::string file_arch(const TestModelSpec& s) {
+  if (s.arch == "gemma4-moe") return "gemma4";
+  return s.arch == "mixtral" ? "llama" : s.arch;
+}
 
 // GLM-4.5's expert layout (leading dense layers, sigmoid routing with a selection bias, an
 // ungated shared expert), which Ling 2.0 (bailingmoe2) and dots.llm1 (dots1) share; the first
@@ -129,6 +132,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".attn_logit_softcapping", GgufValue::F32(s.attn_softcap));
     w.set(a + ".final_logit_softcapping", GgufValue::F32(s.final_softcap));
   }
+  if (s.arch == "gemma4" || s.arch == "gemma4-moe") set_gemma4_metadata(s, w);
   if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3" || s.arch == "cohere2") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
@@ -196,6 +200,10 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
 
 // A layer's feed-forward tensors: dense, or router + experts (+ the shared expert).
 void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int layer) {
+  if (s.arch == "gemma4-moe") {
+    add_gemma4_moe_ffn(b, s, p);
+    return;
+  }
   if (s.arch == "phi3" || s.arch == "glm4") {
     b.matrix(p + "ffn_up.weight", s.n_embd, 2 * s.n_ff);
     b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
@@ -263,7 +271,7 @@ bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe" ||
          arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
-         arch == "bailingmoe2" || arch == "dots1";
+         arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe";
 }
 
 bool is_hybrid_arch(const std::string& arch) { return arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next"; }
@@ -284,7 +292,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
                      s.arch == "qwen2vl" || s.arch == "seed_oss";
   const bool fused_qkv = s.arch == "phi3" || s.arch == "bailingmoe2" || s.fused_qkv;
   const bool gemma3 = s.arch == "gemma3";
-  const bool gemma = gemma3 || s.arch == "gemma2";  // post-norms, tied embeddings
+  const bool gemma4 = s.arch == "gemma4" || s.arch == "gemma4-moe";
+  const bool gemma = gemma3 || s.arch == "gemma2" || gemma4;  // post-norms, tied embeddings
   const bool post_norms = gemma || s.arch == "glm4";
   const bool minimax = s.arch == "minimax-m2";
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax || s.arch == "qwen3vl" ||
@@ -302,6 +311,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
     if (hybrid) {
       add_hybrid_mixer(b, s, p, l);
+    } else if (gemma4) {
+      add_gemma4_attention(b, s, p, l);
     } else if (s.arch == "deepseek2") {
       add_mla_attention(b, s, p);
     } else if (fused_qkv) {
@@ -321,7 +332,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_q_norm.weight", minimax ? q_dim : head_dim(s), 1.0f, 0.3f);
       b.vector(p + "attn_k_norm.weight", minimax ? kv_dim : head_dim(s), 1.0f, 0.3f);
     }
-    if (s.arch != "deepseek2" && !hybrid) b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
+    if (s.arch != "deepseek2" && !hybrid && !gemma4) b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
     if (gpt_oss) {
       b.vector(p + "attn_output.bias", s.n_embd, 0.0f, 0.5f);
       b.vector(p + "attn_sinks.weight", s.n_head, 0.0f, 3.0f);
@@ -342,6 +353,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     }
   }
   if (!s.rope_freqs.empty()) add_values(b.writer(), "rope_freqs.weight", s.rope_freqs_type, s.rope_freqs);
+  if (gemma4 && s.rope_freqs.empty()) add_values(b.writer(), "rope_freqs.weight", DType::kF32, gemma4_rope_freqs(s));
   if (!s.rope_factors_short.empty()) {
     add_values(b.writer(), "rope_factors_short.weight", DType::kF32, s.rope_factors_short);
   }

@@ -68,7 +68,13 @@ struct TestModelSpec {
   // glm4moe's expert layout without biases or a NextN block, with QK-norm and full NeoX rope.
   // cohere2: llama's tensors without ffn_norm (tied embeddings), layer norms of eps 1e-5,
   // parallel blocks, sliding_window keys in three of every four layers (the fourth without
-  // rope) and the logits times 0.25.
+  // rope) and the logits times 0.25. gemma4: Gemma 3's tensors with the attention of
+  // test_model_gemma4.cc (every third layer and the last full, with heads of head_dim_full, n_head_kv_full of
+  // them, a quarter of their pairs rotated, and attn_v only when full_attn_v; the others sliding
+  // over sliding_window keys), a layer_output_scale per layer and the logits soft-capped at
+  // final_softcap; 4 layers unless n_layer says otherwise. gemma4-moe (written as gemma4): its
+  // feed-forward the dense one of width n_ff beside n_expert experts of n_ff_exp (one fused
+  // ffn_gate_up_exps, per-expert output scales, the router's input scale).
   std::string arch = "llama";
   DType type = DType::kF32;     // every matrix, unless mixed
   bool mixed = false;           // matrices cycle through all matmul types
@@ -116,7 +122,11 @@ struct TestModelSpec {
   float rope_freq_base = 10000.0f;
   int sliding_window = 10;          // gemma2, gemma3, gpt-oss and phi3 only
   float attn_softcap = 50.0f;       // gemma2 only: written as attn_logit_softcapping
-  float final_softcap = 30.0f;      // gemma2 only: final_logit_softcapping
+  float final_softcap = 30.0f;      // gemma2 and gemma4 only: final_logit_softcapping
+  int head_dim_full = 128;          // gemma4 only: the full layers' heads
+  int n_head_kv_full = 1;
+  bool full_attn_v = false;
+  float router_scale_factor = 1.0f;  // gemma4-moe only: ffn_gate_inp.scale times this
   int n_rot = 0;                    // != 0: rope.dimension_count (rotate only n_rot dims of a head)
   float rope_linear_factor = 1.0f;  // != 1 writes rope.scaling.type = linear
   float rope_yarn_factor = 1.0f;    // != 1 writes rope.scaling.type = yarn over rope_yarn_orig_ctx

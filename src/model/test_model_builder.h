@@ -119,8 +119,17 @@ inline int head_dim(const TestModelSpec& s) { return s.head_dim != 0 ? s.head_di
 // The layers written (TestModelSpec::n_layer, 0: the arch's default).
 inline int layer_count(const TestModelSpec& s) {
   if (s.n_layer != 0) return s.n_layer;
-  return is_hybrid_arch(s.arch) ? 4 : 2;
+  return is_hybrid_arch(s.arch) || s.arch == "gemma4" || s.arch == "gemma4-moe" ? 4 : 2;
 }
+
+// Gemma 4 (test_model_gemma4.cc): whether a layer slides, its keys (written after the common
+// ones), a layer's attention tensors (q/k/v, their norms, output) and layer_output_scale, and the
+// full layers' rope_freqs; gemma4-moe's feed-forward (the dense one with experts beside it).
+bool gemma4_layer_slides(const TestModelSpec& s, int layer);
+void set_gemma4_metadata(const TestModelSpec& s, GgufWriter& w);
+void add_gemma4_attention(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
+std::vector<float> gemma4_rope_freqs(const TestModelSpec& s);
+void add_gemma4_moe_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix);
 
 // Qwen3.5's keys (qwen35, qwen35moe): the attention interval, the delta-net shapes and the
 // rope dims; the experts' are written with every MoE arch's.

@@ -1,5 +1,5 @@
 // The forward pass of a transformer (llama, qwen2, qwen3, their mixture-of-experts forms,
-// gemma2, gemma3, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2, mistral3, ernie4_5(-moe),
+// gemma2, gemma3, gemma4, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2, mistral3, ernie4_5(-moe),
 // granite(moe), seed_oss, bailingmoe2, dots1, cohere2, the vision-language models' language models
 // (qwen2vl, qwen3vl(moe)), deepseek2, whose latent attention is mla_attention.cc, and the hybrid
 // qwen35(moe) and qwen3next, whose delta-net layers are delta_net.cc), top to bottom.
@@ -38,13 +38,21 @@ void add_residual(const Hparams& hp, float* x, float* y, int n) {
   add_in_place(x, y, n);
 }
 
+// RMS-norms each of x's n_heads heads of head_dim values with weight w (head_dim long).
+void norm_heads(float* x, int n_heads, int head_dim, const float* w, float eps) {
+  for (int h = 0; h < n_heads; ++h) kernels::rmsnorm(x + h * head_dim, w, head_dim, eps, x + h * head_dim);
+}
+
 // Bias, QK-norm (per head, or of the whole row) and rotary embedding of one row's q and k, and
-// q's temperature (Llama 4's layers without rope, every Ministral 3 layer); then the row's k and
-// v go into the cache at its position.
+// q's temperature (Llama 4's layers without rope, every Ministral 3 layer); Gemma 4's v (k's
+// projection when the layer has no attn_v, then normed); then the row's k and v go into the
+// cache at its position.
 void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const LayerWeights& lw, int layer,
                     const Row& row, float* q, float* k, float* v, KvView& kv) {
-  const int q_dim = hp.n_head * hp.head_dim;
-  const int kv_dim = hp.n_head_kv * hp.head_dim;
+  const AttnShape sh = hp.attn_shape(layer);
+  const int q_dim = sh.q_dim();
+  const int kv_dim = sh.kv_dim();
+  if (lw.wv.data == nullptr) std::memcpy(v, k, sizeof(float) * static_cast<size_t>(kv_dim));
   if (lw.bq != nullptr) {
     add_in_place(q, lw.bq, q_dim);
     add_in_place(k, lw.bk, kv_dim);
@@ -54,16 +62,17 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
     kernels::rmsnorm(q, lw.q_norm, q_dim, hp.rms_eps, q);
     kernels::rmsnorm(k, lw.k_norm, kv_dim, hp.rms_eps, k);
   } else if (lw.q_norm != nullptr) {
-    for (int h = 0; h < hp.n_head; ++h) kernels::rmsnorm(q + h * hp.head_dim, lw.q_norm, hp.head_dim, hp.rms_eps, q + h * hp.head_dim);
-    for (int h = 0; h < hp.n_head_kv; ++h) kernels::rmsnorm(k + h * hp.head_dim, lw.k_norm, hp.head_dim, hp.rms_eps, k + h * hp.head_dim);
+    norm_heads(q, sh.n_head, sh.head_dim, lw.q_norm, hp.rms_eps);
+    norm_heads(k, sh.n_head_kv, sh.head_dim, lw.k_norm, hp.rms_eps);
   }
+  if (lw.v_unit_norm != nullptr) norm_heads(v, sh.n_head_kv, sh.head_dim, lw.v_unit_norm, hp.rms_eps);
   const bool rotates = hp.layer_rotates(layer);
   if (rotates) {
-    kernels::rope(q, hp.n_head, row.pos, rope);
-    kernels::rope(k, hp.n_head_kv, row.pos, rope);
+    kernels::rope(q, sh.n_head, row.pos, rope);
+    kernels::rope(k, sh.n_head_kv, row.pos, rope);
     if (lw.qk_unit_norm != nullptr) {  // Llama 4: after the rotation, without weights
-      for (int h = 0; h < hp.n_head; ++h) kernels::rmsnorm(q + h * hp.head_dim, lw.qk_unit_norm, hp.head_dim, hp.rms_eps, q + h * hp.head_dim);
-      for (int h = 0; h < hp.n_head_kv; ++h) kernels::rmsnorm(k + h * hp.head_dim, lw.qk_unit_norm, hp.head_dim, hp.rms_eps, k + h * hp.head_dim);
+      norm_heads(q, sh.n_head, sh.head_dim, lw.qk_unit_norm, hp.rms_eps);
+      norm_heads(k, sh.n_head_kv, sh.head_dim, lw.qk_unit_norm, hp.rms_eps);
     }
   }
   // Llama 4's layers without rope; Ministral 3's every layer, after the rotation.
@@ -134,6 +143,28 @@ void dense_ffn(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch&
   matmul(lw.w_down, s.gate(), n, s.proj(), s, pool);
 }
 
+// Gemma 4's MoE layer (Hparams::moe_beside_dense) on the rows of hidden, s.normed() holding their
+// ffn_norm: s.proj()[r] = post_ffw_norm_1(dense) + post_ffw_norm_2(experts of pre_ffw_norm_2(x),
+// routed on RMS-norm(x) times the router's input scale). s.shared_out() holds the dense part.
+void moe_beside_dense_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n, const float* hidden,
+                          ForwardScratch& s, ThreadPool& pool) {
+  const int n_embd = hp.n_embd;
+  dense_ffn(hp, lw, n, s, pool);  // timed by its parts, as a dense layer's
+  ProfileTimer timer(s.profile(), StepPart::kMoe);
+  for_each_row(pool, n, 3 * n_embd, [&](int r) {
+    const size_t at = static_cast<size_t>(r) * n_embd;
+    kernels::rmsnorm(s.proj() + at, lw.ffn_post_norm_1, n_embd, hp.rms_eps, s.shared_out() + at);
+    kernels::rmsnorm(hidden + at, lw.ffn_pre_norm_2, n_embd, hp.rms_eps, s.normed() + at);
+    kernels::rmsnorm(hidden + at, lw.router_in_scale, n_embd, hp.rms_eps, s.router_in() + at);
+  });
+  moe_ffn(hp, lw, layer, n, s, pool, s.router_in());
+  for_each_row(pool, n, 2 * n_embd, [&](int r) {
+    float* out = s.proj() + static_cast<size_t>(r) * n_embd;
+    kernels::rmsnorm(out, lw.ffn_post_norm_2, n_embd, hp.rms_eps, out);
+    add_in_place(out, s.shared_out() + static_cast<size_t>(r) * n_embd, n_embd);
+  });
+}
+
 }  // namespace
 
 void Model::embed(std::span<const Row> rows, float* hidden) const {
@@ -162,10 +193,10 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
   assert(std::all_of(rows.begin(), rows.end(), [&](const Row& r) { return r.pos >= 0 && r.pos < s.max_seq_tokens(); }));
   if (n == 0) return;
   const int n_embd = hp.n_embd;
-  const int q_dim = hp.n_head * hp.head_dim;
-  const int kv_dim = hp.n_head_kv * hp.head_dim;
   for (int layer = first_layer; layer < last_layer; ++layer) {
     const LayerWeights& lw = impl_->w.layers[layer];
+    const int q_dim = hp.attn_shape(layer).q_dim();
+    const int kv_dim = hp.attn_shape(layer).kv_dim();
 
     // Attention. Every row stores its K/V before any row attends, and every row reads its
     // keys back from the cache, so a prompt gives the same bits whatever its chunking.
@@ -179,10 +210,11 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
       mla_attention({hp, impl_->rope, lw, layer}, rows, kv, s, pool);
     } else {
       const bool gated = hp.attn_output_gate;
+      // Without attn_v (Gemma 4's full layers) finish_qkv_row takes v from k.
       const kernels::MatmulJob qkv[] = {{&lw.wq, s.normed(), n, gated ? s.q_gate() : s.q()},
                                         {&lw.wk, s.normed(), n, s.k()},
                                         {&lw.wv, s.normed(), n, s.v()}};
-      matmul_same_input(qkv, s, pool);
+      matmul_same_input(std::span<const kernels::MatmulJob>(qkv, lw.wv.data != nullptr ? 3 : 2), s, pool);
       {
         ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
         const kernels::RopeParams& rope = hp.layer_slides(layer) ? impl_->rope_sliding : impl_->rope;
@@ -220,7 +252,9 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
         if (!hp.parallel_block) norm_row(hp, h, lw.ffn_norm, s.normed() + static_cast<size_t>(r) * n_embd);
       });
     }
-    if (hp.layer_is_moe(layer)) {
+    if (hp.layer_is_moe(layer) && hp.moe_beside_dense) {
+      moe_beside_dense_ffn(hp, lw, layer, n, hidden, s, pool);
+    } else if (hp.layer_is_moe(layer)) {
       ProfileTimer timer(s.profile(), StepPart::kMoe);
       moe_ffn(hp, lw, layer, n, s, pool);
     } else {
@@ -229,8 +263,12 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
     ProfileTimer residual_timer(s.profile(), StepPart::kResidual);
     for_each_row(pool, n, n_embd, [&](int r) {
       float* proj = s.proj() + static_cast<size_t>(r) * n_embd;
+      float* h = hidden + static_cast<size_t>(r) * n_embd;
       if (lw.ffn_post_norm != nullptr) kernels::rmsnorm(proj, lw.ffn_post_norm, n_embd, hp.rms_eps, proj);
-      add_residual(hp, hidden + static_cast<size_t>(r) * n_embd, proj, n_embd);
+      add_residual(hp, h, proj, n_embd);
+      if (lw.out_scale != nullptr) {  // Gemma 4: the whole stream, after the layer
+        for (int i = 0; i < n_embd; ++i) h[i] *= *lw.out_scale;
+      }
     });
   }
 }

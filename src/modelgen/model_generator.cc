@@ -42,6 +42,10 @@ float weight_value(const WeightRng& rng, WeightKind kind, uint64_t i, float matr
     case WeightKind::kSsmA: return -(kSsmAMin + (kSsmAMax - kSsmAMin) * rng.uniform(i));
     case WeightKind::kSsmDtBias: return ssm_dt_bias(rng.uniform(i));
     case WeightKind::kNorm: return 1.0f + rng.symmetric(i, 0.1f);
+    case WeightKind::kLayerScale: return 0.6f + rng.symmetric(i, 0.3f);
+    // matrix_half_width is sqrt(3 / n) for a vector of n.
+    case WeightKind::kUnscaledQNorm: return (1.0f + rng.symmetric(i, 0.1f)) * matrix_half_width / std::sqrt(3.0f);
+    case WeightKind::kRouterScale: return (1.0f + rng.symmetric(i, 0.1f)) * std::sqrt(3.0f) / matrix_half_width;
     case WeightKind::kBias: return rng.symmetric(i, 0.02f);
     case WeightKind::kOssBias: return rng.symmetric(i, 0.5f);
     case WeightKind::kSink: return rng.symmetric(i, 2.0f);
@@ -158,6 +162,34 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
     w.set(a + ".attention.key_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
     w.set(a + ".attention.value_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
   }
+}
+
+// Gemma 4's, as llama.cpp's converter writes them: which layers slide, each layer's K/V heads,
+// the full layers' head and rope dims and the sliding ones' (_swa), the two rope bases, the soft
+// cap, and no per-layer embeddings or shared K/V layers (the 31B's).
+void set_gemma4_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.gemma4) return;
+  const std::string& a = s.arch;
+  auto u32 = [](int v) { return GgufValue::U32(static_cast<uint32_t>(v)); };
+  std::vector<GgufValue> pattern;
+  std::vector<int32_t> kv_heads;
+  for (int l = 0; l < s.n_layer; ++l) {
+    const bool slides = gemma4_layer_slides(s, l);
+    pattern.push_back(GgufValue::Bool(slides));
+    kv_heads.push_back(slides ? s.n_head_kv : s.n_head_kv_full);
+  }
+  w.set(a + ".attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, pattern));
+  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(a + ".attention.key_length", u32(s.head_dim_full));
+  w.set(a + ".attention.value_length", u32(s.head_dim_full));
+  w.set(a + ".rope.dimension_count", u32(s.head_dim_full));
+  w.set(a + ".attention.key_length_swa", u32(s.head_dim));
+  w.set(a + ".attention.value_length_swa", u32(s.head_dim));
+  w.set(a + ".rope.dimension_count_swa", u32(s.head_dim));
+  w.set(a + ".rope.freq_base_swa", GgufValue::F32(10000.0f));
+  w.set(a + ".final_logit_softcapping", GgufValue::F32(30.0f));
+  w.set(a + ".embedding_length_per_layer_input", u32(0));
+  w.set(a + ".attention.shared_kv_layers", u32(0));
 }
 
 // Qwen3.5's, as llama.cpp's converter writes them: the attention interval, the delta-net shapes,
@@ -310,6 +342,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_hybrid_hparams(w, report.spec);
   set_mrope_hparams(w, report.spec);
   set_granite_hparams(w, report.spec);
+  set_gemma4_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 
   int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -29,6 +29,13 @@ ModelSpec shape(int n_vocab, int n_ctx, int n_embd, int n_layer, int n_head, int
   return s;
 }
 
+// A Gemma 4 shape's full layers' heads (its window is the arch's).
+ModelSpec gemma4(ModelSpec s, int head_dim_full, int n_head_kv_full) {
+  s.head_dim_full = head_dim_full;
+  s.n_head_kv_full = n_head_kv_full;
+  return s;
+}
+
 // A Gemma 3 shape's sliding window and its global layers' linear rope scaling (--arch gemma3
 // on other presets gets apply_arch's window, unscaled; another --arch drops both).
 ModelSpec gemma(ModelSpec s, int sliding_window, float rope_linear_factor) {
@@ -126,6 +133,9 @@ std::vector<Preset> presets() {
        experts(shape(151936, 8192, 2048, 24, 16, 16, 128, 5632, 1e-6f, 1000000.0f, false), 60, 4, 1408, 5632)},
       // Gemma 3 1B: 4 query heads of 256 over one K/V head, a 262144-token vocabulary, tied
       // embeddings, a sliding window of 512 keys in 5 of every 6 layers.
+      // Gemma 4 31B (its text part): 32 query heads; in 5 of every 6 layers 16 K/V heads of 256
+      // over a 1024-key window, in the others 4 K/V heads of 512 (v from k) over every key.
+      {"gemma4-31b", "gemma4", gemma4(shape(262144, 262144, 5376, 60, 32, 16, 256, 21504, 1e-6f, 1000000.0f, true), 512, 4)},
       {"gemma3-1b", "gemma3", gemma(shape(262144, 32768, 1152, 26, 4, 1, 256, 6912, 1e-6f, 1000000.0f, true), 512, 1.0f)},
       // Gemma 3 4B (its text part): 8 query heads of 256 over 4 K/V heads, a 1024-key window, and
       // linear rope scaling 8 in its global layers.
@@ -222,6 +232,12 @@ std::vector<Preset> presets() {
        delta_net(experts(shape(151936, 262144, 2048, 48, 16, 2, 256, 512, 1e-6f, 10000000.0f, false), 512, 10, 512,
                          512),
                  16, 128, 32, 128)},
+      // Gemma 4 26B-A4B (its text part): 16 query heads; 8 K/V heads of 256 over a 1024-key window in 5
+      // of every 6 layers, 2 of 512 in the others; every layer's dense feed-forward of 2112 beside
+      // 128 experts of 704, 8 used.
+      {"gemma4-26b-a4b", "gemma4",
+       gemma4(experts(shape(262144, 262144, 2816, 30, 16, 8, 256, 2112, 1e-6f, 1000000.0f, true), 128, 8, 704, 0), 512,
+              2)},
   };
 }
 
@@ -257,6 +273,16 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
     s->sliding_window = s->preset == "phi-4" ? 0 : std::min(s->n_ctx / 4, 2047);
     s->rope_linear_factor = 1.0f;
     s->rope_yarn_factor = 1.0f;
+  } else if (name == "gemma4") {
+    // Gemma 4's 1024-key window, or a quarter of a small preset's context; its rope unscaled.
+    // Another preset's full layers get heads twice as wide, a quarter as many (at least one).
+    if (s->sliding_window == 0) s->sliding_window = std::min(s->n_ctx / 4, 1024);
+    s->rope_linear_factor = 1.0f;
+    s->rope_yarn_factor = 1.0f;
+    if (s->head_dim_full == 0) {
+      s->head_dim_full = 2 * s->head_dim;
+      s->n_head_kv_full = std::max(1, s->n_head_kv / 4);
+    }
   } else if (name == "cohere2") {
     // Command R7B's 4096-key window, or a quarter of a small preset's context; its rope unscaled.
     if (s->sliding_window == 0) s->sliding_window = std::min(s->n_ctx / 4, 4096);
@@ -341,26 +367,27 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma2" && name != "gemma3" &&
       name != "phi3" && name != "glm4" && name != "smollm3" && name != "mistral3" && name != "ernie4_5" &&
       name != "qwen35" && name != "qwen2vl" && name != "qwen3vl" && name != "granite" && name != "cohere2" &&
-      name != "seed_oss") {
+      name != "seed_oss" && name != "gemma4") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
                                    "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, "
-                                   "qwen2vl, qwen3vl, granite, cohere2, seed_oss, qwen2moe, qwen3moe, mixtral, gpt-oss, "
+                                   "qwen2vl, qwen3vl, granite, cohere2, seed_oss, gemma4, qwen2moe, qwen3moe, mixtral, gpt-oss, "
                                    "glm4moe, llama4, "
                                    "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)");
   }
-  if (moe_arch != (s->n_expert > 0)) {
+  if (moe_arch != (s->n_expert > 0) && name != "gemma4") {  // Gemma 4 comes dense or with experts
     const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, "
-                                  "ernie4_5, qwen35, qwen2vl, qwen3vl, granite, cohere2 or seed_oss)"
+                                  "ernie4_5, qwen35, qwen2vl, qwen3vl, granite, cohere2, seed_oss or gemma4)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, "
                                   "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
-  s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "minimax-m2" || name == "qwen35" ||
-               name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
-  s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4";
-  if (name == "gemma3" || name == "gemma2" || name == "cohere2") s->tied_embeddings = true;
+  s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "gemma4" || name == "minimax-m2" ||
+               name == "qwen35" || name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
+  s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4" || name == "gemma4";
+  if (name == "gemma3" || name == "gemma2" || name == "cohere2" || name == "gemma4") s->tied_embeddings = true;
+  s->gemma4 = name == "gemma4";
   s->cohere2 = name == "cohere2";
   s->seed_oss = name == "seed_oss";
   s->gemma2 = name == "gemma2";
@@ -389,6 +416,10 @@ bool is_moe_arch_name(std::string_view arch) {
 int block_count(const ModelSpec& spec) { return spec.n_layer + spec.n_nextn; }
 
 int head_count_kv(const ModelSpec& spec) { return spec.split_kv_b ? 1 : spec.n_head_kv; }
+
+bool gemma4_layer_slides(const ModelSpec& spec, int layer) {
+  return (layer + 1) % 6 != 0 && layer + 1 != spec.n_layer;
+}
 
 bool layer_attends(const ModelSpec& spec, int layer) {
   return spec.full_attn_interval == 0 || (layer + 1) % spec.full_attn_interval == 0;

@@ -72,6 +72,14 @@ struct ModelSpec {
   // norm written as post_attention_norm.
   bool cohere2 = false;
   bool seed_oss = false;
+  // gemma4 (Gemma 4): Gemma 3's tensors (QK-norm, post-norms, tied embeddings) with a window of
+  // sliding_window keys in 5 of every 6 layers (the last always full: gemma4_layer_slides) whose
+  // heads are n_head_kv of head_dim, the full layers' n_head_kv_full of head_dim_full without
+  // attn_v (v from k), a quarter of their pairs rotated (rope_freqs: 1, then 1e30), a
+  // layer_output_scale per layer, and the keys llama.cpp's converter writes (model_generator.cc).
+  bool gemma4 = false;
+  int head_dim_full = 0;
+  int n_head_kv_full = 0;
   // glm4moe (GLM-4.5): q/k/v biases, the feed-forward norm written as post_attention_norm, the
   // first n_dense_lead blocks a dense feed-forward of width n_ff, the others experts with a
   // router selection bias (blk.N.exp_probs_b.bias, sigmoid gating) and a shared expert without
@@ -170,6 +178,8 @@ int block_count(const ModelSpec& spec);
 // <arch>.attention.head_count_kv as written: n_head_kv, or 1 for deepseek2's split_kv_b form
 // (which llama.cpp reads as one K/V head of the latent, kv_lora_rank + rope_dim wide).
 int head_count_kv(const ModelSpec& spec);
+// Gemma 4: whether layer l slides (5 of every 6, never the last).
+bool gemma4_layer_slides(const ModelSpec& spec, int layer);
 // Whether layer l attends (every layer unless the spec is hybrid; ModelSpec::full_attn_interval).
 bool layer_attends(const ModelSpec& spec, int layer);
 // A --layers cut: n_layer layers of the same shape. deepseek2 keeps at least one MoE layer (its

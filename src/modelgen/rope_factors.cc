@@ -1,5 +1,6 @@
 #include "modelgen/rope_factors.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace strata {
@@ -26,6 +27,11 @@ std::vector<float> llama3_rope_factors(int n_rot, float freq_base, const Llama3R
 }
 
 std::vector<float> spec_rope_factors(const ModelSpec& spec) {
+  if (spec.gemma4) {  // the converter's "proportional" rope: the first quarter of the pairs turn
+    std::vector<float> factors(static_cast<size_t>(spec.head_dim_full / 2), 1e30f);
+    std::fill_n(factors.begin(), factors.size() / 4, 1.0f);
+    return factors;
+  }
   if (!spec.rope_freqs) return {};
   Llama3RopeScaling s;
   s.orig_ctx = spec.n_ctx;

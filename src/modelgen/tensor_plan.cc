@@ -158,7 +158,10 @@ Status check_experts(const ModelSpec& s) {
     if (moe_arch) return Status::InvalidArgument(s.arch + " needs experts (n_expert > 0)");
     return Status::Ok();
   }
-  if (!moe_arch && s.arch != "llama") return Status::InvalidArgument(s.arch + " has no experts (n_expert must be 0)");
+  // Mixtral is llama with experts; Gemma 4 comes both ways.
+  if (!moe_arch && s.arch != "llama" && !s.gemma4) {
+    return Status::InvalidArgument(s.arch + " has no experts (n_expert must be 0)");
+  }
   if (s.n_expert < 0 || s.n_expert_used <= 0 || s.n_expert_used > s.n_expert) {
     return Status::InvalidArgument("expert_used_count " + std::to_string(s.n_expert_used) + " must be 1.." +
                                    std::to_string(s.n_expert) + " (expert_count)");
@@ -276,8 +279,11 @@ struct PlanBuilder {
       return;
     }
     const auto embd = static_cast<uint64_t>(s.n_embd);
-    const auto q_dim = static_cast<uint64_t>(s.n_head) * s.head_dim;
-    const auto kv_dim = static_cast<uint64_t>(s.n_head_kv) * s.head_dim;
+    // Gemma 4's full layers have heads of their own.
+    const bool full_heads = s.gemma4 && !gemma4_layer_slides(s, l);
+    const auto head = static_cast<uint64_t>(full_heads ? s.head_dim_full : s.head_dim);
+    const auto q_dim = static_cast<uint64_t>(s.n_head) * head;
+    const auto kv_dim = static_cast<uint64_t>(full_heads ? s.n_head_kv_full : s.n_head_kv) * head;
     vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
     if (s.phi3) {
       matrix(p + "attn_qkv.weight", {embd, q_dim + 2 * kv_dim});
@@ -285,7 +291,7 @@ struct PlanBuilder {
       // Qwen3.5's attn_q holds each head's output gate after its q.
       matrix(p + "attn_q.weight", {embd, (s.full_attn_interval > 0 ? 2 : 1) * q_dim});
       matrix(p + "attn_k.weight", {embd, kv_dim});
-      matrix(p + "attn_v.weight", {embd, kv_dim});
+      if (!full_heads) matrix(p + "attn_v.weight", {embd, kv_dim});  // Gemma 4's full layers: v from k
     }
     if (s.qkv_bias) {
       vector(p + "attn_q.bias", q_dim, WeightKind::kBias);
@@ -293,8 +299,9 @@ struct PlanBuilder {
       vector(p + "attn_v.bias", kv_dim, WeightKind::kBias);
     }
     if (s.qk_norm) {  // MiniMax-M2 norms each whole row
-      vector(p + "attn_q_norm.weight", s.minimax_m2 ? q_dim : s.head_dim, WeightKind::kNorm);
-      vector(p + "attn_k_norm.weight", s.minimax_m2 ? kv_dim : s.head_dim, WeightKind::kNorm);
+      const WeightKind q_norm = s.gemma4 ? WeightKind::kUnscaledQNorm : WeightKind::kNorm;
+      vector(p + "attn_q_norm.weight", s.minimax_m2 ? q_dim : head, q_norm);
+      vector(p + "attn_k_norm.weight", s.minimax_m2 ? kv_dim : head, WeightKind::kNorm);
     }
     matrix(p + "attn_output.weight", {q_dim, embd});
     if (s.gpt_oss) {
@@ -302,6 +309,7 @@ struct PlanBuilder {
       vector(p + "attn_sinks.weight", static_cast<uint64_t>(s.n_head), WeightKind::kSink);
     }
     if (s.post_norms) vector(p + "post_attention_norm.weight", embd, WeightKind::kNorm);
+    if (s.gemma4) vector(p + "layer_output_scale.weight", 1, WeightKind::kLayerScale);
   }
 
   // Qwen3.5's gated delta-net layer (tensor_plan.h). ssm_conv1d is planned as a matrix of rows
@@ -355,6 +363,18 @@ struct PlanBuilder {
     const auto embd = static_cast<uint64_t>(s.n_embd);
     const auto ff = static_cast<uint64_t>(s.n_ff_exp);
     const auto n_exp = static_cast<uint64_t>(s.n_expert);
+    if (s.gemma4) {  // the dense feed-forward beside the experts, gate and up fused, scales
+      dense_ffn(p, l);
+      vector(p + "post_ffw_norm_1.weight", embd, WeightKind::kNorm);
+      vector(p + "pre_ffw_norm_2.weight", embd, WeightKind::kNorm);
+      matrix(p + "ffn_gate_inp.weight", {embd, n_exp});
+      vector(p + "ffn_gate_inp.scale", embd, WeightKind::kRouterScale);
+      matrix(p + "ffn_gate_up_exps.weight", {embd, 2 * ff, n_exp});
+      matrix(p + "ffn_down_exps.weight", {ff, embd, n_exp});
+      vector(p + "ffn_down_exps.scale", n_exp, WeightKind::kNorm);
+      vector(p + "post_ffw_norm_2.weight", embd, WeightKind::kNorm);
+      return;
+    }
     matrix(p + "ffn_gate_inp.weight", {embd, n_exp});
     if (s.sigmoid_routing || s.ernie_moe) vector(p + "exp_probs_b.bias", n_exp, WeightKind::kSelectionBias);
     matrix(p + "ffn_gate_exps.weight", {embd, ff, n_exp});
@@ -439,7 +459,10 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type, uint32_t mix) {
   PlanBuilder b{&plan, s, type, mix};
   const auto embd = static_cast<uint64_t>(s.n_embd);
   const auto vocab = static_cast<uint64_t>(s.n_vocab);
-  if (s.rope_freqs) b.vector("rope_freqs.weight", static_cast<uint64_t>(s.head_dim / 2), WeightKind::kRopeFreqs);
+  if (s.rope_freqs || s.gemma4) {
+    const int rotated = s.gemma4 ? s.head_dim_full : s.head_dim;
+    b.vector("rope_freqs.weight", static_cast<uint64_t>(rotated / 2), WeightKind::kRopeFreqs);
+  }
   b.matrix("token_embd.weight", {embd, vocab}, WeightKind::kEmbedding);
   for (int l = 0; l < block_count(s); ++l) b.block(l);
   b.vector("output_norm.weight", embd, WeightKind::kNorm);

@@ -61,10 +61,14 @@ namespace strata {
 // (exp_probs_b), added to the sigmoid router outputs to choose experts (model_generator.h);
 // kKvBKeys / kKvBValues: deepseek2's attn_k_b / attn_v_b, whose elements are those of the
 // attn_kv_b they were split from (PlannedTensor::source); kSsmA / kSsmDtBias: a delta-net layer's
-// ssm_a (negative: each value head's state decays) and ssm_dt.bias (model_generator.h).
+// ssm_a (negative: each value head's state decays) and ssm_dt.bias (model_generator.h);
+// kLayerScale: Gemma 4's layer_output_scale, one number in [0.3, 0.9]; kUnscaledQNorm: Gemma 4's
+// attn_q_norm, (1 +- 0.1) / sqrt(head), so its unscaled scores are spread as 1 / sqrt(head) spreads
+// the others'; kRouterScale: Gemma 4's ffn_gate_inp.scale, (1 +- 0.1) * sqrt(n_embd), so the
+// router, which divides by sqrt(n_embd), reads unit-sized inputs.
 enum class WeightKind {
   kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs, kOssBias, kSink, kSelectionBias, kKvBKeys, kKvBValues, kSsmA,
-  kSsmDtBias
+  kSsmDtBias, kLayerScale, kUnscaledQNorm, kRouterScale
 };
 
 struct PlannedTensor {

@@ -1,0 +1,129 @@
+#include "model/gemma4_hparams.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/metadata_readers.h"
+
+namespace strata {
+namespace {
+
+// Reads an array key of one unsigned number per layer; NotFound when absent.
+Status read_per_layer(const GgufFile& gguf, const std::string& key, int n_layer, std::vector<uint64_t>* out) {
+  const GgufValue* v = gguf.find(key);
+  if (v == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + key);
+  if (!v->is_array() || v->array_size() != static_cast<size_t>(n_layer)) {
+    return Status::Corrupt(gguf.path() + ": " + key + " must hold one value per layer (" + std::to_string(n_layer) +
+                           ")");
+  }
+  out->clear();
+  for (size_t i = 0; i < v->array_size(); ++i) {
+    std::optional<uint64_t> u = v->uint_at(i);
+    if (!u || *u > (1u << 30)) {
+      return Status::Corrupt(gguf.path() + ": " + key + "[" + std::to_string(i) + "] is not a count");
+    }
+    out->push_back(*u);
+  }
+  return Status::Ok();
+}
+
+// The K/V heads of the sliding and the full layers: attention.head_count_kv per layer (one
+// value for each kind), or one value for all.
+Status read_kv_heads(const GgufFile& gguf, Hparams* hp) {
+  const std::string key = hp->arch + ".attention.head_count_kv";
+  const GgufValue* v = gguf.find(key);
+  if (v == nullptr || !v->is_array()) {
+    hp->n_head_kv_swa = hp->n_head_kv;
+    return Status::Ok();
+  }
+  std::vector<uint64_t> heads;
+  STRATA_RETURN_IF_ERROR(read_per_layer(gguf, key, hp->n_layer, &heads));
+  int found[2] = {0, 0};  // full, sliding
+  for (int l = 0; l < hp->n_layer; ++l) {
+    const int kind = hp->layer_slides(l) ? 1 : 0;
+    const int n = static_cast<int>(heads[static_cast<size_t>(l)]);
+    if (n < 1 || (found[kind] != 0 && found[kind] != n)) {
+      return Status::Unsupported(gguf.path() + ": " + key + " gives layer " + std::to_string(l) + " " +
+                                 std::to_string(n) + " K/V heads; every " + (kind ? "sliding" : "full") +
+                                 " layer must have the same count, at least 1");
+    }
+    found[kind] = n;
+  }
+  hp->n_head_kv = found[0] != 0 ? found[0] : found[1];
+  hp->n_head_kv_swa = found[1] != 0 ? found[1] : found[0];
+  return Status::Ok();
+}
+
+// The sliding layers' heads and rope; both kinds of layer must exist when their heads differ
+// (the K/V cache keeps the two kinds in groups of their own).
+Status read_sliding_heads(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const std::string& f = gguf.path();
+  hp->head_dim_swa = hp->head_dim;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.key_length_swa", true, &hp->head_dim_swa));
+  int value_length = hp->head_dim_swa;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.value_length_swa", true, &value_length));
+  if (value_length != hp->head_dim_swa) {
+    return Status::Unsupported(f + ": attention.value_length_swa differs from key_length_swa");
+  }
+  hp->n_rot_swa = hp->head_dim_swa;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "rope.dimension_count_swa", true, &hp->n_rot_swa));
+  if (hp->head_dim_swa % 2 != 0 || hp->n_rot_swa % 2 != 0 || hp->n_rot_swa > hp->head_dim_swa) {
+    return Status::Corrupt(f + ": sliding layers' rope dimension " + std::to_string(hp->n_rot_swa) + " and head size " +
+                           std::to_string(hp->head_dim_swa) + " must be even, rope <= head size");
+  }
+  if (hp->n_head % hp->n_head_kv_swa != 0) {
+    return Status::Corrupt(f + ": head_count " + std::to_string(hp->n_head) + " is not a multiple of the sliding " +
+                           "layers' head_count_kv " + std::to_string(hp->n_head_kv_swa));
+  }
+  hp->rope_freq_base_swa = 10000.0f;
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.freq_base_swa", &hp->rope_freq_base_swa));
+  if (!(hp->rope_freq_base_swa > 0.0f)) return Status::Corrupt(f + ": " + a + ".rope.freq_base_swa must be > 0");
+  bool any[2] = {false, false};
+  for (int l = 0; l < hp->n_layer; ++l) any[hp->layer_slides(l) ? 1 : 0] = true;
+  const bool same = hp->head_dim_swa == hp->head_dim && hp->n_head_kv_swa == hp->n_head_kv;
+  if (!same && !(any[0] && any[1])) {
+    return Status::Unsupported(f + ": sliding layers' heads differ from the full layers', but the file has only " +
+                               (any[1] ? "sliding" : "full") + " layers");
+  }
+  return Status::Ok();
+}
+
+// What this build does not run yet, by name.
+Status refuse_variants(const GgufFile& gguf, const Hparams& hp) {
+  const std::string& a = hp.arch;
+  int per_layer_embd = 0, shared_kv = 0;
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "embedding_length_per_layer_input", true, 0, &per_layer_embd));
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "attention.shared_kv_layers", true, 0, &shared_kv));
+  if (per_layer_embd > 0 || shared_kv > 0) {
+    return Status::Unsupported(gguf.path() + ": Gemma 4 E2B / E4B (per-layer embeddings, layers sharing K/V) is not "
+                               "supported yet; the 31B and the 26B-A4B are");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status read_gemma4(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.sliding_window", false, &hp->sliding_window));
+  std::vector<uint64_t> pattern;
+  STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".attention.sliding_window_pattern", hp->n_layer, &pattern));
+  hp->sliding_layers.assign(pattern.begin(), pattern.end());
+  for (uint8_t& flag : hp->sliding_layers) flag = flag != 0 ? 1 : 0;
+  STRATA_RETURN_IF_ERROR(read_kv_heads(gguf, hp));
+  STRATA_RETURN_IF_ERROR(read_sliding_heads(gguf, hp));
+  STRATA_RETURN_IF_ERROR(refuse_variants(gguf, *hp));
+  hp->attn_scale = 1.0f;  // q and k are RMS-normed per head: no 1 / sqrt(head size)
+  hp->v_norm = true;
+  hp->moe_beside_dense = hp->n_expert > 0;
+  hp->final_softcap = 30.0f;
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".final_logit_softcapping", &hp->final_softcap));
+  if (!(hp->final_softcap > 0.0f)) {
+    return Status::Corrupt(gguf.path() + ": " + a + ".final_logit_softcapping must be > 0");
+  }
+  return Status::Ok();
+}
+
+}  // namespace strata

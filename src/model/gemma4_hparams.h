@@ -1,0 +1,21 @@
+// Gemma 4's hyper-parameters (ArchTraits::gemma4), read after the common ones. Private to
+// src/model (hparams.cc calls it).
+#pragma once
+
+#include "base/status.h"
+#include "gguf/gguf_file.h"
+#include "model/hparams.h"
+
+namespace strata {
+
+// Which layers slide (attention.sliding_window_pattern, a flag per layer) over how many keys
+// (attention.sliding_window); the sliding layers' heads (attention.key_length_swa, the per-layer
+// attention.head_count_kv, rope.dimension_count_swa) and rope base (rope.freq_base_swa, 10000
+// when absent); scores unscaled (q and k are RMS-normed per head), v RMS-normed, and the final
+// soft cap (final_logit_softcapping, 30 when absent). The variants this build does not run
+// (E2B / E4B's per-layer embeddings and shared K/V layers, double-wide feed-forwards) are
+// refused by name. A file with experts (26B-A4B) runs them beside its dense feed-forward
+// (Hparams::moe_beside_dense).
+Status read_gemma4(const GgufFile& gguf, Hparams* hp);
+
+}  // namespace strata

@@ -1,0 +1,53 @@
+#include "model/metadata_readers.h"
+
+#include <cmath>
+#include <optional>
+
+namespace strata {
+
+Status read_int(const GgufFile& gguf, const std::string& arch, std::string_view suffix, bool missing_ok, int min_value,
+                int* out) {
+  const std::string key = arch + "." + std::string(suffix);
+  const GgufValue* v = gguf.find(key);
+  if (v == nullptr) {
+    if (missing_ok) return Status::Ok();
+    return Status::NotFound(gguf.path() + ": missing metadata key " + key);
+  }
+  if (v->is_array()) {
+    return Status::Unsupported(gguf.path() + ": " + key + " is a per-layer array; only one value for all layers is supported");
+  }
+  std::optional<uint64_t> u = v->as_uint();
+  if (!u || *u < static_cast<uint64_t>(min_value) || *u > (1u << 30)) {
+    const std::string want = min_value == 1 ? "a positive integer" : "an integer >= " + std::to_string(min_value);
+    return Status::Corrupt(gguf.path() + ": " + key + " must be " + want + ", got " +
+                           (u ? std::to_string(*u) : std::string(gguf_type_name(v->type))));
+  }
+  *out = static_cast<int>(*u);
+  return Status::Ok();
+}
+
+Status read_count(const GgufFile& gguf, const std::string& arch, std::string_view suffix, bool missing_ok, int* out) {
+  return read_int(gguf, arch, suffix, missing_ok, 1, out);
+}
+
+Status read_real(const GgufFile& gguf, const std::string& key, float* out) {
+  const GgufValue* v = gguf.find(key);
+  if (v == nullptr) return Status::Ok();
+  std::optional<double> f = v->as_float();
+  if (!f || !std::isfinite(*f)) {
+    return Status::Corrupt(gguf.path() + ": " + key + " must be a finite number");
+  }
+  *out = static_cast<float>(*f);
+  return Status::Ok();
+}
+
+bool has_tensor(const GgufFile& gguf, const std::string& name) { return gguf.find_tensor(name) != nullptr; }
+
+Status read_required_positive(const GgufFile& gguf, const std::string& key, float* out) {
+  if (gguf.find(key) == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + key);
+  STRATA_RETURN_IF_ERROR(read_real(gguf, key, out));
+  if (!(*out > 0.0f)) return Status::Corrupt(gguf.path() + ": " + key + " must be a positive finite number");
+  return Status::Ok();
+}
+
+}  // namespace strata

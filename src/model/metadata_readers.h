@@ -1,0 +1,25 @@
+// The GGUF metadata readers of Hparams' parsing (hparams.cc and the per-family readers beside
+// it). Private to src/model. Every error names the file and the key, and says what was wanted.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "gguf/gguf_file.h"
+
+namespace strata {
+
+// Reads "<arch>.<suffix>" as an int in [min_value, 2^30] (so it fits the forward pass's int
+// sizes). missing_ok leaves *out unchanged when the key is absent; a per-layer array is refused.
+Status read_int(const GgufFile& gguf, const std::string& arch, std::string_view suffix, bool missing_ok, int min_value,
+                int* out);
+// read_int with min_value 1.
+Status read_count(const GgufFile& gguf, const std::string& arch, std::string_view suffix, bool missing_ok, int* out);
+// A finite number, left unchanged when the key is absent.
+Status read_real(const GgufFile& gguf, const std::string& key, float* out);
+// A key llama.cpp requires that must be a positive finite number.
+Status read_required_positive(const GgufFile& gguf, const std::string& key, float* out);
+bool has_tensor(const GgufFile& gguf, const std::string& name);
+
+}  // namespace strata
