@@ -24,14 +24,24 @@ bool writes_mistral_think(const ChatTemplate& chat_template) {
   return chat_template.source().find("[THINK]") != std::string::npos;
 }
 
+// Gemma 4's thought channel ("<|channel>", not gpt-oss's harmony "<|channel|>").
+bool writes_gemma4_thought(const ChatTemplate& chat_template) {
+  return chat_template.source().find("<|channel>") != std::string::npos;
+}
+
+ReasoningTags reasoning_tags_of(const ChatTemplate& chat_template) {
+  if (writes_mistral_think(chat_template)) return kMistralThinkTags;
+  return writes_gemma4_thought(chat_template) ? kGemma4ThoughtTags : kThinkTags;
+}
+
 }  // namespace
 
 EngineModelText::EngineModelText(const Tokenizer& tokenizer, ChatTemplate chat_template)
     : tokenizer_(tokenizer),
       chat_template_(std::move(chat_template)),
       thinks_(chat_template_.source().find("<think>") != std::string::npos || tokenizer.find_token("<think>") >= 0 ||
-              writes_mistral_think(chat_template_)),
-      reasoning_tags_(writes_mistral_think(chat_template_) ? kMistralThinkTags : kThinkTags),
+              writes_mistral_think(chat_template_) || writes_gemma4_thought(chat_template_)),
+      reasoning_tags_(reasoning_tags_of(chat_template_)),
       harmony_(chat_template_.source().find("<|channel|>") != std::string::npos ||
                (tokenizer.find_token("<|channel|>") >= 0 && tokenizer.find_token("<|message|>") >= 0)),
       traits_(template_traits(chat_template_, token_text_or_empty(tokenizer, tokenizer.bos()),

@@ -62,6 +62,23 @@ TEST(ReasoningSplitter, MistralThinkTagsSplitReasoningFromTheAnswer) {
   EXPECT_TRUE(prompt_closes_reasoning("[THINK][/THINK]", kMistralThinkTags));
 }
 
+// Gemma 4 thinks in its thought channel, "<|channel>thought\n...<channel|>"; gpt-oss's harmony
+// "<|channel|>" is not it.
+TEST(ReasoningSplitter, Gemma4ThoughtChannelSplitsReasoningFromTheAnswer) {
+  const ReasoningMode gemma4{true, false, false, false, kGemma4ThoughtTags};
+  ReasoningSplitter splitter(gemma4);
+  std::string reasoning, content;
+  auto take = [&](const std::vector<ReasoningPiece>& pieces) {
+    for (const ReasoningPiece& p : pieces) (p.reasoning ? reasoning : content) += p.text;
+  };
+  for (const char* t : {"<|channel>", "thought", "\n", "Add them.", "<channel|>", "4"}) take(splitter.feed(t));
+  take(splitter.finish());
+  EXPECT_EQ("R[" + reasoning + "] C[" + content + "]", "R[Add them.] C[4]");
+  EXPECT_EQ(split_reasoning("<think>a</think>b", gemma4).content, "<think>a</think>b");
+  EXPECT_TRUE(prompt_closes_reasoning("<|turn>model\n<|channel>thought\n<channel|>", kGemma4ThoughtTags));
+  EXPECT_FALSE(prompt_closes_reasoning("<|turn>model\n<|channel|>analysis<|message|>", kGemma4ThoughtTags));
+}
+
 TEST(ReasoningSplitter, PromptThatOpenedReasoningStartsInsideIt) {
   EXPECT_EQ(split_stream({"plan", "</think>", "\n\nanswer"}, true), "R[plan] C[answer]");
 }

@@ -55,6 +55,10 @@ void Tokenizer::encode_text(std::string_view text, bool space_prefix, std::vecto
     spm_->encode(escaped, out);
     return;
   }
+  if (kind_ == Kind::kCharacterBpe) {
+    encode_character_bpe(text, out);
+    return;
+  }
   std::vector<std::string_view> pieces;
   const Status split = pre_->split(text, &pieces);
   if (!split.ok()) {
@@ -62,6 +66,27 @@ void Tokenizer::encode_text(std::string_view text, bool space_prefix, std::vecto
     STRATA_LOG_WARN("tokenizer: {}", split.ToString());
   }
   for (std::string_view piece : pieces) bpe_->encode_piece(piece, out);
+}
+
+// Gemma 4's: spaces as "▁", then runs of newlines (one token when the run is one) and runs of
+// anything else, each merged over its characters.
+void Tokenizer::encode_character_bpe(std::string_view text, std::vector<int32_t>* out) const {
+  std::string escaped;
+  escape_spaces(text, false, &escaped);
+  const std::string_view all(escaped);
+  for (size_t start = 0; start < all.size();) {
+    const bool newlines = all[start] == '\n';
+    size_t end = start;
+    while (end < all.size() && (all[end] == '\n') == newlines) ++end;
+    const std::string_view run = all.substr(start, end - start);
+    const int32_t whole = newlines ? vocab_.find(run) : -1;
+    if (whole >= 0) {
+      out->push_back(whole);
+    } else {
+      bpe_->encode_piece(run, out);
+    }
+    start = end;
+  }
 }
 
 std::string_view Tokenizer::piece(int32_t id) const {

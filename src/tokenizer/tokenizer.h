@@ -1,9 +1,13 @@
 // Tokenizer: turns text into token ids and back for one model, as its GGUF file describes
-// (tokenizer.ggml.*). Two families:
+// (tokenizer.ggml.*). Three families:
 //   - SentencePiece ("llama"): score-driven BPE over characters, <0xNN> byte fallback, ' ' stored
 //     as U+2581 ("▁"), and a space prefix before the text (add_space_prefix, default true);
 //   - byte-level BPE ("gpt2"): the model's split regex (tokenizer.ggml.pre: gpt2, llama-bpe,
-//     qwen2, ...), then ranked merges over the GPT-2 byte alphabet.
+//     qwen2, ...), then ranked merges over the GPT-2 byte alphabet;
+//   - Gemma 4's ("gemma4"): ' ' stored as "▁" (no space prefix), the text cut only into runs of
+//     newlines and runs of other characters, ranked merges over UTF-8 characters with <0xNN>
+//     byte fallback; a run of newlines that is itself a token is that token. BOS always leads
+//     (add_special), whatever the file says, as llama.cpp reads these files.
 // Special tokens spelled in the text are matched first (see SpecialMatcher).
 //
 // Owns the vocabulary, merge table and compiled split regex. Immutable after FromGguf/FromSpec,
@@ -49,7 +53,7 @@ struct DecodeOptions {
 
 class Tokenizer {
  public:
-  enum class Kind { kSentencePiece, kByteBpe };
+  enum class Kind { kSentencePiece, kByteBpe, kCharacterBpe };
 
   static Result<std::unique_ptr<Tokenizer>> FromGguf(const GgufFile& gguf);
   // Errors name the tokenizer.ggml.* key that is missing or inconsistent.
@@ -117,6 +121,7 @@ class Tokenizer {
   void build_pieces();
   void build_flags(bool glm);
   void encode_text(std::string_view text, bool space_prefix, std::vector<int32_t>* out) const;
+  void encode_character_bpe(std::string_view text, std::vector<int32_t>* out) const;
 
   Kind kind_;
   Vocab vocab_;

@@ -17,12 +17,15 @@ namespace {
 // takes as the end of a turn by its text; their <｜EOT｜> ends nothing there, nor here). Kimi K2
 // ends a turn with <|im_end|>; its [EOS] and [EOT] end generation too, as in llama.cpp, whichever
 // of them its file names. [e~[ is a MiniMax-M2 one (the EOS its files name; its turn openers ]~!b[
-// and ]~b] end nothing).
-constexpr std::array<std::string_view, 16> kEndOfTurnTexts = {
+// and ]~b] end nothing). <turn|> ends a Gemma 4 turn.
+constexpr std::array<std::string_view, 17> kEndOfTurnTexts = {
     "<|im_end|>", "<|eot_id|>",    "<|eom_id|>", "<|endoftext|>", "<|end_of_text|>", "</s>",
     "<|end|>",    "<end_of_turn>", "<|return|>", "<|call|>",      "<|eot|>",         "<|eom|>",
-    "<｜end▁of▁sentence｜>", "[EOS]", "[EOT]", "[e~[",
+    "<｜end▁of▁sentence｜>", "[EOS]", "[EOT]", "[e~[", "<turn|>",
 };
+// Gemma 4 (tokenizer.ggml.model "gemma4") writes <|tool_response> after its tool calls, to be
+// answered by the caller: it ends generation, although its files make it a user-defined token.
+constexpr std::string_view kGemma4ToolResponse = "<|tool_response>";
 
 // GLM's vocabularies (tokenizer.ggml.pre "glm4": GLM-4.5 and GLM-4.6; "chatglm-bpe": GLM-4). Their
 // chat template writes "[gMASK]<sop>" itself, so no BOS is ever added, whatever the file says
@@ -103,9 +106,11 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::FromSpec(TokenizerSpec spec) {
     kind = Kind::kSentencePiece;
   } else if (spec.model == "gpt2") {
     kind = Kind::kByteBpe;
+  } else if (spec.model == "gemma4") {
+    kind = Kind::kCharacterBpe;
   } else {
     return Status::Unsupported("tokenizer.ggml.model \"" + spec.model +
-                               "\" is not supported (supported: llama, gpt2)");
+                               "\" is not supported (supported: llama, gpt2, gemma4)");
   }
   STRATA_RETURN_IF_ERROR(validate(spec));
   std::unique_ptr<Tokenizer> tokenizer(new Tokenizer(spec, kind));
@@ -128,8 +133,10 @@ Status Tokenizer::configure(const TokenizerSpec& spec) {
   unk_id_ = spec.unk_id;
   pad_id_ = spec.pad_id;
   STRATA_RETURN_IF_ERROR(build_encoder(spec));
-  const bool family_bos = !spm && choose_pre_tokenizer(spec.pre).add_bos;
-  add_bos_ = spec.add_bos.value_or(spm || family_bos) && bos_id_ >= 0 && !is_glm_vocab(spec.pre);
+  const bool family_bos = kind_ == Kind::kByteBpe && choose_pre_tokenizer(spec.pre).add_bos;
+  // Gemma 4's files may say add_bos_token false; its model needs BOS all the same (llama.cpp too).
+  const bool forced_bos = kind_ == Kind::kCharacterBpe;
+  add_bos_ = (forced_bos || spec.add_bos.value_or(spm || family_bos)) && bos_id_ >= 0 && !is_glm_vocab(spec.pre);
   add_eos_ = spec.add_eos.value_or(false) && eos_id_ >= 0;
   add_space_prefix_ = spm && spec.add_space_prefix.value_or(true);
   build_pieces();
@@ -142,7 +149,14 @@ Status Tokenizer::build_encoder(const TokenizerSpec& spec) {
     spm_.emplace(vocab_, unk_id_);
     return Status::Ok();
   }
-  if (spec.merges.empty()) return Status::Corrupt("tokenizer.ggml.merges is missing or empty (needed by gpt2 BPE)");
+  if (spec.merges.empty()) {
+    return Status::Corrupt("tokenizer.ggml.merges is missing or empty (needed by " + spec.model + " BPE)");
+  }
+  if (kind_ == Kind::kCharacterBpe) {
+    STRATA_ASSIGN_OR_RETURN(BpeEncoder bpe, BpeEncoder::CreateOverCharacters(vocab_, spec.merges, unk_id_));
+    bpe_.emplace(std::move(bpe));
+    return Status::Ok();
+  }
   const PreTokenizerChoice choice = choose_pre_tokenizer(spec.pre);
   if (!choice.exact) {
     STRATA_LOG_WARN("tokenizer.ggml.pre \"{}\" is unknown; splitting text as {}", spec.pre,
@@ -196,6 +210,10 @@ void Tokenizer::build_flags(bool glm) {
     }
   }
   for (int32_t id : {eos_id_, eot_id_, eom_id_}) {
+    if (id >= 0) flags_[id] |= kEog;
+  }
+  if (kind_ == Kind::kCharacterBpe) {
+    const int32_t id = vocab_.find(kGemma4ToolResponse);
     if (id >= 0) flags_[id] |= kEog;
   }
   for (std::string_view end_text : kGlmEndOfTurnTexts) {
