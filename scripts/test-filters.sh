@@ -12,15 +12,16 @@
 # sanitized exactness suite runs a hybrid model, kernels_test the delta rule on every table); the
 # variants that reach a path of their own (DeepSeek's two latent-map forms, Phi-3's LongRoPE
 # switch, fused q/k/v, rope frequency factors, ...) stay. So do the M-RoPE sections' own path
-# (PairsOfAFourthSectionDoNotTurn); Granite's, Cohere's, Ling's and the vision-language models'
-# other variants only change numbers on paths their f16 and q4_K cases reach.
+# (PairsOfAFourthSectionDoNotTurn); Granite's, Cohere's, Ling's, Gemma 4's and the vision-language
+# models' other variants only change numbers on paths their f16 and q4_K cases reach.
 model_grid_filter() {
   local v
   printf 'ReferenceForwardVariantsTest.*:BatchInvarianceKvTypeTest.*:*/llama_*:*_f16:*_q4_K-'
   for v in Llama4NopeLayers Glm4MoeSigmoidRouting MiniMaxM2WholeRow GptOssYarnSinks Ernie45SoftmaxRouting \
     DeepSeek2QuantizedLatentMaps DeepSeek2GroupLimitedRouting Gemma3SlidingAndGlobal Gemma2SoftcapsAndWindow \
     Qwen35 HoldsForHybridLayers GraniteMultipliersAgree TextGivesTheBaseArchitecturesBits \
-    VisionLanguageArchsAgree BailingMoe2GroupRouting Cohere2LayerNorms; do
+    VisionLanguageArchsAgree BailingMoe2GroupRouting Cohere2LayerNorms Gemma4HeadsOfTwoShapes \
+    Gemma4ExpertsBesideTheDense; do
     printf '*.%s*:' "$v"
   done
   echo
@@ -43,14 +44,14 @@ sanitized_filter() {
     # The engine's exactness suite runs its whole grid of models in Release; under the sanitizers
     # it runs on stories260K, a tiny MoE file and a dense hybrid (Qwen3.5's recurrent state
     # beside the K/V), which reach every path of the engine's own code (the other models differ
-    # in the model, whose tests above run sanitized); the other seven models cost 65 s there
+    # in the model, whose tests above run sanitized); seven of the other models cost 65 s there
     # (the MoE hybrid alone 11.5 s, the dense one 6.3). The sliding-window suite leaves out
     # Command R7B's pattern: the window pool's code is the Gemmas' (its layers run sanitized in
     # the model tests).
     engine_test)
       local m
       printf '*-'
-      for m in tiny_mixtral tiny_qwen2moe glm4moe_q8_0 llama4_q8_0 deepseek2_q8_0 qwen35moe_q8_0; do
+      for m in tiny_mixtral tiny_qwen2moe glm4moe_q8_0 llama4_q8_0 deepseek2_q8_0 qwen35moe_q8_0 gemma4_e2b_q8_0; do
         printf 'Models/EngineExactness.*/%s:' "$m"
       done
       echo 'Models/SlidingWindowEngine.*/Cohere2' ;;

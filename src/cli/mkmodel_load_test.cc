@@ -485,7 +485,7 @@ testing::LogitErrors errors_against_reference(const std::string& path) {
 // layer twice as wide and a quarter as many without attn_v; a MoE preset adds experts beside
 // every dense feed-forward; both stay close to the float64 reference in Q4_K. The 31B preset
 // plans 60 layers with 10 full ones of 4 K/V heads of 512; the 26B-A4B's experts come as one
-// gate/up tensor of 2 x 704 rows each.
+// gate/up tensor of 2 x 704 rows each; the E2B has its per-layer inputs and shared layers.
 TEST_F(MkmodelLoadTest, Gemma4LoadsWithHeadsOfTwoShapes) {
   auto path = generate("gemma4", DType::kQ4_K, "small");
   ASSERT_TRUE(path.ok()) << path.status().ToString();
@@ -538,6 +538,25 @@ TEST_F(MkmodelLoadTest, Gemma4LoadsWithHeadsOfTwoShapes) {
     if (t.name == "blk.5.attn_k.weight") n_seen += t.dims == std::vector<uint64_t>{2816, 2 * 512};
   }
   EXPECT_EQ(n_seen, 3);
+
+  // The E2B: per-layer inputs of 256, its last 20 of 35 layers without K/V of their own and twice
+  // as wide; a cut to 10 layers keeps 5 of them shared, all after the first full layer.
+  auto e2b = model_preset("", "gemma4-e2b");
+  ASSERT_TRUE(e2b.ok()) << e2b.status().ToString();
+  auto e2b_plan = plan_tensors(*e2b, DType::kQ8_0);
+  ASSERT_TRUE(e2b_plan.ok()) << e2b_plan.status().ToString();
+  n_seen = 0;
+  for (const PlannedTensor& t : e2b_plan->tensors) {
+    if (t.name == "per_layer_token_embd.weight") n_seen += t.dims == std::vector<uint64_t>{35 * 256, 262144};
+    if (t.name == "blk.14.attn_k.weight" || t.name == "blk.14.inp_gate.weight") ++n_seen;
+    if (t.name == "blk.15.ffn_up.weight") n_seen += t.dims == std::vector<uint64_t>{1536, 2 * 6144};
+    EXPECT_NE(t.name, "blk.15.attn_k.weight");
+  }
+  EXPECT_EQ(n_seen, 4);
+  ModelSpec cut = *e2b;
+  set_layer_count(&cut, 10);
+  EXPECT_EQ(cut.n_shared_kv_layers, 5);
+  EXPECT_FALSE(gemma4_layer_slides(cut, 4));
 }
 
 }  // namespace

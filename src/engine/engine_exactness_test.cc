@@ -5,7 +5,8 @@
 // routing with a selection bias, an ungated shared expert, a dense first layer), Llama 4-style
 // models (attention in chunks of 10 keys, a layer without rope, experts weighted on their input)
 // and Qwen3.5-style hybrids (three delta-net layers, then attention), whose prefix-cache tests
-// resume from recurrent-state snapshots.
+// resume from recurrent-state snapshots, and a Gemma 4 E2B-style model (per-layer inputs, sliding
+// and full heads of two shapes, its last layers reading earlier layers' K/V).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -73,7 +74,7 @@ class EngineExactness : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (!GetParam().starts_with(kGenerated)) return;
-    const std::string arch = GetParam().substr(kGenerated.size(), GetParam().find('-') - kGenerated.size());
+    const std::string arch = GetParam().substr(kGenerated.size(), GetParam().rfind('-') - kGenerated.size());
     generated_ = (std::filesystem::path(::testing::TempDir()) /
                   ("engine_exactness_" + arch + "_" + std::to_string(::getpid()) + ".gguf"))
                      .string();
@@ -359,7 +360,8 @@ INSTANTIATE_TEST_SUITE_P(Models, EngineExactness,
                          ::testing::Values("stories260K.gguf", "moe/tiny-mixtral.gguf", "moe/tiny-qwen2moe.gguf",
                                            "moe/tiny-qwen3moe.gguf", "generated/glm4moe-q8_0",
                                            "generated/llama4-q8_0", "generated/deepseek2-q8_0",
-                                           "generated/qwen35-q8_0", "generated/qwen35moe-q8_0"),
+                                           "generated/qwen35-q8_0", "generated/qwen35moe-q8_0",
+                                           "generated/gemma4-e2b-q8_0"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(info.param.find('/') + 1);
                            name = name.substr(0, name.find('.'));

@@ -303,6 +303,21 @@ TEST_F(ReferenceForwardVariantsTest, Gemma4HeadsOfTwoShapesAndScalesAgree) {
   expect_within("gemma4 with attn_v", v.rms_rel, v.max_rel, b);
 }
 
+// Gemma 4's E2B form (gemma4-e2b) over 6 layers: per-layer inputs, the last two layers reading the
+// K/V of the last earlier layer of their kind, twice as wide. A reference that leaves the
+// per-layer inputs out disagrees by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Gemma4PerLayerInputsAndSharedKvAgree) {
+  TestModelSpec spec;
+  spec.arch = "gemma4-e2b";
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32, nullptr, 24);
+  expect_within("gemma4-e2b", e.rms_rel, e.max_rel, b);
+  TestModelSpec without_inputs = spec;
+  without_inputs.metadata_overrides = {{"gemma4.embedding_length_per_layer_input", GgufValue::U32(0)}};
+  EXPECT_GT(errors(spec, DType::kF32, &without_inputs, 24).rms_rel, 100 * b.rms_rel)
+      << "the per-layer inputs make no difference";
+}
+
 // Gemma 4's 26B-A4B form (gemma4-moe) over 4 layers: every layer's dense feed-forward beside 8
 // experts, routed on the scaled RMS-norm of the layer's stream, each expert's output scaled.
 // References without the experts' output scales, or with the router's input scale doubled (which

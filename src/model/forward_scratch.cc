@@ -37,6 +37,9 @@ ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
     delta_ba_.resize(floats(r, 2 * sizes.delta_heads));
   }
   delta_order_.assign(2 * static_cast<size_t>(r) + 1, 0);
+  ple_input_.resize(floats(r, sizes.per_layer_floats));
+  ple_gate_.resize(floats(r, sizes.per_layer_floats));
+  ple_token_.resize(floats(r, sizes.per_layer_floats));
   if (sizes.n_expert > 0) {
     const int routes = r * sizes.n_expert_used;
     router_.resize(floats(r, sizes.n_expert));

@@ -32,6 +32,7 @@ class ForwardScratch {
     int n_expert_used = 0;
     int n_ff_exp = 0;
     bool router_input = false;  // Gemma 4: the router reads a row of its own (router_in())
+    int per_layer_floats = 0;   // Gemma 4 E2B / E4B: Hparams::n_embd_per_layer (0: none)
     // Multi-head Latent Attention (0 otherwise): a row's full-width queries, or its heads'
     // values; its compressed query (Hparams::mla_q_rank); its heads' inputs or outputs of the
     // per-head maps.
@@ -106,6 +107,11 @@ class ForwardScratch {
   float* shared_out() { return shared_out_.as<float>(); }          // n_embd per row (shared expert)
   float* shared_gate() { return shared_gate_.as<float>(); }        // 1 per row (shared expert's gate)
   float* router_in() { return router_in_.as<float>(); }            // n_embd per row, with Sizes::router_input
+  // Gemma 4 E2B / E4B's per-layer inputs (model/per_layer_input.cc), per_layer_floats per row
+  // each: the layer's input, its gate, and the token's part of per_layer_token_embd.
+  float* ple_input() { return ple_input_.as<float>(); }
+  float* ple_gate() { return ple_gate_.as<float>(); }
+  float* ple_token() { return ple_token_.as<float>(); }
 
   // Routing statistics: for layer l and expert e, expert_tokens()[l * n_expert + e] counts the
   // rows routed to e by forward passes since the caller last zeroed it (the caller owns
@@ -138,7 +144,7 @@ class ForwardScratch {
   size_t blocks_per_worker_ = 0;
   AlignedBuffer hidden_, normed_, q_, k_, v_, attn_out_, proj_, gate_, up_, matmul_, attention_, mla_q_, mla_a_,
       mla_heads_in_, mla_heads_out_, q_gate_, delta_qkv_, delta_z_, delta_beta_, delta_alpha_, delta_out_,
-      delta_in_, delta_ba_;
+      delta_in_, delta_ba_, ple_input_, ple_gate_, ple_token_;
   std::vector<int> delta_order_;
   AlignedBuffer router_, route_expert_, route_weight_, route_slot_, expert_first_, expert_x_, expert_gate_,
       expert_up_, expert_out_, shared_out_, shared_gate_, router_in_;

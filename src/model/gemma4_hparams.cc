@@ -1,5 +1,6 @@
 #include "model/gemma4_hparams.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,15 +91,44 @@ Status read_sliding_heads(const GgufFile& gguf, Hparams* hp) {
   return Status::Ok();
 }
 
-// What this build does not run yet, by name.
-Status refuse_variants(const GgufFile& gguf, const Hparams& hp) {
-  const std::string& a = hp.arch;
-  int per_layer_embd = 0, shared_kv = 0;
-  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "embedding_length_per_layer_input", true, 0, &per_layer_embd));
-  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "attention.shared_kv_layers", true, 0, &shared_kv));
-  if (per_layer_embd > 0 || shared_kv > 0) {
-    return Status::Unsupported(gguf.path() + ": Gemma 4 E2B / E4B (per-layer embeddings, layers sharing K/V) is not "
-                               "supported yet; the 31B and the 26B-A4B are");
+// E2B / E4B: per-layer feed-forward widths (feed_forward_length as an array: the double-wide
+// shared layers), per-layer inputs, and the layers that read an earlier layer's K/V.
+Status read_small_model_parts(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const std::string& f = gguf.path();
+  if (const GgufValue* v = gguf.find(a + ".feed_forward_length"); v != nullptr && v->is_array()) {
+    std::vector<uint64_t> widths;
+    STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".feed_forward_length", hp->n_layer, &widths));
+    hp->n_ff = 0;
+    for (uint64_t w : widths) {
+      if (w == 0) return Status::Corrupt(f + ": " + a + ".feed_forward_length has a layer of width 0");
+      hp->layer_n_ff.push_back(static_cast<int>(w));
+      hp->n_ff = std::max(hp->n_ff, static_cast<int>(w));
+    }
+  }
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "embedding_length_per_layer_input", true, 0, &hp->n_embd_per_layer));
+  int shared = 0;
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "attention.shared_kv_layers", true, 0, &shared));
+  if (shared == 0) return Status::Ok();
+  if (shared >= hp->n_layer) {
+    return Status::Corrupt(f + ": " + a + ".attention.shared_kv_layers " + std::to_string(shared) +
+                           " leaves none of the " + std::to_string(hp->n_layer) + " layers with K/V of its own");
+  }
+  hp->n_layer_kv = hp->n_layer - shared;
+  for (int l = 0; l < hp->n_layer; ++l) {
+    int source = l;
+    if (l >= hp->n_layer_kv) {
+      source = -1;
+      for (int k = hp->n_layer_kv - 1; k >= 0 && source < 0; --k) {
+        if (hp->layer_slides(k) == hp->layer_slides(l)) source = k;
+      }
+    }
+    if (source < 0) {
+      return Status::Corrupt(f + ": layer " + std::to_string(l) + " shares the K/V of an earlier " +
+                             (hp->layer_slides(l) ? "sliding" : "full") + " layer, and none of the first " +
+                             std::to_string(hp->n_layer_kv) + " is one");
+    }
+    hp->kv_source.push_back(source);
   }
   return Status::Ok();
 }
@@ -114,7 +144,7 @@ Status read_gemma4(const GgufFile& gguf, Hparams* hp) {
   for (uint8_t& flag : hp->sliding_layers) flag = flag != 0 ? 1 : 0;
   STRATA_RETURN_IF_ERROR(read_kv_heads(gguf, hp));
   STRATA_RETURN_IF_ERROR(read_sliding_heads(gguf, hp));
-  STRATA_RETURN_IF_ERROR(refuse_variants(gguf, *hp));
+  STRATA_RETURN_IF_ERROR(read_small_model_parts(gguf, hp));
   hp->attn_scale = 1.0f;  // q and k are RMS-normed per head: no 1 / sqrt(head size)
   hp->v_norm = true;
   hp->moe_beside_dense = hp->n_expert > 0;

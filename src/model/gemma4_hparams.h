@@ -12,9 +12,10 @@ namespace strata {
 // (attention.sliding_window); the sliding layers' heads (attention.key_length_swa, the per-layer
 // attention.head_count_kv, rope.dimension_count_swa) and rope base (rope.freq_base_swa, 10000
 // when absent); scores unscaled (q and k are RMS-normed per head), v RMS-normed, and the final
-// soft cap (final_logit_softcapping, 30 when absent). The variants this build does not run
-// (E2B / E4B's per-layer embeddings and shared K/V layers, double-wide feed-forwards) are
-// refused by name. A file with experts (26B-A4B) runs them beside its dense feed-forward
+// soft cap (final_logit_softcapping, 30 when absent). The E2B / E4B's parts: per-layer inputs
+// (embedding_length_per_layer_input), layers that share an earlier layer's K/V
+// (attention.shared_kv_layers) and per-layer feed-forward widths (feed_forward_length as an
+// array). A file with experts (26B-A4B) runs them beside its dense feed-forward
 // (Hparams::moe_beside_dense).
 Status read_gemma4(const GgufFile& gguf, Hparams* hp);
 

@@ -64,10 +64,10 @@ TEST_F(ModelLoadTest, Gemma4RefusesBadOrUnsupportedFiles) {
   expect_error(spec, Code::kCorrupt, "sliding_window_pattern must hold one value per layer (6)");
   spec.metadata_overrides = {{"gemma4.attention.head_count_kv", GgufValue::I32Array({2, 2, 1, 2, 4, 1})}};
   expect_error(spec, Code::kUnsupported, "gives layer 4 4 K/V heads; every sliding layer must have the same count");
-  spec.metadata_overrides = {{"gemma4.attention.shared_kv_layers", GgufValue::U32(2)}};
-  expect_error(spec, Code::kUnsupported, "Gemma 4 E2B / E4B");
-  spec.metadata_overrides = {{"gemma4.embedding_length_per_layer_input", GgufValue::U32(256)}};
-  expect_error(spec, Code::kUnsupported, "per-layer embeddings");
+  spec.metadata_overrides = {{"gemma4.attention.shared_kv_layers", GgufValue::U32(6)}};
+  expect_error(spec, Code::kCorrupt, "shared_kv_layers 6 leaves none of the 6 layers with K/V of its own");
+  spec.metadata_overrides = {{"gemma4.attention.shared_kv_layers", GgufValue::U32(5)}};
+  expect_error(spec, Code::kCorrupt, "layer 2 shares the K/V of an earlier full layer, and none of the first 1 is one");
   spec.metadata_overrides = {{"gemma4.attention.head_count_kv", GgufValue::I32Array({2, 2, 3, 2, 2, 3})}};
   expect_error(spec, Code::kCorrupt, "is not a multiple of head_count_kv 3");
   spec.metadata_overrides = {{"gemma4.rope.dimension_count_swa", GgufValue::U32(66)}};
@@ -85,6 +85,31 @@ TEST_F(ModelLoadTest, Gemma4RefusesBadOrUnsupportedFiles) {
   auto same = load(spec);  // heads of one shape: one more sliding layer than full ones is fine
   ASSERT_TRUE(same.ok()) << same.status().ToString();
   EXPECT_EQ((*same)->kv_layout(DType::kF16, 16).window_head_dim, 0);
+}
+
+// The E2B's parts: per-layer inputs, the last layers reading an earlier layer's K/V (the last
+// own layer of their kind) and twice as wide; the K/V cache holds the layers that store K/V only.
+TEST_F(ModelLoadTest, ReadsGemma4PerLayerInputsAndSharedKv) {
+  TestModelSpec spec;
+  spec.arch = "gemma4-e2b";  // S S F S | S F, the last two shared
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.n_embd_per_layer, 256);
+  EXPECT_EQ(hp.n_kv_layers(), 4);
+  EXPECT_EQ(hp.kv_source, (std::vector<int>{0, 1, 2, 3, 3, 2}));
+  EXPECT_TRUE(hp.layer_stores_kv(3) && !hp.layer_stores_kv(4));
+  EXPECT_EQ(hp.ffn_width(3), 512);
+  EXPECT_EQ(hp.ffn_width(4), 1024);
+  EXPECT_EQ(hp.n_ff, 1024);
+  const KvLayout l = (*m)->kv_layout(DType::kF16, 16);
+  EXPECT_EQ(l.n_layer, 4);
+  EXPECT_EQ(l.n_group_layers(1), 3);
+  EXPECT_EQ(l.group_of(2), 0);
+  spec.skip_tensors = {"per_layer_proj_norm.weight"};
+  expect_error(spec, Code::kNotFound, "per_layer_proj_norm.weight");
+  spec.skip_tensors = {"blk.3.attn_k.weight"};  // an own layer's k is required; a shared one has none
+  expect_error(spec, Code::kNotFound, "blk.3.attn_k.weight");
 }
 
 // The 26B-A4B's form: experts beside every layer's dense feed-forward, softmax routing

@@ -422,7 +422,11 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   }
   hp.n_layer -= hp.n_nextn_layers;  // the NextN blocks come last; the forward pass stops before them
   // A MoE file's experts have their own width key; its dense width is optional.
-  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "feed_forward_length", traits->requires_experts, &hp.n_ff));
+  // Gemma 4's per-layer widths are read_gemma4's.
+  const GgufValue* ff = gguf.find(a + ".feed_forward_length");
+  if (!traits->gemma4 || ff == nullptr || !ff->is_array()) {
+    STRATA_RETURN_IF_ERROR(read_count(gguf, a, "feed_forward_length", traits->requires_experts, &hp.n_ff));
+  }
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count", false, &hp.n_head));
   hp.n_head_kv = hp.n_head;
   // Gemma 4's per-layer counts are read_gemma4's.

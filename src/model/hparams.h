@@ -103,6 +103,22 @@ struct Hparams {
   // Gemma 4: each head of v is RMS-normed without weights (before it goes into the cache), and a
   // layer without attn_v uses its k projection as v (before k's norm and rope).
   bool v_norm = false;
+  // Gemma 4 E2B / E4B: only the first n_layer_kv layers (block_count - attention.shared_kv_layers)
+  // store K/V; every later layer attends over the K/V of the last of them of its own kind (sliding
+  // or full): kv_source[l] is the layer whose K/V layer l reads (l itself below n_layer_kv). Empty
+  // in every other model.
+  int n_layer_kv = 0;
+  std::vector<int> kv_source;
+  // Gemma 4 E2B / E4B: per-layer inputs of n_embd_per_layer values (embedding_length_per_layer_input;
+  // 0: none): for each token, its row of per_layer_token_embd times sqrt(n_embd_per_layer) plus
+  // the RMS-norm (per_layer_proj_norm) of its scaled embedding through per_layer_model_proj over
+  // sqrt(n_embd), both over sqrt(2); each layer then adds to its stream per_layer_proj of
+  // GELU(inp_gate . stream) times the layer's input, RMS-normed (post_norm).
+  int n_embd_per_layer = 0;
+  // Feed-forward widths per layer when they differ (E2B's double-wide shared layers:
+  // feed_forward_length as an array); empty: n_ff everywhere (ffn_width()).
+  std::vector<int> layer_n_ff;
+  int ffn_width(int layer) const { return layer_n_ff.empty() ? n_ff : layer_n_ff[static_cast<size_t>(layer)]; }
   // gpt-oss (model/arch_table.h): attention sinks and the clamped SwiGLU.
   bool attn_sinks = false;
   bool swiglu_oai = false;
@@ -157,11 +173,20 @@ struct Hparams {
   }
   bool is_hybrid() const { return full_attn_interval > 0; }
   // Layers with K/V (every layer unless hybrid), and a layer's index among them.
-  int n_kv_layers() const { return is_hybrid() ? n_layer / full_attn_interval : n_layer; }
-  int kv_layer(int layer) const { return is_hybrid() ? layer / full_attn_interval : layer; }
+  // Gemma 4 E2B / E4B read the K/V of an earlier layer in their last layers (kv_source).
+  int n_kv_layers() const {
+    if (is_hybrid()) return n_layer / full_attn_interval;
+    return kv_source.empty() ? n_layer : n_layer_kv;
+  }
+  int kv_layer(int layer) const {
+    if (is_hybrid()) return layer / full_attn_interval;
+    return kv_source.empty() ? layer : kv_source[static_cast<size_t>(layer)];
+  }
+  // Whether the layer writes K/V of its own (false for Gemma 4's shared layers).
+  bool layer_stores_kv(int layer) const { return kv_source.empty() || layer < n_layer_kv; }
   // A delta-net layer's index among the delta-net layers.
   int recurrent_layer(int layer) const { return layer - (layer + 1) / full_attn_interval; }
-  int n_recurrent_layers() const { return n_layer - n_kv_layers(); }
+  int n_recurrent_layers() const { return is_hybrid() ? n_layer - n_kv_layers() : 0; }
   // q/k/v channels the convolution runs over: q and k (n_k_heads * head_k_dim each), then v.
   int ssm_conv_channels() const { return 2 * ssm_n_k_heads * ssm_head_k_dim + ssm_n_v_heads * ssm_head_v_dim; }
   // One delta-net layer's state of one sequence, in floats: the convolution's last

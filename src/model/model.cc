@@ -243,6 +243,7 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
     if (!hp.layer_is_moe(l) || hp.moe_beside_dense) s.n_ff = std::max(s.n_ff, hp.n_ff);
   }
   s.router_input = hp.moe_beside_dense;
+  s.per_layer_floats = hp.n_embd_per_layer;
   s.n_layer = hp.n_layer;
   s.n_expert = hp.n_expert;
   s.n_expert_used = hp.n_expert_used;

@@ -107,6 +107,9 @@ class Model {
  private:
   struct Impl;
   explicit Model(std::unique_ptr<Impl> impl);
+  // Gemma 4 E2B / E4B: adds the layer's per-layer input block to hidden (model/per_layer_input.cc).
+  void add_per_layer_input(std::span<const Row> rows, int layer, float* hidden, ForwardScratch& s,
+                           ThreadPool& pool) const;
   std::unique_ptr<Impl> impl_;
 };
 

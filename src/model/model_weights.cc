@@ -23,6 +23,7 @@ class Binder {
   Binder(const GgufFile& gguf, ModelWeights* w) : gguf_(gguf), w_(w) {}
 
   const Status& status() const { return status_; }
+  const std::string& path() const { return gguf_.path(); }
   bool has(const std::string& name) const { return gguf_.find_tensor(name) != nullptr; }
 
   // A matrix stored as dims [n_in, n_out].
@@ -164,6 +165,11 @@ class Binder {
     return w_->owned.back().get();
   }
 
+  // Records the first error (the others are its consequences).
+  void fail(Status s) {
+    if (status_.ok()) status_ = std::move(s);
+  }
+
  private:
   const GgufTensor* find(const std::string& name, const std::vector<uint64_t>& dims, bool required) {
     if (!status_.ok()) return nullptr;
@@ -180,26 +186,23 @@ class Binder {
     return t;
   }
 
-  void fail(Status s) {
-    if (status_.ok()) status_ = std::move(s);
-  }
-
   const GgufFile& gguf_;
   ModelWeights* w_;
   Status status_;
 };
 
-// A dense feed-forward of width n_ff: gate, up and down, or Phi-3's gate and up in one ffn_up.
-void bind_dense_ffn(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+// A dense feed-forward of the layer's width: gate, up and down, or Phi-3's gate and up in one ffn_up.
+void bind_dense_ffn(Binder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
+  const int64_t n_ff = hp.ffn_width(layer);
   if (hp.ffn_up_gate_fused) {
-    const kernels::WeightMatrix gate_up = b.matrix(p + "ffn_up.weight", hp.n_embd, 2 * static_cast<int64_t>(hp.n_ff));
-    lw.w_gate = Binder::rows(gate_up, 0, hp.n_ff);
-    lw.w_up = Binder::rows(gate_up, hp.n_ff, hp.n_ff);
+    const kernels::WeightMatrix gate_up = b.matrix(p + "ffn_up.weight", hp.n_embd, 2 * n_ff);
+    lw.w_gate = Binder::rows(gate_up, 0, n_ff);
+    lw.w_up = Binder::rows(gate_up, n_ff, n_ff);
   } else {
-    lw.w_gate = b.matrix(p + "ffn_gate.weight", hp.n_embd, hp.n_ff);
-    lw.w_up = b.matrix(p + "ffn_up.weight", hp.n_embd, hp.n_ff);
+    lw.w_gate = b.matrix(p + "ffn_gate.weight", hp.n_embd, n_ff);
+    lw.w_up = b.matrix(p + "ffn_up.weight", hp.n_embd, n_ff);
   }
-  lw.w_down = b.matrix(p + "ffn_down.weight", hp.n_ff, hp.n_embd);
+  lw.w_down = b.matrix(p + "ffn_down.weight", n_ff, hp.n_embd);
 }
 
 // Multi-head Latent Attention's matrices (LayerWeights). Its per-head maps are views of attn_k_b
@@ -279,9 +282,12 @@ void bind_attention(Binder& b, const Hparams& hp, int layer, const std::string& 
     }
   } else {
     lw.wq = b.matrix(p + "attn_q.weight", hp.n_embd, (hp.attn_output_gate ? 2 : 1) * q_dim);
-    lw.wk = b.matrix(p + "attn_k.weight", hp.n_embd, kv_dim);
-    // Gemma 4's layers without attn_v use k's projection as v.
-    if (!hp.v_norm || b.has(p + "attn_v.weight")) lw.wv = b.matrix(p + "attn_v.weight", hp.n_embd, kv_dim);
+    // Gemma 4's layers that share an earlier layer's K/V have no k or v of their own; its layers
+    // without attn_v use k's projection as v.
+    if (hp.layer_stores_kv(layer)) {
+      lw.wk = b.matrix(p + "attn_k.weight", hp.n_embd, kv_dim);
+      if (!hp.v_norm || b.has(p + "attn_v.weight")) lw.wv = b.matrix(p + "attn_v.weight", hp.n_embd, kv_dim);
+    }
     if (hp.qkv_bias) {
       lw.bq = b.vector(p + "attn_q.bias", q_dim, true);
       lw.bk = b.vector(p + "attn_k.bias", kv_dim, true);
@@ -290,7 +296,8 @@ void bind_attention(Binder& b, const Hparams& hp, int layer, const std::string& 
   }
   if (hp.qk_norm) {
     lw.q_norm = b.vector(p + "attn_q_norm.weight", hp.qk_norm_whole_row ? q_dim : sh.head_dim, true);
-    lw.k_norm = b.vector(p + "attn_k_norm.weight", hp.qk_norm_whole_row ? kv_dim : sh.head_dim, true);
+    const int64_t k_norm_width = hp.qk_norm_whole_row ? kv_dim : sh.head_dim;
+    lw.k_norm = b.vector(p + "attn_k_norm.weight", k_norm_width, hp.layer_stores_kv(layer));
   }
   if (!hp.is_mla()) lw.wo = b.matrix(p + "attn_output.weight", q_dim, hp.n_embd);
   lw.bo = b.vector(p + "attn_output.bias", hp.n_embd, false);
@@ -300,8 +307,8 @@ void bind_attention(Binder& b, const Hparams& hp, int layer, const std::string& 
 // Gemma 4's MoE layer (Hparams::moe_beside_dense): its dense feed-forward, the norms around both
 // parts, the router and its input scale, the experts from the fused gate/up tensor, and their
 // output scales.
-void bind_moe_beside_dense(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
-  bind_dense_ffn(b, hp, p, lw);
+void bind_moe_beside_dense(Binder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
+  bind_dense_ffn(b, hp, layer, p, lw);
   lw.ffn_post_norm_1 = b.vector(p + "post_ffw_norm_1.weight", hp.n_embd, true);
   lw.ffn_pre_norm_2 = b.vector(p + "pre_ffw_norm_2.weight", hp.n_embd, true);
   lw.ffn_post_norm_2 = b.vector(p + "post_ffw_norm_2.weight", hp.n_embd, true);
@@ -321,6 +328,26 @@ void bind_moe_beside_dense(Binder& b, const Hparams& hp, const std::string& p, L
   lw.exp_out_scale = b.vector(p + "ffn_down_exps.scale", hp.n_expert, false);
 }
 
+// Gemma 4 E2B / E4B's per-layer input tables: per_layer_token_embd (a token's row holds every
+// layer's inputs, each a whole number of the type's blocks so a layer's part is read alone),
+// per_layer_model_proj (each layer's rows a view of their own) and per_layer_proj_norm.
+void bind_per_layer_inputs(Binder& b, const Hparams& hp, ModelWeights& w) {
+  const int64_t per_layer = hp.n_embd_per_layer;
+  w.ple_token_embd = b.matrix("per_layer_token_embd.weight", per_layer * hp.n_layer, hp.n_vocab);
+  const kernels::WeightMatrix proj = b.matrix("per_layer_model_proj.weight", hp.n_embd, per_layer * hp.n_layer);
+  w.ple_proj_norm = b.vector("per_layer_proj_norm.weight", per_layer, true);
+  if (!b.status().ok()) return;
+  if (!dtype_row_bytes(w.ple_token_embd.type, static_cast<uint64_t>(per_layer))) {
+    b.fail(Status::Unsupported(b.path() + ": tensor per_layer_token_embd.weight's type " +
+                               std::string(dtype_name(w.ple_token_embd.type)) + " does not split into layers of " +
+                               std::to_string(per_layer) + " values"));
+    return;
+  }
+  for (int l = 0; l < hp.n_layer; ++l) {
+    w.layers[static_cast<size_t>(l)].ple_model_proj = Binder::rows(proj, l * per_layer, per_layer);
+  }
+}
+
 LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
   const std::string p = "blk." + std::to_string(layer) + ".";
   LayerWeights lw;
@@ -337,12 +364,17 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
     lw.attn_post_norm = b.vector(p + "post_attention_norm.weight", hp.n_embd, true);
     lw.ffn_post_norm = b.vector(p + "post_ffw_norm.weight", hp.n_embd, true);
   }
+  if (hp.n_embd_per_layer > 0) {  // Gemma 4 E2B / E4B's per-layer inputs
+    lw.ple_gate = b.matrix(p + "inp_gate.weight", hp.n_embd, hp.n_embd_per_layer);
+    lw.ple_proj = b.matrix(p + "proj.weight", hp.n_embd_per_layer, hp.n_embd);
+    lw.ple_post_norm = b.vector(p + "post_norm.weight", hp.n_embd, true);
+  }
   if (!hp.layer_is_moe(layer)) {
-    bind_dense_ffn(b, hp, p, lw);
+    bind_dense_ffn(b, hp, layer, p, lw);
     return lw;
   }
   if (hp.moe_beside_dense) {
-    bind_moe_beside_dense(b, hp, p, lw);
+    bind_moe_beside_dense(b, hp, layer, p, lw);
     return lw;
   }
   lw.router = b.matrix(p + "ffn_gate_inp.weight", hp.n_embd, hp.n_expert);
@@ -398,6 +430,7 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   w.output = hp.tied_embeddings ? w.token_embd : b.matrix("output.weight", hp.n_embd, hp.n_vocab);
   w.layers.reserve(static_cast<size_t>(hp.n_layer));
   for (int l = 0; l < hp.n_layer; ++l) w.layers.push_back(bind_layer(b, hp, l));
+  if (hp.n_embd_per_layer > 0) bind_per_layer_inputs(b, hp, w);
   if (hp.qk_l2_norm) {
     w.owned.push_back(std::make_unique<float[]>(static_cast<size_t>(hp.head_dim)));
     std::fill_n(w.owned.back().get(), hp.head_dim, 1.0f);
@@ -435,6 +468,7 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   }
   w.decode_bytes = w.total_bytes - unused_bytes + copied_bytes;
   if (!hp.tied_embeddings) w.decode_bytes -= weight_matrix_bytes(w.token_embd);
+  w.decode_bytes -= weight_matrix_bytes(w.ple_token_embd);  // one row read per token, as token_embd's
   if (hp.is_moe()) {
     // Per layer: quantisation mixes give some layers' experts a wider type.
     for (const LayerWeights& l : w.layers) {
@@ -454,7 +488,7 @@ std::vector<kernels::WeightMatrix*> all_matrices(ModelWeights& w) {
     for (kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.wq_a, &l.wq_b, &l.wkv_a, &l.w_gate, &l.w_up,
                                      &l.w_down, &l.router, &l.shexp_gate, &l.shexp_up, &l.shexp_down,
                                      &l.shexp_gate_inp, &l.ssm_qkv, &l.ssm_z, &l.ssm_beta, &l.ssm_alpha, &l.ssm_in,
-                                     &l.ssm_ba, &l.ssm_out}) {
+                                     &l.ssm_ba, &l.ssm_out, &l.ple_model_proj, &l.ple_gate, &l.ple_proj}) {
       if (m->data != nullptr) out.push_back(m);
     }
     for (auto* experts : {&l.exp_gate, &l.exp_up, &l.exp_down, &l.k_b, &l.v_b}) {

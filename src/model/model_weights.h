@@ -84,6 +84,11 @@ struct LayerWeights {
   const float* ffn_post_norm_2 = nullptr;
   const float* router_in_scale = nullptr;    // n_embd
   const float* exp_out_scale = nullptr;      // n_expert
+  // Gemma 4 E2B / E4B's per-layer inputs (Hparams::n_embd_per_layer, P): this layer's P rows of
+  // per_layer_model_proj (n_embd -> P), its inp_gate (n_embd -> P), proj (P -> n_embd) and
+  // post_norm (n_embd); empty when the model has none.
+  kernels::WeightMatrix ple_model_proj, ple_gate, ple_proj;
+  const float* ple_post_norm = nullptr;
   // Gated delta-net layers (hp.layer_is_recurrent(layer); model/delta_net.h), which have none of
   // the attention weights above: ssm_qkv (attn_qkv: n_embd -> hp.ssm_conv_channels()), ssm_z
   // (attn_gate: n_embd -> n_v_heads * head_v_dim), ssm_beta and ssm_alpha (n_embd -> n_v_heads),
@@ -107,6 +112,11 @@ struct ModelWeights {
   // Phi-3's LongRoPE factors (rope_factors_short/long.weight, n_rot / 2 each): both or neither.
   const float* rope_factors_short = nullptr;
   const float* rope_factors_long = nullptr;
+  // Gemma 4 E2B / E4B: per_layer_token_embd (n_vocab rows of n_layer * n_embd_per_layer, layer l's
+  // inputs at l * n_embd_per_layer) and per_layer_proj_norm (n_embd_per_layer); empty / nullptr
+  // otherwise.
+  kernels::WeightMatrix ple_token_embd;
+  const float* ple_proj_norm = nullptr;
   size_t total_bytes = 0;             // every tensor of the file
   size_t decode_bytes = 0;            // what one decode step of one token streams: all but the
                                       // embedding table (one row read, unless output reuses it),

@@ -74,8 +74,10 @@ void split_rows(const Vec& whole, size_t n_in, std::initializer_list<std::pair<s
 Status ReferenceForward::decode_qkv(const GgufFile& gguf, const std::string& p, Layer& l) const {
   if (gguf.find_tensor(p + "attn_qkv.weight") == nullptr) {
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_q.weight", true, &l.wq));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k.weight", true, &l.wk));
-    return decode(gguf, p + "attn_v.weight", !hp_.v_norm, &l.wv);  // Gemma 4: v from k without it
+    // Gemma 4: no k or v in the layers that share an earlier layer's, v from k without attn_v.
+    const bool stores_kv = hp_.layer_stores_kv(l.index);
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k.weight", stores_kv, &l.wk));
+    return decode(gguf, p + "attn_v.weight", stores_kv && !hp_.v_norm, &l.wv);
   }
   Vec qkv, bias;
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_qkv.weight", true, &qkv));
@@ -109,7 +111,7 @@ Status ReferenceForward::decode_gate_up(const GgufFile& gguf, const std::string&
   }
   Vec gate_up;
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up.weight", true, &gate_up));
-  const size_t n_ff = static_cast<size_t>(hp_.n_ff);
+  const size_t n_ff = static_cast<size_t>(hp_.ffn_width(l.index));
   split_rows(gate_up, hp_.n_embd, {{n_ff, &l.w_gate}, {n_ff, &l.w_up}});
   return Status::Ok();
 }
@@ -138,6 +140,7 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
   STRATA_RETURN_IF_ERROR(decode(gguf, "output.weight", false, &r.output_));
   if (r.output_.empty()) r.output_ = r.token_embd_;
   STRATA_RETURN_IF_ERROR(r.decode_rope_factors(gguf, n_ctx_per_seq));
+  if (r.hp_.n_embd_per_layer > 0) STRATA_RETURN_IF_ERROR(r.decode_per_layer_inputs(gguf));
   r.layers_.resize(static_cast<size_t>(r.hp_.n_layer));
   for (int i = 0; i < r.hp_.n_layer; ++i) {
     const std::string p = "blk." + std::to_string(i) + ".";
@@ -145,6 +148,10 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     l.index = i;
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_norm.weight", true, &l.attn_norm));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "layer_output_scale.weight", false, &l.out_scale));
+    const bool ple = r.hp_.n_embd_per_layer > 0;
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "inp_gate.weight", ple, &l.ple_gate));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "proj.weight", ple, &l.ple_proj));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_norm.weight", ple, &l.ple_post_norm));
     STRATA_RETURN_IF_ERROR(r.hp_.layer_is_recurrent(i) ? r.decode_delta_net(gguf, p, l)
                                                        : r.decode_attention(gguf, p, l));
     if (!r.hp_.parallel_block) {
@@ -237,8 +244,11 @@ void ReferenceForward::norm_heads(Vec& x, int n_heads, int hd, const Vec& w) con
 void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   const AttnShape sh = hp_.attn_shape(l.index);
   const int hd = sh.head_dim;
-  Vec q = matvec(l.wq, x), k = matvec(l.wk, x);
-  Vec v = l.wv.empty() ? k : matvec(l.wv, x);  // Gemma 4's layers without attn_v
+  // Gemma 4's shared layers compute q only and read an earlier layer's K/V.
+  const bool stores_kv = hp_.layer_stores_kv(l.index);
+  Vec q = matvec(l.wq, x), k = stores_kv ? matvec(l.wk, x) : Vec();
+  Vec v = k;  // v from k without attn_v
+  if (stores_kv && !l.wv.empty()) v = matvec(l.wv, x);
   // Qwen3.5: attn_q's rows give each head's q (hd values), then that head's output gate.
   Vec gate;
   if (hp_.attn_output_gate) {
@@ -259,9 +269,9 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     k = rmsnorm(k.data(), l.k_norm, static_cast<int>(k.size()), hp_.rms_eps);
   } else if (!l.q_norm.empty()) {
     norm_heads(q, sh.n_head, hd, l.q_norm);
-    norm_heads(k, sh.n_head_kv, hd, l.k_norm);
+    if (stores_kv) norm_heads(k, sh.n_head_kv, hd, l.k_norm);
   }
-  if (hp_.v_norm) norm_heads(v, sh.n_head_kv, hd, Vec(static_cast<size_t>(hd), 1.0));
+  if (hp_.v_norm && stores_kv) norm_heads(v, sh.n_head_kv, hd, Vec(static_cast<size_t>(hd), 1.0));
   const bool sliding = hp_.layer_slides(l.index);
   // Llama 4: every nope_layer_step-th layer has no rope but a temperature on q; the others
   // L2-norm q and k after the rotation. Ministral 3: a temperature on q in every layer, after
@@ -269,7 +279,7 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   const bool rotates = hp_.nope_layer_step == 0 || (l.index + 1) % hp_.nope_layer_step != 0;
   if (rotates) {
     rope(q, sh.n_head, sliding);
-    rope(k, sh.n_head_kv, sliding);
+    if (stores_kv) rope(k, sh.n_head_kv, sliding);
     if (hp_.qk_l2_norm) {
       const Vec ones(static_cast<size_t>(hd), 1.0);
       norm_heads(q, sh.n_head, hd, ones);
@@ -280,12 +290,16 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     const double lengths = std::floor(static_cast<double>(n_tokens_ + 1) / hp_.attn_temp_length);
     for (double& x : q) x *= 1.0 + hp_.attn_temp_scale * std::log(lengths + 1.0);
   }
-  l.k_cache.push_back(k);
-  l.v_cache.push_back(v);
+  if (stores_kv) {
+    l.k_cache.push_back(k);
+    l.v_cache.push_back(v);
+  }
+  // The layer whose K/V this one reads: itself, or Gemma 4's source of a shared layer.
+  const Layer& kv = stores_kv ? l : layers_[static_cast<size_t>(hp_.kv_source[static_cast<size_t>(l.index)])];
 
   Vec att(static_cast<size_t>(sh.n_head) * hd, 0.0);
   const int group = sh.n_head / sh.n_head_kv;
-  const size_t n_pos = l.k_cache.size();
+  const size_t n_pos = kv.k_cache.size();
   // A sliding layer's query at position p sees keys (p - window, p]; a chunked one (Llama 4's
   // rope layers) the keys of its chunk up to p.
   size_t first = sliding && n_pos > static_cast<size_t>(hp_.sliding_window) ? n_pos - hp_.sliding_window : 0;
@@ -296,7 +310,7 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     double max_score = -INFINITY;
     for (size_t t = first; t < n_pos; ++t) {
       double dot = 0;
-      for (int i = 0; i < hd; ++i) dot += q[h * hd + i] * l.k_cache[t][kv_at + i];
+      for (int i = 0; i < hd; ++i) dot += q[h * hd + i] * kv.k_cache[t][kv_at + i];
       // Granite's attention.scale replaces 1 / sqrt(head size).
       scores[t] = hp_.attn_scale > 0.0f ? dot * hp_.attn_scale : dot / std::sqrt(static_cast<double>(hp_.attn_scale_dim));
       if (hp_.attn_softcap > 0.0f) scores[t] = hp_.attn_softcap * std::tanh(scores[t] / hp_.attn_softcap);
@@ -306,7 +320,7 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     for (size_t t = first; t < n_pos; ++t) sum += (scores[t] = std::exp(scores[t] - max_score));
     if (!l.sinks.empty()) sum += std::exp(l.sinks[static_cast<size_t>(h)] - max_score);  // a key of value 0
     for (size_t t = first; t < n_pos; ++t) {
-      for (int i = 0; i < hd; ++i) att[h * hd + i] += scores[t] / sum * l.v_cache[t][kv_at + i];
+      for (int i = 0; i < hd; ++i) att[h * hd + i] += scores[t] / sum * kv.v_cache[t][kv_at + i];
     }
   }
   for (size_t i = 0; i < gate.size(); ++i) att[i] /= 1.0 + std::exp(-gate[i]);
@@ -379,7 +393,7 @@ Vec ReferenceForward::routed_experts(const Layer& l, const Vec& router_x, const 
 Vec ReferenceForward::moe_beside_dense(const Layer& l, const Vec& h) const {
   const int n = hp_.n_embd;
   const Vec normed = rmsnorm(h.data(), l.ffn_norm, n, hp_.rms_eps);
-  Vec dense = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.n_ff), normed, Gate::kGelu);
+  Vec dense = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.ffn_width(l.index)), normed, Gate::kGelu);
   dense = rmsnorm(dense.data(), l.ffn_post_norm_1, n, hp_.rms_eps);
   Vec router_x = rmsnorm(h.data(), Vec(static_cast<size_t>(n), 1.0), n, hp_.rms_eps);
   for (int i = 0; i < n; ++i) router_x[i] *= l.router_in_scale[static_cast<size_t>(i)] / std::sqrt(static_cast<double>(n));
@@ -410,7 +424,7 @@ Status ReferenceForward::decode_moe_beside_dense(const GgufFile& gguf, const std
 
 Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
   if (!hp_.layer_is_moe(l.index)) {
-    Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.n_ff), x, gate_of(hp_));
+    Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.ffn_width(l.index)), x, gate_of(hp_));
     if (!l.ffn_post_norm.empty()) y = rmsnorm(y.data(), l.ffn_post_norm, hp_.n_embd, hp_.rms_eps);
     return y;
   }
@@ -421,6 +435,29 @@ Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
     const double scale = hp_.shexp_gated ? 1.0 / (1.0 + std::exp(-g)) : 1.0;
     const Vec y = swiglu(l.shexp_gate, l.shexp_up, l.shexp_down, 0, static_cast<size_t>(hp_.n_ff_shexp), x, Gate::kSilu);
     for (size_t i = 0; i < out.size(); ++i) out[i] += y[i] * scale;
+  }
+  return out;
+}
+
+Status ReferenceForward::decode_per_layer_inputs(const GgufFile& gguf) {
+  STRATA_RETURN_IF_ERROR(decode(gguf, "per_layer_token_embd.weight", true, &ple_token_embd_));
+  STRATA_RETURN_IF_ERROR(decode(gguf, "per_layer_model_proj.weight", true, &ple_model_proj_));
+  return decode(gguf, "per_layer_proj_norm.weight", true, &ple_proj_norm_);
+}
+
+Vec ReferenceForward::per_layer_inputs(int32_t token, const Vec& x) const {
+  const auto per_layer = static_cast<size_t>(hp_.n_embd_per_layer);
+  const size_t width = per_layer * static_cast<size_t>(hp_.n_layer);
+  Vec proj = matvec(ple_model_proj_, x);
+  Vec out(width);
+  for (size_t l = 0; l < static_cast<size_t>(hp_.n_layer); ++l) {
+    double* part = proj.data() + l * per_layer;
+    for (size_t i = 0; i < per_layer; ++i) part[i] /= std::sqrt(static_cast<double>(hp_.n_embd));
+    const Vec normed = rmsnorm(part, ple_proj_norm_, static_cast<int>(per_layer), hp_.rms_eps);
+    for (size_t i = 0; i < per_layer; ++i) {
+      const double from_token = ple_token_embd_[static_cast<size_t>(token) * width + l * per_layer + i];
+      out[l * per_layer + i] = (normed[i] + from_token * std::sqrt(static_cast<double>(per_layer))) / std::sqrt(2.0);
+    }
   }
   return out;
 }
@@ -437,6 +474,7 @@ std::vector<double> ReferenceForward::step(int32_t token) {
   auto norm = [&](const Vec& x, const Vec& w) {
     return hp_.layer_norm ? layernorm(x.data(), w, n_embd, hp_.rms_eps) : rmsnorm(x.data(), w, n_embd, hp_.rms_eps);
   };
+  const Vec inputs = hp_.n_embd_per_layer > 0 ? per_layer_inputs(token, h) : Vec();
   for (Layer& l : layers_) {
     Vec att;
     const Vec normed = norm(h, l.attn_norm);
@@ -455,6 +493,15 @@ std::vector<double> ReferenceForward::step(int32_t token) {
                   : feed_forward(l, hp_.parallel_block ? normed : norm(h, l.ffn_norm));
     for (double& v : ffn) v *= hp_.residual_scale;
     add(h, ffn);
+    if (!inputs.empty()) {  // Gemma 4 E2B / E4B: the layer's per-layer input block
+      Vec gate = matvec(l.ple_gate, h);
+      const size_t per_layer = gate.size();
+      for (size_t i = 0; i < per_layer; ++i) {
+        gate[i] = gated(Gate::kGelu, gate[i], inputs[static_cast<size_t>(l.index) * per_layer + i]);
+      }
+      const Vec y = matvec(l.ple_proj, gate);
+      add(h, rmsnorm(y.data(), l.ple_post_norm, n_embd, hp_.rms_eps));
+    }
     if (!l.out_scale.empty()) {  // Gemma 4's layer_output_scale
       for (double& v : h) v *= l.out_scale[0];
     }

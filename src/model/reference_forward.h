@@ -22,7 +22,8 @@
 // Cohere's layers take layer norms and run attention and feed-forward on the same one. Gemma 4's
 // sliding layers have heads of their own shape and rope; its full layers may take v from k; v is
 // RMS-normed; each layer's output is scaled by its layer_output_scale; its MoE layers run experts
-// beside the dense feed-forward, routed on a scaled RMS-norm of the layer's stream.
+// beside the dense feed-forward, routed on a scaled RMS-norm of the layer's stream; the E2B /
+// E4B's later layers attend over an earlier layer's K/V, and every layer adds its per-layer input.
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
 
@@ -52,6 +53,9 @@ class ReferenceForward {
     int index = 0;
     std::vector<double> attn_norm, ffn_norm, bq, bk, bv, bo, sinks, q_norm, k_norm, attn_post_norm, ffn_post_norm;
     std::vector<double> out_scale;  // Gemma 4's layer_output_scale (one number), or empty
+    // Gemma 4 E2B / E4B's per-layer input block: inp_gate (P rows), proj (n_embd rows), post_norm.
+    Matrix ple_gate, ple_proj;
+    std::vector<double> ple_post_norm;
     Matrix wq, wk, wv, wo, w_gate, w_up, w_down;
     // Mixture of experts: router (n_expert rows), experts' matrices end to end (expert e's
     // rows follow expert e-1's), the shared expert and its gate vector (empty when absent).
@@ -89,6 +93,10 @@ class ReferenceForward {
   Status decode_moe_beside_dense(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   // Gemma 4's MoE layer on the layer's residual stream h (Hparams::moe_beside_dense).
   std::vector<double> moe_beside_dense(const Layer& l, const std::vector<double>& h) const;
+  // Gemma 4 E2B / E4B: every layer's per-layer input for a token whose scaled embedding is x
+  // (n_layer * P values, layer l's at l * P).
+  std::vector<double> per_layer_inputs(int32_t token, const std::vector<double>& x) const;
+  Status decode_per_layer_inputs(const GgufFile& gguf);
   // Rotates the first n_rot values of each of x's n_heads heads (head_stride apart; 0: head_dim).
   void rope(std::vector<double>& x, int n_heads, bool sliding, int head_stride = 0) const;
   Status decode_mla(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
@@ -101,6 +109,10 @@ class ReferenceForward {
   Matrix token_embd_, output_;
   std::vector<double> output_norm_;
   std::vector<double> rope_freqs_;  // n_rot / 2 factors, or empty
+  // Gemma 4 E2B / E4B: per_layer_token_embd (a token's row: every layer's P values),
+  // per_layer_model_proj (n_layer * P rows of n_embd) and per_layer_proj_norm.
+  Matrix ple_token_embd_, ple_model_proj_;
+  std::vector<double> ple_proj_norm_;
   std::vector<Layer> layers_;
   int n_tokens_ = 0;
 };

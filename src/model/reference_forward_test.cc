@@ -64,7 +64,9 @@ std::vector<Case> all_cases() {
   // so the 8-bit rounding of later layers' inputs outweighs the exact embedding and a quantised
   // type's error passes the shared bound (Q8_0 over 4 layers: 6% RMS, Gemma 3's 2%). Its
   // quantised forward's bits are the batch-invariance test's.
-  for (DType t : {DType::kF16, DType::kBF16}) cases.push_back({"gemma4", t});
+  for (const char* arch : {"gemma4", "gemma4-e2b"}) {
+    for (DType t : {DType::kF16, DType::kBF16}) cases.push_back({arch, t});
+  }
   // Mixture-of-experts models with float weights only: with quantised weights the inputs are
   // quantised to 8 bits too, and that ~1% noise flips a token's expert choice wherever two
   // router logits nearly tie, which no tolerance on the logits can absorb. The routing, gather

@@ -1,5 +1,6 @@
 #include "model/test_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "gguf/gguf_file.h"
@@ -214,9 +215,10 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   const bool ernie = s.arch == "ernie4_5-moe";
   const bool stepped_dense = (s.arch == "llama4" || ernie) && (layer + 1) % s.moe_layer_step != 0;
   if (!is_moe_arch(s.arch) || ((glm || deepseek || ernie) && layer < s.n_dense_lead) || stepped_dense) {
-    b.matrix(p + "ffn_gate.weight", s.n_embd, s.n_ff);
-    b.matrix(p + "ffn_up.weight", s.n_embd, s.n_ff);
-    b.matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
+    const int n_ff = s.arch == "gemma4" ? gemma4_ffn_width(s, layer) : s.n_ff;
+    b.matrix(p + "ffn_gate.weight", s.n_embd, n_ff);
+    b.matrix(p + "ffn_up.weight", s.n_embd, n_ff);
+    b.matrix(p + "ffn_down.weight", n_ff, s.n_embd);
     return;
   }
   b.vector_matrix(p + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
@@ -282,6 +284,15 @@ std::vector<DType> all_weight_types() {
 }
 
 Status write_test_model(const TestModelSpec& s, const std::string& path) {
+  if (s.arch == "gemma4-e2b") {  // Gemma 4 with the E2B's parts, 6 layers unless n_layer says otherwise
+    TestModelSpec e = s;
+    e.arch = "gemma4";
+    e.n_embd_per_layer = 256;
+    e.n_shared_kv_layers = 2;
+    e.double_wide_shared = true;
+    e.n_layer = std::max(e.n_layer, 6);  // two of them shared: the last full one needs an own one before
+    return write_test_model(e, path);
+  }
   ModelBuilder b(s);
   set_metadata(s, b.writer());
   const int q_dim = s.n_head * head_dim(s);
@@ -354,6 +365,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   }
   if (!s.rope_freqs.empty()) add_values(b.writer(), "rope_freqs.weight", s.rope_freqs_type, s.rope_freqs);
   if (gemma4 && s.rope_freqs.empty()) add_values(b.writer(), "rope_freqs.weight", DType::kF32, gemma4_rope_freqs(s));
+  if (gemma4) add_gemma4_per_layer_tables(b, s);
   if (!s.rope_factors_short.empty()) {
     add_values(b.writer(), "rope_factors_short.weight", DType::kF32, s.rope_factors_short);
   }

@@ -72,7 +72,10 @@ struct TestModelSpec {
   // test_model_gemma4.cc (every third layer and the last full, with heads of head_dim_full, n_head_kv_full of
   // them, a quarter of their pairs rotated, and attn_v only when full_attn_v; the others sliding
   // over sliding_window keys), a layer_output_scale per layer and the logits soft-capped at
-  // final_softcap; 4 layers unless n_layer says otherwise. gemma4-moe (written as gemma4): its
+  // final_softcap; 4 layers unless n_layer says otherwise; n_embd_per_layer, n_shared_kv_layers
+  // and double_wide_shared write the E2B / E4B's parts. gemma4-e2b: gemma4 with per-layer inputs of
+  // 256, its last 2 of at least 6 layers sharing K/V (of 6: the sliding one the 4th layer's, the
+  // full one the 3rd's) and twice as wide. gemma4-moe (written as gemma4): its
   // feed-forward the dense one of width n_ff beside n_expert experts of n_ff_exp (one fused
   // ffn_gate_up_exps, per-expert output scales, the router's input scale).
   std::string arch = "llama";
@@ -127,6 +130,12 @@ struct TestModelSpec {
   int n_head_kv_full = 1;
   bool full_attn_v = false;
   float router_scale_factor = 1.0f;  // gemma4-moe only: ffn_gate_inp.scale times this
+  // gemma4 only, E2B / E4B's parts: per-layer inputs of this width (0: none), the last
+  // n_shared_kv_layers layers reading an earlier layer's K/V (no attn_k / attn_v of their own),
+  // with double_wide_shared twice n_ff wide.
+  int n_embd_per_layer = 0;
+  int n_shared_kv_layers = 0;
+  bool double_wide_shared = false;
   int n_rot = 0;                    // != 0: rope.dimension_count (rotate only n_rot dims of a head)
   float rope_linear_factor = 1.0f;  // != 1 writes rope.scaling.type = linear
   float rope_yarn_factor = 1.0f;    // != 1 writes rope.scaling.type = yarn over rope_yarn_orig_ctx

@@ -130,6 +130,10 @@ void set_gemma4_metadata(const TestModelSpec& s, GgufWriter& w);
 void add_gemma4_attention(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
 std::vector<float> gemma4_rope_freqs(const TestModelSpec& s);
 void add_gemma4_moe_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix);
+// The feed-forward width of a gemma4 layer (double_wide_shared's shared layers: twice n_ff), and
+// the per-layer input tables (after every other tensor).
+int gemma4_ffn_width(const TestModelSpec& s, int layer);
+void add_gemma4_per_layer_tables(ModelBuilder& b, const TestModelSpec& s);
 
 // Qwen3.5's keys (qwen35, qwen35moe): the attention interval, the delta-net shapes and the
 // rope dims; the experts' are written with every MoE arch's.

@@ -43,23 +43,34 @@ void set_gemma4_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".rope.freq_base", GgufValue::F32(1000000.0f));
   w.set(a + ".rope.freq_base_swa", GgufValue::F32(s.rope_freq_base));
   w.set(a + ".final_logit_softcapping", GgufValue::F32(s.final_softcap));
-  w.set(a + ".embedding_length_per_layer_input", gemma4_count(0));
-  w.set(a + ".attention.shared_kv_layers", gemma4_count(0));
+  w.set(a + ".embedding_length_per_layer_input", gemma4_count(s.n_embd_per_layer));
+  w.set(a + ".attention.shared_kv_layers", gemma4_count(s.n_shared_kv_layers));
+  if (s.double_wide_shared) {
+    std::vector<int32_t> widths;
+    for (int l = 0; l < n_layer; ++l) widths.push_back(gemma4_ffn_width(s, l));
+    w.set(a + ".feed_forward_length", GgufValue::I32Array(widths));
+  }
 }
 
 void add_gemma4_attention(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int layer) {
   const bool slides = gemma4_layer_slides(s, layer);
   const int hd = slides ? head_dim(s) : s.head_dim_full;
   const int kv_dim = (slides ? s.n_head_kv : s.n_head_kv_full) * hd;
+  const bool shared = layer >= layer_count(s) - s.n_shared_kv_layers;  // reads an earlier layer's K/V
   b.matrix(p + "attn_q.weight", s.n_embd, s.n_head * hd);
-  b.matrix(p + "attn_k.weight", s.n_embd, kv_dim);
-  if (slides || s.full_attn_v) b.matrix(p + "attn_v.weight", s.n_embd, kv_dim);
+  if (!shared) b.matrix(p + "attn_k.weight", s.n_embd, kv_dim);
+  if (!shared && (slides || s.full_attn_v)) b.matrix(p + "attn_v.weight", s.n_embd, kv_dim);
   // Scores are q . k unscaled: q norms of 0.25 keep them at a few units, as 1 / sqrt(head) would
   // (softmax over scores of tens would turn float rounding into errors past the tests' bounds).
   b.vector(p + "attn_q_norm.weight", hd, 0.25f, 0.1f);
-  b.vector(p + "attn_k_norm.weight", hd, 1.0f, 0.3f);
+  if (!shared) b.vector(p + "attn_k_norm.weight", hd, 1.0f, 0.3f);
   b.matrix(p + "attn_output.weight", s.n_head * hd, s.n_embd);
   b.vector(p + "layer_output_scale.weight", 1, 0.6f, 0.3f);
+  if (s.n_embd_per_layer > 0) {
+    b.matrix(p + "inp_gate.weight", s.n_embd, s.n_embd_per_layer);
+    b.matrix(p + "proj.weight", s.n_embd_per_layer, s.n_embd);
+    b.vector(p + "post_norm.weight", s.n_embd, 0.5f, 0.1f);
+  }
 }
 
 void add_gemma4_moe_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p) {
@@ -77,6 +88,19 @@ void add_gemma4_moe_ffn(ModelBuilder& b, const TestModelSpec& s, const std::stri
   b.matrix(p + "ffn_down_exps.weight", s.n_ff_exp, s.n_embd, s.n_expert);
   b.vector(p + "ffn_down_exps.scale", s.n_expert, 1.0f, 0.5f);
   b.vector(p + "post_ffw_norm_2.weight", s.n_embd, 1.0f, 0.2f);
+}
+
+int gemma4_ffn_width(const TestModelSpec& s, int layer) {
+  const bool shared = layer >= layer_count(s) - s.n_shared_kv_layers;
+  return s.double_wide_shared && shared ? 2 * s.n_ff : s.n_ff;
+}
+
+void add_gemma4_per_layer_tables(ModelBuilder& b, const TestModelSpec& s) {
+  if (s.n_embd_per_layer == 0) return;
+  const int width = s.n_embd_per_layer * layer_count(s);
+  b.matrix("per_layer_token_embd.weight", width, s.n_vocab);
+  b.matrix("per_layer_model_proj.weight", s.n_embd, width);
+  b.vector("per_layer_proj_norm.weight", s.n_embd_per_layer, 1.0f, 0.2f);
 }
 
 std::vector<float> gemma4_rope_freqs(const TestModelSpec& s) {

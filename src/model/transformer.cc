@@ -30,6 +30,11 @@ void add_in_place(float* x, const float* y, int n) {
   for (int i = 0; i < n; ++i) x[i] += y[i];
 }
 
+// Gemma 4's layer_output_scale: the whole stream, after the layer.
+void scale_row(float* x, float scale, int n) {
+  for (int i = 0; i < n; ++i) x[i] *= scale;
+}
+
 // A block's output y joins the residual stream x: times Granite's residual_scale first.
 void add_residual(const Hparams& hp, float* x, float* y, int n) {
   if (hp.residual_scale != 1.0f) {
@@ -52,7 +57,9 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
   const AttnShape sh = hp.attn_shape(layer);
   const int q_dim = sh.q_dim();
   const int kv_dim = sh.kv_dim();
-  if (lw.wv.data == nullptr) std::memcpy(v, k, sizeof(float) * static_cast<size_t>(kv_dim));
+  // Gemma 4's layers that read an earlier layer's K/V have only q to finish.
+  const bool stores_kv = hp.layer_stores_kv(layer);
+  if (stores_kv && lw.wv.data == nullptr) std::memcpy(v, k, sizeof(float) * static_cast<size_t>(kv_dim));
   if (lw.bq != nullptr) {
     add_in_place(q, lw.bq, q_dim);
     add_in_place(k, lw.bk, kv_dim);
@@ -63,13 +70,13 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
     kernels::rmsnorm(k, lw.k_norm, kv_dim, hp.rms_eps, k);
   } else if (lw.q_norm != nullptr) {
     norm_heads(q, sh.n_head, sh.head_dim, lw.q_norm, hp.rms_eps);
-    norm_heads(k, sh.n_head_kv, sh.head_dim, lw.k_norm, hp.rms_eps);
+    if (stores_kv) norm_heads(k, sh.n_head_kv, sh.head_dim, lw.k_norm, hp.rms_eps);
   }
-  if (lw.v_unit_norm != nullptr) norm_heads(v, sh.n_head_kv, sh.head_dim, lw.v_unit_norm, hp.rms_eps);
+  if (lw.v_unit_norm != nullptr && stores_kv) norm_heads(v, sh.n_head_kv, sh.head_dim, lw.v_unit_norm, hp.rms_eps);
   const bool rotates = hp.layer_rotates(layer);
   if (rotates) {
     kernels::rope(q, sh.n_head, row.pos, rope);
-    kernels::rope(k, sh.n_head_kv, row.pos, rope);
+    if (stores_kv) kernels::rope(k, sh.n_head_kv, row.pos, rope);
     if (lw.qk_unit_norm != nullptr) {  // Llama 4: after the rotation, without weights
       norm_heads(q, sh.n_head, sh.head_dim, lw.qk_unit_norm, hp.rms_eps);
       norm_heads(k, sh.n_head_kv, sh.head_dim, lw.qk_unit_norm, hp.rms_eps);
@@ -80,6 +87,7 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
     const float t = hp.attn_temperature(row.pos);
     for (int i = 0; i < q_dim; ++i) q[i] *= t;
   }
+  if (!stores_kv) return;
 
   const KvLayout& L = kv.layout();
   const int kv_layer = hp.kv_layer(layer);
@@ -123,20 +131,22 @@ void norm_rows(const Hparams& hp, const float* x, const float* weight, int n_row
   });
 }
 
-// s.proj()[r] = the SiLU- (GELU-, or clamped SwiGLU-) gated feed-forward of s.normed()[r].
+// s.proj()[r] = the SiLU- (GELU-, or clamped SwiGLU-) gated feed-forward of s.normed()[r], of
+// the layer's width (Gemma 4 E2B's double-wide layers').
 void dense_ffn(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
   const kernels::MatmulJob gate_up[] = {{&lw.w_gate, s.normed(), n, s.gate()}, {&lw.w_up, s.normed(), n, s.up()}};
   matmul_same_input(gate_up, s, pool);
+  const auto n_ff = static_cast<int>(lw.w_gate.n_out);
   {
     ProfileTimer timer(s.profile(), StepPart::kFfnActivation);
-    for_each_row(pool, n, hp.n_ff, [&](int r) {
-      const size_t at = static_cast<size_t>(r) * hp.n_ff;
+    for_each_row(pool, n, n_ff, [&](int r) {
+      const size_t at = static_cast<size_t>(r) * n_ff;
       if (hp.ffn_gelu) {
-        kernels::gelu_mul(s.gate() + at, s.up() + at, hp.n_ff);
+        kernels::gelu_mul(s.gate() + at, s.up() + at, n_ff);
       } else if (hp.swiglu_oai) {
-        kernels::swiglu_oai(s.gate() + at, s.up() + at, hp.n_ff);
+        kernels::swiglu_oai(s.gate() + at, s.up() + at, n_ff);
       } else {
-        kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff);
+        kernels::silu_mul(s.gate() + at, s.up() + at, n_ff);
       }
     });
   }
@@ -214,7 +224,9 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
       const kernels::MatmulJob qkv[] = {{&lw.wq, s.normed(), n, gated ? s.q_gate() : s.q()},
                                         {&lw.wk, s.normed(), n, s.k()},
                                         {&lw.wv, s.normed(), n, s.v()}};
-      matmul_same_input(std::span<const kernels::MatmulJob>(qkv, lw.wv.data != nullptr ? 3 : 2), s, pool);
+      // Gemma 4's layers that share an earlier layer's K/V multiply q only.
+      const size_t n_jobs = lw.wk.data == nullptr ? 1 : lw.wv.data != nullptr ? 3 : 2;
+      matmul_same_input(std::span<const kernels::MatmulJob>(qkv, n_jobs), s, pool);
       {
         ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
         const kernels::RopeParams& rope = hp.layer_slides(layer) ? impl_->rope_sliding : impl_->rope;
@@ -266,10 +278,9 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
       float* h = hidden + static_cast<size_t>(r) * n_embd;
       if (lw.ffn_post_norm != nullptr) kernels::rmsnorm(proj, lw.ffn_post_norm, n_embd, hp.rms_eps, proj);
       add_residual(hp, h, proj, n_embd);
-      if (lw.out_scale != nullptr) {  // Gemma 4: the whole stream, after the layer
-        for (int i = 0; i < n_embd; ++i) h[i] *= *lw.out_scale;
-      }
+      if (lw.out_scale != nullptr && lw.ple_gate.data == nullptr) scale_row(h, *lw.out_scale, n_embd);
     });
+    if (lw.ple_gate.data != nullptr) add_per_layer_input(rows, layer, hidden, s, pool);
   }
 }
 

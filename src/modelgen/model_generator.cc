@@ -166,18 +166,22 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
 
 // Gemma 4's, as llama.cpp's converter writes them: which layers slide, each layer's K/V heads,
 // the full layers' head and rope dims and the sliding ones' (_swa), the two rope bases, the soft
-// cap, and no per-layer embeddings or shared K/V layers (the 31B's).
+// cap, the per-layer input width and the shared K/V layers (0 in the 31B and 26B-A4B), and the
+// E2B's per-layer feed-forward widths.
 void set_gemma4_hparams(GgufWriter& w, const ModelSpec& s) {
   if (!s.gemma4) return;
   const std::string& a = s.arch;
   auto u32 = [](int v) { return GgufValue::U32(static_cast<uint32_t>(v)); };
   std::vector<GgufValue> pattern;
   std::vector<int32_t> kv_heads;
+  std::vector<int32_t> widths;
   for (int l = 0; l < s.n_layer; ++l) {
     const bool slides = gemma4_layer_slides(s, l);
     pattern.push_back(GgufValue::Bool(slides));
     kv_heads.push_back(slides ? s.n_head_kv : s.n_head_kv_full);
+    widths.push_back(gemma4_ffn_width(s, l));
   }
+  if (s.double_wide_shared) w.set(a + ".feed_forward_length", GgufValue::I32Array(widths));
   w.set(a + ".attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, pattern));
   w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
   w.set(a + ".attention.key_length", u32(s.head_dim_full));
@@ -188,8 +192,8 @@ void set_gemma4_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".rope.dimension_count_swa", u32(s.head_dim));
   w.set(a + ".rope.freq_base_swa", GgufValue::F32(10000.0f));
   w.set(a + ".final_logit_softcapping", GgufValue::F32(30.0f));
-  w.set(a + ".embedding_length_per_layer_input", u32(0));
-  w.set(a + ".attention.shared_kv_layers", u32(0));
+  w.set(a + ".embedding_length_per_layer_input", u32(s.n_embd_per_layer));
+  w.set(a + ".attention.shared_kv_layers", u32(s.n_shared_kv_layers));
 }
 
 // Qwen3.5's, as llama.cpp's converter writes them: the attention interval, the delta-net shapes,

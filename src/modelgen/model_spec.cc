@@ -36,6 +36,18 @@ ModelSpec gemma4(ModelSpec s, int head_dim_full, int n_head_kv_full) {
   return s;
 }
 
+// Gemma 4 E2B / E4B's parts on a Gemma 4 shape: its full-layer period, per-layer inputs of 256, the
+// last `shared` layers reading earlier K/V (twice as wide when double_wide), a 512-key window.
+ModelSpec gemma4_small(ModelSpec s, int period, int shared, bool double_wide) {
+  s.gemma4_period = period;
+  s.n_embd_per_layer = 256;
+  s.n_shared_kv_layers = shared;
+  s.n_layer_preset = s.n_layer;
+  s.double_wide_shared = double_wide;
+  s.sliding_window = 512;
+  return s;
+}
+
 // A Gemma 3 shape's sliding window and its global layers' linear rope scaling (--arch gemma3
 // on other presets gets apply_arch's window, unscaled; another --arch drops both).
 ModelSpec gemma(ModelSpec s, int sliding_window, float rope_linear_factor) {
@@ -136,6 +148,15 @@ std::vector<Preset> presets() {
       // Gemma 4 31B (its text part): 32 query heads; in 5 of every 6 layers 16 K/V heads of 256
       // over a 1024-key window, in the others 4 K/V heads of 512 (v from k) over every key.
       {"gemma4-31b", "gemma4", gemma4(shape(262144, 262144, 5376, 60, 32, 16, 256, 21504, 1e-6f, 1000000.0f, true), 512, 4)},
+      // Gemma 4 E2B and E4B (their text parts): 8 query heads; 1 or 2 K/V heads of 256 over a 512-key
+      // window, in every 5th (7th) layer and the last of 512; per-layer inputs of 256; the last
+      // 20 of 35 (18 of 42) layers reading earlier K/V, the E2B's twice as wide.
+      {"gemma4-e2b", "gemma4",
+       gemma4_small(gemma4(shape(262144, 131072, 1536, 35, 8, 1, 256, 6144, 1e-6f, 1000000.0f, true), 512, 1), 5, 20,
+                    true)},
+      {"gemma4-e4b", "gemma4",
+       gemma4_small(gemma4(shape(262144, 131072, 2560, 42, 8, 2, 256, 10240, 1e-6f, 1000000.0f, true), 512, 2), 7, 18,
+                    false)},
       {"gemma3-1b", "gemma3", gemma(shape(262144, 32768, 1152, 26, 4, 1, 256, 6912, 1e-6f, 1000000.0f, true), 512, 1.0f)},
       // Gemma 3 4B (its text part): 8 query heads of 256 over 4 K/V heads, a 1024-key window, and
       // linear rope scaling 8 in its global layers.
@@ -418,7 +439,13 @@ int block_count(const ModelSpec& spec) { return spec.n_layer + spec.n_nextn; }
 int head_count_kv(const ModelSpec& spec) { return spec.split_kv_b ? 1 : spec.n_head_kv; }
 
 bool gemma4_layer_slides(const ModelSpec& spec, int layer) {
-  return (layer + 1) % 6 != 0 && layer + 1 != spec.n_layer;
+  return (layer + 1) % spec.gemma4_period != 0 && layer + 1 != spec.n_layer;
+}
+
+bool gemma4_layer_shares_kv(const ModelSpec& spec, int layer) { return layer >= spec.n_layer - spec.n_shared_kv_layers; }
+
+int gemma4_ffn_width(const ModelSpec& spec, int layer) {
+  return spec.double_wide_shared && gemma4_layer_shares_kv(spec, layer) ? 2 * spec.n_ff : spec.n_ff;
 }
 
 bool layer_attends(const ModelSpec& spec, int layer) {
@@ -428,6 +455,12 @@ bool layer_attends(const ModelSpec& spec, int layer) {
 void set_layer_count(ModelSpec* spec, int n_layer) {
   spec->n_layer = n_layer;
   if (spec->deepseek2 && spec->n_dense_lead >= n_layer) spec->n_dense_lead = std::max(0, n_layer - 1);
+  // Gemma 4 E2B / E4B: shared layers in the preset's proportion, the first full layer among the
+  // own ones (so every shared layer has an earlier layer of its kind to read).
+  if (spec->n_shared_kv_layers > 0) {
+    const int proportional = spec->n_shared_kv_layers * n_layer / std::max(1, spec->n_layer_preset);
+    spec->n_shared_kv_layers = std::clamp(proportional, 0, std::max(0, n_layer - spec->gemma4_period));
+  }
 }
 
 std::vector<std::string> model_preset_names() {

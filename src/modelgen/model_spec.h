@@ -80,6 +80,16 @@ struct ModelSpec {
   bool gemma4 = false;
   int head_dim_full = 0;
   int n_head_kv_full = 0;
+  // gemma4: every gemma4_period-th layer is full (6 in the 31B and 26B-A4B, 5 in the E2B, 7 in the
+  // E4B; the last always is). The E2B / E4B's parts: per-layer inputs of n_embd_per_layer
+  // (per_layer_token_embd, per_layer_model_proj, per_layer_proj_norm; each layer's inp_gate, proj
+  // and post_norm), the last n_shared_kv_layers layers reading an earlier layer's K/V (no attn_k,
+  // attn_v, attn_k_norm), with double_wide_shared twice as wide (feed_forward_length an array).
+  int gemma4_period = 6;
+  int n_embd_per_layer = 0;
+  int n_shared_kv_layers = 0;
+  int n_layer_preset = 0;  // the preset's layer count, for a --layers cut's share of shared layers
+  bool double_wide_shared = false;
   // glm4moe (GLM-4.5): q/k/v biases, the feed-forward norm written as post_attention_norm, the
   // first n_dense_lead blocks a dense feed-forward of width n_ff, the others experts with a
   // router selection bias (blk.N.exp_probs_b.bias, sigmoid gating) and a shared expert without
@@ -178,8 +188,11 @@ int block_count(const ModelSpec& spec);
 // <arch>.attention.head_count_kv as written: n_head_kv, or 1 for deepseek2's split_kv_b form
 // (which llama.cpp reads as one K/V head of the latent, kv_lora_rank + rope_dim wide).
 int head_count_kv(const ModelSpec& spec);
-// Gemma 4: whether layer l slides (5 of every 6, never the last).
+// Gemma 4: whether layer l slides (all but every gemma4_period-th and the last), whether it reads
+// an earlier layer's K/V, and its feed-forward width.
 bool gemma4_layer_slides(const ModelSpec& spec, int layer);
+bool gemma4_layer_shares_kv(const ModelSpec& spec, int layer);
+int gemma4_ffn_width(const ModelSpec& spec, int layer);
 // Whether layer l attends (every layer unless the spec is hybrid; ModelSpec::full_attn_interval).
 bool layer_attends(const ModelSpec& spec, int layer);
 // A --layers cut: n_layer layers of the same shape. deepseek2 keeps at least one MoE layer (its

@@ -290,8 +290,10 @@ struct PlanBuilder {
     } else {
       // Qwen3.5's attn_q holds each head's output gate after its q.
       matrix(p + "attn_q.weight", {embd, (s.full_attn_interval > 0 ? 2 : 1) * q_dim});
-      matrix(p + "attn_k.weight", {embd, kv_dim});
-      if (!full_heads) matrix(p + "attn_v.weight", {embd, kv_dim});  // Gemma 4's full layers: v from k
+      // Gemma 4's full layers take v from k; its shared layers read an earlier layer's K/V.
+      const bool own_kv = !(s.gemma4 && gemma4_layer_shares_kv(s, l));
+      if (own_kv) matrix(p + "attn_k.weight", {embd, kv_dim});
+      if (own_kv && !full_heads) matrix(p + "attn_v.weight", {embd, kv_dim});
     }
     if (s.qkv_bias) {
       vector(p + "attn_q.bias", q_dim, WeightKind::kBias);
@@ -301,7 +303,9 @@ struct PlanBuilder {
     if (s.qk_norm) {  // MiniMax-M2 norms each whole row
       const WeightKind q_norm = s.gemma4 ? WeightKind::kUnscaledQNorm : WeightKind::kNorm;
       vector(p + "attn_q_norm.weight", s.minimax_m2 ? q_dim : head, q_norm);
-      vector(p + "attn_k_norm.weight", s.minimax_m2 ? kv_dim : head, WeightKind::kNorm);
+      if (!(s.gemma4 && gemma4_layer_shares_kv(s, l))) {
+        vector(p + "attn_k_norm.weight", s.minimax_m2 ? kv_dim : head, WeightKind::kNorm);
+      }
     }
     matrix(p + "attn_output.weight", {q_dim, embd});
     if (s.gpt_oss) {
@@ -310,6 +314,12 @@ struct PlanBuilder {
     }
     if (s.post_norms) vector(p + "post_attention_norm.weight", embd, WeightKind::kNorm);
     if (s.gemma4) vector(p + "layer_output_scale.weight", 1, WeightKind::kLayerScale);
+    if (s.n_embd_per_layer > 0) {  // Gemma 4 E2B / E4B's per-layer input block
+      const auto per_layer = static_cast<uint64_t>(s.n_embd_per_layer);
+      matrix(p + "inp_gate.weight", {embd, per_layer});
+      matrix(p + "proj.weight", {per_layer, embd});
+      vector(p + "post_norm.weight", embd, WeightKind::kNorm);
+    }
   }
 
   // Qwen3.5's gated delta-net layer (tensor_plan.h). ssm_conv1d is planned as a matrix of rows
@@ -344,7 +354,7 @@ struct PlanBuilder {
 
   void dense_ffn(const std::string& p, int l) {
     const auto embd = static_cast<uint64_t>(s.n_embd);
-    const auto ff = static_cast<uint64_t>(s.n_ff);
+    const auto ff = static_cast<uint64_t>(s.gemma4 ? gemma4_ffn_width(s, l) : s.n_ff);
     if (s.phi3 || s.glm4) {
       matrix(p + "ffn_up.weight", {embd, 2 * ff});
     } else {
@@ -464,6 +474,12 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type, uint32_t mix) {
     b.vector("rope_freqs.weight", static_cast<uint64_t>(rotated / 2), WeightKind::kRopeFreqs);
   }
   b.matrix("token_embd.weight", {embd, vocab}, WeightKind::kEmbedding);
+  if (s.n_embd_per_layer > 0) {  // Gemma 4 E2B / E4B's per-layer input tables
+    const auto width = static_cast<uint64_t>(s.n_embd_per_layer) * s.n_layer;
+    b.matrix("per_layer_token_embd.weight", {width, vocab}, WeightKind::kEmbedding);
+    b.matrix("per_layer_model_proj.weight", {embd, width});
+    b.vector("per_layer_proj_norm.weight", static_cast<uint64_t>(s.n_embd_per_layer), WeightKind::kNorm);
+  }
   for (int l = 0; l < block_count(s); ++l) b.block(l);
   b.vector("output_norm.weight", embd, WeightKind::kNorm);
   if (!s.tied_embeddings) b.matrix("output.weight", {embd, vocab});
