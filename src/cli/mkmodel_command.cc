@@ -172,8 +172,8 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                              "minimax-m2", "ernie4_5-moe", "qwen35moe", "qwen3next", "qwen2vl", "qwen3vl",
                              "qwen3vlmoe", "granite", "granitemoe", "cohere2", "seed_oss", "gemma4"}));
   sub->add_option("--preset", flags->preset,
-                  "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma4-31b, gemma2-2b, "
-                  "phi-4, "
+                  "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma4-e2b, "
+                  "gemma4-e4b, gemma4-31b, gemma2-2b, phi-4, "
                   "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b; mixture of experts: moe-tiny, qwen3-30b-a3b, "
                   "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
                   "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b, qwen3-next-80b-a3b, "
