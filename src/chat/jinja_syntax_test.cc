@@ -122,5 +122,28 @@ TEST(JinjaSyntax, GenerationBlocksRenderTheirBody) {
   EXPECT_EQ(render_text("{% generation %}x{% endgeneration %}"), "x");
 }
 
+// Gemma 4's templates write a tool call's arguments with a recursive macro that takes a keyword
+// argument with a default, walks mappings in key order (dictsort), tells strings, booleans,
+// mappings and sequences apart with tests, and wraps strings in <|"|> marks.
+TEST(JinjaSyntax, RecursiveMacroWithADefaultKeywordWalksNestedArguments) {
+  constexpr std::string_view kSource =
+      "{%- macro arg(v, quote_keys=True) -%}"
+      "{%- if v is string -%}{{- '<|\"|>' + v + '<|\"|>' -}}"
+      "{%- elif v is boolean -%}{{- 'true' if v else 'false' -}}"
+      "{%- elif v is mapping -%}{{- '{' -}}{%- set ns = namespace(first=true) -%}"
+      "{%- for key, value in v | dictsort -%}{%- if not ns.first %},{% endif -%}{%- set ns.first = false -%}"
+      "{%- if quote_keys -%}{{- '<|\"|>' + key + '<|\"|>' -}}{%- else -%}{{- key -}}{%- endif -%}"
+      ":{{- arg(value, quote_keys=quote_keys) -}}{%- endfor -%}{{- '}' -}}"
+      "{%- elif v is sequence -%}{{- '[' -}}{%- for item in v -%}{{- arg(item, quote_keys=quote_keys) -}}"
+      "{%- if not loop.last %},{% endif -%}{%- endfor -%}{{- ']' -}}"
+      "{%- else -%}{{- v -}}{%- endif -%}"
+      "{%- endmacro -%}"
+      "<|tool_call>call:{{ name }}{{ arg(args, quote_keys=False) }}<tool_call|>";
+  const nlohmann::json context = nlohmann::json::parse(
+      R"({"name": "plan", "args": {"steps": [{"go": true, "n": 2}], "city": "Paris", "ok": false}})");
+  EXPECT_EQ(render_text(kSource, context),
+            "<|tool_call>call:plan{city:<|\"|>Paris<|\"|>,ok:false,steps:[{go:true,n:2}]}<tool_call|>");
+}
+
 }  // namespace
 }  // namespace strata::jinja

@@ -33,6 +33,8 @@
 //    (tool_call_minimax.h; values typed by the format's ToolParamTypes), with free text around
 //    them; `<tool_call>` blocks holding JSON as in kArgTags; no bare JSON. A block that is
 //    anything else is text, whole.
+//  - kGemma4: one or more `<|tool_call>call:NAME{...}<tool_call|>` calls in Gemma 4's argument
+//    notation (tool_call_gemma4.h), with free text around them; otherwise as kMiniMaxM2.
 // Arguments may be an object or a string; a string holding a JSON object is unwrapped, any other
 // string is the call's raw arguments (ParsedToolCall::arguments_raw). Anything that does not parse
 // as a call (bad JSON, no name, arguments neither an object nor a string, a block never closed)
@@ -96,7 +98,7 @@ class ToolCallParser {
  private:
   // What a block holds, and so how its body is read.
   enum class BlockKind {
-    kToolCallTag, kDeepSeekSection, kXmlFunction, kMistralCalls, kKimiSection, kKimiCall, kMiniMaxCalls
+    kToolCallTag, kDeepSeekSection, kXmlFunction, kMistralCalls, kKimiSection, kKimiCall, kMiniMaxCalls, kGemma4Call
   };
   // A block's opening and closing tags (static text) and what it holds. A [TOOL_CALLS] block has
   // no closer: its call ends where its JSON does (close_mistral_call()).

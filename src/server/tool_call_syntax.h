@@ -1,6 +1,6 @@
 // ToolCallSyntax: how a model family writes its tool calls: the body of a
-// `<tool_call>...</tool_call>` block, or DeepSeek's, Qwen3-Coder's, Mistral's or Kimi K2's own
-// markup. The server picks it from the chat template (ModelText::tool_call_syntax()); ToolCallParser
+// `<tool_call>...</tool_call>` block, or DeepSeek's, Qwen3-Coder's, Mistral's, Kimi K2's,
+// MiniMax-M2's or Gemma 4's own markup. The server picks it from the chat template (ModelText::tool_call_syntax()); ToolCallParser
 // reads the output with it.
 // ToolCallFormat: that syntax with what one request offered (its tools' parameter types), which
 // is all a parser needs to read that request's calls.
@@ -47,6 +47,10 @@ enum class ToolCallSyntax {
   // schema as in kXmlParams (tool_call_minimax.h). `<tool_call>` blocks holding JSON are read as
   // well (forced calls), bare JSON outputs are not.
   kMiniMaxM2,
+  // Gemma 4: `<|tool_call>call:NAME{KEY:VALUE,...}<tool_call|>` calls, strings between `<|"|>` marks
+  // (tool_call_gemma4.h). `<tool_call>` blocks holding JSON are read as well (forced calls), bare
+  // JSON outputs are not.
+  kGemma4,
 };
 
 struct ToolCallFormat {
