@@ -140,8 +140,7 @@ Status read_gemma4(const GgufFile& gguf, Hparams* hp) {
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.sliding_window", false, &hp->sliding_window));
   std::vector<uint64_t> pattern;
   STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".attention.sliding_window_pattern", hp->n_layer, &pattern));
-  hp->sliding_layers.assign(pattern.begin(), pattern.end());
-  for (uint8_t& flag : hp->sliding_layers) flag = flag != 0 ? 1 : 0;
+  for (uint64_t flag : pattern) hp->sliding_layers.push_back(flag != 0 ? 1 : 0);
   STRATA_RETURN_IF_ERROR(read_kv_heads(gguf, hp));
   STRATA_RETURN_IF_ERROR(read_sliding_heads(gguf, hp));
   STRATA_RETURN_IF_ERROR(read_small_model_parts(gguf, hp));
