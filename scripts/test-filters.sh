@@ -21,7 +21,7 @@ model_grid_filter() {
     DeepSeek2QuantizedLatentMaps DeepSeek2GroupLimitedRouting Gemma3SlidingAndGlobal Gemma2SoftcapsAndWindow \
     Qwen35 HoldsForHybridLayers GraniteMultipliersAgree TextGivesTheBaseArchitecturesBits \
     VisionLanguageArchsAgree BailingMoe2GroupRouting Cohere2LayerNorms Gemma4HeadsOfTwoShapes \
-    Gemma4ExpertsBesideTheDense; do
+    Gemma4ExpertsBesideTheDense Gemma4PerLayerInputsAndSharedKv; do
     printf '*.%s*:' "$v"
   done
   echo
