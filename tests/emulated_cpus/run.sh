@@ -79,19 +79,25 @@ gtest_on "$avx2" "$KERNELS_MATMUL_TEST"
 # Every attention case but the 515-token shape (27 of its 60 emulated seconds), gpt-oss's
 # 64-head shape, the rows starting past position 0 (12 s), the sinks and the tile-rows-alone
 # check (25 of the remaining 31 s: it calls the same tile code once per row; the oracle cases run
-# it for every shape), all of them the same decode and tile code built with the same flags.
+# it for every shape), all of them the same decode and tile code built with the same flags. Nor
+# the soft-capped scores (a third of what is left: the same kernels with one scalar function per
+# score) or the delta rule over many steps (one more sixth: the one-step case runs every table's
+# kernel): emulation on an Intel host ran this binary 3x slower than on an AMD one (188 s), and
+# the whole script near its 600 s limit; the native avx2-table runs keep their numbers.
 gtest_on "$avx2" "$KERNELS_TEST" \
-  --gtest_filter='-*_t515_*:*_t140_*:*RowStartingPastZero*:*Sinks*:*EveryRowOfATileGetsItsSoloBytes*'
+  --gtest_filter='-*_t515_*:*_t140_*:*RowStartingPastZero*:*Sinks*:*EveryRowOfATileGetsItsSoloBytes*:*Softcap*:*OverManySteps*'
 gtest_on "$avx2" "$MODEL_GOLDEN_TEST"
 gtest_on "$avx2" "$MODEL_MOE_GOLDEN_TEST"
 gtest_on "$avx2" "$MODEL_QUANT_TYPES_TEST"
-# K/V types, wide heads, kv heads of 1-8 query heads, split layers; llama with a float and a
-# quantised weight type (each type's matmul and packed kernels ran in kernels_matmul_test above,
-# the other eight types took 9 s here). Not Gemma 3's or gpt-oss's sliding windows (11 s; their
-# kernels run in the attention cases above), nor Qwen3.5's hybrid layers (60 s; kernels_test's
-# DeltaRule cases run their kernel above).
+# Every K/V type and llama with a quantised weight type (each type's matmul and packed kernels ran
+# in kernels_matmul_test above, the other nine types took 9 s here). Not Gemma 3's or gpt-oss's
+# sliding windows (11 s; their kernels run in the attention cases above), nor Qwen3.5's hybrid
+# layers (60 s; kernels_test's DeltaRule cases run their kernel above), nor the other K/V-type
+# cases (wide and padded heads, items over several K/V heads, rope factors, split layers: 150 of
+# this binary's 174 emulated seconds on an Intel host), whose attention paths kernels_test's
+# shapes take above.
 gtest_on "$avx2" "$MODEL_BATCH_INVARIANCE_TEST" \
-  --gtest_filter='BatchInvarianceKvTypeTest.*:*/llama_f16:*/llama_q4_K:-*Gemma3*:*GptOss*:*Hybrid*'
+  --gtest_filter='BatchInvarianceKvTypeTest.HoldsForEveryKvCacheType:*/llama_q4_K'
 engine_on "$avx2" "$stories"
 engine_on "$avx2" "$moe"
 
