@@ -523,8 +523,12 @@ TEST_F(MkmodelLoadTest, Gemma4LoadsWithHeadsOfTwoShapes) {
   auto plan = plan_tensors(*big, DType::kQ4_K);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   for (const PlannedTensor& t : plan->tensors) {
-    if (t.name == "blk.5.attn_k.weight") EXPECT_EQ(t.dims, (std::vector<uint64_t>{5376, 4 * 512}));
-    if (t.name == "blk.4.attn_k.weight") EXPECT_EQ(t.dims, (std::vector<uint64_t>{5376, 16 * 256}));
+    if (t.name == "blk.5.attn_k.weight") {
+      EXPECT_EQ(t.dims, (std::vector<uint64_t>{5376, 4 * 512}));
+    }
+    if (t.name == "blk.4.attn_k.weight") {
+      EXPECT_EQ(t.dims, (std::vector<uint64_t>{5376, 16 * 256}));
+    }
     EXPECT_NE(t.name, "blk.5.attn_v.weight");
   }
   auto a4b = model_preset("", "gemma4-26b-a4b");

@@ -11,52 +11,6 @@ namespace {
 
 using namespace reference_ops;  // NOLINT: the reference's own vocabulary
 
-// Rows [first_row, first_row + n_out) of m (n_in = x.size() wide) times x: one expert's slice.
-Vec matvec_rows(const Vec& m, size_t first_row, size_t n_out, const Vec& x) {
-  const size_t n_in = x.size();
-  Vec y(n_out, 0.0);
-  for (size_t o = 0; o < n_out; ++o) {
-    for (size_t i = 0; i < n_in; ++i) y[o] += m[(first_row + o) * n_in + i] * x[i];
-  }
-  return y;
-}
-
-enum class Gate { kSilu, kGelu, kSwigluOai };
-
-Gate gate_of(const Hparams& hp) {
-  if (hp.ffn_gelu) return Gate::kGelu;
-  return hp.swiglu_oai ? Gate::kSwigluOai : Gate::kSilu;
-}
-
-double gated(Gate kind, double g, double u) {
-  switch (kind) {
-    case Gate::kGelu: return 0.5 * g * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (g + 0.044715 * g * g * g))) * u;
-    case Gate::kSwigluOai: {
-      // gpt-oss: the gate clamped above at 7, the linear part to [-7, 7], sigmoid(1.702 g).
-      g = std::min(g, 7.0);
-      return g / (1.0 + std::exp(-1.702 * g)) * (std::clamp(u, -7.0, 7.0) + 1.0);
-    }
-    case Gate::kSilu: break;
-  }
-  return g / (1.0 + std::exp(-g)) * u;
-}
-
-// The element at e * n + i of a per-expert bias, or 0 when there is none.
-double bias_at(const Vec& b, size_t e, size_t n, size_t i) { return b.empty() ? 0.0 : b[e * n + i]; }
-
-// The gated feed-forward with rows [e * n_ff, (e + 1) * n_ff) of gate/up and the e-th
-// n_embd-row slice of down, plus expert e's biases when given (gpt-oss).
-Vec swiglu(const Vec& gate_m, const Vec& up_m, const Vec& down_m, size_t e, size_t n_ff, const Vec& x, Gate kind,
-           const Vec& gate_b = {}, const Vec& up_b = {}, const Vec& down_b = {}) {
-  Vec gate = matvec_rows(gate_m, e * n_ff, n_ff, x), up = matvec_rows(up_m, e * n_ff, n_ff, x);
-  for (size_t i = 0; i < n_ff; ++i) {
-    gate[i] = gated(kind, gate[i] + bias_at(gate_b, e, n_ff, i), up[i] + bias_at(up_b, e, n_ff, i));
-  }
-  Vec y = matvec_rows(down_m, e * x.size(), x.size(), gate);
-  for (size_t i = 0; i < y.size(); ++i) y[i] += bias_at(down_b, e, y.size(), i);
-  return y;
-}
-
 // Splits a decoded matrix of n_in-wide rows into consecutive row ranges of the given counts.
 void split_rows(const Vec& whole, size_t n_in, std::initializer_list<std::pair<size_t, Vec*>> parts) {
   size_t at = 0;
@@ -387,41 +341,6 @@ Vec ReferenceForward::routed_experts(const Layer& l, const Vec& router_x, const 
   return out;
 }
 
-// Gemma 4: the dense feed-forward of ffn_norm(h), post-normed, plus the experts of
-// pre_ffw_norm_2(h) routed on RMS-norm(h) times the input scale over sqrt(n_embd), post-normed;
-// the sum post-normed again.
-Vec ReferenceForward::moe_beside_dense(const Layer& l, const Vec& h) const {
-  const int n = hp_.n_embd;
-  const Vec normed = rmsnorm(h.data(), l.ffn_norm, n, hp_.rms_eps);
-  Vec dense = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.ffn_width(l.index)), normed, Gate::kGelu);
-  dense = rmsnorm(dense.data(), l.ffn_post_norm_1, n, hp_.rms_eps);
-  Vec router_x = rmsnorm(h.data(), Vec(static_cast<size_t>(n), 1.0), n, hp_.rms_eps);
-  for (int i = 0; i < n; ++i) router_x[i] *= l.router_in_scale[static_cast<size_t>(i)] / std::sqrt(static_cast<double>(n));
-  Vec experts = routed_experts(l, router_x, rmsnorm(h.data(), l.ffn_pre_norm_2, n, hp_.rms_eps));
-  experts = rmsnorm(experts.data(), l.ffn_post_norm_2, n, hp_.rms_eps);
-  add(experts, dense);
-  return rmsnorm(experts.data(), l.ffn_post_norm, n, hp_.rms_eps);
-}
-
-// Gemma 4's MoE tensors: the norms, the router's input scale, the experts' output scales, and
-// each expert's gate and up rows from the fused ffn_gate_up_exps (gate rows first).
-Status ReferenceForward::decode_moe_beside_dense(const GgufFile& gguf, const std::string& p, Layer& l) const {
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_ffw_norm_1.weight", true, &l.ffn_post_norm_1));
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "pre_ffw_norm_2.weight", true, &l.ffn_pre_norm_2));
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_ffw_norm_2.weight", true, &l.ffn_post_norm_2));
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp.scale", true, &l.router_in_scale));
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_exps.scale", false, &l.exp_out_scale));
-  Vec gate_up;
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_up_exps.weight", true, &gate_up));
-  const auto ff = static_cast<std::ptrdiff_t>(hp_.n_ff_exp), n = static_cast<std::ptrdiff_t>(hp_.n_embd);
-  for (std::ptrdiff_t e = 0; e < hp_.n_expert; ++e) {
-    const auto first = gate_up.begin() + e * 2 * ff * n;
-    l.exp_gate.insert(l.exp_gate.end(), first, first + ff * n);
-    l.exp_up.insert(l.exp_up.end(), first + ff * n, first + 2 * ff * n);
-  }
-  return Status::Ok();
-}
-
 Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
   if (!hp_.layer_is_moe(l.index)) {
     Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.ffn_width(l.index)), x, gate_of(hp_));
@@ -435,29 +354,6 @@ Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
     const double scale = hp_.shexp_gated ? 1.0 / (1.0 + std::exp(-g)) : 1.0;
     const Vec y = swiglu(l.shexp_gate, l.shexp_up, l.shexp_down, 0, static_cast<size_t>(hp_.n_ff_shexp), x, Gate::kSilu);
     for (size_t i = 0; i < out.size(); ++i) out[i] += y[i] * scale;
-  }
-  return out;
-}
-
-Status ReferenceForward::decode_per_layer_inputs(const GgufFile& gguf) {
-  STRATA_RETURN_IF_ERROR(decode(gguf, "per_layer_token_embd.weight", true, &ple_token_embd_));
-  STRATA_RETURN_IF_ERROR(decode(gguf, "per_layer_model_proj.weight", true, &ple_model_proj_));
-  return decode(gguf, "per_layer_proj_norm.weight", true, &ple_proj_norm_);
-}
-
-Vec ReferenceForward::per_layer_inputs(int32_t token, const Vec& x) const {
-  const auto per_layer = static_cast<size_t>(hp_.n_embd_per_layer);
-  const size_t width = per_layer * static_cast<size_t>(hp_.n_layer);
-  Vec proj = matvec(ple_model_proj_, x);
-  Vec out(width);
-  for (size_t l = 0; l < static_cast<size_t>(hp_.n_layer); ++l) {
-    double* part = proj.data() + l * per_layer;
-    for (size_t i = 0; i < per_layer; ++i) part[i] /= std::sqrt(static_cast<double>(hp_.n_embd));
-    const Vec normed = rmsnorm(part, ple_proj_norm_, static_cast<int>(per_layer), hp_.rms_eps);
-    for (size_t i = 0; i < per_layer; ++i) {
-      const double from_token = ple_token_embd_[static_cast<size_t>(token) * width + l * per_layer + i];
-      out[l * per_layer + i] = (normed[i] + from_token * std::sqrt(static_cast<double>(per_layer))) / std::sqrt(2.0);
-    }
   }
   return out;
 }
@@ -493,15 +389,7 @@ std::vector<double> ReferenceForward::step(int32_t token) {
                   : feed_forward(l, hp_.parallel_block ? normed : norm(h, l.ffn_norm));
     for (double& v : ffn) v *= hp_.residual_scale;
     add(h, ffn);
-    if (!inputs.empty()) {  // Gemma 4 E2B / E4B: the layer's per-layer input block
-      Vec gate = matvec(l.ple_gate, h);
-      const size_t per_layer = gate.size();
-      for (size_t i = 0; i < per_layer; ++i) {
-        gate[i] = gated(Gate::kGelu, gate[i], inputs[static_cast<size_t>(l.index) * per_layer + i]);
-      }
-      const Vec y = matvec(l.ple_proj, gate);
-      add(h, rmsnorm(y.data(), l.ple_post_norm, n_embd, hp_.rms_eps));
-    }
+    if (!inputs.empty()) add_per_layer_block(l, inputs, h);  // Gemma 4 E2B / E4B
     if (!l.out_scale.empty()) {  // Gemma 4's layer_output_scale
       for (double& v : h) v *= l.out_scale[0];
     }

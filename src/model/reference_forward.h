@@ -96,6 +96,7 @@ class ReferenceForward {
   // Gemma 4 E2B / E4B: every layer's per-layer input for a token whose scaled embedding is x
   // (n_layer * P values, layer l's at l * P).
   std::vector<double> per_layer_inputs(int32_t token, const std::vector<double>& x) const;
+  void add_per_layer_block(const Layer& l, const std::vector<double>& inputs, std::vector<double>& h) const;
   Status decode_per_layer_inputs(const GgufFile& gguf);
   // Rotates the first n_rot values of each of x's n_heads heads (head_stride apart; 0: head_dim).
   void rope(std::vector<double>& x, int n_heads, bool sliding, int head_stride = 0) const;

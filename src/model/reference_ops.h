@@ -1,14 +1,16 @@
 // The float64 reference's arithmetic (reference_forward.cc, reference_mla.cc,
-// reference_delta_net.cc): decoding tensors to doubles, RMS-norm, matrix-vector products. Test
-// support; plain loops.
+// reference_delta_net.cc, reference_gemma4.cc): decoding tensors to doubles, RMS-norm,
+// matrix-vector products, gated feed-forwards. Test support; plain loops.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
 #include "gguf/gguf_file.h"
+#include "model/hparams.h"
 #include "tensor/quantize.h"
 
 namespace strata::testing::reference_ops {
@@ -64,6 +66,53 @@ inline Vec matvec(const Vec& m, const Vec& x) {
 
 inline void add(Vec& x, const Vec& y) {
   for (size_t i = 0; i < x.size(); ++i) x[i] += y[i];
+}
+
+// Rows [first_row, first_row + n_out) of m (n_in = x.size() wide) times x: one expert's slice.
+inline Vec matvec_rows(const Vec& m, size_t first_row, size_t n_out, const Vec& x) {
+  const size_t n_in = x.size();
+  Vec y(n_out, 0.0);
+  for (size_t o = 0; o < n_out; ++o) {
+    for (size_t i = 0; i < n_in; ++i) y[o] += m[(first_row + o) * n_in + i] * x[i];
+  }
+  return y;
+}
+
+// The feed-forward gates: SiLU, GELU (tanh form), gpt-oss's clamped SwiGLU.
+enum class Gate { kSilu, kGelu, kSwigluOai };
+
+inline Gate gate_of(const Hparams& hp) {
+  if (hp.ffn_gelu) return Gate::kGelu;
+  return hp.swiglu_oai ? Gate::kSwigluOai : Gate::kSilu;
+}
+
+inline double gated(Gate kind, double g, double u) {
+  switch (kind) {
+    case Gate::kGelu: return 0.5 * g * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (g + 0.044715 * g * g * g))) * u;
+    case Gate::kSwigluOai: {
+      // gpt-oss: the gate clamped above at 7, the linear part to [-7, 7], sigmoid(1.702 g).
+      g = std::min(g, 7.0);
+      return g / (1.0 + std::exp(-1.702 * g)) * (std::clamp(u, -7.0, 7.0) + 1.0);
+    }
+    case Gate::kSilu: break;
+  }
+  return g / (1.0 + std::exp(-g)) * u;
+}
+
+// The element at e * n + i of a per-expert bias, or 0 when there is none.
+inline double bias_at(const Vec& b, size_t e, size_t n, size_t i) { return b.empty() ? 0.0 : b[e * n + i]; }
+
+// The gated feed-forward with rows [e * n_ff, (e + 1) * n_ff) of gate/up and the e-th
+// n_embd-row slice of down, plus expert e's biases when given (gpt-oss).
+inline Vec swiglu(const Vec& gate_m, const Vec& up_m, const Vec& down_m, size_t e, size_t n_ff, const Vec& x, Gate kind,
+                  const Vec& gate_b = {}, const Vec& up_b = {}, const Vec& down_b = {}) {
+  Vec gate = matvec_rows(gate_m, e * n_ff, n_ff, x), up = matvec_rows(up_m, e * n_ff, n_ff, x);
+  for (size_t i = 0; i < n_ff; ++i) {
+    gate[i] = gated(kind, gate[i] + bias_at(gate_b, e, n_ff, i), up[i] + bias_at(up_b, e, n_ff, i));
+  }
+  Vec y = matvec_rows(down_m, e * x.size(), x.size(), gate);
+  for (size_t i = 0; i < y.size(); ++i) y[i] += bias_at(down_b, e, y.size(), i);
+  return y;
 }
 
 }  // namespace strata::testing::reference_ops

@@ -298,7 +298,6 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const int q_dim = s.n_head * head_dim(s);
   const int kv_dim = s.n_head_kv * head_dim(s);
   const bool gpt_oss = s.arch == "gpt-oss";
-  const bool glm = glm_like(s.arch);
   const bool qwen2 = s.arch == "qwen2" || s.arch == "qwen2moe" || gpt_oss || s.arch == "glm4moe" || s.arch == "glm4" ||
                      s.arch == "qwen2vl" || s.arch == "seed_oss";
   const bool fused_qkv = s.arch == "phi3" || s.arch == "bailingmoe2" || s.fused_qkv;
