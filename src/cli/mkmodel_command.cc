@@ -153,7 +153,7 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<MkmodelFlags>();
   sub->add_option("--arch", flags->arch,
                   "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, "
-                  "qwen3vl, granite, cohere2, seed_oss or gemma4 (dense presets); qwen3moe, qwen2moe, mixtral, gpt-oss, "
+                  "qwen3vl, granite, cohere2, command-r, seed_oss or gemma4 (dense presets); qwen3moe, qwen2moe, mixtral, gpt-oss, "
                   "glm4moe, llama4, deepseek2, "
                   "minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe (MoE presets; the "
                   "vision-language archs are their language models, Qwen2's, Qwen3's or Qwen3-MoE's with M-RoPE "
@@ -170,7 +170,7 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3", "ernie4_5",
                              "qwen35", "qwen2moe", "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4", "deepseek2",
                              "minimax-m2", "ernie4_5-moe", "qwen35moe", "qwen3next", "qwen2vl", "qwen3vl",
-                             "qwen3vlmoe", "granite", "granitemoe", "cohere2", "seed_oss", "gemma4"}));
+                             "qwen3vlmoe", "granite", "granitemoe", "cohere2", "command-r", "seed_oss", "gemma4"}));
   sub->add_option("--preset", flags->preset,
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma4-e2b, "
                   "gemma4-e4b, gemma4-31b, gemma2-2b, phi-4, "

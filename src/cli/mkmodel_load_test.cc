@@ -442,6 +442,11 @@ TEST_F(MkmodelLoadTest, ArchsOfAnotherArchsLayersLoadWithTheirOwnParts) {
     EXPECT_TRUE((*cohere)->hparams().layer_norm && (*cohere)->hparams().parallel_block);
     EXPECT_EQ((*cohere)->hparams().sliding_window, 256);
     EXPECT_FLOAT_EQ((*cohere)->hparams().logit_scale, 4.0f);
+    auto command_r = generate_and_load("command-r", type, "small");  // Command R 35B's parts: no window
+    ASSERT_TRUE(command_r.ok()) << command_r.status().ToString();
+    EXPECT_TRUE((*command_r)->hparams().layer_norm && (*command_r)->hparams().parallel_block);
+    EXPECT_EQ((*command_r)->hparams().sliding_window, 0);
+    EXPECT_FALSE((*command_r)->hparams().rope_neox || (*command_r)->hparams().qk_norm);
     auto seed = generate_and_load("seed_oss", type, "small");
     ASSERT_TRUE(seed.ok()) << seed.status().ToString();
     EXPECT_TRUE((*seed)->hparams().qkv_bias && (*seed)->hparams().rope_neox);

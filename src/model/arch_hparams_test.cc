@@ -557,5 +557,29 @@ TEST_F(ModelLoadTest, ReadsCohere2Hparams) {
   expect_error(spec, Code::kNotFound, "missing metadata key cohere2.attention.layer_norm_epsilon");
 }
 
+// Command R / R+ (command-r): Cohere's norms and parallel blocks, every layer rotating over all
+// keys, and R+'s q/k norms read as a row of gains per head (a 1-D norm of one head is refused).
+TEST_F(ModelLoadTest, ReadsCommandRHparams) {
+  TestModelSpec spec;
+  spec.arch = "command-r";
+  spec.n_layer = 4;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.layer_norm && hp.parallel_block && hp.tied_embeddings && hp.qk_norm && hp.qk_norm_per_head_gains);
+  EXPECT_FALSE(hp.rope_neox || hp.qkv_bias);
+  EXPECT_FLOAT_EQ(hp.logit_scale, 4.0f);
+  EXPECT_EQ(hp.sliding_window, 0);
+  for (int layer = 0; layer < 4; ++layer) {
+    EXPECT_FALSE(hp.layer_slides(layer)) << layer;
+    EXPECT_TRUE(hp.layer_rotates(layer)) << layer;
+  }
+  spec.skip_keys = {"command-r.logit_scale"};
+  expect_error(spec, Code::kNotFound, "missing metadata key command-r.logit_scale");
+  spec.skip_keys = {};
+  spec.skip_tensors = {"blk.1.attn_k_norm.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.attn_k_norm.weight");
+}
+
 }  // namespace
 }  // namespace strata

@@ -274,6 +274,25 @@ TEST_F(ReferenceForwardVariantsTest, Cohere2LayerNormsAndParallelBlocksAgree) {
   EXPECT_GT(errors(spec, DType::kF32, &unscaled).rms_rel, 100 * b.rms_rel) << "the logit scale makes no difference";
 }
 
+// Command R+ (command-r) over 4 layers: Cohere's parallel blocks without a window, every layer
+// rotating, q and k layer-normed head by head with each head's own gains. A reference on the same
+// weights without those norms disagrees by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, CommandRPerHeadLayerNormsAgree) {
+  TestModelSpec spec;
+  spec.arch = "command-r";
+  spec.n_layer = 4;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32, nullptr, 24);
+  expect_within("command-r", e.rms_rel, e.max_rel, b);
+  TestModelSpec unnormed = spec;
+  for (int l = 0; l < spec.n_layer; ++l) {
+    for (const char* t : {"attn_q_norm.weight", "attn_k_norm.weight"}) {
+      unnormed.skip_tensors.push_back("blk." + std::to_string(l) + "." + t);
+    }
+  }
+  EXPECT_GT(errors(spec, DType::kF32, &unnormed).rms_rel, 100 * b.rms_rel) << "the q/k norms make no difference";
+}
+
 // Gemma 4 (gemma4) over 6 layers, 24 positions past a 10-key window: sliding layers with heads
 // of 64 (two K/V heads, all pairs rotated on base 10000) and full ones with heads of 128 (one K/V
 // head, v taken from k, a quarter of the pairs rotated on base 1e6), v RMS-normed, unscaled

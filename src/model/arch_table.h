@@ -104,7 +104,8 @@ struct ArchTraits {
   // <arch>.attention.layer_norm_epsilon) instead of RMS norms, attention and feed-forward in
   // parallel on one norm of the layer's input (no ffn_norm), a sliding window of
   // <arch>.attention.sliding_window keys in three of every four layers, the fourth without rope,
-  // and the logits times <arch>.logit_scale.
+  // and the logits times <arch>.logit_scale. Command R (command-r) has these parts without the
+  // window (sliding_period and nope_layer_step 0 in its row).
   bool cohere2 = false;
   // Google Gemma 4 (31B; the 26B-A4B with its experts beside the dense feed-forward), text only:
   // Gemma 3's parts with the sliding layers named per layer (attention.sliding_window_pattern),

@@ -276,6 +276,7 @@ Status read_cohere2(const GgufFile& gguf, Hparams* hp) {
   hp->logit_scale = 1.0f / multiplier;
   hp->layer_norm = true;
   hp->parallel_block = true;
+  hp->qk_norm_per_head_gains = true;  // only Command R+ has attn_q_norm
   return Status::Ok();
 }
 

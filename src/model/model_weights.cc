@@ -294,7 +294,10 @@ void bind_attention(Binder& b, const Hparams& hp, int layer, const std::string& 
       lw.bv = b.vector(p + "attn_v.bias", kv_dim, true);
     }
   }
-  if (hp.qk_norm) {
+  if (hp.qk_norm && hp.qk_norm_per_head_gains) {
+    lw.q_norm = b.vectors(p + "attn_q_norm.weight", sh.head_dim, sh.n_head, true);
+    lw.k_norm = b.vectors(p + "attn_k_norm.weight", sh.head_dim, sh.n_head_kv, true);
+  } else if (hp.qk_norm) {
     lw.q_norm = b.vector(p + "attn_q_norm.weight", hp.qk_norm_whole_row ? q_dim : sh.head_dim, true);
     const int64_t k_norm_width = hp.qk_norm_whole_row ? kv_dim : sh.head_dim;
     lw.k_norm = b.vector(p + "attn_k_norm.weight", k_norm_width, hp.layer_stores_kv(layer));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "model/arch_table.h"
 #include "model/reference_ops.h"
@@ -221,6 +222,14 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   if (!l.q_norm.empty() && hp_.qk_norm_whole_row) {
     q = rmsnorm(q.data(), l.q_norm, static_cast<int>(q.size()), hp_.rms_eps);
     k = rmsnorm(k.data(), l.k_norm, static_cast<int>(k.size()), hp_.rms_eps);
+  } else if (!l.q_norm.empty() && hp_.qk_norm_per_head_gains) {  // Command R+
+    for (auto [x, n, w] : {std::tuple{&q, sh.n_head, &l.q_norm}, std::tuple{&k, sh.n_head_kv, &l.k_norm}}) {
+      for (int h = 0; h < n; ++h) {
+        const Vec gains(w->begin() + h * hd, w->begin() + (h + 1) * hd);
+        Vec normed = layernorm(x->data() + h * hd, gains, hd, hp_.rms_eps);
+        std::copy(normed.begin(), normed.end(), x->begin() + h * hd);
+      }
+    }
   } else if (!l.q_norm.empty()) {
     norm_heads(q, sh.n_head, hd, l.q_norm);
     if (stores_kv) norm_heads(k, sh.n_head_kv, hd, l.k_norm);

@@ -137,7 +137,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3" || s.arch == "cohere2") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
-  if (s.arch == "cohere2") {  // Command R7B's logit scale; a layer norm's eps
+  if (s.arch == "cohere2" || s.arch == "command-r") {  // Command R7B's logit scale; a layer norm's eps
     w.set(a + ".logit_scale", GgufValue::F32(0.25f));
     w.set(a + ".attention.layer_norm_epsilon", GgufValue::F32(1e-5f));
   }
@@ -309,8 +309,9 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax || s.arch == "qwen3vl" ||
                        s.arch == "qwen3vlmoe" || s.arch == "bailingmoe2" || s.arch == "dots1";
   const bool hybrid = is_hybrid_arch(s.arch);
+  const bool cohere = s.arch == "cohere2" || s.arch == "command-r";
   const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl" || s.arch == "granite" ||
-                    s.arch == "cohere2";
+                    cohere;
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
   if (!tied) b.matrix("output.weight", s.n_embd, s.n_vocab);
@@ -338,6 +339,10 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_k.bias", kv_dim, 0.0f, 0.5f);
       b.vector(p + "attn_v.bias", kv_dim, 0.0f, 0.5f);
     }
+    if (s.arch == "command-r") {  // Command R+'s gains per head
+      b.vectors(p + "attn_q_norm.weight", head_dim(s), s.n_head, 0.3f, 1.0f);
+      b.vectors(p + "attn_k_norm.weight", head_dim(s), s.n_head_kv, 0.3f, 1.0f);
+    }
     if (qk_norm) {  // MiniMax-M2 norms each whole row
       b.vector(p + "attn_q_norm.weight", minimax ? q_dim : head_dim(s), 1.0f, 0.3f);
       b.vector(p + "attn_k_norm.weight", minimax ? kv_dim : head_dim(s), 1.0f, 0.3f);
@@ -349,7 +354,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     }
     if (post_norms) b.vector(p + "post_attention_norm.weight", s.n_embd, 1.0f, 0.2f);
     const bool post_attention_ffn_norm = gpt_oss || s.arch == "glm4moe" || hybrid || s.arch == "seed_oss";
-    if (s.arch != "cohere2") {  // Cohere's feed-forward reads the attention's norm
+    if (!cohere) {  // Cohere's feed-forward reads the attention's norm
       b.vector(p + (post_attention_ffn_norm ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
     }
     add_ffn(b, s, p, l);

@@ -82,10 +82,10 @@ class ModelBuilder {
     if (skipped(name)) return;
     add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n)}, next_seed(), center, half_width);
   }
-  // n_rows F32 rows of n values around 0 (per-expert biases).
-  void vectors(const std::string& name, int n, int n_rows, float half_width) {
+  // n_rows F32 rows of n values around center (per-expert biases: 0; Command R+'s per-head norms: 1).
+  void vectors(const std::string& name, int n, int n_rows, float half_width, float center = 0.0f) {
     if (skipped(name)) return;
-    add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n), static_cast<uint64_t>(n_rows)}, next_seed(), 0.0f,
+    add_random(w_, name, DType::kF32, {static_cast<uint64_t>(n), static_cast<uint64_t>(n_rows)}, next_seed(), center,
                half_width);
   }
   // A 1-D F32 tensor of exactly these values (drawn by the caller, e.g. Qwen3.5's negative decay

@@ -48,6 +48,13 @@ void norm_heads(float* x, int n_heads, int head_dim, const float* w, float eps) 
   for (int h = 0; h < n_heads; ++h) kernels::rmsnorm(x + h * head_dim, w, head_dim, eps, x + h * head_dim);
 }
 
+// Command R+: layer-norms each head with its own gains (w holds n_heads rows of head_dim).
+void layer_norm_heads(float* x, int n_heads, int head_dim, const float* w, float eps) {
+  for (int h = 0; h < n_heads; ++h) {
+    kernels::layernorm(x + h * head_dim, w + h * head_dim, head_dim, eps, x + h * head_dim);
+  }
+}
+
 // Bias, QK-norm (per head, or of the whole row) and rotary embedding of one row's q and k, and
 // q's temperature (Llama 4's layers without rope, every Ministral 3 layer); Gemma 4's v (k's
 // projection when the layer has no attn_v, then normed); then the row's k and v go into the
@@ -68,6 +75,9 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
   if (lw.q_norm != nullptr && hp.qk_norm_whole_row) {
     kernels::rmsnorm(q, lw.q_norm, q_dim, hp.rms_eps, q);
     kernels::rmsnorm(k, lw.k_norm, kv_dim, hp.rms_eps, k);
+  } else if (lw.q_norm != nullptr && hp.qk_norm_per_head_gains) {
+    layer_norm_heads(q, sh.n_head, sh.head_dim, lw.q_norm, hp.rms_eps);
+    layer_norm_heads(k, sh.n_head_kv, sh.head_dim, lw.k_norm, hp.rms_eps);
   } else if (lw.q_norm != nullptr) {
     norm_heads(q, sh.n_head, sh.head_dim, lw.q_norm, hp.rms_eps);
     if (stores_kv) norm_heads(k, sh.n_head_kv, sh.head_dim, lw.k_norm, hp.rms_eps);

@@ -388,16 +388,16 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   if (!moe_arch && name != "llama" && name != "qwen2" && name != "qwen3" && name != "gemma2" && name != "gemma3" &&
       name != "phi3" && name != "glm4" && name != "smollm3" && name != "mistral3" && name != "ernie4_5" &&
       name != "qwen35" && name != "qwen2vl" && name != "qwen3vl" && name != "granite" && name != "cohere2" &&
-      name != "seed_oss" && name != "gemma4") {
+      name != "command-r" && name != "seed_oss" && name != "gemma4") {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) +
                                    "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, "
-                                   "qwen2vl, qwen3vl, granite, cohere2, seed_oss, gemma4, qwen2moe, qwen3moe, mixtral, gpt-oss, "
+                                   "qwen2vl, qwen3vl, granite, cohere2, command-r, seed_oss, gemma4, qwen2moe, qwen3moe, mixtral, gpt-oss, "
                                    "glm4moe, llama4, "
                                    "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)");
   }
   if (moe_arch != (s->n_expert > 0) && name != "gemma4") {  // Gemma 4 comes dense or with experts
     const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, "
-                                  "ernie4_5, qwen35, qwen2vl, qwen3vl, granite, cohere2, seed_oss or gemma4)"
+                                  "ernie4_5, qwen35, qwen2vl, qwen3vl, granite, cohere2, command-r, seed_oss or gemma4)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, "
                                   "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
@@ -407,9 +407,11 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "gemma4" || name == "minimax-m2" ||
                name == "qwen35" || name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4" || name == "gemma4";
-  if (name == "gemma3" || name == "gemma2" || name == "cohere2" || name == "gemma4") s->tied_embeddings = true;
+  if (name == "gemma3" || name == "gemma2" || name == "cohere2" || name == "command-r" || name == "gemma4") {
+    s->tied_embeddings = true;
+  }
   s->gemma4 = name == "gemma4";
-  s->cohere2 = name == "cohere2";
+  s->cohere2 = name == "cohere2" || name == "command-r";  // Command R: no window (apply_window_and_rope)
   s->seed_oss = name == "seed_oss";
   s->gemma2 = name == "gemma2";
   s->gpt_oss = name == "gpt-oss";

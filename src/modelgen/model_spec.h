@@ -68,7 +68,8 @@ struct ModelSpec {
   bool glm4 = false;
   // cohere2 (Command R7B, Command A): tied embeddings, no ffn_norm (attention and feed-forward
   // read one norm), layer norms' eps as attention.layer_norm_epsilon, a window in three of every
-  // four layers, and logit_scale 0.25. seed_oss (Seed-OSS): q/k/v biases and the feed-forward
+  // four layers, and logit_scale 0.25; command-r (Command R 35B, Aya) the same without the window
+  // (R+'s per-head q/k norms are not written: llama.cpp reads them only at 64 layers). seed_oss (Seed-OSS): q/k/v biases and the feed-forward
   // norm written as post_attention_norm.
   bool cohere2 = false;
   bool seed_oss = false;

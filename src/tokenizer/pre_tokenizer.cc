@@ -25,13 +25,15 @@ struct PreName {
 // converter writes for DeepSeek-V4-Flash) and hunyuan-dense with deepseek-v3's. tekken is Mistral's
 // vocabulary since Nemo (Small 3.x, Devstral, Magistral, Ministral); pixtral the name llama.cpp
 // splits with Llama 3's pattern, both taking a piece that is a token whole and adding BOS.
-constexpr std::array<PreName, 42> kKnownNames = {{
+constexpr std::array<PreName, 45> kKnownNames = {{
     {"", PreTokenizerKind::kGpt2},           {"default", PreTokenizerKind::kGpt2},
     {"gpt2", PreTokenizerKind::kGpt2},       {"gpt-2", PreTokenizerKind::kGpt2},
     {"phi-2", PreTokenizerKind::kGpt2},      {"olmo", PreTokenizerKind::kGpt2},
-    {"starcoder", PreTokenizerKind::kGpt2},  {"refact", PreTokenizerKind::kGpt2},
-    {"mpt", PreTokenizerKind::kGpt2},        {"command-r", PreTokenizerKind::kGpt2},
-    {"codeshell", PreTokenizerKind::kGpt2},  {"jais", PreTokenizerKind::kGpt2},
+    {"starcoder", PreTokenizerKind::kStarcoder}, {"refact", PreTokenizerKind::kStarcoder},
+    {"mpt", PreTokenizerKind::kGpt2},        {"command-r", PreTokenizerKind::kStarcoder},
+    {"cohere2_moe", PreTokenizerKind::kStarcoder}, {"exaone", PreTokenizerKind::kStarcoder},
+    {"minerva-7b", PreTokenizerKind::kStarcoder},
+    {"codeshell", PreTokenizerKind::kStarcoder}, {"jais", PreTokenizerKind::kGpt2},
     {"bloom", PreTokenizerKind::kGpt2},      {"gpt3-finnish", PreTokenizerKind::kGpt2},
     {"poro-chat", PreTokenizerKind::kGpt2},  {"llama-bpe", PreTokenizerKind::kLlama3},
     {"llama3", PreTokenizerKind::kLlama3},   {"llama-v3", PreTokenizerKind::kLlama3},
@@ -40,7 +42,7 @@ constexpr std::array<PreName, 42> kKnownNames = {{
     {"chatglm-bpe", PreTokenizerKind::kLlama3},
     {"qwen2", PreTokenizerKind::kQwen2},     {"qwen3", PreTokenizerKind::kQwen2},
     {"deepseek-r1-qwen", PreTokenizerKind::kQwen2}, {"stablelm2", PreTokenizerKind::kQwen2},
-    {"megrez", PreTokenizerKind::kQwen2},    {"smollm", PreTokenizerKind::kGpt2},
+    {"megrez", PreTokenizerKind::kQwen2},    {"smollm", PreTokenizerKind::kStarcoder},
     {"qwen35", PreTokenizerKind::kQwen35},
     {"gpt-4o", PreTokenizerKind::kGpt4o},    {"llama4", PreTokenizerKind::kGpt4o},
     {"kanana2", PreTokenizerKind::kGpt4o},   {"minimax-m2", PreTokenizerKind::kGpt4o},
@@ -82,6 +84,7 @@ const char* pre_tokenizer_kind_name(PreTokenizerKind kind) {
     case PreTokenizerKind::kDeepseekCoder: return "deepseek-coder";
     case PreTokenizerKind::kDeepseekV3: return "deepseek-v3";
     case PreTokenizerKind::kKimiK2: return "kimi-k2";
+    case PreTokenizerKind::kStarcoder: return "starcoder";
   }
   return "gpt2";
 }

@@ -32,6 +32,7 @@ enum class PreTokenizerKind {
   kGpt4o,   // o200k (GPT-4o, gpt-oss, Llama 4): words split at case changes, contractions attached
   kTekken,  // Mistral's tekken (Nemo, Small 3.x): o200k's words without contractions, single digits
   // Sequences of patterns:
+  kStarcoder,      // StarCoder, Command R, SmolLM: every digit a piece of its own, then GPT-2's split
   kDeepseekLlm,    // DeepSeek LLM, V2: cased-letter words, punctuation runs, CJK runs, digit runs
   kDeepseekCoder,  // DeepSeek Coder: as deepseek-llm with all letters and single digits
   kDeepseekV3,     // DeepSeek-V3, R1: digits in threes, ideograph and kana runs, then a GPT-style split

@@ -109,6 +109,10 @@ constexpr const char* kKimiK2Pattern =
     R"((?:(?!\p{sc:Han})[\p{Ll}\p{Lm}\p{Lo}\p{M}])*(?i:'s|'t|'re|'ve|'m|'ll|'d)?)"
     R"(|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 
+// starcoder, command-r, smollm (and refact, codeshell, exaone, minerva-7b, as llama.cpp groups them):
+// Hugging Face's Digits(individual_digits) before the byte-level split, so a number is its digits.
+constexpr std::array<const char*, 2> kStarcoderPatterns = {R"(\p{N})", kGpt2Pattern};
+
 constexpr std::array<const char*, 1> kGpt2Patterns = {kGpt2Pattern};
 constexpr std::array<const char*, 1> kLlama3Patterns = {kLlama3Pattern};
 constexpr std::array<const char*, 1> kQwen2Patterns = {kQwen2Pattern};
@@ -131,6 +135,7 @@ std::span<const char* const> pre_tokenizer_patterns(PreTokenizerKind kind) {
     case PreTokenizerKind::kDeepseekCoder: return kDeepseekCoderPatterns;
     case PreTokenizerKind::kDeepseekV3: return kDeepseekV3Patterns;
     case PreTokenizerKind::kKimiK2: return kKimiK2Patterns;
+    case PreTokenizerKind::kStarcoder: return kStarcoderPatterns;
   }
   return kGpt2Patterns;
 }

@@ -40,6 +40,18 @@ TEST(PreTokenizerTest, DigitsGroupByFamily) {
   EXPECT_EQ(pre_split(PreTokenizerKind::kDeepseekV3, "x12345"), (Pieces{"x", "123", "45"}));
   EXPECT_EQ(pre_split(PreTokenizerKind::kKimiK2, "x12345"), (Pieces{"x", "123", "45"}));
   EXPECT_EQ(pre_split(PreTokenizerKind::kTekken, "x12345"), (Pieces{"x", "1", "2", "3", "4", "5"}));
+  EXPECT_EQ(pre_split(PreTokenizerKind::kStarcoder, "x 12345"), (Pieces{"x", " ", "1", "2", "3", "4", "5"}));
+}
+
+// Command R's, StarCoder's and SmolLM's digits stand alone; the rest splits as GPT-2 splits it.
+TEST(PreTokenizerTest, StarcoderSplitsDigitsThenAsGpt2) {
+  EXPECT_EQ(pre_split(PreTokenizerKind::kStarcoder, "Hello world's  test 2024a"),
+            (Pieces{"Hello", " world", "'s", " ", " test", " ", "2", "0", "2", "4", "a"}));
+  for (const char* name : {"command-r", "cohere2_moe", "starcoder", "smollm", "refact", "codeshell"}) {
+    EXPECT_EQ(choose_pre_tokenizer(name).kind, PreTokenizerKind::kStarcoder) << name;
+    EXPECT_TRUE(choose_pre_tokenizer(name).exact) << name;
+    EXPECT_FALSE(choose_pre_tokenizer(name).ignore_merges) << name;
+  }
 }
 
 TEST(PreTokenizerTest, Llama3AttachesOnePunctuationOrTabToAWord) {
@@ -179,7 +191,8 @@ TEST(PreTokenizerTest, PiecesTileTextEvenWithInvalidUtf8) {
   for (PreTokenizerKind kind : {PreTokenizerKind::kGpt2, PreTokenizerKind::kLlama3, PreTokenizerKind::kQwen2,
                                 PreTokenizerKind::kGpt4o, PreTokenizerKind::kDeepseekLlm,
                                 PreTokenizerKind::kDeepseekCoder, PreTokenizerKind::kDeepseekV3,
-                                PreTokenizerKind::kKimiK2, PreTokenizerKind::kTekken}) {
+                                PreTokenizerKind::kKimiK2, PreTokenizerKind::kTekken,
+                                PreTokenizerKind::kStarcoder}) {
     const Pieces pieces = pre_split(kind, text);
     std::string joined;
     for (const std::string& piece : pieces) {
