@@ -154,7 +154,7 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   sub->add_option("--arch", flags->arch,
                   "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, "
                   "qwen3vl, granite, cohere2, command-r, seed_oss or gemma4 (dense presets); qwen3moe, qwen2moe, mixtral, gpt-oss, "
-                  "glm4moe, llama4, deepseek2, "
+                  "glm4moe, llama4, deepseek2, mistral4, "
                   "minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe (MoE presets; the "
                   "vision-language archs are their language models, Qwen2's, Qwen3's or Qwen3-MoE's with M-RoPE "
                   "sections; granite and granitemoe are llama and mixtral with Granite's multipliers; gemma4 (dense "
@@ -168,7 +168,7 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "qwen35moe and qwen3next with a gated shared expert, qwen3next with its delta-net projections "
                   "fused per key head) (default: the preset's)")
       ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3", "ernie4_5",
-                             "qwen35", "qwen2moe", "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4", "deepseek2",
+                             "qwen35", "qwen2moe", "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4", "deepseek2", "mistral4",
                              "minimax-m2", "ernie4_5-moe", "qwen35moe", "qwen3next", "qwen2vl", "qwen3vl",
                              "qwen3vlmoe", "granite", "granitemoe", "cohere2", "command-r", "seed_oss", "gemma4"}));
   sub->add_option("--preset", flags->preset,
@@ -177,7 +177,7 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b; mixture of experts: moe-tiny, qwen3-30b-a3b, "
                   "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
                   "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b, qwen3-next-80b-a3b, "
-                  "gemma4-26b-a4b")
+                  "gemma4-26b-a4b, mistral-small-4")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers,
                   "layer count instead of the preset's (same shape, smaller file; glm4moe writes its NextN block after "

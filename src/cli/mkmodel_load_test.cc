@@ -442,6 +442,9 @@ TEST_F(MkmodelLoadTest, ArchsOfAnotherArchsLayersLoadWithTheirOwnParts) {
     EXPECT_TRUE((*cohere)->hparams().layer_norm && (*cohere)->hparams().parallel_block);
     EXPECT_EQ((*cohere)->hparams().sliding_window, 256);
     EXPECT_FLOAT_EQ((*cohere)->hparams().logit_scale, 4.0f);
+    auto mistral4 = generate_and_load("mistral4", type, "moe-tiny");  // fused experts, split latent maps
+    ASSERT_TRUE(mistral4.ok()) << mistral4.status().ToString();
+    EXPECT_TRUE((*mistral4)->hparams().is_mla() && !(*mistral4)->hparams().expert_sigmoid);
     auto command_r = generate_and_load("command-r", type, "small");  // Command R 35B's parts: no window
     ASSERT_TRUE(command_r.ok()) << command_r.status().ToString();
     EXPECT_TRUE((*command_r)->hparams().layer_norm && (*command_r)->hparams().parallel_block);

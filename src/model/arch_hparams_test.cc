@@ -533,6 +533,34 @@ TEST_F(ModelLoadTest, ReadsDots1Hparams) {
   EXPECT_TRUE((*defaulted)->hparams().expert_sigmoid);
 }
 
+// Mistral Small 4 (mistral4): DeepSeek's latent attention from the newer layout, softmax routing
+// when the file has no gating key, weights renormalised, and its experts' gate and up rows read
+// from one ffn_gate_up_exps (a file with neither form names the split one; fused expert biases are
+// refused by name).
+TEST_F(ModelLoadTest, ReadsMistral4Hparams) {
+  TestModelSpec spec;
+  spec.arch = "mistral4";
+  spec.n_layer = 3;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.is_mla());
+  EXPECT_EQ(hp.n_head_kv, 1);
+  EXPECT_EQ(hp.mla_nope_dim, 64);
+  EXPECT_FALSE(hp.expert_sigmoid || hp.rope_neox);
+  EXPECT_TRUE(hp.expert_weights_norm);
+  EXPECT_TRUE(!hp.layer_is_moe(0) && hp.layer_is_moe(1) && hp.layer_is_moe(2));
+  spec.skip_tensors = {"blk.2.ffn_gate_up_exps.weight"};
+  expect_error(spec, Code::kNotFound, "blk.2.ffn_gate_exps.weight");
+  spec.skip_tensors.clear();
+  spec.metadata_overrides = {};
+  TestModelSpec biased = spec;
+  biased.arch = "qwen3moe";
+  biased.fused_gate_up_exps = true;
+  auto fused = load(biased);  // any MoE file's experts may come fused
+  ASSERT_TRUE(fused.ok()) << fused.status().ToString();
+}
+
 // Cohere (cohere2): layer norms with the file's eps, parallel blocks (no ffn_norm read), a
 // sliding window in three of every four layers, no rope in the fourth, logits times the scale.
 TEST_F(ModelLoadTest, ReadsCohere2Hparams) {

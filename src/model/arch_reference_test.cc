@@ -184,6 +184,31 @@ TEST_F(ReferenceForwardVariantsTest, DeepSeek2LatentAttentionFormsAndYarnAgree) 
   EXPECT_GT(errors(spec, DType::kF32, &unscaled).rms_rel, 100 * b.rms_rel) << "the score scale makes no difference";
 }
 
+// Mistral Small 4 (mistral4) over 3 layers with YaRN: the newer latent layout, softmax routing
+// (no gating key), and the experts' gate and up rows from one fused tensor. A reference routing by
+// sigmoid disagrees by far more than the bound. Qwen3-MoE's layers with fused experts agree too
+// (llama.cpp's newer converter writes them so for any MoE checkpoint that stores them fused).
+TEST_F(ReferenceForwardVariantsTest, Mistral4FusedExpertsAndSoftmaxRoutingAgree) {
+  TestModelSpec spec;
+  spec.arch = "mistral4";
+  spec.n_layer = 3;
+  spec.rope_yarn_factor = 8.0f;
+  spec.rope_yarn_orig_ctx = 16;
+  spec.rope_yarn_log_mul = 0.1f;
+  const Bounds b = {1e-5, 6e-5};
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("mistral4", e.rms_rel, e.max_rel, b);
+  TestModelSpec sigmoid = spec;
+  sigmoid.metadata_overrides = {{"mistral4.expert_gating_func", GgufValue::U32(2)}};
+  EXPECT_GT(errors(spec, DType::kF32, &sigmoid).rms_rel, 100 * b.rms_rel) << "the gating makes no difference";
+  TestModelSpec qwen;
+  qwen.arch = "qwen3moe";
+  qwen.n_layer = 2;
+  qwen.fused_gate_up_exps = true;
+  const Errors q = errors(qwen, DType::kF32);
+  expect_within("qwen3moe with fused experts", q.rms_rel, q.max_rel, bounds(DType::kF32));
+}
+
 // Quantized per-head maps (attn_k_b / attn_v_b in the file's type): the query's no-rope part and
 // each head's latent output are rounded to 8 bits on their way through them, two roundings per
 // layer more than the attn_kv_b form (whose key maps are F32 copies), and the latent dot

@@ -59,6 +59,14 @@ constexpr ArchTraits kArchs[] = {
      /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/0,
      /*sigmoid_router=*/false, /*ungated_shared_expert=*/true, /*llama4=*/false, /*nope_layer_step=*/0,
      /*mla=*/true},
+    // Mistral Small 4 (mistral4): DeepSeek-V3's layers (latent attention, YaRN), its files in
+    // llama.cpp's newer layout (attn_k_b / attn_v_b, experts as one ffn_gate_up_exps) and without
+    // a gating key: softmax routing.
+    {"mistral4",  false,    false,   false,  true,   false,    false,       false,     false, 0, 0.0f,
+     /*attn_sinks=*/false, /*swiglu_oai=*/false, /*ffn_norm_name=*/"ffn_norm", /*sliding_every_layer=*/false,
+     /*ffn_up_gate_fused=*/false, /*softcaps=*/false, /*default_sliding_window=*/0, /*wide_attn_scale_layers=*/0,
+     /*sigmoid_router=*/false, /*ungated_shared_expert=*/true, /*llama4=*/false, /*nope_layer_step=*/0,
+     /*mla=*/true},
     // MiniMax-M2 (M2, M2.1, M2.5): QK-norm over each whole q and k row, rope over part of each
     // head (rope.dimension_count), experts by sigmoid gate values plus a selection bias,
     // renormalised, no shared expert.
@@ -170,7 +178,7 @@ const ArchTraits* find_arch(std::string_view name) {
 
 std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gemma4, gpt-oss, "
-         "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, minimax-m2, mistral3, ernie4_5, ernie4_5-moe, qwen35, qwen35moe, "
+         "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, mistral3, ernie4_5, ernie4_5-moe, qwen35, qwen35moe, "
          "qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, seed_oss, bailingmoe2, dots1, cohere2, "
          "command-r";
 }

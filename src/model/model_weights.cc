@@ -307,6 +307,17 @@ void bind_attention(Binder& b, const Hparams& hp, int layer, const std::string& 
   if (hp.attn_sinks) lw.attn_sinks = b.vector(p + "attn_sinks.weight", hp.n_head, true);
 }
 
+// The experts' gate and up projections as views of one fused ffn_gate_up_exps (each expert's
+// gate rows, then its up rows: Gemma 4's files, and llama.cpp's newer converter's for models
+// whose checkpoints store them fused, Mistral Small 4's among them).
+void bind_gate_up_exps(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+  const int64_t ff = hp.n_ff_exp;
+  for (const kernels::WeightMatrix& gate_up : b.experts(p + "ffn_gate_up_exps.weight", hp.n_embd, 2 * ff, hp.n_expert)) {
+    lw.exp_gate.push_back(Binder::rows(gate_up, 0, ff));
+    lw.exp_up.push_back(Binder::rows(gate_up, ff, ff));
+  }
+}
+
 // Gemma 4's MoE layer (Hparams::moe_beside_dense): its dense feed-forward, the norms around both
 // parts, the router and its input scale, the experts from the fused gate/up tensor, and their
 // output scales.
@@ -322,12 +333,8 @@ void bind_moe_beside_dense(Binder& b, const Hparams& hp, int layer, const std::s
     for (int i = 0; i < hp.n_embd; ++i) folded[i] = scale[i] * root;
     lw.router_in_scale = folded;
   }
-  const int64_t ff = hp.n_ff_exp;
-  for (const kernels::WeightMatrix& gate_up : b.experts(p + "ffn_gate_up_exps.weight", hp.n_embd, 2 * ff, hp.n_expert)) {
-    lw.exp_gate.push_back(Binder::rows(gate_up, 0, ff));
-    lw.exp_up.push_back(Binder::rows(gate_up, ff, ff));
-  }
-  lw.exp_down = b.experts(p + "ffn_down_exps.weight", ff, hp.n_embd, hp.n_expert);
+  bind_gate_up_exps(b, hp, p, lw);
+  lw.exp_down = b.experts(p + "ffn_down_exps.weight", hp.n_ff_exp, hp.n_embd, hp.n_expert);
   lw.exp_out_scale = b.vector(p + "ffn_down_exps.scale", hp.n_expert, false);
 }
 
@@ -381,8 +388,15 @@ LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
     return lw;
   }
   lw.router = b.matrix(p + "ffn_gate_inp.weight", hp.n_embd, hp.n_expert);
-  lw.exp_gate = b.experts(p + "ffn_gate_exps.weight", hp.n_embd, hp.n_ff_exp, hp.n_expert);
-  lw.exp_up = b.experts(p + "ffn_up_exps.weight", hp.n_embd, hp.n_ff_exp, hp.n_expert);
+  if (b.has(p + "ffn_gate_up_exps.weight") && !b.has(p + "ffn_gate_exps.weight")) {
+    if (b.has(p + "ffn_gate_up_exps.bias")) {
+      b.fail(Status::Unsupported(b.path() + ": tensor " + p + "ffn_gate_up_exps.bias (fused expert biases) is not supported"));
+    }
+    bind_gate_up_exps(b, hp, p, lw);
+  } else {
+    lw.exp_gate = b.experts(p + "ffn_gate_exps.weight", hp.n_embd, hp.n_ff_exp, hp.n_expert);
+    lw.exp_up = b.experts(p + "ffn_up_exps.weight", hp.n_embd, hp.n_ff_exp, hp.n_expert);
+  }
   lw.exp_down = b.experts(p + "ffn_down_exps.weight", hp.n_ff_exp, hp.n_embd, hp.n_expert);
   lw.router_b = b.vector(p + "ffn_gate_inp.bias", hp.n_expert, false);
   lw.exp_probs_b = b.vector(p + "exp_probs_b.bias", hp.n_expert, false);

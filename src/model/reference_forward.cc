@@ -120,11 +120,15 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     STRATA_RETURN_IF_ERROR(r.decode_gate_up(gguf, p, l));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down.weight", !moe, &l.w_down));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp.weight", moe, &l.router));
-    // Gemma 4's experts come as one gate/up tensor.
-    const bool split_experts = moe && !r.hp_.moe_beside_dense;
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_exps.weight", split_experts, &l.exp_gate));
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up_exps.weight", split_experts, &l.exp_up));
-    if (moe && r.hp_.moe_beside_dense) STRATA_RETURN_IF_ERROR(r.decode_moe_beside_dense(gguf, p, l));
+    // Gemma 4's experts come as one gate/up tensor, and any MoE file's may (llama.cpp's newer converter).
+    const bool fused = moe && (r.hp_.moe_beside_dense || gguf.find_tensor(p + "ffn_gate_up_exps.weight") != nullptr);
+    if (moe && r.hp_.moe_beside_dense) {
+      STRATA_RETURN_IF_ERROR(r.decode_moe_beside_dense(gguf, p, l));
+    } else if (fused) {
+      STRATA_RETURN_IF_ERROR(r.decode_gate_up_exps(gguf, p, l));
+    }
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_exps.weight", moe && !fused, &l.exp_gate));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up_exps.weight", moe && !fused, &l.exp_up));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_exps.weight", moe, &l.exp_down));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp.bias", false, &l.router_b));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_exps.bias", false, &l.exp_gate_b));
@@ -139,6 +143,19 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
         decode(gguf, p + "ffn_gate_inp_shexp.weight", shared && r.hp_.shexp_gated, &l.shexp_gate_inp));
   }
   return r;
+}
+
+// Each expert's gate and up rows from the fused ffn_gate_up_exps (an expert's gate rows first).
+Status ReferenceForward::decode_gate_up_exps(const GgufFile& gguf, const std::string& p, Layer& l) const {
+  Vec gate_up;
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_up_exps.weight", true, &gate_up));
+  const auto ff = static_cast<std::ptrdiff_t>(hp_.n_ff_exp), n = static_cast<std::ptrdiff_t>(hp_.n_embd);
+  for (std::ptrdiff_t e = 0; e < hp_.n_expert; ++e) {
+    const auto first = gate_up.begin() + e * 2 * ff * n;
+    l.exp_gate.insert(l.exp_gate.end(), first, first + ff * n);
+    l.exp_up.insert(l.exp_up.end(), first + ff * n, first + 2 * ff * n);
+  }
+  return Status::Ok();
 }
 
 // Pair index at which a pair turns n_turns times over YaRN's original context.

@@ -90,6 +90,7 @@ class ReferenceForward {
   // The routed experts' weighted sum for x, chosen by the router on router_x.
   std::vector<double> routed_experts(const Layer& l, const std::vector<double>& router_x,
                                      const std::vector<double>& x) const;
+  Status decode_gate_up_exps(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   Status decode_moe_beside_dense(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   // Gemma 4's MoE layer on the layer's residual stream h (Hparams::moe_beside_dense).
   std::vector<double> moe_beside_dense(const Layer& l, const std::vector<double>& h) const;

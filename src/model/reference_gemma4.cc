@@ -26,22 +26,14 @@ Vec ReferenceForward::moe_beside_dense(const Layer& l, const Vec& h) const {
 }
 
 // Gemma 4's MoE tensors: the norms, the router's input scale, the experts' output scales, and
-// each expert's gate and up rows from the fused ffn_gate_up_exps (gate rows first).
+// the experts' fused gate and up rows.
 Status ReferenceForward::decode_moe_beside_dense(const GgufFile& gguf, const std::string& p, Layer& l) const {
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_ffw_norm_1.weight", true, &l.ffn_post_norm_1));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "pre_ffw_norm_2.weight", true, &l.ffn_pre_norm_2));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_ffw_norm_2.weight", true, &l.ffn_post_norm_2));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp.scale", true, &l.router_in_scale));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_exps.scale", false, &l.exp_out_scale));
-  Vec gate_up;
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_up_exps.weight", true, &gate_up));
-  const auto ff = static_cast<std::ptrdiff_t>(hp_.n_ff_exp), n = static_cast<std::ptrdiff_t>(hp_.n_embd);
-  for (std::ptrdiff_t e = 0; e < hp_.n_expert; ++e) {
-    const auto first = gate_up.begin() + e * 2 * ff * n;
-    l.exp_gate.insert(l.exp_gate.end(), first, first + ff * n);
-    l.exp_up.insert(l.exp_up.end(), first + ff * n, first + 2 * ff * n);
-  }
-  return Status::Ok();
+  return decode_gate_up_exps(gguf, p, l);
 }
 
 Status ReferenceForward::decode_per_layer_inputs(const GgufFile& gguf) {

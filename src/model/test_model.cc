@@ -66,8 +66,12 @@ void set_deepseek2_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".expert_shared_count", u32(1));
   w.set(a + ".leading_dense_block_count", u32(s.n_dense_lead));
   w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
-  w.set(a + ".expert_weights_norm", GgufValue::Bool(s.expert_gating_func == 2));
-  w.set(a + ".expert_gating_func", u32(s.expert_gating_func));
+  if (a == "mistral4") {  // Mistral Small 4's files: no gating key (softmax), weights renormalised
+    w.set(a + ".expert_weights_norm", GgufValue::Bool(true));
+  } else {
+    w.set(a + ".expert_weights_norm", GgufValue::Bool(s.expert_gating_func == 2));
+    w.set(a + ".expert_gating_func", u32(s.expert_gating_func));
+  }
   if (s.rope_yarn_log_mul != 0.0f) w.set(a + ".rope.scaling.yarn_log_multiplier", GgufValue::F32(s.rope_yarn_log_mul));
 }
 
@@ -159,7 +163,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     }
     if (glm_like(s.arch)) set_glm4moe_metadata(s, w);
     if (s.arch == "llama4") set_llama4_metadata(s, w);
-    if (s.arch == "deepseek2") set_deepseek2_metadata(s, w);
+    if (s.arch == "deepseek2" || s.arch == "mistral4") set_deepseek2_metadata(s, w);
     // MiniMax-M2's converter writes the sigmoid gate; the renormalisation is the arch's.
     if (s.arch == "minimax-m2") w.set(a + ".expert_gating_func", GgufValue::U32(static_cast<uint32_t>(s.expert_gating_func)));
     if (s.arch == "ernie4_5-moe") {  // as llama.cpp's converter writes ERNIE 4.5's
@@ -211,7 +215,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
     return;
   }
   const bool glm = glm_like(s.arch);
-  const bool deepseek = s.arch == "deepseek2";
+  const bool deepseek = s.arch == "deepseek2" || s.arch == "mistral4";
   const bool ernie = s.arch == "ernie4_5-moe";
   const bool stepped_dense = (s.arch == "llama4" || ernie) && (layer + 1) % s.moe_layer_step != 0;
   if (!is_moe_arch(s.arch) || ((glm || deepseek || ernie) && layer < s.n_dense_lead) || stepped_dense) {
@@ -223,9 +227,15 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   }
   b.vector_matrix(p + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
   // A selection bias of the size of the sigmoid gate values' spread, so it changes choices.
-  if (glm || (deepseek && s.expert_gating_func == 2) || s.arch == "minimax-m2" || ernie) b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
-  b.matrix(p + "ffn_gate_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
-  b.matrix(p + "ffn_up_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
+  if (glm || (s.arch == "deepseek2" && s.expert_gating_func == 2) || s.arch == "minimax-m2" || ernie) {
+    b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
+  }
+  if (s.fused_gate_up_exps) {  // each expert's gate rows, then its up rows
+    b.matrix(p + "ffn_gate_up_exps.weight", s.n_embd, 2 * s.n_ff_exp, s.n_expert);
+  } else {
+    b.matrix(p + "ffn_gate_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
+    b.matrix(p + "ffn_up_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
+  }
   b.matrix(p + "ffn_down_exps.weight", s.n_ff_exp, s.n_embd, s.n_expert);
   if (s.arch == "gpt-oss") {
     b.vector(p + "ffn_gate_inp.bias", s.n_expert, 0.0f, 1.0f);
@@ -271,8 +281,8 @@ std::string test_model_name(const TestModelSpec& spec) {
 
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
-         arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe" ||
-         arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
+         arch == "llama4" || arch == "deepseek2" || arch == "mistral4" || arch == "minimax-m2" ||
+         arch == "ernie4_5-moe" || arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
          arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe";
 }
 
@@ -284,6 +294,12 @@ std::vector<DType> all_weight_types() {
 }
 
 Status write_test_model(const TestModelSpec& s, const std::string& path) {
+  if (s.arch == "mistral4" && (!s.mla_split || !s.fused_gate_up_exps)) {  // as llama.cpp's converter writes it
+    TestModelSpec m = s;
+    m.mla_split = true;
+    m.fused_gate_up_exps = true;
+    return write_test_model(m, path);
+  }
   if (s.arch == "gemma4-e2b") {  // Gemma 4 with the E2B's parts, 6 layers unless n_layer says otherwise
     TestModelSpec e = s;
     e.arch = "gemma4";
@@ -324,7 +340,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       add_hybrid_mixer(b, s, p, l);
     } else if (gemma4) {
       add_gemma4_attention(b, s, p, l);
-    } else if (s.arch == "deepseek2") {
+    } else if (s.arch == "deepseek2" || s.arch == "mistral4") {
       add_mla_attention(b, s, p);
     } else if (fused_qkv) {
       b.matrix(p + "attn_qkv.weight", s.n_embd, q_dim + 2 * kv_dim);
@@ -347,7 +363,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_q_norm.weight", minimax ? q_dim : head_dim(s), 1.0f, 0.3f);
       b.vector(p + "attn_k_norm.weight", minimax ? kv_dim : head_dim(s), 1.0f, 0.3f);
     }
-    if (s.arch != "deepseek2" && !hybrid && !gemma4) b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
+    if (s.arch != "deepseek2" && s.arch != "mistral4" && !hybrid && !gemma4) b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
     if (gpt_oss) {
       b.vector(p + "attn_output.bias", s.n_embd, 0.0f, 0.5f);
       b.vector(p + "attn_sinks.weight", s.n_head, 0.0f, 3.0f);

@@ -45,7 +45,9 @@ struct TestModelSpec {
   // bias, weights renormalised, times expert_weights_scale; 1: softmax, weights as they are) and
   // an ungated shared expert of width n_ff_exp), or minimax-m2 (QK-norm over each whole q and k
   // row, rope over half of each head unless n_rot says otherwise, experts by expert_gating_func
-  // (2: sigmoid plus a selection bias) renormalised, no shared expert). Matrices whose width the
+  // (2: sigmoid plus a selection bias) renormalised, no shared expert), or mistral4 (Mistral Small
+  // 4: deepseek2's tensors in the mla_split layout with the experts as one ffn_gate_up_exps, and no
+  // expert_gating_func key: softmax, weights renormalised). Matrices whose width the
   // type cannot hold are F16. mistral3: llama's tensors, with attention.temperature_scale
   // attn_temp_scale (over rope_yarn_orig_ctx when rope_yarn_factor != 1 writes YaRN, else n_ctx),
   // rope.scaling.yarn_log_multiplier rope_yarn_log_mul and the YaRN betas written. ernie4_5: llama's
@@ -95,6 +97,7 @@ struct TestModelSpec {
   int n_ff_exp = 256;
   int n_ff_shexp = 256;
   bool fused_qkv = false;             // llama, glm4: q/k/v (and their biases) as one attn_qkv
+  bool fused_gate_up_exps = false;    // any MoE arch: the experts' gate and up as one ffn_gate_up_exps
   int n_dense_lead = 1;               // glm4moe, deepseek2, ernie4_5-moe: leading_dense_block_count
   float expert_weights_scale = 2.5f;  // glm4moe only (GLM-4.5's routed_scaling_factor)
   int attn_chunk = 10;                // llama4 only: attention.chunk_size

@@ -114,7 +114,7 @@ TEST(Deepseek2PresetTest, DeepseekV3AndKimiK2HaveTheRealModelsShapes) {
 }
 
 // The parameter counts of the real models' GGUF files: V2-Lite 15.7B, V3 671B (its
-// multi-token-prediction layer not written), Kimi K2 1.03T.
+// multi-token-prediction layer not written), Kimi K2 1.03T, Mistral Small 4 119B.
 TEST(Deepseek2PresetTest, PresetsCountTheRealModelsParameters) {
   struct Expect {
     const char* preset;
@@ -122,7 +122,8 @@ TEST(Deepseek2PresetTest, PresetsCountTheRealModelsParameters) {
   };
   for (Expect e : {Expect{"deepseek-v2-lite", 15'600'000'000u, 15'800'000'000u},
                    Expect{"deepseek-v3", 670'000'000'000u, 672'000'000'000u},
-                   Expect{"kimi-k2", 1'025'000'000'000u, 1'035'000'000'000u}}) {
+                   Expect{"kimi-k2", 1'025'000'000'000u, 1'035'000'000'000u},
+                   Expect{"mistral-small-4", 118'500'000'000u, 119'500'000'000u}}) {
     auto r = deepseek_model(e.preset, DType::kBF16);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_GT(r->n_params, e.low) << e.preset << " " << r->n_params;
@@ -298,7 +299,7 @@ TEST(Deepseek2PresetTest, DensePresetsAndBrokenLayoutsAreRefused) {
   ASSERT_FALSE(dense.ok());
   EXPECT_NE(dense.status().message().find("--arch deepseek2 needs one of: moe-tiny"), std::string::npos)
       << dense.status().message();
-  EXPECT_NE(dense.status().message().find("deepseek-v2-lite, deepseek-v3, kimi-k2, ernie-4.5-21b-a3b, minimax-m2"), std::string::npos)
+  EXPECT_NE(dense.status().message().find("deepseek-v2-lite, deepseek-v3, kimi-k2, mistral-small-4, ernie-4.5-21b-a3b, minimax-m2"), std::string::npos)
       << dense.status().message();
 
   auto split_qwen = plan_model([] {
@@ -389,6 +390,29 @@ TEST(Deepseek2TensorPlanTest, Mxfp4MoeMixPutsTheThreeDimensionalTensorsInMxfp4) 
   }
   EXPECT_EQ(t["blk.1.exp_probs_b.bias"].type, DType::kF32);
   EXPECT_EQ(deepseek_plan_of("moe-tiny", DType::kQ2_K, 0, true)["blk.1.attn_k_b.weight"].type, DType::kIQ4_NL);
+}
+
+// Mistral Small 4 (mistral4): DeepSeek's latent attention in llama.cpp's newer layout (attn_k_b /
+// attn_v_b, no attn_kv_b) and each layer's experts as one ffn_gate_up_exps of twice the expert width.
+TEST(Deepseek2TensorPlanTest, Mistral4WritesTheNewerLayoutWithFusedExperts) {
+  GenerateOptions o;
+  o.preset = "mistral-small-4";
+  o.type = DType::kQ8_0;
+  o.n_layers = 2;
+  auto r = plan_model(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->spec.arch, "mistral4");
+  EXPECT_TRUE(r->spec.deepseek2 && r->spec.mistral4 && r->spec.split_kv_b && r->spec.fused_gate_up_exps);
+  EXPECT_FALSE(r->spec.sigmoid_routing);
+  EXPECT_EQ(r->spec.n_dense_lead, 0);
+  auto plan = planned_tensors_by_name(r->plan);
+  EXPECT_EQ(plan["blk.1.ffn_gate_up_exps.weight"].dims, (std::vector<uint64_t>{4096, 4096, 128}));
+  EXPECT_EQ(plan["blk.1.attn_k_b.weight"].dims, (std::vector<uint64_t>{64, 256, 32}));
+  EXPECT_EQ(plan["blk.1.attn_v_b.weight"].dims, (std::vector<uint64_t>{256, 128, 32}));
+  for (const char* absent : {"blk.1.ffn_gate_exps.weight", "blk.1.ffn_up_exps.weight", "blk.1.attn_kv_b.weight",
+                             "blk.0.ffn_gate.weight"}) {
+    EXPECT_EQ(plan.count(absent), 0u) << absent;
+  }
 }
 
 }  // namespace

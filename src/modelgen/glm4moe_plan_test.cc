@@ -152,7 +152,7 @@ TEST(Glm4MoePresetTest, DensePresetsAndBrokenLayoutsAreRefused) {
   EXPECT_NE(dense.status().message().find("--arch glm4moe needs one of: moe-tiny"), std::string::npos)
       << dense.status().message();
   EXPECT_NE(
-      model_preset("qwen3", "glm-4.5-air").status().message().find("mixtral, gpt-oss, glm4moe, llama4, deepseek2, "
+      model_preset("qwen3", "glm-4.5-air").status().message().find("mixtral, gpt-oss, glm4moe, llama4, deepseek2, mistral4, "
                                                                    "minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe"),
       std::string::npos);
   ModelSpec s = *model_preset("glm4moe", "moe-tiny");

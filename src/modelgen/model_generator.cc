@@ -277,7 +277,7 @@ void set_deepseek2_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".leading_dense_block_count", u32(s.n_dense_lead));
   w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
   w.set(a + ".expert_weights_norm", GgufValue::Bool(s.expert_weights_norm));
-  w.set(a + ".expert_gating_func", u32(s.sigmoid_routing ? 2 : 1));
+  if (!s.mistral4) w.set(a + ".expert_gating_func", u32(s.sigmoid_routing ? 2 : 1));
 }
 
 // llama.cpp's expert keys; Mixtral (llama) has only the counts, its expert width being
@@ -376,7 +376,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
 Result<GenerateReport> plan_model(const GenerateOptions& o) {
   STRATA_ASSIGN_OR_RETURN(ModelSpec spec, model_preset(o.arch, o.preset));
   spec.rope_freqs = o.rope_freqs;
-  spec.split_kv_b = o.split_kv_b;
+  spec.split_kv_b = spec.split_kv_b || o.split_kv_b;  // mistral4's files always split it
   if (o.n_layers < 0) return Status::InvalidArgument("layer count " + std::to_string(o.n_layers) + " must be positive");
   if (o.n_layers > 0) set_layer_count(&spec, o.n_layers);
   return plan_spec(std::move(spec), o);

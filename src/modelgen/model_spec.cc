@@ -218,6 +218,15 @@ std::vector<Preset> presets() {
                                 2048, 2048),
                         1536, 512, 64, 128),
                     1, true, true, 2.827f, 32.0f, 0.1f)},
+      // Mistral Small 4 (119B-A6B): 32 heads with keys of 64 + 64 rope and values of 128 from a
+      // 256-wide latent, queries through a rank-1024 bottleneck; no dense layer, 128 experts of 2048
+      // with 4 used and one shared, softmax routing normalised, unscaled; YaRN 128 over 8192
+      // positions (mscale_all_dim 1); a 131072-token vocabulary (tekken).
+      {"mistral-small-4", "mistral4",
+       deepseek_moe(mla(experts(shape(131072, 1048576, 4096, 36, 32, 32, 128, 12288, 1e-6f, 10000.0f, false), 128,
+                                4, 2048, 2048),
+                        1024, 256, 64, 128),
+                    0, false, true, 1.0f, 128.0f, 0.1f)},
       // ERNIE 4.5 21B-A3B: 20 query heads of 128 over 4 K/V heads, a 103424-token vocabulary, tied
       // embeddings; its first layer dense (12288 wide), then 64 experts of 1536 with 6 used and two
       // shared (3072).
@@ -273,7 +282,7 @@ std::string preset_list(bool moe) {
 
 // The window and rope scaling of --arch name on s (the preset's shape).
 void apply_window_and_rope(std::string_view name, ModelSpec* s) {
-  if (name == "deepseek2") {
+  if (name == "deepseek2" || name == "mistral4") {
     // No window; its YaRN is the preset's (apply_deepseek2 gives another preset DeepSeek-V3's).
     s->sliding_window = 0;
     s->rope_linear_factor = 1.0f;
@@ -332,7 +341,7 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->n_nextn = s->glm4moe ? 1 : 0;
   s->minimax_m2 = name == "minimax-m2";
   s->ernie_moe = name == "ernie4_5-moe";
-  if (name == "deepseek2") return;
+  if (name == "deepseek2" || name == "mistral4") return;
   s->sigmoid_routing = s->glm4moe || s->minimax_m2;
   s->expert_weights_norm = s->glm4moe || s->minimax_m2 || s->ernie_moe;
   s->n_dense_lead = s->glm4moe || s->ernie_moe ? 1 : 0;
@@ -351,10 +360,14 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
 
 // DeepSeek's layout for --arch deepseek2: a DeepSeek preset (one with a latent) keeps its own;
 // another MoE preset takes DeepSeek-V3's attention, routing and YaRN (model_preset()), one
-// shared expert of its expert width and one leading dense block of its n_ff. Other archs drop
-// the latent attention and YaRN's log multiplier.
+// shared expert of its expert width and one leading dense block of its n_ff (as mistral4, Mistral
+// Small 4's: no dense block, softmax routing). Other archs drop the latent attention and YaRN's
+// log multiplier.
 void apply_deepseek2(std::string_view name, ModelSpec* s) {
-  s->deepseek2 = name == "deepseek2";
+  s->deepseek2 = name == "deepseek2" || name == "mistral4";
+  // Mistral Small 4's files come from llama.cpp's newer converter: split attn_kv_b, fused experts.
+  s->mistral4 = name == "mistral4";
+  if (s->mistral4) s->split_kv_b = s->fused_gate_up_exps = true;
   if (!s->deepseek2) {
     s->q_lora_rank = s->kv_lora_rank = s->rope_dim = s->v_head_dim = 0;
     if (name != "mistral3") s->rope_yarn_log_mul = 0.0f;
@@ -362,9 +375,15 @@ void apply_deepseek2(std::string_view name, ModelSpec* s) {
   }
   s->n_head_kv = s->n_head;
   if (s->kv_lora_rank > 0) return;
+  s->n_ff_shexp = s->n_ff_exp;
+  if (s->mistral4) {  // Mistral Small 4's: a 256-wide latent, keys of 64 + 64 rope, softmax routing
+    *s = mla(*s, std::min(1024, 4 * s->n_embd), 256, 64, 128);
+    s->head_dim = 64 + 64;
+    *s = deepseek_moe(*s, 0, false, true, 1.0f, 128.0f, 0.1f);
+    return;
+  }
   *s = mla(*s, std::min(1536, 4 * s->n_embd), 512, 64, 128);
   s->head_dim = 128 + 64;
-  s->n_ff_shexp = s->n_ff_exp;
   *s = deepseek_moe(*s, 1, true, true, 2.5f, 40.0f, 0.1f);
 }
 
@@ -393,13 +412,13 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
                                    "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, "
                                    "qwen2vl, qwen3vl, granite, cohere2, command-r, seed_oss, gemma4, qwen2moe, qwen3moe, mixtral, gpt-oss, "
                                    "glm4moe, llama4, "
-                                   "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)");
+                                   "deepseek2, mistral4, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)");
   }
   if (moe_arch != (s->n_expert > 0) && name != "gemma4") {  // Gemma 4 comes dense or with experts
     const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, "
                                   "ernie4_5, qwen35, qwen2vl, qwen3vl, granite, cohere2, command-r, seed_oss or gemma4)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, "
-                                  "deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)";
+                                  "deepseek2, mistral4, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
@@ -432,7 +451,8 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
 
 bool is_moe_arch_name(std::string_view arch) {
   return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss" || arch == "glm4moe" ||
-         arch == "llama4" || arch == "deepseek2" || arch == "minimax-m2" || arch == "ernie4_5-moe" ||
+         arch == "llama4" || arch == "deepseek2" || arch == "mistral4" || arch == "minimax-m2" ||
+         arch == "ernie4_5-moe" ||
          arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe";
 }
 

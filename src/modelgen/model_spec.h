@@ -127,6 +127,12 @@ struct ModelSpec {
   int v_head_dim = 0;
   bool split_kv_b = false;
   float rope_yarn_log_mul = 0.0f;
+  // mistral4 (Mistral Small 4): deepseek2's layout as llama.cpp's newer converter writes it
+  // (split_kv_b, fused_gate_up_exps) and without expert_gating_func (softmax routing).
+  bool mistral4 = false;
+  // The experts' gate and up projections as one blk.N.ffn_gate_up_exps (each expert's gate rows,
+  // then its up rows) instead of ffn_gate_exps and ffn_up_exps.
+  bool fused_gate_up_exps = false;
   // minimax-m2 (MiniMax-M2, M2.1, M2.5): QK-norm over each whole q and k row (attn_q_norm of
   // n_head * head_dim weights, attn_k_norm of n_head_kv * head_dim), rope over half of each head
   // (NeoX), and experts by sigmoid gates with a selection bias, normalised (expert_gating_func 2

@@ -167,9 +167,9 @@ Status check_experts(const ModelSpec& s) {
                                    std::to_string(s.n_expert) + " (expert_count)");
   }
   if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
-  if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4" && s.arch != "deepseek2" &&
+  if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4" && !s.deepseek2 &&
       !s.ernie_moe && s.arch != "qwen35moe" && s.arch != "qwen3next") {
-    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, ernie4_5-moe, "
+    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, mistral4, ernie4_5-moe, "
                                    "qwen35moe and qwen3next models, not " + s.arch);
   }
   if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2 && !s.ernie_moe) {
@@ -208,8 +208,12 @@ Status check_spec(const ModelSpec& s) {
   if (s.minimax_m2 && s.head_dim % 4 != 0) {
     return Status::InvalidArgument("minimax-m2 rotates half of each head: head_dim must be a multiple of 4");
   }
-  if (s.deepseek2 != (s.arch == "deepseek2")) {
-    return Status::InvalidArgument("deepseek2's layout (ModelSpec::deepseek2) goes with arch deepseek2, not " + s.arch);
+  if (s.deepseek2 != (s.arch == "deepseek2" || s.arch == "mistral4") || s.mistral4 != (s.arch == "mistral4")) {
+    return Status::InvalidArgument("deepseek2's layout (ModelSpec::deepseek2) goes with arch deepseek2 or mistral4, not " +
+                                   s.arch);
+  }
+  if (s.fused_gate_up_exps && s.n_expert == 0) {
+    return Status::InvalidArgument("fused ffn_gate_up_exps needs experts");
   }
   STRATA_RETURN_IF_ERROR(check_experts(s));
   STRATA_RETURN_IF_ERROR(check_hybrid(s));
@@ -387,8 +391,12 @@ struct PlanBuilder {
     }
     matrix(p + "ffn_gate_inp.weight", {embd, n_exp});
     if (s.sigmoid_routing || s.ernie_moe) vector(p + "exp_probs_b.bias", n_exp, WeightKind::kSelectionBias);
-    matrix(p + "ffn_gate_exps.weight", {embd, ff, n_exp});
-    matrix(p + "ffn_up_exps.weight", {embd, ff, n_exp});
+    if (s.fused_gate_up_exps) {
+      matrix(p + "ffn_gate_up_exps.weight", {embd, 2 * ff, n_exp});
+    } else {
+      matrix(p + "ffn_gate_exps.weight", {embd, ff, n_exp});
+      matrix(p + "ffn_up_exps.weight", {embd, ff, n_exp});
+    }
     matrix(p + "ffn_down_exps.weight", {ff, embd, n_exp});
     if (s.gpt_oss) {
       vector(p + "ffn_gate_inp.bias", n_exp, WeightKind::kOssBias);
