@@ -120,6 +120,24 @@ TEST(SwigluOai, MatchesFloat64FormulaWithItsClampsOnEveryTable) {
   }
 }
 
+// Step 3.5's clamped SwiGLU: silu(g) clamped from above only, u on both sides, at limit 5.
+TEST(SiluMulClamped, MatchesFloat64FormulaWithItsClamps) {
+  std::vector<float> g = random_floats(203, 11, 10.0f), u = random_floats(203, 12, 10.0f);
+  g[0] = 50.0f, u[0] = 0.5f;    // silu(g) clamped to 5
+  g[1] = -50.0f, u[1] = 3.0f;   // not clamped below: silu ~ 0
+  g[2] = 2.0f, u[2] = 20.0f;    // linear part clamped to 5
+  g[3] = 2.0f, u[3] = -20.0f;   // ... and to -5
+  std::vector<float> out = g;
+  silu_mul_clamped(out.data(), u.data(), 203, 5.0f);
+  for (int i = 0; i < 203; ++i) {
+    const double silu = g[i] / (1.0 + std::exp(-static_cast<double>(g[i])));
+    const double want = std::min(silu, 5.0) * std::clamp<double>(u[i], -5.0, 5.0);
+    EXPECT_NEAR(out[i], want, std::fabs(want) * 5e-7 + 1e-30) << "g=" << g[i] << " u=" << u[i];
+  }
+  EXPECT_FLOAT_EQ(out[0], 2.5f);
+  EXPECT_FLOAT_EQ(out[2], static_cast<float>(2.0 / (1.0 + std::exp(-2.0)) * 5.0));
+}
+
 std::vector<float> naive_rope(const std::vector<float>& x, int n_heads, int pos, const RopeParams& p) {
   std::vector<float> out = x;
   for (int h = 0; h < n_heads; ++h) {

@@ -334,6 +334,11 @@ void swiglu_oai(float* gate, const float* up, int n) {
   active_table().swiglu_oai(gate, up, n);
 }
 
+void silu_mul_clamped(float* gate, const float* up, int n, float limit) {
+  if (n <= 0) return;
+  reference::silu_mul_clamped(gate, up, n, limit);
+}
+
 void dequantize_row(const WeightMatrix& w, int64_t row, float* out) {
   if (!check_weight_matrix(w).ok() || row < 0 || row >= w.n_out) return;
   const auto* src = static_cast<const std::byte*>(w.data) + static_cast<size_t>(row) * w.row_bytes;

@@ -145,6 +145,9 @@ void gelu_mul(float* gate, const float* up, int n);
 // gpt-oss's clamped SwiGLU: with g = min(gate[i], 7) and u = clamp(up[i], -7, 7),
 // gate[i] = g * sigmoid(1.702 g) * (u + 1).
 void swiglu_oai(float* gate, const float* up, int n);
+// Step 3.5's clamped SwiGLU (limit > 0): gate[i] = min(silu(gate[i]), limit) *
+// clamp(up[i], -limit, limit). Scalar on every table (only its few clamped layers take it).
+void silu_mul_clamped(float* gate, const float* up, int n, float limit);
 
 // Row `row` of an embedding table (any matmul type), dequantised to n_in floats.
 // Bit-identical to the GGUF reference dequantisation. Writes nothing for a bad row/type.

@@ -561,6 +561,44 @@ TEST_F(ModelLoadTest, ReadsMistral4Hparams) {
   ASSERT_TRUE(fused.ok()) << fused.status().ToString();
 }
 
+// Step 3.5 (step35): per-layer arrays over every block (the NextN one last, unused), the sliding
+// layers' extra query heads, whole-head rope on their own base and half-head rope elsewhere, the
+// SwiGLU limits, the head gate, sigmoid routing; errors name the key.
+TEST_F(ModelLoadTest, ReadsStep35Hparams) {
+  TestModelSpec spec;
+  spec.arch = "step35";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.n_layer, 4);
+  EXPECT_EQ(hp.n_nextn_layers, 1);
+  EXPECT_EQ(hp.n_head, 4);
+  EXPECT_EQ(hp.n_head_swa, 6);
+  EXPECT_EQ(hp.n_head_kv, 2);
+  EXPECT_EQ(hp.attn_shape(0), (AttnShape{4, 2, 64}));
+  EXPECT_EQ(hp.attn_shape(1), (AttnShape{6, 2, 64}));
+  EXPECT_EQ(hp.max_q_dim(), 6 * 64);
+  EXPECT_EQ(hp.n_rot, 32);
+  EXPECT_EQ(hp.n_rot_swa, 64);
+  EXPECT_FLOAT_EQ(hp.rope_freq_base, 500000.0f);
+  EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, spec.rope_freq_base);
+  EXPECT_TRUE(!hp.layer_slides(0) && hp.layer_slides(1) && !hp.layer_slides(2) && hp.layer_slides(3));
+  EXPECT_TRUE(hp.attn_head_gate && hp.qk_norm && hp.rope_neox && hp.expert_sigmoid && hp.expert_weights_norm);
+  EXPECT_FLOAT_EQ(hp.ffn_limit(0, false), 0.7f);
+  EXPECT_FLOAT_EQ(hp.ffn_limit(1, true), 0.8f);
+  EXPECT_FLOAT_EQ(hp.ffn_limit(1, false), 0.0f);
+  EXPECT_TRUE(!hp.layer_is_moe(0) && hp.layer_is_moe(1));
+  spec.skip_keys = {"step35.swiglu_clamp_exp"};
+  expect_error(spec, Code::kNotFound, "missing metadata key step35.swiglu_limits (or step35.swiglu_clamp_exp)");
+  spec.skip_keys = {"step35.rope.freq_base_swa"};
+  expect_error(spec, Code::kNotFound, "step35.rope.freq_base_swa (or rope.freq_base_per_layer)");
+  spec.skip_keys.clear();
+  spec.metadata_overrides = {{"step35.attention.head_count", GgufValue::I32Array({4, 6, 8, 6, 6})}};
+  expect_error(spec, Code::kUnsupported, "step35.attention.head_count differs between two full layers (at layer 2)");
+  spec.metadata_overrides = {{"step35.attention.head_count", GgufValue::I32Array({4, 6, 4})}};
+  expect_error(spec, Code::kCorrupt, "step35.attention.head_count must hold one value per layer (5)");
+}
+
 // Cohere (cohere2): layer norms with the file's eps, parallel blocks (no ffn_norm read), a
 // sliding window in three of every four layers, no rope in the fourth, logits times the scale.
 TEST_F(ModelLoadTest, ReadsCohere2Hparams) {

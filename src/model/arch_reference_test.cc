@@ -209,6 +209,26 @@ TEST_F(ReferenceForwardVariantsTest, Mistral4FusedExpertsAndSoftmaxRoutingAgree)
   expect_within("qwen3moe with fused experts", q.rms_rel, q.max_rel, bounds(DType::kF32));
 }
 
+// Step 3.5 (step35) over 4 layers, 24 positions past a 10-key window: full layers of 4 heads
+// rotating half of each head with rope_freqs, sliding ones of 6 heads rotating all of it on their
+// own base, each head's output gated, clamped SwiGLUs in the dense layer, the routed experts and
+// the shared expert, sigmoid routing scaled. References without the clamps or without the head
+// gates disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Step35HeadGatesClampsAndMixedHeadsAgree) {
+  TestModelSpec spec;
+  spec.arch = "step35";
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32, nullptr, 24);
+  expect_within("step35", e.rms_rel, e.max_rel, b);
+  TestModelSpec unclamped = spec;
+  unclamped.metadata_overrides = {{"step35.swiglu_clamp_exp", GgufValue::F32Array(std::vector<float>(5, 0.0f))},
+                                  {"step35.swiglu_clamp_shexp", GgufValue::F32Array(std::vector<float>(5, 0.0f))}};
+  EXPECT_GT(errors(spec, DType::kF32, &unclamped, 24).rms_rel, 100 * b.rms_rel) << "the clamps make no difference";
+  TestModelSpec ungated = spec;
+  for (int l = 0; l < 4; ++l) ungated.skip_tensors.push_back("blk." + std::to_string(l) + ".attn_gate.weight");
+  EXPECT_GT(errors(spec, DType::kF32, &ungated, 24).rms_rel, 100 * b.rms_rel) << "the head gates make no difference";
+}
+
 // Quantized per-head maps (attn_k_b / attn_v_b in the file's type): the query's no-rope part and
 // each head's latent output are rounded to 8 bits on their way through them, two roundings per
 // layer more than the attn_kv_b form (whose key maps are F32 copies), and the latent dot

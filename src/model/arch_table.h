@@ -114,6 +114,12 @@ struct ArchTraits {
   // have no attn_v, v RMS-normed, unscaled scores, each layer's output times its
   // layer_output_scale, and the logits soft-capped (model/gemma4_hparams.h).
   bool gemma4 = false;
+  // StepFun Step 3.5 (step35): per-layer sliding windows whose layers have more query heads and
+  // rotate all of each head on a base of their own, full layers rotating half of each head with the
+  // file's rope_freqs, a sigmoid gate per head on the attention output (attn_gate), QK-norm,
+  // leading dense layers, then experts by sigmoid gate values plus a selection bias beside an
+  // ungated shared expert, and per-layer SwiGLU limits (model/step35_hparams.h).
+  bool step35 = false;
 };
 
 // nullptr for an architecture this build does not run.

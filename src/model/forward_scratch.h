@@ -39,7 +39,8 @@ class ForwardScratch {
     int mla_q_floats = 0;
     int mla_a_floats = 0;
     int mla_heads_floats = 0;
-    // Hybrid models (0 otherwise): an attention row's q and gate (Hparams::attn_output_gate);
+    // Hybrid models (0 otherwise): an attention row's q and gate (Hparams::attn_output_gate), or
+    // Step 3.5's gate value per head (Hparams::attn_head_gate);
     // a delta-net row's convolution channels, output gate (and output) values and value heads,
     // and with fused projections (Hparams::ssm_grouped) their outputs before they are split.
     int q_gate_floats = 0;

@@ -10,25 +10,6 @@
 namespace strata {
 namespace {
 
-// Reads an array key of one unsigned number per layer; NotFound when absent.
-Status read_per_layer(const GgufFile& gguf, const std::string& key, int n_layer, std::vector<uint64_t>* out) {
-  const GgufValue* v = gguf.find(key);
-  if (v == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + key);
-  if (!v->is_array() || v->array_size() != static_cast<size_t>(n_layer)) {
-    return Status::Corrupt(gguf.path() + ": " + key + " must hold one value per layer (" + std::to_string(n_layer) +
-                           ")");
-  }
-  out->clear();
-  for (size_t i = 0; i < v->array_size(); ++i) {
-    std::optional<uint64_t> u = v->uint_at(i);
-    if (!u || *u > (1u << 30)) {
-      return Status::Corrupt(gguf.path() + ": " + key + "[" + std::to_string(i) + "] is not a count");
-    }
-    out->push_back(*u);
-  }
-  return Status::Ok();
-}
-
 // The K/V heads of the sliding and the full layers: attention.head_count_kv per layer (one
 // value for each kind), or one value for all.
 Status read_kv_heads(const GgufFile& gguf, Hparams* hp) {

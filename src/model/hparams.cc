@@ -1,5 +1,6 @@
 #include "model/hparams.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string_view>
 #include <utility>
@@ -7,6 +8,7 @@
 #include "model/arch_table.h"
 #include "model/gemma4_hparams.h"
 #include "model/metadata_readers.h"
+#include "model/step35_hparams.h"
 
 namespace strata {
 namespace {
@@ -311,6 +313,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.granite) STRATA_RETURN_IF_ERROR(read_granite_scales(gguf, hp));
   if (traits.cohere2) STRATA_RETURN_IF_ERROR(read_cohere2(gguf, hp));
   if (traits.gemma4) STRATA_RETURN_IF_ERROR(read_gemma4(gguf, hp));
+  if (traits.step35) STRATA_RETURN_IF_ERROR(read_step35(gguf, hp));
   if (traits.sliding_every_layer) STRATA_RETURN_IF_ERROR(read_phi3_window(gguf, hp));
   hp->nope_layer_step = traits.nope_layer_step;
   hp->qk_norm_whole_row = traits.qk_norm_whole_row;
@@ -428,11 +431,18 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   if (!traits->gemma4 || ff == nullptr || !ff->is_array()) {
     STRATA_RETURN_IF_ERROR(read_count(gguf, a, "feed_forward_length", traits->requires_experts, &hp.n_ff));
   }
-  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count", false, &hp.n_head));
+  // Step 3.5's per-layer query heads are read_step35's (the first layer's count stands till then).
+  const GgufValue* heads = gguf.find(a + ".attention.head_count");
+  if (traits->step35 && heads != nullptr && heads->is_array() && heads->array_size() > 0) {
+    hp.n_head = static_cast<int>(std::min<uint64_t>(heads->uint_at(0).value_or(0), 1u << 30));
+    if (hp.n_head < 1) return Status::Corrupt(gguf.path() + ": " + a + ".attention.head_count[0] must be positive");
+  } else {
+    STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count", false, &hp.n_head));
+  }
   hp.n_head_kv = hp.n_head;
-  // Gemma 4's per-layer counts are read_gemma4's.
+  // Gemma 4's and Step 3.5's per-layer counts are theirs to read.
   const GgufValue* kv_heads = gguf.find(a + ".attention.head_count_kv");
-  if (!traits->gemma4 || kv_heads == nullptr || !kv_heads->is_array()) {
+  if (!(traits->gemma4 || traits->step35) || kv_heads == nullptr || !kv_heads->is_array()) {
     STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count_kv", true, &hp.n_head_kv));
   }
   hp.n_ctx_train = 2048;

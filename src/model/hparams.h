@@ -103,6 +103,23 @@ struct Hparams {
   int n_head_kv_swa = 0;
   int head_dim_swa = 0;
   int n_rot_swa = 0;
+  // Step 3.5: the sliding layers' query heads (its per-layer attention.head_count); 0: n_head.
+  int n_head_swa = 0;
+  // Step 3.5: rope_freqs may hold 1s past its n_rot / 2 factors, up to half a head (the newer
+  // converter pads them so).
+  bool rope_freqs_padded = false;
+  // Step 3.5: a layer with blk.N.attn_gate multiplies each head's attention output by the
+  // sigmoid of that head's gate value (attn_gate's row for the head times the attention's input).
+  bool attn_head_gate = false;
+  // Step 3.5: per layer, the limit L of the routed experts' SwiGLU (ffn_limit_exp) and of the
+  // shared expert's and the dense feed-forward's (ffn_limit_dense): min(silu(g), L) *
+  // clamp(u, -L, L); 0 (or an empty vector): unclamped.
+  std::vector<float> ffn_limit_exp;
+  std::vector<float> ffn_limit_dense;
+  float ffn_limit(int layer, bool routed) const {
+    const std::vector<float>& limits = routed ? ffn_limit_exp : ffn_limit_dense;
+    return limits.empty() ? 0.0f : limits[static_cast<size_t>(layer)];
+  }
   // Gemma 4: each head of v is RMS-normed without weights (before it goes into the cache), and a
   // layer without attn_v uses its k projection as v (before k's norm and rope).
   bool v_norm = false;
@@ -264,11 +281,15 @@ struct Hparams {
     return sliding_window > 0 && (sliding_period > 0 || !sliding_layers.empty());
   }
   AttnShape attn_shape(int layer) const {
-    if (layer_slides(layer) && head_dim_swa > 0) return {n_head, n_head_kv_swa, head_dim_swa};
-    return {n_head, n_head_kv, head_dim};
+    const bool slides = layer_slides(layer);
+    const int heads = slides && n_head_swa > 0 ? n_head_swa : n_head;
+    if (slides && head_dim_swa > 0) return {heads, n_head_kv_swa, head_dim_swa};
+    return {heads, n_head_kv, head_dim};
   }
+  // The most query heads of any layer.
+  int max_n_head() const { return std::max(n_head, n_head_swa); }
   // The largest q and K/V row of any layer: what per-row scratch is sized for.
-  int max_q_dim() const { return std::max(n_head * head_dim, n_head * head_dim_swa); }
+  int max_q_dim() const { return std::max(n_head * head_dim, max_n_head() * head_dim_swa); }
   int max_kv_dim() const { return std::max(n_head_kv * head_dim, n_head_kv_swa * head_dim_swa); }
   bool layer_rotates(int layer) const { return nope_layer_step == 0 || (layer + 1) % nope_layer_step != 0; }
   bool layer_chunked(int layer) const { return attn_chunk > 0 && layer_rotates(layer); }

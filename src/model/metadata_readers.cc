@@ -43,6 +43,47 @@ Status read_real(const GgufFile& gguf, const std::string& key, float* out) {
 
 bool has_tensor(const GgufFile& gguf, const std::string& name) { return gguf.find_tensor(name) != nullptr; }
 
+namespace {
+
+// The array key's value, checked to hold n_values elements.
+Result<const GgufValue*> per_layer_array(const GgufFile& gguf, const std::string& key, int n_values) {
+  const GgufValue* v = gguf.find(key);
+  if (v == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + key);
+  if (!v->is_array() || v->array_size() != static_cast<size_t>(n_values)) {
+    return Status::Corrupt(gguf.path() + ": " + key + " must hold one value per layer (" + std::to_string(n_values) +
+                           ")");
+  }
+  return v;
+}
+
+}  // namespace
+
+Status read_per_layer(const GgufFile& gguf, const std::string& key, int n_values, std::vector<uint64_t>* out) {
+  STRATA_ASSIGN_OR_RETURN(const GgufValue* v, per_layer_array(gguf, key, n_values));
+  out->clear();
+  for (size_t i = 0; i < v->array_size(); ++i) {
+    std::optional<uint64_t> u = v->uint_at(i);
+    if (!u || *u > (1u << 30)) {
+      return Status::Corrupt(gguf.path() + ": " + key + "[" + std::to_string(i) + "] is not a count");
+    }
+    out->push_back(*u);
+  }
+  return Status::Ok();
+}
+
+Status read_per_layer_reals(const GgufFile& gguf, const std::string& key, int n_values, std::vector<float>* out) {
+  STRATA_ASSIGN_OR_RETURN(const GgufValue* v, per_layer_array(gguf, key, n_values));
+  out->clear();
+  for (size_t i = 0; i < v->array_size(); ++i) {
+    std::optional<double> f = v->float_at(i);
+    if (!f || !std::isfinite(*f)) {
+      return Status::Corrupt(gguf.path() + ": " + key + "[" + std::to_string(i) + "] is not a finite number");
+    }
+    out->push_back(static_cast<float>(*f));
+  }
+  return Status::Ok();
+}
+
 Status read_required_positive(const GgufFile& gguf, const std::string& key, float* out) {
   if (gguf.find(key) == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + key);
   STRATA_RETURN_IF_ERROR(read_real(gguf, key, out));

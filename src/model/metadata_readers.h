@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "gguf/gguf_file.h"
@@ -21,5 +22,9 @@ Status read_real(const GgufFile& gguf, const std::string& key, float* out);
 // A key llama.cpp requires that must be a positive finite number.
 Status read_required_positive(const GgufFile& gguf, const std::string& key, float* out);
 bool has_tensor(const GgufFile& gguf, const std::string& name);
+// An array key of n_values unsigned counts (a value per layer); NotFound when absent.
+Status read_per_layer(const GgufFile& gguf, const std::string& key, int n_values, std::vector<uint64_t>* out);
+// An array key of n_values finite numbers; NotFound when absent.
+Status read_per_layer_reals(const GgufFile& gguf, const std::string& key, int n_values, std::vector<float>* out);
 
 }  // namespace strata

@@ -254,6 +254,7 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
     s.mla_heads_floats = hp.n_head * std::max({hp.mla_kv_rank, hp.mla_nope_dim, hp.mla_v_dim});
   }
   if (hp.attn_output_gate) s.q_gate_floats = 2 * s.q_dim;
+  if (hp.attn_head_gate) s.q_gate_floats = hp.max_n_head();  // Step 3.5: a gate value per head
   if (hp.is_hybrid()) {
     s.delta_channels = hp.ssm_conv_channels();
     s.delta_values = hp.ssm_n_v_heads * hp.ssm_head_v_dim;

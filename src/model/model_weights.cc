@@ -62,7 +62,8 @@ class Binder {
   // Rope frequency factors, one per rotated pair: optional, F32 only (as llama.cpp reads
   // them), each positive and finite since the kernel divides angles by them. Copied so the
   // kernel reads aligned floats whatever the file's alignment.
-  const float* rope_factors(const std::string& name, int64_t n_pairs) {
+  // padded_pairs > n_pairs: the tensor may hold 1s after its n_pairs factors, up to padded_pairs.
+  const float* rope_factors(const std::string& name, int64_t n_pairs, int64_t padded_pairs = 0) {
     if (!status_.ok()) return nullptr;
     const GgufTensor* t = gguf_.find_tensor(name);
     if (t == nullptr) return nullptr;
@@ -72,7 +73,14 @@ class Binder {
                                std::string(dtype_name(DType::kF32))));
       return nullptr;
     }
-    if (t->n_elements != static_cast<uint64_t>(n_pairs) || t->dims.size() != 1) {
+    bool padded = t->dims.size() == 1 && t->n_elements > static_cast<uint64_t>(n_pairs) &&
+                  t->n_elements == static_cast<uint64_t>(padded_pairs);
+    for (uint64_t i = static_cast<uint64_t>(n_pairs); padded && i < t->n_elements; ++i) {
+      float factor = 0.0f;
+      std::memcpy(&factor, t->data + i * sizeof(float), sizeof(float));
+      padded = factor == 1.0f;
+    }
+    if ((t->n_elements != static_cast<uint64_t>(n_pairs) && !padded) || t->dims.size() != 1) {
       fail(Status::Corrupt(what + " has shape " + shape_string(t->dims) + " (" + std::to_string(t->n_elements) +
                            " factors), expected [" + std::to_string(n_pairs) + "] (one per rotated pair, n_rot / 2)"));
       return nullptr;
@@ -303,6 +311,7 @@ void bind_attention(Binder& b, const Hparams& hp, int layer, const std::string& 
     lw.k_norm = b.vector(p + "attn_k_norm.weight", k_norm_width, hp.layer_stores_kv(layer));
   }
   if (!hp.is_mla()) lw.wo = b.matrix(p + "attn_output.weight", q_dim, hp.n_embd);
+  if (hp.attn_head_gate && b.has(p + "attn_gate.weight")) lw.attn_head_gate = b.matrix(p + "attn_gate.weight", hp.n_embd, sh.n_head);
   lw.bo = b.vector(p + "attn_output.bias", hp.n_embd, false);
   if (hp.attn_sinks) lw.attn_sinks = b.vector(p + "attn_sinks.weight", hp.n_head, true);
 }
@@ -462,7 +471,8 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
     std::fill_n(ones, width, 1.0f);
     for (LayerWeights& l : w.layers) l.v_unit_norm = ones;
   }
-  w.rope_freqs = b.rope_factors("rope_freqs.weight", hp.n_rot / 2);
+  // Step 3.5's newer files pad the factors of its half-rotated full layers with 1s to half a head.
+  w.rope_freqs = b.rope_factors("rope_freqs.weight", hp.n_rot / 2, hp.rope_freqs_padded ? hp.head_dim / 2 : 0);
   w.rope_factors_short = b.rope_factors("rope_factors_short.weight", hp.n_rot / 2);
   w.rope_factors_long = b.rope_factors("rope_factors_long.weight", hp.n_rot / 2);
   STRATA_RETURN_IF_ERROR(b.status());
@@ -502,7 +512,7 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
 std::vector<kernels::WeightMatrix*> all_matrices(ModelWeights& w) {
   std::vector<kernels::WeightMatrix*> out = {&w.output};
   for (LayerWeights& l : w.layers) {
-    for (kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.wq_a, &l.wq_b, &l.wkv_a, &l.w_gate, &l.w_up,
+    for (kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.attn_head_gate, &l.wq_a, &l.wq_b, &l.wkv_a, &l.w_gate, &l.w_up,
                                      &l.w_down, &l.router, &l.shexp_gate, &l.shexp_up, &l.shexp_down,
                                      &l.shexp_gate_inp, &l.ssm_qkv, &l.ssm_z, &l.ssm_beta, &l.ssm_alpha, &l.ssm_in,
                                      &l.ssm_ba, &l.ssm_out, &l.ple_model_proj, &l.ple_gate, &l.ple_proj}) {

@@ -47,6 +47,9 @@ struct LayerWeights {
   const float* kv_a_norm = nullptr;
   std::vector<kernels::WeightMatrix> k_b, v_b;
   kernels::WeightMatrix wo;           // n_head*head_dim (MLA: n_head*mla_v_dim) -> n_embd
+  // Step 3.5's per-head output gate (Hparams::attn_head_gate): n_embd -> the layer's n_head;
+  // empty when the layer has none.
+  kernels::WeightMatrix attn_head_gate;
   const float* bo = nullptr;          // n_embd: attention output bias (gpt-oss); nullptr when absent
   const float* attn_sinks = nullptr;  // n_head: attention sink logits (gpt-oss); nullptr when absent
   const float* attn_post_norm = nullptr;  // n_embd: RMS-norm of the attention output (gemma3); nullptr when absent

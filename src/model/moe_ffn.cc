@@ -102,8 +102,9 @@ int expert_of_slot(const int32_t* first, int n_expert, int g) {
   return static_cast<int>(std::upper_bound(first, first + n_expert + 1, g) - first) - 1;
 }
 
-// One gathered row's gate (in place): its expert's biases (gpt-oss), then the activation.
-void activate_slot(const Hparams& hp, const LayerWeights& lw, int g, ForwardScratch& s) {
+// One gathered row's gate (in place): its expert's biases (gpt-oss), then the activation
+// (clamped at Step 3.5's routed limit when the layer has one).
+void activate_slot(const Hparams& hp, const LayerWeights& lw, float limit, int g, ForwardScratch& s) {
   const size_t at = static_cast<size_t>(g) * hp.n_ff_exp;
   float* gate = s.expert_gate() + at;
   float* up = s.expert_up() + at;
@@ -112,7 +113,9 @@ void activate_slot(const Hparams& hp, const LayerWeights& lw, int g, ForwardScra
     add_bias(gate, lw.exp_gate_b + e * hp.n_ff_exp, hp.n_ff_exp);
     add_bias(up, lw.exp_up_b + e * hp.n_ff_exp, hp.n_ff_exp);
   }
-  if (hp.swiglu_oai) {
+  if (limit > 0.0f) {
+    kernels::silu_mul_clamped(gate, up, hp.n_ff_exp, limit);
+  } else if (hp.swiglu_oai) {
     kernels::swiglu_oai(gate, up, hp.n_ff_exp);
   } else if (hp.ffn_gelu) {  // Gemma 4
     kernels::gelu_mul(gate, up, hp.n_ff_exp);
@@ -244,11 +247,17 @@ void moe_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n_rows, F
   kernels::matmul_many({jobs.data(), static_cast<size_t>(n_jobs)}, s.matmul_scratch(), pool);
 
   const int n_routes = n_rows * hp.n_expert_used;
-  for_each_row(pool, n_routes, hp.n_ff_exp, [&](int g) { activate_slot(hp, lw, g, s); });
+  const float routed_limit = hp.ffn_limit(layer, true);
+  for_each_row(pool, n_routes, hp.n_ff_exp, [&](int g) { activate_slot(hp, lw, routed_limit, g, s); });
   if (hp.n_ff_shexp > 0) {
+    const float shared_limit = hp.ffn_limit(layer, false);
     for_each_row(pool, n_rows, hp.n_ff_shexp, [&](int r) {
       const size_t at = static_cast<size_t>(r) * hp.n_ff_shexp;
-      kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff_shexp);
+      if (shared_limit > 0.0f) {
+        kernels::silu_mul_clamped(s.gate() + at, s.up() + at, hp.n_ff_shexp, shared_limit);
+      } else {
+        kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff_shexp);
+      }
     });
   }
   n_jobs = expert_jobs(hp, lw, n_rows, /*down=*/true, s, jobs, &bytes_read);

@@ -54,6 +54,7 @@ Status ReferenceForward::decode_attention(const GgufFile& gguf, const std::strin
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_k_norm.weight", false, &l.k_norm));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.weight", true, &l.wo));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.bias", false, &l.bo));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_gate.weight", false, &l.head_gate));
   return decode(gguf, p + "attn_sinks.weight", hp_.attn_sinks, &l.sinks);
 }
 
@@ -80,7 +81,13 @@ Status ReferenceForward::decode_rope_factors(const GgufFile& gguf, int n_ctx_per
     STRATA_RETURN_IF_ERROR(
         decode(gguf, long_context ? "rope_factors_long.weight" : "rope_factors_short.weight", false, &rope_freqs_));
   }
-  if (!rope_freqs_.empty() && rope_freqs_.size() != static_cast<size_t>(hp_.n_rot / 2)) {
+  // Step 3.5's newer files pad the factors with 1s to half a head.
+  const size_t n_pairs = static_cast<size_t>(hp_.n_rot / 2);
+  if (hp_.rope_freqs_padded && rope_freqs_.size() > n_pairs && std::all_of(rope_freqs_.begin() + static_cast<std::ptrdiff_t>(n_pairs),
+                                                  rope_freqs_.end(), [](double f) { return f == 1.0; })) {
+    rope_freqs_.resize(n_pairs);
+  }
+  if (!rope_freqs_.empty() && rope_freqs_.size() != n_pairs) {
     return Status::Corrupt("reference: rope factors: " + std::to_string(rope_freqs_.size()) +
                            " factors, expected n_rot / 2 = " + std::to_string(hp_.n_rot / 2));
   }
@@ -304,6 +311,10 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     }
   }
   for (size_t i = 0; i < gate.size(); ++i) att[i] /= 1.0 + std::exp(-gate[i]);
+  if (!l.head_gate.empty()) {  // Step 3.5: a sigmoid per head
+    const Vec g = matvec(l.head_gate, x);
+    for (size_t i = 0; i < att.size(); ++i) att[i] /= 1.0 + std::exp(-g[i / static_cast<size_t>(hd)]);
+  }
   out = matvec(l.wo, att);
   if (!l.bo.empty()) add(out, l.bo);
   if (!l.attn_post_norm.empty()) out = rmsnorm(out.data(), l.attn_post_norm, hp_.n_embd, hp_.rms_eps);
@@ -361,7 +372,7 @@ Vec ReferenceForward::routed_experts(const Layer& l, const Vec& router_x, const 
       for (double& v : in) v *= w;
     }
     const Vec y = swiglu(l.exp_gate, l.exp_up, l.exp_down, static_cast<size_t>(e), static_cast<size_t>(hp_.n_ff_exp), in,
-                         gate_of(hp_), l.exp_gate_b, l.exp_up_b, l.exp_down_b);
+                         gate_of(hp_), l.exp_gate_b, l.exp_up_b, l.exp_down_b, hp_.ffn_limit(l.index, true));
     for (size_t i = 0; i < out.size(); ++i) out[i] += (hp_.expert_weight_input ? 1.0 : w) * y[i];
   }
   return out;
@@ -369,7 +380,8 @@ Vec ReferenceForward::routed_experts(const Layer& l, const Vec& router_x, const 
 
 Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
   if (!hp_.layer_is_moe(l.index)) {
-    Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.ffn_width(l.index)), x, gate_of(hp_));
+    Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.ffn_width(l.index)), x, gate_of(hp_), {}, {},
+                   {}, hp_.ffn_limit(l.index, false));
     if (!l.ffn_post_norm.empty()) y = rmsnorm(y.data(), l.ffn_post_norm, hp_.n_embd, hp_.rms_eps);
     return y;
   }
@@ -378,7 +390,8 @@ Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
     double g = 0;
     for (size_t i = 0; i < l.shexp_gate_inp.size(); ++i) g += l.shexp_gate_inp[i] * x[i];
     const double scale = hp_.shexp_gated ? 1.0 / (1.0 + std::exp(-g)) : 1.0;
-    const Vec y = swiglu(l.shexp_gate, l.shexp_up, l.shexp_down, 0, static_cast<size_t>(hp_.n_ff_shexp), x, Gate::kSilu);
+    const Vec y = swiglu(l.shexp_gate, l.shexp_up, l.shexp_down, 0, static_cast<size_t>(hp_.n_ff_shexp), x, Gate::kSilu,
+                         {}, {}, {}, hp_.ffn_limit(l.index, false));
     for (size_t i = 0; i < out.size(); ++i) out[i] += y[i] * scale;
   }
   return out;

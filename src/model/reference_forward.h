@@ -24,6 +24,8 @@
 // RMS-normed; each layer's output is scaled by its layer_output_scale; its MoE layers run experts
 // beside the dense feed-forward, routed on a scaled RMS-norm of the layer's stream; the E2B /
 // E4B's later layers attend over an earlier layer's K/V, and every layer adds its per-layer input.
+// Step 3.5's sliding layers have more query heads, each head's output is gated by a sigmoid of its
+// own, and its SwiGLUs are clamped where the file gives a limit.
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
 
@@ -57,6 +59,7 @@ class ReferenceForward {
     Matrix ple_gate, ple_proj;
     std::vector<double> ple_post_norm;
     Matrix wq, wk, wv, wo, w_gate, w_up, w_down;
+    Matrix head_gate;  // Step 3.5's attn_gate (a row per query head), or empty
     // Mixture of experts: router (n_expert rows), experts' matrices end to end (expert e's
     // rows follow expert e-1's), the shared expert and its gate vector (empty when absent).
     Matrix router, exp_gate, exp_up, exp_down, shexp_gate, shexp_up, shexp_down;

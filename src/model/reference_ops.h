@@ -103,12 +103,14 @@ inline double gated(Gate kind, double g, double u) {
 inline double bias_at(const Vec& b, size_t e, size_t n, size_t i) { return b.empty() ? 0.0 : b[e * n + i]; }
 
 // The gated feed-forward with rows [e * n_ff, (e + 1) * n_ff) of gate/up and the e-th
-// n_embd-row slice of down, plus expert e's biases when given (gpt-oss).
+// n_embd-row slice of down, plus expert e's biases when given (gpt-oss); with limit > 0 (Step
+// 3.5's), min(silu(g), limit) * clamp(u, -limit, limit).
 inline Vec swiglu(const Vec& gate_m, const Vec& up_m, const Vec& down_m, size_t e, size_t n_ff, const Vec& x, Gate kind,
-                  const Vec& gate_b = {}, const Vec& up_b = {}, const Vec& down_b = {}) {
+                  const Vec& gate_b = {}, const Vec& up_b = {}, const Vec& down_b = {}, double limit = 0.0) {
   Vec gate = matvec_rows(gate_m, e * n_ff, n_ff, x), up = matvec_rows(up_m, e * n_ff, n_ff, x);
   for (size_t i = 0; i < n_ff; ++i) {
-    gate[i] = gated(kind, gate[i] + bias_at(gate_b, e, n_ff, i), up[i] + bias_at(up_b, e, n_ff, i));
+    const double g = gate[i] + bias_at(gate_b, e, n_ff, i), u = up[i] + bias_at(up_b, e, n_ff, i);
+    gate[i] = limit > 0.0 ? std::min(g / (1.0 + std::exp(-g)), limit) * std::clamp(u, -limit, limit) : gated(kind, g, u);
   }
   Vec y = matvec_rows(down_m, e * x.size(), x.size(), gate);
   for (size_t i = 0; i < y.size(); ++i) y[i] += bias_at(down_b, e, y.size(), i);

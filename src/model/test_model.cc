@@ -19,7 +19,7 @@ std::string file_arch(const TestModelSpec& s) {
 // ungated shared expert), which Ling 2.0 (bailingmoe2) and dots.llm1 (dots1) share; the first
 // two have a NextN block last and rotate half of each head.
 bool glm_like(const std::string& arch) { return arch == "glm4moe" || arch == "bailingmoe2" || arch == "dots1"; }
-bool has_nextn(const std::string& arch) { return arch == "glm4moe" || arch == "bailingmoe2"; }
+bool has_nextn(const std::string& arch) { return arch == "glm4moe" || arch == "bailingmoe2" || arch == "step35"; }
 
 // Qwen's shared expert: sized by expert_shared_feed_forward_length, gated by ffn_gate_inp_shexp.
 bool has_gated_shared_expert(const std::string& arch) {
@@ -138,6 +138,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".final_logit_softcapping", GgufValue::F32(s.final_softcap));
   }
   if (s.arch == "gemma4" || s.arch == "gemma4-moe") set_gemma4_metadata(s, w);
+  if (s.arch == "step35") set_step35_metadata(s, w);
   if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3" || s.arch == "cohere2") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
@@ -196,7 +197,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     const int second = (n_pairs - first) / 2;
     w.set(a + ".rope.dimension_sections", GgufValue::I32Array({first, second, n_pairs - first - second, 0}));
   }
-  if ((s.arch == "glm4" || has_nextn(s.arch) || s.arch == "minimax-m2") && s.n_rot == 0) {
+  if ((s.arch == "glm4" || s.arch == "glm4moe" || s.arch == "bailingmoe2" || s.arch == "minimax-m2") && s.n_rot == 0) {
     w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim(s) / 2)));
   }
   for (const auto& [key, value] : s.metadata_overrides) w.set(key, value);
@@ -216,7 +217,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   }
   const bool glm = glm_like(s.arch);
   const bool deepseek = s.arch == "deepseek2" || s.arch == "mistral4";
-  const bool ernie = s.arch == "ernie4_5-moe";
+  const bool ernie = s.arch == "ernie4_5-moe" || s.arch == "step35";  // a dense lead, a selection bias
   const bool stepped_dense = (s.arch == "llama4" || ernie) && (layer + 1) % s.moe_layer_step != 0;
   if (!is_moe_arch(s.arch) || ((glm || deepseek || ernie) && layer < s.n_dense_lead) || stepped_dense) {
     const int n_ff = s.arch == "gemma4" ? gemma4_ffn_width(s, layer) : s.n_ff;
@@ -246,7 +247,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   if (has_gated_shared_expert(s.arch)) {
     b.vector(p + "ffn_gate_inp_shexp.weight", s.n_embd, 0.0f, std::sqrt(3.0f / static_cast<float>(s.n_embd)));
   }
-  const bool sized_shexp = has_gated_shared_expert(s.arch) || ernie;
+  const bool sized_shexp = has_gated_shared_expert(s.arch) || ernie;  // ernie: also step35
   if (sized_shexp || glm || deepseek || s.arch == "llama4") {
     const int width = sized_shexp ? s.n_ff_shexp : s.n_ff_exp;
     b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, width);
@@ -281,7 +282,7 @@ std::string test_model_name(const TestModelSpec& spec) {
 
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
-         arch == "llama4" || arch == "deepseek2" || arch == "mistral4" || arch == "minimax-m2" ||
+         arch == "llama4" || arch == "deepseek2" || arch == "mistral4" || arch == "minimax-m2" || arch == "step35" ||
          arch == "ernie4_5-moe" || arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
          arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe";
 }
@@ -340,6 +341,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       add_hybrid_mixer(b, s, p, l);
     } else if (gemma4) {
       add_gemma4_attention(b, s, p, l);
+    } else if (s.arch == "step35") {
+      add_step35_attention(b, s, p, l);
     } else if (s.arch == "deepseek2" || s.arch == "mistral4") {
       add_mla_attention(b, s, p);
     } else if (fused_qkv) {
@@ -363,7 +366,9 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_q_norm.weight", minimax ? q_dim : head_dim(s), 1.0f, 0.3f);
       b.vector(p + "attn_k_norm.weight", minimax ? kv_dim : head_dim(s), 1.0f, 0.3f);
     }
-    if (s.arch != "deepseek2" && s.arch != "mistral4" && !hybrid && !gemma4) b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
+    if (s.arch != "deepseek2" && s.arch != "mistral4" && s.arch != "step35" && !hybrid && !gemma4) {
+      b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
+    }
     if (gpt_oss) {
       b.vector(p + "attn_output.bias", s.n_embd, 0.0f, 0.5f);
       b.vector(p + "attn_sinks.weight", s.n_head, 0.0f, 3.0f);
@@ -385,6 +390,9 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   }
   if (!s.rope_freqs.empty()) add_values(b.writer(), "rope_freqs.weight", s.rope_freqs_type, s.rope_freqs);
   if (gemma4 && s.rope_freqs.empty()) add_values(b.writer(), "rope_freqs.weight", DType::kF32, gemma4_rope_freqs(s));
+  if (s.arch == "step35" && s.rope_freqs.empty()) {
+    add_values(b.writer(), "rope_freqs.weight", DType::kF32, step35_rope_freqs(s));
+  }
   if (gemma4) add_gemma4_per_layer_tables(b, s);
   if (!s.rope_factors_short.empty()) {
     add_values(b.writer(), "rope_factors_short.weight", DType::kF32, s.rope_factors_short);

@@ -8,6 +8,7 @@
 // that row's outputs, and the matmuls (the only place rows meet) are batch-invariant by
 // the kernels' contract. So a row's bits never depend on what else is in the batch.
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -125,6 +126,15 @@ void apply_output_gate(const Hparams& hp, const float* q_gate, float* out) {
   }
 }
 
+// Step 3.5: each head of out (sh.n_head heads) times the sigmoid of its gate value.
+void apply_head_gate(const AttnShape& sh, const float* gate, float* out) {
+  for (int h = 0; h < sh.n_head; ++h) {
+    const float g = 1.0f / (1.0f + std::exp(-gate[h]));
+    float* o = out + static_cast<size_t>(h) * sh.head_dim;
+    for (int i = 0; i < sh.head_dim; ++i) o[i] *= g;
+  }
+}
+
 // One row's norm: RMS, or Cohere's layer norm (Hparams::layer_norm).
 void norm_row(const Hparams& hp, const float* x, const float* weight, float* out) {
   if (hp.layer_norm) {
@@ -143,15 +153,18 @@ void norm_rows(const Hparams& hp, const float* x, const float* weight, int n_row
 
 // s.proj()[r] = the SiLU- (GELU-, or clamped SwiGLU-) gated feed-forward of s.normed()[r], of
 // the layer's width (Gemma 4 E2B's double-wide layers').
-void dense_ffn(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
+void dense_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n, ForwardScratch& s, ThreadPool& pool) {
   const kernels::MatmulJob gate_up[] = {{&lw.w_gate, s.normed(), n, s.gate()}, {&lw.w_up, s.normed(), n, s.up()}};
   matmul_same_input(gate_up, s, pool);
   const auto n_ff = static_cast<int>(lw.w_gate.n_out);
+  const float limit = hp.ffn_limit(layer, false);  // Step 3.5's clamped layers
   {
     ProfileTimer timer(s.profile(), StepPart::kFfnActivation);
     for_each_row(pool, n, n_ff, [&](int r) {
       const size_t at = static_cast<size_t>(r) * n_ff;
-      if (hp.ffn_gelu) {
+      if (limit > 0.0f) {
+        kernels::silu_mul_clamped(s.gate() + at, s.up() + at, n_ff, limit);
+      } else if (hp.ffn_gelu) {
         kernels::gelu_mul(s.gate() + at, s.up() + at, n_ff);
       } else if (hp.swiglu_oai) {
         kernels::swiglu_oai(s.gate() + at, s.up() + at, n_ff);
@@ -169,7 +182,7 @@ void dense_ffn(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch&
 void moe_beside_dense_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n, const float* hidden,
                           ForwardScratch& s, ThreadPool& pool) {
   const int n_embd = hp.n_embd;
-  dense_ffn(hp, lw, n, s, pool);  // timed by its parts, as a dense layer's
+  dense_ffn(hp, lw, layer, n, s, pool);  // timed by its parts, as a dense layer's
   ProfileTimer timer(s.profile(), StepPart::kMoe);
   for_each_row(pool, n, 3 * n_embd, [&](int r) {
     const size_t at = static_cast<size_t>(r) * n_embd;
@@ -230,13 +243,16 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
       mla_attention({hp, impl_->rope, lw, layer}, rows, kv, s, pool);
     } else {
       const bool gated = hp.attn_output_gate;
-      // Without attn_v (Gemma 4's full layers) finish_qkv_row takes v from k.
-      const kernels::MatmulJob qkv[] = {{&lw.wq, s.normed(), n, gated ? s.q_gate() : s.q()},
-                                        {&lw.wk, s.normed(), n, s.k()},
-                                        {&lw.wv, s.normed(), n, s.v()}};
-      // Gemma 4's layers that share an earlier layer's K/V multiply q only.
-      const size_t n_jobs = lw.wk.data == nullptr ? 1 : lw.wv.data != nullptr ? 3 : 2;
-      matmul_same_input(std::span<const kernels::MatmulJob>(qkv, n_jobs), s, pool);
+      const bool head_gated = lw.attn_head_gate.data != nullptr;  // Step 3.5's gate per head
+      // Without attn_v (Gemma 4's full layers) finish_qkv_row takes v from k; Gemma 4's layers
+      // that share an earlier layer's K/V multiply q only.
+      std::array<kernels::MatmulJob, 4> qkv;
+      size_t n_jobs = 0;
+      qkv[n_jobs++] = {&lw.wq, s.normed(), n, gated ? s.q_gate() : s.q()};
+      if (lw.wk.data != nullptr) qkv[n_jobs++] = {&lw.wk, s.normed(), n, s.k()};
+      if (lw.wv.data != nullptr) qkv[n_jobs++] = {&lw.wv, s.normed(), n, s.v()};
+      if (head_gated) qkv[n_jobs++] = {&lw.attn_head_gate, s.normed(), n, s.q_gate()};
+      matmul_same_input(std::span<const kernels::MatmulJob>(qkv.data(), n_jobs), s, pool);
       {
         ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
         const kernels::RopeParams& rope = hp.layer_slides(layer) ? impl_->rope_sliding : impl_->rope;
@@ -254,6 +270,13 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
           for_each_row(pool, n, q_dim, [&](int r) {
             apply_output_gate(hp, s.q_gate() + static_cast<size_t>(r) * 2 * q_dim,
                               s.attn_out() + static_cast<size_t>(r) * q_dim);
+          });
+        }
+        if (head_gated) {
+          const AttnShape sh = hp.attn_shape(layer);
+          for_each_row(pool, n, q_dim, [&](int r) {
+            apply_head_gate(sh, s.q_gate() + static_cast<size_t>(r) * sh.n_head,
+                            s.attn_out() + static_cast<size_t>(r) * q_dim);
           });
         }
       }
@@ -280,7 +303,7 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
       ProfileTimer timer(s.profile(), StepPart::kMoe);
       moe_ffn(hp, lw, layer, n, s, pool);
     } else {
-      dense_ffn(hp, lw, n, s, pool);
+      dense_ffn(hp, lw, layer, n, s, pool);
     }
     ProfileTimer residual_timer(s.profile(), StepPart::kResidual);
     for_each_row(pool, n, n_embd, [&](int r) {

@@ -1,5 +1,5 @@
 // Scalar gates: SwiGLU silu(g) * u with silu(g) = g / (1 + e^-g), GELU (tanh form) g * u,
-// and gpt-oss's clamped SwiGLU.
+// and gpt-oss's and Step 3.5's clamped SwiGLUs.
 #include <cmath>
 
 #include "kernels/reference/reference.h"
@@ -10,6 +10,15 @@ void silu_mul(float* gate, const float* up, int n) {
   for (int i = 0; i < n; ++i) {
     const float g = gate[i];
     gate[i] = g / (1.0f + std::exp(-g)) * up[i];
+  }
+}
+
+// Step 3.5's: the silu clamped from above only, the linear part on both sides.
+void silu_mul_clamped(float* gate, const float* up, int n, float limit) {
+  for (int i = 0; i < n; ++i) {
+    const float g = gate[i];
+    const float u = std::fmax(std::fmin(up[i], limit), -limit);
+    gate[i] = std::fmin(g / (1.0f + std::exp(-g)), limit) * u;
   }
 }
 

@@ -20,6 +20,7 @@ void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void rmsnorm(const float* x, const float* weight, int n, float eps, float* out);
 void layernorm(const float* x, const float* weight, int n, float eps, float* out);
 void silu_mul(float* gate, const float* up, int n);
+void silu_mul_clamped(float* gate, const float* up, int n, float limit);
 void gelu_mul(float* gate, const float* up, int n);
 void swiglu_oai(float* gate, const float* up, int n);
 void rope(float* x, int n_heads, int pos, const RopeParams& p);

@@ -1,0 +1,151 @@
+#include "model/step35_hparams.h"
+
+#include <string>
+#include <vector>
+
+#include "model/metadata_readers.h"
+
+namespace strata {
+namespace {
+
+// A per-layer value that must be one value for the full layers and one for the sliding ones:
+// *full and *sliding from the first n_layer entries (the blocks after them are the
+// multi-token-prediction ones). A scalar key gives both; an absent one leaves them.
+template <typename T>
+Status split_by_kind(const GgufFile& gguf, const std::string& key, const Hparams& hp, const std::vector<T>& values,
+                     T* full, T* sliding) {
+  bool seen[2] = {false, false};
+  T found[2] = {T{}, T{}};
+  for (int l = 0; l < hp.n_layer; ++l) {
+    const int kind = hp.layer_slides(l) ? 1 : 0;
+    const T v = values[static_cast<size_t>(l)];
+    if (seen[kind] && found[kind] != v) {
+      return Status::Unsupported(gguf.path() + ": " + key + " differs between two " + (kind ? "sliding" : "full") +
+                                 " layers (at layer " + std::to_string(l) + "); one value for each kind is supported");
+    }
+    seen[kind] = true;
+    found[kind] = v;
+  }
+  if (seen[0]) *full = found[0];
+  if (seen[1]) *sliding = found[1];
+  if (!seen[0]) *full = found[1];
+  if (!seen[1]) *sliding = found[0];
+  return Status::Ok();
+}
+
+Status read_counts_by_kind(const GgufFile& gguf, const std::string& key, int n_blocks, const Hparams& hp, int* full,
+                           int* sliding) {
+  const GgufValue* v = gguf.find(key);
+  if (v == nullptr) return Status::Ok();
+  if (!v->is_array()) {
+    std::optional<uint64_t> u = v->as_uint();
+    if (!u || *u < 1 || *u > (1u << 30)) return Status::Corrupt(gguf.path() + ": " + key + " must be a positive integer");
+    *full = *sliding = static_cast<int>(*u);
+    return Status::Ok();
+  }
+  std::vector<uint64_t> counts;
+  STRATA_RETURN_IF_ERROR(read_per_layer(gguf, key, n_blocks, &counts));
+  std::vector<int> ints(counts.begin(), counts.end());
+  STRATA_RETURN_IF_ERROR(split_by_kind(gguf, key, hp, ints, full, sliding));
+  if (*full < 1 || *sliding < 1) return Status::Corrupt(gguf.path() + ": " + key + " has a layer of 0");
+  return Status::Ok();
+}
+
+// The heads of both kinds: query heads may differ between them, K/V heads must divide them.
+Status read_heads(const GgufFile& gguf, int n_blocks, Hparams* hp) {
+  const std::string& a = hp->arch;
+  hp->n_head_swa = hp->n_head;
+  STRATA_RETURN_IF_ERROR(read_counts_by_kind(gguf, a + ".attention.head_count", n_blocks, *hp, &hp->n_head,
+                                             &hp->n_head_swa));
+  hp->n_head_kv_swa = hp->n_head_kv;
+  STRATA_RETURN_IF_ERROR(read_counts_by_kind(gguf, a + ".attention.head_count_kv", n_blocks, *hp, &hp->n_head_kv,
+                                             &hp->n_head_kv_swa));
+  if (hp->n_head % hp->n_head_kv != 0 || hp->n_head_swa % hp->n_head_kv_swa != 0) {
+    return Status::Corrupt(gguf.path() + ": the query heads (" + std::to_string(hp->n_head) + " full, " +
+                           std::to_string(hp->n_head_swa) + " sliding) are not multiples of the K/V heads (" +
+                           std::to_string(hp->n_head_kv) + ", " + std::to_string(hp->n_head_kv_swa) + ")");
+  }
+  hp->head_dim_swa = hp->head_dim;
+  return Status::Ok();
+}
+
+// Rotated dims (rope.dimension_count_per_layer, or half of rope.dimension_count in a full layer
+// and all of it in a sliding one, as llama.cpp reads them) and the sliding layers' base.
+Status read_rope(const GgufFile& gguf, int n_blocks, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const std::string& f = gguf.path();
+  hp->n_rot_swa = hp->n_rot;  // rope.dimension_count, the head size when absent
+  hp->n_rot /= 2;
+  if (gguf.find(a + ".rope.dimension_count_per_layer") != nullptr) {
+    std::vector<uint64_t> dims;
+    STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".rope.dimension_count_per_layer", n_blocks, &dims));
+    std::vector<int> ints(dims.begin(), dims.end());
+    STRATA_RETURN_IF_ERROR(split_by_kind(gguf, a + ".rope.dimension_count_per_layer", *hp, ints, &hp->n_rot,
+                                         &hp->n_rot_swa));
+  }
+  for (int n_rot : {hp->n_rot, hp->n_rot_swa}) {
+    if (n_rot < 2 || n_rot % 2 != 0 || n_rot > hp->head_dim) {
+      return Status::Corrupt(f + ": a rotated width of " + std::to_string(n_rot) + " must be even, 2.." +
+                             std::to_string(hp->head_dim) + " (the head size)");
+    }
+  }
+  hp->rope_freq_base_swa = 0.0f;
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.freq_base_swa", &hp->rope_freq_base_swa));
+  if (gguf.find(a + ".rope.freq_base_per_layer") != nullptr) {
+    std::vector<float> bases;
+    STRATA_RETURN_IF_ERROR(read_per_layer_reals(gguf, a + ".rope.freq_base_per_layer", n_blocks, &bases));
+    STRATA_RETURN_IF_ERROR(split_by_kind(gguf, a + ".rope.freq_base_per_layer", *hp, bases, &hp->rope_freq_base,
+                                         &hp->rope_freq_base_swa));
+  } else if (gguf.find(a + ".rope.freq_base_swa") == nullptr) {
+    return Status::NotFound(f + ": missing metadata key " + a + ".rope.freq_base_swa (or rope.freq_base_per_layer)");
+  }
+  if (!(hp->rope_freq_base > 0.0f) || !(hp->rope_freq_base_swa > 0.0f)) {
+    return Status::Corrupt(f + ": " + a + "'s rope bases must be > 0");
+  }
+  hp->rope_freqs_padded = true;
+  int mask = 1;
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "rope.scaling.apply_mask", true, 0, &mask));
+  if (mask != 1 && has_tensor(gguf, "rope_freqs.weight")) {
+    return Status::Unsupported(f + ": " + a + ".rope.scaling.apply_mask " + std::to_string(mask) +
+                               ": rope_freqs on other layers than the full ones (mask 1) is not supported");
+  }
+  return Status::Ok();
+}
+
+// A layer's SwiGLU limits from the first key present of two names; each >= 0.
+Status read_limits(const GgufFile& gguf, const std::string& key, const std::string& other_key, int n_blocks,
+                   const Hparams& hp, std::vector<float>* out) {
+  const std::string& name = gguf.find(key) != nullptr ? key : other_key;
+  if (gguf.find(name) == nullptr) {
+    return Status::NotFound(gguf.path() + ": missing metadata key " + key + " (or " + other_key + ")");
+  }
+  STRATA_RETURN_IF_ERROR(read_per_layer_reals(gguf, name, n_blocks, out));
+  out->resize(static_cast<size_t>(hp.n_layer));
+  for (float limit : *out) {
+    if (!(limit >= 0.0f)) return Status::Corrupt(gguf.path() + ": " + name + " has a negative limit");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status read_step35(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const int n_blocks = hp->n_layer + hp->n_nextn_layers;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.sliding_window", false, &hp->sliding_window));
+  std::vector<uint64_t> pattern;
+  STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".attention.sliding_window_pattern", n_blocks, &pattern));
+  for (int l = 0; l < hp->n_layer; ++l) hp->sliding_layers.push_back(pattern[static_cast<size_t>(l)] != 0 ? 1 : 0);
+  STRATA_RETURN_IF_ERROR(read_heads(gguf, n_blocks, hp));
+  STRATA_RETURN_IF_ERROR(read_rope(gguf, n_blocks, hp));
+  STRATA_RETURN_IF_ERROR(read_limits(gguf, a + ".swiglu_limits", a + ".swiglu_clamp_exp", n_blocks, *hp,
+                                     &hp->ffn_limit_exp));
+  STRATA_RETURN_IF_ERROR(read_limits(gguf, a + ".swiglu_limits_shared", a + ".swiglu_clamp_shexp", n_blocks, *hp,
+                                     &hp->ffn_limit_dense));
+  for (int l = 0; l < hp->n_layer && !hp->attn_head_gate; ++l) {
+    hp->attn_head_gate = has_tensor(gguf, "blk." + std::to_string(l) + ".attn_gate.weight");
+  }
+  return Status::Ok();
+}
+
+}  // namespace strata

@@ -1,0 +1,23 @@
+// StepFun Step 3.5's hyper-parameters (ArchTraits::step35), read after the common ones. Private to
+// src/model (hparams.cc calls it).
+#pragma once
+
+#include "base/status.h"
+#include "gguf/gguf_file.h"
+#include "model/hparams.h"
+
+namespace strata {
+
+// The per-layer keys of Step 3.5's files, each an array over every block (the multi-token-
+// prediction blocks last, their values unused): which layers slide (attention.sliding_window_pattern)
+// over how many keys (attention.sliding_window); the query and K/V heads of the full and the
+// sliding layers (attention.head_count, head_count_kv: one count for each kind); the rotated
+// dims (rope.dimension_count_per_layer, else half of rope.dimension_count (the head size when
+// absent) in a full layer and all of it in a sliding one) and the sliding layers' rope base (rope.freq_base_swa, or rope.freq_base_per_layer, one
+// base for each kind); and the SwiGLU limits of the routed experts (swiglu_limits, or
+// swiglu_clamp_exp) and of the shared expert and dense layers (swiglu_limits_shared, or
+// swiglu_clamp_shexp). The file's rope_freqs turn the full layers only
+// (rope.scaling.apply_mask 1, the default; another mask is refused).
+Status read_step35(const GgufFile& gguf, Hparams* hp);
+
+}  // namespace strata
