@@ -445,6 +445,12 @@ TEST_F(MkmodelLoadTest, ArchsOfAnotherArchsLayersLoadWithTheirOwnParts) {
     auto mistral4 = generate_and_load("mistral4", type, "moe-tiny");  // fused experts, split latent maps
     ASSERT_TRUE(mistral4.ok()) << mistral4.status().ToString();
     EXPECT_TRUE((*mistral4)->hparams().is_mla() && !(*mistral4)->hparams().expert_sigmoid);
+    auto step35 = generate_and_load("step35", type, "moe-tiny");  // more heads where it slides, head gates
+    ASSERT_TRUE(step35.ok()) << step35.status().ToString();
+    EXPECT_EQ((*step35)->hparams().attn_shape(1).n_head, (*step35)->hparams().n_head_swa);
+    EXPECT_GT((*step35)->hparams().n_head_swa, (*step35)->hparams().n_head);
+    EXPECT_TRUE((*step35)->hparams().attn_head_gate && (*step35)->hparams().layer_slides(1));
+    EXPECT_FLOAT_EQ((*step35)->hparams().ffn_limit((*step35)->hparams().n_layer - 1, true), 7.0f);
     auto command_r = generate_and_load("command-r", type, "small");  // Command R 35B's parts: no window
     ASSERT_TRUE(command_r.ok()) << command_r.status().ToString();
     EXPECT_TRUE((*command_r)->hparams().layer_norm && (*command_r)->hparams().parallel_block);

@@ -239,12 +239,14 @@ INSTANTIATE_TEST_SUITE_P(Models, SlidingWindowEngine,
                                            WindowModel{"phi3", "small", 3, DType::kQ4_K, 256, 2},
                                            WindowModel{"gemma2", "small", 4, DType::kQ8_0, 256, 2},
                                            WindowModel{"cohere2", "small", 4, DType::kQ4_K, 256, 2},
-                                           WindowModel{"gemma4", "small", 6, DType::kQ4_K, 256, 2}),
+                                           WindowModel{"gemma4", "small", 6, DType::kQ4_K, 256, 2},
+                                           WindowModel{"step35", "moe-tiny", 4, DType::kQ8_0, 128, 1}),
                          [](const ::testing::TestParamInfo<WindowModel>& info) {
                            const std::string arch = info.param.arch;
                            if (arch == "gpt-oss") return std::string("GptOss");
                            if (arch == "cohere2") return std::string("Cohere2");
                            if (arch == "gemma4") return std::string("Gemma4");
+                           if (arch == "step35") return std::string("Step35");
                            return std::string(arch == "phi3" ? "Phi3" : arch == "gemma2" ? "Gemma2" : "Gemma3");
                          });
 

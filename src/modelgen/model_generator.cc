@@ -196,6 +196,29 @@ void set_gemma4_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".attention.shared_kv_layers", u32(s.n_shared_kv_layers));
 }
 
+// Step 3.5's, as llama.cpp's newer converter writes them: which layers slide over how many keys,
+// each layer's query heads, the sliding layers' rope base, and each layer's SwiGLU limits (the last
+// layer's clamped: routed experts 7, shared expert 16).
+void set_step35_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.step35) return;
+  const std::string& a = s.arch;
+  std::vector<GgufValue> pattern;
+  std::vector<int32_t> heads;
+  std::vector<float> routed, shared;
+  for (int l = 0; l < s.n_layer; ++l) {
+    pattern.push_back(GgufValue::Bool(step35_layer_slides(l)));
+    heads.push_back(step35_layer_heads(s, l));
+    routed.push_back(l + 1 == s.n_layer ? 7.0f : 0.0f);
+    shared.push_back(l + 1 == s.n_layer ? 16.0f : 0.0f);
+  }
+  w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
+  w.set(a + ".attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, pattern));
+  w.set(a + ".attention.head_count", GgufValue::I32Array(heads));
+  w.set(a + ".rope.freq_base_swa", GgufValue::F32(10000.0f));
+  w.set(a + ".swiglu_clamp_exp", GgufValue::F32Array(routed));
+  w.set(a + ".swiglu_clamp_shexp", GgufValue::F32Array(shared));
+}
+
 // Qwen3.5's, as llama.cpp's converter writes them: the attention interval, the delta-net shapes,
 // and the multimodal rope's sections over the rotated pairs (temporal, height, width: Qwen3.5's
 // [11, 11, 10] of 32 pairs, scaled to this head), which text-only inference ignores.
@@ -296,6 +319,12 @@ void set_expert_hparams(GgufWriter& w, const ModelSpec& s) {
     w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));
     w.set(a + ".interleave_moe_layer_step", GgufValue::U32(static_cast<uint32_t>(s.moe_layer_step)));
     w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
+  } else if (s.step35) {  // as llama.cpp's converter writes Step 3.5's
+    w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));
+    w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
+    w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
+    w.set(a + ".expert_weights_norm", GgufValue::Bool(s.expert_weights_norm));
+    w.set(a + ".expert_gating_func", GgufValue::U32(2));
   } else if (s.minimax_m2) {  // its converter writes the gate function only
     w.set(a + ".expert_gating_func", GgufValue::U32(s.sigmoid_routing ? 2 : 1));
   } else if (s.llama4) {  // llama.cpp's constant chunk, as converted files carry it
@@ -347,6 +376,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_mrope_hparams(w, report.spec);
   set_granite_hparams(w, report.spec);
   set_gemma4_hparams(w, report.spec);
+  set_step35_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 
   int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

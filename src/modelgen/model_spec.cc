@@ -64,6 +64,17 @@ ModelSpec gpt_oss(ModelSpec s, int sliding_window, float rope_yarn_factor) {
 }
 
 // n_ff_shexp is written only by --arch qwen2moe; glm4moe sets its own, the others drop it.
+// Step 3.5's sliding layers' heads and window, its dense lead and routing (model_spec.h).
+ModelSpec step35(ModelSpec s, int n_head_swa, int sliding_window, int n_dense_lead, float scale) {
+  s.n_head_swa = n_head_swa;
+  s.sliding_window = sliding_window;
+  s.n_dense_lead = n_dense_lead;
+  s.sigmoid_routing = true;
+  s.expert_weights_norm = true;
+  s.expert_weights_scale = scale;
+  return s;
+}
+
 ModelSpec experts(ModelSpec s, int n_expert, int n_expert_used, int n_ff_exp, int n_ff_shexp) {
   s.n_expert = n_expert;
   s.n_expert_used = n_expert_used;
@@ -268,6 +279,13 @@ std::vector<Preset> presets() {
       {"gemma4-26b-a4b", "gemma4",
        gemma4(experts(shape(262144, 262144, 2816, 30, 16, 8, 256, 2112, 1e-6f, 1000000.0f, true), 128, 8, 704, 0), 512,
               2)},
+      // Step 3.5 Flash (196B-A11B): 64 query heads of 128 in the full layers, 96 in the sliding
+      // ones (a 512-key window), 8 K/V heads; 3 dense layers (11264 wide), then 288 experts of 1280
+      // with 8 used beside a shared expert of 1280, routed by sigmoid gates, normalised, times 3.
+      {"step-3.5-flash", "step35",
+       step35(experts(shape(128896, 262144, 4096, 45, 64, 8, 128, 11264, 1e-5f, 5000000.0f, false), 288, 8, 1280,
+                      1280),
+              96, 512, 3, 3.0f)},
   };
 }
 
@@ -313,6 +331,12 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
       s->head_dim_full = 2 * s->head_dim;
       s->n_head_kv_full = std::max(1, s->n_head_kv / 4);
     }
+  } else if (name == "step35") {
+    // Another preset as step35: a 128-key window (as gpt-oss's; Step 3.5's own is 512), or a
+    // quarter of a small context; its rope unscaled (the full layers' rope_freqs come from the shape).
+    if (s->sliding_window == 0) s->sliding_window = std::min(s->n_ctx / 4, 128);
+    s->rope_linear_factor = 1.0f;
+    s->rope_yarn_factor = 1.0f;
   } else if (name == "cohere2") {
     // Command R7B's 4096-key window, or a quarter of a small preset's context; its rope unscaled.
     if (s->sliding_window == 0) s->sliding_window = std::min(s->n_ctx / 4, 4096);
@@ -341,7 +365,16 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->n_nextn = s->glm4moe ? 1 : 0;
   s->minimax_m2 = name == "minimax-m2";
   s->ernie_moe = name == "ernie4_5-moe";
+  s->step35 = name == "step35";
+  if (!s->step35) s->n_head_swa = 0;
   if (name == "deepseek2" || name == "mistral4") return;
+  if (s->step35) {  // another preset as step35: half as many heads again when sliding, one dense layer
+    if (s->n_head_swa == 0) {
+      *s = step35(*s, (s->n_head * 3 / 2 + s->n_head_kv - 1) / s->n_head_kv * s->n_head_kv, s->sliding_window, 1, 3.0f);
+    }
+    if (s->n_ff_shexp == 0) s->n_ff_shexp = s->n_ff_exp;
+    return;
+  }
   s->sigmoid_routing = s->glm4moe || s->minimax_m2;
   s->expert_weights_norm = s->glm4moe || s->minimax_m2 || s->ernie_moe;
   s->n_dense_lead = s->glm4moe || s->ernie_moe ? 1 : 0;
@@ -412,18 +445,20 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
                                    "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, "
                                    "qwen2vl, qwen3vl, granite, cohere2, command-r, seed_oss, gemma4, qwen2moe, qwen3moe, mixtral, gpt-oss, "
                                    "glm4moe, llama4, "
-                                   "deepseek2, mistral4, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)");
+                                   "deepseek2, mistral4, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe or step35)");
   }
   if (moe_arch != (s->n_expert > 0) && name != "gemma4") {  // Gemma 4 comes dense or with experts
     const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, "
                                   "ernie4_5, qwen35, qwen2vl, qwen3vl, granite, cohere2, command-r, seed_oss or gemma4)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, "
-                                  "deepseek2, mistral4, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe or granitemoe)";
+                                  "deepseek2, mistral4, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe or "
+                                  "step35)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "gemma4" || name == "minimax-m2" ||
+               name == "step35" ||
                name == "qwen35" || name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4" || name == "gemma4";
   if (name == "gemma3" || name == "gemma2" || name == "cohere2" || name == "command-r" || name == "gemma4") {
@@ -452,7 +487,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
 bool is_moe_arch_name(std::string_view arch) {
   return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "mistral4" || arch == "minimax-m2" ||
-         arch == "ernie4_5-moe" ||
+         arch == "ernie4_5-moe" || arch == "step35" ||
          arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe";
 }
 
@@ -462,6 +497,12 @@ int head_count_kv(const ModelSpec& spec) { return spec.split_kv_b ? 1 : spec.n_h
 
 bool gemma4_layer_slides(const ModelSpec& spec, int layer) {
   return (layer + 1) % spec.gemma4_period != 0 && layer + 1 != spec.n_layer;
+}
+
+bool step35_layer_slides(int layer) { return layer % 4 != 0; }
+
+int step35_layer_heads(const ModelSpec& spec, int layer) {
+  return spec.step35 && step35_layer_slides(layer) ? spec.n_head_swa : spec.n_head;
 }
 
 bool gemma4_layer_shares_kv(const ModelSpec& spec, int layer) { return layer >= spec.n_layer - spec.n_shared_kv_layers; }

@@ -80,6 +80,15 @@ struct ModelSpec {
   // layer_output_scale per layer, and the keys llama.cpp's converter writes (model_generator.cc).
   bool gemma4 = false;
   int head_dim_full = 0;
+  // step35 (Step 3.5 Flash): every 4th layer (l % 4 == 0) attends over all keys with n_head heads,
+  // rotating half of each head with Llama 3-style rope_freqs (factor 2 over min(131072, n_ctx / 2)
+  // positions, padded with 1s to half a head, as llama.cpp's newer converter writes them); the
+  // others slide over sliding_window keys with n_head_swa heads, all of each head rotated on base
+  // 10000. Every layer has QK-norm and attn_gate (a gate per head); n_dense_lead dense layers, then
+  // experts by sigmoid gates with a selection bias, normalised and scaled, beside a shared expert;
+  // the last layer's SwiGLUs clamped (routed experts 7, shared expert 16).
+  bool step35 = false;
+  int n_head_swa = 0;
   int n_head_kv_full = 0;
   // gemma4: every gemma4_period-th layer is full (6 in the 31B and 26B-A4B, 5 in the E2B, 7 in the
   // E4B; the last always is). The E2B / E4B's parts: per-layer inputs of n_embd_per_layer
@@ -198,6 +207,8 @@ int head_count_kv(const ModelSpec& spec);
 // Gemma 4: whether layer l slides (all but every gemma4_period-th and the last), whether it reads
 // an earlier layer's K/V, and its feed-forward width.
 bool gemma4_layer_slides(const ModelSpec& spec, int layer);
+bool step35_layer_slides(int layer);
+int step35_layer_heads(const ModelSpec& spec, int layer);
 bool gemma4_layer_shares_kv(const ModelSpec& spec, int layer);
 int gemma4_ffn_width(const ModelSpec& spec, int layer);
 // Whether layer l attends (every layer unless the spec is hybrid; ModelSpec::full_attn_interval).

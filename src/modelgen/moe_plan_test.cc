@@ -103,6 +103,32 @@ TEST(MoePresetTest, Qwen3_30bA3bMatchesTheRealModelsShape) {
   EXPECT_EQ(t["blk.0.attn_output.weight"].dims, (Dims{4096, 2048}));
 }
 
+// Step 3.5 Flash: 196.96B parameters; full layers (l % 4 == 0) of 64 query heads, sliding ones of
+// 96, each with a gate per head; three dense layers, then experts beside a shared expert; the full
+// layers' rope factors padded to half a head.
+TEST(MoePresetTest, Step35FlashMatchesTheRealModelsShape) {
+  GenerateOptions o;
+  o.preset = "step-3.5-flash";
+  o.type = DType::kBF16;
+  auto r = plan_model(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->spec.arch, "step35");
+  EXPECT_TRUE(r->spec.step35 && r->spec.qk_norm && r->spec.sigmoid_routing && r->spec.expert_weights_norm);
+  EXPECT_GT(r->n_params, 196'500'000'000u);
+  EXPECT_LT(r->n_params, 197'500'000'000u);
+  auto t = planned_tensors_by_name(r->plan);
+  EXPECT_EQ(t["blk.0.attn_q.weight"].dims, (Dims{4096, 64 * 128}));
+  EXPECT_EQ(t["blk.1.attn_q.weight"].dims, (Dims{4096, 96 * 128}));
+  EXPECT_EQ(t["blk.1.attn_gate.weight"].dims, (Dims{4096, 96}));
+  EXPECT_EQ(t["blk.1.attn_output.weight"].dims, (Dims{96 * 128, 4096}));
+  EXPECT_EQ(t["blk.2.ffn_gate.weight"].dims, (Dims{4096, 11264}));
+  EXPECT_EQ(t["blk.3.ffn_gate_exps.weight"].dims, (Dims{4096, 1280, 288}));
+  EXPECT_EQ(t["blk.3.ffn_gate_shexp.weight"].dims, (Dims{4096, 1280}));
+  EXPECT_EQ(t["blk.3.exp_probs_b.bias"].dims, (Dims{288}));
+  EXPECT_EQ(t["rope_freqs.weight"].dims, (Dims{64}));
+  EXPECT_EQ(t.count("blk.3.ffn_gate.weight"), 0u);
+}
+
 TEST(MoePresetTest, LayersOverrideKeepsTheShape) {
   GenerateOptions o;
   o.preset = "qwen3-30b-a3b";
@@ -127,7 +153,7 @@ TEST(MoePresetTest, ArchAndPresetMustAgreeOnExperts) {
   ASSERT_FALSE(dense_arch.ok());
   EXPECT_NE(dense_arch.status().message().find("preset 'moe-tiny' is mixture-of-experts (--arch qwen3moe, qwen2moe, "
                                                "mixtral, gpt-oss, glm4moe, llama4, deepseek2, mistral4, minimax-m2, ernie4_5-moe, "
-                                               "qwen35moe, qwen3next, qwen3vlmoe or granitemoe); --arch qwen3 needs one of: tiny, small"),
+                                               "qwen35moe, qwen3next, qwen3vlmoe, granitemoe or step35); --arch qwen3 needs one of: tiny, small"),
             std::string::npos)
       << dense_arch.status().message();
   auto moe_arch = model_preset("qwen3moe", "1b");

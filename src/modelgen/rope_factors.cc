@@ -32,6 +32,15 @@ std::vector<float> spec_rope_factors(const ModelSpec& spec) {
     std::fill_n(factors.begin(), factors.size() / 4, 1.0f);
     return factors;
   }
+  if (spec.step35) {  // the full layers' half-head rope, padded with 1s to half a head
+    Llama3RopeScaling s;
+    s.factor = 2.0f;
+    s.high_freq_factor = 32.0f;
+    s.orig_ctx = std::min(131072, spec.n_ctx / 2);
+    std::vector<float> factors = llama3_rope_factors(spec.head_dim / 2, spec.rope_freq_base, s);
+    factors.resize(static_cast<size_t>(spec.head_dim / 2), 1.0f);
+    return factors;
+  }
   if (!spec.rope_freqs) return {};
   Llama3RopeScaling s;
   s.orig_ctx = spec.n_ctx;

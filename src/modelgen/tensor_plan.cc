@@ -88,7 +88,7 @@ Status check_lead_and_shared(const ModelSpec& s) {
 // glm4moe's leading dense blocks, shared expert and NextN blocks.
 Status check_glm4moe(const ModelSpec& s) {
   if (!s.glm4moe) {
-    if ((s.n_dense_lead != 0 && !s.deepseek2 && !s.ernie_moe) || s.n_nextn != 0) {
+    if ((s.n_dense_lead != 0 && !s.deepseek2 && !s.ernie_moe && !s.step35) || s.n_nextn != 0) {
       return Status::InvalidArgument("leading dense and NextN blocks are for glm4moe models, not " + s.arch);
     }
     return Status::Ok();
@@ -168,11 +168,12 @@ Status check_experts(const ModelSpec& s) {
   }
   if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
   if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4" && !s.deepseek2 &&
-      !s.ernie_moe && s.arch != "qwen35moe" && s.arch != "qwen3next") {
-    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, mistral4, ernie4_5-moe, "
+      !s.ernie_moe && !s.step35 && s.arch != "qwen35moe" && s.arch != "qwen3next") {
+    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, mistral4, ernie4_5-moe, step35, "
                                    "qwen35moe and qwen3next models, not " + s.arch);
   }
-  if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2 && !s.ernie_moe) {
+  if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2 && !s.ernie_moe &&
+      !s.step35) {
     return Status::InvalidArgument("sigmoid routing with a selection bias and expert_weights_norm are for glm4moe, "
                                    "deepseek2 and minimax-m2 models, not " + s.arch);
   }
@@ -286,7 +287,8 @@ struct PlanBuilder {
     // Gemma 4's full layers have heads of their own.
     const bool full_heads = s.gemma4 && !gemma4_layer_slides(s, l);
     const auto head = static_cast<uint64_t>(full_heads ? s.head_dim_full : s.head_dim);
-    const auto q_dim = static_cast<uint64_t>(s.n_head) * head;
+    const auto heads = static_cast<uint64_t>(step35_layer_heads(s, l));  // Step 3.5's sliding layers have more
+    const auto q_dim = heads * head;
     const auto kv_dim = static_cast<uint64_t>(full_heads ? s.n_head_kv_full : s.n_head_kv) * head;
     vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
     if (s.phi3) {
@@ -312,6 +314,7 @@ struct PlanBuilder {
       }
     }
     matrix(p + "attn_output.weight", {q_dim, embd});
+    if (s.step35) matrix(p + "attn_gate.weight", {embd, heads});
     if (s.gpt_oss) {
       vector(p + "attn_output.bias", embd, WeightKind::kOssBias);
       vector(p + "attn_sinks.weight", static_cast<uint64_t>(s.n_head), WeightKind::kSink);
@@ -477,8 +480,8 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type, uint32_t mix) {
   PlanBuilder b{&plan, s, type, mix};
   const auto embd = static_cast<uint64_t>(s.n_embd);
   const auto vocab = static_cast<uint64_t>(s.n_vocab);
-  if (s.rope_freqs || s.gemma4) {
-    const int rotated = s.gemma4 ? s.head_dim_full : s.head_dim;
+  if (s.rope_freqs || s.gemma4 || s.step35) {
+    const int rotated = s.gemma4 ? s.head_dim_full : s.head_dim;  // Step 3.5's: padded to half a head
     b.vector("rope_freqs.weight", static_cast<uint64_t>(rotated / 2), WeightKind::kRopeFreqs);
   }
   b.matrix("token_embd.weight", {embd, vocab}, WeightKind::kEmbedding);
