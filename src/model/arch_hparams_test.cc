@@ -599,6 +599,23 @@ TEST_F(ModelLoadTest, ReadsStep35Hparams) {
   expect_error(spec, Code::kCorrupt, "step35.attention.head_count must hold one value per layer (5)");
 }
 
+// Hunyuan-A13B (hunyuan-moe): QK-norm after the rotation, weights renormalised, an ungated shared
+// expert of expert_shared_feed_forward_length.
+TEST_F(ModelLoadTest, ReadsHunyuanMoeHparams) {
+  TestModelSpec spec;
+  spec.arch = "hunyuan-moe";
+  spec.n_ff_shexp = 192;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.qk_norm && hp.qk_norm_after_rope && hp.rope_neox && hp.expert_weights_norm);
+  EXPECT_FALSE(hp.expert_sigmoid || hp.shexp_gated);
+  EXPECT_EQ(hp.n_ff_shexp, 192);
+  EXPECT_TRUE(hp.layer_is_moe(0));
+  spec.skip_tensors = {"blk.1.ffn_up_shexp.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.ffn_up_shexp.weight");
+}
+
 // Cohere (cohere2): layer norms with the file's eps, parallel blocks (no ffn_norm read), a
 // sliding window in three of every four layers, no rope in the fourth, logits times the scale.
 TEST_F(ModelLoadTest, ReadsCohere2Hparams) {

@@ -229,6 +229,16 @@ TEST_F(ReferenceForwardVariantsTest, Step35HeadGatesClampsAndMixedHeadsAgree) {
   EXPECT_GT(errors(spec, DType::kF32, &ungated, 24).rms_rel, 100 * b.rms_rel) << "the head gates make no difference";
 }
 
+// Hunyuan-A13B (hunyuan-moe) over 2 layers: QK-norm after the rotation (its per-head weights do
+// not commute with it), softmax routing renormalised, an ungated shared expert.
+TEST_F(ReferenceForwardVariantsTest, HunyuanQkNormAfterRopeAgrees) {
+  TestModelSpec spec;
+  spec.arch = "hunyuan-moe";
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32, nullptr, 24);
+  expect_within("hunyuan-moe", e.rms_rel, e.max_rel, b);
+}
+
 // Quantized per-head maps (attn_k_b / attn_v_b in the file's type): the query's no-rope part and
 // each head's latent output are rounded to 8 bits on their way through them, two roundings per
 // layer more than the attn_kv_b form (whose key maps are F32 copies), and the latent dot

@@ -120,6 +120,9 @@ struct ArchTraits {
   // leading dense layers, then experts by sigmoid gate values plus a selection bias beside an
   // ungated shared expert, and per-layer SwiGLU limits (model/step35_hparams.h).
   bool step35 = false;
+  // Tencent Hunyuan-A13B (hunyuan-moe): Qwen3-MoE's layers with the QK-norm after the rotation
+  // (Hparams::qk_norm_after_rope), weights renormalised, beside an ungated shared expert.
+  bool qk_norm_after_rope = false;
 };
 
 // nullptr for an architecture this build does not run.

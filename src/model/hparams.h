@@ -70,6 +70,9 @@ struct Hparams {
   // With qk_norm (Command R+): each head of q and k is layer-normed (Cohere's layer_norm) with
   // gains of its own, attn_q_norm holding n_head rows of head_dim (attn_k_norm n_head_kv).
   bool qk_norm_per_head_gains = false;
+  // With qk_norm (Hunyuan-A13B): q and k are normed after the rotation instead of before it, as its
+  // model computes them (the per-head weights do not commute with the rotation).
+  bool qk_norm_after_rope = false;
   bool qkv_bias = false;          // qwen2
   bool tied_embeddings = false;   // no output.weight: reuse token_embd.weight
   int attn_scale_dim = 0;         // scores are q.k / sqrt(attn_scale_dim): head_dim (Gemma 3 27B: see hparams.cc)

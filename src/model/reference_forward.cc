@@ -220,6 +220,27 @@ void ReferenceForward::norm_heads(Vec& x, int n_heads, int hd, const Vec& w) con
   }
 }
 
+// QK-norm of q and k: of each whole row (MiniMax-M2), Cohere's layer norm per head with gains of
+// its own (Command R+), or an RMS norm per head.
+void ReferenceForward::norm_qk(const Layer& l, const AttnShape& sh, bool stores_kv, Vec& q, Vec& k) const {
+  const int hd = sh.head_dim;
+  if (!l.q_norm.empty() && hp_.qk_norm_whole_row) {
+    q = rmsnorm(q.data(), l.q_norm, static_cast<int>(q.size()), hp_.rms_eps);
+    k = rmsnorm(k.data(), l.k_norm, static_cast<int>(k.size()), hp_.rms_eps);
+  } else if (!l.q_norm.empty() && hp_.qk_norm_per_head_gains) {  // Command R+
+    for (auto [x, n, w] : {std::tuple{&q, sh.n_head, &l.q_norm}, std::tuple{&k, sh.n_head_kv, &l.k_norm}}) {
+      for (int h = 0; h < n; ++h) {
+        const Vec gains(w->begin() + h * hd, w->begin() + (h + 1) * hd);
+        Vec normed = layernorm(x->data() + h * hd, gains, hd, hp_.rms_eps);
+        std::copy(normed.begin(), normed.end(), x->begin() + h * hd);
+      }
+    }
+  } else if (!l.q_norm.empty()) {
+    norm_heads(q, sh.n_head, hd, l.q_norm);
+    if (stores_kv) norm_heads(k, sh.n_head_kv, hd, l.k_norm);
+  }
+}
+
 void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   const AttnShape sh = hp_.attn_shape(l.index);
   const int hd = sh.head_dim;
@@ -243,21 +264,7 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     add(k, l.bk);
     add(v, l.bv);
   }
-  if (!l.q_norm.empty() && hp_.qk_norm_whole_row) {
-    q = rmsnorm(q.data(), l.q_norm, static_cast<int>(q.size()), hp_.rms_eps);
-    k = rmsnorm(k.data(), l.k_norm, static_cast<int>(k.size()), hp_.rms_eps);
-  } else if (!l.q_norm.empty() && hp_.qk_norm_per_head_gains) {  // Command R+
-    for (auto [x, n, w] : {std::tuple{&q, sh.n_head, &l.q_norm}, std::tuple{&k, sh.n_head_kv, &l.k_norm}}) {
-      for (int h = 0; h < n; ++h) {
-        const Vec gains(w->begin() + h * hd, w->begin() + (h + 1) * hd);
-        Vec normed = layernorm(x->data() + h * hd, gains, hd, hp_.rms_eps);
-        std::copy(normed.begin(), normed.end(), x->begin() + h * hd);
-      }
-    }
-  } else if (!l.q_norm.empty()) {
-    norm_heads(q, sh.n_head, hd, l.q_norm);
-    if (stores_kv) norm_heads(k, sh.n_head_kv, hd, l.k_norm);
-  }
+  if (!hp_.qk_norm_after_rope) norm_qk(l, sh, stores_kv, q, k);
   if (hp_.v_norm && stores_kv) norm_heads(v, sh.n_head_kv, hd, Vec(static_cast<size_t>(hd), 1.0));
   const bool sliding = hp_.layer_slides(l.index);
   // Llama 4: every nope_layer_step-th layer has no rope but a temperature on q; the others
@@ -267,6 +274,7 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   if (rotates) {
     rope(q, sh.n_head, sliding);
     if (stores_kv) rope(k, sh.n_head_kv, sliding);
+    if (hp_.qk_norm_after_rope) norm_qk(l, sh, stores_kv, q, k);  // Hunyuan
     if (hp_.qk_l2_norm) {
       const Vec ones(static_cast<size_t>(hd), 1.0);
       norm_heads(q, sh.n_head, hd, ones);

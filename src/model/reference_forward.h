@@ -25,7 +25,8 @@
 // beside the dense feed-forward, routed on a scaled RMS-norm of the layer's stream; the E2B /
 // E4B's later layers attend over an earlier layer's K/V, and every layer adds its per-layer input.
 // Step 3.5's sliding layers have more query heads, each head's output is gated by a sigmoid of its
-// own, and its SwiGLUs are clamped where the file gives a limit.
+// own, and its SwiGLUs are clamped where the file gives a limit. Hunyuan norms q and k after the
+// rotation.
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
 
@@ -89,6 +90,7 @@ class ReferenceForward {
   Status decode_rope_factors(const GgufFile& gguf, int n_ctx_per_seq);
   void attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
   void norm_heads(std::vector<double>& x, int n_heads, int hd, const std::vector<double>& w) const;
+  void norm_qk(const Layer& l, const AttnShape& sh, bool stores_kv, std::vector<double>& q, std::vector<double>& k) const;
   std::vector<double> feed_forward(const Layer& l, const std::vector<double>& x) const;
   // The routed experts' weighted sum for x, chosen by the router on router_x.
   std::vector<double> routed_experts(const Layer& l, const std::vector<double>& router_x,

@@ -159,7 +159,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     } else {
       w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
     }
-    if (has_gated_shared_expert(s.arch)) {
+    if (has_gated_shared_expert(s.arch) || s.arch == "hunyuan-moe") {
       w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
     }
     if (glm_like(s.arch)) set_glm4moe_metadata(s, w);
@@ -247,7 +247,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   if (has_gated_shared_expert(s.arch)) {
     b.vector(p + "ffn_gate_inp_shexp.weight", s.n_embd, 0.0f, std::sqrt(3.0f / static_cast<float>(s.n_embd)));
   }
-  const bool sized_shexp = has_gated_shared_expert(s.arch) || ernie;  // ernie: also step35
+  const bool sized_shexp = has_gated_shared_expert(s.arch) || ernie || s.arch == "hunyuan-moe";  // ernie: also step35
   if (sized_shexp || glm || deepseek || s.arch == "llama4") {
     const int width = sized_shexp ? s.n_ff_shexp : s.n_ff_exp;
     b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, width);
@@ -283,6 +283,7 @@ std::string test_model_name(const TestModelSpec& spec) {
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "mistral4" || arch == "minimax-m2" || arch == "step35" ||
+         arch == "hunyuan-moe" ||
          arch == "ernie4_5-moe" || arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
          arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe";
 }
@@ -324,6 +325,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool post_norms = gemma || s.arch == "glm4";
   const bool minimax = s.arch == "minimax-m2";
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax || s.arch == "qwen3vl" ||
+                       s.arch == "hunyuan-moe" ||
                        s.arch == "qwen3vlmoe" || s.arch == "bailingmoe2" || s.arch == "dots1";
   const bool hybrid = is_hybrid_arch(s.arch);
   const bool cohere = s.arch == "cohere2" || s.arch == "command-r";

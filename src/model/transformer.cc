@@ -56,7 +56,24 @@ void layer_norm_heads(float* x, int n_heads, int head_dim, const float* w, float
   }
 }
 
-// Bias, QK-norm (per head, or of the whole row) and rotary embedding of one row's q and k, and
+// QK-norm of one row's q and k: of each whole row (MiniMax-M2), Cohere's layer norm per head
+// with gains of its own (Command R+), or an RMS norm per head; k only when the layer stores it.
+void norm_qk(const Hparams& hp, const AttnShape& sh, const LayerWeights& lw, bool stores_kv, float* q, float* k) {
+  if (lw.q_norm == nullptr) return;
+  if (hp.qk_norm_whole_row) {
+    kernels::rmsnorm(q, lw.q_norm, sh.q_dim(), hp.rms_eps, q);
+    kernels::rmsnorm(k, lw.k_norm, sh.kv_dim(), hp.rms_eps, k);
+  } else if (hp.qk_norm_per_head_gains) {
+    layer_norm_heads(q, sh.n_head, sh.head_dim, lw.q_norm, hp.rms_eps);
+    layer_norm_heads(k, sh.n_head_kv, sh.head_dim, lw.k_norm, hp.rms_eps);
+  } else {
+    norm_heads(q, sh.n_head, sh.head_dim, lw.q_norm, hp.rms_eps);
+    if (stores_kv) norm_heads(k, sh.n_head_kv, sh.head_dim, lw.k_norm, hp.rms_eps);
+  }
+}
+
+// Bias, QK-norm (per head, or of the whole row; before the rotation, or after it in Hunyuan) and
+// rotary embedding of one row's q and k, and
 // q's temperature (Llama 4's layers without rope, every Ministral 3 layer); Gemma 4's v (k's
 // projection when the layer has no attn_v, then normed); then the row's k and v go into the
 // cache at its position.
@@ -73,21 +90,13 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
     add_in_place(k, lw.bk, kv_dim);
     add_in_place(v, lw.bv, kv_dim);
   }
-  if (lw.q_norm != nullptr && hp.qk_norm_whole_row) {
-    kernels::rmsnorm(q, lw.q_norm, q_dim, hp.rms_eps, q);
-    kernels::rmsnorm(k, lw.k_norm, kv_dim, hp.rms_eps, k);
-  } else if (lw.q_norm != nullptr && hp.qk_norm_per_head_gains) {
-    layer_norm_heads(q, sh.n_head, sh.head_dim, lw.q_norm, hp.rms_eps);
-    layer_norm_heads(k, sh.n_head_kv, sh.head_dim, lw.k_norm, hp.rms_eps);
-  } else if (lw.q_norm != nullptr) {
-    norm_heads(q, sh.n_head, sh.head_dim, lw.q_norm, hp.rms_eps);
-    if (stores_kv) norm_heads(k, sh.n_head_kv, sh.head_dim, lw.k_norm, hp.rms_eps);
-  }
+  if (!hp.qk_norm_after_rope) norm_qk(hp, sh, lw, stores_kv, q, k);
   if (lw.v_unit_norm != nullptr && stores_kv) norm_heads(v, sh.n_head_kv, sh.head_dim, lw.v_unit_norm, hp.rms_eps);
   const bool rotates = hp.layer_rotates(layer);
   if (rotates) {
     kernels::rope(q, sh.n_head, row.pos, rope);
     if (stores_kv) kernels::rope(k, sh.n_head_kv, row.pos, rope);
+    if (hp.qk_norm_after_rope) norm_qk(hp, sh, lw, stores_kv, q, k);  // Hunyuan: after the rotation
     if (lw.qk_unit_norm != nullptr) {  // Llama 4: after the rotation, without weights
       norm_heads(q, sh.n_head, sh.head_dim, lw.qk_unit_norm, hp.rms_eps);
       norm_heads(k, sh.n_head_kv, sh.head_dim, lw.qk_unit_norm, hp.rms_eps);

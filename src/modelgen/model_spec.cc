@@ -279,6 +279,11 @@ std::vector<Preset> presets() {
       {"gemma4-26b-a4b", "gemma4",
        gemma4(experts(shape(262144, 262144, 2816, 30, 16, 8, 256, 2112, 1e-6f, 1000000.0f, true), 128, 8, 704, 0), 512,
               2)},
+      // Hunyuan-A13B (80B): 32 query heads of 128 over 8 K/V heads, QK-norm, every layer 64 experts of
+      // 3072 with 8 used beside an ungated shared expert of 3072; rope base 10000 * 1000^(128/126)
+      // (its NTK alpha of 1000, as llama.cpp's converter bakes it in); tied embeddings.
+      {"hunyuan-a13b", "hunyuan-moe",
+       experts(shape(128167, 262144, 4096, 32, 32, 8, 128, 3072, 1e-5f, 11158839.925f, true), 64, 8, 3072, 3072)},
       // Step 3.5 Flash (196B-A11B): 64 query heads of 128 in the full layers, 96 in the sliding
       // ones (a 512-key window), 8 K/V heads; 3 dense layers (11264 wide), then 288 experts of 1280
       // with 8 used beside a shared expert of 1280, routed by sigmoid gates, normalised, times 3.
@@ -381,14 +386,15 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->expert_weights_scale = 1.0f;
   // ERNIE's preset keeps its two shared experts; another preset as ernie4_5-moe gets one; Qwen3.5's
   // is one expert wide.
-  if (s->glm4moe || s->llama4 || name == "qwen35moe" || name == "qwen3next" ||
+  if (s->glm4moe || s->llama4 || name == "qwen35moe" || name == "qwen3next" || name == "hunyuan-moe" ||
       (s->ernie_moe && !s->preset.starts_with("ernie"))) {
     s->n_ff_shexp = s->n_ff_exp;
   } else if (name != "qwen2moe" && !s->ernie_moe) {
     s->n_ff_shexp = 0;
   }
-  // llama.feed_forward_length (and granitemoe's) is the expert width
-  if (name == "mixtral" || name == "granitemoe") s->n_ff = s->n_ff_exp;
+  // llama.feed_forward_length (and granitemoe's, and hunyuan-moe's, whose experts llama.cpp sizes
+  // by it) is the expert width
+  if (name == "mixtral" || name == "granitemoe" || name == "hunyuan-moe") s->n_ff = s->n_ff_exp;
 }
 
 // DeepSeek's layout for --arch deepseek2: a DeepSeek preset (one with a latent) keeps its own;
@@ -445,20 +451,21 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
                                    "' (llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, "
                                    "qwen2vl, qwen3vl, granite, cohere2, command-r, seed_oss, gemma4, qwen2moe, qwen3moe, mixtral, gpt-oss, "
                                    "glm4moe, llama4, "
-                                   "deepseek2, mistral4, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe or step35)");
+                                   "deepseek2, mistral4, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35 or "
+                                   "hunyuan-moe)");
   }
   if (moe_arch != (s->n_expert > 0) && name != "gemma4") {  // Gemma 4 comes dense or with experts
     const char* kind = moe_arch ? "dense (--arch llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, "
                                   "ernie4_5, qwen35, qwen2vl, qwen3vl, granite, cohere2, command-r, seed_oss or gemma4)"
                                 : "mixture-of-experts (--arch qwen3moe, qwen2moe, mixtral, gpt-oss, glm4moe, llama4, "
-                                  "deepseek2, mistral4, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe or "
-                                  "step35)";
+                                  "deepseek2, mistral4, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe, "
+                                  "step35 or hunyuan-moe)";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
                                    " needs one of: " + preset_list(moe_arch));
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "gemma4" || name == "minimax-m2" ||
-               name == "step35" ||
+               name == "step35" || name == "hunyuan-moe" ||
                name == "qwen35" || name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4" || name == "gemma4";
   if (name == "gemma3" || name == "gemma2" || name == "cohere2" || name == "command-r" || name == "gemma4") {
@@ -487,7 +494,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
 bool is_moe_arch_name(std::string_view arch) {
   return arch == "qwen2moe" || arch == "qwen3moe" || arch == "mixtral" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "mistral4" || arch == "minimax-m2" ||
-         arch == "ernie4_5-moe" || arch == "step35" ||
+         arch == "ernie4_5-moe" || arch == "step35" || arch == "hunyuan-moe" ||
          arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe";
 }
 

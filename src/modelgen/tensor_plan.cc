@@ -168,8 +168,8 @@ Status check_experts(const ModelSpec& s) {
   }
   if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
   if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4" && !s.deepseek2 &&
-      !s.ernie_moe && !s.step35 && s.arch != "qwen35moe" && s.arch != "qwen3next") {
-    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, mistral4, ernie4_5-moe, step35, "
+      !s.ernie_moe && !s.step35 && s.arch != "hunyuan-moe" && s.arch != "qwen35moe" && s.arch != "qwen3next") {
+    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, mistral4, ernie4_5-moe, step35, hunyuan-moe, "
                                    "qwen35moe and qwen3next models, not " + s.arch);
   }
   if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2 && !s.ernie_moe &&

@@ -22,10 +22,11 @@ struct PreName {
 // with the o200k pattern; glm4 (GLM-4.5, GLM-4.6) and chatglm-bpe (GLM-4) the names it splits
 // with Llama 3's pattern, merges not skipped. deepseek-llm (DeepSeek LLM, V2), deepseek-coder and
 // deepseek-v3 (V3, R1, V3.1) are DeepSeek's sequences; llama.cpp splits joyai-llm (what its
-// converter writes for DeepSeek-V4-Flash) and hunyuan-dense with deepseek-v3's. tekken is Mistral's
+// converter writes for DeepSeek-V4-Flash) and hunyuan-dense with deepseek-v3's; hunyuan (Hunyuan-A13B)
+// with Qwen2's. tekken is Mistral's
 // vocabulary since Nemo (Small 3.x, Devstral, Magistral, Ministral); pixtral the name llama.cpp
 // splits with Llama 3's pattern, both taking a piece that is a token whole and adding BOS.
-constexpr std::array<PreName, 45> kKnownNames = {{
+constexpr std::array<PreName, 46> kKnownNames = {{
     {"", PreTokenizerKind::kGpt2},           {"default", PreTokenizerKind::kGpt2},
     {"gpt2", PreTokenizerKind::kGpt2},       {"gpt-2", PreTokenizerKind::kGpt2},
     {"phi-2", PreTokenizerKind::kGpt2},      {"olmo", PreTokenizerKind::kGpt2},
@@ -42,7 +43,7 @@ constexpr std::array<PreName, 45> kKnownNames = {{
     {"chatglm-bpe", PreTokenizerKind::kLlama3},
     {"qwen2", PreTokenizerKind::kQwen2},     {"qwen3", PreTokenizerKind::kQwen2},
     {"deepseek-r1-qwen", PreTokenizerKind::kQwen2}, {"stablelm2", PreTokenizerKind::kQwen2},
-    {"megrez", PreTokenizerKind::kQwen2},    {"smollm", PreTokenizerKind::kStarcoder},
+    {"megrez", PreTokenizerKind::kQwen2},    {"hunyuan", PreTokenizerKind::kQwen2},    {"smollm", PreTokenizerKind::kStarcoder},
     {"qwen35", PreTokenizerKind::kQwen35},
     {"gpt-4o", PreTokenizerKind::kGpt4o},    {"llama4", PreTokenizerKind::kGpt4o},
     {"kanana2", PreTokenizerKind::kGpt4o},   {"minimax-m2", PreTokenizerKind::kGpt4o},

@@ -239,6 +239,8 @@ TEST(PreTokenizerTest, ChoosesTheFamilyByGgufName) {
   EXPECT_EQ(choose_pre_tokenizer("deepseek-coder").kind, PreTokenizerKind::kDeepseekCoder);
   EXPECT_EQ(choose_pre_tokenizer("joyai-llm").kind, PreTokenizerKind::kDeepseekV3);
   EXPECT_EQ(choose_pre_tokenizer("deepseek-r1-qwen").kind, PreTokenizerKind::kQwen2);  // R1's Qwen distills
+  EXPECT_EQ(choose_pre_tokenizer("hunyuan").kind, PreTokenizerKind::kQwen2);  // Hunyuan-A13B
+  EXPECT_EQ(choose_pre_tokenizer("hunyuan-dense").kind, PreTokenizerKind::kDeepseekV3);
   const PreTokenizerChoice kimi = choose_pre_tokenizer("kimi-k2");
   EXPECT_EQ(kimi.kind, PreTokenizerKind::kKimiK2);
   EXPECT_TRUE(kimi.ignore_merges);
