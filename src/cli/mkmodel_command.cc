@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "gguf/file_type.h"
 #include "modelgen/model_generator.h"
+#include "modelgen/model_spec.h"
 #include "modelgen/type_mix.h"
 
 namespace strata::cli {
@@ -155,7 +156,7 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, "
                   "qwen3vl, granite, cohere2, command-r, seed_oss or gemma4 (dense presets); qwen3moe, qwen2moe, mixtral, gpt-oss, "
                   "glm4moe, llama4, deepseek2, mistral4, "
-                  "minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35 or hunyuan-moe (MoE presets; the "
+                  "minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, hunyuan-moe or cohere2_moe (MoE presets; the "
                   "vision-language archs are their language models, Qwen2's, Qwen3's or Qwen3-MoE's with M-RoPE "
                   "sections; granite and granitemoe are llama and mixtral with Granite's multipliers; gemma4 (dense "
                   "or MoE presets: the experts beside the dense feed-forward) on a preset not Gemma 4's gives its full "
@@ -167,18 +168,14 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "attend in every 4th of at least 4 layers, delta-net layers of head_dim / 2 wide heads between, "
                   "qwen35moe and qwen3next with a gated shared expert, qwen3next with its delta-net projections "
                   "fused per key head) (default: the preset's)")
-      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3", "ernie4_5",
-                             "qwen35", "qwen2moe", "qwen3moe", "mixtral", "gpt-oss", "glm4moe", "llama4", "deepseek2", "mistral4",
-                             "minimax-m2", "ernie4_5-moe", "qwen35moe", "qwen3next", "qwen2vl", "qwen3vl",
-                             "qwen3vlmoe", "granite", "granitemoe", "cohere2", "command-r", "seed_oss", "gemma4", "step35",
-                             "hunyuan-moe"}));
+      ->check(CLI::IsMember(generated_arch_names()));
   sub->add_option("--preset", flags->preset,
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma4-e2b, "
                   "gemma4-e4b, gemma4-31b, gemma2-2b, phi-4, "
                   "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b; mixture of experts: moe-tiny, qwen3-30b-a3b, "
                   "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
                   "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b, qwen3-next-80b-a3b, "
-                  "gemma4-26b-a4b, mistral-small-4, step-3.5-flash, hunyuan-a13b")
+                  "gemma4-26b-a4b, mistral-small-4, step-3.5-flash, hunyuan-a13b, north-mini-code")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers,
                   "layer count instead of the preset's (same shape, smaller file; glm4moe writes its NextN block after "

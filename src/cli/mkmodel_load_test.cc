@@ -451,6 +451,13 @@ TEST_F(MkmodelLoadTest, ArchsOfAnotherArchsLayersLoadWithTheirOwnParts) {
     EXPECT_GT((*step35)->hparams().n_head_swa, (*step35)->hparams().n_head);
     EXPECT_TRUE((*step35)->hparams().attn_head_gate && (*step35)->hparams().layer_slides(1));
     EXPECT_FLOAT_EQ((*step35)->hparams().ffn_limit((*step35)->hparams().n_layer - 1, true), 7.0f);
+    auto north = generate_and_load("cohere2_moe", type, "moe-tiny");  // North's: RMS norms, per-layer rope
+    ASSERT_TRUE(north.ok()) << north.status().ToString();
+    const Hparams& nh = (*north)->hparams();
+    EXPECT_TRUE(nh.parallel_block && nh.expert_sigmoid && !nh.layer_norm && !nh.expert_weights_norm);
+    EXPECT_EQ(nh.sliding_window, 128);
+    EXPECT_TRUE(!nh.layer_slides(0) && nh.layer_rotates(0) && !nh.layer_is_moe(0) && nh.layer_slides(1) &&
+                nh.layer_is_moe(1));
     auto command_r = generate_and_load("command-r", type, "small");  // Command R 35B's parts: no window
     ASSERT_TRUE(command_r.ok()) << command_r.status().ToString();
     EXPECT_TRUE((*command_r)->hparams().layer_norm && (*command_r)->hparams().parallel_block);

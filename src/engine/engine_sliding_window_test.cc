@@ -4,7 +4,10 @@
 // q/k/v and gate/up tensors, Q4_K weights), Gemma 2 (a 256-key window in every other layer,
 // soft-capped scores and logits, Q8_0 weights) and Command R7B (a 256-key window in 3 of every 4
 // layers, the 4th without rope; layer norms, parallel blocks, Q4_K weights) and Gemma 4 (a 256-key
-// window in 5 of its 6 layers, whose K/V heads differ from the full layer's, Q4_K weights).
+// window in 5 of its 6 layers, whose K/V heads differ from the full layer's, Q4_K weights), Step
+// 3.5 (more heads where it slides, head gates, Q8_0) and Cohere's MoE (North's layout over 5
+// layers: a 128-key window in layers 1-3, a dense full layer with rope first, a full one without
+// rope last, sigmoid experts, parallel blocks, Q8_0).
 // Prompts far past the window give, batched in 4
 // slots through two pipeline stages, from the prefix cache (also after a restart, from parked
 // blocks), with speculative decoding and in prompt chunks smaller than the window, the tokens
@@ -240,13 +243,15 @@ INSTANTIATE_TEST_SUITE_P(Models, SlidingWindowEngine,
                                            WindowModel{"gemma2", "small", 4, DType::kQ8_0, 256, 2},
                                            WindowModel{"cohere2", "small", 4, DType::kQ4_K, 256, 2},
                                            WindowModel{"gemma4", "small", 6, DType::kQ4_K, 256, 2},
-                                           WindowModel{"step35", "moe-tiny", 4, DType::kQ8_0, 128, 1}),
+                                           WindowModel{"step35", "moe-tiny", 4, DType::kQ8_0, 128, 1},
+                                           WindowModel{"cohere2_moe", "moe-tiny", 5, DType::kQ8_0, 128, 1}),
                          [](const ::testing::TestParamInfo<WindowModel>& info) {
                            const std::string arch = info.param.arch;
                            if (arch == "gpt-oss") return std::string("GptOss");
                            if (arch == "cohere2") return std::string("Cohere2");
                            if (arch == "gemma4") return std::string("Gemma4");
                            if (arch == "step35") return std::string("Step35");
+                           if (arch == "cohere2_moe") return std::string("Cohere2Moe");
                            return std::string(arch == "phi3" ? "Phi3" : arch == "gemma2" ? "Gemma2" : "Gemma3");
                          });
 

@@ -640,6 +640,54 @@ TEST_F(ModelLoadTest, ReadsCohere2Hparams) {
   expect_error(spec, Code::kNotFound, "missing metadata key cohere2.attention.layer_norm_epsilon");
 }
 
+// Cohere's MoE (cohere2_moe, North): RMS norms, parallel blocks (no ffn_norm read), a window in
+// the layers the file's pattern flags, rope there and in the dense lead, sigmoid gate values used
+// as they are; logit_scale 0 leaves the logits unscaled; the pattern must say a flag per layer.
+TEST_F(ModelLoadTest, ReadsCohere2MoeHparams) {
+  TestModelSpec spec;
+  spec.arch = "cohere2_moe";
+  spec.n_layer = 6;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.parallel_block && hp.expert_sigmoid);
+  EXPECT_FALSE(hp.layer_norm || hp.rope_neox || hp.qk_norm || hp.expert_weights_norm || hp.tied_embeddings);
+  EXPECT_FLOAT_EQ(hp.rms_eps, 1e-6f);
+  EXPECT_FLOAT_EQ(hp.logit_scale, 4.0f);
+  EXPECT_EQ(hp.sliding_window, spec.sliding_window);
+  EXPECT_EQ(hp.n_layer_dense_lead, 1);
+  EXPECT_EQ(hp.n_ff_shexp, 0);
+  for (int layer = 0; layer < 6; ++layer) {
+    EXPECT_EQ(hp.layer_slides(layer), layer % 4 != 0) << layer;
+    EXPECT_EQ(hp.layer_rotates(layer), layer != 4) << layer;  // layer 0: full, but dense
+    EXPECT_EQ(hp.layer_is_moe(layer), layer != 0) << layer;
+  }
+  spec.metadata_overrides = {{"cohere2_moe.logit_scale", GgufValue::F32(0.0f)}};
+  auto unscaled = load(spec);
+  ASSERT_TRUE(unscaled.ok()) << unscaled.status().ToString();
+  EXPECT_FLOAT_EQ((*unscaled)->hparams().logit_scale, 1.0f);
+  spec.metadata_overrides = {{"cohere2_moe.attention.sliding_window_pattern", GgufValue::Bool(true)}};
+  auto all_slide = load(spec);
+  ASSERT_TRUE(all_slide.ok()) << all_slide.status().ToString();
+  EXPECT_TRUE((*all_slide)->hparams().layer_slides(4) && (*all_slide)->hparams().layer_rotates(4));
+  spec.metadata_overrides = {{"cohere2_moe.attention.sliding_window_pattern",
+                              GgufValue::Array(GgufType::kBool, {GgufValue::Bool(true), GgufValue::Bool(false)})}};
+  expect_error(spec, Code::kCorrupt, "cohere2_moe.attention.sliding_window_pattern");
+  spec.metadata_overrides = {{"cohere2_moe.logit_scale", GgufValue::F32(-1.0f)}};
+  expect_error(spec, Code::kCorrupt, "cohere2_moe.logit_scale must not be negative");
+  spec.metadata_overrides = {};
+  for (const char* key : {"cohere2_moe.logit_scale", "cohere2_moe.attention.sliding_window",
+                          "cohere2_moe.attention.sliding_window_pattern"}) {
+    spec.skip_keys = {key};
+    expect_error(spec, Code::kNotFound, std::string("missing metadata key ") + key);
+  }
+  spec.skip_keys = {};
+  spec.skip_tensors = {"blk.0.ffn_gate.weight"};
+  expect_error(spec, Code::kNotFound, "blk.0.ffn_gate.weight");
+  spec.skip_tensors = {"blk.1.ffn_gate_inp.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.ffn_gate_inp.weight");
+}
+
 // Command R / R+ (command-r): Cohere's norms and parallel blocks, every layer rotating over all
 // keys, and R+'s q/k norms read as a row of gains per head (a 1-D norm of one head is refused).
 TEST_F(ModelLoadTest, ReadsCommandRHparams) {

@@ -329,6 +329,28 @@ TEST_F(ReferenceForwardVariantsTest, Cohere2LayerNormsAndParallelBlocksAgree) {
   EXPECT_GT(errors(spec, DType::kF32, &unscaled).rms_rel, 100 * b.rms_rel) << "the logit scale makes no difference";
 }
 
+// Cohere's MoE (cohere2_moe) over 5 layers: a dense full layer with rope, three sliding ones, then
+// a full one without rope; parallel blocks on RMS norms, sigmoid gate values used as they are, the
+// logits times 0.25. References with the logit scale left out, the weights renormalised, or every
+// layer sliding and rotating disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Cohere2MoeParallelBlocksAndPerLayerRopeAgree) {
+  TestModelSpec spec;
+  spec.arch = "cohere2_moe";
+  spec.n_layer = 5;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32, nullptr, 24);
+  expect_within("cohere2_moe", e.rms_rel, e.max_rel, b);
+  TestModelSpec unscaled = spec;
+  unscaled.metadata_overrides = {{"cohere2_moe.logit_scale", GgufValue::F32(0.0f)}};
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled, 24).rms_rel, 100 * b.rms_rel) << "the logit scale makes no difference";
+  TestModelSpec renormalised = spec;
+  renormalised.metadata_overrides = {{"cohere2_moe.expert_weights_norm", GgufValue::Bool(true)}};
+  EXPECT_GT(errors(spec, DType::kF32, &renormalised, 24).rms_rel, 100 * b.rms_rel) << "renormalising makes no difference";
+  TestModelSpec all_sliding = spec;
+  all_sliding.metadata_overrides = {{"cohere2_moe.attention.sliding_window_pattern", GgufValue::Bool(true)}};
+  EXPECT_GT(errors(spec, DType::kF32, &all_sliding, 24).rms_rel, 100 * b.rms_rel) << "the full layers make no difference";
+}
+
 // Command R+ (command-r) over 4 layers: Cohere's parallel blocks without a window, every layer
 // rotating, q and k layer-normed head by head with each head's own gains. A reference on the same
 // weights without those norms disagrees by far more than the bound.

@@ -169,6 +169,10 @@ constexpr ArchTraits kArchs[] = {
     {.name = "hunyuan-moe", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .ungated_shared_expert = true, .qk_norm_after_rope = true},
+    // Cohere's MoE (cohere2_moe): see ArchTraits::cohere2_moe.
+    {.name = "cohere2_moe", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
+     .requires_experts = true, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .sigmoid_router = true, .cohere2_moe = true},
     // Cohere Command R, R+ and Aya (command-r): Command R7B's layers without the sliding window,
     // every layer rotating; R+'s q and k layer-normed head by head (Hparams::qk_norm_per_head_gains).
     {.name = "command-r", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
@@ -189,7 +193,7 @@ std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gemma4, gpt-oss, "
          "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, mistral3, ernie4_5, ernie4_5-moe, "
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, seed_oss, bailingmoe2, dots1, "
-         "cohere2, command-r, step35, hunyuan-moe";
+         "cohere2, cohere2_moe, command-r, step35, hunyuan-moe";
 }
 
 }  // namespace strata

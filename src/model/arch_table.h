@@ -123,6 +123,10 @@ struct ArchTraits {
   // Tencent Hunyuan-A13B (hunyuan-moe): Qwen3-MoE's layers with the QK-norm after the rotation
   // (Hparams::qk_norm_after_rope), weights renormalised, beside an ungated shared expert.
   bool qk_norm_after_rope = false;
+  // Cohere's MoE (cohere2_moe, North): RMS norms, attention and feed-forward in parallel on one norm,
+  // a sliding window in the layers attention.sliding_window_pattern flags, rope only there and in
+  // the leading dense layers, experts by sigmoid gate values (model/cohere_hparams.h).
+  bool cohere2_moe = false;
 };
 
 // nullptr for an architecture this build does not run.

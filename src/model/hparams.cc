@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "model/arch_table.h"
+#include "model/cohere_hparams.h"
 #include "model/gemma4_hparams.h"
 #include "model/metadata_readers.h"
 #include "model/step35_hparams.h"
@@ -268,20 +269,6 @@ Status read_granite_scales(const GgufFile& gguf, Hparams* hp) {
   return read_required_positive(gguf, a + ".logit_scale", &hp->logit_scale);
 }
 
-// Cohere's layer norms, parallel blocks and logit scale (ArchTraits::cohere2): its eps and
-// scale are required, as llama.cpp requires them; the logits are multiplied by the scale.
-Status read_cohere2(const GgufFile& gguf, Hparams* hp) {
-  const std::string& a = hp->arch;
-  float multiplier = 0.0f;
-  STRATA_RETURN_IF_ERROR(read_required_positive(gguf, a + ".attention.layer_norm_epsilon", &hp->rms_eps));
-  STRATA_RETURN_IF_ERROR(read_required_positive(gguf, a + ".logit_scale", &multiplier));
-  hp->logit_scale = 1.0f / multiplier;
-  hp->layer_norm = true;
-  hp->parallel_block = true;
-  hp->qk_norm_per_head_gains = true;  // only Command R+ has attn_q_norm
-  return Status::Ok();
-}
-
 // Gemma 2's soft caps (50 and 30 when absent, as llama.cpp reads them), each positive and finite.
 Status read_softcaps(const GgufFile& gguf, Hparams* hp) {
   hp->attn_softcap = 50.0f;
@@ -312,6 +299,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.softcaps) STRATA_RETURN_IF_ERROR(read_softcaps(gguf, hp));
   if (traits.granite) STRATA_RETURN_IF_ERROR(read_granite_scales(gguf, hp));
   if (traits.cohere2) STRATA_RETURN_IF_ERROR(read_cohere2(gguf, hp));
+  if (traits.cohere2_moe) STRATA_RETURN_IF_ERROR(read_cohere2_moe(gguf, hp));
   if (traits.gemma4) STRATA_RETURN_IF_ERROR(read_gemma4(gguf, hp));
   if (traits.step35) STRATA_RETURN_IF_ERROR(read_step35(gguf, hp));
   if (traits.sliding_every_layer) STRATA_RETURN_IF_ERROR(read_phi3_window(gguf, hp));

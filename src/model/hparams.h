@@ -98,6 +98,9 @@ struct Hparams {
   // Gemma 4: a flag per layer (<arch>.attention.sliding_window_pattern) says which layers slide,
   // instead of sliding_period's rule; empty in every other model.
   std::vector<uint8_t> sliding_layers;
+  // Cohere's MoE (cohere2_moe): a flag per layer says which layers rotate (its sliding and leading
+  // dense ones); empty: nope_layer_step's rule.
+  std::vector<uint8_t> rotating_layers;
   // Gemma 4: the sliding layers' heads (attn_shape()): n_head_kv_swa K/V heads (its per-layer
   // attention.head_count_kv) of head_dim_swa values (attention.key_length_swa), n_rot_swa of them
   // rotated (rope.dimension_count_swa); the full layers' are n_head_kv, head_dim and n_rot
@@ -294,7 +297,10 @@ struct Hparams {
   // The largest q and K/V row of any layer: what per-row scratch is sized for.
   int max_q_dim() const { return std::max(n_head * head_dim, max_n_head() * head_dim_swa); }
   int max_kv_dim() const { return std::max(n_head_kv * head_dim, n_head_kv_swa * head_dim_swa); }
-  bool layer_rotates(int layer) const { return nope_layer_step == 0 || (layer + 1) % nope_layer_step != 0; }
+  bool layer_rotates(int layer) const {
+    if (!rotating_layers.empty()) return rotating_layers[static_cast<size_t>(layer)] != 0;
+    return nope_layer_step == 0 || (layer + 1) % nope_layer_step != 0;
+  }
   bool layer_chunked(int layer) const { return attn_chunk > 0 && layer_rotates(layer); }
   // Whether some rows of the layer attend fewer than all earlier keys (a window or a chunk).
   bool layer_limits_keys(int layer) const { return layer_slides(layer) || layer_chunked(layer); }

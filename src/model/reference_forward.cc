@@ -270,7 +270,7 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   // Llama 4: every nope_layer_step-th layer has no rope but a temperature on q; the others
   // L2-norm q and k after the rotation. Ministral 3: a temperature on q in every layer, after
   // the rotation.
-  const bool rotates = hp_.nope_layer_step == 0 || (l.index + 1) % hp_.nope_layer_step != 0;
+  const bool rotates = hp_.layer_rotates(l.index);
   if (rotates) {
     rope(q, sh.n_head, sliding);
     if (stores_kv) rope(k, sh.n_head_kv, sliding);

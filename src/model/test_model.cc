@@ -108,6 +108,20 @@ void set_llama4_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".use_qk_norm", GgufValue::Bool(s.qk_l2_norm));
 }
 
+// Cohere's MoE keys as llama.cpp's converter writes North's: a flag per layer (full when l % 4 is
+// 0), the sigmoid gate, the weights as they are, the logits times 0.25.
+void set_cohere2_moe_metadata(const TestModelSpec& s, GgufWriter& w) {
+  const std::string a = s.arch;
+  std::vector<GgufValue> pattern;
+  for (int l = 0; l < layer_count(s); ++l) pattern.push_back(GgufValue::Bool(l % 4 != 0));
+  w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
+  w.set(a + ".attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, std::move(pattern)));
+  w.set(a + ".logit_scale", GgufValue::F32(0.25f));
+  w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));
+  w.set(a + ".expert_weights_norm", GgufValue::Bool(false));
+  w.set(a + ".expert_gating_func", GgufValue::U32(2));
+}
+
 void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   const std::string a = file_arch(s);
   w.set("general.architecture", GgufValue::String(a));
@@ -166,6 +180,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     if (s.arch == "llama4") set_llama4_metadata(s, w);
     if (s.arch == "deepseek2" || s.arch == "mistral4") set_deepseek2_metadata(s, w);
     // MiniMax-M2's converter writes the sigmoid gate; the renormalisation is the arch's.
+    if (s.arch == "cohere2_moe") set_cohere2_moe_metadata(s, w);
     if (s.arch == "minimax-m2") w.set(a + ".expert_gating_func", GgufValue::U32(static_cast<uint32_t>(s.expert_gating_func)));
     if (s.arch == "ernie4_5-moe") {  // as llama.cpp's converter writes ERNIE 4.5's
       w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));
@@ -219,7 +234,8 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   const bool deepseek = s.arch == "deepseek2" || s.arch == "mistral4";
   const bool ernie = s.arch == "ernie4_5-moe" || s.arch == "step35";  // a dense lead, a selection bias
   const bool stepped_dense = (s.arch == "llama4" || ernie) && (layer + 1) % s.moe_layer_step != 0;
-  if (!is_moe_arch(s.arch) || ((glm || deepseek || ernie) && layer < s.n_dense_lead) || stepped_dense) {
+  const bool dense_lead = glm || deepseek || ernie || s.arch == "cohere2_moe";
+  if (!is_moe_arch(s.arch) || (dense_lead && layer < s.n_dense_lead) || stepped_dense) {
     const int n_ff = s.arch == "gemma4" ? gemma4_ffn_width(s, layer) : s.n_ff;
     b.matrix(p + "ffn_gate.weight", s.n_embd, n_ff);
     b.matrix(p + "ffn_up.weight", s.n_embd, n_ff);
@@ -283,7 +299,7 @@ std::string test_model_name(const TestModelSpec& spec) {
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "mistral4" || arch == "minimax-m2" || arch == "step35" ||
-         arch == "hunyuan-moe" ||
+         arch == "hunyuan-moe" || arch == "cohere2_moe" ||
          arch == "ernie4_5-moe" || arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
          arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe";
 }
@@ -328,9 +344,9 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
                        s.arch == "hunyuan-moe" ||
                        s.arch == "qwen3vlmoe" || s.arch == "bailingmoe2" || s.arch == "dots1";
   const bool hybrid = is_hybrid_arch(s.arch);
-  const bool cohere = s.arch == "cohere2" || s.arch == "command-r";
+  const bool cohere = s.arch == "cohere2" || s.arch == "command-r" || s.arch == "cohere2_moe";
   const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl" || s.arch == "granite" ||
-                    cohere;
+                    s.arch == "cohere2" || s.arch == "command-r";
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
   if (!tied) b.matrix("output.weight", s.n_embd, s.n_vocab);

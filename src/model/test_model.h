@@ -72,7 +72,10 @@ struct TestModelSpec {
   // cohere2: llama's tensors without ffn_norm (tied embeddings), layer norms of eps 1e-5,
   // parallel blocks, sliding_window keys in three of every four layers (the fourth without
   // rope) and the logits times 0.25. command-r: cohere2's without the window, with Command R+'s
-  // per-head q/k norms (attn_q_norm of n_head rows of head_dim gains, attn_k_norm of n_head_kv). gemma4: Gemma 3's tensors with the attention of
+  // per-head q/k norms (attn_q_norm of n_head rows of head_dim gains, attn_k_norm of n_head_kv).
+  // cohere2_moe: cohere2's parallel blocks with RMS norms and an output matrix, sliding_window keys
+  // in the layers l % 4 != 0, rope there and in the n_dense_lead dense layers, then experts by
+  // sigmoid gate values used as they are (no shared expert), the logits times 0.25. gemma4: Gemma 3's tensors with the attention of
   // test_model_gemma4.cc (every third layer and the last full, with heads of head_dim_full, n_head_kv_full of
   // them, a quarter of their pairs rotated, and attn_v only when full_attn_v; the others sliding
   // over sliding_window keys), a layer_output_scale per layer and the logits soft-capped at

@@ -325,6 +325,14 @@ void set_expert_hparams(GgufWriter& w, const ModelSpec& s) {
     w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
     w.set(a + ".expert_weights_norm", GgufValue::Bool(s.expert_weights_norm));
     w.set(a + ".expert_gating_func", GgufValue::U32(2));
+  } else if (s.cohere2_moe) {  // as llama.cpp's converter writes North's
+    std::vector<GgufValue> pattern;
+    for (int l = 0; l < s.n_layer; ++l) pattern.push_back(GgufValue::Bool(l % 4 != 0));
+    w.set(a + ".attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, pattern));
+    w.set(a + ".logit_scale", GgufValue::F32(1.0f));
+    w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));
+    w.set(a + ".expert_weights_norm", GgufValue::Bool(false));
+    w.set(a + ".expert_gating_func", GgufValue::U32(2));
   } else if (s.minimax_m2) {  // its converter writes the gate function only
     w.set(a + ".expert_gating_func", GgufValue::U32(s.sigmoid_routing ? 2 : 1));
   } else if (s.llama4) {  // llama.cpp's constant chunk, as converted files carry it

@@ -72,6 +72,12 @@ struct ModelSpec {
   // (R+'s per-head q/k norms are not written: llama.cpp reads them only at 64 layers). seed_oss (Seed-OSS): q/k/v biases and the feed-forward
   // norm written as post_attention_norm.
   bool cohere2 = false;
+  // cohere2_moe (Cohere's North): RMS norms, no ffn_norm (attention and feed-forward read one
+  // norm), an output matrix, a window in the layers l % 4 != 0 written as a flag per layer, rope
+  // there and in the n_dense_lead dense layers (written as leading_dense_block_count), then experts
+  // by sigmoid gate values used as they are (expert_gating_func 2, expert_weights_norm false, no
+  // selection bias, no shared expert), and logit_scale 1 as North's converter writes it.
+  bool cohere2_moe = false;
   bool seed_oss = false;
   // gemma4 (Gemma 4): Gemma 3's tensors (QK-norm, post-norms, tied embeddings) with a window of
   // sliding_window keys in 5 of every 6 layers (the last always full: gemma4_layer_slides) whose
@@ -196,9 +202,10 @@ std::vector<std::string> model_preset_names();
 // 35B-A3B's ratio to their attention heads), a 4-tap convolution; qwen35moe and qwen3next a shared
 // expert of its expert width.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
-// qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe,
-// qwen3next
+// Whether an --arch name is one of the mixture-of-experts ones (qwen3moe, ..., cohere2_moe).
 bool is_moe_arch_name(std::string_view arch);
+// Every --arch name mkmodel writes, the dense ones first.
+std::vector<std::string> generated_arch_names();
 // Blocks written: n_layer plus glm4moe's NextN blocks (<arch>.block_count).
 int block_count(const ModelSpec& spec);
 // <arch>.attention.head_count_kv as written: n_head_kv, or 1 for deepseek2's split_kv_b form

@@ -129,6 +129,32 @@ TEST(MoePresetTest, Step35FlashMatchesTheRealModelsShape) {
   EXPECT_EQ(t.count("blk.3.ffn_gate.weight"), 0u);
 }
 
+// Cohere's North-Mini-Code-1.0: 31.02B parameters; one dense layer of 3072, then 128 experts of
+// 768 routed without a selection bias or a shared expert; no ffn_norm (parallel blocks); an output
+// matrix beside the embeddings; a 4096-key window.
+TEST(MoePresetTest, NorthMiniCodeMatchesTheRealModelsShape) {
+  GenerateOptions o;
+  o.preset = "north-mini-code";
+  o.type = DType::kBF16;
+  auto r = plan_model(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->spec.arch, "cohere2_moe");
+  EXPECT_TRUE(r->spec.cohere2_moe && !r->spec.sigmoid_routing && !r->spec.expert_weights_norm);
+  EXPECT_EQ(r->spec.sliding_window, 4096);
+  EXPECT_GT(r->n_params, 30'900'000'000u);
+  EXPECT_LT(r->n_params, 31'100'000'000u);
+  auto t = planned_tensors_by_name(r->plan);
+  EXPECT_EQ(t["blk.0.attn_q.weight"].dims, (Dims{2048, 32 * 128}));
+  EXPECT_EQ(t["blk.0.attn_k.weight"].dims, (Dims{2048, 4 * 128}));
+  EXPECT_EQ(t["blk.0.ffn_gate.weight"].dims, (Dims{2048, 3072}));
+  EXPECT_EQ(t["blk.48.ffn_down_exps.weight"].dims, (Dims{768, 2048, 128}));
+  EXPECT_EQ(t["output.weight"].dims, (Dims{2048, 262144}));
+  for (const char* absent : {"blk.0.ffn_norm.weight", "blk.1.ffn_norm.weight", "blk.1.exp_probs_b.bias",
+                             "blk.1.ffn_gate_shexp.weight", "blk.1.ffn_gate.weight"}) {
+    EXPECT_EQ(t.count(absent), 0u) << absent;
+  }
+}
+
 TEST(MoePresetTest, LayersOverrideKeepsTheShape) {
   GenerateOptions o;
   o.preset = "qwen3-30b-a3b";
@@ -153,7 +179,7 @@ TEST(MoePresetTest, ArchAndPresetMustAgreeOnExperts) {
   ASSERT_FALSE(dense_arch.ok());
   EXPECT_NE(dense_arch.status().message().find("preset 'moe-tiny' is mixture-of-experts (--arch qwen3moe, qwen2moe, "
                                                "mixtral, gpt-oss, glm4moe, llama4, deepseek2, mistral4, minimax-m2, ernie4_5-moe, "
-                                               "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35 or hunyuan-moe); --arch qwen3 needs one of: tiny, small"),
+                                               "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, hunyuan-moe or cohere2_moe); --arch qwen3 needs one of: tiny, small"),
             std::string::npos)
       << dense_arch.status().message();
   auto moe_arch = model_preset("qwen3moe", "1b");

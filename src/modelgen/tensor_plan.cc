@@ -88,7 +88,7 @@ Status check_lead_and_shared(const ModelSpec& s) {
 // glm4moe's leading dense blocks, shared expert and NextN blocks.
 Status check_glm4moe(const ModelSpec& s) {
   if (!s.glm4moe) {
-    if ((s.n_dense_lead != 0 && !s.deepseek2 && !s.ernie_moe && !s.step35) || s.n_nextn != 0) {
+    if ((s.n_dense_lead != 0 && !s.deepseek2 && !s.ernie_moe && !s.step35 && !s.cohere2_moe) || s.n_nextn != 0) {
       return Status::InvalidArgument("leading dense and NextN blocks are for glm4moe models, not " + s.arch);
     }
     return Status::Ok();
@@ -437,7 +437,7 @@ struct PlanBuilder {
       delta_net(p);
     }
     const bool post_attention_norm = s.gpt_oss || s.glm4moe || s.full_attn_interval > 0 || s.seed_oss;
-    if (!s.cohere2) {  // Cohere's feed-forward reads the attention's norm
+    if (!s.cohere2 && !s.cohere2_moe) {  // Cohere's feed-forward reads the attention's norm
       vector(p + (post_attention_norm ? "post_attention_norm.weight" : "ffn_norm.weight"), embd, WeightKind::kNorm);
     }
     if (s.n_expert > 0 && l >= s.n_dense_lead && (l + 1) % s.moe_layer_step == 0) {

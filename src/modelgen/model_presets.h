@@ -1,0 +1,41 @@
+// The named shapes `strata mkmodel --preset` writes, and the parts model_spec.cc gives another
+// preset's shape for an --arch (Step 3.5's heads and routing, DeepSeek's latent attention and
+// routing, Qwen3.5's delta-net layers). Private to src/modelgen; stateless, thread-safe.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "modelgen/model_spec.h"
+
+namespace strata {
+
+struct Preset {
+  std::string_view name;
+  std::string_view default_arch;  // an --arch name
+  ModelSpec shape;
+};
+
+// Every preset, the dense ones and the MoE ones, in the order --help lists them.
+std::vector<Preset> model_presets();
+
+namespace preset_parts {
+
+// Step 3.5's sliding layers' heads and window, its dense lead and routing (model_spec.h).
+ModelSpec step35(ModelSpec s, int n_head_swa, int sliding_window, int n_dense_lead, float scale);
+// DeepSeek's Multi-head Latent Attention on s: key heads of s.head_dim (its last rope_dim rotated),
+// value heads of v_head_dim, one per query head, from a kv_lora_rank latent; queries through a
+// q_lora_rank bottleneck (0: none).
+ModelSpec mla(ModelSpec s, int q_lora_rank, int kv_lora_rank, int rope_dim, int v_head_dim);
+// DeepSeek's routing, its leading dense blocks and its YaRN (factor over n_ctx / factor, and
+// rope.scaling.yarn_log_multiplier: 0.1 mscale_all_dim).
+ModelSpec deepseek_moe(ModelSpec s, int n_dense_lead, bool sigmoid, bool norm, float scale, float yarn_factor,
+                       float yarn_log_mul);
+// Qwen3.5's hybrid layers on s: attention in every 4th layer, the others gated delta-net layers
+// of n_k_heads key heads of head_k_dim and n_v_heads value heads of head_v_dim, convolving over 4
+// taps (another --arch drops them).
+ModelSpec delta_net(ModelSpec s, int n_k_heads, int head_k_dim, int n_v_heads, int head_v_dim);
+
+}  // namespace preset_parts
+
+}  // namespace strata
