@@ -81,9 +81,12 @@ bool renders_thinking_chunks(const ChatTemplate& chat_template) {
   const std::vector<ChatMessage> as_chunks = {{"user", "Hi", nullptr}, {"assistant", "", {{"content", chunks}}}};
   const std::vector<ChatMessage> as_fields = {
       {"user", "Hi", nullptr}, {"assistant", "ok", {{"reasoning_content", kThought}, {"thinking", kThought}}}};
+  // Shown as text: a template that prints the content whole (Command R7B's) prints the chunks'
+  // dicts, keys and all, and reads no chunk.
   const auto shows_thought = [&](const std::vector<ChatMessage>& messages) {
     Result<std::string> out = chat_template.apply(messages, /*add_generation_prompt=*/false, "", "");
-    return out.ok() && out->find(kThought) != std::string::npos;
+    return out.ok() && out->find(kThought) != std::string::npos && out->find("'thinking'") == std::string::npos &&
+           out->find("\"thinking\"") == std::string::npos;
   };
   return shows_thought(as_chunks) && !shows_thought(as_fields);
 }

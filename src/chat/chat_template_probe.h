@@ -35,7 +35,8 @@ bool requires_nine_character_call_ids(const ChatTemplate& chat_template);
 // True when the template shows an assistant's reasoning given as a {"type": "thinking",
 // "thinking": ...} chunk of its content (followed by a {"type": "text"} chunk) and not when it is
 // given as the turn's reasoning_content and thinking fields: Ministral 3 Reasoning's. False for
-// templates that read those fields (Qwen3's, gpt-oss's), show no reasoning, and ChatML.
+// templates that read those fields (Qwen3's, gpt-oss's), show no reasoning or print the content
+// whole, chunk dicts and all (Command R7B's), and ChatML.
 bool renders_thinking_chunks(const ChatTemplate& chat_template);
 
 // True when the template's generation prompt still ends with an open "<think>\n" although

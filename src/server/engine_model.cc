@@ -29,7 +29,16 @@ bool writes_gemma4_thought(const ChatTemplate& chat_template) {
   return chat_template.source().find("<|channel>") != std::string::npos;
 }
 
+// Cohere's thinking block (Command R7B, Command A, North).
+bool writes_cohere_thinking(const ChatTemplate& chat_template) {
+  return chat_template.source().find(kCohereTextTags.open) != std::string::npos;
+}
+
 ReasoningTags reasoning_tags_of(const ChatTemplate& chat_template) {
+  if (writes_cohere_thinking(chat_template)) {  // North wraps its answer in <|START_TEXT|>, R7B in <|START_RESPONSE|>
+    const bool text = chat_template.source().find(kCohereTextTags.answer_open) != std::string::npos;
+    return text ? kCohereTextTags : kCohereResponseTags;
+  }
   if (writes_mistral_think(chat_template)) return kMistralThinkTags;
   return writes_gemma4_thought(chat_template) ? kGemma4ThoughtTags : kThinkTags;
 }
@@ -40,7 +49,8 @@ EngineModelText::EngineModelText(const Tokenizer& tokenizer, ChatTemplate chat_t
     : tokenizer_(tokenizer),
       chat_template_(std::move(chat_template)),
       thinks_(chat_template_.source().find("<think>") != std::string::npos || tokenizer.find_token("<think>") >= 0 ||
-              writes_mistral_think(chat_template_) || writes_gemma4_thought(chat_template_)),
+              writes_mistral_think(chat_template_) || writes_gemma4_thought(chat_template_) ||
+              writes_cohere_thinking(chat_template_)),
       reasoning_tags_(reasoning_tags_of(chat_template_)),
       harmony_(chat_template_.source().find("<|channel|>") != std::string::npos ||
                (tokenizer.find_token("<|channel|>") >= 0 && tokenizer.find_token("<|message|>") >= 0)),
@@ -64,6 +74,7 @@ namespace {
 ToolCallSyntax template_tool_syntax(const std::string& source) {
   if (source.find("<minimax:tool_call>") != std::string::npos) return ToolCallSyntax::kMiniMaxM2;
   if (source.find("<|tool_call>") != std::string::npos) return ToolCallSyntax::kGemma4;
+  if (source.find("<|START_ACTION|>") != std::string::npos) return ToolCallSyntax::kCohere;
   if (source.find("<arg_key>") != std::string::npos) return ToolCallSyntax::kArgTags;
   if (source.find("<|tool_calls_section_begin|>") != std::string::npos &&
       source.find("<|tool_call_begin|>") != std::string::npos) {
@@ -93,6 +104,9 @@ TemplateTraits template_traits(const ChatTemplate& chat_template, const std::str
   traits.thinking_from_enable_thinking = traits.tool_syntax == ToolCallSyntax::kDeepSeekV31 &&
                                          source.find("thinking") != std::string::npos &&
                                          source.find("enable_thinking") == std::string::npos;
+  traits.reasoning_from_enable_thinking = traits.tool_syntax == ToolCallSyntax::kCohere &&
+                                          source.find("reasoning is not undefined") != std::string::npos &&
+                                          source.find("enable_thinking") == std::string::npos;
   if (traits.tool_syntax == ToolCallSyntax::kKimiK2) traits.kimi_calls = probe_kimi_call_numbering(chat_template);
   traits.closes_reasoning_switched_off = opens_reasoning_switched_off(chat_template);
   traits.tools_in_system_turn = !chat_template.is_fallback() && !renders_offered_tools(chat_template);
@@ -199,6 +213,15 @@ void set_thinking_from_enable_thinking(nlohmann::ordered_json* context) {
   (*context)["thinking"] = thinking;  // after the lookup: the insertion moves the members
 }
 
+// `reasoning` from enable_thinking when the client gave that (North; see TemplateTraits).
+void set_reasoning_from_enable_thinking(nlohmann::ordered_json* context) {
+  if (!context->is_object() || context->contains("reasoning")) return;
+  const auto enable = context->find("enable_thinking");
+  if (enable == context->end() || !enable->is_boolean()) return;
+  const bool reasoning = enable->get<bool>();
+  (*context)["reasoning"] = reasoning;  // after the lookup: the insertion moves the members
+}
+
 }  // namespace
 
 ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& traits, const PromptInput& prompt) {
@@ -222,6 +245,7 @@ ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& tr
   input.context = prompt.template_kwargs.is_object() ? prompt.template_kwargs : nlohmann::ordered_json();
   if (!as_text && tools.is_array() && !tools.empty()) input.context["tools"] = tools;
   if (traits.thinking_from_enable_thinking) set_thinking_from_enable_thinking(&input.context);
+  if (traits.reasoning_from_enable_thinking) set_reasoning_from_enable_thinking(&input.context);
   return input;
 }
 

@@ -47,6 +47,11 @@ struct TemplateTraits {
   // enable_thinking: like llama.cpp, the server sets `thinking` to enable_thinking (true when the
   // client gives neither; a `thinking` the client gives wins).
   bool thinking_from_enable_thinking = false;
+  // North's template switches thinking with a `reasoning` variable (on unless given false, or
+  // reasoning_effort "none") and reads no enable_thinking: the server sets `reasoning` to
+  // enable_thinking when the client gives it (a `reasoning` the client gives wins), so Anthropic's
+  // thinking disabled and the server's own switch reach it.
+  bool reasoning_from_enable_thinking = false;
   // The template ends its generation prompt with "<think>\n" whatever enable_thinking says
   // (DeepSeek-R1's, MiniMax-M2's; a probe render at load, opens_reasoning_switched_off()): with
   // thinking switched off (constrained requests and forced calls, which switch it off unless the

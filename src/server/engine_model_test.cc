@@ -138,6 +138,26 @@ TEST(EngineModelText, MistralTemplatesMakeTheirToolCallSyntaxAndThinkTags) {
             ToolCallSyntax::kJson);
 }
 
+// Cohere's templates write <|START_ACTION|> calls and <|START_THINKING|> blocks: thinking models
+// with Cohere's calls, North's answer in <|START_TEXT|>, Command R7B's in <|START_RESPONSE|>.
+TEST(EngineModelText, CohereTemplatesMakeTheirToolCallSyntaxThinkingAndAnswerMarkers) {
+  std::unique_ptr<Tokenizer> tokenizer = byte_level_tokenizer();
+  ASSERT_NE(tokenizer, nullptr);
+  const EngineModelText north(*tokenizer, load_testdata_template("north-mini-code.jinja"));
+  EXPECT_EQ(north.tool_call_syntax(), ToolCallSyntax::kCohere);
+  EXPECT_TRUE(north.is_thinking_model());
+  EXPECT_EQ(north.reasoning_tags().open, "<|START_THINKING|>");
+  EXPECT_EQ(north.reasoning_tags().close, "<|END_THINKING|>");
+  EXPECT_EQ(north.reasoning_tags().answer_open, "<|START_TEXT|>");
+  EXPECT_EQ(north.reasoning_tags().call_open, "<|START_ACTION|>");
+  const EngineModelText r7b(*tokenizer, load_testdata_template("command-r7b.jinja"));
+  EXPECT_EQ(r7b.tool_call_syntax(), ToolCallSyntax::kCohere);
+  EXPECT_TRUE(r7b.is_thinking_model());
+  EXPECT_EQ(r7b.reasoning_tags().answer_open, "<|START_RESPONSE|>");
+  EXPECT_EQ(r7b.reasoning_tags().answer_close, "<|END_RESPONSE|>");
+  EXPECT_EQ(EngineModelText(*tokenizer, qwen3()).reasoning_tags().answer_open, "");
+}
+
 // DeepSeek's templates write <｜tool▁calls▁begin｜> sections: R1's with ```json fences, V3.1's
 // without. Both are thinking models (they know <think>).
 TEST(EngineModelText, DeepseekTemplatesMakeTheirToolCallSyntaxAndThinking) {

@@ -65,8 +65,11 @@ void ReasoningSplitter::emit(bool reasoning, std::string_view text, std::vector<
 bool ReasoningSplitter::drain_reasoning(std::vector<ReasoningPiece>* out) {
   const std::string_view p = pending_;
   const size_t at = p.find(tags_.close);
-  const size_t call_at = calls_end_reasoning_ ? first_kimi_call_tag(p) : std::string_view::npos;
-  if (call_at < at) {  // a call straight from the reasoning: it and what follows are content
+  size_t call_at = calls_end_reasoning_ ? first_kimi_call_tag(p) : std::string_view::npos;
+  for (std::string_view marker : {tags_.answer_open, tags_.call_open}) {  // Cohere's answer or calls
+    if (!marker.empty()) call_at = std::min(call_at, p.find(marker));
+  }
+  if (call_at < at) {  // a call (or answer) straight from the reasoning: it and what follows are content
     emit(true, p.substr(0, call_at), out);
     pending_.erase(0, call_at);
     state_ = State::kContent;
@@ -82,9 +85,34 @@ bool ReasoningSplitter::drain_reasoning(std::vector<ReasoningPiece>* out) {
   if (calls_end_reasoning_) {
     keep = std::max({keep, partial_tag_suffix(p, kKimiCallsOpener), partial_tag_suffix(p, kKimiCallBegin)});
   }
+  for (std::string_view marker : {tags_.answer_open, tags_.call_open}) {
+    if (!marker.empty()) keep = std::max(keep, partial_tag_suffix(p, marker));
+  }
   emit(true, p.substr(0, p.size() - keep), out);
   pending_.erase(0, p.size() - keep);
   return false;
+}
+
+void ReasoningSplitter::drain_content(std::vector<ReasoningPiece>* out) {
+  if (tags_.answer_open.empty()) {
+    emit(false, pending_, out);
+    pending_.clear();
+    return;
+  }
+  // Cohere's answer wrapper: each marker is left out wherever it comes (a stray closer after the
+  // calls too), and a tail that may be one begun is held.
+  for (;;) {
+    const size_t open_at = pending_.find(tags_.answer_open);
+    const size_t close_at = pending_.find(tags_.answer_close);
+    const size_t at = std::min(open_at, close_at);
+    if (at == std::string::npos) break;
+    emit(false, std::string_view(pending_).substr(0, at), out);
+    pending_.erase(0, at + (at == open_at ? tags_.answer_open.size() : tags_.answer_close.size()));
+  }
+  const size_t keep =
+      std::max(partial_tag_suffix(pending_, tags_.answer_open), partial_tag_suffix(pending_, tags_.answer_close));
+  emit(false, std::string_view(pending_).substr(0, pending_.size() - keep), out);
+  pending_.erase(0, pending_.size() - keep);
 }
 
 void ReasoningSplitter::drain(std::vector<ReasoningPiece>* out) {
@@ -120,8 +148,7 @@ void ReasoningSplitter::drain(std::vector<ReasoningPiece>* out) {
         break;
       }
       case State::kContent:
-        emit(false, p, out);
-        pending_.clear();
+        drain_content(out);
         break;
     }
   }
@@ -153,7 +180,8 @@ std::vector<ReasoningPiece> ReasoningSplitter::finish() {
   if (state_ == State::kReasoning) {
     emit(true, pending_, &out);
   } else if (state_ == State::kContent) {
-    emit(false, pending_, &out);
+    drain_content(&out);
+    emit(false, pending_, &out);  // a marker begun and never finished is text
   }
   pending_.clear();
   return out;
@@ -209,7 +237,9 @@ ReasoningMode chat_reasoning_mode(const ModelText& text, const std::vector<int32
   mode.split = mode.harmony || text.is_thinking_model();
   if (!mode.split) return mode;
   mode.tags = text.reasoning_tags();
-  constexpr size_t kTailTokens = 8;
+  // Enough tokens to spell the longest tag ("<|START_THINKING|>", 18 bytes) even where the
+  // vocabulary splits it (byte-level test vocabularies do).
+  constexpr size_t kTailTokens = 24;
   const size_t n_tail = std::min(prompt.size(), kTailTokens);
   const std::vector<int32_t> tail(prompt.end() - static_cast<std::ptrdiff_t>(n_tail), prompt.end());
   const std::string tail_text = text.detokenize(tail);

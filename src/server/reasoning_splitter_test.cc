@@ -172,6 +172,43 @@ TEST(ReasoningSplitter, KimiCallTagsEndAReasoningNeverClosed) {
   EXPECT_TRUE(chat_reasoning_mode(text, {}).calls_end_reasoning);
 }
 
+// Cohere's replies: North's prompt opens <|START_THINKING|> and its answer comes wrapped in
+// <|START_TEXT|>...<|END_TEXT|> (the markers left out), after the thinking closed or straight from
+// it; its calls' opener ends the thinking too, and a stray text closer after them is left out.
+// Command R7B opens the thinking itself and wraps its answer in <|START_RESPONSE|>.
+TEST(ReasoningSplitter, CohereThinkingEndsAtItsAnswerOrCallsAndTheAnswerMarkersAreLeftOut) {
+  const auto split = [](const ReasoningMode& mode, const std::string& output, size_t n) {
+    ReasoningSplitter splitter(mode);
+    std::string reasoning, content;
+    auto take = [&](const std::vector<ReasoningPiece>& pieces) {
+      for (const ReasoningPiece& p : pieces) (p.reasoning ? reasoning : content) += p.text;
+    };
+    for (size_t at = 0; at < output.size(); at += n) take(splitter.feed(output.substr(at, n)));
+    take(splitter.finish());
+    return "R[" + reasoning + "] C[" + content + "]";
+  };
+  const ReasoningMode north{true, true, false, false, kCohereTextTags};
+  const ReasoningMode r7b{true, false, false, false, kCohereResponseTags};
+  const std::string action = "<|START_ACTION|>[{\"tool_name\": \"f\"}]<|END_ACTION|>";
+  for (size_t n : {1u, 2u, 5u, 1000u}) {
+    EXPECT_EQ(split(north, "Add them.<|END_THINKING|><|START_TEXT|>It is 4.<|END_TEXT|>", n), "R[Add them.] C[It is 4.]") << n;
+    EXPECT_EQ(split(north, "Add them.<|START_TEXT|>It is 4.<|END_TEXT|>", n), "R[Add them.] C[It is 4.]") << n;
+    EXPECT_EQ(split(north, "Need f.<|END_THINKING|>" + action + "<|END_TEXT|>", n), "R[Need f.] C[" + action + "]") << n;
+    EXPECT_EQ(split(north, "Need f." + action, n), "R[Need f.] C[" + action + "]") << n;
+    EXPECT_EQ(split(r7b, "<|START_THINKING|>Plan.<|END_THINKING|>" + action, n), "R[Plan.] C[" + action + "]") << n;
+    EXPECT_EQ(split(r7b, "<|START_RESPONSE|>Hi <|START|> there!<|END_RESPONSE|>", n), "R[] C[Hi <|START|> there!]") << n;
+  }
+  // After a prompt that closed the thinking (reasoning switched off) the answer alone.
+  const ReasoningMode north_off{true, false, false, true, kCohereTextTags};
+  EXPECT_EQ(split(north_off, "<|START_TEXT|>Hi.<|END_TEXT|>", 3), "R[] C[Hi.]");
+  EXPECT_EQ(split(north, "a<|START_TE", 1), "R[a<|START_TE] C[]");  // never a marker: reasoning
+  EXPECT_EQ(split(north_off, "<|START_TEXT|>x<|END_TE", 4), "R[] C[x<|END_TE]");
+  EXPECT_TRUE(prompt_opens_reasoning("<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|><|START_THINKING|>", kCohereTextTags));
+  EXPECT_TRUE(prompt_closes_reasoning("<|CHATBOT_TOKEN|><|START_THINKING|><|END_THINKING|>", kCohereTextTags));
+  // Other families' splitters leave Cohere's markers alone.
+  EXPECT_EQ(split_reasoning("<|START_TEXT|>x<|END_TEXT|>", ReasoningMode{true}).content, "<|START_TEXT|>x<|END_TEXT|>");
+}
+
 TEST(ReasoningSplitter, PromptOpensReasoningWhenItEndsWithAnOpenTag) {
   EXPECT_TRUE(prompt_opens_reasoning("<|im_start|>assistant\n<think>\n"));
   EXPECT_FALSE(prompt_opens_reasoning("<|im_start|>assistant\n<think>\n\n</think>\n\n"));

@@ -1,7 +1,8 @@
 // ReasoningTags: the tags a model writes its reasoning between, before its answer:
 // "<think>...</think>" (Qwen3, DeepSeek-R1, GLM-4.5), "[THINK]...[/THINK]" (Mistral's Magistral
-// and Ministral 3 Reasoning, whose template shows the tags) or "<|channel>thought\n...<channel|>"
-// (Gemma 4). Plain values over static strings.
+// and Ministral 3 Reasoning, whose template shows the tags), "<|channel>thought\n...<channel|>"
+// (Gemma 4) or "<|START_THINKING|>...<|END_THINKING|>" (Cohere's Command R7B, Command A and
+// North), and for Cohere's the markers its answer is wrapped in. Plain values over static strings.
 #pragma once
 
 #include <string_view>
@@ -11,10 +12,21 @@ namespace strata::server {
 struct ReasoningTags {
   std::string_view open = "<think>";
   std::string_view close = "</think>";
+  // Cohere's: the answer's wrapper ("<|START_TEXT|>...<|END_TEXT|>" in North's,
+  // "<|START_RESPONSE|>...<|END_RESPONSE|>" in Command R7B's), left out of the content, and the
+  // opener of its tool calls. Each of answer_open and call_open also ends a reasoning block the
+  // model did not close (North may go straight from thinking to its answer). Empty: none.
+  std::string_view answer_open = {};
+  std::string_view answer_close = {};
+  std::string_view call_open = {};
 };
 
 inline constexpr ReasoningTags kThinkTags{"<think>", "</think>"};
 inline constexpr ReasoningTags kMistralThinkTags{"[THINK]", "[/THINK]"};
 inline constexpr ReasoningTags kGemma4ThoughtTags{"<|channel>thought\n", "<channel|>"};
+inline constexpr ReasoningTags kCohereTextTags{"<|START_THINKING|>", "<|END_THINKING|>", "<|START_TEXT|>",
+                                               "<|END_TEXT|>", "<|START_ACTION|>"};
+inline constexpr ReasoningTags kCohereResponseTags{"<|START_THINKING|>", "<|END_THINKING|>", "<|START_RESPONSE|>",
+                                                   "<|END_RESPONSE|>", "<|START_ACTION|>"};
 
 }  // namespace strata::server

@@ -2,6 +2,7 @@
 
 #include "server/request_json.h"
 #include "server/tool_call_arg_tags.h"
+#include "server/tool_call_cohere.h"
 #include "server/tool_call_deepseek.h"
 #include "server/tool_call_gemma4.h"
 #include "server/tool_call_minimax.h"
@@ -126,6 +127,9 @@ std::vector<ToolCallParser::BlockMarkup> ToolCallParser::block_markups(ToolCallS
     blocks.push_back({kMiniMaxCallsOpener, kMiniMaxCallsCloser, BlockKind::kMiniMaxCalls});
   }
   if (syntax == ToolCallSyntax::kGemma4) blocks.push_back({kGemma4CallOpener, kGemma4CallCloser, BlockKind::kGemma4Call});
+  if (syntax == ToolCallSyntax::kCohere) {
+    blocks.push_back({kCohereActionOpener, kCohereActionCloser, BlockKind::kCohereAction});
+  }
   return blocks;
 }
 
@@ -142,6 +146,7 @@ bool ToolCallParser::parse_block(BlockKind kind, std::string_view body, const To
     case BlockKind::kKimiSection: return parse_kimi_calls(body, out);
     case BlockKind::kKimiCall: return parse_kimi_lone_call(body, out);
     case BlockKind::kMiniMaxCalls: return parse_minimax_invokes(body, format.param_types, out);
+    case BlockKind::kCohereAction: return parse_cohere_action(body, out);
     case BlockKind::kGemma4Call: {
       ParsedToolCall call;
       if (!parse_gemma4_call(body, &call)) return false;

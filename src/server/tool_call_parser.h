@@ -35,6 +35,9 @@
 //    anything else is text, whole.
 //  - kGemma4: one or more `<|tool_call>call:NAME{...}<tool_call|>` calls in Gemma 4's argument
 //    notation (tool_call_gemma4.h), with free text around them; otherwise as kMiniMaxM2.
+//  - kCohere: one or more `<|START_ACTION|>[...]<|END_ACTION|>` actions, each a JSON array of
+//    {"tool_name", "parameters"} calls (tool_call_cohere.h), with free text around them; otherwise
+//    as kMiniMaxM2.
 // Arguments may be an object or a string; a string holding a JSON object is unwrapped, any other
 // string is the call's raw arguments (ParsedToolCall::arguments_raw). Anything that does not parse
 // as a call (bad JSON, no name, arguments neither an object nor a string, a block never closed)
@@ -98,7 +101,8 @@ class ToolCallParser {
  private:
   // What a block holds, and so how its body is read.
   enum class BlockKind {
-    kToolCallTag, kDeepSeekSection, kXmlFunction, kMistralCalls, kKimiSection, kKimiCall, kMiniMaxCalls, kGemma4Call
+    kToolCallTag, kDeepSeekSection, kXmlFunction, kMistralCalls, kKimiSection, kKimiCall, kMiniMaxCalls, kGemma4Call,
+    kCohereAction
   };
   // A block's opening and closing tags (static text) and what it holds. A [TOOL_CALLS] block has
   // no closer: its call ends where its JSON does (close_mistral_call()).

@@ -17,11 +17,12 @@ namespace {
 // takes as the end of a turn by its text; their <｜EOT｜> ends nothing there, nor here). Kimi K2
 // ends a turn with <|im_end|>; its [EOS] and [EOT] end generation too, as in llama.cpp, whichever
 // of them its file names. [e~[ is a MiniMax-M2 one (the EOS its files name; its turn openers ]~!b[
-// and ]~b] end nothing). <turn|> ends a Gemma 4 turn.
-constexpr std::array<std::string_view, 17> kEndOfTurnTexts = {
+// and ]~b] end nothing). <turn|> ends a Gemma 4 turn, <|END_OF_TURN_TOKEN|> a Cohere one (Command
+// R, R7B, A, North; their <|END_ACTION|> and <|END_TEXT|> end a part of the reply, not the reply).
+constexpr std::array<std::string_view, 18> kEndOfTurnTexts = {
     "<|im_end|>", "<|eot_id|>",    "<|eom_id|>", "<|endoftext|>", "<|end_of_text|>", "</s>",
     "<|end|>",    "<end_of_turn>", "<|return|>", "<|call|>",      "<|eot|>",         "<|eom|>",
-    "<｜end▁of▁sentence｜>", "[EOS]", "[EOT]", "[e~[", "<turn|>",
+    "<｜end▁of▁sentence｜>", "[EOS]", "[EOT]", "[e~[", "<turn|>", "<|END_OF_TURN_TOKEN|>",
 };
 // Gemma 4 (tokenizer.ggml.model "gemma4") writes <|tool_response> after its tool calls, to be
 // answered by the caller: it ends generation, although its files make it a user-defined token.

@@ -125,6 +125,22 @@ TEST(TokenizerTest, Llama4EndsAtEotAndEom) {
   EXPECT_FALSE((*t)->is_eog(262));
 }
 
+// Cohere's files: a reply ends at <|END_OF_TURN_TOKEN|> whichever EOS the file names; not at the
+// end of its thinking, its answer or its calls, which more of the reply follows.
+TEST(TokenizerTest, CohereEndsAtEndOfTurnOnly) {
+  TokenizerSpec spec = tiny_bpe_spec();
+  spec.pre = "command-r";
+  for (const char* text : {"<|END_OF_TURN_TOKEN|>", "<|END_THINKING|>", "<|END_TEXT|>", "<|END_ACTION|>",
+                           "<|END_RESPONSE|>"}) {  // 260..264
+    spec.tokens.push_back(text);
+    spec.token_types.push_back(kControl);
+  }
+  Result<std::unique_ptr<Tokenizer>> t = Tokenizer::FromSpec(spec);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_TRUE((*t)->is_eog(260));
+  for (int32_t id : {261, 262, 263, 264}) EXPECT_FALSE((*t)->is_eog(id)) << id;
+}
+
 // DeepSeek-V3 / R1: a reply ends at <｜end▁of▁sentence｜>, the EOS its files name, and at that
 // token even where a file names another; not at <｜EOT｜>, a turn opener or the tool-call markup.
 TEST(TokenizerTest, DeepseekEndsAtEndOfSentenceOnly) {
