@@ -156,7 +156,7 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, "
                   "qwen3vl, granite, cohere2, command-r, seed_oss or gemma4 (dense presets); qwen3moe, qwen2moe, mixtral, gpt-oss, "
                   "glm4moe, llama4, deepseek2, mistral4, "
-                  "minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, hunyuan-moe or cohere2_moe (MoE presets; the "
+                  "minimax-m2, minimax-m3, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, hunyuan-moe or cohere2_moe (MoE presets; the "
                   "vision-language archs are their language models, Qwen2's, Qwen3's or Qwen3-MoE's with M-RoPE "
                   "sections; granite and granitemoe are llama and mixtral with Granite's multipliers; gemma4 (dense "
                   "or MoE presets: the experts beside the dense feed-forward) on a preset not Gemma 4's gives its full "

@@ -458,6 +458,13 @@ TEST_F(MkmodelLoadTest, ArchsOfAnotherArchsLayersLoadWithTheirOwnParts) {
     EXPECT_EQ(nh.sliding_window, 128);
     EXPECT_TRUE(!nh.layer_slides(0) && nh.layer_rotates(0) && !nh.layer_is_moe(0) && nh.layer_slides(1) &&
                 nh.layer_is_moe(1));
+    auto m3 = generate_and_load("minimax-m3", type, "moe-tiny");  // a dense layer, a shared expert, clamped SwiGLU
+    ASSERT_TRUE(m3.ok()) << m3.status().ToString();
+    const Hparams& mh = (*m3)->hparams();
+    EXPECT_TRUE(mh.swiglu_oai && mh.qk_norm && !mh.qk_norm_whole_row && mh.expert_sigmoid && !mh.shexp_gated);
+    EXPECT_EQ(mh.n_ff_shexp, mh.n_ff_exp);
+    EXPECT_FLOAT_EQ(mh.expert_weights_scale, 2.0f);
+    EXPECT_TRUE(!mh.layer_is_moe(0) && mh.layer_is_moe(1));
     auto command_r = generate_and_load("command-r", type, "small");  // Command R 35B's parts: no window
     ASSERT_TRUE(command_r.ok()) << command_r.status().ToString();
     EXPECT_TRUE((*command_r)->hparams().layer_norm && (*command_r)->hparams().parallel_block);

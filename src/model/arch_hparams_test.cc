@@ -322,6 +322,32 @@ TEST_F(ModelLoadTest, ReadsDeepSeek2Hparams) {
   expect_error(spec, Code::kNotFound, "blk.1.attn_v_b.weight");
 }
 
+// MiniMax-M3: QK-norm head by head, NeoX rope over half of each head, a dense layer first, then
+// experts by sigmoid gate values with a selection bias, renormalised and scaled, beside an
+// ungated shared expert of expert_shared_count experts; gpt-oss's clamped SwiGLU everywhere.
+TEST_F(ModelLoadTest, ReadsMiniMaxM3Hparams) {
+  TestModelSpec spec;
+  spec.arch = "minimax-m3";
+  spec.n_layer = 3;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.qk_norm && hp.rope_neox && hp.swiglu_oai && hp.expert_sigmoid && hp.expert_weights_norm);
+  EXPECT_FALSE(hp.qk_norm_whole_row || hp.shexp_gated || hp.qkv_bias || hp.attn_sinks);
+  EXPECT_EQ(hp.n_rot, hp.head_dim / 2);
+  EXPECT_FLOAT_EQ(hp.expert_weights_scale, spec.expert_weights_scale);
+  EXPECT_EQ(hp.n_ff_shexp, spec.n_ff_exp);
+  EXPECT_EQ(hp.n_layer_dense_lead, 1);
+  EXPECT_TRUE(!hp.layer_is_moe(0) && hp.layer_is_moe(1) && hp.layer_is_moe(2));
+  spec.skip_tensors = {"blk.1.exp_probs_b.bias"};
+  auto unbiased = load(spec);  // the selection bias is optional, as in every sigmoid-routed file
+  ASSERT_TRUE(unbiased.ok()) << unbiased.status().ToString();
+  spec.skip_tensors = {"blk.2.ffn_down_shexp.weight"};
+  expect_error(spec, Code::kNotFound, "blk.2.ffn_down_shexp.weight");
+  spec.skip_tensors = {"blk.0.attn_k_norm.weight"};
+  expect_error(spec, Code::kNotFound, "blk.0.attn_k_norm.weight");
+}
+
 // MiniMax-M2: QK-norm over each whole q and k row (its weights n_head * head_dim and
 // n_head_kv * head_dim long), NeoX rope over half of each head, experts by sigmoid gate values
 // with a selection bias, renormalised, no shared expert and no dense layer.

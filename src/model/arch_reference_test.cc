@@ -63,6 +63,25 @@ TEST_F(ReferenceForwardVariantsTest, MiniMaxM2WholeRowQkNormAndBiasedSigmoidRout
   EXPECT_GT(errors(spec, DType::kF32, &unbiased).rms_rel, 100 * b.rms_rel) << "the selection bias makes no difference";
 }
 
+// MiniMax-M3 over 3 layers (a dense one, then two MoE layers): QK-norm head by head, rope over
+// half of each head, gpt-oss's clamped SwiGLU in the dense layer, the experts and the shared
+// expert, sigmoid routing with a selection bias, renormalised and scaled. A reference with the
+// routed weights unscaled, or without the bias, disagrees by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, MiniMaxM3ClampedSwigluAndScaledSigmoidRoutingAgree) {
+  TestModelSpec spec;
+  spec.arch = "minimax-m3";
+  spec.n_layer = 3;
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("minimax-m3", e.rms_rel, e.max_rel, b);
+  TestModelSpec unscaled = spec;
+  unscaled.metadata_overrides = {{"minimax-m3.expert_weights_scale", GgufValue::F32(1.0f)}};
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled).rms_rel, 100 * b.rms_rel) << "the routed scale makes no difference";
+  TestModelSpec unbiased = spec;
+  unbiased.skip_tensors = {"blk.1.exp_probs_b.bias", "blk.2.exp_probs_b.bias"};
+  EXPECT_GT(errors(spec, DType::kF32, &unbiased).rms_rel, 100 * b.rms_rel) << "the selection bias makes no difference";
+}
+
 // ERNIE 4.5's experts over 3 layers (a dense one, then two MoE layers with a shared expert):
 // chosen by softmax probability plus a selection bias, renormalised. References without the
 // bias, or with sigmoid gates, disagree by far more than the bound; so does a model that adds the

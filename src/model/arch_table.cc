@@ -169,6 +169,15 @@ constexpr ArchTraits kArchs[] = {
     {.name = "hunyuan-moe", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .ungated_shared_expert = true, .qk_norm_after_rope = true},
+    // MiniMax-M3 (minimax-m3): full attention with QK-norm head by head over NeoX rope of part of
+    // each head; leading dense layers, then sigmoid routing with a selection bias, renormalised
+    // and scaled, beside an ungated shared expert; gpt-oss's clamped SwiGLU in every feed-forward.
+    // Its sparse-attention indexer is not in the files llama.cpp-style converters write: every
+    // layer attends over all keys, as ik_llama.cpp runs it.
+    {.name = "minimax-m3", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
+     .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .swiglu_oai = true, .sigmoid_router = true,
+     .ungated_shared_expert = true},
     // Cohere's MoE (cohere2_moe): see ArchTraits::cohere2_moe.
     {.name = "cohere2_moe", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = true, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
@@ -191,7 +200,7 @@ const ArchTraits* find_arch(std::string_view name) {
 
 std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gemma4, gpt-oss, "
-         "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, mistral3, ernie4_5, ernie4_5-moe, "
+         "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, minimax-m3, mistral3, ernie4_5, ernie4_5-moe, "
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, seed_oss, bailingmoe2, dots1, "
          "cohere2, cohere2_moe, command-r, step35, hunyuan-moe";
 }

@@ -255,6 +255,8 @@ void moe_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n_rows, F
       const size_t at = static_cast<size_t>(r) * hp.n_ff_shexp;
       if (shared_limit > 0.0f) {
         kernels::silu_mul_clamped(s.gate() + at, s.up() + at, hp.n_ff_shexp, shared_limit);
+      } else if (hp.swiglu_oai) {  // MiniMax-M3's shared expert
+        kernels::swiglu_oai(s.gate() + at, s.up() + at, hp.n_ff_shexp);
       } else {
         kernels::silu_mul(s.gate() + at, s.up() + at, hp.n_ff_shexp);
       }

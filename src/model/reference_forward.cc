@@ -398,7 +398,7 @@ Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
     double g = 0;
     for (size_t i = 0; i < l.shexp_gate_inp.size(); ++i) g += l.shexp_gate_inp[i] * x[i];
     const double scale = hp_.shexp_gated ? 1.0 / (1.0 + std::exp(-g)) : 1.0;
-    const Vec y = swiglu(l.shexp_gate, l.shexp_up, l.shexp_down, 0, static_cast<size_t>(hp_.n_ff_shexp), x, Gate::kSilu,
+    const Vec y = swiglu(l.shexp_gate, l.shexp_up, l.shexp_down, 0, static_cast<size_t>(hp_.n_ff_shexp), x, gate_of(hp_),
                          {}, {}, {}, hp_.ffn_limit(l.index, false));
     for (size_t i = 0; i < out.size(); ++i) out[i] += y[i] * scale;
   }

@@ -16,9 +16,11 @@ std::string file_arch(const TestModelSpec& s) {
 }
 
 // GLM-4.5's expert layout (leading dense layers, sigmoid routing with a selection bias, an
-// ungated shared expert), which Ling 2.0 (bailingmoe2) and dots.llm1 (dots1) share; the first
-// two have a NextN block last and rotate half of each head.
-bool glm_like(const std::string& arch) { return arch == "glm4moe" || arch == "bailingmoe2" || arch == "dots1"; }
+// ungated shared expert), which Ling 2.0 (bailingmoe2), dots.llm1 (dots1) and MiniMax-M3 share;
+// the first two have a NextN block last and rotate half of each head, as MiniMax-M3 does.
+bool glm_like(const std::string& arch) {
+  return arch == "glm4moe" || arch == "bailingmoe2" || arch == "dots1" || arch == "minimax-m3";
+}
 bool has_nextn(const std::string& arch) { return arch == "glm4moe" || arch == "bailingmoe2" || arch == "step35"; }
 
 // Qwen's shared expert: sized by expert_shared_feed_forward_length, gated by ffn_gate_inp_shexp.
@@ -212,7 +214,9 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     const int second = (n_pairs - first) / 2;
     w.set(a + ".rope.dimension_sections", GgufValue::I32Array({first, second, n_pairs - first - second, 0}));
   }
-  if ((s.arch == "glm4" || s.arch == "glm4moe" || s.arch == "bailingmoe2" || s.arch == "minimax-m2") && s.n_rot == 0) {
+  if ((s.arch == "glm4" || s.arch == "glm4moe" || s.arch == "bailingmoe2" || s.arch == "minimax-m2" ||
+       s.arch == "minimax-m3") &&
+      s.n_rot == 0) {
     w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(head_dim(s) / 2)));
   }
   for (const auto& [key, value] : s.metadata_overrides) w.set(key, value);
@@ -299,7 +303,7 @@ std::string test_model_name(const TestModelSpec& spec) {
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "mistral4" || arch == "minimax-m2" || arch == "step35" ||
-         arch == "hunyuan-moe" || arch == "cohere2_moe" ||
+         arch == "hunyuan-moe" || arch == "cohere2_moe" || arch == "minimax-m3" ||
          arch == "ernie4_5-moe" || arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
          arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe";
 }
@@ -341,7 +345,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool post_norms = gemma || s.arch == "glm4";
   const bool minimax = s.arch == "minimax-m2";
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax || s.arch == "qwen3vl" ||
-                       s.arch == "hunyuan-moe" ||
+                       s.arch == "hunyuan-moe" || s.arch == "minimax-m3" ||
                        s.arch == "qwen3vlmoe" || s.arch == "bailingmoe2" || s.arch == "dots1";
   const bool hybrid = is_hybrid_arch(s.arch);
   const bool cohere = s.arch == "cohere2" || s.arch == "command-r" || s.arch == "cohere2_moe";

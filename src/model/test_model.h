@@ -43,7 +43,9 @@ struct TestModelSpec {
   // values of mla_v; the per-head maps as attn_kv_b, or as attn_k_b / attn_v_b when mla_split;
   // n_dense_lead dense layers, then experts by expert_gating_func (2: sigmoid plus a selection
   // bias, weights renormalised, times expert_weights_scale; 1: softmax, weights as they are) and
-  // an ungated shared expert of width n_ff_exp), or minimax-m2 (QK-norm over each whole q and k
+  // an ungated shared expert of width n_ff_exp), or minimax-m3 (glm4moe's expert layout
+  // without biases or a NextN block: QK-norm head by head, NeoX rope over half of each head unless
+  // n_rot says otherwise, gpt-oss's clamped SwiGLU in every feed-forward), or minimax-m2 (QK-norm over each whole q and k
   // row, rope over half of each head unless n_rot says otherwise, experts by expert_gating_func
   // (2: sigmoid plus a selection bias) renormalised, no shared expert), or mistral4 (Mistral Small
   // 4: deepseek2's tensors in the mla_split layout with the experts as one ffn_gate_up_exps, and no

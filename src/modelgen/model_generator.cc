@@ -126,9 +126,10 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   w.set(a + ".attention.head_count_kv", GgufValue::U32(static_cast<uint32_t>(head_count_kv(s))));
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(s.rms_eps));
   w.set(a + ".rope.freq_base", GgufValue::F32(s.rope_freq_base));
-  // GLM and MiniMax-M2 rotate the first half of each head (partial_rotary_factor 0.5; MiniMax's
+  // GLM and MiniMax-M2 / M3 rotate the first half of each head (partial_rotary_factor 0.5; MiniMax's
   // rotary_dim 64 of 128), Qwen3.5 a quarter (64 of 256), DeepSeek the last rope_dim.
-  int rotated = s.deepseek2 ? s.rope_dim : s.glm4moe || s.glm4 || s.minimax_m2 ? s.head_dim / 2 : s.head_dim;
+  int rotated =
+      s.deepseek2 ? s.rope_dim : s.glm4moe || s.glm4 || s.minimax_m2 || s.minimax_m3 ? s.head_dim / 2 : s.head_dim;
   if (s.full_attn_interval > 0) rotated = s.head_dim / 4;
   w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(rotated)));
   if (s.rope_linear_factor != 1.0f) {
@@ -273,7 +274,7 @@ void set_glm4moe_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
   w.set(a + ".expert_weights_norm", GgufValue::Bool(s.expert_weights_norm));
   w.set(a + ".expert_gating_func", GgufValue::U32(s.sigmoid_routing ? 2 : 1));
-  w.set(a + ".nextn_predict_layers", GgufValue::U32(static_cast<uint32_t>(s.n_nextn)));
+  if (s.glm4moe) w.set(a + ".nextn_predict_layers", GgufValue::U32(static_cast<uint32_t>(s.n_nextn)));
 }
 
 // DeepSeek's, as llama.cpp's converter writes them: the head widths (with split_kv_b, those of
@@ -311,7 +312,7 @@ void set_expert_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".expert_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert)));
   w.set(a + ".expert_used_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert_used)));
   if (a != "llama") w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
-  if (s.glm4moe) {
+  if (s.glm4moe || s.minimax_m3) {  // MiniMax-M3's converter writes GLM's keys, without NextN
     set_glm4moe_hparams(w, s);
   } else if (s.deepseek2) {
     set_deepseek2_hparams(w, s);

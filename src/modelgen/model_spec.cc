@@ -94,6 +94,7 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->moe_layer_step = 1;
   s->n_nextn = s->glm4moe ? 1 : 0;
   s->minimax_m2 = name == "minimax-m2";
+  s->minimax_m3 = name == "minimax-m3";
   s->ernie_moe = name == "ernie4_5-moe";
   s->step35 = name == "step35";
   if (!s->step35) s->n_head_swa = 0;
@@ -105,13 +106,13 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
     if (s->n_ff_shexp == 0) s->n_ff_shexp = s->n_ff_exp;
     return;
   }
-  s->sigmoid_routing = s->glm4moe || s->minimax_m2;
-  s->expert_weights_norm = s->glm4moe || s->minimax_m2 || s->ernie_moe;
-  s->n_dense_lead = s->glm4moe || s->ernie_moe || name == "cohere2_moe" ? 1 : 0;
-  s->expert_weights_scale = 1.0f;
+  s->sigmoid_routing = s->glm4moe || s->minimax_m2 || s->minimax_m3;
+  s->expert_weights_norm = s->glm4moe || s->minimax_m2 || s->minimax_m3 || s->ernie_moe;
+  s->n_dense_lead = s->glm4moe || s->ernie_moe || s->minimax_m3 || name == "cohere2_moe" ? 1 : 0;
+  s->expert_weights_scale = s->minimax_m3 ? 2.0f : 1.0f;
   // ERNIE's preset keeps its two shared experts; another preset as ernie4_5-moe gets one; Qwen3.5's
   // is one expert wide.
-  if (s->glm4moe || s->llama4 || name == "qwen35moe" || name == "qwen3next" || name == "hunyuan-moe" ||
+  if (s->glm4moe || s->llama4 || s->minimax_m3 || name == "qwen35moe" || name == "qwen3next" || name == "hunyuan-moe" ||
       (s->ernie_moe && !s->preset.starts_with("ernie"))) {
     s->n_ff_shexp = s->n_ff_exp;
   } else if (name != "qwen2moe" && !s->ernie_moe) {
@@ -178,7 +179,7 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"qwen3vl", false},     {"granite", false},     {"cohere2", false},     {"command-r", false},
     {"seed_oss", false},    {"gemma4", false},      {"qwen3moe", true},     {"qwen2moe", true},
     {"mixtral", true},      {"gpt-oss", true},      {"glm4moe", true},      {"llama4", true},
-    {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"ernie4_5-moe", true},
+    {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
     {"qwen35moe", true},    {"qwen3next", true},    {"qwen3vlmoe", true},   {"granitemoe", true},
     {"step35", true},       {"hunyuan-moe", true},  {"cohere2_moe", true},
 };
@@ -212,7 +213,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
                                    " needs one of: " + preset_list(moe_arch));
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
-  s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "gemma4" || name == "minimax-m2" ||
+  s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "gemma4" || name == "minimax-m2" || name == "minimax-m3" ||
                name == "step35" || name == "hunyuan-moe" ||
                name == "qwen35" || name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4" || name == "gemma4";

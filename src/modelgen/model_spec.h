@@ -153,6 +153,12 @@ struct ModelSpec {
   // (NeoX), and experts by sigmoid gates with a selection bias, normalised (expert_gating_func 2
   // written; the normalisation is the arch's), no shared expert.
   bool minimax_m2 = false;
+  // minimax-m3 (MiniMax-M3): QK-norm head by head, rope over half of each head (NeoX), n_dense_lead
+  // dense layers, then experts by sigmoid gates with a selection bias, normalised and scaled by
+  // expert_weights_scale (2, its routed_scaling_factor), beside an ungated shared expert of the
+  // expert width (expert_shared_count 1), as the llama.cpp-style converter writes them; the
+  // clamped SwiGLU is the arch's.
+  bool minimax_m3 = false;
   // mistral3 (Ministral 3): llama's tensors with YaRN (rope_yarn_factor over n_ctx
   // / factor, rope.scaling.yarn_log_multiplier rope_yarn_log_mul, yarn_beta_fast 32 and
   // yarn_beta_slow 1 written) and attention.temperature_scale attn_temp_scale, as llama.cpp's
