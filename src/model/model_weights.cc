@@ -6,206 +6,18 @@
 #include <string>
 
 #include "base/log.h"
+#include "model/weight_binder.h"
 
 namespace strata {
 namespace {
 
-std::string shape_string(const std::vector<uint64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + "]";
-}
-
-// Binds tensors of one file, remembering the first error so the binding code reads as a
-// flat list of tensors instead of a ladder of early returns.
-class Binder {
- public:
-  Binder(const GgufFile& gguf, ModelWeights* w) : gguf_(gguf), w_(w) {}
-
-  const Status& status() const { return status_; }
-  const std::string& path() const { return gguf_.path(); }
-  bool has(const std::string& name) const { return gguf_.find_tensor(name) != nullptr; }
-
-  // A matrix stored as dims [n_in, n_out].
-  kernels::WeightMatrix matrix(const std::string& name, int64_t n_in, int64_t n_out) {
-    kernels::WeightMatrix m;
-    const GgufTensor* t = find(name, {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out)}, true);
-    if (t == nullptr) return m;
-    return typed_matrix(*t, name, n_in, n_out);
-  }
-
-  // t (already found with the right shape) as a matrix of n_out rows of n_in, type checked.
-  kernels::WeightMatrix typed_matrix(const GgufTensor& tensor, const std::string& name, int64_t n_in, int64_t n_out) {
-    kernels::WeightMatrix m;
-    const GgufTensor* t = &tensor;
-    if (!kernels::matmul_supports(t->type)) {
-      fail(Status::Unsupported(gguf_.path() + ": tensor " + name + " has type " + std::string(dtype_name(t->type)) +
-                               ", which this build cannot multiply (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, "
-                               "Q6_K, Q4_1, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS, MXFP4; IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS, "
-                               "IQ2_S, IQ1_S, IQ1_M on reference kernels)"));
-      return m;
-    }
-    std::optional<size_t> row_bytes = dtype_row_bytes(t->type, static_cast<uint64_t>(n_in));
-    if (!row_bytes) {
-      fail(Status::Corrupt(gguf_.path() + ": tensor " + name + ": width " + std::to_string(n_in) +
-                           " is not a whole number of " + std::string(dtype_name(t->type)) + " blocks"));
-      return m;
-    }
-    m.type = t->type;
-    m.data = t->data;
-    m.n_in = n_in;
-    m.n_out = n_out;
-    m.row_bytes = *row_bytes;
-    return m;
-  }
-
-  // Rope frequency factors, one per rotated pair: optional, F32 only (as llama.cpp reads
-  // them), each positive and finite since the kernel divides angles by them. Copied so the
-  // kernel reads aligned floats whatever the file's alignment.
-  // padded_pairs > n_pairs: the tensor may hold 1s after its n_pairs factors, up to padded_pairs.
-  const float* rope_factors(const std::string& name, int64_t n_pairs, int64_t padded_pairs = 0) {
-    if (!status_.ok()) return nullptr;
-    const GgufTensor* t = gguf_.find_tensor(name);
-    if (t == nullptr) return nullptr;
-    const std::string what = gguf_.path() + ": tensor " + name;
-    if (t->type != DType::kF32) {
-      fail(Status::Unsupported(what + " has type " + std::string(dtype_name(t->type)) + ", expected " +
-                               std::string(dtype_name(DType::kF32))));
-      return nullptr;
-    }
-    bool padded = t->dims.size() == 1 && t->n_elements > static_cast<uint64_t>(n_pairs) &&
-                  t->n_elements == static_cast<uint64_t>(padded_pairs);
-    for (uint64_t i = static_cast<uint64_t>(n_pairs); padded && i < t->n_elements; ++i) {
-      float factor = 0.0f;
-      std::memcpy(&factor, t->data + i * sizeof(float), sizeof(float));
-      padded = factor == 1.0f;
-    }
-    if ((t->n_elements != static_cast<uint64_t>(n_pairs) && !padded) || t->dims.size() != 1) {
-      fail(Status::Corrupt(what + " has shape " + shape_string(t->dims) + " (" + std::to_string(t->n_elements) +
-                           " factors), expected [" + std::to_string(n_pairs) + "] (one per rotated pair, n_rot / 2)"));
-      return nullptr;
-    }
-    auto copy = std::make_unique<float[]>(static_cast<size_t>(n_pairs));
-    std::memcpy(copy.get(), t->data, sizeof(float) * static_cast<size_t>(n_pairs));
-    for (int64_t i = 0; i < n_pairs; ++i) {
-      if (!(copy[i] > 0.0f) || !std::isfinite(copy[i])) {
-        fail(Status::Corrupt(what + ": factor " + std::to_string(i) + " is " + std::to_string(copy[i]) +
-                             ", expected a positive finite number"));
-        return nullptr;
-      }
-    }
-    w_->owned.push_back(std::move(copy));
-    return w_->owned.back().get();
-  }
-
-  // The n_expert slices of a 3-D expert tensor stored as dims [n_in, n_out, n_expert].
-  std::vector<kernels::WeightMatrix> experts(const std::string& name, int64_t n_in, int64_t n_out, int64_t n_expert) {
-    std::vector<kernels::WeightMatrix> out;
-    const GgufTensor* t = find(name, {static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out),
-                                      static_cast<uint64_t>(n_expert)}, true);
-    if (t == nullptr) return out;
-    kernels::WeightMatrix m = typed_matrix(*t, name, n_in, n_out);
-    if (!status_.ok()) return out;
-    const size_t expert_bytes = static_cast<size_t>(n_out) * m.row_bytes;
-    for (int64_t e = 0; e < n_expert; ++e) {
-      out.push_back(m);
-      out.back().data = t->data + static_cast<size_t>(e) * expert_bytes;
-    }
-    return out;
-  }
-
-  // Rows [first_row, first_row + n_rows) of a matrix: a view of its own.
-  static kernels::WeightMatrix rows(const kernels::WeightMatrix& m, int64_t first_row, int64_t n_rows) {
-    kernels::WeightMatrix part = m;
-    if (m.data == nullptr) return part;
-    part.data = static_cast<const std::byte*>(m.data) + static_cast<size_t>(first_row) * m.row_bytes;
-    part.n_out = n_rows;
-    return part;
-  }
-
-  // A 1-D tensor of n weights used as a matrix of one output row (a per-row gate).
-  kernels::WeightMatrix row_vector(const std::string& name, int64_t n) {
-    const GgufTensor* t = find(name, {static_cast<uint64_t>(n)}, true);
-    if (t == nullptr) return {};
-    return typed_matrix(*t, name, n, 1);
-  }
-
-  // Every row of a tensor of exactly these dims (rows of dims[0]), dequantized to F32; empty
-  // when absent and optional, or on an error.
-  std::vector<float> decoded(const std::string& name, const std::vector<uint64_t>& dims, bool required) {
-    const GgufTensor* t = find(name, dims, required);
-    if (t == nullptr) return {};
-    kernels::WeightMatrix m = typed_matrix(*t, name, static_cast<int64_t>(dims[0]),
-                                           static_cast<int64_t>(t->n_elements / dims[0]));
-    if (!status_.ok()) return {};
-    std::vector<float> out(t->n_elements);
-    for (int64_t r = 0; r < m.n_out; ++r) kernels::dequantize_row(m, r, out.data() + r * m.n_in);
-    return out;
-  }
-
-  // An F32 buffer of n floats owned by the weights.
-  float* owned(size_t n) {
-    w_->owned.push_back(std::make_unique<float[]>(n));
-    return w_->owned.back().get();
-  }
-
-  // A 1-D tensor of n floats, copied to F32. Optional tensors give nullptr when absent.
-  const float* vector(const std::string& name, int64_t n, bool required) { return vectors(name, n, 0, required); }
-
-  // n_rows > 0: a 2-D tensor of n_rows rows of n floats (dims [n, n_rows]), copied to F32 row
-  // after row; 0: a 1-D tensor of n.
-  const float* vectors(const std::string& name, int64_t n, int64_t n_rows, bool required) {
-    std::vector<uint64_t> dims = {static_cast<uint64_t>(n)};
-    if (n_rows > 0) dims.push_back(static_cast<uint64_t>(n_rows));
-    const GgufTensor* t = find(name, dims, required);
-    if (t == nullptr) return nullptr;
-    std::optional<size_t> row_bytes = dtype_row_bytes(t->type, static_cast<uint64_t>(n));
-    if (!kernels::matmul_supports(t->type) || !row_bytes) {
-      fail(Status::Unsupported(gguf_.path() + ": tensor " + name + " has unsupported type " +
-                               std::string(dtype_name(t->type))));
-      return nullptr;
-    }
-    const int64_t rows = n_rows > 0 ? n_rows : 1;
-    auto copy = std::make_unique<float[]>(static_cast<size_t>(n * rows));
-    kernels::WeightMatrix m{t->type, t->data, rows, n, *row_bytes};
-    for (int64_t r = 0; r < rows; ++r) kernels::dequantize_row(m, r, copy.get() + r * n);
-    w_->owned.push_back(std::move(copy));
-    return w_->owned.back().get();
-  }
-
-  // Records the first error (the others are its consequences).
-  void fail(Status s) {
-    if (status_.ok()) status_ = std::move(s);
-  }
-
- private:
-  const GgufTensor* find(const std::string& name, const std::vector<uint64_t>& dims, bool required) {
-    if (!status_.ok()) return nullptr;
-    const GgufTensor* t = gguf_.find_tensor(name);
-    if (t == nullptr) {
-      if (required) fail(Status::NotFound(gguf_.path() + ": missing tensor " + name));
-      return nullptr;
-    }
-    if (t->dims != dims) {
-      fail(Status::Corrupt(gguf_.path() + ": tensor " + name + " has shape " + shape_string(t->dims) + ", expected " +
-                           shape_string(dims)));
-      return nullptr;
-    }
-    return t;
-  }
-
-  const GgufFile& gguf_;
-  ModelWeights* w_;
-  Status status_;
-};
-
 // A dense feed-forward of the layer's width: gate, up and down, or Phi-3's gate and up in one ffn_up.
-void bind_dense_ffn(Binder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
+void bind_dense_ffn(WeightBinder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
   const int64_t n_ff = hp.ffn_width(layer);
   if (hp.ffn_up_gate_fused) {
     const kernels::WeightMatrix gate_up = b.matrix(p + "ffn_up.weight", hp.n_embd, 2 * n_ff);
-    lw.w_gate = Binder::rows(gate_up, 0, n_ff);
-    lw.w_up = Binder::rows(gate_up, n_ff, n_ff);
+    lw.w_gate = WeightBinder::rows(gate_up, 0, n_ff);
+    lw.w_up = WeightBinder::rows(gate_up, n_ff, n_ff);
   } else {
     lw.w_gate = b.matrix(p + "ffn_gate.weight", hp.n_embd, n_ff);
     lw.w_up = b.matrix(p + "ffn_up.weight", hp.n_embd, n_ff);
@@ -217,7 +29,7 @@ void bind_dense_ffn(Binder& b, const Hparams& hp, int layer, const std::string& 
 // / attn_v_b (llama.cpp's newer converter: head h's key rows transposed, its value rows), or come
 // from attn_kv_b (rows of head h: nope key rows, then v value rows, each over the latent): its
 // value rows as views, its key rows as F32 transposed copies (exact, as ik_llama.cpp keeps them).
-void bind_mla_attention(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+void bind_mla_attention(WeightBinder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
   const int64_t n_head = hp.n_head, rank = hp.mla_kv_rank, nope = hp.mla_nope_dim, v = hp.mla_v_dim;
   const int64_t q_head = nope + hp.n_rot;
   if (hp.mla_q_rank > 0) {
@@ -246,13 +58,13 @@ void bind_mla_attention(Binder& b, const Hparams& hp, const std::string& p, Laye
       for (int64_t d = 0; d < nope; ++d) k_b[c * nope + d] = k_rows[d * rank + c];
     }
     lw.k_b.push_back({DType::kF32, k_b, rank, nope, sizeof(float) * static_cast<size_t>(nope)});
-    lw.v_b.push_back(Binder::rows(kv_b, h * (nope + v) + nope, v));
+    lw.v_b.push_back(WeightBinder::rows(kv_b, h * (nope + v) + nope, v));
   }
 }
 
 // A gated delta-net layer's tensors (LayerWeights), with the names and shapes llama.cpp's
 // converter gives Qwen3.5's and (Hparams::ssm_grouped) Qwen3-Next's.
-void bind_delta_net(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+void bind_delta_net(WeightBinder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
   const int64_t value_dim = static_cast<int64_t>(hp.ssm_n_v_heads) * hp.ssm_head_v_dim;
   if (hp.ssm_grouped) {
     lw.ssm_in = b.matrix(p + "ssm_in.weight", hp.n_embd, hp.ssm_conv_channels() + value_dim);
@@ -272,7 +84,7 @@ void bind_delta_net(Binder& b, const Hparams& hp, const std::string& p, LayerWei
 
 // An attention layer's tensors (LayerWeights): q/k/v (separate, one attn_qkv, or latent), their
 // biases and norms, the output and its bias, and the sinks.
-void bind_attention(Binder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
+void bind_attention(WeightBinder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
   const AttnShape sh = hp.attn_shape(layer);
   const int64_t q_dim = sh.q_dim();
   const int64_t kv_dim = sh.kv_dim();
@@ -280,9 +92,9 @@ void bind_attention(Binder& b, const Hparams& hp, int layer, const std::string& 
     bind_mla_attention(b, hp, p, lw);
   } else if (b.has(p + "attn_qkv.weight")) {
     const kernels::WeightMatrix qkv = b.matrix(p + "attn_qkv.weight", hp.n_embd, q_dim + 2 * kv_dim);
-    lw.wq = Binder::rows(qkv, 0, q_dim);
-    lw.wk = Binder::rows(qkv, q_dim, kv_dim);
-    lw.wv = Binder::rows(qkv, q_dim + kv_dim, kv_dim);
+    lw.wq = WeightBinder::rows(qkv, 0, q_dim);
+    lw.wk = WeightBinder::rows(qkv, q_dim, kv_dim);
+    lw.wv = WeightBinder::rows(qkv, q_dim + kv_dim, kv_dim);
     if (hp.qkv_bias) {  // one attn_qkv.bias, laid out as the rows
       lw.bq = b.vector(p + "attn_qkv.bias", q_dim + 2 * kv_dim, true);
       lw.bk = lw.bq == nullptr ? nullptr : lw.bq + q_dim;
@@ -319,18 +131,18 @@ void bind_attention(Binder& b, const Hparams& hp, int layer, const std::string& 
 // The experts' gate and up projections as views of one fused ffn_gate_up_exps (each expert's
 // gate rows, then its up rows: Gemma 4's files, and llama.cpp's newer converter's for models
 // whose checkpoints store them fused, Mistral Small 4's among them).
-void bind_gate_up_exps(Binder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+void bind_gate_up_exps(WeightBinder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
   const int64_t ff = hp.n_ff_exp;
   for (const kernels::WeightMatrix& gate_up : b.experts(p + "ffn_gate_up_exps.weight", hp.n_embd, 2 * ff, hp.n_expert)) {
-    lw.exp_gate.push_back(Binder::rows(gate_up, 0, ff));
-    lw.exp_up.push_back(Binder::rows(gate_up, ff, ff));
+    lw.exp_gate.push_back(WeightBinder::rows(gate_up, 0, ff));
+    lw.exp_up.push_back(WeightBinder::rows(gate_up, ff, ff));
   }
 }
 
 // Gemma 4's MoE layer (Hparams::moe_beside_dense): its dense feed-forward, the norms around both
 // parts, the router and its input scale, the experts from the fused gate/up tensor, and their
 // output scales.
-void bind_moe_beside_dense(Binder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
+void bind_moe_beside_dense(WeightBinder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
   bind_dense_ffn(b, hp, layer, p, lw);
   lw.ffn_post_norm_1 = b.vector(p + "post_ffw_norm_1.weight", hp.n_embd, true);
   lw.ffn_pre_norm_2 = b.vector(p + "pre_ffw_norm_2.weight", hp.n_embd, true);
@@ -350,7 +162,7 @@ void bind_moe_beside_dense(Binder& b, const Hparams& hp, int layer, const std::s
 // Gemma 4 E2B / E4B's per-layer input tables: per_layer_token_embd (a token's row holds every
 // layer's inputs, each a whole number of the type's blocks so a layer's part is read alone),
 // per_layer_model_proj (each layer's rows a view of their own) and per_layer_proj_norm.
-void bind_per_layer_inputs(Binder& b, const Hparams& hp, ModelWeights& w) {
+void bind_per_layer_inputs(WeightBinder& b, const Hparams& hp, ModelWeights& w) {
   const int64_t per_layer = hp.n_embd_per_layer;
   w.ple_token_embd = b.matrix("per_layer_token_embd.weight", per_layer * hp.n_layer, hp.n_vocab);
   const kernels::WeightMatrix proj = b.matrix("per_layer_model_proj.weight", hp.n_embd, per_layer * hp.n_layer);
@@ -363,11 +175,11 @@ void bind_per_layer_inputs(Binder& b, const Hparams& hp, ModelWeights& w) {
     return;
   }
   for (int l = 0; l < hp.n_layer; ++l) {
-    w.layers[static_cast<size_t>(l)].ple_model_proj = Binder::rows(proj, l * per_layer, per_layer);
+    w.layers[static_cast<size_t>(l)].ple_model_proj = WeightBinder::rows(proj, l * per_layer, per_layer);
   }
 }
 
-LayerWeights bind_layer(Binder& b, const Hparams& hp, int layer) {
+LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
   const std::string p = "blk." + std::to_string(layer) + ".";
   LayerWeights lw;
   lw.attn_norm = b.vector(p + "attn_norm.weight", hp.n_embd, true);
@@ -450,7 +262,7 @@ void log_reference_kernel_types(const GgufFile& gguf) {
 
 Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   ModelWeights w;
-  Binder b(gguf, &w);
+  WeightBinder b(gguf, &w);
   w.token_embd = b.matrix("token_embd.weight", hp.n_embd, hp.n_vocab);
   w.output_norm = b.vector("output_norm.weight", hp.n_embd, true);
   w.output = hp.tied_embeddings ? w.token_embd : b.matrix("output.weight", hp.n_embd, hp.n_vocab);
