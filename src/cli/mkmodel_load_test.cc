@@ -458,6 +458,12 @@ TEST_F(MkmodelLoadTest, ArchsOfAnotherArchsLayersLoadWithTheirOwnParts) {
     EXPECT_EQ(nh.sliding_window, 128);
     EXPECT_TRUE(!nh.layer_slides(0) && nh.layer_rotates(0) && !nh.layer_is_moe(0) && nh.layer_slides(1) &&
                 nh.layer_is_moe(1));
+    auto laguna = generate_and_load("laguna", type, "moe-tiny");  // the head counts tell the layers apart
+    ASSERT_TRUE(laguna.ok()) << laguna.status().ToString();
+    const Hparams& lh = (*laguna)->hparams();
+    EXPECT_TRUE(lh.attn_head_gate_softplus && lh.layer_slides(1) && !lh.layer_slides(0));
+    EXPECT_GT(lh.n_head_swa, lh.n_head);
+    EXPECT_EQ(lh.n_rot * 2, lh.n_rot_swa);
     auto m3 = generate_and_load("minimax-m3", type, "moe-tiny");  // a dense layer, a shared expert, clamped SwiGLU
     ASSERT_TRUE(m3.ok()) << m3.status().ToString();
     const Hparams& mh = (*m3)->hparams();

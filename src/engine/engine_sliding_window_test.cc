@@ -7,7 +7,8 @@
 // window in 5 of its 6 layers, whose K/V heads differ from the full layer's, Q4_K weights), Step
 // 3.5 (more heads where it slides, head gates, Q8_0) and Cohere's MoE (North's layout over 5
 // layers: a 128-key window in layers 1-3, a dense full layer with rope first, a full one without
-// rope last, sigmoid experts, parallel blocks, Q8_0).
+// rope last, sigmoid experts, parallel blocks, Q8_0) and Laguna (Step 3.5's layer kinds with
+// softplus head gates, Q8_0).
 // Prompts far past the window give, batched in 4
 // slots through two pipeline stages, from the prefix cache (also after a restart, from parked
 // blocks), with speculative decoding and in prompt chunks smaller than the window, the tokens
@@ -244,7 +245,8 @@ INSTANTIATE_TEST_SUITE_P(Models, SlidingWindowEngine,
                                            WindowModel{"cohere2", "small", 4, DType::kQ4_K, 256, 2},
                                            WindowModel{"gemma4", "small", 6, DType::kQ4_K, 256, 2},
                                            WindowModel{"step35", "moe-tiny", 4, DType::kQ8_0, 128, 1},
-                                           WindowModel{"cohere2_moe", "moe-tiny", 5, DType::kQ8_0, 128, 1}),
+                                           WindowModel{"cohere2_moe", "moe-tiny", 5, DType::kQ8_0, 128, 1},
+                                           WindowModel{"laguna", "moe-tiny", 4, DType::kQ8_0, 128, 1}),
                          [](const ::testing::TestParamInfo<WindowModel>& info) {
                            const std::string arch = info.param.arch;
                            if (arch == "gpt-oss") return std::string("GptOss");
@@ -252,6 +254,7 @@ INSTANTIATE_TEST_SUITE_P(Models, SlidingWindowEngine,
                            if (arch == "gemma4") return std::string("Gemma4");
                            if (arch == "step35") return std::string("Step35");
                            if (arch == "cohere2_moe") return std::string("Cohere2Moe");
+                           if (arch == "laguna") return std::string("Laguna");
                            return std::string(arch == "phi3" ? "Phi3" : arch == "gemma2" ? "Gemma2" : "Gemma3");
                          });
 

@@ -625,6 +625,47 @@ TEST_F(ModelLoadTest, ReadsStep35Hparams) {
   expect_error(spec, Code::kCorrupt, "step35.attention.head_count must hold one value per layer (5)");
 }
 
+// Poolside Laguna XS.2 (laguna): Step 3.5's two kinds of layers told apart by their head counts
+// (no pattern in the file), a softplus gate per head, the full layers rotating half a head with
+// YaRN, the sliding ones the whole head on their own base, routing renormalised by at least 2^-14.
+TEST_F(ModelLoadTest, ReadsLagunaHparams) {
+  TestModelSpec spec;
+  spec.arch = "laguna";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.n_layer, 4);
+  EXPECT_EQ(hp.n_nextn_layers, 0);
+  EXPECT_EQ(hp.attn_shape(0), (AttnShape{4, 2, 64}));
+  EXPECT_EQ(hp.attn_shape(1), (AttnShape{6, 2, 64}));
+  EXPECT_TRUE(!hp.layer_slides(0) && hp.layer_slides(1) && !hp.layer_slides(2) && hp.layer_slides(3));
+  EXPECT_EQ(hp.n_rot, 32);
+  EXPECT_EQ(hp.n_rot_swa, 64);
+  EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, spec.rope_freq_base);
+  EXPECT_FLOAT_EQ(hp.rope_yarn_factor, 8.0f);
+  EXPECT_EQ(hp.rope_yarn_orig_ctx, 16);
+  EXPECT_TRUE(hp.attn_head_gate && hp.attn_head_gate_softplus && hp.qk_norm && hp.rope_neox);
+  EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weights_norm && !hp.shexp_gated);
+  EXPECT_FLOAT_EQ(hp.expert_weights_norm_min, 6.103515625e-5f);
+  EXPECT_FLOAT_EQ(hp.ffn_limit(1, true), 0.0f);
+  EXPECT_TRUE(!hp.layer_is_moe(0) && hp.layer_is_moe(1));
+  // A scale of 0 is no scale; a pattern, when the file has one, must say every layer.
+  spec.metadata_overrides = {{"laguna.expert_weights_scale", GgufValue::F32(0.0f)}};
+  auto unscaled = load(spec);
+  ASSERT_TRUE(unscaled.ok()) << unscaled.status().ToString();
+  EXPECT_FLOAT_EQ((*unscaled)->hparams().expert_weights_scale, 1.0f);
+  spec.metadata_overrides = {{"laguna.attention.sliding_window_pattern",
+                              GgufValue::Array(GgufType::kBool, {GgufValue::Bool(false), GgufValue::Bool(true)})}};
+  expect_error(spec, Code::kCorrupt, "laguna.attention.sliding_window_pattern must hold one value per layer (4)");
+  spec.metadata_overrides = {{"laguna.rope.scaling.yarn_ext_factor", GgufValue::F32(0.5f)}};
+  expect_error(spec, Code::kUnsupported, "laguna.rope.scaling.yarn_ext_factor");
+  spec.metadata_overrides = {{"laguna.rope.dimension_count_swa", GgufValue::U32(63)}};
+  expect_error(spec, Code::kCorrupt, "a rotated width of 63 must be even");
+  spec.metadata_overrides = {};
+  spec.skip_keys = {"laguna.attention.sliding_window"};
+  expect_error(spec, Code::kNotFound, "missing metadata key laguna.attention.sliding_window");
+}
+
 // Hunyuan-A13B (hunyuan-moe): QK-norm after the rotation, weights renormalised, an ungated shared
 // expert of expert_shared_feed_forward_length.
 TEST_F(ModelLoadTest, ReadsHunyuanMoeHparams) {

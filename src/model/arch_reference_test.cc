@@ -248,6 +248,28 @@ TEST_F(ReferenceForwardVariantsTest, Step35HeadGatesClampsAndMixedHeadsAgree) {
   EXPECT_GT(errors(spec, DType::kF32, &ungated, 24).rms_rel, 100 * b.rms_rel) << "the head gates make no difference";
 }
 
+// Laguna over 4 layers (a dense full one, then sliding and full MoE layers with more heads where
+// they slide): softplus head gates, the full layers' YaRN over half a head, the sliding layers'
+// plain rope over all of it, sigmoid routing with a selection bias, renormalised and scaled,
+// beside a shared expert. References without the gates, without YaRN, or with the sliding layers
+// on the full layers' base disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, LagunaSoftplusGatesAndTwoRopesAgree) {
+  TestModelSpec spec;
+  spec.arch = "laguna";
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32, nullptr, 24);
+  expect_within("laguna", e.rms_rel, e.max_rel, b);
+  TestModelSpec ungated = spec;
+  for (int l = 0; l < 4; ++l) ungated.skip_tensors.push_back("blk." + std::to_string(l) + ".attn_gate.weight");
+  EXPECT_GT(errors(spec, DType::kF32, &ungated, 24).rms_rel, 100 * b.rms_rel) << "the head gates make no difference";
+  TestModelSpec unscaled = spec;
+  unscaled.skip_keys = {"laguna.rope.scaling.type", "laguna.rope.scaling.factor"};
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled, 24).rms_rel, 100 * b.rms_rel) << "YaRN makes no difference";
+  TestModelSpec one_base = spec;
+  one_base.skip_keys = {"laguna.rope.freq_base_swa"};
+  EXPECT_GT(errors(spec, DType::kF32, &one_base, 24).rms_rel, 100 * b.rms_rel) << "the sliding base makes no difference";
+}
+
 // Hunyuan-A13B (hunyuan-moe) over 2 layers: QK-norm after the rotation (its per-head weights do
 // not commute with it), softmax routing renormalised, an ungated shared expert.
 TEST_F(ReferenceForwardVariantsTest, HunyuanQkNormAfterRopeAgrees) {

@@ -165,6 +165,11 @@ constexpr ArchTraits kArchs[] = {
      .requires_experts = true, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .sigmoid_router = true, .ungated_shared_expert = true,
      .step35 = true},
+    // Poolside Laguna XS.2 (laguna): see ArchTraits::laguna.
+    {.name = "laguna", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = false,
+     .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .sigmoid_router = true, .ungated_shared_expert = true,
+     .laguna = true},
     // Tencent Hunyuan-A13B (hunyuan-moe): see ArchTraits::qk_norm_after_rope.
     {.name = "hunyuan-moe", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
@@ -202,7 +207,7 @@ std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gemma4, gpt-oss, "
          "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, minimax-m3, mistral3, ernie4_5, ernie4_5-moe, "
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, seed_oss, bailingmoe2, dots1, "
-         "cohere2, cohere2_moe, command-r, step35, hunyuan-moe";
+         "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe";
 }
 
 }  // namespace strata

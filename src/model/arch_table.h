@@ -120,6 +120,11 @@ struct ArchTraits {
   // leading dense layers, then experts by sigmoid gate values plus a selection bias beside an
   // ungated shared expert, and per-layer SwiGLU limits (model/step35_hparams.h).
   bool step35 = false;
+  // Poolside Laguna XS.2 (laguna): Step 3.5's layers of two kinds (more query heads where they
+  // slide, told apart by those counts when the file has no pattern), a softplus gate per head,
+  // the full layers rotating part of each head with YaRN, the sliding ones all of it unscaled on a
+  // base of their own, no SwiGLU limits (model/step35_hparams.h).
+  bool laguna = false;
   // Tencent Hunyuan-A13B (hunyuan-moe): Qwen3-MoE's layers with the QK-norm after the rotation
   // (Hparams::qk_norm_after_rope), weights renormalised, beside an ungated shared expert.
   bool qk_norm_after_rope = false;

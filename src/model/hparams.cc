@@ -29,6 +29,7 @@ Status read_gating(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp) 
   hp->expert_sigmoid = func == 2;
   if (func == 3) hp->expert_weights_norm = true;
   STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".expert_weights_scale", &hp->expert_weights_scale));
+  if (traits.laguna && hp->expert_weights_scale == 0.0f) hp->expert_weights_scale = 1.0f;  // 0: unscaled
   if (!(hp->expert_weights_scale > 0.0f)) {
     return Status::Corrupt(gguf.path() + ": " + a + ".expert_weights_scale must be > 0");
   }
@@ -302,6 +303,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.cohere2_moe) STRATA_RETURN_IF_ERROR(read_cohere2_moe(gguf, hp));
   if (traits.gemma4) STRATA_RETURN_IF_ERROR(read_gemma4(gguf, hp));
   if (traits.step35) STRATA_RETURN_IF_ERROR(read_step35(gguf, hp));
+  if (traits.laguna) STRATA_RETURN_IF_ERROR(read_laguna(gguf, hp));
   if (traits.sliding_every_layer) STRATA_RETURN_IF_ERROR(read_phi3_window(gguf, hp));
   hp->nope_layer_step = traits.nope_layer_step;
   hp->qk_norm_whole_row = traits.qk_norm_whole_row;
@@ -420,9 +422,10 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   if (!traits->gemma4 || ff == nullptr || !ff->is_array()) {
     STRATA_RETURN_IF_ERROR(read_count(gguf, a, "feed_forward_length", traits->requires_experts, &hp.n_ff));
   }
-  // Step 3.5's per-layer query heads are read_step35's (the first layer's count stands till then).
+  // Step 3.5's and Laguna's per-layer query heads are theirs to read (the first layer's count
+  // stands till then).
   const GgufValue* heads = gguf.find(a + ".attention.head_count");
-  if (traits->step35 && heads != nullptr && heads->is_array() && heads->array_size() > 0) {
+  if ((traits->step35 || traits->laguna) && heads != nullptr && heads->is_array() && heads->array_size() > 0) {
     hp.n_head = static_cast<int>(std::min<uint64_t>(heads->uint_at(0).value_or(0), 1u << 30));
     if (hp.n_head < 1) return Status::Corrupt(gguf.path() + ": " + a + ".attention.head_count[0] must be positive");
   } else {
@@ -431,7 +434,7 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   hp.n_head_kv = hp.n_head;
   // Gemma 4's and Step 3.5's per-layer counts are theirs to read.
   const GgufValue* kv_heads = gguf.find(a + ".attention.head_count_kv");
-  if (!(traits->gemma4 || traits->step35) || kv_heads == nullptr || !kv_heads->is_array()) {
+  if (!(traits->gemma4 || traits->step35 || traits->laguna) || kv_heads == nullptr || !kv_heads->is_array()) {
     STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count_kv", true, &hp.n_head_kv));
   }
   hp.n_ctx_train = 2048;

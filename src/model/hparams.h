@@ -117,6 +117,8 @@ struct Hparams {
   // Step 3.5: a layer with blk.N.attn_gate multiplies each head's attention output by the
   // sigmoid of that head's gate value (attn_gate's row for the head times the attention's input).
   bool attn_head_gate = false;
+  // Poolside Laguna: the head gate is softplus(gate value), not its sigmoid.
+  bool attn_head_gate_softplus = false;
   // Step 3.5: per layer, the limit L of the routed experts' SwiGLU (ffn_limit_exp) and of the
   // shared expert's and the dense feed-forward's (ffn_limit_dense): min(silu(g), L) *
   // clamp(u, -L, L); 0 (or an empty vector): unclamped.
@@ -272,6 +274,9 @@ struct Hparams {
   bool moe_beside_dense = false;
   bool expert_sigmoid = false;
   bool expert_weights_norm = false;
+  // Laguna: the renormalisation divides by max(sum of the chosen weights, this) (2^-14, as
+  // llama.cpp computes it for Laguna); 0 elsewhere: by the sum.
+  float expert_weights_norm_min = 0.0f;
   float expert_weights_scale = 1.0f;
   bool is_moe() const { return n_expert > 0; }
   bool layer_is_moe(int layer) const {

@@ -83,6 +83,7 @@ void route_row(const Hparams& hp, float* logits, const float* selection_bias, in
   if (hp.expert_weights_norm) {
     sum = 0.0f;
     for (int j = 0; j < k; ++j) sum += weight[j];
+    sum = std::max(sum, hp.expert_weights_norm_min);  // Laguna's floor
   } else if (!gates) {
     sum = 0.0f;
     for (int e = 0; e < n; ++e) sum += std::exp(logits[e] - max_logit);

@@ -319,9 +319,13 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     }
   }
   for (size_t i = 0; i < gate.size(); ++i) att[i] /= 1.0 + std::exp(-gate[i]);
-  if (!l.head_gate.empty()) {  // Step 3.5: a sigmoid per head
+  if (!l.head_gate.empty()) {  // Step 3.5: a sigmoid per head; Laguna: a softplus
     const Vec g = matvec(l.head_gate, x);
-    for (size_t i = 0; i < att.size(); ++i) att[i] /= 1.0 + std::exp(-g[i / static_cast<size_t>(hd)]);
+    for (size_t i = 0; i < att.size(); ++i) {
+      const double v = g[i / static_cast<size_t>(hd)];
+      const double softplus = std::max(v, 0.0) + std::log1p(std::exp(-std::abs(v)));  // log(1 + e^v), stable
+      att[i] *= hp_.attn_head_gate_softplus ? softplus : 1.0 / (1.0 + std::exp(-v));
+    }
   }
   out = matvec(l.wo, att);
   if (!l.bo.empty()) add(out, l.bo);
@@ -372,7 +376,8 @@ Vec ReferenceForward::routed_experts(const Layer& l, const Vec& router_x, const 
   }
   Vec out(x.size(), 0.0);
   for (int e : chosen) {
-    double w = (hp_.expert_weights_norm ? p[e] / chosen_sum : p[e]) * hp_.expert_weights_scale;
+    const double norm = std::max(chosen_sum, static_cast<double>(hp_.expert_weights_norm_min));  // Laguna's floor
+    double w = (hp_.expert_weights_norm ? p[e] / norm : p[e]) * hp_.expert_weights_scale;
     if (!l.exp_out_scale.empty()) w *= l.exp_out_scale[static_cast<size_t>(e)];  // Gemma 4's
     // Llama 4 weights the expert's input instead of its output.
     Vec in = x;

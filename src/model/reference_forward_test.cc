@@ -73,7 +73,7 @@ std::vector<Case> all_cases() {
   // and combine code is the same for every weight type, and every type's kernels are checked
   // against this reference on the dense models above.
   for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe", "llama4", "deepseek2", "minimax-m2",
-                           "ernie4_5-moe", "granitemoe", "bailingmoe2", "dots1", "gemma4-moe", "cohere2_moe", "minimax-m3"}) {
+                           "ernie4_5-moe", "granitemoe", "bailingmoe2", "dots1", "gemma4-moe", "cohere2_moe", "minimax-m3", "laguna"}) {
     for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) cases.push_back({arch, t});
   }
   return cases;

@@ -127,7 +127,83 @@ Status read_limits(const GgufFile& gguf, const std::string& key, const std::stri
   return Status::Ok();
 }
 
+// Laguna's sliding layers: the pattern's flags, or the layers whose head count differs from the
+// first layer's (the converter writes no pattern).
+Status read_laguna_pattern(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  std::vector<uint64_t> flags(static_cast<size_t>(hp->n_layer), 0);
+  if (gguf.find(a + ".attention.sliding_window_pattern") != nullptr) {
+    STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".attention.sliding_window_pattern", hp->n_layer, &flags));
+  } else if (const GgufValue* heads = gguf.find(a + ".attention.head_count"); heads != nullptr && heads->is_array()) {
+    std::vector<uint64_t> counts;
+    STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".attention.head_count", hp->n_layer, &counts));
+    for (size_t l = 0; l < counts.size(); ++l) flags[l] = counts[l] != counts[0] ? 1 : 0;
+  }
+  for (uint64_t flag : flags) hp->sliding_layers.push_back(flag != 0 ? 1 : 0);
+  return Status::Ok();
+}
+
+// Laguna's rotated dims and bases: the full layers' n_rot (half a head when the file says none),
+// the sliding layers' n_rot_swa (the whole head) and base (the full layers' when absent).
+Status read_laguna_rope(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const std::string& f = gguf.path();
+  if (gguf.find(a + ".rope.dimension_count") == nullptr && hp->sliding_window > 0) hp->n_rot = hp->head_dim / 2;
+  hp->n_rot_swa = hp->head_dim;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "rope.dimension_count_swa", true, &hp->n_rot_swa));
+  if (gguf.find(a + ".rope.dimension_count_per_layer") != nullptr) {
+    std::vector<uint64_t> dims;
+    STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".rope.dimension_count_per_layer", hp->n_layer, &dims));
+    std::vector<int> ints(dims.begin(), dims.end());
+    STRATA_RETURN_IF_ERROR(split_by_kind(gguf, a + ".rope.dimension_count_per_layer", *hp, ints, &hp->n_rot,
+                                         &hp->n_rot_swa));
+  }
+  for (int n_rot : {hp->n_rot, hp->n_rot_swa}) {
+    if (n_rot < 2 || n_rot % 2 != 0 || n_rot > hp->head_dim) {
+      return Status::Corrupt(f + ": a rotated width of " + std::to_string(n_rot) + " must be even, 2.." +
+                             std::to_string(hp->head_dim) + " (the head size)");
+    }
+  }
+  hp->rope_freq_base_swa = hp->rope_freq_base;
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.freq_base_swa", &hp->rope_freq_base_swa));
+  if (!(hp->rope_freq_base_swa > 0.0f)) return Status::Corrupt(f + ": " + a + ".rope.freq_base_swa must be > 0");
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.yarn_beta_fast", &hp->rope_yarn_beta_fast));
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.yarn_beta_slow", &hp->rope_yarn_beta_slow));
+  if (!(hp->rope_yarn_beta_fast > hp->rope_yarn_beta_slow && hp->rope_yarn_beta_slow > 0.0f)) {
+    return Status::Corrupt(f + ": " + a + ".rope.scaling.yarn_beta_fast must exceed yarn_beta_slow, both > 0");
+  }
+  float ext_factor = 1.0f, yarn_attn_factor = 1.0f;
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.yarn_ext_factor", &ext_factor));
+  if (ext_factor != 1.0f && ext_factor != -1.0f) {  // -1: llama.cpp's "the type's default"
+    return Status::Unsupported(f + ": " + a + ".rope.scaling.yarn_ext_factor " + std::to_string(ext_factor) +
+                               " is not supported (1)");
+  }
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.yarn_attn_factor", &yarn_attn_factor));
+  if (!(yarn_attn_factor > 0.0f)) return Status::Corrupt(f + ": " + a + ".rope.scaling.yarn_attn_factor must be > 0");
+  hp->rope_attn_factor *= yarn_attn_factor;
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status read_laguna(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "attention.sliding_window", false, 0, &hp->sliding_window));
+  STRATA_RETURN_IF_ERROR(read_laguna_pattern(gguf, hp));
+  STRATA_RETURN_IF_ERROR(read_heads(gguf, hp->n_layer, hp));
+  STRATA_RETURN_IF_ERROR(read_laguna_rope(gguf, hp));
+  if (const GgufTensor* gate = gguf.find_tensor("blk.0.attn_gate.weight"); gate != nullptr) {
+    if (gate->dims.size() == 2 && gate->dims[1] == static_cast<uint64_t>(hp->n_head * hp->head_dim) &&
+        hp->head_dim > 1) {
+      return Status::Unsupported(gguf.path() + ": blk.0.attn_gate.weight gates every value (Laguna M.1); a gate per "
+                                 "head (Laguna XS.2) is supported");
+    }
+    hp->attn_head_gate = true;
+    hp->attn_head_gate_softplus = true;
+  }
+  hp->expert_weights_norm_min = 6.103515625e-5f;
+  return Status::Ok();
+}
 
 Status read_step35(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;

@@ -20,4 +20,17 @@ namespace strata {
 // (rope.scaling.apply_mask 1, the default; another mask is refused).
 Status read_step35(const GgufFile& gguf, Hparams* hp);
 
+// Poolside Laguna's keys (ArchTraits::laguna), as llama.cpp's converter writes them: the window
+// (attention.sliding_window, 0 for none), which layers slide (attention.sliding_window_pattern, or,
+// without it, those whose attention.head_count differs from layer 0's), the heads of each kind as
+// for Step 3.5, the full layers' rotated dims (rope.dimension_count, half a head when absent) and
+// the sliding layers' (rope.dimension_count_swa, the whole head when absent; or
+// rope.dimension_count_per_layer), the sliding layers' base (rope.freq_base_swa, else
+// rope.freq_base), which they rotate by without YaRN, and YaRN's ramp bounds and attention factor
+// for the full layers (rope.scaling.yarn_beta_fast / _slow, yarn_attn_factor; an extrapolation
+// factor other than 1 is refused). A softplus gate per head when the layers have attn_gate of one
+// value per head (a gate per value, Laguna M.1's, is refused); routing renormalised by at least
+// 2^-14.
+Status read_laguna(const GgufFile& gguf, Hparams* hp);
+
 }  // namespace strata

@@ -155,6 +155,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   }
   if (s.arch == "gemma4" || s.arch == "gemma4-moe") set_gemma4_metadata(s, w);
   if (s.arch == "step35") set_step35_metadata(s, w);
+  if (s.arch == "laguna") set_laguna_metadata(s, w);
   if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3" || s.arch == "cohere2") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
@@ -236,7 +237,8 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   }
   const bool glm = glm_like(s.arch);
   const bool deepseek = s.arch == "deepseek2" || s.arch == "mistral4";
-  const bool ernie = s.arch == "ernie4_5-moe" || s.arch == "step35";  // a dense lead, a selection bias
+  // A dense lead, a selection bias, a shared expert of its own width.
+  const bool ernie = s.arch == "ernie4_5-moe" || s.arch == "step35" || s.arch == "laguna";
   const bool stepped_dense = (s.arch == "llama4" || ernie) && (layer + 1) % s.moe_layer_step != 0;
   const bool dense_lead = glm || deepseek || ernie || s.arch == "cohere2_moe";
   if (!is_moe_arch(s.arch) || (dense_lead && layer < s.n_dense_lead) || stepped_dense) {
@@ -267,7 +269,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   if (has_gated_shared_expert(s.arch)) {
     b.vector(p + "ffn_gate_inp_shexp.weight", s.n_embd, 0.0f, std::sqrt(3.0f / static_cast<float>(s.n_embd)));
   }
-  const bool sized_shexp = has_gated_shared_expert(s.arch) || ernie || s.arch == "hunyuan-moe";  // ernie: also step35
+  const bool sized_shexp = has_gated_shared_expert(s.arch) || ernie || s.arch == "hunyuan-moe";
   if (sized_shexp || glm || deepseek || s.arch == "llama4") {
     const int width = sized_shexp ? s.n_ff_shexp : s.n_ff_exp;
     b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, width);
@@ -302,7 +304,7 @@ std::string test_model_name(const TestModelSpec& spec) {
 
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
-         arch == "llama4" || arch == "deepseek2" || arch == "mistral4" || arch == "minimax-m2" || arch == "step35" ||
+         arch == "llama4" || arch == "deepseek2" || arch == "mistral4" || arch == "minimax-m2" || arch == "step35" || arch == "laguna" ||
          arch == "hunyuan-moe" || arch == "cohere2_moe" || arch == "minimax-m3" ||
          arch == "ernie4_5-moe" || arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
          arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe";
@@ -363,7 +365,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       add_hybrid_mixer(b, s, p, l);
     } else if (gemma4) {
       add_gemma4_attention(b, s, p, l);
-    } else if (s.arch == "step35") {
+    } else if (s.arch == "step35" || s.arch == "laguna") {
       add_step35_attention(b, s, p, l);
     } else if (s.arch == "deepseek2" || s.arch == "mistral4") {
       add_mla_attention(b, s, p);
@@ -388,7 +390,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_q_norm.weight", minimax ? q_dim : head_dim(s), 1.0f, 0.3f);
       b.vector(p + "attn_k_norm.weight", minimax ? kv_dim : head_dim(s), 1.0f, 0.3f);
     }
-    if (s.arch != "deepseek2" && s.arch != "mistral4" && s.arch != "step35" && !hybrid && !gemma4) {
+    if (s.arch != "deepseek2" && s.arch != "mistral4" && s.arch != "step35" && s.arch != "laguna" && !hybrid &&
+        !gemma4) {
       b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
     }
     if (gpt_oss) {

@@ -119,7 +119,10 @@ inline int head_dim(const TestModelSpec& s) { return s.head_dim != 0 ? s.head_di
 // The layers written (TestModelSpec::n_layer, 0: the arch's default).
 inline int layer_count(const TestModelSpec& s) {
   if (s.n_layer != 0) return s.n_layer;
-  return is_hybrid_arch(s.arch) || s.arch == "gemma4" || s.arch == "gemma4-moe" || s.arch == "step35" ? 4 : 2;
+  return is_hybrid_arch(s.arch) || s.arch == "gemma4" || s.arch == "gemma4-moe" || s.arch == "step35" ||
+                 s.arch == "laguna"
+             ? 4
+             : 2;
 }
 
 // Step 3.5 (test_model_step35.cc): whether a layer slides, its query heads, its keys, a layer's
@@ -129,6 +132,8 @@ int step35_heads(const TestModelSpec& s, int layer);
 void set_step35_metadata(const TestModelSpec& s, GgufWriter& w);
 void add_step35_attention(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
 std::vector<float> step35_rope_freqs(const TestModelSpec& s);
+// Laguna (test_model_step35.cc): Step 3.5's attention tensors and layer kinds with Laguna's keys.
+void set_laguna_metadata(const TestModelSpec& s, GgufWriter& w);
 
 // Gemma 4 (test_model_gemma4.cc): whether a layer slides, its keys (written after the common
 // ones), a layer's attention tensors (q/k/v, their norms, output) and layer_output_scale, and the

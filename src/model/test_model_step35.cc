@@ -4,7 +4,9 @@
 // the newer converter writes them); odd layers slide over sliding_window keys with half as many
 // heads again, rotating all of each head by rope_freq_base. Every layer gates each head's output
 // (attn_gate), has QK-norm, and clamps its SwiGLUs where the limits below say. One NextN block
-// follows the layers (its values in the per-layer arrays too).
+// follows the layers (its values in the per-layer arrays too). Laguna (laguna) has the same
+// attention tensors and layer kinds with its own keys: no pattern (the head counts tell), YaRN on
+// the full layers, no limits, no NextN block, gates that go through softplus.
 #include <string>
 #include <vector>
 
@@ -65,6 +67,34 @@ void add_step35_attention(ModelBuilder& b, const TestModelSpec& s, const std::st
   b.vector(p + "attn_k_norm.weight", hd, 1.0f, 0.3f);
   b.matrix(p + "attn_gate.weight", s.n_embd, heads);
   b.matrix(p + "attn_output.weight", heads * hd, s.n_embd);
+}
+
+void set_laguna_metadata(const TestModelSpec& s, GgufWriter& w) {
+  const std::string a = "laguna";
+  std::vector<int32_t> heads;
+  for (int l = 0; l < layer_count(s); ++l) heads.push_back(step35_heads(s, l));
+  // No sliding_window_pattern: the head counts tell the layers apart, as llama.cpp's converter has it.
+  w.set(a + ".attention.sliding_window", count(s.sliding_window));
+  w.set(a + ".attention.head_count", GgufValue::I32Array(heads));
+  w.set(a + ".attention.key_length", count(head_dim(s)));
+  w.set(a + ".attention.value_length", count(head_dim(s)));
+  w.set(a + ".rope.dimension_count", count(head_dim(s) / 2));
+  w.set(a + ".rope.dimension_count_swa", count(head_dim(s)));
+  w.set(a + ".rope.freq_base", GgufValue::F32(500000.0f));
+  w.set(a + ".rope.freq_base_swa", GgufValue::F32(s.rope_freq_base));
+  // YaRN on the full layers, over an original context the test prompts pass.
+  w.set(a + ".rope.scaling.type", GgufValue::String("yarn"));
+  w.set(a + ".rope.scaling.factor", GgufValue::F32(8.0f));
+  w.set(a + ".rope.scaling.original_context_length", count(16));
+  w.set(a + ".rope.scaling.yarn_ext_factor", GgufValue::F32(1.0f));
+  w.set(a + ".rope.scaling.yarn_attn_factor", GgufValue::F32(1.0f));
+  w.set(a + ".rope.scaling.yarn_beta_fast", GgufValue::F32(32.0f));
+  w.set(a + ".rope.scaling.yarn_beta_slow", GgufValue::F32(1.0f));
+  w.set(a + ".leading_dense_block_count", count(s.n_dense_lead));
+  w.set(a + ".expert_shared_feed_forward_length", count(s.n_ff_shexp));
+  w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
+  w.set(a + ".expert_weights_norm", GgufValue::Bool(true));
+  w.set(a + ".expert_gating_func", count(2));
 }
 
 std::vector<float> step35_rope_freqs(const TestModelSpec& s) {

@@ -135,10 +135,12 @@ void apply_output_gate(const Hparams& hp, const float* q_gate, float* out) {
   }
 }
 
-// Step 3.5: each head of out (sh.n_head heads) times the sigmoid of its gate value.
-void apply_head_gate(const AttnShape& sh, const float* gate, float* out) {
+// Step 3.5: each head of out (sh.n_head heads) times the sigmoid of its gate value; Laguna: times
+// its softplus (log(1 + e^g), g itself past 20, where the two agree to float precision).
+void apply_head_gate(const AttnShape& sh, bool softplus, const float* gate, float* out) {
   for (int h = 0; h < sh.n_head; ++h) {
-    const float g = 1.0f / (1.0f + std::exp(-gate[h]));
+    const float g = softplus ? (gate[h] > 20.0f ? gate[h] : std::log1p(std::exp(gate[h])))
+                             : 1.0f / (1.0f + std::exp(-gate[h]));
     float* o = out + static_cast<size_t>(h) * sh.head_dim;
     for (int i = 0; i < sh.head_dim; ++i) o[i] *= g;
   }
@@ -252,7 +254,7 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
       mla_attention({hp, impl_->rope, lw, layer}, rows, kv, s, pool);
     } else {
       const bool gated = hp.attn_output_gate;
-      const bool head_gated = lw.attn_head_gate.data != nullptr;  // Step 3.5's gate per head
+      const bool head_gated = lw.attn_head_gate.data != nullptr;  // Step 3.5's and Laguna's gate per head
       // Without attn_v (Gemma 4's full layers) finish_qkv_row takes v from k; Gemma 4's layers
       // that share an earlier layer's K/V multiply q only.
       std::array<kernels::MatmulJob, 4> qkv;
@@ -284,7 +286,7 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
         if (head_gated) {
           const AttnShape sh = hp.attn_shape(layer);
           for_each_row(pool, n, q_dim, [&](int r) {
-            apply_head_gate(sh, s.q_gate() + static_cast<size_t>(r) * sh.n_head,
+            apply_head_gate(sh, hp.attn_head_gate_softplus, s.q_gate() + static_cast<size_t>(r) * sh.n_head,
                             s.attn_out() + static_cast<size_t>(r) * q_dim);
           });
         }

@@ -126,10 +126,13 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   w.set(a + ".attention.head_count_kv", GgufValue::U32(static_cast<uint32_t>(head_count_kv(s))));
   w.set(a + ".attention.layer_norm_rms_epsilon", GgufValue::F32(s.rms_eps));
   w.set(a + ".rope.freq_base", GgufValue::F32(s.rope_freq_base));
-  // GLM and MiniMax-M2 / M3 rotate the first half of each head (partial_rotary_factor 0.5; MiniMax's
-  // rotary_dim 64 of 128), Qwen3.5 a quarter (64 of 256), DeepSeek the last rope_dim.
+  // GLM, MiniMax-M2 / M3 and Laguna's full layers rotate the first half of each head
+  // (partial_rotary_factor 0.5; MiniMax's rotary_dim 64 of 128), Qwen3.5 a quarter (64 of 256),
+  // DeepSeek the last rope_dim.
   int rotated =
-      s.deepseek2 ? s.rope_dim : s.glm4moe || s.glm4 || s.minimax_m2 || s.minimax_m3 ? s.head_dim / 2 : s.head_dim;
+      s.deepseek2                                                                ? s.rope_dim
+      : s.glm4moe || s.glm4 || s.minimax_m2 || s.minimax_m3 || s.laguna ? s.head_dim / 2
+                                                                             : s.head_dim;
   if (s.full_attn_interval > 0) rotated = s.head_dim / 4;
   w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(rotated)));
   if (s.rope_linear_factor != 1.0f) {
@@ -218,6 +221,25 @@ void set_step35_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".rope.freq_base_swa", GgufValue::F32(10000.0f));
   w.set(a + ".swiglu_clamp_exp", GgufValue::F32Array(routed));
   w.set(a + ".swiglu_clamp_shexp", GgufValue::F32Array(shared));
+}
+
+// Laguna's, as llama.cpp's converter writes them: each layer's query heads (no pattern: the counts
+// tell the layers apart), the sliding layers' rotated dims and base, and YaRN's ramp bounds and
+// factors when the full layers take YaRN.
+void set_laguna_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.laguna) return;
+  const std::string& a = s.arch;
+  std::vector<int32_t> heads;
+  for (int l = 0; l < s.n_layer; ++l) heads.push_back(step35_layer_heads(s, l));
+  w.set(a + ".attention.head_count", GgufValue::I32Array(heads));
+  w.set(a + ".rope.dimension_count_swa", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
+  w.set(a + ".rope.freq_base_swa", GgufValue::F32(10000.0f));
+  if (s.rope_yarn_factor != 1.0f) {
+    w.set(a + ".rope.scaling.yarn_ext_factor", GgufValue::F32(1.0f));
+    w.set(a + ".rope.scaling.yarn_attn_factor", GgufValue::F32(1.0f));
+    w.set(a + ".rope.scaling.yarn_beta_fast", GgufValue::F32(32.0f));
+    w.set(a + ".rope.scaling.yarn_beta_slow", GgufValue::F32(1.0f));
+  }
 }
 
 // Qwen3.5's, as llama.cpp's converter writes them: the attention interval, the delta-net shapes,
@@ -320,7 +342,7 @@ void set_expert_hparams(GgufWriter& w, const ModelSpec& s) {
     w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));
     w.set(a + ".interleave_moe_layer_step", GgufValue::U32(static_cast<uint32_t>(s.moe_layer_step)));
     w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
-  } else if (s.step35) {  // as llama.cpp's converter writes Step 3.5's
+  } else if (s.step35 || s.laguna) {  // as llama.cpp's converter writes Step 3.5's and Laguna's
     w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));
     w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
     w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
@@ -386,6 +408,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_granite_hparams(w, report.spec);
   set_gemma4_hparams(w, report.spec);
   set_step35_hparams(w, report.spec);
+  set_laguna_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 
   int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -116,6 +116,14 @@ ModelSpec ministral(ModelSpec s, float yarn_factor, float yarn_log_mul, float te
   return s;
 }
 
+// Laguna XS.2's sliding heads and window, its dense layer, its routing (Step 3.5's, scaled 2.5) and
+// its full layers' YaRN.
+ModelSpec laguna(ModelSpec s, int n_head_swa, int sliding_window, float yarn_factor) {
+  s = preset_parts::step35(s, n_head_swa, sliding_window, 1, 2.5f);
+  s.rope_yarn_factor = yarn_factor;
+  return s;
+}
+
 }  // namespace
 
 using namespace preset_parts;
@@ -280,6 +288,14 @@ std::vector<Preset> model_presets() {
       // (sigmoid gates as they are); rope base 50000, an output matrix.
       {"north-mini-code", "cohere2_moe",
        experts(shape(262144, 500000, 2048, 49, 32, 4, 128, 3072, 1e-6f, 50000.0f, false), 128, 8, 768, 0)},
+      // Poolside Laguna XS.2 (33B-A3B): 48 query heads of 128 in the full layers (every 4th), 64 in the
+      // sliding ones (a 512-key window), 8 K/V heads; one dense layer of 8192, then 256 experts of
+      // 512 with 8 used beside a shared expert of 512, sigmoid routing normalised, times 2.5; the
+      // full layers' rope on base 500000 with YaRN 32 over 8192 positions (config values as
+      // published for XS.2; not checked against a file here).
+      {"laguna-xs.2", "laguna",
+       laguna(experts(shape(100352, 262144, 2048, 40, 48, 8, 128, 8192, 1e-6f, 500000.0f, false), 256, 8, 512, 512),
+              64, 512, 32.0f)},
       // Step 3.5 Flash (196B-A11B): 64 query heads of 128 in the full layers, 96 in the sliding
       // ones (a 512-key window), 8 K/V heads; 3 dense layers (11264 wide), then 288 experts of 1280
       // with 8 used beside a shared expert of 1280, routed by sigmoid gates, normalised, times 3.

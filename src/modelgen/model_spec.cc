@@ -55,6 +55,12 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
       s->head_dim_full = 2 * s->head_dim;
       s->n_head_kv_full = std::max(1, s->n_head_kv / 4);
     }
+  } else if (name == "laguna") {
+    // Laguna XS.2's 512-key window and its full layers' YaRN; another preset as laguna a 128-key
+    // window (or a quarter of a small context) and its rope unscaled.
+    if (s->sliding_window == 0) s->sliding_window = std::min(s->n_ctx / 4, 128);
+    s->rope_linear_factor = 1.0f;
+    if (!s->preset.starts_with("laguna")) s->rope_yarn_factor = 1.0f;
   } else if (name == "step35") {
     // Another preset as step35: a 128-key window (as gpt-oss's; Step 3.5's own is 512), or a
     // quarter of a small context; its rope unscaled (the full layers' rope_freqs come from the shape).
@@ -97,11 +103,13 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->minimax_m3 = name == "minimax-m3";
   s->ernie_moe = name == "ernie4_5-moe";
   s->step35 = name == "step35";
-  if (!s->step35) s->n_head_swa = 0;
+  s->laguna = name == "laguna";
+  if (!s->step35 && !s->laguna) s->n_head_swa = 0;
   if (name == "deepseek2" || name == "mistral4") return;
-  if (s->step35) {  // another preset as step35: half as many heads again when sliding, one dense layer
+  if (s->step35 || s->laguna) {  // another preset: half as many heads again when sliding, one dense layer
     if (s->n_head_swa == 0) {
-      *s = step35(*s, (s->n_head * 3 / 2 + s->n_head_kv - 1) / s->n_head_kv * s->n_head_kv, s->sliding_window, 1, 3.0f);
+      *s = step35(*s, (s->n_head * 3 / 2 + s->n_head_kv - 1) / s->n_head_kv * s->n_head_kv, s->sliding_window, 1,
+                  s->laguna ? 2.5f : 3.0f);
     }
     if (s->n_ff_shexp == 0) s->n_ff_shexp = s->n_ff_exp;
     return;
@@ -181,7 +189,7 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"mixtral", true},      {"gpt-oss", true},      {"glm4moe", true},      {"llama4", true},
     {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
     {"qwen35moe", true},    {"qwen3next", true},    {"qwen3vlmoe", true},   {"granitemoe", true},
-    {"step35", true},       {"hunyuan-moe", true},  {"cohere2_moe", true},
+    {"step35", true},       {"laguna", true},       {"hunyuan-moe", true},  {"cohere2_moe", true},
 };
 
 // "a, b, ... or z" of the dense names (dense), the MoE ones (moe), or both.
@@ -214,7 +222,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "gemma4" || name == "minimax-m2" || name == "minimax-m3" ||
-               name == "step35" || name == "hunyuan-moe" ||
+               name == "step35" || name == "laguna" || name == "hunyuan-moe" ||
                name == "qwen35" || name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4" || name == "gemma4";
   if (name == "gemma3" || name == "gemma2" || name == "cohere2" || name == "command-r" || name == "gemma4") {
@@ -265,7 +273,7 @@ bool gemma4_layer_slides(const ModelSpec& spec, int layer) {
 bool step35_layer_slides(int layer) { return layer % 4 != 0; }
 
 int step35_layer_heads(const ModelSpec& spec, int layer) {
-  return spec.step35 && step35_layer_slides(layer) ? spec.n_head_swa : spec.n_head;
+  return (spec.step35 || spec.laguna) && step35_layer_slides(layer) ? spec.n_head_swa : spec.n_head;
 }
 
 bool gemma4_layer_shares_kv(const ModelSpec& spec, int layer) { return layer >= spec.n_layer - spec.n_shared_kv_layers; }

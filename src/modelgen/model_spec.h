@@ -94,6 +94,13 @@ struct ModelSpec {
   // experts by sigmoid gates with a selection bias, normalised and scaled, beside a shared expert;
   // the last layer's SwiGLUs clamped (routed experts 7, shared expert 16).
   bool step35 = false;
+  // laguna (Poolside Laguna XS.2): step35's layer kinds and heads (written as a per-layer
+  // attention.head_count, no pattern: llama.cpp tells the kinds apart by it), a softplus gate per
+  // head (the arch's), the full layers rotating half of each head with the preset's YaRN, the
+  // sliding ones all of it on base 10000 (rope.freq_base_swa); n_dense_lead dense layers, then
+  // sigmoid routing with a selection bias, normalised and scaled, beside a shared expert; no
+  // SwiGLU limits, no rope_freqs, no NextN block.
+  bool laguna = false;
   int n_head_swa = 0;
   int n_head_kv_full = 0;
   // gemma4: every gemma4_period-th layer is full (6 in the 31B and 26B-A4B, 5 in the E2B, 7 in the

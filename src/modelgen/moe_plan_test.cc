@@ -155,6 +155,29 @@ TEST(MoePresetTest, NorthMiniCodeMatchesTheRealModelsShape) {
   }
 }
 
+// Poolside Laguna XS.2: about 33B parameters; 48 query heads in the full layers (every 4th), 64 in
+// the sliding ones, each gated; one dense layer, then 256 experts of 512 beside a shared expert.
+TEST(MoePresetTest, LagunaXs2MatchesThePublishedShape) {
+  GenerateOptions o;
+  o.preset = "laguna-xs.2";
+  o.type = DType::kBF16;
+  auto r = plan_model(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->spec.arch, "laguna");
+  EXPECT_TRUE(r->spec.laguna && !r->spec.step35 && r->spec.sigmoid_routing && r->spec.expert_weights_norm);
+  EXPECT_FLOAT_EQ(r->spec.rope_yarn_factor, 32.0f);
+  EXPECT_GT(r->n_params, 32'000'000'000u);
+  EXPECT_LT(r->n_params, 34'500'000'000u);
+  auto t = planned_tensors_by_name(r->plan);
+  EXPECT_EQ(t["blk.0.attn_q.weight"].dims, (Dims{2048, 48 * 128}));
+  EXPECT_EQ(t["blk.1.attn_q.weight"].dims, (Dims{2048, 64 * 128}));
+  EXPECT_EQ(t["blk.1.attn_gate.weight"].dims, (Dims{2048, 64}));
+  EXPECT_EQ(t["blk.0.ffn_gate.weight"].dims, (Dims{2048, 8192}));
+  EXPECT_EQ(t["blk.1.ffn_gate_exps.weight"].dims, (Dims{2048, 512, 256}));
+  EXPECT_EQ(t["blk.1.ffn_gate_shexp.weight"].dims, (Dims{2048, 512}));
+  EXPECT_EQ(t.count("rope_freqs.weight"), 0u);
+}
+
 TEST(MoePresetTest, LayersOverrideKeepsTheShape) {
   GenerateOptions o;
   o.preset = "qwen3-30b-a3b";
@@ -179,7 +202,7 @@ TEST(MoePresetTest, ArchAndPresetMustAgreeOnExperts) {
   ASSERT_FALSE(dense_arch.ok());
   EXPECT_NE(dense_arch.status().message().find("preset 'moe-tiny' is mixture-of-experts (--arch qwen3moe, qwen2moe, "
                                                "mixtral, gpt-oss, glm4moe, llama4, deepseek2, mistral4, minimax-m2, minimax-m3, ernie4_5-moe, "
-                                               "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, hunyuan-moe or cohere2_moe); --arch qwen3 needs one of: tiny, small"),
+                                               "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe or cohere2_moe); --arch qwen3 needs one of: tiny, small"),
             std::string::npos)
       << dense_arch.status().message();
   auto moe_arch = model_preset("qwen3moe", "1b");

@@ -88,7 +88,8 @@ Status check_lead_and_shared(const ModelSpec& s) {
 // glm4moe's leading dense blocks, shared expert and NextN blocks.
 Status check_glm4moe(const ModelSpec& s) {
   if (!s.glm4moe) {
-    if ((s.n_dense_lead != 0 && !s.deepseek2 && !s.ernie_moe && !s.step35 && !s.cohere2_moe && !s.minimax_m3) ||
+    if ((s.n_dense_lead != 0 && !s.deepseek2 && !s.ernie_moe && !s.step35 && !s.laguna && !s.cohere2_moe &&
+         !s.minimax_m3) ||
         s.n_nextn != 0) {
       return Status::InvalidArgument("leading dense and NextN blocks are for glm4moe models, not " + s.arch);
     }
@@ -169,16 +170,17 @@ Status check_experts(const ModelSpec& s) {
   }
   if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
   if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4" && !s.deepseek2 &&
-      !s.ernie_moe && !s.step35 && !s.minimax_m3 && s.arch != "hunyuan-moe" && s.arch != "qwen35moe" &&
+      !s.ernie_moe && !s.step35 && !s.laguna && !s.minimax_m3 && s.arch != "hunyuan-moe" && s.arch != "qwen35moe" &&
       s.arch != "qwen3next") {
-    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, mistral4, ernie4_5-moe, step35, hunyuan-moe, "
-                                   "qwen35moe and qwen3next models, not " + s.arch);
+    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, mistral4, "
+                                   "ernie4_5-moe, step35, laguna, minimax-m3, hunyuan-moe, qwen35moe and qwen3next "
+                                   "models, not " + s.arch);
   }
   if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2 && !s.minimax_m3 &&
-      !s.ernie_moe &&
-      !s.step35) {
+      !s.ernie_moe && !s.step35 && !s.laguna) {
     return Status::InvalidArgument("sigmoid routing with a selection bias and expert_weights_norm are for glm4moe, "
-                                   "deepseek2 and minimax-m2 models, not " + s.arch);
+                                   "deepseek2, minimax-m2, minimax-m3, ernie4_5-moe, step35 and laguna models, not " +
+                                   s.arch);
   }
   if (s.moe_layer_step < 1 || (s.moe_layer_step > 1 && !s.llama4 && !s.ernie_moe)) {
     return Status::InvalidArgument("interleave_moe_layer_step " + std::to_string(s.moe_layer_step) +
@@ -317,7 +319,7 @@ struct PlanBuilder {
       }
     }
     matrix(p + "attn_output.weight", {q_dim, embd});
-    if (s.step35) matrix(p + "attn_gate.weight", {embd, heads});
+    if (s.step35 || s.laguna) matrix(p + "attn_gate.weight", {embd, heads});
     if (s.gpt_oss) {
       vector(p + "attn_output.bias", embd, WeightKind::kOssBias);
       vector(p + "attn_sinks.weight", static_cast<uint64_t>(s.n_head), WeightKind::kSink);

@@ -25,8 +25,9 @@ struct PreName {
 // converter writes for DeepSeek-V4-Flash) and hunyuan-dense with deepseek-v3's; hunyuan (Hunyuan-A13B)
 // with Qwen2's. tekken is Mistral's
 // vocabulary since Nemo (Small 3.x, Devstral, Magistral, Ministral); pixtral the name llama.cpp
-// splits with Llama 3's pattern, both taking a piece that is a token whole and adding BOS.
-constexpr std::array<PreName, 46> kKnownNames = {{
+// splits with Llama 3's pattern, both taking a piece that is a token whole and adding BOS; so is
+// laguna (Poolside Laguna's vocabulary) split.
+constexpr std::array<PreName, 47> kKnownNames = {{
     {"", PreTokenizerKind::kGpt2},           {"default", PreTokenizerKind::kGpt2},
     {"gpt2", PreTokenizerKind::kGpt2},       {"gpt-2", PreTokenizerKind::kGpt2},
     {"phi-2", PreTokenizerKind::kGpt2},      {"olmo", PreTokenizerKind::kGpt2},
@@ -51,6 +52,7 @@ constexpr std::array<PreName, 46> kKnownNames = {{
     {"deepseek-v3", PreTokenizerKind::kDeepseekV3},   {"joyai-llm", PreTokenizerKind::kDeepseekV3},
     {"hunyuan-dense", PreTokenizerKind::kDeepseekV3}, {"kimi-k2", PreTokenizerKind::kKimiK2},
     {"tekken", PreTokenizerKind::kTekken},   {"pixtral", PreTokenizerKind::kLlama3},
+    {"laguna", PreTokenizerKind::kLlama3},
 }};
 
 }  // namespace
@@ -63,9 +65,9 @@ PreTokenizerChoice choose_pre_tokenizer(std::string_view pre_name) {
       // 199,998 ranks, encoded alone, gives its own id either way), so there it only saves merging.
       // (llama.cpp merges Kimi K2's pieces; its converter derives the merges from tiktoken's ranks,
       // and a token those merges do not reach is one tiktoken still takes whole.) Mistral's
-      // tekken is a tiktoken vocabulary too; llama.cpp takes tekken and pixtral pieces whole.
+      // tekken is a tiktoken vocabulary too; llama.cpp takes tekken, pixtral and laguna pieces whole.
       const bool llama3 = pre_name == "llama-bpe" || pre_name == "llama3" || pre_name == "llama-v3";
-      const bool mistral = pre_name == "tekken" || pre_name == "pixtral";
+      const bool mistral = pre_name == "tekken" || pre_name == "pixtral" || pre_name == "laguna";
       const bool tiktoken = pre_name == "gpt-4o" || pre_name == "kimi-k2";
       return {known.kind, llama3 || mistral || tiktoken, true, llama3 || mistral};
     }

@@ -254,6 +254,9 @@ TEST(PreTokenizerTest, ChoosesTheFamilyByGgufName) {
   EXPECT_EQ(pixtral.kind, PreTokenizerKind::kLlama3);
   EXPECT_TRUE(pixtral.ignore_merges);
   EXPECT_TRUE(pixtral.add_bos);
+  const PreTokenizerChoice laguna = choose_pre_tokenizer("laguna");  // Poolside Laguna: as pixtral
+  EXPECT_EQ(laguna.kind, PreTokenizerKind::kLlama3);
+  EXPECT_TRUE(laguna.ignore_merges && laguna.add_bos);
   EXPECT_TRUE(llama.add_bos);
   EXPECT_FALSE(gpt4o.add_bos);
   EXPECT_FALSE(choose_pre_tokenizer("qwen2").add_bos);
