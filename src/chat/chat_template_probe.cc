@@ -1,6 +1,7 @@
 #include "chat/chat_template_probe.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace strata {
@@ -19,8 +20,21 @@ constexpr char kProbeCallId[] = "probe0001";
 
 json probe_arguments() { return {{"strata_probe_argument", "probe"}}; }
 
+// Whether out shows the probe's argument key as a template that reads arguments writes it: as a
+// JSON key, or bare (Gemma 4's KEY:VALUE notation); a Python repr of a dict printed whole
+// ('strata_probe_argument') is a template that reads arguments as text.
+bool shows_probe_key(const std::string& out) {
+  if (out.find(kProbeKeyAsJson) != std::string::npos) return true;
+  constexpr std::string_view kKey = "strata_probe_argument";
+  for (size_t at = out.find(kKey); at != std::string::npos; at = out.find(kKey, at + 1)) {
+    if (at == 0 || (out[at - 1] != '\'' && out[at - 1] != '"' && out[at - 1] != '\\')) return true;
+  }
+  return false;
+}
+
 // True when a user turn followed by one call with these arguments and this content renders,
-// showing the call's name and its arguments written as JSON.
+// showing the call's name and its arguments written as JSON (or, as objects, in the template's
+// own notation: shows_probe_key()).
 bool renders_probe_call(const ChatTemplate& chat_template, const json& arguments, const json& content) {
   const json call = {{"id", kProbeCallId},
                      {"type", "function"},
@@ -29,7 +43,8 @@ bool renders_probe_call(const ChatTemplate& chat_template, const json& arguments
       {"user", "Hi", nullptr},
       {"assistant", "", {{"content", content}, {"tool_calls", json::array({call})}}}};
   Result<std::string> out = chat_template.apply(messages, /*add_generation_prompt=*/false, "", "");
-  return out.ok() && out->find(kProbeTool) != std::string::npos && out->find(kProbeKeyAsJson) != std::string::npos;
+  if (!out.ok() || out->find(kProbeTool) == std::string::npos) return false;
+  return arguments.is_object() ? shows_probe_key(*out) : out->find(kProbeKeyAsJson) != std::string::npos;
 }
 
 // Renders with either content, "" or null.

@@ -15,6 +15,26 @@ TEST(JinjaExpr, PrintsValuesAsPythonDoes) {
   EXPECT_EQ(render_text("{{ missing }}|{{ obj.missing }}", {{"obj", nlohmann::json::object()}}), "|");
 }
 
+// Python dicts take integer keys too (Seed-OSS's template looks a thinking budget up in
+// {0: 0, 512: 128, ...}): they are found by ints (and by True as 1), iterate, sort and print as
+// ints, and json.dumps writes them as their digits; the string "512" is another key.
+TEST(JinjaExpr, DictsTakeIntegerKeys) {
+  const char* table = "{% set d = {0: 'none', 512: 'half', 'x': 1} %}";
+  EXPECT_EQ(render_text(std::string(table) + "{{ d[512] }} {{ d.get(0) }} {{ d['512'] is undefined }} {{ 512 in d }} "
+                                             "{{ '512' in d }} {{ d[true] is undefined }}"),
+            "half none True True False True");
+  EXPECT_EQ(render_text(std::string(table) + "{% for k in d %}{{ k + 1 if k is number else k }} {% endfor %}"), "1 513 x ");
+  EXPECT_EQ(render_text(std::string(table) + "{{ d }} {{ d | tojson }} {{ d.keys() | list }}"),
+            "{0: 'none', 512: 'half', 'x': 1} {\"0\": \"none\", \"512\": \"half\", \"x\": 1} [0, 512, 'x']");
+  EXPECT_EQ(render_text("{% for k, v in {1024: 'b', 8: 'a'} | dictsort %}{{ k }}={{ v }} {% endfor %}"), "8=a 1024=b ");
+  EXPECT_EQ(render_text("{% for k, v in {3: 'c'} | items %}{{ k * 2 }}{{ v }}{% endfor %}"), "6c");
+  EXPECT_NE(render_error("{{ {[1]: 2} }}").find("dict keys must be strings or integers, got list"), std::string::npos);
+  // An input's key that starts with NUL stays the string it is.
+  const nlohmann::json odd = {{"d", {{std::string("\0x", 2), 1}}}};
+  EXPECT_EQ(render_text("{% for k, v in d | items %}{{ k | length }}{{ v }}{% endfor %}{{ d | tojson | length }}", odd),
+            "2114");
+}
+
 TEST(JinjaExpr, TuplesPrintAsTuplesAndDifferFromLists) {
   EXPECT_EQ(render_text("{{ (1, 2) }} {{ () }} {{ (1,) }} {{ (1, 2) == [1, 2] }} {{ (1, 2) == (1, 2) }}"),
             "(1, 2) () (1,) False True");

@@ -50,7 +50,7 @@ Result<Value> items(const Value& input, const CallArgs&, const CallContext&) {
   if (input.is_undefined()) return Value::MakeList({});
   if (!input.is_dict()) return Status::InvalidArgument(std::string("can only list items of a mapping, got ") + input.type_name());
   Value::List pairs;
-  for (const auto& [k, v] : input.as_dict().entries()) pairs.push_back(Value::MakeTuple({Value::String(k), v}));
+  for (const auto& [k, v] : input.as_dict().entries()) pairs.push_back(Value::MakeTuple({Dict::key_value(k), v}));
   return Value::MakeList(std::move(pairs));
 }
 
@@ -218,9 +218,9 @@ Result<Value> dictsort(const Value& input, const CallArgs& args, const CallConte
   if (by != "key" && by != "value") return Status::InvalidArgument("dictsort: 'by' must be 'key' or 'value'");
   std::vector<std::pair<Value, Value>> keyed;
   for (const auto& [k, v] : input.as_dict().entries()) {
-    Value key = by == "key" ? Value::String(k) : v;
+    Value key = by == "key" ? Dict::key_value(k) : v;
     if (!case_sensitive && key.is_string()) key = Value::String(ascii_lower(key.as_string()));
-    keyed.emplace_back(std::move(key), Value::MakeTuple({Value::String(k), v}));
+    keyed.emplace_back(std::move(key), Value::MakeTuple({Dict::key_value(k), v}));
   }
   STRATA_RETURN_IF_ERROR(sort_by_key(&keyed, args.bool_at(2, "reverse", false)));
   Value::List out;

@@ -157,7 +157,7 @@ class JsonWriter {
     out_.push_back('{');
     for (size_t i = 0; i < entries.size(); ++i) {
       item_prefix(i == 0, depth + 1);
-      append_json_string(entries[i]->first, &out_);
+      append_json_string(Dict::key_text(entries[i]->first), &out_);  // json.dumps writes an int key as its digits
       out_ += ": ";
       STRATA_RETURN_IF_ERROR(write(entries[i]->second, depth + 1));
     }

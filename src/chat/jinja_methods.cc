@@ -147,7 +147,8 @@ Result<Value> dict_method(const Dict& dict, std::string_view name, const CallArg
   if (name == "get") {
     const Value* key = args.get(0, "key");
     if (key == nullptr) return Status::InvalidArgument("get needs a key");
-    const Value* found = key->is_string() ? dict.find(key->as_string()) : nullptr;
+    const std::optional<std::string> stored = Dict::stored_key(*key);
+    const Value* found = stored ? dict.find(*stored) : nullptr;
     if (found != nullptr) return *found;
     const Value* fallback = args.get(1, "default");
     return fallback != nullptr ? *fallback : Value::None();
@@ -155,11 +156,11 @@ Result<Value> dict_method(const Dict& dict, std::string_view name, const CallArg
   Value::List out;
   for (const auto& [k, v] : dict.entries()) {
     if (name == "keys") {
-      out.push_back(Value::String(k));
+      out.push_back(Dict::key_value(k));
     } else if (name == "values") {
       out.push_back(v);
     } else {
-      out.push_back(Value::MakeTuple({Value::String(k), v}));
+      out.push_back(Value::MakeTuple({Dict::key_value(k), v}));
     }
   }
   return Value::MakeList(std::move(out));

@@ -155,7 +155,8 @@ Result<bool> contains(const Value& container, const Value& item) {
       return false;
     case Value::Kind::kDict:
     case Value::Kind::kNamespace:
-      return item.is_string() && container.as_dict().find(item.as_string()) != nullptr;
+      if (std::optional<std::string> key = Dict::stored_key(item); key) return container.as_dict().find(*key) != nullptr;
+      return false;
     default:
       return Status::InvalidArgument(std::string("argument of type '") + container.type_name() + "' is not iterable");
   }
@@ -212,7 +213,7 @@ Result<Value::List> iterate(const Value& v) {
     }
     case Value::Kind::kDict: {
       Value::List keys;
-      for (const auto& [k, item] : v.as_dict().entries()) keys.push_back(Value::String(k));
+      for (const auto& [k, item] : v.as_dict().entries()) keys.push_back(Dict::key_value(k));
       return keys;
     }
     default: return Status::InvalidArgument(std::string("'") + v.type_name() + "' object is not iterable");
@@ -226,7 +227,10 @@ Value get_attr(const Value& obj, std::string_view name) {
 }
 
 Value get_item(const Value& obj, const Value& key) {
-  if (obj.is_dict() || obj.is_namespace()) return key.is_string() ? get_attr(obj, key.as_string()) : Value();
+  if (obj.is_dict() || obj.is_namespace()) {
+    const std::optional<std::string> stored = Dict::stored_key(key);
+    return stored ? get_attr(obj, *stored) : Value();
+  }
   if (!key.is_int() && !key.is_bool()) return Value();
   int64_t index = key.as_int();
   if (obj.is_list()) {

@@ -75,12 +75,13 @@ Result<Value> Renderer::eval_container(const Expr& e) {
   Dict dict;
   for (size_t i = 0; i + 1 < e.children.size(); i += 2) {
     STRATA_ASSIGN_OR_RETURN(Value key, eval(*e.children[i]));
-    if (!key.is_string()) {
-      return located(Status::InvalidArgument(std::string("dict keys must be strings, got ") + key.type_name()),
+    std::optional<std::string> stored = Dict::stored_key(key);
+    if (!stored) {
+      return located(Status::InvalidArgument(std::string("dict keys must be strings or integers, got ") + key.type_name()),
                      e.children[i]->line, e.children[i]->column);
     }
     STRATA_ASSIGN_OR_RETURN(Value value, eval(*e.children[i + 1]));
-    dict.set(key.as_string(), std::move(value));
+    dict.set(std::move(*stored), std::move(value));
   }
   return Value::MakeDict(std::move(dict));
 }

@@ -1,8 +1,42 @@
 #include "chat/jinja_value.h"
 
+#include <charconv>
+#include <optional>
+
 #include "chat/jinja_pystr.h"
 
 namespace strata::jinja {
+
+std::optional<std::string> Dict::stored_key(const Value& key) {
+  if (key.is_string()) return key.as_string();
+  if (key.is_int() || key.is_bool()) return std::string(1, '\0') + std::to_string(key.as_int());
+  return std::nullopt;
+}
+
+namespace {
+
+// The int a stored key holds (NUL + decimal digits, as stored_key() writes them); nullopt for any
+// other key, a string that merely starts with NUL included.
+std::optional<int64_t> stored_int(const std::string& stored) {
+  if (stored.size() < 2 || stored[0] != '\0') return std::nullopt;
+  int64_t value = 0;
+  const char* end = stored.data() + stored.size();
+  const auto [at, error] = std::from_chars(stored.data() + 1, end, value);
+  if (error != std::errc() || at != end) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+Value Dict::key_value(const std::string& stored) {
+  const std::optional<int64_t> i = stored_int(stored);
+  return i ? Value::Int(*i) : Value::String(stored);
+}
+
+std::string Dict::key_text(const std::string& stored) {
+  const std::optional<int64_t> i = stored_int(stored);
+  return i ? std::to_string(*i) : stored;
+}
 
 const Value* Dict::find(std::string_view key) const {
   for (const auto& [k, v] : entries_) {
@@ -108,7 +142,8 @@ void Value::repr_to(std::string* out, int depth) const {
       for (const auto& [k, v] : as_dict().entries()) {
         if (!first) *out += ", ";
         first = false;
-        *out += python_string_repr(k) + ": ";
+        const Value key = Dict::key_value(k);
+        *out += (key.is_int() ? std::to_string(key.as_int()) : python_string_repr(k)) + ": ";
         v.repr_to(out, depth + 1);
       }
       *out += "}";

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -110,10 +111,20 @@ class Value {
   Storage v_;
 };
 
-// An insertion-ordered string-keyed map (Python dicts keep insertion order, and tojson output
-// must follow it). Lookups are linear: template dicts are small.
+// An insertion-ordered map (Python dicts keep insertion order, and tojson output must follow it).
+// Keys are strings, or ints (a literal such as Seed-OSS's {0: 0, 512: 128}), which are stored as
+// their stored_key(): a NUL then their decimal digits, text no key a template or request writes
+// starts with; key_value() gives the key back as the Value it was. Lookups are linear: template
+// dicts are small.
 class Dict {
  public:
+  // The stored form of a key: a string as it is, an int (or bool, as Python hashes True as 1)
+  // as NUL + its decimal digits; nullopt for a key of another type (unhashable, or not supported).
+  static std::optional<std::string> stored_key(const Value& key);
+  // A stored key as the Value it was: an int for NUL + digits, else the string.
+  static Value key_value(const std::string& stored);
+  // A stored key as Python's str() and json.dumps write a key: an int's digits, a string as it is.
+  static std::string key_text(const std::string& stored);
   const Value* find(std::string_view key) const;
   void set(std::string key, Value value);
   // Adds an entry without looking for the key (set() searches linearly). The caller guarantees

@@ -29,6 +29,11 @@ bool writes_gemma4_thought(const ChatTemplate& chat_template) {
   return chat_template.source().find("<|channel>") != std::string::npos;
 }
 
+// Seed-OSS's thinking block.
+bool writes_seed_think(const ChatTemplate& chat_template) {
+  return chat_template.source().find(kSeedThinkTags.open) != std::string::npos;
+}
+
 // Cohere's thinking block (Command R7B, Command A, North).
 bool writes_cohere_thinking(const ChatTemplate& chat_template) {
   return chat_template.source().find(kCohereTextTags.open) != std::string::npos;
@@ -40,6 +45,7 @@ ReasoningTags reasoning_tags_of(const ChatTemplate& chat_template) {
     return text ? kCohereTextTags : kCohereResponseTags;
   }
   if (writes_mistral_think(chat_template)) return kMistralThinkTags;
+  if (writes_seed_think(chat_template)) return kSeedThinkTags;
   return writes_gemma4_thought(chat_template) ? kGemma4ThoughtTags : kThinkTags;
 }
 
@@ -50,7 +56,7 @@ EngineModelText::EngineModelText(const Tokenizer& tokenizer, ChatTemplate chat_t
       chat_template_(std::move(chat_template)),
       thinks_(chat_template_.source().find("<think>") != std::string::npos || tokenizer.find_token("<think>") >= 0 ||
               writes_mistral_think(chat_template_) || writes_gemma4_thought(chat_template_) ||
-              writes_cohere_thinking(chat_template_)),
+              writes_cohere_thinking(chat_template_) || writes_seed_think(chat_template_)),
       reasoning_tags_(reasoning_tags_of(chat_template_)),
       harmony_(chat_template_.source().find("<|channel|>") != std::string::npos ||
                (tokenizer.find_token("<|channel|>") >= 0 && tokenizer.find_token("<|message|>") >= 0)),
@@ -107,6 +113,8 @@ TemplateTraits template_traits(const ChatTemplate& chat_template, const std::str
   traits.reasoning_from_enable_thinking = traits.tool_syntax == ToolCallSyntax::kCohere &&
                                           source.find("reasoning is not undefined") != std::string::npos &&
                                           source.find("enable_thinking") == std::string::npos;
+  traits.thinking_budget_from_enable_thinking = source.find("thinking_budget") != std::string::npos &&
+                                                source.find("enable_thinking") == std::string::npos;
   if (traits.tool_syntax == ToolCallSyntax::kKimiK2) traits.kimi_calls = probe_kimi_call_numbering(chat_template);
   traits.closes_reasoning_switched_off = opens_reasoning_switched_off(chat_template);
   traits.tools_in_system_turn = !chat_template.is_fallback() && !renders_offered_tools(chat_template);
@@ -222,6 +230,14 @@ void set_reasoning_from_enable_thinking(nlohmann::ordered_json* context) {
   (*context)["reasoning"] = reasoning;  // after the lookup: the insertion moves the members
 }
 
+// `thinking_budget` 0 when the client switched thinking off (Seed-OSS; see TemplateTraits).
+void set_thinking_budget_from_enable_thinking(nlohmann::ordered_json* context) {
+  if (!context->is_object() || context->contains("thinking_budget")) return;
+  const auto enable = context->find("enable_thinking");
+  if (enable == context->end() || !enable->is_boolean() || enable->get<bool>()) return;
+  (*context)["thinking_budget"] = 0;  // after the lookup: the insertion moves the members
+}
+
 }  // namespace
 
 ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& traits, const PromptInput& prompt) {
@@ -246,6 +262,7 @@ ChatInput chat_input(const ChatTemplate& chat_template, const TemplateTraits& tr
   if (!as_text && tools.is_array() && !tools.empty()) input.context["tools"] = tools;
   if (traits.thinking_from_enable_thinking) set_thinking_from_enable_thinking(&input.context);
   if (traits.reasoning_from_enable_thinking) set_reasoning_from_enable_thinking(&input.context);
+  if (traits.thinking_budget_from_enable_thinking) set_thinking_budget_from_enable_thinking(&input.context);
   return input;
 }
 

@@ -52,6 +52,10 @@ struct TemplateTraits {
   // enable_thinking when the client gives it (a `reasoning` the client gives wins), so Anthropic's
   // thinking disabled and the server's own switch reach it.
   bool reasoning_from_enable_thinking = false;
+  // Seed-OSS's template sizes its thinking with `thinking_budget` (-1 unlimited, 0 none: the
+  // prompt then closes the block) and reads no enable_thinking: the server sets the budget to 0
+  // when the client switches thinking off (a budget the client gives wins).
+  bool thinking_budget_from_enable_thinking = false;
   // The template ends its generation prompt with "<think>\n" whatever enable_thinking says
   // (DeepSeek-R1's, MiniMax-M2's; a probe render at load, opens_reasoning_switched_off()): with
   // thinking switched off (constrained requests and forced calls, which switch it off unless the

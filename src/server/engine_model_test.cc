@@ -158,6 +158,22 @@ TEST(EngineModelText, CohereTemplatesMakeTheirToolCallSyntaxThinkingAndAnswerMar
   EXPECT_EQ(EngineModelText(*tokenizer, qwen3()).reasoning_tags().answer_open, "");
 }
 
+// Seed-OSS's template teaches <function=NAME> calls in <seed:tool_call> blocks and thinks in
+// <seed:think>; Step 3.5's teaches the same functions in <tool_call> and thinks in <think>.
+TEST(EngineModelText, SeedOssAndStep35TemplatesMakeXmlParamCallsAndTheirThinking) {
+  std::unique_ptr<Tokenizer> tokenizer = byte_level_tokenizer();
+  ASSERT_NE(tokenizer, nullptr);
+  const EngineModelText seed(*tokenizer, load_testdata_template("seed-oss.jinja"));
+  EXPECT_EQ(seed.tool_call_syntax(), ToolCallSyntax::kXmlParams);
+  EXPECT_TRUE(seed.is_thinking_model());
+  EXPECT_EQ(seed.reasoning_tags().open, "<seed:think>");
+  EXPECT_EQ(seed.reasoning_tags().close, "</seed:think>");
+  const EngineModelText step(*tokenizer, load_testdata_template("step-3.5-flash.jinja"));
+  EXPECT_EQ(step.tool_call_syntax(), ToolCallSyntax::kXmlParams);
+  EXPECT_TRUE(step.is_thinking_model());
+  EXPECT_EQ(step.reasoning_tags().open, "<think>");
+}
+
 // DeepSeek's templates write <｜tool▁calls▁begin｜> sections: R1's with ```json fences, V3.1's
 // without. Both are thinking models (they know <think>).
 TEST(EngineModelText, DeepseekTemplatesMakeTheirToolCallSyntaxAndThinking) {

@@ -209,6 +209,29 @@ TEST(ReasoningSplitter, CohereThinkingEndsAtItsAnswerOrCallsAndTheAnswerMarkersA
   EXPECT_EQ(split_reasoning("<|START_TEXT|>x<|END_TEXT|>", ReasoningMode{true}).content, "<|START_TEXT|>x<|END_TEXT|>");
 }
 
+// Seed-OSS thinks in <seed:think>...</seed:think> (its budget reflections inside stay reasoning);
+// a prompt that closed the block (thinking_budget 0) leaves the answer alone.
+TEST(ReasoningSplitter, SeedThinkTagsSplitReasoningFromTheAnswer) {
+  const ReasoningMode seed{true, false, false, false, kSeedThinkTags};
+  const std::string output = "<seed:think>Add them.<seed:cot_budget_reflect>128 left</seed:cot_budget_reflect>"
+                             "</seed:think>It is 4.";
+  for (size_t n : {1u, 3u, 1000u}) {
+    ReasoningSplitter splitter(seed);
+    std::string reasoning, content;
+    auto take = [&](const std::vector<ReasoningPiece>& pieces) {
+      for (const ReasoningPiece& p : pieces) (p.reasoning ? reasoning : content) += p.text;
+    };
+    for (size_t at = 0; at < output.size(); at += n) take(splitter.feed(output.substr(at, n)));
+    take(splitter.finish());
+    EXPECT_EQ(reasoning, "Add them.<seed:cot_budget_reflect>128 left</seed:cot_budget_reflect>") << n;
+    EXPECT_EQ(content, "It is 4.") << n;
+  }
+  EXPECT_TRUE(prompt_closes_reasoning("<seed:bos>assistant\n<seed:think>\n<seed:cot_budget_reflect>x"
+                                      "</seed:cot_budget_reflect>\n</seed:think>",
+                                      kSeedThinkTags));
+  EXPECT_EQ(split_reasoning("<seed:think>a</seed:think>b", ReasoningMode{true}).content, "<seed:think>a</seed:think>b");
+}
+
 TEST(ReasoningSplitter, PromptOpensReasoningWhenItEndsWithAnOpenTag) {
   EXPECT_TRUE(prompt_opens_reasoning("<|im_start|>assistant\n<think>\n"));
   EXPECT_FALSE(prompt_opens_reasoning("<|im_start|>assistant\n<think>\n\n</think>\n\n"));

@@ -1,8 +1,8 @@
 // ReasoningTags: the tags a model writes its reasoning between, before its answer:
 // "<think>...</think>" (Qwen3, DeepSeek-R1, GLM-4.5), "[THINK]...[/THINK]" (Mistral's Magistral
 // and Ministral 3 Reasoning, whose template shows the tags), "<|channel>thought\n...<channel|>"
-// (Gemma 4) or "<|START_THINKING|>...<|END_THINKING|>" (Cohere's Command R7B, Command A and
-// North), and for Cohere's the markers its answer is wrapped in. Plain values over static strings.
+// (Gemma 4), "<seed:think>...</seed:think>" (Seed-OSS) or "<|START_THINKING|>...<|END_THINKING|>"
+// (Cohere's Command R7B, Command A and North), and for Cohere's the markers its answer is wrapped in. Plain values over static strings.
 #pragma once
 
 #include <string_view>
@@ -24,6 +24,7 @@ struct ReasoningTags {
 inline constexpr ReasoningTags kThinkTags{"<think>", "</think>"};
 inline constexpr ReasoningTags kMistralThinkTags{"[THINK]", "[/THINK]"};
 inline constexpr ReasoningTags kGemma4ThoughtTags{"<|channel>thought\n", "<channel|>"};
+inline constexpr ReasoningTags kSeedThinkTags{"<seed:think>", "</seed:think>"};
 inline constexpr ReasoningTags kCohereTextTags{"<|START_THINKING|>", "<|END_THINKING|>", "<|START_TEXT|>",
                                                "<|END_TEXT|>", "<|START_ACTION|>"};
 inline constexpr ReasoningTags kCohereResponseTags{"<|START_THINKING|>", "<|END_THINKING|>", "<|START_RESPONSE|>",

@@ -116,6 +116,7 @@ std::vector<ToolCallParser::BlockMarkup> ToolCallParser::block_markups(ToolCallS
     }
   }
   if (syntax == ToolCallSyntax::kXmlParams) {
+    blocks.push_back({kSeedCallOpener, kSeedCallCloser, BlockKind::kToolCallTag});  // read as <tool_call>
     blocks.push_back({kXmlFunctionOpener, kXmlFunctionCloser, BlockKind::kXmlFunction});
   }
   if (syntax == ToolCallSyntax::kMistral) blocks.push_back({kMistralCallsOpener, "", BlockKind::kMistralCalls});

@@ -19,7 +19,8 @@
 //    `<function=NAME><parameter=KEY>\nVALUE\n</parameter>...</function>` (tool_call_xml.h; values
 //    typed by the format's ToolParamTypes), or holding JSON as in kArgTags; a function written
 //    without the `<tool_call>` around it is a block of its own (closed by `</function>`); no bare
-//    JSON. A block that is anything else is text, whole.
+//    JSON; Seed-OSS's `<seed:tool_call>` blocks are read as `<tool_call>` ones. A block that is
+//    anything else is text, whole.
 //  - kMistral: `[TOOL_CALLS]NAME[ARGS]{...}` calls, with `[CALL_ID]ID` before [ARGS] when the model
 //    writes an id, and `[TOOL_CALLS][{...}]` JSON calls (tool_call_mistral.h), each released when
 //    its JSON closes, with free text around them; `<tool_call>` blocks holding JSON as in kArgTags;

@@ -28,8 +28,9 @@ enum class ToolCallSyntax {
   // DeepSeek-V3.1: the same sections with `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS` calls; otherwise
   // as kDeepSeekR1.
   kDeepSeekV31,
-  // Qwen3-Coder, Qwen3.5, Qwen3.6: `<function=NAME>` holding `<parameter=KEY>\nVALUE\n</parameter>`
-  // pairs, each value bare text typed by the tool's schema (tool_call_xml.h, tool_param_types.h).
+  // Qwen3-Coder, Qwen3.5, Qwen3.6, Step 3.5, Seed-OSS: `<function=NAME>` holding
+  // `<parameter=KEY>\nVALUE\n</parameter>` pairs in `<tool_call>` (Seed-OSS: `<seed:tool_call>`)
+  // blocks, each value bare text typed by the tool's schema (tool_call_xml.h, tool_param_types.h).
   // A JSON body is read as well (forced calls), bare JSON outputs are not.
   kXmlParams,
   // Mistral Small 3.2, Devstral Small 1.1, Magistral, Ministral 3: `[TOOL_CALLS]NAME[ARGS]JSON`

@@ -31,6 +31,9 @@ namespace strata::server {
 // block as a block of its own, as vLLM reads these models' output).
 inline constexpr std::string_view kXmlFunctionOpener = "<function=";
 inline constexpr std::string_view kXmlFunctionCloser = "</function>";
+// Seed-OSS writes the same functions in blocks of its own tag instead of <tool_call>.
+inline constexpr std::string_view kSeedCallOpener = "<seed:tool_call>";
+inline constexpr std::string_view kSeedCallCloser = "</seed:tool_call>";
 
 // The calls of a body that is one or more functions with only whitespace around them, appended
 // to *out in order; false, *out untouched, when the body is anything else: no function, text

@@ -156,6 +156,18 @@ TEST(XmlParamCalls, AFunctionWithoutItsToolCallTagsIsACall) {
   EXPECT_EQ(out.content, "Checking.");
 }
 
+// Seed-OSS writes the functions in <seed:tool_call> blocks, values without the newlines around
+// them; however the output streams, the calls come out and none of the block's tags is text.
+TEST(XmlParamCalls, SeedOssBlocksAreCalls) {
+  const std::string seed = "Checking.\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n"
+                           "<parameter=days>3</parameter>\n</function>\n</seed:tool_call>";
+  for (size_t n : {size_t{1}, size_t{4}, seed.size()}) {
+    EXPECT_EQ(xml_released(seed, n), R"([get_weather {"city":"Paris","days":3}]Checking.)") << n;
+  }
+  // A block that holds no function is text, whole.
+  EXPECT_EQ(xml_released("<seed:tool_call>\nhello\n</seed:tool_call>", 3), "<seed:tool_call>\nhello\n</seed:tool_call>");
+}
+
 TEST(XmlParamCalls, RejectsBodiesThatAreNotOnlyFunctions) {
   const std::string call = "<function=f>\n<parameter=a>\n1\n</parameter>\n</function>";
   for (const std::string& body :
