@@ -351,19 +351,27 @@ namespace {
 // "reasoning_effort" (OpenAI's reasoning models): "low", "medium" or "high" reaches the template
 // as its reasoning_effort variable (gpt-oss's harmony template writes "Reasoning: <effort>" into
 // its system message; templates that do not read it ignore it). "minimal", OpenAI's lowest for
-// other models, is taken as "low", the lowest gpt-oss knows. chat_template_kwargs' own
-// reasoning_effort, when a request sends both, wins.
+// other models, is taken as "low", the lowest gpt-oss knows, and "xhigh" as "high", the highest.
+// "none" (GPT-5.1's: no reasoning) switches a thinking model's reasoning off through
+// enable_thinking, as Anthropic's thinking disabled does, and sets no effort. chat_template_kwargs'
+// own reasoning_effort or enable_thinking, when a request sends both, wins.
 Status parse_reasoning_effort(const RequestJson& body, PromptInput* out) {
   const RequestJson* effort = find_field(body, "reasoning_effort");
   if (!effort) return Status::Ok();
   const std::string value = effort->is_string() ? effort->get<std::string>() : std::string();
-  if (value != "minimal" && value != "low" && value != "medium" && value != "high") {
+  if (value != "none" && value != "minimal" && value != "low" && value != "medium" && value != "high" &&
+      value != "xhigh") {
     return Status::InvalidArgument(fmt::format(
-        "'reasoning_effort' must be \"minimal\", \"low\", \"medium\" or \"high\", got {}", describe_value(*effort)));
+        "'reasoning_effort' must be \"none\", \"minimal\", \"low\", \"medium\", \"high\" or \"xhigh\", got {}",
+        describe_value(*effort)));
   }
   if (!out->template_kwargs.is_object()) out->template_kwargs = RequestJson::object();
+  if (value == "none") {
+    if (!out->template_kwargs.contains("enable_thinking")) out->template_kwargs["enable_thinking"] = false;
+    return Status::Ok();
+  }
   if (!out->template_kwargs.contains("reasoning_effort")) {
-    out->template_kwargs["reasoning_effort"] = value == "minimal" ? "low" : value;
+    out->template_kwargs["reasoning_effort"] = value == "minimal" ? "low" : value == "xhigh" ? "high" : value;
   }
   return Status::Ok();
 }

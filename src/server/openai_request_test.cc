@@ -147,6 +147,16 @@ TEST(ChatCompletionRequest, ReasoningEffortBecomesATemplateVariable) {
   EXPECT_EQ(effort_of("{" + messages + "}"), "(absent)");
   EXPECT_EQ(effort_of("{" + messages + R"(, "reasoning_effort": "high"})"), "high");
   EXPECT_EQ(effort_of("{" + messages + R"(, "reasoning_effort": "minimal"})"), "low");
+  EXPECT_EQ(effort_of("{" + messages + R"(, "reasoning_effort": "xhigh"})"), "high");
+  // "none" switches thinking off and sets no effort; the client's own enable_thinking wins.
+  EXPECT_EQ(effort_of("{" + messages + R"(, "reasoning_effort": "none"})"), "(absent)");
+  Result<CompletionRequest> none = parse_chat_completion_request(json::parse("{" + messages + R"(, "reasoning_effort": "none"})"));
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->prompt.template_kwargs["enable_thinking"], false);
+  none = parse_chat_completion_request(json::parse(
+      "{" + messages + R"(, "reasoning_effort": "none", "chat_template_kwargs": {"enable_thinking": true}})"));
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->prompt.template_kwargs["enable_thinking"], true);
   // Beside other template variables; chat_template_kwargs' own value wins.
   EXPECT_EQ(effort_of("{" + messages +
                       R"(, "reasoning_effort": "low", "chat_template_kwargs": {"enable_thinking": true}})"),
@@ -206,7 +216,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadChat{R"({"messages": [{"role": "user", "content": "x", "reasoning_content": "y"}]})",
                 Code::kInvalidArgument, "'messages[0].reasoning_content' is only allowed on assistant"},
         BadChat{R"({"messages": [{"role": "user", "content": "x"}], "reasoning_effort": "extreme"})",
-                Code::kInvalidArgument, "'reasoning_effort' must be \"minimal\", \"low\", \"medium\" or \"high\""},
+                Code::kInvalidArgument,
+                "'reasoning_effort' must be \"none\", \"minimal\", \"low\", \"medium\", \"high\" or \"xhigh\""},
         BadChat{R"({"messages": [{"role": "user", "content": "x"}], "reasoning_effort": 3})",
                 Code::kInvalidArgument, "'reasoning_effort' must be"},
         BadChat{R"({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]})",
