@@ -154,7 +154,7 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<MkmodelFlags>();
   sub->add_option("--arch", flags->arch,
                   "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, "
-                  "qwen3vl, granite, cohere2, command-r, seed_oss or gemma4 (dense presets); qwen3moe, qwen2moe, mixtral, gpt-oss, "
+                  "qwen3vl, granite, minicpm, cohere2, command-r, seed_oss or gemma4 (dense presets); qwen3moe, qwen2moe, mixtral, gpt-oss, "
                   "glm4moe, llama4, deepseek2, mistral4, "
                   "minimax-m2, minimax-m3, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe or "
                   "cohere2_moe (MoE presets; the "

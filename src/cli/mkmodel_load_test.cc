@@ -480,6 +480,11 @@ TEST_F(MkmodelLoadTest, ArchsOfAnotherArchsLayersLoadWithTheirOwnParts) {
     ASSERT_TRUE(seed.ok()) << seed.status().ToString();
     EXPECT_TRUE((*seed)->hparams().qkv_bias && (*seed)->hparams().rope_neox);
     EXPECT_EQ((*seed)->hparams().ffn_norm_name, "post_attention_norm");
+    auto minicpm = generate_and_load("minicpm", type, "small");  // the converter's multiplier keys
+    ASSERT_TRUE(minicpm.ok()) << minicpm.status().ToString();
+    EXPECT_FLOAT_EQ((*minicpm)->hparams().embd_scale, 12.0f);
+    EXPECT_FLOAT_EQ((*minicpm)->hparams().residual_scale, 0.7f);  // small: 4 layers
+    EXPECT_FLOAT_EQ((*minicpm)->hparams().logit_scale, 1.0f);      // small: 256 wide
     auto granite = generate_and_load("granite", type, "small");
     ASSERT_TRUE(granite.ok()) << granite.status().ToString();
     EXPECT_FLOAT_EQ((*granite)->hparams().residual_scale, 0.22f);

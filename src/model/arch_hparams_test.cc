@@ -683,6 +683,32 @@ TEST_F(ModelLoadTest, ReadsHunyuanMoeHparams) {
   expect_error(spec, Code::kNotFound, "blk.1.ffn_up_shexp.weight");
 }
 
+// MiniCPM (minicpm): Llama's layers with its multipliers, the model's own when the file has none
+// (embeddings times 12, blocks' outputs times 1.4 / sqrt(n_layer), logits divided by n_embd / 256),
+// the file's when it has them; each must be positive.
+TEST_F(ModelLoadTest, ReadsMiniCpmScales) {
+  TestModelSpec spec;
+  spec.arch = "minicpm";
+  spec.n_layer = 4;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_FLOAT_EQ(hp.embd_scale, 12.0f);
+  EXPECT_FLOAT_EQ(hp.residual_scale, 0.7f);  // 1.4 / sqrt(4)
+  EXPECT_FLOAT_EQ(hp.logit_scale, 1.0f);     // 256 / 256
+  EXPECT_TRUE(hp.tied_embeddings && !hp.rope_neox);
+  spec.metadata_overrides = {{"minicpm.embedding_scale", GgufValue::F32(10.0f)},
+                             {"minicpm.residual_scale", GgufValue::F32(0.25f)},
+                             {"minicpm.logit_scale", GgufValue::F32(16.0f)}};
+  auto scaled = load(spec);
+  ASSERT_TRUE(scaled.ok()) << scaled.status().ToString();
+  EXPECT_FLOAT_EQ((*scaled)->hparams().embd_scale, 10.0f);
+  EXPECT_FLOAT_EQ((*scaled)->hparams().residual_scale, 0.25f);
+  EXPECT_FLOAT_EQ((*scaled)->hparams().logit_scale, 16.0f);
+  spec.metadata_overrides = {{"minicpm.residual_scale", GgufValue::F32(0.0f)}};
+  expect_error(spec, Code::kCorrupt, "minicpm.residual_scale must be > 0");
+}
+
 // Cohere (cohere2): layer norms with the file's eps, parallel blocks (no ffn_norm read), a
 // sliding window in three of every four layers, no rope in the fourth, logits times the scale.
 TEST_F(ModelLoadTest, ReadsCohere2Hparams) {

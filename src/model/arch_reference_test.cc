@@ -248,6 +248,23 @@ TEST_F(ReferenceForwardVariantsTest, Step35HeadGatesClampsAndMixedHeadsAgree) {
   EXPECT_GT(errors(spec, DType::kF32, &ungated, 24).rms_rel, 100 * b.rms_rel) << "the head gates make no difference";
 }
 
+// MiniCPM over 4 layers with its default multipliers: a reference given the multipliers of a
+// plain Llama (all 1) disagrees by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, MiniCpmMultipliersAgree) {
+  TestModelSpec spec;
+  spec.arch = "minicpm";
+  spec.n_layer = 4;
+  spec.n_embd = 512;  // logits divided by 2
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("minicpm", e.rms_rel, e.max_rel, b);
+  TestModelSpec plain = spec;
+  plain.metadata_overrides = {{"minicpm.embedding_scale", GgufValue::F32(1.0f)},
+                              {"minicpm.residual_scale", GgufValue::F32(1.0f)},
+                              {"minicpm.logit_scale", GgufValue::F32(1.0f)}};
+  EXPECT_GT(errors(spec, DType::kF32, &plain).rms_rel, 100 * b.rms_rel) << "the multipliers make no difference";
+}
+
 // Laguna over 4 layers (a dense full one, then sliding and full MoE layers with more heads where
 // they slide): softplus head gates, the full layers' YaRN over half a head, the sliding layers'
 // plain rope over all of it, sigmoid routing with a selection bias, renormalised and scaled,

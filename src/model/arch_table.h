@@ -100,6 +100,11 @@ struct ArchTraits {
   // the multipliers <arch>.embedding_scale, .attention.scale, .residual_scale and .logit_scale
   // (Hparams::embd_scale, attn_scale, residual_scale, logit_scale).
   bool granite = false;
+  // OpenBMB MiniCPM (minicpm, MiniCPM 1/2/4): Llama's layers with Granite's kind of multipliers,
+  // each optional with MiniCPM's own when absent (embeddings times 12, each block's output times
+  // 1.4 / sqrt(n_layer), logits times 256 / n_embd), as llama.cpp runs the older files that carry
+  // none.
+  bool minicpm = false;
   // Cohere Command R7B / Command A (cohere2): layer norms (mean taken out, no bias; eps from
   // <arch>.attention.layer_norm_epsilon) instead of RMS norms, attention and feed-forward in
   // parallel on one norm of the layer's input (no ffn_norm), a sliding window of

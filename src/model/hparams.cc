@@ -270,6 +270,23 @@ Status read_granite_scales(const GgufFile& gguf, Hparams* hp) {
   return read_required_positive(gguf, a + ".logit_scale", &hp->logit_scale);
 }
 
+// MiniCPM's multipliers (ArchTraits::minicpm): the file's embedding_scale, residual_scale and
+// logit_scale (the logits divided by it), each positive, or the model's own when absent (12,
+// 1.4 / sqrt(n_layer), n_embd / 256: its scale_emb, scale_depth and dim_model_base).
+Status read_minicpm_scales(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  hp->embd_scale = 12.0f;
+  hp->residual_scale = 1.4f / std::sqrt(static_cast<float>(hp->n_layer));
+  hp->logit_scale = static_cast<float>(hp->n_embd) / 256.0f;
+  for (auto [suffix, scale] : {std::pair{".embedding_scale", &hp->embd_scale},
+                               std::pair{".residual_scale", &hp->residual_scale},
+                               std::pair{".logit_scale", &hp->logit_scale}}) {
+    STRATA_RETURN_IF_ERROR(read_real(gguf, a + suffix, scale));
+    if (!(*scale > 0.0f)) return Status::Corrupt(gguf.path() + ": " + a + suffix + " must be > 0");
+  }
+  return Status::Ok();
+}
+
 // Gemma 2's soft caps (50 and 30 when absent, as llama.cpp reads them), each positive and finite.
 Status read_softcaps(const GgufFile& gguf, Hparams* hp) {
   hp->attn_softcap = 50.0f;
@@ -299,6 +316,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   }
   if (traits.softcaps) STRATA_RETURN_IF_ERROR(read_softcaps(gguf, hp));
   if (traits.granite) STRATA_RETURN_IF_ERROR(read_granite_scales(gguf, hp));
+  if (traits.minicpm) STRATA_RETURN_IF_ERROR(read_minicpm_scales(gguf, hp));
   if (traits.cohere2) STRATA_RETURN_IF_ERROR(read_cohere2(gguf, hp));
   if (traits.cohere2_moe) STRATA_RETURN_IF_ERROR(read_cohere2_moe(gguf, hp));
   if (traits.gemma4) STRATA_RETURN_IF_ERROR(read_gemma4(gguf, hp));

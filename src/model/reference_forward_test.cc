@@ -54,7 +54,7 @@ TEST_P(ReferenceForwardTest, LogitsAgreeWithFloat64Reference) {
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (const char* arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "glm4", "smollm3", "mistral3", "ernie4_5",
-                           "granite", "seed_oss", "cohere2", "command-r"}) {
+                           "granite", "minicpm", "seed_oss", "cohere2", "command-r"}) {
     for (DType t : testing::all_weight_types()) {
       // MXFP4 runs IQ4_NL's kernels (gpt-oss files with MXFP4 experts: mkmodel_load_test); llama is enough.
       if (t != DType::kMXFP4 || std::string(arch) == "llama") cases.push_back({arch, t});

@@ -352,6 +352,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool hybrid = is_hybrid_arch(s.arch);
   const bool cohere = s.arch == "cohere2" || s.arch == "command-r" || s.arch == "cohere2_moe";
   const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl" || s.arch == "granite" ||
+                    s.arch == "minicpm" ||
                     s.arch == "cohere2" || s.arch == "command-r";
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);

@@ -71,6 +71,8 @@ struct TestModelSpec {
   // the feed-forward norm stored as post_attention_norm. bailingmoe2: glm4moe's expert layout
   // (without biases) with one attn_qkv, QK-norm and routing within 2 of 4 expert groups. dots1:
   // glm4moe's expert layout without biases or a NextN block, with QK-norm and full NeoX rope.
+  // minicpm: llama's tensors, tied embeddings, no multiplier keys (the older files': the model's
+  // own apply; metadata_overrides may write them).
   // cohere2: llama's tensors without ffn_norm (tied embeddings), layer norms of eps 1e-5,
   // parallel blocks, sliding_window keys in three of every four layers (the fourth without
   // rope) and the logits times 0.25. command-r: cohere2's without the window, with Command R+'s

@@ -286,6 +286,16 @@ void set_granite_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".logit_scale", GgufValue::F32(16.0f));
 }
 
+// MiniCPM's multipliers, as llama.cpp's converter writes them from its config (scale_emb 12,
+// scale_depth 1.4 over sqrt(n_layer), hidden_size over dim_model_base 256).
+void set_minicpm_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (s.arch != "minicpm") return;
+  const std::string& a = s.arch;
+  w.set(a + ".embedding_scale", GgufValue::F32(12.0f));
+  w.set(a + ".residual_scale", GgufValue::F32(1.4f / std::sqrt(static_cast<float>(s.n_layer))));
+  w.set(a + ".logit_scale", GgufValue::F32(static_cast<float>(s.n_embd) / 256.0f));
+}
+
 // GLM-4.5's, as llama.cpp's converter writes them: the shared expert as a count of experts,
 // the leading dense blocks, routing weights normalised and scaled after sigmoid gating
 // (llama.cpp's LLAMA_EXPERT_GATING_FUNC_TYPE_SIGMOID = 2), and the NextN blocks.
@@ -409,6 +419,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_gemma4_hparams(w, report.spec);
   set_step35_hparams(w, report.spec);
   set_laguna_hparams(w, report.spec);
+  set_minicpm_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 
   int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -185,7 +185,7 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"gemma3", false},      {"phi3", false},        {"glm4", false},        {"smollm3", false},
     {"mistral3", false},    {"ernie4_5", false},    {"qwen35", false},      {"qwen2vl", false},
     {"qwen3vl", false},     {"granite", false},     {"cohere2", false},     {"command-r", false},
-    {"seed_oss", false},    {"gemma4", false},      {"qwen3moe", true},     {"qwen2moe", true},
+    {"seed_oss", false},    {"gemma4", false},      {"minicpm", false},      {"qwen3moe", true},     {"qwen2moe", true},
     {"mixtral", true},      {"gpt-oss", true},      {"glm4moe", true},      {"llama4", true},
     {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
     {"qwen35moe", true},    {"qwen3next", true},    {"qwen3vlmoe", true},   {"granitemoe", true},
@@ -225,7 +225,8 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
                name == "step35" || name == "laguna" || name == "hunyuan-moe" ||
                name == "qwen35" || name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4" || name == "gemma4";
-  if (name == "gemma3" || name == "gemma2" || name == "cohere2" || name == "command-r" || name == "gemma4") {
+  if (name == "gemma3" || name == "gemma2" || name == "cohere2" || name == "command-r" || name == "gemma4" ||
+      name == "minicpm") {
     s->tied_embeddings = true;
   }
   s->gemma4 = name == "gemma4";
