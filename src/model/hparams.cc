@@ -177,11 +177,7 @@ Status read_mistral3_attention(const GgufFile& gguf, Hparams* hp) {
   }
   hp->attn_temp_every_layer = true;
   hp->attn_temp_length = hp->rope_orig_ctx;
-  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.yarn_beta_fast", &hp->rope_yarn_beta_fast));
-  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.yarn_beta_slow", &hp->rope_yarn_beta_slow));
-  if (!(hp->rope_yarn_beta_fast > hp->rope_yarn_beta_slow && hp->rope_yarn_beta_slow > 0.0f)) {
-    return Status::Corrupt(f + ": " + a + ".rope.scaling.yarn_beta_fast must exceed yarn_beta_slow, both > 0");
-  }
+  STRATA_RETURN_IF_ERROR(read_yarn_betas(gguf, a, &hp->rope_yarn_beta_fast, &hp->rope_yarn_beta_slow));
   STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.yarn_log_multiplier", &hp->rope_yarn_log_mul));
   if (hp->rope_yarn_log_mul != 0.0f) {
     const float factor = 1.0f / hp->rope_freq_scale;

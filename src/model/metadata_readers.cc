@@ -84,6 +84,15 @@ Status read_per_layer_reals(const GgufFile& gguf, const std::string& key, int n_
   return Status::Ok();
 }
 
+Status read_yarn_betas(const GgufFile& gguf, const std::string& arch, float* beta_fast, float* beta_slow) {
+  STRATA_RETURN_IF_ERROR(read_real(gguf, arch + ".rope.scaling.yarn_beta_fast", beta_fast));
+  STRATA_RETURN_IF_ERROR(read_real(gguf, arch + ".rope.scaling.yarn_beta_slow", beta_slow));
+  if (!(*beta_fast > *beta_slow && *beta_slow > 0.0f)) {
+    return Status::Corrupt(gguf.path() + ": " + arch + ".rope.scaling.yarn_beta_fast must exceed yarn_beta_slow, both > 0");
+  }
+  return Status::Ok();
+}
+
 Status read_required_positive(const GgufFile& gguf, const std::string& key, float* out) {
   if (gguf.find(key) == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + key);
   STRATA_RETURN_IF_ERROR(read_real(gguf, key, out));

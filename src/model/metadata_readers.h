@@ -19,6 +19,9 @@ Status read_int(const GgufFile& gguf, const std::string& arch, std::string_view 
 Status read_count(const GgufFile& gguf, const std::string& arch, std::string_view suffix, bool missing_ok, int* out);
 // A finite number, left unchanged when the key is absent.
 Status read_real(const GgufFile& gguf, const std::string& key, float* out);
+// YaRN's ramp bounds, <arch>.rope.scaling.yarn_beta_fast and _slow (each left unchanged when
+// absent): fast must exceed slow, both > 0.
+Status read_yarn_betas(const GgufFile& gguf, const std::string& arch, float* beta_fast, float* beta_slow);
 // A key llama.cpp requires that must be a positive finite number.
 Status read_required_positive(const GgufFile& gguf, const std::string& key, float* out);
 bool has_tensor(const GgufFile& gguf, const std::string& name);

@@ -69,6 +69,25 @@ Status read_heads(const GgufFile& gguf, int n_blocks, Hparams* hp) {
   return Status::Ok();
 }
 
+// The rotated widths of both kinds from rope.dimension_count_per_layer when the file has it (one
+// for each kind), else as already set; each must be even and at most the head.
+Status read_rotated_widths(const GgufFile& gguf, int n_blocks, Hparams* hp) {
+  const std::string key = hp->arch + ".rope.dimension_count_per_layer";
+  if (gguf.find(key) != nullptr) {
+    std::vector<uint64_t> dims;
+    STRATA_RETURN_IF_ERROR(read_per_layer(gguf, key, n_blocks, &dims));
+    std::vector<int> ints(dims.begin(), dims.end());
+    STRATA_RETURN_IF_ERROR(split_by_kind(gguf, key, *hp, ints, &hp->n_rot, &hp->n_rot_swa));
+  }
+  for (int n_rot : {hp->n_rot, hp->n_rot_swa}) {
+    if (n_rot < 2 || n_rot % 2 != 0 || n_rot > hp->head_dim) {
+      return Status::Corrupt(gguf.path() + ": a rotated width of " + std::to_string(n_rot) + " must be even, 2.." +
+                             std::to_string(hp->head_dim) + " (the head size)");
+    }
+  }
+  return Status::Ok();
+}
+
 // Rotated dims (rope.dimension_count_per_layer, or half of rope.dimension_count in a full layer
 // and all of it in a sliding one, as llama.cpp reads them) and the sliding layers' base.
 Status read_rope(const GgufFile& gguf, int n_blocks, Hparams* hp) {
@@ -76,19 +95,7 @@ Status read_rope(const GgufFile& gguf, int n_blocks, Hparams* hp) {
   const std::string& f = gguf.path();
   hp->n_rot_swa = hp->n_rot;  // rope.dimension_count, the head size when absent
   hp->n_rot /= 2;
-  if (gguf.find(a + ".rope.dimension_count_per_layer") != nullptr) {
-    std::vector<uint64_t> dims;
-    STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".rope.dimension_count_per_layer", n_blocks, &dims));
-    std::vector<int> ints(dims.begin(), dims.end());
-    STRATA_RETURN_IF_ERROR(split_by_kind(gguf, a + ".rope.dimension_count_per_layer", *hp, ints, &hp->n_rot,
-                                         &hp->n_rot_swa));
-  }
-  for (int n_rot : {hp->n_rot, hp->n_rot_swa}) {
-    if (n_rot < 2 || n_rot % 2 != 0 || n_rot > hp->head_dim) {
-      return Status::Corrupt(f + ": a rotated width of " + std::to_string(n_rot) + " must be even, 2.." +
-                             std::to_string(hp->head_dim) + " (the head size)");
-    }
-  }
+  STRATA_RETURN_IF_ERROR(read_rotated_widths(gguf, n_blocks, hp));
   hp->rope_freq_base_swa = 0.0f;
   STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.freq_base_swa", &hp->rope_freq_base_swa));
   if (gguf.find(a + ".rope.freq_base_per_layer") != nullptr) {
@@ -151,27 +158,11 @@ Status read_laguna_rope(const GgufFile& gguf, Hparams* hp) {
   if (gguf.find(a + ".rope.dimension_count") == nullptr && hp->sliding_window > 0) hp->n_rot = hp->head_dim / 2;
   hp->n_rot_swa = hp->head_dim;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "rope.dimension_count_swa", true, &hp->n_rot_swa));
-  if (gguf.find(a + ".rope.dimension_count_per_layer") != nullptr) {
-    std::vector<uint64_t> dims;
-    STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".rope.dimension_count_per_layer", hp->n_layer, &dims));
-    std::vector<int> ints(dims.begin(), dims.end());
-    STRATA_RETURN_IF_ERROR(split_by_kind(gguf, a + ".rope.dimension_count_per_layer", *hp, ints, &hp->n_rot,
-                                         &hp->n_rot_swa));
-  }
-  for (int n_rot : {hp->n_rot, hp->n_rot_swa}) {
-    if (n_rot < 2 || n_rot % 2 != 0 || n_rot > hp->head_dim) {
-      return Status::Corrupt(f + ": a rotated width of " + std::to_string(n_rot) + " must be even, 2.." +
-                             std::to_string(hp->head_dim) + " (the head size)");
-    }
-  }
+  STRATA_RETURN_IF_ERROR(read_rotated_widths(gguf, hp->n_layer, hp));
   hp->rope_freq_base_swa = hp->rope_freq_base;
   STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.freq_base_swa", &hp->rope_freq_base_swa));
   if (!(hp->rope_freq_base_swa > 0.0f)) return Status::Corrupt(f + ": " + a + ".rope.freq_base_swa must be > 0");
-  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.yarn_beta_fast", &hp->rope_yarn_beta_fast));
-  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.yarn_beta_slow", &hp->rope_yarn_beta_slow));
-  if (!(hp->rope_yarn_beta_fast > hp->rope_yarn_beta_slow && hp->rope_yarn_beta_slow > 0.0f)) {
-    return Status::Corrupt(f + ": " + a + ".rope.scaling.yarn_beta_fast must exceed yarn_beta_slow, both > 0");
-  }
+  STRATA_RETURN_IF_ERROR(read_yarn_betas(gguf, a, &hp->rope_yarn_beta_fast, &hp->rope_yarn_beta_slow));
   float ext_factor = 1.0f, yarn_attn_factor = 1.0f;
   STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.scaling.yarn_ext_factor", &ext_factor));
   if (ext_factor != 1.0f && ext_factor != -1.0f) {  // -1: llama.cpp's "the type's default"

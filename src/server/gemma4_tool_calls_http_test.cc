@@ -64,22 +64,11 @@ TEST(Gemma4ToolCallsHttp, AnthropicStreamGivesThinkingTextAndToolUseBlocks) {
       {"name": "plan", "input_schema": {"type": "object"}}]})");
   auto res = gemma4.server.client(kTestApiKey).Post("/v1/messages", body.dump(), kJsonType);
   ASSERT_EQ(res->status, 200) << res->body;
-  std::vector<std::string> kinds;
-  std::string thinking, text, inputs;
-  for (const std::string& event_data : testing::parse_sse(res->body).data) {
-    const json data = json::parse(event_data, nullptr, false);
-    if (data.is_discarded()) continue;
-    if (data["type"] == "content_block_start") kinds.push_back(data["content_block"]["type"]);
-    if (data["type"] != "content_block_delta") continue;
-    const json& delta = data["delta"];
-    if (delta["type"] == "thinking_delta") thinking += delta["thinking"].get<std::string>();
-    if (delta["type"] == "text_delta") text += delta["text"].get<std::string>();
-    if (delta["type"] == "input_json_delta") inputs += delta["partial_json"].get<std::string>() + "|";
-  }
-  EXPECT_EQ(kinds, (std::vector<std::string>{"thinking", "text", "tool_use", "tool_use"}));
-  EXPECT_EQ(thinking, "The user wants the weather.");
-  EXPECT_EQ(text, "Let me check.");
-  EXPECT_EQ(inputs, R"({"city":"Paris","days":3}|{"at":null,"steps":[{"go":true}]}|)");
+  const testing::AnthropicStream stream = testing::parse_anthropic_stream(res->body);
+  EXPECT_EQ(stream.block_types, (std::vector<std::string>{"thinking", "text", "tool_use", "tool_use"}));
+  EXPECT_EQ(stream.thinking, "The user wants the weather.");
+  EXPECT_EQ(stream.text, "Let me check.");
+  EXPECT_EQ(stream.inputs, R"({"city":"Paris","days":3}|{"at":null,"steps":[{"go":true}]}|)");
 }
 
 }  // namespace

@@ -117,6 +117,21 @@ bool RawConnection::read_to_end(double timeout_s) {
   return false;
 }
 
+AnthropicStream parse_anthropic_stream(const std::string& body) {
+  AnthropicStream out;
+  for (const std::string& data : parse_sse(body).data) {
+    const nlohmann::json event = nlohmann::json::parse(data, nullptr, false);
+    if (event.is_discarded()) continue;
+    if (event["type"] == "content_block_start") out.block_types.push_back(event["content_block"]["type"]);
+    if (event["type"] != "content_block_delta") continue;
+    const nlohmann::json& delta = event["delta"];
+    if (delta["type"] == "thinking_delta") out.thinking += delta["thinking"].get<std::string>();
+    if (delta["type"] == "text_delta") out.text += delta["text"].get<std::string>();
+    if (delta["type"] == "input_json_delta") out.inputs += delta["partial_json"].get<std::string>() + "|";
+  }
+  return out;
+}
+
 ReasoningStream parse_reasoning_stream(const std::string& body) {
   ReasoningStream out;
   for (const std::string& data : parse_sse(body).data) {

@@ -93,6 +93,14 @@ struct ReasoningStream {
 };
 ReasoningStream parse_reasoning_stream(const std::string& body);
 
+// What an Anthropic messages stream carried: each content block's type as it started, its
+// thinking and text deltas, each joined, and its tool_use input deltas, each followed by "|".
+struct AnthropicStream {
+  std::vector<std::string> block_types;
+  std::string thinking, text, inputs;
+};
+AnthropicStream parse_anthropic_stream(const std::string& body);
+
 // "POST path" with a JSON body and an API key, as raw HTTP/1.1 bytes.
 std::string post_request(const std::string& path, const std::string& body, const std::string& key);
 
