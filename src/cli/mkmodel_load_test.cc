@@ -471,6 +471,14 @@ TEST_F(MkmodelLoadTest, ArchsOfAnotherArchsLayersLoadWithTheirOwnParts) {
     EXPECT_EQ(mh.n_ff_shexp, mh.n_ff_exp);
     EXPECT_FLOAT_EQ(mh.expert_weights_scale, 2.0f);
     EXPECT_TRUE(!mh.layer_is_moe(0) && mh.layer_is_moe(1));
+    auto mimo2 = generate_and_load("mimo2", type, "moe-tiny");  // narrow value heads, K/V heads per kind, sinks
+    ASSERT_TRUE(mimo2.ok()) << mimo2.status().ToString();
+    const Hparams& xh = (*mimo2)->hparams();
+    EXPECT_EQ(xh.attn_shape(0), (AttnShape{4, 1, 32, 20}));  // moe-tiny's heads of 32 as mimo2
+    EXPECT_EQ(xh.attn_shape(1), (AttnShape{4, 2, 32, 20}));
+    EXPECT_TRUE(!xh.layer_slides(0) && xh.layer_slides(1) && !xh.layer_is_moe(0) && xh.layer_is_moe(1));
+    EXPECT_EQ(xh.n_rot, 10);
+    EXPECT_FLOAT_EQ(xh.v_scale, 0.707f);
     auto command_r = generate_and_load("command-r", type, "small");  // Command R 35B's parts: no window
     ASSERT_TRUE(command_r.ok()) << command_r.status().ToString();
     EXPECT_TRUE((*command_r)->hparams().layer_norm && (*command_r)->hparams().parallel_block);

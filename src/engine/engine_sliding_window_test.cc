@@ -246,7 +246,8 @@ INSTANTIATE_TEST_SUITE_P(Models, SlidingWindowEngine,
                                            WindowModel{"gemma4", "small", 6, DType::kQ4_K, 256, 2},
                                            WindowModel{"step35", "moe-tiny", 4, DType::kQ8_0, 128, 1},
                                            WindowModel{"cohere2_moe", "moe-tiny", 5, DType::kQ8_0, 128, 1},
-                                           WindowModel{"laguna", "moe-tiny", 4, DType::kQ8_0, 128, 1}),
+                                           WindowModel{"laguna", "moe-tiny", 4, DType::kQ8_0, 128, 1},
+                                           WindowModel{"mimo2", "moe-tiny", 6, DType::kQ8_0, 128, 1}),
                          [](const ::testing::TestParamInfo<WindowModel>& info) {
                            const std::string arch = info.param.arch;
                            if (arch == "gpt-oss") return std::string("GptOss");
@@ -255,6 +256,7 @@ INSTANTIATE_TEST_SUITE_P(Models, SlidingWindowEngine,
                            if (arch == "step35") return std::string("Step35");
                            if (arch == "cohere2_moe") return std::string("Cohere2Moe");
                            if (arch == "laguna") return std::string("Laguna");
+                           if (arch == "mimo2") return std::string("Mimo2");
                            return std::string(arch == "phi3" ? "Phi3" : arch == "gemma2" ? "Gemma2" : "Gemma3");
                          });
 

@@ -666,6 +666,50 @@ TEST_F(ModelLoadTest, ReadsLagunaHparams) {
   expect_error(spec, Code::kNotFound, "missing metadata key laguna.attention.sliding_window");
 }
 
+// MiMo-V2 (mimo2): value heads narrower than key heads, K/V heads per kind, a quarter of each head
+// rotated on a base per kind, v's scale, sinks where the file has them (the sliding layers), the
+// layers without a router dense; errors name the key or the layer.
+TEST_F(ModelLoadTest, ReadsMimo2Hparams) {
+  TestModelSpec spec;
+  spec.arch = "mimo2";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.n_layer, 4);
+  EXPECT_EQ(hp.attn_shape(0), (AttnShape{4, 1, 64, 48}));
+  EXPECT_EQ(hp.attn_shape(1), (AttnShape{4, 2, 64, 48}));
+  EXPECT_EQ(hp.attn_shape(1).v_dim(), 2 * 48);
+  EXPECT_EQ(hp.attn_shape(1).out_dim(), 4 * 48);
+  EXPECT_TRUE(!hp.layer_slides(0) && hp.layer_slides(1) && !hp.layer_slides(2) && hp.layer_slides(3));
+  EXPECT_EQ(hp.n_rot, 16);
+  EXPECT_EQ(hp.n_rot_swa, 16);
+  EXPECT_FLOAT_EQ(hp.rope_freq_base, 500000.0f);
+  EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, spec.rope_freq_base);
+  EXPECT_FLOAT_EQ(hp.v_scale, 0.707f);
+  EXPECT_FLOAT_EQ(hp.kq_scale(), 0.125f);  // 1 / sqrt(64): the key head's width
+  EXPECT_TRUE(hp.rope_neox && hp.expert_sigmoid && hp.expert_weights_norm && !hp.attn_sinks);
+  EXPECT_EQ(hp.n_ff_shexp, 0);
+  EXPECT_EQ(hp.n_layer_dense_lead, 1);
+  EXPECT_TRUE(!hp.layer_is_moe(0) && hp.layer_is_moe(1));
+  spec.skip_keys = {"mimo2.rope.freq_base_swa"};
+  expect_error(spec, Code::kNotFound, "missing metadata key mimo2.rope.freq_base_swa");
+  spec.skip_keys = {"mimo2.attention.sliding_window_pattern"};
+  expect_error(spec, Code::kNotFound, "mimo2.attention.sliding_window_pattern");
+  spec.skip_keys.clear();
+  spec.metadata_overrides = {{"mimo2.attention.head_count_kv", GgufValue::I32Array({1, 2, 2, 2})}};
+  expect_error(spec, Code::kUnsupported, "mimo2.attention.head_count_kv differs between two full layers (at layer 2)");
+  spec.metadata_overrides = {{"mimo2.attention.value_length", GgufValue::U32(80)}};
+  expect_error(spec, Code::kUnsupported, "attention.value_length 80 differs from key_length 64");
+  spec.metadata_overrides = {{"mimo2.attention.value_length_swa", GgufValue::U32(32)}};
+  expect_error(spec, Code::kUnsupported, "mimo2.attention.value_length_swa 32 differs from the full layers' 48");
+  spec.metadata_overrides = {{"mimo2.attention.value_scale", GgufValue::F32(0.0f)}};
+  expect_error(spec, Code::kCorrupt, "mimo2.attention.value_scale must be a positive finite number");
+  // A dense layer after a routed one.
+  spec.metadata_overrides.clear();
+  spec.skip_tensors = {"blk.2.ffn_gate_inp.weight"};
+  expect_error(spec, Code::kUnsupported, "layer 2 has no router (blk.2.ffn_gate_inp.weight) after layers with one");
+}
+
 // Hunyuan-A13B (hunyuan-moe): QK-norm after the rotation, weights renormalised, an ungated shared
 // expert of expert_shared_feed_forward_length.
 TEST_F(ModelLoadTest, ReadsHunyuanMoeHparams) {

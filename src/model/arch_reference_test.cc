@@ -287,6 +287,28 @@ TEST_F(ReferenceForwardVariantsTest, LagunaSoftplusGatesAndTwoRopesAgree) {
   EXPECT_GT(errors(spec, DType::kF32, &one_base, 24).rms_rel, 100 * b.rms_rel) << "the sliding base makes no difference";
 }
 
+// MiMo-V2 (mimo2) over 4 layers, 24 positions past a 10-key window: value heads of 48 beside key
+// heads of 64 (the cache pads them), one K/V head in the full layers and two in the sliding ones,
+// sinks in the sliding layers, v times 0.707, a quarter of each head rotated on a base per kind,
+// sigmoid routing with a selection bias. References without v's scale, without the sinks, or with
+// the sliding layers on the full layers' base disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Mimo2NarrowValuesSinksAndScaleAgree) {
+  TestModelSpec spec;
+  spec.arch = "mimo2";
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32, nullptr, 24);
+  expect_within("mimo2", e.rms_rel, e.max_rel, b);
+  TestModelSpec unscaled = spec;
+  unscaled.skip_keys = {"mimo2.attention.value_scale"};
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled, 24).rms_rel, 100 * b.rms_rel) << "v's scale makes no difference";
+  TestModelSpec sinkless = spec;
+  for (int l : {1, 3}) sinkless.skip_tensors.push_back("blk." + std::to_string(l) + ".attn_sinks.weight");
+  EXPECT_GT(errors(spec, DType::kF32, &sinkless, 24).rms_rel, 100 * b.rms_rel) << "the sinks make no difference";
+  TestModelSpec one_base = spec;
+  one_base.metadata_overrides = {{"mimo2.rope.freq_base_swa", GgufValue::F32(500000.0f)}};
+  EXPECT_GT(errors(spec, DType::kF32, &one_base, 24).rms_rel, 100 * b.rms_rel) << "the sliding base makes no difference";
+}
+
 // Hunyuan-A13B (hunyuan-moe) over 2 layers: QK-norm after the rotation (its per-head weights do
 // not commute with it), softmax routing renormalised, an ungated shared expert.
 TEST_F(ReferenceForwardVariantsTest, HunyuanQkNormAfterRopeAgrees) {

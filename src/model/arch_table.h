@@ -137,6 +137,12 @@ struct ArchTraits {
   // a sliding window in the layers attention.sliding_window_pattern flags, rope only there and in
   // the leading dense layers, experts by sigmoid gate values (model/cohere_hparams.h).
   bool cohere2_moe = false;
+  // Xiaomi MiMo-V2-Flash (mimo2): key heads wider than value heads, more K/V heads in the
+  // sliding layers (a pattern per layer) than in the full ones, attention sinks where the file has
+  // them (the sliding layers), v scaled before the cache, NeoX rope over part of each head on a
+  // base per kind, and sigmoid routing with a selection bias, renormalised, no shared expert, in
+  // every layer with a router (model/step35_hparams.h).
+  bool mimo2 = false;
 };
 
 // nullptr for an architecture this build does not run.

@@ -318,6 +318,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.gemma4) STRATA_RETURN_IF_ERROR(read_gemma4(gguf, hp));
   if (traits.step35) STRATA_RETURN_IF_ERROR(read_step35(gguf, hp));
   if (traits.laguna) STRATA_RETURN_IF_ERROR(read_laguna(gguf, hp));
+  if (traits.mimo2) STRATA_RETURN_IF_ERROR(read_mimo2(gguf, hp));
   if (traits.sliding_every_layer) STRATA_RETURN_IF_ERROR(read_phi3_window(gguf, hp));
   hp->nope_layer_step = traits.nope_layer_step;
   hp->qk_norm_whole_row = traits.qk_norm_whole_row;
@@ -448,7 +449,8 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   hp.n_head_kv = hp.n_head;
   // Gemma 4's and Step 3.5's per-layer counts are theirs to read.
   const GgufValue* kv_heads = gguf.find(a + ".attention.head_count_kv");
-  if (!(traits->gemma4 || traits->step35 || traits->laguna) || kv_heads == nullptr || !kv_heads->is_array()) {
+  if (!(traits->gemma4 || traits->step35 || traits->laguna || traits->mimo2) || kv_heads == nullptr ||
+      !kv_heads->is_array()) {
     STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count_kv", true, &hp.n_head_kv));
   }
   hp.n_ctx_train = 2048;
@@ -457,8 +459,12 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.key_length", true, &hp.head_dim));
   int value_length = hp.head_dim;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.value_length", true, &value_length));
-  if (value_length != hp.head_dim && !traits->mla) {
-    return Status::Unsupported(gguf.path() + ": attention.value_length differs from key_length");
+  // MiMo-V2's value heads may be narrower than its key heads (the cache pads them: AttnShape).
+  if (traits->mimo2 && value_length < hp.head_dim) hp.v_head_dim = value_length;
+  if (value_length != hp.head_dim && !traits->mla && hp.v_head_dim == 0) {
+    return Status::Unsupported(gguf.path() + ": attention.value_length " + std::to_string(value_length) +
+                               " differs from key_length " + std::to_string(hp.head_dim) +
+                               (traits->mimo2 ? " (narrower value heads are supported)" : ""));
   }
   hp.n_rot = hp.head_dim;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "rope.dimension_count", true, &hp.n_rot));

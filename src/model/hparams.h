@@ -24,13 +24,22 @@ constexpr int kMaxSsmHeadDim = 512;
 
 // One layer's attention heads: n_head query heads and n_head_kv K/V heads of head_dim values.
 // Every layer of a model has the same shape except in Gemma 4, whose sliding layers have more,
-// narrower K/V heads than its full ones (Hparams::attn_shape).
+// narrower K/V heads than its full ones (Hparams::attn_shape). A value head is v_head_dim values
+// when that is > 0 (MiMo-V2: narrower than the key head), else head_dim; the K/V cache keeps
+// values zero-padded to head_dim, so the attention's output head is head_dim values, of which
+// the first v_head() are the head's.
 struct AttnShape {
   int n_head = 0;
   int n_head_kv = 0;
   int head_dim = 0;
+  int v_head_dim = 0;
   int q_dim() const { return n_head * head_dim; }
   int kv_dim() const { return n_head_kv * head_dim; }
+  int v_head() const { return v_head_dim > 0 ? v_head_dim : head_dim; }
+  bool narrow_v() const { return v_head() != head_dim; }
+  // attn_v's outputs, and attn_output's inputs.
+  int v_dim() const { return n_head_kv * v_head(); }
+  int out_dim() const { return n_head * v_head(); }
   friend bool operator==(const AttnShape&, const AttnShape&) = default;
 };
 
@@ -45,6 +54,11 @@ struct Hparams {
   int n_head = 0;
   int n_head_kv = 0;
   int head_dim = 0;        // n_embd / n_head unless <arch>.attention.key_length says otherwise
+  // MiMo-V2: value heads of v_head_dim values (attention.value_length; 0: head_dim, as every
+  // other model but the latent-attention ones, whose value width is mla_v_dim), and v times
+  // v_scale before it goes into the cache (attention.value_scale).
+  int v_head_dim = 0;
+  float v_scale = 1.0f;
   int n_ff = 0;            // dense feed-forward width (0 in a MoE file that has none)
   int n_rot = 0;
   float rms_eps = 1e-5f;
@@ -294,8 +308,8 @@ struct Hparams {
   AttnShape attn_shape(int layer) const {
     const bool slides = layer_slides(layer);
     const int heads = slides && n_head_swa > 0 ? n_head_swa : n_head;
-    if (slides && head_dim_swa > 0) return {heads, n_head_kv_swa, head_dim_swa};
-    return {heads, n_head_kv, head_dim};
+    if (slides && head_dim_swa > 0) return {heads, n_head_kv_swa, head_dim_swa, v_head_dim};
+    return {heads, n_head_kv, head_dim, v_head_dim};
   }
   // The most query heads of any layer.
   int max_n_head() const { return std::max(n_head, n_head_swa); }

@@ -4,7 +4,8 @@
 //
 // Layout of one block (block_tokens consecutive positions of one sequence, all layers):
 //   for layer l: K[block_tokens][n_head_kv][head_dim], then V[block_tokens][n_head_kv][head_dim]
-// elements in `type` (F32, F16 or Q8_0; Q8_0 needs head_dim % 32 == 0). With v_is_k (Multi-head
+// elements in `type` (F32, F16 or Q8_0; Q8_0 needs head_dim % 32 == 0); value heads narrower than
+// key heads (MiMo-V2: AttnShape::v_head_dim) are stored zero-padded to head_dim. With v_is_k (Multi-head
 // Latent Attention, whose one latent row per token serves as key and value) a layer has K only,
 // and V is read from the same bytes.
 //

@@ -91,12 +91,12 @@ void bind_attention(WeightBinder& b, const Hparams& hp, int layer, const std::st
   if (hp.is_mla()) {
     bind_mla_attention(b, hp, p, lw);
   } else if (b.has(p + "attn_qkv.weight")) {
-    const kernels::WeightMatrix qkv = b.matrix(p + "attn_qkv.weight", hp.n_embd, q_dim + 2 * kv_dim);
+    const kernels::WeightMatrix qkv = b.matrix(p + "attn_qkv.weight", hp.n_embd, q_dim + kv_dim + sh.v_dim());
     lw.wq = WeightBinder::rows(qkv, 0, q_dim);
     lw.wk = WeightBinder::rows(qkv, q_dim, kv_dim);
-    lw.wv = WeightBinder::rows(qkv, q_dim + kv_dim, kv_dim);
+    lw.wv = WeightBinder::rows(qkv, q_dim + kv_dim, sh.v_dim());
     if (hp.qkv_bias) {  // one attn_qkv.bias, laid out as the rows
-      lw.bq = b.vector(p + "attn_qkv.bias", q_dim + 2 * kv_dim, true);
+      lw.bq = b.vector(p + "attn_qkv.bias", q_dim + kv_dim + sh.v_dim(), true);
       lw.bk = lw.bq == nullptr ? nullptr : lw.bq + q_dim;
       lw.bv = lw.bq == nullptr ? nullptr : lw.bq + q_dim + kv_dim;
     }
@@ -106,12 +106,12 @@ void bind_attention(WeightBinder& b, const Hparams& hp, int layer, const std::st
     // without attn_v use k's projection as v.
     if (hp.layer_stores_kv(layer)) {
       lw.wk = b.matrix(p + "attn_k.weight", hp.n_embd, kv_dim);
-      if (!hp.v_norm || b.has(p + "attn_v.weight")) lw.wv = b.matrix(p + "attn_v.weight", hp.n_embd, kv_dim);
+      if (!hp.v_norm || b.has(p + "attn_v.weight")) lw.wv = b.matrix(p + "attn_v.weight", hp.n_embd, sh.v_dim());
     }
     if (hp.qkv_bias) {
       lw.bq = b.vector(p + "attn_q.bias", q_dim, true);
       lw.bk = b.vector(p + "attn_k.bias", kv_dim, true);
-      lw.bv = b.vector(p + "attn_v.bias", kv_dim, true);
+      lw.bv = b.vector(p + "attn_v.bias", sh.v_dim(), true);
     }
   }
   if (hp.qk_norm && hp.qk_norm_per_head_gains) {
@@ -122,10 +122,11 @@ void bind_attention(WeightBinder& b, const Hparams& hp, int layer, const std::st
     const int64_t k_norm_width = hp.qk_norm_whole_row ? kv_dim : sh.head_dim;
     lw.k_norm = b.vector(p + "attn_k_norm.weight", k_norm_width, hp.layer_stores_kv(layer));
   }
-  if (!hp.is_mla()) lw.wo = b.matrix(p + "attn_output.weight", q_dim, hp.n_embd);
+  if (!hp.is_mla()) lw.wo = b.matrix(p + "attn_output.weight", sh.out_dim(), hp.n_embd);
   if (hp.attn_head_gate && b.has(p + "attn_gate.weight")) lw.attn_head_gate = b.matrix(p + "attn_gate.weight", hp.n_embd, sh.n_head);
   lw.bo = b.vector(p + "attn_output.bias", hp.n_embd, false);
-  if (hp.attn_sinks) lw.attn_sinks = b.vector(p + "attn_sinks.weight", hp.n_head, true);
+  // gpt-oss's layers all have sinks; MiMo-V2's sliding ones do (used whenever the file has them).
+  lw.attn_sinks = b.vector(p + "attn_sinks.weight", sh.n_head, hp.attn_sinks);
 }
 
 // The experts' gate and up projections as views of one fused ffn_gate_up_exps (each expert's

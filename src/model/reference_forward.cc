@@ -266,6 +266,7 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   }
   if (!hp_.qk_norm_after_rope) norm_qk(l, sh, stores_kv, q, k);
   if (hp_.v_norm && stores_kv) norm_heads(v, sh.n_head_kv, hd, Vec(static_cast<size_t>(hd), 1.0));
+  for (double& x : v) x *= hp_.v_scale;  // MiMo-V2's; 1 elsewhere
   const bool sliding = hp_.layer_slides(l.index);
   // Llama 4: every nope_layer_step-th layer has no rope but a temperature on q; the others
   // L2-norm q and k after the rotation. Ministral 3: a temperature on q in every layer, after
@@ -292,7 +293,8 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   // The layer whose K/V this one reads: itself, or Gemma 4's source of a shared layer.
   const Layer& kv = stores_kv ? l : layers_[static_cast<size_t>(hp_.kv_source[static_cast<size_t>(l.index)])];
 
-  Vec att(static_cast<size_t>(sh.n_head) * hd, 0.0);
+  const int vhd = sh.v_head();  // MiMo-V2's value heads are narrower than its key heads
+  Vec att(static_cast<size_t>(sh.n_head) * vhd, 0.0);
   const int group = sh.n_head / sh.n_head_kv;
   const size_t n_pos = kv.k_cache.size();
   // A sliding layer's query at position p sees keys (p - window, p]; a chunked one (Llama 4's
@@ -314,15 +316,16 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     double sum = 0;
     for (size_t t = first; t < n_pos; ++t) sum += (scores[t] = std::exp(scores[t] - max_score));
     if (!l.sinks.empty()) sum += std::exp(l.sinks[static_cast<size_t>(h)] - max_score);  // a key of value 0
+    const size_t v_at = static_cast<size_t>(h / group) * vhd;
     for (size_t t = first; t < n_pos; ++t) {
-      for (int i = 0; i < hd; ++i) att[h * hd + i] += scores[t] / sum * kv.v_cache[t][kv_at + i];
+      for (int i = 0; i < vhd; ++i) att[h * vhd + i] += scores[t] / sum * kv.v_cache[t][v_at + i];
     }
   }
   for (size_t i = 0; i < gate.size(); ++i) att[i] /= 1.0 + std::exp(-gate[i]);
   if (!l.head_gate.empty()) {  // Step 3.5: a sigmoid per head; Laguna: a softplus
     const Vec g = matvec(l.head_gate, x);
     for (size_t i = 0; i < att.size(); ++i) {
-      const double v = g[i / static_cast<size_t>(hd)];
+      const double v = g[i / static_cast<size_t>(vhd)];
       const double softplus = std::max(v, 0.0) + std::log1p(std::exp(-std::abs(v)));  // log(1 + e^v), stable
       att[i] *= hp_.attn_head_gate_softplus ? softplus : 1.0 / (1.0 + std::exp(-v));
     }

@@ -1,6 +1,8 @@
 #include "model/step35_hparams.h"
 
+#include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/metadata_readers.h"
@@ -175,7 +177,70 @@ Status read_laguna_rope(const GgufFile& gguf, Hparams* hp) {
   return Status::Ok();
 }
 
+// MiMo-V2's dense layers: those without a router (blk.N.ffn_gate_inp), which must all come first.
+Status read_mimo2_dense_lead(const GgufFile& gguf, Hparams* hp) {
+  auto routed = [&](int l) { return has_tensor(gguf, "blk." + std::to_string(l) + ".ffn_gate_inp.weight"); };
+  int lead = 0;
+  while (lead < hp->n_layer && !routed(lead)) ++lead;
+  for (int l = lead; l < hp->n_layer; ++l) {
+    if (!routed(l)) {
+      return Status::Unsupported(gguf.path() + ": layer " + std::to_string(l) + " has no router (blk." +
+                                 std::to_string(l) + ".ffn_gate_inp.weight) after layers with one; only leading "
+                                 "dense layers are supported");
+    }
+  }
+  if (lead > 0 && hp->n_ff == 0) {
+    return Status::NotFound(gguf.path() + ": missing metadata key " + hp->arch +
+                            ".feed_forward_length (the width of the leading dense layers)");
+  }
+  hp->n_layer_dense_lead = lead;
+  return Status::Ok();
+}
+
+// MiMo-V2's sliding layers' heads, rotated dims and rope base: the same head widths as the full
+// layers' (key_length_swa / value_length_swa, when present, must say so), rope.dimension_count_swa
+// (the full layers' when absent) and rope.freq_base_swa (required).
+Status read_mimo2_sliding(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const std::string& f = gguf.path();
+  const int value_length = hp->v_head_dim > 0 ? hp->v_head_dim : hp->head_dim;
+  for (auto [suffix, want] : {std::pair{"attention.key_length_swa", hp->head_dim},
+                              std::pair{"attention.value_length_swa", value_length}}) {
+    int width = want;
+    STRATA_RETURN_IF_ERROR(read_count(gguf, a, suffix, true, &width));
+    if (width != want) {
+      return Status::Unsupported(f + ": " + a + "." + suffix + " " + std::to_string(width) +
+                                 " differs from the full layers' " + std::to_string(want) + "; one width is supported");
+    }
+  }
+  hp->n_rot_swa = hp->n_rot;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "rope.dimension_count_swa", true, &hp->n_rot_swa));
+  STRATA_RETURN_IF_ERROR(read_rotated_widths(gguf, hp->n_layer, hp));
+  if (gguf.find(a + ".rope.freq_base_swa") == nullptr) {
+    return Status::NotFound(f + ": missing metadata key " + a + ".rope.freq_base_swa");
+  }
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.freq_base_swa", &hp->rope_freq_base_swa));
+  if (!(hp->rope_freq_base_swa > 0.0f)) return Status::Corrupt(f + ": " + a + ".rope.freq_base_swa must be > 0");
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status read_mimo2(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const int n_blocks = hp->n_layer + hp->n_nextn_layers;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.sliding_window", false, &hp->sliding_window));
+  std::vector<uint64_t> pattern;
+  STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".attention.sliding_window_pattern", n_blocks, &pattern));
+  for (int l = 0; l < hp->n_layer; ++l) hp->sliding_layers.push_back(pattern[static_cast<size_t>(l)] != 0 ? 1 : 0);
+  STRATA_RETURN_IF_ERROR(read_heads(gguf, n_blocks, hp));
+  STRATA_RETURN_IF_ERROR(read_mimo2_sliding(gguf, hp));
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".attention.value_scale", &hp->v_scale));
+  if (!(hp->v_scale > 0.0f) || !std::isfinite(hp->v_scale)) {
+    return Status::Corrupt(gguf.path() + ": " + a + ".attention.value_scale must be a positive finite number");
+  }
+  return read_mimo2_dense_lead(gguf, hp);
+}
 
 Status read_laguna(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;

@@ -1,4 +1,5 @@
-// StepFun Step 3.5's hyper-parameters (ArchTraits::step35), read after the common ones. Private to
+// StepFun Step 3.5's, Poolside Laguna's and Xiaomi MiMo-V2's hyper-parameters (ArchTraits::step35,
+// laguna, mimo2), read after the common ones. Private to
 // src/model (hparams.cc calls it).
 #pragma once
 
@@ -32,5 +33,13 @@ Status read_step35(const GgufFile& gguf, Hparams* hp);
 // value per head (a gate per value, Laguna M.1's, is refused); routing renormalised by at least
 // 2^-14.
 Status read_laguna(const GgufFile& gguf, Hparams* hp);
+
+// Xiaomi MiMo-V2's keys (ArchTraits::mimo2), as llama.cpp's converter writes them: the window
+// (attention.sliding_window) and which layers slide (attention.sliding_window_pattern, over every
+// block), the K/V heads of each kind (attention.head_count_kv: one count for each), the sliding
+// layers' rotated dims (rope.dimension_count_swa, the full layers' when absent) and base
+// (rope.freq_base_swa), and v's scale (attention.value_scale, 1 when absent). The layers without a
+// router (ffn_gate_inp) are dense and must lead.
+Status read_mimo2(const GgufFile& gguf, Hparams* hp);
 
 }  // namespace strata

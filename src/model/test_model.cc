@@ -156,6 +156,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   if (s.arch == "gemma4" || s.arch == "gemma4-moe") set_gemma4_metadata(s, w);
   if (s.arch == "step35") set_step35_metadata(s, w);
   if (s.arch == "laguna") set_laguna_metadata(s, w);
+  if (s.arch == "mimo2") set_mimo2_metadata(s, w);
   if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3" || s.arch == "cohere2") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
@@ -240,7 +241,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   // A dense lead, a selection bias, a shared expert of its own width.
   const bool ernie = s.arch == "ernie4_5-moe" || s.arch == "step35" || s.arch == "laguna";
   const bool stepped_dense = (s.arch == "llama4" || ernie) && (layer + 1) % s.moe_layer_step != 0;
-  const bool dense_lead = glm || deepseek || ernie || s.arch == "cohere2_moe";
+  const bool dense_lead = glm || deepseek || ernie || s.arch == "cohere2_moe" || s.arch == "mimo2";
   if (!is_moe_arch(s.arch) || (dense_lead && layer < s.n_dense_lead) || stepped_dense) {
     const int n_ff = s.arch == "gemma4" ? gemma4_ffn_width(s, layer) : s.n_ff;
     b.matrix(p + "ffn_gate.weight", s.n_embd, n_ff);
@@ -250,7 +251,8 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   }
   b.vector_matrix(p + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
   // A selection bias of the size of the sigmoid gate values' spread, so it changes choices.
-  if (glm || (s.arch == "deepseek2" && s.expert_gating_func == 2) || s.arch == "minimax-m2" || ernie) {
+  if (glm || (s.arch == "deepseek2" && s.expert_gating_func == 2) || s.arch == "minimax-m2" || ernie ||
+      s.arch == "mimo2") {
     b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
   }
   if (s.fused_gate_up_exps) {  // each expert's gate rows, then its up rows
@@ -305,7 +307,7 @@ std::string test_model_name(const TestModelSpec& spec) {
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
          arch == "llama4" || arch == "deepseek2" || arch == "mistral4" || arch == "minimax-m2" || arch == "step35" || arch == "laguna" ||
-         arch == "hunyuan-moe" || arch == "cohere2_moe" || arch == "minimax-m3" ||
+         arch == "mimo2" || arch == "hunyuan-moe" || arch == "cohere2_moe" || arch == "minimax-m3" ||
          arch == "ernie4_5-moe" || arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
          arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe";
 }
@@ -368,6 +370,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       add_gemma4_attention(b, s, p, l);
     } else if (s.arch == "step35" || s.arch == "laguna") {
       add_step35_attention(b, s, p, l);
+    } else if (s.arch == "mimo2") {
+      add_mimo2_attention(b, s, p, l);
     } else if (s.arch == "deepseek2" || s.arch == "mistral4") {
       add_mla_attention(b, s, p);
     } else if (fused_qkv) {
@@ -391,8 +395,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_q_norm.weight", minimax ? q_dim : head_dim(s), 1.0f, 0.3f);
       b.vector(p + "attn_k_norm.weight", minimax ? kv_dim : head_dim(s), 1.0f, 0.3f);
     }
-    if (s.arch != "deepseek2" && s.arch != "mistral4" && s.arch != "step35" && s.arch != "laguna" && !hybrid &&
-        !gemma4) {
+    if (s.arch != "deepseek2" && s.arch != "mistral4" && s.arch != "step35" && s.arch != "laguna" &&
+        s.arch != "mimo2" && !hybrid && !gemma4) {
       b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
     }
     if (gpt_oss) {

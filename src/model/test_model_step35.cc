@@ -6,7 +6,12 @@
 // (attn_gate), has QK-norm, and clamps its SwiGLUs where the limits below say. One NextN block
 // follows the layers (its values in the per-layer arrays too). Laguna (laguna) has the same
 // attention tensors and layer kinds with its own keys: no pattern (the head counts tell), YaRN on
-// the full layers, no limits, no NextN block, gates that go through softplus.
+// the full layers, no limits, no NextN block, gates that go through softplus. MiMo-V2 (mimo2) has
+// the same layer kinds with n_head query heads in both, n_head_kv K/V heads in the sliding ones and
+// n_head_kv_full in the full ones, key heads of head_dim and value heads of 3/4 of it, a quarter of
+// each head rotated (NeoX) on base 500000 in the full layers and rope_freq_base in the sliding ones,
+// sinks in the sliding ones, v scaled by 0.707; n_dense_lead dense layers (no router), then experts
+// by sigmoid gates with a selection bias, renormalised, no shared expert (test_model.cc).
 #include <string>
 #include <vector>
 
@@ -95,6 +100,41 @@ void set_laguna_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
   w.set(a + ".expert_weights_norm", GgufValue::Bool(true));
   w.set(a + ".expert_gating_func", count(2));
+}
+
+int mimo2_v_head_dim(const TestModelSpec& s) { return head_dim(s) * 3 / 4; }
+
+int mimo2_kv_heads(const TestModelSpec& s, int layer) {
+  return step35_layer_slides(layer) ? s.n_head_kv : s.n_head_kv_full;
+}
+
+void set_mimo2_metadata(const TestModelSpec& s, GgufWriter& w) {
+  const std::string a = "mimo2";
+  std::vector<GgufValue> pattern;
+  std::vector<int32_t> kv_heads;
+  for (int l = 0; l < layer_count(s); ++l) {
+    pattern.push_back(GgufValue::Bool(step35_layer_slides(l)));
+    kv_heads.push_back(mimo2_kv_heads(s, l));
+  }
+  w.set(a + ".attention.sliding_window", count(s.sliding_window));
+  w.set(a + ".attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, pattern));
+  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(a + ".attention.key_length", count(head_dim(s)));
+  w.set(a + ".attention.value_length", count(mimo2_v_head_dim(s)));
+  w.set(a + ".rope.dimension_count", count(head_dim(s) / 4));
+  w.set(a + ".rope.freq_base", GgufValue::F32(500000.0f));
+  w.set(a + ".rope.freq_base_swa", GgufValue::F32(s.rope_freq_base));
+  w.set(a + ".attention.value_scale", GgufValue::F32(0.707f));
+}
+
+void add_mimo2_attention(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int layer) {
+  const int hd = head_dim(s);
+  const int kv_heads = mimo2_kv_heads(s, layer);
+  b.matrix(p + "attn_q.weight", s.n_embd, s.n_head * hd);
+  b.matrix(p + "attn_k.weight", s.n_embd, kv_heads * hd);
+  b.matrix(p + "attn_v.weight", s.n_embd, kv_heads * mimo2_v_head_dim(s));
+  b.matrix(p + "attn_output.weight", s.n_head * mimo2_v_head_dim(s), s.n_embd);
+  if (step35_layer_slides(layer)) b.vector(p + "attn_sinks.weight", s.n_head, 0.0f, 3.0f);
 }
 
 std::vector<float> step35_rope_freqs(const TestModelSpec& s) {

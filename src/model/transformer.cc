@@ -1,6 +1,6 @@
 // The forward pass of a transformer (llama, qwen2, qwen3, their mixture-of-experts forms,
 // gemma2, gemma3, gemma4, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2, mistral3, ernie4_5(-moe),
-// granite(moe), seed_oss, bailingmoe2, dots1, cohere2, the vision-language models' language models
+// granite(moe), seed_oss, bailingmoe2, dots1, cohere2, step35, laguna, mimo2, the vision-language models' language models
 // (qwen2vl, qwen3vl(moe)), deepseek2, whose latent attention is mla_attention.cc, and the hybrid
 // qwen35(moe) and qwen3next, whose delta-net layers are delta_net.cc), top to bottom.
 //
@@ -72,13 +72,34 @@ void norm_qk(const Hparams& hp, const AttnShape& sh, const LayerWeights& lw, boo
   }
 }
 
+// MiMo-V2's narrow value heads (sh.v_head() values each, packed in v) into the cache's heads of
+// sh.head_dim (wide), zero-padded, times v_scale.
+void widen_v_row(const AttnShape& sh, float v_scale, const float* v, float* wide) {
+  const int n = sh.v_head();
+  for (int h = 0; h < sh.n_head_kv; ++h) {
+    float* out = wide + static_cast<size_t>(h) * sh.head_dim;
+    for (int i = 0; i < n; ++i) out[i] = v[static_cast<size_t>(h) * n + i] * v_scale;
+    std::fill(out + n, out + sh.head_dim, 0.0f);
+  }
+}
+
+// Each head's first sh.v_head() values of one row's attention output (heads of sh.head_dim) into
+// out, packed: what attn_output reads when value heads are narrow.
+void narrow_out_row(const AttnShape& sh, const float* attn, float* out) {
+  const int n = sh.v_head();
+  for (int h = 0; h < sh.n_head; ++h) {
+    std::memcpy(out + static_cast<size_t>(h) * n, attn + static_cast<size_t>(h) * sh.head_dim, sizeof(float) * n);
+  }
+}
+
 // Bias, QK-norm (per head, or of the whole row; before the rotation, or after it in Hunyuan) and
 // rotary embedding of one row's q and k, and
 // q's temperature (Llama 4's layers without rope, every Ministral 3 layer); Gemma 4's v (k's
 // projection when the layer has no attn_v, then normed); then the row's k and v go into the
-// cache at its position.
+// cache at its position. v holds sh.v_dim() values; with narrow value heads (MiMo-V2) they go to
+// the cache through v_wide (sh.kv_dim() floats), padded and scaled.
 void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const LayerWeights& lw, int layer,
-                    const Row& row, float* q, float* k, float* v, KvView& kv) {
+                    const Row& row, float* q, float* k, float* v, float* v_wide, KvView& kv) {
   const AttnShape sh = hp.attn_shape(layer);
   const int q_dim = sh.q_dim();
   const int kv_dim = sh.kv_dim();
@@ -88,7 +109,13 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
   if (lw.bq != nullptr) {
     add_in_place(q, lw.bq, q_dim);
     add_in_place(k, lw.bk, kv_dim);
-    add_in_place(v, lw.bv, kv_dim);
+    add_in_place(v, lw.bv, sh.v_dim());
+  }
+  if (sh.narrow_v()) {
+    widen_v_row(sh, hp.v_scale, v, v_wide);
+    v = v_wide;
+  } else if (hp.v_scale != 1.0f) {
+    for (int i = 0; i < kv_dim; ++i) v[i] *= hp.v_scale;
   }
   if (!hp.qk_norm_after_rope) norm_qk(hp, sh, lw, stores_kv, q, k);
   if (lw.v_unit_norm != nullptr && stores_kv) norm_heads(v, sh.n_head_kv, sh.head_dim, lw.v_unit_norm, hp.rms_eps);
@@ -261,7 +288,11 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
       size_t n_jobs = 0;
       qkv[n_jobs++] = {&lw.wq, s.normed(), n, gated ? s.q_gate() : s.q()};
       if (lw.wk.data != nullptr) qkv[n_jobs++] = {&lw.wk, s.normed(), n, s.k()};
-      if (lw.wv.data != nullptr) qkv[n_jobs++] = {&lw.wv, s.normed(), n, s.v()};
+      // Narrow value heads (MiMo-V2) land packed in attn_out (free till the attention), and
+      // finish_qkv_row widens them into v.
+      const AttnShape sh = hp.attn_shape(layer);
+      float* v_out = sh.narrow_v() ? s.attn_out() : s.v();
+      if (lw.wv.data != nullptr) qkv[n_jobs++] = {&lw.wv, s.normed(), n, v_out};
       if (head_gated) qkv[n_jobs++] = {&lw.attn_head_gate, s.normed(), n, s.q_gate()};
       matmul_same_input(std::span<const kernels::MatmulJob>(qkv.data(), n_jobs), s, pool);
       {
@@ -270,8 +301,9 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
         for_each_row(pool, n, q_dim + 2 * kv_dim, [&](int r) {
           float* q = s.q() + static_cast<size_t>(r) * q_dim;
           if (gated) split_q_gate(hp, s.q_gate() + static_cast<size_t>(r) * 2 * q_dim, q);
-          finish_qkv_row(hp, rope, lw, layer, rows[r], q, s.k() + static_cast<size_t>(r) * kv_dim,
-                         s.v() + static_cast<size_t>(r) * kv_dim, kv);
+          float* v_wide = s.v() + static_cast<size_t>(r) * kv_dim;
+          float* v = sh.narrow_v() ? v_out + static_cast<size_t>(r) * sh.v_dim() : v_wide;
+          finish_qkv_row(hp, rope, lw, layer, rows[r], q, s.k() + static_cast<size_t>(r) * kv_dim, v, v_wide, kv);
         });
       }
       {
@@ -284,14 +316,18 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
           });
         }
         if (head_gated) {
-          const AttnShape sh = hp.attn_shape(layer);
           for_each_row(pool, n, q_dim, [&](int r) {
             apply_head_gate(sh, hp.attn_head_gate_softplus, s.q_gate() + static_cast<size_t>(r) * sh.n_head,
                             s.attn_out() + static_cast<size_t>(r) * q_dim);
           });
         }
+        if (sh.narrow_v()) {  // q is spent: it takes the heads' values, packed
+          for_each_row(pool, n, q_dim, [&](int r) {
+            narrow_out_row(sh, s.attn_out() + static_cast<size_t>(r) * q_dim, s.q() + static_cast<size_t>(r) * sh.out_dim());
+          });
+        }
       }
-      matmul(lw.wo, s.attn_out(), n, s.proj(), s, pool);
+      matmul(lw.wo, sh.narrow_v() ? s.q() : s.attn_out(), n, s.proj(), s, pool);
     }
 
     // Output bias (gpt-oss), residual (of the post-normed output, gemma3), then the

@@ -130,7 +130,7 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   // (partial_rotary_factor 0.5; MiniMax's rotary_dim 64 of 128), Qwen3.5 a quarter (64 of 256),
   // DeepSeek the last rope_dim.
   int rotated =
-      s.deepseek2                                                                ? s.rope_dim
+      s.deepseek2 || s.mimo2                                                     ? s.rope_dim
       : s.glm4moe || s.glm4 || s.minimax_m2 || s.minimax_m3 || s.laguna ? s.head_dim / 2
                                                                              : s.head_dim;
   if (s.full_attn_interval > 0) rotated = s.head_dim / 4;
@@ -221,6 +221,27 @@ void set_step35_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".rope.freq_base_swa", GgufValue::F32(10000.0f));
   w.set(a + ".swiglu_clamp_exp", GgufValue::F32Array(routed));
   w.set(a + ".swiglu_clamp_shexp", GgufValue::F32Array(shared));
+}
+
+// MiMo-V2's, as llama.cpp's converter writes them: which layers slide over how many keys, each
+// layer's K/V heads, the value heads' width, the sliding layers' rope base and v's scale (no
+// leading_dense_block_count: the dense layers are those without a router).
+void set_mimo2_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.mimo2) return;
+  const std::string& a = s.arch;
+  std::vector<GgufValue> pattern;
+  std::vector<int32_t> kv_heads;
+  for (int l = 0; l < s.n_layer; ++l) {
+    pattern.push_back(GgufValue::Bool(mimo2_layer_slides(l)));
+    kv_heads.push_back(layer_kv_heads(s, l));
+  }
+  w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
+  w.set(a + ".attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, pattern));
+  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(a + ".attention.key_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
+  w.set(a + ".attention.value_length", GgufValue::U32(static_cast<uint32_t>(s.v_head_dim)));
+  w.set(a + ".rope.freq_base_swa", GgufValue::F32(10000.0f));
+  w.set(a + ".attention.value_scale", GgufValue::F32(0.707f));
 }
 
 // Laguna's, as llama.cpp's converter writes them: each layer's query heads (no pattern: the counts
@@ -419,6 +440,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_gemma4_hparams(w, report.spec);
   set_step35_hparams(w, report.spec);
   set_laguna_hparams(w, report.spec);
+  set_mimo2_hparams(w, report.spec);
   set_minicpm_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 

@@ -14,6 +14,18 @@ ModelSpec step35(ModelSpec s, int n_head_swa, int sliding_window, int n_dense_le
   return s;
 }
 
+ModelSpec mimo2(ModelSpec s, int n_head_kv_full, int v_head_dim, int rope_dim, int sliding_window) {
+  s.n_head_kv_full = n_head_kv_full;
+  s.v_head_dim = v_head_dim;
+  s.rope_dim = rope_dim;
+  s.sliding_window = sliding_window;
+  s.n_dense_lead = 1;
+  s.sigmoid_routing = true;
+  s.expert_weights_norm = true;
+  s.expert_weights_scale = 1.0f;
+  return s;
+}
+
 ModelSpec mla(ModelSpec s, int q_lora_rank, int kv_lora_rank, int rope_dim, int v_head_dim) {
   s.q_lora_rank = q_lora_rank;
   s.kv_lora_rank = kv_lora_rank;
@@ -299,6 +311,14 @@ std::vector<Preset> model_presets() {
       // Step 3.5 Flash (196B-A11B): 64 query heads of 128 in the full layers, 96 in the sliding
       // ones (a 512-key window), 8 K/V heads; 3 dense layers (11264 wide), then 288 experts of 1280
       // with 8 used beside a shared expert of 1280, routed by sigmoid gates, normalised, times 3.
+      // MiMo-V2-Flash (310B-A15B): 64 query heads; key heads of 192 (64 rotated), value heads of 128;
+      // in the full layers (0, 5, 11, ..., 47) 4 K/V heads on rope base 5000000, in the others 8
+      // over a 128-key window on base 10000 with sinks; one dense layer of 16384, then 256 experts
+      // of 2048 with 8 used, sigmoid routing normalised, no shared expert (config values as
+      // published; not checked against a file here).
+      {"mimo-v2-flash", "mimo2",
+       mimo2(experts(shape(152576, 262144, 4096, 48, 64, 8, 192, 16384, 1e-5f, 5000000.0f, false), 256, 8, 2048, 0), 4,
+             128, 64, 128)},
       {"step-3.5-flash", "step35",
        step35(experts(shape(128896, 262144, 4096, 45, 64, 8, 128, 11264, 1e-5f, 5000000.0f, false), 288, 8, 1280,
                       1280),

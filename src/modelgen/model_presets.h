@@ -23,6 +23,9 @@ namespace preset_parts {
 
 // Step 3.5's sliding layers' heads and window, its dense lead and routing (model_spec.h).
 ModelSpec step35(ModelSpec s, int n_head_swa, int sliding_window, int n_dense_lead, float scale);
+// MiMo-V2's attention and routing on s (model_spec.h): the full layers' K/V heads, the value head
+// width, the rotated dims, the window; one leading dense layer, sigmoid routing normalised.
+ModelSpec mimo2(ModelSpec s, int n_head_kv_full, int v_head_dim, int rope_dim, int sliding_window);
 // DeepSeek's Multi-head Latent Attention on s: key heads of s.head_dim (its last rope_dim rotated),
 // value heads of v_head_dim, one per query head, from a kv_lora_rank latent; queries through a
 // q_lora_rank bottleneck (0: none).

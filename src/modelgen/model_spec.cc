@@ -11,6 +11,7 @@ namespace {
 using preset_parts::deepseek_moe;
 using preset_parts::delta_net;
 using preset_parts::mla;
+using preset_parts::mimo2;
 using preset_parts::step35;
 
 std::string preset_list(bool moe) {
@@ -61,6 +62,11 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
     if (s->sliding_window == 0) s->sliding_window = std::min(s->n_ctx / 4, 128);
     s->rope_linear_factor = 1.0f;
     if (!s->preset.starts_with("laguna")) s->rope_yarn_factor = 1.0f;
+  } else if (name == "mimo2") {
+    // MiMo-V2-Flash's 128-key window, or a quarter of a small preset's context; its rope unscaled.
+    if (s->sliding_window == 0) s->sliding_window = std::min(s->n_ctx / 4, 128);
+    s->rope_linear_factor = 1.0f;
+    s->rope_yarn_factor = 1.0f;
   } else if (name == "step35") {
     // Another preset as step35: a 128-key window (as gpt-oss's; Step 3.5's own is 512), or a
     // quarter of a small context; its rope unscaled (the full layers' rope_freqs come from the shape).
@@ -104,8 +110,17 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->ernie_moe = name == "ernie4_5-moe";
   s->step35 = name == "step35";
   s->laguna = name == "laguna";
+  s->mimo2 = name == "mimo2";
   if (!s->step35 && !s->laguna) s->n_head_swa = 0;
   if (name == "deepseek2" || name == "mistral4") return;
+  if (s->mimo2) {  // another preset: half its K/V heads in the full layers, values 2/3 of a key head
+    if (s->n_head_kv_full == 0 || s->v_head_dim == 0) {
+      *s = mimo2(*s, std::max(1, s->n_head_kv / 2), s->head_dim * 2 / 3 / 2 * 2, std::max(2, s->head_dim / 3 / 2 * 2),
+                 s->sliding_window);
+    }
+    s->n_ff_shexp = 0;
+    return;
+  }
   if (s->step35 || s->laguna) {  // another preset: half as many heads again when sliding, one dense layer
     if (s->n_head_swa == 0) {
       *s = step35(*s, (s->n_head * 3 / 2 + s->n_head_kv - 1) / s->n_head_kv * s->n_head_kv, s->sliding_window, 1,
@@ -142,7 +157,8 @@ void apply_deepseek2(std::string_view name, ModelSpec* s) {
   s->mistral4 = name == "mistral4";
   if (s->mistral4) s->split_kv_b = s->fused_gate_up_exps = true;
   if (!s->deepseek2) {
-    s->q_lora_rank = s->kv_lora_rank = s->rope_dim = s->v_head_dim = 0;
+    s->q_lora_rank = s->kv_lora_rank = 0;
+    if (!s->mimo2) s->rope_dim = s->v_head_dim = 0;  // MiMo-V2's value heads and rotated dims stay
     if (name != "mistral3") s->rope_yarn_log_mul = 0.0f;
     return;
   }
@@ -190,6 +206,7 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
     {"qwen35moe", true},    {"qwen3next", true},    {"qwen3vlmoe", true},   {"granitemoe", true},
     {"step35", true},       {"laguna", true},       {"hunyuan-moe", true},  {"cohere2_moe", true},
+    {"mimo2", true},
 };
 
 // "a, b, ... or z" of the dense names (dense), the MoE ones (moe), or both.
@@ -272,6 +289,13 @@ bool gemma4_layer_slides(const ModelSpec& spec, int layer) {
 }
 
 bool step35_layer_slides(int layer) { return layer % 4 != 0; }
+
+bool mimo2_layer_slides(int layer) { return layer != 0 && (layer + 1) % 6 != 0; }
+
+int layer_kv_heads(const ModelSpec& spec, int layer) {
+  const bool full = (spec.gemma4 && !gemma4_layer_slides(spec, layer)) || (spec.mimo2 && !mimo2_layer_slides(layer));
+  return full ? spec.n_head_kv_full : spec.n_head_kv;
+}
 
 int step35_layer_heads(const ModelSpec& spec, int layer) {
   return (spec.step35 || spec.laguna) && step35_layer_slides(layer) ? spec.n_head_swa : spec.n_head;

@@ -101,6 +101,14 @@ struct ModelSpec {
   // sigmoid routing with a selection bias, normalised and scaled, beside a shared expert; no
   // SwiGLU limits, no rope_freqs, no NextN block.
   bool laguna = false;
+  // mimo2 (MiMo-V2-Flash): key heads of head_dim, value heads of v_head_dim (written as
+  // attention.value_length), rope_dim of each head rotated (NeoX); the full layers (layer 0 and
+  // every l with (l + 1) % 6 == 0: mimo2_layer_slides) have n_head_kv_full K/V heads on
+  // rope_freq_base, the sliding ones n_head_kv over sliding_window keys on base 10000, with
+  // attn_sinks; v times 0.707 (attention.value_scale); n_dense_lead dense layers (no router, no
+  // leading_dense_block_count key: llama.cpp tells them by that), then experts by sigmoid gates with
+  // a selection bias, normalised, unscaled, no shared expert.
+  bool mimo2 = false;
   int n_head_swa = 0;
   int n_head_kv_full = 0;
   // gemma4: every gemma4_period-th layer is full (6 in the 31B and 26B-A4B, 5 in the E2B, 7 in the
@@ -228,6 +236,9 @@ int head_count_kv(const ModelSpec& spec);
 // an earlier layer's K/V, and its feed-forward width.
 bool gemma4_layer_slides(const ModelSpec& spec, int layer);
 bool step35_layer_slides(int layer);
+bool mimo2_layer_slides(int layer);
+// The K/V heads of layer l: n_head_kv, or Gemma 4's and MiMo-V2's full layers' n_head_kv_full.
+int layer_kv_heads(const ModelSpec& spec, int layer);
 int step35_layer_heads(const ModelSpec& spec, int layer);
 bool gemma4_layer_shares_kv(const ModelSpec& spec, int layer);
 int gemma4_ffn_width(const ModelSpec& spec, int layer);

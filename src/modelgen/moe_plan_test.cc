@@ -178,6 +178,38 @@ TEST(MoePresetTest, LagunaXs2MatchesThePublishedShape) {
   EXPECT_EQ(t.count("rope_freqs.weight"), 0u);
 }
 
+// MiMo-V2-Flash: about 310B parameters; 64 query heads of 192 (64 rotated) with value heads of
+// 128; 4 K/V heads in the full layers (0, 5, 11, ...), 8 with sinks in the sliding ones; one dense
+// layer of 16384 (no router), then 256 experts of 2048 with a selection bias, no shared expert.
+TEST(MoePresetTest, MimoV2FlashMatchesThePublishedShape) {
+  GenerateOptions o;
+  o.preset = "mimo-v2-flash";
+  o.type = DType::kBF16;
+  auto r = plan_model(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->spec.arch, "mimo2");
+  EXPECT_TRUE(r->spec.mimo2 && r->spec.sigmoid_routing && r->spec.expert_weights_norm && !r->spec.qk_norm);
+  EXPECT_EQ(r->spec.sliding_window, 128);
+  EXPECT_GT(r->n_params, 305'000'000'000u);
+  EXPECT_LT(r->n_params, 315'000'000'000u);
+  auto t = planned_tensors_by_name(r->plan);
+  EXPECT_EQ(t["blk.0.attn_q.weight"].dims, (Dims{4096, 64 * 192}));
+  EXPECT_EQ(t["blk.0.attn_k.weight"].dims, (Dims{4096, 4 * 192}));
+  EXPECT_EQ(t["blk.0.attn_v.weight"].dims, (Dims{4096, 4 * 128}));
+  EXPECT_EQ(t["blk.1.attn_k.weight"].dims, (Dims{4096, 8 * 192}));
+  EXPECT_EQ(t["blk.1.attn_v.weight"].dims, (Dims{4096, 8 * 128}));
+  EXPECT_EQ(t["blk.1.attn_output.weight"].dims, (Dims{64 * 128, 4096}));
+  EXPECT_EQ(t["blk.1.attn_sinks.weight"].dims, (Dims{64}));
+  EXPECT_EQ(t["blk.5.attn_k.weight"].dims, (Dims{4096, 4 * 192}));
+  EXPECT_EQ(t["blk.0.ffn_gate.weight"].dims, (Dims{4096, 16384}));
+  EXPECT_EQ(t["blk.1.ffn_gate_exps.weight"].dims, (Dims{4096, 2048, 256}));
+  EXPECT_EQ(t["blk.1.exp_probs_b.bias"].dims, (Dims{256}));
+  for (const char* absent : {"blk.0.attn_sinks.weight", "blk.5.attn_sinks.weight", "blk.0.ffn_gate_inp.weight",
+                             "blk.1.ffn_gate_shexp.weight", "blk.1.attn_q_norm.weight"}) {
+    EXPECT_EQ(t.count(absent), 0u) << absent;
+  }
+}
+
 TEST(MoePresetTest, LayersOverrideKeepsTheShape) {
   GenerateOptions o;
   o.preset = "qwen3-30b-a3b";
@@ -202,7 +234,7 @@ TEST(MoePresetTest, ArchAndPresetMustAgreeOnExperts) {
   ASSERT_FALSE(dense_arch.ok());
   EXPECT_NE(dense_arch.status().message().find("preset 'moe-tiny' is mixture-of-experts (--arch qwen3moe, qwen2moe, "
                                                "mixtral, gpt-oss, glm4moe, llama4, deepseek2, mistral4, minimax-m2, minimax-m3, ernie4_5-moe, "
-                                               "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe or cohere2_moe); --arch qwen3 needs one of: tiny, small"),
+                                               "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, cohere2_moe or mimo2); --arch qwen3 needs one of: tiny, small"),
             std::string::npos)
       << dense_arch.status().message();
   auto moe_arch = model_preset("qwen3moe", "1b");

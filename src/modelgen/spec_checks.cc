@@ -1,0 +1,187 @@
+#include "modelgen/spec_checks.h"
+
+#include <string>
+
+#include "modelgen/model_spec.h"
+
+namespace strata {
+namespace {
+
+// The leading dense blocks and the shared expert (a whole number of experts) of glm4moe and
+// deepseek2.
+Status check_lead_and_shared(const ModelSpec& s) {
+  if (s.n_dense_lead < 0 || s.n_dense_lead > s.n_layer) {
+    return Status::InvalidArgument("leading_dense_block_count " + std::to_string(s.n_dense_lead) + " must be 0.." +
+                                   std::to_string(s.n_layer) + " (the layer count)");
+  }
+  if (s.n_ff_shexp % s.n_ff_exp != 0) {
+    return Status::InvalidArgument(s.arch + "'s shared expert width " + std::to_string(s.n_ff_shexp) +
+                                   " must be a whole number of experts of " + std::to_string(s.n_ff_exp));
+  }
+  return Status::Ok();
+}
+
+// glm4moe's leading dense blocks, shared expert and NextN blocks.
+Status check_glm4moe(const ModelSpec& s) {
+  if (!s.glm4moe) {
+    if ((s.n_dense_lead != 0 && !s.deepseek2 && !s.ernie_moe && !s.step35 && !s.laguna && !s.cohere2_moe &&
+         !s.minimax_m3 && !s.mimo2) ||
+        s.n_nextn != 0) {
+      return Status::InvalidArgument("leading dense and NextN blocks are for glm4moe models, not " + s.arch);
+    }
+    return Status::Ok();
+  }
+  if (s.n_nextn < 0) return Status::InvalidArgument("nextn_predict_layers must not be negative");
+  STRATA_RETURN_IF_ERROR(check_lead_and_shared(s));
+  if (s.head_dim % 4 != 0) {
+    return Status::InvalidArgument("glm4moe rotates half of each head: head_dim must be a multiple of 4");
+  }
+  return Status::Ok();
+}
+
+// deepseek2's latent attention (model_spec.h) and its experts: at least one shared expert (llama.cpp
+// writes the shared expert's tensors in every MoE block).
+Status check_deepseek2(const ModelSpec& s) {
+  if (!s.deepseek2) {
+    if (s.q_lora_rank != 0 || s.kv_lora_rank != 0 || s.split_kv_b || (!s.mimo2 && (s.rope_dim != 0 || s.v_head_dim != 0))) {
+      return Status::InvalidArgument("latent attention (q/kv_lora_rank, a split attn_kv_b) is for deepseek2 models, "
+                                     "not " + s.arch);
+    }
+    return Status::Ok();
+  }
+  if (s.q_lora_rank < 0 || s.kv_lora_rank <= 0 || s.v_head_dim <= 0 || s.rope_dim <= 0 || s.rope_dim % 2 != 0 ||
+      s.rope_dim >= s.head_dim) {
+    return Status::InvalidArgument("deepseek2 needs kv_lora_rank > 0, value heads > 0, q_lora_rank >= 0 and an even "
+                                   "rope width under the key head width " + std::to_string(s.head_dim));
+  }
+  if (s.n_head_kv != s.n_head) {
+    return Status::InvalidArgument("deepseek2 has one latent K/V head per query head: head_count_kv must be " +
+                                   std::to_string(s.n_head));
+  }
+  if (s.n_ff_shexp <= 0) return Status::InvalidArgument("deepseek2 needs a shared expert (expert_shared_count >= 1)");
+  return check_lead_and_shared(s);
+}
+
+// Qwen3.5's hybrid layers (model_spec.h): for qwen35, qwen35moe and qwen3next only, with QK-norm,
+// heads whose quarter rope rotates in pairs, and at least one attending layer.
+Status check_hybrid(const ModelSpec& s) {
+  const bool qwen35 = s.arch == "qwen35" || s.arch == "qwen35moe" || s.arch == "qwen3next";
+  if (s.full_attn_interval == 0) {
+    if (qwen35) return Status::InvalidArgument(s.arch + " needs its delta-net layers (full_attn_interval > 0)");
+    return Status::Ok();
+  }
+  if (!qwen35) {
+    return Status::InvalidArgument("delta-net layers are for qwen35, qwen35moe and qwen3next models, not " + s.arch);
+  }
+  if (s.full_attn_interval < 2 || s.ssm_conv_kernel < 2 || s.ssm_n_k_heads <= 0 || s.ssm_head_k_dim <= 0 ||
+      s.ssm_n_v_heads <= 0 || s.ssm_head_v_dim <= 0 || s.ssm_n_v_heads % s.ssm_n_k_heads != 0) {
+    return Status::InvalidArgument(s.arch + " needs an attention interval >= 2, a convolution of >= 2 taps, and "
+                                            "value heads a multiple of its key heads");
+  }
+  if (!s.qk_norm || s.head_dim % 8 != 0) {
+    return Status::InvalidArgument(s.arch + " has QK-norm and rotates a quarter of each head in pairs: head_dim must "
+                                            "be a multiple of 8");
+  }
+  if (s.n_layer < s.full_attn_interval) {
+    return Status::InvalidArgument(s.arch + " attends in every " + std::to_string(s.full_attn_interval) +
+                                   "th layer: " + std::to_string(s.n_layer) + " layers leave none (use " +
+                                   std::to_string(s.full_attn_interval) + " or more)");
+  }
+  return Status::Ok();
+}
+
+Status check_experts(const ModelSpec& s) {
+  const bool moe_arch = s.arch != "llama" && is_moe_arch_name(s.arch);
+  if (s.n_expert == 0) {
+    if (moe_arch) return Status::InvalidArgument(s.arch + " needs experts (n_expert > 0)");
+    return Status::Ok();
+  }
+  // Mixtral is llama with experts; Gemma 4 comes both ways.
+  if (!moe_arch && s.arch != "llama" && !s.gemma4) {
+    return Status::InvalidArgument(s.arch + " has no experts (n_expert must be 0)");
+  }
+  if (s.n_expert < 0 || s.n_expert_used <= 0 || s.n_expert_used > s.n_expert) {
+    return Status::InvalidArgument("expert_used_count " + std::to_string(s.n_expert_used) + " must be 1.." +
+                                   std::to_string(s.n_expert) + " (expert_count)");
+  }
+  if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
+  if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4" && !s.deepseek2 &&
+      !s.ernie_moe && !s.step35 && !s.laguna && !s.minimax_m3 && s.arch != "hunyuan-moe" && s.arch != "qwen35moe" &&
+      s.arch != "qwen3next") {
+    return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, mistral4, "
+                                   "ernie4_5-moe, step35, laguna, minimax-m3, hunyuan-moe, qwen35moe and qwen3next "
+                                   "models, not " + s.arch);
+  }
+  if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2 && !s.minimax_m3 &&
+      !s.ernie_moe && !s.step35 && !s.laguna && !s.mimo2) {
+    return Status::InvalidArgument("sigmoid routing with a selection bias and expert_weights_norm are for glm4moe, "
+                                   "deepseek2, minimax-m2, minimax-m3, ernie4_5-moe, step35, laguna and mimo2 models, "
+                                   "not " +
+                                   s.arch);
+  }
+  if (s.moe_layer_step < 1 || (s.moe_layer_step > 1 && !s.llama4 && !s.ernie_moe)) {
+    return Status::InvalidArgument("interleave_moe_layer_step " + std::to_string(s.moe_layer_step) +
+                                   " must be 1, or more for llama4 and ernie4_5-moe models");
+  }
+  return Status::Ok();
+}
+
+// MiMo-V2's heads (model_spec.h): value heads no wider than key heads, an even rotated width
+// within the head, and full-layer K/V heads that divide the query heads.
+Status check_mimo2(const ModelSpec& s) {
+  if (!s.mimo2) return Status::Ok();
+  if (s.v_head_dim <= 0 || s.v_head_dim > s.head_dim || s.rope_dim < 2 || s.rope_dim % 2 != 0 ||
+      s.rope_dim > s.head_dim) {
+    return Status::InvalidArgument("mimo2 needs value heads of 1.." + std::to_string(s.head_dim) +
+                                   " (the key head) and an even rotated width of 2.." + std::to_string(s.head_dim));
+  }
+  if (s.n_head_kv_full <= 0 || s.n_head % s.n_head_kv_full != 0 || s.sliding_window <= 0) {
+    return Status::InvalidArgument("mimo2 needs full-layer K/V heads that divide head_count " +
+                                   std::to_string(s.n_head) + " and a sliding window");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status check_spec(const ModelSpec& s) {
+  if (s.n_vocab <= 0 || s.n_embd <= 0 || s.n_layer <= 0 || s.n_head <= 0 || s.n_head_kv <= 0 || s.head_dim <= 0 ||
+      s.n_ff <= 0 || s.n_ctx <= 0) {
+    return Status::InvalidArgument("model shape has a non-positive size");
+  }
+  if (s.n_head % s.n_head_kv != 0) {
+    return Status::InvalidArgument("head_count " + std::to_string(s.n_head) + " is not a multiple of head_count_kv " +
+                                   std::to_string(s.n_head_kv));
+  }
+  if (s.head_dim % 2 != 0) return Status::InvalidArgument("head_dim must be even for rope");
+  if (s.rope_freqs && s.arch != "llama") {
+    return Status::InvalidArgument("rope_freqs (Llama 3.1 rope frequency factors) is for llama models, not " + s.arch);
+  }
+  if (s.glm4moe != (s.arch == "glm4moe")) {
+    return Status::InvalidArgument("glm4moe's layout (ModelSpec::glm4moe) goes with arch glm4moe, not " + s.arch);
+  }
+  if (s.ernie_moe != (s.arch == "ernie4_5-moe")) {
+    return Status::InvalidArgument("ernie4_5-moe's layout (ModelSpec::ernie_moe) goes with arch ernie4_5-moe, not " + s.arch);
+  }
+  if (s.minimax_m2 != (s.arch == "minimax-m2")) {
+    return Status::InvalidArgument("minimax-m2's layout (ModelSpec::minimax_m2) goes with arch minimax-m2, not " + s.arch);
+  }
+  if (s.minimax_m2 && s.head_dim % 4 != 0) {
+    return Status::InvalidArgument("minimax-m2 rotates half of each head: head_dim must be a multiple of 4");
+  }
+  if (s.deepseek2 != (s.arch == "deepseek2" || s.arch == "mistral4") || s.mistral4 != (s.arch == "mistral4")) {
+    return Status::InvalidArgument("deepseek2's layout (ModelSpec::deepseek2) goes with arch deepseek2 or mistral4, not " +
+                                   s.arch);
+  }
+  if (s.fused_gate_up_exps && s.n_expert == 0) {
+    return Status::InvalidArgument("fused ffn_gate_up_exps needs experts");
+  }
+  STRATA_RETURN_IF_ERROR(check_experts(s));
+  STRATA_RETURN_IF_ERROR(check_hybrid(s));
+  // After check_experts: a glm4moe or deepseek2 spec has experts of positive width.
+  STRATA_RETURN_IF_ERROR(check_glm4moe(s));
+  STRATA_RETURN_IF_ERROR(check_mimo2(s));
+  return check_deepseek2(s);
+}
+
+}  // namespace strata
