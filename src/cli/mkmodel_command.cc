@@ -157,7 +157,9 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "qwen3vl, granite, minicpm, cohere2, command-r, seed_oss or gemma4 (dense presets); qwen3moe, qwen2moe, mixtral, gpt-oss, "
                   "glm4moe, llama4, deepseek2, mistral4, "
                   "minimax-m2, minimax-m3, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, "
-                  "cohere2_moe or mimo2 (MoE presets; mimo2 on a preset not MiMo-V2's gives value heads 2/3 of a key "
+                  "cohere2_moe, mimo2 or glm-dsa (MoE presets; glm-dsa is deepseek2's split form with GLM-5's "
+                  "sparse-attention indexer and a NextN block (another preset: GLM-5's latent attention without "
+                  "YaRN); mimo2 on a preset not MiMo-V2's gives value heads 2/3 of a key "
                   "head, a third of each head rotated and half the K/V heads in its full layers; the "
                   "vision-language archs are their language models, Qwen2's, Qwen3's or Qwen3-MoE's with M-RoPE "
                   "sections; granite and granitemoe are llama and mixtral with Granite's multipliers; gemma4 (dense "
@@ -177,7 +179,7 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b; mixture of experts: moe-tiny, qwen3-30b-a3b, "
                   "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
                   "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b, qwen3-next-80b-a3b, "
-                  "gemma4-26b-a4b, mistral-small-4, step-3.5-flash, laguna-xs.2, hunyuan-a13b, north-mini-code, mimo-v2-flash")
+                  "gemma4-26b-a4b, mistral-small-4, step-3.5-flash, laguna-xs.2, hunyuan-a13b, north-mini-code, mimo-v2-flash, glm-5")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers,
                   "layer count instead of the preset's (same shape, smaller file; glm4moe writes its NextN block after "

@@ -479,6 +479,13 @@ TEST_F(MkmodelLoadTest, ArchsOfAnotherArchsLayersLoadWithTheirOwnParts) {
     EXPECT_TRUE(!xh.layer_slides(0) && xh.layer_slides(1) && !xh.layer_is_moe(0) && xh.layer_is_moe(1));
     EXPECT_EQ(xh.n_rot, 10);
     EXPECT_FLOAT_EQ(xh.v_scale, 0.707f);
+    auto glm5 = generate_and_load("glm-dsa", type, "moe-tiny");  // DeepSeek's layers, an indexer, a NextN block
+    ASSERT_TRUE(glm5.ok()) << glm5.status().ToString();
+    const Hparams& gh = (*glm5)->hparams();
+    EXPECT_TRUE(gh.is_mla() && gh.expert_sigmoid && gh.expert_weights_norm);
+    EXPECT_EQ(gh.n_nextn_layers, 1);
+    EXPECT_EQ(gh.sparse_attn_top_k, 2048);
+    EXPECT_EQ(gh.mla_v_dim, 256);
     auto command_r = generate_and_load("command-r", type, "small");  // Command R 35B's parts: no window
     ASSERT_TRUE(command_r.ok()) << command_r.status().ToString();
     EXPECT_TRUE((*command_r)->hparams().layer_norm && (*command_r)->hparams().parallel_block);

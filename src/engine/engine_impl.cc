@@ -77,6 +77,11 @@ Status EngineImpl::start() {
                       "put back after a rejection", state_mib * o.n_parallel);
     }
   }
+  if (hp.sparse_attn_top_k > 0 && o.n_ctx > hp.sparse_attn_top_k) {
+    STRATA_LOG_WARN("engine: {}'s sparse-attention indexer keeps {} keys per row; it is not run, so rows past {} "
+                    "tokens attend over all their keys (the model's own attention up to that many)",
+                    hp.arch, hp.sparse_attn_top_k, hp.sparse_attn_top_k);
+  }
   if (!o.spec.draft_model_path.empty() && !o.spec.drafter) {
     STRATA_ASSIGN_OR_RETURN(draft_model_, SpecDraftModel::Load(o.spec.draft_model_path, model_->gguf(), o.n_parallel,
                                                                o.n_ctx, o.n_threads));

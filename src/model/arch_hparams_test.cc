@@ -587,127 +587,32 @@ TEST_F(ModelLoadTest, ReadsMistral4Hparams) {
   ASSERT_TRUE(fused.ok()) << fused.status().ToString();
 }
 
-// Step 3.5 (step35): per-layer arrays over every block (the NextN one last, unused), the sliding
-// layers' extra query heads, whole-head rope on their own base and half-head rope elsewhere, the
-// SwiGLU limits, the head gate, sigmoid routing; errors name the key.
-TEST_F(ModelLoadTest, ReadsStep35Hparams) {
+// GLM-5 (glm-dsa): DeepSeek's latent layers in the split form, sigmoid routing when the file names
+// no gating function, the NextN block skipped, the indexer's top_k kept (its tensors are loaded by
+// nobody: they count in no step's bytes).
+TEST_F(ModelLoadTest, ReadsGlmDsaHparams) {
   TestModelSpec spec;
-  spec.arch = "step35";
+  spec.arch = "glm-dsa";
+  spec.skip_keys = {"glm-dsa.expert_gating_func"};
   auto m = load(spec);
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   const Hparams& hp = (*m)->hparams();
-  EXPECT_EQ(hp.n_layer, 4);
+  EXPECT_TRUE(hp.is_mla() && hp.expert_sigmoid && hp.expert_weights_norm && !hp.shexp_gated && !hp.rope_neox);
+  EXPECT_EQ(hp.n_layer, 2);
   EXPECT_EQ(hp.n_nextn_layers, 1);
-  EXPECT_EQ(hp.n_head, 4);
-  EXPECT_EQ(hp.n_head_swa, 6);
-  EXPECT_EQ(hp.n_head_kv, 2);
-  EXPECT_EQ(hp.attn_shape(0), (AttnShape{4, 2, 64}));
-  EXPECT_EQ(hp.attn_shape(1), (AttnShape{6, 2, 64}));
-  EXPECT_EQ(hp.max_q_dim(), 6 * 64);
-  EXPECT_EQ(hp.n_rot, 32);
-  EXPECT_EQ(hp.n_rot_swa, 64);
-  EXPECT_FLOAT_EQ(hp.rope_freq_base, 500000.0f);
-  EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, spec.rope_freq_base);
-  EXPECT_TRUE(!hp.layer_slides(0) && hp.layer_slides(1) && !hp.layer_slides(2) && hp.layer_slides(3));
-  EXPECT_TRUE(hp.attn_head_gate && hp.qk_norm && hp.rope_neox && hp.expert_sigmoid && hp.expert_weights_norm);
-  EXPECT_FLOAT_EQ(hp.ffn_limit(0, false), 0.7f);
-  EXPECT_FLOAT_EQ(hp.ffn_limit(1, true), 0.8f);
-  EXPECT_FLOAT_EQ(hp.ffn_limit(1, false), 0.0f);
+  EXPECT_EQ(hp.sparse_attn_top_k, 16);
+  EXPECT_EQ(hp.n_head_kv, 1);
   EXPECT_TRUE(!hp.layer_is_moe(0) && hp.layer_is_moe(1));
-  spec.skip_keys = {"step35.swiglu_clamp_exp"};
-  expect_error(spec, Code::kNotFound, "missing metadata key step35.swiglu_limits (or step35.swiglu_clamp_exp)");
-  spec.skip_keys = {"step35.rope.freq_base_swa"};
-  expect_error(spec, Code::kNotFound, "step35.rope.freq_base_swa (or rope.freq_base_per_layer)");
-  spec.skip_keys.clear();
-  spec.metadata_overrides = {{"step35.attention.head_count", GgufValue::I32Array({4, 6, 8, 6, 6})}};
-  expect_error(spec, Code::kUnsupported, "step35.attention.head_count differs between two full layers (at layer 2)");
-  spec.metadata_overrides = {{"step35.attention.head_count", GgufValue::I32Array({4, 6, 4})}};
-  expect_error(spec, Code::kCorrupt, "step35.attention.head_count must hold one value per layer (5)");
-}
-
-// Poolside Laguna XS.2 (laguna): Step 3.5's two kinds of layers told apart by their head counts
-// (no pattern in the file), a softplus gate per head, the full layers rotating half a head with
-// YaRN, the sliding ones the whole head on their own base, routing renormalised by at least 2^-14.
-TEST_F(ModelLoadTest, ReadsLagunaHparams) {
-  TestModelSpec spec;
-  spec.arch = "laguna";
-  auto m = load(spec);
-  ASSERT_TRUE(m.ok()) << m.status().ToString();
-  const Hparams& hp = (*m)->hparams();
-  EXPECT_EQ(hp.n_layer, 4);
-  EXPECT_EQ(hp.n_nextn_layers, 0);
-  EXPECT_EQ(hp.attn_shape(0), (AttnShape{4, 2, 64}));
-  EXPECT_EQ(hp.attn_shape(1), (AttnShape{6, 2, 64}));
-  EXPECT_TRUE(!hp.layer_slides(0) && hp.layer_slides(1) && !hp.layer_slides(2) && hp.layer_slides(3));
-  EXPECT_EQ(hp.n_rot, 32);
-  EXPECT_EQ(hp.n_rot_swa, 64);
-  EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, spec.rope_freq_base);
-  EXPECT_FLOAT_EQ(hp.rope_yarn_factor, 8.0f);
-  EXPECT_EQ(hp.rope_yarn_orig_ctx, 16);
-  EXPECT_TRUE(hp.attn_head_gate && hp.attn_head_gate_softplus && hp.qk_norm && hp.rope_neox);
-  EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weights_norm && !hp.shexp_gated);
-  EXPECT_FLOAT_EQ(hp.expert_weights_norm_min, 6.103515625e-5f);
-  EXPECT_FLOAT_EQ(hp.ffn_limit(1, true), 0.0f);
-  EXPECT_TRUE(!hp.layer_is_moe(0) && hp.layer_is_moe(1));
-  // A scale of 0 is no scale; a pattern, when the file has one, must say every layer.
-  spec.metadata_overrides = {{"laguna.expert_weights_scale", GgufValue::F32(0.0f)}};
-  auto unscaled = load(spec);
-  ASSERT_TRUE(unscaled.ok()) << unscaled.status().ToString();
-  EXPECT_FLOAT_EQ((*unscaled)->hparams().expert_weights_scale, 1.0f);
-  spec.metadata_overrides = {{"laguna.attention.sliding_window_pattern",
-                              GgufValue::Array(GgufType::kBool, {GgufValue::Bool(false), GgufValue::Bool(true)})}};
-  expect_error(spec, Code::kCorrupt, "laguna.attention.sliding_window_pattern must hold one value per layer (4)");
-  spec.metadata_overrides = {{"laguna.rope.scaling.yarn_ext_factor", GgufValue::F32(0.5f)}};
-  expect_error(spec, Code::kUnsupported, "laguna.rope.scaling.yarn_ext_factor");
-  spec.metadata_overrides = {{"laguna.rope.dimension_count_swa", GgufValue::U32(63)}};
-  expect_error(spec, Code::kCorrupt, "a rotated width of 63 must be even");
-  spec.metadata_overrides = {};
-  spec.skip_keys = {"laguna.attention.sliding_window"};
-  expect_error(spec, Code::kNotFound, "missing metadata key laguna.attention.sliding_window");
-}
-
-// MiMo-V2 (mimo2): value heads narrower than key heads, K/V heads per kind, a quarter of each head
-// rotated on a base per kind, v's scale, sinks where the file has them (the sliding layers), the
-// layers without a router dense; errors name the key or the layer.
-TEST_F(ModelLoadTest, ReadsMimo2Hparams) {
-  TestModelSpec spec;
-  spec.arch = "mimo2";
-  auto m = load(spec);
-  ASSERT_TRUE(m.ok()) << m.status().ToString();
-  const Hparams& hp = (*m)->hparams();
-  EXPECT_EQ(hp.n_layer, 4);
-  EXPECT_EQ(hp.attn_shape(0), (AttnShape{4, 1, 64, 48}));
-  EXPECT_EQ(hp.attn_shape(1), (AttnShape{4, 2, 64, 48}));
-  EXPECT_EQ(hp.attn_shape(1).v_dim(), 2 * 48);
-  EXPECT_EQ(hp.attn_shape(1).out_dim(), 4 * 48);
-  EXPECT_TRUE(!hp.layer_slides(0) && hp.layer_slides(1) && !hp.layer_slides(2) && hp.layer_slides(3));
-  EXPECT_EQ(hp.n_rot, 16);
-  EXPECT_EQ(hp.n_rot_swa, 16);
-  EXPECT_FLOAT_EQ(hp.rope_freq_base, 500000.0f);
-  EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, spec.rope_freq_base);
-  EXPECT_FLOAT_EQ(hp.v_scale, 0.707f);
-  EXPECT_FLOAT_EQ(hp.kq_scale(), 0.125f);  // 1 / sqrt(64): the key head's width
-  EXPECT_TRUE(hp.rope_neox && hp.expert_sigmoid && hp.expert_weights_norm && !hp.attn_sinks);
-  EXPECT_EQ(hp.n_ff_shexp, 0);
-  EXPECT_EQ(hp.n_layer_dense_lead, 1);
-  EXPECT_TRUE(!hp.layer_is_moe(0) && hp.layer_is_moe(1));
-  spec.skip_keys = {"mimo2.rope.freq_base_swa"};
-  expect_error(spec, Code::kNotFound, "missing metadata key mimo2.rope.freq_base_swa");
-  spec.skip_keys = {"mimo2.attention.sliding_window_pattern"};
-  expect_error(spec, Code::kNotFound, "mimo2.attention.sliding_window_pattern");
-  spec.skip_keys.clear();
-  spec.metadata_overrides = {{"mimo2.attention.head_count_kv", GgufValue::I32Array({1, 2, 2, 2})}};
-  expect_error(spec, Code::kUnsupported, "mimo2.attention.head_count_kv differs between two full layers (at layer 2)");
-  spec.metadata_overrides = {{"mimo2.attention.value_length", GgufValue::U32(80)}};
-  expect_error(spec, Code::kUnsupported, "attention.value_length 80 differs from key_length 64");
-  spec.metadata_overrides = {{"mimo2.attention.value_length_swa", GgufValue::U32(32)}};
-  expect_error(spec, Code::kUnsupported, "mimo2.attention.value_length_swa 32 differs from the full layers' 48");
-  spec.metadata_overrides = {{"mimo2.attention.value_scale", GgufValue::F32(0.0f)}};
-  expect_error(spec, Code::kCorrupt, "mimo2.attention.value_scale must be a positive finite number");
-  // A dense layer after a routed one.
-  spec.metadata_overrides.clear();
-  spec.skip_tensors = {"blk.2.ffn_gate_inp.weight"};
-  expect_error(spec, Code::kUnsupported, "layer 2 has no router (blk.2.ffn_gate_inp.weight) after layers with one");
+  TestModelSpec plain = spec;  // the same weights as deepseek2, without the indexer and NextN block
+  plain.arch = "deepseek2";
+  plain.mla_split = true;
+  plain.skip_keys.clear();
+  auto d = load(plain);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ((*m)->decode_weight_bytes(), (*d)->decode_weight_bytes());
+  EXPECT_GT((*m)->weight_bytes(), (*d)->weight_bytes());
+  spec.metadata_overrides = {{"glm-dsa.attention.indexer.top_k", GgufValue::I32(-1)}};
+  expect_error(spec, Code::kCorrupt, "glm-dsa.attention.indexer.top_k");
 }
 
 // Hunyuan-A13B (hunyuan-moe): QK-norm after the rotation, weights renormalised, an ungated shared

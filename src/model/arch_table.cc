@@ -195,6 +195,15 @@ constexpr ArchTraits kArchs[] = {
     {.name = "command-r", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .nope_layer_step = 0, .cohere2 = true},
+    // Z.ai GLM-5 (glm-dsa): DeepSeek's latent layers, routed by sigmoid gate values plus a selection
+    // bias unless the file says otherwise, beside an ungated shared expert; its multi-token-prediction
+    // block skipped. Its sparse-attention indexer (indexer.*) is not run: every layer attends over
+    // all keys, which is the model's own attention while a row has at most attention.indexer.top_k
+    // keys (ik_llama.cpp's default too; the engine logs it when the context is longer).
+    {.name = "glm-dsa", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
+     .requires_experts = true, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .sigmoid_router = true, .ungated_shared_expert = true,
+     .mla = true},
     // Xiaomi MiMo-V2-Flash (mimo2): see ArchTraits::mimo2.
     {.name = "mimo2", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
@@ -214,7 +223,7 @@ std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gemma4, gpt-oss, "
          "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, minimax-m3, mistral3, ernie4_5, ernie4_5-moe, "
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, minicpm, seed_oss, bailingmoe2, dots1, "
-         "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, mimo2";
+         "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, mimo2, glm-dsa";
 }
 
 }  // namespace strata

@@ -472,6 +472,7 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".rope.freq_base", &hp.rope_freq_base));
   STRATA_RETURN_IF_ERROR(read_rope_scaling(gguf, &hp));
   if (traits->mla) STRATA_RETURN_IF_ERROR(read_mla(gguf, hp.head_dim, value_length, &hp));
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "attention.indexer.top_k", true, 0, &hp.sparse_attn_top_k));
 
   if (const GgufTensor* embd = gguf.find_tensor("token_embd.weight"); embd != nullptr && embd->dims.size() == 2) {
     hp.n_vocab = static_cast<int>(embd->dims[1]);

@@ -250,6 +250,10 @@ struct Hparams {
   // (1 + rope_yarn_log_mul * ln(rope scaling factor)) (kq_scale()).
   int mla_kv_rank = 0;
   int mla_q_rank = 0;
+  // GLM-5 (glm-dsa): the keys its sparse-attention indexer keeps per row
+  // (attention.indexer.top_k; 0: no indexer). The indexer is not run: every row attends over all
+  // its keys, the model's own attention up to this many.
+  int sparse_attn_top_k = 0;
   int mla_nope_dim = 0;
   int mla_v_dim = 0;
   float rope_yarn_log_mul = 0.0f;  // rope.scaling.yarn_log_multiplier

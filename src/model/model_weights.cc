@@ -295,12 +295,12 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   }
   log_reference_kernel_types(gguf);
 
-  // NextN blocks (GLM-4.5): in the file, never run. MLA's key maps, when the file has them only
-  // as attn_kv_b rows, are read from their F32 copies instead.
+  // NextN blocks (GLM-4.5) and GLM-5's sparse-attention indexer: in the file, never run. MLA's key
+  // maps, when the file has them only as attn_kv_b rows, are read from their F32 copies instead.
   size_t unused_bytes = 0, copied_bytes = 0;
   for (const GgufTensor& t : gguf.tensors()) {
     w.total_bytes += t.n_bytes;
-    if (block_index(t.name) >= hp.n_layer) unused_bytes += t.n_bytes;
+    if (block_index(t.name) >= hp.n_layer || t.name.find(".indexer.") != std::string::npos) unused_bytes += t.n_bytes;
     if (t.name.ends_with(".attn_kv_b.weight") && block_index(t.name) < hp.n_layer) {
       unused_bytes += t.n_bytes / (hp.mla_nope_dim + hp.mla_v_dim) * hp.mla_nope_dim;
       copied_bytes += sizeof(float) * static_cast<size_t>(hp.n_head) * hp.mla_kv_rank * hp.mla_nope_dim;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
@@ -21,7 +22,45 @@ std::string file_arch(const TestModelSpec& s) {
 bool glm_like(const std::string& arch) {
   return arch == "glm4moe" || arch == "bailingmoe2" || arch == "dots1" || arch == "minimax-m3";
 }
-bool has_nextn(const std::string& arch) { return arch == "glm4moe" || arch == "bailingmoe2" || arch == "step35"; }
+bool has_nextn(const std::string& arch) {
+  return arch == "glm4moe" || arch == "bailingmoe2" || arch == "step35" || arch == "glm-dsa";
+}
+bool is_deepseek(const std::string& arch) { return arch == "deepseek2" || arch == "mistral4" || arch == "glm-dsa"; }
+
+// GLM-5's NextN block count and its sparse-attention indexer, which the forward pass does not
+// run: the indexer's keys, and per block (the NextN one's too) its tensors in llama.cpp's names,
+// after every other tensor and taking no seed, so the other weights are those of the same
+// deepseek2 spec.
+void set_glm_dsa_metadata(const TestModelSpec& s, GgufWriter& w) {
+  w.set(s.arch + ".nextn_predict_layers", GgufValue::U32(1));
+  w.set(s.arch + ".attention.indexer.head_count", GgufValue::U32(2));
+  w.set(s.arch + ".attention.indexer.key_length", GgufValue::U32(32));
+  w.set(s.arch + ".attention.indexer.top_k", GgufValue::U32(16));
+}
+
+void add_indexer_tensors(ModelBuilder& b, const TestModelSpec& s, int n_blocks) {
+  // F32 values of a fixed pattern, n_in wide rows.
+  auto add = [&](const std::string& name, uint64_t n_in, uint64_t n_out) {
+    std::vector<uint64_t> dims = {n_in};
+    if (n_out > 0) dims.push_back(n_out);
+    const uint64_t n = n_in * std::max<uint64_t>(n_out, 1);
+    b.writer().add_tensor(name, DType::kF32, dims, [n](uint8_t* dst) {
+      for (uint64_t i = 0; i < n; ++i) {
+        const float v = 0.01f * static_cast<float>(i % 17) - 0.08f;
+        std::memcpy(dst + i * sizeof(float), &v, sizeof(float));
+      }
+    });
+  };
+  const auto embd = static_cast<uint64_t>(s.n_embd);
+  for (int l = 0; l < n_blocks; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".indexer.";
+    add(p + "k_norm.weight", 32, 0);
+    add(p + "k_norm.bias", 32, 0);
+    add(p + "proj.weight", embd, 2);
+    add(p + "attn_k.weight", embd, 32);
+    add(p + "attn_q_b.weight", static_cast<uint64_t>(s.mla_q_rank), 2 * 32);
+  }
+}
 
 // Qwen's shared expert: sized by expert_shared_feed_forward_length, gated by ffn_gate_inp_shexp.
 bool has_gated_shared_expert(const std::string& arch) {
@@ -182,7 +221,8 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     }
     if (glm_like(s.arch)) set_glm4moe_metadata(s, w);
     if (s.arch == "llama4") set_llama4_metadata(s, w);
-    if (s.arch == "deepseek2" || s.arch == "mistral4") set_deepseek2_metadata(s, w);
+    if (is_deepseek(s.arch)) set_deepseek2_metadata(s, w);
+    if (s.arch == "glm-dsa") set_glm_dsa_metadata(s, w);
     // MiniMax-M2's converter writes the sigmoid gate; the renormalisation is the arch's.
     if (s.arch == "cohere2_moe") set_cohere2_moe_metadata(s, w);
     if (s.arch == "minimax-m2") w.set(a + ".expert_gating_func", GgufValue::U32(static_cast<uint32_t>(s.expert_gating_func)));
@@ -237,7 +277,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
     return;
   }
   const bool glm = glm_like(s.arch);
-  const bool deepseek = s.arch == "deepseek2" || s.arch == "mistral4";
+  const bool deepseek = is_deepseek(s.arch);
   // A dense lead, a selection bias, a shared expert of its own width.
   const bool ernie = s.arch == "ernie4_5-moe" || s.arch == "step35" || s.arch == "laguna";
   const bool stepped_dense = (s.arch == "llama4" || ernie) && (layer + 1) % s.moe_layer_step != 0;
@@ -251,7 +291,8 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   }
   b.vector_matrix(p + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
   // A selection bias of the size of the sigmoid gate values' spread, so it changes choices.
-  if (glm || (s.arch == "deepseek2" && s.expert_gating_func == 2) || s.arch == "minimax-m2" || ernie ||
+  const bool sigmoid_deepseek = (s.arch == "deepseek2" || s.arch == "glm-dsa") && s.expert_gating_func == 2;
+  if (glm || sigmoid_deepseek || s.arch == "minimax-m2" || ernie ||
       s.arch == "mimo2") {
     b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
   }
@@ -306,7 +347,7 @@ std::string test_model_name(const TestModelSpec& spec) {
 
 bool is_moe_arch(const std::string& arch) {
   return arch == "mixtral" || arch == "qwen2moe" || arch == "qwen3moe" || arch == "gpt-oss" || arch == "glm4moe" ||
-         arch == "llama4" || arch == "deepseek2" || arch == "mistral4" || arch == "minimax-m2" || arch == "step35" || arch == "laguna" ||
+         arch == "llama4" || is_deepseek(arch) || arch == "minimax-m2" || arch == "step35" || arch == "laguna" ||
          arch == "mimo2" || arch == "hunyuan-moe" || arch == "cohere2_moe" || arch == "minimax-m3" ||
          arch == "ernie4_5-moe" || arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
          arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe";
@@ -324,6 +365,11 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     TestModelSpec m = s;
     m.mla_split = true;
     m.fused_gate_up_exps = true;
+    return write_test_model(m, path);
+  }
+  if (s.arch == "glm-dsa" && !s.mla_split) {  // llama.cpp's converter writes GLM-5's split
+    TestModelSpec m = s;
+    m.mla_split = true;
     return write_test_model(m, path);
   }
   if (s.arch == "gemma4-e2b") {  // Gemma 4 with the E2B's parts, 6 layers unless n_layer says otherwise
@@ -372,7 +418,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       add_step35_attention(b, s, p, l);
     } else if (s.arch == "mimo2") {
       add_mimo2_attention(b, s, p, l);
-    } else if (s.arch == "deepseek2" || s.arch == "mistral4") {
+    } else if (is_deepseek(s.arch)) {
       add_mla_attention(b, s, p);
     } else if (fused_qkv) {
       b.matrix(p + "attn_qkv.weight", s.n_embd, q_dim + 2 * kv_dim);
@@ -395,7 +441,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_q_norm.weight", minimax ? q_dim : head_dim(s), 1.0f, 0.3f);
       b.vector(p + "attn_k_norm.weight", minimax ? kv_dim : head_dim(s), 1.0f, 0.3f);
     }
-    if (s.arch != "deepseek2" && s.arch != "mistral4" && s.arch != "step35" && s.arch != "laguna" &&
+    if (!is_deepseek(s.arch) && s.arch != "step35" && s.arch != "laguna" &&
         s.arch != "mimo2" && !hybrid && !gemma4) {
       b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
     }
@@ -424,6 +470,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     add_values(b.writer(), "rope_freqs.weight", DType::kF32, step35_rope_freqs(s));
   }
   if (gemma4) add_gemma4_per_layer_tables(b, s);
+  if (s.arch == "glm-dsa") add_indexer_tensors(b, s, n_blocks);
   if (!s.rope_factors_short.empty()) {
     add_values(b.writer(), "rope_factors_short.weight", DType::kF32, s.rope_factors_short);
   }

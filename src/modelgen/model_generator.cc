@@ -355,6 +355,12 @@ void set_deepseek2_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
   w.set(a + ".expert_weights_norm", GgufValue::Bool(s.expert_weights_norm));
   if (!s.mistral4) w.set(a + ".expert_gating_func", u32(s.sigmoid_routing ? 2 : 1));
+  if (s.glm_dsa) {
+    w.set(a + ".nextn_predict_layers", u32(s.n_nextn));
+    w.set(a + ".attention.indexer.head_count", u32(s.indexer_n_head));
+    w.set(a + ".attention.indexer.key_length", u32(s.indexer_head_dim));
+    w.set(a + ".attention.indexer.top_k", u32(s.indexer_top_k));
+  }
 }
 
 // llama.cpp's expert keys; Mixtral (llama) has only the counts, its expert width being

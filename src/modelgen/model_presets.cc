@@ -34,6 +34,13 @@ ModelSpec mla(ModelSpec s, int q_lora_rank, int kv_lora_rank, int rope_dim, int 
   return s;
 }
 
+ModelSpec dsa_indexer(ModelSpec s, int n_head, int head_dim, int top_k) {
+  s.indexer_n_head = n_head;
+  s.indexer_head_dim = head_dim;
+  s.indexer_top_k = top_k;
+  return s;
+}
+
 ModelSpec deepseek_moe(ModelSpec s, int n_dense_lead, bool sigmoid, bool norm, float scale, float yarn_factor,
                        float yarn_log_mul) {
   s.n_dense_lead = n_dense_lead;
@@ -323,6 +330,18 @@ std::vector<Preset> model_presets() {
        step35(experts(shape(128896, 262144, 4096, 45, 64, 8, 128, 11264, 1e-5f, 5000000.0f, false), 288, 8, 1280,
                       1280),
               96, 512, 3, 3.0f)},
+      // GLM-5 (744B-A40B): DeepSeek-V3's layout with 64 heads of 192 + 64 rope, value heads of 256, a
+      // rank-2048 query bottleneck; 3 dense layers (12288 wide), then 256 experts of 2048 with 8 used
+      // and one shared, sigmoid routing normalised and scaled by 2.5, rope base 1000000 without YaRN;
+      // a sparse-attention indexer of 32 heads of 128 keeping 2048 keys; one NextN block (config
+      // values as published; not checked against a file here).
+      {"glm-5", "glm-dsa",
+       dsa_indexer(deepseek_moe(mla(experts(shape(154880, 202752, 6144, 78, 64, 64, 256, 12288, 1e-5f, 1000000.0f,
+                                                  false),
+                                            256, 8, 2048, 2048),
+                                    2048, 512, 64, 256),
+                                3, true, true, 2.5f, 1.0f, 0.0f),
+                   32, 128, 2048)},
   };
 }
 

@@ -30,6 +30,8 @@ ModelSpec mimo2(ModelSpec s, int n_head_kv_full, int v_head_dim, int rope_dim, i
 // value heads of v_head_dim, one per query head, from a kv_lora_rank latent; queries through a
 // q_lora_rank bottleneck (0: none).
 ModelSpec mla(ModelSpec s, int q_lora_rank, int kv_lora_rank, int rope_dim, int v_head_dim);
+// GLM-5's sparse-attention indexer on a DeepSeek shape: its heads and the keys it keeps.
+ModelSpec dsa_indexer(ModelSpec s, int n_head, int head_dim, int top_k);
 // DeepSeek's routing, its leading dense blocks and its YaRN (factor over n_ctx / factor, and
 // rope.scaling.yarn_log_multiplier: 0.1 mscale_all_dim).
 ModelSpec deepseek_moe(ModelSpec s, int n_dense_lead, bool sigmoid, bool norm, float scale, float yarn_factor,

@@ -10,6 +10,7 @@ namespace {
 
 using preset_parts::deepseek_moe;
 using preset_parts::delta_net;
+using preset_parts::dsa_indexer;
 using preset_parts::mla;
 using preset_parts::mimo2;
 using preset_parts::step35;
@@ -25,7 +26,7 @@ std::string preset_list(bool moe) {
 
 // The window and rope scaling of --arch name on s (the preset's shape).
 void apply_window_and_rope(std::string_view name, ModelSpec* s) {
-  if (name == "deepseek2" || name == "mistral4") {
+  if (name == "deepseek2" || name == "mistral4" || name == "glm-dsa") {
     // No window; its YaRN is the preset's (apply_deepseek2 gives another preset DeepSeek-V3's).
     s->sliding_window = 0;
     s->rope_linear_factor = 1.0f;
@@ -112,7 +113,7 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->laguna = name == "laguna";
   s->mimo2 = name == "mimo2";
   if (!s->step35 && !s->laguna) s->n_head_swa = 0;
-  if (name == "deepseek2" || name == "mistral4") return;
+  if (name == "deepseek2" || name == "mistral4" || name == "glm-dsa") return;
   if (s->mimo2) {  // another preset: half its K/V heads in the full layers, values 2/3 of a key head
     if (s->n_head_kv_full == 0 || s->v_head_dim == 0) {
       *s = mimo2(*s, std::max(1, s->n_head_kv / 2), s->head_dim * 2 / 3 / 2 * 2, std::max(2, s->head_dim / 3 / 2 * 2),
@@ -152,10 +153,19 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
 // Small 4's: no dense block, softmax routing). Other archs drop the latent attention and YaRN's
 // log multiplier.
 void apply_deepseek2(std::string_view name, ModelSpec* s) {
-  s->deepseek2 = name == "deepseek2" || name == "mistral4";
-  // Mistral Small 4's files come from llama.cpp's newer converter: split attn_kv_b, fused experts.
+  s->deepseek2 = name == "deepseek2" || name == "mistral4" || name == "glm-dsa";
+  // Mistral Small 4's files come from llama.cpp's newer converter: split attn_kv_b, fused experts;
+  // GLM-5's: split attn_kv_b, a NextN block, the indexer (half its heads, of up to 128 keeping 2048).
   s->mistral4 = name == "mistral4";
   if (s->mistral4) s->split_kv_b = s->fused_gate_up_exps = true;
+  s->glm_dsa = name == "glm-dsa";
+  if (s->glm_dsa) {
+    s->split_kv_b = true;
+    s->n_nextn = 1;
+    if (s->indexer_n_head == 0) *s = dsa_indexer(*s, std::max(1, s->n_head / 2), std::min(128, s->head_dim), 2048);
+  } else {
+    s->indexer_n_head = s->indexer_head_dim = s->indexer_top_k = 0;
+  }
   if (!s->deepseek2) {
     s->q_lora_rank = s->kv_lora_rank = 0;
     if (!s->mimo2) s->rope_dim = s->v_head_dim = 0;  // MiMo-V2's value heads and rotated dims stay
@@ -165,6 +175,12 @@ void apply_deepseek2(std::string_view name, ModelSpec* s) {
   s->n_head_kv = s->n_head;
   if (s->kv_lora_rank > 0) return;
   s->n_ff_shexp = s->n_ff_exp;
+  if (s->glm_dsa) {  // GLM-5's proportions: keys of 192 + 64 rope, values of 256, no YaRN
+    *s = mla(*s, std::min(2048, 4 * s->n_embd), 512, 64, 256);
+    s->head_dim = 192 + 64;
+    *s = deepseek_moe(*s, 1, true, true, 2.5f, 1.0f, 0.0f);
+    return;
+  }
   if (s->mistral4) {  // Mistral Small 4's: a 256-wide latent, keys of 64 + 64 rope, softmax routing
     *s = mla(*s, std::min(1024, 4 * s->n_embd), 256, 64, 128);
     s->head_dim = 64 + 64;
@@ -206,7 +222,7 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
     {"qwen35moe", true},    {"qwen3next", true},    {"qwen3vlmoe", true},   {"granitemoe", true},
     {"step35", true},       {"laguna", true},       {"hunyuan-moe", true},  {"cohere2_moe", true},
-    {"mimo2", true},
+    {"mimo2", true},        {"glm-dsa", true},
 };
 
 // "a, b, ... or z" of the dense names (dense), the MoE ones (moe), or both.

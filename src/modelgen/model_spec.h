@@ -157,6 +157,15 @@ struct ModelSpec {
   int v_head_dim = 0;
   bool split_kv_b = false;
   float rope_yarn_log_mul = 0.0f;
+  // glm-dsa (GLM-5): deepseek2's layout in the split_kv_b form with one NextN block after the layers
+  // and, in every block, a sparse-attention indexer of indexer_n_head heads of indexer_head_dim
+  // (indexer.attn_q_b from the query latent, indexer.attn_k, indexer.k_norm with its bias,
+  // indexer.proj), keeping indexer_top_k keys (attention.indexer.*); sigmoid routing with a
+  // selection bias, normalised, scaled; no YaRN.
+  bool glm_dsa = false;
+  int indexer_n_head = 0;
+  int indexer_head_dim = 0;
+  int indexer_top_k = 0;
   // mistral4 (Mistral Small 4): deepseek2's layout as llama.cpp's newer converter writes it
   // (split_kv_b, fused_gate_up_exps) and without expert_gating_func (softmax routing).
   bool mistral4 = false;

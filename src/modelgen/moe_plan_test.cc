@@ -210,6 +210,37 @@ TEST(MoePresetTest, MimoV2FlashMatchesThePublishedShape) {
   }
 }
 
+// GLM-5: about 744B parameters (its NextN block among them); DeepSeek's latent attention in the
+// split form with a query bottleneck of 2048, value heads of 256; three dense layers, then 256
+// experts of 2048 beside a shared one; every block's indexer of 32 heads of 128.
+TEST(MoePresetTest, Glm5MatchesThePublishedShape) {
+  GenerateOptions o;
+  o.preset = "glm-5";
+  o.type = DType::kBF16;
+  auto r = plan_model(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->spec.arch, "glm-dsa");
+  EXPECT_TRUE(r->spec.glm_dsa && r->spec.deepseek2 && r->spec.split_kv_b && r->spec.sigmoid_routing);
+  EXPECT_EQ(r->spec.n_nextn, 1);
+  EXPECT_FLOAT_EQ(r->spec.rope_yarn_factor, 1.0f);
+  EXPECT_GT(r->n_params, 735'000'000'000u);
+  EXPECT_LT(r->n_params, 760'000'000'000u);
+  auto t = planned_tensors_by_name(r->plan);
+  EXPECT_EQ(t["blk.0.attn_q_a.weight"].dims, (Dims{6144, 2048}));
+  EXPECT_EQ(t["blk.0.attn_q_b.weight"].dims, (Dims{2048, 64 * 256}));
+  EXPECT_EQ(t["blk.0.attn_kv_a_mqa.weight"].dims, (Dims{6144, 512 + 64}));
+  EXPECT_EQ(t["blk.0.attn_k_b.weight"].dims, (Dims{192, 512, 64}));
+  EXPECT_EQ(t["blk.0.attn_v_b.weight"].dims, (Dims{512, 256, 64}));
+  EXPECT_EQ(t["blk.0.attn_output.weight"].dims, (Dims{64 * 256, 6144}));
+  EXPECT_EQ(t["blk.2.ffn_gate.weight"].dims, (Dims{6144, 12288}));
+  EXPECT_EQ(t["blk.3.ffn_gate_exps.weight"].dims, (Dims{6144, 2048, 256}));
+  EXPECT_EQ(t["blk.3.indexer.attn_q_b.weight"].dims, (Dims{2048, 32 * 128}));
+  EXPECT_EQ(t["blk.3.indexer.attn_k.weight"].dims, (Dims{6144, 128}));
+  EXPECT_EQ(t["blk.3.indexer.proj.weight"].dims, (Dims{6144, 32}));
+  EXPECT_EQ(t["blk.78.nextn.eh_proj.weight"].dims, (Dims{2 * 6144, 6144}));
+  EXPECT_EQ(t.count("blk.79.attn_q_a.weight"), 0u);
+}
+
 TEST(MoePresetTest, LayersOverrideKeepsTheShape) {
   GenerateOptions o;
   o.preset = "qwen3-30b-a3b";
@@ -234,7 +265,7 @@ TEST(MoePresetTest, ArchAndPresetMustAgreeOnExperts) {
   ASSERT_FALSE(dense_arch.ok());
   EXPECT_NE(dense_arch.status().message().find("preset 'moe-tiny' is mixture-of-experts (--arch qwen3moe, qwen2moe, "
                                                "mixtral, gpt-oss, glm4moe, llama4, deepseek2, mistral4, minimax-m2, minimax-m3, ernie4_5-moe, "
-                                               "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, cohere2_moe or mimo2); --arch qwen3 needs one of: tiny, small"),
+                                               "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, cohere2_moe, mimo2 or glm-dsa); --arch qwen3 needs one of: tiny, small"),
             std::string::npos)
       << dense_arch.status().message();
   auto moe_arch = model_preset("qwen3moe", "1b");

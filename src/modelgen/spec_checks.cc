@@ -26,7 +26,7 @@ Status check_glm4moe(const ModelSpec& s) {
   if (!s.glm4moe) {
     if ((s.n_dense_lead != 0 && !s.deepseek2 && !s.ernie_moe && !s.step35 && !s.laguna && !s.cohere2_moe &&
          !s.minimax_m3 && !s.mimo2) ||
-        s.n_nextn != 0) {
+        (s.n_nextn != 0 && !s.glm_dsa)) {
       return Status::InvalidArgument("leading dense and NextN blocks are for glm4moe models, not " + s.arch);
     }
     return Status::Ok();
@@ -169,9 +169,15 @@ Status check_spec(const ModelSpec& s) {
   if (s.minimax_m2 && s.head_dim % 4 != 0) {
     return Status::InvalidArgument("minimax-m2 rotates half of each head: head_dim must be a multiple of 4");
   }
-  if (s.deepseek2 != (s.arch == "deepseek2" || s.arch == "mistral4") || s.mistral4 != (s.arch == "mistral4")) {
-    return Status::InvalidArgument("deepseek2's layout (ModelSpec::deepseek2) goes with arch deepseek2 or mistral4, not " +
-                                   s.arch);
+  if (s.deepseek2 != (s.arch == "deepseek2" || s.arch == "mistral4" || s.arch == "glm-dsa") ||
+      s.mistral4 != (s.arch == "mistral4") || s.glm_dsa != (s.arch == "glm-dsa")) {
+    return Status::InvalidArgument("deepseek2's layout (ModelSpec::deepseek2) goes with arch deepseek2, mistral4 or "
+                                   "glm-dsa, not " + s.arch);
+  }
+  if (s.glm_dsa && (s.indexer_n_head <= 0 || s.indexer_head_dim <= 0 || s.indexer_top_k <= 0 || s.q_lora_rank <= 0 ||
+                    s.n_nextn < 0)) {
+    return Status::InvalidArgument("glm-dsa needs an indexer (heads, head width and top_k > 0) reading a query latent "
+                                   "(q_lora_rank > 0)");
   }
   if (s.fused_gate_up_exps && s.n_expert == 0) {
     return Status::InvalidArgument("fused ffn_gate_up_exps needs experts");

@@ -125,6 +125,20 @@ struct PlanBuilder {
       matrix(p + "attn_kv_b.weight", {kv_lora, n_head * (key - rope + v)});
     }
     matrix(p + "attn_output.weight", {n_head * v, embd});
+    if (s.glm_dsa) dsa_indexer(p);
+  }
+
+  // GLM-5's sparse-attention indexer (model_spec.h): its queries from the query latent, its keys
+  // and their layer norm, and a weight per head.
+  void dsa_indexer(const std::string& p) {
+    const auto embd = static_cast<uint64_t>(s.n_embd);
+    const auto heads = static_cast<uint64_t>(s.indexer_n_head);
+    const auto head = static_cast<uint64_t>(s.indexer_head_dim);
+    matrix(p + "indexer.attn_q_b.weight", {static_cast<uint64_t>(s.q_lora_rank), heads * head});
+    matrix(p + "indexer.attn_k.weight", {embd, head});
+    vector(p + "indexer.k_norm.weight", head, WeightKind::kNorm);
+    vector(p + "indexer.k_norm.bias", head, WeightKind::kBias);
+    matrix(p + "indexer.proj.weight", {embd, heads});
   }
 
   void attention(const std::string& p, int l) {

@@ -1,0 +1,88 @@
+// The float64 reference against the fast forward pass on the architectures with two kinds of
+// attention layers beside their experts (Step 3.5, Laguna, MiMo-V2: full and sliding layers with
+// heads, rotations and gates of their own), each with references that leave a part out and must
+// disagree by far more than the bound.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gguf/gguf_value.h"
+#include "model/reference_forward_test_util.h"
+#include "model/test_model.h"
+
+namespace strata {
+namespace {
+
+using testing::Bounds;
+using testing::ReferenceForwardVariantsTest;
+using testing::TestModelSpec;
+using testing::bounds;
+using testing::expect_within;
+
+// Step 3.5 (step35) over 4 layers, 24 positions past a 10-key window: full layers of 4 heads
+// rotating half of each head with rope_freqs, sliding ones of 6 heads rotating all of it on their
+// own base, each head's output gated, clamped SwiGLUs in the dense layer, the routed experts and
+// the shared expert, sigmoid routing scaled. References without the clamps or without the head
+// gates disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Step35HeadGatesClampsAndMixedHeadsAgree) {
+  TestModelSpec spec;
+  spec.arch = "step35";
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32, nullptr, 24);
+  expect_within("step35", e.rms_rel, e.max_rel, b);
+  TestModelSpec unclamped = spec;
+  unclamped.metadata_overrides = {{"step35.swiglu_clamp_exp", GgufValue::F32Array(std::vector<float>(5, 0.0f))},
+                                  {"step35.swiglu_clamp_shexp", GgufValue::F32Array(std::vector<float>(5, 0.0f))}};
+  EXPECT_GT(errors(spec, DType::kF32, &unclamped, 24).rms_rel, 100 * b.rms_rel) << "the clamps make no difference";
+  TestModelSpec ungated = spec;
+  for (int l = 0; l < 4; ++l) ungated.skip_tensors.push_back("blk." + std::to_string(l) + ".attn_gate.weight");
+  EXPECT_GT(errors(spec, DType::kF32, &ungated, 24).rms_rel, 100 * b.rms_rel) << "the head gates make no difference";
+}
+
+// Laguna over 4 layers (a dense full one, then sliding and full MoE layers with more heads where
+// they slide): softplus head gates, the full layers' YaRN over half a head, the sliding layers'
+// plain rope over all of it, sigmoid routing with a selection bias, renormalised and scaled,
+// beside a shared expert. References without the gates, without YaRN, or with the sliding layers
+// on the full layers' base disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, LagunaSoftplusGatesAndTwoRopesAgree) {
+  TestModelSpec spec;
+  spec.arch = "laguna";
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32, nullptr, 24);
+  expect_within("laguna", e.rms_rel, e.max_rel, b);
+  TestModelSpec ungated = spec;
+  for (int l = 0; l < 4; ++l) ungated.skip_tensors.push_back("blk." + std::to_string(l) + ".attn_gate.weight");
+  EXPECT_GT(errors(spec, DType::kF32, &ungated, 24).rms_rel, 100 * b.rms_rel) << "the head gates make no difference";
+  TestModelSpec unscaled = spec;
+  unscaled.skip_keys = {"laguna.rope.scaling.type", "laguna.rope.scaling.factor"};
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled, 24).rms_rel, 100 * b.rms_rel) << "YaRN makes no difference";
+  TestModelSpec one_base = spec;
+  one_base.skip_keys = {"laguna.rope.freq_base_swa"};
+  EXPECT_GT(errors(spec, DType::kF32, &one_base, 24).rms_rel, 100 * b.rms_rel) << "the sliding base makes no difference";
+}
+
+// MiMo-V2 (mimo2) over 4 layers, 24 positions past a 10-key window: value heads of 48 beside key
+// heads of 64 (the cache pads them), one K/V head in the full layers and two in the sliding ones,
+// sinks in the sliding layers, v times 0.707, a quarter of each head rotated on a base per kind,
+// sigmoid routing with a selection bias. References without v's scale, without the sinks, or with
+// the sliding layers on the full layers' base disagree by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Mimo2NarrowValuesSinksAndScaleAgree) {
+  TestModelSpec spec;
+  spec.arch = "mimo2";
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(spec, DType::kF32, nullptr, 24);
+  expect_within("mimo2", e.rms_rel, e.max_rel, b);
+  TestModelSpec unscaled = spec;
+  unscaled.skip_keys = {"mimo2.attention.value_scale"};
+  EXPECT_GT(errors(spec, DType::kF32, &unscaled, 24).rms_rel, 100 * b.rms_rel) << "v's scale makes no difference";
+  TestModelSpec sinkless = spec;
+  for (int l : {1, 3}) sinkless.skip_tensors.push_back("blk." + std::to_string(l) + ".attn_sinks.weight");
+  EXPECT_GT(errors(spec, DType::kF32, &sinkless, 24).rms_rel, 100 * b.rms_rel) << "the sinks make no difference";
+  TestModelSpec one_base = spec;
+  one_base.metadata_overrides = {{"mimo2.rope.freq_base_swa", GgufValue::F32(500000.0f)}};
+  EXPECT_GT(errors(spec, DType::kF32, &one_base, 24).rms_rel, 100 * b.rms_rel) << "the sliding base makes no difference";
+}
+
+}  // namespace
+}  // namespace strata
