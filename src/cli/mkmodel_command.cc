@@ -154,7 +154,9 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<MkmodelFlags>();
   sub->add_option("--arch", flags->arch,
                   "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, "
-                  "qwen3vl, granite, minicpm, cohere2, command-r, seed_oss or gemma4 (dense presets); qwen3moe, qwen2moe, mixtral, gpt-oss, "
+                  "qwen3vl, granite, minicpm, cohere2, command-r, seed_oss, gemma4 or deci (dense presets; deci "
+                  "gives a dense preset a layer pattern of its own: in every 8 layers the 6th without attention, "
+                  "the 7th with attn_output alone, the 8th without a feed-forward, the widths cycling n_ff, 3/4, 1/2); qwen3moe, qwen2moe, mixtral, gpt-oss, "
                   "glm4moe, llama4, deepseek2, mistral4, "
                   "minimax-m2, minimax-m3, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, "
                   "cohere2_moe, mimo2 or glm-dsa (MoE presets; glm-dsa is deepseek2's split form with GLM-5's "

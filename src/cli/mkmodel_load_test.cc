@@ -431,6 +431,30 @@ TEST_F(MkmodelLoadTest, Mxfp4ModelsMatchTheFloat64Reference) {
   }
 }
 
+// Nemotron's layer kinds as mkmodel writes them (--arch deci, 8 layers of the small preset) load
+// as Strata reads llama.cpp's DeciLM files: two layers without K/V heads, the cache over six.
+TEST_F(MkmodelLoadTest, DeciLayerKindsLoad) {
+  for (DType type : {DType::kF32, DType::kQ4_K}) {
+    GenerateOptions o;
+    o.arch = "deci";
+    o.preset = "small";
+    o.type = type;
+    o.n_layers = 8;
+    o.n_threads = 2;
+    o.out_path = (dir_ / ("deci-" + std::string(dtype_name(type)) + ".gguf")).string();
+    auto r = generate_model(o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    auto m = Model::Load(o.out_path);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_TRUE(hp.attn_kind(5) == AttnKind::kNone && hp.attn_kind(6) == AttnKind::kLinear &&
+                hp.attn_kind(7) == AttnKind::kAttention);
+    EXPECT_EQ(hp.n_kv_layers(), 6);
+    EXPECT_FALSE(hp.layer_has_ffn(7));
+    EXPECT_EQ(hp.ffn_width(1), 512);
+  }
+}
+
 // The architectures that are another's layers plus a few keys, as mkmodel writes them: each
 // loads with what makes it itself (Granite's multipliers, Cohere's layer norms, parallel blocks
 // and window, Seed-OSS's biases and norm name, the vision-language models' sections).

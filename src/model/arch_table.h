@@ -143,6 +143,10 @@ struct ArchTraits {
   // base per kind, and sigmoid routing with a selection bias, renormalised, no shared expert, in
   // every layer with a router (model/step35_hparams.h).
   bool mimo2 = false;
+  // NVIDIA Nemotron 51B / Super 49B / Ultra 253B (deci, DeciLM's layers): Llama's layers of which
+  // some have no attention, or only attn_output over the normed input, some no feed-forward, and
+  // the feed-forward widths vary (model/deci_hparams.h).
+  bool deci = false;
 };
 
 // nullptr for an architecture this build does not run.

@@ -255,7 +255,7 @@ std::vector<Case> all_cases() {
   // sections, Gemma 4's heads of two shapes, Step 3.5's head gates and clamps, Hunyuan's QK-norm
   // after the rotation, Mistral Small 4's fused experts, MiMo-V2's padded value heads): a float and a
   // quantised type each.
-  for (const char* arch : {"granite", "granitemoe", "minicpm", "cohere2", "cohere2_moe", "minimax-m3", "laguna", "command-r", "mistral4", "step35", "hunyuan-moe", "mimo2", "glm-dsa",
+  for (const char* arch : {"granite", "granitemoe", "minicpm", "cohere2", "cohere2_moe", "minimax-m3", "laguna", "command-r", "mistral4", "step35", "hunyuan-moe", "mimo2", "glm-dsa", "deci",
                            "seed_oss", "bailingmoe2", "dots1", "qwen2vl", "qwen3vl", "qwen3vlmoe", "gemma4", "gemma4-moe",
                            "gemma4-e2b"}) {
     for (DType t : {DType::kF16, DType::kQ4_K}) cases.push_back({arch, t});

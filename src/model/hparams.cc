@@ -7,6 +7,7 @@
 
 #include "model/arch_table.h"
 #include "model/cohere_hparams.h"
+#include "model/deci_hparams.h"
 #include "model/gemma4_hparams.h"
 #include "model/metadata_readers.h"
 #include "model/step35_hparams.h"
@@ -319,6 +320,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.step35) STRATA_RETURN_IF_ERROR(read_step35(gguf, hp));
   if (traits.laguna) STRATA_RETURN_IF_ERROR(read_laguna(gguf, hp));
   if (traits.mimo2) STRATA_RETURN_IF_ERROR(read_mimo2(gguf, hp));
+  if (traits.deci) STRATA_RETURN_IF_ERROR(read_deci(gguf, hp));
   if (traits.sliding_every_layer) STRATA_RETURN_IF_ERROR(read_phi3_window(gguf, hp));
   hp->nope_layer_step = traits.nope_layer_step;
   hp->qk_norm_whole_row = traits.qk_norm_whole_row;
@@ -434,13 +436,15 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   // A MoE file's experts have their own width key; its dense width is optional.
   // Gemma 4's per-layer widths are read_gemma4's.
   const GgufValue* ff = gguf.find(a + ".feed_forward_length");
-  if (!traits->gemma4 || ff == nullptr || !ff->is_array()) {
+  if (!(traits->gemma4 || traits->deci) || ff == nullptr || !ff->is_array()) {
     STRATA_RETURN_IF_ERROR(read_count(gguf, a, "feed_forward_length", traits->requires_experts, &hp.n_ff));
   }
   // Step 3.5's and Laguna's per-layer query heads are theirs to read (the first layer's count
   // stands till then).
   const GgufValue* heads = gguf.find(a + ".attention.head_count");
-  if ((traits->step35 || traits->laguna) && heads != nullptr && heads->is_array() && heads->array_size() > 0) {
+  if (traits->deci) {  // Nemotron's per-layer counts are read_deci's
+    STRATA_ASSIGN_OR_RETURN(hp.n_head, deci_query_heads(gguf, a));
+  } else if ((traits->step35 || traits->laguna) && heads != nullptr && heads->is_array() && heads->array_size() > 0) {
     hp.n_head = static_cast<int>(std::min<uint64_t>(heads->uint_at(0).value_or(0), 1u << 30));
     if (hp.n_head < 1) return Status::Corrupt(gguf.path() + ": " + a + ".attention.head_count[0] must be positive");
   } else {
@@ -449,7 +453,7 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   hp.n_head_kv = hp.n_head;
   // Gemma 4's and Step 3.5's per-layer counts are theirs to read.
   const GgufValue* kv_heads = gguf.find(a + ".attention.head_count_kv");
-  if (!(traits->gemma4 || traits->step35 || traits->laguna || traits->mimo2) || kv_heads == nullptr ||
+  if (!(traits->gemma4 || traits->step35 || traits->laguna || traits->mimo2 || traits->deci) || kv_heads == nullptr ||
       !kv_heads->is_array()) {
     STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count_kv", true, &hp.n_head_kv));
   }

@@ -43,6 +43,10 @@ struct AttnShape {
   friend bool operator==(const AttnShape&, const AttnShape&) = default;
 };
 
+// What a layer has for attention: q/k/v heads over the cache, only attn_output applied to the
+// normed input (Nemotron's "linear attention"), or nothing (no attn_norm either).
+enum class AttnKind : uint8_t { kAttention, kLinear, kNone };
+
 struct Hparams {
   std::string arch;        // general.architecture: a name of model/arch_table.cc
   int n_vocab = 0;
@@ -157,10 +161,21 @@ struct Hparams {
   // sqrt(n_embd), both over sqrt(2); each layer then adds to its stream per_layer_proj of
   // GELU(inp_gate . stream) times the layer's input, RMS-normed (post_norm).
   int n_embd_per_layer = 0;
-  // Feed-forward widths per layer when they differ (E2B's double-wide shared layers:
-  // feed_forward_length as an array); empty: n_ff everywhere (ffn_width()).
+  // Feed-forward widths per layer when they differ (E2B's double-wide shared layers, Nemotron's:
+  // feed_forward_length as an array; 0 in Nemotron's layers without one); empty: n_ff everywhere
+  // (ffn_width()).
   std::vector<int> layer_n_ff;
   int ffn_width(int layer) const { return layer_n_ff.empty() ? n_ff : layer_n_ff[static_cast<size_t>(layer)]; }
+  bool layer_has_ffn(int layer) const { return ffn_width(layer) > 0 || layer_is_moe(layer); }
+  // Nemotron (deci): each layer's attention (AttnKind), and for those with K/V heads their index
+  // among them (-1 for the others), the cache holding only theirs; every attending layer has
+  // n_head query and n_head_kv K/V heads. Empty in every other model: every layer attends.
+  std::vector<AttnKind> layer_attn;
+  std::vector<int> attn_kv_index;
+  int n_attn_kv_layers = 0;
+  AttnKind attn_kind(int layer) const {
+    return layer_attn.empty() ? AttnKind::kAttention : layer_attn[static_cast<size_t>(layer)];
+  }
   // gpt-oss (model/arch_table.h): attention sinks and the clamped SwiGLU.
   bool attn_sinks = false;
   bool swiglu_oai = false;
@@ -217,10 +232,12 @@ struct Hparams {
   // Layers with K/V (every layer unless hybrid), and a layer's index among them.
   // Gemma 4 E2B / E4B read the K/V of an earlier layer in their last layers (kv_source).
   int n_kv_layers() const {
+    if (!attn_kv_index.empty()) return n_attn_kv_layers;
     if (is_hybrid()) return n_layer / full_attn_interval;
     return kv_source.empty() ? n_layer : n_layer_kv;
   }
   int kv_layer(int layer) const {
+    if (!attn_kv_index.empty()) return attn_kv_index[static_cast<size_t>(layer)];
     if (is_hybrid()) return layer / full_attn_interval;
     return kv_source.empty() ? layer : kv_source[static_cast<size_t>(layer)];
   }

@@ -1,6 +1,6 @@
-// The hyper-parameters of the architectures with two kinds of attention layers beside their
-// experts (Step 3.5, Laguna, MiMo-V2), as Strata reads them from their GGUF keys, and bad keys
-// refused by name.
+// The hyper-parameters of the architectures whose layers come in kinds (Step 3.5, Laguna, MiMo-V2:
+// full and sliding layers beside experts; Nemotron: layers without attention or feed-forward), as
+// Strata reads them from their GGUF keys, and bad keys refused by name.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -138,6 +138,41 @@ TEST_F(ModelLoadTest, ReadsMimo2Hparams) {
   spec.metadata_overrides.clear();
   spec.skip_tensors = {"blk.2.ffn_gate_inp.weight"};
   expect_error(spec, Code::kUnsupported, "layer 2 has no router (blk.2.ffn_gate_inp.weight) after layers with one");
+}
+
+// Nemotron (deci): per-layer head counts and feed-forward widths give each layer its kind (q/k/v
+// attention, attn_output alone, none) and width (0: none); only the attending layers hold K/V.
+TEST_F(ModelLoadTest, ReadsDeciHparams) {
+  TestModelSpec spec;
+  spec.arch = "deci";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.n_layer, 4);
+  EXPECT_EQ(hp.n_head, 4);
+  EXPECT_EQ(hp.n_head_kv, 2);
+  EXPECT_TRUE(hp.attn_kind(0) == AttnKind::kAttention && hp.attn_kind(1) == AttnKind::kLinear &&
+              hp.attn_kind(2) == AttnKind::kNone && hp.attn_kind(3) == AttnKind::kAttention);
+  EXPECT_EQ(hp.n_kv_layers(), 2);
+  EXPECT_EQ(hp.kv_layer(3), 1);
+  EXPECT_EQ(hp.ffn_width(1), 384);
+  EXPECT_EQ(hp.ffn_width(2), 256);
+  EXPECT_FALSE(hp.layer_has_ffn(3));
+  EXPECT_EQ(hp.n_ff, 512);
+  const KvLayout kv = (*m)->kv_layout(DType::kF16, 16);
+  EXPECT_EQ(kv.n_layer, 2);
+  EXPECT_EQ(kv.block_bytes(), 2u * 2 * 16 * 2 * 64 * 2);  // 2 layers, K and V, 16 tokens, 2 heads of 64
+  spec.metadata_overrides = {{"deci.attention.head_count_kv", GgufValue::I32Array({2, 0, 0, 4})}};
+  expect_error(spec, Code::kUnsupported, "layer 3 attends with 4 query and 4 K/V heads, another layer with 4 and 2");
+  spec.metadata_overrides = {{"deci.attention.head_count_kv", GgufValue::I32Array({0, 0, 0, 0})}};
+  expect_error(spec, Code::kUnsupported, "no layer of deci attends with K/V heads");
+  spec.metadata_overrides = {{"deci.attention.head_count_kv", GgufValue::I32Array({2, 0, 2, 2})}};
+  expect_error(spec, Code::kCorrupt, "layer 2 has K/V heads but no query heads");
+  spec.metadata_overrides = {{"deci.feed_forward_length", GgufValue::I32Array({512, 384})}};
+  expect_error(spec, Code::kCorrupt, "deci.feed_forward_length must hold one value per layer (4)");
+  spec.metadata_overrides.clear();
+  spec.skip_tensors = {"blk.1.attn_output.weight"};
+  expect_error(spec, Code::kNotFound, "blk.1.attn_output.weight");
 }
 
 }  // namespace

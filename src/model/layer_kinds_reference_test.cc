@@ -1,7 +1,8 @@
-// The float64 reference against the fast forward pass on the architectures with two kinds of
-// attention layers beside their experts (Step 3.5, Laguna, MiMo-V2: full and sliding layers with
-// heads, rotations and gates of their own), each with references that leave a part out and must
-// disagree by far more than the bound.
+// The float64 reference against the fast forward pass on the architectures whose layers come in
+// kinds (Step 3.5, Laguna, MiMo-V2: full and sliding layers with heads, rotations and gates of
+// their own beside experts; Nemotron: layers without attention, with attn_output alone, or without
+// a feed-forward), each with references that leave a part out and must disagree by far more than
+// the bound where a file can say so.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -82,6 +83,20 @@ TEST_F(ReferenceForwardVariantsTest, Mimo2NarrowValuesSinksAndScaleAgree) {
   TestModelSpec one_base = spec;
   one_base.metadata_overrides = {{"mimo2.rope.freq_base_swa", GgufValue::F32(500000.0f)}};
   EXPECT_GT(errors(spec, DType::kF32, &one_base, 24).rms_rel, 100 * b.rms_rel) << "the sliding base makes no difference";
+}
+
+// Nemotron (deci) over 8 layers (each kind twice: q/k/v attention, attn_output alone over the
+// norm, no attention; feed-forwards of three widths and none), 24 positions: the cache holds the
+// four attending layers only. A layer without a feed-forward keeps its attention's output (as the
+// model computes it; llama.cpp's graph drops it, which this agreement would not survive).
+TEST_F(ReferenceForwardVariantsTest, DeciLayerKindsAgree) {
+  TestModelSpec spec;
+  spec.arch = "deci";
+  spec.n_layer = 8;
+  const Errors e = errors(spec, DType::kF32);
+  expect_within("deci", e.rms_rel, e.max_rel, bounds(DType::kF32));
+  const Errors f16_kv = errors(spec, DType::kF16);
+  expect_within("deci f16 cache", f16_kv.rms_rel, f16_kv.max_rel, {1e-3, 5e-3});
 }
 
 }  // namespace

@@ -183,13 +183,18 @@ void bind_per_layer_inputs(WeightBinder& b, const Hparams& hp, ModelWeights& w) 
 LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
   const std::string p = "blk." + std::to_string(layer) + ".";
   LayerWeights lw;
-  lw.attn_norm = b.vector(p + "attn_norm.weight", hp.n_embd, true);
+  // Nemotron's layers without attention have no attn_norm; its "linear" ones only attn_output.
+  const AttnKind kind = hp.attn_kind(layer);
+  if (kind != AttnKind::kNone) lw.attn_norm = b.vector(p + "attn_norm.weight", hp.n_embd, true);
   if (hp.layer_is_recurrent(layer)) {
     bind_delta_net(b, hp, p, lw);
-  } else {
+  } else if (kind == AttnKind::kLinear) {
+    lw.wo = b.matrix(p + "attn_output.weight", hp.n_embd, hp.n_embd);
+  } else if (kind == AttnKind::kAttention) {
     bind_attention(b, hp, layer, p, lw);
   }
   lw.out_scale = b.vector(p + "layer_output_scale.weight", 1, false);
+  if (!hp.layer_has_ffn(layer)) return lw;  // Nemotron's layers without a feed-forward
   // Cohere's parallel blocks feed the feed-forward the attention's norm: no ffn_norm.
   if (!hp.parallel_block) lw.ffn_norm = b.vector(p + hp.ffn_norm_name + ".weight", hp.n_embd, true);
   if (hp.post_norms) {

@@ -108,14 +108,21 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     const std::string p = "blk." + std::to_string(i) + ".";
     Layer& l = r.layers_[static_cast<size_t>(i)];
     l.index = i;
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_norm.weight", true, &l.attn_norm));
+    // Nemotron's layers without attention have no attn_norm; its linear ones attn_output alone.
+    const AttnKind kind = r.hp_.attn_kind(i);
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_norm.weight", kind != AttnKind::kNone, &l.attn_norm));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "layer_output_scale.weight", false, &l.out_scale));
     const bool ple = r.hp_.n_embd_per_layer > 0;
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "inp_gate.weight", ple, &l.ple_gate));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "proj.weight", ple, &l.ple_proj));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_norm.weight", ple, &l.ple_post_norm));
-    STRATA_RETURN_IF_ERROR(r.hp_.layer_is_recurrent(i) ? r.decode_delta_net(gguf, p, l)
-                                                       : r.decode_attention(gguf, p, l));
+    if (kind == AttnKind::kLinear) {
+      STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.weight", true, &l.wo));
+    } else if (kind == AttnKind::kAttention) {
+      STRATA_RETURN_IF_ERROR(r.hp_.layer_is_recurrent(i) ? r.decode_delta_net(gguf, p, l)
+                                                         : r.decode_attention(gguf, p, l));
+    }
+    if (!r.hp_.layer_has_ffn(i)) continue;
     if (!r.hp_.parallel_block) {
       STRATA_RETURN_IF_ERROR(decode(gguf, p + r.hp_.ffn_norm_name + ".weight", true, &l.ffn_norm));
     }
@@ -428,8 +435,13 @@ std::vector<double> ReferenceForward::step(int32_t token) {
   const Vec inputs = hp_.n_embd_per_layer > 0 ? per_layer_inputs(token, h) : Vec();
   for (Layer& l : layers_) {
     Vec att;
-    const Vec normed = norm(h, l.attn_norm);
-    if (hp_.layer_is_recurrent(l.index)) {
+    const AttnKind kind = hp_.attn_kind(l.index);
+    const Vec normed = kind == AttnKind::kNone ? Vec() : norm(h, l.attn_norm);
+    if (kind == AttnKind::kNone) {
+      att.assign(h.size(), 0.0);  // Nemotron's layers without attention
+    } else if (kind == AttnKind::kLinear) {
+      att = matvec(l.wo, normed);
+    } else if (hp_.layer_is_recurrent(l.index)) {
       delta_net(l, normed, att);
     } else if (hp_.is_mla()) {
       mla_attention(l, normed, att);
@@ -438,6 +450,7 @@ std::vector<double> ReferenceForward::step(int32_t token) {
     }
     for (double& v : att) v *= hp_.residual_scale;  // Granite's; 1 elsewhere
     add(h, att);
+    if (!hp_.layer_has_ffn(l.index)) continue;  // and its layers without a feed-forward
     // Cohere's parallel block: the feed-forward reads the same norm of the layer's input.
     Vec ffn = hp_.moe_beside_dense && hp_.layer_is_moe(l.index)
                   ? moe_beside_dense(l, h)

@@ -196,6 +196,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   if (s.arch == "step35") set_step35_metadata(s, w);
   if (s.arch == "laguna") set_laguna_metadata(s, w);
   if (s.arch == "mimo2") set_mimo2_metadata(s, w);
+  if (s.arch == "deci") set_deci_metadata(s, w);
   if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3" || s.arch == "cohere2") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
@@ -409,6 +410,10 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const int n_blocks = n_layer + (has_nextn(s.arch) ? 1 : 0);  // GLM's NextN block last
   for (int l = 0; l < n_blocks; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
+    if (s.arch == "deci") {  // Nemotron's layers of three kinds and their own widths
+      add_deci_layer(b, s, p, l);
+      continue;
+    }
     b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
     if (hybrid) {
       add_hybrid_mixer(b, s, p, l);

@@ -53,7 +53,9 @@ struct TestModelSpec {
   // an ungated shared expert of n_ff_shexp; QK-norm after the rotation), or step35, laguna or
   // mimo2 (test_model_step35.cc), or glm-dsa (deepseek2's tensors in the mla_split layout, routing
   // by expert_gating_func, one NextN block, and a sparse-attention indexer's keys and tensors,
-  // written after the others without seeds). Matrices whose width the type cannot hold are F16. mistral3: llama's tensors, with attention.temperature_scale
+  // written after the others without seeds), or deci (test_model_deci.cc: Nemotron's layers without
+  // attention, with attn_output alone, or without a feed-forward). Matrices whose width the type
+  // cannot hold are F16. mistral3: llama's tensors, with attention.temperature_scale
   // attn_temp_scale (over rope_yarn_orig_ctx when rope_yarn_factor != 1 writes YaRN, else n_ctx),
   // rope.scaling.yarn_log_multiplier rope_yarn_log_mul and the YaRN betas written. ernie4_5: llama's
   // tensors. ernie4_5-moe: n_dense_lead dense layers of width n_ff, then experts in every

@@ -120,7 +120,7 @@ inline int head_dim(const TestModelSpec& s) { return s.head_dim != 0 ? s.head_di
 inline int layer_count(const TestModelSpec& s) {
   if (s.n_layer != 0) return s.n_layer;
   return is_hybrid_arch(s.arch) || s.arch == "gemma4" || s.arch == "gemma4-moe" || s.arch == "step35" ||
-                 s.arch == "laguna" || s.arch == "mimo2"
+                 s.arch == "laguna" || s.arch == "mimo2" || s.arch == "deci"
              ? 4
              : 2;
 }
@@ -134,6 +134,10 @@ void add_step35_attention(ModelBuilder& b, const TestModelSpec& s, const std::st
 std::vector<float> step35_rope_freqs(const TestModelSpec& s);
 // Laguna (test_model_step35.cc): Step 3.5's attention tensors and layer kinds with Laguna's keys.
 void set_laguna_metadata(const TestModelSpec& s, GgufWriter& w);
+// Nemotron (test_model_deci.cc): its per-layer counts, and one layer's tensors (attention of its
+// kind, feed-forward of its width).
+void set_deci_metadata(const TestModelSpec& s, GgufWriter& w);
+void add_deci_layer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
 // MiMo-V2 (test_model_step35.cc): its keys and a layer's attention tensors (q/k/v with narrow value
 // heads, output, the sliding layers' sinks).
 void set_mimo2_metadata(const TestModelSpec& s, GgufWriter& w);

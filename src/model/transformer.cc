@@ -236,6 +236,62 @@ void moe_beside_dense_ffn(const Hparams& hp, const LayerWeights& lw, int layer, 
   });
 }
 
+// One layer's q/k/v attention over the rows' norms in s.normed() (their K/V into the cache
+// first), its output projected into s.proj(); rope is the layer's (sliding or full).
+void attention_layer(const Hparams& hp, const kernels::RopeParams& rope, const LayerWeights& lw, int layer,
+                     std::span<const Row> rows, KvView& kv, ForwardScratch& s, ThreadPool& pool) {
+  const int n = static_cast<int>(rows.size());
+  const int q_dim = hp.attn_shape(layer).q_dim();
+  const int kv_dim = hp.attn_shape(layer).kv_dim();
+  const bool gated = hp.attn_output_gate;
+  const bool head_gated = lw.attn_head_gate.data != nullptr;  // Step 3.5's and Laguna's gate per head
+  // Without attn_v (Gemma 4's full layers) finish_qkv_row takes v from k; Gemma 4's layers
+  // that share an earlier layer's K/V multiply q only.
+  std::array<kernels::MatmulJob, 4> qkv;
+  size_t n_jobs = 0;
+  qkv[n_jobs++] = {&lw.wq, s.normed(), n, gated ? s.q_gate() : s.q()};
+  if (lw.wk.data != nullptr) qkv[n_jobs++] = {&lw.wk, s.normed(), n, s.k()};
+  // Narrow value heads (MiMo-V2) land packed in attn_out (free till the attention), and
+  // finish_qkv_row widens them into v.
+  const AttnShape sh = hp.attn_shape(layer);
+  float* v_out = sh.narrow_v() ? s.attn_out() : s.v();
+  if (lw.wv.data != nullptr) qkv[n_jobs++] = {&lw.wv, s.normed(), n, v_out};
+  if (head_gated) qkv[n_jobs++] = {&lw.attn_head_gate, s.normed(), n, s.q_gate()};
+  matmul_same_input(std::span<const kernels::MatmulJob>(qkv.data(), n_jobs), s, pool);
+  {
+    ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
+    for_each_row(pool, n, q_dim + 2 * kv_dim, [&](int r) {
+      float* q = s.q() + static_cast<size_t>(r) * q_dim;
+      if (gated) split_q_gate(hp, s.q_gate() + static_cast<size_t>(r) * 2 * q_dim, q);
+      float* v_wide = s.v() + static_cast<size_t>(r) * kv_dim;
+      float* v = sh.narrow_v() ? v_out + static_cast<size_t>(r) * sh.v_dim() : v_wide;
+      finish_qkv_row(hp, rope, lw, layer, rows[r], q, s.k() + static_cast<size_t>(r) * kv_dim, v, v_wide, kv);
+    });
+  }
+  {
+    ProfileTimer timer(s.profile(), StepPart::kAttention);
+    attend_all({hp, layer, lw.attn_sinks}, rows, kv, s, pool);
+    if (gated) {
+      for_each_row(pool, n, q_dim, [&](int r) {
+        apply_output_gate(hp, s.q_gate() + static_cast<size_t>(r) * 2 * q_dim,
+                          s.attn_out() + static_cast<size_t>(r) * q_dim);
+      });
+    }
+    if (head_gated) {
+      for_each_row(pool, n, q_dim, [&](int r) {
+        apply_head_gate(sh, hp.attn_head_gate_softplus, s.q_gate() + static_cast<size_t>(r) * sh.n_head,
+                        s.attn_out() + static_cast<size_t>(r) * q_dim);
+      });
+    }
+    if (sh.narrow_v()) {  // q is spent: it takes the heads' values, packed
+      for_each_row(pool, n, q_dim, [&](int r) {
+        narrow_out_row(sh, s.attn_out() + static_cast<size_t>(r) * q_dim, s.q() + static_cast<size_t>(r) * sh.out_dim());
+      });
+    }
+  }
+  matmul(lw.wo, sh.narrow_v() ? s.q() : s.attn_out(), n, s.proj(), s, pool);
+}
+
 }  // namespace
 
 void Model::embed(std::span<const Row> rows, float* hidden) const {
@@ -266,69 +322,27 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
   const int n_embd = hp.n_embd;
   for (int layer = first_layer; layer < last_layer; ++layer) {
     const LayerWeights& lw = impl_->w.layers[layer];
-    const int q_dim = hp.attn_shape(layer).q_dim();
-    const int kv_dim = hp.attn_shape(layer).kv_dim();
-
+    // Nemotron's layers may lack the attention (kNone), or have attn_output alone (kLinear).
+    const AttnKind kind = hp.attn_kind(layer);
     // Attention. Every row stores its K/V before any row attends, and every row reads its
     // keys back from the cache, so a prompt gives the same bits whatever its chunking.
-    {
-      ProfileTimer timer(s.profile(), StepPart::kNorm);
-      norm_rows(hp, hidden, lw.attn_norm, n, s.normed(), pool);
-    }
-    if (hp.layer_is_recurrent(layer)) {
-      delta_net({hp, lw, layer}, rows, kv, s, pool);
-    } else if (hp.is_mla()) {
-      mla_attention({hp, impl_->rope, lw, layer}, rows, kv, s, pool);
-    } else {
-      const bool gated = hp.attn_output_gate;
-      const bool head_gated = lw.attn_head_gate.data != nullptr;  // Step 3.5's and Laguna's gate per head
-      // Without attn_v (Gemma 4's full layers) finish_qkv_row takes v from k; Gemma 4's layers
-      // that share an earlier layer's K/V multiply q only.
-      std::array<kernels::MatmulJob, 4> qkv;
-      size_t n_jobs = 0;
-      qkv[n_jobs++] = {&lw.wq, s.normed(), n, gated ? s.q_gate() : s.q()};
-      if (lw.wk.data != nullptr) qkv[n_jobs++] = {&lw.wk, s.normed(), n, s.k()};
-      // Narrow value heads (MiMo-V2) land packed in attn_out (free till the attention), and
-      // finish_qkv_row widens them into v.
-      const AttnShape sh = hp.attn_shape(layer);
-      float* v_out = sh.narrow_v() ? s.attn_out() : s.v();
-      if (lw.wv.data != nullptr) qkv[n_jobs++] = {&lw.wv, s.normed(), n, v_out};
-      if (head_gated) qkv[n_jobs++] = {&lw.attn_head_gate, s.normed(), n, s.q_gate()};
-      matmul_same_input(std::span<const kernels::MatmulJob>(qkv.data(), n_jobs), s, pool);
+    if (kind != AttnKind::kNone) {
       {
-        ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
-        const kernels::RopeParams& rope = hp.layer_slides(layer) ? impl_->rope_sliding : impl_->rope;
-        for_each_row(pool, n, q_dim + 2 * kv_dim, [&](int r) {
-          float* q = s.q() + static_cast<size_t>(r) * q_dim;
-          if (gated) split_q_gate(hp, s.q_gate() + static_cast<size_t>(r) * 2 * q_dim, q);
-          float* v_wide = s.v() + static_cast<size_t>(r) * kv_dim;
-          float* v = sh.narrow_v() ? v_out + static_cast<size_t>(r) * sh.v_dim() : v_wide;
-          finish_qkv_row(hp, rope, lw, layer, rows[r], q, s.k() + static_cast<size_t>(r) * kv_dim, v, v_wide, kv);
-        });
+        ProfileTimer timer(s.profile(), StepPart::kNorm);
+        norm_rows(hp, hidden, lw.attn_norm, n, s.normed(), pool);
       }
-      {
-        ProfileTimer timer(s.profile(), StepPart::kAttention);
-        attend_all({hp, layer, lw.attn_sinks}, rows, kv, s, pool);
-        if (gated) {
-          for_each_row(pool, n, q_dim, [&](int r) {
-            apply_output_gate(hp, s.q_gate() + static_cast<size_t>(r) * 2 * q_dim,
-                              s.attn_out() + static_cast<size_t>(r) * q_dim);
-          });
-        }
-        if (head_gated) {
-          for_each_row(pool, n, q_dim, [&](int r) {
-            apply_head_gate(sh, hp.attn_head_gate_softplus, s.q_gate() + static_cast<size_t>(r) * sh.n_head,
-                            s.attn_out() + static_cast<size_t>(r) * q_dim);
-          });
-        }
-        if (sh.narrow_v()) {  // q is spent: it takes the heads' values, packed
-          for_each_row(pool, n, q_dim, [&](int r) {
-            narrow_out_row(sh, s.attn_out() + static_cast<size_t>(r) * q_dim, s.q() + static_cast<size_t>(r) * sh.out_dim());
-          });
-        }
+      if (hp.layer_is_recurrent(layer)) {
+        delta_net({hp, lw, layer}, rows, kv, s, pool);
+      } else if (hp.is_mla()) {
+        mla_attention({hp, impl_->rope, lw, layer}, rows, kv, s, pool);
+      } else if (kind == AttnKind::kLinear) {
+        matmul(lw.wo, s.normed(), n, s.proj(), s, pool);
+      } else {
+        attention_layer(hp, hp.layer_slides(layer) ? impl_->rope_sliding : impl_->rope, lw, layer, rows, kv, s, pool);
       }
-      matmul(lw.wo, sh.narrow_v() ? s.q() : s.attn_out(), n, s.proj(), s, pool);
     }
+    const bool has_ffn = hp.layer_has_ffn(layer);
+    if (kind == AttnKind::kNone && !has_ffn) continue;
 
     // Output bias (gpt-oss), residual (of the post-normed output, gemma3), then the
     // feed-forward block: gated, or routed through experts; Cohere's parallel block feeds it the
@@ -338,12 +352,15 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
       for_each_row(pool, n, n_embd, [&](int r) {
         float* h = hidden + static_cast<size_t>(r) * n_embd;
         float* proj = s.proj() + static_cast<size_t>(r) * n_embd;
-        if (lw.bo != nullptr) add_in_place(proj, lw.bo, n_embd);
-        if (lw.attn_post_norm != nullptr) kernels::rmsnorm(proj, lw.attn_post_norm, n_embd, hp.rms_eps, proj);
-        add_residual(hp, h, proj, n_embd);
-        if (!hp.parallel_block) norm_row(hp, h, lw.ffn_norm, s.normed() + static_cast<size_t>(r) * n_embd);
+        if (kind != AttnKind::kNone) {
+          if (lw.bo != nullptr) add_in_place(proj, lw.bo, n_embd);
+          if (lw.attn_post_norm != nullptr) kernels::rmsnorm(proj, lw.attn_post_norm, n_embd, hp.rms_eps, proj);
+          add_residual(hp, h, proj, n_embd);
+        }
+        if (!hp.parallel_block && has_ffn) norm_row(hp, h, lw.ffn_norm, s.normed() + static_cast<size_t>(r) * n_embd);
       });
     }
+    if (!has_ffn) continue;  // Nemotron's layers without a feed-forward keep their attention's output
     if (hp.layer_is_moe(layer) && hp.moe_beside_dense) {
       moe_beside_dense_ffn(hp, lw, layer, n, hidden, s, pool);
     } else if (hp.layer_is_moe(layer)) {

@@ -244,6 +244,21 @@ void set_mimo2_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".attention.value_scale", GgufValue::F32(0.707f));
 }
 
+// Nemotron's, as llama.cpp's converter writes DeciLM's: each layer's query heads, K/V heads and
+// feed-forward width.
+void set_deci_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.deci) return;
+  std::vector<int32_t> heads, kv_heads, widths;
+  for (int l = 0; l < s.n_layer; ++l) {
+    heads.push_back(deci_layer_heads(s, l));
+    kv_heads.push_back(deci_layer_kv_heads(s, l));
+    widths.push_back(deci_ffn_width(s, l));
+  }
+  w.set(s.arch + ".attention.head_count", GgufValue::I32Array(heads));
+  w.set(s.arch + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(s.arch + ".feed_forward_length", GgufValue::I32Array(widths));
+}
+
 // Laguna's, as llama.cpp's converter writes them: each layer's query heads (no pattern: the counts
 // tell the layers apart), the sliding layers' rotated dims and base, and YaRN's ramp bounds and
 // factors when the full layers take YaRN.
@@ -447,6 +462,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_step35_hparams(w, report.spec);
   set_laguna_hparams(w, report.spec);
   set_mimo2_hparams(w, report.spec);
+  set_deci_hparams(w, report.spec);
   set_minicpm_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 

@@ -217,7 +217,7 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"gemma3", false},      {"phi3", false},        {"glm4", false},        {"smollm3", false},
     {"mistral3", false},    {"ernie4_5", false},    {"qwen35", false},      {"qwen2vl", false},
     {"qwen3vl", false},     {"granite", false},     {"cohere2", false},     {"command-r", false},
-    {"seed_oss", false},    {"gemma4", false},      {"minicpm", false},      {"qwen3moe", true},     {"qwen2moe", true},
+    {"seed_oss", false},    {"gemma4", false},      {"minicpm", false},     {"deci", false},      {"qwen3moe", true},     {"qwen2moe", true},
     {"mixtral", true},      {"gpt-oss", true},      {"glm4moe", true},      {"llama4", true},
     {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
     {"qwen35moe", true},    {"qwen3next", true},    {"qwen3vlmoe", true},   {"granitemoe", true},
@@ -263,6 +263,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
     s->tied_embeddings = true;
   }
   s->gemma4 = name == "gemma4";
+  s->deci = name == "deci";
   s->cohere2 = name == "cohere2" || name == "command-r";  // Command R: no window (apply_window_and_rope)
   s->cohere2_moe = name == "cohere2_moe";
   s->seed_oss = name == "seed_oss";
@@ -307,6 +308,19 @@ bool gemma4_layer_slides(const ModelSpec& spec, int layer) {
 bool step35_layer_slides(int layer) { return layer % 4 != 0; }
 
 bool mimo2_layer_slides(int layer) { return layer != 0 && (layer + 1) % 6 != 0; }
+
+int deci_layer_heads(const ModelSpec& spec, int layer) { return spec.deci && layer % 8 == 5 ? 0 : spec.n_head; }
+
+int deci_layer_kv_heads(const ModelSpec& spec, int layer) {
+  return spec.deci && (layer % 8 == 5 || layer % 8 == 6) ? 0 : spec.n_head_kv;
+}
+
+int deci_ffn_width(const ModelSpec& spec, int layer) {
+  if (!spec.deci) return spec.n_ff;
+  if (layer % 8 == 7) return 0;
+  const int quarters = 4 - layer % 3;  // 4, 3, 2 quarters
+  return std::max(256, spec.n_ff * quarters / 4 / 256 * 256);
+}
 
 int layer_kv_heads(const ModelSpec& spec, int layer) {
   const bool full = (spec.gemma4 && !gemma4_layer_slides(spec, layer)) || (spec.mimo2 && !mimo2_layer_slides(layer));

@@ -109,6 +109,12 @@ struct ModelSpec {
   // leading_dense_block_count key: llama.cpp tells them by that), then experts by sigmoid gates with
   // a selection bias, normalised, unscaled, no shared expert.
   bool mimo2 = false;
+  // deci (Nemotron's DeciLM layers, on any dense preset): llama's tensors with a layer pattern of
+  // mkmodel's own (not a real model's): in every 8 layers, the 6th without attention (no
+  // attn_norm), the 7th with attn_output alone ("linear attention"), the 8th without a
+  // feed-forward; the feed-forward widths cycle through n_ff, 3/4 and 1/2 of it (whole blocks of
+  // 256); written as per-layer attention.head_count, head_count_kv and feed_forward_length.
+  bool deci = false;
   int n_head_swa = 0;
   int n_head_kv_full = 0;
   // gemma4: every gemma4_period-th layer is full (6 in the 31B and 26B-A4B, 5 in the E2B, 7 in the
@@ -251,6 +257,11 @@ int layer_kv_heads(const ModelSpec& spec, int layer);
 int step35_layer_heads(const ModelSpec& spec, int layer);
 bool gemma4_layer_shares_kv(const ModelSpec& spec, int layer);
 int gemma4_ffn_width(const ModelSpec& spec, int layer);
+// deci: a layer's query heads (0: no attention), K/V heads (0 with query heads: attn_output alone)
+// and feed-forward width (0: none).
+int deci_layer_heads(const ModelSpec& spec, int layer);
+int deci_layer_kv_heads(const ModelSpec& spec, int layer);
+int deci_ffn_width(const ModelSpec& spec, int layer);
 // Whether layer l attends (every layer unless the spec is hybrid; ModelSpec::full_attn_interval).
 bool layer_attends(const ModelSpec& spec, int layer);
 // A --layers cut: n_layer layers of the same shape. deepseek2 keeps at least one MoE layer (its

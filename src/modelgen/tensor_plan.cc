@@ -294,9 +294,30 @@ struct PlanBuilder {
   }
 
   // Block l: attention, the feed-forward norm, a dense or MoE feed-forward, and what follows.
+  // Nemotron's layer l (model_spec.h): attention of its kind, a feed-forward of its width.
+  void deci_block(const std::string& p, int l) {
+    const auto embd = static_cast<uint64_t>(s.n_embd);
+    if (deci_layer_kv_heads(s, l) > 0) {
+      attention(p, l);
+    } else if (deci_layer_heads(s, l) > 0) {
+      vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
+      matrix(p + "attn_output.weight", {embd, embd});
+    }
+    const auto ff = static_cast<uint64_t>(deci_ffn_width(s, l));
+    if (ff == 0) return;
+    vector(p + "ffn_norm.weight", embd, WeightKind::kNorm);
+    matrix(p + "ffn_gate.weight", {embd, ff});
+    matrix(p + "ffn_up.weight", {embd, ff});
+    matrix(p + "ffn_down.weight", {ff, embd});
+  }
+
   void block(int l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     const auto embd = static_cast<uint64_t>(s.n_embd);
+    if (s.deci) {
+      deci_block(p, l);
+      return;
+    }
     if (layer_attends(s, l)) {
       attention(p, l);
     } else {

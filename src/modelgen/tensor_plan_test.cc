@@ -104,6 +104,32 @@ TEST(TensorPlanTest, LlamaTensorNamesAndShapes) {
   EXPECT_EQ(plan->file_type, 1u);
 }
 
+// --arch deci over 8 layers of the small preset: the 6th without attention, the 7th with
+// attn_output alone, the 8th without a feed-forward, the widths n_ff, 3/4 and 1/2 of it in whole
+// blocks of 256 (768, 512, 256), written per layer.
+TEST(TensorPlanTest, DeciLayersFollowTheirKinds) {
+  auto s = model_preset("deci", "small");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  set_layer_count(&*s, 8);
+  auto plan = plan_tensors(*s, DType::kF16);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto t = planned_tensors_by_name(*plan);
+  EXPECT_EQ(t["blk.0.ffn_gate.weight"].dims, (std::vector<uint64_t>{256, 768}));
+  EXPECT_EQ(t["blk.1.ffn_gate.weight"].dims, (std::vector<uint64_t>{256, 512}));
+  EXPECT_EQ(t["blk.2.ffn_down.weight"].dims, (std::vector<uint64_t>{256, 256}));
+  EXPECT_EQ(t["blk.6.attn_output.weight"].dims, (std::vector<uint64_t>{256, 256}));
+  EXPECT_EQ(t.count("blk.6.attn_norm.weight"), 1u);
+  for (const char* absent : {"blk.5.attn_norm.weight", "blk.5.attn_q.weight", "blk.5.attn_output.weight",
+                             "blk.6.attn_q.weight", "blk.6.attn_k.weight", "blk.7.ffn_norm.weight",
+                             "blk.7.ffn_gate.weight"}) {
+    EXPECT_EQ(t.count(absent), 0u) << absent;
+  }
+  EXPECT_EQ(t.count("blk.7.attn_q.weight"), 1u);
+  EXPECT_EQ(deci_layer_heads(*s, 5), 0);
+  EXPECT_EQ(deci_layer_kv_heads(*s, 6), 0);
+  EXPECT_EQ(deci_ffn_width(*s, 7), 0);
+}
+
 TEST(TensorPlanTest, Q4KMixKeepsOutputAndSomeLayersInQ6K) {
   auto s = model_preset("llama", "1b");
   auto plan = plan_tensors(*s, DType::kQ4_K);
