@@ -71,6 +71,17 @@ Status read_heads(const GgufFile& gguf, int n_blocks, Hparams* hp) {
   return Status::Ok();
 }
 
+// The window (attention.sliding_window), which layers slide (attention.sliding_window_pattern, over
+// every block) and the heads of each kind (read_heads): Step 3.5's and MiMo-V2's layer kinds.
+Status read_layer_kinds(const GgufFile& gguf, int n_blocks, Hparams* hp) {
+  const std::string& a = hp->arch;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.sliding_window", false, &hp->sliding_window));
+  std::vector<uint64_t> pattern;
+  STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".attention.sliding_window_pattern", n_blocks, &pattern));
+  for (int l = 0; l < hp->n_layer; ++l) hp->sliding_layers.push_back(pattern[static_cast<size_t>(l)] != 0 ? 1 : 0);
+  return read_heads(gguf, n_blocks, hp);
+}
+
 // The rotated widths of both kinds from rope.dimension_count_per_layer when the file has it (one
 // for each kind), else as already set; each must be even and at most the head.
 Status read_rotated_widths(const GgufFile& gguf, int n_blocks, Hparams* hp) {
@@ -229,11 +240,7 @@ Status read_mimo2_sliding(const GgufFile& gguf, Hparams* hp) {
 Status read_mimo2(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
   const int n_blocks = hp->n_layer + hp->n_nextn_layers;
-  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.sliding_window", false, &hp->sliding_window));
-  std::vector<uint64_t> pattern;
-  STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".attention.sliding_window_pattern", n_blocks, &pattern));
-  for (int l = 0; l < hp->n_layer; ++l) hp->sliding_layers.push_back(pattern[static_cast<size_t>(l)] != 0 ? 1 : 0);
-  STRATA_RETURN_IF_ERROR(read_heads(gguf, n_blocks, hp));
+  STRATA_RETURN_IF_ERROR(read_layer_kinds(gguf, n_blocks, hp));
   STRATA_RETURN_IF_ERROR(read_mimo2_sliding(gguf, hp));
   STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".attention.value_scale", &hp->v_scale));
   if (!(hp->v_scale > 0.0f) || !std::isfinite(hp->v_scale)) {
@@ -264,11 +271,7 @@ Status read_laguna(const GgufFile& gguf, Hparams* hp) {
 Status read_step35(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
   const int n_blocks = hp->n_layer + hp->n_nextn_layers;
-  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.sliding_window", false, &hp->sliding_window));
-  std::vector<uint64_t> pattern;
-  STRATA_RETURN_IF_ERROR(read_per_layer(gguf, a + ".attention.sliding_window_pattern", n_blocks, &pattern));
-  for (int l = 0; l < hp->n_layer; ++l) hp->sliding_layers.push_back(pattern[static_cast<size_t>(l)] != 0 ? 1 : 0);
-  STRATA_RETURN_IF_ERROR(read_heads(gguf, n_blocks, hp));
+  STRATA_RETURN_IF_ERROR(read_layer_kinds(gguf, n_blocks, hp));
   STRATA_RETURN_IF_ERROR(read_rope(gguf, n_blocks, hp));
   STRATA_RETURN_IF_ERROR(read_limits(gguf, a + ".swiglu_limits", a + ".swiglu_clamp_exp", n_blocks, *hp,
                                      &hp->ffn_limit_exp));
