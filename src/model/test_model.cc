@@ -224,8 +224,8 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     if (s.arch == "llama4") set_llama4_metadata(s, w);
     if (is_deepseek(s.arch)) set_deepseek2_metadata(s, w);
     if (s.arch == "glm-dsa") set_glm_dsa_metadata(s, w);
-    // MiniMax-M2's converter writes the sigmoid gate; the renormalisation is the arch's.
     if (s.arch == "cohere2_moe") set_cohere2_moe_metadata(s, w);
+    // MiniMax-M2's converter writes the sigmoid gate; the renormalisation is the arch's.
     if (s.arch == "minimax-m2") w.set(a + ".expert_gating_func", GgufValue::U32(static_cast<uint32_t>(s.expert_gating_func)));
     if (s.arch == "ernie4_5-moe") {  // as llama.cpp's converter writes ERNIE 4.5's
       w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));

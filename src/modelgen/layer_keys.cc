@@ -1,0 +1,119 @@
+#include "modelgen/layer_keys.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+// Gemma 4's, as llama.cpp's converter writes them: which layers slide, each layer's K/V heads,
+// the full layers' head and rope dims and the sliding ones' (_swa), the two rope bases, the soft
+// cap, the per-layer input width and the shared K/V layers (0 in the 31B and 26B-A4B), and the
+// E2B's per-layer feed-forward widths.
+void set_gemma4_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.gemma4) return;
+  const std::string& a = s.arch;
+  auto u32 = [](int v) { return GgufValue::U32(static_cast<uint32_t>(v)); };
+  std::vector<GgufValue> pattern;
+  std::vector<int32_t> kv_heads;
+  std::vector<int32_t> widths;
+  for (int l = 0; l < s.n_layer; ++l) {
+    const bool slides = gemma4_layer_slides(s, l);
+    pattern.push_back(GgufValue::Bool(slides));
+    kv_heads.push_back(slides ? s.n_head_kv : s.n_head_kv_full);
+    widths.push_back(gemma4_ffn_width(s, l));
+  }
+  if (s.double_wide_shared) w.set(a + ".feed_forward_length", GgufValue::I32Array(widths));
+  w.set(a + ".attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, pattern));
+  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(a + ".attention.key_length", u32(s.head_dim_full));
+  w.set(a + ".attention.value_length", u32(s.head_dim_full));
+  w.set(a + ".rope.dimension_count", u32(s.head_dim_full));
+  w.set(a + ".attention.key_length_swa", u32(s.head_dim));
+  w.set(a + ".attention.value_length_swa", u32(s.head_dim));
+  w.set(a + ".rope.dimension_count_swa", u32(s.head_dim));
+  w.set(a + ".rope.freq_base_swa", GgufValue::F32(10000.0f));
+  w.set(a + ".final_logit_softcapping", GgufValue::F32(30.0f));
+  w.set(a + ".embedding_length_per_layer_input", u32(s.n_embd_per_layer));
+  w.set(a + ".attention.shared_kv_layers", u32(s.n_shared_kv_layers));
+}
+
+// Step 3.5's, as llama.cpp's newer converter writes them: which layers slide over how many keys,
+// each layer's query heads, the sliding layers' rope base, and each layer's SwiGLU limits (the last
+// layer's clamped: routed experts 7, shared expert 16).
+void set_step35_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.step35) return;
+  const std::string& a = s.arch;
+  std::vector<GgufValue> pattern;
+  std::vector<int32_t> heads;
+  std::vector<float> routed, shared;
+  for (int l = 0; l < s.n_layer; ++l) {
+    pattern.push_back(GgufValue::Bool(step35_layer_slides(l)));
+    heads.push_back(step35_layer_heads(s, l));
+    routed.push_back(l + 1 == s.n_layer ? 7.0f : 0.0f);
+    shared.push_back(l + 1 == s.n_layer ? 16.0f : 0.0f);
+  }
+  w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
+  w.set(a + ".attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, pattern));
+  w.set(a + ".attention.head_count", GgufValue::I32Array(heads));
+  w.set(a + ".rope.freq_base_swa", GgufValue::F32(10000.0f));
+  w.set(a + ".swiglu_clamp_exp", GgufValue::F32Array(routed));
+  w.set(a + ".swiglu_clamp_shexp", GgufValue::F32Array(shared));
+}
+
+// MiMo-V2's, as llama.cpp's converter writes them: which layers slide over how many keys, each
+// layer's K/V heads, the value heads' width, the sliding layers' rope base and v's scale (no
+// leading_dense_block_count: the dense layers are those without a router).
+void set_mimo2_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.mimo2) return;
+  const std::string& a = s.arch;
+  std::vector<GgufValue> pattern;
+  std::vector<int32_t> kv_heads;
+  for (int l = 0; l < s.n_layer; ++l) {
+    pattern.push_back(GgufValue::Bool(mimo2_layer_slides(l)));
+    kv_heads.push_back(layer_kv_heads(s, l));
+  }
+  w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
+  w.set(a + ".attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, pattern));
+  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(a + ".attention.key_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
+  w.set(a + ".attention.value_length", GgufValue::U32(static_cast<uint32_t>(s.v_head_dim)));
+  w.set(a + ".rope.freq_base_swa", GgufValue::F32(10000.0f));
+  w.set(a + ".attention.value_scale", GgufValue::F32(0.707f));
+}
+
+// Nemotron's, as llama.cpp's converter writes DeciLM's: each layer's query heads, K/V heads and
+// feed-forward width.
+void set_deci_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.deci) return;
+  std::vector<int32_t> heads, kv_heads, widths;
+  for (int l = 0; l < s.n_layer; ++l) {
+    heads.push_back(deci_layer_heads(s, l));
+    kv_heads.push_back(deci_layer_kv_heads(s, l));
+    widths.push_back(deci_ffn_width(s, l));
+  }
+  w.set(s.arch + ".attention.head_count", GgufValue::I32Array(heads));
+  w.set(s.arch + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(s.arch + ".feed_forward_length", GgufValue::I32Array(widths));
+}
+
+// Laguna's, as llama.cpp's converter writes them: each layer's query heads (no pattern: the counts
+// tell the layers apart), the sliding layers' rotated dims and base, and YaRN's ramp bounds and
+// factors when the full layers take YaRN.
+void set_laguna_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.laguna) return;
+  const std::string& a = s.arch;
+  std::vector<int32_t> heads;
+  for (int l = 0; l < s.n_layer; ++l) heads.push_back(step35_layer_heads(s, l));
+  w.set(a + ".attention.head_count", GgufValue::I32Array(heads));
+  w.set(a + ".rope.dimension_count_swa", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
+  w.set(a + ".rope.freq_base_swa", GgufValue::F32(10000.0f));
+  if (s.rope_yarn_factor != 1.0f) {
+    w.set(a + ".rope.scaling.yarn_ext_factor", GgufValue::F32(1.0f));
+    w.set(a + ".rope.scaling.yarn_attn_factor", GgufValue::F32(1.0f));
+    w.set(a + ".rope.scaling.yarn_beta_fast", GgufValue::F32(32.0f));
+    w.set(a + ".rope.scaling.yarn_beta_slow", GgufValue::F32(1.0f));
+  }
+}
+
+}  // namespace strata
