@@ -9,8 +9,9 @@
 // Latent Attention, whose one latent row per token serves as key and value) a layer has K only,
 // and V is read from the same bytes.
 //
-// Hybrid models (Hparams::is_hybrid) keep K/V only for their attention layers (n_layer counts
-// those; Hparams::kv_layer numbers them) and, beside the blocks, a recurrent state per sequence:
+// Nemotron's files keep K/V only for their layers with K/V heads (n_layer counts those;
+// Hparams::kv_layer numbers them). Hybrid models (Hparams::is_hybrid) keep K/V only for their
+// attention layers, numbered the same way, and, beside the blocks, a recurrent state per sequence:
 // state_floats floats (every delta-net layer's, in layer order; Hparams::ssm_state_floats each)
 // that hold the sequence after its positions so far. The forward pass zeroes it when a row at
 // position 0 arrives, and advances it one position per row, so the view must hand each sequence
