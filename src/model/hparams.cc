@@ -85,6 +85,16 @@ Status read_experts(const GgufFile& gguf, const ArchTraits& traits, Hparams* hp)
   int n_shared = traits.llama4 ? 1 : 0;
   STRATA_RETURN_IF_ERROR(read_int(gguf, a, "expert_shared_count", true, 0, &n_shared));
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "interleave_moe_layer_step", true, &hp->moe_layer_step));
+  // The shared expert's width in experts' widths, bounded so the product fits (the real ones: 1 or 2).
+  constexpr int kMaxSharedExperts = 64;
+  if (hp->n_ff_exp > (1 << 24)) {
+    return Status::Unsupported(gguf.path() + ": " + a + ".expert_feed_forward_length " + std::to_string(hp->n_ff_exp) +
+                               " exceeds the " + std::to_string(1 << 24) + " values this build supports");
+  }
+  if (n_shared > kMaxSharedExperts) {
+    return Status::Unsupported(gguf.path() + ": " + a + ".expert_shared_count " + std::to_string(n_shared) +
+                               " exceeds the " + std::to_string(kMaxSharedExperts) + " shared experts this build supports");
+  }
   hp->n_ff_shexp = n_shared * hp->n_ff_exp;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "expert_shared_feed_forward_length", true, &hp->n_ff_shexp));
   hp->shexp_gated = !traits.ungated_shared_expert;
@@ -383,6 +393,19 @@ Status read_mla(const GgufFile& gguf, int key_length, int value_length, Hparams*
 
 Status check_shapes(const GgufFile& gguf, const Hparams& hp) {
   const std::string& f = gguf.path();
+  // Counts a hostile file could make overflow the row sizes they multiply into (the largest real
+  // models: 16384 wide, rows of 16384 values).
+  constexpr int64_t kMaxRow = 1 << 24;
+  const int64_t widest_head = std::max(hp.head_dim, hp.head_dim_swa);
+  const int64_t q_row = static_cast<int64_t>(hp.max_n_head()) * widest_head;
+  const int64_t kv_row = static_cast<int64_t>(std::max(hp.n_head_kv, hp.n_head_kv_swa)) * widest_head;
+  const int64_t widest = std::max({static_cast<int64_t>(hp.n_embd), q_row, kv_row, static_cast<int64_t>(hp.n_ff),
+                                   static_cast<int64_t>(hp.n_ff_shexp)});
+  if (widest > kMaxRow) {
+    return Status::Unsupported(f + ": rows of " + std::to_string(widest) +
+                               " values (embedding_length, heads times their size, or a feed-forward) exceed the " +
+                               std::to_string(kMaxRow) + " this build supports");
+  }
   if (hp.n_head % hp.n_head_kv != 0) {
     return Status::Corrupt(f + ": head_count " + std::to_string(hp.n_head) + " is not a multiple of head_count_kv " +
                            std::to_string(hp.n_head_kv));
@@ -427,6 +450,10 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   const std::string& a = hp.arch;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "embedding_length", false, &hp.n_embd));
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "block_count", false, &hp.n_layer));
+  if (hp.n_layer > kMaxLayers) {
+    return Status::Unsupported(gguf.path() + ": " + a + ".block_count " + std::to_string(hp.n_layer) +
+                               " exceeds the " + std::to_string(kMaxLayers) + " layers this build supports");
+  }
   STRATA_RETURN_IF_ERROR(read_int(gguf, a, "nextn_predict_layers", true, 0, &hp.n_nextn_layers));
   if (hp.n_nextn_layers >= hp.n_layer) {
     return Status::Corrupt(gguf.path() + ": " + a + ".nextn_predict_layers " + std::to_string(hp.n_nextn_layers) +

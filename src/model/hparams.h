@@ -17,6 +17,9 @@ namespace strata {
 // The most experts a layer may have: one layer's expert products fit one kernels::matmul_many()
 // call, and routing keeps per-expert flags on the stack.
 constexpr int kMaxExperts = 512;
+// The most blocks a file may say it has (<arch>.block_count): per-layer state is sized by it
+// before the tensors can show a hostile count false (the largest real models have under 200).
+constexpr int kMaxLayers = 4096;
 // The longest delta-net convolution (taps) and key or value head the forward pass holds on
 // its stack (Qwen3.5: 4 taps, heads of 128).
 constexpr int kMaxSsmConvKernel = 8;

@@ -1,12 +1,18 @@
 // The hyper-parameters of the architectures whose layers come in kinds (Step 3.5, Laguna, MiMo-V2:
 // full and sliding layers beside experts; Nemotron: layers without attention or feed-forward), as
-// Strata reads them from their GGUF keys, and bad keys refused by name.
+// Strata reads them from their GGUF keys, and bad keys refused by name; and hostile values for
+// every key of the architectures with per-layer readers, refused or harmless.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "gguf/gguf_file.h"
+#include "gguf/gguf_writer.h"
 #include "model/model.h"
 #include "model/model_load_test_util.h"
 #include "model/test_model.h"
@@ -173,6 +179,64 @@ TEST_F(ModelLoadTest, ReadsDeciHparams) {
   spec.metadata_overrides.clear();
   spec.skip_tensors = {"blk.1.attn_output.weight"};
   expect_error(spec, Code::kNotFound, "blk.1.attn_output.weight");
+}
+
+// Writes base's metadata, with key set to value, and its tensors (their bytes copied) to path.
+Status write_with(const GgufFile& base, const std::string& key, const GgufValue& value, const std::string& path) {
+  GgufWriter w;
+  for (const auto& [k, v] : base.metadata()) w.set(k, k == key ? value : v);
+  for (const GgufTensor& t : base.tensors()) {
+    w.add_tensor(t.name, t.type, t.dims, [&t](uint8_t* dst) { std::memcpy(dst, t.data, t.n_bytes); });
+  }
+  return w.write(path);
+}
+
+// Hostile values for every key of the newer architectures' files (zero, huge, negative, not
+// finite, arrays empty or of one zero, a string): each file loads, or fails with an error that
+// names it; nothing allocates by a hostile count, reads out of bounds or divides by zero (the
+// sanitized run checks those).
+TEST_F(ModelLoadTest, HostileLayerKeysAreRefusedOrHarmless) {
+  const std::vector<GgufValue> hostile = {
+      GgufValue::U32(0), GgufValue::U32(1u << 30), GgufValue::I32(-1), GgufValue::F32(std::nanf("")),
+      GgufValue::I32Array({}), GgufValue::I32Array({0}), GgufValue::String("x")};
+  int n_refused = 0, n_loaded = 0;
+  // The architectures with per-layer keys and readers of their own.
+  for (const char* arch : {"mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe", "cohere2_moe"}) {
+    TestModelSpec spec;  // small: a few hundred files are written
+    spec.arch = arch;
+    spec.n_embd = 64;
+    spec.n_ff = 128;
+    spec.n_ff_exp = spec.n_ff_shexp = 64;
+    spec.mla_kv_rank = spec.mla_q_rank = 64;
+    spec.mla_nope = spec.mla_v = 16;
+    const std::string base_path = (dir_ / "base.gguf").string();
+    ASSERT_TRUE(write_test_model(spec, base_path).ok());
+    auto base = GgufFile::Open(base_path);
+    ASSERT_TRUE(base.ok());
+    // In memory where there is a tmpfs: the writer syncs each of these few hundred files.
+    const std::filesystem::path shm = "/dev/shm";
+    const std::string path = ((std::filesystem::is_directory(shm) ? shm : dir_) /
+                              ("strata-hostile-" + std::to_string(::getpid()) + ".gguf"))
+                                 .string();
+    for (const auto& [key, unused] : base->metadata()) {
+      if (!key.starts_with(std::string(arch) + ".")) continue;
+      for (const GgufValue& value : hostile) {
+        ASSERT_TRUE(write_with(*base, key, value, path).ok());
+        auto m = Model::Load(path);
+        if (m.ok()) {
+          ++n_loaded;
+          continue;
+        }
+        ++n_refused;
+        EXPECT_NE(m.status().message().find(path), std::string::npos) << key << ": " << m.status().ToString();
+      }
+    }
+    std::filesystem::remove(path);
+  }
+  RecordProperty("refused", std::to_string(n_refused));
+  RecordProperty("loaded", std::to_string(n_loaded));
+  EXPECT_GT(n_refused, 100);
+  EXPECT_GT(n_loaded, 10);  // some values are as good as any (a context of 2^30, a scale of 0 read as none, ...)
 }
 
 }  // namespace

@@ -256,7 +256,7 @@ Status read_laguna(const GgufFile& gguf, Hparams* hp) {
   STRATA_RETURN_IF_ERROR(read_heads(gguf, hp->n_layer, hp));
   STRATA_RETURN_IF_ERROR(read_laguna_rope(gguf, hp));
   if (const GgufTensor* gate = gguf.find_tensor("blk.0.attn_gate.weight"); gate != nullptr) {
-    if (gate->dims.size() == 2 && gate->dims[1] == static_cast<uint64_t>(hp->n_head * hp->head_dim) &&
+    if (gate->dims.size() == 2 && gate->dims[1] == static_cast<uint64_t>(hp->n_head) * static_cast<uint64_t>(hp->head_dim) &&
         hp->head_dim > 1) {
       return Status::Unsupported(gguf.path() + ": blk.0.attn_gate.weight gates every value (Laguna M.1); a gate per "
                                  "head (Laguna XS.2) is supported");
