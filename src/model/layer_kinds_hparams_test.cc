@@ -1,7 +1,7 @@
 // The hyper-parameters of the architectures whose layers come in kinds (Step 3.5, Laguna, MiMo-V2:
 // full and sliding layers beside experts; Nemotron: layers without attention or feed-forward), as
 // Strata reads them from their GGUF keys, and bad keys refused by name; and hostile values for
-// every key of the architectures with per-layer readers, refused or harmless.
+// every key of every architecture, refused or harmless.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -191,17 +191,22 @@ Status write_with(const GgufFile& base, const std::string& key, const GgufValue&
   return w.write(path);
 }
 
-// Hostile values for every key of the newer architectures' files (zero, huge, negative, not
-// finite, arrays empty or of one zero, a string): each file loads, or fails with an error that
+// Hostile values for every key of every architecture's files (zero, huge, negative, not finite,
+// arrays empty or of one zero, a string): each file loads, or fails with an error that
 // names it; nothing allocates by a hostile count, reads out of bounds or divides by zero (the
 // sanitized run checks those).
-TEST_F(ModelLoadTest, HostileLayerKeysAreRefusedOrHarmless) {
+TEST_F(ModelLoadTest, HostileMetadataIsRefusedOrHarmless) {
   const std::vector<GgufValue> hostile = {
       GgufValue::U32(0), GgufValue::U32(1u << 30), GgufValue::I32(-1), GgufValue::F32(std::nanf("")),
       GgufValue::I32Array({}), GgufValue::I32Array({0}), GgufValue::String("x")};
   int n_refused = 0, n_loaded = 0;
-  // The architectures with per-layer keys and readers of their own.
-  for (const char* arch : {"mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe", "cohere2_moe"}) {
+  // Every architecture the test models write, those with per-layer keys and readers of their own first.
+  for (const char* arch : {"mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe", "cohere2_moe",
+                           "llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss",
+                           "phi3", "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "mistral4", "minimax-m2",
+                           "minimax-m3", "mistral3", "ernie4_5-moe", "qwen35", "qwen3next", "qwen2vl", "qwen3vlmoe",
+                           "granite", "granitemoe", "minicpm", "seed_oss", "bailingmoe2", "dots1", "cohere2",
+                           "command-r", "hunyuan-moe", "gemma4-moe"}) {
     TestModelSpec spec;  // small: a few hundred files are written
     spec.arch = arch;
     spec.n_embd = 64;
