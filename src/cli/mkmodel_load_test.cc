@@ -33,13 +33,16 @@ class MkmodelLoadTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // The file's path, for a `mix` (a file type, 0: type's own) of `type`.
-  Result<std::string> generate(const std::string& arch, DType type, const std::string& preset, uint32_t mix = 0) {
+  // The file's path, for a `mix` (a file type, 0: type's own) of `type`, n_layers of the preset's
+  // (0: all).
+  Result<std::string> generate(const std::string& arch, DType type, const std::string& preset, uint32_t mix = 0,
+                               int n_layers = 0) {
     GenerateOptions o;
     o.arch = arch;
     o.preset = preset;
     o.type = type;
     o.mix = mix;
+    o.n_layers = n_layers;
     o.seed = 3;
     o.n_threads = 2;
     o.out_path = (dir_ / (arch + "-" + preset + "-" + std::string(dtype_name(type)) + "-" + std::to_string(mix) +
@@ -50,8 +53,8 @@ class MkmodelLoadTest : public ::testing::Test {
   }
 
   Result<std::unique_ptr<Model>> generate_and_load(const std::string& arch, DType type,
-                                                   const std::string& preset = "moe-tiny") {
-    STRATA_ASSIGN_OR_RETURN(std::string path, generate(arch, type, preset));
+                                                   const std::string& preset = "moe-tiny", int n_layers = 0) {
+    STRATA_ASSIGN_OR_RETURN(std::string path, generate(arch, type, preset, 0, n_layers));
     return Model::Load(path);
   }
 
@@ -435,16 +438,7 @@ TEST_F(MkmodelLoadTest, Mxfp4ModelsMatchTheFloat64Reference) {
 // as Strata reads llama.cpp's DeciLM files: two layers without K/V heads, the cache over six.
 TEST_F(MkmodelLoadTest, DeciLayerKindsLoad) {
   for (DType type : {DType::kF32, DType::kQ4_K}) {
-    GenerateOptions o;
-    o.arch = "deci";
-    o.preset = "small";
-    o.type = type;
-    o.n_layers = 8;
-    o.n_threads = 2;
-    o.out_path = (dir_ / ("deci-" + std::string(dtype_name(type)) + ".gguf")).string();
-    auto r = generate_model(o);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    auto m = Model::Load(o.out_path);
+    auto m = generate_and_load("deci", type, "small", 8);
     ASSERT_TRUE(m.ok()) << m.status().ToString();
     const Hparams& hp = (*m)->hparams();
     EXPECT_TRUE(hp.attn_kind(5) == AttnKind::kNone && hp.attn_kind(6) == AttnKind::kLinear &&

@@ -30,17 +30,8 @@ Status read_cohere2_moe(const GgufFile& gguf, Hparams* hp) {
   if (multiplier > 0.0f) hp->logit_scale = 1.0f / multiplier;  // 0: unscaled, as llama.cpp reads it
   hp->parallel_block = true;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.sliding_window", false, &hp->sliding_window));
-  const std::string pattern_key = a + ".attention.sliding_window_pattern";
-  const GgufValue* pattern = gguf.find(pattern_key);
-  if (pattern == nullptr) return Status::NotFound(f + ": missing metadata key " + pattern_key);
-  std::vector<uint64_t> flags;
-  if (pattern->is_array()) {
-    STRATA_RETURN_IF_ERROR(read_per_layer(gguf, pattern_key, hp->n_layer, &flags));
-  } else if (std::optional<uint64_t> all = pattern->as_uint(); all.has_value()) {
-    flags.assign(static_cast<size_t>(hp->n_layer), *all);  // one flag for every layer
-  } else {
-    return Status::Corrupt(f + ": " + pattern_key + " must be a flag per layer or one for all");
-  }
+  std::vector<uint64_t> flags;  // a flag per layer, or one for every layer
+  STRATA_RETURN_IF_ERROR(read_counts_per_layer(gguf, a + ".attention.sliding_window_pattern", hp->n_layer, &flags));
   for (int l = 0; l < hp->n_layer; ++l) {
     const bool slides = flags[static_cast<size_t>(l)] != 0;
     hp->sliding_layers.push_back(slides ? 1 : 0);

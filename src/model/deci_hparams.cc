@@ -7,21 +7,6 @@
 #include "model/metadata_readers.h"
 
 namespace strata {
-namespace {
-
-// A per-layer count: the array's entries, or the one value for every layer.
-Status read_counts(const GgufFile& gguf, const std::string& key, int n_layer, std::vector<uint64_t>* out) {
-  const GgufValue* v = gguf.find(key);
-  if (v == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + key);
-  if (v->is_array()) return read_per_layer(gguf, key, n_layer, out);
-  std::optional<uint64_t> u = v->as_uint();
-  if (!u || *u > (1u << 30)) return Status::Corrupt(gguf.path() + ": " + key + " is not a count");
-  out->assign(static_cast<size_t>(n_layer), *u);
-  return Status::Ok();
-}
-
-}  // namespace
-
 Result<int> deci_query_heads(const GgufFile& gguf, const std::string& arch) {
   const std::string key = arch + ".attention.head_count";
   const GgufValue* v = gguf.find(key);
@@ -38,10 +23,11 @@ Status read_deci(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
   const std::string& f = gguf.path();
   std::vector<uint64_t> heads, kv_heads, widths;
-  STRATA_RETURN_IF_ERROR(read_counts(gguf, a + ".attention.head_count", hp->n_layer, &heads));
-  STRATA_RETURN_IF_ERROR(read_counts(gguf, a + ".attention.head_count_kv", hp->n_layer, &kv_heads));
-  STRATA_RETURN_IF_ERROR(read_counts(gguf, a + ".feed_forward_length", hp->n_layer, &widths));
+  STRATA_RETURN_IF_ERROR(read_counts_per_layer(gguf, a + ".attention.head_count", hp->n_layer, &heads));
+  STRATA_RETURN_IF_ERROR(read_counts_per_layer(gguf, a + ".attention.head_count_kv", hp->n_layer, &kv_heads));
+  STRATA_RETURN_IF_ERROR(read_counts_per_layer(gguf, a + ".feed_forward_length", hp->n_layer, &widths));
   hp->n_head_kv = 0;
+  int n_attending = 0;
   for (int l = 0; l < hp->n_layer; ++l) {
     const auto i = static_cast<size_t>(l);
     AttnKind kind = heads[i] == 0 ? AttnKind::kNone : kv_heads[i] == 0 ? AttnKind::kLinear : AttnKind::kAttention;
@@ -58,10 +44,10 @@ Status read_deci(const GgufFile& gguf, Hparams* hp) {
       }
     }
     hp->layer_attn.push_back(kind);
-    hp->attn_kv_index.push_back(kind == AttnKind::kAttention ? hp->n_attn_kv_layers++ : -1);
+    hp->attn_kv_index.push_back(kind == AttnKind::kAttention ? n_attending++ : -1);
     hp->layer_n_ff.push_back(static_cast<int>(widths[i]));
   }
-  if (hp->n_attn_kv_layers == 0) {
+  if (n_attending == 0) {
     return Status::Unsupported(f + ": no layer of " + a + " attends with K/V heads; a model needs one");
   }
   hp->n_ff = static_cast<int>(*std::max_element(widths.begin(), widths.end()));

@@ -175,7 +175,6 @@ struct Hparams {
   // n_head query and n_head_kv K/V heads. Empty in every other model: every layer attends.
   std::vector<AttnKind> layer_attn;
   std::vector<int> attn_kv_index;
-  int n_attn_kv_layers = 0;
   AttnKind attn_kind(int layer) const {
     return layer_attn.empty() ? AttnKind::kAttention : layer_attn[static_cast<size_t>(layer)];
   }
@@ -235,7 +234,9 @@ struct Hparams {
   // Layers with K/V (every layer unless hybrid), and a layer's index among them.
   // Gemma 4 E2B / E4B read the K/V of an earlier layer in their last layers (kv_source).
   int n_kv_layers() const {
-    if (!attn_kv_index.empty()) return n_attn_kv_layers;
+    if (!attn_kv_index.empty()) {
+      return static_cast<int>(std::count_if(attn_kv_index.begin(), attn_kv_index.end(), [](int i) { return i >= 0; }));
+    }
     if (is_hybrid()) return n_layer / full_attn_interval;
     return kv_source.empty() ? n_layer : n_layer_kv;
   }

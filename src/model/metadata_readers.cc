@@ -71,6 +71,18 @@ Status read_per_layer(const GgufFile& gguf, const std::string& key, int n_values
   return Status::Ok();
 }
 
+Status read_counts_per_layer(const GgufFile& gguf, const std::string& key, int n_values, std::vector<uint64_t>* out) {
+  const GgufValue* v = gguf.find(key);
+  if (v == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + key);
+  if (v->is_array()) return read_per_layer(gguf, key, n_values, out);
+  std::optional<uint64_t> u = v->as_uint();
+  if (!u || *u > (1u << 30)) {
+    return Status::Corrupt(gguf.path() + ": " + key + " must be a count per layer or one for all");
+  }
+  out->assign(static_cast<size_t>(n_values), *u);
+  return Status::Ok();
+}
+
 Status read_per_layer_reals(const GgufFile& gguf, const std::string& key, int n_values, std::vector<float>* out) {
   STRATA_ASSIGN_OR_RETURN(const GgufValue* v, per_layer_array(gguf, key, n_values));
   out->clear();

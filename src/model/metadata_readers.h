@@ -27,6 +27,9 @@ Status read_required_positive(const GgufFile& gguf, const std::string& key, floa
 bool has_tensor(const GgufFile& gguf, const std::string& name);
 // An array key of n_values unsigned counts (a value per layer); NotFound when absent.
 Status read_per_layer(const GgufFile& gguf, const std::string& key, int n_values, std::vector<uint64_t>* out);
+// A key of counts per layer: an array of n_values, or one count for every layer; NotFound when
+// absent.
+Status read_counts_per_layer(const GgufFile& gguf, const std::string& key, int n_values, std::vector<uint64_t>* out);
 // An array key of n_values finite numbers; NotFound when absent.
 Status read_per_layer_reals(const GgufFile& gguf, const std::string& key, int n_values, std::vector<float>* out);
 

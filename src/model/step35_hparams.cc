@@ -37,16 +37,9 @@ Status split_by_kind(const GgufFile& gguf, const std::string& key, const Hparams
 
 Status read_counts_by_kind(const GgufFile& gguf, const std::string& key, int n_blocks, const Hparams& hp, int* full,
                            int* sliding) {
-  const GgufValue* v = gguf.find(key);
-  if (v == nullptr) return Status::Ok();
-  if (!v->is_array()) {
-    std::optional<uint64_t> u = v->as_uint();
-    if (!u || *u < 1 || *u > (1u << 30)) return Status::Corrupt(gguf.path() + ": " + key + " must be a positive integer");
-    *full = *sliding = static_cast<int>(*u);
-    return Status::Ok();
-  }
+  if (gguf.find(key) == nullptr) return Status::Ok();
   std::vector<uint64_t> counts;
-  STRATA_RETURN_IF_ERROR(read_per_layer(gguf, key, n_blocks, &counts));
+  STRATA_RETURN_IF_ERROR(read_counts_per_layer(gguf, key, n_blocks, &counts));
   std::vector<int> ints(counts.begin(), counts.end());
   STRATA_RETURN_IF_ERROR(split_by_kind(gguf, key, hp, ints, full, sliding));
   if (*full < 1 || *sliding < 1) return Status::Corrupt(gguf.path() + ": " + key + " has a layer of 0");
