@@ -4,7 +4,8 @@
 // meet in routed experts as well as in the matmuls, and on generated GLM-4.5-style (sigmoid
 // routing with a selection bias, an ungated shared expert, a dense first layer), Llama 4-style
 // models (attention in chunks of 10 keys, a layer without rope, experts weighted on their input)
-// and Qwen3.5-style hybrids (three delta-net layers, then attention), whose prefix-cache tests
+// and Qwen3.5-style hybrids (three delta-net layers, then attention) and Granite 4.0-H-style ones
+// (Mamba-2 layers around attention without rope, experts beside a shared one), whose prefix-cache tests
 // resume from recurrent-state snapshots, and a Gemma 4 E2B-style model (per-layer inputs, sliding
 // and full heads of two shapes, its last layers reading earlier layers' K/V).
 #include <gtest/gtest.h>
@@ -361,7 +362,8 @@ INSTANTIATE_TEST_SUITE_P(Models, EngineExactness,
                                            "moe/tiny-qwen3moe.gguf", "generated/glm4moe-q8_0",
                                            "generated/llama4-q8_0", "generated/deepseek2-q8_0",
                                            "generated/qwen35-q8_0", "generated/qwen35moe-q8_0",
-                                           "generated/gemma4-e2b-q8_0", "generated/deci-q8_0"),
+                                           "generated/gemma4-e2b-q8_0", "generated/deci-q8_0",
+                                           "generated/granitehybrid-q8_0"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(info.param.find('/') + 1);
                            name = name.substr(0, name.find('.'));

@@ -80,28 +80,33 @@ TEST_F(EnginePark, MixtureOfExpertsFollowUpAfterRestartIsRestoredAndIdentical) {
   EXPECT_EQ(restore_follow_up(follow, moe).restored_blocks, 5u);
 }
 
-// A hybrid model (Qwen3.5's delta-net layers beside attention): its follow-up resumes from the
-// parked blocks and the parked recurrent-state snapshot after them.
+// Hybrid models (Qwen3.5's delta-net layers, Granite 4.0-H's Mamba-2 layers, beside attention):
+// a follow-up resumes from the parked blocks and the parked recurrent-state snapshot after them.
 TEST_F(EnginePark, HybridFollowUpAfterRestartResumesFromParkedBlocksAndState) {
-  TestModelSpec spec;
-  spec.arch = "qwen35";
-  spec.type = DType::kQ8_0;
-  spec.n_layer = 4;
-  spec.n_embd = 128;
-  spec.n_ff = 256;
-  spec.n_vocab = 512;
-  ASSERT_TRUE(add_vocabulary_from(stories_path(), spec).ok());
-  fs::create_directories(dir_);
-  const std::string model = (dir_.parent_path() / ("qwen35_park_" + std::to_string(::getpid()) + ".gguf")).string();
-  ASSERT_TRUE(write_test_model(spec, model).ok());
-  GenerateRequest follow = first_turn_then_follow_up(model);
-  int n_states = 0;
-  for (const auto& e : fs::directory_iterator(dir_)) n_states += e.path().extension() == ".kvs" ? 1 : 0;
-  EXPECT_EQ(n_states, 2);  // after 64 (the first prompt's prompt point) and after 80 (its decode)
-  const KvStats kv = restore_follow_up(follow, model);
-  EXPECT_EQ(kv.restored_blocks, 5u);
-  EXPECT_EQ(kv.restored_states, 1u);
-  fs::remove(model);
+  for (const char* arch : {"qwen35", "granitehybrid-dense"}) {
+    SCOPED_TRACE(arch);
+    TestModelSpec spec;
+    spec.arch = arch;
+    spec.type = DType::kQ8_0;
+    spec.n_layer = 4;
+    spec.n_embd = 128;
+    spec.n_ff = 256;
+    spec.n_vocab = 512;
+    ASSERT_TRUE(add_vocabulary_from(stories_path(), spec).ok());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    const std::string model =
+        (dir_.parent_path() / (std::string(arch) + "_park_" + std::to_string(::getpid()) + ".gguf")).string();
+    ASSERT_TRUE(write_test_model(spec, model).ok());
+    GenerateRequest follow = first_turn_then_follow_up(model);
+    int n_states = 0;
+    for (const auto& e : fs::directory_iterator(dir_)) n_states += e.path().extension() == ".kvs" ? 1 : 0;
+    EXPECT_EQ(n_states, 2);  // after 64 (the first prompt's prompt point) and after 80 (its decode)
+    const KvStats kv = restore_follow_up(follow, model);
+    EXPECT_EQ(kv.restored_blocks, 5u);
+    EXPECT_EQ(kv.restored_states, 1u);
+    fs::remove(model);
+  }
 }
 
 TEST_F(EnginePark, CorruptParkedBlockIsRecomputedNotServed) {

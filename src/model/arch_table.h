@@ -147,6 +147,11 @@ struct ArchTraits {
   // some have no attention, or only attn_output over the normed input, some no feed-forward, and
   // the feed-forward widths vary (model/deci_hparams.h).
   bool deci = false;
+  // IBM Granite 4.0-H (granitehybrid: Micro, Tiny, Small): Mamba-2 layers wherever
+  // attention.head_count_kv is 0, attention layers (no rope unless rope.scaling.finetuned) in the
+  // others, every layer with a feed-forward: dense, or Granite's softmax-routed experts beside an
+  // ungated shared expert; Granite's multipliers when the file has them (model/ssm_hparams.h).
+  bool mamba2 = false;
 };
 
 // nullptr for an architecture this build does not run.

@@ -240,7 +240,7 @@ std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (const char* arch : {"llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss", "phi3",
                            "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "minimax-m2", "mistral3", "ernie4_5",
-                           "ernie4_5-moe", "qwen35", "qwen35moe"}) {
+                           "ernie4_5-moe", "qwen35", "qwen35moe", "granitehybrid-dense"}) {
     for (DType t : testing::all_weight_types()) {
       // MXFP4 (gpt-oss's experts) runs IQ4_NL's kernels: llama and gpt-oss are enough.
       const bool mxfp4_arch = std::string(arch) == "llama" || std::string(arch) == "gpt-oss";
@@ -250,6 +250,8 @@ std::vector<Case> all_cases() {
   // Qwen3-Next's layers are qwen35moe's once its fused projections are split (copies): a float
   // and a quantised type.
   for (DType t : {DType::kF16, DType::kQ4_K}) cases.push_back({"qwen3next", t});
+  // Granite 4.0-H's experts beside a shared one, around the same Mamba-2 layers as the dense form.
+  for (DType t : {DType::kF16, DType::kQ4_K}) cases.push_back({"granitehybrid", t});
   // Architectures whose own parts are per-row arithmetic around the same layers (Granite's
   // multipliers, Cohere's layer norms and parallel blocks, Cohere's MoE's per-layer rope, Ling's grouped routing, M-RoPE
   // sections, Gemma 4's heads of two shapes, Step 3.5's head gates and clamps, Hunyuan's QK-norm
@@ -412,8 +414,9 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsWithRopeFreqFactors) {
   EXPECT_GT(n_differ, 0) << "the factors changed no logits";
 }
 
-// Qwen3.5's hybrid layers (qwen35 over 8 layers attending every other one, qwen35moe over 4
-// with one attention layer): a sequence's delta-net state and convolution window carry exactly
+// The hybrid models' recurrent layers (qwen35 over 8 layers attending every other one, qwen35moe
+// over 4 with one attention layer; Granite 4.0-H's Mamba-2 layers over 6 layers with attention in
+// the 3rd, and over 4 attending in every other): a sequence's recurrent state and convolution window carry exactly
 // what its earlier positions left, whatever the chunking, the batch, the slot or the K/V type;
 // a prompt prefilled beside others then decoded in lockstep, and sequences restarting at
 // position 0 in slots another sequence held (the state resets), give the bits of each alone.
@@ -424,7 +427,8 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsForHybridLayersAcrossChunksSlotsAndRestar
     int n_layer, interval;
   };
   for (const auto& [arch, type, n_layer, interval] :
-       {Hybrid{"qwen35", DType::kQ8_0, 8, 2}, Hybrid{"qwen35moe", DType::kQ4_K, 4, 4}}) {
+       {Hybrid{"qwen35", DType::kQ8_0, 8, 2}, Hybrid{"qwen35moe", DType::kQ4_K, 4, 4},
+        Hybrid{"granitehybrid-dense", DType::kQ4_K, 6, 4}, Hybrid{"granitehybrid", DType::kQ8_0, 4, 2}}) {
     TestModelSpec spec;
     spec.arch = arch;
     spec.type = type;

@@ -1,72 +1,15 @@
 #include "model/delta_net.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <numeric>
 
 #include "model/forward_matmul.h"
+#include "model/recurrent_rows.h"
 
 namespace strata {
 namespace {
 
-// Channels of one convolution task: enough to repay a task, few enough that a decode step's
-// thousands of channels still spread over the pool.
-constexpr int kConvChannelsPerTask = 512;
-
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-// As ggml computes it: the identity above 20, where log1p(exp(x)) rounds to x anyway.
-float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
-
-// Orders the batch's rows by (sequence, position) into s.delta_order(); run i of one sequence's
-// rows is [s.delta_runs()[i], s.delta_runs()[i + 1]). Returns the number of runs. In place
-// (std::sort allocates nothing), and the order depends only on the rows, not on their count.
-int order_by_sequence(std::span<const Row> rows, ForwardScratch& s) {
-  int* order = s.delta_order();
-  const int n = static_cast<int>(rows.size());
-  std::iota(order, order + n, 0);
-  std::sort(order, order + n, [&](int a, int b) {
-    return rows[a].seq != rows[b].seq ? rows[a].seq < rows[b].seq : rows[a].pos < rows[b].pos;
-  });
-  int* runs = s.delta_runs();
-  int n_runs = 0;
-  for (int i = 0; i < n; ++i) {
-    if (i == 0 || rows[order[i]].seq != rows[order[i - 1]].seq) runs[n_runs++] = i;
-  }
-  runs[n_runs] = n;
-  return n_runs;
-}
-
-// Multiplying by these is exact: kernels::silu_mul's vector form as a plain silu.
-constexpr std::array<float, kConvChannelsPerTask> kOnes = [] {
-  std::array<float, kConvChannelsPerTask> ones{};
-  ones.fill(1.0f);
-  return ones;
-}();
-
-// The convolution of channels [c0, c1) (at most kConvChannelsPerTask) over rows order[first, last)
-// of one sequence, in place in qkv (rows of n_channels), advancing the window each channel keeps
-// in conv_state.
-void convolve(const Hparams& hp, const LayerWeights& lw, const int* order, int first, int last, bool fresh,
-              float* conv_state, int c0, int c1, float* qkv) {
-  const int window = hp.ssm_conv_kernel - 1;
-  const int n_channels = hp.ssm_conv_channels();
-  if (fresh) std::fill(conv_state + static_cast<size_t>(c0) * window, conv_state + static_cast<size_t>(c1) * window, 0.0f);
-  for (int i = first; i < last; ++i) {
-    float* x = qkv + static_cast<size_t>(order[i]) * n_channels;
-    for (int c = c0; c < c1; ++c) {
-      float* w = conv_state + static_cast<size_t>(c) * window;
-      const float* taps = lw.ssm_conv + static_cast<size_t>(c) * hp.ssm_conv_kernel;
-      float y = 0.0f;
-      for (int j = 0; j < window; ++j) y += taps[j] * w[j];
-      y += taps[window] * x[c];
-      for (int j = 0; j + 1 < window; ++j) w[j] = w[j + 1];
-      w[window - 1] = x[c];
-      x[c] = y;
-    }
-    kernels::silu_mul(x + c0, kOnes.data(), c1 - c0);
-  }
-}
 
 // out = x / max(|x|, eps), n floats.
 void l2_normalise(const float* x, int n, float eps, float* out) {
@@ -95,7 +38,7 @@ void run_head(const Hparams& hp, const LayerWeights& lw, const int* order, int f
     l2_normalise(ch + static_cast<size_t>(hp.ssm_n_k_heads + key_head) * dk, dk, hp.rms_eps, k);
     const float* v = ch + static_cast<size_t>(2 * hp.ssm_n_k_heads) * dk + static_cast<size_t>(h) * dv;
     const float a = s.delta_alpha()[static_cast<size_t>(r) * n_v + h];
-    const float decay = std::exp(lw.ssm_a[h] * softplus(a + lw.ssm_dt_bias[h]));
+    const float decay = std::exp(lw.ssm_a[h] * ssm_softplus(a + lw.ssm_dt_bias[h]));
     const float beta = sigmoid(s.delta_beta()[static_cast<size_t>(r) * n_v + h]);
     float* o = s.delta_out() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * dv;
     kernels::delta_rule(S, q, k, v, decay, beta, scale, dk, dv, o);
@@ -166,7 +109,7 @@ void delta_net(const DeltaNetLayer& d, std::span<const Row> rows, KvView& kv, Fo
     const int n_chunks = (n_channels + kConvChannelsPerTask - 1) / kConvChannelsPerTask;
     pool.parallel_for(n_runs * n_chunks, [&](int task, int) {
       const int run = task / n_chunks, c0 = task % n_chunks * kConvChannelsPerTask;
-      convolve(hp, lw, order, runs[run], runs[run + 1], fresh(run), state(run), c0,
+      convolve(hp, {lw.ssm_conv, nullptr}, order, runs[run], runs[run + 1], fresh(run), state(run), c0,
                std::min(n_channels, c0 + kConvChannelsPerTask), s.delta_qkv());
     });
     const size_t head_floats = static_cast<size_t>(hp.ssm_head_k_dim) * hp.ssm_head_v_dim;

@@ -63,10 +63,11 @@ void check_no_allocations(const std::string& arch) {
   fs::remove_all(dir);
 }
 
-// qwen2 (biases), gemma3 (post-norms, GELU, and rows past its 10-key window), and gpt-oss
-// (sinks, expert biases, the clamped SwiGLU).
+// qwen2 (biases), gemma3 (post-norms, GELU, and rows past its 10-key window), gpt-oss (sinks,
+// expert biases, the clamped SwiGLU), and the hybrids' recurrent layers (qwen35's delta-nets,
+// granitehybrid's Mamba-2 layers: rows ordered per sequence, states in the cache).
 TEST(ForwardAllocTest, ForwardPassesAllocateNothing) {
-  for (const char* arch : {"qwen2", "gemma3", "gpt-oss"}) {
+  for (const char* arch : {"qwen2", "gemma3", "gpt-oss", "qwen35", "granitehybrid"}) {
     SCOPED_TRACE(arch);
     check_no_allocations(arch);
   }

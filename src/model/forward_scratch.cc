@@ -33,7 +33,7 @@ ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
   delta_alpha_.resize(floats(r, sizes.delta_heads));
   delta_out_.resize(floats(r, sizes.delta_values));
   if (sizes.delta_fused) {
-    delta_in_.resize(floats(r, sizes.delta_channels + sizes.delta_values));
+    delta_in_.resize(floats(r, sizes.delta_channels + sizes.delta_values + sizes.delta_heads));
     delta_ba_.resize(floats(r, 2 * sizes.delta_heads));
   }
   delta_order_.assign(2 * static_cast<size_t>(r) + 1, 0);

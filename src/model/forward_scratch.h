@@ -86,7 +86,8 @@ class ForwardScratch {
   float* delta_beta() { return delta_beta_.as<float>(); }    // delta_heads
   float* delta_alpha() { return delta_alpha_.as<float>(); }  // delta_heads
   float* delta_out() { return delta_out_.as<float>(); }      // delta_values
-  // With delta_fused: ssm_in's output (delta_channels + delta_values) and ssm_ba's (2 delta_heads).
+  // With delta_fused: ssm_in's output (delta_channels + delta_values, and Mamba-2's delta_heads
+  // time steps) and ssm_ba's (2 delta_heads).
   float* delta_in() { return delta_in_.as<float>(); }
   float* delta_ba() { return delta_ba_.as<float>(); }
   // Row indices of a batch ordered by (sequence, position): max_rows entries, then max_rows + 1

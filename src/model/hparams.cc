@@ -10,6 +10,7 @@
 #include "model/deci_hparams.h"
 #include "model/gemma4_hparams.h"
 #include "model/metadata_readers.h"
+#include "model/ssm_hparams.h"
 #include "model/step35_hparams.h"
 
 namespace strata {
@@ -233,41 +234,6 @@ Status read_rope_sections(const GgufFile& gguf, ArchTraits::MRope mrope, Hparams
   return Status::Ok();
 }
 
-// Qwen3.5's hybrid layers (ArchTraits::gated_delta_net): the interval of its attention layers
-// and the shapes of its delta-net layers, each checked so the state sizes are what the tensors hold.
-Status read_delta_net(const GgufFile& gguf, Hparams* hp) {
-  const std::string& a = hp->arch;
-  const std::string& f = gguf.path();
-  hp->full_attn_interval = 4;
-  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "full_attention_interval", true, &hp->full_attn_interval));
-  if (hp->full_attn_interval < 2) {
-    return Status::Corrupt(f + ": " + a + ".full_attention_interval must be at least 2 (1 leaves no delta-net layer)");
-  }
-  int inner = 0;
-  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "ssm.conv_kernel", false, 2, &hp->ssm_conv_kernel));
-  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "ssm.state_size", false, &hp->ssm_head_k_dim));
-  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "ssm.group_count", false, &hp->ssm_n_k_heads));
-  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "ssm.time_step_rank", false, &hp->ssm_n_v_heads));
-  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "ssm.inner_size", false, &inner));
-  if (hp->ssm_n_v_heads % hp->ssm_n_k_heads != 0 || inner % hp->ssm_n_v_heads != 0) {
-    return Status::Corrupt(f + ": " + a + ".ssm.time_step_rank " + std::to_string(hp->ssm_n_v_heads) +
-                           " must be a multiple of ssm.group_count " + std::to_string(hp->ssm_n_k_heads) +
-                           " and divide ssm.inner_size " + std::to_string(inner));
-  }
-  if (hp->ssm_conv_kernel > kMaxSsmConvKernel) {
-    return Status::Unsupported(f + ": " + a + ".ssm.conv_kernel " + std::to_string(hp->ssm_conv_kernel) +
-                               " exceeds the " + std::to_string(kMaxSsmConvKernel) + " taps this build supports");
-  }
-  hp->ssm_head_v_dim = inner / hp->ssm_n_v_heads;
-  if (hp->ssm_head_k_dim > kMaxSsmHeadDim || hp->ssm_head_v_dim > kMaxSsmHeadDim) {
-    return Status::Unsupported(f + ": delta-net heads of " + std::to_string(hp->ssm_head_k_dim) + " keys and " +
-                               std::to_string(hp->ssm_head_v_dim) + " values exceed the " +
-                               std::to_string(kMaxSsmHeadDim) + " this build supports");
-  }
-  hp->attn_output_gate = true;
-  return Status::Ok();
-}
-
 // Granite's multipliers (ArchTraits::granite), each required as llama.cpp requires them.
 Status read_granite_scales(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
@@ -338,8 +304,9 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.llama4) STRATA_RETURN_IF_ERROR(read_llama4_attention(gguf, hp));
   if (traits.mistral3) STRATA_RETURN_IF_ERROR(read_mistral3_attention(gguf, hp));
   if (traits.gated_delta_net) STRATA_RETURN_IF_ERROR(read_delta_net(gguf, hp));
+  if (traits.mamba2) STRATA_RETURN_IF_ERROR(read_granite_hybrid(gguf, hp));
   if (traits.mrope != ArchTraits::MRope::kNone) STRATA_RETURN_IF_ERROR(read_rope_sections(gguf, traits.mrope, hp));
-  hp->ssm_grouped = traits.delta_net_grouped;
+  hp->ssm_grouped = traits.delta_net_grouped || traits.mamba2;  // Mamba-2: heads read their group
   hp->ffn_up_gate_fused = traits.ffn_up_gate_fused;
   hp->attn_sinks = traits.attn_sinks;
   hp->swiglu_oai = traits.swiglu_oai;
@@ -480,7 +447,8 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   hp.n_head_kv = hp.n_head;
   // Gemma 4's and Step 3.5's per-layer counts are theirs to read.
   const GgufValue* kv_heads = gguf.find(a + ".attention.head_count_kv");
-  if (!(traits->gemma4 || traits->step35 || traits->laguna || traits->mimo2 || traits->deci) || kv_heads == nullptr ||
+  if (!(traits->gemma4 || traits->step35 || traits->laguna || traits->mimo2 || traits->deci || traits->mamba2) ||
+      kv_heads == nullptr ||
       !kv_heads->is_array()) {
     STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count_kv", true, &hp.n_head_kv));
   }

@@ -224,13 +224,26 @@ struct Hparams {
   int ssm_n_v_heads = 0;
   int ssm_head_v_dim = 0;
   bool ssm_grouped = false;
+  // IBM Granite 4.0-H (granitehybrid): the recurrent layers are Mamba-2 mixers (model/mamba2.h)
+  // instead of gated delta-nets, read from the same keys into the same fields: group_count groups
+  // of B and C (ssm_n_k_heads) of state_size values (ssm_head_k_dim), time_step_rank heads
+  // (ssm_n_v_heads) of inner_size / time_step_rank values (ssm_head_v_dim); head h reads group
+  // h / (n_heads / n_groups), as ssm_grouped says. The convolution's channels are x, B and C (the
+  // same count as q, k and v), and a head's state is head_v_dim x head_k_dim, so the state sizes
+  // below hold for both.
+  bool ssm_mamba2 = false;
+  // When the recurrent layers follow no interval (Granite 4.0-H: the layers whose head_count_kv is
+  // 0): each layer's index among them, -1 for an attending layer (whose K/V index attn_kv_index
+  // gives). Empty otherwise.
+  std::vector<int> recurrent_index;
   int ssm_key_head(int value_head) const {
     return ssm_grouped ? value_head / (ssm_n_v_heads / ssm_n_k_heads) : value_head % ssm_n_k_heads;
   }
   bool layer_is_recurrent(int layer) const {
+    if (!recurrent_index.empty()) return recurrent_index[static_cast<size_t>(layer)] >= 0;
     return full_attn_interval > 0 && (layer + 1) % full_attn_interval != 0;
   }
-  bool is_hybrid() const { return full_attn_interval > 0; }
+  bool is_hybrid() const { return full_attn_interval > 0 || !recurrent_index.empty(); }
   // Layers with K/V (every layer unless hybrid), and a layer's index among them.
   // Gemma 4 E2B / E4B read the K/V of an earlier layer in their last layers (kv_source).
   int n_kv_layers() const {
@@ -247,8 +260,11 @@ struct Hparams {
   }
   // Whether the layer writes K/V of its own (false for Gemma 4's shared layers).
   bool layer_stores_kv(int layer) const { return kv_source.empty() || layer < n_layer_kv; }
-  // A delta-net layer's index among the delta-net layers.
-  int recurrent_layer(int layer) const { return layer - (layer + 1) / full_attn_interval; }
+  // A recurrent layer's index among the recurrent layers.
+  int recurrent_layer(int layer) const {
+    if (!recurrent_index.empty()) return recurrent_index[static_cast<size_t>(layer)];
+    return layer - (layer + 1) / full_attn_interval;
+  }
   int n_recurrent_layers() const { return is_hybrid() ? n_layer - n_kv_layers() : 0; }
   // q/k/v channels the convolution runs over: q and k (n_k_heads * head_k_dim each), then v.
   int ssm_conv_channels() const { return 2 * ssm_n_k_heads * ssm_head_k_dim + ssm_n_v_heads * ssm_head_v_dim; }

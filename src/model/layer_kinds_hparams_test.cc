@@ -200,8 +200,10 @@ TEST_F(ModelLoadTest, HostileMetadataIsRefusedOrHarmless) {
       GgufValue::U32(0), GgufValue::U32(1u << 30), GgufValue::I32(-1), GgufValue::F32(std::nanf("")),
       GgufValue::I32Array({}), GgufValue::I32Array({0}), GgufValue::String("x")};
   int n_refused = 0, n_loaded = 0;
-  // Every architecture the test models write, those with per-layer keys and readers of their own first.
-  for (const char* arch : {"mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe", "cohere2_moe",
+  // Every architecture the test models write (granitehybrid-dense's keys are granitehybrid's), those
+  // with per-layer keys and readers of their own first.
+  for (const char* arch : {"granitehybrid", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
+                           "cohere2_moe",
                            "llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss",
                            "phi3", "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "mistral4", "minimax-m2",
                            "minimax-m3", "mistral3", "ernie4_5-moe", "qwen35", "qwen3next", "qwen2vl", "qwen3vlmoe",

@@ -82,6 +82,21 @@ void bind_delta_net(WeightBinder& b, const Hparams& hp, const std::string& p, La
   lw.ssm_norm = b.vector(p + "ssm_norm.weight", hp.ssm_head_v_dim, true);
 }
 
+// A Mamba-2 layer's tensors, in the shapes llama.cpp's converter writes: ssm_a and ssm_d as
+// {1, n_heads}, ssm_norm as {values per group, groups}.
+void bind_mamba2(WeightBinder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+  const int64_t value_dim = static_cast<int64_t>(hp.ssm_n_v_heads) * hp.ssm_head_v_dim;
+  const int64_t channels = hp.ssm_conv_channels();
+  lw.ssm_in = b.matrix(p + "ssm_in.weight", hp.n_embd, value_dim + channels + hp.ssm_n_v_heads);
+  lw.ssm_out = b.matrix(p + "ssm_out.weight", value_dim, hp.n_embd);
+  lw.ssm_conv = b.vectors(p + "ssm_conv1d.weight", hp.ssm_conv_kernel, channels, true);
+  lw.ssm_conv_b = b.vector(p + "ssm_conv1d.bias", channels, true);
+  lw.ssm_dt_bias = b.vector(p + "ssm_dt.bias", hp.ssm_n_v_heads, true);
+  lw.ssm_a = b.vectors(p + "ssm_a", 1, hp.ssm_n_v_heads, true);
+  lw.ssm_d = b.vectors(p + "ssm_d", 1, hp.ssm_n_v_heads, true);
+  lw.ssm_norm = b.vectors(p + "ssm_norm.weight", value_dim / hp.ssm_n_k_heads, hp.ssm_n_k_heads, true);
+}
+
 // An attention layer's tensors (LayerWeights): q/k/v (separate, one attn_qkv, or latent), their
 // biases and norms, the output and its bias, and the sinks.
 void bind_attention(WeightBinder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
@@ -186,7 +201,9 @@ LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
   // Nemotron's layers without attention have no attn_norm; its "linear" ones only attn_output.
   const AttnKind kind = hp.attn_kind(layer);
   if (kind != AttnKind::kNone) lw.attn_norm = b.vector(p + "attn_norm.weight", hp.n_embd, true);
-  if (hp.layer_is_recurrent(layer)) {
+  if (hp.layer_is_recurrent(layer) && hp.ssm_mamba2) {
+    bind_mamba2(b, hp, p, lw);
+  } else if (hp.layer_is_recurrent(layer)) {
     bind_delta_net(b, hp, p, lw);
   } else if (kind == AttnKind::kLinear) {
     lw.wo = b.matrix(p + "attn_output.weight", hp.n_embd, hp.n_embd);

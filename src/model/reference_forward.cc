@@ -119,8 +119,10 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     if (kind == AttnKind::kLinear) {
       STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.weight", true, &l.wo));
     } else if (kind == AttnKind::kAttention) {
-      STRATA_RETURN_IF_ERROR(r.hp_.layer_is_recurrent(i) ? r.decode_delta_net(gguf, p, l)
-                                                         : r.decode_attention(gguf, p, l));
+      const bool recurrent = r.hp_.layer_is_recurrent(i);
+      STRATA_RETURN_IF_ERROR(recurrent && r.hp_.ssm_mamba2 ? r.decode_mamba2(gguf, p, l)
+                             : recurrent                  ? r.decode_delta_net(gguf, p, l)
+                                                          : r.decode_attention(gguf, p, l));
     }
     if (!r.hp_.layer_has_ffn(i)) continue;
     if (!r.hp_.parallel_block) {
@@ -441,6 +443,8 @@ std::vector<double> ReferenceForward::step(int32_t token) {
       att.assign(h.size(), 0.0);  // Nemotron's layers without attention
     } else if (kind == AttnKind::kLinear) {
       att = matvec(l.wo, normed);
+    } else if (hp_.layer_is_recurrent(l.index) && hp_.ssm_mamba2) {
+      mamba2(l, normed, att);
     } else if (hp_.layer_is_recurrent(l.index)) {
       delta_net(l, normed, att);
     } else if (hp_.is_mla()) {

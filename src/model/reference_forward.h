@@ -81,6 +81,8 @@ class ReferenceForward {
     // the last conv_kernel - 1 channel inputs (oldest first) and each value head's dv x dk S.
     Matrix ssm_qkv, ssm_z, ssm_beta, ssm_alpha, ssm_out;
     std::vector<double> ssm_conv, ssm_dt_bias, ssm_a, ssm_norm;
+    // Mamba-2 layers (reference_mamba2.cc) keep ssm_in in ssm_qkv's place and S per head as P x N.
+    std::vector<double> ssm_conv_b, ssm_d;
     std::vector<std::vector<double>> conv_inputs, delta_state;
   };
 
@@ -111,6 +113,8 @@ class ReferenceForward {
   Status decode_delta_net(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   Status decode_grouped_delta_inputs(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   void delta_net(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
+  Status decode_mamba2(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
+  void mamba2(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
 
   Hparams hp_;
   Matrix token_embd_, output_;

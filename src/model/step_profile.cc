@@ -12,7 +12,7 @@ const char* step_part_name(StepPart part) {
     case StepPart::kAttention: return "attention";
     case StepPart::kFfnActivation: return "ffn activation";
     case StepPart::kMoe: return "moe experts";
-    case StepPart::kDeltaNet: return "delta-net recurrence";
+    case StepPart::kDeltaNet: return "recurrent layers (delta-net, Mamba-2)";
     case StepPart::kResidual: return "residual adds";
     case StepPart::kSampling: return "sampling";
     case StepPart::kCount: break;

@@ -26,7 +26,7 @@ enum class StepPart : int {
   kAttention,
   kFfnActivation,  // SiLU gate
   kMoe,            // mixture-of-experts routing and expert matmuls
-  kDeltaNet,       // delta-net layers' convolution and recurrence (hybrid models)
+  kDeltaNet,       // recurrent layers' convolution and recurrence (hybrid models: delta-net, Mamba-2)
   kResidual,       // residual add after the feed-forward block
   kSampling,       // choosing the next token from the logits
   kCount,

@@ -13,6 +13,7 @@ namespace {
 
 std::string file_arch(const TestModelSpec& s) {
   if (s.arch == "gemma4-moe") return "gemma4";
+  if (s.arch == "granitehybrid-dense") return "granitehybrid";
   return s.arch == "mixtral" ? "llama" : s.arch;
 }
 
@@ -197,6 +198,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   if (s.arch == "laguna") set_laguna_metadata(s, w);
   if (s.arch == "mimo2") set_mimo2_metadata(s, w);
   if (s.arch == "deci") set_deci_metadata(s, w);
+  if (is_granite_hybrid(s.arch)) set_granite_hybrid_metadata(s, w);
   if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3" || s.arch == "cohere2") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
@@ -212,12 +214,12 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   if (is_moe_arch(s.arch)) {
     w.set(a + ".expert_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert)));
     w.set(a + ".expert_used_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert_used)));
-    if (s.arch == "mixtral" || s.arch == "granitemoe") {
+    if (s.arch == "mixtral" || s.arch == "granitemoe" || s.arch == "granitehybrid") {
       w.set(a + ".feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
     } else {
       w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
     }
-    if (has_gated_shared_expert(s.arch) || s.arch == "hunyuan-moe") {
+    if (has_gated_shared_expert(s.arch) || s.arch == "hunyuan-moe" || s.arch == "granitehybrid") {
       w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
     }
     if (glm_like(s.arch)) set_glm4moe_metadata(s, w);
@@ -313,7 +315,8 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   if (has_gated_shared_expert(s.arch)) {
     b.vector(p + "ffn_gate_inp_shexp.weight", s.n_embd, 0.0f, std::sqrt(3.0f / static_cast<float>(s.n_embd)));
   }
-  const bool sized_shexp = has_gated_shared_expert(s.arch) || ernie || s.arch == "hunyuan-moe";
+  const bool sized_shexp = has_gated_shared_expert(s.arch) || ernie || s.arch == "hunyuan-moe" ||
+                           s.arch == "granitehybrid";
   if (sized_shexp || glm || deepseek || s.arch == "llama4") {
     const int width = sized_shexp ? s.n_ff_shexp : s.n_ff_exp;
     b.matrix(p + "ffn_gate_shexp.weight", s.n_embd, width);
@@ -351,7 +354,7 @@ bool is_moe_arch(const std::string& arch) {
          arch == "llama4" || is_deepseek(arch) || arch == "minimax-m2" || arch == "step35" || arch == "laguna" ||
          arch == "mimo2" || arch == "hunyuan-moe" || arch == "cohere2_moe" || arch == "minimax-m3" ||
          arch == "ernie4_5-moe" || arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
-         arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe";
+         arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe" || arch == "granitehybrid";
 }
 
 bool is_hybrid_arch(const std::string& arch) { return arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next"; }
@@ -417,6 +420,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
     if (hybrid) {
       add_hybrid_mixer(b, s, p, l);
+    } else if (is_granite_hybrid(s.arch)) {
+      add_granite_hybrid_mixer(b, s, p, l);
     } else if (gemma4) {
       add_gemma4_attention(b, s, p, l);
     } else if (s.arch == "step35" || s.arch == "laguna") {
@@ -447,7 +452,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_k_norm.weight", minimax ? kv_dim : head_dim(s), 1.0f, 0.3f);
     }
     if (!is_deepseek(s.arch) && s.arch != "step35" && s.arch != "laguna" &&
-        s.arch != "mimo2" && !hybrid && !gemma4) {
+        s.arch != "mimo2" && !hybrid && !gemma4 && !is_granite_hybrid(s.arch)) {
       b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
     }
     if (gpt_oss) {

@@ -75,6 +75,12 @@ struct TestModelSpec {
   // the feed-forward norm stored as post_attention_norm. bailingmoe2: glm4moe's expert layout
   // (without biases) with one attn_qkv, QK-norm and routing within 2 of 4 expert groups. dots1:
   // glm4moe's expert layout without biases or a NextN block, with QK-norm and full NeoX rope.
+  // granitehybrid (Granite 4.0-H Tiny / Small) and granitehybrid-dense (Micro; written as
+  // granitehybrid): test_model_mamba2.cc's layers (layer l attends when l % full_attn_interval ==
+  // full_attn_interval / 2, without rope; the others Mamba-2 over the ssm_* shapes: ssm_n_k_heads
+  // groups of ssm_head_k_dim state values, ssm_n_v_heads heads of ssm_head_v_dim), Granite's
+  // multipliers, and in granitehybrid softmax-routed experts (feed_forward_length their width)
+  // beside an ungated shared expert of n_ff_shexp; 4 layers unless n_layer says otherwise.
   // minicpm: llama's tensors, tied embeddings, no multiplier keys (the older files': the model's
   // own apply; metadata_overrides may write them).
   // cohere2: llama's tensors without ffn_norm (tied embeddings), layer norms of eps 1e-5,

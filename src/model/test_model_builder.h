@@ -95,6 +95,12 @@ class ModelBuilder {
     next_seed();
     add_values(w_, name, DType::kF32, v);
   }
+  // The same in the shape dims (Mamba-2's {1, heads}), whose product is v.size().
+  void values(const std::string& name, const std::vector<float>& v, const std::vector<uint64_t>& dims) {
+    if (skipped(name)) return;
+    next_seed();
+    w_.add_tensor(name, DType::kF32, dims, [v](uint8_t* dst) { std::memcpy(dst, v.data(), v.size() * sizeof(float)); });
+  }
   GgufWriter& writer() { return w_; }
 
  private:
@@ -114,12 +120,17 @@ class ModelBuilder {
   int n_tensors_ = 0;
 };
 
+// Granite 4.0-H's test archs (test_model_mamba2.cc).
+inline bool is_granite_hybrid(const std::string& arch) {
+  return arch == "granitehybrid" || arch == "granitehybrid-dense";
+}
+
 inline int head_dim(const TestModelSpec& s) { return s.head_dim != 0 ? s.head_dim : s.n_embd / s.n_head; }
 
 // The layers written (TestModelSpec::n_layer, 0: the arch's default).
 inline int layer_count(const TestModelSpec& s) {
   if (s.n_layer != 0) return s.n_layer;
-  return is_hybrid_arch(s.arch) || s.arch == "gemma4" || s.arch == "gemma4-moe" || s.arch == "step35" ||
+  return is_hybrid_arch(s.arch) || is_granite_hybrid(s.arch) || s.arch == "gemma4" || s.arch == "gemma4-moe" || s.arch == "step35" ||
                  s.arch == "laguna" || s.arch == "mimo2" || s.arch == "deci"
              ? 4
              : 2;
@@ -163,5 +174,12 @@ void set_hybrid_metadata(const TestModelSpec& s, GgufWriter& w);
 // Layer `layer`'s attention part in a hybrid model: a gated delta-net layer, or every
 // full_attn_interval-th layer gated attention with QK-norm.
 void add_hybrid_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
+
+// Granite 4.0-H (test_model_mamba2.cc: granitehybrid, granitehybrid-dense): whether a layer
+// attends, its keys (the per-layer K/V heads, the Mamba-2 shapes, no rope, Granite's multipliers),
+// and a layer's attention part (plain q/k/v/output, or a Mamba-2 layer).
+bool granite_hybrid_attends(const TestModelSpec& s, int layer);
+void set_granite_hybrid_metadata(const TestModelSpec& s, GgufWriter& w);
+void add_granite_hybrid_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
 
 }  // namespace strata::testing

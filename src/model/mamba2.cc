@@ -1,0 +1,116 @@
+#include "model/mamba2.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/forward_matmul.h"
+#include "model/recurrent_rows.h"
+#include "model/row_loop.h"
+
+namespace strata {
+namespace {
+
+
+// One state row of n values: s = decay * s + xdt * B, returning s . C. Eight partial sums in a
+// fixed order (lane i % 8, then a fixed tree), so the compiler may run the lanes as one vector
+// while every row still gets the same bits.
+float step_state_row(float* s, const float* B, const float* C, float decay, float xdt, int n) {
+  float acc[8] = {};
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) {
+      s[i + j] = s[i + j] * decay + B[i + j] * xdt;
+      acc[j] += s[i + j] * C[i + j];
+    }
+  }
+  for (; i < n; ++i) {
+    s[i] = s[i] * decay + B[i] * xdt;
+    acc[i % 8] += s[i] * C[i];
+  }
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+// Head h over rows order[first, last) of one sequence: the recurrence on its state S (P rows of
+// N) into its P values of s.delta_out(), plus the skip term.
+void run_mamba_head(const Hparams& hp, const LayerWeights& lw, const int* order, int first, int last, bool fresh, int h,
+              float* S, ForwardScratch& s) {
+  const int P = hp.ssm_head_v_dim, N = hp.ssm_head_k_dim, n_heads = hp.ssm_n_v_heads;
+  const int n_channels = hp.ssm_conv_channels(), n_values = n_heads * P;
+  const int group = hp.ssm_key_head(h);
+  if (fresh) std::fill(S, S + static_cast<size_t>(P) * N, 0.0f);
+  for (int i = first; i < last; ++i) {
+    const int r = order[i];
+    const float* xbc = s.delta_qkv() + static_cast<size_t>(r) * n_channels;
+    const float* x = xbc + static_cast<size_t>(h) * P;
+    const float* B = xbc + n_values + static_cast<size_t>(group) * N;
+    const float* C = xbc + n_values + static_cast<size_t>(hp.ssm_n_k_heads + group) * N;
+    const float dt = ssm_softplus(s.delta_alpha()[static_cast<size_t>(r) * n_heads + h] + lw.ssm_dt_bias[h]);
+    const float decay = std::exp(dt * lw.ssm_a[h]);
+    float* y = s.delta_out() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * P;
+    for (int p = 0; p < P; ++p) {
+      y[p] = step_state_row(S + static_cast<size_t>(p) * N, B, C, decay, x[p] * dt, N) + lw.ssm_d[h] * x[p];
+    }
+  }
+}
+
+// ssm_in's output (z, x/B/C, dt per row) into s.delta_z(), s.delta_qkv() and s.delta_alpha().
+void split_inputs(const Hparams& hp, int n, ForwardScratch& s, ThreadPool& pool) {
+  const int n_heads = hp.ssm_n_v_heads, n_values = n_heads * hp.ssm_head_v_dim;
+  const int n_channels = hp.ssm_conv_channels(), width = n_values + n_channels + n_heads;
+  for_each_row(pool, n, width, [&](int r) {
+    const float* in = s.delta_in() + static_cast<size_t>(r) * width;
+    std::copy_n(in, n_values, s.delta_z() + static_cast<size_t>(r) * n_values);
+    std::copy_n(in + n_values, n_channels, s.delta_qkv() + static_cast<size_t>(r) * n_channels);
+    std::copy_n(in + n_values + n_channels, n_heads, s.delta_alpha() + static_cast<size_t>(r) * n_heads);
+  });
+}
+
+// y times silu(z) over z's place (kernels::silu_mul writes silu(gate) * up over the gate), then
+// each group's values RMS-normed with its part of ssm_norm.
+void gate_and_norm(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
+  const int n_values = hp.ssm_n_v_heads * hp.ssm_head_v_dim, group_values = n_values / hp.ssm_n_k_heads;
+  for_each_row(pool, n, n_values, [&](int r) {
+    float* z = s.delta_z() + static_cast<size_t>(r) * n_values;
+    kernels::silu_mul(z, s.delta_out() + static_cast<size_t>(r) * n_values, n_values);
+    for (int g = 0; g < hp.ssm_n_k_heads; ++g) {
+      float* part = z + static_cast<size_t>(g) * group_values;
+      kernels::rmsnorm(part, lw.ssm_norm + static_cast<size_t>(g) * group_values, group_values, hp.rms_eps, part);
+    }
+  });
+}
+
+}  // namespace
+
+void mamba2(const Mamba2Layer& m, std::span<const Row> rows, KvView& kv, ForwardScratch& s, ThreadPool& pool) {
+  const Hparams& hp = m.hp;
+  const LayerWeights& lw = m.lw;
+  const int n = static_cast<int>(rows.size());
+  matmul(lw.ssm_in, s.normed(), n, s.delta_in(), s, pool);
+  {
+    ProfileTimer timer(s.profile(), StepPart::kDeltaNet);
+    split_inputs(hp, n, s, pool);
+    const int n_runs = order_by_sequence(rows, s);
+    const int* order = s.delta_order();
+    const int* runs = s.delta_runs();
+    const size_t layer_offset = static_cast<size_t>(hp.recurrent_layer(m.layer)) * hp.ssm_state_floats();
+    auto state = [&](int run) { return kv.recurrent_state(rows[order[runs[run]]].seq) + layer_offset; };
+    auto fresh = [&](int run) { return rows[order[runs[run]]].pos == 0; };
+    const int n_channels = hp.ssm_conv_channels();
+    const int n_chunks = (n_channels + kConvChannelsPerTask - 1) / kConvChannelsPerTask;
+    pool.parallel_for(n_runs * n_chunks, [&](int task, int) {
+      const int run = task / n_chunks, c0 = task % n_chunks * kConvChannelsPerTask;
+      convolve(hp, {lw.ssm_conv, lw.ssm_conv_b}, order, runs[run], runs[run + 1], fresh(run), state(run), c0,
+               std::min(n_channels, c0 + kConvChannelsPerTask), s.delta_qkv());
+    });
+    const size_t head_floats = static_cast<size_t>(hp.ssm_head_k_dim) * hp.ssm_head_v_dim;
+    pool.parallel_for(n_runs * hp.ssm_n_v_heads, [&](int task, int) {
+      const int run = task / hp.ssm_n_v_heads, h = task % hp.ssm_n_v_heads;
+      float* S = state(run) + hp.ssm_conv_state_floats() + static_cast<size_t>(h) * head_floats;
+      run_mamba_head(hp, lw, order, runs[run], runs[run + 1], fresh(run), h, S, s);
+    });
+    gate_and_norm(hp, lw, n, s, pool);
+  }
+  matmul(lw.ssm_out, s.delta_z(), n, s.proj(), s, pool);
+}
+
+}  // namespace strata

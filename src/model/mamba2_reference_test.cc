@@ -1,0 +1,113 @@
+// Granite 4.0-H's hybrid models (granitehybrid: Tiny / Small's experts beside a shared expert;
+// granitehybrid-dense: Micro) against the float64 reference: Mamba-2 layers
+// (reference_mamba2.cc) around an attention layer without rope, over 48 positions, so the
+// convolution window and the decaying state carry tens of positions, fed in one forward pass,
+// one position per pass, or in chunks. The test models have 2 groups of B and C over 4 heads, so
+// a head reading group h % 2 instead of h / 2, or a norm over the whole row instead of each
+// group's half, moves the logits by far more than the bounds.
+//
+// Float weights keep reference_forward_test.cc's bounds (why: its top comment; measured rms_rel
+// below 1e-6). Quantised ones round each matmul input to 8 bits: measured rms_rel 0.85-1.26%,
+// max_rel 3.4-6.2% (K-quants the most); bound {0.03, 0.15}. Each of these fast-path mistakes fails
+// the F32 case by far more (mutation runs): a head reading group h % 2, one RMS norm over the
+// whole row, no convolution bias, no skip term.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "model/reference_forward_test_util.h"
+#include "model/test_model.h"
+
+namespace strata {
+namespace {
+
+using testing::Bounds;
+using testing::Case;
+using testing::Feed;
+using testing::ReferenceForwardTest;
+using testing::ReferenceForwardVariantsTest;
+using testing::TestModelSpec;
+using testing::bounds;
+using testing::expect_within;
+
+constexpr int kTokens = 48;
+constexpr Feed kMamba2OneBatch{kTokens, 0};
+constexpr Feed kMamba2TokenByToken{kTokens, 1};
+
+Bounds mamba2_bounds(DType type) {
+  const bool float_weights = type == DType::kF32 || type == DType::kF16 || type == DType::kBF16;
+  return float_weights ? bounds(type) : Bounds{0.03, 0.15};
+}
+
+class Mamba2ReferenceTest : public ReferenceForwardTest {};
+
+// Four layers: Mamba-2, Mamba-2, attention, Mamba-2.
+TEST_P(Mamba2ReferenceTest, LogitsAgreeInOneBatchAndTokenByToken) {
+  TestModelSpec spec;
+  spec.arch = GetParam().arch;
+  spec.type = GetParam().type;
+  const std::string name = testing::test_model_name(spec);
+  const Bounds b = mamba2_bounds(spec.type);
+  const Errors batch = errors(spec, DType::kF32, nullptr, kTokens, -1, kMamba2OneBatch);
+  expect_within((name + " one batch").c_str(), batch.rms_rel, batch.max_rel, b);
+  const Errors single = errors(spec, DType::kF32, nullptr, kTokens, -1, kMamba2TokenByToken);
+  expect_within((name + " token by token").c_str(), single.rms_rel, single.max_rel, b);
+  RecordProperty("rms_rel", std::to_string(batch.rms_rel));
+  RecordProperty("max_rel", std::to_string(batch.max_rel));
+  RecordProperty("rms_rel_token_by_token", std::to_string(single.rms_rel));
+}
+
+std::vector<Case> mamba2_cases() {
+  std::vector<Case> cases;
+  for (DType t : {DType::kF32, DType::kF16, DType::kBF16, DType::kQ8_0, DType::kQ4_0, DType::kQ5_0, DType::kQ4_K,
+                  DType::kQ5_K, DType::kQ6_K}) {
+    cases.push_back({"granitehybrid-dense", t});
+  }
+  // Float weights only, as for the other mixture-of-experts archs: quantised inputs flip expert
+  // choices where router logits nearly tie.
+  for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) cases.push_back({"granitehybrid", t});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Mamba2ByType, Mamba2ReferenceTest, ::testing::ValuesIn(mamba2_cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           std::string arch = info.param.arch;
+                           for (char& c : arch) c = c == '-' ? '_' : c;
+                           return arch + "_" + std::string(dtype_name(info.param.type));
+                         });
+
+// Eight layers (attention in the 3rd and 7th, each with its own K/V layer; six Mamba-2 layers,
+// each with its own state), fed in chunks of 7 positions, with an F32 and an F16 K/V cache
+// (bounded as F16KvCacheStaysClose is).
+TEST_F(ReferenceForwardVariantsTest, GraniteHybridEightLayersAgreeInChunks) {
+  for (const char* arch : {"granitehybrid", "granitehybrid-dense"}) {
+    TestModelSpec spec;
+    spec.arch = arch;
+    spec.n_layer = 8;
+    const Feed chunks{kTokens, 7};
+    const Errors e = errors(spec, DType::kF32, nullptr, kTokens, -1, chunks);
+    expect_within(arch, e.rms_rel, e.max_rel, bounds(DType::kF32));
+    const Errors f16_kv = errors(spec, DType::kF16, nullptr, kTokens, -1, chunks);
+    expect_within((std::string(arch) + " f16 kv").c_str(), f16_kv.rms_rel, f16_kv.max_rel, {1e-3, 5e-3});
+  }
+}
+
+// Granite 4.0-H's attention has no positions (rope.scaling.finetuned false): the same weights with
+// the flag true rotate, and the reference of that file disagrees by far more than the bound; run
+// with it, the fast path agrees with its own reference.
+TEST_F(ReferenceForwardVariantsTest, GraniteHybridRotatesOnlyWhenTheFileSaysSo) {
+  TestModelSpec spec;
+  spec.arch = "granitehybrid-dense";
+  spec.rope_freq_base = 500.0f;  // the rotation turns within the 48 positions
+  TestModelSpec rotating = spec;
+  rotating.metadata_overrides = {{"granitehybrid.rope.scaling.finetuned", GgufValue::Bool(true)}};
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(rotating, DType::kF32, nullptr, kTokens, -1, kMamba2OneBatch);
+  expect_within("granitehybrid with rope", e.rms_rel, e.max_rel, b);
+  EXPECT_GT(errors(spec, DType::kF32, &rotating, kTokens, -1, kMamba2OneBatch).rms_rel, 100 * b.rms_rel)
+      << "rope.scaling.finetuned makes no difference";
+}
+
+}  // namespace
+}  // namespace strata

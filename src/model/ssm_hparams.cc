@@ -1,0 +1,105 @@
+#include "model/ssm_hparams.h"
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/metadata_readers.h"
+
+namespace strata {
+namespace {
+
+// <arch>.ssm.*: conv_kernel taps, group_count key heads (Mamba-2: groups) of state_size values,
+// time_step_rank value heads of inner_size / time_step_rank values, each checked so the state sizes
+// are what the tensors hold and the scratch arrays fit.
+Status read_ssm_shapes(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const std::string& f = gguf.path();
+  int inner = 0;
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "ssm.conv_kernel", false, 2, &hp->ssm_conv_kernel));
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "ssm.state_size", false, &hp->ssm_head_k_dim));
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "ssm.group_count", false, &hp->ssm_n_k_heads));
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "ssm.time_step_rank", false, &hp->ssm_n_v_heads));
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "ssm.inner_size", false, &inner));
+  if (hp->ssm_n_v_heads % hp->ssm_n_k_heads != 0 || inner % hp->ssm_n_v_heads != 0) {
+    return Status::Corrupt(f + ": " + a + ".ssm.time_step_rank " + std::to_string(hp->ssm_n_v_heads) +
+                           " must be a multiple of ssm.group_count " + std::to_string(hp->ssm_n_k_heads) +
+                           " and divide ssm.inner_size " + std::to_string(inner));
+  }
+  if (hp->ssm_conv_kernel > kMaxSsmConvKernel) {
+    return Status::Unsupported(f + ": " + a + ".ssm.conv_kernel " + std::to_string(hp->ssm_conv_kernel) +
+                               " exceeds the " + std::to_string(kMaxSsmConvKernel) + " taps this build supports");
+  }
+  hp->ssm_head_v_dim = inner / hp->ssm_n_v_heads;
+  if (hp->ssm_head_k_dim > kMaxSsmHeadDim || hp->ssm_head_v_dim > kMaxSsmHeadDim) {
+    return Status::Unsupported(f + ": recurrent heads of " + std::to_string(hp->ssm_head_k_dim) + " keys and " +
+                               std::to_string(hp->ssm_head_v_dim) + " values exceed the " +
+                               std::to_string(kMaxSsmHeadDim) + " this build supports");
+  }
+  return Status::Ok();
+}
+
+// Granite's multipliers where a file has them: each a positive finite number.
+Status read_optional_scales(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  for (auto [suffix, scale] : {std::pair{".embedding_scale", &hp->embd_scale},
+                               std::pair{".attention.scale", &hp->attn_scale},
+                               std::pair{".residual_scale", &hp->residual_scale},
+                               std::pair{".logit_scale", &hp->logit_scale}}) {
+    if (gguf.find(a + suffix) == nullptr) continue;
+    STRATA_RETURN_IF_ERROR(read_required_positive(gguf, a + suffix, scale));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status read_delta_net(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  hp->full_attn_interval = 4;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "full_attention_interval", true, &hp->full_attn_interval));
+  if (hp->full_attn_interval < 2) {
+    return Status::Corrupt(gguf.path() + ": " + a +
+                           ".full_attention_interval must be at least 2 (1 leaves no delta-net layer)");
+  }
+  STRATA_RETURN_IF_ERROR(read_ssm_shapes(gguf, hp));
+  hp->attn_output_gate = true;
+  return Status::Ok();
+}
+
+Status read_granite_hybrid(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const std::string& f = gguf.path();
+  std::vector<uint64_t> kv_heads;
+  STRATA_RETURN_IF_ERROR(read_counts_per_layer(gguf, a + ".attention.head_count_kv", hp->n_layer, &kv_heads));
+  hp->n_head_kv = 0;
+  int n_attending = 0, n_recurrent = 0;
+  for (int l = 0; l < hp->n_layer; ++l) {
+    const uint64_t n = kv_heads[static_cast<size_t>(l)];
+    if (n != 0 && hp->n_head_kv == 0) hp->n_head_kv = static_cast<int>(n);
+    if (n != 0 && n != static_cast<uint64_t>(hp->n_head_kv)) {
+      return Status::Unsupported(f + ": layer " + std::to_string(l) + " attends with " + std::to_string(n) +
+                                 " K/V heads, another with " + std::to_string(hp->n_head_kv) +
+                                 "; one count for every attending layer is supported");
+    }
+    hp->attn_kv_index.push_back(n != 0 ? n_attending++ : -1);
+    hp->recurrent_index.push_back(n == 0 ? n_recurrent++ : -1);
+  }
+  if (n_attending == 0) {
+    return Status::Unsupported(f + ": no layer of " + a + " attends (head_count_kv is 0 in every layer); "
+                               "a model needs one");
+  }
+  STRATA_RETURN_IF_ERROR(read_ssm_shapes(gguf, hp));
+  hp->ssm_mamba2 = true;
+  bool rope = false;
+  if (const GgufValue* v = gguf.find(a + ".rope.scaling.finetuned"); v != nullptr) {
+    std::optional<bool> b = v->as_bool();
+    if (!b) return Status::Corrupt(f + ": " + a + ".rope.scaling.finetuned must be a bool");
+    rope = *b;
+  }
+  hp->rotating_layers.assign(static_cast<size_t>(hp->n_layer), rope ? 1 : 0);
+  return read_optional_scales(gguf, hp);
+}
+
+}  // namespace strata

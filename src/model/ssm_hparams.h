@@ -1,0 +1,22 @@
+// The hybrid models' recurrent layers in Hparams: Qwen3.5's gated delta-nets (every
+// full_attention_interval-th layer attends) and Granite 4.0-H's Mamba-2 mixers (the layers whose
+// head_count_kv is 0). Private to src/model; read_hparams calls these after the common keys.
+#pragma once
+
+#include "base/status.h"
+#include "gguf/gguf_file.h"
+#include "model/hparams.h"
+
+namespace strata {
+
+// Qwen3.5 / Qwen3-Next (ArchTraits::gated_delta_net): the interval of its attention layers and
+// the shapes of its delta-net layers.
+Status read_delta_net(const GgufFile& gguf, Hparams* hp);
+
+// Granite 4.0-H (ArchTraits::mamba2): the layers' kinds from head_count_kv (0: Mamba-2, else
+// attention, every attending layer with the same count), the Mamba-2 shapes (<arch>.ssm.*), rope
+// only when rope.scaling.finetuned is true (the 4.0-H files say false: their attention has no
+// positions), and Granite's multipliers, each optional (1 when absent) as llama.cpp reads them.
+Status read_granite_hybrid(const GgufFile& gguf, Hparams* hp);
+
+}  // namespace strata

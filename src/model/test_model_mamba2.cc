@@ -1,0 +1,76 @@
+// Granite 4.0-H's hybrid layers in a test model (granitehybrid, granitehybrid-dense), with the
+// tensor names, shapes and keys llama.cpp's converter writes: layer l attends when l %
+// full_attn_interval == full_attn_interval / 2 (head_count_kv n_head_kv there, 0 elsewhere), with
+// plain q/k/v and no rope (rope.scaling.finetuned false); the others are Mamba-2 layers of
+// ssm_n_v_heads heads of ssm_head_v_dim values over ssm_n_k_heads groups of ssm_head_k_dim state
+// values. The values keep activations O(1) and the recurrence alive over tens of positions: A =
+// -exp(u) with u in [-2, 0.5] and time-step biases in [-2, 0] give per-position decays from
+// about 0.2 to 0.99.
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "model/test_model_builder.h"
+
+namespace strata::testing {
+namespace {
+
+// A Mamba-2 layer's tensors: ssm_a holds -exp(u) (the file's form of -exp(A_log)) and ssm_d a skip
+// weight per head, both as {1, heads}, drawn from the spec's seed and the layer.
+void add_mamba2(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int layer) {
+  const int values = s.ssm_n_v_heads * s.ssm_head_v_dim;
+  const int channels = values + 2 * s.ssm_n_k_heads * s.ssm_head_k_dim;
+  b.matrix(p + "ssm_in.weight", s.n_embd, values + channels + s.ssm_n_v_heads);
+  // Taps of half-width 0.5: four of them keep a channel's convolution near unit variance.
+  b.vectors(p + "ssm_conv1d.weight", s.ssm_conv_kernel, channels, 0.5f);
+  b.vector(p + "ssm_conv1d.bias", channels, 0.0f, 0.3f);
+  b.vector(p + "ssm_dt.bias", s.ssm_n_v_heads, -1.0f, 1.0f);
+  std::mt19937 rng(s.seed * 104729u + static_cast<uint32_t>(layer));
+  std::uniform_real_distribution<float> log_rate(-2.0f, 0.5f), skip(0.5f, 1.5f);
+  std::vector<float> a(static_cast<size_t>(s.ssm_n_v_heads)), d(a.size());
+  for (float& x : a) x = -std::exp(log_rate(rng));
+  for (float& x : d) x = skip(rng);
+  b.values(p + "ssm_a", a, {1, static_cast<uint64_t>(s.ssm_n_v_heads)});
+  b.values(p + "ssm_d", d, {1, static_cast<uint64_t>(s.ssm_n_v_heads)});
+  b.vectors(p + "ssm_norm.weight", values / s.ssm_n_k_heads, s.ssm_n_k_heads, 0.2f, 1.0f);
+  b.matrix(p + "ssm_out.weight", values, s.n_embd);
+}
+
+}  // namespace
+
+bool granite_hybrid_attends(const TestModelSpec& s, int layer) {
+  return layer % s.full_attn_interval == s.full_attn_interval / 2;
+}
+
+void set_granite_hybrid_metadata(const TestModelSpec& s, GgufWriter& w) {
+  const std::string a = "granitehybrid";
+  std::vector<int32_t> kv_heads;
+  for (int l = 0; l < layer_count(s); ++l) kv_heads.push_back(granite_hybrid_attends(s, l) ? s.n_head_kv : 0);
+  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(a + ".ssm.conv_kernel", GgufValue::U32(static_cast<uint32_t>(s.ssm_conv_kernel)));
+  w.set(a + ".ssm.state_size", GgufValue::U32(static_cast<uint32_t>(s.ssm_head_k_dim)));
+  w.set(a + ".ssm.group_count", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_k_heads)));
+  w.set(a + ".ssm.time_step_rank", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_v_heads)));
+  w.set(a + ".ssm.inner_size", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_v_heads * s.ssm_head_v_dim)));
+  w.set(a + ".rope.scaling.finetuned", GgufValue::Bool(false));
+  // Granite 4.0-H Tiny's multipliers (its attention scale 1 / 128 for heads of 128: 1 / head size).
+  w.set(a + ".embedding_scale", GgufValue::F32(12.0f));
+  w.set(a + ".attention.scale", GgufValue::F32(1.0f / static_cast<float>(head_dim(s))));
+  w.set(a + ".residual_scale", GgufValue::F32(0.22f));
+  w.set(a + ".logit_scale", GgufValue::F32(6.0f));
+}
+
+void add_granite_hybrid_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer) {
+  if (!granite_hybrid_attends(s, layer)) {
+    add_mamba2(b, s, prefix, layer);
+    return;
+  }
+  const int q_dim = s.n_head * head_dim(s), kv_dim = s.n_head_kv * head_dim(s);
+  b.matrix(prefix + "attn_q.weight", s.n_embd, q_dim);
+  b.matrix(prefix + "attn_k.weight", s.n_embd, kv_dim);
+  b.matrix(prefix + "attn_v.weight", s.n_embd, kv_dim);
+  b.matrix(prefix + "attn_output.weight", q_dim, s.n_embd);
+}
+
+}  // namespace strata::testing
