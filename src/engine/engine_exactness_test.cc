@@ -5,7 +5,8 @@
 // routing with a selection bias, an ungated shared expert, a dense first layer), Llama 4-style
 // models (attention in chunks of 10 keys, a layer without rope, experts weighted on their input)
 // and Qwen3.5-style hybrids (three delta-net layers, then attention) and Granite 4.0-H-style ones
-// (Mamba-2 layers around attention without rope, experts beside a shared one), whose prefix-cache tests
+// (Mamba-2 layers around attention without rope, experts beside a shared one) and Nemotron-H-style
+// ones (Mamba-2, attention and squared-ReLU feed-forward layers), whose prefix-cache tests
 // resume from recurrent-state snapshots, and a Gemma 4 E2B-style model (per-layer inputs, sliding
 // and full heads of two shapes, its last layers reading earlier layers' K/V).
 #include <gtest/gtest.h>
@@ -363,7 +364,8 @@ INSTANTIATE_TEST_SUITE_P(Models, EngineExactness,
                                            "generated/llama4-q8_0", "generated/deepseek2-q8_0",
                                            "generated/qwen35-q8_0", "generated/qwen35moe-q8_0",
                                            "generated/gemma4-e2b-q8_0", "generated/deci-q8_0",
-                                           "generated/granitehybrid-q8_0"),
+                                           "generated/granitehybrid-q8_0", "generated/nemotron_h-q8_0",
+                                           "generated/nemotron_h_moe-q8_0"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(info.param.find('/') + 1);
                            name = name.substr(0, name.find('.'));

@@ -212,6 +212,18 @@ constexpr ArchTraits kArchs[] = {
     {.name = "granitehybrid", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = false, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .ungated_shared_expert = true, .mamba2 = true},
+    // NVIDIA Nemotron-H (nemotron_h): see ArchTraits::nemotron_h; the feed-forward layers' norm is
+    // their attn_norm.
+    {.name = "nemotron_h", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .ffn_norm_name = "attn_norm", .nemotron_h = true},
+    // NVIDIA Nemotron 3 Nano (nemotron_h_moe, 30B-A3B): Nemotron-H's layers with experts in place of
+    // the feed-forward: sigmoid routing with a selection bias (normalised and scaled as
+    // expert_weights_norm / _scale say), squared-ReLU experts and shared expert without gates.
+    {.name = "nemotron_h_moe", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
+     .requires_experts = true, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .ffn_norm_name = "attn_norm", .sigmoid_router = true,
+     .ungated_shared_expert = true, .nemotron_h = true},
     // Xiaomi MiMo-V2-Flash (mimo2): see ArchTraits::mimo2.
     {.name = "mimo2", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
@@ -231,7 +243,8 @@ std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gemma4, gpt-oss, "
          "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, minimax-m3, mistral3, ernie4_5, ernie4_5-moe, "
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, minicpm, seed_oss, bailingmoe2, dots1, "
-         "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, mimo2, glm-dsa, deci, granitehybrid";
+         "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, mimo2, glm-dsa, deci, granitehybrid, nemotron_h, "
+         "nemotron_h_moe";
 }
 
 }  // namespace strata

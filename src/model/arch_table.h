@@ -152,6 +152,12 @@ struct ArchTraits {
   // others, every layer with a feed-forward: dense, or Granite's softmax-routed experts beside an
   // ungated shared expert; Granite's multipliers when the file has them (model/ssm_hparams.h).
   bool mamba2 = false;
+  // NVIDIA Nemotron-H (nemotron_h: Nemotron-H 8B / 47B / 56B, Nemotron Nano 2 9B / 12B): layers of
+  // three kinds, one norm (attn_norm) and a residual each: Mamba-2 where head_count_kv and
+  // feed_forward_length are both 0, attention without rope where head_count_kv is not, and a
+  // feed-forward of squared ReLU without a gate (ffn_up, ffn_down) where feed_forward_length is not
+  // (model/ssm_hparams.h). Nemotron 3 (nemotron_h_moe) has experts in those layers instead.
+  bool nemotron_h = false;
 };
 
 // nullptr for an architecture this build does not run.

@@ -250,8 +250,12 @@ std::vector<Case> all_cases() {
   // Qwen3-Next's layers are qwen35moe's once its fused projections are split (copies): a float
   // and a quantised type.
   for (DType t : {DType::kF16, DType::kQ4_K}) cases.push_back({"qwen3next", t});
-  // Granite 4.0-H's experts beside a shared one, around the same Mamba-2 layers as the dense form.
-  for (DType t : {DType::kF16, DType::kQ4_K}) cases.push_back({"granitehybrid", t});
+  // Granite 4.0-H's experts beside a shared one, around the same Mamba-2 layers as the dense form;
+  // Nemotron-H's squared-ReLU feed-forward layers between its Mamba-2 and attention layers, and
+  // Nemotron 3's experts without gates in their place.
+  for (DType t : {DType::kF16, DType::kQ4_K}) {
+    for (const char* arch : {"granitehybrid", "nemotron_h", "nemotron_h_moe"}) cases.push_back({arch, t});
+  }
   // Architectures whose own parts are per-row arithmetic around the same layers (Granite's
   // multipliers, Cohere's layer norms and parallel blocks, Cohere's MoE's per-layer rope, Ling's grouped routing, M-RoPE
   // sections, Gemma 4's heads of two shapes, Step 3.5's head gates and clamps, Hunyuan's QK-norm
@@ -416,7 +420,8 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsWithRopeFreqFactors) {
 
 // The hybrid models' recurrent layers (qwen35 over 8 layers attending every other one, qwen35moe
 // over 4 with one attention layer; Granite 4.0-H's Mamba-2 layers over 6 layers with attention in
-// the 3rd, and over 4 attending in every other): a sequence's recurrent state and convolution window carry exactly
+// the 3rd, and over 4 attending in every other; Nemotron-H's over 8 layers of its three kinds): a
+// sequence's recurrent state and convolution window carry exactly
 // what its earlier positions left, whatever the chunking, the batch, the slot or the K/V type;
 // a prompt prefilled beside others then decoded in lockstep, and sequences restarting at
 // position 0 in slots another sequence held (the state resets), give the bits of each alone.
@@ -428,7 +433,8 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsForHybridLayersAcrossChunksSlotsAndRestar
   };
   for (const auto& [arch, type, n_layer, interval] :
        {Hybrid{"qwen35", DType::kQ8_0, 8, 2}, Hybrid{"qwen35moe", DType::kQ4_K, 4, 4},
-        Hybrid{"granitehybrid-dense", DType::kQ4_K, 6, 4}, Hybrid{"granitehybrid", DType::kQ8_0, 4, 2}}) {
+        Hybrid{"granitehybrid-dense", DType::kQ4_K, 6, 4}, Hybrid{"granitehybrid", DType::kQ8_0, 4, 2},
+        Hybrid{"nemotron_h", DType::kQ8_0, 8, 4}, Hybrid{"nemotron_h_moe", DType::kQ4_K, 5, 4}}) {
     TestModelSpec spec;
     spec.arch = arch;
     spec.type = type;

@@ -305,8 +305,10 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.mistral3) STRATA_RETURN_IF_ERROR(read_mistral3_attention(gguf, hp));
   if (traits.gated_delta_net) STRATA_RETURN_IF_ERROR(read_delta_net(gguf, hp));
   if (traits.mamba2) STRATA_RETURN_IF_ERROR(read_granite_hybrid(gguf, hp));
+  if (traits.nemotron_h) STRATA_RETURN_IF_ERROR(read_nemotron_h(gguf, hp));
   if (traits.mrope != ArchTraits::MRope::kNone) STRATA_RETURN_IF_ERROR(read_rope_sections(gguf, traits.mrope, hp));
-  hp->ssm_grouped = traits.delta_net_grouped || traits.mamba2;  // Mamba-2: heads read their group
+  // Mamba-2's heads read their group as Qwen3-Next's value heads read their key head.
+  hp->ssm_grouped = traits.delta_net_grouped || traits.mamba2 || traits.nemotron_h;
   hp->ffn_up_gate_fused = traits.ffn_up_gate_fused;
   hp->attn_sinks = traits.attn_sinks;
   hp->swiglu_oai = traits.swiglu_oai;
@@ -430,13 +432,13 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   // A MoE file's experts have their own width key; its dense width is optional.
   // Gemma 4's per-layer widths are read_gemma4's.
   const GgufValue* ff = gguf.find(a + ".feed_forward_length");
-  if (!(traits->gemma4 || traits->deci) || ff == nullptr || !ff->is_array()) {
+  if (!(traits->gemma4 || traits->deci || traits->nemotron_h) || ff == nullptr || !ff->is_array()) {
     STRATA_RETURN_IF_ERROR(read_count(gguf, a, "feed_forward_length", traits->requires_experts, &hp.n_ff));
   }
   // Step 3.5's and Laguna's per-layer query heads are theirs to read (the first layer's count
   // stands till then).
   const GgufValue* heads = gguf.find(a + ".attention.head_count");
-  if (traits->deci) {  // Nemotron's per-layer counts are read_deci's
+  if (traits->deci || traits->nemotron_h) {  // Nemotron's per-layer counts are read_deci's / read_nemotron_h's
     STRATA_ASSIGN_OR_RETURN(hp.n_head, deci_query_heads(gguf, a));
   } else if ((traits->step35 || traits->laguna) && heads != nullptr && heads->is_array() && heads->array_size() > 0) {
     hp.n_head = static_cast<int>(std::min<uint64_t>(heads->uint_at(0).value_or(0), 1u << 30));
@@ -447,7 +449,8 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   hp.n_head_kv = hp.n_head;
   // Gemma 4's and Step 3.5's per-layer counts are theirs to read.
   const GgufValue* kv_heads = gguf.find(a + ".attention.head_count_kv");
-  if (!(traits->gemma4 || traits->step35 || traits->laguna || traits->mimo2 || traits->deci || traits->mamba2) ||
+  if (!(traits->gemma4 || traits->step35 || traits->laguna || traits->mimo2 || traits->deci || traits->mamba2 ||
+        traits->nemotron_h) ||
       kv_heads == nullptr ||
       !kv_heads->is_array()) {
     STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count_kv", true, &hp.n_head_kv));

@@ -232,6 +232,9 @@ struct Hparams {
   // same count as q, k and v), and a head's state is head_v_dim x head_k_dim, so the state sizes
   // below hold for both.
   bool ssm_mamba2 = false;
+  // Nemotron-H: a feed-forward (dense, an expert, the shared expert) is down(relu(up x)^2), without
+  // a gate (no ffn_gate, ffn_gate_exps, ffn_gate_shexp).
+  bool ffn_relu_sq = false;
   // When the recurrent layers follow no interval (Granite 4.0-H: the layers whose head_count_kv is
   // 0): each layer's index among them, -1 for an attending layer (whose K/V index attn_kv_index
   // gives). Empty otherwise.
@@ -265,7 +268,12 @@ struct Hparams {
     if (!recurrent_index.empty()) return recurrent_index[static_cast<size_t>(layer)];
     return layer - (layer + 1) / full_attn_interval;
   }
-  int n_recurrent_layers() const { return is_hybrid() ? n_layer - n_kv_layers() : 0; }
+  int n_recurrent_layers() const {
+    if (!recurrent_index.empty()) {
+      return static_cast<int>(std::count_if(recurrent_index.begin(), recurrent_index.end(), [](int i) { return i >= 0; }));
+    }
+    return is_hybrid() ? n_layer - n_kv_layers() : 0;
+  }
   // q/k/v channels the convolution runs over: q and k (n_k_heads * head_k_dim each), then v.
   int ssm_conv_channels() const { return 2 * ssm_n_k_heads * ssm_head_k_dim + ssm_n_v_heads * ssm_head_v_dim; }
   // One delta-net layer's state of one sequence, in floats: the convolution's last
@@ -334,7 +342,10 @@ struct Hparams {
   float expert_weights_norm_min = 0.0f;
   float expert_weights_scale = 1.0f;
   bool is_moe() const { return n_expert > 0; }
+  // Nemotron 3 (nemotron_h_moe): the layers with a feed-forward width are the MoE ones.
+  bool moe_where_ffn = false;
   bool layer_is_moe(int layer) const {
+    if (moe_where_ffn) return n_expert > 0 && ffn_width(layer) > 0;
     return n_expert > 0 && layer >= n_layer_dense_lead && (layer + 1) % moe_layer_step == 0;
   }
   bool layer_slides(int layer) const {

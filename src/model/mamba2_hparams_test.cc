@@ -1,5 +1,5 @@
-// Granite 4.0-H's hybrid hyper-parameters (granitehybrid) as Strata reads them from llama.cpp's
-// keys: the layers head_count_kv makes attend or recur, the Mamba-2 shapes, no rope unless
+// The Mamba-2 hybrids' hyper-parameters (granitehybrid, nemotron_h) as Strata reads them from
+// llama.cpp's keys. Granite 4.0-H: the layers head_count_kv makes attend or recur, the Mamba-2 shapes, no rope unless
 // rope.scaling.finetuned, Granite's multipliers (optional here), the K/V layout and recurrent state
 // they size, and bad keys and tensors refused by name.
 #include <gtest/gtest.h>
@@ -103,8 +103,80 @@ TEST_F(ModelLoadTest, RefusesBadGraniteHybridFiles) {
   spec.skip_keys.clear();
   spec.skip_tensors = {"blk.1.ssm_d"};
   expect_error(spec, Code::kNotFound, "missing tensor blk.1.ssm_d");
-  spec.skip_tensors = {"blk.0.ssm_conv1d.bias"};
-  expect_error(spec, Code::kNotFound, "missing tensor blk.0.ssm_conv1d.bias");
+  spec.skip_tensors = {"blk.0.ssm_dt.bias"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.0.ssm_dt.bias");
+}
+
+// Nemotron-H's default test shapes: 5 layers, by kind Mamba-2, feed-forward, attention, Mamba-2,
+// feed-forward; only the attention layer holds K/V, only the Mamba-2 ones a state, only the
+// feed-forward ones a width; the feed-forward's norm is its layer's attn_norm.
+TEST_F(ModelLoadTest, ReadsNemotronHHparams) {
+  TestModelSpec spec;
+  spec.arch = "nemotron_h";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.n_layer, 5);
+  EXPECT_TRUE(hp.is_hybrid() && hp.ssm_mamba2 && hp.ssm_grouped && hp.ffn_relu_sq);
+  EXPECT_FALSE(hp.is_moe() || hp.tied_embeddings);
+  EXPECT_EQ(hp.ffn_norm_name, "attn_norm");
+  EXPECT_EQ(hp.n_head, 4);
+  EXPECT_EQ(hp.n_head_kv, 2);
+  EXPECT_EQ(hp.n_ff, 512);
+  const char* kinds = "MFAMF";
+  for (int l = 0; l < 5; ++l) {
+    SCOPED_TRACE(l);
+    EXPECT_EQ(hp.layer_is_recurrent(l), kinds[l] == 'M');
+    EXPECT_EQ(hp.attn_kind(l), kinds[l] == 'F' ? AttnKind::kNone : AttnKind::kAttention);
+    EXPECT_EQ(hp.layer_has_ffn(l), kinds[l] == 'F');
+    EXPECT_EQ(hp.ffn_width(l), kinds[l] == 'F' ? 512 : 0);
+    EXPECT_FALSE(hp.layer_rotates(l));
+  }
+  EXPECT_EQ(hp.n_kv_layers(), 1);
+  EXPECT_EQ(hp.kv_layer(2), 0);
+  EXPECT_EQ(hp.n_recurrent_layers(), 2);
+  EXPECT_EQ(hp.recurrent_layer(3), 1);
+  EXPECT_EQ((*m)->kv_layout(DType::kF16, 16).state_floats, 2 * hp.ssm_state_floats());
+}
+
+// Nemotron 3 (nemotron_h_moe): the feed-forward layers' experts, without gates, routed by
+// sigmoid gates with a selection bias, renormalised and scaled as the file says, beside an ungated
+// shared expert; no layer of another kind has experts.
+TEST_F(ModelLoadTest, ReadsNemotronHMoeHparams) {
+  TestModelSpec spec;
+  spec.arch = "nemotron_h_moe";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.is_moe() && hp.moe_where_ffn && hp.ffn_relu_sq && hp.expert_sigmoid && hp.expert_weights_norm);
+  EXPECT_FALSE(hp.shexp_gated);
+  EXPECT_EQ(hp.expert_weights_scale, 2.5f);
+  EXPECT_EQ(hp.n_ff_exp, 256);
+  EXPECT_EQ(hp.n_ff_shexp, 256);
+  for (int l = 0; l < 5; ++l) EXPECT_EQ(hp.layer_is_moe(l), l == 1 || l == 4) << "layer " << l;
+  EXPECT_GT((*m)->decode_weight_bytes(), 0u);
+  EXPECT_LT((*m)->decode_weight_bytes(), (*m)->weight_bytes());  // 2 of 8 experts a token
+}
+
+TEST_F(ModelLoadTest, RefusesBadNemotronHFiles) {
+  TestModelSpec spec;
+  spec.arch = "nemotron_h";
+  const std::string a = "nemotron_h.";
+  spec.metadata_overrides = {{a + "feed_forward_length", GgufValue::I32Array({0, 512, 512, 0, 512})}};
+  expect_error(spec, Code::kCorrupt, "layer 2 has both K/V heads and a feed-forward width");
+  spec.metadata_overrides = {{a + "attention.head_count_kv", GgufValue::I32Array({0, 0, 0, 0, 0})}};
+  expect_error(spec, Code::kUnsupported, "no layer of nemotron_h attends");
+  spec.metadata_overrides = {{a + "attention.head_count", GgufValue::I32Array({4, 4, 2, 4, 4})}};
+  expect_error(spec, Code::kUnsupported, "layer 2 attends with 2 query and 2 K/V heads, another layer with 4 and 2");
+  spec.metadata_overrides = {{a + "expert_count", GgufValue::U32(8)},
+                             {a + "expert_used_count", GgufValue::U32(2)},
+                             {a + "expert_feed_forward_length", GgufValue::U32(128)}};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.1.ffn_gate_inp.weight");  // its layers turn MoE
+  spec.metadata_overrides.clear();
+  spec.skip_tensors = {"blk.1.ffn_up.weight"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.1.ffn_up.weight");
+  spec.skip_tensors = {"blk.1.attn_norm.weight"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.1.attn_norm.weight");
 }
 
 }  // namespace

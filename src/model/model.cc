@@ -67,13 +67,14 @@ size_t moe_matmul_scratch(const ModelWeights& w, const Hparams& hp, int max_rows
   size_t bytes = 0;
   const int routes = max_rows * hp.n_expert_used;
   for (const LayerWeights& l : w.layers) {
-    if (l.exp_gate.empty()) continue;  // a leading dense layer (largest_matmul_scratch covers it)
+    if (l.exp_down.empty()) continue;  // a leading dense layer (largest_matmul_scratch covers it)
     size_t shared = 0;
     for (const kernels::WeightMatrix* m : {&l.router, &l.shexp_gate, &l.shexp_up, &l.shexp_gate_inp}) {
       if (m->data != nullptr) shared += kernels::matmul_scratch_bytes(m->type, m->n_in, max_rows);
     }
-    const size_t gate_up = kernels::matmul_scratch_bytes(l.exp_gate[0].type, hp.n_embd, routes) +
-                           kernels::matmul_scratch_bytes(l.exp_up[0].type, hp.n_embd, routes);
+    // Nemotron 3's experts have no gate.
+    const size_t gate = l.exp_gate.empty() ? 0 : kernels::matmul_scratch_bytes(l.exp_gate[0].type, hp.n_embd, routes);
+    const size_t gate_up = gate + kernels::matmul_scratch_bytes(l.exp_up[0].type, hp.n_embd, routes);
     const size_t down = kernels::matmul_scratch_bytes(l.exp_down[0].type, hp.n_ff_exp, routes);
     bytes = std::max({bytes, shared, gate_up, down});
   }

@@ -14,7 +14,12 @@ namespace {
 // A dense feed-forward of the layer's width: gate, up and down, or Phi-3's gate and up in one ffn_up.
 void bind_dense_ffn(WeightBinder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
   const int64_t n_ff = hp.ffn_width(layer);
-  if (hp.ffn_up_gate_fused) {
+  if (hp.ffn_relu_sq) {  // Nemotron-H: no gate
+    for (const char* bias : {"ffn_up.bias", "ffn_down.bias"}) {
+      if (b.has(p + bias)) b.fail(Status::Unsupported(b.path() + ": tensor " + p + bias + " is not supported"));
+    }
+    lw.w_up = b.matrix(p + "ffn_up.weight", hp.n_embd, n_ff);
+  } else if (hp.ffn_up_gate_fused) {
     const kernels::WeightMatrix gate_up = b.matrix(p + "ffn_up.weight", hp.n_embd, 2 * n_ff);
     lw.w_gate = WeightBinder::rows(gate_up, 0, n_ff);
     lw.w_up = WeightBinder::rows(gate_up, n_ff, n_ff);
@@ -83,14 +88,15 @@ void bind_delta_net(WeightBinder& b, const Hparams& hp, const std::string& p, La
 }
 
 // A Mamba-2 layer's tensors, in the shapes llama.cpp's converter writes: ssm_a and ssm_d as
-// {1, n_heads}, ssm_norm as {values per group, groups}.
+// {1, n_heads}, ssm_norm as {values per group, groups}; the convolution's bias when the file has
+// one (every Granite 4.0-H and Nemotron-H file does).
 void bind_mamba2(WeightBinder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
   const int64_t value_dim = static_cast<int64_t>(hp.ssm_n_v_heads) * hp.ssm_head_v_dim;
   const int64_t channels = hp.ssm_conv_channels();
   lw.ssm_in = b.matrix(p + "ssm_in.weight", hp.n_embd, value_dim + channels + hp.ssm_n_v_heads);
   lw.ssm_out = b.matrix(p + "ssm_out.weight", value_dim, hp.n_embd);
   lw.ssm_conv = b.vectors(p + "ssm_conv1d.weight", hp.ssm_conv_kernel, channels, true);
-  lw.ssm_conv_b = b.vector(p + "ssm_conv1d.bias", channels, true);
+  lw.ssm_conv_b = b.vector(p + "ssm_conv1d.bias", channels, false);  // optional, as llama.cpp reads it
   lw.ssm_dt_bias = b.vector(p + "ssm_dt.bias", hp.ssm_n_v_heads, true);
   lw.ssm_a = b.vectors(p + "ssm_a", 1, hp.ssm_n_v_heads, true);
   lw.ssm_d = b.vectors(p + "ssm_d", 1, hp.ssm_n_v_heads, true);
@@ -232,7 +238,12 @@ LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
     return lw;
   }
   lw.router = b.matrix(p + "ffn_gate_inp.weight", hp.n_embd, hp.n_expert);
-  if (b.has(p + "ffn_gate_up_exps.weight") && !b.has(p + "ffn_gate_exps.weight")) {
+  if (hp.ffn_relu_sq) {  // Nemotron 3: experts without a gate
+    if (b.has(p + "ffn_latent_down.weight")) {
+      b.fail(Status::Unsupported(b.path() + ": tensor " + p + "ffn_latent_down.weight (experts in a latent space) is not supported"));
+    }
+    lw.exp_up = b.experts(p + "ffn_up_exps.weight", hp.n_embd, hp.n_ff_exp, hp.n_expert);
+  } else if (b.has(p + "ffn_gate_up_exps.weight") && !b.has(p + "ffn_gate_exps.weight")) {
     if (b.has(p + "ffn_gate_up_exps.bias")) {
       b.fail(Status::Unsupported(b.path() + ": tensor " + p + "ffn_gate_up_exps.bias (fused expert biases) is not supported"));
     }
@@ -250,7 +261,7 @@ LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
   lw.exp_up_b = b.vectors(p + "ffn_up_exps.bias", hp.n_ff_exp, hp.n_expert, exp_biases);
   lw.exp_down_b = b.vectors(p + "ffn_down_exps.bias", hp.n_embd, hp.n_expert, exp_biases);
   if (hp.n_ff_shexp > 0) {
-    lw.shexp_gate = b.matrix(p + "ffn_gate_shexp.weight", hp.n_embd, hp.n_ff_shexp);
+    if (!hp.ffn_relu_sq) lw.shexp_gate = b.matrix(p + "ffn_gate_shexp.weight", hp.n_embd, hp.n_ff_shexp);
     lw.shexp_up = b.matrix(p + "ffn_up_shexp.weight", hp.n_embd, hp.n_ff_shexp);
     lw.shexp_down = b.matrix(p + "ffn_down_shexp.weight", hp.n_ff_shexp, hp.n_embd);
     if (hp.shexp_gated) lw.shexp_gate_inp = b.row_vector(p + "ffn_gate_inp_shexp.weight", hp.n_embd);
@@ -334,9 +345,9 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   if (hp.is_moe()) {
     // Per layer: quantisation mixes give some layers' experts a wider type.
     for (const LayerWeights& l : w.layers) {
-      if (l.exp_gate.empty()) continue;  // a leading dense layer
-      const size_t one =
-          weight_matrix_bytes(l.exp_gate[0]) + weight_matrix_bytes(l.exp_up[0]) + weight_matrix_bytes(l.exp_down[0]);
+      if (l.exp_down.empty()) continue;  // a leading dense layer
+      const size_t gate = l.exp_gate.empty() ? 0 : weight_matrix_bytes(l.exp_gate[0]);  // Nemotron 3's have none
+      const size_t one = gate + weight_matrix_bytes(l.exp_up[0]) + weight_matrix_bytes(l.exp_down[0]);
       w.decode_bytes -= static_cast<size_t>(hp.n_expert - hp.n_expert_used) * one;
       w.expert_bytes = std::max(w.expert_bytes, one);
     }

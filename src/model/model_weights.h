@@ -101,7 +101,7 @@ struct LayerWeights {
   // oldest input first; ssm_dt_bias and ssm_a (negative decay rates): n_v_heads; ssm_norm: head_v_dim.
   // Mamba-2 layers (hp.ssm_mamba2; model/mamba2.h) use ssm_in (n_embd -> z, then x, B and C, then
   // dt: n_v_heads * head_v_dim + conv channels + n_v_heads), ssm_conv with its bias ssm_conv_b
-  // (per channel), ssm_dt_bias, ssm_a (-exp(A_log)), ssm_d (a skip weight per head), ssm_norm
+  // (per channel; nullptr: none), ssm_dt_bias, ssm_a (-exp(A_log)), ssm_d (a skip weight per head), ssm_norm
   // (n_v_heads * head_v_dim: each group's part of it normed apart) and ssm_out.
   kernels::WeightMatrix ssm_qkv, ssm_z, ssm_beta, ssm_alpha, ssm_in, ssm_ba, ssm_out;
   const float* ssm_conv = nullptr;

@@ -103,6 +103,11 @@ int expert_of_slot(const int32_t* first, int n_expert, int g) {
   return static_cast<int>(std::upper_bound(first, first + n_expert + 1, g) - first) - 1;
 }
 
+// relu(x)^2 in place (Nemotron 3's activation, without a gate).
+void relu_sq(float* x, int n) {
+  for (int i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] * x[i] : 0.0f;
+}
+
 // One gathered row's gate (in place): its expert's biases (gpt-oss), then the activation
 // (clamped at Step 3.5's routed limit when the layer has one).
 void activate_slot(const Hparams& hp, const LayerWeights& lw, float limit, int g, ForwardScratch& s) {
@@ -114,7 +119,9 @@ void activate_slot(const Hparams& hp, const LayerWeights& lw, float limit, int g
     add_bias(gate, lw.exp_gate_b + e * hp.n_ff_exp, hp.n_ff_exp);
     add_bias(up, lw.exp_up_b + e * hp.n_ff_exp, hp.n_ff_exp);
   }
-  if (limit > 0.0f) {
+  if (hp.ffn_relu_sq) {  // Nemotron 3: no gate; the up projection landed in gate's place
+    relu_sq(gate, hp.n_ff_exp);
+  } else if (limit > 0.0f) {
     kernels::silu_mul_clamped(gate, up, hp.n_ff_exp, limit);
   } else if (hp.swiglu_oai) {
     kernels::swiglu_oai(gate, up, hp.n_ff_exp);
@@ -180,18 +187,23 @@ int expert_jobs(const Hparams& hp, const LayerWeights& lw, int n_rows, bool down
     if (count == 0) continue;
     const size_t ff_at = static_cast<size_t>(first[e]) * hp.n_ff_exp;
     const size_t embd_at = static_cast<size_t>(first[e]) * hp.n_embd;
+    const bool gated = !lw.exp_gate.empty();  // Nemotron 3's experts: up alone, into the gate's place
     if (down) {
       jobs[n_jobs++] = {&lw.exp_down[e], s.expert_gate() + ff_at, count, s.expert_out() + embd_at};
-      *bytes_read +=
-          expert_matrix_bytes(lw.exp_gate[e]) + expert_matrix_bytes(lw.exp_up[e]) + expert_matrix_bytes(lw.exp_down[e]);
-    } else {
+      *bytes_read += (gated ? expert_matrix_bytes(lw.exp_gate[e]) : 0) + expert_matrix_bytes(lw.exp_up[e]) +
+                     expert_matrix_bytes(lw.exp_down[e]);
+    } else if (gated) {
       jobs[n_jobs++] = {&lw.exp_gate[e], s.expert_x() + embd_at, count, s.expert_gate() + ff_at};
       jobs[n_jobs++] = {&lw.exp_up[e], s.expert_x() + embd_at, count, s.expert_up() + ff_at};
+    } else {
+      jobs[n_jobs++] = {&lw.exp_up[e], s.expert_x() + embd_at, count, s.expert_gate() + ff_at};
     }
   }
   if (hp.n_ff_shexp > 0) {
     if (down) {
       jobs[n_jobs++] = {&lw.shexp_down, s.gate(), n_rows, s.shared_out()};
+    } else if (hp.ffn_relu_sq) {  // up alone, into the gate's place
+      jobs[n_jobs++] = {&lw.shexp_up, s.normed(), n_rows, s.gate()};
     } else {
       jobs[n_jobs++] = {&lw.shexp_gate, s.normed(), n_rows, s.gate()};
       jobs[n_jobs++] = {&lw.shexp_up, s.normed(), n_rows, s.up()};
@@ -254,7 +266,9 @@ void moe_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n_rows, F
     const float shared_limit = hp.ffn_limit(layer, false);
     for_each_row(pool, n_rows, hp.n_ff_shexp, [&](int r) {
       const size_t at = static_cast<size_t>(r) * hp.n_ff_shexp;
-      if (shared_limit > 0.0f) {
+      if (hp.ffn_relu_sq) {
+        relu_sq(s.gate() + at, hp.n_ff_shexp);
+      } else if (shared_limit > 0.0f) {
         kernels::silu_mul_clamped(s.gate() + at, s.up() + at, hp.n_ff_shexp, shared_limit);
       } else if (hp.swiglu_oai) {  // MiniMax-M3's shared expert
         kernels::swiglu_oai(s.gate() + at, s.up() + at, hp.n_ff_shexp);

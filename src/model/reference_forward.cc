@@ -62,7 +62,7 @@ Status ReferenceForward::decode_attention(const GgufFile& gguf, const std::strin
 Status ReferenceForward::decode_gate_up(const GgufFile& gguf, const std::string& p, Layer& l) const {
   const bool dense = !hp_.layer_is_moe(l.index);
   if (!hp_.ffn_up_gate_fused) {
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate.weight", dense, &l.w_gate));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate.weight", dense && !hp_.ffn_relu_sq, &l.w_gate));
     return decode(gguf, p + "ffn_up.weight", dense, &l.w_up);
   }
   Vec gate_up;
@@ -143,7 +143,7 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     } else if (fused) {
       STRATA_RETURN_IF_ERROR(r.decode_gate_up_exps(gguf, p, l));
     }
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_exps.weight", moe && !fused, &l.exp_gate));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_exps.weight", moe && !fused && !r.hp_.ffn_relu_sq, &l.exp_gate));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up_exps.weight", moe && !fused, &l.exp_up));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_exps.weight", moe, &l.exp_down));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp.bias", false, &l.router_b));
@@ -152,7 +152,7 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_exps.bias", false, &l.exp_down_b));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "exp_probs_b.bias", false, &l.exp_probs_b));
     const bool shared = moe && r.hp_.n_ff_shexp > 0;
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_shexp.weight", shared, &l.shexp_gate));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_shexp.weight", shared && !r.hp_.ffn_relu_sq, &l.shexp_gate));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_up_shexp.weight", shared, &l.shexp_up));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down_shexp.weight", shared, &l.shexp_down));
     STRATA_RETURN_IF_ERROR(
@@ -396,14 +396,19 @@ Vec ReferenceForward::routed_experts(const Layer& l, const Vec& router_x, const 
     if (hp_.expert_weight_input) {
       for (double& v : in) v *= w;
     }
-    const Vec y = swiglu(l.exp_gate, l.exp_up, l.exp_down, static_cast<size_t>(e), static_cast<size_t>(hp_.n_ff_exp), in,
-                         gate_of(hp_), l.exp_gate_b, l.exp_up_b, l.exp_down_b, hp_.ffn_limit(l.index, true));
+    const size_t n_ff = static_cast<size_t>(hp_.n_ff_exp);
+    const Vec y = hp_.ffn_relu_sq ? relu_sq_ffn(l.exp_up, l.exp_down, static_cast<size_t>(e), n_ff, in)
+                                  : swiglu(l.exp_gate, l.exp_up, l.exp_down, static_cast<size_t>(e), n_ff, in, gate_of(hp_),
+                                           l.exp_gate_b, l.exp_up_b, l.exp_down_b, hp_.ffn_limit(l.index, true));
     for (size_t i = 0; i < out.size(); ++i) out[i] += (hp_.expert_weight_input ? 1.0 : w) * y[i];
   }
   return out;
 }
 
 Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
+  if (hp_.ffn_relu_sq && !hp_.layer_is_moe(l.index)) {  // Nemotron-H: down(relu(up x)^2)
+    return relu_sq_ffn(l.w_up, l.w_down, 0, static_cast<size_t>(hp_.ffn_width(l.index)), x);
+  }
   if (!hp_.layer_is_moe(l.index)) {
     Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.ffn_width(l.index)), x, gate_of(hp_), {}, {},
                    {}, hp_.ffn_limit(l.index, false));
@@ -415,8 +420,10 @@ Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
     double g = 0;
     for (size_t i = 0; i < l.shexp_gate_inp.size(); ++i) g += l.shexp_gate_inp[i] * x[i];
     const double scale = hp_.shexp_gated ? 1.0 / (1.0 + std::exp(-g)) : 1.0;
-    const Vec y = swiglu(l.shexp_gate, l.shexp_up, l.shexp_down, 0, static_cast<size_t>(hp_.n_ff_shexp), x, gate_of(hp_),
-                         {}, {}, {}, hp_.ffn_limit(l.index, false));
+    const size_t n_ff = static_cast<size_t>(hp_.n_ff_shexp);
+    const Vec y = hp_.ffn_relu_sq ? relu_sq_ffn(l.shexp_up, l.shexp_down, 0, n_ff, x)
+                                  : swiglu(l.shexp_gate, l.shexp_up, l.shexp_down, 0, n_ff, x, gate_of(hp_), {}, {}, {},
+                                           hp_.ffn_limit(l.index, false));
     for (size_t i = 0; i < out.size(); ++i) out[i] += y[i] * scale;
   }
   return out;

@@ -1,9 +1,9 @@
-// The float64 reference's Mamba-2 layer (Granite 4.0-H's recurrent layers, as llama.cpp runs
-// them), one position at a time. From the attention-normed input x, with P values a head, N state
-// values a group, head h reading group g = h / (heads / groups):
+// The float64 reference's Mamba-2 layer (Granite 4.0-H's and Nemotron-H's recurrent layers, as
+// llama.cpp runs them), one position at a time. From the attention-normed input x, with P values a
+// head, N state values a group, head h reading group g = h / (heads / groups):
 //   ssm_in x = z (heads P), then channels x (heads P), B (groups N), C (groups N), then dt (heads);
 //   each channel: silu of ssm_conv1d's taps over its last conv_kernel inputs (oldest first, zeros
-//     before the first position) plus ssm_conv1d.bias;
+//     before the first position) plus ssm_conv1d.bias (0 when the file has none);
 //   each head h: d = softplus(dt[h] + ssm_dt.bias[h]), decay = exp(d ssm_a[h]);
 //     S_p = decay S_p + d x_p B_g;  y_p = S_p . C_g + ssm_d[h] x_p  (p < P);
 //   y = y silu(z), RMS-normed group by group (heads P / groups values each) times ssm_norm;
@@ -29,12 +29,14 @@ Status ReferenceForward::decode_mamba2(const GgufFile& gguf, const std::string& 
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_in.weight", true, &l.ssm_qkv));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_out.weight", true, &l.ssm_out));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_conv1d.weight", true, &l.ssm_conv));
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_conv1d.bias", true, &l.ssm_conv_b));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_conv1d.bias", false, &l.ssm_conv_b));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_dt.bias", true, &l.ssm_dt_bias));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_a", true, &l.ssm_a));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_d", true, &l.ssm_d));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_norm.weight", true, &l.ssm_norm));
-  const size_t channels = l.ssm_conv_b.size();
+  const size_t channels = static_cast<size_t>(hp_.ssm_n_v_heads) * hp_.ssm_head_v_dim +
+                          2 * static_cast<size_t>(hp_.ssm_n_k_heads) * hp_.ssm_head_k_dim;
+  if (l.ssm_conv_b.empty()) l.ssm_conv_b.assign(channels, 0.0);  // no bias in the file: none
   l.conv_inputs.assign(static_cast<size_t>(hp_.ssm_conv_kernel - 1), Vec(channels, 0.0));
   l.delta_state.assign(static_cast<size_t>(hp_.ssm_n_v_heads),
                        Vec(static_cast<size_t>(hp_.ssm_head_v_dim) * hp_.ssm_head_k_dim, 0.0));

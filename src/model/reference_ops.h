@@ -117,4 +117,12 @@ inline Vec swiglu(const Vec& gate_m, const Vec& up_m, const Vec& down_m, size_t 
   return y;
 }
 
+// Nemotron-H's feed-forward without a gate: rows [e * n_ff, (e + 1) * n_ff) of up, relu(.)^2, then
+// the e-th n_embd-row slice of down.
+inline Vec relu_sq_ffn(const Vec& up_m, const Vec& down_m, size_t e, size_t n_ff, const Vec& x) {
+  Vec up = matvec_rows(up_m, e * n_ff, n_ff, x);
+  for (double& u : up) u = u > 0.0 ? u * u : 0.0;
+  return matvec_rows(down_m, e * x.size(), x.size(), up);
+}
+
 }  // namespace strata::testing::reference_ops

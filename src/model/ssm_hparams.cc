@@ -1,5 +1,6 @@
 #include "model/ssm_hparams.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -53,6 +54,30 @@ Status read_optional_scales(const GgufFile& gguf, Hparams* hp) {
   return Status::Ok();
 }
 
+// Nemotron-H's kind of layer l from its counts; Corrupt when a layer has both K/V heads and a
+// feed-forward, or attends with other counts than an earlier attending layer.
+Status nemotron_h_layer(const std::string& f, int l, uint64_t heads, uint64_t kv_heads, uint64_t width, Hparams* hp,
+                        int* n_attending, int* n_recurrent) {
+  if (kv_heads != 0 && width != 0) {
+    return Status::Corrupt(f + ": layer " + std::to_string(l) + " has both K/V heads and a feed-forward width");
+  }
+  if (kv_heads != 0) {
+    if (hp->n_head_kv == 0) hp->n_head_kv = static_cast<int>(kv_heads);
+    if (static_cast<int>(heads) != hp->n_head || static_cast<int>(kv_heads) != hp->n_head_kv) {
+      return Status::Unsupported(f + ": layer " + std::to_string(l) + " attends with " + std::to_string(heads) +
+                                 " query and " + std::to_string(kv_heads) + " K/V heads, another layer with " +
+                                 std::to_string(hp->n_head) + " and " + std::to_string(hp->n_head_kv) +
+                                 "; one shape for every attending layer is supported");
+    }
+  }
+  const bool recurrent = kv_heads == 0 && width == 0;
+  hp->layer_attn.push_back(width != 0 ? AttnKind::kNone : AttnKind::kAttention);
+  hp->attn_kv_index.push_back(kv_heads != 0 ? (*n_attending)++ : -1);
+  hp->recurrent_index.push_back(recurrent ? (*n_recurrent)++ : -1);
+  hp->layer_n_ff.push_back(static_cast<int>(width));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status read_delta_net(const GgufFile& gguf, Hparams* hp) {
@@ -100,6 +125,33 @@ Status read_granite_hybrid(const GgufFile& gguf, Hparams* hp) {
   }
   hp->rotating_layers.assign(static_cast<size_t>(hp->n_layer), rope ? 1 : 0);
   return read_optional_scales(gguf, hp);
+}
+
+Status read_nemotron_h(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const std::string& f = gguf.path();
+  std::vector<uint64_t> heads, kv_heads, widths;
+  STRATA_RETURN_IF_ERROR(read_counts_per_layer(gguf, a + ".attention.head_count", hp->n_layer, &heads));
+  STRATA_RETURN_IF_ERROR(read_counts_per_layer(gguf, a + ".attention.head_count_kv", hp->n_layer, &kv_heads));
+  STRATA_RETURN_IF_ERROR(read_counts_per_layer(gguf, a + ".feed_forward_length", hp->n_layer, &widths));
+  hp->n_head_kv = 0;
+  int n_attending = 0, n_recurrent = 0;
+  for (int l = 0; l < hp->n_layer; ++l) {
+    const auto i = static_cast<size_t>(l);
+    STRATA_RETURN_IF_ERROR(nemotron_h_layer(f, l, heads[i], kv_heads[i], widths[i], hp, &n_attending, &n_recurrent));
+  }
+  if (n_attending == 0) {
+    return Status::Unsupported(f + ": no layer of " + a + " attends (head_count_kv is 0 in every layer); "
+                               "a model needs one");
+  }
+  hp->n_ff = static_cast<int>(*std::max_element(widths.begin(), widths.end()));
+  STRATA_RETURN_IF_ERROR(read_ssm_shapes(gguf, hp));
+  hp->ssm_mamba2 = true;
+  hp->ffn_relu_sq = true;
+  hp->moe_where_ffn = true;  // Nemotron 3's experts, in every layer with a feed-forward
+  hp->rotating_layers.assign(static_cast<size_t>(hp->n_layer), 0);
+  if (gguf.find(a + ".attention.scale") == nullptr) return Status::Ok();
+  return read_required_positive(gguf, a + ".attention.scale", &hp->attn_scale);
 }
 
 }  // namespace strata

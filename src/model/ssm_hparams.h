@@ -1,6 +1,6 @@
 // The hybrid models' recurrent layers in Hparams: Qwen3.5's gated delta-nets (every
-// full_attention_interval-th layer attends) and Granite 4.0-H's Mamba-2 mixers (the layers whose
-// head_count_kv is 0). Private to src/model; read_hparams calls these after the common keys.
+// full_attention_interval-th layer attends), Granite 4.0-H's and Nemotron-H's Mamba-2 mixers (the
+// layers whose head_count_kv is 0, and in Nemotron-H feed_forward_length too). Private to src/model; read_hparams calls these after the common keys.
 #pragma once
 
 #include "base/status.h"
@@ -18,5 +18,12 @@ Status read_delta_net(const GgufFile& gguf, Hparams* hp);
 // only when rope.scaling.finetuned is true (the 4.0-H files say false: their attention has no
 // positions), and Granite's multipliers, each optional (1 when absent) as llama.cpp reads them.
 Status read_granite_hybrid(const GgufFile& gguf, Hparams* hp);
+
+// Nemotron-H (ArchTraits::nemotron_h): each layer's kind from head_count_kv and
+// feed_forward_length (both 0: Mamba-2; K/V heads: attention, every attending layer with the same
+// query and K/V counts; a width: a squared-ReLU feed-forward, never both), the Mamba-2 shapes, no
+// rope, and attention.scale when the file has it. With experts (Nemotron 3: nemotron_h_moe) every
+// feed-forward layer is a MoE one (Hparams::moe_where_ffn).
+Status read_nemotron_h(const GgufFile& gguf, Hparams* hp);
 
 }  // namespace strata

@@ -199,6 +199,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   if (s.arch == "mimo2") set_mimo2_metadata(s, w);
   if (s.arch == "deci") set_deci_metadata(s, w);
   if (is_granite_hybrid(s.arch)) set_granite_hybrid_metadata(s, w);
+  if (is_nemotron_h(s.arch)) set_nemotron_h_metadata(s, w);
   if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3" || s.arch == "cohere2") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
@@ -219,7 +220,8 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     } else {
       w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
     }
-    if (has_gated_shared_expert(s.arch) || s.arch == "hunyuan-moe" || s.arch == "granitehybrid") {
+    if (has_gated_shared_expert(s.arch) || s.arch == "hunyuan-moe" || s.arch == "granitehybrid" ||
+        s.arch == "nemotron_h_moe") {
       w.set(a + ".expert_shared_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_shexp)));
     }
     if (glm_like(s.arch)) set_glm4moe_metadata(s, w);
@@ -354,7 +356,8 @@ bool is_moe_arch(const std::string& arch) {
          arch == "llama4" || is_deepseek(arch) || arch == "minimax-m2" || arch == "step35" || arch == "laguna" ||
          arch == "mimo2" || arch == "hunyuan-moe" || arch == "cohere2_moe" || arch == "minimax-m3" ||
          arch == "ernie4_5-moe" || arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
-         arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe" || arch == "granitehybrid";
+         arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe" || arch == "granitehybrid" ||
+         arch == "nemotron_h_moe";
 }
 
 bool is_hybrid_arch(const std::string& arch) { return arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next"; }
@@ -415,6 +418,10 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     const std::string p = "blk." + std::to_string(l) + ".";
     if (s.arch == "deci") {  // Nemotron's layers of three kinds and their own widths
       add_deci_layer(b, s, p, l);
+      continue;
+    }
+    if (is_nemotron_h(s.arch)) {  // Mamba-2, attention or a feed-forward, one norm each
+      add_nemotron_h_layer(b, s, p, l);
       continue;
     }
     b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);

@@ -81,6 +81,11 @@ struct TestModelSpec {
   // groups of ssm_head_k_dim state values, ssm_n_v_heads heads of ssm_head_v_dim), Granite's
   // multipliers, and in granitehybrid softmax-routed experts (feed_forward_length their width)
   // beside an ungated shared expert of n_ff_shexp; 4 layers unless n_layer says otherwise.
+  // nemotron_h (Nemotron-H, Nemotron Nano 2): test_model_mamba2.cc's layers, by l % 5 Mamba-2, a
+  // squared-ReLU feed-forward of n_ff (ffn_up, ffn_down), attention without rope, Mamba-2, a
+  // feed-forward, each under one attn_norm; 5 layers unless n_layer says otherwise. nemotron_h_moe
+  // (Nemotron 3 Nano): the same with n_expert squared-ReLU experts of n_ff_exp (sigmoid routing with a
+  // selection bias, renormalised, times 2.5) and a shared one of n_ff_shexp in the feed-forward layers.
   // minicpm: llama's tensors, tied embeddings, no multiplier keys (the older files': the model's
   // own apply; metadata_overrides may write them).
   // cohere2: llama's tensors without ffn_norm (tied embeddings), layer norms of eps 1e-5,

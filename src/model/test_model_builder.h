@@ -120,6 +120,8 @@ class ModelBuilder {
   int n_tensors_ = 0;
 };
 
+// Nemotron-H's test archs (test_model_mamba2.cc).
+inline bool is_nemotron_h(const std::string& arch) { return arch == "nemotron_h" || arch == "nemotron_h_moe"; }
 // Granite 4.0-H's test archs (test_model_mamba2.cc).
 inline bool is_granite_hybrid(const std::string& arch) {
   return arch == "granitehybrid" || arch == "granitehybrid-dense";
@@ -130,6 +132,7 @@ inline int head_dim(const TestModelSpec& s) { return s.head_dim != 0 ? s.head_di
 // The layers written (TestModelSpec::n_layer, 0: the arch's default).
 inline int layer_count(const TestModelSpec& s) {
   if (s.n_layer != 0) return s.n_layer;
+  if (is_nemotron_h(s.arch)) return 5;  // every kind of layer, and Mamba-2 after attention
   return is_hybrid_arch(s.arch) || is_granite_hybrid(s.arch) || s.arch == "gemma4" || s.arch == "gemma4-moe" || s.arch == "step35" ||
                  s.arch == "laguna" || s.arch == "mimo2" || s.arch == "deci"
              ? 4
@@ -181,5 +184,10 @@ void add_hybrid_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string
 bool granite_hybrid_attends(const TestModelSpec& s, int layer);
 void set_granite_hybrid_metadata(const TestModelSpec& s, GgufWriter& w);
 void add_granite_hybrid_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
+// Nemotron-H (test_model_mamba2.cc): a layer's kind ('M' Mamba-2, 'A' attention, 'F' feed-forward),
+// its keys (per-layer K/V heads and widths, the Mamba-2 shapes), and a layer's tensors.
+char nemotron_h_kind(int layer);
+void set_nemotron_h_metadata(const TestModelSpec& s, GgufWriter& w);
+void add_nemotron_h_layer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
 
 }  // namespace strata::testing

@@ -1,9 +1,11 @@
-// Granite 4.0-H's hybrid layers in a test model (granitehybrid, granitehybrid-dense), with the
-// tensor names, shapes and keys llama.cpp's converter writes: layer l attends when l %
+// The Mamba-2 hybrids' layers in a test model, with the tensor names, shapes and keys llama.cpp's
+// converter writes. Granite 4.0-H (granitehybrid, granitehybrid-dense): layer l attends when l %
 // full_attn_interval == full_attn_interval / 2 (head_count_kv n_head_kv there, 0 elsewhere), with
 // plain q/k/v and no rope (rope.scaling.finetuned false); the others are Mamba-2 layers of
 // ssm_n_v_heads heads of ssm_head_v_dim values over ssm_n_k_heads groups of ssm_head_k_dim state
-// values. The values keep activations O(1) and the recurrence alive over tens of positions: A =
+// values. Nemotron-H (nemotron_h): layer l is, by l % 5, Mamba-2, a squared-ReLU feed-forward,
+// attention, Mamba-2, a feed-forward, each with one norm (attn_norm); Nemotron 3 (nemotron_h_moe)
+// has squared-ReLU experts (sigmoid routing with a selection bias) and a shared expert there. The values keep activations O(1) and the recurrence alive over tens of positions: A =
 // -exp(u) with u in [-2, 0.5] and time-step biases in [-2, 0] give per-position decays from
 // about 0.2 to 0.99.
 #include <cmath>
@@ -38,6 +40,58 @@ void add_mamba2(ModelBuilder& b, const TestModelSpec& s, const std::string& p, i
 }
 
 }  // namespace
+
+char nemotron_h_kind(int layer) { return "MFAMF"[layer % 5]; }
+
+void set_nemotron_h_metadata(const TestModelSpec& s, GgufWriter& w) {
+  const std::string& a = s.arch;
+  const bool moe = s.arch == "nemotron_h_moe";
+  std::vector<int32_t> kv_heads, widths;
+  for (int l = 0; l < layer_count(s); ++l) {
+    kv_heads.push_back(nemotron_h_kind(l) == 'A' ? s.n_head_kv : 0);
+    widths.push_back(nemotron_h_kind(l) == 'F' ? (moe ? s.n_ff_exp : s.n_ff) : 0);
+  }
+  if (moe) {  // Nemotron 3 Nano's routing: sigmoid gates renormalised, times 2.5
+    w.set(a + ".expert_weights_norm", GgufValue::Bool(true));
+    w.set(a + ".expert_weights_scale", GgufValue::F32(2.5f));
+  }
+  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(a + ".feed_forward_length", GgufValue::I32Array(widths));
+  w.set(a + ".ssm.conv_kernel", GgufValue::U32(static_cast<uint32_t>(s.ssm_conv_kernel)));
+  w.set(a + ".ssm.state_size", GgufValue::U32(static_cast<uint32_t>(s.ssm_head_k_dim)));
+  w.set(a + ".ssm.group_count", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_k_heads)));
+  w.set(a + ".ssm.time_step_rank", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_v_heads)));
+  w.set(a + ".ssm.inner_size", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_v_heads * s.ssm_head_v_dim)));
+}
+
+void add_nemotron_h_layer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer) {
+  b.vector(prefix + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
+  switch (nemotron_h_kind(layer)) {
+    case 'M':
+      add_mamba2(b, s, prefix, layer);
+      break;
+    case 'A': {
+      const int q_dim = s.n_head * head_dim(s), kv_dim = s.n_head_kv * head_dim(s);
+      b.matrix(prefix + "attn_q.weight", s.n_embd, q_dim);
+      b.matrix(prefix + "attn_k.weight", s.n_embd, kv_dim);
+      b.matrix(prefix + "attn_v.weight", s.n_embd, kv_dim);
+      b.matrix(prefix + "attn_output.weight", q_dim, s.n_embd);
+      break;
+    }
+    default:
+      if (s.arch == "nemotron_h_moe") {  // experts and a shared expert, none with a gate
+        b.vector_matrix(prefix + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
+        b.vector(prefix + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
+        b.matrix(prefix + "ffn_up_exps.weight", s.n_embd, s.n_ff_exp, s.n_expert);
+        b.matrix(prefix + "ffn_down_exps.weight", s.n_ff_exp, s.n_embd, s.n_expert);
+        b.matrix(prefix + "ffn_up_shexp.weight", s.n_embd, s.n_ff_shexp);
+        b.matrix(prefix + "ffn_down_shexp.weight", s.n_ff_shexp, s.n_embd);
+        break;
+      }
+      b.matrix(prefix + "ffn_up.weight", s.n_embd, s.n_ff);
+      b.matrix(prefix + "ffn_down.weight", s.n_ff, s.n_embd);
+  }
+}
 
 bool granite_hybrid_attends(const TestModelSpec& s, int layer) {
   return layer % s.full_attn_interval == s.full_attn_interval / 2;

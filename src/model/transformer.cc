@@ -2,7 +2,7 @@
 // gemma2, gemma3, gemma4, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2, mistral3, ernie4_5(-moe),
 // granite(moe), seed_oss, bailingmoe2, dots1, cohere2, step35, laguna, mimo2, deci, the vision-language models'
 // language models (qwen2vl, qwen3vl(moe)), deepseek2 and glm-dsa, whose latent attention is mla_attention.cc, and the hybrid
-// qwen35(moe), qwen3next and granitehybrid, whose recurrent layers are delta_net.cc and mamba2.cc), top to
+// qwen35(moe), qwen3next, granitehybrid and nemotron_h, whose recurrent layers are delta_net.cc and mamba2.cc), top to
 // bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
@@ -193,7 +193,25 @@ void norm_rows(const Hparams& hp, const float* x, const float* weight, int n_row
 
 // s.proj()[r] = the SiLU- (GELU-, or clamped SwiGLU-) gated feed-forward of s.normed()[r], of
 // the layer's width (Gemma 4 E2B's double-wide layers').
+// Nemotron-H's feed-forward (Hparams::ffn_relu_sq): down(relu(up x)^2), s.gate() holding the middle.
+void relu_sq_ffn(const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
+  matmul(lw.w_up, s.normed(), n, s.gate(), s, pool);
+  const auto n_ff = static_cast<int>(lw.w_up.n_out);
+  {
+    ProfileTimer timer(s.profile(), StepPart::kFfnActivation);
+    for_each_row(pool, n, n_ff, [&](int r) {
+      float* x = s.gate() + static_cast<size_t>(r) * n_ff;
+      for (int i = 0; i < n_ff; ++i) x[i] = x[i] > 0.0f ? x[i] * x[i] : 0.0f;
+    });
+  }
+  matmul(lw.w_down, s.gate(), n, s.proj(), s, pool);
+}
+
 void dense_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n, ForwardScratch& s, ThreadPool& pool) {
+  if (hp.ffn_relu_sq) {
+    relu_sq_ffn(lw, n, s, pool);
+    return;
+  }
   const kernels::MatmulJob gate_up[] = {{&lw.w_gate, s.normed(), n, s.gate()}, {&lw.w_up, s.normed(), n, s.up()}};
   matmul_same_input(gate_up, s, pool);
   const auto n_ff = static_cast<int>(lw.w_gate.n_out);

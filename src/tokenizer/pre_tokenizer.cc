@@ -26,8 +26,9 @@ struct PreName {
 // with Qwen2's. tekken is Mistral's
 // vocabulary since Nemo (Small 3.x, Devstral, Magistral, Ministral); pixtral the name llama.cpp
 // splits with Llama 3's pattern, both taking a piece that is a token whole and adding BOS; so is
-// laguna (Poolside Laguna's vocabulary) split.
-constexpr std::array<PreName, 47> kKnownNames = {{
+// laguna (Poolside Laguna's vocabulary) split. granite-docling (Granite 4.0's vocabulary, as
+// llama.cpp's converter names it) llama.cpp splits with GPT-2's pattern.
+constexpr std::array<PreName, 48> kKnownNames = {{
     {"", PreTokenizerKind::kGpt2},           {"default", PreTokenizerKind::kGpt2},
     {"gpt2", PreTokenizerKind::kGpt2},       {"gpt-2", PreTokenizerKind::kGpt2},
     {"phi-2", PreTokenizerKind::kGpt2},      {"olmo", PreTokenizerKind::kGpt2},
@@ -52,7 +53,7 @@ constexpr std::array<PreName, 47> kKnownNames = {{
     {"deepseek-v3", PreTokenizerKind::kDeepseekV3},   {"joyai-llm", PreTokenizerKind::kDeepseekV3},
     {"hunyuan-dense", PreTokenizerKind::kDeepseekV3}, {"kimi-k2", PreTokenizerKind::kKimiK2},
     {"tekken", PreTokenizerKind::kTekken},   {"pixtral", PreTokenizerKind::kLlama3},
-    {"laguna", PreTokenizerKind::kLlama3},
+    {"laguna", PreTokenizerKind::kLlama3},   {"granite-docling", PreTokenizerKind::kGpt2},
 }};
 
 }  // namespace
