@@ -20,6 +20,30 @@ constexpr const char* kMkmodelTypes =
     "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl iq4_xs iq3_s iq3_xxs iq2_s iq2_xs iq2_xxs "
     "iq1_m iq1_s mxfp4";
 
+// --arch's help: the names, and what each does to a preset not its own.
+constexpr const char* kArchHelp =
+    "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, qwen3vl, "
+    "granite, minicpm, cohere2, command-r, seed_oss, gemma4, deci or granitehybrid (dense presets; deci gives "
+    "a dense preset a layer pattern of its own: in every 8 layers the 6th without attention, the 7th with "
+    "attn_output alone, the 8th without a feed-forward, the widths cycling n_ff, 3/4, 1/2); qwen3moe, "
+    "qwen2moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, mistral4, minimax-m2, minimax-m3, ernie4_5-moe, "
+    "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, cohere2_moe, mimo2, glm-dsa "
+    "or granitehybrid (MoE presets; granitehybrid (dense or MoE presets) is IBM Granite 4.0-H: Mamba-2 layers "
+    "with attention where l % 10 == 5 (a cut under 6 layers attends in its last), on a preset not Granite's "
+    "Mamba-2 layers of 2 * n_embd values in heads of 64, one group of min(128, n_embd / 4) state values, and "
+    "a shared expert twice the expert width; glm-dsa is deepseek2's split form with GLM-5's sparse-attention "
+    "indexer and a NextN block (another preset: GLM-5's latent attention without YaRN); mimo2 on a preset not "
+    "MiMo-V2's gives value heads 2/3 of a key head, a third of each head rotated and half the K/V heads in "
+    "its full layers; the vision-language archs are their language models, Qwen2's, Qwen3's or Qwen3-MoE's "
+    "with M-RoPE sections; granite and granitemoe are llama and mixtral with Granite's multipliers; gemma4 "
+    "(dense or MoE presets: the experts beside the dense feed-forward) on a preset not Gemma 4's gives its "
+    "full layers heads twice as wide and a quarter as many; mixtral is written as llama with experts; glm4moe "
+    "adds a leading dense layer, a shared expert and a NextN block; llama4 a shared expert; deepseek2 on a "
+    "preset not DeepSeek's takes DeepSeek-V3's latent attention, routing and YaRN with a leading dense layer "
+    "and a shared expert; qwen35 and qwen35moe on a preset not Qwen3.5's attend in every 4th of at least 4 "
+    "layers, delta-net layers of head_dim / 2 wide heads between, qwen35moe and qwen3next with a gated shared "
+    "expert, qwen3next with its delta-net projections fused per key head) (default: the preset's)";
+
 struct MkmodelFlags {
   std::string arch;
   std::string preset = "tiny";
@@ -63,6 +87,20 @@ void print_deepseek2(const ModelSpec& s) {
   }
 }
 
+// granitehybrid's layers: which attend (granite_layer_attends()) and the Mamba-2 layers' shapes.
+void print_granite_hybrid(const ModelSpec& s) {
+  std::string attending;
+  int n_attending = 0;
+  for (int l = 0; l < s.n_layer; ++l) {
+    if (!granite_layer_attends(s, l)) continue;
+    attending += (n_attending++ == 0 ? "" : ", ") + std::to_string(l);
+  }
+  std::printf("  granitehybrid: %d of %d layers attend (%s: plain q/k/v, no rope), %d Mamba-2 layers (%d heads of %d, "
+              "%d group(s) of %d state values, %d-tap convolution)\n",
+              n_attending, s.n_layer, attending.c_str(), s.n_layer - n_attending, s.ssm_n_v_heads, s.ssm_head_v_dim,
+              s.ssm_n_k_heads, s.ssm_head_k_dim, s.ssm_conv_kernel);
+}
+
 void print_report(const GenerateReport& r, const MkmodelFlags& flags, double elapsed_s) {
   const ModelSpec& s = r.spec;
   std::printf("%s %s: %s preset %s, %d layers, %d wide, %d/%d heads of %d, ffn %d, vocab %d\n",
@@ -93,6 +131,7 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
                 s.n_layer - n_attending, s.ssm_n_k_heads, s.ssm_head_k_dim, s.ssm_n_v_heads, s.ssm_head_v_dim,
                 s.ssm_conv_kernel);
   }
+  if (s.mamba2) print_granite_hybrid(s);
   if (s.rope_freqs) std::printf("  rope_freqs.weight: Llama 3.1-style frequency factors (1 to 8)\n");
   std::printf("  %llu parameters, %.1f MiB of tensor data, file type %s",
               static_cast<unsigned long long>(r.n_params), static_cast<double>(r.n_bytes) / (1 << 20),
@@ -152,28 +191,7 @@ int run_mkmodel(const MkmodelFlags& flags) {
 void add_mkmodel_command(CLI::App& app, int* exit_code) {
   auto* sub = app.add_subcommand("mkmodel", "Write a GGUF model with deterministic random weights");
   auto flags = std::make_shared<MkmodelFlags>();
-  sub->add_option("--arch", flags->arch,
-                  "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, "
-                  "qwen3vl, granite, minicpm, cohere2, command-r, seed_oss, gemma4 or deci (dense presets; deci "
-                  "gives a dense preset a layer pattern of its own: in every 8 layers the 6th without attention, "
-                  "the 7th with attn_output alone, the 8th without a feed-forward, the widths cycling n_ff, 3/4, 1/2); qwen3moe, qwen2moe, mixtral, gpt-oss, "
-                  "glm4moe, llama4, deepseek2, mistral4, "
-                  "minimax-m2, minimax-m3, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, "
-                  "cohere2_moe, mimo2 or glm-dsa (MoE presets; glm-dsa is deepseek2's split form with GLM-5's "
-                  "sparse-attention indexer and a NextN block (another preset: GLM-5's latent attention without "
-                  "YaRN); mimo2 on a preset not MiMo-V2's gives value heads 2/3 of a key "
-                  "head, a third of each head rotated and half the K/V heads in its full layers; the "
-                  "vision-language archs are their language models, Qwen2's, Qwen3's or Qwen3-MoE's with M-RoPE "
-                  "sections; granite and granitemoe are llama and mixtral with Granite's multipliers; gemma4 (dense "
-                  "or MoE presets: the experts beside the dense feed-forward) on a preset not Gemma 4's gives its full "
-                  "layers heads twice as wide and a quarter as many; "
-                  "mixtral is written as llama with "
-                  "experts; glm4moe adds a leading dense layer, a shared expert and a NextN block; llama4 a shared "
-                  "expert; deepseek2 on a preset not DeepSeek's takes DeepSeek-V3's latent attention, routing and YaRN "
-                  "with a leading dense layer and a shared expert; qwen35 and qwen35moe on a preset not Qwen3.5's "
-                  "attend in every 4th of at least 4 layers, delta-net layers of head_dim / 2 wide heads between, "
-                  "qwen35moe and qwen3next with a gated shared expert, qwen3next with its delta-net projections "
-                  "fused per key head) (default: the preset's)")
+  sub->add_option("--arch", flags->arch, kArchHelp)
       ->check(CLI::IsMember(generated_arch_names()));
   sub->add_option("--preset", flags->preset,
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma4-e2b, "
@@ -181,13 +199,15 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b; mixture of experts: moe-tiny, qwen3-30b-a3b, "
                   "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
                   "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b, qwen3-next-80b-a3b, "
+                  "granite-4.0-h-tiny, "
                   "gemma4-26b-a4b, mistral-small-4, step-3.5-flash, laguna-xs.2, hunyuan-a13b, north-mini-code, mimo-v2-flash, glm-5")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers,
                   "layer count instead of the preset's (same shape, smaller file; glm4moe writes its NextN block after "
                   "them; deepseek2 keeps at least one MoE layer; qwen35 / qwen35moe / qwen3next keep attention in "
                   "every 4th "
-                  "layer and refuse fewer than 4)")
+                  "layer and refuse fewer than 4; granitehybrid attends where l % 10 == 5, or in the last of fewer "
+                  "than 6 layers)")
       ->check(CLI::PositiveNumber);
   sub->add_option("-o,--output", flags->out_path, "GGUF file to write")->required();
   sub->add_option("--type", flags->type, std::string("matrix type: ") + kMkmodelTypes +

@@ -1,8 +1,8 @@
-// Files `strata mkmodel` writes for the hybrid archs (qwen35, qwen35moe, qwen3next) load with
+// Files `strata mkmodel` writes for the hybrid archs (qwen35, qwen35moe, qwen3next, granitehybrid) load with
 // Model::Load with the hparams the generator meant, and run: finite logits, a residual stream of
 // O(1) at every position of a long prompt, and the same bits whether a prompt runs whole, in
-// chunks or a token at a time (the delta-net layers' recurrent state carries each chunk's end to
-// the next). Beside mkmodel_load_test.cc, in its test binary.
+// chunks or a token at a time (the delta-net and Mamba-2 layers' recurrent state carries each
+// chunk's end to the next). Beside mkmodel_load_test.cc, in its test binary.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -30,14 +30,18 @@ class MkmodelHybridLoadTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Result<std::unique_ptr<Model>> generate_and_load(const std::string& arch, const std::string& preset, DType type) {
+  // n_layers > 0: a --layers cut of the preset.
+  Result<std::unique_ptr<Model>> generate_and_load(const std::string& arch, const std::string& preset, DType type,
+                                                   int n_layers = 0) {
     GenerateOptions o;
     o.arch = arch;
     o.preset = preset;
     o.type = type;
     o.seed = 11;
     o.n_threads = 2;
-    o.out_path = (dir_ / (arch + "-" + std::string(dtype_name(type)) + ".gguf")).string();
+    o.n_layers = n_layers;
+    o.out_path = (dir_ / (arch + "-" + preset + "-" + std::to_string(n_layers) + "-" + std::string(dtype_name(type)) +
+                          ".gguf")).string();
     auto r = generate_model(o);
     if (!r.ok()) return r.status();
     return Model::Load(o.out_path);
@@ -169,6 +173,64 @@ TEST_F(MkmodelHybridLoadTest, Qwen3NextLoadsWithItsFusedDeltaNetInputsAndRunsAsO
   EXPECT_EQ(hp.full_attn_interval, 4);
   EXPECT_EQ(hp.ssm_n_v_heads, 8);
   expect_runs_as_one_model(**m);
+}
+
+// moe-tiny as granitehybrid cut to 7 layers: Mamba-2 layers of 4 heads of 64 over one group of 32
+// state values, but layer 5, which attends without rope; softmax-routed experts beside an ungated
+// shared expert twice the expert width; Granite 4.0-H's multipliers. The layers are of the kinds
+// the plan gave them (granite_layer_attends()).
+TEST_F(MkmodelHybridLoadTest, GraniteHybridLoadsWithItsMamba2LayersAndRunsAsOneModel) {
+  GenerateOptions o;
+  o.arch = "granitehybrid";
+  o.preset = "moe-tiny";
+  o.n_layers = 7;
+  auto planned = plan_model(o);
+  ASSERT_TRUE(planned.ok()) << planned.status().ToString();
+  for (DType type : {DType::kF32, DType::kQ4_K}) {
+    SCOPED_TRACE(dtype_name(type));
+    auto m = generate_and_load("granitehybrid", "moe-tiny", type, 7);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_EQ(hp.arch, "granitehybrid");
+    EXPECT_TRUE(hp.ssm_mamba2 && hp.expert_weights_norm);
+    EXPECT_FALSE(hp.shexp_gated || hp.expert_sigmoid || hp.attn_output_gate || hp.qk_norm);
+    EXPECT_EQ(hp.n_layer, 7);
+    for (int l = 0; l < hp.n_layer; ++l) {
+      EXPECT_EQ(hp.layer_is_recurrent(l), !granite_layer_attends(planned->spec, l)) << "layer " << l;
+      EXPECT_FALSE(hp.layer_rotates(l)) << "layer " << l;
+    }
+    EXPECT_EQ(hp.n_kv_layers(), 1);
+    EXPECT_EQ(hp.ssm_n_v_heads, 4);
+    EXPECT_EQ(hp.ssm_head_v_dim, 64);
+    EXPECT_EQ(hp.ssm_n_k_heads, 1);
+    EXPECT_EQ(hp.ssm_head_k_dim, 32);
+    EXPECT_EQ(hp.n_ff_exp, 256);
+    EXPECT_EQ(hp.n_ff_shexp, 512);
+    EXPECT_FLOAT_EQ(hp.embd_scale, 12.0f);
+    EXPECT_FLOAT_EQ(hp.logit_scale, 6.0f);
+    EXPECT_FLOAT_EQ(hp.residual_scale, 0.22f);
+    EXPECT_FLOAT_EQ(hp.attn_scale, 1.0f / 32);
+    expect_runs_as_one_model(**m);
+  }
+}
+
+// tiny as granitehybrid (Granite 4.0-H Micro's dense form: layer 1 attends), and cuts of one layer
+// (it attends: no Mamba-2 layer) and of five (the last attends).
+TEST_F(MkmodelHybridLoadTest, GraniteHybridDenseAndShortCutsLoadWithAnAttendingLayer) {
+  auto dense = generate_and_load("granitehybrid", "tiny", DType::kQ8_0);
+  ASSERT_TRUE(dense.ok()) << dense.status().ToString();
+  EXPECT_FALSE((*dense)->hparams().is_moe());
+  EXPECT_TRUE((*dense)->hparams().layer_is_recurrent(0) && !(*dense)->hparams().layer_is_recurrent(1));
+  expect_runs_as_one_model(**dense);
+  for (int n_layers : {1, 5}) {
+    auto cut = generate_and_load("granitehybrid", "moe-tiny", DType::kQ8_0, n_layers);
+    ASSERT_TRUE(cut.ok()) << n_layers << " layers: " << cut.status().ToString();
+    const Hparams& hp = (*cut)->hparams();
+    EXPECT_EQ(hp.n_kv_layers(), 1) << n_layers << " layers";
+    EXPECT_FALSE(hp.layer_is_recurrent(n_layers - 1)) << n_layers << " layers";
+    EXPECT_EQ(hp.n_recurrent_layers(), n_layers - 1) << n_layers << " layers";
+    expect_runs_as_one_model(**cut);
+  }
 }
 
 }  // namespace

@@ -116,4 +116,22 @@ void set_laguna_hparams(GgufWriter& w, const ModelSpec& s) {
   }
 }
 
+// Granite 4.0-H's, as llama.cpp's converter writes them: each layer's K/V heads (0 in the Mamba-2
+// layers, which is how llama.cpp tells them apart), the Mamba-2 shapes (time_step_rank the heads,
+// inner_size their values), and no rope (rope.scaling.finetuned false).
+void set_granite_hybrid_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.mamba2) return;
+  const std::string& a = s.arch;
+  auto u32 = [](int v) { return GgufValue::U32(static_cast<uint32_t>(v)); };
+  std::vector<int32_t> kv_heads;
+  for (int l = 0; l < s.n_layer; ++l) kv_heads.push_back(layer_attends(s, l) ? s.n_head_kv : 0);
+  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(a + ".ssm.conv_kernel", u32(s.ssm_conv_kernel));
+  w.set(a + ".ssm.state_size", u32(s.ssm_head_k_dim));
+  w.set(a + ".ssm.group_count", u32(s.ssm_n_k_heads));
+  w.set(a + ".ssm.time_step_rank", u32(s.ssm_n_v_heads));
+  w.set(a + ".ssm.inner_size", u32(s.ssm_n_v_heads * s.ssm_head_v_dim));
+  w.set(a + ".rope.scaling.finetuned", GgufValue::Bool(false));
+}
+
 }  // namespace strata

@@ -32,6 +32,13 @@ constexpr float kSelectionBiasHalfWidth = 0.1f;
 constexpr float kSsmAMin = 1.0f, kSsmAMax = 16.0f;
 constexpr float kSsmDtMin = 0.001f, kSsmDtMax = 0.1f;
 
+// A Mamba-2 layer's (model_generator.h): A = exp(u) with u in [-2, 0.5] and time-step biases in
+// [-2, 0], with the input's own dt added, give per-position decays exp(-A softplus(dt)) from about
+// 0.2 to 0.99, so states neither vanish at once nor grow; skip weights 1 +- 0.5.
+constexpr float kMamba2LogAMin = -2.0f, kMamba2LogAMax = 0.5f;
+constexpr float kMamba2DtBiasMin = -2.0f;
+constexpr float kMamba2DHalfWidth = 0.5f;
+
 // softplus(b) = dt for dt log-uniform in [kSsmDtMin, kSsmDtMax].
 float ssm_dt_bias(float u) {
   const float dt = kSsmDtMin * std::pow(kSsmDtMax / kSsmDtMin, u);
@@ -42,6 +49,9 @@ float weight_value(const WeightRng& rng, WeightKind kind, uint64_t i, float matr
   switch (kind) {
     case WeightKind::kSsmA: return -(kSsmAMin + (kSsmAMax - kSsmAMin) * rng.uniform(i));
     case WeightKind::kSsmDtBias: return ssm_dt_bias(rng.uniform(i));
+    case WeightKind::kMamba2A: return -std::exp(kMamba2LogAMin + (kMamba2LogAMax - kMamba2LogAMin) * rng.uniform(i));
+    case WeightKind::kMamba2DtBias: return kMamba2DtBiasMin * rng.uniform(i);
+    case WeightKind::kMamba2D: return 1.0f + rng.symmetric(i, kMamba2DHalfWidth);
     case WeightKind::kNorm: return 1.0f + rng.symmetric(i, 0.1f);
     case WeightKind::kLayerScale: return 0.6f + rng.symmetric(i, 0.3f);
     // matrix_half_width is sqrt(3 / n) for a vector of n.
@@ -203,14 +213,15 @@ void set_mrope_hparams(GgufWriter& w, const ModelSpec& s) {
 }
 
 // Granite's multipliers, as llama.cpp's converter writes them: Granite 3.x 8B's (embeddings
-// times 12, block outputs times 0.22, logits / 16) with the attention scale 1 / head size.
+// times 12, block outputs times 0.22, logits / 16) with the attention scale 1 / head size;
+// Granite 4.0-H Tiny's the same but logits / 6.
 void set_granite_hparams(GgufWriter& w, const ModelSpec& s) {
-  if (s.arch != "granite" && s.arch != "granitemoe") return;
+  if (s.arch != "granite" && s.arch != "granitemoe" && !s.mamba2) return;
   const std::string& a = s.arch;
   w.set(a + ".embedding_scale", GgufValue::F32(12.0f));
   w.set(a + ".attention.scale", GgufValue::F32(1.0f / static_cast<float>(s.head_dim)));
   w.set(a + ".residual_scale", GgufValue::F32(0.22f));
-  w.set(a + ".logit_scale", GgufValue::F32(16.0f));
+  w.set(a + ".logit_scale", GgufValue::F32(s.mamba2 ? 6.0f : 16.0f));
 }
 
 // MiniCPM's multipliers, as llama.cpp's converter writes them from its config (scale_emb 12,
@@ -269,14 +280,16 @@ void set_deepseek2_hparams(GgufWriter& w, const ModelSpec& s) {
   }
 }
 
-// llama.cpp's expert keys; Mixtral (llama) has only the counts, its expert width being
-// llama.feed_forward_length.
+// llama.cpp's expert keys; Mixtral (llama) and Granite 4.0-H have only the counts (and Granite
+// its shared expert's width), the expert width being <arch>.feed_forward_length.
 void set_expert_hparams(GgufWriter& w, const ModelSpec& s) {
   if (s.n_expert == 0) return;
   const std::string& a = s.arch;
   w.set(a + ".expert_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert)));
   w.set(a + ".expert_used_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert_used)));
-  if (a != "llama") w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
+  if (a != "llama" && !s.mamba2) {
+    w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
+  }
   if (s.glm4moe || s.minimax_m3) {  // MiniMax-M3's converter writes GLM's keys, without NextN
     set_glm4moe_hparams(w, s);
   } else if (s.deepseek2) {
@@ -354,6 +367,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_laguna_hparams(w, report.spec);
   set_mimo2_hparams(w, report.spec);
   set_deci_hparams(w, report.spec);
+  set_granite_hybrid_hparams(w, report.spec);
   set_minicpm_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 

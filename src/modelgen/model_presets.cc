@@ -62,6 +62,15 @@ ModelSpec delta_net(ModelSpec s, int n_k_heads, int head_k_dim, int n_v_heads, i
   return s;
 }
 
+ModelSpec mamba2(ModelSpec s, int n_heads, int head_dim, int n_groups, int state_size) {
+  s.ssm_conv_kernel = 4;
+  s.ssm_n_k_heads = n_groups;
+  s.ssm_head_k_dim = state_size;
+  s.ssm_n_v_heads = n_heads;
+  s.ssm_head_v_dim = head_dim;
+  return s;
+}
+
 }  // namespace preset_parts
 
 namespace {
@@ -291,6 +300,16 @@ std::vector<Preset> model_presets() {
        delta_net(experts(shape(151936, 262144, 2048, 48, 16, 2, 256, 512, 1e-6f, 10000000.0f, false), 512, 10, 512,
                          512),
                  16, 128, 32, 128)},
+      // IBM Granite 4.0-H Tiny (about 6.9B parameters, 1.5B active), as its GGUF files' metadata
+      // has it: 40 layers, attending where l % 10 == 5 with 12 query heads of 128 over 4 K/V heads
+      // (no rope), the others Mamba-2 layers of 48 heads of 64 values (inner size 3072) over one
+      // group of 128 state values with a 4-tap convolution; every layer 64 experts of 512 with 6
+      // used beside a shared expert of 1024; a 100352-token vocabulary, tied embeddings. Its context
+      // is its config's max_position_embeddings, 131072 (llama.cpp's converter writes 2^20 for a
+      // model without rope; Strata reads either).
+      {"granite-4.0-h-tiny", "granitehybrid",
+       mamba2(experts(shape(100352, 131072, 1536, 40, 12, 4, 128, 512, 1e-5f, 10000.0f, true), 64, 6, 512, 1024), 48,
+              64, 1, 128)},
       // Gemma 4 26B-A4B (its text part): 16 query heads; 8 K/V heads of 256 over a 1024-key window in 5
       // of every 6 layers, 2 of 512 in the others; every layer's dense feed-forward of 2112 beside
       // 128 experts of 704, 8 used.

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "base/thread_pool.h"
@@ -46,18 +47,34 @@ size_t n_dims_of(const GgufTensor& t) {
   return n;
 }
 
+// A count given once or per layer (an array): layer `layer`'s, or nullopt when the key is absent.
+std::optional<uint64_t> layer_count(const GgufFile& file, const std::string& key, size_t layer) {
+  if (const GgufValue* a = file.get_array(key); a != nullptr) {
+    return layer < a->array_size() ? a->uint_at(layer) : std::nullopt;
+  }
+  return file.get_uint(key);
+}
+
 MixModel mix_model(const GgufFile& file) {
   const std::string arch = file.get_string("general.architecture").value_or("");
   MixModel m;
   m.n_layer = static_cast<int>(file.get_uint(arch + ".block_count").value_or(0));
   m.n_expert = static_cast<int>(file.get_uint(arch + ".expert_count").value_or(0));
-  const uint64_t n_head = file.get_uint(arch + ".attention.head_count").value_or(1);
-  const uint64_t n_head_kv = file.get_uint(arch + ".attention.head_count_kv").value_or(n_head);
-  m.n_gqa = n_head_kv > 0 ? static_cast<int>(n_head / n_head_kv) : 1;
+  // llama.cpp's hparams.n_gqa(): layer 0's heads over its K/V heads, 0 when it has none.
+  const uint64_t n_head = layer_count(file, arch + ".attention.head_count", 0).value_or(1);
+  const uint64_t n_head_kv = layer_count(file, arch + ".attention.head_count_kv", 0).value_or(n_head);
+  m.n_gqa = n_head_kv > 0 ? static_cast<int>(n_head / n_head_kv) : 0;
   m.has_output = file.find_tensor("output.weight") != nullptr;
-  // A hybrid file (delta-net keys) without the key attends in every 4th layer, as llama.cpp and
-  // Strata's hparams read it (Qwen3-Next's files carry none).
   const bool hybrid = file.get_uint(arch + ".ssm.conv_kernel").has_value();
+  const GgufValue* kv_heads = file.get_array(arch + ".attention.head_count_kv");
+  if (hybrid && kv_heads != nullptr) {  // Granite 4.0-H: attn_v where a layer has K/V heads
+    for (size_t l = 0; l < kv_heads->array_size(); ++l) {
+      if (kv_heads->uint_at(l).value_or(0) > 0) m.attn_v_layers.push_back(static_cast<int>(l));
+    }
+    return m;
+  }
+  // A delta-net hybrid file without the key attends in every 4th layer, as llama.cpp and Strata's
+  // hparams read it (Qwen3-Next's files carry none).
   m.full_attn_interval =
       static_cast<int>(file.get_uint(arch + ".full_attention_interval").value_or(hybrid ? 4 : 0));
   return m;

@@ -11,6 +11,7 @@ namespace {
 using preset_parts::deepseek_moe;
 using preset_parts::delta_net;
 using preset_parts::dsa_indexer;
+using preset_parts::mamba2;
 using preset_parts::mla;
 using preset_parts::mimo2;
 using preset_parts::step35;
@@ -139,12 +140,15 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   if (s->glm4moe || s->llama4 || s->minimax_m3 || name == "qwen35moe" || name == "qwen3next" || name == "hunyuan-moe" ||
       (s->ernie_moe && !s->preset.starts_with("ernie"))) {
     s->n_ff_shexp = s->n_ff_exp;
+  } else if (name == "granitehybrid") {  // Granite 4.0-H Tiny's ratio, where the preset is not Granite's
+    if (!s->preset.starts_with("granite")) s->n_ff_shexp = 2 * s->n_ff_exp;
   } else if (name != "qwen2moe" && !s->ernie_moe) {
     s->n_ff_shexp = 0;
   }
   // llama.feed_forward_length (and granitemoe's, and hunyuan-moe's, whose experts llama.cpp sizes
   // by it) is the expert width
   if (name == "mixtral" || name == "granitemoe" || name == "hunyuan-moe") s->n_ff = s->n_ff_exp;
+  if (name == "granitehybrid" && s->n_expert > 0) s->n_ff = s->n_ff_exp;  // a dense one keeps its width
 }
 
 // DeepSeek's layout for --arch deepseek2: a DeepSeek preset (one with a latent) keeps its own;
@@ -192,10 +196,27 @@ void apply_deepseek2(std::string_view name, ModelSpec* s) {
   *s = deepseek_moe(*s, 1, true, true, 2.5f, 40.0f, 0.1f);
 }
 
+// Granite 4.0-H's Mamba-2 layers for --arch granitehybrid: a Granite preset keeps its own; another
+// (a Qwen3.5 one too, whose delta-net interval goes) takes Tiny's proportions (model_preset()).
+// Every layer count keeps an attending layer (granite_layer_attends()).
+void apply_mamba2(ModelSpec* s) {
+  s->full_attn_interval = 0;
+  if (s->preset.starts_with("granite")) return;
+  constexpr int kHeadDim = 64;
+  const int n_heads = std::max(1, 2 * s->n_embd / kHeadDim);
+  *s = mamba2(*s, n_heads, kHeadDim, 1, std::clamp(s->n_embd / 4, 1, 128));
+}
+
 // Qwen3.5's hybrid layers for --arch qwen35 / qwen35moe / qwen3next: a hybrid preset keeps its
 // own; another takes Qwen3.5's proportions (model_preset()) and at least one interval of layers,
-// so that one attends (tiny's and moe-tiny's 2 become 4). Other archs have none.
+// so that one attends (tiny's and moe-tiny's 2 become 4). granitehybrid's are apply_mamba2()'s;
+// other archs have none.
 void apply_hybrid(std::string_view name, ModelSpec* s) {
+  s->mamba2 = name == "granitehybrid";
+  if (s->mamba2) {
+    apply_mamba2(s);
+    return;
+  }
   if (name != "qwen35" && name != "qwen35moe" && name != "qwen3next") {
     s->full_attn_interval = s->ssm_conv_kernel = 0;
     s->ssm_n_k_heads = s->ssm_head_k_dim = s->ssm_n_v_heads = s->ssm_head_v_dim = 0;
@@ -222,7 +243,7 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
     {"qwen35moe", true},    {"qwen3next", true},    {"qwen3vlmoe", true},   {"granitemoe", true},
     {"step35", true},       {"laguna", true},       {"hunyuan-moe", true},  {"cohere2_moe", true},
-    {"mimo2", true},        {"glm-dsa", true},
+    {"mimo2", true},        {"glm-dsa", true},       {"granitehybrid", true},
 };
 
 // "a, b, ... or z" of the dense names (dense), the MoE ones (moe), or both.
@@ -247,7 +268,8 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   if (known == std::end(kGeneratedArchs)) {
     return Status::InvalidArgument("unknown architecture '" + std::string(name) + "' (" + listed_archs(true, true) + ")");
   }
-  if (moe_arch != (s->n_expert > 0) && name != "gemma4") {  // Gemma 4 comes dense or with experts
+  // Gemma 4 and Granite 4.0-H come dense or with experts.
+  if (moe_arch != (s->n_expert > 0) && name != "gemma4" && name != "granitehybrid") {
     const std::string kind = moe_arch ? "dense (--arch " + listed_archs(true, false) + ")"
                                       : "mixture-of-experts (--arch " + listed_archs(false, true) + ")";
     return Status::InvalidArgument("preset '" + s->preset + "' is " + kind + "; --arch " + std::string(name) +
@@ -337,7 +359,13 @@ int gemma4_ffn_width(const ModelSpec& spec, int layer) {
   return spec.double_wide_shared && gemma4_layer_shares_kv(spec, layer) ? 2 * spec.n_ff : spec.n_ff;
 }
 
+bool granite_layer_attends(const ModelSpec& spec, int layer) {
+  constexpr int kPeriod = 10, kOffset = 5;  // Granite 4.0-H's 40 layers attend at 5, 15, 25, 35
+  return layer % kPeriod == std::min(kOffset, spec.n_layer - 1);
+}
+
 bool layer_attends(const ModelSpec& spec, int layer) {
+  if (spec.mamba2) return granite_layer_attends(spec, layer);
   return spec.full_attn_interval == 0 || (layer + 1) % spec.full_attn_interval == 0;
 }
 

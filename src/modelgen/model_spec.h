@@ -1,6 +1,7 @@
 // ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4,
 // smollm3, mistral3 or qwen35, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4,
-// deepseek2, minimax-m2, ernie4_5-moe or qwen35moe), and the named presets `strata mkmodel --preset` offers.
+// deepseek2, minimax-m2, ernie4_5-moe or qwen35moe; granitehybrid with or without experts), and the named
+// presets `strata mkmodel --preset` offers.
 // Plain values; pure functions.
 //
 // Invariant of a preset's spec: n_expert > 0 exactly for the MoE archs; Mixtral is written as
@@ -210,11 +211,22 @@ struct ModelSpec {
   // attn_gate rows in one ssm_in and its ssm_beta and ssm_alpha rows in one ssm_ba, interleaved per
   // key head (ArchTraits::delta_net_grouped). 0 (no interval): every layer attends, no ssm_* tensors.
   int full_attn_interval = 0;
+  // The recurrent layers' shapes, of qwen35's delta-net layers and granitehybrid's Mamba-2 layers.
   int ssm_conv_kernel = 0;
-  int ssm_n_k_heads = 0;   // <arch>.ssm.group_count
+  int ssm_n_k_heads = 0;   // <arch>.ssm.group_count (Mamba-2: groups of B and C)
   int ssm_head_k_dim = 0;  // <arch>.ssm.state_size
-  int ssm_n_v_heads = 0;   // <arch>.ssm.time_step_rank
+  int ssm_n_v_heads = 0;   // <arch>.ssm.time_step_rank (Mamba-2: heads)
   int ssm_head_v_dim = 0;  // <arch>.ssm.inner_size / time_step_rank
+  // granitehybrid (IBM Granite 4.0-H), as llama.cpp's converter writes it: Mamba-2 layers
+  // (model/mamba2.h) of ssm_n_v_heads heads of ssm_head_v_dim values over ssm_n_k_heads groups of
+  // ssm_head_k_dim state values, a ssm_conv_kernel-tap convolution with a bias, and attention in the
+  // layers granite_layer_attends() names (plain q/k/v, no rope: rope.scaling.finetuned false), told
+  // apart by a head_count_kv per layer (0: Mamba-2). Every layer's feed-forward norm is ffn_norm;
+  // then experts by softmax, renormalised (the arch's), beside an ungated shared expert of
+  // n_ff_shexp, feed_forward_length being the expert width; or a dense feed-forward (Granite
+  // 4.0-H Micro's form). Granite's multipliers with Granite 4.0-H's logit_scale 6. ssm_a and ssm_d
+  // are written as {1, heads}, ssm_norm as {d_inner / groups, groups}.
+  bool mamba2 = false;
 };
 
 std::vector<std::string> model_preset_names();
@@ -222,13 +234,14 @@ std::vector<std::string> model_preset_names();
 // for moe-tiny and qwen3-30b-a3b, mixtral for mixtral-8x7b, gemma3 for gemma3-1b and gemma3-4b,
 // gemma2 for gemma2-2b, phi3 for phi-4, glm4moe for glm-4.5-air, deepseek2 for deepseek-v2-lite,
 // deepseek-v3 and kimi-k2, minimax-m2 for minimax-m2, qwen35 for qwen3.5-9b and qwen3.5-27b,
-// qwen35moe for qwen3.5-35b-a3b, qwen3next for qwen3-next-80b-a3b, llama otherwise). arch is an
-// --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35
-// for the dense presets; qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2,
-// minimax-m2, ernie4_5-moe, qwen35moe or qwen3next for the MoE ones (a mismatch is an error naming
-// the presets that fit). The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths
-// exist; another MoE preset as glm4moe gets a shared expert of its expert width, one leading dense
-// block of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's attention
+// qwen35moe for qwen3.5-35b-a3b, qwen3next for qwen3-next-80b-a3b, granitehybrid for
+// granite-4.0-h-tiny, llama otherwise). arch is an --arch name: llama, qwen2, qwen3, gemma2,
+// gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35 for the dense presets; qwen2moe,
+// qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe or
+// qwen3next for the MoE ones (a mismatch is an error naming the presets that fit); granitehybrid
+// for either. The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths exist;
+// another MoE preset as glm4moe gets a shared expert of its expert width, one leading dense block
+// of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's attention
 // (q_lora_rank min(1536, 4 n_embd), kv_lora_rank 512, key heads of 128 + 64 rope, value heads of
 // 128, one per query head), routing (sigmoid with a selection bias, normalised, scaled 2.5) and
 // YaRN (40, log multiplier 0.1), with one shared expert of its expert width and one leading dense
@@ -236,7 +249,10 @@ std::vector<std::string> model_preset_names();
 // proportions: attention every 4th layer (and at least 4 layers, so that one attends), n_head key
 // heads and 2 * n_head value heads of head_dim / 2 in the delta-net layers (Qwen3.5-9B's and
 // 35B-A3B's ratio to their attention heads), a 4-tap convolution; qwen35moe and qwen3next a shared
-// expert of its expert width.
+// expert of its expert width. A preset not Granite's as granitehybrid gets Granite 4.0-H Tiny's
+// proportions: Mamba-2 layers of 2 * n_embd values (rounded down to whole heads, at least one) in
+// heads of 64, one group of min(128, n_embd / 4) state values, a 4-tap convolution; a MoE preset a
+// shared expert twice its expert width (Tiny's 1024 beside experts of 512); Tiny's multipliers.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
 // Whether an --arch name is one of the mixture-of-experts ones (qwen3moe, ..., cohere2_moe).
 bool is_moe_arch_name(std::string_view arch);
@@ -262,12 +278,18 @@ int gemma4_ffn_width(const ModelSpec& spec, int layer);
 int deci_layer_heads(const ModelSpec& spec, int layer);
 int deci_layer_kv_heads(const ModelSpec& spec, int layer);
 int deci_ffn_width(const ModelSpec& spec, int layer);
-// Whether layer l attends (every layer unless the spec is hybrid; ModelSpec::full_attn_interval).
+// granitehybrid: whether layer l attends. Granite 4.0-H Tiny's, Small's and Micro's 40 layers attend
+// where l % 10 == 5 (5, 15, 25, 35); a cut to fewer than 6 layers attends in its last one, so that
+// every cut keeps an attending layer (llama.cpp and Strata refuse a file without one).
+bool granite_layer_attends(const ModelSpec& spec, int layer);
+// Whether layer l attends (every layer unless the spec is hybrid; ModelSpec::full_attn_interval,
+// granite_layer_attends()).
 bool layer_attends(const ModelSpec& spec, int layer);
 // A --layers cut: n_layer layers of the same shape. deepseek2 keeps at least one MoE layer (its
 // leading dense blocks cut to n_layer - 1 when they would fill the cut). A hybrid spec keeps its
 // interval: the layers attending are still those with (l + 1) % interval == 0 (plan_tensors()
-// refuses a cut below the interval, which would leave none).
+// refuses a cut below the interval, which would leave none); granitehybrid keeps
+// granite_layer_attends()'s rule, which leaves one in every cut.
 void set_layer_count(ModelSpec* spec, int n_layer);
 
 }  // namespace strata

@@ -90,10 +90,32 @@ Status check_hybrid(const ModelSpec& s) {
   return Status::Ok();
 }
 
+// Granite 4.0-H's Mamba-2 layers (model_spec.h): for granitehybrid only, without Qwen3.5's interval,
+// with heads that split evenly over the groups. Every layer count keeps an attending layer
+// (granite_layer_attends()), which llama.cpp and Strata need.
+Status check_mamba2(const ModelSpec& s) {
+  if (s.mamba2 != (s.arch == "granitehybrid")) {
+    return Status::InvalidArgument("Mamba-2 layers (ModelSpec::mamba2) go with arch granitehybrid, not " + s.arch);
+  }
+  if (!s.mamba2) return Status::Ok();
+  if (s.full_attn_interval != 0) {
+    return Status::InvalidArgument("granitehybrid's layers attend where head_count_kv says, not every "
+                                   "full_attn_interval-th: it must be 0");
+  }
+  if (s.ssm_conv_kernel < 2 || s.ssm_n_k_heads <= 0 || s.ssm_head_k_dim <= 0 || s.ssm_n_v_heads <= 0 ||
+      s.ssm_head_v_dim <= 0 || s.ssm_n_v_heads % s.ssm_n_k_heads != 0) {
+    return Status::InvalidArgument("granitehybrid needs a convolution of >= 2 taps, a state size, heads and groups "
+                                   "> 0, and heads (time_step_rank " + std::to_string(s.ssm_n_v_heads) +
+                                   ") a multiple of the groups (group_count " + std::to_string(s.ssm_n_k_heads) + ")");
+  }
+  return Status::Ok();
+}
+
 Status check_experts(const ModelSpec& s) {
   const bool moe_arch = s.arch != "llama" && is_moe_arch_name(s.arch);
   if (s.n_expert == 0) {
-    if (moe_arch) return Status::InvalidArgument(s.arch + " needs experts (n_expert > 0)");
+    // Granite 4.0-H comes dense too (Micro).
+    if (moe_arch && s.arch != "granitehybrid") return Status::InvalidArgument(s.arch + " needs experts (n_expert > 0)");
     return Status::Ok();
   }
   // Mixtral is llama with experts; Gemma 4 comes both ways.
@@ -107,10 +129,10 @@ Status check_experts(const ModelSpec& s) {
   if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
   if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4" && !s.deepseek2 &&
       !s.ernie_moe && !s.step35 && !s.laguna && !s.minimax_m3 && s.arch != "hunyuan-moe" && s.arch != "qwen35moe" &&
-      s.arch != "qwen3next") {
+      s.arch != "qwen3next" && !s.mamba2) {
     return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, mistral4, "
-                                   "ernie4_5-moe, step35, laguna, minimax-m3, hunyuan-moe, qwen35moe and qwen3next "
-                                   "models, not " + s.arch);
+                                   "ernie4_5-moe, step35, laguna, minimax-m3, hunyuan-moe, qwen35moe, qwen3next and "
+                                   "granitehybrid models, not " + s.arch);
   }
   if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2 && !s.minimax_m3 &&
       !s.ernie_moe && !s.step35 && !s.laguna && !s.mimo2) {
@@ -184,6 +206,7 @@ Status check_spec(const ModelSpec& s) {
   }
   STRATA_RETURN_IF_ERROR(check_experts(s));
   STRATA_RETURN_IF_ERROR(check_hybrid(s));
+  STRATA_RETURN_IF_ERROR(check_mamba2(s));
   // After check_experts: a glm4moe or deepseek2 spec has experts of positive width.
   STRATA_RETURN_IF_ERROR(check_glm4moe(s));
   STRATA_RETURN_IF_ERROR(check_mimo2(s));

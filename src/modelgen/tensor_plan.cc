@@ -33,15 +33,29 @@ uint32_t mix_for(DType type) {
   }
 }
 
+// What llama.cpp's quantizer reads of s's file. It counts every block, NextN ones too
+// (hparams.n_layer = block_count), and n_gqa is its hparams.n_gqa(): layer 0's head_count /
+// head_count_kv as the file gives them, 0 where Granite 4.0-H's head_count_kv is 0 in layer 0 (a
+// Mamba-2 layer; Qwen3.5's one head_count_kv stands for every layer). Granite 4.0-H's attn_v are
+// numbered among its attending layers (MixModel::attn_v_layers).
+MixModel mix_model_of(const ModelSpec& s) {
+  MixModel m;
+  m.n_layer = block_count(s);
+  m.n_expert = s.n_expert;
+  m.n_gqa = s.mamba2 && !layer_attends(s, 0) ? 0 : s.n_head / head_count_kv(s);
+  m.has_output = !s.tied_embeddings;
+  m.full_attn_interval = s.full_attn_interval;
+  for (int l = 0; s.mamba2 && l < s.n_layer; ++l) {
+    if (layer_attends(s, l)) m.attn_v_layers.push_back(l);
+  }
+  return m;
+}
+
 // The requested type, or the one the mix (a file type, 0 for none) gives this tensor
 // (type_mix.h). Routers stay F32 in every file (llama.cpp never quantizes ffn_gate_inp).
-DType mix_type(DType requested, uint32_t mix, const std::string& name, uint64_t n_in, const ModelSpec& s) {
+DType mix_type(DType requested, uint32_t mix, const std::string& name, uint64_t n_in, const MixModel& model) {
   if (!is_quantizable_tensor(name, 2)) return DType::kF32;
   if (mix == 0) return requested;
-  // llama.cpp's quantizer counts every block, NextN ones too (hparams.n_layer = block_count).
-  // n_gqa as the quantizer reads it from the file (head_count / head_count_kv).
-  const MixModel model{block_count(s), s.n_expert, s.n_head / head_count_kv(s), !s.tied_embeddings,
-                       s.full_attn_interval};
   return mix_tensor_type(mix, model, name, n_in);
 }
 
@@ -55,10 +69,10 @@ PlannedTensor planned_tensor(const std::string& name, std::vector<uint64_t> dims
 }
 
 // dims = {n_in, n_out} or, for experts, {n_in, n_out, n_expert}: rows are n_in wide either way.
-void add_matrix(TensorPlan* plan, const ModelSpec& spec, DType requested, uint32_t mix, const std::string& name,
+void add_matrix(TensorPlan* plan, const MixModel& model, DType requested, uint32_t mix, const std::string& name,
                 std::vector<uint64_t> dims, WeightKind kind) {
   const uint64_t n_in = dims[0];
-  PlannedTensor t = planned_tensor(name, std::move(dims), kind, mix_type(requested, mix, name, n_in, spec));
+  PlannedTensor t = planned_tensor(name, std::move(dims), kind, mix_type(requested, mix, name, n_in, model));
   const DType wanted = t.type;
   t.type = width_fallback(wanted, n_in);
   if (t.type != wanted) {
@@ -78,9 +92,10 @@ struct PlanBuilder {
   const ModelSpec& s;
   DType type;
   uint32_t mix;  // the file type whose mix the matrices follow; 0: none, all take `type`
+  MixModel model;  // mix_model_of(s)
 
   void matrix(const std::string& name, std::vector<uint64_t> dims, WeightKind kind = WeightKind::kMatrix) {
-    add_matrix(plan, s, type, mix, name, std::move(dims), kind);
+    add_matrix(plan, model, type, mix, name, std::move(dims), kind);
   }
   void vector(const std::string& name, uint64_t n, WeightKind kind) { add_vector(plan, name, n, kind); }
   // F32 rows of biases, one per expert (dims {width, n_expert}).
@@ -225,6 +240,26 @@ struct PlanBuilder {
     matrix(p + "ssm_out.weight", {value_dim, embd});
   }
 
+  // Granite 4.0-H's Mamba-2 layer (model_spec.h): ssm_in's rows are z, then the convolution's
+  // channels (x, B, C), then dt per head; ssm_conv1d is planned as delta_net()'s is. ssm_a holds
+  // -exp(A_log) and ssm_d the skip weights, both {1, heads}; ssm_norm one row per group.
+  void mamba2(const std::string& p) {
+    const auto embd = static_cast<uint64_t>(s.n_embd);
+    const auto heads = static_cast<uint64_t>(s.ssm_n_v_heads);
+    const auto groups = static_cast<uint64_t>(s.ssm_n_k_heads);
+    const auto inner = heads * s.ssm_head_v_dim;
+    const auto channels = inner + 2 * groups * s.ssm_head_k_dim;
+    vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
+    matrix(p + "ssm_in.weight", {embd, inner + channels + heads});
+    matrix(p + "ssm_conv1d.weight", {static_cast<uint64_t>(s.ssm_conv_kernel), channels});
+    vector(p + "ssm_conv1d.bias", channels, WeightKind::kBias);
+    vector(p + "ssm_dt.bias", heads, WeightKind::kMamba2DtBias);
+    vectors(p + "ssm_a", {1, heads}, WeightKind::kMamba2A);
+    vectors(p + "ssm_d", {1, heads}, WeightKind::kMamba2D);
+    vectors(p + "ssm_norm.weight", {inner / groups, groups}, WeightKind::kNorm);
+    matrix(p + "ssm_out.weight", {inner, embd});
+  }
+
   void dense_ffn(const std::string& p, int l) {
     const auto embd = static_cast<uint64_t>(s.n_embd);
     const auto ff = static_cast<uint64_t>(s.gemma4 ? gemma4_ffn_width(s, l) : s.n_ff);
@@ -320,6 +355,8 @@ struct PlanBuilder {
     }
     if (layer_attends(s, l)) {
       attention(p, l);
+    } else if (s.mamba2) {
+      mamba2(p);
     } else {
       delta_net(p);
     }
@@ -364,7 +401,7 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type, uint32_t mix) {
   TensorPlan plan;
   if (mix == 0) mix = mix_for(type);
   plan.file_type = mix != 0 ? mix : file_type_for(type, false).value_or(0);
-  PlanBuilder b{&plan, s, type, mix};
+  PlanBuilder b{&plan, s, type, mix, mix_model_of(s)};
   const auto embd = static_cast<uint64_t>(s.n_embd);
   const auto vocab = static_cast<uint64_t>(s.n_vocab);
   if (s.rope_freqs || s.gemma4 || s.step35) {

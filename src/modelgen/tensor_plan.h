@@ -25,9 +25,18 @@
 // [conv_kernel, those qkv channels], ssm_dt.bias and ssm_a [v_heads], ssm_beta and ssm_alpha
 // [n_embd, v_heads], ssm_norm [v_dim], ssm_out [v_heads * v_dim, n_embd]; then every layer's
 // post_attention_norm and feed-forward (qwen35moe: experts and a shared expert with its 1-D gate).
+// granitehybrid (Granite 4.0-H, model_spec.h): in the attending layers attn_q, attn_k, attn_v,
+// attn_output; in the Mamba-2 layers (d_inner = heads * head_dim, channels = d_inner + 2 * groups *
+// state) ssm_in [n_embd, d_inner + channels + heads], ssm_conv1d [conv_kernel, channels] and its
+// bias [channels], ssm_dt.bias [heads], ssm_a and ssm_d [1, heads], ssm_norm [d_inner / groups,
+// groups], ssm_out [d_inner, n_embd]; then every layer's ffn_norm and feed-forward (experts beside
+// an ungated shared expert, or dense).
 //
 // Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate, exp_probs_b, ssm_a) and routers
-// are F32, and so is ssm_conv1d, which llama.cpp never quantizes (is_quantizable_tensor()); the delta-net
+// are F32, and so are ssm_conv1d, which llama.cpp never quantizes (is_quantizable_tensor()), and
+// Mamba-2's ssm_a, ssm_d (no ".weight": llama.cpp leaves them) and ssm_norm; Mamba-2's ssm_in and
+// ssm_out take the mix's base type (llama.cpp's quantizer has no rule for them), its attn_v the mix's
+// rule numbered among the attending layers (type_mix.h: MixModel::attn_v_layers); the delta-net
 // layers' other matrices (attn_qkv, attn_gate, ssm_beta, ssm_alpha, ssm_out) take the mix's types as
 // ik_llama.cpp's quantizer gives them: attn_qkv its attn_qkv rule (Q4_K_M: Q5_K), the others the base
 // type.
@@ -65,10 +74,11 @@ namespace strata {
 // kLayerScale: Gemma 4's layer_output_scale, one number in [0.3, 0.9]; kUnscaledQNorm: Gemma 4's
 // attn_q_norm, (1 +- 0.1) / sqrt(head), so its unscaled scores are spread as 1 / sqrt(head) spreads
 // the others'; kRouterScale: Gemma 4's ffn_gate_inp.scale, (1 +- 0.1) * sqrt(n_embd), so the
-// router, which divides by sqrt(n_embd), reads unit-sized inputs.
+// router, which divides by sqrt(n_embd), reads unit-sized inputs. kMamba2A / kMamba2DtBias /
+// kMamba2D: a Mamba-2 layer's ssm_a, ssm_dt.bias and ssm_d (model_generator.h).
 enum class WeightKind {
   kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs, kOssBias, kSink, kSelectionBias, kKvBKeys, kKvBValues, kSsmA,
-  kSsmDtBias, kLayerScale, kUnscaledQNorm, kRouterScale
+  kSsmDtBias, kLayerScale, kUnscaledQNorm, kRouterScale, kMamba2A, kMamba2DtBias, kMamba2D
 };
 
 struct PlannedTensor {

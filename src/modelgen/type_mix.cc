@@ -1,7 +1,9 @@
 #include "modelgen/type_mix.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <utility>
 
 #include "gguf/file_type.h"
 
@@ -98,8 +100,8 @@ DType low_iq_type(uint32_t ft, DType t, const MixModel& m, std::string_view name
   return t;
 }
 
-// layer: the attn_v's index among the attn_v tensors (MixModel::full_attn_interval).
-DType attn_v_type(uint32_t ft, DType t, const MixModel& m, int layer) {
+// layer: the attn_v's index among the attn_v tensors, n_attention_wv their count (attn_v_index()).
+DType attn_v_type(uint32_t ft, DType t, const MixModel& m, int layer, int n_attention_wv) {
   if (m.n_expert == 8) return DType::kQ8_0;  // Mixtral-style: ~128 MB for much better attention
   const bool gqa4 = m.n_gqa >= 4;
   switch (ft) {
@@ -109,10 +111,21 @@ DType attn_v_type(uint32_t ft, DType t, const MixModel& m, int layer) {
     case kQ3_K_M: return layer < 2 ? DType::kQ5_K : DType::kQ4_K;
     case kQ3_K_L: return DType::kQ5_K;
     case kIQ4_NL: case kIQ4_XS: return gqa4 ? DType::kQ5_K : t;
-    case kQ4_K_M: case kQ5_K_M: return use_more_bits(layer, m.n_layer) ? DType::kQ6_K : t;
+    case kQ4_K_M: case kQ5_K_M: return use_more_bits(layer, n_attention_wv) ? DType::kQ6_K : t;
     case kQ4_K_S: return layer < 4 ? DType::kQ5_K : t;
     default: return t;
   }
+}
+
+// The index llama.cpp's attn_v rules read for layer's attn_v (i_attention_wv) and the count they
+// read it against (n_attention_wv): its place among MixModel::attn_v_layers, or in a Qwen3.5 model
+// layer / full_attn_interval against n_layer (its delta-net layers' attn_qkv counted), else the layer.
+std::pair<int, int> attn_v_index(const MixModel& m, int layer) {
+  if (!m.attn_v_layers.empty()) {
+    const auto it = std::find(m.attn_v_layers.begin(), m.attn_v_layers.end(), layer);
+    return {static_cast<int>(it - m.attn_v_layers.begin()), static_cast<int>(m.attn_v_layers.size())};
+  }
+  return {m.full_attn_interval > 0 ? layer / m.full_attn_interval : layer, m.n_layer};
 }
 
 DType ffn_down_type(uint32_t ft, DType t, const MixModel& m, int layer) {
@@ -202,7 +215,8 @@ DType mix_tensor_type(uint32_t ft, const MixModel& m, std::string_view name, uin
   if (name == "token_embd.weight") return token_embd_type(ft, t);
   if (is_low_iq(ft)) return low_iq_type(ft, t, m, name, layer);
   if (contains(name, "attn_v.weight")) {
-    return attn_v_type(ft, t, m, m.full_attn_interval > 0 ? layer / m.full_attn_interval : layer);
+    const auto [index, count] = attn_v_index(m, layer);
+    return attn_v_type(ft, t, m, index, count);
   }
   if (contains(name, "attn_k.weight")) return m.n_expert == 8 ? DType::kQ8_0 : ft == kIQ3_XXS ? DType::kIQ2_S : t;
   if (contains(name, "attn_q.weight")) return ft == kIQ3_XXS ? DType::kIQ2_S : t;

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tensor/dtype.h"
 
@@ -26,13 +27,17 @@ namespace strata {
 struct MixModel {
   int n_layer = 0;
   int n_expert = 0;         // 0 or 1: dense
-  int n_gqa = 1;            // head_count / head_count_kv
+  int n_gqa = 1;            // head_count / head_count_kv of layer 0 (0 when it has no K/V heads)
   bool has_output = true;   // false: token_embd.weight doubles as the output matrix
   // > 0: a hybrid model (Qwen3.5) whose every full_attn_interval-th layer attends. llama.cpp's
   // attn_v rules read an attn_v's index among the attn_v tensors (its counter) against n_layer
   // (attn_v and the delta-net layers' attn_qkv counted), so the attending layer l is number
   // l / full_attn_interval there.
   int full_attn_interval = 0;
+  // Not empty: the layers holding an attn_v, where other layers hold neither attn_v nor attn_qkv
+  // (Granite 4.0-H's Mamba-2 layers). llama.cpp counts attn_v tensors only (n_attention_wv), so an
+  // attn_v's index is its layer's place in this list, read against the list's size, not n_layer.
+  std::vector<int> attn_v_layers = {};
 };
 
 // The file type (general.file_type id) of a mix name, case-insensitive ("q4_k_m", "Q8_0");
