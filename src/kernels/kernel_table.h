@@ -67,6 +67,8 @@ struct KernelTable {
   int (*argmax)(const float* x, int n);
   void (*delta_rule)(float* state, const float* q, const float* k, const float* v, float decay, float beta,
                      float scale, int dk, int dv, float* out);
+  void (*ssm_scan)(float* state, const float* x, const float* B, const float* C, float decay, float dt, int n, int p,
+                   float* out);
 };
 
 // Bytes of one K/V head of head_dim elements in type (F32, F16 or Q8_0). Defined in

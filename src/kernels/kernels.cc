@@ -319,6 +319,11 @@ void delta_rule(float* state, const float* q, const float* k, const float* v, fl
   active_table().delta_rule(state, q, k, v, decay, beta, scale, dk, dv, out);
 }
 
+void ssm_scan(float* state, const float* x, const float* B, const float* C, float decay, float dt, int n, int p,
+              float* out) {
+  active_table().ssm_scan(state, x, B, C, decay, dt, n, p, out);
+}
+
 void silu_mul(float* gate, const float* up, int n) {
   if (n <= 0) return;
   active_table().silu_mul(gate, up, n);

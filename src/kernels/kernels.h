@@ -137,6 +137,16 @@ void rope(float* x, int n_heads, int pos, const RopeParams& p);
 void delta_rule(float* state, const float* q, const float* k, const float* v, float decay, float beta,
                 float scale, int dk, int dv, float* out);
 
+// One position of a Mamba-2 head (Granite 4.0-H's and Nemotron-H's recurrent layers). state is p
+// rows of n floats (row i holds value i's state over the n state dims); x is p floats, B and C are
+// n floats:
+//   state[i] = decay * state[i] + (dt * x[i]) * B;  out[i] = state[i] . C
+// Each table sums a row's products in an order fixed by n alone (the reference over j in order,
+// the SIMD tables in 8-float lanes: cpu/avx2_ssm_scan.cc), so a row's bits depend only on its
+// inputs and the table (never on the other rows, heads, rows of a batch or threads).
+void ssm_scan(float* state, const float* x, const float* B, const float* C, float decay, float dt, int n, int p,
+              float* out);
+
 // gate[i] = silu(gate[i]) * up[i].
 void silu_mul(float* gate, const float* up, int n);
 // gate[i] = gelu(gate[i]) * up[i], GELU in its tanh form (Gemma's "gelu_pytorch_tanh"):

@@ -11,25 +11,6 @@ namespace strata {
 namespace {
 
 
-// One state row of n values: s = decay * s + xdt * B, returning s . C. Eight partial sums in a
-// fixed order (lane i % 8, then a fixed tree), so the compiler may run the lanes as one vector
-// while every row still gets the same bits.
-float step_state_row(float* s, const float* B, const float* C, float decay, float xdt, int n) {
-  float acc[8] = {};
-  int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j) {
-      s[i + j] = s[i + j] * decay + B[i + j] * xdt;
-      acc[j] += s[i + j] * C[i + j];
-    }
-  }
-  for (; i < n; ++i) {
-    s[i] = s[i] * decay + B[i] * xdt;
-    acc[i % 8] += s[i] * C[i];
-  }
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-}
-
 // Head h over rows order[first, last) of one sequence: the recurrence on its state S (P rows of
 // N) into its P values of s.delta_out(), plus the skip term.
 void run_mamba_head(const Hparams& hp, const LayerWeights& lw, const int* order, int first, int last, bool fresh, int h,
@@ -47,9 +28,8 @@ void run_mamba_head(const Hparams& hp, const LayerWeights& lw, const int* order,
     const float dt = ssm_softplus(s.delta_alpha()[static_cast<size_t>(r) * n_heads + h] + lw.ssm_dt_bias[h]);
     const float decay = std::exp(dt * lw.ssm_a[h]);
     float* y = s.delta_out() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * P;
-    for (int p = 0; p < P; ++p) {
-      y[p] = step_state_row(S + static_cast<size_t>(p) * N, B, C, decay, x[p] * dt, N) + lw.ssm_d[h] * x[p];
-    }
+    kernels::ssm_scan(S, x, B, C, decay, dt, N, P, y);
+    for (int p = 0; p < P; ++p) y[p] += lw.ssm_d[h] * x[p];
   }
 }
 

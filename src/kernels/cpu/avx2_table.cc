@@ -34,6 +34,7 @@ constinit const KernelTable kAvx2Kernels{
     .attention = STRATA_SIMD::attention,
     .argmax = reference::argmax,
     .delta_rule = STRATA_SIMD::delta_rule,
+    .ssm_scan = STRATA_SIMD::ssm_scan,
 };
 
 }  // namespace strata::kernels::cpu

@@ -33,6 +33,7 @@ constinit const KernelTable kAvx2VnniKernels{
     .attention = avx2::attention,
     .argmax = reference::argmax,
     .delta_rule = avx2::delta_rule,
+    .ssm_scan = avx2::ssm_scan,
 };
 
 }  // namespace strata::kernels::cpu

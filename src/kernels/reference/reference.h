@@ -27,6 +27,8 @@ void rope(float* x, int n_heads, int pos, const RopeParams& p);
 int argmax(const float* x, int n);
 void delta_rule(float* state, const float* q, const float* k, const float* v, float decay, float beta,
                 float scale, int dk, int dv, float* out);
+void ssm_scan(float* state, const float* x, const float* B, const float* C, float decay, float dt, int n, int p,
+              float* out);
 
 void store_kv(const float* x, int n, DType type, void* dst);
 void load_kv(const void* src, int n, DType type, float* out);

@@ -28,6 +28,7 @@ const KernelTable& reference_table() {
       .attention = reference::attention,
       .argmax = reference::argmax,
       .delta_rule = reference::delta_rule,
+      .ssm_scan = reference::ssm_scan,
   };
   return table;
 }
