@@ -10,11 +10,10 @@
 namespace strata {
 namespace {
 
-
 // Head h over rows order[first, last) of one sequence: the recurrence on its state S (P rows of
-// N) into its P values of s.delta_out(), plus the skip term.
-void run_mamba_head(const Hparams& hp, const LayerWeights& lw, const int* order, int first, int last, bool fresh, int h,
-              float* S, ForwardScratch& s) {
+// N; kernels::ssm_scan) into its P values of s.delta_out(), plus the skip term.
+void run_mamba_head(const Hparams& hp, const LayerWeights& lw, const int* order, int first, int last, bool fresh,
+                    int h, float* S, ForwardScratch& s) {
   const int P = hp.ssm_head_v_dim, N = hp.ssm_head_k_dim, n_heads = hp.ssm_n_v_heads;
   const int n_channels = hp.ssm_conv_channels(), n_values = n_heads * P;
   const int group = hp.ssm_key_head(h);

@@ -81,6 +81,7 @@ ToolCallSyntax template_tool_syntax(const std::string& source) {
   if (source.find("<minimax:tool_call>") != std::string::npos) return ToolCallSyntax::kMiniMaxM2;
   if (source.find("<|tool_call>") != std::string::npos) return ToolCallSyntax::kGemma4;
   if (source.find("<|START_ACTION|>") != std::string::npos) return ToolCallSyntax::kCohere;
+  if (source.find("<TOOLCALL>") != std::string::npos) return ToolCallSyntax::kNemotron;
   if (source.find("<arg_key>") != std::string::npos) return ToolCallSyntax::kArgTags;
   if (source.find("<|tool_calls_section_begin|>") != std::string::npos &&
       source.find("<|tool_call_begin|>") != std::string::npos) {

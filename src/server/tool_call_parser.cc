@@ -6,6 +6,7 @@
 #include "server/tool_call_deepseek.h"
 #include "server/tool_call_gemma4.h"
 #include "server/tool_call_minimax.h"
+#include "server/tool_call_nemotron.h"
 #include "server/tool_call_xml.h"
 #include "server/tool_call_kimi.h"
 #include "server/tool_call_mistral.h"
@@ -131,6 +132,9 @@ std::vector<ToolCallParser::BlockMarkup> ToolCallParser::block_markups(ToolCallS
   if (syntax == ToolCallSyntax::kCohere) {
     blocks.push_back({kCohereActionOpener, kCohereActionCloser, BlockKind::kCohereAction});
   }
+  if (syntax == ToolCallSyntax::kNemotron) {
+    blocks.push_back({kNemotronCallsOpener, kNemotronCallsCloser, BlockKind::kNemotronCalls});
+  }
   return blocks;
 }
 
@@ -148,6 +152,7 @@ bool ToolCallParser::parse_block(BlockKind kind, std::string_view body, const To
     case BlockKind::kKimiCall: return parse_kimi_lone_call(body, out);
     case BlockKind::kMiniMaxCalls: return parse_minimax_invokes(body, format.param_types, out);
     case BlockKind::kCohereAction: return parse_cohere_action(body, out);
+    case BlockKind::kNemotronCalls: return parse_nemotron_calls(body, out);
     case BlockKind::kGemma4Call: {
       ParsedToolCall call;
       if (!parse_gemma4_call(body, &call)) return false;

@@ -103,7 +103,7 @@ class ToolCallParser {
   // What a block holds, and so how its body is read.
   enum class BlockKind {
     kToolCallTag, kDeepSeekSection, kXmlFunction, kMistralCalls, kKimiSection, kKimiCall, kMiniMaxCalls, kGemma4Call,
-    kCohereAction
+    kCohereAction, kNemotronCalls
   };
   // A block's opening and closing tags (static text) and what it holds. A [TOOL_CALLS] block has
   // no closer: its call ends where its JSON does (close_mistral_call()).
