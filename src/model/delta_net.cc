@@ -99,25 +99,10 @@ void delta_net(const DeltaNetLayer& d, std::span<const Row> rows, KvView& kv, Fo
   project_inputs(hp, lw, n, s, pool);
   {
     ProfileTimer timer(s.profile(), StepPart::kDeltaNet);
-    const int n_runs = order_by_sequence(rows, s);
-    const int* order = s.delta_order();
-    const int* runs = s.delta_runs();
-    const size_t layer_offset = static_cast<size_t>(hp.recurrent_layer(d.layer)) * hp.ssm_state_floats();
-    auto state = [&](int run) { return kv.recurrent_state(rows[order[runs[run]]].seq) + layer_offset; };
-    auto fresh = [&](int run) { return rows[order[runs[run]]].pos == 0; };
-    const int n_channels = hp.ssm_conv_channels();
-    const int n_chunks = (n_channels + kConvChannelsPerTask - 1) / kConvChannelsPerTask;
-    pool.parallel_for(n_runs * n_chunks, [&](int task, int) {
-      const int run = task / n_chunks, c0 = task % n_chunks * kConvChannelsPerTask;
-      convolve(hp, {lw.ssm_conv, nullptr}, order, runs[run], runs[run + 1], fresh(run), state(run), c0,
-               std::min(n_channels, c0 + kConvChannelsPerTask), s.delta_qkv());
-    });
-    const size_t head_floats = static_cast<size_t>(hp.ssm_head_k_dim) * hp.ssm_head_v_dim;
-    pool.parallel_for(n_runs * hp.ssm_n_v_heads, [&](int task, int) {
-      const int run = task / hp.ssm_n_v_heads, h = task % hp.ssm_n_v_heads;
-      float* S = state(run) + hp.ssm_conv_state_floats() + static_cast<size_t>(h) * head_floats;
-      run_head(hp, lw, order, runs[run], runs[run + 1], fresh(run), h, S, s);
-    });
+    run_recurrence(hp, d.layer, {lw.ssm_conv, nullptr}, rows, kv, s, pool,
+                   [&](const int* order, int first, int last, bool fresh, int h, float* S) {
+                     run_head(hp, lw, order, first, last, fresh, h, S, s);
+                   });
   }
   matmul(lw.ssm_out, s.delta_z(), n, s.proj(), s, pool);
 }

@@ -68,25 +68,10 @@ void mamba2(const Mamba2Layer& m, std::span<const Row> rows, KvView& kv, Forward
   {
     ProfileTimer timer(s.profile(), StepPart::kDeltaNet);
     split_inputs(hp, n, s, pool);
-    const int n_runs = order_by_sequence(rows, s);
-    const int* order = s.delta_order();
-    const int* runs = s.delta_runs();
-    const size_t layer_offset = static_cast<size_t>(hp.recurrent_layer(m.layer)) * hp.ssm_state_floats();
-    auto state = [&](int run) { return kv.recurrent_state(rows[order[runs[run]]].seq) + layer_offset; };
-    auto fresh = [&](int run) { return rows[order[runs[run]]].pos == 0; };
-    const int n_channels = hp.ssm_conv_channels();
-    const int n_chunks = (n_channels + kConvChannelsPerTask - 1) / kConvChannelsPerTask;
-    pool.parallel_for(n_runs * n_chunks, [&](int task, int) {
-      const int run = task / n_chunks, c0 = task % n_chunks * kConvChannelsPerTask;
-      convolve(hp, {lw.ssm_conv, lw.ssm_conv_b}, order, runs[run], runs[run + 1], fresh(run), state(run), c0,
-               std::min(n_channels, c0 + kConvChannelsPerTask), s.delta_qkv());
-    });
-    const size_t head_floats = static_cast<size_t>(hp.ssm_head_k_dim) * hp.ssm_head_v_dim;
-    pool.parallel_for(n_runs * hp.ssm_n_v_heads, [&](int task, int) {
-      const int run = task / hp.ssm_n_v_heads, h = task % hp.ssm_n_v_heads;
-      float* S = state(run) + hp.ssm_conv_state_floats() + static_cast<size_t>(h) * head_floats;
-      run_mamba_head(hp, lw, order, runs[run], runs[run + 1], fresh(run), h, S, s);
-    });
+    run_recurrence(hp, m.layer, {lw.ssm_conv, lw.ssm_conv_b}, rows, kv, s, pool,
+                   [&](const int* order, int first, int last, bool fresh, int h, float* S) {
+                     run_mamba_head(hp, lw, order, first, last, fresh, h, S, s);
+                   });
     gate_and_norm(hp, lw, n, s, pool);
   }
   matmul(lw.ssm_out, s.delta_z(), n, s.proj(), s, pool);

@@ -39,6 +39,15 @@ void add_mamba2(ModelBuilder& b, const TestModelSpec& s, const std::string& p, i
   b.matrix(p + "ssm_out.weight", values, s.n_embd);
 }
 
+// The Mamba-2 layers' shape keys (<arch>.ssm.*).
+void set_mamba2_shape(const TestModelSpec& s, const std::string& a, GgufWriter& w) {
+  w.set(a + ".ssm.conv_kernel", GgufValue::U32(static_cast<uint32_t>(s.ssm_conv_kernel)));
+  w.set(a + ".ssm.state_size", GgufValue::U32(static_cast<uint32_t>(s.ssm_head_k_dim)));
+  w.set(a + ".ssm.group_count", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_k_heads)));
+  w.set(a + ".ssm.time_step_rank", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_v_heads)));
+  w.set(a + ".ssm.inner_size", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_v_heads * s.ssm_head_v_dim)));
+}
+
 }  // namespace
 
 char nemotron_h_kind(int layer) { return "MFAMF"[layer % 5]; }
@@ -57,11 +66,7 @@ void set_nemotron_h_metadata(const TestModelSpec& s, GgufWriter& w) {
   }
   w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
   w.set(a + ".feed_forward_length", GgufValue::I32Array(widths));
-  w.set(a + ".ssm.conv_kernel", GgufValue::U32(static_cast<uint32_t>(s.ssm_conv_kernel)));
-  w.set(a + ".ssm.state_size", GgufValue::U32(static_cast<uint32_t>(s.ssm_head_k_dim)));
-  w.set(a + ".ssm.group_count", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_k_heads)));
-  w.set(a + ".ssm.time_step_rank", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_v_heads)));
-  w.set(a + ".ssm.inner_size", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_v_heads * s.ssm_head_v_dim)));
+  set_mamba2_shape(s, a, w);
 }
 
 void add_nemotron_h_layer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer) {
@@ -102,11 +107,7 @@ void set_granite_hybrid_metadata(const TestModelSpec& s, GgufWriter& w) {
   std::vector<int32_t> kv_heads;
   for (int l = 0; l < layer_count(s); ++l) kv_heads.push_back(granite_hybrid_attends(s, l) ? s.n_head_kv : 0);
   w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
-  w.set(a + ".ssm.conv_kernel", GgufValue::U32(static_cast<uint32_t>(s.ssm_conv_kernel)));
-  w.set(a + ".ssm.state_size", GgufValue::U32(static_cast<uint32_t>(s.ssm_head_k_dim)));
-  w.set(a + ".ssm.group_count", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_k_heads)));
-  w.set(a + ".ssm.time_step_rank", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_v_heads)));
-  w.set(a + ".ssm.inner_size", GgufValue::U32(static_cast<uint32_t>(s.ssm_n_v_heads * s.ssm_head_v_dim)));
+  set_mamba2_shape(s, a, w);
   w.set(a + ".rope.scaling.finetuned", GgufValue::Bool(false));
   // Granite 4.0-H Tiny's multipliers (its attention scale 1 / 128 for heads of 128: 1 / head size).
   w.set(a + ".embedding_scale", GgufValue::F32(12.0f));
