@@ -242,6 +242,43 @@ TEST_F(GgufCommandsTest, MkmodelDryRunsOfDeepseekPresets) {
   EXPECT_NE(kimi.out.find("scaled by 2.827; YaRN 32 (log multiplier 0.1)"), std::string::npos) << kimi.out;
 }
 
+// The Nemotron presets' summaries: each layer's kind in the preset's pattern, the kinds counted, the
+// Mamba-2 shapes and the experts; a cut without an attending layer shows the Mamba-2 layer that
+// attends instead; a dense Nemotron preset is refused as nemotron_h_moe.
+TEST_F(GgufCommandsTest, MkmodelDryRunOfNemotronPresets) {
+  CommandRun nano = run_command({"mkmodel", "--preset", "nemotron-nano-9b-v2", "--type", "q4_k", "--dry-run", "-o",
+                                 (dir_ / "nano.gguf").string()});
+  ASSERT_EQ(nano.exit_code, 0) << nano.err;
+  EXPECT_NE(nano.out.find("nemotron_h preset nemotron-nano-9b-v2, 56 layers, 4480 wide, 40/8 heads of 128, ffn 15680, "
+                          "vocab 131072"),
+            std::string::npos)
+      << nano.out;
+  EXPECT_NE(nano.out.find("nemotron_h: layers M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-: 27 "
+                          "Mamba-2 (128 heads of 80, 8 group(s) of 128 state values, 4-tap convolution), 4 attention "
+                          "(plain q/k/v, no rope), 25 squared-ReLU feed-forward (no gate)"),
+            std::string::npos)
+      << nano.out;
+  EXPECT_NE(nano.out.find("8888227328 parameters"), std::string::npos) << nano.out;
+  CommandRun cut = run_command({"mkmodel", "--preset", "nemotron-nano-9b-v2", "--layers", "7", "--dry-run", "-o",
+                                (dir_ / "cut.gguf").string()});
+  EXPECT_NE(cut.out.find("layers M-M-M-*: 3 Mamba-2"), std::string::npos) << cut.out;
+  CommandRun moe = run_command({"mkmodel", "--preset", "nemotron-3-nano-30b-a3b", "--dry-run", "-o",
+                                (dir_ / "moe.gguf").string()});
+  ASSERT_EQ(moe.exit_code, 0) << moe.err;
+  EXPECT_NE(moe.out.find("experts: 128 of width 1856, 6 used per token, a shared expert of width 3712"),
+            std::string::npos)
+      << moe.out;
+  EXPECT_NE(moe.out.find("23 Mamba-2 (64 heads of 64, 8 group(s) of 128 state values, 4-tap convolution), 6 "
+                         "attention (plain q/k/v, no rope), 23 with squared-ReLU experts"),
+            std::string::npos)
+      << moe.out;
+  EXPECT_NE(moe.out.find("31577940288 parameters"), std::string::npos) << moe.out;
+  CommandRun wrong = run_command({"mkmodel", "--arch", "nemotron_h_moe", "--preset", "nemotron-nano-9b-v2", "-o",
+                                  (dir_ / "w.gguf").string()});
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.err.find("--arch nemotron_h_moe needs one of: moe-tiny"), std::string::npos) << wrong.err;
+}
+
 TEST_F(GgufCommandsTest, QuantizeWritesTheMixAndSaysWhatFellBack) {
   const std::string in = std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf";
   const std::string out = (dir_ / "q3.gguf").string();

@@ -23,12 +23,17 @@ constexpr const char* kMkmodelTypes =
 // --arch's help: the names, and what each does to a preset not its own.
 constexpr const char* kArchHelp =
     "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, qwen3vl, "
-    "granite, minicpm, cohere2, command-r, seed_oss, gemma4, deci or granitehybrid (dense presets; deci gives "
-    "a dense preset a layer pattern of its own: in every 8 layers the 6th without attention, the 7th with "
-    "attn_output alone, the 8th without a feed-forward, the widths cycling n_ff, 3/4, 1/2); qwen3moe, "
+    "granite, minicpm, cohere2, command-r, seed_oss, gemma4, deci, nemotron_h or granitehybrid (dense presets; "
+    "deci gives a dense preset a layer pattern of its own: in every 8 layers the 6th without attention, the 7th "
+    "with attn_output alone, the 8th without a feed-forward, the widths cycling n_ff, 3/4, 1/2); qwen3moe, "
     "qwen2moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, mistral4, minimax-m2, minimax-m3, ernie4_5-moe, "
-    "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, cohere2_moe, mimo2, glm-dsa "
-    "or granitehybrid (MoE presets; granitehybrid (dense or MoE presets) is IBM Granite 4.0-H: Mamba-2 layers "
+    "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, cohere2_moe, mimo2, glm-dsa, "
+    "nemotron_h_moe or granitehybrid (MoE presets; nemotron_h and nemotron_h_moe are NVIDIA Nemotron-H / Nemotron "
+    "Nano 2 and Nemotron 3 Nano: Mamba-2, attention (no rope) and squared-ReLU feed-forward (or expert) layers "
+    "without gates, by a pattern ('M', '*', '-' / 'E'), on a preset not Nemotron's Nemotron 3 Nano's unit "
+    "M-M-M*- (MEMEM*E) over at least 7 layers, Mamba-2 layers of 2 * n_embd values in heads of 64 over 8 groups "
+    "(1 where the heads do not split into 8), sigmoid routing normalised times 2.5 and a shared expert twice the "
+    "expert width; granitehybrid (dense or MoE presets) is IBM Granite 4.0-H: Mamba-2 layers "
     "with attention where l % 10 == 5 (a cut under 6 layers attends in its last), on a preset not Granite's "
     "Mamba-2 layers of 2 * n_embd values in heads of 64, one group of min(128, n_embd / 4) state values, and "
     "a shared expert twice the expert width; glm-dsa is deepseek2's split form with GLM-5's sparse-attention "
@@ -87,6 +92,19 @@ void print_deepseek2(const ModelSpec& s) {
   }
 }
 
+// nemotron_h's layers: their pattern (nemotron_layer_pattern()), how many of each kind, their shapes.
+void print_nemotron_h(const ModelSpec& s) {
+  const std::string kinds = nemotron_layer_pattern(s);
+  auto count = [&kinds](char kind) { return static_cast<int>(std::count(kinds.begin(), kinds.end(), kind)); };
+  const bool moe = s.n_expert > 0;
+  std::printf("  %s: layers %s: %d Mamba-2 (%d heads of %d, %d group(s) of %d state values, %d-tap convolution), "
+              "%d attention (plain q/k/v, no rope), %d %s\n",
+              s.arch.c_str(), kinds.c_str(), count('M'), s.ssm_n_v_heads, s.ssm_head_v_dim, s.ssm_n_k_heads,
+              s.ssm_head_k_dim, s.ssm_conv_kernel, count('*'), count(moe ? 'E' : '-'),
+              moe ? "with squared-ReLU experts and shared expert (no gates), sigmoid routing with a selection bias"
+                  : "squared-ReLU feed-forward (no gate)");
+}
+
 // granitehybrid's layers: which attend (granite_layer_attends()) and the Mamba-2 layers' shapes.
 void print_granite_hybrid(const ModelSpec& s) {
   std::string attending;
@@ -132,6 +150,7 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
                 s.ssm_conv_kernel);
   }
   if (s.mamba2) print_granite_hybrid(s);
+  if (s.nemotron_h) print_nemotron_h(s);
   if (s.rope_freqs) std::printf("  rope_freqs.weight: Llama 3.1-style frequency factors (1 to 8)\n");
   std::printf("  %llu parameters, %.1f MiB of tensor data, file type %s",
               static_cast<unsigned long long>(r.n_params), static_cast<double>(r.n_bytes) / (1 << 20),
@@ -196,10 +215,11 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   sub->add_option("--preset", flags->preset,
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma4-e2b, "
                   "gemma4-e4b, gemma4-31b, gemma2-2b, phi-4, "
-                  "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b; mixture of experts: moe-tiny, qwen3-30b-a3b, "
+                  "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b, nemotron-nano-9b-v2; mixture of experts: "
+                  "moe-tiny, qwen3-30b-a3b, "
                   "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
                   "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b, qwen3-next-80b-a3b, "
-                  "granite-4.0-h-tiny, "
+                  "granite-4.0-h-tiny, nemotron-3-nano-30b-a3b, "
                   "gemma4-26b-a4b, mistral-small-4, step-3.5-flash, laguna-xs.2, hunyuan-a13b, north-mini-code, mimo-v2-flash, glm-5")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers,
@@ -207,7 +227,8 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "them; deepseek2 keeps at least one MoE layer; qwen35 / qwen35moe / qwen3next keep attention in "
                   "every 4th "
                   "layer and refuse fewer than 4; granitehybrid attends where l % 10 == 5, or in the last of fewer "
-                  "than 6 layers)")
+                  "than 6 layers; nemotron_h / nemotron_h_moe take the preset's pattern from its start, repeating "
+                  "it past its end, and where no layer of the cut attends, its last Mamba-2 layer does)")
       ->check(CLI::PositiveNumber);
   sub->add_option("-o,--output", flags->out_path, "GGUF file to write")->required();
   sub->add_option("--type", flags->type, std::string("matrix type: ") + kMkmodelTypes +

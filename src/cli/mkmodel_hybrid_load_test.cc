@@ -1,4 +1,5 @@
-// Files `strata mkmodel` writes for the hybrid archs (qwen35, qwen35moe, qwen3next, granitehybrid) load with
+// Files `strata mkmodel` writes for the hybrid archs (qwen35, qwen35moe, qwen3next, granitehybrid,
+// nemotron_h, nemotron_h_moe) load with
 // Model::Load with the hparams the generator meant, and run: finite logits, a residual stream of
 // O(1) at every position of a long prompt, and the same bits whether a prompt runs whole, in
 // chunks or a token at a time (the delta-net and Mamba-2 layers' recurrent state carries each
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "model/contiguous_kv.h"
@@ -230,6 +232,108 @@ TEST_F(MkmodelHybridLoadTest, GraniteHybridDenseAndShortCutsLoadWithAnAttendingL
     EXPECT_FALSE(hp.layer_is_recurrent(n_layers - 1)) << n_layers << " layers";
     EXPECT_EQ(hp.n_recurrent_layers(), n_layers - 1) << n_layers << " layers";
     expect_runs_as_one_model(**cut);
+  }
+}
+
+// A loaded Nemotron-H layer's kind, in nemotron_layer_pattern()'s letters: 'M' recurrent, '*' with
+// K/V, 'E' with experts, '-' with a feed-forward width ('?' none of these).
+char loaded_nemotron_kind(const Hparams& hp, int layer) {
+  if (hp.layer_is_recurrent(layer)) return 'M';
+  if (hp.kv_layer(layer) >= 0) return '*';
+  if (hp.layer_is_moe(layer)) return 'E';
+  return hp.ffn_width(layer) > 0 ? '-' : '?';
+}
+
+// What mkmodel --arch arch --preset preset [--layers n_layers] plans: its layer kinds.
+std::string planned_nemotron_kinds(const std::string& arch, const std::string& preset, int n_layers) {
+  GenerateOptions o;
+  o.arch = arch;
+  o.preset = preset;
+  o.n_layers = n_layers;
+  auto planned = plan_model(o);
+  EXPECT_TRUE(planned.ok()) << planned.status().ToString();
+  return planned.ok() ? nemotron_layer_pattern(planned->spec) : "";
+}
+
+// small as nemotron_h: 7 layers M-M-M*-, Mamba-2 layers of 8 heads of 64 over 8 groups of 64 state
+// values (Nemotron's grouping), attention without rope, squared-ReLU feed-forward layers without a
+// gate, each layer under its one norm; the layers of the kinds the plan gave them.
+TEST_F(MkmodelHybridLoadTest, NemotronHLoadsWithItsLayerKindsAndRunsAsOneModel) {
+  const std::string kinds = planned_nemotron_kinds("nemotron_h", "small", 0);
+  ASSERT_EQ(kinds, "M-M-M*-");
+  for (DType type : {DType::kF32, DType::kQ4_K}) {
+    SCOPED_TRACE(dtype_name(type));
+    auto m = generate_and_load("nemotron_h", "small", type);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_EQ(hp.arch, "nemotron_h");
+    EXPECT_TRUE(hp.ssm_mamba2 && hp.ffn_relu_sq && hp.ssm_grouped);
+    EXPECT_FALSE(hp.is_moe() || hp.attn_output_gate || hp.qk_norm);
+    EXPECT_EQ(hp.ffn_norm_name, "attn_norm");
+    ASSERT_EQ(hp.n_layer, 7);
+    for (int l = 0; l < hp.n_layer; ++l) {
+      EXPECT_EQ(loaded_nemotron_kind(hp, l), kinds[static_cast<size_t>(l)]) << "layer " << l;
+      EXPECT_FALSE(hp.layer_rotates(l)) << "layer " << l;
+    }
+    EXPECT_EQ(hp.n_kv_layers(), 1);
+    EXPECT_EQ(hp.n_recurrent_layers(), 3);
+    EXPECT_EQ(hp.n_ff, 768);
+    EXPECT_EQ(hp.ssm_n_v_heads, 8);
+    EXPECT_EQ(hp.ssm_head_v_dim, 64);
+    EXPECT_EQ(hp.ssm_n_k_heads, 8);
+    EXPECT_EQ(hp.ssm_head_k_dim, 64);
+    expect_runs_as_one_model(**m);
+  }
+}
+
+// moe-tiny as nemotron_h_moe: 7 layers MEMEM*E, the expert layers those with a feed-forward width
+// (moe_where_ffn), routed by sigmoid gates with a selection bias, normalised, times 2.5, beside an
+// ungated shared expert twice the expert width.
+TEST_F(MkmodelHybridLoadTest, NemotronHMoeLoadsWithItsExpertLayersAndRunsAsOneModel) {
+  const std::string kinds = planned_nemotron_kinds("nemotron_h_moe", "moe-tiny", 0);
+  ASSERT_EQ(kinds, "MEMEM*E");
+  for (DType type : {DType::kF32, DType::kQ4_K}) {
+    SCOPED_TRACE(dtype_name(type));
+    auto m = generate_and_load("nemotron_h_moe", "moe-tiny", type);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_EQ(hp.arch, "nemotron_h_moe");
+    EXPECT_TRUE(hp.ssm_mamba2 && hp.ffn_relu_sq && hp.moe_where_ffn && hp.expert_sigmoid && hp.expert_weights_norm);
+    EXPECT_FALSE(hp.shexp_gated);
+    EXPECT_FLOAT_EQ(hp.expert_weights_scale, 2.5f);
+    ASSERT_EQ(hp.n_layer, 7);
+    for (int l = 0; l < hp.n_layer; ++l) {
+      EXPECT_EQ(loaded_nemotron_kind(hp, l), kinds[static_cast<size_t>(l)]) << "layer " << l;
+      EXPECT_EQ(hp.layer_is_moe(l), kinds[static_cast<size_t>(l)] == 'E') << "layer " << l;
+    }
+    EXPECT_EQ(hp.n_expert, 8);
+    EXPECT_EQ(hp.n_expert_used, 2);
+    EXPECT_EQ(hp.n_ff_exp, 256);
+    EXPECT_EQ(hp.n_ff_shexp, 512);
+    EXPECT_EQ(hp.ssm_n_k_heads, 1);
+    EXPECT_LT((*m)->decode_weight_bytes(), (*m)->weight_bytes());
+    expect_runs_as_one_model(**m);
+  }
+}
+
+// Cuts without an attending layer in the pattern's first layers: their last Mamba-2 layer attends
+// (M-M- as M-*-, ME as *E), and the file loads with the kinds planned.
+TEST_F(MkmodelHybridLoadTest, NemotronHShortCutsLoadWithAnAttendingLayer) {
+  struct Case {
+    const char* arch;
+    const char* preset;
+    int n_layers;
+    const char* kinds;
+  };
+  for (const Case& c : {Case{"nemotron_h", "tiny", 4, "M-*-"}, Case{"nemotron_h_moe", "moe-tiny", 2, "*E"}}) {
+    SCOPED_TRACE(c.arch);
+    ASSERT_EQ(planned_nemotron_kinds(c.arch, c.preset, c.n_layers), c.kinds);
+    auto m = generate_and_load(c.arch, c.preset, DType::kQ8_0, c.n_layers);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    for (int l = 0; l < c.n_layers; ++l) EXPECT_EQ(loaded_nemotron_kind(hp, l), c.kinds[l]) << "layer " << l;
+    EXPECT_EQ(hp.n_kv_layers(), 1);
+    expect_runs_as_one_model(**m);
   }
 }
 

@@ -116,11 +116,12 @@ void set_laguna_hparams(GgufWriter& w, const ModelSpec& s) {
   }
 }
 
-// Granite 4.0-H's, as llama.cpp's converter writes them: each layer's K/V heads (0 in the Mamba-2
-// layers, which is how llama.cpp tells them apart), the Mamba-2 shapes (time_step_rank the heads,
-// inner_size their values), and no rope (rope.scaling.finetuned false).
-void set_granite_hybrid_hparams(GgufWriter& w, const ModelSpec& s) {
-  if (!s.mamba2) return;
+// Granite 4.0-H's and Nemotron-H's, as llama.cpp's converter writes them (its Nemotron-H converter
+// is Granite 4.0-H's): each layer's K/V heads (0 in the Mamba-2 layers, which is how llama.cpp tells
+// them apart), the Mamba-2 shapes (time_step_rank the heads, inner_size their values), and no rope
+// (rope.scaling.finetuned false).
+void set_mamba2_hybrid_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.mamba2 && !s.nemotron_h) return;
   const std::string& a = s.arch;
   auto u32 = [](int v) { return GgufValue::U32(static_cast<uint32_t>(v)); };
   std::vector<int32_t> kv_heads;
@@ -132,6 +133,27 @@ void set_granite_hybrid_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".ssm.time_step_rank", u32(s.ssm_n_v_heads));
   w.set(a + ".ssm.inner_size", u32(s.ssm_n_v_heads * s.ssm_head_v_dim));
   w.set(a + ".rope.scaling.finetuned", GgufValue::Bool(false));
+}
+
+// Nemotron-H's, as llama.cpp's converter writes them beside set_mamba2_hybrid_hparams()': each
+// layer's feed-forward width (n_ff at '-', the expert width at 'E', 0 elsewhere: with head_count_kv,
+// how llama.cpp tells the kinds apart), the head widths (always), and nemotron_h_moe's routing: one
+// shared expert (its width is set_expert_hparams()'), one expert group, the weights normalised and
+// scaled (the sigmoid gates are the arch's, so no expert_gating_func).
+void set_nemotron_h_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.nemotron_h) return;
+  const std::string& a = s.arch;
+  auto u32 = [](int v) { return GgufValue::U32(static_cast<uint32_t>(v)); };
+  std::vector<int32_t> widths;
+  for (char kind : nemotron_layer_pattern(s)) widths.push_back(kind == '-' ? s.n_ff : kind == 'E' ? s.n_ff_exp : 0);
+  w.set(a + ".feed_forward_length", GgufValue::I32Array(widths));
+  w.set(a + ".attention.key_length", u32(s.head_dim));
+  w.set(a + ".attention.value_length", u32(s.head_dim));
+  if (s.n_expert == 0) return;
+  w.set(a + ".expert_shared_count", u32(1));
+  w.set(a + ".expert_group_count", u32(1));
+  w.set(a + ".expert_weights_norm", GgufValue::Bool(s.expert_weights_norm));
+  w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
 }
 
 }  // namespace strata

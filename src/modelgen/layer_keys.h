@@ -1,7 +1,7 @@
 // The GGUF keys mkmodel writes for the architectures whose shapes vary per layer (Gemma 4, Step
-// 3.5, Laguna, MiMo-V2, Nemotron's DeciLM layers, Granite 4.0-H), as llama.cpp's converter writes
-// them. Private to src/modelgen (model_generator.cc calls them after the common keys); each does
-// nothing for a spec of another architecture.
+// 3.5, Laguna, MiMo-V2, Nemotron's DeciLM layers, Granite 4.0-H, Nemotron-H), as llama.cpp's
+// converter writes them. Private to src/modelgen (model_generator.cc calls them after the common
+// keys); each does nothing for a spec of another architecture.
 #pragma once
 
 #include "gguf/gguf_writer.h"
@@ -14,6 +14,7 @@ void set_step35_hparams(GgufWriter& w, const ModelSpec& s);
 void set_mimo2_hparams(GgufWriter& w, const ModelSpec& s);
 void set_deci_hparams(GgufWriter& w, const ModelSpec& s);
 void set_laguna_hparams(GgufWriter& w, const ModelSpec& s);
-void set_granite_hybrid_hparams(GgufWriter& w, const ModelSpec& s);
+void set_mamba2_hybrid_hparams(GgufWriter& w, const ModelSpec& s);
+void set_nemotron_h_hparams(GgufWriter& w, const ModelSpec& s);
 
 }  // namespace strata

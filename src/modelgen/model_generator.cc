@@ -367,7 +367,8 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_laguna_hparams(w, report.spec);
   set_mimo2_hparams(w, report.spec);
   set_deci_hparams(w, report.spec);
-  set_granite_hybrid_hparams(w, report.spec);
+  set_mamba2_hybrid_hparams(w, report.spec);
+  set_nemotron_h_hparams(w, report.spec);
   set_minicpm_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 

@@ -152,6 +152,13 @@ ModelSpec laguna(ModelSpec s, int n_head_swa, int sliding_window, float yarn_fac
   return s;
 }
 
+// A Nemotron-H shape's layer kinds: its hybrid_override_pattern (ModelSpec::layer_pattern; another
+// --arch drops it).
+ModelSpec nemotron(ModelSpec s, const char* pattern) {
+  s.layer_pattern = pattern;
+  return s;
+}
+
 }  // namespace
 
 using namespace preset_parts;
@@ -310,6 +317,27 @@ std::vector<Preset> model_presets() {
       {"granite-4.0-h-tiny", "granitehybrid",
        mamba2(experts(shape(100352, 131072, 1536, 40, 12, 4, 128, 512, 1e-5f, 10000.0f, true), 64, 6, 512, 1024), 48,
               64, 1, 128)},
+      // NVIDIA Nemotron Nano 9B v2 (NVIDIA-Nemotron-Nano-9B-v2, about 8.9B parameters), as its config
+      // has it: 56 layers of its hybrid_override_pattern, 27 Mamba-2 layers of 128 heads of 80 values
+      // (inner size 10240) over 8 groups of 128 state values with a 4-tap convolution, 4 attention
+      // layers of 40 query heads of 128 over 8 K/V heads (no rope; 40 x 128 = 5120 > 4480 wide), 25
+      // squared-ReLU feed-forward layers of 15680; a 131072-token vocabulary, untied embeddings. Its
+      // context is its max_position_embeddings, 131072 (llama.cpp's converter writes 2^20 for a model
+      // without rope; Strata reads either).
+      {"nemotron-nano-9b-v2", "nemotron_h",
+       nemotron(mamba2(shape(131072, 131072, 4480, 56, 40, 8, 128, 15680, 1e-5f, 10000.0f, false), 128, 80, 8, 128),
+                "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-")},
+      // NVIDIA Nemotron 3 Nano 30B-A3B (about 31.6B parameters, 3.6B active), as its config has it: 52
+      // layers of its hybrid_override_pattern, 23 Mamba-2 layers of 64 heads of 64 values (inner size
+      // 4096) over 8 groups of 128 state values, 6 attention layers of 32 query heads of 128 over 2 K/V
+      // heads (no rope), 23 layers of 128 squared-ReLU experts of 1856 with 6 used (sigmoid routing,
+      // normalised, times 2.5: the arch's) beside a shared expert of 3712; a 131072-token vocabulary,
+      // untied embeddings, 262144 positions.
+      {"nemotron-3-nano-30b-a3b", "nemotron_h_moe",
+       nemotron(mamba2(experts(shape(131072, 262144, 2688, 52, 32, 2, 128, 1856, 1e-5f, 10000.0f, false), 128, 6, 1856,
+                               3712),
+                       64, 64, 8, 128),
+                "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME")},
       // Gemma 4 26B-A4B (its text part): 16 query heads; 8 K/V heads of 256 over a 1024-key window in 5
       // of every 6 layers, 2 of 512 in the others; every layer's dense feed-forward of 2112 beside
       // 128 experts of 704, 8 used.

@@ -1,7 +1,7 @@
 // The named shapes `strata mkmodel --preset` writes, and the parts model_spec.cc gives another
 // preset's shape for an --arch (Step 3.5's heads and routing, DeepSeek's latent attention and
-// routing, Qwen3.5's delta-net layers, Granite 4.0-H's Mamba-2 layers). Private to src/modelgen;
-// stateless, thread-safe.
+// routing, Qwen3.5's delta-net layers, Granite 4.0-H's and Nemotron-H's Mamba-2 layers). Private to
+// src/modelgen; stateless, thread-safe.
 #pragma once
 
 #include <string_view>
@@ -41,9 +41,9 @@ ModelSpec deepseek_moe(ModelSpec s, int n_dense_lead, bool sigmoid, bool norm, f
 // of n_k_heads key heads of head_k_dim and n_v_heads value heads of head_v_dim, convolving over 4
 // taps (another --arch drops them).
 ModelSpec delta_net(ModelSpec s, int n_k_heads, int head_k_dim, int n_v_heads, int head_v_dim);
-// Granite 4.0-H's Mamba-2 layers on s: n_heads heads of head_dim values over n_groups groups of
-// state_size state values, convolving over 4 taps (the attending layers are the arch's:
-// granite_layer_attends()).
+// Granite 4.0-H's and Nemotron-H's Mamba-2 layers on s: n_heads heads of head_dim values over n_groups
+// groups of state_size state values, convolving over 4 taps (which layers they are is the arch's:
+// granite_layer_attends(), nemotron_layer_pattern()).
 ModelSpec mamba2(ModelSpec s, int n_heads, int head_dim, int n_groups, int state_size);
 
 }  // namespace preset_parts

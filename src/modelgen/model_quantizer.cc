@@ -67,9 +67,15 @@ MixModel mix_model(const GgufFile& file) {
   m.has_output = file.find_tensor("output.weight") != nullptr;
   const bool hybrid = file.get_uint(arch + ".ssm.conv_kernel").has_value();
   const GgufValue* kv_heads = file.get_array(arch + ".attention.head_count_kv");
-  if (hybrid && kv_heads != nullptr) {  // Granite 4.0-H: attn_v where a layer has K/V heads
+  if (hybrid && kv_heads != nullptr) {  // Granite 4.0-H, Nemotron-H: attn_v where a layer has K/V heads
     for (size_t l = 0; l < kv_heads->array_size(); ++l) {
       if (kv_heads->uint_at(l).value_or(0) > 0) m.attn_v_layers.push_back(static_cast<int>(l));
+    }
+    // Nemotron-H: ffn_down where a layer has a feed-forward width.
+    if (const GgufValue* widths = file.get_array(arch + ".feed_forward_length"); widths != nullptr) {
+      for (size_t l = 0; l < widths->array_size(); ++l) {
+        if (widths->uint_at(l).value_or(0) > 0) m.ffn_down_layers.push_back(static_cast<int>(l));
+      }
     }
     return m;
   }

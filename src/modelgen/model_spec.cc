@@ -98,10 +98,22 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
   }
 }
 
+// Nemotron 3 Nano's routing for --arch nemotron_h_moe (model_preset()): sigmoid gates with a
+// selection bias, normalised, times 2.5, experts in every 'E' layer (no dense lead); another preset
+// a shared expert twice its expert width. feed_forward_length, written per layer, is the expert width.
+void apply_nemotron_experts(ModelSpec* s) {
+  s->sigmoid_routing = s->expert_weights_norm = true;
+  s->expert_weights_scale = 2.5f;
+  s->n_dense_lead = 0;
+  if (!s->preset.starts_with("nemotron")) s->n_ff_shexp = 2 * s->n_ff_exp;
+  s->n_ff = s->n_ff_exp;
+}
+
 // GLM-4.5's: one dense block first (of the preset's n_ff), one shared expert of the expert
 // width, one NextN block, sigmoid routing normalised and unscaled; MiniMax-M2's routing is
 // GLM's without the rest; ERNIE 4.5's a dense block first and a shared expert, softmax routing
-// with a selection bias, normalised. Other archs have none of these (deepseek2's are apply_deepseek2's).
+// with a selection bias, normalised. Other archs have none of these (deepseek2's are apply_deepseek2's,
+// nemotron_h_moe's apply_nemotron_experts()').
 void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->glm4moe = name == "glm4moe";
   s->llama4 = name == "llama4";
@@ -115,6 +127,10 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->mimo2 = name == "mimo2";
   if (!s->step35 && !s->laguna) s->n_head_swa = 0;
   if (name == "deepseek2" || name == "mistral4" || name == "glm-dsa") return;
+  if (name == "nemotron_h_moe") {
+    apply_nemotron_experts(s);
+    return;
+  }
   if (s->mimo2) {  // another preset: half its K/V heads in the full layers, values 2/3 of a key head
     if (s->n_head_kv_full == 0 || s->v_head_dim == 0) {
       *s = mimo2(*s, std::max(1, s->n_head_kv / 2), s->head_dim * 2 / 3 / 2 * 2, std::max(2, s->head_dim / 3 / 2 * 2),
@@ -196,25 +212,33 @@ void apply_deepseek2(std::string_view name, ModelSpec* s) {
   *s = deepseek_moe(*s, 1, true, true, 2.5f, 40.0f, 0.1f);
 }
 
-// Granite 4.0-H's Mamba-2 layers for --arch granitehybrid: a Granite preset keeps its own; another
-// (a Qwen3.5 one too, whose delta-net interval goes) takes Tiny's proportions (model_preset()).
-// Every layer count keeps an attending layer (granite_layer_attends()).
-void apply_mamba2(ModelSpec* s) {
+// The Mamba-2 layers of --arch granitehybrid, nemotron_h and nemotron_h_moe: a preset of the
+// family (Granite's, Nemotron's) keeps its own; another (a Qwen3.5 one too, whose delta-net interval
+// goes) takes Granite 4.0-H Tiny's proportions, or Nemotron's with 8 groups where the heads split
+// into 8 and Nemotron 3 Nano's 7-layer unit over at least 7 layers (model_preset()). Every layer
+// count keeps an attending layer (granite_layer_attends(), nemotron_layer_pattern()).
+void apply_mamba2(std::string_view name, ModelSpec* s) {
   s->full_attn_interval = 0;
-  if (s->preset.starts_with("granite")) return;
-  constexpr int kHeadDim = 64;
+  if (s->preset.starts_with(s->nemotron_h ? "nemotron" : "granite")) return;
+  constexpr int kHeadDim = 64, kNemotronGroups = 8;
   const int n_heads = std::max(1, 2 * s->n_embd / kHeadDim);
-  *s = mamba2(*s, n_heads, kHeadDim, 1, std::clamp(s->n_embd / 4, 1, 128));
+  const int n_groups = s->nemotron_h && n_heads % kNemotronGroups == 0 ? kNemotronGroups : 1;
+  *s = mamba2(*s, n_heads, kHeadDim, n_groups, std::clamp(s->n_embd / 4, 1, 128));
+  if (!s->nemotron_h) return;
+  s->layer_pattern = name == "nemotron_h_moe" ? "MEMEM*E" : "M-M-M*-";
+  s->n_layer = std::max(s->n_layer, static_cast<int>(s->layer_pattern.size()));
 }
 
 // Qwen3.5's hybrid layers for --arch qwen35 / qwen35moe / qwen3next: a hybrid preset keeps its
 // own; another takes Qwen3.5's proportions (model_preset()) and at least one interval of layers,
-// so that one attends (tiny's and moe-tiny's 2 become 4). granitehybrid's are apply_mamba2()'s;
-// other archs have none.
+// so that one attends (tiny's and moe-tiny's 2 become 4). granitehybrid's, nemotron_h's and
+// nemotron_h_moe's are apply_mamba2()'s; other archs have none.
 void apply_hybrid(std::string_view name, ModelSpec* s) {
   s->mamba2 = name == "granitehybrid";
-  if (s->mamba2) {
-    apply_mamba2(s);
+  s->nemotron_h = name == "nemotron_h" || name == "nemotron_h_moe";
+  if (!s->nemotron_h) s->layer_pattern.clear();
+  if (s->mamba2 || s->nemotron_h) {
+    apply_mamba2(name, s);
     return;
   }
   if (name != "qwen35" && name != "qwen35moe" && name != "qwen3next") {
@@ -238,12 +262,13 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"gemma3", false},      {"phi3", false},        {"glm4", false},        {"smollm3", false},
     {"mistral3", false},    {"ernie4_5", false},    {"qwen35", false},      {"qwen2vl", false},
     {"qwen3vl", false},     {"granite", false},     {"cohere2", false},     {"command-r", false},
-    {"seed_oss", false},    {"gemma4", false},      {"minicpm", false},     {"deci", false},      {"qwen3moe", true},     {"qwen2moe", true},
+    {"seed_oss", false},    {"gemma4", false},      {"minicpm", false},     {"deci", false},
+    {"nemotron_h", false},  {"qwen3moe", true},     {"qwen2moe", true},
     {"mixtral", true},      {"gpt-oss", true},      {"glm4moe", true},      {"llama4", true},
     {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
     {"qwen35moe", true},    {"qwen3next", true},    {"qwen3vlmoe", true},   {"granitemoe", true},
     {"step35", true},       {"laguna", true},       {"hunyuan-moe", true},  {"cohere2_moe", true},
-    {"mimo2", true},        {"glm-dsa", true},       {"granitehybrid", true},
+    {"mimo2", true},        {"glm-dsa", true},      {"granitehybrid", true}, {"nemotron_h_moe", true},
 };
 
 // "a, b, ... or z" of the dense names (dense), the MoE ones (moe), or both.
@@ -364,7 +389,24 @@ bool granite_layer_attends(const ModelSpec& spec, int layer) {
   return layer % kPeriod == std::min(kOffset, spec.n_layer - 1);
 }
 
+std::string nemotron_layer_pattern(const ModelSpec& spec) {
+  std::string kinds;
+  if (spec.layer_pattern.empty()) return kinds;
+  const size_t period = spec.layer_pattern.size();
+  for (int l = 0; l < spec.n_layer; ++l) kinds += spec.layer_pattern[static_cast<size_t>(l) % period];
+  if (kinds.empty() || kinds.find('*') != std::string::npos) return kinds;
+  const size_t last_mamba = kinds.rfind('M');
+  kinds[last_mamba == std::string::npos ? kinds.size() - 1 : last_mamba] = '*';
+  return kinds;
+}
+
+char nemotron_layer_kind(const ModelSpec& spec, int layer) {
+  const std::string kinds = nemotron_layer_pattern(spec);
+  return layer >= 0 && static_cast<size_t>(layer) < kinds.size() ? kinds[static_cast<size_t>(layer)] : '\0';
+}
+
 bool layer_attends(const ModelSpec& spec, int layer) {
+  if (spec.nemotron_h) return nemotron_layer_kind(spec, layer) == '*';
   if (spec.mamba2) return granite_layer_attends(spec, layer);
   return spec.full_attn_interval == 0 || (layer + 1) % spec.full_attn_interval == 0;
 }

@@ -1,7 +1,7 @@
 // ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4,
 // smollm3, mistral3 or qwen35, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4,
-// deepseek2, minimax-m2, ernie4_5-moe or qwen35moe; granitehybrid with or without experts), and the named
-// presets `strata mkmodel --preset` offers.
+// deepseek2, minimax-m2, ernie4_5-moe or qwen35moe; granitehybrid with or without experts; the Mamba-2
+// hybrids nemotron_h and nemotron_h_moe), and the named presets `strata mkmodel --preset` offers.
 // Plain values; pure functions.
 //
 // Invariant of a preset's spec: n_expert > 0 exactly for the MoE archs; Mixtral is written as
@@ -227,6 +227,20 @@ struct ModelSpec {
   // 4.0-H Micro's form). Granite's multipliers with Granite 4.0-H's logit_scale 6. ssm_a and ssm_d
   // are written as {1, heads}, ssm_norm as {d_inner / groups, groups}.
   bool mamba2 = false;
+  // nemotron_h (NVIDIA Nemotron-H, Nemotron Nano 2) and nemotron_h_moe (Nemotron 3 Nano), as
+  // llama.cpp's converter writes them: layers of the kinds layer_pattern names, one character each
+  // as HF's hybrid_override_pattern has them (nemotron_layer_pattern()): 'M' a Mamba-2 layer of
+  // granitehybrid's tensors and shapes (ssm_*), '*' attention (plain q/k/v and output, no biases, no
+  // norms, no rope), '-' (nemotron_h) a squared-ReLU feed-forward of n_ff without a gate (ffn_up,
+  // ffn_down), 'E' (nemotron_h_moe) experts of n_ff_exp without gates, routed by sigmoid gates with a
+  // selection bias, normalised and scaled by expert_weights_scale, beside an ungated shared expert of
+  // n_ff_shexp. Each layer has one norm, attn_norm, and no ffn_norm. Told apart as llama.cpp tells
+  // them: a head_count_kv and a feed_forward_length per layer (n_head_kv at '*'; n_ff, or n_ff_exp,
+  // at '-' / 'E'; 0 elsewhere), with head_count once; key/value_length always; no Granite multipliers.
+  bool nemotron_h = false;
+  // The pattern the layer kinds repeat: a preset's whole hybrid_override_pattern, or the 7-layer unit
+  // model_preset() gives another preset. Empty for every other arch.
+  std::string layer_pattern;
 };
 
 std::vector<std::string> model_preset_names();
@@ -235,11 +249,12 @@ std::vector<std::string> model_preset_names();
 // gemma2 for gemma2-2b, phi3 for phi-4, glm4moe for glm-4.5-air, deepseek2 for deepseek-v2-lite,
 // deepseek-v3 and kimi-k2, minimax-m2 for minimax-m2, qwen35 for qwen3.5-9b and qwen3.5-27b,
 // qwen35moe for qwen3.5-35b-a3b, qwen3next for qwen3-next-80b-a3b, granitehybrid for
-// granite-4.0-h-tiny, llama otherwise). arch is an --arch name: llama, qwen2, qwen3, gemma2,
-// gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35 for the dense presets; qwen2moe,
-// qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe or
-// qwen3next for the MoE ones (a mismatch is an error naming the presets that fit); granitehybrid
-// for either. The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths exist;
+// granite-4.0-h-tiny, nemotron_h for nemotron-nano-9b-v2, nemotron_h_moe for
+// nemotron-3-nano-30b-a3b, llama otherwise). arch is an --arch name: llama, qwen2, qwen3, gemma2,
+// gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, nemotron_h for the dense presets; qwen2moe,
+// qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe,
+// qwen3next or nemotron_h_moe for the MoE ones (a mismatch is an error naming the presets that fit);
+// granitehybrid for either. The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths exist;
 // another MoE preset as glm4moe gets a shared expert of its expert width, one leading dense block
 // of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's attention
 // (q_lora_rank min(1536, 4 n_embd), kv_lora_rank 512, key heads of 128 + 64 rope, value heads of
@@ -252,7 +267,14 @@ std::vector<std::string> model_preset_names();
 // expert of its expert width. A preset not Granite's as granitehybrid gets Granite 4.0-H Tiny's
 // proportions: Mamba-2 layers of 2 * n_embd values (rounded down to whole heads, at least one) in
 // heads of 64, one group of min(128, n_embd / 4) state values, a 4-tap convolution; a MoE preset a
-// shared expert twice its expert width (Tiny's 1024 beside experts of 512); Tiny's multipliers.
+// shared expert twice its expert width (Tiny's 1024 beside experts of 512); Tiny's multipliers. A
+// preset not Nemotron's as nemotron_h / nemotron_h_moe gets Nemotron 3 Nano's repeating unit of 7
+// layers, "M-M-M*-" ("MEMEM*E" with experts: its first 35 layers are five of them), over at least one
+// unit (tiny's and moe-tiny's 2 layers become 7), and Mamba-2 layers of 2 * n_embd values (rounded down
+// to whole heads, at least one) in heads of 64 over 8 groups (1 where the heads do not split into 8)
+// of min(128, n_embd / 4) state values, a 4-tap convolution; as nemotron_h_moe Nano's routing
+// (sigmoid with a selection bias, normalised, times 2.5) and a shared expert twice its expert width
+// (Nano's 3712 beside experts of 1856), feed_forward_length being the expert width.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
 // Whether an --arch name is one of the mixture-of-experts ones (qwen3moe, ..., cohere2_moe).
 bool is_moe_arch_name(std::string_view arch);
@@ -282,14 +304,22 @@ int deci_ffn_width(const ModelSpec& spec, int layer);
 // where l % 10 == 5 (5, 15, 25, 35); a cut to fewer than 6 layers attends in its last one, so that
 // every cut keeps an attending layer (llama.cpp and Strata refuse a file without one).
 bool granite_layer_attends(const ModelSpec& spec, int layer);
+// nemotron_h / nemotron_h_moe: the kinds of the n_layer layers, one character each (ModelSpec::
+// nemotron_h): layer l takes layer_pattern[l % its size], so that a --layers cut keeps a preset's first
+// layers and a longer model repeats its pattern; where none of them would attend, the last Mamba-2
+// layer ('M') attends instead ('*'), so that every cut keeps an attending layer (llama.cpp and Strata
+// refuse a file without one). Empty for other archs. nemotron_layer_kind(): layer l's character.
+std::string nemotron_layer_pattern(const ModelSpec& spec);
+char nemotron_layer_kind(const ModelSpec& spec, int layer);
 // Whether layer l attends (every layer unless the spec is hybrid; ModelSpec::full_attn_interval,
-// granite_layer_attends()).
+// granite_layer_attends(), nemotron_layer_pattern()).
 bool layer_attends(const ModelSpec& spec, int layer);
 // A --layers cut: n_layer layers of the same shape. deepseek2 keeps at least one MoE layer (its
 // leading dense blocks cut to n_layer - 1 when they would fill the cut). A hybrid spec keeps its
 // interval: the layers attending are still those with (l + 1) % interval == 0 (plan_tensors()
 // refuses a cut below the interval, which would leave none); granitehybrid keeps
-// granite_layer_attends()'s rule, which leaves one in every cut.
+// granite_layer_attends()'s rule, and nemotron_h / nemotron_h_moe nemotron_layer_pattern()'s, which
+// leave one in every cut.
 void set_layer_count(ModelSpec* spec, int n_layer);
 
 }  // namespace strata

@@ -90,25 +90,48 @@ Status check_hybrid(const ModelSpec& s) {
   return Status::Ok();
 }
 
-// Granite 4.0-H's Mamba-2 layers (model_spec.h): for granitehybrid only, without Qwen3.5's interval,
-// with heads that split evenly over the groups. Every layer count keeps an attending layer
-// (granite_layer_attends()), which llama.cpp and Strata need.
+// The Mamba-2 layers' shapes of a granitehybrid or nemotron_h spec: without Qwen3.5's interval, with
+// heads that split evenly over the groups.
+Status check_mamba2_shapes(const ModelSpec& s) {
+  if (s.full_attn_interval != 0) {
+    return Status::InvalidArgument(s.arch + "'s layers attend where head_count_kv says, not every "
+                                            "full_attn_interval-th: it must be 0");
+  }
+  if (s.ssm_conv_kernel < 2 || s.ssm_n_k_heads <= 0 || s.ssm_head_k_dim <= 0 || s.ssm_n_v_heads <= 0 ||
+      s.ssm_head_v_dim <= 0 || s.ssm_n_v_heads % s.ssm_n_k_heads != 0) {
+    return Status::InvalidArgument(s.arch + " needs a convolution of >= 2 taps, a state size, heads and groups "
+                                            "> 0, and heads (time_step_rank " + std::to_string(s.ssm_n_v_heads) +
+                                   ") a multiple of the groups (group_count " + std::to_string(s.ssm_n_k_heads) + ")");
+  }
+  return Status::Ok();
+}
+
+// Granite 4.0-H's Mamba-2 layers (model_spec.h): for granitehybrid only. Every layer count keeps an
+// attending layer (granite_layer_attends()), which llama.cpp and Strata need.
 Status check_mamba2(const ModelSpec& s) {
   if (s.mamba2 != (s.arch == "granitehybrid")) {
     return Status::InvalidArgument("Mamba-2 layers (ModelSpec::mamba2) go with arch granitehybrid, not " + s.arch);
   }
-  if (!s.mamba2) return Status::Ok();
-  if (s.full_attn_interval != 0) {
-    return Status::InvalidArgument("granitehybrid's layers attend where head_count_kv says, not every "
-                                   "full_attn_interval-th: it must be 0");
+  return s.mamba2 ? check_mamba2_shapes(s) : Status::Ok();
+}
+
+// Nemotron-H's layers (model_spec.h): for nemotron_h and nemotron_h_moe only, a pattern of Mamba-2
+// ('M'), attention ('*') and feed-forward layers ('-' without experts, 'E' with them), and Mamba-2
+// shapes. nemotron_layer_pattern() gives every layer count an attending layer.
+Status check_nemotron_h(const ModelSpec& s) {
+  const bool arch = s.arch == "nemotron_h" || s.arch == "nemotron_h_moe";
+  if (s.nemotron_h != arch || s.layer_pattern.empty() == arch) {
+    return Status::InvalidArgument("Nemotron-H's layer pattern (ModelSpec::nemotron_h, layer_pattern) goes with arch "
+                                   "nemotron_h or nemotron_h_moe, not " + s.arch);
   }
-  if (s.ssm_conv_kernel < 2 || s.ssm_n_k_heads <= 0 || s.ssm_head_k_dim <= 0 || s.ssm_n_v_heads <= 0 ||
-      s.ssm_head_v_dim <= 0 || s.ssm_n_v_heads % s.ssm_n_k_heads != 0) {
-    return Status::InvalidArgument("granitehybrid needs a convolution of >= 2 taps, a state size, heads and groups "
-                                   "> 0, and heads (time_step_rank " + std::to_string(s.ssm_n_v_heads) +
-                                   ") a multiple of the groups (group_count " + std::to_string(s.ssm_n_k_heads) + ")");
+  if (!arch) return Status::Ok();
+  const std::string kinds = s.n_expert > 0 ? "M*E" : "M*-";
+  if (s.layer_pattern.find_first_not_of(kinds) != std::string::npos) {
+    return Status::InvalidArgument(s.arch + "'s layer pattern '" + s.layer_pattern + "' may hold only " + kinds +
+                                   " ('M' Mamba-2, '*' attention, '" + kinds.substr(2) + "' " +
+                                   (s.n_expert > 0 ? "experts)" : "feed-forward)"));
   }
-  return Status::Ok();
+  return check_mamba2_shapes(s);
 }
 
 Status check_experts(const ModelSpec& s) {
@@ -129,16 +152,16 @@ Status check_experts(const ModelSpec& s) {
   if (s.n_ff_exp <= 0 || s.n_ff_shexp < 0) return Status::InvalidArgument("expert width must be positive");
   if (s.n_ff_shexp > 0 && s.arch != "qwen2moe" && s.arch != "glm4moe" && s.arch != "llama4" && !s.deepseek2 &&
       !s.ernie_moe && !s.step35 && !s.laguna && !s.minimax_m3 && s.arch != "hunyuan-moe" && s.arch != "qwen35moe" &&
-      s.arch != "qwen3next" && !s.mamba2) {
+      s.arch != "qwen3next" && !s.mamba2 && !s.nemotron_h) {
     return Status::InvalidArgument("a shared expert is for qwen2moe, glm4moe, llama4, deepseek2, mistral4, "
-                                   "ernie4_5-moe, step35, laguna, minimax-m3, hunyuan-moe, qwen35moe, qwen3next and "
-                                   "granitehybrid models, not " + s.arch);
+                                   "ernie4_5-moe, step35, laguna, minimax-m3, hunyuan-moe, qwen35moe, qwen3next, "
+                                   "granitehybrid and nemotron_h_moe models, not " + s.arch);
   }
   if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2 && !s.minimax_m3 &&
-      !s.ernie_moe && !s.step35 && !s.laguna && !s.mimo2) {
+      !s.ernie_moe && !s.step35 && !s.laguna && !s.mimo2 && !s.nemotron_h) {
     return Status::InvalidArgument("sigmoid routing with a selection bias and expert_weights_norm are for glm4moe, "
-                                   "deepseek2, minimax-m2, minimax-m3, ernie4_5-moe, step35, laguna and mimo2 models, "
-                                   "not " +
+                                   "deepseek2, minimax-m2, minimax-m3, ernie4_5-moe, step35, laguna, mimo2 and "
+                                   "nemotron_h_moe models, not " +
                                    s.arch);
   }
   if (s.moe_layer_step < 1 || (s.moe_layer_step > 1 && !s.llama4 && !s.ernie_moe)) {
@@ -207,6 +230,7 @@ Status check_spec(const ModelSpec& s) {
   STRATA_RETURN_IF_ERROR(check_experts(s));
   STRATA_RETURN_IF_ERROR(check_hybrid(s));
   STRATA_RETURN_IF_ERROR(check_mamba2(s));
+  STRATA_RETURN_IF_ERROR(check_nemotron_h(s));
   // After check_experts: a glm4moe or deepseek2 spec has experts of positive width.
   STRATA_RETURN_IF_ERROR(check_glm4moe(s));
   STRATA_RETURN_IF_ERROR(check_mimo2(s));

@@ -35,18 +35,24 @@ uint32_t mix_for(DType type) {
 
 // What llama.cpp's quantizer reads of s's file. It counts every block, NextN ones too
 // (hparams.n_layer = block_count), and n_gqa is its hparams.n_gqa(): layer 0's head_count /
-// head_count_kv as the file gives them, 0 where Granite 4.0-H's head_count_kv is 0 in layer 0 (a
-// Mamba-2 layer; Qwen3.5's one head_count_kv stands for every layer). Granite 4.0-H's attn_v are
-// numbered among its attending layers (MixModel::attn_v_layers).
+// head_count_kv as the file gives them, 0 where a Mamba-2 hybrid's head_count_kv is 0 in layer 0 (a
+// Mamba-2 layer; Qwen3.5's one head_count_kv stands for every layer). Granite 4.0-H's and
+// Nemotron-H's attn_v are numbered among their attending layers (MixModel::attn_v_layers),
+// Nemotron-H's ffn_down among its feed-forward layers (MixModel::ffn_down_layers).
 MixModel mix_model_of(const ModelSpec& s) {
   MixModel m;
   m.n_layer = block_count(s);
   m.n_expert = s.n_expert;
-  m.n_gqa = s.mamba2 && !layer_attends(s, 0) ? 0 : s.n_head / head_count_kv(s);
+  const bool kv_heads_per_layer = s.mamba2 || s.nemotron_h;
+  m.n_gqa = kv_heads_per_layer && !layer_attends(s, 0) ? 0 : s.n_head / head_count_kv(s);
   m.has_output = !s.tied_embeddings;
   m.full_attn_interval = s.full_attn_interval;
-  for (int l = 0; s.mamba2 && l < s.n_layer; ++l) {
+  for (int l = 0; kv_heads_per_layer && l < s.n_layer; ++l) {
     if (layer_attends(s, l)) m.attn_v_layers.push_back(l);
+  }
+  const std::string kinds = nemotron_layer_pattern(s);
+  for (size_t l = 0; l < kinds.size(); ++l) {
+    if (kinds[l] == '-' || kinds[l] == 'E') m.ffn_down_layers.push_back(static_cast<int>(l));
   }
   return m;
 }
@@ -328,6 +334,38 @@ struct PlanBuilder {
     vector(p + "nextn.shared_head_norm.weight", embd, WeightKind::kNorm);
   }
 
+  // Nemotron-H's layer l (model_spec.h), of its kind under its one norm: a Mamba-2 mixer, attention,
+  // a feed-forward without a gate, or experts and a shared expert without gates, whose router has
+  // sigmoid routing's selection bias.
+  void nemotron_h_block(const std::string& p, int l) {
+    const auto embd = static_cast<uint64_t>(s.n_embd);
+    const char kind = nemotron_layer_kind(s, l);
+    if (kind == 'M') {  // mamba2() and attention() write the attn_norm
+      mamba2(p);
+      return;
+    }
+    if (kind == '*') {
+      attention(p, l);
+      return;
+    }
+    vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
+    if (kind == '-') {
+      const auto ff = static_cast<uint64_t>(s.n_ff);
+      matrix(p + "ffn_up.weight", {embd, ff});
+      matrix(p + "ffn_down.weight", {ff, embd});
+      return;
+    }
+    const auto ff = static_cast<uint64_t>(s.n_ff_exp);
+    const auto n_exp = static_cast<uint64_t>(s.n_expert);
+    const auto sh = static_cast<uint64_t>(s.n_ff_shexp);
+    matrix(p + "ffn_gate_inp.weight", {embd, n_exp});
+    vector(p + "exp_probs_b.bias", n_exp, WeightKind::kSelectionBias);
+    matrix(p + "ffn_up_exps.weight", {embd, ff, n_exp});
+    matrix(p + "ffn_down_exps.weight", {ff, embd, n_exp});
+    matrix(p + "ffn_up_shexp.weight", {embd, sh});
+    matrix(p + "ffn_down_shexp.weight", {sh, embd});
+  }
+
   // Block l: attention, the feed-forward norm, a dense or MoE feed-forward, and what follows.
   // Nemotron's layer l (model_spec.h): attention of its kind, a feed-forward of its width.
   void deci_block(const std::string& p, int l) {
@@ -351,6 +389,10 @@ struct PlanBuilder {
     const auto embd = static_cast<uint64_t>(s.n_embd);
     if (s.deci) {
       deci_block(p, l);
+      return;
+    }
+    if (s.nemotron_h) {
+      nemotron_h_block(p, l);
       return;
     }
     if (layer_attends(s, l)) {

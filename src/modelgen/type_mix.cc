@@ -79,6 +79,14 @@ DType token_embd_type(uint32_t ft, DType t) {
   }
 }
 
+// The index llama.cpp's ffn_down rules read for layer's ffn_down (MixModel::ffn_down_layers): its
+// place among the layers holding one in a dense model that lists them, else the layer.
+int ffn_down_index(const MixModel& m, int layer) {
+  if (m.ffn_down_layers.empty() || m.n_expert > 1) return layer;
+  const auto it = std::find(m.ffn_down_layers.begin(), m.ffn_down_layers.end(), layer);
+  return static_cast<int>(it - m.ffn_down_layers.begin());
+}
+
 // IQ2_* / IQ1_* (llama.cpp's first branch for them): attn_v, the first eighth's ffn_down and
 // attn_output get more bits; everything else keeps the base type.
 DType low_iq_type(uint32_t ft, DType t, const MixModel& m, std::string_view name, int layer) {
@@ -89,7 +97,7 @@ DType low_iq_type(uint32_t ft, DType t, const MixModel& m, std::string_view name
   }
   if (m.n_expert == 8 && contains(name, "attn_k.weight")) return DType::kQ4_K;
   if (contains(name, "ffn_down")) {
-    if (layer < m.n_layer / 8) return iq2_s_like ? DType::kIQ3_S : DType::kQ2_K;
+    if (ffn_down_index(m, layer) < m.n_layer / 8) return iq2_s_like ? DType::kIQ3_S : DType::kQ2_K;
     return t;
   }
   if (contains(name, "attn_output.weight")) {
@@ -128,6 +136,7 @@ std::pair<int, int> attn_v_index(const MixModel& m, int layer) {
   return {m.full_attn_interval > 0 ? layer / m.full_attn_interval : layer, m.n_layer};
 }
 
+// layer: the ffn_down's index (ffn_down_index()), read against n_layer.
 DType ffn_down_type(uint32_t ft, DType t, const MixModel& m, int layer) {
   const int n = m.n_layer;
   switch (ft) {
@@ -220,7 +229,7 @@ DType mix_tensor_type(uint32_t ft, const MixModel& m, std::string_view name, uin
   }
   if (contains(name, "attn_k.weight")) return m.n_expert == 8 ? DType::kQ8_0 : ft == kIQ3_XXS ? DType::kIQ2_S : t;
   if (contains(name, "attn_q.weight")) return ft == kIQ3_XXS ? DType::kIQ2_S : t;
-  if (contains(name, "ffn_down")) return ffn_down_type(ft, t, m, layer);
+  if (contains(name, "ffn_down")) return ffn_down_type(ft, t, m, ffn_down_index(m, layer));
   if (contains(name, "attn_output.weight")) return attn_output_type(ft, t, m);
   if (contains(name, "attn_qkv.weight")) return attn_qkv_type(ft, t);
   return t;

@@ -38,6 +38,11 @@ struct MixModel {
   // (Granite 4.0-H's Mamba-2 layers). llama.cpp counts attn_v tensors only (n_attention_wv), so an
   // attn_v's index is its layer's place in this list, read against the list's size, not n_layer.
   std::vector<int> attn_v_layers = {};
+  // Not empty: the layers holding an ffn_down where some hold none (Nemotron-H's feed-forward
+  // layers). In a dense model llama.cpp numbers an ffn_down by the ffn_down tensors before it
+  // (i_ffn_down), read against n_layer (n_ffn_down), so its index is its layer's place in this list;
+  // with experts (n_expert > 1) it reads the layer in the name, as without this list.
+  std::vector<int> ffn_down_layers = {};
 };
 
 // The file type (general.file_type id) of a mix name, case-insensitive ("q4_k_m", "Q8_0");
