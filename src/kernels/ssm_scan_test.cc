@@ -87,7 +87,8 @@ TEST(SsmScan, EveryTableMatchesTheFloat64Formula) {
       std::vector<float> state = state0, out;
       run_scan_step(*t, in, h.n, h.p, state, out);
       for (int i = 0; i < h.p; ++i) {
-        ASSERT_NEAR(out[i], want.out[i], 2 * want.out_bound[i]) << t->name << " n=" << h.n << " p=" << h.p << " i=" << i;
+        ASSERT_NEAR(out[i], want.out[i], 2 * want.out_bound[i])
+            << t->name << " n=" << h.n << " p=" << h.p << " i=" << i;
       }
       for (size_t e = 0; e < state.size(); ++e) {
         ASSERT_NEAR(state[e], want.state[e], 2 * want.state_bound[e]) << t->name << " n=" << h.n << " e=" << e;
@@ -181,7 +182,8 @@ TEST(SsmScan, Avx512GivesTheAvx2Bits) {
       const ScanInputs in = make_scan_inputs(h.n, h.p, 8 + step);
       run_scan_step(*avx2_table(), in, h.n, h.p, a, out_a);
       run_scan_step(*avx512_table(), in, h.n, h.p, b, out_b);
-      ASSERT_EQ(0, std::memcmp(out_a.data(), out_b.data(), out_a.size() * sizeof(float))) << "n=" << h.n << " step " << step;
+      ASSERT_EQ(0, std::memcmp(out_a.data(), out_b.data(), out_a.size() * sizeof(float)))
+          << "n=" << h.n << " step " << step;
       ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float))) << "n=" << h.n << " step " << step;
     }
   }

@@ -170,9 +170,10 @@ struct Hparams {
   std::vector<int> layer_n_ff;
   int ffn_width(int layer) const { return layer_n_ff.empty() ? n_ff : layer_n_ff[static_cast<size_t>(layer)]; }
   bool layer_has_ffn(int layer) const { return ffn_width(layer) > 0 || layer_is_moe(layer); }
-  // Nemotron (deci): each layer's attention (AttnKind), and for those with K/V heads their index
-  // among them (-1 for the others), the cache holding only theirs; every attending layer has
-  // n_head query and n_head_kv K/V heads. Empty in every other model: every layer attends.
+  // Nemotron (deci, and nemotron_h's feed-forward layers: kNone): each layer's attention
+  // (AttnKind), and for those with K/V heads their index among them (-1 for the others; Granite
+  // 4.0-H's and Nemotron-H's too), the cache holding only theirs; every attending layer has n_head
+  // query and n_head_kv K/V heads. Empty in every other model: every layer attends.
   std::vector<AttnKind> layer_attn;
   std::vector<int> attn_kv_index;
   AttnKind attn_kind(int layer) const {
@@ -224,7 +225,8 @@ struct Hparams {
   int ssm_n_v_heads = 0;
   int ssm_head_v_dim = 0;
   bool ssm_grouped = false;
-  // IBM Granite 4.0-H (granitehybrid): the recurrent layers are Mamba-2 mixers (model/mamba2.h)
+  // IBM Granite 4.0-H (granitehybrid) and NVIDIA Nemotron-H (nemotron_h, nemotron_h_moe): the
+  // recurrent layers are Mamba-2 mixers (model/mamba2.h)
   // instead of gated delta-nets, read from the same keys into the same fields: group_count groups
   // of B and C (ssm_n_k_heads) of state_size values (ssm_head_k_dim), time_step_rank heads
   // (ssm_n_v_heads) of inner_size / time_step_rank values (ssm_head_v_dim); head h reads group
@@ -236,8 +238,8 @@ struct Hparams {
   // a gate (no ffn_gate, ffn_gate_exps, ffn_gate_shexp).
   bool ffn_relu_sq = false;
   // When the recurrent layers follow no interval (Granite 4.0-H: the layers whose head_count_kv is
-  // 0): each layer's index among them, -1 for an attending layer (whose K/V index attn_kv_index
-  // gives). Empty otherwise.
+  // 0; Nemotron-H: those whose feed_forward_length is 0 too): each layer's index among them, -1
+  // for another layer (an attending one's K/V index is attn_kv_index's). Empty otherwise.
   std::vector<int> recurrent_index;
   int ssm_key_head(int value_head) const {
     return ssm_grouped ? value_head / (ssm_n_v_heads / ssm_n_k_heads) : value_head % ssm_n_k_heads;
@@ -270,7 +272,8 @@ struct Hparams {
   }
   int n_recurrent_layers() const {
     if (!recurrent_index.empty()) {
-      return static_cast<int>(std::count_if(recurrent_index.begin(), recurrent_index.end(), [](int i) { return i >= 0; }));
+      const auto recurrent = [](int i) { return i >= 0; };
+      return static_cast<int>(std::count_if(recurrent_index.begin(), recurrent_index.end(), recurrent));
     }
     return is_hybrid() ? n_layer - n_kv_layers() : 0;
   }

@@ -240,7 +240,8 @@ LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
   lw.router = b.matrix(p + "ffn_gate_inp.weight", hp.n_embd, hp.n_expert);
   if (hp.ffn_relu_sq) {  // Nemotron 3: experts without a gate
     if (b.has(p + "ffn_latent_down.weight")) {
-      b.fail(Status::Unsupported(b.path() + ": tensor " + p + "ffn_latent_down.weight (experts in a latent space) is not supported"));
+      b.fail(Status::Unsupported(b.path() + ": tensor " + p +
+                                 "ffn_latent_down.weight (experts in a latent space) is not supported"));
     }
     lw.exp_up = b.experts(p + "ffn_up_exps.weight", hp.n_embd, hp.n_ff_exp, hp.n_expert);
   } else if (b.has(p + "ffn_gate_up_exps.weight") && !b.has(p + "ffn_gate_exps.weight")) {

@@ -191,8 +191,6 @@ void norm_rows(const Hparams& hp, const float* x, const float* weight, int n_row
   });
 }
 
-// s.proj()[r] = the SiLU- (GELU-, or clamped SwiGLU-) gated feed-forward of s.normed()[r], of
-// the layer's width (Gemma 4 E2B's double-wide layers').
 // Nemotron-H's feed-forward (Hparams::ffn_relu_sq): down(relu(up x)^2), s.gate() holding the middle.
 void relu_sq_ffn(const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
   matmul(lw.w_up, s.normed(), n, s.gate(), s, pool);
@@ -207,6 +205,8 @@ void relu_sq_ffn(const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& p
   matmul(lw.w_down, s.gate(), n, s.proj(), s, pool);
 }
 
+// s.proj()[r] = the SiLU- (GELU-, or clamped SwiGLU-) gated feed-forward of s.normed()[r], of
+// the layer's width (Gemma 4 E2B's double-wide layers'), or Nemotron-H's gate-less one.
 void dense_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n, ForwardScratch& s, ThreadPool& pool) {
   if (hp.ffn_relu_sq) {
     relu_sq_ffn(lw, n, s, pool);
