@@ -224,6 +224,10 @@ constexpr ArchTraits kArchs[] = {
      .requires_experts = true, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .ffn_norm_name = "attn_norm", .sigmoid_router = true,
      .ungated_shared_expert = true, .nemotron_h = true},
+    // Liquid LFM2 (lfm2): see ArchTraits::short_conv.
+    {.name = "lfm2", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .short_conv = true},
     // Xiaomi MiMo-V2-Flash (mimo2): see ArchTraits::mimo2.
     {.name = "mimo2", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
@@ -244,7 +248,7 @@ std::string_view supported_arch_names() {
          "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, minimax-m3, mistral3, ernie4_5, ernie4_5-moe, "
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, minicpm, seed_oss, bailingmoe2, dots1, "
          "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, mimo2, glm-dsa, deci, granitehybrid, nemotron_h, "
-         "nemotron_h_moe";
+         "nemotron_h_moe, lfm2";
 }
 
 }  // namespace strata

@@ -158,6 +158,11 @@ struct ArchTraits {
   // feed-forward of squared ReLU without a gate (ffn_up, ffn_down) where feed_forward_length is not
   // (model/ssm_hparams.h). Nemotron 3 (nemotron_h_moe) has experts in those layers instead.
   bool nemotron_h = false;
+  // Liquid LFM2 (lfm2: 350M to 2.6B): short-convolution layers where attention.head_count_kv is 0
+  // (in_proj to B, C and x; C * conv(B * x) over shortconv.l_cache taps; out_proj), attention with
+  // QK-norm and NeoX rope elsewhere, every layer a SwiGLU feed-forward; the final norm is named
+  // token_embd_norm (model/ssm_hparams.h).
+  bool short_conv = false;
 };
 
 // nullptr for an architecture this build does not run.

@@ -306,6 +306,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.gated_delta_net) STRATA_RETURN_IF_ERROR(read_delta_net(gguf, hp));
   if (traits.mamba2) STRATA_RETURN_IF_ERROR(read_granite_hybrid(gguf, hp));
   if (traits.nemotron_h) STRATA_RETURN_IF_ERROR(read_nemotron_h(gguf, hp));
+  if (traits.short_conv) STRATA_RETURN_IF_ERROR(read_lfm2(gguf, hp));
   if (traits.mrope != ArchTraits::MRope::kNone) STRATA_RETURN_IF_ERROR(read_rope_sections(gguf, traits.mrope, hp));
   // Mamba-2's heads read their group as Qwen3-Next's value heads read their key head.
   hp->ssm_grouped = traits.delta_net_grouped || traits.mamba2 || traits.nemotron_h;
@@ -450,7 +451,7 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   // Gemma 4's and Step 3.5's per-layer counts are theirs to read.
   const GgufValue* kv_heads = gguf.find(a + ".attention.head_count_kv");
   if (!(traits->gemma4 || traits->step35 || traits->laguna || traits->mimo2 || traits->deci || traits->mamba2 ||
-        traits->nemotron_h) ||
+        traits->nemotron_h || traits->short_conv) ||
       kv_heads == nullptr ||
       !kv_heads->is_array()) {
     STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count_kv", true, &hp.n_head_kv));

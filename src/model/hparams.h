@@ -234,6 +234,12 @@ struct Hparams {
   // same count as q, k and v), and a head's state is head_v_dim x head_k_dim, so the state sizes
   // below hold for both.
   bool ssm_mamba2 = false;
+  // LFM2: the recurrent layers are short convolutions (model/short_conv.h): one head
+  // (ssm_n_v_heads 1) of n_embd values (ssm_head_v_dim) and no state matrix (ssm_head_k_dim 0), so
+  // the state is the convolution's last ssm_conv_kernel - 1 inputs alone.
+  bool ssm_short_conv = false;
+  // The final norm's tensor (LFM2's: token_embd_norm.weight).
+  std::string output_norm_name = "output_norm";
   // Nemotron-H: a feed-forward (dense, an expert, the shared expert) is down(relu(up x)^2), without
   // a gate (no ffn_gate, ffn_gate_exps, ffn_gate_shexp).
   bool ffn_relu_sq = false;

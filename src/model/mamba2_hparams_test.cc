@@ -158,6 +158,33 @@ TEST_F(ModelLoadTest, ReadsNemotronHMoeHparams) {
   EXPECT_LT((*m)->decode_weight_bytes(), (*m)->weight_bytes());  // 2 of 8 experts a token
 }
 
+// LFM2: short convolutions where head_count_kv is 0 (the 3rd layer attends), 3 taps, a state of
+// the convolution's last 2 inputs of n_embd, the final norm token_embd_norm; bad keys named.
+TEST_F(ModelLoadTest, ReadsLfm2Hparams) {
+  TestModelSpec spec;
+  spec.arch = "lfm2";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.is_hybrid() && hp.ssm_short_conv && hp.rope_neox && hp.qk_norm && hp.tied_embeddings);
+  EXPECT_FALSE(hp.ssm_mamba2 || hp.is_moe());
+  EXPECT_EQ(hp.output_norm_name, "token_embd_norm");
+  EXPECT_EQ(hp.ssm_conv_kernel, 3);
+  for (int l = 0; l < 4; ++l) EXPECT_EQ(hp.layer_is_recurrent(l), l != 2) << "layer " << l;
+  EXPECT_EQ(hp.n_recurrent_layers(), 3);
+  EXPECT_EQ(hp.ssm_state_floats(), 2u * 256);
+  EXPECT_EQ((*m)->kv_layout(DType::kF16, 16).state_floats, 3 * 2u * 256);
+  spec.metadata_overrides = {{"lfm2.shortconv.l_cache", GgufValue::U32(9)}};
+  expect_error(spec, Code::kUnsupported, "lfm2.shortconv.l_cache 9 exceeds the 8 taps");
+  spec.metadata_overrides = {{"lfm2.shortconv.l_cache", GgufValue::U32(1)}};
+  expect_error(spec, Code::kCorrupt, "shortconv.l_cache");
+  spec.metadata_overrides.clear();
+  spec.skip_tensors = {"token_embd_norm.weight"};
+  expect_error(spec, Code::kNotFound, "missing tensor token_embd_norm.weight");
+  spec.skip_tensors = {"blk.0.shortconv.conv.weight"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.0.shortconv.conv.weight");
+}
+
 TEST_F(ModelLoadTest, RefusesBadNemotronHFiles) {
   TestModelSpec spec;
   spec.arch = "nemotron_h";

@@ -103,6 +103,18 @@ void bind_mamba2(WeightBinder& b, const Hparams& hp, const std::string& p, Layer
   lw.ssm_norm = b.vectors(p + "ssm_norm.weight", value_dim / hp.ssm_n_k_heads, hp.ssm_n_k_heads, true);
 }
 
+// An LFM2 short-convolution layer's tensors: in_proj {n_embd, 3 n_embd} viewed as its B, C and x
+// rows, the taps {l_cache, n_embd}, out_proj {n_embd, n_embd}.
+void bind_short_conv(WeightBinder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+  const int64_t n = hp.n_embd;
+  const kernels::WeightMatrix in = b.matrix(p + "shortconv.in_proj.weight", n, 3 * n);
+  lw.conv_b = WeightBinder::rows(in, 0, n);
+  lw.conv_c = WeightBinder::rows(in, n, n);
+  lw.conv_x = WeightBinder::rows(in, 2 * n, n);
+  lw.ssm_conv = b.vectors(p + "shortconv.conv.weight", hp.ssm_conv_kernel, n, true);
+  lw.ssm_out = b.matrix(p + "shortconv.out_proj.weight", n, n);
+}
+
 // An attention layer's tensors (LayerWeights): q/k/v (separate, one attn_qkv, or latent), their
 // biases and norms, the output and its bias, and the sinks.
 void bind_attention(WeightBinder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
@@ -207,7 +219,9 @@ LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
   // Nemotron's layers without attention have no attn_norm; its "linear" ones only attn_output.
   const AttnKind kind = hp.attn_kind(layer);
   if (kind != AttnKind::kNone) lw.attn_norm = b.vector(p + "attn_norm.weight", hp.n_embd, true);
-  if (hp.layer_is_recurrent(layer) && hp.ssm_mamba2) {
+  if (hp.layer_is_recurrent(layer) && hp.ssm_short_conv) {
+    bind_short_conv(b, hp, p, lw);
+  } else if (hp.layer_is_recurrent(layer) && hp.ssm_mamba2) {
     bind_mamba2(b, hp, p, lw);
   } else if (hp.layer_is_recurrent(layer)) {
     bind_delta_net(b, hp, p, lw);
@@ -299,7 +313,7 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   ModelWeights w;
   WeightBinder b(gguf, &w);
   w.token_embd = b.matrix("token_embd.weight", hp.n_embd, hp.n_vocab);
-  w.output_norm = b.vector("output_norm.weight", hp.n_embd, true);
+  w.output_norm = b.vector(hp.output_norm_name + ".weight", hp.n_embd, true);
   w.output = hp.tied_embeddings ? w.token_embd : b.matrix("output.weight", hp.n_embd, hp.n_vocab);
   w.layers.reserve(static_cast<size_t>(hp.n_layer));
   for (int l = 0; l < hp.n_layer; ++l) w.layers.push_back(bind_layer(b, hp, l));

@@ -104,6 +104,9 @@ struct LayerWeights {
   // (per channel; nullptr: none), ssm_dt_bias, ssm_a (-exp(A_log)), ssm_d (a skip weight per head), ssm_norm
   // (n_v_heads * head_v_dim: each group's part of it normed apart) and ssm_out.
   kernels::WeightMatrix ssm_qkv, ssm_z, ssm_beta, ssm_alpha, ssm_in, ssm_ba, ssm_out;
+  // LFM2's short convolutions (hp.ssm_short_conv; model/short_conv.h): shortconv.in_proj's B, C and x
+  // rows (n_embd each, in that order), its taps in ssm_conv and out_proj in ssm_out.
+  kernels::WeightMatrix conv_b, conv_c, conv_x;
   const float* ssm_conv = nullptr;
   const float* ssm_conv_b = nullptr;
   const float* ssm_d = nullptr;

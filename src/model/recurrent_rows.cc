@@ -53,7 +53,7 @@ void convolve(const Hparams& hp, ConvWeights w, const int* order, int first, int
       kept[window - 1] = row[c];
       row[c] = w.bias != nullptr ? y + w.bias[c] : y;
     }
-    kernels::silu_mul(row + c0, kOnes.data(), c1 - c0);
+    if (w.silu) kernels::silu_mul(row + c0, kOnes.data(), c1 - c0);
   }
 }
 

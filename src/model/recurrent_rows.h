@@ -31,16 +31,18 @@ constexpr int kConvChannelsPerTask = 512;
 // allocates nothing), and the order depends only on the rows, not on their count.
 int order_by_sequence(std::span<const Row> rows, ForwardScratch& s);
 
-// What convolve() reads: the taps (each channel's ssm_conv_kernel, oldest input first) and an
-// optional bias per channel (Mamba-2's; nullptr: none).
+// What convolve() reads: the taps (each channel's ssm_conv_kernel, oldest input first), an
+// optional bias per channel (Mamba-2's; nullptr: none), and whether SiLU follows (LFM2's short
+// convolution has none).
 struct ConvWeights {
   const float* taps = nullptr;
   const float* bias = nullptr;
+  bool silu = true;
 };
 
 // The convolution of channels [c0, c1) (at most kConvChannelsPerTask) over rows order[first, last)
 // of one sequence, in place in x (rows of hp.ssm_conv_channels()), each output plus its bias and
-// through SiLU, advancing the window each channel keeps in conv_state (zeroed first when fresh:
+// through SiLU (when w.silu), advancing the window each channel keeps in conv_state (zeroed first when fresh:
 // inputs before position 0 are zeros).
 void convolve(const Hparams& hp, ConvWeights w, const int* order, int first, int last, bool fresh, float* conv_state,
               int c0, int c1, float* x);

@@ -98,7 +98,7 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
   ReferenceForward r;
   STRATA_ASSIGN_OR_RETURN(r.hp_, read_hparams(gguf));
   STRATA_RETURN_IF_ERROR(decode(gguf, "token_embd.weight", true, &r.token_embd_));
-  STRATA_RETURN_IF_ERROR(decode(gguf, "output_norm.weight", true, &r.output_norm_));
+  STRATA_RETURN_IF_ERROR(decode(gguf, r.hp_.output_norm_name + ".weight", true, &r.output_norm_));
   STRATA_RETURN_IF_ERROR(decode(gguf, "output.weight", false, &r.output_));
   if (r.output_.empty()) r.output_ = r.token_embd_;
   STRATA_RETURN_IF_ERROR(r.decode_rope_factors(gguf, n_ctx_per_seq));
@@ -120,9 +120,10 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
       STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.weight", true, &l.wo));
     } else if (kind == AttnKind::kAttention) {
       const bool recurrent = r.hp_.layer_is_recurrent(i);
-      STRATA_RETURN_IF_ERROR(recurrent && r.hp_.ssm_mamba2 ? r.decode_mamba2(gguf, p, l)
-                             : recurrent                  ? r.decode_delta_net(gguf, p, l)
-                                                          : r.decode_attention(gguf, p, l));
+      STRATA_RETURN_IF_ERROR(recurrent && r.hp_.ssm_short_conv ? r.decode_short_conv(gguf, p, l)
+                             : recurrent && r.hp_.ssm_mamba2   ? r.decode_mamba2(gguf, p, l)
+                             : recurrent                       ? r.decode_delta_net(gguf, p, l)
+                                                               : r.decode_attention(gguf, p, l));
     }
     if (!r.hp_.layer_has_ffn(i)) continue;
     if (!r.hp_.parallel_block) {
@@ -450,6 +451,8 @@ std::vector<double> ReferenceForward::step(int32_t token) {
       att.assign(h.size(), 0.0);  // Nemotron's layers without attention
     } else if (kind == AttnKind::kLinear) {
       att = matvec(l.wo, normed);
+    } else if (hp_.layer_is_recurrent(l.index) && hp_.ssm_short_conv) {
+      short_conv(l, normed, att);
     } else if (hp_.layer_is_recurrent(l.index) && hp_.ssm_mamba2) {
       mamba2(l, normed, att);
     } else if (hp_.layer_is_recurrent(l.index)) {

@@ -115,6 +115,8 @@ class ReferenceForward {
   void delta_net(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
   Status decode_mamba2(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   void mamba2(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
+  Status decode_short_conv(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
+  void short_conv(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
 
   Hparams hp_;
   Matrix token_embd_, output_;

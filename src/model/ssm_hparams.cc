@@ -54,6 +54,33 @@ Status read_optional_scales(const GgufFile& gguf, Hparams* hp) {
   return Status::Ok();
 }
 
+// The recurrent layers are those whose head_count_kv (per layer) is 0; every other one attends with
+// the same count, and one must.
+Status read_kinds_from_kv_heads(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const std::string& f = gguf.path();
+  std::vector<uint64_t> kv_heads;
+  STRATA_RETURN_IF_ERROR(read_counts_per_layer(gguf, a + ".attention.head_count_kv", hp->n_layer, &kv_heads));
+  hp->n_head_kv = 0;
+  int n_attending = 0, n_recurrent = 0;
+  for (int l = 0; l < hp->n_layer; ++l) {
+    const uint64_t n = kv_heads[static_cast<size_t>(l)];
+    if (n != 0 && hp->n_head_kv == 0) hp->n_head_kv = static_cast<int>(n);
+    if (n != 0 && n != static_cast<uint64_t>(hp->n_head_kv)) {
+      return Status::Unsupported(f + ": layer " + std::to_string(l) + " attends with " + std::to_string(n) +
+                                 " K/V heads, another with " + std::to_string(hp->n_head_kv) +
+                                 "; one count for every attending layer is supported");
+    }
+    hp->attn_kv_index.push_back(n != 0 ? n_attending++ : -1);
+    hp->recurrent_index.push_back(n == 0 ? n_recurrent++ : -1);
+  }
+  if (n_attending == 0) {
+    return Status::Unsupported(f + ": no layer of " + a + " attends (head_count_kv is 0 in every layer); "
+                               "a model needs one");
+  }
+  return Status::Ok();
+}
+
 // Nemotron-H's kind of layer l from its counts; Corrupt when a layer has both K/V heads and a
 // feed-forward, or attends with other counts than an earlier attending layer.
 Status nemotron_h_layer(const std::string& f, int l, uint64_t heads, uint64_t kv_heads, uint64_t width, Hparams* hp,
@@ -96,25 +123,7 @@ Status read_delta_net(const GgufFile& gguf, Hparams* hp) {
 Status read_granite_hybrid(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
   const std::string& f = gguf.path();
-  std::vector<uint64_t> kv_heads;
-  STRATA_RETURN_IF_ERROR(read_counts_per_layer(gguf, a + ".attention.head_count_kv", hp->n_layer, &kv_heads));
-  hp->n_head_kv = 0;
-  int n_attending = 0, n_recurrent = 0;
-  for (int l = 0; l < hp->n_layer; ++l) {
-    const uint64_t n = kv_heads[static_cast<size_t>(l)];
-    if (n != 0 && hp->n_head_kv == 0) hp->n_head_kv = static_cast<int>(n);
-    if (n != 0 && n != static_cast<uint64_t>(hp->n_head_kv)) {
-      return Status::Unsupported(f + ": layer " + std::to_string(l) + " attends with " + std::to_string(n) +
-                                 " K/V heads, another with " + std::to_string(hp->n_head_kv) +
-                                 "; one count for every attending layer is supported");
-    }
-    hp->attn_kv_index.push_back(n != 0 ? n_attending++ : -1);
-    hp->recurrent_index.push_back(n == 0 ? n_recurrent++ : -1);
-  }
-  if (n_attending == 0) {
-    return Status::Unsupported(f + ": no layer of " + a + " attends (head_count_kv is 0 in every layer); "
-                               "a model needs one");
-  }
+  STRATA_RETURN_IF_ERROR(read_kinds_from_kv_heads(gguf, hp));
   STRATA_RETURN_IF_ERROR(read_ssm_shapes(gguf, hp));
   hp->ssm_mamba2 = true;
   bool rope = false;
@@ -152,6 +161,21 @@ Status read_nemotron_h(const GgufFile& gguf, Hparams* hp) {
   hp->rotating_layers.assign(static_cast<size_t>(hp->n_layer), 0);
   if (gguf.find(a + ".attention.scale") == nullptr) return Status::Ok();
   return read_required_positive(gguf, a + ".attention.scale", &hp->attn_scale);
+}
+
+Status read_lfm2(const GgufFile& gguf, Hparams* hp) {
+  STRATA_RETURN_IF_ERROR(read_kinds_from_kv_heads(gguf, hp));
+  STRATA_RETURN_IF_ERROR(read_int(gguf, hp->arch, "shortconv.l_cache", false, 2, &hp->ssm_conv_kernel));
+  if (hp->ssm_conv_kernel > kMaxSsmConvKernel) {
+    return Status::Unsupported(gguf.path() + ": " + hp->arch + ".shortconv.l_cache " +
+                               std::to_string(hp->ssm_conv_kernel) + " exceeds the " +
+                               std::to_string(kMaxSsmConvKernel) + " taps this build supports");
+  }
+  hp->ssm_short_conv = true;
+  hp->ssm_n_v_heads = 1;  // one "head" of n_embd channels, no state matrix
+  hp->ssm_head_v_dim = hp->n_embd;
+  hp->output_norm_name = "token_embd_norm";
+  return Status::Ok();
 }
 
 }  // namespace strata

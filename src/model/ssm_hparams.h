@@ -26,4 +26,9 @@ Status read_granite_hybrid(const GgufFile& gguf, Hparams* hp);
 // feed-forward layer is a MoE one (Hparams::moe_where_ffn).
 Status read_nemotron_h(const GgufFile& gguf, Hparams* hp);
 
+// LFM2 (ArchTraits::short_conv): short-convolution layers where head_count_kv is 0 (every
+// attending layer with the same count), over <arch>.shortconv.l_cache taps (2 to
+// kMaxSsmConvKernel); the final norm named token_embd_norm.
+Status read_lfm2(const GgufFile& gguf, Hparams* hp);
+
 }  // namespace strata

@@ -200,6 +200,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   if (s.arch == "deci") set_deci_metadata(s, w);
   if (is_granite_hybrid(s.arch)) set_granite_hybrid_metadata(s, w);
   if (is_nemotron_h(s.arch)) set_nemotron_h_metadata(s, w);
+  if (s.arch == "lfm2") set_lfm2_metadata(s, w);
   if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3" || s.arch == "cohere2") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
@@ -407,10 +408,12 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool hybrid = is_hybrid_arch(s.arch);
   const bool cohere = s.arch == "cohere2" || s.arch == "command-r" || s.arch == "cohere2_moe";
   const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl" || s.arch == "granite" ||
+                    s.arch == "lfm2" ||
                     s.arch == "minicpm" ||
                     s.arch == "cohere2" || s.arch == "command-r";
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
-  b.vector("output_norm.weight", s.n_embd, 1.0f, 0.2f);
+  // LFM2's final norm is named token_embd_norm, as llama.cpp's converter writes it.
+  b.vector(s.arch == "lfm2" ? "token_embd_norm.weight" : "output_norm.weight", s.n_embd, 1.0f, 0.2f);
   if (!tied) b.matrix("output.weight", s.n_embd, s.n_vocab);
   const int n_layer = layer_count(s);
   const int n_blocks = n_layer + (has_nextn(s.arch) ? 1 : 0);  // GLM's NextN block last
@@ -429,6 +432,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       add_hybrid_mixer(b, s, p, l);
     } else if (is_granite_hybrid(s.arch)) {
       add_granite_hybrid_mixer(b, s, p, l);
+    } else if (s.arch == "lfm2") {
+      add_lfm2_mixer(b, s, p, l);
     } else if (gemma4) {
       add_gemma4_attention(b, s, p, l);
     } else if (s.arch == "step35" || s.arch == "laguna") {
@@ -459,7 +464,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_k_norm.weight", minimax ? kv_dim : head_dim(s), 1.0f, 0.3f);
     }
     if (!is_deepseek(s.arch) && s.arch != "step35" && s.arch != "laguna" &&
-        s.arch != "mimo2" && !hybrid && !gemma4 && !is_granite_hybrid(s.arch)) {
+        s.arch != "mimo2" && !hybrid && !gemma4 && !is_granite_hybrid(s.arch) && s.arch != "lfm2") {
       b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
     }
     if (gpt_oss) {

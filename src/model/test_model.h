@@ -86,6 +86,10 @@ struct TestModelSpec {
   // feed-forward, each under one attn_norm; 5 layers unless n_layer says otherwise. nemotron_h_moe
   // (Nemotron 3 Nano): the same with n_expert squared-ReLU experts of n_ff_exp (sigmoid routing with a
   // selection bias, renormalised, times 2.5) and a shared one of n_ff_shexp in the feed-forward layers.
+  // lfm2 (Liquid LFM2): test_model_mamba2.cc's layers (short convolutions of ssm_conv_kernel - 1
+  // taps where l % 3 != 2, attention with QK-norm and NeoX rope where it is 2), every layer a
+  // SwiGLU feed-forward, tied embeddings, the final norm named token_embd_norm; 4 layers unless
+  // n_layer says otherwise.
   // minicpm: llama's tensors, tied embeddings, no multiplier keys (the older files': the model's
   // own apply; metadata_overrides may write them).
   // cohere2: llama's tensors without ffn_norm (tied embeddings), layer norms of eps 1e-5,

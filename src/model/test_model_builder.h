@@ -133,7 +133,7 @@ inline int head_dim(const TestModelSpec& s) { return s.head_dim != 0 ? s.head_di
 inline int layer_count(const TestModelSpec& s) {
   if (s.n_layer != 0) return s.n_layer;
   if (is_nemotron_h(s.arch)) return 5;  // every kind of layer, and Mamba-2 after attention
-  return is_hybrid_arch(s.arch) || is_granite_hybrid(s.arch) || s.arch == "gemma4" || s.arch == "gemma4-moe" || s.arch == "step35" ||
+  return is_hybrid_arch(s.arch) || is_granite_hybrid(s.arch) || s.arch == "lfm2" || s.arch == "gemma4" || s.arch == "gemma4-moe" || s.arch == "step35" ||
                  s.arch == "laguna" || s.arch == "mimo2" || s.arch == "deci"
              ? 4
              : 2;
@@ -184,6 +184,10 @@ void add_hybrid_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string
 bool granite_hybrid_attends(const TestModelSpec& s, int layer);
 void set_granite_hybrid_metadata(const TestModelSpec& s, GgufWriter& w);
 void add_granite_hybrid_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
+// LFM2 (test_model_mamba2.cc): whether a layer attends, its keys, a layer's attention part.
+bool lfm2_attends(int layer);
+void set_lfm2_metadata(const TestModelSpec& s, GgufWriter& w);
+void add_lfm2_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
 // Nemotron-H (test_model_mamba2.cc): a layer's kind ('M' Mamba-2, 'A' attention, 'F' feed-forward),
 // its keys (per-layer K/V heads and widths, the Mamba-2 shapes), and a layer's tensors.
 char nemotron_h_kind(int layer);

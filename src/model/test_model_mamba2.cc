@@ -5,7 +5,9 @@
 // ssm_n_v_heads heads of ssm_head_v_dim values over ssm_n_k_heads groups of ssm_head_k_dim state
 // values. Nemotron-H (nemotron_h): layer l is, by l % 5, Mamba-2, a squared-ReLU feed-forward,
 // attention, Mamba-2, a feed-forward, each with one norm (attn_norm); Nemotron 3 (nemotron_h_moe)
-// has squared-ReLU experts (sigmoid routing with a selection bias) and a shared expert there. The values keep activations O(1) and the recurrence alive over tens of positions: A =
+// has squared-ReLU experts (sigmoid routing with a selection bias) and a shared expert there.
+// LFM2 (lfm2): short convolutions of ssm_conv_kernel - 1 taps (3 by default, LFM2's) where
+// l % 3 != 2, attention with QK-norm and NeoX rope where it is 2. The values keep activations O(1) and the recurrence alive over tens of positions: A =
 // -exp(u) with u in [-2, 0.5] and time-step biases in [-2, 0] give per-position decays from
 // about 0.2 to 0.99.
 #include <cmath>
@@ -96,6 +98,32 @@ void add_nemotron_h_layer(ModelBuilder& b, const TestModelSpec& s, const std::st
       b.matrix(prefix + "ffn_up.weight", s.n_embd, s.n_ff);
       b.matrix(prefix + "ffn_down.weight", s.n_ff, s.n_embd);
   }
+}
+
+bool lfm2_attends(int layer) { return layer % 3 == 2; }
+
+void set_lfm2_metadata(const TestModelSpec& s, GgufWriter& w) {
+  std::vector<int32_t> kv_heads;
+  for (int l = 0; l < layer_count(s); ++l) kv_heads.push_back(lfm2_attends(l) ? s.n_head_kv : 0);
+  w.set("lfm2.attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set("lfm2.shortconv.l_cache", GgufValue::U32(static_cast<uint32_t>(s.ssm_conv_kernel - 1)));
+}
+
+void add_lfm2_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer) {
+  if (!lfm2_attends(layer)) {
+    b.matrix(prefix + "shortconv.in_proj.weight", s.n_embd, 3 * s.n_embd);
+    // Taps of half-width 0.5, as the Mamba-2 layers' (no activation follows).
+    b.vectors(prefix + "shortconv.conv.weight", s.ssm_conv_kernel - 1, s.n_embd, 0.5f);
+    b.matrix(prefix + "shortconv.out_proj.weight", s.n_embd, s.n_embd);
+    return;
+  }
+  const int hd = head_dim(s), q_dim = s.n_head * hd, kv_dim = s.n_head_kv * hd;
+  b.matrix(prefix + "attn_q.weight", s.n_embd, q_dim);
+  b.matrix(prefix + "attn_k.weight", s.n_embd, kv_dim);
+  b.matrix(prefix + "attn_v.weight", s.n_embd, kv_dim);
+  b.vector(prefix + "attn_q_norm.weight", hd, 1.0f, 0.3f);
+  b.vector(prefix + "attn_k_norm.weight", hd, 1.0f, 0.3f);
+  b.matrix(prefix + "attn_output.weight", q_dim, s.n_embd);
 }
 
 bool granite_hybrid_attends(const TestModelSpec& s, int layer) {

@@ -2,8 +2,8 @@
 // gemma2, gemma3, gemma4, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2, mistral3, ernie4_5(-moe),
 // granite(moe), seed_oss, bailingmoe2, dots1, cohere2, step35, laguna, mimo2, deci, the vision-language models'
 // language models (qwen2vl, qwen3vl(moe)), deepseek2 and glm-dsa, whose latent attention is mla_attention.cc, and the hybrid
-// qwen35(moe), qwen3next, granitehybrid and nemotron_h, whose recurrent layers are delta_net.cc and mamba2.cc), top to
-// bottom.
+// qwen35(moe), qwen3next, granitehybrid, nemotron_h and lfm2, whose recurrent layers are delta_net.cc, mamba2.cc
+// and short_conv.cc), top to bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
 // that row's outputs, and the matmuls (the only place rows meet) are batch-invariant by
@@ -20,6 +20,7 @@
 #include "model/delta_net.h"
 #include "model/forward_matmul.h"
 #include "model/mamba2.h"
+#include "model/short_conv.h"
 #include "model/mla_attention.h"
 #include "model/model.h"
 #include "model/model_impl.h"
@@ -351,7 +352,9 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
         ProfileTimer timer(s.profile(), StepPart::kNorm);
         norm_rows(hp, hidden, lw.attn_norm, n, s.normed(), pool);
       }
-      if (hp.layer_is_recurrent(layer) && hp.ssm_mamba2) {
+      if (hp.layer_is_recurrent(layer) && hp.ssm_short_conv) {
+        short_conv({hp, lw, layer}, rows, kv, s, pool);
+      } else if (hp.layer_is_recurrent(layer) && hp.ssm_mamba2) {
         mamba2({hp, lw, layer}, rows, kv, s, pool);
       } else if (hp.layer_is_recurrent(layer)) {
         delta_net({hp, lw, layer}, rows, kv, s, pool);
