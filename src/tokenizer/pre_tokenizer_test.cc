@@ -257,6 +257,9 @@ TEST(PreTokenizerTest, ChoosesTheFamilyByGgufName) {
   const PreTokenizerChoice laguna = choose_pre_tokenizer("laguna");  // Poolside Laguna: as pixtral
   EXPECT_EQ(laguna.kind, PreTokenizerKind::kLlama3);
   EXPECT_TRUE(laguna.ignore_merges && laguna.add_bos);
+  const PreTokenizerChoice lfm2 = choose_pre_tokenizer("lfm2");  // Liquid LFM2: as Llama 3's
+  EXPECT_EQ(lfm2.kind, PreTokenizerKind::kLlama3);
+  EXPECT_TRUE(lfm2.ignore_merges && lfm2.add_bos && lfm2.exact);
   const PreTokenizerChoice granite4 = choose_pre_tokenizer("granite-docling");  // Granite 4.0: GPT-2's
   EXPECT_EQ(granite4.kind, PreTokenizerKind::kGpt2);
   EXPECT_TRUE(granite4.exact);
