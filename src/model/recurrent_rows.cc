@@ -57,4 +57,21 @@ void convolve(const Hparams& hp, ConvWeights w, const int* order, int first, int
   }
 }
 
+int convolve_runs(const Hparams& hp, int layer, ConvWeights conv, std::span<const Row> rows, KvView& kv,
+                  ForwardScratch& s, ThreadPool& pool) {
+  const int n_runs = order_by_sequence(rows, s);
+  const int* order = s.delta_order();
+  const int* runs = s.delta_runs();
+  const size_t layer_offset = static_cast<size_t>(hp.recurrent_layer(layer)) * hp.ssm_state_floats();
+  const int n_channels = hp.ssm_conv_channels();
+  const int n_chunks = (n_channels + kConvChannelsPerTask - 1) / kConvChannelsPerTask;
+  pool.parallel_for(n_runs * n_chunks, [&](int task, int) {
+    const int run = task / n_chunks, c0 = task % n_chunks * kConvChannelsPerTask;
+    const Row& start = rows[order[runs[run]]];
+    convolve(hp, conv, order, runs[run], runs[run + 1], start.pos == 0, kv.recurrent_state(start.seq) + layer_offset,
+             c0, std::min(n_channels, c0 + kConvChannelsPerTask), s.delta_qkv());
+  });
+  return n_runs;
+}
+
 }  // namespace strata

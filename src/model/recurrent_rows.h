@@ -6,7 +6,6 @@
 // is in the batch, and a channel's result depends only on its own window and input.
 #pragma once
 
-#include <algorithm>
 #include <cmath>
 #include <span>
 
@@ -47,32 +46,31 @@ struct ConvWeights {
 void convolve(const Hparams& hp, ConvWeights w, const int* order, int first, int last, bool fresh, float* conv_state,
               int c0, int c1, float* x);
 
-// A recurrent layer's sequence-ordered part on the pool: orders the rows into runs, convolves every
-// run's channels (in place in s.delta_qkv(), its window in the sequence's state), then calls
-// head(order, first, last, fresh, h, S) for every run [first, last) of order and value head h, S
-// being that head's state matrix (after the convolution's window in the layer's state); fresh:
-// the run starts at position 0, so its state starts from zeros.
+// A recurrent layer's sequence-ordered part up to its heads, on the pool: orders the rows into runs
+// (order_by_sequence), then convolves every run's channels in place in s.delta_qkv(), the window
+// in the sequence's state (its layer's part of KvView::recurrent_state). Returns the number of
+// runs. LFM2's short convolution is this alone; the other recurrent layers go on with
+// run_recurrence's heads.
+int convolve_runs(const Hparams& hp, int layer, ConvWeights conv, std::span<const Row> rows, KvView& kv,
+                  ForwardScratch& s, ThreadPool& pool);
+
+// convolve_runs(), then head(order, first, last, fresh, h, S) on the pool for every run [first,
+// last) of order and value head h, S being that head's state matrix (after the convolution's
+// window in the layer's state); fresh: the run starts at position 0, so its state starts from zeros.
 template <typename HeadFn>
 void run_recurrence(const Hparams& hp, int layer, ConvWeights conv, std::span<const Row> rows, KvView& kv,
                     ForwardScratch& s, ThreadPool& pool, HeadFn&& head) {
-  const int n_runs = order_by_sequence(rows, s);
+  const int n_runs = convolve_runs(hp, layer, conv, rows, kv, s, pool);
   const int* order = s.delta_order();
   const int* runs = s.delta_runs();
-  const size_t layer_offset = static_cast<size_t>(hp.recurrent_layer(layer)) * hp.ssm_state_floats();
-  auto state = [&](int run) { return kv.recurrent_state(rows[order[runs[run]]].seq) + layer_offset; };
-  auto fresh = [&](int run) { return rows[order[runs[run]]].pos == 0; };
-  const int n_channels = hp.ssm_conv_channels();
-  const int n_chunks = (n_channels + kConvChannelsPerTask - 1) / kConvChannelsPerTask;
-  pool.parallel_for(n_runs * n_chunks, [&](int task, int) {
-    const int run = task / n_chunks, c0 = task % n_chunks * kConvChannelsPerTask;
-    convolve(hp, conv, order, runs[run], runs[run + 1], fresh(run), state(run), c0,
-             std::min(n_channels, c0 + kConvChannelsPerTask), s.delta_qkv());
-  });
+  const size_t first_head = static_cast<size_t>(hp.recurrent_layer(layer)) * hp.ssm_state_floats() +
+                            hp.ssm_conv_state_floats();
   const size_t head_floats = static_cast<size_t>(hp.ssm_head_k_dim) * hp.ssm_head_v_dim;
   pool.parallel_for(n_runs * hp.ssm_n_v_heads, [&](int task, int) {
     const int run = task / hp.ssm_n_v_heads, h = task % hp.ssm_n_v_heads;
-    float* S = state(run) + hp.ssm_conv_state_floats() + static_cast<size_t>(h) * head_floats;
-    head(order, runs[run], runs[run + 1], fresh(run), h, S);
+    const Row& start = rows[order[runs[run]]];
+    float* S = kv.recurrent_state(start.seq) + first_head + static_cast<size_t>(h) * head_floats;
+    head(order, runs[run], runs[run + 1], start.pos == 0, h, S);
   });
 }
 

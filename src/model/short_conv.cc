@@ -23,9 +23,7 @@ void short_conv(const ShortConvLayer& c, std::span<const Row> rows, KvView& kv, 
       const float* b = s.delta_z() + static_cast<size_t>(r) * n_embd;
       for (int i = 0; i < n_embd; ++i) x[i] *= b[i];
     });
-    // No state matrix: the one "head" has nothing to do after the convolution.
-    run_recurrence(hp, c.layer, {lw.ssm_conv, nullptr, /*silu=*/false}, rows, kv, s, pool,
-                   [](const int*, int, int, bool, int, float*) {});
+    convolve_runs(hp, c.layer, {lw.ssm_conv, nullptr, /*silu=*/false}, rows, kv, s, pool);  // no heads after it
     for_each_row(pool, n, n_embd, [&](int r) {
       float* y = s.delta_qkv() + static_cast<size_t>(r) * n_embd;
       const float* cv = s.delta_out() + static_cast<size_t>(r) * n_embd;

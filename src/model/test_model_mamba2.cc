@@ -41,6 +41,20 @@ void add_mamba2(ModelBuilder& b, const TestModelSpec& s, const std::string& p, i
   b.matrix(p + "ssm_out.weight", values, s.n_embd);
 }
 
+// A plain attention layer of the hybrids (no biases): q/k/v, with LFM2's per-head q/k norms when
+// qk_norm, then the output.
+void add_plain_attention(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, bool qk_norm) {
+  const int hd = head_dim(s), q_dim = s.n_head * hd, kv_dim = s.n_head_kv * hd;
+  b.matrix(prefix + "attn_q.weight", s.n_embd, q_dim);
+  b.matrix(prefix + "attn_k.weight", s.n_embd, kv_dim);
+  b.matrix(prefix + "attn_v.weight", s.n_embd, kv_dim);
+  if (qk_norm) {
+    b.vector(prefix + "attn_q_norm.weight", hd, 1.0f, 0.3f);
+    b.vector(prefix + "attn_k_norm.weight", hd, 1.0f, 0.3f);
+  }
+  b.matrix(prefix + "attn_output.weight", q_dim, s.n_embd);
+}
+
 // The Mamba-2 layers' shape keys (<arch>.ssm.*).
 void set_mamba2_shape(const TestModelSpec& s, const std::string& a, GgufWriter& w) {
   w.set(a + ".ssm.conv_kernel", GgufValue::U32(static_cast<uint32_t>(s.ssm_conv_kernel)));
@@ -77,14 +91,9 @@ void add_nemotron_h_layer(ModelBuilder& b, const TestModelSpec& s, const std::st
     case 'M':
       add_mamba2(b, s, prefix, layer);
       break;
-    case 'A': {
-      const int q_dim = s.n_head * head_dim(s), kv_dim = s.n_head_kv * head_dim(s);
-      b.matrix(prefix + "attn_q.weight", s.n_embd, q_dim);
-      b.matrix(prefix + "attn_k.weight", s.n_embd, kv_dim);
-      b.matrix(prefix + "attn_v.weight", s.n_embd, kv_dim);
-      b.matrix(prefix + "attn_output.weight", q_dim, s.n_embd);
+    case 'A':
+      add_plain_attention(b, s, prefix, /*qk_norm=*/false);
       break;
-    }
     default:
       if (s.arch == "nemotron_h_moe") {  // experts and a shared expert, none with a gate
         b.vector_matrix(prefix + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
@@ -117,13 +126,7 @@ void add_lfm2_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& 
     b.matrix(prefix + "shortconv.out_proj.weight", s.n_embd, s.n_embd);
     return;
   }
-  const int hd = head_dim(s), q_dim = s.n_head * hd, kv_dim = s.n_head_kv * hd;
-  b.matrix(prefix + "attn_q.weight", s.n_embd, q_dim);
-  b.matrix(prefix + "attn_k.weight", s.n_embd, kv_dim);
-  b.matrix(prefix + "attn_v.weight", s.n_embd, kv_dim);
-  b.vector(prefix + "attn_q_norm.weight", hd, 1.0f, 0.3f);
-  b.vector(prefix + "attn_k_norm.weight", hd, 1.0f, 0.3f);
-  b.matrix(prefix + "attn_output.weight", q_dim, s.n_embd);
+  add_plain_attention(b, s, prefix, /*qk_norm=*/true);
 }
 
 bool granite_hybrid_attends(const TestModelSpec& s, int layer) {
@@ -149,11 +152,7 @@ void add_granite_hybrid_mixer(ModelBuilder& b, const TestModelSpec& s, const std
     add_mamba2(b, s, prefix, layer);
     return;
   }
-  const int q_dim = s.n_head * head_dim(s), kv_dim = s.n_head_kv * head_dim(s);
-  b.matrix(prefix + "attn_q.weight", s.n_embd, q_dim);
-  b.matrix(prefix + "attn_k.weight", s.n_embd, kv_dim);
-  b.matrix(prefix + "attn_v.weight", s.n_embd, kv_dim);
-  b.matrix(prefix + "attn_output.weight", q_dim, s.n_embd);
+  add_plain_attention(b, s, prefix, /*qk_norm=*/false);
 }
 
 }  // namespace strata::testing
