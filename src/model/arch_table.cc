@@ -228,6 +228,12 @@ constexpr ArchTraits kArchs[] = {
     {.name = "lfm2", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
      .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .short_conv = true},
+    // Liquid LFM2-MoE (lfm2moe: LFM2-8B-A1B, LFM2-24B-A2B): LFM2's layers, the feed-forward after
+    // leading_dense_block_count dense layers experts by sigmoid gate values plus a selection bias
+    // (exp_probs_b), renormalised, no shared expert (as llama.cpp routes them).
+    {.name = "lfm2moe", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
+     .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .sigmoid_router = true, .short_conv = true},
     // Xiaomi MiMo-V2-Flash (mimo2): see ArchTraits::mimo2.
     {.name = "mimo2", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
@@ -248,7 +254,7 @@ std::string_view supported_arch_names() {
          "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, minimax-m3, mistral3, ernie4_5, ernie4_5-moe, "
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, minicpm, seed_oss, bailingmoe2, dots1, "
          "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, mimo2, glm-dsa, deci, granitehybrid, nemotron_h, "
-         "nemotron_h_moe, lfm2";
+         "nemotron_h_moe, lfm2, lfm2moe";
 }
 
 }  // namespace strata

@@ -160,8 +160,9 @@ struct ArchTraits {
   bool nemotron_h = false;
   // Liquid LFM2 (lfm2: 350M to 2.6B): short-convolution layers where attention.head_count_kv is 0
   // (in_proj to B, C and x; C * conv(B * x) over shortconv.l_cache taps; out_proj), attention with
-  // QK-norm and NeoX rope elsewhere, every layer a SwiGLU feed-forward; the final norm is named
-  // token_embd_norm (model/ssm_hparams.h).
+  // QK-norm and NeoX rope elsewhere, every layer a SwiGLU feed-forward (LFM2-MoE, lfm2moe: experts
+  // after the leading dense layers), every attending layer windowed when the file gives
+  // attention.sliding_window; the final norm is named token_embd_norm (model/ssm_hparams.h).
   bool short_conv = false;
 };
 

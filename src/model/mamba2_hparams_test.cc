@@ -185,6 +185,37 @@ TEST_F(ModelLoadTest, ReadsLfm2Hparams) {
   expect_error(spec, Code::kNotFound, "missing tensor blk.0.shortconv.conv.weight");
 }
 
+// LFM2-MoE: a leading dense layer, then experts routed by sigmoid gates plus a selection bias
+// (optional, as in every sigmoid-routed file), renormalised, no shared expert;
+// attention.sliding_window windows the attending layers.
+TEST_F(ModelLoadTest, ReadsLfm2MoeHparams) {
+  TestModelSpec spec;
+  spec.arch = "lfm2moe";
+  spec.metadata_overrides = {{"lfm2moe.attention.sliding_window", GgufValue::U32(64)}};
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.ssm_short_conv && hp.is_moe() && hp.expert_sigmoid && hp.expert_weights_norm);
+  EXPECT_EQ(hp.n_ff_shexp, 0);
+  EXPECT_EQ(hp.expert_weights_scale, 1.0f);
+  for (int l = 0; l < 4; ++l) {
+    EXPECT_EQ(hp.layer_is_moe(l), l >= 1) << "layer " << l;
+    EXPECT_EQ(hp.layer_is_recurrent(l), l != 2) << "layer " << l;
+  }
+  EXPECT_EQ(hp.sliding_window, 64);
+  EXPECT_TRUE(hp.layer_slides(2));
+  EXPECT_FALSE(hp.mixes_sliding_layers());
+  EXPECT_LT((*m)->decode_weight_bytes(), (*m)->weight_bytes());
+  spec.metadata_overrides.clear();
+  spec.skip_tensors = {"blk.3.ffn_down_exps.weight"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.3.ffn_down_exps.weight");
+  spec.skip_tensors = {"blk.0.ffn_gate.weight"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.0.ffn_gate.weight");
+  spec.skip_tensors.clear();
+  spec.skip_keys = {"lfm2moe.expert_count"};
+  expect_error(spec, Code::kNotFound, "lfm2moe.expert_count");
+}
+
 TEST_F(ModelLoadTest, RefusesBadNemotronHFiles) {
   TestModelSpec spec;
   spec.arch = "nemotron_h";

@@ -15,7 +15,8 @@
 // two rounded products twice (B * x, then C * conv), so its errors add: Q8_0 measured 4.1%, max_rel
 // 20%, under the same bound (Q4_K: 6.1%, 26%, not run). Each of these fast-path mistakes fails
 // the F32 case by far more (mutation runs): a head reading group h % 2, one RMS norm over the
-// whole row, no convolution bias, no skip term.
+// whole row, no convolution bias, no skip term. LFM2-MoE (lfm2moe) runs float weights only, as
+// the other mixture-of-experts archs: quantised inputs flip expert choices where gates nearly tie.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -81,6 +82,8 @@ std::vector<Case> mamba2_cases() {
   for (DType t : {DType::kF32, DType::kBF16}) cases.push_back({"nemotron_h_moe", t});
   // LFM2's short convolutions (no state matrix) beside attention with QK-norm and rope.
   for (DType t : {DType::kF32, DType::kF16, DType::kBF16, DType::kQ8_0}) cases.push_back({"lfm2", t});
+  // LFM2-MoE: a dense layer, then sigmoid-routed experts with a selection bias (float weights).
+  for (DType t : {DType::kF32, DType::kBF16}) cases.push_back({"lfm2moe", t});
   return cases;
 }
 
@@ -121,6 +124,37 @@ TEST_F(ReferenceForwardVariantsTest, GraniteHybridRotatesOnlyWhenTheFileSaysSo) 
   expect_within("granitehybrid with rope", e.rms_rel, e.max_rel, b);
   EXPECT_GT(errors(spec, DType::kF32, &rotating, kTokens, -1, kMamba2OneBatch).rms_rel, 100 * b.rms_rel)
       << "rope.scaling.finetuned makes no difference";
+}
+
+// LFM2-MoE's routing follows the file: the same weights routed by softmax, or without the
+// selection bias, disagree with it far outside the bound.
+TEST_F(ReferenceForwardVariantsTest, Lfm2MoeRoutesBySigmoidGatesPlusTheSelectionBias) {
+  TestModelSpec spec;
+  spec.arch = "lfm2moe";
+  const Bounds b = bounds(DType::kF32);
+  TestModelSpec softmax = spec;
+  softmax.metadata_overrides = {{"lfm2moe.expert_gating_func", GgufValue::U32(1)}};
+  EXPECT_GT(errors(spec, DType::kF32, &softmax, kTokens, -1, kMamba2OneBatch).rms_rel, 100 * b.rms_rel)
+      << "sigmoid gating makes no difference";
+  TestModelSpec unbiased = spec;
+  unbiased.skip_tensors = {"blk.1.exp_probs_b.bias", "blk.2.exp_probs_b.bias", "blk.3.exp_probs_b.bias"};
+  EXPECT_GT(errors(spec, DType::kF32, &unbiased, kTokens, -1, kMamba2OneBatch).rms_rel, 100 * b.rms_rel)
+      << "the selection bias makes no difference";
+}
+
+// An LFM2 file with attention.sliding_window windows every attending layer, as llama.cpp reads it:
+// the fast path agrees with its reference over 48 positions and a window of 8, and the same
+// weights without the key attend over all keys, far outside the bound.
+TEST_F(ReferenceForwardVariantsTest, Lfm2WindowsItsAttentionWhenTheFileSaysSo) {
+  TestModelSpec spec;
+  spec.arch = "lfm2";
+  TestModelSpec windowed = spec;
+  windowed.metadata_overrides = {{"lfm2.attention.sliding_window", GgufValue::U32(8)}};
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(windowed, DType::kF32, nullptr, kTokens, -1, Feed{kTokens, 5});
+  expect_within("lfm2 with a window", e.rms_rel, e.max_rel, b);
+  EXPECT_GT(errors(spec, DType::kF32, &windowed, kTokens, -1, kMamba2OneBatch).rms_rel, 100 * b.rms_rel)
+      << "attention.sliding_window makes no difference";
 }
 
 }  // namespace

@@ -175,7 +175,10 @@ Status read_lfm2(const GgufFile& gguf, Hparams* hp) {
   hp->ssm_n_v_heads = 1;  // one "head" of n_embd channels, no state matrix
   hp->ssm_head_v_dim = hp->n_embd;
   hp->output_norm_name = "token_embd_norm";
-  return Status::Ok();
+  // Some LFM2 files window their attention (llama.cpp reads the key as: every attending layer
+  // slides when it is > 0).
+  hp->sliding_period = 0;
+  return read_int(gguf, hp->arch, "attention.sliding_window", true, 0, &hp->sliding_window);
 }
 
 }  // namespace strata

@@ -28,7 +28,8 @@ Status read_nemotron_h(const GgufFile& gguf, Hparams* hp);
 
 // LFM2 (ArchTraits::short_conv): short-convolution layers where head_count_kv is 0 (every
 // attending layer with the same count), over <arch>.shortconv.l_cache taps (2 to
-// kMaxSsmConvKernel); the final norm named token_embd_norm.
+// kMaxSsmConvKernel); the final norm named token_embd_norm; every attending layer slides over
+// attention.sliding_window keys when the file gives one. lfm2moe's experts are read_experts'.
 Status read_lfm2(const GgufFile& gguf, Hparams* hp);
 
 }  // namespace strata

@@ -200,7 +200,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   if (s.arch == "deci") set_deci_metadata(s, w);
   if (is_granite_hybrid(s.arch)) set_granite_hybrid_metadata(s, w);
   if (is_nemotron_h(s.arch)) set_nemotron_h_metadata(s, w);
-  if (s.arch == "lfm2") set_lfm2_metadata(s, w);
+  if (is_lfm2(s.arch)) set_lfm2_metadata(s, w);
   if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3" || s.arch == "cohere2") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
@@ -287,7 +287,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   // A dense lead, a selection bias, a shared expert of its own width.
   const bool ernie = s.arch == "ernie4_5-moe" || s.arch == "step35" || s.arch == "laguna";
   const bool stepped_dense = (s.arch == "llama4" || ernie) && (layer + 1) % s.moe_layer_step != 0;
-  const bool dense_lead = glm || deepseek || ernie || s.arch == "cohere2_moe" || s.arch == "mimo2";
+  const bool dense_lead = glm || deepseek || ernie || s.arch == "cohere2_moe" || s.arch == "mimo2" || s.arch == "lfm2moe";
   if (!is_moe_arch(s.arch) || (dense_lead && layer < s.n_dense_lead) || stepped_dense) {
     const int n_ff = s.arch == "gemma4" ? gemma4_ffn_width(s, layer) : s.n_ff;
     b.matrix(p + "ffn_gate.weight", s.n_embd, n_ff);
@@ -298,8 +298,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   b.vector_matrix(p + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
   // A selection bias of the size of the sigmoid gate values' spread, so it changes choices.
   const bool sigmoid_deepseek = (s.arch == "deepseek2" || s.arch == "glm-dsa") && s.expert_gating_func == 2;
-  if (glm || sigmoid_deepseek || s.arch == "minimax-m2" || ernie ||
-      s.arch == "mimo2") {
+  if (glm || sigmoid_deepseek || s.arch == "minimax-m2" || ernie || s.arch == "mimo2" || s.arch == "lfm2moe") {
     b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
   }
   if (s.fused_gate_up_exps) {  // each expert's gate rows, then its up rows
@@ -358,7 +357,7 @@ bool is_moe_arch(const std::string& arch) {
          arch == "mimo2" || arch == "hunyuan-moe" || arch == "cohere2_moe" || arch == "minimax-m3" ||
          arch == "ernie4_5-moe" || arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
          arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe" || arch == "granitehybrid" ||
-         arch == "nemotron_h_moe";
+         arch == "nemotron_h_moe" || arch == "lfm2moe";
 }
 
 bool is_hybrid_arch(const std::string& arch) { return arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next"; }
@@ -408,12 +407,12 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool hybrid = is_hybrid_arch(s.arch);
   const bool cohere = s.arch == "cohere2" || s.arch == "command-r" || s.arch == "cohere2_moe";
   const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl" || s.arch == "granite" ||
-                    s.arch == "lfm2" ||
+                    is_lfm2(s.arch) ||
                     s.arch == "minicpm" ||
                     s.arch == "cohere2" || s.arch == "command-r";
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   // LFM2's final norm is named token_embd_norm, as llama.cpp's converter writes it.
-  b.vector(s.arch == "lfm2" ? "token_embd_norm.weight" : "output_norm.weight", s.n_embd, 1.0f, 0.2f);
+  b.vector(is_lfm2(s.arch) ? "token_embd_norm.weight" : "output_norm.weight", s.n_embd, 1.0f, 0.2f);
   if (!tied) b.matrix("output.weight", s.n_embd, s.n_vocab);
   const int n_layer = layer_count(s);
   const int n_blocks = n_layer + (has_nextn(s.arch) ? 1 : 0);  // GLM's NextN block last
@@ -432,7 +431,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       add_hybrid_mixer(b, s, p, l);
     } else if (is_granite_hybrid(s.arch)) {
       add_granite_hybrid_mixer(b, s, p, l);
-    } else if (s.arch == "lfm2") {
+    } else if (is_lfm2(s.arch)) {
       add_lfm2_mixer(b, s, p, l);
     } else if (gemma4) {
       add_gemma4_attention(b, s, p, l);
@@ -464,7 +463,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + "attn_k_norm.weight", minimax ? kv_dim : head_dim(s), 1.0f, 0.3f);
     }
     if (!is_deepseek(s.arch) && s.arch != "step35" && s.arch != "laguna" &&
-        s.arch != "mimo2" && !hybrid && !gemma4 && !is_granite_hybrid(s.arch) && s.arch != "lfm2") {
+        s.arch != "mimo2" && !hybrid && !gemma4 && !is_granite_hybrid(s.arch) && !is_lfm2(s.arch)) {
       b.matrix(p + "attn_output.weight", q_dim, s.n_embd);
     }
     if (gpt_oss) {

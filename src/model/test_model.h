@@ -89,7 +89,9 @@ struct TestModelSpec {
   // lfm2 (Liquid LFM2): test_model_mamba2.cc's layers (short convolutions of ssm_conv_kernel - 1
   // taps where l % 3 != 2, attention with QK-norm and NeoX rope where it is 2), every layer a
   // SwiGLU feed-forward, tied embeddings, the final norm named token_embd_norm; 4 layers unless
-  // n_layer says otherwise.
+  // n_layer says otherwise. lfm2moe (LFM2-8B-A1B): lfm2's with n_dense_lead dense layers, then
+  // n_expert experts of n_ff_exp by sigmoid gate values plus a selection bias (exp_probs_b),
+  // renormalised, no shared expert.
   // minicpm: llama's tensors, tied embeddings, no multiplier keys (the older files': the model's
   // own apply; metadata_overrides may write them).
   // cohere2: llama's tensors without ffn_norm (tied embeddings), layer norms of eps 1e-5,

@@ -122,6 +122,7 @@ class ModelBuilder {
 
 // Nemotron-H's test archs (test_model_mamba2.cc).
 inline bool is_nemotron_h(const std::string& arch) { return arch == "nemotron_h" || arch == "nemotron_h_moe"; }
+inline bool is_lfm2(const std::string& arch) { return arch == "lfm2" || arch == "lfm2moe"; }
 // Granite 4.0-H's test archs (test_model_mamba2.cc).
 inline bool is_granite_hybrid(const std::string& arch) {
   return arch == "granitehybrid" || arch == "granitehybrid-dense";
@@ -133,7 +134,7 @@ inline int head_dim(const TestModelSpec& s) { return s.head_dim != 0 ? s.head_di
 inline int layer_count(const TestModelSpec& s) {
   if (s.n_layer != 0) return s.n_layer;
   if (is_nemotron_h(s.arch)) return 5;  // every kind of layer, and Mamba-2 after attention
-  return is_hybrid_arch(s.arch) || is_granite_hybrid(s.arch) || s.arch == "lfm2" || s.arch == "gemma4" || s.arch == "gemma4-moe" || s.arch == "step35" ||
+  return is_hybrid_arch(s.arch) || is_granite_hybrid(s.arch) || is_lfm2(s.arch) || s.arch == "gemma4" || s.arch == "gemma4-moe" || s.arch == "step35" ||
                  s.arch == "laguna" || s.arch == "mimo2" || s.arch == "deci"
              ? 4
              : 2;

@@ -6,7 +6,7 @@
 // values. Nemotron-H (nemotron_h): layer l is, by l % 5, Mamba-2, a squared-ReLU feed-forward,
 // attention, Mamba-2, a feed-forward, each with one norm (attn_norm); Nemotron 3 (nemotron_h_moe)
 // has squared-ReLU experts (sigmoid routing with a selection bias) and a shared expert there.
-// LFM2 (lfm2): short convolutions of ssm_conv_kernel - 1 taps (3 by default, LFM2's) where
+// LFM2 (lfm2, lfm2moe): short convolutions of ssm_conv_kernel - 1 taps (3 by default, LFM2's) where
 // l % 3 != 2, attention with QK-norm and NeoX rope where it is 2. The values keep activations O(1) and the recurrence alive over tens of positions: A =
 // -exp(u) with u in [-2, 0.5] and time-step biases in [-2, 0] give per-position decays from
 // about 0.2 to 0.99.
@@ -112,10 +112,15 @@ void add_nemotron_h_layer(ModelBuilder& b, const TestModelSpec& s, const std::st
 bool lfm2_attends(int layer) { return layer % 3 == 2; }
 
 void set_lfm2_metadata(const TestModelSpec& s, GgufWriter& w) {
+  const std::string& a = s.arch;
   std::vector<int32_t> kv_heads;
   for (int l = 0; l < layer_count(s); ++l) kv_heads.push_back(lfm2_attends(l) ? s.n_head_kv : 0);
-  w.set("lfm2.attention.head_count_kv", GgufValue::I32Array(kv_heads));
-  w.set("lfm2.shortconv.l_cache", GgufValue::U32(static_cast<uint32_t>(s.ssm_conv_kernel - 1)));
+  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(a + ".shortconv.l_cache", GgufValue::U32(static_cast<uint32_t>(s.ssm_conv_kernel - 1)));
+  if (a != "lfm2moe") return;
+  // LFM2-8B-A1B's keys as llama.cpp's converter writes them: the sigmoid gate, no scale key.
+  w.set(a + ".leading_dense_block_count", GgufValue::U32(static_cast<uint32_t>(s.n_dense_lead)));
+  w.set(a + ".expert_gating_func", GgufValue::U32(2));
 }
 
 void add_lfm2_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer) {
