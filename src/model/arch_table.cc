@@ -234,6 +234,16 @@ constexpr ArchTraits kArchs[] = {
     {.name = "lfm2moe", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .sigmoid_router = true, .short_conv = true},
+    // AI2 OLMo 2 / OLMo 3 (olmo2): see ArchTraits::olmo2.
+    {.name = "olmo2", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = true, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .qk_norm_whole_row = true, .olmo2 = true},
+    // AI2 OLMoE (olmoe: OLMoE-1B-7B): Llama's layers with QK-norm over whole rows and NeoX rope,
+    // every feed-forward experts (feed_forward_length wide) by a softmax, the chosen weights as
+    // they are.
+    {.name = "olmoe", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
+     .requires_experts = true, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .qk_norm_whole_row = true},
     // Xiaomi MiMo-V2-Flash (mimo2): see ArchTraits::mimo2.
     {.name = "mimo2", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
@@ -254,7 +264,7 @@ std::string_view supported_arch_names() {
          "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, minimax-m3, mistral3, ernie4_5, ernie4_5-moe, "
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, minicpm, seed_oss, bailingmoe2, dots1, "
          "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, mimo2, glm-dsa, deci, granitehybrid, nemotron_h, "
-         "nemotron_h_moe, lfm2, lfm2moe";
+         "nemotron_h_moe, lfm2, lfm2moe, olmo2, olmoe";
 }
 
 }  // namespace strata

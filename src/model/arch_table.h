@@ -164,6 +164,12 @@ struct ArchTraits {
   // after the leading dense layers), every attending layer windowed when the file gives
   // attention.sliding_window; the final norm is named token_embd_norm (model/ssm_hparams.h).
   bool short_conv = false;
+  // AI2 OLMo 2 and OLMo 3 (olmo2): no norms before the blocks (no attn_norm or ffn_norm: each block
+  // reads the layer's input as it is), RMS norms after them (post_attention_norm, post_ffw_norm),
+  // QK-norm over each whole q and k row before NeoX rope. OLMo 3's files give
+  // attention.sliding_window: then every layer but each 4th (or attention.sliding_window_pattern-th)
+  // slides, rotating with rope.freq_base_swa (else the global base) and no scaling (model/hparams.cc).
+  bool olmo2 = false;
 };
 
 // nullptr for an architecture this build does not run.

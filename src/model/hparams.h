@@ -112,6 +112,8 @@ struct Hparams {
   bool layer_norm = false;
   bool parallel_block = false;
   bool post_norms = false;
+  // false: the layers have no attn_norm / ffn_norm, each block reads the layer's input (OLMo 2).
+  bool pre_norms = true;
   bool ffn_gelu = false;
   int sliding_window = 0;         // > 0: a sliding layer's row at pos attends keys (pos - sliding_window, pos]
   int sliding_period = 0;         // every sliding_period-th layer attends over all keys; 0: every layer slides

@@ -23,6 +23,57 @@ namespace {
 using testing::ModelLoadTest;
 using testing::TestModelSpec;
 
+// OLMo 2 (olmo2): no pre-norms, post-norms, QK-norm over whole rows; OLMo 3's window over three of
+// every four layers (or the pattern's), rotating with their own base (the global one when the
+// file has none); bad keys named.
+TEST_F(ModelLoadTest, ReadsOlmo2AndOlmo3Hparams) {
+  TestModelSpec spec;
+  spec.arch = "olmo2";
+  spec.n_layer = 4;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(!(*m)->hparams().pre_norms && (*m)->hparams().post_norms && (*m)->hparams().qk_norm_whole_row);
+  EXPECT_EQ((*m)->hparams().sliding_window, 0);
+  spec.metadata_overrides = {{"olmo2.attention.sliding_window", GgufValue::U32(64)}};
+  m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  for (int l = 0; l < 4; ++l) EXPECT_EQ(hp.layer_slides(l), l != 3) << "layer " << l;
+  EXPECT_EQ(hp.rope_freq_base_swa, hp.rope_freq_base);
+  EXPECT_TRUE(hp.mixes_sliding_layers());
+  spec.metadata_overrides.push_back({"olmo2.attention.sliding_window_pattern", GgufValue::U32(2)});
+  spec.metadata_overrides.push_back({"olmo2.rope.freq_base_swa", GgufValue::F32(1000.0f)});
+  m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  for (int l = 0; l < 4; ++l) EXPECT_EQ((*m)->hparams().layer_slides(l), l % 2 == 0) << "layer " << l;
+  EXPECT_EQ((*m)->hparams().rope_freq_base_swa, 1000.0f);
+  spec.metadata_overrides[1] = {"olmo2.attention.sliding_window_pattern", GgufValue::U32(1)};
+  expect_error(spec, Code::kCorrupt, "olmo2.attention.sliding_window_pattern must be at least 2");
+  spec.metadata_overrides.resize(1);
+  spec.skip_tensors = {"blk.1.post_ffw_norm.weight"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.1.post_ffw_norm.weight");
+  spec.skip_tensors = {"blk.0.attn_k_norm.weight"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.0.attn_k_norm.weight");
+}
+
+// OLMoE (olmoe): softmax routing over experts as wide as feed_forward_length in every layer, the
+// chosen weights as they are, QK-norm over whole rows.
+TEST_F(ModelLoadTest, ReadsOlmoeHparams) {
+  TestModelSpec spec;
+  spec.arch = "olmoe";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.is_moe() && hp.qk_norm_whole_row && hp.rope_neox && hp.pre_norms);
+  EXPECT_FALSE(hp.expert_sigmoid || hp.expert_weights_norm);
+  EXPECT_EQ(hp.n_ff_exp, spec.n_ff_exp);
+  EXPECT_EQ(hp.n_ff_shexp, 0);
+  ASSERT_EQ(hp.n_layer, 2);
+  for (int l = 0; l < hp.n_layer; ++l) EXPECT_TRUE(hp.layer_is_moe(l)) << "layer " << l;
+  spec.skip_tensors = {"blk.1.attn_q_norm.weight"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.1.attn_q_norm.weight");
+}
+
 // Step 3.5 (step35): per-layer arrays over every block (the NextN one last, unused), the sliding
 // layers' extra query heads, whole-head rope on their own base and half-head rope elsewhere, the
 // SwiGLU limits, the head gate, sigmoid routing; errors name the key.
@@ -202,7 +253,7 @@ TEST_F(ModelLoadTest, HostileMetadataIsRefusedOrHarmless) {
   int n_refused = 0, n_loaded = 0;
   // Every architecture the test models write (granitehybrid-dense's keys are granitehybrid's), those
   // with per-layer keys and readers of their own first.
-  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
+  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
                            "cohere2_moe",
                            "llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss",
                            "phi3", "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "mistral4", "minimax-m2",

@@ -1,8 +1,9 @@
 // The float64 reference against the fast forward pass on the architectures whose layers come in
 // kinds (Step 3.5, Laguna, MiMo-V2: full and sliding layers with heads, rotations and gates of
 // their own beside experts; Nemotron: layers without attention, with attn_output alone, or without
-// a feed-forward), each with references that leave a part out and must disagree by far more than
-// the bound where a file can say so.
+// a feed-forward; OLMo 3: sliding layers without YaRN beside full ones with it), each with
+// references that leave a part out and must disagree by far more than the bound where a file can
+// say so.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -97,6 +98,30 @@ TEST_F(ReferenceForwardVariantsTest, DeciLayerKindsAgree) {
   expect_within("deci", e.rms_rel, e.max_rel, bounds(DType::kF32));
   const Errors f16_kv = errors(spec, DType::kF16);
   expect_within("deci f16 cache", f16_kv.rms_rel, f16_kv.max_rel, {1e-3, 5e-3});
+}
+
+// OLMo 3 (olmo2 with attention.sliding_window): over 4 layers and 24 positions past an 8-key
+// window, three sliding layers rotating with their own base and no YaRN beside a full one with
+// YaRN (factor 4). References without the window, or with one base for every layer, disagree
+// by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Olmo3SlidingAndFullLayersAgree) {
+  TestModelSpec spec;
+  spec.arch = "olmo2";
+  spec.n_layer = 4;
+  spec.rope_freq_base = 500.0f;  // the rotations turn within the 24 positions
+  spec.rope_yarn_factor = 4.0f;
+  spec.rope_yarn_orig_ctx = 16;
+  TestModelSpec windowed = spec;
+  windowed.metadata_overrides = {{"olmo2.attention.sliding_window", GgufValue::U32(8)},
+                                 {"olmo2.rope.freq_base_swa", GgufValue::F32(50.0f)}};
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(windowed, DType::kF32, nullptr, 24);
+  expect_within("olmo3", e.rms_rel, e.max_rel, b);
+  EXPECT_GT(errors(windowed, DType::kF32, &spec, 24).rms_rel, 100 * b.rms_rel) << "the window makes no difference";
+  TestModelSpec one_base = windowed;
+  one_base.metadata_overrides.pop_back();
+  EXPECT_GT(errors(windowed, DType::kF32, &one_base, 24).rms_rel, 100 * b.rms_rel)
+      << "the sliding layers' base makes no difference";
 }
 
 }  // namespace

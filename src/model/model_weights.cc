@@ -218,7 +218,8 @@ LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
   LayerWeights lw;
   // Nemotron's layers without attention have no attn_norm; its "linear" ones only attn_output.
   const AttnKind kind = hp.attn_kind(layer);
-  if (kind != AttnKind::kNone) lw.attn_norm = b.vector(p + "attn_norm.weight", hp.n_embd, true);
+  // OLMo 2's have no pre-norms at all (the blocks read the layer's input; norm_row copies it).
+  if (kind != AttnKind::kNone && hp.pre_norms) lw.attn_norm = b.vector(p + "attn_norm.weight", hp.n_embd, true);
   if (hp.layer_is_recurrent(layer) && hp.ssm_short_conv) {
     bind_short_conv(b, hp, p, lw);
   } else if (hp.layer_is_recurrent(layer) && hp.ssm_mamba2) {
@@ -233,7 +234,7 @@ LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
   lw.out_scale = b.vector(p + "layer_output_scale.weight", 1, false);
   if (!hp.layer_has_ffn(layer)) return lw;  // Nemotron's layers without a feed-forward
   // Cohere's parallel blocks feed the feed-forward the attention's norm: no ffn_norm.
-  if (!hp.parallel_block) lw.ffn_norm = b.vector(p + hp.ffn_norm_name + ".weight", hp.n_embd, true);
+  if (!hp.parallel_block && hp.pre_norms) lw.ffn_norm = b.vector(p + hp.ffn_norm_name + ".weight", hp.n_embd, true);
   if (hp.post_norms) {
     lw.attn_post_norm = b.vector(p + "post_attention_norm.weight", hp.n_embd, true);
     lw.ffn_post_norm = b.vector(p + "post_ffw_norm.weight", hp.n_embd, true);

@@ -110,7 +110,8 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     l.index = i;
     // Nemotron's layers without attention have no attn_norm; its linear ones attn_output alone.
     const AttnKind kind = r.hp_.attn_kind(i);
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_norm.weight", kind != AttnKind::kNone, &l.attn_norm));
+    const bool pre_norms = r.hp_.pre_norms;  // OLMo 2's layers have none
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_norm.weight", kind != AttnKind::kNone && pre_norms, &l.attn_norm));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "layer_output_scale.weight", false, &l.out_scale));
     const bool ple = r.hp_.n_embd_per_layer > 0;
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "inp_gate.weight", ple, &l.ple_gate));
@@ -127,7 +128,7 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
     }
     if (!r.hp_.layer_has_ffn(i)) continue;
     if (!r.hp_.parallel_block) {
-      STRATA_RETURN_IF_ERROR(decode(gguf, p + r.hp_.ffn_norm_name + ".weight", true, &l.ffn_norm));
+      STRATA_RETURN_IF_ERROR(decode(gguf, p + r.hp_.ffn_norm_name + ".weight", pre_norms, &l.ffn_norm));
     }
     if (r.hp_.post_norms) {  // gpt-oss's post_attention_norm is its feed-forward norm
       STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_attention_norm.weight", true, &l.attn_post_norm));
@@ -438,8 +439,10 @@ std::vector<double> ReferenceForward::step(int32_t token) {
     const double scale = find_arch(hp_.arch)->embed_scaled ? std::sqrt(static_cast<double>(n_embd)) : hp_.embd_scale;
     for (double& v : h) v *= scale;
   }
-  // Cohere's layer norm, or the RMS norm of every other architecture.
+  // Cohere's layer norm, or the RMS norm of every other architecture; no weight: no norm (OLMo 2's
+  // layers).
   auto norm = [&](const Vec& x, const Vec& w) {
+    if (w.empty()) return x;
     return hp_.layer_norm ? layernorm(x.data(), w, n_embd, hp_.rms_eps) : rmsnorm(x.data(), w, n_embd, hp_.rms_eps);
   };
   const Vec inputs = hp_.n_embd_per_layer > 0 ? per_layer_inputs(token, h) : Vec();

@@ -60,6 +60,9 @@ std::vector<Case> all_cases() {
       if (t != DType::kMXFP4 || std::string(arch) == "llama") cases.push_back({arch, t});
     }
   }
+  // OLMo 2: no pre-norms, post-norms, QK-norm over whole rows; a float and two quantised types
+  // (its matmuls are llama's).
+  for (DType t : {DType::kF32, DType::kBF16, DType::kQ8_0, DType::kQ4_K}) cases.push_back({"olmo2", t});
   // Gemma 4 with float weights only: its layer_output_scale shrinks the stream after every layer,
   // so the 8-bit rounding of later layers' inputs outweighs the exact embedding and a quantised
   // type's error passes the shared bound (Q8_0 over 4 layers: 6% RMS, Gemma 3's 2%). Its
@@ -73,7 +76,7 @@ std::vector<Case> all_cases() {
   // and combine code is the same for every weight type, and every type's kernels are checked
   // against this reference on the dense models above.
   for (const char* arch : {"mixtral", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe", "llama4", "deepseek2", "minimax-m2",
-                           "ernie4_5-moe", "granitemoe", "bailingmoe2", "dots1", "gemma4-moe", "cohere2_moe", "minimax-m3", "laguna"}) {
+                           "ernie4_5-moe", "granitemoe", "bailingmoe2", "dots1", "gemma4-moe", "cohere2_moe", "minimax-m3", "laguna", "olmoe"}) {
     for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) cases.push_back({arch, t});
   }
   return cases;

@@ -216,7 +216,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   if (is_moe_arch(s.arch)) {
     w.set(a + ".expert_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert)));
     w.set(a + ".expert_used_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert_used)));
-    if (s.arch == "mixtral" || s.arch == "granitemoe" || s.arch == "granitehybrid") {
+    if (s.arch == "mixtral" || s.arch == "granitemoe" || s.arch == "granitehybrid" || s.arch == "olmoe") {
       w.set(a + ".feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
     } else {
       w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
@@ -357,7 +357,7 @@ bool is_moe_arch(const std::string& arch) {
          arch == "mimo2" || arch == "hunyuan-moe" || arch == "cohere2_moe" || arch == "minimax-m3" ||
          arch == "ernie4_5-moe" || arch == "qwen35moe" || arch == "qwen3next" || arch == "qwen3vlmoe" || arch == "granitemoe" ||
          arch == "bailingmoe2" || arch == "dots1" || arch == "gemma4-moe" || arch == "granitehybrid" ||
-         arch == "nemotron_h_moe" || arch == "lfm2moe";
+         arch == "nemotron_h_moe" || arch == "lfm2moe" || arch == "olmoe";
 }
 
 bool is_hybrid_arch(const std::string& arch) { return arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next"; }
@@ -399,11 +399,14 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool gemma3 = s.arch == "gemma3";
   const bool gemma4 = s.arch == "gemma4" || s.arch == "gemma4-moe";
   const bool gemma = gemma3 || s.arch == "gemma2" || gemma4;  // post-norms, tied embeddings
-  const bool post_norms = gemma || s.arch == "glm4";
+  const bool olmo2 = s.arch == "olmo2";  // post-norms only
+  const bool post_norms = gemma || s.arch == "glm4" || olmo2;
   const bool minimax = s.arch == "minimax-m2";
+  const bool whole_row_qk_norm = minimax || olmo2 || s.arch == "olmoe";
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax || s.arch == "qwen3vl" ||
                        s.arch == "hunyuan-moe" || s.arch == "minimax-m3" ||
-                       s.arch == "qwen3vlmoe" || s.arch == "bailingmoe2" || s.arch == "dots1";
+                       s.arch == "qwen3vlmoe" || s.arch == "bailingmoe2" || s.arch == "dots1" || olmo2 ||
+                       s.arch == "olmoe";
   const bool hybrid = is_hybrid_arch(s.arch);
   const bool cohere = s.arch == "cohere2" || s.arch == "command-r" || s.arch == "cohere2_moe";
   const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl" || s.arch == "granite" ||
@@ -426,7 +429,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       add_nemotron_h_layer(b, s, p, l);
       continue;
     }
-    b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
+    if (!olmo2) b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
     if (hybrid) {
       add_hybrid_mixer(b, s, p, l);
     } else if (is_granite_hybrid(s.arch)) {
@@ -458,9 +461,9 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vectors(p + "attn_q_norm.weight", head_dim(s), s.n_head, 0.3f, 1.0f);
       b.vectors(p + "attn_k_norm.weight", head_dim(s), s.n_head_kv, 0.3f, 1.0f);
     }
-    if (qk_norm) {  // MiniMax-M2 norms each whole row
-      b.vector(p + "attn_q_norm.weight", minimax ? q_dim : head_dim(s), 1.0f, 0.3f);
-      b.vector(p + "attn_k_norm.weight", minimax ? kv_dim : head_dim(s), 1.0f, 0.3f);
+    if (qk_norm) {  // MiniMax-M2 and OLMo 2 norm each whole row
+      b.vector(p + "attn_q_norm.weight", whole_row_qk_norm ? q_dim : head_dim(s), 1.0f, 0.3f);
+      b.vector(p + "attn_k_norm.weight", whole_row_qk_norm ? kv_dim : head_dim(s), 1.0f, 0.3f);
     }
     if (!is_deepseek(s.arch) && s.arch != "step35" && s.arch != "laguna" &&
         s.arch != "mimo2" && !hybrid && !gemma4 && !is_granite_hybrid(s.arch) && !is_lfm2(s.arch)) {
@@ -472,7 +475,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     }
     if (post_norms) b.vector(p + "post_attention_norm.weight", s.n_embd, 1.0f, 0.2f);
     const bool post_attention_ffn_norm = gpt_oss || s.arch == "glm4moe" || hybrid || s.arch == "seed_oss";
-    if (!cohere) {  // Cohere's feed-forward reads the attention's norm
+    if (!cohere && !olmo2) {  // Cohere's feed-forward reads the attention's norm
       b.vector(p + (post_attention_ffn_norm ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
     }
     add_ffn(b, s, p, l);

@@ -92,6 +92,11 @@ struct TestModelSpec {
   // n_layer says otherwise. lfm2moe (LFM2-8B-A1B): lfm2's with n_dense_lead dense layers, then
   // n_expert experts of n_ff_exp by sigmoid gate values plus a selection bias (exp_probs_b),
   // renormalised, no shared expert.
+  // olmo2 (OLMo 2): llama's tensors without attn_norm or ffn_norm, with post_attention_norm and
+  // post_ffw_norm, q/k norms over whole rows (q_dim, kv_dim wide), NeoX rope; metadata_overrides
+  // may add OLMo 3's attention.sliding_window (and its pattern, rope.freq_base_swa).
+  // olmoe (OLMoE): llama's tensors with q/k norms over whole rows, NeoX rope, n_expert experts of
+  // n_ff_exp in every layer (feed_forward_length their width) by a softmax, weights unnormalised.
   // minicpm: llama's tensors, tied embeddings, no multiplier keys (the older files': the model's
   // own apply; metadata_overrides may write them).
   // cohere2: llama's tensors without ffn_norm (tied embeddings), layer norms of eps 1e-5,

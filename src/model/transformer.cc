@@ -177,8 +177,11 @@ void apply_head_gate(const AttnShape& sh, bool softplus, const float* gate, floa
 }
 
 // One row's norm: RMS, or Cohere's layer norm (Hparams::layer_norm).
+// No weight: a layer without pre-norms (OLMo 2), whose blocks read the layer's input as it is.
 void norm_row(const Hparams& hp, const float* x, const float* weight, float* out) {
-  if (hp.layer_norm) {
+  if (weight == nullptr) {
+    std::copy_n(x, hp.n_embd, out);
+  } else if (hp.layer_norm) {
     kernels::layernorm(x, weight, hp.n_embd, hp.rms_eps, out);
   } else {
     kernels::rmsnorm(x, weight, hp.n_embd, hp.rms_eps, out);
