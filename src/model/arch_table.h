@@ -170,6 +170,10 @@ struct ArchTraits {
   // attention.sliding_window: then every layer but each 4th (or attention.sliding_window_pattern-th)
   // slides, rotating with rope.freq_base_swa (else the global base) and no scaling (model/hparams.cc).
   bool olmo2 = false;
+  // LG EXAONE 4.0 (exaone4: 1.2B, 32B): OLMo 2's post-norm-only layers with QK-norm per head; the
+  // 32B's sliding layers (three of every four) rotate, its full layers have no rope
+  // (model/post_norm_hparams.h).
+  bool exaone4 = false;
 };
 
 // nullptr for an architecture this build does not run.

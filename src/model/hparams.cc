@@ -10,7 +10,7 @@
 #include "model/deci_hparams.h"
 #include "model/gemma4_hparams.h"
 #include "model/metadata_readers.h"
-#include "model/olmo2_hparams.h"
+#include "model/post_norm_hparams.h"
 #include "model/ssm_hparams.h"
 #include "model/step35_hparams.h"
 
@@ -309,6 +309,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.nemotron_h) STRATA_RETURN_IF_ERROR(read_nemotron_h(gguf, hp));
   if (traits.short_conv) STRATA_RETURN_IF_ERROR(read_lfm2(gguf, hp));
   if (traits.olmo2) STRATA_RETURN_IF_ERROR(read_olmo2(gguf, hp));
+  if (traits.exaone4) STRATA_RETURN_IF_ERROR(read_exaone4(gguf, hp));
   if (traits.mrope != ArchTraits::MRope::kNone) STRATA_RETURN_IF_ERROR(read_rope_sections(gguf, traits.mrope, hp));
   // Mamba-2's heads read their group as Qwen3-Next's value heads read their key head.
   hp->ssm_grouped = traits.delta_net_grouped || traits.mamba2 || traits.nemotron_h;

@@ -56,6 +56,41 @@ TEST_F(ModelLoadTest, ReadsOlmo2AndOlmo3Hparams) {
   expect_error(spec, Code::kNotFound, "missing tensor blk.0.attn_k_norm.weight");
 }
 
+// EXAONE 4.0 (exaone4): post-norms only with QK-norm per head; the 64-layer model slides as
+// llama.cpp reads it (three of every four layers over 4096 keys unless the file says, the fourth
+// without rope), any other count attends over all keys with rope everywhere; a sliding base of its
+// own is refused by name.
+TEST_F(ModelLoadTest, ReadsExaone4Hparams) {
+  TestModelSpec spec;
+  spec.arch = "exaone4";
+  spec.n_embd = 64;
+  spec.n_ff = 128;
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(!(*m)->hparams().pre_norms && (*m)->hparams().post_norms && (*m)->hparams().qk_norm);
+  EXPECT_FALSE((*m)->hparams().qk_norm_whole_row);
+  EXPECT_EQ((*m)->hparams().sliding_window, 0);
+  EXPECT_TRUE((*m)->hparams().layer_rotates(1));
+  spec.n_layer = 64;
+  m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.sliding_window, 4096);
+  for (int l = 0; l < 8; ++l) {
+    EXPECT_EQ(hp.layer_slides(l), l % 4 != 3) << "layer " << l;
+    EXPECT_EQ(hp.layer_rotates(l), l % 4 != 3) << "layer " << l;
+  }
+  spec.metadata_overrides = {{"exaone4.attention.sliding_window", GgufValue::U32(512)},
+                             {"exaone4.attention.sliding_window_pattern", GgufValue::U32(2)}};
+  m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ((*m)->hparams().sliding_window, 512);
+  EXPECT_FALSE((*m)->hparams().layer_rotates(1) || (*m)->hparams().layer_slides(1));
+  EXPECT_TRUE((*m)->hparams().layer_rotates(2) && (*m)->hparams().layer_slides(2));
+  spec.metadata_overrides = {{"exaone4.rope.freq_base_swa", GgufValue::F32(1000.0f)}};
+  expect_error(spec, Code::kUnsupported, "exaone4.rope.freq_base_swa");
+}
+
 // OLMoE (olmoe): softmax routing over experts as wide as feed_forward_length in every layer, the
 // chosen weights as they are, QK-norm over whole rows.
 TEST_F(ModelLoadTest, ReadsOlmoeHparams) {
@@ -253,7 +288,7 @@ TEST_F(ModelLoadTest, HostileMetadataIsRefusedOrHarmless) {
   int n_refused = 0, n_loaded = 0;
   // Every architecture the test models write (granitehybrid-dense's keys are granitehybrid's), those
   // with per-layer keys and readers of their own first.
-  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
+  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "exaone4", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
                            "cohere2_moe",
                            "llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss",
                            "phi3", "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "mistral4", "minimax-m2",

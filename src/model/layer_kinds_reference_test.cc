@@ -124,5 +124,23 @@ TEST_F(ReferenceForwardVariantsTest, Olmo3SlidingAndFullLayersAgree) {
       << "the sliding layers' base makes no difference";
 }
 
+// EXAONE 4.0 32B's 64 layers (narrow ones), 24 positions past an 8-key window: three of every four
+// layers slide and rotate, the fourth attends over all keys without rope. A reference of the
+// 4096-key window (llama.cpp's default) disagrees by far more than the bound.
+TEST_F(ReferenceForwardVariantsTest, Exaone4SlidingAndNoRopeLayersAgree) {
+  TestModelSpec spec;
+  spec.arch = "exaone4";
+  spec.n_layer = 64;
+  spec.n_embd = 64;
+  spec.n_ff = 128;
+  spec.rope_freq_base = 500.0f;
+  TestModelSpec windowed = spec;
+  windowed.metadata_overrides = {{"exaone4.attention.sliding_window", GgufValue::U32(8)}};
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(windowed, DType::kF32, nullptr, 24);
+  expect_within("exaone4", e.rms_rel, e.max_rel, b);
+  EXPECT_GT(errors(windowed, DType::kF32, &spec, 24).rms_rel, 100 * b.rms_rel) << "the window makes no difference";
+}
+
 }  // namespace
 }  // namespace strata

@@ -399,10 +399,10 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool gemma3 = s.arch == "gemma3";
   const bool gemma4 = s.arch == "gemma4" || s.arch == "gemma4-moe";
   const bool gemma = gemma3 || s.arch == "gemma2" || gemma4;  // post-norms, tied embeddings
-  const bool olmo2 = s.arch == "olmo2";  // post-norms only
+  const bool olmo2 = s.arch == "olmo2" || s.arch == "exaone4";  // post-norms only
   const bool post_norms = gemma || s.arch == "glm4" || olmo2;
   const bool minimax = s.arch == "minimax-m2";
-  const bool whole_row_qk_norm = minimax || olmo2 || s.arch == "olmoe";
+  const bool whole_row_qk_norm = minimax || s.arch == "olmo2" || s.arch == "olmoe";
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax || s.arch == "qwen3vl" ||
                        s.arch == "hunyuan-moe" || s.arch == "minimax-m3" ||
                        s.arch == "qwen3vlmoe" || s.arch == "bailingmoe2" || s.arch == "dots1" || olmo2 ||

@@ -95,6 +95,9 @@ struct TestModelSpec {
   // olmo2 (OLMo 2): llama's tensors without attn_norm or ffn_norm, with post_attention_norm and
   // post_ffw_norm, q/k norms over whole rows (q_dim, kv_dim wide), NeoX rope; metadata_overrides
   // may add OLMo 3's attention.sliding_window (and its pattern, rope.freq_base_swa).
+  // exaone4 (EXAONE 4.0): olmo2's tensors with q/k norms per head (head_dim wide); 64 layers slide
+  // (three of every four, window 4096 unless metadata_overrides say otherwise) with the fourth
+  // without rope, as llama.cpp reads the 32B's.
   // olmoe (OLMoE): llama's tensors with q/k norms over whole rows, NeoX rope, n_expert experts of
   // n_ff_exp in every layer (feed_forward_length their width) by a softmax, weights unnormalised.
   // minicpm: llama's tensors, tied embeddings, no multiplier keys (the older files': the model's

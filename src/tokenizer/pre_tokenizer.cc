@@ -28,8 +28,8 @@ struct PreName {
 // splits with Llama 3's pattern, both taking a piece that is a token whole and adding BOS; so is
 // laguna (Poolside Laguna's vocabulary) split. granite-docling (Granite 4.0's vocabulary, as
 // llama.cpp's converter names it) llama.cpp splits with GPT-2's pattern; lfm2 (Liquid LFM2's) as
-// Llama 3's vocabulary, pieces whole and BOS added.
-constexpr std::array<PreName, 49> kKnownNames = {{
+// Llama 3's vocabulary, pieces whole and BOS added; exaone4 (EXAONE 4.0's) as GPT-2's.
+constexpr std::array<PreName, 50> kKnownNames = {{
     {"", PreTokenizerKind::kGpt2},           {"default", PreTokenizerKind::kGpt2},
     {"gpt2", PreTokenizerKind::kGpt2},       {"gpt-2", PreTokenizerKind::kGpt2},
     {"phi-2", PreTokenizerKind::kGpt2},      {"olmo", PreTokenizerKind::kGpt2},
@@ -55,7 +55,7 @@ constexpr std::array<PreName, 49> kKnownNames = {{
     {"hunyuan-dense", PreTokenizerKind::kDeepseekV3}, {"kimi-k2", PreTokenizerKind::kKimiK2},
     {"tekken", PreTokenizerKind::kTekken},   {"pixtral", PreTokenizerKind::kLlama3},
     {"laguna", PreTokenizerKind::kLlama3},   {"granite-docling", PreTokenizerKind::kGpt2},
-    {"lfm2", PreTokenizerKind::kLlama3},
+    {"lfm2", PreTokenizerKind::kLlama3},     {"exaone4", PreTokenizerKind::kGpt2},
 }};
 
 }  // namespace

@@ -263,6 +263,9 @@ TEST(PreTokenizerTest, ChoosesTheFamilyByGgufName) {
   const PreTokenizerChoice granite4 = choose_pre_tokenizer("granite-docling");  // Granite 4.0: GPT-2's
   EXPECT_EQ(granite4.kind, PreTokenizerKind::kGpt2);
   EXPECT_TRUE(granite4.exact);
+  const PreTokenizerChoice exaone4 = choose_pre_tokenizer("exaone4");  // EXAONE 4.0: GPT-2's, as llama.cpp
+  EXPECT_EQ(exaone4.kind, PreTokenizerKind::kGpt2);
+  EXPECT_TRUE(exaone4.exact);
   EXPECT_TRUE(llama.add_bos);
   EXPECT_FALSE(gpt4o.add_bos);
   EXPECT_FALSE(choose_pre_tokenizer("qwen2").add_bos);
