@@ -279,6 +279,39 @@ TEST_F(GgufCommandsTest, MkmodelDryRunOfNemotronPresets) {
   EXPECT_NE(wrong.err.find("--arch nemotron_h_moe needs one of: moe-tiny"), std::string::npos) << wrong.err;
 }
 
+// The LFM2 presets' summaries: each layer's kind in the preset's layer_types, the kinds counted, the
+// taps and LFM2-MoE's dense lead and routing; a cut without an attending layer attends in its last; a
+// dense LFM2 preset is refused as lfm2moe.
+TEST_F(GgufCommandsTest, MkmodelDryRunOfLfm2Presets) {
+  CommandRun dense = run_command({"mkmodel", "--preset", "lfm2-1.2b", "--type", "q4_k", "--dry-run", "-o",
+                                  (dir_ / "lfm2.gguf").string()});
+  ASSERT_EQ(dense.exit_code, 0) << dense.err;
+  EXPECT_NE(dense.out.find("lfm2 preset lfm2-1.2b, 16 layers, 2048 wide, 32/8 heads of 64, ffn 8192, vocab 65536"),
+            std::string::npos)
+      << dense.out;
+  EXPECT_NE(dense.out.find("lfm2: layers CC*CC*CC*C*C*C*C: 10 short convolution (3 taps), 6 attention (QK-norm, "
+                           "NeoX rope)\n"),
+            std::string::npos)
+      << dense.out;
+  EXPECT_NE(dense.out.find("1170340608 parameters"), std::string::npos) << dense.out;
+  CommandRun cut = run_command({"mkmodel", "--preset", "lfm2-1.2b", "--layers", "2", "--dry-run", "-o",
+                                (dir_ / "cut.gguf").string()});
+  EXPECT_NE(cut.out.find("layers C*: 1 short convolution"), std::string::npos) << cut.out;
+  CommandRun moe = run_command({"mkmodel", "--preset", "lfm2-8b-a1b", "--dry-run", "-o", (dir_ / "moe.gguf").string()});
+  ASSERT_EQ(moe.exit_code, 0) << moe.err;
+  EXPECT_NE(moe.out.find("experts: 32 of width 1792, 4 used per token\n"), std::string::npos) << moe.out;
+  EXPECT_NE(moe.out.find("lfm2moe: layers CC*CCC*CCC*CCC*CCC*CC*CC: 18 short convolution (3 taps), 6 attention "
+                         "(QK-norm, NeoX rope); 2 leading dense layer(s) of width 7168, then experts by sigmoid gates "
+                         "with a selection bias (exp_probs_b), renormalised"),
+            std::string::npos)
+      << moe.out;
+  EXPECT_NE(moe.out.find("8339930560 parameters"), std::string::npos) << moe.out;
+  CommandRun wrong =
+      run_command({"mkmodel", "--arch", "lfm2moe", "--preset", "lfm2-1.2b", "-o", (dir_ / "w.gguf").string()});
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.err.find("--arch lfm2moe needs one of: moe-tiny"), std::string::npos) << wrong.err;
+}
+
 TEST_F(GgufCommandsTest, QuantizeWritesTheMixAndSaysWhatFellBack) {
   const std::string in = std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf";
   const std::string out = (dir_ / "q3.gguf").string();

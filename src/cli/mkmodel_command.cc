@@ -23,12 +23,16 @@ constexpr const char* kMkmodelTypes =
 // --arch's help: the names, and what each does to a preset not its own.
 constexpr const char* kArchHelp =
     "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, qwen3vl, "
-    "granite, minicpm, cohere2, command-r, seed_oss, gemma4, deci, nemotron_h or granitehybrid (dense presets; "
-    "deci gives a dense preset a layer pattern of its own: in every 8 layers the 6th without attention, the 7th "
-    "with attn_output alone, the 8th without a feed-forward, the widths cycling n_ff, 3/4, 1/2); qwen3moe, "
+    "granite, minicpm, cohere2, command-r, seed_oss, gemma4, deci, nemotron_h, lfm2 or granitehybrid (dense "
+    "presets; deci gives a dense preset a layer pattern of its own: in every 8 layers the 6th without attention, "
+    "the 7th with attn_output alone, the 8th without a feed-forward, the widths cycling n_ff, 3/4, 1/2); qwen3moe, "
     "qwen2moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, mistral4, minimax-m2, minimax-m3, ernie4_5-moe, "
     "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, cohere2_moe, mimo2, glm-dsa, "
-    "nemotron_h_moe or granitehybrid (MoE presets; nemotron_h and nemotron_h_moe are NVIDIA Nemotron-H / Nemotron "
+    "nemotron_h_moe, lfm2moe or granitehybrid (MoE presets; lfm2 and lfm2moe are Liquid LFM2 and LFM2-MoE: gated "
+    "short convolutions ('C') and attention with QK-norm ('*') by a pattern, tied embeddings, on a preset not "
+    "LFM2's attention in every third layer (CC*) and 3-tap convolutions, lfm2moe one leading dense layer, then "
+    "experts by sigmoid gates with a selection bias, renormalised, no shared expert; nemotron_h and "
+    "nemotron_h_moe are NVIDIA Nemotron-H / Nemotron "
     "Nano 2 and Nemotron 3 Nano: Mamba-2, attention (no rope) and squared-ReLU feed-forward (or expert) layers "
     "without gates, by a pattern ('M', '*', '-' / 'E'), on a preset not Nemotron's Nemotron 3 Nano's unit "
     "M-M-M*- (MEMEM*E) over at least 7 layers, Mamba-2 layers of 2 * n_embd values in heads of 64 over 8 groups "
@@ -105,6 +109,20 @@ void print_nemotron_h(const ModelSpec& s) {
                   : "squared-ReLU feed-forward (no gate)");
 }
 
+// lfm2's layers: their pattern (lfm2_layer_pattern()), how many of each kind, lfm2moe's dense lead.
+void print_lfm2(const ModelSpec& s) {
+  const std::string kinds = lfm2_layer_pattern(s);
+  const auto n_conv = static_cast<int>(std::count(kinds.begin(), kinds.end(), 'C'));
+  std::printf("  %s: layers %s: %d short convolution (%d taps), %d attention (QK-norm, NeoX rope)", s.arch.c_str(),
+              kinds.c_str(), n_conv, s.ssm_conv_kernel, s.n_layer - n_conv);
+  if (s.n_expert > 0) {
+    std::printf("; %d leading dense layer(s) of width %d, then experts by sigmoid gates with a selection bias "
+                "(exp_probs_b), renormalised",
+                s.n_dense_lead, s.n_ff);
+  }
+  std::printf("\n");
+}
+
 // granitehybrid's layers: which attend (granite_layer_attends()) and the Mamba-2 layers' shapes.
 void print_granite_hybrid(const ModelSpec& s) {
   std::string attending;
@@ -151,6 +169,7 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
   }
   if (s.mamba2) print_granite_hybrid(s);
   if (s.nemotron_h) print_nemotron_h(s);
+  if (s.lfm2) print_lfm2(s);
   if (s.rope_freqs) std::printf("  rope_freqs.weight: Llama 3.1-style frequency factors (1 to 8)\n");
   std::printf("  %llu parameters, %.1f MiB of tensor data, file type %s",
               static_cast<unsigned long long>(r.n_params), static_cast<double>(r.n_bytes) / (1 << 20),
@@ -215,20 +234,21 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   sub->add_option("--preset", flags->preset,
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma4-e2b, "
                   "gemma4-e4b, gemma4-31b, gemma2-2b, phi-4, "
-                  "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b, nemotron-nano-9b-v2; mixture of experts: "
-                  "moe-tiny, qwen3-30b-a3b, "
+                  "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b, nemotron-nano-9b-v2, lfm2-1.2b; mixture of "
+                  "experts: moe-tiny, qwen3-30b-a3b, "
                   "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
                   "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b, qwen3-next-80b-a3b, "
-                  "granite-4.0-h-tiny, nemotron-3-nano-30b-a3b, "
+                  "granite-4.0-h-tiny, nemotron-3-nano-30b-a3b, lfm2-8b-a1b, "
                   "gemma4-26b-a4b, mistral-small-4, step-3.5-flash, laguna-xs.2, hunyuan-a13b, north-mini-code, mimo-v2-flash, glm-5")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers,
                   "layer count instead of the preset's (same shape, smaller file; glm4moe writes its NextN block after "
-                  "them; deepseek2 keeps at least one MoE layer; qwen35 / qwen35moe / qwen3next keep attention in "
-                  "every 4th "
-                  "layer and refuse fewer than 4; granitehybrid attends where l % 10 == 5, or in the last of fewer "
+                  "them; deepseek2 and lfm2moe keep at least one MoE layer; qwen35 / qwen35moe / qwen3next keep "
+                  "attention in every 4th layer and refuse fewer than 4; granitehybrid attends where l % 10 == 5, "
+                  "or in the last of fewer "
                   "than 6 layers; nemotron_h / nemotron_h_moe take the preset's pattern from its start, repeating "
-                  "it past its end, and where no layer of the cut attends, its last Mamba-2 layer does)")
+                  "it past its end, and where no layer of the cut attends, its last Mamba-2 layer does; lfm2 / "
+                  "lfm2moe likewise, where none attends its last layer)")
       ->check(CLI::PositiveNumber);
   sub->add_option("-o,--output", flags->out_path, "GGUF file to write")->required();
   sub->add_option("--type", flags->type, std::string("matrix type: ") + kMkmodelTypes +

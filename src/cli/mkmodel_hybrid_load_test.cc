@@ -1,9 +1,9 @@
 // Files `strata mkmodel` writes for the hybrid archs (qwen35, qwen35moe, qwen3next, granitehybrid,
-// nemotron_h, nemotron_h_moe) load with
+// nemotron_h, nemotron_h_moe, lfm2, lfm2moe) load with
 // Model::Load with the hparams the generator meant, and run: finite logits, a residual stream of
 // O(1) at every position of a long prompt, and the same bits whether a prompt runs whole, in
-// chunks or a token at a time (the delta-net and Mamba-2 layers' recurrent state carries each
-// chunk's end to the next). Beside mkmodel_load_test.cc, in its test binary.
+// chunks or a token at a time (the delta-net, Mamba-2 and short-convolution layers' recurrent state
+// carries each chunk's end to the next). Beside mkmodel_load_test.cc, in its test binary.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -335,6 +335,75 @@ TEST_F(MkmodelHybridLoadTest, NemotronHShortCutsLoadWithAnAttendingLayer) {
     EXPECT_EQ(hp.n_kv_layers(), 1);
     expect_runs_as_one_model(**m);
   }
+}
+
+// What mkmodel --arch arch --preset preset [--layers n_layers] plans: its LFM2 layer kinds.
+std::string planned_lfm2_kinds(const std::string& arch, const std::string& preset, int n_layers) {
+  GenerateOptions o;
+  o.arch = arch;
+  o.preset = preset;
+  o.n_layers = n_layers;
+  auto planned = plan_model(o);
+  EXPECT_TRUE(planned.ok()) << planned.status().ToString();
+  return planned.ok() ? lfm2_layer_pattern(planned->spec) : "";
+}
+
+// A loaded LFM2 layer's kind, in lfm2_layer_pattern()'s letters: 'C' recurrent (a short
+// convolution), '*' with K/V ('?' neither).
+char loaded_lfm2_kind(const Hparams& hp, int layer) {
+  if (hp.layer_is_recurrent(layer)) return 'C';
+  return hp.kv_layer(layer) >= 0 ? '*' : '?';
+}
+
+// small as lfm2: 4 layers CC*C, short convolutions over 3 taps, attention with QK-norm and NeoX rope,
+// a SwiGLU feed-forward in every layer, the final norm token_embd_norm, tied embeddings; the layers of
+// the kinds the plan gave them.
+TEST_F(MkmodelHybridLoadTest, Lfm2LoadsWithItsShortConvolutionsAndRunsAsOneModel) {
+  const std::string kinds = planned_lfm2_kinds("lfm2", "small", 0);
+  ASSERT_EQ(kinds, "CC*C");
+  for (DType type : {DType::kF32, DType::kQ4_K}) {
+    SCOPED_TRACE(dtype_name(type));
+    auto m = generate_and_load("lfm2", "small", type);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Hparams& hp = (*m)->hparams();
+    EXPECT_EQ(hp.arch, "lfm2");
+    EXPECT_TRUE(hp.ssm_short_conv && hp.qk_norm && hp.rope_neox);
+    EXPECT_FALSE(hp.is_moe() || hp.ssm_mamba2 || hp.attn_output_gate);
+    EXPECT_EQ(hp.output_norm_name, "token_embd_norm");
+    ASSERT_EQ(hp.n_layer, 4);
+    for (int l = 0; l < hp.n_layer; ++l) EXPECT_EQ(loaded_lfm2_kind(hp, l), kinds[l]) << "layer " << l;
+    EXPECT_EQ(hp.n_kv_layers(), 1);
+    EXPECT_EQ(hp.ssm_conv_kernel, 3);
+    EXPECT_EQ(hp.n_ff, 768);
+    expect_runs_as_one_model(**m);
+  }
+}
+
+// moe-tiny as lfm2moe cut to 4 layers (CC*C): one dense layer, then experts routed by sigmoid gates
+// plus the selection bias, renormalised, no shared expert; and cut to one layer (it attends, and is
+// an MoE layer: the dense lead gives way).
+TEST_F(MkmodelHybridLoadTest, Lfm2MoeLoadsWithItsDenseLeadAndRunsAsOneModel) {
+  ASSERT_EQ(planned_lfm2_kinds("lfm2moe", "moe-tiny", 4), "CC*C");
+  auto m = generate_and_load("lfm2moe", "moe-tiny", DType::kQ4_K, 4);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.arch, "lfm2moe");
+  EXPECT_TRUE(hp.ssm_short_conv && hp.expert_sigmoid && hp.expert_weights_norm);
+  EXPECT_EQ(hp.n_layer_dense_lead, 1);
+  EXPECT_FALSE(hp.layer_is_moe(0));
+  for (int l = 1; l < 4; ++l) EXPECT_TRUE(hp.layer_is_moe(l)) << "layer " << l;
+  EXPECT_EQ(hp.n_expert, 8);
+  EXPECT_EQ(hp.n_expert_used, 2);
+  EXPECT_EQ(hp.n_ff_exp, 256);
+  EXPECT_EQ(hp.n_ff_shexp, 0);
+  EXPECT_EQ(hp.n_kv_layers(), 1);
+  expect_runs_as_one_model(**m);
+  auto cut = generate_and_load("lfm2moe", "moe-tiny", DType::kQ8_0, 1);
+  ASSERT_TRUE(cut.ok()) << cut.status().ToString();
+  EXPECT_EQ((*cut)->hparams().n_layer_dense_lead, 0);
+  EXPECT_TRUE((*cut)->hparams().layer_is_moe(0));
+  EXPECT_EQ((*cut)->hparams().n_kv_layers(), 1);
+  expect_runs_as_one_model(**cut);
 }
 
 }  // namespace

@@ -156,4 +156,21 @@ void set_nemotron_h_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
 }
 
+// LFM2's and LFM2-MoE's, as llama.cpp's converter writes them: each layer's K/V heads (0 in the
+// short-convolution layers, which is how llama.cpp tells them apart), the convolution's taps
+// (shortconv.l_cache), and LFM2-MoE's leading dense layers and sigmoid gate (expert_gating_func 2;
+// the renormalisation is the arch's, so no expert_weights_norm).
+void set_lfm2_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.lfm2) return;
+  const std::string& a = s.arch;
+  auto u32 = [](int v) { return GgufValue::U32(static_cast<uint32_t>(v)); };
+  std::vector<int32_t> kv_heads;
+  for (int l = 0; l < s.n_layer; ++l) kv_heads.push_back(layer_attends(s, l) ? s.n_head_kv : 0);
+  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(a + ".shortconv.l_cache", u32(s.ssm_conv_kernel));
+  if (s.n_expert == 0) return;
+  w.set(a + ".leading_dense_block_count", u32(s.n_dense_lead));
+  w.set(a + ".expert_gating_func", u32(2));
+}
+
 }  // namespace strata

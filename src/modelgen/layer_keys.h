@@ -1,5 +1,5 @@
 // The GGUF keys mkmodel writes for the architectures whose shapes vary per layer (Gemma 4, Step
-// 3.5, Laguna, MiMo-V2, Nemotron's DeciLM layers, Granite 4.0-H, Nemotron-H), as llama.cpp's
+// 3.5, Laguna, MiMo-V2, Nemotron's DeciLM layers, Granite 4.0-H, Nemotron-H, LFM2), as llama.cpp's
 // converter writes them. Private to src/modelgen (model_generator.cc calls them after the common
 // keys); each does nothing for a spec of another architecture.
 #pragma once
@@ -16,5 +16,6 @@ void set_deci_hparams(GgufWriter& w, const ModelSpec& s);
 void set_laguna_hparams(GgufWriter& w, const ModelSpec& s);
 void set_mamba2_hybrid_hparams(GgufWriter& w, const ModelSpec& s);
 void set_nemotron_h_hparams(GgufWriter& w, const ModelSpec& s);
+void set_lfm2_hparams(GgufWriter& w, const ModelSpec& s);
 
 }  // namespace strata

@@ -173,7 +173,8 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   if (s.sliding_window > 0 || s.phi3) {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
-  if (!s.deepseek2 && (s.qk_norm || s.glm4moe || s.head_dim * s.n_head != s.n_embd)) {
+  // LFM2's configs have no head_dim, so its converter writes no key_length where heads fill n_embd.
+  if (!s.deepseek2 && ((s.qk_norm && !s.lfm2) || s.glm4moe || s.head_dim * s.n_head != s.n_embd)) {
     w.set(a + ".attention.key_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
     w.set(a + ".attention.value_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
   }
@@ -369,6 +370,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_deci_hparams(w, report.spec);
   set_mamba2_hybrid_hparams(w, report.spec);
   set_nemotron_h_hparams(w, report.spec);
+  set_lfm2_hparams(w, report.spec);
   set_minicpm_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 

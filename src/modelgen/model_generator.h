@@ -18,7 +18,8 @@
 // 4.0-H's and Nemotron-H's Mamba-2 layers take the ranges of Strata's test models
 // (model/test_model_mamba2.cc): ssm_a = -exp(u) with u uniform in [-2, 0.5], ssm_dt.bias uniform in
 // [-2, 0] (decays per position of about 0.2 to 0.99), ssm_d 1 +- 0.5; their convolution taps a
-// matrix's, its bias a bias's. Nemotron 3 Nano's exp_probs_b is glm4moe's (+- 0.1).
+// matrix's, its bias a bias's. Nemotron 3 Nano's and LFM2-MoE's exp_probs_b are glm4moe's (+- 0.1).
+// LFM2's short-convolution taps are a matrix's (std 1/sqrt(taps)), so B * x through them stays O(1).
 // Not thread-safe to share options while running; each call owns its thread pool.
 #pragma once
 

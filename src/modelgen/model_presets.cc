@@ -159,6 +159,15 @@ ModelSpec nemotron(ModelSpec s, const char* pattern) {
   return s;
 }
 
+// An LFM2 shape's layer kinds (its layer_types: 'C' conv, '*' full_attention), its convolution's taps
+// (conv_L_cache) and its leading dense layers (num_dense_layers); another --arch drops them.
+ModelSpec lfm2_layers(ModelSpec s, const char* layer_types, int l_cache, int n_dense_lead) {
+  s.layer_pattern = layer_types;
+  s.ssm_conv_kernel = l_cache;
+  s.n_dense_lead = n_dense_lead;
+  return s;
+}
+
 }  // namespace
 
 using namespace preset_parts;
@@ -327,6 +336,13 @@ std::vector<Preset> model_presets() {
       {"nemotron-nano-9b-v2", "nemotron_h",
        nemotron(mamba2(shape(131072, 131072, 4480, 56, 40, 8, 128, 15680, 1e-5f, 10000.0f, false), 128, 80, 8, 128),
                 "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-")},
+      // Liquid LFM2-1.2B (1,170,340,608 parameters), as its config has it: 16 layers, attending at 2, 5,
+      // 8, 10, 12 and 14 (32 query heads of 64 over 8 K/V heads, QK-norm), the others short
+      // convolutions over 3 taps; every layer a SwiGLU feed-forward of 8192 (block_ff_dim 12288 as its
+      // block_auto_adjust_ff_dim gives it: 2/3 of it, to a multiple of 256, as llama.cpp's converter
+      // writes it); a 65536-token vocabulary, tied embeddings, 128000 positions, rope base 1000000.
+      {"lfm2-1.2b", "lfm2",
+       lfm2_layers(shape(65536, 128000, 2048, 16, 32, 8, 64, 8192, 1e-5f, 1000000.0f, true), "CC*CC*CC*C*C*C*C", 3, 0)},
       // NVIDIA Nemotron 3 Nano 30B-A3B (about 31.6B parameters, 3.6B active), as its config has it: 52
       // layers of its hybrid_override_pattern, 23 Mamba-2 layers of 64 heads of 64 values (inner size
       // 4096) over 8 groups of 128 state values, 6 attention layers of 32 query heads of 128 over 2 K/V
@@ -338,6 +354,14 @@ std::vector<Preset> model_presets() {
                                3712),
                        64, 64, 8, 128),
                 "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME")},
+      // Liquid LFM2-8B-A1B (8,339,930,560 parameters, 1,557,740,992 read per token), as its config has
+      // it: 24 layers, attending at 2, 6, 10, 14, 18 and 21 (32 query heads of 64 over 8 K/V heads,
+      // QK-norm), the others short convolutions over 3 taps; 2 leading dense layers of 7168, then 32
+      // experts of 1792 with 4 used (sigmoid gates with a selection bias, renormalised: the arch's), no
+      // shared expert; a 65536-token vocabulary, tied embeddings, 128000 positions, rope base 1000000.
+      {"lfm2-8b-a1b", "lfm2moe",
+       lfm2_layers(experts(shape(65536, 128000, 2048, 24, 32, 8, 64, 7168, 1e-5f, 1000000.0f, true), 32, 4, 1792, 0),
+                  "CC*CCC*CCC*CCC*CCC*CC*CC", 3, 2)},
       // Gemma 4 26B-A4B (its text part): 16 query heads; 8 K/V heads of 256 over a 1024-key window in 5
       // of every 6 layers, 2 of 512 in the others; every layer's dense feed-forward of 2112 beside
       // 128 experts of 704, 8 used.

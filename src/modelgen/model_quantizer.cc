@@ -66,8 +66,10 @@ MixModel mix_model(const GgufFile& file) {
   m.n_gqa = n_head_kv > 0 ? static_cast<int>(n_head / n_head_kv) : 0;
   m.has_output = file.find_tensor("output.weight") != nullptr;
   const bool hybrid = file.get_uint(arch + ".ssm.conv_kernel").has_value();
+  const bool short_conv = file.get_uint(arch + ".shortconv.l_cache").has_value();  // LFM2
   const GgufValue* kv_heads = file.get_array(arch + ".attention.head_count_kv");
-  if (hybrid && kv_heads != nullptr) {  // Granite 4.0-H, Nemotron-H: attn_v where a layer has K/V heads
+  // Granite 4.0-H, Nemotron-H, LFM2: attn_v where a layer has K/V heads.
+  if ((hybrid || short_conv) && kv_heads != nullptr) {
     for (size_t l = 0; l < kv_heads->array_size(); ++l) {
       if (kv_heads->uint_at(l).value_or(0) > 0) m.attn_v_layers.push_back(static_cast<int>(l));
     }

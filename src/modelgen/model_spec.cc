@@ -109,11 +109,21 @@ void apply_nemotron_experts(ModelSpec* s) {
   s->n_ff = s->n_ff_exp;
 }
 
+// LFM2-8B-A1B's routing for --arch lfm2moe (model_preset()): sigmoid gates with a selection bias,
+// renormalised, unscaled, no shared expert; an LFM2 preset keeps its leading dense layers, another
+// gets one (of its n_ff, feed_forward_length staying the dense width).
+void apply_lfm2_experts(ModelSpec* s) {
+  s->sigmoid_routing = s->expert_weights_norm = true;
+  s->expert_weights_scale = 1.0f;
+  s->n_ff_shexp = 0;
+  if (!s->preset.starts_with("lfm2")) s->n_dense_lead = 1;
+}
+
 // GLM-4.5's: one dense block first (of the preset's n_ff), one shared expert of the expert
 // width, one NextN block, sigmoid routing normalised and unscaled; MiniMax-M2's routing is
 // GLM's without the rest; ERNIE 4.5's a dense block first and a shared expert, softmax routing
 // with a selection bias, normalised. Other archs have none of these (deepseek2's are apply_deepseek2's,
-// nemotron_h_moe's apply_nemotron_experts()').
+// nemotron_h_moe's apply_nemotron_experts()', lfm2moe's apply_lfm2_experts()').
 void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->glm4moe = name == "glm4moe";
   s->llama4 = name == "llama4";
@@ -129,6 +139,10 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   if (name == "deepseek2" || name == "mistral4" || name == "glm-dsa") return;
   if (name == "nemotron_h_moe") {
     apply_nemotron_experts(s);
+    return;
+  }
+  if (name == "lfm2moe") {
+    apply_lfm2_experts(s);
     return;
   }
   if (s->mimo2) {  // another preset: half its K/V heads in the full layers, values 2/3 of a key head
@@ -229,14 +243,34 @@ void apply_mamba2(std::string_view name, ModelSpec* s) {
   s->n_layer = std::max(s->n_layer, static_cast<int>(s->layer_pattern.size()));
 }
 
+// LFM2's short-convolution layers for --arch lfm2 / lfm2moe: an LFM2 preset keeps its layer_types and
+// taps; another (a hybrid one too, whose recurrent shapes go) attends in every third layer over
+// 3-tap convolutions, LFM2's own first unit (model_preset()).
+void apply_short_conv(ModelSpec* s) {
+  s->full_attn_interval = 0;
+  s->ssm_n_k_heads = s->ssm_head_k_dim = s->ssm_n_v_heads = s->ssm_head_v_dim = 0;
+  if (s->preset.starts_with("lfm2")) return;
+  constexpr int kLfm2Taps = 3;
+  s->ssm_conv_kernel = kLfm2Taps;
+  s->layer_pattern = "CC*";
+}
+
 // Qwen3.5's hybrid layers for --arch qwen35 / qwen35moe / qwen3next: a hybrid preset keeps its
 // own; another takes Qwen3.5's proportions (model_preset()) and at least one interval of layers,
 // so that one attends (tiny's and moe-tiny's 2 become 4). granitehybrid's, nemotron_h's and
-// nemotron_h_moe's are apply_mamba2()'s; other archs have none.
+// nemotron_h_moe's are apply_mamba2()'s, lfm2's and lfm2moe's apply_short_conv()'s; other archs
+// have none.
 void apply_hybrid(std::string_view name, ModelSpec* s) {
   s->mamba2 = name == "granitehybrid";
   s->nemotron_h = name == "nemotron_h" || name == "nemotron_h_moe";
-  if (!s->nemotron_h) s->layer_pattern.clear();
+  s->lfm2 = name == "lfm2" || name == "lfm2moe";
+  // A pattern is its family's: another family's preset takes this arch's unit.
+  const bool own_pattern = s->preset.starts_with(s->lfm2 ? "lfm2" : "nemotron");
+  if ((!s->nemotron_h && !s->lfm2) || !own_pattern) s->layer_pattern.clear();
+  if (s->lfm2) {
+    apply_short_conv(s);
+    return;
+  }
   if (s->mamba2 || s->nemotron_h) {
     apply_mamba2(name, s);
     return;
@@ -263,12 +297,13 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"mistral3", false},    {"ernie4_5", false},    {"qwen35", false},      {"qwen2vl", false},
     {"qwen3vl", false},     {"granite", false},     {"cohere2", false},     {"command-r", false},
     {"seed_oss", false},    {"gemma4", false},      {"minicpm", false},     {"deci", false},
-    {"nemotron_h", false},  {"qwen3moe", true},     {"qwen2moe", true},
+    {"nemotron_h", false},  {"lfm2", false},        {"qwen3moe", true},     {"qwen2moe", true},
     {"mixtral", true},      {"gpt-oss", true},      {"glm4moe", true},      {"llama4", true},
     {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
     {"qwen35moe", true},    {"qwen3next", true},    {"qwen3vlmoe", true},   {"granitemoe", true},
     {"step35", true},       {"laguna", true},       {"hunyuan-moe", true},  {"cohere2_moe", true},
     {"mimo2", true},        {"glm-dsa", true},      {"granitehybrid", true}, {"nemotron_h_moe", true},
+    {"lfm2moe", true},
 };
 
 // "a, b, ... or z" of the dense names (dense), the MoE ones (moe), or both.
@@ -303,10 +338,11 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   s->arch = name == "mixtral" ? "llama" : std::string(name);
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "gemma4" || name == "minimax-m2" || name == "minimax-m3" ||
                name == "step35" || name == "laguna" || name == "hunyuan-moe" ||
+               name == "lfm2" || name == "lfm2moe" ||
                name == "qwen35" || name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4" || name == "gemma4";
   if (name == "gemma3" || name == "gemma2" || name == "cohere2" || name == "command-r" || name == "gemma4" ||
-      name == "minicpm") {
+      name == "minicpm" || name == "lfm2" || name == "lfm2moe") {
     s->tied_embeddings = true;
   }
   s->gemma4 = name == "gemma4";
@@ -389,15 +425,25 @@ bool granite_layer_attends(const ModelSpec& spec, int layer) {
   return layer % kPeriod == std::min(kOffset, spec.n_layer - 1);
 }
 
-std::string nemotron_layer_pattern(const ModelSpec& spec) {
+namespace {
+
+// spec's layer_pattern over its n_layer layers, repeated past its end; where no layer attends, the
+// last layer of kind `recurrent` attends instead (the last layer where there is none).
+std::string repeated_layer_pattern(const ModelSpec& spec, char recurrent) {
   std::string kinds;
   if (spec.layer_pattern.empty()) return kinds;
   const size_t period = spec.layer_pattern.size();
   for (int l = 0; l < spec.n_layer; ++l) kinds += spec.layer_pattern[static_cast<size_t>(l) % period];
   if (kinds.empty() || kinds.find('*') != std::string::npos) return kinds;
-  const size_t last_mamba = kinds.rfind('M');
-  kinds[last_mamba == std::string::npos ? kinds.size() - 1 : last_mamba] = '*';
+  const size_t last = kinds.rfind(recurrent);
+  kinds[last == std::string::npos ? kinds.size() - 1 : last] = '*';
   return kinds;
+}
+
+}  // namespace
+
+std::string nemotron_layer_pattern(const ModelSpec& spec) {
+  return spec.nemotron_h ? repeated_layer_pattern(spec, 'M') : std::string();
 }
 
 char nemotron_layer_kind(const ModelSpec& spec, int layer) {
@@ -405,15 +451,24 @@ char nemotron_layer_kind(const ModelSpec& spec, int layer) {
   return layer >= 0 && static_cast<size_t>(layer) < kinds.size() ? kinds[static_cast<size_t>(layer)] : '\0';
 }
 
+std::string lfm2_layer_pattern(const ModelSpec& spec) {
+  return spec.lfm2 ? repeated_layer_pattern(spec, 'C') : std::string();
+}
+
 bool layer_attends(const ModelSpec& spec, int layer) {
   if (spec.nemotron_h) return nemotron_layer_kind(spec, layer) == '*';
+  if (spec.lfm2) {
+    const std::string kinds = lfm2_layer_pattern(spec);
+    return layer >= 0 && static_cast<size_t>(layer) < kinds.size() && kinds[static_cast<size_t>(layer)] == '*';
+  }
   if (spec.mamba2) return granite_layer_attends(spec, layer);
   return spec.full_attn_interval == 0 || (layer + 1) % spec.full_attn_interval == 0;
 }
 
 void set_layer_count(ModelSpec* spec, int n_layer) {
   spec->n_layer = n_layer;
-  if (spec->deepseek2 && spec->n_dense_lead >= n_layer) spec->n_dense_lead = std::max(0, n_layer - 1);
+  const bool keeps_moe_layer = spec->deepseek2 || (spec->lfm2 && spec->n_expert > 0);
+  if (keeps_moe_layer && spec->n_dense_lead >= n_layer) spec->n_dense_lead = std::max(0, n_layer - 1);
   // Gemma 4 E2B / E4B: shared layers in the preset's proportion, the first full layer among the
   // own ones (so every shared layer has an earlier layer of its kind to read).
   if (spec->n_shared_kv_layers > 0) {

@@ -1,7 +1,8 @@
 // ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4,
 // smollm3, mistral3 or qwen35, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4,
 // deepseek2, minimax-m2, ernie4_5-moe or qwen35moe; granitehybrid with or without experts; the Mamba-2
-// hybrids nemotron_h and nemotron_h_moe), and the named presets `strata mkmodel --preset` offers.
+// hybrids nemotron_h and nemotron_h_moe; the short-convolution hybrids lfm2 and lfm2moe), and the named
+// presets `strata mkmodel --preset` offers.
 // Plain values; pure functions.
 //
 // Invariant of a preset's spec: n_expert > 0 exactly for the MoE archs; Mixtral is written as
@@ -211,7 +212,8 @@ struct ModelSpec {
   // attn_gate rows in one ssm_in and its ssm_beta and ssm_alpha rows in one ssm_ba, interleaved per
   // key head (ArchTraits::delta_net_grouped). 0 (no interval): every layer attends, no ssm_* tensors.
   int full_attn_interval = 0;
-  // The recurrent layers' shapes, of qwen35's delta-net layers and granitehybrid's Mamba-2 layers.
+  // The recurrent layers' shapes, of qwen35's delta-net layers and granitehybrid's Mamba-2 layers
+  // (LFM2's short convolutions: ssm_conv_kernel alone, their taps).
   int ssm_conv_kernel = 0;
   int ssm_n_k_heads = 0;   // <arch>.ssm.group_count (Mamba-2: groups of B and C)
   int ssm_head_k_dim = 0;  // <arch>.ssm.state_size
@@ -238,8 +240,17 @@ struct ModelSpec {
   // them: a head_count_kv and a feed_forward_length per layer (n_head_kv at '*'; n_ff, or n_ff_exp,
   // at '-' / 'E'; 0 elsewhere), with head_count once; key/value_length always; no Granite multipliers.
   bool nemotron_h = false;
-  // The pattern the layer kinds repeat: a preset's whole hybrid_override_pattern, or the 7-layer unit
-  // model_preset() gives another preset. Empty for every other arch.
+  // lfm2 (Liquid LFM2) and lfm2moe (LFM2-MoE), as llama.cpp's converter writes them: layers of the
+  // kinds layer_pattern names (lfm2_layer_pattern()): 'C' a gated short convolution over
+  // ssm_conv_kernel taps (shortconv.l_cache: the current position and the ones before it; in_proj
+  // [n_embd, 3 n_embd] giving B, C and x, conv [l_cache, n_embd], out_proj [n_embd, n_embd]), '*'
+  // attention with per-head QK-norm and NeoX rope; told apart by a head_count_kv per layer (0: short
+  // convolution). Every layer's attn_norm and ffn_norm, a SwiGLU feed-forward of n_ff, or in lfm2moe
+  // after n_dense_lead dense layers experts by sigmoid gates with a selection bias, renormalised, no
+  // shared expert. Tied embeddings; the final norm is token_embd_norm.
+  bool lfm2 = false;
+  // The pattern the layer kinds repeat: a preset's whole hybrid_override_pattern (Nemotron-H) or
+  // layer_types (LFM2), or the unit model_preset() gives another preset. Empty for every other arch.
   std::string layer_pattern;
 };
 
@@ -250,10 +261,11 @@ std::vector<std::string> model_preset_names();
 // deepseek-v3 and kimi-k2, minimax-m2 for minimax-m2, qwen35 for qwen3.5-9b and qwen3.5-27b,
 // qwen35moe for qwen3.5-35b-a3b, qwen3next for qwen3-next-80b-a3b, granitehybrid for
 // granite-4.0-h-tiny, nemotron_h for nemotron-nano-9b-v2, nemotron_h_moe for
-// nemotron-3-nano-30b-a3b, llama otherwise). arch is an --arch name: llama, qwen2, qwen3, gemma2,
-// gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, nemotron_h for the dense presets; qwen2moe,
-// qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe,
-// qwen3next or nemotron_h_moe for the MoE ones (a mismatch is an error naming the presets that fit);
+// nemotron-3-nano-30b-a3b, lfm2 for lfm2-1.2b, lfm2moe for lfm2-8b-a1b, llama otherwise). arch is an
+// --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35,
+// nemotron_h, lfm2 for the dense presets; qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4,
+// deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, nemotron_h_moe or lfm2moe for the MoE
+// ones (a mismatch is an error naming the presets that fit);
 // granitehybrid for either. The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths exist;
 // another MoE preset as glm4moe gets a shared expert of its expert width, one leading dense block
 // of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's attention
@@ -274,7 +286,10 @@ std::vector<std::string> model_preset_names();
 // to whole heads, at least one) in heads of 64 over 8 groups (1 where the heads do not split into 8)
 // of min(128, n_embd / 4) state values, a 4-tap convolution; as nemotron_h_moe Nano's routing
 // (sigmoid with a selection bias, normalised, times 2.5) and a shared expert twice its expert width
-// (Nano's 3712 beside experts of 1856), feed_forward_length being the expert width.
+// (Nano's 3712 beside experts of 1856), feed_forward_length being the expert width. A preset not
+// LFM2's as lfm2 / lfm2moe attends in every third layer ("CC*" repeated), its short convolutions
+// over 3 taps; as lfm2moe one leading dense layer of its n_ff, then its experts without a shared
+// expert. The LFM2 archs give any preset QK-norm and tied embeddings.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
 // Whether an --arch name is one of the mixture-of-experts ones (qwen3moe, ..., cohere2_moe).
 bool is_moe_arch_name(std::string_view arch);
@@ -311,15 +326,20 @@ bool granite_layer_attends(const ModelSpec& spec, int layer);
 // refuse a file without one). Empty for other archs. nemotron_layer_kind(): layer l's character.
 std::string nemotron_layer_pattern(const ModelSpec& spec);
 char nemotron_layer_kind(const ModelSpec& spec, int layer);
+// lfm2 / lfm2moe: the kinds of the n_layer layers, 'C' short convolution or '*' attention
+// (ModelSpec::lfm2), layer l taking layer_pattern[l % its size] as nemotron_layer_pattern()'s do;
+// where none of them would attend, the last layer does, so that every cut keeps an attending layer.
+// Empty for other archs.
+std::string lfm2_layer_pattern(const ModelSpec& spec);
 // Whether layer l attends (every layer unless the spec is hybrid; ModelSpec::full_attn_interval,
-// granite_layer_attends(), nemotron_layer_pattern()).
+// granite_layer_attends(), nemotron_layer_pattern(), lfm2_layer_pattern()).
 bool layer_attends(const ModelSpec& spec, int layer);
-// A --layers cut: n_layer layers of the same shape. deepseek2 keeps at least one MoE layer (its
-// leading dense blocks cut to n_layer - 1 when they would fill the cut). A hybrid spec keeps its
+// A --layers cut: n_layer layers of the same shape. deepseek2 and lfm2moe keep at least one MoE
+// layer (their leading dense blocks cut to n_layer - 1 when they would fill the cut). A hybrid spec keeps its
 // interval: the layers attending are still those with (l + 1) % interval == 0 (plan_tensors()
 // refuses a cut below the interval, which would leave none); granitehybrid keeps
-// granite_layer_attends()'s rule, and nemotron_h / nemotron_h_moe nemotron_layer_pattern()'s, which
-// leave one in every cut.
+// granite_layer_attends()'s rule, nemotron_h / nemotron_h_moe nemotron_layer_pattern()'s and lfm2 /
+// lfm2moe lfm2_layer_pattern()'s, which leave one in every cut.
 void set_layer_count(ModelSpec* spec, int n_layer);
 
 }  // namespace strata

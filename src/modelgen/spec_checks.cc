@@ -25,7 +25,7 @@ Status check_lead_and_shared(const ModelSpec& s) {
 Status check_glm4moe(const ModelSpec& s) {
   if (!s.glm4moe) {
     if ((s.n_dense_lead != 0 && !s.deepseek2 && !s.ernie_moe && !s.step35 && !s.laguna && !s.cohere2_moe &&
-         !s.minimax_m3 && !s.mimo2) ||
+         !s.minimax_m3 && !s.mimo2 && !(s.lfm2 && s.n_expert > 0)) ||
         (s.n_nextn != 0 && !s.glm_dsa)) {
       return Status::InvalidArgument("leading dense and NextN blocks are for glm4moe models, not " + s.arch);
     }
@@ -120,7 +120,7 @@ Status check_mamba2(const ModelSpec& s) {
 // shapes. nemotron_layer_pattern() gives every layer count an attending layer.
 Status check_nemotron_h(const ModelSpec& s) {
   const bool arch = s.arch == "nemotron_h" || s.arch == "nemotron_h_moe";
-  if (s.nemotron_h != arch || s.layer_pattern.empty() == arch) {
+  if (s.nemotron_h != arch || (!s.lfm2 && s.layer_pattern.empty() == arch)) {
     return Status::InvalidArgument("Nemotron-H's layer pattern (ModelSpec::nemotron_h, layer_pattern) goes with arch "
                                    "nemotron_h or nemotron_h_moe, not " + s.arch);
   }
@@ -132,6 +132,34 @@ Status check_nemotron_h(const ModelSpec& s) {
                                    (s.n_expert > 0 ? "experts)" : "feed-forward)"));
   }
   return check_mamba2_shapes(s);
+}
+
+// LFM2's layers (model_spec.h): for lfm2 and lfm2moe only, a pattern of short convolutions ('C') and
+// attention ('*') over a convolution of 2 or more taps without other recurrent shapes, QK-norm (which
+// llama.cpp requires), and leading dense layers only before experts, within the layers.
+Status check_lfm2(const ModelSpec& s) {
+  const bool arch = s.arch == "lfm2" || s.arch == "lfm2moe";
+  if (s.lfm2 != arch) {
+    return Status::InvalidArgument("LFM2's short convolutions (ModelSpec::lfm2) go with arch lfm2 or lfm2moe, not " +
+                                   s.arch);
+  }
+  if (!arch) return Status::Ok();
+  if (s.layer_pattern.empty() || s.layer_pattern.find_first_not_of("C*") != std::string::npos) {
+    return Status::InvalidArgument(s.arch + "'s layer pattern '" + s.layer_pattern +
+                                   "' must hold only C* ('C' short convolution, '*' attention)");
+  }
+  if (s.ssm_conv_kernel < 2 || s.full_attn_interval != 0 || s.ssm_n_k_heads != 0 || s.ssm_head_k_dim != 0 ||
+      s.ssm_n_v_heads != 0 || s.ssm_head_v_dim != 0) {
+    return Status::InvalidArgument(s.arch + " needs a short convolution of >= 2 taps (shortconv.l_cache) and no "
+                                            "delta-net or Mamba-2 shapes");
+  }
+  if (!s.qk_norm) return Status::InvalidArgument(s.arch + "'s attention has QK-norm: qk_norm must be set");
+  const int max_lead = s.n_expert > 0 ? s.n_layer : 0;
+  if (s.n_dense_lead < 0 || s.n_dense_lead > max_lead) {
+    return Status::InvalidArgument("leading_dense_block_count " + std::to_string(s.n_dense_lead) + " must be 0.." +
+                                   std::to_string(max_lead) + " (dense layers lead experts only)");
+  }
+  return Status::Ok();
 }
 
 Status check_experts(const ModelSpec& s) {
@@ -158,10 +186,10 @@ Status check_experts(const ModelSpec& s) {
                                    "granitehybrid and nemotron_h_moe models, not " + s.arch);
   }
   if ((s.sigmoid_routing || s.expert_weights_norm) && !s.glm4moe && !s.deepseek2 && !s.minimax_m2 && !s.minimax_m3 &&
-      !s.ernie_moe && !s.step35 && !s.laguna && !s.mimo2 && !s.nemotron_h) {
+      !s.ernie_moe && !s.step35 && !s.laguna && !s.mimo2 && !s.nemotron_h && !s.lfm2) {
     return Status::InvalidArgument("sigmoid routing with a selection bias and expert_weights_norm are for glm4moe, "
-                                   "deepseek2, minimax-m2, minimax-m3, ernie4_5-moe, step35, laguna, mimo2 and "
-                                   "nemotron_h_moe models, not " +
+                                   "deepseek2, minimax-m2, minimax-m3, ernie4_5-moe, step35, laguna, mimo2, "
+                                   "nemotron_h_moe and lfm2moe models, not " +
                                    s.arch);
   }
   if (s.moe_layer_step < 1 || (s.moe_layer_step > 1 && !s.llama4 && !s.ernie_moe)) {
@@ -231,6 +259,7 @@ Status check_spec(const ModelSpec& s) {
   STRATA_RETURN_IF_ERROR(check_hybrid(s));
   STRATA_RETURN_IF_ERROR(check_mamba2(s));
   STRATA_RETURN_IF_ERROR(check_nemotron_h(s));
+  STRATA_RETURN_IF_ERROR(check_lfm2(s));
   // After check_experts: a glm4moe or deepseek2 spec has experts of positive width.
   STRATA_RETURN_IF_ERROR(check_glm4moe(s));
   STRATA_RETURN_IF_ERROR(check_mimo2(s));

@@ -36,14 +36,15 @@ uint32_t mix_for(DType type) {
 // What llama.cpp's quantizer reads of s's file. It counts every block, NextN ones too
 // (hparams.n_layer = block_count), and n_gqa is its hparams.n_gqa(): layer 0's head_count /
 // head_count_kv as the file gives them, 0 where a Mamba-2 hybrid's head_count_kv is 0 in layer 0 (a
-// Mamba-2 layer; Qwen3.5's one head_count_kv stands for every layer). Granite 4.0-H's and
-// Nemotron-H's attn_v are numbered among their attending layers (MixModel::attn_v_layers),
-// Nemotron-H's ffn_down among its feed-forward layers (MixModel::ffn_down_layers).
+// Mamba-2 or short-convolution layer; Qwen3.5's one head_count_kv stands for every layer). Granite
+// 4.0-H's, Nemotron-H's and LFM2's attn_v are numbered among their attending layers
+// (MixModel::attn_v_layers), Nemotron-H's ffn_down among its feed-forward layers
+// (MixModel::ffn_down_layers; LFM2's every layer has one).
 MixModel mix_model_of(const ModelSpec& s) {
   MixModel m;
   m.n_layer = block_count(s);
   m.n_expert = s.n_expert;
-  const bool kv_heads_per_layer = s.mamba2 || s.nemotron_h;
+  const bool kv_heads_per_layer = s.mamba2 || s.nemotron_h || s.lfm2;
   m.n_gqa = kv_heads_per_layer && !layer_attends(s, 0) ? 0 : s.n_head / head_count_kv(s);
   m.has_output = !s.tied_embeddings;
   m.full_attn_interval = s.full_attn_interval;
@@ -266,6 +267,17 @@ struct PlanBuilder {
     matrix(p + "ssm_out.weight", {inner, embd});
   }
 
+  // LFM2's gated short convolution (model_spec.h): in_proj's rows B, C and x, n_embd each; the taps
+  // planned as delta_net()'s ssm_conv1d is (rows l_cache wide, one per channel: F32, as llama.cpp
+  // never quantizes them); out_proj.
+  void short_conv(const std::string& p) {
+    const auto embd = static_cast<uint64_t>(s.n_embd);
+    vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
+    matrix(p + "shortconv.in_proj.weight", {embd, 3 * embd});
+    matrix(p + "shortconv.conv.weight", {static_cast<uint64_t>(s.ssm_conv_kernel), embd});
+    matrix(p + "shortconv.out_proj.weight", {embd, embd});
+  }
+
   void dense_ffn(const std::string& p, int l) {
     const auto embd = static_cast<uint64_t>(s.n_embd);
     const auto ff = static_cast<uint64_t>(s.gemma4 ? gemma4_ffn_width(s, l) : s.n_ff);
@@ -399,6 +411,8 @@ struct PlanBuilder {
       attention(p, l);
     } else if (s.mamba2) {
       mamba2(p);
+    } else if (s.lfm2) {
+      short_conv(p);
     } else {
       delta_net(p);
     }
@@ -458,7 +472,8 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type, uint32_t mix) {
     b.vector("per_layer_proj_norm.weight", static_cast<uint64_t>(s.n_embd_per_layer), WeightKind::kNorm);
   }
   for (int l = 0; l < block_count(s); ++l) b.block(l);
-  b.vector("output_norm.weight", embd, WeightKind::kNorm);
+  // LFM2's final norm is named as llama.cpp's converter names its embedding_norm.
+  b.vector(s.lfm2 ? "token_embd_norm.weight" : "output_norm.weight", embd, WeightKind::kNorm);
   if (!s.tied_embeddings) b.matrix("output.weight", {embd, vocab});
   return plan;
 }

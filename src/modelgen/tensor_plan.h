@@ -34,13 +34,19 @@
 // layer attn_norm [n_embd] and nothing else of its own kind's: granitehybrid's Mamba-2 tensors, its
 // attention's four matrices, ffn_up [n_embd, n_ff] and ffn_down [n_ff, n_embd] (no ffn_gate), or
 // ffn_gate_inp [n_embd, n_expert], exp_probs_b.bias [n_expert], ffn_up_exps and ffn_down_exps, and
-// ffn_up_shexp [n_embd, n_ff_shexp] and ffn_down_shexp (no gates); output.weight unless tied.
+// ffn_up_shexp [n_embd, n_ff_shexp] and ffn_down_shexp (no gates); output.weight unless tied. lfm2 /
+// lfm2moe (LFM2, model_spec.h): in the attending layers attn_q, attn_k, attn_v, attn_q_norm and
+// attn_k_norm [head_dim], attn_output; in the others shortconv.in_proj [n_embd, 3 n_embd],
+// shortconv.conv [l_cache, n_embd], shortconv.out_proj [n_embd, n_embd]; then every layer's ffn_norm
+// and a dense feed-forward, or lfm2moe's experts after its leading dense layers (a router with its
+// selection bias, no shared expert); the final norm token_embd_norm, no output.weight (tied).
 //
 // Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate, exp_probs_b, ssm_a) and routers
-// are F32, and so are ssm_conv1d, which llama.cpp never quantizes (is_quantizable_tensor()), and
-// Mamba-2's ssm_a, ssm_d (no ".weight": llama.cpp leaves them) and ssm_norm; Mamba-2's ssm_in and
-// ssm_out take the mix's base type (llama.cpp's quantizer has no rule for them), its attn_v the mix's
-// rule numbered among the attending layers (type_mix.h: MixModel::attn_v_layers), and Nemotron-H's
+// are F32, and so are ssm_conv1d and LFM2's shortconv.conv, which llama.cpp never quantizes
+// (is_quantizable_tensor()), and Mamba-2's ssm_a, ssm_d (no ".weight": llama.cpp leaves them) and
+// ssm_norm; Mamba-2's ssm_in and ssm_out and LFM2's shortconv.in_proj and out_proj take the mix's base
+// type (llama.cpp's quantizer has no rule for them), their attn_v the mix's rule numbered among the
+// attending layers (type_mix.h: MixModel::attn_v_layers), and Nemotron-H's
 // dense ffn_down its rule numbered among the feed-forward layers (MixModel::ffn_down_layers); the delta-net
 // layers' other matrices (attn_qkv, attn_gate, ssm_beta, ssm_alpha, ssm_out) take the mix's types as
 // ik_llama.cpp's quantizer gives them: attn_qkv its attn_qkv rule (Q4_K_M: Q5_K), the others the base

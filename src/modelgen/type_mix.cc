@@ -255,7 +255,8 @@ bool is_quantizable_tensor(std::string_view name, size_t n_dims) {
   const std::string_view suffix = "weight";
   if (name.size() < suffix.size() || name.substr(name.size() - suffix.size()) != suffix) return false;
   if (n_dims < 2) return false;
-  if (contains(name, "_norm.weight") || contains(name, "ffn_gate_inp.weight") || contains(name, "ssm_conv1d")) {
+  if (contains(name, "_norm.weight") || contains(name, "ffn_gate_inp.weight") || contains(name, "ssm_conv1d") ||
+      contains(name, "shortconv.conv.weight")) {
     return false;
   }
   return name != "position_embd.weight" && name != "token_types.weight";

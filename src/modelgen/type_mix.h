@@ -68,7 +68,7 @@ DType width_fallback(DType type, uint64_t n_in);
 
 // llama.cpp quantizes a tensor when its name ends in "weight", it has two or more dims, and
 // it is not a norm, a MoE router (ffn_gate_inp), a position / token-type embedding or a
-// delta-net / Mamba convolution (ssm_conv1d, a few taps per channel).
+// delta-net / Mamba convolution (ssm_conv1d) or LFM2's (shortconv.conv), a few taps per channel.
 bool is_quantizable_tensor(std::string_view name, size_t n_dims);
 
 }  // namespace strata
