@@ -28,8 +28,9 @@ struct PreName {
 // splits with Llama 3's pattern, both taking a piece that is a token whole and adding BOS; so is
 // laguna (Poolside Laguna's vocabulary) split. granite-docling (Granite 4.0's vocabulary, as
 // llama.cpp's converter names it) llama.cpp splits with GPT-2's pattern; lfm2 (Liquid LFM2's) as
-// Llama 3's vocabulary, pieces whole and BOS added; exaone4 (EXAONE 4.0's) as GPT-2's.
-constexpr std::array<PreName, 50> kKnownNames = {{
+// Llama 3's vocabulary, pieces whole and BOS added, as are falcon3 (Falcon 3's), falcon-h1 (Falcon-H1's)
+// and midm-2.0 (Mi:dm 2.0's), as llama.cpp reads them; exaone4 (EXAONE 4.0's) as GPT-2's.
+constexpr std::array<PreName, 52> kKnownNames = {{
     {"", PreTokenizerKind::kGpt2},           {"default", PreTokenizerKind::kGpt2},
     {"gpt2", PreTokenizerKind::kGpt2},       {"gpt-2", PreTokenizerKind::kGpt2},
     {"phi-2", PreTokenizerKind::kGpt2},      {"olmo", PreTokenizerKind::kGpt2},
@@ -56,6 +57,7 @@ constexpr std::array<PreName, 50> kKnownNames = {{
     {"tekken", PreTokenizerKind::kTekken},   {"pixtral", PreTokenizerKind::kLlama3},
     {"laguna", PreTokenizerKind::kLlama3},   {"granite-docling", PreTokenizerKind::kGpt2},
     {"lfm2", PreTokenizerKind::kLlama3},     {"exaone4", PreTokenizerKind::kGpt2},
+    {"falcon-h1", PreTokenizerKind::kLlama3}, {"midm-2.0", PreTokenizerKind::kLlama3},
 }};
 
 }  // namespace
@@ -69,8 +71,9 @@ PreTokenizerChoice choose_pre_tokenizer(std::string_view pre_name) {
       // (llama.cpp merges Kimi K2's pieces; its converter derives the merges from tiktoken's ranks,
       // and a token those merges do not reach is one tiktoken still takes whole.) Mistral's
       // tekken is a tiktoken vocabulary too; llama.cpp takes tekken, pixtral and laguna pieces whole.
-      const bool llama3 =
-          pre_name == "llama-bpe" || pre_name == "llama3" || pre_name == "llama-v3" || pre_name == "lfm2";
+      const bool llama3 = pre_name == "llama-bpe" || pre_name == "llama3" || pre_name == "llama-v3" ||
+                          pre_name == "lfm2" || pre_name == "falcon3" || pre_name == "falcon-h1" ||
+                          pre_name == "midm-2.0";
       const bool mistral = pre_name == "tekken" || pre_name == "pixtral" || pre_name == "laguna";
       const bool tiktoken = pre_name == "gpt-4o" || pre_name == "kimi-k2";
       return {known.kind, llama3 || mistral || tiktoken, true, llama3 || mistral};

@@ -263,6 +263,11 @@ TEST(PreTokenizerTest, ChoosesTheFamilyByGgufName) {
   const PreTokenizerChoice granite4 = choose_pre_tokenizer("granite-docling");  // Granite 4.0: GPT-2's
   EXPECT_EQ(granite4.kind, PreTokenizerKind::kGpt2);
   EXPECT_TRUE(granite4.exact);
+  for (const char* name : {"falcon3", "falcon-h1", "midm-2.0"}) {  // as Llama 3's, as llama.cpp groups them
+    const PreTokenizerChoice c = choose_pre_tokenizer(name);
+    EXPECT_EQ(c.kind, PreTokenizerKind::kLlama3) << name;
+    EXPECT_TRUE(c.ignore_merges && c.add_bos && c.exact) << name;
+  }
   const PreTokenizerChoice exaone4 = choose_pre_tokenizer("exaone4");  // EXAONE 4.0: GPT-2's, as llama.cpp
   EXPECT_EQ(exaone4.kind, PreTokenizerKind::kGpt2);
   EXPECT_TRUE(exaone4.exact);
