@@ -365,7 +365,7 @@ INSTANTIATE_TEST_SUITE_P(Models, EngineExactness,
                                            "generated/qwen35-q8_0", "generated/qwen35moe-q8_0",
                                            "generated/gemma4-e2b-q8_0", "generated/deci-q8_0",
                                            "generated/granitehybrid-q8_0", "generated/nemotron_h-q8_0",
-                                           "generated/nemotron_h_moe-q8_0", "generated/lfm2moe-q8_0"),
+                                           "generated/nemotron_h_moe-q8_0", "generated/lfm2moe-q8_0", "generated/falcon-h1-q8_0"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(info.param.find('/') + 1);
                            name = name.substr(0, name.find('.'));

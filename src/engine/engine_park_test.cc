@@ -80,10 +80,11 @@ TEST_F(EnginePark, MixtureOfExpertsFollowUpAfterRestartIsRestoredAndIdentical) {
   EXPECT_EQ(restore_follow_up(follow, moe).restored_blocks, 5u);
 }
 
-// Hybrid models (Qwen3.5's delta-net layers, Granite 4.0-H's Mamba-2 layers, beside attention):
+// Hybrid models (Qwen3.5's delta-net layers, Granite 4.0-H's Mamba-2 layers, beside attention;
+// Falcon-H1's Mamba-2 and attention in every layer):
 // a follow-up resumes from the parked blocks and the parked recurrent-state snapshot after them.
 TEST_F(EnginePark, HybridFollowUpAfterRestartResumesFromParkedBlocksAndState) {
-  for (const char* arch : {"qwen35", "granitehybrid-dense"}) {
+  for (const char* arch : {"qwen35", "granitehybrid-dense", "falcon-h1"}) {
     SCOPED_TRACE(arch);
     TestModelSpec spec;
     spec.arch = arch;

@@ -174,6 +174,11 @@ struct ArchTraits {
   // 32B's sliding layers (three of every four) rotate, its full layers have no rope
   // (model/post_norm_hparams.h).
   bool exaone4 = false;
+  // TII Falcon-H1 (falcon-h1: 0.5B to 34B): every layer a Mamba-2 mixer (ssm_norm optional) and
+  // attention (NeoX rope) side by side over one attn_norm, their outputs added, then a SwiGLU
+  // feed-forward under ffn_norm (named without .weight in llama.cpp's files); the model's
+  // multipliers are in its weights, as llama.cpp's converter writes them (model/ssm_hparams.h).
+  bool falcon_h1 = false;
 };
 
 // nullptr for an architecture this build does not run.

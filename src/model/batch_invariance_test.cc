@@ -254,7 +254,9 @@ std::vector<Case> all_cases() {
   // Nemotron-H's squared-ReLU feed-forward layers between its Mamba-2 and attention layers, and
   // Nemotron 3's experts without gates in their place.
   for (DType t : {DType::kF16, DType::kQ4_K}) {
-    for (const char* arch : {"granitehybrid", "nemotron_h", "nemotron_h_moe", "lfm2moe"}) cases.push_back({arch, t});
+    for (const char* arch : {"granitehybrid", "nemotron_h", "nemotron_h_moe", "lfm2moe", "falcon-h1"}) {
+      cases.push_back({arch, t});
+    }
   }
   // Architectures whose own parts are per-row arithmetic around the same layers (Granite's
   // multipliers, Cohere's layer norms and parallel blocks, Cohere's MoE's per-layer rope, Ling's grouped routing, M-RoPE
@@ -435,7 +437,7 @@ TEST_F(BatchInvarianceKvTypeTest, HoldsForHybridLayersAcrossChunksSlotsAndRestar
        {Hybrid{"qwen35", DType::kQ8_0, 8, 2}, Hybrid{"qwen35moe", DType::kQ4_K, 4, 4},
         Hybrid{"granitehybrid-dense", DType::kQ4_K, 6, 4}, Hybrid{"granitehybrid", DType::kQ8_0, 4, 2},
         Hybrid{"nemotron_h", DType::kQ8_0, 8, 4}, Hybrid{"nemotron_h_moe", DType::kQ4_K, 5, 4},
-        Hybrid{"lfm2moe", DType::kQ8_0, 6, 4}}) {
+        Hybrid{"lfm2moe", DType::kQ8_0, 6, 4}, Hybrid{"falcon-h1", DType::kQ8_0, 3, 4}}) {
     TestModelSpec spec;
     spec.arch = arch;
     spec.type = type;

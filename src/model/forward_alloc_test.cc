@@ -65,9 +65,10 @@ void check_no_allocations(const std::string& arch) {
 
 // qwen2 (biases), gemma3 (post-norms, GELU, and rows past its 10-key window), gpt-oss (sinks,
 // expert biases, the clamped SwiGLU), and the hybrids' recurrent layers (qwen35's delta-nets,
-// granitehybrid's Mamba-2 layers: rows ordered per sequence, states in the cache).
+// granitehybrid's Mamba-2 layers: rows ordered per sequence, states in the cache; falcon-h1's
+// beside attention).
 TEST(ForwardAllocTest, ForwardPassesAllocateNothing) {
-  for (const char* arch : {"qwen2", "gemma3", "gpt-oss", "qwen35", "granitehybrid"}) {
+  for (const char* arch : {"qwen2", "gemma3", "gpt-oss", "qwen35", "granitehybrid", "falcon-h1"}) {
     SCOPED_TRACE(arch);
     check_no_allocations(arch);
   }

@@ -71,7 +71,7 @@ class ForwardScratch {
   float* attn_out() { return attn_out_.as<float>(); }  // q_dim
   float* proj() { return proj_.as<float>(); }        // n_embd: a block's output before the residual add
   float* gate() { return gate_.as<float>(); }        // n_ff
-  float* up() { return up_.as<float>(); }            // n_ff
+  float* up() { return up_.as<float>(); }            // n_ff (Falcon-H1: its Mamba-2 output, n_embd)
   AlignedBuffer& matmul_scratch() { return matmul_; }
   float* mla_q() { return mla_q_.as<float>(); }      // mla_q_floats per row, rows dense at any width up to it
   float* mla_a() { return mla_a_.as<float>(); }      // mla_a_floats

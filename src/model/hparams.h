@@ -184,7 +184,8 @@ struct Hparams {
   // gpt-oss (model/arch_table.h): attention sinks and the clamped SwiGLU.
   bool attn_sinks = false;
   bool swiglu_oai = false;
-  std::string ffn_norm_name = "ffn_norm";  // blk.N.<this>.weight
+  std::string ffn_norm_name = "ffn_norm";  // blk.N.<this><ffn_norm_suffix>
+  std::string ffn_norm_suffix = ".weight";  // "" for Falcon-H1's (llama.cpp's converter writes it bare)
   // Gemma 2: > 0 caps attention scores / output logits at cap * tanh(x / cap); 0: none.
   float attn_softcap = 0.0f;
   float final_softcap = 0.0f;
@@ -240,6 +241,9 @@ struct Hparams {
   // (ssm_n_v_heads 1) of n_embd values (ssm_head_v_dim) and no state matrix (ssm_head_k_dim 0), so
   // the state is the convolution's last ssm_conv_kernel - 1 inputs alone.
   bool ssm_short_conv = false;
+  // Falcon-H1: every layer runs a Mamba-2 mixer and attention side by side over the same attn_norm
+  // of its input and adds both outputs (recurrent_index and attn_kv_index number every layer).
+  bool ssm_parallel_attention = false;
   // The final norm's tensor (LFM2's: token_embd_norm.weight).
   std::string output_norm_name = "output_norm";
   // Nemotron-H: a feed-forward (dense, an expert, the shared expert) is down(relu(up x)^2), without

@@ -45,12 +45,14 @@ void split_inputs(const Hparams& hp, int n, ForwardScratch& s, ThreadPool& pool)
 }
 
 // y times silu(z) over z's place (kernels::silu_mul writes silu(gate) * up over the gate), then
-// each group's values RMS-normed with its part of ssm_norm.
+// each group's values RMS-normed with its part of ssm_norm (when the layer has one: Falcon-H1's
+// may not).
 void gate_and_norm(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
   const int n_values = hp.ssm_n_v_heads * hp.ssm_head_v_dim, group_values = n_values / hp.ssm_n_k_heads;
   for_each_row(pool, n, n_values, [&](int r) {
     float* z = s.delta_z() + static_cast<size_t>(r) * n_values;
     kernels::silu_mul(z, s.delta_out() + static_cast<size_t>(r) * n_values, n_values);
+    if (lw.ssm_norm == nullptr) return;
     for (int g = 0; g < hp.ssm_n_k_heads; ++g) {
       float* part = z + static_cast<size_t>(g) * group_values;
       kernels::rmsnorm(part, lw.ssm_norm + static_cast<size_t>(g) * group_values, group_values, hp.rms_eps, part);

@@ -216,6 +216,36 @@ TEST_F(ModelLoadTest, ReadsLfm2MoeHparams) {
   expect_error(spec, Code::kNotFound, "lfm2moe.expert_count");
 }
 
+// Falcon-H1: every layer both a Mamba-2 layer (its own state) and an attending one (its own K/V),
+// ffn_norm read bare as llama.cpp's files name it; feed-forward biases and bad shapes refused by name.
+TEST_F(ModelLoadTest, ReadsFalconH1Hparams) {
+  TestModelSpec spec;
+  spec.arch = "falcon-h1";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.ssm_parallel_attention && hp.ssm_mamba2 && hp.ssm_grouped && hp.rope_neox && hp.is_hybrid());
+  EXPECT_EQ(hp.ffn_norm_suffix, "");
+  ASSERT_EQ(hp.n_layer, 2);
+  for (int l = 0; l < 2; ++l) {
+    EXPECT_TRUE(hp.layer_is_recurrent(l)) << "layer " << l;
+    EXPECT_EQ(hp.kv_layer(l), l);
+    EXPECT_EQ(hp.recurrent_layer(l), l);
+  }
+  EXPECT_EQ(hp.n_kv_layers(), 2);
+  EXPECT_EQ(hp.n_recurrent_layers(), 2);
+  EXPECT_EQ((*m)->kv_layout(DType::kF16, 16).state_floats, 2 * hp.ssm_state_floats());
+  spec.skip_tensors = {"blk.1.ffn_norm"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.1.ffn_norm");
+  spec.skip_tensors = {"blk.0.attn_k.weight"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.0.attn_k.weight");
+  spec.skip_tensors = {"blk.1.ssm_dt.bias"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.1.ssm_dt.bias");
+  spec.skip_tensors.clear();
+  spec.metadata_overrides = {{"falcon-h1.ssm.time_step_rank", GgufValue::U32(3)}};
+  expect_error(spec, Code::kCorrupt, "falcon-h1.ssm.time_step_rank 3");
+}
+
 TEST_F(ModelLoadTest, RefusesBadNemotronHFiles) {
   TestModelSpec spec;
   spec.arch = "nemotron_h";

@@ -13,7 +13,9 @@
 // inputs are rounded again before ffn_down: measured 2.1-3.4%, max_rel 9-18%, bound {0.06, 0.3}
 // as the quantised delta-net cases (hybrid_reference_test.cc). LFM2's short convolution multiplies
 // two rounded products twice (B * x, then C * conv), so its errors add: Q8_0 measured 4.1%, max_rel
-// 20%, under the same bound (Q4_K: 6.1%, 26%, not run). Each of these fast-path mistakes fails
+// 20%, under the same bound (Q4_K: 6.1%, 26%, not run). Falcon-H1 adds two mixers' outputs, each
+// over its own rounded input, in every layer: Q8_0 measured 2.2% (max_rel 9.9%), Q4_K 3.4% (17%),
+// under the same bound. Each of these fast-path mistakes fails
 // the F32 case by far more (mutation runs): a head reading group h % 2, one RMS norm over the
 // whole row, no convolution bias, no skip term. LFM2-MoE (lfm2moe) runs float weights only, as
 // the other mixture-of-experts archs: quantised inputs flip expert choices where gates nearly tie.
@@ -44,7 +46,7 @@ constexpr Feed kMamba2TokenByToken{kTokens, 1};
 Bounds mamba2_bounds(const std::string& arch, DType type) {
   const bool float_weights = type == DType::kF32 || type == DType::kF16 || type == DType::kBF16;
   if (float_weights) return bounds(type);
-  return arch == "nemotron_h" || arch == "lfm2" ? Bounds{0.06, 0.3} : Bounds{0.03, 0.15};
+  return arch == "nemotron_h" || arch == "lfm2" || arch == "falcon-h1" ? Bounds{0.06, 0.3} : Bounds{0.03, 0.15};
 }
 
 class Mamba2ReferenceTest : public ReferenceForwardTest {};
@@ -84,6 +86,8 @@ std::vector<Case> mamba2_cases() {
   for (DType t : {DType::kF32, DType::kF16, DType::kBF16, DType::kQ8_0}) cases.push_back({"lfm2", t});
   // LFM2-MoE: a dense layer, then sigmoid-routed experts with a selection bias (float weights).
   for (DType t : {DType::kF32, DType::kBF16}) cases.push_back({"lfm2moe", t});
+  // Falcon-H1: Mamba-2 beside attention in every layer.
+  for (DType t : {DType::kF32, DType::kBF16, DType::kQ8_0, DType::kQ4_K}) cases.push_back({"falcon-h1", t});
   return cases;
 }
 
@@ -124,6 +128,22 @@ TEST_F(ReferenceForwardVariantsTest, GraniteHybridRotatesOnlyWhenTheFileSaysSo) 
   expect_within("granitehybrid with rope", e.rms_rel, e.max_rel, b);
   EXPECT_GT(errors(spec, DType::kF32, &rotating, kTokens, -1, kMamba2OneBatch).rms_rel, 100 * b.rms_rel)
       << "rope.scaling.finetuned makes no difference";
+}
+
+// Falcon-H1 adds its Mamba-2 and attention outputs in every layer, the Mamba-2 group norm only where
+// the file has ssm_norm: a file without it agrees with its own reference over 48 positions in
+// chunks of 5, and the same weights with the norm disagree far outside the bound, as do references
+// of either mixer alone (the attention's weights dropped to zero rows, the Mamba-2 output's).
+TEST_F(ReferenceForwardVariantsTest, FalconH1AddsMamba2AndAttention) {
+  TestModelSpec spec;
+  spec.arch = "falcon-h1";
+  TestModelSpec unnormed = spec;
+  for (int l = 0; l < 2; ++l) unnormed.skip_tensors.push_back("blk." + std::to_string(l) + ".ssm_norm.weight");
+  const Bounds b = bounds(DType::kF32);
+  const Errors e = errors(unnormed, DType::kF32, nullptr, kTokens, -1, Feed{kTokens, 5});
+  expect_within("falcon-h1 without ssm_norm", e.rms_rel, e.max_rel, b);
+  EXPECT_GT(errors(unnormed, DType::kF32, &spec, kTokens, -1, kMamba2OneBatch).rms_rel, 100 * b.rms_rel)
+      << "ssm_norm makes no difference";
 }
 
 // LFM2-MoE's routing follows the file: the same weights routed by softmax, or without the

@@ -243,6 +243,8 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
   for (int l = 0; l < hp.n_layer; ++l) {
     if (!hp.layer_is_moe(l) || hp.moe_beside_dense) s.n_ff = std::max(s.n_ff, hp.n_ff);
   }
+  // Falcon-H1's layers keep their Mamba-2 output in up() while their attention runs.
+  if (hp.ssm_parallel_attention) s.n_ff = std::max(s.n_ff, hp.n_embd);
   s.router_input = hp.moe_beside_dense;
   s.per_layer_floats = hp.n_embd_per_layer;
   s.n_layer = hp.n_layer;

@@ -89,7 +89,7 @@ void bind_delta_net(WeightBinder& b, const Hparams& hp, const std::string& p, La
 
 // A Mamba-2 layer's tensors, in the shapes llama.cpp's converter writes: ssm_a and ssm_d as
 // {1, n_heads}, ssm_norm as {values per group, groups}; the convolution's bias when the file has
-// one (every Granite 4.0-H and Nemotron-H file does).
+// one (every Granite 4.0-H and Nemotron-H file does), and for Falcon-H1 ssm_norm when the file has it.
 void bind_mamba2(WeightBinder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
   const int64_t value_dim = static_cast<int64_t>(hp.ssm_n_v_heads) * hp.ssm_head_v_dim;
   const int64_t channels = hp.ssm_conv_channels();
@@ -100,7 +100,9 @@ void bind_mamba2(WeightBinder& b, const Hparams& hp, const std::string& p, Layer
   lw.ssm_dt_bias = b.vector(p + "ssm_dt.bias", hp.ssm_n_v_heads, true);
   lw.ssm_a = b.vectors(p + "ssm_a", 1, hp.ssm_n_v_heads, true);
   lw.ssm_d = b.vectors(p + "ssm_d", 1, hp.ssm_n_v_heads, true);
-  lw.ssm_norm = b.vectors(p + "ssm_norm.weight", value_dim / hp.ssm_n_k_heads, hp.ssm_n_k_heads, true);
+  // Falcon-H1's files may go without (llama.cpp reads it as optional there).
+  lw.ssm_norm = b.vectors(p + "ssm_norm.weight", value_dim / hp.ssm_n_k_heads, hp.ssm_n_k_heads,
+                          !hp.ssm_parallel_attention);
 }
 
 // An LFM2 short-convolution layer's tensors: in_proj {n_embd, 3 n_embd} viewed as its B, C and x
@@ -220,7 +222,10 @@ LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
   const AttnKind kind = hp.attn_kind(layer);
   // OLMo 2's have no pre-norms at all (the blocks read the layer's input; norm_row copies it).
   if (kind != AttnKind::kNone && hp.pre_norms) lw.attn_norm = b.vector(p + "attn_norm.weight", hp.n_embd, true);
-  if (hp.layer_is_recurrent(layer) && hp.ssm_short_conv) {
+  if (hp.ssm_parallel_attention) {  // Falcon-H1: both mixers
+    bind_mamba2(b, hp, p, lw);
+    bind_attention(b, hp, layer, p, lw);
+  } else if (hp.layer_is_recurrent(layer) && hp.ssm_short_conv) {
     bind_short_conv(b, hp, p, lw);
   } else if (hp.layer_is_recurrent(layer) && hp.ssm_mamba2) {
     bind_mamba2(b, hp, p, lw);
@@ -234,7 +239,9 @@ LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
   lw.out_scale = b.vector(p + "layer_output_scale.weight", 1, false);
   if (!hp.layer_has_ffn(layer)) return lw;  // Nemotron's layers without a feed-forward
   // Cohere's parallel blocks feed the feed-forward the attention's norm: no ffn_norm.
-  if (!hp.parallel_block && hp.pre_norms) lw.ffn_norm = b.vector(p + hp.ffn_norm_name + ".weight", hp.n_embd, true);
+  if (!hp.parallel_block && hp.pre_norms) {
+    lw.ffn_norm = b.vector(p + hp.ffn_norm_name + hp.ffn_norm_suffix, hp.n_embd, true);
+  }
   if (hp.post_norms) {
     lw.attn_post_norm = b.vector(p + "post_attention_norm.weight", hp.n_embd, true);
     lw.ffn_post_norm = b.vector(p + "post_ffw_norm.weight", hp.n_embd, true);

@@ -121,14 +121,15 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
       STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.weight", true, &l.wo));
     } else if (kind == AttnKind::kAttention) {
       const bool recurrent = r.hp_.layer_is_recurrent(i);
-      STRATA_RETURN_IF_ERROR(recurrent && r.hp_.ssm_short_conv ? r.decode_short_conv(gguf, p, l)
+      STRATA_RETURN_IF_ERROR(r.hp_.ssm_parallel_attention      ? r.decode_falcon_h1(gguf, p, l)
+                             : recurrent && r.hp_.ssm_short_conv ? r.decode_short_conv(gguf, p, l)
                              : recurrent && r.hp_.ssm_mamba2   ? r.decode_mamba2(gguf, p, l)
                              : recurrent                       ? r.decode_delta_net(gguf, p, l)
                                                                : r.decode_attention(gguf, p, l));
     }
     if (!r.hp_.layer_has_ffn(i)) continue;
     if (!r.hp_.parallel_block) {
-      STRATA_RETURN_IF_ERROR(decode(gguf, p + r.hp_.ffn_norm_name + ".weight", pre_norms, &l.ffn_norm));
+      STRATA_RETURN_IF_ERROR(decode(gguf, p + r.hp_.ffn_norm_name + r.hp_.ffn_norm_suffix, pre_norms, &l.ffn_norm));
     }
     if (r.hp_.post_norms) {  // gpt-oss's post_attention_norm is its feed-forward norm
       STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_attention_norm.weight", true, &l.attn_post_norm));
@@ -346,67 +347,6 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   if (!l.attn_post_norm.empty()) out = rmsnorm(out.data(), l.attn_post_norm, hp_.n_embd, hp_.rms_eps);
 }
 
-Vec ReferenceForward::routed_experts(const Layer& l, const Vec& router_x, const Vec& x) const {
-  // Gate values: softmax over all router logits, or a sigmoid of each.
-  Vec p = matvec(l.router, router_x);
-  if (!l.router_b.empty()) add(p, l.router_b);
-  if (hp_.expert_sigmoid) {
-    for (double& v : p) v = 1.0 / (1.0 + std::exp(-v));
-  } else {
-    const double max_logit = *std::max_element(p.begin(), p.end());
-    double sum = 0;
-    for (double& v : p) sum += (v = std::exp(v - max_logit));
-    for (double& v : p) v /= sum;
-  }
-  // The top k by gate value plus selection bias; their gate values are the weights.
-  auto rank = [&](int e) { return l.exp_probs_b.empty() ? p[e] : p[e] + l.exp_probs_b[static_cast<size_t>(e)]; };
-  // Group-limited routing: only the groups whose two best ranks sum highest.
-  const int group_size = hp_.n_expert / hp_.n_expert_groups;
-  std::vector<int> groups;
-  while (static_cast<int>(groups.size()) < hp_.n_expert_groups_used) {
-    int top = -1;
-    double top_score = 0;
-    for (int g = 0; g < hp_.n_expert_groups; ++g) {
-      if (std::find(groups.begin(), groups.end(), g) != groups.end()) continue;
-      std::vector<double> ranks;
-      for (int e = g * group_size; e < (g + 1) * group_size; ++e) ranks.push_back(rank(e));
-      std::sort(ranks.rbegin(), ranks.rend());
-      const double score = ranks[0] + (ranks.size() > 1 ? ranks[1] : 0.0);
-      if (top < 0 || score > top_score) top = g, top_score = score;
-    }
-    groups.push_back(top);
-  }
-  std::vector<int> chosen;
-  double chosen_sum = 0;
-  for (int j = 0; j < hp_.n_expert_used; ++j) {
-    int best = -1;
-    for (int e = 0; e < hp_.n_expert; ++e) {
-      if (std::find(chosen.begin(), chosen.end(), e) != chosen.end()) continue;
-      if (std::find(groups.begin(), groups.end(), e / group_size) == groups.end()) continue;
-      if (best < 0 || rank(e) > rank(best)) best = e;
-    }
-    chosen.push_back(best);
-    chosen_sum += p[best];
-  }
-  Vec out(x.size(), 0.0);
-  for (int e : chosen) {
-    const double norm = std::max(chosen_sum, static_cast<double>(hp_.expert_weights_norm_min));  // Laguna's floor
-    double w = (hp_.expert_weights_norm ? p[e] / norm : p[e]) * hp_.expert_weights_scale;
-    if (!l.exp_out_scale.empty()) w *= l.exp_out_scale[static_cast<size_t>(e)];  // Gemma 4's
-    // Llama 4 weights the expert's input instead of its output.
-    Vec in = x;
-    if (hp_.expert_weight_input) {
-      for (double& v : in) v *= w;
-    }
-    const size_t n_ff = static_cast<size_t>(hp_.n_ff_exp);
-    const Vec y = hp_.ffn_relu_sq ? relu_sq_ffn(l.exp_up, l.exp_down, static_cast<size_t>(e), n_ff, in)
-                                  : swiglu(l.exp_gate, l.exp_up, l.exp_down, static_cast<size_t>(e), n_ff, in, gate_of(hp_),
-                                           l.exp_gate_b, l.exp_up_b, l.exp_down_b, hp_.ffn_limit(l.index, true));
-    for (size_t i = 0; i < out.size(); ++i) out[i] += (hp_.expert_weight_input ? 1.0 : w) * y[i];
-  }
-  return out;
-}
-
 Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
   if (hp_.ffn_relu_sq && !hp_.layer_is_moe(l.index)) {  // Nemotron-H: down(relu(up x)^2)
     return relu_sq_ffn(l.w_up, l.w_down, 0, static_cast<size_t>(hp_.ffn_width(l.index)), x);
@@ -454,6 +394,8 @@ std::vector<double> ReferenceForward::step(int32_t token) {
       att.assign(h.size(), 0.0);  // Nemotron's layers without attention
     } else if (kind == AttnKind::kLinear) {
       att = matvec(l.wo, normed);
+    } else if (hp_.ssm_parallel_attention) {
+      mamba2_beside_attention(l, normed, att);
     } else if (hp_.layer_is_recurrent(l.index) && hp_.ssm_short_conv) {
       short_conv(l, normed, att);
     } else if (hp_.layer_is_recurrent(l.index) && hp_.ssm_mamba2) {

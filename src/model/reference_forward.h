@@ -117,6 +117,8 @@ class ReferenceForward {
   void mamba2(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
   Status decode_short_conv(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   void short_conv(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
+  Status decode_falcon_h1(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
+  void mamba2_beside_attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
 
   Hparams hp_;
   Matrix token_embd_, output_;

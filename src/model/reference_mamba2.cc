@@ -33,7 +33,8 @@ Status ReferenceForward::decode_mamba2(const GgufFile& gguf, const std::string& 
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_dt.bias", true, &l.ssm_dt_bias));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_a", true, &l.ssm_a));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_d", true, &l.ssm_d));
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_norm.weight", true, &l.ssm_norm));
+  // Falcon-H1's layers may go without the group norm.
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_norm.weight", !hp_.ssm_parallel_attention, &l.ssm_norm));
   const size_t channels = static_cast<size_t>(hp_.ssm_n_v_heads) * hp_.ssm_head_v_dim +
                           2 * static_cast<size_t>(hp_.ssm_n_k_heads) * hp_.ssm_head_k_dim;
   if (l.ssm_conv_b.empty()) l.ssm_conv_b.assign(channels, 0.0);  // no bias in the file: none
@@ -85,7 +86,7 @@ void ReferenceForward::mamba2(Layer& l, const Vec& x, Vec& out) const {
   }
   for (size_t i = 0; i < values; ++i) y[i] *= gate_silu(z[i]);
   const size_t group_values = values / static_cast<size_t>(groups);
-  for (int g = 0; g < groups; ++g) {
+  for (int g = 0; g < groups && !l.ssm_norm.empty(); ++g) {
     double* part = y.data() + static_cast<size_t>(g) * group_values;
     double sum_sq = 0.0;
     for (size_t i = 0; i < group_values; ++i) sum_sq += part[i] * part[i];
@@ -93,6 +94,19 @@ void ReferenceForward::mamba2(Layer& l, const Vec& x, Vec& out) const {
     for (size_t i = 0; i < group_values; ++i) part[i] *= inv * l.ssm_norm[static_cast<size_t>(g) * group_values + i];
   }
   out = matvec(l.ssm_out, y);
+}
+
+Status ReferenceForward::decode_falcon_h1(const GgufFile& gguf, const std::string& p, Layer& l) const {
+  STRATA_RETURN_IF_ERROR(decode_mamba2(gguf, p, l));
+  return decode_attention(gguf, p, l);
+}
+
+// Falcon-H1: the Mamba-2 mixer and attention over the same normed input, their outputs added.
+void ReferenceForward::mamba2_beside_attention(Layer& l, const Vec& x, Vec& out) const {
+  mamba2(l, x, out);
+  Vec att;
+  attention(l, x, att);
+  add(out, att);
 }
 
 }  // namespace strata::testing

@@ -163,6 +163,25 @@ Status read_nemotron_h(const GgufFile& gguf, Hparams* hp) {
   return read_required_positive(gguf, a + ".attention.scale", &hp->attn_scale);
 }
 
+Status read_falcon_h1(const GgufFile& gguf, Hparams* hp) {
+  STRATA_RETURN_IF_ERROR(read_ssm_shapes(gguf, hp));
+  hp->ssm_mamba2 = true;
+  hp->ssm_parallel_attention = true;
+  hp->attn_kv_index.clear();
+  hp->recurrent_index.clear();
+  for (int l = 0; l < hp->n_layer; ++l) {
+    hp->attn_kv_index.push_back(l);
+    hp->recurrent_index.push_back(l);
+  }
+  if (!has_tensor(gguf, "blk.0.ffn_norm.weight") && has_tensor(gguf, "blk.0.ffn_norm")) hp->ffn_norm_suffix = "";
+  for (const char* bias : {"blk.0.ffn_up.bias", "blk.0.ffn_gate.bias", "blk.0.ffn_down.bias"}) {
+    if (has_tensor(gguf, bias)) {
+      return Status::Unsupported(gguf.path() + ": tensor " + bias + " (feed-forward biases) is not supported");
+    }
+  }
+  return Status::Ok();
+}
+
 Status read_lfm2(const GgufFile& gguf, Hparams* hp) {
   STRATA_RETURN_IF_ERROR(read_kinds_from_kv_heads(gguf, hp));
   STRATA_RETURN_IF_ERROR(read_int(gguf, hp->arch, "shortconv.l_cache", false, 2, &hp->ssm_conv_kernel));

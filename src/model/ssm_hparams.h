@@ -32,4 +32,9 @@ Status read_nemotron_h(const GgufFile& gguf, Hparams* hp);
 // attention.sliding_window keys when the file gives one. lfm2moe's experts are read_experts'.
 Status read_lfm2(const GgufFile& gguf, Hparams* hp);
 
+// Falcon-H1 (ArchTraits::falcon_h1): the Mamba-2 shapes (ssm.*), every layer both recurrent and
+// attending (Hparams::ssm_parallel_attention), ffn_norm as the file names it (bare, as llama.cpp's
+// converter writes it, or with .weight); feed-forward biases refused by name.
+Status read_falcon_h1(const GgufFile& gguf, Hparams* hp);
+
 }  // namespace strata

@@ -92,6 +92,8 @@ struct TestModelSpec {
   // n_layer says otherwise. lfm2moe (LFM2-8B-A1B): lfm2's with n_dense_lead dense layers, then
   // n_expert experts of n_ff_exp by sigmoid gate values plus a selection bias (exp_probs_b),
   // renormalised, no shared expert.
+  // falcon-h1 (Falcon-H1): test_model_mamba2.cc's layers (Mamba-2 of the ssm_* shapes beside plain
+  // attention, one attn_norm, ffn_norm named bare), an output matrix.
   // olmo2 (OLMo 2): llama's tensors without attn_norm or ffn_norm, with post_attention_norm and
   // post_ffw_norm, q/k norms over whole rows (q_dim, kv_dim wide), NeoX rope; metadata_overrides
   // may add OLMo 3's attention.sliding_window (and its pattern, rope.freq_base_swa).

@@ -188,6 +188,10 @@ void add_granite_hybrid_mixer(ModelBuilder& b, const TestModelSpec& s, const std
 // LFM2 (test_model_mamba2.cc): whether a layer attends, its keys, a layer's attention part.
 bool lfm2_attends(int layer);
 void set_lfm2_metadata(const TestModelSpec& s, GgufWriter& w);
+void set_falcon_h1_metadata(const TestModelSpec& s, GgufWriter& w);
+void set_deepseek2_metadata(const TestModelSpec& s, GgufWriter& w);
+void add_mla_attention(ModelBuilder& b, const TestModelSpec& s, const std::string& p);
+void add_falcon_h1_layer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
 void add_lfm2_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
 // Nemotron-H (test_model_mamba2.cc): a layer's kind ('M' Mamba-2, 'A' attention, 'F' feed-forward),
 // its keys (per-layer K/V heads and widths, the Mamba-2 shapes), and a layer's tensors.

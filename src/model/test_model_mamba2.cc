@@ -6,6 +6,8 @@
 // values. Nemotron-H (nemotron_h): layer l is, by l % 5, Mamba-2, a squared-ReLU feed-forward,
 // attention, Mamba-2, a feed-forward, each with one norm (attn_norm); Nemotron 3 (nemotron_h_moe)
 // has squared-ReLU experts (sigmoid routing with a selection bias) and a shared expert there.
+// Falcon-H1 (falcon-h1): every layer Mamba-2 and attention (no q/k norms, NeoX rope) side by side
+// under one attn_norm, then ffn_norm (named without .weight) and a SwiGLU feed-forward.
 // LFM2 (lfm2, lfm2moe): short convolutions of ssm_conv_kernel - 1 taps (3 by default, LFM2's) where
 // l % 3 != 2, attention with QK-norm and NeoX rope where it is 2. The values keep activations O(1) and the recurrence alive over tens of positions: A =
 // -exp(u) with u in [-2, 0.5] and time-step biases in [-2, 0] give per-position decays from
@@ -136,6 +138,18 @@ void add_lfm2_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& 
 
 bool granite_hybrid_attends(const TestModelSpec& s, int layer) {
   return layer % s.full_attn_interval == s.full_attn_interval / 2;
+}
+
+void set_falcon_h1_metadata(const TestModelSpec& s, GgufWriter& w) { set_mamba2_shape(s, s.arch, w); }
+
+void add_falcon_h1_layer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer) {
+  b.vector(prefix + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
+  add_mamba2(b, s, prefix, layer);
+  add_plain_attention(b, s, prefix, /*qk_norm=*/false);
+  b.vector(prefix + "ffn_norm", s.n_embd, 1.0f, 0.2f);  // bare, as llama.cpp's converter names it
+  b.matrix(prefix + "ffn_gate.weight", s.n_embd, s.n_ff);
+  b.matrix(prefix + "ffn_up.weight", s.n_embd, s.n_ff);
+  b.matrix(prefix + "ffn_down.weight", s.n_ff, s.n_embd);
 }
 
 void set_granite_hybrid_metadata(const TestModelSpec& s, GgufWriter& w) {

@@ -2,7 +2,7 @@
 // gemma2, gemma3, gemma4, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2, mistral3, ernie4_5(-moe),
 // granite(moe), seed_oss, bailingmoe2, dots1, cohere2, step35, laguna, mimo2, deci, the vision-language models'
 // language models (qwen2vl, qwen3vl(moe)), deepseek2 and glm-dsa, whose latent attention is mla_attention.cc, and the hybrid
-// qwen35(moe), qwen3next, granitehybrid, nemotron_h and lfm2(moe), whose recurrent layers are delta_net.cc, mamba2.cc
+// qwen35(moe), qwen3next, granitehybrid, nemotron_h, lfm2(moe) and falcon-h1, whose recurrent layers are delta_net.cc, mamba2.cc
 // and short_conv.cc), top to bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
@@ -316,6 +316,21 @@ void attention_layer(const Hparams& hp, const kernels::RopeParams& rope, const L
   matmul(lw.wo, sh.narrow_v() ? s.q() : s.attn_out(), n, s.proj(), s, pool);
 }
 
+// Falcon-H1's layer (Hparams::ssm_parallel_attention): the Mamba-2 mixer and attention over the same
+// s.normed(), their outputs added in s.proj(); up() holds the Mamba-2 output meanwhile (its rows
+// are at least n_embd wide in such a model: Model::make_scratch).
+void mamba2_beside_attention(const Hparams& hp, const kernels::RopeParams& rope, const LayerWeights& lw, int layer,
+                             std::span<const Row> rows, KvView& kv, ForwardScratch& s, ThreadPool& pool) {
+  const int n = static_cast<int>(rows.size());
+  const int n_embd = hp.n_embd;
+  mamba2({hp, lw, layer}, rows, kv, s, pool);
+  std::copy_n(s.proj(), static_cast<size_t>(n) * n_embd, s.up());
+  attention_layer(hp, rope, lw, layer, rows, kv, s, pool);
+  for_each_row(pool, n, n_embd, [&](int r) {
+    add_in_place(s.proj() + static_cast<size_t>(r) * n_embd, s.up() + static_cast<size_t>(r) * n_embd, n_embd);
+  });
+}
+
 }  // namespace
 
 void Model::embed(std::span<const Row> rows, float* hidden) const {
@@ -355,7 +370,9 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
         ProfileTimer timer(s.profile(), StepPart::kNorm);
         norm_rows(hp, hidden, lw.attn_norm, n, s.normed(), pool);
       }
-      if (hp.layer_is_recurrent(layer) && hp.ssm_short_conv) {
+      if (hp.ssm_parallel_attention) {
+        mamba2_beside_attention(hp, impl_->rope, lw, layer, rows, kv, s, pool);
+      } else if (hp.layer_is_recurrent(layer) && hp.ssm_short_conv) {
         short_conv({hp, lw, layer}, rows, kv, s, pool);
       } else if (hp.layer_is_recurrent(layer) && hp.ssm_mamba2) {
         mamba2({hp, lw, layer}, rows, kv, s, pool);
