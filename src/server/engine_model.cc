@@ -82,6 +82,11 @@ ToolCallSyntax template_tool_syntax(const std::string& source) {
   if (source.find("<|tool_call>") != std::string::npos) return ToolCallSyntax::kGemma4;
   if (source.find("<|START_ACTION|>") != std::string::npos) return ToolCallSyntax::kCohere;
   if (source.find("<TOOLCALL>") != std::string::npos) return ToolCallSyntax::kNemotron;
+  // LFM2.5's template writes calls back itself; LFM2's first one only shows the tools in its list markers.
+  if (source.find("<|tool_call_start|>") != std::string::npos ||
+      source.find("<|tool_list_start|>") != std::string::npos) {
+    return ToolCallSyntax::kLfm2;
+  }
   if (source.find("<arg_key>") != std::string::npos) return ToolCallSyntax::kArgTags;
   if (source.find("<|tool_calls_section_begin|>") != std::string::npos &&
       source.find("<|tool_call_begin|>") != std::string::npos) {

@@ -65,7 +65,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using strata::server::ToolCallSyntax;
   for (ToolCallSyntax syntax : {ToolCallSyntax::kArgTags, ToolCallSyntax::kDeepSeekR1, ToolCallSyntax::kDeepSeekV31,
                                 ToolCallSyntax::kMistral, ToolCallSyntax::kKimiK2, ToolCallSyntax::kGemma4,
-                                ToolCallSyntax::kCohere, ToolCallSyntax::kNemotron}) {
+                                ToolCallSyntax::kCohere, ToolCallSyntax::kNemotron,
+                                ToolCallSyntax::kLfm2}) {
     check_tool_output(body, syntax);
   }
   check_tool_output(body, strata::server::ToolCallFormat(ToolCallSyntax::kXmlParams, fuzz_param_types()));

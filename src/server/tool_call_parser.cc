@@ -5,6 +5,7 @@
 #include "server/tool_call_cohere.h"
 #include "server/tool_call_deepseek.h"
 #include "server/tool_call_gemma4.h"
+#include "server/tool_call_lfm2.h"
 #include "server/tool_call_minimax.h"
 #include "server/tool_call_nemotron.h"
 #include "server/tool_call_xml.h"
@@ -135,6 +136,7 @@ std::vector<ToolCallParser::BlockMarkup> ToolCallParser::block_markups(ToolCallS
   if (syntax == ToolCallSyntax::kNemotron) {
     blocks.push_back({kNemotronCallsOpener, kNemotronCallsCloser, BlockKind::kNemotronCalls});
   }
+  if (syntax == ToolCallSyntax::kLfm2) blocks.push_back({kLfm2CallsOpener, kLfm2CallsCloser, BlockKind::kLfm2Calls});
   return blocks;
 }
 
@@ -153,6 +155,7 @@ bool ToolCallParser::parse_block(BlockKind kind, std::string_view body, const To
     case BlockKind::kMiniMaxCalls: return parse_minimax_invokes(body, format.param_types, out);
     case BlockKind::kCohereAction: return parse_cohere_action(body, out);
     case BlockKind::kNemotronCalls: return parse_nemotron_calls(body, out);
+    case BlockKind::kLfm2Calls: return parse_lfm2_calls(body, out);
     case BlockKind::kGemma4Call: {
       ParsedToolCall call;
       if (!parse_gemma4_call(body, &call)) return false;

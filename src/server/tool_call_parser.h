@@ -39,6 +39,10 @@
 //  - kCohere: one or more `<|START_ACTION|>[...]<|END_ACTION|>` actions, each a JSON array of
 //    {"tool_name", "parameters"} calls (tool_call_cohere.h), with free text around them; otherwise
 //    as kMiniMaxM2.
+//  - kNemotron: one or more `<TOOLCALL>[...]</TOOLCALL>` blocks, each a JSON array of {"name",
+//    "arguments"} calls (tool_call_nemotron.h); otherwise as kMiniMaxM2.
+//  - kLfm2, Liquid's LFM2 / LFM2.5: one or more `<|tool_call_start|>[...]<|tool_call_end|>` blocks,
+//    each a Python list of NAME(KEY=VALUE, ...) calls (tool_call_lfm2.h); otherwise as kMiniMaxM2.
 // Arguments may be an object or a string; a string holding a JSON object is unwrapped, any other
 // string is the call's raw arguments (ParsedToolCall::arguments_raw). Anything that does not parse
 // as a call (bad JSON, no name, arguments neither an object nor a string, a block never closed)
@@ -103,7 +107,7 @@ class ToolCallParser {
   // What a block holds, and so how its body is read.
   enum class BlockKind {
     kToolCallTag, kDeepSeekSection, kXmlFunction, kMistralCalls, kKimiSection, kKimiCall, kMiniMaxCalls, kGemma4Call,
-    kCohereAction, kNemotronCalls
+    kCohereAction, kNemotronCalls, kLfm2Calls
   };
   // A block's opening and closing tags (static text) and what it holds. A [TOOL_CALLS] block has
   // no closer: its call ends where its JSON does (close_mistral_call()).

@@ -1,6 +1,6 @@
 // ToolCallSyntax: how a model family writes its tool calls: the body of a
 // `<tool_call>...</tool_call>` block, or DeepSeek's, Qwen3-Coder's, Mistral's, Kimi K2's,
-// MiniMax-M2's, Gemma 4's, Cohere's or Nemotron Nano 2's own markup. The server picks it from the chat template (ModelText::tool_call_syntax()); ToolCallParser
+// MiniMax-M2's, Gemma 4's, Cohere's, Nemotron Nano 2's or LFM2's own markup. The server picks it from the chat template (ModelText::tool_call_syntax()); ToolCallParser
 // reads the output with it.
 // ToolCallFormat: that syntax with what one request offered (its tools' parameter types), which
 // is all a parser needs to read that request's calls.
@@ -60,6 +60,10 @@ enum class ToolCallSyntax {
   // (tool_call_nemotron.h). `<tool_call>` blocks holding JSON are read as well (forced calls),
   // bare JSON outputs are not.
   kNemotron,
+  // Liquid AI LFM2 / LFM2.5: `<|tool_call_start|>[NAME(KEY=VALUE, ...), ...]<|tool_call_end|>`, the
+  // values Python literals (tool_call_lfm2.h). `<tool_call>` blocks holding JSON are read as well
+  // (forced calls), bare JSON outputs are not.
+  kLfm2,
 };
 
 struct ToolCallFormat {
