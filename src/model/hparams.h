@@ -118,11 +118,12 @@ struct Hparams {
   int sliding_window = 0;         // > 0: a sliding layer's row at pos attends keys (pos - sliding_window, pos]
   int sliding_period = 0;         // every sliding_period-th layer attends over all keys; 0: every layer slides
   float rope_freq_base_swa = 0.0f;  // > 0: sliding layers' rope base (no scaling); 0: the global rope
-  // Gemma 4: a flag per layer (<arch>.attention.sliding_window_pattern) says which layers slide,
-  // instead of sliding_period's rule; empty in every other model.
+  // Gemma 4, Cohere's MoE, OLMo 3 and EXAONE 4 as their converters write them: a flag per layer
+  // (<arch>.attention.sliding_window_pattern) says which layers slide, instead of sliding_period's
+  // rule; empty in every other model.
   std::vector<uint8_t> sliding_layers;
-  // Cohere's MoE (cohere2_moe): a flag per layer says which layers rotate (its sliding and leading
-  // dense ones); empty: nope_layer_step's rule.
+  // Cohere's MoE (cohere2_moe), EXAONE 4 32B: a flag per layer says which layers rotate (their
+  // sliding ones, and Cohere's leading dense ones); empty: nope_layer_step's rule.
   std::vector<uint8_t> rotating_layers;
   // Gemma 4: the sliding layers' heads (attn_shape()): n_head_kv_swa K/V heads (its per-layer
   // attention.head_count_kv) of head_dim_swa values (attention.key_length_swa), n_rot_swa of them

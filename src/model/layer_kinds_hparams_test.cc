@@ -47,6 +47,17 @@ TEST_F(ModelLoadTest, ReadsOlmo2AndOlmo3Hparams) {
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   for (int l = 0; l < 4; ++l) EXPECT_EQ((*m)->hparams().layer_slides(l), l % 2 == 0) << "layer " << l;
   EXPECT_EQ((*m)->hparams().rope_freq_base_swa, 1000.0f);
+  // llama.cpp's converter writes a flag per layer.
+  spec.metadata_overrides[1] = {"olmo2.attention.sliding_window_pattern",
+                                GgufValue::Array(GgufType::kBool, {GgufValue::Bool(false), GgufValue::Bool(true),
+                                                                   GgufValue::Bool(true), GgufValue::Bool(false)})};
+  m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  for (int l = 0; l < 4; ++l) EXPECT_EQ((*m)->hparams().layer_slides(l), l == 1 || l == 2) << "layer " << l;
+  EXPECT_TRUE((*m)->hparams().layer_rotates(0));
+  spec.metadata_overrides[1] = {"olmo2.attention.sliding_window_pattern",
+                                GgufValue::Array(GgufType::kBool, std::vector<GgufValue>(4, GgufValue::Bool(true)))};
+  expect_error(spec, Code::kCorrupt, "makes every layer slide");
   spec.metadata_overrides[1] = {"olmo2.attention.sliding_window_pattern", GgufValue::U32(1)};
   expect_error(spec, Code::kCorrupt, "olmo2.attention.sliding_window_pattern must be at least 2");
   spec.metadata_overrides.resize(1);
@@ -87,6 +98,15 @@ TEST_F(ModelLoadTest, ReadsExaone4Hparams) {
   EXPECT_EQ((*m)->hparams().sliding_window, 512);
   EXPECT_FALSE((*m)->hparams().layer_rotates(1) || (*m)->hparams().layer_slides(1));
   EXPECT_TRUE((*m)->hparams().layer_rotates(2) && (*m)->hparams().layer_slides(2));
+  std::vector<GgufValue> flags;  // llama.cpp's converter writes a flag per layer: here l % 3 != 2 slides
+  for (int l = 0; l < 64; ++l) flags.push_back(GgufValue::Bool(l % 3 != 2));
+  spec.metadata_overrides = {{"exaone4.attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, flags)}};
+  m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  for (int l = 0; l < 6; ++l) {
+    EXPECT_EQ((*m)->hparams().layer_slides(l), l % 3 != 2) << "layer " << l;
+    EXPECT_EQ((*m)->hparams().layer_rotates(l), l % 3 != 2) << "layer " << l;
+  }
   spec.metadata_overrides = {{"exaone4.rope.freq_base_swa", GgufValue::F32(1000.0f)}};
   expect_error(spec, Code::kUnsupported, "exaone4.rope.freq_base_swa");
 }

@@ -112,7 +112,11 @@ TEST_F(ReferenceForwardVariantsTest, Olmo3SlidingAndFullLayersAgree) {
   spec.rope_yarn_factor = 4.0f;
   spec.rope_yarn_orig_ctx = 16;
   TestModelSpec windowed = spec;
+  // A flag per layer, as llama.cpp's converter writes OLMo 3's pattern.
+  std::vector<GgufValue> flags;
+  for (int l = 0; l < 4; ++l) flags.push_back(GgufValue::Bool((l + 1) % 4 != 0));
   windowed.metadata_overrides = {{"olmo2.attention.sliding_window", GgufValue::U32(8)},
+                                 {"olmo2.attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, flags)},
                                  {"olmo2.rope.freq_base_swa", GgufValue::F32(50.0f)}};
   const Bounds b = bounds(DType::kF32);
   const Errors e = errors(windowed, DType::kF32, nullptr, 24);
