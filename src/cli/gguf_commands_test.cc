@@ -312,6 +312,48 @@ TEST_F(GgufCommandsTest, MkmodelDryRunOfLfm2Presets) {
   EXPECT_NE(wrong.err.find("--arch lfm2moe needs one of: moe-tiny"), std::string::npos) << wrong.err;
 }
 
+// The OLMo and EXAONE presets' summaries: OLMo 3's window and YaRN, EXAONE 4.0 32B's sliding layers and
+// rope_freqs (a cut short of 64 layers attends over every key), OLMoE's routing; a dense OLMo preset is
+// refused as olmoe.
+TEST_F(GgufCommandsTest, MkmodelDryRunOfOlmoAndExaonePresets) {
+  CommandRun olmo = run_command({"mkmodel", "--preset", "olmo-3-7b", "--type", "q4_k", "--dry-run", "-o",
+                                 (dir_ / "olmo.gguf").string()});
+  ASSERT_EQ(olmo.exit_code, 0) << olmo.err;
+  EXPECT_NE(olmo.out.find("olmo2 preset olmo-3-7b, 32 layers, 4096 wide, 32/32 heads of 128, ffn 11008, vocab 100278"),
+            std::string::npos)
+      << olmo.out;
+  EXPECT_NE(olmo.out.find("olmo2: no pre-norms, post_attention_norm and post_ffw_norm, QK-norm over whole rows, NeoX "
+                          "rope; three of every four layers slide over 4096 keys, the others' rope YaRN 8 over 8192 "
+                          "positions\n"),
+            std::string::npos)
+      << olmo.out;
+  EXPECT_NE(olmo.out.find("7298011136 parameters"), std::string::npos) << olmo.out;
+  CommandRun exaone = run_command({"mkmodel", "--preset", "exaone-4.0-32b", "--dry-run", "-o",
+                                   (dir_ / "exaone.gguf").string()});
+  ASSERT_EQ(exaone.exit_code, 0) << exaone.err;
+  EXPECT_NE(exaone.out.find("exaone4: no pre-norms, post_attention_norm and post_ffw_norm, QK-norm per head, NeoX "
+                            "rope; three of every four layers slide over 4096 keys, the fourth without rope; "
+                            "rope_freqs.weight: llama3 factors (1 to 16, over 8192 positions)\n"),
+            std::string::npos)
+      << exaone.out;
+  EXPECT_NE(exaone.out.find("32003216448 parameters"), std::string::npos) << exaone.out;
+  CommandRun cut = run_command({"mkmodel", "--preset", "exaone-4.0-32b", "--layers", "4", "--dry-run", "-o",
+                                (dir_ / "cut.gguf").string()});
+  EXPECT_NE(cut.out.find("; window 4096 written, read only at 64 layers"), std::string::npos) << cut.out;
+  CommandRun moe = run_command({"mkmodel", "--preset", "olmoe-1b-7b", "--dry-run", "-o", (dir_ / "moe.gguf").string()});
+  ASSERT_EQ(moe.exit_code, 0) << moe.err;
+  EXPECT_NE(moe.out.find("experts: 64 of width 1024, 8 used per token\n"), std::string::npos) << moe.out;
+  EXPECT_NE(moe.out.find("olmoe: pre-norm layers, QK-norm over whole rows, NeoX rope; experts in every layer by "
+                         "softmax, weights as they are, no shared expert\n"),
+            std::string::npos)
+      << moe.out;
+  EXPECT_NE(moe.out.find("6919161856 parameters"), std::string::npos) << moe.out;
+  CommandRun wrong =
+      run_command({"mkmodel", "--arch", "olmoe", "--preset", "olmo-2-7b", "-o", (dir_ / "w.gguf").string()});
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.err.find("--arch olmoe needs one of: moe-tiny"), std::string::npos) << wrong.err;
+}
+
 TEST_F(GgufCommandsTest, QuantizeWritesTheMixAndSaysWhatFellBack) {
   const std::string in = std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf";
   const std::string out = (dir_ / "q3.gguf").string();

@@ -23,16 +23,19 @@ constexpr const char* kMkmodelTypes =
 // --arch's help: the names, and what each does to a preset not its own.
 constexpr const char* kArchHelp =
     "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, qwen3vl, "
-    "granite, minicpm, cohere2, command-r, seed_oss, gemma4, deci, nemotron_h, lfm2 or granitehybrid (dense "
-    "presets; deci gives a dense preset a layer pattern of its own: in every 8 layers the 6th without attention, "
+    "granite, minicpm, cohere2, command-r, seed_oss, gemma4, deci, nemotron_h, lfm2, olmo2, exaone4 or granitehybrid "
+    "(dense presets; olmo2 (OLMo 2 / OLMo 3) and exaone4 (EXAONE 4.0) norm only after attention and feed-forward, "
+    "with QK-norm over whole rows (olmo2) or per head (exaone4), on a preset not theirs without a window or rope "
+    "scaling; deci gives a dense preset a layer pattern of its own: in every 8 layers the 6th without attention, "
     "the 7th with attn_output alone, the 8th without a feed-forward, the widths cycling n_ff, 3/4, 1/2); qwen3moe, "
     "qwen2moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, mistral4, minimax-m2, minimax-m3, ernie4_5-moe, "
     "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, cohere2_moe, mimo2, glm-dsa, "
-    "nemotron_h_moe, lfm2moe or granitehybrid (MoE presets; lfm2 and lfm2moe are Liquid LFM2 and LFM2-MoE: gated "
-    "short convolutions ('C') and attention with QK-norm ('*') by a pattern, tied embeddings, on a preset not "
-    "LFM2's attention in every third layer (CC*) and 3-tap convolutions, lfm2moe one leading dense layer, then "
-    "experts by sigmoid gates with a selection bias, renormalised, no shared expert; nemotron_h and "
-    "nemotron_h_moe are NVIDIA Nemotron-H / Nemotron "
+    "nemotron_h_moe, lfm2moe, olmoe or granitehybrid (MoE presets; olmoe is OLMoE: QK-norm over whole rows, "
+    "experts in every layer by softmax, weights as they are, no shared expert; lfm2 and lfm2moe are Liquid LFM2 "
+    "and LFM2-MoE: gated short convolutions ('C') and attention with QK-norm ('*') by a pattern, tied embeddings, "
+    "on a preset not LFM2's attention in every third layer (CC*) and 3-tap convolutions, lfm2moe one leading "
+    "dense layer, then experts by sigmoid gates with a selection bias, renormalised, no shared expert; nemotron_h "
+    "and nemotron_h_moe are NVIDIA Nemotron-H / Nemotron "
     "Nano 2 and Nemotron 3 Nano: Mamba-2, attention (no rope) and squared-ReLU feed-forward (or expert) layers "
     "without gates, by a pattern ('M', '*', '-' / 'E'), on a preset not Nemotron's Nemotron 3 Nano's unit "
     "M-M-M*- (MEMEM*E) over at least 7 layers, Mamba-2 layers of 2 * n_embd values in heads of 64 over 8 groups "
@@ -123,6 +126,38 @@ void print_lfm2(const ModelSpec& s) {
   std::printf("\n");
 }
 
+// olmo2's, exaone4's and olmoe's layers: where they norm, their QK-norm, OLMo 3's and EXAONE 4.0 32B's
+// windows and rope (the window llama.cpp reads for exaone4 only at 64 layers), OLMoE's routing.
+void print_post_norm(const ModelSpec& s) {
+  if (s.arch == "olmoe") {
+    std::printf("  olmoe: pre-norm layers, QK-norm over whole rows, NeoX rope; experts in every layer by softmax, "
+                "weights as they are, no shared expert\n");
+    return;
+  }
+  std::printf("  %s: no pre-norms, post_attention_norm and post_ffw_norm, QK-norm %s, NeoX rope", s.arch.c_str(),
+              s.olmo2 ? "over whole rows" : "per head");
+  if (s.olmo2 && s.sliding_window > 0) {
+    std::printf("; three of every four layers slide over %d keys", s.sliding_window);
+    if (s.rope_yarn_factor != 1.0f) {
+      std::printf(", the others' rope YaRN %g over %d positions", s.rope_yarn_factor,
+                  static_cast<int>(static_cast<float>(s.n_ctx) / s.rope_yarn_factor));
+    }
+  }
+  constexpr int kExaoneSlidingLayers = 64, kExaoneDefaultWindow = 4096;  // llama.cpp's rule for the 32B
+  if (s.exaone4 && s.n_layer == kExaoneSlidingLayers) {
+    std::printf("; three of every four layers slide over %d keys, the fourth without rope",
+                s.sliding_window > 0 ? s.sliding_window : kExaoneDefaultWindow);
+  } else if (s.exaone4 && s.sliding_window > 0) {
+    std::printf("; window %d written, read only at %d layers (these attend over every key)", s.sliding_window,
+                kExaoneSlidingLayers);
+  }
+  if (s.rope_freqs_factor > 0.0f) {
+    std::printf("; rope_freqs.weight: llama3 factors (1 to %g, over %d positions)", s.rope_freqs_factor,
+                s.rope_freqs_orig_ctx);
+  }
+  std::printf("\n");
+}
+
 // granitehybrid's layers: which attend (granite_layer_attends()) and the Mamba-2 layers' shapes.
 void print_granite_hybrid(const ModelSpec& s) {
   std::string attending;
@@ -170,6 +205,7 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
   if (s.mamba2) print_granite_hybrid(s);
   if (s.nemotron_h) print_nemotron_h(s);
   if (s.lfm2) print_lfm2(s);
+  if (s.olmo2 || s.exaone4 || s.arch == "olmoe") print_post_norm(s);
   if (s.rope_freqs) std::printf("  rope_freqs.weight: Llama 3.1-style frequency factors (1 to 8)\n");
   std::printf("  %llu parameters, %.1f MiB of tensor data, file type %s",
               static_cast<unsigned long long>(r.n_params), static_cast<double>(r.n_bytes) / (1 << 20),
@@ -234,11 +270,11 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
   sub->add_option("--preset", flags->preset,
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma4-e2b, "
                   "gemma4-e4b, gemma4-31b, gemma2-2b, phi-4, "
-                  "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b, nemotron-nano-9b-v2, lfm2-1.2b; mixture of "
-                  "experts: moe-tiny, qwen3-30b-a3b, "
+                  "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b, nemotron-nano-9b-v2, lfm2-1.2b, olmo-2-7b, "
+                  "olmo-3-7b, exaone-4.0-1.2b, exaone-4.0-32b; mixture of experts: moe-tiny, qwen3-30b-a3b, "
                   "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
                   "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b, qwen3-next-80b-a3b, "
-                  "granite-4.0-h-tiny, nemotron-3-nano-30b-a3b, lfm2-8b-a1b, "
+                  "granite-4.0-h-tiny, nemotron-3-nano-30b-a3b, lfm2-8b-a1b, olmoe-1b-7b, "
                   "gemma4-26b-a4b, mistral-small-4, step-3.5-flash, laguna-xs.2, hunyuan-a13b, north-mini-code, mimo-v2-flash, glm-5")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers,

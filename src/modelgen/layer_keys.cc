@@ -173,4 +173,13 @@ void set_lfm2_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".expert_gating_func", u32(2));
 }
 
+// OLMo 3's and EXAONE 4.0 32B's window, as llama.cpp's converter writes it: which layers slide, a
+// flag per layer (every layer but each 4th, their layer_types).
+void set_post_norm_window_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!(s.olmo2 || s.exaone4) || s.sliding_window == 0) return;
+  std::vector<GgufValue> pattern;
+  for (int l = 0; l < s.n_layer; ++l) pattern.push_back(GgufValue::Bool((l + 1) % 4 != 0));
+  w.set(s.arch + ".attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, pattern));
+}
+
 }  // namespace strata

@@ -17,5 +17,6 @@ void set_laguna_hparams(GgufWriter& w, const ModelSpec& s);
 void set_mamba2_hybrid_hparams(GgufWriter& w, const ModelSpec& s);
 void set_nemotron_h_hparams(GgufWriter& w, const ModelSpec& s);
 void set_lfm2_hparams(GgufWriter& w, const ModelSpec& s);
+void set_post_norm_window_hparams(GgufWriter& w, const ModelSpec& s);
 
 }  // namespace strata

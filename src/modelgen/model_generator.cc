@@ -173,8 +173,10 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   if (s.sliding_window > 0 || s.phi3) {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
-  // LFM2's configs have no head_dim, so its converter writes no key_length where heads fill n_embd.
-  if (!s.deepseek2 && ((s.qk_norm && !s.lfm2) || s.glm4moe || s.head_dim * s.n_head != s.n_embd)) {
+  // LFM2's, OLMo 2's and OLMoE's configs have no head_dim, so their converter writes no key_length where
+  // heads fill n_embd (EXAONE 4.0's have one).
+  const bool head_dim_in_config = !s.lfm2 && !s.olmo2 && s.arch != "olmoe";
+  if (!s.deepseek2 && ((s.qk_norm && head_dim_in_config) || s.glm4moe || s.head_dim * s.n_head != s.n_embd)) {
     w.set(a + ".attention.key_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
     w.set(a + ".attention.value_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
   }
@@ -281,14 +283,14 @@ void set_deepseek2_hparams(GgufWriter& w, const ModelSpec& s) {
   }
 }
 
-// llama.cpp's expert keys; Mixtral (llama) and Granite 4.0-H have only the counts (and Granite
+// llama.cpp's expert keys; Mixtral (llama), Granite 4.0-H and OLMoE have only the counts (and Granite
 // its shared expert's width), the expert width being <arch>.feed_forward_length.
 void set_expert_hparams(GgufWriter& w, const ModelSpec& s) {
   if (s.n_expert == 0) return;
   const std::string& a = s.arch;
   w.set(a + ".expert_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert)));
   w.set(a + ".expert_used_count", GgufValue::U32(static_cast<uint32_t>(s.n_expert_used)));
-  if (a != "llama" && !s.mamba2) {
+  if (a != "llama" && !s.mamba2 && a != "olmoe") {
     w.set(a + ".expert_feed_forward_length", GgufValue::U32(static_cast<uint32_t>(s.n_ff_exp)));
   }
   if (s.glm4moe || s.minimax_m3) {  // MiniMax-M3's converter writes GLM's keys, without NextN
@@ -371,6 +373,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_mamba2_hybrid_hparams(w, report.spec);
   set_nemotron_h_hparams(w, report.spec);
   set_lfm2_hparams(w, report.spec);
+  set_post_norm_window_hparams(w, report.spec);
   set_minicpm_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 

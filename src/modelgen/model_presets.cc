@@ -168,6 +168,23 @@ ModelSpec lfm2_layers(ModelSpec s, const char* layer_types, int l_cache, int n_d
   return s;
 }
 
+// OLMo 3's sliding window (three of every four layers) and its full layers' YaRN factor (over
+// n_ctx / factor original positions); another --arch drops both.
+ModelSpec olmo3(ModelSpec s, int sliding_window, float yarn_factor) {
+  s.sliding_window = sliding_window;
+  s.rope_yarn_factor = yarn_factor;
+  return s;
+}
+
+// EXAONE 4.0 32B's sliding window and its llama3 rope_scaling (factor over orig_ctx positions), which
+// llama.cpp's converter bakes into rope_freqs.weight; another --arch drops both.
+ModelSpec exaone4_32b(ModelSpec s, int sliding_window, float factor, int orig_ctx) {
+  s.sliding_window = sliding_window;
+  s.rope_freqs_factor = factor;
+  s.rope_freqs_orig_ctx = orig_ctx;
+  return s;
+}
+
 }  // namespace
 
 using namespace preset_parts;
@@ -343,6 +360,21 @@ std::vector<Preset> model_presets() {
       // writes it); a 65536-token vocabulary, tied embeddings, 128000 positions, rope base 1000000.
       {"lfm2-1.2b", "lfm2",
        lfm2_layers(shape(65536, 128000, 2048, 16, 32, 8, 64, 8192, 1e-5f, 1000000.0f, true), "CC*CC*CC*C*C*C*C", 3, 0)},
+      // AI2 OLMo 2 1124 7B (7,298,617,344 parameters), as its config has it: 32 layers of 32 query heads
+      // over 32 K/V heads of 128, a feed-forward of 11008, 100352 tokens, 4096 positions, rope base
+      // 500000, eps 1e-6, an output matrix. OLMo 3 7B: the same layers with a 4096-key window in three of
+      // every four, the fourth's rope YaRN 8 over 8192 of its 65536 positions, 100278 tokens.
+      {"olmo-2-7b", "olmo2", shape(100352, 4096, 4096, 32, 32, 32, 128, 11008, 1e-6f, 500000.0f, false)},
+      {"olmo-3-7b", "olmo2",
+       olmo3(shape(100278, 65536, 4096, 32, 32, 32, 128, 11008, 1e-6f, 500000.0f, false), 4096, 8.0f)},
+      // LG EXAONE 4.0 1.2B (1,279,391,488 parameters): 30 layers of 32 query heads over 8 K/V heads of
+      // 64, a feed-forward of 4096, 102400 tokens, tied embeddings, 65536 positions, rope base 1000000.
+      // EXAONE 4.0 32B (32,003,216,448): 64 layers of 40 query heads over 8 K/V heads of 128, a
+      // feed-forward of 27392, an output matrix, 131072 positions; three of every four layers slide over
+      // 4096 keys, the others have no rope; its llama3 rope scaling (16 over 8192) as rope_freqs.
+      {"exaone-4.0-1.2b", "exaone4", shape(102400, 65536, 2048, 30, 32, 8, 64, 4096, 1e-5f, 1000000.0f, true)},
+      {"exaone-4.0-32b", "exaone4",
+       exaone4_32b(shape(102400, 131072, 5120, 64, 40, 8, 128, 27392, 1e-5f, 1000000.0f, false), 4096, 16.0f, 8192)},
       // NVIDIA Nemotron 3 Nano 30B-A3B (about 31.6B parameters, 3.6B active), as its config has it: 52
       // layers of its hybrid_override_pattern, 23 Mamba-2 layers of 64 heads of 64 values (inner size
       // 4096) over 8 groups of 128 state values, 6 attention layers of 32 query heads of 128 over 2 K/V
@@ -362,6 +394,12 @@ std::vector<Preset> model_presets() {
       {"lfm2-8b-a1b", "lfm2moe",
        lfm2_layers(experts(shape(65536, 128000, 2048, 24, 32, 8, 64, 7168, 1e-5f, 1000000.0f, true), 32, 4, 1792, 0),
                   "CC*CCC*CCC*CCC*CCC*CC*CC", 3, 2)},
+      // AI2 OLMoE-1B-7B-0924 (6,919,161,856 parameters, 1,282,017,280 read per token): 16 layers of 16
+      // query heads over 16 K/V heads of 128 with QK-norm over whole rows, 64 experts of 1024 in every
+      // layer with 8 used (softmax, weights as they are: the arch's), no shared expert; 50304 tokens,
+      // 4096 positions, rope base 10000, eps 1e-5, an output matrix.
+      {"olmoe-1b-7b", "olmoe",
+       experts(shape(50304, 4096, 2048, 16, 16, 16, 128, 1024, 1e-5f, 10000.0f, false), 64, 8, 1024, 0)},
       // Gemma 4 26B-A4B (its text part): 16 query heads; 8 K/V heads of 256 over a 1024-key window in 5
       // of every 6 layers, 2 of 512 in the others; every layer's dense feed-forward of 2112 beside
       // 128 experts of 704, 8 used.

@@ -98,6 +98,26 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
   }
 }
 
+// OLMo 2 / OLMo 3's and EXAONE 4.0's layers for --arch olmo2 / exaone4 (model_spec.h): post-norms in
+// place of pre-norms; their own presets keep OLMo 3's window and YaRN and EXAONE 4.0 32B's window and
+// rope_freqs, another preset has neither (OLMo 2's kind, or EXAONE 4.0 1.2B's). Every other arch drops
+// EXAONE's rope_freqs. Before apply_window_and_rope(), which these archs skip.
+void apply_post_norm_layers(std::string_view name, ModelSpec* s) {
+  s->olmo2 = name == "olmo2";
+  s->exaone4 = name == "exaone4";
+  const bool own = s->preset.starts_with(s->olmo2 ? "olmo-" : "exaone-");
+  if (!s->exaone4 || !own) {
+    s->rope_freqs_factor = 0.0f;
+    s->rope_freqs_orig_ctx = 0;
+  }
+  if (!s->olmo2 && !s->exaone4) return;
+  s->post_norms = true;
+  s->rope_linear_factor = 1.0f;
+  if (own) return;
+  s->sliding_window = 0;
+  s->rope_yarn_factor = 1.0f;
+}
+
 // Nemotron 3 Nano's routing for --arch nemotron_h_moe (model_preset()): sigmoid gates with a
 // selection bias, normalised, times 2.5, experts in every 'E' layer (no dense lead); another preset
 // a shared expert twice its expert width. feed_forward_length, written per layer, is the expert width.
@@ -175,9 +195,9 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   } else if (name != "qwen2moe" && !s->ernie_moe) {
     s->n_ff_shexp = 0;
   }
-  // llama.feed_forward_length (and granitemoe's, and hunyuan-moe's, whose experts llama.cpp sizes
-  // by it) is the expert width
-  if (name == "mixtral" || name == "granitemoe" || name == "hunyuan-moe") s->n_ff = s->n_ff_exp;
+  // llama.feed_forward_length (and granitemoe's, hunyuan-moe's and olmoe's, whose experts llama.cpp
+  // sizes by it) is the expert width
+  if (name == "mixtral" || name == "granitemoe" || name == "hunyuan-moe" || name == "olmoe") s->n_ff = s->n_ff_exp;
   if (name == "granitehybrid" && s->n_expert > 0) s->n_ff = s->n_ff_exp;  // a dense one keeps its width
 }
 
@@ -297,13 +317,14 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"mistral3", false},    {"ernie4_5", false},    {"qwen35", false},      {"qwen2vl", false},
     {"qwen3vl", false},     {"granite", false},     {"cohere2", false},     {"command-r", false},
     {"seed_oss", false},    {"gemma4", false},      {"minicpm", false},     {"deci", false},
-    {"nemotron_h", false},  {"lfm2", false},        {"qwen3moe", true},     {"qwen2moe", true},
+    {"nemotron_h", false},  {"lfm2", false},        {"olmo2", false},       {"exaone4", false},
+    {"qwen3moe", true},     {"qwen2moe", true},
     {"mixtral", true},      {"gpt-oss", true},      {"glm4moe", true},      {"llama4", true},
     {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
     {"qwen35moe", true},    {"qwen3next", true},    {"qwen3vlmoe", true},   {"granitemoe", true},
     {"step35", true},       {"laguna", true},       {"hunyuan-moe", true},  {"cohere2_moe", true},
     {"mimo2", true},        {"glm-dsa", true},      {"granitehybrid", true}, {"nemotron_h_moe", true},
-    {"lfm2moe", true},
+    {"lfm2moe", true},      {"olmoe", true},
 };
 
 // "a, b, ... or z" of the dense names (dense), the MoE ones (moe), or both.
@@ -338,7 +359,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   s->arch = name == "mixtral" ? "llama" : std::string(name);
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "gemma4" || name == "minimax-m2" || name == "minimax-m3" ||
                name == "step35" || name == "laguna" || name == "hunyuan-moe" ||
-               name == "lfm2" || name == "lfm2moe" ||
+               name == "lfm2" || name == "lfm2moe" || name == "olmo2" || name == "olmoe" || name == "exaone4" ||
                name == "qwen35" || name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4" || name == "gemma4";
   if (name == "gemma3" || name == "gemma2" || name == "cohere2" || name == "command-r" || name == "gemma4" ||
@@ -352,7 +373,8 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   s->seed_oss = name == "seed_oss";
   s->gemma2 = name == "gemma2";
   s->gpt_oss = name == "gpt-oss";
-  apply_window_and_rope(name, s);
+  apply_post_norm_layers(name, s);
+  if (!s->olmo2 && !s->exaone4) apply_window_and_rope(name, s);
   s->qkv_bias = name == "qwen2" || name == "qwen2moe" || name == "gpt-oss" || name == "glm4moe" || name == "glm4" ||
                 name == "qwen2vl" || name == "seed_oss";
   s->phi3 = name == "phi3";
@@ -378,103 +400,6 @@ std::vector<std::string> generated_arch_names() {
   std::vector<std::string> names;
   for (const GeneratedArch& a : kGeneratedArchs) names.emplace_back(a.name);
   return names;
-}
-
-int block_count(const ModelSpec& spec) { return spec.n_layer + spec.n_nextn; }
-
-int head_count_kv(const ModelSpec& spec) { return spec.split_kv_b ? 1 : spec.n_head_kv; }
-
-bool gemma4_layer_slides(const ModelSpec& spec, int layer) {
-  return (layer + 1) % spec.gemma4_period != 0 && layer + 1 != spec.n_layer;
-}
-
-bool step35_layer_slides(int layer) { return layer % 4 != 0; }
-
-bool mimo2_layer_slides(int layer) { return layer != 0 && (layer + 1) % 6 != 0; }
-
-int deci_layer_heads(const ModelSpec& spec, int layer) { return spec.deci && layer % 8 == 5 ? 0 : spec.n_head; }
-
-int deci_layer_kv_heads(const ModelSpec& spec, int layer) {
-  return spec.deci && (layer % 8 == 5 || layer % 8 == 6) ? 0 : spec.n_head_kv;
-}
-
-int deci_ffn_width(const ModelSpec& spec, int layer) {
-  if (!spec.deci) return spec.n_ff;
-  if (layer % 8 == 7) return 0;
-  const int quarters = 4 - layer % 3;  // 4, 3, 2 quarters
-  return std::max(256, spec.n_ff * quarters / 4 / 256 * 256);
-}
-
-int layer_kv_heads(const ModelSpec& spec, int layer) {
-  const bool full = (spec.gemma4 && !gemma4_layer_slides(spec, layer)) || (spec.mimo2 && !mimo2_layer_slides(layer));
-  return full ? spec.n_head_kv_full : spec.n_head_kv;
-}
-
-int step35_layer_heads(const ModelSpec& spec, int layer) {
-  return (spec.step35 || spec.laguna) && step35_layer_slides(layer) ? spec.n_head_swa : spec.n_head;
-}
-
-bool gemma4_layer_shares_kv(const ModelSpec& spec, int layer) { return layer >= spec.n_layer - spec.n_shared_kv_layers; }
-
-int gemma4_ffn_width(const ModelSpec& spec, int layer) {
-  return spec.double_wide_shared && gemma4_layer_shares_kv(spec, layer) ? 2 * spec.n_ff : spec.n_ff;
-}
-
-bool granite_layer_attends(const ModelSpec& spec, int layer) {
-  constexpr int kPeriod = 10, kOffset = 5;  // Granite 4.0-H's 40 layers attend at 5, 15, 25, 35
-  return layer % kPeriod == std::min(kOffset, spec.n_layer - 1);
-}
-
-namespace {
-
-// spec's layer_pattern over its n_layer layers, repeated past its end; where no layer attends, the
-// last layer of kind `recurrent` attends instead (the last layer where there is none).
-std::string repeated_layer_pattern(const ModelSpec& spec, char recurrent) {
-  std::string kinds;
-  if (spec.layer_pattern.empty()) return kinds;
-  const size_t period = spec.layer_pattern.size();
-  for (int l = 0; l < spec.n_layer; ++l) kinds += spec.layer_pattern[static_cast<size_t>(l) % period];
-  if (kinds.empty() || kinds.find('*') != std::string::npos) return kinds;
-  const size_t last = kinds.rfind(recurrent);
-  kinds[last == std::string::npos ? kinds.size() - 1 : last] = '*';
-  return kinds;
-}
-
-}  // namespace
-
-std::string nemotron_layer_pattern(const ModelSpec& spec) {
-  return spec.nemotron_h ? repeated_layer_pattern(spec, 'M') : std::string();
-}
-
-char nemotron_layer_kind(const ModelSpec& spec, int layer) {
-  const std::string kinds = nemotron_layer_pattern(spec);
-  return layer >= 0 && static_cast<size_t>(layer) < kinds.size() ? kinds[static_cast<size_t>(layer)] : '\0';
-}
-
-std::string lfm2_layer_pattern(const ModelSpec& spec) {
-  return spec.lfm2 ? repeated_layer_pattern(spec, 'C') : std::string();
-}
-
-bool layer_attends(const ModelSpec& spec, int layer) {
-  if (spec.nemotron_h) return nemotron_layer_kind(spec, layer) == '*';
-  if (spec.lfm2) {
-    const std::string kinds = lfm2_layer_pattern(spec);
-    return layer >= 0 && static_cast<size_t>(layer) < kinds.size() && kinds[static_cast<size_t>(layer)] == '*';
-  }
-  if (spec.mamba2) return granite_layer_attends(spec, layer);
-  return spec.full_attn_interval == 0 || (layer + 1) % spec.full_attn_interval == 0;
-}
-
-void set_layer_count(ModelSpec* spec, int n_layer) {
-  spec->n_layer = n_layer;
-  const bool keeps_moe_layer = spec->deepseek2 || (spec->lfm2 && spec->n_expert > 0);
-  if (keeps_moe_layer && spec->n_dense_lead >= n_layer) spec->n_dense_lead = std::max(0, n_layer - 1);
-  // Gemma 4 E2B / E4B: shared layers in the preset's proportion, the first full layer among the
-  // own ones (so every shared layer has an earlier layer of its kind to read).
-  if (spec->n_shared_kv_layers > 0) {
-    const int proportional = spec->n_shared_kv_layers * n_layer / std::max(1, spec->n_layer_preset);
-    spec->n_shared_kv_layers = std::clamp(proportional, 0, std::max(0, n_layer - spec->gemma4_period));
-  }
 }
 
 std::vector<std::string> model_preset_names() {

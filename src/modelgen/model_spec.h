@@ -1,8 +1,8 @@
 // ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4,
 // smollm3, mistral3 or qwen35, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4,
 // deepseek2, minimax-m2, ernie4_5-moe or qwen35moe; granitehybrid with or without experts; the Mamba-2
-// hybrids nemotron_h and nemotron_h_moe; the short-convolution hybrids lfm2 and lfm2moe), and the named
-// presets `strata mkmodel --preset` offers.
+// hybrids nemotron_h and nemotron_h_moe; the short-convolution hybrids lfm2 and lfm2moe; the post-norm-only
+// olmo2 and exaone4 and the mixture-of-experts olmoe), and the named presets `strata mkmodel --preset` offers.
 // Plain values; pure functions.
 //
 // Invariant of a preset's spec: n_expert > 0 exactly for the MoE archs; Mixtral is written as
@@ -59,6 +59,10 @@ struct ModelSpec {
   // llama only: a Llama 3.1-style rope_freqs.weight (rope_factors.h), with the preset's
   // n_ctx standing for the original training context.
   bool rope_freqs = false;
+  // exaone4 only, > 0: the rope_freqs.weight llama.cpp's converter bakes from a llama3 rope_scaling
+  // (EXAONE 4.0 32B's: factor 16 over 8192 original positions, low / high frequency factors 1 and 4).
+  float rope_freqs_factor = 0.0f;
+  int rope_freqs_orig_ctx = 0;
   // phi3: q/k/v as one blk.N.attn_qkv, gate and up as one blk.N.ffn_up (gate rows first), and
   // <arch>.attention.sliding_window written even when 0 (none), as Phi-4's files have it.
   bool phi3 = false;
@@ -249,6 +253,18 @@ struct ModelSpec {
   // after n_dense_lead dense layers experts by sigmoid gates with a selection bias, renormalised, no
   // shared expert. Tied embeddings; the final norm is token_embd_norm.
   bool lfm2 = false;
+  // olmo2 (AI2 OLMo 2, OLMo 3) and exaone4 (LG EXAONE 4.0), as llama.cpp's converter writes them: no
+  // pre-norms (no attn_norm, no ffn_norm), post_attention_norm and post_ffw_norm (post_norms), and QK-norm
+  // before NeoX rope, olmo2's over each whole q and k row (attn_q_norm of n_head * head_dim weights,
+  // attn_k_norm of n_head_kv * head_dim), exaone4's per head. OLMo 3's attention.sliding_window and its
+  // full layers' YaRN; EXAONE 4.0's window, read only at 64 layers (the 32B's), whose rope_freqs_factor
+  // rotates. Neither writes sliding_window_pattern: without it every 4th layer is full, as in both models,
+  // and Strata reads the key only as a period, not as the per-layer flags llama.cpp's newer converter
+  // writes. olmoe (OLMoE) has no
+  // flag of its own: llama's pre-norm layers with olmo2's whole-row QK-norm and NeoX rope, experts of
+  // n_ff_exp in every layer (feed_forward_length their width) by a softmax, the chosen weights as they are.
+  bool olmo2 = false;
+  bool exaone4 = false;
   // The pattern the layer kinds repeat: a preset's whole hybrid_override_pattern (Nemotron-H) or
   // layer_types (LFM2), or the unit model_preset() gives another preset. Empty for every other arch.
   std::string layer_pattern;
@@ -261,11 +277,12 @@ std::vector<std::string> model_preset_names();
 // deepseek-v3 and kimi-k2, minimax-m2 for minimax-m2, qwen35 for qwen3.5-9b and qwen3.5-27b,
 // qwen35moe for qwen3.5-35b-a3b, qwen3next for qwen3-next-80b-a3b, granitehybrid for
 // granite-4.0-h-tiny, nemotron_h for nemotron-nano-9b-v2, nemotron_h_moe for
-// nemotron-3-nano-30b-a3b, lfm2 for lfm2-1.2b, lfm2moe for lfm2-8b-a1b, llama otherwise). arch is an
-// --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35,
-// nemotron_h, lfm2 for the dense presets; qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4,
-// deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, nemotron_h_moe or lfm2moe for the MoE
-// ones (a mismatch is an error naming the presets that fit);
+// nemotron-3-nano-30b-a3b, lfm2 for lfm2-1.2b, lfm2moe for lfm2-8b-a1b, olmo2 for olmo-2-7b and
+// olmo-3-7b, olmoe for olmoe-1b-7b, exaone4 for exaone-4.0-1.2b and exaone-4.0-32b, llama otherwise).
+// arch is an --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5,
+// qwen35, nemotron_h, lfm2, olmo2, exaone4 for the dense presets; qwen2moe, qwen3moe, mixtral, gpt-oss,
+// glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, nemotron_h_moe, lfm2moe or
+// olmoe for the MoE ones (a mismatch is an error naming the presets that fit);
 // granitehybrid for either. The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths exist;
 // another MoE preset as glm4moe gets a shared expert of its expert width, one leading dense block
 // of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's attention
@@ -289,7 +306,11 @@ std::vector<std::string> model_preset_names();
 // (Nano's 3712 beside experts of 1856), feed_forward_length being the expert width. A preset not
 // LFM2's as lfm2 / lfm2moe attends in every third layer ("CC*" repeated), its short convolutions
 // over 3 taps; as lfm2moe one leading dense layer of its n_ff, then its experts without a shared
-// expert. The LFM2 archs give any preset QK-norm and tied embeddings.
+// expert. The LFM2 archs give any preset QK-norm and tied embeddings. olmo2, exaone4 and olmoe give any
+// preset QK-norm and keep its tying; olmo2 and exaone4 take away its pre-norms for post-norms. A preset
+// not OLMo's as olmo2 is OLMo 2's kind (no window, rope unscaled), one not EXAONE's as exaone4 has no
+// window key or rope_freqs (a 64-layer cut slides over llama.cpp's default 4096 keys); olmoe gives a
+// MoE preset softmax routing, weights unnormalised, no shared expert, feed_forward_length its expert width.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
 // Whether an --arch name is one of the mixture-of-experts ones (qwen3moe, ..., cohere2_moe).
 bool is_moe_arch_name(std::string_view arch);

@@ -41,6 +41,12 @@ std::vector<float> spec_rope_factors(const ModelSpec& spec) {
     factors.resize(static_cast<size_t>(spec.head_dim / 2), 1.0f);
     return factors;
   }
+  if (spec.rope_freqs_factor > 0.0f) {  // EXAONE 4.0's llama3 rope_scaling, over every dim of a head
+    Llama3RopeScaling s;
+    s.factor = spec.rope_freqs_factor;
+    s.orig_ctx = spec.rope_freqs_orig_ctx;
+    return llama3_rope_factors(spec.head_dim, spec.rope_freq_base, s);
+  }
   if (!spec.rope_freqs) return {};
   Llama3RopeScaling s;
   s.orig_ctx = spec.n_ctx;

@@ -23,8 +23,9 @@ std::vector<float> llama3_rope_factors(int n_rot, float freq_base, const Llama3R
 
 // The rope_freqs.weight generate_model() writes for spec: Gemma 4's full layers' (1 for the first
 // quarter of their pairs, 1e30 for the others, as llama.cpp's converter writes its proportional
-// rope); Step 3.5's full layers' (model_spec.h); empty unless spec.rope_freqs, else the default scaling over head_dim dims with
-// spec.n_ctx as the original context.
+// rope); Step 3.5's full layers' (model_spec.h); EXAONE 4.0's (spec.rope_freqs_factor over
+// rope_freqs_orig_ctx, over head_dim dims); empty unless spec.rope_freqs, else the default scaling over
+// head_dim dims with spec.n_ctx as the original context.
 std::vector<float> spec_rope_factors(const ModelSpec& spec);
 
 }  // namespace strata

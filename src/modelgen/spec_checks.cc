@@ -162,6 +162,28 @@ Status check_lfm2(const ModelSpec& s) {
   return Status::Ok();
 }
 
+// OLMo 2's, EXAONE 4.0's and OLMoE's layers (model_spec.h): the post-norm-only layout for olmo2 and
+// exaone4 only, with post-norms; QK-norm, which llama.cpp requires of all three; EXAONE's rope_freqs
+// for exaone4 only, over a positive original context.
+Status check_post_norm_layers(const ModelSpec& s) {
+  if (s.olmo2 != (s.arch == "olmo2") || s.exaone4 != (s.arch == "exaone4")) {
+    return Status::InvalidArgument("the post-norm-only layers (ModelSpec::olmo2, exaone4) go with arch olmo2 or "
+                                   "exaone4 of the same name, not " + s.arch);
+  }
+  const bool qk_norm_arch = s.olmo2 || s.exaone4 || s.arch == "olmoe";
+  if (qk_norm_arch && !s.qk_norm) {
+    return Status::InvalidArgument(s.arch + "'s attention has QK-norm: qk_norm must be set");
+  }
+  if ((s.olmo2 || s.exaone4) && !s.post_norms) {
+    return Status::InvalidArgument(s.arch + " norms after attention and feed-forward: post_norms must be set");
+  }
+  if (s.rope_freqs_factor != 0.0f && (!s.exaone4 || !(s.rope_freqs_factor >= 1.0f) || s.rope_freqs_orig_ctx <= 0)) {
+    return Status::InvalidArgument("rope_freqs_factor (EXAONE 4.0's llama3 rope scaling) is for exaone4 models, "
+                                   "with a factor >= 1 over a positive original context, not " + s.arch);
+  }
+  return Status::Ok();
+}
+
 Status check_experts(const ModelSpec& s) {
   const bool moe_arch = s.arch != "llama" && is_moe_arch_name(s.arch);
   if (s.n_expert == 0) {
@@ -260,6 +282,7 @@ Status check_spec(const ModelSpec& s) {
   STRATA_RETURN_IF_ERROR(check_mamba2(s));
   STRATA_RETURN_IF_ERROR(check_nemotron_h(s));
   STRATA_RETURN_IF_ERROR(check_lfm2(s));
+  STRATA_RETURN_IF_ERROR(check_post_norm_layers(s));
   // After check_experts: a glm4moe or deepseek2 spec has experts of positive width.
   STRATA_RETURN_IF_ERROR(check_glm4moe(s));
   STRATA_RETURN_IF_ERROR(check_mimo2(s));

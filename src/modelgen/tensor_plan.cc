@@ -178,7 +178,7 @@ struct PlanBuilder {
     // MiMo-V2's value heads are narrower than its key heads.
     const auto v_head = static_cast<uint64_t>(s.mimo2 ? s.v_head_dim : head);
     const auto v_dim = static_cast<uint64_t>(layer_kv_heads(s, l)) * v_head;
-    vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
+    if (!s.olmo2 && !s.exaone4) vector(p + "attn_norm.weight", embd, WeightKind::kNorm);  // post-norms only
     if (s.phi3) {
       matrix(p + "attn_qkv.weight", {embd, q_dim + 2 * kv_dim});
     } else {
@@ -194,11 +194,12 @@ struct PlanBuilder {
       vector(p + "attn_k.bias", kv_dim, WeightKind::kBias);
       vector(p + "attn_v.bias", kv_dim, WeightKind::kBias);
     }
-    if (s.qk_norm) {  // MiniMax-M2 norms each whole row
+    if (s.qk_norm) {  // MiniMax-M2, OLMo 2 and OLMoE norm each whole row
       const WeightKind q_norm = s.gemma4 ? WeightKind::kUnscaledQNorm : WeightKind::kNorm;
-      vector(p + "attn_q_norm.weight", s.minimax_m2 ? q_dim : head, q_norm);
+      const bool whole_rows = s.minimax_m2 || s.olmo2 || s.arch == "olmoe";
+      vector(p + "attn_q_norm.weight", whole_rows ? q_dim : head, q_norm);
       if (!(s.gemma4 && gemma4_layer_shares_kv(s, l))) {
-        vector(p + "attn_k_norm.weight", s.minimax_m2 ? kv_dim : head, WeightKind::kNorm);
+        vector(p + "attn_k_norm.weight", whole_rows ? kv_dim : head, WeightKind::kNorm);
       }
     }
     matrix(p + "attn_output.weight", {heads * v_head, embd});
@@ -417,7 +418,8 @@ struct PlanBuilder {
       delta_net(p);
     }
     const bool post_attention_norm = s.gpt_oss || s.glm4moe || s.full_attn_interval > 0 || s.seed_oss;
-    if (!s.cohere2 && !s.cohere2_moe) {  // Cohere's feed-forward reads the attention's norm
+    // Cohere's feed-forward reads the attention's norm; OLMo 2's and EXAONE 4.0's norm only after it.
+    if (!s.cohere2 && !s.cohere2_moe && !s.olmo2 && !s.exaone4) {
       vector(p + (post_attention_norm ? "post_attention_norm.weight" : "ffn_norm.weight"), embd, WeightKind::kNorm);
     }
     if (s.n_expert > 0 && l >= s.n_dense_lead && (l + 1) % s.moe_layer_step == 0) {
@@ -460,7 +462,7 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type, uint32_t mix) {
   PlanBuilder b{&plan, s, type, mix, mix_model_of(s)};
   const auto embd = static_cast<uint64_t>(s.n_embd);
   const auto vocab = static_cast<uint64_t>(s.n_vocab);
-  if (s.rope_freqs || s.gemma4 || s.step35) {
+  if (s.rope_freqs || s.gemma4 || s.step35 || s.rope_freqs_factor > 0.0f) {
     const int rotated = s.gemma4 ? s.head_dim_full : s.head_dim;  // Step 3.5's: padded to half a head
     b.vector("rope_freqs.weight", static_cast<uint64_t>(rotated / 2), WeightKind::kRopeFreqs);
   }

@@ -39,7 +39,13 @@
 // attn_k_norm [head_dim], attn_output; in the others shortconv.in_proj [n_embd, 3 n_embd],
 // shortconv.conv [l_cache, n_embd], shortconv.out_proj [n_embd, n_embd]; then every layer's ffn_norm
 // and a dense feed-forward, or lfm2moe's experts after its leading dense layers (a router with its
-// selection bias, no shared expert); the final norm token_embd_norm, no output.weight (tied).
+// selection bias, no shared expert); the final norm token_embd_norm, no output.weight (tied). olmo2 /
+// exaone4 (OLMo 2 / OLMo 3, EXAONE 4.0, model_spec.h): llama's attention and feed-forward without
+// attn_norm or ffn_norm, with post_attention_norm and post_ffw_norm [n_embd], attn_q_norm and
+// attn_k_norm over whole rows (olmo2: [n_head * head_dim], [n_head_kv * head_dim]) or per head
+// (exaone4: [head_dim]); EXAONE 4.0 32B's rope_freqs [head_dim / 2]. olmoe (OLMoE): llama's pre-norm
+// layers with olmo2's whole-row QK-norm and experts in every layer (a router, no selection bias, no
+// shared expert).
 //
 // Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate, exp_probs_b, ssm_a) and routers
 // are F32, and so are ssm_conv1d and LFM2's shortconv.conv, which llama.cpp never quantizes
