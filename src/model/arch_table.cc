@@ -238,6 +238,15 @@ constexpr ArchTraits kArchs[] = {
     {.name = "olmo2", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
      .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = true, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .qk_norm_whole_row = true, .olmo2 = true},
+    // Arcee AFM (arcee): see ArchTraits::ffn_relu_sq.
+    {.name = "arcee", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .ffn_relu_sq = true},
+    // LG EXAONE 3.0 / 3.5 (exaone: 2.4B, 7.8B, 32B): Llama's layers with NeoX rope (and Llama 3's
+    // rope_freqs when the file has them).
+    {.name = "exaone", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = false,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f},
     // TII Falcon-H1 (falcon-h1): see ArchTraits::falcon_h1.
     {.name = "falcon-h1", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
@@ -272,7 +281,7 @@ std::string_view supported_arch_names() {
          "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, minimax-m3, mistral3, ernie4_5, ernie4_5-moe, "
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, minicpm, seed_oss, bailingmoe2, dots1, "
          "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, mimo2, glm-dsa, deci, granitehybrid, nemotron_h, "
-         "nemotron_h_moe, lfm2, lfm2moe, olmo2, olmoe, exaone4, falcon-h1";
+         "nemotron_h_moe, lfm2, lfm2moe, olmo2, olmoe, exaone, exaone4, falcon-h1, arcee";
 }
 
 }  // namespace strata

@@ -179,6 +179,9 @@ struct ArchTraits {
   // feed-forward under ffn_norm (named without .weight in llama.cpp's files); the model's
   // multipliers are in its weights, as llama.cpp's converter writes them (model/ssm_hparams.h).
   bool falcon_h1 = false;
+  // Arcee AFM (arcee: AFM-4.5B): Llama's layers with a squared-ReLU feed-forward without a gate
+  // (ffn_up, ffn_down; Hparams::ffn_relu_sq), as llama.cpp runs it.
+  bool ffn_relu_sq = false;
 };
 
 // nullptr for an architecture this build does not run.

@@ -268,6 +268,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.olmo2) STRATA_RETURN_IF_ERROR(read_olmo2(gguf, hp));
   if (traits.exaone4) STRATA_RETURN_IF_ERROR(read_exaone4(gguf, hp));
   if (traits.falcon_h1) STRATA_RETURN_IF_ERROR(read_falcon_h1(gguf, hp));
+  if (traits.ffn_relu_sq) hp->ffn_relu_sq = true;
   if (traits.mrope != ArchTraits::MRope::kNone) STRATA_RETURN_IF_ERROR(read_rope_sections(gguf, traits.mrope, hp));
   // Mamba-2's heads read their group as Qwen3-Next's value heads read their key head.
   hp->ssm_grouped = traits.delta_net_grouped || traits.mamba2 || traits.nemotron_h || traits.falcon_h1;

@@ -247,8 +247,8 @@ struct Hparams {
   bool ssm_parallel_attention = false;
   // The final norm's tensor (LFM2's: token_embd_norm.weight).
   std::string output_norm_name = "output_norm";
-  // Nemotron-H: a feed-forward (dense, an expert, the shared expert) is down(relu(up x)^2), without
-  // a gate (no ffn_gate, ffn_gate_exps, ffn_gate_shexp).
+  // Nemotron-H, Arcee's AFM: a feed-forward (dense, an expert, the shared expert) is
+  // down(relu(up x)^2), without a gate (no ffn_gate, ffn_gate_exps, ffn_gate_shexp).
   bool ffn_relu_sq = false;
   // When the recurrent layers follow no interval (Granite 4.0-H: the layers whose head_count_kv is
   // 0; Nemotron-H: those whose feed_forward_length is 0 too): each layer's index among them, -1

@@ -111,6 +111,24 @@ TEST_F(ModelLoadTest, ReadsExaone4Hparams) {
   expect_error(spec, Code::kUnsupported, "exaone4.rope.freq_base_swa");
 }
 
+// EXAONE 3.5 (exaone): Llama's layers with NeoX rope; Arcee's AFM (arcee): a squared-ReLU
+// feed-forward without a gate, Llama's rope; a file with ffn_gate still needs ffn_up.
+TEST_F(ModelLoadTest, ReadsExaoneAndArceeHparams) {
+  TestModelSpec spec;
+  spec.arch = "exaone";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE((*m)->hparams().rope_neox && (*m)->hparams().pre_norms);
+  EXPECT_FALSE((*m)->hparams().ffn_relu_sq || (*m)->hparams().qk_norm);
+  spec.arch = "arcee";
+  m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE((*m)->hparams().ffn_relu_sq);
+  EXPECT_FALSE((*m)->hparams().rope_neox);
+  spec.skip_tensors = {"blk.1.ffn_up.weight"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.1.ffn_up.weight");
+}
+
 // OLMoE (olmoe): softmax routing over experts as wide as feed_forward_length in every layer, the
 // chosen weights as they are, QK-norm over whole rows.
 TEST_F(ModelLoadTest, ReadsOlmoeHparams) {
@@ -308,7 +326,7 @@ TEST_F(ModelLoadTest, HostileMetadataIsRefusedOrHarmless) {
   int n_refused = 0, n_loaded = 0;
   // Every architecture the test models write (granitehybrid-dense's keys are granitehybrid's), those
   // with per-layer keys and readers of their own first.
-  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "exaone4", "falcon-h1", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
+  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "exaone", "exaone4", "falcon-h1", "arcee", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
                            "cohere2_moe",
                            "llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss",
                            "phi3", "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "mistral4", "minimax-m2",

@@ -236,7 +236,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   const bool dense_lead = glm || deepseek || ernie || s.arch == "cohere2_moe" || s.arch == "mimo2" || s.arch == "lfm2moe";
   if (!is_moe_arch(s.arch) || (dense_lead && layer < s.n_dense_lead) || stepped_dense) {
     const int n_ff = s.arch == "gemma4" ? gemma4_ffn_width(s, layer) : s.n_ff;
-    b.matrix(p + "ffn_gate.weight", s.n_embd, n_ff);
+    if (s.arch != "arcee") b.matrix(p + "ffn_gate.weight", s.n_embd, n_ff);  // Arcee's has no gate
     b.matrix(p + "ffn_up.weight", s.n_embd, n_ff);
     b.matrix(p + "ffn_down.weight", n_ff, s.n_embd);
     return;
