@@ -354,6 +354,44 @@ TEST_F(GgufCommandsTest, MkmodelDryRunOfOlmoAndExaonePresets) {
   EXPECT_NE(wrong.err.find("--arch olmoe needs one of: moe-tiny"), std::string::npos) << wrong.err;
 }
 
+// The Falcon-H1, EXAONE 3.5 and AFM presets' summaries: Falcon-H1's Mamba-2 mixer beside attention in
+// every layer, EXAONE 3.5's rope_freqs, AFM's gate-less feed-forward and YaRN over 4096; their published
+// totals; a MoE preset is refused as falcon-h1.
+TEST_F(GgufCommandsTest, MkmodelDryRunOfFalconH1ExaoneAndArceePresets) {
+  CommandRun falcon = run_command({"mkmodel", "--preset", "falcon-h1-7b", "--type", "q4_k", "--dry-run", "-o",
+                                   (dir_ / "falcon.gguf").string()});
+  ASSERT_EQ(falcon.exit_code, 0) << falcon.err;
+  EXPECT_NE(falcon.out.find("falcon-h1 preset falcon-h1-7b, 44 layers, 3072 wide, 12/2 heads of 128, ffn 12288, "
+                            "vocab 130049"),
+            std::string::npos)
+      << falcon.out;
+  EXPECT_NE(falcon.out.find("falcon-h1: every layer a Mamba-2 mixer (24 heads of 128, 1 group(s) of 256 state "
+                            "values, 4-tap convolution) beside attention (plain q/k/v, NeoX rope) under one norm"),
+            std::string::npos)
+      << falcon.out;
+  EXPECT_NE(falcon.out.find("7585654880 parameters"), std::string::npos) << falcon.out;
+  EXPECT_NE(falcon.out.find("file type Q4_K_M"), std::string::npos) << falcon.out;
+  CommandRun exaone = run_command({"mkmodel", "--preset", "exaone-3.5-7.8b", "--dry-run", "-o",
+                                   (dir_ / "exaone.gguf").string()});
+  ASSERT_EQ(exaone.exit_code, 0) << exaone.err;
+  EXPECT_NE(exaone.out.find("exaone: llama's layers, NeoX rope, a SwiGLU feed-forward; rope_freqs.weight: llama3 "
+                            "factors (1 to 8, over 8192 positions)\n"),
+            std::string::npos)
+      << exaone.out;
+  EXPECT_NE(exaone.out.find("7818448960 parameters"), std::string::npos) << exaone.out;
+  CommandRun afm = run_command({"mkmodel", "--preset", "afm-4.5b", "--dry-run", "-o", (dir_ / "afm.gguf").string()});
+  ASSERT_EQ(afm.exit_code, 0) << afm.err;
+  EXPECT_NE(afm.out.find("arcee: llama's layers, adjacent-pair rope, a squared-ReLU feed-forward without a gate; "
+                         "rope YaRN 20 over 4096 positions\n"),
+            std::string::npos)
+      << afm.out;
+  EXPECT_NE(afm.out.find("4619189760 parameters"), std::string::npos) << afm.out;
+  CommandRun wrong =
+      run_command({"mkmodel", "--arch", "falcon-h1", "--preset", "moe-tiny", "-o", (dir_ / "w.gguf").string()});
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.err.find("--arch falcon-h1 needs one of: tiny"), std::string::npos) << wrong.err;
+}
+
 TEST_F(GgufCommandsTest, QuantizeWritesTheMixAndSaysWhatFellBack) {
   const std::string in = std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf";
   const std::string out = (dir_ / "q3.gguf").string();

@@ -23,8 +23,13 @@ constexpr const char* kMkmodelTypes =
 // --arch's help: the names, and what each does to a preset not its own.
 constexpr const char* kArchHelp =
     "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, qwen3vl, "
-    "granite, minicpm, cohere2, command-r, seed_oss, gemma4, deci, nemotron_h, lfm2, olmo2, exaone4 or granitehybrid "
-    "(dense presets; olmo2 (OLMo 2 / OLMo 3) and exaone4 (EXAONE 4.0) norm only after attention and feed-forward, "
+    "granite, minicpm, cohere2, command-r, seed_oss, gemma4, deci, nemotron_h, lfm2, olmo2, exaone4, exaone, arcee, "
+    "falcon-h1 or granitehybrid (dense presets; falcon-h1 is TII Falcon-H1: every layer a Mamba-2 mixer beside "
+    "attention under one norm, on a preset not Falcon-H1's Mamba-2 of 2 * n_embd values in heads of 64, one group "
+    "of min(128, n_embd / 4) state values; exaone (EXAONE 3.5) is llama's layers with NeoX rope, arcee (AFM) "
+    "llama's with a squared-ReLU feed-forward without a gate (a preset's YaRN kept), EXAONE 3.5's rope_freqs only "
+    "on its own preset; olmo2 "
+    "(OLMo 2 / OLMo 3) and exaone4 (EXAONE 4.0) norm only after attention and feed-forward, "
     "with QK-norm over whole rows (olmo2) or per head (exaone4), on a preset not theirs without a window or rope "
     "scaling; deci gives a dense preset a layer pattern of its own: in every 8 layers the 6th without attention, "
     "the 7th with attn_output alone, the 8th without a feed-forward, the widths cycling n_ff, 3/4, 1/2); qwen3moe, "
@@ -158,6 +163,31 @@ void print_post_norm(const ModelSpec& s) {
   std::printf("\n");
 }
 
+// falcon-h1's layers: the Mamba-2 mixer's shapes beside the attention, every layer alike.
+void print_falcon_h1(const ModelSpec& s) {
+  std::printf("  falcon-h1: every layer a Mamba-2 mixer (%d heads of %d, %d group(s) of %d state values, %d-tap "
+              "convolution) beside attention (plain q/k/v, NeoX rope) under one norm, their outputs added, then "
+              "ffn_norm (named without .weight) and a SwiGLU feed-forward\n",
+              s.ssm_n_v_heads, s.ssm_head_v_dim, s.ssm_n_k_heads, s.ssm_head_k_dim, s.ssm_conv_kernel);
+}
+
+// exaone's and arcee's layers (llama's): their rope and feed-forward, EXAONE 3.5's rope_freqs, AFM's YaRN.
+void print_llama_kin(const ModelSpec& s) {
+  const bool arcee = s.arch == "arcee";
+  std::printf("  %s: llama's layers, %s rope, %s", s.arch.c_str(), arcee ? "adjacent-pair" : "NeoX",
+              arcee ? "a squared-ReLU feed-forward without a gate" : "a SwiGLU feed-forward");
+  if (s.rope_freqs_factor > 0.0f) {
+    std::printf("; rope_freqs.weight: llama3 factors (1 to %g, over %d positions)", s.rope_freqs_factor,
+                s.rope_freqs_orig_ctx);
+  }
+  if (s.rope_yarn_factor != 1.0f) {
+    std::printf("; rope YaRN %g over %d positions", s.rope_yarn_factor,
+                s.rope_yarn_orig_ctx > 0 ? s.rope_yarn_orig_ctx
+                                         : static_cast<int>(static_cast<float>(s.n_ctx) / s.rope_yarn_factor));
+  }
+  std::printf("\n");
+}
+
 // granitehybrid's layers: which attend (granite_layer_attends()) and the Mamba-2 layers' shapes.
 void print_granite_hybrid(const ModelSpec& s) {
   std::string attending;
@@ -206,6 +236,8 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
   if (s.nemotron_h) print_nemotron_h(s);
   if (s.lfm2) print_lfm2(s);
   if (s.olmo2 || s.exaone4 || s.arch == "olmoe") print_post_norm(s);
+  if (s.falcon_h1) print_falcon_h1(s);
+  if (s.arch == "exaone" || s.arch == "arcee") print_llama_kin(s);
   if (s.rope_freqs) std::printf("  rope_freqs.weight: Llama 3.1-style frequency factors (1 to 8)\n");
   std::printf("  %llu parameters, %.1f MiB of tensor data, file type %s",
               static_cast<unsigned long long>(r.n_params), static_cast<double>(r.n_bytes) / (1 << 20),
@@ -271,7 +303,8 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma4-e2b, "
                   "gemma4-e4b, gemma4-31b, gemma2-2b, phi-4, "
                   "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b, nemotron-nano-9b-v2, lfm2-1.2b, olmo-2-7b, "
-                  "olmo-3-7b, exaone-4.0-1.2b, exaone-4.0-32b; mixture of experts: moe-tiny, qwen3-30b-a3b, "
+                  "olmo-3-7b, exaone-4.0-1.2b, exaone-4.0-32b, falcon-h1-7b, exaone-3.5-7.8b, afm-4.5b; mixture of "
+                  "experts: moe-tiny, qwen3-30b-a3b, "
                   "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
                   "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b, qwen3-next-80b-a3b, "
                   "granite-4.0-h-tiny, nemotron-3-nano-30b-a3b, lfm2-8b-a1b, olmoe-1b-7b, "

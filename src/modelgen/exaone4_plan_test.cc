@@ -158,7 +158,8 @@ TEST(Exaone4PresetTest, OtherPresetsAndArchsTakeTheirOwnLayout) {
   s = *model_preset("olmo2", "olmo-2-7b");
   s.rope_freqs_factor = 16.0f;
   s.rope_freqs_orig_ctx = 8192;
-  EXPECT_NE(plan_tensors(s, DType::kF32).status().message().find("for exaone4 models"), std::string::npos);
+  EXPECT_NE(plan_tensors(s, DType::kF32).status().message().find("for exaone4, exaone and arcee models"),
+            std::string::npos);
   s = *model_preset("", "exaone-4.0-1.2b");
   s.post_norms = false;
   EXPECT_NE(plan_tensors(s, DType::kF32).status().message().find("post_norms must be set"), std::string::npos);

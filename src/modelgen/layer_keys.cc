@@ -116,23 +116,38 @@ void set_laguna_hparams(GgufWriter& w, const ModelSpec& s) {
   }
 }
 
-// Granite 4.0-H's and Nemotron-H's, as llama.cpp's converter writes them (its Nemotron-H converter
-// is Granite 4.0-H's): each layer's K/V heads (0 in the Mamba-2 layers, which is how llama.cpp tells
-// them apart), the Mamba-2 shapes (time_step_rank the heads, inner_size their values), and no rope
-// (rope.scaling.finetuned false).
-void set_mamba2_hybrid_hparams(GgufWriter& w, const ModelSpec& s) {
-  if (!s.mamba2 && !s.nemotron_h) return;
+namespace {
+
+// The Mamba-2 layers' shapes, as llama.cpp's Mamba-2 converter writes them (time_step_rank the heads,
+// inner_size their values).
+void write_mamba2_shape_keys(GgufWriter& w, const ModelSpec& s) {
   const std::string& a = s.arch;
   auto u32 = [](int v) { return GgufValue::U32(static_cast<uint32_t>(v)); };
-  std::vector<int32_t> kv_heads;
-  for (int l = 0; l < s.n_layer; ++l) kv_heads.push_back(layer_attends(s, l) ? s.n_head_kv : 0);
-  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
   w.set(a + ".ssm.conv_kernel", u32(s.ssm_conv_kernel));
   w.set(a + ".ssm.state_size", u32(s.ssm_head_k_dim));
   w.set(a + ".ssm.group_count", u32(s.ssm_n_k_heads));
   w.set(a + ".ssm.time_step_rank", u32(s.ssm_n_v_heads));
   w.set(a + ".ssm.inner_size", u32(s.ssm_n_v_heads * s.ssm_head_v_dim));
-  w.set(a + ".rope.scaling.finetuned", GgufValue::Bool(false));
+}
+
+}  // namespace
+
+// Granite 4.0-H's and Nemotron-H's, as llama.cpp's converter writes them (its Nemotron-H converter
+// is Granite 4.0-H's): each layer's K/V heads (0 in the Mamba-2 layers, which is how llama.cpp tells
+// them apart), the Mamba-2 shapes, and no rope (rope.scaling.finetuned false).
+void set_mamba2_hybrid_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.mamba2 && !s.nemotron_h) return;
+  std::vector<int32_t> kv_heads;
+  for (int l = 0; l < s.n_layer; ++l) kv_heads.push_back(layer_attends(s, l) ? s.n_head_kv : 0);
+  w.set(s.arch + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  write_mamba2_shape_keys(w, s);
+  w.set(s.arch + ".rope.scaling.finetuned", GgufValue::Bool(false));
+}
+
+// Falcon-H1's, as llama.cpp's converter writes them beside the common keys (head_count_kv once: every
+// layer attends): the Mamba-2 shapes. No rope key of Granite's, no multipliers (they are in the weights).
+void set_falcon_h1_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (s.falcon_h1) write_mamba2_shape_keys(w, s);
 }
 
 // Nemotron-H's, as llama.cpp's converter writes them beside set_mamba2_hybrid_hparams()': each

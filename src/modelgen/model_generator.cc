@@ -119,6 +119,17 @@ void fill_tensor(const PlannedTensor& t, uint64_t seed, ThreadPool& pool, uint8_
   });
 }
 
+// key_length / value_length where llama.cpp's converter writes them. LFM2's, OLMo 2's and OLMoE's configs
+// have no head_dim, so their converter writes none where heads fill n_embd (EXAONE 4.0's have one);
+// Falcon-H1's and Arcee's converters write theirs always (deepseek2's are its own).
+void set_head_width_keys(GgufWriter& w, const ModelSpec& s) {
+  const bool head_dim_in_config = !s.lfm2 && !s.olmo2 && s.arch != "olmoe";
+  const bool always = s.glm4moe || s.falcon_h1 || s.arch == "arcee";
+  if (s.deepseek2 || !((s.qk_norm && head_dim_in_config) || always || s.head_dim * s.n_head != s.n_embd)) return;
+  w.set(s.arch + ".attention.key_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
+  w.set(s.arch + ".attention.value_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
+}
+
 void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint64_t seed) {
   const std::string& a = s.arch;
   w.set("general.architecture", GgufValue::String(a));
@@ -145,7 +156,8 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
       : s.glm4moe || s.glm4 || s.minimax_m2 || s.minimax_m3 || s.laguna ? s.head_dim / 2
                                                                              : s.head_dim;
   if (s.full_attn_interval > 0) rotated = s.head_dim / 4;
-  w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(rotated)));
+  // Falcon-H1's converter (Mamba-2's) writes none: llama.cpp and Strata rotate whole heads then.
+  if (!s.falcon_h1) w.set(a + ".rope.dimension_count", GgufValue::U32(static_cast<uint32_t>(rotated)));
   if (s.rope_linear_factor != 1.0f) {
     w.set(a + ".rope.scaling.type", GgufValue::String("linear"));
     w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_linear_factor));
@@ -153,7 +165,9 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   if (s.rope_yarn_factor != 1.0f) {
     w.set(a + ".rope.scaling.type", GgufValue::String("yarn"));
     w.set(a + ".rope.scaling.factor", GgufValue::F32(s.rope_yarn_factor));
-    const int orig_ctx = std::max(1, static_cast<int>(static_cast<float>(s.n_ctx) / s.rope_yarn_factor));
+    const int orig_ctx = s.rope_yarn_orig_ctx > 0
+                             ? s.rope_yarn_orig_ctx
+                             : std::max(1, static_cast<int>(static_cast<float>(s.n_ctx) / s.rope_yarn_factor));
     w.set(a + ".rope.scaling.original_context_length", GgufValue::U32(static_cast<uint32_t>(orig_ctx)));
   }
   if (s.mistral3) {  // Ministral 3's, as llama.cpp's converter writes them
@@ -173,13 +187,7 @@ void set_hparams(GgufWriter& w, const ModelSpec& s, const TensorPlan& plan, uint
   if (s.sliding_window > 0 || s.phi3) {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
-  // LFM2's, OLMo 2's and OLMoE's configs have no head_dim, so their converter writes no key_length where
-  // heads fill n_embd (EXAONE 4.0's have one).
-  const bool head_dim_in_config = !s.lfm2 && !s.olmo2 && s.arch != "olmoe";
-  if (!s.deepseek2 && ((s.qk_norm && head_dim_in_config) || s.glm4moe || s.head_dim * s.n_head != s.n_embd)) {
-    w.set(a + ".attention.key_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
-    w.set(a + ".attention.value_length", GgufValue::U32(static_cast<uint32_t>(s.head_dim)));
-  }
+  set_head_width_keys(w, s);
 }
 
 // Qwen3.5's, as llama.cpp's converter writes them: the attention interval, the delta-net shapes,
@@ -374,6 +382,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_nemotron_h_hparams(w, report.spec);
   set_lfm2_hparams(w, report.spec);
   set_post_norm_window_hparams(w, report.spec);
+  set_falcon_h1_hparams(w, report.spec);
   set_minicpm_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 

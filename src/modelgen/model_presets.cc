@@ -185,6 +185,21 @@ ModelSpec exaone4_32b(ModelSpec s, int sliding_window, float factor, int orig_ct
   return s;
 }
 
+// A llama3 rope_scaling (factor over orig_ctx positions), which llama.cpp's converter bakes into
+// rope_freqs.weight for EXAONE 3.5; another --arch drops it.
+ModelSpec llama3_rope_freqs(ModelSpec s, float factor, int orig_ctx) {
+  s.rope_freqs_factor = factor;
+  s.rope_freqs_orig_ctx = orig_ctx;
+  return s;
+}
+
+// A YaRN rope_scaling over a config's own original context (AFM-4.5B's); another --arch drops it.
+ModelSpec yarn_over(ModelSpec s, float factor, int orig_ctx) {
+  s.rope_yarn_factor = factor;
+  s.rope_yarn_orig_ctx = orig_ctx;
+  return s;
+}
+
 }  // namespace
 
 using namespace preset_parts;
@@ -375,6 +390,22 @@ std::vector<Preset> model_presets() {
       {"exaone-4.0-1.2b", "exaone4", shape(102400, 65536, 2048, 30, 32, 8, 64, 4096, 1e-5f, 1000000.0f, true)},
       {"exaone-4.0-32b", "exaone4",
        exaone4_32b(shape(102400, 131072, 5120, 64, 40, 8, 128, 27392, 1e-5f, 1000000.0f, false), 4096, 16.0f, 8192)},
+      // TII Falcon-H1-7B (7,585,654,880 parameters; 7.59B on its model page), as its config has it: 44
+      // layers, each Mamba-2 of 24 heads of 128 values (mamba_d_ssm 3072) over one group of 256 state values
+      // with a 4-tap convolution beside attention of 12 query heads over 2 K/V heads of 128, then a SwiGLU
+      // feed-forward of 12288; 130049 tokens, 262144 positions, rope base 1e11, an output matrix.
+      {"falcon-h1-7b", "falcon-h1",
+       mamba2(shape(130049, 262144, 3072, 44, 12, 2, 128, 12288, 1e-5f, 1e11f, false), 24, 128, 1, 256)},
+      // LG EXAONE 3.5 7.8B (7,818,448,960 parameters; 6.98B without embeddings, as its card says): 32 layers
+      // of 32 query heads over 8 K/V heads of 128, a feed-forward of 14336, 102400 tokens, 32768 positions,
+      // rope base 1000000 with llama3 scaling 8 over 8192 (rope_freqs), an output matrix.
+      {"exaone-3.5-7.8b", "exaone",
+       llama3_rope_freqs(shape(102400, 32768, 4096, 32, 32, 8, 128, 14336, 1e-5f, 1000000.0f, false), 8.0f, 8192)},
+      // Arcee AFM-4.5B (4,619,189,760 parameters; 4.6B on its model page): 36 layers of 20 query heads over
+      // 4 K/V heads of 128, a squared-ReLU feed-forward of 18432 without a gate, 128005 tokens, 65536
+      // positions, rope base 10000 with YaRN 20 over 4096, an output matrix.
+      {"afm-4.5b", "arcee",
+       yarn_over(shape(128005, 65536, 2560, 36, 20, 4, 128, 18432, 1e-5f, 10000.0f, false), 20.0f, 4096)},
       // NVIDIA Nemotron 3 Nano 30B-A3B (about 31.6B parameters, 3.6B active), as its config has it: 52
       // layers of its hybrid_override_pattern, 23 Mamba-2 layers of 64 heads of 64 values (inner size
       // 4096) over 8 groups of 128 state values, 6 attention layers of 32 query heads of 128 over 2 K/V

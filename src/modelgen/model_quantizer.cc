@@ -82,9 +82,13 @@ MixModel mix_model(const GgufFile& file) {
     return m;
   }
   // A delta-net hybrid file without the key attends in every 4th layer, as llama.cpp and Strata's
-  // hparams read it (Qwen3-Next's files carry none).
-  m.full_attn_interval =
-      static_cast<int>(file.get_uint(arch + ".full_attention_interval").value_or(hybrid ? 4 : 0));
+  // hparams read it (Qwen3-Next's files carry none). Falcon-H1's Mamba-2 layers attend too: an attn_v in
+  // every layer, which llama.cpp numbers by layer as in a model without Mamba-2.
+  int n_attn_v = 0;
+  for (const GgufTensor& t : file.tensors()) n_attn_v += t.name.ends_with(".attn_v.weight") ? 1 : 0;
+  const bool every_layer_attends = n_attn_v == m.n_layer;
+  m.full_attn_interval = static_cast<int>(
+      file.get_uint(arch + ".full_attention_interval").value_or(hybrid && !every_layer_attends ? 4 : 0));
   return m;
 }
 

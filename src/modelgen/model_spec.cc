@@ -86,8 +86,9 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
     if (s->sliding_window == 0) s->sliding_window = std::min(s->n_ctx / 4, 4096);
     s->rope_linear_factor = 1.0f;
     s->rope_yarn_factor = 1.0f;
-  } else if (name == "mistral3") {
-    // Ministral 3's own YaRN and temperature stay (a preset without them has neither).
+  } else if (name == "mistral3" || name == "arcee") {
+    // Ministral 3's own YaRN and temperature, AFM-4.5B's YaRN (20 over 4096 of its 65536 positions), stay
+    // (a preset without them has neither), as their converters write a yarn rope_scaling.
     s->sliding_window = 0;
     s->rope_linear_factor = 1.0f;
   } else {
@@ -100,13 +101,14 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
 
 // OLMo 2 / OLMo 3's and EXAONE 4.0's layers for --arch olmo2 / exaone4 (model_spec.h): post-norms in
 // place of pre-norms; their own presets keep OLMo 3's window and YaRN and EXAONE 4.0 32B's window and
-// rope_freqs, another preset has neither (OLMo 2's kind, or EXAONE 4.0 1.2B's). Every other arch drops
-// EXAONE's rope_freqs. Before apply_window_and_rope(), which these archs skip.
+// rope_freqs, another preset has neither (OLMo 2's kind, or EXAONE 4.0 1.2B's). EXAONE 3.5's rope_freqs
+// stay with exaone; every other arch drops EXAONE's. Before apply_window_and_rope(), which these archs skip.
 void apply_post_norm_layers(std::string_view name, ModelSpec* s) {
   s->olmo2 = name == "olmo2";
   s->exaone4 = name == "exaone4";
-  const bool own = s->preset.starts_with(s->olmo2 ? "olmo-" : "exaone-");
-  if (!s->exaone4 || !own) {
+  const bool own = s->preset.starts_with(s->olmo2 ? "olmo-" : "exaone-4");
+  const bool own_rope_freqs = (s->exaone4 && own) || (name == "exaone" && s->preset.starts_with("exaone-3"));
+  if (!own_rope_freqs) {
     s->rope_freqs_factor = 0.0f;
     s->rope_freqs_orig_ctx = 0;
   }
@@ -246,14 +248,14 @@ void apply_deepseek2(std::string_view name, ModelSpec* s) {
   *s = deepseek_moe(*s, 1, true, true, 2.5f, 40.0f, 0.1f);
 }
 
-// The Mamba-2 layers of --arch granitehybrid, nemotron_h and nemotron_h_moe: a preset of the
-// family (Granite's, Nemotron's) keeps its own; another (a Qwen3.5 one too, whose delta-net interval
+// The Mamba-2 layers of --arch granitehybrid, nemotron_h, nemotron_h_moe and falcon-h1: a preset of the
+// family (Granite's, Nemotron's, Falcon-H1's) keeps its own; another (a Qwen3.5 one too, whose delta-net interval
 // goes) takes Granite 4.0-H Tiny's proportions, or Nemotron's with 8 groups where the heads split
 // into 8 and Nemotron 3 Nano's 7-layer unit over at least 7 layers (model_preset()). Every layer
 // count keeps an attending layer (granite_layer_attends(), nemotron_layer_pattern()).
 void apply_mamba2(std::string_view name, ModelSpec* s) {
   s->full_attn_interval = 0;
-  if (s->preset.starts_with(s->nemotron_h ? "nemotron" : "granite")) return;
+  if (s->preset.starts_with(s->nemotron_h ? "nemotron" : s->falcon_h1 ? "falcon-h1" : "granite")) return;
   constexpr int kHeadDim = 64, kNemotronGroups = 8;
   const int n_heads = std::max(1, 2 * s->n_embd / kHeadDim);
   const int n_groups = s->nemotron_h && n_heads % kNemotronGroups == 0 ? kNemotronGroups : 1;
@@ -277,12 +279,13 @@ void apply_short_conv(ModelSpec* s) {
 
 // Qwen3.5's hybrid layers for --arch qwen35 / qwen35moe / qwen3next: a hybrid preset keeps its
 // own; another takes Qwen3.5's proportions (model_preset()) and at least one interval of layers,
-// so that one attends (tiny's and moe-tiny's 2 become 4). granitehybrid's, nemotron_h's and
-// nemotron_h_moe's are apply_mamba2()'s, lfm2's and lfm2moe's apply_short_conv()'s; other archs
+// so that one attends (tiny's and moe-tiny's 2 become 4). granitehybrid's, nemotron_h's,
+// nemotron_h_moe's and falcon-h1's are apply_mamba2()'s, lfm2's and lfm2moe's apply_short_conv()'s; other archs
 // have none.
 void apply_hybrid(std::string_view name, ModelSpec* s) {
   s->mamba2 = name == "granitehybrid";
   s->nemotron_h = name == "nemotron_h" || name == "nemotron_h_moe";
+  s->falcon_h1 = name == "falcon-h1";
   s->lfm2 = name == "lfm2" || name == "lfm2moe";
   // A pattern is its family's: another family's preset takes this arch's unit.
   const bool own_pattern = s->preset.starts_with(s->lfm2 ? "lfm2" : "nemotron");
@@ -291,7 +294,7 @@ void apply_hybrid(std::string_view name, ModelSpec* s) {
     apply_short_conv(s);
     return;
   }
-  if (s->mamba2 || s->nemotron_h) {
+  if (s->mamba2 || s->nemotron_h || s->falcon_h1) {
     apply_mamba2(name, s);
     return;
   }
@@ -318,6 +321,7 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"qwen3vl", false},     {"granite", false},     {"cohere2", false},     {"command-r", false},
     {"seed_oss", false},    {"gemma4", false},      {"minicpm", false},     {"deci", false},
     {"nemotron_h", false},  {"lfm2", false},        {"olmo2", false},       {"exaone4", false},
+    {"exaone", false},      {"arcee", false},       {"falcon-h1", false},
     {"qwen3moe", true},     {"qwen2moe", true},
     {"mixtral", true},      {"gpt-oss", true},      {"glm4moe", true},      {"llama4", true},
     {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
@@ -375,6 +379,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   s->gpt_oss = name == "gpt-oss";
   apply_post_norm_layers(name, s);
   if (!s->olmo2 && !s->exaone4) apply_window_and_rope(name, s);
+  if (name != "arcee" || s->rope_yarn_factor == 1.0f) s->rope_yarn_orig_ctx = 0;  // AFM-4.5B's own
   s->qkv_bias = name == "qwen2" || name == "qwen2moe" || name == "gpt-oss" || name == "glm4moe" || name == "glm4" ||
                 name == "qwen2vl" || name == "seed_oss";
   s->phi3 = name == "phi3";

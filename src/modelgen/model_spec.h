@@ -1,8 +1,9 @@
 // ModelSpec: the shape of a transformer to generate (dense llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4,
 // smollm3, mistral3 or qwen35, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4,
 // deepseek2, minimax-m2, ernie4_5-moe or qwen35moe; granitehybrid with or without experts; the Mamba-2
-// hybrids nemotron_h and nemotron_h_moe; the short-convolution hybrids lfm2 and lfm2moe; the post-norm-only
-// olmo2 and exaone4 and the mixture-of-experts olmoe), and the named presets `strata mkmodel --preset` offers.
+// hybrids nemotron_h and nemotron_h_moe and falcon-h1; the short-convolution hybrids lfm2 and lfm2moe; the
+// post-norm-only olmo2 and exaone4 and the mixture-of-experts olmoe; llama's layers as exaone and arcee), and the
+// named presets `strata mkmodel --preset` offers.
 // Plain values; pure functions.
 //
 // Invariant of a preset's spec: n_expert > 0 exactly for the MoE archs; Mixtral is written as
@@ -54,13 +55,16 @@ struct ModelSpec {
   // the feed-forward norm written as post_attention_norm, and (with qkv_bias, sliding_window)
   // q/k/v biases and a window in every other layer.
   bool gpt_oss = false;
-  // != 1: <arch>.rope.scaling.type yarn with this factor, the original context n_ctx / factor.
+  // != 1: <arch>.rope.scaling.type yarn with this factor, the original context n_ctx / factor, or
+  // rope_yarn_orig_ctx where a config gives its own (arcee only: AFM-4.5B's 4096 of 65536 at factor 20).
   float rope_yarn_factor = 1.0f;
+  int rope_yarn_orig_ctx = 0;
   // llama only: a Llama 3.1-style rope_freqs.weight (rope_factors.h), with the preset's
   // n_ctx standing for the original training context.
   bool rope_freqs = false;
-  // exaone4 only, > 0: the rope_freqs.weight llama.cpp's converter bakes from a llama3 rope_scaling
-  // (EXAONE 4.0 32B's: factor 16 over 8192 original positions, low / high frequency factors 1 and 4).
+  // exaone4, exaone and arcee, > 0: the rope_freqs.weight llama.cpp's converter bakes from a llama3
+  // rope_scaling (EXAONE 4.0 32B's: factor 16 over 8192 original positions, EXAONE 3.5's 8 over 8192;
+  // low / high frequency factors 1 and 4).
   float rope_freqs_factor = 0.0f;
   int rope_freqs_orig_ctx = 0;
   // phi3: q/k/v as one blk.N.attn_qkv, gate and up as one blk.N.ffn_up (gate rows first), and
@@ -265,6 +269,15 @@ struct ModelSpec {
   // n_ff_exp in every layer (feed_forward_length their width) by a softmax, the chosen weights as they are.
   bool olmo2 = false;
   bool exaone4 = false;
+  // falcon-h1 (TII Falcon-H1), as llama.cpp's converter writes it: every layer a Mamba-2 mixer of the ssm_*
+  // shapes (granitehybrid's tensors) and attention (plain q/k/v and output, no q/k norms, NeoX rope) side by
+  // side under one attn_norm, their outputs added, then the feed-forward norm named blk.N.ffn_norm without
+  // ".weight" (as llama.cpp's loader asks for it) and a SwiGLU feed-forward. head_count_kv once,
+  // key/value_length always, the Mamba-2 shapes as ssm.*, no rope.dimension_count (the converter writes
+  // none); the model's muP multipliers are in its weights, so no multiplier key. exaone (EXAONE 3.0 / 3.5)
+  // and arcee (Arcee AFM) have no flag: llama's tensors (NeoX rope is exaone's arch's), arcee's feed-forward
+  // ffn_up and ffn_down only (a squared ReLU, no gate), key/value_length always (its config has head_dim).
+  bool falcon_h1 = false;
   // The pattern the layer kinds repeat: a preset's whole hybrid_override_pattern (Nemotron-H) or
   // layer_types (LFM2), or the unit model_preset() gives another preset. Empty for every other arch.
   std::string layer_pattern;
@@ -278,11 +291,12 @@ std::vector<std::string> model_preset_names();
 // qwen35moe for qwen3.5-35b-a3b, qwen3next for qwen3-next-80b-a3b, granitehybrid for
 // granite-4.0-h-tiny, nemotron_h for nemotron-nano-9b-v2, nemotron_h_moe for
 // nemotron-3-nano-30b-a3b, lfm2 for lfm2-1.2b, lfm2moe for lfm2-8b-a1b, olmo2 for olmo-2-7b and
-// olmo-3-7b, olmoe for olmoe-1b-7b, exaone4 for exaone-4.0-1.2b and exaone-4.0-32b, llama otherwise).
+// olmo-3-7b, olmoe for olmoe-1b-7b, exaone4 for exaone-4.0-1.2b and exaone-4.0-32b, falcon-h1 for
+// falcon-h1-7b, exaone for exaone-3.5-7.8b, arcee for afm-4.5b, llama otherwise).
 // arch is an --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5,
-// qwen35, nemotron_h, lfm2, olmo2, exaone4 for the dense presets; qwen2moe, qwen3moe, mixtral, gpt-oss,
-// glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next, nemotron_h_moe, lfm2moe or
-// olmoe for the MoE ones (a mismatch is an error naming the presets that fit);
+// qwen35, nemotron_h, lfm2, olmo2, exaone4, exaone, arcee, falcon-h1 for the dense presets; qwen2moe,
+// qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next,
+// nemotron_h_moe, lfm2moe or olmoe for the MoE ones (a mismatch is an error naming the presets that fit);
 // granitehybrid for either. The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths exist;
 // another MoE preset as glm4moe gets a shared expert of its expert width, one leading dense block
 // of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's attention
@@ -311,6 +325,10 @@ std::vector<std::string> model_preset_names();
 // not OLMo's as olmo2 is OLMo 2's kind (no window, rope unscaled), one not EXAONE's as exaone4 has no
 // window key or rope_freqs (a 64-layer cut slides over llama.cpp's default 4096 keys); olmoe gives a
 // MoE preset softmax routing, weights unnormalised, no shared expert, feed_forward_length its expert width.
+// A preset not Falcon-H1's as falcon-h1 gets Granite 4.0-H Tiny's Mamba-2 proportions (2 * n_embd values in
+// heads of 64, one group of min(128, n_embd / 4) state values, 4 taps) in every layer beside its attention.
+// The llama3 rope_freqs of EXAONE's presets stay with their own arch (exaone4, exaone); arcee keeps a
+// preset's YaRN (AFM-4.5B's over its own original context), as mistral3 does.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
 // Whether an --arch name is one of the mixture-of-experts ones (qwen3moe, ..., cohere2_moe).
 bool is_moe_arch_name(std::string_view arch);

@@ -163,8 +163,9 @@ Status check_lfm2(const ModelSpec& s) {
 }
 
 // OLMo 2's, EXAONE 4.0's and OLMoE's layers (model_spec.h): the post-norm-only layout for olmo2 and
-// exaone4 only, with post-norms; QK-norm, which llama.cpp requires of all three; EXAONE's rope_freqs
-// for exaone4 only, over a positive original context.
+// exaone4 only, with post-norms; QK-norm, which llama.cpp requires of all three; EXAONE's llama3 rope_freqs
+// for exaone4, exaone and arcee only, over a positive original context; AFM-4.5B's YaRN original context
+// for arcee only.
 Status check_post_norm_layers(const ModelSpec& s) {
   if (s.olmo2 != (s.arch == "olmo2") || s.exaone4 != (s.arch == "exaone4")) {
     return Status::InvalidArgument("the post-norm-only layers (ModelSpec::olmo2, exaone4) go with arch olmo2 or "
@@ -177,11 +178,25 @@ Status check_post_norm_layers(const ModelSpec& s) {
   if ((s.olmo2 || s.exaone4) && !s.post_norms) {
     return Status::InvalidArgument(s.arch + " norms after attention and feed-forward: post_norms must be set");
   }
-  if (s.rope_freqs_factor != 0.0f && (!s.exaone4 || !(s.rope_freqs_factor >= 1.0f) || s.rope_freqs_orig_ctx <= 0)) {
-    return Status::InvalidArgument("rope_freqs_factor (EXAONE 4.0's llama3 rope scaling) is for exaone4 models, "
-                                   "with a factor >= 1 over a positive original context, not " + s.arch);
+  const bool llama3_arch = s.exaone4 || s.arch == "exaone" || s.arch == "arcee";
+  if (s.rope_freqs_factor != 0.0f && (!llama3_arch || !(s.rope_freqs_factor >= 1.0f) || s.rope_freqs_orig_ctx <= 0)) {
+    return Status::InvalidArgument("rope_freqs_factor (EXAONE's llama3 rope scaling) is for exaone4, exaone and arcee "
+                                   "models, with a factor >= 1 over a positive original context, not " + s.arch);
+  }
+  if (s.rope_yarn_orig_ctx != 0 && (s.arch != "arcee" || s.rope_yarn_orig_ctx < 0 || s.rope_yarn_factor == 1.0f)) {
+    return Status::InvalidArgument("a YaRN original context of its own (rope_yarn_orig_ctx) is for arcee models with "
+                                   "YaRN, and positive, not " + s.arch);
   }
   return Status::Ok();
+}
+
+// Falcon-H1's layers (model_spec.h): for falcon-h1 only, every layer's Mamba-2 mixer of heads that split
+// evenly over the groups.
+Status check_falcon_h1(const ModelSpec& s) {
+  if (s.falcon_h1 != (s.arch == "falcon-h1")) {
+    return Status::InvalidArgument("Falcon-H1's layers (ModelSpec::falcon_h1) go with arch falcon-h1, not " + s.arch);
+  }
+  return s.falcon_h1 ? check_mamba2_shapes(s) : Status::Ok();
 }
 
 Status check_experts(const ModelSpec& s) {
@@ -283,6 +298,7 @@ Status check_spec(const ModelSpec& s) {
   STRATA_RETURN_IF_ERROR(check_nemotron_h(s));
   STRATA_RETURN_IF_ERROR(check_lfm2(s));
   STRATA_RETURN_IF_ERROR(check_post_norm_layers(s));
+  STRATA_RETURN_IF_ERROR(check_falcon_h1(s));
   // After check_experts: a glm4moe or deepseek2 spec has experts of positive width.
   STRATA_RETURN_IF_ERROR(check_glm4moe(s));
   STRATA_RETURN_IF_ERROR(check_mimo2(s));

@@ -178,7 +178,8 @@ struct PlanBuilder {
     // MiMo-V2's value heads are narrower than its key heads.
     const auto v_head = static_cast<uint64_t>(s.mimo2 ? s.v_head_dim : head);
     const auto v_dim = static_cast<uint64_t>(layer_kv_heads(s, l)) * v_head;
-    if (!s.olmo2 && !s.exaone4) vector(p + "attn_norm.weight", embd, WeightKind::kNorm);  // post-norms only
+    // OLMo 2 and EXAONE 4.0 norm only after it; Falcon-H1's one norm is falcon_h1_block()'s.
+    if (!s.olmo2 && !s.exaone4 && !s.falcon_h1) vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
     if (s.phi3) {
       matrix(p + "attn_qkv.weight", {embd, q_dim + 2 * kv_dim});
     } else {
@@ -251,13 +252,14 @@ struct PlanBuilder {
   // Granite 4.0-H's Mamba-2 layer (model_spec.h): ssm_in's rows are z, then the convolution's
   // channels (x, B, C), then dt per head; ssm_conv1d is planned as delta_net()'s is. ssm_a holds
   // -exp(A_log) and ssm_d the skip weights, both {1, heads}; ssm_norm one row per group.
-  void mamba2(const std::string& p) {
+  // Falcon-H1's layer writes the norm itself (own_norm false), before the mixer and attention both.
+  void mamba2(const std::string& p, bool own_norm = true) {
     const auto embd = static_cast<uint64_t>(s.n_embd);
     const auto heads = static_cast<uint64_t>(s.ssm_n_v_heads);
     const auto groups = static_cast<uint64_t>(s.ssm_n_k_heads);
     const auto inner = heads * s.ssm_head_v_dim;
     const auto channels = inner + 2 * groups * s.ssm_head_k_dim;
-    vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
+    if (own_norm) vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
     matrix(p + "ssm_in.weight", {embd, inner + channels + heads});
     matrix(p + "ssm_conv1d.weight", {static_cast<uint64_t>(s.ssm_conv_kernel), channels});
     vector(p + "ssm_conv1d.bias", channels, WeightKind::kBias);
@@ -285,10 +287,20 @@ struct PlanBuilder {
     if (s.phi3 || s.glm4) {
       matrix(p + "ffn_up.weight", {embd, 2 * ff});
     } else {
-      matrix(p + "ffn_gate.weight", {embd, ff});
+      if (s.arch != "arcee") matrix(p + "ffn_gate.weight", {embd, ff});  // Arcee's squared ReLU has no gate
       matrix(p + "ffn_up.weight", {embd, ff});
     }
     matrix(p + "ffn_down.weight", {ff, embd});
+  }
+
+  // Falcon-H1's layer (model_spec.h): one norm before the Mamba-2 mixer and attention beside it, then the
+  // feed-forward norm without ".weight", as llama.cpp's loader names it, and the feed-forward.
+  void falcon_h1_block(const std::string& p, int l) {
+    vector(p + "attn_norm.weight", static_cast<uint64_t>(s.n_embd), WeightKind::kNorm);
+    mamba2(p, /*own_norm=*/false);
+    attention(p, l);
+    vector(p + "ffn_norm", static_cast<uint64_t>(s.n_embd), WeightKind::kNorm);
+    dense_ffn(p, l);
   }
 
   // The router (F32, random like a matrix so routing is not uniform) with the selection bias of
@@ -406,6 +418,10 @@ struct PlanBuilder {
     }
     if (s.nemotron_h) {
       nemotron_h_block(p, l);
+      return;
+    }
+    if (s.falcon_h1) {
+      falcon_h1_block(p, l);
       return;
     }
     if (layer_attends(s, l)) {

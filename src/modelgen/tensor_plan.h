@@ -45,7 +45,11 @@
 // attn_k_norm over whole rows (olmo2: [n_head * head_dim], [n_head_kv * head_dim]) or per head
 // (exaone4: [head_dim]); EXAONE 4.0 32B's rope_freqs [head_dim / 2]. olmoe (OLMoE): llama's pre-norm
 // layers with olmo2's whole-row QK-norm and experts in every layer (a router, no selection bias, no
-// shared expert).
+// shared expert). falcon-h1 (Falcon-H1, model_spec.h): every layer attn_norm [n_embd], granitehybrid's
+// Mamba-2 tensors, attn_q, attn_k, attn_v, attn_output, the feed-forward norm "blk.N.ffn_norm" [n_embd]
+// (no ".weight": F32, as llama.cpp leaves a name not ending in "weight"), ffn_gate, ffn_up, ffn_down; its
+// attn_v and ffn_down numbered by layer (every layer has both, as llama.cpp counts them). arcee (AFM): llama's
+// tensors without ffn_gate; exaone (EXAONE 3.5): llama's, with its llama3 rope_freqs [head_dim / 2].
 //
 // Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate, exp_probs_b, ssm_a) and routers
 // are F32, and so are ssm_conv1d and LFM2's shortconv.conv, which llama.cpp never quantizes
