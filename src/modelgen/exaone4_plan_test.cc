@@ -17,30 +17,12 @@ namespace {
 
 using Dims = std::vector<uint64_t>;
 
-// What mkmodel --arch arch --preset preset --type type [--layers n_layers] would write.
-Result<GenerateReport> exaone4_model(const std::string& arch, const std::string& preset, DType type,
-                                     int n_layers = 0) {
-  GenerateOptions o;
-  o.arch = arch;
-  o.preset = preset;
-  o.type = type;
-  o.n_layers = n_layers;
-  return plan_model(o);
-}
-
-std::map<std::string, PlannedTensor> exaone4_plan_of(const std::string& arch, const std::string& preset, DType type,
-                                                     int n_layers = 0) {
-  auto r = exaone4_model(arch, preset, type, n_layers);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return r.ok() ? planned_tensors_by_name(r->plan) : std::map<std::string, PlannedTensor>{};
-}
-
 // EXAONE 4.0 1.2B: 1,279,391,488 parameters, 1,069,676,288 without the (tied) embeddings (published:
 // 1.07B without embeddings). By hand: 30 layers of 2 x 2048 x 2048 + 2 x 2048 x 512 attention, q/k norms
 // of 64, two post-norms of 2048 and 3 x 2048 x 4096 feed-forward = 1,069,674,240; output_norm 2048;
 // token_embd 102400 x 2048 = 209,715,200.
 TEST(Exaone4PresetTest, Exaone4_1_2bMatchesThePublishedShape) {
-  auto r = exaone4_model("", "exaone-4.0-1.2b", DType::kBF16);
+  auto r = planned_model("", "exaone-4.0-1.2b", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const ModelSpec& s = r->spec;
   EXPECT_EQ(s.arch, "exaone4");
@@ -67,7 +49,7 @@ TEST(Exaone4PresetTest, Exaone4_1_2bMatchesThePublishedShape) {
 // rope_freqs 64; token_embd and output 102400 x 5120 each = 1,048,576,000. Its window of 4096 and
 // rope_freqs of factor 16 over 8192 positions: 1 for the fast pairs, 16 for the slow ones.
 TEST(Exaone4PresetTest, Exaone4_32bMatchesThePublishedShape) {
-  auto r = exaone4_model("", "exaone-4.0-32b", DType::kBF16);
+  auto r = planned_model("", "exaone-4.0-32b", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const ModelSpec& s = r->spec;
   EXPECT_EQ(s.arch, "exaone4");
@@ -98,7 +80,7 @@ TEST(Exaone4PresetTest, Exaone4_32bMatchesThePublishedShape) {
 // post_attention_norm and post_ffw_norm, q/k norms of one head; rope_freqs and the output matrix; the
 // cut keeps its window and rope scaling. The 1.2B has no rope_freqs and no output matrix.
 TEST(Exaone4TensorPlanTest, LayersNormAfterwardsAndPerHead) {
-  auto r = exaone4_model("", "exaone-4.0-32b", DType::kQ8_0, 2);
+  auto r = planned_model("", "exaone-4.0-32b", DType::kQ8_0, 2);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->spec.sliding_window, 4096);
   EXPECT_FLOAT_EQ(r->spec.rope_freqs_factor, 16.0f);
@@ -120,7 +102,7 @@ TEST(Exaone4TensorPlanTest, LayersNormAfterwardsAndPerHead) {
   }
   EXPECT_EQ(t["output.weight"].dims, (Dims{5120, 102400}));
   EXPECT_EQ(t["rope_freqs.weight"].type, DType::kF32);
-  auto small = exaone4_plan_of("", "exaone-4.0-1.2b", DType::kQ8_0, 1);
+  auto small = planned_tensors_of("", "exaone-4.0-1.2b", DType::kQ8_0, 1);
   EXPECT_EQ(small["blk.0.attn_q_norm.weight"].dims, (Dims{64}));
   EXPECT_EQ(small["blk.0.attn_k.weight"].dims, (Dims{2048, 512}));
   EXPECT_EQ(small.count("output.weight") + small.count("rope_freqs.weight"), 0u);
@@ -130,7 +112,7 @@ TEST(Exaone4TensorPlanTest, LayersNormAfterwardsAndPerHead) {
 // window or rope_freqs; EXAONE's presets as other archs drop both (as olmo2: whole-row QK-norm).
 // rope_freqs_factor outside exaone4, below 1 or without an original context is refused.
 TEST(Exaone4PresetTest, OtherPresetsAndArchsTakeTheirOwnLayout) {
-  auto tiny = exaone4_plan_of("exaone4", "tiny", DType::kF32);
+  auto tiny = planned_tensors_of("exaone4", "tiny", DType::kF32);
   EXPECT_EQ(tiny["blk.0.attn_q_norm.weight"].dims, (Dims{16}));
   EXPECT_EQ(tiny.count("blk.0.attn_norm.weight") + tiny.count("rope_freqs.weight"), 0u);
   EXPECT_EQ(tiny.count("output.weight"), 1u);
@@ -139,13 +121,13 @@ TEST(Exaone4PresetTest, OtherPresetsAndArchsTakeTheirOwnLayout) {
   EXPECT_EQ(gemma->sliding_window, 0);
   EXPECT_TRUE(gemma->tied_embeddings && gemma->exaone4);
   for (const char* arch : {"llama", "olmo2"}) {
-    auto other = exaone4_model(arch, "exaone-4.0-32b", DType::kQ8_0, 1);
+    auto other = planned_model(arch, "exaone-4.0-32b", DType::kQ8_0, 1);
     ASSERT_TRUE(other.ok()) << other.status().ToString();
     EXPECT_EQ(other->spec.sliding_window, 0) << arch;
     EXPECT_FLOAT_EQ(other->spec.rope_freqs_factor, 0.0f) << arch;
     EXPECT_EQ(planned_tensors_by_name(other->plan).count("rope_freqs.weight"), 0u) << arch;
   }
-  auto olmo = exaone4_plan_of("olmo2", "exaone-4.0-32b", DType::kQ8_0, 1);
+  auto olmo = planned_tensors_of("olmo2", "exaone-4.0-32b", DType::kQ8_0, 1);
   EXPECT_EQ(olmo["blk.0.attn_k_norm.weight"].dims, (Dims{1024}));
   EXPECT_EQ(model_preset("exaone4", "moe-tiny").status().code(), Code::kInvalidArgument);
 
@@ -170,7 +152,7 @@ TEST(Exaone4PresetTest, OtherPresetsAndArchsTakeTheirOwnLayout) {
 // (l - 3) % 3 == 2 between; in IQ4_XS attn_v Q5_K (n_gqa 4) and ffn_down of blocks 0-2 Q5_K. The 32B's
 // rope_freqs stays F32 and its output is Q6_K.
 TEST(Exaone4TensorPlanTest, MixesFollowLlamaCppsLayerRules) {
-  auto t = exaone4_plan_of("", "exaone-4.0-1.2b", DType::kQ4_K);
+  auto t = planned_tensors_of("", "exaone-4.0-1.2b", DType::kQ4_K);
   for (int l : {0, 2, 5, 8, 26, 27, 29}) {
     EXPECT_EQ(t["blk." + std::to_string(l) + ".attn_v.weight"].type, DType::kQ6_K) << l;
     EXPECT_EQ(t["blk." + std::to_string(l) + ".ffn_down.weight"].type, DType::kQ6_K) << l;
@@ -181,11 +163,11 @@ TEST(Exaone4TensorPlanTest, MixesFollowLlamaCppsLayerRules) {
   }
   EXPECT_EQ(t["token_embd.weight"].type, DType::kQ6_K);
   EXPECT_EQ(t["blk.0.attn_q_norm.weight"].type, DType::kF32);
-  auto iq4 = exaone4_plan_of("", "exaone-4.0-1.2b", DType::kIQ4_XS);
+  auto iq4 = planned_tensors_of("", "exaone-4.0-1.2b", DType::kIQ4_XS);
   EXPECT_EQ(iq4["blk.10.attn_v.weight"].type, DType::kQ5_K);
   EXPECT_EQ(iq4["blk.2.ffn_down.weight"].type, DType::kQ5_K);
   EXPECT_EQ(iq4["blk.3.ffn_down.weight"].type, DType::kIQ4_XS);
-  auto big = exaone4_plan_of("", "exaone-4.0-32b", DType::kQ4_K, 8);
+  auto big = planned_tensors_of("", "exaone-4.0-32b", DType::kQ4_K, 8);
   EXPECT_EQ(big["rope_freqs.weight"].type, DType::kF32);
   EXPECT_EQ(big["output.weight"].type, DType::kQ6_K);
   EXPECT_EQ(big["token_embd.weight"].type, DType::kQ4_K);

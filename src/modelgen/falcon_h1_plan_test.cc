@@ -16,30 +16,12 @@ namespace {
 
 using Dims = std::vector<uint64_t>;
 
-// What mkmodel --arch arch --preset preset --type type [--layers n_layers] would write.
-Result<GenerateReport> falcon_model(const std::string& arch, const std::string& preset, DType type,
-                                    int n_layers = 0) {
-  GenerateOptions o;
-  o.arch = arch;
-  o.preset = preset;
-  o.type = type;
-  o.n_layers = n_layers;
-  return plan_model(o);
-}
-
-std::map<std::string, PlannedTensor> falcon_plan_of(const std::string& arch, const std::string& preset, DType type,
-                                                    int n_layers = 0) {
-  auto r = falcon_model(arch, preset, type, n_layers);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return r.ok() ? planned_tensors_by_name(r->plan) : std::map<std::string, PlannedTensor>{};
-}
-
 // Falcon-H1-7B: 7,585,654,880 parameters (its model page: 7.59B). By hand, each of the 44 layers: ssm_in
 // 3072 x (3072 + 3584 + 24), convolution 4 x 3584 + 3584, three vectors of 24, ssm_norm 3072, ssm_out
 // 3072 x 3072; q and output 2 x 3072 x 1536, k and v 2 x 3072 x 256; feed-forward 3 x 3072 x 12288; two
 // norms of 3072 (172,408,152 a layer); untied embeddings 2 x 3072 x 130049 and the output norm.
 TEST(FalconH1PresetTest, FalconH1_7bMatchesThePublishedShape) {
-  auto r = falcon_model("", "falcon-h1-7b", DType::kBF16);
+  auto r = planned_model("", "falcon-h1-7b", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const ModelSpec& s = r->spec;
   EXPECT_EQ(s.arch, "falcon-h1");
@@ -69,7 +51,7 @@ TEST(FalconH1PresetTest, FalconH1_7bMatchesThePublishedShape) {
 // without q/k norms or biases, the feed-forward norm named blk.N.ffn_norm (no .weight), a SwiGLU
 // feed-forward; an untied output.
 TEST(FalconH1TensorPlanTest, EveryLayerHasTheMixerAttentionAndBareFfnNorm) {
-  auto t = falcon_plan_of("", "falcon-h1-7b", DType::kF32, 2);
+  auto t = planned_tensors_of("", "falcon-h1-7b", DType::kF32, 2);
   EXPECT_EQ(t.size(), 3u + 2u * 17u);
   for (int l = 0; l < 2; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
@@ -105,7 +87,7 @@ TEST(FalconH1TensorPlanTest, EveryLayerHasTheMixerAttentionAndBareFfnNorm) {
 // one group of min(128, n_embd / 4) state values) in every layer; a Qwen3.5 or Nemotron preset drops its
 // own recurrent layout. Falcon-H1's preset as llama: no ssm_* tensor, an ffn_norm.weight.
 TEST(FalconH1PresetTest, OtherPresetsTakeGranitesMamba2Proportions) {
-  auto tiny = falcon_model("falcon-h1", "tiny", DType::kF32);
+  auto tiny = planned_model("falcon-h1", "tiny", DType::kF32);
   ASSERT_TRUE(tiny.ok()) << tiny.status().ToString();
   EXPECT_EQ(tiny->spec.n_layer, 2);
   EXPECT_EQ(tiny->spec.ssm_n_v_heads, 2);
@@ -127,7 +109,7 @@ TEST(FalconH1PresetTest, OtherPresetsTakeGranitesMamba2Proportions) {
   EXPECT_EQ(qwen35->full_attn_interval, 0);
   EXPECT_EQ(qwen35->ssm_n_v_heads, 128);
 
-  auto llama = falcon_plan_of("llama", "falcon-h1-7b", DType::kQ8_0, 1);
+  auto llama = planned_tensors_of("llama", "falcon-h1-7b", DType::kQ8_0, 1);
   EXPECT_EQ(llama.count("blk.0.ssm_in.weight") + llama.count("blk.0.ffn_norm"), 0u);
   EXPECT_EQ(llama["blk.0.ffn_norm.weight"].dims, (Dims{3072}));
   EXPECT_EQ(model_preset("falcon-h1", "moe-tiny").status().code(), Code::kInvalidArgument);
@@ -154,7 +136,7 @@ TEST(FalconH1PresetTest, BrokenLayoutsAreRefused) {
 // the 44 (every layer has both: use_more_bits raises 0..4, every third from 7, 38..43), n_gqa 6 (12 / 2);
 // the Mamba-2 matrices the base type; the convolution, ssm_a / ssm_d, ssm_norm and the bare ffn_norm F32.
 TEST(FalconH1TensorPlanTest, MixesNumberAttnVAndFfnDownByLayer) {
-  auto t = falcon_plan_of("", "falcon-h1-7b", DType::kQ4_K);
+  auto t = planned_tensors_of("", "falcon-h1-7b", DType::kQ4_K);
   for (int l : {0, 4, 7, 10, 37, 38, 43}) {
     EXPECT_EQ(t["blk." + std::to_string(l) + ".attn_v.weight"].type, DType::kQ6_K) << l;
     EXPECT_EQ(t["blk." + std::to_string(l) + ".ffn_down.weight"].type, DType::kQ6_K) << l;
@@ -172,7 +154,7 @@ TEST(FalconH1TensorPlanTest, MixesNumberAttnVAndFfnDownByLayer) {
     EXPECT_EQ(t[f32].type, DType::kF32) << f32;
   }
   // IQ2_XXS: n_gqa 6 >= 4 gives every attn_v Q4_K; the first eighth's ffn_down (0..4) Q2_K.
-  auto low = falcon_plan_of("", "falcon-h1-7b", DType::kIQ2_XXS);
+  auto low = planned_tensors_of("", "falcon-h1-7b", DType::kIQ2_XXS);
   EXPECT_EQ(low["blk.20.attn_v.weight"].type, DType::kQ4_K);
   EXPECT_EQ(low["blk.4.ffn_down.weight"].type, DType::kQ2_K);
   EXPECT_EQ(low["blk.5.ffn_down.weight"].type, DType::kIQ2_XXS);

@@ -15,24 +15,6 @@ namespace {
 
 using Dims = std::vector<uint64_t>;
 
-// What mkmodel --arch arch --preset preset --type type [--layers n_layers] would write.
-Result<GenerateReport> granite_model(const std::string& arch, const std::string& preset, DType type,
-                                     int n_layers = 0) {
-  GenerateOptions o;
-  o.arch = arch;
-  o.preset = preset;
-  o.type = type;
-  o.n_layers = n_layers;
-  return plan_model(o);
-}
-
-std::map<std::string, PlannedTensor> granite_plan_of(const std::string& arch, const std::string& preset, DType type,
-                                                     int n_layers = 0) {
-  auto r = granite_model(arch, preset, type, n_layers);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return r.ok() ? planned_tensors_by_name(r->plan) : std::map<std::string, PlannedTensor>{};
-}
-
 // The layers of a plan that have attention (attn_q) and those that have Mamba-2 mixers (ssm_in).
 std::pair<std::vector<int>, std::vector<int>> layer_kinds(const GenerateReport& r) {
   auto t = planned_tensors_by_name(r.plan);
@@ -64,7 +46,7 @@ double active_params(const GenerateReport& r) {
 // vectors of 48, ssm_norm 3072, ssm_out 3072 x 1536 = 527,132,736; tied embeddings 1536 x 100352
 // and the output norm = 154,142,208.
 TEST(GraniteHybridPresetTest, Granite40HTinyMatchesThePublishedShape) {
-  auto r = granite_model("", "granite-4.0-h-tiny", DType::kBF16);
+  auto r = planned_model("", "granite-4.0-h-tiny", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const ModelSpec& s = r->spec;
   EXPECT_EQ(s.arch, "granitehybrid");
@@ -99,7 +81,7 @@ TEST(GraniteHybridPresetTest, Granite40HTinyMatchesThePublishedShape) {
 // Tiny cut to 6 layers: blocks 0-4 Mamba-2 layers, block 5 attention; every block ffn_norm, the
 // experts and an ungated shared expert; tied embeddings.
 TEST(GraniteHybridTensorPlanTest, Mamba2AndAttentionLayersHaveLlamaCppsTensors) {
-  auto t = granite_plan_of("", "granite-4.0-h-tiny", DType::kF32, 6);
+  auto t = planned_tensors_of("", "granite-4.0-h-tiny", DType::kF32, 6);
   EXPECT_EQ(t.size(), 2u + 5u * 17u + 13u);
   for (int l = 0; l < 5; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
@@ -149,7 +131,7 @@ TEST(GraniteHybridPresetTest, EveryLayerCutKeepsAnAttendingLayer) {
   };
   for (const Case& c : {Case{1, {0}}, Case{2, {1}}, Case{5, {4}}, Case{6, {5}}, Case{15, {5}}, Case{16, {5, 15}},
                         Case{26, {5, 15, 25}}}) {
-    auto r = granite_model("", "granite-4.0-h-tiny", DType::kQ8_0, c.n_layers);
+    auto r = planned_model("", "granite-4.0-h-tiny", DType::kQ8_0, c.n_layers);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     const auto [attending, mamba] = layer_kinds(*r);
     EXPECT_EQ(attending, c.attending) << c.n_layers << " layers";
@@ -163,7 +145,7 @@ TEST(GraniteHybridPresetTest, EveryLayerCutKeepsAnAttendingLayer) {
 // its expert width and feed_forward_length the expert width; a dense preset (Micro's form) its own
 // dense feed-forward. A Qwen3.5 preset drops its delta-net interval.
 TEST(GraniteHybridPresetTest, OtherPresetsTakeTinysProportions) {
-  auto moe = granite_model("granitehybrid", "moe-tiny", DType::kF32);
+  auto moe = planned_model("granitehybrid", "moe-tiny", DType::kF32);
   ASSERT_TRUE(moe.ok()) << moe.status().ToString();
   EXPECT_EQ(moe->spec.ssm_n_v_heads, 4);
   EXPECT_EQ(moe->spec.ssm_head_v_dim, 64);
@@ -182,13 +164,13 @@ TEST(GraniteHybridPresetTest, OtherPresetsTakeTinysProportions) {
   EXPECT_EQ(big->ssm_head_k_dim, 128);
   EXPECT_EQ(big->n_ff_shexp, 2 * 768);
 
-  auto dense = granite_plan_of("granitehybrid", "tiny", DType::kF32);
+  auto dense = planned_tensors_of("granitehybrid", "tiny", DType::kF32);
   EXPECT_EQ(dense["blk.0.ssm_in.weight"].dims, (Dims{64, 128 + 160 + 2}));
   EXPECT_EQ(dense["blk.0.ffn_gate.weight"].dims, (Dims{64, 128}));
   EXPECT_EQ(dense["blk.1.attn_k.weight"].dims, (Dims{64, 32}));
   EXPECT_EQ(dense.count("blk.0.ffn_gate_inp.weight"), 0u);
 
-  auto qwen35 = granite_model("granitehybrid", "qwen3.5-9b", DType::kF32, 6);
+  auto qwen35 = planned_model("granitehybrid", "qwen3.5-9b", DType::kF32, 6);
   ASSERT_TRUE(qwen35.ok()) << qwen35.status().ToString();
   EXPECT_EQ(qwen35->spec.full_attn_interval, 0);
   EXPECT_EQ(qwen35->spec.ssm_n_v_heads, 128);
@@ -200,7 +182,7 @@ TEST(GraniteHybridPresetTest, OtherPresetsTakeTinysProportions) {
 // Granite's preset as another arch: every layer attends, no ssm_* tensor; a Mamba-2 layout on another
 // arch, with Qwen3.5's interval or with heads that do not split over the groups is refused.
 TEST(GraniteHybridPresetTest, OtherArchsDropTheMamba2LayersAndBrokenLayoutsAreRefused) {
-  auto moe = granite_model("qwen3moe", "granite-4.0-h-tiny", DType::kQ8_0, 2);
+  auto moe = planned_model("qwen3moe", "granite-4.0-h-tiny", DType::kQ8_0, 2);
   ASSERT_TRUE(moe.ok()) << moe.status().ToString();
   EXPECT_FALSE(moe->spec.mamba2);
   const auto [attending, mamba] = layer_kinds(*moe);
@@ -228,7 +210,7 @@ TEST(GraniteHybridPresetTest, OtherArchsDropTheMamba2LayersAndBrokenLayoutsAreRe
 // raised by Q4_K_M; 26 layers: 3 of them, block 5 not raised, as it would be read as layer 5 of 26),
 // and Q3_K_M's first two (blocks 5 and 15) Q5_K.
 TEST(GraniteHybridTensorPlanTest, MixesNumberAttnVAmongTheAttendingLayers) {
-  auto t = granite_plan_of("", "granite-4.0-h-tiny", DType::kQ4_K);
+  auto t = planned_tensors_of("", "granite-4.0-h-tiny", DType::kQ4_K);
   EXPECT_EQ(t["blk.0.ssm_in.weight"].type, DType::kQ4_K);
   EXPECT_EQ(t["blk.0.ssm_out.weight"].type, DType::kQ4_K);
   for (const char* f32 : {"blk.0.ssm_conv1d.weight", "blk.0.ssm_conv1d.bias", "blk.0.ssm_a", "blk.0.ssm_d",
@@ -240,10 +222,10 @@ TEST(GraniteHybridTensorPlanTest, MixesNumberAttnVAmongTheAttendingLayers) {
   EXPECT_EQ(t["blk.25.attn_v.weight"].type, DType::kQ6_K);
   EXPECT_EQ(t["blk.35.attn_v.weight"].type, DType::kQ6_K);
   EXPECT_EQ(t["token_embd.weight"].type, DType::kQ6_K);  // tied: the output's type
-  auto cut = granite_plan_of("", "granite-4.0-h-tiny", DType::kQ4_K, 26);
+  auto cut = planned_tensors_of("", "granite-4.0-h-tiny", DType::kQ4_K, 26);
   EXPECT_EQ(cut["blk.5.attn_v.weight"].type, DType::kQ4_K);
   EXPECT_EQ(cut["blk.25.attn_v.weight"].type, DType::kQ6_K);
-  auto q3 = granite_plan_of("", "granite-4.0-h-tiny", DType::kQ3_K);
+  auto q3 = planned_tensors_of("", "granite-4.0-h-tiny", DType::kQ3_K);
   EXPECT_EQ(q3["blk.5.attn_v.weight"].type, DType::kQ5_K);
   EXPECT_EQ(q3["blk.15.attn_v.weight"].type, DType::kQ5_K);
   EXPECT_EQ(q3["blk.25.attn_v.weight"].type, DType::kQ4_K);

@@ -19,23 +19,6 @@ using Dims = std::vector<uint64_t>;
 constexpr const char* kLfm2_1_2bTypes = "CC*CC*CC*C*C*C*C";
 constexpr const char* kLfm2_8bA1bTypes = "CC*CCC*CCC*CCC*CCC*CC*CC";
 
-// What mkmodel --arch arch --preset preset --type type [--layers n_layers] would write.
-Result<GenerateReport> lfm2_model(const std::string& arch, const std::string& preset, DType type, int n_layers = 0) {
-  GenerateOptions o;
-  o.arch = arch;
-  o.preset = preset;
-  o.type = type;
-  o.n_layers = n_layers;
-  return plan_model(o);
-}
-
-std::map<std::string, PlannedTensor> lfm2_plan_of(const std::string& arch, const std::string& preset, DType type,
-                                                  int n_layers = 0) {
-  auto r = lfm2_model(arch, preset, type, n_layers);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return r.ok() ? planned_tensors_by_name(r->plan) : std::map<std::string, PlannedTensor>{};
-}
-
 // The kinds of a plan's layers as its tensors show them: 'C' shortconv.in_proj, '*' attn_q ('?'
 // both or neither).
 std::string planned_lfm2_kinds(const GenerateReport& r) {
@@ -65,7 +48,7 @@ double lfm2_active_params(const GenerateReport& r) {
 // 2048 x 2048 + 2 x 2048 x 512 and two norms of 64 = 62,915,328; 16 feed-forwards of 3 x 2048 x 8192
 // and two norms of 2048 = 805,371,904; tied embeddings 65536 x 2048 and the final norm = 134,219,776.
 TEST(Lfm2PresetTest, Lfm2_1_2bMatchesThePublishedShape) {
-  auto r = lfm2_model("", "lfm2-1.2b", DType::kBF16);
+  auto r = planned_model("", "lfm2-1.2b", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const ModelSpec& s = r->spec;
   EXPECT_EQ(s.arch, "lfm2");
@@ -95,7 +78,7 @@ TEST(Lfm2PresetTest, Lfm2_1_2bMatchesThePublishedShape) {
 // and experts 3 x 2048 x 1792 x 32 = 7,752,516,288 (active: 4 of the 32 experts); 48 norms of 2048;
 // tied embeddings and the final norm = 134,219,776.
 TEST(Lfm2PresetTest, Lfm2_8bA1bMatchesThePublishedShape) {
-  auto r = lfm2_model("", "lfm2-8b-a1b", DType::kBF16);
+  auto r = planned_model("", "lfm2-8b-a1b", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const ModelSpec& s = r->spec;
   EXPECT_EQ(s.arch, "lfm2moe");
@@ -123,7 +106,7 @@ TEST(Lfm2PresetTest, Lfm2_8bA1bMatchesThePublishedShape) {
 // short convolutions in_proj (B, C, x), 3 taps per channel (F32 in any type) and out_proj; the
 // attention plain q/k/v with per-head QK-norm; token_embd_norm as the final norm, no output.weight.
 TEST(Lfm2TensorPlanTest, EachLayerKindHasLlamaCppsTensors) {
-  auto t = lfm2_plan_of("", "lfm2-1.2b", DType::kQ8_0, 3);
+  auto t = planned_tensors_of("", "lfm2-1.2b", DType::kQ8_0, 3);
   EXPECT_EQ(t.size(), 2u + 2u * 8u + 1u * 11u);
   for (int l = 0; l < 3; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
@@ -155,7 +138,7 @@ TEST(Lfm2TensorPlanTest, EachLayerKindHasLlamaCppsTensors) {
 // LFM2-8B-A1B cut to 4 layers (CC*C): its 2 dense layers, then a router and its selection bias (both
 // F32) and the gated experts, no shared expert.
 TEST(Lfm2TensorPlanTest, MoeLayersFollowTheDenseLead) {
-  auto t = lfm2_plan_of("", "lfm2-8b-a1b", DType::kQ8_0, 4);
+  auto t = planned_tensors_of("", "lfm2-8b-a1b", DType::kQ8_0, 4);
   for (int l : {0, 1}) {
     const std::string p = "blk." + std::to_string(l) + ".";
     EXPECT_EQ(t[p + "ffn_gate.weight"].dims, (Dims{2048, 7168})) << p;
@@ -192,7 +175,7 @@ TEST(Lfm2PresetTest, EveryLayerCutKeepsAnAttendingLayer) {
                         Case{"lfm2-1.2b", 20, lfm2 + "CC*C", 0}, Case{"lfm2-8b-a1b", 1, "*", 0},
                         Case{"lfm2-8b-a1b", 2, "C*", 1}, Case{"lfm2-8b-a1b", 6, "CC*CCC", 2},
                         Case{"lfm2-8b-a1b", 7, "CC*CCC*", 2}}) {
-    auto r = lfm2_model("", c.preset, DType::kQ8_0, c.n_layers);
+    auto r = planned_model("", c.preset, DType::kQ8_0, c.n_layers);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(lfm2_layer_pattern(r->spec), c.kinds) << c.preset << " " << c.n_layers;
     EXPECT_EQ(planned_lfm2_kinds(*r), c.kinds) << c.preset << " " << c.n_layers;
@@ -207,7 +190,7 @@ TEST(Lfm2PresetTest, EveryLayerCutKeepsAnAttendingLayer) {
 // tied embeddings added; as lfm2moe one leading dense layer of the preset's n_ff, sigmoid routing,
 // no shared expert. A Qwen3.5 preset loses its delta-net shapes, a Nemotron one its pattern.
 TEST(Lfm2PresetTest, OtherPresetsAttendInEveryThirdLayer) {
-  auto tiny = lfm2_model("lfm2", "tiny", DType::kF32);
+  auto tiny = planned_model("lfm2", "tiny", DType::kF32);
   ASSERT_TRUE(tiny.ok()) << tiny.status().ToString();
   EXPECT_EQ(tiny->spec.n_layer, 2);
   EXPECT_EQ(planned_lfm2_kinds(*tiny), "C*");
@@ -215,7 +198,7 @@ TEST(Lfm2PresetTest, OtherPresetsAttendInEveryThirdLayer) {
   EXPECT_EQ(tiny->spec.ssm_conv_kernel, 3);
   EXPECT_EQ(planned_tensors_by_name(tiny->plan)["blk.0.shortconv.conv.weight"].dims, (Dims{3, 64}));
 
-  auto moe = lfm2_model("lfm2moe", "moe-tiny", DType::kF32, 6);
+  auto moe = planned_model("lfm2moe", "moe-tiny", DType::kF32, 6);
   ASSERT_TRUE(moe.ok()) << moe.status().ToString();
   EXPECT_EQ(planned_lfm2_kinds(*moe), "CC*CC*");
   EXPECT_TRUE(moe->spec.sigmoid_routing && moe->spec.expert_weights_norm);
@@ -225,7 +208,7 @@ TEST(Lfm2PresetTest, OtherPresetsAttendInEveryThirdLayer) {
   auto mt = planned_tensors_by_name(moe->plan);
   EXPECT_EQ(mt.count("blk.0.ffn_gate.weight") + mt.count("blk.1.ffn_gate_exps.weight"), 2u);
 
-  auto qwen35 = lfm2_model("lfm2", "qwen3.5-9b", DType::kF32, 3);
+  auto qwen35 = planned_model("lfm2", "qwen3.5-9b", DType::kF32, 3);
   ASSERT_TRUE(qwen35.ok()) << qwen35.status().ToString();
   EXPECT_EQ(qwen35->spec.full_attn_interval, 0);
   EXPECT_EQ(qwen35->spec.ssm_n_v_heads, 0);
@@ -240,7 +223,7 @@ TEST(Lfm2PresetTest, OtherPresetsAttendInEveryThirdLayer) {
 // preset as lfm2moe and a MoE one as lfm2 are refused, and so are a pattern of another kind, a
 // one-tap convolution, attention without QK-norm and a dense lead in a dense model.
 TEST(Lfm2PresetTest, OtherArchsDropTheLayoutAndBrokenLayoutsAreRefused) {
-  auto llama = lfm2_model("llama", "lfm2-1.2b", DType::kQ8_0, 2);
+  auto llama = planned_model("llama", "lfm2-1.2b", DType::kQ8_0, 2);
   ASSERT_TRUE(llama.ok()) << llama.status().ToString();
   EXPECT_FALSE(llama->spec.lfm2);
   EXPECT_TRUE(llama->spec.layer_pattern.empty());
@@ -280,7 +263,7 @@ TEST(Lfm2PresetTest, OtherArchsDropTheLayoutAndBrokenLayoutsAreRefused) {
 // an output. LFM2-8B-A1B's attn_v likewise (blocks 10 and 21 raised), its ffn_down, dense and
 // experts, by the layer in the name.
 TEST(Lfm2TensorPlanTest, MixesNumberAttnVAmongTheAttendingLayers) {
-  auto t = lfm2_plan_of("", "lfm2-1.2b", DType::kQ4_K);
+  auto t = planned_tensors_of("", "lfm2-1.2b", DType::kQ4_K);
   for (int l : {2, 5, 10, 12}) EXPECT_EQ(t["blk." + std::to_string(l) + ".attn_v.weight"].type, DType::kQ4_K) << l;
   for (int l : {8, 14}) EXPECT_EQ(t["blk." + std::to_string(l) + ".attn_v.weight"].type, DType::kQ6_K) << l;
   EXPECT_EQ(t["blk.1.ffn_down.weight"].type, DType::kQ6_K);
@@ -289,15 +272,15 @@ TEST(Lfm2TensorPlanTest, MixesNumberAttnVAmongTheAttendingLayers) {
   EXPECT_EQ(t["blk.0.shortconv.out_proj.weight"].type, DType::kQ4_K);
   EXPECT_EQ(t["blk.0.shortconv.conv.weight"].type, DType::kF32);
   EXPECT_EQ(t["token_embd.weight"].type, DType::kQ6_K);
-  auto q3 = lfm2_plan_of("", "lfm2-1.2b", DType::kQ3_K);
+  auto q3 = planned_tensors_of("", "lfm2-1.2b", DType::kQ3_K);
   EXPECT_EQ(q3["blk.2.attn_v.weight"].type, DType::kQ5_K);
   EXPECT_EQ(q3["blk.5.attn_v.weight"].type, DType::kQ5_K);
   EXPECT_EQ(q3["blk.8.attn_v.weight"].type, DType::kQ4_K);
-  auto iq4 = lfm2_plan_of("", "lfm2-1.2b", DType::kIQ4_XS);
+  auto iq4 = planned_tensors_of("", "lfm2-1.2b", DType::kIQ4_XS);
   EXPECT_EQ(iq4["blk.2.attn_v.weight"].type, DType::kIQ4_XS);
   EXPECT_EQ(iq4["blk.0.ffn_down.weight"].type, DType::kQ5_K);
 
-  auto moe = lfm2_plan_of("", "lfm2-8b-a1b", DType::kQ4_K);
+  auto moe = planned_tensors_of("", "lfm2-8b-a1b", DType::kQ4_K);
   EXPECT_EQ(moe["blk.6.attn_v.weight"].type, DType::kQ4_K);
   EXPECT_EQ(moe["blk.10.attn_v.weight"].type, DType::kQ6_K);
   EXPECT_EQ(moe["blk.21.attn_v.weight"].type, DType::kQ6_K);

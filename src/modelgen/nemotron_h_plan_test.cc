@@ -19,24 +19,6 @@ using Dims = std::vector<uint64_t>;
 constexpr const char* kNano9bPattern = "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-";
 constexpr const char* kNano30bPattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
 
-// What mkmodel --arch arch --preset preset --type type [--layers n_layers] would write.
-Result<GenerateReport> nemotron_model(const std::string& arch, const std::string& preset, DType type,
-                                      int n_layers = 0) {
-  GenerateOptions o;
-  o.arch = arch;
-  o.preset = preset;
-  o.type = type;
-  o.n_layers = n_layers;
-  return plan_model(o);
-}
-
-std::map<std::string, PlannedTensor> nemotron_plan_of(const std::string& arch, const std::string& preset, DType type,
-                                                      int n_layers = 0) {
-  auto r = nemotron_model(arch, preset, type, n_layers);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return r.ok() ? planned_tensors_by_name(r->plan) : std::map<std::string, PlannedTensor>{};
-}
-
 // The kinds of a plan's layers as its tensors show them: 'M' ssm_in, '*' attn_q, '-' ffn_up,
 // 'E' ffn_up_exps ('?' none or several).
 std::string planned_kinds(const GenerateReport& r) {
@@ -73,7 +55,7 @@ double nemotron_active_params(const GenerateReport& r) {
 // attention layers of 2 x 4480 x 5120 + 2 x 4480 x 1024 = 220,200,960; 56 norms of 4480; untied
 // embeddings 2 x 4480 x 131072 and the output norm = 1,174,409,600.
 TEST(NemotronHPresetTest, NemotronNano9bV2MatchesThePublishedShape) {
-  auto r = nemotron_model("", "nemotron-nano-9b-v2", DType::kBF16);
+  auto r = planned_model("", "nemotron-nano-9b-v2", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const ModelSpec& s = r->spec;
   EXPECT_EQ(s.arch, "nemotron_h");
@@ -108,7 +90,7 @@ TEST(NemotronHPresetTest, NemotronNano9bV2MatchesThePublishedShape) {
 // 2688 x 4096 + 2 x 2688 x 256 = 140,378,112; 52 norms of 2688; untied embeddings 2 x 2688 x 131072
 // and the output norm = 704,645,760.
 TEST(NemotronHPresetTest, Nemotron3Nano30bA3bMatchesThePublishedShape) {
-  auto r = nemotron_model("", "nemotron-3-nano-30b-a3b", DType::kBF16);
+  auto r = planned_model("", "nemotron-3-nano-30b-a3b", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const ModelSpec& s = r->spec;
   EXPECT_EQ(s.arch, "nemotron_h_moe");
@@ -141,7 +123,7 @@ TEST(NemotronHPresetTest, Nemotron3Nano30bA3bMatchesThePublishedShape) {
 // Mamba-2 layers granitehybrid's tensors over 8 groups; attention plain q/k/v/output; the
 // feed-forward up and down without a gate; an untied output.
 TEST(NemotronHTensorPlanTest, EachLayerKindHasLlamaCppsTensors) {
-  auto t = nemotron_plan_of("", "nemotron-nano-9b-v2", DType::kF32, 16);
+  auto t = planned_tensors_of("", "nemotron-nano-9b-v2", DType::kF32, 16);
   EXPECT_EQ(t.size(), 3u + 8u * 9u + 1u * 5u + 7u * 3u);
   for (int l = 0; l < 16; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
@@ -175,7 +157,7 @@ TEST(NemotronHTensorPlanTest, EachLayerKindHasLlamaCppsTensors) {
 // Nemotron 3 Nano cut to 6 layers (MEMEM*): the expert layers a router with its selection bias (both
 // F32), gate-less experts and a gate-less shared expert.
 TEST(NemotronHTensorPlanTest, ExpertLayersHaveNoGates) {
-  auto t = nemotron_plan_of("", "nemotron-3-nano-30b-a3b", DType::kQ8_0, 6);
+  auto t = planned_tensors_of("", "nemotron-3-nano-30b-a3b", DType::kQ8_0, 6);
   EXPECT_EQ(t.size(), 3u + 3u * 9u + 2u * 7u + 1u * 5u);
   for (int l : {1, 3}) {
     const std::string p = "blk." + std::to_string(l) + ".";
@@ -211,7 +193,7 @@ TEST(NemotronHPresetTest, EveryLayerCutKeepsAnAttendingLayer) {
                         Case{"nemotron-nano-9b-v2", 15, "M-M-M-MM-M-M-M*"},
                         Case{"nemotron-nano-9b-v2", 60, nano9b + "M-M-"}, Case{"nemotron-3-nano-30b-a3b", 2, "*E"},
                         Case{"nemotron-3-nano-30b-a3b", 4, "ME*E"}, Case{"nemotron-3-nano-30b-a3b", 6, "MEMEM*"}}) {
-    auto r = nemotron_model("", c.preset, DType::kQ8_0, c.n_layers);
+    auto r = planned_model("", c.preset, DType::kQ8_0, c.n_layers);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(nemotron_layer_pattern(r->spec), c.kinds) << c.preset << " " << c.n_layers;
     EXPECT_EQ(planned_kinds(*r), c.kinds) << c.preset << " " << c.n_layers;
@@ -227,7 +209,7 @@ TEST(NemotronHPresetTest, EveryLayerCutKeepsAnAttendingLayer) {
 // 8 (else 1) of min(128, n_embd / 4) state values; as nemotron_h_moe its routing and a shared expert
 // twice the expert width, feed_forward_length the expert width.
 TEST(NemotronHPresetTest, OtherPresetsTakeNemotron3NanosUnit) {
-  auto tiny = nemotron_model("nemotron_h", "tiny", DType::kF32);
+  auto tiny = planned_model("nemotron_h", "tiny", DType::kF32);
   ASSERT_TRUE(tiny.ok()) << tiny.status().ToString();
   EXPECT_EQ(tiny->spec.n_layer, 7);
   EXPECT_EQ(planned_kinds(*tiny), "M-M-M*-");
@@ -246,7 +228,7 @@ TEST(NemotronHPresetTest, OtherPresetsTakeNemotron3NanosUnit) {
   EXPECT_EQ(small->ssm_head_k_dim, 64);
   EXPECT_EQ(small->n_layer, 7);
 
-  auto moe = nemotron_model("nemotron_h_moe", "moe-tiny", DType::kF32);
+  auto moe = planned_model("nemotron_h_moe", "moe-tiny", DType::kF32);
   ASSERT_TRUE(moe.ok()) << moe.status().ToString();
   EXPECT_EQ(planned_kinds(*moe), "MEMEM*E");
   EXPECT_TRUE(moe->spec.sigmoid_routing && moe->spec.expert_weights_norm);
@@ -263,7 +245,7 @@ TEST(NemotronHPresetTest, OtherPresetsTakeNemotron3NanosUnit) {
   EXPECT_EQ(big->n_ff_shexp, 2 * 768);
   EXPECT_EQ(nemotron_layer_pattern(*big).substr(0, 14), "MEMEM*EMEMEM*E");
 
-  auto qwen35 = nemotron_model("nemotron_h", "qwen3.5-9b", DType::kF32, 7);
+  auto qwen35 = planned_model("nemotron_h", "qwen3.5-9b", DType::kF32, 7);
   ASSERT_TRUE(qwen35.ok()) << qwen35.status().ToString();
   EXPECT_EQ(qwen35->spec.full_attn_interval, 0);
   EXPECT_EQ(planned_tensors_by_name(qwen35->plan)["blk.5.attn_q.weight"].dims, (Dims{4096, 4096}));
@@ -273,12 +255,12 @@ TEST(NemotronHPresetTest, OtherPresetsTakeNemotron3NanosUnit) {
 // preset as nemotron_h_moe, a MoE one as nemotron_h, a pattern on another arch, a pattern with a
 // kind of the other arch and Mamba-2 heads that do not split over the groups are refused.
 TEST(NemotronHPresetTest, OtherArchsDropThePatternAndBrokenLayoutsAreRefused) {
-  auto llama = nemotron_model("llama", "nemotron-nano-9b-v2", DType::kQ8_0, 2);
+  auto llama = planned_model("llama", "nemotron-nano-9b-v2", DType::kQ8_0, 2);
   ASSERT_TRUE(llama.ok()) << llama.status().ToString();
   EXPECT_FALSE(llama->spec.nemotron_h);
   EXPECT_TRUE(llama->spec.layer_pattern.empty());
   EXPECT_EQ(planned_tensors_by_name(llama->plan).count("blk.0.ssm_in.weight"), 0u);
-  auto granite = nemotron_model("granitehybrid", "nemotron-3-nano-30b-a3b", DType::kQ8_0, 6);
+  auto granite = planned_model("granitehybrid", "nemotron-3-nano-30b-a3b", DType::kQ8_0, 6);
   ASSERT_TRUE(granite.ok()) << granite.status().ToString();
   EXPECT_TRUE(granite->spec.layer_pattern.empty());
   EXPECT_EQ(granite->spec.ssm_n_k_heads, 1);  // Granite 4.0-H Tiny's proportions
@@ -312,7 +294,7 @@ TEST(NemotronHPresetTest, OtherArchsDropThePatternAndBrokenLayoutsAreRefused) {
 // attending layers (blocks 19 and 42 raised, block 5 not), its expert ffn_down by the layer in its
 // name (block 1 and 8 raised, block 10, the 6th MoE layer, not).
 TEST(NemotronHTensorPlanTest, MixesNumberAttnVAndFfnDownAsLlamaCpp) {
-  auto t = nemotron_plan_of("", "nemotron-nano-9b-v2", DType::kQ4_K);
+  auto t = planned_tensors_of("", "nemotron-nano-9b-v2", DType::kQ4_K);
   EXPECT_EQ(t["blk.14.attn_v.weight"].type, DType::kQ5_0);
   EXPECT_EQ(t["blk.21.attn_v.weight"].type, DType::kQ5_0);
   EXPECT_EQ(t["blk.30.attn_v.weight"].type, DType::kQ8_0);
@@ -329,7 +311,7 @@ TEST(NemotronHTensorPlanTest, MixesNumberAttnVAndFfnDownAsLlamaCpp) {
                           "blk.0.ssm_dt.bias", "blk.0.ssm_norm.weight"}) {
     EXPECT_EQ(t[f32].type, DType::kF32) << f32;
   }
-  auto moe = nemotron_plan_of("", "nemotron-3-nano-30b-a3b", DType::kQ4_K);
+  auto moe = planned_tensors_of("", "nemotron-3-nano-30b-a3b", DType::kQ4_K);
   EXPECT_EQ(moe["blk.5.attn_v.weight"].type, DType::kQ5_0);
   EXPECT_EQ(moe["blk.19.attn_v.weight"].type, DType::kQ8_0);
   EXPECT_EQ(moe["blk.42.attn_v.weight"].type, DType::kQ8_0);
@@ -345,7 +327,7 @@ TEST(NemotronHTensorPlanTest, MixesNumberAttnVAndFfnDownAsLlamaCpp) {
 // counted against the layers, Q2_K: small as nemotron_h cut to 16 layers has ffn_down in blocks 1, 3,
 // 6, ...; the first two (16 / 8) are raised, block 3 though its block number is past 2.
 TEST(NemotronHTensorPlanTest, LowBitMixesCountTheFfnDownTensors) {
-  auto t = nemotron_plan_of("nemotron_h", "small", DType::kIQ2_XXS, 16);
+  auto t = planned_tensors_of("nemotron_h", "small", DType::kIQ2_XXS, 16);
   EXPECT_EQ(t["blk.1.ffn_down.weight"].type, DType::kQ2_K);
   EXPECT_EQ(t["blk.3.ffn_down.weight"].type, DType::kQ2_K);
   EXPECT_EQ(t["blk.6.ffn_down.weight"].type, DType::kIQ2_XXS);

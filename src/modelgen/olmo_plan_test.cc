@@ -15,28 +15,11 @@ namespace {
 
 using Dims = std::vector<uint64_t>;
 
-// What mkmodel --arch arch --preset preset --type type [--layers n_layers] would write.
-Result<GenerateReport> olmo_model(const std::string& arch, const std::string& preset, DType type, int n_layers = 0) {
-  GenerateOptions o;
-  o.arch = arch;
-  o.preset = preset;
-  o.type = type;
-  o.n_layers = n_layers;
-  return plan_model(o);
-}
-
-std::map<std::string, PlannedTensor> olmo_plan_of(const std::string& arch, const std::string& preset, DType type,
-                                                  int n_layers = 0) {
-  auto r = olmo_model(arch, preset, type, n_layers);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return r.ok() ? planned_tensors_by_name(r->plan) : std::map<std::string, PlannedTensor>{};
-}
-
 // OLMo 2 1124 7B: 7,298,617,344 parameters (published: 7.30B). By hand: 32 layers of 4 x 4096 x 4096
 // attention, q/k norms of 4096 each, two post-norms of 4096 and 3 x 4096 x 11008 feed-forward =
 // 6,476,529,664; token_embd and output of 100352 x 4096 = 822,083,584; output_norm 4096.
 TEST(OlmoPresetTest, Olmo2_7bMatchesThePublishedShape) {
-  auto r = olmo_model("", "olmo-2-7b", DType::kBF16);
+  auto r = planned_model("", "olmo-2-7b", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const ModelSpec& s = r->spec;
   EXPECT_EQ(s.arch, "olmo2");
@@ -60,7 +43,7 @@ TEST(OlmoPresetTest, Olmo2_7bMatchesThePublishedShape) {
 // OLMo 3 7B: OLMo 2 7B's layers with a 4096-key window and YaRN 8 (over 65536 / 8 = 8192 positions),
 // 100278 tokens: 7,298,011,136 parameters (published: 7B; 7.30B by its safetensors).
 TEST(OlmoPresetTest, Olmo3_7bAddsItsWindowAndYarn) {
-  auto r = olmo_model("", "olmo-3-7b", DType::kBF16);
+  auto r = planned_model("", "olmo-3-7b", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const ModelSpec& s = r->spec;
   EXPECT_EQ(s.arch, "olmo2");
@@ -71,7 +54,7 @@ TEST(OlmoPresetTest, Olmo3_7bAddsItsWindowAndYarn) {
   EXPECT_EQ(s.n_layer, 32);
   EXPECT_EQ(s.n_ff, 11008);
   EXPECT_EQ(r->n_params, 7'298'011'136u);
-  auto cut = olmo_model("", "olmo-3-7b", DType::kQ8_0, 4);  // a cut keeps the window and YaRN
+  auto cut = planned_model("", "olmo-3-7b", DType::kQ8_0, 4);  // a cut keeps the window and YaRN
   ASSERT_TRUE(cut.ok()) << cut.status().ToString();
   EXPECT_EQ(cut->spec.sliding_window, 4096);
   EXPECT_FLOAT_EQ(cut->spec.rope_yarn_factor, 8.0f);
@@ -82,7 +65,7 @@ TEST(OlmoPresetTest, Olmo3_7bAddsItsWindowAndYarn) {
 // router 2048 x 64 and 64 experts of 3 x 2048 x 1024 (8 of them read per token); token_embd and
 // output of 50304 x 2048; output_norm 2048.
 TEST(OlmoPresetTest, OlmoE1b7bMatchesThePublishedShape) {
-  auto r = olmo_model("", "olmoe-1b-7b", DType::kBF16);
+  auto r = planned_model("", "olmoe-1b-7b", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const ModelSpec& s = r->spec;
   EXPECT_EQ(s.arch, "olmoe");
@@ -114,7 +97,7 @@ TEST(OlmoPresetTest, OlmoE1b7bMatchesThePublishedShape) {
 // no attn_norm or ffn_norm, q/k norms over whole rows; output_norm and an output matrix. As tiny (4
 // query heads over 2 K/V heads of 16) attn_k_norm is the K/V row's 32, attn_q_norm the q row's 64.
 TEST(OlmoTensorPlanTest, Olmo2LayersNormAfterwardsAndOverWholeRows) {
-  auto t = olmo_plan_of("", "olmo-2-7b", DType::kQ8_0, 2);
+  auto t = planned_tensors_of("", "olmo-2-7b", DType::kQ8_0, 2);
   EXPECT_EQ(t.size(), 3u + 2u * 11u);
   for (int l = 0; l < 2; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
@@ -136,7 +119,7 @@ TEST(OlmoTensorPlanTest, Olmo2LayersNormAfterwardsAndOverWholeRows) {
   EXPECT_EQ(t["output_norm.weight"].dims, (Dims{4096}));
   EXPECT_EQ(t["output.weight"].dims, (Dims{4096, 100352}));
   EXPECT_EQ(t.count("rope_freqs.weight"), 0u);
-  auto tiny = olmo_plan_of("olmo2", "tiny", DType::kF32);
+  auto tiny = planned_tensors_of("olmo2", "tiny", DType::kF32);
   EXPECT_EQ(tiny["blk.1.attn_q_norm.weight"].dims, (Dims{64}));
   EXPECT_EQ(tiny["blk.1.attn_k_norm.weight"].dims, (Dims{32}));
   EXPECT_EQ(tiny.count("blk.1.attn_norm.weight") + tiny.count("blk.1.ffn_norm.weight"), 0u);
@@ -145,7 +128,7 @@ TEST(OlmoTensorPlanTest, Olmo2LayersNormAfterwardsAndOverWholeRows) {
 // OLMoE cut to one layer: attn_norm and ffn_norm, q/k norms over whole rows, an F32 router and the
 // gated experts; no selection bias, no shared expert, no post-norms.
 TEST(OlmoTensorPlanTest, OlmoeLayersRouteEveryFeedForward) {
-  auto t = olmo_plan_of("", "olmoe-1b-7b", DType::kQ8_0, 1);
+  auto t = planned_tensors_of("", "olmoe-1b-7b", DType::kQ8_0, 1);
   EXPECT_EQ(t["blk.0.attn_norm.weight"].dims, (Dims{2048}));
   EXPECT_EQ(t["blk.0.ffn_norm.weight"].dims, (Dims{2048}));
   EXPECT_EQ(t["blk.0.attn_q_norm.weight"].dims, (Dims{2048}));
@@ -221,7 +204,7 @@ TEST(OlmoPresetTest, BrokenLayoutsAreRefused) {
 // others Q4_K, attn_output Q4_K. OLMoE's 64 experts take the plain rules (not the 8-expert ones):
 // attn_v and ffn_down_exps raised in blocks 0-1, 4, 7, 10, 13-15; attn_k the base type.
 TEST(OlmoTensorPlanTest, MixesFollowLlamaCppsLayerRules) {
-  auto t = olmo_plan_of("", "olmo-2-7b", DType::kQ4_K);
+  auto t = planned_tensors_of("", "olmo-2-7b", DType::kQ4_K);
   for (int l : {0, 3, 6, 9, 28, 31}) {
     EXPECT_EQ(t["blk." + std::to_string(l) + ".attn_v.weight"].type, DType::kQ6_K) << l;
     EXPECT_EQ(t["blk." + std::to_string(l) + ".ffn_down.weight"].type, DType::kQ6_K) << l;
@@ -233,12 +216,12 @@ TEST(OlmoTensorPlanTest, MixesFollowLlamaCppsLayerRules) {
   EXPECT_EQ(t["output.weight"].type, DType::kQ6_K);
   EXPECT_EQ(t["token_embd.weight"].type, DType::kQ4_K);
   EXPECT_EQ(t["blk.0.post_ffw_norm.weight"].type, DType::kF32);
-  auto q3 = olmo_plan_of("", "olmo-2-7b", DType::kQ3_K);
+  auto q3 = planned_tensors_of("", "olmo-2-7b", DType::kQ3_K);
   EXPECT_EQ(q3["blk.1.attn_v.weight"].type, DType::kQ5_K);
   EXPECT_EQ(q3["blk.2.attn_v.weight"].type, DType::kQ4_K);
   EXPECT_EQ(q3["blk.5.attn_output.weight"].type, DType::kQ4_K);
 
-  auto moe = olmo_plan_of("", "olmoe-1b-7b", DType::kQ4_K);
+  auto moe = planned_tensors_of("", "olmoe-1b-7b", DType::kQ4_K);
   for (int l : {0, 1, 4, 7, 10, 13, 14, 15}) {
     EXPECT_EQ(moe["blk." + std::to_string(l) + ".attn_v.weight"].type, DType::kQ6_K) << l;
     EXPECT_EQ(moe["blk." + std::to_string(l) + ".ffn_down_exps.weight"].type, DType::kQ6_K) << l;

@@ -1,7 +1,9 @@
 // For the modelgen tests: a tensor plan as a map from tensor name to its planned tensor (a
-// name the plan lacks reads as an empty PlannedTensor through operator[]), and a generated
-// file's integer array key.
+// name the plan lacks reads as an empty PlannedTensor through operator[]), what mkmodel would
+// write for a preset, and a generated file's integer array key.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <map>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "gguf/gguf_file.h"
+#include "modelgen/model_generator.h"
 #include "modelgen/tensor_plan.h"
 
 namespace strata {
@@ -17,6 +20,25 @@ inline std::map<std::string, PlannedTensor> planned_tensors_by_name(const Tensor
   std::map<std::string, PlannedTensor> m;
   for (const auto& t : plan.tensors) m[t.name] = t;
   return m;
+}
+
+// What mkmodel --arch arch --preset preset --type type [--layers n_layers] would write (its plan).
+inline Result<GenerateReport> planned_model(const std::string& arch, const std::string& preset, DType type,
+                                            int n_layers = 0) {
+  GenerateOptions o;
+  o.arch = arch;
+  o.preset = preset;
+  o.type = type;
+  o.n_layers = n_layers;
+  return plan_model(o);
+}
+
+// That plan's tensors by name (none, the failure recorded, when there is no plan).
+inline std::map<std::string, PlannedTensor> planned_tensors_of(const std::string& arch, const std::string& preset,
+                                                               DType type, int n_layers = 0) {
+  auto r = planned_model(arch, preset, type, n_layers);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? planned_tensors_by_name(r->plan) : std::map<std::string, PlannedTensor>{};
 }
 
 // The values of the array key (empty when the file has none).

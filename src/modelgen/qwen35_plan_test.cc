@@ -15,24 +15,6 @@ namespace {
 
 using Dims = std::vector<uint64_t>;
 
-// What mkmodel --arch arch --preset preset --type type [--layers n_layers] would write.
-Result<GenerateReport> qwen35_model(const std::string& arch, const std::string& preset, DType type,
-                                    int n_layers = 0) {
-  GenerateOptions o;
-  o.arch = arch;
-  o.preset = preset;
-  o.type = type;
-  o.n_layers = n_layers;
-  return plan_model(o);
-}
-
-std::map<std::string, PlannedTensor> qwen35_plan_of(const std::string& arch, const std::string& preset, DType type,
-                                                    int n_layers = 0) {
-  auto r = qwen35_model(arch, preset, type, n_layers);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return r.ok() ? planned_tensors_by_name(r->plan) : std::map<std::string, PlannedTensor>{};
-}
-
 // Qwen3.5-35B-A3B's text part: about 34.7B parameters (35B with its vision tower).
 TEST(Qwen35PresetTest, Qwen35_35bA3bHasTheRealModelsShape) {
   auto s = model_preset("", "qwen3.5-35b-a3b");
@@ -58,7 +40,7 @@ TEST(Qwen35PresetTest, Qwen35_35bA3bHasTheRealModelsShape) {
   EXPECT_EQ(s->ssm_head_k_dim, 128);
   EXPECT_EQ(s->ssm_n_v_heads, 32);
   EXPECT_EQ(s->ssm_head_v_dim, 128);
-  auto r = qwen35_model("", "qwen3.5-35b-a3b", DType::kBF16);
+  auto r = planned_model("", "qwen3.5-35b-a3b", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->n_params, 34'660'610'688u);
 }
@@ -66,7 +48,7 @@ TEST(Qwen35PresetTest, Qwen35_35bA3bHasTheRealModelsShape) {
 // Qwen3.5-9B (about 9.0B parameters) and 27B (26.9B): their delta-net layers' widths differ
 // (27B: 48 value heads), their attention heads too.
 TEST(Qwen35PresetTest, DensePresetsHaveTheRealModelsShapes) {
-  auto r9 = qwen35_model("", "qwen3.5-9b", DType::kBF16);
+  auto r9 = planned_model("", "qwen3.5-9b", DType::kBF16);
   ASSERT_TRUE(r9.ok()) << r9.status().ToString();
   EXPECT_EQ(r9->spec.arch, "qwen35");
   EXPECT_EQ(r9->spec.n_layer, 32);
@@ -78,7 +60,7 @@ TEST(Qwen35PresetTest, DensePresetsHaveTheRealModelsShapes) {
   EXPECT_EQ(t9["blk.3.attn_q.weight"].dims, (Dims{4096, 8192}));
   EXPECT_EQ(t9["blk.3.attn_k.weight"].dims, (Dims{4096, 1024}));
 
-  auto r27 = qwen35_model("", "qwen3.5-27b", DType::kBF16);
+  auto r27 = planned_model("", "qwen3.5-27b", DType::kBF16);
   ASSERT_TRUE(r27.ok()) << r27.status().ToString();
   EXPECT_EQ(r27->spec.n_layer, 64);
   EXPECT_EQ(r27->n_params, 26'895'998'464u);
@@ -95,7 +77,7 @@ TEST(Qwen35PresetTest, DensePresetsHaveTheRealModelsShapes) {
 // Qwen3.5-35B-A3B cut to 4 layers: blocks 0-2 delta-net layers, block 3 attention, every block
 // with post_attention_norm, experts and a gated shared expert.
 TEST(Qwen35TensorPlanTest, DeltaNetAndGatedAttentionLayersHaveLlamaCppsTensors) {
-  auto t = qwen35_plan_of("", "qwen3.5-35b-a3b", DType::kF32, 4);
+  auto t = planned_tensors_of("", "qwen3.5-35b-a3b", DType::kF32, 4);
   EXPECT_EQ(t.size(), 3u + 3u * 19u + 16u);
   for (int l = 0; l < 3; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
@@ -137,7 +119,7 @@ TEST(Qwen35TensorPlanTest, DeltaNetAndGatedAttentionLayersHaveLlamaCppsTensors) 
 // F32; attn_v raised by its index among the 10 attn_v tensors against 40 layers (index 7, block
 // 31, raised; index 8 and 9, blocks 35 and 39, not, though they are in the last eighth).
 TEST(Qwen35TensorPlanTest, Q4KMGivesIkLlamaCppsTypes) {
-  auto t = qwen35_plan_of("", "qwen3.5-35b-a3b", DType::kQ4_K);
+  auto t = planned_tensors_of("", "qwen3.5-35b-a3b", DType::kQ4_K);
   EXPECT_EQ(t["blk.0.attn_qkv.weight"].type, DType::kQ5_K);
   EXPECT_EQ(t["blk.0.attn_gate.weight"].type, DType::kQ4_K);
   EXPECT_EQ(t["blk.0.ssm_out.weight"].type, DType::kQ4_K);
@@ -161,14 +143,14 @@ TEST(Qwen35TensorPlanTest, Q4KMGivesIkLlamaCppsTypes) {
 // --layers keeps attention in every 4th layer (6: block 3 attends, 4 and 5 do not); fewer layers
 // than the interval would leave none and are refused.
 TEST(Qwen35PresetTest, LayersKeepTheIntervalAndACutWithoutAttentionIsRefused) {
-  auto t = qwen35_plan_of("", "qwen3.5-9b", DType::kQ8_0, 6);
+  auto t = planned_tensors_of("", "qwen3.5-9b", DType::kQ8_0, 6);
   EXPECT_EQ(t.count("blk.3.attn_q.weight"), 1u);
   for (const char* delta : {"blk.0.", "blk.2.", "blk.4.", "blk.5."}) {
     EXPECT_EQ(t.count(std::string(delta) + "attn_qkv.weight"), 1u) << delta;
     EXPECT_EQ(t.count(std::string(delta) + "attn_q.weight"), 0u) << delta;
   }
   EXPECT_EQ(t.count("blk.6.attn_norm.weight"), 0u);
-  auto cut = qwen35_model("", "qwen3.5-35b-a3b", DType::kQ4_K, 3);
+  auto cut = planned_model("", "qwen3.5-35b-a3b", DType::kQ4_K, 3);
   EXPECT_EQ(cut.status().code(), Code::kInvalidArgument);
   EXPECT_NE(cut.status().ToString().find("every 4th layer: 3 layers leave none"), std::string::npos)
       << cut.status().ToString();
@@ -188,7 +170,7 @@ TEST(Qwen35PresetTest, SmallPresetsTakeQwen35sProportions) {
   EXPECT_EQ(tiny->ssm_n_v_heads, 8);
   EXPECT_EQ(tiny->ssm_head_v_dim, 8);
   EXPECT_TRUE(tiny->qk_norm);
-  auto t = qwen35_plan_of("qwen35", "tiny", DType::kF32);
+  auto t = planned_tensors_of("qwen35", "tiny", DType::kF32);
   EXPECT_EQ(t["blk.0.attn_qkv.weight"].dims, (Dims{64, 128}));
   EXPECT_EQ(t["blk.2.ssm_conv1d.weight"].dims, (Dims{4, 128}));
   EXPECT_EQ(t["blk.3.attn_q.weight"].dims, (Dims{64, 128}));
@@ -200,7 +182,7 @@ TEST(Qwen35PresetTest, SmallPresetsTakeQwen35sProportions) {
   EXPECT_EQ(moe->n_ff_shexp, 256);
   EXPECT_EQ(moe->ssm_head_k_dim, 16);
   EXPECT_EQ(moe->ssm_n_v_heads, 8);
-  auto tm = qwen35_plan_of("qwen35moe", "moe-tiny", DType::kQ8_0);
+  auto tm = planned_tensors_of("qwen35moe", "moe-tiny", DType::kQ8_0);
   EXPECT_EQ(tm["blk.0.attn_qkv.weight"].dims, (Dims{128, 256}));
   EXPECT_EQ(tm["blk.1.ffn_gate_inp_shexp.weight"].dims, (Dims{128}));
   EXPECT_EQ(tm["blk.1.ffn_down_shexp.weight"].dims, (Dims{256, 128}));
@@ -215,7 +197,7 @@ TEST(Qwen35PresetTest, OtherArchsOnQwen35PresetsDropTheHybridLayers) {
   ASSERT_TRUE(dense.ok()) << dense.status().ToString();
   EXPECT_EQ(dense->full_attn_interval, 0);
   EXPECT_EQ(dense->ssm_n_v_heads, 0);
-  auto t = qwen35_plan_of("qwen3", "qwen3.5-9b", DType::kQ8_0, 4);
+  auto t = planned_tensors_of("qwen3", "qwen3.5-9b", DType::kQ8_0, 4);
   EXPECT_EQ(t["blk.0.attn_q.weight"].dims, (Dims{4096, 4096}));
   EXPECT_EQ(t.count("blk.0.attn_qkv.weight") + t.count("blk.0.ssm_a"), 0u);
   EXPECT_EQ(t.count("blk.0.ffn_norm.weight"), 1u);
@@ -233,7 +215,7 @@ TEST(Qwen35PresetTest, OtherArchsOnQwen35PresetsDropTheHybridLayers) {
 // layers hold q/k/v/z in one ssm_in (16 key heads: 2 x 128 + 2 x 2 x 128 rows each) and b/a in one
 // ssm_ba; no attn_qkv, attn_gate, ssm_beta or ssm_alpha.
 TEST(Qwen3NextPresetTest, HasTheRealModelsShapeWithItsFusedDeltaNetInputs) {
-  auto r = qwen35_model("", "qwen3-next-80b-a3b", DType::kBF16);
+  auto r = planned_model("", "qwen3-next-80b-a3b", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->spec.arch, "qwen3next");
   EXPECT_EQ(r->spec.n_layer, 48);
@@ -242,7 +224,7 @@ TEST(Qwen3NextPresetTest, HasTheRealModelsShapeWithItsFusedDeltaNetInputs) {
   EXPECT_EQ(r->spec.n_ff_shexp, 512);
   EXPECT_EQ(r->spec.full_attn_interval, 4);
   EXPECT_NEAR(static_cast<double>(r->n_params), 80e9, 1e9);
-  auto t = qwen35_plan_of("", "qwen3-next-80b-a3b", DType::kF32, 4);
+  auto t = planned_tensors_of("", "qwen3-next-80b-a3b", DType::kF32, 4);
   for (int l = 0; l < 3; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     EXPECT_EQ(t[p + "ssm_in.weight"].dims, (Dims{2048, 12288})) << p;
@@ -256,7 +238,7 @@ TEST(Qwen3NextPresetTest, HasTheRealModelsShapeWithItsFusedDeltaNetInputs) {
   }
   EXPECT_EQ(t["blk.3.attn_q.weight"].dims, (Dims{2048, 8192}));
   EXPECT_EQ(t["token_embd.weight"].dims, (Dims{2048, 151936}));
-  auto tiny = qwen35_plan_of("qwen3next", "moe-tiny", DType::kQ8_0);
+  auto tiny = planned_tensors_of("qwen3next", "moe-tiny", DType::kQ8_0);
   EXPECT_EQ(tiny["blk.0.ssm_in.weight"].dims, (Dims{128, 384}));
   EXPECT_EQ(tiny["blk.0.ssm_ba.weight"].dims, (Dims{128, 16}));
 }
