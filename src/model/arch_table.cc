@@ -177,6 +177,11 @@ constexpr ArchTraits kArchs[] = {
     {.name = "hunyuan-moe", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .ungated_shared_expert = true, .qk_norm_after_rope = true},
+    // Tencent Hunyuan dense (hunyuan-dense: 0.5B to 7B): Hunyuan-A13B's attention (QK-norm after
+    // the rotation) over Llama's dense feed-forward.
+    {.name = "hunyuan-dense", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .qk_norm_after_rope = true},
     // MiniMax-M3 (minimax-m3): full attention with QK-norm head by head over NeoX rope of part of
     // each head; leading dense layers, then sigmoid routing with a selection bias, renormalised
     // and scaled, beside an ungated shared expert; gpt-oss's clamped SwiGLU in every feed-forward.
@@ -280,7 +285,7 @@ std::string_view supported_arch_names() {
   return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gemma4, gpt-oss, "
          "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, minimax-m3, mistral3, ernie4_5, ernie4_5-moe, "
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, minicpm, seed_oss, bailingmoe2, dots1, "
-         "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, mimo2, glm-dsa, deci, granitehybrid, nemotron_h, "
+         "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, hunyuan-dense, mimo2, glm-dsa, deci, granitehybrid, nemotron_h, "
          "nemotron_h_moe, lfm2, lfm2moe, olmo2, olmoe, exaone, exaone4, falcon-h1, arcee";
 }
 

@@ -131,7 +131,8 @@ struct ArchTraits {
   // base of their own, no SwiGLU limits (model/step35_hparams.h).
   bool laguna = false;
   // Tencent Hunyuan-A13B (hunyuan-moe): Qwen3-MoE's layers with the QK-norm after the rotation
-  // (Hparams::qk_norm_after_rope), weights renormalised, beside an ungated shared expert.
+  // (Hparams::qk_norm_after_rope), weights renormalised, beside an ungated shared expert; Hunyuan's
+  // dense models (hunyuan-dense) the same attention over a dense feed-forward.
   bool qk_norm_after_rope = false;
   // Cohere's MoE (cohere2_moe, North): RMS norms, attention and feed-forward in parallel on one norm,
   // a sliding window in the layers attention.sliding_window_pattern flags, rope only there and in

@@ -112,8 +112,9 @@ TEST_F(ModelLoadTest, ReadsExaone4Hparams) {
 }
 
 // EXAONE 3.5 (exaone): Llama's layers with NeoX rope; Arcee's AFM (arcee): a squared-ReLU
-// feed-forward without a gate, Llama's rope; a file with ffn_gate still needs ffn_up.
-TEST_F(ModelLoadTest, ReadsExaoneAndArceeHparams) {
+// feed-forward without a gate, Llama's rope (its ffn_up required); Hunyuan's dense models
+// (hunyuan-dense): QK-norm after the rotation.
+TEST_F(ModelLoadTest, ReadsExaoneArceeAndHunyuanDenseHparams) {
   TestModelSpec spec;
   spec.arch = "exaone";
   auto m = load(spec);
@@ -127,6 +128,12 @@ TEST_F(ModelLoadTest, ReadsExaoneAndArceeHparams) {
   EXPECT_FALSE((*m)->hparams().rope_neox);
   spec.skip_tensors = {"blk.1.ffn_up.weight"};
   expect_error(spec, Code::kNotFound, "missing tensor blk.1.ffn_up.weight");
+  spec.skip_tensors.clear();
+  spec.arch = "hunyuan-dense";  // Hunyuan's dense models: QK-norm after the rotation, no experts
+  m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE((*m)->hparams().qk_norm && (*m)->hparams().qk_norm_after_rope && (*m)->hparams().rope_neox);
+  EXPECT_FALSE((*m)->hparams().is_moe());
 }
 
 // OLMoE (olmoe): softmax routing over experts as wide as feed_forward_length in every layer, the
@@ -326,7 +333,7 @@ TEST_F(ModelLoadTest, HostileMetadataIsRefusedOrHarmless) {
   int n_refused = 0, n_loaded = 0;
   // Every architecture the test models write (granitehybrid-dense's keys are granitehybrid's), those
   // with per-layer keys and readers of their own first.
-  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "exaone", "exaone4", "falcon-h1", "arcee", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
+  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "exaone", "exaone4", "falcon-h1", "arcee", "hunyuan-dense", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
                            "cohere2_moe",
                            "llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss",
                            "phi3", "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "mistral4", "minimax-m2",

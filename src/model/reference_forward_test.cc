@@ -63,8 +63,9 @@ std::vector<Case> all_cases() {
   // OLMo 2: no pre-norms, post-norms, QK-norm over whole rows; a float and two quantised types
   // (its matmuls are llama's).
   for (DType t : {DType::kF32, DType::kBF16, DType::kQ8_0, DType::kQ4_K}) cases.push_back({"olmo2", t});
-  // EXAONE 3.5 (Llama's layers, NeoX rope) and Arcee's AFM (a squared-ReLU feed-forward, no gate).
-  for (const char* arch : {"exaone", "arcee"}) {
+  // EXAONE 3.5 (Llama's layers, NeoX rope), Arcee's AFM (a squared-ReLU feed-forward, no gate) and
+  // Hunyuan's dense models (QK-norm after the rotation).
+  for (const char* arch : {"exaone", "arcee", "hunyuan-dense"}) {
     for (DType t : {DType::kF32, DType::kQ8_0}) cases.push_back({arch, t});
   }
   // EXAONE 4.0 1.2B's form: OLMo 2's layers with QK-norm per head.

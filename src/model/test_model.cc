@@ -350,7 +350,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool minimax = s.arch == "minimax-m2";
   const bool whole_row_qk_norm = minimax || s.arch == "olmo2" || s.arch == "olmoe";
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax || s.arch == "qwen3vl" ||
-                       s.arch == "hunyuan-moe" || s.arch == "minimax-m3" ||
+                       s.arch == "hunyuan-moe" || s.arch == "hunyuan-dense" || s.arch == "minimax-m3" ||
                        s.arch == "qwen3vlmoe" || s.arch == "bailingmoe2" || s.arch == "dots1" || olmo2 ||
                        s.arch == "olmoe";
   const bool hybrid = is_hybrid_arch(s.arch);
