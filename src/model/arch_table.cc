@@ -243,6 +243,10 @@ constexpr ArchTraits kArchs[] = {
     {.name = "olmo2", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
      .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = true, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .qk_norm_whole_row = true, .olmo2 = true},
+    // Swiss AI Apertus (apertus): see ArchTraits::apertus.
+    {.name = "apertus", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .apertus = true},
     // Arcee AFM (arcee): see ArchTraits::ffn_relu_sq.
     {.name = "arcee", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
@@ -286,7 +290,7 @@ std::string_view supported_arch_names() {
          "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, minimax-m3, mistral3, ernie4_5, ernie4_5-moe, "
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, minicpm, seed_oss, bailingmoe2, dots1, "
          "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, hunyuan-dense, mimo2, glm-dsa, deci, granitehybrid, nemotron_h, "
-         "nemotron_h_moe, lfm2, lfm2moe, olmo2, olmoe, exaone, exaone4, falcon-h1, arcee";
+         "nemotron_h_moe, lfm2, lfm2moe, olmo2, olmoe, exaone, exaone4, falcon-h1, arcee, apertus";
 }
 
 }  // namespace strata

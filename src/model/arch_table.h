@@ -183,6 +183,10 @@ struct ArchTraits {
   // Arcee AFM (arcee: AFM-4.5B): Llama's layers with a squared-ReLU feed-forward without a gate
   // (ffn_up, ffn_down; Hparams::ffn_relu_sq), as llama.cpp runs it.
   bool ffn_relu_sq = false;
+  // Swiss AI Apertus (apertus: 8B, 70B): Llama's layers with QK-norm per head and NeoX rope, the
+  // feed-forward down(xIELU(up x)) without a gate, xIELU's four values per layer from the file's
+  // xielu.* keys (Hparams::ffn_xielu).
+  bool apertus = false;
 };
 
 // nullptr for an architecture this build does not run.

@@ -250,6 +250,12 @@ struct Hparams {
   // Nemotron-H, Arcee's AFM: a feed-forward (dense, an expert, the shared expert) is
   // down(relu(up x)^2), without a gate (no ffn_gate, ffn_gate_exps, ffn_gate_shexp).
   bool ffn_relu_sq = false;
+  // Apertus: a feed-forward is down(xIELU(up x)), without a gate; layer l's xIELU, as llama.cpp
+  // runs it: x > 0 gives alpha_p x^2 + beta x, else (expm1(min(x, eps)) - x) alpha_n + beta x, with
+  // alpha_p = softplus(xielu.alpha_p) and alpha_n = beta + softplus(xielu.alpha_n) (the file holds
+  // the checkpoint's unconstrained values).
+  bool ffn_xielu = false;
+  std::vector<float> xielu_alpha_n, xielu_alpha_p, xielu_beta, xielu_eps;
   // When the recurrent layers follow no interval (Granite 4.0-H: the layers whose head_count_kv is
   // 0; Nemotron-H: those whose feed_forward_length is 0 too): each layer's index among them, -1
   // for another layer (an attending one's K/V index is attn_kv_index's). Empty otherwise.

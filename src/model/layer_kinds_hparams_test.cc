@@ -136,6 +136,32 @@ TEST_F(ModelLoadTest, ReadsExaoneArceeAndHunyuanDenseHparams) {
   EXPECT_FALSE((*m)->hparams().is_moe());
 }
 
+// Apertus (apertus): xIELU's values per layer from the xielu.* keys, alpha_p and alpha_n constrained
+// as llama.cpp's ggml_xielu constrains them (softplus; beta + softplus); one value stands for every
+// layer; a missing key is named.
+TEST_F(ModelLoadTest, ReadsApertusXieluValues) {
+  TestModelSpec spec;
+  spec.arch = "apertus";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_TRUE(hp.ffn_xielu && hp.qk_norm && hp.rope_neox);
+  ASSERT_EQ(hp.xielu_alpha_p.size(), 2u);
+  for (int l = 0; l < 2; ++l) {
+    const double raw_p = -0.2 + 0.05 * l, raw_n = -0.7 + 0.1 * l;
+    EXPECT_NEAR(hp.xielu_alpha_p[static_cast<size_t>(l)], std::log1p(std::exp(raw_p)), 1e-6) << "layer " << l;
+    EXPECT_NEAR(hp.xielu_alpha_n[static_cast<size_t>(l)], 0.5 + std::log1p(std::exp(raw_n)), 1e-6) << "layer " << l;
+    EXPECT_FLOAT_EQ(hp.xielu_eps[static_cast<size_t>(l)], -1e-6f);
+  }
+  spec.metadata_overrides = {{"xielu.beta", GgufValue::F32(0.25f)}};
+  m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ((*m)->hparams().xielu_beta, std::vector<float>(2, 0.25f));
+  spec.metadata_overrides.clear();
+  spec.skip_keys = {"xielu.eps"};
+  expect_error(spec, Code::kNotFound, "missing metadata key xielu.eps");
+}
+
 // OLMoE (olmoe): softmax routing over experts as wide as feed_forward_length in every layer, the
 // chosen weights as they are, QK-norm over whole rows.
 TEST_F(ModelLoadTest, ReadsOlmoeHparams) {
@@ -333,7 +359,7 @@ TEST_F(ModelLoadTest, HostileMetadataIsRefusedOrHarmless) {
   int n_refused = 0, n_loaded = 0;
   // Every architecture the test models write (granitehybrid-dense's keys are granitehybrid's), those
   // with per-layer keys and readers of their own first.
-  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "exaone", "exaone4", "falcon-h1", "arcee", "hunyuan-dense", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
+  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "exaone", "exaone4", "falcon-h1", "arcee", "hunyuan-dense", "apertus", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
                            "cohere2_moe",
                            "llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss",
                            "phi3", "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "mistral4", "minimax-m2",

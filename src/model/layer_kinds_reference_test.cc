@@ -128,6 +128,17 @@ TEST_F(ReferenceForwardVariantsTest, Olmo3SlidingAndFullLayersAgree) {
       << "the sliding layers' base makes no difference";
 }
 
+// Apertus's xIELU follows the file: the same weights with another beta (every layer's) disagree with
+// the fast path's far outside the bound, which agrees with its own reference (reference_forward_test).
+TEST_F(ReferenceForwardVariantsTest, ApertusXieluFollowsTheFilesValues) {
+  TestModelSpec spec;
+  spec.arch = "apertus";
+  TestModelSpec other_beta = spec;
+  other_beta.metadata_overrides = {{"xielu.beta", GgufValue::F32(0.1f)}};
+  const Bounds b = bounds(DType::kF32);
+  EXPECT_GT(errors(spec, DType::kF32, &other_beta, 24).rms_rel, 100 * b.rms_rel) << "xielu.beta makes no difference";
+}
+
 // EXAONE 4.0 32B's 64 layers (narrow ones), 24 positions past an 8-key window: three of every four
 // layers slide and rotate, the fourth attends over all keys without rope. A reference of the
 // 4096-key window (llama.cpp's default) disagrees by far more than the bound.

@@ -14,7 +14,7 @@ namespace {
 // A dense feed-forward of the layer's width: gate, up and down, or Phi-3's gate and up in one ffn_up.
 void bind_dense_ffn(WeightBinder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
   const int64_t n_ff = hp.ffn_width(layer);
-  if (hp.ffn_relu_sq) {  // Nemotron-H: no gate
+  if (hp.ffn_relu_sq || hp.ffn_xielu) {  // Nemotron-H, Arcee, Apertus: no gate
     for (const char* bias : {"ffn_up.bias", "ffn_down.bias"}) {
       if (b.has(p + bias)) b.fail(Status::Unsupported(b.path() + ": tensor " + p + bias + " is not supported"));
     }

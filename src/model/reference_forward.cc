@@ -62,7 +62,7 @@ Status ReferenceForward::decode_attention(const GgufFile& gguf, const std::strin
 Status ReferenceForward::decode_gate_up(const GgufFile& gguf, const std::string& p, Layer& l) const {
   const bool dense = !hp_.layer_is_moe(l.index);
   if (!hp_.ffn_up_gate_fused) {
-    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate.weight", dense && !hp_.ffn_relu_sq, &l.w_gate));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate.weight", dense && !hp_.ffn_relu_sq && !hp_.ffn_xielu, &l.w_gate));
     return decode(gguf, p + "ffn_up.weight", dense, &l.w_up);
   }
   Vec gate_up;
@@ -347,10 +347,21 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   if (!l.attn_post_norm.empty()) out = rmsnorm(out.data(), l.attn_post_norm, hp_.n_embd, hp_.rms_eps);
 }
 
+// Apertus's feed-forward: down(xIELU(up x)), xIELU in double from its formula with layer l's values.
+Vec ReferenceForward::xielu_ffn(const Layer& l, const Vec& x) const {
+  const auto i = static_cast<size_t>(l.index);
+  const double alpha_n = hp_.xielu_alpha_n[i], alpha_p = hp_.xielu_alpha_p[i], beta = hp_.xielu_beta[i];
+  const double eps = hp_.xielu_eps[i];
+  Vec up = matvec(l.w_up, x);
+  for (double& u : up) u = u > 0.0 ? alpha_p * u * u + beta * u : (std::expm1(std::min(u, eps)) - u) * alpha_n + beta * u;
+  return matvec(l.w_down, up);
+}
+
 Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
   if (hp_.ffn_relu_sq && !hp_.layer_is_moe(l.index)) {  // Nemotron-H: down(relu(up x)^2)
     return relu_sq_ffn(l.w_up, l.w_down, 0, static_cast<size_t>(hp_.ffn_width(l.index)), x);
   }
+  if (hp_.ffn_xielu) return xielu_ffn(l, x);  // Apertus
   if (!hp_.layer_is_moe(l.index)) {
     Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.ffn_width(l.index)), x, gate_of(hp_), {}, {},
                    {}, hp_.ffn_limit(l.index, false));

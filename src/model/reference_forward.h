@@ -119,6 +119,7 @@ class ReferenceForward {
   void short_conv(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
   Status decode_falcon_h1(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   void mamba2_beside_attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
+  std::vector<double> xielu_ffn(const Layer& l, const std::vector<double>& x) const;
 
   Hparams hp_;
   Matrix token_embd_, output_;

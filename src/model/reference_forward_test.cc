@@ -64,8 +64,8 @@ std::vector<Case> all_cases() {
   // (its matmuls are llama's).
   for (DType t : {DType::kF32, DType::kBF16, DType::kQ8_0, DType::kQ4_K}) cases.push_back({"olmo2", t});
   // EXAONE 3.5 (Llama's layers, NeoX rope), Arcee's AFM (a squared-ReLU feed-forward, no gate) and
-  // Hunyuan's dense models (QK-norm after the rotation).
-  for (const char* arch : {"exaone", "arcee", "hunyuan-dense"}) {
+  // Hunyuan's dense models (QK-norm after the rotation), Apertus (xIELU without a gate).
+  for (const char* arch : {"exaone", "arcee", "hunyuan-dense", "apertus"}) {
     for (DType t : {DType::kF32, DType::kQ8_0}) cases.push_back({arch, t});
   }
   // EXAONE 4.0 1.2B's form: OLMo 2's layers with QK-norm per head.

@@ -147,6 +147,19 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
   if (is_nemotron_h(s.arch)) set_nemotron_h_metadata(s, w);
   if (is_lfm2(s.arch)) set_lfm2_metadata(s, w);
   if (s.arch == "falcon-h1") set_falcon_h1_metadata(s, w);
+  if (s.arch == "apertus") {  // xIELU's unconstrained values per layer, as Apertus's checkpoints hold them
+    std::vector<float> alpha_n, alpha_p, beta, eps;
+    for (int l = 0; l < layer_count(s); ++l) {
+      alpha_n.push_back(-0.7f + 0.1f * static_cast<float>(l));
+      alpha_p.push_back(-0.2f + 0.05f * static_cast<float>(l));
+      beta.push_back(0.5f);
+      eps.push_back(-1e-6f);
+    }
+    w.set("xielu.alpha_n", GgufValue::F32Array(alpha_n));
+    w.set("xielu.alpha_p", GgufValue::F32Array(alpha_p));
+    w.set("xielu.beta", GgufValue::F32Array(beta));
+    w.set("xielu.eps", GgufValue::F32Array(eps));
+  }
   if (s.arch == "gemma2" || s.arch == "gemma3" || s.arch == "gpt-oss" || s.arch == "phi3" || s.arch == "cohere2") {
     w.set(a + ".attention.sliding_window", GgufValue::U32(static_cast<uint32_t>(s.sliding_window)));
   }
@@ -236,7 +249,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   const bool dense_lead = glm || deepseek || ernie || s.arch == "cohere2_moe" || s.arch == "mimo2" || s.arch == "lfm2moe";
   if (!is_moe_arch(s.arch) || (dense_lead && layer < s.n_dense_lead) || stepped_dense) {
     const int n_ff = s.arch == "gemma4" ? gemma4_ffn_width(s, layer) : s.n_ff;
-    if (s.arch != "arcee") b.matrix(p + "ffn_gate.weight", s.n_embd, n_ff);  // Arcee's has no gate
+    if (s.arch != "arcee" && s.arch != "apertus") b.matrix(p + "ffn_gate.weight", s.n_embd, n_ff);  // no gate
     b.matrix(p + "ffn_up.weight", s.n_embd, n_ff);
     b.matrix(p + "ffn_down.weight", n_ff, s.n_embd);
     return;
@@ -350,7 +363,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool minimax = s.arch == "minimax-m2";
   const bool whole_row_qk_norm = minimax || s.arch == "olmo2" || s.arch == "olmoe";
   const bool qk_norm = s.arch == "qwen3" || s.arch == "qwen3moe" || gemma3 || minimax || s.arch == "qwen3vl" ||
-                       s.arch == "hunyuan-moe" || s.arch == "hunyuan-dense" || s.arch == "minimax-m3" ||
+                       s.arch == "hunyuan-moe" || s.arch == "hunyuan-dense" || s.arch == "apertus" ||
+                       s.arch == "minimax-m3" ||
                        s.arch == "qwen3vlmoe" || s.arch == "bailingmoe2" || s.arch == "dots1" || olmo2 ||
                        s.arch == "olmoe";
   const bool hybrid = is_hybrid_arch(s.arch);

@@ -100,6 +100,8 @@ struct TestModelSpec {
   // exaone4 (EXAONE 4.0): olmo2's tensors with q/k norms per head (head_dim wide); 64 layers slide
   // (three of every four, window 4096 unless metadata_overrides say otherwise) with the fourth
   // without rope, as llama.cpp reads the 32B's.
+  // apertus (Apertus): llama's tensors without ffn_gate, per-head q/k norms, NeoX rope, xielu.* values
+  // per layer.
   // hunyuan-dense (Hunyuan 0.5B-7B): llama's tensors with per-head q/k norms (applied after rope).
   // exaone (EXAONE 3.5): llama's tensors, NeoX rope. arcee (Arcee AFM): llama's tensors without
   // ffn_gate (a squared-ReLU feed-forward).

@@ -195,14 +195,30 @@ void norm_rows(const Hparams& hp, const float* x, const float* weight, int n_row
   });
 }
 
-// Nemotron-H's feed-forward (Hparams::ffn_relu_sq): down(relu(up x)^2), s.gate() holding the middle.
-void relu_sq_ffn(const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
+// Layer l's xIELU (Hparams::ffn_xielu) over n values in place.
+void xielu_row(const Hparams& hp, int layer, float* x, int n) {
+  const auto l = static_cast<size_t>(layer);
+  const float alpha_n = hp.xielu_alpha_n[l], alpha_p = hp.xielu_alpha_p[l], beta = hp.xielu_beta[l];
+  const float eps = hp.xielu_eps[l];
+  for (int i = 0; i < n; ++i) {
+    const float v = x[i];
+    x[i] = v > 0.0f ? alpha_p * v * v + beta * v : (std::expm1(std::fmin(v, eps)) - v) * alpha_n + beta * v;
+  }
+}
+
+// A feed-forward without a gate: down(act(up x)), s.gate() holding the middle; act is Nemotron-H's and
+// Arcee's relu(.)^2 (Hparams::ffn_relu_sq) or Apertus's xIELU.
+void gateless_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n, ForwardScratch& s, ThreadPool& pool) {
   matmul(lw.w_up, s.normed(), n, s.gate(), s, pool);
   const auto n_ff = static_cast<int>(lw.w_up.n_out);
   {
     ProfileTimer timer(s.profile(), StepPart::kFfnActivation);
     for_each_row(pool, n, n_ff, [&](int r) {
       float* x = s.gate() + static_cast<size_t>(r) * n_ff;
+      if (hp.ffn_xielu) {
+        xielu_row(hp, layer, x, n_ff);
+        return;
+      }
       for (int i = 0; i < n_ff; ++i) x[i] = x[i] > 0.0f ? x[i] * x[i] : 0.0f;
     });
   }
@@ -212,8 +228,8 @@ void relu_sq_ffn(const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& p
 // s.proj()[r] = the SiLU- (GELU-, or clamped SwiGLU-) gated feed-forward of s.normed()[r], of
 // the layer's width (Gemma 4 E2B's double-wide layers'), or Nemotron-H's gate-less one.
 void dense_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n, ForwardScratch& s, ThreadPool& pool) {
-  if (hp.ffn_relu_sq) {
-    relu_sq_ffn(lw, n, s, pool);
+  if (hp.ffn_relu_sq || hp.ffn_xielu) {
+    gateless_ffn(hp, lw, layer, n, s, pool);
     return;
   }
   const kernels::MatmulJob gate_up[] = {{&lw.w_gate, s.normed(), n, s.gate()}, {&lw.w_up, s.normed(), n, s.up()}};
