@@ -4,47 +4,23 @@
 // F32 their logits stay with the float64 reference forward's; Falcon-H1 quantized gives the same bits
 // whole or in chunks. Beside mkmodel_load_test.cc, in its test binary.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <string>
 #include <vector>
 
-#include "model/contiguous_kv.h"
+#include "cli/mkmodel_file_test_util.h"
 #include "model/model.h"
-#include "model/reference_forward.h"
 #include "modelgen/model_generator.h"
 
 namespace strata {
 namespace {
 
-namespace fs = std::filesystem;
-
 constexpr int kFalconPrompt = 24;
 
-class MkmodelFalconLoadTest : public ::testing::Test {
+class MkmodelFalconLoadTest : public testing::MkmodelFileTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("strata-mkmodel-falcon-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // spec written in type under name; the file's path.
-  Result<std::string> write(const ModelSpec& spec, DType type, const std::string& name) {
-    GenerateOptions o;
-    o.type = type;
-    o.seed = 17;
-    o.n_threads = 2;
-    o.out_path = (dir_ / (name + "-" + std::string(dtype_name(type)) + ".gguf")).string();
-    auto r = generate_model_from_spec(spec, o);
-    if (!r.ok()) return r.status();
-    return o.out_path;
-  }
-
-  fs::path dir_;
+  MkmodelFalconLoadTest() { seed_ = 17; }
 };
 
 // The preset's spec as arch; narrow: 2 layers of 256 (2 heads of 128 over one K/V head, a feed-forward of
@@ -64,35 +40,10 @@ ModelSpec falcon_kin_spec(const std::string& arch, const std::string& preset, bo
   return spec;
 }
 
-// Every position's logits of a fixed prompt, from forward passes over chunks of the given sizes.
-std::vector<float> falcon_kin_logits(const Model& m, const std::vector<int>& chunks) {
-  const int n_vocab = m.hparams().n_vocab;
-  auto kv = std::move(ContiguousKv::Create(m.kv_layout(DType::kF32, 16), 1, kFalconPrompt).value());
-  auto scratch = m.make_scratch(kFalconPrompt, kFalconPrompt);
-  ThreadPool pool(2);
-  std::vector<float> logits(static_cast<size_t>(kFalconPrompt) * n_vocab);
-  int pos = 0;
-  for (int chunk : chunks) {
-    std::vector<Row> rows;
-    for (int i = 0; i < chunk; ++i, ++pos) rows.push_back(Row{0, pos, (pos * 37 + 5) % n_vocab, true});
-    m.forward(rows, *kv, logits.data() + static_cast<size_t>(pos - chunk) * n_vocab, *scratch, pool);
-  }
-  for (float x : logits) EXPECT_TRUE(std::isfinite(x));
-  return logits;
-}
-
 // The F32 file at path against the float64 reference over kFalconPrompt positions: float rounding apart
 // (about 1e-6 here), the same logits.
 void expect_falcon_kin_close_to_reference(const std::string& path) {
-  auto model = Model::Load(path);
-  auto gguf = GgufFile::Open(path);
-  ASSERT_TRUE(model.ok() && gguf.ok()) << (model.ok() ? "" : model.status().ToString());
-  auto ref = testing::ReferenceForward::Load(*gguf);
-  ASSERT_TRUE(ref.ok()) << ref.status().ToString();
-  const std::vector<float> logits = falcon_kin_logits(**model, {kFalconPrompt});
-  std::vector<int32_t> tokens;
-  for (int pos = 0; pos < kFalconPrompt; ++pos) tokens.push_back((pos * 37 + 5) % (*model)->hparams().n_vocab);
-  const testing::LogitErrors e = testing::logit_errors(*ref, tokens, logits.data());
+  const testing::LogitErrors e = testing::fixed_prompt_reference_errors(path, kFalconPrompt);
   EXPECT_LT(e.rms_rel, 1e-4);
   EXPECT_LT(e.max_rel, 1e-3);
 }
@@ -120,8 +71,8 @@ TEST_F(MkmodelFalconLoadTest, FalconH1LoadsWithMamba2BesideAttention) {
       expect_falcon_kin_close_to_reference(*path);
       continue;
     }
-    const std::vector<float> whole = falcon_kin_logits(**m, {kFalconPrompt});
-    const std::vector<float> chunked = falcon_kin_logits(**m, {7, 1, 16});
+    const std::vector<float> whole = testing::fixed_prompt_logits(**m, {kFalconPrompt});
+    const std::vector<float> chunked = testing::fixed_prompt_logits(**m, {7, 1, 16});
     EXPECT_EQ(std::memcmp(whole.data(), chunked.data(), sizeof(float) * whole.size()), 0);
   }
 }

@@ -3,47 +3,20 @@
 // the generator meant, and their logits over a prompt longer than the window stay with the float64
 // reference forward's. Beside mkmodel_load_test.cc, in its test binary.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cmath>
-#include <filesystem>
 #include <string>
 #include <vector>
 
-#include "model/contiguous_kv.h"
+#include "cli/mkmodel_file_test_util.h"
 #include "model/model.h"
-#include "model/reference_forward.h"
 #include "modelgen/model_generator.h"
 
 namespace strata {
 namespace {
 
-namespace fs = std::filesystem;
-
 constexpr int kPostNormPrompt = 24;  // past the tests' 8-key windows
 
-class MkmodelPostNormLoadTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("strata-mkmodel-postnorm-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // spec written in type under name; the file's path.
-  Result<std::string> write(const ModelSpec& spec, DType type, const std::string& name) {
-    GenerateOptions o;
-    o.type = type;
-    o.seed = 13;
-    o.n_threads = 2;
-    o.out_path = (dir_ / (name + "-" + std::string(dtype_name(type)) + ".gguf")).string();
-    auto r = generate_model_from_spec(spec, o);
-    if (!r.ok()) return r.status();
-    return o.out_path;
-  }
-
-  fs::path dir_;
-};
+class MkmodelPostNormLoadTest : public testing::MkmodelFileTest {};
 
 // The preset's spec as arch, cut to n_layers (0: the preset's).
 ModelSpec post_norm_spec(const std::string& arch, const std::string& preset, int n_layers = 0) {
@@ -52,33 +25,6 @@ ModelSpec post_norm_spec(const std::string& arch, const std::string& preset, int
   ModelSpec spec = s.ok() ? *s : ModelSpec{};
   if (n_layers > 0) set_layer_count(&spec, n_layers);
   return spec;
-}
-
-// The model at path against the float64 reference over kPostNormPrompt positions: finite logits, and
-// (for float weights) the relative RMS and largest error of the logits.
-testing::LogitErrors post_norm_reference_errors(const std::string& path) {
-  auto model = Model::Load(path);
-  auto gguf = GgufFile::Open(path);
-  EXPECT_TRUE(model.ok() && gguf.ok()) << (model.ok() ? "" : model.status().ToString());
-  if (!model.ok() || !gguf.ok()) return {INFINITY, INFINITY};
-  auto ref = testing::ReferenceForward::Load(*gguf);
-  EXPECT_TRUE(ref.ok()) << ref.status().ToString();
-  if (!ref.ok()) return {INFINITY, INFINITY};
-  const Model& m = **model;
-  const int n_vocab = m.hparams().n_vocab;
-  auto kv = std::move(ContiguousKv::Create(m.kv_layout(DType::kF32, 16), 1, kPostNormPrompt).value());
-  auto scratch = m.make_scratch(kPostNormPrompt, kPostNormPrompt);
-  ThreadPool pool(2);
-  std::vector<int32_t> tokens;
-  std::vector<Row> rows;
-  for (int pos = 0; pos < kPostNormPrompt; ++pos) {
-    tokens.push_back((pos * 37 + 5) % n_vocab);
-    rows.push_back(Row{0, pos, tokens.back(), true});
-  }
-  std::vector<float> logits(static_cast<size_t>(kPostNormPrompt) * n_vocab);
-  m.forward(rows, *kv, logits.data(), *scratch, pool);
-  for (float x : logits) EXPECT_TRUE(std::isfinite(x));
-  return testing::logit_errors(*ref, tokens, logits.data());
 }
 
 // F32 weights: what separates the model from the reference is float rounding (about 1e-6 here).
@@ -102,7 +48,7 @@ TEST_F(MkmodelPostNormLoadTest, Olmo2AndOlmo3LoadWithTheirLayout) {
     EXPECT_TRUE(hp.post_norms && hp.qk_norm && hp.qk_norm_whole_row && hp.rope_neox);
     EXPECT_FALSE(hp.pre_norms || hp.tied_embeddings);
     EXPECT_EQ(hp.sliding_window, 0);
-    if (type == DType::kF32) expect_close_to_reference(post_norm_reference_errors(*path));
+    if (type == DType::kF32) expect_close_to_reference(testing::fixed_prompt_reference_errors(*path, kPostNormPrompt));
   }
   ModelSpec olmo3 = post_norm_spec("olmo2", "tiny", 8);
   olmo3.sliding_window = 8;
@@ -118,7 +64,7 @@ TEST_F(MkmodelPostNormLoadTest, Olmo2AndOlmo3LoadWithTheirLayout) {
   EXPECT_FLOAT_EQ(hp.rope_freq_base_swa, hp.rope_freq_base);
   EXPECT_FLOAT_EQ(hp.rope_yarn_factor, 4.0f);
   EXPECT_EQ(hp.rope_yarn_orig_ctx, 128);
-  expect_close_to_reference(post_norm_reference_errors(*path));
+  expect_close_to_reference(testing::fixed_prompt_reference_errors(*path, kPostNormPrompt));
 }
 
 // tiny as exaone4: post-norms, QK-norm per head, every layer rotating over all keys; tied as the 1.2B.
@@ -152,7 +98,7 @@ TEST_F(MkmodelPostNormLoadTest, Exaone4LoadsWithItsLayoutAndThe32bsSlidingLayers
   EXPECT_TRUE(bh.layer_slides(0) && bh.layer_rotates(0) && bh.layer_slides(62));
   EXPECT_TRUE(!bh.layer_slides(3) && !bh.layer_rotates(3) && !bh.layer_rotates(63));
   EXPECT_NE((*bm)->gguf().find_tensor("rope_freqs.weight"), nullptr);
-  expect_close_to_reference(post_norm_reference_errors(*big_path));
+  expect_close_to_reference(testing::fixed_prompt_reference_errors(*big_path, kPostNormPrompt));
 }
 
 // moe-tiny as olmoe: pre-norms, whole-row QK-norm, 8 experts of 256 (feed_forward_length) in every
@@ -173,7 +119,7 @@ TEST_F(MkmodelPostNormLoadTest, OlmoeLoadsWithItsExpertsInEveryLayer) {
     EXPECT_EQ(hp.n_ff_exp, 256);
     EXPECT_EQ(hp.n_ff_shexp, 0);
     EXPECT_TRUE(hp.layer_is_moe(0) && hp.layer_is_moe(1));
-    if (type == DType::kF32) expect_close_to_reference(post_norm_reference_errors(*path));
+    if (type == DType::kF32) expect_close_to_reference(testing::fixed_prompt_reference_errors(*path, kPostNormPrompt));
   }
 }
 

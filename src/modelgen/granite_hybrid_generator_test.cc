@@ -13,63 +13,21 @@
 #include "gguf/gguf_file.h"
 #include "modelgen/model_generator.h"
 #include "modelgen/model_quantizer.h"
+#include "modelgen/generator_test_fixture.h"
 #include "modelgen/plan_test_util.h"
 #include "modelgen/weight_rng.h"
 
 namespace strata {
 namespace {
 
-namespace fs = std::filesystem;
-
-class GraniteHybridGeneratorTest : public ::testing::Test {
+// The shared fixture with options for granitehybrid presets, cut to n_layers (0: the preset's).
+class GraniteHybridGeneratorTest : public testing::GeneratorTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("strata-granitehybridgen-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   GenerateOptions options(const std::string& preset, DType type, int n_layers, const std::string& name) const {
-    GenerateOptions o;
-    o.arch = "granitehybrid";
-    o.preset = preset;
-    o.type = type;
-    o.seed = 7;
-    o.n_threads = 2;
+    GenerateOptions o = GeneratorTest::options("granitehybrid", preset, type, name);
     o.n_layers = n_layers;
-    o.out_path = (dir_ / (name + ".gguf")).string();
     return o;
   }
-
-  Result<GgufFile> generate(const GenerateOptions& o) {
-    auto r = generate_model(o);
-    if (!r.ok()) return r.status();
-    return GgufFile::Open(o.out_path);
-  }
-
-  // spec written in F32, then planned by strata quantize as mix: the same type for every tensor as
-  // mkmodel's plan of spec in type (mix's base type) gives; that plan's tensors by name.
-  std::map<std::string, PlannedTensor> quantized_as_planned(const ModelSpec& spec, const std::string& mix, DType type,
-                                                            const std::string& name) {
-    GenerateOptions f32 = options("", DType::kF32, 0, name);
-    auto written = generate_model_from_spec(spec, f32);
-    EXPECT_TRUE(written.ok()) << written.status().ToString();
-    QuantizeOptions q;
-    q.in_path = f32.out_path;
-    q.file_type = mix;
-    auto quantized = plan_quantize(q);
-    auto planned = plan_tensors(spec, type);
-    EXPECT_TRUE(quantized.ok() && planned.ok()) << quantized.status().ToString() << planned.status().ToString();
-    if (!quantized.ok() || !planned.ok()) return {};
-    EXPECT_EQ(quantized->tensors.size(), planned->tensors.size());
-    for (size_t i = 0; i < std::min(quantized->tensors.size(), planned->tensors.size()); ++i) {
-      EXPECT_EQ(quantized->tensors[i].name, planned->tensors[i].name);
-      EXPECT_EQ(quantized->tensors[i].to, planned->tensors[i].type) << planned->tensors[i].name;
-    }
-    return planned_tensors_by_name(*planned);
-  }
-
-  fs::path dir_;
 };
 
 // moe-tiny as granitehybrid with 7 layers: K/V heads in layer 5 only; Mamba-2 layers of 4 heads of
