@@ -62,6 +62,12 @@ void fix_scales(DType type, std::byte* p, size_t n_bytes) {
       case DType::kQ3_K:
         std::memcpy(p + off + offsetof(BlockQ3_K, d), &kScaleF16, 2);
         break;
+      case DType::kTQ1_0:
+        std::memcpy(p + off + offsetof(BlockTQ1_0, d), &kScaleF16, 2);
+        break;
+      case DType::kTQ2_0:
+        std::memcpy(p + off + offsetof(BlockTQ2_0, d), &kScaleF16, 2);
+        break;
       case DType::kMXFP4:  // exponent byte: 2^(120 - 128), kScaleF16's value
         p[off] = std::byte{120};
         break;
@@ -242,6 +248,8 @@ STRATA_MATMUL_BENCH(iq4_nl, DType::kIQ4_NL);
 STRATA_MATMUL_BENCH(mxfp4, DType::kMXFP4);
 STRATA_MATMUL_BENCH(iq3_s, DType::kIQ3_S);
 STRATA_MATMUL_BENCH(iq2_xs, DType::kIQ2_XS);
+STRATA_MATMUL_BENCH(tq1_0, DType::kTQ1_0);
+STRATA_MATMUL_BENCH(tq2_0, DType::kTQ2_0);
 
 #define STRATA_MATMUL_HOT_BENCH(name, type) \
   BENCHMARK_CAPTURE(BM_MatmulHot, name, type)->Apply(hot_shapes)
@@ -262,6 +270,8 @@ STRATA_MATMUL_HOT_BENCH(iq2_xxs, DType::kIQ2_XXS);
 STRATA_MATMUL_HOT_BENCH(iq2_xs, DType::kIQ2_XS);
 STRATA_MATMUL_HOT_BENCH(iq2_s, DType::kIQ2_S);
 STRATA_MATMUL_HOT_BENCH(iq1_s, DType::kIQ1_S);
+STRATA_MATMUL_HOT_BENCH(tq1_0, DType::kTQ1_0);
+STRATA_MATMUL_HOT_BENCH(tq2_0, DType::kTQ2_0);
 
 // threads:1 is the fairer figure on a busy machine: its CPU time is the whole step's.
 void decode_shapes(benchmark::internal::Benchmark* b) {

@@ -392,6 +392,35 @@ TEST_F(GgufCommandsTest, MkmodelDryRunOfFalconH1ExaoneAndArceePresets) {
   EXPECT_NE(wrong.err.find("--arch falcon-h1 needs one of: tiny"), std::string::npos) << wrong.err;
 }
 
+// BitNet b1.58 2B4T's summary: bitnet-b1.58's layers with their sub-norms, relu^2 gate and ternary
+// matrices, its total (2.41B: 2.08B besides the embedding table); bitnet on another preset gates by SiLU;
+// a MoE preset is refused as bitnet.
+TEST_F(GgufCommandsTest, MkmodelDryRunOfBitnetPreset) {
+  CommandRun b = run_command({"mkmodel", "--preset", "bitnet-b1.58-2b-4t", "--type", "tq2_0", "--dry-run", "-o",
+                              (dir_ / "bitnet.gguf").string()});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_NE(b.out.find("bitnet-b1.58 preset bitnet-b1.58-2b-4t, 30 layers, 2560 wide, 20/5 heads of 128, ffn 6912, "
+                       "vocab 128256"),
+            std::string::npos)
+      << b.out;
+  EXPECT_NE(b.out.find("bitnet-b1.58: llama's layers, NeoX rope, attn_sub_norm before attn_output and ffn_sub_norm "
+                       "before ffn_down, a relu^2-gated feed-forward, tied embeddings; every matrix but token_embd "
+                       "ternary (-s, 0, +s)\n"),
+            std::string::npos)
+      << b.out;
+  EXPECT_NE(b.out.find("2412820480 parameters"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find("file type TQ2_0"), std::string::npos) << b.out;
+  CommandRun silu = run_command({"mkmodel", "--arch", "bitnet", "--preset", "small", "--dry-run", "-o",
+                                 (dir_ / "silu.gguf").string()});
+  ASSERT_EQ(silu.exit_code, 0) << silu.err;
+  EXPECT_NE(silu.out.find("bitnet: llama's layers, NeoX rope"), std::string::npos) << silu.out;
+  EXPECT_NE(silu.out.find("a SiLU-gated feed-forward"), std::string::npos) << silu.out;
+  CommandRun wrong =
+      run_command({"mkmodel", "--arch", "bitnet", "--preset", "moe-tiny", "-o", (dir_ / "w.gguf").string()});
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.err.find("--arch bitnet needs one of: tiny"), std::string::npos) << wrong.err;
+}
+
 TEST_F(GgufCommandsTest, QuantizeWritesTheMixAndSaysWhatFellBack) {
   const std::string in = std::string(STRATA_SHARED_DIR) + "/models/stories260K.gguf";
   const std::string out = (dir_ / "q3.gguf").string();

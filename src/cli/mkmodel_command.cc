@@ -18,13 +18,17 @@ namespace {
 
 constexpr const char* kMkmodelTypes =
     "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl iq4_xs iq3_s iq3_xxs iq2_s iq2_xs iq2_xxs "
-    "iq1_m iq1_s mxfp4";
+    "iq1_m iq1_s mxfp4 tq1_0 tq2_0";
 
 // --arch's help: the names, and what each does to a preset not its own.
 constexpr const char* kArchHelp =
     "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, qwen3vl, "
     "granite, minicpm, cohere2, command-r, seed_oss, gemma4, deci, nemotron_h, lfm2, olmo2, exaone4, exaone, arcee, "
-    "falcon-h1 or granitehybrid (dense presets; falcon-h1 is TII Falcon-H1: every layer a Mamba-2 mixer beside "
+    "falcon-h1, bitnet, bitnet-b1.58 or granitehybrid (dense presets; bitnet (llama.cpp's name) and bitnet-b1.58 "
+    "(Microsoft's, BitNet b1.58 2B4T) are llama's layers with NeoX rope, a sub-norm before attn_output and before "
+    "ffn_down, tied embeddings and every matrix but token_embd ternary (-s, 0, +s: exact in TQ1_0 / TQ2_0), "
+    "bitnet-b1.58's gate relu^2, bitnet's relu^2 on its own preset and SiLU on another; falcon-h1 is TII "
+    "Falcon-H1: every layer a Mamba-2 mixer beside "
     "attention under one norm, on a preset not Falcon-H1's Mamba-2 of 2 * n_embd values in heads of 64, one group "
     "of min(128, n_embd / 4) state values; exaone (EXAONE 3.5) is llama's layers with NeoX rope, arcee (AFM) "
     "llama's with a squared-ReLU feed-forward without a gate (a preset's YaRN kept), EXAONE 3.5's rope_freqs only "
@@ -188,6 +192,13 @@ void print_llama_kin(const ModelSpec& s) {
   std::printf("\n");
 }
 
+// bitnet's and bitnet-b1.58's layers: llama's with the sub-norms, the gate, the ternary matrices.
+void print_bitnet(const ModelSpec& s) {
+  std::printf("  %s: llama's layers, NeoX rope, attn_sub_norm before attn_output and ffn_sub_norm before ffn_down, "
+              "a %s-gated feed-forward, tied embeddings; every matrix but token_embd ternary (-s, 0, +s)\n",
+              s.arch.c_str(), s.bitnet_relu2 ? "relu^2" : "SiLU");
+}
+
 // granitehybrid's layers: which attend (granite_layer_attends()) and the Mamba-2 layers' shapes.
 void print_granite_hybrid(const ModelSpec& s) {
   std::string attending;
@@ -238,6 +249,7 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
   if (s.olmo2 || s.exaone4 || s.arch == "olmoe") print_post_norm(s);
   if (s.falcon_h1) print_falcon_h1(s);
   if (s.arch == "exaone" || s.arch == "arcee") print_llama_kin(s);
+  if (s.bitnet) print_bitnet(s);
   if (s.rope_freqs) std::printf("  rope_freqs.weight: Llama 3.1-style frequency factors (1 to 8)\n");
   std::printf("  %llu parameters, %.1f MiB of tensor data, file type %s",
               static_cast<unsigned long long>(r.n_params), static_cast<double>(r.n_bytes) / (1 << 20),
@@ -303,8 +315,8 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma4-e2b, "
                   "gemma4-e4b, gemma4-31b, gemma2-2b, phi-4, "
                   "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b, nemotron-nano-9b-v2, lfm2-1.2b, olmo-2-7b, "
-                  "olmo-3-7b, exaone-4.0-1.2b, exaone-4.0-32b, falcon-h1-7b, exaone-3.5-7.8b, afm-4.5b; mixture of "
-                  "experts: moe-tiny, qwen3-30b-a3b, "
+                  "olmo-3-7b, exaone-4.0-1.2b, exaone-4.0-32b, falcon-h1-7b, exaone-3.5-7.8b, afm-4.5b, "
+                  "bitnet-b1.58-2b-4t; mixture of experts: moe-tiny, qwen3-30b-a3b, "
                   "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
                   "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b, qwen3-next-80b-a3b, "
                   "granite-4.0-h-tiny, nemotron-3-nano-30b-a3b, lfm2-8b-a1b, olmoe-1b-7b, "

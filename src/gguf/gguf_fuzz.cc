@@ -7,6 +7,7 @@
 
 #include "gguf/gguf_describe.h"
 #include "gguf/gguf_file.h"
+#include "tensor/i2s.h"
 #include "tensor/quantize.h"
 
 namespace {
@@ -22,6 +23,11 @@ void check_tensor(const strata::GgufTensor& t, const uint8_t* data, size_t size)
   if (strata::can_dequantize(t.type) && t.n_elements <= kMaxDecodedElements) {
     std::vector<float> out(t.n_elements);
     (void)strata::dequantize_row(t.type, t.data, out.data(), out.size());
+  }
+  // I2_S is read as TQ2_0 (tensor/i2s.h): hostile codes and scales, the scale at the tensor's end.
+  if (t.type == strata::DType::kI2_S && t.n_elements <= kMaxDecodedElements) {
+    std::vector<std::byte> tq2(t.n_elements / 256 * 66 + 66);
+    (void)strata::i2s_to_tq2_0(reinterpret_cast<const std::byte*>(t.data), t.n_elements, tq2.data());
   }
 }
 

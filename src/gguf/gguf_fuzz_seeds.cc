@@ -1,5 +1,6 @@
 // Writes small valid GGUF files into a directory, as seeds for the gguf fuzzer: every value
-// type, nested arrays, several tensor types, a non-default alignment. Usage: DIR.
+// type, nested arrays, several tensor types (the ternary ones and I2_S among them), a non-default
+// alignment. Usage: DIR.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -52,6 +53,9 @@ int main(int argc, char** argv) {
   tensors.add_tensor_bytes("q4k", strata::DType::kQ4_K, {256}, bytes(144));
   tensors.add_tensor_bytes("q6k", strata::DType::kQ6_K, {256}, bytes(210));
   tensors.add_tensor_bytes("q5_0", strata::DType::kQ5_0, {32, 1, 1, 1}, bytes(22));
+  tensors.add_tensor_bytes("tq1", strata::DType::kTQ1_0, {256}, bytes(54));
+  tensors.add_tensor_bytes("tq2", strata::DType::kTQ2_0, {256}, bytes(66));
+  tensors.add_tensor_bytes("i2s", strata::DType::kI2_S, {256, 2}, bytes(512 / 4 + 32));
   strata::GgufWriter aligned = tensors;
   aligned.set_alignment(64);
   for (auto& [w, name] : {std::pair{&meta, "meta.gguf"}, {&tensors, "tensors.gguf"}, {&aligned, "aligned.gguf"}}) {

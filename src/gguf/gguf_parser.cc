@@ -109,7 +109,7 @@ Status parse_tensor_type(GgufCursor& c, size_t start, GgufTensor* t) {
                                 " elements are not whole " + std::string(info->name) + " blocks of " +
                                 std::to_string(info->block_size));
   }
-  auto n_bytes = dtype_row_bytes(t->type, t->n_elements);
+  auto n_bytes = dtype_tensor_bytes(t->type, t->n_elements);
   if (!n_bytes) return c.corrupt(start, "integer overflow: tensor '" + t->name + "' byte size");
   t->n_bytes = *n_bytes;
   return Status::Ok();

@@ -70,7 +70,7 @@ void GgufWriter::add_tensor_bytes(std::string name, DType type, std::vector<uint
   // The size is checked against the type at write(); a mismatch must not overrun dst.
   size_t n_elements = 1;
   for (uint64_t d : dims) n_elements *= d;
-  size_t expected = dtype_row_bytes(type, n_elements).value_or(0);
+  size_t expected = dtype_tensor_bytes(type, n_elements).value_or(0);
   bool size_ok = shared->size() == expected;
   std::string key = name;
   add_tensor(std::move(name), type, std::move(dims), [shared, size_ok](uint8_t* dst) {
@@ -100,7 +100,7 @@ Status GgufWriter::plan(std::vector<size_t>* n_bytes) const {
       n_elements *= d;
     }
     const DTypeInfo& info = dtype_info(t.type);
-    auto bytes = dtype_row_bytes(t.type, n_elements);
+    auto bytes = dtype_tensor_bytes(t.type, n_elements);
     if (t.dims[0] % info.block_size != 0 || !bytes) {
       return Status::InvalidArgument("tensor '" + t.name + "': rows of " + std::to_string(t.dims[0]) +
                                      " elements are not whole " + std::string(info.name) + " blocks");

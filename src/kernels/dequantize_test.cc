@@ -103,8 +103,10 @@ TEST(CheckWeightMatrix, NamesWhatIsWrong) {
   EXPECT_NE(check_weight_matrix(w).message().find("row_bytes"), std::string::npos);
   w = {DType::kQ4_K, data.data(), 1, 64, 36};
   EXPECT_NE(check_weight_matrix(w).message().find("block size"), std::string::npos);
-  w = {DType::kTQ1_0, data.data(), 1, 256, 54};
+  w = {DType::kQ8_1, data.data(), 1, 32, 36};
   EXPECT_EQ(check_weight_matrix(w).code(), Code::kUnsupported);
+  w = {DType::kTQ1_0, data.data(), 1, 256, 54};
+  EXPECT_TRUE(check_weight_matrix(w).ok());
   w = {DType::kF32, nullptr, 1, 4, 16};
   EXPECT_FALSE(check_weight_matrix(w).ok());
 }
@@ -131,7 +133,7 @@ TEST(Matmul, EveryMatmulTypeHasSimdKernels) {
     EXPECT_TRUE(matmul_supports(type)) << dtype_name(type);
     EXPECT_TRUE(matmul_has_simd_kernel(type)) << dtype_name(type);
   }
-  for (DType type : {DType::kIQ2_S, DType::kIQ1_S, DType::kIQ1_M}) {
+  for (DType type : {DType::kIQ2_S, DType::kIQ1_S, DType::kIQ1_M, DType::kTQ1_0, DType::kTQ2_0}) {
     EXPECT_EQ(q8_block_for(type), static_cast<int>(dtype_info(type).block_size)) << dtype_name(type);
   }
 }

@@ -37,7 +37,7 @@ bool matmul_has_simd_kernel(DType type) {
     case DType::kQ5_0: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: case DType::kIQ4_NL:
     case DType::kIQ4_XS: case DType::kQ3_K: case DType::kQ2_K: case DType::kQ4_1: case DType::kQ5_1:
     case DType::kIQ3_S: case DType::kIQ3_XXS: case DType::kIQ2_XXS: case DType::kIQ2_XS: case DType::kIQ2_S:
-    case DType::kIQ1_S: case DType::kIQ1_M: case DType::kMXFP4:
+    case DType::kIQ1_S: case DType::kIQ1_M: case DType::kMXFP4: case DType::kTQ1_0: case DType::kTQ2_0:
       return true;
     default:
       return false;

@@ -53,8 +53,8 @@ size_t packed_matrix_bytes(const WeightMatrix& w);
 void pack_matrix(const WeightMatrix& w, std::byte* dst);
 
 // Types matmul supports: F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_1, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K,
-// Q6_K, IQ4_NL, IQ4_XS, IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS, IQ2_S, IQ1_S, IQ1_M, MXFP4, all with
-// SIMD kernels (matmul_has_simd_kernel() tells whether a type has them).
+// Q6_K, IQ4_NL, IQ4_XS, IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS, IQ2_S, IQ1_S, IQ1_M, MXFP4, TQ1_0, TQ2_0,
+// all with SIMD kernels (matmul_has_simd_kernel() tells whether a type has them).
 bool matmul_supports(DType type);
 // True when the SIMD tables (AVX2, AVX-512) have a matmul kernel of their own for type;
 // false for the types they run on the scalar reference rows.

@@ -39,8 +39,8 @@ static inline void k_scale_min(const uint8_t* scales, int j, uint8_t* sc, uint8_
 
 // One input row quantised for integer dot products against block-quantised weights.
 // Per block of `block` inputs (32 for the 32-element weight types: Q8_0, Q4_0, Q5_0, Q4_1,
-// Q5_1, IQ4_NL; 256, one super-block, for the K-quants and the 256-element i-quants so the
-// sub-block products can be summed as integers):
+// Q5_1, IQ4_NL; 256, one super-block, for the K-quants, the 256-element i-quants and TQ1_0 /
+// TQ2_0 so the sub-block products can be summed as integers):
 // scale d (float) and int8 codes q with x ~= d * q, q in [-127, 127]; plus the sums of q
 // over each 16 inputs (for codes with an offset, e.g. Q4_0's q - 8, and the K-quant mins).
 // Memory (structure of arrays, each part 32-byte aligned): q[n_in], d[n_in/block], sum16[n_in/16].

@@ -16,7 +16,7 @@ uint16_t random_scale(std::mt19937& rng, float lo, float hi) {
 
 void put_scale(uint8_t* b, size_t offset, uint16_t h) { std::memcpy(b + offset, &h, 2); }
 
-// Q4_1, Q5_1, Q2_K, Q3_K, the i-quants and MXFP4: every code field may hold any bits (all
+// Q4_1, Q5_1, Q2_K, Q3_K, the i-quants, MXFP4, TQ1_0 and TQ2_0: every code field may hold any bits (all
 // grid indices are in range); only the scales need realistic values.
 bool fill_reference_only_block(DType type, uint8_t* b, std::mt19937& rng) {
   switch (type) {
@@ -37,6 +37,12 @@ bool fill_reference_only_block(DType type, uint8_t* b, std::mt19937& rng) {
     case DType::kIQ3_S: case DType::kIQ3_XXS: case DType::kIQ2_XXS: case DType::kIQ2_XS: case DType::kIQ2_S:
     case DType::kIQ1_S:
       put_scale(b, 0, random_scale(rng, 0.0002f, 0.002f));
+      return true;
+    case DType::kTQ1_0:  // every byte decodes to five trits; the f16 d is the block's last field
+      put_scale(b, offsetof(BlockTQ1_0, d), random_scale(rng, 0.005f, 0.05f));
+      return true;
+    case DType::kTQ2_0:  // code 3 (never written by ggml) decodes to +2
+      put_scale(b, offsetof(BlockTQ2_0, d), random_scale(rng, 0.005f, 0.05f));
       return true;
     case DType::kMXFP4:  // scales 2^-13 .. 2^-7 (e 115 .. 121): weights up to 12 scales, ~0.001 to 0.1
       b[offsetof(BlockMXFP4, e)] = static_cast<uint8_t>(std::uniform_int_distribution<int>(115, 121)(rng));
@@ -123,11 +129,13 @@ std::vector<float> random_floats(size_t n, uint32_t seed, float sigma) {
 }
 
 std::vector<DType> matmul_types() {
-  // The first nine, then those added with the GGUF files' other types (issue 12), then MXFP4.
+  // The first nine, then those added with the GGUF files' other types (issue 12), then MXFP4,
+  // then the ternary types.
   return {DType::kF32,     DType::kF16,    DType::kBF16,   DType::kQ8_0,  DType::kQ4_0,   DType::kQ5_0,
           DType::kQ4_K,    DType::kQ5_K,   DType::kQ6_K,   DType::kQ4_1,  DType::kQ5_1,   DType::kQ2_K,
           DType::kQ3_K,    DType::kIQ4_NL, DType::kIQ4_XS, DType::kIQ3_S, DType::kIQ3_XXS, DType::kIQ2_XXS,
-          DType::kIQ2_XS,  DType::kIQ2_S,  DType::kIQ1_S,  DType::kIQ1_M,  DType::kMXFP4};
+          DType::kIQ2_XS,  DType::kIQ2_S,  DType::kIQ1_S,  DType::kIQ1_M,  DType::kMXFP4,  DType::kTQ1_0,
+          DType::kTQ2_0};
 }
 
 }  // namespace strata::kernels::testing

@@ -270,6 +270,16 @@ constexpr ArchTraits kArchs[] = {
     {.name = "olmoe", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
      .requires_experts = true, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .qk_norm_whole_row = true},
+    // BitNet b1.58 (bitnet, bitnet-b1.58, bitnet-25): see ArchTraits::bitnet.
+    {.name = "bitnet", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = false,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .bitnet = true},
+    {.name = "bitnet-b1.58", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = false,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .bitnet = true, .bitnet_relu_sq = true},
+    {.name = "bitnet-25", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = false,
+     .requires_experts = false, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .bitnet = true, .bitnet_relu_sq = true},
     // Xiaomi MiMo-V2-Flash (mimo2): see ArchTraits::mimo2.
     {.name = "mimo2", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
@@ -290,7 +300,8 @@ std::string_view supported_arch_names() {
          "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, minimax-m3, mistral3, ernie4_5, ernie4_5-moe, "
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, minicpm, seed_oss, bailingmoe2, dots1, "
          "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, hunyuan-dense, mimo2, glm-dsa, deci, granitehybrid, nemotron_h, "
-         "nemotron_h_moe, lfm2, lfm2moe, olmo2, olmoe, exaone, exaone4, falcon-h1, arcee, apertus";
+         "nemotron_h_moe, lfm2, lfm2moe, olmo2, olmoe, exaone, exaone4, falcon-h1, arcee, apertus, "
+         "bitnet, bitnet-b1.58, bitnet-25";
 }
 
 }  // namespace strata

@@ -187,6 +187,15 @@ struct ArchTraits {
   // feed-forward down(xIELU(up x)) without a gate, xIELU's four values per layer from the file's
   // xielu.* keys (Hparams::ffn_xielu).
   bool apertus = false;
+  // BitNet b1.58 (bitnet: llama.cpp's name, 1bitLLM's 0.7B / 3B; bitnet-b1.58 and bitnet-25:
+  // Microsoft's converter's, BitNet b1.58 2B4T): Llama's layers with NeoX rope, the attention's
+  // output RMS-normed (attn_sub_norm) before attn_output, the gated feed-forward's product
+  // (ffn_sub_norm) before ffn_down; the gate SiLU, or relu(.)^2 where bitnet_relu_sq says or
+  // <arch>.hidden_activation names it (model/bitnet_hparams.h); a matrix's optional one-number
+  // <name>.scale multiplies its output, as llama.cpp reads these files. The weights are ternary
+  // (TQ1_0, TQ2_0, or Microsoft's I2_S).
+  bool bitnet = false;
+  bool bitnet_relu_sq = false;
 };
 
 // nullptr for an architecture this build does not run.

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -265,7 +266,8 @@ std::vector<Case> all_cases() {
   // quantised type each.
   for (const char* arch : {"granite", "granitemoe", "minicpm", "cohere2", "cohere2_moe", "minimax-m3", "laguna", "command-r", "mistral4", "step35", "hunyuan-moe", "mimo2", "glm-dsa", "deci",
                            "seed_oss", "bailingmoe2", "dots1", "qwen2vl", "qwen3vl", "qwen3vlmoe", "gemma4", "gemma4-moe",
-                           "gemma4-e2b", "olmo2", "olmoe", "exaone4", "arcee", "hunyuan-dense", "apertus"}) {
+                           "gemma4-e2b", "olmo2", "olmoe", "exaone4", "arcee", "hunyuan-dense", "apertus", "bitnet",
+                           "bitnet-b1.58"}) {
     for (DType t : {DType::kF16, DType::kQ4_K}) cases.push_back({arch, t});
   }
   return cases;
@@ -273,8 +275,8 @@ std::vector<Case> all_cases() {
 
 INSTANTIATE_TEST_SUITE_P(ArchByType, BatchInvarianceTest, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
-                           std::string arch = info.param.arch;  // test names take no '-'
-                           std::replace(arch.begin(), arch.end(), '-', '_');
+                           std::string arch = info.param.arch;  // test names take no '-' or '.'
+                           for (char& c : arch) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
                            return arch + "_" + std::string(dtype_name(info.param.type));
                          });
 

@@ -15,6 +15,7 @@
 #include "model/ssm_hparams.h"
 #include "model/step35_hparams.h"
 #include "model/xielu_hparams.h"
+#include "model/bitnet_hparams.h"
 
 namespace strata {
 namespace {
@@ -271,6 +272,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.falcon_h1) STRATA_RETURN_IF_ERROR(read_falcon_h1(gguf, hp));
   if (traits.ffn_relu_sq) hp->ffn_relu_sq = true;
   if (traits.apertus) STRATA_RETURN_IF_ERROR(read_xielu(gguf, hp));
+  if (traits.bitnet) STRATA_RETURN_IF_ERROR(read_bitnet(gguf, traits.bitnet_relu_sq, hp));
   if (traits.mrope != ArchTraits::MRope::kNone) STRATA_RETURN_IF_ERROR(read_rope_sections(gguf, traits.mrope, hp));
   // Mamba-2's heads read their group as Qwen3-Next's value heads read their key head.
   hp->ssm_grouped = traits.delta_net_grouped || traits.mamba2 || traits.nemotron_h || traits.falcon_h1;

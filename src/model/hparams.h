@@ -256,6 +256,11 @@ struct Hparams {
   // the checkpoint's unconstrained values).
   bool ffn_xielu = false;
   std::vector<float> xielu_alpha_n, xielu_alpha_p, xielu_beta, xielu_eps;
+  // BitNet b1.58: the attention's output is RMS-normed (attn_sub_norm, q_dim wide) before
+  // attn_output, the feed-forward's gated product (ffn_sub_norm, n_ff wide) before ffn_down.
+  bool sub_norms = false;
+  // BitNet b1.58 2B4T: the gated feed-forward's gate is relu(g)^2 (times up) instead of SiLU.
+  bool ffn_relu_sq_gated = false;
   // When the recurrent layers follow no interval (Granite 4.0-H: the layers whose head_count_kv is
   // 0; Nemotron-H: those whose feed_forward_length is 0 too): each layer's index among them, -1
   // for another layer (an attending one's K/V index is attn_kv_index's). Empty otherwise.

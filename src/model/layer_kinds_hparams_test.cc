@@ -162,6 +162,30 @@ TEST_F(ModelLoadTest, ReadsApertusXieluValues) {
   expect_error(spec, Code::kNotFound, "missing metadata key xielu.eps");
 }
 
+// BitNet: sub-norms in every layer; llama.cpp's bitnet gates by SiLU unless <arch>.hidden_activation
+// says relu2, Microsoft's bitnet-b1.58 by relu^2; an activation it does not know is named.
+TEST_F(ModelLoadTest, ReadsBitnetHparams) {
+  TestModelSpec spec;
+  spec.arch = "bitnet";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(m.value()->hparams().sub_norms && m.value()->hparams().rope_neox && m.value()->hparams().tied_embeddings);
+  EXPECT_FALSE(m.value()->hparams().ffn_relu_sq_gated);
+  spec.metadata_overrides = {{"bitnet.hidden_activation", GgufValue::String("relu2")}};
+  m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(m.value()->hparams().ffn_relu_sq_gated);
+  spec.metadata_overrides = {{"bitnet.hidden_activation", GgufValue::String("gelu")}};
+  expect_error(spec, Code::kUnsupported, "bitnet.hidden_activation 'gelu' is not supported");
+  TestModelSpec b158;
+  b158.arch = "bitnet-b1.58";
+  m = load(b158);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(m.value()->hparams().sub_norms && m.value()->hparams().ffn_relu_sq_gated);
+  b158.skip_tensors = {"blk.1.ffn_sub_norm.weight"};
+  expect_error(b158, Code::kNotFound, "blk.1.ffn_sub_norm.weight");
+}
+
 // OLMoE (olmoe): softmax routing over experts as wide as feed_forward_length in every layer, the
 // chosen weights as they are, QK-norm over whole rows.
 TEST_F(ModelLoadTest, ReadsOlmoeHparams) {
@@ -359,7 +383,7 @@ TEST_F(ModelLoadTest, HostileMetadataIsRefusedOrHarmless) {
   int n_refused = 0, n_loaded = 0;
   // Every architecture the test models write (granitehybrid-dense's keys are granitehybrid's), those
   // with per-layer keys and readers of their own first.
-  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "exaone", "exaone4", "falcon-h1", "arcee", "hunyuan-dense", "apertus", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
+  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "exaone", "exaone4", "falcon-h1", "arcee", "hunyuan-dense", "apertus", "bitnet", "bitnet-b1.58", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
                            "cohere2_moe",
                            "llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss",
                            "phi3", "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "mistral4", "minimax-m2",

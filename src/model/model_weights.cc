@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "base/log.h"
 #include "model/weight_binder.h"
@@ -215,6 +216,20 @@ void bind_per_layer_inputs(WeightBinder& b, const Hparams& hp, ModelWeights& w) 
   }
 }
 
+// BitNet's sub-norms and the one-number scales of its matrices (LayerWeights::scales), each scale
+// optional, as llama.cpp reads them.
+void bind_bitnet_extras(WeightBinder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
+  lw.attn_sub_norm = b.vector(p + "attn_sub_norm.weight", hp.attn_shape(layer).q_dim(), true);
+  lw.ffn_sub_norm = b.vector(p + "ffn_sub_norm.weight", hp.ffn_width(layer), true);
+  LayerWeights::OutputScales& s = lw.scales;
+  const std::pair<const char*, float*> scales[] = {{"attn_q", &s.q},   {"attn_k", &s.k},   {"attn_v", &s.v},
+                                                   {"attn_output", &s.o}, {"ffn_gate", &s.gate}, {"ffn_up", &s.up},
+                                                   {"ffn_down", &s.down}};
+  for (const auto& [name, value] : scales) {
+    if (const float* v = b.vector(p + name + ".scale", 1, false); v != nullptr) *value = *v;
+  }
+}
+
 LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
   const std::string p = "blk." + std::to_string(layer) + ".";
   LayerWeights lw;
@@ -253,6 +268,7 @@ LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
   }
   if (!hp.layer_is_moe(layer)) {
     bind_dense_ffn(b, hp, layer, p, lw);
+    if (hp.sub_norms) bind_bitnet_extras(b, hp, layer, p, lw);
     return lw;
   }
   if (hp.moe_beside_dense) {

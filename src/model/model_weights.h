@@ -58,6 +58,15 @@ struct LayerWeights {
   // Gemma 4's layer_output_scale: one number the residual stream is multiplied by after the
   // layer; nullptr when absent.
   const float* out_scale = nullptr;
+  // BitNet: the RMS norms of the attention's output before attn_output (q_dim) and of the gated
+  // product before ffn_down (n_ff); nullptr when absent.
+  const float* attn_sub_norm = nullptr;
+  const float* ffn_sub_norm = nullptr;
+  // BitNet's <matrix>.scale: one number each that multiplies that matrix's output (before any
+  // bias); 1 when the file has none.
+  struct OutputScales {
+    float q = 1.0f, k = 1.0f, v = 1.0f, o = 1.0f, gate = 1.0f, up = 1.0f, down = 1.0f;
+  } scales;
   kernels::WeightMatrix w_gate, w_up; // n_embd -> n_ff (dense layers only)
   kernels::WeightMatrix w_down;       // n_ff -> n_embd
   // Mixture of experts (hp.layer_is_moe(layer)): the router and each expert's matrices, views
@@ -137,6 +146,7 @@ struct ModelWeights {
   size_t expert_bytes = 0;            // the largest layer's one expert (gate + up + down); 0: dense
   std::vector<std::unique_ptr<float[]>> owned;  // F32 copies of the 1-D tensors
   AlignedBuffer packed;  // the matrices the active kernels read in their own layout
+  std::vector<AlignedBuffer> converted;  // I2_S matrices, read as TQ2_0 (tensor/i2s.h)
 };
 
 // Errors name the tensor and what is wrong: missing, wrong shape, unsupported type.

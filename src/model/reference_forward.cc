@@ -136,6 +136,7 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
       STRATA_RETURN_IF_ERROR(decode(gguf, p + "post_ffw_norm.weight", true, &l.ffn_post_norm));
     }
     const bool moe = r.hp_.layer_is_moe(i);
+    if (r.hp_.sub_norms) STRATA_RETURN_IF_ERROR(r.decode_bitnet(gguf, p, l));
     STRATA_RETURN_IF_ERROR(r.decode_gate_up(gguf, p, l));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_down.weight", !moe, &l.w_down));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ffn_gate_inp.weight", moe, &l.router));
@@ -271,6 +272,9 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     }
     q = q_only;
   }
+  for (double& x : q) x *= l.q_scale;  // BitNet's matrix scales (1 elsewhere), before the biases
+  for (double& x : k) x *= l.k_scale;
+  for (double& x : v) x *= l.v_scale;
   if (!l.bq.empty()) {
     add(q, l.bq);
     add(k, l.bk);
@@ -342,7 +346,9 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
       att[i] *= hp_.attn_head_gate_softplus ? softplus : 1.0 / (1.0 + std::exp(-v));
     }
   }
+  if (!l.attn_sub_norm.empty()) att = rmsnorm(att.data(), l.attn_sub_norm, static_cast<int>(att.size()), hp_.rms_eps);
   out = matvec(l.wo, att);
+  for (double& x : out) x *= l.o_scale;
   if (!l.bo.empty()) add(out, l.bo);
   if (!l.attn_post_norm.empty()) out = rmsnorm(out.data(), l.attn_post_norm, hp_.n_embd, hp_.rms_eps);
 }
@@ -362,6 +368,7 @@ Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
     return relu_sq_ffn(l.w_up, l.w_down, 0, static_cast<size_t>(hp_.ffn_width(l.index)), x);
   }
   if (hp_.ffn_xielu) return xielu_ffn(l, x);  // Apertus
+  if (hp_.sub_norms) return bitnet_ffn(l, x);
   if (!hp_.layer_is_moe(l.index)) {
     Vec y = swiglu(l.w_gate, l.w_up, l.w_down, 0, static_cast<size_t>(hp_.ffn_width(l.index)), x, gate_of(hp_), {}, {},
                    {}, hp_.ffn_limit(l.index, false));

@@ -61,6 +61,9 @@ class ReferenceForward {
     std::vector<double> ple_post_norm;
     Matrix wq, wk, wv, wo, w_gate, w_up, w_down;
     Matrix head_gate;  // Step 3.5's attn_gate (a row per query head), or empty
+    // BitNet: the sub-norms (empty when absent) and the matrices' output scales (1 when absent).
+    std::vector<double> attn_sub_norm, ffn_sub_norm;
+    double q_scale = 1, k_scale = 1, v_scale = 1, o_scale = 1, gate_scale = 1, up_scale = 1, down_scale = 1;
     // Mixture of experts: router (n_expert rows), experts' matrices end to end (expert e's
     // rows follow expert e-1's), the shared expert and its gate vector (empty when absent).
     Matrix router, exp_gate, exp_up, exp_down, shexp_gate, shexp_up, shexp_down;
@@ -94,6 +97,10 @@ class ReferenceForward {
   void norm_heads(std::vector<double>& x, int n_heads, int hd, const std::vector<double>& w) const;
   void norm_qk(const Layer& l, const AttnShape& sh, bool stores_kv, std::vector<double>& q, std::vector<double>& k) const;
   std::vector<double> feed_forward(const Layer& l, const std::vector<double>& x) const;
+  // BitNet (reference_bitnet.cc): the sub-norms and scales, and its feed-forward: the gated product
+  // (SiLU or relu^2 gate, gate and up scaled), RMS-normed, then down, scaled.
+  Status decode_bitnet(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
+  std::vector<double> bitnet_ffn(const Layer& l, const std::vector<double>& x) const;
   // The routed experts' weighted sum for x, chosen by the router on router_x.
   std::vector<double> routed_experts(const Layer& l, const std::vector<double>& router_x,
                                      const std::vector<double>& x) const;

@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -68,6 +69,10 @@ std::vector<Case> all_cases() {
   for (const char* arch : {"exaone", "arcee", "hunyuan-dense", "apertus"}) {
     for (DType t : {DType::kF32, DType::kQ8_0}) cases.push_back({arch, t});
   }
+  // BitNet: llama.cpp's files (SiLU gate, a scale per matrix) and Microsoft's 2B4T (relu^2 gate).
+  for (const char* arch : {"bitnet", "bitnet-b1.58"}) {
+    for (DType t : {DType::kF32, DType::kQ8_0}) cases.push_back({arch, t});
+  }
   // EXAONE 4.0 1.2B's form: OLMo 2's layers with QK-norm per head.
   for (DType t : {DType::kF32, DType::kBF16, DType::kQ8_0}) cases.push_back({"exaone4", t});
   // Gemma 4 with float weights only: its layer_output_scale shrinks the stream after every layer,
@@ -91,8 +96,8 @@ std::vector<Case> all_cases() {
 
 INSTANTIATE_TEST_SUITE_P(ArchByType, ReferenceForwardTest, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
-                           std::string arch = info.param.arch;  // test names take no '-'
-                           std::replace(arch.begin(), arch.end(), '-', '_');
+                           std::string arch = info.param.arch;  // test names take no '-' or '.'
+                           for (char& c : arch) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
                            return arch + "_" + std::string(dtype_name(info.param.type));
                          });
 

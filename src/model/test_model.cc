@@ -326,6 +326,18 @@ std::vector<DType> all_weight_types() {
           DType::kQ5_0, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4};
 }
 
+bool is_bitnet(const std::string& arch) { return arch == "bitnet" || arch == "bitnet-b1.58"; }
+
+// BitNet's sub-norms; llama.cpp's bitnet files (not Microsoft's) also one-number scales per matrix.
+void add_bitnet_extras(ModelBuilder& b, const TestModelSpec& s, const std::string& p) {
+  b.vector(p + "attn_sub_norm.weight", s.n_head * head_dim(s), 1.0f, 0.2f);
+  b.vector(p + "ffn_sub_norm.weight", s.n_ff, 1.0f, 0.2f);
+  if (s.arch != "bitnet") return;
+  for (const char* m : {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"}) {
+    b.vector(p + m + ".scale", 1, 1.0f, 0.5f);
+  }
+}
+
 Status write_test_model(const TestModelSpec& s, const std::string& path) {
   if (s.arch == "mistral4" && (!s.mla_split || !s.fused_gate_up_exps)) {  // as llama.cpp's converter writes it
     TestModelSpec m = s;
@@ -371,7 +383,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool cohere = s.arch == "cohere2" || s.arch == "command-r" || s.arch == "cohere2_moe";
   const bool tied = s.arch == "qwen3" || s.arch == "qwen35" || gemma || s.arch == "qwen3vl" || s.arch == "granite" ||
                     is_lfm2(s.arch) ||
-                    s.arch == "minicpm" ||
+                    s.arch == "minicpm" || is_bitnet(s.arch) ||
                     s.arch == "cohere2" || s.arch == "command-r";
   b.matrix("token_embd.weight", s.n_embd, s.n_vocab);
   // LFM2's final norm is named token_embd_norm, as llama.cpp's converter writes it.
@@ -443,6 +455,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
       b.vector(p + (post_attention_ffn_norm ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 1.0f, 0.2f);
     }
     add_ffn(b, s, p, l);
+    if (is_bitnet(s.arch)) add_bitnet_extras(b, s, p);
     if (post_norms) b.vector(p + "post_ffw_norm.weight", s.n_embd, 1.0f, 0.2f);
     if (l == n_layer) {  // the NextN block's own tensors (multi-token prediction, unused)
       b.matrix(p + "nextn.eh_proj.weight", 2 * s.n_embd, s.n_embd);

@@ -100,6 +100,9 @@ struct TestModelSpec {
   // exaone4 (EXAONE 4.0): olmo2's tensors with q/k norms per head (head_dim wide); 64 layers slide
   // (three of every four, window 4096 unless metadata_overrides say otherwise) with the fourth
   // without rope, as llama.cpp reads the 32B's.
+  // bitnet (llama.cpp's BitNet files): llama's tensors, tied, with attn_sub_norm and ffn_sub_norm and
+  // a one-number .scale beside each matrix; bitnet-b1.58 (Microsoft's 2B4T): the same without the
+  // scales (its relu^2 gate from the arch).
   // apertus (Apertus): llama's tensors without ffn_gate, per-head q/k norms, NeoX rope, xielu.* values
   // per layer.
   // hunyuan-dense (Hunyuan 0.5B-7B): llama's tensors with per-head q/k norms (applied after rope).

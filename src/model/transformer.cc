@@ -18,6 +18,7 @@
 #include "kernels/softcap.h"
 #include "model/attention_items.h"
 #include "model/delta_net.h"
+#include "model/dense_ffn.h"
 #include "model/forward_matmul.h"
 #include "model/mamba2.h"
 #include "model/short_conv.h"
@@ -32,11 +33,6 @@ namespace {
 
 void add_in_place(float* x, const float* y, int n) {
   for (int i = 0; i < n; ++i) x[i] += y[i];
-}
-
-// Gemma 4's layer_output_scale: the whole stream, after the layer.
-void scale_row(float* x, float scale, int n) {
-  for (int i = 0; i < n; ++i) x[i] *= scale;
 }
 
 // A block's output y joins the residual stream x: times Granite's residual_scale first.
@@ -109,6 +105,9 @@ void finish_qkv_row(const Hparams& hp, const kernels::RopeParams& rope, const La
   // Gemma 4's layers that read an earlier layer's K/V have only q to finish.
   const bool stores_kv = hp.layer_stores_kv(layer);
   if (stores_kv && lw.wv.data == nullptr) std::memcpy(v, k, sizeof(float) * static_cast<size_t>(kv_dim));
+  if (lw.scales.q != 1.0f) scale_row(q, lw.scales.q, q_dim);  // BitNet's matrix scales, before the biases
+  if (lw.scales.k != 1.0f) scale_row(k, lw.scales.k, kv_dim);
+  if (lw.scales.v != 1.0f) scale_row(v, lw.scales.v, sh.v_dim());
   if (lw.bq != nullptr) {
     add_in_place(q, lw.bq, q_dim);
     add_in_place(k, lw.bk, kv_dim);
@@ -195,65 +194,6 @@ void norm_rows(const Hparams& hp, const float* x, const float* weight, int n_row
   });
 }
 
-// Layer l's xIELU (Hparams::ffn_xielu) over n values in place.
-void xielu_row(const Hparams& hp, int layer, float* x, int n) {
-  const auto l = static_cast<size_t>(layer);
-  const float alpha_n = hp.xielu_alpha_n[l], alpha_p = hp.xielu_alpha_p[l], beta = hp.xielu_beta[l];
-  const float eps = hp.xielu_eps[l];
-  for (int i = 0; i < n; ++i) {
-    const float v = x[i];
-    x[i] = v > 0.0f ? alpha_p * v * v + beta * v : (std::expm1(std::fmin(v, eps)) - v) * alpha_n + beta * v;
-  }
-}
-
-// A feed-forward without a gate: down(act(up x)), s.gate() holding the middle; act is Nemotron-H's and
-// Arcee's relu(.)^2 (Hparams::ffn_relu_sq) or Apertus's xIELU.
-void gateless_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n, ForwardScratch& s, ThreadPool& pool) {
-  matmul(lw.w_up, s.normed(), n, s.gate(), s, pool);
-  const auto n_ff = static_cast<int>(lw.w_up.n_out);
-  {
-    ProfileTimer timer(s.profile(), StepPart::kFfnActivation);
-    for_each_row(pool, n, n_ff, [&](int r) {
-      float* x = s.gate() + static_cast<size_t>(r) * n_ff;
-      if (hp.ffn_xielu) {
-        xielu_row(hp, layer, x, n_ff);
-        return;
-      }
-      for (int i = 0; i < n_ff; ++i) x[i] = x[i] > 0.0f ? x[i] * x[i] : 0.0f;
-    });
-  }
-  matmul(lw.w_down, s.gate(), n, s.proj(), s, pool);
-}
-
-// s.proj()[r] = the SiLU- (GELU-, or clamped SwiGLU-) gated feed-forward of s.normed()[r], of
-// the layer's width (Gemma 4 E2B's double-wide layers'), or Nemotron-H's gate-less one.
-void dense_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n, ForwardScratch& s, ThreadPool& pool) {
-  if (hp.ffn_relu_sq || hp.ffn_xielu) {
-    gateless_ffn(hp, lw, layer, n, s, pool);
-    return;
-  }
-  const kernels::MatmulJob gate_up[] = {{&lw.w_gate, s.normed(), n, s.gate()}, {&lw.w_up, s.normed(), n, s.up()}};
-  matmul_same_input(gate_up, s, pool);
-  const auto n_ff = static_cast<int>(lw.w_gate.n_out);
-  const float limit = hp.ffn_limit(layer, false);  // Step 3.5's clamped layers
-  {
-    ProfileTimer timer(s.profile(), StepPart::kFfnActivation);
-    for_each_row(pool, n, n_ff, [&](int r) {
-      const size_t at = static_cast<size_t>(r) * n_ff;
-      if (limit > 0.0f) {
-        kernels::silu_mul_clamped(s.gate() + at, s.up() + at, n_ff, limit);
-      } else if (hp.ffn_gelu) {
-        kernels::gelu_mul(s.gate() + at, s.up() + at, n_ff);
-      } else if (hp.swiglu_oai) {
-        kernels::swiglu_oai(s.gate() + at, s.up() + at, n_ff);
-      } else {
-        kernels::silu_mul(s.gate() + at, s.up() + at, n_ff);
-      }
-    });
-  }
-  matmul(lw.w_down, s.gate(), n, s.proj(), s, pool);
-}
-
 // Gemma 4's MoE layer (Hparams::moe_beside_dense) on the rows of hidden, s.normed() holding their
 // ffn_norm: s.proj()[r] = post_ffw_norm_1(dense) + post_ffw_norm_2(experts of pre_ffw_norm_2(x),
 // routed on RMS-norm(x) times the router's input scale). s.shared_out() holds the dense part.
@@ -329,7 +269,14 @@ void attention_layer(const Hparams& hp, const kernels::RopeParams& rope, const L
       });
     }
   }
+  if (lw.attn_sub_norm != nullptr) {  // BitNet
+    for_each_row(pool, n, q_dim, [&](int r) {
+      float* o = s.attn_out() + static_cast<size_t>(r) * q_dim;
+      kernels::rmsnorm(o, lw.attn_sub_norm, q_dim, hp.rms_eps, o);
+    });
+  }
   matmul(lw.wo, sh.narrow_v() ? s.q() : s.attn_out(), n, s.proj(), s, pool);
+  scale_rows(s.proj(), lw.scales.o, n, hp.n_embd, pool);
 }
 
 // Falcon-H1's layer (Hparams::ssm_parallel_attention): the Mamba-2 mixer and attention over the same

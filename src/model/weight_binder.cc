@@ -5,6 +5,8 @@
 #include <memory>
 #include <optional>
 
+#include "tensor/i2s.h"
+
 namespace strata {
 
 std::string shape_string(const std::vector<uint64_t>& dims) {
@@ -20,15 +22,39 @@ kernels::WeightMatrix WeightBinder::matrix(const std::string& name, int64_t n_in
   return typed_matrix(*t, name, n_in, n_out);
 }
 
+kernels::WeightMatrix WeightBinder::i2s_matrix(const GgufTensor& t, const std::string& name, int64_t n_in,
+                                               int64_t n_out) {
+  const auto n = static_cast<uint64_t>(n_in) * static_cast<uint64_t>(n_out);
+  if (n != t.n_elements || n_in % 256 != 0) {
+    fail(Status::Unsupported(gguf_.path() + ": tensor " + name + " (I2_S) is read as TQ2_0, which needs whole " +
+                             "tensors with rows of a multiple of 256 values; its rows have " + std::to_string(n_in)));
+    return {};
+  }
+  const size_t row_bytes = *dtype_row_bytes(DType::kTQ2_0, static_cast<uint64_t>(n_in));
+  AlignedBuffer& out = w_->converted.emplace_back(row_bytes * static_cast<size_t>(n_out));
+  if (Status s = i2s_to_tq2_0(reinterpret_cast<const std::byte*>(t.data), n, out.data()); !s.ok()) {
+    fail(Status::Unsupported(gguf_.path() + ": tensor " + name + ": " + s.message()));
+    return {};
+  }
+  kernels::WeightMatrix m;
+  m.type = DType::kTQ2_0;
+  m.data = out.data();
+  m.n_in = n_in;
+  m.n_out = n_out;
+  m.row_bytes = row_bytes;
+  return m;
+}
+
 kernels::WeightMatrix WeightBinder::typed_matrix(const GgufTensor& tensor, const std::string& name, int64_t n_in,
                                                  int64_t n_out) {
   kernels::WeightMatrix m;
   const GgufTensor* t = &tensor;
+  if (t->type == DType::kI2_S) return i2s_matrix(*t, name, n_in, n_out);
   if (!kernels::matmul_supports(t->type)) {
     fail(Status::Unsupported(gguf_.path() + ": tensor " + name + " has type " + std::string(dtype_name(t->type)) +
-                             ", which this build cannot multiply (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, "
-                             "Q6_K, Q4_1, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS, MXFP4; IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS, "
-                             "IQ2_S, IQ1_S, IQ1_M on reference kernels)"));
+                             ", which this build cannot multiply (F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_1, Q5_1, Q2_K, "
+                             "Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, IQ3_S, IQ3_XXS, IQ2_XXS, IQ2_XS, IQ2_S, IQ1_S, "
+                             "IQ1_M, MXFP4, TQ1_0, TQ2_0; I2_S read as TQ2_0)"));
     return m;
   }
   std::optional<size_t> row_bytes = dtype_row_bytes(t->type, static_cast<uint64_t>(n_in));

@@ -65,6 +65,9 @@ class WeightBinder {
   void fail(Status s);
 
  private:
+  // An I2_S tensor (whole, dims [n_in, n_out]) converted to TQ2_0 in a buffer the weights own.
+  kernels::WeightMatrix i2s_matrix(const GgufTensor& t, const std::string& name, int64_t n_in, int64_t n_out);
+
   // The tensor, checked to have exactly these dims; nullptr (and, when required or misshapen, the
   // error recorded) otherwise, or once an error is recorded.
   const GgufTensor* find(const std::string& name, const std::vector<uint64_t>& dims, bool required);

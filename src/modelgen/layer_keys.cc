@@ -197,4 +197,10 @@ void set_post_norm_window_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(s.arch + ".attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, pattern));
 }
 
+// BitNet's gate where the file must name it: bitnet.hidden_activation "relu2" for a relu^2-gated bitnet
+// (without the key llama.cpp's bitnet gates by SiLU); bitnet-b1.58's gate is its arch's, so no key.
+void set_bitnet_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (s.arch == "bitnet" && s.bitnet_relu2) w.set("bitnet.hidden_activation", GgufValue::String("relu2"));
+}
+
 }  // namespace strata

@@ -14,6 +14,7 @@
 #include "modelgen/rope_factors.h"
 #include "modelgen/vocab_source.h"
 #include "modelgen/weight_rng.h"
+#include "tensor/half.h"
 #include "tensor/quantize.h"
 
 namespace strata {
@@ -65,16 +66,23 @@ float weight_value(const WeightRng& rng, WeightKind kind, uint64_t i, float matr
   }
 }
 
+// BitNet's ternary scale for rows of n_in (model_generator.h): (2/3) s^2 = 1 / n_in, as an f16 value, so
+// that TQ1_0 / TQ2_0 store it exactly.
+float ternary_scale(uint64_t n_in) {
+  return half_to_float(float_to_half(std::sqrt(1.5f / static_cast<float>(n_in))));
+}
+
 // Where a tensor's elements come from: its own (seed, name) stream, matrices uniform with std
-// 1/sqrt(n_in); or, for deepseek2's split attn_k_b / attn_v_b, the elements of attn_kv_b
-// (t.source, source_head_rows rows per head: keys, then values) they were cut from.
+// 1/sqrt(n_in) (BitNet's ternary with that std); or, for deepseek2's split attn_k_b / attn_v_b, the
+// elements of attn_kv_b (t.source, source_head_rows rows per head: keys, then values) they were cut from.
 class ElementSource {
  public:
   ElementSource(const PlannedTensor& t, uint64_t seed)
       : t_(t),
         rng_(seed, t.source.empty() ? t.name : t.source),
         source_n_in_(t.kind == WeightKind::kKvBKeys ? t.dims[1] : t.dims[0]),
-        half_width_(std::sqrt(3.0f / static_cast<float>(source_n_in_))) {}
+        half_width_(std::sqrt(3.0f / static_cast<float>(source_n_in_))),
+        ternary_scale_(ternary_scale(source_n_in_)) {}
 
   // Element c of row r (rows n_in = dims[0] wide; row r of a 3-D tensor is in matrix r / dims[1]).
   float at(uint64_t r, uint64_t c) const {
@@ -86,6 +94,10 @@ class ElementSource {
       const uint64_t head = r / t_.dims[1], v_row = t_.source_head_rows - t_.dims[1] + r % t_.dims[1];
       return from_source((head * t_.source_head_rows + v_row) * source_n_in_ + c);
     }
+    if (t_.kind == WeightKind::kTernary) {  // thirds of [0, 1): -s, 0, +s
+      const float u = rng_.uniform(r * t_.dims[0] + c) * 3.0f;
+      return u < 1.0f ? -ternary_scale_ : u < 2.0f ? 0.0f : ternary_scale_;
+    }
     return weight_value(rng_, t_.kind, r * t_.dims[0] + c, half_width_);
   }
 
@@ -96,6 +108,7 @@ class ElementSource {
   WeightRng rng_;
   uint64_t source_n_in_;
   float half_width_;
+  float ternary_scale_;
 };
 
 // Fills dst with tensor t in its type, rows spread over the pool. quantize_row cannot fail
@@ -383,6 +396,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_lfm2_hparams(w, report.spec);
   set_post_norm_window_hparams(w, report.spec);
   set_falcon_h1_hparams(w, report.spec);
+  set_bitnet_hparams(w, report.spec);
   set_minicpm_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 

@@ -20,6 +20,10 @@
 // [-2, 0] (decays per position of about 0.2 to 0.99), ssm_d 1 +- 0.5; their convolution taps a
 // matrix's, its bias a bias's. Nemotron 3 Nano's and LFM2-MoE's exp_probs_b are glm4moe's (+- 0.1).
 // LFM2's short-convolution taps are a matrix's (std 1/sqrt(taps)), so B * x through them stays O(1).
+// BitNet's matrices (WeightKind::kTernary) are ternary as its trained weights are: -s, 0 or +s with
+// probability 1/3 each, s = sqrt(3 / (2 n_in)) rounded to the nearest f16 (the same std as other
+// matrices). Every 256-element block then holds +-s (all-zero has probability 3^-256), so TQ1_0 and
+// TQ2_0, which store a block's largest magnitude as an f16, decode it to exactly the F32 file's values.
 // Not thread-safe to share options while running; each call owns its thread pool.
 #pragma once
 

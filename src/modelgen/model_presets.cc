@@ -406,6 +406,11 @@ std::vector<Preset> model_presets() {
       // positions, rope base 10000 with YaRN 20 over 4096, an output matrix.
       {"afm-4.5b", "arcee",
        yarn_over(shape(128005, 65536, 2560, 36, 20, 4, 128, 18432, 1e-5f, 10000.0f, false), 20.0f, 4096)},
+      // Microsoft BitNet b1.58 2B4T (2,412,820,480 parameters: 2,084,485,120 besides the 328,335,360 of its
+      // embedding table, its card's 2B): 30 layers of 20 query heads over 5 K/V heads of 128 with their
+      // sub-norms, a relu^2-gated feed-forward of 6912 (the arch's), Llama 3's 128256 tokens, 4096 positions,
+      // rope base 500000, tied embeddings.
+      {"bitnet-b1.58-2b-4t", "bitnet-b1.58", shape(128256, 4096, 2560, 30, 20, 5, 128, 6912, 1e-5f, 500000.0f, true)},
       // NVIDIA Nemotron 3 Nano 30B-A3B (about 31.6B parameters, 3.6B active), as its config has it: 52
       // layers of its hybrid_override_pattern, 23 Mamba-2 layers of 64 heads of 64 values (inner size
       // 4096) over 8 groups of 128 state values, 6 attention layers of 32 query heads of 128 over 2 K/V

@@ -308,6 +308,15 @@ void apply_hybrid(std::string_view name, ModelSpec* s) {
   s->n_layer = std::max(s->n_layer, s->full_attn_interval);
 }
 
+// BitNet b1.58's layers for --arch bitnet / bitnet-b1.58 (model_spec.h): tied embeddings, as llama.cpp's
+// bitnet has no output matrix; the gate relu^2 for bitnet-b1.58 (its arch's) and for bitnet on a BitNet
+// preset (2B4T's hidden_act), SiLU on another (1bitLLM's models, llama.cpp's bitnet without the key).
+void apply_bitnet(std::string_view name, ModelSpec* s) {
+  s->bitnet = name == "bitnet" || name == "bitnet-b1.58";
+  s->bitnet_relu2 = name == "bitnet-b1.58" || (s->bitnet && s->preset.starts_with("bitnet"));
+  if (s->bitnet) s->tied_embeddings = true;
+}
+
 // The architectures mkmodel writes: the dense ones (gemma4 also with experts), then the MoE ones,
 // in the order messages name them.
 struct GeneratedArch {
@@ -321,7 +330,8 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"qwen3vl", false},     {"granite", false},     {"cohere2", false},     {"command-r", false},
     {"seed_oss", false},    {"gemma4", false},      {"minicpm", false},     {"deci", false},
     {"nemotron_h", false},  {"lfm2", false},        {"olmo2", false},       {"exaone4", false},
-    {"exaone", false},      {"arcee", false},       {"falcon-h1", false},
+    {"exaone", false},      {"arcee", false},       {"falcon-h1", false},   {"bitnet", false},
+    {"bitnet-b1.58", false},
     {"qwen3moe", true},     {"qwen2moe", true},
     {"mixtral", true},      {"gpt-oss", true},      {"glm4moe", true},      {"llama4", true},
     {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
@@ -389,6 +399,7 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   apply_expert_layout(name, s);
   apply_deepseek2(name, s);
   apply_hybrid(name, s);
+  apply_bitnet(name, s);
   return Status::Ok();
 }
 

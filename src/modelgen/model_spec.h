@@ -2,8 +2,8 @@
 // smollm3, mistral3 or qwen35, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4,
 // deepseek2, minimax-m2, ernie4_5-moe or qwen35moe; granitehybrid with or without experts; the Mamba-2
 // hybrids nemotron_h and nemotron_h_moe and falcon-h1; the short-convolution hybrids lfm2 and lfm2moe; the
-// post-norm-only olmo2 and exaone4 and the mixture-of-experts olmoe; llama's layers as exaone and arcee), and the
-// named presets `strata mkmodel --preset` offers.
+// post-norm-only olmo2 and exaone4 and the mixture-of-experts olmoe; llama's layers as exaone and arcee; the
+// ternary BitNet b1.58 as bitnet and bitnet-b1.58), and the named presets `strata mkmodel --preset` offers.
 // Plain values; pure functions.
 //
 // Invariant of a preset's spec: n_expert > 0 exactly for the MoE archs; Mixtral is written as
@@ -278,6 +278,14 @@ struct ModelSpec {
   // and arcee (Arcee AFM) have no flag: llama's tensors (NeoX rope is exaone's arch's), arcee's feed-forward
   // ffn_up and ffn_down only (a squared ReLU, no gate), key/value_length always (its config has head_dim).
   bool falcon_h1 = false;
+  // bitnet (llama.cpp's name) and bitnet-b1.58 (Microsoft's converter's, BitNet b1.58 2B4T): llama's tensors
+  // with NeoX rope (the arch's), tied embeddings (llama.cpp's bitnet reads token_embd as the output), and
+  // per layer attn_sub_norm [n_head * head_dim] before attn_output and ffn_sub_norm [n_ff] before ffn_down;
+  // every matrix but token_embd ternary (WeightKind::kTernary), so that a TQ1_0 / TQ2_0 file holds it
+  // exactly. The gate is relu(.)^2 where bitnet_relu2 (2B4T's hidden_act relu2; bitnet-b1.58's always, its
+  // arch saying so; bitnet writes bitnet.hidden_activation "relu2"), SiLU otherwise (1bitLLM's bitnet).
+  bool bitnet = false;
+  bool bitnet_relu2 = false;
   // The pattern the layer kinds repeat: a preset's whole hybrid_override_pattern (Nemotron-H) or
   // layer_types (LFM2), or the unit model_preset() gives another preset. Empty for every other arch.
   std::string layer_pattern;
@@ -292,9 +300,10 @@ std::vector<std::string> model_preset_names();
 // granite-4.0-h-tiny, nemotron_h for nemotron-nano-9b-v2, nemotron_h_moe for
 // nemotron-3-nano-30b-a3b, lfm2 for lfm2-1.2b, lfm2moe for lfm2-8b-a1b, olmo2 for olmo-2-7b and
 // olmo-3-7b, olmoe for olmoe-1b-7b, exaone4 for exaone-4.0-1.2b and exaone-4.0-32b, falcon-h1 for
-// falcon-h1-7b, exaone for exaone-3.5-7.8b, arcee for afm-4.5b, llama otherwise).
-// arch is an --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5,
-// qwen35, nemotron_h, lfm2, olmo2, exaone4, exaone, arcee, falcon-h1 for the dense presets; qwen2moe,
+// falcon-h1-7b, exaone for exaone-3.5-7.8b, arcee for afm-4.5b, bitnet-b1.58 for bitnet-b1.58-2b-4t, llama
+// otherwise).
+// arch is an --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, bitnet,
+// bitnet-b1.58, qwen35, nemotron_h, lfm2, olmo2, exaone4, exaone, arcee, falcon-h1 for the dense presets; qwen2moe,
 // qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next,
 // nemotron_h_moe, lfm2moe or olmoe for the MoE ones (a mismatch is an error naming the presets that fit);
 // granitehybrid for either. The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths exist;
@@ -328,7 +337,8 @@ std::vector<std::string> model_preset_names();
 // A preset not Falcon-H1's as falcon-h1 gets Granite 4.0-H Tiny's Mamba-2 proportions (2 * n_embd values in
 // heads of 64, one group of min(128, n_embd / 4) state values, 4 taps) in every layer beside its attention.
 // The llama3 rope_freqs of EXAONE's presets stay with their own arch (exaone4, exaone); arcee keeps a
-// preset's YaRN (AFM-4.5B's over its own original context), as mistral3 does.
+// preset's YaRN (AFM-4.5B's over its own original context), as mistral3 does. bitnet and bitnet-b1.58 tie any
+// preset's embeddings; bitnet gates by relu^2 on a BitNet preset (2B4T's), by SiLU on another.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
 // Whether an --arch name is one of the mixture-of-experts ones (qwen3moe, ..., cohere2_moe).
 bool is_moe_arch_name(std::string_view arch);

@@ -199,6 +199,23 @@ Status check_falcon_h1(const ModelSpec& s) {
   return s.falcon_h1 ? check_mamba2_shapes(s) : Status::Ok();
 }
 
+// BitNet b1.58's layers (model_spec.h): for bitnet and bitnet-b1.58 only, tied (llama.cpp's bitnet reads
+// token_embd as the output, so an output matrix would be Strata's alone), bitnet-b1.58's gate relu^2 (its
+// arch's; the file cannot say otherwise).
+Status check_bitnet(const ModelSpec& s) {
+  if (s.bitnet != (s.arch == "bitnet" || s.arch == "bitnet-b1.58") || (s.bitnet_relu2 && !s.bitnet)) {
+    return Status::InvalidArgument("BitNet's layers (ModelSpec::bitnet, bitnet_relu2) go with arch bitnet or "
+                                   "bitnet-b1.58, not " + s.arch);
+  }
+  if (s.bitnet && !s.tied_embeddings) {
+    return Status::InvalidArgument(s.arch + " reads token_embd as its output matrix: tied_embeddings must be set");
+  }
+  if (s.arch == "bitnet-b1.58" && !s.bitnet_relu2) {
+    return Status::InvalidArgument("bitnet-b1.58 gates by relu^2 (its arch's): bitnet_relu2 must be set");
+  }
+  return Status::Ok();
+}
+
 Status check_experts(const ModelSpec& s) {
   const bool moe_arch = s.arch != "llama" && is_moe_arch_name(s.arch);
   if (s.n_expert == 0) {
@@ -299,6 +316,7 @@ Status check_spec(const ModelSpec& s) {
   STRATA_RETURN_IF_ERROR(check_lfm2(s));
   STRATA_RETURN_IF_ERROR(check_post_norm_layers(s));
   STRATA_RETURN_IF_ERROR(check_falcon_h1(s));
+  STRATA_RETURN_IF_ERROR(check_bitnet(s));
   // After check_experts: a glm4moe or deepseek2 spec has experts of positive width.
   STRATA_RETURN_IF_ERROR(check_glm4moe(s));
   STRATA_RETURN_IF_ERROR(check_mimo2(s));

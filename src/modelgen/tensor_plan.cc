@@ -11,8 +11,8 @@ namespace {
 
 // The llama.cpp file type whose mix a generated model of `type` follows: the K-quants and
 // IQ4 types take their usual mix (Q4_K -> Q4_K_M, Q3_K -> Q3_K_M, Q2_K -> Q2_K, IQ4_XS ->
-// IQ4_XS), the lattice i-quants the mix of their name (IQ2_S: IQ2_M's); 0 for the other
-// types, whose matrices all take the requested type.
+// IQ4_XS), the lattice i-quants and the ternary types the mix of their name (IQ2_S: IQ2_M's);
+// 0 for the other types, whose matrices all take the requested type.
 uint32_t mix_for(DType type) {
   switch (type) {
     case DType::kQ2_K: return 10;
@@ -29,6 +29,8 @@ uint32_t mix_for(DType type) {
     case DType::kIQ3_S: return 26;
     case DType::kIQ2_S: return 29;  // llama.cpp's IQ2_M: its IQ2_S mix is mostly IQ2_XS
     case DType::kIQ1_M: return 31;
+    case DType::kTQ1_0: return 36;  // llama.cpp's TQ1_0 / TQ2_0: output Q6_K, token_embd Q4_K
+    case DType::kTQ2_0: return 37;
     default: return 0;
   }
 }
@@ -67,12 +69,7 @@ DType mix_type(DType requested, uint32_t mix, const std::string& name, uint64_t 
 }
 
 PlannedTensor planned_tensor(const std::string& name, std::vector<uint64_t> dims, WeightKind kind, DType type) {
-  PlannedTensor t;
-  t.name = name;
-  t.dims = std::move(dims);
-  t.kind = kind;
-  t.type = type;
-  return t;
+  return PlannedTensor{.name = name, .dims = std::move(dims), .kind = kind, .type = type};
 }
 
 // dims = {n_in, n_out} or, for experts, {n_in, n_out, n_expert}: rows are n_in wide either way.
@@ -102,6 +99,7 @@ struct PlanBuilder {
   MixModel model;  // mix_model_of(s)
 
   void matrix(const std::string& name, std::vector<uint64_t> dims, WeightKind kind = WeightKind::kMatrix) {
+    if (s.bitnet && kind == WeightKind::kMatrix) kind = WeightKind::kTernary;  // BitNet's, token_embd's not
     add_matrix(plan, model, type, mix, name, std::move(dims), kind);
   }
   void vector(const std::string& name, uint64_t n, WeightKind kind) { add_vector(plan, name, n, kind); }
@@ -204,6 +202,7 @@ struct PlanBuilder {
       }
     }
     matrix(p + "attn_output.weight", {heads * v_head, embd});
+    if (s.bitnet) vector(p + "attn_sub_norm.weight", heads * v_head, WeightKind::kNorm);  // before attn_output
     if (s.step35 || s.laguna) matrix(p + "attn_gate.weight", {embd, heads});
     if (s.gpt_oss) vector(p + "attn_output.bias", embd, WeightKind::kOssBias);
     if (s.gpt_oss || (s.mimo2 && mimo2_layer_slides(l))) {  // MiMo-V2's sliding layers only
@@ -291,6 +290,7 @@ struct PlanBuilder {
       matrix(p + "ffn_up.weight", {embd, ff});
     }
     matrix(p + "ffn_down.weight", {ff, embd});
+    if (s.bitnet) vector(p + "ffn_sub_norm.weight", ff, WeightKind::kNorm);  // before ffn_down
   }
 
   // Falcon-H1's layer (model_spec.h): one norm before the Mamba-2 mixer and attention beside it, then the
@@ -456,7 +456,7 @@ bool can_generate_type(DType type) {
     case DType::kQ5_0: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: case DType::kQ4_1:
     case DType::kQ5_1: case DType::kQ2_K: case DType::kQ3_K: case DType::kIQ4_NL: case DType::kIQ4_XS:
     case DType::kIQ3_S: case DType::kIQ3_XXS: case DType::kIQ2_XXS: case DType::kIQ2_XS: case DType::kIQ2_S:
-    case DType::kIQ1_S: case DType::kIQ1_M: case DType::kMXFP4:
+    case DType::kIQ1_S: case DType::kIQ1_M: case DType::kMXFP4: case DType::kTQ1_0: case DType::kTQ2_0:
       return can_quantize(type);
     default:
       return false;

@@ -49,7 +49,10 @@
 // Mamba-2 tensors, attn_q, attn_k, attn_v, attn_output, the feed-forward norm "blk.N.ffn_norm" [n_embd]
 // (no ".weight": F32, as llama.cpp leaves a name not ending in "weight"), ffn_gate, ffn_up, ffn_down; its
 // attn_v and ffn_down numbered by layer (every layer has both, as llama.cpp counts them). arcee (AFM): llama's
-// tensors without ffn_gate; exaone (EXAONE 3.5): llama's, with its llama3 rope_freqs [head_dim / 2].
+// tensors without ffn_gate; exaone (EXAONE 3.5): llama's, with its llama3 rope_freqs [head_dim / 2]. bitnet /
+// bitnet-b1.58 (BitNet b1.58, model_spec.h): llama's tensors without output.weight (tied), each layer's
+// attn_sub_norm [n_head * head_dim] after attn_output and ffn_sub_norm [n_ff] after ffn_down; no per-matrix
+// .scale tensors (llama.cpp's optional ones, which the ternary values' own scale makes needless).
 //
 // Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate, exp_probs_b, ssm_a) and routers
 // are F32, and so are ssm_conv1d and LFM2's shortconv.conv, which llama.cpp never quantizes
@@ -96,10 +99,11 @@ namespace strata {
 // attn_q_norm, (1 +- 0.1) / sqrt(head), so its unscaled scores are spread as 1 / sqrt(head) spreads
 // the others'; kRouterScale: Gemma 4's ffn_gate_inp.scale, (1 +- 0.1) * sqrt(n_embd), so the
 // router, which divides by sqrt(n_embd), reads unit-sized inputs. kMamba2A / kMamba2DtBias /
-// kMamba2D: a Mamba-2 layer's ssm_a, ssm_dt.bias and ssm_d (model_generator.h).
+// kMamba2D: a Mamba-2 layer's ssm_a, ssm_dt.bias and ssm_d (model_generator.h). kTernary: a BitNet
+// matrix, each element -s, 0 or +s for one scale s per tensor (model_generator.h).
 enum class WeightKind {
   kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs, kOssBias, kSink, kSelectionBias, kKvBKeys, kKvBValues, kSsmA,
-  kSsmDtBias, kLayerScale, kUnscaledQNorm, kRouterScale, kMamba2A, kMamba2DtBias, kMamba2D
+  kSsmDtBias, kLayerScale, kUnscaledQNorm, kRouterScale, kMamba2A, kMamba2DtBias, kMamba2D, kTernary
 };
 
 struct PlannedTensor {

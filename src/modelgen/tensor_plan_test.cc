@@ -83,7 +83,7 @@ TEST(ModelPresetTest, UnknownNamesAreRejected) {
   EXPECT_NE(model_preset("", "huge").status().message().find("unknown preset 'huge'"), std::string::npos);
   EXPECT_NE(model_preset("gpt2", "tiny").status().message().find("unknown architecture 'gpt2'"), std::string::npos);
   ModelSpec s = *model_preset("", "tiny");
-  EXPECT_EQ(plan_tensors(s, DType::kTQ1_0).status().code(), Code::kUnsupported);
+  EXPECT_EQ(plan_tensors(s, DType::kQ8_1).status().code(), Code::kUnsupported);
   s.n_head_kv = 3;
   EXPECT_EQ(plan_tensors(s, DType::kF32).status().code(), Code::kInvalidArgument);
 }

@@ -16,12 +16,14 @@ enum FileTypeId : uint32_t {
   kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ8_0 = 7, kQ5_0 = 8, kQ5_1 = 9, kQ2_K = 10,
   kQ3_K_S = 11, kQ3_K_M = 12, kQ3_K_L = 13, kQ4_K_S = 14, kQ4_K_M = 15, kQ5_K_S = 16,
   kQ5_K_M = 17, kQ6_K = 18, kIQ2_XXS = 19, kIQ2_XS = 20, kIQ3_XXS = 23, kIQ1_S = 24, kIQ4_NL = 25,
-  kIQ3_S = 26, kIQ2_S = 28, kIQ2_M = 29, kIQ4_XS = 30, kIQ1_M = 31, kBF16 = 32, kMXFP4_MOE = 38,
+  kIQ3_S = 26, kIQ2_S = 28, kIQ2_M = 29, kIQ4_XS = 30, kIQ1_M = 31, kBF16 = 32, kTQ1_0 = 36, kTQ2_0 = 37,
+  kMXFP4_MOE = 38,
 };
 
 constexpr uint32_t kKnownMixes[] = {kF32,    kF16,    kBF16,   kQ8_0,   kQ6_K, kQ5_K_M, kQ5_K_S,
                                     kQ4_K_M, kQ4_K_S, kQ5_0,   kQ5_1,   kQ4_0, kQ4_1,   kQ3_K_L,
-                                    kQ3_K_M, kQ3_K_S, kQ2_K,   kIQ4_XS, kIQ4_NL, kMXFP4_MOE};
+                                    kQ3_K_M, kQ3_K_S, kQ2_K,   kIQ4_XS, kIQ4_NL, kMXFP4_MOE, kTQ1_0,
+                                    kTQ2_0};
 
 // The lattice i-quant mixes: for generated models only (mkmodel), as llama.cpp makes them
 // with an importance matrix; strata quantize does not offer them.
@@ -75,6 +77,7 @@ DType token_embd_type(uint32_t ft, DType t) {
   switch (ft) {
     case kIQ2_XXS: case kIQ2_XS: case kIQ1_S: case kIQ1_M: return DType::kQ2_K;
     case kIQ2_S: case kIQ2_M: case kIQ3_XXS: return DType::kIQ3_S;
+    case kTQ1_0: case kTQ2_0: return DType::kQ4_K;
     default: return t;
   }
 }
@@ -246,6 +249,7 @@ DType width_fallback(DType type, uint64_t n_in) {
     case DType::kQ4_K: next = DType::kQ5_0; break;
     case DType::kQ5_K: next = DType::kQ5_1; break;
     case DType::kQ6_K: next = DType::kQ8_0; break;
+    case DType::kTQ1_0: case DType::kTQ2_0: next = DType::kQ4_0; break;
     default: break;
   }
   return n_in % dtype_info(next).block_size == 0 ? next : DType::kF16;

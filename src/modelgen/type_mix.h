@@ -7,7 +7,9 @@
 // Mixes known here: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K_S, Q3_K_M,
 // Q3_K_L, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, Q6_K, IQ4_NL, IQ4_XS (as without an importance
 // matrix), MXFP4_MOE (llama.cpp's for gpt-oss: the expert tensors, and deepseek2's 3-D attn_k_b /
-// attn_v_b, MXFP4, every other matrix Q8_0), and for generated models only the lattice i-quant
+// attn_v_b, MXFP4, every other matrix Q8_0), TQ1_0 and TQ2_0 (BitNet b1.58's ternary types: every
+// matrix ternary but the output Q6_K and the token embeddings Q4_K when the output is separate;
+// rows that are not whole 256s Q4_0), and for generated models only the lattice i-quant
 // mixes IQ3_S, IQ3_XXS, IQ2_M, IQ2_S, IQ2_XS, IQ2_XXS, IQ1_M, IQ1_S (as llama.cpp makes them with
 // an importance matrix, which real models need at these bits; llama.cpp's IQ2_S mix is mostly
 // IQ2_XS tensors, its IQ2_M mostly IQ2_S). Pure functions; no state.
@@ -62,8 +64,8 @@ std::string mix_names();
 DType mix_tensor_type(uint32_t file_type, const MixModel& model, std::string_view name, uint64_t n_in);
 
 // When rows of n_in elements are not whole blocks of type: llama.cpp's fallback (Q2_K / Q3_K
-// / IQ4_XS -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, then F16 when that does not
-// fit either). Returns type itself when it fits.
+// / IQ4_XS -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, TQ1_0 / TQ2_0 -> Q4_0, then F16
+// when that does not fit either). Returns type itself when it fits.
 DType width_fallback(DType type, uint64_t n_in);
 
 // llama.cpp quantizes a tensor when its name ends in "weight", it has two or more dims, and

@@ -1,11 +1,12 @@
-// llama.cpp's per-tensor mixes: which tensors a Q3_K_M / Q2_K / IQ4_XS / Q4_K_M file raises,
-// the width fallbacks, and which tensors are quantized at all.
+// llama.cpp's per-tensor mixes: which tensors a Q3_K_M / Q2_K / IQ4_XS / Q4_K_M / TQ1_0 file
+// raises, the width fallbacks, and which tensors are quantized at all.
 #include "modelgen/type_mix.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
+#include <tuple>
 
 namespace strata {
 namespace {
@@ -129,6 +130,32 @@ TEST(TypeMixTest, LowBitLatticeMixesRaiseEmbeddingsAttnVFirstFfnDownAndAttnOutpu
   EXPECT_EQ(mix_tensor_type(*lattice_mix_file_type("IQ1_M"), kLlama7b, "output.weight", 4096), DType::kQ5_K);
   EXPECT_EQ(width_fallback(DType::kIQ1_M, 288), DType::kIQ4_NL);
   EXPECT_EQ(mix_base_type(*lattice_mix_file_type("IQ2_S")), DType::kIQ2_XS);
+}
+
+// llama.cpp's TQ1_0 / TQ2_0 (file types 36, 37; BitNet b1.58): every matrix ternary but the
+// output (Q6_K; Q8_0 where its rows are not whole 256s) and a separate token_embd (Q4_K); tied
+// embeddings take the output's type; the Mixtral-style attn_v / attn_k rule still holds; rows
+// that are not whole 256s fall back to Q4_0 (F16 when not whole 32s either).
+TEST(TypeMixTest, TernaryMixesKeepTheEmbeddingsAndOutputInKQuants) {
+  using M = std::map<DType, int>;
+  for (const auto& [name, type, id] : {std::tuple{"tq1_0", DType::kTQ1_0, 36u}, std::tuple{"TQ2_0", DType::kTQ2_0, 37u}}) {
+    ASSERT_EQ(mix_file_type(name), id) << name;
+    EXPECT_EQ(mix_base_type(id), type);
+    EXPECT_EQ(tinyllama_mix(id), (M{{type, 154}, {DType::kQ4_K, 1}, {DType::kQ6_K, 1}})) << name;
+    constexpr MixModel kBitnet2b{30, 0, 4, false};  // BitNet b1.58 2B4T: tied embeddings, 2560 wide
+    EXPECT_EQ(mix_tensor_type(id, kBitnet2b, "token_embd.weight", 2560), DType::kQ6_K);
+    EXPECT_EQ(mix_tensor_type(id, kBitnet2b, "blk.0.attn_v.weight", 2560), type);
+    EXPECT_EQ(mix_tensor_type(id, kBitnet2b, "blk.29.ffn_down.weight", 6912), type);
+    EXPECT_EQ(mix_tensor_type(id, kLlama8b, "output.weight", 4000), DType::kQ8_0);  // not whole 256s
+    const MixModel mixtral{32, 8, 4, true};
+    EXPECT_EQ(mix_tensor_type(id, mixtral, "blk.4.attn_v.weight", 4096), DType::kQ8_0);
+    EXPECT_EQ(mix_tensor_type(id, mixtral, "blk.4.attn_k.weight", 4096), DType::kQ8_0);
+    EXPECT_EQ(mix_tensor_type(id, mixtral, "blk.4.attn_output.weight", 4096), type);
+    EXPECT_EQ(width_fallback(type, 288), DType::kQ4_0);
+    EXPECT_EQ(width_fallback(type, 72), DType::kF16);
+    EXPECT_EQ(width_fallback(type, 2560), type);
+  }
+  EXPECT_NE(mix_names().find("tq1_0 tq2_0"), std::string::npos);
 }
 
 // llama.cpp's MXFP4_MOE (file type 38, gpt-oss's): the experts MXFP4, every other matrix,

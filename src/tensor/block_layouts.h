@@ -169,6 +169,25 @@ struct BlockIQ1_M {
   uint8_t scales[kBlock256 / 32];
 };
 
+// TQ1_0 (BitNet b1.58's ternary weights, 1.6875 bits each): x = d * (t - 1), t a trit (0..2).
+// Each byte packs trits base 3, the first trit most significant, stored as the fraction
+// ceil(v * 256 / 243) of its base-3 value v; trit n of byte q is ((uint8(q * 3^n)) * 3) >> 8.
+// qs[m] (m < 32) holds elements m + 32n (n = 0..4), qs[32 + m] (m < 16) elements 160 + m + 16n,
+// qh[j] elements 240 + j + 4n (n = 0..3, the value shifted up one trit first).
+struct BlockTQ1_0 {
+  uint8_t qs[48];
+  uint8_t qh[4];
+  uint16_t d;
+};
+
+// TQ2_0: x = d * (c - 1), c 2 bits (0..2 in files ggml writes; a 3 decodes to 2). Each
+// 128-element half h reads qs[32h .. 32h + 31]: bits 2l..2l+1 of qs[32h + m] are element
+// 128h + 32l + m.
+struct BlockTQ2_0 {
+  uint8_t qs[kBlock256 / 4];
+  uint16_t d;
+};
+
 static_assert(sizeof(BlockQ8_0) == 34);
 static_assert(sizeof(BlockQ4_0) == 18);
 static_assert(sizeof(BlockQ5_0) == 22);
@@ -189,5 +208,7 @@ static_assert(sizeof(BlockIQ3_XXS) == 98);
 static_assert(sizeof(BlockIQ3_S) == 110);
 static_assert(sizeof(BlockIQ1_S) == 50);
 static_assert(sizeof(BlockIQ1_M) == 56);
+static_assert(sizeof(BlockTQ1_0) == 54);
+static_assert(sizeof(BlockTQ2_0) == 66);
 
 }  // namespace strata

@@ -26,6 +26,7 @@ constexpr std::array kTypes = {
     DTypeInfo{DType::kF64, "f64", 1, 8},         DTypeInfo{DType::kIQ1_M, "iq1_m", 256, 56},
     DTypeInfo{DType::kBF16, "bf16", 1, 2},       DTypeInfo{DType::kTQ1_0, "tq1_0", 256, 54},
     DTypeInfo{DType::kTQ2_0, "tq2_0", 256, 66},  DTypeInfo{DType::kMXFP4, "mxfp4", 32, 17},
+    DTypeInfo{DType::kI2_S, "i2_s", 4, 1},
 };
 
 bool iequals(std::string_view a, std::string_view b) {
@@ -67,6 +68,12 @@ std::optional<size_t> dtype_row_bytes(DType type, uint64_t n_elements) {
   uint64_t n_blocks = n_elements / info.block_size;
   if (n_blocks > std::numeric_limits<size_t>::max() / info.block_bytes) return std::nullopt;
   return static_cast<size_t>(n_blocks * info.block_bytes);
+}
+
+std::optional<size_t> dtype_tensor_bytes(DType type, uint64_t n_elements) {
+  std::optional<size_t> bytes = dtype_row_bytes(type, n_elements);
+  if (bytes && type == DType::kI2_S) *bytes += 32;
+  return bytes;
 }
 
 }  // namespace strata

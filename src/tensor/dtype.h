@@ -18,7 +18,7 @@ enum class DType : uint32_t {
   kQ2_K = 10, kQ3_K = 11, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kQ8_K = 15,
   kIQ2_XXS = 16, kIQ2_XS = 17, kIQ3_XXS = 18, kIQ1_S = 19, kIQ4_NL = 20, kIQ3_S = 21,
   kIQ2_S = 22, kIQ4_XS = 23, kI8 = 24, kI16 = 25, kI32 = 26, kI64 = 27, kF64 = 28,
-  kIQ1_M = 29, kBF16 = 30, kTQ1_0 = 34, kTQ2_0 = 35, kMXFP4 = 39,
+  kIQ1_M = 29, kBF16 = 30, kTQ1_0 = 34, kTQ2_0 = 35, kI2_S = 36, kMXFP4 = 39,
 };
 
 struct DTypeInfo {
@@ -38,5 +38,10 @@ std::optional<DType> dtype_from_name(std::string_view name);
 // Bytes for n_elements of type, or nullopt if n_elements is not a whole number of blocks
 // or the result would overflow size_t.
 std::optional<size_t> dtype_row_bytes(DType type, uint64_t n_elements);
+
+// Bytes of a whole tensor of n_elements: its rows' bytes, and for I2_S (id 36: Microsoft BitNet's
+// ternary codes, 2 bits each, as bitnet.cpp and ik_llama.cpp number it) the one float scale after
+// them, padded to 32 bytes. nullopt as dtype_row_bytes.
+std::optional<size_t> dtype_tensor_bytes(DType type, uint64_t n_elements);
 
 }  // namespace strata

@@ -48,6 +48,8 @@ constexpr Codec kCodecs[] = {
     {DType::kIQ2_S, quantize_row_iq2_s, dequantize_row_iq2_s},
     {DType::kIQ1_S, quantize_row_iq1_s, dequantize_row_iq1_s},
     {DType::kIQ1_M, quantize_row_iq1_m, dequantize_row_iq1_m},
+    {DType::kTQ1_0, quantize_row_tq1_0, dequantize_row_tq1_0},
+    {DType::kTQ2_0, quantize_row_tq2_0, dequantize_row_tq2_0},
 };
 
 const Codec* find_codec(DType type) {

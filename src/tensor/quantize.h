@@ -1,8 +1,9 @@
 // Encoding float rows into GGUF tensor types and decoding them back (scalar reference code).
 //
 // quantize_row / dequantize_row handle F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K,
-// Q4_1, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS, MXFP4 and the lattice i-quants IQ3_S, IQ3_XXS,
-// IQ2_XXS, IQ2_XS, IQ2_S, IQ1_S and IQ1_M in the exact on-disk block layouts
+// Q4_1, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS, MXFP4, the lattice i-quants IQ3_S, IQ3_XXS,
+// IQ2_XXS, IQ2_XS, IQ2_S, IQ1_S and IQ1_M, and the ternary TQ1_0 and TQ2_0 in the exact
+// on-disk block layouts
 // (block_layouts.h; the decoders are checked in gguf/quant_reference_test.cc, MXFP4's, which
 // has no reference file there, against its definition in quantize_mxfp4_test.cc). The
 // decoders follow the float evaluation order of the GGUF tools ((d * sc) * q - dmin * m), so
@@ -12,7 +13,8 @@
 // importance matrix): good enough for generated models and tests, and fast. Those of Q4_1,
 // Q5_1, Q2_K, Q3_K, IQ4_NL and IQ4_XS give each block's extreme element the extreme code, so
 // a decoded row encodes again to the same values; so does MXFP4's, whose scale choice and
-// rounding are ggml's reference quantizer's. The lattice i-quants take, per group, the
+// rounding are ggml's reference quantizer's, and so do TQ1_0's and TQ2_0's, which write the
+// bytes of ggml's reference quantizers (quantize_ternary.cc). The lattice i-quants take, per group, the
 // nearest grid entry (quantize_iq_lattice*.cc); their first call builds constant search
 // tables (under a second). Stateless otherwise; safe from any thread.
 #pragma once
@@ -56,6 +58,8 @@ void quantize_row_iq2_xs(const float* src, void* dst, size_t n);
 void quantize_row_iq2_s(const float* src, void* dst, size_t n);
 void quantize_row_iq1_s(const float* src, void* dst, size_t n);
 void quantize_row_iq1_m(const float* src, void* dst, size_t n);
+void quantize_row_tq1_0(const float* src, void* dst, size_t n);
+void quantize_row_tq2_0(const float* src, void* dst, size_t n);
 
 void dequantize_row_f16(const void* src, float* dst, size_t n);
 void dequantize_row_bf16(const void* src, float* dst, size_t n);
@@ -79,5 +83,7 @@ void dequantize_row_iq2_xs(const void* src, float* dst, size_t n);
 void dequantize_row_iq2_s(const void* src, float* dst, size_t n);
 void dequantize_row_iq1_s(const void* src, float* dst, size_t n);
 void dequantize_row_iq1_m(const void* src, float* dst, size_t n);
+void dequantize_row_tq1_0(const void* src, float* dst, size_t n);
+void dequantize_row_tq2_0(const void* src, float* dst, size_t n);
 
 }  // namespace strata

@@ -218,10 +218,10 @@ TEST(QuantizeTest, RejectsPartialBlocksAndUnknownTypes) {
   Status partial = quantize_row(DType::kQ8_0, x.data(), out.data(), 40);
   EXPECT_EQ(partial.code(), Code::kInvalidArgument);
   EXPECT_NE(partial.message().find("not whole blocks of 32"), std::string::npos);
-  Status unknown = dequantize_row(DType::kTQ1_0, out.data(), x.data(), 256);
+  Status unknown = dequantize_row(DType::kQ8_1, out.data(), x.data(), 256);
   EXPECT_EQ(unknown.code(), Code::kUnsupported);
-  EXPECT_NE(unknown.message().find("tq1_0"), std::string::npos);
-  EXPECT_FALSE(can_quantize(DType::kTQ1_0));
+  EXPECT_NE(unknown.message().find("q8_1"), std::string::npos);
+  EXPECT_FALSE(can_quantize(DType::kQ8_1));
   EXPECT_TRUE(can_dequantize(DType::kIQ2_XXS));
   EXPECT_TRUE(can_dequantize(DType::kQ6_K));
 }

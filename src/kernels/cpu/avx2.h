@@ -47,6 +47,8 @@ void matmul_iq2_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq2_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq1_s(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_iq1_m(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_tq1_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end);  // avx2_matmul_tq.cc
+void matmul_tq2_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void rmsnorm(const float* x, const float* weight, int n, float eps, float* out);
 void silu_mul(float* gate, const float* up, int n);
 void gelu_mul(float* gate, const float* up, int n);

@@ -29,6 +29,8 @@ void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end) {
     case DType::kIQ2_S: matmul_iq2_s(args, o_begin, o_end); return;
     case DType::kIQ1_S: matmul_iq1_s(args, o_begin, o_end); return;
     case DType::kIQ1_M: matmul_iq1_m(args, o_begin, o_end); return;
+    case DType::kTQ1_0: matmul_tq1_0(args, o_begin, o_end); return;
+    case DType::kTQ2_0: matmul_tq2_0(args, o_begin, o_end); return;
     default: reference::matmul_rows(args, o_begin, o_end); return;
   }
 }

@@ -3,8 +3,9 @@
 // taking the 256-bit VEX vpdpbusd of AVX-VNNI (Intel Alder Lake and later client cores, AMD
 // Zen 5), for CPUs that have AVX-VNNI but no AVX-512. On AVX2 alone a Q8_0 dot costs four
 // instructions per 32 products and input row (sign, maddubs, madd, add), so decode with 3-4
-// sequences is instruction bound; one vpdpbusd does the same work. Every other entry is the
-// AVX2 table's, and every kernel gives the same bits as the AVX2 table's.
+// sequences is instruction bound; one vpdpbusd does the same work. So do its TQ1_0 and TQ2_0
+// matmuls (through matmul_rows). Every other entry is the AVX2 table's, and every kernel gives
+// the same bits as the AVX2 table's.
 // Constant data and declarations only; the kernels run only after avx2_vnni_table() has
 // checked the CPU.
 #pragma once
@@ -44,6 +45,11 @@ void matmul_packed_q2_k(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_iq4_nl(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_mxfp4(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 void matmul_packed_iq4_xs(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+// The TQ1_0 and TQ2_0 matmuls (avx2_matmul_tq.cc built with AVX-VNNI), and the table's
+// matmul_rows: those two types there, the AVX2 table's kernels for every other type.
+void matmul_tq1_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_tq2_0(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
+void matmul_rows(const MatmulArgs& args, int64_t o_begin, int64_t o_end);
 }  // namespace avx2vnni
 
 }  // namespace cpu

@@ -1,6 +1,6 @@
 // The AVX2 + AVX-VNNI kernel table (avx2_vnni.h): the AVX2 table's entries (avx2_table.cc)
 // but the packed Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K, Q2_K, IQ4_XS, IQ4_NL and MXFP4
-// kernels.
+// kernels and the TQ1_0 / TQ2_0 matmuls (matmul_rows).
 // Constant data only; Avx2VnniTable.IsTheAvx2TableButTheVnniKernels
 // (avx2_vnni_table_test.cc) keeps the two lists in step.
 #include "kernels/cpu/avx2.h"
@@ -12,7 +12,7 @@ namespace strata::kernels::cpu {
 constinit const KernelTable kAvx2VnniKernels{
     .name = "avx2vnni",
     .quantize_q8_row = avx2::quantize_q8_row,
-    .matmul_rows = avx2::matmul_rows,
+    .matmul_rows = avx2vnni::matmul_rows,  // AVX2's but TQ1_0 / TQ2_0
     .matmul_packed_q8_0_rows = avx2vnni::matmul_packed_q8_0,
     .matmul_packed_q4_0_rows = avx2vnni::matmul_packed_q4_0,
     .matmul_packed_q5_0_rows = avx2vnni::matmul_packed_q5_0,
