@@ -10,6 +10,7 @@
 #include "cli/mkmodel_file_test_util.h"
 #include "model/model.h"
 #include "modelgen/model_generator.h"
+#include "modelgen/narrow_spec_test_util.h"
 
 namespace strata {
 namespace {
@@ -21,21 +22,12 @@ class MkmodelBitnetLoadTest : public testing::MkmodelFileTest {
   MkmodelBitnetLoadTest() { seed_ = 19; }
 };
 
-// The preset's spec as arch; narrow: 2 layers of 256 (2 heads of 128 over one K/V head, a feed-forward of
-// 512) over the byte vocabulary.
+// The preset's spec as arch; narrow: 2 layers of a few MiB (narrowed_preset).
 ModelSpec bitnet_spec(const std::string& arch, const std::string& preset, bool narrow) {
+  if (narrow) return narrowed_preset(arch, preset, 2);
   auto s = model_preset(arch, preset);
   EXPECT_TRUE(s.ok()) << s.status().ToString();
-  ModelSpec spec = s.ok() ? *s : ModelSpec{};
-  if (!narrow) return spec;
-  set_layer_count(&spec, 2);
-  spec.n_vocab = 259;
-  spec.n_embd = 256;
-  spec.n_head = 2;
-  spec.n_head_kv = 1;
-  spec.head_dim = 128;
-  spec.n_ff = 512;
-  return spec;
+  return s.ok() ? *s : ModelSpec{};
 }
 
 // The file at path against the float64 reference over kBitnetPrompt positions: in F32 float rounding apart

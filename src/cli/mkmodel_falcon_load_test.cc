@@ -12,6 +12,7 @@
 #include "cli/mkmodel_file_test_util.h"
 #include "model/model.h"
 #include "modelgen/model_generator.h"
+#include "modelgen/narrow_spec_test_util.h"
 
 namespace strata {
 namespace {
@@ -23,21 +24,12 @@ class MkmodelFalconLoadTest : public testing::MkmodelFileTest {
   MkmodelFalconLoadTest() { seed_ = 17; }
 };
 
-// The preset's spec as arch; narrow: 2 layers of 256 (2 heads of 128 over one K/V head, a feed-forward of
-// 512) over the byte vocabulary, the preset's rope kept.
+// The preset's spec as arch; narrow: 2 layers of a few MiB (narrowed_preset), the preset's rope kept.
 ModelSpec falcon_kin_spec(const std::string& arch, const std::string& preset, bool narrow) {
+  if (narrow) return narrowed_preset(arch, preset, 2);
   auto s = model_preset(arch, preset);
   EXPECT_TRUE(s.ok()) << s.status().ToString();
-  ModelSpec spec = s.ok() ? *s : ModelSpec{};
-  if (!narrow) return spec;
-  set_layer_count(&spec, 2);
-  spec.n_vocab = 259;
-  spec.n_embd = 256;
-  spec.n_head = 2;
-  spec.n_head_kv = 1;
-  spec.head_dim = 128;
-  spec.n_ff = 512;
-  return spec;
+  return s.ok() ? *s : ModelSpec{};
 }
 
 // The F32 file at path against the float64 reference over kFalconPrompt positions: float rounding apart

@@ -12,6 +12,7 @@
 #include "gguf/gguf_file.h"
 #include "modelgen/generator_test_fixture.h"
 #include "modelgen/model_generator.h"
+#include "modelgen/narrow_spec_test_util.h"
 #include "modelgen/plan_test_util.h"
 #include "tensor/half.h"
 #include "tensor/quantize.h"
@@ -21,19 +22,8 @@ namespace {
 
 class BitnetGeneratorTest : public testing::GeneratorTest {};
 
-// 2B4T's spec as arch, narrowed to 1 layer of 256 (2 heads of 128 over one K/V head, a feed-forward of
-// 512) over the built-in byte vocabulary: a file of a few MiB.
-ModelSpec narrowed_2b4t(const std::string& arch) {
-  ModelSpec s = *model_preset(arch, "bitnet-b1.58-2b-4t");
-  set_layer_count(&s, 1);
-  s.n_vocab = 259;
-  s.n_embd = 256;
-  s.n_head = 2;
-  s.n_head_kv = 1;
-  s.head_dim = 128;
-  s.n_ff = 512;
-  return s;
-}
+// 2B4T's spec as arch, narrowed to 1 layer: a file of a few MiB.
+ModelSpec narrowed_2b4t(const std::string& arch) { return narrowed_preset(arch, "bitnet-b1.58-2b-4t", 1); }
 
 // small as bitnet gates by SiLU, so no hidden_activation (llama.cpp's default); 2B4T as bitnet says relu2;
 // as bitnet-b1.58 nothing (its arch's gate). Every file: the sub-norms in F32, no output.weight, whole heads

@@ -12,6 +12,7 @@
 
 #include "gguf/gguf_file.h"
 #include "modelgen/model_generator.h"
+#include "modelgen/narrow_spec_test_util.h"
 #include "modelgen/model_quantizer.h"
 #include "modelgen/generator_test_fixture.h"
 #include "modelgen/plan_test_util.h"
@@ -52,19 +53,8 @@ TEST_F(FalconH1GeneratorTest, WritesFalconH1sKeys) {
   EXPECT_NE(f->find_tensor("output.weight"), nullptr);
 }
 
-// A preset's spec narrowed to 1 layer of 256 (2 heads of 128 over one K/V head, a feed-forward of 512)
-// over the built-in byte vocabulary, its rope and layout kept: a file of a few MiB.
-ModelSpec narrowed(const std::string& preset) {
-  ModelSpec s = *model_preset("", preset);
-  set_layer_count(&s, 1);
-  s.n_vocab = 259;
-  s.n_embd = 256;
-  s.n_head = 2;
-  s.n_head_kv = 1;
-  s.head_dim = 128;
-  s.n_ff = 512;
-  return s;
-}
+// A preset's spec narrowed to 1 layer (a file of a few MiB), its rope and layout kept.
+ModelSpec narrowed(const std::string& preset) { return narrowed_preset("", preset, 1); }
 
 // EXAONE 3.5: its rope_freqs (64 factors, 1 to 8) and no key_length (its converter writes none; heads fill
 // n_embd). AFM-4.5B: YaRN 20 over 4096 of its 65536 positions, key/value_length (its config has head_dim),

@@ -32,6 +32,7 @@
 #include <algorithm>
 
 #include "kernels/cpu/avx2_iq_lattice.h"
+#include "kernels/cpu/avx512_row_pairs.h"
 
 namespace strata::kernels::cpu::STRATA_SIMD {
 namespace {
@@ -174,19 +175,11 @@ template <int NW, int NR>
       for (int q = 0; q < NQ; ++q) {
         const __m512i lo = sum[i][2 * q];
         const __m512i hi = 2 * q + 1 < NR ? sum[i][2 * q + 1] : _mm512_setzero_si512();
-        const __m512i lanes = _mm512_add_epi32(_mm512_shuffle_i64x2(lo, hi, 0x44), _mm512_shuffle_i64x2(lo, hi, 0xee));
-        acc[i][q] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(lanes), _mm512_mul_ps(d_w, d_x[q]), acc[i][q]);
+        acc[i][q] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(row_pair_lanes(lo, hi)), _mm512_mul_ps(d_w, d_x[q]), acc[i][q]);
       }
     }
   }
-#pragma GCC unroll 4
-  for (int i = 0; i < NW; ++i) {
-#pragma GCC unroll 4
-    for (int r = 0; r < NR; ++r) {
-      const __m256 half = r % 2 == 0 ? _mm512_castps512_ps256(acc[i][r / 2]) : _mm512_extractf32x8_ps(acc[i][r / 2], 1);
-      a.y[static_cast<int64_t>(r0 + r) * a.w->n_out + o + i] = hsum(half);
-    }
-  }
+  store_row_pairs<NW, NR>(a, acc, o, r0);
 }
 #else
 // An empty asm on each step of a lane sum: without it GCC re-associates the chains into

@@ -22,6 +22,7 @@
 
 #include "kernels/cpu/avx2.h"
 #include "kernels/cpu/avx2_tq_decode.h"
+#include "kernels/cpu/avx512_row_pairs.h"
 
 // Built a third time with -mavxvnni and STRATA_KERNELS_AVX2_VNNI for the AVX2 + AVX-VNNI table
 // (avx2_vnni.h): the same code with vpdpbusd in TqDot, its entry points in namespace avx2vnni.
@@ -197,20 +198,12 @@ template <int NW, int NR>
       for (int q = 0; q < NQ; ++q) {
         const __m512i lo = dot[i][2 * q];
         const __m512i hi = 2 * q + 1 < NR ? dot[i][2 * q + 1] : _mm512_setzero_si512();
-        const __m512i lanes = _mm512_add_epi32(_mm512_shuffle_i64x2(lo, hi, 0x44), _mm512_shuffle_i64x2(lo, hi, 0xee));
-        const __m512 total = _mm512_cvtepi32_ps(_mm512_sub_epi32(lanes, sums[q]));
+        const __m512 total = _mm512_cvtepi32_ps(_mm512_sub_epi32(row_pair_lanes(lo, hi), sums[q]));
         acc[i][q] = _mm512_fmadd_ps(total, _mm512_mul_ps(d_w, d_x[q]), acc[i][q]);
       }
     }
   }
-#pragma GCC unroll 4
-  for (int i = 0; i < NW; ++i) {
-#pragma GCC unroll 4
-    for (int r = 0; r < NR; ++r) {
-      const __m256 half = r % 2 == 0 ? _mm512_castps512_ps256(acc[i][r / 2]) : _mm512_extractf32x8_ps(acc[i][r / 2], 1);
-      a.y[static_cast<int64_t>(r0 + r) * a.w->n_out + o + i] = hsum(half);
-    }
-  }
+  store_row_pairs<NW, NR>(a, acc, o, r0);
 }
 #else
 // Weight rows [o, o + NW) (decoded in strip) against input rows [r0, r0 + NR).
