@@ -13,7 +13,9 @@
 # variants that reach a path of their own (DeepSeek's two latent-map forms, Phi-3's LongRoPE
 # switch, fused q/k/v, rope frequency factors, ...) stay. So do the M-RoPE sections' own path
 # (PairsOfAFourthSectionDoNotTurn); Granite's, Cohere's, Ling's, Gemma 4's and the vision-language
-# models' other variants only change numbers on paths their f16 and q4_K cases reach.
+# models' other variants only change numbers on paths their f16 and q4_K cases reach. Granite 4.0-H's
+# eight layers in chunks of 7 (9 s sanitized) carry the recurrent state across chunks by the code its
+# f16 case runs in one batch and token by token.
 model_grid_filter() {
   local v
   printf 'ReferenceForwardVariantsTest.*:BatchInvarianceKvTypeTest.*:*/llama_*:*_f16:*_q4_K-'
@@ -21,7 +23,7 @@ model_grid_filter() {
     DeepSeek2QuantizedLatentMaps DeepSeek2GroupLimitedRouting Gemma3SlidingAndGlobal Gemma2SoftcapsAndWindow \
     Qwen35 HoldsForHybridLayers GraniteMultipliersAgree TextGivesTheBaseArchitecturesBits \
     VisionLanguageArchsAgree BailingMoe2GroupRouting Cohere2LayerNorms Gemma4HeadsOfTwoShapes \
-    Gemma4ExpertsBesideTheDense Gemma4PerLayerInputsAndSharedKv; do
+    Gemma4ExpertsBesideTheDense Gemma4PerLayerInputsAndSharedKv GraniteHybridEightLayersAgreeInChunks; do
     printf '*.%s*:' "$v"
   done
   echo
