@@ -4,7 +4,6 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "base/thread_pool.h"
+#include "base/suite_dir_test_fixture.h"
 #include "gguf/gguf_file.h"
 #include "model/contiguous_kv.h"
 #include "model/model.h"
@@ -21,15 +21,8 @@
 
 namespace strata::testing {
 
-class MkmodelFileTest : public ::testing::Test {
+class MkmodelFileTest : public SuiteDirTest {
  protected:
-  void SetUp() override {
-    const std::string suite = ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name();
-    dir_ = std::filesystem::temp_directory_path() / ("strata-" + suite + "-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // spec written in type under name (seed_ its weights' seed); the file's path.
   Result<std::string> write(const ModelSpec& spec, DType type, const std::string& name) {
     GenerateOptions o;
@@ -42,7 +35,6 @@ class MkmodelFileTest : public ::testing::Test {
     return o.out_path;
   }
 
-  std::filesystem::path dir_;
   uint64_t seed_ = 13;
 };
 

@@ -15,21 +15,11 @@ namespace {
 
 using Dims = std::vector<uint64_t>;
 
-Result<GenerateReport> llama_kin_model(const std::string& arch, const std::string& preset, DType type,
-                                       int n_layers = 0) {
-  GenerateOptions o;
-  o.arch = arch;
-  o.preset = preset;
-  o.type = type;
-  o.n_layers = n_layers;
-  return plan_model(o);
-}
-
 // EXAONE 3.5 7.8B: 7,818,448,960 parameters, 6,979,588,160 without the two embedding tables (its card:
 // 6.98B). By hand: 32 layers of 2 x 4096 x 4096 + 2 x 4096 x 1024, a feed-forward of 3 x 4096 x 14336 and
 // two norms of 4096; untied embeddings 2 x 4096 x 102400, the output norm and 64 rope factors.
 TEST(ExaoneArceePresetTest, Exaone35_7_8bMatchesThePublishedShape) {
-  auto r = llama_kin_model("", "exaone-3.5-7.8b", DType::kBF16);
+  auto r = planned_model("", "exaone-3.5-7.8b", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const ModelSpec& s = r->spec;
   EXPECT_EQ(s.arch, "exaone");
@@ -62,7 +52,7 @@ TEST(ExaoneArceePresetTest, Exaone35_7_8bMatchesThePublishedShape) {
 // + 2 x 2560 x 512, a feed-forward of 2 x 2560 x 18432 (no gate) and two norms of 2560; untied embeddings
 // 2 x 2560 x 128005 and the output norm. Its YaRN: 20 over 4096 of its 65536 positions.
 TEST(ExaoneArceePresetTest, Afm4_5bMatchesThePublishedShape) {
-  auto r = llama_kin_model("", "afm-4.5b", DType::kBF16);
+  auto r = planned_model("", "afm-4.5b", DType::kBF16);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const ModelSpec& s = r->spec;
   EXPECT_EQ(s.arch, "arcee");
@@ -93,7 +83,7 @@ TEST(ExaoneArceePresetTest, Afm4_5bMatchesThePublishedShape) {
 // their presets as another arch drop theirs (llama keeps a gate; exaone4 drops EXAONE 3.5's rope_freqs);
 // arcee on a MoE preset is refused.
 TEST(ExaoneArceePresetTest, RopeScalingStaysWithItsOwnArch) {
-  auto small = llama_kin_model("arcee", "small", DType::kF32);
+  auto small = planned_model("arcee", "small", DType::kF32);
   ASSERT_TRUE(small.ok()) << small.status().ToString();
   EXPECT_EQ(small->spec.rope_yarn_factor, 1.0f);
   EXPECT_EQ(small->spec.rope_yarn_orig_ctx, 0);
@@ -113,7 +103,7 @@ TEST(ExaoneArceePresetTest, RopeScalingStaysWithItsOwnArch) {
   ASSERT_TRUE(exaone4.ok()) << exaone4.status().ToString();
   EXPECT_EQ(exaone4->rope_freqs_factor, 0.0f);
 
-  auto as_llama = llama_kin_model("llama", "afm-4.5b", DType::kQ8_0, 1);
+  auto as_llama = planned_model("llama", "afm-4.5b", DType::kQ8_0, 1);
   ASSERT_TRUE(as_llama.ok()) << as_llama.status().ToString();
   EXPECT_EQ(as_llama->spec.rope_yarn_factor, 1.0f);
   EXPECT_EQ(as_llama->spec.rope_yarn_orig_ctx, 0);
@@ -145,7 +135,7 @@ TEST(ExaoneArceePresetTest, RopeScalingOnTheWrongArchIsRefused) {
 // Q4_K_M for AFM-4.5B as llama.cpp's quantizer makes it: attn_v and the gate-less ffn_down by layer over
 // the 36 (use_more_bits raises 0..3, every third from 6, 31..35), n_gqa 5 (20 / 4).
 TEST(ExaoneArceeTensorPlanTest, ArceeMixFollowsLlamas) {
-  auto r = llama_kin_model("", "afm-4.5b", DType::kQ4_K);
+  auto r = planned_model("", "afm-4.5b", DType::kQ4_K);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   auto t = planned_tensors_by_name(r->plan);
   for (int l : {0, 3, 6, 31, 35}) {

@@ -6,13 +6,13 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string>
 
+#include "base/suite_dir_test_fixture.h"
 #include "gguf/gguf_file.h"
 #include "modelgen/model_generator.h"
 #include "modelgen/model_quantizer.h"
@@ -20,15 +20,8 @@
 
 namespace strata::testing {
 
-class GeneratorTest : public ::testing::Test {
+class GeneratorTest : public SuiteDirTest {
  protected:
-  void SetUp() override {
-    const std::string suite = ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name();
-    dir_ = std::filesystem::temp_directory_path() / ("strata-" + suite + "-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   GenerateOptions options(const std::string& arch, const std::string& preset, DType type,
                           const std::string& name) const {
     GenerateOptions o;
@@ -76,7 +69,6 @@ class GeneratorTest : public ::testing::Test {
     return planned_tensors_by_name(*planned);
   }
 
-  std::filesystem::path dir_;
   uint64_t seed_ = 7;  // the weights' seed; no test here reads a weight's value
 };
 

@@ -3,12 +3,11 @@
 // delta-net weights in the ranges that make every state decay, and `strata quantize` giving a
 // generated F32 file the same types as generating it quantized.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <filesystem>
 
 #include "gguf/gguf_file.h"
+#include "modelgen/generator_test_fixture.h"
 #include "modelgen/model_generator.h"
 #include "modelgen/model_quantizer.h"
 #include "modelgen/plan_test_util.h"
@@ -17,36 +16,7 @@
 namespace strata {
 namespace {
 
-namespace fs = std::filesystem;
-
-class Qwen35GeneratorTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("strata-qwen35gen-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  GenerateOptions options(const std::string& arch, const std::string& preset, DType type,
-                          const std::string& name) const {
-    GenerateOptions o;
-    o.arch = arch;
-    o.preset = preset;
-    o.type = type;
-    o.seed = 7;
-    o.n_threads = 2;
-    o.out_path = (dir_ / (name + ".gguf")).string();
-    return o;
-  }
-
-  Result<GgufFile> generate(const GenerateOptions& o) {
-    auto r = generate_model(o);
-    if (!r.ok()) return r.status();
-    return GgufFile::Open(o.out_path);
-  }
-
-  fs::path dir_;
-};
+class Qwen35GeneratorTest : public testing::GeneratorTest {};
 
 // moe-tiny as qwen35moe: 4 blocks, delta-net layers of 4 key heads and 8 value heads of 16, the
 // attention's heads of 32 rotated over 8 values, a shared expert of the expert width.
