@@ -116,12 +116,12 @@ TEST(EngineEmbedding, SameBytesBesideGenerationInSlotsStagesChunksAndFromThePref
   expect_same_bytes(again.done.embedding, alone[0], "from the prefix cache");
 }
 
-TEST(EngineEmbedding, AModelPoolingAnotherWayIsRefused) {
+// A file of spec (tag names it) serves generation but refuses embed requests with an error
+// holding needle.
+void expect_embeddings_refused(TestModelSpec spec, const std::string& tag, const std::string& needle) {
   const std::string path =
-      (fs::path(::testing::TempDir()) / ("engine_embed_mean_" + std::to_string(::getpid()) + ".gguf")).string();
-  TestModelSpec spec;
+      (fs::path(::testing::TempDir()) / ("engine_embed_" + tag + "_" + std::to_string(::getpid()) + ".gguf")).string();
   spec.n_vocab = 512;
-  spec.metadata_overrides = {{"llama.pooling_type", GgufValue::U32(1)}};
   ASSERT_TRUE(add_vocabulary_from(stories_path(), spec).ok());
   ASSERT_TRUE(write_test_model(spec, path).ok());
   EngineOptions o;
@@ -131,10 +131,22 @@ TEST(EngineEmbedding, AModelPoolingAnotherWayIsRefused) {
   ASSERT_TRUE(h.ok());
   Result<RequestId> refused = h.engine().submit(embed_request(10, 1), nullptr);
   EXPECT_EQ(refused.status().code(), Code::kUnsupported);
-  EXPECT_NE(refused.status().message().find("llama.pooling_type is 1"), std::string::npos)
-      << refused.status().message();
+  EXPECT_NE(refused.status().message().find(needle), std::string::npos) << refused.status().message();
   EXPECT_FALSE(h.wait(h.submit(make_request(10, 2, 1))).tokens.empty()) << "generation still works";
   fs::remove(path);
+}
+
+TEST(EngineEmbedding, AModelPoolingAnotherWayIsRefused) {
+  TestModelSpec spec;
+  spec.metadata_overrides = {{"llama.pooling_type", GgufValue::U32(1)}};
+  expect_embeddings_refused(spec, "mean", "llama.pooling_type is 1");
+}
+
+// Gemma 3n's last hidden state is AltUp's streams, merged only on the way to the logits.
+TEST(EngineEmbedding, AnAltupModelsRequestIsRefused) {
+  TestModelSpec spec;
+  spec.arch = "gemma3n";
+  expect_embeddings_refused(spec, "gemma3n", "not served for gemma3n models");
 }
 
 }  // namespace

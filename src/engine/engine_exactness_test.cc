@@ -363,7 +363,7 @@ INSTANTIATE_TEST_SUITE_P(Models, EngineExactness,
                                            "moe/tiny-qwen3moe.gguf", "generated/glm4moe-q8_0",
                                            "generated/llama4-q8_0", "generated/deepseek2-q8_0",
                                            "generated/qwen35-q8_0", "generated/qwen35moe-q8_0",
-                                           "generated/gemma4-e2b-q8_0", "generated/deci-q8_0",
+                                           "generated/gemma4-e2b-q8_0", "generated/gemma3n-q8_0", "generated/deci-q8_0",
                                            "generated/granitehybrid-q8_0", "generated/nemotron_h-q8_0",
                                            "generated/nemotron_h_moe-q8_0", "generated/lfm2moe-q8_0", "generated/falcon-h1-q8_0"),
                          [](const ::testing::TestParamInfo<std::string>& info) {

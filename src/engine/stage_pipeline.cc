@@ -56,11 +56,11 @@ void StagePipeline::make_windows(const EngineConfig& config) {
   const Hparams& hp = model_.hparams();
   if (joined_) {
     windows_.push_back(std::make_unique<Window>(kAllGroups, 0, o.n_parallel, o.n_groups, config.max_window_rows,
-                                                hp.n_embd, hp.n_vocab, config.max_drafts));
+                                                hp.hidden_width(), hp.n_vocab, config.max_drafts));
   } else {
     for (int g = 0; g < o.n_groups; ++g) {
       windows_.push_back(std::make_unique<Window>(g, g * slots_per_group_, slots_per_group_, o.n_groups,
-                                                  config.max_window_rows, hp.n_embd, hp.n_vocab, config.max_drafts));
+                                                  config.max_window_rows, hp.hidden_width(), hp.n_vocab, config.max_drafts));
     }
   }
   if (hp.is_moe()) {

@@ -4,13 +4,13 @@
 
 namespace strata {
 
-Window::Window(int group_index, int first, int n_slots, int n_groups, int max_rows, int n_embd, int n_vocab,
+Window::Window(int group_index, int first, int n_slots, int n_groups, int max_rows, int hidden_width, int n_vocab,
                int max_drafts)
     : group(group_index),
       first_slot(first),
       slot_rows(n_slots, 0),
       group_rows(n_groups, 0),
-      hidden(static_cast<size_t>(max_rows) * n_embd * sizeof(float)),
+      hidden(static_cast<size_t>(max_rows) * hidden_width * sizeof(float)),
       logits(static_cast<size_t>(n_slots) * (1 + max_drafts) * n_vocab * sizeof(float)) {
   rows.reserve(max_rows);
   logit_slots.reserve(static_cast<size_t>(n_slots) * (1 + max_drafts));

@@ -39,7 +39,7 @@ inline constexpr int kAllGroups = -1;
 
 struct Window {
   // max_drafts: the most drafted tokens one slot may bring (logits rows per slot: 1 + that).
-  Window(int group, int first_slot, int n_slots, int n_groups, int max_rows, int n_embd, int n_vocab,
+  Window(int group, int first_slot, int n_slots, int n_groups, int max_rows, int hidden_width, int n_vocab,
          int max_drafts = 0);
 
   int group = 0;                  // or kAllGroups
@@ -51,7 +51,7 @@ struct Window {
   std::vector<int> group_rows;    // rows per group (index = group), set by the engine at launch
   int n_prefill_rows = 0;
   int n_decode_rows = 0;
-  AlignedBuffer hidden;           // max_rows x n_embd floats
+  AlignedBuffer hidden;           // max_rows x hidden_width floats (Hparams::hidden_width)
   AlignedBuffer logits;           // n_slots x (1 + max_drafts) x n_vocab floats
   std::vector<int> reading_order; // scratch for the builder
   double launched_s = 0.0;

@@ -131,6 +131,10 @@ constexpr ArchTraits kArchs[] = {
     {.name = "gemma4", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
      .requires_experts = false, .moe_norm_topk = true, .embed_scaled = true, .post_norms = true, .ffn_gelu = true,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .gemma4 = true},
+    // Google Gemma 3n: see ArchTraits::gemma3n.
+    {.name = "gemma3n", .rope_neox = true, .requires_qkv_bias = false, .requires_qk_norm = true,
+     .requires_experts = false, .moe_norm_topk = true, .embed_scaled = true, .post_norms = true, .ffn_gelu = true,
+     .sliding_period = 5, .sliding_rope_base = 10000.0f, .gemma3n = true},
     // see ArchTraits::granite.
     {.name = "granite", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = false, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
@@ -296,7 +300,7 @@ const ArchTraits* find_arch(std::string_view name) {
 }
 
 std::string_view supported_arch_names() {
-  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gemma4, gpt-oss, "
+  return "llama (dense or Mixtral-style experts), qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, gemma3n, gemma4, gpt-oss, "
          "phi3, glm4, glm4moe, llama4, smollm3, deepseek2, mistral4, minimax-m2, minimax-m3, mistral3, ernie4_5, ernie4_5-moe, "
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, minicpm, seed_oss, bailingmoe2, dots1, "
          "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, hunyuan-dense, mimo2, glm-dsa, deci, granitehybrid, nemotron_h, "

@@ -119,6 +119,11 @@ struct ArchTraits {
   // have no attn_v, v RMS-normed, unscaled scores, each layer's output times its
   // layer_output_scale, and the logits soft-capped (model/gemma4_hparams.h).
   bool gemma4 = false;
+  // Google Gemma 3n (E2B, E4B), text only: Gemma 3's attention (QK-norm, v RMS-normed, unscaled
+  // scores, every 5th layer full unless attention.sliding_window_pattern says otherwise) inside
+  // AltUp's streams, with a laurel branch, sparse feed-forward gates, Gemma 4 E2B's per-layer inputs
+  // and shared K/V, and soft-capped logits (model/gemma3n_hparams.h, model/altup.cc).
+  bool gemma3n = false;
   // StepFun Step 3.5 (step35): per-layer sliding windows whose layers have more query heads and
   // rotate all of each head on a base of their own, full layers rotating half of each head with the
   // file's rope_freqs, a sigmoid gate per head on the attention output (attn_gate), QK-norm,

@@ -266,7 +266,7 @@ std::vector<Case> all_cases() {
   // quantised type each.
   for (const char* arch : {"granite", "granitemoe", "minicpm", "cohere2", "cohere2_moe", "minimax-m3", "laguna", "command-r", "mistral4", "step35", "hunyuan-moe", "mimo2", "glm-dsa", "deci",
                            "seed_oss", "bailingmoe2", "dots1", "qwen2vl", "qwen3vl", "qwen3vlmoe", "gemma4", "gemma4-moe",
-                           "gemma4-e2b", "olmo2", "olmoe", "exaone4", "arcee", "hunyuan-dense", "apertus", "bitnet",
+                           "gemma4-e2b", "gemma3n", "olmo2", "olmoe", "exaone4", "arcee", "hunyuan-dense", "apertus", "bitnet",
                            "bitnet-b1.58"}) {
     for (DType t : {DType::kF16, DType::kQ4_K}) cases.push_back({arch, t});
   }

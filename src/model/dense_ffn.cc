@@ -28,6 +28,21 @@ void relu_sq_mul(float* g, const float* u, int n) {
   }
 }
 
+// Gemma 3n's sparse gate: of n values, only what exceeds their mean plus std_mul standard
+// deviations (n - 1 in the variance's denominator), less that cutoff; the rest 0.
+void sparsify_gate(float* g, int n, float std_mul) {
+  float sum = 0.0f;
+  for (int i = 0; i < n; ++i) sum += g[i];
+  const float mean = sum / static_cast<float>(n);
+  float sq = 0.0f;
+  for (int i = 0; i < n; ++i) sq += (g[i] - mean) * (g[i] - mean);
+  const float cutoff = mean + std::sqrt(sq / static_cast<float>(n - 1)) * std_mul;
+  for (int i = 0; i < n; ++i) {
+    const float d = g[i] - cutoff;
+    g[i] = d > 0.0f ? d : 0.0f;
+  }
+}
+
 // A feed-forward without a gate: down(act(up x)), s.gate() holding the middle; act is Nemotron-H's and
 // Arcee's relu(.)^2 (Hparams::ffn_relu_sq) or Apertus's xIELU.
 void gateless_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n, ForwardScratch& s, ThreadPool& pool) {
@@ -60,6 +75,7 @@ void dense_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n, Forw
   matmul_same_input(gate_up, s, pool);
   const auto n_ff = static_cast<int>(lw.w_gate.n_out);
   const float limit = hp.ffn_limit(layer, false);  // Step 3.5's clamped layers
+  const bool sparse = hp.ffn_sparse(layer);  // Gemma 3n's first layers
   {
     ProfileTimer timer(s.profile(), StepPart::kFfnActivation);
     for_each_row(pool, n, n_ff, [&](int r) {
@@ -71,6 +87,7 @@ void dense_ffn(const Hparams& hp, const LayerWeights& lw, int layer, int n, Forw
       } else if (limit > 0.0f) {
         kernels::silu_mul_clamped(s.gate() + at, s.up() + at, n_ff, limit);
       } else if (hp.ffn_gelu) {
+        if (sparse) sparsify_gate(s.gate() + at, n_ff, hp.ffn_sparsity_std[static_cast<size_t>(layer)]);
         kernels::gelu_mul(s.gate() + at, s.up() + at, n_ff);
       } else if (hp.swiglu_oai) {
         kernels::swiglu_oai(s.gate() + at, s.up() + at, n_ff);

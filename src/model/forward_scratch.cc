@@ -12,7 +12,7 @@ size_t floats(int rows, int width) { return static_cast<size_t>(rows) * static_c
 ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
   sizes_.n_attention_workers = std::max(sizes.n_attention_workers, 1);
   const int r = std::max(sizes.max_rows, 1);
-  hidden_.resize(floats(r, sizes.n_embd));
+  hidden_.resize(floats(r, sizes.n_embd * std::max(1, sizes.altup_streams)));
   normed_.resize(floats(r, sizes.n_embd));
   q_.resize(floats(r, sizes.q_dim));
   k_.resize(floats(r, sizes.kv_dim));
@@ -40,6 +40,15 @@ ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
   ple_input_.resize(floats(r, sizes.per_layer_floats));
   ple_gate_.resize(floats(r, sizes.per_layer_floats));
   ple_token_.resize(floats(r, sizes.per_layer_floats));
+  if (sizes.altup_streams > 0) {
+    const int a = sizes.altup_streams;
+    altup_pred_.resize(floats(r, a * sizes.n_embd));
+    altup_active_.resize(floats(r, sizes.n_embd));
+    laurel_.resize(floats(r, sizes.n_embd));
+    laurel_mid_.resize(floats(r, sizes.laurel_rank));
+    altup_modalities_.resize(floats(r, a));
+    altup_coefs_.resize(floats(r, a * a));
+  }
   if (sizes.n_expert > 0) {
     const int routes = r * sizes.n_expert_used;
     router_.resize(floats(r, sizes.n_expert));

@@ -33,6 +33,9 @@ class ForwardScratch {
     int n_ff_exp = 0;
     bool router_input = false;  // Gemma 4: the router reads a row of its own (router_in())
     int per_layer_floats = 0;   // Gemma 4 E2B / E4B: Hparams::n_embd_per_layer (0: none)
+    // Gemma 3n: AltUp's streams (Hparams::n_altup; 0: none) and the laurel branch's width.
+    int altup_streams = 0;
+    int laurel_rank = 0;
     // Multi-head Latent Attention (0 otherwise): a row's full-width queries, or its heads'
     // values; its compressed query (Hparams::mla_q_rank); its heads' inputs or outputs of the
     // per-head maps.
@@ -63,7 +66,7 @@ class ForwardScratch {
   int max_block_tokens() const { return sizes_.max_block_tokens; }
 
   // Per-row activations, row-major with the widths of Sizes.
-  float* hidden() { return hidden_.as<float>(); }    // residual stream (forward() only)
+  float* hidden() { return hidden_.as<float>(); }    // residual stream(s) (forward() only)
   float* normed() { return normed_.as<float>(); }    // n_embd: RMS-normed input of a block
   float* q() { return q_.as<float>(); }              // q_dim
   float* k() { return k_.as<float>(); }              // kv_dim
@@ -114,6 +117,16 @@ class ForwardScratch {
   float* ple_input() { return ple_input_.as<float>(); }
   float* ple_gate() { return ple_gate_.as<float>(); }
   float* ple_token() { return ple_token_.as<float>(); }
+  // Gemma 3n (model/altup.cc): the layer's predictions of every stream (altup_streams blocks of
+  // max_rows rows of n_embd), the predicted stream 0 the layer runs on and the laurel branch's
+  // output (n_embd per row), its middle (laurel_rank per row), and each row's router outputs and
+  // coefficients (altup_streams and altup_streams^2 per row).
+  float* altup_pred() { return altup_pred_.as<float>(); }
+  float* altup_active() { return altup_active_.as<float>(); }
+  float* laurel() { return laurel_.as<float>(); }
+  float* laurel_mid() { return laurel_mid_.as<float>(); }
+  float* altup_modalities() { return altup_modalities_.as<float>(); }
+  float* altup_coefs() { return altup_coefs_.as<float>(); }
 
   // Routing statistics: for layer l and expert e, expert_tokens()[l * n_expert + e] counts the
   // rows routed to e by forward passes since the caller last zeroed it (the caller owns
@@ -146,7 +159,8 @@ class ForwardScratch {
   size_t blocks_per_worker_ = 0;
   AlignedBuffer hidden_, normed_, q_, k_, v_, attn_out_, proj_, gate_, up_, matmul_, attention_, mla_q_, mla_a_,
       mla_heads_in_, mla_heads_out_, q_gate_, delta_qkv_, delta_z_, delta_beta_, delta_alpha_, delta_out_,
-      delta_in_, delta_ba_, ple_input_, ple_gate_, ple_token_;
+      delta_in_, delta_ba_, ple_input_, ple_gate_, ple_token_, altup_pred_, altup_active_, laurel_, laurel_mid_,
+      altup_modalities_, altup_coefs_;
   std::vector<int> delta_order_;
   AlignedBuffer router_, route_expert_, route_weight_, route_slot_, expert_first_, expert_x_, expert_gate_,
       expert_up_, expert_out_, shared_out_, shared_gate_, router_in_;

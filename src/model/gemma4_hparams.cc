@@ -72,9 +72,9 @@ Status read_sliding_heads(const GgufFile& gguf, Hparams* hp) {
   return Status::Ok();
 }
 
-// E2B / E4B: per-layer feed-forward widths (feed_forward_length as an array: the double-wide
-// shared layers), per-layer inputs, and the layers that read an earlier layer's K/V.
-Status read_small_model_parts(const GgufFile& gguf, Hparams* hp) {
+}  // namespace
+
+Status read_gemma_small_model_parts(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
   const std::string& f = gguf.path();
   if (const GgufValue* v = gguf.find(a + ".feed_forward_length"); v != nullptr && v->is_array()) {
@@ -114,8 +114,6 @@ Status read_small_model_parts(const GgufFile& gguf, Hparams* hp) {
   return Status::Ok();
 }
 
-}  // namespace
-
 Status read_gemma4(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
   STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.sliding_window", false, &hp->sliding_window));
@@ -124,7 +122,7 @@ Status read_gemma4(const GgufFile& gguf, Hparams* hp) {
   for (uint64_t flag : pattern) hp->sliding_layers.push_back(flag != 0 ? 1 : 0);
   STRATA_RETURN_IF_ERROR(read_kv_heads(gguf, hp));
   STRATA_RETURN_IF_ERROR(read_sliding_heads(gguf, hp));
-  STRATA_RETURN_IF_ERROR(read_small_model_parts(gguf, hp));
+  STRATA_RETURN_IF_ERROR(read_gemma_small_model_parts(gguf, hp));
   hp->attn_scale = 1.0f;  // q and k are RMS-normed per head: no 1 / sqrt(head size)
   hp->v_norm = true;
   hp->moe_beside_dense = hp->n_expert > 0;

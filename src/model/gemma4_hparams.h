@@ -19,4 +19,9 @@ namespace strata {
 // (Hparams::moe_beside_dense).
 Status read_gemma4(const GgufFile& gguf, Hparams* hp);
 
+// The parts Gemma 4 E2B / E4B share with Gemma 3n: per-layer feed-forward widths
+// (feed_forward_length as an array), per-layer inputs (embedding_length_per_layer_input) and the
+// last attention.shared_kv_layers layers reading the K/V of the last earlier layer of their kind.
+Status read_gemma_small_model_parts(const GgufFile& gguf, Hparams* hp);
+
 }  // namespace strata

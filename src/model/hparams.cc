@@ -9,6 +9,7 @@
 #include "model/attention_hparams.h"
 #include "model/cohere_hparams.h"
 #include "model/deci_hparams.h"
+#include "model/gemma3n_hparams.h"
 #include "model/gemma4_hparams.h"
 #include "model/metadata_readers.h"
 #include "model/post_norm_hparams.h"
@@ -253,6 +254,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.cohere2) STRATA_RETURN_IF_ERROR(read_cohere2(gguf, hp));
   if (traits.cohere2_moe) STRATA_RETURN_IF_ERROR(read_cohere2_moe(gguf, hp));
   if (traits.gemma4) STRATA_RETURN_IF_ERROR(read_gemma4(gguf, hp));
+  if (traits.gemma3n) STRATA_RETURN_IF_ERROR(read_gemma3n(gguf, hp));
   if (traits.step35) STRATA_RETURN_IF_ERROR(read_step35(gguf, hp));
   if (traits.laguna) STRATA_RETURN_IF_ERROR(read_laguna(gguf, hp));
   if (traits.mimo2) STRATA_RETURN_IF_ERROR(read_mimo2(gguf, hp));
@@ -399,7 +401,7 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   // A MoE file's experts have their own width key; its dense width is optional.
   // Gemma 4's per-layer widths are read_gemma4's.
   const GgufValue* ff = gguf.find(a + ".feed_forward_length");
-  if (!(traits->gemma4 || traits->deci || traits->nemotron_h) || ff == nullptr || !ff->is_array()) {
+  if (!(traits->gemma4 || traits->gemma3n || traits->deci || traits->nemotron_h) || ff == nullptr || !ff->is_array()) {
     STRATA_RETURN_IF_ERROR(read_count(gguf, a, "feed_forward_length", traits->requires_experts, &hp.n_ff));
   }
   // Step 3.5's and Laguna's per-layer query heads are theirs to read (the first layer's count

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -167,6 +168,22 @@ struct Hparams {
   // sqrt(n_embd), both over sqrt(2); each layer then adds to its stream per_layer_proj of
   // GELU(inp_gate . stream) times the layer's input, RMS-normed (post_norm).
   int n_embd_per_layer = 0;
+  // Gemma 3n (model/gemma3n_hparams.h): the hidden state is n_altup streams of n_embd values
+  // (altup.num_inputs; 0: one stream, every other model), stream 0 the one each layer runs on;
+  // each layer predicts every stream from all of them, runs on its prediction of stream 0 with a
+  // low-rank "laurel" branch beside the attention, and corrects every stream by what the layer
+  // changed. hidden_width() is a row's floats between pipeline stages.
+  int n_altup = 0;
+  int hidden_width() const { return n_altup > 1 ? n_embd * n_altup : n_embd; }
+  int laurel_rank = 0;  // Gemma 3n: the laurel branch's width (blk.0.laurel_l's rows)
+  // Gemma 3n: the layers whose feed-forward gate keeps only what exceeds its mean plus this many
+  // standard deviations (activation_sparsity_scale per layer; not finite: a dense layer), before
+  // the GELU. Empty: none.
+  std::vector<float> ffn_sparsity_std;
+  bool ffn_sparse(int layer) const {
+    return static_cast<size_t>(layer) < ffn_sparsity_std.size() &&
+           std::isfinite(ffn_sparsity_std[static_cast<size_t>(layer)]);
+  }
   // Feed-forward widths per layer when they differ (E2B's double-wide shared layers, Nemotron's:
   // feed_forward_length as an array; 0 in Nemotron's layers without one); empty: n_ff everywhere
   // (ffn_width()).

@@ -383,7 +383,7 @@ TEST_F(ModelLoadTest, HostileMetadataIsRefusedOrHarmless) {
   int n_refused = 0, n_loaded = 0;
   // Every architecture the test models write (granitehybrid-dense's keys are granitehybrid's), those
   // with per-layer keys and readers of their own first.
-  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "exaone", "exaone4", "falcon-h1", "arcee", "hunyuan-dense", "apertus", "bitnet", "bitnet-b1.58", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "qwen35moe",
+  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "exaone", "exaone4", "falcon-h1", "arcee", "hunyuan-dense", "apertus", "bitnet", "bitnet-b1.58", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "gemma3n", "qwen35moe",
                            "cohere2_moe",
                            "llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss",
                            "phi3", "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "mistral4", "minimax-m2",

@@ -247,6 +247,10 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
   if (hp.ssm_parallel_attention) s.n_ff = std::max(s.n_ff, hp.n_embd);
   s.router_input = hp.moe_beside_dense;
   s.per_layer_floats = hp.n_embd_per_layer;
+  if (hp.n_altup > 1) {
+    s.altup_streams = hp.n_altup;
+    s.laurel_rank = hp.laurel_rank;
+  }
   s.n_layer = hp.n_layer;
   s.n_expert = hp.n_expert;
   s.n_expert_used = hp.n_expert_used;

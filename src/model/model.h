@@ -85,7 +85,8 @@ class Model {
   // threads idle during attention).
   std::unique_ptr<ForwardScratch> make_scratch(int max_rows, int max_seq_tokens, int max_threads = 0) const;
 
-  // hidden[r] = embedding of rows[r].token. hidden is n_rows * n_embd floats.
+  // hidden[r] = embedding of rows[r].token. hidden is n_rows * hparams().hidden_width() floats
+  // (Gemma 3n: the layers make the other streams from this one).
   void embed(std::span<const Row> rows, float* hidden) const;
   // Runs layers [first_layer, last_layer) on hidden (in place), storing each row's K/V at
   // its position and attending over its sequence's positions [0, pos].
@@ -98,7 +99,8 @@ class Model {
   void output_logits(std::span<const Row> rows, const float* hidden, float* logits,
                      ForwardScratch& scratch, ThreadPool& pool) const;
   // out = the final norm of one row's hidden state (n_embd floats each): what output_logits
-  // multiplies by the output matrix, and a last-token embedding.
+  // multiplies by the output matrix, and a last-token embedding (not Gemma 3n's: its streams are
+  // merged first, in output_logits).
   void final_norm(const float* hidden, float* out) const;
   // embed + all layers + output_logits. hidden comes from scratch.
   void forward(std::span<const Row> rows, KvView& kv, float* logits, ForwardScratch& scratch,
@@ -110,6 +112,27 @@ class Model {
   // Gemma 4 E2B / E4B: adds the layer's per-layer input block to hidden (model/per_layer_input.cc).
   void add_per_layer_input(std::span<const Row> rows, int layer, float* hidden, ForwardScratch& s,
                            ThreadPool& pool) const;
+  // The layer's per-layer input block of rows whose gate reads gate_in (n_embd per row): its
+  // RMS-normed output in s.proj(). Uses s.normed() and the ple buffers.
+  void per_layer_block(std::span<const Row> rows, int layer, const float* gate_in, ForwardScratch& s,
+                       ThreadPool& pool) const;
+  // Gemma 3n's AltUp (model/altup.cc). hidden holds hp.n_altup streams of the rows, stream k of
+  // row r at (k * n_rows + r) * n_embd; stream 0 is what embed() writes.
+  // Streams 1.. from stream 0, before the first layer.
+  void altup_expand(std::span<const Row> rows, float* hidden, ForwardScratch& s, ThreadPool& pool) const;
+  // The layer's predictions of every stream into s.altup_pred(), stream 0's also into
+  // s.altup_active(), which the layer then runs on.
+  void altup_predict(std::span<const Row> rows, int layer, const float* hidden, ForwardScratch& s,
+                     ThreadPool& pool) const;
+  // The laurel branch of the layer's attention input s.normed() into s.laurel().
+  void laurel(int layer, int n_rows, ForwardScratch& s, ThreadPool& pool) const;
+  // hidden's streams = the predictions corrected by what the layer made of stream 0
+  // (s.altup_active()), plus the per-layer input block in streams 1...
+  void altup_correct(std::span<const Row> rows, int layer, float* hidden, ForwardScratch& s, ThreadPool& pool) const;
+  // The rows with want_logits, their streams merged into one (n_embd each, in row order) in out.
+  // Uses s.altup_pred().
+  int altup_merge(std::span<const Row> rows, const float* hidden, float* out, ForwardScratch& s,
+                  ThreadPool& pool) const;
   std::unique_ptr<Impl> impl_;
 };
 

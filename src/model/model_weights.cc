@@ -216,6 +216,20 @@ void bind_per_layer_inputs(WeightBinder& b, const Hparams& hp, ModelWeights& w) 
   }
 }
 
+// Gemma 3n's AltUp and laurel tensors of one layer (LayerWeights::Altup).
+void bind_altup_layer(WeightBinder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+  const int64_t n = hp.n_embd, a = hp.n_altup;
+  LayerWeights::Altup& u = lw.altup;
+  u.router_norm = b.vector(p + "altup_router_norm.weight", n, true);
+  u.router = b.matrix(p + "altup_router.weight", n, a);
+  u.predict_coef = b.matrix(p + "altup_predict_coef.weight", a, a * a);
+  u.correct_coef = b.matrix(p + "altup_correct_coef.weight", a, a);
+  u.correct_scale = b.vector(p + "altup_correct_scale.weight", n, true);
+  u.laurel_l = b.matrix(p + "laurel_l.weight", n, hp.laurel_rank);
+  u.laurel_r = b.matrix(p + "laurel_r.weight", hp.laurel_rank, n);
+  u.laurel_post_norm = b.vector(p + "laurel_post_norm.weight", n, true);
+}
+
 // BitNet's sub-norms and the one-number scales of its matrices (LayerWeights::scales), each scale
 // optional, as llama.cpp reads them.
 void bind_bitnet_extras(WeightBinder& b, const Hparams& hp, int layer, const std::string& p, LayerWeights& lw) {
@@ -266,6 +280,7 @@ LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
     lw.ple_proj = b.matrix(p + "proj.weight", hp.n_embd_per_layer, hp.n_embd);
     lw.ple_post_norm = b.vector(p + "post_norm.weight", hp.n_embd, true);
   }
+  if (hp.n_altup > 1) bind_altup_layer(b, hp, p, lw);
   if (!hp.layer_is_moe(layer)) {
     bind_dense_ffn(b, hp, layer, p, lw);
     if (hp.sub_norms) bind_bitnet_extras(b, hp, layer, p, lw);
@@ -342,6 +357,10 @@ Result<ModelWeights> bind_weights(const GgufFile& gguf, const Hparams& hp) {
   w.layers.reserve(static_cast<size_t>(hp.n_layer));
   for (int l = 0; l < hp.n_layer; ++l) w.layers.push_back(bind_layer(b, hp, l));
   if (hp.n_embd_per_layer > 0) bind_per_layer_inputs(b, hp, w);
+  if (hp.n_altup > 1) {
+    w.altup_proj = b.experts("altup_proj.weight", hp.n_embd, hp.n_embd, hp.n_altup - 1);
+    w.altup_unembd = b.experts("altup_unembd_proj.weight", hp.n_embd, hp.n_embd, hp.n_altup - 1);
+  }
   if (hp.qk_l2_norm) {
     w.owned.push_back(std::make_unique<float[]>(static_cast<size_t>(hp.head_dim)));
     std::fill_n(w.owned.back().get(), hp.head_dim, 1.0f);
@@ -400,12 +419,17 @@ std::vector<kernels::WeightMatrix*> all_matrices(ModelWeights& w) {
     for (kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.attn_head_gate, &l.wq_a, &l.wq_b, &l.wkv_a, &l.w_gate, &l.w_up,
                                      &l.w_down, &l.router, &l.shexp_gate, &l.shexp_up, &l.shexp_down,
                                      &l.shexp_gate_inp, &l.ssm_qkv, &l.ssm_z, &l.ssm_beta, &l.ssm_alpha, &l.ssm_in,
-                                     &l.ssm_ba, &l.ssm_out, &l.ple_model_proj, &l.ple_gate, &l.ple_proj}) {
+                                     &l.ssm_ba, &l.ssm_out, &l.ple_model_proj, &l.ple_gate, &l.ple_proj,
+                                     &l.altup.router, &l.altup.predict_coef, &l.altup.correct_coef,
+                                     &l.altup.laurel_l, &l.altup.laurel_r}) {
       if (m->data != nullptr) out.push_back(m);
     }
     for (auto* experts : {&l.exp_gate, &l.exp_up, &l.exp_down, &l.k_b, &l.v_b}) {
       for (kernels::WeightMatrix& m : *experts) out.push_back(&m);
     }
+  }
+  for (auto* streams : {&w.altup_proj, &w.altup_unembd}) {
+    for (kernels::WeightMatrix& m : *streams) out.push_back(&m);
   }
   return out;
 }

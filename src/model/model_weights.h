@@ -101,6 +101,18 @@ struct LayerWeights {
   // post_norm (n_embd); empty when the model has none.
   kernels::WeightMatrix ple_model_proj, ple_gate, ple_proj;
   const float* ple_post_norm = nullptr;
+  // Gemma 3n's AltUp and laurel parts (model/altup.cc; A = Hparams::n_altup, R = the laurel
+  // rank): router_norm (n_embd) and router (n_embd -> A) give the streams' mixing weights,
+  // predict_coef (A -> A * A) and correct_coef (A -> A) the coefficients from them, correct_scale
+  // (n_embd) scales the corrected stream 0 for the per-layer input's gate; laurel_l (n_embd -> R),
+  // laurel_r (R -> n_embd) and laurel_post_norm (n_embd) the branch beside the attention. Empty /
+  // nullptr in every other model.
+  struct Altup {
+    const float* router_norm = nullptr;
+    const float* correct_scale = nullptr;
+    const float* laurel_post_norm = nullptr;
+    kernels::WeightMatrix router, predict_coef, correct_coef, laurel_l, laurel_r;
+  } altup;
   // Gated delta-net layers (hp.layer_is_recurrent(layer); model/delta_net.h), which have none of
   // the attention weights above: ssm_qkv (attn_qkv: n_embd -> hp.ssm_conv_channels()), ssm_z
   // (attn_gate: n_embd -> n_v_heads * head_v_dim), ssm_beta and ssm_alpha (n_embd -> n_v_heads),
@@ -138,6 +150,9 @@ struct ModelWeights {
   // otherwise.
   kernels::WeightMatrix ple_token_embd;
   const float* ple_proj_norm = nullptr;
+  // Gemma 3n: altup_proj's A - 1 matrices (n_embd -> n_embd) that make streams 1.. from the
+  // embedding, and altup_unembd_proj's that map them back before the streams are averaged.
+  std::vector<kernels::WeightMatrix> altup_proj, altup_unembd;
   size_t total_bytes = 0;             // every tensor of the file
   size_t decode_bytes = 0;            // what one decode step of one token streams: all but the
                                       // embedding table (one row read, unless output reuses it),

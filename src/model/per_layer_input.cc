@@ -5,7 +5,9 @@
 //   input = (RMS-norm(per_layer_model_proj[layer] . x / sqrt(n_embd), per_layer_proj_norm)
 //            + per_layer_token_embd[token][layer] * sqrt(P)) / sqrt(2)
 //   h += RMS-norm(proj . (GELU(inp_gate . h) * input), post_norm)
-// then h times the layer's output scale. Every step is per row or a batch-invariant matmul.
+// then h times the layer's output scale. Gemma 3n's block is the same but for its gate's input
+// and where it goes (model/altup.cc: per_layer_block). Every step is per row or a batch-invariant
+// matmul.
 #include <cmath>
 #include <cstring>
 
@@ -16,8 +18,8 @@
 
 namespace strata {
 
-void Model::add_per_layer_input(std::span<const Row> rows, int layer, float* hidden, ForwardScratch& s,
-                                ThreadPool& pool) const {
+void Model::per_layer_block(std::span<const Row> rows, int layer, const float* gate_in, ForwardScratch& s,
+                            ThreadPool& pool) const {
   const Hparams& hp = impl_->hp;
   const ModelWeights& w = impl_->w;
   const LayerWeights& lw = w.layers[static_cast<size_t>(layer)];
@@ -26,7 +28,7 @@ void Model::add_per_layer_input(std::span<const Row> rows, int layer, float* hid
   const int per_layer = hp.n_embd_per_layer;
   embed(rows, s.normed());
   matmul(lw.ple_model_proj, s.normed(), n, s.ple_input(), s, pool);
-  matmul(lw.ple_gate, hidden, n, s.ple_gate(), s, pool);
+  matmul(lw.ple_gate, gate_in, n, s.ple_gate(), s, pool);
   const float proj_scale = 1.0f / std::sqrt(static_cast<float>(n_embd));
   const float token_scale = std::sqrt(static_cast<float>(per_layer));
   const float mix_scale = 1.0f / std::sqrt(2.0f);
@@ -53,10 +55,21 @@ void Model::add_per_layer_input(std::span<const Row> rows, int layer, float* hid
     kernels::gelu_mul(s.ple_gate() + static_cast<size_t>(r) * per_layer, input, per_layer);
   });
   matmul(lw.ple_proj, s.ple_gate(), n, s.proj(), s, pool);
-  for_each_row(pool, n, 2 * n_embd, [&](int r) {
+  for_each_row(pool, n, n_embd, [&](int r) {
     float* out = s.proj() + static_cast<size_t>(r) * n_embd;
-    float* h = hidden + static_cast<size_t>(r) * n_embd;
     kernels::rmsnorm(out, lw.ple_post_norm, n_embd, hp.rms_eps, out);
+  });
+}
+
+void Model::add_per_layer_input(std::span<const Row> rows, int layer, float* hidden, ForwardScratch& s,
+                                ThreadPool& pool) const {
+  const Hparams& hp = impl_->hp;
+  const LayerWeights& lw = impl_->w.layers[static_cast<size_t>(layer)];
+  const int n_embd = hp.n_embd;
+  per_layer_block(rows, layer, hidden, s, pool);
+  for_each_row(pool, static_cast<int>(rows.size()), n_embd, [&](int r) {
+    const float* out = s.proj() + static_cast<size_t>(r) * n_embd;
+    float* h = hidden + static_cast<size_t>(r) * n_embd;
     for (int i = 0; i < n_embd; ++i) h[i] += out[i];
     if (lw.out_scale != nullptr) {
       for (int i = 0; i < n_embd; ++i) h[i] *= *lw.out_scale;

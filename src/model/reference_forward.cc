@@ -103,6 +103,7 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
   if (r.output_.empty()) r.output_ = r.token_embd_;
   STRATA_RETURN_IF_ERROR(r.decode_rope_factors(gguf, n_ctx_per_seq));
   if (r.hp_.n_embd_per_layer > 0) STRATA_RETURN_IF_ERROR(r.decode_per_layer_inputs(gguf));
+  if (r.hp_.n_altup > 1) STRATA_RETURN_IF_ERROR(r.decode_altup_tables(gguf));
   r.layers_.resize(static_cast<size_t>(r.hp_.n_layer));
   for (int i = 0; i < r.hp_.n_layer; ++i) {
     const std::string p = "blk." + std::to_string(i) + ".";
@@ -127,6 +128,7 @@ Result<ReferenceForward> ReferenceForward::Load(const GgufFile& gguf, int n_ctx_
                              : recurrent                       ? r.decode_delta_net(gguf, p, l)
                                                                : r.decode_attention(gguf, p, l));
     }
+    if (r.hp_.n_altup > 1) STRATA_RETURN_IF_ERROR(r.decode_altup(gguf, p, l));
     if (!r.hp_.layer_has_ffn(i)) continue;
     if (!r.hp_.parallel_block) {
       STRATA_RETURN_IF_ERROR(decode(gguf, p + r.hp_.ffn_norm_name + r.hp_.ffn_norm_suffix, pre_norms, &l.ffn_norm));
@@ -390,6 +392,7 @@ Vec ReferenceForward::feed_forward(const Layer& l, const Vec& x) const {
 }
 
 std::vector<double> ReferenceForward::step(int32_t token) {
+  if (hp_.n_altup > 1) return altup_step(token);  // Gemma 3n
   const int n_embd = hp_.n_embd;
   Vec h(token_embd_.begin() + static_cast<size_t>(token) * n_embd,
         token_embd_.begin() + static_cast<size_t>(token + 1) * n_embd);

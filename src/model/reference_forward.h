@@ -26,7 +26,7 @@
 // E4B's later layers attend over an earlier layer's K/V, and every layer adds its per-layer input.
 // Step 3.5's sliding layers have more query heads, each head's output is gated by a sigmoid of its
 // own, and its SwiGLUs are clamped where the file gives a limit. Hunyuan norms q and k after the
-// rotation.
+// rotation. Gemma 3n runs each layer inside AltUp's streams (reference_gemma3n.cc).
 // Owns its copies of the weights and its cache; not thread-safe.
 #pragma once
 
@@ -87,6 +87,11 @@ class ReferenceForward {
     // Mamba-2 layers (reference_mamba2.cc) keep ssm_in in ssm_qkv's place and S per head as P x N.
     std::vector<double> ssm_conv_b, ssm_d;
     std::vector<std::vector<double>> conv_inputs, delta_state;
+    // Gemma 3n (reference_gemma3n.cc): AltUp's router (n_altup rows) and its norm, the predict
+    // (n_altup^2 rows) and correct (n_altup rows) coefficient maps, the correction's scale of
+    // stream 0, and the laurel branch (laurel_l: rank rows, laurel_r: n_embd rows) and its norm.
+    Matrix altup_router, altup_predict, altup_correct, laurel_l, laurel_r;
+    std::vector<double> altup_router_norm, altup_correct_scale, laurel_post_norm;
   };
 
   Status decode_qkv(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
@@ -127,6 +132,12 @@ class ReferenceForward {
   Status decode_falcon_h1(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   void mamba2_beside_attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
   std::vector<double> xielu_ffn(const Layer& l, const std::vector<double>& x) const;
+  // Gemma 3n (reference_gemma3n.cc): a step through AltUp's streams, and its parts.
+  Status decode_altup(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
+  Status decode_altup_tables(const GgufFile& gguf);
+  std::vector<double> altup_step(int32_t token);
+  std::vector<double> altup_modalities(const Layer& l, const std::vector<double>& x) const;
+  std::vector<double> gemma3n_ffn(const Layer& l, const std::vector<double>& x) const;
 
   Hparams hp_;
   Matrix token_embd_, output_;
@@ -136,6 +147,8 @@ class ReferenceForward {
   // per_layer_model_proj (n_layer * P rows of n_embd) and per_layer_proj_norm.
   Matrix ple_token_embd_, ple_model_proj_;
   std::vector<double> ple_proj_norm_;
+  // Gemma 3n: altup_proj and altup_unembd_proj, each (n_altup - 1) * n_embd rows of n_embd.
+  Matrix altup_proj_, altup_unembd_;
   std::vector<Layer> layers_;
   int n_tokens_ = 0;
 };

@@ -82,6 +82,11 @@ std::vector<Case> all_cases() {
   for (const char* arch : {"gemma4", "gemma4-e2b"}) {
     for (DType t : {DType::kF16, DType::kBF16}) cases.push_back({arch, t});
   }
+  // Gemma 3n (AltUp's streams, the laurel branch, sparse gates, per-layer inputs, shared K/V) with
+  // float weights: its six layers run ~5 matmuls more each than Gemma 3's, and the 8-bit rounding
+  // of every matmul's input adds up past the shared bound (Q8_0 3.2%, Q4_K 4.1% RMS: noise, where a
+  // wrong step gives tens of percent). Its quantised forward's bits are the batch-invariance test's.
+  for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) cases.push_back({"gemma3n", t});
   // Mixture-of-experts models with float weights only: with quantised weights the inputs are
   // quantised to 8 bits too, and that ~1% noise flips a token's expert choice wherever two
   // router logits nearly tie, which no tolerance on the logits can absorb. The routing, gather

@@ -139,6 +139,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     w.set(a + ".final_logit_softcapping", GgufValue::F32(s.final_softcap));
   }
   if (s.arch == "gemma4" || s.arch == "gemma4-moe") set_gemma4_metadata(s, w);
+  if (s.arch == "gemma3n") set_gemma3n_metadata(s, w);
   if (s.arch == "step35") set_step35_metadata(s, w);
   if (s.arch == "laguna") set_laguna_metadata(s, w);
   if (s.arch == "mimo2") set_mimo2_metadata(s, w);
@@ -359,6 +360,13 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     e.n_layer = std::max(e.n_layer, 6);  // two of them shared: the last full one needs an own one before
     return write_test_model(e, path);
   }
+  if (s.arch == "gemma3n" && s.n_embd_per_layer == 0) {  // 6 layers, the last two sharing K/V
+    TestModelSpec e = s;
+    e.n_embd_per_layer = 256;
+    e.n_shared_kv_layers = 2;
+    e.n_layer = std::max(e.n_layer, 6);
+    return write_test_model(e, path);
+  }
   ModelBuilder b(s);
   set_metadata(s, b.writer());
   const int q_dim = s.n_head * head_dim(s);
@@ -369,7 +377,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
   const bool fused_qkv = s.arch == "phi3" || s.arch == "bailingmoe2" || s.fused_qkv;
   const bool gemma3 = s.arch == "gemma3";
   const bool gemma4 = s.arch == "gemma4" || s.arch == "gemma4-moe";
-  const bool gemma = gemma3 || s.arch == "gemma2" || gemma4;  // post-norms, tied embeddings
+  const bool gemma = gemma3 || s.arch == "gemma2" || gemma4 || s.arch == "gemma3n";  // post-norms, tied embeddings
   const bool olmo2 = s.arch == "olmo2" || s.arch == "exaone4";  // post-norms only
   const bool post_norms = gemma || s.arch == "glm4" || olmo2;
   const bool minimax = s.arch == "minimax-m2";
@@ -403,6 +411,10 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     }
     if (s.arch == "falcon-h1") {  // Mamba-2 beside attention, then the feed-forward
       add_falcon_h1_layer(b, s, p, l);
+      continue;
+    }
+    if (s.arch == "gemma3n") {  // Gemma 3's attention inside AltUp's streams
+      add_gemma3n_layer(b, s, p);
       continue;
     }
     if (!olmo2) b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
@@ -471,6 +483,7 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     add_values(b.writer(), "rope_freqs.weight", DType::kF32, step35_rope_freqs(s));
   }
   if (gemma4) add_gemma4_per_layer_tables(b, s);
+  if (s.arch == "gemma3n") add_gemma3n_tables(b, s);
   if (s.arch == "glm-dsa") add_indexer_tensors(b, s, n_blocks);
   if (!s.rope_factors_short.empty()) {
     add_values(b.writer(), "rope_factors_short.weight", DType::kF32, s.rope_factors_short);

@@ -170,6 +170,11 @@ void add_gemma4_moe_ffn(ModelBuilder& b, const TestModelSpec& s, const std::stri
 // the per-layer input tables (after every other tensor).
 int gemma4_ffn_width(const TestModelSpec& s, int layer);
 void add_gemma4_per_layer_tables(ModelBuilder& b, const TestModelSpec& s);
+// Gemma 3n (test_model_gemma3n.cc): its keys (after the common ones), a layer's tensors, and the
+// tables after the layers (AltUp's stream maps, the per-layer inputs').
+void set_gemma3n_metadata(const TestModelSpec& s, GgufWriter& w);
+void add_gemma3n_layer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix);
+void add_gemma3n_tables(ModelBuilder& b, const TestModelSpec& s);
 
 // Qwen3.5's keys (qwen35, qwen35moe): the attention interval, the delta-net shapes and the
 // rope dims; the experts' are written with every MoE arch's.

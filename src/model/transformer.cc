@@ -31,6 +31,8 @@
 namespace strata {
 namespace {
 
+constexpr float kInvSqrt2 = 0.70710678118654752f;
+
 void add_in_place(float* x, const float* y, int n) {
   for (int i = 0; i < n; ++i) x[i] += y[i];
 }
@@ -322,8 +324,16 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
   assert(std::all_of(rows.begin(), rows.end(), [&](const Row& r) { return r.pos >= 0 && r.pos < s.max_seq_tokens(); }));
   if (n == 0) return;
   const int n_embd = hp.n_embd;
+  // Gemma 3n: hidden holds AltUp's streams; each layer runs on its prediction of stream 0.
+  const bool altup = hp.n_altup > 1;
+  if (altup && first_layer == 0) altup_expand(rows, hidden, s, pool);
+  float* const streams = hidden;
   for (int layer = first_layer; layer < last_layer; ++layer) {
     const LayerWeights& lw = impl_->w.layers[layer];
+    if (altup) {
+      altup_predict(rows, layer, streams, s, pool);
+      hidden = s.altup_active();
+    }
     // Nemotron's layers may lack the attention (kNone), or have attn_output alone (kLinear).
     const AttnKind kind = hp.attn_kind(layer);
     // Attention. Every row stores its K/V before any row attends, and every row reads its
@@ -333,6 +343,7 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
         ProfileTimer timer(s.profile(), StepPart::kNorm);
         norm_rows(hp, hidden, lw.attn_norm, n, s.normed(), pool);
       }
+      if (altup) laurel(layer, n, s, pool);
       if (hp.ssm_parallel_attention) {
         mamba2_beside_attention(hp, impl_->rope, lw, layer, rows, kv, s, pool);
       } else if (hp.layer_is_recurrent(layer) && hp.ssm_short_conv) {
@@ -364,6 +375,10 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
           if (lw.bo != nullptr) add_in_place(proj, lw.bo, n_embd);
           if (lw.attn_post_norm != nullptr) kernels::rmsnorm(proj, lw.attn_post_norm, n_embd, hp.rms_eps, proj);
           add_residual(hp, h, proj, n_embd);
+          if (altup) {  // Gemma 3n: the laurel branch joins the attention's output
+            const float* branch = s.laurel() + static_cast<size_t>(r) * n_embd;
+            for (int i = 0; i < n_embd; ++i) h[i] = (h[i] + branch[i]) * kInvSqrt2;
+          }
         }
         if (!hp.parallel_block && has_ffn) norm_row(hp, h, lw.ffn_norm, s.normed() + static_cast<size_t>(r) * n_embd);
       });
@@ -385,7 +400,11 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
       add_residual(hp, h, proj, n_embd);
       if (lw.out_scale != nullptr && lw.ple_gate.data == nullptr) scale_row(h, *lw.out_scale, n_embd);
     });
-    if (lw.ple_gate.data != nullptr) add_per_layer_input(rows, layer, hidden, s, pool);
+    if (altup) {
+      altup_correct(rows, layer, streams, s, pool);
+    } else if (lw.ple_gate.data != nullptr) {
+      add_per_layer_input(rows, layer, hidden, s, pool);
+    }
   }
 }
 
@@ -397,7 +416,12 @@ void Model::output_logits(std::span<const Row> rows, const float* hidden, float*
                           ThreadPool& pool) const {
   const Hparams& hp = impl_->hp;
   int n_out = 0;
-  {
+  if (hp.n_altup > 1) {  // Gemma 3n: the wanted rows' streams merged first
+    n_out = altup_merge(rows, hidden, s.altup_active(), s, pool);
+    for (int j = 0; j < n_out; ++j) {
+      final_norm(s.altup_active() + static_cast<size_t>(j) * hp.n_embd, s.normed() + static_cast<size_t>(j) * hp.n_embd);
+    }
+  } else {
     ProfileTimer timer(s.profile(), StepPart::kNorm);
     for (size_t r = 0; r < rows.size(); ++r) {
       if (!rows[r].want_logits) continue;
