@@ -24,7 +24,11 @@ constexpr const char* kMkmodelTypes =
 constexpr const char* kArchHelp =
     "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, qwen3vl, "
     "granite, minicpm, cohere2, command-r, seed_oss, gemma4, deci, nemotron_h, lfm2, olmo2, exaone4, exaone, arcee, "
-    "falcon-h1, bitnet, bitnet-b1.58 or granitehybrid (dense presets; bitnet (llama.cpp's name) and bitnet-b1.58 "
+    "falcon-h1, bitnet, bitnet-b1.58, gemma3n or granitehybrid (dense presets; gemma3n is Gemma 3n: Gemma 3's "
+    "attention (every 5th layer full) inside 4 AltUp streams, a laurel branch, per-layer inputs, the last layers "
+    "sharing earlier K/V and sparse gates in the first 10, on a preset not Gemma 3n's per-layer inputs of "
+    "n_embd / 8, a laurel rank of n_embd / 32 and a third of the layers sharing K/V; bitnet (llama.cpp's name) "
+    "and bitnet-b1.58 "
     "(Microsoft's, BitNet b1.58 2B4T) are llama's layers with NeoX rope, a sub-norm before attn_output and before "
     "ffn_down, tied embeddings and every matrix but token_embd ternary (-s, 0, +s: exact in TQ1_0 / TQ2_0), "
     "bitnet-b1.58's gate relu^2, bitnet's relu^2 on its own preset and SiLU on another; falcon-h1 is TII "
@@ -199,6 +203,19 @@ void print_bitnet(const ModelSpec& s) {
               s.arch.c_str(), s.bitnet_relu2 ? "relu^2" : "SiLU");
 }
 
+// gemma3n's layers: which are full (gemma4_layer_slides()), share K/V, have sparse gates; the AltUp,
+// laurel and per-layer input widths.
+void print_gemma3n(const ModelSpec& s) {
+  std::string full;
+  for (int l = 0; l < s.n_layer; ++l) {
+    if (!gemma4_layer_slides(s, l)) full += (full.empty() ? "" : ", ") + std::to_string(l);
+  }
+  std::printf("  gemma3n: %d AltUp streams, laurel rank %d, per-layer inputs of %d; layer(s) %s full, the others "
+              "over %d keys; the last %d sharing earlier K/V; the first %d with sparse gates\n",
+              kGemma3nAltupStreams, s.laurel_rank, s.n_embd_per_layer, full.c_str(), s.sliding_window,
+              s.n_shared_kv_layers, s.n_sparse_layers);
+}
+
 // granitehybrid's layers: which attend (granite_layer_attends()) and the Mamba-2 layers' shapes.
 void print_granite_hybrid(const ModelSpec& s) {
   std::string attending;
@@ -250,6 +267,7 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
   if (s.falcon_h1) print_falcon_h1(s);
   if (s.arch == "exaone" || s.arch == "arcee") print_llama_kin(s);
   if (s.bitnet) print_bitnet(s);
+  if (s.gemma3n) print_gemma3n(s);
   if (s.rope_freqs) std::printf("  rope_freqs.weight: Llama 3.1-style frequency factors (1 to 8)\n");
   std::printf("  %llu parameters, %.1f MiB of tensor data, file type %s",
               static_cast<unsigned long long>(r.n_params), static_cast<double>(r.n_bytes) / (1 << 20),
@@ -313,7 +331,7 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember(generated_arch_names()));
   sub->add_option("--preset", flags->preset,
                   "dense: tiny, small, 1b, tinyllama, llama3-8b, qwen3-0.6b, gemma3-1b, gemma3-4b, gemma4-e2b, "
-                  "gemma4-e4b, gemma4-31b, gemma2-2b, phi-4, "
+                  "gemma4-e4b, gemma4-31b, gemma3n-e2b, gemma3n-e4b, gemma2-2b, phi-4, "
                   "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b, nemotron-nano-9b-v2, lfm2-1.2b, olmo-2-7b, "
                   "olmo-3-7b, exaone-4.0-1.2b, exaone-4.0-32b, falcon-h1-7b, exaone-3.5-7.8b, afm-4.5b, "
                   "bitnet-b1.58-2b-4t; mixture of experts: moe-tiny, qwen3-30b-a3b, "
@@ -329,7 +347,9 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "or in the last of fewer "
                   "than 6 layers; nemotron_h / nemotron_h_moe take the preset's pattern from its start, repeating "
                   "it past its end, and where no layer of the cut attends, its last Mamba-2 layer does; lfm2 / "
-                  "lfm2moe likewise, where none attends its last layer)")
+                  "lfm2moe likewise, where none attends its last layer; gemma4's E2B / E4B and gemma3n keep the "
+                  "preset's share of shared K/V layers, leaving the first full layer its own, and gemma3n its first 10 "
+                  "layers' sparse gates)")
       ->check(CLI::PositiveNumber);
   sub->add_option("-o,--output", flags->out_path, "GGUF file to write")->required();
   sub->add_option("--type", flags->type, std::string("matrix type: ") + kMkmodelTypes +

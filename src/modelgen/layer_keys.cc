@@ -1,6 +1,7 @@
 #include "modelgen/layer_keys.h"
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,33 @@ void set_gemma4_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".final_logit_softcapping", GgufValue::F32(30.0f));
   w.set(a + ".embedding_length_per_layer_input", u32(s.n_embd_per_layer));
   w.set(a + ".attention.shared_kv_layers", u32(s.n_shared_kv_layers));
+}
+
+// Gemma 3n's, as llama.cpp's converter writes them: which layers slide (true: sliding), the sliding
+// layers' rope base, AltUp's streams (stream 0 the one the layers run on), the per-layer input
+// width, the shared K/V layers, each layer's sparsity (the normal's 95th percentile where its gate is
+// sparse, minus infinity where it is not: the converter's icdf of the config's 0.95 or 0) and the
+// final soft cap. llama.cpp itself fixes 20 layers of own K/V and 10 sparse layers (older versions
+// every 5th layer full too), as the presets' files say; Strata reads the keys, so cuts load there.
+void set_gemma3n_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.gemma3n) return;
+  const std::string& a = s.arch;
+  auto u32 = [](int v) { return GgufValue::U32(static_cast<uint32_t>(v)); };
+  constexpr float kSparsityStd = 1.6448533535003662f;
+  std::vector<GgufValue> pattern;
+  std::vector<float> sparsity;
+  for (int l = 0; l < s.n_layer; ++l) {
+    pattern.push_back(GgufValue::Bool(gemma4_layer_slides(s, l)));
+    sparsity.push_back(l < s.n_sparse_layers ? kSparsityStd : -std::numeric_limits<float>::infinity());
+  }
+  w.set(a + ".attention.sliding_window_pattern", GgufValue::Array(GgufType::kBool, pattern));
+  w.set(a + ".rope.freq_base_swa", GgufValue::F32(10000.0f));
+  w.set(a + ".altup.num_inputs", u32(kGemma3nAltupStreams));
+  w.set(a + ".altup.active_idx", u32(0));
+  w.set(a + ".embedding_length_per_layer_input", u32(s.n_embd_per_layer));
+  w.set(a + ".attention.shared_kv_layers", u32(s.n_shared_kv_layers));
+  w.set(a + ".activation_sparsity_scale", GgufValue::F32Array(sparsity));
+  w.set(a + ".final_logit_softcapping", GgufValue::F32(30.0f));
 }
 
 // Step 3.5's, as llama.cpp's newer converter writes them: which layers slide over how many keys,

@@ -1,5 +1,5 @@
-// The GGUF keys mkmodel writes for the architectures whose shapes vary per layer (Gemma 4, Step
-// 3.5, Laguna, MiMo-V2, Nemotron's DeciLM layers, Granite 4.0-H, Nemotron-H, LFM2), Falcon-H1's
+// The GGUF keys mkmodel writes for the architectures whose shapes vary per layer (Gemma 4, Gemma 3n,
+// Step 3.5, Laguna, MiMo-V2, Nemotron's DeciLM layers, Granite 4.0-H, Nemotron-H, LFM2), Falcon-H1's
 // Mamba-2 shapes and BitNet's gate, as llama.cpp's converter writes them. Private to src/modelgen
 // (model_generator.cc calls them after the common keys); each does nothing for a spec of another
 // architecture.
@@ -11,6 +11,7 @@
 namespace strata {
 
 void set_gemma4_hparams(GgufWriter& w, const ModelSpec& s);
+void set_gemma3n_hparams(GgufWriter& w, const ModelSpec& s);
 void set_step35_hparams(GgufWriter& w, const ModelSpec& s);
 void set_mimo2_hparams(GgufWriter& w, const ModelSpec& s);
 void set_deci_hparams(GgufWriter& w, const ModelSpec& s);

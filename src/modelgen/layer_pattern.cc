@@ -1,5 +1,5 @@
 // The per-layer functions of model_spec.h: block and K/V head counts as written, which layers of
-// Gemma 4, Step 3.5, MiMo-V2 and Nemotron's DeciLM shapes slide or narrow, which layers of the hybrids
+// Gemma 4 and 3n, Step 3.5, MiMo-V2 and Nemotron's DeciLM shapes slide or narrow, which layers of the hybrids
 // attend (Granite 4.0-H's rule, Nemotron-H's and LFM2's patterns), and a --layers cut. Apart from
 // model_spec.cc, whose arch table and presets they do not need.
 #include <algorithm>
@@ -98,12 +98,17 @@ void set_layer_count(ModelSpec* spec, int n_layer) {
   spec->n_layer = n_layer;
   const bool keeps_moe_layer = spec->deepseek2 || (spec->lfm2 && spec->n_expert > 0);
   if (keeps_moe_layer && spec->n_dense_lead >= n_layer) spec->n_dense_lead = std::max(0, n_layer - 1);
-  // Gemma 4 E2B / E4B: shared layers in the preset's proportion, the first full layer among the
-  // own ones (so every shared layer has an earlier layer of its kind to read).
-  if (spec->n_shared_kv_layers > 0) {
+  // Gemma 4 E2B / E4B and Gemma 3n: shared layers in the preset's proportion (another preset as
+  // gemma3n, n_layer_preset 0: the E2B's third of any count), the first full layer among the own ones
+  // (so every shared layer has an earlier layer of its kind to read).
+  if (spec->gemma3n && spec->n_layer_preset == 0) {
+    spec->n_shared_kv_layers = std::clamp(n_layer / 3, 0, std::max(0, n_layer - spec->gemma4_period));
+  } else if (spec->n_shared_kv_layers > 0) {
     const int proportional = spec->n_shared_kv_layers * n_layer / std::max(1, spec->n_layer_preset);
     spec->n_shared_kv_layers = std::clamp(proportional, 0, std::max(0, n_layer - spec->gemma4_period));
   }
+  // Gemma 3n's sparse layers are the first 10 (llama.cpp's fixed count), of any cut.
+  if (spec->gemma3n) spec->n_sparse_layers = std::min(kGemma3nSparseLayers, n_layer);
 }
 
 }  // namespace strata

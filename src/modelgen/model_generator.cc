@@ -40,6 +40,10 @@ constexpr float kMamba2LogAMin = -2.0f, kMamba2LogAMax = 0.5f;
 constexpr float kMamba2DtBiasMin = -2.0f;
 constexpr float kMamba2DHalfWidth = 0.5f;
 
+// Gemma 3n's AltUp coefficient maps (model_generator.h): +-0.2, so that each stream's prediction and
+// correction stay near the identity and the four streams of the embedding's size.
+constexpr float kAltupCoefHalfWidth = 0.2f;
+
 // softplus(b) = dt for dt log-uniform in [kSsmDtMin, kSsmDtMax].
 float ssm_dt_bias(float u) {
   const float dt = kSsmDtMin * std::pow(kSsmDtMax / kSsmDtMin, u);
@@ -58,6 +62,9 @@ float weight_value(const WeightRng& rng, WeightKind kind, uint64_t i, float matr
     // matrix_half_width is sqrt(3 / n) for a vector of n.
     case WeightKind::kUnscaledQNorm: return (1.0f + rng.symmetric(i, 0.1f)) * matrix_half_width / std::sqrt(3.0f);
     case WeightKind::kRouterScale: return (1.0f + rng.symmetric(i, 0.1f)) * std::sqrt(3.0f) / matrix_half_width;
+    // sqrt(3 n_in): a matrix's spread times n_in (model_generator.h).
+    case WeightKind::kAltupRouter: return rng.symmetric(i, 3.0f / matrix_half_width);
+    case WeightKind::kAltupCoef: return rng.symmetric(i, kAltupCoefHalfWidth);
     case WeightKind::kBias: return rng.symmetric(i, 0.02f);
     case WeightKind::kOssBias: return rng.symmetric(i, 0.5f);
     case WeightKind::kSink: return rng.symmetric(i, 2.0f);
@@ -387,6 +394,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_mrope_hparams(w, report.spec);
   set_granite_hparams(w, report.spec);
   set_gemma4_hparams(w, report.spec);
+  set_gemma3n_hparams(w, report.spec);
   set_step35_hparams(w, report.spec);
   set_laguna_hparams(w, report.spec);
   set_mimo2_hparams(w, report.spec);

@@ -24,6 +24,9 @@
 // probability 1/3 each, s = sqrt(3 / (2 n_in)) rounded to the nearest f16 (the same std as other
 // matrices). Every 256-element block then holds +-s (all-zero has probability 3^-256), so TQ1_0 and
 // TQ2_0, which store a block's largest magnitude as an f16, decode it to exactly the F32 file's values.
+// Gemma 3n's AltUp router reads its RMS-normed input divided by n_embd, so its weights are a matrix's
+// times n_embd (uniform, std sqrt(n_embd)): its tanh outputs are then of about one unit and the streams
+// mix visibly; its coefficient maps are +-0.2 (model/test_model_gemma3n.cc's reasoning).
 // Not thread-safe to share options while running; each call owns its thread pool.
 #pragma once
 

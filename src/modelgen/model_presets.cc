@@ -99,8 +99,8 @@ ModelSpec gemma4(ModelSpec s, int head_dim_full, int n_head_kv_full) {
   return s;
 }
 
-// Gemma 4 E2B / E4B's parts on a Gemma 4 shape: its full-layer period, per-layer inputs of 256, the
-// last `shared` layers reading earlier K/V (twice as wide when double_wide), a 512-key window.
+// Gemma 4 E2B / E4B's parts (Gemma 3n's too) on its shape: its full-layer period, per-layer inputs of
+// 256, the last `shared` layers reading earlier K/V (twice as wide when double_wide), a 512-key window.
 ModelSpec gemma4_small(ModelSpec s, int period, int shared, bool double_wide) {
   s.gemma4_period = period;
   s.n_embd_per_layer = 256;
@@ -243,6 +243,12 @@ std::vector<Preset> model_presets() {
       {"gemma4-e4b", "gemma4",
        gemma4_small(gemma4(shape(262144, 131072, 2560, 42, 8, 2, 256, 10240, 1e-6f, 1000000.0f, true), 512, 2), 7, 18,
                     false)},
+      // Gemma 3n E2B and E4B (their text parts): 8 query heads over 2 K/V heads of 256, every 5th layer full, the
+      // rest over 512 keys; per-layer inputs of 256; the last 10 of 30 (15 of 35) layers reading earlier K/V.
+      {"gemma3n-e2b", "gemma3n",
+       gemma4_small(shape(262144, 32768, 2048, 30, 8, 2, 256, 8192, 1e-6f, 1000000.0f, true), 5, 10, false)},
+      {"gemma3n-e4b", "gemma3n",
+       gemma4_small(shape(262144, 32768, 2048, 35, 8, 2, 256, 16384, 1e-6f, 1000000.0f, true), 5, 15, false)},
       {"gemma3-1b", "gemma3", gemma(shape(262144, 32768, 1152, 26, 4, 1, 256, 6912, 1e-6f, 1000000.0f, true), 512, 1.0f)},
       // Gemma 3 4B (its text part): 8 query heads of 256 over 4 K/V heads, a 1024-key window, and
       // linear rope scaling 8 in its global layers.

@@ -58,6 +58,11 @@ void apply_window_and_rope(std::string_view name, ModelSpec* s) {
       s->head_dim_full = 2 * s->head_dim;
       s->n_head_kv_full = std::max(1, s->n_head_kv / 4);
     }
+  } else if (name == "gemma3n") {
+    // Gemma 3n's 512-key window, or a quarter of a small preset's context; its rope unscaled.
+    if (s->sliding_window == 0) s->sliding_window = std::min(s->n_ctx / 4, 512);
+    s->rope_linear_factor = 1.0f;
+    s->rope_yarn_factor = 1.0f;
   } else if (name == "laguna") {
     // Laguna XS.2's 512-key window and its full layers' YaRN; another preset as laguna a 128-key
     // window (or a quarter of a small context) and its rope unscaled.
@@ -317,6 +322,31 @@ void apply_bitnet(std::string_view name, ModelSpec* s) {
   if (s->bitnet) s->tied_embeddings = true;
 }
 
+// Gemma 3n's parts for --arch gemma3n (model_spec.h): its presets' laurel rank of 64 and the E2B's
+// proportions on another preset, llama.cpp's 10 sparse layers; Gemma 4 E2B's double-wide shared layers
+// go (Gemma 3n's are as wide as the others). Another arch drops them, and the per-layer inputs and
+// shared K/V unless it is gemma4.
+void apply_gemma3n(std::string_view name, ModelSpec* s) {
+  constexpr int kPresetLaurelRank = 64, kPeriod = 5;
+  s->gemma3n = name == "gemma3n";
+  if (!s->gemma3n) {
+    s->laurel_rank = s->n_sparse_layers = 0;
+    if (name != "gemma4") s->n_embd_per_layer = s->n_shared_kv_layers = 0;
+    return;
+  }
+  s->double_wide_shared = false;
+  s->n_sparse_layers = std::min(kGemma3nSparseLayers, s->n_layer);
+  if (s->preset.starts_with("gemma3n")) {
+    s->laurel_rank = kPresetLaurelRank;
+    return;
+  }
+  s->gemma4_period = kPeriod;
+  s->n_embd_per_layer = std::max(1, s->n_embd / 8);
+  s->laurel_rank = std::max(1, s->n_embd / 32);
+  s->n_layer_preset = 0;  // shared K/V layers: a third of any layer count (set_layer_count())
+  set_layer_count(s, s->n_layer);
+}
+
 // The architectures mkmodel writes: the dense ones (gemma4 also with experts), then the MoE ones,
 // in the order messages name them.
 struct GeneratedArch {
@@ -331,7 +361,7 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"seed_oss", false},    {"gemma4", false},      {"minicpm", false},     {"deci", false},
     {"nemotron_h", false},  {"lfm2", false},        {"olmo2", false},       {"exaone4", false},
     {"exaone", false},      {"arcee", false},       {"falcon-h1", false},   {"bitnet", false},
-    {"bitnet-b1.58", false},
+    {"bitnet-b1.58", false}, {"gemma3n", false},
     {"qwen3moe", true},     {"qwen2moe", true},
     {"mixtral", true},      {"gpt-oss", true},      {"glm4moe", true},      {"llama4", true},
     {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
@@ -371,16 +401,18 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
                                    " needs one of: " + preset_list(moe_arch));
   }
   s->arch = name == "mixtral" ? "llama" : std::string(name);
-  s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "gemma4" || name == "minimax-m2" || name == "minimax-m3" ||
+  s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "gemma4" || name == "gemma3n" ||
+               name == "minimax-m2" || name == "minimax-m3" ||
                name == "step35" || name == "laguna" || name == "hunyuan-moe" ||
                name == "lfm2" || name == "lfm2moe" || name == "olmo2" || name == "olmoe" || name == "exaone4" ||
                name == "qwen35" || name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
-  s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4" || name == "gemma4";
+  s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4" || name == "gemma4" || name == "gemma3n";
   if (name == "gemma3" || name == "gemma2" || name == "cohere2" || name == "command-r" || name == "gemma4" ||
-      name == "minicpm" || name == "lfm2" || name == "lfm2moe") {
+      name == "gemma3n" || name == "minicpm" || name == "lfm2" || name == "lfm2moe") {
     s->tied_embeddings = true;
   }
   s->gemma4 = name == "gemma4";
+  apply_gemma3n(name, s);
   s->deci = name == "deci";
   s->cohere2 = name == "cohere2" || name == "command-r";  // Command R: no window (apply_window_and_rope)
   s->cohere2_moe = name == "cohere2_moe";

@@ -3,7 +3,8 @@
 // deepseek2, minimax-m2, ernie4_5-moe or qwen35moe; granitehybrid with or without experts; the Mamba-2
 // hybrids nemotron_h and nemotron_h_moe and falcon-h1; the short-convolution hybrids lfm2 and lfm2moe; the
 // post-norm-only olmo2 and exaone4 and the mixture-of-experts olmoe; llama's layers as exaone and arcee; the
-// ternary BitNet b1.58 as bitnet and bitnet-b1.58), and the named presets `strata mkmodel --preset` offers.
+// ternary BitNet b1.58 as bitnet and bitnet-b1.58; Gemma 3n's AltUp layers as gemma3n), and the named presets
+// `strata mkmodel --preset` offers.
 // Plain values; pure functions.
 //
 // Invariant of a preset's spec: n_expert > 0 exactly for the MoE archs; Mixtral is written as
@@ -18,6 +19,11 @@
 #include "base/status.h"
 
 namespace strata {
+
+// Gemma 3n's AltUp streams (altup.num_inputs) and the layers whose feed-forward gates are sparse (the
+// first 10), as in both released models; llama.cpp fixes both.
+inline constexpr int kGemma3nAltupStreams = 4;
+inline constexpr int kGemma3nSparseLayers = 10;
 
 struct ModelSpec {
   // The GGUF architecture: "llama", "qwen2", "qwen3", "gemma3", "qwen2moe", "qwen3moe", "gpt-oss", "glm4moe",
@@ -96,6 +102,17 @@ struct ModelSpec {
   // layer_output_scale per layer, and the keys llama.cpp's converter writes (model_generator.cc).
   bool gemma4 = false;
   int head_dim_full = 0;
+  // gemma3n (Gemma 3n E2B / E4B, text only): Gemma 3's attention (QK-norm, the q norm unscaled as
+  // Gemma 4's, post-norms, tied embeddings; every layer n_head_kv heads of head_dim with attn_k and
+  // attn_v, the shared layers' too, as the converter writes them) sliding as Gemma 4's layers do
+  // (gemma4_period 5: l % 5 == 4 full, and the last), inside kGemma3nAltupStreams AltUp streams
+  // (altup_proj / altup_unembd_proj, each layer's altup_* router and coefficient maps), a laurel
+  // branch of laurel_rank (laurel_l, laurel_r, laurel_post_norm), Gemma 4 E2B's per-layer inputs
+  // and shared K/V (n_embd_per_layer, n_shared_kv_layers), sparse feed-forward gates in the first
+  // n_sparse_layers layers (activation_sparsity_scale), and the final soft cap of 30.
+  bool gemma3n = false;
+  int laurel_rank = 0;
+  int n_sparse_layers = 0;
   // step35 (Step 3.5 Flash): every 4th layer (l % 4 == 0) attends over all keys with n_head heads,
   // rotating half of each head with Llama 3-style rope_freqs (factor 2 over min(131072, n_ctx / 2)
   // positions, padded with 1s to half a head, as llama.cpp's newer converter writes them); the
@@ -127,15 +144,19 @@ struct ModelSpec {
   bool deci = false;
   int n_head_swa = 0;
   int n_head_kv_full = 0;
-  // gemma4: every gemma4_period-th layer is full (6 in the 31B and 26B-A4B, 5 in the E2B, 7 in the
-  // E4B; the last always is). The E2B / E4B's parts: per-layer inputs of n_embd_per_layer
+  // gemma4 and gemma3n: every gemma4_period-th layer is full (Gemma 4: 6 in the 31B and 26B-A4B, 5 in
+  // the E2B, 7 in the E4B; Gemma 3n: 5; the last always is). The E2B / E4B's parts (Gemma 3n's too,
+  // whose shared layers are as wide as the others): per-layer inputs of n_embd_per_layer
   // (per_layer_token_embd, per_layer_model_proj, per_layer_proj_norm; each layer's inp_gate, proj
-  // and post_norm), the last n_shared_kv_layers layers reading an earlier layer's K/V (no attn_k,
-  // attn_v, attn_k_norm), with double_wide_shared twice as wide (feed_forward_length an array).
+  // and post_norm), the last n_shared_kv_layers layers reading an earlier layer's K/V (Gemma 4's
+  // without attn_k, attn_v, attn_k_norm), with double_wide_shared twice as wide (feed_forward_length
+  // an array).
   int gemma4_period = 6;
   int n_embd_per_layer = 0;
   int n_shared_kv_layers = 0;
-  int n_layer_preset = 0;  // the preset's layer count, for a --layers cut's share of shared layers
+  // The preset's layer count, for a --layers cut's share of shared layers; 0 for another preset as
+  // gemma3n, whose every cut shares a third of its layers (the E2B's 10 of 30).
+  int n_layer_preset = 0;
   bool double_wide_shared = false;
   // glm4moe (GLM-4.5): q/k/v biases, the feed-forward norm written as post_attention_norm, the
   // first n_dense_lead blocks a dense feed-forward of width n_ff, the others experts with a
@@ -300,12 +321,12 @@ std::vector<std::string> model_preset_names();
 // granite-4.0-h-tiny, nemotron_h for nemotron-nano-9b-v2, nemotron_h_moe for
 // nemotron-3-nano-30b-a3b, lfm2 for lfm2-1.2b, lfm2moe for lfm2-8b-a1b, olmo2 for olmo-2-7b and
 // olmo-3-7b, olmoe for olmoe-1b-7b, exaone4 for exaone-4.0-1.2b and exaone-4.0-32b, falcon-h1 for
-// falcon-h1-7b, exaone for exaone-3.5-7.8b, arcee for afm-4.5b, bitnet-b1.58 for bitnet-b1.58-2b-4t, llama
-// otherwise).
+// falcon-h1-7b, exaone for exaone-3.5-7.8b, arcee for afm-4.5b, bitnet-b1.58 for bitnet-b1.58-2b-4t, gemma3n
+// for gemma3n-e2b and gemma3n-e4b, llama otherwise).
 // arch is an --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, bitnet,
-// bitnet-b1.58, qwen35, nemotron_h, lfm2, olmo2, exaone4, exaone, arcee, falcon-h1 for the dense presets; qwen2moe,
-// qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe, qwen3next,
-// nemotron_h_moe, lfm2moe or olmoe for the MoE ones (a mismatch is an error naming the presets that fit);
+// bitnet-b1.58, qwen35, nemotron_h, lfm2, olmo2, exaone4, exaone, arcee, falcon-h1, gemma3n for the dense
+// presets; qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe,
+// qwen3next, nemotron_h_moe, lfm2moe or olmoe for the MoE ones (a mismatch is an error naming the presets that fit);
 // granitehybrid for either. The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths exist;
 // another MoE preset as glm4moe gets a shared expert of its expert width, one leading dense block
 // of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's attention
@@ -338,7 +359,12 @@ std::vector<std::string> model_preset_names();
 // heads of 64, one group of min(128, n_embd / 4) state values, 4 taps) in every layer beside its attention.
 // The llama3 rope_freqs of EXAONE's presets stay with their own arch (exaone4, exaone); arcee keeps a
 // preset's YaRN (AFM-4.5B's over its own original context), as mistral3 does. bitnet and bitnet-b1.58 tie any
-// preset's embeddings; bitnet gates by relu^2 on a BitNet preset (2B4T's), by SiLU on another.
+// preset's embeddings; bitnet gates by relu^2 on a BitNet preset (2B4T's), by SiLU on another. gemma3n gives
+// any preset Gemma 3's QK-norm, post-norms and tied embeddings, a 512-key window (a quarter of a small context),
+// sparse gates in the first 10 layers (llama.cpp's fixed count); a preset not Gemma 3n's gets the E2B's
+// proportions: per-layer inputs of n_embd / 8, a laurel rank of n_embd / 32 (at least 1 each), a third of
+// its layers sharing K/V (at most all but gemma4_period: the first full layer keeps its own).
+// Per-layer inputs and shared K/V (Gemma 4 E2B's, Gemma 3n's) stay with gemma4 and gemma3n.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
 // Whether an --arch name is one of the mixture-of-experts ones (qwen3moe, ..., cohere2_moe).
 bool is_moe_arch_name(std::string_view arch);
@@ -349,8 +375,8 @@ int block_count(const ModelSpec& spec);
 // <arch>.attention.head_count_kv as written: n_head_kv, or 1 for deepseek2's split_kv_b form
 // (which llama.cpp reads as one K/V head of the latent, kv_lora_rank + rope_dim wide).
 int head_count_kv(const ModelSpec& spec);
-// Gemma 4: whether layer l slides (all but every gemma4_period-th and the last), whether it reads
-// an earlier layer's K/V, and its feed-forward width.
+// Gemma 4 and Gemma 3n: whether layer l slides (all but every gemma4_period-th and the last),
+// whether it reads an earlier layer's K/V, and its feed-forward width.
 bool gemma4_layer_slides(const ModelSpec& spec, int layer);
 bool step35_layer_slides(int layer);
 bool mimo2_layer_slides(int layer);
@@ -388,7 +414,10 @@ bool layer_attends(const ModelSpec& spec, int layer);
 // interval: the layers attending are still those with (l + 1) % interval == 0 (plan_tensors()
 // refuses a cut below the interval, which would leave none); granitehybrid keeps
 // granite_layer_attends()'s rule, nemotron_h / nemotron_h_moe nemotron_layer_pattern()'s and lfm2 /
-// lfm2moe lfm2_layer_pattern()'s, which leave one in every cut.
+// lfm2moe lfm2_layer_pattern()'s, which leave one in every cut. Gemma 4 E2B / E4B and Gemma 3n keep
+// the preset's share of shared K/V layers, at most all but the first gemma4_period (so that the first
+// full layer and the sliding ones before it keep their own K/V, and every shared layer has one of its
+// kind to read); Gemma 3n's first kGemma3nSparseLayers layers of any cut have sparse gates.
 void set_layer_count(ModelSpec* spec, int n_layer);
 
 }  // namespace strata

@@ -1,5 +1,6 @@
 #include "modelgen/spec_checks.h"
 
+#include <algorithm>
 #include <string>
 
 #include "modelgen/model_spec.h"
@@ -216,6 +217,34 @@ Status check_bitnet(const ModelSpec& s) {
   return Status::Ok();
 }
 
+// Gemma 3n's layers (model_spec.h): for gemma3n only, with Gemma 3's attention parts, a window, per-layer
+// inputs, a laurel branch and sparse layers within the layers; its shared K/V layers leave the first
+// full layer its own (gemma4_layer_slides()'s last layer is full, so every shared layer has an earlier
+// layer of its kind to read, the first gemma4_period layers holding both kinds).
+Status check_gemma3n(const ModelSpec& s) {
+  if (s.gemma3n != (s.arch == "gemma3n") || (!s.gemma3n && (s.laurel_rank != 0 || s.n_sparse_layers != 0))) {
+    return Status::InvalidArgument("Gemma 3n's AltUp layers (ModelSpec::gemma3n, laurel_rank, n_sparse_layers) go "
+                                   "with arch gemma3n, not " + s.arch);
+  }
+  if (!s.gemma3n) return Status::Ok();
+  if (!s.qk_norm || !s.post_norms || !s.tied_embeddings || s.sliding_window <= 0 || s.gemma4_period < 2) {
+    return Status::InvalidArgument("gemma3n has QK-norm, post-norms, tied embeddings and a window over all but "
+                                   "every gemma4_period-th (>= 2) layer");
+  }
+  if (s.n_embd_per_layer <= 0 || s.laurel_rank <= 0 || s.n_sparse_layers < 0 || s.n_sparse_layers > s.n_layer ||
+      s.double_wide_shared) {
+    return Status::InvalidArgument("gemma3n needs per-layer inputs and a laurel rank > 0, sparse layers 0.." +
+                                   std::to_string(s.n_layer) + ", and shared layers as wide as the others");
+  }
+  const int max_shared = std::max(0, s.n_layer - s.gemma4_period);
+  if (s.n_shared_kv_layers < 0 || s.n_shared_kv_layers > max_shared) {
+    return Status::InvalidArgument("gemma3n's shared K/V layers (" + std::to_string(s.n_shared_kv_layers) +
+                                   ") must be 0.." + std::to_string(max_shared) + ": the first " +
+                                   std::to_string(s.gemma4_period) + " layers keep their own");
+  }
+  return Status::Ok();
+}
+
 Status check_experts(const ModelSpec& s) {
   const bool moe_arch = s.arch != "llama" && is_moe_arch_name(s.arch);
   if (s.n_expert == 0) {
@@ -317,6 +346,7 @@ Status check_spec(const ModelSpec& s) {
   STRATA_RETURN_IF_ERROR(check_post_norm_layers(s));
   STRATA_RETURN_IF_ERROR(check_falcon_h1(s));
   STRATA_RETURN_IF_ERROR(check_bitnet(s));
+  STRATA_RETURN_IF_ERROR(check_gemma3n(s));
   // After check_experts: a glm4moe or deepseek2 spec has experts of positive width.
   STRATA_RETURN_IF_ERROR(check_glm4moe(s));
   STRATA_RETURN_IF_ERROR(check_mimo2(s));

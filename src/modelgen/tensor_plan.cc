@@ -9,32 +9,6 @@ namespace strata {
 
 namespace {
 
-// The llama.cpp file type whose mix a generated model of `type` follows: the K-quants and
-// IQ4 types take their usual mix (Q4_K -> Q4_K_M, Q3_K -> Q3_K_M, Q2_K -> Q2_K, IQ4_XS ->
-// IQ4_XS), the lattice i-quants and the ternary types the mix of their name (IQ2_S: IQ2_M's);
-// 0 for the other types, whose matrices all take the requested type.
-uint32_t mix_for(DType type) {
-  switch (type) {
-    case DType::kQ2_K: return 10;
-    case DType::kQ3_K: return 12;
-    case DType::kQ4_K: return 15;
-    case DType::kQ5_K: return 17;
-    case DType::kQ6_K: return 18;
-    case DType::kIQ4_NL: return 25;
-    case DType::kIQ4_XS: return 30;
-    case DType::kIQ2_XXS: return 19;
-    case DType::kIQ2_XS: return 20;
-    case DType::kIQ3_XXS: return 23;
-    case DType::kIQ1_S: return 24;
-    case DType::kIQ3_S: return 26;
-    case DType::kIQ2_S: return 29;  // llama.cpp's IQ2_M: its IQ2_S mix is mostly IQ2_XS
-    case DType::kIQ1_M: return 31;
-    case DType::kTQ1_0: return 36;  // llama.cpp's TQ1_0 / TQ2_0: output Q6_K, token_embd Q4_K
-    case DType::kTQ2_0: return 37;
-    default: return 0;
-  }
-}
-
 // What llama.cpp's quantizer reads of s's file. It counts every block, NextN ones too
 // (hparams.n_layer = block_count), and n_gqa is its hparams.n_gqa(): layer 0's head_count /
 // head_count_kv as the file gives them, 0 where a Mamba-2 hybrid's head_count_kv is 0 in layer 0 (a
@@ -194,7 +168,7 @@ struct PlanBuilder {
       vector(p + "attn_v.bias", kv_dim, WeightKind::kBias);
     }
     if (s.qk_norm) {  // MiniMax-M2, OLMo 2 and OLMoE norm each whole row
-      const WeightKind q_norm = s.gemma4 ? WeightKind::kUnscaledQNorm : WeightKind::kNorm;
+      const WeightKind q_norm = s.gemma4 || s.gemma3n ? WeightKind::kUnscaledQNorm : WeightKind::kNorm;
       const bool whole_rows = s.minimax_m2 || s.olmo2 || s.arch == "olmoe";
       vector(p + "attn_q_norm.weight", whole_rows ? q_dim : head, q_norm);
       if (!(s.gemma4 && gemma4_layer_shares_kv(s, l))) {
@@ -210,12 +184,29 @@ struct PlanBuilder {
     }
     if (s.post_norms) vector(p + "post_attention_norm.weight", embd, WeightKind::kNorm);
     if (s.gemma4) vector(p + "layer_output_scale.weight", 1, WeightKind::kLayerScale);
-    if (s.n_embd_per_layer > 0) {  // Gemma 4 E2B / E4B's per-layer input block
+    if (s.n_embd_per_layer > 0) {  // Gemma 4 E2B / E4B's and Gemma 3n's per-layer input block
       const auto per_layer = static_cast<uint64_t>(s.n_embd_per_layer);
       matrix(p + "inp_gate.weight", {embd, per_layer});
       matrix(p + "proj.weight", {per_layer, embd});
       vector(p + "post_norm.weight", embd, WeightKind::kNorm);
     }
+  }
+
+  // Gemma 3n's AltUp router and coefficient maps (F32 rows of a few numbers, drawn to their own
+  // scales: model_generator.h) and its laurel branch, which llama.cpp's quantizer keeps as they are
+  // (is_quantizable_tensor()), so F32 here.
+  void altup_layer(const std::string& p) {
+    const auto embd = static_cast<uint64_t>(s.n_embd);
+    const auto a = static_cast<uint64_t>(kGemma3nAltupStreams);
+    const auto rank = static_cast<uint64_t>(s.laurel_rank);
+    vectors(p + "altup_correct_coef.weight", {a, a}, WeightKind::kAltupCoef);
+    vector(p + "altup_correct_scale.weight", embd, WeightKind::kNorm);
+    vectors(p + "altup_predict_coef.weight", {a, a * a}, WeightKind::kAltupCoef);
+    vectors(p + "altup_router.weight", {embd, a}, WeightKind::kAltupRouter);
+    vector(p + "altup_router_norm.weight", embd, WeightKind::kNorm);
+    matrix(p + "laurel_l.weight", {embd, rank});
+    matrix(p + "laurel_r.weight", {rank, embd});
+    vector(p + "laurel_post_norm.weight", embd, WeightKind::kNorm);
   }
 
   // Qwen3.5's gated delta-net layer (tensor_plan.h). ssm_conv1d is planned as a matrix of rows
@@ -444,6 +435,7 @@ struct PlanBuilder {
       dense_ffn(p, l);
     }
     if (s.post_norms) vector(p + "post_ffw_norm.weight", embd, WeightKind::kNorm);
+    if (s.gemma3n) altup_layer(p);
     if (l >= s.n_layer) nextn(p);
   }
 };
@@ -473,7 +465,7 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type, uint32_t mix) {
   }
   STRATA_RETURN_IF_ERROR(check_spec(s));
   TensorPlan plan;
-  if (mix == 0) mix = mix_for(type);
+  if (mix == 0) mix = generated_type_mix(type);
   plan.file_type = mix != 0 ? mix : file_type_for(type, false).value_or(0);
   PlanBuilder b{&plan, s, type, mix, mix_model_of(s)};
   const auto embd = static_cast<uint64_t>(s.n_embd);
@@ -483,7 +475,12 @@ Result<TensorPlan> plan_tensors(const ModelSpec& s, DType type, uint32_t mix) {
     b.vector("rope_freqs.weight", static_cast<uint64_t>(rotated / 2), WeightKind::kRopeFreqs);
   }
   b.matrix("token_embd.weight", {embd, vocab}, WeightKind::kEmbedding);
-  if (s.n_embd_per_layer > 0) {  // Gemma 4 E2B / E4B's per-layer input tables
+  if (s.gemma3n) {  // AltUp's streams 1.. from stream 0, and back
+    const auto n_proj = static_cast<uint64_t>(kGemma3nAltupStreams - 1);
+    b.matrix("altup_proj.weight", {embd, embd, n_proj});
+    b.matrix("altup_unembd_proj.weight", {embd, embd, n_proj});
+  }
+  if (s.n_embd_per_layer > 0) {  // Gemma 4 E2B / E4B's and Gemma 3n's per-layer input tables
     const auto width = static_cast<uint64_t>(s.n_embd_per_layer) * s.n_layer;
     b.matrix("per_layer_token_embd.weight", {width, vocab}, WeightKind::kEmbedding);
     b.matrix("per_layer_model_proj.weight", {embd, width});

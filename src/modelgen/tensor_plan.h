@@ -52,13 +52,20 @@
 // tensors without ffn_gate; exaone (EXAONE 3.5): llama's, with its llama3 rope_freqs [head_dim / 2]. bitnet /
 // bitnet-b1.58 (BitNet b1.58, model_spec.h): llama's tensors without output.weight (tied), each layer's
 // attn_sub_norm [n_head * head_dim] after attn_output and ffn_sub_norm [n_ff] after ffn_down; no per-matrix
-// .scale tensors (llama.cpp's optional ones, which the ternary values' own scale makes needless).
+// .scale tensors (llama.cpp's optional ones, which the ternary values' own scale makes needless). gemma3n
+// (Gemma 3n, model_spec.h): Gemma 3's layers (attn_k / attn_v / attn_k_norm in the shared layers too) with
+// Gemma 4 E2B's per-layer input block and tables, and per layer altup_correct_coef [4, 4],
+// altup_correct_scale [n_embd], altup_predict_coef [4, 16], altup_router [n_embd, 4], altup_router_norm
+// [n_embd], laurel_l [n_embd, laurel_rank], laurel_r [laurel_rank, n_embd], laurel_post_norm [n_embd];
+// altup_proj and altup_unembd_proj [n_embd, n_embd, 3]; no output.weight (tied).
 //
 // Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate, exp_probs_b, ssm_a) and routers
 // are F32, and so are ssm_conv1d and LFM2's shortconv.conv, which llama.cpp never quantizes
-// (is_quantizable_tensor()), and Mamba-2's ssm_a, ssm_d (no ".weight": llama.cpp leaves them) and
-// ssm_norm; Mamba-2's ssm_in and ssm_out and LFM2's shortconv.in_proj and out_proj take the mix's base
-// type (llama.cpp's quantizer has no rule for them), their attn_v the mix's rule numbered among the
+// (is_quantizable_tensor()), nor Gemma 3n's altup_* and laurel_* tensors or its and Gemma 4 E2B's
+// per_layer_model_proj (llama.cpp keeps all of them as they are), and Mamba-2's ssm_a, ssm_d (no
+// ".weight": llama.cpp leaves them) and ssm_norm;
+// Mamba-2's ssm_in and ssm_out and LFM2's shortconv.in_proj and out_proj take the mix's base type
+// (llama.cpp's quantizer has no rule for them), their attn_v the mix's rule numbered among the
 // attending layers (type_mix.h: MixModel::attn_v_layers), and Nemotron-H's
 // dense ffn_down its rule numbered among the feed-forward layers (MixModel::ffn_down_layers); the delta-net
 // layers' other matrices (attn_qkv, attn_gate, ssm_beta, ssm_alpha, ssm_out) take the mix's types as
@@ -95,15 +102,17 @@ namespace strata {
 // kKvBKeys / kKvBValues: deepseek2's attn_k_b / attn_v_b, whose elements are those of the
 // attn_kv_b they were split from (PlannedTensor::source); kSsmA / kSsmDtBias: a delta-net layer's
 // ssm_a (negative: each value head's state decays) and ssm_dt.bias (model_generator.h);
-// kLayerScale: Gemma 4's layer_output_scale, one number in [0.3, 0.9]; kUnscaledQNorm: Gemma 4's
+// kLayerScale: Gemma 4's layer_output_scale, one number in [0.3, 0.9]; kUnscaledQNorm: Gemma 4's and 3n's
 // attn_q_norm, (1 +- 0.1) / sqrt(head), so its unscaled scores are spread as 1 / sqrt(head) spreads
 // the others'; kRouterScale: Gemma 4's ffn_gate_inp.scale, (1 +- 0.1) * sqrt(n_embd), so the
 // router, which divides by sqrt(n_embd), reads unit-sized inputs. kMamba2A / kMamba2DtBias /
 // kMamba2D: a Mamba-2 layer's ssm_a, ssm_dt.bias and ssm_d (model_generator.h). kTernary: a BitNet
-// matrix, each element -s, 0 or +s for one scale s per tensor (model_generator.h).
+// matrix, each element -s, 0 or +s for one scale s per tensor (model_generator.h). kAltupCoef /
+// kAltupRouter: Gemma 3n's AltUp coefficient maps and router (model_generator.h).
 enum class WeightKind {
   kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs, kOssBias, kSink, kSelectionBias, kKvBKeys, kKvBValues, kSsmA,
-  kSsmDtBias, kLayerScale, kUnscaledQNorm, kRouterScale, kMamba2A, kMamba2DtBias, kMamba2D, kTernary
+  kSsmDtBias, kLayerScale, kUnscaledQNorm, kRouterScale, kMamba2A, kMamba2DtBias, kMamba2D, kTernary, kAltupCoef,
+  kAltupRouter
 };
 
 struct PlannedTensor {

@@ -184,6 +184,28 @@ bool is_float(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DTy
 
 }  // namespace
 
+uint32_t generated_type_mix(DType type) {
+  switch (type) {
+    case DType::kQ2_K: return kQ2_K;
+    case DType::kQ3_K: return kQ3_K_M;
+    case DType::kQ4_K: return kQ4_K_M;
+    case DType::kQ5_K: return kQ5_K_M;
+    case DType::kQ6_K: return kQ6_K;
+    case DType::kIQ4_NL: return kIQ4_NL;
+    case DType::kIQ4_XS: return kIQ4_XS;
+    case DType::kIQ2_XXS: return kIQ2_XXS;
+    case DType::kIQ2_XS: return kIQ2_XS;
+    case DType::kIQ3_XXS: return kIQ3_XXS;
+    case DType::kIQ1_S: return kIQ1_S;
+    case DType::kIQ3_S: return kIQ3_S;
+    case DType::kIQ2_S: return kIQ2_M;  // llama.cpp's IQ2_M: its IQ2_S mix is mostly IQ2_XS
+    case DType::kIQ1_M: return kIQ1_M;
+    case DType::kTQ1_0: return kTQ1_0;  // llama.cpp's TQ1_0 / TQ2_0: output Q6_K, token_embd Q4_K
+    case DType::kTQ2_0: return kTQ2_0;
+    default: return 0;
+  }
+}
+
 std::optional<uint32_t> mix_file_type(std::string_view name) {
   for (uint32_t ft : kKnownMixes) {
     if (iequal(name, file_type_name(ft))) return ft;
@@ -260,7 +282,8 @@ bool is_quantizable_tensor(std::string_view name, size_t n_dims) {
   if (name.size() < suffix.size() || name.substr(name.size() - suffix.size()) != suffix) return false;
   if (n_dims < 2) return false;
   if (contains(name, "_norm.weight") || contains(name, "ffn_gate_inp.weight") || contains(name, "ssm_conv1d") ||
-      contains(name, "shortconv.conv.weight")) {
+      contains(name, "shortconv.conv.weight") || contains(name, "altup") || contains(name, "laurel") ||
+      contains(name, "per_layer_model_proj")) {
     return false;
   }
   return name != "position_embd.weight" && name != "token_types.weight";

@@ -47,6 +47,12 @@ struct MixModel {
   std::vector<int> ffn_down_layers = {};
 };
 
+// The llama.cpp file type whose mix a generated model of `type` follows (`strata mkmodel --type`):
+// the K-quants and IQ4 types take their usual mix (Q4_K -> Q4_K_M, Q3_K -> Q3_K_M, Q2_K -> Q2_K,
+// IQ4_XS -> IQ4_XS), the lattice i-quants and the ternary types the mix of their name (IQ2_S:
+// IQ2_M's); 0 for the other types, whose matrices all take the requested type.
+uint32_t generated_type_mix(DType type);
+
 // The file type (general.file_type id) of a mix name, case-insensitive ("q4_k_m", "Q8_0");
 // nullopt for names that are not a mix known here.
 std::optional<uint32_t> mix_file_type(std::string_view name);
@@ -70,7 +76,9 @@ DType width_fallback(DType type, uint64_t n_in);
 
 // llama.cpp quantizes a tensor when its name ends in "weight", it has two or more dims, and
 // it is not a norm, a MoE router (ffn_gate_inp), a position / token-type embedding or a
-// delta-net / Mamba convolution (ssm_conv1d) or LFM2's (shortconv.conv), a few taps per channel.
+// delta-net / Mamba convolution (ssm_conv1d) or LFM2's (shortconv.conv), a few taps per channel,
+// nor one of Gemma 3n's AltUp or laurel tensors ("altup", "laurel": 4 x 4 maps to 2048 x 2048
+// projections, all kept) or Gemma 3n's and Gemma 4 E2B's per_layer_model_proj.
 bool is_quantizable_tensor(std::string_view name, size_t n_dims);
 
 }  // namespace strata
