@@ -41,13 +41,17 @@ void router_modalities(const Hparams& hp, const LayerWeights::Altup& u, const fl
                        ThreadPool& pool) {
   const int n_embd = hp.n_embd;
   const float inv_n = 1.0f / static_cast<float>(n_embd);
-  for_each_row(pool, n, 2 * n_embd, [&](int r) {
-    float* in = s.normed() + static_cast<size_t>(r) * n_embd;
-    kernels::rmsnorm(x + static_cast<size_t>(r) * n_embd, u.router_norm, n_embd, hp.rms_eps, in);
-    for (int i = 0; i < n_embd; ++i) in[i] *= inv_n;
-  });
+  {
+    ProfileTimer timer(s.profile(), StepPart::kAltup);
+    for_each_row(pool, n, 2 * n_embd, [&](int r) {
+      float* in = s.normed() + static_cast<size_t>(r) * n_embd;
+      kernels::rmsnorm(x + static_cast<size_t>(r) * n_embd, u.router_norm, n_embd, hp.rms_eps, in);
+      for (int i = 0; i < n_embd; ++i) in[i] *= inv_n;
+    });
+  }
   matmul(u.router, s.normed(), n, s.altup_modalities(), s, pool);
   const int a = hp.n_altup;
+  ProfileTimer timer(s.profile(), StepPart::kAltup);
   for (int i = 0; i < n * a; ++i) s.altup_modalities()[i] = std::tanh(s.altup_modalities()[i]);
 }
 
@@ -61,10 +65,13 @@ void Model::altup_expand(std::span<const Row> rows, float* hidden, ForwardScratc
   for (int k = 1; k < hp.n_altup; ++k) {
     matmul(impl_->w.altup_proj[static_cast<size_t>(k - 1)], hidden, n, hidden + k * stream, s, pool);
   }
-  for_each_row(pool, n, hp.n_altup * n_embd, [&](int r) {
-    const float target = magnitude(hidden + static_cast<size_t>(r) * n_embd, n_embd);
-    for (int k = 1; k < hp.n_altup; ++k) match_magnitude(hidden + k * stream + static_cast<size_t>(r) * n_embd, n_embd, target);
-  });
+  {
+    ProfileTimer timer(s.profile(), StepPart::kAltup);
+    for_each_row(pool, n, hp.n_altup * n_embd, [&](int r) {
+      const float target = magnitude(hidden + static_cast<size_t>(r) * n_embd, n_embd);
+      for (int k = 1; k < hp.n_altup; ++k) match_magnitude(hidden + k * stream + static_cast<size_t>(r) * n_embd, n_embd, target);
+    });
+  }
 }
 
 void Model::altup_predict(std::span<const Row> rows, int layer, const float* hidden, ForwardScratch& s,
@@ -76,20 +83,23 @@ void Model::altup_predict(std::span<const Row> rows, int layer, const float* hid
   const size_t stream = static_cast<size_t>(n) * n_embd;
   router_modalities(hp, u, hidden, n, s, pool);
   matmul(u.predict_coef, s.altup_modalities(), n, s.altup_coefs(), s, pool);
-  for_each_row(pool, n, a * a * n_embd, [&](int r) {
-    const float* c = s.altup_coefs() + static_cast<size_t>(r) * a * a;
-    const size_t at = static_cast<size_t>(r) * n_embd;
-    for (int j = 0; j < a; ++j) {
-      float* pred = s.altup_pred() + j * stream + at;
-      const float* own = hidden + j * stream + at;
-      for (int i = 0; i < n_embd; ++i) {
-        float sum = 0.0f;
-        for (int k = 0; k < a; ++k) sum += c[j * a + k] * hidden[k * stream + at + static_cast<size_t>(i)];
-        pred[i] = sum + own[i];
+  {
+    ProfileTimer timer(s.profile(), StepPart::kAltup);
+    for_each_row(pool, n, a * a * n_embd, [&](int r) {
+      const float* c = s.altup_coefs() + static_cast<size_t>(r) * a * a;
+      const size_t at = static_cast<size_t>(r) * n_embd;
+      for (int j = 0; j < a; ++j) {
+        float* pred = s.altup_pred() + j * stream + at;
+        const float* own = hidden + j * stream + at;
+        for (int i = 0; i < n_embd; ++i) {
+          float sum = 0.0f;
+          for (int k = 0; k < a; ++k) sum += c[j * a + k] * hidden[k * stream + at + static_cast<size_t>(i)];
+          pred[i] = sum + own[i];
+        }
       }
-    }
-    std::memcpy(s.altup_active() + at, s.altup_pred() + at, sizeof(float) * static_cast<size_t>(n_embd));
-  });
+      std::memcpy(s.altup_active() + at, s.altup_pred() + at, sizeof(float) * static_cast<size_t>(n_embd));
+    });
+  }
 }
 
 void Model::laurel(int layer, int n_rows, ForwardScratch& s, ThreadPool& pool) const {
@@ -98,12 +108,15 @@ void Model::laurel(int layer, int n_rows, ForwardScratch& s, ThreadPool& pool) c
   const int n_embd = hp.n_embd;
   matmul(u.laurel_l, s.normed(), n_rows, s.laurel_mid(), s, pool);
   matmul(u.laurel_r, s.laurel_mid(), n_rows, s.laurel(), s, pool);
-  for_each_row(pool, n_rows, 2 * n_embd, [&](int r) {
-    float* out = s.laurel() + static_cast<size_t>(r) * n_embd;
-    const float* x = s.normed() + static_cast<size_t>(r) * n_embd;
-    kernels::rmsnorm(out, u.laurel_post_norm, n_embd, hp.rms_eps, out);
-    for (int i = 0; i < n_embd; ++i) out[i] += x[i];
-  });
+  {
+    ProfileTimer timer(s.profile(), StepPart::kAltup);
+    for_each_row(pool, n_rows, 2 * n_embd, [&](int r) {
+      float* out = s.laurel() + static_cast<size_t>(r) * n_embd;
+      const float* x = s.normed() + static_cast<size_t>(r) * n_embd;
+      kernels::rmsnorm(out, u.laurel_post_norm, n_embd, hp.rms_eps, out);
+      for (int i = 0; i < n_embd; ++i) out[i] += x[i];
+    });
+  }
 }
 
 void Model::altup_correct(std::span<const Row> rows, int layer, float* hidden, ForwardScratch& s,
@@ -116,28 +129,34 @@ void Model::altup_correct(std::span<const Row> rows, int layer, float* hidden, F
   router_modalities(hp, u, s.altup_active(), n, s, pool);
   matmul(u.correct_coef, s.altup_modalities(), n, s.altup_coefs(), s, pool);
   // s.laurel() (spent) takes the per-layer block's gate input: corrected stream 0 * correct_scale.
-  for_each_row(pool, n, a * n_embd, [&](int r) {
-    const float* d = s.altup_coefs() + static_cast<size_t>(r) * a;
-    const size_t at = static_cast<size_t>(r) * n_embd;
-    const float* y = s.altup_active() + at;
-    const float* pred0 = s.altup_pred() + at;
-    for (int j = 0; j < a; ++j) {
-      const float coef = d[j] + 1.0f;
-      const float* pred = s.altup_pred() + j * stream + at;
-      float* out = hidden + j * stream + at;
-      for (int i = 0; i < n_embd; ++i) out[i] = (y[i] - pred0[i]) * coef + pred[i];
-    }
-    float* gate_in = s.laurel() + at;
-    for (int i = 0; i < n_embd; ++i) gate_in[i] = hidden[at + static_cast<size_t>(i)] * u.correct_scale[i];
-  });
+  {
+    ProfileTimer timer(s.profile(), StepPart::kAltup);
+    for_each_row(pool, n, a * n_embd, [&](int r) {
+      const float* d = s.altup_coefs() + static_cast<size_t>(r) * a;
+      const size_t at = static_cast<size_t>(r) * n_embd;
+      const float* y = s.altup_active() + at;
+      const float* pred0 = s.altup_pred() + at;
+      for (int j = 0; j < a; ++j) {
+        const float coef = d[j] + 1.0f;
+        const float* pred = s.altup_pred() + j * stream + at;
+        float* out = hidden + j * stream + at;
+        for (int i = 0; i < n_embd; ++i) out[i] = (y[i] - pred0[i]) * coef + pred[i];
+      }
+      float* gate_in = s.laurel() + at;
+      for (int i = 0; i < n_embd; ++i) gate_in[i] = hidden[at + static_cast<size_t>(i)] * u.correct_scale[i];
+    });
+  }
   per_layer_block(rows, layer, s.laurel(), s, pool);
-  for_each_row(pool, n, a * n_embd, [&](int r) {
-    const float* block = s.proj() + static_cast<size_t>(r) * n_embd;
-    for (int k = 1; k < a; ++k) {
-      float* out = hidden + k * stream + static_cast<size_t>(r) * n_embd;
-      for (int i = 0; i < n_embd; ++i) out[i] += block[i];
-    }
-  });
+  {
+    ProfileTimer timer(s.profile(), StepPart::kAltup);
+    for_each_row(pool, n, a * n_embd, [&](int r) {
+      const float* block = s.proj() + static_cast<size_t>(r) * n_embd;
+      for (int k = 1; k < a; ++k) {
+        float* out = hidden + k * stream + static_cast<size_t>(r) * n_embd;
+        for (int i = 0; i < n_embd; ++i) out[i] += block[i];
+      }
+    });
+  }
 }
 
 int Model::altup_merge(std::span<const Row> rows, const float* hidden, float* out, ForwardScratch& s,
@@ -162,15 +181,18 @@ int Model::altup_merge(std::span<const Row> rows, const float* hidden, float* ou
       }
     }
     matmul(impl_->w.altup_unembd[static_cast<size_t>(k - 1)], gathered, n_out, unembedded, s, pool);
-    for_each_row(pool, n_out, 2 * n_embd, [&](int j) {
-      float* merged = out + static_cast<size_t>(j) * n_embd;
-      float* x = unembedded + static_cast<size_t>(j) * n_embd;
-      // Stream 0's magnitude: out's row before any other stream joins it.
-      const float target = k == 1 ? magnitude(merged, n_embd) : s.altup_modalities()[j];
-      if (k == 1) s.altup_modalities()[j] = target;
-      match_magnitude(x, n_embd, target);
-      for (int i = 0; i < n_embd; ++i) merged[i] += x[i];
-    });
+    {
+      ProfileTimer timer(s.profile(), StepPart::kAltup);
+      for_each_row(pool, n_out, 2 * n_embd, [&](int j) {
+        float* merged = out + static_cast<size_t>(j) * n_embd;
+        float* x = unembedded + static_cast<size_t>(j) * n_embd;
+        // Stream 0's magnitude: out's row before any other stream joins it.
+        const float target = k == 1 ? magnitude(merged, n_embd) : s.altup_modalities()[j];
+        if (k == 1) s.altup_modalities()[j] = target;
+        match_magnitude(x, n_embd, target);
+        for (int i = 0; i < n_embd; ++i) merged[i] += x[i];
+      });
+    }
   }
   const float inv_a = 1.0f / static_cast<float>(a);
   for (size_t i = 0; i < static_cast<size_t>(n_out) * n_embd; ++i) out[i] *= inv_a;

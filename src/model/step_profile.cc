@@ -13,6 +13,7 @@ const char* step_part_name(StepPart part) {
     case StepPart::kFfnActivation: return "ffn activation";
     case StepPart::kMoe: return "moe experts";
     case StepPart::kDeltaNet: return "recurrent layers (delta-net, Mamba-2)";
+    case StepPart::kAltup: return "altup streams (Gemma 3n)";
     case StepPart::kResidual: return "residual adds";
     case StepPart::kSampling: return "sampling";
     case StepPart::kCount: break;

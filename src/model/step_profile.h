@@ -27,6 +27,7 @@ enum class StepPart : int {
   kFfnActivation,  // SiLU gate
   kMoe,            // mixture-of-experts routing and expert matmuls
   kDeltaNet,       // recurrent layers' convolution and recurrence (hybrid models: delta-net, Mamba-2)
+  kAltup,          // Gemma 3n's AltUp streams and laurel branch, but for their matmuls
   kResidual,       // residual add after the feed-forward block
   kSampling,       // choosing the next token from the logits
   kCount,
