@@ -142,11 +142,52 @@ TEST(EngineEmbedding, AModelPoolingAnotherWayIsRefused) {
   expect_embeddings_refused(spec, "mean", "llama.pooling_type is 1");
 }
 
-// Gemma 3n's last hidden state is AltUp's streams, merged only on the way to the logits.
-TEST(EngineEmbedding, AnAltupModelsRequestIsRefused) {
+// Gemma 3n's last hidden state is AltUp's four streams: its embedding is the final norm of their
+// merge, the vector its logits come from (its tied token_embd, F32 here, times it in double,
+// soft-capped at 30, gives the logits a generation samples its first token from), and the same
+// bytes alone, through two stages beside a generating request, and in small prompt chunks.
+TEST(EngineEmbedding, Gemma3nsIsTheMergedStreamsItsLogitsComeFrom) {
+  const std::string path =
+      (fs::path(::testing::TempDir()) / ("engine_embed_gemma3n_" + std::to_string(::getpid()) + ".gguf")).string();
   TestModelSpec spec;
   spec.arch = "gemma3n";
-  expect_embeddings_refused(spec, "gemma3n", "not served for gemma3n models");
+  spec.n_vocab = 512;
+  ASSERT_TRUE(add_vocabulary_from(stories_path(), spec).ok());
+  ASSERT_TRUE(write_test_model(spec, path).ok());
+  EngineOptions o;
+  o.model_path = path;
+  o.n_parallel = 1;
+  std::vector<float> e;
+  {
+    Harness h(o);
+    ASSERT_TRUE(h.ok());
+    e = h.wait(h.submit(embed_request(30, 5))).done.embedding;
+    const Output generated = h.wait(h.submit(make_request(30, 1, 5)));
+    ASSERT_EQ(generated.logits.size(), 1u);
+    auto gguf = GgufFile::Open(path);
+    ASSERT_TRUE(gguf.ok());
+    const GgufTensor* embd = gguf->find_tensor("token_embd.weight");
+    ASSERT_TRUE(embd != nullptr && embd->type == DType::kF32 && e.size() == embd->dims[0]);
+    const auto* w = reinterpret_cast<const float*>(embd->data);
+    double max_err = 0, max_logit = 0;
+    for (size_t v = 0; v < embd->dims[1]; ++v) {
+      double dot = 0;
+      for (size_t i = 0; i < e.size(); ++i) dot += static_cast<double>(w[v * e.size() + i]) * e[i];
+      const double logit = 30.0 * std::tanh(dot / 30.0);
+      max_err = std::max(max_err, std::fabs(logit - generated.logits[0][v]));
+      max_logit = std::max(max_logit, std::fabs(logit));
+    }
+    EXPECT_LT(max_err, 1e-4 * max_logit) << "largest |logit| " << max_logit;
+  }
+  o.n_parallel = 2;
+  o.n_stages = 2;
+  o.prefill_chunk = 7;
+  Harness staged(o);
+  ASSERT_TRUE(staged.ok());
+  const RequestId g = staged.submit(make_request(20, 8, 9));
+  expect_same_bytes(staged.wait(staged.submit(embed_request(30, 5))).done.embedding, e, "two stages, chunks of 7");
+  EXPECT_FALSE(staged.wait(g).tokens.empty());
+  fs::remove(path);
 }
 
 }  // namespace

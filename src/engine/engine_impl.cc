@@ -89,9 +89,6 @@ Status EngineImpl::start() {
 
   pipeline_ = std::make_unique<StagePipeline>(*model_, *kv_, config_, [this](Window* w) { inbox_.push_window(w); });
   embedding_pooling_error_ = pooling_error(model_->gguf(), hp.arch);
-  if (hp.n_altup > 1) {  // the last token's state is AltUp's streams, merged only on the way to the logits
-    embedding_pooling_error_ = "embeddings: not served for " + hp.arch + " models (Gemma 3n) yet";
-  }
   if (hp.is_moe()) {
     expert_load_ = ExpertLoadWindow(hp.n_layer, hp.n_expert);
     snapshot_.moe.n_layer = hp.n_layer;

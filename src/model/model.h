@@ -95,12 +95,14 @@ class Model {
   void forward_layers(std::span<const Row> rows, int first_layer, int last_layer, float* hidden,
                       KvView& kv, ForwardScratch& scratch, ThreadPool& pool) const;
   // Final norm + output projection for the rows with want_logits, in row order:
-  // logits is (number of such rows) * n_vocab floats.
-  void output_logits(std::span<const Row> rows, const float* hidden, float* logits,
+  // logits is (number of such rows) * n_vocab floats. Gemma 3n: rewrites those rows' stream 0
+  // with their merged streams (final_norm says why).
+  void output_logits(std::span<const Row> rows, float* hidden, float* logits,
                      ForwardScratch& scratch, ThreadPool& pool) const;
   // out = the final norm of one row's hidden state (n_embd floats each): what output_logits
-  // multiplies by the output matrix, and a last-token embedding (not Gemma 3n's: its streams are
-  // merged first, in output_logits).
+  // multiplies by the output matrix, and a last-token embedding. Gemma 3n's streams are merged
+  // first: output_logits leaves each wanted row's merged state where stream 0 was (hidden +
+  // r * n_embd), so final_norm of that row gives the vector its logits come from.
   void final_norm(const float* hidden, float* out) const;
   // embed + all layers + output_logits. hidden comes from scratch.
   void forward(std::span<const Row> rows, KvView& kv, float* logits, ForwardScratch& scratch,

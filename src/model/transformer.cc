@@ -412,14 +412,19 @@ void Model::final_norm(const float* hidden, float* out) const {
   norm_row(impl_->hp, hidden, impl_->w.output_norm, out);
 }
 
-void Model::output_logits(std::span<const Row> rows, const float* hidden, float* logits, ForwardScratch& s,
+void Model::output_logits(std::span<const Row> rows, float* hidden, float* logits, ForwardScratch& s,
                           ThreadPool& pool) const {
   const Hparams& hp = impl_->hp;
   int n_out = 0;
-  if (hp.n_altup > 1) {  // Gemma 3n: the wanted rows' streams merged first
+  if (hp.n_altup > 1) {  // Gemma 3n: the wanted rows' streams merged first, into their stream 0
     n_out = altup_merge(rows, hidden, s.altup_active(), s, pool);
-    for (int j = 0; j < n_out; ++j) {
-      final_norm(s.altup_active() + static_cast<size_t>(j) * hp.n_embd, s.normed() + static_cast<size_t>(j) * hp.n_embd);
+    const size_t row_bytes = sizeof(float) * static_cast<size_t>(hp.n_embd);
+    for (size_t r = 0, j = 0; r < rows.size(); ++r) {
+      if (!rows[r].want_logits) continue;
+      const float* merged = s.altup_active() + j * hp.n_embd;
+      std::memcpy(hidden + r * hp.n_embd, merged, row_bytes);
+      final_norm(merged, s.normed() + j * hp.n_embd);
+      ++j;
     }
   } else {
     ProfileTimer timer(s.profile(), StepPart::kNorm);
