@@ -12,15 +12,18 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "engine/engine_test_util.h"
 #include "model/contiguous_kv.h"
 #include "model/model.h"
 #include "model/test_model.h"
+#include "tensor/dtype.h"
 
 namespace strata::testing {
 namespace {
@@ -70,17 +73,26 @@ WindowPeaks expect_all_match_solo(EngineOptions o, const std::vector<GenerateReq
 
 constexpr std::string_view kGenerated = "generated/";
 
-// The model under test: a file in ../shared/models, or "generated/ARCH-q8_0", a test model
-// written for the test (Q8_0, 4 layers 128 wide, experts of 128, with stories260K's vocabulary).
+// The model under test: a file in ../shared/models, or "generated/ARCH-TYPE", a test model
+// written for the test (4 layers 128 wide, experts of 128, with stories260K's vocabulary) in Q8_0,
+// or in another type 256 wide (whole super-blocks: BitNet's TQ2_0).
 class EngineExactness : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (!GetParam().starts_with(kGenerated)) return;
-    const std::string arch = GetParam().substr(kGenerated.size(), GetParam().rfind('-') - kGenerated.size());
+    const size_t dash = GetParam().rfind('-');
+    const std::string arch = GetParam().substr(kGenerated.size(), dash - kGenerated.size());
+    const std::optional<DType> type = dtype_from_name(GetParam().substr(dash + 1));
+    ASSERT_TRUE(type.has_value()) << GetParam();
     generated_ = (std::filesystem::path(::testing::TempDir()) /
                   ("engine_exactness_" + arch + "_" + std::to_string(::getpid()) + ".gguf"))
                      .string();
-    const Status st = write_generated_model(arch, generated_);
+    const Status st = write_generated_model(arch, generated_, [&](TestModelSpec& spec) {
+      if (*type == DType::kQ8_0) return;
+      spec.type = *type;
+      spec.n_embd = 256;
+      spec.n_ff = 512;
+    });
     ASSERT_TRUE(st.ok()) << st.ToString();
   }
   void TearDown() override {
@@ -365,11 +377,12 @@ INSTANTIATE_TEST_SUITE_P(Models, EngineExactness,
                                            "generated/qwen35-q8_0", "generated/qwen35moe-q8_0",
                                            "generated/gemma4-e2b-q8_0", "generated/gemma3n-q8_0", "generated/deci-q8_0",
                                            "generated/granitehybrid-q8_0", "generated/nemotron_h-q8_0",
-                                           "generated/nemotron_h_moe-q8_0", "generated/lfm2moe-q8_0", "generated/falcon-h1-q8_0"),
+                                           "generated/nemotron_h_moe-q8_0", "generated/lfm2moe-q8_0", "generated/falcon-h1-q8_0",
+                                           "generated/bitnet-b1.58-tq2_0"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(info.param.find('/') + 1);
-                           name = name.substr(0, name.find('.'));
-                           for (char& c : name) c = c == '-' ? '_' : c;
+                           if (name.ends_with(".gguf")) name.resize(name.size() - 5);
+                           for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
                            return name;
                          });
 

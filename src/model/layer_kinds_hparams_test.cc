@@ -184,6 +184,13 @@ TEST_F(ModelLoadTest, ReadsBitnetHparams) {
   EXPECT_TRUE(m.value()->hparams().sub_norms && m.value()->hparams().ffn_relu_sq_gated);
   b158.skip_tensors = {"blk.1.ffn_sub_norm.weight"};
   expect_error(b158, Code::kNotFound, "blk.1.ffn_sub_norm.weight");
+  // bitnet-25, the other name Microsoft's converter writes: Microsoft's layers, relu^2.
+  TestModelSpec b25;
+  b25.arch = "bitnet-25";
+  m = load(b25);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(m.value()->hparams().sub_norms && m.value()->hparams().ffn_relu_sq_gated &&
+              m.value()->hparams().tied_embeddings);
 }
 
 // OLMoE (olmoe): softmax routing over experts as wide as feed_forward_length in every layer, the
@@ -383,7 +390,7 @@ TEST_F(ModelLoadTest, HostileMetadataIsRefusedOrHarmless) {
   int n_refused = 0, n_loaded = 0;
   // Every architecture the test models write (granitehybrid-dense's keys are granitehybrid's), those
   // with per-layer keys and readers of their own first.
-  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "exaone", "exaone4", "falcon-h1", "arcee", "hunyuan-dense", "apertus", "bitnet", "bitnet-b1.58", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "gemma3n", "qwen35moe",
+  for (const char* arch : {"granitehybrid", "nemotron_h_moe", "lfm2", "lfm2moe", "olmo2", "olmoe", "exaone", "exaone4", "falcon-h1", "arcee", "hunyuan-dense", "apertus", "bitnet", "bitnet-b1.58", "bitnet-25", "mimo2", "deci", "glm-dsa", "step35", "laguna", "gemma4", "gemma3n", "qwen35moe",
                            "cohere2_moe",
                            "llama", "qwen2", "qwen3", "mixtral", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "gpt-oss",
                            "phi3", "glm4", "glm4moe", "llama4", "smollm3", "deepseek2", "mistral4", "minimax-m2",

@@ -69,8 +69,9 @@ std::vector<Case> all_cases() {
   for (const char* arch : {"exaone", "arcee", "hunyuan-dense", "apertus"}) {
     for (DType t : {DType::kF32, DType::kQ8_0}) cases.push_back({arch, t});
   }
-  // BitNet: llama.cpp's files (SiLU gate, a scale per matrix) and Microsoft's 2B4T (relu^2 gate).
-  for (const char* arch : {"bitnet", "bitnet-b1.58"}) {
+  // BitNet: llama.cpp's files (SiLU gate, a scale per matrix) and Microsoft's 2B4T (relu^2 gate),
+  // under both names its converter writes.
+  for (const char* arch : {"bitnet", "bitnet-b1.58", "bitnet-25"}) {
     for (DType t : {DType::kF32, DType::kQ8_0}) cases.push_back({arch, t});
   }
   // EXAONE 4.0 1.2B's form: OLMo 2's layers with QK-norm per head.

@@ -327,7 +327,7 @@ std::vector<DType> all_weight_types() {
           DType::kQ5_0, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4};
 }
 
-bool is_bitnet(const std::string& arch) { return arch == "bitnet" || arch == "bitnet-b1.58"; }
+bool is_bitnet(const std::string& arch) { return arch == "bitnet" || arch == "bitnet-b1.58" || arch == "bitnet-25"; }
 
 // BitNet's sub-norms; llama.cpp's bitnet files (not Microsoft's) also one-number scales per matrix.
 void add_bitnet_extras(ModelBuilder& b, const TestModelSpec& s, const std::string& p) {
