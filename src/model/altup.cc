@@ -88,14 +88,19 @@ void Model::altup_predict(std::span<const Row> rows, int layer, const float* hid
     for_each_row(pool, n, a * a * n_embd, [&](int r) {
       const float* c = s.altup_coefs() + static_cast<size_t>(r) * a * a;
       const size_t at = static_cast<size_t>(r) * n_embd;
+      // pred_j = (the sum over k of c[j][k] stream_k, in k's order) + stream_j, over i innermost
+      // so the loops vectorise.
       for (int j = 0; j < a; ++j) {
         float* pred = s.altup_pred() + j * stream + at;
-        const float* own = hidden + j * stream + at;
-        for (int i = 0; i < n_embd; ++i) {
-          float sum = 0.0f;
-          for (int k = 0; k < a; ++k) sum += c[j * a + k] * hidden[k * stream + at + static_cast<size_t>(i)];
-          pred[i] = sum + own[i];
+        const float* first = hidden + at;
+        for (int i = 0; i < n_embd; ++i) pred[i] = c[j * a] * first[i];
+        for (int k = 1; k < a; ++k) {
+          const float ck = c[j * a + k];
+          const float* other = hidden + k * stream + at;
+          for (int i = 0; i < n_embd; ++i) pred[i] += ck * other[i];
         }
+        const float* own = hidden + j * stream + at;
+        for (int i = 0; i < n_embd; ++i) pred[i] += own[i];
       }
       std::memcpy(s.altup_active() + at, s.altup_pred() + at, sizeof(float) * static_cast<size_t>(n_embd));
     });

@@ -392,14 +392,17 @@ void Model::forward_layers(std::span<const Row> rows, int first_layer, int last_
     } else {
       dense_ffn(hp, lw, layer, n, s, pool);
     }
-    ProfileTimer residual_timer(s.profile(), StepPart::kResidual);
-    for_each_row(pool, n, n_embd, [&](int r) {
-      float* proj = s.proj() + static_cast<size_t>(r) * n_embd;
-      float* h = hidden + static_cast<size_t>(r) * n_embd;
-      if (lw.ffn_post_norm != nullptr) kernels::rmsnorm(proj, lw.ffn_post_norm, n_embd, hp.rms_eps, proj);
-      add_residual(hp, h, proj, n_embd);
-      if (lw.out_scale != nullptr && lw.ple_gate.data == nullptr) scale_row(h, *lw.out_scale, n_embd);
-    });
+    {
+      ProfileTimer residual_timer(s.profile(), StepPart::kResidual);
+      for_each_row(pool, n, n_embd, [&](int r) {
+        float* proj = s.proj() + static_cast<size_t>(r) * n_embd;
+        float* h = hidden + static_cast<size_t>(r) * n_embd;
+        if (lw.ffn_post_norm != nullptr) kernels::rmsnorm(proj, lw.ffn_post_norm, n_embd, hp.rms_eps, proj);
+        add_residual(hp, h, proj, n_embd);
+        if (lw.out_scale != nullptr && lw.ple_gate.data == nullptr) scale_row(h, *lw.out_scale, n_embd);
+      });
+    }
+    // Timed by their parts (their matmuls by type), not inside the residual add's timer.
     if (altup) {
       altup_correct(rows, layer, streams, s, pool);
     } else if (lw.ple_gate.data != nullptr) {
