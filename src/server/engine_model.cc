@@ -9,6 +9,7 @@
 #include "chat/chat_prompt.h"
 #include "chat/chat_template.h"
 #include "gguf/gguf_file.h"
+#include "server/tool_call_hunyuan.h"
 #include "server/tool_prompt.h"
 #include "tokenizer/tokenizer.h"
 
@@ -39,17 +40,21 @@ bool writes_cohere_thinking(const ChatTemplate& chat_template) {
   return chat_template.source().find(kCohereTextTags.open) != std::string::npos;
 }
 
+
+}  // namespace
+
 ReasoningTags reasoning_tags_of(const ChatTemplate& chat_template) {
   if (writes_cohere_thinking(chat_template)) {  // North wraps its answer in <|START_TEXT|>, R7B in <|START_RESPONSE|>
     const bool text = chat_template.source().find(kCohereTextTags.answer_open) != std::string::npos;
     return text ? kCohereTextTags : kCohereResponseTags;
   }
   if (writes_mistral_think(chat_template)) return kMistralThinkTags;
+  // Hunyuan-A13B's template asks for its calls as <tool_calls>[...]</tool_calls>; the model wraps its
+  // reply, calls included, in <answer>...</answer>.
+  if (chat_template.source().find(kHunyuanCallsOpener) != std::string::npos) return kHunyuanTags;
   if (writes_seed_think(chat_template)) return kSeedThinkTags;
   return writes_gemma4_thought(chat_template) ? kGemma4ThoughtTags : kThinkTags;
 }
-
-}  // namespace
 
 EngineModelText::EngineModelText(const Tokenizer& tokenizer, ChatTemplate chat_template)
     : tokenizer_(tokenizer),
@@ -82,6 +87,7 @@ ToolCallSyntax template_tool_syntax(const std::string& source) {
   if (source.find("<|tool_call>") != std::string::npos) return ToolCallSyntax::kGemma4;
   if (source.find("<|START_ACTION|>") != std::string::npos) return ToolCallSyntax::kCohere;
   if (source.find("<TOOLCALL>") != std::string::npos) return ToolCallSyntax::kNemotron;
+  if (source.find(kHunyuanCallsOpener) != std::string::npos) return ToolCallSyntax::kHunyuan;
   // LFM2.5's template writes calls back itself; LFM2's first one only shows the tools in its list markers.
   if (source.find("<|tool_call_start|>") != std::string::npos ||
       source.find("<|tool_list_start|>") != std::string::npos) {

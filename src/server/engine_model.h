@@ -77,6 +77,9 @@ struct TemplateTraits {
 // same one, so a call and its result still match).
 std::string nine_character_call_id(std::string_view id);
 
+// The tags the template's model writes its reasoning (and, Cohere's and Hunyuan's, its answer) in.
+ReasoningTags reasoning_tags_of(const ChatTemplate& chat_template);
+
 // bos_text and eos_text: the texts the template is rendered with (the example's probe renders).
 TemplateTraits template_traits(const ChatTemplate& chat_template, const std::string& bos_text = "",
                                const std::string& eos_text = "");

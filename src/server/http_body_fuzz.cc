@@ -66,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (ToolCallSyntax syntax : {ToolCallSyntax::kArgTags, ToolCallSyntax::kDeepSeekR1, ToolCallSyntax::kDeepSeekV31,
                                 ToolCallSyntax::kMistral, ToolCallSyntax::kKimiK2, ToolCallSyntax::kGemma4,
                                 ToolCallSyntax::kCohere, ToolCallSyntax::kNemotron,
-                                ToolCallSyntax::kLfm2}) {
+                                ToolCallSyntax::kLfm2, ToolCallSyntax::kHunyuan}) {
     check_tool_output(body, syntax);
   }
   check_tool_output(body, strata::server::ToolCallFormat(ToolCallSyntax::kXmlParams, fuzz_param_types()));

@@ -2,7 +2,8 @@
 // "<think>...</think>" (Qwen3, DeepSeek-R1, GLM-4.5), "[THINK]...[/THINK]" (Mistral's Magistral
 // and Ministral 3 Reasoning, whose template shows the tags), "<|channel>thought\n...<channel|>"
 // (Gemma 4), "<seed:think>...</seed:think>" (Seed-OSS) or "<|START_THINKING|>...<|END_THINKING|>"
-// (Cohere's Command R7B, Command A and North), and for Cohere's the markers its answer is wrapped in. Plain values over static strings.
+// (Cohere's Command R7B, Command A and North), and for Cohere's and Hunyuan-A13B's the markers its answer is
+// wrapped in. Plain values over static strings.
 #pragma once
 
 #include <string_view>
@@ -27,6 +28,9 @@ inline constexpr ReasoningTags kGemma4ThoughtTags{"<|channel>thought\n", "<chann
 inline constexpr ReasoningTags kSeedThinkTags{"<seed:think>", "</seed:think>"};
 inline constexpr ReasoningTags kCohereTextTags{"<|START_THINKING|>", "<|END_THINKING|>", "<|START_TEXT|>",
                                                "<|END_TEXT|>", "<|START_ACTION|>"};
+// Hunyuan-A13B: "<think>...</think>" then its reply wrapped in "<answer>...</answer>", its calls
+// (tool_call_hunyuan.h) inside the wrapper.
+inline constexpr ReasoningTags kHunyuanTags{"<think>", "</think>", "<answer>", "</answer>", "<tool_calls>"};
 inline constexpr ReasoningTags kCohereResponseTags{"<|START_THINKING|>", "<|END_THINKING|>", "<|START_RESPONSE|>",
                                                    "<|END_RESPONSE|>", "<|START_ACTION|>"};
 

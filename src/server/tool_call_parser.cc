@@ -5,6 +5,7 @@
 #include "server/tool_call_cohere.h"
 #include "server/tool_call_deepseek.h"
 #include "server/tool_call_gemma4.h"
+#include "server/tool_call_hunyuan.h"
 #include "server/tool_call_lfm2.h"
 #include "server/tool_call_minimax.h"
 #include "server/tool_call_nemotron.h"
@@ -137,6 +138,9 @@ std::vector<ToolCallParser::BlockMarkup> ToolCallParser::block_markups(ToolCallS
     blocks.push_back({kNemotronCallsOpener, kNemotronCallsCloser, BlockKind::kNemotronCalls});
   }
   if (syntax == ToolCallSyntax::kLfm2) blocks.push_back({kLfm2CallsOpener, kLfm2CallsCloser, BlockKind::kLfm2Calls});
+  if (syntax == ToolCallSyntax::kHunyuan) {  // Nemotron's JSON array between Hunyuan's tags
+    blocks.push_back({kHunyuanCallsOpener, kHunyuanCallsCloser, BlockKind::kNemotronCalls});
+  }
   return blocks;
 }
 

@@ -41,6 +41,8 @@
 //    as kMiniMaxM2.
 //  - kNemotron: one or more `<TOOLCALL>[...]</TOOLCALL>` blocks, each a JSON array of {"name",
 //    "arguments"} calls (tool_call_nemotron.h); otherwise as kMiniMaxM2.
+//  - kHunyuan: one or more `<tool_calls>[...]</tool_calls>` blocks, each read as kNemotron's
+//    (tool_call_hunyuan.h); otherwise as kMiniMaxM2.
 //  - kLfm2, Liquid's LFM2 / LFM2.5: one or more `<|tool_call_start|>[...]<|tool_call_end|>` blocks,
 //    each a Python list of NAME(KEY=VALUE, ...) calls (tool_call_lfm2.h); otherwise as kMiniMaxM2.
 // Arguments may be an object or a string; a string holding a JSON object is unwrapped, any other

@@ -64,6 +64,10 @@ enum class ToolCallSyntax {
   // values Python literals (tool_call_lfm2.h). `<tool_call>` blocks holding JSON are read as well
   // (forced calls), bare JSON outputs are not.
   kLfm2,
+  // Tencent Hunyuan-A13B: `<tool_calls>[{"name": NAME, "arguments": {...}}, ...]</tool_calls>`
+  // (tool_call_hunyuan.h), the calls read as Nemotron's. `<tool_call>` blocks holding JSON are read
+  // as well (forced calls), bare JSON outputs are not.
+  kHunyuan,
 };
 
 struct ToolCallFormat {
