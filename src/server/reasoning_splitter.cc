@@ -53,6 +53,17 @@ int ReasoningSplitter::reasoning_tokens() const {
 
 bool ReasoningSplitter::saw_reasoning() const { return harmony_ ? harmony_->saw_reasoning() : opened_; }
 
+namespace {
+
+// Where text's trailing whitespace begins (its size when it has none).
+size_t trailing_text_end(std::string_view text) {
+  size_t end = text.size();
+  while (end > 0 && is_space(text[end - 1])) --end;
+  return end;
+}
+
+}  // namespace
+
 void ReasoningSplitter::emit(bool reasoning, std::string_view text, std::vector<ReasoningPiece>* out) {
   if (text.empty()) return;
   if (!out->empty() && out->back().reasoning == reasoning) {
@@ -99,18 +110,30 @@ void ReasoningSplitter::drain_content(std::vector<ReasoningPiece>* out) {
     pending_.clear();
     return;
   }
-  // Cohere's answer wrapper: each marker is left out wherever it comes (a stray closer after the
-  // calls too), and a tail that may be one begun is held.
+  // Cohere's and Hunyuan's answer wrapper: each marker is left out wherever it comes (a stray
+  // closer after the calls too), and a tail that may be one begun is held; with trim_answer the
+  // whitespace after a marker and before a closer too (a whitespace tail is held till decided).
+  const bool trim = tags_.trim_answer;
   for (;;) {
+    if (space_after_marker_) {
+      pending_.erase(0, std::find_if_not(pending_.begin(), pending_.end(), is_space) - pending_.begin());
+      if (pending_.empty()) return;
+      space_after_marker_ = false;
+    }
     const size_t open_at = pending_.find(tags_.answer_open);
     const size_t close_at = pending_.find(tags_.answer_close);
     const size_t at = std::min(open_at, close_at);
     if (at == std::string::npos) break;
-    emit(false, std::string_view(pending_).substr(0, at), out);
+    std::string_view before = std::string_view(pending_).substr(0, at);
+    if (trim && at == close_at) before = before.substr(0, trailing_text_end(before));
+    emit(false, before, out);
     pending_.erase(0, at + (at == open_at ? tags_.answer_open.size() : tags_.answer_close.size()));
+    space_after_marker_ = trim;
   }
-  const size_t keep =
+  size_t keep =
       std::max(partial_tag_suffix(pending_, tags_.answer_open), partial_tag_suffix(pending_, tags_.answer_close));
+  // With trim_answer, the whitespace before that tail too: it may end the reply or precede a closer.
+  if (trim) keep = pending_.size() - trailing_text_end(std::string_view(pending_).substr(0, pending_.size() - keep));
   emit(false, std::string_view(pending_).substr(0, pending_.size() - keep), out);
   pending_.erase(0, pending_.size() - keep);
 }
@@ -181,7 +204,10 @@ std::vector<ReasoningPiece> ReasoningSplitter::finish() {
     emit(true, pending_, &out);
   } else if (state_ == State::kContent) {
     drain_content(&out);
-    emit(false, pending_, &out);  // a marker begun and never finished is text
+    // A marker begun and never finished is text, and so is held whitespace but a trimmed
+    // wrapper's (the end of the reply).
+    const size_t end = tags_.trim_answer ? trailing_text_end(pending_) : pending_.size();
+    emit(false, std::string_view(pending_).substr(0, end), &out);
   }
   pending_.clear();
   return out;

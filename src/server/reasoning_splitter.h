@@ -96,6 +96,7 @@ class ReasoningSplitter {
   int start_tokens_ = 0;  // tokens fed before the output was known to open reasoning or not
   bool opened_ = false;  // reasoning was opened (by the prompt or a tag)
   bool drop_leading_space_ = false;  // the prompt closed a reasoning block (mode.starts_closed)
+  bool space_after_marker_ = false;  // ReasoningTags::trim_answer: just after an answer marker
   bool calls_end_reasoning_ = false;  // mode.calls_end_reasoning
   std::unique_ptr<HarmonySplitter> harmony_;  // set for harmony output: does all the work
   ReasoningTags tags_;

@@ -20,6 +20,9 @@ struct ReasoningTags {
   std::string_view answer_open = {};
   std::string_view answer_close = {};
   std::string_view call_open = {};
+  // Hunyuan's: whitespace right inside the answer wrapper (after answer_open, before answer_close)
+  // and after it is left out too ("<answer>\nHi.\n</answer>\n" gives "Hi.").
+  bool trim_answer = false;
 };
 
 inline constexpr ReasoningTags kThinkTags{"<think>", "</think>"};
@@ -30,7 +33,7 @@ inline constexpr ReasoningTags kCohereTextTags{"<|START_THINKING|>", "<|END_THIN
                                                "<|END_TEXT|>", "<|START_ACTION|>"};
 // Hunyuan-A13B: "<think>...</think>" then its reply wrapped in "<answer>...</answer>", its calls
 // (tool_call_hunyuan.h) inside the wrapper.
-inline constexpr ReasoningTags kHunyuanTags{"<think>", "</think>", "<answer>", "</answer>", "<tool_calls>"};
+inline constexpr ReasoningTags kHunyuanTags{"<think>", "</think>", "<answer>", "</answer>", "<tool_calls>", true};
 inline constexpr ReasoningTags kCohereResponseTags{"<|START_THINKING|>", "<|END_THINKING|>", "<|START_RESPONSE|>",
                                                    "<|END_RESPONSE|>", "<|START_ACTION|>"};
 

@@ -54,15 +54,19 @@ std::string split(std::string_view output, size_t n) {
 }
 
 // The model thinks, then wraps its reply (text, or its calls) in <answer>...</answer>: the markers
-// are left out of the content, whatever how the output streams.
+// and the whitespace just inside and after them are left out of the content, whatever how the
+// output streams; whitespace within the reply stays.
 TEST(HunyuanCalls, TheAnswerWrapperIsLeftOutOfTheContent) {
   const std::string calls(kHunyuanTwoCalls);
+  const std::string trimmed = calls.substr(1, calls.size() - 2);
   for (size_t n : {size_t{1}, size_t{3}, size_t{1000}}) {
-    EXPECT_EQ(split("<think>\nSunny?\n</think>\n<answer>\nIt is sunny.\n</answer>", n),
-              "R[\nSunny?\n] C[\nIt is sunny.\n]") << n;
-    EXPECT_EQ(split("<think>\n\n</think>\n<answer>" + calls + "</answer>", n), "R[\n\n] C[" + calls + "]") << n;
+    EXPECT_EQ(split("<think>\nSunny?\n</think>\n<answer>\nIt is  sunny.\n\nYes.\n</answer>\n", n),
+              "R[\nSunny?\n] C[It is  sunny.\n\nYes.]") << n;
+    EXPECT_EQ(split("<think>\n\n</think>\n<answer>" + calls + "</answer>", n), "R[\n\n] C[" + trimmed + "]") << n;
+    // No closer: the reply's end is the wrapper's.
+    EXPECT_EQ(split("<think>a</think><answer> Hi there \n", n), "R[a] C[Hi there]") << n;
     // A call straight from the reasoning ends it (the newline before it is the reasoning's).
-    EXPECT_EQ(split("<think>Need it." + calls, n), "R[Need it.\n] C[" + calls.substr(1) + "]") << n;
+    EXPECT_EQ(split("<think>Need it." + calls, n), "R[Need it.\n] C[" + trimmed + "]") << n;
   }
 }
 
