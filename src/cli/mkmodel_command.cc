@@ -24,7 +24,10 @@ constexpr const char* kMkmodelTypes =
 constexpr const char* kArchHelp =
     "llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, qwen35, qwen2vl, qwen3vl, "
     "granite, minicpm, cohere2, command-r, seed_oss, gemma4, deci, nemotron_h, lfm2, olmo2, exaone4, exaone, arcee, "
-    "falcon-h1, bitnet, bitnet-b1.58, gemma3n or granitehybrid (dense presets; gemma3n is Gemma 3n: Gemma 3's "
+    "falcon-h1, bitnet, bitnet-b1.58, gemma3n, apertus, hunyuan-dense or granitehybrid (dense presets; apertus (Swiss "
+    "AI Apertus) is llama's layers with QK-norm per head, NeoX rope and an xIELU feed-forward without a gate (its "
+    "xielu.* values one per layer), hunyuan-dense (Tencent Hunyuan 0.5B-7B) llama's with QK-norm after NeoX rope, "
+    "both on any dense preset keeping its rope base; gemma3n is Gemma 3n: Gemma 3's "
     "attention (every 5th layer full) inside 4 AltUp streams, a laurel branch, per-layer inputs, the last layers "
     "sharing earlier K/V and sparse gates in the first 10, on a preset not Gemma 3n's per-layer inputs of "
     "n_embd / 8, a laurel rank of n_embd / 32 and a third of the layers sharing K/V; bitnet (llama.cpp's name) "
@@ -179,11 +182,17 @@ void print_falcon_h1(const ModelSpec& s) {
               s.ssm_n_v_heads, s.ssm_head_v_dim, s.ssm_n_k_heads, s.ssm_head_k_dim, s.ssm_conv_kernel);
 }
 
-// exaone's and arcee's layers (llama's): their rope and feed-forward, EXAONE 3.5's rope_freqs, AFM's YaRN.
+// exaone's, arcee's, apertus's and hunyuan-dense's layers (llama's): their rope, QK-norm and feed-forward,
+// EXAONE 3.5's rope_freqs, AFM's YaRN.
 void print_llama_kin(const ModelSpec& s) {
-  const bool arcee = s.arch == "arcee";
-  std::printf("  %s: llama's layers, %s rope, %s", s.arch.c_str(), arcee ? "adjacent-pair" : "NeoX",
-              arcee ? "a squared-ReLU feed-forward without a gate" : "a SwiGLU feed-forward");
+  const bool arcee = s.arch == "arcee", apertus = s.arch == "apertus";
+  const char* qk_norm = apertus                      ? ", QK-norm per head"
+                        : s.arch == "hunyuan-dense" ? ", QK-norm per head after rope"
+                                                    : "";
+  std::printf("  %s: llama's layers, %s rope%s, %s", s.arch.c_str(), arcee ? "adjacent-pair" : "NeoX", qk_norm,
+              arcee     ? "a squared-ReLU feed-forward without a gate"
+              : apertus ? "an xIELU feed-forward without a gate (xielu.* values per layer)"
+                        : "a SwiGLU feed-forward");
   if (s.rope_freqs_factor > 0.0f) {
     std::printf("; rope_freqs.weight: llama3 factors (1 to %g, over %d positions)", s.rope_freqs_factor,
                 s.rope_freqs_orig_ctx);
@@ -265,7 +274,7 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
   if (s.lfm2) print_lfm2(s);
   if (s.olmo2 || s.exaone4 || s.arch == "olmoe") print_post_norm(s);
   if (s.falcon_h1) print_falcon_h1(s);
-  if (s.arch == "exaone" || s.arch == "arcee") print_llama_kin(s);
+  if (s.arch == "exaone" || s.arch == "arcee" || s.arch == "apertus" || s.arch == "hunyuan-dense") print_llama_kin(s);
   if (s.bitnet) print_bitnet(s);
   if (s.gemma3n) print_gemma3n(s);
   if (s.rope_freqs) std::printf("  rope_freqs.weight: Llama 3.1-style frequency factors (1 to 8)\n");
@@ -334,7 +343,7 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "gemma4-e4b, gemma4-31b, gemma3n-e2b, gemma3n-e4b, gemma2-2b, phi-4, "
                   "smollm3-3b, ministral-3-8b, qwen3.5-9b, qwen3.5-27b, nemotron-nano-9b-v2, lfm2-1.2b, olmo-2-7b, "
                   "olmo-3-7b, exaone-4.0-1.2b, exaone-4.0-32b, falcon-h1-7b, exaone-3.5-7.8b, afm-4.5b, "
-                  "bitnet-b1.58-2b-4t; mixture of experts: moe-tiny, qwen3-30b-a3b, "
+                  "apertus-8b, apertus-70b, bitnet-b1.58-2b-4t; mixture of experts: moe-tiny, qwen3-30b-a3b, "
                   "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
                   "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b, qwen3-next-80b-a3b, "
                   "granite-4.0-h-tiny, nemotron-3-nano-30b-a3b, lfm2-8b-a1b, olmoe-1b-7b, "

@@ -1,5 +1,6 @@
 #include "modelgen/layer_keys.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -229,6 +230,28 @@ void set_post_norm_window_hparams(GgufWriter& w, const ModelSpec& s) {
 // (without the key llama.cpp's bitnet gates by SiLU); bitnet-b1.58's gate is its arch's, so no key.
 void set_bitnet_hparams(GgufWriter& w, const ModelSpec& s) {
   if (s.arch == "bitnet" && s.bitnet_relu2) w.set("bitnet.hidden_activation", GgufValue::String("relu2"));
+}
+
+// Apertus's xIELU values, as llama.cpp's converter writes them: global keys (no arch prefix), one value per
+// layer as the checkpoints hold them, unconstrained (Strata and llama.cpp take alpha_p = softplus(alpha_p),
+// alpha_n = beta + softplus(alpha_n)). xIELU's initial values (alpha_p and alpha_n 0.8, beta 0.5, eps -1e-6),
+// the raw alphas offset by -0.2 to +0.2 in steps of 0.1 over every 5 layers, so that layers differ as trained
+// ones do.
+void set_xielu_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (s.arch != "apertus") return;
+  const float raw_alpha_p = std::log(std::expm1(0.8f)), raw_alpha_n = std::log(std::expm1(0.8f - 0.5f));
+  std::vector<float> alpha_n, alpha_p, beta, eps;
+  for (int l = 0; l < s.n_layer; ++l) {
+    const float step = 0.1f * static_cast<float>(l % 5 - 2);
+    alpha_p.push_back(raw_alpha_p + step);
+    alpha_n.push_back(raw_alpha_n - step);
+    beta.push_back(0.5f);
+    eps.push_back(-1e-6f);
+  }
+  w.set("xielu.alpha_n", GgufValue::F32Array(alpha_n));
+  w.set("xielu.alpha_p", GgufValue::F32Array(alpha_p));
+  w.set("xielu.beta", GgufValue::F32Array(beta));
+  w.set("xielu.eps", GgufValue::F32Array(eps));
 }
 
 }  // namespace strata

@@ -1,8 +1,8 @@
-// The GGUF keys mkmodel writes for the architectures whose shapes vary per layer (Gemma 4, Gemma 3n,
-// Step 3.5, Laguna, MiMo-V2, Nemotron's DeciLM layers, Granite 4.0-H, Nemotron-H, LFM2), Falcon-H1's
-// Mamba-2 shapes and BitNet's gate, as llama.cpp's converter writes them. Private to src/modelgen
-// (model_generator.cc calls them after the common keys); each does nothing for a spec of another
-// architecture.
+// The GGUF keys mkmodel writes for the architectures whose shapes or values vary per layer (Gemma 4,
+// Gemma 3n, Step 3.5, Laguna, MiMo-V2, Nemotron's DeciLM layers, Granite 4.0-H, Nemotron-H, LFM2, Apertus's
+// xIELU values), Falcon-H1's Mamba-2 shapes and BitNet's gate, as llama.cpp's converter writes them.
+// Private to src/modelgen (model_generator.cc calls them after the common keys); each does nothing for a
+// spec of another architecture.
 #pragma once
 
 #include "gguf/gguf_writer.h"
@@ -22,5 +22,6 @@ void set_lfm2_hparams(GgufWriter& w, const ModelSpec& s);
 void set_post_norm_window_hparams(GgufWriter& w, const ModelSpec& s);
 void set_falcon_h1_hparams(GgufWriter& w, const ModelSpec& s);
 void set_bitnet_hparams(GgufWriter& w, const ModelSpec& s);
+void set_xielu_hparams(GgufWriter& w, const ModelSpec& s);
 
 }  // namespace strata

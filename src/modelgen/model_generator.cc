@@ -405,6 +405,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_post_norm_window_hparams(w, report.spec);
   set_falcon_h1_hparams(w, report.spec);
   set_bitnet_hparams(w, report.spec);
+  set_xielu_hparams(w, report.spec);
   set_minicpm_hparams(w, report.spec);
   for (auto& [key, value] : vocab.keys) w.set(key, std::move(value));
 

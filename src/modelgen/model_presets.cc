@@ -2,77 +2,6 @@
 
 namespace strata {
 
-namespace preset_parts {
-
-ModelSpec step35(ModelSpec s, int n_head_swa, int sliding_window, int n_dense_lead, float scale) {
-  s.n_head_swa = n_head_swa;
-  s.sliding_window = sliding_window;
-  s.n_dense_lead = n_dense_lead;
-  s.sigmoid_routing = true;
-  s.expert_weights_norm = true;
-  s.expert_weights_scale = scale;
-  return s;
-}
-
-ModelSpec mimo2(ModelSpec s, int n_head_kv_full, int v_head_dim, int rope_dim, int sliding_window) {
-  s.n_head_kv_full = n_head_kv_full;
-  s.v_head_dim = v_head_dim;
-  s.rope_dim = rope_dim;
-  s.sliding_window = sliding_window;
-  s.n_dense_lead = 1;
-  s.sigmoid_routing = true;
-  s.expert_weights_norm = true;
-  s.expert_weights_scale = 1.0f;
-  return s;
-}
-
-ModelSpec mla(ModelSpec s, int q_lora_rank, int kv_lora_rank, int rope_dim, int v_head_dim) {
-  s.q_lora_rank = q_lora_rank;
-  s.kv_lora_rank = kv_lora_rank;
-  s.rope_dim = rope_dim;
-  s.v_head_dim = v_head_dim;
-  return s;
-}
-
-ModelSpec dsa_indexer(ModelSpec s, int n_head, int head_dim, int top_k) {
-  s.indexer_n_head = n_head;
-  s.indexer_head_dim = head_dim;
-  s.indexer_top_k = top_k;
-  return s;
-}
-
-ModelSpec deepseek_moe(ModelSpec s, int n_dense_lead, bool sigmoid, bool norm, float scale, float yarn_factor,
-                       float yarn_log_mul) {
-  s.n_dense_lead = n_dense_lead;
-  s.sigmoid_routing = sigmoid;
-  s.expert_weights_norm = norm;
-  s.expert_weights_scale = scale;
-  s.rope_yarn_factor = yarn_factor;
-  s.rope_yarn_log_mul = yarn_log_mul;
-  return s;
-}
-
-ModelSpec delta_net(ModelSpec s, int n_k_heads, int head_k_dim, int n_v_heads, int head_v_dim) {
-  s.full_attn_interval = 4;
-  s.ssm_conv_kernel = 4;
-  s.ssm_n_k_heads = n_k_heads;
-  s.ssm_head_k_dim = head_k_dim;
-  s.ssm_n_v_heads = n_v_heads;
-  s.ssm_head_v_dim = head_v_dim;
-  return s;
-}
-
-ModelSpec mamba2(ModelSpec s, int n_heads, int head_dim, int n_groups, int state_size) {
-  s.ssm_conv_kernel = 4;
-  s.ssm_n_k_heads = n_groups;
-  s.ssm_head_k_dim = state_size;
-  s.ssm_n_v_heads = n_heads;
-  s.ssm_head_v_dim = head_dim;
-  return s;
-}
-
-}  // namespace preset_parts
-
 namespace {
 
 ModelSpec shape(int n_vocab, int n_ctx, int n_embd, int n_layer, int n_head, int n_head_kv, int head_dim, int n_ff,
@@ -412,6 +341,13 @@ std::vector<Preset> model_presets() {
       // positions, rope base 10000 with YaRN 20 over 4096, an output matrix.
       {"afm-4.5b", "arcee",
        yarn_over(shape(128005, 65536, 2560, 36, 20, 4, 128, 18432, 1e-5f, 10000.0f, false), 20.0f, 4096)},
+      // Swiss AI Apertus 8B (8,053,338,112 parameters here; its card's 8,053,338,176 adds the 64 xIELU
+      // alpha_p / alpha_n scalars, metadata in GGUF) and 70B (70,599,864,320): 32 layers of 32 query heads
+      // (80 of 64) over 8 K/V heads of 128 with QK-norm per head, an xIELU feed-forward of 21504 (43008)
+      // without a gate, 131072 tokens, 65536 positions, rope base 12000000 (NeoX: the arch's), an output
+      // matrix; each layer's xielu.* values are the generator's (layer_keys.h).
+      {"apertus-8b", "apertus", shape(131072, 65536, 4096, 32, 32, 8, 128, 21504, 1e-5f, 12000000.0f, false)},
+      {"apertus-70b", "apertus", shape(131072, 65536, 8192, 80, 64, 8, 128, 43008, 1e-5f, 12000000.0f, false)},
       // Microsoft BitNet b1.58 2B4T (2,412,820,480 parameters: 2,084,485,120 besides the 328,335,360 of its
       // embedding table, its card's 2B): 30 layers of 20 query heads over 5 K/V heads of 128 with their
       // sub-norms, a relu^2-gated feed-forward of 6912 (the arch's), Llama 3's 128256 tokens, 4096 positions,

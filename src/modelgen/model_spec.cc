@@ -361,7 +361,7 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"seed_oss", false},    {"gemma4", false},      {"minicpm", false},     {"deci", false},
     {"nemotron_h", false},  {"lfm2", false},        {"olmo2", false},       {"exaone4", false},
     {"exaone", false},      {"arcee", false},       {"falcon-h1", false},   {"bitnet", false},
-    {"bitnet-b1.58", false}, {"gemma3n", false},
+    {"bitnet-b1.58", false}, {"gemma3n", false},  {"apertus", false},     {"hunyuan-dense", false},
     {"qwen3moe", true},     {"qwen2moe", true},
     {"mixtral", true},      {"gpt-oss", true},      {"glm4moe", true},      {"llama4", true},
     {"deepseek2", true},    {"mistral4", true},     {"minimax-m2", true},   {"minimax-m3", true},     {"ernie4_5-moe", true},
@@ -403,7 +403,8 @@ Status apply_arch(std::string_view name, ModelSpec* s) {
   s->arch = name == "mixtral" ? "llama" : std::string(name);
   s->qk_norm = name == "qwen3" || name == "qwen3moe" || name == "gemma3" || name == "gemma4" || name == "gemma3n" ||
                name == "minimax-m2" || name == "minimax-m3" ||
-               name == "step35" || name == "laguna" || name == "hunyuan-moe" ||
+               name == "step35" || name == "laguna" || name == "hunyuan-moe" || name == "hunyuan-dense" ||
+               name == "apertus" ||
                name == "lfm2" || name == "lfm2moe" || name == "olmo2" || name == "olmoe" || name == "exaone4" ||
                name == "qwen35" || name == "qwen35moe" || name == "qwen3next" || name == "qwen3vl" || name == "qwen3vlmoe";
   s->post_norms = name == "gemma3" || name == "gemma2" || name == "glm4" || name == "gemma4" || name == "gemma3n";

@@ -3,8 +3,8 @@
 // deepseek2, minimax-m2, ernie4_5-moe or qwen35moe; granitehybrid with or without experts; the Mamba-2
 // hybrids nemotron_h and nemotron_h_moe and falcon-h1; the short-convolution hybrids lfm2 and lfm2moe; the
 // post-norm-only olmo2 and exaone4 and the mixture-of-experts olmoe; llama's layers as exaone and arcee; the
-// ternary BitNet b1.58 as bitnet and bitnet-b1.58; Gemma 3n's AltUp layers as gemma3n), and the named presets
-// `strata mkmodel --preset` offers.
+// ternary BitNet b1.58 as bitnet and bitnet-b1.58; Gemma 3n's AltUp layers as gemma3n; llama's layers with
+// QK-norm as apertus and hunyuan-dense), and the named presets `strata mkmodel --preset` offers.
 // Plain values; pure functions.
 //
 // Invariant of a preset's spec: n_expert > 0 exactly for the MoE archs; Mixtral is written as
@@ -298,6 +298,10 @@ struct ModelSpec {
   // none); the model's muP multipliers are in its weights, so no multiplier key. exaone (EXAONE 3.0 / 3.5)
   // and arcee (Arcee AFM) have no flag: llama's tensors (NeoX rope is exaone's arch's), arcee's feed-forward
   // ffn_up and ffn_down only (a squared ReLU, no gate), key/value_length always (its config has head_dim).
+  // apertus (Swiss AI Apertus) and hunyuan-dense (Tencent Hunyuan 0.5B-7B) have no flag either: llama's
+  // tensors with QK-norm per head (qk_norm) and NeoX rope (the archs'); apertus's feed-forward ffn_up and
+  // ffn_down only (xIELU, no gate) with its xielu.* values per layer (layer_keys.h), hunyuan-dense's a SwiGLU
+  // and its QK-norm applied after rope (the arch's).
   bool falcon_h1 = false;
   // bitnet (llama.cpp's name) and bitnet-b1.58 (Microsoft's converter's, BitNet b1.58 2B4T): llama's tensors
   // with NeoX rope (the arch's), tied embeddings (llama.cpp's bitnet reads token_embd as the output), and
@@ -321,11 +325,11 @@ std::vector<std::string> model_preset_names();
 // granite-4.0-h-tiny, nemotron_h for nemotron-nano-9b-v2, nemotron_h_moe for
 // nemotron-3-nano-30b-a3b, lfm2 for lfm2-1.2b, lfm2moe for lfm2-8b-a1b, olmo2 for olmo-2-7b and
 // olmo-3-7b, olmoe for olmoe-1b-7b, exaone4 for exaone-4.0-1.2b and exaone-4.0-32b, falcon-h1 for
-// falcon-h1-7b, exaone for exaone-3.5-7.8b, arcee for afm-4.5b, bitnet-b1.58 for bitnet-b1.58-2b-4t, gemma3n
-// for gemma3n-e2b and gemma3n-e4b, llama otherwise).
+// falcon-h1-7b, exaone for exaone-3.5-7.8b, arcee for afm-4.5b, apertus for apertus-8b and apertus-70b,
+// bitnet-b1.58 for bitnet-b1.58-2b-4t, gemma3n for gemma3n-e2b and gemma3n-e4b, llama otherwise).
 // arch is an --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, bitnet,
-// bitnet-b1.58, qwen35, nemotron_h, lfm2, olmo2, exaone4, exaone, arcee, falcon-h1, gemma3n for the dense
-// presets; qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe,
+// bitnet-b1.58, qwen35, nemotron_h, lfm2, olmo2, exaone4, exaone, arcee, falcon-h1, gemma3n, apertus,
+// hunyuan-dense for the dense presets; qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe,
 // qwen3next, nemotron_h_moe, lfm2moe or olmoe for the MoE ones (a mismatch is an error naming the presets that fit);
 // granitehybrid for either. The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths exist;
 // another MoE preset as glm4moe gets a shared expert of its expert width, one leading dense block
@@ -364,7 +368,8 @@ std::vector<std::string> model_preset_names();
 // sparse gates in the first 10 layers (llama.cpp's fixed count); a preset not Gemma 3n's gets the E2B's
 // proportions: per-layer inputs of n_embd / 8, a laurel rank of n_embd / 32 (at least 1 each), a third of
 // its layers sharing K/V (at most all but gemma4_period: the first full layer keeps its own).
-// Per-layer inputs and shared K/V (Gemma 4 E2B's, Gemma 3n's) stay with gemma4 and gemma3n.
+// Per-layer inputs and shared K/V (Gemma 4 E2B's, Gemma 3n's) stay with gemma4 and gemma3n. apertus and
+// hunyuan-dense give any dense preset QK-norm per head and keep its tying and rope base, its rope unscaled.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
 // Whether an --arch name is one of the mixture-of-experts ones (qwen3moe, ..., cohere2_moe).
 bool is_moe_arch_name(std::string_view arch);

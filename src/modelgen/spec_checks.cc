@@ -164,7 +164,8 @@ Status check_lfm2(const ModelSpec& s) {
 }
 
 // OLMo 2's, EXAONE 4.0's and OLMoE's layers (model_spec.h): the post-norm-only layout for olmo2 and
-// exaone4 only, with post-norms; QK-norm, which llama.cpp requires of all three; EXAONE's llama3 rope_freqs
+// exaone4 only, with post-norms; QK-norm, which llama.cpp requires of all three (and of apertus and
+// hunyuan-dense, llama's attention with it); EXAONE's llama3 rope_freqs
 // for exaone4, exaone and arcee only, over a positive original context; AFM-4.5B's YaRN original context
 // for arcee only.
 Status check_post_norm_layers(const ModelSpec& s) {
@@ -172,7 +173,8 @@ Status check_post_norm_layers(const ModelSpec& s) {
     return Status::InvalidArgument("the post-norm-only layers (ModelSpec::olmo2, exaone4) go with arch olmo2 or "
                                    "exaone4 of the same name, not " + s.arch);
   }
-  const bool qk_norm_arch = s.olmo2 || s.exaone4 || s.arch == "olmoe";
+  const bool qk_norm_arch =
+      s.olmo2 || s.exaone4 || s.arch == "olmoe" || s.arch == "apertus" || s.arch == "hunyuan-dense";
   if (qk_norm_arch && !s.qk_norm) {
     return Status::InvalidArgument(s.arch + "'s attention has QK-norm: qk_norm must be set");
   }

@@ -277,7 +277,8 @@ struct PlanBuilder {
     if (s.phi3 || s.glm4) {
       matrix(p + "ffn_up.weight", {embd, 2 * ff});
     } else {
-      if (s.arch != "arcee") matrix(p + "ffn_gate.weight", {embd, ff});  // Arcee's squared ReLU has no gate
+      // Arcee's squared ReLU and Apertus's xIELU have no gate
+      if (s.arch != "arcee" && s.arch != "apertus") matrix(p + "ffn_gate.weight", {embd, ff});
       matrix(p + "ffn_up.weight", {embd, ff});
     }
     matrix(p + "ffn_down.weight", {ff, embd});

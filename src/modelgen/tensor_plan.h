@@ -49,7 +49,9 @@
 // Mamba-2 tensors, attn_q, attn_k, attn_v, attn_output, the feed-forward norm "blk.N.ffn_norm" [n_embd]
 // (no ".weight": F32, as llama.cpp leaves a name not ending in "weight"), ffn_gate, ffn_up, ffn_down; its
 // attn_v and ffn_down numbered by layer (every layer has both, as llama.cpp counts them). arcee (AFM): llama's
-// tensors without ffn_gate; exaone (EXAONE 3.5): llama's, with its llama3 rope_freqs [head_dim / 2]. bitnet /
+// tensors without ffn_gate; exaone (EXAONE 3.5): llama's, with its llama3 rope_freqs [head_dim / 2]. apertus
+// (Apertus): llama's tensors with attn_q_norm and attn_k_norm [head_dim], without ffn_gate (its xIELU values
+// are metadata); hunyuan-dense (Hunyuan dense): llama's with attn_q_norm and attn_k_norm [head_dim]. bitnet /
 // bitnet-b1.58 (BitNet b1.58, model_spec.h): llama's tensors without output.weight (tied), each layer's
 // attn_sub_norm [n_head * head_dim] after attn_output and ffn_sub_norm [n_ff] after ffn_down; no per-matrix
 // .scale tensors (llama.cpp's optional ones, which the ternary values' own scale makes needless). gemma3n

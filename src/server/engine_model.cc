@@ -40,7 +40,6 @@ bool writes_cohere_thinking(const ChatTemplate& chat_template) {
   return chat_template.source().find(kCohereTextTags.open) != std::string::npos;
 }
 
-
 }  // namespace
 
 ReasoningTags reasoning_tags_of(const ChatTemplate& chat_template) {

@@ -14,9 +14,10 @@
 // "<think></think>"), where whitespace before the answer is dropped as after a closing tag. Kimi
 // K2 may call tools straight from its reasoning, never closing it (mode.calls_end_reasoning): its
 // `<|tool_calls_section_begin|>` or `<|tool_call_begin|>` then ends the reasoning too, and is
-// content, left for the tool-call parser (as llama.cpp reads that model); so does Cohere's answer or
-// call opener (ReasoningTags::answer_open, call_open), and its answer markers are left out of the
-// content (North: "<|START_TEXT|>answer<|END_TEXT|>" gives "answer"). Text that may still be
+// content, left for the tool-call parser (as llama.cpp reads that model); so does Cohere's or
+// Hunyuan's answer or call opener (ReasoningTags::answer_open, call_open), and their answer markers
+// are left out of the content (North: "<|START_TEXT|>answer<|END_TEXT|>" gives "answer"; Hunyuan's
+// "<answer>\nanswer\n</answer>" too, trim_answer dropping the whitespace just inside). Text that may still be
 // the start of a tag is held back until it is decided or finish() is called, so no byte is lost
 // and no tag leaks into either part.
 //
