@@ -69,7 +69,9 @@ void Model::altup_expand(std::span<const Row> rows, float* hidden, ForwardScratc
     ProfileTimer timer(s.profile(), StepPart::kAltup);
     for_each_row(pool, n, hp.n_altup * n_embd, [&](int r) {
       const float target = magnitude(hidden + static_cast<size_t>(r) * n_embd, n_embd);
-      for (int k = 1; k < hp.n_altup; ++k) match_magnitude(hidden + k * stream + static_cast<size_t>(r) * n_embd, n_embd, target);
+      for (int k = 1; k < hp.n_altup; ++k) {
+        match_magnitude(hidden + k * stream + static_cast<size_t>(r) * n_embd, n_embd, target);
+      }
     });
   }
 }
@@ -173,7 +175,8 @@ int Model::altup_merge(std::span<const Row> rows, const float* hidden, float* ou
   const size_t row_bytes = sizeof(float) * static_cast<size_t>(n_embd);
   int n_out = 0;
   for (int r = 0; r < n; ++r) {
-    if (rows[static_cast<size_t>(r)].want_logits) std::memcpy(out + static_cast<size_t>(n_out++) * n_embd, hidden + static_cast<size_t>(r) * n_embd, row_bytes);
+    if (!rows[static_cast<size_t>(r)].want_logits) continue;
+    std::memcpy(out + static_cast<size_t>(n_out++) * n_embd, hidden + static_cast<size_t>(r) * n_embd, row_bytes);
   }
   if (n_out == 0) return 0;
   // Stream k's wanted rows gathered into the first block of s.altup_pred(), unembedded into the second.
@@ -182,7 +185,8 @@ int Model::altup_merge(std::span<const Row> rows, const float* hidden, float* ou
   for (int k = 1; k < a; ++k) {
     for (int r = 0, j = 0; r < n; ++r) {
       if (rows[static_cast<size_t>(r)].want_logits) {
-        std::memcpy(gathered + static_cast<size_t>(j++) * n_embd, hidden + k * stream + static_cast<size_t>(r) * n_embd, row_bytes);
+        const float* row = hidden + k * stream + static_cast<size_t>(r) * n_embd;
+        std::memcpy(gathered + static_cast<size_t>(j++) * n_embd, row, row_bytes);
       }
     }
     matmul(impl_->w.altup_unembd[static_cast<size_t>(k - 1)], gathered, n_out, unembedded, s, pool);
@@ -191,7 +195,8 @@ int Model::altup_merge(std::span<const Row> rows, const float* hidden, float* ou
       for_each_row(pool, n_out, 2 * n_embd, [&](int j) {
         float* merged = out + static_cast<size_t>(j) * n_embd;
         float* x = unembedded + static_cast<size_t>(j) * n_embd;
-        // Stream 0's magnitude: out's row before any other stream joins it.
+        // Stream 0's magnitude: out's row before any other stream joins it (kept in
+        // s.altup_modalities(), free here, for the later streams).
         const float target = k == 1 ? magnitude(merged, n_embd) : s.altup_modalities()[j];
         if (k == 1) s.altup_modalities()[j] = target;
         match_magnitude(x, n_embd, target);
