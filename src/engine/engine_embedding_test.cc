@@ -37,6 +37,26 @@ void expect_same_bytes(const std::vector<float>& a, const std::vector<float>& b,
   EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << what;
 }
 
+// The embedding e is the vector `logits` come from: the F32 matrix `tensor` of the file at path times
+// it, in double (soft-capped at softcap when > 0), gives them to within 1e-4 of the largest.
+void expect_logits_come_from(const std::vector<float>& e, const std::string& path, const char* tensor,
+                             double softcap, const std::vector<float>& logits) {
+  auto gguf = GgufFile::Open(path);
+  ASSERT_TRUE(gguf.ok());
+  const GgufTensor* m = gguf->find_tensor(tensor);
+  ASSERT_TRUE(m != nullptr && m->type == DType::kF32 && e.size() == m->dims[0]);
+  const auto* w = reinterpret_cast<const float*>(m->data);
+  double max_err = 0, max_logit = 0;
+  for (size_t v = 0; v < m->dims[1]; ++v) {
+    double dot = 0;
+    for (size_t i = 0; i < e.size(); ++i) dot += static_cast<double>(w[v * e.size() + i]) * e[i];
+    const double logit = softcap > 0 ? softcap * std::tanh(dot / softcap) : dot;
+    max_err = std::max(max_err, std::fabs(logit - logits[v]));
+    max_logit = std::max(max_logit, std::fabs(logit));
+  }
+  EXPECT_LT(max_err, 1e-4 * max_logit) << "largest |logit| " << max_logit;
+}
+
 TEST(EngineEmbedding, EndsAfterThePromptWithTheFinalNormOfItsLastToken) {
   EngineOptions o;
   o.n_parallel = 1;
@@ -66,19 +86,7 @@ TEST(EngineEmbedding, IsTheVectorTheFirstTokensLogitsComeFrom) {
   const std::vector<float> e = h.wait(h.submit(embed_request(40, 3))).done.embedding;
   const Output generated = h.wait(h.submit(make_request(40, 1, 3)));
   ASSERT_EQ(generated.logits.size(), 1u);
-  auto gguf = GgufFile::Open(stories_path());
-  ASSERT_TRUE(gguf.ok());
-  const GgufTensor* out = gguf->find_tensor("output.weight");
-  ASSERT_TRUE(out != nullptr && out->type == DType::kF32 && e.size() == out->dims[0]);
-  const auto* w = reinterpret_cast<const float*>(out->data);
-  double max_err = 0, max_logit = 0;
-  for (size_t v = 0; v < out->dims[1]; ++v) {
-    double dot = 0;
-    for (size_t i = 0; i < e.size(); ++i) dot += static_cast<double>(w[v * e.size() + i]) * e[i];
-    max_err = std::max(max_err, std::fabs(dot - generated.logits[0][v]));
-    max_logit = std::max(max_logit, std::fabs(dot));
-  }
-  EXPECT_LT(max_err, 1e-4 * max_logit) << "largest |logit| " << max_logit;
+  expect_logits_come_from(e, stories_path(), "output.weight", 0.0, generated.logits[0]);
 }
 
 // A prompt filling the whole context is an embed request's right (nothing is generated after it).
@@ -164,20 +172,7 @@ TEST(EngineEmbedding, Gemma3nsIsTheMergedStreamsItsLogitsComeFrom) {
     e = h.wait(h.submit(embed_request(30, 5))).done.embedding;
     const Output generated = h.wait(h.submit(make_request(30, 1, 5)));
     ASSERT_EQ(generated.logits.size(), 1u);
-    auto gguf = GgufFile::Open(path);
-    ASSERT_TRUE(gguf.ok());
-    const GgufTensor* embd = gguf->find_tensor("token_embd.weight");
-    ASSERT_TRUE(embd != nullptr && embd->type == DType::kF32 && e.size() == embd->dims[0]);
-    const auto* w = reinterpret_cast<const float*>(embd->data);
-    double max_err = 0, max_logit = 0;
-    for (size_t v = 0; v < embd->dims[1]; ++v) {
-      double dot = 0;
-      for (size_t i = 0; i < e.size(); ++i) dot += static_cast<double>(w[v * e.size() + i]) * e[i];
-      const double logit = 30.0 * std::tanh(dot / 30.0);
-      max_err = std::max(max_err, std::fabs(logit - generated.logits[0][v]));
-      max_logit = std::max(max_logit, std::fabs(logit));
-    }
-    EXPECT_LT(max_err, 1e-4 * max_logit) << "largest |logit| " << max_logit;
+    expect_logits_come_from(e, path, "token_embd.weight", 30.0, generated.logits[0]);
   }
   o.n_parallel = 2;
   o.n_stages = 2;

@@ -179,6 +179,10 @@ int Model::altup_merge(std::span<const Row> rows, const float* hidden, float* ou
     std::memcpy(out + static_cast<size_t>(n_out++) * n_embd, hidden + static_cast<size_t>(r) * n_embd, row_bytes);
   }
   if (n_out == 0) return 0;
+  // Stream 0's magnitude per wanted row (into s.altup_modalities(), free here), before any other
+  // stream joins it.
+  float* targets = s.altup_modalities();
+  for (int j = 0; j < n_out; ++j) targets[j] = magnitude(out + static_cast<size_t>(j) * n_embd, n_embd);
   // Stream k's wanted rows gathered into the first block of s.altup_pred(), unembedded into the second.
   float* gathered = s.altup_pred();
   float* unembedded = s.altup_pred() + stream;
@@ -195,11 +199,7 @@ int Model::altup_merge(std::span<const Row> rows, const float* hidden, float* ou
       for_each_row(pool, n_out, 2 * n_embd, [&](int j) {
         float* merged = out + static_cast<size_t>(j) * n_embd;
         float* x = unembedded + static_cast<size_t>(j) * n_embd;
-        // Stream 0's magnitude: out's row before any other stream joins it (kept in
-        // s.altup_modalities(), free here, for the later streams).
-        const float target = k == 1 ? magnitude(merged, n_embd) : s.altup_modalities()[j];
-        if (k == 1) s.altup_modalities()[j] = target;
-        match_magnitude(x, n_embd, target);
+        match_magnitude(x, n_embd, targets[j]);
         for (int i = 0; i < n_embd; ++i) merged[i] += x[i];
       });
     }
