@@ -201,6 +201,12 @@ struct ArchTraits {
   // (TQ1_0, TQ2_0, or Microsoft's I2_S).
   bool bitnet = false;
   bool bitnet_relu_sq = false;
+  // inclusionAI Ling 3.0 (bailingmoe3): DeepSeek-V3's latent attention with a sigmoid gate per head
+  // (attn_gate) in the layers whose head_count_kv is not 0, Kimi Delta Attention in the others
+  // (gated delta-net layers whose decay is per key channel: Hparams::ssm_kda), leading dense layers,
+  // then experts routed as the file says beside an ungated shared expert, optional SwiGLU limits
+  // (model/ssm_hparams.h: read_bailingmoe3).
+  bool kda = false;
 };
 
 // nullptr for an architecture this build does not run.

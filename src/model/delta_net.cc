@@ -5,6 +5,7 @@
 
 #include "model/forward_matmul.h"
 #include "model/recurrent_rows.h"
+#include "model/row_loop.h"
 
 namespace strata {
 namespace {
@@ -47,6 +48,38 @@ void run_head(const Hparams& hp, const LayerWeights& lw, const int* order, int f
   }
 }
 
+// Ling 3.0's Kimi Delta Attention on value head h (Hparams::ssm_kda): one key head per value head,
+// of ssm_head_k_dim = ssm_head_v_dim channels. The decay is per key channel, applied to S's
+// columns before kernels::delta_rule runs with a decay of 1 (which changes no bits); the output
+// gate is sigmoid(z) over the normed output.
+void run_kda_head(const Hparams& hp, const LayerWeights& lw, const int* order, int first, int last, bool fresh, int h,
+                  float* S, ForwardScratch& s) {
+  const int d = hp.ssm_head_k_dim, n_heads = hp.ssm_n_v_heads;
+  const int n_values = n_heads * d;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  if (fresh) std::fill(S, S + static_cast<size_t>(d) * d, 0.0f);
+  float q[kMaxSsmHeadDim], k[kMaxSsmHeadDim], decay[kMaxSsmHeadDim];
+  const float* dt_bias = lw.ssm_dt_bias + static_cast<size_t>(h) * d;
+  for (int i = first; i < last; ++i) {
+    const int r = order[i];
+    const float* ch = s.delta_qkv() + static_cast<size_t>(r) * 3 * n_values + static_cast<size_t>(h) * d;
+    l2_normalise(ch, d, hp.rms_eps, q);
+    l2_normalise(ch + n_values, d, hp.rms_eps, k);
+    const float* f = s.delta_alpha() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * d;
+    for (int j = 0; j < d; ++j) decay[j] = std::exp(hp.kda_gate_lower_bound * sigmoid(lw.ssm_a[h] * (f[j] + dt_bias[j])));
+    for (int row = 0; row < d; ++row) {
+      float* keys = S + static_cast<size_t>(row) * d;
+      for (int j = 0; j < d; ++j) keys[j] *= decay[j];
+    }
+    const float beta = sigmoid(s.delta_beta()[static_cast<size_t>(r) * n_heads + h]);
+    float* o = s.delta_out() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * d;
+    kernels::delta_rule(S, q, k, ch + 2 * n_values, 1.0f, beta, scale, d, d, o);
+    kernels::rmsnorm(o, lw.ssm_norm, d, hp.rms_eps, o);
+    float* z = s.delta_z() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * d;
+    for (int j = 0; j < d; ++j) z[j] = sigmoid(z[j]) * o[j];
+  }
+}
+
 // Qwen3-Next's fused projections (Hparams::ssm_grouped) into the unfused layout: ssm_in's row of
 // each key head g holds q (head_k_dim), k (head_k_dim), v and z (r * head_v_dim each, for value
 // heads g * r .. g * r + r - 1, r = n_v_heads / n_k_heads); ssm_ba's holds b then a (r each).
@@ -74,8 +107,35 @@ void split_grouped(const Hparams& hp, int n, const float* in, const float* ba, F
   }
 }
 
+// Ling 3.0's q, k and v from their own matrices, a block of n rows each in s.delta_in(), then
+// copied into s.delta_qkv()'s rows as the convolution's channels (q, k, v); z, beta and the
+// per-channel decay inputs straight into their buffers.
+void project_kda_inputs(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
+  const int n_values = hp.ssm_n_v_heads * hp.ssm_head_v_dim;
+  const size_t block = static_cast<size_t>(n) * n_values;
+  float* in = s.delta_in();
+  const kernels::MatmulJob inputs[] = {{&lw.wq, s.normed(), n, in},
+                                       {&lw.wk, s.normed(), n, in + block},
+                                       {&lw.wv, s.normed(), n, in + 2 * block},
+                                       {&lw.ssm_z, s.normed(), n, s.delta_z()},
+                                       {&lw.ssm_beta, s.normed(), n, s.delta_beta()},
+                                       {&lw.ssm_alpha, s.normed(), n, s.delta_alpha()}};
+  matmul_same_input(inputs, s, pool);
+  ProfileTimer timer(s.profile(), StepPart::kDeltaNet);
+  for_each_row(pool, n, 3 * n_values, [&](int r) {
+    float* qkv = s.delta_qkv() + static_cast<size_t>(r) * 3 * n_values;
+    for (int part = 0; part < 3; ++part) {
+      std::copy_n(in + part * block + static_cast<size_t>(r) * n_values, n_values, qkv + part * n_values);
+    }
+  });
+}
+
 // The layer's input projections into s.delta_qkv(), delta_z(), delta_beta() and delta_alpha().
 void project_inputs(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {
+  if (hp.ssm_kda) {
+    project_kda_inputs(hp, lw, n, s, pool);
+    return;
+  }
   if (!hp.ssm_grouped) {
     const kernels::MatmulJob inputs[] = {{&lw.ssm_qkv, s.normed(), n, s.delta_qkv()},
                                          {&lw.ssm_z, s.normed(), n, s.delta_z()},
@@ -101,7 +161,11 @@ void delta_net(const DeltaNetLayer& d, std::span<const Row> rows, KvView& kv, Fo
     ProfileTimer timer(s.profile(), StepPart::kDeltaNet);
     run_recurrence(hp, d.layer, {lw.ssm_conv, nullptr}, rows, kv, s, pool,
                    [&](const int* order, int first, int last, bool fresh, int h, float* S) {
-                     run_head(hp, lw, order, first, last, fresh, h, S, s);
+                     if (hp.ssm_kda) {
+                       run_kda_head(hp, lw, order, first, last, fresh, h, S, s);
+                     } else {
+                       run_head(hp, lw, order, first, last, fresh, h, S, s);
+                     }
                    });
   }
   matmul(lw.ssm_out, s.delta_z(), n, s.proj(), s, pool);

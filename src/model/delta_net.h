@@ -15,6 +15,10 @@
 //     o = kernels::delta_rule(S_h, q, k, v_h, decay, beta, 1 / sqrt(ssm_head_k_dim));
 //     o = silu(z_h) * rmsnorm(o, ssm_norm);
 // and the layer's output (s.proj(), before the residual add) is ssm_out o.
+// Ling 3.0's Kimi Delta Attention (Hparams::ssm_kda) is the same layer with q, k and v from wq, wk
+// and wv (one key head per value head), key channel j of head h decaying by exp(bound *
+// sigmoid(ssm_a[h] * (f[j] + ssm_dt_bias[j]))) with f = ssm_alpha x (a value per channel), and
+// o = sigmoid(z_h) * rmsnorm(o, ssm_norm).
 //
 // Batch invariance: one task runs a sequence's positions in order for a range of channels, or
 // for one value head, with the same code whatever else is in the batch; the matmuls are

@@ -30,7 +30,7 @@ ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
   delta_qkv_.resize(floats(r, sizes.delta_channels));
   delta_z_.resize(floats(r, sizes.delta_values));
   delta_beta_.resize(floats(r, sizes.delta_heads));
-  delta_alpha_.resize(floats(r, sizes.delta_heads));
+  delta_alpha_.resize(floats(r, std::max(sizes.delta_heads, sizes.delta_gates)));
   delta_out_.resize(floats(r, sizes.delta_values));
   if (sizes.delta_fused) {
     delta_in_.resize(floats(r, sizes.delta_channels + sizes.delta_values + sizes.delta_heads));

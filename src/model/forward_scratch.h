@@ -50,6 +50,7 @@ class ForwardScratch {
     int delta_channels = 0;
     int delta_values = 0;
     int delta_heads = 0;
+    int delta_gates = 0;  // a row's decay inputs: delta_heads, or Ling 3.0's per channel (delta_values)
     bool delta_fused = false;
     size_t matmul_bytes = 0;  // largest matmul scratch over all matrices at max_rows
     size_t attention_floats = 0;  // per attention worker
@@ -87,10 +88,11 @@ class ForwardScratch {
   float* delta_qkv() { return delta_qkv_.as<float>(); }      // delta_channels
   float* delta_z() { return delta_z_.as<float>(); }          // delta_values
   float* delta_beta() { return delta_beta_.as<float>(); }    // delta_heads
-  float* delta_alpha() { return delta_alpha_.as<float>(); }  // delta_heads
+  float* delta_alpha() { return delta_alpha_.as<float>(); }  // delta_gates
   float* delta_out() { return delta_out_.as<float>(); }      // delta_values
   // With delta_fused: ssm_in's output (delta_channels + delta_values, and Mamba-2's delta_heads
-  // time steps) and ssm_ba's (2 delta_heads).
+  // time steps) and ssm_ba's (2 delta_heads); Ling 3.0's q, k and v outputs (delta_values each,
+  // one block of rows after another).
   float* delta_in() { return delta_in_.as<float>(); }
   float* delta_ba() { return delta_ba_.as<float>(); }
   // Row indices of a batch ordered by (sequence, position): max_rows entries, then max_rows + 1

@@ -262,6 +262,13 @@ struct Hparams {
   // Falcon-H1: every layer runs a Mamba-2 mixer and attention side by side over the same attn_norm
   // of its input and adds both outputs (recurrent_index and attn_kv_index number every layer).
   bool ssm_parallel_attention = false;
+  // Ling 3.0 (bailingmoe3): the recurrent layers are Kimi Delta Attention, gated delta-nets
+  // (model/delta_net.h) with q, k and v from attn_q/_k/_v (and a convolution of their own each),
+  // one key head per value head, key channel j of head h decaying by exp(kda_gate_lower_bound *
+  // sigmoid(ssm_a[h] * (f[j] + ssm_dt.bias[j]))) (f = ssm_f_a x, a value per channel), and the
+  // output gate sigmoid(z) instead of silu(z).
+  bool ssm_kda = false;
+  float kda_gate_lower_bound = 0.0f;
   // The final norm's tensor (LFM2's: token_embd_norm.weight).
   std::string output_norm_name = "output_norm";
   // Nemotron-H, Arcee's AFM: a feed-forward (dense, an expert, the shared expert) is

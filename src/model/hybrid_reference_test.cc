@@ -84,6 +84,9 @@ std::vector<Case> hybrid_cases() {
   // Qwen3-Next: the fused projections, split per key head, and value heads grouped on their key
   // head (h / 2 here, where qwen35 reads h % 2).
   for (DType t : {DType::kF32, DType::kF16}) cases.push_back({"qwen3next", t});
+  // Ling 3.0: three Kimi Delta Attention layers (per-channel decay, sigmoid output gate), then
+  // latent attention with a gate per head; routing in 2 of 4 groups, SwiGLU limits, a NextN block.
+  for (DType t : {DType::kF32, DType::kF16}) cases.push_back({"bailingmoe3", t});
   return cases;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 
 #include "model/attention_items.h"
@@ -46,13 +47,16 @@ void per_head_products(const std::vector<kernels::WeightMatrix>& maps, int n, Fo
 void project(const MlaLayer& m, int n, ForwardScratch& s, ThreadPool& pool) {
   const Hparams& hp = m.hp;
   const LayerWeights& lw = m.lw;
+  // Ling 3.0's gate value per head (into s.q_gate()) with the same input.
+  const bool gated = lw.attn_head_gate.data != nullptr;
+  const kernels::MatmulJob gate = {&lw.attn_head_gate, s.normed(), n, s.q_gate()};
   if (hp.mla_q_rank == 0) {
-    const kernels::MatmulJob jobs[] = {{&lw.wq, s.normed(), n, s.mla_q()}, {&lw.wkv_a, s.normed(), n, s.k()}};
-    matmul_same_input(jobs, s, pool);
+    const kernels::MatmulJob jobs[] = {{&lw.wq, s.normed(), n, s.mla_q()}, {&lw.wkv_a, s.normed(), n, s.k()}, gate};
+    matmul_same_input({jobs, gated ? 3u : 2u}, s, pool);
     return;
   }
-  const kernels::MatmulJob jobs[] = {{&lw.wq_a, s.normed(), n, s.mla_a()}, {&lw.wkv_a, s.normed(), n, s.k()}};
-  matmul_same_input(jobs, s, pool);
+  const kernels::MatmulJob jobs[] = {{&lw.wq_a, s.normed(), n, s.mla_a()}, {&lw.wkv_a, s.normed(), n, s.k()}, gate};
+  matmul_same_input({jobs, gated ? 3u : 2u}, s, pool);
   {
     ProfileTimer timer(s.profile(), StepPart::kNorm);
     for_each_row(pool, n, hp.mla_q_rank, [&](int r) {
@@ -116,6 +120,17 @@ void mla_attention(const MlaLayer& m, std::span<const Row> rows, KvView& kv, For
       [&](int r, int h, const float* y) {
         std::memcpy(s.mla_q() + (static_cast<size_t>(r) * hp.n_head + h) * v_dim, y, sizeof(float) * v_dim);
       });
+  if (lw.attn_head_gate.data != nullptr) {  // Ling 3.0: each head's output times its gate's sigmoid
+    ProfileTimer timer(s.profile(), StepPart::kQkvFinish);
+    for_each_row(pool, n, hp.n_head * v_dim, [&](int r) {
+      float* out = s.mla_q() + static_cast<size_t>(r) * hp.n_head * v_dim;
+      const float* g = s.q_gate() + static_cast<size_t>(r) * hp.n_head;
+      for (int h = 0; h < hp.n_head; ++h) {
+        const float gate = 1.0f / (1.0f + std::exp(-g[h]));
+        for (int i = 0; i < v_dim; ++i) out[h * v_dim + i] *= gate;
+      }
+    });
+  }
   matmul(lw.wo, s.mla_q(), n, s.proj(), s, pool);
 }
 

@@ -266,7 +266,9 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
     s.delta_channels = hp.ssm_conv_channels();
     s.delta_values = hp.ssm_n_v_heads * hp.ssm_head_v_dim;
     s.delta_heads = hp.ssm_n_v_heads;
-    s.delta_fused = hp.ssm_grouped;  // Qwen3-Next's fused inputs, or Mamba-2's one ssm_in
+    s.delta_gates = hp.ssm_kda ? s.delta_values : s.delta_heads;
+    // Qwen3-Next's fused inputs, Mamba-2's one ssm_in, or Ling 3.0's separate q, k and v
+    s.delta_fused = hp.ssm_grouped || hp.ssm_kda;
   }
   s.matmul_bytes = largest_matmul_scratch(impl_->w, max_rows);
   if (hp.is_moe()) s.matmul_bytes = std::max(s.matmul_bytes, moe_matmul_scratch(impl_->w, hp, max_rows));

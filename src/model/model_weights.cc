@@ -117,6 +117,34 @@ void bind_short_conv(WeightBinder& b, const Hparams& hp, const std::string& p, L
   lw.ssm_conv = b.vectors(p + "shortconv.conv.weight", hp.ssm_conv_kernel, n, true);
   lw.ssm_out = b.matrix(p + "shortconv.out_proj.weight", n, n);
 }
+// A Kimi Delta Attention layer's tensors (Hparams::ssm_kda), with the names and shapes llama.cpp's
+// converters give Ling 3.0's: q, k and v in wq / wk / wv, each with its convolution
+// (ssm_conv1d_q/_k/_v, [taps, 1, channels]: one buffer here, q's channels, then k's, then v's),
+// ssm_f_a (or ssm_f) as ssm_alpha and ssm_g_a (or ssm_g) as ssm_z, both per channel, ssm_a per
+// head ([1, heads]), ssm_dt.bias per channel, and attn_output as ssm_out.
+void bind_kda(WeightBinder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+  const int64_t values = static_cast<int64_t>(hp.ssm_n_v_heads) * hp.ssm_head_v_dim;
+  lw.wq = b.matrix(p + "attn_q.weight", hp.n_embd, values);
+  lw.wk = b.matrix(p + "attn_k.weight", hp.n_embd, values);
+  lw.wv = b.matrix(p + "attn_v.weight", hp.n_embd, values);
+  const auto either = [&](const std::string& name) { return b.has(p + name + "_a.weight") ? name + "_a" : name; };
+  lw.ssm_alpha = b.matrix(p + either("ssm_f") + ".weight", hp.n_embd, values);
+  lw.ssm_z = b.matrix(p + either("ssm_g") + ".weight", hp.n_embd, values);
+  lw.ssm_beta = b.matrix(p + "ssm_beta.weight", hp.n_embd, hp.ssm_n_v_heads);
+  lw.ssm_out = b.matrix(p + "attn_output.weight", values, hp.n_embd);
+  const auto taps = static_cast<uint64_t>(hp.ssm_conv_kernel);
+  float* conv = b.owned(static_cast<size_t>(3 * values) * taps);
+  for (int part = 0; part < 3; ++part) {
+    const std::string name = p + "ssm_conv1d_" + "qkv"[part] + ".weight";
+    const std::vector<float> taps_of = b.decoded(name, {taps, 1, static_cast<uint64_t>(values)}, true);
+    if (taps_of.empty()) return;
+    std::copy(taps_of.begin(), taps_of.end(), conv + static_cast<size_t>(part * values) * taps);
+  }
+  lw.ssm_conv = conv;
+  lw.ssm_dt_bias = b.vector(p + "ssm_dt.bias", values, true);
+  lw.ssm_a = b.vectors(p + "ssm_a", 1, hp.ssm_n_v_heads, true);
+  lw.ssm_norm = b.vector(p + "ssm_norm.weight", hp.ssm_head_v_dim, true);
+}
 
 // An attention layer's tensors (LayerWeights): q/k/v (separate, one attn_qkv, or latent), their
 // biases and norms, the output and its bias, and the sinks.
@@ -159,7 +187,8 @@ void bind_attention(WeightBinder& b, const Hparams& hp, int layer, const std::st
     lw.k_norm = b.vector(p + "attn_k_norm.weight", k_norm_width, hp.layer_stores_kv(layer));
   }
   if (!hp.is_mla()) lw.wo = b.matrix(p + "attn_output.weight", sh.out_dim(), hp.n_embd);
-  if (hp.attn_head_gate && b.has(p + "attn_gate.weight")) lw.attn_head_gate = b.matrix(p + "attn_gate.weight", hp.n_embd, sh.n_head);
+  // Step 3.5's and Laguna's layers may lack the gate; Ling 3.0's latent layers all have it.
+  if (hp.attn_head_gate && (hp.ssm_kda || b.has(p + "attn_gate.weight"))) lw.attn_head_gate = b.matrix(p + "attn_gate.weight", hp.n_embd, sh.n_head);
   lw.bo = b.vector(p + "attn_output.bias", hp.n_embd, false);
   // gpt-oss's layers all have sinks; MiMo-V2's sliding ones do (used whenever the file has them).
   lw.attn_sinks = b.vector(p + "attn_sinks.weight", sh.n_head, hp.attn_sinks);
@@ -258,6 +287,8 @@ LayerWeights bind_layer(WeightBinder& b, const Hparams& hp, int layer) {
     bind_short_conv(b, hp, p, lw);
   } else if (hp.layer_is_recurrent(layer) && hp.ssm_mamba2) {
     bind_mamba2(b, hp, p, lw);
+  } else if (hp.layer_is_recurrent(layer) && hp.ssm_kda) {
+    bind_kda(b, hp, p, lw);
   } else if (hp.layer_is_recurrent(layer)) {
     bind_delta_net(b, hp, p, lw);
   } else if (kind == AttnKind::kLinear) {

@@ -11,6 +11,10 @@
 //     S = g S;  S += beta (v - S k) k^T;  o = S q / sqrt(dk);
 //     o = rmsnorm(o) * ssm_norm * silu(z_h);
 //   out = ssm_out o.
+// Ling 3.0's Kimi Delta Attention (Hparams::ssm_kda) differs in: q, k, v from attn_q/_k/_v with a
+// convolution each; one key head per value head; key channel j of head h decays by
+// g_j = exp(kda.gate_lower_bound * sigmoid(ssm_a[h] (f_j + ssm_dt.bias_j))), f = ssm_f_a x
+// (S = S diag(g) in place of g S); the output gate sigmoid(z) instead of silu(z); attn_output as ssm_out.
 // Plain loops in double, written from that math, not from delta_net.cc.
 #include <algorithm>
 #include <cmath>
@@ -72,8 +76,37 @@ Status ReferenceForward::decode_grouped_delta_inputs(const GgufFile& gguf, const
   return Status::Ok();
 }
 
+// Ling 3.0's KDA layer: q, k and v (attn_q/_k/_v) as one matrix of their rows, their three
+// convolutions as one of q's channels, then k's, then v's; the decay inputs ssm_f_a (or ssm_f) as
+// ssm_alpha, the output gate ssm_g_a (or ssm_g) as ssm_z, attn_output as ssm_out.
+Status ReferenceForward::decode_kda(const GgufFile& gguf, const std::string& p, Layer& l) const {
+  for (const char* m : {"attn_q", "attn_k", "attn_v"}) {
+    Vec rows;
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + m + ".weight", true, &rows));
+    l.ssm_qkv.insert(l.ssm_qkv.end(), rows.begin(), rows.end());
+  }
+  for (const char* c : {"ssm_conv1d_q", "ssm_conv1d_k", "ssm_conv1d_v"}) {
+    Vec taps;
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + c + ".weight", true, &taps));
+    l.ssm_conv.insert(l.ssm_conv.end(), taps.begin(), taps.end());
+  }
+  const auto named = [&](const std::string& name) {
+    return gguf.find_tensor(p + name + "_a.weight") != nullptr ? p + name + "_a.weight" : p + name + ".weight";
+  };
+  STRATA_RETURN_IF_ERROR(decode(gguf, named("ssm_f"), true, &l.ssm_alpha));
+  STRATA_RETURN_IF_ERROR(decode(gguf, named("ssm_g"), true, &l.ssm_z));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_beta.weight", true, &l.ssm_beta));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.weight", true, &l.ssm_out));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_dt.bias", true, &l.ssm_dt_bias));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_a", true, &l.ssm_a));
+  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_norm.weight", true, &l.ssm_norm));
+  return Status::Ok();
+}
+
 Status ReferenceForward::decode_delta_net(const GgufFile& gguf, const std::string& p, Layer& l) const {
-  if (hp_.ssm_grouped) {
+  if (hp_.ssm_kda) {
+    STRATA_RETURN_IF_ERROR(decode_kda(gguf, p, l));
+  } else if (hp_.ssm_grouped) {
     STRATA_RETURN_IF_ERROR(decode_grouped_delta_inputs(gguf, p, l));
   } else {
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_qkv.weight", true, &l.ssm_qkv));
@@ -81,11 +114,13 @@ Status ReferenceForward::decode_delta_net(const GgufFile& gguf, const std::strin
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_beta.weight", true, &l.ssm_beta));
     STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_alpha.weight", true, &l.ssm_alpha));
   }
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_out.weight", true, &l.ssm_out));
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_conv1d.weight", true, &l.ssm_conv));
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_dt.bias", true, &l.ssm_dt_bias));
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_a", true, &l.ssm_a));
-  STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_norm.weight", true, &l.ssm_norm));
+  if (!hp_.ssm_kda) {
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_out.weight", true, &l.ssm_out));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_conv1d.weight", true, &l.ssm_conv));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_dt.bias", true, &l.ssm_dt_bias));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_a", true, &l.ssm_a));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_norm.weight", true, &l.ssm_norm));
+  }
   const size_t channels = l.ssm_qkv.size() / hp_.n_embd;
   l.conv_inputs.assign(static_cast<size_t>(hp_.ssm_conv_kernel - 1), Vec(channels, 0.0));
   l.delta_state.assign(static_cast<size_t>(hp_.ssm_n_v_heads),
@@ -116,10 +151,18 @@ void ReferenceForward::delta_net(Layer& l, const Vec& x, Vec& out) const {
     const Vec q = l2_normalised(conv.data() + kh * dk, dk, hp_.rms_eps);
     const Vec k = l2_normalised(conv.data() + (n_k + kh) * dk, dk, hp_.rms_eps);
     const double* v = conv.data() + 2 * n_k * dk + h * dv;
-    const double g = std::exp(l.ssm_a[h] * ref_softplus(a[h] + l.ssm_dt_bias[h]));
     const double beta = ref_sigmoid(b[h]);
     Vec& S = l.delta_state[static_cast<size_t>(h)];  // dv rows of dk: S[i * dk + j]
-    for (double& s : S) s *= g;
+    if (hp_.ssm_kda) {  // key channel j decays by exp(bound * sigmoid(A_h (f_j + dt_bias_j)))
+      for (int j = 0; j < dk; ++j) {
+        const double f = a[h * dk + j] + l.ssm_dt_bias[h * dk + j];
+        const double g = std::exp(hp_.kda_gate_lower_bound * ref_sigmoid(l.ssm_a[h] * f));
+        for (int i = 0; i < dv; ++i) S[i * dk + j] *= g;
+      }
+    } else {
+      const double g = std::exp(l.ssm_a[h] * ref_softplus(a[h] + l.ssm_dt_bias[h]));
+      for (double& s : S) s *= g;
+    }
     Vec recalled(dv, 0.0);  // S k
     for (int i = 0; i < dv; ++i) {
       for (int j = 0; j < dk; ++j) recalled[i] += S[i * dk + j] * k[j];
@@ -133,7 +176,10 @@ void ReferenceForward::delta_net(Layer& l, const Vec& x, Vec& out) const {
       head[i] /= std::sqrt(static_cast<double>(dk));
     }
     const Vec normed = rmsnorm(head.data(), l.ssm_norm, dv, hp_.rms_eps);
-    for (int i = 0; i < dv; ++i) o[h * dv + i] = normed[i] * ref_silu(z[h * dv + i]);
+    for (int i = 0; i < dv; ++i) {
+      const double zi = z[h * dv + i];
+      o[h * dv + i] = normed[i] * (hp_.ssm_kda ? ref_sigmoid(zi) : ref_silu(zi));
+    }
   }
   out = matvec(l.ssm_out, o);
 }

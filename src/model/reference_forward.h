@@ -123,6 +123,7 @@ class ReferenceForward {
   Status decode_mla(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   void mla_attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
   Status decode_delta_net(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
+  Status decode_kda(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   Status decode_grouped_delta_inputs(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   void delta_net(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
   Status decode_mamba2(const GgufFile& gguf, const std::string& prefix, Layer& l) const;

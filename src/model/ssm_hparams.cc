@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,11 +57,13 @@ Status read_optional_scales(const GgufFile& gguf, Hparams* hp) {
 
 // The recurrent layers are those whose head_count_kv (per layer) is 0; every other one attends with
 // the same count, and one must.
-Status read_kinds_from_kv_heads(const GgufFile& gguf, Hparams* hp) {
+// n_blocks: the array's length (the NextN blocks' values, last, unused).
+Status read_kinds_from_kv_heads(const GgufFile& gguf, Hparams* hp, int n_blocks = 0) {
   const std::string& a = hp->arch;
   const std::string& f = gguf.path();
   std::vector<uint64_t> kv_heads;
-  STRATA_RETURN_IF_ERROR(read_counts_per_layer(gguf, a + ".attention.head_count_kv", hp->n_layer, &kv_heads));
+  STRATA_RETURN_IF_ERROR(read_counts_per_layer(gguf, a + ".attention.head_count_kv",
+                                               n_blocks > 0 ? n_blocks : hp->n_layer, &kv_heads));
   hp->n_head_kv = 0;
   int n_attending = 0, n_recurrent = 0;
   for (int l = 0; l < hp->n_layer; ++l) {
@@ -78,6 +81,60 @@ Status read_kinds_from_kv_heads(const GgufFile& gguf, Hparams* hp) {
     return Status::Unsupported(f + ": no layer of " + a + " attends (head_count_kv is 0 in every layer); "
                                "a model needs one");
   }
+  return Status::Ok();
+}
+
+// Ling 3.0's SwiGLU limit per layer from key (one number for all, or one per block), into out;
+// absent: unclamped.
+Status read_optional_limits(const GgufFile& gguf, const std::string& key, int n_blocks, const Hparams& hp,
+                            std::vector<float>* out) {
+  const GgufValue* v = gguf.find(key);
+  if (v == nullptr) return Status::Ok();
+  if (v->is_array()) {
+    STRATA_RETURN_IF_ERROR(read_per_layer_reals(gguf, key, n_blocks, out));
+    out->resize(static_cast<size_t>(hp.n_layer));
+  } else {
+    float limit = 0.0f;
+    STRATA_RETURN_IF_ERROR(read_real(gguf, key, &limit));
+    out->assign(static_cast<size_t>(hp.n_layer), limit);
+  }
+  for (float limit : *out) {
+    if (!(limit >= 0.0f) || !std::isfinite(limit)) {
+      return Status::Corrupt(gguf.path() + ": " + key + " must hold finite limits >= 0");
+    }
+  }
+  return Status::Ok();
+}
+
+// Ling 3.0's KDA shapes: one head per query head, kda.head_dim keys and values each, over
+// ssm.conv_kernel taps; the safe gate (the only form its checkpoints use) and its lower bound.
+Status read_kda_shapes(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const std::string& f = gguf.path();
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "ssm.conv_kernel", false, 2, &hp->ssm_conv_kernel));
+  if (hp->ssm_conv_kernel > kMaxSsmConvKernel) {
+    return Status::Unsupported(f + ": " + a + ".ssm.conv_kernel " + std::to_string(hp->ssm_conv_kernel) +
+                               " exceeds the " + std::to_string(kMaxSsmConvKernel) + " taps this build supports");
+  }
+  int head = 0;
+  STRATA_RETURN_IF_ERROR(read_count(gguf, a, "kda.head_dim", false, &head));
+  if (head > kMaxSsmHeadDim) {
+    return Status::Unsupported(f + ": " + a + ".kda.head_dim " + std::to_string(head) + " exceeds the " +
+                               std::to_string(kMaxSsmHeadDim) + " this build supports");
+  }
+  if (const GgufValue* v = gguf.find(a + ".kda.safe_gate"); v != nullptr && v->as_bool() != std::optional<bool>(true)) {
+    return Status::Unsupported(f + ": " + a + ".kda.safe_gate must be true (the unbounded gate is not supported)");
+  }
+  if (gguf.find(a + ".kda.gate_lower_bound") == nullptr) {
+    return Status::NotFound(f + ": missing metadata key " + a + ".kda.gate_lower_bound");
+  }
+  STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".kda.gate_lower_bound", &hp->kda_gate_lower_bound));
+  if (!std::isfinite(hp->kda_gate_lower_bound)) {
+    return Status::Corrupt(f + ": " + a + ".kda.gate_lower_bound must be a finite number");
+  }
+  hp->ssm_n_k_heads = hp->ssm_n_v_heads = hp->n_head;
+  hp->ssm_head_k_dim = hp->ssm_head_v_dim = head;
+  hp->ssm_kda = true;
   return Status::Ok();
 }
 
@@ -198,6 +255,30 @@ Status read_lfm2(const GgufFile& gguf, Hparams* hp) {
   // slides when it is > 0).
   hp->sliding_period = 0;
   return read_int(gguf, hp->arch, "attention.sliding_window", true, 0, &hp->sliding_window);
+}
+
+Status read_bailingmoe3(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const int n_blocks = hp->n_layer + hp->n_nextn_layers;
+  STRATA_RETURN_IF_ERROR(read_kinds_from_kv_heads(gguf, hp, n_blocks));
+  hp->n_head_kv = 1;  // the latent row (read_mla's); read_kinds_from_kv_heads took the file's count
+  STRATA_RETURN_IF_ERROR(read_kda_shapes(gguf, hp));
+  hp->attn_head_gate = true;  // every latent-attention layer gates its heads (attn_gate)
+  STRATA_RETURN_IF_ERROR(read_optional_limits(gguf, a + ".swiglu_clamp_exp", n_blocks, *hp, &hp->ffn_limit_exp));
+  STRATA_RETURN_IF_ERROR(read_optional_limits(gguf, a + ".swiglu_clamp_shexp", n_blocks, *hp, &hp->ffn_limit_dense));
+  // The shared expert: expert_shared_feed_forward_length per shared expert, as llama.cpp reads
+  // Ling 3.0's files (read_experts took the key as the whole width).
+  int n_shared = 1;
+  STRATA_RETURN_IF_ERROR(read_int(gguf, a, "expert_shared_count", true, 1, &n_shared));
+  if (gguf.find(a + ".expert_shared_feed_forward_length") != nullptr && n_shared > 1) {
+    if (n_shared > 64 || hp->n_ff_shexp > (1 << 24)) {
+      return Status::Unsupported(gguf.path() + ": " + a + ".expert_shared_count " + std::to_string(n_shared) +
+                                 " shared experts of " + std::to_string(hp->n_ff_shexp) +
+                                 " exceed what this build supports (64 of 16777216)");
+    }
+    hp->n_ff_shexp *= n_shared;
+  }
+  return Status::Ok();
 }
 
 }  // namespace strata

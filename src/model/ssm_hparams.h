@@ -37,4 +37,11 @@ Status read_lfm2(const GgufFile& gguf, Hparams* hp);
 // converter writes it, or with .weight); feed-forward biases refused by name.
 Status read_falcon_h1(const GgufFile& gguf, Hparams* hp);
 
+// Ling 3.0 (ArchTraits::kda): the layers' kinds from head_count_kv (0: Kimi Delta Attention, else
+// latent attention with a gate per head), the KDA shapes (kda.head_dim, ssm.conv_kernel,
+// kda.gate_lower_bound; kda.safe_gate must be true when present), the SwiGLU limits when the file
+// has them (swiglu_clamp_exp, swiglu_clamp_shexp: one number or one per block), and the shared
+// expert's width as expert_shared_count experts of expert_shared_feed_forward_length.
+Status read_bailingmoe3(const GgufFile& gguf, Hparams* hp);
+
 }  // namespace strata

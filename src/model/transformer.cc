@@ -2,8 +2,8 @@
 // gemma2, gemma3, gemma4, gpt-oss, phi3, glm4, glm4moe, llama4, smollm3, minimax-m2, mistral3, ernie4_5(-moe),
 // granite(moe), seed_oss, bailingmoe2, dots1, cohere2, step35, laguna, mimo2, deci, the vision-language models'
 // language models (qwen2vl, qwen3vl(moe)), deepseek2 and glm-dsa, whose latent attention is mla_attention.cc, and the hybrid
-// qwen35(moe), qwen3next, granitehybrid, nemotron_h, lfm2(moe) and falcon-h1, whose recurrent layers are delta_net.cc, mamba2.cc
-// and short_conv.cc), top to bottom.
+// qwen35(moe), qwen3next, granitehybrid, nemotron_h, lfm2(moe), falcon-h1 and bailingmoe3 (latent attention beside
+// Kimi Delta Attention), whose recurrent layers are delta_net.cc, mamba2.cc and short_conv.cc), top to bottom.
 //
 // Rows are independent except through the K/V cache: every per-row step below writes only
 // that row's outputs, and the matmuls (the only place rows meet) are batch-invariant by

@@ -1,0 +1,81 @@
+// Ling 3.0 (bailingmoe3) in a test model: DeepSeek's latent attention with a gate per head in every
+// full_attn_interval-th layer (l + 1 a multiple of it), Kimi Delta Attention in the others, the
+// keys and tensor names ik_llama.cpp reads. The KDA values keep the recurrence alive over tens of
+// positions: time-step biases near -3 and rates ssm_a in [0.5, 1.5] put sigmoid(a (f + bias)) near
+// 0.05, so with the lower bound -5 a channel keeps about 0.8 of its state per position.
+#include <random>
+#include <string>
+#include <vector>
+
+#include "model/test_model_builder.h"
+
+namespace strata::testing {
+namespace {
+
+GgufValue kda_count(int x) { return GgufValue::U32(static_cast<uint32_t>(x)); }
+
+bool kda_layer(const TestModelSpec& s, int layer) { return (layer + 1) % s.full_attn_interval != 0; }
+
+// One KDA layer: q, k, v and a convolution for each, the decay and gate inputs (named with the
+// "_a" suffix in even layers and without it in odd ones: converters write either), beta, the
+// per-head rates, the per-channel biases, the norm and the output.
+void add_kda(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int layer) {
+  const int values = s.n_head * s.ssm_head_k_dim;
+  b.matrix(p + "attn_q.weight", s.n_embd, values);
+  b.matrix(p + "attn_k.weight", s.n_embd, values);
+  b.matrix(p + "attn_v.weight", s.n_embd, values);
+  std::mt19937 rng(s.seed * 7919u + static_cast<uint32_t>(layer));
+  std::uniform_real_distribution<float> tap(-0.5f, 0.5f), rate(0.5f, 1.5f);
+  const auto taps = static_cast<uint64_t>(s.ssm_conv_kernel);
+  for (const char* part : {"q", "k", "v"}) {
+    std::vector<float> conv(taps * static_cast<size_t>(values));
+    for (float& x : conv) x = tap(rng);
+    b.values(p + "ssm_conv1d_" + part + ".weight", conv, {taps, 1, static_cast<uint64_t>(values)});
+  }
+  const std::string suffix = layer % 2 == 0 ? "_a.weight" : ".weight";
+  b.matrix(p + "ssm_f" + suffix, s.n_embd, values);
+  b.matrix(p + "ssm_g" + suffix, s.n_embd, values);
+  b.matrix(p + "ssm_beta.weight", s.n_embd, s.n_head);
+  std::vector<float> a(static_cast<size_t>(s.n_head));
+  for (float& x : a) x = rate(rng);
+  b.values(p + "ssm_a", a, {1, static_cast<uint64_t>(s.n_head)});
+  b.vector(p + "ssm_dt.bias", values, -3.0f, 1.0f);
+  b.vector(p + "ssm_norm.weight", s.ssm_head_k_dim, 1.0f, 0.2f);
+  b.matrix(p + "attn_output.weight", values, s.n_embd);
+}
+
+}  // namespace
+
+void set_bailingmoe3_metadata(const TestModelSpec& s, GgufWriter& w) {
+  const std::string a = s.arch;
+  const int n_blocks = layer_count(s) + 1;  // a NextN block last
+  std::vector<int32_t> kv_heads;
+  std::vector<float> routed, dense;
+  for (int l = 0; l < n_blocks; ++l) {
+    kv_heads.push_back(kda_layer(s, l) ? 0 : (s.mla_split ? 1 : s.n_head));
+    routed.push_back(l == 2 ? 0.8f : 0.0f);  // a limit that bites in one MoE layer, and the dense one's
+    dense.push_back(l == 0 || l == 3 ? 0.7f : 0.0f);
+  }
+  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(a + ".nextn_predict_layers", kda_count(1));
+  w.set(a + ".ssm.conv_kernel", kda_count(s.ssm_conv_kernel));
+  w.set(a + ".kda.head_dim", kda_count(s.ssm_head_k_dim));
+  w.set(a + ".kda.safe_gate", GgufValue::Bool(true));
+  w.set(a + ".kda.gate_lower_bound", GgufValue::F32(-5.0f));
+  w.set(a + ".swiglu_clamp_exp", GgufValue::F32Array(routed));
+  w.set(a + ".swiglu_clamp_shexp", GgufValue::F32Array(dense));
+  w.set(a + ".expert_shared_feed_forward_length", kda_count(s.n_ff_exp));
+  w.set(a + ".expert_group_count", kda_count(4));
+  w.set(a + ".expert_group_used_count", kda_count(2));
+}
+
+void add_bailingmoe3_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer) {
+  if (kda_layer(s, layer)) {
+    add_kda(b, s, prefix, layer);
+    return;
+  }
+  add_mla_attention(b, s, prefix);
+  b.matrix(prefix + "attn_gate.weight", s.n_embd, s.n_head);
+}
+
+}  // namespace strata::testing
