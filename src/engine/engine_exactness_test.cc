@@ -8,8 +8,8 @@
 // (Mamba-2 layers around attention without rope, experts beside a shared one) and Nemotron-H-style
 // ones (Mamba-2, attention and squared-ReLU feed-forward layers), whose prefix-cache tests
 // resume from recurrent-state snapshots, a Gemma 4 E2B-style model (per-layer inputs, sliding
-// and full heads of two shapes, its last layers reading earlier layers' K/V), and a Ling 3.0-style
-// one (Kimi Delta Attention layers, then gated latent attention).
+// and full heads of two shapes, its last layers reading earlier layers' K/V), and Ling 3.0- and
+// Kimi Linear-style ones (Kimi Delta Attention layers, then latent attention).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -379,7 +379,8 @@ INSTANTIATE_TEST_SUITE_P(Models, EngineExactness,
                                            "generated/gemma4-e2b-q8_0", "generated/gemma3n-q8_0", "generated/deci-q8_0",
                                            "generated/granitehybrid-q8_0", "generated/nemotron_h-q8_0",
                                            "generated/nemotron_h_moe-q8_0", "generated/lfm2moe-q8_0", "generated/falcon-h1-q8_0",
-                                           "generated/bitnet-b1.58-tq2_0", "generated/bailingmoe3-q8_0"),
+                                           "generated/bitnet-b1.58-tq2_0", "generated/bailingmoe3-q8_0",
+                                           "generated/kimi-linear-q8_0"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(info.param.find('/') + 1);
                            if (name.ends_with(".gguf")) name.resize(name.size() - 5);

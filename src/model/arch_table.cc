@@ -292,6 +292,11 @@ constexpr ArchTraits kArchs[] = {
     {.name = "bailingmoe3", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = true, .moe_norm_topk = false, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
      .sliding_period = 0, .sliding_rope_base = 0.0f, .ungated_shared_expert = true, .mla = true, .kda = true},
+    // Moonshot Kimi Linear (kimi-linear): see ArchTraits::kimi_linear.
+    {.name = "kimi-linear", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
+     .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .ungated_shared_expert = true, .mla = true,
+     .kimi_linear = true},
 };
 
 }  // namespace
@@ -309,7 +314,7 @@ std::string_view supported_arch_names() {
          "qwen35, qwen35moe, qwen3next, qwen2vl, qwen3vl, qwen3vlmoe, granite, granitemoe, minicpm, seed_oss, bailingmoe2, dots1, "
          "cohere2, cohere2_moe, command-r, step35, laguna, hunyuan-moe, hunyuan-dense, mimo2, glm-dsa, deci, granitehybrid, nemotron_h, "
          "nemotron_h_moe, lfm2, lfm2moe, olmo2, olmoe, exaone, exaone4, falcon-h1, arcee, apertus, "
-         "bitnet, bitnet-b1.58, bitnet-25, bailingmoe3";
+         "bitnet, bitnet-b1.58, bitnet-25, bailingmoe3, kimi-linear";
 }
 
 }  // namespace strata

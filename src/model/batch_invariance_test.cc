@@ -251,9 +251,11 @@ std::vector<Case> all_cases() {
   // Qwen3-Next's layers are qwen35moe's once its fused projections are split (copies): a float
   // and a quantised type.
   for (DType t : {DType::kF16, DType::kQ4_K}) cases.push_back({"qwen3next", t});
-  // Ling 3.0's Kimi Delta Attention (per-channel decay inside a head's task) and its gated latent
-  // attention: a float and a quantised type.
-  for (DType t : {DType::kF16, DType::kQ4_K}) cases.push_back({"bailingmoe3", t});
+  // Ling 3.0's and Kimi Linear's Kimi Delta Attention (per-channel decay inside a head's task)
+  // beside latent attention: a float and a quantised type.
+  for (DType t : {DType::kF16, DType::kQ4_K}) {
+    for (const char* arch : {"bailingmoe3", "kimi-linear"}) cases.push_back({arch, t});
+  }
   // Granite 4.0-H's experts beside a shared one, around the same Mamba-2 layers as the dense form;
   // Nemotron-H's squared-ReLU feed-forward layers between its Mamba-2 and attention layers, and
   // Nemotron 3's experts without gates in their place.

@@ -48,7 +48,17 @@ void run_head(const Hparams& hp, const LayerWeights& lw, const int* order, int f
   }
 }
 
-// Ling 3.0's Kimi Delta Attention on value head h (Hparams::ssm_kda): one key head per value head,
+// A KDA head's decay per key channel from its inputs f and biases: Ling 3.0's bounded sigmoid, or
+// Kimi Linear's softplus (Hparams::kda_softplus_gate; rate = -exp(A_log) there).
+void kda_decays(const Hparams& hp, float rate, const float* f, const float* bias, int d, float* decay) {
+  if (hp.kda_softplus_gate) {
+    for (int j = 0; j < d; ++j) decay[j] = std::exp(rate * ssm_softplus(f[j] + bias[j]));
+    return;
+  }
+  for (int j = 0; j < d; ++j) decay[j] = std::exp(hp.kda_gate_lower_bound * sigmoid(rate * (f[j] + bias[j])));
+}
+
+// Ling 3.0's and Kimi Linear's Kimi Delta Attention on value head h (Hparams::ssm_kda): one key head per value head,
 // of ssm_head_k_dim = ssm_head_v_dim channels. The decay is per key channel, applied to S's
 // columns before kernels::delta_rule runs with a decay of 1 (which changes no bits); the output
 // gate is sigmoid(z) over the normed output.
@@ -66,7 +76,7 @@ void run_kda_head(const Hparams& hp, const LayerWeights& lw, const int* order, i
     l2_normalise(ch, d, hp.rms_eps, q);
     l2_normalise(ch + n_values, d, hp.rms_eps, k);
     const float* f = s.delta_alpha() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * d;
-    for (int j = 0; j < d; ++j) decay[j] = std::exp(hp.kda_gate_lower_bound * sigmoid(lw.ssm_a[h] * (f[j] + dt_bias[j])));
+    kda_decays(hp, lw.ssm_a[h], f, dt_bias, d, decay);
     for (int row = 0; row < d; ++row) {
       float* keys = S + static_cast<size_t>(row) * d;
       for (int j = 0; j < d; ++j) keys[j] *= decay[j];
@@ -114,13 +124,20 @@ void project_kda_inputs(const Hparams& hp, const LayerWeights& lw, int n, Forwar
   const int n_values = hp.ssm_n_v_heads * hp.ssm_head_v_dim;
   const size_t block = static_cast<size_t>(n) * n_values;
   float* in = s.delta_in();
+  // Kimi Linear's low-rank inputs go through s.delta_low_rank() first (f's rank values, then z's).
+  const int rank = hp.kda_rank;
+  float* low_f = s.delta_low_rank();
+  float* low_z = low_f + static_cast<size_t>(n) * rank;
+  const bool low_rank_z = lw.ssm_z_b.data != nullptr;
   const kernels::MatmulJob inputs[] = {{&lw.wq, s.normed(), n, in},
                                        {&lw.wk, s.normed(), n, in + block},
                                        {&lw.wv, s.normed(), n, in + 2 * block},
-                                       {&lw.ssm_z, s.normed(), n, s.delta_z()},
+                                       {&lw.ssm_z, s.normed(), n, low_rank_z ? low_z : s.delta_z()},
                                        {&lw.ssm_beta, s.normed(), n, s.delta_beta()},
-                                       {&lw.ssm_alpha, s.normed(), n, s.delta_alpha()}};
+                                       {&lw.ssm_alpha, s.normed(), n, rank > 0 ? low_f : s.delta_alpha()}};
   matmul_same_input(inputs, s, pool);
+  if (rank > 0) matmul(lw.ssm_alpha_b, low_f, n, s.delta_alpha(), s, pool);
+  if (low_rank_z) matmul(lw.ssm_z_b, low_z, n, s.delta_z(), s, pool);
   ProfileTimer timer(s.profile(), StepPart::kDeltaNet);
   for_each_row(pool, n, 3 * n_values, [&](int r) {
     float* qkv = s.delta_qkv() + static_cast<size_t>(r) * 3 * n_values;

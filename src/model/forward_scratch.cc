@@ -36,6 +36,7 @@ ForwardScratch::ForwardScratch(const Sizes& sizes) : sizes_(sizes) {
     delta_in_.resize(floats(r, sizes.delta_channels + sizes.delta_values + sizes.delta_heads));
     delta_ba_.resize(floats(r, 2 * sizes.delta_heads));
   }
+  delta_low_rank_.resize(floats(r, 2 * sizes.delta_rank));
   delta_order_.assign(2 * static_cast<size_t>(r) + 1, 0);
   ple_input_.resize(floats(r, sizes.per_layer_floats));
   ple_gate_.resize(floats(r, sizes.per_layer_floats));

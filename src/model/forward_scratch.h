@@ -50,7 +50,8 @@ class ForwardScratch {
     int delta_channels = 0;
     int delta_values = 0;
     int delta_heads = 0;
-    int delta_gates = 0;  // a row's decay inputs: delta_heads, or Ling 3.0's per channel (delta_values)
+    int delta_gates = 0;  // a row's decay inputs: delta_heads, or KDA's per channel (delta_values)
+    int delta_rank = 0;   // Kimi Linear's low-rank KDA inputs (Hparams::kda_rank), 0: none
     bool delta_fused = false;
     size_t matmul_bytes = 0;  // largest matmul scratch over all matrices at max_rows
     size_t attention_floats = 0;  // per attention worker
@@ -95,6 +96,8 @@ class ForwardScratch {
   // one block of rows after another).
   float* delta_in() { return delta_in_.as<float>(); }
   float* delta_ba() { return delta_ba_.as<float>(); }
+  // Kimi Linear: per row, the decay input's delta_rank values, then the output gate's.
+  float* delta_low_rank() { return delta_low_rank_.as<float>(); }
   // Row indices of a batch ordered by (sequence, position): max_rows entries, then max_rows + 1
   // offsets where each sequence's run starts.
   int* delta_order() { return delta_order_.data(); }
@@ -161,7 +164,7 @@ class ForwardScratch {
   size_t blocks_per_worker_ = 0;
   AlignedBuffer hidden_, normed_, q_, k_, v_, attn_out_, proj_, gate_, up_, matmul_, attention_, mla_q_, mla_a_,
       mla_heads_in_, mla_heads_out_, q_gate_, delta_qkv_, delta_z_, delta_beta_, delta_alpha_, delta_out_,
-      delta_in_, delta_ba_, ple_input_, ple_gate_, ple_token_, altup_pred_, altup_active_, laurel_, laurel_mid_,
+      delta_in_, delta_ba_, delta_low_rank_, ple_input_, ple_gate_, ple_token_, altup_pred_, altup_active_, laurel_, laurel_mid_,
       altup_modalities_, altup_coefs_;
   std::vector<int> delta_order_;
   AlignedBuffer router_, route_expert_, route_weight_, route_slot_, expert_first_, expert_x_, expert_gate_,

@@ -273,6 +273,7 @@ Status read_arch_extras(const GgufFile& gguf, const ArchTraits& traits, Hparams*
   if (traits.exaone4) STRATA_RETURN_IF_ERROR(read_exaone4(gguf, hp));
   if (traits.falcon_h1) STRATA_RETURN_IF_ERROR(read_falcon_h1(gguf, hp));
   if (traits.kda) STRATA_RETURN_IF_ERROR(read_bailingmoe3(gguf, hp));
+  if (traits.kimi_linear) STRATA_RETURN_IF_ERROR(read_kimi_linear(gguf, hp));
   if (traits.ffn_relu_sq) hp->ffn_relu_sq = true;
   if (traits.apertus) STRATA_RETURN_IF_ERROR(read_xielu(gguf, hp));
   if (traits.bitnet) STRATA_RETURN_IF_ERROR(read_bitnet(gguf, traits.bitnet_relu_sq, hp));
@@ -420,7 +421,7 @@ Result<Hparams> read_hparams(const GgufFile& gguf) {
   // Gemma 4's and Step 3.5's per-layer counts are theirs to read.
   const GgufValue* kv_heads = gguf.find(a + ".attention.head_count_kv");
   if (!(traits->gemma4 || traits->step35 || traits->laguna || traits->mimo2 || traits->deci || traits->mamba2 ||
-        traits->nemotron_h || traits->short_conv || traits->kda) ||
+        traits->nemotron_h || traits->short_conv || traits->kda || traits->kimi_linear) ||
       kv_heads == nullptr ||
       !kv_heads->is_array()) {
     STRATA_RETURN_IF_ERROR(read_count(gguf, a, "attention.head_count_kv", true, &hp.n_head_kv));

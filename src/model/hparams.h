@@ -269,6 +269,11 @@ struct Hparams {
   // output gate sigmoid(z) instead of silu(z).
   bool ssm_kda = false;
   float kda_gate_lower_bound = 0.0f;
+  // Kimi Linear's KDA: channel j of head h decays by exp(ssm_a[h] * softplus(f[j] + ssm_dt.bias[j]))
+  // (ssm_a = -exp(A_log) in its files), f = ssm_f_b (ssm_f_a x) and z = ssm_g_b (ssm_g_a x) through a
+  // rank of kda_rank (z may come from a full attn_gate instead; LayerWeights says which).
+  bool kda_softplus_gate = false;
+  int kda_rank = 0;
   // The final norm's tensor (LFM2's: token_embd_norm.weight).
   std::string output_norm_name = "output_norm";
   // Nemotron-H, Arcee's AFM: a feed-forward (dense, an expert, the shared expert) is

@@ -87,12 +87,17 @@ std::vector<Case> hybrid_cases() {
   // Ling 3.0: three Kimi Delta Attention layers (per-channel decay, sigmoid output gate), then
   // latent attention with a gate per head; routing in 2 of 4 groups, SwiGLU limits, a NextN block.
   for (DType t : {DType::kF32, DType::kF16}) cases.push_back({"bailingmoe3", t});
+  // Kimi Linear: Kimi's softplus gate, low-rank decay and output-gate inputs (or a full attn_gate),
+  // latent attention without rope.
+  for (DType t : {DType::kF32, DType::kF16}) cases.push_back({"kimi-linear", t});
   return cases;
 }
 
 INSTANTIATE_TEST_SUITE_P(HybridByType, HybridReferenceTest, ::testing::ValuesIn(hybrid_cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
-                           return info.param.arch + "_" + std::string(dtype_name(info.param.type));
+                           std::string name = info.param.arch + "_" + std::string(dtype_name(info.param.type));
+                           std::replace(name.begin(), name.end(), '-', '_');  // kimi-linear
+                           return name;
                          });
 
 // Eight layers attending every other one (interval 2: four delta-net and four attention

@@ -123,5 +123,51 @@ TEST_F(ModelLoadTest, BailingMoe3WithoutATensorIsRefusedByName) {
   expect_error(spec, Code::kNotFound, "blk.0.ssm_g.weight");
 }
 
+// Kimi Linear: the same layer kinds (layers 0-2 KDA, 3 latent), Kimi's softplus gate, the rank of
+// its low-rank inputs from ssm_f_a (64), no rope and no head gate in its latent layer, no NextN
+// block; the test model's odd layers hold their convolutions and rates in PyTorch's 4-D shapes and
+// a full attn_gate, its even ones ssm_g_a / ssm_g_b: both load.
+TEST_F(ModelLoadTest, ReadsKimiLinearHparams) {
+  TestModelSpec spec;
+  spec.arch = "kimi-linear";
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Hparams& hp = (*m)->hparams();
+  EXPECT_EQ(hp.n_layer, 4);
+  EXPECT_TRUE(hp.ssm_kda && hp.kda_softplus_gate && hp.is_mla() && hp.is_hybrid() && hp.is_moe());
+  EXPECT_FALSE(hp.attn_head_gate || hp.shexp_gated);
+  EXPECT_EQ(hp.kda_rank, 64);
+  EXPECT_EQ(hp.ssm_n_v_heads, 4);
+  EXPECT_EQ(hp.ssm_head_k_dim, 64);
+  for (int layer = 0; layer < 4; ++layer) {
+    EXPECT_EQ(hp.layer_is_recurrent(layer), layer != 3) << "layer " << layer;
+    EXPECT_FALSE(hp.layer_rotates(layer)) << "layer " << layer;
+  }
+  EXPECT_EQ(hp.n_head_kv, 1);
+  EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weights_norm);
+  EXPECT_EQ(hp.n_expert_groups, 1);
+  EXPECT_EQ(hp.n_ff_shexp, 256);
+}
+
+TEST_F(ModelLoadTest, KimiLinearBadTensorsAreNamed) {
+  TestModelSpec spec;
+  spec.arch = "kimi-linear";
+  for (const char* name : {"blk.0.ssm_f_b.weight", "blk.0.ssm_g_b.weight", "blk.1.ssm_conv1d_v.weight", "blk.1.ssm_a"}) {
+    spec.skip_tensors = {name};
+    expect_error(spec, Code::kNotFound, name);
+  }
+  spec.skip_tensors = {"blk.0.ssm_f_a.weight"};
+  expect_error(spec, Code::kNotFound, "missing tensor blk.0.ssm_f_a.weight");
+}
+
+// A gate on Kimi Linear's latent layer (a value per head and channel, unlike Ling 3.0's per head)
+// is refused by name rather than read as something else.
+TEST_F(ModelLoadTest, KimiLinearLatentGateIsRefusedByName) {
+  TestModelSpec spec;
+  spec.arch = "kimi-linear";
+  spec.kimi_latent_gate = true;
+  expect_error(spec, Code::kUnsupported, "blk.3.attn_gate.weight (a gate on Kimi Linear's latent attention)");
+}
+
 }  // namespace
 }  // namespace strata

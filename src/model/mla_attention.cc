@@ -67,21 +67,22 @@ void project(const MlaLayer& m, int n, ForwardScratch& s, ThreadPool& pool) {
   matmul(lw.wq_b, s.mla_a(), n, s.mla_q(), s, pool);
 }
 
-// Row r's latent row: its compression normed, its key part rotated, into the cache; its queries'
-// rotated parts rotated and copied after their latent parts in s.q().
+// Row r's latent row: its compression normed, its key part rotated (unless the layer has no rope),
+// into the cache; its queries' rotated parts rotated and copied after their latent parts in s.q().
 void finish_row(const MlaLayer& m, const Row& row, int r, KvView& kv, ForwardScratch& s) {
   const Hparams& hp = m.hp;
   const int rank = hp.mla_kv_rank;
   const int q_head = hp.mla_nope_dim + hp.n_rot;
   float* latent = s.k() + static_cast<size_t>(r) * hp.head_dim;
   kernels::rmsnorm(latent, m.lw.kv_a_norm, rank, hp.rms_eps, latent);
-  kernels::rope(latent + rank, 1, row.pos, m.rope);
+  const bool rotates = hp.layer_rotates(m.layer);  // Kimi Linear's latent layers have no rope
+  if (rotates) kernels::rope(latent + rank, 1, row.pos, m.rope);
   const KvLayout& L = kv.layout();
   std::byte* block = kv.block(row.seq, 0, row.pos / L.block_tokens);
   kernels::store_kv(latent, hp.head_dim, L.type, block + L.k_offset(m.hp.kv_layer(m.layer), row.pos % L.block_tokens));
 
   float* q_full = s.mla_q() + static_cast<size_t>(r) * hp.n_head * q_head;
-  kernels::rope(q_full + hp.mla_nope_dim, hp.n_head, row.pos, m.rope);
+  if (rotates) kernels::rope(q_full + hp.mla_nope_dim, hp.n_head, row.pos, m.rope);
   float* q = s.q() + static_cast<size_t>(r) * hp.n_head * hp.head_dim;
   for (int h = 0; h < hp.n_head; ++h) {
     std::memcpy(q + h * hp.head_dim + rank, q_full + h * q_head + hp.mla_nope_dim, sizeof(float) * hp.n_rot);

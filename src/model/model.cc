@@ -267,6 +267,7 @@ std::unique_ptr<ForwardScratch> Model::make_scratch(int max_rows, int max_seq_to
     s.delta_values = hp.ssm_n_v_heads * hp.ssm_head_v_dim;
     s.delta_heads = hp.ssm_n_v_heads;
     s.delta_gates = hp.ssm_kda ? s.delta_values : s.delta_heads;
+    s.delta_rank = hp.kda_rank;
     // Qwen3-Next's fused inputs, Mamba-2's one ssm_in, or Ling 3.0's separate q, k and v
     s.delta_fused = hp.ssm_grouped || hp.ssm_kda;
   }

@@ -117,32 +117,67 @@ void bind_short_conv(WeightBinder& b, const Hparams& hp, const std::string& p, L
   lw.ssm_conv = b.vectors(p + "shortconv.conv.weight", hp.ssm_conv_kernel, n, true);
   lw.ssm_out = b.matrix(p + "shortconv.out_proj.weight", n, n);
 }
+// Dims as written, or with one more trailing 1 (some converters keep PyTorch's 4-D shapes).
+std::vector<uint64_t> with_trailing_one(WeightBinder& b, const std::string& name, std::vector<uint64_t> dims) {
+  if (const GgufTensor* t = b.find_tensor(name); t != nullptr && t->dims.size() == dims.size() + 1) dims.push_back(1);
+  return dims;
+}
+
+// A KDA layer's decay and output-gate inputs: Ling 3.0's per channel (ssm_f_a or ssm_f, ssm_g_a or
+// ssm_g: converters write either name), Kimi Linear's through hp.kda_rank (ssm_f_a then ssm_f_b;
+// ssm_g_a then ssm_g_b, or one full attn_gate).
+void bind_kda_gates(WeightBinder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
+  const int64_t values = static_cast<int64_t>(hp.ssm_n_v_heads) * hp.ssm_head_v_dim;
+  if (hp.kda_rank == 0) {
+    const auto either = [&](const std::string& name) { return b.has(p + name + "_a.weight") ? name + "_a" : name; };
+    lw.ssm_alpha = b.matrix(p + either("ssm_f") + ".weight", hp.n_embd, values);
+    lw.ssm_z = b.matrix(p + either("ssm_g") + ".weight", hp.n_embd, values);
+    return;
+  }
+  lw.ssm_alpha = b.matrix(p + "ssm_f_a.weight", hp.n_embd, hp.kda_rank);
+  lw.ssm_alpha_b = b.matrix(p + "ssm_f_b.weight", hp.kda_rank, values);
+  if (b.has(p + "attn_gate.weight")) {
+    lw.ssm_z = b.matrix(p + "attn_gate.weight", hp.n_embd, values);
+    return;
+  }
+  lw.ssm_z = b.matrix(p + "ssm_g_a.weight", hp.n_embd, hp.kda_rank);
+  lw.ssm_z_b = b.matrix(p + "ssm_g_b.weight", hp.kda_rank, values);
+}
+
 // A Kimi Delta Attention layer's tensors (Hparams::ssm_kda), with the names and shapes llama.cpp's
-// converters give Ling 3.0's: q, k and v in wq / wk / wv, each with its convolution
-// (ssm_conv1d_q/_k/_v, [taps, 1, channels]: one buffer here, q's channels, then k's, then v's),
-// ssm_f_a (or ssm_f) as ssm_alpha and ssm_g_a (or ssm_g) as ssm_z, both per channel, ssm_a per
-// head ([1, heads]), ssm_dt.bias per channel, and attn_output as ssm_out.
+// and ik_llama.cpp's converters give Ling 3.0's and Kimi Linear's: q, k and v in wq / wk / wv, each
+// with its convolution (ssm_conv1d_q/_k/_v, [taps, 1, channels]: one buffer here, q's channels, then
+// k's, then v's), the gates' inputs (bind_kda_gates), ssm_a per head ([1, heads]), ssm_dt.bias per
+// channel, and attn_output as ssm_out.
 void bind_kda(WeightBinder& b, const Hparams& hp, const std::string& p, LayerWeights& lw) {
   const int64_t values = static_cast<int64_t>(hp.ssm_n_v_heads) * hp.ssm_head_v_dim;
   lw.wq = b.matrix(p + "attn_q.weight", hp.n_embd, values);
   lw.wk = b.matrix(p + "attn_k.weight", hp.n_embd, values);
   lw.wv = b.matrix(p + "attn_v.weight", hp.n_embd, values);
-  const auto either = [&](const std::string& name) { return b.has(p + name + "_a.weight") ? name + "_a" : name; };
-  lw.ssm_alpha = b.matrix(p + either("ssm_f") + ".weight", hp.n_embd, values);
-  lw.ssm_z = b.matrix(p + either("ssm_g") + ".weight", hp.n_embd, values);
+  bind_kda_gates(b, hp, p, lw);
   lw.ssm_beta = b.matrix(p + "ssm_beta.weight", hp.n_embd, hp.ssm_n_v_heads);
   lw.ssm_out = b.matrix(p + "attn_output.weight", values, hp.n_embd);
   const auto taps = static_cast<uint64_t>(hp.ssm_conv_kernel);
   float* conv = b.owned(static_cast<size_t>(3 * values) * taps);
   for (int part = 0; part < 3; ++part) {
     const std::string name = p + "ssm_conv1d_" + "qkv"[part] + ".weight";
-    const std::vector<float> taps_of = b.decoded(name, {taps, 1, static_cast<uint64_t>(values)}, true);
+    const std::vector<float> taps_of =
+        b.decoded(name, with_trailing_one(b, name, {taps, 1, static_cast<uint64_t>(values)}), true);
     if (taps_of.empty()) return;
     std::copy(taps_of.begin(), taps_of.end(), conv + static_cast<size_t>(part * values) * taps);
   }
   lw.ssm_conv = conv;
   lw.ssm_dt_bias = b.vector(p + "ssm_dt.bias", values, true);
-  lw.ssm_a = b.vectors(p + "ssm_a", 1, hp.ssm_n_v_heads, true);
+  const GgufTensor* a_tensor = b.find_tensor(p + "ssm_a");
+  if (a_tensor == nullptr || a_tensor->dims.size() != 4) {
+    lw.ssm_a = b.vectors(p + "ssm_a", 1, hp.ssm_n_v_heads, true);
+  } else {  // [1, heads, 1, 1]
+    const std::vector<float> a = b.decoded(p + "ssm_a", {1, static_cast<uint64_t>(hp.ssm_n_v_heads), 1, 1}, true);
+    if (a.empty()) return;
+    float* rates = b.owned(a.size());
+    std::copy(a.begin(), a.end(), rates);
+    lw.ssm_a = rates;
+  }
   lw.ssm_norm = b.vector(p + "ssm_norm.weight", hp.ssm_head_v_dim, true);
 }
 
@@ -154,6 +189,10 @@ void bind_attention(WeightBinder& b, const Hparams& hp, int layer, const std::st
   const int64_t kv_dim = sh.kv_dim();
   if (hp.is_mla()) {
     bind_mla_attention(b, hp, p, lw);
+    if (hp.kda_softplus_gate && b.has(p + "attn_gate.weight")) {  // a gate per value, not Ling's per head
+      b.fail(Status::Unsupported(b.path() + ": tensor " + p + "attn_gate.weight (a gate on Kimi Linear's latent "
+                                 "attention) is not supported"));
+    }
   } else if (b.has(p + "attn_qkv.weight")) {
     const kernels::WeightMatrix qkv = b.matrix(p + "attn_qkv.weight", hp.n_embd, q_dim + kv_dim + sh.v_dim());
     lw.wq = WeightBinder::rows(qkv, 0, q_dim);
@@ -450,6 +489,7 @@ std::vector<kernels::WeightMatrix*> all_matrices(ModelWeights& w) {
     for (kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.attn_head_gate, &l.wq_a, &l.wq_b, &l.wkv_a, &l.w_gate, &l.w_up,
                                      &l.w_down, &l.router, &l.shexp_gate, &l.shexp_up, &l.shexp_down,
                                      &l.shexp_gate_inp, &l.ssm_qkv, &l.ssm_z, &l.ssm_beta, &l.ssm_alpha, &l.ssm_in,
+                                     &l.ssm_alpha_b, &l.ssm_z_b,
                                      &l.ssm_ba, &l.ssm_out, &l.ple_model_proj, &l.ple_gate, &l.ple_proj,
                                      &l.altup.router, &l.altup.predict_coef, &l.altup.correct_coef,
                                      &l.altup.laurel_l, &l.altup.laurel_r}) {

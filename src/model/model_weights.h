@@ -125,6 +125,10 @@ struct LayerWeights {
   // (per channel; nullptr: none), ssm_dt_bias, ssm_a (-exp(A_log)), ssm_d (a skip weight per head), ssm_norm
   // (n_v_heads * head_v_dim: each group's part of it normed apart) and ssm_out.
   kernels::WeightMatrix ssm_qkv, ssm_z, ssm_beta, ssm_alpha, ssm_in, ssm_ba, ssm_out;
+  // Kimi Linear's low-rank KDA inputs (model/delta_net.h): ssm_alpha and ssm_z take x to
+  // hp.kda_rank values, these take those to n_v_heads * head_v_dim (ssm_z_b empty when the layer's
+  // output gate is one full attn_gate in ssm_z).
+  kernels::WeightMatrix ssm_alpha_b, ssm_z_b;
   // LFM2's short convolutions (hp.ssm_short_conv; model/short_conv.h): shortconv.in_proj's B, C and x
   // rows (n_embd each, in that order), its taps in ssm_conv and out_proj in ssm_out.
   kernels::WeightMatrix conv_b, conv_c, conv_x;

@@ -15,6 +15,8 @@
 // convolution each; one key head per value head; key channel j of head h decays by
 // g_j = exp(kda.gate_lower_bound * sigmoid(ssm_a[h] (f_j + ssm_dt.bias_j))), f = ssm_f_a x
 // (S = S diag(g) in place of g S); the output gate sigmoid(z) instead of silu(z); attn_output as ssm_out.
+// Kimi Linear's: g_j = exp(ssm_a[h] softplus(f_j + ssm_dt.bias_j)) with f = ssm_f_b (ssm_f_a x), and z =
+// ssm_g_b (ssm_g_a x) or attn_gate x.
 // Plain loops in double, written from that math, not from delta_net.cc.
 #include <algorithm>
 #include <cmath>
@@ -93,8 +95,16 @@ Status ReferenceForward::decode_kda(const GgufFile& gguf, const std::string& p, 
   const auto named = [&](const std::string& name) {
     return gguf.find_tensor(p + name + "_a.weight") != nullptr ? p + name + "_a.weight" : p + name + ".weight";
   };
-  STRATA_RETURN_IF_ERROR(decode(gguf, named("ssm_f"), true, &l.ssm_alpha));
-  STRATA_RETURN_IF_ERROR(decode(gguf, named("ssm_g"), true, &l.ssm_z));
+  if (hp_.kda_rank > 0) {  // Kimi Linear: through the rank; the output gate maybe one attn_gate
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_f_a.weight", true, &l.ssm_alpha));
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_f_b.weight", true, &l.ssm_alpha_b));
+    const bool full_gate = gguf.find_tensor(p + "attn_gate.weight") != nullptr;
+    STRATA_RETURN_IF_ERROR(decode(gguf, p + (full_gate ? "attn_gate.weight" : "ssm_g_a.weight"), true, &l.ssm_z));
+    if (!full_gate) STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_g_b.weight", true, &l.ssm_z_b));
+  } else {
+    STRATA_RETURN_IF_ERROR(decode(gguf, named("ssm_f"), true, &l.ssm_alpha));
+    STRATA_RETURN_IF_ERROR(decode(gguf, named("ssm_g"), true, &l.ssm_z));
+  }
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_beta.weight", true, &l.ssm_beta));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "attn_output.weight", true, &l.ssm_out));
   STRATA_RETURN_IF_ERROR(decode(gguf, p + "ssm_dt.bias", true, &l.ssm_dt_bias));
@@ -131,8 +141,10 @@ Status ReferenceForward::decode_delta_net(const GgufFile& gguf, const std::strin
 void ReferenceForward::delta_net(Layer& l, const Vec& x, Vec& out) const {
   const int dk = hp_.ssm_head_k_dim, dv = hp_.ssm_head_v_dim, n_k = hp_.ssm_n_k_heads;
   const int taps = hp_.ssm_conv_kernel;
-  const Vec qkv = matvec(l.ssm_qkv, x), z = matvec(l.ssm_z, x);
-  const Vec b = matvec(l.ssm_beta, x), a = matvec(l.ssm_alpha, x);
+  const Vec qkv = matvec(l.ssm_qkv, x);
+  const Vec z = l.ssm_z_b.empty() ? matvec(l.ssm_z, x) : matvec(l.ssm_z_b, matvec(l.ssm_z, x));
+  const Vec b = matvec(l.ssm_beta, x);
+  const Vec a = l.ssm_alpha_b.empty() ? matvec(l.ssm_alpha, x) : matvec(l.ssm_alpha_b, matvec(l.ssm_alpha, x));
   const size_t channels = qkv.size();
 
   Vec conv(channels);
@@ -153,10 +165,12 @@ void ReferenceForward::delta_net(Layer& l, const Vec& x, Vec& out) const {
     const double* v = conv.data() + 2 * n_k * dk + h * dv;
     const double beta = ref_sigmoid(b[h]);
     Vec& S = l.delta_state[static_cast<size_t>(h)];  // dv rows of dk: S[i * dk + j]
-    if (hp_.ssm_kda) {  // key channel j decays by exp(bound * sigmoid(A_h (f_j + dt_bias_j)))
+    if (hp_.ssm_kda) {  // key channel j decays by exp(bound * sigmoid(A_h (f_j + dt_bias_j))), or
+                        // Kimi Linear's exp(A_h softplus(f_j + dt_bias_j))
       for (int j = 0; j < dk; ++j) {
         const double f = a[h * dk + j] + l.ssm_dt_bias[h * dk + j];
-        const double g = std::exp(hp_.kda_gate_lower_bound * ref_sigmoid(l.ssm_a[h] * f));
+        const double g = hp_.kda_softplus_gate ? std::exp(l.ssm_a[h] * ref_softplus(f))
+                                               : std::exp(hp_.kda_gate_lower_bound * ref_sigmoid(l.ssm_a[h] * f));
         for (int i = 0; i < dv; ++i) S[i * dk + j] *= g;
       }
     } else {

@@ -83,6 +83,7 @@ class ReferenceForward {
     // input first); per value head the time-step bias and decay rate; the output norm. State:
     // the last conv_kernel - 1 channel inputs (oldest first) and each value head's dv x dk S.
     Matrix ssm_qkv, ssm_z, ssm_beta, ssm_alpha, ssm_out;
+    Matrix ssm_alpha_b, ssm_z_b;  // Kimi Linear's low-rank KDA inputs' second halves, or empty
     std::vector<double> ssm_conv, ssm_dt_bias, ssm_a, ssm_norm;
     // Mamba-2 layers (reference_mamba2.cc) keep ssm_in in ssm_qkv's place and S per head as P x N.
     std::vector<double> ssm_conv_b, ssm_d;

@@ -54,13 +54,14 @@ void ReferenceForward::mla_attention(Layer& l, const Vec& x, Vec& out) const {
   const Vec kv_a = matvec(l.wkv_a, x);
   const Vec latent = rmsnorm(kv_a.data(), l.kv_a_norm, rank, hp_.rms_eps);
   Vec k_rot(kv_a.begin() + rank, kv_a.end());
-  rope(k_rot, 1, false, rot);
+  const bool rotates = hp_.layer_rotates(l.index);  // Kimi Linear's latent layers have no rope
+  if (rotates) rope(k_rot, 1, false, rot);
   // Each head's rotated query part: copied out, rotated, copied back.
   Vec q_rot(static_cast<size_t>(n_head) * rot);
   for (int h = 0; h < n_head; ++h) {
     for (int i = 0; i < rot; ++i) q_rot[h * rot + i] = q[h * q_head + nope + i];
   }
-  rope(q_rot, n_head, false, rot);
+  if (rotates) rope(q_rot, n_head, false, rot);
   for (int h = 0; h < n_head; ++h) {
     for (int i = 0; i < rot; ++i) q[h * q_head + nope + i] = q_rot[h * rot + i];
   }

@@ -106,8 +106,8 @@ Status read_optional_limits(const GgufFile& gguf, const std::string& key, int n_
   return Status::Ok();
 }
 
-// Ling 3.0's KDA shapes: one head per query head, kda.head_dim keys and values each, over
-// ssm.conv_kernel taps; the safe gate (the only form its checkpoints use) and its lower bound.
+// The KDA shapes (Ling 3.0's and Kimi Linear's): one head per query head, kda.head_dim keys and
+// values each, over ssm.conv_kernel taps.
 Status read_kda_shapes(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
   const std::string& f = gguf.path();
@@ -122,6 +122,16 @@ Status read_kda_shapes(const GgufFile& gguf, Hparams* hp) {
     return Status::Unsupported(f + ": " + a + ".kda.head_dim " + std::to_string(head) + " exceeds the " +
                                std::to_string(kMaxSsmHeadDim) + " this build supports");
   }
+  hp->ssm_n_k_heads = hp->ssm_n_v_heads = hp->n_head;
+  hp->ssm_head_k_dim = hp->ssm_head_v_dim = head;
+  hp->ssm_kda = true;
+  return Status::Ok();
+}
+
+// Ling 3.0's gate: the safe form (the only one its checkpoints use) and its lower bound.
+Status read_kda_safe_gate(const GgufFile& gguf, Hparams* hp) {
+  const std::string& a = hp->arch;
+  const std::string& f = gguf.path();
   if (const GgufValue* v = gguf.find(a + ".kda.safe_gate"); v != nullptr && v->as_bool() != std::optional<bool>(true)) {
     return Status::Unsupported(f + ": " + a + ".kda.safe_gate must be true (the unbounded gate is not supported)");
   }
@@ -132,9 +142,6 @@ Status read_kda_shapes(const GgufFile& gguf, Hparams* hp) {
   if (!std::isfinite(hp->kda_gate_lower_bound)) {
     return Status::Corrupt(f + ": " + a + ".kda.gate_lower_bound must be a finite number");
   }
-  hp->ssm_n_k_heads = hp->ssm_n_v_heads = hp->n_head;
-  hp->ssm_head_k_dim = hp->ssm_head_v_dim = head;
-  hp->ssm_kda = true;
   return Status::Ok();
 }
 
@@ -263,6 +270,7 @@ Status read_bailingmoe3(const GgufFile& gguf, Hparams* hp) {
   STRATA_RETURN_IF_ERROR(read_kinds_from_kv_heads(gguf, hp, n_blocks));
   hp->n_head_kv = 1;  // the latent row (read_mla's); read_kinds_from_kv_heads took the file's count
   STRATA_RETURN_IF_ERROR(read_kda_shapes(gguf, hp));
+  STRATA_RETURN_IF_ERROR(read_kda_safe_gate(gguf, hp));
   hp->attn_head_gate = true;  // every latent-attention layer gates its heads (attn_gate)
   STRATA_RETURN_IF_ERROR(read_optional_limits(gguf, a + ".swiglu_clamp_exp", n_blocks, *hp, &hp->ffn_limit_exp));
   STRATA_RETURN_IF_ERROR(read_optional_limits(gguf, a + ".swiglu_clamp_shexp", n_blocks, *hp, &hp->ffn_limit_dense));
@@ -277,6 +285,28 @@ Status read_bailingmoe3(const GgufFile& gguf, Hparams* hp) {
                                  " exceed what this build supports (64 of 16777216)");
     }
     hp->n_ff_shexp *= n_shared;
+  }
+  return Status::Ok();
+}
+
+Status read_kimi_linear(const GgufFile& gguf, Hparams* hp) {
+  const std::string& f = gguf.path();
+  STRATA_RETURN_IF_ERROR(read_kinds_from_kv_heads(gguf, hp));
+  hp->n_head_kv = 1;  // the latent row (read_mla's); read_kinds_from_kv_heads took the file's count
+  STRATA_RETURN_IF_ERROR(read_kda_shapes(gguf, hp));
+  hp->kda_softplus_gate = true;
+  hp->rotating_layers.assign(static_cast<size_t>(hp->n_layer), 0);  // its latent attention has no rope
+  // The decay input's rank, from the first KDA layer's ssm_f_a ([n_embd, rank]).
+  for (int l = 0; l < hp->n_layer && hp->kda_rank == 0; ++l) {
+    if (!hp->layer_is_recurrent(l)) continue;
+    const std::string name = "blk." + std::to_string(l) + ".ssm_f_a.weight";
+    const GgufTensor* t = gguf.find_tensor(name);
+    if (t == nullptr) return Status::NotFound(f + ": missing tensor " + name);
+    if (t->dims.size() != 2 || t->dims[1] == 0 || t->dims[1] > static_cast<uint64_t>(kMaxSsmHeadDim)) {
+      return Status::Corrupt(f + ": tensor " + name + " must be [n_embd, rank] with 0 < rank <= " +
+                             std::to_string(kMaxSsmHeadDim));
+    }
+    hp->kda_rank = static_cast<int>(t->dims[1]);
   }
   return Status::Ok();
 }

@@ -44,4 +44,9 @@ Status read_falcon_h1(const GgufFile& gguf, Hparams* hp);
 // expert's width as expert_shared_count experts of expert_shared_feed_forward_length.
 Status read_bailingmoe3(const GgufFile& gguf, Hparams* hp);
 
+// Kimi Linear (ArchTraits::kimi_linear): the layers' kinds from head_count_kv as Ling 3.0's, the KDA
+// shapes (kda.head_dim, ssm.conv_kernel), Kimi's softplus gate, the rank of its low-rank decay input
+// (the first KDA layer's ssm_f_a), and no rope in its latent attention.
+Status read_kimi_linear(const GgufFile& gguf, Hparams* hp);
+
 }  // namespace strata

@@ -27,7 +27,7 @@ bool has_nextn(const std::string& arch) {
   return arch == "glm4moe" || arch == "bailingmoe2" || arch == "step35" || arch == "glm-dsa" || arch == "bailingmoe3";
 }
 bool is_deepseek(const std::string& arch) {
-  return arch == "deepseek2" || arch == "mistral4" || arch == "glm-dsa" || arch == "bailingmoe3";
+  return arch == "deepseek2" || arch == "mistral4" || arch == "glm-dsa" || arch == "bailingmoe3" || arch == "kimi-linear";
 }
 
 // GLM-5's NextN block count and its sparse-attention indexer, which the forward pass does not
@@ -192,6 +192,7 @@ void set_metadata(const TestModelSpec& s, GgufWriter& w) {
     if (is_deepseek(s.arch)) set_deepseek2_metadata(s, w);
     if (s.arch == "glm-dsa") set_glm_dsa_metadata(s, w);
     if (s.arch == "bailingmoe3") set_bailingmoe3_metadata(s, w);
+    if (s.arch == "kimi-linear") set_kimi_linear_metadata(s, w);
     if (s.arch == "cohere2_moe") set_cohere2_moe_metadata(s, w);
     // MiniMax-M2's converter writes the sigmoid gate; the renormalisation is the arch's.
     if (s.arch == "minimax-m2") w.set(a + ".expert_gating_func", GgufValue::U32(static_cast<uint32_t>(s.expert_gating_func)));
@@ -261,7 +262,8 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   b.vector_matrix(p + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
   // A selection bias of the size of the sigmoid gate values' spread, so it changes choices.
   const bool sigmoid_deepseek =
-      (s.arch == "deepseek2" || s.arch == "glm-dsa" || s.arch == "bailingmoe3") && s.expert_gating_func == 2;
+      (s.arch == "deepseek2" || s.arch == "glm-dsa" || s.arch == "bailingmoe3" || s.arch == "kimi-linear") &&
+      s.expert_gating_func == 2;
   if (glm || sigmoid_deepseek || s.arch == "minimax-m2" || ernie || s.arch == "mimo2" || s.arch == "lfm2moe") {
     b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
   }
@@ -424,8 +426,8 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     if (!olmo2) b.vector(p + "attn_norm.weight", s.n_embd, 1.0f, 0.2f);
     if (hybrid) {
       add_hybrid_mixer(b, s, p, l);
-    } else if (s.arch == "bailingmoe3") {
-      add_bailingmoe3_mixer(b, s, p, l);
+    } else if (s.arch == "bailingmoe3" || s.arch == "kimi-linear") {
+      add_kda_mixer(b, s, p, l);
     } else if (is_granite_hybrid(s.arch)) {
       add_granite_hybrid_mixer(b, s, p, l);
     } else if (is_lfm2(s.arch)) {

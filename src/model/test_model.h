@@ -156,6 +156,7 @@ struct TestModelSpec {
   int mla_nope = 64;
   int mla_v = 64;
   bool mla_split = false;
+  bool kimi_latent_gate = false;      // kimi-linear only: an attn_gate (a value per head and channel) on its latent layers
   int expert_gating_func = 2;
   float rope_yarn_log_mul = 0.0f;     // deepseek2 and mistral3 only, with rope_yarn_factor
   float rope_yarn_beta_fast = 32.0f;  // mistral3 only

@@ -135,7 +135,8 @@ inline int layer_count(const TestModelSpec& s) {
   if (s.n_layer != 0) return s.n_layer;
   if (is_nemotron_h(s.arch)) return 5;  // every kind of layer, and Mamba-2 after attention
   return is_hybrid_arch(s.arch) || is_granite_hybrid(s.arch) || is_lfm2(s.arch) || s.arch == "gemma4" || s.arch == "gemma4-moe" || s.arch == "step35" ||
-                 s.arch == "laguna" || s.arch == "mimo2" || s.arch == "deci" || s.arch == "bailingmoe3"
+                 s.arch == "laguna" || s.arch == "mimo2" || s.arch == "deci" || s.arch == "bailingmoe3" ||
+                 s.arch == "kimi-linear"
              ? 4
              : 2;
 }
@@ -198,11 +199,13 @@ void set_deepseek2_metadata(const TestModelSpec& s, GgufWriter& w);
 void add_mla_attention(ModelBuilder& b, const TestModelSpec& s, const std::string& p);
 void add_falcon_h1_layer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
 void add_lfm2_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
-// Ling 3.0 (test_model_kda.cc): its keys after deepseek2's (per-layer K/V heads, 0 in the KDA
-// layers; the KDA shapes; SwiGLU limits; a NextN block; 2 of 4 expert groups), and a layer's
-// attention part (KDA, or every full_attn_interval-th layer latent attention with attn_gate).
+// Ling 3.0 and Kimi Linear (test_model_kda.cc): their keys after deepseek2's (per-layer K/V heads, 0
+// in the KDA layers; the KDA shapes; Ling's gate keys, SwiGLU limits, NextN block and 2 of 4 expert
+// groups), and a layer's attention part (KDA, or every full_attn_interval-th layer latent attention,
+// Ling's with attn_gate).
 void set_bailingmoe3_metadata(const TestModelSpec& s, GgufWriter& w);
-void add_bailingmoe3_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
+void set_kimi_linear_metadata(const TestModelSpec& s, GgufWriter& w);
+void add_kda_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);
 // Nemotron-H (test_model_mamba2.cc): a layer's kind ('M' Mamba-2, 'A' attention, 'F' feed-forward),
 // its keys (per-layer K/V heads and widths, the Mamba-2 shapes), and a layer's tensors.
 char nemotron_h_kind(int layer);

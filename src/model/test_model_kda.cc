@@ -1,8 +1,10 @@
-// Ling 3.0 (bailingmoe3) in a test model: DeepSeek's latent attention with a gate per head in every
-// full_attn_interval-th layer (l + 1 a multiple of it), Kimi Delta Attention in the others, the
-// keys and tensor names ik_llama.cpp reads. The KDA values keep the recurrence alive over tens of
+// Ling 3.0 (bailingmoe3) and Kimi Linear (kimi-linear) in a test model: DeepSeek's latent attention
+// (Ling's with a gate per head) in every full_attn_interval-th layer (l + 1 a multiple of it), Kimi
+// Delta Attention in the others, the keys and tensor names ik_llama.cpp (Ling) and llama.cpp (Kimi)
+// read. The KDA values keep the recurrence alive over tens of
 // positions: time-step biases near -3 and rates ssm_a in [0.5, 1.5] put sigmoid(a (f + bias)) near
 // 0.05, so with the lower bound -5 a channel keeps about 0.8 of its state per position.
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -44,7 +46,55 @@ void add_kda(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   b.matrix(p + "attn_output.weight", values, s.n_embd);
 }
 
+// One Kimi Linear KDA layer: q, k, v with their convolutions, the decay input through a rank of
+// ssm_head_k_dim (ssm_f_a, ssm_f_b), the output gate through the same rank (ssm_g_a, ssm_g_b) in even
+// layers and as one attn_gate in odd ones, beta, the rates -exp(u) with u in [-2, 0.5], the biases,
+// the norm and the output. Odd layers write the convolutions and rates in PyTorch's 4-D shapes.
+void add_kimi_kda(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int layer) {
+  const int values = s.n_head * s.ssm_head_k_dim, rank = s.ssm_head_k_dim;
+  const bool odd = layer % 2 == 1;
+  b.matrix(p + "attn_q.weight", s.n_embd, values);
+  b.matrix(p + "attn_k.weight", s.n_embd, values);
+  b.matrix(p + "attn_v.weight", s.n_embd, values);
+  std::mt19937 rng(s.seed * 7919u + static_cast<uint32_t>(layer));
+  std::uniform_real_distribution<float> tap(-0.5f, 0.5f), log_rate(-2.0f, 0.5f);
+  const auto taps = static_cast<uint64_t>(s.ssm_conv_kernel);
+  for (const char* part : {"q", "k", "v"}) {
+    std::vector<float> conv(taps * static_cast<size_t>(values));
+    for (float& x : conv) x = tap(rng);
+    std::vector<uint64_t> dims = {taps, 1, static_cast<uint64_t>(values)};
+    if (odd) dims.push_back(1);
+    b.values(p + "ssm_conv1d_" + part + ".weight", conv, dims);
+  }
+  b.matrix(p + "ssm_f_a.weight", s.n_embd, rank);
+  b.matrix(p + "ssm_f_b.weight", rank, values);
+  if (odd) {
+    b.matrix(p + "attn_gate.weight", s.n_embd, values);
+  } else {
+    b.matrix(p + "ssm_g_a.weight", s.n_embd, rank);
+    b.matrix(p + "ssm_g_b.weight", rank, values);
+  }
+  b.matrix(p + "ssm_beta.weight", s.n_embd, s.n_head);
+  std::vector<float> a(static_cast<size_t>(s.n_head));
+  for (float& x : a) x = -std::exp(log_rate(rng));
+  std::vector<uint64_t> a_dims = {1, static_cast<uint64_t>(s.n_head)};
+  if (odd) a_dims = {1, static_cast<uint64_t>(s.n_head), 1, 1};
+  b.values(p + "ssm_a", a, a_dims);
+  b.vector(p + "ssm_dt.bias", values, -1.0f, 1.0f);
+  b.vector(p + "ssm_norm.weight", s.ssm_head_k_dim, 1.0f, 0.2f);
+  b.matrix(p + "attn_output.weight", values, s.n_embd);
+}
+
 }  // namespace
+
+void set_kimi_linear_metadata(const TestModelSpec& s, GgufWriter& w) {
+  const std::string a = s.arch;
+  std::vector<int32_t> kv_heads;
+  for (int l = 0; l < layer_count(s); ++l) kv_heads.push_back(kda_layer(s, l) ? 0 : (s.mla_split ? 1 : s.n_head));
+  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(a + ".ssm.conv_kernel", kda_count(s.ssm_conv_kernel));
+  w.set(a + ".kda.head_dim", kda_count(s.ssm_head_k_dim));
+}
 
 void set_bailingmoe3_metadata(const TestModelSpec& s, GgufWriter& w) {
   const std::string a = s.arch;
@@ -69,13 +119,19 @@ void set_bailingmoe3_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".expert_group_used_count", kda_count(2));
 }
 
-void add_bailingmoe3_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer) {
+void add_kda_mixer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer) {
+  const bool kimi = s.arch == "kimi-linear";
   if (kda_layer(s, layer)) {
-    add_kda(b, s, prefix, layer);
+    if (kimi) {
+      add_kimi_kda(b, s, prefix, layer);
+    } else {
+      add_kda(b, s, prefix, layer);
+    }
     return;
   }
   add_mla_attention(b, s, prefix);
-  b.matrix(prefix + "attn_gate.weight", s.n_embd, s.n_head);
+  if (!kimi) b.matrix(prefix + "attn_gate.weight", s.n_embd, s.n_head);
+  if (kimi && s.kimi_latent_gate) b.matrix(prefix + "attn_gate.weight", s.n_embd, s.n_head * s.mla_v);
 }
 
 }  // namespace strata::testing

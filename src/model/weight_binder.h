@@ -25,6 +25,7 @@ class WeightBinder {
   const Status& status() const { return status_; }
   const std::string& path() const { return gguf_.path(); }
   bool has(const std::string& name) const { return gguf_.find_tensor(name) != nullptr; }
+  const GgufTensor* find_tensor(const std::string& name) const { return gguf_.find_tensor(name); }
 
   // A matrix stored as dims [n_in, n_out].
   kernels::WeightMatrix matrix(const std::string& name, int64_t n_in, int64_t n_out);
