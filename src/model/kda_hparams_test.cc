@@ -84,6 +84,25 @@ TEST_F(ModelLoadTest, BailingMoe3KeysInTheirOtherForms) {
   }
 }
 
+// What some converters get wrong, read as ik_llama.cpp reads it: without attention.q_lora_rank the
+// compressed query's rank is attn_q_a_norm's length; a NextN count whose block lacks nextn.eh_proj
+// makes that block a layer (5 here, the 5th KDA).
+TEST_F(ModelLoadTest, BailingMoe3TensorsDecideWhatTheKeysGetWrong) {
+  TestModelSpec spec;
+  spec.arch = "bailingmoe3";
+  spec.skip_keys = {"bailingmoe3.attention.q_lora_rank"};
+  auto m = load(spec);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ((*m)->hparams().mla_q_rank, 256);
+  EXPECT_EQ((*m)->hparams().n_layer, 4);
+  spec.skip_keys.clear();
+  spec.skip_tensors = {"blk.4.nextn.eh_proj.weight"};
+  auto stale = load(spec);
+  ASSERT_TRUE(stale.ok()) << stale.status().ToString();
+  EXPECT_EQ((*stale)->hparams().n_layer, 5);
+  EXPECT_TRUE((*stale)->hparams().layer_is_recurrent(4));
+}
+
 TEST_F(ModelLoadTest, BailingMoe3BadKeysAreNamed) {
   TestModelSpec spec;
   spec.arch = "bailingmoe3";

@@ -267,6 +267,19 @@ Status read_lfm2(const GgufFile& gguf, Hparams* hp) {
 Status read_bailingmoe3(const GgufFile& gguf, Hparams* hp) {
   const std::string& a = hp->arch;
   const int n_blocks = hp->n_layer + hp->n_nextn_layers;
+  // Some converters write nextn_predict_layers without the NextN block: the tensors decide, as
+  // ik_llama.cpp reads these files (else the last real layer would go unrun).
+  if (hp->n_nextn_layers > 0 && !has_tensor(gguf, "blk." + std::to_string(hp->n_layer) + ".nextn.eh_proj.weight")) {
+    hp->n_layer = n_blocks;
+    hp->n_nextn_layers = 0;
+  }
+  // And one writes the compressed query's tensors without attention.q_lora_rank: its norm's length.
+  for (int l = 0; l < hp->n_layer && hp->mla_q_rank == 0; ++l) {
+    const GgufTensor* t = gguf.find_tensor("blk." + std::to_string(l) + ".attn_q_a_norm.weight");
+    if (t != nullptr && t->dims.size() == 1 && t->dims[0] > 0 && t->dims[0] <= (1u << 16)) {
+      hp->mla_q_rank = static_cast<int>(t->dims[0]);
+    }
+  }
   STRATA_RETURN_IF_ERROR(read_kinds_from_kv_heads(gguf, hp, n_blocks));
   hp->n_head_kv = 1;  // the latent row (read_mla's); read_kinds_from_kv_heads took the file's count
   STRATA_RETURN_IF_ERROR(read_kda_shapes(gguf, hp));

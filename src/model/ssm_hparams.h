@@ -41,7 +41,10 @@ Status read_falcon_h1(const GgufFile& gguf, Hparams* hp);
 // latent attention with a gate per head), the KDA shapes (kda.head_dim, ssm.conv_kernel,
 // kda.gate_lower_bound; kda.safe_gate must be true when present), the SwiGLU limits when the file
 // has them (swiglu_clamp_exp, swiglu_clamp_shexp: one number or one per block), and the shared
-// expert's width as expert_shared_count experts of expert_shared_feed_forward_length.
+// expert's width as expert_shared_count experts of expert_shared_feed_forward_length. As
+// ik_llama.cpp reads these files, the tensors decide two keys some converters get wrong: a NextN
+// count without its block (the block is then a layer) and a missing attention.q_lora_rank (the
+// length of attn_q_a_norm).
 Status read_bailingmoe3(const GgufFile& gguf, Hparams* hp);
 
 // Kimi Linear (ArchTraits::kimi_linear): the layers' kinds from head_count_kv as Ling 3.0's, the KDA
