@@ -261,9 +261,7 @@ void add_ffn(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
   }
   b.vector_matrix(p + "ffn_gate_inp.weight", s.n_embd, s.n_expert);
   // A selection bias of the size of the sigmoid gate values' spread, so it changes choices.
-  const bool sigmoid_deepseek =
-      (s.arch == "deepseek2" || s.arch == "glm-dsa" || s.arch == "bailingmoe3" || s.arch == "kimi-linear") &&
-      s.expert_gating_func == 2;
+  const bool sigmoid_deepseek = is_deepseek(s.arch) && s.arch != "mistral4" && s.expert_gating_func == 2;
   if (glm || sigmoid_deepseek || s.arch == "minimax-m2" || ernie || s.arch == "mimo2" || s.arch == "lfm2moe") {
     b.vector(p + "exp_probs_b.bias", s.n_expert, 0.0f, 0.3f);
   }
