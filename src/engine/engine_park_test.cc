@@ -81,10 +81,10 @@ TEST_F(EnginePark, MixtureOfExpertsFollowUpAfterRestartIsRestoredAndIdentical) {
 }
 
 // Hybrid models (Qwen3.5's delta-net layers, Granite 4.0-H's Mamba-2 layers, beside attention;
-// Falcon-H1's Mamba-2 and attention in every layer):
+// Falcon-H1's Mamba-2 and attention in every layer; Kimi Linear's KDA beside latent attention):
 // a follow-up resumes from the parked blocks and the parked recurrent-state snapshot after them.
 TEST_F(EnginePark, HybridFollowUpAfterRestartResumesFromParkedBlocksAndState) {
-  for (const char* arch : {"qwen35", "granitehybrid-dense", "falcon-h1"}) {
+  for (const char* arch : {"qwen35", "granitehybrid-dense", "falcon-h1", "kimi-linear"}) {
     SCOPED_TRACE(arch);
     TestModelSpec spec;
     spec.arch = arch;

@@ -81,7 +81,7 @@ class EngineSpec : public ::testing::TestWithParam<std::string> {
   void TearDown() override {
     if (!generated_.empty()) std::filesystem::remove(generated_);
   }
-  bool hybrid() const { return GetParam() == "generated/qwen35"; }
+  bool hybrid() const { return GetParam() == "generated/qwen35" || GetParam() == "generated/kimi-linear"; }
   std::string model_path() const {
     return generated_.empty() ? std::string(STRATA_SHARED_DIR) + "/models/" + GetParam() : generated_;
   }
@@ -244,7 +244,8 @@ TEST_P(EngineSpec, ADraftModelEqualToTheModelIsAlwaysRightWhenGreedy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, EngineSpec,
-                         ::testing::Values("stories260K.gguf", "moe/tiny-qwen3moe.gguf", "generated/qwen35"),
+                         ::testing::Values("stories260K.gguf", "moe/tiny-qwen3moe.gguf", "generated/qwen35",
+                                           "generated/kimi-linear"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(info.param.find('/') + 1);
                            name = name.substr(0, name.find('.'));
