@@ -2,7 +2,8 @@
 // bench-style drafter whose guesses are right, wrong, or wrong at a chosen place) gives the
 // same tokens and the same logits bytes as the same request alone without speculation.
 // Runs on the dense stories260K model, on a tiny qwen3moe file (routed experts) and on a
-// generated Qwen3.5 (hybrid: a rejected draft puts the delta-net state back and recomputes).
+// generated Qwen3.5 and Kimi Linear (hybrids: a rejected draft puts the delta-net or KDA state
+// back and recomputes).
 #include <gtest/gtest.h>
 
 #include <filesystem>
