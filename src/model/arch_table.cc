@@ -295,7 +295,7 @@ constexpr ArchTraits kArchs[] = {
     // Moonshot Kimi Linear (kimi-linear): see ArchTraits::kimi_linear.
     {.name = "kimi-linear", .rope_neox = false, .requires_qkv_bias = false, .requires_qk_norm = false,
      .requires_experts = true, .moe_norm_topk = true, .embed_scaled = false, .post_norms = false, .ffn_gelu = false,
-     .sliding_period = 0, .sliding_rope_base = 0.0f, .ungated_shared_expert = true, .mla = true,
+     .sliding_period = 0, .sliding_rope_base = 0.0f, .sigmoid_router = true, .ungated_shared_expert = true, .mla = true,
      .kimi_linear = true},
 };
 

@@ -210,7 +210,8 @@ struct ArchTraits {
   // Moonshot Kimi Linear (kimi-linear: 48B-A3B): the same hybrid layers with Kimi's own KDA gate
   // (Hparams::kda_softplus_gate), low-rank decay and output-gate inputs (ssm_f_a / ssm_f_b, ssm_g_a /
   // ssm_g_b, or a full attn_gate), latent attention without rope or head gate, sigmoid routing with
-  // a selection bias, renormalised and scaled (model/ssm_hparams.h: read_kimi_linear).
+  // a selection bias (sigmoid when the file names no gating function), renormalised and scaled
+  // (model/ssm_hparams.h: read_kimi_linear).
   bool kimi_linear = false;
 };
 

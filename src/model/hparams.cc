@@ -305,6 +305,8 @@ Status read_mla(const GgufFile& gguf, int key_length, int value_length, Hparams*
   }
   int head_k = key_length, head_v = value_length;
   if (gguf.find(a + ".attention.key_length_mla") != nullptr) {
+    // Kimi Linear's converter writes no value_length (read_hparams then took key_length's).
+    if (gguf.find(a + ".attention.value_length") == nullptr) value_length = hp->mla_kv_rank;
     if (key_length != hp->mla_kv_rank + hp->n_rot || value_length != hp->mla_kv_rank) {
       return Status::Corrupt(f + ": with key_length_mla, attention.key_length must be kv_lora_rank + rope (" +
                              std::to_string(hp->mla_kv_rank + hp->n_rot) + ") and value_length kv_lora_rank (" +

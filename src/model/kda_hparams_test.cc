@@ -142,9 +142,10 @@ TEST_F(ModelLoadTest, BailingMoe3WithoutATensorIsRefusedByName) {
   expect_error(spec, Code::kNotFound, "blk.0.ssm_g.weight");
 }
 
-// Kimi Linear: the same layer kinds (layers 0-2 KDA, 3 latent), Kimi's softplus gate, the rank of
-// its low-rank inputs from ssm_f_a (64), no rope and no head gate in its latent layer, no NextN
-// block; the test model's odd layers hold their convolutions and rates in PyTorch's 4-D shapes and
+// Kimi Linear, its keys as llama.cpp's converter writes them (the latent layers' head_count_kv 1,
+// key_length kv_lora_rank + rope, no value_length): the same layer kinds (layers 0-2 KDA, 3 latent),
+// Kimi's softplus gate, the rank of its low-rank inputs from ssm_f_a (64), no rope and no head gate
+// in its latent layer, no NextN block; the test model's odd layers hold their convolutions and rates in PyTorch's 4-D shapes and
 // a full attn_gate, its even ones ssm_g_a / ssm_g_b: both load.
 TEST_F(ModelLoadTest, ReadsKimiLinearHparams) {
   TestModelSpec spec;
@@ -163,6 +164,11 @@ TEST_F(ModelLoadTest, ReadsKimiLinearHparams) {
     EXPECT_FALSE(hp.layer_rotates(layer)) << "layer " << layer;
   }
   EXPECT_EQ(hp.n_head_kv, 1);
+  EXPECT_EQ(hp.mla_q_rank, 0);  // one attn_q, as Kimi's config has no q_lora_rank
+  EXPECT_EQ(hp.mla_kv_rank, 256);
+  EXPECT_EQ(hp.mla_v_dim, 64);
+  // Without expert_gating_func and expert_weights_norm keys (Kimi's converter writes neither):
+  // sigmoid gates, renormalised.
   EXPECT_TRUE(hp.expert_sigmoid && hp.expert_weights_norm);
   EXPECT_EQ(hp.n_expert_groups, 1);
   EXPECT_EQ(hp.n_ff_shexp, 256);

@@ -350,6 +350,12 @@ Status write_test_model(const TestModelSpec& s, const std::string& path) {
     m.fused_gate_up_exps = true;
     return write_test_model(m, path);
   }
+  if (s.arch == "kimi-linear" && (!s.mla_split || s.mla_q_rank != 0)) {  // as llama.cpp's converter writes it
+    TestModelSpec m = s;
+    m.mla_split = true;
+    m.mla_q_rank = 0;
+    return write_test_model(m, path);
+  }
   if (s.arch == "glm-dsa" && !s.mla_split) {  // llama.cpp's converter writes GLM-5's split
     TestModelSpec m = s;
     m.mla_split = true;

@@ -94,6 +94,9 @@ void set_kimi_linear_metadata(const TestModelSpec& s, GgufWriter& w) {
   w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
   w.set(a + ".ssm.conv_kernel", kda_count(s.ssm_conv_kernel));
   w.set(a + ".kda.head_dim", kda_count(s.ssm_head_k_dim));
+  // As llama.cpp's converter writes Kimi's files: no value_length, no gating function (sigmoid) and
+  // no weights-norm key (renormalised).
+  for (const char* key : {".attention.value_length", ".expert_gating_func", ".expert_weights_norm"}) w.erase(a + key);
 }
 
 void set_bailingmoe3_metadata(const TestModelSpec& s, GgufWriter& w) {
