@@ -1,6 +1,7 @@
 #include "modelgen/tensor_plan.h"
 
 #include "gguf/file_type.h"
+#include "modelgen/plan_builder.h"
 #include "modelgen/spec_checks.h"
 #include "modelgen/type_mix.h"
 #include "tensor/quantize.h"
@@ -64,384 +65,272 @@ void add_vector(TensorPlan* plan, const std::string& name, uint64_t n, WeightKin
   plan->tensors.push_back(planned_tensor(name, {n}, kind, DType::kF32));
 }
 
-// Appends to a plan in llama.cpp's tensor names; one per plan_tensors() call.
-struct PlanBuilder {
-  TensorPlan* plan;
-  const ModelSpec& s;
-  DType type;
-  uint32_t mix;  // the file type whose mix the matrices follow; 0: none, all take `type`
-  MixModel model;  // mix_model_of(s)
+}  // namespace
 
-  void matrix(const std::string& name, std::vector<uint64_t> dims, WeightKind kind = WeightKind::kMatrix) {
-    if (s.bitnet && kind == WeightKind::kMatrix) kind = WeightKind::kTernary;  // BitNet's, token_embd's not
-    add_matrix(plan, model, type, mix, name, std::move(dims), kind);
-  }
-  void vector(const std::string& name, uint64_t n, WeightKind kind) { add_vector(plan, name, n, kind); }
-  // F32 rows of biases, one per expert (dims {width, n_expert}).
-  void vectors(const std::string& name, std::vector<uint64_t> dims, WeightKind kind) {
-    plan->tensors.push_back(planned_tensor(name, std::move(dims), kind, DType::kF32));
-  }
+void PlanBuilder::matrix(const std::string& name, std::vector<uint64_t> dims, WeightKind kind) {
+  if (s.bitnet && kind == WeightKind::kMatrix) kind = WeightKind::kTernary;  // BitNet's, token_embd's not
+  add_matrix(plan, model, type, mix, name, std::move(dims), kind);
+}
 
-  // deepseek2's split attn_kv_b: attn_k_b [qk_nope, kv_lora_rank, n_head] (each head's key rows
-  // transposed) and attn_v_b [kv_lora_rank, v_head_dim, n_head], drawn from kv_b's values.
-  void split_kv_b(const std::string& p, uint64_t nope, uint64_t kv_lora, uint64_t v, uint64_t n_head) {
-    const std::string source = p + "attn_kv_b.weight";
-    matrix(p + "attn_k_b.weight", {nope, kv_lora, n_head}, WeightKind::kKvBKeys);
-    matrix(p + "attn_v_b.weight", {kv_lora, v, n_head}, WeightKind::kKvBValues);
-    for (size_t i = plan->tensors.size() - 2; i < plan->tensors.size(); ++i) {
-      plan->tensors[i].source = source;
-      plan->tensors[i].source_head_rows = nope + v;
-    }
-  }
+void PlanBuilder::vector(const std::string& name, uint64_t n, WeightKind kind) { add_vector(plan, name, n, kind); }
 
-  // deepseek2's Multi-head Latent Attention (tensor_plan.h).
-  void mla_attention(const std::string& p) {
-    const auto embd = static_cast<uint64_t>(s.n_embd);
-    const auto n_head = static_cast<uint64_t>(s.n_head);
-    const auto key = static_cast<uint64_t>(s.head_dim);
-    const auto rope = static_cast<uint64_t>(s.rope_dim);
-    const auto kv_lora = static_cast<uint64_t>(s.kv_lora_rank);
-    const auto v = static_cast<uint64_t>(s.v_head_dim);
-    vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
-    if (s.q_lora_rank > 0) {
-      const auto q_lora = static_cast<uint64_t>(s.q_lora_rank);
-      matrix(p + "attn_q_a.weight", {embd, q_lora});
-      vector(p + "attn_q_a_norm.weight", q_lora, WeightKind::kNorm);
-      matrix(p + "attn_q_b.weight", {q_lora, n_head * key});
-    } else {
-      matrix(p + "attn_q.weight", {embd, n_head * key});
-    }
-    matrix(p + "attn_kv_a_mqa.weight", {embd, kv_lora + rope});
-    vector(p + "attn_kv_a_norm.weight", kv_lora, WeightKind::kNorm);
-    if (s.split_kv_b) {
-      split_kv_b(p, key - rope, kv_lora, v, n_head);
-    } else {
-      matrix(p + "attn_kv_b.weight", {kv_lora, n_head * (key - rope + v)});
-    }
-    matrix(p + "attn_output.weight", {n_head * v, embd});
-    if (s.glm_dsa) dsa_indexer(p);
-  }
+void PlanBuilder::vectors(const std::string& name, std::vector<uint64_t> dims, WeightKind kind) {
+  plan->tensors.push_back(planned_tensor(name, std::move(dims), kind, DType::kF32));
+}
 
-  // GLM-5's sparse-attention indexer (model_spec.h): its queries from the query latent, its keys
-  // and their layer norm, and a weight per head.
-  void dsa_indexer(const std::string& p) {
-    const auto embd = static_cast<uint64_t>(s.n_embd);
-    const auto heads = static_cast<uint64_t>(s.indexer_n_head);
-    const auto head = static_cast<uint64_t>(s.indexer_head_dim);
-    matrix(p + "indexer.attn_q_b.weight", {static_cast<uint64_t>(s.q_lora_rank), heads * head});
-    matrix(p + "indexer.attn_k.weight", {embd, head});
-    vector(p + "indexer.k_norm.weight", head, WeightKind::kNorm);
-    vector(p + "indexer.k_norm.bias", head, WeightKind::kBias);
-    matrix(p + "indexer.proj.weight", {embd, heads});
+// deepseek2's split attn_kv_b: attn_k_b [qk_nope, kv_lora_rank, n_head] (each head's key rows
+// transposed) and attn_v_b [kv_lora_rank, v_head_dim, n_head], drawn from kv_b's values.
+void PlanBuilder::split_kv_b(const std::string& p, uint64_t nope, uint64_t kv_lora, uint64_t v, uint64_t n_head) {
+  const std::string source = p + "attn_kv_b.weight";
+  matrix(p + "attn_k_b.weight", {nope, kv_lora, n_head}, WeightKind::kKvBKeys);
+  matrix(p + "attn_v_b.weight", {kv_lora, v, n_head}, WeightKind::kKvBValues);
+  for (size_t i = plan->tensors.size() - 2; i < plan->tensors.size(); ++i) {
+    plan->tensors[i].source = source;
+    plan->tensors[i].source_head_rows = nope + v;
   }
+}
 
-  void attention(const std::string& p, int l) {
-    if (s.deepseek2) {
-      mla_attention(p);
-      return;
-    }
-    const auto embd = static_cast<uint64_t>(s.n_embd);
-    // Gemma 4's full layers have heads of their own.
-    const bool full_heads = s.gemma4 && !gemma4_layer_slides(s, l);
-    const auto head = static_cast<uint64_t>(full_heads ? s.head_dim_full : s.head_dim);
-    const auto heads = static_cast<uint64_t>(step35_layer_heads(s, l));  // Step 3.5's sliding layers have more
-    const auto q_dim = heads * head;
-    const auto kv_dim = static_cast<uint64_t>(layer_kv_heads(s, l)) * head;
-    // MiMo-V2's value heads are narrower than its key heads.
-    const auto v_head = static_cast<uint64_t>(s.mimo2 ? s.v_head_dim : head);
-    const auto v_dim = static_cast<uint64_t>(layer_kv_heads(s, l)) * v_head;
-    // OLMo 2 and EXAONE 4.0 norm only after it; Falcon-H1's one norm is falcon_h1_block()'s.
-    if (!s.olmo2 && !s.exaone4 && !s.falcon_h1) vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
-    if (s.phi3) {
-      matrix(p + "attn_qkv.weight", {embd, q_dim + 2 * kv_dim});
-    } else {
-      // Qwen3.5's attn_q holds each head's output gate after its q.
-      matrix(p + "attn_q.weight", {embd, (s.full_attn_interval > 0 ? 2 : 1) * q_dim});
-      // Gemma 4's full layers take v from k; its shared layers read an earlier layer's K/V.
-      const bool own_kv = !(s.gemma4 && gemma4_layer_shares_kv(s, l));
-      if (own_kv) matrix(p + "attn_k.weight", {embd, kv_dim});
-      if (own_kv && !full_heads) matrix(p + "attn_v.weight", {embd, v_dim});
-    }
-    if (s.qkv_bias) {
-      vector(p + "attn_q.bias", q_dim, WeightKind::kBias);
-      vector(p + "attn_k.bias", kv_dim, WeightKind::kBias);
-      vector(p + "attn_v.bias", kv_dim, WeightKind::kBias);
-    }
-    if (s.qk_norm) {  // MiniMax-M2, OLMo 2 and OLMoE norm each whole row
-      const WeightKind q_norm = s.gemma4 || s.gemma3n ? WeightKind::kUnscaledQNorm : WeightKind::kNorm;
-      const bool whole_rows = s.minimax_m2 || s.olmo2 || s.arch == "olmoe";
-      vector(p + "attn_q_norm.weight", whole_rows ? q_dim : head, q_norm);
-      if (!(s.gemma4 && gemma4_layer_shares_kv(s, l))) {
-        vector(p + "attn_k_norm.weight", whole_rows ? kv_dim : head, WeightKind::kNorm);
-      }
-    }
-    matrix(p + "attn_output.weight", {heads * v_head, embd});
-    if (s.bitnet) vector(p + "attn_sub_norm.weight", heads * v_head, WeightKind::kNorm);  // before attn_output
-    if (s.step35 || s.laguna) matrix(p + "attn_gate.weight", {embd, heads});
-    if (s.gpt_oss) vector(p + "attn_output.bias", embd, WeightKind::kOssBias);
-    if (s.gpt_oss || (s.mimo2 && mimo2_layer_slides(l))) {  // MiMo-V2's sliding layers only
-      vector(p + "attn_sinks.weight", static_cast<uint64_t>(s.n_head), WeightKind::kSink);
-    }
-    if (s.post_norms) vector(p + "post_attention_norm.weight", embd, WeightKind::kNorm);
-    if (s.gemma4) vector(p + "layer_output_scale.weight", 1, WeightKind::kLayerScale);
-    if (s.n_embd_per_layer > 0) {  // Gemma 4 E2B / E4B's and Gemma 3n's per-layer input block
-      const auto per_layer = static_cast<uint64_t>(s.n_embd_per_layer);
-      matrix(p + "inp_gate.weight", {embd, per_layer});
-      matrix(p + "proj.weight", {per_layer, embd});
-      vector(p + "post_norm.weight", embd, WeightKind::kNorm);
+// deepseek2's Multi-head Latent Attention (tensor_plan.h).
+void PlanBuilder::mla_attention(const std::string& p) {
+  const auto embd = static_cast<uint64_t>(s.n_embd);
+  const auto n_head = static_cast<uint64_t>(s.n_head);
+  const auto key = static_cast<uint64_t>(s.head_dim);
+  const auto rope = static_cast<uint64_t>(s.rope_dim);
+  const auto kv_lora = static_cast<uint64_t>(s.kv_lora_rank);
+  const auto v = static_cast<uint64_t>(s.v_head_dim);
+  vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
+  if (s.q_lora_rank > 0) {
+    const auto q_lora = static_cast<uint64_t>(s.q_lora_rank);
+    matrix(p + "attn_q_a.weight", {embd, q_lora});
+    vector(p + "attn_q_a_norm.weight", q_lora, WeightKind::kNorm);
+    matrix(p + "attn_q_b.weight", {q_lora, n_head * key});
+  } else {
+    matrix(p + "attn_q.weight", {embd, n_head * key});
+  }
+  matrix(p + "attn_kv_a_mqa.weight", {embd, kv_lora + rope});
+  vector(p + "attn_kv_a_norm.weight", kv_lora, WeightKind::kNorm);
+  if (s.split_kv_b) {
+    split_kv_b(p, key - rope, kv_lora, v, n_head);
+  } else {
+    matrix(p + "attn_kv_b.weight", {kv_lora, n_head * (key - rope + v)});
+  }
+  matrix(p + "attn_output.weight", {n_head * v, embd});
+  if (s.glm_dsa) dsa_indexer(p);
+}
+
+// GLM-5's sparse-attention indexer (model_spec.h): its queries from the query latent, its keys
+// and their layer norm, and a weight per head.
+void PlanBuilder::dsa_indexer(const std::string& p) {
+  const auto embd = static_cast<uint64_t>(s.n_embd);
+  const auto heads = static_cast<uint64_t>(s.indexer_n_head);
+  const auto head = static_cast<uint64_t>(s.indexer_head_dim);
+  matrix(p + "indexer.attn_q_b.weight", {static_cast<uint64_t>(s.q_lora_rank), heads * head});
+  matrix(p + "indexer.attn_k.weight", {embd, head});
+  vector(p + "indexer.k_norm.weight", head, WeightKind::kNorm);
+  vector(p + "indexer.k_norm.bias", head, WeightKind::kBias);
+  matrix(p + "indexer.proj.weight", {embd, heads});
+}
+
+void PlanBuilder::attention(const std::string& p, int l) {
+  if (s.deepseek2) {
+    mla_attention(p);
+    return;
+  }
+  const auto embd = static_cast<uint64_t>(s.n_embd);
+  // Gemma 4's full layers have heads of their own.
+  const bool full_heads = s.gemma4 && !gemma4_layer_slides(s, l);
+  const auto head = static_cast<uint64_t>(full_heads ? s.head_dim_full : s.head_dim);
+  const auto heads = static_cast<uint64_t>(step35_layer_heads(s, l));  // Step 3.5's sliding layers have more
+  const auto q_dim = heads * head;
+  const auto kv_dim = static_cast<uint64_t>(layer_kv_heads(s, l)) * head;
+  // MiMo-V2's value heads are narrower than its key heads.
+  const auto v_head = static_cast<uint64_t>(s.mimo2 ? s.v_head_dim : head);
+  const auto v_dim = static_cast<uint64_t>(layer_kv_heads(s, l)) * v_head;
+  // OLMo 2 and EXAONE 4.0 norm only after it; Falcon-H1's one norm is falcon_h1_block()'s.
+  if (!s.olmo2 && !s.exaone4 && !s.falcon_h1) vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
+  if (s.phi3) {
+    matrix(p + "attn_qkv.weight", {embd, q_dim + 2 * kv_dim});
+  } else {
+    // Qwen3.5's attn_q holds each head's output gate after its q.
+    matrix(p + "attn_q.weight", {embd, (s.full_attn_interval > 0 ? 2 : 1) * q_dim});
+    // Gemma 4's full layers take v from k; its shared layers read an earlier layer's K/V.
+    const bool own_kv = !(s.gemma4 && gemma4_layer_shares_kv(s, l));
+    if (own_kv) matrix(p + "attn_k.weight", {embd, kv_dim});
+    if (own_kv && !full_heads) matrix(p + "attn_v.weight", {embd, v_dim});
+  }
+  if (s.qkv_bias) {
+    vector(p + "attn_q.bias", q_dim, WeightKind::kBias);
+    vector(p + "attn_k.bias", kv_dim, WeightKind::kBias);
+    vector(p + "attn_v.bias", kv_dim, WeightKind::kBias);
+  }
+  if (s.qk_norm) {  // MiniMax-M2, OLMo 2 and OLMoE norm each whole row
+    const WeightKind q_norm = s.gemma4 || s.gemma3n ? WeightKind::kUnscaledQNorm : WeightKind::kNorm;
+    const bool whole_rows = s.minimax_m2 || s.olmo2 || s.arch == "olmoe";
+    vector(p + "attn_q_norm.weight", whole_rows ? q_dim : head, q_norm);
+    if (!(s.gemma4 && gemma4_layer_shares_kv(s, l))) {
+      vector(p + "attn_k_norm.weight", whole_rows ? kv_dim : head, WeightKind::kNorm);
     }
   }
-
-  // Gemma 3n's AltUp router and coefficient maps (F32 rows of a few numbers, drawn to their own
-  // scales: model_generator.h) and its laurel branch, which llama.cpp's quantizer keeps as they are
-  // (is_quantizable_tensor()), so F32 here.
-  void altup_layer(const std::string& p) {
-    const auto embd = static_cast<uint64_t>(s.n_embd);
-    const auto a = static_cast<uint64_t>(kGemma3nAltupStreams);
-    const auto rank = static_cast<uint64_t>(s.laurel_rank);
-    vectors(p + "altup_correct_coef.weight", {a, a}, WeightKind::kAltupCoef);
-    vector(p + "altup_correct_scale.weight", embd, WeightKind::kNorm);
-    vectors(p + "altup_predict_coef.weight", {a, a * a}, WeightKind::kAltupCoef);
-    vectors(p + "altup_router.weight", {embd, a}, WeightKind::kAltupRouter);
-    vector(p + "altup_router_norm.weight", embd, WeightKind::kNorm);
-    matrix(p + "laurel_l.weight", {embd, rank});
-    matrix(p + "laurel_r.weight", {rank, embd});
-    vector(p + "laurel_post_norm.weight", embd, WeightKind::kNorm);
+  matrix(p + "attn_output.weight", {heads * v_head, embd});
+  if (s.bitnet) vector(p + "attn_sub_norm.weight", heads * v_head, WeightKind::kNorm);  // before attn_output
+  if (s.step35 || s.laguna) matrix(p + "attn_gate.weight", {embd, heads});
+  if (s.gpt_oss) vector(p + "attn_output.bias", embd, WeightKind::kOssBias);
+  if (s.gpt_oss || (s.mimo2 && mimo2_layer_slides(l))) {  // MiMo-V2's sliding layers only
+    vector(p + "attn_sinks.weight", static_cast<uint64_t>(s.n_head), WeightKind::kSink);
   }
-
-  // Qwen3.5's gated delta-net layer (tensor_plan.h). ssm_conv1d is planned as a matrix of rows
-  // conv_kernel wide, one per channel, so its taps get a matrix's spread (std 1/sqrt(taps)) and
-  // mix_type() leaves it F32. qwen3next holds attn_qkv and attn_gate as one ssm_in, ssm_beta and
-  // ssm_alpha as one ssm_ba (their rows interleaved per key head, which random rows do not show).
-  void delta_net(const std::string& p) {
-    const auto embd = static_cast<uint64_t>(s.n_embd);
-    const auto v_heads = static_cast<uint64_t>(s.ssm_n_v_heads);
-    const auto value_dim = v_heads * s.ssm_head_v_dim;
-    const auto channels = 2 * static_cast<uint64_t>(s.ssm_n_k_heads) * s.ssm_head_k_dim + value_dim;
-    vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
-    const bool grouped = s.arch == "qwen3next";
-    if (grouped) {
-      matrix(p + "ssm_in.weight", {embd, channels + value_dim});
-    } else {
-      matrix(p + "attn_qkv.weight", {embd, channels});
-      matrix(p + "attn_gate.weight", {embd, value_dim});
-    }
-    matrix(p + "ssm_conv1d.weight", {static_cast<uint64_t>(s.ssm_conv_kernel), channels});
-    vector(p + "ssm_dt.bias", v_heads, WeightKind::kSsmDtBias);
-    vector(p + "ssm_a", v_heads, WeightKind::kSsmA);
-    if (grouped) {
-      matrix(p + "ssm_ba.weight", {embd, 2 * v_heads});
-    } else {
-      matrix(p + "ssm_beta.weight", {embd, v_heads});
-      matrix(p + "ssm_alpha.weight", {embd, v_heads});
-    }
-    vector(p + "ssm_norm.weight", static_cast<uint64_t>(s.ssm_head_v_dim), WeightKind::kNorm);
-    matrix(p + "ssm_out.weight", {value_dim, embd});
+  if (s.post_norms) vector(p + "post_attention_norm.weight", embd, WeightKind::kNorm);
+  if (s.gemma4) vector(p + "layer_output_scale.weight", 1, WeightKind::kLayerScale);
+  if (s.n_embd_per_layer > 0) {  // Gemma 4 E2B / E4B's and Gemma 3n's per-layer input block
+    const auto per_layer = static_cast<uint64_t>(s.n_embd_per_layer);
+    matrix(p + "inp_gate.weight", {embd, per_layer});
+    matrix(p + "proj.weight", {per_layer, embd});
+    vector(p + "post_norm.weight", embd, WeightKind::kNorm);
   }
+}
 
-  // Granite 4.0-H's Mamba-2 layer (model_spec.h): ssm_in's rows are z, then the convolution's
-  // channels (x, B, C), then dt per head; ssm_conv1d is planned as delta_net()'s is. ssm_a holds
-  // -exp(A_log) and ssm_d the skip weights, both {1, heads}; ssm_norm one row per group.
-  // Falcon-H1's layer writes the norm itself (own_norm false), before the mixer and attention both.
-  void mamba2(const std::string& p, bool own_norm = true) {
-    const auto embd = static_cast<uint64_t>(s.n_embd);
-    const auto heads = static_cast<uint64_t>(s.ssm_n_v_heads);
-    const auto groups = static_cast<uint64_t>(s.ssm_n_k_heads);
-    const auto inner = heads * s.ssm_head_v_dim;
-    const auto channels = inner + 2 * groups * s.ssm_head_k_dim;
-    if (own_norm) vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
-    matrix(p + "ssm_in.weight", {embd, inner + channels + heads});
-    matrix(p + "ssm_conv1d.weight", {static_cast<uint64_t>(s.ssm_conv_kernel), channels});
-    vector(p + "ssm_conv1d.bias", channels, WeightKind::kBias);
-    vector(p + "ssm_dt.bias", heads, WeightKind::kMamba2DtBias);
-    vectors(p + "ssm_a", {1, heads}, WeightKind::kMamba2A);
-    vectors(p + "ssm_d", {1, heads}, WeightKind::kMamba2D);
-    vectors(p + "ssm_norm.weight", {inner / groups, groups}, WeightKind::kNorm);
-    matrix(p + "ssm_out.weight", {inner, embd});
+// Gemma 3n's AltUp router and coefficient maps (F32 rows of a few numbers, drawn to their own
+// scales: model_generator.h) and its laurel branch, which llama.cpp's quantizer keeps as they are
+// (is_quantizable_tensor()), so F32 here.
+void PlanBuilder::altup_layer(const std::string& p) {
+  const auto embd = static_cast<uint64_t>(s.n_embd);
+  const auto a = static_cast<uint64_t>(kGemma3nAltupStreams);
+  const auto rank = static_cast<uint64_t>(s.laurel_rank);
+  vectors(p + "altup_correct_coef.weight", {a, a}, WeightKind::kAltupCoef);
+  vector(p + "altup_correct_scale.weight", embd, WeightKind::kNorm);
+  vectors(p + "altup_predict_coef.weight", {a, a * a}, WeightKind::kAltupCoef);
+  vectors(p + "altup_router.weight", {embd, a}, WeightKind::kAltupRouter);
+  vector(p + "altup_router_norm.weight", embd, WeightKind::kNorm);
+  matrix(p + "laurel_l.weight", {embd, rank});
+  matrix(p + "laurel_r.weight", {rank, embd});
+  vector(p + "laurel_post_norm.weight", embd, WeightKind::kNorm);
+}
+
+void PlanBuilder::dense_ffn(const std::string& p, int l) {
+  const auto embd = static_cast<uint64_t>(s.n_embd);
+  const auto ff = static_cast<uint64_t>(s.gemma4 ? gemma4_ffn_width(s, l) : s.n_ff);
+  if (s.phi3 || s.glm4) {
+    matrix(p + "ffn_up.weight", {embd, 2 * ff});
+  } else {
+    // Arcee's squared ReLU and Apertus's xIELU have no gate
+    if (s.arch != "arcee" && s.arch != "apertus") matrix(p + "ffn_gate.weight", {embd, ff});
+    matrix(p + "ffn_up.weight", {embd, ff});
   }
+  matrix(p + "ffn_down.weight", {ff, embd});
+  if (s.bitnet) vector(p + "ffn_sub_norm.weight", ff, WeightKind::kNorm);  // before ffn_down
+}
 
-  // LFM2's gated short convolution (model_spec.h): in_proj's rows B, C and x, n_embd each; the taps
-  // planned as delta_net()'s ssm_conv1d is (rows l_cache wide, one per channel: F32, as llama.cpp
-  // never quantizes them); out_proj.
-  void short_conv(const std::string& p) {
-    const auto embd = static_cast<uint64_t>(s.n_embd);
-    vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
-    matrix(p + "shortconv.in_proj.weight", {embd, 3 * embd});
-    matrix(p + "shortconv.conv.weight", {static_cast<uint64_t>(s.ssm_conv_kernel), embd});
-    matrix(p + "shortconv.out_proj.weight", {embd, embd});
+// The router (F32, random like a matrix so routing is not uniform) with the selection bias of
+// sigmoid routing (glm4moe, deepseek2, minimax-m2), the experts as 3-D tensors (expert e's rows follow
+// expert e-1's), and the shared expert, whose qwen2moe 1-D gate is a row of weights too (std
+// 1/sqrt(n_embd), so its sigmoid does not saturate); glm4moe's, llama4's and deepseek2's have
+// no gate.
+void PlanBuilder::moe_ffn(const std::string& p, int l) {
+  const auto embd = static_cast<uint64_t>(s.n_embd);
+  const auto ff = static_cast<uint64_t>(s.n_ff_exp);
+  const auto n_exp = static_cast<uint64_t>(s.n_expert);
+  if (s.gemma4) {  // the dense feed-forward beside the experts, gate and up fused, scales
+    dense_ffn(p, l);
+    vector(p + "post_ffw_norm_1.weight", embd, WeightKind::kNorm);
+    vector(p + "pre_ffw_norm_2.weight", embd, WeightKind::kNorm);
+    matrix(p + "ffn_gate_inp.weight", {embd, n_exp});
+    vector(p + "ffn_gate_inp.scale", embd, WeightKind::kRouterScale);
+    matrix(p + "ffn_gate_up_exps.weight", {embd, 2 * ff, n_exp});
+    matrix(p + "ffn_down_exps.weight", {ff, embd, n_exp});
+    vector(p + "ffn_down_exps.scale", n_exp, WeightKind::kNorm);
+    vector(p + "post_ffw_norm_2.weight", embd, WeightKind::kNorm);
+    return;
   }
-
-  void dense_ffn(const std::string& p, int l) {
-    const auto embd = static_cast<uint64_t>(s.n_embd);
-    const auto ff = static_cast<uint64_t>(s.gemma4 ? gemma4_ffn_width(s, l) : s.n_ff);
-    if (s.phi3 || s.glm4) {
-      matrix(p + "ffn_up.weight", {embd, 2 * ff});
-    } else {
-      // Arcee's squared ReLU and Apertus's xIELU have no gate
-      if (s.arch != "arcee" && s.arch != "apertus") matrix(p + "ffn_gate.weight", {embd, ff});
-      matrix(p + "ffn_up.weight", {embd, ff});
-    }
-    matrix(p + "ffn_down.weight", {ff, embd});
-    if (s.bitnet) vector(p + "ffn_sub_norm.weight", ff, WeightKind::kNorm);  // before ffn_down
+  matrix(p + "ffn_gate_inp.weight", {embd, n_exp});
+  if (s.sigmoid_routing || s.ernie_moe) vector(p + "exp_probs_b.bias", n_exp, WeightKind::kSelectionBias);
+  if (s.fused_gate_up_exps) {
+    matrix(p + "ffn_gate_up_exps.weight", {embd, 2 * ff, n_exp});
+  } else {
+    matrix(p + "ffn_gate_exps.weight", {embd, ff, n_exp});
+    matrix(p + "ffn_up_exps.weight", {embd, ff, n_exp});
   }
+  matrix(p + "ffn_down_exps.weight", {ff, embd, n_exp});
+  if (s.gpt_oss) {
+    vector(p + "ffn_gate_inp.bias", n_exp, WeightKind::kOssBias);
+    vectors(p + "ffn_gate_exps.bias", {ff, n_exp}, WeightKind::kOssBias);
+    vectors(p + "ffn_up_exps.bias", {ff, n_exp}, WeightKind::kOssBias);
+    vectors(p + "ffn_down_exps.bias", {embd, n_exp}, WeightKind::kOssBias);
+  }
+  if (s.n_ff_shexp == 0) return;
+  const auto sh = static_cast<uint64_t>(s.n_ff_shexp);
+  if (s.arch == "qwen2moe" || s.arch == "qwen35moe" || s.arch == "qwen3next") {
+    vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
+  }
+  matrix(p + "ffn_gate_shexp.weight", {embd, sh});
+  matrix(p + "ffn_up_shexp.weight", {embd, sh});
+  matrix(p + "ffn_down_shexp.weight", {sh, embd});
+}
 
-  // Falcon-H1's layer (model_spec.h): one norm before the Mamba-2 mixer and attention beside it, then the
-  // feed-forward norm without ".weight", as llama.cpp's loader names it, and the feed-forward.
-  void falcon_h1_block(const std::string& p, int l) {
-    vector(p + "attn_norm.weight", static_cast<uint64_t>(s.n_embd), WeightKind::kNorm);
-    mamba2(p, /*own_norm=*/false);
+// glm4moe's NextN block: the projection of [embedding norm, hidden norm] back to n_embd, and
+// its norms. Its embed_tokens and shared_head_head are token_embd and output, not written.
+void PlanBuilder::nextn(const std::string& p) {
+  const auto embd = static_cast<uint64_t>(s.n_embd);
+  matrix(p + "nextn.eh_proj.weight", {2 * embd, embd});
+  vector(p + "nextn.enorm.weight", embd, WeightKind::kNorm);
+  vector(p + "nextn.hnorm.weight", embd, WeightKind::kNorm);
+  vector(p + "nextn.shared_head_norm.weight", embd, WeightKind::kNorm);
+}
+
+// Nemotron's layer l (model_spec.h): attention of its kind, a feed-forward of its width.
+void PlanBuilder::deci_block(const std::string& p, int l) {
+  const auto embd = static_cast<uint64_t>(s.n_embd);
+  if (deci_layer_kv_heads(s, l) > 0) {
     attention(p, l);
-    vector(p + "ffn_norm", static_cast<uint64_t>(s.n_embd), WeightKind::kNorm);
+  } else if (deci_layer_heads(s, l) > 0) {
+    vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
+    matrix(p + "attn_output.weight", {embd, embd});
+  }
+  const auto ff = static_cast<uint64_t>(deci_ffn_width(s, l));
+  if (ff == 0) return;
+  vector(p + "ffn_norm.weight", embd, WeightKind::kNorm);
+  matrix(p + "ffn_gate.weight", {embd, ff});
+  matrix(p + "ffn_up.weight", {embd, ff});
+  matrix(p + "ffn_down.weight", {ff, embd});
+}
+
+// Block l: attention, the feed-forward norm, a dense or MoE feed-forward, and what follows.
+void PlanBuilder::block(int l) {
+  const std::string p = "blk." + std::to_string(l) + ".";
+  const auto embd = static_cast<uint64_t>(s.n_embd);
+  if (s.deci) {
+    deci_block(p, l);
+    return;
+  }
+  if (s.nemotron_h) {
+    nemotron_h_block(p, l);
+    return;
+  }
+  if (s.falcon_h1) {
+    falcon_h1_block(p, l);
+    return;
+  }
+  if (layer_attends(s, l)) {
+    attention(p, l);
+  } else if (s.mamba2) {
+    mamba2(p);
+  } else if (s.lfm2) {
+    short_conv(p);
+  } else {
+    delta_net(p);
+  }
+  const bool post_attention_norm = s.gpt_oss || s.glm4moe || s.full_attn_interval > 0 || s.seed_oss;
+  // Cohere's feed-forward reads the attention's norm; OLMo 2's and EXAONE 4.0's norm only after it.
+  if (!s.cohere2 && !s.cohere2_moe && !s.olmo2 && !s.exaone4) {
+    vector(p + (post_attention_norm ? "post_attention_norm.weight" : "ffn_norm.weight"), embd, WeightKind::kNorm);
+  }
+  if (s.n_expert > 0 && l >= s.n_dense_lead && (l + 1) % s.moe_layer_step == 0) {
+    moe_ffn(p, l);
+  } else {
     dense_ffn(p, l);
   }
-
-  // The router (F32, random like a matrix so routing is not uniform) with the selection bias of
-  // sigmoid routing (glm4moe, deepseek2, minimax-m2), the experts as 3-D tensors (expert e's rows follow
-  // expert e-1's), and the shared expert, whose qwen2moe 1-D gate is a row of weights too (std
-  // 1/sqrt(n_embd), so its sigmoid does not saturate); glm4moe's, llama4's and deepseek2's have
-  // no gate.
-  void moe_ffn(const std::string& p, int l) {
-    const auto embd = static_cast<uint64_t>(s.n_embd);
-    const auto ff = static_cast<uint64_t>(s.n_ff_exp);
-    const auto n_exp = static_cast<uint64_t>(s.n_expert);
-    if (s.gemma4) {  // the dense feed-forward beside the experts, gate and up fused, scales
-      dense_ffn(p, l);
-      vector(p + "post_ffw_norm_1.weight", embd, WeightKind::kNorm);
-      vector(p + "pre_ffw_norm_2.weight", embd, WeightKind::kNorm);
-      matrix(p + "ffn_gate_inp.weight", {embd, n_exp});
-      vector(p + "ffn_gate_inp.scale", embd, WeightKind::kRouterScale);
-      matrix(p + "ffn_gate_up_exps.weight", {embd, 2 * ff, n_exp});
-      matrix(p + "ffn_down_exps.weight", {ff, embd, n_exp});
-      vector(p + "ffn_down_exps.scale", n_exp, WeightKind::kNorm);
-      vector(p + "post_ffw_norm_2.weight", embd, WeightKind::kNorm);
-      return;
-    }
-    matrix(p + "ffn_gate_inp.weight", {embd, n_exp});
-    if (s.sigmoid_routing || s.ernie_moe) vector(p + "exp_probs_b.bias", n_exp, WeightKind::kSelectionBias);
-    if (s.fused_gate_up_exps) {
-      matrix(p + "ffn_gate_up_exps.weight", {embd, 2 * ff, n_exp});
-    } else {
-      matrix(p + "ffn_gate_exps.weight", {embd, ff, n_exp});
-      matrix(p + "ffn_up_exps.weight", {embd, ff, n_exp});
-    }
-    matrix(p + "ffn_down_exps.weight", {ff, embd, n_exp});
-    if (s.gpt_oss) {
-      vector(p + "ffn_gate_inp.bias", n_exp, WeightKind::kOssBias);
-      vectors(p + "ffn_gate_exps.bias", {ff, n_exp}, WeightKind::kOssBias);
-      vectors(p + "ffn_up_exps.bias", {ff, n_exp}, WeightKind::kOssBias);
-      vectors(p + "ffn_down_exps.bias", {embd, n_exp}, WeightKind::kOssBias);
-    }
-    if (s.n_ff_shexp == 0) return;
-    const auto sh = static_cast<uint64_t>(s.n_ff_shexp);
-    if (s.arch == "qwen2moe" || s.arch == "qwen35moe" || s.arch == "qwen3next") {
-      vector(p + "ffn_gate_inp_shexp.weight", embd, WeightKind::kMatrix);
-    }
-    matrix(p + "ffn_gate_shexp.weight", {embd, sh});
-    matrix(p + "ffn_up_shexp.weight", {embd, sh});
-    matrix(p + "ffn_down_shexp.weight", {sh, embd});
-  }
-
-  // glm4moe's NextN block: the projection of [embedding norm, hidden norm] back to n_embd, and
-  // its norms. Its embed_tokens and shared_head_head are token_embd and output, not written.
-  void nextn(const std::string& p) {
-    const auto embd = static_cast<uint64_t>(s.n_embd);
-    matrix(p + "nextn.eh_proj.weight", {2 * embd, embd});
-    vector(p + "nextn.enorm.weight", embd, WeightKind::kNorm);
-    vector(p + "nextn.hnorm.weight", embd, WeightKind::kNorm);
-    vector(p + "nextn.shared_head_norm.weight", embd, WeightKind::kNorm);
-  }
-
-  // Nemotron-H's layer l (model_spec.h), of its kind under its one norm: a Mamba-2 mixer, attention,
-  // a feed-forward without a gate, or experts and a shared expert without gates, whose router has
-  // sigmoid routing's selection bias.
-  void nemotron_h_block(const std::string& p, int l) {
-    const auto embd = static_cast<uint64_t>(s.n_embd);
-    const char kind = nemotron_layer_kind(s, l);
-    if (kind == 'M') {  // mamba2() and attention() write the attn_norm
-      mamba2(p);
-      return;
-    }
-    if (kind == '*') {
-      attention(p, l);
-      return;
-    }
-    vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
-    if (kind == '-') {
-      const auto ff = static_cast<uint64_t>(s.n_ff);
-      matrix(p + "ffn_up.weight", {embd, ff});
-      matrix(p + "ffn_down.weight", {ff, embd});
-      return;
-    }
-    const auto ff = static_cast<uint64_t>(s.n_ff_exp);
-    const auto n_exp = static_cast<uint64_t>(s.n_expert);
-    const auto sh = static_cast<uint64_t>(s.n_ff_shexp);
-    matrix(p + "ffn_gate_inp.weight", {embd, n_exp});
-    vector(p + "exp_probs_b.bias", n_exp, WeightKind::kSelectionBias);
-    matrix(p + "ffn_up_exps.weight", {embd, ff, n_exp});
-    matrix(p + "ffn_down_exps.weight", {ff, embd, n_exp});
-    matrix(p + "ffn_up_shexp.weight", {embd, sh});
-    matrix(p + "ffn_down_shexp.weight", {sh, embd});
-  }
-
-  // Block l: attention, the feed-forward norm, a dense or MoE feed-forward, and what follows.
-  // Nemotron's layer l (model_spec.h): attention of its kind, a feed-forward of its width.
-  void deci_block(const std::string& p, int l) {
-    const auto embd = static_cast<uint64_t>(s.n_embd);
-    if (deci_layer_kv_heads(s, l) > 0) {
-      attention(p, l);
-    } else if (deci_layer_heads(s, l) > 0) {
-      vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
-      matrix(p + "attn_output.weight", {embd, embd});
-    }
-    const auto ff = static_cast<uint64_t>(deci_ffn_width(s, l));
-    if (ff == 0) return;
-    vector(p + "ffn_norm.weight", embd, WeightKind::kNorm);
-    matrix(p + "ffn_gate.weight", {embd, ff});
-    matrix(p + "ffn_up.weight", {embd, ff});
-    matrix(p + "ffn_down.weight", {ff, embd});
-  }
-
-  void block(int l) {
-    const std::string p = "blk." + std::to_string(l) + ".";
-    const auto embd = static_cast<uint64_t>(s.n_embd);
-    if (s.deci) {
-      deci_block(p, l);
-      return;
-    }
-    if (s.nemotron_h) {
-      nemotron_h_block(p, l);
-      return;
-    }
-    if (s.falcon_h1) {
-      falcon_h1_block(p, l);
-      return;
-    }
-    if (layer_attends(s, l)) {
-      attention(p, l);
-    } else if (s.mamba2) {
-      mamba2(p);
-    } else if (s.lfm2) {
-      short_conv(p);
-    } else {
-      delta_net(p);
-    }
-    const bool post_attention_norm = s.gpt_oss || s.glm4moe || s.full_attn_interval > 0 || s.seed_oss;
-    // Cohere's feed-forward reads the attention's norm; OLMo 2's and EXAONE 4.0's norm only after it.
-    if (!s.cohere2 && !s.cohere2_moe && !s.olmo2 && !s.exaone4) {
-      vector(p + (post_attention_norm ? "post_attention_norm.weight" : "ffn_norm.weight"), embd, WeightKind::kNorm);
-    }
-    if (s.n_expert > 0 && l >= s.n_dense_lead && (l + 1) % s.moe_layer_step == 0) {
-      moe_ffn(p, l);
-    } else {
-      dense_ffn(p, l);
-    }
-    if (s.post_norms) vector(p + "post_ffw_norm.weight", embd, WeightKind::kNorm);
-    if (s.gemma3n) altup_layer(p);
-    if (l >= s.n_layer) nextn(p);
-  }
-};
-
-}  // namespace
+  if (s.post_norms) vector(p + "post_ffw_norm.weight", embd, WeightKind::kNorm);
+  if (s.gemma3n) altup_layer(p);
+  if (l >= s.n_layer) nextn(p);
+}
 
 bool can_generate_type(DType type) {
   switch (type) {
