@@ -46,7 +46,16 @@ constexpr const char* kArchHelp =
     "the 7th with attn_output alone, the 8th without a feed-forward, the widths cycling n_ff, 3/4, 1/2); qwen3moe, "
     "qwen2moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, mistral4, minimax-m2, minimax-m3, ernie4_5-moe, "
     "qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, cohere2_moe, mimo2, glm-dsa, "
-    "nemotron_h_moe, lfm2moe, olmoe or granitehybrid (MoE presets; olmoe is OLMoE: QK-norm over whole rows, "
+    "nemotron_h_moe, lfm2moe, olmoe, bailingmoe3, kimi-linear or granitehybrid (MoE presets; bailingmoe3 (inclusionAI "
+    "Ling 3.0, as ik_llama.cpp reads it; no preset: no real config at hand) and kimi-linear (Moonshot Kimi Linear, "
+    "as llama.cpp's converter writes it) are deepseek2's latent attention (bailingmoe3's with a sigmoid gate per "
+    "head, kimi-linear's without gate or rope) in some layers and Kimi Delta Attention in the others, told apart by "
+    "a head_count_kv per layer (0: KDA); on a preset not Kimi Linear's mkmodel's own pattern, latent attention in "
+    "every 4th layer ((l + 1) % 4 == 0, over at least 4 layers), KDA of n_head heads of 128 over 4 taps (kimi-"
+    "linear's decay and gate inputs through rank 128), the preset's latent attention (another preset: "
+    "DeepSeek-V3's for bailingmoe3, Kimi Linear's for kimi-linear), sigmoid routing with a selection bias, "
+    "renormalised; bailingmoe3 8 expert groups (4 used) where the experts split into 8 groups of 2 or more; "
+    "olmoe is OLMoE: QK-norm over whole rows, "
     "experts in every layer by softmax, weights as they are, no shared expert; lfm2 and lfm2moe are Liquid LFM2 "
     "and LFM2-MoE: gated short convolutions ('C') and attention with QK-norm ('*') by a pattern, tied embeddings, "
     "on a preset not LFM2's attention in every third layer (CC*) and 3-tap convolutions, lfm2moe one leading "
@@ -104,6 +113,7 @@ void print_deepseek2(const ModelSpec& s) {
               "YaRN %g (log multiplier %g)\n",
               s.n_dense_lead, s.n_ff, s.sigmoid_routing ? "sigmoid with a selection bias (exp_probs_b)" : "softmax",
               s.expert_weights_norm ? "" : "not ", s.expert_weights_scale, s.rope_yarn_factor, s.rope_yarn_log_mul);
+  if (s.kda) return;  // their loaders read the query rank from attention.q_lora_rank, not the layer count
   const bool no_bottleneck = s.q_lora_rank == 0;
   std::string refusing = (s.n_layer == 27) != no_bottleneck ? "llama.cpp" : "";
   if ((s.n_layer == 26 || s.n_layer == 27) != no_bottleneck) {
@@ -139,6 +149,21 @@ void print_lfm2(const ModelSpec& s) {
                 "(exp_probs_b), renormalised",
                 s.n_dense_lead, s.n_ff);
   }
+  std::printf("\n");
+}
+
+// bailingmoe3's and kimi-linear's layers: their pattern (kda_layer_pattern()), the KDA shapes, the latent
+// layers' gate and rope, the routing's groups.
+void print_kda(const ModelSpec& s) {
+  const std::string kinds = kda_layer_pattern(s);
+  const auto n_kda = static_cast<int>(std::count(kinds.begin(), kinds.end(), 'K'));
+  const bool kimi = s.arch == "kimi-linear";
+  const std::string inputs = kimi ? "through rank " + std::to_string(s.kda_rank) : "per channel";
+  std::printf("  %s: layers %s: %d Kimi Delta Attention (%d heads of %d, %d-tap convolutions, decay and gate inputs "
+              "%s), %d latent attention (%s)",
+              s.arch.c_str(), kinds.c_str(), n_kda, s.n_head, s.ssm_head_v_dim, s.ssm_conv_kernel, inputs.c_str(),
+              s.n_layer - n_kda, kimi ? "no gate, no rope" : "a sigmoid gate per head");
+  if (s.n_expert_groups > 0) std::printf("; %d expert groups, %d used", s.n_expert_groups, s.n_expert_groups_used);
   std::printf("\n");
 }
 
@@ -272,6 +297,7 @@ void print_report(const GenerateReport& r, const MkmodelFlags& flags, double ela
   if (s.mamba2) print_granite_hybrid(s);
   if (s.nemotron_h) print_nemotron_h(s);
   if (s.lfm2) print_lfm2(s);
+  if (s.kda) print_kda(s);
   if (s.olmo2 || s.exaone4 || s.arch == "olmoe") print_post_norm(s);
   if (s.falcon_h1) print_falcon_h1(s);
   if (s.arch == "exaone" || s.arch == "arcee" || s.arch == "apertus" || s.arch == "hunyuan-dense") print_llama_kin(s);
@@ -347,7 +373,8 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "qwen1.5-moe-a2.7b, mixtral-8x7b, gpt-oss-20b, glm-4.5-air, llama4-scout, deepseek-v2-lite, deepseek-v3 "
                   "(R1's shape too), kimi-k2, minimax-m2, ernie-4.5-21b-a3b, qwen3.5-35b-a3b, qwen3-next-80b-a3b, "
                   "granite-4.0-h-tiny, nemotron-3-nano-30b-a3b, lfm2-8b-a1b, olmoe-1b-7b, "
-                  "gemma4-26b-a4b, mistral-small-4, step-3.5-flash, laguna-xs.2, hunyuan-a13b, north-mini-code, mimo-v2-flash, glm-5")
+                  "gemma4-26b-a4b, mistral-small-4, step-3.5-flash, laguna-xs.2, hunyuan-a13b, north-mini-code, "
+                  "mimo-v2-flash, glm-5, kimi-linear-48b-a3b")
       ->capture_default_str();
   sub->add_option("--layers", flags->n_layers,
                   "layer count instead of the preset's (same shape, smaller file; glm4moe writes its NextN block after "
@@ -356,7 +383,9 @@ void add_mkmodel_command(CLI::App& app, int* exit_code) {
                   "or in the last of fewer "
                   "than 6 layers; nemotron_h / nemotron_h_moe take the preset's pattern from its start, repeating "
                   "it past its end, and where no layer of the cut attends, its last Mamba-2 layer does; lfm2 / "
-                  "lfm2moe likewise, where none attends its last layer; gemma4's E2B / E4B and gemma3n keep the "
+                  "lfm2moe likewise, where none attends its last layer; bailingmoe3 / kimi-linear likewise (Kimi "
+                  "Linear's layer list, or KKK* repeated), where none attends its last layer; gemma4's E2B / E4B and "
+                  "gemma3n keep the "
                   "preset's share of shared K/V layers, leaving the first full layer its own, and gemma3n its first 10 "
                   "layers' sparse gates)")
       ->check(CLI::PositiveNumber);

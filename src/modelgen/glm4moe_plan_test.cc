@@ -153,7 +153,7 @@ TEST(Glm4MoePresetTest, DensePresetsAndBrokenLayoutsAreRefused) {
       << dense.status().message();
   EXPECT_NE(
       model_preset("qwen3", "glm-4.5-air").status().message().find("mixtral, gpt-oss, glm4moe, llama4, deepseek2, mistral4, "
-                                                                   "minimax-m2, minimax-m3, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, cohere2_moe, mimo2, glm-dsa, granitehybrid, nemotron_h_moe, lfm2moe or olmoe"),
+                                                                   "minimax-m2, minimax-m3, ernie4_5-moe, qwen35moe, qwen3next, qwen3vlmoe, granitemoe, step35, laguna, hunyuan-moe, cohere2_moe, mimo2, glm-dsa, granitehybrid, nemotron_h_moe, lfm2moe, olmoe, bailingmoe3 or kimi-linear"),
       std::string::npos);
   ModelSpec s = *model_preset("glm4moe", "moe-tiny");
   s.n_ff_shexp = 300;

@@ -217,6 +217,29 @@ void set_lfm2_hparams(GgufWriter& w, const ModelSpec& s) {
   w.set(a + ".expert_gating_func", u32(2));
 }
 
+// Ling 3.0's and Kimi Linear's, as ik_llama.cpp reads them and llama.cpp's converter writes Kimi's: each
+// layer's K/V heads (0 in the KDA layers, which is how both tell the kinds apart; head_count_kv() in the
+// latent ones), the convolution's taps and the KDA head; then Ling's safe gate and its lower bound (Kimi's
+// gate is its arch's: no key), its shared expert's width per shared expert (read with
+// expert_shared_count, which set_expert_hparams() writes) and its expert groups.
+void set_kda_hparams(GgufWriter& w, const ModelSpec& s) {
+  if (!s.kda) return;
+  const std::string& a = s.arch;
+  auto u32 = [](int v) { return GgufValue::U32(static_cast<uint32_t>(v)); };
+  std::vector<int32_t> kv_heads;
+  for (int l = 0; l < s.n_layer; ++l) kv_heads.push_back(layer_attends(s, l) ? head_count_kv(s) : 0);
+  w.set(a + ".attention.head_count_kv", GgufValue::I32Array(kv_heads));
+  w.set(a + ".ssm.conv_kernel", u32(s.ssm_conv_kernel));
+  w.set(a + ".kda.head_dim", u32(s.ssm_head_v_dim));
+  if (a != "bailingmoe3") return;
+  w.set(a + ".kda.safe_gate", GgufValue::Bool(true));
+  w.set(a + ".kda.gate_lower_bound", GgufValue::F32(kKdaGateLowerBound));
+  w.set(a + ".expert_shared_feed_forward_length", u32(s.n_ff_exp));
+  if (s.n_expert_groups == 0) return;
+  w.set(a + ".expert_group_count", u32(s.n_expert_groups));
+  w.set(a + ".expert_group_used_count", u32(s.n_expert_groups_used));
+}
+
 // OLMo 3's and EXAONE 4.0 32B's window, as llama.cpp's converter writes it: which layers slide, a
 // flag per layer (every layer but each 4th, their layer_types).
 void set_post_norm_window_hparams(GgufWriter& w, const ModelSpec& s) {

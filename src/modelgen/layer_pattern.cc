@@ -1,7 +1,7 @@
 // The per-layer functions of model_spec.h: block and K/V head counts as written, which layers of
 // Gemma 4 and 3n, Step 3.5, MiMo-V2 and Nemotron's DeciLM shapes slide or narrow, which layers of the hybrids
-// attend (Granite 4.0-H's rule, Nemotron-H's and LFM2's patterns), and a --layers cut. Apart from
-// model_spec.cc, whose arch table and presets they do not need.
+// attend (Granite 4.0-H's rule, Nemotron-H's, LFM2's and the KDA hybrids' patterns), and a --layers cut.
+// Apart from model_spec.cc, whose arch table and presets they do not need.
 #include <algorithm>
 #include <string>
 
@@ -84,10 +84,14 @@ std::string lfm2_layer_pattern(const ModelSpec& spec) {
   return spec.lfm2 ? repeated_layer_pattern(spec, 'C') : std::string();
 }
 
+std::string kda_layer_pattern(const ModelSpec& spec) {
+  return spec.kda ? repeated_layer_pattern(spec, 'K') : std::string();
+}
+
 bool layer_attends(const ModelSpec& spec, int layer) {
   if (spec.nemotron_h) return nemotron_layer_kind(spec, layer) == '*';
-  if (spec.lfm2) {
-    const std::string kinds = lfm2_layer_pattern(spec);
+  if (spec.lfm2 || spec.kda) {
+    const std::string kinds = spec.lfm2 ? lfm2_layer_pattern(spec) : kda_layer_pattern(spec);
     return layer >= 0 && static_cast<size_t>(layer) < kinds.size() && kinds[static_cast<size_t>(layer)] == '*';
   }
   if (spec.mamba2) return granite_layer_attends(spec, layer);

@@ -29,7 +29,8 @@ namespace {
 constexpr float kSelectionBiasHalfWidth = 0.1f;
 
 // Mamba-2's initial ranges for a delta-net layer's decay (model_generator.h): A in [1, 16], and a
-// time step in [0.001, 0.1] before the input's own alpha is added.
+// time step in [0.001, 0.1] before the input's own alpha is added. Kimi Delta Attention's (Ling 3.0's and
+// Kimi Linear's) take the same: Kimi's A_log is log of A uniform in [1, 16], its dt_bias Mamba's.
 constexpr float kSsmAMin = 1.0f, kSsmAMax = 16.0f;
 constexpr float kSsmDtMin = 0.001f, kSsmDtMax = 0.1f;
 
@@ -53,6 +54,7 @@ float ssm_dt_bias(float u) {
 float weight_value(const WeightRng& rng, WeightKind kind, uint64_t i, float matrix_half_width) {
   switch (kind) {
     case WeightKind::kSsmA: return -(kSsmAMin + (kSsmAMax - kSsmAMin) * rng.uniform(i));
+    case WeightKind::kKdaRate: return kSsmAMin + (kSsmAMax - kSsmAMin) * rng.uniform(i);
     case WeightKind::kSsmDtBias: return ssm_dt_bias(rng.uniform(i));
     case WeightKind::kMamba2A: return -std::exp(kMamba2LogAMin + (kMamba2LogAMax - kMamba2LogAMin) * rng.uniform(i));
     case WeightKind::kMamba2DtBias: return kMamba2DtBiasMin * rng.uniform(i);
@@ -297,7 +299,8 @@ void set_deepseek2_hparams(GgufWriter& w, const ModelSpec& s) {
   }
   if (s.q_lora_rank > 0) w.set(a + ".attention.q_lora_rank", u32(s.q_lora_rank));
   w.set(a + ".attention.kv_lora_rank", u32(s.kv_lora_rank));
-  w.set(a + ".rope.scaling.yarn_log_multiplier", GgufValue::F32(s.rope_yarn_log_mul));
+  // Kimi Linear's latent attention has no rope: its converter writes no YaRN.
+  if (s.arch != "kimi-linear") w.set(a + ".rope.scaling.yarn_log_multiplier", GgufValue::F32(s.rope_yarn_log_mul));
   w.set(a + ".expert_shared_count", u32(s.n_ff_shexp / s.n_ff_exp));
   w.set(a + ".leading_dense_block_count", u32(s.n_dense_lead));
   w.set(a + ".expert_weights_scale", GgufValue::F32(s.expert_weights_scale));
@@ -402,6 +405,7 @@ Status write_model(const GenerateReport& report, const GenerateOptions& o) {
   set_mamba2_hybrid_hparams(w, report.spec);
   set_nemotron_h_hparams(w, report.spec);
   set_lfm2_hparams(w, report.spec);
+  set_kda_hparams(w, report.spec);
   set_post_norm_window_hparams(w, report.spec);
   set_falcon_h1_hparams(w, report.spec);
   set_bitnet_hparams(w, report.spec);

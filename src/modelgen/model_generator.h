@@ -20,6 +20,12 @@
 // [-2, 0] (decays per position of about 0.2 to 0.99), ssm_d 1 +- 0.5; their convolution taps a
 // matrix's, its bias a bias's. Nemotron 3 Nano's and LFM2-MoE's exp_probs_b are glm4moe's (+- 0.1).
 // LFM2's short-convolution taps are a matrix's (std 1/sqrt(taps)), so B * x through them stays O(1).
+// Ling 3.0's and Kimi Linear's Kimi Delta Attention layers take the delta-net's ranges, Kimi's own
+// initialisation: rates of magnitude A uniform in [1, 16] (ssm_a: Ling's A, whose decay is
+// exp(-5 sigmoid(A (f + bias))); Kimi's -A, whose decay is exp(-A softplus(f + bias))), ssm_dt.bias per
+// channel the inverse softplus of a step log-uniform in [0.001, 0.1], so that with decay inputs f of
+// O(1) the channels keep from about a third to all of their state per position; their q, k and v
+// convolution taps are a matrix's (std 1/sqrt(taps)).
 // BitNet's matrices (WeightKind::kTernary) are ternary as its trained weights are: -s, 0 or +s with
 // probability 1/3 each, s = sqrt(3 / (2 n_in)) rounded to the nearest f16 (the same std as other
 // matrices). Every 256-element block then holds +-s (all-zero has probability 3^-256), so TQ1_0 and

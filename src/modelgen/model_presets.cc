@@ -429,6 +429,22 @@ std::vector<Preset> model_presets() {
                                     2048, 512, 64, 256),
                                 3, true, true, 2.5f, 1.0f, 0.0f),
                    32, 128, 2048)},
+      // Moonshot Kimi-Linear-48B-A3B-Instruct, as its config.json has it: 27 layers 2304 wide; latent
+      // attention without rope in layers 4, 8, ..., 24 and 27 (1-indexed, its full_attn_layers), 32 heads
+      // with keys of 128 + 64 and values of 128 from a 512-wide latent, no query bottleneck; Kimi Delta
+      // Attention in the other 20, 32 heads of 128 over 4-tap convolutions, its decay and gate inputs
+      // through rank 128 (the KDA head: f_a_proj / g_a_proj); its first layer dense (9216 wide), then 256
+      // experts of 1024 with 8 used beside one shared, sigmoid routing with a selection bias, renormalised,
+      // times 2.446; 163840 tokens, eps 1e-5, rope base 10000 (unused), an output matrix. Read from two
+      // third-party copies of the config that agree (not moonshotai's own page): its context here is
+      // model_max_length 1048576 (no max_position_embeddings seen), and the parameter count (about 49.1B
+      // with embeddings) is not checked against a published total (its card says 48B).
+      {"kimi-linear-48b-a3b", "kimi-linear",
+       kda(deepseek_moe(mla(experts(shape(163840, 1048576, 2304, 27, 32, 32, 192, 9216, 1e-5f, 10000.0f, false), 256,
+                                    8, 1024, 1024),
+                            0, 512, 64, 128),
+                        1, true, true, 2.446f, 1.0f, 0.0f),
+           128, 4, "KKK*KKK*KKK*KKK*KKK*KKK*KK*")},
   };
 }
 

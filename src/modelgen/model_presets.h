@@ -1,6 +1,7 @@
 // The named shapes `strata mkmodel --preset` writes, and the parts model_spec.cc gives another
 // preset's shape for an --arch (Step 3.5's heads and routing, DeepSeek's latent attention and
-// routing, Qwen3.5's delta-net layers, Granite 4.0-H's and Nemotron-H's Mamba-2 layers). Private to
+// routing, Qwen3.5's delta-net layers, Granite 4.0-H's and Nemotron-H's Mamba-2 layers, Kimi Delta
+// Attention). Private to
 // src/modelgen; stateless, thread-safe.
 #pragma once
 
@@ -45,6 +46,9 @@ ModelSpec delta_net(ModelSpec s, int n_k_heads, int head_k_dim, int n_v_heads, i
 // groups of state_size state values, convolving over 4 taps (which layers they are is the arch's:
 // granite_layer_attends(), nemotron_layer_pattern()).
 ModelSpec mamba2(ModelSpec s, int n_heads, int head_dim, int n_groups, int state_size);
+// Kimi Delta Attention on s (ModelSpec::kda): heads of head_dim keys and values (n_head of them, the
+// arch's) convolving over conv_kernel taps, in the 'K' layers of pattern ('*': latent attention).
+ModelSpec kda(ModelSpec s, int head_dim, int conv_kernel, const char* pattern);
 
 }  // namespace preset_parts
 

@@ -68,10 +68,12 @@ MixModel mix_model(const GgufFile& file) {
   const bool hybrid = file.get_uint(arch + ".ssm.conv_kernel").has_value();
   const bool short_conv = file.get_uint(arch + ".shortconv.l_cache").has_value();  // LFM2
   const GgufValue* kv_heads = file.get_array(arch + ".attention.head_count_kv");
-  // Granite 4.0-H, Nemotron-H, LFM2: attn_v where a layer has K/V heads.
+  // Granite 4.0-H, Nemotron-H, LFM2: attn_v where a layer has K/V heads. Ling 3.0 and Kimi Linear (their
+  // kda.head_dim): where it has none, the KDA layers; their latent layers have no tensor named attn_v.
+  const bool kda = file.get_uint(arch + ".kda.head_dim").has_value();
   if ((hybrid || short_conv) && kv_heads != nullptr) {
     for (size_t l = 0; l < kv_heads->array_size(); ++l) {
-      if (kv_heads->uint_at(l).value_or(0) > 0) m.attn_v_layers.push_back(static_cast<int>(l));
+      if ((kv_heads->uint_at(l).value_or(0) > 0) != kda) m.attn_v_layers.push_back(static_cast<int>(l));
     }
     // Nemotron-H: ffn_down where a layer has a feed-forward width.
     if (const GgufValue* widths = file.get_array(arch + ".feed_forward_length"); widths != nullptr) {

@@ -24,10 +24,17 @@ std::string preset_list(bool moe) {
   return names;
 }
 
+// The archs of deepseek2's latent attention (ModelSpec::deepseek2).
+bool is_latent_arch(std::string_view name) {
+  return name == "deepseek2" || name == "mistral4" || name == "glm-dsa" || name == "bailingmoe3" ||
+         name == "kimi-linear";
+}
+
 // The window and rope scaling of --arch name on s (the preset's shape).
 void apply_window_and_rope(std::string_view name, ModelSpec* s) {
-  if (name == "deepseek2" || name == "mistral4" || name == "glm-dsa") {
-    // No window; its YaRN is the preset's (apply_deepseek2 gives another preset DeepSeek-V3's).
+  if (name == "deepseek2" || name == "mistral4" || name == "glm-dsa" || name == "bailingmoe3") {
+    // No window; its YaRN is the preset's (apply_deepseek2 gives another preset DeepSeek-V3's). Kimi
+    // Linear's latent attention has no rope: kimi-linear takes the last branch, without YaRN.
     s->sliding_window = 0;
     s->rope_linear_factor = 1.0f;
   } else if (name == "gemma3" || name == "gemma2") {
@@ -162,7 +169,7 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   s->laguna = name == "laguna";
   s->mimo2 = name == "mimo2";
   if (!s->step35 && !s->laguna) s->n_head_swa = 0;
-  if (name == "deepseek2" || name == "mistral4" || name == "glm-dsa") return;
+  if (is_latent_arch(name)) return;
   if (name == "nemotron_h_moe") {
     apply_nemotron_experts(s);
     return;
@@ -207,13 +214,14 @@ void apply_expert_layout(std::string_view name, ModelSpec* s) {
   if (name == "granitehybrid" && s->n_expert > 0) s->n_ff = s->n_ff_exp;  // a dense one keeps its width
 }
 
-// DeepSeek's layout for --arch deepseek2: a DeepSeek preset (one with a latent) keeps its own;
-// another MoE preset takes DeepSeek-V3's attention, routing and YaRN (model_preset()), one
-// shared expert of its expert width and one leading dense block of its n_ff (as mistral4, Mistral
-// Small 4's: no dense block, softmax routing). Other archs drop the latent attention and YaRN's
-// log multiplier.
+// DeepSeek's layout for --arch deepseek2 (and the archs built on its latent attention: mistral4,
+// glm-dsa, bailingmoe3, kimi-linear): a DeepSeek preset (one with a latent) keeps its own; another MoE
+// preset takes DeepSeek-V3's attention, routing and YaRN (model_preset()), one shared expert of its
+// expert width and one leading dense block of its n_ff (as mistral4, Mistral Small 4's: no dense
+// block, softmax routing; as kimi-linear, Kimi Linear's). Other archs drop the latent attention and
+// YaRN's log multiplier.
 void apply_deepseek2(std::string_view name, ModelSpec* s) {
-  s->deepseek2 = name == "deepseek2" || name == "mistral4" || name == "glm-dsa";
+  s->deepseek2 = is_latent_arch(name);
   // Mistral Small 4's files come from llama.cpp's newer converter: split attn_kv_b, fused experts;
   // GLM-5's: split attn_kv_b, a NextN block, the indexer (half its heads, of up to 128 keeping 2048).
   s->mistral4 = name == "mistral4";
@@ -239,6 +247,12 @@ void apply_deepseek2(std::string_view name, ModelSpec* s) {
     *s = mla(*s, std::min(2048, 4 * s->n_embd), 512, 64, 256);
     s->head_dim = 192 + 64;
     *s = deepseek_moe(*s, 1, true, true, 2.5f, 1.0f, 0.0f);
+    return;
+  }
+  if (name == "kimi-linear") {  // Kimi Linear's: no query bottleneck, keys of 128 + 64 (unrotated), values of 128
+    *s = mla(*s, 0, 512, 64, 128);
+    s->head_dim = 128 + 64;
+    *s = deepseek_moe(*s, 1, true, true, 2.446f, 1.0f, 0.0f);
     return;
   }
   if (s->mistral4) {  // Mistral Small 4's: a 256-wide latent, keys of 64 + 64 rope, softmax routing
@@ -307,7 +321,7 @@ constexpr GeneratedArch kGeneratedArchs[] = {
     {"qwen35moe", true},    {"qwen3next", true},    {"qwen3vlmoe", true},   {"granitemoe", true},
     {"step35", true},       {"laguna", true},       {"hunyuan-moe", true},  {"cohere2_moe", true},
     {"mimo2", true},        {"glm-dsa", true},      {"granitehybrid", true}, {"nemotron_h_moe", true},
-    {"lfm2moe", true},      {"olmoe", true},
+    {"lfm2moe", true},      {"olmoe", true},        {"bailingmoe3", true},  {"kimi-linear", true},
 };
 
 // "a, b, ... or z" of the dense names (dense), the MoE ones (moe), or both.

@@ -2,6 +2,7 @@
 // smollm3, mistral3 or qwen35, or a mixture-of-experts qwen2moe, qwen3moe, Mixtral, gpt-oss, glm4moe, llama4,
 // deepseek2, minimax-m2, ernie4_5-moe or qwen35moe; granitehybrid with or without experts; the Mamba-2
 // hybrids nemotron_h and nemotron_h_moe and falcon-h1; the short-convolution hybrids lfm2 and lfm2moe; the
+// Kimi Delta Attention hybrids of latent attention bailingmoe3 and kimi-linear; the
 // post-norm-only olmo2 and exaone4 and the mixture-of-experts olmoe; llama's layers as exaone and arcee; the
 // ternary BitNet b1.58 as bitnet and bitnet-b1.58; Gemma 3n's AltUp layers as gemma3n; llama's layers with
 // QK-norm as apertus and hunyuan-dense), and the named presets `strata mkmodel --preset` offers.
@@ -203,6 +204,22 @@ struct ModelSpec {
   int indexer_n_head = 0;
   int indexer_head_dim = 0;
   int indexer_top_k = 0;
+  // bailingmoe3 (inclusionAI Ling 3.0, as ik_llama.cpp reads it) and kimi-linear (Moonshot Kimi Linear, as
+  // llama.cpp's converter writes it): deepseek2's latent attention (deepseek2 set) in the '*' layers of
+  // kda_layer_pattern() and Kimi Delta Attention in the 'K' ones, told apart by a head_count_kv per layer
+  // (0: KDA). A KDA layer has n_head heads of ssm_head_v_dim keys and values (kda.head_dim; the arch ties
+  // its heads to head_count), q, k and v each through a causal convolution of ssm_conv_kernel taps, beta per
+  // head, decay and output-gate inputs per channel (bailingmoe3: one [n_embd, values] matrix each;
+  // kimi-linear: through kda_rank, Kimi's KDA head width), a rate per head (bailingmoe3: positive, its decay
+  // exp(-5 sigmoid(a (f + bias))) with kda.gate_lower_bound -5; kimi-linear: -exp(A_log)), a bias per
+  // channel and a norm. bailingmoe3's latent layers gate each head (attn_gate [n_embd, n_head]) and rotate
+  // as deepseek2's; kimi-linear's have neither gate nor rope (its files still say rope.dimension_count).
+  // Both route by sigmoid gates with a selection bias, renormalised and scaled; bailingmoe3 writes
+  // n_expert_groups groups of which n_expert_groups_used are used (0: none written).
+  bool kda = false;
+  int kda_rank = 0;
+  int n_expert_groups = 0;
+  int n_expert_groups_used = 0;
   // mistral4 (Mistral Small 4): deepseek2's layout as llama.cpp's newer converter writes it
   // (split_kv_b, fused_gate_up_exps) and without expert_gating_func (softmax routing).
   bool mistral4 = false;
@@ -247,7 +264,7 @@ struct ModelSpec {
   int ssm_n_k_heads = 0;   // <arch>.ssm.group_count (Mamba-2: groups of B and C)
   int ssm_head_k_dim = 0;  // <arch>.ssm.state_size
   int ssm_n_v_heads = 0;   // <arch>.ssm.time_step_rank (Mamba-2: heads)
-  int ssm_head_v_dim = 0;  // <arch>.ssm.inner_size / time_step_rank
+  int ssm_head_v_dim = 0;  // <arch>.ssm.inner_size / time_step_rank (KDA: kda.head_dim)
   // granitehybrid (IBM Granite 4.0-H), as llama.cpp's converter writes it: Mamba-2 layers
   // (model/mamba2.h) of ssm_n_v_heads heads of ssm_head_v_dim values over ssm_n_k_heads groups of
   // ssm_head_k_dim state values, a ssm_conv_kernel-tap convolution with a bias, and attention in the
@@ -311,8 +328,9 @@ struct ModelSpec {
   // arch saying so; bitnet writes bitnet.hidden_activation "relu2"), SiLU otherwise (1bitLLM's bitnet).
   bool bitnet = false;
   bool bitnet_relu2 = false;
-  // The pattern the layer kinds repeat: a preset's whole hybrid_override_pattern (Nemotron-H) or
-  // layer_types (LFM2), or the unit model_preset() gives another preset. Empty for every other arch.
+  // The pattern the layer kinds repeat: a preset's whole hybrid_override_pattern (Nemotron-H), layer_types
+  // (LFM2) or full_attn_layers (Kimi Linear: '*' where it attends, 'K' elsewhere), or the unit
+  // model_preset() gives another preset. Empty for every other arch.
   std::string layer_pattern;
 };
 
@@ -326,11 +344,13 @@ std::vector<std::string> model_preset_names();
 // nemotron-3-nano-30b-a3b, lfm2 for lfm2-1.2b, lfm2moe for lfm2-8b-a1b, olmo2 for olmo-2-7b and
 // olmo-3-7b, olmoe for olmoe-1b-7b, exaone4 for exaone-4.0-1.2b and exaone-4.0-32b, falcon-h1 for
 // falcon-h1-7b, exaone for exaone-3.5-7.8b, arcee for afm-4.5b, apertus for apertus-8b and apertus-70b,
-// bitnet-b1.58 for bitnet-b1.58-2b-4t, gemma3n for gemma3n-e2b and gemma3n-e4b, llama otherwise).
+// bitnet-b1.58 for bitnet-b1.58-2b-4t, gemma3n for gemma3n-e2b and gemma3n-e4b, kimi-linear for
+// kimi-linear-48b-a3b, llama otherwise).
 // arch is an --arch name: llama, qwen2, qwen3, gemma2, gemma3, phi3, glm4, smollm3, mistral3, ernie4_5, bitnet,
 // bitnet-b1.58, qwen35, nemotron_h, lfm2, olmo2, exaone4, exaone, arcee, falcon-h1, gemma3n, apertus,
 // hunyuan-dense for the dense presets; qwen2moe, qwen3moe, mixtral, gpt-oss, glm4moe, llama4, deepseek2, minimax-m2, ernie4_5-moe, qwen35moe,
-// qwen3next, nemotron_h_moe, lfm2moe or olmoe for the MoE ones (a mismatch is an error naming the presets that fit);
+// qwen3next, nemotron_h_moe, lfm2moe, olmoe, bailingmoe3 or kimi-linear for the MoE ones (a mismatch is an
+// error naming the presets that fit);
 // granitehybrid for either. The arch sets qk_norm / qkv_bias, and for MoE archs which expert widths exist;
 // another MoE preset as glm4moe gets a shared expert of its expert width, one leading dense block
 // of its n_ff (its dense width) and one NextN block; as deepseek2, DeepSeek-V3's attention
@@ -370,6 +390,14 @@ std::vector<std::string> model_preset_names();
 // its layers sharing K/V (at most all but gemma4_period: the first full layer keeps its own).
 // Per-layer inputs and shared K/V (Gemma 4 E2B's, Gemma 3n's) stay with gemma4 and gemma3n. apertus and
 // hunyuan-dense give any dense preset QK-norm per head and keep its tying and rope base, its rope unscaled.
+// bailingmoe3 and kimi-linear (MoE presets) take deepseek2's latent attention (a preset without one:
+// DeepSeek-V3's for bailingmoe3, Kimi Linear's for kimi-linear: no query bottleneck, keys of 128 + 64,
+// values of 128, one dense layer, routing times 2.446) and, on a preset not Kimi Linear's, mkmodel's own
+// pattern: latent attention in every 4th layer (KKK*, over at least 4 layers), the others KDA of n_head
+// heads of 128 over 4 taps (kimi-linear's inputs through rank 128); sigmoid routing with a selection bias,
+// normalised, the preset's scale; bailingmoe3 keeps a preset's YaRN and groups its experts as Ling 2.0 does
+// (8 groups, 4 used) where they split into 8 groups of 2 or more; kimi-linear drops YaRN (no rope) and
+// writes the split attn_k_b / attn_v_b, as llama.cpp's converter does.
 Result<ModelSpec> model_preset(std::string_view arch, std::string_view preset);
 // Whether an --arch name is one of the mixture-of-experts ones (qwen3moe, ..., cohere2_moe).
 bool is_moe_arch_name(std::string_view arch);
@@ -411,15 +439,20 @@ char nemotron_layer_kind(const ModelSpec& spec, int layer);
 // where none of them would attend, the last layer does, so that every cut keeps an attending layer.
 // Empty for other archs.
 std::string lfm2_layer_pattern(const ModelSpec& spec);
+// bailingmoe3 / kimi-linear: the kinds of the n_layer layers, 'K' Kimi Delta Attention or '*' latent
+// attention (ModelSpec::kda), layer l taking layer_pattern[l % its size] as nemotron_layer_pattern()'s do;
+// where none of them would attend, the last layer does. Empty for other archs.
+std::string kda_layer_pattern(const ModelSpec& spec);
 // Whether layer l attends (every layer unless the spec is hybrid; ModelSpec::full_attn_interval,
-// granite_layer_attends(), nemotron_layer_pattern(), lfm2_layer_pattern()).
+// granite_layer_attends(), nemotron_layer_pattern(), lfm2_layer_pattern(), kda_layer_pattern()).
 bool layer_attends(const ModelSpec& spec, int layer);
 // A --layers cut: n_layer layers of the same shape. deepseek2 and lfm2moe keep at least one MoE
 // layer (their leading dense blocks cut to n_layer - 1 when they would fill the cut). A hybrid spec keeps its
 // interval: the layers attending are still those with (l + 1) % interval == 0 (plan_tensors()
 // refuses a cut below the interval, which would leave none); granitehybrid keeps
-// granite_layer_attends()'s rule, nemotron_h / nemotron_h_moe nemotron_layer_pattern()'s and lfm2 /
-// lfm2moe lfm2_layer_pattern()'s, which leave one in every cut. Gemma 4 E2B / E4B and Gemma 3n keep
+// granite_layer_attends()'s rule, nemotron_h / nemotron_h_moe nemotron_layer_pattern()'s, lfm2 /
+// lfm2moe lfm2_layer_pattern()'s and bailingmoe3 / kimi-linear kda_layer_pattern()'s, which leave one in
+// every cut. Gemma 4 E2B / E4B and Gemma 3n keep
 // the preset's share of shared K/V layers, at most all but the first gemma4_period (so that the first
 // full layer and the sliding ones before it keep their own K/V, and every shared layer has one of its
 // kind to read); Gemma 3n's first kGemma3nSparseLayers layers of any cut have sparse gates.

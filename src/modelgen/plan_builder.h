@@ -1,7 +1,7 @@
 // PlanBuilder: appends a model's tensors to a TensorPlan in llama.cpp's names and shapes
 // (tensor_plan.h), one per plan_tensors() call. Private to src/modelgen: tensor_plan.cc holds the
 // attention, feed-forward and block parts, recurrent_plan.cc the recurrent layers' (gated delta-net,
-// Mamba-2, short convolution) and the hybrid blocks made of them.
+// Mamba-2, short convolution, Kimi Delta Attention) and the hybrid blocks made of them.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +45,7 @@ struct PlanBuilder {
   void delta_net(const std::string& p);
   void mamba2(const std::string& p, bool own_norm = true);
   void short_conv(const std::string& p);
+  void kda(const std::string& p);
   void falcon_h1_block(const std::string& p, int l);
   void nemotron_h_block(const std::string& p, int l);
 };

@@ -73,6 +73,14 @@ ModelSpec mamba2(ModelSpec s, int n_heads, int head_dim, int n_groups, int state
   return s;
 }
 
+ModelSpec kda(ModelSpec s, int head_dim, int conv_kernel, const char* pattern) {
+  s.ssm_conv_kernel = conv_kernel;
+  s.ssm_n_k_heads = s.ssm_head_k_dim = s.ssm_n_v_heads = 0;
+  s.ssm_head_v_dim = head_dim;
+  s.layer_pattern = pattern;
+  return s;
+}
+
 }  // namespace preset_parts
 
 }  // namespace strata

@@ -1,6 +1,6 @@
 // The recurrent layers' tensors of a plan (plan_builder.h): Qwen3.5's gated delta-net, Mamba-2
-// (Granite 4.0-H, Nemotron-H, Falcon-H1) and LFM2's short convolution, and the Falcon-H1 and
-// Nemotron-H blocks built from them.
+// (Granite 4.0-H, Nemotron-H, Falcon-H1), LFM2's short convolution and Kimi Delta Attention (Ling
+// 3.0, Kimi Linear), and the Falcon-H1 and Nemotron-H blocks built from them.
 #include <string>
 
 #include "modelgen/plan_builder.h"
@@ -67,6 +67,39 @@ void PlanBuilder::short_conv(const std::string& p) {
   matrix(p + "shortconv.in_proj.weight", {embd, 3 * embd});
   matrix(p + "shortconv.conv.weight", {static_cast<uint64_t>(s.ssm_conv_kernel), embd});
   matrix(p + "shortconv.out_proj.weight", {embd, embd});
+}
+
+// Kimi Delta Attention (model_spec.h: ModelSpec::kda), as ik_llama.cpp reads Ling 3.0's layers and
+// llama.cpp's converter writes Kimi Linear's: q, k and v, each with its own convolution of taps per
+// channel ([taps, 1, channels], planned as delta_net()'s ssm_conv1d is: F32, as llama.cpp never
+// quantizes it); the decay and output-gate inputs, one matrix each (Ling's ssm_f_a, ssm_g_a) or through
+// kda_rank (Kimi's ssm_f_a then ssm_f_b, ssm_g_a then ssm_g_b); beta per head; the rates ssm_a {1,
+// heads}, Ling's positive (it takes sigmoid(a (f + bias))), Kimi's -exp(A_log); a bias per channel, the
+// norm of a head, the output.
+void PlanBuilder::kda(const std::string& p) {
+  const auto embd = static_cast<uint64_t>(s.n_embd);
+  const auto heads = static_cast<uint64_t>(s.n_head);
+  const auto head = static_cast<uint64_t>(s.ssm_head_v_dim);
+  const auto values = heads * head;
+  vector(p + "attn_norm.weight", embd, WeightKind::kNorm);
+  for (const char* part : {"q", "k", "v"}) matrix(p + "attn_" + part + ".weight", {embd, values});
+  for (const char* part : {"q", "k", "v"}) {
+    matrix(p + "ssm_conv1d_" + part + ".weight", {static_cast<uint64_t>(s.ssm_conv_kernel), 1, values});
+  }
+  for (const char* input : {"ssm_f", "ssm_g"}) {
+    if (s.kda_rank == 0) {
+      matrix(p + input + "_a.weight", {embd, values});
+      continue;
+    }
+    const auto rank = static_cast<uint64_t>(s.kda_rank);
+    matrix(p + input + "_a.weight", {embd, rank});
+    matrix(p + input + "_b.weight", {rank, values});
+  }
+  matrix(p + "ssm_beta.weight", {embd, heads});
+  vectors(p + "ssm_a", {1, heads}, s.arch == "kimi-linear" ? WeightKind::kSsmA : WeightKind::kKdaRate);
+  vector(p + "ssm_dt.bias", values, WeightKind::kSsmDtBias);
+  vector(p + "ssm_norm.weight", head, WeightKind::kNorm);
+  matrix(p + "attn_output.weight", {values, embd});
 }
 
 // Falcon-H1's layer (model_spec.h): one norm before the Mamba-2 mixer and attention beside it, then the

@@ -121,7 +121,7 @@ Status check_mamba2(const ModelSpec& s) {
 // shapes. nemotron_layer_pattern() gives every layer count an attending layer.
 Status check_nemotron_h(const ModelSpec& s) {
   const bool arch = s.arch == "nemotron_h" || s.arch == "nemotron_h_moe";
-  if (s.nemotron_h != arch || (!s.lfm2 && s.layer_pattern.empty() == arch)) {
+  if (s.nemotron_h != arch || (!s.lfm2 && !s.kda && s.layer_pattern.empty() == arch)) {
     return Status::InvalidArgument("Nemotron-H's layer pattern (ModelSpec::nemotron_h, layer_pattern) goes with arch "
                                    "nemotron_h or nemotron_h_moe, not " + s.arch);
   }
@@ -247,6 +247,39 @@ Status check_gemma3n(const ModelSpec& s) {
   return Status::Ok();
 }
 
+// Ling 3.0's and Kimi Linear's layers (model_spec.h): for bailingmoe3 and kimi-linear only, a pattern of
+// KDA ('K') and latent attention ('*') layers, KDA heads of 1..512 (the most Strata reads) over 2 or more
+// taps without Qwen3.5's interval, decay and gate inputs through a rank of 1..512 for kimi-linear alone
+// (bailingmoe3's are full), and expert groups (bailingmoe3's alone) that hold the experts used.
+Status check_kda(const ModelSpec& s) {
+  constexpr int kMaxHead = 512;
+  const bool arch = s.arch == "bailingmoe3" || s.arch == "kimi-linear";
+  if (s.kda != arch || (!arch && s.kda_rank != 0)) {
+    return Status::InvalidArgument("Kimi Delta Attention layers (ModelSpec::kda) go with arch bailingmoe3 or "
+                                   "kimi-linear, not " + s.arch);
+  }
+  if (s.n_expert_groups != 0 && (s.arch != "bailingmoe3" || s.n_expert_groups_used < 1 ||
+                                 s.n_expert_groups_used > s.n_expert_groups || s.n_expert % s.n_expert_groups != 0 ||
+                                 s.n_expert_groups_used * (s.n_expert / s.n_expert_groups) < s.n_expert_used)) {
+    return Status::InvalidArgument("expert groups are bailingmoe3's, dividing expert_count, the groups used holding "
+                                   "expert_used_count experts or more");
+  }
+  if (!arch) return Status::Ok();
+  if (s.layer_pattern.empty() || s.layer_pattern.find_first_not_of("K*") != std::string::npos) {
+    return Status::InvalidArgument(s.arch + "'s layer pattern '" + s.layer_pattern +
+                                   "' must hold only K* ('K' Kimi Delta Attention, '*' latent attention)");
+  }
+  if (s.ssm_conv_kernel < 2 || s.ssm_head_v_dim < 1 || s.ssm_head_v_dim > kMaxHead || s.full_attn_interval != 0) {
+    return Status::InvalidArgument(s.arch + " needs KDA heads of 1.." + std::to_string(kMaxHead) +
+                                   " (kda.head_dim) over a convolution of >= 2 taps, and no full_attn_interval");
+  }
+  if ((s.arch == "kimi-linear") != (s.kda_rank > 0) || s.kda_rank > kMaxHead) {
+    return Status::InvalidArgument("kimi-linear's decay and gate inputs go through a rank of 1.." +
+                                   std::to_string(kMaxHead) + " (kda_rank), bailingmoe3's through none");
+  }
+  return Status::Ok();
+}
+
 Status check_experts(const ModelSpec& s) {
   const bool moe_arch = s.arch != "llama" && is_moe_arch_name(s.arch);
   if (s.n_expert == 0) {
@@ -327,10 +360,11 @@ Status check_spec(const ModelSpec& s) {
   if (s.minimax_m2 && s.head_dim % 4 != 0) {
     return Status::InvalidArgument("minimax-m2 rotates half of each head: head_dim must be a multiple of 4");
   }
-  if (s.deepseek2 != (s.arch == "deepseek2" || s.arch == "mistral4" || s.arch == "glm-dsa") ||
-      s.mistral4 != (s.arch == "mistral4") || s.glm_dsa != (s.arch == "glm-dsa")) {
-    return Status::InvalidArgument("deepseek2's layout (ModelSpec::deepseek2) goes with arch deepseek2, mistral4 or "
-                                   "glm-dsa, not " + s.arch);
+  const bool latent_arch = s.arch == "deepseek2" || s.arch == "mistral4" || s.arch == "glm-dsa" ||
+                           s.arch == "bailingmoe3" || s.arch == "kimi-linear";
+  if (s.deepseek2 != latent_arch || s.mistral4 != (s.arch == "mistral4") || s.glm_dsa != (s.arch == "glm-dsa")) {
+    return Status::InvalidArgument("deepseek2's layout (ModelSpec::deepseek2) goes with arch deepseek2, mistral4, "
+                                   "glm-dsa, bailingmoe3 or kimi-linear, not " + s.arch);
   }
   if (s.glm_dsa && (s.indexer_n_head <= 0 || s.indexer_head_dim <= 0 || s.indexer_top_k <= 0 || s.q_lora_rank <= 0 ||
                     s.n_nextn < 0)) {
@@ -349,6 +383,7 @@ Status check_spec(const ModelSpec& s) {
   STRATA_RETURN_IF_ERROR(check_falcon_h1(s));
   STRATA_RETURN_IF_ERROR(check_bitnet(s));
   STRATA_RETURN_IF_ERROR(check_gemma3n(s));
+  STRATA_RETURN_IF_ERROR(check_kda(s));
   // After check_experts: a glm4moe or deepseek2 spec has experts of positive width.
   STRATA_RETURN_IF_ERROR(check_glm4moe(s));
   STRATA_RETURN_IF_ERROR(check_mimo2(s));

@@ -15,18 +15,19 @@ namespace {
 // head_count_kv as the file gives them, 0 where a Mamba-2 hybrid's head_count_kv is 0 in layer 0 (a
 // Mamba-2 or short-convolution layer; Qwen3.5's one head_count_kv stands for every layer). Granite
 // 4.0-H's, Nemotron-H's and LFM2's attn_v are numbered among their attending layers
-// (MixModel::attn_v_layers), Nemotron-H's ffn_down among its feed-forward layers
-// (MixModel::ffn_down_layers; LFM2's every layer has one).
+// (MixModel::attn_v_layers), Ling 3.0's and Kimi Linear's among their KDA layers (the only ones with
+// an attn_v: the latent layers' attn_kv_b / attn_v_b are not named so), Nemotron-H's ffn_down among
+// its feed-forward layers (MixModel::ffn_down_layers; LFM2's every layer has one).
 MixModel mix_model_of(const ModelSpec& s) {
   MixModel m;
   m.n_layer = block_count(s);
   m.n_expert = s.n_expert;
-  const bool kv_heads_per_layer = s.mamba2 || s.nemotron_h || s.lfm2;
+  const bool kv_heads_per_layer = s.mamba2 || s.nemotron_h || s.lfm2 || s.kda;
   m.n_gqa = kv_heads_per_layer && !layer_attends(s, 0) ? 0 : s.n_head / head_count_kv(s);
   m.has_output = !s.tied_embeddings;
   m.full_attn_interval = s.full_attn_interval;
   for (int l = 0; kv_heads_per_layer && l < s.n_layer; ++l) {
-    if (layer_attends(s, l)) m.attn_v_layers.push_back(l);
+    if (layer_attends(s, l) != s.kda) m.attn_v_layers.push_back(l);
   }
   const std::string kinds = nemotron_layer_pattern(s);
   for (size_t l = 0; l < kinds.size(); ++l) {
@@ -116,6 +117,7 @@ void PlanBuilder::mla_attention(const std::string& p) {
   }
   matrix(p + "attn_output.weight", {n_head * v, embd});
   if (s.glm_dsa) dsa_indexer(p);
+  if (s.arch == "bailingmoe3") matrix(p + "attn_gate.weight", {embd, n_head});  // Ling 3.0's gate per head
 }
 
 // GLM-5's sparse-attention indexer (model_spec.h): its queries from the query latent, its keys
@@ -314,6 +316,8 @@ void PlanBuilder::block(int l) {
     mamba2(p);
   } else if (s.lfm2) {
     short_conv(p);
+  } else if (s.kda) {
+    kda(p);
   } else {
     delta_net(p);
   }

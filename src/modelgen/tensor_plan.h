@@ -59,10 +59,17 @@
 // Gemma 4 E2B's per-layer input block and tables, and per layer altup_correct_coef [4, 4],
 // altup_correct_scale [n_embd], altup_predict_coef [4, 16], altup_router [n_embd, 4], altup_router_norm
 // [n_embd], laurel_l [n_embd, laurel_rank], laurel_r [laurel_rank, n_embd], laurel_post_norm [n_embd];
-// altup_proj and altup_unembd_proj [n_embd, n_embd, 3]; no output.weight (tied).
+// altup_proj and altup_unembd_proj [n_embd, n_embd, 3]; no output.weight (tied). bailingmoe3 / kimi-linear
+// (Ling 3.0, Kimi Linear, model_spec.h): deepseek2's latent attention in the '*' layers (Ling's with
+// attn_gate [n_embd, n_head]); in the KDA layers (values = n_head * KDA head) attn_q, attn_k, attn_v [n_embd,
+// values], ssm_conv1d_q / _k / _v [conv_kernel, 1, values], ssm_f_a and ssm_g_a [n_embd, values] (Kimi's:
+// [n_embd, kda_rank] and ssm_f_b / ssm_g_b [kda_rank, values]), ssm_beta [n_embd, n_head], ssm_a [1, n_head],
+// ssm_dt.bias [values], ssm_norm [KDA head], attn_output [values, n_embd]; then ffn_norm and deepseek2's
+// feed-forward.
 //
 // Types: 1-D tensors (norms, biases, rope_freqs, the shared-expert gate, exp_probs_b, ssm_a) and routers
-// are F32, and so are ssm_conv1d and LFM2's shortconv.conv, which llama.cpp never quantizes
+// are F32, and so are ssm_conv1d (KDA's ssm_conv1d_q / _k / _v too) and LFM2's shortconv.conv, which llama.cpp
+// never quantizes
 // (is_quantizable_tensor()), nor Gemma 3n's altup_* and laurel_* tensors or its and Gemma 4 E2B's
 // per_layer_model_proj (llama.cpp keeps all of them as they are), and Mamba-2's ssm_a, ssm_d (no
 // ".weight": llama.cpp leaves them) and ssm_norm;
@@ -108,13 +115,14 @@ namespace strata {
 // attn_q_norm, (1 +- 0.1) / sqrt(head), so its unscaled scores are spread as 1 / sqrt(head) spreads
 // the others'; kRouterScale: Gemma 4's ffn_gate_inp.scale, (1 +- 0.1) * sqrt(n_embd), so the
 // router, which divides by sqrt(n_embd), reads unit-sized inputs. kMamba2A / kMamba2DtBias /
-// kMamba2D: a Mamba-2 layer's ssm_a, ssm_dt.bias and ssm_d (model_generator.h). kTernary: a BitNet
+// kMamba2D: a Mamba-2 layer's ssm_a, ssm_dt.bias and ssm_d (model_generator.h). kKdaRate: Ling 3.0's KDA
+// rates ssm_a, positive (Kimi Linear's are kSsmA's: -exp(A_log)). kTernary: a BitNet
 // matrix, each element -s, 0 or +s for one scale s per tensor (model_generator.h). kAltupCoef /
 // kAltupRouter: Gemma 3n's AltUp coefficient maps and router (model_generator.h).
 enum class WeightKind {
   kMatrix, kEmbedding, kNorm, kBias, kRopeFreqs, kOssBias, kSink, kSelectionBias, kKvBKeys, kKvBValues, kSsmA,
   kSsmDtBias, kLayerScale, kUnscaledQNorm, kRouterScale, kMamba2A, kMamba2DtBias, kMamba2D, kTernary, kAltupCoef,
-  kAltupRouter
+  kAltupRouter, kKdaRate
 };
 
 struct PlannedTensor {
