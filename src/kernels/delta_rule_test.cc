@@ -1,6 +1,8 @@
-// delta_rule: every table against the float64 formula, the SIMD tables against the scalar
-// reference over many steps on one state, and the bit-exactness contract (same inputs, same
-// bits; a row's bits never depend on the other rows; the AVX-512 build gives the AVX2 bits).
+// delta_rule and delta_rule_keys (its decay per key): every table against the float64 formula,
+// the SIMD tables against the scalar reference over many steps on one state, and the
+// bit-exactness contract (same inputs, same bits; a row's bits never depend on the other rows or
+// on dv; the AVX-512 build gives the AVX2 bits). Each check is one function run for both forms,
+// the scalar decay's inputs exactly as before the per-key form existed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -38,10 +40,12 @@ std::vector<float> unit_vector(int n, uint32_t seed) {
   return x;
 }
 
-// The vectors and scalars of one position.
+// The vectors and scalars of one position. key_decay empty: the scalar decay (delta_rule); else
+// one decay per key (delta_rule_keys), and `decay` is unused.
 struct DeltaRuleStepInputs {
   std::vector<float> q, k, v;
   float decay = 0.93f, beta = 0.7f, scale = 1.0f;
+  std::vector<float> key_decay;
 };
 
 DeltaRuleStepInputs make_step_inputs(int dk, int dv, uint32_t seed) {
@@ -55,16 +59,39 @@ DeltaRuleStepInputs make_step_inputs(int dk, int dv, uint32_t seed) {
   return in;
 }
 
+// The same with a decay per key shaped as Kimi Delta Attention's, exp(-5 sigmoid(x)): spread
+// over [e^-5, 1], a different factor in every column.
+DeltaRuleStepInputs make_key_step_inputs(int dk, int dv, uint32_t seed) {
+  DeltaRuleStepInputs in = make_step_inputs(dk, dv, seed);
+  for (float x : random_floats(dk, seed + 3, 3.0f)) {
+    in.key_decay.push_back(static_cast<float>(std::exp(-5.0 / (1.0 + std::exp(-static_cast<double>(x))))));
+  }
+  return in;
+}
+
+using StepMaker = DeltaRuleStepInputs (*)(int dk, int dv, uint32_t seed);
+
+// Key j's decay.
+double decay_of(const DeltaRuleStepInputs& in, int j) {
+  return in.key_decay.empty() ? in.decay : in.key_decay[static_cast<size_t>(j)];
+}
+
 void run_step(const KernelTable& t, const DeltaRuleStepInputs& in, int dk, int dv, std::vector<float>& state,
               std::vector<float>& out) {
   out.assign(dv, 0.0f);
-  t.delta_rule(state.data(), in.q.data(), in.k.data(), in.v.data(), in.decay, in.beta, in.scale, dk, dv, out.data());
+  if (in.key_decay.empty()) {
+    t.delta_rule(state.data(), in.q.data(), in.k.data(), in.v.data(), in.decay, in.beta, in.scale, dk, dv, out.data());
+  } else {
+    t.delta_rule_keys(state.data(), in.q.data(), in.k.data(), in.v.data(), in.key_decay.data(), in.beta, in.scale,
+                      dk, dv, out.data());
+  }
 }
 
 // The step in float64 from a float32 state, with first-order bounds on how far a float32
 // kernel that sums each row's dk products in any fixed order may land from it: a sum of n
 // terms is off by at most (n - 1) u times the sum of their magnitudes, each other operation
-// by u of its result.
+// by u of its result (a term of the recall, s g k, is two roundings whichever product comes
+// first).
 struct Float64Step {
   std::vector<double> state, out;
   std::vector<double> state_bound, out_bound;
@@ -78,7 +105,7 @@ Float64Step delta_rule_float64(const std::vector<float>& state, const DeltaRuleS
     const size_t row = static_cast<size_t>(i) * dk;
     double recalled = 0.0, recalled_mag = std::fabs(in.v[i]);
     for (int j = 0; j < dk; ++j) {
-      const double s = static_cast<double>(in.decay) * state[row + j];
+      const double s = decay_of(in, j) * state[row + j];
       recalled += s * in.k[j];
       recalled_mag += std::fabs(s * in.k[j]);
     }
@@ -86,7 +113,7 @@ Float64Step delta_rule_float64(const std::vector<float>& state, const DeltaRuleS
     const double delta_bound = in.beta * (dk + 3) * u * recalled_mag;
     double read = 0.0, read_bound = 0.0;
     for (int j = 0; j < dk; ++j) {
-      const double s1 = static_cast<double>(in.decay) * state[row + j];
+      const double s1 = decay_of(in, j) * state[row + j];
       const double s2 = s1 + delta * in.k[j];
       r.state[row + j] = s2;
       r.state_bound[row + j] = 3 * u * (std::fabs(s1) + std::fabs(delta * in.k[j])) + delta_bound * std::fabs(in.k[j]);
@@ -99,11 +126,11 @@ Float64Step delta_rule_float64(const std::vector<float>& state, const DeltaRuleS
   return r;
 }
 
-TEST(DeltaRule, EveryTableMatchesTheFloat64Formula) {
+void expect_every_table_matches_the_float64_formula(StepMaker make) {
   for (const KernelTable* t : runnable_tables()) {
     for (const HeadSize& h : kHeadSizes) {
       const std::vector<float> state0 = random_floats(static_cast<size_t>(h.dk) * h.dv, h.dk * 31 + h.dv);
-      const DeltaRuleStepInputs in = make_step_inputs(h.dk, h.dv, h.dk + 7 * h.dv);
+      const DeltaRuleStepInputs in = make(h.dk, h.dv, h.dk + 7 * h.dv);
       const Float64Step want = delta_rule_float64(state0, in, h.dk, h.dv);
       std::vector<float> state = state0, out;
       run_step(*t, in, h.dk, h.dv, state, out);
@@ -119,11 +146,17 @@ TEST(DeltaRule, EveryTableMatchesTheFloat64Formula) {
   }
 }
 
-// Many positions on one state, each table its own copy. With unit k, decay <= 1 and beta <= 1 a
-// step maps a state error e to decay (I - beta k k^T) e, no longer than e, so a row's drift
-// from the reference is at most the sum of the steps' rounding (E below, in the 2-norm), and
-// an output's is its own step's rounding plus scale * E.
-TEST(DeltaRule, SimdTablesTrackTheReferenceOverManySteps) {
+TEST(DeltaRule, EveryTableMatchesTheFloat64Formula) { expect_every_table_matches_the_float64_formula(make_step_inputs); }
+
+TEST(DeltaRuleKeys, EveryTableMatchesTheFloat64Formula) {
+  expect_every_table_matches_the_float64_formula(make_key_step_inputs);
+}
+
+// Many positions on one state, each table its own copy. With unit k, decays <= 1 and beta <= 1 a
+// step maps a state error e (a row) to e G (I - beta k k^T), G the diagonal of the decays, no
+// longer than e, so a row's drift from the reference is at most the sum of the steps' rounding
+// (E below, in the 2-norm), and an output's is its own step's rounding plus scale * E.
+void expect_simd_tables_track_the_reference(StepMaker make) {
   constexpr int kSteps = 24;
   for (const KernelTable* t : runnable_tables()) {
     if (t == &reference_table()) continue;
@@ -132,7 +165,7 @@ TEST(DeltaRule, SimdTablesTrackTheReferenceOverManySteps) {
       std::vector<float> state = ref_state, ref_out, out;
       std::vector<double> drift(h.dv, 0.0);
       for (int step = 0; step < kSteps; ++step) {
-        const DeltaRuleStepInputs in = make_step_inputs(h.dk, h.dv, 1000 + step * 3);
+        const DeltaRuleStepInputs in = make(h.dk, h.dv, 1000 + step * 3);
         const Float64Step bound = delta_rule_float64(ref_state, in, h.dk, h.dv);
         run_step(reference_table(), in, h.dk, h.dv, ref_state, ref_out);
         run_step(*t, in, h.dk, h.dv, state, out);
@@ -153,15 +186,21 @@ TEST(DeltaRule, SimdTablesTrackTheReferenceOverManySteps) {
   }
 }
 
+TEST(DeltaRule, SimdTablesTrackTheReferenceOverManySteps) { expect_simd_tables_track_the_reference(make_step_inputs); }
+
+TEST(DeltaRuleKeys, SimdTablesTrackTheReferenceOverManySteps) {
+  expect_simd_tables_track_the_reference(make_key_step_inputs);
+}
+
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-TEST(DeltaRule, SameInputsGiveTheSameBits) {
+void expect_same_inputs_give_the_same_bits(StepMaker make) {
   for (const KernelTable* t : runnable_tables()) {
     for (const HeadSize& h : kHeadSizes) {
       const std::vector<float> state0 = random_floats(static_cast<size_t>(h.dk) * h.dv, 3);
-      const DeltaRuleStepInputs in = make_step_inputs(h.dk, h.dv, 4);
+      const DeltaRuleStepInputs in = make(h.dk, h.dv, 4);
       std::vector<float> a = state0, b = state0, out_a, out_b;
       run_step(*t, in, h.dk, h.dv, a, out_a);
       run_step(*t, in, h.dk, h.dv, b, out_b);
@@ -171,16 +210,20 @@ TEST(DeltaRule, SameInputsGiveTheSameBits) {
   }
 }
 
+TEST(DeltaRule, SameInputsGiveTheSameBits) { expect_same_inputs_give_the_same_bits(make_step_inputs); }
+
+TEST(DeltaRuleKeys, SameInputsGiveTheSameBits) { expect_same_inputs_give_the_same_bits(make_key_step_inputs); }
+
 // Row i computed among dv rows, among dv rows whose other rows (and values) are different, and
 // alone (dv = 1, the SIMD tables' single-row path rather than their four-row one): the same
 // bits each time.
-TEST(DeltaRule, ARowsBitsDoNotDependOnTheOtherRows) {
+void expect_rows_independent_of_the_other_rows(StepMaker make) {
   for (const KernelTable* t : runnable_tables()) {
     for (int dk : {7, 33, 45, 63, 128}) {
       constexpr int kDv = 11;
       const size_t row_floats = static_cast<size_t>(dk);
       const std::vector<float> state0 = random_floats(row_floats * kDv, 5);
-      const DeltaRuleStepInputs in = make_step_inputs(dk, kDv, 6);
+      const DeltaRuleStepInputs in = make(dk, kDv, 6);
       std::vector<float> all = state0, all_out;
       run_step(*t, in, dk, kDv, all, all_out);
       for (int i = 0; i < kDv; ++i) {
@@ -206,18 +249,66 @@ TEST(DeltaRule, ARowsBitsDoNotDependOnTheOtherRows) {
   }
 }
 
+TEST(DeltaRule, ARowsBitsDoNotDependOnTheOtherRows) { expect_rows_independent_of_the_other_rows(make_step_inputs); }
+
+TEST(DeltaRuleKeys, ARowsBitsDoNotDependOnTheOtherRowsOrDv) {
+  expect_rows_independent_of_the_other_rows(make_key_step_inputs);
+}
+
 // The AVX-512 table is the AVX2 source built with AVX-512 flags; its contract is the AVX2 bits.
-TEST(DeltaRule, Avx512GivesTheAvx2Bits) {
+void expect_avx512_gives_the_avx2_bits(StepMaker make) {
   if (avx2_table() == nullptr || avx512_table() == nullptr) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
   for (const HeadSize& h : kHeadSizes) {
     std::vector<float> a = random_floats(static_cast<size_t>(h.dk) * h.dv, 7), b = a, out_a, out_b;
     for (int step = 0; step < 4; ++step) {
-      const DeltaRuleStepInputs in = make_step_inputs(h.dk, h.dv, 8 + step);
+      const DeltaRuleStepInputs in = make(h.dk, h.dv, 8 + step);
       run_step(*avx2_table(), in, h.dk, h.dv, a, out_a);
       run_step(*avx512_table(), in, h.dk, h.dv, b, out_b);
       ASSERT_TRUE(same_bits(out_a, out_b)) << "dk=" << h.dk << " dv=" << h.dv << " step " << step;
       ASSERT_TRUE(same_bits(a, b)) << "dk=" << h.dk << " dv=" << h.dv << " step " << step;
     }
+  }
+}
+
+TEST(DeltaRule, Avx512GivesTheAvx2Bits) { expect_avx512_gives_the_avx2_bits(make_step_inputs); }
+
+TEST(DeltaRuleKeys, Avx512GivesTheAvx2Bits) { expect_avx512_gives_the_avx2_bits(make_key_step_inputs); }
+
+// The decay is per key, i.e. per column of the state: a key with decay 0 and k_j = 0 has its
+// column cleared in every row (0 s + delta 0, exactly), while the other columns keep their
+// decayed values and take the update.
+TEST(DeltaRuleKeys, AZeroDecayClearsItsKeysColumnInEveryRow) {
+  constexpr int kDk = 37, kDv = 9, kCleared = 19;
+  for (const KernelTable* t : runnable_tables()) {
+    DeltaRuleStepInputs in = make_key_step_inputs(kDk, kDv, 11);
+    in.key_decay[kCleared] = 0.0f;
+    in.k[kCleared] = 0.0f;
+    std::vector<float> state = random_floats(static_cast<size_t>(kDk) * kDv, 12), out;
+    run_step(*t, in, kDk, kDv, state, out);
+    for (int i = 0; i < kDv; ++i) {
+      for (int j = 0; j < kDk; ++j) {
+        const float s = state[static_cast<size_t>(i) * kDk + j];
+        if (j == kCleared) {
+          EXPECT_EQ(s, 0.0f) << t->name << " row " << i;
+        } else {
+          EXPECT_NE(s, 0.0f) << t->name << " row " << i << " key " << j;
+        }
+      }
+    }
+  }
+}
+
+// dk past kMaxDeltaRuleKeys (the SIMD tables' stack copy of the decayed keys): NaN outputs and
+// the state as it was, on every table, instead of a write past the copy.
+TEST(DeltaRuleKeys, MoreKeysThanTheBoundGiveNanAndLeaveTheState) {
+  constexpr int kDk = kMaxDeltaRuleKeys + 1, kDv = 3;
+  for (const KernelTable* t : runnable_tables()) {
+    const DeltaRuleStepInputs in = make_key_step_inputs(kDk, kDv, 13);
+    const std::vector<float> state0 = random_floats(static_cast<size_t>(kDk) * kDv, 14);
+    std::vector<float> state = state0, out;
+    run_step(*t, in, kDk, kDv, state, out);
+    EXPECT_TRUE(same_bits(state, state0)) << t->name;
+    for (float o : out) EXPECT_TRUE(std::isnan(o)) << t->name;
   }
 }
 

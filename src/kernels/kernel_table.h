@@ -69,6 +69,10 @@ struct KernelTable {
                      float scale, int dk, int dv, float* out);
   void (*ssm_scan)(float* state, const float* x, const float* B, const float* C, float decay, float dt, int n, int p,
                    float* out);
+  void (*delta_rule_keys)(float* state, const float* q, const float* k, const float* v, const float* decay,
+                          float beta, float scale, int dk, int dv, float* out);
+  void (*kda_decay)(const float* f, const float* bias, float rate, float bound, int n, float* decay);
+  void (*sigmoid_mul)(float* gate, const float* up, int n);
 };
 
 // Bytes of one K/V head of head_dim elements in type (F32, F16 or Q8_0). Defined in

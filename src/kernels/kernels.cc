@@ -320,6 +320,16 @@ void delta_rule(float* state, const float* q, const float* k, const float* v, fl
   active_table().delta_rule(state, q, k, v, decay, beta, scale, dk, dv, out);
 }
 
+void delta_rule_keys(float* state, const float* q, const float* k, const float* v, const float* decay, float beta,
+                     float scale, int dk, int dv, float* out) {
+  active_table().delta_rule_keys(state, q, k, v, decay, beta, scale, dk, dv, out);
+}
+
+void kda_decay(const float* f, const float* bias, float rate, float bound, int n, float* decay) {
+  if (n <= 0) return;
+  active_table().kda_decay(f, bias, rate, bound, n, decay);
+}
+
 void ssm_scan(float* state, const float* x, const float* B, const float* C, float decay, float dt, int n, int p,
               float* out) {
   active_table().ssm_scan(state, x, B, C, decay, dt, n, p, out);
@@ -328,6 +338,11 @@ void ssm_scan(float* state, const float* x, const float* B, const float* C, floa
 void silu_mul(float* gate, const float* up, int n) {
   if (n <= 0) return;
   active_table().silu_mul(gate, up, n);
+}
+
+void sigmoid_mul(float* gate, const float* up, int n) {
+  if (n <= 0) return;
+  active_table().sigmoid_mul(gate, up, n);
 }
 
 void gelu_mul(float* gate, const float* up, int n) {

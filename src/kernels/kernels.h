@@ -137,6 +137,27 @@ void rope(float* x, int n_heads, int pos, const RopeParams& p);
 void delta_rule(float* state, const float* q, const float* k, const float* v, float decay, float beta,
                 float scale, int dk, int dv, float* out);
 
+// The most keys (dk) delta_rule_keys takes: the SIMD tables keep a decayed copy of k on the stack.
+// The model's bound on a recurrent head (kMaxSsmHeadDim, model/hparams.h) is checked against it.
+inline constexpr int kMaxDeltaRuleKeys = 512;
+
+// delta_rule with one decay per key (Kimi Delta Attention: Ling 3.0's recurrent layers): decay is
+// dk floats and key j of every row decays by decay[j],
+//   state = state diag(decay);  state += (beta * (v - state k)) k^T;  out = scale * (state q).
+// The same summation orders and contract as delta_rule (cpu/avx2_delta_rule.cc): a row's bits
+// depend only on that row, q, k, decay, v[i] and the scalars. dk is at most kMaxDeltaRuleKeys;
+// past it every table writes NaN to out and leaves state as it was.
+void delta_rule_keys(float* state, const float* q, const float* k, const float* v, const float* decay, float beta,
+                     float scale, int dk, int dv, float* out);
+
+// Kimi Delta Attention's decays for n keys: decay[j] = exp(bound * sigmoid(rate * (f[j] + bias[j])))
+// with sigmoid(x) = 1 / (1 + e^-x), bound * sigmoid(x) formed as bound / (1 + e^-x). Each element
+// depends only on its own inputs and the scalars, never on its index or n. The SIMD tables' e^x
+// is exp_ps (cpu/avx2_common.h), which clamps its argument to [-87, 88], so |bound| <= 87. The
+// error is a few ulp plus y = bound * sigmoid(x)'s rounding times |y| (e^y's condition number,
+// the same for every table: about 9 ulp at bound -5; kda_gates_test.cc states the bound).
+void kda_decay(const float* f, const float* bias, float rate, float bound, int n, float* decay);
+
 // One position of a Mamba-2 head (Granite 4.0-H's and Nemotron-H's recurrent layers). state is p
 // rows of n floats (row i holds value i's state over the n state dims); x is p floats, B and C are
 // n floats:
@@ -149,6 +170,9 @@ void ssm_scan(float* state, const float* x, const float* B, const float* C, floa
 
 // gate[i] = silu(gate[i]) * up[i].
 void silu_mul(float* gate, const float* up, int n);
+// gate[i] = sigmoid(gate[i]) * up[i], formed as up[i] / (1 + e^-gate[i]) (Kimi Delta Attention's
+// output gate). Each element depends only on its own inputs, never on its index or n.
+void sigmoid_mul(float* gate, const float* up, int n);
 // gate[i] = gelu(gate[i]) * up[i], GELU in its tanh form (Gemma's "gelu_pytorch_tanh"):
 // gelu(g) = g / 2 * (1 + tanh(sqrt(2 / pi) * (g + 0.044715 g^3))).
 void gelu_mul(float* gate, const float* up, int n);

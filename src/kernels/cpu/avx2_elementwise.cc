@@ -1,4 +1,5 @@
-// AVX2 RMS norm and the feed-forward gates (SiLU, GELU, gpt-oss's clamped SwiGLU).
+// AVX2 RMS norm, the feed-forward gates (SiLU, GELU, gpt-oss's clamped SwiGLU), the sigmoid gate
+// and Kimi Delta Attention's per-key decay.
 #include <cmath>
 
 #include "kernels/cpu/avx2.h"
@@ -84,6 +85,53 @@ void swiglu_oai(float* gate, const float* up, int n) {
     const float g = std::fmin(gate[i], kLimit);
     const float u = std::fmax(std::fmin(up[i], kLimit), -kLimit);
     gate[i] = g / (1.0f + std::exp(-kAlpha * g)) * (u + 1.0f);
+  }
+}
+
+namespace {
+
+// Lanes [0, n) set, n in [1, 8).
+__m256i first_lanes(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// u / (1 + e^-g): the reference's form with exp_ps for e^x.
+__m256 sigmoid_mul8(__m256 g, __m256 u) {
+  const __m256 neg_g = _mm256_xor_ps(g, _mm256_set1_ps(-0.0f));
+  return _mm256_div_ps(u, _mm256_add_ps(_mm256_set1_ps(1.0f), exp_ps(neg_g)));
+}
+
+// exp(bound / (1 + e^-x)), x = rate (f + bias): the reference's form with exp_ps for e^x.
+__m256 kda_decay8(__m256 f, __m256 bias, __m256 rate, __m256 bound) {
+  const __m256 neg_x = _mm256_xor_ps(_mm256_mul_ps(rate, _mm256_add_ps(f, bias)), _mm256_set1_ps(-0.0f));
+  return exp_ps(_mm256_div_ps(bound, _mm256_add_ps(_mm256_set1_ps(1.0f), exp_ps(neg_x))));
+}
+
+}  // namespace
+
+// The last n % 8 elements are one more block read and written with lane masks, so an element
+// gets the same bits wherever it sits (the sigmoid gate and the decay are per element).
+void sigmoid_mul(float* gate, const float* up, int n) {
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm256_storeu_ps(gate + i, sigmoid_mul8(_mm256_loadu_ps(gate + i), _mm256_loadu_ps(up + i)));
+  }
+  if (i < n) {
+    const __m256i m = first_lanes(n - i);
+    _mm256_maskstore_ps(gate + i, m, sigmoid_mul8(_mm256_maskload_ps(gate + i, m), _mm256_maskload_ps(up + i, m)));
+  }
+}
+
+void kda_decay(const float* f, const float* bias, float rate, float bound, int n, float* decay) {
+  const __m256 vrate = _mm256_set1_ps(rate), vbound = _mm256_set1_ps(bound);
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    _mm256_storeu_ps(decay + j, kda_decay8(_mm256_loadu_ps(f + j), _mm256_loadu_ps(bias + j), vrate, vbound));
+  }
+  if (j < n) {
+    const __m256i m = first_lanes(n - j);
+    const __m256 tail = kda_decay8(_mm256_maskload_ps(f + j, m), _mm256_maskload_ps(bias + j, m), vrate, vbound);
+    _mm256_maskstore_ps(decay + j, m, tail);
   }
 }
 

@@ -35,6 +35,9 @@ constinit const KernelTable kAvx2Kernels{
     .argmax = reference::argmax,
     .delta_rule = STRATA_SIMD::delta_rule,
     .ssm_scan = STRATA_SIMD::ssm_scan,
+    .delta_rule_keys = STRATA_SIMD::delta_rule_keys,
+    .kda_decay = STRATA_SIMD::kda_decay,
+    .sigmoid_mul = STRATA_SIMD::sigmoid_mul,
 };
 
 }  // namespace strata::kernels::cpu

@@ -34,6 +34,9 @@ constinit const KernelTable kAvx2VnniKernels{
     .argmax = reference::argmax,
     .delta_rule = avx2::delta_rule,
     .ssm_scan = avx2::ssm_scan,
+    .delta_rule_keys = avx2::delta_rule_keys,
+    .kda_decay = avx2::kda_decay,
+    .sigmoid_mul = avx2::sigmoid_mul,
 };
 
 }  // namespace strata::kernels::cpu

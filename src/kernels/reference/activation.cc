@@ -1,5 +1,6 @@
 // Scalar gates: SwiGLU silu(g) * u with silu(g) = g / (1 + e^-g), GELU (tanh form) g * u,
-// and gpt-oss's and Step 3.5's clamped SwiGLUs.
+// gpt-oss's and Step 3.5's clamped SwiGLUs, the sigmoid gate sigmoid(g) * u and Kimi Delta
+// Attention's per-key decay.
 #include <cmath>
 
 #include "kernels/reference/reference.h"
@@ -40,6 +41,20 @@ void swiglu_oai(float* gate, const float* up, int n) {
     const float g = std::fmin(gate[i], kLimit);
     const float u = std::fmax(std::fmin(up[i], kLimit), -kLimit);
     gate[i] = g / (1.0f + std::exp(-kAlpha * g)) * (u + 1.0f);
+  }
+}
+
+// sigmoid(g) * u as u / (1 + e^-g): one rounding fewer than forming the sigmoid first. A gate
+// below about -88 makes e^-g infinite and the result 0 (of the sign of u), its limit.
+void sigmoid_mul(float* gate, const float* up, int n) {
+  for (int i = 0; i < n; ++i) gate[i] = up[i] / (1.0f + std::exp(-gate[i]));
+}
+
+// exp(bound * sigmoid(x)) with bound * sigmoid(x) formed as bound / (1 + e^-x), x = rate (f + bias).
+void kda_decay(const float* f, const float* bias, float rate, float bound, int n, float* decay) {
+  for (int j = 0; j < n; ++j) {
+    const float x = rate * (f[j] + bias[j]);
+    decay[j] = std::exp(bound / (1.0f + std::exp(-x)));
   }
 }
 

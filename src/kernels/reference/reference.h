@@ -29,6 +29,10 @@ void delta_rule(float* state, const float* q, const float* k, const float* v, fl
                 float scale, int dk, int dv, float* out);
 void ssm_scan(float* state, const float* x, const float* B, const float* C, float decay, float dt, int n, int p,
               float* out);
+void delta_rule_keys(float* state, const float* q, const float* k, const float* v, const float* decay, float beta,
+                     float scale, int dk, int dv, float* out);
+void kda_decay(const float* f, const float* bias, float rate, float bound, int n, float* decay);
+void sigmoid_mul(float* gate, const float* up, int n);
 
 void store_kv(const float* x, int n, DType type, void* dst);
 void load_kv(const void* src, int n, DType type, float* out);

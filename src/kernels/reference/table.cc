@@ -29,6 +29,9 @@ const KernelTable& reference_table() {
       .argmax = reference::argmax,
       .delta_rule = reference::delta_rule,
       .ssm_scan = reference::ssm_scan,
+      .delta_rule_keys = reference::delta_rule_keys,
+      .kda_decay = reference::kda_decay,
+      .sigmoid_mul = reference::sigmoid_mul,
   };
   return table;
 }
