@@ -48,22 +48,25 @@ void run_head(const Hparams& hp, const LayerWeights& lw, const int* order, int f
   }
 }
 
-// A KDA head's decay per key channel from its inputs f and biases: Ling 3.0's bounded sigmoid, or
-// Kimi Linear's softplus (Hparams::kda_softplus_gate; rate = -exp(A_log) there).
+// A KDA head's decay per key channel from its inputs f and biases: Ling 3.0's bounded sigmoid
+// (kernels::kda_decay), or Kimi Linear's softplus (Hparams::kda_softplus_gate; rate = -exp(A_log)
+// there), scalar: no kernel of its own yet.
 void kda_decays(const Hparams& hp, float rate, const float* f, const float* bias, int d, float* decay) {
   if (hp.kda_softplus_gate) {
     for (int j = 0; j < d; ++j) decay[j] = std::exp(rate * ssm_softplus(f[j] + bias[j]));
     return;
   }
-  for (int j = 0; j < d; ++j) decay[j] = std::exp(hp.kda_gate_lower_bound * sigmoid(rate * (f[j] + bias[j])));
+  kernels::kda_decay(f, bias, rate, hp.kda_gate_lower_bound, d, decay);
 }
 
-// Ling 3.0's and Kimi Linear's Kimi Delta Attention on value head h (Hparams::ssm_kda): one key head per value head,
-// of ssm_head_k_dim = ssm_head_v_dim channels. The decay is per key channel, applied to S's
-// columns before kernels::delta_rule runs with a decay of 1 (which changes no bits); the output
-// gate is sigmoid(z) over the normed output.
+// Ling 3.0's and Kimi Linear's Kimi Delta Attention on value head h (Hparams::ssm_kda): one key
+// head per value head, of ssm_head_k_dim = ssm_head_v_dim channels. The decay is per key channel
+// (kda_decays), applied to S's columns inside kernels::delta_rule_keys; the output gate is
+// sigmoid(z) over the normed output (kernels::sigmoid_mul writes it over z, read once, as
+// run_head's silu_mul does).
 void run_kda_head(const Hparams& hp, const LayerWeights& lw, const int* order, int first, int last, bool fresh, int h,
                   float* S, ForwardScratch& s) {
+  static_assert(kMaxSsmHeadDim <= kernels::kMaxDeltaRuleKeys, "delta_rule_keys takes every head the model loads");
   const int d = hp.ssm_head_k_dim, n_heads = hp.ssm_n_v_heads;
   const int n_values = n_heads * d;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
@@ -77,16 +80,11 @@ void run_kda_head(const Hparams& hp, const LayerWeights& lw, const int* order, i
     l2_normalise(ch + n_values, d, hp.rms_eps, k);
     const float* f = s.delta_alpha() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * d;
     kda_decays(hp, lw.ssm_a[h], f, dt_bias, d, decay);
-    for (int row = 0; row < d; ++row) {
-      float* keys = S + static_cast<size_t>(row) * d;
-      for (int j = 0; j < d; ++j) keys[j] *= decay[j];
-    }
     const float beta = sigmoid(s.delta_beta()[static_cast<size_t>(r) * n_heads + h]);
     float* o = s.delta_out() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * d;
-    kernels::delta_rule(S, q, k, ch + 2 * n_values, 1.0f, beta, scale, d, d, o);
+    kernels::delta_rule_keys(S, q, k, ch + 2 * n_values, decay, beta, scale, d, d, o);
     kernels::rmsnorm(o, lw.ssm_norm, d, hp.rms_eps, o);
-    float* z = s.delta_z() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * d;
-    for (int j = 0; j < d; ++j) z[j] = sigmoid(z[j]) * o[j];
+    kernels::sigmoid_mul(s.delta_z() + static_cast<size_t>(r) * n_values + static_cast<size_t>(h) * d, o, d);
   }
 }
 
