@@ -17,10 +17,10 @@ namespace {
 
 using testing::runnable_tables;
 
-constexpr double kUnitRoundoff = 1.0 / (1 << 24);  // float32's
+constexpr double kFloatUnitRoundoff = 1.0 / (1 << 24);  // float32's
 // Relative error of e^x in float: exp_ps is within 2 ulp of expf, expf within 1 ulp of e^x, and
 // an ulp is at most 2u of the value (std::exp in the reference is within the last part alone).
-constexpr double kExpError = 6 * kUnitRoundoff;
+constexpr double kExpError = 6 * kFloatUnitRoundoff;
 
 // The lengths: one lane, a tail alone, one block, a block and a tail, four blocks and a tail,
 // and a head of 512 keys.
@@ -38,7 +38,7 @@ std::vector<float> wide_floats(int n, uint32_t seed) {
   return x;
 }
 
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+bool same_float_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
@@ -67,7 +67,7 @@ struct Float64Decay {
 };
 
 Float64Decay kda_decay_float64(float f, float bias, DecayParams p) {
-  const double u = kUnitRoundoff;
+  const double u = kFloatUnitRoundoff;
   const double x = static_cast<double>(p.rate) * (static_cast<double>(f) + bias);
   const double s = 1.0 / (1.0 + std::exp(-x));
   const double y = p.bound * s;
@@ -96,7 +96,7 @@ TEST(KdaDecay, SameInputsGiveTheSameBits) {
   for (const KernelTable* t : runnable_tables()) {
     for (int n : kLengths) {
       const std::vector<float> f = wide_floats(n, 2 * n), bias = wide_floats(n, 2 * n + 1);
-      EXPECT_TRUE(same_bits(run_kda_decay(*t, f, bias, kDecayParams[0]), run_kda_decay(*t, f, bias, kDecayParams[0])))
+      EXPECT_TRUE(same_float_bits(run_kda_decay(*t, f, bias, kDecayParams[0]), run_kda_decay(*t, f, bias, kDecayParams[0])))
           << t->name << " n=" << n;
     }
   }
@@ -141,7 +141,7 @@ TEST(SigmoidMul, EveryTableIsWithinItsBoundOfTheFloat64Formula) {
       for (int i = 0; i < n; ++i) {
         const double s = 1.0 / (1.0 + std::exp(-static_cast<double>(g[i])));
         const double want = s * up[i];
-        const double bound = std::fabs(want) * ((1.0 - s) * kExpError + 2 * kUnitRoundoff) +
+        const double bound = std::fabs(want) * ((1.0 - s) * kExpError + 2 * kFloatUnitRoundoff) +
                              1.7e-38 * std::fabs(up[i]) + kSmallestSubnormal;
         ASSERT_NEAR(out[i], want, bound) << t->name << " n=" << n << " g=" << g[i] << " up=" << up[i];
       }
@@ -153,7 +153,7 @@ TEST(SigmoidMul, SameInputsGiveTheSameBits) {
   for (const KernelTable* t : runnable_tables()) {
     for (int n : kLengths) {
       const std::vector<float> g = wide_floats(n, 5 * n), up = wide_floats(n, 5 * n + 1);
-      EXPECT_TRUE(same_bits(run_sigmoid_mul(*t, g, up), run_sigmoid_mul(*t, g, up))) << t->name << " n=" << n;
+      EXPECT_TRUE(same_float_bits(run_sigmoid_mul(*t, g, up), run_sigmoid_mul(*t, g, up))) << t->name << " n=" << n;
     }
   }
 }
@@ -183,9 +183,9 @@ TEST(KdaGates, Avx512GivesTheAvx2Bits) {
   for (int n : kLengths) {
     const std::vector<float> a = wide_floats(n, 7 * n), b = wide_floats(n, 7 * n + 1);
     for (const DecayParams& p : kDecayParams) {
-      EXPECT_TRUE(same_bits(run_kda_decay(*avx2_table(), a, b, p), run_kda_decay(*avx512_table(), a, b, p))) << "n=" << n;
+      EXPECT_TRUE(same_float_bits(run_kda_decay(*avx2_table(), a, b, p), run_kda_decay(*avx512_table(), a, b, p))) << "n=" << n;
     }
-    EXPECT_TRUE(same_bits(run_sigmoid_mul(*avx2_table(), a, b), run_sigmoid_mul(*avx512_table(), a, b))) << "n=" << n;
+    EXPECT_TRUE(same_float_bits(run_sigmoid_mul(*avx2_table(), a, b), run_sigmoid_mul(*avx512_table(), a, b))) << "n=" << n;
   }
 }
 
