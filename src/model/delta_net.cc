@@ -115,7 +115,7 @@ void split_grouped(const Hparams& hp, int n, const float* in, const float* ba, F
   }
 }
 
-// Ling 3.0's q, k and v from their own matrices, a block of n rows each in s.delta_in(), then
+// A KDA layer's q, k and v from their own matrices, a block of n rows each in s.delta_in(), then
 // copied into s.delta_qkv()'s rows as the convolution's channels (q, k, v); z, beta and the
 // per-channel decay inputs straight into their buffers.
 void project_kda_inputs(const Hparams& hp, const LayerWeights& lw, int n, ForwardScratch& s, ThreadPool& pool) {

@@ -117,6 +117,8 @@ TEST_F(ModelLoadTest, BailingMoe3BadKeysAreNamed) {
   expect_error(spec, Code::kUnsupported, "bailingmoe3.kda.head_dim 1024 exceeds the 512");
   spec.metadata_overrides = {{"bailingmoe3.kda.gate_lower_bound", GgufValue::F32(INFINITY)}};
   expect_error(spec, Code::kCorrupt, "bailingmoe3.kda.gate_lower_bound must be a finite number");
+  spec.metadata_overrides = {{"bailingmoe3.kda.gate_lower_bound", GgufValue::F32(-100.0f)}};
+  expect_error(spec, Code::kCorrupt, "bailingmoe3.kda.gate_lower_bound must be a finite number within [-87, 87]");
   spec.metadata_overrides = {{"bailingmoe3.swiglu_clamp_exp", GgufValue::F32(-1.0f)}};
   expect_error(spec, Code::kCorrupt, "bailingmoe3.swiglu_clamp_exp must hold finite limits >= 0");
   spec.metadata_overrides = {{"bailingmoe3.attention.head_count_kv", GgufValue::I32Array({0, 0, 0, 1})}};

@@ -139,8 +139,9 @@ Status read_kda_safe_gate(const GgufFile& gguf, Hparams* hp) {
     return Status::NotFound(f + ": missing metadata key " + a + ".kda.gate_lower_bound");
   }
   STRATA_RETURN_IF_ERROR(read_real(gguf, a + ".kda.gate_lower_bound", &hp->kda_gate_lower_bound));
-  if (!std::isfinite(hp->kda_gate_lower_bound)) {
-    return Status::Corrupt(f + ": " + a + ".kda.gate_lower_bound must be a finite number");
+  // kernels::kda_decay's contract (its e^x clamps to [-87, 88]); the checkpoints' bound is -5.
+  if (!std::isfinite(hp->kda_gate_lower_bound) || std::fabs(hp->kda_gate_lower_bound) > 87.0f) {
+    return Status::Corrupt(f + ": " + a + ".kda.gate_lower_bound must be a finite number within [-87, 87]");
   }
   return Status::Ok();
 }
