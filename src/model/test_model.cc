@@ -343,24 +343,8 @@ void add_bitnet_extras(ModelBuilder& b, const TestModelSpec& s, const std::strin
   }
 }
 
-Status write_test_model(const TestModelSpec& s, const std::string& path) {
-  if (s.arch == "mistral4" && (!s.mla_split || !s.fused_gate_up_exps)) {  // as llama.cpp's converter writes it
-    TestModelSpec m = s;
-    m.mla_split = true;
-    m.fused_gate_up_exps = true;
-    return write_test_model(m, path);
-  }
-  if (s.arch == "kimi-linear" && (!s.mla_split || s.mla_q_rank != 0)) {  // as llama.cpp's converter writes it
-    TestModelSpec m = s;
-    m.mla_split = true;
-    m.mla_q_rank = 0;
-    return write_test_model(m, path);
-  }
-  if (s.arch == "glm-dsa" && !s.mla_split) {  // llama.cpp's converter writes GLM-5's split
-    TestModelSpec m = s;
-    m.mla_split = true;
-    return write_test_model(m, path);
-  }
+Status write_test_model(const TestModelSpec& spec, const std::string& path) {
+  const TestModelSpec s = latent_converter_form(spec);
   if (s.arch == "gemma4-e2b") {  // Gemma 4 with the E2B's parts, 6 layers unless n_layer says otherwise
     TestModelSpec e = s;
     e.arch = "gemma4";

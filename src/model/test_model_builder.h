@@ -195,6 +195,10 @@ void add_granite_hybrid_mixer(ModelBuilder& b, const TestModelSpec& s, const std
 bool lfm2_attends(int layer);
 void set_lfm2_metadata(const TestModelSpec& s, GgufWriter& w);
 void set_falcon_h1_metadata(const TestModelSpec& s, GgufWriter& w);
+// The latent archs' specs as llama.cpp's converters write them (test_model_mla.cc): mistral4 in the
+// split form with its experts as one ffn_gate_up_exps, glm-dsa split, kimi-linear split with one
+// attn_q; other specs as they are.
+TestModelSpec latent_converter_form(TestModelSpec s);
 void set_deepseek2_metadata(const TestModelSpec& s, GgufWriter& w);
 void add_mla_attention(ModelBuilder& b, const TestModelSpec& s, const std::string& p);
 void add_falcon_h1_layer(ModelBuilder& b, const TestModelSpec& s, const std::string& prefix, int layer);

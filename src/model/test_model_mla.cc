@@ -40,6 +40,13 @@ void set_deepseek2_metadata(const TestModelSpec& s, GgufWriter& w) {
   if (s.rope_yarn_log_mul != 0.0f) w.set(a + ".rope.scaling.yarn_log_multiplier", GgufValue::F32(s.rope_yarn_log_mul));
 }
 
+TestModelSpec latent_converter_form(TestModelSpec s) {
+  if (s.arch == "mistral4") s.fused_gate_up_exps = true;
+  if (s.arch == "mistral4" || s.arch == "glm-dsa" || s.arch == "kimi-linear") s.mla_split = true;
+  if (s.arch == "kimi-linear") s.mla_q_rank = 0;
+  return s;
+}
+
 // The attention tensors of one deepseek2 layer.
 void add_mla_attention(ModelBuilder& b, const TestModelSpec& s, const std::string& p) {
   const int rot = s.n_rot != 0 ? s.n_rot : 32;
