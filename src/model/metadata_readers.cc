@@ -96,6 +96,26 @@ Status read_per_layer_reals(const GgufFile& gguf, const std::string& key, int n_
   return Status::Ok();
 }
 
+Status read_swiglu_limits(const GgufFile& gguf, const std::string& key, int n_blocks, int n_layer, bool scalar_ok,
+                          std::vector<float>* out) {
+  const GgufValue* v = gguf.find(key);
+  if (v == nullptr) return Status::NotFound(gguf.path() + ": missing metadata key " + key);
+  if (scalar_ok && !v->is_array()) {
+    float limit = 0.0f;
+    STRATA_RETURN_IF_ERROR(read_real(gguf, key, &limit));
+    out->assign(static_cast<size_t>(n_layer), limit);
+  } else {
+    STRATA_RETURN_IF_ERROR(read_per_layer_reals(gguf, key, n_blocks, out));
+    out->resize(static_cast<size_t>(n_layer));
+  }
+  for (float limit : *out) {
+    if (!(limit >= 0.0f) || !std::isfinite(limit)) {
+      return Status::Corrupt(gguf.path() + ": " + key + " must hold finite limits >= 0");
+    }
+  }
+  return Status::Ok();
+}
+
 Status read_yarn_betas(const GgufFile& gguf, const std::string& arch, float* beta_fast, float* beta_slow) {
   STRATA_RETURN_IF_ERROR(read_real(gguf, arch + ".rope.scaling.yarn_beta_fast", beta_fast));
   STRATA_RETURN_IF_ERROR(read_real(gguf, arch + ".rope.scaling.yarn_beta_slow", beta_slow));

@@ -32,5 +32,10 @@ Status read_per_layer(const GgufFile& gguf, const std::string& key, int n_values
 Status read_counts_per_layer(const GgufFile& gguf, const std::string& key, int n_values, std::vector<uint64_t>* out);
 // An array key of n_values finite numbers; NotFound when absent.
 Status read_per_layer_reals(const GgufFile& gguf, const std::string& key, int n_values, std::vector<float>* out);
+// SwiGLU limits (Step 3.5's, Ling 3.0's) from key: an array over the n_blocks blocks or, with
+// scalar_ok, one number for every layer; kept for the first n_layer (the NextN blocks' dropped),
+// each finite and >= 0. NotFound when absent.
+Status read_swiglu_limits(const GgufFile& gguf, const std::string& key, int n_blocks, int n_layer, bool scalar_ok,
+                          std::vector<float>* out);
 
 }  // namespace strata

@@ -256,6 +256,18 @@ void ReferenceForward::norm_qk(const Layer& l, const AttnShape& sh, bool stores_
   }
 }
 
+// Step 3.5's, Ling 3.0's: each head's output (head_width values of att) times the sigmoid of its
+// gate value; Laguna's: times its softplus. Nothing without a head gate.
+void ReferenceForward::apply_head_gate(const Layer& l, const Vec& x, int head_width, Vec& att) const {
+  if (l.head_gate.empty()) return;
+  const Vec g = matvec(l.head_gate, x);
+  for (size_t i = 0; i < att.size(); ++i) {
+    const double v = g[i / static_cast<size_t>(head_width)];
+    const double softplus = std::max(v, 0.0) + std::log1p(std::exp(-std::abs(v)));  // log(1 + e^v), stable
+    att[i] *= hp_.attn_head_gate_softplus ? softplus : 1.0 / (1.0 + std::exp(-v));
+  }
+}
+
 void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
   const AttnShape sh = hp_.attn_shape(l.index);
   const int hd = sh.head_dim;
@@ -340,14 +352,7 @@ void ReferenceForward::attention(Layer& l, const Vec& x, Vec& out) const {
     }
   }
   for (size_t i = 0; i < gate.size(); ++i) att[i] /= 1.0 + std::exp(-gate[i]);
-  if (!l.head_gate.empty()) {  // Step 3.5: a sigmoid per head; Laguna: a softplus
-    const Vec g = matvec(l.head_gate, x);
-    for (size_t i = 0; i < att.size(); ++i) {
-      const double v = g[i / static_cast<size_t>(vhd)];
-      const double softplus = std::max(v, 0.0) + std::log1p(std::exp(-std::abs(v)));  // log(1 + e^v), stable
-      att[i] *= hp_.attn_head_gate_softplus ? softplus : 1.0 / (1.0 + std::exp(-v));
-    }
-  }
+  apply_head_gate(l, x, vhd, att);
   if (!l.attn_sub_norm.empty()) att = rmsnorm(att.data(), l.attn_sub_norm, static_cast<int>(att.size()), hp_.rms_eps);
   out = matvec(l.wo, att);
   for (double& x : out) x *= l.o_scale;

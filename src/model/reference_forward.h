@@ -123,6 +123,7 @@ class ReferenceForward {
   void rope(std::vector<double>& x, int n_heads, bool sliding, int head_stride = 0) const;
   Status decode_mla(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   void mla_attention(Layer& l, const std::vector<double>& x, std::vector<double>& out) const;
+  void apply_head_gate(const Layer& l, const std::vector<double>& x, int head_width, std::vector<double>& att) const;
   Status decode_delta_net(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   Status decode_kda(const GgufFile& gguf, const std::string& prefix, Layer& l) const;
   Status decode_grouped_delta_inputs(const GgufFile& gguf, const std::string& prefix, Layer& l) const;

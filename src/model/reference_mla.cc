@@ -94,10 +94,7 @@ void ReferenceForward::mla_attention(Layer& l, const Vec& x, Vec& out) const {
       for (int i = 0; i < v_dim; ++i) att[h * v_dim + i] += p[t] / sum * l.v_cache[t][h * v_dim + i];
     }
   }
-  if (!l.head_gate.empty()) {  // Ling 3.0: each head's output times its gate's sigmoid
-    const Vec g = matvec(l.head_gate, x);
-    for (size_t i = 0; i < att.size(); ++i) att[i] /= 1.0 + std::exp(-g[i / static_cast<size_t>(v_dim)]);
-  }
+  apply_head_gate(l, x, v_dim, att);  // Ling 3.0's
   out = matvec(l.wo, att);
 }
 

@@ -84,28 +84,6 @@ Status read_kinds_from_kv_heads(const GgufFile& gguf, Hparams* hp, int n_blocks 
   return Status::Ok();
 }
 
-// Ling 3.0's SwiGLU limit per layer from key (one number for all, or one per block), into out;
-// absent: unclamped.
-Status read_optional_limits(const GgufFile& gguf, const std::string& key, int n_blocks, const Hparams& hp,
-                            std::vector<float>* out) {
-  const GgufValue* v = gguf.find(key);
-  if (v == nullptr) return Status::Ok();
-  if (v->is_array()) {
-    STRATA_RETURN_IF_ERROR(read_per_layer_reals(gguf, key, n_blocks, out));
-    out->resize(static_cast<size_t>(hp.n_layer));
-  } else {
-    float limit = 0.0f;
-    STRATA_RETURN_IF_ERROR(read_real(gguf, key, &limit));
-    out->assign(static_cast<size_t>(hp.n_layer), limit);
-  }
-  for (float limit : *out) {
-    if (!(limit >= 0.0f) || !std::isfinite(limit)) {
-      return Status::Corrupt(gguf.path() + ": " + key + " must hold finite limits >= 0");
-    }
-  }
-  return Status::Ok();
-}
-
 // The KDA shapes (Ling 3.0's and Kimi Linear's): one head per query head, kda.head_dim keys and
 // values each, over ssm.conv_kernel taps.
 Status read_kda_shapes(const GgufFile& gguf, Hparams* hp) {
@@ -286,8 +264,12 @@ Status read_bailingmoe3(const GgufFile& gguf, Hparams* hp) {
   STRATA_RETURN_IF_ERROR(read_kda_shapes(gguf, hp));
   STRATA_RETURN_IF_ERROR(read_kda_safe_gate(gguf, hp));
   hp->attn_head_gate = true;  // every latent-attention layer gates its heads (attn_gate)
-  STRATA_RETURN_IF_ERROR(read_optional_limits(gguf, a + ".swiglu_clamp_exp", n_blocks, *hp, &hp->ffn_limit_exp));
-  STRATA_RETURN_IF_ERROR(read_optional_limits(gguf, a + ".swiglu_clamp_shexp", n_blocks, *hp, &hp->ffn_limit_dense));
+  // The SwiGLU limits, where the file has them (absent: unclamped).
+  for (auto [suffix, limits] : {std::pair{".swiglu_clamp_exp", &hp->ffn_limit_exp},
+                                std::pair{".swiglu_clamp_shexp", &hp->ffn_limit_dense}}) {
+    if (gguf.find(a + suffix) == nullptr) continue;
+    STRATA_RETURN_IF_ERROR(read_swiglu_limits(gguf, a + suffix, n_blocks, hp->n_layer, /*scalar_ok=*/true, limits));
+  }
   // The shared expert: expert_shared_feed_forward_length per shared expert, as llama.cpp reads
   // Ling 3.0's files (read_experts took the key as the whole width).
   int n_shared = 1;

@@ -132,12 +132,7 @@ Status read_limits(const GgufFile& gguf, const std::string& key, const std::stri
   if (gguf.find(name) == nullptr) {
     return Status::NotFound(gguf.path() + ": missing metadata key " + key + " (or " + other_key + ")");
   }
-  STRATA_RETURN_IF_ERROR(read_per_layer_reals(gguf, name, n_blocks, out));
-  out->resize(static_cast<size_t>(hp.n_layer));
-  for (float limit : *out) {
-    if (!(limit >= 0.0f)) return Status::Corrupt(gguf.path() + ": " + name + " has a negative limit");
-  }
-  return Status::Ok();
+  return read_swiglu_limits(gguf, name, n_blocks, hp.n_layer, /*scalar_ok=*/false, out);
 }
 
 // Laguna's sliding layers: the pattern's flags, or the layers whose head count differs from the

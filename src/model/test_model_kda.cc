@@ -18,22 +18,31 @@ GgufValue kda_count(int x) { return GgufValue::U32(static_cast<uint32_t>(x)); }
 
 bool kda_layer(const TestModelSpec& s, int layer) { return (layer + 1) % s.full_attn_interval != 0; }
 
+// A KDA layer's q, k and v and their convolutions (taps in [-0.5, 0.5] from rng), as [taps, 1,
+// channels], or with four_d PyTorch's [taps, 1, channels, 1].
+void add_kda_qkv(ModelBuilder& b, const TestModelSpec& s, const std::string& p, bool four_d, std::mt19937& rng) {
+  const int values = s.n_head * s.ssm_head_k_dim;
+  b.matrix(p + "attn_q.weight", s.n_embd, values);
+  b.matrix(p + "attn_k.weight", s.n_embd, values);
+  b.matrix(p + "attn_v.weight", s.n_embd, values);
+  std::uniform_real_distribution<float> tap(-0.5f, 0.5f);
+  std::vector<uint64_t> dims = {static_cast<uint64_t>(s.ssm_conv_kernel), 1, static_cast<uint64_t>(values)};
+  if (four_d) dims.push_back(1);
+  for (const char* part : {"q", "k", "v"}) {
+    std::vector<float> conv(static_cast<size_t>(s.ssm_conv_kernel) * values);
+    for (float& x : conv) x = tap(rng);
+    b.values(p + "ssm_conv1d_" + part + ".weight", conv, dims);
+  }
+}
+
 // One KDA layer: q, k, v and a convolution for each, the decay and gate inputs (named with the
 // "_a" suffix in even layers and without it in odd ones: converters write either), beta, the
 // per-head rates, the per-channel biases, the norm and the output.
 void add_kda(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int layer) {
   const int values = s.n_head * s.ssm_head_k_dim;
-  b.matrix(p + "attn_q.weight", s.n_embd, values);
-  b.matrix(p + "attn_k.weight", s.n_embd, values);
-  b.matrix(p + "attn_v.weight", s.n_embd, values);
   std::mt19937 rng(s.seed * 7919u + static_cast<uint32_t>(layer));
-  std::uniform_real_distribution<float> tap(-0.5f, 0.5f), rate(0.5f, 1.5f);
-  const auto taps = static_cast<uint64_t>(s.ssm_conv_kernel);
-  for (const char* part : {"q", "k", "v"}) {
-    std::vector<float> conv(taps * static_cast<size_t>(values));
-    for (float& x : conv) x = tap(rng);
-    b.values(p + "ssm_conv1d_" + part + ".weight", conv, {taps, 1, static_cast<uint64_t>(values)});
-  }
+  add_kda_qkv(b, s, p, /*four_d=*/false, rng);
+  std::uniform_real_distribution<float> rate(0.5f, 1.5f);
   const std::string suffix = layer % 2 == 0 ? "_a.weight" : ".weight";
   b.matrix(p + "ssm_f" + suffix, s.n_embd, values);
   b.matrix(p + "ssm_g" + suffix, s.n_embd, values);
@@ -53,19 +62,9 @@ void add_kda(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int 
 void add_kimi_kda(ModelBuilder& b, const TestModelSpec& s, const std::string& p, int layer) {
   const int values = s.n_head * s.ssm_head_k_dim, rank = s.ssm_head_k_dim;
   const bool odd = layer % 2 == 1;
-  b.matrix(p + "attn_q.weight", s.n_embd, values);
-  b.matrix(p + "attn_k.weight", s.n_embd, values);
-  b.matrix(p + "attn_v.weight", s.n_embd, values);
   std::mt19937 rng(s.seed * 7919u + static_cast<uint32_t>(layer));
-  std::uniform_real_distribution<float> tap(-0.5f, 0.5f), log_rate(-2.0f, 0.5f);
-  const auto taps = static_cast<uint64_t>(s.ssm_conv_kernel);
-  for (const char* part : {"q", "k", "v"}) {
-    std::vector<float> conv(taps * static_cast<size_t>(values));
-    for (float& x : conv) x = tap(rng);
-    std::vector<uint64_t> dims = {taps, 1, static_cast<uint64_t>(values)};
-    if (odd) dims.push_back(1);
-    b.values(p + "ssm_conv1d_" + part + ".weight", conv, dims);
-  }
+  add_kda_qkv(b, s, p, /*four_d=*/odd, rng);
+  std::uniform_real_distribution<float> log_rate(-2.0f, 0.5f);
   b.matrix(p + "ssm_f_a.weight", s.n_embd, rank);
   b.matrix(p + "ssm_f_b.weight", rank, values);
   if (odd) {
