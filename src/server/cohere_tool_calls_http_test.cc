@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "server/testing/scripted_calls.h"
 #include "server/testing/test_server.h"
 
 namespace strata::server {
@@ -61,10 +62,7 @@ TEST(CohereToolCallsHttp, OpenAiAnswerSplitsThinkingAndBothCallsWithIdsOfTheirOw
   EXPECT_TRUE(choice["message"]["content"].is_null() || choice["message"]["content"] == "") << choice.dump();
   const json& calls = choice["message"]["tool_calls"];
   ASSERT_EQ(calls.size(), 2u);
-  EXPECT_EQ(calls[0]["function"]["name"], "get_weather");
-  EXPECT_EQ(calls[0]["function"]["arguments"], R"({"city":"Paris","days":3})");
-  EXPECT_EQ(calls[1]["function"]["name"], "plan");
-  EXPECT_EQ(calls[1]["function"]["arguments"], R"({"steps":[{"go":true}]})");
+  testing::expect_weather_then_plan(calls, R"({"steps":[{"go":true}]})");
   const std::set<std::string> ids = {calls[0]["id"].get<std::string>(), calls[1]["id"].get<std::string>()};
   EXPECT_EQ(ids.size(), 2u);
   EXPECT_EQ(ids.count("0") + ids.count("1"), 0u);  // not the model's conversation indexes

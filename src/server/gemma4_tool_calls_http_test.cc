@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "server/testing/scripted_calls.h"
 #include "server/testing/test_server.h"
 
 namespace strata::server {
@@ -50,10 +51,7 @@ TEST(Gemma4ToolCallsHttp, OpenAiAnswerSplitsThoughtTextAndBothCalls) {
   EXPECT_EQ(choice["message"]["content"], "Let me check.");
   const json& calls = choice["message"]["tool_calls"];
   ASSERT_EQ(calls.size(), 2u);
-  EXPECT_EQ(calls[0]["function"]["name"], "get_weather");
-  EXPECT_EQ(calls[0]["function"]["arguments"], R"({"city":"Paris","days":3})");
-  EXPECT_EQ(calls[1]["function"]["name"], "plan");
-  EXPECT_EQ(calls[1]["function"]["arguments"], R"({"at":null,"steps":[{"go":true}]})");
+  testing::expect_weather_then_plan(calls, R"({"at":null,"steps":[{"go":true}]})");
 }
 
 TEST(Gemma4ToolCallsHttp, AnthropicStreamGivesThinkingTextAndToolUseBlocks) {

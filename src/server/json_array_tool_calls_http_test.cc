@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "server/testing/scripted_calls.h"
 #include "server/testing/test_server.h"
 
 namespace strata::server {
@@ -93,10 +94,7 @@ TEST_P(JsonArrayToolCallsHttp, OpenAiAnswerSplitsThinkingAndBothCallsWithIdsOfTh
   EXPECT_TRUE(choice["message"]["content"].is_null() || choice["message"]["content"] == "") << choice.dump();
   const json& calls = choice["message"]["tool_calls"];
   ASSERT_EQ(calls.size(), 2u);
-  EXPECT_EQ(calls[0]["function"]["name"], "get_weather");
-  EXPECT_EQ(calls[0]["function"]["arguments"], R"({"city":"Paris","days":3})");
-  EXPECT_EQ(calls[1]["function"]["name"], "plan");
-  EXPECT_EQ(calls[1]["function"]["arguments"], R"({"steps":[{"go":true}]})");
+  testing::expect_weather_then_plan(calls, R"({"steps":[{"go":true}]})");
   const std::set<std::string> ids = {calls[0]["id"].get<std::string>(), calls[1]["id"].get<std::string>()};
   EXPECT_EQ(ids.size(), 2u);
 }

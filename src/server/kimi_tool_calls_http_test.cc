@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "server/testing/scripted_calls.h"
 #include "server/testing/test_server.h"
 
 namespace strata::server {
@@ -71,10 +72,7 @@ TEST(KimiToolCallsHttp, OpenAiAnswerSplitsReasoningTextAndBothCallsWithStrataIds
   EXPECT_EQ(choice["message"]["content"], "Let me check.");
   const json& calls = choice["message"]["tool_calls"];
   ASSERT_EQ(calls.size(), 2u);
-  EXPECT_EQ(calls[0]["function"]["name"], "get_weather");
-  EXPECT_EQ(calls[0]["function"]["arguments"], R"({"city":"Paris","days":3})");
-  EXPECT_EQ(calls[1]["function"]["name"], "plan");
-  EXPECT_EQ(calls[1]["function"]["arguments"], R"({"steps":[{"go":true}],"at":null})");
+  testing::expect_weather_then_plan(calls, R"({"steps":[{"go":true}],"at":null})");
   for (const json& call : calls) EXPECT_TRUE(call["id"].get<std::string>().starts_with("call_")) << call;
   EXPECT_NE(calls[0]["id"], calls[1]["id"]);
 }
