@@ -1,7 +1,7 @@
-// Kimi Delta Attention's elementwise kernels, kda_decay and sigmoid_mul: every table within a
-// first-order error bound of the float64 formula over tail lengths and a wide range of inputs,
-// the same bits on every call, a tail element the same as inside a full block, and the AVX-512
-// build giving the AVX2 bits.
+// Kimi Delta Attention's elementwise kernels, kda_decay, kda_softplus_decay (Kimi Linear's) and
+// sigmoid_mul: every table within a first-order error bound of the float64 formula over tail
+// lengths and a wide range of inputs, the same bits on every call, a tail element the same as
+// inside a full block, and the AVX-512 build giving the AVX2 bits.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -177,6 +177,113 @@ TEST(SigmoidMul, ATailElementGetsTheBitsItHasInAFullBlock) {
   }
 }
 
+// Kimi Linear's decay, exp(rate softplus(f + bias)) (kda_softplus_decay). The checkpoints' rates
+// are -exp(A_log), between about -16 and -1; -1e-3 makes the softplus past 20 matter (x itself,
+// not e^x's clamp at 88) and -1e4 its value where e^x is tiny (log1p's correction), which a
+// checkpoint's rate would hide under the decay's rounding near 1.
+constexpr float kSoftplusRates[] = {-1.0f, -0.37f, -5.0f, -16.0f, -1e-3f, -1e4f};
+
+struct SoftplusDecayInputs {
+  std::vector<float> f, bias;
+};
+
+// n inputs with x = f + bias uniform over about [-101, 101], and at positions that depend on the
+// seed (bias 0): the softplus's switch at 20 and the floats beside it, exp_ps's clamp, 0 and
+// values near it, the ends of the range and far past them.
+SoftplusDecayInputs softplus_decay_inputs(int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> wide(-100.0f, 100.0f), small(-1.0f, 1.0f);
+  SoftplusDecayInputs in{std::vector<float>(n), std::vector<float>(n)};
+  for (int j = 0; j < n; ++j) {
+    in.f[j] = wide(rng);
+    in.bias[j] = small(rng);
+  }
+  constexpr float kEdges[] = {20.0f, 0x1.3ffffep+4f, 0x1.400002p+4f, 19.5f,  20.5f,   0.0f,  1e-4f, -1e-4f,
+                              -15.0f, -87.5f,        -100.0f,        100.0f, 95.0f,   1e30f, -1e30f};
+  for (size_t e = 0; e < std::size(kEdges); ++e) {
+    const size_t j = (seed + 3 * e) % n;
+    in.f[j] = kEdges[e];
+    in.bias[j] = 0.0f;
+  }
+  return in;
+}
+
+std::vector<float> run_kda_softplus_decay(const KernelTable& t, const SoftplusDecayInputs& in, float rate) {
+  std::vector<float> decay(in.f.size());
+  t.kda_softplus_decay(in.f.data(), in.bias.data(), rate, static_cast<int>(in.f.size()), decay.data());
+  return decay;
+}
+
+// A float softplus's own relative error: e^x's kExpError (log1p scales it by at most 1), log_ps's
+// 2 ulp (4u), w = 1 + e^x's rounding and the divide and multiply of log1p's correction (the
+// reference's expf and log1pf are within less).
+constexpr double kSoftplusError = kExpError + 7 * kFloatUnitRoundoff;
+
+// exp(rate softplus(x)), x = f + bias, in float64 from the float inputs, and a first-order bound on
+// a float kernel's error: x's rounding u times the softplus's condition number sigmoid(x) |x| /
+// softplus(x), kSoftplusError, y = rate softplus's u, then e^y's kExpError plus y's error times
+// |y|. Below exp_ps's clamp at -87 the SIMD softplus is e^-87 rather than e^x (|rate| 1.7e-38
+// more of y), and where y is below -87 the SIMD decay is e^-87 where std::exp gives a subnormal or
+// 0: 1.7e-38 absolute, plus one subnormal step (that gap reaches 0.97 of it). Where y is above -86,
+// over x in [-100, 100] in steps of 2^-10 and these rates, the worst error is 0.38 of the bound
+// (the SIMD tables; the reference's 0.14), measured 2026-12-07.
+Float64Decay kda_softplus_decay_float64(float f, float bias, float rate) {
+  constexpr double kSmallestSubnormal = 1.4012984643248171e-45;
+  const double u = kFloatUnitRoundoff;
+  const double x = static_cast<double>(f) + bias;
+  const double softplus = x > 40 ? x : std::log1p(std::exp(x));
+  // (0 where e^x underflows float64: y is 0 there, so the term is too)
+  const double condition = softplus > 0 ? std::fabs(x) / (1.0 + std::exp(-x)) / softplus : 0.0;
+  const double y = rate * softplus;
+  const double y_error = std::fabs(y) * (kSoftplusError + (condition + 1) * u) + std::fabs(rate) * 1.7e-38;
+  const double value = std::exp(y);
+  return {value, value * (kExpError + y_error) + 1.7e-38 + kSmallestSubnormal};
+}
+
+void expect_softplus_decay_within_bound(const KernelTable& t, const SoftplusDecayInputs& in, float rate) {
+  const std::vector<float> decay = run_kda_softplus_decay(t, in, rate);
+  for (size_t j = 0; j < decay.size(); ++j) {
+    const Float64Decay want = kda_softplus_decay_float64(in.f[j], in.bias[j], rate);
+    ASSERT_NEAR(decay[j], want.value, want.bound)
+        << t.name << " n=" << decay.size() << " rate=" << rate << " f=" << in.f[j] << " bias=" << in.bias[j];
+  }
+}
+
+TEST(KdaSoftplusDecay, EveryTableIsWithinItsBoundOfTheFloat64Formula) {
+  for (const KernelTable* t : runnable_tables()) {
+    for (int n : kLengths) {
+      for (float rate : kSoftplusRates) expect_softplus_decay_within_bound(*t, softplus_decay_inputs(n, n), rate);
+    }
+  }
+}
+
+// x from -100 to 100 in steps of 1/128 (exact floats), and every float in [19.9, 20.1], where
+// the softplus switches to x.
+TEST(KdaSoftplusDecay, EveryTableIsWithinItsBoundOverASweep) {
+  SoftplusDecayInputs in;
+  for (int k = -12800; k <= 12800; ++k) in.f.push_back(k / 128.0f);
+  for (float x = 19.9f; x <= 20.1f; x = std::nextafter(x, 21.0f)) in.f.push_back(x);
+  in.bias.assign(in.f.size(), 0.0f);
+  for (const KernelTable* t : runnable_tables()) {
+    for (float rate : kSoftplusRates) expect_softplus_decay_within_bound(*t, in, rate);
+  }
+}
+
+// The masked tail block is the full block's instructions: element j of the first n gets the bits
+// it gets among 19, for every n (tails of every length, inside and after full blocks).
+TEST(KdaSoftplusDecay, AnElementsBitsDoNotDependOnN) {
+  constexpr int kMax = 19;
+  const SoftplusDecayInputs all = softplus_decay_inputs(kMax, 11);
+  for (const KernelTable* t : runnable_tables()) {
+    const std::vector<float> full = run_kda_softplus_decay(*t, all, kSoftplusRates[3]);
+    for (int n = 1; n < kMax; ++n) {
+      const SoftplusDecayInputs head{{all.f.begin(), all.f.begin() + n}, {all.bias.begin(), all.bias.begin() + n}};
+      const std::vector<float> decay = run_kda_softplus_decay(*t, head, kSoftplusRates[3]);
+      EXPECT_EQ(0, std::memcmp(decay.data(), full.data(), n * sizeof(float))) << t->name << " n=" << n;
+    }
+  }
+}
+
 // The AVX-512 table is the AVX2 source built with AVX-512 flags; its contract is the AVX2 bits.
 TEST(KdaGates, Avx512GivesTheAvx2Bits) {
   if (avx2_table() == nullptr || avx512_table() == nullptr) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
@@ -186,6 +293,11 @@ TEST(KdaGates, Avx512GivesTheAvx2Bits) {
       EXPECT_TRUE(same_float_bits(run_kda_decay(*avx2_table(), a, b, p), run_kda_decay(*avx512_table(), a, b, p))) << "n=" << n;
     }
     EXPECT_TRUE(same_float_bits(run_sigmoid_mul(*avx2_table(), a, b), run_sigmoid_mul(*avx512_table(), a, b))) << "n=" << n;
+    const SoftplusDecayInputs in = softplus_decay_inputs(n, 7 * n);
+    for (float rate : kSoftplusRates) {
+      EXPECT_TRUE(same_float_bits(run_kda_softplus_decay(*avx2_table(), in, rate), run_kda_softplus_decay(*avx512_table(), in, rate)))
+          << "n=" << n << " rate=" << rate;
+    }
   }
 }
 

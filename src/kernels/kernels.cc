@@ -330,6 +330,11 @@ void kda_decay(const float* f, const float* bias, float rate, float bound, int n
   active_table().kda_decay(f, bias, rate, bound, n, decay);
 }
 
+void kda_softplus_decay(const float* f, const float* bias, float rate, int n, float* decay) {
+  if (n <= 0) return;
+  active_table().kda_softplus_decay(f, bias, rate, n, decay);
+}
+
 void ssm_scan(float* state, const float* x, const float* B, const float* C, float decay, float dt, int n, int p,
               float* out) {
   active_table().ssm_scan(state, x, B, C, decay, dt, n, p, out);

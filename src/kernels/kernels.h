@@ -158,6 +158,16 @@ void delta_rule_keys(float* state, const float* q, const float* k, const float* 
 // the same for every table: about 9 ulp at bound -5; kda_gates_test.cc states the bound).
 void kda_decay(const float* f, const float* bias, float rate, float bound, int n, float* decay);
 
+// Kimi Linear's decays for n keys: decay[j] = exp(rate * softplus(f[j] + bias[j])), softplus(x) =
+// log1p(e^x), x itself past 20 (where log1p(e^x) rounds to x; the model's ssm_softplus). rate is
+// -exp(A_log). Each element depends only on its own inputs and rate, never on its index or n. The
+// SIMD tables form log1p(e^x) as log(w) e^x / (w - 1), w = 1 + e^x, with exp_ps and log_ps
+// (cpu/avx2_common.h): within about 6 ulp of the softplus for x >= -87 (below, exp_ps's clamp
+// gives e^-87 for e^x); then e^y, y = rate * softplus, adds a few ulp plus y's rounding times |y|,
+// and for y below -87 gives e^-87 (under 1.7e-38) where std::exp gives less (kda_gates_test.cc
+// states the bound).
+void kda_softplus_decay(const float* f, const float* bias, float rate, int n, float* decay);
+
 // One position of a Mamba-2 head (Granite 4.0-H's and Nemotron-H's recurrent layers). state is p
 // rows of n floats (row i holds value i's state over the n state dims); x is p floats, B and C are
 // n floats:

@@ -50,10 +50,10 @@ void run_head(const Hparams& hp, const LayerWeights& lw, const int* order, int f
 
 // A KDA head's decay per key channel from its inputs f and biases: Ling 3.0's bounded sigmoid
 // (kernels::kda_decay), or Kimi Linear's softplus (Hparams::kda_softplus_gate; rate = -exp(A_log)
-// there), scalar: no kernel of its own yet.
+// there; kernels::kda_softplus_decay, ssm_softplus's formula).
 void kda_decays(const Hparams& hp, float rate, const float* f, const float* bias, int d, float* decay) {
   if (hp.kda_softplus_gate) {
-    for (int j = 0; j < d; ++j) decay[j] = std::exp(rate * ssm_softplus(f[j] + bias[j]));
+    kernels::kda_softplus_decay(f, bias, rate, d, decay);
     return;
   }
   kernels::kda_decay(f, bias, rate, hp.kda_gate_lower_bound, d, decay);

@@ -1,5 +1,5 @@
 // AVX2 RMS norm, the feed-forward gates (SiLU, GELU, gpt-oss's clamped SwiGLU), the sigmoid gate
-// and Kimi Delta Attention's per-key decay.
+// and Kimi Delta Attention's per-key decays (Ling 3.0's bounded sigmoid, Kimi Linear's softplus).
 #include <cmath>
 
 #include "kernels/cpu/avx2.h"
@@ -107,6 +107,25 @@ __m256 kda_decay8(__m256 f, __m256 bias, __m256 rate, __m256 bound) {
   return exp_ps(_mm256_div_ps(bound, _mm256_add_ps(_mm256_set1_ps(1.0f), exp_ps(neg_x))));
 }
 
+// softplus(x) = log1p(e^x) as ssm_softplus (model/recurrent_rows.h): x itself past 20. log1p(u)
+// is log(w) u / (w - 1), w = 1 + u rounded (w - 1 is exact), which cancels w's rounding to first
+// order where log(w) alone would lose u's low bits; where w rounds to 1, log1p(u) is u to within
+// u^2 / 2. Within about 6 ulp of the float64 softplus for x in [-87, 20] (exp_ps's clamp: below
+// it the result is e^-87 rather than e^x, under 1.7e-38).
+__m256 softplus8(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 u = exp_ps(x);
+  const __m256 w = _mm256_add_ps(one, u);
+  const __m256 log1p_u = _mm256_mul_ps(log_ps(w), _mm256_div_ps(u, _mm256_sub_ps(w, one)));
+  const __m256 small = _mm256_blendv_ps(log1p_u, u, _mm256_cmp_ps(w, one, _CMP_EQ_OQ));
+  return _mm256_blendv_ps(small, x, _mm256_cmp_ps(x, _mm256_set1_ps(20.0f), _CMP_GT_OQ));
+}
+
+// exp(rate softplus(f + bias)): Kimi Linear's decay with the reference's order of operations.
+__m256 kda_softplus_decay8(__m256 f, __m256 bias, __m256 rate) {
+  return exp_ps(_mm256_mul_ps(rate, softplus8(_mm256_add_ps(f, bias))));
+}
+
 }  // namespace
 
 // The last n % 8 elements are one more block read and written with lane masks, so an element
@@ -131,6 +150,19 @@ void kda_decay(const float* f, const float* bias, float rate, float bound, int n
   if (j < n) {
     const __m256i m = first_lanes(n - j);
     const __m256 tail = kda_decay8(_mm256_maskload_ps(f + j, m), _mm256_maskload_ps(bias + j, m), vrate, vbound);
+    _mm256_maskstore_ps(decay + j, m, tail);
+  }
+}
+
+void kda_softplus_decay(const float* f, const float* bias, float rate, int n, float* decay) {
+  const __m256 vrate = _mm256_set1_ps(rate);
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    _mm256_storeu_ps(decay + j, kda_softplus_decay8(_mm256_loadu_ps(f + j), _mm256_loadu_ps(bias + j), vrate));
+  }
+  if (j < n) {
+    const __m256i m = first_lanes(n - j);
+    const __m256 tail = kda_softplus_decay8(_mm256_maskload_ps(f + j, m), _mm256_maskload_ps(bias + j, m), vrate);
     _mm256_maskstore_ps(decay + j, m, tail);
   }
 }

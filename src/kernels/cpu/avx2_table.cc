@@ -37,6 +37,7 @@ constinit const KernelTable kAvx2Kernels{
     .ssm_scan = STRATA_SIMD::ssm_scan,
     .delta_rule_keys = STRATA_SIMD::delta_rule_keys,
     .kda_decay = STRATA_SIMD::kda_decay,
+    .kda_softplus_decay = STRATA_SIMD::kda_softplus_decay,
     .sigmoid_mul = STRATA_SIMD::sigmoid_mul,
 };
 

@@ -36,6 +36,7 @@ constinit const KernelTable kAvx2VnniKernels{
     .ssm_scan = avx2::ssm_scan,
     .delta_rule_keys = avx2::delta_rule_keys,
     .kda_decay = avx2::kda_decay,
+    .kda_softplus_decay = avx2::kda_softplus_decay,
     .sigmoid_mul = avx2::sigmoid_mul,
 };
 

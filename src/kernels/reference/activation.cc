@@ -58,4 +58,13 @@ void kda_decay(const float* f, const float* bias, float rate, float bound, int n
   }
 }
 
+// exp(rate softplus(x)), x = f + bias, with Kimi Linear's softplus as the model had it in scalar
+// code (model/recurrent_rows.h's ssm_softplus): x itself past 20, where log1p(e^x) rounds to x.
+void kda_softplus_decay(const float* f, const float* bias, float rate, int n, float* decay) {
+  for (int j = 0; j < n; ++j) {
+    const float x = f[j] + bias[j];
+    decay[j] = std::exp(rate * (x > 20.0f ? x : std::log1p(std::exp(x))));
+  }
+}
+
 }  // namespace strata::kernels::reference

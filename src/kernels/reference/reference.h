@@ -32,6 +32,7 @@ void ssm_scan(float* state, const float* x, const float* B, const float* C, floa
 void delta_rule_keys(float* state, const float* q, const float* k, const float* v, const float* decay, float beta,
                      float scale, int dk, int dv, float* out);
 void kda_decay(const float* f, const float* bias, float rate, float bound, int n, float* decay);
+void kda_softplus_decay(const float* f, const float* bias, float rate, int n, float* decay);
 void sigmoid_mul(float* gate, const float* up, int n);
 
 void store_kv(const float* x, int n, DType type, void* dst);

@@ -31,6 +31,7 @@ const KernelTable& reference_table() {
       .ssm_scan = reference::ssm_scan,
       .delta_rule_keys = reference::delta_rule_keys,
       .kda_decay = reference::kda_decay,
+      .kda_softplus_decay = reference::kda_softplus_decay,
       .sigmoid_mul = reference::sigmoid_mul,
   };
   return table;
