@@ -126,45 +126,32 @@ __m256 kda_softplus_decay8(__m256 f, __m256 bias, __m256 rate) {
   return exp_ps(_mm256_mul_ps(rate, softplus8(_mm256_add_ps(f, bias))));
 }
 
-}  // namespace
-
-// The last n % 8 elements are one more block read and written with lane masks, so an element
-// gets the same bits wherever it sits (the sigmoid gate and the decay are per element).
-void sigmoid_mul(float* gate, const float* up, int n) {
+// out[i] = op(a[i], b[i]) for i < n, 8 lanes at a time. The last n % 8 elements are one more
+// block read and written with lane masks, so an element gets the same bits wherever it sits (the
+// sigmoid gate and the decays are per element). out may be a (each block is read before it is
+// written).
+template <class Op>
+void map_pairs8(const float* a, const float* b, int n, float* out, Op op) {
   int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    _mm256_storeu_ps(gate + i, sigmoid_mul8(_mm256_loadu_ps(gate + i), _mm256_loadu_ps(up + i)));
-  }
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, op(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
   if (i < n) {
     const __m256i m = first_lanes(n - i);
-    _mm256_maskstore_ps(gate + i, m, sigmoid_mul8(_mm256_maskload_ps(gate + i, m), _mm256_maskload_ps(up + i, m)));
+    _mm256_maskstore_ps(out + i, m, op(_mm256_maskload_ps(a + i, m), _mm256_maskload_ps(b + i, m)));
   }
 }
 
+}  // namespace
+
+void sigmoid_mul(float* gate, const float* up, int n) { map_pairs8(gate, up, n, gate, sigmoid_mul8); }
+
 void kda_decay(const float* f, const float* bias, float rate, float bound, int n, float* decay) {
   const __m256 vrate = _mm256_set1_ps(rate), vbound = _mm256_set1_ps(bound);
-  int j = 0;
-  for (; j + 8 <= n; j += 8) {
-    _mm256_storeu_ps(decay + j, kda_decay8(_mm256_loadu_ps(f + j), _mm256_loadu_ps(bias + j), vrate, vbound));
-  }
-  if (j < n) {
-    const __m256i m = first_lanes(n - j);
-    const __m256 tail = kda_decay8(_mm256_maskload_ps(f + j, m), _mm256_maskload_ps(bias + j, m), vrate, vbound);
-    _mm256_maskstore_ps(decay + j, m, tail);
-  }
+  map_pairs8(f, bias, n, decay, [&](__m256 fv, __m256 bv) { return kda_decay8(fv, bv, vrate, vbound); });
 }
 
 void kda_softplus_decay(const float* f, const float* bias, float rate, int n, float* decay) {
   const __m256 vrate = _mm256_set1_ps(rate);
-  int j = 0;
-  for (; j + 8 <= n; j += 8) {
-    _mm256_storeu_ps(decay + j, kda_softplus_decay8(_mm256_loadu_ps(f + j), _mm256_loadu_ps(bias + j), vrate));
-  }
-  if (j < n) {
-    const __m256i m = first_lanes(n - j);
-    const __m256 tail = kda_softplus_decay8(_mm256_maskload_ps(f + j, m), _mm256_maskload_ps(bias + j, m), vrate);
-    _mm256_maskstore_ps(decay + j, m, tail);
-  }
+  map_pairs8(f, bias, n, decay, [&](__m256 fv, __m256 bv) { return kda_softplus_decay8(fv, bv, vrate); });
 }
 
 }  // namespace strata::kernels::cpu::STRATA_SIMD
